@@ -1,0 +1,9 @@
+import type { NextConfig } from 'next';
+
+const nextConfig: NextConfig = {
+  // Native or WASM packages the server loads at run time rather than bundling.
+  serverExternalPackages: ['@electric-sql/pglite', 'argon2', 'pino', 'postgres', 'ioredis', 'prom-client', 'drizzle-orm'],
+  poweredByHeader: false,
+};
+
+export default nextConfig;

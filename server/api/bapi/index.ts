@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { Deps } from '../../deps';
+import { listEmittedEventTypesEndpoint } from '../../events/routes';
+import { endpoint, type Method } from '../../http/endpoint';
+import { runIdempotent } from '../../http/idempotency';
+import { buildOpenApi } from '../../http/openapi';
+import { buildSurface, type RouteEntry } from '../../http/router';
+import { authenticateSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
+import type { Scope } from '../../keys/scopes';
+import * as users from '../../users/routes';
+
+const route = (
+  method: Method,
+  path: string,
+  scope: Scope | typeof PUBLIC,
+  ep: RouteEntry<BapiGuard>['endpoint'],
+): RouteEntry<BapiGuard> => ({ method, path, guard: { scope, rateLimited: scope !== PUBLIC }, endpoint: ep });
+
+const openApiEndpoint = endpoint<BapiAuth | null>({
+  summary: 'This OpenAPI 3.1 document',
+  response: z.record(z.string(), z.unknown()),
+  handle: async ({ deps }) => bapiOpenApi(deps.config.PUBLIC_URL),
+});
+
+/** The backend API, one route a line: method, path, the one scope it requires, endpoint. */
+export const bapiRoutes: RouteEntry<BapiGuard>[] = [
+  route('GET',    '/v1/openapi.json',       PUBLIC,         openApiEndpoint),
+  route('POST',   '/v1/users',              'users:write',  users.createUserEndpoint),
+  route('GET',    '/v1/users',              'users:read',   users.listUsersEndpoint),
+  route('GET',    '/v1/users/:id',          'users:read',   users.getUserEndpoint),
+  route('PATCH',  '/v1/users/:id',          'users:write',  users.updateUserEndpoint),
+  route('DELETE', '/v1/users/:id',          'users:write',  users.deleteUserEndpoint),
+  route('POST',   '/v1/users/:id/ban',      'users:write',  users.banUserEndpoint),
+  route('POST',   '/v1/users/:id/unban',    'users:write',  users.unbanUserEndpoint),
+  route('GET',    '/v1/events',             'events:read',  listEmittedEventTypesEndpoint),
+];
+
+export function bapiOpenApi(publicUrl: string) {
+  return buildOpenApi({
+    title: 'Latchkey backend API',
+    version: '1',
+    serverUrl: publicUrl,
+    routes: bapiRoutes,
+    describeGuard: (g) => (g.scope === PUBLIC ? { security: false } : { security: true, scope: g.scope }),
+  });
+}
+
+export function createBapi(deps: Deps) {
+  return buildSurface<BapiGuard, BapiAuth | null>(deps, {
+    name: 'bapi',
+    routes: bapiRoutes,
+    authenticate: (c, r) => authenticateSecretKey(deps, c, r.guard),
+    // Every BAPI POST honours Idempotency-Key.
+    around: ({ c, route: r, auth, rawBody, deps: d, run }) => {
+      const key = c.req.header('idempotency-key');
+      if (r.method !== 'POST' || key === undefined || !auth) return run(d);
+      return runIdempotent(d, { instanceId: auth.instance.id, key, method: r.method, path: c.req.path, rawBody }, run);
+    },
+  });
+}

@@ -1,0 +1,28 @@
+import type { Runtime } from '../runtime';
+import { createBapi } from './bapi';
+import { createOps } from './ops';
+
+/** Paths served by the API routers rather than Next.js. */
+export function isApiPath(pathname: string): boolean {
+  return (
+    pathname === '/v1' ||
+    pathname.startsWith('/v1/') ||
+    pathname === '/healthz' ||
+    pathname === '/readyz' ||
+    pathname === '/metrics' ||
+    pathname.startsWith('/internal/')
+  );
+}
+
+export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
+
+/** Every API surface behind one fetch handler, dispatched by path prefix. */
+export function createApiHandler(runtime: Runtime): FetchHandler {
+  const bapi = createBapi(runtime.deps);
+  const ops = createOps(runtime.deps, runtime.database, runtime.lock);
+  return (req, env) => {
+    const { pathname } = new URL(req.url);
+    if (pathname === '/v1' || pathname.startsWith('/v1/')) return bapi.fetch(req, env);
+    return ops.fetch(req, env);
+  };
+}

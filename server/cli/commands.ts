@@ -1,0 +1,101 @@
+import { parseArgs } from 'node:util';
+import type { Deps } from '../deps';
+import { instances } from '../db/schema';
+import { isAppError } from '../http/errors';
+import { createInstance, defaultAccount, getInstance, instanceView } from '../instances/instances';
+import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export const USAGE = `Usage: npm run cli -- <command>
+
+  migrate                                   apply database migrations
+  instance create --name NAME [--env test|live] [--account ACCOUNT_ID] [--json]
+  instance list [--json]
+  keys create --instance ID --scopes a:read,b:write|* [--name NAME] [--json]
+  keys list --instance ID [--json]
+  keys revoke KEY_ID
+`;
+
+class UsageError extends Error {}
+
+const ok = (stdout: string): CliResult => ({ exitCode: 0, stdout: stdout.endsWith('\n') ? stdout : `${stdout}\n`, stderr: '' });
+const fail = (stderr: string, exitCode = 1): CliResult => ({ exitCode, stdout: '', stderr: `${stderr}\n` });
+
+type Values = Record<string, string | boolean | undefined>;
+
+function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: values as Values, positionals };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+const optionalString = (values: Values, name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+
+function required(values: Values, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required.`);
+  return v;
+}
+
+const table = (rows: Record<string, unknown>[]) =>
+  rows.length === 0 ? '(none)' : rows.map((r) => Object.values(r).map((v) => (v === null ? '-' : String(v))).join('  ')).join('\n');
+
+/** Every CLI command, over explicit deps: the CLI runs them directly, or through a running server. */
+export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult> {
+  const [group, action, ...rest] = argv;
+  const actor = 'cli';
+  try {
+    if (group === 'migrate') return ok('Migrations are applied.');
+    if (group === 'instance' && action === 'create') {
+      const { values } = parse(rest, { name: { type: 'string' }, env: { type: 'string' }, account: { type: 'string' }, json: { type: 'boolean' } });
+      const env = optionalString(values, 'env') ?? 'test';
+      if (env !== 'test' && env !== 'live') throw new UsageError('--env must be test or live.');
+      const accountId = optionalString(values, 'account') ?? (await defaultAccount(deps)).id;
+      const instance = await createInstance(deps, { accountId, name: required(values, 'name'), environment: env });
+      const out = { instance_id: instance.id, publishable_key: instance.publishableKey, fapi_url: instance.fapiUrl };
+      return ok(values.json ? JSON.stringify(out) : `Created ${env} instance ${instance.id}\n  publishable key: ${out.publishable_key}\n  FAPI URL:        ${out.fapi_url}`);
+    }
+    if (group === 'instance' && action === 'list') {
+      const { values } = parse(rest, { json: { type: 'boolean' } });
+      const rows = (await deps.db.select().from(instances).orderBy(instances.id)).map(instanceView);
+      return ok(values.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.instance_id, env: r.environment, name: r.name, pk: r.publishable_key }))));
+    }
+    if (group === 'keys' && action === 'create') {
+      const { values } = parse(rest, { instance: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } });
+      const key = await createSecretKey(deps, {
+        instanceId: required(values, 'instance'),
+        scopes: required(values, 'scopes'),
+        name: optionalString(values, 'name'),
+        actor,
+      });
+      const out = { id: key.id, secret: key.secret, scopes: key.scopes };
+      return ok(values.json ? JSON.stringify(out) : `Created key ${key.id} (${key.scopes.join(',')})\n  secret (shown once): ${key.secret}`);
+    }
+    if (group === 'keys' && action === 'list') {
+      const { values } = parse(rest, { instance: { type: 'string' }, json: { type: 'boolean' } });
+      const instance = await getInstance(deps, required(values, 'instance'));
+      const keys = await listSecretKeys(deps, instance.id);
+      return ok(values.json ? JSON.stringify(keys) : table(keys.map((k) => ({ id: k.id, name: k.name, hint: `${k.hint}…`, scopes: k.scopes.join(','), revoked_at: k.revoked_at }))));
+    }
+    if (group === 'keys' && action === 'revoke') {
+      const { positionals, values } = parse(rest, { json: { type: 'boolean' } });
+      if (positionals.length !== 1) throw new UsageError('keys revoke takes one KEY_ID.');
+      const out = await revokeSecretKey(deps, positionals[0]!, actor);
+      return ok(values.json ? JSON.stringify(out) : `Revoked key ${out.id}`);
+    }
+    if (group === undefined || group === 'help' || group === '--help') return ok(USAGE);
+    throw new UsageError(`Unknown command: ${argv.join(' ')}`);
+  } catch (e) {
+    if (e instanceof UsageError) return fail(`${e.message}\n\n${USAGE}`, 2);
+    if (isAppError(e)) return fail(`Error: ${e.message}${e.meta.param ? ` (${String(e.meta.param)})` : ''}`);
+    throw e;
+  }
+}

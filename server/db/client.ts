@@ -1,0 +1,66 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import { sql } from 'drizzle-orm';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+/** A database handle or a transaction: domain functions accept either. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const MIGRATIONS_DIR = path.resolve(process.cwd(), 'drizzle');
+const MIGRATION_LOCK = 7_301_994_211;
+
+export function openPostgres(url: string, opts: { max?: number } = {}): Database {
+  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connection: { application_name: 'latchkey' } });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    async migrate() {
+      // Several nodes may start at once: one migrates, the others wait on the lock.
+      const single = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        await single`select pg_advisory_lock(${MIGRATION_LOCK})`;
+        await migratePostgres(drizzlePostgres(single), { migrationsFolder: MIGRATIONS_DIR });
+        await single`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+      } finally {
+        await single.end();
+      }
+    },
+    async ping() {
+      await db.execute(sql`select 1`);
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/** Embedded PGlite: `dataDir` on disk, or memory when dataDir is null. */
+export async function openPglite(dataDir: string | null): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_DIR }),
+    async ping() {
+      await client.query('select 1');
+    },
+    close: () => client.close(),
+  };
+}

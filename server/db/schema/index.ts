@@ -1,0 +1,6 @@
+export * from './instances';
+export * from './users';
+export * from './events';
+export * from './audit';
+export * from './idempotency';
+export * from './relations';

@@ -1,0 +1,45 @@
+import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { millis } from './columns';
+
+export const accounts = pgTable('accounts', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: millis('created_at').notNull(),
+});
+
+export const instances = pgTable(
+  'instances',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
+    fapiUrl: text('fapi_url').notNull(),
+    publishableKey: text('publishable_key').notNull(),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: millis('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('instances_publishable_key_uq').on(t.publishableKey), index('instances_account_idx').on(t.accountId)],
+);
+
+export const secretKeys = pgTable(
+  'secret_keys',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id')
+      .notNull()
+      .references(() => instances.id),
+    name: text('name').notNull(),
+    /** SHA-256 of the secret, hex. The secret itself is never stored. */
+    digest: text('digest').notNull(),
+    /** First characters of the secret, to recognise a key in lists. */
+    hint: text('hint').notNull(),
+    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    createdAt: millis('created_at').notNull(),
+    lastUsedAt: millis('last_used_at'),
+    revokedAt: millis('revoked_at'),
+  },
+  (t) => [uniqueIndex('secret_keys_digest_uq').on(t.digest), index('secret_keys_instance_idx').on(t.instanceId)],
+);

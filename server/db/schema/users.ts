@@ -1,0 +1,75 @@
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { millis } from './columns';
+import { instances } from './instances';
+
+export type Metadata = Record<string, unknown>;
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id')
+      .notNull()
+      .references(() => instances.id),
+    externalId: text('external_id'),
+    firstName: text('first_name'),
+    lastName: text('last_name'),
+    username: text('username'),
+    /** Lower-cased username: uniqueness is case-insensitive. */
+    usernameKey: text('username_key'),
+    primaryEmailAddressId: text('primary_email_address_id'),
+    primaryPhoneNumberId: text('primary_phone_number_id'),
+    passwordDigest: text('password_digest'),
+    passwordHasher: text('password_hasher'),
+    publicMetadata: jsonb('public_metadata').$type<Metadata>().notNull().default({}),
+    privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
+    unsafeMetadata: jsonb('unsafe_metadata').$type<Metadata>().notNull().default({}),
+    banned: boolean('banned').notNull().default(false),
+    locked: boolean('locked').notNull().default(false),
+    sessionsVersion: integer('sessions_version').notNull().default(1),
+    lastSignInAt: millis('last_sign_in_at'),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [
+    index('users_instance_id_idx').on(t.instanceId, t.id),
+    uniqueIndex('users_username_uq').on(t.instanceId, t.usernameKey),
+    index('users_external_id_idx').on(t.instanceId, t.externalId),
+  ],
+);
+
+export const emailAddresses = pgTable(
+  'email_addresses',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    emailAddress: text('email_address').notNull(),
+    /** Lower-cased address: uniqueness is case-insensitive. */
+    emailKey: text('email_key').notNull(),
+    verificationStatus: text('verification_status', { enum: ['verified', 'unverified'] }).notNull(),
+    verificationStrategy: text('verification_strategy'),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('email_addresses_uq').on(t.instanceId, t.emailKey), index('email_addresses_user_idx').on(t.userId)],
+);
+
+export const phoneNumbers = pgTable(
+  'phone_numbers',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    phoneNumber: text('phone_number').notNull(),
+    verificationStatus: text('verification_status', { enum: ['verified', 'unverified'] }).notNull(),
+    verificationStrategy: text('verification_strategy'),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('phone_numbers_uq').on(t.instanceId, t.phoneNumber), index('phone_numbers_user_idx').on(t.userId)],
+);

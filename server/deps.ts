@@ -1,0 +1,28 @@
+import type { Config } from './config';
+import type { Db } from './db/client';
+import type { Limiter } from './http/limiter';
+import type { Logger } from './http/logger';
+import type { Metrics } from './http/metrics';
+import type { TtlCache } from './http/ttl-cache';
+import type { ResolvedKey } from './keys/secret-keys';
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * Everything domain code may touch, passed explicitly so tests can swap the clock
+ * or the database. `db` may be a transaction.
+ */
+export interface Deps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  limiter: Limiter;
+  metrics: Metrics;
+  /** secret-key digest → key; revocation is seen within the TTL on every node. */
+  keyCache: TtlCache<ResolvedKey | null>;
+}

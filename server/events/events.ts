@@ -1,0 +1,51 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { events } from '../db/schema';
+import { newId } from '../http/ids';
+import type { EventType } from './types';
+
+/**
+ * Writes an event to the outbox. Call it with the transaction of the change, so the
+ * change and its event commit together or not at all.
+ */
+export async function emitEvent(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+) {
+  const id = newId('evt');
+  await deps.db.insert(events).values({ id, instanceId, type, data, createdAt: deps.clock.now() });
+  return id;
+}
+
+export const eventEnvelope = (e: typeof events.$inferSelect) => ({
+  object: 'event' as const,
+  id: e.id,
+  type: e.type,
+  timestamp: e.createdAt,
+  instance_id: e.instanceId,
+  data: e.data,
+});
+
+/** Which event types this instance has emitted, how often, and when first and last. */
+export async function emittedEventTypes(deps: Pick<Deps, 'db'>, instanceId: string) {
+  const rows = await deps.db
+    .select({
+      type: events.type,
+      count: sql<number>`count(*)::int`,
+      first: sql<string>`min(${events.createdAt})`,
+      last: sql<string>`max(${events.createdAt})`,
+    })
+    .from(events)
+    .where(eq(events.instanceId, instanceId))
+    .groupBy(events.type)
+    .orderBy(events.type);
+  return rows.map((r) => ({
+    object: 'event_type' as const,
+    type: r.type,
+    count: Number(r.count),
+    first_emitted_at: Number(r.first),
+    last_emitted_at: Number(r.last),
+  }));
+}

@@ -1,0 +1,59 @@
+import type { Context } from 'hono';
+import { AppError } from './errors';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ParsedBody {
+  raw: string;
+  value: unknown;
+}
+
+async function readLimited(c: Context): Promise<string> {
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const stream = c.req.raw.body;
+  if (!stream) return '';
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const tooLarge = () =>
+  new AppError('PAYLOAD_TOO_LARGE', { message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
+
+/**
+ * Reads a JSON (or, where allowed, form-encoded) body. An empty body is `{}` so that
+ * action routes (`POST .../ban`) need none.
+ */
+export async function parseBody(c: Context, opts: { form?: boolean } = {}): Promise<ParsedBody> {
+  const raw = await readLimited(c);
+  if (raw.trim() === '') return { raw, value: {} };
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) {
+    try {
+      return { raw, value: JSON.parse(raw) };
+    } catch {
+      throw new AppError('MALFORMED_REQUEST', { message: 'The request body is not valid JSON.' });
+    }
+  }
+  if (opts.form && type === 'application/x-www-form-urlencoded') {
+    return { raw, value: Object.fromEntries(new URLSearchParams(raw)) };
+  }
+  throw new AppError('UNSUPPORTED_MEDIA_TYPE', {
+    message: opts.form
+      ? 'Send the body as application/json or application/x-www-form-urlencoded.'
+      : 'Send the body as application/json.',
+    meta: { content_type: type || null },
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * The one registry of error codes. A code is never renamed; `expose` says whether a
+ * caller-supplied message may reach the client (otherwise the default message is used).
+ */
+export const ERROR_CODES = {
+  MALFORMED_REQUEST: { status: 400, message: 'The request could not be parsed.', expose: true },
+  UNAUTHENTICATED: { status: 401, message: 'Authentication is required.', expose: true },
+  INVALID_KEY: { status: 401, message: 'The key is invalid or has been revoked.', expose: true },
+  SCOPE_MISSING: { status: 403, message: 'The key lacks the scope this route requires.', expose: true },
+  FORBIDDEN: { status: 403, message: 'This action is not allowed.', expose: true },
+  IP_DENIED: { status: 403, message: 'Requests from this address are not allowed.', expose: true },
+  NOT_FOUND: { status: 404, message: 'The resource was not found.', expose: true },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this path.', expose: true },
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state.', expose: true },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed.',
+    expose: true,
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.', expose: true },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request content type is not supported.', expose: true },
+  VALIDATION_FAILED: { status: 422, message: 'The request is invalid.', expose: true },
+  IDEMPOTENCY_KEY_MISMATCH: {
+    status: 422,
+    message: 'This Idempotency-Key was already used with a different request.',
+    expose: true,
+  },
+  TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts. Try again later.', expose: true },
+  RATE_LIMITED: { status: 429, message: 'Too many requests. Retry after the given delay.', expose: true },
+  INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side.', expose: false },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.', expose: true },
+} as const satisfies Record<string, { status: number; message: string; expose: boolean }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorEntry {
+  code: ErrorCode;
+  message: string;
+  long_message?: string;
+  meta: Record<string, unknown>;
+}
+
+interface AppErrorOptions {
+  message?: string;
+  longMessage?: string;
+  meta?: Record<string, unknown>;
+  /** Further entries of the same request (one per validation problem). */
+  more?: ErrorEntry[];
+  headers?: Record<string, string>;
+  /** Logged, never sent. */
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly meta: Record<string, unknown>;
+  readonly longMessage?: string;
+  readonly more: ErrorEntry[];
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, opts: AppErrorOptions = {}) {
+    const def = ERROR_CODES[code];
+    super(def.expose && opts.message ? opts.message : def.message, { cause: opts.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = def.status;
+    this.meta = opts.meta ?? {};
+    this.longMessage = def.expose ? opts.longMessage : undefined;
+    this.more = opts.more ?? [];
+    this.headers = opts.headers ?? {};
+  }
+
+  entries(): ErrorEntry[] {
+    const first: ErrorEntry = { code: this.code, message: this.message, meta: this.meta };
+    if (this.longMessage) first.long_message = this.longMessage;
+    return [first, ...this.more];
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+
+export function validationError(param: string, reason: string, message?: string): AppError {
+  return new AppError('VALIDATION_FAILED', {
+    message: message ?? `${param} ${reason}`,
+    meta: { param, reason },
+  });
+}
+
+export const notFound = (what = 'resource') =>
+  new AppError('NOT_FOUND', { message: `No ${what} was found with that id.` });

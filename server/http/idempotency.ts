@@ -1,0 +1,62 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { idempotencyRecords } from '../db/schema';
+import { AppError } from './errors';
+import { sha256Hex } from './secrets';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Runs a POST at most once per Idempotency-Key. The handler, its events and the stored
+ * response commit in one transaction, so a crash can neither lose the record nor run
+ * the change twice. A concurrent request with the same key gets 409 instead of waiting.
+ */
+export async function runIdempotent(
+  deps: Deps,
+  args: { instanceId: string; key: string; method: string; path: string; rawBody: string },
+  run: (deps: Deps) => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  if (!KEY_RE.test(args.key)) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+      meta: { param: 'Idempotency-Key', reason: 'invalid' },
+    });
+  }
+  const fingerprint = sha256Hex(`${args.method}\n${args.path}\n${args.rawBody}`);
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const lock = await tx.execute(
+      sql`select pg_try_advisory_xact_lock(hashtextextended(${`${args.instanceId}:${args.key}`}, 0)) as locked`,
+    );
+    if (!rowsOf<{ locked: boolean }>(lock)[0]?.locked) throw new AppError('IDEMPOTENCY_KEY_IN_USE');
+    const where = and(eq(idempotencyRecords.instanceId, args.instanceId), eq(idempotencyRecords.key, args.key));
+    const [existing] = await tx.select().from(idempotencyRecords).where(where);
+    if (existing && existing.createdAt > now - IDEMPOTENCY_TTL_MS) {
+      if (existing.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_MISMATCH');
+      return { status: existing.status, body: existing.body, headers: { 'idempotent-replayed': 'true' } };
+    }
+    const response = await run({ ...deps, db: tx });
+    const record = { fingerprint, status: response.status, body: response.body, createdAt: now };
+    if (existing) await tx.update(idempotencyRecords).set(record).where(where);
+    else await tx.insert(idempotencyRecords).values({ instanceId: args.instanceId, key: args.key, ...record });
+    return response;
+  });
+}
+
+/** postgres.js returns rows as the result, PGlite as `.rows`. */
+export function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
+}
+
+export async function purgeIdempotencyRecords(deps: Pick<Deps, 'db' | 'clock'>) {
+  await deps.db
+    .delete(idempotencyRecords)
+    .where(sql`${idempotencyRecords.createdAt} < ${deps.clock.now() - IDEMPOTENCY_TTL_MS}`);
+}

@@ -1,0 +1,20 @@
+import { monotonicFactory } from 'ulid';
+
+/** Every id prefix in use; ids are `<prefix>_<26 Crockford base32 chars>`, time-sortable. */
+export const ID_PREFIXES = [
+  'acct', 'ins', 'key', 'user', 'idn', 'evt', 'aud', 'sess', 'client', 'org', 'orgmem', 'orginv',
+  'orgdmn', 'role', 'perm', 'whep', 'msg', 'oa', 'req',
+] as const;
+export type IdPrefix = (typeof ID_PREFIXES)[number];
+
+const nextUlid = monotonicFactory();
+
+export function newId<P extends IdPrefix>(prefix: P): `${P}_${string}` {
+  return `${prefix}_${nextUlid()}`;
+}
+
+const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export function isId(prefix: IdPrefix, value: string): boolean {
+  return value.startsWith(`${prefix}_`) && ULID_RE.test(value.slice(prefix.length + 1));
+}

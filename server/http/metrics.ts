@@ -1,0 +1,35 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'surface' | 'route' | 'method' | 'status'>;
+  duration: Histogram<'surface' | 'route' | 'method'>;
+  limiterRejections: Counter<'surface' | 'limit'>;
+}
+
+export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'latchkey_http_requests_total',
+      help: 'HTTP requests by surface, route pattern, method and status',
+      labelNames: ['surface', 'route', 'method', 'status'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'latchkey_http_request_duration_seconds',
+      help: 'HTTP request latency by surface and route pattern',
+      labelNames: ['surface', 'route', 'method'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    limiterRejections: new Counter({
+      name: 'latchkey_rate_limit_rejections_total',
+      help: 'Requests refused by a rate limiter',
+      labelNames: ['surface', 'limit'],
+      registers: [registry],
+    }),
+  };
+}

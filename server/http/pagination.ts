@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** `limit` (clamped to 100) and `starting_after`, the cursor of the previous page. */
+export const pageQuery = {
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .transform((v) => Math.min(v ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)),
+  starting_after: z.string().min(1).max(64).optional(),
+};
+
+export interface CursorPage<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** `rows` was fetched with `limit + 1`: the extra row only says another page exists. */
+export function toCursorPage<R extends { id: string }, T>(rows: R[], limit: number, map: (r: R) => T): CursorPage<T> {
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  return {
+    data: page.map(map),
+    has_more: hasMore,
+    next_cursor: hasMore ? page[page.length - 1]!.id : null,
+  };
+}
+
+export const cursorPageSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
+
+export const lightListSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() });

@@ -1,0 +1,52 @@
+import { ConfigError, loadConfig, type Config } from '../config';
+import { DataDirInUseError } from '../db/embedded-lock';
+import { bootstrapEmptyStore, firstStartBanner } from '../instances/bootstrap';
+import { purgeIdempotencyRecords } from '../http/idempotency';
+import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
+
+/** Config, database, migrations, first-start setup and housekeeping shared by `start` and `api`. */
+export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime(config, { port: config.PORT, defaultMetrics: true });
+  } catch (e) {
+    if (e instanceof DataDirInUseError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+  setSharedRuntime(runtime);
+  const { deps } = runtime;
+  if (!config.DATABASE_URL) {
+    deps.logger.info({ data_dir: config.DATA_DIR }, 'using the embedded database (set DATABASE_URL for PostgreSQL)');
+  }
+  const first = await bootstrapEmptyStore(deps);
+  if (first) process.stdout.write(`${firstStartBanner(first, `${config.PUBLIC_URL}/`)}\n`);
+
+  const housekeeping = setInterval(() => {
+    purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));
+  }, 60 * 60 * 1000);
+  housekeeping.unref();
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    deps.logger.info({ signal }, 'shutting down');
+    runtime.close().finally(() => process.exit(0));
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  return { config, runtime };
+}

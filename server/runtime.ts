@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import type { DestinationStream } from 'pino';
+import { loadConfig, type Config } from './config';
+import { openPglite, openPostgres, type Database } from './db/client';
+import { acquireLock, releaseLock, type EmbeddedLock } from './db/embedded-lock';
+import { systemClock, type Clock, type Deps } from './deps';
+import { createLimiter, MemoryLimiterStore, RedisLimiterStore } from './http/limiter';
+import { createLogger } from './http/logger';
+import { createMetrics } from './http/metrics';
+import { TtlCache } from './http/ttl-cache';
+
+export interface Runtime {
+  deps: Deps;
+  database: Database;
+  /** Set when this process serves the embedded store: the CLI may call through it. */
+  lock: EmbeddedLock | null;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  clock?: Clock;
+  logDestination?: DestinationStream;
+  /** Use this database instead of opening one from the config (tests). */
+  database?: Database;
+  /** The port a server listens on, published to the CLI through the lock file. */
+  port?: number | null;
+  defaultMetrics?: boolean;
+}
+
+export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const logger = createLogger(config.LOG_LEVEL, opts.logDestination);
+  let lock: EmbeddedLock | null = null;
+  let database = opts.database;
+  if (!database) {
+    if (config.DATABASE_URL) {
+      database = openPostgres(config.DATABASE_URL);
+    } else {
+      lock = acquireLock(config.DATA_DIR, opts.port ?? null);
+      try {
+        database = await openPglite(path.join(config.DATA_DIR, 'pgdata'));
+      } catch (err) {
+        releaseLock(config.DATA_DIR);
+        throw err;
+      }
+    }
+    await database.migrate();
+  }
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  const deps: Deps = {
+    db: database.db,
+    config,
+    clock: opts.clock ?? systemClock,
+    logger,
+    limiter: createLimiter(redis ? new RedisLimiterStore(redis) : new MemoryLimiterStore()),
+    metrics: createMetrics({ defaultMetrics: opts.defaultMetrics }),
+    keyCache: new TtlCache(1000),
+  };
+  const db = database;
+  return {
+    deps,
+    database: db,
+    lock,
+    async close() {
+      await db.close();
+      if (redis) redis.disconnect();
+      if (lock) releaseLock(config.DATA_DIR);
+    },
+  };
+}
+
+const SHARED = Symbol.for('latchkey.runtime');
+type Holder = { [SHARED]?: Promise<Runtime> };
+
+/**
+ * One runtime per process, kept on globalThis: the custom server and the Next.js
+ * route handlers (bundled separately) must share one database handle.
+ */
+export function sharedRuntime(): Promise<Runtime> {
+  const holder = globalThis as Holder;
+  holder[SHARED] ??= createRuntime(loadConfig(), { port: Number(process.env.PORT ?? 3000), defaultMetrics: true });
+  return holder[SHARED];
+}
+
+export function setSharedRuntime(runtime: Runtime) {
+  (globalThis as Holder)[SHARED] = Promise.resolve(runtime);
+}

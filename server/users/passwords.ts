@@ -1,0 +1,73 @@
+import { pbkdf2, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import argon2 from 'argon2';
+import bcrypt from 'bcryptjs';
+
+/** Hashers whose digests can be imported, so teams can migrate users in with their passwords. */
+export const PASSWORD_HASHERS = ['argon2id', 'argon2i', 'bcrypt', 'scrypt', 'pbkdf2_sha256'] as const;
+export type PasswordHasher = (typeof PASSWORD_HASHERS)[number];
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 256;
+
+const scryptAsync = promisify(scrypt) as (pw: string, salt: string, len: number, opts: object) => Promise<Buffer>;
+const pbkdf2Async = promisify(pbkdf2);
+
+/**
+ * Accepted digest formats:
+ * - argon2id / argon2i: the PHC string (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`)
+ * - bcrypt: `$2a$`, `$2b$` or `$2y$` modular crypt
+ * - scrypt: Werkzeug's `scrypt:N:r:p$salt$hexdigest` (64-byte key)
+ * - pbkdf2_sha256: Django's `pbkdf2_sha256$iterations$salt$base64digest`
+ */
+const FORMATS: Record<PasswordHasher, RegExp> = {
+  argon2id: /^\$argon2id\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/,
+  argon2i: /^\$argon2i\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/,
+  bcrypt: /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/,
+  scrypt: /^scrypt:(\d+):(\d+):(\d+)\$([^$]+)\$([0-9a-f]+)$/,
+  pbkdf2_sha256: /^pbkdf2_sha256\$(\d+)\$([^$]+)\$([A-Za-z0-9+/=]+)$/,
+};
+
+export const isValidDigest = (hasher: PasswordHasher, digest: string) => FORMATS[hasher].test(digest);
+
+export const hashPassword = (password: string) => argon2.hash(password, { type: argon2.argon2id });
+
+function equalBytes(a: Buffer, b: Buffer) {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function verifyPassword(password: string, digest: string, hasher: PasswordHasher): Promise<boolean> {
+  try {
+    switch (hasher) {
+      case 'argon2id':
+      case 'argon2i':
+        return await argon2.verify(digest, password);
+      case 'bcrypt':
+        return await bcrypt.compare(password, digest.replace(/^\$2y\$/, '$2b$'));
+      case 'scrypt': {
+        const [, n, r, p, salt, hex] = FORMATS.scrypt.exec(digest) ?? [];
+        if (!hex) return false;
+        const N = Number(n);
+        const key = await scryptAsync(password, salt!, hex.length / 2, {
+          N,
+          r: Number(r),
+          p: Number(p),
+          maxmem: 256 * N * Number(r) + 1024 * 1024,
+        });
+        return equalBytes(key, Buffer.from(hex, 'hex'));
+      }
+      case 'pbkdf2_sha256': {
+        const [, iterations, salt, b64] = FORMATS.pbkdf2_sha256.exec(digest) ?? [];
+        if (!b64) return false;
+        const expected = Buffer.from(b64, 'base64');
+        const key = await pbkdf2Async(password, salt!, Number(iterations), expected.length, 'sha256');
+        return equalBytes(key, expected);
+      }
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** Imported digests are re-hashed to argon2id at the next successful sign-in. */
+export const needsRehash = (hasher: PasswordHasher) => hasher !== 'argon2id';

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { cursorPageSchema, pageQuery } from '../http/pagination';
+import { PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
+
+const METADATA_MAX_BYTES = 8 * 1024;
+
+const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((v) => JSON.stringify(v).length <= METADATA_MAX_BYTES, { message: `must be at most ${METADATA_MAX_BYTES} bytes` });
+/** PATCH metadata: merged into the stored object; a `null` value deletes its key. */
+const metadataPatch = metadata;
+
+const oneOrMany = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item).max(10));
+
+export const emailAddress = z.string().trim().max(320).pipe(z.email({ message: 'must be a valid email address' }));
+export const phoneNumber = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100');
+export const username = z
+  .string()
+  .min(3)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'may contain only letters, digits, "_", "." and "-"');
+const name = z.string().trim().max(256);
+const password = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
+
+export const createUserBody = z
+  .strictObject({
+    email_address: oneOrMany(emailAddress).optional(),
+    phone_number: oneOrMany(phoneNumber).optional(),
+    username: username.optional(),
+    first_name: name.optional(),
+    last_name: name.optional(),
+    external_id: z.string().min(1).max(256).optional(),
+    password: password.optional(),
+    password_digest: z.string().min(1).max(1024).optional(),
+    password_hasher: z.enum(PASSWORD_HASHERS).optional(),
+    skip_password_checks: z.boolean().optional(),
+    public_metadata: metadata.optional(),
+    private_metadata: metadata.optional(),
+    unsafe_metadata: metadata.optional(),
+  })
+  .superRefine(checkPasswordInputs);
+
+export const updateUserBody = z
+  .strictObject({
+    username: username.nullable().optional(),
+    first_name: name.nullable().optional(),
+    last_name: name.nullable().optional(),
+    external_id: z.string().min(1).max(256).nullable().optional(),
+    primary_email_address_id: z.string().optional(),
+    primary_phone_number_id: z.string().optional(),
+    password: password.optional(),
+    password_digest: z.string().min(1).max(1024).optional(),
+    password_hasher: z.enum(PASSWORD_HASHERS).optional(),
+    skip_password_checks: z.boolean().optional(),
+    public_metadata: metadataPatch.optional(),
+    private_metadata: metadataPatch.optional(),
+    unsafe_metadata: metadataPatch.optional(),
+  })
+  .superRefine(checkPasswordInputs);
+
+function checkPasswordInputs(
+  v: { password?: string; password_digest?: string; password_hasher?: string },
+  ctx: z.RefinementCtx,
+) {
+  if (v.password !== undefined && v.password_digest !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['password_digest'], message: 'cannot be given together with password' });
+  }
+  if ((v.password_digest === undefined) !== (v.password_hasher === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [v.password_digest === undefined ? 'password_digest' : 'password_hasher'],
+      message: 'password_digest and password_hasher go together',
+    });
+  }
+}
+
+export const listUsersQuery = z.strictObject({
+  ...pageQuery,
+  email_address: oneOrMany(z.string().max(320)).optional(),
+  external_id: oneOrMany(z.string().max(256)).optional(),
+  username: oneOrMany(z.string().max(64)).optional(),
+  query: z.string().trim().min(1).max(256).optional(),
+  order_by: z.enum(['-created_at', 'created_at']).optional(),
+});
+
+const verification = z
+  .object({ status: z.enum(['verified', 'unverified']), strategy: z.string().nullable() })
+  .nullable();
+
+export const userSchema = z
+  .object({
+    object: z.literal('user'),
+    id: z.string(),
+    external_id: z.string().nullable(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    username: z.string().nullable(),
+    primary_email_address_id: z.string().nullable(),
+    primary_phone_number_id: z.string().nullable(),
+    email_addresses: z.array(
+      z.object({
+        object: z.literal('email_address'),
+        id: z.string(),
+        email_address: z.string(),
+        verification,
+        created_at: z.number().int(),
+        updated_at: z.number().int(),
+      }),
+    ),
+    phone_numbers: z.array(
+      z.object({
+        object: z.literal('phone_number'),
+        id: z.string(),
+        phone_number: z.string(),
+        verification,
+        created_at: z.number().int(),
+        updated_at: z.number().int(),
+      }),
+    ),
+    password_enabled: z.boolean(),
+    two_factor_enabled: z.boolean(),
+    public_metadata: z.record(z.string(), z.unknown()),
+    private_metadata: z.record(z.string(), z.unknown()),
+    unsafe_metadata: z.record(z.string(), z.unknown()),
+    banned: z.boolean(),
+    locked: z.boolean(),
+    sessions_version: z.number().int(),
+    last_sign_in_at: z.number().int().nullable(),
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'User' });
+
+export const userListSchema = cursorPageSchema(userSchema);
+export const deletedUserSchema = z.object({ object: z.literal('user'), id: z.string(), deleted: z.literal(true) });
+
+export type CreateUserInput = z.output<typeof createUserBody>;
+export type UpdateUserInput = z.output<typeof updateUserBody>;
+export type ListUsersInput = z.output<typeof listUsersQuery>;
+export type UserView = z.output<typeof userSchema>;

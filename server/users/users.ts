@@ -1,0 +1,345 @@
+import { and, asc, desc, eq, exists, gt, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Db } from '../db/client';
+import { uniqueViolation } from '../db/errors';
+import { emailAddresses, phoneNumbers, users } from '../db/schema';
+import { emitEvent } from '../events/events';
+import { notFound, validationError } from '../http/errors';
+import { newId } from '../http/ids';
+import { toCursorPage } from '../http/pagination';
+import { mergeMetadata } from './metadata';
+import { hashPassword, isValidDigest, type PasswordHasher } from './passwords';
+import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
+
+type UserRow = typeof users.$inferSelect & {
+  emailAddresses: (typeof emailAddresses.$inferSelect)[];
+  phoneNumbers: (typeof phoneNumbers.$inferSelect)[];
+};
+type D = Pick<Deps, 'db' | 'clock'>;
+
+const byCreation = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : 1);
+
+export function userView(u: UserRow): UserView {
+  return {
+    object: 'user',
+    id: u.id,
+    external_id: u.externalId,
+    first_name: u.firstName,
+    last_name: u.lastName,
+    username: u.username,
+    primary_email_address_id: u.primaryEmailAddressId,
+    primary_phone_number_id: u.primaryPhoneNumberId,
+    email_addresses: [...u.emailAddresses].sort(byCreation).map((e) => ({
+      object: 'email_address',
+      id: e.id,
+      email_address: e.emailAddress,
+      verification: { status: e.verificationStatus, strategy: e.verificationStrategy },
+      created_at: e.createdAt,
+      updated_at: e.updatedAt,
+    })),
+    phone_numbers: [...u.phoneNumbers].sort(byCreation).map((p) => ({
+      object: 'phone_number',
+      id: p.id,
+      phone_number: p.phoneNumber,
+      verification: { status: p.verificationStatus, strategy: p.verificationStrategy },
+      created_at: p.createdAt,
+      updated_at: p.updatedAt,
+    })),
+    password_enabled: u.passwordDigest !== null,
+    two_factor_enabled: false,
+    public_metadata: u.publicMetadata,
+    private_metadata: u.privateMetadata,
+    unsafe_metadata: u.unsafeMetadata,
+    banned: u.banned,
+    locked: u.locked,
+    sessions_version: u.sessionsVersion,
+    last_sign_in_at: u.lastSignInAt,
+    created_at: u.createdAt,
+    updated_at: u.updatedAt,
+  };
+}
+
+const withIdentifiers = { emailAddresses: true, phoneNumbers: true } as const;
+
+function prepareGetUser(db: Db) {
+  return db.query.users
+    .findFirst({
+      where: (u, { and, eq }) => and(eq(u.id, sql.placeholder('id')), eq(u.instanceId, sql.placeholder('instanceId'))),
+      with: withIdentifiers,
+    })
+    .prepare('get_user');
+}
+const getUserStatements = new WeakMap<Db, ReturnType<typeof prepareGetUser>>();
+
+/** One prepared query: the user with its email addresses and phone numbers. */
+async function findUser(db: Db, instanceId: string, id: string): Promise<UserRow | undefined> {
+  let stmt = getUserStatements.get(db);
+  if (!stmt) getUserStatements.set(db, (stmt = prepareGetUser(db)));
+  return stmt.execute({ id, instanceId });
+}
+
+async function loadUser(db: Db, instanceId: string, id: string): Promise<UserRow> {
+  const row = await findUser(db, instanceId, id);
+  if (!row) throw notFound('user');
+  return row;
+}
+
+export async function getUser(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<UserView> {
+  return userView(await loadUser(deps.db, instanceId, id));
+}
+
+async function passwordColumns(input: {
+  password?: string;
+  password_digest?: string;
+  password_hasher?: PasswordHasher;
+}): Promise<{ passwordDigest: string; passwordHasher: PasswordHasher } | null> {
+  if (input.password !== undefined) return { passwordDigest: await hashPassword(input.password), passwordHasher: 'argon2id' };
+  if (input.password_digest !== undefined && input.password_hasher !== undefined) {
+    if (!isValidDigest(input.password_hasher, input.password_digest)) {
+      throw validationError('password_digest', 'invalid', `password_digest is not a valid ${input.password_hasher} digest.`);
+    }
+    return { passwordDigest: input.password_digest, passwordHasher: input.password_hasher };
+  }
+  return null;
+}
+
+function checkPasswordPolicy(input: { password?: string; skip_password_checks?: boolean }, identifiers: string[]) {
+  if (input.password === undefined || input.skip_password_checks) return;
+  const lowered = input.password.toLowerCase();
+  if (identifiers.some((id) => id.toLowerCase() === lowered)) {
+    throw validationError('password', 'matches_identifier', 'password must not be the same as an identifier.');
+  }
+}
+
+async function assertIdentifiersFree(
+  db: Db,
+  instanceId: string,
+  ids: { emails?: string[]; phones?: string[]; username?: string | null },
+  exceptUserId?: string,
+) {
+  const notSelf = (col: AnyPgColumn) => (exceptUserId ? sql`${col} <> ${exceptUserId}` : sql`true`);
+  if (ids.emails?.length) {
+    const taken = await db
+      .select({ email: emailAddresses.emailAddress })
+      .from(emailAddresses)
+      .where(
+        and(
+          eq(emailAddresses.instanceId, instanceId),
+          inArray(emailAddresses.emailKey, ids.emails.map((e) => e.toLowerCase())),
+          notSelf(emailAddresses.userId),
+        ),
+      )
+      .limit(1);
+    if (taken[0]) throw validationError('email_address', 'taken', `${taken[0].email} is already taken.`);
+  }
+  if (ids.phones?.length) {
+    const taken = await db
+      .select({ phone: phoneNumbers.phoneNumber })
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.instanceId, instanceId), inArray(phoneNumbers.phoneNumber, ids.phones), notSelf(phoneNumbers.userId)))
+      .limit(1);
+    if (taken[0]) throw validationError('phone_number', 'taken', `${taken[0].phone} is already taken.`);
+  }
+  if (ids.username) {
+    const taken = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.instanceId, instanceId), eq(users.usernameKey, ids.username.toLowerCase()), notSelf(users.id)))
+      .limit(1);
+    if (taken[0]) throw validationError('username', 'taken', 'That username is already taken.');
+  }
+}
+
+/** A race past the pre-check still ends as a clear 422 naming the field. */
+function rethrowTaken(err: unknown): never {
+  const constraint = uniqueViolation(err);
+  if (constraint === 'email_addresses_uq') throw validationError('email_address', 'taken', 'That email address is already taken.');
+  if (constraint === 'phone_numbers_uq') throw validationError('phone_number', 'taken', 'That phone number is already taken.');
+  if (constraint === 'users_username_uq') throw validationError('username', 'taken', 'That username is already taken.');
+  throw err;
+}
+
+const dedupe = (list: string[] | undefined, key: (s: string) => string = (s) => s) => {
+  const seen = new Set<string>();
+  return (list ?? []).filter((v) => !seen.has(key(v)) && seen.add(key(v)));
+};
+
+export async function createUser(deps: D, instanceId: string, input: CreateUserInput): Promise<UserView> {
+  const emails = dedupe(input.email_address, (e) => e.toLowerCase());
+  const phones = dedupe(input.phone_number);
+  if (emails.length === 0 && phones.length === 0 && !input.username) {
+    throw validationError('email_address', 'identifier_required', 'A user needs an email address, a phone number or a username.');
+  }
+  checkPasswordPolicy(input, [...emails, ...phones, input.username ?? '']);
+  const password = await passwordColumns(input);
+  const now = deps.clock.now();
+  const userId = newId('user');
+  const emailRows = emails.map((e) => ({
+    id: newId('idn'),
+    instanceId,
+    userId,
+    emailAddress: e,
+    emailKey: e.toLowerCase(),
+    verificationStatus: 'verified' as const,
+    verificationStrategy: 'admin',
+    createdAt: now,
+    updatedAt: now,
+  }));
+  const phoneRows = phones.map((p) => ({
+    id: newId('idn'),
+    instanceId,
+    userId,
+    phoneNumber: p,
+    verificationStatus: 'verified' as const,
+    verificationStrategy: 'admin',
+    createdAt: now,
+    updatedAt: now,
+  }));
+  return deps.db
+    .transaction(async (tx) => {
+      await assertIdentifiersFree(tx, instanceId, { emails, phones, username: input.username });
+      await tx.insert(users).values({
+        id: userId,
+        instanceId,
+        externalId: input.external_id ?? null,
+        firstName: input.first_name ?? null,
+        lastName: input.last_name ?? null,
+        username: input.username ?? null,
+        usernameKey: input.username?.toLowerCase() ?? null,
+        primaryEmailAddressId: emailRows[0]?.id ?? null,
+        primaryPhoneNumberId: phoneRows[0]?.id ?? null,
+        passwordDigest: password?.passwordDigest ?? null,
+        passwordHasher: password?.passwordHasher ?? null,
+        publicMetadata: input.public_metadata ?? {},
+        privateMetadata: input.private_metadata ?? {},
+        unsafeMetadata: input.unsafe_metadata ?? {},
+        createdAt: now,
+        updatedAt: now,
+      });
+      if (emailRows.length) await tx.insert(emailAddresses).values(emailRows);
+      if (phoneRows.length) await tx.insert(phoneNumbers).values(phoneRows);
+      const view = userView(await loadUser(tx, instanceId, userId));
+      await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.created', view);
+      return view;
+    })
+    .catch(rethrowTaken);
+}
+
+export async function updateUser(deps: D, instanceId: string, id: string, input: UpdateUserInput): Promise<UserView> {
+  const password = await passwordColumns(input);
+  return deps.db
+    .transaction(async (tx) => {
+      const current = await loadUser(tx, instanceId, id);
+      const patch: Partial<typeof users.$inferInsert> = { updatedAt: deps.clock.now() };
+      if (input.first_name !== undefined) patch.firstName = input.first_name;
+      if (input.last_name !== undefined) patch.lastName = input.last_name;
+      if (input.external_id !== undefined) patch.externalId = input.external_id;
+      if (input.username !== undefined) {
+        await assertIdentifiersFree(tx, instanceId, { username: input.username }, id);
+        patch.username = input.username;
+        patch.usernameKey = input.username?.toLowerCase() ?? null;
+      }
+      if (input.primary_email_address_id !== undefined) {
+        if (!current.emailAddresses.some((e) => e.id === input.primary_email_address_id)) {
+          throw validationError('primary_email_address_id', 'not_found', 'primary_email_address_id is not one of this user’s email addresses.');
+        }
+        patch.primaryEmailAddressId = input.primary_email_address_id;
+      }
+      if (input.primary_phone_number_id !== undefined) {
+        if (!current.phoneNumbers.some((p) => p.id === input.primary_phone_number_id)) {
+          throw validationError('primary_phone_number_id', 'not_found', 'primary_phone_number_id is not one of this user’s phone numbers.');
+        }
+        patch.primaryPhoneNumberId = input.primary_phone_number_id;
+      }
+      if (password) {
+        checkPasswordPolicy(input, [
+          ...current.emailAddresses.map((e) => e.emailAddress),
+          ...current.phoneNumbers.map((p) => p.phoneNumber),
+          input.username ?? current.username ?? '',
+        ]);
+        Object.assign(patch, password);
+      }
+      if (input.public_metadata) patch.publicMetadata = mergeMetadata(current.publicMetadata, input.public_metadata);
+      if (input.private_metadata) patch.privateMetadata = mergeMetadata(current.privateMetadata, input.private_metadata);
+      if (input.unsafe_metadata) patch.unsafeMetadata = mergeMetadata(current.unsafeMetadata, input.unsafe_metadata);
+      await tx.update(users).set(patch).where(eq(users.id, id));
+      const view = userView(await loadUser(tx, instanceId, id));
+      await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.updated', view);
+      return view;
+    })
+    .catch(rethrowTaken);
+}
+
+export async function deleteUser(deps: D, instanceId: string, id: string) {
+  return deps.db.transaction(async (tx) => {
+    const current = userView(await loadUser(tx, instanceId, id));
+    await tx.delete(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId)));
+    await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.deleted', { ...current, deleted: true });
+    return { object: 'user' as const, id, deleted: true as const };
+  });
+}
+
+/** Ban or unban; a no-op (and no event) when the user is already in that state. */
+export async function setBanned(deps: D, instanceId: string, id: string, banned: boolean): Promise<UserView> {
+  return deps.db.transaction(async (tx) => {
+    const current = await loadUser(tx, instanceId, id);
+    if (current.banned === banned) return userView(current);
+    await tx.update(users).set({ banned, updatedAt: deps.clock.now() }).where(eq(users.id, id));
+    const view = userView(await loadUser(tx, instanceId, id));
+    await emitEvent({ db: tx, clock: deps.clock }, instanceId, banned ? 'user.banned' : 'user.unbanned', view);
+    return view;
+  });
+}
+
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export async function listUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: ListUsersInput) {
+  const ascending = q.order_by === 'created_at';
+  const filters: (SQL | undefined)[] = [eq(users.instanceId, instanceId)];
+  if (q.starting_after) filters.push(ascending ? gt(users.id, q.starting_after) : lt(users.id, q.starting_after));
+  if (q.external_id) filters.push(inArray(users.externalId, q.external_id));
+  if (q.username) filters.push(inArray(users.usernameKey, q.username.map((u) => u.toLowerCase())));
+  if (q.email_address) {
+    const keys = q.email_address.map((e) => e.toLowerCase());
+    filters.push(
+      exists(
+        deps.db
+          .select({ one: sql`1` })
+          .from(emailAddresses)
+          .where(and(eq(emailAddresses.userId, users.id), inArray(emailAddresses.emailKey, keys))),
+      ),
+    );
+  }
+  if (q.query) {
+    const pattern = likePattern(q.query);
+    filters.push(
+      or(
+        ilike(users.firstName, pattern),
+        ilike(users.lastName, pattern),
+        ilike(users.username, pattern),
+        ilike(users.externalId, pattern),
+        eq(users.id, q.query),
+        exists(
+          deps.db
+            .select({ one: sql`1` })
+            .from(emailAddresses)
+            .where(and(eq(emailAddresses.userId, users.id), ilike(emailAddresses.emailKey, pattern))),
+        ),
+        exists(
+          deps.db
+            .select({ one: sql`1` })
+            .from(phoneNumbers)
+            .where(and(eq(phoneNumbers.userId, users.id), ilike(phoneNumbers.phoneNumber, pattern))),
+        ),
+      ),
+    );
+  }
+  const rows = await deps.db.query.users.findMany({
+    where: and(...filters),
+    orderBy: ascending ? asc(users.id) : desc(users.id),
+    limit: q.limit + 1,
+    with: withIdentifiers,
+  });
+  return toCursorPage(rows, q.limit, userView);
+}
