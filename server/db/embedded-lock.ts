@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -46,11 +46,19 @@ export class DataDirInUseError extends Error {
 }
 
 export function acquireLock(dataDir: string, port: number | null): EmbeddedLock {
-  const held = readLiveLock(dataDir);
-  if (held) throw new DataDirInUseError(dataDir, held);
+  mkdirSync(dataDir, { recursive: true });
   const lock: EmbeddedLock = { pid: process.pid, port, token: port ? randomBytes(32).toString('base64url') : null };
-  writeFileSync(lockPath(dataDir), JSON.stringify(lock), { mode: 0o600, flag: 'w' });
-  return lock;
+  for (let attempt = 0; ; attempt++) {
+    const held = readLiveLock(dataDir);
+    if (held) throw new DataDirInUseError(dataDir, held);
+    try {
+      // Exclusive create: of two processes starting together, one wins.
+      writeFileSync(lockPath(dataDir), JSON.stringify(lock), { mode: 0o600, flag: 'wx' });
+      return lock;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
+    }
+  }
 }
 
 export function releaseLock(dataDir: string) {
