@@ -1,8 +1,20 @@
 import { z } from 'zod';
 import type { RouteEntry } from './router';
 
-const toSchema = (schema: z.ZodType, io: 'input' | 'output') =>
-  z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', reused: 'inline' }) as Record<string, unknown>;
+type JsonSchema = Record<string, unknown>;
+
+/** Converts a zod schema; named schemas (`.meta({ id })`) move to components and are referenced. */
+function converter(components: Record<string, JsonSchema>) {
+  return (schema: z.ZodType, io: 'input' | 'output') => {
+    const generated = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+    const json = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
+    const { $defs, $schema: _dialect, ...rest } = json;
+    Object.assign(components, $defs);
+    return rest;
+  };
+}
 
 const errorSchema = {
   type: 'object',
@@ -34,6 +46,8 @@ export function buildOpenApi<G>(opts: {
   describeGuard(guard: G): { security: boolean; scope?: string };
 }) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, JsonSchema> = { Error: errorSchema };
+  const toSchema = converter(schemas);
   for (const r of opts.routes) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const ep = r.endpoint;
@@ -75,7 +89,7 @@ export function buildOpenApi<G>(opts: {
     servers: [{ url: opts.serverUrl }],
     paths,
     components: {
-      schemas: { Error: errorSchema },
+      schemas,
       securitySchemes: { secretKey: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_…' } },
     },
   };

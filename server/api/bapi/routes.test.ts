@@ -1,0 +1,56 @@
+import { inspectRoutes } from 'hono/dev';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUBLIC } from '../../keys/bapi-auth';
+import { isScope } from '../../keys/scopes';
+import { createHarness, type TestHarness } from '../../testing/harness';
+import { bapiRoutes, createBapi } from './index';
+
+/** Routes that answer without a key; anything else must name its scope. */
+const PUBLIC_ROUTES = ['GET /v1/openapi.json'];
+
+let h: TestHarness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(() => h.close());
+
+describe('BAPI route table', () => {
+  it('declares exactly one valid scope on every route', () => {
+    for (const r of bapiRoutes) {
+      const name = `${r.method} ${r.path}`;
+      if (r.guard.scope === PUBLIC) expect(PUBLIC_ROUTES, `${name} is public`).toContain(name);
+      else expect(isScope(r.guard.scope), `${name} scope ${r.guard.scope}`).toBe(true);
+    }
+  });
+
+  it('has no duplicate method and path', () => {
+    const names = bapiRoutes.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('matches the reviewed snapshot of the surface', () => {
+    const routes = inspectRoutes(createBapi(h.runtime.deps))
+      .filter((r) => !r.isMiddleware)
+      .map((r) => {
+        const entry = bapiRoutes.find((e) => e.method === r.method && e.path === r.path);
+        return `${r.method.padEnd(6)} ${r.path.padEnd(32)} ${entry?.guard.scope ?? 'NOT IN TABLE'}`;
+      });
+    expect(routes).toMatchSnapshot();
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the table', async () => {
+    const res = await h.call('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    for (const r of bapiRoutes) {
+      const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+      const op = res.body.paths[path]?.[r.method.toLowerCase()];
+      expect(op, `${r.method} ${r.path}`).toBeDefined();
+      if (r.guard.scope !== PUBLIC) expect(op['x-required-scope']).toBe(r.guard.scope);
+    }
+    const createUser = res.body.paths['/v1/users'].post;
+    expect(createUser.requestBody.content['application/json'].schema.properties).toHaveProperty('email_address');
+    expect(createUser.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/User' });
+    expect(res.body.components.schemas.User.properties).toHaveProperty('email_addresses');
+  });
+});
