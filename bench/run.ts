@@ -1,0 +1,548 @@
+/**
+ * `npm run bench`: autocannon against the backend API on PostgreSQL, through every way
+ * Latchkey can serve it, next to two ceilings, in one run.
+ *
+ *   next      `next start`: the Next.js route handler app/v1/[[...path]]/route.ts
+ *   start     `npm start`: the custom server's fast path (API prefixes straight to Hono)
+ *   api       `npm run api`: the API alone
+ *   bare      ceiling: bare node:http answering a fixed JSON body (bench/ceiling-bare.ts)
+ *   db        ceiling: bare node:http + one prepared postgres.js query (bench/ceiling-db.ts)
+ *
+ * Every server runs at once, pinned to CPU 0; one load generator (bench/load.ts) pinned
+ * to CPU 1 with taskset warms each target/endpoint up, then measures them round-robin so
+ * background load hits all of them alike. PostgreSQL itself is not pinned.
+ *
+ * Environment (all optional):
+ *   BENCH_ADMIN_URL    postgres:// URL of an existing database used to (re)create the bench one
+ *                      (default postgres://postgres@127.0.0.1:5432/test)
+ *   BENCH_DB           database name, dropped and recreated at start (default latchkey_bench)
+ *   BENCH_CONNECTIONS  autocannon connections (default 10)
+ *   BENCH_WARMUP       warm-up seconds per target and endpoint, discarded (default 2)
+ *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
+ *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
+ *   BENCH_USERS        users seeded through the API (default 200)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db (default all)
+ *   BENCH_PORT_BASE    first TCP port used (default 4710)
+ *   BENCH_CPU_PROF     a directory: run the api/start servers with --cpu-prof writing there
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
+
+type Env = Record<string, string | undefined>;
+const env: Env = process.env;
+const ADMIN_URL = env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DB_NAME = env.BENCH_DB ?? 'latchkey_bench';
+if (!/^[a-z_][a-z0-9_]*$/.test(DB_NAME)) throw new Error('BENCH_DB must be a plain lower-case identifier');
+const DATABASE_URL = (() => {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${DB_NAME}`;
+  return u.toString();
+})();
+/** Servers on PostgreSQL need one; a fixed throw-away key for the throw-away bench database. */
+const ENCRYPTION_KEY = env.ENCRYPTION_KEY || 'b'.repeat(64);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
+const WARMUP = Number(env.BENCH_WARMUP ?? 2);
+const DURATION = Number(env.BENCH_DURATION ?? 8);
+const USERS = Number(env.BENCH_USERS ?? 200);
+const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 4));
+const PORT_BASE = Number(env.BENCH_PORT_BASE ?? 4710);
+const ONLY = env.BENCH_TARGETS ? new Set(env.BENCH_TARGETS.split(',').map((s) => s.trim())) : null;
+const CPU_PROF = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : null;
+/** The whole run, build included, never outlives this. */
+const WATCHDOG_MS = 20 * 60_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+// ---------------------------------------------------------------- CPU pinning
+
+const cpus = os.cpus().length;
+const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+const PIN = hasTaskset && cpus >= 2;
+if (!PIN) log(`not pinning CPUs (taskset ${hasTaskset ? 'found' : 'missing'}, ${cpus} CPU(s)): numbers will be noisier`);
+const pinned = (cpu: number, cmd: string, args: string[]): [string, string[]] =>
+  PIN ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args];
+
+// ---------------------------------------------------------------- processes
+
+const live = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal); // detached: the child leads its own process group
+  } catch {
+    /* already gone */
+  }
+}
+
+async function stop(child: ChildProcess) {
+  killGroup(child, 'SIGTERM');
+  for (let i = 0; i < 50 && child.exitCode === null && child.signalCode === null; i++) await sleep(100);
+  killGroup(child, 'SIGKILL');
+  for (let i = 0; i < 20 && child.exitCode === null && child.signalCode === null; i++) await sleep(100);
+  live.delete(child);
+}
+
+function cleanupAndExit(code: number): never {
+  for (const child of live) killGroup(child, 'SIGKILL');
+  process.exit(code);
+}
+process.on('SIGINT', () => cleanupAndExit(130));
+process.on('SIGTERM', () => cleanupAndExit(143));
+setTimeout(() => {
+  log(`watchdog: still running after ${WATCHDOG_MS / 60_000} minutes, giving up`);
+  cleanupAndExit(1);
+}, WATCHDOG_MS).unref();
+
+/** Runs a command to completion (bounded), returning its output. */
+function run(cmd: string, args: string[], opts: { env?: Env; timeoutMs: number; inherit?: boolean }) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      env: (opts.env ?? env) as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ['ignore', opts.inherit ? 'inherit' : 'pipe', opts.inherit ? 'inherit' : 'pipe'],
+    });
+    live.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      stderr += `\n[bench] timed out after ${opts.timeoutMs} ms\n`;
+      killGroup(child, 'SIGKILL');
+    }, opts.timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      live.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const lastJsonLine = (out: string): unknown => {
+  const line = out.trim().split('\n').reverse().find((l) => /^[[{]/.test(l.trim()));
+  if (!line) throw new Error(`no JSON in output:\n${out}`);
+  return JSON.parse(line);
+};
+
+// ---------------------------------------------------------------- servers
+
+interface Server {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+}
+
+function startServer(name: string, cmd: string, args: string[], port: number, extraEnv: Env, cpu: number | null): Server {
+  const [c, a] = cpu === null ? [cmd, args] : pinned(cpu, cmd, args);
+  const child = spawn(c, a, {
+    cwd: ROOT,
+    env: {
+      ...env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL,
+      ENCRYPTION_KEY,
+      BAPI_RATE_LIMIT: '100000000',
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    } as NodeJS.ProcessEnv,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  let output = '';
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-20_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { name, child, port, output: () => output };
+}
+
+async function waitFor(server: Server, pathname: string, timeoutMs: number, accept: (s: number) => boolean = (s) => s === 200) {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new Error(`${server.name} exited (${server.child.exitCode ?? server.child.signalCode}):\n${server.output()}`);
+    }
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}${pathname}`, { signal: AbortSignal.timeout(5000) });
+      await res.arrayBuffer();
+      if (accept(res.status)) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = String(err);
+    }
+    await sleep(200);
+  }
+  throw new Error(`${server.name}: ${pathname} did not answer within ${timeoutMs} ms (${last}):\n${server.output()}`);
+}
+
+// ---------------------------------------------------------------- setup
+
+async function recreateDatabase() {
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists ${DB_NAME} with (force)`);
+    await admin.unsafe(`create database ${DB_NAME}`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+async function cli(args: string[]): Promise<unknown> {
+  const out = await run('npm', ['run', '--silent', 'cli', '--', ...args], {
+    env: { ...env, DATABASE_URL, ENCRYPTION_KEY, LOG_LEVEL: 'warn' },
+    timeoutMs: 120_000,
+  });
+  if (out.code !== 0) throw new Error(`npm run cli -- ${args.join(' ')} failed (${out.code}):\n${out.stdout}${out.stderr}`);
+  return lastJsonLine(out.stdout);
+}
+
+const buildId = path.join(ROOT, '.next', 'BUILD_ID');
+
+async function ensureNextBuild(): Promise<boolean> {
+  if (existsSync(buildId)) return true;
+  log('.next/BUILD_ID is missing: running next build (once)');
+  const out = await run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
+    env: { ...env, NODE_ENV: 'production' },
+    timeoutMs: 8 * 60_000,
+    inherit: true,
+  });
+  if (existsSync(buildId)) return true;
+  // Another `next build` may hold the build lock in this tree: give it a bounded wait.
+  log(`next build exited with ${out.code}; waiting up to 3 minutes for .next/BUILD_ID`);
+  for (let i = 0; i < 180 && !existsSync(buildId); i++) await sleep(1000);
+  return existsSync(buildId);
+}
+
+async function seed(port: number, secret: string): Promise<{ userId: string }> {
+  const server = startServer('seed (npm run api)', 'npm', ['run', 'api'], port, {}, null);
+  try {
+    await waitFor(server, '/healthz', 60_000);
+    const auth = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+    let next = 1;
+    const ids: string[] = [];
+    const worker = async () => {
+      while (next <= USERS) {
+        const n = next++;
+        const res = await fetch(`http://127.0.0.1:${port}/v1/users`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ email_address: [`u${n}@example.com`], first_name: `U${n}` }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        const body = (await res.json()) as { id?: string };
+        if (res.status !== 200 || !body.id) throw new Error(`POST /v1/users → ${res.status} ${JSON.stringify(body)}`);
+        ids.push(body.id);
+      }
+    };
+    await Promise.all(Array.from({ length: 10 }, worker));
+    ids.sort();
+    return { userId: ids[Math.floor(ids.length / 2)]! };
+  } finally {
+    await stop(server.child);
+  }
+}
+
+// ---------------------------------------------------------------- measuring
+
+interface Endpoint {
+  label: string;
+  path: string;
+  /** Checks one response before the load starts, so a broken target is not "fast". */
+  check(status: number, body: string): string | null;
+}
+
+interface LoadResult {
+  id: string;
+  requestsPerSecond: number;
+  /** req/s of each measured round, to show the spread. */
+  roundsRps: number[];
+  p50: number;
+  p99: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  seconds: number;
+}
+
+interface Row extends Omit<LoadResult, 'id'> {
+  target: string;
+  key: string;
+  endpoint: string;
+  vsBare: number | null;
+  vsDb: number | null;
+}
+
+interface PlanRow {
+  id: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** One pinned load-generator process for the whole schedule (see bench/load.ts). */
+async function load(rows: PlanRow[]): Promise<LoadResult[]> {
+  const plan = { rows, connections: CONNECTIONS, warmupSeconds: WARMUP, rounds: ROUNDS, secondsPerRound: DURATION / ROUNDS };
+  const [cmd, args] = pinned(1, process.execPath, ['--import', 'tsx', 'bench/load.ts', JSON.stringify(plan)]);
+  const out = await run(cmd, args, { timeoutMs: (rows.length * (WARMUP + DURATION + 2) + 60) * 1000 });
+  if (out.code !== 0) throw new Error(`load generator failed (${out.code}):\n${out.stdout}${out.stderr}`);
+  return lastJsonLine(out.stdout) as LoadResult[];
+}
+
+interface Target {
+  key: string;
+  name: string;
+  cmd: string;
+  args: (port: number) => string[];
+  ready: string[];
+  /** npm start: let the console finish booting so it does not steal CPU 0 mid-measurement. */
+  waitConsole?: boolean;
+  endpoints: Endpoint[];
+  env?: Env;
+}
+
+function fmt(n: number | null, digits: number) {
+  return n === null || !Number.isFinite(n) ? '-' : n.toFixed(digits);
+}
+
+function table(rows: Row[]): string {
+  const head = ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs bare', 'vs db'];
+  const body = rows.map((r) => [
+    r.target,
+    r.endpoint,
+    r.requestsPerSecond.toFixed(0),
+    `${Math.min(...r.roundsRps).toFixed(0)}-${Math.max(...r.roundsRps).toFixed(0)}`,
+    fmt(r.p50, 2),
+    fmt(r.p99, 2),
+    fmt(r.vsBare, 2),
+    fmt(r.vsDb, 2),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const started = Date.now();
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  if (CPU_PROF) mkdirSync(CPU_PROF, { recursive: true });
+
+  log(`recreating database ${DB_NAME}`);
+  await recreateDatabase();
+
+  log('creating the instance and a secret key with the CLI');
+  const instance = (await cli(['instance', 'create', '--name', 'Bench', '--env', 'live', '--json'])) as { instance_id: string };
+  const key = (await cli(['keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--json'])) as { secret: string };
+  const auth = { authorization: `Bearer ${key.secret}` };
+
+  const wantNext = !ONLY || ONLY.has('next');
+  const haveBuild = wantNext ? await ensureNextBuild() : false;
+  if (wantNext && !haveBuild) log('no Next.js build: skipping the next target');
+
+  log(`seeding ${USERS} users through POST /v1/users`);
+  const { userId } = await seed(PORT_BASE, key.secret);
+
+  const userEndpoint: Endpoint = {
+    label: 'GET /v1/users/:id',
+    path: `/v1/users/${userId}`,
+    check: (s, b) => (s === 200 && b.includes(userId) ? null : `HTTP ${s} ${b.slice(0, 200)}`),
+  };
+  const listEndpoint: Endpoint = {
+    label: 'GET /v1/users?limit=20',
+    path: '/v1/users?limit=20',
+    check: (s, b) => {
+      if (s !== 200) return `HTTP ${s} ${b.slice(0, 200)}`;
+      const n = (JSON.parse(b) as { data?: unknown[] }).data?.length;
+      return n === 20 ? null : `expected 20 users, got ${n}`;
+    },
+  };
+  const bareEndpoint: Endpoint = {
+    label: 'fixed JSON body',
+    path: '/v1/users/fixed',
+    check: (s) => (s === 200 ? null : `HTTP ${s}`),
+  };
+  const tsx = ['--import', 'tsx'];
+  const profArgs: Env = CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF}` } : {};
+
+  const allTargets: Target[] = [
+    {
+      key: 'next',
+      name: 'next start (route handler)',
+      cmd: process.execPath,
+      args: (p) => ['node_modules/next/dist/bin/next', 'start', '-p', String(p), '-H', '127.0.0.1'],
+      ready: ['/healthz'],
+      endpoints: [userEndpoint, listEndpoint],
+    },
+    {
+      key: 'start',
+      name: 'npm start (fast path)',
+      cmd: 'npm',
+      args: () => ['start'],
+      ready: ['/healthz', '/readyz'],
+      waitConsole: true,
+      endpoints: [userEndpoint, listEndpoint],
+      env: profArgs,
+    },
+    {
+      key: 'api',
+      name: 'npm run api',
+      cmd: 'npm',
+      args: () => ['run', 'api'],
+      ready: ['/healthz', '/readyz'],
+      endpoints: [userEndpoint, listEndpoint],
+      env: profArgs,
+    },
+    {
+      key: 'bare',
+      name: 'ceiling: bare node:http',
+      cmd: process.execPath,
+      args: () => [...tsx, 'bench/ceiling-bare.ts'],
+      ready: ['/'],
+      endpoints: [bareEndpoint],
+    },
+    {
+      key: 'db',
+      name: 'ceiling: node:http + 1 query',
+      cmd: process.execPath,
+      args: () => [...tsx, 'bench/ceiling-db.ts'],
+      ready: ['/healthz'],
+      endpoints: [userEndpoint, listEndpoint],
+      env: { BENCH_INSTANCE_ID: instance.instance_id },
+    },
+  ];
+  const targets = allTargets.filter((t) => (!ONLY || ONLY.has(t.key)) && (t.key !== 'next' || haveBuild));
+
+  const rows: Row[] = [];
+  // Every server runs at once, pinned to CPU 0 (idle ones cost next to nothing), so the
+  // load generator can interleave them round by round.
+  const servers: Server[] = [];
+  const plan: PlanRow[] = [];
+  const meta = new Map<string, { target: string; key: string; endpoint: string }>();
+  try {
+    let port = PORT_BASE + 1;
+    for (const t of targets) {
+      const p = port++;
+      log(`${t.name}: starting on port ${p} (CPU 0)`);
+      const server = startServer(t.name, t.cmd, t.args(p), p, t.env ?? {}, 0);
+      servers.push(server);
+      for (const r of t.ready) await waitFor(server, r, 120_000);
+      if (t.waitConsole) {
+        try {
+          await waitFor(server, '/', 120_000, (s) => s !== 503);
+        } catch {
+          log(`${t.name}: the console did not come up; measuring the API anyway`);
+        }
+      }
+      for (const e of t.endpoints) {
+        const res = await fetch(`http://127.0.0.1:${p}${e.path}`, { headers: auth, signal: AbortSignal.timeout(10_000) });
+        const problem = e.check(res.status, await res.text());
+        if (problem) throw new Error(`${t.name} ${e.label}: ${problem}`);
+        const id = `${t.key} ${e.label}`;
+        plan.push({ id, url: `http://127.0.0.1:${p}${e.path}`, headers: auth });
+        meta.set(id, { target: t.name, key: t.key, endpoint: e.label });
+      }
+    }
+    const loadBefore = os.loadavg()[0]!;
+    log(
+      `measuring ${plan.length} rows: ${WARMUP}s warm-up each, then ${ROUNDS} round-robin rounds of ${(DURATION / ROUNDS).toFixed(1)}s ` +
+        `(${DURATION}s per row, ${CONNECTIONS} connections, autocannon on CPU 1) ≈ ${plan.length * (WARMUP + DURATION)}s`,
+    );
+    if (loadBefore > 1) log(`note: 1-minute load average is ${loadBefore.toFixed(2)} before measuring; other work on this machine skews the numbers`);
+    for (const r of await load(plan)) {
+      const { id, ...rest } = r;
+      if (r.non2xx || r.errors || r.timeouts) log(`  ! ${id}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+      rows.push({ ...rest, ...meta.get(id)!, vsBare: null, vsDb: null });
+    }
+  } finally {
+    for (const server of servers) await stop(server.child);
+  }
+
+  const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
+  const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
+  for (const r of rows) {
+    r.vsBare = bare ? r.requestsPerSecond / bare : null;
+    const db = dbFor(r.endpoint);
+    r.vsDb = db ? r.requestsPerSecond / db : null;
+  }
+
+  const fast = rows.find((r) => r.key === 'start' && r.endpoint === userEndpoint.label);
+  const aim = fast?.vsDb ?? null;
+  const cpuModel = os.cpus()[0]?.model ?? 'unknown';
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const loadAfter = os.loadavg()[0]!;
+  const header =
+    `Latchkey API benchmark — ${new Date().toISOString()} — ${cpuModel}, node ${process.version}, commit ${commit}\n` +
+    `${CONNECTIONS} connections, ${WARMUP}s warm-up + ${DURATION}s per row in ${ROUNDS} interleaved rounds; servers on CPU 0, autocannon on CPU 1` +
+    `${PIN ? '' : ' (NOT pinned)'}; PostgreSQL unpinned; load average ${loadAfter.toFixed(2)} at the end.\n` +
+    `vs bare = req/s ÷ bare node:http; vs db = req/s ÷ node:http + 1 postgres.js query (same endpoint).`;
+  const verdict =
+    aim === null
+      ? ''
+      : `\nFast path GET /v1/users/:id at ${aim.toFixed(2)} of the database ceiling (aim ≥ 0.60): ${aim >= 0.6 ? 'met' : 'NOT met'}.`;
+  process.stdout.write(`\n${header}\n\n${table(rows)}\n${verdict}\n`);
+
+  const out = {
+    date: new Date().toISOString(),
+    commit,
+    node: process.version,
+    cpu: cpuModel,
+    cpus,
+    pinned: PIN,
+    connections: CONNECTIONS,
+    warmupSeconds: WARMUP,
+    durationSeconds: DURATION,
+    rounds: ROUNDS,
+    loadAverage: loadAfter,
+    users: USERS,
+    postgres: (await pgVersion()) ?? null,
+    fastPathVsDbCeiling: aim,
+    elapsedSeconds: Math.round((Date.now() - started) / 1000),
+    rows,
+  };
+  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(out, null, 2)}\n`);
+  log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${out.elapsedSeconds}s)`);
+}
+
+async function pgVersion(): Promise<string | null> {
+  const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ v: string }[]>`select current_setting('server_version') as v`;
+    return row?.v ?? null;
+  } catch {
+    return null;
+  } finally {
+    await sql.end({ timeout: 2 });
+  }
+}
+
+// Fail on the obvious before spending minutes.
+if (!existsSync(path.join(ROOT, 'node_modules', 'autocannon', 'package.json'))) {
+  log('autocannon is not installed: run npm install');
+  process.exit(1);
+}
+
+main().then(
+  () => cleanupAndExit(0),
+  (err: unknown) => {
+    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    cleanupAndExit(1);
+  },
+);
