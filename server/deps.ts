@@ -3,7 +3,8 @@ import type { Db } from './db/client';
 import type { Limiter } from './http/limiter';
 import type { Logger } from './http/logger';
 import type { Metrics } from './http/metrics';
-import type { TtlCache } from './http/ttl-cache';
+import type { CacheRegistry, TtlCache } from './http/ttl-cache';
+import type { Cipher } from './crypto/cipher';
 import type { ResolvedKey } from './keys/secret-keys';
 
 export interface Clock {
@@ -25,4 +26,8 @@ export interface Deps {
   metrics: Metrics;
   /** secret-key digest → key; revocation is seen within the TTL on every node. */
   keyCache: TtlCache<ResolvedKey | null>;
+  /** Other hot-path caches (signing keys, JWKS), per runtime. */
+  caches: CacheRegistry;
+  /** Encrypts secrets kept at rest with ENCRYPTION_KEY. */
+  cipher: Cipher;
 }

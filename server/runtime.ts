@@ -8,7 +8,8 @@ import { systemClock, type Clock, type Deps } from './deps';
 import { createLimiter, MemoryLimiterStore, RedisLimiterStore } from './http/limiter';
 import { createLogger } from './http/logger';
 import { createMetrics } from './http/metrics';
-import { TtlCache } from './http/ttl-cache';
+import { CacheRegistry, TtlCache } from './http/ttl-cache';
+import { createCipher, loadEncryptionKey } from './crypto/cipher';
 
 export interface Runtime {
   deps: Deps;
@@ -30,6 +31,8 @@ export interface RuntimeOptions {
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL, opts.logDestination);
+  // Before the database opens: a missing key must stop the start, not a later request.
+  const cipher = createCipher(loadEncryptionKey(config, logger));
   let lock: EmbeddedLock | null = null;
   let database = opts.database;
   if (!database) {
@@ -55,6 +58,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     limiter: createLimiter(redis ? new RedisLimiterStore(redis) : new MemoryLimiterStore()),
     metrics: createMetrics({ defaultMetrics: opts.defaultMetrics }),
     keyCache: new TtlCache(1000),
+    caches: new CacheRegistry(),
+    cipher,
   };
   const db = database;
   return {

@@ -30,3 +30,14 @@ export class TtlCache<V> {
     this.entries.clear();
   }
 }
+
+/** Named caches of one runtime, so modules get process-wide caches without globals shared across tests. */
+export class CacheRegistry {
+  private readonly caches = new Map<string, TtlCache<unknown>>();
+
+  get<V>(name: string, ttlMs: number, maxEntries?: number): TtlCache<V> {
+    let cache = this.caches.get(name);
+    if (!cache) this.caches.set(name, (cache = new TtlCache<unknown>(ttlMs, maxEntries)));
+    return cache as TtlCache<V>;
+  }
+}

@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { accounts, instances } from '../db/schema';
 import { notFound } from '../http/errors';
 import { newId } from '../http/ids';
+import { instanceSettings, type InstanceSettings } from './settings';
 
 export type Environment = 'test' | 'live';
 export type Instance = typeof instances.$inferSelect;
@@ -70,3 +71,29 @@ export const instanceView = (i: Instance) => ({
   fapi_url: i.fapiUrl,
   created_at: i.createdAt,
 });
+
+export interface InstanceContext {
+  id: string;
+  environment: Environment;
+  fapiUrl: string;
+  publishableKey: string;
+  settings: InstanceSettings;
+}
+
+/** The instance as hot paths need it (issuer, settings), cached for a few seconds. */
+export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, id: string): Promise<InstanceContext> {
+  const cache = deps.caches.get<InstanceContext>('instance', 5_000);
+  const now = deps.clock.now();
+  const hit = cache.get(id, now);
+  if (hit) return hit;
+  const row = await getInstance(deps, id);
+  const ctx: InstanceContext = {
+    id: row.id,
+    environment: row.environment,
+    fapiUrl: row.fapiUrl,
+    publishableKey: row.publishableKey,
+    settings: instanceSettings(row.settings),
+  };
+  cache.set(id, ctx, now);
+  return ctx;
+}

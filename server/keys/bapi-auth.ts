@@ -8,15 +8,17 @@ import { grants, type Scope } from './scopes';
 export interface BapiAuth {
   instance: ResolvedKey['instance'];
   keyId: string;
+  scopes: string[];
   /** How audit entries name this caller. */
   actor: string;
 }
 
+/** No key at all (the OpenAPI document). */
 export const PUBLIC = 'public' as const;
+/** Any valid key of the instance, no scope and no rate limit (the JWKS). */
+export const ANY_KEY = 'any_key' as const;
 export interface BapiGuard {
-  scope: Scope | typeof PUBLIC;
-  /** Public routes such as the JWKS are not rate limited. */
-  rateLimited: boolean;
+  scope: Scope | typeof PUBLIC | typeof ANY_KEY;
 }
 
 export const BAPI_WINDOW_MS = 10_000;
@@ -35,6 +37,8 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
   const secret = BEARER_RE.exec(header)?.[1];
   if (!secret) throw new AppError('UNAUTHENTICATED', { message: 'The Authorization header must be "Bearer <secret key>".' });
   const key = await resolveSecretKey(deps, secret);
+  const auth = { instance: key.instance, keyId: key.keyId, scopes: key.scopes, actor: `key:${key.keyId}` };
+  if (guard.scope === ANY_KEY) return auth;
 
   const now = deps.clock.now();
   const rule = { name: 'bapi_key', limit: bapiKeyBudget(deps, key.instance.environment), windowMs: BAPI_WINDOW_MS };
@@ -56,5 +60,5 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
       meta: { required_scope: guard.scope },
     });
   }
-  return { instance: key.instance, keyId: key.keyId, actor: `key:${key.keyId}` };
+  return auth;
 }

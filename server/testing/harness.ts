@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { DestinationStream } from 'pino';
 import { createApiHandler } from '../api';
 import { loadConfig, type Config } from '../config';
@@ -38,7 +39,12 @@ export interface TestHarness {
 export async function createHarness(opts: { env?: Record<string, string>; logDestination?: DestinationStream } = {}): Promise<TestHarness> {
   const clock = new TestClock();
   const database = await openTestDatabase();
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://localhost:3000', ...opts.env });
+  const config: Config = loadConfig({
+    LOG_LEVEL: 'silent',
+    PUBLIC_URL: 'http://localhost:3000',
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    ...opts.env,
+  });
   const runtime = await createRuntime(config, { database, clock, logDestination: opts.logDestination });
   const handler = createApiHandler(runtime);
 

@@ -8,6 +8,7 @@ import { emitEvent } from '../events/events';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
 import { toCursorPage } from '../http/pagination';
+import { revokeLiveSessions } from '../sessions/sessions';
 import { mergeMetadata } from './metadata';
 import { hashPassword, isValidDigest, type PasswordHasher } from './passwords';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
@@ -280,12 +281,16 @@ export async function deleteUser(deps: D, instanceId: string, id: string) {
   });
 }
 
-/** Ban or unban; a no-op (and no event) when the user is already in that state. */
+/**
+ * Ban or unban; a no-op (and no event) when the user is already in that state. A ban
+ * revokes the user's live sessions.
+ */
 export async function setBanned(deps: D, instanceId: string, id: string, banned: boolean): Promise<UserView> {
   return deps.db.transaction(async (tx) => {
     const current = await loadUser(tx, instanceId, id);
     if (current.banned === banned) return userView(current);
     await tx.update(users).set({ banned, updatedAt: deps.clock.now() }).where(eq(users.id, id));
+    if (banned) await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
     const view = userView(await loadUser(tx, instanceId, id));
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, banned ? 'user.banned' : 'user.unbanned', view);
     return view;

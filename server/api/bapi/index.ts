@@ -5,16 +5,17 @@ import { endpoint, type Method } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
 import { buildOpenApi } from '../../http/openapi';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { authenticateSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
-import type { Scope } from '../../keys/scopes';
+import { ANY_KEY, authenticateSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
+import * as sessions from '../../sessions/routes';
+import * as signing from '../../signing/routes';
 import * as users from '../../users/routes';
 
 const route = (
   method: Method,
   path: string,
-  scope: Scope | typeof PUBLIC,
+  scope: BapiGuard['scope'],
   ep: RouteEntry<BapiGuard>['endpoint'],
-): RouteEntry<BapiGuard> => ({ method, path, guard: { scope, rateLimited: scope !== PUBLIC }, endpoint: ep });
+): RouteEntry<BapiGuard> => ({ method, path, guard: { scope }, endpoint: ep });
 
 const openApiEndpoint = endpoint<BapiAuth | null>({
   summary: 'This OpenAPI 3.1 document',
@@ -22,17 +23,33 @@ const openApiEndpoint = endpoint<BapiAuth | null>({
   handle: async ({ deps }) => bapiOpenApi(deps.config.PUBLIC_URL),
 });
 
-/** The backend API, one route a line: method, path, the one scope it requires, endpoint. */
+/**
+ * The backend API, one route a line: method, path, the one scope it requires, endpoint.
+ * PUBLIC needs no key; ANY_KEY needs a valid key but no scope and is not rate limited.
+ */
 export const bapiRoutes: RouteEntry<BapiGuard>[] = [
-  route('GET',    '/v1/openapi.json',       PUBLIC,         openApiEndpoint),
-  route('POST',   '/v1/users',              'users:write',  users.createUserEndpoint),
-  route('GET',    '/v1/users',              'users:read',   users.listUsersEndpoint),
-  route('GET',    '/v1/users/:id',          'users:read',   users.getUserEndpoint),
-  route('PATCH',  '/v1/users/:id',          'users:write',  users.updateUserEndpoint),
-  route('DELETE', '/v1/users/:id',          'users:write',  users.deleteUserEndpoint),
-  route('POST',   '/v1/users/:id/ban',      'users:write',  users.banUserEndpoint),
-  route('POST',   '/v1/users/:id/unban',    'users:write',  users.unbanUserEndpoint),
-  route('GET',    '/v1/events',             'events:read',  listEmittedEventTypesEndpoint),
+  route('GET',    '/v1/openapi.json',             PUBLIC,            openApiEndpoint),
+  route('GET',    '/v1/jwks',                     ANY_KEY,           signing.jwksEndpoint),
+  route('POST',   '/v1/jwks/rotate',              'jwks:write',      signing.rotateSigningKeysEndpoint),
+
+  route('POST',   '/v1/users',                    'users:write',     users.createUserEndpoint),
+  route('GET',    '/v1/users',                    'users:read',      users.listUsersEndpoint),
+  route('GET',    '/v1/users/:id',                'users:read',      users.getUserEndpoint),
+  route('PATCH',  '/v1/users/:id',                'users:write',     users.updateUserEndpoint),
+  route('DELETE', '/v1/users/:id',                'users:write',     users.deleteUserEndpoint),
+  route('POST',   '/v1/users/:id/ban',            'users:write',     users.banUserEndpoint),
+  route('POST',   '/v1/users/:id/unban',          'users:write',     users.unbanUserEndpoint),
+  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   sessions.listUserSessionsEndpoint),
+  route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeUserSessionsEndpoint),
+
+  route('POST',   '/v1/sessions',                 'sessions:write',  sessions.mintSessionEndpoint),
+  route('GET',    '/v1/sessions',                 'sessions:read',   sessions.listSessionsEndpoint),
+  route('POST',   '/v1/sessions/verify',          'sessions:read',   sessions.verifySessionEndpoint),
+  route('GET',    '/v1/sessions/:id',             'sessions:read',   sessions.getSessionEndpoint),
+  route('POST',   '/v1/sessions/:id/revoke',      'sessions:write',  sessions.revokeSessionEndpoint),
+  route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  sessions.refreshSessionEndpoint),
+
+  route('GET',    '/v1/events',                   'events:read',     listEmittedEventTypesEndpoint),
 ];
 
 export function bapiOpenApi(publicUrl: string) {
@@ -41,7 +58,8 @@ export function bapiOpenApi(publicUrl: string) {
     version: '1',
     serverUrl: publicUrl,
     routes: bapiRoutes,
-    describeGuard: (g) => (g.scope === PUBLIC ? { security: false } : { security: true, scope: g.scope }),
+    describeGuard: (g) =>
+      g.scope === PUBLIC ? { security: false } : g.scope === ANY_KEY ? { security: true } : { security: true, scope: g.scope },
   });
 }
 

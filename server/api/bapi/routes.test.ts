@@ -1,12 +1,14 @@
 import { inspectRoutes } from 'hono/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLIC } from '../../keys/bapi-auth';
+import { ANY_KEY, PUBLIC } from '../../keys/bapi-auth';
 import { isScope } from '../../keys/scopes';
 import { createHarness, type TestHarness } from '../../testing/harness';
 import { bapiRoutes, createBapi } from './index';
 
 /** Routes that answer without a key; anything else must name its scope. */
 const PUBLIC_ROUTES = ['GET /v1/openapi.json'];
+/** Routes any valid key may call, without a scope or a rate limit. */
+const ANY_KEY_ROUTES = ['GET /v1/jwks'];
 
 let h: TestHarness;
 beforeAll(async () => {
@@ -19,6 +21,7 @@ describe('BAPI route table', () => {
     for (const r of bapiRoutes) {
       const name = `${r.method} ${r.path}`;
       if (r.guard.scope === PUBLIC) expect(PUBLIC_ROUTES, `${name} is public`).toContain(name);
+      else if (r.guard.scope === ANY_KEY) expect(ANY_KEY_ROUTES, `${name} needs no scope`).toContain(name);
       else expect(isScope(r.guard.scope), `${name} scope ${r.guard.scope}`).toBe(true);
     }
   });
@@ -46,7 +49,7 @@ describe('BAPI route table', () => {
       const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
       const op = res.body.paths[path]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${r.path}`).toBeDefined();
-      if (r.guard.scope !== PUBLIC) expect(op['x-required-scope']).toBe(r.guard.scope);
+      if (r.guard.scope !== PUBLIC && r.guard.scope !== ANY_KEY) expect(op['x-required-scope']).toBe(r.guard.scope);
     }
     const createUser = res.body.paths['/v1/users'].post;
     expect(createUser.requestBody.content['application/json'].schema.properties).toHaveProperty('email_address');

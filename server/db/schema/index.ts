@@ -4,3 +4,5 @@ export * from './events';
 export * from './audit';
 export * from './idempotency';
 export * from './relations';
+export * from './signing';
+export * from './sessions';

@@ -1,0 +1,83 @@
+import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { millis } from './columns';
+import { users } from './users';
+
+export const SESSION_STATUSES = ['pending', 'active', 'ended', 'revoked', 'removed', 'expired', 'abandoned'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/** A browser or app: holds sessions; its token travels as a cookie (web) or a bearer header (native). */
+export const clients = pgTable(
+  'clients',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    tokenDigest: text('token_digest').notNull(),
+    lastActiveSessionId: text('last_active_session_id'),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+    revokedAt: millis('revoked_at'),
+  },
+  (t) => [uniqueIndex('clients_token_uq').on(t.tokenDigest)],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    clientId: text('client_id'),
+    status: text('status', { enum: SESSION_STATUSES }).notNull(),
+    /** RFC 8693 actor of an impersonation session, e.g. `{ sub }`. */
+    actor: jsonb('actor').$type<{ sub: string } & Record<string, unknown>>(),
+    lastActiveOrganizationId: text('last_active_organization_id'),
+    lastActiveAt: millis('last_active_at').notNull(),
+    expireAt: millis('expire_at').notNull(),
+    abandonAt: millis('abandon_at').notNull(),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [
+    index('sessions_instance_idx').on(t.instanceId, t.id),
+    index('sessions_user_idx').on(t.userId, t.id),
+    index('sessions_client_idx').on(t.clientId),
+    index('sessions_due_idx').on(t.status, t.expireAt),
+  ],
+);
+
+/**
+ * Refresh tokens rotate on every use. A rotated token presented again after the grace
+ * window revokes its session (reuse detection).
+ */
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    digest: text('digest').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    createdAt: millis('created_at').notNull(),
+    rotatedAt: millis('rotated_at'),
+  },
+  (t) => [index('refresh_tokens_session_idx').on(t.sessionId)],
+);
+
+/** One-time tickets: actor tokens (impersonation) and sign-in tokens. Stored as digests. */
+export const tickets = pgTable(
+  'tickets',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    kind: text('kind', { enum: ['actor_token', 'sign_in_token'] }).notNull(),
+    digest: text('digest').notNull(),
+    userId: text('user_id').notNull(),
+    actor: jsonb('actor').$type<{ sub: string } & Record<string, unknown>>(),
+    status: text('status', { enum: ['pending', 'accepted', 'revoked'] }).notNull(),
+    expiresAt: millis('expires_at').notNull(),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('tickets_digest_uq').on(t.digest), index('tickets_instance_idx').on(t.instanceId, t.id)],
+);

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { SESSION_STATUSES } from '../db/schema';
+import { cursorPageSchema, lightListSchema, pageQuery } from '../http/pagination';
+
+export const actorSchema = z.looseObject({ sub: z.string().min(1).max(256) });
+
+export const sessionSchema = z
+  .object({
+    object: z.literal('session'),
+    id: z.string(),
+    user_id: z.string(),
+    status: z.enum(SESSION_STATUSES),
+    last_active_organization_id: z.string().nullable(),
+    impersonated_by: z.string().nullable(),
+    last_active_at: z.number().int(),
+    expire_at: z.number().int(),
+    abandon_at: z.number().int(),
+    created_at: z.number().int(),
+  })
+  .meta({ id: 'Session' });
+
+export const tokenResponseSchema = z.object({ jwt: z.string(), refresh_token: z.string(), expires_in: z.number().int() });
+export const mintedSessionSchema = sessionSchema.extend(tokenResponseSchema.shape);
+
+export const mintSessionBody = z.strictObject({ user_id: z.string().min(1).max(64), actor: actorSchema.optional() });
+export const refreshBody = z.strictObject({ refresh_token: z.string().min(1).max(256) });
+export const verifyBody = z.strictObject({ token: z.string().min(1).max(8192) });
+
+export const listSessionsQuery = z.strictObject({
+  ...pageQuery,
+  user_id: z.string().max(64).optional(),
+  status: z.enum(SESSION_STATUSES).optional(),
+});
+export const userSessionsQuery = listSessionsQuery.omit({ user_id: true });
+
+export const sessionListSchema = cursorPageSchema(sessionSchema);
+export const revokedAllSchema = lightListSchema(sessionSchema).extend({ sessions_version: z.number().int() });

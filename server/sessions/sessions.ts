@@ -1,0 +1,317 @@
+import { and, desc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import type { Db } from '../db/client';
+import { refreshTokens, sessions, users, type SessionStatus } from '../db/schema';
+import { emitEvent } from '../events/events';
+import { AppError, notFound, validationError } from '../http/errors';
+import { newId } from '../http/ids';
+import { rowsOf } from '../http/idempotency';
+import { toCursorPage } from '../http/pagination';
+import { sha256Hex } from '../http/secrets';
+import type { InstanceContext } from '../instances/instances';
+import { isLive, transition, type SessionAction } from './lifecycle';
+import { signSessionJwt, verifySessionJwt } from './tokens';
+
+type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
+type SessionRow = typeof sessions.$inferSelect;
+export type Actor = { sub: string } & Record<string, unknown>;
+
+/** Concurrent refreshes (several tabs) within this window get the same successor. */
+export const REFRESH_GRACE_MS = 10_000;
+
+/** Who asked for a change, for the audit log. */
+export interface AuditContext {
+  actor: string;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+export const sessionView = (s: SessionRow) => ({
+  object: 'session' as const,
+  id: s.id,
+  user_id: s.userId,
+  status: s.status,
+  last_active_organization_id: s.lastActiveOrganizationId,
+  impersonated_by: s.actor?.sub ?? null,
+  last_active_at: s.lastActiveAt,
+  expire_at: s.expireAt,
+  abandon_at: s.abandonAt,
+  created_at: s.createdAt,
+});
+export type SessionView = ReturnType<typeof sessionView>;
+
+const STATUS_ERRORS = {
+  ended: 'SESSION_ENDED',
+  revoked: 'SESSION_REVOKED',
+  removed: 'SESSION_REMOVED',
+  expired: 'SESSION_EXPIRED',
+  abandoned: 'SESSION_ABANDONED',
+} as const;
+
+const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
+/** The successor of a refresh token is derived from it, so a grace-window retry gets the same one. */
+const successorOf = (deps: D, token: string) => `rt_${deps.cipher.mac('refresh-token', token)}`;
+
+function timesFor(instance: InstanceContext, now: number, createdAt = now) {
+  const expireAt = createdAt + instance.settings.session_lifetime_seconds * 1000;
+  const inactivity = instance.settings.session_inactivity_timeout_seconds;
+  return { expireAt, abandonAt: inactivity === null ? expireAt : Math.min(expireAt, now + inactivity * 1000) };
+}
+
+async function loadSession(db: Db, instanceId: string, id: string): Promise<SessionRow> {
+  const [row] = await db.select().from(sessions).where(and(eq(sessions.id, id), eq(sessions.instanceId, instanceId)));
+  if (!row) throw notFound('session');
+  return row;
+}
+
+export async function getSession(deps: Pick<Deps, 'db'>, instanceId: string, id: string) {
+  return sessionView(await loadSession(deps.db, instanceId, id));
+}
+
+/** The user a session may be created for: present in this instance and not banned. */
+async function sessionUser(db: Db, instanceId: string, userId: string) {
+  const [user] = await db
+    .select({ id: users.id, banned: users.banned, sessionsVersion: users.sessionsVersion })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  if (!user) throw validationError('user_id', 'not_found', 'No user was found with that user_id.');
+  if (user.banned) throw new AppError('USER_BANNED', { message: 'Sessions cannot be created for a banned user.', meta: { user_id: userId } });
+  return user;
+}
+
+/**
+ * Creates a session with its first refresh token; emits session.created (and
+ * session.pending when it starts pending). Runs in the caller's transaction if any.
+ */
+export async function createSession(
+  deps: D,
+  instance: InstanceContext,
+  input: { userId: string; clientId?: string | null; actor?: Actor | null; status?: 'active' | 'pending' },
+  auditCtx?: AuditContext,
+) {
+  return deps.db.transaction(async (tx) => {
+    const user = await sessionUser(tx, instance.id, input.userId);
+    const now = deps.clock.now();
+    const { expireAt, abandonAt } = timesFor(instance, now);
+    const [row] = await tx
+      .insert(sessions)
+      .values({
+        id: newId('sess'),
+        instanceId: instance.id,
+        userId: user.id,
+        clientId: input.clientId ?? null,
+        status: input.status ?? 'active',
+        actor: input.actor ?? null,
+        lastActiveAt: now,
+        expireAt,
+        abandonAt,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const refreshToken = newRefreshToken();
+    await tx.insert(refreshTokens).values({ digest: sha256Hex(refreshToken), sessionId: row!.id, createdAt: now });
+    const d = { db: tx, clock: deps.clock };
+    await emitEvent(d, instance.id, 'session.created', sessionView(row!));
+    if (row!.status === 'pending') await emitEvent(d, instance.id, 'session.pending', sessionView(row!));
+    if (input.actor) {
+      await audit(d, {
+        instanceId: instance.id,
+        actor: auditCtx?.actor ?? 'system',
+        action: 'impersonation.session_created',
+        target: row!.id,
+        ip: auditCtx?.ip,
+        userAgent: auditCtx?.userAgent,
+        details: { user_id: user.id, actor: input.actor },
+      });
+    }
+    return { session: row!, refreshToken, sessionsVersion: user.sessionsVersion };
+  });
+}
+
+/** Headless minting: the session, a JWT and a refresh token, with no redeem step. */
+export async function mintSession(deps: D, instance: InstanceContext, input: { userId: string; actor?: Actor | null }, auditCtx: AuditContext) {
+  const created = await createSession(deps, instance, input, auditCtx);
+  const token = await signSessionJwt(deps, instance, { ...created.session, sessionsVersion: created.sessionsVersion });
+  return { ...sessionView(created.session), jwt: token.jwt, refresh_token: created.refreshToken, expires_in: token.expires_in };
+}
+
+/**
+ * Applies a lifecycle action (see lifecycle.ts), emitting its event in the same
+ * transaction. Refused with 409 CONFLICT when the session's status does not allow it.
+ */
+export async function applySessionAction(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  sessionId: string,
+  action: SessionAction,
+  auditCtx?: AuditContext,
+): Promise<SessionView> {
+  return deps.db.transaction(async (tx) => {
+    const current = await loadSession(tx, instanceId, sessionId);
+    const step = transition(current.status, action);
+    if (!step) {
+      throw new AppError('CONFLICT', {
+        message: `A ${current.status} session cannot be ${action === 'end' ? 'ended' : `${action}d`}.`,
+        meta: { status: current.status },
+      });
+    }
+    const now = deps.clock.now();
+    const [row] = await tx
+      .update(sessions)
+      .set({ status: step.to, updatedAt: now })
+      .where(and(eq(sessions.id, sessionId), eq(sessions.status, current.status)))
+      .returning();
+    if (!row) throw new AppError('CONFLICT', { message: 'The session changed meanwhile; try again.' });
+    const d = { db: tx, clock: deps.clock };
+    if (step.event) await emitEvent(d, instanceId, step.event, sessionView(row));
+    if (action === 'revoke' && auditCtx) {
+      await audit(d, { instanceId, actor: auditCtx.actor, action: 'session.revoked', target: sessionId, ip: auditCtx.ip, userAgent: auditCtx.userAgent });
+    }
+    return sessionView(row);
+  });
+}
+
+/** Revokes every live session of a user and bumps sessions_version, so outstanding JWTs fail verification. */
+export async function revokeUserSessions(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string, auditCtx: AuditContext) {
+  return deps.db.transaction(async (tx) => {
+    const [user] = await tx
+      .update(users)
+      .set({ sessionsVersion: sql`${users.sessionsVersion} + 1` })
+      .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))
+      .returning({ sessionsVersion: users.sessionsVersion });
+    if (!user) throw notFound('user');
+    const revoked = await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, userId);
+    await audit({ db: tx, clock: deps.clock }, {
+      instanceId,
+      actor: auditCtx.actor,
+      action: 'session.revoked_all',
+      target: userId,
+      ip: auditCtx.ip,
+      userAgent: auditCtx.userAgent,
+      details: { count: revoked.length, sessions_version: user.sessionsVersion },
+    });
+    return { object: 'list' as const, data: revoked.map(sessionView), has_more: false, sessions_version: user.sessionsVersion };
+  });
+}
+
+/** Revokes a user's live sessions, each with its session.revoked event. Call inside a transaction. */
+export async function revokeLiveSessions(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
+  const revoked = await deps.db
+    .update(sessions)
+    .set({ status: 'revoked', updatedAt: deps.clock.now() })
+    .where(and(eq(sessions.userId, userId), eq(sessions.instanceId, instanceId), inArray(sessions.status, ['active', 'pending'])))
+    .returning();
+  for (const row of revoked) await emitEvent(deps, instanceId, 'session.revoked', sessionView(row));
+  return revoked;
+}
+
+/** Moves an overdue live session to expired/abandoned; returns the error to answer, if any. */
+async function settleOverdue(deps: Pick<Deps, 'db' | 'clock'>, s: Pick<SessionRow, 'id' | 'instanceId' | 'status' | 'expireAt' | 'abandonAt'>) {
+  const now = deps.clock.now();
+  if (!isLive(s.status)) return new AppError(STATUS_ERRORS[s.status as keyof typeof STATUS_ERRORS]);
+  const action = s.expireAt <= now ? 'expire' : s.abandonAt <= now ? 'abandon' : null;
+  if (!action) return null;
+  await applySessionAction(deps, s.instanceId, s.id, action).catch(() => undefined);
+  return new AppError(action === 'expire' ? 'SESSION_EXPIRED' : 'SESSION_ABANDONED');
+}
+
+/**
+ * Exchanges a refresh token for a JWT and its successor. A rotated token presented
+ * within the grace window gets the same successor; after it, the session is revoked.
+ */
+export async function refreshSession(deps: D, instance: InstanceContext, sessionId: string, refreshToken: string) {
+  if (!/^rt_[A-Za-z0-9_-]{20,100}$/.test(refreshToken)) throw new AppError('REFRESH_TOKEN_INVALID');
+  const digest = sha256Hex(refreshToken);
+  const [found] = await deps.db
+    .select({
+      rotatedAt: refreshTokens.rotatedAt,
+      session: sessions,
+      sessionsVersion: users.sessionsVersion,
+    })
+    .from(refreshTokens)
+    .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(refreshTokens.digest, digest), eq(sessions.id, sessionId), eq(sessions.instanceId, instance.id)));
+  if (!found) throw new AppError('REFRESH_TOKEN_INVALID');
+  const s = found.session;
+  const dead = await settleOverdue(deps, s);
+  if (dead) throw dead;
+
+  const now = deps.clock.now();
+  const successor = successorOf(deps, refreshToken);
+  let rotatedAt = found.rotatedAt;
+  if (rotatedAt === null) {
+    const { abandonAt } = timesFor(instance, now, s.createdAt);
+    // One statement: rotate (only if still current), store the successor, mark activity.
+    const result = await deps.db.execute(sql`
+      with rotated as (
+        update ${refreshTokens} set rotated_at = ${now}
+        where digest = ${digest} and rotated_at is null
+        returning session_id
+      ), successor as (
+        insert into ${refreshTokens} (digest, session_id, created_at)
+        select ${sha256Hex(successor)}, session_id, ${now} from rotated
+        on conflict (digest) do nothing
+      ), touched as (
+        update ${sessions} set last_active_at = ${now}, abandon_at = ${abandonAt}, updated_at = ${now}
+        where id in (select session_id from rotated)
+      )
+      select count(*)::int as n from rotated`);
+    if (Number(rowsOf<{ n: number }>(result)[0]?.n) === 0) rotatedAt = now; // a concurrent refresh won: same successor
+  } else if (now - rotatedAt > REFRESH_GRACE_MS) {
+    await applySessionAction(deps, instance.id, s.id, 'revoke', { actor: 'system:refresh_token_reuse' }).catch(() => undefined);
+    throw new AppError('REFRESH_TOKEN_REUSED');
+  }
+  const token = await signSessionJwt(deps, instance, { ...s, sessionsVersion: found.sessionsVersion });
+  return { jwt: token.jwt, refresh_token: successor, expires_in: token.expires_in };
+}
+
+/**
+ * Authoritative verification: signature, expiry, the session's status and the user's
+ * sessions_version. Answers the session or an error naming why.
+ */
+export async function verifySession(deps: D, instance: InstanceContext, token: string): Promise<SessionView> {
+  const claims = await verifySessionJwt(deps, instance, token);
+  const [found] = await deps.db
+    .select({ session: sessions, sessionsVersion: users.sessionsVersion })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.id, claims.sid), eq(sessions.instanceId, instance.id)));
+  if (!found || found.session.userId !== claims.sub) throw new AppError('SESSION_REVOKED', { meta: { reason: 'session_not_found' } });
+  const dead = await settleOverdue(deps, found.session);
+  if (dead) throw dead;
+  if (found.sessionsVersion > claims.sv) throw new AppError('SESSION_REVOKED', { meta: { reason: 'sessions_version' } });
+  return sessionView(found.session);
+}
+
+export async function listSessions(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  q: { user_id?: string; status?: SessionStatus; limit: number; starting_after?: string },
+) {
+  const filters: (SQL | undefined)[] = [eq(sessions.instanceId, instanceId)];
+  if (q.user_id) filters.push(eq(sessions.userId, q.user_id));
+  if (q.status) filters.push(eq(sessions.status, q.status));
+  if (q.starting_after) filters.push(lt(sessions.id, q.starting_after));
+  const rows = await deps.db.select().from(sessions).where(and(...filters)).orderBy(desc(sessions.id)).limit(q.limit + 1);
+  return toCursorPage(rows, q.limit, sessionView);
+}
+
+/** Moves overdue live sessions to expired or abandoned. Run periodically. */
+export async function sweepSessions(deps: Pick<Deps, 'db' | 'clock'>) {
+  const now = deps.clock.now();
+  const expired = await deps.db
+    .update(sessions)
+    .set({ status: 'expired', updatedAt: now })
+    .where(and(inArray(sessions.status, ['active', 'pending']), lte(sessions.expireAt, now)))
+    .returning({ id: sessions.id });
+  const abandoned = await deps.db
+    .update(sessions)
+    .set({ status: 'abandoned', updatedAt: now })
+    .where(and(inArray(sessions.status, ['active', 'pending']), lte(sessions.abandonAt, now)))
+    .returning({ id: sessions.id });
+  return { expired: expired.length, abandoned: abandoned.length };
+}

@@ -1,0 +1,71 @@
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Deps } from '../deps';
+import { AppError } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
+
+type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
+
+export interface SessionClaims extends JWTPayload {
+  sid: string;
+  sv: number;
+  sts: string;
+  azp?: string;
+  act?: { sub: string };
+  org_id?: string;
+  org_role?: string;
+  org_permissions?: string[];
+}
+
+/** Signs a short-lived session JWT with the instance's current key. */
+export async function signSessionJwt(
+  deps: D,
+  instance: InstanceContext,
+  s: { id: string; userId: string; status: string; actor: { sub: string } | null; sessionsVersion: number; azp?: string | null },
+): Promise<{ jwt: string; expires_in: number }> {
+  const signer = await currentSigner(deps, instance.id);
+  const now = Math.floor(deps.clock.now() / 1000);
+  const lifetime = instance.settings.session_token_lifetime_seconds;
+  const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status };
+  if (s.azp) claims.azp = s.azp;
+  if (s.actor) claims.act = { sub: s.actor.sub };
+  const jwt = await new SignJWT(claims)
+    .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
+    .setIssuer(instance.fapiUrl)
+    .setSubject(s.userId)
+    .setIssuedAt(now)
+    .setNotBefore(now)
+    .setExpirationTime(now + lifetime)
+    .sign(signer.key);
+  return { jwt, expires_in: lifetime };
+}
+
+/**
+ * Checks a session JWT's shape, issuer, key and signature, naming why it fails:
+ * TOKEN_INVALID, TOKEN_WRONG_INSTANCE, TOKEN_UNKNOWN_KEY or TOKEN_EXPIRED.
+ */
+export async function verifySessionJwt(deps: D, instance: InstanceContext, token: string): Promise<SessionClaims> {
+  let kid: string | undefined;
+  let iss: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+    iss = decodeJwt(token).iss;
+  } catch {
+    throw new AppError('TOKEN_INVALID');
+  }
+  if (iss !== instance.fapiUrl) throw new AppError('TOKEN_WRONG_INSTANCE');
+  const key = kid ? await publicKeyFor(deps, instance.id, kid) : null;
+  if (!key) throw new AppError('TOKEN_UNKNOWN_KEY');
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [ALG],
+      issuer: instance.fapiUrl,
+      currentDate: new Date(deps.clock.now()),
+      requiredClaims: ['sub', 'sid', 'exp', 'iat'],
+    });
+    return payload as SessionClaims;
+  } catch (e) {
+    if (e instanceof joseErrors.JWTExpired) throw new AppError('TOKEN_EXPIRED');
+    throw new AppError('TOKEN_INVALID');
+  }
+}
