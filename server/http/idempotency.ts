@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { idempotencyRecords } from '../db/schema';
-import { AppError } from './errors';
+import { AppError, isAppError } from './errors';
 import { sha256Hex } from './secrets';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -31,7 +31,7 @@ export async function runIdempotent(
   }
   const fingerprint = sha256Hex(`${args.method}\n${args.path}\n${args.rawBody}`);
   const now = deps.clock.now();
-  return deps.db.transaction(async (tx) => {
+  const outcome = await deps.db.transaction(async (tx): Promise<StoredResponse | { refused: AppError }> => {
     const lock = await tx.execute(
       sql`select pg_try_advisory_xact_lock(hashtextextended(${`${args.instanceId}:${args.key}`}, 0)) as locked`,
     );
@@ -42,12 +42,23 @@ export async function runIdempotent(
       if (existing.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_MISMATCH');
       return { status: existing.status, body: existing.body, headers: { 'idempotent-replayed': 'true' } };
     }
-    const response = await run({ ...deps, db: tx });
+    let response: StoredResponse;
+    try {
+      response = await run({ ...deps, db: tx });
+    } catch (e) {
+      // A refused request is not stored, but what it committed on purpose before refusing
+      // (a revocation on refresh-token reuse) must stand: its own nested transaction has
+      // already rolled back anything partial.
+      if (isAppError(e)) return { refused: e };
+      throw e;
+    }
     const record = { fingerprint, status: response.status, body: response.body, createdAt: now };
     if (existing) await tx.update(idempotencyRecords).set(record).where(where);
     else await tx.insert(idempotencyRecords).values({ instanceId: args.instanceId, key: args.key, ...record });
     return response;
   });
+  if ('refused' in outcome) throw outcome.refused;
+  return outcome;
 }
 
 /** postgres.js returns rows as the result, PGlite as `.rows`. */
