@@ -22,6 +22,7 @@
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
  *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db (default all)
+ *   BENCH_ENDPOINTS    comma-separated subset of user,list (default both; the bare ceiling always runs)
  *   BENCH_PORT_BASE    first TCP port used (default 4710)
  *   BENCH_CPU_PROF     a directory: run the api/start servers with --cpu-prof writing there
  */
@@ -53,6 +54,7 @@ const DURATION = Number(env.BENCH_DURATION ?? 8);
 const USERS = Number(env.BENCH_USERS ?? 200);
 const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 4));
 const PORT_BASE = Number(env.BENCH_PORT_BASE ?? 4710);
+const ENDPOINTS = env.BENCH_ENDPOINTS ? new Set(env.BENCH_ENDPOINTS.split(',').map((s) => s.trim())) : null;
 const ONLY = env.BENCH_TARGETS ? new Set(env.BENCH_TARGETS.split(',').map((s) => s.trim())) : null;
 const CPU_PROF = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : null;
 /** The whole run, build included, never outlives this. */
@@ -261,6 +263,7 @@ async function seed(port: number, secret: string): Promise<{ userId: string }> {
 // ---------------------------------------------------------------- measuring
 
 interface Endpoint {
+  key?: 'user' | 'list';
   label: string;
   path: string;
   /** Checks one response before the load starts, so a broken target is not "fast". */
@@ -361,11 +364,13 @@ async function main() {
   const { userId } = await seed(PORT_BASE, key.secret);
 
   const userEndpoint: Endpoint = {
+    key: 'user',
     label: 'GET /v1/users/:id',
     path: `/v1/users/${userId}`,
     check: (s, b) => (s === 200 && b.includes(userId) ? null : `HTTP ${s} ${b.slice(0, 200)}`),
   };
   const listEndpoint: Endpoint = {
+    key: 'list',
     label: 'GET /v1/users?limit=20',
     path: '/v1/users?limit=20',
     check: (s, b) => {
@@ -380,7 +385,11 @@ async function main() {
     check: (s) => (s === 200 ? null : `HTTP ${s}`),
   };
   const tsx = ['--import', 'tsx'];
-  const profArgs: Env = CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF}` } : {};
+  // --cpu-prof is not allowed in NODE_OPTIONS: when profiling, run the entry point with node directly.
+  const npmOrProfiled = (script: string, npmArgs: string[]) =>
+    CPU_PROF
+      ? { cmd: process.execPath, args: () => ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, ...tsx, script] }
+      : { cmd: 'npm', args: () => npmArgs };
 
   const allTargets: Target[] = [
     {
@@ -394,21 +403,17 @@ async function main() {
     {
       key: 'start',
       name: 'npm start (fast path)',
-      cmd: 'npm',
-      args: () => ['start'],
+      ...npmOrProfiled('server/main/start.ts', ['start']),
       ready: ['/healthz', '/readyz'],
       waitConsole: true,
       endpoints: [userEndpoint, listEndpoint],
-      env: profArgs,
     },
     {
       key: 'api',
       name: 'npm run api',
-      cmd: 'npm',
-      args: () => ['run', 'api'],
+      ...npmOrProfiled('server/main/api.ts', ['run', 'api']),
       ready: ['/healthz', '/readyz'],
       endpoints: [userEndpoint, listEndpoint],
-      env: profArgs,
     },
     {
       key: 'bare',
@@ -452,6 +457,7 @@ async function main() {
         }
       }
       for (const e of t.endpoints) {
+        if (ENDPOINTS && e.key && !ENDPOINTS.has(e.key)) continue;
         const res = await fetch(`http://127.0.0.1:${p}${e.path}`, { headers: auth, signal: AbortSignal.timeout(10_000) });
         const problem = e.check(res.status, await res.text());
         if (problem) throw new Error(`${t.name} ${e.label}: ${problem}`);
