@@ -1,6 +1,8 @@
+import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { auditLogs } from '../db/schema';
 import { newId } from '../http/ids';
+import { toCursorPage } from '../http/pagination';
 
 export interface AuditEntry {
   instanceId: string | null;
@@ -25,4 +27,44 @@ export async function audit(deps: Pick<Deps, 'db' | 'clock'>, e: AuditEntry): Pr
     details: e.details ?? {},
     createdAt: deps.clock.now(),
   });
+}
+
+type AuditRow = typeof auditLogs.$inferSelect;
+
+export const auditLogView = (r: AuditRow) => ({
+  object: 'audit_log' as const,
+  id: r.id,
+  actor: r.actor,
+  action: r.action,
+  target: r.target,
+  ip: r.ip,
+  user_agent: r.userAgent,
+  details: r.details,
+  created_at: r.createdAt,
+});
+export type AuditLogView = ReturnType<typeof auditLogView>;
+
+export interface AuditLogQuery {
+  action?: string;
+  actor?: string;
+  target?: string;
+  /** Inclusive lower bound on created_at (ms). */
+  since?: number;
+  /** Exclusive upper bound on created_at (ms). */
+  until?: number;
+  limit: number;
+  starting_after?: string;
+}
+
+/** An instance's audit entries, newest first, keyset-paginated on the time-sortable id. */
+export async function listAuditLogs(deps: Pick<Deps, 'db'>, instanceId: string, q: AuditLogQuery) {
+  const filters: (SQL | undefined)[] = [eq(auditLogs.instanceId, instanceId)];
+  if (q.action !== undefined) filters.push(eq(auditLogs.action, q.action));
+  if (q.actor !== undefined) filters.push(eq(auditLogs.actor, q.actor));
+  if (q.target !== undefined) filters.push(eq(auditLogs.target, q.target));
+  if (q.since !== undefined) filters.push(gte(auditLogs.createdAt, q.since));
+  if (q.until !== undefined) filters.push(lt(auditLogs.createdAt, q.until));
+  if (q.starting_after) filters.push(lt(auditLogs.id, q.starting_after));
+  const rows = await deps.db.select().from(auditLogs).where(and(...filters)).orderBy(desc(auditLogs.id)).limit(q.limit + 1);
+  return toCursorPage(rows, q.limit, auditLogView);
 }

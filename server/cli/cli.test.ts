@@ -41,6 +41,38 @@ describe('CLI commands', () => {
     expect((await runCommand(h.runtime.deps, ['keys', 'revoke', 'key_nope'])).stderr).toMatch(/no secret key was found/i);
     expect((await runCommand(h.runtime.deps, ['frobnicate'])).exitCode).toBe(2);
   });
+
+  it('rotates an instance’s signing keys: the published next key starts signing', async () => {
+    const { instanceId, secret } = await h.createInstance();
+    const jwks = async () => (await h.call('GET', '/v1/jwks', { key: secret })).body.keys.map((k: { kid: string }) => k.kid);
+    const [current, next] = await jwks();
+
+    const rotated = await runCommand(h.runtime.deps, ['keys', 'rotate-signing', '--instance', instanceId, '--json']);
+    expect(rotated.exitCode, rotated.stderr).toBe(0);
+    const out = JSON.parse(rotated.stdout);
+    expect(out).toEqual({ object: 'signing_key_rotation', current: next, next: expect.stringMatching(/^kid_/), retired: current });
+    expect(await jwks()).toEqual([next, out.next, current]);
+    const audited = await h.call('GET', `/v1/audit_logs?action=signing_key.rotated`, { key: secret });
+    expect(audited.body.data).toEqual([expect.objectContaining({ actor: 'cli', target: next, details: { retired: current, next: out.next } })]);
+
+    const text = await runCommand(h.runtime.deps, ['keys', 'rotate-signing', '--instance', instanceId]);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toContain(`Rotated signing keys of ${instanceId}`);
+    expect(text.stdout).toContain(out.next);
+    expect(text.stdout.endsWith('\n')).toBe(true);
+  });
+
+  it('rotate-signing refuses a missing or unknown instance', async () => {
+    const missing = await runCommand(h.runtime.deps, ['keys', 'rotate-signing']);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('--instance is required.');
+    expect(missing.stderr).toContain('keys rotate-signing --instance ID');
+    const unknown = await runCommand(h.runtime.deps, ['keys', 'rotate-signing', '--instance', 'ins_nope']);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toMatch(/no instance was found/i);
+    expect((await runCommand(h.runtime.deps, ['keys', 'rotate-signing', '--instance', 'ins_nope', '--bogus'])).exitCode).toBe(2);
+    expect((await runCommand(h.runtime.deps, ['help'])).stdout).toContain('keys rotate-signing --instance ID [--json]');
+  });
 });
 
 describe('CLI with the embedded store, as an operator runs it', () => {

@@ -4,6 +4,7 @@ import { instances } from '../db/schema';
 import { isAppError } from '../http/errors';
 import { createInstance, defaultAccount, getInstance, instanceView } from '../instances/instances';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
+import { rotateSigningKeys } from '../signing/signing-keys';
 
 export interface CliResult {
   exitCode: number;
@@ -19,6 +20,7 @@ export const USAGE = `Usage: npm run cli -- <command>
   keys create --instance ID --scopes a:read,b:write|* [--name NAME] [--json]
   keys list --instance ID [--json]
   keys revoke KEY_ID
+  keys rotate-signing --instance ID [--json]  the next signing key starts signing; the current one retires
 `;
 
 class UsageError extends Error {}
@@ -90,6 +92,17 @@ export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult>
       if (positionals.length !== 1) throw new UsageError('keys revoke takes one KEY_ID.');
       const out = await revokeSecretKey(deps, positionals[0]!, actor);
       return ok(values.json ? JSON.stringify(out) : `Revoked key ${out.id}`);
+    }
+    if (group === 'keys' && action === 'rotate-signing') {
+      const { values, positionals } = parse(rest, { instance: { type: 'string' }, json: { type: 'boolean' } });
+      if (positionals.length > 0) throw new UsageError('keys rotate-signing takes no positional arguments.');
+      const instance = await getInstance(deps, required(values, 'instance'));
+      const out = { object: 'signing_key_rotation' as const, ...(await rotateSigningKeys(deps, instance.id, actor)) };
+      return ok(
+        values.json
+          ? JSON.stringify(out)
+          : `Rotated signing keys of ${instance.id}\n  signing now: ${out.current}\n  next:        ${out.next}\n  retired:     ${out.retired ?? '-'}`,
+      );
     }
     if (group === undefined || group === 'help' || group === '--help') return ok(USAGE);
     throw new UsageError(`Unknown command: ${argv.join(' ')}`);

@@ -3,6 +3,7 @@ import { DataDirInUseError } from '../db/embedded-lock';
 import { bootstrapEmptyStore, firstStartBanner } from '../instances/bootstrap';
 import { purgeIdempotencyRecords } from '../http/idempotency';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
+import { sweepSessions } from '../sessions/sessions';
 
 /** Config, database, migrations, first-start setup and housekeeping shared by `start` and `api`. */
 export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
@@ -38,6 +39,11 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
     purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));
   }, 60 * 60 * 1000);
   housekeeping.unref();
+  // Overdue sessions move to expired / abandoned; reads settle them too, this keeps lists and counts honest.
+  const sweep = setInterval(() => {
+    sweepSessions(deps).catch((err: unknown) => deps.logger.warn({ err }, 'session sweep failed'));
+  }, 60 * 1000);
+  sweep.unref();
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -138,6 +138,10 @@ export async function mintSession(deps: D, instance: InstanceContext, input: { u
   return { ...sessionView(created.session), jwt: token.jwt, refresh_token: created.refreshToken, expires_in: token.expires_in };
 }
 
+const PAST: Record<SessionAction, string> = {
+  activate: 'activated', pend: 'made pending', end: 'ended', revoke: 'revoked', remove: 'removed', expire: 'expired', abandon: 'abandoned',
+};
+
 /**
  * Applies a lifecycle action (see lifecycle.ts), emitting its event in the same
  * transaction. Refused with 409 CONFLICT when the session's status does not allow it.
@@ -154,7 +158,7 @@ export async function applySessionAction(
     const step = transition(current.status, action);
     if (!step) {
       throw new AppError('CONFLICT', {
-        message: `A ${current.status} session cannot be ${action === 'end' ? 'ended' : `${action}d`}.`,
+        message: `A ${current.status} session cannot be ${PAST[action]}.`,
         meta: { status: current.status },
       });
     }
@@ -208,11 +212,18 @@ export async function revokeLiveSessions(deps: Pick<Deps, 'db' | 'clock'>, insta
   return revoked;
 }
 
+/**
+ * Which deadline a live session missed first: idle past `abandon_at` before reaching
+ * `expire_at` is abandonment, however late it is noticed (abandon_at never passes expire_at).
+ */
+const overdueAction = (s: Pick<SessionRow, 'expireAt' | 'abandonAt'>, now: number): 'expire' | 'abandon' | null =>
+  s.abandonAt < s.expireAt && s.abandonAt <= now ? 'abandon' : s.expireAt <= now ? 'expire' : null;
+
 /** Moves an overdue live session to expired/abandoned; returns the error to answer, if any. */
 async function settleOverdue(deps: Pick<Deps, 'db' | 'clock'>, s: Pick<SessionRow, 'id' | 'instanceId' | 'status' | 'expireAt' | 'abandonAt'>) {
   const now = deps.clock.now();
   if (!isLive(s.status)) return new AppError(STATUS_ERRORS[s.status as keyof typeof STATUS_ERRORS]);
-  const action = s.expireAt <= now ? 'expire' : s.abandonAt <= now ? 'abandon' : null;
+  const action = overdueAction(s, now);
   if (!action) return null;
   await applySessionAction(deps, s.instanceId, s.id, action).catch(() => undefined);
   return new AppError(action === 'expire' ? 'SESSION_EXPIRED' : 'SESSION_ABANDONED');
@@ -303,15 +314,16 @@ export async function listSessions(
 /** Moves overdue live sessions to expired or abandoned. Run periodically. */
 export async function sweepSessions(deps: Pick<Deps, 'db' | 'clock'>) {
   const now = deps.clock.now();
+  // The deadline missed first decides, as in overdueAction.
+  const abandoned = await deps.db
+    .update(sessions)
+    .set({ status: 'abandoned', updatedAt: now })
+    .where(and(inArray(sessions.status, ['active', 'pending']), lte(sessions.abandonAt, now), lt(sessions.abandonAt, sessions.expireAt)))
+    .returning({ id: sessions.id });
   const expired = await deps.db
     .update(sessions)
     .set({ status: 'expired', updatedAt: now })
     .where(and(inArray(sessions.status, ['active', 'pending']), lte(sessions.expireAt, now)))
-    .returning({ id: sessions.id });
-  const abandoned = await deps.db
-    .update(sessions)
-    .set({ status: 'abandoned', updatedAt: now })
-    .where(and(inArray(sessions.status, ['active', 'pending']), lte(sessions.abandonAt, now)))
     .returning({ id: sessions.id });
   return { expired: expired.length, abandoned: abandoned.length };
 }

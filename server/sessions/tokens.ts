@@ -53,9 +53,10 @@ export async function verifySessionJwt(deps: D, instance: InstanceContext, token
   } catch {
     throw new AppError('TOKEN_INVALID');
   }
-  if (iss !== instance.fapiUrl) throw new AppError('TOKEN_WRONG_INSTANCE');
+  // The signature is checked whenever one of our keys can: an unverified claim never decides
+  // the answer for a token we could verify (a tampered payload is TOKEN_INVALID).
   const key = kid ? await publicKeyFor(deps, instance.id, kid) : null;
-  if (!key) throw new AppError('TOKEN_UNKNOWN_KEY');
+  if (!key) throw new AppError(iss !== instance.fapiUrl ? 'TOKEN_WRONG_INSTANCE' : 'TOKEN_UNKNOWN_KEY');
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: [ALG],

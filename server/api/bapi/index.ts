@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps';
+import * as audit from '../../audit/routes';
 import { listEmittedEventTypesEndpoint } from '../../events/routes';
 import { endpoint, type Method } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
@@ -50,6 +51,7 @@ export const bapiRoutes: RouteEntry<BapiGuard>[] = [
   route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  sessions.refreshSessionEndpoint),
 
   route('GET',    '/v1/events',                   'events:read',     listEmittedEventTypesEndpoint),
+  route('GET',    '/v1/audit_logs',               'audit_logs:read', audit.listAuditLogsEndpoint),
 ];
 
 export function bapiOpenApi(publicUrl: string) {

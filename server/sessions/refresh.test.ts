@@ -1,0 +1,254 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLogs, events, instances } from '../db/schema';
+import type { InstanceSettings } from '../instances/settings';
+import { createHarness, type TestHarness } from '../testing/harness';
+import { REFRESH_GRACE_MS, applySessionAction } from './sessions';
+
+let h: TestHarness;
+let key: string;
+let instanceId: string;
+beforeAll(async () => {
+  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+  ({ secret: key, instanceId } = await h.createInstance());
+});
+afterAll(() => h.close());
+
+const DAY = 86_400_000;
+const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
+
+/** A fresh instance with these settings (instanceContext caches settings for 5 s; a new instance has no entry). */
+async function instanceWith(settings: Partial<InstanceSettings>) {
+  const created = await h.createInstance();
+  await h.runtime.deps.db.update(instances).set({ settings }).where(eq(instances.id, created.instanceId));
+  return created;
+}
+
+async function mint(k = key) {
+  const email = `r${Math.random().toString(36).slice(2)}@example.com`;
+  const user = (await h.call('POST', '/v1/users', { key: k, body: { email_address: [email] } })).body.id;
+  const res = await h.call('POST', '/v1/sessions', { key: k, body: { user_id: user } });
+  expect(res.status).toBe(200);
+  return res.body as { id: string; jwt: string; refresh_token: string; user_id: string; created_at: number; expire_at: number; abandon_at: number };
+}
+const refresh = (id: string, token: string, k = key) => h.call('POST', `/v1/sessions/${id}/refresh`, { key: k, body: { refresh_token: token } });
+const getSession = async (id: string, k = key) => (await h.call('GET', `/v1/sessions/${id}`, { key: k })).body;
+const eventsFor = async (instance: string, type: string, sessionId: string) =>
+  (
+    await h.runtime.deps.db
+      .select()
+      .from(events)
+      .where(and(eq(events.instanceId, instance), eq(events.type, type)))
+      .orderBy(asc(events.id))
+  ).filter((e) => e.data.id === sessionId);
+const jwks = (k = key) =>
+  createRemoteJWKSet(new URL('http://localhost:3000/v1/jwks'), {
+    [customFetch]: (url: string) => h.request('GET', new URL(url).pathname, { key: k }),
+  });
+
+describe('refresh: rotation', () => {
+  it('answers a jwt and a new refresh token, and moves last_active_at', async () => {
+    const s = await mint();
+    h.clock.advance(5_000);
+    const res = await refresh(s.id, s.refresh_token);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['expires_in', 'jwt', 'refresh_token']);
+    expect(res.body.refresh_token).toMatch(/^rt_[A-Za-z0-9_-]{20,100}$/);
+    expect(res.body.refresh_token).not.toBe(s.refresh_token);
+    expect(res.body.expires_in).toBe(60);
+    const { payload } = await jwtVerify(res.body.jwt, jwks(), { currentDate: new Date(h.clock.now()) });
+    expect(payload).toMatchObject({ sub: s.user_id, sid: s.id, sts: 'active', iat: Math.floor(h.clock.now() / 1000) });
+
+    const after = await getSession(s.id);
+    expect(after.last_active_at).toBe(h.clock.now());
+    expect(after.last_active_at).toBeGreaterThan(s.created_at);
+    expect(after.expire_at).toBe(s.expire_at);
+
+    // The successor rotates in turn.
+    h.clock.advance(1_000);
+    const next = await refresh(s.id, res.body.refresh_token);
+    expect(next.status).toBe(200);
+    expect(next.body.refresh_token).not.toBe(res.body.refresh_token);
+    expect((await getSession(s.id)).last_active_at).toBe(h.clock.now());
+  });
+
+  it('within the grace window, the rotated token gets the same successor (and the session stays active)', async () => {
+    const s = await mint();
+    const first = await refresh(s.id, s.refresh_token);
+    h.clock.advance(REFRESH_GRACE_MS);
+    const retry = await refresh(s.id, s.refresh_token);
+    expect(retry.status).toBe(200);
+    expect(retry.body.refresh_token).toBe(first.body.refresh_token);
+    expect((await getSession(s.id)).status).toBe('active');
+    expect(await eventsFor(instanceId, 'session.revoked', s.id)).toEqual([]);
+    // The shared successor is the live token.
+    expect((await refresh(s.id, first.body.refresh_token)).status).toBe(200);
+  });
+
+  it('two concurrent refreshes with one token get the same successor', async () => {
+    const s = await mint();
+    const [a, b] = await Promise.all([refresh(s.id, s.refresh_token), refresh(s.id, s.refresh_token)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body.refresh_token).toBe(b.body.refresh_token);
+    expect((await getSession(s.id)).status).toBe('active');
+    expect((await refresh(s.id, a.body.refresh_token)).status).toBe(200);
+  });
+
+  it('after the grace window, a rotated token is reuse: 401 REFRESH_TOKEN_REUSED and the session is revoked', async () => {
+    const s = await mint();
+    const first = await refresh(s.id, s.refresh_token);
+    h.clock.advance(REFRESH_GRACE_MS + 1);
+    const reused = await refresh(s.id, s.refresh_token);
+    expect(reused.status).toBe(401);
+    expect(errorOf(reused.body).code).toBe('REFRESH_TOKEN_REUSED');
+
+    expect((await getSession(s.id)).status).toBe('revoked');
+    const revoked = await eventsFor(instanceId, 'session.revoked', s.id);
+    expect(revoked).toHaveLength(1);
+    expect(revoked[0]!.data.status).toBe('revoked');
+    const [entry] = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'session.revoked'), eq(auditLogs.target, s.id)));
+    expect(entry).toMatchObject({ instanceId, actor: 'system:refresh_token_reuse' });
+
+    // Whoever holds the successor is signed out too, and the old jwts fail verification.
+    const successor = await refresh(s.id, first.body.refresh_token);
+    expect(successor.status).toBe(401);
+    expect(errorOf(successor.body).code).toBe('SESSION_REVOKED');
+    const verify = await h.call('POST', '/v1/sessions/verify', { key, body: { token: first.body.jwt } });
+    expect(errorOf(verify.body).code).toBe('SESSION_REVOKED');
+  });
+});
+
+describe('refresh: refused', () => {
+  it('an ended session: SESSION_ENDED', async () => {
+    const s = await mint();
+    await applySessionAction(h.runtime.deps, instanceId, s.id, 'end');
+    const res = await refresh(s.id, s.refresh_token);
+    expect(res.status).toBe(401);
+    expect(errorOf(res.body).code).toBe('SESSION_ENDED');
+  });
+
+  it('a revoked session: SESSION_REVOKED', async () => {
+    const s = await mint();
+    await h.call('POST', `/v1/sessions/${s.id}/revoke`, { key });
+    const res = await refresh(s.id, s.refresh_token);
+    expect(res.status).toBe(401);
+    expect(errorOf(res.body).code).toBe('SESSION_REVOKED');
+  });
+
+  it('a removed session: SESSION_REMOVED', async () => {
+    const s = await mint();
+    await applySessionAction(h.runtime.deps, instanceId, s.id, 'remove');
+    const res = await refresh(s.id, s.refresh_token);
+    expect(res.status).toBe(401);
+    expect(errorOf(res.body).code).toBe('SESSION_REMOVED');
+  });
+
+  it('an unknown, malformed or another session’s refresh token: REFRESH_TOKEN_INVALID', async () => {
+    const s = await mint();
+    const other = await mint();
+    for (const token of [`rt_${'A'.repeat(43)}`, 'not-a-token', other.refresh_token]) {
+      const res = await refresh(s.id, token);
+      expect(res.status, token).toBe(401);
+      expect(errorOf(res.body).code).toBe('REFRESH_TOKEN_INVALID');
+    }
+    const unknownSession = await refresh('sess_01JAAAAAAAAAAAAAAAAAAAAAAA', s.refresh_token);
+    expect(errorOf(unknownSession.body).code).toBe('REFRESH_TOKEN_INVALID');
+    // None of that harmed either session.
+    expect((await refresh(s.id, s.refresh_token)).status).toBe(200);
+    expect((await refresh(other.id, other.refresh_token)).status).toBe(200);
+  });
+
+  it('validates the body and needs sessions:write', async () => {
+    const s = await mint();
+    const missing = await h.call('POST', `/v1/sessions/${s.id}/refresh`, { key, body: {} });
+    expect(missing.status).toBe(422);
+    expect(errorOf(missing.body)).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'refresh_token', reason: 'required' } });
+    const reader = await h.createKey(instanceId, 'sessions:read');
+    const denied = await refresh(s.id, s.refresh_token, reader.secret);
+    expect(denied.status).toBe(403);
+    expect(errorOf(denied.body)).toMatchObject({ code: 'SCOPE_MISSING', meta: { required_scope: 'sessions:write' } });
+  });
+});
+
+describe('lifetime and inactivity', () => {
+  it('past expire_at (default 7 days): SESSION_EXPIRED, and the session becomes expired', async () => {
+    const s = await mint();
+    expect(s.expire_at).toBe(s.created_at + 7 * DAY);
+    h.clock.advance(7 * DAY);
+    const res = await refresh(s.id, s.refresh_token);
+    expect(res.status).toBe(401);
+    expect(errorOf(res.body).code).toBe('SESSION_EXPIRED');
+    expect((await getSession(s.id)).status).toBe('expired');
+    // Asking again answers the same.
+    expect(errorOf((await refresh(s.id, s.refresh_token)).body).code).toBe('SESSION_EXPIRED');
+  });
+
+  it('session_lifetime_seconds drives expire_at, and refreshing does not extend it', async () => {
+    const inst = await instanceWith({ session_lifetime_seconds: 600 });
+    const s = await mint(inst.secret);
+    expect(s.expire_at).toBe(s.created_at + 600_000);
+    expect(s.abandon_at).toBe(s.expire_at);
+    h.clock.advance(590_000);
+    const ok = await refresh(s.id, s.refresh_token, inst.secret);
+    expect(ok.status).toBe(200);
+    expect((await getSession(s.id, inst.secret)).expire_at).toBe(s.created_at + 600_000);
+    h.clock.advance(10_000);
+    const res = await refresh(s.id, ok.body.refresh_token, inst.secret);
+    expect(errorOf(res.body).code).toBe('SESSION_EXPIRED');
+    expect((await getSession(s.id, inst.secret)).status).toBe('expired');
+  });
+
+  it('session_inactivity_timeout_seconds drives abandon_at; each refresh pushes it; idle too long: SESSION_ABANDONED', async () => {
+    const inst = await instanceWith({ session_lifetime_seconds: 3600, session_inactivity_timeout_seconds: 300 });
+    const s = await mint(inst.secret);
+    expect(s.abandon_at).toBe(s.created_at + 300_000);
+    expect(s.expire_at).toBe(s.created_at + 3_600_000);
+
+    h.clock.advance(200_000);
+    const first = await refresh(s.id, s.refresh_token, inst.secret);
+    expect(first.status).toBe(200);
+    expect((await getSession(s.id, inst.secret)).abandon_at).toBe(h.clock.now() + 300_000);
+
+    h.clock.advance(299_000); // 499 s after creation: past the first abandon_at, within the pushed one
+    const second = await refresh(s.id, first.body.refresh_token, inst.secret);
+    expect(second.status).toBe(200);
+
+    h.clock.advance(300_000);
+    const idle = await refresh(s.id, second.body.refresh_token, inst.secret);
+    expect(idle.status).toBe(401);
+    expect(errorOf(idle.body).code).toBe('SESSION_ABANDONED');
+    expect((await getSession(s.id, inst.secret)).status).toBe('abandoned');
+  });
+
+  it('idle past abandon_at and later past expire_at too: abandoned, the deadline it missed first', async () => {
+    const inst = await instanceWith({ session_lifetime_seconds: 600, session_inactivity_timeout_seconds: 300 });
+    const s = await mint(inst.secret);
+    h.clock.advance(700_000);
+    const res = await refresh(s.id, s.refresh_token, inst.secret);
+    expect(res.status).toBe(401);
+    expect(errorOf(res.body).code).toBe('SESSION_ABANDONED');
+    expect((await getSession(s.id, inst.secret)).status).toBe('abandoned');
+  });
+
+  it('abandon_at never passes expire_at', async () => {
+    const inst = await instanceWith({ session_lifetime_seconds: 400, session_inactivity_timeout_seconds: 300 });
+    const s = await mint(inst.secret);
+    h.clock.advance(200_000);
+    const ok = await refresh(s.id, s.refresh_token, inst.secret);
+    expect(ok.status).toBe(200);
+    const after = await getSession(s.id, inst.secret);
+    expect(after.abandon_at).toBe(s.expire_at);
+    h.clock.advance(200_000);
+    expect(errorOf((await refresh(s.id, ok.body.refresh_token, inst.secret)).body).code).toBe('SESSION_EXPIRED');
+  });
+
+  it('the jwt of a refreshed session says so in sts and sv', async () => {
+    const s = await mint();
+    const res = await refresh(s.id, s.refresh_token);
+    expect(decodeJwt(res.body.jwt)).toMatchObject({ sts: 'active', sv: 1, sid: s.id });
+  });
+});
