@@ -4,7 +4,7 @@ import { parseBody } from './body';
 import type { Endpoint, Method } from './endpoint';
 import { AppError } from './errors';
 import { requestContext, requestInfo, jsonError, type SurfaceEnv } from './request-context';
-import { validate } from './validate';
+import { isStorableText, validate } from './validate';
 import { z } from 'zod';
 
 export interface RouteEntry<Guard> {
@@ -57,6 +57,8 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
     app.on(route.method, route.path, async (c) => {
       c.set('route', route.path);
       const auth = await surface.authenticate(c, route);
+      // No stored id holds a NUL or invalid Unicode; the database would refuse to compare with one.
+      if (!Object.values(c.req.param() as Record<string, string>).every(isStorableText)) throw new AppError('NOT_FOUND');
       const parsed = hasBody ? await parseBody(c, { form: surface.acceptsForm }) : { raw: '', value: undefined };
       const body = hasBody ? validate(endpoint.body ?? EMPTY_BODY, parsed.value, 'body') : undefined;
       const query = validate(endpoint.query ?? EMPTY_QUERY, queryObject(c), 'query');

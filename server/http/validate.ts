@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { AppError, type ErrorEntry } from './errors';
 
-function entry(issue: z.core.$ZodIssue, root: string): ErrorEntry[] {
+/** The value at an issue's path in the input: zod 4 leaves `issue.input` out unless asked. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+function entry(issue: z.core.$ZodIssue, root: string, input: unknown): ErrorEntry[] {
   const base = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((k) => {
@@ -10,16 +20,58 @@ function entry(issue: z.core.$ZodIssue, root: string): ErrorEntry[] {
     });
   }
   const param = base || root;
-  const reason = issue.code === 'invalid_type' && issue.input === undefined ? 'required' : issue.code;
+  const reason = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.code;
   const message = reason === 'required' ? `${param} is required.` : `${param}: ${issue.message}`;
   return [{ code: 'VALIDATION_FAILED', message, meta: { param, reason } }];
 }
 
+/** U+0000 and unpaired surrogates: Postgres text and jsonb cannot store them faithfully. */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what is looked for
+const UNSTORABLE_RE = /[\u0000\uD800-\uDFFF]/u;
+export const isStorableText = (s: string) => !UNSTORABLE_RE.test(s);
+
+interface Frame {
+  value: unknown;
+  key: string | null;
+  parent: Frame | null;
+}
+const pathOf = (f: Frame | null): string[] => {
+  const out: string[] = [];
+  for (let x = f; x && x.key !== null; x = x.parent) out.push(x.key);
+  return out.reverse();
+};
+
+/** The path of the first string (value or key) that cannot be stored; iterative and linear, so deep nesting is harmless. */
+function firstUnstorable(input: unknown): string[] | null {
+  const stack: Frame[] = [{ value: input, key: null, parent: null }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const v = frame.value;
+    if (typeof v === 'string') {
+      if (!isStorableText(v)) return pathOf(frame);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        if (!isStorableText(k)) return [...pathOf(frame), k.replace(UNSTORABLE_RE, '\uFFFD')];
+        stack.push({ value: child, key: k, parent: frame });
+      }
+    }
+  }
+  return null;
+}
+
 /** Parses input with a zod schema; every problem becomes one 422 entry naming its field. */
 export function validate<T extends z.ZodType>(schema: T, input: unknown, root = 'body'): z.output<T> {
+  const bad = firstUnstorable(input);
+  if (bad) {
+    const param = bad.join('.') || root;
+    throw new AppError('VALIDATION_FAILED', {
+      message: `${param} contains a NUL character or invalid Unicode.`,
+      meta: { param, reason: 'invalid_characters' },
+    });
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const entries = result.error.issues.flatMap((i) => entry(i, root)).slice(0, 20);
+  const entries = result.error.issues.flatMap((i) => entry(i, root, input)).slice(0, 20);
   const [first, ...more] = entries;
   throw new AppError('VALIDATION_FAILED', { message: first!.message, meta: first!.meta, more });
 }

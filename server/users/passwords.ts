@@ -13,6 +13,10 @@ export const PASSWORD_MAX_LENGTH = 256;
 const scryptAsync = promisify(scrypt) as (pw: string, salt: string, len: number, opts: object) => Promise<Buffer>;
 const pbkdf2Async = promisify(pbkdf2);
 
+// m, t and p in any order (checked below): the `argon2` package itself writes `m=…,p=…,t=…`.
+const argon2Format = (variant: string) =>
+  new RegExp(String.raw`^\$${variant}\$v=\d+\$((?:[mtp]=\d+,){2}[mtp]=\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$`);
+
 /**
  * Accepted digest formats:
  * - argon2id / argon2i: the PHC string (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`)
@@ -21,14 +25,29 @@ const pbkdf2Async = promisify(pbkdf2);
  * - pbkdf2_sha256: Django's `pbkdf2_sha256$iterations$salt$base64digest`
  */
 const FORMATS: Record<PasswordHasher, RegExp> = {
-  argon2id: /^\$argon2id\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/,
-  argon2i: /^\$argon2i\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/,
+  argon2id: argon2Format('argon2id'),
+  argon2i: argon2Format('argon2i'),
   bcrypt: /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/,
   scrypt: /^scrypt:(\d+):(\d+):(\d+)\$([^$]+)\$([0-9a-f]+)$/,
   pbkdf2_sha256: /^pbkdf2_sha256\$(\d+)\$([^$]+)\$([A-Za-z0-9+/=]+)$/,
 };
 
-export const isValidDigest = (hasher: PasswordHasher, digest: string) => FORMATS[hasher].test(digest);
+const isPowerOfTwo = (n: number) => n >= 2 && Number.isInteger(Math.log2(n));
+
+/** Well-formed, and with parameters a digest could have been made with (else it could never verify). */
+export function isValidDigest(hasher: PasswordHasher, digest: string): boolean {
+  const m = FORMATS[hasher].exec(digest);
+  if (!m) return false;
+  if (hasher === 'scrypt') {
+    const [, n, r, p, , hex] = m;
+    return isPowerOfTwo(Number(n)) && Number(r) >= 1 && Number(p) >= 1 && hex!.length % 2 === 0;
+  }
+  if (hasher === 'pbkdf2_sha256') return Number(m[1]) >= 1 && Buffer.from(m[3]!, 'base64').length > 0;
+  if (hasher === 'argon2id' || hasher === 'argon2i') {
+    return new Set(m[1]!.split(',').map((kv) => kv[0])).size === 3;
+  }
+  return true;
+}
 
 export const hashPassword = (password: string) => argon2.hash(password, { type: argon2.argon2id });
 

@@ -4,9 +4,18 @@ import { PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './pa
 
 const METADATA_MAX_BYTES = 8 * 1024;
 
+/** Nesting deep enough to overflow the stack cannot fit the size limit anyway. */
+function serializedLength(v: unknown): number {
+  try {
+    return JSON.stringify(v).length;
+  } catch {
+    return Infinity;
+  }
+}
+
 const metadata = z
   .record(z.string(), z.unknown())
-  .refine((v) => JSON.stringify(v).length <= METADATA_MAX_BYTES, { message: `must be at most ${METADATA_MAX_BYTES} bytes` });
+  .refine((v) => serializedLength(v) <= METADATA_MAX_BYTES, { message: `must be at most ${METADATA_MAX_BYTES} bytes` });
 /** PATCH metadata: merged into the stored object; a `null` value deletes its key. */
 const metadataPatch = metadata;
 

@@ -1,0 +1,203 @@
+import { createHash, pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
+import argon2 from 'argon2';
+import bcrypt from 'bcryptjs';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../db/schema';
+import { createHarness, type TestHarness } from '../testing/harness';
+import { verifyPassword, type PasswordHasher } from './passwords';
+
+let h: TestHarness;
+let key: string;
+beforeAll(async () => {
+  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+  ({ secret: key } = await h.createInstance());
+});
+afterAll(() => h.close());
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Res = { status: number; headers: Headers; body: any };
+
+function expectError(res: Res, status: number, code: string, meta?: Record<string, unknown>) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ errors: expect.any(Array), trace_id: expect.any(String) });
+  const first = res.body.errors[0];
+  expect(first).toMatchObject({ code, message: expect.any(String), meta: expect.any(Object) });
+  if (meta) expect(first.meta).toMatchObject(meta);
+  return first as { code: string; message: string; meta: Record<string, unknown> };
+}
+
+let seq = 0;
+const uniqueEmail = (tag: string) => `${tag}.${++seq}.${randomBytes(3).toString('hex')}@example.com`;
+
+const PASSWORD = 'imported Passw0rd!';
+const WRONG = 'imported Passw0rd?';
+
+/** Werkzeug's generate_password_hash(method="scrypt"): `scrypt:N:r:p$salt$hex(64-byte key)`. */
+function werkzeugScrypt(password: string, salt = randomBytes(12).toString('base64url').replace(/[-_]/g, 'x').slice(0, 16), n = 32768, r = 8, p = 1) {
+  const key = scryptSync(password, salt, 64, { N: n, r, p, maxmem: 256 * n * r });
+  return `scrypt:${n}:${r}:${p}$${salt}$${key.toString('hex')}`;
+}
+
+/** Django's PBKDF2PasswordHasher: `pbkdf2_sha256$iterations$salt$base64(32-byte key)`. */
+function djangoPbkdf2(password: string, salt = randomBytes(16).toString('hex').slice(0, 22), iterations = 600_000) {
+  const key = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+  return `pbkdf2_sha256$${iterations}$${salt}$${key.toString('base64')}`;
+}
+
+async function importUser(hasher: string, digest: string) {
+  return h.call('POST', '/v1/users', {
+    key,
+    body: { email_address: uniqueEmail(hasher), password_digest: digest, password_hasher: hasher },
+  });
+}
+
+async function stored(id: string) {
+  const [row] = await h.runtime.deps.db
+    .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
+    .from(users)
+    .where(eq(users.id, id));
+  return row!;
+}
+
+describe('importing password digests', () => {
+  const cases: [PasswordHasher, () => Promise<string>][] = [
+    ['bcrypt', () => bcrypt.hash(PASSWORD, 10)],
+    ['argon2i', () => argon2.hash(PASSWORD, { type: argon2.argon2i })],
+    ['argon2id', () => argon2.hash(PASSWORD, { type: argon2.argon2id })],
+    ['scrypt', async () => werkzeugScrypt(PASSWORD)],
+    ['pbkdf2_sha256', async () => djangoPbkdf2(PASSWORD)],
+  ];
+
+  for (const [hasher, make] of cases) {
+    it(`${hasher}: the digest is stored as given and verifies only the right password`, async () => {
+      const digest = await make();
+      const res = await importUser(hasher, digest);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ object: 'user', password_enabled: true });
+      // The digest never comes back.
+      expect(JSON.stringify(res.body)).not.toContain(digest);
+      expect(JSON.stringify(res.body)).not.toMatch(/password_digest|password_hasher/);
+      const got = await h.call('GET', `/v1/users/${res.body.id}`, { key });
+      expect(JSON.stringify(got.body)).not.toContain(digest);
+
+      const row = await stored(res.body.id);
+      expect(row).toEqual({ digest, hasher });
+      expect(await verifyPassword(PASSWORD, row.digest!, row.hasher as PasswordHasher)).toBe(true);
+      expect(await verifyPassword(WRONG, row.digest!, row.hasher as PasswordHasher)).toBe(false);
+      expect(await verifyPassword('', row.digest!, row.hasher as PasswordHasher)).toBe(false);
+    });
+  }
+
+  it('bcrypt: $2a$ and $2y$ digests verify too', async () => {
+    const b = await bcrypt.hash(PASSWORD, 8);
+    for (const digest of [b.replace(/^\$2b\$/, '$2a$'), b.replace(/^\$2b\$/, '$2y$')]) {
+      const res = await importUser('bcrypt', digest);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(await verifyPassword(PASSWORD, digest, 'bcrypt')).toBe(true);
+      expect(await verifyPassword(WRONG, digest, 'bcrypt')).toBe(false);
+    }
+  });
+
+  it('argon2: the parameters may come in either order (node argon2 writes m,p,t; argon2-cffi m,t,p)', async () => {
+    const native = await argon2.hash(PASSWORD, { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    const reordered = native.replace(/\$((?:[mtp]=\d+,?){3})\$/, (_, params: string) => {
+      const byKey = Object.fromEntries(params.split(',').map((kv) => kv.split('=')));
+      return `$m=${byKey.m},t=${byKey.t},p=${byKey.p}$`;
+    });
+    expect(reordered).toMatch(/\$m=19456,t=2,p=1\$/);
+    for (const digest of new Set([native, reordered])) {
+      const res = await importUser('argon2id', digest);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(await verifyPassword(PASSWORD, digest, 'argon2id')).toBe(true);
+      expect(await verifyPassword(WRONG, digest, 'argon2id')).toBe(false);
+    }
+    // Each parameter exactly once.
+    const doubled = reordered.replace('t=2', 'm=2');
+    expectError(await importUser('argon2id', doubled), 422, 'VALIDATION_FAILED', { param: 'password_digest' });
+  });
+
+  it('scrypt and pbkdf2 with other parameters verify', async () => {
+    const s = werkzeugScrypt(PASSWORD, 'abcDEF123', 16384, 8, 2);
+    const p = djangoPbkdf2(PASSWORD, 'NaCl', 1000);
+    expect((await importUser('scrypt', s)).status).toBe(200);
+    expect((await importUser('pbkdf2_sha256', p)).status).toBe(200);
+    expect(await verifyPassword(PASSWORD, s, 'scrypt')).toBe(true);
+    expect(await verifyPassword(WRONG, s, 'scrypt')).toBe(false);
+    expect(await verifyPassword(PASSWORD, p, 'pbkdf2_sha256')).toBe(true);
+    expect(await verifyPassword(WRONG, p, 'pbkdf2_sha256')).toBe(false);
+  });
+
+  it('a digest is checked against the hasher it was made with', async () => {
+    const digest = await bcrypt.hash(PASSWORD, 8);
+    expect(await verifyPassword(PASSWORD, digest, 'argon2id')).toBe(false);
+    expect(await verifyPassword(PASSWORD, digest, 'scrypt')).toBe(false);
+  });
+
+  describe('refusals', () => {
+    const sha = createHash('sha256').update(PASSWORD).digest('hex');
+    const malformed: [string, string][] = [
+      ['bcrypt', 'not-a-digest'],
+      ['bcrypt', '$2b$10$tooShort'],
+      ['argon2id', sha],
+      ['argon2i', '$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA'], // an argon2id digest
+      ['argon2id', '$argon2id$v=19$m=65536,t=3,p=4$$'],
+      ['scrypt', `scrypt$16384$8$1$salt$${sha}`],
+      ['scrypt', 'scrypt:32768:8:1$salt$XYZ'],
+      ['scrypt', `scrypt:32768:8:1$salt$${sha.slice(1)}`], // odd number of hex digits
+      ['scrypt', `scrypt:1000:8:1$salt$${sha}`], // N is not a power of two
+      ['scrypt', `scrypt:32768:0:1$salt$${sha}`], // r = 0
+      ['pbkdf2_sha256', `pbkdf2_sha256$abc$salt$${Buffer.from(sha).toString('base64')}`],
+      ['pbkdf2_sha256', `pbkdf2_sha256$0$salt$${Buffer.from(sha, 'hex').toString('base64')}`], // zero iterations
+      ['pbkdf2_sha256', `pbkdf2_sha1$260000$salt$${Buffer.from(sha, 'hex').toString('base64')}`],
+      ['pbkdf2_sha256', 'pbkdf2_sha256$260000$salt$'],
+    ];
+    for (const [hasher, digest] of malformed) {
+      it(`refuses a malformed ${hasher} digest: ${digest.slice(0, 40)}`, async () => {
+        const before = await h.call('GET', '/v1/users?limit=100', { key });
+        const res = await importUser(hasher, digest);
+        expectError(res, 422, 'VALIDATION_FAILED', { param: 'password_digest' });
+        const after = await h.call('GET', '/v1/users?limit=100', { key });
+        expect(after.body.data.length).toBe(before.body.data.length);
+      });
+    }
+
+    it('refuses password_digest without password_hasher, and the reverse', async () => {
+      const digest = await bcrypt.hash(PASSWORD, 8);
+      const noHasher = await h.call('POST', '/v1/users', { key, body: { email_address: uniqueEmail('nh'), password_digest: digest } });
+      expectError(noHasher, 422, 'VALIDATION_FAILED', { param: 'password_hasher' });
+      const noDigest = await h.call('POST', '/v1/users', { key, body: { email_address: uniqueEmail('nd'), password_hasher: 'bcrypt' } });
+      expectError(noDigest, 422, 'VALIDATION_FAILED', { param: 'password_digest' });
+    });
+
+    it('refuses an unknown hasher', async () => {
+      const res = await importUser('md5', createHash('md5').update(PASSWORD).digest('hex'));
+      expectError(res, 422, 'VALIDATION_FAILED', { param: 'password_hasher' });
+    });
+
+    it('refuses password and password_digest together', async () => {
+      const digest = await bcrypt.hash(PASSWORD, 8);
+      const res = await h.call('POST', '/v1/users', {
+        key,
+        body: { email_address: uniqueEmail('both'), password: PASSWORD, password_digest: digest, password_hasher: 'bcrypt' },
+      });
+      expectError(res, 422, 'VALIDATION_FAILED', { param: 'password_digest' });
+    });
+  });
+
+  it('PATCH imports a digest onto an existing user', async () => {
+    const created = await h.call('POST', '/v1/users', { key, body: { email_address: uniqueEmail('patchimp') } });
+    expect(created.body.password_enabled).toBe(false);
+    const digest = djangoPbkdf2(PASSWORD, 'pepper', 2000);
+    const res = await h.call('PATCH', `/v1/users/${created.body.id}`, { key, body: { password_digest: digest, password_hasher: 'pbkdf2_sha256' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.password_enabled).toBe(true);
+    const row = await stored(created.body.id);
+    expect(row).toEqual({ digest, hasher: 'pbkdf2_sha256' });
+    expect(await verifyPassword(PASSWORD, row.digest!, 'pbkdf2_sha256')).toBe(true);
+
+    const bad = await h.call('PATCH', `/v1/users/${created.body.id}`, { key, body: { password_digest: 'nope', password_hasher: 'scrypt' } });
+    expectError(bad, 422, 'VALIDATION_FAILED', { param: 'password_digest' });
+    expect(await stored(created.body.id)).toEqual({ digest, hasher: 'pbkdf2_sha256' });
+  });
+});
