@@ -20,7 +20,9 @@ function entry(issue: z.core.$ZodIssue, root: string, input: unknown): ErrorEntr
     });
   }
   const param = base || root;
-  const reason = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.code;
+  // A custom rule names its reason in params ({ reason }); zod's own codes are used as they are.
+  const custom = issue.code === 'custom' ? (issue.params as { reason?: string } | undefined)?.reason : undefined;
+  const reason = custom ?? (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.code);
   const message = reason === 'required' ? `${param} is required.` : `${param}: ${issue.message}`;
   return [{ code: 'VALIDATION_FAILED', message, meta: { param, reason } }];
 }

@@ -151,6 +151,13 @@ describe('importing password digests', () => {
       ['pbkdf2_sha256', `pbkdf2_sha256$0$salt$${Buffer.from(sha, 'hex').toString('base64')}`], // zero iterations
       ['pbkdf2_sha256', `pbkdf2_sha1$260000$salt$${Buffer.from(sha, 'hex').toString('base64')}`],
       ['pbkdf2_sha256', 'pbkdf2_sha256$260000$salt$'],
+      // Costlier than IMPORT_COST_LIMITS: each later sign-in would burn CPU or memory.
+      ['bcrypt', `$2b$31$${'a'.repeat(53)}`],
+      ['scrypt', `scrypt:${2 ** 24}:8:1$salt$${sha}`],
+      ['scrypt', `scrypt:32768:64:1$salt$${sha}`],
+      ['pbkdf2_sha256', `pbkdf2_sha256$100000000$salt$${Buffer.from(sha, 'hex').toString('base64')}`],
+      ['argon2id', '$argon2id$v=19$m=4194304,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA'],
+      ['argon2id', '$argon2id$v=19$m=65536,t=100,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA'],
     ];
     for (const [hasher, digest] of malformed) {
       it(`refuses a malformed ${hasher} digest: ${digest.slice(0, 40)}`, async () => {
@@ -165,7 +172,7 @@ describe('importing password digests', () => {
     it('refuses password_digest without password_hasher, and the reverse', async () => {
       const digest = await bcrypt.hash(PASSWORD, 8);
       const noHasher = await h.call('POST', '/v1/users', { key, body: { email_address: uniqueEmail('nh'), password_digest: digest } });
-      expectError(noHasher, 422, 'VALIDATION_FAILED', { param: 'password_hasher' });
+      expectError(noHasher, 422, 'VALIDATION_FAILED', { param: 'password_hasher', reason: 'required_together' });
       const noDigest = await h.call('POST', '/v1/users', { key, body: { email_address: uniqueEmail('nd'), password_hasher: 'bcrypt' } });
       expectError(noDigest, 422, 'VALIDATION_FAILED', { param: 'password_digest' });
     });

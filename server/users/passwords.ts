@@ -34,19 +34,48 @@ const FORMATS: Record<PasswordHasher, RegExp> = {
 
 const isPowerOfTwo = (n: number) => n >= 2 && Number.isInteger(Math.log2(n));
 
-/** Well-formed, and with parameters a digest could have been made with (else it could never verify). */
+/**
+ * Upper bounds on an imported digest's cost: a hostile import must not make every later
+ * password check burn seconds of CPU or gigabytes of memory.
+ */
+export const IMPORT_COST_LIMITS = {
+  bcryptRounds: 16,
+  scryptN: 2 ** 20,
+  scryptR: 32,
+  scryptP: 16,
+  pbkdf2Iterations: 5_000_000,
+  argon2MemoryKiB: 1024 * 1024,
+  argon2Time: 20,
+  argon2Parallelism: 16,
+};
+
+const within = (n: number, min: number, max: number) => Number.isInteger(n) && n >= min && n <= max;
+
+/**
+ * Well-formed, with parameters a digest could have been made with (else it could never
+ * verify), and no costlier than IMPORT_COST_LIMITS.
+ */
 export function isValidDigest(hasher: PasswordHasher, digest: string): boolean {
   const m = FORMATS[hasher].exec(digest);
   if (!m) return false;
+  const L = IMPORT_COST_LIMITS;
   if (hasher === 'scrypt') {
     const [, n, r, p, , hex] = m;
-    return isPowerOfTwo(Number(n)) && Number(r) >= 1 && Number(p) >= 1 && hex!.length % 2 === 0;
+    return (
+      isPowerOfTwo(Number(n)) && Number(n) <= L.scryptN && within(Number(r), 1, L.scryptR) && within(Number(p), 1, L.scryptP) && hex!.length % 2 === 0
+    );
   }
-  if (hasher === 'pbkdf2_sha256') return Number(m[1]) >= 1 && Buffer.from(m[3]!, 'base64').length > 0;
+  if (hasher === 'pbkdf2_sha256') return within(Number(m[1]), 1, L.pbkdf2Iterations) && Buffer.from(m[3]!, 'base64').length > 0;
   if (hasher === 'argon2id' || hasher === 'argon2i') {
-    return new Set(m[1]!.split(',').map((kv) => kv[0])).size === 3;
+    const params = Object.fromEntries(m[1]!.split(',').map((kv) => [kv[0], Number(kv.slice(2))]));
+    return (
+      Object.keys(params).length === 3 &&
+      within(params.m!, 8, L.argon2MemoryKiB) &&
+      within(params.t!, 1, L.argon2Time) &&
+      within(params.p!, 1, L.argon2Parallelism)
+    );
   }
-  return true;
+  return within(Number(digest.slice(4, 6)), 4, L.bcryptRounds);
 }
 
 export const hashPassword = (password: string) => argon2.hash(password, { type: argon2.argon2id });

@@ -15,7 +15,10 @@ function serializedLength(v: unknown): number {
 
 const metadata = z
   .record(z.string(), z.unknown())
-  .refine((v) => serializedLength(v) <= METADATA_MAX_BYTES, { message: `must be at most ${METADATA_MAX_BYTES} bytes` });
+  .refine((v) => serializedLength(v) <= METADATA_MAX_BYTES, {
+    message: `must be at most ${METADATA_MAX_BYTES} bytes`,
+    params: { reason: 'too_large' },
+  });
 /** PATCH metadata: merged into the stored object; a `null` value deletes its key. */
 const metadataPatch = metadata;
 
@@ -73,13 +76,19 @@ function checkPasswordInputs(
   ctx: z.RefinementCtx,
 ) {
   if (v.password !== undefined && v.password_digest !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['password_digest'], message: 'cannot be given together with password' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['password_digest'],
+      message: 'cannot be given together with password',
+      params: { reason: 'conflict' },
+    });
   }
   if ((v.password_digest === undefined) !== (v.password_hasher === undefined)) {
     ctx.addIssue({
       code: 'custom',
       path: [v.password_digest === undefined ? 'password_digest' : 'password_hasher'],
       message: 'password_digest and password_hasher go together',
+      params: { reason: 'required_together' },
     });
   }
 }
