@@ -44,6 +44,7 @@ export const sessions = pgTable(
     index('sessions_user_idx').on(t.userId, t.id),
     index('sessions_client_idx').on(t.clientId),
     index('sessions_due_idx').on(t.status, t.expireAt),
+    index('sessions_abandon_due_idx').on(t.status, t.abandonAt),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "sessions_abandon_due_idx" ON "sessions" USING btree ("status","abandon_at");
