@@ -252,3 +252,13 @@ describe('lifetime and inactivity', () => {
     expect(decodeJwt(res.body.jwt)).toMatchObject({ sts: 'active', sv: 1, sid: s.id });
   });
 });
+
+describe('jwt lifetime', () => {
+  it('never outlives its session', async () => {
+    const inst = await instanceWith({ session_lifetime_seconds: 300, session_token_lifetime_seconds: 3600 });
+    const session = await mint(inst.secret);
+    const claims = decodeJwt(session.jwt);
+    expect(claims.exp).toBe(Math.floor(session.expire_at / 1000));
+    expect((session as unknown as { expires_in: number }).expires_in).toBeLessThanOrEqual(300);
+  });
+});

@@ -21,11 +21,21 @@ export interface SessionClaims extends JWTPayload {
 export async function signSessionJwt(
   deps: D,
   instance: InstanceContext,
-  s: { id: string; userId: string; status: string; actor: { sub: string } | null; sessionsVersion: number; azp?: string | null },
+  s: {
+    id: string;
+    userId: string;
+    status: string;
+    actor: { sub: string } | null;
+    sessionsVersion: number;
+    expireAt: number;
+    azp?: string | null;
+  },
 ): Promise<{ jwt: string; expires_in: number }> {
   const signer = await currentSigner(deps, instance.id);
   const now = Math.floor(deps.clock.now() / 1000);
-  const lifetime = instance.settings.session_token_lifetime_seconds;
+  // A jwt never outlives its session.
+  const exp = Math.min(now + instance.settings.session_token_lifetime_seconds, Math.floor(s.expireAt / 1000));
+  const lifetime = Math.max(0, exp - now);
   const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status };
   if (s.azp) claims.azp = s.azp;
   if (s.actor) claims.act = { sub: s.actor.sub };
