@@ -106,7 +106,7 @@ describe('CLI with the embedded store, as an operator runs it', () => {
     expect(listed.status, listed.stderr).toBe(0);
     const ids = JSON.parse(listed.stdout).map((i: { instance_id: string }) => i.instance_id);
     expect(ids).toContain(instance.instance_id);
-  });
+  }, 90_000); // starts a real server on an on-disk store
 });
 
 async function waitFor(url: string) {
