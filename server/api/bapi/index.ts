@@ -8,6 +8,7 @@ import { buildOpenApi } from '../../http/openapi';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { ANY_KEY, authenticateSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
 import * as sessions from '../../sessions/routes';
+import * as tickets from '../../sessions/ticket-routes';
 import * as signing from '../../signing/routes';
 import * as users from '../../users/routes';
 
@@ -49,6 +50,11 @@ export const bapiRoutes: RouteEntry<BapiGuard>[] = [
   route('GET',    '/v1/sessions/:id',             'sessions:read',   sessions.getSessionEndpoint),
   route('POST',   '/v1/sessions/:id/revoke',      'sessions:write',  sessions.revokeSessionEndpoint),
   route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  sessions.refreshSessionEndpoint),
+
+  route('POST',   '/v1/actor_tokens',             'impersonation:write',  tickets.createActorTokenEndpoint),
+  route('POST',   '/v1/actor_tokens/:id/revoke',  'impersonation:write',  tickets.revokeActorTokenEndpoint),
+  route('POST',   '/v1/sign_in_tokens',           'sign_in_tokens:write', tickets.createSignInTokenEndpoint),
+  route('POST',   '/v1/sign_in_tokens/:id/revoke','sign_in_tokens:write', tickets.revokeSignInTokenEndpoint),
 
   route('GET',    '/v1/events',                   'events:read',     listEmittedEventTypesEndpoint),
   route('GET',    '/v1/audit_logs',               'audit_logs:read', audit.listAuditLogsEndpoint),

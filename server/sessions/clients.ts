@@ -1,0 +1,177 @@
+import { and, desc, eq, gt, inArray } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { clients, sessions, users } from '../db/schema';
+import { AppError, notFound } from '../http/errors';
+import { newId } from '../http/ids';
+import { generateSecret, sha256Hex } from '../http/secrets';
+import type { InstanceContext } from '../instances/instances';
+import { isLive } from './lifecycle';
+import { applySessionAction, sessionView, type AuditContext } from './sessions';
+import { signSessionJwt } from './tokens';
+
+/**
+ * A client is one browser or app. Its token is a secret (`ct_` + 32 random bytes,
+ * stored only as its SHA-256): web clients carry it in the `__client` cookie, native
+ * apps as `Authorization: Bearer ct_…`. Sessions hang off the client.
+ */
+export type ClientRow = typeof clients.$inferSelect;
+type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
+
+export const CLIENT_TOKEN_PREFIX = 'ct_';
+const CLIENT_TOKEN_RE = /^ct_[A-Za-z0-9_-]{43}$/;
+
+const STATUS_ERRORS = {
+  ended: 'SESSION_ENDED',
+  revoked: 'SESSION_REVOKED',
+  removed: 'SESSION_REMOVED',
+  expired: 'SESSION_EXPIRED',
+  abandoned: 'SESSION_ABANDONED',
+} as const;
+
+/**
+ * A client expires once it can no longer hold a live session: the instance's maximum
+ * session lifetime after its last sign-in (`updated_at`). Its cookie lives as long.
+ */
+export const clientExpiresAt = (instance: InstanceContext, c: Pick<ClientRow, 'updatedAt'>) =>
+  c.updatedAt + instance.settings.session_lifetime_seconds * 1000;
+
+export type ClientLookup =
+  | { client: ClientRow; reason: null }
+  | { client: null; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+
+/** The client a presented token names in this instance, or why there is none. */
+export async function findClient(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, token: string): Promise<ClientLookup> {
+  if (!CLIENT_TOKEN_RE.test(token)) return { client: null, reason: 'malformed' };
+  const [row] = await deps.db
+    .select()
+    .from(clients)
+    .where(and(eq(clients.tokenDigest, sha256Hex(token)), eq(clients.instanceId, instance.id)));
+  if (!row) return { client: null, reason: 'unknown' };
+  if (row.revokedAt !== null) return { client: null, reason: 'revoked' };
+  if (clientExpiresAt(instance, row) <= deps.clock.now()) return { client: null, reason: 'expired' };
+  return { client: row, reason: null };
+}
+
+/** A new client and its token (shown to the caller once). Runs in the caller's transaction if any. */
+export async function createClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string) {
+  const token = generateSecret(CLIENT_TOKEN_PREFIX);
+  const now = deps.clock.now();
+  const [client] = await deps.db
+    .insert(clients)
+    .values({ id: newId('client'), instanceId, tokenDigest: sha256Hex(token), createdAt: now, updatedAt: now })
+    .returning();
+  return { client: client!, token };
+}
+
+/** Makes a session the client's active one; a sign-in also renews the client's lifetime. */
+export async function setActiveSession(deps: Pick<Deps, 'db' | 'clock'>, clientId: string, sessionId: string) {
+  const [row] = await deps.db
+    .update(clients)
+    .set({ lastActiveSessionId: sessionId, updatedAt: deps.clock.now() })
+    .where(eq(clients.id, clientId))
+    .returning();
+  return row!;
+}
+
+/** Live sessions of a client (active or pending and not overdue), newest first. */
+async function liveSessionsOf(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, clientId: string) {
+  const now = deps.clock.now();
+  const rows = await deps.db
+    .select()
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.clientId, clientId),
+        eq(sessions.instanceId, instanceId),
+        inArray(sessions.status, ['active', 'pending']),
+        gt(sessions.expireAt, now),
+        gt(sessions.abandonAt, now),
+      ),
+    )
+    .orderBy(desc(sessions.id));
+  return rows;
+}
+
+export const signedOutClient = () => ({
+  object: 'client' as const,
+  id: null,
+  sessions: [],
+  last_active_session_id: null,
+  session: null,
+  created_at: null,
+  updated_at: null,
+});
+
+/**
+ * The client object of FAPI: its live sessions and the active one (`session`), which is
+ * the last one signed into while it lives, else the newest live one. A missing client
+ * is the signed-out visitor: `id` and `session` null.
+ */
+export async function clientView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null) {
+  if (!client) return signedOutClient();
+  const live = (await liveSessionsOf(deps, instance.id, client.id)).map(sessionView);
+  const active = live.find((s) => s.id === client.lastActiveSessionId) ?? live[0] ?? null;
+  return {
+    object: 'client' as const,
+    id: client.id as string | null,
+    sessions: live,
+    last_active_session_id: active?.id ?? null,
+    session: active,
+    created_at: client.createdAt as number | null,
+    updated_at: client.updatedAt as number | null,
+  };
+}
+export type ClientView = Awaited<ReturnType<typeof clientView>>;
+
+/**
+ * A fresh session JWT for a live session of this client. Another client's (or
+ * instance's) session is 404; a dead one answers its SESSION_* code. Counts as activity:
+ * moves last_active_at and the inactivity deadline, as a refresh does.
+ */
+export async function clientSessionToken(deps: D, instance: InstanceContext, clientId: string, sessionId: string) {
+  const [found] = await deps.db
+    .select({ session: sessions, sessionsVersion: users.sessionsVersion })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.id, sessionId), eq(sessions.instanceId, instance.id), eq(sessions.clientId, clientId)));
+  if (!found) throw notFound('session');
+  const s = found.session;
+  if (!isLive(s.status)) throw new AppError(STATUS_ERRORS[s.status as keyof typeof STATUS_ERRORS]);
+  const now = deps.clock.now();
+  // The deadline missed first decides, as in sessions.ts (abandon_at never passes expire_at).
+  const action = s.abandonAt < s.expireAt && s.abandonAt <= now ? 'abandon' : s.expireAt <= now ? 'expire' : null;
+  if (action) {
+    await applySessionAction(deps, instance.id, s.id, action).catch(() => undefined);
+    throw new AppError(action === 'expire' ? 'SESSION_EXPIRED' : 'SESSION_ABANDONED');
+  }
+  const inactivity = instance.settings.session_inactivity_timeout_seconds;
+  const abandonAt = inactivity === null ? s.expireAt : Math.min(s.expireAt, now + inactivity * 1000);
+  const [touched] = await deps.db
+    .update(sessions)
+    .set({ lastActiveAt: now, abandonAt, updatedAt: now })
+    .where(and(eq(sessions.id, s.id), inArray(sessions.status, ['active', 'pending'])))
+    .returning({ status: sessions.status });
+  if (!touched) {
+    // Ended or revoked meanwhile: answer its code.
+    const [current] = await deps.db.select({ status: sessions.status }).from(sessions).where(eq(sessions.id, s.id));
+    throw new AppError(current && !isLive(current.status) ? STATUS_ERRORS[current.status as keyof typeof STATUS_ERRORS] : 'SESSION_REVOKED');
+  }
+  const token = await signSessionJwt(deps, instance, { ...s, status: touched.status, sessionsVersion: found.sessionsVersion });
+  return { object: 'token' as const, jwt: token.jwt };
+}
+
+/**
+ * Signs a client out everywhere: ends each of its live sessions (session.ended) and
+ * revokes the client, so its token is refused from now on.
+ */
+export async function revokeClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, clientId: string, auditCtx?: AuditContext) {
+  await deps.db.transaction(async (tx) => {
+    const d = { db: tx, clock: deps.clock };
+    const live = await tx
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(eq(sessions.clientId, clientId), eq(sessions.instanceId, instanceId), inArray(sessions.status, ['active', 'pending'])));
+    for (const s of live) await applySessionAction(d, instanceId, s.id, 'end', auditCtx);
+    await tx.update(clients).set({ revokedAt: deps.clock.now(), lastActiveSessionId: null }).where(eq(clients.id, clientId));
+  });
+}

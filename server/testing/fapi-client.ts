@@ -1,0 +1,67 @@
+import type { TestHarness } from './harness';
+
+export interface FapiCallOptions {
+  body?: unknown;
+  /** Sent form-encoded (application/x-www-form-urlencoded). */
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** Leave out the publishable key this time. */
+  noKey?: boolean;
+}
+
+export interface FapiResult {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  setCookie: string | null;
+}
+
+/**
+ * A browser (or, with `native`, an app) talking to one instance's FAPI: it sends the
+ * publishable key, keeps the `__client` cookie as a browser would (or the bearer token
+ * a native app stores), and exposes both for tests to inspect or tamper with.
+ */
+export function fapiClient(h: TestHarness, instanceId: string, opts: { publishableKey?: string; native?: boolean } = {}) {
+  const state = { token: null as string | null };
+  const native = opts.native ?? false;
+
+  async function call(method: string, path: string, o: FapiCallOptions = {}): Promise<FapiResult> {
+    const headers: Record<string, string> = { ...o.headers };
+    if (opts.publishableKey && !o.noKey) headers['x-publishable-key'] ??= opts.publishableKey;
+    if (state.token !== null) {
+      if (native) headers.authorization ??= `Bearer ${state.token}`;
+      else headers.cookie ??= `__client=${state.token}`;
+    }
+    let raw: string | undefined;
+    if (o.form) {
+      raw = new URLSearchParams(o.form).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const sep = path.includes('?') ? '&' : '?';
+    const url = `/fapi/${instanceId}${path}${native && state.token === null ? `${sep}_is_native=1` : ''}`;
+    const res = await h.request(method, url, { headers, body: o.body, raw });
+    const setCookie = res.headers.get('set-cookie');
+    if (setCookie) {
+      const m = /^__client=([^;]*);/.exec(setCookie);
+      if (m) state.token = /Max-Age=0(;|$)/.test(setCookie) ? null : m[1]!;
+    }
+    const issued = res.headers.get('authorization');
+    if (native && issued) state.token = issued.replace(/^Bearer /, '');
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, setCookie };
+  }
+
+  return {
+    call,
+    get token() {
+      return state.token;
+    },
+    set token(t: string | null) {
+      state.token = t;
+    },
+    /** Redeems a ticket: POST /v1/client/sign_ins {strategy: 'ticket'}. */
+    signInWithTicket: (ticket: string, o: FapiCallOptions = {}) =>
+      call('POST', '/v1/client/sign_ins', { body: { strategy: 'ticket', ticket }, ...o }),
+  };
+}
+export type FapiTestClient = ReturnType<typeof fapiClient>;
