@@ -5,8 +5,7 @@ import { AppError, notFound } from '../http/errors';
 import { newId } from '../http/ids';
 import { generateSecret, sha256Hex } from '../http/secrets';
 import type { InstanceContext } from '../instances/instances';
-import { isLive } from './lifecycle';
-import { applySessionAction, sessionView, type AuditContext } from './sessions';
+import { applySessionAction, sessionView, settleOverdue, timesFor, type AuditContext } from './sessions';
 import { signSessionJwt } from './tokens';
 
 /**
@@ -19,14 +18,6 @@ type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
 export const CLIENT_TOKEN_PREFIX = 'ct_';
 const CLIENT_TOKEN_RE = /^ct_[A-Za-z0-9_-]{43}$/;
-
-const STATUS_ERRORS = {
-  ended: 'SESSION_ENDED',
-  revoked: 'SESSION_REVOKED',
-  removed: 'SESSION_REMOVED',
-  expired: 'SESSION_EXPIRED',
-  abandoned: 'SESSION_ABANDONED',
-} as const;
 
 /**
  * A client expires once it can no longer hold a live session: the instance's maximum
@@ -136,16 +127,10 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
     .where(and(eq(sessions.id, sessionId), eq(sessions.instanceId, instance.id), eq(sessions.clientId, clientId)));
   if (!found) throw notFound('session');
   const s = found.session;
-  if (!isLive(s.status)) throw new AppError(STATUS_ERRORS[s.status as keyof typeof STATUS_ERRORS]);
+  const dead = await settleOverdue(deps, s);
+  if (dead) throw dead;
   const now = deps.clock.now();
-  // The deadline missed first decides, as in sessions.ts (abandon_at never passes expire_at).
-  const action = s.abandonAt < s.expireAt && s.abandonAt <= now ? 'abandon' : s.expireAt <= now ? 'expire' : null;
-  if (action) {
-    await applySessionAction(deps, instance.id, s.id, action).catch(() => undefined);
-    throw new AppError(action === 'expire' ? 'SESSION_EXPIRED' : 'SESSION_ABANDONED');
-  }
-  const inactivity = instance.settings.session_inactivity_timeout_seconds;
-  const abandonAt = inactivity === null ? s.expireAt : Math.min(s.expireAt, now + inactivity * 1000);
+  const { abandonAt } = timesFor(instance, now, s.createdAt);
   const [touched] = await deps.db
     .update(sessions)
     .set({ lastActiveAt: now, abandonAt, updatedAt: now })
@@ -153,8 +138,8 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
     .returning({ status: sessions.status });
   if (!touched) {
     // Ended or revoked meanwhile: answer its code.
-    const [current] = await deps.db.select({ status: sessions.status }).from(sessions).where(eq(sessions.id, s.id));
-    throw new AppError(current && !isLive(current.status) ? STATUS_ERRORS[current.status as keyof typeof STATUS_ERRORS] : 'SESSION_REVOKED');
+    const [current] = await deps.db.select().from(sessions).where(eq(sessions.id, s.id));
+    throw (current && (await settleOverdue(deps, current))) ?? new AppError('SESSION_REVOKED');
   }
   const token = await signSessionJwt(deps, instance, { ...s, status: touched.status, sessionsVersion: found.sessionsVersion });
   return { object: 'token' as const, jwt: token.jwt };

@@ -54,7 +54,8 @@ const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
 /** The successor of a refresh token is derived from it, so a grace-window retry gets the same one. */
 const successorOf = (deps: D, token: string) => `rt_${deps.cipher.mac('refresh-token', token)}`;
 
-function timesFor(instance: InstanceContext, now: number, createdAt = now) {
+/** `expire_at` from the creation time, `abandon_at` from the last activity (never past expire_at). */
+export function timesFor(instance: InstanceContext, now: number, createdAt = now) {
   const expireAt = createdAt + instance.settings.session_lifetime_seconds * 1000;
   const inactivity = instance.settings.session_inactivity_timeout_seconds;
   return { expireAt, abandonAt: inactivity === null ? expireAt : Math.min(expireAt, now + inactivity * 1000) };
@@ -219,8 +220,11 @@ export async function revokeLiveSessions(deps: Pick<Deps, 'db' | 'clock'>, insta
 const overdueAction = (s: Pick<SessionRow, 'expireAt' | 'abandonAt'>, now: number): 'expire' | 'abandon' | null =>
   s.abandonAt < s.expireAt && s.abandonAt <= now ? 'abandon' : s.expireAt <= now ? 'expire' : null;
 
-/** Moves an overdue live session to expired/abandoned; returns the error to answer, if any. */
-async function settleOverdue(deps: Pick<Deps, 'db' | 'clock'>, s: Pick<SessionRow, 'id' | 'instanceId' | 'status' | 'expireAt' | 'abandonAt'>) {
+/**
+ * The error a session that cannot be used answers: its SESSION_* code when dead, and an
+ * overdue live one is first moved to expired/abandoned. Null when it is usable.
+ */
+export async function settleOverdue(deps: Pick<Deps, 'db' | 'clock'>, s: Pick<SessionRow, 'id' | 'instanceId' | 'status' | 'expireAt' | 'abandonAt'>) {
   const now = deps.clock.now();
   if (!isLive(s.status)) return new AppError(STATUS_ERRORS[s.status as keyof typeof STATUS_ERRORS]);
   const action = overdueAction(s, now);
