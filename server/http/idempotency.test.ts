@@ -248,3 +248,21 @@ describe('Idempotency-Key on BAPI POST', () => {
     expect(g.status).toBe(200);
   });
 });
+
+describe('stored responses', () => {
+  it('replays a session mint without keeping its secrets readable at rest', async () => {
+    const inst = await fresh();
+    const user = await inst.post({ email_address: [`${uniq('mint')}@example.com`] });
+    const first = await inst.post({ user_id: user.body.id }, 'mint-once', '/v1/sessions');
+    expect(first.status).toBe(200);
+    const replay = await inst.post({ user_id: user.body.id }, 'mint-once', '/v1/sessions');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.refresh_token).toBe(first.body.refresh_token);
+    const [row] = await h.runtime.deps.db
+      .select()
+      .from(idempotencyRecords)
+      .where(and(eq(idempotencyRecords.instanceId, inst.instanceId), eq(idempotencyRecords.key, 'mint-once')));
+    expect(row!.body).not.toContain(first.body.refresh_token);
+    expect(row!.body).not.toContain(first.body.jwt);
+  });
+});

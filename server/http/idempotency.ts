@@ -40,7 +40,7 @@ export async function runIdempotent(
     const [existing] = await tx.select().from(idempotencyRecords).where(where);
     if (existing && existing.createdAt > now - IDEMPOTENCY_TTL_MS) {
       if (existing.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_MISMATCH');
-      return { status: existing.status, body: existing.body, headers: { 'idempotent-replayed': 'true' } };
+      return { status: existing.status, body: deps.cipher.decrypt(existing.body), headers: { 'idempotent-replayed': 'true' } };
     }
     let response: StoredResponse;
     try {
@@ -52,7 +52,8 @@ export async function runIdempotent(
       if (isAppError(e)) return { refused: e };
       throw e;
     }
-    const record = { fingerprint, status: response.status, body: response.body, createdAt: now };
+    // Encrypted: a stored response may hold a secret shown once (a minted refresh token, a ticket).
+    const record = { fingerprint, status: response.status, body: deps.cipher.encrypt(response.body), createdAt: now };
     if (existing) await tx.update(idempotencyRecords).set(record).where(where);
     else await tx.insert(idempotencyRecords).values({ instanceId: args.instanceId, key: args.key, ...record });
     return response;
