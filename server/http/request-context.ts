@@ -22,8 +22,9 @@ export function requestContext(deps: Deps, surface: string): MiddlewareHandler<S
     const requestId = given && REQUEST_ID_RE.test(given) ? given : newId('req');
     c.set('requestId', requestId);
     c.set('route', 'unmatched');
-    await next();
+    // Set before the handler runs: adding a header to a finished response makes Hono rebuild it.
     c.header('x-request-id', requestId);
+    await next();
     const seconds = (performance.now() - started) / 1000;
     const route = c.get('route');
     const status = c.res.status;

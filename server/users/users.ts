@@ -299,8 +299,40 @@ export async function setBanned(deps: D, instanceId: string, id: string, banned:
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** The unfiltered page, the common case, prepared once per order and cursor shape. */
+function preparePlainPage(db: Db, ascending: boolean, withCursor: boolean) {
+  const instance = eq(users.instanceId, sql.placeholder('instanceId'));
+  const cursor = ascending ? gt(users.id, sql.placeholder('cursor')) : lt(users.id, sql.placeholder('cursor'));
+  return db.query.users
+    .findMany({
+      where: withCursor ? and(instance, cursor) : instance,
+      orderBy: ascending ? asc(users.id) : desc(users.id),
+      limit: sql.placeholder('limit'),
+      with: withIdentifiers,
+    })
+    .prepare(`list_users_${ascending ? 'asc' : 'desc'}${withCursor ? '_cursor' : ''}`);
+}
+const plainPageStatements = new WeakMap<Db, Map<string, ReturnType<typeof preparePlainPage>>>();
+
+function plainPage(db: Db, ascending: boolean, withCursor: boolean) {
+  let byShape = plainPageStatements.get(db);
+  if (!byShape) plainPageStatements.set(db, (byShape = new Map()));
+  const shape = `${ascending}:${withCursor}`;
+  let stmt = byShape.get(shape);
+  if (!stmt) byShape.set(shape, (stmt = preparePlainPage(db, ascending, withCursor)));
+  return stmt;
+}
+
 export async function listUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: ListUsersInput) {
   const ascending = q.order_by === 'created_at';
+  if (!q.external_id && !q.username && !q.email_address && !q.query) {
+    const rows = await plainPage(deps.db, ascending, Boolean(q.starting_after)).execute({
+      instanceId,
+      cursor: q.starting_after,
+      limit: q.limit + 1,
+    });
+    return toCursorPage(rows, q.limit, userView);
+  }
   const filters: (SQL | undefined)[] = [eq(users.instanceId, instanceId)];
   if (q.starting_after) filters.push(ascending ? gt(users.id, q.starting_after) : lt(users.id, q.starting_after));
   if (q.external_id) filters.push(inArray(users.externalId, q.external_id));
