@@ -6,3 +6,4 @@ export * from './idempotency';
 export * from './relations';
 export * from './signing';
 export * from './sessions';
+export * from './messages';
