@@ -7,3 +7,5 @@ export * from './relations';
 export * from './signing';
 export * from './sessions';
 export * from './messages';
+export * from './mfa';
+export * from './api-tokens';

@@ -1,0 +1,306 @@
+import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
+import { randomInt } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+import type { Deps } from '../deps';
+import type { Db } from '../db/client';
+import { backupCodes, instances, sessions, totpFactors, users } from '../db/schema';
+import { emitEvent } from '../events/events';
+import { AppError, notFound } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { applySessionAction } from '../sessions/sessions';
+import { verifyPassword, type PasswordHasher } from './passwords';
+import { getUser } from './users';
+
+/**
+ * Multi-factor authentication: one TOTP factor per user (RFC 6238: SHA-1, 6 digits,
+ * 30 s steps, ±1 step accepted) and 10 single-use backup codes.
+ *
+ * - Enrollment: `beginTotpEnrollment` stores a fresh secret (encrypted with
+ *   ENCRYPTION_KEY) as a `pending` factor and answers it with its otpauth:// URI;
+ *   `confirmTotp` checks a first code, marks the factor `verified`, and answers the
+ *   backup codes once (stored only as keyed digests).
+ * - A code is accepted at most once: each accepted code records its time step, and a code
+ *   of that step or an older one is refused (replay within the ±1 window).
+ * - With the instance setting `mfa_required`, a session of a user without a verified
+ *   factor starts `pending` with the task `setup_mfa` (see `sessionTasks`); confirming
+ *   enrollment from that session activates it.
+ *
+ * The sign-in flow uses `hasSecondFactor`, `verifySecondFactor` and `initialSessionStatus`.
+ */
+
+type D = Pick<Deps, 'db' | 'clock' | 'cipher'>;
+
+export const TOTP_PERIOD_SECONDS = 30;
+export const TOTP_DIGITS = 6;
+export const TOTP_WINDOW = 1;
+export const BACKUP_CODE_COUNT = 10;
+/** Lower-case letters and digits without look-alikes (0/o, 1/l/i). */
+const BACKUP_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+const BACKUP_CODE_LENGTH = 10;
+
+export type SecondFactorStrategy = 'totp' | 'backup_code';
+export type SessionTask = { key: 'setup_mfa' };
+
+const totpFor = (secretBase32: string, label = 'user', issuer = 'Latchkey') =>
+  new TOTP({
+    issuer,
+    label,
+    algorithm: 'SHA1',
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD_SECONDS,
+    secret: Secret.fromBase32(secretBase32),
+  });
+
+const stepAt = (ms: number) => Math.floor(ms / 1000 / TOTP_PERIOD_SECONDS);
+
+/** Backup codes are compared without case, spaces or dashes. */
+const normaliseBackupCode = (code: string) => code.toLowerCase().replace(/[\s-]/g, '');
+const backupDigest = (deps: Pick<Deps, 'cipher'>, userId: string, code: string) =>
+  deps.cipher.mac('backup-code', `${userId}:${normaliseBackupCode(code)}`);
+
+function newBackupCodes(): string[] {
+  return Array.from({ length: BACKUP_CODE_COUNT }, () =>
+    Array.from({ length: BACKUP_CODE_LENGTH }, () => BACKUP_ALPHABET[randomInt(BACKUP_ALPHABET.length)]).join(''),
+  );
+}
+
+async function factorOf(db: Db, userId: string) {
+  const [row] = await db.select().from(totpFactors).where(eq(totpFactors.userId, userId));
+  return row ?? null;
+}
+
+/** Whether the user has a verified second factor (TOTP; backup codes come with it). */
+export async function hasSecondFactor(db: Db, userId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ userId: totpFactors.userId })
+    .from(totpFactors)
+    .where(and(eq(totpFactors.userId, userId), eq(totpFactors.status, 'verified')));
+  return row !== undefined;
+}
+
+/**
+ * Checks a TOTP code against the user's factor and, when it matches, records its step in
+ * one conditional UPDATE, so a code (or an older one) is never accepted twice, even by
+ * two racing requests. `pendingToo` admits the not-yet-confirmed factor (enrollment).
+ */
+async function acceptTotp(deps: D, userId: string, code: string, pendingToo = false): Promise<boolean> {
+  if (!/^\d{6}$/.test(code)) return false;
+  const factor = await factorOf(deps.db, userId);
+  if (!factor || (factor.status !== 'verified' && !pendingToo)) return false;
+  const now = deps.clock.now();
+  const delta = totpFor(deps.cipher.decrypt(factor.secretEncrypted)).validate({ token: code, timestamp: now, window: TOTP_WINDOW });
+  if (delta === null) return false;
+  const step = stepAt(now) + delta;
+  const [accepted] = await deps.db
+    .update(totpFactors)
+    .set({ lastUsedStep: step, updatedAt: now })
+    .where(
+      and(
+        eq(totpFactors.userId, userId),
+        eq(totpFactors.secretEncrypted, factor.secretEncrypted),
+        or(isNull(totpFactors.lastUsedStep), lt(totpFactors.lastUsedStep, step)),
+      ),
+    )
+    .returning({ userId: totpFactors.userId });
+  return accepted !== undefined;
+}
+
+/** Spends a backup code: one conditional UPDATE, so each code works exactly once. */
+async function spendBackupCode(deps: D, userId: string, code: string): Promise<boolean> {
+  const normalised = normaliseBackupCode(code);
+  if (normalised.length !== BACKUP_CODE_LENGTH || ![...normalised].every((ch) => BACKUP_ALPHABET.includes(ch))) return false;
+  if (!(await hasSecondFactor(deps.db, userId))) return false;
+  const [spent] = await deps.db
+    .update(backupCodes)
+    .set({ usedAt: deps.clock.now() })
+    .where(and(eq(backupCodes.userId, userId), eq(backupCodes.digest, backupDigest(deps, userId, code)), isNull(backupCodes.usedAt)))
+    .returning({ userId: backupCodes.userId });
+  return spent !== undefined;
+}
+
+/**
+ * Verifies a second factor of a user of this instance: a current TOTP code (not seen
+ * before) or an unused backup code (then spent). False for anything else, including a
+ * user without a verified factor or of another instance.
+ */
+export async function verifySecondFactor(
+  deps: D,
+  instanceId: string,
+  userId: string,
+  strategy: SecondFactorStrategy,
+  code: string,
+): Promise<boolean> {
+  const [user] = await deps.db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  if (!user || typeof code !== 'string' || code.length > 64) return false;
+  return strategy === 'totp' ? acceptTotp(deps, userId, code.trim()) : spendBackupCode(deps, userId, code);
+}
+
+/**
+ * The status a new session of this user starts in once its sign-in factors are done:
+ * `pending` (task `setup_mfa`) when the instance requires MFA and the user has none yet,
+ * else `active`. (Waiting for a second factor the user has is the sign-in flow's own
+ * `pending`.)
+ */
+export async function initialSessionStatus(
+  deps: Pick<Deps, 'db'>,
+  instance: InstanceContext,
+  userId: string,
+): Promise<'active' | 'pending'> {
+  if (!instance.settings.mfa_required) return 'active';
+  return (await hasSecondFactor(deps.db, userId)) ? 'active' : 'pending';
+}
+
+/**
+ * Tasks a session must complete before it becomes active. Only pending sessions have
+ * any; `setup_mfa` when the instance requires MFA and the user has not enrolled.
+ * Takes the set of users with a verified factor among `userIds` in one query.
+ */
+export async function sessionTasksFor(
+  db: Db,
+  instance: InstanceContext,
+  list: { userId: string; status: string }[],
+): Promise<SessionTask[][]> {
+  if (!instance.settings.mfa_required || !list.some((s) => s.status === 'pending')) return list.map(() => []);
+  const pendingUsers = [...new Set(list.filter((s) => s.status === 'pending').map((s) => s.userId))];
+  const enrolled = new Set(
+    (
+      await db
+        .select({ userId: totpFactors.userId })
+        .from(totpFactors)
+        .where(and(inArray(totpFactors.userId, pendingUsers), eq(totpFactors.status, 'verified')))
+    ).map((r) => r.userId),
+  );
+  return list.map((s) => (s.status === 'pending' && !enrolled.has(s.userId) ? [{ key: 'setup_mfa' as const }] : []));
+}
+
+const mfaError = (reason: string, message: string) => new AppError('VALIDATION_FAILED', { message, meta: { param: 'code', reason } });
+export const invalidCode = () => mfaError('incorrect_code', 'The code is incorrect, expired or was already used.');
+
+/** The state of a user's MFA, as the me-surface shows it. */
+export async function mfaStatus(deps: Pick<Deps, 'db'>, userId: string) {
+  const factor = await factorOf(deps.db, userId);
+  const remaining = factor?.status === 'verified'
+    ? (await deps.db.select({ d: backupCodes.digest }).from(backupCodes).where(and(eq(backupCodes.userId, userId), isNull(backupCodes.usedAt)))).length
+    : 0;
+  return {
+    object: 'mfa' as const,
+    totp_enabled: factor?.status === 'verified',
+    backup_codes_remaining: remaining,
+    enabled_at: factor?.status === 'verified' ? factor.verifiedAt : null,
+  };
+}
+
+/**
+ * Starts TOTP enrollment: a new secret replaces any unconfirmed one. A user whose
+ * factor is already verified gets 409 (disable it first).
+ */
+export async function beginTotpEnrollment(deps: D, instance: InstanceContext, userId: string) {
+  const [user] = await deps.db
+    .select({ username: users.username, primaryEmailAddressId: users.primaryEmailAddressId })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.instanceId, instance.id)));
+  if (!user) throw notFound('user');
+  const existing = await factorOf(deps.db, userId);
+  if (existing?.status === 'verified') {
+    throw new AppError('CONFLICT', { message: 'TOTP is already enabled; disable it before enrolling again.', meta: { reason: 'totp_enabled' } });
+  }
+  const [inst] = await deps.db.select({ name: instances.name }).from(instances).where(eq(instances.id, instance.id));
+  const email = user.primaryEmailAddressId
+    ? await deps.db.query.emailAddresses.findFirst({ where: (e, { eq }) => eq(e.id, user.primaryEmailAddressId!) })
+    : undefined;
+  const secret = new Secret({ size: 20 }).base32;
+  const now = deps.clock.now();
+  const values = { secretEncrypted: deps.cipher.encrypt(secret), status: 'pending' as const, lastUsedStep: null, updatedAt: now, verifiedAt: null };
+  await deps.db
+    .insert(totpFactors)
+    .values({ userId, instanceId: instance.id, createdAt: now, ...values })
+    .onConflictDoUpdate({ target: totpFactors.userId, set: values });
+  const uri = totpFor(secret, email?.emailAddress ?? user.username ?? userId, inst?.name ?? 'Latchkey').toString();
+  return { object: 'totp' as const, secret, uri, verified: false };
+}
+
+async function replaceBackupCodes(deps: D, userId: string): Promise<string[]> {
+  const codes = newBackupCodes();
+  const now = deps.clock.now();
+  await deps.db.delete(backupCodes).where(eq(backupCodes.userId, userId));
+  await deps.db.insert(backupCodes).values(codes.map((c) => ({ userId, digest: backupDigest(deps, userId, c), createdAt: now })));
+  return codes;
+}
+
+/**
+ * Confirms enrollment with a first code: the factor becomes verified and 10 backup codes
+ * are made (answered once). When `sessionId` names a pending session of this user
+ * waiting on `setup_mfa`, it is activated in the same transaction.
+ */
+export async function confirmTotp(deps: D, instance: InstanceContext, userId: string, code: string, sessionId: string | null) {
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const factor = await factorOf(tx, userId);
+    if (!factor) throw new AppError('CONFLICT', { message: 'Start TOTP enrollment first (POST /v1/me/totp).', meta: { reason: 'not_enrolled' } });
+    if (factor.status === 'verified') throw new AppError('CONFLICT', { message: 'TOTP is already enabled.', meta: { reason: 'totp_enabled' } });
+    if (!(await acceptTotp(d, userId, code.trim(), true))) throw invalidCode();
+    const now = deps.clock.now();
+    await tx.update(totpFactors).set({ status: 'verified', verifiedAt: now, updatedAt: now }).where(eq(totpFactors.userId, userId));
+    const codes = await replaceBackupCodes(d, userId);
+    await emitUserUpdated(d, instance.id, userId, true);
+    if (sessionId) {
+      const [s] = await tx
+        .select({ status: sessions.status })
+        .from(sessions)
+        .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), eq(sessions.instanceId, instance.id)));
+      if (s?.status === 'pending' && instance.settings.mfa_required) await applySessionAction(d, instance.id, sessionId, 'activate');
+    }
+    return { object: 'totp' as const, verified: true, backup_codes: codes };
+  });
+}
+
+/** New backup codes (the old ones stop working); needs a current TOTP code. */
+export async function regenerateBackupCodes(deps: D, instanceId: string, userId: string, code: string) {
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    if (!(await hasSecondFactor(tx, userId))) {
+      throw new AppError('CONFLICT', { message: 'Enable TOTP before making backup codes.', meta: { reason: 'not_enrolled' } });
+    }
+    if (!(await verifySecondFactor(d, instanceId, userId, 'totp', code))) throw invalidCode();
+    return { object: 'backup_codes' as const, backup_codes: await replaceBackupCodes(d, userId) };
+  });
+}
+
+/**
+ * Disables TOTP (and drops the backup codes) after re-verification: a current TOTP code
+ * or the user's password. Refused with 403 while the instance requires MFA.
+ */
+export async function disableTotp(
+  deps: D,
+  instance: InstanceContext,
+  userId: string,
+  proof: { code?: string; password?: string },
+) {
+  if (instance.settings.mfa_required) {
+    throw new AppError('FORBIDDEN', { message: 'This instance requires MFA: it cannot be disabled.', meta: { reason: 'mfa_required' } });
+  }
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    if (!(await hasSecondFactor(tx, userId))) throw new AppError('CONFLICT', { message: 'TOTP is not enabled.', meta: { reason: 'not_enrolled' } });
+    let ok = false;
+    if (proof.code !== undefined) ok = await verifySecondFactor(d, instance.id, userId, 'totp', proof.code);
+    else if (proof.password !== undefined) {
+      const [u] = await tx.select({ digest: users.passwordDigest, hasher: users.passwordHasher }).from(users).where(eq(users.id, userId));
+      ok = !!u?.digest && !!u.hasher && (await verifyPassword(proof.password, u.digest, u.hasher as PasswordHasher));
+      if (!ok) throw new AppError('VALIDATION_FAILED', { message: 'The password is incorrect.', meta: { param: 'password', reason: 'incorrect_password' } });
+    }
+    if (!ok) throw invalidCode();
+    await tx.delete(backupCodes).where(eq(backupCodes.userId, userId));
+    await tx.delete(totpFactors).where(eq(totpFactors.userId, userId));
+    await emitUserUpdated(d, instance.id, userId, false);
+    return { object: 'totp' as const, deleted: true };
+  });
+}
+
+/** user.updated carries the full user (two_factor_enabled changed). */
+async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string, twoFactorEnabled: boolean) {
+  await emitEvent(deps, instanceId, 'user.updated', { ...(await getUser(deps, instanceId, userId)), two_factor_enabled: twoFactorEnabled });
+}
