@@ -7,21 +7,43 @@ import autocannon from 'autocannon';
  * (round 1: every row, round 2: every row, …) so that background load on the machine is
  * spread evenly over the targets instead of landing on whichever ran at the wrong time.
  * Prints one JSON line: a summary per row.
+ *
+ * Row kinds:
+ *   get      autocannon GETs one URL.
+ *   refresh  POST {fapi}/v1/sessions/<sid>/refresh: every request refreshes a different
+ *            session exactly once with its current refresh token (tokens rotate on use and a
+ *            reused one revokes the session), taken from a pool of sessions minted through
+ *            BAPI POST /v1/sessions before each hit, outside the measured time. The pool is
+ *            sized from the fastest refresh rate seen so far; should it still run dry, the
+ *            request goes out with a token that cannot match, is answered 4xx (not counted
+ *            as a success) and is reported as `exhausted`.
+ *   verify   POST /v1/sessions/verify with one session jwt minted just before each hit
+ *            (jwts live 60 s; a hit is far shorter).
+ *   ceiling  asks bench/ceiling-jose.ts (pinned to the servers' core) to sign or verify for
+ *            the same number of seconds; ops/s stands in for req/s.
  */
-interface Row {
-  id: string;
+interface Mint {
   url: string;
   headers: Record<string, string>;
+  userIds: string[];
 }
+export type Row =
+  | { id: string; kind: 'get'; url: string; headers: Record<string, string> }
+  | { id: string; kind: 'refresh'; fapiUrl: string; mint: Mint }
+  | { id: string; kind: 'verify'; url: string; headers: Record<string, string>; mint: Mint }
+  | { id: string; kind: 'ceiling'; url: string };
 interface Plan {
   rows: Row[];
   connections: number;
   warmupSeconds: number;
   rounds: number;
   secondsPerRound: number;
+  /** refreshes/s assumed for sizing the pool before any refresh has been measured */
+  refreshGuess: number;
 }
 
 const plan = JSON.parse(process.argv[2] ?? '{}') as Plan;
+const log = (msg: string) => process.stderr.write(`[load] ${msg}\n`);
 
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
@@ -29,12 +51,67 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[idx]!;
 }
 
-function hit(row: Row, seconds: number, samples: number[] | null) {
+// ---------------------------------------------------------------- minting sessions
+
+interface Minted {
+  id: string;
+  jwt: string;
+  refresh_token: string;
+}
+let mintedSoFar = 0;
+async function mintOne(mint: Mint): Promise<Minted> {
+  const userId = mint.userIds[mintedSoFar++ % mint.userIds.length]!;
+  const res = await fetch(mint.url, {
+    method: 'POST',
+    headers: { ...mint.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ user_id: userId }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const body = (await res.json()) as Partial<Minted>;
+  if (res.status !== 200 || !body.id || !body.jwt || !body.refresh_token) {
+    throw new Error(`POST ${mint.url} → ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  }
+  return body as Minted;
+}
+
+/** Refresh pairs not handed out yet; `next` is the first unused one. */
+const pool: { sid: string; token: string }[] = [];
+let next = 0;
+let mintSeconds = 0;
+async function topUp(mint: Mint, want: number) {
+  const missing = want - (pool.length - next);
+  if (missing <= 0) return;
+  const started = performance.now();
+  let left = missing;
+  const worker = async () => {
+    while (left > 0) {
+      left--;
+      const s = await mintOne(mint);
+      pool.push({ sid: s.id, token: s.refresh_token });
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const took = (performance.now() - started) / 1000;
+  mintSeconds += took;
+  log(`minted ${missing} sessions in ${took.toFixed(1)}s (${(missing / took).toFixed(0)}/s); pool ${pool.length - next} unused`);
+}
+
+// ---------------------------------------------------------------- hitting
+
+interface Hit {
+  ok: number;
+  seconds: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  exhausted: number;
+}
+
+let fastestRefresh = 0;
+
+function cannon(opts: autocannon.Options, samples: number[] | null) {
   return new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      { url: row.url, headers: row.headers, connections: plan.connections, duration: seconds },
-      (err, result) => (err ? reject(err) : resolve(result)),
-    );
+    const instance = autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
     // autocannon's histogram keeps whole milliseconds: keep the exact 2xx times for p50/p99.
     if (samples) {
       instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
@@ -44,21 +121,87 @@ function hit(row: Row, seconds: number, samples: number[] | null) {
   });
 }
 
-const acc = new Map(plan.rows.map((r) => [r.id, { ok: 0, seconds: 0, non2xx: 0, errors: 0, timeouts: 0, rounds: [] as number[], samples: [] as number[] }]));
+const fromResult = (r: autocannon.Result, exhausted = 0): Hit => ({
+  ok: r['2xx'],
+  seconds: r.duration,
+  non2xx: r.non2xx,
+  errors: r.errors,
+  timeouts: r.timeouts,
+  exhausted,
+});
+
+async function hit(row: Row, seconds: number, samples: number[] | null): Promise<Hit> {
+  const base = { connections: plan.connections, duration: seconds };
+  switch (row.kind) {
+    case 'get':
+      return fromResult(await cannon({ ...base, url: row.url, headers: row.headers }, samples));
+    case 'verify': {
+      const { jwt } = await mintOne(row.mint);
+      const body = JSON.stringify({ token: jwt });
+      return fromResult(
+        await cannon({ ...base, url: row.url, method: 'POST', headers: { ...row.headers, 'content-type': 'application/json' }, body }, samples),
+      );
+    }
+    case 'refresh': {
+      const guess = fastestRefresh || plan.refreshGuess;
+      await topUp(row.mint, Math.ceil(guess * seconds * 1.5) + plan.connections * 4 + 100);
+      const prefix = new URL(row.fapiUrl).pathname;
+      let exhausted = 0;
+      const setupRequest = (req: autocannon.Request) => {
+        const pair = pool[next];
+        if (pair) {
+          pool[next++] = undefined as never; // let it go
+          return { ...req, path: `${prefix}/v1/sessions/${pair.sid}/refresh`, body: `{"refresh_token":"${pair.token}"}` };
+        }
+        exhausted++;
+        return { ...req, path: `${prefix}/v1/sessions/sess_exhausted/refresh`, body: '{"refresh_token":"rt_pool_exhausted_pool_exhausted"}' };
+      };
+      const r = await cannon(
+        {
+          ...base,
+          url: row.fapiUrl,
+          headers: { 'content-type': 'application/json' },
+          requests: [{ method: 'POST', setupRequest }],
+        },
+        samples,
+      );
+      fastestRefresh = Math.max(fastestRefresh, r['2xx'] / r.duration);
+      return fromResult(r, exhausted);
+    }
+    case 'ceiling': {
+      const res = await fetch(`${row.url}&seconds=${seconds}&concurrency=${plan.connections}`, {
+        method: 'POST',
+        signal: AbortSignal.timeout((seconds + 30) * 1000),
+      });
+      const body = (await res.json()) as { ops?: number; seconds?: number; error?: string };
+      if (res.status !== 200 || body.ops === undefined || body.seconds === undefined) throw new Error(`${row.url} → ${res.status} ${JSON.stringify(body)}`);
+      return { ok: body.ops, seconds: body.seconds, non2xx: 0, errors: 0, timeouts: 0, exhausted: 0 };
+    }
+  }
+}
+
+const acc = new Map(
+  plan.rows.map((r) => [
+    r.id,
+    { ok: 0, seconds: 0, non2xx: 0, errors: 0, timeouts: 0, exhausted: 0, rounds: [] as number[], samples: [] as number[] },
+  ]),
+);
 
 for (const row of plan.rows) await hit(row, plan.warmupSeconds, null);
 for (let round = 0; round < plan.rounds; round++) {
   for (const row of plan.rows) {
     const a = acc.get(row.id)!;
-    const r = await hit(row, plan.secondsPerRound, a.samples);
-    a.ok += r['2xx'];
-    a.seconds += r.duration;
+    const r = await hit(row, plan.secondsPerRound, row.kind === 'ceiling' ? null : a.samples);
+    a.ok += r.ok;
+    a.seconds += r.seconds;
     a.non2xx += r.non2xx;
     a.errors += r.errors;
     a.timeouts += r.timeouts;
-    a.rounds.push(r['2xx'] / r.duration);
+    a.exhausted += r.exhausted;
+    a.rounds.push(r.ok / r.seconds);
   }
 }
+if (pool.length) log(`refresh pool: ${next} used of ${pool.length} minted (${mintSeconds.toFixed(1)}s minting, outside the measurements)`);
 
 const out = plan.rows.map((row) => {
   const a = acc.get(row.id)!;
@@ -73,6 +216,7 @@ const out = plan.rows.map((row) => {
     non2xx: a.non2xx,
     errors: a.errors,
     timeouts: a.timeouts,
+    exhausted: a.exhausted,
     seconds: a.seconds,
   };
 });

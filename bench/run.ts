@@ -7,6 +7,15 @@
  *   api       `npm run api`: the API alone
  *   bare      ceiling: bare node:http answering a fixed JSON body (bench/ceiling-bare.ts)
  *   db        ceiling: bare node:http + one prepared postgres.js query (bench/ceiling-db.ts)
+ *   jose      ceilings: jose RS256 sign and verify rates on one core, no HTTP (bench/ceiling-jose.ts)
+ *
+ * Endpoints: GET /v1/users/:id and GET /v1/users?limit=20 (next, start, api; vs the bare and
+ * db ceilings), and on start and api the session hot paths (vs the jose ceilings):
+ *   refresh   POST /fapi/<instance>/v1/sessions/<sid>/refresh, each request a different
+ *             session refreshed once (a pool minted through BAPI POST /v1/sessions outside the
+ *             measured time; see bench/load.ts): one indexed read, one write, one RS256 signature
+ *   verify    POST /v1/sessions/verify with a jwt minted just before each hit: one RS256
+ *             verification and one indexed read
  *
  * Every server runs at once, pinned to CPU 0; one load generator (bench/load.ts) pinned
  * to CPU 1 with taskset warms each target/endpoint up, then measures them round-robin so
@@ -21,8 +30,10 @@
  *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
- *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db (default all)
- *   BENCH_ENDPOINTS    comma-separated subset of user,list (default both; the bare ceiling always runs)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose (default all)
+ *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify (default all; the bare
+ *                      ceiling always runs, the jose sign/verify ceiling with refresh/verify)
+ *   BENCH_REFRESH_GUESS refreshes/s assumed when sizing the first refresh pool (default 1000)
  *   BENCH_PORT_BASE    first TCP port used (default 4710)
  *   BENCH_CPU_PROF     a directory: run the api/start servers with --cpu-prof writing there
  */
@@ -32,6 +43,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import type { Row as PlanRow } from './load';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -57,6 +69,12 @@ const PORT_BASE = Number(env.BENCH_PORT_BASE ?? 4710);
 const ENDPOINTS = env.BENCH_ENDPOINTS ? new Set(env.BENCH_ENDPOINTS.split(',').map((s) => s.trim())) : null;
 const ONLY = env.BENCH_TARGETS ? new Set(env.BENCH_TARGETS.split(',').map((s) => s.trim())) : null;
 const CPU_PROF = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : null;
+const REFRESH_GUESS = Number(env.BENCH_REFRESH_GUESS ?? 1000);
+/** Keycloak's sizing guide: 120 refreshes/s per vCPU; Latchkey aims at 5× that on one core. */
+const KEYCLOAK_PER_VCPU = 120;
+const REFRESH_TARGET = 5 * KEYCLOAK_PER_VCPU;
+/** Session jwts live 60 s (instance setting, not exposed by the API): every verify hit mints a fresh one. */
+const JWT_LIFETIME_SECONDS = 60;
 /** The whole run, build included, never outlives this. */
 const WATCHDOG_MS = 20 * 60_000;
 
@@ -231,7 +249,7 @@ async function ensureNextBuild(): Promise<boolean> {
   return existsSync(buildId);
 }
 
-async function seed(port: number, secret: string): Promise<{ userId: string }> {
+async function seed(port: number, secret: string): Promise<{ userId: string; userIds: string[] }> {
   const server = startServer('seed (npm run api)', 'npm', ['run', 'api'], port, {}, null);
   try {
     await waitFor(server, '/healthz', 60_000);
@@ -254,7 +272,7 @@ async function seed(port: number, secret: string): Promise<{ userId: string }> {
     };
     await Promise.all(Array.from({ length: 10 }, worker));
     ids.sort();
-    return { userId: ids[Math.floor(ids.length / 2)]! };
+    return { userId: ids[Math.floor(ids.length / 2)]!, userIds: ids };
   } finally {
     await stop(server.child);
   }
@@ -262,12 +280,18 @@ async function seed(port: number, secret: string): Promise<{ userId: string }> {
 
 // ---------------------------------------------------------------- measuring
 
+type EndpointKey = 'user' | 'list' | 'refresh' | 'verify';
+type Group = 'users' | 'sessions';
+
 interface Endpoint {
-  key?: 'user' | 'list';
+  /** For BENCH_ENDPOINTS; the bare ceiling has none and always runs. */
+  key?: EndpointKey;
+  group: Group;
   label: string;
-  path: string;
-  /** Checks one response before the load starts, so a broken target is not "fast". */
-  check(status: number, body: string): string | null;
+  /** The load generator's row for this endpoint on a server at `base` (http://127.0.0.1:port). */
+  row(id: string, base: string): PlanRow;
+  /** One request before the load starts, so a broken target is not "fast": a problem or null. */
+  check(base: string): Promise<string | null>;
 }
 
 interface LoadResult {
@@ -281,29 +305,38 @@ interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** refresh rows: requests sent after the pool of fresh sessions ran dry (not successes) */
+  exhausted: number;
   seconds: number;
 }
 
 interface Row extends Omit<LoadResult, 'id'> {
   target: string;
   key: string;
+  group: Group;
   endpoint: string;
   vsBare: number | null;
   vsDb: number | null;
-}
-
-interface PlanRow {
-  id: string;
-  url: string;
-  headers: Record<string, string>;
+  /** sessions rows: req/s ÷ the jose ceiling of the same operation (sign for refresh, verify for verify) */
+  vsCeiling: number | null;
 }
 
 /** One pinned load-generator process for the whole schedule (see bench/load.ts). */
 async function load(rows: PlanRow[]): Promise<LoadResult[]> {
-  const plan = { rows, connections: CONNECTIONS, warmupSeconds: WARMUP, rounds: ROUNDS, secondsPerRound: DURATION / ROUNDS };
+  const plan = {
+    rows,
+    connections: CONNECTIONS,
+    warmupSeconds: WARMUP,
+    rounds: ROUNDS,
+    secondsPerRound: DURATION / ROUNDS,
+    refreshGuess: REFRESH_GUESS,
+  };
   const [cmd, args] = pinned(1, process.execPath, ['--import', 'tsx', 'bench/load.ts', JSON.stringify(plan)]);
-  const out = await run(cmd, args, { timeoutMs: (rows.length * (WARMUP + DURATION + 2) + 60) * 1000 });
-  if (out.code !== 0) throw new Error(`load generator failed (${out.code}):\n${out.stdout}${out.stderr}`);
+  // Refresh rows mint their sessions between hits: allow for it.
+  const minting = rows.some((r) => r.kind === 'refresh') ? 600 : 0;
+  const out = await run(cmd, args, { timeoutMs: (rows.length * (WARMUP + DURATION + 2) + 60 + minting) * 1000 });
+  process.stderr.write(out.stderr);
+  if (out.code !== 0) throw new Error(`load generator failed (${out.code}):\n${out.stdout}`);
   return lastJsonLine(out.stdout) as LoadResult[];
 }
 
@@ -323,22 +356,44 @@ function fmt(n: number | null, digits: number) {
   return n === null || !Number.isFinite(n) ? '-' : n.toFixed(digits);
 }
 
-function table(rows: Row[]): string {
-  const head = ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs bare', 'vs db'];
-  const body = rows.map((r) => [
-    r.target,
-    r.endpoint,
-    r.requestsPerSecond.toFixed(0),
-    `${Math.min(...r.roundsRps).toFixed(0)}-${Math.max(...r.roundsRps).toFixed(0)}`,
-    fmt(r.p50, 2),
-    fmt(r.p99, 2),
-    fmt(r.vsBare, 2),
-    fmt(r.vsDb, 2),
-  ]);
+function table(head: string[], body: string[][], leftColumns = 2): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+const spread = (r: Row) => `${Math.min(...r.roundsRps).toFixed(0)}-${Math.max(...r.roundsRps).toFixed(0)}`;
+
+const usersTable = (rows: Row[]) =>
+  table(
+    ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs bare', 'vs db'],
+    rows.map((r) => [r.target, r.endpoint, r.requestsPerSecond.toFixed(0), spread(r), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.vsBare, 2), fmt(r.vsDb, 2)]),
+  );
+
+const sessionsTable = (rows: Row[]) =>
+  table(
+    ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs jose', `vs ${REFRESH_TARGET}/s`],
+    rows.map((r) => [
+      r.target,
+      r.endpoint,
+      r.requestsPerSecond.toFixed(0),
+      spread(r),
+      fmt(r.p50, 2),
+      fmt(r.p99, 2),
+      fmt(r.vsCeiling, 2),
+      r.key !== 'jose' && r.endpoint.endsWith('/refresh') ? fmt(r.requestsPerSecond / REFRESH_TARGET, 2) : '-',
+    ]),
+  );
+
+async function post(url: string, headers: Record<string, string>, body: unknown) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
 }
 
 // ---------------------------------------------------------------- main
@@ -347,6 +402,10 @@ async function main() {
   const started = Date.now();
   mkdirSync(RESULTS_DIR, { recursive: true });
   if (CPU_PROF) mkdirSync(CPU_PROF, { recursive: true });
+  const hitSeconds = Math.max(WARMUP, DURATION / ROUNDS);
+  if (hitSeconds > JWT_LIFETIME_SECONDS - 10) {
+    throw new Error(`verify mints one jwt per hit and jwts live ${JWT_LIFETIME_SECONDS}s: keep BENCH_WARMUP and BENCH_DURATION/BENCH_ROUNDS under ${JWT_LIFETIME_SECONDS - 10}s`);
+  }
 
   log(`recreating database ${DB_NAME}`);
   await recreateDatabase();
@@ -361,29 +420,75 @@ async function main() {
   if (wantNext && !haveBuild) log('no Next.js build: skipping the next target');
 
   log(`seeding ${USERS} users through POST /v1/users`);
-  const { userId } = await seed(PORT_BASE, key.secret);
+  const { userId, userIds } = await seed(PORT_BASE, key.secret);
+  // Sessions are minted round-robin over (up to) 100 of the seeded users.
+  const mintFor = (base: string) => ({ url: `${base}/v1/sessions`, headers: auth, userIds: userIds.slice(0, 100) });
 
-  const userEndpoint: Endpoint = {
-    key: 'user',
-    label: 'GET /v1/users/:id',
-    path: `/v1/users/${userId}`,
-    check: (s, b) => (s === 200 && b.includes(userId) ? null : `HTTP ${s} ${b.slice(0, 200)}`),
-  };
-  const listEndpoint: Endpoint = {
-    key: 'list',
-    label: 'GET /v1/users?limit=20',
-    path: '/v1/users?limit=20',
-    check: (s, b) => {
-      if (s !== 200) return `HTTP ${s} ${b.slice(0, 200)}`;
-      const n = (JSON.parse(b) as { data?: unknown[] }).data?.length;
-      return n === 20 ? null : `expected 20 users, got ${n}`;
+  const getEndpoint = (k: 'user' | 'list', label: string, pathname: string, ok: (s: number, b: string) => string | null): Endpoint => ({
+    key: k,
+    group: 'users',
+    label,
+    row: (id, base) => ({ id, kind: 'get', url: `${base}${pathname}`, headers: auth }),
+    check: async (base) => {
+      const res = await fetch(`${base}${pathname}`, { headers: auth, signal: AbortSignal.timeout(10_000) });
+      return ok(res.status, await res.text());
+    },
+  });
+  const userEndpoint = getEndpoint('user', 'GET /v1/users/:id', `/v1/users/${userId}`, (s, b) =>
+    s === 200 && b.includes(userId) ? null : `HTTP ${s} ${b.slice(0, 200)}`,
+  );
+  const listEndpoint = getEndpoint('list', 'GET /v1/users?limit=20', '/v1/users?limit=20', (s, b) => {
+    if (s !== 200) return `HTTP ${s} ${b.slice(0, 200)}`;
+    const n = (JSON.parse(b) as { data?: unknown[] }).data?.length;
+    return n === 20 ? null : `expected 20 users, got ${n}`;
+  });
+  const bareEndpoint: Endpoint = {
+    group: 'users',
+    label: 'fixed JSON body',
+    row: (id, base) => ({ id, kind: 'get', url: `${base}/v1/users/fixed`, headers: auth }),
+    check: async (base) => {
+      const res = await fetch(`${base}/v1/users/fixed`, { signal: AbortSignal.timeout(10_000) });
+      await res.arrayBuffer();
+      return res.status === 200 ? null : `HTTP ${res.status}`;
     },
   };
-  const bareEndpoint: Endpoint = {
-    label: 'fixed JSON body',
-    path: '/v1/users/fixed',
-    check: (s) => (s === 200 ? null : `HTTP ${s}`),
+  const fapiOf = (base: string) => `${base}/fapi/${instance.instance_id}`;
+  const mintOnce = async (base: string) => {
+    const r = await post(`${base}/v1/sessions`, auth, { user_id: userId });
+    if (r.status !== 200 || typeof r.body?.refresh_token !== 'string') throw new Error(`POST /v1/sessions → ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body as { id: string; jwt: string; refresh_token: string };
   };
+  const refreshEndpoint: Endpoint = {
+    key: 'refresh',
+    group: 'sessions',
+    label: 'POST /fapi/:ins/v1/sessions/:id/refresh',
+    row: (id, base) => ({ id, kind: 'refresh', fapiUrl: fapiOf(base), mint: mintFor(base) }),
+    check: async (base) => {
+      const s = await mintOnce(base);
+      const r = await post(`${fapiOf(base)}/v1/sessions/${s.id}/refresh`, {}, { refresh_token: s.refresh_token });
+      const ok = r.status === 200 && typeof r.body?.jwt === 'string' && r.body.refresh_token !== s.refresh_token;
+      return ok ? null : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
+    },
+  };
+  const verifyEndpoint: Endpoint = {
+    key: 'verify',
+    group: 'sessions',
+    label: 'POST /v1/sessions/verify',
+    row: (id, base) => ({ id, kind: 'verify', url: `${base}/v1/sessions/verify`, headers: auth, mint: mintFor(base) }),
+    check: async (base) => {
+      const s = await mintOnce(base);
+      const r = await post(`${base}/v1/sessions/verify`, auth, { token: s.jwt });
+      return r.status === 200 && r.body?.id === s.id ? null : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
+    },
+  };
+  const joseEndpoint = (k: 'refresh' | 'verify', op: 'sign' | 'verify', label: string): Endpoint => ({
+    key: k,
+    group: 'sessions',
+    label,
+    row: (id, base) => ({ id, kind: 'ceiling', url: `${base}/run?op=${op}` }),
+    check: async () => null,
+  });
+
   const tsx = ['--import', 'tsx'];
   // --cpu-prof is not allowed in NODE_OPTIONS: when profiling, run the entry point with node directly.
   const npmOrProfiled = (script: string, npmArgs: string[]) =>
@@ -406,14 +511,14 @@ async function main() {
       ...npmOrProfiled('server/main/start.ts', ['start']),
       ready: ['/healthz', '/readyz'],
       waitConsole: true,
-      endpoints: [userEndpoint, listEndpoint],
+      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint],
     },
     {
       key: 'api',
       name: 'npm run api',
       ...npmOrProfiled('server/main/api.ts', ['run', 'api']),
       ready: ['/healthz', '/readyz'],
-      endpoints: [userEndpoint, listEndpoint],
+      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint],
     },
     {
       key: 'bare',
@@ -432,6 +537,14 @@ async function main() {
       endpoints: [userEndpoint, listEndpoint],
       env: { BENCH_INSTANCE_ID: instance.instance_id },
     },
+    {
+      key: 'jose',
+      name: 'ceiling: jose, 1 core, no HTTP',
+      cmd: process.execPath,
+      args: () => [...tsx, 'bench/ceiling-jose.ts'],
+      ready: ['/healthz'],
+      endpoints: [joseEndpoint('refresh', 'sign', 'RS256 sign (2048-bit), ops/s'), joseEndpoint('verify', 'verify', 'RS256 verify, ops/s')],
+    },
   ];
   const targets = allTargets.filter((t) => (!ONLY || ONLY.has(t.key)) && (t.key !== 'next' || haveBuild));
 
@@ -440,7 +553,7 @@ async function main() {
   // load generator can interleave them round by round.
   const servers: Server[] = [];
   const plan: PlanRow[] = [];
-  const meta = new Map<string, { target: string; key: string; endpoint: string }>();
+  const meta = new Map<string, { target: string; key: string; group: Group; endpoint: string }>();
   try {
     let port = PORT_BASE + 1;
     for (const t of targets) {
@@ -456,26 +569,27 @@ async function main() {
           log(`${t.name}: the console did not come up; measuring the API anyway`);
         }
       }
+      const base = `http://127.0.0.1:${p}`;
       for (const e of t.endpoints) {
         if (ENDPOINTS && e.key && !ENDPOINTS.has(e.key)) continue;
-        const res = await fetch(`http://127.0.0.1:${p}${e.path}`, { headers: auth, signal: AbortSignal.timeout(10_000) });
-        const problem = e.check(res.status, await res.text());
+        const problem = await e.check(base);
         if (problem) throw new Error(`${t.name} ${e.label}: ${problem}`);
         const id = `${t.key} ${e.label}`;
-        plan.push({ id, url: `http://127.0.0.1:${p}${e.path}`, headers: auth });
-        meta.set(id, { target: t.name, key: t.key, endpoint: e.label });
+        plan.push(e.row(id, base));
+        meta.set(id, { target: t.name, key: t.key, group: e.group, endpoint: e.label });
       }
     }
     const loadBefore = os.loadavg()[0]!;
     log(
       `measuring ${plan.length} rows: ${WARMUP}s warm-up each, then ${ROUNDS} round-robin rounds of ${(DURATION / ROUNDS).toFixed(1)}s ` +
-        `(${DURATION}s per row, ${CONNECTIONS} connections, autocannon on CPU 1) ≈ ${plan.length * (WARMUP + DURATION)}s`,
+        `(${DURATION}s per row, ${CONNECTIONS} connections, autocannon on CPU 1) ≈ ${plan.length * (WARMUP + DURATION)}s plus minting`,
     );
     if (loadBefore > 1) log(`note: 1-minute load average is ${loadBefore.toFixed(2)} before measuring; other work on this machine skews the numbers`);
     for (const r of await load(plan)) {
       const { id, ...rest } = r;
       if (r.non2xx || r.errors || r.timeouts) log(`  ! ${id}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-      rows.push({ ...rest, ...meta.get(id)!, vsBare: null, vsDb: null });
+      if (r.exhausted) log(`  ! ${id}: the refresh pool ran dry for ${r.exhausted} requests (raise BENCH_REFRESH_GUESS)`);
+      rows.push({ ...rest, ...meta.get(id)!, vsBare: null, vsDb: null, vsCeiling: null });
     }
   } finally {
     for (const server of servers) await stop(server.child);
@@ -483,29 +597,55 @@ async function main() {
 
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
   const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
+  const signRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('sign'))?.requestsPerSecond ?? null;
+  const verifyRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('verify'))?.requestsPerSecond ?? null;
   for (const r of rows) {
-    r.vsBare = bare ? r.requestsPerSecond / bare : null;
-    const db = dbFor(r.endpoint);
-    r.vsDb = db ? r.requestsPerSecond / db : null;
+    if (r.group === 'users') {
+      r.vsBare = bare ? r.requestsPerSecond / bare : null;
+      const db = dbFor(r.endpoint);
+      r.vsDb = db ? r.requestsPerSecond / db : null;
+    } else if (r.key !== 'jose') {
+      const ceiling = r.endpoint === refreshEndpoint.label ? signRate : verifyRate;
+      r.vsCeiling = ceiling ? r.requestsPerSecond / ceiling : null;
+    }
   }
 
   const fast = rows.find((r) => r.key === 'start' && r.endpoint === userEndpoint.label);
   const aim = fast?.vsDb ?? null;
+  const refreshRows = rows.filter((r) => r.endpoint === refreshEndpoint.label);
   const cpuModel = os.cpus()[0]?.model ?? 'unknown';
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-  const loadAfter = os.loadavg()[0]!;
+  const loadAfter = os.loadavg();
   const header =
     `Latchkey API benchmark — ${new Date().toISOString()} — ${cpuModel}, node ${process.version}, commit ${commit}\n` +
     `${CONNECTIONS} connections, ${WARMUP}s warm-up + ${DURATION}s per row in ${ROUNDS} interleaved rounds; servers on CPU 0, autocannon on CPU 1` +
-    `${PIN ? '' : ' (NOT pinned)'}; PostgreSQL unpinned; load average ${loadAfter.toFixed(2)} at the end.\n` +
-    `vs bare = req/s ÷ bare node:http; vs db = req/s ÷ node:http + 1 postgres.js query (same endpoint).`;
-  const verdict =
-    aim === null
-      ? ''
-      : `\nFast path GET /v1/users/:id at ${aim.toFixed(2)} of the database ceiling (aim ≥ 0.60): ${aim >= 0.6 ? 'met' : 'NOT met'}.`;
-  process.stdout.write(`\n${header}\n\n${table(rows)}\n${verdict}\n`);
+    `${PIN ? '' : ' (NOT pinned)'}; PostgreSQL unpinned; load average ${loadAfter.map((l) => l.toFixed(2)).join(' / ')} (1/5/15 min) at the end.`;
+  const out: string[] = [header];
+  const usersRows = rows.filter((r) => r.group === 'users');
+  if (usersRows.length) {
+    out.push(
+      `\nvs bare = req/s ÷ bare node:http; vs db = req/s ÷ node:http + 1 postgres.js query (same endpoint).\n\n${usersTable(usersRows)}`,
+    );
+    if (aim !== null) out.push(`\nFast path GET /v1/users/:id at ${aim.toFixed(2)} of the database ceiling (aim ≥ 0.60): ${aim >= 0.6 ? 'met' : 'NOT met'}.`);
+  }
+  const sessionRows = rows.filter((r) => r.group === 'sessions');
+  if (sessionRows.length) {
+    out.push(
+      `\nSessions. vs jose = req/s ÷ jose's rate for the same operation on the servers' core (refresh: RS256 sign; verify: RS256 verify),\n` +
+        `${CONNECTIONS} operations in flight, no HTTP, no database. Every refresh rotates a different session's token once.\n\n${sessionsTable(sessionRows)}\n`,
+    );
+    for (const r of refreshRows) {
+      const v = r.vsCeiling;
+      out.push(`${r.target}: refresh at ${fmt(v, 2)} of the RS256 sign rate (aim ≥ 0.80): ${v !== null && v >= 0.8 ? 'met' : 'NOT met'}.`);
+    }
+    out.push(
+      `Reference: Keycloak's sizing guide allows ${KEYCLOAK_PER_VCPU} refreshes/s per vCPU; the aim is 5× that per core = ${REFRESH_TARGET}/s` +
+        (refreshRows.length ? ` (${refreshRows.map((r) => `${r.target} ${r.requestsPerSecond.toFixed(0)}/s`).join(', ')}).` : '.'),
+    );
+  }
+  process.stdout.write(`\n${out.join('\n')}\n`);
 
-  const out = {
+  const result = {
     date: new Date().toISOString(),
     commit,
     node: process.version,
@@ -520,11 +660,14 @@ async function main() {
     users: USERS,
     postgres: (await pgVersion()) ?? null,
     fastPathVsDbCeiling: aim,
+    joseSignPerSecond: signRate,
+    joseVerifyPerSecond: verifyRate,
+    refreshTargetPerSecond: REFRESH_TARGET,
     elapsedSeconds: Math.round((Date.now() - started) / 1000),
     rows,
   };
-  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(out, null, 2)}\n`);
-  log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${out.elapsedSeconds}s)`);
+  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${result.elapsedSeconds}s)`);
 }
 
 async function pgVersion(): Promise<string | null> {
