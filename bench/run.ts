@@ -34,7 +34,7 @@
  *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify (default all; the bare
  *                      ceiling always runs, the jose sign/verify ceiling with refresh/verify)
  *   BENCH_REFRESH_GUESS refreshes/s assumed when sizing the first refresh pool (default 1000)
- *   BENCH_PORT_BASE    first TCP port used (default 4710)
+ *   BENCH_PORT_BASE    first TCP port used (default 4710; the servers take the next ones, the minter +20)
  *   BENCH_CPU_PROF     a directory: run the api/start servers with --cpu-prof writing there
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -421,8 +421,13 @@ async function main() {
 
   log(`seeding ${USERS} users through POST /v1/users`);
   const { userId, userIds } = await seed(PORT_BASE, key.secret);
-  // Sessions are minted round-robin over (up to) 100 of the seeded users.
-  const mintFor = (base: string) => ({ url: `${base}/v1/sessions`, headers: auth, userIds: userIds.slice(0, 100) });
+  // Sessions are minted round-robin over (up to) 100 of the seeded users, through a separate
+  // `npm run api` on CPU 1 (the minter), so minting never runs in, or shows in the profile of,
+  // a server under test. Every server shares the database and the instance (its fapi_url and
+  // keys), so any of them refreshes or verifies what the minter issued.
+  const minterPort = PORT_BASE + 20;
+  const minterBase = `http://127.0.0.1:${minterPort}`;
+  const mintFor = () => ({ url: `${minterBase}/v1/sessions`, headers: auth, userIds: userIds.slice(0, 100) });
 
   const getEndpoint = (k: 'user' | 'list', label: string, pathname: string, ok: (s: number, b: string) => string | null): Endpoint => ({
     key: k,
@@ -453,8 +458,8 @@ async function main() {
     },
   };
   const fapiOf = (base: string) => `${base}/fapi/${instance.instance_id}`;
-  const mintOnce = async (base: string) => {
-    const r = await post(`${base}/v1/sessions`, auth, { user_id: userId });
+  const mintOnce = async () => {
+    const r = await post(`${minterBase}/v1/sessions`, auth, { user_id: userId });
     if (r.status !== 200 || typeof r.body?.refresh_token !== 'string') throw new Error(`POST /v1/sessions → ${r.status} ${JSON.stringify(r.body)}`);
     return r.body as { id: string; jwt: string; refresh_token: string };
   };
@@ -462,9 +467,9 @@ async function main() {
     key: 'refresh',
     group: 'sessions',
     label: 'POST /fapi/:ins/v1/sessions/:id/refresh',
-    row: (id, base) => ({ id, kind: 'refresh', fapiUrl: fapiOf(base), mint: mintFor(base) }),
+    row: (id, base) => ({ id, kind: 'refresh', fapiUrl: fapiOf(base), mint: mintFor() }),
     check: async (base) => {
-      const s = await mintOnce(base);
+      const s = await mintOnce();
       const r = await post(`${fapiOf(base)}/v1/sessions/${s.id}/refresh`, {}, { refresh_token: s.refresh_token });
       const ok = r.status === 200 && typeof r.body?.jwt === 'string' && r.body.refresh_token !== s.refresh_token;
       return ok ? null : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
@@ -474,9 +479,9 @@ async function main() {
     key: 'verify',
     group: 'sessions',
     label: 'POST /v1/sessions/verify',
-    row: (id, base) => ({ id, kind: 'verify', url: `${base}/v1/sessions/verify`, headers: auth, mint: mintFor(base) }),
+    row: (id, base) => ({ id, kind: 'verify', url: `${base}/v1/sessions/verify`, headers: auth, mint: mintFor() }),
     check: async (base) => {
-      const s = await mintOnce(base);
+      const s = await mintOnce();
       const r = await post(`${base}/v1/sessions/verify`, auth, { token: s.jwt });
       return r.status === 200 && r.body?.id === s.id ? null : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
     },
@@ -555,6 +560,13 @@ async function main() {
   const plan: PlanRow[] = [];
   const meta = new Map<string, { target: string; key: string; group: Group; endpoint: string }>();
   try {
+    const wantSessions = targets.some((t) => t.key !== 'jose' && t.endpoints.some((e) => e.group === 'sessions' && (!ENDPOINTS || ENDPOINTS.has(e.key!))));
+    if (wantSessions) {
+      log(`minter (npm run api): starting on port ${minterPort} (CPU 1)`);
+      const minter = startServer('minter (npm run api)', 'npm', ['run', 'api'], minterPort, {}, 1);
+      servers.push(minter);
+      await waitFor(minter, '/readyz', 120_000);
+    }
     let port = PORT_BASE + 1;
     for (const t of targets) {
       const p = port++;
