@@ -9,8 +9,12 @@ export interface ParsedBody {
 }
 
 async function readLimited(c: Context): Promise<string> {
-  const declared = Number(c.req.header('content-length') ?? '0');
+  const length = c.req.header('content-length');
+  const declared = Number(length ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();
+  // A declared length within the limit is enforced by Node's HTTP parser: read it whole,
+  // which skips the web-stream wrapping of the socket.
+  if (length !== undefined && Number.isInteger(declared)) return declared === 0 ? '' : c.req.raw.text();
   const stream = c.req.raw.body;
   if (!stream) return '';
   const reader = stream.getReader();
