@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   SCOPE_MISSING: { status: 403, message: 'The key lacks the scope this route requires.', expose: true },
   FORBIDDEN: { status: 403, message: 'This action is not allowed.', expose: true },
   IP_DENIED: { status: 403, message: 'Requests from this address are not allowed.', expose: true },
+  ORIGIN_NOT_ALLOWED: { status: 403, message: 'Requests from this origin are not allowed.', expose: true },
   NOT_FOUND: { status: 404, message: 'The resource was not found.', expose: true },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this path.', expose: true },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.', expose: true },

@@ -5,6 +5,7 @@ import { monotonicFactory } from 'ulid';
 export const ID_PREFIXES = [
   'acct', 'ins', 'key', 'user', 'idn', 'evt', 'aud', 'sess', 'client', 'org', 'orgmem', 'orginv',
   'orgdmn', 'role', 'perm', 'whep', 'msg', 'oa', 'req', 'kid', 'rt', 'act', 'sit', 'sia',
+  'pat',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../http/errors';
 import { newId } from '../http/ids';
 import { generateSecret, sha256Hex } from '../http/secrets';
 import type { InstanceContext } from '../instances/instances';
+import { sessionTasksFor } from '../users/mfa';
 import { applySessionAction, sessionView, settleOverdue, timesFor, type AuditContext } from './sessions';
 import { signSessionJwt } from './tokens';
 
@@ -100,7 +101,10 @@ export const signedOutClient = () => ({
  */
 export async function clientView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null) {
   if (!client) return signedOutClient();
-  const live = (await liveSessionsOf(deps, instance.id, client.id)).map(sessionView);
+  const rows = await liveSessionsOf(deps, instance.id, client.id);
+  const tasks = await sessionTasksFor(deps.db, instance, rows);
+  // A pending session lists what it awaits, e.g. `[{ key: 'setup_mfa' }]` (users/mfa.ts).
+  const live = rows.map((r, i) => ({ ...sessionView(r), tasks: tasks[i]! }));
   const active = live.find((s) => s.id === client.lastActiveSessionId) ?? live[0] ?? null;
   return {
     object: 'client' as const,

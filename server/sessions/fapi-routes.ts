@@ -12,13 +12,18 @@ import { signInWithTicket } from './tickets';
 
 /** FAPI endpoints of clients, sessions and tickets; mounted by server/api/fapi. */
 
+/** A session as the client lists it: with the tasks a pending one awaits (`setup_mfa`). */
+export const clientSessionSchema = sessionSchema
+  .extend({ tasks: z.array(z.object({ key: z.enum(['setup_mfa']) })) })
+  .meta({ id: 'ClientSession' });
+
 export const clientSchema = z
   .object({
     object: z.literal('client'),
     id: z.string().nullable(),
-    sessions: z.array(sessionSchema),
+    sessions: z.array(clientSessionSchema),
     last_active_session_id: z.string().nullable(),
-    session: sessionSchema.nullable(),
+    session: clientSessionSchema.nullable(),
     created_at: z.number().int().nullable(),
     updated_at: z.number().int().nullable(),
   })

@@ -7,6 +7,7 @@ import { newId } from '../http/ids';
 import { generateSecret, sha256Hex } from '../http/secrets';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from './clients';
+import { initialSessionStatus } from '../users/mfa';
 import { createSession, type Actor, type AuditContext } from './sessions';
 
 /**
@@ -164,7 +165,10 @@ export async function signInWithTicket(
     let newClientToken: string | null = null;
     if (!client) ({ client, token: newClientToken } = await createClient(d, instance.id));
     const auditCtx = { actor: `ticket:${ticket.id}`, ip: request.ip, userAgent: request.userAgent };
-    const { session } = await createSession(d, instance, { userId: user.id, clientId: client.id, actor: ticket.actor }, auditCtx);
+    // A sign-in token signs the user in as any sign-in would (pending with setup_mfa when the
+    // instance requires MFA the user lacks); an actor token's impersonation session never waits.
+    const status = ticket.kind === 'sign_in_token' ? await initialSessionStatus(d, instance, user.id) : 'active';
+    const { session } = await createSession(d, instance, { userId: user.id, clientId: client.id, actor: ticket.actor, status }, auditCtx);
     client = await setActiveSession(d, client.id, session.id);
     if (ticket.kind === 'sign_in_token') await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));
     await audit(d, {

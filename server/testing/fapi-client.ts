@@ -7,6 +7,8 @@ export interface FapiCallOptions {
   headers?: Record<string, string>;
   /** Leave out the publishable key this time. */
   noKey?: boolean;
+  /** The page's origin a browser sends as `Origin` (web mode); null sends none. Default: the client's `origin`. */
+  origin?: string | null;
 }
 
 export interface FapiResult {
@@ -21,13 +23,21 @@ export interface FapiResult {
  * publishable key, keeps the `__client` cookie as a browser would (or the bearer token
  * a native app stores), and exposes both for tests to inspect or tamper with.
  */
-export function fapiClient(h: TestHarness, instanceId: string, opts: { publishableKey?: string; native?: boolean } = {}) {
+export function fapiClient(
+  h: TestHarness,
+  instanceId: string,
+  /** `origin`: the page a browser runs on, sent as `Origin` (default the FAPI's own, http://localhost:3000). */
+  opts: { publishableKey?: string; native?: boolean; origin?: string } = {},
+) {
   const state = { token: null as string | null };
   const native = opts.native ?? false;
 
   async function call(method: string, path: string, o: FapiCallOptions = {}): Promise<FapiResult> {
     const headers: Record<string, string> = { ...o.headers };
     if (opts.publishableKey && !o.noKey) headers['x-publishable-key'] ??= opts.publishableKey;
+    // Browsers send Origin on every state change (fetch, XHR, form POST); apps do not.
+    const origin = o.origin === undefined ? (opts.origin ?? 'http://localhost:3000') : o.origin;
+    if (!native && method !== 'GET' && origin !== null) headers.origin ??= origin;
     if (state.token !== null) {
       if (native) headers.authorization ??= `Bearer ${state.token}`;
       else headers.cookie ??= `__client=${state.token}`;

@@ -2,7 +2,12 @@ import type { Deps } from '../../deps';
 import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import * as sessions from '../../sessions/fapi-routes';
-import { authenticateFapi, type FapiAuth, type FapiGuard } from './auth';
+import * as signOut from '../../sessions/sign-out-routes';
+import type { MeAuth } from '../../users/me';
+import * as me from '../../users/me-routes';
+import { authenticateFapi, type FapiGuard } from './auth';
+import { checkOrigin, fapiCors } from './origin';
+import { Hono } from 'hono';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -30,19 +35,44 @@ export const fapiRoutes: RouteEntry<FapiGuard>[] = [
   route('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
   route('POST',   '/v1/client/sign_ins',              SIGN_IN,       sessions.createSignInEndpoint),
   route('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.createSessionTokenEndpoint),
+  route('POST',   '/v1/client/sessions/:id/end',      CLIENT,        signOut.endSessionEndpoint),
+  route('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        signOut.removeSessionEndpoint),
+  route('POST',   '/v1/client/sessions/:id/touch',    CLIENT,        signOut.touchSessionEndpoint),
+  route('DELETE', '/v1/client/sessions',              CLIENT,        signOut.endAllSessionsEndpoint),
+  route('POST',   '/v1/client/me/api_tokens',         CLIENT,        me.createApiTokenEndpoint),
+  route('GET',    '/v1/client/me/api_tokens',         CLIENT,        me.listApiTokensEndpoint),
+  route('POST',   '/v1/client/me/api_tokens/:id/revoke', CLIENT,     me.revokeApiTokenEndpoint),
+  route('GET',    '/v1/me',                           CLIENT,        me.getMeEndpoint),
+  route('PATCH',  '/v1/me',                           CLIENT,        me.updateMeEndpoint),
+  route('POST',   '/v1/me/totp',                      CLIENT,        me.createTotpEndpoint),
+  route('POST',   '/v1/me/totp/attempt_verification', CLIENT,        me.confirmTotpEndpoint),
+  route('DELETE', '/v1/me/totp',                      CLIENT,        me.deleteTotpEndpoint),
+  route('POST',   '/v1/me/backup_codes',              CLIENT,        me.regenerateBackupCodesEndpoint),
   route('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
   route('GET',    '/.well-known/jwks.json',           PUBLIC_CACHED, sessions.jwksEndpoint),
 ];
 
+const BEARER_RE = /^Bearer\s+(\S+)$/i;
+
 export function createFapi(deps: Deps) {
-  return buildSurface<FapiGuard, FapiAuth>(deps, {
+  const surface = buildSurface<FapiGuard, MeAuth>(deps, {
     name: 'fapi',
     routes: fapiRoutes,
     acceptsForm: true,
-    authenticate: (c, r) => authenticateFapi(deps, c, r.guard),
+    authenticate: async (c, r) => {
+      const auth = await authenticateFapi(deps, c, r.guard);
+      // CSRF: one guard for every route that resolves the client (see origin.ts).
+      if (r.guard.client) checkOrigin(c, auth.instance, auth.mode);
+      return Object.assign(auth, { bearer: BEARER_RE.exec(c.req.header('authorization') ?? '')?.[1] ?? null });
+    },
     around: async ({ route: r, deps: d, run }) => {
       const out = await run(d);
       return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;
     },
   });
+  // CORS for the instance's allowed origins, preflights included, on the FAPI only.
+  const app = new Hono().use(`${FAPI_PREFIX}/*`, fapiCors(deps)).route('/', surface);
+  // Unmatched paths get the surface's own JSON 404/405.
+  app.notFound((c) => surface.fetch(c.req.raw, c.env));
+  return app;
 }

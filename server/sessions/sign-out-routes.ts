@@ -1,0 +1,143 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { FapiAuth } from '../api/fapi/auth';
+import type { Deps } from '../deps';
+import { clients, sessions } from '../db/schema';
+import { endpoint } from '../http/endpoint';
+import { AppError, notFound } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { clientView, type ClientRow } from './clients';
+import { clientSchema } from './fapi-routes';
+import { sessionSchema } from './schemas';
+import { applySessionAction, settleOverdue, timesFor, type AuditContext } from './sessions';
+import { isLive } from './lifecycle';
+
+/**
+ * Sign-out and switching on FAPI, for multi-session clients (several signed-in users on
+ * one browser or app):
+ *
+ * - `POST /v1/client/sessions/:id/end`: ends one session of this client (session.ended);
+ *   it stays listed nowhere (only live sessions are), but can still be removed.
+ * - `POST /v1/client/sessions/:id/remove`: removes one (session.removed); from active,
+ *   pending or ended.
+ * - `DELETE /v1/client/sessions`: ends every live session of the client; the client
+ *   itself (and its cookie) stays, so the device can sign in again as itself.
+ *   `DELETE /v1/client` does the same and also revokes the client and clears its cookie.
+ * - `POST /v1/client/sessions/:id/touch`: makes a live session of this client the active
+ *   one (`last_active_session_id`) and counts as activity.
+ *
+ * A session of another client or instance is 404. Answers `{response, client}`.
+ */
+
+type D = Pick<Deps, 'db' | 'clock'>;
+
+const requireClient = (auth: FapiAuth): ClientRow => {
+  if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
+  return auth.client;
+};
+
+async function sessionOfClient(deps: D, instance: InstanceContext, clientId: string, id: string) {
+  const [row] = await deps.db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.id, id), eq(sessions.instanceId, instance.id), eq(sessions.clientId, clientId)));
+  if (!row) throw notFound('session');
+  return row;
+}
+
+const auditOf = (client: ClientRow, request: { ip: string | null; userAgent: string | null }): AuditContext => ({
+  actor: `client:${client.id}`,
+  ip: request.ip,
+  userAgent: request.userAgent,
+});
+
+async function freshClient(deps: D, clientId: string) {
+  const [row] = await deps.db.select().from(clients).where(eq(clients.id, clientId));
+  return row!;
+}
+
+export async function endClientSession(deps: D, instance: InstanceContext, client: ClientRow, id: string, action: 'end' | 'remove', auditCtx: AuditContext) {
+  const row = await sessionOfClient(deps, instance, client.id, id);
+  // An overdue one is settled first: it ends as expired or abandoned, and can still be removed.
+  if (isLive(row.status)) await settleOverdue(deps, row);
+  return applySessionAction(deps, instance.id, id, action, auditCtx);
+}
+
+/** Ends every live session of the client, each with session.ended; the client stays. */
+export async function endAllClientSessions(deps: D, instance: InstanceContext, client: ClientRow, auditCtx: AuditContext) {
+  const live = await deps.db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.clientId, client.id), eq(sessions.instanceId, instance.id)));
+  for (const s of live.filter((r) => isLive(r.status))) {
+    if (await settleOverdue(deps, s)) continue;
+    await applySessionAction(deps, instance.id, s.id, 'end', auditCtx).catch((e: unknown) => {
+      // Ended or revoked meanwhile: nothing left to do for it.
+      if (!(e instanceof AppError && e.code === 'CONFLICT')) throw e;
+    });
+  }
+  await deps.db.update(clients).set({ lastActiveSessionId: null }).where(eq(clients.id, client.id));
+}
+
+/** Makes a live session of this client the active one. */
+export async function touchClientSession(deps: D, instance: InstanceContext, client: ClientRow, id: string) {
+  const row = await sessionOfClient(deps, instance, client.id, id);
+  const dead = await settleOverdue(deps, row);
+  if (dead) throw dead;
+  const now = deps.clock.now();
+  const { abandonAt } = timesFor(instance, now, row.createdAt);
+  return deps.db.transaction(async (tx) => {
+    const [touched] = await tx
+      .update(sessions)
+      .set({ lastActiveAt: now, abandonAt, updatedAt: now })
+      .where(and(eq(sessions.id, id), eq(sessions.status, row.status)))
+      .returning();
+    if (!touched) throw new AppError('CONFLICT', { message: 'The session changed meanwhile; try again.' });
+    await tx.update(clients).set({ lastActiveSessionId: id }).where(eq(clients.id, client.id));
+    return touched;
+  });
+}
+
+const sessionResponse = z.object({ response: sessionSchema, client: clientSchema });
+
+export const endSessionEndpoint = endpoint<FapiAuth>({
+  summary: 'Sign one session of this client out (session.ended)',
+  response: sessionResponse,
+  handle: async ({ deps, auth, params, request }) => {
+    const client = requireClient(auth);
+    const session = await endClientSession(deps, auth.instance, client, params.id!, 'end', auditOf(client, request));
+    return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
+  },
+});
+
+export const removeSessionEndpoint = endpoint<FapiAuth>({
+  summary: 'Remove one session from this client (session.removed)',
+  response: sessionResponse,
+  handle: async ({ deps, auth, params, request }) => {
+    const client = requireClient(auth);
+    const session = await endClientSession(deps, auth.instance, client, params.id!, 'remove', auditOf(client, request));
+    return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
+  },
+});
+
+export const endAllSessionsEndpoint = endpoint<FapiAuth>({
+  summary: 'Sign every session of this client out (session.ended each); the client stays',
+  response: z.object({ response: clientSchema, client: clientSchema }),
+  handle: async ({ deps, auth, request }) => {
+    const client = requireClient(auth);
+    await endAllClientSessions(deps, auth.instance, client, auditOf(client, request));
+    const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
+    return { response: view, client: view };
+  },
+});
+
+export const touchSessionEndpoint = endpoint<FapiAuth>({
+  summary: 'Make a live session of this client the active one (switch user) and mark activity',
+  response: sessionResponse,
+  handle: async ({ deps, auth, params }) => {
+    const client = requireClient(auth);
+    await touchClientSession(deps, auth.instance, client, params.id!);
+    const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
+    return { response: view.sessions.find((s) => s.id === params.id)!, client: view };
+  },
+});

@@ -1,0 +1,55 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { Secret, TOTP } from 'otpauth';
+import { events, instances } from '../db/schema';
+import type { InstanceSettings } from '../instances/settings';
+import { fapiClient } from './fapi-client';
+import type { TestHarness } from './harness';
+
+export interface TestInstance {
+  instanceId: string;
+  secret: string;
+  publishableKey: string;
+}
+
+/** Changes an instance's settings and forgets the cached copy, so the next request sees them. */
+export async function setSettings(h: TestHarness, instanceId: string, patch: Partial<InstanceSettings>) {
+  const db = h.runtime.deps.db;
+  const [row] = await db.select({ settings: instances.settings }).from(instances).where(eq(instances.id, instanceId));
+  await db
+    .update(instances)
+    .set({ settings: { ...((row?.settings as object | null) ?? {}), ...patch } })
+    .where(eq(instances.id, instanceId));
+  h.runtime.deps.caches.get('instance', 5_000).clear();
+}
+
+/** Events of one type in an instance, oldest first. */
+export const eventsOf = (h: TestHarness, instanceId: string, type: string) =>
+  h.runtime.deps.db
+    .select()
+    .from(events)
+    .where(and(eq(events.instanceId, instanceId), eq(events.type, type)))
+    .orderBy(asc(events.id));
+
+export async function createTestUser(h: TestHarness, i: TestInstance, body: Record<string, unknown>) {
+  const res = await h.call('POST', '/v1/users', { key: i.secret, body });
+  if (res.status !== 200) throw new Error(`user creation failed: ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+/** A browser (or native app) signed in as `userId` through a sign-in token. */
+export async function signedInClient(
+  h: TestHarness,
+  i: TestInstance,
+  userId: string,
+  opts: { native?: boolean; client?: ReturnType<typeof fapiClient> } = {},
+) {
+  const b = opts.client ?? fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: opts.native });
+  const ticket = (await h.call('POST', '/v1/sign_in_tokens', { key: i.secret, body: { user_id: userId } })).body.token as string;
+  const res = await b.signInWithTicket(ticket);
+  if (res.status !== 200) throw new Error(`sign-in failed: ${JSON.stringify(res.body)}`);
+  return { b, sessionId: res.body.response.created_session_id as string, res };
+}
+
+/** The TOTP code of a base32 secret at the harness clock's time (plus `offsetSteps` 30 s steps). */
+export const totpCode = (h: TestHarness, secret: string, offsetSteps = 0) =>
+  TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: h.clock.now() + offsetSteps * 30_000 });

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { endpoint } from '../http/endpoint';
+import { AppError } from '../http/errors';
+import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from './api-tokens';
+import { limitMfaAttempts, meView, resolveMe, type MeAuth } from './me';
+import { beginTotpEnrollment, confirmTotp, disableTotp, regenerateBackupCodes } from './mfa';
+import { userSchema, username } from './schemas';
+import { updateUser } from './users';
+
+/** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
+
+const meQuery = z.object({
+  session_id: z.string().max(64).optional(),
+  publishable_key: z.string().max(512).optional(),
+  _is_native: z.string().max(8).optional(),
+});
+type MeQuery = z.output<typeof meQuery>;
+
+export const meSchema = userSchema
+  .omit({ private_metadata: true })
+  .extend({ totp_enabled: z.boolean(), backup_code_enabled: z.boolean() })
+  .meta({ id: 'Me' });
+
+const name = z.string().trim().max(256).nullable();
+const metadata = userSchema.shape.unsafe_metadata.refine((v) => JSON.stringify(v).length <= 8 * 1024, {
+  message: 'must be at most 8192 bytes',
+  params: { reason: 'too_large' },
+});
+export const updateMeBody = z.strictObject({
+  first_name: name.optional(),
+  last_name: name.optional(),
+  username: username.nullable().optional(),
+  unsafe_metadata: metadata.optional(),
+});
+
+const code = z.string().trim().min(1).max(64);
+const codeBody = z.strictObject({ code });
+const disableBody = z
+  .strictObject({ code: code.optional(), password: z.string().min(1).max(256).optional() })
+  .refine((b) => (b.code === undefined) !== (b.password === undefined), {
+    message: 'send either code (a current TOTP code) or password',
+    path: ['code'],
+    params: { reason: 'required' },
+  });
+
+const apiTokenSchema = z
+  .object({
+    object: z.literal('api_token'),
+    id: z.string(),
+    name: z.string(),
+    scopes: z.array(z.string()),
+    status: z.enum(['active', 'expired', 'revoked']),
+    expires_at: z.number().int().nullable(),
+    last_used_at: z.number().int().nullable(),
+    revoked_at: z.number().int().nullable(),
+    created_at: z.number().int(),
+  })
+  .meta({ id: 'ApiToken' });
+
+const scopesInput = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(/[\s,]+/).filter(Boolean) : v),
+  z.array(z.enum(ME_SCOPES)).min(1).max(ME_SCOPES.length * 2),
+);
+export const createApiTokenBody = z.strictObject({
+  name: z.string().trim().min(1).max(128),
+  scopes: scopesInput,
+  expires_in_seconds: z.coerce.number().int().min(60).max(365 * 86400).optional(),
+});
+
+const auditOf = (me: { userId: string; sessionId: string | null }, request: { ip: string | null; userAgent: string | null }) => ({
+  actor: me.sessionId ? `session:${me.sessionId}` : `user:${me.userId}`,
+  ip: request.ip,
+  userAgent: request.userAgent,
+});
+
+export const getMeEndpoint = endpoint<MeAuth, never, MeQuery>({
+  summary: 'The signed-in user (no private metadata). A session, or a uat_ token with me:read',
+  query: meQuery,
+  response: meSchema,
+  handle: async ({ deps, auth, query }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id, tokenScope: 'me:read' });
+    return meView(deps, auth.instance.id, me.userId);
+  },
+});
+
+export const updateMeEndpoint = endpoint<MeAuth, z.output<typeof updateMeBody>, MeQuery>({
+  summary: 'Update the signed-in user: names, username, unsafe_metadata (merged). A session, or a uat_ token with me:write',
+  body: updateMeBody,
+  query: meQuery,
+  response: meSchema,
+  handle: async ({ deps, auth, query, body }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id, tokenScope: 'me:write' });
+    await updateUser(deps, auth.instance.id, me.userId, body);
+    return meView(deps, auth.instance.id, me.userId);
+  },
+});
+
+const totpEnrollmentSchema = z.object({ object: z.literal('totp'), secret: z.string(), uri: z.string(), verified: z.literal(false) });
+
+export const createTotpEndpoint = endpoint<MeAuth, Record<string, never>, MeQuery>({
+  summary: 'Start TOTP enrollment: a new secret and its otpauth:// URI (a pending session with the setup_mfa task may call it)',
+  query: meQuery,
+  response: totpEnrollmentSchema,
+  handle: async ({ deps, auth, query }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id, allowPending: true });
+    return beginTotpEnrollment(deps, auth.instance, me.userId);
+  },
+});
+
+export const confirmTotpEndpoint = endpoint<MeAuth, z.output<typeof codeBody>, MeQuery>({
+  summary: 'Confirm TOTP enrollment with a current code; answers the 10 backup codes once and activates a setup_mfa-pending session',
+  body: codeBody,
+  query: meQuery,
+  response: z.object({ object: z.literal('totp'), verified: z.literal(true), backup_codes: z.array(z.string()) }),
+  handle: async ({ deps, auth, query, body }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id, allowPending: true });
+    await limitMfaAttempts(deps, auth.instance.id, me.userId);
+    return confirmTotp(deps, auth.instance, me.userId, body.code, me.sessionId);
+  },
+});
+
+export const deleteTotpEndpoint = endpoint<MeAuth, z.output<typeof disableBody>, MeQuery>({
+  summary: 'Disable TOTP and drop the backup codes, re-verified by a current TOTP code or the password',
+  body: disableBody,
+  query: meQuery,
+  response: z.object({ object: z.literal('totp'), deleted: z.literal(true) }),
+  handle: async ({ deps, auth, query, body }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+    await limitMfaAttempts(deps, auth.instance.id, me.userId);
+    return disableTotp(deps, auth.instance, me.userId, body);
+  },
+});
+
+export const regenerateBackupCodesEndpoint = endpoint<MeAuth, z.output<typeof codeBody>, MeQuery>({
+  summary: 'New backup codes (the old ones stop working), for a current TOTP code; answered once',
+  body: codeBody,
+  query: meQuery,
+  response: z.object({ object: z.literal('backup_codes'), backup_codes: z.array(z.string()) }),
+  handle: async ({ deps, auth, query, body }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+    await limitMfaAttempts(deps, auth.instance.id, me.userId);
+    return regenerateBackupCodes(deps, auth.instance.id, me.userId, body.code);
+  },
+});
+
+export const createApiTokenEndpoint = endpoint<MeAuth, z.output<typeof createApiTokenBody>, MeQuery>({
+  summary: 'Mint a personal access token (uat_) for the signed-in user; session only, never another token; the secret is shown once',
+  body: createApiTokenBody,
+  query: meQuery,
+  status: 201,
+  response: apiTokenSchema.extend({ token: z.string() }),
+  handle: async ({ deps, auth, query, body, request }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+    if (me.actor) {
+      throw new AppError('FORBIDDEN', { message: 'An impersonation session cannot mint personal access tokens.', meta: { reason: 'impersonation' } });
+    }
+    return createApiToken(
+      deps,
+      auth.instance.id,
+      { userId: me.userId, sessionId: me.sessionId!, name: body.name, scopes: body.scopes, expiresInSeconds: body.expires_in_seconds },
+      auditOf(me, request),
+    );
+  },
+});
+
+export const listApiTokensEndpoint = endpoint<MeAuth, never, MeQuery>({
+  summary: 'The signed-in user’s unrevoked personal access tokens (no secrets)',
+  query: meQuery,
+  response: z.object({ object: z.literal('list'), data: z.array(apiTokenSchema), has_more: z.boolean() }),
+  handle: async ({ deps, auth, query }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+    return listApiTokens(deps, auth.instance.id, me.userId);
+  },
+});
+
+export const revokeApiTokenEndpoint = endpoint<MeAuth, Record<string, never>, MeQuery>({
+  summary: 'Revoke one of the signed-in user’s personal access tokens',
+  query: meQuery,
+  response: apiTokenSchema,
+  handle: async ({ deps, auth, query, params, request }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+    return revokeApiToken(deps, auth.instance.id, me.userId, params.id!, auditOf(me, request));
+  },
+});
