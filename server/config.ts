@@ -7,6 +7,18 @@ const booleanFlag = z
   .enum(['0', '1', 'true', 'false', 'yes', 'no'])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 
+function isSmtpUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** `addr@host` or `Display Name <addr@host>`, on one line. */
+const MAILBOX_RE = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
+
 const configSchema = z.object({
   NODE_ENV: optional(z.enum(['development', 'production', 'test'])),
   PORT: optional(z.coerce.number().int().min(1).max(65535)).transform((v) => v ?? 3000),
@@ -26,6 +38,13 @@ const configSchema = z.object({
   METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
   TRUST_PROXY: optional(booleanFlag).transform((v) => v ?? false),
   BAPI_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
+  /** smtp://user:pass@host:587 or smtps://…:465; unset keeps every email in the dev outbox. */
+  SMTP_URL: optional(
+    z.string().refine(isSmtpUrl, { message: 'must be an smtp:// or smtps:// URL such as smtp://user:pass@smtp.example.com:587' }),
+  ),
+  EMAIL_FROM: optional(
+    z.string().regex(MAILBOX_RE, { message: 'must be an address, optionally with a name: "Acme <no-reply@acme.com>"' }),
+  ).transform((v) => v ?? 'Latchkey <no-reply@localhost>'),
 });
 
 export type Config = Omit<z.output<typeof configSchema>, 'PUBLIC_URL'> & { PUBLIC_URL: string };

@@ -6,6 +6,7 @@ import type { Metrics } from './http/metrics';
 import type { CacheRegistry, TtlCache } from './http/ttl-cache';
 import type { Cipher } from './crypto/cipher';
 import type { ResolvedKey } from './keys/secret-keys';
+import type { Mailer } from './email/transport';
 
 export interface Clock {
   now(): number;
@@ -30,4 +31,6 @@ export interface Deps {
   caches: CacheRegistry;
   /** Encrypts secrets kept at rest with ENCRYPTION_KEY. */
   cipher: Cipher;
+  /** Email transport: SMTP from SMTP_URL, or null to keep emails in the dev outbox. */
+  mailer: Mailer | null;
 }

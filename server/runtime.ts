@@ -10,6 +10,7 @@ import { createLogger } from './http/logger';
 import { createMetrics } from './http/metrics';
 import { CacheRegistry, TtlCache } from './http/ttl-cache';
 import { createCipher, loadEncryptionKey } from './crypto/cipher';
+import { createSmtpMailer, type Mailer } from './email/transport';
 
 export interface Runtime {
   deps: Deps;
@@ -27,6 +28,8 @@ export interface RuntimeOptions {
   /** The port a server listens on, published to the CLI through the lock file. */
   port?: number | null;
   defaultMetrics?: boolean;
+  /** Use this email transport instead of one from SMTP_URL (tests); null = dev outbox. */
+  mailer?: Mailer | null;
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -50,6 +53,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     await database.migrate();
   }
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  const ownMailer = opts.mailer === undefined && config.SMTP_URL ? createSmtpMailer(config.SMTP_URL) : null;
   const deps: Deps = {
     db: database.db,
     config,
@@ -60,6 +64,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     keyCache: new TtlCache(1000),
     caches: new CacheRegistry(),
     cipher,
+    mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
   };
   const db = database;
   return {
@@ -68,6 +73,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     lock,
     async close() {
       await db.close();
+      ownMailer?.close?.();
       if (redis) redis.disconnect();
       if (lock) releaseLock(config.DATA_DIR);
     },

@@ -4,6 +4,7 @@ import { bootstrapEmptyStore, firstStartBanner } from '../instances/bootstrap';
 import { purgeIdempotencyRecords } from '../http/idempotency';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
+import { retryQueuedEmails } from '../email/mailer';
 
 /** Config, database, migrations, first-start setup and housekeeping shared by `start` and `api`. */
 export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
@@ -44,6 +45,8 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
     sweepSessions(deps).catch((err: unknown) => deps.logger.warn({ err }, 'session sweep failed'));
   }, 60 * 1000);
   sweep.unref();
+  // Emails whose SMTP send failed, or whose process stopped before sending, go out again.
+  setInterval(() => retryQueuedEmails(deps).catch((err: unknown) => deps.logger.warn({ err }, 'email retry failed')), 30 * 1000).unref();
 
   let closing = false;
   const shutdown = (signal: string) => {

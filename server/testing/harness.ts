@@ -3,6 +3,10 @@ import type { DestinationStream } from 'pino';
 import { createApiHandler } from '../api';
 import { loadConfig, type Config } from '../config';
 import type { Clock } from '../deps';
+import { desc, eq } from 'drizzle-orm';
+import { emails, smsMessages } from '../db/schema';
+import { emailView, smsView, type EmailView, type SmsView } from '../email/messages';
+import type { Mailer } from '../email/transport';
 import { createInstance, defaultAccount, type Environment } from '../instances/instances';
 import { createSecretKey } from '../keys/secret-keys';
 import { createRuntime, type Runtime } from '../runtime';
@@ -32,11 +36,17 @@ export interface TestHarness {
   call<T = any>(method: string, path: string, opts?: RequestOptions): Promise<{ status: number; headers: Headers; body: T }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   createInstance(opts?: { environment?: Environment; scopes?: string }): Promise<{ instanceId: string; secret: string; keyId: string; publishableKey: string }>;
   createKey(instanceId: string, scopes: string): Promise<{ id: string; secret: string }>;
+  /** Emails sent to an address (any instance), newest first: read codes with `(await h.outbox(to))[0].data.code`. */
+  outbox(to: string): Promise<EmailView[]>;
+  /** SMS sent to a number, newest first. */
+  smsOutbox(to: string): Promise<SmsView[]>;
   close(): Promise<void>;
 }
 
 /** The API in-process over a fresh database, called with `app.request`-style Requests. */
-export async function createHarness(opts: { env?: Record<string, string>; logDestination?: DestinationStream } = {}): Promise<TestHarness> {
+export async function createHarness(
+  opts: { env?: Record<string, string>; logDestination?: DestinationStream; /** Email transport; default from SMTP_URL, else the dev outbox. */ mailer?: Mailer | null } = {},
+): Promise<TestHarness> {
   const clock = new TestClock();
   const database = await openTestDatabase();
   const config: Config = loadConfig({
@@ -45,7 +55,7 @@ export async function createHarness(opts: { env?: Record<string, string>; logDes
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     ...opts.env,
   });
-  const runtime = await createRuntime(config, { database, clock, logDestination: opts.logDestination });
+  const runtime = await createRuntime(config, { database, clock, logDestination: opts.logDestination, mailer: opts.mailer });
   const handler = createApiHandler(runtime);
 
   const request = async (method: string, path: string, o: RequestOptions = {}) => {
@@ -78,6 +88,14 @@ export async function createHarness(opts: { env?: Record<string, string>; logDes
     async createKey(instanceId, scopes) {
       const key = await createSecretKey(runtime.deps, { instanceId, scopes, actor: 'test' });
       return { id: key.id, secret: key.secret };
+    },
+    async outbox(to) {
+      const rows = await runtime.deps.db.select().from(emails).where(eq(emails.to, to)).orderBy(desc(emails.id));
+      return rows.map(emailView);
+    },
+    async smsOutbox(to) {
+      const rows = await runtime.deps.db.select().from(smsMessages).where(eq(smsMessages.to, to)).orderBy(desc(smsMessages.id));
+      return rows.map(smsView);
     },
     close: () => runtime.close(),
   };

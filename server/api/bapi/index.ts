@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps';
 import * as audit from '../../audit/routes';
+import * as messages from '../../email/routes';
 import { listEmittedEventTypesEndpoint } from '../../events/routes';
 import { endpoint, type Method } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
@@ -58,6 +59,11 @@ export const bapiRoutes: RouteEntry<BapiGuard>[] = [
 
   route('GET',    '/v1/events',                   'events:read',     listEmittedEventTypesEndpoint),
   route('GET',    '/v1/audit_logs',               'audit_logs:read', audit.listAuditLogsEndpoint),
+
+  route('GET',    '/v1/emails',                   'emails:read',     messages.listEmailsEndpoint),
+  route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmailEndpoint),
+  route('GET',    '/v1/sms',                      'sms:read',        messages.listSmsEndpoint),
+  route('GET',    '/v1/sms/:id',                  'sms:read',        messages.getSmsEndpoint),
 ];
 
 export function bapiOpenApi(publicUrl: string) {

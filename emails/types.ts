@@ -1,0 +1,33 @@
+import type { EmailTemplateParts, TemplateVariable } from '../server/email/render';
+
+/** A built-in email: its variables, and its copy per locale (English now; add locales beside it). */
+export interface EmailTemplateDefinition {
+  name: string;
+  description: string;
+  variables: readonly TemplateVariable[];
+  locales: { en: EmailTemplateParts } & Record<string, EmailTemplateParts>;
+}
+
+export interface SmsTemplateDefinition {
+  name: string;
+  description: string;
+  variables: readonly TemplateVariable[];
+  locales: { en: { body: string } } & Record<string, { body: string }>;
+}
+
+/** Every email names the app: the mailer fills it with the instance name. */
+export const APP_NAME = {
+  name: 'app_name',
+  type: 'string',
+  required: false,
+  description: 'The application name shown in the header and the subject.',
+  sample: 'Acme',
+} as const satisfies TemplateVariable;
+
+export const EXPIRES_IN_MINUTES = {
+  name: 'expires_in_minutes',
+  type: 'number',
+  required: false,
+  description: 'Minutes until the code or link expires.',
+  sample: 10,
+} as const satisfies TemplateVariable;

@@ -1,0 +1,224 @@
+import { and, eq, lte, or, sql } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
+import type { EmailDataOf, EmailTemplateName, SmsDataOf, SmsTemplateName } from '../../emails';
+import type { Deps } from '../deps';
+import { emails, instances, smsMessages } from '../db/schema';
+import { emitEvent } from '../events/events';
+import { validationError } from '../http/errors';
+import { newId } from '../http/ids';
+import { emailAddress, phoneNumber } from '../users/schemas';
+import { emailView, smsView, type EmailRow, type EmailView, type SmsView } from './messages';
+import { renderSms, renderTemplate, templateContext, type TemplateData, type TemplateSchema } from './render';
+import { builtInEmailTemplate, builtInSmsTemplate } from './templates';
+import { describeDeliveryError } from './transport';
+
+type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>;
+
+/** A failed email is tried again after these delays; after the last, it stays failed. */
+export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
+/** A queued email this old was never delivered (its process stopped): the sweep sends it. */
+export const STALE_QUEUED_MS = 60_000;
+
+export interface SendEmailInput<N extends EmailTemplateName = EmailTemplateName> {
+  instanceId: string;
+  to: string;
+  template: N;
+  /** The template's variables; `app_name` defaults to the instance name. */
+  data: EmailDataOf<N>;
+  /** BCP 47; falls back to the language, then English. */
+  locale?: string | null;
+  userId?: string | null;
+}
+
+export interface SendSmsInput<N extends SmsTemplateName = SmsTemplateName> {
+  instanceId: string;
+  /** E.164. */
+  to: string;
+  template: N;
+  data: SmsDataOf<N>;
+  locale?: string | null;
+  userId?: string | null;
+}
+
+/** The variables a message was rendered with, as given (absent optional ones left out). */
+function storedData(schema: TemplateSchema, data: TemplateData, name: string): Record<string, string | number> {
+  return Object.fromEntries(Object.entries(templateContext(schema, data, name)).filter(([, v]) => v !== ''));
+}
+
+const isTransaction = (db: Deps['db']) => db instanceof PgTransaction;
+
+async function instanceName(deps: Pick<Deps, 'db'>, instanceId: string): Promise<string> {
+  const [row] = await deps.db.select({ name: instances.name }).from(instances).where(eq(instances.id, instanceId));
+  if (!row) throw new Error(`No instance ${instanceId}`);
+  return row.name;
+}
+
+function withAppName(data: object, name: string): TemplateData {
+  const d = data as TemplateData;
+  return d.app_name === undefined || d.app_name === null || d.app_name === '' ? { ...d, app_name: name } : d;
+}
+
+/**
+ * Renders a built-in email, records it and emits email.created in one transaction, then
+ * delivers it: by SMTP when `deps.mailer` is set, else it stays in the dev outbox
+ * (delivered at once). Delivery failures do not throw: the email is `failed` with its
+ * error and retried by retryQueuedEmails.
+ *
+ * Called with `deps.db` already a transaction, the email is written in that transaction
+ * but not sent (a rollback must not leave a sent email behind): call deliverEmail after
+ * the commit, or the retry sweep sends it within a minute or two.
+ */
+export async function sendEmail<N extends EmailTemplateName>(deps: MailDeps, input: SendEmailInput<N>): Promise<EmailView> {
+  const to = emailAddress.safeParse(input.to);
+  if (!to.success) throw validationError('to', 'invalid', 'The recipient is not a valid email address.');
+  const template = builtInEmailTemplate(input.template, input.locale);
+  const data = withAppName(input.data, await instanceName(deps, input.instanceId));
+  const rendered = await renderTemplate(template, data);
+  const smtp = deps.mailer !== null;
+  const now = deps.clock.now();
+  const row: EmailRow = {
+    id: newId('email'),
+    instanceId: input.instanceId,
+    userId: input.userId ?? null,
+    to: to.data,
+    from: deps.config.EMAIL_FROM,
+    template: template.name,
+    locale: template.locale,
+    subject: rendered.subject,
+    html: rendered.html,
+    text: rendered.text,
+    data: storedData(template.variables, data, template.name),
+    status: smtp ? 'queued' : 'delivered',
+    deliveredBy: smtp ? 'smtp' : 'outbox',
+    error: null,
+    attempts: smtp ? 0 : 1,
+    nextAttemptAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const view = emailView(row);
+  await deps.db.transaction(async (tx) => {
+    await tx.insert(emails).values(row);
+    await emitEvent({ db: tx, clock: deps.clock }, input.instanceId, 'email.created', view);
+  });
+  if (!smtp || isTransaction(deps.db)) return view;
+  return (await attemptDelivery(deps, row)) ?? view;
+}
+
+/**
+ * Delivers one recorded email now (after the commit that wrote it, or to send a failed
+ * one again). Answers the email as it stands afterwards.
+ */
+export async function deliverEmail(deps: MailDeps, emailId: string): Promise<EmailView | null> {
+  const [row] = await deps.db.select().from(emails).where(eq(emails.id, emailId));
+  if (!row) return null;
+  if (row.status === 'delivered') return emailView(row);
+  return (await attemptDelivery(deps, row)) ?? emailView((await deps.db.select().from(emails).where(eq(emails.id, emailId)))[0]!);
+}
+
+/**
+ * Claims the row (attempts is its version: of two nodes, one wins), sends, records the
+ * outcome. Null when another delivery claimed it first.
+ */
+async function attemptDelivery(deps: MailDeps, row: EmailRow): Promise<EmailView | null> {
+  const claimedAt = deps.clock.now();
+  const [claimed] = await deps.db
+    .update(emails)
+    .set({ attempts: sql`${emails.attempts} + 1`, status: 'queued', nextAttemptAt: null, updatedAt: claimedAt })
+    .where(and(eq(emails.id, row.id), eq(emails.attempts, row.attempts), eq(emails.status, row.status)))
+    .returning();
+  if (!claimed) return null;
+
+  let outcome: Partial<EmailRow>;
+  if (!deps.mailer) {
+    outcome = { status: 'delivered', deliveredBy: 'outbox', error: null };
+  } else {
+    try {
+      await deps.mailer.send({
+        from: claimed.from,
+        to: claimed.to,
+        subject: claimed.subject,
+        html: claimed.html,
+        text: claimed.text,
+        // Its own id, so mail clients do not thread one code under another.
+        headers: { 'X-Entity-Ref-ID': claimed.id },
+      });
+      outcome = { status: 'delivered', deliveredBy: 'smtp', error: null };
+      deps.logger.debug({ email_id: claimed.id, attempts: claimed.attempts }, 'email delivered');
+    } catch (err) {
+      const error = describeDeliveryError(err, deps.config.SMTP_URL);
+      const delay = RETRY_DELAYS_MS[claimed.attempts - 1];
+      outcome = { status: 'failed', deliveredBy: 'smtp', error, nextAttemptAt: delay === undefined ? null : deps.clock.now() + delay };
+      deps.logger.warn({ email_id: claimed.id, attempts: claimed.attempts, error, retry: delay !== undefined }, 'email delivery failed');
+    }
+  }
+  const [done] = await deps.db
+    .update(emails)
+    .set({ ...outcome, updatedAt: deps.clock.now() })
+    .where(and(eq(emails.id, claimed.id), eq(emails.attempts, claimed.attempts)))
+    .returning();
+  return emailView(done ?? { ...claimed, ...outcome });
+}
+
+/**
+ * The retry sweep: sends queued emails older than a minute (their process stopped before
+ * sending) and failed ones whose next attempt is due. Run it every 30–60 s.
+ */
+export async function retryQueuedEmails(deps: MailDeps, opts: { limit?: number } = {}) {
+  const now = deps.clock.now();
+  const due = await deps.db
+    .select()
+    .from(emails)
+    .where(
+      or(
+        and(eq(emails.status, 'queued'), lte(emails.updatedAt, now - STALE_QUEUED_MS)),
+        and(eq(emails.status, 'failed'), lte(emails.nextAttemptAt, now)),
+      ),
+    )
+    .orderBy(emails.id)
+    .limit(opts.limit ?? 50);
+  const result = { attempted: 0, delivered: 0, failed: 0 };
+  for (const row of due) {
+    const after = await attemptDelivery(deps, row);
+    if (!after) continue;
+    result.attempted++;
+    if (after.status === 'delivered') result.delivered++;
+    else result.failed++;
+  }
+  return result;
+}
+
+/**
+ * Renders a built-in SMS, records it and emits sms.created in one transaction. There is
+ * no SMS provider yet: every SMS is delivered to the dev outbox.
+ */
+export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' | 'clock'>, input: SendSmsInput<N>): Promise<SmsView> {
+  const to = phoneNumber.safeParse(input.to);
+  if (!to.success) throw validationError('to', 'invalid', 'The recipient must be an E.164 phone number such as +14155550100.');
+  const template = builtInSmsTemplate(input.template, input.locale);
+  const data = withAppName(input.data, await instanceName(deps, input.instanceId));
+  const { body } = await renderSms(template, data);
+  const now = deps.clock.now();
+  const row = {
+    id: newId('sms'),
+    instanceId: input.instanceId,
+    userId: input.userId ?? null,
+    to: to.data,
+    from: null,
+    template: template.name,
+    locale: template.locale,
+    body,
+    data: storedData(template.variables, data, template.name),
+    status: 'delivered' as const,
+    deliveredBy: 'outbox' as const,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const view = smsView(row);
+  await deps.db.transaction(async (tx) => {
+    await tx.insert(smsMessages).values(row);
+    await emitEvent({ db: tx, clock: deps.clock }, input.instanceId, 'sms.created', view);
+  });
+  return view;
+}

@@ -1,0 +1,94 @@
+import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { emails, smsMessages } from '../db/schema';
+import { notFound } from '../http/errors';
+import { toCursorPage } from '../http/pagination';
+
+export type EmailRow = typeof emails.$inferSelect;
+export type SmsRow = typeof smsMessages.$inferSelect;
+
+/** The `email` resource, as the API answers it and email.created carries it. */
+export function emailView(r: EmailRow) {
+  return {
+    object: 'email' as const,
+    id: r.id,
+    user_id: r.userId,
+    to: r.to,
+    from: r.from,
+    template: r.template,
+    locale: r.locale,
+    subject: r.subject,
+    html: r.html,
+    text: r.text,
+    data: r.data,
+    status: r.status,
+    delivered_by: r.deliveredBy,
+    error: r.error,
+    attempts: r.attempts,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type EmailView = ReturnType<typeof emailView>;
+
+/** The `sms` resource. */
+export function smsView(r: SmsRow) {
+  return {
+    object: 'sms' as const,
+    id: r.id,
+    user_id: r.userId,
+    to: r.to,
+    from: r.from,
+    template: r.template,
+    locale: r.locale,
+    body: r.body,
+    data: r.data,
+    status: r.status,
+    delivered_by: r.deliveredBy,
+    error: r.error,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type SmsView = ReturnType<typeof smsView>;
+
+export interface MessageQuery {
+  limit: number;
+  starting_after?: string;
+  to?: string;
+  user_id?: string;
+  template?: string;
+}
+
+/** An instance's emails, newest first; `to` matches case-insensitively. */
+export async function listEmails(deps: Pick<Deps, 'db'>, instanceId: string, q: MessageQuery) {
+  const filters: (SQL | undefined)[] = [eq(emails.instanceId, instanceId)];
+  if (q.starting_after) filters.push(lt(emails.id, q.starting_after));
+  if (q.to !== undefined) filters.push(sql`lower(${emails.to}) = ${q.to.toLowerCase()}`);
+  if (q.user_id !== undefined) filters.push(eq(emails.userId, q.user_id));
+  if (q.template !== undefined) filters.push(eq(emails.template, q.template));
+  const rows = await deps.db.select().from(emails).where(and(...filters)).orderBy(desc(emails.id)).limit(q.limit + 1);
+  return toCursorPage(rows, q.limit, emailView);
+}
+
+export async function getEmail(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<EmailView> {
+  const [row] = await deps.db.select().from(emails).where(and(eq(emails.id, id), eq(emails.instanceId, instanceId)));
+  if (!row) throw notFound('email');
+  return emailView(row);
+}
+
+export async function listSms(deps: Pick<Deps, 'db'>, instanceId: string, q: MessageQuery) {
+  const filters: (SQL | undefined)[] = [eq(smsMessages.instanceId, instanceId)];
+  if (q.starting_after) filters.push(lt(smsMessages.id, q.starting_after));
+  if (q.to !== undefined) filters.push(eq(smsMessages.to, q.to));
+  if (q.user_id !== undefined) filters.push(eq(smsMessages.userId, q.user_id));
+  if (q.template !== undefined) filters.push(eq(smsMessages.template, q.template));
+  const rows = await deps.db.select().from(smsMessages).where(and(...filters)).orderBy(desc(smsMessages.id)).limit(q.limit + 1);
+  return toCursorPage(rows, q.limit, smsView);
+}
+
+export async function getSms(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<SmsView> {
+  const [row] = await deps.db.select().from(smsMessages).where(and(eq(smsMessages.id, id), eq(smsMessages.instanceId, instanceId)));
+  if (!row) throw notFound('sms');
+  return smsView(row);
+}

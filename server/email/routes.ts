@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { EMAIL_TEMPLATE_NAMES, SMS_TEMPLATE_NAMES } from '../../emails';
+import { endpoint } from '../http/endpoint';
+import { AppError } from '../http/errors';
+import { cursorPageSchema, pageQuery } from '../http/pagination';
+import type { BapiAuth } from '../keys/bapi-auth';
+import { emailAddress, phoneNumber } from '../users/schemas';
+import { getEmail, getSms, listEmails, listSms } from './messages';
+
+const status = z.enum(['queued', 'delivered', 'failed']);
+
+export const emailSchema = z
+  .object({
+    object: z.literal('email'),
+    id: z.string(),
+    user_id: z.string().nullable(),
+    to: z.string(),
+    from: z.string(),
+    template: z.string(),
+    locale: z.string(),
+    subject: z.string(),
+    html: z.string(),
+    text: z.string(),
+    /** The template variables it was rendered with. */
+    data: z.record(z.string(), z.unknown()),
+    status,
+    /** `smtp` when SMTP_URL is set, else `outbox` (kept here, not sent). */
+    delivered_by: z.enum(['smtp', 'outbox']),
+    error: z.string().nullable(),
+    attempts: z.number().int(),
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'Email' });
+
+export const smsSchema = z
+  .object({
+    object: z.literal('sms'),
+    id: z.string(),
+    user_id: z.string().nullable(),
+    to: z.string(),
+    from: z.string().nullable(),
+    template: z.string(),
+    locale: z.string(),
+    body: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    status,
+    delivered_by: z.enum(['outbox']),
+    error: z.string().nullable(),
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'Sms' });
+
+export const listEmailsQuery = z.strictObject({
+  ...pageQuery,
+  to: emailAddress.optional(),
+  user_id: z.string().min(1).max(64).optional(),
+  template: z.enum(EMAIL_TEMPLATE_NAMES as [string, ...string[]]).optional(),
+});
+
+export const listSmsQuery = z.strictObject({
+  ...pageQuery,
+  to: phoneNumber.optional(),
+  user_id: z.string().min(1).max(64).optional(),
+  template: z.enum(SMS_TEMPLATE_NAMES as [string, ...string[]]).optional(),
+});
+
+/** Messages carry one-time codes and links: readable through the API on test instances only. */
+function testInstancesOnly(auth: BapiAuth, what: string) {
+  if (auth.instance.environment !== 'test') {
+    throw new AppError('FORBIDDEN', {
+      message: `${what} can only be read on test instances: on a live instance they carry one-time codes and links.`,
+      meta: { reason: 'live_instance' },
+    });
+  }
+}
+
+export const listEmailsEndpoint = endpoint<BapiAuth, never, z.output<typeof listEmailsQuery>>({
+  summary: 'List sent emails (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
+  query: listEmailsQuery,
+  response: cursorPageSchema(emailSchema),
+  handle: async ({ deps, auth, query }) => {
+    testInstancesOnly(auth, 'Emails');
+    return listEmails(deps, auth.instance.id, query);
+  },
+});
+
+export const getEmailEndpoint = endpoint<BapiAuth>({
+  summary: 'Get a sent email. Test instances only',
+  response: emailSchema,
+  handle: async ({ deps, auth, params }) => {
+    testInstancesOnly(auth, 'Emails');
+    return getEmail(deps, auth.instance.id, params.id!);
+  },
+});
+
+export const listSmsEndpoint = endpoint<BapiAuth, never, z.output<typeof listSmsQuery>>({
+  summary: 'List sent SMS (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
+  query: listSmsQuery,
+  response: cursorPageSchema(smsSchema),
+  handle: async ({ deps, auth, query }) => {
+    testInstancesOnly(auth, 'SMS messages');
+    return listSms(deps, auth.instance.id, query);
+  },
+});
+
+export const getSmsEndpoint = endpoint<BapiAuth>({
+  summary: 'Get a sent SMS. Test instances only',
+  response: smsSchema,
+  handle: async ({ deps, auth, params }) => {
+    testInstancesOnly(auth, 'SMS messages');
+    return getSms(deps, auth.instance.id, params.id!);
+  },
+});
