@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
+import { prepared } from '../db/prepared';
 import { instances, secretKeys } from '../db/schema';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
@@ -114,7 +115,7 @@ export async function resolveSecretKey(deps: Deps, secret: string): Promise<Reso
 }
 
 async function lookupKey(deps: Deps, digest: string): Promise<ResolvedKey | null> {
-  const [row] = await keyLookupStatement(deps).execute({ digest });
+  const [row] = await keyLookupStatement(deps.db).execute({ digest });
   if (!row) return null;
   return {
     keyId: row.id,
@@ -131,9 +132,8 @@ async function lookupKey(deps: Deps, digest: string): Promise<ResolvedKey | null
   };
 }
 
-const statements = new WeakMap<object, ReturnType<typeof prepareKeyLookup>>();
-function prepareKeyLookup(db: Deps['db']) {
-  return db
+const keyLookupStatement = prepared((db) =>
+  db
     .select({
       id: secretKeys.id,
       digest: secretKeys.digest,
@@ -148,13 +148,8 @@ function prepareKeyLookup(db: Deps['db']) {
     .from(secretKeys)
     .innerJoin(instances, eq(instances.id, secretKeys.instanceId))
     .where(eq(secretKeys.digest, sql.placeholder('digest')))
-    .prepare('secret_key_by_digest');
-}
-function keyLookupStatement(deps: Deps) {
-  let stmt = statements.get(deps.db);
-  if (!stmt) statements.set(deps.db, (stmt = prepareKeyLookup(deps.db)));
-  return stmt;
-}
+    .prepare('secret_key_by_digest'),
+);
 
 /** `last_used_at` is kept to the minute: one write per key per minute, off the request path. */
 function touchLastUsed(deps: Deps, keyId: string, now: number) {

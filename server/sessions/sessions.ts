@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
+import { prepared } from '../db/prepared';
 import { refreshTokens, sessions, users, type SessionStatus } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
@@ -233,6 +234,31 @@ export async function settleOverdue(deps: Pick<Deps, 'db' | 'clock'>, s: Pick<Se
   return new AppError(action === 'expire' ? 'SESSION_EXPIRED' : 'SESSION_ABANDONED');
 }
 
+const refreshLookup = prepared((db) =>
+  db
+    .select({ rotatedAt: refreshTokens.rotatedAt, session: sessions, sessionsVersion: users.sessionsVersion })
+    .from(refreshTokens)
+    .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(
+      and(
+        eq(refreshTokens.digest, sql.placeholder('digest')),
+        eq(sessions.id, sql.placeholder('sessionId')),
+        eq(sessions.instanceId, sql.placeholder('instanceId')),
+      ),
+    )
+    .prepare('refresh_lookup'),
+);
+
+const sessionWithUserVersion = prepared((db) =>
+  db
+    .select({ session: sessions, sessionsVersion: users.sessionsVersion })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.id, sql.placeholder('sessionId')), eq(sessions.instanceId, sql.placeholder('instanceId'))))
+    .prepare('session_with_user_version'),
+);
+
 /**
  * Exchanges a refresh token for a JWT and its successor. A rotated token presented
  * within the grace window gets the same successor; after it, the session is revoked.
@@ -240,16 +266,7 @@ export async function settleOverdue(deps: Pick<Deps, 'db' | 'clock'>, s: Pick<Se
 export async function refreshSession(deps: D, instance: InstanceContext, sessionId: string, refreshToken: string) {
   if (!/^rt_[A-Za-z0-9_-]{20,100}$/.test(refreshToken)) throw new AppError('REFRESH_TOKEN_INVALID');
   const digest = sha256Hex(refreshToken);
-  const [found] = await deps.db
-    .select({
-      rotatedAt: refreshTokens.rotatedAt,
-      session: sessions,
-      sessionsVersion: users.sessionsVersion,
-    })
-    .from(refreshTokens)
-    .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(refreshTokens.digest, digest), eq(sessions.id, sessionId), eq(sessions.instanceId, instance.id)));
+  const [found] = await refreshLookup(deps.db).execute({ digest, sessionId, instanceId: instance.id });
   if (!found) throw new AppError('REFRESH_TOKEN_INVALID');
   const s = found.session;
   const dead = await settleOverdue(deps, s);
@@ -290,11 +307,7 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
  */
 export async function verifySession(deps: D, instance: InstanceContext, token: string): Promise<SessionView> {
   const claims = await verifySessionJwt(deps, instance, token);
-  const [found] = await deps.db
-    .select({ session: sessions, sessionsVersion: users.sessionsVersion })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, claims.sid), eq(sessions.instanceId, instance.id)));
+  const [found] = await sessionWithUserVersion(deps.db).execute({ sessionId: claims.sid, instanceId: instance.id });
   if (!found || found.session.userId !== claims.sub) throw new AppError('SESSION_REVOKED', { meta: { reason: 'session_not_found' } });
   const dead = await settleOverdue(deps, found.session);
   if (dead) throw dead;

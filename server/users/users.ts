@@ -2,6 +2,7 @@ import { and, asc, desc, eq, exists, gt, ilike, inArray, lt, or, sql, type SQL }
 import type { Deps } from '../deps';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
+import { prepared } from '../db/prepared';
 import { uniqueViolation } from '../db/errors';
 import { emailAddresses, phoneNumbers, users } from '../db/schema';
 import { emitEvent } from '../events/events';
@@ -63,21 +64,18 @@ export function userView(u: UserRow): UserView {
 
 const withIdentifiers = { emailAddresses: true, phoneNumbers: true } as const;
 
-function prepareGetUser(db: Db) {
-  return db.query.users
+const getUserStatement = prepared((db) =>
+  db.query.users
     .findFirst({
       where: (u, { and, eq }) => and(eq(u.id, sql.placeholder('id')), eq(u.instanceId, sql.placeholder('instanceId'))),
       with: withIdentifiers,
     })
-    .prepare('get_user');
-}
-const getUserStatements = new WeakMap<Db, ReturnType<typeof prepareGetUser>>();
+    .prepare('get_user'),
+);
 
 /** One prepared query: the user with its email addresses and phone numbers. */
-async function findUser(db: Db, instanceId: string, id: string): Promise<UserRow | undefined> {
-  let stmt = getUserStatements.get(db);
-  if (!stmt) getUserStatements.set(db, (stmt = prepareGetUser(db)));
-  return stmt.execute({ id, instanceId });
+function findUser(db: Db, instanceId: string, id: string): Promise<UserRow | undefined> {
+  return getUserStatement(db).execute({ id, instanceId });
 }
 
 async function loadUser(db: Db, instanceId: string, id: string): Promise<UserRow> {
@@ -166,7 +164,17 @@ const dedupe = (list: string[] | undefined, key: (s: string) => string = (s) => 
   return (list ?? []).filter((v) => !seen.has(key(v)) && seen.add(key(v)));
 };
 
-export async function createUser(deps: D, instanceId: string, input: CreateUserInput): Promise<UserView> {
+/**
+ * Creates a user with verified identifiers; emits user.created. `verificationStrategy`
+ * names how the addresses were verified: `admin` (BAPI) unless said, `email_code` on
+ * FAPI sign-up. Runs in the caller's transaction if any.
+ */
+export async function createUser(
+  deps: D,
+  instanceId: string,
+  input: CreateUserInput,
+  opts: { verificationStrategy?: string } = {},
+): Promise<UserView> {
   const emails = dedupe(input.email_address, (e) => e.toLowerCase());
   const phones = dedupe(input.phone_number);
   if (emails.length === 0 && phones.length === 0 && !input.username) {
@@ -183,7 +191,7 @@ export async function createUser(deps: D, instanceId: string, input: CreateUserI
     emailAddress: e,
     emailKey: e.toLowerCase(),
     verificationStatus: 'verified' as const,
-    verificationStrategy: 'admin',
+    verificationStrategy: opts.verificationStrategy ?? 'admin',
     createdAt: now,
     updatedAt: now,
   }));
@@ -312,16 +320,14 @@ function preparePlainPage(db: Db, ascending: boolean, withCursor: boolean) {
     })
     .prepare(`list_users_${ascending ? 'asc' : 'desc'}${withCursor ? '_cursor' : ''}`);
 }
-const plainPageStatements = new WeakMap<Db, Map<string, ReturnType<typeof preparePlainPage>>>();
-
-function plainPage(db: Db, ascending: boolean, withCursor: boolean) {
-  let byShape = plainPageStatements.get(db);
-  if (!byShape) plainPageStatements.set(db, (byShape = new Map()));
-  const shape = `${ascending}:${withCursor}`;
-  let stmt = byShape.get(shape);
-  if (!stmt) byShape.set(shape, (stmt = preparePlainPage(db, ascending, withCursor)));
-  return stmt;
-}
+const plainPages = {
+  'desc:': prepared((db) => preparePlainPage(db, false, false)),
+  'desc:cursor': prepared((db) => preparePlainPage(db, false, true)),
+  'asc:': prepared((db) => preparePlainPage(db, true, false)),
+  'asc:cursor': prepared((db) => preparePlainPage(db, true, true)),
+};
+const plainPage = (db: Db, ascending: boolean, withCursor: boolean) =>
+  plainPages[`${ascending ? 'asc' : 'desc'}:${withCursor ? 'cursor' : ''}`](db);
 
 export async function listUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: ListUsersInput) {
   const ascending = q.order_by === 'created_at';
