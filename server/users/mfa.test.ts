@@ -149,6 +149,19 @@ describe('verifySecondFactor', () => {
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', regen.body.backup_codes[0])).toBe(true);
   });
 
+  it('accepts a code or a backup code exactly once under concurrency', async () => {
+    const userId = await newUser();
+    const { b } = await signedInClient(h, A, userId);
+    const { secret, backupCodes: codes } = await enroll(b);
+    h.clock.advance(30_000);
+    const code = totpCode(h, secret);
+    const deps = h.runtime.deps;
+    const totp = await Promise.all([1, 2, 3].map(() => verifySecondFactor(deps, A.instanceId, userId, 'totp', code)));
+    expect(totp.filter(Boolean)).toHaveLength(1);
+    const backup = await Promise.all([1, 2, 3].map(() => verifySecondFactor(deps, A.instanceId, userId, 'backup_code', codes[5]!)));
+    expect(backup.filter(Boolean)).toHaveLength(1);
+  });
+
   it('is false for a user without a verified factor', async () => {
     const userId = await newUser();
     const { b } = await signedInClient(h, A, userId);

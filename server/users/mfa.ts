@@ -64,8 +64,9 @@ function newBackupCodes(): string[] {
   );
 }
 
-async function factorOf(db: Db, userId: string) {
-  const [row] = await db.select().from(totpFactors).where(eq(totpFactors.userId, userId));
+async function factorOf(db: Db, userId: string, forUpdate = false) {
+  const q = db.select().from(totpFactors).where(eq(totpFactors.userId, userId));
+  const [row] = forUpdate ? await q.for('update') : await q;
   return row ?? null;
 }
 
@@ -238,7 +239,8 @@ async function replaceBackupCodes(deps: D, userId: string): Promise<string[]> {
 export async function confirmTotp(deps: D, instance: InstanceContext, userId: string, code: string, sessionId: string | null) {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const factor = await factorOf(tx, userId);
+    // Locked: of two racing confirmations one makes the backup codes, the other sees it done.
+    const factor = await factorOf(tx, userId, true);
     if (!factor) throw new AppError('CONFLICT', { message: 'Start TOTP enrollment first (POST /v1/me/totp).', meta: { reason: 'not_enrolled' } });
     if (factor.status === 'verified') throw new AppError('CONFLICT', { message: 'TOTP is already enabled.', meta: { reason: 'totp_enabled' } });
     if (!(await acceptTotp(d, userId, code.trim(), true))) throw invalidCode();
@@ -261,7 +263,7 @@ export async function confirmTotp(deps: D, instance: InstanceContext, userId: st
 export async function regenerateBackupCodes(deps: D, instanceId: string, userId: string, code: string) {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    if (!(await hasSecondFactor(tx, userId))) {
+    if ((await factorOf(tx, userId, true))?.status !== 'verified') {
       throw new AppError('CONFLICT', { message: 'Enable TOTP before making backup codes.', meta: { reason: 'not_enrolled' } });
     }
     if (!(await verifySecondFactor(d, instanceId, userId, 'totp', code))) throw invalidCode();
@@ -284,7 +286,7 @@ export async function disableTotp(
   }
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    if (!(await hasSecondFactor(tx, userId))) throw new AppError('CONFLICT', { message: 'TOTP is not enabled.', meta: { reason: 'not_enrolled' } });
+    if ((await factorOf(tx, userId, true))?.status !== 'verified') throw new AppError('CONFLICT', { message: 'TOTP is not enabled.', meta: { reason: 'not_enrolled' } });
     let ok = false;
     if (proof.code !== undefined) ok = await verifySecondFactor(d, instance.id, userId, 'totp', proof.code);
     else if (proof.password !== undefined) {
