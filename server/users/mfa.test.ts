@@ -74,6 +74,12 @@ describe('TOTP enrollment', () => {
     expect(me.body).toMatchObject({ two_factor_enabled: true, totp_enabled: true, backup_code_enabled: true });
     const updated = (await eventsOf(h, A.instanceId, 'user.updated')).filter((e) => e.data.id === userId);
     expect(updated.at(-1)!.data.two_factor_enabled).toBe(true);
+    // The backend API shows it too, by id and in lists.
+    expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body.two_factor_enabled).toBe(true);
+    const listed = (await h.call('GET', '/v1/users?limit=100', { key: A.secret })).body.data.find((u: { id: string }) => u.id === userId);
+    expect(listed.two_factor_enabled).toBe(true);
+    const searched = await h.call('GET', `/v1/users?query=${encodeURIComponent(`mfa${n}@example.com`)}`, { key: A.secret });
+    expect(searched.body.data[0].two_factor_enabled).toBe(true);
 
     // Enrolling again while enabled is a conflict; confirming again too.
     expect((await b.call('POST', '/v1/me/totp')).status).toBe(409);
@@ -188,6 +194,7 @@ describe('disabling TOTP', () => {
     expect(await hasSecondFactor(h.runtime.deps.db, userId)).toBe(false);
     expect(await verifySecondFactor(h.runtime.deps, A.instanceId, userId, 'backup_code', codes[3]!)).toBe(false);
     expect((await b.call('GET', '/v1/me')).body.two_factor_enabled).toBe(false);
+    expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body.two_factor_enabled).toBe(false);
     expect((await b.call('DELETE', '/v1/me/totp', { body: { password: 'correct horse battery' } })).status).toBe(409);
 
     // Re-enroll, then disable by a fresh code (a minute on: past the attempt cap's window).

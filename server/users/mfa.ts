@@ -247,7 +247,7 @@ export async function confirmTotp(deps: D, instance: InstanceContext, userId: st
     const now = deps.clock.now();
     await tx.update(totpFactors).set({ status: 'verified', verifiedAt: now, updatedAt: now }).where(eq(totpFactors.userId, userId));
     const codes = await replaceBackupCodes(d, userId);
-    await emitUserUpdated(d, instance.id, userId, true);
+    await emitUserUpdated(d, instance.id, userId);
     if (sessionId) {
       const [s] = await tx
         .select({ status: sessions.status })
@@ -297,12 +297,12 @@ export async function disableTotp(
     if (!ok) throw invalidCode();
     await tx.delete(backupCodes).where(eq(backupCodes.userId, userId));
     await tx.delete(totpFactors).where(eq(totpFactors.userId, userId));
-    await emitUserUpdated(d, instance.id, userId, false);
+    await emitUserUpdated(d, instance.id, userId);
     return { object: 'totp' as const, deleted: true };
   });
 }
 
 /** user.updated carries the full user (two_factor_enabled changed). */
-async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string, twoFactorEnabled: boolean) {
-  await emitEvent(deps, instanceId, 'user.updated', { ...(await getUser(deps, instanceId, userId)), two_factor_enabled: twoFactorEnabled });
+async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
+  await emitEvent(deps, instanceId, 'user.updated', await getUser(deps, instanceId, userId));
 }
