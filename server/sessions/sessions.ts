@@ -250,6 +250,55 @@ const refreshLookup = prepared((db) =>
     .prepare('refresh_lookup'),
 );
 
+/**
+ * The common refresh in one round trip: when the token is current and its session live
+ * and within its deadlines, rotate it, store the successor and mark activity. Returns
+ * what the jwt needs, or null to take the careful path.
+ */
+async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId: string, digest: string, successorDigest: string) {
+  const now = deps.clock.now();
+  const inactivity = instance.settings.session_inactivity_timeout_seconds;
+  const abandonAt = inactivity === null ? sql`expire_at` : sql`least(expire_at, ${now + inactivity * 1000}::bigint)`;
+  const result = await deps.db.execute(sql`
+    with target as (
+      select s.id, s.user_id, s.status, s.actor, s.expire_at, u.sessions_version
+      from ${refreshTokens} t
+      join ${sessions} s on s.id = t.session_id
+      join ${users} u on u.id = s.user_id
+      where t.digest = ${digest} and t.rotated_at is null and s.id = ${sessionId} and s.instance_id = ${instance.id}
+        and s.status in ('active', 'pending') and s.expire_at > ${now} and s.abandon_at > ${now}
+    ), rotated as (
+      update ${refreshTokens} set rotated_at = ${now}
+      where digest = ${digest} and rotated_at is null and exists (select 1 from target)
+      returning session_id
+    ), successor as (
+      insert into ${refreshTokens} (digest, session_id, created_at)
+      select ${successorDigest}, session_id, ${now} from rotated
+      on conflict (digest) do nothing
+    ), touched as (
+      update ${sessions} set last_active_at = ${now}, abandon_at = ${abandonAt}, updated_at = ${now}
+      where id in (select session_id from rotated)
+    )
+    select id, user_id, status, actor, expire_at, sessions_version from target where exists (select 1 from rotated)`);
+  const [row] = rowsOf<{
+    id: string;
+    user_id: string;
+    status: string;
+    actor: Actor | string | null;
+    expire_at: number | string;
+    sessions_version: number;
+  }>(result);
+  if (!row) return null;
+  return {
+    id: row.id,
+    userId: row.user_id,
+    status: row.status,
+    actor: typeof row.actor === 'string' ? (JSON.parse(row.actor) as Actor) : row.actor,
+    expireAt: Number(row.expire_at),
+    sessionsVersion: Number(row.sessions_version),
+  };
+}
+
 const sessionWithUserVersion = prepared((db) =>
   db
     .select({ session: sessions, sessionsVersion: users.sessionsVersion })
@@ -266,6 +315,14 @@ const sessionWithUserVersion = prepared((db) =>
 export async function refreshSession(deps: D, instance: InstanceContext, sessionId: string, refreshToken: string) {
   if (!/^rt_[A-Za-z0-9_-]{20,100}$/.test(refreshToken)) throw new AppError('REFRESH_TOKEN_INVALID');
   const digest = sha256Hex(refreshToken);
+  const successor = successorOf(deps, refreshToken);
+  const fast = await rotateCurrentToken(deps, instance, sessionId, digest, sha256Hex(successor));
+  if (fast) {
+    const token = await signSessionJwt(deps, instance, fast);
+    return { jwt: token.jwt, refresh_token: successor, expires_in: token.expires_in };
+  }
+  // Anything but the common case: an unknown token, a dead or overdue session, a rotated
+  // token (grace window or reuse), or a concurrent refresh that rotated it first.
   const [found] = await refreshLookup(deps.db).execute({ digest, sessionId, instanceId: instance.id });
   if (!found) throw new AppError('REFRESH_TOKEN_INVALID');
   const s = found.session;
@@ -273,7 +330,6 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
   if (dead) throw dead;
 
   const now = deps.clock.now();
-  const successor = successorOf(deps, refreshToken);
   let rotatedAt = found.rotatedAt;
   if (rotatedAt === null) {
     const { abandonAt } = timesFor(instance, now, s.createdAt);
