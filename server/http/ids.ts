@@ -4,7 +4,7 @@ import { monotonicFactory } from 'ulid';
 /** Every id prefix in use; ids are `<prefix>_<26 Crockford base32 chars>`, time-sortable. */
 export const ID_PREFIXES = [
   'acct', 'ins', 'key', 'user', 'idn', 'evt', 'aud', 'sess', 'client', 'org', 'orgmem', 'orginv',
-  'orgdmn', 'role', 'perm', 'whep', 'msg', 'oa', 'req', 'kid', 'rt', 'act', 'sit', 'sia',
+  'orgdmn', 'role', 'perm', 'whep', 'msg', 'oa', 'req', 'kid', 'rt', 'act', 'sit', 'sia', 'sua', 'ver',
   'pat',
   'email', 'sms',
 ] as const;

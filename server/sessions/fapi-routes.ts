@@ -2,15 +2,13 @@ import { z } from 'zod';
 import type { FapiAuth } from '../api/fapi/auth';
 import { AppError } from '../http/errors';
 import { endpoint } from '../http/endpoint';
-import { newId } from '../http/ids';
 import { jwksSchema } from '../signing/routes';
 import { publishedKeys } from '../signing/signing-keys';
 import { clientSessionToken, clientView, revokeClient, signedOutClient } from './clients';
 import { refreshBody, sessionSchema, tokenResponseSchema } from './schemas';
 import { refreshSession } from './sessions';
-import { signInWithTicket } from './tickets';
 
-/** FAPI endpoints of clients, sessions and tickets; mounted by server/api/fapi. */
+/** FAPI endpoints of clients and sessions; mounted by server/api/fapi (sign-ins, tickets included, are in server/auth). */
 
 /** A session as the client lists it: with the tasks a pending one awaits (`setup_mfa`). */
 export const clientSessionSchema = sessionSchema
@@ -35,30 +33,6 @@ const clientQuery = z.object({
   _is_native: z.string().max(8).optional(),
 });
 
-/**
- * Sign-in strategies, one member each. Only `ticket` exists so far; password and
- * email_code join this union.
- */
-export const signInBody = z.discriminatedUnion(
-  'strategy',
-  [z.strictObject({ strategy: z.literal('ticket'), ticket: z.string().min(1).max(512) })],
-  {
-    error: (iss) =>
-      iss.code !== 'invalid_union'
-        ? undefined
-        : (iss.input as { strategy?: unknown } | undefined)?.strategy === undefined
-          ? 'required; supported strategies: ticket.'
-          : 'unsupported; supported strategies: ticket.',
-  },
-);
-
-export const signInAttemptSchema = z.object({
-  object: z.literal('sign_in_attempt'),
-  id: z.string(),
-  status: z.literal('complete'),
-  created_session_id: z.string(),
-});
-
 export const getClientEndpoint = endpoint<FapiAuth, never, z.output<typeof clientQuery>>({
   summary: 'Boot the client: its live sessions and the active one; session null when signed out. Never 401.',
   query: clientQuery,
@@ -75,21 +49,6 @@ export const deleteClientEndpoint = endpoint<FapiAuth>({
     }
     auth.clearClientToken();
     return signedOutClient();
-  },
-});
-
-export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof signInBody>>({
-  summary: 'Sign in. Strategy ticket: redeem an actor token or sign-in token (creates the client if none)',
-  body: signInBody,
-  response: z.object({ response: signInAttemptSchema, client: clientSchema }),
-  handle: async ({ deps, auth, body, request }) => {
-    const result = await signInWithTicket(deps, auth.instance, { ticket: body.ticket, client: auth.client }, request);
-    // A sign-in (re)issues the client token: a new cookie lifetime on the web, the header in native mode.
-    auth.issueClientToken(result.newClientToken ?? auth.clientToken!);
-    return {
-      response: { object: 'sign_in_attempt' as const, id: newId('sia'), status: 'complete' as const, created_session_id: result.sessionId },
-      client: await clientView(deps, auth.instance, result.client),
-    };
   },
 });
 

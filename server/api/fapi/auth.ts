@@ -45,6 +45,11 @@ export const CLIENT_COOKIE = '__client';
 
 export const FAPI_LIMITS = {
   sign_in: { name: 'fapi_sign_in', limit: 5, windowMs: 10_000 },
+  sign_up: { name: 'fapi_sign_up', limit: 5, windowMs: 10_000 },
+  /** Password and code attempts (first and second factor, sign-up verification, new password). */
+  attempt: { name: 'fapi_attempt', limit: 3, windowMs: 10_000 },
+  /** Verification-code sends; the per-address reissue caps apply besides (server/auth/codes.ts). */
+  verification: { name: 'fapi_verification', limit: 5, windowMs: 10_000 },
 } as const satisfies Record<string, LimitRule>;
 
 const BEARER_RE = /^Bearer\s+(\S+)$/i;

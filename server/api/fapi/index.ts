@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps';
 import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import * as auth from '../../auth/fapi-routes';
 import * as sessions from '../../sessions/fapi-routes';
 import * as signOut from '../../sessions/sign-out-routes';
 import type { MeAuth } from '../../users/me';
@@ -23,6 +24,9 @@ const route = (method: Method, path: string, guard: FapiGuard, ep: RouteEntry<Fa
 const PK_CLIENT: FapiGuard = { key: 'required', client: true };
 const CLIENT: FapiGuard = { key: 'optional', client: true };
 const SIGN_IN: FapiGuard = { key: 'optional', client: true, limit: 'sign_in' };
+const SIGN_UP: FapiGuard = { key: 'optional', client: true, limit: 'sign_up' };
+const ATTEMPT: FapiGuard = { key: 'optional', client: true, limit: 'attempt' };
+const SEND: FapiGuard = { key: 'optional', client: true, limit: 'verification' };
 const PUBLIC: FapiGuard = { key: 'optional', client: false };
 const PUBLIC_CACHED: FapiGuard = { key: 'optional', client: false, cache: 'public, max-age=60' };
 
@@ -33,7 +37,17 @@ const PUBLIC_CACHED: FapiGuard = { key: 'optional', client: false, cache: 'publi
 export const fapiRoutes: RouteEntry<FapiGuard>[] = [
   route('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
   route('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
-  route('POST',   '/v1/client/sign_ins',              SIGN_IN,       sessions.createSignInEndpoint),
+  route('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
+  route('GET',    '/v1/client/sign_ins/:id',                            CLIENT,  auth.getSignInEndpoint),
+  route('POST',   '/v1/client/sign_ins/:id/prepare_first_factor',       SEND,    auth.prepareFirstFactorEndpoint),
+  route('POST',   '/v1/client/sign_ins/:id/attempt_first_factor',       ATTEMPT, auth.attemptFirstFactorEndpoint),
+  route('POST',   '/v1/client/sign_ins/:id/prepare_second_factor',      CLIENT,  auth.prepareSecondFactorEndpoint),
+  route('POST',   '/v1/client/sign_ins/:id/attempt_second_factor',      ATTEMPT, auth.attemptSecondFactorEndpoint),
+  route('POST',   '/v1/client/sign_ins/:id/reset_password',             ATTEMPT, auth.resetPasswordEndpoint),
+  route('POST',   '/v1/client/sign_ups',                                SIGN_UP, auth.createSignUpEndpoint),
+  route('GET',    '/v1/client/sign_ups/:id',                            CLIENT,  auth.getSignUpEndpoint),
+  route('POST',   '/v1/client/sign_ups/:id/prepare_verification',       SEND,    auth.prepareVerificationEndpoint),
+  route('POST',   '/v1/client/sign_ups/:id/attempt_verification',       ATTEMPT, auth.attemptVerificationEndpoint),
   route('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.createSessionTokenEndpoint),
   route('POST',   '/v1/client/sessions/:id/end',      CLIENT,        signOut.endSessionEndpoint),
   route('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        signOut.removeSessionEndpoint),

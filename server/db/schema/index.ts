@@ -9,3 +9,4 @@ export * from './sessions';
 export * from './messages';
 export * from './mfa';
 export * from './api-tokens';
+export * from './auth-attempts';

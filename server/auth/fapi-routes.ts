@@ -1,0 +1,323 @@
+import { z } from 'zod';
+import type { FapiAuth } from '../api/fapi/auth';
+import { endpoint, type RequestInfo } from '../http/endpoint';
+import { AppError } from '../http/errors';
+import { newId } from '../http/ids';
+import { clientView, type ClientRow } from '../sessions/clients';
+import { clientSchema } from '../sessions/fapi-routes';
+import { signInWithTicket } from '../sessions/tickets';
+import { emailAddress, username } from '../users/schemas';
+import type { Deps } from '../deps';
+import {
+  attemptFirstFactor,
+  attemptSecondFactor,
+  createSignIn,
+  loadSignIn,
+  prepareFirstFactor,
+  resetPassword,
+  signInView,
+  type SignInStep,
+} from './sign-ins';
+import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, signUpView } from './sign-ups';
+
+/**
+ * FAPI endpoints of end-user authentication: sign-ups and sign-ins with their factors
+ * (Clerk's shapes). Every answer is `{response: <attempt>, client: <client>}`; creating an
+ * attempt creates the client when the caller has none and hands its token over (cookie
+ * or Authorization header), and so does every step that signs in.
+ */
+
+/** Passwords are checked by the policy (8–256, see password-policy.ts); this only bounds the input. */
+const passwordInput = z.string().max(4096);
+const codeInput = z.string().trim().min(1).max(64);
+const name = z.string().trim().max(256);
+
+const strategyError = (supported: string[]) => (iss: { code?: string; input?: unknown }) =>
+  iss.input === undefined ? `required; supported strategies: ${supported.join(', ')}.` : `unsupported; supported strategies: ${supported.join(', ')}.`;
+const strategyOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: strategyError([...values]) });
+
+// ---------------------------------------------------------------------------------------
+// Schemas
+
+const verificationSchema = z
+  .object({
+    object: z.literal('verification'),
+    status: z.enum(['unverified', 'verified', 'failed', 'expired']),
+    strategy: z.string(),
+    attempts: z.number().int(),
+    expire_at: z.number().int().nullable(),
+  })
+  .nullable();
+
+export const signInAttemptSchema = z
+  .object({
+    object: z.literal('sign_in_attempt'),
+    id: z.string(),
+    status: z.enum(['needs_first_factor', 'needs_second_factor', 'needs_new_password', 'complete', 'abandoned']),
+    identifier: z.string().nullable(),
+    supported_identifiers: z.array(z.string()),
+    supported_first_factors: z.array(z.object({ strategy: z.string(), safe_identifier: z.string().nullable().optional() })),
+    supported_second_factors: z.array(z.object({ strategy: z.string() })).nullable(),
+    first_factor_verification: verificationSchema,
+    second_factor_verification: verificationSchema,
+    created_session_id: z.string().nullable(),
+    abandon_at: z.number().int().nullable(),
+    created_at: z.number().int().nullable(),
+    updated_at: z.number().int().nullable(),
+  })
+  .meta({ id: 'SignInAttempt' });
+
+export const signUpAttemptSchema = z
+  .object({
+    object: z.literal('sign_up_attempt'),
+    id: z.string(),
+    status: z.enum(['missing_requirements', 'complete', 'abandoned']),
+    required_fields: z.array(z.string()),
+    optional_fields: z.array(z.string()),
+    missing_fields: z.array(z.string()),
+    unverified_fields: z.array(z.string()),
+    verifications: z.object({ email_address: verificationSchema }),
+    email_address: z.string(),
+    username: z.string().nullable(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    password_enabled: z.boolean(),
+    unsafe_metadata: z.record(z.string(), z.unknown()),
+    created_user_id: z.string().nullable(),
+    created_session_id: z.string().nullable(),
+    abandon_at: z.number().int(),
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'SignUpAttempt' });
+
+const signInResponse = z.object({ response: signInAttemptSchema, client: clientSchema });
+const signUpResponse = z.object({ response: signUpAttemptSchema, client: clientSchema });
+
+export const createSignInBody = z
+  .strictObject({
+    strategy: strategyOf(['password', 'ticket']).optional(),
+    identifier: z.string().trim().min(1).max(320).optional(),
+    password: passwordInput.optional(),
+    ticket: z.string().min(1).max(512).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
+    if (v.strategy === 'ticket') {
+      if (v.ticket === undefined) need('ticket');
+      return;
+    }
+    if (v.identifier === undefined) need('identifier');
+    if (v.strategy === 'password' && v.password === undefined) need('password');
+  });
+
+const prepareFirstFactorBody = z.strictObject({ strategy: strategyOf(['email_code', 'reset_password_email_code']) });
+const attemptFirstFactorBody = z.discriminatedUnion(
+  'strategy',
+  [
+    z.strictObject({ strategy: z.literal('password'), password: passwordInput }),
+    z.strictObject({ strategy: z.literal('email_code'), code: codeInput }),
+    z.strictObject({ strategy: z.literal('reset_password_email_code'), code: codeInput }),
+  ],
+  { error: (iss) => (iss.code === 'invalid_union' ? strategyError(['password', 'email_code', 'reset_password_email_code'])({ input: (iss.input as { strategy?: unknown } | undefined)?.strategy }) : undefined) },
+);
+const secondFactorStrategy = strategyOf(['totp', 'backup_code']);
+const prepareSecondFactorBody = z.strictObject({ strategy: secondFactorStrategy });
+const attemptSecondFactorBody = z.strictObject({ strategy: secondFactorStrategy, code: codeInput });
+const resetPasswordBody = z.strictObject({ password: passwordInput });
+
+export const createSignUpBody = z.strictObject({
+  email_address: emailAddress,
+  password: passwordInput.optional(),
+  username: username.optional(),
+  first_name: name.optional(),
+  last_name: name.optional(),
+  unsafe_metadata: z.record(z.string(), z.unknown()).optional(),
+});
+const prepareVerificationBody = z.strictObject({ strategy: strategyOf(['email_code']) });
+const attemptVerificationBody = z.strictObject({ strategy: strategyOf(['email_code']).optional(), code: codeInput });
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+const auditCtxOf = (auth: FapiAuth, request: RequestInfo, client: ClientRow | null = auth.client) => ({
+  actor: client ? `client:${client.id}` : 'client:new',
+  ip: request.ip,
+  userAgent: request.userAgent,
+});
+
+/** A step that signed in renews the client token's lifetime (web: the cookie; native: the header). */
+function renewClientToken(auth: FapiAuth, step: { client: ClientRow | null }) {
+  if (step.client && auth.clientToken) auth.issueClientToken(auth.clientToken);
+}
+
+async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep) {
+  return {
+    response: await signInView(deps, step.attempt),
+    client: await clientView(deps, auth.instance, step.client ?? auth.client),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Sign-in
+
+export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSignInBody>>({
+  summary:
+    'Start a sign-in: with an identifier (email address or username; optionally its password at once), or redeem a ticket (strategy ticket)',
+  body: createSignInBody,
+  response: signInResponse,
+  handle: async ({ deps, auth, body, request }) => {
+    if (body.strategy === 'ticket') {
+      const result = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
+      auth.issueClientToken(result.newClientToken ?? auth.clientToken!);
+      const now = deps.clock.now();
+      return {
+        response: {
+          object: 'sign_in_attempt' as const,
+          id: newId('sia'),
+          status: 'complete' as const,
+          identifier: null,
+          supported_identifiers: [],
+          supported_first_factors: [],
+          supported_second_factors: null,
+          first_factor_verification: { object: 'verification' as const, status: 'verified' as const, strategy: 'ticket', attempts: 0, expire_at: null },
+          second_factor_verification: null,
+          created_session_id: result.sessionId,
+          abandon_at: null,
+          created_at: now,
+          updated_at: now,
+        },
+        client: await clientView(deps, auth.instance, result.client),
+      };
+    }
+    const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client);
+    const token = created.newClientToken ?? auth.clientToken!;
+    auth.issueClientToken(token);
+    auth.client = created.client;
+    auth.clientToken = token;
+    if (body.password !== undefined) {
+      const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password }, auditCtxOf(auth, request));
+      return signInAnswer(deps, auth, step);
+    }
+    return signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
+  },
+});
+
+export const getSignInEndpoint = endpoint<FapiAuth>({
+  summary: 'This client’s sign-in attempt',
+  response: signInResponse,
+  handle: async ({ deps, auth, params }) => {
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    return signInAnswer(deps, auth, { attempt, client: null });
+  },
+});
+
+export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareFirstFactorBody>>({
+  summary: 'Send the email code of email_code or reset_password_email_code (1 per 30 s and 5 per hour per address)',
+  body: prepareFirstFactorBody,
+  response: signInResponse,
+  handle: async ({ deps, auth, params, body }) => {
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy);
+    return signInAnswer(deps, auth, { attempt, client: null });
+  },
+});
+
+export const attemptFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof attemptFirstFactorBody>>({
+  summary: 'Attempt a first factor: password, email_code or reset_password_email_code',
+  body: attemptFirstFactorBody,
+  response: signInResponse,
+  handle: async ({ deps, auth, params, body, request }) => {
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    const step = await attemptFirstFactor(deps, auth.instance, attempt, body, auditCtxOf(auth, request));
+    renewClientToken(auth, step);
+    return signInAnswer(deps, auth, step);
+  },
+});
+
+export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>>({
+  summary: 'Prepare a second factor (totp and backup_code need nothing sent; answers the attempt)',
+  body: prepareSecondFactorBody,
+  response: signInResponse,
+  handle: async ({ deps, auth, params }) => {
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    if (attempt.status !== 'needs_second_factor') {
+      throw new AppError('CONFLICT', { message: `This sign-in attempt is ${attempt.status}, not needs_second_factor.`, meta: { status: attempt.status } });
+    }
+    return signInAnswer(deps, auth, { attempt, client: null });
+  },
+});
+
+export const attemptSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof attemptSecondFactorBody>>({
+  summary: 'Attempt a second factor (totp or backup_code); success activates the pending session',
+  body: attemptSecondFactorBody,
+  response: signInResponse,
+  handle: async ({ deps, auth, params, body, request }) => {
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    const step = await attemptSecondFactor(deps, auth.instance, attempt, body, auditCtxOf(auth, request));
+    renewClientToken(auth, step);
+    return signInAnswer(deps, auth, step);
+  },
+});
+
+export const resetPasswordEndpoint = endpoint<FapiAuth, z.output<typeof resetPasswordBody>>({
+  summary: 'Set a new password after a verified reset code; revokes the user’s other sessions and signs in',
+  body: resetPasswordBody,
+  response: signInResponse,
+  handle: async ({ deps, auth, params, body, request }) => {
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    const step = await resetPassword(deps, auth.instance, attempt, body.password, auditCtxOf(auth, request));
+    renewClientToken(auth, step);
+    return signInAnswer(deps, auth, step);
+  },
+});
+
+// ---------------------------------------------------------------------------------------
+// Sign-up
+
+export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSignUpBody>>({
+  summary: 'Start a sign-up (fields per the instance settings and sign-up mode); then prepare and attempt the email code',
+  body: createSignUpBody,
+  response: signUpResponse,
+  handle: async ({ deps, auth, body }) => {
+    const created = await createSignUp(deps, auth.instance, body, auth.client);
+    auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
+    return {
+      response: await signUpView(deps, auth.instance, created.attempt),
+      client: await clientView(deps, auth.instance, created.client),
+    };
+  },
+});
+
+export const getSignUpEndpoint = endpoint<FapiAuth>({
+  summary: 'This client’s sign-up attempt',
+  response: signUpResponse,
+  handle: async ({ deps, auth, params }) => {
+    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
+    return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
+  },
+});
+
+export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareVerificationBody>>({
+  summary: 'Email a 6-digit code to the sign-up’s address (1 per 30 s and 5 per hour per address)',
+  body: prepareVerificationBody,
+  response: signUpResponse,
+  handle: async ({ deps, auth, params }) => {
+    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
+    await prepareSignUpVerification(deps, auth.instance, attempt);
+    return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
+  },
+});
+
+export const attemptVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptVerificationBody>>({
+  summary: 'Check the email code; success creates the user and a session on the client',
+  body: attemptVerificationBody,
+  response: signUpResponse,
+  handle: async ({ deps, auth, params, body, request }) => {
+    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
+    const done = await attemptSignUpVerification(deps, auth.instance, attempt, body.code, auditCtxOf(auth, request));
+    renewClientToken(auth, done);
+    return { response: await signUpView(deps, auth.instance, done.attempt), client: await clientView(deps, auth.instance, done.client) };
+  },
+});

@@ -1,0 +1,43 @@
+import type { Deps } from '../deps';
+import type { VerificationPurpose } from '../db/schema';
+import { deliverEmail, sendEmail } from '../email/mailer';
+import { renderTemplate } from '../email/render';
+import { builtInEmailTemplate } from '../email/templates';
+import { CODE_TTL_MS, issueCode } from './codes';
+
+type D = Deps;
+
+const TEMPLATE = {
+  sign_up: 'verification_code',
+  sign_in: 'verification_code',
+  reset_password: 'password_reset_code',
+} as const satisfies Record<VerificationPurpose, string>;
+
+/**
+ * Issues a code (reissue caps apply) and emails it, in one transaction: the code row,
+ * the `email` row and email.created commit together; SMTP delivery follows the commit.
+ * `to` null (an identifier that names nobody) issues and counts a code but sends
+ * nothing, so the answer is the same; the email is still rendered, and SMTP delivery
+ * never holds up the answer, so the timing is alike too.
+ */
+export async function sendCode(
+  deps: D,
+  input: { instanceId: string; attemptId: string; purpose: VerificationPurpose; address: string; to: string | null; userId?: string | null },
+) {
+  const { email, row } = await deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const { code, row } = await issueCode(d, input);
+    const data = { code, expires_in_minutes: CODE_TTL_MS / 60_000 };
+    if (!input.to) {
+      await renderTemplate(builtInEmailTemplate(TEMPLATE[input.purpose]), { ...data, app_name: 'Latchkey' });
+      return { email: null, row };
+    }
+    const email = await sendEmail(d, { instanceId: input.instanceId, to: input.to, template: TEMPLATE[input.purpose], data, userId: input.userId ?? null });
+    return { email, row };
+  });
+  if (email && email.status === 'queued') {
+    // After the commit, off the request's path; a failure is retried by the mail sweep.
+    deliverEmail(deps, email.id).catch((err: unknown) => deps.logger.warn({ err, email_id: email.id }, 'verification code delivery failed'));
+  }
+  return row;
+}

@@ -1,0 +1,378 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import type { Db } from '../db/client';
+import { emailAddresses, signInAttempts, users, type SignInStatus } from '../db/schema';
+import { emitEvent } from '../events/events';
+import { AppError, notFound } from '../http/errors';
+import { newId } from '../http/ids';
+import type { InstanceContext } from '../instances/instances';
+import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
+import { applySessionAction, createSession, revokeLiveSessions, type AuditContext } from '../sessions/sessions';
+import { hasSecondFactor, initialSessionStatus, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
+import { hashPassword, needsRehash, type PasswordHasher } from '../users/passwords';
+import { getUser } from '../users/users';
+import { checkCode, latestCode, verificationView } from './codes';
+import { checkPassword, checkPasswordPolicy } from './password-policy';
+import { sendCode } from './send-code';
+
+/**
+ * FAPI sign-in by identifier (email address or username): first factor `password`,
+ * `email_code` or `reset_password_email_code` (then a new password), then `totp` or
+ * `backup_code` when the user has a second factor.
+ *
+ * No existence oracle: an attempt for an identifier that names nobody is created and
+ * answered like any other (same status, same supported factors — derived from the kind of
+ * identifier, never from the user), a code "sent" to it is issued and counted but not
+ * sent, a password is checked against a dummy argon2id digest, and every failure answers
+ * the same code (CREDENTIALS_INVALID, CODE_INCORRECT …) as for a real user. Only a correct
+ * first factor reveals anything (USER_BANNED).
+ *
+ * After the first factor: a user with a second factor gets a `pending` session
+ * (session.created, session.pending) until `totp`/`backup_code` succeeds, which activates
+ * it; otherwise the session is `active` (or `pending` with the `setup_mfa` task when the
+ * instance requires MFA and the user has none). A password reset revokes every live
+ * session of the user (session.revoked each, sessions_version bumped) before the new one.
+ */
+type SignInRow = typeof signInAttempts.$inferSelect;
+type D = Deps;
+
+export const SIGN_IN_TTL_MS = 24 * 3_600_000;
+/** Wrong second-factor codes one attempt allows; then it is abandoned and its pending session revoked. */
+export const SECOND_FACTOR_MAX_FAILURES = 5;
+
+export type FirstFactorStrategy = 'password' | 'email_code' | 'reset_password_email_code';
+const isEmail = (identifier: string) => identifier.includes('@');
+
+export function firstFactorsFor(identifier: string) {
+  const safe = isEmail(identifier) ? identifier : null;
+  return [
+    { strategy: 'password' as const },
+    { strategy: 'email_code' as const, safe_identifier: safe },
+    { strategy: 'reset_password_email_code' as const, safe_identifier: safe },
+  ];
+}
+
+export const SECOND_FACTORS = [{ strategy: 'totp' as const }, { strategy: 'backup_code' as const }];
+
+/** The user an identifier names in this instance, or null. */
+async function findUserId(db: Db, instanceId: string, identifier: string): Promise<string | null> {
+  const key = identifier.toLowerCase();
+  if (isEmail(identifier)) {
+    const [row] = await db
+      .select({ userId: emailAddresses.userId })
+      .from(emailAddresses)
+      .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, key)));
+    return row?.userId ?? null;
+  }
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.instanceId, instanceId), eq(users.usernameKey, key)));
+  return row?.id ?? null;
+}
+
+export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow) {
+  const now = deps.clock.now();
+  let first = null;
+  if (a.firstFactorStrategy) {
+    first = { object: 'verification' as const, status: 'verified' as const, strategy: a.firstFactorStrategy, attempts: 0, expire_at: null };
+  } else {
+    const [code, reset] = await Promise.all([latestCode(deps, a.id, 'sign_in'), latestCode(deps, a.id, 'reset_password')]);
+    const latest = code && reset ? (code.createdAt >= reset.createdAt ? code : reset) : (code ?? reset);
+    first = latest ? verificationView(latest.purpose === 'sign_in' ? 'email_code' : 'reset_password_email_code', latest, now) : null;
+  }
+  return {
+    object: 'sign_in_attempt' as const,
+    id: a.id,
+    status: a.status,
+    identifier: a.identifier as string | null,
+    supported_identifiers: ['email_address', 'username'],
+    supported_first_factors: firstFactorsFor(a.identifier) as { strategy: string; safe_identifier?: string | null }[],
+    supported_second_factors: a.status === 'needs_second_factor' ? SECOND_FACTORS : null,
+    first_factor_verification: first,
+    second_factor_verification: a.secondFactorStrategy
+      ? { object: 'verification' as const, status: 'verified' as const, strategy: a.secondFactorStrategy, attempts: a.secondFactorFailures, expire_at: null }
+      : null,
+    created_session_id: a.sessionId,
+    abandon_at: a.abandonAt as number | null,
+    created_at: a.createdAt as number | null,
+    updated_at: a.updatedAt as number | null,
+  };
+}
+export type SignInView = Awaited<ReturnType<typeof signInView>>;
+
+/** Creates a sign-in attempt (and the client when there is none). Answers the same whether or not the identifier exists. */
+export async function createSignIn(
+  deps: D,
+  instance: InstanceContext,
+  identifier: string,
+  client: ClientRow | null,
+): Promise<{ attempt: SignInRow; client: ClientRow; newClientToken: string | null }> {
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const userId = await findUserId(tx, instance.id, identifier);
+    let newClientToken: string | null = null;
+    let c = client;
+    if (!c) ({ client: c, token: newClientToken } = await createClient(d, instance.id));
+    const now = deps.clock.now();
+    const [attempt] = await tx
+      .insert(signInAttempts)
+      .values({
+        id: newId('sia'),
+        instanceId: instance.id,
+        clientId: c.id,
+        identifier,
+        userId,
+        status: 'needs_first_factor',
+        abandonAt: now + SIGN_IN_TTL_MS,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return { attempt: attempt!, client: c, newClientToken };
+  });
+}
+
+/** The client's own live attempt; another client's, another instance's or an abandoned one is 404. */
+export async function loadSignIn(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null, id: string) {
+  if (!client) throw notFound('sign-in attempt');
+  const [row] = await deps.db
+    .select()
+    .from(signInAttempts)
+    .where(and(eq(signInAttempts.id, id), eq(signInAttempts.instanceId, instance.id), eq(signInAttempts.clientId, client.id)));
+  if (!row || row.status === 'abandoned' || (row.status !== 'complete' && row.abandonAt <= deps.clock.now())) throw notFound('sign-in attempt');
+  return row;
+}
+
+function assertStatus(a: SignInRow, status: SignInStatus) {
+  if (a.status !== status) {
+    throw new AppError('CONFLICT', { message: `This sign-in attempt is ${a.status}, not ${status}.`, meta: { status: a.status } });
+  }
+}
+
+/**
+ * Where an email code for this attempt goes: the identifier itself (an email address of
+ * the user) or the primary address of the user a username names. `address` keys the
+ * reissue caps; `to` is null when nothing may be sent (nobody, or no address).
+ */
+async function codeRecipient(db: Db, instanceId: string, a: SignInRow): Promise<{ address: string; to: string | null }> {
+  if (isEmail(a.identifier)) {
+    if (!a.userId) return { address: a.identifier, to: null };
+    const [row] = await db
+      .select({ email: emailAddresses.emailAddress })
+      .from(emailAddresses)
+      .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, a.identifier.toLowerCase()), eq(emailAddresses.userId, a.userId)));
+    return { address: a.identifier, to: row?.email ?? null };
+  }
+  if (a.userId) {
+    const [row] = await db
+      .select({ email: emailAddresses.emailAddress })
+      .from(users)
+      .innerJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
+      .where(and(eq(users.id, a.userId), eq(users.instanceId, instanceId)));
+    if (row) return { address: row.email, to: row.email };
+  }
+  return { address: `username:${a.identifier.toLowerCase()}`, to: null };
+}
+
+/** Sends the email code of `email_code` or `reset_password_email_code`; answers the same for an unknown identifier. */
+export async function prepareFirstFactor(deps: D, instance: InstanceContext, a: SignInRow, strategy: Exclude<FirstFactorStrategy, 'password'>) {
+  assertStatus(a, 'needs_first_factor');
+  const recipient = await codeRecipient(deps.db, instance.id, a);
+  await sendCode(deps, {
+    instanceId: instance.id,
+    attemptId: a.id,
+    purpose: strategy === 'email_code' ? 'sign_in' : 'reset_password',
+    address: recipient.address,
+    to: recipient.to,
+    userId: a.userId,
+  });
+  return a;
+}
+
+const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { param: 'password' } });
+
+export interface SignInStep {
+  attempt: SignInRow;
+  client: ClientRow | null;
+}
+
+/**
+ * After a first factor (or a password reset) succeeded: refuses banned users, creates
+ * the session — pending when a second factor is due — and moves the attempt on. Runs in
+ * the caller's transaction.
+ */
+async function completeFirstFactor(
+  d: D,
+  instance: InstanceContext,
+  a: SignInRow,
+  strategy: FirstFactorStrategy,
+  auditCtx: AuditContext,
+): Promise<SignInStep> {
+  const [user] = await d.db
+    .select({ id: users.id, banned: users.banned })
+    .from(users)
+    .where(and(eq(users.id, a.userId!), eq(users.instanceId, instance.id)));
+  if (!user) throw credentialsInvalid();
+  if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
+  const secondFactor = await hasSecondFactor(d.db, user.id);
+  const status = secondFactor ? 'pending' : await initialSessionStatus(d, instance, user.id);
+  const { session } = await createSession(d, instance, { userId: user.id, clientId: a.clientId, status }, auditCtx);
+  const client = await setActiveSession(d, a.clientId, session.id);
+  const now = d.clock.now();
+  if (!secondFactor) await d.db.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));
+  const [next] = await d.db
+    .update(signInAttempts)
+    .set({
+      status: secondFactor ? 'needs_second_factor' : 'complete',
+      firstFactorStrategy: strategy,
+      sessionId: session.id,
+      updatedAt: now,
+    })
+    .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, a.status)))
+    .returning();
+  if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
+  return { attempt: next, client };
+}
+
+export type FirstFactorInput =
+  | { strategy: 'password'; password: string }
+  | { strategy: 'email_code' | 'reset_password_email_code'; code: string };
+
+/** Attempts a first factor. Every failure answers the same whether or not the identifier names a user. */
+export async function attemptFirstFactor(
+  deps: D,
+  instance: InstanceContext,
+  a: SignInRow,
+  input: FirstFactorInput,
+  auditCtx: AuditContext,
+): Promise<SignInStep> {
+  assertStatus(a, 'needs_first_factor');
+  if (input.strategy === 'password') {
+    const [stored] = a.userId
+      ? await deps.db
+          .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
+          .from(users)
+          .where(and(eq(users.id, a.userId), eq(users.instanceId, instance.id)))
+      : [];
+    const known = stored?.digest && stored.hasher ? { digest: stored.digest, hasher: stored.hasher } : null;
+    if (!(await checkPassword(input.password, known))) throw credentialsInvalid();
+    // An imported digest becomes argon2id at the first successful sign-in.
+    const rehash = known && needsRehash(known.hasher as PasswordHasher) ? await hashPassword(input.password) : null;
+    return deps.db.transaction(async (tx) => {
+      const d = { ...deps, db: tx };
+      if (rehash) {
+        await tx
+          .update(users)
+          .set({ passwordDigest: rehash, passwordHasher: 'argon2id' })
+          .where(and(eq(users.id, a.userId!), eq(users.passwordDigest, known!.digest)));
+      }
+      return completeFirstFactor(d, instance, a, 'password', auditCtx);
+    });
+  }
+
+  const reset = input.strategy === 'reset_password_email_code';
+  const outcome = await deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const check = await checkCode(d, { attemptId: a.id, purpose: reset ? 'reset_password' : 'sign_in', code: input.code, accept: a.userId !== null });
+    if (!check.ok) return check;
+    if (!reset) return { ok: true as const, step: await completeFirstFactor(d, instance, a, 'email_code', auditCtx) };
+    // The code proves the mailbox; the banned check waits for the new password's step.
+    const [next] = await tx
+      .update(signInAttempts)
+      .set({ status: 'needs_new_password', firstFactorStrategy: 'reset_password_email_code', updatedAt: deps.clock.now() })
+      .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, 'needs_first_factor')))
+      .returning();
+    if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
+    return { ok: true as const, step: { attempt: next, client: null } };
+  });
+  if (!outcome.ok) throw outcome.error;
+  return outcome.step;
+}
+
+/**
+ * Sets the new password after a verified reset code (policy applies), revokes every live
+ * session of the user and bumps sessions_version (outstanding JWTs stop verifying), emits
+ * user.updated, then signs in as a first factor would (second factor still due).
+ */
+export async function resetPassword(deps: D, instance: InstanceContext, a: SignInRow, password: string, auditCtx: AuditContext) {
+  assertStatus(a, 'needs_new_password');
+  const current = await getUser(deps, instance.id, a.userId!);
+  checkPasswordPolicy(password, [...current.email_addresses.map((e) => e.email_address), current.username]);
+  const digest = await hashPassword(password);
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const [user] = await tx
+      .update(users)
+      .set({ passwordDigest: digest, passwordHasher: 'argon2id', sessionsVersion: sql`${users.sessionsVersion} + 1`, updatedAt: deps.clock.now() })
+      .where(and(eq(users.id, a.userId!), eq(users.instanceId, instance.id)))
+      .returning({ banned: users.banned });
+    if (!user) throw credentialsInvalid();
+    if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
+    const revoked = await revokeLiveSessions(d, instance.id, a.userId!);
+    await emitEvent(d, instance.id, 'user.updated', await getUser(d, instance.id, a.userId!));
+    await audit(d, {
+      instanceId: instance.id,
+      actor: auditCtx.actor,
+      action: 'user.password_reset',
+      target: a.userId!,
+      ip: auditCtx.ip,
+      userAgent: auditCtx.userAgent,
+      details: { sign_in_attempt_id: a.id, revoked_sessions: revoked.length },
+    });
+    return completeFirstFactor(d, instance, a, 'reset_password_email_code', auditCtx);
+  });
+}
+
+/**
+ * Checks a TOTP or backup code for the attempt's pending session and activates it. A
+ * wrong code answers CODE_INCORRECT; the fifth abandons the attempt, revokes its pending
+ * session and answers TOO_MANY_ATTEMPTS.
+ */
+export async function attemptSecondFactor(
+  deps: D,
+  instance: InstanceContext,
+  a: SignInRow,
+  input: { strategy: SecondFactorStrategy; code: string },
+  auditCtx: AuditContext,
+): Promise<SignInStep> {
+  assertStatus(a, 'needs_second_factor');
+  const ok = await verifySecondFactor(deps, instance.id, a.userId!, input.strategy, input.code);
+  const now = deps.clock.now();
+  if (!ok) {
+    const failures = a.secondFactorFailures + 1;
+    const exhausted = failures >= SECOND_FACTOR_MAX_FAILURES;
+    await deps.db.transaction(async (tx) => {
+      await tx
+        .update(signInAttempts)
+        .set({ secondFactorFailures: failures, status: exhausted ? 'abandoned' : a.status, updatedAt: now })
+        .where(eq(signInAttempts.id, a.id));
+      if (exhausted && a.sessionId) {
+        await applySessionAction({ db: tx, clock: deps.clock }, instance.id, a.sessionId, 'revoke', { ...auditCtx, actor: 'system:second_factor_attempts' }).catch(
+          () => undefined,
+        );
+      }
+    });
+    if (exhausted) {
+      throw new AppError('TOO_MANY_ATTEMPTS', {
+        message: 'Too many incorrect codes; sign in again.',
+        meta: { reason: 'second_factor_attempts' },
+      });
+    }
+    throw new AppError('CODE_INCORRECT', { meta: { param: 'code', remaining_attempts: SECOND_FACTOR_MAX_FAILURES - failures } });
+  }
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    await applySessionAction(d, instance.id, a.sessionId!, 'activate', auditCtx);
+    const client = await setActiveSession(d, a.clientId, a.sessionId!);
+    await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, a.userId!));
+    const [next] = await tx
+      .update(signInAttempts)
+      .set({ status: 'complete', secondFactorStrategy: input.strategy, updatedAt: now })
+      .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, 'needs_second_factor')))
+      .returning();
+    if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
+    return { attempt: next, client };
+  });
+}

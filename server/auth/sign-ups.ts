@@ -1,0 +1,246 @@
+import { and, eq } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import type { Db } from '../db/client';
+import { emailAddresses, signUpAttempts, users } from '../db/schema';
+import { AppError, notFound, validationError } from '../http/errors';
+import { newId } from '../http/ids';
+import type { InstanceContext } from '../instances/instances';
+import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
+import { createSession, type AuditContext } from '../sessions/sessions';
+import { initialSessionStatus } from '../users/mfa';
+import { hashPassword } from '../users/passwords';
+import { createUser } from '../users/users';
+import { checkCode, latestCode, verificationView } from './codes';
+import { checkPasswordPolicy } from './password-policy';
+import { sendCode } from './send-code';
+
+/**
+ * FAPI sign-up: create an attempt with the user's fields, prepare (email a 6-digit code)
+ * and attempt (check it) the verification of the email address. A verified attempt
+ * creates the user (user.created, address verified by `email_code`) and a session on the
+ * client (session.created) in one transaction.
+ *
+ * Instance settings: `sign_up_mode` public | restricted (only `allowlist` addresses or
+ * domains; invitations later) | waitlist (refused for now); `username_required`,
+ * `name_required`, `password_required`.
+ */
+type SignUpRow = typeof signUpAttempts.$inferSelect;
+
+/** An attempt not completed within a day is abandoned. */
+export const SIGN_UP_TTL_MS = 24 * 3_600_000;
+
+export interface SignUpInput {
+  email_address: string;
+  password?: string;
+  username?: string;
+  first_name?: string;
+  last_name?: string;
+  unsafe_metadata?: Record<string, unknown>;
+}
+
+export function isAllowListed(allowlist: readonly string[], email: string): boolean {
+  const address = email.toLowerCase();
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  return allowlist.some((raw) => {
+    const entry = raw.trim().toLowerCase();
+    if (entry.startsWith('@')) return entry.slice(1) === domain;
+    return entry.includes('@') ? entry === address : entry === domain;
+  });
+}
+
+function checkSignUpMode(instance: InstanceContext, email: string) {
+  const mode = instance.settings.sign_up_mode;
+  if (mode === 'waitlist') {
+    throw new AppError('SIGN_UP_NOT_ALLOWED', {
+      message: 'Sign-up is closed: this application admits users from its waitlist only.',
+      meta: { reason: 'waitlist', sign_up_mode: mode },
+    });
+  }
+  if (mode === 'restricted' && !isAllowListed(instance.settings.allowlist, email)) {
+    throw new AppError('SIGN_UP_NOT_ALLOWED', {
+      message: 'Sign-up is restricted: this email address is not allowed to sign up.',
+      meta: { reason: 'restricted', sign_up_mode: mode, param: 'email_address' },
+    });
+  }
+}
+
+export function signUpFields(instance: InstanceContext) {
+  const s = instance.settings;
+  const required = ['email_address'];
+  const optional: string[] = [];
+  (s.password_required ? required : optional).push('password');
+  (s.username_required ? required : optional).push('username');
+  (s.name_required ? required : optional).push('first_name', 'last_name');
+  return { required, optional };
+}
+
+async function assertFree(db: Db, instanceId: string, email: string, username: string | undefined) {
+  const [taken] = await db
+    .select({ id: emailAddresses.id })
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, email.toLowerCase())))
+    .limit(1);
+  if (taken) throw validationError('email_address', 'taken', 'That email address is already taken.');
+  if (username) {
+    const [user] = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.instanceId, instanceId), eq(users.usernameKey, username.toLowerCase())))
+      .limit(1);
+    if (user) throw validationError('username', 'taken', 'That username is already taken.');
+  }
+}
+
+export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, a: SignUpRow) {
+  const code = await latestCode(deps, a.id, 'sign_up');
+  const verified = a.emailVerifiedAt !== null;
+  const { required, optional } = signUpFields(instance);
+  return {
+    object: 'sign_up_attempt' as const,
+    id: a.id,
+    status: a.status,
+    required_fields: required,
+    optional_fields: optional,
+    missing_fields: [] as string[],
+    unverified_fields: verified ? [] : ['email_address'],
+    verifications: { email_address: verificationView('email_code', code, deps.clock.now(), verified) },
+    email_address: a.emailAddress,
+    username: a.username,
+    first_name: a.firstName,
+    last_name: a.lastName,
+    password_enabled: a.passwordDigest !== null,
+    unsafe_metadata: a.unsafeMetadata,
+    created_user_id: a.createdUserId,
+    created_session_id: a.createdSessionId,
+    abandon_at: a.abandonAt,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+  };
+}
+export type SignUpView = Awaited<ReturnType<typeof signUpView>>;
+
+/** Creates a sign-up attempt (and the client when there is none). Nothing is sent yet. */
+export async function createSignUp(
+  deps: Deps,
+  instance: InstanceContext,
+  input: SignUpInput,
+  client: ClientRow | null,
+): Promise<{ attempt: SignUpRow; client: ClientRow; newClientToken: string | null }> {
+  const s = instance.settings;
+  checkSignUpMode(instance, input.email_address);
+  if (s.password_required && input.password === undefined) throw validationError('password', 'required', 'password is required.');
+  if (s.username_required && input.username === undefined) throw validationError('username', 'required', 'username is required.');
+  if (s.name_required) {
+    if (!input.first_name) throw validationError('first_name', 'required', 'first_name is required.');
+    if (!input.last_name) throw validationError('last_name', 'required', 'last_name is required.');
+  }
+  if (input.password !== undefined) checkPasswordPolicy(input.password, [input.email_address, input.username]);
+  await assertFree(deps.db, instance.id, input.email_address, input.username);
+  const passwordDigest = input.password === undefined ? null : await hashPassword(input.password);
+
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    let newClientToken: string | null = null;
+    let c = client;
+    if (!c) ({ client: c, token: newClientToken } = await createClient(d, instance.id));
+    const now = deps.clock.now();
+    const [attempt] = await tx
+      .insert(signUpAttempts)
+      .values({
+        id: newId('sua'),
+        instanceId: instance.id,
+        clientId: c.id,
+        emailAddress: input.email_address,
+        username: input.username ?? null,
+        firstName: input.first_name ?? null,
+        lastName: input.last_name ?? null,
+        passwordDigest,
+        unsafeMetadata: input.unsafe_metadata ?? {},
+        status: 'missing_requirements',
+        abandonAt: now + SIGN_UP_TTL_MS,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return { attempt: attempt!, client: c, newClientToken };
+  });
+}
+
+/** The client's own live attempt; another client's, another instance's or an abandoned one is 404. */
+export async function loadSignUp(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null, id: string) {
+  if (!client) throw notFound('sign-up attempt');
+  const [row] = await deps.db
+    .select()
+    .from(signUpAttempts)
+    .where(and(eq(signUpAttempts.id, id), eq(signUpAttempts.instanceId, instance.id), eq(signUpAttempts.clientId, client.id)));
+  if (!row || (row.status !== 'complete' && row.abandonAt <= deps.clock.now())) throw notFound('sign-up attempt');
+  return row;
+}
+
+function assertOpen(a: SignUpRow) {
+  if (a.status !== 'missing_requirements') {
+    throw new AppError('CONFLICT', { message: `This sign-up attempt is ${a.status}.`, meta: { status: a.status } });
+  }
+}
+
+/** Emails a verification code to the attempt's address (reissue caps apply). */
+export async function prepareSignUpVerification(deps: Deps, instance: InstanceContext, attempt: SignUpRow) {
+  assertOpen(attempt);
+  // The mode may have tightened since the attempt was made.
+  checkSignUpMode(instance, attempt.emailAddress);
+  await sendCode(deps, {
+    instanceId: instance.id,
+    attemptId: attempt.id,
+    purpose: 'sign_up',
+    address: attempt.emailAddress,
+    to: attempt.emailAddress,
+  });
+  return attempt;
+}
+
+/**
+ * Checks the code; on success creates the user and an active session (or a pending one
+ * when the instance requires MFA) on the client and makes it the client's active session.
+ */
+export async function attemptSignUpVerification(
+  deps: Deps,
+  instance: InstanceContext,
+  attempt: SignUpRow,
+  code: string,
+  auditCtx: AuditContext,
+): Promise<{ attempt: SignUpRow; client: ClientRow }> {
+  assertOpen(attempt);
+  checkSignUpMode(instance, attempt.emailAddress);
+  const outcome = await deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const check = await checkCode(d, { attemptId: attempt.id, purpose: 'sign_up', code });
+    if (!check.ok) return check;
+    const user = await createUser(
+      d,
+      instance.id,
+      {
+        email_address: [attempt.emailAddress],
+        username: attempt.username ?? undefined,
+        first_name: attempt.firstName ?? undefined,
+        last_name: attempt.lastName ?? undefined,
+        ...(attempt.passwordDigest ? { password_digest: attempt.passwordDigest, password_hasher: 'argon2id' as const } : {}),
+        unsafe_metadata: attempt.unsafeMetadata,
+      },
+      { verificationStrategy: 'email_code' },
+    );
+    const status = await initialSessionStatus(d, instance, user.id);
+    const { session } = await createSession(d, instance, { userId: user.id, clientId: attempt.clientId, status }, auditCtx);
+    const client = await setActiveSession(d, attempt.clientId, session.id);
+    const now = deps.clock.now();
+    await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));
+    const [done] = await tx
+      .update(signUpAttempts)
+      .set({ status: 'complete', emailVerifiedAt: now, createdUserId: user.id, createdSessionId: session.id, updatedAt: now })
+      .where(and(eq(signUpAttempts.id, attempt.id), eq(signUpAttempts.status, 'missing_requirements')))
+      .returning();
+    if (!done) throw new AppError('CONFLICT', { message: 'This sign-up attempt changed meanwhile.', meta: { status: 'complete' } });
+    return { ok: true as const, attempt: done, client };
+  });
+  if (!outcome.ok) throw outcome.error;
+  return outcome;
+}

@@ -1,0 +1,53 @@
+import { and, asc, eq, gt } from 'drizzle-orm';
+import { events, instances } from '../db/schema';
+import type { InstanceSettings } from '../instances/settings';
+import { fapiClient, type FapiTestClient } from './fapi-client';
+import type { TestHarness } from './harness';
+
+/** Helpers for end-user authentication tests (sign-up, sign-in, codes). */
+
+export type TestInstance = Awaited<ReturnType<TestHarness['createInstance']>>;
+
+/** A fresh instance with these settings (a new instance has no cached settings yet). */
+export async function instanceWith(h: TestHarness, settings: Partial<InstanceSettings> = {}): Promise<TestInstance> {
+  const created = await h.createInstance();
+  if (Object.keys(settings).length) await h.runtime.deps.db.update(instances).set({ settings }).where(eq(instances.id, created.instanceId));
+  return created;
+}
+
+export const browserOf = (h: TestHarness, i: TestInstance) => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+export const nativeOf = (h: TestHarness, i: TestInstance) => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: true });
+
+/** The code of the newest email to `to`, from the dev outbox. */
+export async function codeSentTo(h: TestHarness, to: string, template?: string): Promise<string> {
+  const mails = (await h.outbox(to)).filter((m) => !template || m.template === template);
+  const code = mails[0]?.data.code;
+  if (typeof code !== 'string') throw new Error(`No code was sent to ${to}`);
+  return code;
+}
+
+/** Event types of an instance emitted after `since` (ms), oldest first. */
+export async function eventsSince(h: TestHarness, instanceId: string, since: number) {
+  const rows = await h.runtime.deps.db
+    .select()
+    .from(events)
+    .where(and(eq(events.instanceId, instanceId), gt(events.createdAt, since - 1)))
+    .orderBy(asc(events.id));
+  return rows.map((r) => ({ type: r.type, data: r.data as Record<string, unknown> }));
+}
+
+/** Runs a full email-code sign-up; answers the final response. */
+export async function signUp(
+  h: TestHarness,
+  b: FapiTestClient,
+  body: Record<string, unknown>,
+): Promise<{ userId: string; sessionId: string }> {
+  const created = await b.call('POST', '/v1/client/sign_ups', { body });
+  if (created.status !== 200) throw new Error(`sign-up failed: ${JSON.stringify(created.body)}`);
+  const id = created.body.response.id;
+  await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } });
+  const code = await codeSentTo(h, String(body.email_address));
+  const done = await b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code } });
+  if (done.status !== 200) throw new Error(`verification failed: ${JSON.stringify(done.body)}`);
+  return { userId: done.body.response.created_user_id, sessionId: done.body.response.created_session_id };
+}
