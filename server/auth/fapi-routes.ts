@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FapiAuth } from '../api/fapi/auth';
+import { FAPI_LIMITS, type FapiAuth } from '../api/fapi/auth';
 import { endpoint, type RequestInfo } from '../http/endpoint';
 import { AppError } from '../http/errors';
 import { newId } from '../http/ids';
@@ -152,6 +152,19 @@ function renewClientToken(auth: FapiAuth, step: { client: ClientRow | null }) {
   if (step.client && auth.clientToken) auth.issueClientToken(auth.clientToken);
 }
 
+/**
+ * A password sent with the create call is an attempt too: it spends the per-IP attempt
+ * budget as attempt_first_factor would, so guessing cannot go through create faster.
+ */
+async function spendAttemptBudget(deps: Deps, auth: FapiAuth, request: RequestInfo) {
+  if (!request.ip) return;
+  const rule = FAPI_LIMITS.attempt;
+  const decision = await deps.limiter.check(rule, `${auth.instance.id}:${request.ip}`, deps.clock.now());
+  if (decision.allowed) return;
+  deps.metrics.limiterRejections.inc({ surface: 'fapi', limit: rule.name });
+  throw new AppError('RATE_LIMITED', { meta: { retry_after: decision.retryAfter }, headers: { 'retry-after': String(decision.retryAfter) } });
+}
+
 async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep) {
   return {
     response: await signInView(deps, step.attempt),
@@ -191,6 +204,7 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
         client: await clientView(deps, auth.instance, result.client),
       };
     }
+    if (body.password !== undefined) await spendAttemptBudget(deps, auth, request);
     const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client);
     const token = created.newClientToken ?? auth.clientToken!;
     auth.issueClientToken(token);

@@ -359,6 +359,17 @@ describe('sign-in per-IP limits', () => {
     expect((await tryPassword('192.0.2.2')).status).toBe(422);
   });
 
+  it('counts a password sent with the create call against the attempt budget too', async () => {
+    const b = browserOf(hp, P);
+    const create = () =>
+      b.call('POST', '/v1/client/sign_ins', { headers: { 'x-forwarded-for': '192.0.2.60' }, body: { identifier: 'who@example.com', password: 'guess guess' } });
+    for (let i = 0; i < 3; i++) expect((await create()).body.errors[0].code).toBe('CREDENTIALS_INVALID');
+    const limited = await create();
+    expect(limited.status).toBe(429);
+    expect(limited.body.errors[0]).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(limited.headers.get('retry-after')).toBeTruthy();
+  });
+
   it('limits sign-in creation per IP (5 / 10 s) for identifiers as for tickets', async () => {
     const b = browserOf(hp, P);
     const create = () => b.call('POST', '/v1/client/sign_ins', { headers: { 'x-forwarded-for': '192.0.2.50' }, body: { identifier: 'who@example.com' } });
