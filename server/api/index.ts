@@ -1,5 +1,6 @@
 import type { Runtime } from '../runtime';
 import { createBapi } from './bapi';
+import { createDashboard } from './dashboard';
 import { createFapi } from './fapi';
 import { createOps } from './ops';
 
@@ -25,9 +26,11 @@ export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<R
 export function createApiHandler(runtime: Runtime): FetchHandler {
   const bapi = createBapi(runtime.deps);
   const fapi = createFapi(runtime.deps);
+  const dashboard = createDashboard(runtime.deps);
   const ops = createOps(runtime.deps, runtime.database, runtime.lock);
   return (req, env) => {
     const { pathname } = new URL(req.url);
+    if (pathname === '/v1/dashboard' || pathname.startsWith('/v1/dashboard/')) return dashboard.fetch(req, env);
     if (pathname === '/v1' || pathname.startsWith('/v1/')) return bapi.fetch(req, env);
     if (pathname.startsWith('/fapi/')) return fapi.fetch(req, env);
     return ops.fetch(req, env);

@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { instances } from '../db/schema';
 import { isAppError } from '../http/errors';
 import { createInstance, defaultAccount, getInstance, instanceView } from '../instances/instances';
+import { ensurePlatformInstance, issueSetupLink } from '../instances/platform';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
 import { rotateSigningKeys } from '../signing/signing-keys';
 
@@ -21,6 +22,7 @@ export const USAGE = `Usage: npm run cli -- <command>
   keys list --instance ID [--json]
   keys revoke KEY_ID
   keys rotate-signing --instance ID [--json]  the next signing key starts signing; the current one retires
+  setup-link [--json]                       a new one-time console setup link (creates an owner and an account; older links stop working)
 `;
 
 class UsageError extends Error {}
@@ -103,6 +105,13 @@ export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult>
           ? JSON.stringify(out)
           : `Rotated signing keys of ${instance.id}\n  signing now: ${out.current}\n  next:        ${out.next}\n  retired:     ${out.retired ?? '-'}`,
       );
+    }
+    if (group === 'setup-link') {
+      const { values, positionals } = parse([action, ...rest].filter((a): a is string => a !== undefined), { json: { type: 'boolean' } });
+      if (positionals.length > 0) throw new UsageError('setup-link takes no positional arguments.');
+      await ensurePlatformInstance(deps);
+      const { url } = await issueSetupLink(deps, actor);
+      return ok(values.json ? JSON.stringify({ url }) : `Console setup link (works once):\n  ${url}`);
     }
     if (group === undefined || group === 'help' || group === '--help') return ok(USAGE);
     throw new UsageError(`Unknown command: ${argv.join(' ')}`);

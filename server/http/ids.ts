@@ -6,6 +6,7 @@ export const ID_PREFIXES = [
   'acct', 'ins', 'key', 'user', 'idn', 'evt', 'aud', 'sess', 'client', 'org', 'orgmem', 'orginv',
   'orgdmn', 'role', 'perm', 'whep', 'msg', 'oa', 'req', 'kid', 'rt', 'act', 'sit', 'sia', 'sua', 'ver',
   'pat',
+  'acctmem', 'acctinv', 'setup',
   'email', 'sms',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];

@@ -1,11 +1,13 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, notExists } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { accounts, instances } from '../db/schema';
-import { notFound } from '../http/errors';
+import { audit } from '../audit/audit';
+import { notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
-import { instanceSettings, type InstanceSettings } from './settings';
+import { instanceSettings, instanceSettingsSchema, type InstanceSettings, type SettingsPatch } from './settings';
 
 export type Environment = 'test' | 'live';
+export type InstanceKind = 'customer' | 'platform';
 export type Instance = typeof instances.$inferSelect;
 
 /** `pk_<env>_` + base64url(`<fapi host and path>$`): the FAPI address travels in the key. */
@@ -30,15 +32,19 @@ export async function createAccount(deps: Pick<Deps, 'db' | 'clock'>, name: stri
   return row!;
 }
 
-/** The account CLI-created instances go to: the oldest, made on first use. */
+/** The account CLI-created instances go to: the oldest (never the platform instance's), made on first use. */
 export async function defaultAccount(deps: Pick<Deps, 'db' | 'clock'>) {
-  const [first] = await deps.db.select().from(accounts).orderBy(asc(accounts.id)).limit(1);
+  const platformOwned = deps.db
+    .select({ id: instances.id })
+    .from(instances)
+    .where(and(eq(instances.accountId, accounts.id), eq(instances.kind, 'platform')));
+  const [first] = await deps.db.select().from(accounts).where(notExists(platformOwned)).orderBy(asc(accounts.id)).limit(1);
   return first ?? createAccount(deps, 'Default');
 }
 
 export async function createInstance(
   deps: Pick<Deps, 'db' | 'clock' | 'config'>,
-  input: { accountId: string; name: string; environment: Environment },
+  input: { accountId: string; name: string; environment: Environment; kind?: InstanceKind; settings?: Record<string, unknown> },
 ): Promise<Instance> {
   const id = newId('ins');
   const fapiUrl = `${deps.config.PUBLIC_URL}/fapi/${id}`;
@@ -51,6 +57,8 @@ export async function createInstance(
       environment: input.environment,
       fapiUrl,
       publishableKey: publishableKeyFor(input.environment, fapiUrl),
+      kind: input.kind ?? 'customer',
+      settings: input.settings ?? {},
       createdAt: deps.clock.now(),
     })
     .returning();
@@ -74,6 +82,8 @@ export const instanceView = (i: Instance) => ({
 
 export interface InstanceContext {
   id: string;
+  /** `platform`: the console's own instance (its client cookie differs, see sessions/clients.ts); absent means customer. */
+  kind?: InstanceKind;
   environment: Environment;
   fapiUrl: string;
   publishableKey: string;
@@ -89,6 +99,7 @@ export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'
   const row = await getInstance(deps, id);
   const ctx: InstanceContext = {
     id: row.id,
+    kind: row.kind,
     environment: row.environment,
     fapiUrl: row.fapiUrl,
     publishableKey: row.publishableKey,
@@ -96,4 +107,41 @@ export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'
   };
   cache.set(id, ctx, now);
   return ctx;
+}
+
+/**
+ * Applies a settings change: the stored settings merged with the patch must still pass
+ * the settings schema (e.g. an inactivity timeout not above the lifetime is not
+ * required, but each value's bounds are). Audited; the cached instance is forgotten on
+ * this node (others see the change within the cache's few seconds).
+ */
+export async function updateInstanceSettings(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  patch: SettingsPatch,
+  auditCtx: { actor: string; ip?: string | null; userAgent?: string | null },
+): Promise<InstanceSettings> {
+  const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  const row = await deps.db.transaction(async (tx) => {
+    const current = await getInstance({ db: tx }, instanceId);
+    const next = { ...current.settings, ...changes };
+    const parsed = instanceSettingsSchema.safeParse(next);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw validationError(String(issue.path[0] ?? 'settings'), 'invalid', issue.message);
+    }
+    const [updated] = await tx.update(instances).set({ settings: next }).where(eq(instances.id, instanceId)).returning();
+    await audit({ db: tx, clock: deps.clock }, {
+      instanceId,
+      actor: auditCtx.actor,
+      action: 'instance.settings_updated',
+      target: instanceId,
+      ip: auditCtx.ip,
+      userAgent: auditCtx.userAgent,
+      details: { changes },
+    });
+    return updated!;
+  });
+  deps.caches.get('instance', 5_000).delete(instanceId);
+  return instanceSettings(row.settings);
 }

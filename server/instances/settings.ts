@@ -13,6 +13,13 @@ export const instanceSettingsSchema = z.object({
   /** Browser origins (scheme://host[:port]) allowed to call the FAPI with cookies, besides the fapi_url's own. */
   allowed_origins: z.array(z.string().max(2048)).max(100).default([]),
   /**
+   * Where hosted pages may send the browser after sign-in, sign-up or sign-out
+   * (`redirect_url`): absolute http(s) URLs; a URL is allowed when it has the origin of an
+   * entry and its path starts with the entry's path (isAllowedRedirect). The fapi_url's
+   * own origin is always allowed.
+   */
+  redirect_urls: z.array(z.string().max(2048)).max(100).default([]),
+  /**
    * Who may sign up on FAPI: anyone (`public`), only allow-listed (or, later, invited)
    * email addresses (`restricted`), or nobody yet (`waitlist`: refused for now).
    */
@@ -33,3 +40,87 @@ export function instanceSettings(stored: unknown): InstanceSettings {
   const parsed = instanceSettingsSchema.safeParse(stored ?? {});
   return parsed.success ? parsed.data : instanceSettingsSchema.parse({});
 }
+
+/**
+ * Whether hosted pages may redirect to `url`: the fapi_url's origin, or an entry of
+ * `redirect_urls` with the same origin whose path is a prefix of the URL's path.
+ */
+export function isAllowedRedirect(settings: Pick<InstanceSettings, 'redirect_urls'>, fapiUrl: string, url: string): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return false;
+  if (target.origin === new URL(fapiUrl).origin) return true;
+  return settings.redirect_urls.some((entry) => {
+    try {
+      const allowed = new URL(entry);
+      return allowed.origin === target.origin && target.pathname.startsWith(allowed.pathname);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** What the console may change (everything else keeps its stored or default value). */
+export const EDITABLE_SETTINGS = [
+  'sign_up_mode',
+  'allowlist',
+  'session_lifetime_seconds',
+  'session_inactivity_timeout_seconds',
+  'session_token_lifetime_seconds',
+  'mfa_required',
+  'allowed_origins',
+  'redirect_urls',
+  'username_required',
+  'name_required',
+  'password_required',
+] as const satisfies readonly (keyof InstanceSettings)[];
+
+const isOrigin = (v: string) => {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+};
+const isHttpUrl = (v: string) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+type Shape = typeof instanceSettingsSchema.shape;
+/** The field schemas without their defaults, so an absent field stays absent in a patch. */
+const field = <K extends keyof Shape>(k: K) => instanceSettingsSchema.shape[k].unwrap().optional();
+
+/**
+ * A partial settings change (PATCH): each field validated by the settings schema, origins
+ * as `scheme://host[:port]`, redirect URLs absolute http(s). Unknown fields are refused.
+ */
+export const settingsPatchSchema = z.strictObject({
+  sign_up_mode: field('sign_up_mode'),
+  allowlist: field('allowlist'),
+  session_lifetime_seconds: field('session_lifetime_seconds'),
+  session_inactivity_timeout_seconds: field('session_inactivity_timeout_seconds'),
+  session_token_lifetime_seconds: field('session_token_lifetime_seconds'),
+  mfa_required: field('mfa_required'),
+  allowed_origins: z
+    .array(z.string().max(2048).refine(isOrigin, { message: 'must be an origin such as https://app.example.com', params: { reason: 'invalid_origin' } }))
+    .max(100)
+    .optional(),
+  redirect_urls: z
+    .array(z.string().max(2048).refine(isHttpUrl, { message: 'must be an absolute http(s) URL', params: { reason: 'invalid_url' } }))
+    .max(100)
+    .optional(),
+  username_required: field('username_required'),
+  name_required: field('name_required'),
+  password_required: field('password_required'),
+});
+export type SettingsPatch = z.output<typeof settingsPatchSchema>;

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, type Config } from '../config';
 import { DataDirInUseError } from '../db/embedded-lock';
-import { bootstrapEmptyStore, firstStartBanner } from '../instances/bootstrap';
+import { bootstrapConsole, bootstrapEmptyStore, firstStartBanner, setupBanner } from '../instances/bootstrap';
 import { purgeIdempotencyRecords } from '../http/idempotency';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
@@ -35,6 +35,8 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
   }
   const first = await bootstrapEmptyStore(deps);
   if (first) process.stdout.write(`${firstStartBanner(first, `${config.PUBLIC_URL}/`)}\n`);
+  const setupLink = await bootstrapConsole(deps);
+  if (setupLink) process.stdout.write(`${setupBanner(setupLink)}\n`);
 
   const housekeeping = setInterval(() => {
     purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));

@@ -18,6 +18,19 @@ export type ClientRow = typeof clients.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
 export const CLIENT_TOKEN_PREFIX = 'ct_';
+
+/**
+ * The cookie a web client's token travels in. Instances use `__client` scoped to their
+ * fapi_url path; the platform instance (the console's own) uses `__console_client` at
+ * `Path=/`, so the console session also reaches `/v1/dashboard/…` and never collides
+ * with an instance's `__client`.
+ */
+export const CUSTOMER_CLIENT_COOKIE = '__client';
+export const CONSOLE_CLIENT_COOKIE = '__console_client';
+export function clientCookieSpec(instance: Pick<InstanceContext, 'kind' | 'fapiUrl'>): { name: string; path: string } {
+  if (instance.kind === 'platform') return { name: CONSOLE_CLIENT_COOKIE, path: '/' };
+  return { name: CUSTOMER_CLIENT_COOKIE, path: new URL(instance.fapiUrl).pathname || '/' };
+}
 const CLIENT_TOKEN_RE = /^ct_[A-Za-z0-9_-]{43}$/;
 
 /**

@@ -6,7 +6,7 @@ import { isId } from '../../http/ids';
 import type { LimitRule } from '../../http/limiter';
 import { clientIp } from '../../http/request-context';
 import { fapiAddressOf, instanceContext, type InstanceContext } from '../../instances/instances';
-import { findClient, type ClientRow } from '../../sessions/clients';
+import { clientCookieSpec, CUSTOMER_CLIENT_COOKIE, findClient, type ClientRow } from '../../sessions/clients';
 
 /**
  * FAPI credentials. The instance comes from the path (`/fapi/<instance_id>`); the
@@ -41,7 +41,7 @@ export interface FapiAuth {
   clearClientToken(): void;
 }
 
-export const CLIENT_COOKIE = '__client';
+export const CLIENT_COOKIE = CUSTOMER_CLIENT_COOKIE;
 
 export const FAPI_LIMITS = {
   sign_in: { name: 'fapi_sign_in', limit: 5, windowMs: 10_000 },
@@ -59,12 +59,13 @@ const MAX_KEY_LENGTH = 512;
 function cookieAttributes(instance: InstanceContext): string {
   const url = new URL(instance.fapiUrl);
   const secure = !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
-  return `Path=${url.pathname || '/'}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  return `Path=${clientCookieSpec(instance).path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
+/** `__client` at the fapi_url path; the platform instance's is `__console_client` at `/` (sessions/clients.ts). */
 export const clientCookie = (instance: InstanceContext, token: string, maxAgeSeconds: number) =>
-  `${CLIENT_COOKIE}=${token}; ${cookieAttributes(instance)}; Max-Age=${maxAgeSeconds}`;
-export const clearedClientCookie = (instance: InstanceContext) => `${CLIENT_COOKIE}=; ${cookieAttributes(instance)}; Max-Age=0`;
+  `${clientCookieSpec(instance).name}=${token}; ${cookieAttributes(instance)}; Max-Age=${maxAgeSeconds}`;
+export const clearedClientCookie = (instance: InstanceContext) => `${clientCookieSpec(instance).name}=; ${cookieAttributes(instance)}; Max-Age=0`;
 
 function checkPublishableKey(c: Context, instance: InstanceContext, required: boolean) {
   const sent = [c.req.header('x-publishable-key'), ...(c.req.queries('publishable_key') ?? [])].filter((k) => k !== undefined);
@@ -134,7 +135,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
   if (!guard.client) return auth;
 
   const presented =
-    authorization !== undefined ? (BEARER_RE.exec(authorization)?.[1] ?? '') : mode === 'web' ? getCookie(c, CLIENT_COOKIE) : undefined;
+    authorization !== undefined ? (BEARER_RE.exec(authorization)?.[1] ?? '') : mode === 'web' ? getCookie(c, clientCookieSpec(instance).name) : undefined;
   if (presented === undefined) return auth;
   const found = await findClient(deps, instance, presented);
   if (found.client) {

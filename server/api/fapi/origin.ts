@@ -4,7 +4,7 @@ import type { Deps } from '../../deps';
 import { AppError } from '../../http/errors';
 import { isId } from '../../http/ids';
 import { instanceContext, type InstanceContext } from '../../instances/instances';
-import { CLIENT_COOKIE } from './auth';
+import { clientCookieSpec } from '../../sessions/clients';
 
 /**
  * Browser origins on the FAPI: CSRF refusal of cookie-authenticated writes and CORS.
@@ -51,7 +51,7 @@ const requestOrigin = (c: Context) => originOf(c.req.header('origin')) ?? (c.req
 /** CSRF check of one request on a route that resolves the client (see above). */
 export function checkOrigin(c: Context, instance: InstanceContext, mode: 'web' | 'native') {
   if (SAFE_METHODS.has(c.req.method) || mode === 'native') return;
-  const cookieAuthenticated = getCookie(c, CLIENT_COOKIE) !== undefined;
+  const cookieAuthenticated = getCookie(c, clientCookieSpec(instance).name) !== undefined;
   const named = c.req.header('origin') !== undefined || c.req.header('referer') !== undefined;
   if (!cookieAuthenticated && !named) return;
   const origin = requestOrigin(c);

@@ -10,3 +10,4 @@ export * from './messages';
 export * from './mfa';
 export * from './api-tokens';
 export * from './auth-attempts';
+export * from './operators';

@@ -19,6 +19,8 @@ export const instances = pgTable(
     fapiUrl: text('fapi_url').notNull(),
     publishableKey: text('publishable_key').notNull(),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    /** `platform`: the built-in instance whose users are the console's operators (one per deployment). */
+    kind: text('kind', { enum: ['customer', 'platform'] }).notNull().default('customer'),
     createdAt: millis('created_at').notNull(),
   },
   (t) => [uniqueIndex('instances_publishable_key_uq').on(t.publishableKey), index('instances_account_idx').on(t.accountId)],

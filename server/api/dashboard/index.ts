@@ -1,0 +1,69 @@
+import type { Deps } from '../../deps';
+import type { Method } from '../../http/endpoint';
+import { buildSurface, type RouteEntry } from '../../http/router';
+import { ADMIN, authenticateConsole, OPERATOR, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
+import * as dash from '../../operators/routes';
+
+/** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
+export const DASHBOARD_PREFIX = '/v1/dashboard';
+const ACCOUNT = '/accounts/:accountId';
+const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
+
+const route = (method: Method, path: string, guard: ConsoleGuard, ep: RouteEntry<ConsoleGuard>['endpoint']): RouteEntry<ConsoleGuard> => ({
+  method,
+  path: `${DASHBOARD_PREFIX}${path}`,
+  guard,
+  endpoint: ep,
+});
+
+/**
+ * One route a line: method, path under /v1/dashboard, guard, endpoint. Guards
+ * (operators/console-auth.ts): PUBLIC needs no session; OPERATOR a console session;
+ * VIEWER / ADMIN / OWNER that role (or higher) in `:accountId`. Another account's ids are
+ * 404; too low a role 403; every write needs the console's Origin (CSRF).
+ */
+export const dashboardRoutes: RouteEntry<ConsoleGuard>[] = [
+  route('GET',    '/console',                                    PUBLIC,   dash.consoleInfoEndpoint),
+  route('POST',   '/setup',                                      PUBLIC,   dash.setupEndpoint),
+  route('POST',   '/invitations/accept',                         PUBLIC,   dash.acceptInvitationEndpoint),
+
+  route('GET',    '/me',                                         OPERATOR, dash.meEndpoint),
+  route('POST',   '/accounts',                                   OPERATOR, dash.createAccountEndpoint),
+  route('GET',    `${ACCOUNT}`,                                  VIEWER,   dash.getAccountEndpoint),
+  route('GET',    `${ACCOUNT}/members`,                          VIEWER,   dash.listMembersEndpoint),
+  route('GET',    `${ACCOUNT}/invitations`,                      ADMIN,    dash.listInvitationsEndpoint),
+  route('POST',   `${ACCOUNT}/invitations`,                      ADMIN,    dash.createInvitationEndpoint),
+
+  route('GET',    `${ACCOUNT}/instances`,                        VIEWER,   dash.listInstancesEndpoint),
+  route('POST',   `${ACCOUNT}/instances`,                        ADMIN,    dash.createInstanceEndpoint),
+  route('GET',    `${INSTANCE}`,                                 VIEWER,   dash.getInstanceEndpoint),
+  route('PATCH',  `${INSTANCE}/settings`,                        ADMIN,    dash.updateSettingsEndpoint),
+  route('GET',    `${INSTANCE}/keys`,                            VIEWER,   dash.listKeysEndpoint),
+  route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.createKeyEndpoint),
+  route('POST',   `${INSTANCE}/keys/:keyId/revoke`,              ADMIN,    dash.revokeKeyEndpoint),
+
+  route('GET',    `${INSTANCE}/users`,                           VIEWER,   dash.listUsersEndpoint),
+  route('GET',    `${INSTANCE}/users/:userId`,                   VIEWER,   dash.getUserEndpoint),
+  route('PATCH',  `${INSTANCE}/users/:userId`,                   ADMIN,    dash.updateUserEndpoint),
+  route('DELETE', `${INSTANCE}/users/:userId`,                   ADMIN,    dash.deleteUserEndpoint),
+  route('POST',   `${INSTANCE}/users/:userId/ban`,               ADMIN,    dash.banUserEndpoint),
+  route('POST',   `${INSTANCE}/users/:userId/unban`,             ADMIN,    dash.unbanUserEndpoint),
+  route('POST',   `${INSTANCE}/users/:userId/impersonate`,       ADMIN,    dash.impersonateEndpoint),
+  route('GET',    `${INSTANCE}/users/:userId/sessions`,          VIEWER,   dash.listUserSessionsEndpoint),
+  route('POST',   `${INSTANCE}/users/:userId/sessions/revoke`,   ADMIN,    dash.revokeUserSessionsEndpoint),
+  route('POST',   `${INSTANCE}/sessions/:sessionId/revoke`,      ADMIN,    dash.revokeSessionEndpoint),
+
+  route('GET',    `${INSTANCE}/audit_logs`,                      VIEWER,   dash.listAuditLogsEndpoint),
+  route('GET',    `${INSTANCE}/emails`,                          VIEWER,   dash.listEmailsEndpoint),
+  route('GET',    `${INSTANCE}/emails/:emailId`,                 VIEWER,   dash.getEmailEndpoint),
+  route('GET',    `${INSTANCE}/sms`,                             VIEWER,   dash.listSmsEndpoint),
+  route('GET',    `${INSTANCE}/sms/:smsId`,                      VIEWER,   dash.getSmsEndpoint),
+];
+
+export function createDashboard(deps: Deps) {
+  return buildSurface<ConsoleGuard, ConsoleAuth>(deps, {
+    name: 'dashboard',
+    routes: dashboardRoutes,
+    authenticate: (c, r) => authenticateConsole(deps, c, r.guard),
+  });
+}

@@ -1,0 +1,493 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import { listAuditLogs } from '../audit/audit';
+import { auditLogSchema, listAuditLogsQuery } from '../audit/routes';
+import { OPERATOR_ROLES, accounts, secretKeys } from '../db/schema';
+import { getEmail, getSms, listEmails, listSms } from '../email/messages';
+import { emailSchema, listEmailsQuery, listSmsQuery, smsSchema } from '../email/routes';
+import { endpoint } from '../http/endpoint';
+import { AppError, notFound, validationError } from '../http/errors';
+import { cursorPageSchema, lightListSchema } from '../http/pagination';
+import { createAccount, createInstance, instanceView, updateInstanceSettings, type Instance } from '../instances/instances';
+import { instanceSettings, settingsPatchSchema } from '../instances/settings';
+import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
+import { revokedAllSchema, sessionListSchema, sessionSchema, userSessionsQuery } from '../sessions/schemas';
+import { applySessionAction, getSession, listSessions, revokeUserSessions } from '../sessions/sessions';
+import { ACTOR_TOKEN_TTL, actorTokenSchema } from '../sessions/ticket-routes';
+import { createTicket } from '../sessions/tickets';
+import { deletedUserSchema, emailAddress, listUsersQuery, updateUserBody, userListSchema, userSchema } from '../users/schemas';
+import { deleteUser, getUser, listUsers, setBanned, updateUser } from '../users/users';
+import { routeInstance, type ConsoleAuth } from './console-auth';
+import {
+  acceptInvitation,
+  accountInstances,
+  addMembership,
+  completeSetup,
+  createInvitation,
+  listInvitations,
+  listMembers,
+  operatorAccounts,
+} from './operators';
+
+/** Endpoints of the dashboard API (server/api/dashboard): the console's data calls. */
+
+const auditCtx = (auth: ConsoleAuth) => ({ actor: auth.actor, ip: auth.request.ip, userAgent: auth.request.userAgent });
+
+/** Runs a change and its audit entry in one transaction. */
+async function audited<T>(
+  deps: Deps,
+  auth: ConsoleAuth,
+  entry: { instanceId: string | null; action: string; target: string | null; details?: Record<string, unknown> },
+  change: (d: Deps) => Promise<T>,
+): Promise<T> {
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const out = await change(d);
+    await audit(d, { ...entry, ...auditCtx(auth) });
+    return out;
+  });
+}
+
+const operatorId = (auth: ConsoleAuth) => {
+  if (!auth.operatorId) throw new AppError('UNAUTHENTICATED', { message: 'Sign in to the console first.' });
+  return auth.operatorId;
+};
+const accountOf = (auth: ConsoleAuth) => {
+  if (!auth.account) throw notFound('account');
+  return auth.account;
+};
+
+// ── Console bootstrap ────────────────────────────────────────────────────────────────
+
+const consoleSchema = z.object({
+  object: z.literal('console'),
+  platform_instance_id: z.string(),
+  publishable_key: z.string(),
+  fapi_url: z.string(),
+  signed_in: z.boolean(),
+});
+
+export const consoleInfoEndpoint = endpoint<ConsoleAuth>({
+  summary: 'What the console needs to sign in: the platform instance’s publishable key and FAPI URL',
+  response: consoleSchema,
+  handle: async ({ auth }) => ({
+    object: 'console' as const,
+    platform_instance_id: auth.platform.id,
+    publishable_key: auth.platform.publishableKey,
+    fapi_url: auth.platform.fapiUrl,
+    signed_in: auth.operatorId !== null,
+  }),
+});
+
+const name = z.string().trim().min(1).max(256);
+const password = z.string().min(8).max(256);
+
+const setupBody = z.strictObject({
+  token: z.string().min(1).max(256),
+  email_address: emailAddress,
+  password,
+  first_name: name.optional(),
+  last_name: name.optional(),
+  account_name: name.optional(),
+});
+
+const accountSchema = z.object({ object: z.literal('account'), id: z.string(), name: z.string(), role: z.enum(OPERATOR_ROLES), created_at: z.number().int() });
+const operatorSchema = userSchema.omit({ private_metadata: true });
+const meSchema = z.object({ object: z.literal('operator'), user: operatorSchema, accounts: z.array(accountSchema) });
+
+async function operatorMe(deps: Deps, platformId: string, userId: string) {
+  const { private_metadata: _hidden, ...user } = await getUser(deps, platformId, userId);
+  return { object: 'operator' as const, user, accounts: await operatorAccounts(deps, userId) };
+}
+
+export const setupEndpoint = endpoint<ConsoleAuth, z.output<typeof setupBody>>({
+  summary: 'Claim the console with the one-time setup token: the first operator, their account, and a console session (cookie)',
+  body: setupBody,
+  response: meSchema,
+  status: 201,
+  handle: async ({ deps, auth, body }) => {
+    const done = await completeSetup(deps, auth.platform, body, auth.request);
+    auth.setConsoleCookie(done.clientToken);
+    return operatorMe(deps, auth.platform.id, done.user.id);
+  },
+});
+
+const acceptBody = z.strictObject({
+  token: z.string().min(1).max(256),
+  password: password.optional(),
+  first_name: name.optional(),
+  last_name: name.optional(),
+});
+
+export const acceptInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof acceptBody>>({
+  summary: 'Accept an operator invitation: as the signed-in operator, or as a new operator (password required), signed in',
+  body: acceptBody,
+  response: meSchema,
+  handle: async ({ deps, auth, body }) => {
+    const done = await acceptInvitation(deps, auth.platform, { ...body, operatorId: auth.operatorId }, auth.request);
+    if (done.signedIn) auth.setConsoleCookie(done.signedIn.clientToken);
+    return operatorMe(deps, auth.platform.id, done.userId);
+  },
+});
+
+// ── Operator and accounts ────────────────────────────────────────────────────────────
+
+export const meEndpoint = endpoint<ConsoleAuth>({
+  summary: 'The signed-in operator and their accounts with roles',
+  response: meSchema,
+  handle: ({ deps, auth }) => operatorMe(deps, auth.platform.id, operatorId(auth)),
+});
+
+const createAccountBody = z.strictObject({ name });
+
+export const createAccountEndpoint = endpoint<ConsoleAuth, z.output<typeof createAccountBody>>({
+  summary: 'Create an account owned by the signed-in operator',
+  body: createAccountBody,
+  response: accountSchema,
+  status: 201,
+  handle: async ({ deps, auth, body }) => {
+    const id = operatorId(auth);
+    const account = await deps.db.transaction(async (tx) => {
+      const d = { ...deps, db: tx };
+      const created = await createAccount(d, body.name);
+      await addMembership(d, created.id, id, 'owner');
+      await audit(d, { instanceId: null, action: 'account.created', target: created.id, ...auditCtx(auth) });
+      return created;
+    });
+    return { object: 'account' as const, id: account.id, name: account.name, role: 'owner' as const, created_at: account.createdAt };
+  },
+});
+
+export const getAccountEndpoint = endpoint<ConsoleAuth>({
+  summary: 'An account and the operator’s role in it',
+  response: accountSchema,
+  handle: async ({ deps, auth }) => {
+    const { id, role } = accountOf(auth);
+    const [row] = await deps.db.select().from(accounts).where(eq(accounts.id, id));
+    if (!row) throw notFound('account');
+    return { object: 'account' as const, id: row.id, name: row.name, role, created_at: row.createdAt };
+  },
+});
+
+const memberSchema = z.object({
+  object: z.literal('account_membership'),
+  id: z.string(),
+  role: z.enum(OPERATOR_ROLES),
+  user_id: z.string(),
+  email_address: z.string().nullable(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  created_at: z.number().int(),
+});
+
+export const listMembersEndpoint = endpoint<ConsoleAuth>({
+  summary: 'The operators of an account',
+  response: lightListSchema(memberSchema),
+  handle: ({ deps, auth }) => listMembers(deps, auth.platform.id, accountOf(auth).id),
+});
+
+const invitationSchema = z.object({
+  object: z.literal('account_invitation'),
+  id: z.string(),
+  account_id: z.string(),
+  email_address: z.string(),
+  role: z.enum(OPERATOR_ROLES),
+  status: z.enum(['pending', 'accepted', 'revoked']),
+  invited_by: z.string(),
+  expires_at: z.number().int(),
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+});
+const inviteBody = z.strictObject({ email_address: emailAddress, role: z.enum(OPERATOR_ROLES).default('viewer') });
+
+export const listInvitationsEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Pending operator invitations of an account',
+  response: lightListSchema(invitationSchema),
+  handle: ({ deps, auth }) => listInvitations(deps, accountOf(auth).id),
+});
+
+export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof inviteBody>>({
+  summary: 'Invite an operator by email (template `invitation`); an inviter grants at most their own role',
+  body: inviteBody,
+  response: invitationSchema,
+  status: 201,
+  handle: async ({ deps, auth, body }) => {
+    const id = operatorId(auth);
+    const account = accountOf(auth);
+    const me = await getUser(deps, auth.platform.id, id);
+    const inviterName = [me.first_name, me.last_name].filter(Boolean).join(' ') || null;
+    return createInvitation(deps, auth.platform, {
+      accountId: account.id,
+      emailAddress: body.email_address,
+      role: body.role,
+      inviterId: id,
+      inviterRole: account.role,
+      inviterName,
+    }, auth.request);
+  },
+});
+
+// ── Instances, settings and keys ─────────────────────────────────────────────────────
+
+const settingsSchema = z.record(z.string(), z.unknown());
+const instanceSchema = z.object({
+  object: z.literal('instance'),
+  id: z.string(),
+  account_id: z.string(),
+  name: z.string(),
+  environment: z.enum(['test', 'live']),
+  publishable_key: z.string(),
+  fapi_url: z.string(),
+  settings: settingsSchema,
+  created_at: z.number().int(),
+});
+
+const instanceDetail = (row: Instance) => {
+  const { instance_id, ...rest } = instanceView(row);
+  return { object: 'instance' as const, id: instance_id, account_id: row.accountId, ...rest, settings: instanceSettings(row.settings) };
+};
+
+export const listInstancesEndpoint = endpoint<ConsoleAuth>({
+  summary: 'The instances of an account, oldest first',
+  response: lightListSchema(instanceSchema),
+  handle: async ({ deps, auth }) => ({
+    object: 'list' as const,
+    data: (await accountInstances(deps, accountOf(auth).id)).map(instanceDetail),
+    has_more: false,
+  }),
+});
+
+const createInstanceBody = z.strictObject({ name, environment: z.enum(['test', 'live']).default('test') });
+
+export const createInstanceEndpoint = endpoint<ConsoleAuth, z.output<typeof createInstanceBody>>({
+  summary: 'Create an instance (test or live) in the account',
+  body: createInstanceBody,
+  response: instanceSchema,
+  status: 201,
+  handle: async ({ deps, auth, body }) => {
+    const accountId = accountOf(auth).id;
+    return deps.db.transaction(async (tx) => {
+      const d = { ...deps, db: tx };
+      const row = await createInstance(d, { accountId, name: body.name, environment: body.environment });
+      await audit(d, { instanceId: row.id, action: 'instance.created', target: row.id, details: { account_id: accountId, environment: row.environment }, ...auditCtx(auth) });
+      return instanceDetail(row);
+    });
+  },
+});
+
+export const getInstanceEndpoint = endpoint<ConsoleAuth>({
+  summary: 'An instance: publishable key, FAPI URL and settings',
+  response: instanceSchema,
+  handle: async ({ auth }) => instanceDetail(routeInstance(auth).row),
+});
+
+export const updateSettingsEndpoint = endpoint<ConsoleAuth, z.output<typeof settingsPatchSchema>>({
+  summary: 'Change instance settings (sign-up mode, session lifetime and inactivity, MFA, allowed origins, redirect URLs…)',
+  body: settingsPatchSchema,
+  response: settingsSchema,
+  handle: ({ deps, auth, body }) => updateInstanceSettings(deps, routeInstance(auth).id, body, auditCtx(auth)),
+});
+
+const secretKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  hint: z.string(),
+  scopes: z.array(z.string()),
+  created_at: z.number().int(),
+  last_used_at: z.number().int().nullable(),
+  revoked_at: z.number().int().nullable(),
+});
+const createKeyBody = z.strictObject({
+  name: z.string().trim().max(256).optional(),
+  scopes: z.union([z.literal('*'), z.array(z.string().max(64)).min(1).max(64)]).default('*'),
+});
+
+export const listKeysEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Secret keys of an instance (a hint only; the secret is never shown again)',
+  response: lightListSchema(secretKeySchema),
+  handle: async ({ deps, auth }) => ({ object: 'list' as const, data: (await listSecretKeys(deps, routeInstance(auth).id)).sort((a, b) => (a.id < b.id ? -1 : 1)), has_more: false }),
+});
+
+export const createKeyEndpoint = endpoint<ConsoleAuth, z.output<typeof createKeyBody>>({
+  summary: 'Create a scoped secret key; the secret is in this response only',
+  body: createKeyBody,
+  response: z.object({ id: z.string(), name: z.string(), secret: z.string(), scopes: z.array(z.string()), created_at: z.number().int() }),
+  status: 201,
+  handle: ({ deps, auth, body }) => createSecretKey(deps, { instanceId: routeInstance(auth).id, scopes: body.scopes, name: body.name, actor: auth.actor }),
+});
+
+export const revokeKeyEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Revoke a secret key',
+  response: z.object({ id: z.string(), revoked_at: z.number().int().nullable() }),
+  handle: async ({ deps, auth, params }) => {
+    const instance = routeInstance(auth);
+    const [key] = await deps.db
+      .select({ id: secretKeys.id })
+      .from(secretKeys)
+      .where(and(eq(secretKeys.id, params.keyId!), eq(secretKeys.instanceId, instance.id)));
+    if (!key) throw notFound('secret key');
+    return revokeSecretKey(deps, key.id, auth.actor);
+  },
+});
+
+// ── Users and sessions of an instance ────────────────────────────────────────────────
+
+export const listUsersEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listUsersQuery>>({
+  summary: 'Users, newest first; `query` searches names, username, email, phone and id (cursor pagination)',
+  query: listUsersQuery,
+  response: userListSchema,
+  handle: ({ deps, auth, query }) => listUsers(deps, routeInstance(auth).id, query),
+});
+
+export const getUserEndpoint = endpoint<ConsoleAuth>({
+  summary: 'A user',
+  response: userSchema,
+  handle: ({ deps, auth, params }) => getUser(deps, routeInstance(auth).id, params.userId!),
+});
+
+/** The console edits names and metadata; metadata is deep-merged and a null value deletes its key. */
+const userFields = updateUserBody.shape;
+const updateUserConsoleBody = z.strictObject({
+  first_name: userFields.first_name,
+  last_name: userFields.last_name,
+  username: userFields.username,
+  external_id: userFields.external_id,
+  public_metadata: userFields.public_metadata,
+  private_metadata: userFields.private_metadata,
+  unsafe_metadata: userFields.unsafe_metadata,
+});
+
+export const updateUserEndpoint = endpoint<ConsoleAuth, z.output<typeof updateUserConsoleBody>>({
+  summary: 'Update a user’s names and metadata (deep-merged; null deletes a key)',
+  body: updateUserConsoleBody,
+  response: userSchema,
+  handle: ({ deps, auth, params, body }) => {
+    const instanceId = routeInstance(auth).id;
+    return audited(deps, auth, { instanceId, action: 'user.updated', target: params.userId!, details: { fields: Object.keys(body) } }, (d) =>
+      updateUser(d, instanceId, params.userId!, body),
+    );
+  },
+});
+
+export const deleteUserEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Delete a user',
+  response: deletedUserSchema,
+  handle: ({ deps, auth, params }) => {
+    const instanceId = routeInstance(auth).id;
+    return audited(deps, auth, { instanceId, action: 'user.deleted', target: params.userId! }, (d) => deleteUser(d, instanceId, params.userId!));
+  },
+});
+
+const banEndpoint = (banned: boolean) =>
+  endpoint<ConsoleAuth>({
+    summary: banned ? 'Ban a user (revokes their sessions)' : 'Unban a user',
+    response: userSchema,
+    handle: ({ deps, auth, params }) => {
+      const instanceId = routeInstance(auth).id;
+      return audited(deps, auth, { instanceId, action: banned ? 'user.banned' : 'user.unbanned', target: params.userId! }, (d) =>
+        setBanned(d, instanceId, params.userId!, banned),
+      );
+    },
+  });
+export const banUserEndpoint = banEndpoint(true);
+export const unbanUserEndpoint = banEndpoint(false);
+
+export const listUserSessionsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof userSessionsQuery>>({
+  summary: 'A user’s sessions, newest first',
+  query: userSessionsQuery,
+  response: sessionListSchema,
+  handle: async ({ deps, auth, params, query }) => {
+    const instanceId = routeInstance(auth).id;
+    await getUser(deps, instanceId, params.userId!);
+    return listSessions(deps, instanceId, { ...query, user_id: params.userId! });
+  },
+});
+
+export const revokeUserSessionsEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Revoke every session of a user (and bump their sessions_version)',
+  response: revokedAllSchema,
+  handle: ({ deps, auth, params }) => revokeUserSessions(deps, routeInstance(auth).id, params.userId!, auditCtx(auth)),
+});
+
+export const revokeSessionEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Revoke one session (signs that device out)',
+  response: sessionSchema,
+  handle: async ({ deps, auth, params }) => {
+    const instanceId = routeInstance(auth).id;
+    await getSession(deps, instanceId, params.sessionId!);
+    return applySessionAction(deps, instanceId, params.sessionId!, 'revoke', auditCtx(auth));
+  },
+});
+
+const impersonateBody = z.strictObject({
+  expires_in_seconds: z.number().int().min(30).max(ACTOR_TOKEN_TTL.max).default(ACTOR_TOKEN_TTL.default),
+});
+
+export const impersonateEndpoint = endpoint<ConsoleAuth, z.output<typeof impersonateBody>>({
+  summary: 'Impersonate a user: an actor token (actor sub `operator:<user_id>`) a FAPI sign-in redeems; audited',
+  body: impersonateBody,
+  response: actorTokenSchema.extend({ token: z.string() }),
+  status: 201,
+  handle: ({ deps, auth, params, body }) =>
+    createTicket(
+      deps,
+      routeInstance(auth).id,
+      { kind: 'actor_token', userId: params.userId!, actor: { sub: auth.actor }, expiresInSeconds: body.expires_in_seconds },
+      auditCtx(auth),
+    ).catch((e: unknown) => {
+      // The user is in the path here: a missing one is 404, as on every other user route.
+      if (e instanceof AppError && e.code === 'VALIDATION_FAILED' && e.meta.param === 'user_id') throw notFound('user');
+      throw e;
+    }),
+});
+
+// ── Audit log and the dev outbox ─────────────────────────────────────────────────────
+
+export const listAuditLogsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listAuditLogsQuery>>({
+  summary: 'The instance’s audit log, newest first; filter by action, actor, target, since/until (ms)',
+  query: listAuditLogsQuery,
+  response: cursorPageSchema(auditLogSchema),
+  handle: async ({ deps, auth, query }) => {
+    if (query.since !== undefined && query.until !== undefined && query.until <= query.since) {
+      throw validationError('until', 'before_since', 'until must be later than since.');
+    }
+    return listAuditLogs(deps, routeInstance(auth).id, query);
+  },
+});
+
+/** Messages carry one-time codes and links: shown for test instances only, as on BAPI. */
+function testInstance(auth: ConsoleAuth, what: string) {
+  const instance = routeInstance(auth);
+  if (instance.environment !== 'test') {
+    throw new AppError('FORBIDDEN', { message: `${what} are only shown for test instances.`, meta: { reason: 'live_instance' } });
+  }
+  return instance.id;
+}
+
+export const listEmailsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listEmailsQuery>>({
+  summary: 'The dev outbox: sent emails with their rendered HTML, newest first. Test instances only',
+  query: listEmailsQuery,
+  response: cursorPageSchema(emailSchema),
+  handle: ({ deps, auth, query }) => listEmails(deps, testInstance(auth, 'Emails'), query),
+});
+
+export const getEmailEndpoint = endpoint<ConsoleAuth>({
+  summary: 'A sent email. Test instances only',
+  response: emailSchema,
+  handle: ({ deps, auth, params }) => getEmail(deps, testInstance(auth, 'Emails'), params.emailId!),
+});
+
+export const listSmsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listSmsQuery>>({
+  summary: 'The dev outbox: sent SMS, newest first. Test instances only',
+  query: listSmsQuery,
+  response: cursorPageSchema(smsSchema),
+  handle: ({ deps, auth, query }) => listSms(deps, testInstance(auth, 'SMS messages'), query),
+});
+
+export const getSmsEndpoint = endpoint<ConsoleAuth>({
+  summary: 'A sent SMS. Test instances only',
+  response: smsSchema,
+  handle: ({ deps, auth, params }) => getSms(deps, testInstance(auth, 'SMS messages'), params.smsId!),
+});
