@@ -299,3 +299,51 @@ export async function accountInstance(deps: Pick<Deps, 'db'>, accountId: string,
   if (!row) throw notFound('instance');
   return row;
 }
+
+/** Revokes a pending invitation of this account (a used or revoked one: 409 CONFLICT). */
+export async function revokeInvitation(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, invitationId: string, actor: string, request: AuditRequest) {
+  return deps.db.transaction(async (tx) => {
+    const where = and(eq(accountInvitations.id, invitationId), eq(accountInvitations.accountId, accountId));
+    const [current] = await tx.select().from(accountInvitations).where(where).for('update');
+    if (!current) throw notFound('invitation');
+    if (current.status !== 'pending') {
+      throw new AppError('CONFLICT', { message: `This invitation is ${current.status} already.`, meta: { status: current.status } });
+    }
+    const [row] = await tx.update(accountInvitations).set({ status: 'revoked', updatedAt: deps.clock.now() }).where(where).returning();
+    await audit({ db: tx, clock: deps.clock }, { instanceId: null, actor, action: 'account_invitation.revoked', target: invitationId, ...request, details: { account_id: accountId } });
+    return invitationView(row!);
+  });
+}
+
+/**
+ * Changes a member's role or removes them (role null). An account keeps at least one
+ * owner: demoting or removing the last one is 409 CONFLICT (`last_owner`).
+ */
+export async function changeMembership(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  accountId: string,
+  membershipId: string,
+  role: OperatorRole | null,
+  actor: string,
+  request: AuditRequest,
+) {
+  return deps.db.transaction(async (tx) => {
+    // Lock the account's memberships so two concurrent demotions cannot leave it ownerless.
+    const all = await tx.select().from(accountMemberships).where(eq(accountMemberships.accountId, accountId)).for('update');
+    const current = all.find((m) => m.id === membershipId);
+    if (!current) throw notFound('membership');
+    const owners = all.filter((m) => m.role === 'owner').length;
+    if (current.role === 'owner' && role !== 'owner' && owners <= 1) {
+      throw new AppError('CONFLICT', { message: 'An account keeps at least one owner.', meta: { reason: 'last_owner' } });
+    }
+    const d = { db: tx, clock: deps.clock };
+    if (role === null) {
+      await tx.delete(accountMemberships).where(eq(accountMemberships.id, membershipId));
+      await audit(d, { instanceId: null, actor, action: 'account_membership.removed', target: membershipId, ...request, details: { account_id: accountId, user_id: current.userId } });
+      return null;
+    }
+    const [row] = await tx.update(accountMemberships).set({ role, updatedAt: deps.clock.now() }).where(eq(accountMemberships.id, membershipId)).returning();
+    await audit(d, { instanceId: null, actor, action: 'account_membership.updated', target: membershipId, ...request, details: { account_id: accountId, user_id: current.userId, role } });
+    return row!;
+  });
+}

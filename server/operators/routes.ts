@@ -24,11 +24,13 @@ import {
   acceptInvitation,
   accountInstances,
   addMembership,
+  changeMembership,
   completeSetup,
   createInvitation,
   listInvitations,
   listMembers,
   operatorAccounts,
+  revokeInvitation,
 } from './operators';
 
 /** Endpoints of the dashboard API (server/api/dashboard): the console's data calls. */
@@ -226,6 +228,40 @@ export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof in
       inviterRole: account.role,
       inviterName,
     }, auth.request);
+  },
+});
+
+export const revokeInvitationEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Revoke a pending invitation',
+  response: invitationSchema,
+  handle: ({ deps, auth, params }) => revokeInvitation(deps, accountOf(auth).id, params.invitationId!, auth.actor, auth.request),
+});
+
+const memberBody = z.strictObject({ role: z.enum(OPERATOR_ROLES) });
+
+async function memberView(deps: Deps, auth: ConsoleAuth, membershipId: string) {
+  const list = await listMembers(deps, auth.platform.id, accountOf(auth).id);
+  const found = list.data.find((m) => m.id === membershipId);
+  if (!found) throw notFound('membership');
+  return found;
+}
+
+export const updateMemberEndpoint = endpoint<ConsoleAuth, z.output<typeof memberBody>>({
+  summary: 'Change an operator’s role in the account (an account keeps at least one owner)',
+  body: memberBody,
+  response: memberSchema,
+  handle: async ({ deps, auth, params, body }) => {
+    await changeMembership(deps, accountOf(auth).id, params.membershipId!, body.role, auth.actor, auth.request);
+    return memberView(deps, auth, params.membershipId!);
+  },
+});
+
+export const removeMemberEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Remove an operator from the account (not the last owner)',
+  response: z.object({ object: z.literal('account_membership'), id: z.string(), deleted: z.literal(true) }),
+  handle: async ({ deps, auth, params }) => {
+    await changeMembership(deps, accountOf(auth).id, params.membershipId!, null, auth.actor, auth.request);
+    return { object: 'account_membership' as const, id: params.membershipId!, deleted: true as const };
   },
 });
 

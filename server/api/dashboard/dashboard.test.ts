@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../cli/commands';
 import { auditLogs } from '../../db/schema';
 import { sendEmail } from '../../email/mailer';
 import { bootstrapConsole, bootstrapEmptyStore } from '../../instances/bootstrap';
@@ -88,6 +89,16 @@ describe('first-run setup', () => {
     expect(res.body.accounts[0].id).not.toBe(owner.accountId);
     const reused = await consoleBrowser(h, platform).dash('POST', '/setup', { body: { token, email_address: 'x@example.com', password: 'another passphrase' } });
     expect(reused.status).toBe(403);
+  });
+
+  it('the CLI prints a new link that works once', async () => {
+    const out = await runCommand(h.runtime.deps, ['setup-link', '--json']);
+    expect(out.exitCode).toBe(0);
+    const { url } = JSON.parse(out.stdout) as { url: string };
+    const token = new URL(url).searchParams.get('token');
+    const b = consoleBrowser(h, platform);
+    expect((await b.dash('POST', '/setup', { body: { token, email_address: 'recovered@example.com', password: 'recovery passphrase' } })).status).toBe(201);
+    expect((await b.dash('POST', '/setup', { body: { token, email_address: 'again@example.com', password: 'recovery passphrase' } })).status).toBe(403);
   });
 
   it('GET /console tells the console the platform instance to sign in with', async () => {
@@ -302,6 +313,7 @@ describe('users, sessions, impersonation, audit log, outbox', () => {
 
 describe('invitations and roles', () => {
   let viewer: ConsoleBrowser;
+  let admin: ConsoleBrowser;
   let viewerAccountId: string;
 
   it('invites an operator by email; accepting creates and signs them in; the token works once', async () => {
@@ -363,13 +375,40 @@ describe('invitations and roles', () => {
   it('an admin cannot invite an owner', async () => {
     const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'adam@example.com', role: 'admin' } });
     const token = new URL(String((await h.outbox('adam@example.com'))[0]!.data.url)).searchParams.get('token')!;
-    const admin = consoleBrowser(h, platform);
+    admin = consoleBrowser(h, platform);
     expect((await admin.dash('POST', '/invitations/accept', { body: { token, password: 'admin passphrase' } })).status).toBe(200);
     expect(inv.status).toBe(201);
     const res = await admin.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'o2@example.com', role: 'owner' } });
     expect(res.status).toBe(403);
     expect(res.body.errors[0].meta.reason).toBe('role_too_high');
     expect((await admin.dash('PATCH', `/accounts/${owner.accountId}/instances/${dev.instance.id}/settings`, { body: { mfa_required: false } })).status).toBe(200);
+  });
+
+  it('revokes a pending invitation; its link stops working', async () => {
+    const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'revoke-me@example.com' } });
+    expect(inv.body.role).toBe('viewer');
+    const token = new URL(String((await h.outbox('revoke-me@example.com'))[0]!.data.url)).searchParams.get('token')!;
+    const revoked = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations/${inv.body.id}/revoke`);
+    expect(revoked.body.status).toBe('revoked');
+    expect((await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations/${inv.body.id}/revoke`)).status).toBe(409);
+    expect((await consoleBrowser(h, platform).dash('POST', '/invitations/accept', { body: { token, password: 'some passphrase' } })).status).toBe(403);
+  });
+
+  it('owners change roles and remove members; an account keeps an owner', async () => {
+    const members = (await owner.b.dash('GET', `/accounts/${owner.accountId}/members`)).body.data as { id: string; email_address: string }[];
+    const id = (email: string) => members.find((m) => m.email_address === email)!.id;
+    const url = (email: string) => `/accounts/${owner.accountId}/members/${id(email)}`;
+    expect((await admin.dash('PATCH', url('vera@example.com'), { body: { role: 'admin' } })).status).toBe(403);
+    const promoted = await owner.b.dash('PATCH', url('vera@example.com'), { body: { role: 'admin' } });
+    expect(promoted.body).toMatchObject({ role: 'admin', email_address: 'vera@example.com' });
+    await owner.b.dash('PATCH', url('vera@example.com'), { body: { role: 'viewer' } });
+    const lastOwner = await owner.b.dash('PATCH', url('owner@example.com'), { body: { role: 'admin' } });
+    expect(lastOwner.status).toBe(409);
+    expect(lastOwner.body.errors[0].meta.reason).toBe('last_owner');
+    expect((await owner.b.dash('DELETE', url('adam@example.com'))).body).toMatchObject({ deleted: true });
+    expect((await admin.dash('GET', `/accounts/${owner.accountId}/instances`)).status).toBe(404);
+    expect((await admin.dash('GET', '/me')).body.accounts).toEqual([]);
+    expect((await auditOf(null, 'account_membership.removed'))[0]!.actor).toBe(`operator:${owner.operator.id}`);
   });
 
   it('another account’s ids answer 404, with the same body as missing ones', async () => {

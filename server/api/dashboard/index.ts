@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps';
 import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { ADMIN, authenticateConsole, OPERATOR, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
+import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
 import * as dash from '../../operators/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
@@ -31,8 +31,11 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard>[] = [
   route('POST',   '/accounts',                                   OPERATOR, dash.createAccountEndpoint),
   route('GET',    `${ACCOUNT}`,                                  VIEWER,   dash.getAccountEndpoint),
   route('GET',    `${ACCOUNT}/members`,                          VIEWER,   dash.listMembersEndpoint),
+  route('PATCH',  `${ACCOUNT}/members/:membershipId`,            OWNER,    dash.updateMemberEndpoint),
+  route('DELETE', `${ACCOUNT}/members/:membershipId`,            OWNER,    dash.removeMemberEndpoint),
   route('GET',    `${ACCOUNT}/invitations`,                      ADMIN,    dash.listInvitationsEndpoint),
   route('POST',   `${ACCOUNT}/invitations`,                      ADMIN,    dash.createInvitationEndpoint),
+  route('POST',   `${ACCOUNT}/invitations/:invitationId/revoke`, ADMIN,    dash.revokeInvitationEndpoint),
 
   route('GET',    `${ACCOUNT}/instances`,                        VIEWER,   dash.listInstancesEndpoint),
   route('POST',   `${ACCOUNT}/instances`,                        ADMIN,    dash.createInstanceEndpoint),
