@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { instances, setupTokens } from '../db/schema';
@@ -23,8 +23,9 @@ export const PLATFORM_SETTINGS = { sign_up_mode: 'restricted', allowlist: [] } a
 
 type D = Pick<Deps, 'db' | 'clock' | 'config'>;
 
+/** The platform instance; should two nodes' first starts race to create one, every node picks the oldest. */
 export async function findPlatformInstance(deps: Pick<Deps, 'db'>): Promise<Instance | null> {
-  const [row] = await deps.db.select().from(instances).where(eq(instances.kind, 'platform')).limit(1);
+  const [row] = await deps.db.select().from(instances).where(eq(instances.kind, 'platform')).orderBy(asc(instances.id)).limit(1);
   return row ?? null;
 }
 

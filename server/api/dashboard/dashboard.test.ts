@@ -133,6 +133,14 @@ describe('console session', () => {
     expect(customer.status).toBe(401);
   });
 
+  it('the platform FAPI CSRF-checks writes carrying the console cookie', async () => {
+    const res = await owner.b.fapi('DELETE', '/v1/client/sessions', { origin: 'https://evil.example' });
+    expect(res.status).toBe(403);
+    expect(res.body.errors[0].code).toBe('ORIGIN_NOT_ALLOWED');
+    expect((await owner.b.fapi('DELETE', '/v1/client/sessions', { origin: null })).status).toBe(403);
+    expect((await owner.b.dash('GET', '/me')).status).toBe(200);
+  });
+
   it('nobody signs up to the platform instance on its FAPI', async () => {
     const b = consoleBrowser(h, platform);
     const res = await b.fapi('POST', '/v1/client/sign_ups', { body: { email_address: 'intruder@example.com', password: 'a long passphrase' } });
