@@ -2,6 +2,7 @@ import { ConfigError, loadConfig, type Config } from '../config';
 import { DataDirInUseError } from '../db/embedded-lock';
 import { bootstrapConsole, bootstrapEmptyStore, firstStartBanner, setupBanner } from '../instances/bootstrap';
 import { purgeIdempotencyRecords } from '../http/idempotency';
+import { purgeAuthAttempts } from '../auth/housekeeping';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
 import { retryQueuedEmails } from '../email/mailer';
@@ -40,6 +41,7 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
 
   const housekeeping = setInterval(() => {
     purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));
+    purgeAuthAttempts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'sign-in/sign-up attempt purge failed'));
   }, 60 * 60 * 1000);
   housekeeping.unref();
   // Overdue sessions move to expired / abandoned; reads settle them too, this keeps lists and counts honest.
