@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FAPI_LIMITS, type FapiAuth } from '../api/fapi/auth';
 import { endpoint, type RequestInfo } from '../http/endpoint';
 import { AppError } from '../http/errors';
+import { enforceLimit } from '../http/rate-limit';
 import { newId } from '../http/ids';
 import { clientView, type ClientRow } from '../sessions/clients';
 import { clientSchema } from '../sessions/fapi-routes';
@@ -158,11 +159,7 @@ function renewClientToken(auth: FapiAuth, step: { client: ClientRow | null }) {
  */
 async function spendAttemptBudget(deps: Deps, auth: FapiAuth, request: RequestInfo) {
   if (!request.ip) return;
-  const rule = FAPI_LIMITS.attempt;
-  const decision = await deps.limiter.check(rule, `${auth.instance.id}:${request.ip}`, deps.clock.now());
-  if (decision.allowed) return;
-  deps.metrics.limiterRejections.inc({ surface: 'fapi', limit: rule.name });
-  throw new AppError('RATE_LIMITED', { meta: { retry_after: decision.retryAfter }, headers: { 'retry-after': String(decision.retryAfter) } });
+  await enforceLimit(deps, 'fapi', FAPI_LIMITS.attempt, `${auth.instance.id}:${request.ip}`);
 }
 
 async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep) {

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { AppError } from '../http/errors';
+import { enforceLimit, rateLimitHeaders } from '../http/rate-limit';
 import type { ResolvedKey } from './secret-keys';
 import { resolveSecretKey } from './secret-keys';
 import { grants, type Scope } from './scopes';
@@ -40,19 +41,9 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
   const auth = { instance: key.instance, keyId: key.keyId, scopes: key.scopes, actor: `key:${key.keyId}` };
   if (guard.scope === ANY_KEY) return auth;
 
-  const now = deps.clock.now();
   const rule = { name: 'bapi_key', limit: bapiKeyBudget(deps, key.instance.environment), windowMs: BAPI_WINDOW_MS };
-  const decision = await deps.limiter.check(rule, key.keyId, now);
-  c.header('ratelimit-limit', String(decision.limit));
-  c.header('ratelimit-remaining', String(decision.remaining));
-  c.header('ratelimit-reset', String(decision.retryAfter));
-  if (!decision.allowed) {
-    deps.metrics.limiterRejections.inc({ surface: 'bapi', limit: rule.name });
-    throw new AppError('RATE_LIMITED', {
-      meta: { retry_after: decision.retryAfter },
-      headers: { 'retry-after': String(decision.retryAfter) },
-    });
-  }
+  const decision = await enforceLimit(deps, 'bapi', rule, key.keyId);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
 
   if (!grants(key.scopes, guard.scope)) {
     throw new AppError('SCOPE_MISSING', {

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Deps } from '../../deps';
 import { AppError, notFound } from '../../http/errors';
+import { enforceLimit } from '../../http/rate-limit';
 import { isId } from '../../http/ids';
 import type { LimitRule } from '../../http/limiter';
 import { clientIp } from '../../http/request-context';
@@ -105,15 +106,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
     const ip = clientIp(c, deps.config.TRUST_PROXY);
     // Without a peer address (a host that hides it) there is nothing to count per IP.
     if (ip) {
-      const rule = FAPI_LIMITS[guard.limit];
-      const decision = await deps.limiter.check(rule, `${instance.id}:${ip}`, deps.clock.now());
-      if (!decision.allowed) {
-        deps.metrics.limiterRejections.inc({ surface: 'fapi', limit: rule.name });
-        throw new AppError('RATE_LIMITED', {
-          meta: { retry_after: decision.retryAfter },
-          headers: { 'retry-after': String(decision.retryAfter) },
-        });
-      }
+      await enforceLimit(deps, 'fapi', FAPI_LIMITS[guard.limit], `${instance.id}:${ip}`);
     }
   }
 
