@@ -162,6 +162,25 @@ async function spendAttemptBudget(deps: Deps, auth: FapiAuth, request: RequestIn
   await enforceLimit(deps, 'fapi', FAPI_LIMITS.attempt, `${auth.instance.id}:${request.ip}`);
 }
 
+/** A sign-in step on an attempt of this client: run it, renew the client token if it signed in, answer. */
+function signInStepEndpoint<I>(
+  summary: string,
+  body: z.ZodType<I>,
+  step: (deps: Deps, instance: FapiAuth['instance'], attempt: Awaited<ReturnType<typeof loadSignIn>>, input: I, audit: ReturnType<typeof auditCtxOf>) => Promise<SignInStep>,
+) {
+  return endpoint<FapiAuth, I>({
+    summary,
+    body,
+    response: signInResponse,
+    handle: async ({ deps, auth, params, body: input, request }) => {
+      const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+      const done = await step(deps, auth.instance, attempt, input, auditCtxOf(auth, request));
+      renewClientToken(auth, done);
+      return signInAnswer(deps, auth, done);
+    },
+  });
+}
+
 async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep) {
   return {
     response: await signInView(deps, step.attempt),
@@ -235,17 +254,11 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
   },
 });
 
-export const attemptFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof attemptFirstFactorBody>>({
-  summary: 'Attempt a first factor: password, email_code or reset_password_email_code',
-  body: attemptFirstFactorBody,
-  response: signInResponse,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
-    const step = await attemptFirstFactor(deps, auth.instance, attempt, body, auditCtxOf(auth, request));
-    renewClientToken(auth, step);
-    return signInAnswer(deps, auth, step);
-  },
-});
+export const attemptFirstFactorEndpoint = signInStepEndpoint(
+  'Attempt a first factor: password, email_code or reset_password_email_code',
+  attemptFirstFactorBody,
+  attemptFirstFactor,
+);
 
 export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>>({
   summary: 'Prepare a second factor (totp and backup_code need nothing sent; answers the attempt)',
@@ -260,29 +273,17 @@ export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof pr
   },
 });
 
-export const attemptSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof attemptSecondFactorBody>>({
-  summary: 'Attempt a second factor (totp or backup_code); success activates the pending session',
-  body: attemptSecondFactorBody,
-  response: signInResponse,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
-    const step = await attemptSecondFactor(deps, auth.instance, attempt, body, auditCtxOf(auth, request));
-    renewClientToken(auth, step);
-    return signInAnswer(deps, auth, step);
-  },
-});
+export const attemptSecondFactorEndpoint = signInStepEndpoint(
+  'Attempt a second factor (totp or backup_code); success activates the pending session',
+  attemptSecondFactorBody,
+  attemptSecondFactor,
+);
 
-export const resetPasswordEndpoint = endpoint<FapiAuth, z.output<typeof resetPasswordBody>>({
-  summary: 'Set a new password after a verified reset code; revokes the user’s other sessions and signs in',
-  body: resetPasswordBody,
-  response: signInResponse,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
-    const step = await resetPassword(deps, auth.instance, attempt, body.password, auditCtxOf(auth, request));
-    renewClientToken(auth, step);
-    return signInAnswer(deps, auth, step);
-  },
-});
+export const resetPasswordEndpoint = signInStepEndpoint(
+  'Set a new password after a verified reset code; revokes the user’s other sessions and signs in',
+  resetPasswordBody,
+  (deps, instance, attempt, input, audit) => resetPassword(deps, instance, attempt, input.password, audit),
+);
 
 // ---------------------------------------------------------------------------------------
 // Sign-up
