@@ -268,7 +268,9 @@ export async function acceptInvitation(
       userId = user.id;
       signedIn = await signInOperator(d, platform, userId, request);
     }
-    const membership = await addMembership(d, inv.accountId, userId, inv.role);
+    // An invitation never lowers a role the operator already holds (nor leaves the account ownerless).
+    const held = await membershipRole(d, userId, inv.accountId);
+    const membership = await addMembership(d, inv.accountId, userId, held && roleAtLeast(held, inv.role) ? held : inv.role);
     await audit(d, {
       instanceId: null,
       actor: operatorActor(userId),

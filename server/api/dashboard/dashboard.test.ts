@@ -363,6 +363,14 @@ describe('invitations and roles', () => {
     expect(res.body.errors[0].meta.reason).toBe('email_mismatch');
   });
 
+  it('an invitation never lowers a role already held', async () => {
+    await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'owner@example.com', role: 'viewer' } });
+    const token = new URL(String((await h.outbox('owner@example.com'))[0]!.data.url)).searchParams.get('token')!;
+    const res = await owner.b.dash('POST', '/invitations/accept', { body: { token } });
+    expect(res.status).toBe(200);
+    expect(res.body.accounts.find((a: { id: string }) => a.id === owner.accountId).role).toBe('owner');
+  });
+
   it('viewers read but cannot write (403)', async () => {
     const base = `/accounts/${owner.accountId}/instances`;
     expect((await viewer.dash('GET', base)).status).toBe(200);
