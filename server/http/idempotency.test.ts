@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, idempotencyRecords } from '../db/schema';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { expectError } from '../testing/expect';
 import { IDEMPOTENCY_TTL_MS } from './idempotency';
 
 let h: TestHarness;
@@ -9,16 +10,6 @@ beforeAll(async () => {
   h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 });
 afterAll(() => h.close());
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; headers: Headers; body: any };
-
-function expectError(res: Res, status: number, code: string, meta?: Record<string, unknown>) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ errors: expect.any(Array), trace_id: expect.any(String) });
-  expect(res.body.errors[0]).toMatchObject({ code, message: expect.any(String), meta: expect.any(Object) });
-  if (meta) expect(res.body.errors[0].meta).toMatchObject(meta);
-}
 
 let n = 0;
 const uniq = (tag: string) => `${tag}_${++n}_${Math.random().toString(36).slice(2, 8)}`;

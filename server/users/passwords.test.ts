@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { expectError } from '../testing/expect';
 import { verifyPassword, type PasswordHasher } from './passwords';
 
 let h: TestHarness;
@@ -14,18 +15,6 @@ beforeAll(async () => {
   ({ secret: key } = await h.createInstance());
 });
 afterAll(() => h.close());
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; headers: Headers; body: any };
-
-function expectError(res: Res, status: number, code: string, meta?: Record<string, unknown>) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ errors: expect.any(Array), trace_id: expect.any(String) });
-  const first = res.body.errors[0];
-  expect(first).toMatchObject({ code, message: expect.any(String), meta: expect.any(Object) });
-  if (meta) expect(first.meta).toMatchObject(meta);
-  return first as { code: string; message: string; meta: Record<string, unknown> };
-}
 
 let seq = 0;
 const uniqueEmail = (tag: string) => `${tag}.${++seq}.${randomBytes(3).toString('hex')}@example.com`;

@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailAddresses, events, users } from '../db/schema';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { expectError } from '../testing/expect';
 import { verifyPassword, type PasswordHasher } from './passwords';
 
 let h: TestHarness;
@@ -13,26 +14,6 @@ beforeAll(async () => {
   ({ secret: key, instanceId } = await h.createInstance());
 });
 afterAll(() => h.close());
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; headers: Headers; body: any };
-
-/** Every error body: {errors:[{code,message,meta}], trace_id}; returns the first entry. */
-function expectError(res: Res, status: number, code: string, meta?: Record<string, unknown>) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({
-    errors: expect.any(Array),
-    trace_id: expect.any(String),
-  });
-  expect(res.body.errors.length).toBeGreaterThan(0);
-  for (const e of res.body.errors) {
-    expect(e).toMatchObject({ code: expect.any(String), message: expect.any(String), meta: expect.any(Object) });
-  }
-  const first = res.body.errors[0];
-  expect(first.code).toBe(code);
-  if (meta) expect(first.meta).toMatchObject(meta);
-  return first as { code: string; message: string; meta: Record<string, unknown> };
-}
 
 let seq = 0;
 /** A unique email per call, so tests do not collide within the shared instance. */
