@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { emails, smsMessages } from '../db/schema';
-import { notFound } from '../http/errors';
+import { AppError, notFound } from '../http/errors';
 import { toCursorPage } from '../http/pagination';
 
 export type EmailRow = typeof emails.$inferSelect;
@@ -91,4 +91,17 @@ export async function getSms(deps: Pick<Deps, 'db'>, instanceId: string, id: str
   const [row] = await deps.db.select().from(smsMessages).where(and(eq(smsMessages.id, id), eq(smsMessages.instanceId, instanceId)));
   if (!row) throw notFound('sms');
   return smsView(row);
+}
+
+/**
+ * Messages carry one-time codes and links: the APIs show them for test instances only.
+ * 403 FORBIDDEN (meta.reason live_instance) otherwise.
+ */
+export function assertOutboxReadable(environment: 'test' | 'live', what: string): void {
+  if (environment !== 'test') {
+    throw new AppError('FORBIDDEN', {
+      message: `${what} can only be read on test instances: on a live instance they carry one-time codes and links.`,
+      meta: { reason: 'live_instance' },
+    });
+  }
 }

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { EMAIL_TEMPLATE_NAMES, SMS_TEMPLATE_NAMES } from '../../emails';
 import { endpoint } from '../http/endpoint';
-import { AppError } from '../http/errors';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { emailAddress, phoneNumber } from '../users/schemas';
-import { getEmail, getSms, listEmails, listSms } from './messages';
+import { assertOutboxReadable, getEmail, getSms, listEmails, listSms } from './messages';
 
 const status = z.enum(['queued', 'delivered', 'failed']);
 
@@ -66,22 +65,12 @@ export const listSmsQuery = z.strictObject({
   template: z.enum(SMS_TEMPLATE_NAMES as [string, ...string[]]).optional(),
 });
 
-/** Messages carry one-time codes and links: readable through the API on test instances only. */
-function testInstancesOnly(auth: BapiAuth, what: string) {
-  if (auth.instance.environment !== 'test') {
-    throw new AppError('FORBIDDEN', {
-      message: `${what} can only be read on test instances: on a live instance they carry one-time codes and links.`,
-      meta: { reason: 'live_instance' },
-    });
-  }
-}
-
 export const listEmailsEndpoint = endpoint<BapiAuth, never, z.output<typeof listEmailsQuery>>({
   summary: 'List sent emails (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
   query: listEmailsQuery,
   response: cursorPageSchema(emailSchema),
   handle: async ({ deps, auth, query }) => {
-    testInstancesOnly(auth, 'Emails');
+    assertOutboxReadable(auth.instance.environment, 'Emails');
     return listEmails(deps, auth.instance.id, query);
   },
 });
@@ -90,7 +79,7 @@ export const getEmailEndpoint = endpoint<BapiAuth>({
   summary: 'Get a sent email. Test instances only',
   response: emailSchema,
   handle: async ({ deps, auth, params }) => {
-    testInstancesOnly(auth, 'Emails');
+    assertOutboxReadable(auth.instance.environment, 'Emails');
     return getEmail(deps, auth.instance.id, params.id!);
   },
 });
@@ -100,7 +89,7 @@ export const listSmsEndpoint = endpoint<BapiAuth, never, z.output<typeof listSms
   query: listSmsQuery,
   response: cursorPageSchema(smsSchema),
   handle: async ({ deps, auth, query }) => {
-    testInstancesOnly(auth, 'SMS messages');
+    assertOutboxReadable(auth.instance.environment, 'SMS messages');
     return listSms(deps, auth.instance.id, query);
   },
 });
@@ -109,7 +98,7 @@ export const getSmsEndpoint = endpoint<BapiAuth>({
   summary: 'Get a sent SMS. Test instances only',
   response: smsSchema,
   handle: async ({ deps, auth, params }) => {
-    testInstancesOnly(auth, 'SMS messages');
+    assertOutboxReadable(auth.instance.environment, 'SMS messages');
     return getSms(deps, auth.instance.id, params.id!);
   },
 });

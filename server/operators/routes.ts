@@ -5,7 +5,7 @@ import { audit } from '../audit/audit';
 import { listAuditLogs } from '../audit/audit';
 import { auditLogSchema, listAuditLogsQuery } from '../audit/routes';
 import { OPERATOR_ROLES, accounts, secretKeys } from '../db/schema';
-import { getEmail, getSms, listEmails, listSms } from '../email/messages';
+import { assertOutboxReadable, getEmail, getSms, listEmails, listSms } from '../email/messages';
 import { emailSchema, listEmailsQuery, listSmsQuery, smsSchema } from '../email/routes';
 import { endpoint } from '../http/endpoint';
 import { AppError, notFound, validationError } from '../http/errors';
@@ -493,12 +493,10 @@ export const listAuditLogsEndpoint = endpoint<ConsoleAuth, never, z.output<typeo
   },
 });
 
-/** Messages carry one-time codes and links: shown for test instances only, as on BAPI. */
+/** The route's instance id, once the outbox may be read there (test instances only, as on BAPI). */
 function testInstance(auth: ConsoleAuth, what: string) {
   const instance = routeInstance(auth);
-  if (instance.environment !== 'test') {
-    throw new AppError('FORBIDDEN', { message: `${what} are only shown for test instances.`, meta: { reason: 'live_instance' } });
-  }
+  assertOutboxReadable(instance.environment, what);
   return instance.id;
 }
 
