@@ -37,6 +37,7 @@
  *   BENCH_PORT_BASE    first TCP port used (default 4710; the servers take the next ones, the minter +20)
  *   BENCH_CPU_PROF     a directory: run the api/start servers with --cpu-prof writing there
  */
+import { buildIsCurrent } from '../server/main/build-stamp';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -232,21 +233,19 @@ async function cli(args: string[]): Promise<unknown> {
   return lastJsonLine(out.stdout);
 }
 
-const buildId = path.join(ROOT, '.next', 'BUILD_ID');
-
 async function ensureNextBuild(): Promise<boolean> {
-  if (existsSync(buildId)) return true;
-  log('.next/BUILD_ID is missing: running next build (once)');
-  const out = await run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
+  if (buildIsCurrent(ROOT)) return true;
+  log('the console build is missing or stale: running npm run build (once)');
+  const out = await run('npm', ['run', 'build'], {
     env: { ...env, NODE_ENV: 'production' },
     timeoutMs: 8 * 60_000,
     inherit: true,
   });
-  if (existsSync(buildId)) return true;
+  if (buildIsCurrent(ROOT)) return true;
   // Another `next build` may hold the build lock in this tree: give it a bounded wait.
-  log(`next build exited with ${out.code}; waiting up to 3 minutes for .next/BUILD_ID`);
-  for (let i = 0; i < 180 && !existsSync(buildId); i++) await sleep(1000);
-  return existsSync(buildId);
+  log(`npm run build exited with ${out.code}; waiting up to 3 minutes for a current build`);
+  for (let i = 0; i < 180 && !buildIsCurrent(ROOT); i++) await sleep(1000);
+  return buildIsCurrent(ROOT);
 }
 
 async function seed(port: number, secret: string): Promise<{ userId: string; userIds: string[] }> {

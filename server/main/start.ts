@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import next from 'next';
 import { createApiHandler, isApiPath } from '../api';
 import { boot } from './boot';
+import { buildIsCurrent, writeStamp } from './build-stamp';
 
 /**
  * `npm start`: one process. API prefixes go straight to the Hono routers (~50 µs of
@@ -20,8 +20,8 @@ let nextHandler: NextHandler | null = null;
 let nextFailed = false;
 
 async function build(): Promise<void> {
-  if (existsSync(path.resolve('.next', 'BUILD_ID'))) return;
-  log.info('building the console (first start only; the API is already serving)');
+  if (buildIsCurrent()) return;
+  log.info('building the console (its sources changed since the last build; the API is already serving)');
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [path.resolve('node_modules/next/dist/bin/next'), 'build'], {
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -29,6 +29,7 @@ async function build(): Promise<void> {
     });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`next build exited with ${code}`))));
   });
+  writeStamp();
 }
 
 async function startConsole() {
