@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../cli/commands';
 import { auditLogs, signingKeys } from '../db/schema';
 import { createHarness, type TestHarness } from '../testing/harness';
-import { RETIRED_KEY_RETENTION_MS } from './signing-keys';
+import { currentSigner, RETIRED_KEY_RETENTION_MS } from './signing-keys';
 
 /** Default limits: the test instances below are held to 100 requests / 10 s per key. */
 let h: TestHarness;
@@ -191,5 +191,21 @@ describe('rotation', () => {
       .orderBy(asc(signingKeys.id));
     const count = (state: string) => rows.filter((r) => r.state === state).length;
     expect([count('current'), count('next'), count('retired')]).toEqual([1, 1, 3]);
+  });
+});
+
+describe('the signer cache', () => {
+  it('decrypts the private key once for a burst of concurrent signings', async () => {
+    const { instanceId } = await h.createInstance();
+    let decrypts = 0;
+    const base = h.runtime.deps;
+    const counting = { ...base, cipher: { ...base.cipher, decrypt: (blob: string) => (decrypts++, base.cipher.decrypt(blob)) } };
+    const signers = await Promise.all(Array.from({ length: 10 }, () => currentSigner(counting, instanceId)));
+    expect(decrypts).toBe(1);
+    expect(new Set(signers.map((s) => s.kid)).size).toBe(1);
+    // After the cache entry expires, the next burst loads it once more.
+    h.clock.advance(5_001);
+    await Promise.all(Array.from({ length: 10 }, () => currentSigner(counting, instanceId)));
+    expect(decrypts).toBe(2);
   });
 });

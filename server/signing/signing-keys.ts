@@ -130,19 +130,33 @@ export async function publicKeyFor(deps: D, instanceId: string, kid: string): Pr
   return key;
 }
 
+/** Loads in flight, per runtime and instance: a burst at cache expiry decrypts the key once. */
+const signerLoads = new WeakMap<object, Map<string, Promise<Signer>>>();
+
 /** The key that signs now, decrypted once and cached for a few seconds. */
 export async function currentSigner(deps: D, instanceId: string): Promise<Signer> {
   const cache = deps.caches.get<Signer>('signer', CACHE_TTL_MS);
-  const now = deps.clock.now();
-  const hit = cache.get(instanceId, now);
+  const hit = cache.get(instanceId, deps.clock.now());
   if (hit) return hit;
+  let loads = signerLoads.get(deps.caches);
+  if (!loads) signerLoads.set(deps.caches, (loads = new Map()));
+  let load = loads.get(instanceId);
+  if (!load) {
+    load = loadSigner(deps, instanceId).finally(() => loads.delete(instanceId));
+    loads.set(instanceId, load);
+  }
+  return load;
+}
+
+async function loadSigner(deps: D, instanceId: string): Promise<Signer> {
+  const now = deps.clock.now();
   let [row] = await selectCurrent(deps, instanceId);
   if (!row) {
     await ensureSigningKeys(deps, instanceId);
     [row] = await selectCurrent(deps, instanceId);
   }
   const signer = { kid: row!.id, key: await importPKCS8(deps.cipher.decrypt(row!.privateKey), ALG) };
-  cache.set(instanceId, signer, now);
+  deps.caches.get<Signer>('signer', CACHE_TTL_MS).set(instanceId, signer, now);
   return signer;
 }
 
