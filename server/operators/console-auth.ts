@@ -10,6 +10,7 @@ import { platformContext } from '../instances/platform';
 import { clientCookieSpec, CONSOLE_CLIENT_COOKIE, findClient } from '../sessions/clients';
 import { resolveMe } from '../users/me';
 import { accountInstance, membershipRole, operatorActor, roleAtLeast } from './operators';
+import { requestOrigin, SAFE_METHODS } from '../http/origin';
 
 /**
  * Dashboard API credentials: the console session. The console signs in on the platform
@@ -50,22 +51,11 @@ export interface ConsoleAuth {
   setConsoleCookie(token: string): void;
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-function originOf(value: string | undefined): string | null {
-  if (!value || value === 'null') return null;
-  try {
-    const u = new URL(value);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
-  } catch {
-    return null;
-  }
-}
 
 export function checkConsoleOrigin(c: Context, publicUrl: string) {
   if (SAFE_METHODS.has(c.req.method)) return;
-  const origin = c.req.header('origin') !== undefined ? originOf(c.req.header('origin')) : originOf(c.req.header('referer'));
+  const origin = requestOrigin(c);
   if (origin && origin === new URL(publicUrl).origin) return;
   throw new AppError('ORIGIN_NOT_ALLOWED', {
     message: origin ? `Requests from ${origin} are not allowed on the dashboard API.` : 'A dashboard write must send the console’s Origin header.',

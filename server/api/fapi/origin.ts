@@ -5,6 +5,7 @@ import { AppError } from '../../http/errors';
 import { isId } from '../../http/ids';
 import { instanceContext, type InstanceContext } from '../../instances/instances';
 import { clientCookieSpec } from '../../sessions/clients';
+import { originOf, requestOrigin, SAFE_METHODS } from '../../http/origin';
 
 /**
  * Browser origins on the FAPI: CSRF refusal of cookie-authenticated writes and CORS.
@@ -20,19 +21,8 @@ import { clientCookieSpec } from '../../sessions/clients';
  * (a browser always does on a cross-origin POST), so a foreign page cannot sign a visitor
  * in either. Native requests (bearer) carry no ambient credential and are not checked.
  */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ALLOWED_HEADERS = 'authorization, content-type, x-publishable-key, idempotency-key';
 const EXPOSED_HEADERS = 'authorization, retry-after, x-request-id';
-
-function originOf(value: string | undefined): string | null {
-  if (!value || value === 'null') return null;
-  try {
-    const u = new URL(value);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
-  } catch {
-    return null;
-  }
-}
 
 export function allowedOrigins(instance: InstanceContext): Set<string> {
   const out = new Set<string>();
@@ -46,7 +36,6 @@ export function allowedOrigins(instance: InstanceContext): Set<string> {
 }
 
 /** The origin a request names: `Origin`, else the origin of `Referer`; null when neither is usable. */
-const requestOrigin = (c: Context) => originOf(c.req.header('origin')) ?? (c.req.header('origin') === undefined ? originOf(c.req.header('referer')) : null);
 
 /** CSRF check of one request on a route that resolves the client (see above). */
 export function checkOrigin(c: Context, instance: InstanceContext, mode: 'web' | 'native') {
