@@ -41,28 +41,21 @@ export async function issueCode(
   const now = deps.clock.now();
   await deps.db.execute(sql`select pg_advisory_xact_lock(hashtext(${`verification:${input.instanceId}:${address}`}))`);
   for (const cap of REISSUE_CAPS) {
+    const inWindow = and(
+      eq(verificationCodes.instanceId, input.instanceId),
+      eq(verificationCodes.address, address),
+      gt(verificationCodes.createdAt, now - cap.windowMs),
+    );
     const [seen] = await deps.db
       .select({ n: count(), last: max(verificationCodes.createdAt) })
       .from(verificationCodes)
-      .where(
-        and(
-          eq(verificationCodes.instanceId, input.instanceId),
-          eq(verificationCodes.address, address),
-          gt(verificationCodes.createdAt, now - cap.windowMs),
-        ),
-      );
+      .where(inWindow);
     if (Number(seen?.n ?? 0) >= cap.limit) {
       // The oldest code in the window leaves it first; for the 1-per-window cap that is the last one.
       const [oldest] = await deps.db
         .select({ at: verificationCodes.createdAt })
         .from(verificationCodes)
-        .where(
-          and(
-            eq(verificationCodes.instanceId, input.instanceId),
-            eq(verificationCodes.address, address),
-            gt(verificationCodes.createdAt, now - cap.windowMs),
-          ),
-        )
+        .where(inWindow)
         .orderBy(desc(verificationCodes.createdAt))
         .offset(cap.limit - 1)
         .limit(1);
