@@ -32,5 +32,49 @@ export default {
 If you weren’t expecting this invitation, you can ignore this email.
 `,
     },
+    fr: {
+      subject: '{{#if inviter_name}}{{inviter_name}} vous invite sur {{app_name}}{{else}}Vous êtes invité sur {{app_name}}{{/if}}',
+      mjml: layout({
+        lang: 'fr',
+        title: 'Vous êtes invité sur {{app_name}}',
+        preview: 'Acceptez votre invitation sur {{app_name}}',
+        content: `
+<mj-text mj-class="heading">Vous êtes invité sur {{app_name}}</mj-text>
+<mj-text>{{#if inviter_name}}{{inviter_name}} vous invite à rejoindre {{app_name}}.{{else}}Vous êtes invité à rejoindre {{app_name}}.{{/if}} Acceptez l’invitation pour créer votre compte.</mj-text>
+<mj-button href="{{url}}">Accepter l’invitation</mj-button>
+<mj-text mj-class="muted">Ou collez ce lien dans votre navigateur :<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>`,
+        footer: 'Si vous n’attendiez pas cette invitation, vous pouvez ignorer cet e-mail.',
+      }),
+      text: `Vous êtes invité sur {{app_name}}
+
+{{#if inviter_name}}{{inviter_name}} vous invite à rejoindre {{app_name}}.{{else}}Vous êtes invité à rejoindre {{app_name}}.{{/if}} Ouvrez ce lien pour accepter l’invitation et créer votre compte :
+
+{{url}}
+
+Si vous n’attendiez pas cette invitation, vous pouvez ignorer cet e-mail.
+`,
+    },
+    de: {
+      subject: '{{#if inviter_name}}{{inviter_name}} hat Sie zu {{app_name}} eingeladen{{else}}Sie sind zu {{app_name}} eingeladen{{/if}}',
+      mjml: layout({
+        lang: 'de',
+        title: 'Sie sind zu {{app_name}} eingeladen',
+        preview: 'Nehmen Sie Ihre Einladung zu {{app_name}} an',
+        content: `
+<mj-text mj-class="heading">Sie sind zu {{app_name}} eingeladen</mj-text>
+<mj-text>{{#if inviter_name}}{{inviter_name}} hat Sie eingeladen, {{app_name}} beizutreten.{{else}}Sie wurden eingeladen, {{app_name}} beizutreten.{{/if}} Nehmen Sie die Einladung an, um Ihr Konto zu erstellen.</mj-text>
+<mj-button href="{{url}}">Einladung annehmen</mj-button>
+<mj-text mj-class="muted">Oder fügen Sie diesen Link in Ihren Browser ein:<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>`,
+        footer: 'Wenn Sie diese Einladung nicht erwartet haben, können Sie diese E-Mail ignorieren.',
+      }),
+      text: `Sie sind zu {{app_name}} eingeladen
+
+{{#if inviter_name}}{{inviter_name}} hat Sie eingeladen, {{app_name}} beizutreten.{{else}}Sie wurden eingeladen, {{app_name}} beizutreten.{{/if}} Öffnen Sie diesen Link, um die Einladung anzunehmen und Ihr Konto zu erstellen:
+
+{{url}}
+
+Wenn Sie diese Einladung nicht erwartet haben, können Sie diese E-Mail ignorieren.
+`,
+    },
   },
 } as const satisfies EmailTemplateDefinition;

@@ -34,5 +34,53 @@ Open this link to sign in:
 {{/if}}If you didn’t try to sign in, you can ignore this email.
 `,
     },
+    fr: {
+      subject: 'Connexion à {{app_name}}',
+      mjml: layout({
+        lang: 'fr',
+        title: 'Connexion à {{app_name}}',
+        preview: 'Votre lien de connexion à {{app_name}}',
+        content: `
+<mj-text mj-class="heading">Connexion à {{app_name}}</mj-text>
+<mj-text>Utilisez le bouton ci-dessous pour vous connecter.{{#if expires_in_minutes}} Le lien expire dans {{expires_in_minutes}} minutes et ne fonctionne qu’une fois.{{/if}}</mj-text>
+<mj-button href="{{url}}">Se connecter</mj-button>
+<mj-text mj-class="muted">Ou collez ce lien dans votre navigateur :<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>`,
+        footer: 'Si vous n’avez pas essayé de vous connecter, vous pouvez ignorer cet e-mail.',
+      }),
+      text: `Connexion à {{app_name}}
+
+Ouvrez ce lien pour vous connecter :
+
+{{url}}
+
+{{#if expires_in_minutes}}Le lien expire dans {{expires_in_minutes}} minutes et ne fonctionne qu’une fois.
+
+{{/if}}Si vous n’avez pas essayé de vous connecter, vous pouvez ignorer cet e-mail.
+`,
+    },
+    de: {
+      subject: 'Bei {{app_name}} anmelden',
+      mjml: layout({
+        lang: 'de',
+        title: 'Bei {{app_name}} anmelden',
+        preview: 'Ihr Anmeldelink für {{app_name}}',
+        content: `
+<mj-text mj-class="heading">Bei {{app_name}} anmelden</mj-text>
+<mj-text>Melden Sie sich über die Schaltfläche unten an.{{#if expires_in_minutes}} Der Link läuft in {{expires_in_minutes}} Minuten ab und funktioniert nur einmal.{{/if}}</mj-text>
+<mj-button href="{{url}}">Anmelden</mj-button>
+<mj-text mj-class="muted">Oder fügen Sie diesen Link in Ihren Browser ein:<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>`,
+        footer: 'Wenn Sie nicht versucht haben, sich anzumelden, können Sie diese E-Mail ignorieren.',
+      }),
+      text: `Bei {{app_name}} anmelden
+
+Öffnen Sie diesen Link, um sich anzumelden:
+
+{{url}}
+
+{{#if expires_in_minutes}}Der Link läuft in {{expires_in_minutes}} Minuten ab und funktioniert nur einmal.
+
+{{/if}}Wenn Sie nicht versucht haben, sich anzumelden, können Sie diese E-Mail ignorieren.
+`,
+    },
   },
 } as const satisfies EmailTemplateDefinition;

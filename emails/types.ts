@@ -1,6 +1,6 @@
 import type { EmailTemplateParts, TemplateVariable } from '../server/email/render';
 
-/** A built-in email: its variables, and its copy per locale (English now; add locales beside it). */
+/** A built-in email: its variables, and its copy per built-in locale (en, fr, de; add locales beside them). */
 export interface EmailTemplateDefinition {
   name: string;
   description: string;

@@ -109,7 +109,9 @@ describe('sendEmail', () => {
   it('uses the caller’s app name and locale fallback, and refuses a bad address', async () => {
     const to = address();
     const email = await sendEmail(deps(), { instanceId, to, template: 'invitation', data: { url: 'https://app.test/i', inviter_name: 'Ada', app_name: 'Orbit' }, locale: 'de-AT' });
-    expect(email).toMatchObject({ locale: 'en', subject: 'Ada invited you to Orbit' });
+    expect(email).toMatchObject({ locale: 'de', subject: 'Ada hat Sie zu Orbit eingeladen' });
+    const english = await sendEmail(deps(), { instanceId, to, template: 'invitation', data: { url: 'https://app.test/i', app_name: 'Orbit' }, locale: 'es-MX' });
+    expect(english).toMatchObject({ locale: 'en', subject: 'You’re invited to Orbit' });
     const err = await sendEmail(deps(), { instanceId, to: 'not an address\r\nBcc: x@y.z', template: 'verification_code', data: { code: '1' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'to', reason: 'invalid' } });

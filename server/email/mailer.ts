@@ -2,14 +2,25 @@ import { and, eq, lte, or, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { EmailDataOf, EmailTemplateName, SmsDataOf, SmsTemplateName } from '../../emails';
 import type { Deps } from '../deps';
-import { emails, instances, smsMessages } from '../db/schema';
+import { emails, instances, smsMessages, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { validationError } from '../http/errors';
 import { newId } from '../http/ids';
 import { emailAddress, phoneNumber } from '../users/schemas';
 import { emailView, smsView, type EmailRow, type EmailView, type SmsView } from './messages';
-import { renderSms, renderTemplate, templateContext, type TemplateData, type TemplateSchema } from './render';
-import { builtInEmailTemplate, builtInSmsTemplate } from './templates';
+import { localeCandidates } from '../localization/locales';
+import { builtInEmailFor, builtInSmsFor, resolveEmailTemplate, resolveSmsTemplate } from '../localization/resolve';
+import { instanceSettings } from '../instances/settings';
+import {
+  renderSms,
+  renderTemplate,
+  templateContext,
+  TemplateInvalidError,
+  type EmailTemplate,
+  type EmailTemplateParts,
+  type TemplateData,
+  type TemplateSchema,
+} from './render';
 import { describeDeliveryError } from './transport';
 
 type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>;
@@ -25,9 +36,17 @@ export interface SendEmailInput<N extends EmailTemplateName = EmailTemplateName>
   template: N;
   /** The template's variables; `app_name` defaults to the instance name. */
   data: EmailDataOf<N>;
-  /** BCP 47; falls back to the language, then English. */
+  /**
+   * The recipient's own locale (BCP 47). Left out, the locale of the user `userId` is
+   * used. Resolution: this, then `acceptLanguage`, then the instance's default_locale,
+   * then English; each falls back from `fr-CA` to `fr`.
+   */
   locale?: string | null;
+  /** The Accept-Language of the request that caused the email, if any. */
+  acceptLanguage?: string | null;
   userId?: string | null;
+  /** Renders this copy instead of the resolved template (an operator's test send). */
+  content?: EmailTemplateParts & { locale: string };
 }
 
 export interface SendSmsInput<N extends SmsTemplateName = SmsTemplateName> {
@@ -36,7 +55,9 @@ export interface SendSmsInput<N extends SmsTemplateName = SmsTemplateName> {
   to: string;
   template: N;
   data: SmsDataOf<N>;
+  /** As for emails: the recipient's locale (else the user's), then Accept-Language, instance default, English. */
   locale?: string | null;
+  acceptLanguage?: string | null;
   userId?: string | null;
 }
 
@@ -47,10 +68,24 @@ function storedData(schema: TemplateSchema, data: TemplateData, name: string): R
 
 const isTransaction = (db: Deps['db']) => db instanceof PgTransaction;
 
-async function instanceName(deps: Pick<Deps, 'db'>, instanceId: string): Promise<string> {
-  const [row] = await deps.db.select({ name: instances.name }).from(instances).where(eq(instances.id, instanceId));
+async function instanceInfo(deps: Pick<Deps, 'db'>, instanceId: string) {
+  const [row] = await deps.db.select({ name: instances.name, settings: instances.settings }).from(instances).where(eq(instances.id, instanceId));
   if (!row) throw new Error(`No instance ${instanceId}`);
-  return row.name;
+  return { name: row.name, defaultLocale: instanceSettings(row.settings).default_locale };
+}
+
+/** The locales to try for a message, per the resolution order (see SendEmailInput.locale). */
+async function candidatesFor(
+  deps: Pick<Deps, 'db'>,
+  input: { instanceId: string; locale?: string | null; acceptLanguage?: string | null; userId?: string | null },
+  defaultLocale: string,
+) {
+  let userLocale = input.locale;
+  if (userLocale === undefined && input.userId) {
+    const [u] = await deps.db.select({ locale: users.locale }).from(users).where(and(eq(users.id, input.userId), eq(users.instanceId, input.instanceId)));
+    userLocale = u?.locale ?? null;
+  }
+  return localeCandidates({ userLocale, acceptLanguage: input.acceptLanguage, instanceDefault: defaultLocale });
 }
 
 function withAppName(data: object, name: string): TemplateData {
@@ -59,7 +94,8 @@ function withAppName(data: object, name: string): TemplateData {
 }
 
 /**
- * Renders a built-in email, records it and emits email.created in one transaction, then
+ * Renders an email — the instance's override in the resolved locale, else the built-in
+ * copy (server/localization/resolve.ts) — records it and emits email.created in one transaction, then
  * delivers it: by SMTP when `deps.mailer` is set, else it stays in the dev outbox
  * (delivered at once). Delivery failures do not throw: the email is `failed` with its
  * error and retried by retryQueuedEmails.
@@ -71,9 +107,28 @@ function withAppName(data: object, name: string): TemplateData {
 export async function sendEmail<N extends EmailTemplateName>(deps: MailDeps, input: SendEmailInput<N>): Promise<EmailView> {
   const to = emailAddress.safeParse(input.to);
   if (!to.success) throw validationError('to', 'invalid', 'The recipient is not a valid email address.');
-  const template = builtInEmailTemplate(input.template, input.locale);
-  const data = withAppName(input.data, await instanceName(deps, input.instanceId));
-  const rendered = await renderTemplate(template, data);
+  const instance = await instanceInfo(deps, input.instanceId);
+  const data = withAppName(input.data, instance.name);
+  const candidates = await candidatesFor(deps, input, instance.defaultLocale);
+  let template: EmailTemplate;
+  let rendered;
+  if (input.content) {
+    const { locale, ...parts } = input.content;
+    template = { ...builtInEmailFor(input.template, [locale]), ...parts, locale };
+    rendered = await renderTemplate(template, data);
+  } else {
+    const resolved = await resolveEmailTemplate(deps, input.instanceId, input.template, candidates);
+    template = resolved.template;
+    try {
+      rendered = await renderTemplate(template, data);
+    } catch (err) {
+      // Overrides are validated when saved; should one still fail, the built-in copy goes out.
+      if (resolved.source !== 'override' || !(err instanceof TemplateInvalidError)) throw err;
+      deps.logger.warn({ template: template.name, locale: template.locale, localization_id: resolved.localizationId, err: err.message }, 'email template override failed; sent the built-in copy');
+      template = builtInEmailFor(input.template, candidates);
+      rendered = await renderTemplate(template, data);
+    }
+  }
   const smtp = deps.mailer !== null;
   const now = deps.clock.now();
   const row: EmailRow = {
@@ -192,12 +247,22 @@ export async function retryQueuedEmails(deps: MailDeps, opts: { limit?: number }
  * Renders a built-in SMS, records it and emits sms.created in one transaction. There is
  * no SMS provider yet: every SMS is delivered to the dev outbox.
  */
-export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' | 'clock'>, input: SendSmsInput<N>): Promise<SmsView> {
+export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' | 'clock' | 'logger'>, input: SendSmsInput<N>): Promise<SmsView> {
   const to = phoneNumber.safeParse(input.to);
   if (!to.success) throw validationError('to', 'invalid', 'The recipient must be an E.164 phone number such as +14155550100.');
-  const template = builtInSmsTemplate(input.template, input.locale);
-  const data = withAppName(input.data, await instanceName(deps, input.instanceId));
-  const { body } = await renderSms(template, data);
+  const instance = await instanceInfo(deps, input.instanceId);
+  const data = withAppName(input.data, instance.name);
+  const candidates = await candidatesFor(deps, input, instance.defaultLocale);
+  const resolved = await resolveSmsTemplate(deps, input.instanceId, input.template, candidates);
+  let template = resolved.template;
+  let body: string;
+  try {
+    ({ body } = await renderSms(template, data));
+  } catch (err) {
+    if (resolved.source !== 'override' || !(err instanceof TemplateInvalidError)) throw err;
+    template = builtInSmsFor(input.template, candidates);
+    ({ body } = await renderSms(template, data));
+  }
   const now = deps.clock.now();
   const row = {
     id: newId('sms'),

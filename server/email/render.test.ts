@@ -318,6 +318,24 @@ describe('built-in templates', () => {
     expect(out.html).toContain('Acme');
   });
 
+  it.each(EMAIL_TEMPLATE_NAMES.flatMap((name) => Object.keys(EMAIL_TEMPLATES[name].locales).map((locale) => [name, locale] as const)))(
+    '%s in %s validates, renders and keeps the layout',
+    async (name, locale) => {
+      const t = builtInEmailTemplate(name, locale);
+      expect(t.locale).toBe(locale);
+      expect(await validateTemplate(t, t.variables)).toEqual([]);
+      const out = await renderTemplate(t, sampleData(t.variables));
+      expect(out.html).toContain(`lang="${locale}"`);
+      expect(out.subject).not.toMatch(/\{\{/);
+    },
+  );
+
+  it('has English, French and German copy of every email and SMS', () => {
+    for (const def of Object.values(EMAIL_TEMPLATES)) expect(Object.keys(def.locales).sort()).toEqual(['de', 'en', 'fr']);
+    expect(Object.keys(builtInSmsTemplate('verification_code', 'de'))).toContain('body');
+    expect(builtInSmsTemplate('verification_code', 'fr').locale).toBe('fr');
+  });
+
   it('declares every variable fully', () => {
     for (const def of Object.values(EMAIL_TEMPLATES)) {
       for (const v of def.variables) {
@@ -346,7 +364,8 @@ describe('built-in templates', () => {
     expect(localeChain('fr-CA')).toEqual(['fr-ca', 'fr', 'en']);
     expect(localeChain('../../etc')).toEqual(['en']);
     expect(localeChain(null)).toEqual(['en']);
-    expect(builtInEmailTemplate('verification_code', 'fr-CA').locale).toBe('en');
+    expect(builtInEmailTemplate('verification_code', 'fr-CA').locale).toBe('fr');
+    expect(builtInEmailTemplate('verification_code', 'es').locale).toBe('en');
     expect(builtInEmailTemplate('verification_code', 'en-GB')).toMatchObject({ locale: 'en', name: 'verification_code' });
   });
 });

@@ -1,5 +1,5 @@
 import { EMAIL_TEMPLATES, SMS_TEMPLATES, type EmailTemplateName, type SmsTemplateName } from '../../emails';
-import type { EmailTemplate, SmsTemplate } from './render';
+import type { EmailTemplate, EmailTemplateParts, SmsTemplate } from './render';
 
 export const DEFAULT_LOCALE = 'en';
 
@@ -23,18 +23,18 @@ function pick<T>(locales: Record<string, T>, locale: string | null | undefined):
 
 /**
  * The built-in email template for a name and locale (falling back to the language, then
- * English). Template overrides and localizations (issue 7) resolve before this.
+ * English). The mailer resolves an instance's overrides first (server/localization/resolve.ts).
  */
 export function builtInEmailTemplate(name: EmailTemplateName, locale?: string | null): EmailTemplate {
   const def = EMAIL_TEMPLATES[name];
   if (!def) throw new Error(`Unknown email template: ${name}`);
-  const { locale: resolved, copy } = pick<(typeof def.locales)['en']>(def.locales, locale);
+  const { locale: resolved, copy } = pick<EmailTemplateParts>(def.locales, locale);
   return { name, locale: resolved, variables: def.variables, subject: copy.subject, mjml: copy.mjml, text: copy.text };
 }
 
 export function builtInSmsTemplate(name: SmsTemplateName, locale?: string | null): SmsTemplate {
   const def = SMS_TEMPLATES[name];
   if (!def) throw new Error(`Unknown SMS template: ${name}`);
-  const { locale: resolved, copy } = pick<(typeof def.locales)['en']>(def.locales, locale);
+  const { locale: resolved, copy } = pick<{ body: string }>(def.locales, locale);
   return { name, locale: resolved, variables: def.variables, body: copy.body };
 }

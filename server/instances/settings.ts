@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { localeInput, normalizeLocale } from '../localization/locales';
 
 /** Per-instance settings with their defaults; stored as JSON on the instance. */
 export const instanceSettingsSchema = z.object({
@@ -32,6 +33,15 @@ export const instanceSettingsSchema = z.object({
   name_required: z.boolean().default(false),
   /** A password is required at sign-up; without it users sign in by email code. */
   password_required: z.boolean().default(true),
+  /**
+   * The language of emails, SMS and hosted pages when neither the user nor the request
+   * names a supported one (then English). Also the locale an email template override
+   * applies to when none is given.
+   */
+  default_locale: z
+    .string()
+    .refine((v) => normalizeLocale(v) === v, { message: 'must be a supported locale such as en, fr, de or fr-CA' })
+    .default('en'),
 });
 
 export type InstanceSettings = z.output<typeof instanceSettingsSchema>;
@@ -77,6 +87,7 @@ export const EDITABLE_SETTINGS = [
   'username_required',
   'name_required',
   'password_required',
+  'default_locale',
 ] as const satisfies readonly (keyof InstanceSettings)[];
 
 const isOrigin = (v: string) => {
@@ -122,5 +133,6 @@ export const settingsPatchSchema = z.strictObject({
   username_required: field('username_required'),
   name_required: field('name_required'),
   password_required: field('password_required'),
+  default_locale: localeInput.optional(),
 });
 export type SettingsPatch = z.output<typeof settingsPatchSchema>;

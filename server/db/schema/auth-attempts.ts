@@ -49,6 +49,8 @@ export const signUpAttempts = pgTable(
     /** argon2id digest of the chosen password, hashed at creation; never the password. */
     passwordDigest: text('password_digest'),
     unsafeMetadata: jsonb('unsafe_metadata').$type<Record<string, unknown>>().notNull().default({}),
+    /** The language chosen at sign-up (BCP 47), given to the user it creates. */
+    locale: text('locale'),
     status: text('status', { enum: SIGN_UP_STATUSES }).notNull(),
     emailVerifiedAt: millis('email_verified_at'),
     createdUserId: text('created_user_id'),

@@ -28,6 +28,8 @@ export const users = pgTable(
     locked: boolean('locked').notNull().default(false),
     sessionsVersion: integer('sessions_version').notNull().default(1),
     lastSignInAt: millis('last_sign_in_at'),
+    /** Preferred language (BCP 47) of the user's emails, SMS and hosted pages; null: the request's, then the instance's. */
+    locale: text('locale'),
     createdAt: millis('created_at').notNull(),
     updatedAt: millis('updated_at').notNull(),
   },
