@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { localeInput } from '../localization/locales';
 import { FAPI_LIMITS, type FapiAuth } from '../api/fapi/auth';
 import { endpoint, type RequestInfo } from '../http/endpoint';
 import { AppError } from '../http/errors';
@@ -135,6 +136,8 @@ export const createSignUpBody = z.strictObject({
   first_name: name.optional(),
   last_name: name.optional(),
   unsafe_metadata: z.record(z.string(), z.unknown()).optional(),
+  /** The user's language (emails, SMS, hosted pages); else the request's Accept-Language. */
+  locale: localeInput.optional(),
 });
 const prepareVerificationBody = z.strictObject({ strategy: strategyOf(['email_code']) });
 const attemptVerificationBody = z.strictObject({ strategy: strategyOf(['email_code']).optional(), code: codeInput });
@@ -247,9 +250,9 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
   summary: 'Send the email code of email_code or reset_password_email_code (1 per 30 s and 5 per hour per address)',
   body: prepareFirstFactorBody,
   response: signInResponse,
-  handle: async ({ deps, auth, params, body }) => {
+  handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
-    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy);
+    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage });
     return signInAnswer(deps, auth, { attempt, client: null });
   },
 });
@@ -315,9 +318,9 @@ export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof pr
   summary: 'Email a 6-digit code to the sign-up’s address (1 per 30 s and 5 per hour per address)',
   body: prepareVerificationBody,
   response: signUpResponse,
-  handle: async ({ deps, auth, params }) => {
+  handle: async ({ deps, auth, params, request }) => {
     const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
-    await prepareSignUpVerification(deps, auth.instance, attempt);
+    await prepareSignUpVerification(deps, auth.instance, attempt, { acceptLanguage: request.acceptLanguage });
     return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
   },
 });

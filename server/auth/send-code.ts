@@ -3,6 +3,8 @@ import type { VerificationPurpose } from '../db/schema';
 import { deliverEmail, sendEmail } from '../email/mailer';
 import { renderTemplate } from '../email/render';
 import { builtInEmailTemplate } from '../email/templates';
+import { localeCandidates } from '../localization/locales';
+import { resolveEmailTemplate } from '../localization/resolve';
 import { CODE_TTL_MS, issueCode } from './codes';
 
 type D = Deps;
@@ -22,17 +24,37 @@ const TEMPLATE = {
  */
 export async function sendCode(
   deps: D,
-  input: { instanceId: string; attemptId: string; purpose: VerificationPurpose; address: string; to: string | null; userId?: string | null },
+  input: {
+    instanceId: string;
+    attemptId: string;
+    purpose: VerificationPurpose;
+    address: string;
+    to: string | null;
+    userId?: string | null;
+    /** See SendEmailInput: the recipient's locale (else the user's), then Accept-Language. */
+    locale?: string | null;
+    acceptLanguage?: string | null;
+  },
 ) {
   const { email, row } = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const { code, row } = await issueCode(d, input);
     const data = { code, expires_in_minutes: CODE_TTL_MS / 60_000 };
     if (!input.to) {
-      await renderTemplate(builtInEmailTemplate(TEMPLATE[input.purpose]), { ...data, app_name: 'Latchkey' });
+      // The same lookups and render as a real send, so the answer takes as long.
+      const { template } = await resolveEmailTemplate(d, input.instanceId, TEMPLATE[input.purpose], localeCandidates({ acceptLanguage: input.acceptLanguage }));
+      await renderTemplate(template, { ...data, app_name: 'Latchkey' }).catch(() => renderTemplate(builtInEmailTemplate(TEMPLATE[input.purpose]), data));
       return { email: null, row };
     }
-    const email = await sendEmail(d, { instanceId: input.instanceId, to: input.to, template: TEMPLATE[input.purpose], data, userId: input.userId ?? null });
+    const email = await sendEmail(d, {
+      instanceId: input.instanceId,
+      to: input.to,
+      template: TEMPLATE[input.purpose],
+      data,
+      userId: input.userId ?? null,
+      ...(input.locale ? { locale: input.locale } : {}),
+      acceptLanguage: input.acceptLanguage ?? null,
+    });
     return { email, row };
   });
   if (email && email.status === 'queued') {

@@ -177,7 +177,14 @@ async function codeRecipient(db: Db, instanceId: string, a: SignInRow): Promise<
 }
 
 /** Sends the email code of `email_code` or `reset_password_email_code`; answers the same for an unknown identifier. */
-export async function prepareFirstFactor(deps: D, instance: InstanceContext, a: SignInRow, strategy: Exclude<FirstFactorStrategy, 'password'>) {
+export async function prepareFirstFactor(
+  deps: D,
+  instance: InstanceContext,
+  a: SignInRow,
+  strategy: Exclude<FirstFactorStrategy, 'password'>,
+  /** The request's Accept-Language: the email is in the user's locale, else this one. */
+  opts: { acceptLanguage?: string | null } = {},
+) {
   assertStatus(a, 'needs_first_factor');
   const recipient = await codeRecipient(deps.db, instance.id, a);
   await sendCode(deps, {
@@ -187,6 +194,7 @@ export async function prepareFirstFactor(deps: D, instance: InstanceContext, a: 
     address: recipient.address,
     to: recipient.to,
     userId: a.userId,
+    acceptLanguage: opts.acceptLanguage,
   });
   return a;
 }

@@ -36,6 +36,7 @@ export interface SignUpInput {
   first_name?: string;
   last_name?: string;
   unsafe_metadata?: Record<string, unknown>;
+  locale?: string;
 }
 
 export function isAllowListed(allowlist: readonly string[], email: string): boolean {
@@ -156,6 +157,7 @@ export async function createSignUp(
         lastName: input.last_name ?? null,
         passwordDigest,
         unsafeMetadata: input.unsafe_metadata ?? {},
+        locale: input.locale ?? null,
         status: 'missing_requirements',
         abandonAt: now + SIGN_UP_TTL_MS,
         createdAt: now,
@@ -184,7 +186,7 @@ function assertOpen(a: SignUpRow) {
 }
 
 /** Emails a verification code to the attempt's address (reissue caps apply). */
-export async function prepareSignUpVerification(deps: Deps, instance: InstanceContext, attempt: SignUpRow) {
+export async function prepareSignUpVerification(deps: Deps, instance: InstanceContext, attempt: SignUpRow, opts: { acceptLanguage?: string | null } = {}) {
   assertOpen(attempt);
   // The mode may have tightened since the attempt was made.
   checkSignUpMode(instance, attempt.emailAddress);
@@ -194,6 +196,9 @@ export async function prepareSignUpVerification(deps: Deps, instance: InstanceCo
     purpose: 'sign_up',
     address: attempt.emailAddress,
     to: attempt.emailAddress,
+    // In the language chosen at sign-up, else the browser's.
+    locale: attempt.locale,
+    acceptLanguage: opts.acceptLanguage,
   });
   return attempt;
 }
@@ -225,6 +230,7 @@ export async function attemptSignUpVerification(
         last_name: attempt.lastName ?? undefined,
         ...(attempt.passwordDigest ? { password_digest: attempt.passwordDigest, password_hasher: 'argon2id' as const } : {}),
         unsafe_metadata: attempt.unsafeMetadata,
+        ...(attempt.locale ? { locale: attempt.locale } : {}),
       },
       { verificationStrategy: 'email_code' },
     );

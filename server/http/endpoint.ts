@@ -7,6 +7,8 @@ export interface RequestInfo {
   requestId: string;
   ip: string | null;
   userAgent: string | null;
+  /** The Accept-Language header, for messages sent on the request's behalf. */
+  acceptLanguage: string | null;
 }
 
 export interface EndpointContext<Auth, B, Q> {

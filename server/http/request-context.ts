@@ -47,7 +47,7 @@ export function clientIp(c: Context, trustProxy: boolean): string | null {
 }
 
 export function requestInfo(c: Context<SurfaceEnv>, trustProxy: boolean): RequestInfo {
-  return { requestId: c.get('requestId'), ip: clientIp(c, trustProxy), userAgent: c.req.header('user-agent') ?? null };
+  return { requestId: c.get('requestId'), ip: clientIp(c, trustProxy), userAgent: c.req.header('user-agent') ?? null, acceptLanguage: c.req.header('accept-language') ?? null };
 }
 
 /** The JSON error body of BAPI, FAPI and the dashboard API. */

@@ -38,7 +38,7 @@ const hostedContent = z.strictObject({ text: z.string().max(HOSTED_TEXT_MAX * 2)
 function shape<T>(schema: z.ZodType<T>, value: unknown, kind: string): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
+  const issue = parsed.error.issues.find((i) => i.code === 'unrecognized_keys') ?? parsed.error.issues[0]!;
   const at = issue.path.length ? `content.${issue.path.join('.')}` : 'content';
   const param = issue.code === 'unrecognized_keys' ? `content.${issue.keys[0]}` : at;
   throw validationError(param, issue.code === 'unrecognized_keys' ? 'unknown_field' : 'invalid', `${param}: ${issue.message} (the content of ${kind} copy)`);

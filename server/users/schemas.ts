@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { localeInput } from '../localization/locales';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 import { PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 
@@ -50,6 +51,8 @@ export const createUserBody = z
     public_metadata: metadata.optional(),
     private_metadata: metadata.optional(),
     unsafe_metadata: metadata.optional(),
+    /** Preferred language of the user's emails, SMS and hosted pages (a supported BCP 47 tag). */
+    locale: localeInput.optional(),
   })
   .superRefine(checkPasswordInputs);
 
@@ -68,6 +71,7 @@ export const updateUserBody = z
     public_metadata: metadataPatch.optional(),
     private_metadata: metadataPatch.optional(),
     unsafe_metadata: metadataPatch.optional(),
+    locale: localeInput.nullable().optional(),
   })
   .superRefine(checkPasswordInputs);
 
@@ -145,6 +149,8 @@ export const userSchema = z
     locked: z.boolean(),
     sessions_version: z.number().int(),
     last_sign_in_at: z.number().int().nullable(),
+    /** Preferred language (BCP 47), or null: the request's, then the instance's default. */
+    locale: z.string().nullable(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })

@@ -58,6 +58,7 @@ export function userView(u: UserRow): UserView {
     banned: u.banned,
     locked: u.locked,
     sessions_version: u.sessionsVersion,
+    locale: u.locale,
     last_sign_in_at: u.lastSignInAt,
     created_at: u.createdAt,
     updated_at: u.updatedAt,
@@ -231,6 +232,7 @@ export async function createUser(
         publicMetadata: input.public_metadata ?? {},
         privateMetadata: input.private_metadata ?? {},
         unsafeMetadata: input.unsafe_metadata ?? {},
+        locale: input.locale ?? null,
         createdAt: now,
         updatedAt: now,
       });
@@ -252,6 +254,7 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
       if (input.first_name !== undefined) patch.firstName = input.first_name;
       if (input.last_name !== undefined) patch.lastName = input.last_name;
       if (input.external_id !== undefined) patch.externalId = input.external_id;
+      if (input.locale !== undefined) patch.locale = input.locale;
       if (input.username !== undefined) {
         await assertIdentifiersFree(tx, instanceId, { username: input.username }, id);
         patch.username = input.username;

@@ -3,6 +3,7 @@ import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
 import * as dash from '../../operators/routes';
+import * as l10n from '../../localization/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -61,6 +62,19 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard>[] = [
   route('GET',    `${INSTANCE}/emails/:emailId`,                 VIEWER,   dash.getEmailEndpoint),
   route('GET',    `${INSTANCE}/sms`,                             VIEWER,   dash.listSmsEndpoint),
   route('GET',    `${INSTANCE}/sms/:smsId`,                      VIEWER,   dash.getSmsEndpoint),
+
+  route('GET',    `${INSTANCE}/email_templates`,                 VIEWER,   l10n.listEmailTemplatesEndpoint),
+  route('GET',    `${INSTANCE}/email_templates/:template`,       VIEWER,   l10n.getEmailTemplateEndpoint),
+  route('PUT',    `${INSTANCE}/email_templates/:template`,       ADMIN,    l10n.putEmailTemplateEndpoint),
+  route('DELETE', `${INSTANCE}/email_templates/:template`,       ADMIN,    l10n.deleteEmailTemplateEndpoint),
+  route('POST',   `${INSTANCE}/email_templates/:template/preview`,   ADMIN, l10n.previewEmailTemplateEndpoint),
+  route('POST',   `${INSTANCE}/email_templates/:template/test_send`, ADMIN, l10n.testSendEmailTemplateEndpoint),
+  route('GET',    `${INSTANCE}/email_templates/:template/revisions`, VIEWER, l10n.listEmailTemplateRevisionsEndpoint),
+  route('POST',   `${INSTANCE}/email_templates/:template/revisions/:revisionId/restore`, ADMIN, l10n.restoreEmailTemplateRevisionEndpoint),
+  route('GET',    `${INSTANCE}/localizations`,                   VIEWER,   l10n.listLocalizationsEndpoint),
+  route('POST',   `${INSTANCE}/localizations`,                   ADMIN,    l10n.createLocalizationEndpoint),
+  route('PATCH',  `${INSTANCE}/localizations/:localizationId`,   ADMIN,    l10n.updateLocalizationEndpoint),
+  route('DELETE', `${INSTANCE}/localizations/:localizationId`,   ADMIN,    l10n.deleteLocalizationEndpoint),
 ];
 
 export function createDashboard(deps: Deps) {
