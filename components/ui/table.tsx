@@ -4,7 +4,7 @@ import { cn } from './cn';
 /** A table that scrolls sideways on a phone instead of breaking the layout. */
 export function Table({ caption, children }: { caption?: ReactNode; children: ReactNode }) {
   return (
-    <div className="overflow-x-auto">
+    <div className="relative overflow-x-auto">
       <table className="w-full min-w-[36rem] text-left text-sm">
         {caption && <caption className="sr-only">{caption}</caption>}
         {children}
