@@ -12,6 +12,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { InlineError, TableSkeleton } from './states';
+import { SecretValue } from './secret-value';
 import { useFormError } from './use-form-error';
 
 /** `…/instances/[instanceId]`: keys and URLs to integrate with, and the instance's secret keys. */
@@ -142,7 +143,7 @@ function SecretKeys() {
         {created && (
           <div className="flex flex-col gap-4">
             <Alert tone="warning">{t('createdWarning')}</Alert>
-            <CopyField value={created.secret} label={t('secret')} />
+            <SecretValue value={created.secret} label={t('secret')} />
             <div className="flex justify-end">
               <Button onClick={() => setCreated(null)}>{t('done')}</Button>
             </div>

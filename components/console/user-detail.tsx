@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, CopyField, Dialog, EmptyState, Field, Skeleton, Table, Td, Textarea, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Dialog, EmptyState, Field, Skeleton, Table, Td, Textarea, Th, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
@@ -14,6 +14,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { ErrorState, InlineError, TableSkeleton } from './states';
+import { SecretValue } from './secret-value';
 import { useFormError } from './use-form-error';
 
 /** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
@@ -161,14 +162,8 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
         {ticket && (
           <div className="flex flex-col gap-4">
             <Alert tone="warning">{t('impersonateWarning')}</Alert>
-            <div className="flex flex-col gap-1.5">
-              <span className="text-sm font-medium">{t('actorToken')}</span>
-              <CopyField value={ticket.token} label={t('actorToken')} />
-            </div>
-            <div className="flex flex-col gap-1.5">
-              <span className="text-sm font-medium">{t('signInLink')}</span>
-              <CopyField value={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`} label={t('signInLink')} />
-            </div>
+            <SecretValue value={ticket.token} label={t('actorToken')} />
+            <SecretValue value={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`} label={t('signInLink')} />
             <div className="flex flex-wrap justify-end gap-2">
               <Button variant="secondary" onClick={() => setTicket(null)}>
                 {t('done')}
