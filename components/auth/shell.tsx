@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useLocale, useTranslations } from 'next-intl';
 import type { ComponentProps, ReactNode } from 'react';
-import { Alert, Badge, Button, Card, Select, Skeleton, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, Skeleton, cn, focusRing } from '@/components/ui';
 import { LOCALE_COOKIE, LOCALES } from '@/i18n/locales';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
@@ -30,13 +30,21 @@ export function LanguagePicker() {
     window.location.assign(url.toString());
   }
   return (
-    <Select aria-label={t('language')} value={locale} onChange={(e) => pick(e.target.value)} className="h-8 w-auto py-0 pl-2 text-xs">
+    <select
+      aria-label={t('language')}
+      value={locale}
+      onChange={(e) => pick(e.target.value)}
+      className={cn(
+        'h-8 rounded-md border-0 bg-transparent py-0 pr-7 pl-2 text-xs text-zinc-600 ring-1 ring-inset ring-zinc-300 hover:bg-white dark:text-zinc-300 dark:ring-zinc-700 dark:hover:bg-zinc-900',
+        focusRing,
+      )}
+    >
       {LOCALES.map((l) => (
         <option key={l} value={l}>
           {t(`languages.${l}`)}
         </option>
       ))}
-    </Select>
+    </select>
   );
 }
 
@@ -76,7 +84,7 @@ function InstanceMark({ name }: { name: string }) {
 export function HostedPage({ children, wide = false }: { children: ReactNode; wide?: boolean }) {
   return (
     <div className="flex min-h-screen flex-col items-center justify-center px-4 py-10 sm:py-16">
-      <main className={cn('w-full', wide ? 'max-w-3xl' : 'max-w-sm')}>{children}</main>
+      <main className={cn('w-full min-w-0', wide ? 'max-w-3xl' : 'max-w-sm')}>{children}</main>
       <HostedFooter />
     </div>
   );
