@@ -54,7 +54,6 @@ function InstancesCard() {
         <EmptyState
           title={t('noInstancesTitle')}
           description={t('noInstancesDescription')}
-          action={canWrite && <Button onClick={() => setCreating(true)}>{t('createInstance')}</Button>}
         />
       ) : (
         <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">

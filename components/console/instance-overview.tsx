@@ -81,7 +81,7 @@ function SecretKeys() {
       ) : !active ? (
         <TableSkeleton columns={5} rows={2} />
       ) : active.length === 0 ? (
-        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} action={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
+        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />
       ) : (
         <Table caption={t('title')}>
           <thead>
