@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, CopyField, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api } from '@/lib/console/paths';
 import { SCOPE_RESOURCES } from '@/lib/console/scopes';
@@ -12,7 +12,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { InlineError, TableSkeleton } from './states';
-import { SecretValue } from './secret-value';
+import { SecretValue, ValueField } from './secret-value';
 import { useFormError } from './use-form-error';
 
 /** `…/instances/[instanceId]`: keys and URLs to integrate with, and the instance's secret keys. */
@@ -34,18 +34,9 @@ export function InstanceOverview() {
       <Card>
         <CardHeader title={t('apiTitle')} description={t('apiDescription')} />
         <CardBody className="flex flex-col gap-4">
-          <div className="flex flex-col gap-1.5">
-            <span className="text-sm font-medium">{t('publishableKey')}</span>
-            <CopyField value={instance.publishable_key} label={t('publishableKey')} />
-          </div>
-          <div className="flex flex-col gap-1.5">
-            <span className="text-sm font-medium">{t('fapiUrl')}</span>
-            <CopyField value={instance.fapi_url} label={t('fapiUrl')} />
-          </div>
-          <div className="flex flex-col gap-1.5">
-            <span className="text-sm font-medium">{t('instanceId')}</span>
-            <CopyField value={instance.id} label={t('instanceId')} />
-          </div>
+          <ValueField value={instance.publishable_key} label={t('publishableKey')} />
+          <ValueField value={instance.fapi_url} label={t('fapiUrl')} />
+          <ValueField value={instance.id} label={t('instanceId')} />
           <div className="flex flex-wrap gap-x-6 gap-y-2 pt-1 text-sm">
             <a href={`${instance.fapi_url}/sign-in`} target="_blank" rel="noreferrer" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
               {t('hostedSignIn')} ↗
