@@ -92,7 +92,9 @@ function SecretKeys() {
           <tbody>
             {active.map((key) => (
               <Tr key={key.id}>
-                <Td className="font-medium">{key.name || t('unnamed')}</Td>
+                <Td id={`key-name-${key.id}`} className="font-medium">
+                  {key.name || t('unnamed')}
+                </Td>
                 <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
                 <Td>
                   {key.scopes.includes('*') ? (
@@ -110,7 +112,7 @@ function SecretKeys() {
                 <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
                 {canWrite && (
                   <Td className="text-right">
-                    <Button variant="ghost" size="sm" onClick={() => setRevoking(key)} aria-label={t('revokeKey', { name: key.name || key.hint })}>
+                    <Button variant="ghost" size="sm" onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
                       {t('revoke')}
                     </Button>
                   </Td>
