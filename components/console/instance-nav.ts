@@ -11,4 +11,6 @@ export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: 'settings', messageKey: 'console.nav.settings' },
   { segment: 'audit', messageKey: 'console.nav.audit' },
   { segment: 'outbox', messageKey: 'console.nav.outbox' },
+  { segment: 'templates', messageKey: 'templates.nav.templates' },
+  { segment: 'localizations', messageKey: 'templates.nav.localizations' },
 ];
