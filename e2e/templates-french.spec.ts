@@ -88,6 +88,21 @@ test('an operator overrides the French verification email; a French end user rec
     await expect(page.getByRole('button', { name: en.editor.restore })).toHaveCount(1);
   });
 
+  await test.step('the localizations page overrides the French SMS beside its base copy', async () => {
+    await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/localizations`);
+    await expect(page.getByRole('heading', { name: en.localizations.title })).toBeVisible();
+    await page.getByLabel(en.localizations.language).selectOption('fr');
+    await page.getByLabel(en.localizations.resource).selectOption('sms.verification_code');
+    await expect(page.locator('pre').getByText('{{code}} est votre code de vérification {{app_name}}.', { exact: false })).toBeVisible();
+    await page.getByLabel(en.localizations.fields.body).fill('Bonjour !');
+    await page.getByRole('button', { name: en.localizations.save }).click();
+    await expect(page.getByText('1 problem keeps this copy from being saved.')).toBeVisible();
+    await page.getByLabel(en.localizations.fields.body).fill('Code Boutique : {{code}}');
+    await page.getByRole('button', { name: en.localizations.save }).click();
+    await expect(page.getByText(en.localizations.saved, { exact: true })).toBeVisible();
+    await screenshot(page, 'console-localizations');
+  });
+
   await test.step('a French end user signs up and receives the overridden French email', async () => {
     const userContext = await browser.newContext({ locale: 'fr-FR', extraHTTPHeaders: { 'accept-language': 'fr-FR,fr;q=0.9' } });
     const hosted = await userContext.newPage();

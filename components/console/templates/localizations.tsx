@@ -24,6 +24,13 @@ export function Localizations() {
   const list = useDashboard<LocalizationList>(url);
   const [locale, setLocale] = useState('fr');
   const [resourceKey, setResourceKey] = useState('email.verification_code');
+  // Kept here: the form starts afresh after each save, and the message must outlive it.
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const pick = (next: { locale?: string; resource?: string }) => {
+    if (next.locale !== undefined) setLocale(next.locale);
+    if (next.resource !== undefined) setResourceKey(next.resource);
+    setNotice(null);
+  };
 
   if (list.error) return <InlineError error={list.error} onRetry={list.reload} />;
   const data = list.data;
@@ -40,7 +47,7 @@ export function Localizations() {
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label={t('language')}>
               {(p) => (
-                <Select {...p} value={locale} onChange={(e) => setLocale(e.target.value)}>
+                <Select {...p} value={locale} onChange={(e) => pick({ locale: e.target.value })}>
                   {data.catalog.supported_languages.map((l) => (
                     <option key={l} value={l}>
                       {localeName(l, uiLocale)} ({l}){data.catalog.built_in_locales.includes(l) ? ` · ${t('builtIn')}` : ''}
@@ -51,7 +58,7 @@ export function Localizations() {
             </Field>
             <Field label={t('resource')}>
               {(p) => (
-                <Select {...p} value={resourceKey} onChange={(e) => setResourceKey(e.target.value)}>
+                <Select {...p} value={resourceKey} onChange={(e) => pick({ resource: e.target.value })}>
                   {(['email', 'sms', 'hosted'] as const).map((kind) => (
                     <optgroup key={kind} label={t(`kinds.${kind}`)}>
                       {data.catalog.resources
@@ -77,6 +84,8 @@ export function Localizations() {
               override={override}
               canWrite={canWrite}
               onChanged={list.reload}
+              notice={notice}
+              setNotice={setNotice}
             />
           )}
           <Card>
@@ -91,10 +100,7 @@ export function Localizations() {
                       <button
                         type="button"
                         className="flex items-center gap-2 hover:underline"
-                        onClick={() => {
-                          setLocale(l.locale);
-                          setResourceKey(l.resource);
-                        }}
+                        onClick={() => pick({ locale: l.locale, resource: l.resource })}
                       >
                         <code className="font-mono text-xs">{l.resource}</code>
                         <span>{localeName(l.locale, uiLocale)}</span>
@@ -112,7 +118,27 @@ export function Localizations() {
   );
 }
 
-function OverrideForm({ url, resource, locale, override, canWrite, onChanged }: { url: string; resource: CatalogResource; locale: string; override: Localization | null; canWrite: boolean; onChanged: () => void }) {
+type Notice = { tone: 'success' | 'error'; text: string };
+
+function OverrideForm({
+  url,
+  resource,
+  locale,
+  override,
+  canWrite,
+  onChanged,
+  notice,
+  setNotice,
+}: {
+  url: string;
+  resource: CatalogResource;
+  locale: string;
+  override: Localization | null;
+  canWrite: boolean;
+  onChanged: () => void;
+  notice: Notice | null;
+  setNotice: (n: Notice | null) => void;
+}) {
   const t = useTranslations('templates.localizations');
   const uiLocale = useLocale();
   const errorMessage = useErrorMessage();
@@ -123,7 +149,6 @@ function OverrideForm({ url, resource, locale, override, canWrite, onChanged }: 
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(fields.map((f) => [f, initial[f] ?? ''])));
   const [enabled, setEnabled] = useState(override?.enabled ?? true);
   const [problems, setProblems] = useState<Problem[]>([]);
-  const [notice, setNotice] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
 
   const content = useMemo((): LocalizationContent => {

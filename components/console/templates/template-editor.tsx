@@ -46,6 +46,8 @@ export function TemplateEditor({ name }: { name: string }) {
   const [locale, setLocale] = useState(() => new URLSearchParams(typeof window === 'undefined' ? '' : window.location.search).get('locale') ?? defaultLocale);
   const detail = useDashboard<EmailTemplateDetail>(`${base}?locale=${encodeURIComponent(locale)}`);
   const revisions = useDashboard<CursorPage<Revision>>(`${base}/revisions?locale=${encodeURIComponent(locale)}&limit=20`);
+  // Kept here: the editor below starts afresh after each save, and the message must outlive it.
+  const [notice, setNotice] = useState<Notice | null>(null);
 
   if (detail.error) return <ErrorState error={detail.error} onRetry={detail.reload} />;
   const locales = [...new Set([...BUILT_IN_LOCALES, defaultLocale, ...(detail.data?.overrides.map((o) => o.locale) ?? [])])];
@@ -65,7 +67,14 @@ export function TemplateEditor({ name }: { name: string }) {
         <div className="w-56">
           <Field label={t('editor.language')}>
             {(p) => (
-              <Select {...p} value={locale} onChange={(e) => setLocale(e.target.value)}>
+              <Select
+                {...p}
+                value={locale}
+                onChange={(e) => {
+                  setLocale(e.target.value);
+                  setNotice(null);
+                }}
+              >
                 {locales.map((l) => (
                   <option key={l} value={l}>
                     {localeName(l, uiLocale)} ({l})
@@ -95,6 +104,8 @@ export function TemplateEditor({ name }: { name: string }) {
             revisions.reload();
           }}
           revisions={revisions.data?.data}
+          notice={notice}
+          setNotice={setNotice}
         />
       ) : (
         <Card>
@@ -105,7 +116,25 @@ export function TemplateEditor({ name }: { name: string }) {
   );
 }
 
-function EditorBody({ baseUrl, detail, canWrite, onSaved, revisions }: { baseUrl: string; detail: EmailTemplateDetail; canWrite: boolean; onSaved: () => void; revisions: Revision[] | undefined }) {
+type Notice = { tone: 'success' | 'error'; text: string };
+
+function EditorBody({
+  baseUrl,
+  detail,
+  canWrite,
+  onSaved,
+  revisions,
+  notice,
+  setNotice,
+}: {
+  baseUrl: string;
+  detail: EmailTemplateDetail;
+  canWrite: boolean;
+  onSaved: () => void;
+  revisions: Revision[] | undefined;
+  notice: Notice | null;
+  setNotice: (n: Notice | null) => void;
+}) {
   const t = useTranslations('templates');
   const errorMessage = useErrorMessage();
   const dates = useDates();
@@ -114,7 +143,6 @@ function EditorBody({ baseUrl, detail, canWrite, onSaved, revisions }: { baseUrl
   const [preview, setPreview] = useState<Preview | null>(null);
   const [width, setWidth] = useState<keyof typeof WIDTHS>('desktop');
   const [busy, setBusy] = useState<null | 'save' | 'reset' | 'test' | string>(null);
-  const [notice, setNotice] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
   const focused = useRef<Part>('mjml');
   // Where the cursor was in the subject, for inserting a variable there.
   const subjectCursor = useRef<{ start: number; end: number } | null>(null);
