@@ -6,6 +6,7 @@ import { purgeAuthAttempts } from '../auth/housekeeping';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
 import { retryQueuedEmails } from '../email/mailer';
+import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker';
 
 /** Config, database, migrations, first-start setup and housekeeping shared by `start` and `api`. */
 export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
@@ -52,12 +53,17 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
   // Emails whose SMTP send failed, or whose process stopped before sending, go out again.
   setInterval(() => retryQueuedEmails(deps).catch((err: unknown) => deps.logger.warn({ err }, 'email retry failed')), 30 * 1000).unref();
 
+  const worker: WebhookWorker | null = config.WEBHOOK_WORKER ? await startWebhookWorker(deps, runtime.database) : null;
+
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     deps.logger.info({ signal }, 'shutting down');
-    runtime.close().finally(() => process.exit(0));
+    // Deliveries in flight are acknowledged before the database closes.
+    Promise.resolve(worker?.stop())
+      .then(() => runtime.close())
+      .finally(() => process.exit(0));
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

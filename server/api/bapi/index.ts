@@ -12,6 +12,7 @@ import * as sessions from '../../sessions/routes';
 import * as tickets from '../../sessions/ticket-routes';
 import * as signing from '../../signing/routes';
 import * as users from '../../users/routes';
+import * as webhooks from '../../webhooks/routes';
 
 const route = (
   method: Method,
@@ -58,6 +59,18 @@ export const bapiRoutes: RouteEntry<BapiGuard>[] = [
   route('POST',   '/v1/sign_in_tokens/:id/revoke','sign_in_tokens:write', tickets.revokeSignInTokenEndpoint),
 
   route('GET',    '/v1/events',                   'events:read',     listEmittedEventTypesEndpoint),
+
+  route('POST',   '/v1/webhook_endpoints',                  'webhooks:write', webhooks.createWebhookEndpointEndpoint),
+  route('GET',    '/v1/webhook_endpoints',                  'webhooks:read',  webhooks.listWebhookEndpointsEndpoint),
+  route('GET',    '/v1/webhook_endpoints/:id',              'webhooks:read',  webhooks.getWebhookEndpointEndpoint),
+  route('PATCH',  '/v1/webhook_endpoints/:id',              'webhooks:write', webhooks.updateWebhookEndpointEndpoint),
+  route('DELETE', '/v1/webhook_endpoints/:id',              'webhooks:write', webhooks.deleteWebhookEndpointEndpoint),
+  route('GET',    '/v1/webhook_endpoints/:id/secret',       'webhooks:write', webhooks.revealWebhookSecretEndpoint),
+  route('POST',   '/v1/webhook_endpoints/:id/secret/rotate','webhooks:write', webhooks.rotateWebhookSecretEndpoint),
+  route('POST',   '/v1/webhook_endpoints/:id/test',         'webhooks:write', webhooks.testWebhookEndpointEndpoint),
+  route('GET',    '/v1/webhook_endpoints/:id/deliveries',   'webhooks:read',  webhooks.listWebhookDeliveriesEndpoint),
+  route('POST',   '/v1/webhook_endpoints/:id/deliveries/:message_id/retry', 'webhooks:write', webhooks.retryWebhookMessageEndpoint),
+  route('POST',   '/v1/webhook_endpoints/:id/recover',      'webhooks:write', webhooks.recoverWebhookMessagesEndpoint),
   route('GET',    '/v1/audit_logs',               'audit_logs:read', audit.listAuditLogsEndpoint),
 
   route('GET',    '/v1/emails',                   'emails:read',     messages.listEmailsEndpoint),
