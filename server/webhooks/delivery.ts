@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { events, instances, webhookAttempts, webhookEndpoints, webhookMessages } from '../db/schema';
 import { eventEnvelope } from '../events/events';
 import { newId } from '../http/ids';
+import { rowsOf } from '../http/idempotency';
 import { guardedRequest, OutboundTimeout } from '../http/outbound';
 import { TargetRefused } from '../http/ssrf';
 import { signingSecrets } from './endpoints';
@@ -94,15 +95,37 @@ async function post(deps: DeliveryDeps, url: string, environment: 'test' | 'live
   }
 }
 
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** A claimed message with what its delivery needs; endpoint null when it was deleted meanwhile. */
+export interface ClaimedDelivery {
+  msg: MessageRow;
+  endpoint: EndpointRow | null;
+  event: typeof events.$inferSelect | null;
+  environment: 'test' | 'live' | null;
+}
+
+/** Endpoint, event and instance environment of every claimed message, in one query. */
+export async function loadDeliveries(deps: Pick<Deps, 'db'>, claimed: MessageRow[]): Promise<ClaimedDelivery[]> {
+  if (claimed.length === 0) return [];
+  const rows = await deps.db
+    .select({ id: webhookMessages.id, endpoint: webhookEndpoints, event: events, environment: instances.environment })
+    .from(webhookMessages)
+    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
+    .leftJoin(instances, eq(instances.id, webhookMessages.instanceId))
+    .leftJoin(events, eq(events.id, webhookMessages.eventId))
+    .where(inArray(webhookMessages.id, claimed.map((m) => m.id)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return claimed.map((msg) => {
+    const r = byId.get(msg.id);
+    return { msg, endpoint: r?.endpoint ?? null, event: r?.event ?? null, environment: r?.environment ?? null };
+  });
+}
+
 /** Delivers one claimed message and records the attempt and the message's next state. */
-export async function deliverMessage(deps: DeliveryDeps, msg: MessageRow): Promise<Outcome> {
-  const [row] = await deps.db
-    .select({ endpoint: webhookEndpoints, event: events, environment: instances.environment })
-    .from(webhookEndpoints)
-    .innerJoin(instances, eq(instances.id, webhookEndpoints.instanceId))
-    .innerJoin(events, eq(events.id, msg.eventId))
-    .where(eq(webhookEndpoints.id, msg.endpointId));
-  if (!row || row.endpoint.disabled) {
+export async function deliverMessage(deps: DeliveryDeps, d: ClaimedDelivery): Promise<Outcome> {
+  const { msg, endpoint, event, environment } = d;
+  if (!endpoint || !event || !environment || endpoint.disabled) {
     // Deliveries wait for no one: a disabled endpoint's messages fail, and can be recovered once it is enabled.
     await deps.db
       .update(webhookMessages)
@@ -111,11 +134,10 @@ export async function deliverMessage(deps: DeliveryDeps, msg: MessageRow): Promi
     deps.metrics.webhookDeliveries.inc({ outcome: 'endpoint_disabled' });
     return 'endpoint_disabled';
   }
-  const { endpoint, event } = row;
   const body = JSON.stringify(eventEnvelope(event));
   // Wall-clock time, not deps.clock: receivers compare it with their own clock (5-minute tolerance).
   const timestamp = Math.floor(Date.now() / 1000);
-  const result = await post(deps, endpoint.url, row.environment, {
+  const result = await post(deps, endpoint.url, environment, {
     'content-type': 'application/json',
     'user-agent': 'Latchkey-Webhooks/1',
     'webhook-id': msg.id,
@@ -128,57 +150,44 @@ export async function deliverMessage(deps: DeliveryDeps, msg: MessageRow): Promi
   return outcome;
 }
 
-/** Writes the attempt and moves the message (and, on failures, the endpoint) on, in one transaction. */
-async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: typeof webhookEndpoints.$inferSelect, r: AttemptResult): Promise<Outcome> {
+/**
+ * Records the attempt and moves the message (and the endpoint's failure streak) on, in one
+ * statement. A worker whose lease expired and was overtaken records its attempt but moves nothing.
+ */
+async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: EndpointRow, r: AttemptResult): Promise<Outcome> {
   const now = deps.clock.now();
   const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
   const gone = r.statusCode === 410;
   const round = msg.roundAttempts + 1;
   const exhausted = round > RETRY_SCHEDULE_MS.length;
   const outcome: Outcome = ok ? 'succeeded' : gone ? 'gone' : exhausted ? 'failed' : 'retrying';
-  return deps.db.transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values({
-      id: newId('msga'),
-      messageId: msg.id,
-      url: endpoint.url,
-      statusCode: r.statusCode,
-      durationMs: r.durationMs,
-      response: r.response,
-      error: r.error,
-      createdAt: now,
-    });
-    const [moved] = await tx
-      .update(webhookMessages)
-      .set({
-        status: outcome === 'retrying' ? 'pending' : ok ? 'succeeded' : 'failed',
-        attempts: msg.attempts + 1,
-        roundAttempts: round,
-        nextAttemptAt: outcome === 'retrying' ? now + (r.retryAfterMs ?? RETRY_SCHEDULE_MS[round - 1]!) : null,
-        lockedUntil: null,
-        updatedAt: now,
-      })
-      // A worker whose lease expired and was overtaken records its attempt but moves nothing.
-      .where(and(eq(webhookMessages.id, msg.id), eq(webhookMessages.attempts, msg.attempts)))
-      .returning({ id: webhookMessages.id });
-    if (!moved) return 'superseded';
-    if (ok) {
-      if (endpoint.failingSince !== null) {
-        await tx.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id));
-      }
-    } else if (gone) {
-      await tx.update(webhookEndpoints).set({ disabled: true, disabledReason: 'gone', updatedAt: now }).where(eq(webhookEndpoints.id, endpoint.id));
-    } else {
-      await tx
-        .update(webhookEndpoints)
-        .set({
-          failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${now})`,
-          disabled: sql`${webhookEndpoints.disabled} or coalesce(${webhookEndpoints.failingSince}, ${now}) <= ${now - DISABLE_AFTER_FAILING_MS}`,
-          disabledReason: sql`case when coalesce(${webhookEndpoints.failingSince}, ${now}) <= ${now - DISABLE_AFTER_FAILING_MS} then 'failing' else ${webhookEndpoints.disabledReason} end`,
-        })
-        .where(eq(webhookEndpoints.id, endpoint.id));
-    }
-    return outcome;
-  });
+  const status = outcome === 'retrying' ? 'pending' : ok ? 'succeeded' : 'failed';
+  const nextAttemptAt = outcome === 'retrying' ? now + (r.retryAfterMs ?? RETRY_SCHEDULE_MS[round - 1]!) : null;
+  const streakStart = sql`coalesce(${webhookEndpoints.failingSince}, ${now}::bigint)`;
+  const endpointChange = ok
+    ? sql`failing_since = null`
+    : gone
+      ? sql`disabled = true, disabled_reason = 'gone', updated_at = ${now}::bigint`
+      : sql`failing_since = ${streakStart},
+            disabled = disabled or ${streakStart} <= ${now - DISABLE_AFTER_FAILING_MS}::bigint,
+            disabled_reason = case when ${streakStart} <= ${now - DISABLE_AFTER_FAILING_MS}::bigint then 'failing' else disabled_reason end`;
+  const result = await deps.db.execute(sql`
+    with moved as (
+      update ${webhookMessages}
+      set status = ${status}, attempts = ${msg.attempts + 1}::int, round_attempts = ${round}::int,
+          next_attempt_at = ${nextAttemptAt}::bigint, locked_until = null, updated_at = ${now}::bigint
+      where id = ${msg.id} and attempts = ${msg.attempts}::int
+      returning id
+    ), attempt as (
+      insert into ${webhookAttempts} (id, message_id, url, status_code, duration_ms, response, error, created_at)
+      values (${newId('msga')}, ${msg.id}, ${endpoint.url}, ${r.statusCode}::int, ${r.durationMs}::int, ${r.response}, ${r.error}, ${now}::bigint)
+    ), streak as (
+      update ${webhookEndpoints} set ${endpointChange}
+      where id = ${endpoint.id} and exists (select 1 from moved) ${ok ? sql`and failing_since is not null` : sql``}
+    )
+    select count(*)::int as moved from moved`);
+  const [row] = rowsOf<{ moved: number }>(result);
+  return Number(row?.moved ?? 0) === 0 ? 'superseded' : outcome;
 }
 
 /** Messages waiting to be delivered, for the queue-depth gauge. */

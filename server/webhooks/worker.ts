@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { claimDueMessages, DEFAULT_LEASE_MS, deliverMessage, type DeliveryDeps } from './delivery';
+import { claimDueMessages, DEFAULT_LEASE_MS, deliverMessage, loadDeliveries, type DeliveryDeps } from './delivery';
 import { WEBHOOK_CHANNEL } from './fanout';
 
 export interface WorkerOptions {
@@ -16,7 +16,7 @@ export async function runWebhookWorkerOnce(deps: DeliveryDeps, opts: WorkerOptio
   for (;;) {
     const claimed = await claimDueMessages(deps, opts.batchSize ?? 50, opts.leaseMs ?? DEFAULT_LEASE_MS);
     if (claimed.length === 0) return total;
-    await Promise.all(claimed.map((m) => deliverMessage(deps, m)));
+    await Promise.all((await loadDeliveries(deps, claimed)).map((d) => deliverMessage(deps, d)));
     total += claimed.length;
   }
 }
