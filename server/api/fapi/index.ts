@@ -2,7 +2,9 @@ import type { Deps } from '../../deps';
 import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import * as auth from '../../auth/fapi-routes';
+import * as environment from '../../auth/environment';
 import * as sessions from '../../sessions/fapi-routes';
+import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
 import type { MeAuth } from '../../users/me';
 import * as me from '../../users/me-routes';
@@ -35,6 +37,7 @@ const PUBLIC_CACHED: FapiGuard = { key: 'optional', client: false, cache: 'publi
  * Browsers and native apps call it; it never answers 401 to GET /v1/client.
  */
 export const fapiRoutes: RouteEntry<FapiGuard>[] = [
+  route('GET',    '/v1/environment',                  PUBLIC,        environment.getEnvironmentEndpoint),
   route('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
   route('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
   route('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
@@ -62,6 +65,9 @@ export const fapiRoutes: RouteEntry<FapiGuard>[] = [
   route('POST',   '/v1/me/totp/attempt_verification', CLIENT,        me.confirmTotpEndpoint),
   route('DELETE', '/v1/me/totp',                      CLIENT,        me.deleteTotpEndpoint),
   route('POST',   '/v1/me/backup_codes',              CLIENT,        me.regenerateBackupCodesEndpoint),
+  route('GET',    '/v1/me/sessions',                  CLIENT,        meSessions.listMySessionsEndpoint),
+  route('POST',   '/v1/me/sessions/revoke_others',    CLIENT,        meSessions.revokeMyOtherSessionsEndpoint),
+  route('POST',   '/v1/me/sessions/:id/revoke',       CLIENT,        meSessions.revokeMySessionEndpoint),
   route('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
   route('GET',    '/.well-known/jwks.json',           PUBLIC_CACHED, sessions.jwksEndpoint),
 ];
