@@ -40,7 +40,7 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 const available = await postgresReachable();
-if (!available) console.warn(`worker-process tests skipped: no PostgreSQL at ${ADMIN_URL}`);
+if (!available) process.stderr.write(`worker-process tests skipped: no PostgreSQL at ${ADMIN_URL}\n`);
 
 let runtime: Runtime;
 let rx: WebhookReceiver;
