@@ -134,6 +134,29 @@ describe('delivery', () => {
     await disable(ep.id);
   });
 
+  it('connects to the address a host name resolved to, keeping the name in Host', async () => {
+    dnsTable['receiver.test'] = '127.0.0.1';
+    const port = new URL(rx.url).port;
+    const ep = await createEndpoint({ url: `http://receiver.test:${port}/named`, event_types: ['user.created'] });
+    await createUser();
+    expect(await work()).toBe(1);
+    expect(rx.received[0]!.headers.host).toBe(`receiver.test:${port}`);
+    verifyDelivery(ep.secret, rx.received[0]!);
+    await disable(ep.id);
+  });
+
+  it('counts deliveries by outcome and shows the queue depth in /metrics', async () => {
+    const ep = await createEndpoint({ event_types: ['user.created'] });
+    await createUser();
+    const before = await deps().metrics.registry.getSingleMetricAsString('latchkey_webhook_queue_depth');
+    expect(before).toMatch(/latchkey_webhook_queue_depth [1-9]/);
+    await work();
+    const text = await deps().metrics.registry.metrics();
+    expect(text).toMatch(/latchkey_webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
+    expect(text).toMatch(/latchkey_webhook_queue_depth 0/);
+    await disable(ep.id);
+  });
+
   it('sends only subscribed types; nothing is queued when no endpoint listens', async () => {
     const ep = await createEndpoint({ event_types: ['user.deleted'] });
     const user = (await createUser()).body;
