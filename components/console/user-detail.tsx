@@ -8,6 +8,7 @@ import { Alert, Badge, Button, Card, CardBody, CardHeader, Dialog, EmptyState, F
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
+import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { ConfirmDialog } from './confirm-dialog';
@@ -353,22 +354,6 @@ function Sessions({ base }: { base: string }) {
 
 type MetaKey = 'public_metadata' | 'private_metadata' | 'unsafe_metadata';
 const META_KEYS: MetaKey[] = ['public_metadata', 'private_metadata', 'unsafe_metadata'];
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The patch that turns `before` into `after` under the API's deep merge (RFC 7396 style):
- * removed keys become null, nested objects are diffed, anything else is replaced.
- */
-export function mergePatch(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
-  const patch: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(after)) {
-    const old = before[key];
-    patch[key] = isObject(old) && isObject(value) ? mergePatch(old, value) : value;
-  }
-  for (const key of Object.keys(before)) if (!(key in after)) patch[key] = null;
-  return patch;
-}
 
 function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onSaved: (u: User) => void }) {
   const t = useTranslations('console.user');
