@@ -119,8 +119,8 @@ export function AuthCard({ title, subtitle, children, footer }: { title: ReactNo
   );
 }
 
-/** Placeholder rows shaped like a form of `fields` inputs and one button. */
-export function FormSkeleton({ fields = 2 }: { fields?: number }) {
+/** Placeholder rows shaped like a form of `fields` inputs and its buttons (a divider between two). */
+export function FormSkeleton({ fields = 2, buttons = 1 }: { fields?: number; buttons?: 1 | 2 }) {
   const t = useTranslations('common');
   return (
     <div className="flex flex-col gap-4" aria-busy>
@@ -134,6 +134,12 @@ export function FormSkeleton({ fields = 2 }: { fields?: number }) {
         </div>
       ))}
       <Skeleton className="h-10 w-full rounded-md" />
+      {buttons === 2 && (
+        <>
+          <Skeleton className="mx-auto h-4 w-8" />
+          <Skeleton className="h-10 w-full rounded-md" />
+        </>
+      )}
     </div>
   );
 }

@@ -74,7 +74,7 @@ export function SignInPage() {
   if (!env || !client) {
     return (
       <AuthCard title={t('title')} subtitle={<Skeleton className="mx-auto h-5 w-48" />}>
-        <FormSkeleton fields={2} />
+        <FormSkeleton fields={2} buttons={2} />
       </AuthCard>
     );
   }
