@@ -65,7 +65,7 @@ function InstancesCard() {
               >
                 <span className="min-w-0 flex-1 font-medium">{instance.name}</span>
                 <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
-                <span className="font-mono text-xs text-zinc-500">{instance.id}</span>
+                <span className="hidden font-mono text-xs text-zinc-500 sm:inline">{instance.id}</span>
                 <span className="text-xs text-zinc-500">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
               </Link>
             </li>
