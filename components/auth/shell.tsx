@@ -96,14 +96,26 @@ export function HostedPage({ children, wide = false }: { children: ReactNode; wi
  * the same size holds its place.
  */
 export function AuthCard({ title, subtitle, children, footer }: { title: ReactNode; subtitle?: ReactNode; children: ReactNode; footer?: ReactNode }) {
-  const { env } = useHosted();
+  const { env, loadError } = useHosted();
   return (
     <HostedPage>
       <Card className="overflow-hidden">
         <div className="flex flex-col gap-6 px-6 py-8 sm:px-8">
           <header className="flex flex-col items-center gap-3 text-center">
-            {env ? <InstanceMark name={env.instance.name} /> : <Skeleton className="size-10 rounded-lg" />}
-            {env ? <p className="text-sm font-medium text-zinc-500 dark:text-zinc-400">{env.instance.name}</p> : <Skeleton className="h-5 w-24" />}
+            {env ? (
+              <InstanceMark name={env.instance.name} />
+            ) : loadError ? (
+              <span aria-hidden className="flex size-10 items-center justify-center rounded-lg bg-zinc-200 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400">
+                <LockIcon className="size-5" />
+              </span>
+            ) : (
+              <Skeleton className="size-10 rounded-lg" />
+            )}
+            {env ? (
+              <p className="text-sm font-medium text-zinc-500 dark:text-zinc-400">{env.instance.name}</p>
+            ) : loadError ? null : (
+              <Skeleton className="h-5 w-24" />
+            )}
             <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
             {subtitle && <p className="text-sm text-zinc-600 dark:text-zinc-400">{subtitle}</p>}
           </header>
@@ -149,14 +161,17 @@ export function LoadError() {
   const t = useTranslations('hosted');
   const { loadError, retryLoad } = useHosted();
   const describe = useFapiError();
+  const missing = loadError instanceof ApiError && loadError.status === 404;
   return (
     <div className="flex flex-col gap-4">
       <Alert tone="error" title={t('loadFailed')}>
-        {loadError instanceof ApiError && loadError.status === 404 ? t('instanceNotFound') : describe(loadError).message}
+        {missing ? t('instanceNotFound') : describe(loadError).message}
       </Alert>
-      <Button variant="secondary" onClick={retryLoad}>
-        {t('retry')}
-      </Button>
+      {!missing && (
+        <Button variant="secondary" onClick={retryLoad}>
+          {t('retry')}
+        </Button>
+      )}
     </div>
   );
 }
