@@ -154,7 +154,7 @@ function MessageView({ message }: { message: Email | Sms }) {
     [t('from'), message.from ?? '—'],
     [t('template'), message.template],
     [t('sent'), dates.dateTime(message.created_at)],
-    [t('status'), message.status],
+    [t('status'), t.has(`messageStatus.${message.status}`) ? t(`messageStatus.${message.status}`) : message.status],
   ];
   return (
     <Card className="min-w-0 self-start">

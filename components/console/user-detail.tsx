@@ -317,7 +317,9 @@ function Sessions({ base }: { base: string }) {
                   )}
                 </Td>
                 <Td>
-                  <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>{s.status}</Badge>
+                  <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
+                    {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
+                  </Badge>
                 </Td>
                 <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
                 <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
