@@ -58,7 +58,7 @@ export function ProfilePage() {
   }
   return (
     <HostedPage wide>
-      <div className="flex flex-col gap-6">
+      <div className="flex min-w-0 flex-col gap-6 [&>*]:min-w-0">
         <ProfileHeader />
         {!env || !client || !signedIn ? (
           <span className="sr-only" role="status">
@@ -683,7 +683,7 @@ function TokensSection() {
               <Th>{t('scopes')}</Th>
               <Th>{t('expires')}</Th>
               <Th>{t('lastUsed')}</Th>
-              <Th>
+              <Th className="relative">
                 <span className="sr-only">{t('actions')}</span>
               </Th>
             </tr>
@@ -779,7 +779,7 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
       ) : (
         <form onSubmit={submit} noValidate className="flex flex-col gap-4">
           {formError && <Alert tone="error">{formError}</Alert>}
-          <Field label={t('name')} hint={t('nameHint')} error={fieldErrors.name}>
+          <Field label={t('nameLabel')} hint={t('nameHint')} error={fieldErrors.name}>
             {(p) => <Input {...p} name="name" autoFocus maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />}
           </Field>
           <fieldset className="flex flex-col gap-2">

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useLocale, useTranslations } from 'next-intl';
 import type { ComponentProps, ReactNode } from 'react';
-import { Alert, Badge, Button, Card, Select, Skeleton, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, Skeleton, cn, focusRing } from '@/components/ui';
 import { LOCALE_COOKIE, LOCALES } from '@/i18n/locales';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
@@ -30,13 +30,21 @@ export function LanguagePicker() {
     window.location.assign(url.toString());
   }
   return (
-    <Select aria-label={t('language')} value={locale} onChange={(e) => pick(e.target.value)} className="h-8 w-auto py-0 pl-2 text-xs">
+    <select
+      aria-label={t('language')}
+      value={locale}
+      onChange={(e) => pick(e.target.value)}
+      className={cn(
+        'h-8 rounded-md border-0 bg-transparent py-0 pr-7 pl-2 text-xs text-zinc-600 ring-1 ring-inset ring-zinc-300 hover:bg-white dark:text-zinc-300 dark:ring-zinc-700 dark:hover:bg-zinc-900',
+        focusRing,
+      )}
+    >
       {LOCALES.map((l) => (
         <option key={l} value={l}>
           {t(`languages.${l}`)}
         </option>
       ))}
-    </Select>
+    </select>
   );
 }
 
@@ -76,7 +84,7 @@ function InstanceMark({ name }: { name: string }) {
 export function HostedPage({ children, wide = false }: { children: ReactNode; wide?: boolean }) {
   return (
     <div className="flex min-h-screen flex-col items-center justify-center px-4 py-10 sm:py-16">
-      <main className={cn('w-full', wide ? 'max-w-3xl' : 'max-w-sm')}>{children}</main>
+      <main className={cn('w-full min-w-0', wide ? 'max-w-3xl' : 'max-w-sm')}>{children}</main>
       <HostedFooter />
     </div>
   );
@@ -88,14 +96,26 @@ export function HostedPage({ children, wide = false }: { children: ReactNode; wi
  * the same size holds its place.
  */
 export function AuthCard({ title, subtitle, children, footer }: { title: ReactNode; subtitle?: ReactNode; children: ReactNode; footer?: ReactNode }) {
-  const { env } = useHosted();
+  const { env, loadError } = useHosted();
   return (
     <HostedPage>
       <Card className="overflow-hidden">
         <div className="flex flex-col gap-6 px-6 py-8 sm:px-8">
           <header className="flex flex-col items-center gap-3 text-center">
-            {env ? <InstanceMark name={env.instance.name} /> : <Skeleton className="size-10 rounded-lg" />}
-            {env ? <p className="text-sm font-medium text-zinc-500 dark:text-zinc-400">{env.instance.name}</p> : <Skeleton className="h-5 w-24" />}
+            {env ? (
+              <InstanceMark name={env.instance.name} />
+            ) : loadError ? (
+              <span aria-hidden className="flex size-10 items-center justify-center rounded-lg bg-zinc-200 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400">
+                <LockIcon className="size-5" />
+              </span>
+            ) : (
+              <Skeleton className="size-10 rounded-lg" />
+            )}
+            {env ? (
+              <p className="text-sm font-medium text-zinc-500 dark:text-zinc-400">{env.instance.name}</p>
+            ) : loadError ? null : (
+              <Skeleton className="h-5 w-24" />
+            )}
             <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
             {subtitle && <p className="text-sm text-zinc-600 dark:text-zinc-400">{subtitle}</p>}
           </header>
@@ -111,8 +131,8 @@ export function AuthCard({ title, subtitle, children, footer }: { title: ReactNo
   );
 }
 
-/** Placeholder rows shaped like a form of `fields` inputs and one button. */
-export function FormSkeleton({ fields = 2 }: { fields?: number }) {
+/** Placeholder rows shaped like a form of `fields` inputs and its buttons (a divider between two). */
+export function FormSkeleton({ fields = 2, buttons = 1 }: { fields?: number; buttons?: 1 | 2 }) {
   const t = useTranslations('common');
   return (
     <div className="flex flex-col gap-4" aria-busy>
@@ -126,6 +146,12 @@ export function FormSkeleton({ fields = 2 }: { fields?: number }) {
         </div>
       ))}
       <Skeleton className="h-10 w-full rounded-md" />
+      {buttons === 2 && (
+        <>
+          <Skeleton className="mx-auto h-4 w-8" />
+          <Skeleton className="h-10 w-full rounded-md" />
+        </>
+      )}
     </div>
   );
 }
@@ -135,14 +161,17 @@ export function LoadError() {
   const t = useTranslations('hosted');
   const { loadError, retryLoad } = useHosted();
   const describe = useFapiError();
+  const missing = loadError instanceof ApiError && loadError.status === 404;
   return (
     <div className="flex flex-col gap-4">
       <Alert tone="error" title={t('loadFailed')}>
-        {loadError instanceof ApiError && loadError.status === 404 ? t('instanceNotFound') : describe(loadError).message}
+        {missing ? t('instanceNotFound') : describe(loadError).message}
       </Alert>
-      <Button variant="secondary" onClick={retryLoad}>
-        {t('retry')}
-      </Button>
+      {!missing && (
+        <Button variant="secondary" onClick={retryLoad}>
+          {t('retry')}
+        </Button>
+      )}
     </div>
   );
 }

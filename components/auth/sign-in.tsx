@@ -74,7 +74,7 @@ export function SignInPage() {
   if (!env || !client) {
     return (
       <AuthCard title={t('title')} subtitle={<Skeleton className="mx-auto h-5 w-48" />}>
-        <FormSkeleton fields={2} />
+        <FormSkeleton fields={2} buttons={2} />
       </AuthCard>
     );
   }
@@ -217,7 +217,7 @@ function AlreadySignedIn({ onAnotherAccount }: { onAnotherAccount(): void }) {
   const t = useTranslations('hosted.signIn');
   const { call, client, setClient, goToDestination } = useHosted();
   const describe = useFapiError();
-  const [me, setMe] = useState<Me | null>(null);
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const sessionId = client?.session?.id;
@@ -244,7 +244,13 @@ function AlreadySignedIn({ onAnotherAccount }: { onAnotherAccount(): void }) {
   return (
     <AuthCard
       title={t('alreadyTitle')}
-      subtitle={email ? t.rich('alreadyAs', { who: email, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> }) : undefined}
+      subtitle={
+        me === undefined ? (
+          <Skeleton className="mx-auto h-5 w-48" />
+        ) : email ? (
+          t.rich('alreadyAs', { who: email, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> })
+        ) : undefined
+      }
     >
       <div className="flex flex-col gap-3">
         {error && <Alert tone="error">{error}</Alert>}

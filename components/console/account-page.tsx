@@ -54,7 +54,6 @@ function InstancesCard() {
         <EmptyState
           title={t('noInstancesTitle')}
           description={t('noInstancesDescription')}
-          action={canWrite && <Button onClick={() => setCreating(true)}>{t('createInstance')}</Button>}
         />
       ) : (
         <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
@@ -66,7 +65,7 @@ function InstancesCard() {
               >
                 <span className="min-w-0 flex-1 font-medium">{instance.name}</span>
                 <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
-                <span className="font-mono text-xs text-zinc-500">{instance.id}</span>
+                <span className="hidden font-mono text-xs text-zinc-500 sm:inline">{instance.id}</span>
                 <span className="text-xs text-zinc-500">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
               </Link>
             </li>
@@ -195,7 +194,7 @@ function MembersCard() {
           <tbody>
             {members.data.data.map((m) => (
               <Tr key={m.id}>
-                <Td className="font-medium">
+                <Td id={`member-name-${m.id}`} className="font-medium">
                   {memberName(m)}
                   {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500">{t('you')}</span>}
                 </Td>
@@ -229,7 +228,7 @@ function MembersCard() {
                 <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
                 {isOwner && (
                   <Td className="text-right">
-                    <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-label={t('removeMember', { name: memberName(m) })}>
+                    <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
                       {t('remove')}
                     </Button>
                   </Td>
@@ -335,13 +334,15 @@ function InvitationsCard() {
           <tbody>
             {pending.map((inv) => (
               <Tr key={inv.id}>
-                <Td className="font-medium">{inv.email_address}</Td>
+                <Td id={`invitation-email-${inv.id}`} className="font-medium">
+                  {inv.email_address}
+                </Td>
                 <Td>
                   <Badge>{t(`roles.${inv.role}`)}</Badge>
                 </Td>
                 <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(inv.expires_at)}</Td>
                 <Td className="text-right">
-                  <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
+                  <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-describedby={`invitation-email-${inv.id}`}>
                     {t('revoke')}
                   </Button>
                 </Td>

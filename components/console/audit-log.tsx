@@ -28,7 +28,6 @@ function dayToMs(day: string, endOfDay: boolean): number | undefined {
 /** `…/audit`: the instance's audit log with filters and cursor paging. */
 export function AuditLog() {
   const t = useTranslations('console.audit');
-  const tCommon = useTranslations('common');
   const dates = useDates();
   const { account } = useConsole();
   const instance = useInstance();
@@ -144,7 +143,7 @@ export function AuditLog() {
                             </pre>
                           </details>
                         ) : (
-                          <span className="text-zinc-400">{tCommon('no')}</span>
+                          <span className="text-zinc-400">—</span>
                         )}
                       </Td>
                     </Tr>

@@ -65,7 +65,7 @@ export function ConsoleShell({ accountId, children }: { accountId: string; child
         className={cn(
           'fixed inset-y-0 left-0 z-40 w-72 max-w-[85vw] -translate-x-full overflow-y-auto border-r border-zinc-200 bg-white transition-transform dark:border-zinc-800 dark:bg-zinc-900',
           'lg:sticky lg:top-0 lg:z-auto lg:h-screen lg:w-64 lg:max-w-none lg:translate-x-0 lg:shrink-0',
-          menuOpen && 'translate-x-0',
+          menuOpen ? 'translate-x-0' : 'max-lg:invisible',
         )}
       >
         <Sidebar accountId={accountId} me={me.data} instances={instances.data?.data} instancesLoading={instances.loading && !instances.data} onClose={() => setMenuOpen(false)} />

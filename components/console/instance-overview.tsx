@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, CopyField, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api } from '@/lib/console/paths';
 import { SCOPE_RESOURCES } from '@/lib/console/scopes';
@@ -12,6 +12,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { InlineError, TableSkeleton } from './states';
+import { SecretValue, ValueField } from './secret-value';
 import { useFormError } from './use-form-error';
 
 /** `…/instances/[instanceId]`: keys and URLs to integrate with, and the instance's secret keys. */
@@ -33,18 +34,9 @@ export function InstanceOverview() {
       <Card>
         <CardHeader title={t('apiTitle')} description={t('apiDescription')} />
         <CardBody className="flex flex-col gap-4">
-          <div className="flex flex-col gap-1.5">
-            <span className="text-sm font-medium">{t('publishableKey')}</span>
-            <CopyField value={instance.publishable_key} label={t('publishableKey')} />
-          </div>
-          <div className="flex flex-col gap-1.5">
-            <span className="text-sm font-medium">{t('fapiUrl')}</span>
-            <CopyField value={instance.fapi_url} label={t('fapiUrl')} />
-          </div>
-          <div className="flex flex-col gap-1.5">
-            <span className="text-sm font-medium">{t('instanceId')}</span>
-            <CopyField value={instance.id} label={t('instanceId')} />
-          </div>
+          <ValueField value={instance.publishable_key} label={t('publishableKey')} />
+          <ValueField value={instance.fapi_url} label={t('fapiUrl')} />
+          <ValueField value={instance.id} label={t('instanceId')} />
           <div className="flex flex-wrap gap-x-6 gap-y-2 pt-1 text-sm">
             <a href={`${instance.fapi_url}/sign-in`} target="_blank" rel="noreferrer" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
               {t('hostedSignIn')} ↗
@@ -80,7 +72,7 @@ function SecretKeys() {
       ) : !active ? (
         <TableSkeleton columns={5} rows={2} />
       ) : active.length === 0 ? (
-        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} action={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
+        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />
       ) : (
         <Table caption={t('title')}>
           <thead>
@@ -100,7 +92,9 @@ function SecretKeys() {
           <tbody>
             {active.map((key) => (
               <Tr key={key.id}>
-                <Td className="font-medium">{key.name || t('unnamed')}</Td>
+                <Td id={`key-name-${key.id}`} className="font-medium">
+                  {key.name || t('unnamed')}
+                </Td>
                 <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
                 <Td>
                   {key.scopes.includes('*') ? (
@@ -118,7 +112,7 @@ function SecretKeys() {
                 <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
                 {canWrite && (
                   <Td className="text-right">
-                    <Button variant="ghost" size="sm" onClick={() => setRevoking(key)} aria-label={t('revokeKey', { name: key.name || key.hint })}>
+                    <Button variant="ghost" size="sm" onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
                       {t('revoke')}
                     </Button>
                   </Td>
@@ -142,7 +136,7 @@ function SecretKeys() {
         {created && (
           <div className="flex flex-col gap-4">
             <Alert tone="warning">{t('createdWarning')}</Alert>
-            <CopyField value={created.secret} label={t('secret')} />
+            <SecretValue value={created.secret} label={t('secret')} />
             <div className="flex justify-end">
               <Button onClick={() => setCreated(null)}>{t('done')}</Button>
             </div>

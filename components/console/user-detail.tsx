@@ -4,16 +4,18 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, CopyField, Dialog, EmptyState, Field, Skeleton, Table, Td, Textarea, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Dialog, EmptyState, Field, Skeleton, Table, Td, Textarea, Th, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
+import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { ErrorState, InlineError, TableSkeleton } from './states';
+import { SecretValue } from './secret-value';
 import { useFormError } from './use-form-error';
 
 /** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
@@ -161,14 +163,8 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
         {ticket && (
           <div className="flex flex-col gap-4">
             <Alert tone="warning">{t('impersonateWarning')}</Alert>
-            <div className="flex flex-col gap-1.5">
-              <span className="text-sm font-medium">{t('actorToken')}</span>
-              <CopyField value={ticket.token} label={t('actorToken')} />
-            </div>
-            <div className="flex flex-col gap-1.5">
-              <span className="text-sm font-medium">{t('signInLink')}</span>
-              <CopyField value={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`} label={t('signInLink')} />
-            </div>
+            <SecretValue value={ticket.token} label={t('actorToken')} />
+            <SecretValue value={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`} label={t('signInLink')} />
             <div className="flex flex-wrap justify-end gap-2">
               <Button variant="secondary" onClick={() => setTicket(null)}>
                 {t('done')}
@@ -321,7 +317,9 @@ function Sessions({ base }: { base: string }) {
                   )}
                 </Td>
                 <Td>
-                  <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>{s.status}</Badge>
+                  <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
+                    {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
+                  </Badge>
                 </Td>
                 <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
                 <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
@@ -358,22 +356,6 @@ function Sessions({ base }: { base: string }) {
 
 type MetaKey = 'public_metadata' | 'private_metadata' | 'unsafe_metadata';
 const META_KEYS: MetaKey[] = ['public_metadata', 'private_metadata', 'unsafe_metadata'];
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The patch that turns `before` into `after` under the API's deep merge (RFC 7396 style):
- * removed keys become null, nested objects are diffed, anything else is replaced.
- */
-export function mergePatch(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
-  const patch: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(after)) {
-    const old = before[key];
-    patch[key] = isObject(old) && isObject(value) ? mergePatch(old, value) : value;
-  }
-  for (const key of Object.keys(before)) if (!(key in after)) patch[key] = null;
-  return patch;
-}
 
 function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onSaved: (u: User) => void }) {
   const t = useTranslations('console.user');

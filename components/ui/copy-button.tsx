@@ -4,8 +4,12 @@ import { useState } from 'react';
 import { useTranslations } from 'next-intl';
 import { Button } from './button';
 
-/** Copies `value` to the clipboard and says so for two seconds. */
-export function CopyButton({ value, label }: { value: string; label?: string }) {
+/**
+ * Copies `value` to the clipboard and says so for two seconds. `describedBy` names the
+ * element that says what is copied (an accessible description, so the button keeps the
+ * short name "Copy" and a label lookup finds the value, not its button).
+ */
+export function CopyButton({ value, label, describedBy }: { value: string; label?: string; describedBy?: string }) {
   const t = useTranslations('common');
   const [copied, setCopied] = useState(false);
   async function copy() {
@@ -14,7 +18,7 @@ export function CopyButton({ value, label }: { value: string; label?: string }) 
     setTimeout(() => setCopied(false), 2000);
   }
   return (
-    <Button variant="secondary" size="sm" onClick={copy} aria-label={label ? `${t('copy')}: ${label}` : undefined}>
+    <Button variant="secondary" size="sm" onClick={copy} aria-label={label ? `${t('copy')}: ${label}` : undefined} aria-describedby={describedBy}>
       <span aria-live="polite" className="inline-block min-w-[4.5rem] text-center">
         {copied ? t('copied') : t('copy')}
       </span>
