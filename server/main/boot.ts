@@ -6,6 +6,7 @@ import { purgeAuthAttempts } from '../auth/housekeeping';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
 import { retryQueuedEmails } from '../email/mailer';
+import { purgeWebhookMessages } from '../webhooks/messages';
 import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker';
 
 /** Config, database, migrations, first-start setup and housekeeping shared by `start` and `api`. */
@@ -43,6 +44,7 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
   const housekeeping = setInterval(() => {
     purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));
     purgeAuthAttempts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'sign-in/sign-up attempt purge failed'));
+    purgeWebhookMessages(deps).catch((err: unknown) => deps.logger.warn({ err }, 'webhook message purge failed'));
   }, 60 * 60 * 1000);
   housekeeping.unref();
   // Overdue sessions move to expired / abandoned; reads settle them too, this keeps lists and counts honest.

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, ne } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { webhookAttempts, webhookMessages, type WebhookMessageStatus } from '../db/schema';
@@ -146,4 +146,16 @@ export async function sendTestEvent(deps: Pick<Deps, 'db' | 'clock'>, instanceId
     .from(webhookMessages)
     .where(and(eq(webhookMessages.eventId, eventId), eq(webhookMessages.endpointId, endpointId)));
   return messageView(row!, []);
+}
+
+/** How long delivered and failed messages (with their attempts) stay in the delivery log. */
+export const MESSAGE_RETENTION_MS = 30 * 24 * 3_600_000;
+
+/** Drops finished messages older than the retention; pending ones always stay. Run periodically. */
+export async function purgeWebhookMessages(deps: Pick<Deps, 'db' | 'clock'>): Promise<number> {
+  const gone = await deps.db
+    .delete(webhookMessages)
+    .where(and(ne(webhookMessages.status, 'pending'), lt(webhookMessages.updatedAt, deps.clock.now() - MESSAGE_RETENTION_MS)))
+    .returning({ id: webhookMessages.id });
+  return gone.length;
 }

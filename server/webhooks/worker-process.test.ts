@@ -137,7 +137,9 @@ describe.skipIf(!available)('webhook worker processes (PostgreSQL)', () => {
     const ids = pair().map((r) => String(r.headers['webhook-id']));
     expect(ids).toHaveLength(count);
     expect(new Set(ids).size).toBe(count);
+    // A graceful stop: SIGTERM lets deliveries in flight finish, then the process exits 0.
     for (const w of workers) w.kill('SIGTERM');
     await Promise.all(workers.map(exited));
+    expect(workers.map((w) => w.exitCode)).toEqual([0, 0]);
   }, 60_000);
 });
