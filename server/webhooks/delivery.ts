@@ -179,8 +179,10 @@ async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: Endpoi
       where id = ${msg.id} and attempts = ${msg.attempts}::int
       returning id
     ), attempt as (
+      -- Not when the endpoint (and with it the message) was deleted meanwhile.
       insert into ${webhookAttempts} (id, message_id, url, status_code, duration_ms, response, error, created_at)
-      values (${newId('msga')}, ${msg.id}, ${endpoint.url}, ${r.statusCode}::int, ${r.durationMs}::int, ${r.response}, ${r.error}, ${now}::bigint)
+      select ${newId('msga')}, ${msg.id}, ${endpoint.url}, ${r.statusCode}::int, ${r.durationMs}::int, ${r.response}, ${r.error}, ${now}::bigint
+      where exists (select 1 from ${webhookMessages} where id = ${msg.id})
     ), streak as (
       update ${webhookEndpoints} set ${endpointChange}
       where id = ${endpoint.id} and exists (select 1 from moved) ${ok ? sql`and failing_since is not null` : sql``}

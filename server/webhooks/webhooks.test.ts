@@ -368,6 +368,24 @@ describe('delivery', () => {
   });
 });
 
+describe('an endpoint deleted during a delivery', () => {
+  it('drops the attempt quietly', async () => {
+    const ep = await createEndpoint({ event_types: ['user.created'] });
+    let release: () => void = () => {};
+    rx.reply = (_req, res) => {
+      release = () => answer(200)(_req, res);
+    };
+    await createUser();
+    const arrived = rx.next();
+    const delivering = work();
+    await arrived;
+    expect((await h.call('DELETE', `/v1/webhook_endpoints/${ep.id}`, { key })).status).toBe(200);
+    release();
+    expect(await delivering).toBe(1);
+    expect(await deps().db.select().from(webhookMessages).where(eq(webhookMessages.endpointId, ep.id))).toEqual([]);
+  });
+});
+
 describe('retention', () => {
   it('purges finished messages after 30 days and keeps pending ones', async () => {
     const ep = await createEndpoint({ event_types: ['user.created'] });

@@ -16,7 +16,9 @@ export async function runWebhookWorkerOnce(deps: DeliveryDeps, opts: WorkerOptio
   for (;;) {
     const claimed = await claimDueMessages(deps, opts.batchSize ?? 50, opts.leaseMs ?? DEFAULT_LEASE_MS);
     if (claimed.length === 0) return total;
-    await Promise.all((await loadDeliveries(deps, claimed)).map((d) => deliverMessage(deps, d)));
+    const results = await Promise.allSettled((await loadDeliveries(deps, claimed)).map((d) => deliverMessage(deps, d)));
+    // A failed acknowledgement leaves its message leased: another round takes it when the lease lapses.
+    for (const r of results) if (r.status === 'rejected') deps.logger.error({ err: r.reason }, 'webhook delivery failed');
     total += claimed.length;
   }
 }
