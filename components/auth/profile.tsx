@@ -2,25 +2,30 @@
 
 import { useRouter } from 'next/navigation';
 import { useFormatter, useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import {
+  ActionCell,
   Alert,
+  AsyncContent,
   Badge,
   Button,
   Card,
   CardBody,
   CardHeader,
   Checkbox,
+  ConfirmDialog,
   CopyField,
   Dialog,
+  FormActions,
   EmptyState,
   Field,
   Input,
   Select,
+  ShownOnce,
   Skeleton,
   Table,
   Td,
-  Th,
+  Thead,
   Tr,
 } from '@/components/ui';
 import type { ApiToken, Envelope, List, Me, MeSession } from '@/lib/fapi/types';
@@ -376,14 +381,14 @@ function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose():
         <Field label={t('codeLabel')} error={fieldErrors.code}>
           {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
         </Field>
-        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <FormActions>
           <Button variant="secondary" onClick={onClose}>
             {tc('cancel')}
           </Button>
           <Button type="submit" loading={busy}>
             {t('regenerateConfirm')}
           </Button>
-        </div>
+        </FormActions>
       </form>
     </Dialog>
   );
@@ -445,53 +450,33 @@ function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boole
             {withPassword ? t('useCodeInstead') : t('usePasswordInstead')}
           </Button>
         )}
-        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <FormActions>
           <Button variant="secondary" onClick={onClose}>
             {tc('cancel')}
           </Button>
           <Button type="submit" variant="danger" loading={busy}>
             {t('disableConfirm')}
           </Button>
-        </div>
+        </FormActions>
       </form>
     </Dialog>
   );
 }
 
-/** A confirmation dialog before something destructive. */
-function ConfirmDialog({
-  open,
-  title,
-  children,
-  confirmLabel,
-  busy,
-  error,
-  onConfirm,
-  onClose,
-}: {
-  open: boolean;
-  title: ReactNode;
-  children: ReactNode;
-  confirmLabel: string;
-  busy: boolean;
-  error: string | null;
-  onConfirm(): void;
-  onClose(): void;
-}) {
-  const tc = useTranslations('common');
+function SectionError({ message }: { message: string }) {
   return (
-    <Dialog open={open} onClose={onClose} title={title}>
-      <div className="text-sm text-zinc-600 dark:text-zinc-400">{children}</div>
-      {error && <Alert tone="error">{error}</Alert>}
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-        <Button variant="secondary" onClick={onClose}>
-          {tc('cancel')}
-        </Button>
-        <Button variant="danger" onClick={onConfirm} loading={busy}>
-          {confirmLabel}
-        </Button>
-      </div>
-    </Dialog>
+    <CardBody>
+      <Alert tone="error">{message}</Alert>
+    </CardBody>
+  );
+}
+
+function RowsSkeleton({ height }: { height: string }) {
+  return (
+    <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
+      <Skeleton className={`${height} w-full rounded-md`} />
+      <Skeleton className={`${height} w-full rounded-md`} />
+    </div>
   );
 }
 
@@ -511,8 +496,6 @@ function SessionsSection() {
   const [list, setList] = useState<MeSession[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<{ kind: 'one'; session: MeSession } | { kind: 'others' } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [actionError, setActionError] = useState<string | null>(null);
 
   useEffect(() => {
     call<List<MeSession>>('/v1/me/sessions').then(
@@ -523,20 +506,11 @@ function SessionsSection() {
 
   async function run() {
     if (!confirm) return;
-    setBusy(true);
-    setActionError(null);
-    try {
-      if (confirm.kind === 'others') {
-        setList((await call<List<MeSession>>('/v1/me/sessions/revoke_others', { method: 'POST' })).data);
-      } else {
-        await call(`/v1/me/sessions/${confirm.session.id}/revoke`, { method: 'POST' });
-        setList((l) => l?.filter((s) => s.id !== confirm.session.id) ?? null);
-      }
-      setConfirm(null);
-    } catch (e) {
-      setActionError(describe(e).message);
-    } finally {
-      setBusy(false);
+    if (confirm.kind === 'others') {
+      setList((await call<List<MeSession>>('/v1/me/sessions/revoke_others', { method: 'POST' })).data);
+    } else {
+      await call(`/v1/me/sessions/${confirm.session.id}/revoke`, { method: 'POST' });
+      setList((l) => l?.filter((s) => s.id !== confirm.session.id) ?? null);
     }
   }
 
@@ -552,58 +526,46 @@ function SessionsSection() {
           </Button>
         }
       />
-      {error ? (
-        <CardBody>
-          <Alert tone="error">{error}</Alert>
-        </CardBody>
-      ) : !list ? (
-        <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
-          <Skeleton className="h-12 w-full rounded-md" />
-          <Skeleton className="h-12 w-full rounded-md" />
-        </div>
-      ) : (
-        <ul aria-label={t('listLabel')} className="divide-y divide-zinc-100 dark:divide-zinc-800">
-          {list.map((s) => (
-            <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 px-5 py-3">
-              <div className="min-w-0 text-sm">
-                <p className="flex flex-wrap items-center gap-2 font-medium">
-                  {s.this_client ? t('thisDevice') : t('otherDevice')}
-                  {s.current && <Badge tone="green">{t('current')}</Badge>}
-                  {s.status === 'pending' && <Badge tone="amber">{t('pending')}</Badge>}
-                  {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
-                </p>
-                <p className="text-zinc-600 dark:text-zinc-400">
-                  {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
-                </p>
-              </div>
-              {!s.current && (
-                <Button
-                  variant="secondary"
-                  size="sm"
-                  aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
-                  onClick={() => setConfirm({ kind: 'one', session: s })}
-                >
-                  {t('signOutSession')}
-                </Button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <AsyncContent data={list} error={error && <SectionError message={error} />} loading={<RowsSkeleton height="h-12" />}>
+        {(list) => (
+          <ul aria-label={t('listLabel')} className="divide-y divide-zinc-100 dark:divide-zinc-800">
+            {list.map((s) => (
+              <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 px-5 py-3">
+                <div className="min-w-0 text-sm">
+                  <p className="flex flex-wrap items-center gap-2 font-medium">
+                    {s.this_client ? t('thisDevice') : t('otherDevice')}
+                    {s.current && <Badge tone="green">{t('current')}</Badge>}
+                    {s.status === 'pending' && <Badge tone="amber">{t('pending')}</Badge>}
+                    {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
+                  </p>
+                  <p className="text-zinc-600 dark:text-zinc-400">
+                    {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
+                  </p>
+                </div>
+                {!s.current && (
+                  <Button
+                    variant="secondary"
+                    size="sm"
+                    aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
+                    onClick={() => setConfirm({ kind: 'one', session: s })}
+                  >
+                    {t('signOutSession')}
+                  </Button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </AsyncContent>
       <ConfirmDialog
         open={confirm !== null}
         title={confirm?.kind === 'others' ? t('confirmOthersTitle') : t('confirmOneTitle')}
+        description={confirm?.kind === 'others' ? t('confirmOthersBody', { count: others }) : t('confirmOneBody')}
         confirmLabel={confirm?.kind === 'others' ? t('confirmOthers') : t('confirmOne')}
-        busy={busy}
-        error={actionError}
+        describeError={(e) => describe(e).message}
         onConfirm={run}
-        onClose={() => {
-          setConfirm(null);
-          setActionError(null);
-        }}
-      >
-        {confirm?.kind === 'others' ? t('confirmOthersBody', { count: others }) : t('confirmOneBody')}
-      </ConfirmDialog>
+        onClose={() => setConfirm(null)}
+      />
     </Card>
   );
 }
@@ -626,8 +588,6 @@ function TokensSection() {
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [revokeError, setRevokeError] = useState<string | null>(null);
   const impersonated = !!client?.session?.impersonated_by;
 
   const load = useCallback(() => {
@@ -640,17 +600,8 @@ function TokensSection() {
 
   async function revoke() {
     if (!revoking) return;
-    setBusy(true);
-    setRevokeError(null);
-    try {
-      await call(`/v1/client/me/api_tokens/${revoking.id}/revoke`, { method: 'POST' });
-      setList((l) => l?.filter((x) => x.id !== revoking.id) ?? null);
-      setRevoking(null);
-    } catch (e) {
-      setRevokeError(describe(e).message);
-    } finally {
-      setBusy(false);
-    }
+    await call(`/v1/client/me/api_tokens/${revoking.id}/revoke`, { method: 'POST' });
+    setList((l) => l?.filter((x) => x.id !== revoking.id) ?? null);
   }
 
   return (
@@ -664,54 +615,38 @@ function TokensSection() {
           </Button>
         }
       />
-      {error ? (
-        <CardBody>
-          <Alert tone="error">{error}</Alert>
-        </CardBody>
-      ) : !list ? (
-        <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
-          <Skeleton className="h-10 w-full rounded-md" />
-          <Skeleton className="h-10 w-full rounded-md" />
-        </div>
-      ) : list.length === 0 ? (
-        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />
-      ) : (
-        <Table caption={t('title')}>
-          <thead>
-            <tr>
-              <Th>{t('name')}</Th>
-              <Th>{t('scopes')}</Th>
-              <Th>{t('expires')}</Th>
-              <Th>{t('lastUsed')}</Th>
-              <Th className="relative">
-                <span className="sr-only">{t('actions')}</span>
-              </Th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((token) => (
-              <Tr key={token.id}>
-                <Td className="font-medium">
-                  {token.name}
-                  {token.status === 'expired' && (
-                    <span className="ml-2">
-                      <Badge tone="red">{t('expired')}</Badge>
-                    </span>
-                  )}
-                </Td>
-                <Td className="font-mono text-xs">{token.scopes.join(', ')}</Td>
-                <Td className="whitespace-nowrap">{token.expires_at ? dates.date(token.expires_at) : t('neverExpires')}</Td>
-                <Td className="whitespace-nowrap">{token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')}</Td>
-                <Td className="text-right">
-                  <Button variant="ghost" size="sm" aria-label={t('revokeLabel', { name: token.name })} onClick={() => setRevoking(token)}>
+      <AsyncContent
+        data={list}
+        error={error && <SectionError message={error} />}
+        loading={<RowsSkeleton height="h-10" />}
+        empty={<EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />}
+      >
+        {(list) => (
+          <Table caption={t('title')}>
+            <Thead columns={[t('name'), t('scopes'), t('expires'), t('lastUsed')]} actions={t('actions')} />
+            <tbody>
+              {list.map((token) => (
+                <Tr key={token.id}>
+                  <Td className="font-medium">
+                    {token.name}
+                    {token.status === 'expired' && (
+                      <span className="ml-2">
+                        <Badge tone="red">{t('expired')}</Badge>
+                      </span>
+                    )}
+                  </Td>
+                  <Td className="font-mono text-xs">{token.scopes.join(', ')}</Td>
+                  <Td className="whitespace-nowrap">{token.expires_at ? dates.date(token.expires_at) : t('neverExpires')}</Td>
+                  <Td className="whitespace-nowrap">{token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')}</Td>
+                  <ActionCell aria-label={t('revokeLabel', { name: token.name })} onClick={() => setRevoking(token)}>
                     {t('revoke')}
-                  </Button>
-                </Td>
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  </ActionCell>
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </AsyncContent>
       {creating && (
         <CreateTokenDialog
           onClose={() => setCreating(false)}
@@ -721,17 +656,12 @@ function TokensSection() {
       <ConfirmDialog
         open={revoking !== null}
         title={t('revokeTitle')}
+        description={t('revokeBody', { name: revoking?.name ?? '' })}
         confirmLabel={t('revokeConfirm')}
-        busy={busy}
-        error={revokeError}
+        describeError={(e) => describe(e).message}
         onConfirm={revoke}
-        onClose={() => {
-          setRevoking(null);
-          setRevokeError(null);
-        }}
-      >
-        {t('revokeBody', { name: revoking?.name ?? '' })}
-      </ConfirmDialog>
+        onClose={() => setRevoking(null)}
+      />
     </Card>
   );
 }
@@ -769,13 +699,9 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
   return (
     <Dialog open onClose={onClose} title={secret ? t('createdTitle') : t('createTitle')}>
       {secret ? (
-        <div className="flex flex-col gap-4">
-          <Alert tone="warning">{t('createdOnce')}</Alert>
+        <ShownOnce warning={t('createdOnce')} actions={<Button onClick={onClose}>{t('done')}</Button>}>
           <CopyField value={secret} label={t('secretLabel')} />
-          <div className="flex justify-end">
-            <Button onClick={onClose}>{t('done')}</Button>
-          </div>
-        </div>
+        </ShownOnce>
       ) : (
         <form onSubmit={submit} noValidate className="flex flex-col gap-4">
           {formError && <Alert tone="error">{formError}</Alert>}
@@ -799,14 +725,14 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
               </Select>
             )}
           </Field>
-          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <FormActions>
             <Button variant="secondary" onClick={onClose}>
               {tc('cancel')}
             </Button>
             <Button type="submit" loading={busy}>
               {t('createSubmit')}
             </Button>
-          </div>
+          </FormActions>
         </form>
       )}
     </Dialog>

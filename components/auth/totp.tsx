@@ -3,7 +3,7 @@
 import QRCode from 'qrcode';
 import { useTranslations } from 'next-intl';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Alert, Button, CopyButton, CopyField, Field, Skeleton } from '@/components/ui';
+import { Alert, Button, CopyButton, CopyField, Field, FormActions, Skeleton } from '@/components/ui';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput } from './fields';
 import { useHosted } from './hosted-context';
@@ -90,7 +90,7 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
       <Field label={t('codeLabel')} error={fieldErrors.code}>
         {(p) => <CodeInput {...p} name="code" value={code} onChange={setCode} disabled={!enrollment} />}
       </Field>
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+      <FormActions>
         {onCancel && (
           <Button variant="secondary" onClick={onCancel}>
             {t('cancel')}
@@ -99,7 +99,7 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
         <Button type="submit" loading={busy} disabled={!enrollment}>
           {t('enable')}
         </Button>
-      </div>
+      </FormActions>
     </form>
   );
 }

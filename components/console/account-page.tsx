@@ -4,15 +4,14 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardHeader, Dialog, EmptyState, Field, Input, PageHeader, Select, Table, Td, Th, Tr, cn, focusRing } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, Dialog, FormActions, Field, Input, PageHeader, Select, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { Instance, Invitation, LightList, Member, Role } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
-import { InlineError, TableSkeleton } from './states';
+import { CardList } from './states';
 import { useFormError } from './use-form-error';
 
 const ROLES: Role[] = ['owner', 'admin', 'viewer'];
@@ -46,32 +45,33 @@ function InstancesCard() {
         description={t('instancesDescription')}
         actions={canWrite && <Button onClick={() => setCreating(true)}>{t('createInstance')}</Button>}
       />
-      {instancesError ? (
-        <InlineError error={instancesError} onRetry={reloadInstances} />
-      ) : !instances ? (
-        <TableSkeleton columns={3} rows={2} />
-      ) : instances.length === 0 ? (
-        <EmptyState
-          title={t('noInstancesTitle')}
-          description={t('noInstancesDescription')}
-        />
-      ) : (
-        <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
-          {instances.map((instance) => (
-            <li key={instance.id}>
-              <Link
-                href={pages.instance(account.id, instance.id)}
-                className={cn('flex flex-wrap items-center gap-x-4 gap-y-1 px-5 py-3.5 hover:bg-zinc-50 dark:hover:bg-zinc-800/40', focusRing)}
-              >
-                <span className="min-w-0 flex-1 font-medium">{instance.name}</span>
-                <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
-                <span className="hidden font-mono text-xs text-zinc-500 sm:inline">{instance.id}</span>
-                <span className="text-xs text-zinc-500">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
-              </Link>
-            </li>
-          ))}
-        </ul>
-      )}
+      <CardList
+        data={instances}
+        error={instancesError}
+        onRetry={reloadInstances}
+        columns={3}
+        rows={2}
+        emptyTitle={t('noInstancesTitle')}
+        emptyDescription={t('noInstancesDescription')}
+      >
+        {(instances) => (
+          <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
+            {instances.map((instance) => (
+              <li key={instance.id}>
+                <Link
+                  href={pages.instance(account.id, instance.id)}
+                  className={cn('flex flex-wrap items-center gap-x-4 gap-y-1 px-5 py-3.5 hover:bg-zinc-50 dark:hover:bg-zinc-800/40', focusRing)}
+                >
+                  <span className="min-w-0 flex-1 font-medium">{instance.name}</span>
+                  <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
+                  <span className="hidden font-mono text-xs text-zinc-500 sm:inline">{instance.id}</span>
+                  <span className="text-xs text-zinc-500">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </CardList>
       <CreateInstanceDialog open={creating} onClose={() => setCreating(false)} onCreated={reloadInstances} />
     </Card>
   );
@@ -130,14 +130,14 @@ function CreateInstanceDialog({ open, onClose, onCreated }: { open: boolean; onC
             </label>
           ))}
         </fieldset>
-        <div className="flex justify-end gap-2">
+        <FormActions>
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
           <Button type="submit" loading={busy}>
             {t('create')}
           </Button>
-        </div>
+        </FormActions>
       </form>
     </Dialog>
   );
@@ -172,72 +172,56 @@ function MembersCard() {
   return (
     <Card>
       <CardHeader title={t('membersTitle')} description={t('membersDescription')} />
-      {members.error ? (
-        <InlineError error={members.error} onRetry={members.reload} />
-      ) : !members.data ? (
-        <TableSkeleton columns={4} rows={2} />
-      ) : (
-        <Table caption={t('membersTitle')}>
-          <thead>
-            <tr>
-              <Th>{t('memberName')}</Th>
-              <Th>{t('memberEmail')}</Th>
-              <Th>{t('memberRole')}</Th>
-              <Th>{t('memberSince')}</Th>
-              {isOwner && (
-                <Th>
-                  <span className="sr-only">{t('actions')}</span>
-                </Th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {members.data.data.map((m) => (
-              <Tr key={m.id}>
-                <Td id={`member-name-${m.id}`} className="font-medium">
-                  {memberName(m)}
-                  {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500">{t('you')}</span>}
-                </Td>
-                <Td className="text-zinc-600 dark:text-zinc-400">{m.email_address}</Td>
-                <Td>
-                  {isOwner ? (
-                    <div className="flex flex-col gap-1">
-                      <Select
-                        aria-label={t('roleOf', { name: memberName(m) })}
-                        value={m.role}
-                        disabled={busyId === m.id}
-                        onChange={(e) => changeRole(m, e.target.value as Role)}
-                        className="h-8 w-32"
-                      >
-                        {ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {t(`roles.${r}`)}
-                          </option>
-                        ))}
-                      </Select>
-                      {rowError?.id === m.id && (
-                        <p role="alert" className="text-xs text-red-600 dark:text-red-400">
-                          {errorMessage(rowError.error)}
-                        </p>
-                      )}
-                    </div>
-                  ) : (
-                    <Badge tone={m.role === 'owner' ? 'indigo' : 'neutral'}>{t(`roles.${m.role}`)}</Badge>
-                  )}
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
-                {isOwner && (
-                  <Td className="text-right">
-                    <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
-                      {t('remove')}
-                    </Button>
+      <CardList data={members.data?.data} error={members.error} onRetry={members.reload} columns={4} rows={2}>
+        {(list) => (
+          <Table caption={t('membersTitle')}>
+            <Thead columns={[t('memberName'), t('memberEmail'), t('memberRole'), t('memberSince')]} actions={isOwner && t('actions')} />
+            <tbody>
+              {list.map((m) => (
+                <Tr key={m.id}>
+                  <Td id={`member-name-${m.id}`} className="font-medium">
+                    {memberName(m)}
+                    {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500">{t('you')}</span>}
                   </Td>
-                )}
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  <Td className="text-zinc-600 dark:text-zinc-400">{m.email_address}</Td>
+                  <Td>
+                    {isOwner ? (
+                      <div className="flex flex-col gap-1">
+                        <Select
+                          aria-label={t('roleOf', { name: memberName(m) })}
+                          value={m.role}
+                          disabled={busyId === m.id}
+                          onChange={(e) => changeRole(m, e.target.value as Role)}
+                          className="h-8 w-32"
+                        >
+                          {ROLES.map((r) => (
+                            <option key={r} value={r}>
+                              {t(`roles.${r}`)}
+                            </option>
+                          ))}
+                        </Select>
+                        {rowError?.id === m.id && (
+                          <p role="alert" className="text-xs text-red-600 dark:text-red-400">
+                            {errorMessage(rowError.error)}
+                          </p>
+                        )}
+                      </div>
+                    ) : (
+                      <Badge tone={m.role === 'owner' ? 'indigo' : 'neutral'}>{t(`roles.${m.role}`)}</Badge>
+                    )}
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
+                  {isOwner && (
+                    <ActionCell onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
+                      {t('remove')}
+                    </ActionCell>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       <ConfirmDialog
         open={removing !== null}
         onClose={() => setRemoving(null)}
@@ -313,44 +297,37 @@ function InvitationsCard() {
           </Button>
         </div>
       </form>
-      {invitations.error ? (
-        <InlineError error={invitations.error} onRetry={invitations.reload} />
-      ) : !pending ? (
-        <TableSkeleton columns={4} rows={1} />
-      ) : pending.length === 0 ? (
-        <EmptyState title={t('noInvitationsTitle')} description={t('noInvitationsDescription')} />
-      ) : (
-        <Table caption={t('invitationsTitle')}>
-          <thead>
-            <tr>
-              <Th>{t('memberEmail')}</Th>
-              <Th>{t('memberRole')}</Th>
-              <Th>{t('expires')}</Th>
-              <Th>
-                <span className="sr-only">{t('actions')}</span>
-              </Th>
-            </tr>
-          </thead>
-          <tbody>
-            {pending.map((inv) => (
-              <Tr key={inv.id}>
-                <Td id={`invitation-email-${inv.id}`} className="font-medium">
-                  {inv.email_address}
-                </Td>
-                <Td>
-                  <Badge>{t(`roles.${inv.role}`)}</Badge>
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(inv.expires_at)}</Td>
-                <Td className="text-right">
-                  <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-describedby={`invitation-email-${inv.id}`}>
+      <CardList
+        data={pending}
+        error={invitations.error}
+        onRetry={invitations.reload}
+        columns={4}
+        rows={1}
+        emptyTitle={t('noInvitationsTitle')}
+        emptyDescription={t('noInvitationsDescription')}
+      >
+        {(pending) => (
+          <Table caption={t('invitationsTitle')}>
+            <Thead columns={[t('memberEmail'), t('memberRole'), t('expires')]} actions={t('actions')} />
+            <tbody>
+              {pending.map((inv) => (
+                <Tr key={inv.id}>
+                  <Td id={`invitation-email-${inv.id}`} className="font-medium">
+                    {inv.email_address}
+                  </Td>
+                  <Td>
+                    <Badge>{t(`roles.${inv.role}`)}</Badge>
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(inv.expires_at)}</Td>
+                  <ActionCell onClick={() => setRevoking(inv)} aria-describedby={`invitation-email-${inv.id}`}>
                     {t('revoke')}
-                  </Button>
-                </Td>
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  </ActionCell>
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}

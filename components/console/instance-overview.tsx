@@ -2,17 +2,37 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
+import {
+  ActionCell,
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  Checkbox,
+  ConfirmDialog,
+  Dialog,
+  FormActions,
+  Field,
+  Input,
+  PageHeader,
+  SecretValue,
+  ShownOnce,
+  Table,
+  Td,
+  Thead,
+  Tr,
+  ValueField,
+} from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api } from '@/lib/console/paths';
 import { SCOPE_RESOURCES } from '@/lib/console/scopes';
 import type { CreatedKey, LightList, SecretKey } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { InlineError, TableSkeleton } from './states';
-import { SecretValue, ValueField } from './secret-value';
+import { CardList } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/instances/[instanceId]`: keys and URLs to integrate with, and the instance's secret keys. */
@@ -67,61 +87,50 @@ function SecretKeys() {
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
-      {keys.error ? (
-        <InlineError error={keys.error} onRetry={keys.reload} />
-      ) : !active ? (
-        <TableSkeleton columns={5} rows={2} />
-      ) : active.length === 0 ? (
-        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />
-      ) : (
-        <Table caption={t('title')}>
-          <thead>
-            <tr>
-              <Th>{t('name')}</Th>
-              <Th>{t('key')}</Th>
-              <Th>{t('scopes')}</Th>
-              <Th>{t('created')}</Th>
-              <Th>{t('lastUsed')}</Th>
-              {canWrite && (
-                <Th>
-                  <span className="sr-only">{t('actions')}</span>
-                </Th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {active.map((key) => (
-              <Tr key={key.id}>
-                <Td id={`key-name-${key.id}`} className="font-medium">
-                  {key.name || t('unnamed')}
-                </Td>
-                <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
-                <Td>
-                  {key.scopes.includes('*') ? (
-                    <Badge tone="indigo">{t('allScopes')}</Badge>
-                  ) : (
-                    <span className="flex max-w-xs flex-wrap gap-1">
-                      {key.scopes.slice(0, 4).map((s) => (
-                        <Badge key={s}>{s}</Badge>
-                      ))}
-                      {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
-                    </span>
-                  )}
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
-                {canWrite && (
-                  <Td className="text-right">
-                    <Button variant="ghost" size="sm" onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
-                      {t('revoke')}
-                    </Button>
+      <CardList
+        data={active}
+        error={keys.error}
+        onRetry={keys.reload}
+        columns={5}
+        rows={2}
+        emptyTitle={t('emptyTitle')}
+        emptyDescription={t('emptyDescription')}
+      >
+        {(active) => (
+          <Table caption={t('title')}>
+            <Thead columns={[t('name'), t('key'), t('scopes'), t('created'), t('lastUsed')]} actions={canWrite && t('actions')} />
+            <tbody>
+              {active.map((key) => (
+                <Tr key={key.id}>
+                  <Td id={`key-name-${key.id}`} className="font-medium">
+                    {key.name || t('unnamed')}
                   </Td>
-                )}
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
+                  <Td>
+                    {key.scopes.includes('*') ? (
+                      <Badge tone="indigo">{t('allScopes')}</Badge>
+                    ) : (
+                      <span className="flex max-w-xs flex-wrap gap-1">
+                        {key.scopes.slice(0, 4).map((s) => (
+                          <Badge key={s}>{s}</Badge>
+                        ))}
+                        {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
+                      </span>
+                    )}
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
+                  {canWrite && (
+                    <ActionCell onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
+                      {t('revoke')}
+                    </ActionCell>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       <CreateKeyDialog
         open={creating}
         path={base}
@@ -134,13 +143,9 @@ function SecretKeys() {
       />
       <Dialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')}>
         {created && (
-          <div className="flex flex-col gap-4">
-            <Alert tone="warning">{t('createdWarning')}</Alert>
+          <ShownOnce warning={t('createdWarning')} actions={<Button onClick={() => setCreated(null)}>{t('done')}</Button>}>
             <SecretValue value={created.secret} label={t('secret')} />
-            <div className="flex justify-end">
-              <Button onClick={() => setCreated(null)}>{t('done')}</Button>
-            </div>
-          </div>
+          </ShownOnce>
         )}
       </Dialog>
       <ConfirmDialog
@@ -257,14 +262,14 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
             </p>
           )}
         </fieldset>
-        <div className="flex justify-end gap-2">
+        <FormActions>
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
           <Button type="submit" loading={busy}>
             {t('createSubmit')}
           </Button>
-        </div>
+        </FormActions>
       </form>
     </Dialog>
   );

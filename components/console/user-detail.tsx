@@ -4,18 +4,16 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Dialog, EmptyState, Field, Skeleton, Table, Td, Textarea, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, Field, SecretValue, ShownOnce, Skeleton, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { ErrorState, InlineError, TableSkeleton } from './states';
-import { SecretValue } from './secret-value';
+import { CardList, ErrorState } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
@@ -62,6 +60,7 @@ function UserSkeleton() {
 function UserHeader({ user, base, onChange }: { user: User; base: string; onChange: (u: User) => void }) {
   const t = useTranslations('console.user');
   const tUsers = useTranslations('console.users');
+  const tConfirm = useTranslations('console.confirm');
   const errorMessage = useErrorMessage();
   const router = useRouter();
   const { account, canWrite } = useConsole();
@@ -98,6 +97,7 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   }
 
   const deleteConfirmText = email ?? user.id;
+  const ticketLink = (ticket: ActorToken) => `${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`;
   return (
     <div className="flex flex-col gap-4">
       <Link href={pages.instance(account.id, instance.id, 'users')} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
@@ -154,6 +154,7 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
         description={t('deleteDescription', { name: name ?? email ?? user.id })}
         confirmLabel={t('deleteConfirm')}
         confirmText={deleteConfirmText}
+        confirmTextLabel={tConfirm('typeToConfirm', { text: deleteConfirmText })}
         onConfirm={async () => {
           await mutate('DELETE', base);
           router.replace(pages.instance(account.id, instance.id, 'users'));
@@ -161,24 +162,27 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
       />
       <Dialog open={ticket !== null} onClose={() => setTicket(null)} title={t('impersonateTitle')}>
         {ticket && (
-          <div className="flex flex-col gap-4">
-            <Alert tone="warning">{t('impersonateWarning')}</Alert>
+          <ShownOnce
+            warning={t('impersonateWarning')}
+            actions={
+              <>
+                <Button variant="secondary" onClick={() => setTicket(null)}>
+                  {t('done')}
+                </Button>
+                <a
+                  href={ticketLink(ticket)}
+                  target="_blank"
+                  rel="noreferrer"
+                  className="inline-flex h-10 items-center rounded-md bg-indigo-600 px-4 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+                >
+                  {t('openSignIn')} ↗
+                </a>
+              </>
+            }
+          >
             <SecretValue value={ticket.token} label={t('actorToken')} />
-            <SecretValue value={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`} label={t('signInLink')} />
-            <div className="flex flex-wrap justify-end gap-2">
-              <Button variant="secondary" onClick={() => setTicket(null)}>
-                {t('done')}
-              </Button>
-              <a
-                href={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`}
-                target="_blank"
-                rel="noreferrer"
-                className="inline-flex h-10 items-center rounded-md bg-indigo-600 px-4 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-              >
-                {t('openSignIn')} ↗
-              </a>
-            </div>
-          </div>
+            <SecretValue value={ticketLink(ticket)} label={t('signInLink')} />
+          </ShownOnce>
         )}
       </Dialog>
     </div>
@@ -283,61 +287,52 @@ function Sessions({ base }: { base: string }) {
           )
         }
       />
-      {sessions.error ? (
-        <InlineError error={sessions.error} onRetry={sessions.reload} />
-      ) : !sessions.data ? (
-        <TableSkeleton columns={5} rows={2} />
-      ) : sessions.data.data.length === 0 ? (
-        <EmptyState title={t('noSessionsTitle')} description={t('noSessionsDescription')} />
-      ) : (
-        <Table caption={t('sessionsTitle')}>
-          <thead>
-            <tr>
-              <Th>{t('session')}</Th>
-              <Th>{t('status')}</Th>
-              <Th>{t('created')}</Th>
-              <Th>{t('lastActive')}</Th>
-              <Th>{t('expires')}</Th>
-              {canWrite && (
-                <Th>
-                  <span className="sr-only">{t('actions')}</span>
-                </Th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.data.data.map((s) => (
-              <Tr key={s.id}>
-                <Td>
-                  <span className="font-mono text-xs">{s.id}</span>
-                  {s.impersonated_by && (
-                    <span className="mt-1 block">
-                      <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
-                    </span>
-                  )}
-                </Td>
-                <Td>
-                  <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
-                    {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
-                  </Badge>
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
-                {canWrite && (
-                  <Td className="text-right">
-                    {LIVE_STATUSES.has(s.status) && (
-                      <Button variant="ghost" size="sm" onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
-                        {t('revoke')}
-                      </Button>
+      <CardList
+        data={sessions.data?.data}
+        error={sessions.error}
+        onRetry={sessions.reload}
+        columns={5}
+        rows={2}
+        emptyTitle={t('noSessionsTitle')}
+        emptyDescription={t('noSessionsDescription')}
+      >
+        {(list) => (
+          <Table caption={t('sessionsTitle')}>
+            <Thead columns={[t('session'), t('status'), t('created'), t('lastActive'), t('expires')]} actions={canWrite && t('actions')} />
+            <tbody>
+              {list.map((s) => (
+                <Tr key={s.id}>
+                  <Td>
+                    <span className="font-mono text-xs">{s.id}</span>
+                    {s.impersonated_by && (
+                      <span className="mt-1 block">
+                        <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
+                      </span>
                     )}
                   </Td>
-                )}
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  <Td>
+                    <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
+                      {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
+                    </Badge>
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
+                  {canWrite && (
+                    <Td className="text-right">
+                      {LIVE_STATUSES.has(s.status) && (
+                        <Button variant="ghost" size="sm" onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
+                          {t('revoke')}
+                        </Button>
+                      )}
+                    </Td>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       <ConfirmDialog
         open={confirm !== null}
         onClose={() => setConfirm(null)}

@@ -2,12 +2,18 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type ReactNode } from 'react';
-import { Alert, Button, Dialog, Field, Input } from '@/components/ui';
 import { useErrorMessage } from '@/lib/use-error-message';
+import { Alert } from './alert';
+import { Button } from './button';
+import { Dialog } from './dialog';
+import { Field } from './field';
+import { Input } from './input';
 
 /**
- * Asks before a destructive action. With `confirmText`, the operator types it to enable
- * the button. Shows the action's error inside the dialog; closes on success.
+ * Asks before a destructive action. With `confirmText` (and the `confirmTextLabel` asking
+ * for it), the person types it to enable the button. Shows the action's error inside the
+ * dialog (`describeError` turns it into copy; the API error message by default); closes on
+ * success.
  */
 export function ConfirmDialog({
   open,
@@ -16,6 +22,8 @@ export function ConfirmDialog({
   description,
   confirmLabel,
   confirmText,
+  confirmTextLabel,
+  describeError,
   onConfirm,
 }: {
   open: boolean;
@@ -24,9 +32,10 @@ export function ConfirmDialog({
   description: ReactNode;
   confirmLabel: string;
   confirmText?: string;
+  confirmTextLabel?: string;
+  describeError?: (error: unknown) => string;
   onConfirm: () => Promise<void>;
 }) {
-  const t = useTranslations('console.confirm');
   const tCommon = useTranslations('common');
   const errorMessage = useErrorMessage();
   const [typed, setTyped] = useState('');
@@ -64,22 +73,27 @@ export function ConfirmDialog({
           if (!blocked) void confirm();
         }}
       >
-        {error !== undefined && <Alert tone="error">{errorMessage(error)}</Alert>}
+        {error !== undefined && <Alert tone="error">{(describeError ?? errorMessage)(error)}</Alert>}
         <div className="text-sm text-zinc-600 dark:text-zinc-400">{description}</div>
         {confirmText !== undefined && (
-          <Field label={t('typeToConfirm', { text: confirmText })}>
+          <Field label={confirmTextLabel ?? confirmText}>
             {(p) => <Input {...p} value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} autoFocus />}
           </Field>
         )}
-        <div className="flex flex-wrap justify-end gap-2">
+        <FormActions>
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
           <Button type="submit" variant="danger" loading={busy} disabled={blocked}>
             {confirmLabel}
           </Button>
-        </div>
+        </FormActions>
       </form>
     </Dialog>
   );
+}
+
+/** The buttons at the foot of a form or dialog: stacked (main action on top) on a phone, in a row at the right above. */
+export function FormActions({ children }: { children: ReactNode }) {
+  return <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">{children}</div>;
 }
