@@ -16,7 +16,7 @@ import {
   ConfirmDialog,
   CopyField,
   Dialog,
-  FormActions,
+  FormDialog,
   EmptyState,
   Field,
   Input,
@@ -350,7 +350,6 @@ const DISABLE_FIELDS = ['code', 'password'] as const;
 
 function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone(codes: string[]): void }) {
   const t = useTranslations('hosted.mfa');
-  const tc = useTranslations('common');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
   const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(CODE_FIELDS);
@@ -374,29 +373,17 @@ function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose():
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('regenerateTitle')}>
-      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('regenerateDescription')}</p>
-        {formError && <Alert tone="error">{formError}</Alert>}
-        <Field label={t('codeLabel')} error={fieldErrors.code}>
-          {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
-        </Field>
-        <FormActions>
-          <Button variant="secondary" onClick={onClose}>
-            {tc('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {t('regenerateConfirm')}
-          </Button>
-        </FormActions>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('regenerateTitle')} onSubmit={submit} error={formError} submitLabel={t('regenerateConfirm')} busy={busy}>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('regenerateDescription')}</p>
+      <Field label={t('codeLabel')} error={fieldErrors.code}>
+        {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
+      </Field>
+    </FormDialog>
   );
 }
 
 function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boolean; passwordEnabled: boolean; onClose(): void; onDone(): void }) {
   const t = useTranslations('hosted.mfa');
-  const tc = useTranslations('common');
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
@@ -423,43 +410,32 @@ function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boole
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('disableTitle')}>
-      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('disableDescription')}</p>
-        {formError && <Alert tone="error">{formError}</Alert>}
-        {withPassword ? (
-          <Field key="password" label={tf('password')} error={fieldErrors.password}>
-            {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
-          </Field>
-        ) : (
-          <Field key="code" label={t('codeLabel')} error={fieldErrors.code}>
-            {(p) => <CodeInput {...p} name="code" autoFocus value={value} onChange={setValue} />}
-          </Field>
-        )}
-        {passwordEnabled && (
-          <Button
-            variant="ghost"
-            size="sm"
-            className="self-start"
-            onClick={() => {
-              setWithPassword((v) => !v);
-              setValue('');
-              reset();
-            }}
-          >
-            {withPassword ? t('useCodeInstead') : t('usePasswordInstead')}
-          </Button>
-        )}
-        <FormActions>
-          <Button variant="secondary" onClick={onClose}>
-            {tc('cancel')}
-          </Button>
-          <Button type="submit" variant="danger" loading={busy}>
-            {t('disableConfirm')}
-          </Button>
-        </FormActions>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('disableTitle')} onSubmit={submit} error={formError} submitLabel={t('disableConfirm')} busy={busy} danger>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('disableDescription')}</p>
+      {withPassword ? (
+        <Field key="password" label={tf('password')} error={fieldErrors.password}>
+          {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
+        </Field>
+      ) : (
+        <Field key="code" label={t('codeLabel')} error={fieldErrors.code}>
+          {(p) => <CodeInput {...p} name="code" autoFocus value={value} onChange={setValue} />}
+        </Field>
+      )}
+      {passwordEnabled && (
+        <Button
+          variant="ghost"
+          size="sm"
+          className="self-start"
+          onClick={() => {
+            setWithPassword((v) => !v);
+            setValue('');
+            reset();
+          }}
+        >
+          {withPassword ? t('useCodeInstead') : t('usePasswordInstead')}
+        </Button>
+      )}
+    </FormDialog>
   );
 }
 
@@ -668,7 +644,6 @@ function TokensSection() {
 
 function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(): void }) {
   const t = useTranslations('hosted.tokens');
-  const tc = useTranslations('common');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
   const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(TOKEN_FIELDS);
@@ -696,45 +671,37 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
     }
   }
 
-  return (
-    <Dialog open onClose={onClose} title={secret ? t('createdTitle') : t('createTitle')}>
-      {secret ? (
+  if (secret) {
+    return (
+      <Dialog open onClose={onClose} title={t('createdTitle')}>
         <ShownOnce warning={t('createdOnce')} actions={<Button onClick={onClose}>{t('done')}</Button>}>
           <CopyField value={secret} label={t('secretLabel')} />
         </ShownOnce>
-      ) : (
-        <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-          {formError && <Alert tone="error">{formError}</Alert>}
-          <Field label={t('nameLabel')} hint={t('nameHint')} error={fieldErrors.name}>
-            {(p) => <Input {...p} name="name" autoFocus maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />}
-          </Field>
-          <fieldset className="flex flex-col gap-2">
-            <legend className="mb-1 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('scopes')}</legend>
-            <Checkbox label={t('scopeRead')} checked disabled readOnly />
-            <Checkbox label={t('scopeWrite')} checked={write} onChange={(e) => setWrite(e.target.checked)} />
-            {fieldErrors.scopes && <p className="text-xs font-medium text-red-600 dark:text-red-400">{fieldErrors.scopes}</p>}
-          </fieldset>
-          <Field label={t('expiry')} error={fieldErrors.expires_in_seconds}>
-            {(p) => (
-              <Select {...p} name="expires_in_seconds" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-                {EXPIRY_OPTIONS.map((o) => (
-                  <option key={o.key} value={o.value}>
-                    {t(`expiryOptions.${o.key}`)}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          <FormActions>
-            <Button variant="secondary" onClick={onClose}>
-              {tc('cancel')}
-            </Button>
-            <Button type="submit" loading={busy}>
-              {t('createSubmit')}
-            </Button>
-          </FormActions>
-        </form>
-      )}
-    </Dialog>
+      </Dialog>
+    );
+  }
+  return (
+    <FormDialog open onClose={onClose} title={t('createTitle')} onSubmit={submit} error={formError} submitLabel={t('createSubmit')} busy={busy}>
+      <Field label={t('nameLabel')} hint={t('nameHint')} error={fieldErrors.name}>
+        {(p) => <Input {...p} name="name" autoFocus maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('scopes')}</legend>
+        <Checkbox label={t('scopeRead')} checked disabled readOnly />
+        <Checkbox label={t('scopeWrite')} checked={write} onChange={(e) => setWrite(e.target.checked)} />
+        {fieldErrors.scopes && <p className="text-xs font-medium text-red-600 dark:text-red-400">{fieldErrors.scopes}</p>}
+      </fieldset>
+      <Field label={t('expiry')} error={fieldErrors.expires_in_seconds}>
+        {(p) => (
+          <Select {...p} name="expires_in_seconds" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+            {EXPIRY_OPTIONS.map((o) => (
+              <option key={o.key} value={o.value}>
+                {t(`expiryOptions.${o.key}`)}
+              </option>
+            ))}
+          </Select>
+        )}
+      </Field>
+    </FormDialog>
   );
 }

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, Dialog, FormActions, Field, Input, PageHeader, Select, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { Instance, Invitation, LightList, Member, Role } from '@/lib/console/types';
@@ -80,66 +80,47 @@ function InstancesCard() {
 function CreateInstanceDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: () => void }) {
   const t = useTranslations('console.account');
   const tEnv = useTranslations('console.environment');
-  const tCommon = useTranslations('common');
   const router = useRouter();
   const { account } = useConsole();
   const form = useFormError(['name', 'environment']);
   const [name, setName] = useState('');
   const [environment, setEnvironment] = useState<'test' | 'live'>('test');
-  const [busy, setBusy] = useState(false);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    form.clear();
-    try {
+    void form.run(async () => {
       const created = await mutate<Instance>('POST', `${api.account(account.id)}/instances`, { name, environment });
       onCreated();
       setName('');
       onClose();
       router.push(pages.instance(account.id, created.id));
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('createInstanceTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('instanceName')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('environment')}</legend>
-          {(['test', 'live'] as const).map((env) => (
-            <label
-              key={env}
-              className={cn(
-                'flex cursor-pointer items-start gap-3 rounded-md p-3 ring-1 ring-inset',
-                environment === env ? 'ring-indigo-500 bg-indigo-50/50 dark:bg-indigo-950/40' : 'ring-zinc-300 dark:ring-zinc-700',
-              )}
-            >
-              <input type="radio" name="environment" value={env} checked={environment === env} onChange={() => setEnvironment(env)} className={cn('mt-0.5 accent-indigo-600', focusRing)} />
-              <span className="flex flex-col">
-                <span className="text-sm font-medium">{tEnv(env)}</span>
-                <span className="text-xs text-zinc-600 dark:text-zinc-400">{t(`environmentHint.${env}`)}</span>
-              </span>
-            </label>
-          ))}
-        </fieldset>
-        <FormActions>
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {t('create')}
-          </Button>
-        </FormActions>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('createInstanceTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
+      <Field label={t('instanceName')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('environment')}</legend>
+        {(['test', 'live'] as const).map((env) => (
+          <label
+            key={env}
+            className={cn(
+              'flex cursor-pointer items-start gap-3 rounded-md p-3 ring-1 ring-inset',
+              environment === env ? 'ring-indigo-500 bg-indigo-50/50 dark:bg-indigo-950/40' : 'ring-zinc-300 dark:ring-zinc-700',
+            )}
+          >
+            <input type="radio" name="environment" value={env} checked={environment === env} onChange={() => setEnvironment(env)} className={cn('mt-0.5 accent-indigo-600', focusRing)} />
+            <span className="flex flex-col">
+              <span className="text-sm font-medium">{tEnv(env)}</span>
+              <span className="text-xs text-zinc-600 dark:text-zinc-400">{t(`environmentHint.${env}`)}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+    </FormDialog>
   );
 }
 
@@ -247,26 +228,19 @@ function InvitationsCard() {
   const form = useFormError(['email_address', 'role']);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Invitation | null>(null);
   const invitable = ROLES.filter((r) => isOwner || r !== 'owner');
 
-  async function invite(e: FormEvent) {
+  function invite(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    form.clear();
     setSent(null);
-    try {
+    void form.run(async () => {
       await mutate('POST', `${api.account(account.id)}/invitations`, { email_address: email, role });
       setSent(email);
       setEmail('');
       invitations.reload();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const pending = invitations.data?.data.filter((i) => i.status === 'pending');
@@ -292,7 +266,7 @@ function InvitationsCard() {
               </Select>
             )}
           </Field>
-          <Button type="submit" loading={busy} className="sm:mt-[1.625rem]">
+          <Button type="submit" loading={form.busy} className="sm:mt-[1.625rem]">
             {t('invite')}
           </Button>
         </div>

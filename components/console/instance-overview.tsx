@@ -4,7 +4,6 @@ import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
 import {
   ActionCell,
-  Alert,
   Badge,
   Button,
   Card,
@@ -13,7 +12,7 @@ import {
   Checkbox,
   ConfirmDialog,
   Dialog,
-  FormActions,
+  FormDialog,
   Field,
   Input,
   PageHeader,
@@ -166,12 +165,10 @@ function SecretKeys() {
 
 function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; path: string; onClose: () => void; onCreated: (key: CreatedKey) => void }) {
   const t = useTranslations('console.keys');
-  const tCommon = useTranslations('common');
   const form = useFormError(['name', 'scopes']);
   const [name, setName] = useState('');
   const [all, setAll] = useState(true);
   const [scopes, setScopes] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
   const [scopeError, setScopeError] = useState<string | null>(null);
 
   function toggle(scope: string, on: boolean) {
@@ -183,7 +180,7 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
     });
   }
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     form.clear();
     setScopeError(null);
@@ -191,86 +188,70 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
       setScopeError(t('scopesRequired'));
       return;
     }
-    setBusy(true);
-    try {
+    void form.run(async () => {
       const key = await mutate<CreatedKey>('POST', path, { ...(name.trim() ? { name: name.trim() } : {}), scopes: all ? '*' : [...scopes].sort() });
       setName('');
       setAll(true);
       setScopes(new Set());
       onCreated(key);
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('createTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium">{t('scopes')}</legend>
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" name="scope-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
-            {t('allScopesOption')}
-          </label>
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" name="scope-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
-            {t('someScopesOption')}
-          </label>
-          {!all && (
-            <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
-              <table className="w-full text-sm">
-                <thead>
-                  <tr className="text-left text-xs text-zinc-500">
-                    <th scope="col" className="pb-1 font-medium">
-                      {t('resource')}
-                    </th>
-                    <th scope="col" className="pb-1 font-medium">
-                      {t('read')}
-                    </th>
-                    <th scope="col" className="pb-1 font-medium">
-                      {t('write')}
-                    </th>
+    <FormDialog open={open} onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+      <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-sm font-medium">{t('scopes')}</legend>
+        <label className="inline-flex items-center gap-2 text-sm">
+          <input type="radio" name="scope-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
+          {t('allScopesOption')}
+        </label>
+        <label className="inline-flex items-center gap-2 text-sm">
+          <input type="radio" name="scope-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
+          {t('someScopesOption')}
+        </label>
+        {!all && (
+          <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
+            <table className="w-full text-sm">
+              <thead>
+                <tr className="text-left text-xs text-zinc-500">
+                  <th scope="col" className="pb-1 font-medium">
+                    {t('resource')}
+                  </th>
+                  <th scope="col" className="pb-1 font-medium">
+                    {t('read')}
+                  </th>
+                  <th scope="col" className="pb-1 font-medium">
+                    {t('write')}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {SCOPE_RESOURCES.map((resource) => (
+                  <tr key={resource}>
+                    <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
+                    {(['read', 'write'] as const).map((action) => {
+                      const scope = `${resource}:${action}`;
+                      return (
+                        <td key={action} className="py-1">
+                          <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+                        </td>
+                      );
+                    })}
                   </tr>
-                </thead>
-                <tbody>
-                  {SCOPE_RESOURCES.map((resource) => (
-                    <tr key={resource}>
-                      <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
-                      {(['read', 'write'] as const).map((action) => {
-                        const scope = `${resource}:${action}`;
-                        return (
-                          <td key={action} className="py-1">
-                            <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
-                          </td>
-                        );
-                      })}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          {(scopeError || form.fieldError('scopes')) && (
-            <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
-              {scopeError ?? form.fieldError('scopes')}
-            </p>
-          )}
-        </fieldset>
-        <FormActions>
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {t('createSubmit')}
-          </Button>
-        </FormActions>
-      </form>
-    </Dialog>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {(scopeError || form.fieldError('scopes')) && (
+          <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
+            {scopeError ?? form.fieldError('scopes')}
+          </p>
+        )}
+      </fieldset>
+    </FormDialog>
   );
 }

@@ -1,7 +1,7 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { Alert } from './alert';
 import { Button } from './button';
@@ -36,7 +36,6 @@ export function ConfirmDialog({
   describeError?: (error: unknown) => string;
   onConfirm: () => Promise<void>;
 }) {
-  const tCommon = useTranslations('common');
   const errorMessage = useErrorMessage();
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
@@ -65,35 +64,84 @@ export function ConfirmDialog({
 
   const blocked = confirmText !== undefined && typed.trim() !== confirmText;
   return (
-    <Dialog open={open} onClose={onClose} title={title}>
-      <form
-        className="flex flex-col gap-4"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (!blocked) void confirm();
-        }}
-      >
-        {error !== undefined && <Alert tone="error">{(describeError ?? errorMessage)(error)}</Alert>}
-        <div className="text-sm text-zinc-600 dark:text-zinc-400">{description}</div>
-        {confirmText !== undefined && (
-          <Field label={confirmTextLabel ?? confirmText}>
-            {(p) => <Input {...p} value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} autoFocus />}
-          </Field>
-        )}
-        <FormActions>
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" variant="danger" loading={busy} disabled={blocked}>
-            {confirmLabel}
-          </Button>
-        </FormActions>
-      </form>
-    </Dialog>
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title={title}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!blocked) void confirm();
+      }}
+      error={error !== undefined && (describeError ?? errorMessage)(error)}
+      submitLabel={confirmLabel}
+      busy={busy}
+      danger
+      disabled={blocked}
+    >
+      <div className="text-sm text-zinc-600 dark:text-zinc-400">{description}</div>
+      {confirmText !== undefined && (
+        <Field label={confirmTextLabel ?? confirmText}>
+          {(p) => <Input {...p} value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} autoFocus />}
+        </Field>
+      )}
+    </FormDialog>
   );
 }
 
 /** The buttons at the foot of a form or dialog: stacked (main action on top) on a phone, in a row at the right above. */
 export function FormActions({ children }: { children: ReactNode }) {
   return <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">{children}</div>;
+}
+
+/** "Cancel" and the submit button (`busy`: loading; `danger`: a destructive action) at the foot of a form. */
+export function CancelSubmit({ onCancel, submitLabel, busy, danger = false, disabled }: { onCancel: () => void; submitLabel: ReactNode; busy: boolean; danger?: boolean; disabled?: boolean }) {
+  const tCommon = useTranslations('common');
+  return (
+    <FormActions>
+      <Button variant="secondary" onClick={onCancel}>
+        {tCommon('cancel')}
+      </Button>
+      <Button type="submit" variant={danger ? 'danger' : 'primary'} loading={busy} disabled={disabled}>
+        {submitLabel}
+      </Button>
+    </FormActions>
+  );
+}
+
+/**
+ * A dialog holding a form: the form-level `error` in an Alert at the top, the fields, then
+ * "Cancel" and the submit button.
+ */
+export function FormDialog({
+  open,
+  onClose,
+  title,
+  onSubmit,
+  error,
+  submitLabel,
+  busy,
+  danger,
+  disabled,
+  children,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: ReactNode;
+  onSubmit: (e: FormEvent) => void;
+  error?: ReactNode;
+  submitLabel: ReactNode;
+  busy: boolean;
+  danger?: boolean;
+  disabled?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog open={open} onClose={onClose} title={title}>
+      <form className="flex flex-col gap-4" onSubmit={onSubmit} noValidate>
+        {error ? <Alert tone="error">{error}</Alert> : null}
+        {children}
+        <CancelSubmit onCancel={onClose} submitLabel={submitLabel} busy={busy} danger={danger} disabled={disabled} />
+      </form>
+    </Dialog>
+  );
 }
