@@ -71,19 +71,13 @@ function CreateAccount({ me }: { me: Me }) {
   const router = useRouter();
   const form = useFormError(['name']);
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    form.clear();
-    try {
+    void form.run(async () => {
       const account = await mutate<Account>('POST', api.accounts, { name });
       router.push(pages.account(account.id));
-    } catch (err) {
-      form.setError(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   return (
@@ -105,7 +99,7 @@ function CreateAccount({ me }: { me: Me }) {
           ) : (
             <span />
           )}
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('create')}
           </Button>
         </div>

@@ -352,15 +352,16 @@ function Sessions({ base }: { base: string }) {
 type MetaKey = 'public_metadata' | 'private_metadata' | 'unsafe_metadata';
 const META_KEYS: MetaKey[] = ['public_metadata', 'private_metadata', 'unsafe_metadata'];
 
+/** Each metadata object as indented JSON, for its textarea. */
+const textOf = (user: User) => Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(user[k] ?? {}, null, 2)])) as Record<MetaKey, string>;
+
 function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onSaved: (u: User) => void }) {
   const t = useTranslations('console.user');
   const tCommon = useTranslations('common');
   const { canWrite } = useConsole();
   const form = useFormError(META_KEYS);
-  const initial = () => Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(user[k] ?? {}, null, 2)])) as Record<MetaKey, string>;
-  const [text, setText] = useState<Record<MetaKey, string>>(initial);
+  const [text, setText] = useState<Record<MetaKey, string>>(() => textOf(user));
   const [invalid, setInvalid] = useState<Partial<Record<MetaKey, string>>>({});
-  const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
 
   async function submit(e: FormEvent) {
@@ -389,17 +390,12 @@ function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onS
       setSaved(true);
       return;
     }
-    setBusy(true);
-    try {
+    void form.run(async () => {
       const updated = await mutate<User>('PATCH', base, body);
       onSaved(updated);
-      setText(Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(updated[k] ?? {}, null, 2)])) as Record<MetaKey, string>);
+      setText(textOf(updated));
       setSaved(true);
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -430,7 +426,7 @@ function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onS
           </div>
           {canWrite && (
             <div className="flex justify-end">
-              <Button type="submit" loading={busy}>
+              <Button type="submit" loading={form.busy}>
                 {t('saveMetadata')}
               </Button>
             </div>
