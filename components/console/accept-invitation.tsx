@@ -4,14 +4,14 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, Skeleton } from '@/components/ui';
+import { Alert, Button, Skeleton } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { displayName, primaryEmail } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
 import type { ConsoleInfo, Me } from '@/lib/console/types';
 import { errorReason } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { Centered } from './centered';
+import { CenteredCard } from './centered';
 import { NameFields, NewPasswordField } from './operator-fields';
 import { useFormError } from './use-form-error';
 
@@ -115,16 +115,8 @@ export function AcceptInvitation({ token }: { token: string | null }) {
   }
 
   return (
-    <Centered>
-      <Card>
-        <CardBody className="flex flex-col gap-5 p-6 sm:p-8">
-          <div>
-            <h1 className="text-xl font-semibold tracking-tight">{t('title')}</h1>
-            <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t('description')}</p>
-          </div>
-          {content}
-        </CardBody>
-      </Card>
-    </Centered>
+    <CenteredCard title={t('title')} description={t('description')}>
+      {content}
+    </CenteredCard>
   );
 }

@@ -191,46 +191,61 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
 
 function Identifiers({ user }: { user: User }) {
   const t = useTranslations('console.user');
-  const verification = (v: { status: string } | null) =>
-    v?.status === 'verified' ? <Badge tone="green">{t('verified')}</Badge> : <Badge>{t('unverified')}</Badge>;
   return (
     <Card>
       <CardHeader title={t('contactTitle')} />
       <CardBody className="flex flex-col gap-4">
-        <section aria-label={t('emails')} className="flex flex-col gap-2">
-          <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t('emails')}</h3>
-          {user.email_addresses.length === 0 ? (
-            <p className="text-sm text-zinc-500">{t('noEmails')}</p>
-          ) : (
-            <ul className="flex flex-col gap-2">
-              {user.email_addresses.map((e) => (
-                <li key={e.id} className="flex flex-wrap items-center gap-2 text-sm">
-                  <span className="min-w-0 break-all">{e.email_address}</span>
-                  {e.id === user.primary_email_address_id && <Badge tone="indigo">{t('primary')}</Badge>}
-                  {verification(e.verification)}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-        <section aria-label={t('phones')} className="flex flex-col gap-2">
-          <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t('phones')}</h3>
-          {user.phone_numbers.length === 0 ? (
-            <p className="text-sm text-zinc-500">{t('noPhones')}</p>
-          ) : (
-            <ul className="flex flex-col gap-2">
-              {user.phone_numbers.map((p) => (
-                <li key={p.id} className="flex flex-wrap items-center gap-2 text-sm">
-                  <span className="font-mono">{p.phone_number}</span>
-                  {p.id === user.primary_phone_number_id && <Badge tone="indigo">{t('primary')}</Badge>}
-                  {verification(p.verification)}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
+        <ContactList
+          title={t('emails')}
+          empty={t('noEmails')}
+          items={user.email_addresses.map((e) => ({ id: e.id, value: e.email_address, verification: e.verification }))}
+          primaryId={user.primary_email_address_id}
+          valueClassName="min-w-0 break-all"
+        />
+        <ContactList
+          title={t('phones')}
+          empty={t('noPhones')}
+          items={user.phone_numbers.map((p) => ({ id: p.id, value: p.phone_number, verification: p.verification }))}
+          primaryId={user.primary_phone_number_id}
+          valueClassName="font-mono"
+        />
       </CardBody>
     </Card>
+  );
+}
+
+/** A titled list of a user's email addresses or phone numbers, marking the primary one and each verification. */
+function ContactList({
+  title,
+  empty,
+  items,
+  primaryId,
+  valueClassName,
+}: {
+  title: string;
+  empty: string;
+  items: Array<{ id: string; value: string; verification: { status: string } | null }>;
+  primaryId: string | null;
+  valueClassName: string;
+}) {
+  const t = useTranslations('console.user');
+  return (
+    <section aria-label={title} className="flex flex-col gap-2">
+      <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{title}</h3>
+      {items.length === 0 ? (
+        <p className="text-sm text-zinc-500">{empty}</p>
+      ) : (
+        <ul className="flex flex-col gap-2">
+          {items.map((item) => (
+            <li key={item.id} className="flex flex-wrap items-center gap-2 text-sm">
+              <span className={valueClassName}>{item.value}</span>
+              {item.id === primaryId && <Badge tone="indigo">{t('primary')}</Badge>}
+              {item.verification?.status === 'verified' ? <Badge tone="green">{t('verified')}</Badge> : <Badge>{t('unverified')}</Badge>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 
