@@ -124,22 +124,17 @@ function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
   const step = useSignInStep();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(PASSWORD_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(PASSWORD_FIELDS);
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     reset();
     if (!password) return setFieldErrors({ password: te('required') });
-    setBusy(true);
-    try {
+    void run(async () => {
       const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${stage.id}/reset_password`, { json: { password } });
       step(res, stage.email);
-    } catch (err) {
-      show(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   return (

@@ -185,10 +185,9 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
   const t = useTranslations('hosted.profile');
   const tf = useTranslations('hosted.fields');
   const { call } = useHosted();
-  const { formError, fieldErrors, show, reset } = useFormErrors(NAME_FIELDS);
+  const { formError, fieldErrors, reset, busy, run } = useFormErrors(NAME_FIELDS);
   const [first, setFirst] = useState(me.first_name ?? '');
   const [last, setLast] = useState(me.last_name ?? '');
-  const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const dirty = first.trim() !== (me.first_name ?? '') || last.trim() !== (me.last_name ?? '');
 
@@ -196,16 +195,11 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
     e.preventDefault();
     reset();
     setSaved(false);
-    setBusy(true);
-    try {
+    void run(async () => {
       const updated = await call<Me>('/v1/me', { method: 'PATCH', json: { first_name: first.trim() || null, last_name: last.trim() || null } });
       onSaved(updated);
       setSaved(true);
-    } catch (err) {
-      show(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -352,24 +346,18 @@ function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose():
   const t = useTranslations('hosted.mfa');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(CODE_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(CODE_FIELDS);
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     reset();
     if (code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    setBusy(true);
-    try {
+    void run(async () => {
       const res = await call<{ backup_codes: string[] }>('/v1/me/backup_codes', { json: { code } });
       setCode('');
       onDone(res.backup_codes);
-    } catch (err) {
-      show(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -387,26 +375,20 @@ function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boole
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(DISABLE_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(DISABLE_FIELDS);
   const [withPassword, setWithPassword] = useState(false);
   const [value, setValue] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     reset();
     if (!withPassword && value.length !== 6) return setFieldErrors({ code: te('codeFormat') });
     if (withPassword && !value) return setFieldErrors({ password: te('required') });
-    setBusy(true);
-    try {
+    void run(async () => {
       await call('/v1/me/totp', { method: 'DELETE', json: withPassword ? { password: value } : { code: value } });
       setValue('');
       onDone();
-    } catch (err) {
-      show(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -646,29 +628,23 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
   const t = useTranslations('hosted.tokens');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(TOKEN_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(TOKEN_FIELDS);
   const [name, setName] = useState('');
   const [write, setWrite] = useState(false);
   const [expiry, setExpiry] = useState('');
-  const [busy, setBusy] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     reset();
     if (!name.trim()) return setFieldErrors({ name: te('required') });
-    setBusy(true);
-    try {
+    void run(async () => {
       const created = await call<ApiToken & { token: string }>('/v1/client/me/api_tokens', {
         json: { name: name.trim(), scopes: write ? ['me:read', 'me:write'] : ['me:read'], ...(expiry ? { expires_in_seconds: Number(expiry) } : {}) },
       });
       setSecret(created.token);
       onCreated();
-    } catch (err) {
-      show(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (secret) {

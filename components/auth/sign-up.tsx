@@ -47,13 +47,12 @@ function SignUpForm() {
   const te = useTranslations('hosted.errors');
   const router = useRouter();
   const { instanceId, env, call, href, setClient } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FIELDS);
   const required = new Set(env?.user_settings.sign_up.required_fields ?? []);
   const askName = required.has('first_name') || required.has('last_name');
   const askUsername = required.has('username');
   const askPassword = required.has('password');
   const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: '', password: '' });
-  const [busy, setBusy] = useState(false);
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   async function submit(e: FormEvent) {
@@ -67,8 +66,7 @@ function SignUpForm() {
     ];
     const missing = Object.fromEntries(asked.filter((k) => !values[k].trim()).map((k) => [k, te('required')]));
     if (Object.keys(missing).length) return setFieldErrors(missing);
-    setBusy(true);
-    try {
+    void run(async () => {
       const body: Record<string, string> = { email_address: values.email_address.trim() };
       for (const k of asked) if (k !== 'email_address') body[k] = k === 'password' ? values[k] : values[k].trim();
       const created = await call<Envelope<SignUpAttempt>>('/v1/client/sign_ups', { json: body });
@@ -77,10 +75,7 @@ function SignUpForm() {
       await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy: 'email_code' } });
       writeFlow(instanceId, 'sign_up', { id, identifier: created.response.email_address, sentAt: Date.now() });
       router.push(href('/sign-up/verify'));
-    } catch (err) {
-      show(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   return (

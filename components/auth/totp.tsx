@@ -26,8 +26,7 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
   const [qr, setQr] = useState<string | null>(null);
   const [startError, setStartError] = useState<string | null>(null);
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FIELDS);
   const started = useRef(false);
 
   useEffect(() => {
@@ -46,14 +45,10 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
     e.preventDefault();
     reset();
     if (code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    setBusy(true);
-    try {
+    void run(async () => {
       const res = await call<{ backup_codes: string[] }>('/v1/me/totp/attempt_verification', { json: { code } });
       onEnabled(res.backup_codes);
-    } catch (err) {
-      show(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   if (startError) {
