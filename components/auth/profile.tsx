@@ -438,6 +438,22 @@ function RowsSkeleton({ height }: { height: string }) {
   );
 }
 
+/** A FAPI list (`{data}`) loaded on mount: the items (null until there), the error as copy, `load` to fetch again. */
+function useList<T>(path: string) {
+  const { call } = useHosted();
+  const describe = useFapiError();
+  const [list, setList] = useState<T[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(() => {
+    call<List<T>>(path).then(
+      (r) => setList(r.data),
+      (e: unknown) => setError(describe(e).message),
+    );
+  }, [call, describe, path]);
+  useEffect(load, [load]);
+  return { list, setList, error, load };
+}
+
 function useDates() {
   const format = useFormatter();
   return {
@@ -451,16 +467,8 @@ function SessionsSection() {
   const { call } = useHosted();
   const describe = useFapiError();
   const dates = useDates();
-  const [list, setList] = useState<MeSession[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { list, setList, error } = useList<MeSession>('/v1/me/sessions');
   const [confirm, setConfirm] = useState<{ kind: 'one'; session: MeSession } | { kind: 'others' } | null>(null);
-
-  useEffect(() => {
-    call<List<MeSession>>('/v1/me/sessions').then(
-      (r) => setList(r.data),
-      (e: unknown) => setError(describe(e).message),
-    );
-  }, [call, describe]);
 
   async function run() {
     if (!confirm) return;
@@ -542,19 +550,10 @@ function TokensSection() {
   const { call, client } = useHosted();
   const describe = useFapiError();
   const dates = useDates();
-  const [list, setList] = useState<ApiToken[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { list, setList, error, load } = useList<ApiToken>('/v1/client/me/api_tokens');
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
   const impersonated = !!client?.session?.impersonated_by;
-
-  const load = useCallback(() => {
-    call<List<ApiToken>>('/v1/client/me/api_tokens').then(
-      (r) => setList(r.data),
-      (e: unknown) => setError(describe(e).message),
-    );
-  }, [call, describe]);
-  useEffect(load, [load]);
 
   async function revoke() {
     if (!revoking) return;
