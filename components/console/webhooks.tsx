@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, CopyField, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, EmptyState, Field, Input, PageHeader, SecretValue, Table, Td, Th, Tr, cn, focusRing } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
@@ -10,7 +10,6 @@ import type { CursorPage } from '@/lib/console/types';
 import { EVENT_TYPES, type CreatedWebhookEndpoint, type WebhookEndpoint, type WebhookSecret } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
@@ -290,7 +289,7 @@ function SecretDialog({ open, onClose, title, secret, warning }: { open: boolean
     <Dialog open={open} onClose={onClose} title={title}>
       <div className="flex flex-col gap-4">
         {warning && <Alert tone="warning">{warning}</Alert>}
-        <CopyField value={secret} label={t('signingSecret')} />
+        <SecretValue value={secret} label={t('signingSecret')} />
         <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('verifyHint')}</p>
         <div className="flex justify-end">
           <Button onClick={onClose}>{t('done')}</Button>
