@@ -11,6 +11,8 @@ import { createMetrics } from './http/metrics';
 import { CacheRegistry, TtlCache } from './http/ttl-cache';
 import { createCipher, loadEncryptionKey } from './crypto/cipher';
 import { createSmtpMailer, type Mailer } from './email/transport';
+import { systemResolver, type DnsResolver } from './http/ssrf';
+import { pendingMessageCount } from './webhooks/delivery';
 
 export interface Runtime {
   deps: Deps;
@@ -30,6 +32,8 @@ export interface RuntimeOptions {
   defaultMetrics?: boolean;
   /** Use this email transport instead of one from SMTP_URL (tests); null = dev outbox. */
   mailer?: Mailer | null;
+  /** Host name resolution for outbound requests (tests point names at chosen addresses). */
+  dns?: DnsResolver;
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -60,11 +64,12 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     clock: opts.clock ?? systemClock,
     logger,
     limiter: createLimiter(redis ? new RedisLimiterStore(redis) : new MemoryLimiterStore()),
-    metrics: createMetrics({ defaultMetrics: opts.defaultMetrics }),
+    metrics: createMetrics({ defaultMetrics: opts.defaultMetrics, webhookQueueDepth: () => pendingMessageCount(deps) }),
     keyCache: new TtlCache(1000),
     caches: new CacheRegistry(),
     cipher,
     mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
+    dns: opts.dns ?? systemResolver,
   };
   const db = database;
   return {

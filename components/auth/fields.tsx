@@ -10,21 +10,44 @@ export function PasswordInput({ className, ...rest }: ControlProps & Omit<InputH
   const [shown, setShown] = useState(false);
   return (
     <div className="relative">
-      <Input {...rest} type={shown ? 'text' : 'password'} className={cn('pr-16', className)} />
+      <Input {...rest} type={shown ? 'text' : 'password'} className={cn('pr-11', className)} />
       <button
         type="button"
         onClick={() => setShown((v) => !v)}
         aria-pressed={shown}
         aria-controls={rest.id}
+        title={shown ? t('hidePassword') : t('showPassword')}
         className={cn(
-          'absolute inset-y-1 right-1 rounded px-2 text-xs font-medium text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-800',
+          'absolute inset-y-1 right-1 flex w-9 items-center justify-center rounded text-zinc-500 hover:bg-zinc-100 hover:text-zinc-700 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-200',
           focusRing,
         )}
       >
-        {shown ? t('hidePassword') : t('showPassword')}
+        <EyeIcon crossed={shown} />
+        {/* Text, not aria-label, so that getByLabel('Password') finds only the input. */}
+        <span className="sr-only">{shown ? t('hidePassword') : t('showPassword')}</span>
       </button>
     </div>
   );
+}
+
+function EyeIcon({ crossed }: { crossed: boolean }) {
+  return (
+    <svg aria-hidden viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth={1.6} strokeLinecap="round" strokeLinejoin="round" className="size-5">
+      <path d="M1.5 10S4.5 4 10 4s8.5 6 8.5 6-3 6-8.5 6S1.5 10 1.5 10Z" />
+      <circle cx="10" cy="10" r="2.5" />
+      {crossed && <path d="M3 17 17 3" />}
+    </svg>
+  );
+}
+
+/** A typed identifier (username, email address, code): no autocapitalisation, no spell check. */
+export function IdentifierInput(props: ControlProps & InputHTMLAttributes<HTMLInputElement>) {
+  return <Input autoCapitalize="none" spellCheck={false} {...props} />;
+}
+
+/** An email address input: the email keyboard and autofill. */
+export function EmailInput(props: ControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
+  return <IdentifierInput type="email" autoComplete="email" {...props} />;
 }
 
 /** A 6-digit code: numeric keyboard, one-time-code autofill, digits only. */

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
+import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
 import type { AuditLog as AuditEntry, CursorPage } from '@/lib/console/types';
@@ -28,7 +28,6 @@ function dayToMs(day: string, endOfDay: boolean): number | undefined {
 /** `…/audit`: the instance's audit log with filters and cursor paging. */
 export function AuditLog() {
   const t = useTranslations('console.audit');
-  const tCommon = useTranslations('common');
   const dates = useDates();
   const { account } = useConsole();
   const instance = useInstance();
@@ -103,15 +102,7 @@ export function AuditLog() {
           <EmptyState title={filtered ? t('noMatchesTitle') : t('emptyTitle')} description={filtered ? t('noMatchesDescription') : t('emptyDescription')} />
         ) : (
           <Table caption={t('title')}>
-            <thead>
-              <tr>
-                <Th>{t('time')}</Th>
-                <Th>{t('action')}</Th>
-                <Th>{t('actor')}</Th>
-                <Th>{t('target')}</Th>
-                <Th>{t('details')}</Th>
-              </tr>
-            </thead>
+            <Thead columns={[t('time'), t('action'), t('actor'), t('target'), t('details')]} />
             <tbody aria-busy={entries.loading || undefined}>
               {!entries.data
                 ? Array.from({ length: 6 }, (_, i) => (
@@ -144,7 +135,7 @@ export function AuditLog() {
                             </pre>
                           </details>
                         ) : (
-                          <span className="text-zinc-400">{tCommon('no')}</span>
+                          <span className="text-zinc-400">—</span>
                         )}
                       </Td>
                     </Tr>

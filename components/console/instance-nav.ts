@@ -13,4 +13,5 @@ export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: 'outbox', messageKey: 'console.nav.outbox' },
   { segment: 'templates', messageKey: 'templates.nav.templates' },
   { segment: 'localizations', messageKey: 'templates.nav.localizations' },
+  { segment: 'webhooks', messageKey: 'webhooks.nav' },
 ];

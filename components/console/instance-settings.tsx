@@ -5,9 +5,10 @@ import { useState, type FormEvent } from 'react';
 import { Alert, Button, Card, CardBody, CardHeader, Checkbox, Field, PageHeader, Select } from '@/components/ui';
 import { api } from '@/lib/console/paths';
 import type { Settings } from '@/lib/console/types';
-import { mutate } from '@/lib/console/use-dashboard';
+import { errorParam, errorReason, mutate } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
-import { DurationInput, toDuration, toSeconds, type Duration } from './duration-input';
+import { toDuration, toSeconds, type Duration } from '@/lib/console/duration';
+import { DurationInput } from './duration-input';
 import { useInstance } from './instance-context';
 import { ListEditor } from './list-editor';
 import { useFormError } from './use-form-error';
@@ -25,6 +26,13 @@ const FIELDS = [
   'name_required',
   'password_required',
 ] as const;
+
+/** What the settings schema accepts (server/instances/settings.ts), in seconds. */
+const RANGES = {
+  lifetime: [300, 10 * 365 * 86400],
+  inactivity: [300, 365 * 86400],
+  token: [30, 3600],
+} as const;
 
 type Draft = Omit<Settings, 'session_lifetime_seconds' | 'session_inactivity_timeout_seconds' | 'session_token_lifetime_seconds'> & {
   lifetime: Duration;
@@ -49,14 +57,23 @@ export function InstanceSettings() {
   const instance = useInstance();
   const [draft, setDraft] = useState<Draft>(() => draftOf(instance.settings));
   const [local, setLocal] = useState<Partial<Record<(typeof FIELDS)[number], string>>>({});
-  const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const form = useFormError(FIELDS);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
     setSaved(false);
     setDraft((d) => ({ ...d, [key]: value }));
   };
-  const fieldError = (f: (typeof FIELDS)[number]) => local[f] ?? form.fieldError(f);
+  const fieldError = (f: (typeof FIELDS)[number]) => local[f] ?? listEntryError(f) ?? form.fieldError(f);
+
+  /** The API names a bad list entry (`allowed_origins.2`, reason invalid_origin): say which, in the reader's language. */
+  function listEntryError(f: (typeof FIELDS)[number]): string | undefined {
+    const param = errorParam(form.error);
+    const reason = errorReason(form.error);
+    if (!param?.startsWith(`${f}.`) || (reason !== 'invalid_origin' && reason !== 'invalid_url')) return undefined;
+    const list = f === 'allowed_origins' ? draft.allowed_origins : f === 'redirect_urls' ? draft.redirect_urls : [];
+    const value = list[Number(param.slice(f.length + 1))] ?? '';
+    return reason === 'invalid_origin' ? t('invalidOrigin', { value }) : t('invalidUrl', { value });
+  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -66,13 +83,16 @@ export function InstanceSettings() {
     const inactivity = draft.inactivityEnabled ? toSeconds(draft.inactivity) : null;
     const token = toSeconds(draft.tokenLifetime);
     const errors: typeof local = {};
+    const outside = (v: number, [min, max]: readonly [number, number]) => v < min || v > max;
     if (lifetime === null) errors.session_lifetime_seconds = t('positiveNumber');
+    else if (outside(lifetime, RANGES.lifetime)) errors.session_lifetime_seconds = t('lifetimeRange');
     if (draft.inactivityEnabled && inactivity === null) errors.session_inactivity_timeout_seconds = t('positiveNumber');
+    else if (inactivity !== null && outside(inactivity, RANGES.inactivity)) errors.session_inactivity_timeout_seconds = t('inactivityRange');
     if (token === null) errors.session_token_lifetime_seconds = t('positiveNumber');
+    else if (outside(token, RANGES.token)) errors.session_token_lifetime_seconds = t('tokenRange');
     setLocal(errors);
     if (Object.keys(errors).length > 0) return;
-    setBusy(true);
-    try {
+    void form.run(async () => {
       const body = {
         sign_up_mode: draft.sign_up_mode,
         allowlist: draft.allowlist,
@@ -90,11 +110,7 @@ export function InstanceSettings() {
       setDraft(draftOf(settings));
       setSaved(true);
       reloadInstances();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const disabled = !canWrite;
@@ -200,7 +216,7 @@ export function InstanceSettings() {
           <Button variant="secondary" onClick={() => { setDraft(draftOf(instance.settings)); setLocal({}); form.clear(); setSaved(false); }}>
             {tCommon('cancel')}
           </Button>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('save')}
           </Button>
         </div>

@@ -20,6 +20,16 @@ export function Outbox() {
   const instance = useInstance();
   const [kind, setKind] = useState<Kind>('emails');
 
+  if (instance.environment === 'live') {
+    // The API refuses live outboxes (403 live_instance); say why instead of asking.
+    return (
+      <div className="flex flex-col gap-6">
+        <PageHeader title={t('title')} description={t('description', { name: instance.name })} />
+        <LiveExplanation />
+      </div>
+    );
+  }
+
   return (
     <div className="flex flex-col gap-6">
       <PageHeader title={t('title')} description={t('description', { name: instance.name })} />
@@ -29,8 +39,17 @@ export function Outbox() {
             key={k}
             type="button"
             role="tab"
+            id={`outbox-tab-${k}`}
             aria-selected={kind === k}
+            aria-controls="outbox-panel"
+            tabIndex={kind === k ? 0 : -1}
             onClick={() => setKind(k)}
+            onKeyDown={(e) => {
+              if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+              const next = k === 'emails' ? 'sms' : 'emails';
+              setKind(next);
+              document.getElementById(`outbox-tab-${next}`)?.focus();
+            }}
             className={cn(
               'rounded-md px-3 py-1.5 text-sm font-medium',
               focusRing,
@@ -41,10 +60,19 @@ export function Outbox() {
           </button>
         ))}
       </div>
-      <div role="tabpanel" aria-label={t(`tabs.${kind}`)}>
+      <div role="tabpanel" id="outbox-panel" aria-labelledby={`outbox-tab-${kind}`}>
         <MessageList key={kind} kind={kind} />
       </div>
     </div>
+  );
+}
+
+function LiveExplanation() {
+  const t = useTranslations('console.outbox');
+  return (
+    <Alert tone="info" title={t('liveTitle')}>
+      {t('liveDescription')}
+    </Alert>
   );
 }
 
@@ -57,13 +85,7 @@ function MessageList({ kind }: { kind: Kind }) {
   const list = useDashboard<CursorPage<Email | Sms>>(`${api.instance(account.id, instance.id)}/${kind}${query({ limit: 20, starting_after: cursor.current })}`);
   const [selectedId, setSelectedId] = useState<string | null>(null);
 
-  if (list.error && errorReason(list.error) === 'live_instance') {
-    return (
-      <Alert tone="info" title={t('liveTitle')}>
-        {t('liveDescription')}
-      </Alert>
-    );
-  }
+  if (list.error && errorReason(list.error) === 'live_instance') return <LiveExplanation />;
   if (list.error) {
     return (
       <Card>
@@ -132,7 +154,7 @@ function MessageView({ message }: { message: Email | Sms }) {
     [t('from'), message.from ?? '—'],
     [t('template'), message.template],
     [t('sent'), dates.dateTime(message.created_at)],
-    [t('status'), message.status],
+    [t('status'), t.has(`messageStatus.${message.status}`) ? t(`messageStatus.${message.status}`) : message.status],
   ];
   return (
     <Card className="min-w-0 self-start">

@@ -9,6 +9,7 @@ export const ID_PREFIXES = [
   'acctmem', 'acctinv', 'setup',
   'email', 'sms',
   'loc', 'locrev',
+  'msga',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

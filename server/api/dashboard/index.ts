@@ -4,6 +4,7 @@ import { buildSurface, type RouteEntry } from '../../http/router';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
 import * as dash from '../../operators/routes';
 import * as l10n from '../../localization/routes';
+import { dashboardWebhooks as webhooks } from '../../webhooks/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -75,6 +76,18 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard>[] = [
   route('POST',   `${INSTANCE}/localizations`,                   ADMIN,    l10n.createLocalizationEndpoint),
   route('PATCH',  `${INSTANCE}/localizations/:localizationId`,   ADMIN,    l10n.updateLocalizationEndpoint),
   route('DELETE', `${INSTANCE}/localizations/:localizationId`,   ADMIN,    l10n.deleteLocalizationEndpoint),
+
+  route('GET',    `${INSTANCE}/webhook_endpoints`,                      VIEWER, webhooks.list),
+  route('POST',   `${INSTANCE}/webhook_endpoints`,                      ADMIN,  webhooks.create),
+  route('GET',    `${INSTANCE}/webhook_endpoints/:id`,                  VIEWER, webhooks.get),
+  route('PATCH',  `${INSTANCE}/webhook_endpoints/:id`,                  ADMIN,  webhooks.update),
+  route('DELETE', `${INSTANCE}/webhook_endpoints/:id`,                  ADMIN,  webhooks.delete),
+  route('GET',    `${INSTANCE}/webhook_endpoints/:id/secret`,           ADMIN,  webhooks.revealSecret),
+  route('POST',   `${INSTANCE}/webhook_endpoints/:id/secret/rotate`,    ADMIN,  webhooks.rotateSecret),
+  route('POST',   `${INSTANCE}/webhook_endpoints/:id/test`,             ADMIN,  webhooks.test),
+  route('GET',    `${INSTANCE}/webhook_endpoints/:id/deliveries`,       VIEWER, webhooks.deliveries),
+  route('POST',   `${INSTANCE}/webhook_endpoints/:id/deliveries/:message_id/retry`, ADMIN, webhooks.retry),
+  route('POST',   `${INSTANCE}/webhook_endpoints/:id/recover`,          ADMIN,  webhooks.recover),
 ];
 
 export function createDashboard(deps: Deps) {

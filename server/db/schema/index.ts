@@ -12,3 +12,4 @@ export * from './api-tokens';
 export * from './auth-attempts';
 export * from './operators';
 export * from './localizations';
+export * from './webhooks';
