@@ -12,6 +12,11 @@ export interface Clock {
   now(): number;
 }
 
+/** TXT lookups (organization domain verification); node:dns/promises by default, swapped in tests. */
+export interface TxtResolver {
+  resolveTxt(hostname: string): Promise<string[][]>;
+}
+
 export const systemClock: Clock = { now: () => Date.now() };
 
 /**
@@ -33,4 +38,5 @@ export interface Deps {
   cipher: Cipher;
   /** Email transport: SMTP from SMTP_URL, or null to keep emails in the dev outbox. */
   mailer: Mailer | null;
+  dns: TxtResolver;
 }

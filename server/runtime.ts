@@ -4,7 +4,8 @@ import type { DestinationStream } from 'pino';
 import { loadConfig, type Config } from './config';
 import { openPglite, openPostgres, type Database } from './db/client';
 import { acquireLock, releaseLock, type EmbeddedLock } from './db/embedded-lock';
-import { systemClock, type Clock, type Deps } from './deps';
+import { resolveTxt } from 'node:dns/promises';
+import { systemClock, type Clock, type Deps, type TxtResolver } from './deps';
 import { createLimiter, MemoryLimiterStore, RedisLimiterStore } from './http/limiter';
 import { createLogger } from './http/logger';
 import { createMetrics } from './http/metrics';
@@ -30,6 +31,8 @@ export interface RuntimeOptions {
   defaultMetrics?: boolean;
   /** Use this email transport instead of one from SMTP_URL (tests); null = dev outbox. */
   mailer?: Mailer | null;
+  /** TXT resolver (tests); default node:dns/promises. */
+  dns?: TxtResolver;
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -65,6 +68,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     caches: new CacheRegistry(),
     cipher,
     mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
+    dns: opts.dns ?? { resolveTxt },
   };
   const db = database;
   return {

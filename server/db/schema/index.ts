@@ -11,3 +11,4 @@ export * from './mfa';
 export * from './api-tokens';
 export * from './auth-attempts';
 export * from './operators';
+export * from './organizations';
