@@ -45,6 +45,12 @@ import { acceptSuggestion, listUserSuggestions } from './suggestions';
 
 type OrgAuth = MeAuth;
 
+const auditOf = (me: Me, request: { ip: string | null; userAgent: string | null }) => ({
+  actor: me.sessionId ? `session:${me.sessionId}` : `user:${me.userId}`,
+  ip: request.ip,
+  userAgent: request.userAgent,
+});
+
 async function signedIn(deps: Pick<Deps, 'db' | 'clock'>, auth: OrgAuth, query: MeQuery): Promise<Me> {
   if (!auth.instance.settings.organizations_enabled) {
     throw new AppError('FORBIDDEN', { message: 'Organizations are turned off for this application.', meta: { reason: 'organizations_disabled' } });
@@ -127,9 +133,9 @@ export const deleteOrganizationEndpoint = endpoint<OrgAuth, never, MeQuery>({
   summary: 'Delete an organization (org:sys_profile:delete)',
   query: meQuery,
   response: deletedSchema('organization'),
-  handle: async ({ deps, auth, query, params }) => {
-    const { org } = await member(deps, auth, query, params.id!, 'org:sys_profile:delete');
-    return deleteOrganization(deps, auth.instance.id, org.id);
+  handle: async ({ deps, auth, query, params, request }) => {
+    const { me, org } = await member(deps, auth, query, params.id!, 'org:sys_profile:delete');
+    return deleteOrganization(deps, auth.instance.id, org.id, auditOf(me, request));
   },
 });
 
@@ -154,9 +160,9 @@ export const updateMemberEndpoint = endpoint<OrgAuth, z.output<typeof roleBody>,
   body: roleBody,
   query: meQuery,
   response: publicMembershipSchema,
-  handle: async ({ deps, auth, query, params, body }) => {
-    const { org } = await member(deps, auth, query, params.id!, 'org:sys_memberships:manage');
-    return publicMembershipView(await updateMembership(deps, auth.instance.id, org.id, params.user_id!, { role: body.role }));
+  handle: async ({ deps, auth, query, params, body, request }) => {
+    const { me, org } = await member(deps, auth, query, params.id!, 'org:sys_memberships:manage');
+    return publicMembershipView(await updateMembership(deps, auth.instance.id, org.id, params.user_id!, { role: body.role }, auditOf(me, request)));
   },
 });
 

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessions } from '../db/schema';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { browserOf, eventsSince, signUp } from '../testing/auth-flows';
-import { createTestUser, setSettings, signedInClient, type TestInstance } from '../testing/fapi-helpers';
+import { browserOf, eventsSince, signUp, type TestInstance } from '../testing/auth-flows';
+import { createTestUser, setSettings, signedInClient } from '../testing/fapi-helpers';
 
 let h: TestHarness;
 let i: TestInstance;

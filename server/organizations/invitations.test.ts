@@ -4,8 +4,8 @@ import { events, organizationInvitations } from '../db/schema';
 import { sha256Hex } from '../http/secrets';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { eventsSince } from '../testing/auth-flows';
-import { createTestUser, setSettings, type TestInstance } from '../testing/fapi-helpers';
+import { eventsSince, type TestInstance } from '../testing/auth-flows';
+import { createTestUser, setSettings } from '../testing/fapi-helpers';
 
 let h: TestHarness;
 let i: TestInstance;

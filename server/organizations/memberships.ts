@@ -9,6 +9,7 @@ import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
 import { mergeMetadata } from '../users/metadata';
 import { loadOrganization, organizationView, type OrganizationRow } from './organizations';
+import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
 
 type MembershipRow = typeof organizationMemberships.$inferSelect;
@@ -208,6 +209,7 @@ export async function updateMembership(
   orgIdOrSlug: string,
   userId: string,
   input: { role?: string; public_metadata?: Record<string, unknown>; private_metadata?: Record<string, unknown> },
+  auditCtx?: OrgAuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
@@ -218,6 +220,12 @@ export async function updateMembership(
       await assertRole(tx, instanceId, input.role);
       await assertNotLastAdmin(tx, instanceId, m.membership, input.role);
       patch.role = input.role;
+      await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'organization_membership.role_changed', m.membership.id, {
+        organization_id: org.id,
+        user_id: userId,
+        from: m.membership.role,
+        to: input.role,
+      });
     }
     if (input.public_metadata) patch.publicMetadata = mergeMetadata(m.membership.publicMetadata, input.public_metadata);
     if (input.private_metadata) patch.privateMetadata = mergeMetadata(m.membership.privateMetadata, input.private_metadata);

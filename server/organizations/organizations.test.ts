@@ -198,6 +198,8 @@ describe('cascades', () => {
     expect(events[3]!.data).toMatchObject({ id: dom.id });
     expectError(await call('GET', `/v1/organizations/${org.id}`), 404, 'NOT_FOUND');
     expect((await ok('GET', `/v1/users/${a}/organization_memberships`)).data).toEqual([]);
+    const audited = await ok('GET', `/v1/audit_logs?action=organization.deleted&target=${org.id}`);
+    expect(audited.data).toEqual([expect.objectContaining({ action: 'organization.deleted', target: org.id, actor: expect.stringMatching(/key_/) })]);
   });
 
   it('deleting a user removes their memberships with events, even as the last admin', async () => {
@@ -262,6 +264,8 @@ describe('roles and permissions', () => {
     await ok('DELETE', `/v1/organizations/${org.id}/memberships/${u}`);
     const { events: e6 } = await eventsOf(() => ok('DELETE', `/v1/roles/${role.id}`));
     expect(e6.map((e) => e.type)).toEqual(['role.deleted']);
+    const audited = await ok('GET', `/v1/audit_logs?target=${role.id}`);
+    expect(audited.data.map((a: { action: string }) => a.action).sort()).toEqual(['role.created', 'role.deleted', 'role.updated']);
     expectError(await call('GET', `/v1/roles/${role.id}`), 404, 'NOT_FOUND');
   });
 

@@ -16,6 +16,7 @@ import { isId, newId } from '../http/ids';
 import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
 import { mergeMetadata } from '../users/metadata';
+import { auditOrgChange, type OrgAuditContext } from './audit';
 import { domainView } from './domain-view';
 import { invitationView } from './invitation-view';
 import { addMembershipInTx, membershipsWithUsers, removeMembershipInTx } from './memberships';
@@ -197,7 +198,7 @@ export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
  * (organizationInvitation.revoked), each domain removed (organizationDomain.deleted),
  * then organization.deleted. Sessions that had it active drop it.
  */
-export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, idOrSlug: string) {
+export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, idOrSlug: string, auditCtx?: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock };
     const org = await loadOrganization(tx, instanceId, idOrSlug, { lock: true });
@@ -216,6 +217,7 @@ export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
     await tx.update(sessions).set({ lastActiveOrganizationId: null }).where(and(eq(sessions.instanceId, instanceId), eq(sessions.lastActiveOrganizationId, org.id)));
     await tx.delete(organizations).where(eq(organizations.id, org.id));
     await emitEvent(d, instanceId, 'organization.deleted', { ...before, members_count: 0, deleted: true });
+    await auditOrgChange(d, instanceId, auditCtx, 'organization.deleted', org.id, { name: org.name, slug: org.slug, members_count: before.members_count });
     return { object: 'organization' as const, id: org.id, slug: org.slug, deleted: true as const };
   });
 }

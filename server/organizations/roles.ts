@@ -8,6 +8,7 @@ import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
 import { instanceSettings } from '../instances/settings';
+import { auditOrgChange, type OrgAuditContext } from './audit';
 
 /**
  * Roles and permissions of an instance. Permissions are `org:<feature>:<action>` keys;
@@ -141,6 +142,7 @@ export async function createPermission(
   deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
   instanceId: string,
   input: { key: string; name: string; description?: string },
+  auditCtx?: OrgAuditContext,
 ) {
   await ensureBuiltIns(deps, instanceId);
   if (input.key.startsWith('org:sys_')) throw validationError('key', 'reserved', 'Keys starting with org:sys_ are reserved for system permissions.');
@@ -153,6 +155,7 @@ export async function createPermission(
         .returning();
       const view = permissionView(row!);
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'permission.created', view);
+      await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'permission.created', view.id, { key: view.key });
       return view;
     })
     .catch(takenKey('permission'));
@@ -161,7 +164,7 @@ export async function createPermission(
 const systemRefused = (what: string) =>
   new AppError('FORBIDDEN', { message: `System ${what}s cannot be changed or deleted.`, meta: { reason: `system_${what}` } });
 
-export async function updatePermission(deps: D, instanceId: string, id: string, input: { name?: string; description?: string }) {
+export async function updatePermission(deps: D, instanceId: string, id: string, input: { name?: string; description?: string }, auditCtx?: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const current = await loadPermission(tx, instanceId, id);
     if (current.system) throw systemRefused('permission');
@@ -172,12 +175,13 @@ export async function updatePermission(deps: D, instanceId: string, id: string, 
       .returning();
     const view = permissionView(row!);
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'permission.updated', view);
+    await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'permission.updated', id, { key: view.key });
     return view;
   });
 }
 
 /** Deletes a custom permission and takes it out of every role holding it (role.updated each). */
-export async function deletePermission(deps: D, instanceId: string, id: string) {
+export async function deletePermission(deps: D, instanceId: string, id: string, auditCtx?: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const current = await loadPermission(tx, instanceId, id);
     if (current.system) throw systemRefused('permission');
@@ -196,6 +200,7 @@ export async function deletePermission(deps: D, instanceId: string, id: string) 
     }
     await tx.delete(permissions).where(eq(permissions.id, id));
     await emitEvent(d, instanceId, 'permission.deleted', { ...permissionView(current), deleted: true });
+    await auditOrgChange(d, instanceId, auditCtx, 'permission.deleted', id, { key: current.key });
     return { object: 'permission' as const, id, deleted: true as const };
   });
 }
@@ -239,6 +244,7 @@ export async function createRole(
   deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
   instanceId: string,
   input: { key: string; name: string; description?: string; permissions?: string[] },
+  auditCtx?: OrgAuditContext,
 ) {
   await ensureBuiltIns(deps, instanceId);
   const keys = [...new Set(input.permissions ?? [])];
@@ -252,6 +258,7 @@ export async function createRole(
         .returning();
       const view = roleView(row!);
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'role.created', view);
+      await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'role.created', view.id, { key: view.key, permissions: view.permissions });
       return view;
     })
     .catch(takenKey('role'));
@@ -267,6 +274,7 @@ export async function updateRole(
   instanceId: string,
   id: string,
   input: { name?: string; description?: string; permissions?: string[] },
+  auditCtx?: OrgAuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
     const current = await loadRole(tx, instanceId, id);
@@ -282,12 +290,13 @@ export async function updateRole(
       .returning();
     const view = roleView(row!);
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'role.updated', view);
+    await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'role.updated', id, { key: view.key, from: [...current.permissions].sort(), to: view.permissions });
     return view;
   });
 }
 
 /** A custom role nobody holds, no pending invitation names and the settings do not use. */
-export async function deleteRole(deps: D, instanceId: string, id: string) {
+export async function deleteRole(deps: D, instanceId: string, id: string, auditCtx?: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const current = await loadRole(tx, instanceId, id);
     if (current.system) throw systemRefused('role');
@@ -312,6 +321,7 @@ export async function deleteRole(deps: D, instanceId: string, id: string) {
     }
     await tx.delete(roles).where(eq(roles.id, id));
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'role.deleted', { ...roleView(current), deleted: true });
+    await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'role.deleted', id, { key: current.key });
     return { object: 'role' as const, id, deleted: true as const };
   });
 }

@@ -56,6 +56,8 @@ import {
 
 type Out<T extends z.ZodType> = z.output<T>;
 
+const auditOf = (auth: BapiAuth, request: { ip: string | null; userAgent: string | null }) => ({ actor: auth.actor, ip: request.ip, userAgent: request.userAgent });
+
 // --- Organizations ---
 
 export const createOrganizationEndpoint = endpoint<BapiAuth, Out<typeof createOrganizationBody>>({
@@ -88,7 +90,7 @@ export const updateOrganizationEndpoint = endpoint<BapiAuth, Out<typeof updateOr
 export const deleteOrganizationEndpoint = endpoint<BapiAuth>({
   summary: 'Delete an organization: its memberships are removed and pending invitations revoked',
   response: deletedSchema('organization'),
-  handle: ({ deps, auth, params }) => deleteOrganization(deps, auth.instance.id, params.id!),
+  handle: ({ deps, auth, params, request }) => deleteOrganization(deps, auth.instance.id, params.id!, auditOf(auth, request)),
 });
 
 // --- Memberships ---
@@ -111,7 +113,7 @@ export const updateMembershipEndpoint = endpoint<BapiAuth, Out<typeof updateMemb
   summary: 'Change a member’s role or metadata (the last admin cannot be demoted)',
   body: updateMembershipBody,
   response: membershipSchema,
-  handle: ({ deps, auth, params, body }) => updateMembership(deps, auth.instance.id, params.id!, params.user_id!, body),
+  handle: ({ deps, auth, params, body, request }) => updateMembership(deps, auth.instance.id, params.id!, params.user_id!, body, auditOf(auth, request)),
 });
 
 export const deleteMembershipEndpoint = endpoint<BapiAuth>({
@@ -228,7 +230,7 @@ export const createRoleEndpoint = endpoint<BapiAuth, Out<typeof createRoleBody>>
   summary: 'Create a role: a named set of permission keys',
   body: createRoleBody,
   response: roleSchema,
-  handle: ({ deps, auth, body }) => createRole(deps, auth.instance.id, body),
+  handle: ({ deps, auth, body, request }) => createRole(deps, auth.instance.id, body, auditOf(auth, request)),
 });
 
 export const getRoleEndpoint = endpoint<BapiAuth>({
@@ -241,13 +243,13 @@ export const updateRoleEndpoint = endpoint<BapiAuth, Out<typeof updateRoleBody>>
   summary: 'Rename a role or replace its permissions (its key never changes)',
   body: updateRoleBody,
   response: roleSchema,
-  handle: ({ deps, auth, params, body }) => updateRole(deps, auth.instance.id, params.id!, body),
+  handle: ({ deps, auth, params, body, request }) => updateRole(deps, auth.instance.id, params.id!, body, auditOf(auth, request)),
 });
 
 export const deleteRoleEndpoint = endpoint<BapiAuth>({
   summary: 'Delete a custom role nobody holds',
   response: deletedSchema('role'),
-  handle: ({ deps, auth, params }) => deleteRole(deps, auth.instance.id, params.id!),
+  handle: ({ deps, auth, params, request }) => deleteRole(deps, auth.instance.id, params.id!, auditOf(auth, request)),
 });
 
 export const listPermissionsEndpoint = endpoint<BapiAuth, never, Out<typeof listRolesQuery>>({
@@ -261,7 +263,7 @@ export const createPermissionEndpoint = endpoint<BapiAuth, Out<typeof createPerm
   summary: 'Create a custom permission org:<feature>:<action>',
   body: createPermissionBody,
   response: permissionSchema,
-  handle: ({ deps, auth, body }) => createPermission(deps, auth.instance.id, body),
+  handle: ({ deps, auth, body, request }) => createPermission(deps, auth.instance.id, body, auditOf(auth, request)),
 });
 
 export const getPermissionEndpoint = endpoint<BapiAuth>({
@@ -274,11 +276,11 @@ export const updatePermissionEndpoint = endpoint<BapiAuth, Out<typeof updatePerm
   summary: 'Rename a custom permission',
   body: updatePermissionBody,
   response: permissionSchema,
-  handle: ({ deps, auth, params, body }) => updatePermission(deps, auth.instance.id, params.id!, body),
+  handle: ({ deps, auth, params, body, request }) => updatePermission(deps, auth.instance.id, params.id!, body, auditOf(auth, request)),
 });
 
 export const deletePermissionEndpoint = endpoint<BapiAuth>({
   summary: 'Delete a custom permission (it leaves every role holding it)',
   response: deletedSchema('permission'),
-  handle: ({ deps, auth, params }) => deletePermission(deps, auth.instance.id, params.id!),
+  handle: ({ deps, auth, params, request }) => deletePermission(deps, auth.instance.id, params.id!, auditOf(auth, request)),
 });
