@@ -325,3 +325,15 @@ export async function deleteRole(deps: D, instanceId: string, id: string, auditC
     return { object: 'role' as const, id, deleted: true as const };
   });
 }
+
+/** The role keys a settings change names must be roles of the instance (422 naming the setting). */
+export async function assertSettingsRoles(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  patch: Record<string, unknown>,
+) {
+  const named = (['organization_default_role', 'organization_creator_role'] as const).filter((k) => typeof patch[k] === 'string');
+  if (named.length === 0) return;
+  await ensureBuiltIns(deps, instanceId);
+  for (const k of named) await assertRole(deps.db, instanceId, patch[k] as string, k);
+}

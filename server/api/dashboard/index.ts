@@ -3,11 +3,13 @@ import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
 import * as dash from '../../operators/routes';
+import * as orgs from '../../organizations/dashboard-routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
 const ACCOUNT = '/accounts/:accountId';
 const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
+const ORG = `${INSTANCE}/organizations/:orgId`;
 
 const route = (method: Method, path: string, guard: ConsoleGuard, ep: RouteEntry<ConsoleGuard>['endpoint']): RouteEntry<ConsoleGuard> => ({
   method,
@@ -61,6 +63,31 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard>[] = [
   route('GET',    `${INSTANCE}/emails/:emailId`,                 VIEWER,   dash.getEmailEndpoint),
   route('GET',    `${INSTANCE}/sms`,                             VIEWER,   dash.listSmsEndpoint),
   route('GET',    `${INSTANCE}/sms/:smsId`,                      VIEWER,   dash.getSmsEndpoint),
+
+  route('GET',    `${INSTANCE}/organizations`,                   VIEWER,   orgs.listOrganizationsEndpoint),
+  route('POST',   `${INSTANCE}/organizations`,                   ADMIN,    orgs.createOrganizationEndpoint),
+  route('GET',    `${ORG}`,                                      VIEWER,   orgs.getOrganizationEndpoint),
+  route('PATCH',  `${ORG}`,                                      ADMIN,    orgs.updateOrganizationEndpoint),
+  route('DELETE', `${ORG}`,                                      ADMIN,    orgs.deleteOrganizationEndpoint),
+  route('GET',    `${ORG}/memberships`,                          VIEWER,   orgs.listMembershipsEndpoint),
+  route('POST',   `${ORG}/memberships`,                          ADMIN,    orgs.createMembershipEndpoint),
+  route('PATCH',  `${ORG}/memberships/:userId`,                  ADMIN,    orgs.updateMembershipEndpoint),
+  route('DELETE', `${ORG}/memberships/:userId`,                  ADMIN,    orgs.removeMembershipEndpoint),
+  route('GET',    `${ORG}/invitations`,                          VIEWER,   orgs.listInvitationsEndpoint),
+  route('POST',   `${ORG}/invitations`,                          ADMIN,    orgs.createInvitationEndpoint),
+  route('POST',   `${ORG}/invitations/:invitationId/revoke`,     ADMIN,    orgs.revokeInvitationEndpoint),
+  route('GET',    `${ORG}/domains`,                              VIEWER,   orgs.listDomainsEndpoint),
+  route('POST',   `${ORG}/domains`,                              ADMIN,    orgs.createDomainEndpoint),
+  route('PATCH',  `${ORG}/domains/:domainId`,                    ADMIN,    orgs.updateDomainEndpoint),
+  route('DELETE', `${ORG}/domains/:domainId`,                    ADMIN,    orgs.deleteDomainEndpoint),
+  route('GET',    `${INSTANCE}/roles`,                           VIEWER,   orgs.listRolesEndpoint),
+  route('POST',   `${INSTANCE}/roles`,                           ADMIN,    orgs.createRoleEndpoint),
+  route('PATCH',  `${INSTANCE}/roles/:roleId`,                   ADMIN,    orgs.updateRoleEndpoint),
+  route('DELETE', `${INSTANCE}/roles/:roleId`,                   ADMIN,    orgs.deleteRoleEndpoint),
+  route('GET',    `${INSTANCE}/permissions`,                     VIEWER,   orgs.listPermissionsEndpoint),
+  route('POST',   `${INSTANCE}/permissions`,                     ADMIN,    orgs.createPermissionEndpoint),
+  route('PATCH',  `${INSTANCE}/permissions/:permissionId`,       ADMIN,    orgs.updatePermissionEndpoint),
+  route('DELETE', `${INSTANCE}/permissions/:permissionId`,       ADMIN,    orgs.deletePermissionEndpoint),
 ];
 
 export function createDashboard(deps: Deps) {
