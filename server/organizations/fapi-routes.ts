@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { endpoint } from '../http/endpoint';
-import { AppError, notFound } from '../http/errors';
+import { AppError, isAppError, notFound } from '../http/errors';
 import { lightListSchema } from '../http/pagination';
 import { resolveMe, type Me, type MeAuth } from '../users/me';
 import { meQuery, type MeQuery } from '../users/me-routes';
@@ -61,7 +61,10 @@ async function signedIn(deps: Pick<Deps, 'db' | 'clock'>, auth: OrgAuth, query: 
 /** The caller's membership in the organization, holding `permission` when named. */
 async function member(deps: Pick<Deps, 'db' | 'clock'>, auth: OrgAuth, query: MeQuery, orgIdOrSlug: string, permission?: SystemPermission) {
   const me = await signedIn(deps, auth, query);
-  const org = await getOrganization(deps, auth.instance.id, orgIdOrSlug).catch(() => null);
+  const org = await getOrganization(deps, auth.instance.id, orgIdOrSlug).catch((e: unknown) => {
+    if (isAppError(e) && e.code === 'NOT_FOUND') return null;
+    throw e;
+  });
   const access = org && (await memberAccess(deps.db, auth.instance.id, org.id, me.userId));
   if (!org || !access) throw notFound('organization');
   if (permission && !access.permissions.includes(permission)) {
