@@ -2,8 +2,10 @@ import type { Deps } from '../../deps';
 import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import * as auth from '../../auth/fapi-routes';
+import * as environment from '../../auth/environment';
 import * as orgs from '../../organizations/fapi-routes';
 import * as sessions from '../../sessions/fapi-routes';
+import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
 import type { MeAuth } from '../../users/me';
 import * as me from '../../users/me-routes';
@@ -36,6 +38,7 @@ const PUBLIC_CACHED: FapiGuard = { key: 'optional', client: false, cache: 'publi
  * Browsers and native apps call it; it never answers 401 to GET /v1/client.
  */
 export const fapiRoutes: RouteEntry<FapiGuard>[] = [
+  route('GET',    '/v1/environment',                  PUBLIC,        environment.getEnvironmentEndpoint),
   route('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
   route('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
   route('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
@@ -63,6 +66,9 @@ export const fapiRoutes: RouteEntry<FapiGuard>[] = [
   route('POST',   '/v1/me/totp/attempt_verification', CLIENT,        me.confirmTotpEndpoint),
   route('DELETE', '/v1/me/totp',                      CLIENT,        me.deleteTotpEndpoint),
   route('POST',   '/v1/me/backup_codes',              CLIENT,        me.regenerateBackupCodesEndpoint),
+  route('GET',    '/v1/me/sessions',                  CLIENT,        meSessions.listMySessionsEndpoint),
+  route('POST',   '/v1/me/sessions/revoke_others',    CLIENT,        meSessions.revokeMyOtherSessionsEndpoint),
+  route('POST',   '/v1/me/sessions/:id/revoke',       CLIENT,        meSessions.revokeMySessionEndpoint),
   route('GET',    '/v1/me/organization_memberships',                     CLIENT, orgs.listMyMembershipsEndpoint),
   route('DELETE', '/v1/me/organization_memberships/:id',                 CLIENT, orgs.leaveOrganizationEndpoint),
   route('GET',    '/v1/me/organization_invitations',                     CLIENT, orgs.listMyInvitationsEndpoint),

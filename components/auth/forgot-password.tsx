@@ -1,0 +1,163 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState, type FormEvent } from 'react';
+import { Alert, Button, Field, Input } from '@/components/ui';
+import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
+import { CodeForm } from './code-form';
+import { PasswordInput } from './fields';
+import { useHosted } from './hosted-context';
+import { useSignInStep } from './sign-in';
+import { AuthCard, FormSkeleton, LoadError, TextLink } from './shell';
+import { useFormErrors } from './use-form-errors';
+
+const EMAIL_FIELDS = ['identifier', 'email_address'] as const;
+const PASSWORD_FIELDS = ['password'] as const;
+
+type Stage = { step: 'email' } | { step: 'code'; id: string; email: string; sentAt: number } | { step: 'password'; id: string; email: string };
+
+/**
+ * `{fapi}/forgot-password`: the email address → the emailed code → a new password, which
+ * signs in (revoking the other sessions; a second factor is still asked for when the user has one).
+ */
+export function ForgotPasswordPage() {
+  const t = useTranslations('hosted.forgotPassword');
+  const { env, client, loadError, href } = useHosted();
+  const [stage, setStage] = useState<Stage>({ step: 'email' });
+
+  const title = stage.step === 'email' ? t('title') : stage.step === 'code' ? t('codeTitle') : t('passwordTitle');
+  const subtitle =
+    stage.step === 'email'
+      ? t('subtitle')
+      : stage.step === 'code'
+        ? t.rich('codeSubtitle', { address: stage.email, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> })
+        : t('passwordSubtitle');
+
+  return (
+    <AuthCard title={title} subtitle={subtitle} footer={<TextLink href={href('/sign-in')}>{t('backToSignIn')}</TextLink>}>
+      {loadError ? (
+        <LoadError />
+      ) : !env || !client ? (
+        <FormSkeleton fields={1} />
+      ) : stage.step === 'email' ? (
+        <EmailStep onSent={(id, email) => setStage({ step: 'code', id, email, sentAt: Date.now() })} />
+      ) : stage.step === 'code' ? (
+        <CodeStep stage={stage} onVerified={() => setStage({ step: 'password', id: stage.id, email: stage.email })} />
+      ) : (
+        <NewPasswordStep stage={stage} />
+      )}
+    </AuthCard>
+  );
+}
+
+function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
+  const t = useTranslations('hosted.forgotPassword');
+  const tf = useTranslations('hosted.fields');
+  const te = useTranslations('hosted.errors');
+  const { call } = useHosted();
+  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(EMAIL_FIELDS);
+  const [email, setEmail] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    reset();
+    const address = email.trim();
+    if (!address) return setFieldErrors({ identifier: te('required') });
+    if (!address.includes('@')) return setFieldErrors({ identifier: te('emailInvalid') });
+    setBusy(true);
+    try {
+      const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: address } });
+      await call(`/v1/client/sign_ins/${created.response.id}/prepare_first_factor`, { json: { strategy: 'reset_password_email_code' } });
+      onSent(created.response.id, address);
+    } catch (err) {
+      const info = show(err);
+      if (info.param === 'email_address') setFieldErrors({ identifier: info.message });
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+      {formError && <Alert tone="error">{formError}</Alert>}
+      <Field label={tf('email')} error={fieldErrors.identifier}>
+        {(p) => (
+          <Input
+            {...p}
+            name="email_address"
+            type="email"
+            autoComplete="email"
+            autoCapitalize="none"
+            spellCheck={false}
+            autoFocus
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        )}
+      </Field>
+      <Button type="submit" loading={busy}>
+        {t('sendCode')}
+      </Button>
+    </form>
+  );
+}
+
+function CodeStep({ stage, onVerified }: { stage: { id: string; sentAt: number }; onVerified(): void }) {
+  const t = useTranslations('hosted.forgotPassword');
+  const { call } = useHosted();
+  return (
+    <CodeForm
+      sentAt={stage.sentAt}
+      submitLabel={t('verifyCode')}
+      onSubmit={async (code) => {
+        const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${stage.id}/attempt_first_factor`, {
+          json: { strategy: 'reset_password_email_code', code },
+        });
+        if (res.response.status === 'needs_new_password') onVerified();
+      }}
+      onResend={async () => {
+        await call(`/v1/client/sign_ins/${stage.id}/prepare_first_factor`, { json: { strategy: 'reset_password_email_code' } });
+      }}
+    />
+  );
+}
+
+function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
+  const t = useTranslations('hosted.forgotPassword');
+  const tf = useTranslations('hosted.fields');
+  const te = useTranslations('hosted.errors');
+  const { call } = useHosted();
+  const step = useSignInStep();
+  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(PASSWORD_FIELDS);
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    reset();
+    if (!password) return setFieldErrors({ password: te('required') });
+    setBusy(true);
+    try {
+      const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${stage.id}/reset_password`, { json: { password } });
+      step(res, stage.email);
+    } catch (err) {
+      show(err);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+      {formError && <Alert tone="error">{formError}</Alert>}
+      {/* Lets password managers file the new password under the right account. */}
+      <input type="text" name="username" autoComplete="username" value={stage.email} readOnly hidden />
+      <Field label={tf('newPassword')} hint={tf('passwordHint')} error={fieldErrors.password}>
+        {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />}
+      </Field>
+      <Alert tone="info">{t('signsOutEverywhere')}</Alert>
+      <Button type="submit" loading={busy}>
+        {t('submit')}
+      </Button>
+    </form>
+  );
+}

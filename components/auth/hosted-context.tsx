@@ -1,0 +1,124 @@
+'use client';
+
+import { useRouter, useSearchParams } from 'next/navigation';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { fapiBase, fapiCaller, type FapiCall } from '@/lib/fapi/api';
+import type { Client, ClientSession, Environment } from '@/lib/fapi/types';
+
+/**
+ * What every hosted page shares: the instance's environment (GET /v1/environment, which
+ * also says whether `redirect_url` is allowed), this browser's client (GET /v1/client),
+ * the FAPI caller, and the parameters carried from page to page (`redirect_url`, `locale`).
+ */
+type HostedValue = {
+  instanceId: string;
+  env: Environment | null;
+  client: Client | null;
+  /** Set when the environment or the client could not be loaded. */
+  loadError: unknown;
+  retryLoad(): void;
+  setClient(client: Client): void;
+  call: FapiCall;
+  redirectUrl: string | null;
+  locale: string | null;
+  /** A hosted page's URL with `redirect_url` and `locale` carried along. */
+  href(path: string): string;
+  /** After sign-in or sign-up: the session's tasks first (MFA setup), then the allowed redirect_url or the profile. */
+  afterAuth(client: Client, sessionId: string | null): void;
+  /** Where a finished flow goes: the redirect_url when the server allowed it, else the profile. */
+  goToDestination(): void;
+};
+
+const HostedContext = createContext<HostedValue | null>(null);
+
+export function useHosted(): HostedValue {
+  const value = useContext(HostedContext);
+  if (!value) throw new Error('useHosted outside HostedProvider');
+  return value;
+}
+
+/** The session a page acts for: the active one of the client, with what it still awaits. */
+export function currentSession(client: Client | null): ClientSession | null {
+  return client?.session ?? null;
+}
+
+export const needsMfaSetup = (s: ClientSession | null | undefined) => !!s && s.status === 'pending' && s.tasks.some((t) => t.key === 'setup_mfa');
+
+export function HostedProvider({ instanceId, children }: { instanceId: string; children: ReactNode }) {
+  const router = useRouter();
+  const params = useSearchParams();
+  const redirectUrl = params.get('redirect_url');
+  const locale = params.get('locale');
+  const [env, setEnv] = useState<Environment | null>(null);
+  const [client, setClient] = useState<Client | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    let cancelled = false;
+    (async () => {
+      const environment = await fapiCaller(instanceId)<Environment>('/v1/environment', { query: { redirect_url: redirectUrl ?? undefined } });
+      const loaded = await fapiCaller(instanceId, environment.instance.publishable_key)<Client>('/v1/client');
+      if (cancelled) return;
+      setEnv(environment);
+      setClient(loaded);
+      setLoadError(null);
+    })().catch((e: unknown) => {
+      if (!cancelled) setLoadError(e);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [instanceId, redirectUrl, attempt]);
+
+  const call = useMemo(() => fapiCaller(instanceId, env?.instance.publishable_key), [instanceId, env]);
+
+  const href = useCallback(
+    (path: string) => {
+      const search = new URLSearchParams();
+      if (redirectUrl) search.set('redirect_url', redirectUrl);
+      if (locale) search.set('locale', locale);
+      const qs = search.toString();
+      return `${fapiBase(instanceId)}${path}${qs ? `?${qs}` : ''}`;
+    },
+    [instanceId, redirectUrl, locale],
+  );
+
+  const goToDestination = useCallback(() => {
+    // Only a URL the server said is allowed; anything else goes to the profile.
+    if (env?.redirect?.allowed && env.redirect.url === redirectUrl) window.location.assign(env.redirect.url);
+    else router.push(href('/profile'));
+  }, [env, redirectUrl, router, href]);
+
+  const afterAuth = useCallback(
+    (next: Client, sessionId: string | null) => {
+      setClient(next);
+      const session = next.sessions.find((s) => s.id === sessionId) ?? next.session;
+      if (needsMfaSetup(session)) router.push(href('/sign-in/setup-mfa'));
+      else goToDestination();
+    },
+    [router, href, goToDestination],
+  );
+
+  const value = useMemo<HostedValue>(
+    () => ({
+      instanceId,
+      env,
+      client,
+      loadError,
+      retryLoad: () => {
+        setLoadError(null);
+        setAttempt((a) => a + 1);
+      },
+      setClient,
+      call,
+      redirectUrl,
+      locale,
+      href,
+      afterAuth,
+      goToDestination,
+    }),
+    [instanceId, env, client, loadError, call, redirectUrl, locale, href, afterAuth, goToDestination],
+  );
+  return <HostedContext.Provider value={value}>{children}</HostedContext.Provider>;
+}

@@ -1,0 +1,814 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useFormatter, useTranslations } from 'next-intl';
+import { useCallback, useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  Checkbox,
+  CopyField,
+  Dialog,
+  EmptyState,
+  Field,
+  Input,
+  Select,
+  Skeleton,
+  Table,
+  Td,
+  Th,
+  Tr,
+} from '@/components/ui';
+import type { ApiToken, Envelope, List, Me, MeSession } from '@/lib/fapi/types';
+import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { CodeInput, PasswordInput } from './fields';
+import { needsMfaSetup, useHosted } from './hosted-context';
+import { HostedPage, LoadError, LockIcon } from './shell';
+import { BackupCodes, TotpEnrollment } from './totp';
+import { useFormErrors } from './use-form-errors';
+
+/** `{fapi}/profile`: the signed-in user's account — names, email addresses, MFA, devices, personal access tokens. */
+export function ProfilePage() {
+  const t = useTranslations('hosted.profile');
+  const { env, client, loadError, href } = useHosted();
+  const router = useRouter();
+  const session = client?.session ?? null;
+  const signedIn = session?.status === 'active';
+
+  useEffect(() => {
+    if (!client) return;
+    if (needsMfaSetup(session)) router.replace(href('/sign-in/setup-mfa'));
+    else if (!signedIn) router.replace(href('/sign-in'));
+  }, [client, session, signedIn, router, href]);
+
+  if (loadError) {
+    return (
+      <HostedPage>
+        <Card>
+          <CardBody className="p-6">
+            <LoadError />
+          </CardBody>
+        </Card>
+      </HostedPage>
+    );
+  }
+  return (
+    <HostedPage wide>
+      <div className="flex min-w-0 flex-col gap-6 [&>*]:min-w-0">
+        <ProfileHeader />
+        {!env || !client || !signedIn ? (
+          <span className="sr-only" role="status">
+            {t('loading')}
+          </span>
+        ) : null}
+        {env && signedIn ? (
+          <Sections key={session.id} />
+        ) : (
+          <>
+            <SectionSkeleton rows={3} />
+            <SectionSkeleton rows={2} />
+          </>
+        )}
+      </div>
+    </HostedPage>
+  );
+}
+
+function ProfileHeader() {
+  const t = useTranslations('hosted.profile');
+  const { env, client, call, href } = useHosted();
+  const describe = useFapiError();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const session = client?.session;
+
+  async function signOut() {
+    if (!session) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await call<Envelope<unknown>>(`/v1/client/sessions/${session.id}/end`, { method: 'POST' });
+      window.location.assign(href('/sign-in'));
+    } catch (e) {
+      setError(describe(e).message);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <header className="flex flex-col gap-4">
+      <div className="flex items-center justify-between gap-3">
+        <div className="flex min-w-0 items-center gap-2 text-sm font-medium text-zinc-600 dark:text-zinc-400">
+          <span aria-hidden className="flex size-8 shrink-0 items-center justify-center rounded-md bg-indigo-600 text-sm font-semibold text-white">
+            {env ? env.instance.name.charAt(0).toUpperCase() : <LockIcon className="size-4" />}
+          </span>
+          {env ? <span className="truncate">{env.instance.name}</span> : <Skeleton className="h-5 w-24" />}
+        </div>
+        <Button variant="secondary" size="sm" onClick={signOut} loading={busy} disabled={session?.status !== 'active'}>
+          {t('signOut')}
+        </Button>
+      </div>
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t('subtitle')}</p>
+      </div>
+      {session?.impersonated_by && (
+        <Alert tone="warning" title={t('impersonatedTitle')}>
+          {t('impersonated', { actor: session.impersonated_by })}
+        </Alert>
+      )}
+      {error && <Alert tone="error">{error}</Alert>}
+    </header>
+  );
+}
+
+function SectionSkeleton({ rows }: { rows: number }) {
+  return (
+    <Card aria-hidden>
+      <div className="border-b border-zinc-200 px-5 py-4 dark:border-zinc-800">
+        <Skeleton className="h-5 w-40" />
+        <Skeleton className="mt-2 h-4 w-64 max-w-full" />
+      </div>
+      <div className="flex flex-col gap-3 px-5 py-4">
+        {Array.from({ length: rows }, (_, i) => (
+          <Skeleton key={i} className="h-10 w-full rounded-md" />
+        ))}
+      </div>
+    </Card>
+  );
+}
+
+/** Loads /v1/me once for the sections; each section loads its own list. */
+function Sections() {
+  const { call } = useHosted();
+  const describe = useFapiError();
+  const [me, setMe] = useState<Me | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(() => {
+    setError(null);
+    call<Me>('/v1/me').then(setMe, (e: unknown) => setError(describe(e).message));
+  }, [call, describe]);
+  useEffect(load, [load]);
+
+  if (error) return <Alert tone="error">{error}</Alert>;
+  if (!me) {
+    return (
+      <>
+        <SectionSkeleton rows={3} />
+        <SectionSkeleton rows={2} />
+      </>
+    );
+  }
+  return (
+    <>
+      <ProfileSection me={me} onSaved={setMe} />
+      <EmailsSection me={me} />
+      <MfaSection me={me} onChanged={load} />
+      <SessionsSection />
+      <TokensSection />
+    </>
+  );
+}
+
+const NAME_FIELDS = ['first_name', 'last_name', 'username'] as const;
+
+function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
+  const t = useTranslations('hosted.profile');
+  const tf = useTranslations('hosted.fields');
+  const { call } = useHosted();
+  const { formError, fieldErrors, show, reset } = useFormErrors(NAME_FIELDS);
+  const [first, setFirst] = useState(me.first_name ?? '');
+  const [last, setLast] = useState(me.last_name ?? '');
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const dirty = first.trim() !== (me.first_name ?? '') || last.trim() !== (me.last_name ?? '');
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    reset();
+    setSaved(false);
+    setBusy(true);
+    try {
+      const updated = await call<Me>('/v1/me', { method: 'PATCH', json: { first_name: first.trim() || null, last_name: last.trim() || null } });
+      onSaved(updated);
+      setSaved(true);
+    } catch (err) {
+      show(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader title={t('profileTitle')} description={t('profileDescription')} />
+      <CardBody>
+        <form onSubmit={save} noValidate className="flex flex-col gap-4">
+          {formError && <Alert tone="error">{formError}</Alert>}
+          {saved && !dirty && <Alert tone="success">{t('saved')}</Alert>}
+          <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+            <Field label={tf('firstName')} error={fieldErrors.first_name}>
+              {(p) => <Input {...p} name="first_name" autoComplete="given-name" value={first} onChange={(e) => setFirst(e.target.value)} />}
+            </Field>
+            <Field label={tf('lastName')} error={fieldErrors.last_name}>
+              {(p) => <Input {...p} name="last_name" autoComplete="family-name" value={last} onChange={(e) => setLast(e.target.value)} />}
+            </Field>
+          </div>
+          {me.username && (
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">
+              {tf('username')}: <span className="font-mono text-zinc-900 dark:text-zinc-100">{me.username}</span>
+            </p>
+          )}
+          <div className="flex justify-end">
+            <Button type="submit" loading={busy} disabled={!dirty}>
+              {t('save')}
+            </Button>
+          </div>
+        </form>
+      </CardBody>
+    </Card>
+  );
+}
+
+function EmailsSection({ me }: { me: Me }) {
+  const t = useTranslations('hosted.profile');
+  return (
+    <Card>
+      <CardHeader title={t('emailsTitle')} description={t('emailsDescription')} />
+      {me.email_addresses.length === 0 ? (
+        <EmptyState title={t('noEmails')} />
+      ) : (
+        <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
+          {me.email_addresses.map((a) => (
+            <li key={a.id} className="flex flex-wrap items-center justify-between gap-2 px-5 py-3">
+              <span className="min-w-0 break-all text-sm font-medium">{a.email_address}</span>
+              <span className="flex gap-1.5">
+                {a.id === me.primary_email_address_id && <Badge tone="indigo">{t('primary')}</Badge>}
+                {a.verification?.status === 'verified' ? <Badge tone="green">{t('verified')}</Badge> : <Badge tone="amber">{t('unverified')}</Badge>}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+function MfaSection({ me, onChanged }: { me: Me; onChanged(): void }) {
+  const t = useTranslations('hosted.mfa');
+  const { env } = useHosted();
+  const [mode, setMode] = useState<'idle' | 'enroll' | 'disable' | 'regenerate'>('idle');
+  const [codes, setCodes] = useState<string[] | null>(null);
+  const name = env?.instance.name ?? '';
+
+  return (
+    <Card>
+      <CardHeader
+        title={t('title')}
+        description={t('description')}
+        actions={me.totp_enabled ? <Badge tone="green">{t('on')}</Badge> : <Badge>{t('off')}</Badge>}
+      />
+      <CardBody className="flex flex-col gap-4">
+        {codes && (
+          <>
+            <BackupCodes codes={codes} instanceName={name} />
+            <div className="flex justify-end">
+              <Button variant="secondary" onClick={() => setCodes(null)}>
+                {t('savedCodes')}
+              </Button>
+            </div>
+          </>
+        )}
+        {!codes && mode === 'enroll' && (
+          <TotpEnrollment
+            onCancel={() => setMode('idle')}
+            onEnabled={(backup) => {
+              setCodes(backup);
+              setMode('idle');
+              onChanged();
+            }}
+          />
+        )}
+        {!codes && mode !== 'enroll' && (
+          <div className="flex flex-wrap items-center justify-between gap-3">
+            <div className="min-w-0 text-sm">
+              <p className="font-medium">{t('authenticatorApp')}</p>
+              <p className="text-zinc-600 dark:text-zinc-400">{me.totp_enabled ? t('enabledHint') : t('disabledHint')}</p>
+            </div>
+            {me.totp_enabled ? (
+              <div className="flex flex-wrap gap-2">
+                <Button variant="secondary" size="sm" onClick={() => setMode('regenerate')}>
+                  {t('regenerate')}
+                </Button>
+                {!env?.user_settings.mfa_required && (
+                  <Button variant="danger" size="sm" onClick={() => setMode('disable')}>
+                    {t('disable')}
+                  </Button>
+                )}
+              </div>
+            ) : (
+              <Button size="sm" onClick={() => setMode('enroll')}>
+                {t('setUp')}
+              </Button>
+            )}
+          </div>
+        )}
+      </CardBody>
+      <RegenerateDialog
+        open={mode === 'regenerate'}
+        onClose={() => setMode('idle')}
+        onDone={(backup) => {
+          setMode('idle');
+          setCodes(backup);
+          onChanged();
+        }}
+      />
+      <DisableDialog
+        open={mode === 'disable'}
+        passwordEnabled={me.password_enabled}
+        onClose={() => setMode('idle')}
+        onDone={() => {
+          setMode('idle');
+          onChanged();
+        }}
+      />
+    </Card>
+  );
+}
+
+const CODE_FIELDS = ['code'] as const;
+const DISABLE_FIELDS = ['code', 'password'] as const;
+
+function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone(codes: string[]): void }) {
+  const t = useTranslations('hosted.mfa');
+  const tc = useTranslations('common');
+  const te = useTranslations('hosted.errors');
+  const { call } = useHosted();
+  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(CODE_FIELDS);
+  const [code, setCode] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    reset();
+    if (code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
+    setBusy(true);
+    try {
+      const res = await call<{ backup_codes: string[] }>('/v1/me/backup_codes', { json: { code } });
+      setCode('');
+      onDone(res.backup_codes);
+    } catch (err) {
+      show(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onClose={onClose} title={t('regenerateTitle')}>
+      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('regenerateDescription')}</p>
+        {formError && <Alert tone="error">{formError}</Alert>}
+        <Field label={t('codeLabel')} error={fieldErrors.code}>
+          {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
+        </Field>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="secondary" onClick={onClose}>
+            {tc('cancel')}
+          </Button>
+          <Button type="submit" loading={busy}>
+            {t('regenerateConfirm')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boolean; passwordEnabled: boolean; onClose(): void; onDone(): void }) {
+  const t = useTranslations('hosted.mfa');
+  const tc = useTranslations('common');
+  const tf = useTranslations('hosted.fields');
+  const te = useTranslations('hosted.errors');
+  const { call } = useHosted();
+  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(DISABLE_FIELDS);
+  const [withPassword, setWithPassword] = useState(false);
+  const [value, setValue] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    reset();
+    if (!withPassword && value.length !== 6) return setFieldErrors({ code: te('codeFormat') });
+    if (withPassword && !value) return setFieldErrors({ password: te('required') });
+    setBusy(true);
+    try {
+      await call('/v1/me/totp', { method: 'DELETE', json: withPassword ? { password: value } : { code: value } });
+      setValue('');
+      onDone();
+    } catch (err) {
+      show(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onClose={onClose} title={t('disableTitle')}>
+      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('disableDescription')}</p>
+        {formError && <Alert tone="error">{formError}</Alert>}
+        {withPassword ? (
+          <Field key="password" label={tf('password')} error={fieldErrors.password}>
+            {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
+          </Field>
+        ) : (
+          <Field key="code" label={t('codeLabel')} error={fieldErrors.code}>
+            {(p) => <CodeInput {...p} name="code" autoFocus value={value} onChange={setValue} />}
+          </Field>
+        )}
+        {passwordEnabled && (
+          <Button
+            variant="ghost"
+            size="sm"
+            className="self-start"
+            onClick={() => {
+              setWithPassword((v) => !v);
+              setValue('');
+              reset();
+            }}
+          >
+            {withPassword ? t('useCodeInstead') : t('usePasswordInstead')}
+          </Button>
+        )}
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="secondary" onClick={onClose}>
+            {tc('cancel')}
+          </Button>
+          <Button type="submit" variant="danger" loading={busy}>
+            {t('disableConfirm')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** A confirmation dialog before something destructive. */
+function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  busy,
+  error,
+  onConfirm,
+  onClose,
+}: {
+  open: boolean;
+  title: ReactNode;
+  children: ReactNode;
+  confirmLabel: string;
+  busy: boolean;
+  error: string | null;
+  onConfirm(): void;
+  onClose(): void;
+}) {
+  const tc = useTranslations('common');
+  return (
+    <Dialog open={open} onClose={onClose} title={title}>
+      <div className="text-sm text-zinc-600 dark:text-zinc-400">{children}</div>
+      {error && <Alert tone="error">{error}</Alert>}
+      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <Button variant="secondary" onClick={onClose}>
+          {tc('cancel')}
+        </Button>
+        <Button variant="danger" onClick={onConfirm} loading={busy}>
+          {confirmLabel}
+        </Button>
+      </div>
+    </Dialog>
+  );
+}
+
+function useDates() {
+  const format = useFormatter();
+  return {
+    date: (ms: number) => format.dateTime(ms, { dateStyle: 'medium', timeStyle: 'short' }),
+    relative: (ms: number) => format.relativeTime(ms, Date.now()),
+  };
+}
+
+function SessionsSection() {
+  const t = useTranslations('hosted.sessions');
+  const { call } = useHosted();
+  const describe = useFapiError();
+  const dates = useDates();
+  const [list, setList] = useState<MeSession[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<{ kind: 'one'; session: MeSession } | { kind: 'others' } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+
+  useEffect(() => {
+    call<List<MeSession>>('/v1/me/sessions').then(
+      (r) => setList(r.data),
+      (e: unknown) => setError(describe(e).message),
+    );
+  }, [call, describe]);
+
+  async function run() {
+    if (!confirm) return;
+    setBusy(true);
+    setActionError(null);
+    try {
+      if (confirm.kind === 'others') {
+        setList((await call<List<MeSession>>('/v1/me/sessions/revoke_others', { method: 'POST' })).data);
+      } else {
+        await call(`/v1/me/sessions/${confirm.session.id}/revoke`, { method: 'POST' });
+        setList((l) => l?.filter((s) => s.id !== confirm.session.id) ?? null);
+      }
+      setConfirm(null);
+    } catch (e) {
+      setActionError(describe(e).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const others = list?.filter((s) => !s.current).length ?? 0;
+  return (
+    <Card>
+      <CardHeader
+        title={t('title')}
+        description={t('description')}
+        actions={
+          <Button variant="secondary" size="sm" disabled={!list || others === 0} onClick={() => setConfirm({ kind: 'others' })}>
+            {t('signOutOthers')}
+          </Button>
+        }
+      />
+      {error ? (
+        <CardBody>
+          <Alert tone="error">{error}</Alert>
+        </CardBody>
+      ) : !list ? (
+        <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
+          <Skeleton className="h-12 w-full rounded-md" />
+          <Skeleton className="h-12 w-full rounded-md" />
+        </div>
+      ) : (
+        <ul aria-label={t('listLabel')} className="divide-y divide-zinc-100 dark:divide-zinc-800">
+          {list.map((s) => (
+            <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 px-5 py-3">
+              <div className="min-w-0 text-sm">
+                <p className="flex flex-wrap items-center gap-2 font-medium">
+                  {s.this_client ? t('thisDevice') : t('otherDevice')}
+                  {s.current && <Badge tone="green">{t('current')}</Badge>}
+                  {s.status === 'pending' && <Badge tone="amber">{t('pending')}</Badge>}
+                  {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
+                </p>
+                <p className="text-zinc-600 dark:text-zinc-400">
+                  {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
+                </p>
+              </div>
+              {!s.current && (
+                <Button
+                  variant="secondary"
+                  size="sm"
+                  aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
+                  onClick={() => setConfirm({ kind: 'one', session: s })}
+                >
+                  {t('signOutSession')}
+                </Button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <ConfirmDialog
+        open={confirm !== null}
+        title={confirm?.kind === 'others' ? t('confirmOthersTitle') : t('confirmOneTitle')}
+        confirmLabel={confirm?.kind === 'others' ? t('confirmOthers') : t('confirmOne')}
+        busy={busy}
+        error={actionError}
+        onConfirm={run}
+        onClose={() => {
+          setConfirm(null);
+          setActionError(null);
+        }}
+      >
+        {confirm?.kind === 'others' ? t('confirmOthersBody', { count: others }) : t('confirmOneBody')}
+      </ConfirmDialog>
+    </Card>
+  );
+}
+
+const TOKEN_FIELDS = ['name', 'scopes', 'expires_in_seconds'] as const;
+const EXPIRY_OPTIONS = [
+  { value: '', key: 'never' },
+  { value: String(7 * 86400), key: 'days7' },
+  { value: String(30 * 86400), key: 'days30' },
+  { value: String(90 * 86400), key: 'days90' },
+  { value: String(365 * 86400), key: 'year' },
+] as const;
+
+function TokensSection() {
+  const t = useTranslations('hosted.tokens');
+  const { call, client } = useHosted();
+  const describe = useFapiError();
+  const dates = useDates();
+  const [list, setList] = useState<ApiToken[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [revoking, setRevoking] = useState<ApiToken | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+  const impersonated = !!client?.session?.impersonated_by;
+
+  const load = useCallback(() => {
+    call<List<ApiToken>>('/v1/client/me/api_tokens').then(
+      (r) => setList(r.data),
+      (e: unknown) => setError(describe(e).message),
+    );
+  }, [call, describe]);
+  useEffect(load, [load]);
+
+  async function revoke() {
+    if (!revoking) return;
+    setBusy(true);
+    setRevokeError(null);
+    try {
+      await call(`/v1/client/me/api_tokens/${revoking.id}/revoke`, { method: 'POST' });
+      setList((l) => l?.filter((x) => x.id !== revoking.id) ?? null);
+      setRevoking(null);
+    } catch (e) {
+      setRevokeError(describe(e).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader
+        title={t('title')}
+        description={t('description')}
+        actions={
+          <Button size="sm" onClick={() => setCreating(true)} disabled={impersonated}>
+            {t('create')}
+          </Button>
+        }
+      />
+      {error ? (
+        <CardBody>
+          <Alert tone="error">{error}</Alert>
+        </CardBody>
+      ) : !list ? (
+        <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
+          <Skeleton className="h-10 w-full rounded-md" />
+          <Skeleton className="h-10 w-full rounded-md" />
+        </div>
+      ) : list.length === 0 ? (
+        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />
+      ) : (
+        <Table caption={t('title')}>
+          <thead>
+            <tr>
+              <Th>{t('name')}</Th>
+              <Th>{t('scopes')}</Th>
+              <Th>{t('expires')}</Th>
+              <Th>{t('lastUsed')}</Th>
+              <Th className="relative">
+                <span className="sr-only">{t('actions')}</span>
+              </Th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((token) => (
+              <Tr key={token.id}>
+                <Td className="font-medium">
+                  {token.name}
+                  {token.status === 'expired' && (
+                    <span className="ml-2">
+                      <Badge tone="red">{t('expired')}</Badge>
+                    </span>
+                  )}
+                </Td>
+                <Td className="font-mono text-xs">{token.scopes.join(', ')}</Td>
+                <Td className="whitespace-nowrap">{token.expires_at ? dates.date(token.expires_at) : t('neverExpires')}</Td>
+                <Td className="whitespace-nowrap">{token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')}</Td>
+                <Td className="text-right">
+                  <Button variant="ghost" size="sm" aria-label={t('revokeLabel', { name: token.name })} onClick={() => setRevoking(token)}>
+                    {t('revoke')}
+                  </Button>
+                </Td>
+              </Tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      {creating && (
+        <CreateTokenDialog
+          onClose={() => setCreating(false)}
+          onCreated={() => load()}
+        />
+      )}
+      <ConfirmDialog
+        open={revoking !== null}
+        title={t('revokeTitle')}
+        confirmLabel={t('revokeConfirm')}
+        busy={busy}
+        error={revokeError}
+        onConfirm={revoke}
+        onClose={() => {
+          setRevoking(null);
+          setRevokeError(null);
+        }}
+      >
+        {t('revokeBody', { name: revoking?.name ?? '' })}
+      </ConfirmDialog>
+    </Card>
+  );
+}
+
+function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(): void }) {
+  const t = useTranslations('hosted.tokens');
+  const tc = useTranslations('common');
+  const te = useTranslations('hosted.errors');
+  const { call } = useHosted();
+  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(TOKEN_FIELDS);
+  const [name, setName] = useState('');
+  const [write, setWrite] = useState(false);
+  const [expiry, setExpiry] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    reset();
+    if (!name.trim()) return setFieldErrors({ name: te('required') });
+    setBusy(true);
+    try {
+      const created = await call<ApiToken & { token: string }>('/v1/client/me/api_tokens', {
+        json: { name: name.trim(), scopes: write ? ['me:read', 'me:write'] : ['me:read'], ...(expiry ? { expires_in_seconds: Number(expiry) } : {}) },
+      });
+      setSecret(created.token);
+      onCreated();
+    } catch (err) {
+      show(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open onClose={onClose} title={secret ? t('createdTitle') : t('createTitle')}>
+      {secret ? (
+        <div className="flex flex-col gap-4">
+          <Alert tone="warning">{t('createdOnce')}</Alert>
+          <CopyField value={secret} label={t('secretLabel')} />
+          <div className="flex justify-end">
+            <Button onClick={onClose}>{t('done')}</Button>
+          </div>
+        </div>
+      ) : (
+        <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+          {formError && <Alert tone="error">{formError}</Alert>}
+          <Field label={t('nameLabel')} hint={t('nameHint')} error={fieldErrors.name}>
+            {(p) => <Input {...p} name="name" autoFocus maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />}
+          </Field>
+          <fieldset className="flex flex-col gap-2">
+            <legend className="mb-1 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('scopes')}</legend>
+            <Checkbox label={t('scopeRead')} checked disabled readOnly />
+            <Checkbox label={t('scopeWrite')} checked={write} onChange={(e) => setWrite(e.target.checked)} />
+            {fieldErrors.scopes && <p className="text-xs font-medium text-red-600 dark:text-red-400">{fieldErrors.scopes}</p>}
+          </fieldset>
+          <Field label={t('expiry')} error={fieldErrors.expires_in_seconds}>
+            {(p) => (
+              <Select {...p} name="expires_in_seconds" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+                {EXPIRY_OPTIONS.map((o) => (
+                  <option key={o.key} value={o.value}>
+                    {t(`expiryOptions.${o.key}`)}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <Button variant="secondary" onClick={onClose}>
+              {tc('cancel')}
+            </Button>
+            <Button type="submit" loading={busy}>
+              {t('createSubmit')}
+            </Button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,188 @@
+'use client';
+
+import Link from 'next/link';
+import { useLocale, useTranslations } from 'next-intl';
+import type { ComponentProps, ReactNode } from 'react';
+import { Alert, Badge, Button, Card, Skeleton, cn, focusRing } from '@/components/ui';
+import { LOCALE_COOKIE, LOCALES } from '@/i18n/locales';
+import { ApiError } from '@/lib/api-client';
+import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { useHosted } from './hosted-context';
+
+/** A link in the hosted pages' style (secondary actions: sign up, forgot password…). */
+export function TextLink({ className, ...rest }: ComponentProps<typeof Link>) {
+  return (
+    <Link
+      className={cn('rounded-sm font-medium text-indigo-600 underline-offset-4 hover:underline dark:text-indigo-400', focusRing, className)}
+      {...rest}
+    />
+  );
+}
+
+/** Switches the language, keeping every other parameter of the page (and remembering the choice). */
+export function LanguagePicker() {
+  const t = useTranslations('common');
+  const locale = useLocale();
+  function pick(next: string) {
+    document.cookie = `${LOCALE_COOKIE}=${next}; Path=/; Max-Age=31536000; SameSite=Lax`;
+    const url = new URL(window.location.href);
+    url.searchParams.set('locale', next);
+    window.location.assign(url.toString());
+  }
+  return (
+    <select
+      aria-label={t('language')}
+      value={locale}
+      onChange={(e) => pick(e.target.value)}
+      className={cn(
+        'h-8 rounded-md border-0 bg-transparent py-0 pr-7 pl-2 text-xs text-zinc-600 ring-1 ring-inset ring-zinc-300 hover:bg-white dark:text-zinc-300 dark:ring-zinc-700 dark:hover:bg-zinc-900',
+        focusRing,
+      )}
+    >
+      {LOCALES.map((l) => (
+        <option key={l} value={l}>
+          {t(`languages.${l}`)}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function HostedFooter() {
+  const t = useTranslations('hosted');
+  const { env } = useHosted();
+  return (
+    <footer className="mt-6 flex flex-wrap items-center justify-center gap-x-4 gap-y-2 text-xs text-zinc-500 dark:text-zinc-400">
+      <span className="inline-flex items-center gap-1.5">
+        <LockIcon className="size-3.5" />
+        {t.rich('securedBy', { brand: (chunks) => <strong className="font-semibold text-zinc-700 dark:text-zinc-300">{chunks}</strong> })}
+      </span>
+      {env?.instance.environment === 'test' && <Badge tone="amber">{t('testMode')}</Badge>}
+      <LanguagePicker />
+    </footer>
+  );
+}
+
+export function LockIcon({ className }: { className?: string }) {
+  return (
+    <svg aria-hidden viewBox="0 0 20 20" fill="currentColor" className={className}>
+      <path fillRule="evenodd" d="M10 1a4.5 4.5 0 0 0-4.5 4.5V9H5a2 2 0 0 0-2 2v6a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2v-6a2 2 0 0 0-2-2h-.5V5.5A4.5 4.5 0 0 0 10 1Zm3 8V5.5a3 3 0 1 0-6 0V9h6Z" clipRule="evenodd" />
+    </svg>
+  );
+}
+
+/** The instance's mark: its initial on the brand colour. */
+function InstanceMark({ name }: { name: string }) {
+  return (
+    <span aria-hidden className="flex size-10 items-center justify-center rounded-lg bg-indigo-600 text-lg font-semibold text-white shadow-sm">
+      {name.trim().charAt(0).toUpperCase() || 'L'}
+    </span>
+  );
+}
+
+/** The page around a hosted card: centred on the screen, footer below. */
+export function HostedPage({ children, wide = false }: { children: ReactNode; wide?: boolean }) {
+  return (
+    <div className="flex min-h-screen flex-col items-center justify-center px-4 py-10 sm:py-16">
+      <main className={cn('w-full min-w-0', wide ? 'max-w-3xl' : 'max-w-sm')}>{children}</main>
+      <HostedFooter />
+    </div>
+  );
+}
+
+/**
+ * The card of a hosted auth page: the instance's mark and name, a title and subtitle,
+ * the form, and secondary links under it. While the environment loads, a skeleton of
+ * the same size holds its place.
+ */
+export function AuthCard({ title, subtitle, children, footer }: { title: ReactNode; subtitle?: ReactNode; children: ReactNode; footer?: ReactNode }) {
+  const { env, loadError } = useHosted();
+  return (
+    <HostedPage>
+      <Card className="overflow-hidden">
+        <div className="flex flex-col gap-6 px-6 py-8 sm:px-8">
+          <header className="flex flex-col items-center gap-3 text-center">
+            {env ? (
+              <InstanceMark name={env.instance.name} />
+            ) : loadError ? (
+              <span aria-hidden className="flex size-10 items-center justify-center rounded-lg bg-zinc-200 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400">
+                <LockIcon className="size-5" />
+              </span>
+            ) : (
+              <Skeleton className="size-10 rounded-lg" />
+            )}
+            {env ? (
+              <p className="text-sm font-medium text-zinc-500 dark:text-zinc-400">{env.instance.name}</p>
+            ) : loadError ? null : (
+              <Skeleton className="h-5 w-24" />
+            )}
+            <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
+            {subtitle && <p className="text-sm text-zinc-600 dark:text-zinc-400">{subtitle}</p>}
+          </header>
+          {children}
+        </div>
+        {footer && (
+          <div className="border-t border-zinc-200 bg-zinc-50 px-6 py-4 text-center text-sm text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900/60 dark:text-zinc-400">
+            {footer}
+          </div>
+        )}
+      </Card>
+    </HostedPage>
+  );
+}
+
+/** Placeholder rows shaped like a form of `fields` inputs and its buttons (a divider between two). */
+export function FormSkeleton({ fields = 2, buttons = 1 }: { fields?: number; buttons?: 1 | 2 }) {
+  const t = useTranslations('common');
+  return (
+    <div className="flex flex-col gap-4" aria-busy>
+      <span className="sr-only" role="status">
+        {t('loading')}
+      </span>
+      {Array.from({ length: fields }, (_, i) => (
+        <div key={i} className="flex flex-col gap-1.5">
+          <Skeleton className="h-5 w-28" />
+          <Skeleton className="h-10 w-full rounded-md" />
+        </div>
+      ))}
+      <Skeleton className="h-10 w-full rounded-md" />
+      {buttons === 2 && (
+        <>
+          <Skeleton className="mx-auto h-4 w-8" />
+          <Skeleton className="h-10 w-full rounded-md" />
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The environment or client could not be loaded (unknown instance, network…). */
+export function LoadError() {
+  const t = useTranslations('hosted');
+  const { loadError, retryLoad } = useHosted();
+  const describe = useFapiError();
+  const missing = loadError instanceof ApiError && loadError.status === 404;
+  return (
+    <div className="flex flex-col gap-4">
+      <Alert tone="error" title={t('loadFailed')}>
+        {missing ? t('instanceNotFound') : describe(loadError).message}
+      </Alert>
+      {!missing && (
+        <Button variant="secondary" onClick={retryLoad}>
+          {t('retry')}
+        </Button>
+      )}
+    </div>
+  );
+}
+
+/** A divider with a word in the middle ("or"). */
+export function Divider({ label }: { label: string }) {
+  return (
+    <div className="flex items-center gap-3 text-xs uppercase tracking-wide text-zinc-400 dark:text-zinc-500">
+      <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-800" />
+      {label}
+      <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-800" />
+    </div>
+  );
+}

@@ -1,0 +1,267 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useTranslations } from 'next-intl';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Alert, Button, Field, Input, Skeleton, Spinner } from '@/components/ui';
+import { clearFlow, writeFlow } from '@/lib/fapi/flow';
+import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
+import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { PasswordInput } from './fields';
+import { needsMfaSetup, useHosted } from './hosted-context';
+import { AuthCard, Divider, FormSkeleton, LoadError, TextLink } from './shell';
+import { useFormErrors } from './use-form-errors';
+
+const FIELDS = ['identifier', 'password'] as const;
+
+let fragmentTicket: string | null = null;
+
+/** Reads `#ticket=…` and removes it from the address bar at once (it is a credential). */
+function takeTicketFromFragment(): string | null {
+  if (typeof window === 'undefined') return null;
+  const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
+  const ticket = params.get('ticket');
+  if (ticket) {
+    fragmentTicket = ticket;
+    window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+  }
+  return fragmentTicket;
+}
+
+/** Sends a finished or half-finished sign-in where it goes next. */
+export function useSignInStep() {
+  const router = useRouter();
+  const { instanceId, href, afterAuth, setClient } = useHosted();
+  return (res: Envelope<SignInAttempt>, identifier: string) => {
+    setClient(res.client);
+    const attempt = res.response;
+    if (attempt.status === 'complete') {
+      clearFlow(instanceId, 'sign_in');
+      afterAuth(res.client, attempt.created_session_id);
+    } else if (attempt.status === 'needs_second_factor') {
+      writeFlow(instanceId, 'sign_in', { id: attempt.id, identifier });
+      router.push(href('/sign-in/factor-two'));
+    }
+  };
+}
+
+export function SignInPage() {
+  const t = useTranslations('hosted.signIn');
+  const { env, client, loadError, href } = useHosted();
+  const router = useRouter();
+  const [ticket] = useState(takeTicketFromFragment);
+  const [anotherAccount, setAnotherAccount] = useState(false);
+
+  const session = client?.session ?? null;
+  const pendingSetup = needsMfaSetup(session);
+  useEffect(() => {
+    if (pendingSetup && !ticket) router.replace(href('/sign-in/setup-mfa'));
+  }, [pendingSetup, ticket, router, href]);
+
+  const signUpLink = env?.user_settings.sign_up.open ? (
+    <>
+      {t('noAccount')} <TextLink href={href('/sign-up')}>{t('signUpLink')}</TextLink>
+    </>
+  ) : undefined;
+
+  if (loadError) {
+    return (
+      <AuthCard title={t('title')}>
+        <LoadError />
+      </AuthCard>
+    );
+  }
+  if (!env || !client) {
+    return (
+      <AuthCard title={t('title')} subtitle={<Skeleton className="mx-auto h-5 w-48" />}>
+        <FormSkeleton fields={2} buttons={2} />
+      </AuthCard>
+    );
+  }
+  if (ticket) return <TicketRedemption ticket={ticket} />;
+  if (session?.status === 'active' && !anotherAccount) return <AlreadySignedIn onAnotherAccount={() => setAnotherAccount(true)} />;
+  return (
+    <AuthCard title={t('title')} subtitle={t('subtitle', { name: env.instance.name })} footer={signUpLink}>
+      <SignInForm />
+    </AuthCard>
+  );
+}
+
+function SignInForm() {
+  const t = useTranslations('hosted.signIn');
+  const tf = useTranslations('hosted.fields');
+  const te = useTranslations('hosted.errors');
+  const router = useRouter();
+  const { instanceId, call, href } = useHosted();
+  const step = useSignInStep();
+  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
+  const [identifier, setIdentifier] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState<'password' | 'code' | null>(null);
+
+  function requireFields(withPassword: boolean): boolean {
+    const missing: Record<string, string> = {};
+    if (!identifier.trim()) missing.identifier = te('required');
+    if (withPassword && !password) missing.password = te('required');
+    setFieldErrors(missing);
+    return Object.keys(missing).length === 0;
+  }
+
+  async function signInWithPassword(e: FormEvent) {
+    e.preventDefault();
+    reset();
+    if (!requireFields(true)) return;
+    setBusy('password');
+    try {
+      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim(), password } });
+      step(res, identifier.trim());
+    } catch (err) {
+      show(err);
+      setBusy(null);
+    }
+  }
+
+  async function emailCode() {
+    reset();
+    if (!requireFields(false)) return;
+    setBusy('code');
+    try {
+      const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
+      const id = created.response.id;
+      await call(`/v1/client/sign_ins/${id}/prepare_first_factor`, { json: { strategy: 'email_code' } });
+      const safe = created.response.supported_first_factors.find((f) => f.strategy === 'email_code')?.safe_identifier;
+      writeFlow(instanceId, 'sign_in', { id, identifier: safe ?? identifier.trim(), sentAt: Date.now() });
+      router.push(href('/sign-in/verify'));
+    } catch (err) {
+      show(err);
+      setBusy(null);
+    }
+  }
+
+  return (
+    <form onSubmit={signInWithPassword} noValidate className="flex flex-col gap-4">
+      {formError && <Alert tone="error">{formError}</Alert>}
+      <Field label={tf('identifier')} error={fieldErrors.identifier}>
+        {(p) => (
+          <Input
+            {...p}
+            name="identifier"
+            type="text"
+            autoComplete="username"
+            autoCapitalize="none"
+            spellCheck={false}
+            autoFocus
+            value={identifier}
+            onChange={(e) => setIdentifier(e.target.value)}
+          />
+        )}
+      </Field>
+      <div className="flex flex-col gap-1.5">
+        <Field label={tf('password')} error={fieldErrors.password}>
+          {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
+        </Field>
+        <TextLink href={href('/forgot-password')} className="self-end text-sm">
+          {t('forgotPassword')}
+        </TextLink>
+      </div>
+      <Button type="submit" loading={busy === 'password'} disabled={busy !== null}>
+        {t('submit')}
+      </Button>
+      <Divider label={t('or')} />
+      <Button variant="secondary" onClick={emailCode} loading={busy === 'code'} disabled={busy !== null}>
+        {t('emailCode')}
+      </Button>
+    </form>
+  );
+}
+
+/** `#ticket=…` (an impersonation or sign-in token): redeemed once, then on as any sign-in. */
+function TicketRedemption({ ticket }: { ticket: string }) {
+  const t = useTranslations('hosted.signIn');
+  const { call, href } = useHosted();
+  const describe = useFapiError();
+  const step = useSignInStep();
+  const [error, setError] = useState<string | null>(null);
+  const started = useRef(false);
+
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    fragmentTicket = null;
+    call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { strategy: 'ticket', ticket } }).then(
+      (res) => step(res, ''),
+      (e: unknown) => setError(describe(e).message),
+    );
+  }, [call, ticket, step, describe]);
+
+  return (
+    <AuthCard title={t('ticketTitle')}>
+      {error ? (
+        <div className="flex flex-col gap-4">
+          <Alert tone="error">{error}</Alert>
+          <Button variant="secondary" onClick={() => window.location.assign(href('/sign-in'))}>
+            {t('backToSignIn')}
+          </Button>
+        </div>
+      ) : (
+        <div className="flex justify-center py-6">
+          <Spinner label={t('ticketRedeeming')} />
+        </div>
+      )}
+    </AuthCard>
+  );
+}
+
+/** A visitor whose browser already holds an active session: continue, sign out, or add another account. */
+function AlreadySignedIn({ onAnotherAccount }: { onAnotherAccount(): void }) {
+  const t = useTranslations('hosted.signIn');
+  const { call, client, setClient, goToDestination } = useHosted();
+  const describe = useFapiError();
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const sessionId = client?.session?.id;
+
+  useEffect(() => {
+    call<Me>('/v1/me').then(setMe, () => setMe(null));
+  }, [call, sessionId]);
+
+  async function signOut() {
+    if (!sessionId) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await call<Envelope<unknown>>(`/v1/client/sessions/${sessionId}/end`, { method: 'POST' });
+      setClient(res.client);
+    } catch (e) {
+      setError(describe(e).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const email = me?.email_addresses.find((a) => a.id === me.primary_email_address_id)?.email_address ?? me?.username;
+  return (
+    <AuthCard
+      title={t('alreadyTitle')}
+      subtitle={
+        me === undefined ? (
+          <Skeleton className="mx-auto h-5 w-48" />
+        ) : email ? (
+          t.rich('alreadyAs', { who: email, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> })
+        ) : undefined
+      }
+    >
+      <div className="flex flex-col gap-3">
+        {error && <Alert tone="error">{error}</Alert>}
+        <Button onClick={goToDestination}>{t('continue')}</Button>
+        <Button variant="secondary" onClick={onAnotherAccount}>
+          {t('anotherAccount')}
+        </Button>
+        <Button variant="ghost" onClick={signOut} loading={busy}>
+          {t('signOut')}
+        </Button>
+      </div>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,205 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useTranslations } from 'next-intl';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Alert, Button, Field, Input, Skeleton } from '@/components/ui';
+import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
+import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
+import { CodeForm } from './code-form';
+import { PasswordInput } from './fields';
+import { useHosted } from './hosted-context';
+import { AuthCard, FormSkeleton, LoadError, TextLink } from './shell';
+import { useFormErrors } from './use-form-errors';
+
+const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'password'] as const;
+type Values = Record<(typeof FIELDS)[number], string>;
+
+/** `{fapi}/sign-up`: the fields the instance asks for, then the email code. */
+export function SignUpPage() {
+  const t = useTranslations('hosted.signUp');
+  const { env, client, loadError, href } = useHosted();
+  const footer = (
+    <>
+      {t('haveAccount')} <TextLink href={href('/sign-in')}>{t('signInLink')}</TextLink>
+    </>
+  );
+  if (loadError) {
+    return (
+      <AuthCard title={t('title')}>
+        <LoadError />
+      </AuthCard>
+    );
+  }
+  if (!env || !client) {
+    return (
+      <AuthCard title={t('title')} subtitle={<Skeleton className="mx-auto h-5 w-48" />} footer={footer}>
+        <FormSkeleton fields={2} />
+      </AuthCard>
+    );
+  }
+  if (!env.user_settings.sign_up.open) {
+    return (
+      <AuthCard title={t('title')} footer={footer}>
+        <Alert tone="info" title={t('closedTitle')}>
+          {t('closed')}
+        </Alert>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title={t('title')} subtitle={t('subtitle', { name: env.instance.name })} footer={footer}>
+      <SignUpForm />
+    </AuthCard>
+  );
+}
+
+function SignUpForm() {
+  const t = useTranslations('hosted.signUp');
+  const tf = useTranslations('hosted.fields');
+  const te = useTranslations('hosted.errors');
+  const router = useRouter();
+  const { instanceId, env, call, href, setClient } = useHosted();
+  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
+  const required = new Set(env?.user_settings.sign_up.required_fields ?? []);
+  const askName = required.has('first_name') || required.has('last_name');
+  const askUsername = required.has('username');
+  const askPassword = required.has('password');
+  const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: '', password: '' });
+  const [busy, setBusy] = useState(false);
+  const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    reset();
+    const asked: (keyof Values)[] = [
+      ...(askName ? (['first_name', 'last_name'] as const) : []),
+      ...(askUsername ? (['username'] as const) : []),
+      'email_address',
+      ...(askPassword ? (['password'] as const) : []),
+    ];
+    const missing = Object.fromEntries(asked.filter((k) => !values[k].trim()).map((k) => [k, te('required')]));
+    if (Object.keys(missing).length) return setFieldErrors(missing);
+    setBusy(true);
+    try {
+      const body: Record<string, string> = { email_address: values.email_address.trim() };
+      for (const k of asked) if (k !== 'email_address') body[k] = k === 'password' ? values[k] : values[k].trim();
+      const created = await call<Envelope<SignUpAttempt>>('/v1/client/sign_ups', { json: body });
+      setClient(created.client);
+      const id = created.response.id;
+      await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy: 'email_code' } });
+      writeFlow(instanceId, 'sign_up', { id, identifier: created.response.email_address, sentAt: Date.now() });
+      router.push(href('/sign-up/verify'));
+    } catch (err) {
+      show(err);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+      {formError && <Alert tone="error">{formError}</Alert>}
+      {askName && (
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+          <Field label={tf('firstName')} error={fieldErrors.first_name}>
+            {(p) => <Input {...p} name="first_name" autoComplete="given-name" autoFocus value={values.first_name} onChange={set('first_name')} />}
+          </Field>
+          <Field label={tf('lastName')} error={fieldErrors.last_name}>
+            {(p) => <Input {...p} name="last_name" autoComplete="family-name" value={values.last_name} onChange={set('last_name')} />}
+          </Field>
+        </div>
+      )}
+      {askUsername && (
+        <Field label={tf('username')} hint={tf('usernameHint')} error={fieldErrors.username}>
+          {(p) => (
+            <Input
+              {...p}
+              name="username"
+              autoComplete="username"
+              autoCapitalize="none"
+              spellCheck={false}
+              autoFocus={!askName}
+              value={values.username}
+              onChange={set('username')}
+            />
+          )}
+        </Field>
+      )}
+      <Field label={tf('email')} error={fieldErrors.email_address}>
+        {(p) => (
+          <Input
+            {...p}
+            name="email_address"
+            type="email"
+            autoComplete="email"
+            autoCapitalize="none"
+            spellCheck={false}
+            autoFocus={!askName && !askUsername}
+            value={values.email_address}
+            onChange={set('email_address')}
+          />
+        )}
+      </Field>
+      {askPassword && (
+        <Field label={tf('password')} hint={tf('passwordHint')} error={fieldErrors.password}>
+          {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" value={values.password} onChange={set('password')} />}
+        </Field>
+      )}
+      <Button type="submit" loading={busy}>
+        {t('submit')}
+      </Button>
+    </form>
+  );
+}
+
+/** `{fapi}/sign-up/verify`: the email code that creates the account. */
+export function SignUpVerifyPage() {
+  const t = useTranslations('hosted.verify');
+  const ts = useTranslations('hosted.signUp');
+  const { instanceId, env, client, loadError, call, href, afterAuth } = useHosted();
+  const router = useRouter();
+  const [flow, setFlow] = useState<FlowState | null>(null);
+
+  useEffect(() => {
+    const found = readFlow(instanceId, 'sign_up');
+    if (found) setFlow(found);
+    else router.replace(href('/sign-up'));
+  }, [instanceId, router, href]);
+
+  const ready = env && client && flow;
+  return (
+    <AuthCard
+      title={ts('verifyTitle')}
+      subtitle={
+        flow ? (
+          t.rich('sentTo', { address: flow.identifier, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> })
+        ) : (
+          <Skeleton className="mx-auto h-5 w-48" />
+        )
+      }
+      footer={<TextLink href={href('/sign-up')}>{ts('changeEmail')}</TextLink>}
+    >
+      {loadError ? (
+        <LoadError />
+      ) : !ready ? (
+        <FormSkeleton fields={1} />
+      ) : (
+        <CodeForm
+          sentAt={flow.sentAt}
+          submitLabel={ts('verifySubmit')}
+          onSubmit={async (code) => {
+            const res = await call<Envelope<SignUpAttempt>>(`/v1/client/sign_ups/${flow.id}/attempt_verification`, { json: { code } });
+            if (res.response.status === 'complete') {
+              clearFlow(instanceId, 'sign_up');
+              afterAuth(res.client, res.response.created_session_id);
+            }
+          }}
+          onResend={async () => {
+            await call(`/v1/client/sign_ups/${flow.id}/prepare_verification`, { json: { strategy: 'email_code' } });
+            writeFlow(instanceId, 'sign_up', { ...flow, sentAt: Date.now() });
+          }}
+        />
+      )}
+    </AuthCard>
+  );
+}

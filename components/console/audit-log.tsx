@@ -1,0 +1,158 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState, type FormEvent } from 'react';
+import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
+import { useDates } from '@/lib/console/format';
+import { api, query } from '@/lib/console/paths';
+import type { AuditLog as AuditEntry, CursorPage } from '@/lib/console/types';
+import { errorParam, useDashboard } from '@/lib/console/use-dashboard';
+import { useErrorMessage } from '@/lib/use-error-message';
+import { useConsole } from './console-context';
+import { useInstance } from './instance-context';
+import { Pager, useCursorPages } from './pager';
+import { InlineError } from './states';
+
+type Filters = { action: string; actor: string; target: string; since: string; until: string };
+const FILTER_FIELDS = ['action', 'actor', 'target', 'since', 'until'] as const;
+const EMPTY: Filters = { action: '', actor: '', target: '', since: '', until: '' };
+
+/** A `<input type="date">` value as ms at the start (or, for `until`, the end) of that local day. */
+function dayToMs(day: string, endOfDay: boolean): number | undefined {
+  if (!day) return undefined;
+  const [y, m, d] = day.split('-').map(Number);
+  if (!y || !m || !d) return undefined;
+  return new Date(y, m - 1, endOfDay ? d + 1 : d).getTime();
+}
+
+/** `…/audit`: the instance's audit log with filters and cursor paging. */
+export function AuditLog() {
+  const t = useTranslations('console.audit');
+  const dates = useDates();
+  const { account } = useConsole();
+  const instance = useInstance();
+  const [draft, setDraft] = useState<Filters>(EMPTY);
+  const [applied, setApplied] = useState<Filters>(EMPTY);
+  const cursor = useCursorPages([applied]);
+  const path = `${api.instance(account.id, instance.id)}/audit_logs${query({
+    action: applied.action,
+    actor: applied.actor,
+    target: applied.target,
+    since: dayToMs(applied.since, false),
+    until: dayToMs(applied.until, true),
+    limit: 25,
+    starting_after: cursor.current,
+  })}`;
+  const entries = useDashboard<CursorPage<AuditEntry>>(path);
+  // A filter the API refused (e.g. until before since) is shown under its field.
+  const errorMessage = useErrorMessage();
+  const apiError = entries.error;
+  const param = errorParam(apiError);
+  const filterFailed = apiError !== undefined && param !== undefined && (FILTER_FIELDS as readonly string[]).includes(param);
+  const fieldError = (name: keyof Filters) => (filterFailed && param === name ? errorMessage(apiError) : undefined);
+
+  function apply(e: FormEvent) {
+    e.preventDefault();
+    setApplied(draft);
+  }
+  const set = (key: keyof Filters) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [key]: e.target.value }));
+  const filtered = Object.values(applied).some(Boolean);
+
+  return (
+    <div className="flex flex-col gap-6">
+      <PageHeader title={t('title')} description={t('description', { name: instance.name })} />
+      <Card>
+        <form onSubmit={apply} noValidate className="grid gap-3 border-b border-zinc-200 px-5 py-4 sm:grid-cols-2 lg:grid-cols-5 dark:border-zinc-800">
+          <Field label={t('action')} error={fieldError('action')}>
+            {(p) => <Input {...p} placeholder="user.banned" value={draft.action} onChange={set('action')} />}
+          </Field>
+          <Field label={t('actor')} error={fieldError('actor')}>
+            {(p) => <Input {...p} placeholder="operator:user_…" value={draft.actor} onChange={set('actor')} />}
+          </Field>
+          <Field label={t('target')} error={fieldError('target')}>
+            {(p) => <Input {...p} placeholder="user_…" value={draft.target} onChange={set('target')} />}
+          </Field>
+          <Field label={t('since')} error={fieldError('since')}>
+            {(p) => <Input {...p} type="date" value={draft.since} onChange={set('since')} />}
+          </Field>
+          <Field label={t('until')} error={fieldError('until')}>
+            {(p) => <Input {...p} type="date" value={draft.until} onChange={set('until')} />}
+          </Field>
+          <div className="flex flex-wrap gap-2 sm:col-span-2 lg:col-span-5">
+            <Button type="submit" size="sm">
+              {t('apply')}
+            </Button>
+            {filtered && (
+              <Button
+                variant="ghost"
+                size="sm"
+                onClick={() => {
+                  setDraft(EMPTY);
+                  setApplied(EMPTY);
+                }}
+              >
+                {t('clear')}
+              </Button>
+            )}
+          </div>
+        </form>
+        {apiError !== undefined && !filterFailed ? (
+          <InlineError error={apiError} onRetry={entries.reload} />
+        ) : apiError !== undefined ? null : entries.data && entries.data.data.length === 0 ? (
+          <EmptyState title={filtered ? t('noMatchesTitle') : t('emptyTitle')} description={filtered ? t('noMatchesDescription') : t('emptyDescription')} />
+        ) : (
+          <Table caption={t('title')}>
+            <thead>
+              <tr>
+                <Th>{t('time')}</Th>
+                <Th>{t('action')}</Th>
+                <Th>{t('actor')}</Th>
+                <Th>{t('target')}</Th>
+                <Th>{t('details')}</Th>
+              </tr>
+            </thead>
+            <tbody aria-busy={entries.loading || undefined}>
+              {!entries.data
+                ? Array.from({ length: 6 }, (_, i) => (
+                    <tr key={i}>
+                      {Array.from({ length: 5 }, (_, c) => (
+                        <Td key={c}>
+                          <Skeleton className="h-4 w-28" />
+                        </Td>
+                      ))}
+                    </tr>
+                  ))
+                : entries.data.data.map((entry) => (
+                    <Tr key={entry.id} className={entries.loading ? 'opacity-60' : undefined}>
+                      <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(entry.created_at)}</Td>
+                      <Td>
+                        <Badge tone="indigo">{entry.action}</Badge>
+                      </Td>
+                      <Td className="max-w-56 truncate font-mono text-xs" title={entry.actor}>
+                        {entry.actor}
+                      </Td>
+                      <Td className="max-w-56 truncate font-mono text-xs" title={entry.target ?? undefined}>
+                        {entry.target ?? '—'}
+                      </Td>
+                      <Td className="text-xs">
+                        {Object.keys(entry.details).length > 0 || entry.ip ? (
+                          <details>
+                            <summary className="cursor-pointer text-indigo-600 dark:text-indigo-400">{t('show')}</summary>
+                            <pre className="mt-2 max-w-md overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">
+                              {JSON.stringify({ ...entry.details, ...(entry.ip ? { ip: entry.ip } : {}), ...(entry.user_agent ? { user_agent: entry.user_agent } : {}) }, null, 2)}
+                            </pre>
+                          </details>
+                        ) : (
+                          <span className="text-zinc-400">—</span>
+                        )}
+                      </Td>
+                    </Tr>
+                  ))}
+            </tbody>
+          </Table>
+        )}
+        <Pager state={cursor} page={entries.data} loading={entries.loading} />
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,14 @@
+/**
+ * The per-instance navigation of the console sidebar, in order. `segment` is the path
+ * under `/accounts/<a>/instances/<i>` ('' = overview); `messageKey` is a full next-intl key
+ * (any namespace), so a feature adds its entry here and its label in its own catalog.
+ */
+export type InstanceNavEntry = { segment: string; messageKey: string; testOnly?: boolean };
+
+export const INSTANCE_NAV: InstanceNavEntry[] = [
+  { segment: '', messageKey: 'console.nav.overview' },
+  { segment: 'users', messageKey: 'console.nav.users' },
+  { segment: 'settings', messageKey: 'console.nav.settings' },
+  { segment: 'audit', messageKey: 'console.nav.audit' },
+  { segment: 'outbox', messageKey: 'console.nav.outbox' },
+];

@@ -1,0 +1,271 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState, type FormEvent } from 'react';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
+import { useDates } from '@/lib/console/format';
+import { api } from '@/lib/console/paths';
+import { SCOPE_RESOURCES } from '@/lib/console/scopes';
+import type { CreatedKey, LightList, SecretKey } from '@/lib/console/types';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { ConfirmDialog } from './confirm-dialog';
+import { useConsole } from './console-context';
+import { useInstance } from './instance-context';
+import { InlineError, TableSkeleton } from './states';
+import { SecretValue, ValueField } from './secret-value';
+import { useFormError } from './use-form-error';
+
+/** `…/instances/[instanceId]`: keys and URLs to integrate with, and the instance's secret keys. */
+export function InstanceOverview() {
+  const t = useTranslations('console.overview');
+  const tEnv = useTranslations('console.environment');
+  const instance = useInstance();
+  return (
+    <div className="flex flex-col gap-8">
+      <PageHeader
+        title={
+          <span className="flex flex-wrap items-center gap-3">
+            {instance.name}
+            <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
+          </span>
+        }
+        description={t('description')}
+      />
+      <Card>
+        <CardHeader title={t('apiTitle')} description={t('apiDescription')} />
+        <CardBody className="flex flex-col gap-4">
+          <ValueField value={instance.publishable_key} label={t('publishableKey')} />
+          <ValueField value={instance.fapi_url} label={t('fapiUrl')} />
+          <ValueField value={instance.id} label={t('instanceId')} />
+          <div className="flex flex-wrap gap-x-6 gap-y-2 pt-1 text-sm">
+            <a href={`${instance.fapi_url}/sign-in`} target="_blank" rel="noreferrer" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+              {t('hostedSignIn')} ↗
+            </a>
+            <a href={`${instance.fapi_url}/sign-up`} target="_blank" rel="noreferrer" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+              {t('hostedSignUp')} ↗
+            </a>
+          </div>
+        </CardBody>
+      </Card>
+      <SecretKeys />
+    </div>
+  );
+}
+
+function SecretKeys() {
+  const t = useTranslations('console.keys');
+  const dates = useDates();
+  const { account, canWrite } = useConsole();
+  const instance = useInstance();
+  const base = `${api.instance(account.id, instance.id)}/keys`;
+  const keys = useDashboard<LightList<SecretKey>>(base);
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [revoking, setRevoking] = useState<SecretKey | null>(null);
+  const active = keys.data?.data.filter((k) => k.revoked_at === null);
+
+  return (
+    <Card>
+      <CardHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
+      {keys.error ? (
+        <InlineError error={keys.error} onRetry={keys.reload} />
+      ) : !active ? (
+        <TableSkeleton columns={5} rows={2} />
+      ) : active.length === 0 ? (
+        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />
+      ) : (
+        <Table caption={t('title')}>
+          <thead>
+            <tr>
+              <Th>{t('name')}</Th>
+              <Th>{t('key')}</Th>
+              <Th>{t('scopes')}</Th>
+              <Th>{t('created')}</Th>
+              <Th>{t('lastUsed')}</Th>
+              {canWrite && (
+                <Th>
+                  <span className="sr-only">{t('actions')}</span>
+                </Th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {active.map((key) => (
+              <Tr key={key.id}>
+                <Td id={`key-name-${key.id}`} className="font-medium">
+                  {key.name || t('unnamed')}
+                </Td>
+                <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
+                <Td>
+                  {key.scopes.includes('*') ? (
+                    <Badge tone="indigo">{t('allScopes')}</Badge>
+                  ) : (
+                    <span className="flex max-w-xs flex-wrap gap-1">
+                      {key.scopes.slice(0, 4).map((s) => (
+                        <Badge key={s}>{s}</Badge>
+                      ))}
+                      {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
+                    </span>
+                  )}
+                </Td>
+                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
+                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
+                {canWrite && (
+                  <Td className="text-right">
+                    <Button variant="ghost" size="sm" onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
+                      {t('revoke')}
+                    </Button>
+                  </Td>
+                )}
+              </Tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      <CreateKeyDialog
+        open={creating}
+        path={base}
+        onClose={() => setCreating(false)}
+        onCreated={(key) => {
+          setCreating(false);
+          setCreated(key);
+          keys.reload();
+        }}
+      />
+      <Dialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')}>
+        {created && (
+          <div className="flex flex-col gap-4">
+            <Alert tone="warning">{t('createdWarning')}</Alert>
+            <SecretValue value={created.secret} label={t('secret')} />
+            <div className="flex justify-end">
+              <Button onClick={() => setCreated(null)}>{t('done')}</Button>
+            </div>
+          </div>
+        )}
+      </Dialog>
+      <ConfirmDialog
+        open={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title={t('revokeTitle')}
+        description={revoking ? t('revokeDescription', { name: revoking.name || revoking.hint }) : ''}
+        confirmLabel={t('revoke')}
+        onConfirm={async () => {
+          if (!revoking) return;
+          await mutate('POST', `${base}/${revoking.id}/revoke`);
+          keys.reload();
+        }}
+      />
+    </Card>
+  );
+}
+
+function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; path: string; onClose: () => void; onCreated: (key: CreatedKey) => void }) {
+  const t = useTranslations('console.keys');
+  const tCommon = useTranslations('common');
+  const form = useFormError(['name', 'scopes']);
+  const [name, setName] = useState('');
+  const [all, setAll] = useState(true);
+  const [scopes, setScopes] = useState<Set<string>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [scopeError, setScopeError] = useState<string | null>(null);
+
+  function toggle(scope: string, on: boolean) {
+    setScopes((current) => {
+      const next = new Set(current);
+      if (on) next.add(scope);
+      else next.delete(scope);
+      return next;
+    });
+  }
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setScopeError(null);
+    if (!all && scopes.size === 0) {
+      setScopeError(t('scopesRequired'));
+      return;
+    }
+    setBusy(true);
+    try {
+      const key = await mutate<CreatedKey>('POST', path, { ...(name.trim() ? { name: name.trim() } : {}), scopes: all ? '*' : [...scopes].sort() });
+      setName('');
+      setAll(true);
+      setScopes(new Set());
+      onCreated(key);
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onClose={onClose} title={t('createTitle')}>
+      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
+        {form.formError && <Alert tone="error">{form.formError}</Alert>}
+        <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
+          {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+        </Field>
+        <fieldset className="flex flex-col gap-2">
+          <legend className="mb-1.5 text-sm font-medium">{t('scopes')}</legend>
+          <label className="inline-flex items-center gap-2 text-sm">
+            <input type="radio" name="scope-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
+            {t('allScopesOption')}
+          </label>
+          <label className="inline-flex items-center gap-2 text-sm">
+            <input type="radio" name="scope-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
+            {t('someScopesOption')}
+          </label>
+          {!all && (
+            <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
+              <table className="w-full text-sm">
+                <thead>
+                  <tr className="text-left text-xs text-zinc-500">
+                    <th scope="col" className="pb-1 font-medium">
+                      {t('resource')}
+                    </th>
+                    <th scope="col" className="pb-1 font-medium">
+                      {t('read')}
+                    </th>
+                    <th scope="col" className="pb-1 font-medium">
+                      {t('write')}
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {SCOPE_RESOURCES.map((resource) => (
+                    <tr key={resource}>
+                      <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
+                      {(['read', 'write'] as const).map((action) => {
+                        const scope = `${resource}:${action}`;
+                        return (
+                          <td key={action} className="py-1">
+                            <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+                          </td>
+                        );
+                      })}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {(scopeError || form.fieldError('scopes')) && (
+            <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
+              {scopeError ?? form.fieldError('scopes')}
+            </p>
+          )}
+        </fieldset>
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={onClose}>
+            {tCommon('cancel')}
+          </Button>
+          <Button type="submit" loading={busy}>
+            {t('createSubmit')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

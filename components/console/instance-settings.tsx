@@ -1,0 +1,232 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState, type FormEvent } from 'react';
+import { Alert, Button, Card, CardBody, CardHeader, Checkbox, Field, PageHeader, Select } from '@/components/ui';
+import { api } from '@/lib/console/paths';
+import type { Settings } from '@/lib/console/types';
+import { errorParam, errorReason, mutate } from '@/lib/console/use-dashboard';
+import { useConsole } from './console-context';
+import { toDuration, toSeconds, type Duration } from '@/lib/console/duration';
+import { DurationInput } from './duration-input';
+import { useInstance } from './instance-context';
+import { ListEditor } from './list-editor';
+import { useFormError } from './use-form-error';
+
+const FIELDS = [
+  'sign_up_mode',
+  'allowlist',
+  'session_lifetime_seconds',
+  'session_inactivity_timeout_seconds',
+  'session_token_lifetime_seconds',
+  'mfa_required',
+  'allowed_origins',
+  'redirect_urls',
+  'username_required',
+  'name_required',
+  'password_required',
+] as const;
+
+/** What the settings schema accepts (server/instances/settings.ts), in seconds. */
+const RANGES = {
+  lifetime: [300, 10 * 365 * 86400],
+  inactivity: [300, 365 * 86400],
+  token: [30, 3600],
+} as const;
+
+type Draft = Omit<Settings, 'session_lifetime_seconds' | 'session_inactivity_timeout_seconds' | 'session_token_lifetime_seconds'> & {
+  lifetime: Duration;
+  inactivityEnabled: boolean;
+  inactivity: Duration;
+  tokenLifetime: Duration;
+};
+
+const draftOf = (s: Settings): Draft => ({
+  ...s,
+  lifetime: toDuration(s.session_lifetime_seconds, ['minutes', 'hours', 'days']),
+  inactivityEnabled: s.session_inactivity_timeout_seconds !== null,
+  inactivity: toDuration(s.session_inactivity_timeout_seconds ?? 86400, ['minutes', 'hours', 'days']),
+  tokenLifetime: toDuration(s.session_token_lifetime_seconds, ['seconds', 'minutes']),
+});
+
+/** `…/settings`: sign-up, sessions, security and URL allowlists of an instance. */
+export function InstanceSettings() {
+  const t = useTranslations('console.settings');
+  const tCommon = useTranslations('common');
+  const { account, canWrite, reloadInstances } = useConsole();
+  const instance = useInstance();
+  const [draft, setDraft] = useState<Draft>(() => draftOf(instance.settings));
+  const [local, setLocal] = useState<Partial<Record<(typeof FIELDS)[number], string>>>({});
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const form = useFormError(FIELDS);
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
+    setSaved(false);
+    setDraft((d) => ({ ...d, [key]: value }));
+  };
+  const fieldError = (f: (typeof FIELDS)[number]) => local[f] ?? listEntryError(f) ?? form.fieldError(f);
+
+  /** The API names a bad list entry (`allowed_origins.2`, reason invalid_origin): say which, in the reader's language. */
+  function listEntryError(f: (typeof FIELDS)[number]): string | undefined {
+    const param = errorParam(form.error);
+    const reason = errorReason(form.error);
+    if (!param?.startsWith(`${f}.`) || (reason !== 'invalid_origin' && reason !== 'invalid_url')) return undefined;
+    const list = f === 'allowed_origins' ? draft.allowed_origins : f === 'redirect_urls' ? draft.redirect_urls : [];
+    const value = list[Number(param.slice(f.length + 1))] ?? '';
+    return reason === 'invalid_origin' ? t('invalidOrigin', { value }) : t('invalidUrl', { value });
+  }
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setSaved(false);
+    const lifetime = toSeconds(draft.lifetime);
+    const inactivity = draft.inactivityEnabled ? toSeconds(draft.inactivity) : null;
+    const token = toSeconds(draft.tokenLifetime);
+    const errors: typeof local = {};
+    const outside = (v: number, [min, max]: readonly [number, number]) => v < min || v > max;
+    if (lifetime === null) errors.session_lifetime_seconds = t('positiveNumber');
+    else if (outside(lifetime, RANGES.lifetime)) errors.session_lifetime_seconds = t('lifetimeRange');
+    if (draft.inactivityEnabled && inactivity === null) errors.session_inactivity_timeout_seconds = t('positiveNumber');
+    else if (inactivity !== null && outside(inactivity, RANGES.inactivity)) errors.session_inactivity_timeout_seconds = t('inactivityRange');
+    if (token === null) errors.session_token_lifetime_seconds = t('positiveNumber');
+    else if (outside(token, RANGES.token)) errors.session_token_lifetime_seconds = t('tokenRange');
+    setLocal(errors);
+    if (Object.keys(errors).length > 0) return;
+    setBusy(true);
+    try {
+      const body = {
+        sign_up_mode: draft.sign_up_mode,
+        allowlist: draft.allowlist,
+        session_lifetime_seconds: lifetime,
+        session_inactivity_timeout_seconds: inactivity,
+        session_token_lifetime_seconds: token,
+        mfa_required: draft.mfa_required,
+        allowed_origins: draft.allowed_origins,
+        redirect_urls: draft.redirect_urls,
+        username_required: draft.username_required,
+        name_required: draft.name_required,
+        password_required: draft.password_required,
+      };
+      const settings = await mutate<Settings>('PATCH', `${api.instance(account.id, instance.id)}/settings`, body);
+      setDraft(draftOf(settings));
+      setSaved(true);
+      reloadInstances();
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const disabled = !canWrite;
+  return (
+    <form className="flex flex-col gap-8" onSubmit={submit} noValidate>
+      <PageHeader
+        title={t('title')}
+        description={t('description', { name: instance.name })}
+      />
+      {!canWrite && <Alert tone="info">{t('readOnly')}</Alert>}
+      {form.formError && <Alert tone="error">{form.formError}</Alert>}
+      {saved && <Alert tone="success">{t('saved')}</Alert>}
+
+      <Card>
+        <CardHeader title={t('signUpTitle')} description={t('signUpDescription')} />
+        <CardBody className="flex flex-col gap-5">
+          <Field label={t('signUpMode')} hint={t(`signUpModeHint.${draft.sign_up_mode}`)} error={fieldError('sign_up_mode')}>
+            {(p) => (
+              <Select {...p} className="max-w-xs" value={draft.sign_up_mode} disabled={disabled} onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}>
+                {(['public', 'restricted', 'waitlist'] as const).map((m) => (
+                  <option key={m} value={m}>
+                    {t(`signUpModes.${m}`)}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          {draft.sign_up_mode === 'restricted' && (
+            <ListEditor
+              label={t('allowlist')}
+              hint={t('allowlistHint')}
+              placeholder="acme.com"
+              values={draft.allowlist}
+              onChange={(v) => set('allowlist', v)}
+              error={fieldError('allowlist')}
+              disabled={disabled}
+            />
+          )}
+          <div className="flex flex-col gap-3">
+            <p className="text-sm font-medium">{t('requiredAtSignUp')}</p>
+            <Checkbox label={t('passwordRequired')} checked={draft.password_required} disabled={disabled} onChange={(e) => set('password_required', e.target.checked)} />
+            <Checkbox label={t('nameRequired')} checked={draft.name_required} disabled={disabled} onChange={(e) => set('name_required', e.target.checked)} />
+            <Checkbox label={t('usernameRequired')} checked={draft.username_required} disabled={disabled} onChange={(e) => set('username_required', e.target.checked)} />
+          </div>
+        </CardBody>
+      </Card>
+
+      <Card>
+        <CardHeader title={t('sessionsTitle')} description={t('sessionsDescription')} />
+        <CardBody className="flex flex-col gap-5">
+          <Field label={t('sessionLifetime')} hint={t('sessionLifetimeHint')} error={fieldError('session_lifetime_seconds')}>
+            {(p) => <DurationInput control={p} value={draft.lifetime} onChange={(d) => set('lifetime', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
+          </Field>
+          <div className="flex flex-col gap-3">
+            <Checkbox
+              label={t('inactivityEnabled')}
+              checked={draft.inactivityEnabled}
+              disabled={disabled}
+              onChange={(e) => set('inactivityEnabled', e.target.checked)}
+            />
+            {draft.inactivityEnabled && (
+              <Field label={t('inactivityTimeout')} hint={t('inactivityTimeoutHint')} error={fieldError('session_inactivity_timeout_seconds')}>
+                {(p) => <DurationInput control={p} value={draft.inactivity} onChange={(d) => set('inactivity', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
+              </Field>
+            )}
+          </div>
+          <Field label={t('tokenLifetime')} hint={t('tokenLifetimeHint')} error={fieldError('session_token_lifetime_seconds')}>
+            {(p) => <DurationInput control={p} value={draft.tokenLifetime} onChange={(d) => set('tokenLifetime', d)} units={['seconds', 'minutes']} disabled={disabled} />}
+          </Field>
+        </CardBody>
+      </Card>
+
+      <Card>
+        <CardHeader title={t('securityTitle')} description={t('securityDescription')} />
+        <CardBody className="flex flex-col gap-5">
+          <div className="flex flex-col gap-1">
+            <Checkbox label={t('mfaRequired')} checked={draft.mfa_required} disabled={disabled} onChange={(e) => set('mfa_required', e.target.checked)} />
+            <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('mfaRequiredHint')}</p>
+          </div>
+          <ListEditor
+            label={t('allowedOrigins')}
+            hint={t('allowedOriginsHint')}
+            placeholder="https://app.example.com"
+            values={draft.allowed_origins}
+            onChange={(v) => set('allowed_origins', v)}
+            error={fieldError('allowed_origins')}
+            disabled={disabled}
+          />
+          <ListEditor
+            label={t('redirectUrls')}
+            hint={t('redirectUrlsHint')}
+            placeholder="https://app.example.com/after-sign-in"
+            values={draft.redirect_urls}
+            onChange={(v) => set('redirect_urls', v)}
+            error={fieldError('redirect_urls')}
+            disabled={disabled}
+          />
+        </CardBody>
+      </Card>
+
+      {canWrite && (
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={() => { setDraft(draftOf(instance.settings)); setLocal({}); form.clear(); setSaved(false); }}>
+            {tCommon('cancel')}
+          </Button>
+          <Button type="submit" loading={busy}>
+            {t('save')}
+          </Button>
+        </div>
+      )}
+    </form>
+  );
+}

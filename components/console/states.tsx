@@ -1,0 +1,76 @@
+'use client';
+
+import Link from 'next/link';
+import { useTranslations } from 'next-intl';
+import { Alert, Button, Card, EmptyState, Skeleton } from '@/components/ui';
+import { ApiError } from '@/lib/api-client';
+import { pages } from '@/lib/console/paths';
+import { useErrorMessage } from '@/lib/use-error-message';
+
+/** A page-level failure: not found (404 or unknown id), no permission (403), or an error with a retry. */
+export function ErrorState({ error, notFound, onRetry }: { error?: unknown; notFound?: boolean; onRetry?: () => void }) {
+  const t = useTranslations('console.states');
+  const tCommon = useTranslations('common');
+  const errorMessage = useErrorMessage();
+  if (notFound || (error instanceof ApiError && error.status === 404)) {
+    return (
+      <Card>
+        <EmptyState
+          title={t('notFoundTitle')}
+          description={t('notFoundDescription')}
+          action={
+            <Link href={pages.home} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+              {t('backHome')}
+            </Link>
+          }
+        />
+      </Card>
+    );
+  }
+  if (error instanceof ApiError && error.status === 403) {
+    return <Alert tone="warning" title={t('forbiddenTitle')}>{t('forbiddenDescription')}</Alert>;
+  }
+  return (
+    <Alert tone="error" title={t('errorTitle')}>
+      <p>{errorMessage(error)}</p>
+      {onRetry && (
+        <Button variant="secondary" size="sm" className="mt-3" onClick={onRetry}>
+          {tCommon('retry')}
+        </Button>
+      )}
+    </Alert>
+  );
+}
+
+/** Inline error inside a card, with an optional retry. */
+export function InlineError({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const tCommon = useTranslations('common');
+  const errorMessage = useErrorMessage();
+  return (
+    <div className="px-5 py-4">
+      <Alert tone="error">
+        <p>{errorMessage(error)}</p>
+        {onRetry && (
+          <Button variant="secondary" size="sm" className="mt-3" onClick={onRetry}>
+            {tCommon('retry')}
+          </Button>
+        )}
+      </Alert>
+    </div>
+  );
+}
+
+/** Rows of grey bars holding a table's place while it loads. */
+export function TableSkeleton({ columns, rows = 3 }: { columns: number; rows?: number }) {
+  return (
+    <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
+      {Array.from({ length: rows }, (_, r) => (
+        <div key={r} className="flex gap-4">
+          {Array.from({ length: columns }, (_, c) => (
+            <Skeleton key={c} className="h-5 flex-1" />
+          ))}
+        </div>
+      ))}
+    </div>
+  );
+}

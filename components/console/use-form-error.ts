@@ -1,0 +1,26 @@
+'use client';
+
+import { useState } from 'react';
+import { ApiError } from '@/lib/api-client';
+import { useErrorMessage } from '@/lib/use-error-message';
+
+/**
+ * Error state of a form: an API error naming a field (meta.param) is shown under that
+ * field when the form has it; anything else in the Alert at the top.
+ */
+export function useFormError(fields: readonly string[]) {
+  const [error, setError] = useState<unknown>();
+  const errorMessage = useErrorMessage();
+  const param = error instanceof ApiError ? error.param : undefined;
+  const fieldOf = (p: string | undefined) => (p ? fields.find((f) => p === f || p.startsWith(`${f}.`)) : undefined);
+  const field = fieldOf(param);
+  return {
+    error,
+    setError,
+    clear: () => setError(undefined),
+    /** The message under a field, when the error is about it. */
+    fieldError: (name: string) => (error !== undefined && field === name ? errorMessage(error) : undefined),
+    /** The message for the form-level Alert (errors about no field of this form). */
+    formError: error !== undefined && !field ? errorMessage(error) : undefined,
+  };
+}

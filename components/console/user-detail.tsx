@@ -1,0 +1,447 @@
+'use client';
+
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useTranslations } from 'next-intl';
+import { useState, type FormEvent } from 'react';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Dialog, EmptyState, Field, Skeleton, Table, Td, Textarea, Th, Tr } from '@/components/ui';
+import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
+import { api, pages } from '@/lib/console/paths';
+import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
+import { isObject, mergePatch } from '@/lib/console/merge-patch';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useErrorMessage } from '@/lib/use-error-message';
+import { ConfirmDialog } from './confirm-dialog';
+import { useConsole } from './console-context';
+import { useInstance } from './instance-context';
+import { ErrorState, InlineError, TableSkeleton } from './states';
+import { SecretValue } from './secret-value';
+import { useFormError } from './use-form-error';
+
+/** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
+export function UserDetail({ userId }: { userId: string }) {
+  const { account } = useConsole();
+  const instance = useInstance();
+  const base = `${api.instance(account.id, instance.id)}/users/${encodeURIComponent(userId)}`;
+  const user = useDashboard<User>(base);
+
+  if (user.error) return <ErrorState error={user.error} onRetry={user.reload} />;
+  if (!user.data) return <UserSkeleton />;
+  return (
+    <div className="flex flex-col gap-8">
+      <UserHeader user={user.data} base={base} onChange={user.setData} />
+      <div className="grid gap-8 lg:grid-cols-2">
+        <Identifiers user={user.data} />
+        <Facts user={user.data} />
+      </div>
+      <Sessions base={base} />
+      <MetadataEditor user={user.data} base={base} onSaved={user.setData} />
+    </div>
+  );
+}
+
+function UserSkeleton() {
+  return (
+    <div className="flex flex-col gap-8" aria-busy>
+      <div className="flex items-center gap-4">
+        <Skeleton className="size-14 rounded-full" />
+        <div className="flex flex-col gap-2">
+          <Skeleton className="h-7 w-56" />
+          <Skeleton className="h-4 w-72" />
+        </div>
+      </div>
+      <div className="grid gap-8 lg:grid-cols-2">
+        <Skeleton className="h-40 w-full" />
+        <Skeleton className="h-40 w-full" />
+      </div>
+      <Skeleton className="h-48 w-full" />
+    </div>
+  );
+}
+
+function UserHeader({ user, base, onChange }: { user: User; base: string; onChange: (u: User) => void }) {
+  const t = useTranslations('console.user');
+  const tUsers = useTranslations('console.users');
+  const errorMessage = useErrorMessage();
+  const router = useRouter();
+  const { account, canWrite } = useConsole();
+  const instance = useInstance();
+  const name = displayName(user);
+  const email = primaryEmail(user);
+  const [confirm, setConfirm] = useState<'ban' | 'delete' | null>(null);
+  const [busy, setBusy] = useState<'unban' | 'impersonate' | null>(null);
+  const [error, setError] = useState<unknown>();
+  const [ticket, setTicket] = useState<ActorToken | null>(null);
+
+  async function unban() {
+    setBusy('unban');
+    setError(undefined);
+    try {
+      onChange(await mutate<User>('POST', `${base}/unban`));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  async function impersonate() {
+    setBusy('impersonate');
+    setError(undefined);
+    try {
+      setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {}));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  const deleteConfirmText = email ?? user.id;
+  return (
+    <div className="flex flex-col gap-4">
+      <Link href={pages.instance(account.id, instance.id, 'users')} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+        ← {t('backToUsers')}
+      </Link>
+      <header className="flex flex-wrap items-center justify-between gap-4">
+        <div className="flex min-w-0 items-center gap-4">
+          <span aria-hidden className="grid size-14 shrink-0 place-items-center rounded-full bg-indigo-100 text-lg font-semibold text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300">
+            {initials(name, email)}
+          </span>
+          <div className="min-w-0">
+            <h1 className="flex flex-wrap items-center gap-2 text-2xl font-semibold tracking-tight">
+              <span className="truncate">{name ?? email ?? user.id}</span>
+              {user.banned && <Badge tone="red">{tUsers('banned')}</Badge>}
+              {user.locked && <Badge tone="amber">{t('locked')}</Badge>}
+            </h1>
+            <p className="truncate font-mono text-xs text-zinc-500">{user.id}</p>
+          </div>
+        </div>
+        {canWrite && (
+          <div className="flex flex-wrap gap-2">
+            <Button variant="secondary" loading={busy === 'impersonate'} onClick={impersonate} disabled={user.banned}>
+              {t('impersonate')}
+            </Button>
+            {user.banned ? (
+              <Button variant="secondary" loading={busy === 'unban'} onClick={unban}>
+                {t('unban')}
+              </Button>
+            ) : (
+              <Button variant="secondary" onClick={() => setConfirm('ban')}>
+                {t('ban')}
+              </Button>
+            )}
+            <Button variant="danger" onClick={() => setConfirm('delete')}>
+              {t('delete')}
+            </Button>
+          </div>
+        )}
+      </header>
+      {error !== undefined && <Alert tone="error">{errorMessage(error)}</Alert>}
+
+      <ConfirmDialog
+        open={confirm === 'ban'}
+        onClose={() => setConfirm(null)}
+        title={t('banTitle')}
+        description={t('banDescription', { name: name ?? email ?? user.id })}
+        confirmLabel={t('ban')}
+        onConfirm={async () => onChange(await mutate<User>('POST', `${base}/ban`))}
+      />
+      <ConfirmDialog
+        open={confirm === 'delete'}
+        onClose={() => setConfirm(null)}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { name: name ?? email ?? user.id })}
+        confirmLabel={t('deleteConfirm')}
+        confirmText={deleteConfirmText}
+        onConfirm={async () => {
+          await mutate('DELETE', base);
+          router.replace(pages.instance(account.id, instance.id, 'users'));
+        }}
+      />
+      <Dialog open={ticket !== null} onClose={() => setTicket(null)} title={t('impersonateTitle')}>
+        {ticket && (
+          <div className="flex flex-col gap-4">
+            <Alert tone="warning">{t('impersonateWarning')}</Alert>
+            <SecretValue value={ticket.token} label={t('actorToken')} />
+            <SecretValue value={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`} label={t('signInLink')} />
+            <div className="flex flex-wrap justify-end gap-2">
+              <Button variant="secondary" onClick={() => setTicket(null)}>
+                {t('done')}
+              </Button>
+              <a
+                href={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`}
+                target="_blank"
+                rel="noreferrer"
+                className="inline-flex h-10 items-center rounded-md bg-indigo-600 px-4 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+              >
+                {t('openSignIn')} ↗
+              </a>
+            </div>
+          </div>
+        )}
+      </Dialog>
+    </div>
+  );
+}
+
+function Identifiers({ user }: { user: User }) {
+  const t = useTranslations('console.user');
+  const verification = (v: { status: string } | null) =>
+    v?.status === 'verified' ? <Badge tone="green">{t('verified')}</Badge> : <Badge>{t('unverified')}</Badge>;
+  return (
+    <Card>
+      <CardHeader title={t('contactTitle')} />
+      <CardBody className="flex flex-col gap-4">
+        <section aria-label={t('emails')} className="flex flex-col gap-2">
+          <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t('emails')}</h3>
+          {user.email_addresses.length === 0 ? (
+            <p className="text-sm text-zinc-500">{t('noEmails')}</p>
+          ) : (
+            <ul className="flex flex-col gap-2">
+              {user.email_addresses.map((e) => (
+                <li key={e.id} className="flex flex-wrap items-center gap-2 text-sm">
+                  <span className="min-w-0 break-all">{e.email_address}</span>
+                  {e.id === user.primary_email_address_id && <Badge tone="indigo">{t('primary')}</Badge>}
+                  {verification(e.verification)}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        <section aria-label={t('phones')} className="flex flex-col gap-2">
+          <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t('phones')}</h3>
+          {user.phone_numbers.length === 0 ? (
+            <p className="text-sm text-zinc-500">{t('noPhones')}</p>
+          ) : (
+            <ul className="flex flex-col gap-2">
+              {user.phone_numbers.map((p) => (
+                <li key={p.id} className="flex flex-wrap items-center gap-2 text-sm">
+                  <span className="font-mono">{p.phone_number}</span>
+                  {p.id === user.primary_phone_number_id && <Badge tone="indigo">{t('primary')}</Badge>}
+                  {verification(p.verification)}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </CardBody>
+    </Card>
+  );
+}
+
+function Facts({ user }: { user: User }) {
+  const t = useTranslations('console.user');
+  const tCommon = useTranslations('common');
+  const dates = useDates();
+  const rows: Array<[string, string]> = [
+    [t('username'), user.username ?? '—'],
+    [t('externalId'), user.external_id ?? '—'],
+    [t('created'), dates.dateTime(user.created_at)],
+    [t('lastSignIn'), dates.dateTime(user.last_sign_in_at)],
+    [t('password'), user.password_enabled ? tCommon('yes') : tCommon('no')],
+    [t('twoFactor'), user.two_factor_enabled ? tCommon('yes') : tCommon('no')],
+  ];
+  return (
+    <Card>
+      <CardHeader title={t('profileTitle')} />
+      <CardBody>
+        <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2.5 text-sm">
+          {rows.map(([label, value]) => (
+            <div key={label} className="contents">
+              <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
+              <dd className="min-w-0 break-all">{value}</dd>
+            </div>
+          ))}
+        </dl>
+      </CardBody>
+    </Card>
+  );
+}
+
+const LIVE_STATUSES = new Set(['active', 'pending']);
+
+function Sessions({ base }: { base: string }) {
+  const t = useTranslations('console.user');
+  const dates = useDates();
+  const { account, canWrite } = useConsole();
+  const instance = useInstance();
+  const sessions = useDashboard<CursorPage<Session>>(`${base}/sessions?limit=100`);
+  const [confirm, setConfirm] = useState<Session | 'all' | null>(null);
+  const live = sessions.data?.data.filter((s) => LIVE_STATUSES.has(s.status)) ?? [];
+
+  return (
+    <Card>
+      <CardHeader
+        title={t('sessionsTitle')}
+        description={t('sessionsDescription')}
+        actions={
+          canWrite && (
+            <Button variant="secondary" disabled={live.length === 0} onClick={() => setConfirm('all')}>
+              {t('revokeAll')}
+            </Button>
+          )
+        }
+      />
+      {sessions.error ? (
+        <InlineError error={sessions.error} onRetry={sessions.reload} />
+      ) : !sessions.data ? (
+        <TableSkeleton columns={5} rows={2} />
+      ) : sessions.data.data.length === 0 ? (
+        <EmptyState title={t('noSessionsTitle')} description={t('noSessionsDescription')} />
+      ) : (
+        <Table caption={t('sessionsTitle')}>
+          <thead>
+            <tr>
+              <Th>{t('session')}</Th>
+              <Th>{t('status')}</Th>
+              <Th>{t('created')}</Th>
+              <Th>{t('lastActive')}</Th>
+              <Th>{t('expires')}</Th>
+              {canWrite && (
+                <Th>
+                  <span className="sr-only">{t('actions')}</span>
+                </Th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.data.data.map((s) => (
+              <Tr key={s.id}>
+                <Td>
+                  <span className="font-mono text-xs">{s.id}</span>
+                  {s.impersonated_by && (
+                    <span className="mt-1 block">
+                      <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
+                    </span>
+                  )}
+                </Td>
+                <Td>
+                  <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
+                    {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
+                  </Badge>
+                </Td>
+                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
+                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
+                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
+                {canWrite && (
+                  <Td className="text-right">
+                    {LIVE_STATUSES.has(s.status) && (
+                      <Button variant="ghost" size="sm" onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
+                        {t('revoke')}
+                      </Button>
+                    )}
+                  </Td>
+                )}
+              </Tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      <ConfirmDialog
+        open={confirm !== null}
+        onClose={() => setConfirm(null)}
+        title={confirm === 'all' ? t('revokeAllTitle') : t('revokeTitle')}
+        description={confirm === 'all' ? t('revokeAllDescription') : t('revokeDescription')}
+        confirmLabel={confirm === 'all' ? t('revokeAll') : t('revoke')}
+        onConfirm={async () => {
+          if (confirm === 'all') await mutate('POST', `${base}/sessions/revoke`);
+          else if (confirm) await mutate('POST', `${api.instance(account.id, instance.id)}/sessions/${confirm.id}/revoke`);
+          sessions.reload();
+        }}
+      />
+    </Card>
+  );
+}
+
+type MetaKey = 'public_metadata' | 'private_metadata' | 'unsafe_metadata';
+const META_KEYS: MetaKey[] = ['public_metadata', 'private_metadata', 'unsafe_metadata'];
+
+function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onSaved: (u: User) => void }) {
+  const t = useTranslations('console.user');
+  const tCommon = useTranslations('common');
+  const { canWrite } = useConsole();
+  const form = useFormError(META_KEYS);
+  const initial = () => Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(user[k] ?? {}, null, 2)])) as Record<MetaKey, string>;
+  const [text, setText] = useState<Record<MetaKey, string>>(initial);
+  const [invalid, setInvalid] = useState<Partial<Record<MetaKey, string>>>({});
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setSaved(false);
+    const parsed: Partial<Record<MetaKey, Record<string, unknown>>> = {};
+    const errors: Partial<Record<MetaKey, string>> = {};
+    for (const key of META_KEYS) {
+      try {
+        const value: unknown = JSON.parse(text[key] || '{}');
+        if (!isObject(value)) errors[key] = t('metadataObject');
+        else parsed[key] = value;
+      } catch {
+        errors[key] = tCommon('errors.invalidJson');
+      }
+    }
+    setInvalid(errors);
+    if (Object.keys(errors).length > 0) return;
+    const body: Record<string, unknown> = {};
+    for (const key of META_KEYS) {
+      const patch = mergePatch(user[key] ?? {}, parsed[key]!);
+      if (Object.keys(patch).length > 0 && JSON.stringify(user[key] ?? {}) !== JSON.stringify(parsed[key])) body[key] = patch;
+    }
+    if (Object.keys(body).length === 0) {
+      setSaved(true);
+      return;
+    }
+    setBusy(true);
+    try {
+      const updated = await mutate<User>('PATCH', base, body);
+      onSaved(updated);
+      setText(Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(updated[k] ?? {}, null, 2)])) as Record<MetaKey, string>);
+      setSaved(true);
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader title={t('metadataTitle')} description={t('metadataDescription')} />
+      <form onSubmit={submit} noValidate>
+        <CardBody className="flex flex-col gap-5">
+          {form.formError && <Alert tone="error">{form.formError}</Alert>}
+          {saved && <Alert tone="success">{t('metadataSaved')}</Alert>}
+          <div className="grid gap-5 lg:grid-cols-3">
+            {META_KEYS.map((key) => (
+              <Field key={key} label={t(`metadata.${key}`)} hint={t(`metadataHint.${key}`)} error={invalid[key] ?? form.fieldError(key)}>
+                {(p) => (
+                  <Textarea
+                    {...p}
+                    rows={8}
+                    spellCheck={false}
+                    readOnly={!canWrite}
+                    value={text[key]}
+                    onChange={(e) => {
+                      setSaved(false);
+                      setText((s) => ({ ...s, [key]: e.target.value }));
+                    }}
+                  />
+                )}
+              </Field>
+            ))}
+          </div>
+          {canWrite && (
+            <div className="flex justify-end">
+              <Button type="submit" loading={busy}>
+                {t('saveMetadata')}
+              </Button>
+            </div>
+          )}
+        </CardBody>
+      </form>
+    </Card>
+  );
+}

@@ -1,0 +1,13 @@
+export { Alert } from './alert';
+export { Badge } from './badge';
+export { Button, type ButtonProps } from './button';
+export { Card, CardBody, CardHeader } from './card';
+export { cn, focusRing } from './cn';
+export { CopyButton, CopyField } from './copy-button';
+export { Dialog } from './dialog';
+export { EmptyState } from './empty-state';
+export { Field, type ControlProps } from './field';
+export { Checkbox, Input, Select, Textarea } from './input';
+export { PageHeader } from './page-header';
+export { Skeleton, Spinner } from './spinner';
+export { Table, Td, Th, Tr } from './table';

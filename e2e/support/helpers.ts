@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+import { E2E_BASE_URL, SCREENSHOT_DIR, runState, serverEnv } from './server';
+
+/** Runs the CLI against the started server's store and parses its `--json` answer. */
+export function cli<T>(...args: string[]): T {
+  const out = execFileSync(process.execPath, [path.resolve('node_modules/tsx/dist/cli.mjs'), 'server/cli/index.ts', ...args, '--json'], {
+    env: serverEnv(runState().dataDir),
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as T;
+}
+
+export type TestInstance = { instance_id: string; publishable_key: string; fapi_url: string; secret: string };
+
+/** A test instance with a secret key that can read its outbox, made through the CLI. */
+export function createTestInstance(name: string): TestInstance {
+  const instance = cli<{ instance_id: string; publishable_key: string; fapi_url: string }>('instance', 'create', '--name', name, '--env', 'test');
+  const key = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
+  return { ...instance, secret: key.secret };
+}
+
+type Email = { id: string; to: string; template: string; subject: string; data: Record<string, unknown>; html: string; text: string; locale: string };
+
+/** The newest email of a template to an address, read from the dev outbox through the BAPI. */
+export async function latestEmail(secret: string, to: string, template?: string): Promise<Email> {
+  const query = new URLSearchParams({ to, ...(template ? { template } : {}) });
+  let last: Email | undefined;
+  await expect
+    .poll(async () => {
+      const response = await fetch(`${E2E_BASE_URL}/v1/emails?${query}`, { headers: { authorization: `Bearer ${secret}` } });
+      const body = (await response.json()) as { data: Email[] };
+      last = body.data[0];
+      return last?.id ?? null;
+    })
+    .not.toBeNull();
+  return last!;
+}
+
+/** The one-time code of the newest code email to an address. */
+export async function latestCode(secret: string, to: string): Promise<string> {
+  const email = await latestEmail(secret, to);
+  const code = email.data.code;
+  expect(typeof code).toBe('string');
+  return code as string;
+}
+
+/** A full-page screenshot in e2e/screenshots/ (not committed; looked at by people). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+export const uniqueEmail = (tag: string) => `${tag}+${Date.now().toString(36)}@example.com`;

@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210);
+export const E2E_BASE_URL = `http://localhost:${E2E_PORT}`;
+export const RUN_DIR = path.resolve('e2e/.run');
+export const STATE_FILE = path.join(RUN_DIR, 'state.json');
+export const SCREENSHOT_DIR = path.resolve('e2e/screenshots');
+
+/** What global setup learnt from the server it started. */
+export type RunState = { baseUrl: string; dataDir: string; setupUrl: string };
+
+export function runState(): RunState {
+  return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as RunState;
+}
+
+/** The environment the server runs with, which the CLI needs too. */
+export function serverEnv(dataDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(E2E_PORT),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: E2E_BASE_URL,
+    DATA_DIR: dataDir,
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  return env;
+}

@@ -1,0 +1,52 @@
+/** An error answer of any Latchkey surface: `{errors:[{code,message,meta}], trace_id}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly meta: Record<string, unknown> = {},
+    readonly traceId?: string,
+  ) {
+    super(message);
+  }
+
+  /** The request parameter the error is about, when the server named one. */
+  get param(): string | undefined {
+    return typeof this.meta.param === 'string' ? this.meta.param : undefined;
+  }
+
+  get retryAfter(): number | undefined {
+    return typeof this.meta.retry_after === 'number' ? this.meta.retry_after : undefined;
+  }
+}
+
+/** Thrown when the server could not be reached at all. */
+export class NetworkError extends Error {}
+
+type ErrorBody = { errors?: Array<{ code?: string; message?: string; meta?: Record<string, unknown> }>; trace_id?: string };
+
+/**
+ * fetch() for our JSON APIs from the browser: sends cookies of the same site, turns
+ * an error body into an ApiError and a dropped connection into a NetworkError.
+ */
+export async function requestJson<T>(url: string, init: RequestInit & { json?: unknown } = {}): Promise<{ body: T; response: Response }> {
+  const { json, headers, ...rest } = init;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      credentials: 'include',
+      ...rest,
+      headers: { accept: 'application/json', ...(json !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: json !== undefined ? JSON.stringify(json) : rest.body,
+    });
+  } catch (cause) {
+    throw new NetworkError('network', { cause });
+  }
+  const text = await response.text();
+  const body = text ? (JSON.parse(text) as unknown) : null;
+  if (!response.ok) {
+    const first = (body as ErrorBody | null)?.errors?.[0];
+    throw new ApiError(response.status, first?.code ?? 'INTERNAL_ERROR', first?.message ?? response.statusText, first?.meta ?? {}, (body as ErrorBody | null)?.trace_id);
+  }
+  return { body: body as T, response };
+}

@@ -1,0 +1,87 @@
+'use client';
+
+import { useCallback, useEffect, useState } from 'react';
+import { ApiError, requestJson } from '../api-client';
+import { signInHref } from './paths';
+
+/** Sends the browser to the console sign-in when the dashboard API says nobody is signed in. */
+function redirectWhenSignedOut(error: unknown): void {
+  if (error instanceof ApiError && error.status === 401 && typeof window !== 'undefined') {
+    window.location.assign(signInHref());
+  }
+}
+
+export type DashboardState<T> = {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  /** Fetches again, keeping the current data on screen meanwhile. */
+  reload: () => void;
+  /** Replaces the data locally (e.g. with a write's answer). */
+  setData: (data: T) => void;
+};
+
+/**
+ * GETs a dashboard API path (`null`: nothing yet) and keeps its answer. A 401 sends the
+ * browser to /sign-in; other errors are returned for the page to show where they happen.
+ */
+export function useDashboard<T>(path: string | null): DashboardState<T> {
+  const [state, setState] = useState<{ path: string | null; data: T | undefined; error: unknown; loading: boolean }>({
+    path,
+    data: undefined,
+    error: undefined,
+    loading: path !== null,
+  });
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    if (path === null) return;
+    let cancelled = false;
+    setState((s) => (s.path === path ? { ...s, loading: true } : { path, data: undefined, error: undefined, loading: true }));
+    requestJson<T>(path).then(
+      ({ body }) => {
+        if (!cancelled) setState({ path, data: body, error: undefined, loading: false });
+      },
+      (error: unknown) => {
+        if (cancelled) return;
+        redirectWhenSignedOut(error);
+        setState({ path, data: undefined, error, loading: false });
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [path, version]);
+
+  const reload = useCallback(() => setVersion((v) => v + 1), []);
+  const setData = useCallback((data: T) => setState((s) => ({ ...s, data, error: undefined, loading: false })), []);
+  const current = state.path === path;
+  return {
+    data: current ? state.data : undefined,
+    error: current ? state.error : undefined,
+    loading: path !== null && (!current || state.loading),
+    reload,
+    setData,
+  };
+}
+
+/** A dashboard write (POST/PATCH/DELETE) with a JSON body; throws ApiError/NetworkError, redirects on 401. */
+export async function mutate<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, json?: unknown): Promise<T> {
+  try {
+    const { body } = await requestJson<T>(path, { method, json: json ?? (method === 'DELETE' ? undefined : {}) });
+    return body;
+  } catch (error) {
+    redirectWhenSignedOut(error);
+    throw error;
+  }
+}
+
+/** The field an API error is about (meta.param), for showing it under that field. */
+export function errorParam(error: unknown): string | undefined {
+  return error instanceof ApiError ? error.param : undefined;
+}
+
+/** meta.reason of an API error. */
+export function errorReason(error: unknown): string | undefined {
+  return error instanceof ApiError && typeof error.meta.reason === 'string' ? error.meta.reason : undefined;
+}

@@ -1,0 +1,38 @@
+import { defineConfig } from '@playwright/test';
+import { E2E_BASE_URL } from './e2e/support/server';
+
+/**
+ * Browser tests against a real `npm start` on a fresh embedded store (e2e/support/global-setup.ts),
+ * in Debian's Chromium: never a downloaded browser.
+ */
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.spec.ts',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list']],
+  globalSetup: './e2e/support/global-setup.ts',
+  outputDir: 'e2e/.run/results',
+  use: {
+    baseURL: E2E_BASE_URL,
+    locale: 'en-US',
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+});

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { FapiAuth } from '../api/fapi/auth';
+import type { Deps } from '../deps';
+import { endpoint } from '../http/endpoint';
+import { getInstance, type InstanceContext } from '../instances/instances';
+import { isAllowedRedirect, type InstanceSettings } from '../instances/settings';
+import { SECOND_FACTORS } from './sign-ins';
+
+/**
+ * `GET {fapi_url}/v1/environment`: what a sign-in UI (the hosted pages, an SDK) needs to
+ * draw itself before anyone signs in — public, no client, no secrets (never the allowlist).
+ *
+ * With `?redirect_url=`, it also says whether hosted pages may send the browser there
+ * afterwards (isAllowedRedirect: the fapi_url's origin, or under an entry of the
+ * instance's `redirect_urls`); a page must not redirect to a URL answered `allowed: false`.
+ */
+
+const environmentQuery = z.object({
+  redirect_url: z.string().max(4096).optional(),
+  publishable_key: z.string().max(512).optional(),
+  _is_native: z.string().max(8).optional(),
+});
+
+export const environmentSchema = z
+  .object({
+    object: z.literal('environment'),
+    instance: z.object({
+      id: z.string(),
+      name: z.string(),
+      environment: z.enum(['test', 'live']),
+      publishable_key: z.string(),
+      fapi_url: z.string(),
+      /** The platform instance signs operators in to the console. */
+      is_console: z.boolean(),
+    }),
+    user_settings: z.object({
+      sign_up: z.object({
+        mode: z.enum(['public', 'restricted', 'waitlist']),
+        /** Whether a sign-up form is worth showing: public, or restricted with an allowlist. */
+        open: z.boolean(),
+        required_fields: z.array(z.string()),
+        optional_fields: z.array(z.string()),
+      }),
+      identifiers: z.array(z.string()),
+      first_factors: z.array(z.string()),
+      second_factors: z.array(z.string()),
+      mfa_required: z.boolean(),
+    }),
+    redirect: z.object({ url: z.string(), allowed: z.boolean() }).nullable(),
+  })
+  .meta({ id: 'Environment' });
+
+/** Sign-up fields by the instance settings (the same rule sign-ups.ts enforces). */
+export function signUpFields(s: Pick<InstanceSettings, 'password_required' | 'username_required' | 'name_required'>) {
+  const required = ['email_address'];
+  const optional: string[] = [];
+  (s.password_required ? required : optional).push('password');
+  (s.username_required ? required : optional).push('username');
+  for (const f of ['first_name', 'last_name']) (s.name_required ? required : optional).push(f);
+  return { required, optional };
+}
+
+export async function environmentView(deps: Pick<Deps, 'db'>, instance: InstanceContext, redirectUrl?: string) {
+  const row = await getInstance(deps, instance.id);
+  const s = instance.settings;
+  const fields = signUpFields(s);
+  return {
+    object: 'environment' as const,
+    instance: {
+      id: instance.id,
+      name: row.name,
+      environment: instance.environment,
+      publishable_key: instance.publishableKey,
+      fapi_url: instance.fapiUrl,
+      is_console: instance.kind === 'platform',
+    },
+    user_settings: {
+      sign_up: {
+        mode: s.sign_up_mode,
+        open: s.sign_up_mode === 'public' || (s.sign_up_mode === 'restricted' && s.allowlist.length > 0),
+        required_fields: fields.required,
+        optional_fields: fields.optional,
+      },
+      identifiers: ['email_address', 'username'],
+      first_factors: ['password', 'email_code', 'reset_password_email_code'],
+      second_factors: SECOND_FACTORS.map((f) => f.strategy),
+      mfa_required: s.mfa_required,
+    },
+    redirect: redirectUrl === undefined ? null : { url: redirectUrl, allowed: isAllowedRedirect(s, instance.fapiUrl, redirectUrl) },
+  };
+}
+
+export const getEnvironmentEndpoint = endpoint<FapiAuth, never, z.output<typeof environmentQuery>>({
+  summary: 'What a sign-in UI needs: the instance’s name and keys, sign-up mode and fields, factors; with redirect_url, whether it is allowed',
+  query: environmentQuery,
+  response: environmentSchema,
+  handle: ({ deps, auth, query }) => environmentView(deps, auth.instance, query.redirect_url),
+});

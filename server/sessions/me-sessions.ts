@@ -1,0 +1,123 @@
+import { and, desc, eq, gt, inArray } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import { sessions } from '../db/schema';
+import { endpoint } from '../http/endpoint';
+import { AppError, notFound } from '../http/errors';
+import { resolveMe, type Me, type MeAuth } from '../users/me';
+import { sessionSchema } from './schemas';
+import { applySessionAction, sessionView, settleOverdue, type AuditContext } from './sessions';
+
+/**
+ * The signed-in user's own sessions across every device (FAPI, for a "devices" page):
+ *
+ * - `GET /v1/me/sessions`: the user's live sessions (active or pending, not overdue) in
+ *   this instance, newest first, each marked `current` (the session answering "me") and
+ *   `this_client` (held by the calling browser or app).
+ * - `POST /v1/me/sessions/:id/revoke`: revokes one of them (session.revoked); another
+ *   user's or instance's session is 404, a dead one 409.
+ * - `POST /v1/me/sessions/revoke_others`: revokes every live session of the user but the
+ *   current one ("sign out other devices"); answers the remaining list.
+ *
+ * A session only (a pending one is refused, a personal access token too: 403 FORBIDDEN).
+ */
+
+type D = Pick<Deps, 'db' | 'clock'>;
+
+export const meSessionSchema = sessionSchema
+  .extend({ current: z.boolean(), this_client: z.boolean() })
+  .meta({ id: 'MeSession' });
+const meSessionList = z.object({ object: z.literal('list'), data: z.array(meSessionSchema), has_more: z.boolean() });
+
+const meQuery = z.object({
+  session_id: z.string().max(64).optional(),
+  publishable_key: z.string().max(512).optional(),
+  _is_native: z.string().max(8).optional(),
+});
+type MeQuery = z.output<typeof meQuery>;
+
+const auditOf = (me: Me, request: { ip: string | null; userAgent: string | null }): AuditContext => ({
+  actor: `session:${me.sessionId}`,
+  ip: request.ip,
+  userAgent: request.userAgent,
+});
+
+async function liveSessionsOfUser(deps: D, instanceId: string, userId: string) {
+  const now = deps.clock.now();
+  return deps.db
+    .select()
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.userId, userId),
+        eq(sessions.instanceId, instanceId),
+        inArray(sessions.status, ['active', 'pending']),
+        gt(sessions.expireAt, now),
+        gt(sessions.abandonAt, now),
+      ),
+    )
+    .orderBy(desc(sessions.id));
+}
+
+export async function listMySessions(deps: D, instanceId: string, me: Me, clientId: string | null) {
+  const rows = await liveSessionsOfUser(deps, instanceId, me.userId);
+  return {
+    object: 'list' as const,
+    data: rows.map((r) => ({ ...sessionView(r), current: r.id === me.sessionId, this_client: clientId !== null && r.clientId === clientId })),
+    has_more: false,
+  };
+}
+
+/** Revokes one live session of the user; another user's (or instance's) is 404. */
+export async function revokeMySession(deps: D, instanceId: string, me: Me, id: string, auditCtx: AuditContext) {
+  const [row] = await deps.db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.id, id), eq(sessions.instanceId, instanceId), eq(sessions.userId, me.userId)));
+  if (!row) throw notFound('session');
+  const dead = await settleOverdue(deps, row);
+  if (dead) throw new AppError('CONFLICT', { message: 'This session is no longer live.', meta: { status: row.status } });
+  return applySessionAction(deps, instanceId, id, 'revoke', auditCtx);
+}
+
+/** Revokes every live session of the user except the current one. */
+export async function revokeMyOtherSessions(deps: D, instanceId: string, me: Me, auditCtx: AuditContext) {
+  const rows = await liveSessionsOfUser(deps, instanceId, me.userId);
+  for (const r of rows.filter((s) => s.id !== me.sessionId)) {
+    await applySessionAction(deps, instanceId, r.id, 'revoke', auditCtx).catch((e: unknown) => {
+      // Ended or revoked meanwhile: nothing left to do for it.
+      if (!(e instanceof AppError && e.code === 'CONFLICT')) throw e;
+    });
+  }
+}
+
+export const listMySessionsEndpoint = endpoint<MeAuth, never, MeQuery>({
+  summary: 'The signed-in user’s live sessions on every device, marked current and this_client',
+  query: meQuery,
+  response: meSessionList,
+  handle: async ({ deps, auth, query }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+    return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
+  },
+});
+
+export const revokeMySessionEndpoint = endpoint<MeAuth, Record<string, never>, MeQuery>({
+  summary: 'Revoke one of the signed-in user’s sessions, on any device (session.revoked)',
+  query: meQuery,
+  response: sessionSchema,
+  handle: async ({ deps, auth, query, params, request }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+    return revokeMySession(deps, auth.instance.id, me, params.id!, auditOf(me, request));
+  },
+});
+
+export const revokeMyOtherSessionsEndpoint = endpoint<MeAuth, Record<string, never>, MeQuery>({
+  summary: 'Sign out other devices: revoke every live session of the signed-in user but the current one',
+  query: meQuery,
+  response: meSessionList,
+  handle: async ({ deps, auth, query, request }) => {
+    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+    await revokeMyOtherSessions(deps, auth.instance.id, me, auditOf(me, request));
+    return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
+  },
+});
