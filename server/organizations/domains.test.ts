@@ -169,6 +169,8 @@ describe('FAPI domain management', () => {
     const org = await ok('POST', '/v1/organizations', { name: `F ${seq}`, created_by: adminId });
     const { b } = await signedInClient(h, i, adminId);
     const name = uniqDomain();
+    // Members cannot mark a domain verified themselves.
+    expectError(await b.call('POST', `/v1/organizations/${org.id}/domains`, { body: { name, verified: true } }), 422, 'VALIDATION_FAILED');
     const added = await b.call('POST', `/v1/organizations/${org.id}/domains`, { body: { name } });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     const base = `/v1/organizations/${org.id}/domains/${added.body.id}`;
