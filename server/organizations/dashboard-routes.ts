@@ -89,7 +89,7 @@ export const createMembershipEndpoint = endpoint<ConsoleAuth, Out<typeof createM
   summary: 'Add a user to an organization',
   body: createMembershipBody,
   response: membershipSchema,
-  handle: ({ deps, auth, params, body }) => addMembership(deps, instanceId(auth), params.orgId!, body),
+  handle: ({ deps, auth, params, body }) => addMembership(deps, instanceId(auth), params.orgId!, body, auditOf(auth)),
 });
 
 export const updateMembershipEndpoint = endpoint<ConsoleAuth, Out<typeof updateMembershipBody>>({
@@ -102,7 +102,7 @@ export const updateMembershipEndpoint = endpoint<ConsoleAuth, Out<typeof updateM
 export const removeMembershipEndpoint = endpoint<ConsoleAuth>({
   summary: 'Remove a member',
   response: membershipSchema.extend({ deleted: z.literal(true) }),
-  handle: ({ deps, auth, params }) => removeMembership(deps, instanceId(auth), params.orgId!, params.userId!),
+  handle: ({ deps, auth, params }) => removeMembership(deps, instanceId(auth), params.orgId!, params.userId!, auditOf(auth)),
 });
 
 export const listInvitationsEndpoint = endpoint<ConsoleAuth, never, Out<typeof listInvitationsQuery>>({

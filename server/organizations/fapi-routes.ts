@@ -90,9 +90,9 @@ export const leaveOrganizationEndpoint = endpoint<OrgAuth, never, MeQuery>({
   summary: 'Leave an organization (the last admin cannot)',
   query: meQuery,
   response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
-  handle: async ({ deps, auth, query, params }) => {
+  handle: async ({ deps, auth, query, params, request }) => {
     const { me, org } = await member(deps, auth, query, params.id!);
-    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId)), deleted: true as const };
+    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId, auditOf(me, request))), deleted: true as const };
   },
 });
 
@@ -173,9 +173,9 @@ export const removeMemberEndpoint = endpoint<OrgAuth, never, MeQuery>({
   summary: 'Remove a member (org:sys_memberships:manage; the last admin cannot be removed)',
   query: meQuery,
   response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
-  handle: async ({ deps, auth, query, params }) => {
-    const { org } = await member(deps, auth, query, params.id!, 'org:sys_memberships:manage');
-    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, params.user_id!)), deleted: true as const };
+  handle: async ({ deps, auth, query, params, request }) => {
+    const { me, org } = await member(deps, auth, query, params.id!, 'org:sys_memberships:manage');
+    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, params.user_id!, auditOf(me, request))), deleted: true as const };
   },
 });
 

@@ -188,17 +188,21 @@ export async function addMembership(
   instanceId: string,
   orgIdOrSlug: string,
   input: { user_id: string; role?: string; public_metadata?: Record<string, unknown>; private_metadata?: Record<string, unknown> },
+  auditCtx?: OrgAuditContext,
 ) {
   await ensureBuiltIns(deps, instanceId);
   const role = input.role ?? (await instanceContext(deps, instanceId)).settings.organization_default_role;
   return deps.db.transaction(async (tx) => {
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
-    return addMembershipInTx({ db: tx, clock: deps.clock }, instanceId, org, {
+    const d = { db: tx, clock: deps.clock };
+    const view = await addMembershipInTx(d, instanceId, org, {
       userId: input.user_id,
       role,
       publicMetadata: input.public_metadata,
       privateMetadata: input.private_metadata,
     });
+    await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.created', view.id, { organization_id: org.id, user_id: input.user_id, role });
+    return view;
   });
 }
 
@@ -236,10 +240,13 @@ export async function updateMembership(
   });
 }
 
-export async function removeMembership(deps: D, instanceId: string, orgIdOrSlug: string, userId: string) {
+export async function removeMembership(deps: D, instanceId: string, orgIdOrSlug: string, userId: string, auditCtx?: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
+    const d = { db: tx, clock: deps.clock };
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
-    return removeMembershipInTx({ db: tx, clock: deps.clock }, instanceId, org, userId);
+    const view = await removeMembershipInTx(d, instanceId, org, userId);
+    await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.deleted', view.id, { organization_id: org.id, user_id: userId, role: view.role });
+    return view;
   });
 }
 

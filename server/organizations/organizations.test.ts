@@ -145,6 +145,12 @@ describe('memberships', () => {
     const { result: removed, events: del } = await eventsOf(() => ok('DELETE', `/v1/organizations/${org.id}/memberships/${b}`));
     expect(removed).toMatchObject({ deleted: true, public_user_data: { user_id: b } });
     expect(del.map((e) => e.type)).toEqual(['organizationMembership.deleted']);
+    const audited = await ok('GET', `/v1/audit_logs?target=${removed.id}`);
+    expect(audited.data.map((x: { action: string }) => x.action).sort()).toEqual([
+      'organization_membership.created',
+      'organization_membership.deleted',
+      'organization_membership.role_changed',
+    ]);
     expectError(await call('DELETE', `/v1/organizations/${org.id}/memberships/${b}`), 404, 'NOT_FOUND');
     expect((await ok('GET', `/v1/organizations/${org.id}`)).members_count).toBe(1);
   });

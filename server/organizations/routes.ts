@@ -99,7 +99,7 @@ export const createMembershipEndpoint = endpoint<BapiAuth, Out<typeof createMemb
   summary: 'Add a user to an organization (default role from the instance settings)',
   body: createMembershipBody,
   response: membershipSchema,
-  handle: ({ deps, auth, params, body }) => addMembership(deps, auth.instance.id, params.id!, body),
+  handle: ({ deps, auth, params, body, request }) => addMembership(deps, auth.instance.id, params.id!, body, auditOf(auth, request)),
 });
 
 export const listMembershipsEndpoint = endpoint<BapiAuth, never, Out<typeof listMembershipsQuery>>({
@@ -119,7 +119,7 @@ export const updateMembershipEndpoint = endpoint<BapiAuth, Out<typeof updateMemb
 export const deleteMembershipEndpoint = endpoint<BapiAuth>({
   summary: 'Remove a member (the last admin cannot be removed)',
   response: membershipSchema.extend({ deleted: z.literal(true) }),
-  handle: ({ deps, auth, params }) => removeMembership(deps, auth.instance.id, params.id!, params.user_id!),
+  handle: ({ deps, auth, params, request }) => removeMembership(deps, auth.instance.id, params.id!, params.user_id!, auditOf(auth, request)),
 });
 
 export const listUserMembershipsEndpoint = endpoint<BapiAuth, never, Out<typeof userMembershipsQuery>>({
