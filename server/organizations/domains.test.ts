@@ -178,5 +178,11 @@ describe('FAPI domain management', () => {
     const verified = await b.call('POST', `${base}/attempt_verification`, { body: { strategy: 'email_code', code: await codeSentTo(h, `me@${name}`) } });
     expect(verified.body.verification.status).toBe('verified');
     expect((await b.call('GET', `/v1/organizations/${org.id}/domains`)).body.data).toHaveLength(1);
+    const moded = await b.call('PATCH', base, { body: { enrollment_mode: 'automatic_suggestion' } });
+    expect(moded.body.enrollment_mode).toBe('automatic_suggestion');
+    expectError(await b.call('PATCH', base, { body: { verified: false } }), 422, 'VALIDATION_FAILED');
+    const { events } = await eventTypes(() => b.call('DELETE', base));
+    expect(events.map((e) => e.type)).toEqual(['organizationDomain.deleted']);
+    expect((await b.call('GET', `/v1/organizations/${org.id}/domains`)).body.data).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { AppError, isAppError, notFound } from '../http/errors';
 import { lightListSchema } from '../http/pagination';
 import { resolveMe, type Me, type MeAuth } from '../users/me';
 import { meQuery, type MeQuery } from '../users/me-routes';
-import { attemptDomainVerification, createDomain, listDomains, prepareDomainVerification } from './domains';
+import { attemptDomainVerification, createDomain, deleteDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
 import { publicInvitationView } from './invitation-view';
 import { acceptInvitation, createInvitations, listInvitations, listUserInvitations, revokeInvitation } from './invitations';
 import {
@@ -31,6 +31,7 @@ import {
   publicMembershipSchema,
   publicOrganizationSchema,
   slug,
+  updateDomainBody,
 } from './schemas';
 import { acceptSuggestion, listUserSuggestions } from './suggestions';
 
@@ -240,6 +241,29 @@ export const addOrgDomainEndpoint = endpoint<OrgAuth, z.output<typeof fapiDomain
   handle: async ({ deps, auth, query, params, body }) => {
     const { org } = await member(deps, auth, query, params.id!, 'org:sys_domains:manage');
     return createDomain(deps, auth.instance.id, org.id, body);
+  },
+});
+
+const fapiDomainPatch = updateDomainBody.omit({ verified: true });
+
+export const updateOrgDomainEndpoint = endpoint<OrgAuth, z.output<typeof fapiDomainPatch>, MeQuery>({
+  summary: 'Change a domain’s enrollment mode (org:sys_domains:manage)',
+  body: fapiDomainPatch,
+  query: meQuery,
+  response: domainSchema,
+  handle: async ({ deps, auth, query, params, body }) => {
+    const { org } = await member(deps, auth, query, params.id!, 'org:sys_domains:manage');
+    return updateDomain(deps, auth.instance.id, org.id, params.domain_id!, body);
+  },
+});
+
+export const deleteOrgDomainEndpoint = endpoint<OrgAuth, never, MeQuery>({
+  summary: 'Remove a domain (org:sys_domains:manage)',
+  query: meQuery,
+  response: deletedSchema('organization_domain'),
+  handle: async ({ deps, auth, query, params }) => {
+    const { org } = await member(deps, auth, query, params.id!, 'org:sys_domains:manage');
+    return deleteDomain(deps, auth.instance.id, org.id, params.domain_id!);
   },
 });
 

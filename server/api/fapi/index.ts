@@ -88,6 +88,8 @@ export const fapiRoutes: RouteEntry<FapiGuard>[] = [
   route('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', CLIENT, orgs.revokeOrgInvitationEndpoint),
   route('GET',    '/v1/organizations/:id/domains',                       CLIENT, orgs.listOrgDomainsEndpoint),
   route('POST',   '/v1/organizations/:id/domains',                       CLIENT, orgs.addOrgDomainEndpoint),
+  route('PATCH',  '/v1/organizations/:id/domains/:domain_id',             CLIENT, orgs.updateOrgDomainEndpoint),
+  route('DELETE', '/v1/organizations/:id/domains/:domain_id',             CLIENT, orgs.deleteOrgDomainEndpoint),
   route('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', CLIENT, orgs.prepareOrgDomainVerificationEndpoint),
   route('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', CLIENT, orgs.attemptOrgDomainVerificationEndpoint),
   route('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
