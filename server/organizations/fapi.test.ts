@@ -160,6 +160,12 @@ describe('FAPI organizations', () => {
 
     await touch({ active_organization_id: org.id });
     expect((await token()).org_id).toBe(org.id);
+    // Organizations turned off: no claims, and no organization can be made active.
+    await setSettings(h, i.instanceId, { organizations_enabled: false });
+    expect(await token()).not.toHaveProperty('org_id');
+    expectError(await touch({ active_organization_id: org.id }), 403, 'FORBIDDEN', { reason: 'organizations_disabled' });
+    await setSettings(h, i.instanceId, { organizations_enabled: true });
+    expect((await token()).org_id).toBe(org.id);
     await bapiOk('DELETE', `/v1/organizations/${org.id}/memberships/${memberId}`);
     const after = await token();
     expect(after).not.toHaveProperty('org_id');

@@ -89,6 +89,9 @@ export async function touchClientSession(deps: D, instance: InstanceContext, cli
   const row = await sessionOfClient(deps, instance, client.id, id);
   const dead = await settleOverdue(deps, row);
   if (dead) throw dead;
+  if (activeOrganizationId && !instance.settings.organizations_enabled) {
+    throw new AppError('FORBIDDEN', { message: 'Organizations are turned off for this application.', meta: { reason: 'organizations_disabled' } });
+  }
   if (activeOrganizationId && !(await orgClaims(deps.db, instance.id, activeOrganizationId, row.userId))) throw notFound('organization');
   const now = deps.clock.now();
   const { abandonAt } = timesFor(instance, now, row.createdAt);

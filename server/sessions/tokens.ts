@@ -42,7 +42,7 @@ export async function signSessionJwt(
   const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status };
   if (s.azp) claims.azp = s.azp;
   if (s.actor) claims.act = { sub: s.actor.sub };
-  if (s.lastActiveOrganizationId) {
+  if (s.lastActiveOrganizationId && instance.settings.organizations_enabled) {
     const org = await orgClaims(deps.db, instance.id, s.lastActiveOrganizationId, s.userId);
     if (org) Object.assign(claims, org);
   }
