@@ -40,6 +40,16 @@ function EyeIcon({ crossed }: { crossed: boolean }) {
   );
 }
 
+/** A typed identifier (username, email address, code): no autocapitalisation, no spell check. */
+export function IdentifierInput(props: ControlProps & InputHTMLAttributes<HTMLInputElement>) {
+  return <Input autoCapitalize="none" spellCheck={false} {...props} />;
+}
+
+/** An email address input: the email keyboard and autofill. */
+export function EmailInput(props: ControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
+  return <IdentifierInput type="email" autoComplete="email" {...props} />;
+}
+
 /** A 6-digit code: numeric keyboard, one-time-code autofill, digits only. */
 export function CodeInput({ className, onChange, ...rest }: ControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange'> & { onChange(value: string): void }) {
   return (

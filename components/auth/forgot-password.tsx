@@ -2,13 +2,13 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Field, Input } from '@/components/ui';
+import { Alert, Button, Field } from '@/components/ui';
 import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
-import { PasswordInput } from './fields';
+import { EmailInput, PasswordInput } from './fields';
 import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
-import { AuthCard, FormSkeleton, LoadError, TextLink } from './shell';
+import { AuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const EMAIL_FIELDS = ['identifier', 'email_address'] as const;
@@ -22,7 +22,7 @@ type Stage = { step: 'email' } | { step: 'code'; id: string; email: string; sent
  */
 export function ForgotPasswordPage() {
   const t = useTranslations('hosted.forgotPassword');
-  const { env, client, loadError, href } = useHosted();
+  const { env, client, href } = useHosted();
   const [stage, setStage] = useState<Stage>({ step: 'email' });
 
   const title = stage.step === 'email' ? t('title') : stage.step === 'code' ? t('codeTitle') : t('passwordTitle');
@@ -30,22 +30,22 @@ export function ForgotPasswordPage() {
     stage.step === 'email'
       ? t('subtitle')
       : stage.step === 'code'
-        ? t.rich('codeSubtitle', { address: stage.email, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> })
+        ? t.rich('codeSubtitle', { address: stage.email, strong })
         : t('passwordSubtitle');
 
   return (
     <AuthCard title={title} subtitle={subtitle} footer={<TextLink href={href('/sign-in')}>{t('backToSignIn')}</TextLink>}>
-      {loadError ? (
-        <LoadError />
-      ) : !env || !client ? (
-        <FormSkeleton fields={1} />
-      ) : stage.step === 'email' ? (
-        <EmailStep onSent={(id, email) => setStage({ step: 'code', id, email, sentAt: Date.now() })} />
-      ) : stage.step === 'code' ? (
-        <CodeStep stage={stage} onVerified={() => setStage({ step: 'password', id: stage.id, email: stage.email })} />
-      ) : (
-        <NewPasswordStep stage={stage} />
-      )}
+      <WhenReady value={env && client} fields={1}>
+        {() =>
+          stage.step === 'email' ? (
+            <EmailStep onSent={(id, email) => setStage({ step: 'code', id, email, sentAt: Date.now() })} />
+          ) : stage.step === 'code' ? (
+            <CodeStep stage={stage} onVerified={() => setStage({ step: 'password', id: stage.id, email: stage.email })} />
+          ) : (
+            <NewPasswordStep stage={stage} />
+          )
+        }
+      </WhenReady>
     </AuthCard>
   );
 }
@@ -82,13 +82,9 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
       {formError && <Alert tone="error">{formError}</Alert>}
       <Field label={tf('email')} error={fieldErrors.identifier}>
         {(p) => (
-          <Input
+          <EmailInput
             {...p}
             name="email_address"
-            type="email"
-            autoComplete="email"
-            autoCapitalize="none"
-            spellCheck={false}
             autoFocus
             value={email}
             onChange={(e) => setEmail(e.target.value)}
@@ -128,22 +124,17 @@ function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
   const step = useSignInStep();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(PASSWORD_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(PASSWORD_FIELDS);
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     reset();
     if (!password) return setFieldErrors({ password: te('required') });
-    setBusy(true);
-    try {
+    void run(async () => {
       const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${stage.id}/reset_password`, { json: { password } });
       step(res, stage.email);
-    } catch (err) {
-      show(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   return (

@@ -2,25 +2,30 @@
 
 import { useRouter } from 'next/navigation';
 import { useFormatter, useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import {
+  ActionCell,
   Alert,
+  AsyncContent,
   Badge,
   Button,
   Card,
   CardBody,
   CardHeader,
   Checkbox,
+  ConfirmDialog,
   CopyField,
   Dialog,
+  FormDialog,
   EmptyState,
   Field,
   Input,
   Select,
+  ShownOnce,
   Skeleton,
   Table,
   Td,
-  Th,
+  Thead,
   Tr,
 } from '@/components/ui';
 import type { ApiToken, Envelope, List, Me, MeSession } from '@/lib/fapi/types';
@@ -180,10 +185,9 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
   const t = useTranslations('hosted.profile');
   const tf = useTranslations('hosted.fields');
   const { call } = useHosted();
-  const { formError, fieldErrors, show, reset } = useFormErrors(NAME_FIELDS);
+  const { formError, fieldErrors, reset, busy, run } = useFormErrors(NAME_FIELDS);
   const [first, setFirst] = useState(me.first_name ?? '');
   const [last, setLast] = useState(me.last_name ?? '');
-  const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const dirty = first.trim() !== (me.first_name ?? '') || last.trim() !== (me.last_name ?? '');
 
@@ -191,16 +195,11 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
     e.preventDefault();
     reset();
     setSaved(false);
-    setBusy(true);
-    try {
+    void run(async () => {
       const updated = await call<Me>('/v1/me', { method: 'PATCH', json: { first_name: first.trim() || null, last_name: last.trim() || null } });
       onSaved(updated);
       setSaved(true);
-    } catch (err) {
-      show(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -345,154 +344,114 @@ const DISABLE_FIELDS = ['code', 'password'] as const;
 
 function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone(codes: string[]): void }) {
   const t = useTranslations('hosted.mfa');
-  const tc = useTranslations('common');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(CODE_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(CODE_FIELDS);
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     reset();
     if (code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    setBusy(true);
-    try {
+    void run(async () => {
       const res = await call<{ backup_codes: string[] }>('/v1/me/backup_codes', { json: { code } });
       setCode('');
       onDone(res.backup_codes);
-    } catch (err) {
-      show(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('regenerateTitle')}>
-      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('regenerateDescription')}</p>
-        {formError && <Alert tone="error">{formError}</Alert>}
-        <Field label={t('codeLabel')} error={fieldErrors.code}>
-          {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
-        </Field>
-        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-          <Button variant="secondary" onClick={onClose}>
-            {tc('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {t('regenerateConfirm')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('regenerateTitle')} onSubmit={submit} error={formError} submitLabel={t('regenerateConfirm')} busy={busy}>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('regenerateDescription')}</p>
+      <Field label={t('codeLabel')} error={fieldErrors.code}>
+        {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
+      </Field>
+    </FormDialog>
   );
 }
 
 function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boolean; passwordEnabled: boolean; onClose(): void; onDone(): void }) {
   const t = useTranslations('hosted.mfa');
-  const tc = useTranslations('common');
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(DISABLE_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(DISABLE_FIELDS);
   const [withPassword, setWithPassword] = useState(false);
   const [value, setValue] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     reset();
     if (!withPassword && value.length !== 6) return setFieldErrors({ code: te('codeFormat') });
     if (withPassword && !value) return setFieldErrors({ password: te('required') });
-    setBusy(true);
-    try {
+    void run(async () => {
       await call('/v1/me/totp', { method: 'DELETE', json: withPassword ? { password: value } : { code: value } });
       setValue('');
       onDone();
-    } catch (err) {
-      show(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('disableTitle')}>
-      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('disableDescription')}</p>
-        {formError && <Alert tone="error">{formError}</Alert>}
-        {withPassword ? (
-          <Field key="password" label={tf('password')} error={fieldErrors.password}>
-            {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
-          </Field>
-        ) : (
-          <Field key="code" label={t('codeLabel')} error={fieldErrors.code}>
-            {(p) => <CodeInput {...p} name="code" autoFocus value={value} onChange={setValue} />}
-          </Field>
-        )}
-        {passwordEnabled && (
-          <Button
-            variant="ghost"
-            size="sm"
-            className="self-start"
-            onClick={() => {
-              setWithPassword((v) => !v);
-              setValue('');
-              reset();
-            }}
-          >
-            {withPassword ? t('useCodeInstead') : t('usePasswordInstead')}
-          </Button>
-        )}
-        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-          <Button variant="secondary" onClick={onClose}>
-            {tc('cancel')}
-          </Button>
-          <Button type="submit" variant="danger" loading={busy}>
-            {t('disableConfirm')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('disableTitle')} onSubmit={submit} error={formError} submitLabel={t('disableConfirm')} busy={busy} danger>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('disableDescription')}</p>
+      {withPassword ? (
+        <Field key="password" label={tf('password')} error={fieldErrors.password}>
+          {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
+        </Field>
+      ) : (
+        <Field key="code" label={t('codeLabel')} error={fieldErrors.code}>
+          {(p) => <CodeInput {...p} name="code" autoFocus value={value} onChange={setValue} />}
+        </Field>
+      )}
+      {passwordEnabled && (
+        <Button
+          variant="ghost"
+          size="sm"
+          className="self-start"
+          onClick={() => {
+            setWithPassword((v) => !v);
+            setValue('');
+            reset();
+          }}
+        >
+          {withPassword ? t('useCodeInstead') : t('usePasswordInstead')}
+        </Button>
+      )}
+    </FormDialog>
   );
 }
 
-/** A confirmation dialog before something destructive. */
-function ConfirmDialog({
-  open,
-  title,
-  children,
-  confirmLabel,
-  busy,
-  error,
-  onConfirm,
-  onClose,
-}: {
-  open: boolean;
-  title: ReactNode;
-  children: ReactNode;
-  confirmLabel: string;
-  busy: boolean;
-  error: string | null;
-  onConfirm(): void;
-  onClose(): void;
-}) {
-  const tc = useTranslations('common');
+function SectionError({ message }: { message: string }) {
   return (
-    <Dialog open={open} onClose={onClose} title={title}>
-      <div className="text-sm text-zinc-600 dark:text-zinc-400">{children}</div>
-      {error && <Alert tone="error">{error}</Alert>}
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-        <Button variant="secondary" onClick={onClose}>
-          {tc('cancel')}
-        </Button>
-        <Button variant="danger" onClick={onConfirm} loading={busy}>
-          {confirmLabel}
-        </Button>
-      </div>
-    </Dialog>
+    <CardBody>
+      <Alert tone="error">{message}</Alert>
+    </CardBody>
   );
+}
+
+function RowsSkeleton({ height }: { height: string }) {
+  return (
+    <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
+      <Skeleton className={`${height} w-full rounded-md`} />
+      <Skeleton className={`${height} w-full rounded-md`} />
+    </div>
+  );
+}
+
+/** A FAPI list (`{data}`) loaded on mount: the items (null until there), the error as copy, `load` to fetch again. */
+function useList<T>(path: string) {
+  const { call } = useHosted();
+  const describe = useFapiError();
+  const [list, setList] = useState<T[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(() => {
+    call<List<T>>(path).then(
+      (r) => setList(r.data),
+      (e: unknown) => setError(describe(e).message),
+    );
+  }, [call, describe, path]);
+  useEffect(load, [load]);
+  return { list, setList, error, load };
 }
 
 function useDates() {
@@ -508,35 +467,16 @@ function SessionsSection() {
   const { call } = useHosted();
   const describe = useFapiError();
   const dates = useDates();
-  const [list, setList] = useState<MeSession[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { list, setList, error } = useList<MeSession>('/v1/me/sessions');
   const [confirm, setConfirm] = useState<{ kind: 'one'; session: MeSession } | { kind: 'others' } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [actionError, setActionError] = useState<string | null>(null);
-
-  useEffect(() => {
-    call<List<MeSession>>('/v1/me/sessions').then(
-      (r) => setList(r.data),
-      (e: unknown) => setError(describe(e).message),
-    );
-  }, [call, describe]);
 
   async function run() {
     if (!confirm) return;
-    setBusy(true);
-    setActionError(null);
-    try {
-      if (confirm.kind === 'others') {
-        setList((await call<List<MeSession>>('/v1/me/sessions/revoke_others', { method: 'POST' })).data);
-      } else {
-        await call(`/v1/me/sessions/${confirm.session.id}/revoke`, { method: 'POST' });
-        setList((l) => l?.filter((s) => s.id !== confirm.session.id) ?? null);
-      }
-      setConfirm(null);
-    } catch (e) {
-      setActionError(describe(e).message);
-    } finally {
-      setBusy(false);
+    if (confirm.kind === 'others') {
+      setList((await call<List<MeSession>>('/v1/me/sessions/revoke_others', { method: 'POST' })).data);
+    } else {
+      await call(`/v1/me/sessions/${confirm.session.id}/revoke`, { method: 'POST' });
+      setList((l) => l?.filter((s) => s.id !== confirm.session.id) ?? null);
     }
   }
 
@@ -552,58 +492,46 @@ function SessionsSection() {
           </Button>
         }
       />
-      {error ? (
-        <CardBody>
-          <Alert tone="error">{error}</Alert>
-        </CardBody>
-      ) : !list ? (
-        <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
-          <Skeleton className="h-12 w-full rounded-md" />
-          <Skeleton className="h-12 w-full rounded-md" />
-        </div>
-      ) : (
-        <ul aria-label={t('listLabel')} className="divide-y divide-zinc-100 dark:divide-zinc-800">
-          {list.map((s) => (
-            <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 px-5 py-3">
-              <div className="min-w-0 text-sm">
-                <p className="flex flex-wrap items-center gap-2 font-medium">
-                  {s.this_client ? t('thisDevice') : t('otherDevice')}
-                  {s.current && <Badge tone="green">{t('current')}</Badge>}
-                  {s.status === 'pending' && <Badge tone="amber">{t('pending')}</Badge>}
-                  {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
-                </p>
-                <p className="text-zinc-600 dark:text-zinc-400">
-                  {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
-                </p>
-              </div>
-              {!s.current && (
-                <Button
-                  variant="secondary"
-                  size="sm"
-                  aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
-                  onClick={() => setConfirm({ kind: 'one', session: s })}
-                >
-                  {t('signOutSession')}
-                </Button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <AsyncContent data={list} error={error && <SectionError message={error} />} loading={<RowsSkeleton height="h-12" />}>
+        {(list) => (
+          <ul aria-label={t('listLabel')} className="divide-y divide-zinc-100 dark:divide-zinc-800">
+            {list.map((s) => (
+              <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 px-5 py-3">
+                <div className="min-w-0 text-sm">
+                  <p className="flex flex-wrap items-center gap-2 font-medium">
+                    {s.this_client ? t('thisDevice') : t('otherDevice')}
+                    {s.current && <Badge tone="green">{t('current')}</Badge>}
+                    {s.status === 'pending' && <Badge tone="amber">{t('pending')}</Badge>}
+                    {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
+                  </p>
+                  <p className="text-zinc-600 dark:text-zinc-400">
+                    {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
+                  </p>
+                </div>
+                {!s.current && (
+                  <Button
+                    variant="secondary"
+                    size="sm"
+                    aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
+                    onClick={() => setConfirm({ kind: 'one', session: s })}
+                  >
+                    {t('signOutSession')}
+                  </Button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </AsyncContent>
       <ConfirmDialog
         open={confirm !== null}
         title={confirm?.kind === 'others' ? t('confirmOthersTitle') : t('confirmOneTitle')}
+        description={confirm?.kind === 'others' ? t('confirmOthersBody', { count: others }) : t('confirmOneBody')}
         confirmLabel={confirm?.kind === 'others' ? t('confirmOthers') : t('confirmOne')}
-        busy={busy}
-        error={actionError}
+        describeError={(e) => describe(e).message}
         onConfirm={run}
-        onClose={() => {
-          setConfirm(null);
-          setActionError(null);
-        }}
-      >
-        {confirm?.kind === 'others' ? t('confirmOthersBody', { count: others }) : t('confirmOneBody')}
-      </ConfirmDialog>
+        onClose={() => setConfirm(null)}
+      />
     </Card>
   );
 }
@@ -622,35 +550,15 @@ function TokensSection() {
   const { call, client } = useHosted();
   const describe = useFapiError();
   const dates = useDates();
-  const [list, setList] = useState<ApiToken[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { list, setList, error, load } = useList<ApiToken>('/v1/client/me/api_tokens');
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [revokeError, setRevokeError] = useState<string | null>(null);
   const impersonated = !!client?.session?.impersonated_by;
-
-  const load = useCallback(() => {
-    call<List<ApiToken>>('/v1/client/me/api_tokens').then(
-      (r) => setList(r.data),
-      (e: unknown) => setError(describe(e).message),
-    );
-  }, [call, describe]);
-  useEffect(load, [load]);
 
   async function revoke() {
     if (!revoking) return;
-    setBusy(true);
-    setRevokeError(null);
-    try {
-      await call(`/v1/client/me/api_tokens/${revoking.id}/revoke`, { method: 'POST' });
-      setList((l) => l?.filter((x) => x.id !== revoking.id) ?? null);
-      setRevoking(null);
-    } catch (e) {
-      setRevokeError(describe(e).message);
-    } finally {
-      setBusy(false);
-    }
+    await call(`/v1/client/me/api_tokens/${revoking.id}/revoke`, { method: 'POST' });
+    setList((l) => l?.filter((x) => x.id !== revoking.id) ?? null);
   }
 
   return (
@@ -664,54 +572,38 @@ function TokensSection() {
           </Button>
         }
       />
-      {error ? (
-        <CardBody>
-          <Alert tone="error">{error}</Alert>
-        </CardBody>
-      ) : !list ? (
-        <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
-          <Skeleton className="h-10 w-full rounded-md" />
-          <Skeleton className="h-10 w-full rounded-md" />
-        </div>
-      ) : list.length === 0 ? (
-        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />
-      ) : (
-        <Table caption={t('title')}>
-          <thead>
-            <tr>
-              <Th>{t('name')}</Th>
-              <Th>{t('scopes')}</Th>
-              <Th>{t('expires')}</Th>
-              <Th>{t('lastUsed')}</Th>
-              <Th className="relative">
-                <span className="sr-only">{t('actions')}</span>
-              </Th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((token) => (
-              <Tr key={token.id}>
-                <Td className="font-medium">
-                  {token.name}
-                  {token.status === 'expired' && (
-                    <span className="ml-2">
-                      <Badge tone="red">{t('expired')}</Badge>
-                    </span>
-                  )}
-                </Td>
-                <Td className="font-mono text-xs">{token.scopes.join(', ')}</Td>
-                <Td className="whitespace-nowrap">{token.expires_at ? dates.date(token.expires_at) : t('neverExpires')}</Td>
-                <Td className="whitespace-nowrap">{token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')}</Td>
-                <Td className="text-right">
-                  <Button variant="ghost" size="sm" aria-label={t('revokeLabel', { name: token.name })} onClick={() => setRevoking(token)}>
+      <AsyncContent
+        data={list}
+        error={error && <SectionError message={error} />}
+        loading={<RowsSkeleton height="h-10" />}
+        empty={<EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />}
+      >
+        {(list) => (
+          <Table caption={t('title')}>
+            <Thead columns={[t('name'), t('scopes'), t('expires'), t('lastUsed')]} actions={t('actions')} />
+            <tbody>
+              {list.map((token) => (
+                <Tr key={token.id}>
+                  <Td className="font-medium">
+                    {token.name}
+                    {token.status === 'expired' && (
+                      <span className="ml-2">
+                        <Badge tone="red">{t('expired')}</Badge>
+                      </span>
+                    )}
+                  </Td>
+                  <Td className="font-mono text-xs">{token.scopes.join(', ')}</Td>
+                  <Td className="whitespace-nowrap">{token.expires_at ? dates.date(token.expires_at) : t('neverExpires')}</Td>
+                  <Td className="whitespace-nowrap">{token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')}</Td>
+                  <ActionCell aria-label={t('revokeLabel', { name: token.name })} onClick={() => setRevoking(token)}>
                     {t('revoke')}
-                  </Button>
-                </Td>
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  </ActionCell>
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </AsyncContent>
       {creating && (
         <CreateTokenDialog
           onClose={() => setCreating(false)}
@@ -721,94 +613,70 @@ function TokensSection() {
       <ConfirmDialog
         open={revoking !== null}
         title={t('revokeTitle')}
+        description={t('revokeBody', { name: revoking?.name ?? '' })}
         confirmLabel={t('revokeConfirm')}
-        busy={busy}
-        error={revokeError}
+        describeError={(e) => describe(e).message}
         onConfirm={revoke}
-        onClose={() => {
-          setRevoking(null);
-          setRevokeError(null);
-        }}
-      >
-        {t('revokeBody', { name: revoking?.name ?? '' })}
-      </ConfirmDialog>
+        onClose={() => setRevoking(null)}
+      />
     </Card>
   );
 }
 
 function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(): void }) {
   const t = useTranslations('hosted.tokens');
-  const tc = useTranslations('common');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(TOKEN_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(TOKEN_FIELDS);
   const [name, setName] = useState('');
   const [write, setWrite] = useState(false);
   const [expiry, setExpiry] = useState('');
-  const [busy, setBusy] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     reset();
     if (!name.trim()) return setFieldErrors({ name: te('required') });
-    setBusy(true);
-    try {
+    void run(async () => {
       const created = await call<ApiToken & { token: string }>('/v1/client/me/api_tokens', {
         json: { name: name.trim(), scopes: write ? ['me:read', 'me:write'] : ['me:read'], ...(expiry ? { expires_in_seconds: Number(expiry) } : {}) },
       });
       setSecret(created.token);
       onCreated();
-    } catch (err) {
-      show(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
-  return (
-    <Dialog open onClose={onClose} title={secret ? t('createdTitle') : t('createTitle')}>
-      {secret ? (
-        <div className="flex flex-col gap-4">
-          <Alert tone="warning">{t('createdOnce')}</Alert>
+  if (secret) {
+    return (
+      <Dialog open onClose={onClose} title={t('createdTitle')}>
+        <ShownOnce warning={t('createdOnce')} actions={<Button onClick={onClose}>{t('done')}</Button>}>
           <CopyField value={secret} label={t('secretLabel')} />
-          <div className="flex justify-end">
-            <Button onClick={onClose}>{t('done')}</Button>
-          </div>
-        </div>
-      ) : (
-        <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-          {formError && <Alert tone="error">{formError}</Alert>}
-          <Field label={t('nameLabel')} hint={t('nameHint')} error={fieldErrors.name}>
-            {(p) => <Input {...p} name="name" autoFocus maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />}
-          </Field>
-          <fieldset className="flex flex-col gap-2">
-            <legend className="mb-1 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('scopes')}</legend>
-            <Checkbox label={t('scopeRead')} checked disabled readOnly />
-            <Checkbox label={t('scopeWrite')} checked={write} onChange={(e) => setWrite(e.target.checked)} />
-            {fieldErrors.scopes && <p className="text-xs font-medium text-red-600 dark:text-red-400">{fieldErrors.scopes}</p>}
-          </fieldset>
-          <Field label={t('expiry')} error={fieldErrors.expires_in_seconds}>
-            {(p) => (
-              <Select {...p} name="expires_in_seconds" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-                {EXPIRY_OPTIONS.map((o) => (
-                  <option key={o.key} value={o.value}>
-                    {t(`expiryOptions.${o.key}`)}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            <Button variant="secondary" onClick={onClose}>
-              {tc('cancel')}
-            </Button>
-            <Button type="submit" loading={busy}>
-              {t('createSubmit')}
-            </Button>
-          </div>
-        </form>
-      )}
-    </Dialog>
+        </ShownOnce>
+      </Dialog>
+    );
+  }
+  return (
+    <FormDialog open onClose={onClose} title={t('createTitle')} onSubmit={submit} error={formError} submitLabel={t('createSubmit')} busy={busy}>
+      <Field label={t('nameLabel')} hint={t('nameHint')} error={fieldErrors.name}>
+        {(p) => <Input {...p} name="name" autoFocus maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('scopes')}</legend>
+        <Checkbox label={t('scopeRead')} checked disabled readOnly />
+        <Checkbox label={t('scopeWrite')} checked={write} onChange={(e) => setWrite(e.target.checked)} />
+        {fieldErrors.scopes && <p className="text-xs font-medium text-red-600 dark:text-red-400">{fieldErrors.scopes}</p>}
+      </fieldset>
+      <Field label={t('expiry')} error={fieldErrors.expires_in_seconds}>
+        {(p) => (
+          <Select {...p} name="expires_in_seconds" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+            {EXPIRY_OPTIONS.map((o) => (
+              <option key={o.key} value={o.value}>
+                {t(`expiryOptions.${o.key}`)}
+              </option>
+            ))}
+          </Select>
+        )}
+      </Field>
+    </FormDialog>
   );
 }

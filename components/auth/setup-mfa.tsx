@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { Button } from '@/components/ui';
 import type { Client } from '@/lib/fapi/types';
 import { useHosted } from './hosted-context';
-import { AuthCard, FormSkeleton, LoadError } from './shell';
+import { AuthCard, WhenReady } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
 
 /**
@@ -16,7 +16,7 @@ import { BackupCodes, TotpEnrollment } from './totp';
  */
 export function SetupMfaPage() {
   const t = useTranslations('hosted.setupMfa');
-  const { env, client, loadError, call, setClient, href, goToDestination } = useHosted();
+  const { env, client, call, setClient, href, goToDestination } = useHosted();
   const router = useRouter();
   const [codes, setCodes] = useState<string[] | null>(null);
   const session = client?.session ?? null;
@@ -33,18 +33,18 @@ export function SetupMfaPage() {
 
   return (
     <AuthCard title={codes ? t('doneTitle') : t('title')} subtitle={codes ? t('doneSubtitle') : t('subtitle')}>
-      {loadError ? (
-        <LoadError />
-      ) : !env || !client || !session ? (
-        <FormSkeleton fields={1} />
-      ) : codes ? (
-        <div className="flex flex-col gap-4">
-          <BackupCodes codes={codes} instanceName={env.instance.name} />
-          <Button onClick={goToDestination}>{t('continue')}</Button>
-        </div>
-      ) : (
-        <TotpEnrollment onEnabled={enabled} />
-      )}
+      <WhenReady value={client && session && env} fields={1}>
+        {(env) =>
+          codes ? (
+            <div className="flex flex-col gap-4">
+              <BackupCodes codes={codes} instanceName={env.instance.name} />
+              <Button onClick={goToDestination}>{t('continue')}</Button>
+            </div>
+          ) : (
+            <TotpEnrollment onEnabled={enabled} />
+          )
+        }
+      </WhenReady>
     </AuthCard>
   );
 }

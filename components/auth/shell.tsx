@@ -1,10 +1,9 @@
 'use client';
 
 import Link from 'next/link';
-import { useLocale, useTranslations } from 'next-intl';
+import { useTranslations } from 'next-intl';
 import type { ComponentProps, ReactNode } from 'react';
-import { Alert, Badge, Button, Card, Skeleton, cn, focusRing } from '@/components/ui';
-import { LOCALE_COOKIE, LOCALES } from '@/i18n/locales';
+import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, cn, focusRing, rememberLocale } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
@@ -21,31 +20,13 @@ export function TextLink({ className, ...rest }: ComponentProps<typeof Link>) {
 
 /** Switches the language, keeping every other parameter of the page (and remembering the choice). */
 export function LanguagePicker() {
-  const t = useTranslations('common');
-  const locale = useLocale();
   function pick(next: string) {
-    document.cookie = `${LOCALE_COOKIE}=${next}; Path=/; Max-Age=31536000; SameSite=Lax`;
+    rememberLocale(next);
     const url = new URL(window.location.href);
     url.searchParams.set('locale', next);
     window.location.assign(url.toString());
   }
-  return (
-    <select
-      aria-label={t('language')}
-      value={locale}
-      onChange={(e) => pick(e.target.value)}
-      className={cn(
-        'h-8 rounded-md border-0 bg-transparent py-0 pr-7 pl-2 text-xs text-zinc-600 ring-1 ring-inset ring-zinc-300 hover:bg-white dark:text-zinc-300 dark:ring-zinc-700 dark:hover:bg-zinc-900',
-        focusRing,
-      )}
-    >
-      {LOCALES.map((l) => (
-        <option key={l} value={l}>
-          {t(`languages.${l}`)}
-        </option>
-      ))}
-    </select>
-  );
+  return <LanguageSelect onChange={pick} className="text-xs text-zinc-600 hover:bg-white dark:text-zinc-300 dark:hover:bg-zinc-900" />;
 }
 
 export function HostedFooter() {
@@ -156,6 +137,34 @@ export function FormSkeleton({ fields = 2, buttons = 1 }: { fields?: number; but
   );
 }
 
+/**
+ * The card a page shows until the environment and client are loaded: the load error, or a
+ * skeleton of the form (the page's `footer` below it).
+ */
+export function PendingAuthCard({ title, footer, fields, buttons }: { title: ReactNode; footer?: ReactNode; fields?: number; buttons?: 1 | 2 }) {
+  const { loadError } = useHosted();
+  if (loadError) {
+    return (
+      <AuthCard title={title}>
+        <LoadError />
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title={title} subtitle={<Skeleton className="mx-auto h-5 w-48" />} footer={footer}>
+      <FormSkeleton fields={fields} buttons={buttons} />
+    </AuthCard>
+  );
+}
+
+/** Inside a card: the load error, a skeleton of `fields` inputs until `value` is there, then `children(value)`. */
+export function WhenReady<T>({ value, fields, children }: { value: T | null | undefined | false; fields?: number; children: (value: T) => ReactNode }) {
+  const { loadError } = useHosted();
+  if (loadError) return <LoadError />;
+  if (!value) return <FormSkeleton fields={fields} />;
+  return <>{children(value)}</>;
+}
+
 /** The environment or client could not be loaded (unknown instance, network…). */
 export function LoadError() {
   const t = useTranslations('hosted');
@@ -175,6 +184,9 @@ export function LoadError() {
     </div>
   );
 }
+
+/** The bold part of a rich message (`t.rich(key, { strong })`): an address, a name. */
+export const strong = (chunks: ReactNode) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{chunks}</strong>;
 
 /** A divider with a word in the middle ("or"). */
 export function Divider({ label }: { label: string }) {

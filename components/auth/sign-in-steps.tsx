@@ -3,14 +3,14 @@
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Field, Input, Skeleton } from '@/components/ui';
+import { Alert, Button, Field, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
 import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
-import { CodeInput } from './fields';
+import { CodeInput, IdentifierInput } from './fields';
 import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
-import { AuthCard, FormSkeleton, LoadError, TextLink } from './shell';
+import { AuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 /** The sign-in attempt this tab is in the middle of; none: back to the sign-in page. */
@@ -29,7 +29,7 @@ function useSignInFlow(): FlowState | null {
 /** `{fapi}/sign-in/verify`: the email code of a sign-in. */
 export function SignInVerifyPage() {
   const t = useTranslations('hosted.verify');
-  const { instanceId, env, client, loadError, call, href } = useHosted();
+  const { instanceId, env, client, call, href } = useHosted();
   const flow = useSignInFlow();
   const step = useSignInStep();
   const ready = env && client && flow;
@@ -37,7 +37,7 @@ export function SignInVerifyPage() {
   const subtitle = !flow ? (
     <Skeleton className="mx-auto h-5 w-48" />
   ) : flow.identifier.includes('@') ? (
-    t.rich('sentTo', { address: flow.identifier, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> })
+    t.rich('sentTo', { address: flow.identifier, strong })
   ) : (
     t('sentToAccount')
   );
@@ -48,24 +48,22 @@ export function SignInVerifyPage() {
       subtitle={subtitle}
       footer={<TextLink href={href('/sign-in')}>{t('useAnotherMethod')}</TextLink>}
     >
-      {loadError ? (
-        <LoadError />
-      ) : !ready ? (
-        <FormSkeleton fields={1} />
-      ) : (
-        <CodeForm
-          sentAt={flow.sentAt}
-          submitLabel={t('submit')}
-          onSubmit={async (code) => {
-            const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_first_factor`, { json: { strategy: 'email_code', code } });
-            step(res, flow.identifier);
-          }}
-          onResend={async () => {
-            await call(`/v1/client/sign_ins/${flow.id}/prepare_first_factor`, { json: { strategy: 'email_code' } });
-            writeFlow(instanceId, 'sign_in', { ...flow, sentAt: Date.now() });
-          }}
-        />
-      )}
+      <WhenReady value={ready} fields={1}>
+        {(flow) => (
+          <CodeForm
+            sentAt={flow.sentAt}
+            submitLabel={t('submit')}
+            onSubmit={async (code) => {
+              const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_first_factor`, { json: { strategy: 'email_code', code } });
+              step(res, flow.identifier);
+            }}
+            onResend={async () => {
+              await call(`/v1/client/sign_ins/${flow.id}/prepare_first_factor`, { json: { strategy: 'email_code' } });
+              writeFlow(instanceId, 'sign_in', { ...flow, sentAt: Date.now() });
+            }}
+          />
+        )}
+      </WhenReady>
     </AuthCard>
   );
 }
@@ -76,7 +74,7 @@ const FACTOR_FIELDS = ['code'] as const;
 export function FactorTwoPage() {
   const t = useTranslations('hosted.factorTwo');
   const te = useTranslations('hosted.errors');
-  const { instanceId, env, client, loadError, call, href } = useHosted();
+  const { instanceId, env, client, call, href } = useHosted();
   const flow = useSignInFlow();
   const step = useSignInStep();
   const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FACTOR_FIELDS);
@@ -118,47 +116,45 @@ export function FactorTwoPage() {
       subtitle={strategy === 'totp' ? t('totpSubtitle') : t('backupSubtitle')}
       footer={<TextLink href={href('/sign-in')}>{t('backToSignIn')}</TextLink>}
     >
-      {loadError ? (
-        <LoadError />
-      ) : !ready ? (
-        <FormSkeleton fields={1} />
-      ) : over ? (
-        <div className="flex flex-col gap-4">
-          <Alert tone="error">{formError}</Alert>
-          <Button onClick={() => window.location.assign(href('/sign-in'))}>{t('startOver')}</Button>
-        </div>
-      ) : (
-        <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-          {formError && <Alert tone="error">{formError}</Alert>}
-          {strategy === 'totp' ? (
-            <Field key="totp" label={t('totpLabel')} error={fieldErrors.code}>
-              {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
-            </Field>
+      <WhenReady value={ready} fields={1}>
+        {() =>
+          over ? (
+            <div className="flex flex-col gap-4">
+              <Alert tone="error">{formError}</Alert>
+              <Button onClick={() => window.location.assign(href('/sign-in'))}>{t('startOver')}</Button>
+            </div>
           ) : (
-            <Field key="backup" label={t('backupLabel')} hint={t('backupHint')} error={fieldErrors.code}>
-              {(p) => (
-                <Input
-                  {...p}
-                  name="backup_code"
-                  autoComplete="off"
-                  autoCapitalize="none"
-                  spellCheck={false}
-                  autoFocus
-                  className="font-mono"
-                  value={code}
-                  onChange={(e) => setCode(e.target.value)}
-                />
+            <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+              {formError && <Alert tone="error">{formError}</Alert>}
+              {strategy === 'totp' ? (
+                <Field key="totp" label={t('totpLabel')} error={fieldErrors.code}>
+                  {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
+                </Field>
+              ) : (
+                <Field key="backup" label={t('backupLabel')} hint={t('backupHint')} error={fieldErrors.code}>
+                  {(p) => (
+                    <IdentifierInput
+                      {...p}
+                      name="backup_code"
+                      autoComplete="off"
+                      autoFocus
+                      className="font-mono"
+                      value={code}
+                      onChange={(e) => setCode(e.target.value)}
+                    />
+                  )}
+                </Field>
               )}
-            </Field>
-          )}
-          <Button type="submit" loading={busy}>
-            {t('submit')}
-          </Button>
-          <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
-            {strategy === 'totp' ? t('useBackup') : t('useTotp')}
-          </Button>
-        </form>
-      )}
+              <Button type="submit" loading={busy}>
+                {t('submit')}
+              </Button>
+              <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
+                {strategy === 'totp' ? t('useBackup') : t('useTotp')}
+              </Button>
+            </form>
+          )
+        }
+      </WhenReady>
     </AuthCard>
   );
 }

@@ -3,13 +3,13 @@
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Alert, Button, Field, Input, Skeleton, Spinner } from '@/components/ui';
+import { Alert, Button, Field, Skeleton, Spinner } from '@/components/ui';
 import { clearFlow, writeFlow } from '@/lib/fapi/flow';
 import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
-import { PasswordInput } from './fields';
+import { IdentifierInput, PasswordInput } from './fields';
 import { needsMfaSetup, useHosted } from './hosted-context';
-import { AuthCard, Divider, FormSkeleton, LoadError, TextLink } from './shell';
+import { AuthCard, Divider, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['identifier', 'password'] as const;
@@ -64,20 +64,7 @@ export function SignInPage() {
     </>
   ) : undefined;
 
-  if (loadError) {
-    return (
-      <AuthCard title={t('title')}>
-        <LoadError />
-      </AuthCard>
-    );
-  }
-  if (!env || !client) {
-    return (
-      <AuthCard title={t('title')} subtitle={<Skeleton className="mx-auto h-5 w-48" />}>
-        <FormSkeleton fields={2} buttons={2} />
-      </AuthCard>
-    );
-  }
+  if (loadError || !env || !client) return <PendingAuthCard title={t('title')} fields={2} buttons={2} />;
   if (ticket) return <TicketRedemption ticket={ticket} />;
   if (session?.status === 'active' && !anotherAccount) return <AlreadySignedIn onAnotherAccount={() => setAnotherAccount(true)} />;
   return (
@@ -143,13 +130,11 @@ function SignInForm() {
       {formError && <Alert tone="error">{formError}</Alert>}
       <Field label={tf('identifier')} error={fieldErrors.identifier}>
         {(p) => (
-          <Input
+          <IdentifierInput
             {...p}
             name="identifier"
             type="text"
             autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
             autoFocus
             value={identifier}
             onChange={(e) => setIdentifier(e.target.value)}
@@ -248,7 +233,7 @@ function AlreadySignedIn({ onAnotherAccount }: { onAnotherAccount(): void }) {
         me === undefined ? (
           <Skeleton className="mx-auto h-5 w-48" />
         ) : email ? (
-          t.rich('alreadyAs', { who: email, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> })
+          t.rich('alreadyAs', { who: email, strong })
         ) : undefined
       }
     >

@@ -7,9 +7,9 @@ import { Alert, Button, Field, Input, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
 import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
-import { PasswordInput } from './fields';
+import { EmailInput, IdentifierInput, PasswordInput } from './fields';
 import { useHosted } from './hosted-context';
-import { AuthCard, FormSkeleton, LoadError, TextLink } from './shell';
+import { AuthCard, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'password'] as const;
@@ -24,20 +24,7 @@ export function SignUpPage() {
       {t('haveAccount')} <TextLink href={href('/sign-in')}>{t('signInLink')}</TextLink>
     </>
   );
-  if (loadError) {
-    return (
-      <AuthCard title={t('title')}>
-        <LoadError />
-      </AuthCard>
-    );
-  }
-  if (!env || !client) {
-    return (
-      <AuthCard title={t('title')} subtitle={<Skeleton className="mx-auto h-5 w-48" />} footer={footer}>
-        <FormSkeleton fields={2} />
-      </AuthCard>
-    );
-  }
+  if (loadError || !env || !client) return <PendingAuthCard title={t('title')} footer={footer} fields={2} />;
   if (!env.user_settings.sign_up.open) {
     return (
       <AuthCard title={t('title')} footer={footer}>
@@ -60,13 +47,12 @@ function SignUpForm() {
   const te = useTranslations('hosted.errors');
   const router = useRouter();
   const { instanceId, env, call, href, setClient } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FIELDS);
   const required = new Set(env?.user_settings.sign_up.required_fields ?? []);
   const askName = required.has('first_name') || required.has('last_name');
   const askUsername = required.has('username');
   const askPassword = required.has('password');
   const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: '', password: '' });
-  const [busy, setBusy] = useState(false);
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   async function submit(e: FormEvent) {
@@ -80,8 +66,7 @@ function SignUpForm() {
     ];
     const missing = Object.fromEntries(asked.filter((k) => !values[k].trim()).map((k) => [k, te('required')]));
     if (Object.keys(missing).length) return setFieldErrors(missing);
-    setBusy(true);
-    try {
+    void run(async () => {
       const body: Record<string, string> = { email_address: values.email_address.trim() };
       for (const k of asked) if (k !== 'email_address') body[k] = k === 'password' ? values[k] : values[k].trim();
       const created = await call<Envelope<SignUpAttempt>>('/v1/client/sign_ups', { json: body });
@@ -90,10 +75,7 @@ function SignUpForm() {
       await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy: 'email_code' } });
       writeFlow(instanceId, 'sign_up', { id, identifier: created.response.email_address, sentAt: Date.now() });
       router.push(href('/sign-up/verify'));
-    } catch (err) {
-      show(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   return (
@@ -112,12 +94,10 @@ function SignUpForm() {
       {askUsername && (
         <Field label={tf('username')} hint={tf('usernameHint')} error={fieldErrors.username}>
           {(p) => (
-            <Input
+            <IdentifierInput
               {...p}
               name="username"
               autoComplete="username"
-              autoCapitalize="none"
-              spellCheck={false}
               autoFocus={!askName}
               value={values.username}
               onChange={set('username')}
@@ -127,13 +107,9 @@ function SignUpForm() {
       )}
       <Field label={tf('email')} error={fieldErrors.email_address}>
         {(p) => (
-          <Input
+          <EmailInput
             {...p}
             name="email_address"
-            type="email"
-            autoComplete="email"
-            autoCapitalize="none"
-            spellCheck={false}
             autoFocus={!askName && !askUsername}
             value={values.email_address}
             onChange={set('email_address')}
@@ -156,7 +132,7 @@ function SignUpForm() {
 export function SignUpVerifyPage() {
   const t = useTranslations('hosted.verify');
   const ts = useTranslations('hosted.signUp');
-  const { instanceId, env, client, loadError, call, href, afterAuth } = useHosted();
+  const { instanceId, env, client, call, href, afterAuth } = useHosted();
   const router = useRouter();
   const [flow, setFlow] = useState<FlowState | null>(null);
 
@@ -172,34 +148,32 @@ export function SignUpVerifyPage() {
       title={ts('verifyTitle')}
       subtitle={
         flow ? (
-          t.rich('sentTo', { address: flow.identifier, strong: (c) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{c}</strong> })
+          t.rich('sentTo', { address: flow.identifier, strong })
         ) : (
           <Skeleton className="mx-auto h-5 w-48" />
         )
       }
       footer={<TextLink href={href('/sign-up')}>{ts('changeEmail')}</TextLink>}
     >
-      {loadError ? (
-        <LoadError />
-      ) : !ready ? (
-        <FormSkeleton fields={1} />
-      ) : (
-        <CodeForm
-          sentAt={flow.sentAt}
-          submitLabel={ts('verifySubmit')}
-          onSubmit={async (code) => {
-            const res = await call<Envelope<SignUpAttempt>>(`/v1/client/sign_ups/${flow.id}/attempt_verification`, { json: { code } });
-            if (res.response.status === 'complete') {
-              clearFlow(instanceId, 'sign_up');
-              afterAuth(res.client, res.response.created_session_id);
-            }
-          }}
-          onResend={async () => {
-            await call(`/v1/client/sign_ups/${flow.id}/prepare_verification`, { json: { strategy: 'email_code' } });
-            writeFlow(instanceId, 'sign_up', { ...flow, sentAt: Date.now() });
-          }}
-        />
-      )}
+      <WhenReady value={ready} fields={1}>
+        {(flow) => (
+          <CodeForm
+            sentAt={flow.sentAt}
+            submitLabel={ts('verifySubmit')}
+            onSubmit={async (code) => {
+              const res = await call<Envelope<SignUpAttempt>>(`/v1/client/sign_ups/${flow.id}/attempt_verification`, { json: { code } });
+              if (res.response.status === 'complete') {
+                clearFlow(instanceId, 'sign_up');
+                afterAuth(res.client, res.response.created_session_id);
+              }
+            }}
+            onResend={async () => {
+              await call(`/v1/client/sign_ups/${flow.id}/prepare_verification`, { json: { strategy: 'email_code' } });
+              writeFlow(instanceId, 'sign_up', { ...flow, sentAt: Date.now() });
+            }}
+          />
+        )}
+      </WhenReady>
     </AuthCard>
   );
 }

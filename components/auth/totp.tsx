@@ -3,7 +3,7 @@
 import QRCode from 'qrcode';
 import { useTranslations } from 'next-intl';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Alert, Button, CopyButton, CopyField, Field, Skeleton } from '@/components/ui';
+import { Alert, Button, CopyButton, CopyField, Field, FormActions, Skeleton } from '@/components/ui';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput } from './fields';
 import { useHosted } from './hosted-context';
@@ -26,8 +26,7 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
   const [qr, setQr] = useState<string | null>(null);
   const [startError, setStartError] = useState<string | null>(null);
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FIELDS);
   const started = useRef(false);
 
   useEffect(() => {
@@ -46,14 +45,10 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
     e.preventDefault();
     reset();
     if (code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    setBusy(true);
-    try {
+    void run(async () => {
       const res = await call<{ backup_codes: string[] }>('/v1/me/totp/attempt_verification', { json: { code } });
       onEnabled(res.backup_codes);
-    } catch (err) {
-      show(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   if (startError) {
@@ -90,7 +85,7 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
       <Field label={t('codeLabel')} error={fieldErrors.code}>
         {(p) => <CodeInput {...p} name="code" value={code} onChange={setCode} disabled={!enrollment} />}
       </Field>
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+      <FormActions>
         {onCancel && (
           <Button variant="secondary" onClick={onCancel}>
             {t('cancel')}
@@ -99,7 +94,7 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
         <Button type="submit" loading={busy} disabled={!enrollment}>
           {t('enable')}
         </Button>
-      </div>
+      </FormActions>
     </form>
   );
 }

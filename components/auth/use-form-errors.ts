@@ -11,6 +11,7 @@ export function useFormErrors(fields: readonly string[]) {
   const describe = useFapiError();
   const [formError, setFormError] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
   const reset = useCallback(() => {
     setFormError(null);
     setFieldErrors({});
@@ -29,5 +30,22 @@ export function useFormErrors(fields: readonly string[]) {
     },
     [describe, fields],
   );
-  return { formError, fieldErrors, setFieldErrors, setFormError, show, reset };
+  /**
+   * Submits: `busy` meanwhile, a failure shown where it belongs. `stayBusy`: on success the
+   * page moves on, the button keeps loading.
+   */
+  const run = useCallback(
+    async (action: () => Promise<void>, { stayBusy = false }: { stayBusy?: boolean } = {}) => {
+      setBusy(true);
+      try {
+        await action();
+        if (!stayBusy) setBusy(false);
+      } catch (error) {
+        show(error);
+        setBusy(false);
+      }
+    },
+    [show],
+  );
+  return { formError, fieldErrors, setFieldErrors, setFormError, show, reset, busy, run };
 }

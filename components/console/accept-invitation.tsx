@@ -4,14 +4,15 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, Field, Input, Skeleton } from '@/components/ui';
+import { Alert, Button, Skeleton } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { displayName, primaryEmail } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
 import type { ConsoleInfo, Me } from '@/lib/console/types';
 import { errorReason } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { Centered } from './centered';
+import { CenteredCard } from './centered';
+import { NameFields, NewPasswordField } from './operator-fields';
 import { useFormError } from './use-form-error';
 
 const FIELDS = ['password', 'first_name', 'last_name'] as const;
@@ -22,7 +23,6 @@ export function AcceptInvitation({ token }: { token: string | null }) {
   const router = useRouter();
   const errorMessage = useErrorMessage();
   const form = useFormError(FIELDS);
-  const [busy, setBusy] = useState(false);
   const [state, setState] = useState<{ signedIn: boolean; me?: Me } | { error: unknown } | null>(null);
   const [values, setValues] = useState({ password: '', first_name: '', last_name: '' });
   const set = (key: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
@@ -51,19 +51,14 @@ export function AcceptInvitation({ token }: { token: string | null }) {
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!state || !('signedIn' in state)) return;
-    setBusy(true);
-    form.clear();
-    try {
+    void form.run(async () => {
       const extra = state.signedIn ? {} : Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ''));
       const { body } = await requestJson<Me>(api.acceptInvitation, { method: 'POST', json: { token, ...extra } });
       // The account joined: the one that is new to this operator (else their first).
       const before = new Set(state.me?.accounts.map((a) => a.id) ?? []);
       const joined = body.accounts.find((a) => !before.has(a.id)) ?? body.accounts[0];
       router.replace(joined ? pages.account(joined.id) : pages.home);
-    } catch (err) {
-      form.setError(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   let content;
@@ -108,20 +103,11 @@ export function AcceptInvitation({ token }: { token: string | null }) {
                 {t('haveAccount')}
               </Link>
             </p>
-            <div className="grid gap-4 sm:grid-cols-2">
-              <Field label={t('firstName')} error={form.fieldError('first_name')}>
-                {(p) => <Input {...p} name="first_name" autoComplete="given-name" value={values.first_name} onChange={set('first_name')} />}
-              </Field>
-              <Field label={t('lastName')} error={form.fieldError('last_name')}>
-                {(p) => <Input {...p} name="last_name" autoComplete="family-name" value={values.last_name} onChange={set('last_name')} />}
-              </Field>
-            </div>
-            <Field label={t('password')} hint={t('passwordHint')} error={form.fieldError('password')}>
-              {(p) => <Input {...p} type="password" name="password" autoComplete="new-password" required minLength={8} value={values.password} onChange={set('password')} />}
-            </Field>
+            <NameFields labels={{ firstName: t('firstName'), lastName: t('lastName') }} values={values} onChange={set} fieldError={form.fieldError} />
+            <NewPasswordField label={t('password')} hint={t('passwordHint')} value={values.password} onChange={set('password')} error={form.fieldError('password')} />
           </>
         )}
-        <Button type="submit" loading={busy} className="w-full">
+        <Button type="submit" loading={form.busy} className="w-full">
           {state.signedIn ? t('join') : t('createAndJoin')}
         </Button>
       </form>
@@ -129,16 +115,8 @@ export function AcceptInvitation({ token }: { token: string | null }) {
   }
 
   return (
-    <Centered>
-      <Card>
-        <CardBody className="flex flex-col gap-5 p-6 sm:p-8">
-          <div>
-            <h1 className="text-xl font-semibold tracking-tight">{t('title')}</h1>
-            <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t('description')}</p>
-          </div>
-          {content}
-        </CardBody>
-      </Card>
-    </Centered>
+    <CenteredCard title={t('title')} description={t('description')}>
+      {content}
+    </CenteredCard>
   );
 }

@@ -4,15 +4,14 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardHeader, Dialog, EmptyState, Field, Input, PageHeader, Select, Table, Td, Th, Tr, cn, focusRing } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { Instance, Invitation, LightList, Member, Role } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
-import { InlineError, TableSkeleton } from './states';
+import { CardList } from './states';
 import { useFormError } from './use-form-error';
 
 const ROLES: Role[] = ['owner', 'admin', 'viewer'];
@@ -46,32 +45,33 @@ function InstancesCard() {
         description={t('instancesDescription')}
         actions={canWrite && <Button onClick={() => setCreating(true)}>{t('createInstance')}</Button>}
       />
-      {instancesError ? (
-        <InlineError error={instancesError} onRetry={reloadInstances} />
-      ) : !instances ? (
-        <TableSkeleton columns={3} rows={2} />
-      ) : instances.length === 0 ? (
-        <EmptyState
-          title={t('noInstancesTitle')}
-          description={t('noInstancesDescription')}
-        />
-      ) : (
-        <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
-          {instances.map((instance) => (
-            <li key={instance.id}>
-              <Link
-                href={pages.instance(account.id, instance.id)}
-                className={cn('flex flex-wrap items-center gap-x-4 gap-y-1 px-5 py-3.5 hover:bg-zinc-50 dark:hover:bg-zinc-800/40', focusRing)}
-              >
-                <span className="min-w-0 flex-1 font-medium">{instance.name}</span>
-                <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
-                <span className="hidden font-mono text-xs text-zinc-500 sm:inline">{instance.id}</span>
-                <span className="text-xs text-zinc-500">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
-              </Link>
-            </li>
-          ))}
-        </ul>
-      )}
+      <CardList
+        data={instances}
+        error={instancesError}
+        onRetry={reloadInstances}
+        columns={3}
+        rows={2}
+        emptyTitle={t('noInstancesTitle')}
+        emptyDescription={t('noInstancesDescription')}
+      >
+        {(instances) => (
+          <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
+            {instances.map((instance) => (
+              <li key={instance.id}>
+                <Link
+                  href={pages.instance(account.id, instance.id)}
+                  className={cn('flex flex-wrap items-center gap-x-4 gap-y-1 px-5 py-3.5 hover:bg-zinc-50 dark:hover:bg-zinc-800/40', focusRing)}
+                >
+                  <span className="min-w-0 flex-1 font-medium">{instance.name}</span>
+                  <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
+                  <span className="hidden font-mono text-xs text-zinc-500 sm:inline">{instance.id}</span>
+                  <span className="text-xs text-zinc-500">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </CardList>
       <CreateInstanceDialog open={creating} onClose={() => setCreating(false)} onCreated={reloadInstances} />
     </Card>
   );
@@ -80,66 +80,47 @@ function InstancesCard() {
 function CreateInstanceDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: () => void }) {
   const t = useTranslations('console.account');
   const tEnv = useTranslations('console.environment');
-  const tCommon = useTranslations('common');
   const router = useRouter();
   const { account } = useConsole();
   const form = useFormError(['name', 'environment']);
   const [name, setName] = useState('');
   const [environment, setEnvironment] = useState<'test' | 'live'>('test');
-  const [busy, setBusy] = useState(false);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    form.clear();
-    try {
+    void form.run(async () => {
       const created = await mutate<Instance>('POST', `${api.account(account.id)}/instances`, { name, environment });
       onCreated();
       setName('');
       onClose();
       router.push(pages.instance(account.id, created.id));
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('createInstanceTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('instanceName')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('environment')}</legend>
-          {(['test', 'live'] as const).map((env) => (
-            <label
-              key={env}
-              className={cn(
-                'flex cursor-pointer items-start gap-3 rounded-md p-3 ring-1 ring-inset',
-                environment === env ? 'ring-indigo-500 bg-indigo-50/50 dark:bg-indigo-950/40' : 'ring-zinc-300 dark:ring-zinc-700',
-              )}
-            >
-              <input type="radio" name="environment" value={env} checked={environment === env} onChange={() => setEnvironment(env)} className={cn('mt-0.5 accent-indigo-600', focusRing)} />
-              <span className="flex flex-col">
-                <span className="text-sm font-medium">{tEnv(env)}</span>
-                <span className="text-xs text-zinc-600 dark:text-zinc-400">{t(`environmentHint.${env}`)}</span>
-              </span>
-            </label>
-          ))}
-        </fieldset>
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {t('create')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('createInstanceTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
+      <Field label={t('instanceName')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('environment')}</legend>
+        {(['test', 'live'] as const).map((env) => (
+          <label
+            key={env}
+            className={cn(
+              'flex cursor-pointer items-start gap-3 rounded-md p-3 ring-1 ring-inset',
+              environment === env ? 'ring-indigo-500 bg-indigo-50/50 dark:bg-indigo-950/40' : 'ring-zinc-300 dark:ring-zinc-700',
+            )}
+          >
+            <input type="radio" name="environment" value={env} checked={environment === env} onChange={() => setEnvironment(env)} className={cn('mt-0.5 accent-indigo-600', focusRing)} />
+            <span className="flex flex-col">
+              <span className="text-sm font-medium">{tEnv(env)}</span>
+              <span className="text-xs text-zinc-600 dark:text-zinc-400">{t(`environmentHint.${env}`)}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+    </FormDialog>
   );
 }
 
@@ -172,72 +153,56 @@ function MembersCard() {
   return (
     <Card>
       <CardHeader title={t('membersTitle')} description={t('membersDescription')} />
-      {members.error ? (
-        <InlineError error={members.error} onRetry={members.reload} />
-      ) : !members.data ? (
-        <TableSkeleton columns={4} rows={2} />
-      ) : (
-        <Table caption={t('membersTitle')}>
-          <thead>
-            <tr>
-              <Th>{t('memberName')}</Th>
-              <Th>{t('memberEmail')}</Th>
-              <Th>{t('memberRole')}</Th>
-              <Th>{t('memberSince')}</Th>
-              {isOwner && (
-                <Th>
-                  <span className="sr-only">{t('actions')}</span>
-                </Th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {members.data.data.map((m) => (
-              <Tr key={m.id}>
-                <Td id={`member-name-${m.id}`} className="font-medium">
-                  {memberName(m)}
-                  {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500">{t('you')}</span>}
-                </Td>
-                <Td className="text-zinc-600 dark:text-zinc-400">{m.email_address}</Td>
-                <Td>
-                  {isOwner ? (
-                    <div className="flex flex-col gap-1">
-                      <Select
-                        aria-label={t('roleOf', { name: memberName(m) })}
-                        value={m.role}
-                        disabled={busyId === m.id}
-                        onChange={(e) => changeRole(m, e.target.value as Role)}
-                        className="h-8 w-32"
-                      >
-                        {ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {t(`roles.${r}`)}
-                          </option>
-                        ))}
-                      </Select>
-                      {rowError?.id === m.id && (
-                        <p role="alert" className="text-xs text-red-600 dark:text-red-400">
-                          {errorMessage(rowError.error)}
-                        </p>
-                      )}
-                    </div>
-                  ) : (
-                    <Badge tone={m.role === 'owner' ? 'indigo' : 'neutral'}>{t(`roles.${m.role}`)}</Badge>
-                  )}
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
-                {isOwner && (
-                  <Td className="text-right">
-                    <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
-                      {t('remove')}
-                    </Button>
+      <CardList data={members.data?.data} error={members.error} onRetry={members.reload} columns={4} rows={2}>
+        {(list) => (
+          <Table caption={t('membersTitle')}>
+            <Thead columns={[t('memberName'), t('memberEmail'), t('memberRole'), t('memberSince')]} actions={isOwner && t('actions')} />
+            <tbody>
+              {list.map((m) => (
+                <Tr key={m.id}>
+                  <Td id={`member-name-${m.id}`} className="font-medium">
+                    {memberName(m)}
+                    {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500">{t('you')}</span>}
                   </Td>
-                )}
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  <Td className="text-zinc-600 dark:text-zinc-400">{m.email_address}</Td>
+                  <Td>
+                    {isOwner ? (
+                      <div className="flex flex-col gap-1">
+                        <Select
+                          aria-label={t('roleOf', { name: memberName(m) })}
+                          value={m.role}
+                          disabled={busyId === m.id}
+                          onChange={(e) => changeRole(m, e.target.value as Role)}
+                          className="h-8 w-32"
+                        >
+                          {ROLES.map((r) => (
+                            <option key={r} value={r}>
+                              {t(`roles.${r}`)}
+                            </option>
+                          ))}
+                        </Select>
+                        {rowError?.id === m.id && (
+                          <p role="alert" className="text-xs text-red-600 dark:text-red-400">
+                            {errorMessage(rowError.error)}
+                          </p>
+                        )}
+                      </div>
+                    ) : (
+                      <Badge tone={m.role === 'owner' ? 'indigo' : 'neutral'}>{t(`roles.${m.role}`)}</Badge>
+                    )}
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
+                  {isOwner && (
+                    <ActionCell onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
+                      {t('remove')}
+                    </ActionCell>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       <ConfirmDialog
         open={removing !== null}
         onClose={() => setRemoving(null)}
@@ -263,26 +228,19 @@ function InvitationsCard() {
   const form = useFormError(['email_address', 'role']);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Invitation | null>(null);
   const invitable = ROLES.filter((r) => isOwner || r !== 'owner');
 
-  async function invite(e: FormEvent) {
+  function invite(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    form.clear();
     setSent(null);
-    try {
+    void form.run(async () => {
       await mutate('POST', `${api.account(account.id)}/invitations`, { email_address: email, role });
       setSent(email);
       setEmail('');
       invitations.reload();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const pending = invitations.data?.data.filter((i) => i.status === 'pending');
@@ -308,49 +266,42 @@ function InvitationsCard() {
               </Select>
             )}
           </Field>
-          <Button type="submit" loading={busy} className="sm:mt-[1.625rem]">
+          <Button type="submit" loading={form.busy} className="sm:mt-[1.625rem]">
             {t('invite')}
           </Button>
         </div>
       </form>
-      {invitations.error ? (
-        <InlineError error={invitations.error} onRetry={invitations.reload} />
-      ) : !pending ? (
-        <TableSkeleton columns={4} rows={1} />
-      ) : pending.length === 0 ? (
-        <EmptyState title={t('noInvitationsTitle')} description={t('noInvitationsDescription')} />
-      ) : (
-        <Table caption={t('invitationsTitle')}>
-          <thead>
-            <tr>
-              <Th>{t('memberEmail')}</Th>
-              <Th>{t('memberRole')}</Th>
-              <Th>{t('expires')}</Th>
-              <Th>
-                <span className="sr-only">{t('actions')}</span>
-              </Th>
-            </tr>
-          </thead>
-          <tbody>
-            {pending.map((inv) => (
-              <Tr key={inv.id}>
-                <Td id={`invitation-email-${inv.id}`} className="font-medium">
-                  {inv.email_address}
-                </Td>
-                <Td>
-                  <Badge>{t(`roles.${inv.role}`)}</Badge>
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(inv.expires_at)}</Td>
-                <Td className="text-right">
-                  <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-describedby={`invitation-email-${inv.id}`}>
+      <CardList
+        data={pending}
+        error={invitations.error}
+        onRetry={invitations.reload}
+        columns={4}
+        rows={1}
+        emptyTitle={t('noInvitationsTitle')}
+        emptyDescription={t('noInvitationsDescription')}
+      >
+        {(pending) => (
+          <Table caption={t('invitationsTitle')}>
+            <Thead columns={[t('memberEmail'), t('memberRole'), t('expires')]} actions={t('actions')} />
+            <tbody>
+              {pending.map((inv) => (
+                <Tr key={inv.id}>
+                  <Td id={`invitation-email-${inv.id}`} className="font-medium">
+                    {inv.email_address}
+                  </Td>
+                  <Td>
+                    <Badge>{t(`roles.${inv.role}`)}</Badge>
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(inv.expires_at)}</Td>
+                  <ActionCell onClick={() => setRevoking(inv)} aria-describedby={`invitation-email-${inv.id}`}>
                     {t('revoke')}
-                  </Button>
-                </Td>
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  </ActionCell>
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
+import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
 import type { AuditLog as AuditEntry, CursorPage } from '@/lib/console/types';
@@ -102,15 +102,7 @@ export function AuditLog() {
           <EmptyState title={filtered ? t('noMatchesTitle') : t('emptyTitle')} description={filtered ? t('noMatchesDescription') : t('emptyDescription')} />
         ) : (
           <Table caption={t('title')}>
-            <thead>
-              <tr>
-                <Th>{t('time')}</Th>
-                <Th>{t('action')}</Th>
-                <Th>{t('actor')}</Th>
-                <Th>{t('target')}</Th>
-                <Th>{t('details')}</Th>
-              </tr>
-            </thead>
+            <Thead columns={[t('time'), t('action'), t('actor'), t('target'), t('details')]} />
             <tbody aria-busy={entries.loading || undefined}>
               {!entries.data
                 ? Array.from({ length: 6 }, (_, i) => (

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { Card, CardBody } from '@/components/ui';
 import { LanguagePicker } from './language-picker';
 
 /** The frame of the console's signed-out pages: logo, language picker, one centred card. */
@@ -18,5 +19,24 @@ export function Centered({ children }: { children: ReactNode }) {
         <div className="w-full max-w-md">{children}</div>
       </main>
     </div>
+  );
+}
+
+/** A signed-out page's one card: its heading (`title`, `description`) above the content. */
+export function CenteredCard({ title, description, children }: { title?: ReactNode; description?: ReactNode; children: ReactNode }) {
+  return (
+    <Centered>
+      <Card>
+        <CardBody className="flex flex-col gap-5 p-6 sm:p-8">
+          {title && (
+            <div>
+              <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
+              {description && <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{description}</p>}
+            </div>
+          )}
+          {children}
+        </CardBody>
+      </Card>
+    </Centered>
   );
 }

@@ -4,13 +4,13 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, Field, Input, Spinner } from '@/components/ui';
+import { Alert, Button, Field, Input, Spinner } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { api, pages } from '@/lib/console/paths';
 import type { Account, ConsoleInfo, Me } from '@/lib/console/types';
 import { mutate } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { Centered } from './centered';
+import { CenteredCard } from './centered';
 import { useFormError } from './use-form-error';
 
 /**
@@ -48,21 +48,17 @@ export function Home({ createNew }: { createNew: boolean }) {
   }, [createNew, router]);
 
   return (
-    <Centered>
-      <Card>
-        <CardBody className="flex flex-col gap-5 p-6 sm:p-8">
-          {loadError !== undefined ? (
-            <Alert tone="error">{errorMessage(loadError)}</Alert>
-          ) : me ? (
-            <CreateAccount me={me} />
-          ) : (
-            <div className="flex justify-center py-6">
-              <Spinner label={t('loading')} />
-            </div>
-          )}
-        </CardBody>
-      </Card>
-    </Centered>
+    <CenteredCard>
+      {loadError !== undefined ? (
+        <Alert tone="error">{errorMessage(loadError)}</Alert>
+      ) : me ? (
+        <CreateAccount me={me} />
+      ) : (
+        <div className="flex justify-center py-6">
+          <Spinner label={t('loading')} />
+        </div>
+      )}
+    </CenteredCard>
   );
 }
 
@@ -71,19 +67,13 @@ function CreateAccount({ me }: { me: Me }) {
   const router = useRouter();
   const form = useFormError(['name']);
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    form.clear();
-    try {
+    void form.run(async () => {
       const account = await mutate<Account>('POST', api.accounts, { name });
       router.push(pages.account(account.id));
-    } catch (err) {
-      form.setError(err);
-      setBusy(false);
-    }
+    }, { stayBusy: true });
   }
 
   return (
@@ -105,7 +95,7 @@ function CreateAccount({ me }: { me: Me }) {
           ) : (
             <span />
           )}
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('create')}
           </Button>
         </div>

@@ -2,17 +2,36 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
+import {
+  ActionCell,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  Checkbox,
+  ConfirmDialog,
+  Dialog,
+  FormDialog,
+  Field,
+  Input,
+  PageHeader,
+  SecretValue,
+  ShownOnce,
+  Table,
+  Td,
+  Thead,
+  Tr,
+  ValueField,
+} from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api } from '@/lib/console/paths';
 import { SCOPE_RESOURCES } from '@/lib/console/scopes';
 import type { CreatedKey, LightList, SecretKey } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { InlineError, TableSkeleton } from './states';
-import { SecretValue, ValueField } from './secret-value';
+import { CardList } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/instances/[instanceId]`: keys and URLs to integrate with, and the instance's secret keys. */
@@ -67,61 +86,50 @@ function SecretKeys() {
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
-      {keys.error ? (
-        <InlineError error={keys.error} onRetry={keys.reload} />
-      ) : !active ? (
-        <TableSkeleton columns={5} rows={2} />
-      ) : active.length === 0 ? (
-        <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />
-      ) : (
-        <Table caption={t('title')}>
-          <thead>
-            <tr>
-              <Th>{t('name')}</Th>
-              <Th>{t('key')}</Th>
-              <Th>{t('scopes')}</Th>
-              <Th>{t('created')}</Th>
-              <Th>{t('lastUsed')}</Th>
-              {canWrite && (
-                <Th>
-                  <span className="sr-only">{t('actions')}</span>
-                </Th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {active.map((key) => (
-              <Tr key={key.id}>
-                <Td id={`key-name-${key.id}`} className="font-medium">
-                  {key.name || t('unnamed')}
-                </Td>
-                <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
-                <Td>
-                  {key.scopes.includes('*') ? (
-                    <Badge tone="indigo">{t('allScopes')}</Badge>
-                  ) : (
-                    <span className="flex max-w-xs flex-wrap gap-1">
-                      {key.scopes.slice(0, 4).map((s) => (
-                        <Badge key={s}>{s}</Badge>
-                      ))}
-                      {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
-                    </span>
-                  )}
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
-                {canWrite && (
-                  <Td className="text-right">
-                    <Button variant="ghost" size="sm" onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
-                      {t('revoke')}
-                    </Button>
+      <CardList
+        data={active}
+        error={keys.error}
+        onRetry={keys.reload}
+        columns={5}
+        rows={2}
+        emptyTitle={t('emptyTitle')}
+        emptyDescription={t('emptyDescription')}
+      >
+        {(active) => (
+          <Table caption={t('title')}>
+            <Thead columns={[t('name'), t('key'), t('scopes'), t('created'), t('lastUsed')]} actions={canWrite && t('actions')} />
+            <tbody>
+              {active.map((key) => (
+                <Tr key={key.id}>
+                  <Td id={`key-name-${key.id}`} className="font-medium">
+                    {key.name || t('unnamed')}
                   </Td>
-                )}
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
+                  <Td>
+                    {key.scopes.includes('*') ? (
+                      <Badge tone="indigo">{t('allScopes')}</Badge>
+                    ) : (
+                      <span className="flex max-w-xs flex-wrap gap-1">
+                        {key.scopes.slice(0, 4).map((s) => (
+                          <Badge key={s}>{s}</Badge>
+                        ))}
+                        {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
+                      </span>
+                    )}
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
+                  {canWrite && (
+                    <ActionCell onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
+                      {t('revoke')}
+                    </ActionCell>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       <CreateKeyDialog
         open={creating}
         path={base}
@@ -134,13 +142,9 @@ function SecretKeys() {
       />
       <Dialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')}>
         {created && (
-          <div className="flex flex-col gap-4">
-            <Alert tone="warning">{t('createdWarning')}</Alert>
+          <ShownOnce warning={t('createdWarning')} actions={<Button onClick={() => setCreated(null)}>{t('done')}</Button>}>
             <SecretValue value={created.secret} label={t('secret')} />
-            <div className="flex justify-end">
-              <Button onClick={() => setCreated(null)}>{t('done')}</Button>
-            </div>
-          </div>
+          </ShownOnce>
         )}
       </Dialog>
       <ConfirmDialog
@@ -161,12 +165,10 @@ function SecretKeys() {
 
 function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; path: string; onClose: () => void; onCreated: (key: CreatedKey) => void }) {
   const t = useTranslations('console.keys');
-  const tCommon = useTranslations('common');
   const form = useFormError(['name', 'scopes']);
   const [name, setName] = useState('');
   const [all, setAll] = useState(true);
   const [scopes, setScopes] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
   const [scopeError, setScopeError] = useState<string | null>(null);
 
   function toggle(scope: string, on: boolean) {
@@ -178,7 +180,7 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
     });
   }
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     form.clear();
     setScopeError(null);
@@ -186,86 +188,70 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
       setScopeError(t('scopesRequired'));
       return;
     }
-    setBusy(true);
-    try {
+    void form.run(async () => {
       const key = await mutate<CreatedKey>('POST', path, { ...(name.trim() ? { name: name.trim() } : {}), scopes: all ? '*' : [...scopes].sort() });
       setName('');
       setAll(true);
       setScopes(new Set());
       onCreated(key);
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('createTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium">{t('scopes')}</legend>
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" name="scope-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
-            {t('allScopesOption')}
-          </label>
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" name="scope-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
-            {t('someScopesOption')}
-          </label>
-          {!all && (
-            <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
-              <table className="w-full text-sm">
-                <thead>
-                  <tr className="text-left text-xs text-zinc-500">
-                    <th scope="col" className="pb-1 font-medium">
-                      {t('resource')}
-                    </th>
-                    <th scope="col" className="pb-1 font-medium">
-                      {t('read')}
-                    </th>
-                    <th scope="col" className="pb-1 font-medium">
-                      {t('write')}
-                    </th>
+    <FormDialog open={open} onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+      <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-sm font-medium">{t('scopes')}</legend>
+        <label className="inline-flex items-center gap-2 text-sm">
+          <input type="radio" name="scope-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
+          {t('allScopesOption')}
+        </label>
+        <label className="inline-flex items-center gap-2 text-sm">
+          <input type="radio" name="scope-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
+          {t('someScopesOption')}
+        </label>
+        {!all && (
+          <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
+            <table className="w-full text-sm">
+              <thead>
+                <tr className="text-left text-xs text-zinc-500">
+                  <th scope="col" className="pb-1 font-medium">
+                    {t('resource')}
+                  </th>
+                  <th scope="col" className="pb-1 font-medium">
+                    {t('read')}
+                  </th>
+                  <th scope="col" className="pb-1 font-medium">
+                    {t('write')}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {SCOPE_RESOURCES.map((resource) => (
+                  <tr key={resource}>
+                    <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
+                    {(['read', 'write'] as const).map((action) => {
+                      const scope = `${resource}:${action}`;
+                      return (
+                        <td key={action} className="py-1">
+                          <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+                        </td>
+                      );
+                    })}
                   </tr>
-                </thead>
-                <tbody>
-                  {SCOPE_RESOURCES.map((resource) => (
-                    <tr key={resource}>
-                      <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
-                      {(['read', 'write'] as const).map((action) => {
-                        const scope = `${resource}:${action}`;
-                        return (
-                          <td key={action} className="py-1">
-                            <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
-                          </td>
-                        );
-                      })}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          {(scopeError || form.fieldError('scopes')) && (
-            <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
-              {scopeError ?? form.fieldError('scopes')}
-            </p>
-          )}
-        </fieldset>
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {t('createSubmit')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {(scopeError || form.fieldError('scopes')) && (
+          <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
+            {scopeError ?? form.fieldError('scopes')}
+          </p>
+        )}
+      </fieldset>
+    </FormDialog>
   );
 }

@@ -57,7 +57,6 @@ export function InstanceSettings() {
   const instance = useInstance();
   const [draft, setDraft] = useState<Draft>(() => draftOf(instance.settings));
   const [local, setLocal] = useState<Partial<Record<(typeof FIELDS)[number], string>>>({});
-  const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const form = useFormError(FIELDS);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
@@ -93,8 +92,7 @@ export function InstanceSettings() {
     else if (outside(token, RANGES.token)) errors.session_token_lifetime_seconds = t('tokenRange');
     setLocal(errors);
     if (Object.keys(errors).length > 0) return;
-    setBusy(true);
-    try {
+    void form.run(async () => {
       const body = {
         sign_up_mode: draft.sign_up_mode,
         allowlist: draft.allowlist,
@@ -112,11 +110,7 @@ export function InstanceSettings() {
       setDraft(draftOf(settings));
       setSaved(true);
       reloadInstances();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const disabled = !canWrite;
@@ -222,7 +216,7 @@ export function InstanceSettings() {
           <Button variant="secondary" onClick={() => { setDraft(draftOf(instance.settings)); setLocal({}); form.clear(); setSaved(false); }}>
             {tCommon('cancel')}
           </Button>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('save')}
           </Button>
         </div>

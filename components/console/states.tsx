@@ -2,7 +2,8 @@
 
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import { Alert, Button, Card, EmptyState, Skeleton } from '@/components/ui';
+import type { ReactNode } from 'react';
+import { Alert, AsyncContent, Card, EmptyState, ErrorAlert, Skeleton } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { pages } from '@/lib/console/paths';
 import { useErrorMessage } from '@/lib/use-error-message';
@@ -10,7 +11,6 @@ import { useErrorMessage } from '@/lib/use-error-message';
 /** A page-level failure: not found (404 or unknown id), no permission (403), or an error with a retry. */
 export function ErrorState({ error, notFound, onRetry }: { error?: unknown; notFound?: boolean; onRetry?: () => void }) {
   const t = useTranslations('console.states');
-  const tCommon = useTranslations('common');
   const errorMessage = useErrorMessage();
   if (notFound || (error instanceof ApiError && error.status === 404)) {
     return (
@@ -30,32 +30,15 @@ export function ErrorState({ error, notFound, onRetry }: { error?: unknown; notF
   if (error instanceof ApiError && error.status === 403) {
     return <Alert tone="warning" title={t('forbiddenTitle')}>{t('forbiddenDescription')}</Alert>;
   }
-  return (
-    <Alert tone="error" title={t('errorTitle')}>
-      <p>{errorMessage(error)}</p>
-      {onRetry && (
-        <Button variant="secondary" size="sm" className="mt-3" onClick={onRetry}>
-          {tCommon('retry')}
-        </Button>
-      )}
-    </Alert>
-  );
+  return <ErrorAlert title={t('errorTitle')} message={errorMessage(error)} onRetry={onRetry} />;
 }
 
 /** Inline error inside a card, with an optional retry. */
 export function InlineError({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
-  const tCommon = useTranslations('common');
   const errorMessage = useErrorMessage();
   return (
     <div className="px-5 py-4">
-      <Alert tone="error">
-        <p>{errorMessage(error)}</p>
-        {onRetry && (
-          <Button variant="secondary" size="sm" className="mt-3" onClick={onRetry}>
-            {tCommon('retry')}
-          </Button>
-        )}
-      </Alert>
+      <ErrorAlert message={errorMessage(error)} onRetry={onRetry} />
     </div>
   );
 }
@@ -72,5 +55,41 @@ export function TableSkeleton({ columns, rows = 3 }: { columns: number; rows?: n
         </div>
       ))}
     </div>
+  );
+}
+
+/**
+ * A card's list loaded from the dashboard API: the error with a retry, a table skeleton of
+ * `columns` × `rows` while loading, the empty state (when `emptyTitle` is given) for an empty
+ * list, else `children(data)`.
+ */
+export function CardList<T>({
+  data,
+  error,
+  onRetry,
+  columns,
+  rows,
+  emptyTitle,
+  emptyDescription,
+  children,
+}: {
+  data: T | undefined;
+  error: unknown;
+  onRetry: () => void;
+  columns: number;
+  rows?: number;
+  emptyTitle?: ReactNode;
+  emptyDescription?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  return (
+    <AsyncContent
+      data={data}
+      error={error ? <InlineError error={error} onRetry={onRetry} /> : undefined}
+      loading={<TableSkeleton columns={columns} rows={rows} />}
+      empty={emptyTitle ? <EmptyState title={emptyTitle} description={emptyDescription} /> : undefined}
+    >
+      {children}
+    </AsyncContent>
   );
 }

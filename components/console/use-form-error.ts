@@ -10,6 +10,7 @@ import { useErrorMessage } from '@/lib/use-error-message';
  */
 export function useFormError(fields: readonly string[]) {
   const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
   const errorMessage = useErrorMessage();
   const param = error instanceof ApiError ? error.param : undefined;
   const fieldOf = (p: string | undefined) => (p ? fields.find((f) => p === f || p.startsWith(`${f}.`)) : undefined);
@@ -18,6 +19,23 @@ export function useFormError(fields: readonly string[]) {
     error,
     setError,
     clear: () => setError(undefined),
+    /** True while `run` waits for the request. */
+    busy,
+    /**
+     * Submits: the previous error cleared and `busy` meanwhile; a failure shown where it
+     * belongs. `stayBusy`: on success the page navigates away, the button keeps loading.
+     */
+    run: async (action: () => Promise<void>, { stayBusy = false }: { stayBusy?: boolean } = {}) => {
+      setBusy(true);
+      setError(undefined);
+      try {
+        await action();
+        if (!stayBusy) setBusy(false);
+      } catch (err) {
+        setError(err);
+        setBusy(false);
+      }
+    },
     /** The message under a field, when the error is about it. */
     fieldError: (name: string) => (error !== undefined && field === name ? errorMessage(error) : undefined),
     /** The message for the form-level Alert (errors about no field of this form). */

@@ -4,18 +4,16 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Dialog, EmptyState, Field, Skeleton, Table, Td, Textarea, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, Field, SecretValue, ShownOnce, Skeleton, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { ErrorState, InlineError, TableSkeleton } from './states';
-import { SecretValue } from './secret-value';
+import { CardList, ErrorState } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
@@ -62,6 +60,7 @@ function UserSkeleton() {
 function UserHeader({ user, base, onChange }: { user: User; base: string; onChange: (u: User) => void }) {
   const t = useTranslations('console.user');
   const tUsers = useTranslations('console.users');
+  const tConfirm = useTranslations('console.confirm');
   const errorMessage = useErrorMessage();
   const router = useRouter();
   const { account, canWrite } = useConsole();
@@ -98,6 +97,7 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   }
 
   const deleteConfirmText = email ?? user.id;
+  const ticketLink = (ticket: ActorToken) => `${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`;
   return (
     <div className="flex flex-col gap-4">
       <Link href={pages.instance(account.id, instance.id, 'users')} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
@@ -154,6 +154,7 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
         description={t('deleteDescription', { name: name ?? email ?? user.id })}
         confirmLabel={t('deleteConfirm')}
         confirmText={deleteConfirmText}
+        confirmTextLabel={tConfirm('typeToConfirm', { text: deleteConfirmText })}
         onConfirm={async () => {
           await mutate('DELETE', base);
           router.replace(pages.instance(account.id, instance.id, 'users'));
@@ -161,24 +162,27 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
       />
       <Dialog open={ticket !== null} onClose={() => setTicket(null)} title={t('impersonateTitle')}>
         {ticket && (
-          <div className="flex flex-col gap-4">
-            <Alert tone="warning">{t('impersonateWarning')}</Alert>
+          <ShownOnce
+            warning={t('impersonateWarning')}
+            actions={
+              <>
+                <Button variant="secondary" onClick={() => setTicket(null)}>
+                  {t('done')}
+                </Button>
+                <a
+                  href={ticketLink(ticket)}
+                  target="_blank"
+                  rel="noreferrer"
+                  className="inline-flex h-10 items-center rounded-md bg-indigo-600 px-4 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+                >
+                  {t('openSignIn')} ↗
+                </a>
+              </>
+            }
+          >
             <SecretValue value={ticket.token} label={t('actorToken')} />
-            <SecretValue value={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`} label={t('signInLink')} />
-            <div className="flex flex-wrap justify-end gap-2">
-              <Button variant="secondary" onClick={() => setTicket(null)}>
-                {t('done')}
-              </Button>
-              <a
-                href={`${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`}
-                target="_blank"
-                rel="noreferrer"
-                className="inline-flex h-10 items-center rounded-md bg-indigo-600 px-4 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-              >
-                {t('openSignIn')} ↗
-              </a>
-            </div>
-          </div>
+            <SecretValue value={ticketLink(ticket)} label={t('signInLink')} />
+          </ShownOnce>
         )}
       </Dialog>
     </div>
@@ -187,46 +191,61 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
 
 function Identifiers({ user }: { user: User }) {
   const t = useTranslations('console.user');
-  const verification = (v: { status: string } | null) =>
-    v?.status === 'verified' ? <Badge tone="green">{t('verified')}</Badge> : <Badge>{t('unverified')}</Badge>;
   return (
     <Card>
       <CardHeader title={t('contactTitle')} />
       <CardBody className="flex flex-col gap-4">
-        <section aria-label={t('emails')} className="flex flex-col gap-2">
-          <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t('emails')}</h3>
-          {user.email_addresses.length === 0 ? (
-            <p className="text-sm text-zinc-500">{t('noEmails')}</p>
-          ) : (
-            <ul className="flex flex-col gap-2">
-              {user.email_addresses.map((e) => (
-                <li key={e.id} className="flex flex-wrap items-center gap-2 text-sm">
-                  <span className="min-w-0 break-all">{e.email_address}</span>
-                  {e.id === user.primary_email_address_id && <Badge tone="indigo">{t('primary')}</Badge>}
-                  {verification(e.verification)}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-        <section aria-label={t('phones')} className="flex flex-col gap-2">
-          <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t('phones')}</h3>
-          {user.phone_numbers.length === 0 ? (
-            <p className="text-sm text-zinc-500">{t('noPhones')}</p>
-          ) : (
-            <ul className="flex flex-col gap-2">
-              {user.phone_numbers.map((p) => (
-                <li key={p.id} className="flex flex-wrap items-center gap-2 text-sm">
-                  <span className="font-mono">{p.phone_number}</span>
-                  {p.id === user.primary_phone_number_id && <Badge tone="indigo">{t('primary')}</Badge>}
-                  {verification(p.verification)}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
+        <ContactList
+          title={t('emails')}
+          empty={t('noEmails')}
+          items={user.email_addresses.map((e) => ({ id: e.id, value: e.email_address, verification: e.verification }))}
+          primaryId={user.primary_email_address_id}
+          valueClassName="min-w-0 break-all"
+        />
+        <ContactList
+          title={t('phones')}
+          empty={t('noPhones')}
+          items={user.phone_numbers.map((p) => ({ id: p.id, value: p.phone_number, verification: p.verification }))}
+          primaryId={user.primary_phone_number_id}
+          valueClassName="font-mono"
+        />
       </CardBody>
     </Card>
+  );
+}
+
+/** A titled list of a user's email addresses or phone numbers, marking the primary one and each verification. */
+function ContactList({
+  title,
+  empty,
+  items,
+  primaryId,
+  valueClassName,
+}: {
+  title: string;
+  empty: string;
+  items: Array<{ id: string; value: string; verification: { status: string } | null }>;
+  primaryId: string | null;
+  valueClassName: string;
+}) {
+  const t = useTranslations('console.user');
+  return (
+    <section aria-label={title} className="flex flex-col gap-2">
+      <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{title}</h3>
+      {items.length === 0 ? (
+        <p className="text-sm text-zinc-500">{empty}</p>
+      ) : (
+        <ul className="flex flex-col gap-2">
+          {items.map((item) => (
+            <li key={item.id} className="flex flex-wrap items-center gap-2 text-sm">
+              <span className={valueClassName}>{item.value}</span>
+              {item.id === primaryId && <Badge tone="indigo">{t('primary')}</Badge>}
+              {item.verification?.status === 'verified' ? <Badge tone="green">{t('verified')}</Badge> : <Badge>{t('unverified')}</Badge>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 
@@ -283,61 +302,52 @@ function Sessions({ base }: { base: string }) {
           )
         }
       />
-      {sessions.error ? (
-        <InlineError error={sessions.error} onRetry={sessions.reload} />
-      ) : !sessions.data ? (
-        <TableSkeleton columns={5} rows={2} />
-      ) : sessions.data.data.length === 0 ? (
-        <EmptyState title={t('noSessionsTitle')} description={t('noSessionsDescription')} />
-      ) : (
-        <Table caption={t('sessionsTitle')}>
-          <thead>
-            <tr>
-              <Th>{t('session')}</Th>
-              <Th>{t('status')}</Th>
-              <Th>{t('created')}</Th>
-              <Th>{t('lastActive')}</Th>
-              <Th>{t('expires')}</Th>
-              {canWrite && (
-                <Th>
-                  <span className="sr-only">{t('actions')}</span>
-                </Th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.data.data.map((s) => (
-              <Tr key={s.id}>
-                <Td>
-                  <span className="font-mono text-xs">{s.id}</span>
-                  {s.impersonated_by && (
-                    <span className="mt-1 block">
-                      <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
-                    </span>
-                  )}
-                </Td>
-                <Td>
-                  <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
-                    {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
-                  </Badge>
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
-                {canWrite && (
-                  <Td className="text-right">
-                    {LIVE_STATUSES.has(s.status) && (
-                      <Button variant="ghost" size="sm" onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
-                        {t('revoke')}
-                      </Button>
+      <CardList
+        data={sessions.data?.data}
+        error={sessions.error}
+        onRetry={sessions.reload}
+        columns={5}
+        rows={2}
+        emptyTitle={t('noSessionsTitle')}
+        emptyDescription={t('noSessionsDescription')}
+      >
+        {(list) => (
+          <Table caption={t('sessionsTitle')}>
+            <Thead columns={[t('session'), t('status'), t('created'), t('lastActive'), t('expires')]} actions={canWrite && t('actions')} />
+            <tbody>
+              {list.map((s) => (
+                <Tr key={s.id}>
+                  <Td>
+                    <span className="font-mono text-xs">{s.id}</span>
+                    {s.impersonated_by && (
+                      <span className="mt-1 block">
+                        <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
+                      </span>
                     )}
                   </Td>
-                )}
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+                  <Td>
+                    <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
+                      {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
+                    </Badge>
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
+                  {canWrite && (
+                    <Td className="text-right">
+                      {LIVE_STATUSES.has(s.status) && (
+                        <Button variant="ghost" size="sm" onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
+                          {t('revoke')}
+                        </Button>
+                      )}
+                    </Td>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       <ConfirmDialog
         open={confirm !== null}
         onClose={() => setConfirm(null)}
@@ -357,15 +367,16 @@ function Sessions({ base }: { base: string }) {
 type MetaKey = 'public_metadata' | 'private_metadata' | 'unsafe_metadata';
 const META_KEYS: MetaKey[] = ['public_metadata', 'private_metadata', 'unsafe_metadata'];
 
+/** Each metadata object as indented JSON, for its textarea. */
+const textOf = (user: User) => Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(user[k] ?? {}, null, 2)])) as Record<MetaKey, string>;
+
 function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onSaved: (u: User) => void }) {
   const t = useTranslations('console.user');
   const tCommon = useTranslations('common');
   const { canWrite } = useConsole();
   const form = useFormError(META_KEYS);
-  const initial = () => Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(user[k] ?? {}, null, 2)])) as Record<MetaKey, string>;
-  const [text, setText] = useState<Record<MetaKey, string>>(initial);
+  const [text, setText] = useState<Record<MetaKey, string>>(() => textOf(user));
   const [invalid, setInvalid] = useState<Partial<Record<MetaKey, string>>>({});
-  const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
 
   async function submit(e: FormEvent) {
@@ -394,17 +405,12 @@ function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onS
       setSaved(true);
       return;
     }
-    setBusy(true);
-    try {
+    void form.run(async () => {
       const updated = await mutate<User>('PATCH', base, body);
       onSaved(updated);
-      setText(Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(updated[k] ?? {}, null, 2)])) as Record<MetaKey, string>);
+      setText(textOf(updated));
       setSaved(true);
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -435,7 +441,7 @@ function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onS
           </div>
           {canWrite && (
             <div className="flex justify-end">
-              <Button type="submit" loading={busy}>
+              <Button type="submit" loading={form.busy}>
                 {t('saveMetadata')}
               </Button>
             </div>

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
 import { useEffect, useId, useState } from 'react';
-import { Badge, Card, EmptyState, Input, PageHeader, Skeleton, Table, Td, Th, Tr, cn, focusRing } from '@/components/ui';
+import { Badge, Card, EmptyState, Input, PageHeader, Skeleton, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
 import type { CursorPage, User } from '@/lib/console/types';
@@ -51,14 +51,7 @@ export function UsersList() {
           <EmptyState title={q ? t('noMatchesTitle') : t('emptyTitle')} description={q ? t('noMatchesDescription', { query: q }) : t('emptyDescription')} />
         ) : (
           <Table caption={t('title')}>
-            <thead>
-              <tr>
-                <Th>{t('user')}</Th>
-                <Th>{t('email')}</Th>
-                <Th>{t('created')}</Th>
-                <Th>{t('lastSignIn')}</Th>
-              </tr>
-            </thead>
+            <Thead columns={[t('user'), t('email'), t('created'), t('lastSignIn')]} />
             <tbody aria-busy={users.loading || undefined}>
               {!users.data
                 ? Array.from({ length: 5 }, (_, i) => (

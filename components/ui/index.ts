@@ -1,13 +1,17 @@
 export { Alert } from './alert';
+export { AsyncContent, ErrorAlert } from './async-content';
 export { Badge } from './badge';
 export { Button, type ButtonProps } from './button';
 export { Card, CardBody, CardHeader } from './card';
 export { cn, focusRing } from './cn';
+export { CancelSubmit, ConfirmDialog, FormActions, FormDialog } from './confirm-dialog';
 export { CopyButton, CopyField } from './copy-button';
 export { Dialog } from './dialog';
 export { EmptyState } from './empty-state';
 export { Field, type ControlProps } from './field';
 export { Checkbox, Input, Select, Textarea } from './input';
+export { LanguageSelect, rememberLocale } from './language-select';
 export { PageHeader } from './page-header';
 export { Skeleton, Spinner } from './spinner';
-export { Table, Td, Th, Tr } from './table';
+export { ActionCell, Table, Td, Th, Thead, Tr } from './table';
+export { SecretValue, ShownOnce, ValueField } from './value-field';

@@ -1,4 +1,5 @@
 import type { HTMLAttributes, ReactNode, TdHTMLAttributes, ThHTMLAttributes } from 'react';
+import { Button, type ButtonProps } from './button';
 import { cn } from './cn';
 
 /** A table that scrolls sideways on a phone instead of breaking the layout. */
@@ -23,4 +24,34 @@ export function Td({ className, ...rest }: TdHTMLAttributes<HTMLTableCellElement
 
 export function Tr({ className, ...rest }: HTMLAttributes<HTMLTableRowElement>) {
   return <tr className={cn('hover:bg-zinc-50 dark:hover:bg-zinc-800/40', className)} {...rest} />;
+}
+
+/**
+ * A table's header row: one column heading per entry of `columns`, then (with `actions`)
+ * a last column for the row buttons, named for screen readers only.
+ */
+export function Thead({ columns, actions }: { columns: ReactNode[]; actions?: string | false }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((column, i) => (
+          <Th key={i}>{column}</Th>
+        ))}
+        {actions && (
+          <Th>
+            <span className="sr-only">{actions}</span>
+          </Th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
+/** A row's last cell holding its one button (Revoke, Remove…), small and aligned right. */
+export function ActionCell(props: ButtonProps) {
+  return (
+    <Td className="text-right">
+      <Button variant="ghost" size="sm" {...props} />
+    </Td>
+  );
 }

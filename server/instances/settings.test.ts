@@ -10,10 +10,11 @@ describe('redirect allowlist', () => {
     expect(isAllowedRedirect(settings, FAPI, 'http://localhost:3000/anything')).toBe(true);
     expect(isAllowedRedirect(settings, FAPI, 'https://app.acme.com/after/sign-in?x=1')).toBe(true);
     expect(isAllowedRedirect(settings, FAPI, 'https://www.acme.com/')).toBe(true);
+    expect(isAllowedRedirect(settings, FAPI, 'https://app.acme.com/after')).toBe(true);
   });
 
   it('refuses other origins, other paths, other schemes and garbage', () => {
-    for (const url of ['https://app.acme.com/elsewhere', 'https://evil.example/after', 'http://app.acme.com/after', 'javascript:alert(1)', '//evil.example', 'not a url']) {
+    for (const url of ['https://app.acme.com/elsewhere', 'https://app.acme.com/afterwards', 'https://evil.example/after', 'http://app.acme.com/after', 'javascript:alert(1)', '//evil.example', 'not a url']) {
       expect(isAllowedRedirect(settings, FAPI, url), url).toBe(false);
     }
   });

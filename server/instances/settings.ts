@@ -67,11 +67,18 @@ export function isAllowedRedirect(settings: Pick<InstanceSettings, 'redirect_url
   return settings.redirect_urls.some((entry) => {
     try {
       const allowed = new URL(entry);
-      return allowed.origin === target.origin && target.pathname.startsWith(allowed.pathname);
+      return allowed.origin === target.origin && isUnderPath(target.pathname, allowed.pathname);
     } catch {
       return false;
     }
   });
+}
+
+/** `/after` covers `/after` and `/after/…`, never `/afterwards`. */
+function isUnderPath(pathname: string, base: string): boolean {
+  if (base === '/' || pathname === base) return true;
+  const prefix = base.endsWith('/') ? base : `${base}/`;
+  return pathname.startsWith(prefix);
 }
 
 /** What the console may change (everything else keeps its stored or default value). */

@@ -1,7 +1,9 @@
 'use client';
 
-import { useId } from 'react';
-import { CopyButton, cn } from '@/components/ui';
+import { useId, type ReactNode } from 'react';
+import { Alert } from './alert';
+import { cn } from './cn';
+import { CopyButton } from './copy-button';
 
 /**
  * A labelled value with a copy button: a key, a URL, or a secret shown once (`wrap`: the
@@ -31,4 +33,18 @@ export function ValueField({ value, label, wrap = false }: { value: string; labe
 /** A secret shown once: the whole value and a copy button. */
 export function SecretValue({ value, label }: { value: string; label: string }) {
   return <ValueField value={value} label={label} wrap />;
+}
+
+/**
+ * The body of a "shown once" dialog: the warning that the secret will not be shown again,
+ * the values (SecretValue / CopyField), then the actions (a "done" button…).
+ */
+export function ShownOnce({ warning, children, actions }: { warning: ReactNode; children: ReactNode; actions: ReactNode }) {
+  return (
+    <div className="flex flex-col gap-4">
+      <Alert tone="warning">{warning}</Alert>
+      {children}
+      <div className="flex flex-wrap justify-end gap-2">{actions}</div>
+    </div>
+  );
 }
