@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, CopyField, EmptyState, Field, Input, Select, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, EmptyState, Field, Input, Select, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import {
   ENROLLMENT_MODES,
@@ -20,7 +20,6 @@ import {
 import { pages } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { ErrorState, InlineError, TableSkeleton } from './states';
@@ -56,6 +55,7 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
 
 function OrganizationHeader({ org, base }: { org: Organization; base: string }) {
   const t = useTranslations('organizations.detail');
+  const tConfirm = useTranslations('console.confirm');
   const dates = useDates();
   const router = useRouter();
   const { account, canWrite } = useConsole();
@@ -98,6 +98,7 @@ function OrganizationHeader({ org, base }: { org: Organization; base: string }) 
         description={t('deleteDescription', { name: org.name })}
         confirmLabel={t('delete')}
         confirmText={org.slug}
+        confirmTextLabel={tConfirm('typeToConfirm', { text: org.slug })}
         onConfirm={async () => {
           await mutate('DELETE', base);
           router.replace(pages.instance(account.id, instance.id, 'organizations'));

@@ -2,10 +2,9 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardHeader, Checkbox, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
 import { orgApi, type LightList, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { ConfirmDialog } from './confirm-dialog';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { InlineError, TableSkeleton } from './states';
