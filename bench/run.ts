@@ -8,6 +8,8 @@
  *   bare      ceiling: bare node:http answering a fixed JSON body (bench/ceiling-bare.ts)
  *   db        ceiling: bare node:http + one prepared postgres.js query (bench/ceiling-db.ts)
  *   jose      ceilings: jose RS256 sign and verify rates on one core, no HTTP (bench/ceiling-jose.ts)
+ *   webhooks  delivery by one `npm run worker` to a local receiver: events/s draining a backlog,
+ *             and latency p50/p99 from the change to the receiver (bench/webhooks.ts)
  *
  * Endpoints: GET /v1/users/:id and GET /v1/users?limit=20 (next, start, api; vs the bare and
  * db ceilings), and on start and api the session hot paths (vs the jose ceilings):
@@ -30,7 +32,9 @@
  *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
- *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose (default all)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks (default all)
+ *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
+ *   BENCH_WEBHOOK_RATE    events/s for the latency run (default 100), for BENCH_WEBHOOK_SECONDS (default 5)
  *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify (default all; the bare
  *                      ceiling always runs, the jose sign/verify ceiling with refresh/verify)
  *   BENCH_REFRESH_GUESS refreshes/s assumed when sizing the first refresh pool (default 1000)
@@ -45,6 +49,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { Row as PlanRow } from './load';
+import { measureWebhooks, type WebhookBenchResult } from './webhooks';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -71,6 +76,9 @@ const ENDPOINTS = env.BENCH_ENDPOINTS ? new Set(env.BENCH_ENDPOINTS.split(',').m
 const ONLY = env.BENCH_TARGETS ? new Set(env.BENCH_TARGETS.split(',').map((s) => s.trim())) : null;
 const CPU_PROF = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : null;
 const REFRESH_GUESS = Number(env.BENCH_REFRESH_GUESS ?? 1000);
+const WEBHOOK_EVENTS = Number(env.BENCH_WEBHOOK_EVENTS ?? 2000);
+const WEBHOOK_RATE = Number(env.BENCH_WEBHOOK_RATE ?? 100);
+const WEBHOOK_SECONDS = Number(env.BENCH_WEBHOOK_SECONDS ?? 5);
 /** Keycloak's sizing guide: 120 refreshes/s per vCPU; Latchkey aims at 5× that on one core. */
 const KEYCLOAK_PER_VCPU = 120;
 const REFRESH_TARGET = 5 * KEYCLOAK_PER_VCPU;
@@ -596,7 +604,7 @@ async function main() {
         `(${DURATION}s per row, ${CONNECTIONS} connections, autocannon on CPU 1) ≈ ${plan.length * (WARMUP + DURATION)}s plus minting`,
     );
     if (loadBefore > 1) log(`note: 1-minute load average is ${loadBefore.toFixed(2)} before measuring; other work on this machine skews the numbers`);
-    for (const r of await load(plan)) {
+    for (const r of plan.length ? await load(plan) : []) {
       const { id, ...rest } = r;
       if (r.non2xx || r.errors || r.timeouts) log(`  ! ${id}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
       if (r.exhausted) log(`  ! ${id}: the refresh pool ran dry for ${r.exhausted} requests (raise BENCH_REFRESH_GUESS)`);
@@ -604,6 +612,14 @@ async function main() {
     }
   } finally {
     for (const server of servers) await stop(server.child);
+  }
+
+  let webhooks: WebhookBenchResult | null = null;
+  if (!ONLY || ONLY.has('webhooks')) {
+    webhooks = await measureWebhooks(
+      { cli, startServer, waitFor, stop, log },
+      { port: PORT_BASE + 30, backlog: WEBHOOK_EVENTS, rate: WEBHOOK_RATE, seconds: WEBHOOK_SECONDS },
+    );
   }
 
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
@@ -654,6 +670,19 @@ async function main() {
         (refreshRows.length ? ` (${refreshRows.map((r) => `${r.target} ${r.requestsPerSecond.toFixed(0)}/s`).join(', ')}).` : '.'),
     );
   }
+  if (webhooks) {
+    out.push(
+      `\nWebhooks: one worker (npm run worker, CPU 0) delivering user.created to a receiver on 127.0.0.1, changes made through npm run api (CPU 1).\n\n` +
+        table(
+          ['measure', 'setting', 'value'],
+          [
+            ['delivery throughput', `backlog of ${webhooks.backlog}`, `${webhooks.deliveredPerSecond.toFixed(0)} events/s`],
+            ['latency change → receiver, p50', `${webhooks.latencyRate}/s for ${webhooks.latencySeconds}s`, `${webhooks.p50.toFixed(1)} ms`],
+            ['latency change → receiver, p99', `${webhooks.latencySamples} events`, `${webhooks.p99.toFixed(1)} ms`],
+          ],
+        ),
+    );
+  }
   process.stdout.write(`\n${out.join('\n')}\n`);
 
   const result = {
@@ -676,6 +705,7 @@ async function main() {
     refreshTargetPerSecond: REFRESH_TARGET,
     elapsedSeconds: Math.round((Date.now() - started) / 1000),
     rows,
+    webhooks,
   };
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${result.elapsedSeconds}s)`);

@@ -3,23 +3,26 @@ import commonDe from './de/common.json';
 import consoleDe from './de/console.json';
 import hostedDe from './de/hosted.json';
 import organizationsDe from './de/organizations.json';
+import webhooksDe from './de/webhooks.json';
 import commonEn from './en/common.json';
 import consoleEn from './en/console.json';
 import hostedEn from './en/hosted.json';
 import organizationsEn from './en/organizations.json';
+import webhooksEn from './en/webhooks.json';
 import commonFr from './fr/common.json';
 import consoleFr from './fr/console.json';
 import hostedFr from './fr/hosted.json';
 import organizationsFr from './fr/organizations.json';
+import webhooksFr from './fr/webhooks.json';
 
 /**
  * next-intl catalogs, one file per namespace so features can add theirs without
  * touching another's. Every locale must hold every key of `en` (catalogs.test.ts).
  */
 export const CATALOGS = {
-  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn },
-  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr },
-  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe },
+  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, webhooks: webhooksEn },
+  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, webhooks: webhooksFr },
+  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, webhooks: webhooksDe },
 } satisfies Record<Locale, Record<string, unknown>>;
 
 export type Messages = (typeof CATALOGS)['en'];

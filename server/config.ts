@@ -45,6 +45,10 @@ const configSchema = z.object({
   EMAIL_FROM: optional(
     z.string().regex(MAILBOX_RE, { message: 'must be an address, optionally with a name: "Acme <no-reply@acme.com>"' }),
   ).transform((v) => v ?? 'Latchkey <no-reply@localhost>'),
+  /** Lets test instances deliver webhooks to loopback/private addresses (local receivers). Never applies to live instances. */
+  ALLOW_PRIVATE_WEBHOOK_TARGETS: optional(booleanFlag).transform((v) => v ?? false),
+  /** Whether `npm start` / `npm run api` also deliver webhooks (set 0 on nodes that should only serve; run `npm run worker` elsewhere). */
+  WEBHOOK_WORKER: optional(booleanFlag).transform((v) => v ?? true),
 });
 
 export type Config = Omit<z.output<typeof configSchema>, 'PUBLIC_URL'> & { PUBLIC_URL: string };

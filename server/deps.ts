@@ -7,6 +7,7 @@ import type { CacheRegistry, TtlCache } from './http/ttl-cache';
 import type { Cipher } from './crypto/cipher';
 import type { ResolvedKey } from './keys/secret-keys';
 import type { Mailer } from './email/transport';
+import type { DnsResolver } from './http/ssrf';
 
 export interface Clock {
   now(): number;
@@ -38,5 +39,8 @@ export interface Deps {
   cipher: Cipher;
   /** Email transport: SMTP from SMTP_URL, or null to keep emails in the dev outbox. */
   mailer: Mailer | null;
-  dns: TxtResolver;
+  /** Host name resolution for outbound requests (webhooks), checked by the SSRF guard. */
+  dns: DnsResolver;
+  /** TXT lookups (organization domain verification). */
+  txtResolver: TxtResolver;
 }

@@ -12,6 +12,8 @@ import { createMetrics } from './http/metrics';
 import { CacheRegistry, TtlCache } from './http/ttl-cache';
 import { createCipher, loadEncryptionKey } from './crypto/cipher';
 import { createSmtpMailer, type Mailer } from './email/transport';
+import { systemResolver, type DnsResolver } from './http/ssrf';
+import { pendingMessageCount } from './webhooks/delivery';
 
 export interface Runtime {
   deps: Deps;
@@ -31,8 +33,10 @@ export interface RuntimeOptions {
   defaultMetrics?: boolean;
   /** Use this email transport instead of one from SMTP_URL (tests); null = dev outbox. */
   mailer?: Mailer | null;
+  /** Host name resolution for outbound requests (tests point names at chosen addresses). */
+  dns?: DnsResolver;
   /** TXT resolver (tests); default node:dns/promises. */
-  dns?: TxtResolver;
+  txtResolver?: TxtResolver;
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -63,12 +67,13 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     clock: opts.clock ?? systemClock,
     logger,
     limiter: createLimiter(redis ? new RedisLimiterStore(redis) : new MemoryLimiterStore()),
-    metrics: createMetrics({ defaultMetrics: opts.defaultMetrics }),
+    metrics: createMetrics({ defaultMetrics: opts.defaultMetrics, webhookQueueDepth: () => pendingMessageCount(deps) }),
     keyCache: new TtlCache(1000),
     caches: new CacheRegistry(),
     cipher,
     mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
-    dns: opts.dns ?? { resolveTxt },
+    dns: opts.dns ?? systemResolver,
+    txtResolver: opts.txtResolver ?? { resolveTxt },
   };
   const db = database;
   return {

@@ -13,4 +13,5 @@ export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: 'settings', messageKey: 'console.nav.settings' },
   { segment: 'audit', messageKey: 'console.nav.audit' },
   { segment: 'outbox', messageKey: 'console.nav.outbox' },
+  { segment: 'webhooks', messageKey: 'webhooks.nav' },
 ];

@@ -20,6 +20,8 @@ export interface Database {
   migrate(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** LISTEN on a channel (NOTIFY is delivered at commit); returns the UNLISTEN. */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
 }
 
 export const MIGRATIONS_DIR = path.resolve(process.cwd(), 'drizzle');
@@ -46,6 +48,10 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
       await db.execute(sql`select 1`);
     },
     close: () => client.end({ timeout: 5 }),
+    async listen(channel, onNotify) {
+      const sub = await client.listen(channel, () => onNotify());
+      return () => sub.unlisten();
+    },
   };
 }
 
@@ -62,5 +68,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       await client.query('select 1');
     },
     close: () => client.close(),
+    async listen(channel, onNotify) {
+      const unsub = await client.listen(channel, () => onNotify());
+      return () => unsub();
+    },
   };
 }

@@ -2,20 +2,25 @@ import { eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { events } from '../db/schema';
 import { newId } from '../http/ids';
+import { fanOut } from '../webhooks/fanout';
 import type { EventType } from './types';
 
 /**
- * Writes an event to the outbox. Call it with the transaction of the change, so the
- * change and its event commit together or not at all.
+ * Writes an event to the outbox, with one webhook message per subscribed endpoint. Call it
+ * with the transaction of the change, so the change, its event and its deliveries commit
+ * together or not at all. `onlyEndpointId`: webhook.test's single recipient.
  */
 export async function emitEvent(
   deps: Pick<Deps, 'db' | 'clock'>,
   instanceId: string,
   type: EventType,
   data: Record<string, unknown>,
+  opts: { onlyEndpointId?: string } = {},
 ) {
   const id = newId('evt');
-  await deps.db.insert(events).values({ id, instanceId, type, data, createdAt: deps.clock.now() });
+  const createdAt = deps.clock.now();
+  await deps.db.insert(events).values({ id, instanceId, type, data, createdAt });
+  await fanOut(deps.db, { id, instanceId, type, createdAt }, opts.onlyEndpointId);
   return id;
 }
 

@@ -8,6 +8,7 @@ export const ID_PREFIXES = [
   'pat', 'orgsug',
   'acctmem', 'acctinv', 'setup',
   'email', 'sms',
+  'msga',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

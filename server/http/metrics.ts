@@ -1,15 +1,28 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
   requests: Counter<'surface' | 'route' | 'method' | 'status'>;
   duration: Histogram<'surface' | 'route' | 'method'>;
   limiterRejections: Counter<'surface' | 'limit'>;
+  /** Webhook attempts by outcome (succeeded, retrying, failed, gone, endpoint_disabled, superseded). */
+  webhookDeliveries: Counter<'outcome'>;
 }
 
-export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+export function createMetrics(opts: { defaultMetrics?: boolean; /** Pending webhook messages, read at scrape time. */ webhookQueueDepth?: () => Promise<number> } = {}): Metrics {
   const registry = new Registry();
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const queueDepth = opts.webhookQueueDepth;
+  if (queueDepth) {
+    new Gauge({
+      name: 'latchkey_webhook_queue_depth',
+      help: 'Webhook messages waiting for delivery (pending)',
+      registers: [registry],
+      async collect() {
+        this.set(await queueDepth());
+      },
+    });
+  }
   return {
     registry,
     requests: new Counter({
@@ -29,6 +42,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: 'latchkey_rate_limit_rejections_total',
       help: 'Requests refused by a rate limiter',
       labelNames: ['surface', 'limit'],
+      registers: [registry],
+    }),
+    webhookDeliveries: new Counter({
+      name: 'latchkey_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
   };

@@ -6,6 +6,8 @@ import { purgeAuthAttempts } from '../auth/housekeeping';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
 import { retryQueuedEmails } from '../email/mailer';
+import { purgeWebhookMessages } from '../webhooks/messages';
+import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker';
 
 /** Config, database, migrations, first-start setup and housekeeping shared by `start` and `api`. */
 export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
@@ -42,6 +44,7 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
   const housekeeping = setInterval(() => {
     purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));
     purgeAuthAttempts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'sign-in/sign-up attempt purge failed'));
+    purgeWebhookMessages(deps).catch((err: unknown) => deps.logger.warn({ err }, 'webhook message purge failed'));
   }, 60 * 60 * 1000);
   housekeeping.unref();
   // Overdue sessions move to expired / abandoned; reads settle them too, this keeps lists and counts honest.
@@ -52,12 +55,17 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
   // Emails whose SMTP send failed, or whose process stopped before sending, go out again.
   setInterval(() => retryQueuedEmails(deps).catch((err: unknown) => deps.logger.warn({ err }, 'email retry failed')), 30 * 1000).unref();
 
+  const worker: WebhookWorker | null = config.WEBHOOK_WORKER ? await startWebhookWorker(deps, runtime.database) : null;
+
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     deps.logger.info({ signal }, 'shutting down');
-    runtime.close().finally(() => process.exit(0));
+    // Deliveries in flight are acknowledged before the database closes.
+    Promise.resolve(worker?.stop())
+      .then(() => runtime.close())
+      .finally(() => process.exit(0));
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

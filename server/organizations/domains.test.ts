@@ -10,7 +10,7 @@ let i: TestInstance;
 const txt = new Map<string, string[][]>();
 beforeAll(async () => {
   h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  h.runtime.deps.dns = {
+  h.runtime.deps.txtResolver = {
     resolveTxt: async (name) => {
       const found = txt.get(name);
       if (!found) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });

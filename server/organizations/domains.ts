@@ -19,7 +19,7 @@ import { isPublicEmailDomain } from './public-email-domains';
 /**
  * Organization domains. A domain is verified by an email code sent to an address at
  * that domain (`email_code`), by a TXT record `_latchkey-verification.<domain>` holding
- * the domain's `txt_record.value` (`dns_record`, looked up through deps.dns), or by the
+ * the domain's `txt_record.value` (`dns_record`, looked up through deps.txtResolver), or by the
  * operator on BAPI (`admin`). A domain verified in one organization cannot be verified
  * in another of the same instance. Once verified, its enrollment mode applies to new
  * users with a verified address at it (enrollUserByEmailDomain).
@@ -184,9 +184,9 @@ export async function prepareDomainVerification(
 }
 
 /** TXT records come in chunks that join into one value. */
-async function txtValues(deps: Pick<Deps, 'dns'>, name: string): Promise<string[]> {
+async function txtValues(deps: Pick<Deps, 'txtResolver'>, name: string): Promise<string[]> {
   try {
-    return (await deps.dns.resolveTxt(name)).map((chunks) => chunks.join(''));
+    return (await deps.txtResolver.resolveTxt(name)).map((chunks) => chunks.join(''));
   } catch {
     return [];
   }

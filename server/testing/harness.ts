@@ -7,6 +7,7 @@ import { desc, eq } from 'drizzle-orm';
 import { emails, smsMessages } from '../db/schema';
 import { emailView, smsView, type EmailView, type SmsView } from '../email/messages';
 import type { Mailer } from '../email/transport';
+import type { DnsResolver } from '../http/ssrf';
 import { createInstance, defaultAccount, type Environment } from '../instances/instances';
 import { createSecretKey } from '../keys/secret-keys';
 import { createRuntime, type Runtime } from '../runtime';
@@ -45,7 +46,14 @@ export interface TestHarness {
 
 /** The API in-process over a fresh database, called with `app.request`-style Requests. */
 export async function createHarness(
-  opts: { env?: Record<string, string>; logDestination?: DestinationStream; /** Email transport; default from SMTP_URL, else the dev outbox. */ mailer?: Mailer | null } = {},
+  opts: {
+    env?: Record<string, string>;
+    logDestination?: DestinationStream;
+    /** Email transport; default from SMTP_URL, else the dev outbox. */
+    mailer?: Mailer | null;
+    /** Host name resolution for outbound requests (webhooks); default the system resolver. */
+    dns?: DnsResolver;
+  } = {},
 ): Promise<TestHarness> {
   const clock = new TestClock();
   const database = await openTestDatabase();
@@ -55,7 +63,7 @@ export async function createHarness(
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     ...opts.env,
   });
-  const runtime = await createRuntime(config, { database, clock, logDestination: opts.logDestination, mailer: opts.mailer });
+  const runtime = await createRuntime(config, { database, clock, logDestination: opts.logDestination, mailer: opts.mailer, dns: opts.dns });
   const handler = createApiHandler(runtime);
 
   const request = async (method: string, path: string, o: RequestOptions = {}) => {

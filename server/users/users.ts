@@ -291,10 +291,12 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
     .catch(rethrowTaken);
 }
 
+/** Deletes the user; its live sessions are revoked first (session.revoked each), then go with it. */
 export async function deleteUser(deps: D, instanceId: string, id: string) {
   return deps.db.transaction(async (tx) => {
     const current = userView(await loadUser(tx, instanceId, id));
     await removeUserMemberships({ db: tx, clock: deps.clock }, instanceId, id);
+    await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
     await tx.delete(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId)));
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.deleted', { ...current, deleted: true });
     return { object: 'user' as const, id, deleted: true as const };

@@ -13,6 +13,7 @@ import * as tickets from '../../sessions/ticket-routes';
 import * as signing from '../../signing/routes';
 import * as orgs from '../../organizations/routes';
 import * as users from '../../users/routes';
+import { bapiWebhooks as webhooks } from '../../webhooks/routes';
 
 const route = (
   method: Method,
@@ -93,6 +94,18 @@ export const bapiRoutes: RouteEntry<BapiGuard>[] = [
   route('DELETE', '/v1/permissions/:id',          'roles:write',     orgs.deletePermissionEndpoint),
 
   route('GET',    '/v1/events',                   'events:read',     listEmittedEventTypesEndpoint),
+
+  route('POST',   '/v1/webhook_endpoints',                  'webhooks:write', webhooks.create),
+  route('GET',    '/v1/webhook_endpoints',                  'webhooks:read',  webhooks.list),
+  route('GET',    '/v1/webhook_endpoints/:id',              'webhooks:read',  webhooks.get),
+  route('PATCH',  '/v1/webhook_endpoints/:id',              'webhooks:write', webhooks.update),
+  route('DELETE', '/v1/webhook_endpoints/:id',              'webhooks:write', webhooks.delete),
+  route('GET',    '/v1/webhook_endpoints/:id/secret',       'webhooks:write', webhooks.revealSecret),
+  route('POST',   '/v1/webhook_endpoints/:id/secret/rotate','webhooks:write', webhooks.rotateSecret),
+  route('POST',   '/v1/webhook_endpoints/:id/test',         'webhooks:write', webhooks.test),
+  route('GET',    '/v1/webhook_endpoints/:id/deliveries',   'webhooks:read',  webhooks.deliveries),
+  route('POST',   '/v1/webhook_endpoints/:id/deliveries/:message_id/retry', 'webhooks:write', webhooks.retry),
+  route('POST',   '/v1/webhook_endpoints/:id/recover',      'webhooks:write', webhooks.recover),
   route('GET',    '/v1/audit_logs',               'audit_logs:read', audit.listAuditLogsEndpoint),
 
   route('GET',    '/v1/emails',                   'emails:read',     messages.listEmailsEndpoint),

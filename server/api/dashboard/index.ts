@@ -3,6 +3,7 @@ import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
 import * as dash from '../../operators/routes';
+import { dashboardWebhooks as webhooks } from '../../webhooks/routes';
 import * as orgs from '../../organizations/dashboard-routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
@@ -63,6 +64,18 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard>[] = [
   route('GET',    `${INSTANCE}/emails/:emailId`,                 VIEWER,   dash.getEmailEndpoint),
   route('GET',    `${INSTANCE}/sms`,                             VIEWER,   dash.listSmsEndpoint),
   route('GET',    `${INSTANCE}/sms/:smsId`,                      VIEWER,   dash.getSmsEndpoint),
+
+  route('GET',    `${INSTANCE}/webhook_endpoints`,                      VIEWER, webhooks.list),
+  route('POST',   `${INSTANCE}/webhook_endpoints`,                      ADMIN,  webhooks.create),
+  route('GET',    `${INSTANCE}/webhook_endpoints/:id`,                  VIEWER, webhooks.get),
+  route('PATCH',  `${INSTANCE}/webhook_endpoints/:id`,                  ADMIN,  webhooks.update),
+  route('DELETE', `${INSTANCE}/webhook_endpoints/:id`,                  ADMIN,  webhooks.delete),
+  route('GET',    `${INSTANCE}/webhook_endpoints/:id/secret`,           ADMIN,  webhooks.revealSecret),
+  route('POST',   `${INSTANCE}/webhook_endpoints/:id/secret/rotate`,    ADMIN,  webhooks.rotateSecret),
+  route('POST',   `${INSTANCE}/webhook_endpoints/:id/test`,             ADMIN,  webhooks.test),
+  route('GET',    `${INSTANCE}/webhook_endpoints/:id/deliveries`,       VIEWER, webhooks.deliveries),
+  route('POST',   `${INSTANCE}/webhook_endpoints/:id/deliveries/:message_id/retry`, ADMIN, webhooks.retry),
+  route('POST',   `${INSTANCE}/webhook_endpoints/:id/recover`,          ADMIN,  webhooks.recover),
 
   route('GET',    `${INSTANCE}/organizations`,                   VIEWER,   orgs.listOrganizationsEndpoint),
   route('POST',   `${INSTANCE}/organizations`,                   ADMIN,    orgs.createOrganizationEndpoint),

@@ -11,4 +11,5 @@ export * from './mfa';
 export * from './api-tokens';
 export * from './auth-attempts';
 export * from './operators';
+export * from './webhooks';
 export * from './organizations';

@@ -1,0 +1,407 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, EmptyState, Field, Input, PageHeader, SecretValue, Table, Td, Th, Tr, cn, focusRing } from '@/components/ui';
+import { requestJson } from '@/lib/api-client';
+import { useDates } from '@/lib/console/format';
+import { api, query } from '@/lib/console/paths';
+import type { CursorPage } from '@/lib/console/types';
+import { EVENT_TYPES, type CreatedWebhookEndpoint, type WebhookEndpoint, type WebhookSecret } from '@/lib/console/webhooks';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useErrorMessage } from '@/lib/use-error-message';
+import { useConsole } from './console-context';
+import { useInstance } from './instance-context';
+import { Pager, useCursorPages } from './pager';
+import { InlineError, TableSkeleton } from './states';
+import { useFormError } from './use-form-error';
+import { WebhookDeliveries } from './webhook-deliveries';
+
+/** Event types an endpoint can subscribe to (webhook.test only ever goes to the endpoint it is sent to). */
+const SUBSCRIBABLE = EVENT_TYPES.filter((t) => t !== 'webhook.test');
+
+function useEndpointsPath() {
+  const { account } = useConsole();
+  const instance = useInstance();
+  return `${api.instance(account.id, instance.id)}/webhook_endpoints`;
+}
+
+/** `…/webhooks`: the instance's webhook endpoints, their secret, and each one's delivery log. */
+export function Webhooks() {
+  const t = useTranslations('webhooks');
+  const { canWrite } = useConsole();
+  const instance = useInstance();
+  const base = useEndpointsPath();
+  const cursor = useCursorPages([]);
+  const list = useDashboard<CursorPage<WebhookEndpoint>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedWebhookEndpoint | null>(null);
+  const endpoints = list.data?.data;
+  const selected = endpoints?.find((e) => e.id === selectedId) ?? endpoints?.[0];
+
+  return (
+    <div className="flex flex-col gap-6">
+      <PageHeader
+        title={t('title')}
+        description={t('description', { name: instance.name })}
+        actions={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>}
+      />
+      <Card className="overflow-hidden">
+        {list.error ? (
+          <InlineError error={list.error} onRetry={list.reload} />
+        ) : !endpoints ? (
+          <TableSkeleton columns={4} rows={2} />
+        ) : endpoints.length === 0 ? (
+          <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} action={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>} />
+        ) : (
+          <Table caption={t('title')}>
+            <thead>
+              <tr>
+                <Th>{t('url')}</Th>
+                <Th>{t('eventTypes')}</Th>
+                <Th>{t('status')}</Th>
+              </tr>
+            </thead>
+            <tbody>
+              {endpoints.map((e) => (
+                <Tr key={e.id}>
+                  <Td className="max-w-md">
+                    <button
+                      type="button"
+                      aria-current={selected?.id === e.id || undefined}
+                      onClick={() => setSelectedId(e.id)}
+                      className={cn('flex flex-col items-start gap-0.5 rounded text-left', focusRing)}
+                    >
+                      <span className={cn('break-all font-mono text-xs', selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300')}>{e.url}</span>
+                      {e.description && <span className="text-xs text-zinc-600 dark:text-zinc-400">{e.description}</span>}
+                    </button>
+                  </Td>
+                  <Td>
+                    <EventTypeBadges types={e.event_types} />
+                  </Td>
+                  <Td>
+                    <EndpointStatus endpoint={e} />
+                  </Td>
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+        <Pager state={cursor} page={list.data} loading={list.loading} />
+      </Card>
+      {selected && (
+        <EndpointDetail
+          key={selected.id}
+          endpoint={selected}
+          onChanged={list.reload}
+          onDeleted={() => {
+            setSelectedId(null);
+            list.reload();
+          }}
+        />
+      )}
+      <EndpointDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onSaved={(e) => {
+          setCreating(false);
+          setCreated(e as CreatedWebhookEndpoint);
+          setSelectedId(e.id);
+          list.reload();
+        }}
+      />
+      <SecretDialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')} secret={created?.secret ?? ''} warning={t('createdWarning')} />
+    </div>
+  );
+}
+
+function EventTypeBadges({ types }: { types: string[] }) {
+  const t = useTranslations('webhooks');
+  if (types.includes('*')) return <Badge tone="indigo">{t('allEvents')}</Badge>;
+  return (
+    <span className="flex max-w-sm flex-wrap gap-1">
+      {types.slice(0, 4).map((type) => (
+        <Badge key={type}>{type}</Badge>
+      ))}
+      {types.length > 4 && <Badge>{t('moreEvents', { count: types.length - 4 })}</Badge>}
+    </span>
+  );
+}
+
+function EndpointStatus({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const t = useTranslations('webhooks');
+  if (endpoint.disabled) {
+    return <Badge tone="red">{endpoint.disabled_reason ? t(`disabledReason.${endpoint.disabled_reason}`) : t('disabled')}</Badge>;
+  }
+  return endpoint.failing_since ? <Badge tone="amber">{t('failing')}</Badge> : <Badge tone="green">{t('enabled')}</Badge>;
+}
+
+function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookEndpoint; onChanged: () => void; onDeleted: () => void }) {
+  const t = useTranslations('webhooks');
+  const dates = useDates();
+  const errorMessage = useErrorMessage();
+  const { canWrite } = useConsole();
+  const path = `${useEndpointsPath()}/${endpoint.id}`;
+  const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const [rotating, setRotating] = useState(false);
+  const [shown, setShown] = useState<{ title: string; secret: string; warning?: string } | null>(null);
+  const [notice, setNotice] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [deliveriesVersion, setDeliveriesVersion] = useState(0);
+
+  async function act(name: string, run: () => Promise<void>) {
+    setBusy(name);
+    setNotice(null);
+    try {
+      await run();
+    } catch (err) {
+      setNotice({ tone: 'error', text: errorMessage(err) });
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader
+        title={<span className="break-all font-mono text-sm">{endpoint.url}</span>}
+        description={t('detailDescription', { created: dates.dateTime(endpoint.created_at) })}
+        actions={
+          canWrite && (
+            <div className="flex flex-wrap gap-2">
+              <Button
+                variant="secondary"
+                size="sm"
+                loading={busy === 'test'}
+                disabled={endpoint.disabled}
+                onClick={() =>
+                  act('test', async () => {
+                    await mutate('POST', `${path}/test`);
+                    setNotice({ tone: 'success', text: t('testSent') });
+                    setDeliveriesVersion((v) => v + 1);
+                  })
+                }
+              >
+                {t('sendTest')}
+              </Button>
+              <Button
+                variant="secondary"
+                size="sm"
+                loading={busy === 'toggle'}
+                onClick={() =>
+                  act('toggle', async () => {
+                    await mutate('PATCH', path, { disabled: !endpoint.disabled });
+                    onChanged();
+                  })
+                }
+              >
+                {endpoint.disabled ? t('enable') : t('disable')}
+              </Button>
+              <Button variant="secondary" size="sm" onClick={() => setEditing(true)}>
+                {t('edit')}
+              </Button>
+              <Button variant="ghost" size="sm" onClick={() => setDeleting(true)}>
+                {t('delete')}
+              </Button>
+            </div>
+          )
+        }
+      />
+      <CardBody className="flex flex-col gap-6">
+        {notice && <Alert tone={notice.tone === 'error' ? 'error' : 'success'}>{notice.text}</Alert>}
+        {endpoint.disabled && endpoint.disabled_reason && <Alert tone="warning">{t(`disabledExplanation.${endpoint.disabled_reason}`)}</Alert>}
+        <section className="flex flex-col gap-2">
+          <h3 className="text-sm font-semibold">{t('subscribedTo')}</h3>
+          <EventTypeBadges types={endpoint.event_types} />
+        </section>
+        {canWrite && (
+          <section className="flex flex-col gap-2">
+            <h3 className="text-sm font-semibold">{t('signingSecret')}</h3>
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('signingSecretDescription')}</p>
+            <div className="flex flex-wrap gap-2">
+              <Button
+                variant="secondary"
+                size="sm"
+                loading={busy === 'reveal'}
+                onClick={() =>
+                  act('reveal', async () => {
+                    const s = await mutateGet<WebhookSecret>(`${path}/secret`);
+                    setShown({ title: t('secretTitle'), secret: s.secret });
+                  })
+                }
+              >
+                {t('reveal')}
+              </Button>
+              <Button variant="secondary" size="sm" onClick={() => setRotating(true)}>
+                {t('rotate')}
+              </Button>
+            </div>
+          </section>
+        )}
+        <WebhookDeliveries path={path} disabled={endpoint.disabled} version={deliveriesVersion} />
+      </CardBody>
+      <EndpointDialog
+        open={editing}
+        endpoint={endpoint}
+        onClose={() => setEditing(false)}
+        onSaved={() => {
+          setEditing(false);
+          onChanged();
+        }}
+      />
+      <ConfirmDialog
+        open={deleting}
+        onClose={() => setDeleting(false)}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { url: endpoint.url })}
+        confirmLabel={t('delete')}
+        onConfirm={async () => {
+          await mutate('DELETE', path);
+          onDeleted();
+        }}
+      />
+      <ConfirmDialog
+        open={rotating}
+        onClose={() => setRotating(false)}
+        title={t('rotateTitle')}
+        description={t('rotateDescription')}
+        confirmLabel={t('rotate')}
+        onConfirm={async () => {
+          const s = await mutate<WebhookSecret>('POST', `${path}/secret/rotate`);
+          setShown({ title: t('rotatedTitle'), secret: s.secret, warning: t('rotatedWarning') });
+        }}
+      />
+      <SecretDialog open={shown !== null} onClose={() => setShown(null)} title={shown?.title ?? ''} secret={shown?.secret ?? ''} warning={shown?.warning} />
+    </Card>
+  );
+}
+
+/** The reveal route: a GET read on demand (admins only), kept in the dialog's state only while it is open. */
+async function mutateGet<T>(path: string): Promise<T> {
+  return (await requestJson<T>(path)).body;
+}
+
+function SecretDialog({ open, onClose, title, secret, warning }: { open: boolean; onClose: () => void; title: string; secret: string; warning?: string }) {
+  const t = useTranslations('webhooks');
+  return (
+    <Dialog open={open} onClose={onClose} title={title}>
+      <div className="flex flex-col gap-4">
+        {warning && <Alert tone="warning">{warning}</Alert>}
+        <SecretValue value={secret} label={t('signingSecret')} />
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('verifyHint')}</p>
+        <div className="flex justify-end">
+          <Button onClick={onClose}>{t('done')}</Button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}
+
+function EndpointDialog({
+  open,
+  endpoint,
+  onClose,
+  onSaved,
+}: {
+  open: boolean;
+  endpoint?: WebhookEndpoint;
+  onClose: () => void;
+  onSaved: (e: WebhookEndpoint) => void;
+}) {
+  const t = useTranslations('webhooks');
+  const tCommon = useTranslations('common');
+  const path = useEndpointsPath();
+  const form = useFormError(['url', 'description', 'event_types']);
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [all, setAll] = useState(true);
+  const [types, setTypes] = useState<Set<string>>(new Set());
+  const [typesError, setTypesError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!open) return;
+    setUrl(endpoint?.url ?? '');
+    setDescription(endpoint?.description ?? '');
+    setAll(!endpoint || endpoint.event_types.includes('*'));
+    setTypes(new Set(endpoint && !endpoint.event_types.includes('*') ? endpoint.event_types : []));
+    setTypesError(null);
+    form.clear();
+    // Reset only when the dialog opens (form.clear is a new function each render).
+  }, [open, endpoint]);
+
+  function toggle(type: string, on: boolean) {
+    setTypes((current) => {
+      const next = new Set(current);
+      if (on) next.add(type);
+      else next.delete(type);
+      return next;
+    });
+  }
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setTypesError(null);
+    if (!all && types.size === 0) {
+      setTypesError(t('eventTypesRequired'));
+      return;
+    }
+    setBusy(true);
+    try {
+      const body = { url: url.trim(), description: description.trim(), event_types: all ? ['*'] : [...types].sort() };
+      onSaved(endpoint ? await mutate<WebhookEndpoint>('PATCH', `${path}/${endpoint.id}`, body) : await mutate<WebhookEndpoint>('POST', path, body));
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onClose={onClose} title={endpoint ? t('editTitle') : t('addTitle')}>
+      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
+        {form.formError && <Alert tone="error">{form.formError}</Alert>}
+        <Field label={t('url')} hint={t('urlHint')} error={form.fieldError('url')}>
+          {(p) => <Input {...p} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus required />}
+        </Field>
+        <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
+          {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
+        </Field>
+        <fieldset className="flex flex-col gap-2">
+          <legend className="mb-1.5 text-sm font-medium">{t('eventTypes')}</legend>
+          <label className="inline-flex items-center gap-2 text-sm">
+            <input type="radio" name="event-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
+            {t('allEventsOption')}
+          </label>
+          <label className="inline-flex items-center gap-2 text-sm">
+            <input type="radio" name="event-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
+            {t('someEventsOption')}
+          </label>
+          {!all && (
+            <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
+              {SUBSCRIBABLE.map((type) => (
+                <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="shrink-0" />
+              ))}
+            </div>
+          )}
+          {(typesError ?? form.fieldError('event_types')) && (
+            <p role="alert" className="text-sm text-red-600 dark:text-red-400">
+              {typesError ?? form.fieldError('event_types')}
+            </p>
+          )}
+        </fieldset>
+        <div className="flex flex-wrap justify-end gap-2">
+          <Button variant="secondary" onClick={onClose}>
+            {tCommon('cancel')}
+          </Button>
+          <Button type="submit" loading={busy}>
+            {endpoint ? t('save') : t('add')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,86 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy } from './ssrf';
+
+export interface OutboundResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The first `maxResponseBytes` of the body. */
+  body: string;
+}
+
+export interface OutboundRequest {
+  url: string;
+  method?: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  policy: TargetPolicy;
+  resolve: DnsResolver;
+}
+
+/** The socket connects to the already-checked address whatever name it asks for; Host and SNI keep the URL's name. */
+const pinnedLookup = (target: { address: string; family: 4 | 6 }): LookupFunction =>
+  ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
+    if (opts?.all) cb(null, [target]);
+    else cb(null, target.address, target.family);
+  }) as LookupFunction;
+
+/**
+ * One outbound request through the SSRF guard: the URL is checked, its host resolved and
+ * every address checked, then the connection is pinned to the checked address. Redirects
+ * are not followed; the whole exchange is bounded by `timeoutMs`.
+ */
+export async function guardedRequest(req: OutboundRequest): Promise<OutboundResponse> {
+  const url = checkTargetUrl(req.url, req.policy);
+  const target = await resolveTarget(url, req.policy, req.resolve);
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    const r = client.request(
+      url,
+      {
+        method: req.method ?? 'POST',
+        headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
+        lookup: pinnedLookup(target),
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const finish = () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, req.maxResponseBytes).toString('utf8') });
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (size < req.maxResponseBytes) chunks.push(chunk);
+          size += chunk.length;
+          // Enough read: the rest of a large body is not worth waiting for.
+          if (size >= req.maxResponseBytes) {
+            res.destroy();
+            finish();
+          }
+        });
+        res.on('end', finish);
+        res.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
+      },
+    );
+    const timer = setTimeout(() => r.destroy(new OutboundTimeout(req.timeoutMs)), req.timeoutMs);
+    r.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    r.end(req.body);
+  });
+}
+
+export class OutboundTimeout extends Error {
+  constructor(ms: number) {
+    super(`No response within ${ms / 1000} s.`);
+    this.name = 'OutboundTimeout';
+  }
+}

@@ -1,0 +1,91 @@
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLogs } from '../db/schema';
+import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
+import { createHarness, type TestHarness } from '../testing/harness';
+import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
+import { runWebhookWorkerOnce } from './worker';
+
+/** The console's webhook calls: the BAPI's endpoints under /v1/dashboard, behind VIEWER/ADMIN guards. */
+let h: TestHarness;
+let rx: WebhookReceiver;
+let owner: Awaited<ReturnType<typeof claimedConsole>>;
+let viewer: ConsoleBrowser;
+let base: string;
+
+beforeAll(async () => {
+  h = await createHarness({ env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
+  rx = await startWebhookReceiver();
+  owner = await claimedConsole(h);
+  const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Hooks', environment: 'test' } });
+  base = `/accounts/${owner.accountId}/instances/${instance.body.id}/webhook_endpoints`;
+  await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'vic@example.com', role: 'viewer' } });
+  const [mail] = await h.outbox('vic@example.com');
+  const token = new URL(String(mail!.data.url)).searchParams.get('token')!;
+  viewer = consoleBrowser(h, owner.platform);
+  expect((await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } })).status).toBe(200);
+});
+afterAll(async () => {
+  await rx.close();
+  await h.close();
+});
+
+describe('dashboard webhook endpoints', () => {
+  let endpointId: string;
+  let secret: string;
+
+  it('an admin creates an endpoint, sends a test event and reads the delivery log', async () => {
+    const created = await owner.b.dash('POST', base, { body: { url: `${rx.url}/console`, event_types: ['user.created'] } });
+    expect(created.status).toBe(200);
+    expect(created.body.secret).toMatch(/^whsec_/);
+    ({ id: endpointId, secret } = created.body);
+    expect((await owner.b.dash('GET', base)).body.data.map((e: { id: string }) => e.id)).toEqual([endpointId]);
+    const test = await owner.b.dash('POST', `${base}/${endpointId}/test`);
+    expect(test.status).toBe(202);
+    await runWebhookWorkerOnce(h.runtime.deps);
+    expect(verifyDelivery(secret, rx.received.at(-1)!)).toMatchObject({ type: 'webhook.test' });
+    const log = await owner.b.dash('GET', `${base}/${endpointId}/deliveries`);
+    expect(log.body.data[0]).toMatchObject({ event_type: 'webhook.test', status: 'succeeded', attempts: [expect.objectContaining({ status_code: 200 })] });
+    const retried = await owner.b.dash('POST', `${base}/${endpointId}/deliveries/${log.body.data[0].id}/retry`);
+    expect(retried.status).toBe(202);
+    const revealed = await owner.b.dash('GET', `${base}/${endpointId}/secret`);
+    expect(revealed.body.secret).toBe(secret);
+    const rotated = await owner.b.dash('POST', `${base}/${endpointId}/secret/rotate`);
+    expect(rotated.body.secret).not.toBe(secret);
+    const [entry] = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.target, endpointId), eq(auditLogs.action, 'webhook_endpoint.secret_rotated')));
+    expect(entry!.actor).toBe(`operator:${owner.operator.id}`);
+    const patched = await owner.b.dash('PATCH', `${base}/${endpointId}`, { body: { event_types: ['*'], description: 'all' } });
+    expect(patched.body).toMatchObject({ event_types: ['*'], description: 'all' });
+  });
+
+  it('viewers read the endpoints and the log but change nothing, nor see the secret', async () => {
+    expect((await viewer.dash('GET', base)).status).toBe(200);
+    expect((await viewer.dash('GET', `${base}/${endpointId}`)).status).toBe(200);
+    expect((await viewer.dash('GET', `${base}/${endpointId}/deliveries`)).status).toBe(200);
+    for (const [method, path, body] of [
+      ['POST', base, { url: rx.url }],
+      ['PATCH', `${base}/${endpointId}`, { disabled: true }],
+      ['DELETE', `${base}/${endpointId}`, undefined],
+      ['GET', `${base}/${endpointId}/secret`, undefined],
+      ['POST', `${base}/${endpointId}/secret/rotate`, undefined],
+      ['POST', `${base}/${endpointId}/test`, undefined],
+      ['POST', `${base}/${endpointId}/recover`, { since: 0 }],
+    ] as const) {
+      expect((await viewer.dash(method, path, { body })).status, `${method} ${path}`).toBe(403);
+    }
+  });
+
+  it('another account’s instance is a 404; writes need the console Origin', async () => {
+    const other = await owner.b.dash('POST', '/accounts', { body: { name: 'Elsewhere' } });
+    const foreign = base.replace(owner.accountId, other.body.id);
+    expect((await owner.b.dash('GET', foreign)).status).toBe(404);
+    expect((await owner.b.dash('GET', `${foreign}/${endpointId}`)).status).toBe(404);
+    const noOrigin = await owner.b.dash('POST', base, { body: { url: rx.url }, origin: null });
+    expect(noOrigin.status).toBe(403);
+    expect(noOrigin.body.errors[0].code).toBe('ORIGIN_NOT_ALLOWED');
+    expect((await owner.b.dash('DELETE', `${base}/${endpointId}`)).body).toEqual({ object: 'webhook_endpoint', id: endpointId, deleted: true });
+  });
+});

@@ -1,0 +1,199 @@
+import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { events, instances, webhookAttempts, webhookEndpoints, webhookMessages } from '../db/schema';
+import { eventEnvelope } from '../events/events';
+import { newId } from '../http/ids';
+import { rowsOf } from '../http/idempotency';
+import { guardedRequest, OutboundTimeout } from '../http/outbound';
+import { TargetRefused } from '../http/ssrf';
+import { signingSecrets } from './endpoints';
+import {
+  DELIVERY_TIMEOUT_MS,
+  DISABLE_AFTER_FAILING_MS,
+  MAX_RETRY_AFTER_MS,
+  RESPONSE_KEEP_BYTES,
+  RETRY_SCHEDULE_MS,
+  targetPolicy,
+} from './policy';
+import { signatureHeader } from './signing';
+
+type MessageRow = typeof webhookMessages.$inferSelect;
+export type DeliveryDeps = Pick<Deps, 'db' | 'clock' | 'cipher' | 'config' | 'dns' | 'logger' | 'metrics'>;
+
+/** How long a claim lasts: longer than a delivery can take, so only a dead worker's claim expires. */
+export const DEFAULT_LEASE_MS = 60_000;
+
+/**
+ * Claims up to `limit` due messages for this worker. FOR UPDATE SKIP LOCKED keeps two
+ * workers off the same rows; the lease (locked_until) keeps them off after the claim
+ * commits, and lets another worker take the message over if this one dies.
+ */
+export async function claimDueMessages(deps: Pick<Deps, 'db' | 'clock'>, limit: number, leaseMs = DEFAULT_LEASE_MS): Promise<MessageRow[]> {
+  const now = deps.clock.now();
+  const due = deps.db
+    .select({ id: webhookMessages.id })
+    .from(webhookMessages)
+    .where(
+      and(
+        eq(webhookMessages.status, 'pending'),
+        lte(webhookMessages.nextAttemptAt, now),
+        or(isNull(webhookMessages.lockedUntil), lte(webhookMessages.lockedUntil, now)),
+      ),
+    )
+    .orderBy(webhookMessages.nextAttemptAt)
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  return deps.db
+    .update(webhookMessages)
+    .set({ lockedUntil: now + leaseMs })
+    .where(inArray(webhookMessages.id, due))
+    .returning();
+}
+
+export interface AttemptResult {
+  statusCode: number | null;
+  durationMs: number;
+  response: string;
+  error: string | null;
+  retryAfterMs: number | null;
+}
+
+export type Outcome = 'succeeded' | 'retrying' | 'failed' | 'gone' | 'endpoint_disabled' | 'superseded';
+
+/** Retry-After as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  const ms = /^\d+$/.test(v.trim()) ? Number(v.trim()) * 1000 : Date.parse(v) - now;
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : null;
+}
+
+async function post(deps: DeliveryDeps, url: string, environment: 'test' | 'live', headers: Record<string, string>, body: string): Promise<AttemptResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const res = await guardedRequest({
+      url,
+      headers,
+      body,
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      maxResponseBytes: RESPONSE_KEEP_BYTES,
+      policy: targetPolicy(deps.config, environment),
+      resolve: deps.dns,
+    });
+    const throttled = res.status === 429 || res.status === 503;
+    return {
+      statusCode: res.status,
+      durationMs: elapsed(),
+      response: res.body,
+      error: null,
+      retryAfterMs: throttled ? parseRetryAfter(res.headers['retry-after'], Date.now()) : null,
+    };
+  } catch (e) {
+    const error = e instanceof TargetRefused || e instanceof OutboundTimeout ? e.message : `Connection failed: ${(e as Error).message}`;
+    return { statusCode: null, durationMs: elapsed(), response: '', error, retryAfterMs: null };
+  }
+}
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** A claimed message with what its delivery needs; endpoint null when it was deleted meanwhile. */
+export interface ClaimedDelivery {
+  msg: MessageRow;
+  endpoint: EndpointRow | null;
+  event: typeof events.$inferSelect | null;
+  environment: 'test' | 'live' | null;
+}
+
+/** Endpoint, event and instance environment of every claimed message, in one query. */
+export async function loadDeliveries(deps: Pick<Deps, 'db'>, claimed: MessageRow[]): Promise<ClaimedDelivery[]> {
+  if (claimed.length === 0) return [];
+  const rows = await deps.db
+    .select({ id: webhookMessages.id, endpoint: webhookEndpoints, event: events, environment: instances.environment })
+    .from(webhookMessages)
+    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
+    .leftJoin(instances, eq(instances.id, webhookMessages.instanceId))
+    .leftJoin(events, eq(events.id, webhookMessages.eventId))
+    .where(inArray(webhookMessages.id, claimed.map((m) => m.id)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return claimed.map((msg) => {
+    const r = byId.get(msg.id);
+    return { msg, endpoint: r?.endpoint ?? null, event: r?.event ?? null, environment: r?.environment ?? null };
+  });
+}
+
+/** Delivers one claimed message and records the attempt and the message's next state. */
+export async function deliverMessage(deps: DeliveryDeps, d: ClaimedDelivery): Promise<Outcome> {
+  const { msg, endpoint, event, environment } = d;
+  if (!endpoint || !event || !environment || endpoint.disabled) {
+    // Deliveries wait for no one: a disabled endpoint's messages fail, and can be recovered once it is enabled.
+    await deps.db
+      .update(webhookMessages)
+      .set({ status: 'failed', nextAttemptAt: null, lockedUntil: null, updatedAt: deps.clock.now() })
+      .where(and(eq(webhookMessages.id, msg.id), eq(webhookMessages.attempts, msg.attempts)));
+    deps.metrics.webhookDeliveries.inc({ outcome: 'endpoint_disabled' });
+    return 'endpoint_disabled';
+  }
+  const body = JSON.stringify(eventEnvelope(event));
+  // Wall-clock time, not deps.clock: receivers compare it with their own clock (5-minute tolerance).
+  const timestamp = Math.floor(Date.now() / 1000);
+  const result = await post(deps, endpoint.url, environment, {
+    'content-type': 'application/json',
+    'user-agent': 'Latchkey-Webhooks/1',
+    'webhook-id': msg.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(signingSecrets(deps, endpoint, deps.clock.now()), msg.id, timestamp, body),
+  }, body);
+  const outcome = await acknowledge(deps, msg, endpoint, result);
+  deps.metrics.webhookDeliveries.inc({ outcome });
+  deps.logger.debug({ message_id: msg.id, endpoint_id: endpoint.id, status: result.statusCode, outcome }, 'webhook attempt');
+  return outcome;
+}
+
+/**
+ * Records the attempt and moves the message (and the endpoint's failure streak) on, in one
+ * statement. A worker whose lease expired and was overtaken records its attempt but moves nothing.
+ */
+async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: EndpointRow, r: AttemptResult): Promise<Outcome> {
+  const now = deps.clock.now();
+  const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
+  const gone = r.statusCode === 410;
+  const round = msg.roundAttempts + 1;
+  const exhausted = round > RETRY_SCHEDULE_MS.length;
+  const outcome: Outcome = ok ? 'succeeded' : gone ? 'gone' : exhausted ? 'failed' : 'retrying';
+  const status = outcome === 'retrying' ? 'pending' : ok ? 'succeeded' : 'failed';
+  const nextAttemptAt = outcome === 'retrying' ? now + (r.retryAfterMs ?? RETRY_SCHEDULE_MS[round - 1]!) : null;
+  const streakStart = sql`coalesce(${webhookEndpoints.failingSince}, ${now}::bigint)`;
+  const endpointChange = ok
+    ? sql`failing_since = null`
+    : gone
+      ? sql`disabled = true, disabled_reason = 'gone', updated_at = ${now}::bigint`
+      : sql`failing_since = ${streakStart},
+            disabled = disabled or ${streakStart} <= ${now - DISABLE_AFTER_FAILING_MS}::bigint,
+            disabled_reason = case when ${streakStart} <= ${now - DISABLE_AFTER_FAILING_MS}::bigint then 'failing' else disabled_reason end`;
+  const result = await deps.db.execute(sql`
+    with moved as (
+      update ${webhookMessages}
+      set status = ${status}, attempts = ${msg.attempts + 1}::int, round_attempts = ${round}::int,
+          next_attempt_at = ${nextAttemptAt}::bigint, locked_until = null, updated_at = ${now}::bigint
+      where id = ${msg.id} and attempts = ${msg.attempts}::int
+      returning id
+    ), attempt as (
+      -- Not when the endpoint (and with it the message) was deleted meanwhile.
+      insert into ${webhookAttempts} (id, message_id, url, status_code, duration_ms, response, error, created_at)
+      select ${newId('msga')}, ${msg.id}, ${endpoint.url}, ${r.statusCode}::int, ${r.durationMs}::int, ${r.response}, ${r.error}, ${now}::bigint
+      where exists (select 1 from ${webhookMessages} where id = ${msg.id})
+    ), streak as (
+      update ${webhookEndpoints} set ${endpointChange}
+      where id = ${endpoint.id} and exists (select 1 from moved) ${ok ? sql`and failing_since is not null` : sql``}
+    )
+    select count(*)::int as moved from moved`);
+  const [row] = rowsOf<{ moved: number }>(result);
+  return Number(row?.moved ?? 0) === 0 ? 'superseded' : outcome;
+}
+
+/** Messages waiting to be delivered, for the queue-depth gauge. */
+export async function pendingMessageCount(deps: Pick<Deps, 'db'>): Promise<number> {
+  const [row] = await deps.db.select({ n: sql<number>`count(*)::int` }).from(webhookMessages).where(eq(webhookMessages.status, 'pending'));
+  return Number(row?.n ?? 0);
+}

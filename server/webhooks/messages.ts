@@ -1,0 +1,161 @@
+import { and, asc, desc, eq, gte, inArray, lt, ne } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import { webhookAttempts, webhookMessages, type WebhookMessageStatus } from '../db/schema';
+import { emitEvent } from '../events/events';
+import { AppError, notFound } from '../http/errors';
+import { toCursorPage } from '../http/pagination';
+import { endpointView, loadEndpoint, type ActorContext } from './endpoints';
+
+type MessageRow = typeof webhookMessages.$inferSelect;
+type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+export const attemptView = (a: AttemptRow) => ({
+  object: 'webhook_attempt' as const,
+  id: a.id,
+  url: a.url,
+  status_code: a.statusCode,
+  duration_ms: a.durationMs,
+  /** The first 4 KiB of the response body. */
+  response: a.response,
+  error: a.error,
+  created_at: a.createdAt,
+});
+
+export const messageView = (m: MessageRow, attempts: AttemptRow[]) => ({
+  object: 'webhook_message' as const,
+  id: m.id,
+  endpoint_id: m.endpointId,
+  event_id: m.eventId,
+  event_type: m.eventType,
+  status: m.status,
+  attempt_count: m.attempts,
+  next_attempt_at: m.status === 'pending' ? m.nextAttemptAt : null,
+  attempts: attempts.map(attemptView),
+  created_at: m.createdAt,
+  updated_at: m.updatedAt,
+});
+export type MessageView = ReturnType<typeof messageView>;
+
+async function withAttempts(deps: Pick<Deps, 'db'>, rows: MessageRow[]) {
+  if (rows.length === 0) return new Map<string, AttemptRow[]>();
+  const attempts = await deps.db
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.messageId, rows.map((r) => r.id)))
+    .orderBy(asc(webhookAttempts.id));
+  const byMessage = new Map<string, AttemptRow[]>();
+  for (const a of attempts) byMessage.set(a.messageId, [...(byMessage.get(a.messageId) ?? []), a]);
+  return byMessage;
+}
+
+/** An endpoint's messages, newest first, each with every attempt. */
+export async function listDeliveries(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  endpointId: string,
+  q: { limit: number; starting_after?: string; status?: WebhookMessageStatus },
+) {
+  await loadEndpoint(deps.db, instanceId, endpointId);
+  const rows = await deps.db
+    .select()
+    .from(webhookMessages)
+    .where(
+      and(
+        eq(webhookMessages.endpointId, endpointId),
+        q.status ? eq(webhookMessages.status, q.status) : undefined,
+        q.starting_after ? lt(webhookMessages.id, q.starting_after) : undefined,
+      ),
+    )
+    .orderBy(desc(webhookMessages.id))
+    .limit(q.limit + 1);
+  const attempts = await withAttempts(deps, rows);
+  return toCursorPage(rows, q.limit, (m) => messageView(m, attempts.get(m.id) ?? []));
+}
+
+async function getMessage(deps: Pick<Deps, 'db'>, id: string) {
+  const [row] = await deps.db.select().from(webhookMessages).where(eq(webhookMessages.id, id));
+  return messageView(row!, (await withAttempts(deps, [row!])).get(id) ?? []);
+}
+
+function assertEnabled(endpoint: { disabled: boolean }) {
+  if (endpoint.disabled) {
+    throw new AppError('CONFLICT', { message: 'The endpoint is disabled; enable it before redelivering.', meta: { reason: 'endpoint_disabled' } });
+  }
+}
+
+/** Queues a message again now, with a fresh retry schedule (its webhook-id stays the same). */
+export async function retryMessage(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, endpointId: string, messageId: string, ctx: ActorContext) {
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    assertEnabled(await loadEndpoint(tx, instanceId, endpointId));
+    const [moved] = await tx
+      .update(webhookMessages)
+      .set({ status: 'pending', roundAttempts: 0, nextAttemptAt: now, updatedAt: now })
+      .where(and(eq(webhookMessages.id, messageId), eq(webhookMessages.endpointId, endpointId)))
+      .returning({ id: webhookMessages.id });
+    if (!moved) throw notFound('webhook message');
+    await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'webhook_message.retried', target: messageId });
+  });
+  return getMessage(deps, messageId);
+}
+
+/** Queues again every failed message of the endpoint created at or after `since` (and before `until`). */
+export async function recoverFailed(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  endpointId: string,
+  range: { since: number; until?: number },
+  ctx: ActorContext,
+) {
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    assertEnabled(await loadEndpoint(tx, instanceId, endpointId));
+    const requeued = await tx
+      .update(webhookMessages)
+      .set({ status: 'pending', roundAttempts: 0, nextAttemptAt: now, updatedAt: now })
+      .where(
+        and(
+          eq(webhookMessages.endpointId, endpointId),
+          eq(webhookMessages.status, 'failed'),
+          gte(webhookMessages.createdAt, range.since),
+          range.until !== undefined ? lt(webhookMessages.createdAt, range.until) : undefined,
+        ),
+      )
+      .returning({ id: webhookMessages.id });
+    await audit({ db: tx, clock: deps.clock }, {
+      instanceId,
+      ...ctx,
+      action: 'webhook_endpoint.recovered',
+      target: endpointId,
+      details: { since: range.since, until: range.until ?? null, count: requeued.length },
+    });
+    return { object: 'webhook_recovery' as const, endpoint_id: endpointId, requeued: requeued.length };
+  });
+}
+
+/** Emits webhook.test, delivered to this endpoint only; returns its message. */
+export async function sendTestEvent(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, endpointId: string) {
+  const eventId = await deps.db.transaction(async (tx) => {
+    const endpoint = await loadEndpoint(tx, instanceId, endpointId);
+    assertEnabled(endpoint);
+    return emitEvent({ db: tx, clock: deps.clock }, instanceId, 'webhook.test', endpointView(endpoint), { onlyEndpointId: endpointId });
+  });
+  const [row] = await deps.db
+    .select()
+    .from(webhookMessages)
+    .where(and(eq(webhookMessages.eventId, eventId), eq(webhookMessages.endpointId, endpointId)));
+  return messageView(row!, []);
+}
+
+/** How long delivered and failed messages (with their attempts) stay in the delivery log. */
+export const MESSAGE_RETENTION_MS = 30 * 24 * 3_600_000;
+
+/** Drops finished messages older than the retention; pending ones always stay. Run periodically. */
+export async function purgeWebhookMessages(deps: Pick<Deps, 'db' | 'clock'>): Promise<number> {
+  const gone = await deps.db
+    .delete(webhookMessages)
+    .where(and(ne(webhookMessages.status, 'pending'), lt(webhookMessages.updatedAt, deps.clock.now() - MESSAGE_RETENTION_MS)))
+    .returning({ id: webhookMessages.id });
+  return gone.length;
+}
