@@ -13,6 +13,11 @@ export interface Clock {
   now(): number;
 }
 
+/** TXT lookups (organization domain verification); node:dns/promises by default, swapped in tests. */
+export interface TxtResolver {
+  resolveTxt(hostname: string): Promise<string[][]>;
+}
+
 export const systemClock: Clock = { now: () => Date.now() };
 
 /**
@@ -36,4 +41,6 @@ export interface Deps {
   mailer: Mailer | null;
   /** Host name resolution for outbound requests (webhooks), checked by the SSRF guard. */
   dns: DnsResolver;
+  /** TXT lookups (organization domain verification). */
+  txtResolver: TxtResolver;
 }

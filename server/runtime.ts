@@ -4,7 +4,8 @@ import type { DestinationStream } from 'pino';
 import { loadConfig, type Config } from './config';
 import { openPglite, openPostgres, type Database } from './db/client';
 import { acquireLock, releaseLock, type EmbeddedLock } from './db/embedded-lock';
-import { systemClock, type Clock, type Deps } from './deps';
+import { resolveTxt } from 'node:dns/promises';
+import { systemClock, type Clock, type Deps, type TxtResolver } from './deps';
 import { createLimiter, MemoryLimiterStore, RedisLimiterStore } from './http/limiter';
 import { createLogger } from './http/logger';
 import { createMetrics } from './http/metrics';
@@ -34,6 +35,8 @@ export interface RuntimeOptions {
   mailer?: Mailer | null;
   /** Host name resolution for outbound requests (tests point names at chosen addresses). */
   dns?: DnsResolver;
+  /** TXT resolver (tests); default node:dns/promises. */
+  txtResolver?: TxtResolver;
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -70,6 +73,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     cipher,
     mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
     dns: opts.dns ?? systemResolver,
+    txtResolver: opts.txtResolver ?? { resolveTxt },
   };
   const db = database;
   return {

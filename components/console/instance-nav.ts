@@ -8,6 +8,8 @@ export type InstanceNavEntry = { segment: string; messageKey: string; testOnly?:
 export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: '', messageKey: 'console.nav.overview' },
   { segment: 'users', messageKey: 'console.nav.users' },
+  { segment: 'organizations', messageKey: 'organizations.nav.organizations' },
+  { segment: 'roles', messageKey: 'organizations.nav.roles' },
   { segment: 'settings', messageKey: 'console.nav.settings' },
   { segment: 'audit', messageKey: 'console.nav.audit' },
   { segment: 'outbox', messageKey: 'console.nav.outbox' },

@@ -13,6 +13,7 @@ const TEMPLATE = {
   sign_up: 'verification_code',
   sign_in: 'verification_code',
   reset_password: 'password_reset_code',
+  domain_affiliation: 'verification_code',
 } as const satisfies Record<VerificationPurpose, string>;
 
 /**

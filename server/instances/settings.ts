@@ -42,6 +42,16 @@ export const instanceSettingsSchema = z.object({
     .string()
     .refine((v) => normalizeLocale(v) === v, { message: 'must be a supported locale such as en, fr, de or fr-CA' })
     .default('en'),
+  /** Organizations on the FAPI (BAPI always manages them). */
+  organizations_enabled: z.boolean().default(true),
+  /** Signed-in users may create organizations on the FAPI. */
+  organization_creation_enabled: z.boolean().default(true),
+  /** The role key new members get when none is given (invitations, domain enrollment, BAPI). */
+  organization_default_role: z.string().min(1).max(64).default('org:member'),
+  /** The role key the creator of an organization gets. */
+  organization_creator_role: z.string().min(1).max(64).default('org:admin'),
+  /** The membership cap new organizations start with; 0: no cap. */
+  organization_max_allowed_memberships: z.number().int().min(0).max(100_000).default(0),
 });
 
 export type InstanceSettings = z.output<typeof instanceSettingsSchema>;
@@ -95,6 +105,11 @@ export const EDITABLE_SETTINGS = [
   'name_required',
   'password_required',
   'default_locale',
+  'organizations_enabled',
+  'organization_creation_enabled',
+  'organization_default_role',
+  'organization_creator_role',
+  'organization_max_allowed_memberships',
 ] as const satisfies readonly (keyof InstanceSettings)[];
 
 const isOrigin = (v: string) => {
@@ -141,5 +156,10 @@ export const settingsPatchSchema = z.strictObject({
   name_required: field('name_required'),
   password_required: field('password_required'),
   default_locale: localeInput.optional(),
+  organizations_enabled: field('organizations_enabled'),
+  organization_creation_enabled: field('organization_creation_enabled'),
+  organization_default_role: field('organization_default_role'),
+  organization_creator_role: field('organization_creator_role'),
+  organization_max_allowed_memberships: field('organization_max_allowed_memberships'),
 });
 export type SettingsPatch = z.output<typeof settingsPatchSchema>;

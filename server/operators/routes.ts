@@ -20,6 +20,7 @@ import { createTicket } from '../sessions/tickets';
 import { deletedUserSchema, emailAddress, listUsersQuery, updateUserBody, userListSchema, userSchema } from '../users/schemas';
 import { deleteUser, getUser, listUsers, setBanned, updateUser } from '../users/users';
 import { routeInstance, type ConsoleAuth } from './console-auth';
+import { assertSettingsRoles } from '../organizations/roles';
 import {
   acceptInvitation,
   accountInstances,
@@ -323,7 +324,10 @@ export const updateSettingsEndpoint = endpoint<ConsoleAuth, z.output<typeof sett
   summary: 'Change instance settings (sign-up mode, session lifetime and inactivity, MFA, allowed origins, redirect URLs…)',
   body: settingsPatchSchema,
   response: settingsSchema,
-  handle: ({ deps, auth, body }) => updateInstanceSettings(deps, routeInstance(auth).id, body, auditCtx(auth)),
+  handle: async ({ deps, auth, body }) => {
+    await assertSettingsRoles(deps, routeInstance(auth).id, body);
+    return updateInstanceSettings(deps, routeInstance(auth).id, body, auditCtx(auth));
+  },
 });
 
 const secretKeySchema = z.object({

@@ -261,7 +261,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
   const abandonAt = inactivity === null ? sql`expire_at` : sql`least(expire_at, ${now + inactivity * 1000}::bigint)`;
   const result = await deps.db.execute(sql`
     with target as (
-      select s.id, s.user_id, s.status, s.actor, s.expire_at, u.sessions_version
+      select s.id, s.user_id, s.status, s.actor, s.expire_at, s.last_active_organization_id, u.sessions_version
       from ${refreshTokens} t
       join ${sessions} s on s.id = t.session_id
       join ${users} u on u.id = s.user_id
@@ -279,13 +279,14 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
       update ${sessions} set last_active_at = ${now}, abandon_at = ${abandonAt}, updated_at = ${now}
       where id in (select session_id from rotated)
     )
-    select id, user_id, status, actor, expire_at, sessions_version from target where exists (select 1 from rotated)`);
+    select id, user_id, status, actor, expire_at, last_active_organization_id, sessions_version from target where exists (select 1 from rotated)`);
   const [row] = rowsOf<{
     id: string;
     user_id: string;
     status: string;
     actor: Actor | string | null;
     expire_at: number | string;
+    last_active_organization_id: string | null;
     sessions_version: number;
   }>(result);
   if (!row) return null;
@@ -295,6 +296,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     status: row.status,
     actor: typeof row.actor === 'string' ? (JSON.parse(row.actor) as Actor) : row.actor,
     expireAt: Number(row.expire_at),
+    lastActiveOrganizationId: row.last_active_organization_id,
     sessionsVersion: Number(row.sessions_version),
   };
 }

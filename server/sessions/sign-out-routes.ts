@@ -11,6 +11,7 @@ import { clientSchema } from './fapi-routes';
 import { sessionSchema } from './schemas';
 import { applySessionAction, settleOverdue, timesFor, type AuditContext } from './sessions';
 import { isLive } from './lifecycle';
+import { orgClaims } from '../organizations/claims';
 
 /**
  * Sign-out and switching on FAPI, for multi-session clients (several signed-in users on
@@ -79,17 +80,30 @@ export async function endAllClientSessions(deps: D, instance: InstanceContext, c
   await deps.db.update(clients).set({ lastActiveSessionId: null }).where(eq(clients.id, client.id));
 }
 
-/** Makes a live session of this client the active one. */
-export async function touchClientSession(deps: D, instance: InstanceContext, client: ClientRow, id: string) {
+/**
+ * Makes a live session of this client the active one. `activeOrganizationId` (when not
+ * undefined) sets the session's active organization: one the user is a member of (else
+ * 404), or null for none; the session's next JWTs carry its org_* claims.
+ */
+export async function touchClientSession(deps: D, instance: InstanceContext, client: ClientRow, id: string, activeOrganizationId?: string | null) {
   const row = await sessionOfClient(deps, instance, client.id, id);
   const dead = await settleOverdue(deps, row);
   if (dead) throw dead;
+  if (activeOrganizationId && !instance.settings.organizations_enabled) {
+    throw new AppError('FORBIDDEN', { message: 'Organizations are turned off for this application.', meta: { reason: 'organizations_disabled' } });
+  }
+  if (activeOrganizationId && !(await orgClaims(deps.db, instance.id, activeOrganizationId, row.userId))) throw notFound('organization');
   const now = deps.clock.now();
   const { abandonAt } = timesFor(instance, now, row.createdAt);
   return deps.db.transaction(async (tx) => {
     const [touched] = await tx
       .update(sessions)
-      .set({ lastActiveAt: now, abandonAt, updatedAt: now })
+      .set({
+        lastActiveAt: now,
+        abandonAt,
+        updatedAt: now,
+        ...(activeOrganizationId !== undefined ? { lastActiveOrganizationId: activeOrganizationId } : {}),
+      })
       .where(and(eq(sessions.id, id), eq(sessions.status, row.status)))
       .returning();
     if (!touched) throw new AppError('CONFLICT', { message: 'The session changed meanwhile; try again.' });
@@ -131,12 +145,18 @@ export const endAllSessionsEndpoint = endpoint<FapiAuth>({
   },
 });
 
-export const touchSessionEndpoint = endpoint<FapiAuth>({
-  summary: 'Make a live session of this client the active one (switch user) and mark activity',
+/** A form post sends "" for none. */
+const touchBody = z.strictObject({
+  active_organization_id: z.preprocess((v) => (v === '' ? null : v), z.string().max(64).nullable().optional()),
+});
+
+export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody>>({
+  summary: 'Make a live session of this client the active one (switch user), optionally set its active organization, and mark activity',
+  body: touchBody,
   response: sessionResponse,
-  handle: async ({ deps, auth, params }) => {
+  handle: async ({ deps, auth, params, body }) => {
     const client = requireClient(auth);
-    await touchClientSession(deps, auth.instance, client, params.id!);
+    await touchClientSession(deps, auth.instance, client, params.id!, body.active_organization_id);
     const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
     return { response: view.sessions.find((s) => s.id === params.id)!, client: view };
   },

@@ -2,6 +2,7 @@ import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, Sign
 import type { Deps } from '../deps';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
+import { orgClaims } from '../organizations/claims';
 import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
@@ -14,6 +15,7 @@ export interface SessionClaims extends JWTPayload {
   act?: { sub: string };
   org_id?: string;
   org_role?: string;
+  org_slug?: string;
   org_permissions?: string[];
 }
 
@@ -29,6 +31,7 @@ export async function signSessionJwt(
     sessionsVersion: number;
     expireAt: number;
     azp?: string | null;
+    lastActiveOrganizationId?: string | null;
   },
 ): Promise<{ jwt: string; expires_in: number }> {
   const signer = await currentSigner(deps, instance.id);
@@ -39,6 +42,10 @@ export async function signSessionJwt(
   const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status };
   if (s.azp) claims.azp = s.azp;
   if (s.actor) claims.act = { sub: s.actor.sub };
+  if (s.lastActiveOrganizationId && instance.settings.organizations_enabled) {
+    const org = await orgClaims(deps.db, instance.id, s.lastActiveOrganizationId, s.userId);
+    if (org) Object.assign(claims, org);
+  }
   const jwt = await new SignJWT(claims)
     .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
     .setIssuer(instance.fapiUrl)

@@ -9,12 +9,12 @@ import { updateUser } from './users';
 
 /** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
 
-const meQuery = z.object({
+export const meQuery = z.object({
   session_id: z.string().max(64).optional(),
   publishable_key: z.string().max(512).optional(),
   _is_native: z.string().max(8).optional(),
 });
-type MeQuery = z.output<typeof meQuery>;
+export type MeQuery = z.output<typeof meQuery>;
 
 export const meSchema = userSchema
   .omit({ private_metadata: true })

@@ -14,7 +14,7 @@ function serializedLength(v: unknown): number {
   }
 }
 
-const metadata = z
+export const metadata = z
   .record(z.string(), z.unknown())
   .refine((v) => serializedLength(v) <= METADATA_MAX_BYTES, {
     message: `must be at most ${METADATA_MAX_BYTES} bytes`,

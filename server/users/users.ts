@@ -10,6 +10,8 @@ import { notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
 import { toCursorPage } from '../http/pagination';
 import { revokeLiveSessions } from '../sessions/sessions';
+import { enrollUserByEmailDomain } from '../organizations/domains';
+import { removeUserMemberships } from '../organizations/memberships';
 import { mergeMetadata } from './metadata';
 import { hashPassword, isValidDigest, type PasswordHasher } from './passwords';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
@@ -240,6 +242,7 @@ export async function createUser(
       if (phoneRows.length) await tx.insert(phoneNumbers).values(phoneRows);
       const view = userView(await loadUser(tx, instanceId, userId));
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.created', view);
+      await enrollUserByEmailDomain({ db: tx, clock: deps.clock }, instanceId, userId, emails);
       return view;
     })
     .catch(rethrowTaken);
@@ -295,6 +298,7 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
 export async function deleteUser(deps: D, instanceId: string, id: string) {
   return deps.db.transaction(async (tx) => {
     const current = userView(await loadUser(tx, instanceId, id));
+    await removeUserMemberships({ db: tx, clock: deps.clock }, instanceId, id);
     await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
     await tx.delete(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId)));
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.deleted', { ...current, deleted: true });

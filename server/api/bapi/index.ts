@@ -11,6 +11,7 @@ import { ANY_KEY, authenticateSecretKey, PUBLIC, type BapiAuth, type BapiGuard }
 import * as sessions from '../../sessions/routes';
 import * as tickets from '../../sessions/ticket-routes';
 import * as signing from '../../signing/routes';
+import * as orgs from '../../organizations/routes';
 import * as users from '../../users/routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
 
@@ -44,6 +45,7 @@ export const bapiRoutes: RouteEntry<BapiGuard>[] = [
   route('POST',   '/v1/users/:id/ban',            'users:write',     users.banUserEndpoint),
   route('POST',   '/v1/users/:id/unban',          'users:write',     users.unbanUserEndpoint),
   route('GET',    '/v1/users/:id/sessions',       'sessions:read',   sessions.listUserSessionsEndpoint),
+  route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', orgs.listUserMembershipsEndpoint),
   route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeUserSessionsEndpoint),
 
   route('POST',   '/v1/sessions',                 'sessions:write',  sessions.mintSessionEndpoint),
@@ -57,6 +59,39 @@ export const bapiRoutes: RouteEntry<BapiGuard>[] = [
   route('POST',   '/v1/actor_tokens/:id/revoke',  'impersonation:write',  tickets.revokeActorTokenEndpoint),
   route('POST',   '/v1/sign_in_tokens',           'sign_in_tokens:write', tickets.createSignInTokenEndpoint),
   route('POST',   '/v1/sign_in_tokens/:id/revoke','sign_in_tokens:write', tickets.revokeSignInTokenEndpoint),
+
+  route('POST',   '/v1/organizations',                                   'organizations:write', orgs.createOrganizationEndpoint),
+  route('GET',    '/v1/organizations',                                   'organizations:read',  orgs.listOrganizationsEndpoint),
+  route('GET',    '/v1/organizations/:id',                               'organizations:read',  orgs.getOrganizationEndpoint),
+  route('PATCH',  '/v1/organizations/:id',                               'organizations:write', orgs.updateOrganizationEndpoint),
+  route('DELETE', '/v1/organizations/:id',                               'organizations:write', orgs.deleteOrganizationEndpoint),
+  route('POST',   '/v1/organizations/:id/memberships',                   'organizations:write', orgs.createMembershipEndpoint),
+  route('GET',    '/v1/organizations/:id/memberships',                   'organizations:read',  orgs.listMembershipsEndpoint),
+  route('PATCH',  '/v1/organizations/:id/memberships/:user_id',          'organizations:write', orgs.updateMembershipEndpoint),
+  route('DELETE', '/v1/organizations/:id/memberships/:user_id',          'organizations:write', orgs.deleteMembershipEndpoint),
+  route('POST',   '/v1/organizations/:id/invitations',                   'organizations:write', orgs.createInvitationEndpoint),
+  route('POST',   '/v1/organizations/:id/invitations/bulk',              'organizations:write', orgs.bulkCreateInvitationsEndpoint),
+  route('GET',    '/v1/organizations/:id/invitations',                   'organizations:read',  orgs.listInvitationsEndpoint),
+  route('GET',    '/v1/organizations/:id/invitations/:invitation_id',    'organizations:read',  orgs.getInvitationEndpoint),
+  route('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', 'organizations:write', orgs.revokeInvitationEndpoint),
+  route('POST',   '/v1/organizations/:id/domains',                       'organizations:write', orgs.createDomainEndpoint),
+  route('GET',    '/v1/organizations/:id/domains',                       'organizations:read',  orgs.listDomainsEndpoint),
+  route('GET',    '/v1/organizations/:id/domains/:domain_id',            'organizations:read',  orgs.getDomainEndpoint),
+  route('PATCH',  '/v1/organizations/:id/domains/:domain_id',            'organizations:write', orgs.updateDomainEndpoint),
+  route('DELETE', '/v1/organizations/:id/domains/:domain_id',            'organizations:write', orgs.deleteDomainEndpoint),
+  route('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', 'organizations:write', orgs.prepareDomainVerificationEndpoint),
+  route('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', 'organizations:write', orgs.attemptDomainVerificationEndpoint),
+
+  route('GET',    '/v1/roles',                    'roles:read',      orgs.listRolesEndpoint),
+  route('POST',   '/v1/roles',                    'roles:write',     orgs.createRoleEndpoint),
+  route('GET',    '/v1/roles/:id',                'roles:read',      orgs.getRoleEndpoint),
+  route('PATCH',  '/v1/roles/:id',                'roles:write',     orgs.updateRoleEndpoint),
+  route('DELETE', '/v1/roles/:id',                'roles:write',     orgs.deleteRoleEndpoint),
+  route('GET',    '/v1/permissions',              'roles:read',      orgs.listPermissionsEndpoint),
+  route('POST',   '/v1/permissions',              'roles:write',     orgs.createPermissionEndpoint),
+  route('GET',    '/v1/permissions/:id',          'roles:read',      orgs.getPermissionEndpoint),
+  route('PATCH',  '/v1/permissions/:id',          'roles:write',     orgs.updatePermissionEndpoint),
+  route('DELETE', '/v1/permissions/:id',          'roles:write',     orgs.deletePermissionEndpoint),
 
   route('GET',    '/v1/events',                   'events:read',     listEmittedEventTypesEndpoint),
 

@@ -5,11 +5,13 @@ import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type Conso
 import * as dash from '../../operators/routes';
 import * as l10n from '../../localization/routes';
 import { dashboardWebhooks as webhooks } from '../../webhooks/routes';
+import * as orgs from '../../organizations/dashboard-routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
 const ACCOUNT = '/accounts/:accountId';
 const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
+const ORG = `${INSTANCE}/organizations/:orgId`;
 
 const route = (method: Method, path: string, guard: ConsoleGuard, ep: RouteEntry<ConsoleGuard>['endpoint']): RouteEntry<ConsoleGuard> => ({
   method,
@@ -88,6 +90,31 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard>[] = [
   route('GET',    `${INSTANCE}/webhook_endpoints/:id/deliveries`,       VIEWER, webhooks.deliveries),
   route('POST',   `${INSTANCE}/webhook_endpoints/:id/deliveries/:message_id/retry`, ADMIN, webhooks.retry),
   route('POST',   `${INSTANCE}/webhook_endpoints/:id/recover`,          ADMIN,  webhooks.recover),
+
+  route('GET',    `${INSTANCE}/organizations`,                   VIEWER,   orgs.listOrganizationsEndpoint),
+  route('POST',   `${INSTANCE}/organizations`,                   ADMIN,    orgs.createOrganizationEndpoint),
+  route('GET',    `${ORG}`,                                      VIEWER,   orgs.getOrganizationEndpoint),
+  route('PATCH',  `${ORG}`,                                      ADMIN,    orgs.updateOrganizationEndpoint),
+  route('DELETE', `${ORG}`,                                      ADMIN,    orgs.deleteOrganizationEndpoint),
+  route('GET',    `${ORG}/memberships`,                          VIEWER,   orgs.listMembershipsEndpoint),
+  route('POST',   `${ORG}/memberships`,                          ADMIN,    orgs.createMembershipEndpoint),
+  route('PATCH',  `${ORG}/memberships/:userId`,                  ADMIN,    orgs.updateMembershipEndpoint),
+  route('DELETE', `${ORG}/memberships/:userId`,                  ADMIN,    orgs.removeMembershipEndpoint),
+  route('GET',    `${ORG}/invitations`,                          VIEWER,   orgs.listInvitationsEndpoint),
+  route('POST',   `${ORG}/invitations`,                          ADMIN,    orgs.createInvitationEndpoint),
+  route('POST',   `${ORG}/invitations/:invitationId/revoke`,     ADMIN,    orgs.revokeInvitationEndpoint),
+  route('GET',    `${ORG}/domains`,                              VIEWER,   orgs.listDomainsEndpoint),
+  route('POST',   `${ORG}/domains`,                              ADMIN,    orgs.createDomainEndpoint),
+  route('PATCH',  `${ORG}/domains/:domainId`,                    ADMIN,    orgs.updateDomainEndpoint),
+  route('DELETE', `${ORG}/domains/:domainId`,                    ADMIN,    orgs.deleteDomainEndpoint),
+  route('GET',    `${INSTANCE}/roles`,                           VIEWER,   orgs.listRolesEndpoint),
+  route('POST',   `${INSTANCE}/roles`,                           ADMIN,    orgs.createRoleEndpoint),
+  route('PATCH',  `${INSTANCE}/roles/:roleId`,                   ADMIN,    orgs.updateRoleEndpoint),
+  route('DELETE', `${INSTANCE}/roles/:roleId`,                   ADMIN,    orgs.deleteRoleEndpoint),
+  route('GET',    `${INSTANCE}/permissions`,                     VIEWER,   orgs.listPermissionsEndpoint),
+  route('POST',   `${INSTANCE}/permissions`,                     ADMIN,    orgs.createPermissionEndpoint),
+  route('PATCH',  `${INSTANCE}/permissions/:permissionId`,       ADMIN,    orgs.updatePermissionEndpoint),
+  route('DELETE', `${INSTANCE}/permissions/:permissionId`,       ADMIN,    orgs.deletePermissionEndpoint),
 ];
 
 export function createDashboard(deps: Deps) {

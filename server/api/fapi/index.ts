@@ -3,6 +3,7 @@ import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import * as auth from '../../auth/fapi-routes';
 import * as environment from '../../auth/environment';
+import * as orgs from '../../organizations/fapi-routes';
 import * as sessions from '../../sessions/fapi-routes';
 import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
@@ -68,6 +69,29 @@ export const fapiRoutes: RouteEntry<FapiGuard>[] = [
   route('GET',    '/v1/me/sessions',                  CLIENT,        meSessions.listMySessionsEndpoint),
   route('POST',   '/v1/me/sessions/revoke_others',    CLIENT,        meSessions.revokeMyOtherSessionsEndpoint),
   route('POST',   '/v1/me/sessions/:id/revoke',       CLIENT,        meSessions.revokeMySessionEndpoint),
+  route('GET',    '/v1/me/organization_memberships',                     CLIENT, orgs.listMyMembershipsEndpoint),
+  route('DELETE', '/v1/me/organization_memberships/:id',                 CLIENT, orgs.leaveOrganizationEndpoint),
+  route('GET',    '/v1/me/organization_invitations',                     CLIENT, orgs.listMyInvitationsEndpoint),
+  route('POST',   '/v1/me/organization_invitations/accept',              CLIENT, orgs.acceptInvitationByTokenEndpoint),
+  route('POST',   '/v1/me/organization_invitations/:id/accept',          CLIENT, orgs.acceptMyInvitationEndpoint),
+  route('GET',    '/v1/me/organization_suggestions',                     CLIENT, orgs.listMySuggestionsEndpoint),
+  route('POST',   '/v1/me/organization_suggestions/:id/accept',          CLIENT, orgs.acceptMySuggestionEndpoint),
+  route('POST',   '/v1/organizations',                                   CLIENT, orgs.createOrganizationEndpoint),
+  route('GET',    '/v1/organizations/:id',                               CLIENT, orgs.getOrganizationEndpoint),
+  route('PATCH',  '/v1/organizations/:id',                               CLIENT, orgs.updateOrganizationEndpoint),
+  route('DELETE', '/v1/organizations/:id',                               CLIENT, orgs.deleteOrganizationEndpoint),
+  route('GET',    '/v1/organizations/:id/memberships',                   CLIENT, orgs.listMembersEndpoint),
+  route('PATCH',  '/v1/organizations/:id/memberships/:user_id',          CLIENT, orgs.updateMemberEndpoint),
+  route('DELETE', '/v1/organizations/:id/memberships/:user_id',          CLIENT, orgs.removeMemberEndpoint),
+  route('GET',    '/v1/organizations/:id/invitations',                   CLIENT, orgs.listOrgInvitationsEndpoint),
+  route('POST',   '/v1/organizations/:id/invitations',                   CLIENT, orgs.inviteEndpoint),
+  route('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', CLIENT, orgs.revokeOrgInvitationEndpoint),
+  route('GET',    '/v1/organizations/:id/domains',                       CLIENT, orgs.listOrgDomainsEndpoint),
+  route('POST',   '/v1/organizations/:id/domains',                       CLIENT, orgs.addOrgDomainEndpoint),
+  route('PATCH',  '/v1/organizations/:id/domains/:domain_id',             CLIENT, orgs.updateOrgDomainEndpoint),
+  route('DELETE', '/v1/organizations/:id/domains/:domain_id',             CLIENT, orgs.deleteOrgDomainEndpoint),
+  route('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', CLIENT, orgs.prepareOrgDomainVerificationEndpoint),
+  route('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', CLIENT, orgs.attemptOrgDomainVerificationEndpoint),
   route('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
   route('GET',    '/.well-known/jwks.json',           PUBLIC_CACHED, sessions.jwksEndpoint),
 ];

@@ -62,7 +62,7 @@ export const signUpAttempts = pgTable(
   (t) => [index('sign_up_attempts_client_idx').on(t.clientId)],
 );
 
-export const VERIFICATION_PURPOSES = ['sign_up', 'sign_in', 'reset_password'] as const;
+export const VERIFICATION_PURPOSES = ['sign_up', 'sign_in', 'reset_password', 'domain_affiliation'] as const;
 export type VerificationPurpose = (typeof VERIFICATION_PURPOSES)[number];
 export const VERIFICATION_STATUSES = ['pending', 'verified', 'locked', 'superseded'] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];

@@ -13,3 +13,4 @@ export * from './auth-attempts';
 export * from './operators';
 export * from './localizations';
 export * from './webhooks';
+export * from './organizations';

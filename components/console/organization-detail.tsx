@@ -1,0 +1,526 @@
+'use client';
+
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useTranslations } from 'next-intl';
+import { useState, type FormEvent } from 'react';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, EmptyState, Field, Input, Select, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
+import { useDates } from '@/lib/console/format';
+import {
+  ENROLLMENT_MODES,
+  orgApi,
+  type Domain,
+  type EnrollmentMode,
+  type Invitation,
+  type LightList,
+  type Membership,
+  type OrgRole,
+  type Organization,
+} from '@/lib/console/organizations';
+import { pages } from '@/lib/console/paths';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useErrorMessage } from '@/lib/use-error-message';
+import { useConsole } from './console-context';
+import { useInstance } from './instance-context';
+import { ErrorState, InlineError, TableSkeleton } from './states';
+import { useFormError } from './use-form-error';
+
+/** `…/organizations/[orgId]`: the organization, its members with roles, invitations and domains. */
+export function OrganizationDetail({ orgId }: { orgId: string }) {
+  const { account } = useConsole();
+  const instance = useInstance();
+  const base = orgApi.organization(account.id, instance.id, orgId);
+  const org = useDashboard<Organization>(base);
+  const roles = useDashboard<LightList<OrgRole>>(`${orgApi.roles(account.id, instance.id)}?limit=500`);
+
+  if (org.error) return <ErrorState error={org.error} onRetry={org.reload} />;
+  if (!org.data) {
+    return (
+      <div className="flex flex-col gap-8" aria-busy>
+        <Skeleton className="h-8 w-64" />
+        <Skeleton className="h-48 w-full" />
+      </div>
+    );
+  }
+  const roleKeys = roles.data?.data.map((r) => r.key) ?? ['org:admin', 'org:member'];
+  return (
+    <div className="flex flex-col gap-8">
+      <OrganizationHeader org={org.data} base={base} />
+      <Members base={base} roles={roleKeys} onChange={org.reload} />
+      <Invitations base={base} roles={roleKeys} />
+      <Domains base={base} />
+    </div>
+  );
+}
+
+function OrganizationHeader({ org, base }: { org: Organization; base: string }) {
+  const t = useTranslations('organizations.detail');
+  const tConfirm = useTranslations('console.confirm');
+  const dates = useDates();
+  const router = useRouter();
+  const { account, canWrite } = useConsole();
+  const instance = useInstance();
+  const [confirming, setConfirming] = useState(false);
+  const facts: Array<[string, string]> = [
+    [t('slug'), org.slug],
+    [t('members'), org.max_allowed_memberships > 0 ? `${org.members_count} / ${org.max_allowed_memberships}` : String(org.members_count)],
+    [t('created'), dates.dateTime(org.created_at)],
+    [t('createdBy'), org.created_by ?? '—'],
+  ];
+  return (
+    <div className="flex flex-col gap-4">
+      <Link href={pages.instance(account.id, instance.id, 'organizations')} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+        ← {t('back')}
+      </Link>
+      <header className="flex flex-wrap items-center justify-between gap-4">
+        <div className="min-w-0">
+          <h1 className="truncate text-2xl font-semibold tracking-tight">{org.name}</h1>
+          <p className="truncate font-mono text-xs text-zinc-500">{org.id}</p>
+        </div>
+        {canWrite && (
+          <Button variant="danger" onClick={() => setConfirming(true)}>
+            {t('delete')}
+          </Button>
+        )}
+      </header>
+      <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm sm:grid-cols-[auto_1fr_auto_1fr]">
+        {facts.map(([label, value]) => (
+          <div key={label} className="contents">
+            <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
+            <dd className="min-w-0 break-all">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <ConfirmDialog
+        open={confirming}
+        onClose={() => setConfirming(false)}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { name: org.name })}
+        confirmLabel={t('delete')}
+        confirmText={org.slug}
+        confirmTextLabel={tConfirm('typeToConfirm', { text: org.slug })}
+        onConfirm={async () => {
+          await mutate('DELETE', base);
+          router.replace(pages.instance(account.id, instance.id, 'organizations'));
+        }}
+      />
+    </div>
+  );
+}
+
+function RoleSelect({ value, roles, onChange, label, disabled }: { value: string; roles: string[]; onChange: (role: string) => void; label: string; disabled?: boolean }) {
+  return (
+    <Select aria-label={label} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} className="h-8 min-w-36 text-sm">
+      {(roles.includes(value) ? roles : [value, ...roles]).map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </Select>
+  );
+}
+
+function Members({ base, roles, onChange }: { base: string; roles: string[]; onChange: () => void }) {
+  const t = useTranslations('organizations.detail');
+  const dates = useDates();
+  const errorMessage = useErrorMessage();
+  const { canWrite } = useConsole();
+  const members = useDashboard<LightList<Membership>>(`${base}/memberships?limit=500`);
+  const [removing, setRemoving] = useState<Membership | null>(null);
+  const [error, setError] = useState<unknown>();
+  const form = useFormError(['user_id', 'role']);
+  const [userId, setUserId] = useState('');
+  const [role, setRole] = useState('org:member');
+  const [busy, setBusy] = useState(false);
+
+  async function changeRole(m: Membership, next: string) {
+    setError(undefined);
+    try {
+      await mutate('PATCH', `${base}/memberships/${encodeURIComponent(m.public_user_data.user_id)}`, { role: next });
+      members.reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  async function add(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setBusy(true);
+    try {
+      await mutate('POST', `${base}/memberships`, { user_id: userId.trim(), role });
+      setUserId('');
+      members.reload();
+      onChange();
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader title={t('membersTitle')} description={t('membersDescription')} />
+      {error !== undefined && (
+        <div className="px-5 pt-4">
+          <Alert tone="error">{errorMessage(error)}</Alert>
+        </div>
+      )}
+      {members.error ? (
+        <InlineError error={members.error} onRetry={members.reload} />
+      ) : !members.data ? (
+        <TableSkeleton columns={3} rows={2} />
+      ) : members.data.data.length === 0 ? (
+        <EmptyState title={t('noMembersTitle')} description={t('noMembersDescription')} />
+      ) : (
+        <Table caption={t('membersTitle')}>
+          <thead>
+            <tr>
+              <Th>{t('member')}</Th>
+              <Th>{t('role')}</Th>
+              <Th>{t('permissions')}</Th>
+              <Th>{t('joined')}</Th>
+              {canWrite && (
+                <Th>
+                  <span className="sr-only">{t('actions')}</span>
+                </Th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {members.data.data.map((m) => {
+              const who = m.public_user_data.identifier;
+              return (
+                <Tr key={m.id}>
+                  <Td>
+                    <span className="flex min-w-0 flex-col">
+                      <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
+                      <span className="truncate font-mono text-xs text-zinc-500">{who}</span>
+                    </span>
+                  </Td>
+                  <Td>
+                    {canWrite ? (
+                      <RoleSelect value={m.role} roles={roles} label={t('roleOf', { member: who })} onChange={(r) => changeRole(m, r)} />
+                    ) : (
+                      <Badge tone="indigo">{m.role}</Badge>
+                    )}
+                  </Td>
+                  <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
+                  {canWrite && (
+                    <Td className="text-right">
+                      <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
+                        {t('remove')}
+                      </Button>
+                    </Td>
+                  )}
+                </Tr>
+              );
+            })}
+          </tbody>
+        </Table>
+      )}
+      {canWrite && (
+        <form onSubmit={add} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
+          <CardBody className="flex flex-col gap-3">
+            {form.formError && <Alert tone="error">{form.formError}</Alert>}
+            <div className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end">
+              <Field label={t('userId')} error={form.fieldError('user_id')}>
+                {(p) => <Input {...p} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="user_…" spellCheck={false} />}
+              </Field>
+              <Field label={t('role')} error={form.fieldError('role')}>
+                {(p) => (
+                  <Select {...p} value={role} onChange={(e) => setRole(e.target.value)}>
+                    {roles.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </Select>
+                )}
+              </Field>
+              <Button type="submit" loading={busy} disabled={!userId.trim()}>
+                {t('addMember')}
+              </Button>
+            </div>
+          </CardBody>
+        </form>
+      )}
+      <ConfirmDialog
+        open={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={t('removeTitle')}
+        description={t('removeDescription', { member: removing?.public_user_data.identifier ?? '' })}
+        confirmLabel={t('remove')}
+        onConfirm={async () => {
+          if (removing) await mutate('DELETE', `${base}/memberships/${encodeURIComponent(removing.public_user_data.user_id)}`);
+          members.reload();
+          onChange();
+        }}
+      />
+    </Card>
+  );
+}
+
+const STATUS_TONES = { pending: 'amber', accepted: 'green', revoked: 'neutral', expired: 'neutral' } as const;
+
+function Invitations({ base, roles }: { base: string; roles: string[] }) {
+  const t = useTranslations('organizations.detail');
+  const dates = useDates();
+  const { canWrite } = useConsole();
+  const invitations = useDashboard<LightList<Invitation>>(`${base}/invitations?limit=500`);
+  const [revoking, setRevoking] = useState<Invitation | null>(null);
+  const form = useFormError(['email_address', 'role']);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState('org:member');
+  const [busy, setBusy] = useState(false);
+
+  async function invite(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setBusy(true);
+    try {
+      await mutate('POST', `${base}/invitations`, { email_address: email.trim(), role });
+      setEmail('');
+      invitations.reload();
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader title={t('invitationsTitle')} description={t('invitationsDescription')} />
+      {invitations.error ? (
+        <InlineError error={invitations.error} onRetry={invitations.reload} />
+      ) : !invitations.data ? (
+        <TableSkeleton columns={4} rows={2} />
+      ) : invitations.data.data.length === 0 ? (
+        <EmptyState title={t('noInvitationsTitle')} description={t('noInvitationsDescription')} />
+      ) : (
+        <Table caption={t('invitationsTitle')}>
+          <thead>
+            <tr>
+              <Th>{t('email')}</Th>
+              <Th>{t('role')}</Th>
+              <Th>{t('status')}</Th>
+              <Th>{t('expires')}</Th>
+              {canWrite && (
+                <Th>
+                  <span className="sr-only">{t('actions')}</span>
+                </Th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {invitations.data.data.map((inv) => (
+              <Tr key={inv.id}>
+                <Td className="break-all">{inv.email_address}</Td>
+                <Td>
+                  <Badge tone="indigo">{inv.role}</Badge>
+                </Td>
+                <Td>
+                  <Badge tone={STATUS_TONES[inv.status]}>{t(`invitationStatus.${inv.status}`)}</Badge>
+                </Td>
+                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
+                {canWrite && (
+                  <Td className="text-right">
+                    {inv.status === 'pending' && (
+                      <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
+                        {t('revoke')}
+                      </Button>
+                    )}
+                  </Td>
+                )}
+              </Tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      {canWrite && (
+        <form onSubmit={invite} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
+          <CardBody className="flex flex-col gap-3">
+            {form.formError && <Alert tone="error">{form.formError}</Alert>}
+            <div className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end">
+              <Field label={t('email')} error={form.fieldError('email_address')}>
+                {(p) => <Input {...p} type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ann@example.com" />}
+              </Field>
+              <Field label={t('role')} error={form.fieldError('role')}>
+                {(p) => (
+                  <Select {...p} value={role} onChange={(e) => setRole(e.target.value)}>
+                    {roles.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </Select>
+                )}
+              </Field>
+              <Button type="submit" loading={busy} disabled={!email.trim()}>
+                {t('invite')}
+              </Button>
+            </div>
+          </CardBody>
+        </form>
+      )}
+      <ConfirmDialog
+        open={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title={t('revokeTitle')}
+        description={t('revokeDescription', { email: revoking?.email_address ?? '' })}
+        confirmLabel={t('revoke')}
+        onConfirm={async () => {
+          if (revoking) await mutate('POST', `${base}/invitations/${encodeURIComponent(revoking.id)}/revoke`);
+          invitations.reload();
+        }}
+      />
+    </Card>
+  );
+}
+
+function Domains({ base }: { base: string }) {
+  const t = useTranslations('organizations.detail');
+  const errorMessage = useErrorMessage();
+  const { canWrite } = useConsole();
+  const domains = useDashboard<LightList<Domain>>(`${base}/domains?limit=500`);
+  const [removing, setRemoving] = useState<Domain | null>(null);
+  const [error, setError] = useState<unknown>();
+  const form = useFormError(['name', 'enrollment_mode']);
+  const [name, setName] = useState('');
+  const [mode, setMode] = useState<EnrollmentMode>('manual_invitation');
+  const [busy, setBusy] = useState(false);
+
+  async function update(d: Domain, patch: { enrollment_mode?: EnrollmentMode; verified?: boolean }) {
+    setError(undefined);
+    try {
+      await mutate('PATCH', `${base}/domains/${encodeURIComponent(d.id)}`, patch);
+      domains.reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  async function add(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setBusy(true);
+    try {
+      await mutate('POST', `${base}/domains`, { name: name.trim(), enrollment_mode: mode });
+      setName('');
+      domains.reload();
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader title={t('domainsTitle')} description={t('domainsDescription')} />
+      {error !== undefined && (
+        <div className="px-5 pt-4">
+          <Alert tone="error">{errorMessage(error)}</Alert>
+        </div>
+      )}
+      {domains.error ? (
+        <InlineError error={domains.error} onRetry={domains.reload} />
+      ) : !domains.data ? (
+        <TableSkeleton columns={3} rows={1} />
+      ) : domains.data.data.length === 0 ? (
+        <EmptyState title={t('noDomainsTitle')} description={t('noDomainsDescription')} />
+      ) : (
+        <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
+          {domains.data.data.map((d) => {
+            const verified = d.verification.status === 'verified';
+            return (
+              <li key={d.id} className="flex flex-col gap-3 px-5 py-4">
+                <div className="flex flex-wrap items-center justify-between gap-3">
+                  <span className="flex flex-wrap items-center gap-2">
+                    <span className="font-medium">{d.name}</span>
+                    <Badge tone={verified ? 'green' : 'amber'}>
+                      {verified ? t('verifiedBy', { strategy: d.verification.strategy ?? '' }) : t('unverified')}
+                    </Badge>
+                  </span>
+                  {canWrite ? (
+                    <span className="flex flex-wrap items-center gap-2">
+                      <Select
+                        aria-label={t('enrollmentOf', { domain: d.name })}
+                        value={d.enrollment_mode}
+                        onChange={(e) => update(d, { enrollment_mode: e.target.value as EnrollmentMode })}
+                        className="h-8 text-sm"
+                      >
+                        {ENROLLMENT_MODES.map((m) => (
+                          <option key={m} value={m}>
+                            {t(`enrollment.${m}`)}
+                          </option>
+                        ))}
+                      </Select>
+                      {!verified && (
+                        <Button variant="secondary" size="sm" onClick={() => update(d, { verified: true })} aria-label={t('markVerifiedOf', { domain: d.name })}>
+                          {t('markVerified')}
+                        </Button>
+                      )}
+                      <Button variant="ghost" size="sm" onClick={() => setRemoving(d)} aria-label={t('removeDomain', { domain: d.name })}>
+                        {t('remove')}
+                      </Button>
+                    </span>
+                  ) : (
+                    <Badge>{t(`enrollment.${d.enrollment_mode}`)}</Badge>
+                  )}
+                </div>
+                {!verified && (
+                  <div className="flex flex-col gap-1 text-xs text-zinc-600 dark:text-zinc-400">
+                    <p>{t('txtHint')}</p>
+                    <CopyField label={t('txtName')} value={d.txt_record.name} />
+                    <CopyField label={t('txtValue')} value={d.txt_record.value} />
+                  </div>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {canWrite && (
+        <form onSubmit={add} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
+          <CardBody className="flex flex-col gap-3">
+            {form.formError && <Alert tone="error">{form.formError}</Alert>}
+            <div className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end">
+              <Field label={t('domain')} error={form.fieldError('name')}>
+                {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="example.com" spellCheck={false} />}
+              </Field>
+              <Field label={t('enrollmentMode')} error={form.fieldError('enrollment_mode')}>
+                {(p) => (
+                  <Select {...p} value={mode} onChange={(e) => setMode(e.target.value as EnrollmentMode)}>
+                    {ENROLLMENT_MODES.map((m) => (
+                      <option key={m} value={m}>
+                        {t(`enrollment.${m}`)}
+                      </option>
+                    ))}
+                  </Select>
+                )}
+              </Field>
+              <Button type="submit" loading={busy} disabled={!name.trim()}>
+                {t('addDomain')}
+              </Button>
+            </div>
+          </CardBody>
+        </form>
+      )}
+      <ConfirmDialog
+        open={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={t('removeDomainTitle')}
+        description={t('removeDomainDescription', { domain: removing?.name ?? '' })}
+        confirmLabel={t('remove')}
+        onConfirm={async () => {
+          if (removing) await mutate('DELETE', `${base}/domains/${encodeURIComponent(removing.id)}`);
+          domains.reload();
+        }}
+      />
+    </Card>
+  );
+}

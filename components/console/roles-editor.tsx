@@ -1,0 +1,306 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Alert, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
+import { orgApi, type LightList, type OrgRole, type Permission } from '@/lib/console/organizations';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useConsole } from './console-context';
+import { useInstance } from './instance-context';
+import { InlineError, TableSkeleton } from './states';
+import { useFormError } from './use-form-error';
+
+/** `…/roles`: the instance's organization roles and the permissions they grant. */
+export function RolesEditor() {
+  const t = useTranslations('organizations.roles');
+  const { account, canWrite } = useConsole();
+  const instance = useInstance();
+  const rolesPath = orgApi.roles(account.id, instance.id);
+  const permissionsPath = orgApi.permissions(account.id, instance.id);
+  const roles = useDashboard<LightList<OrgRole>>(`${rolesPath}?limit=500`);
+  const permissions = useDashboard<LightList<Permission>>(`${permissionsPath}?limit=500`);
+  const [editing, setEditing] = useState<OrgRole | 'new' | null>(null);
+  const [creatingPermission, setCreatingPermission] = useState(false);
+  const [deleting, setDeleting] = useState<{ kind: 'role' | 'permission'; id: string; key: string } | null>(null);
+
+  return (
+    <div className="flex flex-col gap-6">
+      <PageHeader title={t('title')} description={t('description', { name: instance.name })} />
+      <Card>
+        <CardHeader
+          title={t('rolesTitle')}
+          description={t('rolesDescription')}
+          actions={canWrite && <Button onClick={() => setEditing('new')}>{t('createRole')}</Button>}
+        />
+        {roles.error ? (
+          <InlineError error={roles.error} onRetry={roles.reload} />
+        ) : !roles.data ? (
+          <TableSkeleton columns={3} rows={2} />
+        ) : (
+          <Table caption={t('rolesTitle')}>
+            <thead>
+              <tr>
+                <Th>{t('role')}</Th>
+                <Th>{t('permissions')}</Th>
+                {canWrite && (
+                  <Th>
+                    <span className="sr-only">{t('actions')}</span>
+                  </Th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {roles.data.data.map((r) => (
+                <Tr key={r.id}>
+                  <Td>
+                    <span className="flex flex-col">
+                      <span className="flex items-center gap-2 font-medium">
+                        {r.name}
+                        {r.is_system && <Badge>{t('builtIn')}</Badge>}
+                      </span>
+                      <span className="font-mono text-xs text-zinc-500">{r.key}</span>
+                    </span>
+                  </Td>
+                  <Td>
+                    <span className="flex flex-wrap gap-1">
+                      {r.permissions.length === 0 ? '—' : r.permissions.map((p) => <Badge key={p} tone="indigo">{p}</Badge>)}
+                    </span>
+                  </Td>
+                  {canWrite && (
+                    <Td className="whitespace-nowrap text-right">
+                      <Button variant="ghost" size="sm" onClick={() => setEditing(r)} aria-label={t('editRole', { role: r.key })}>
+                        {t('edit')}
+                      </Button>
+                      {!r.is_system && (
+                        <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })} aria-label={t('deleteRole', { role: r.key })}>
+                          {t('delete')}
+                        </Button>
+                      )}
+                    </Td>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
+
+      <Card>
+        <CardHeader
+          title={t('permissionsTitle')}
+          description={t('permissionsDescription')}
+          actions={canWrite && <Button variant="secondary" onClick={() => setCreatingPermission(true)}>{t('createPermission')}</Button>}
+        />
+        {permissions.error ? (
+          <InlineError error={permissions.error} onRetry={permissions.reload} />
+        ) : !permissions.data ? (
+          <TableSkeleton columns={2} rows={3} />
+        ) : permissions.data.data.length === 0 ? (
+          <EmptyState title={t('noPermissions')} description="" />
+        ) : (
+          <Table caption={t('permissionsTitle')}>
+            <thead>
+              <tr>
+                <Th>{t('permission')}</Th>
+                <Th>{t('permissionDescription')}</Th>
+                {canWrite && (
+                  <Th>
+                    <span className="sr-only">{t('actions')}</span>
+                  </Th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {permissions.data.data.map((p) => (
+                <Tr key={p.id}>
+                  <Td>
+                    <span className="flex flex-col">
+                      <span className="flex items-center gap-2 font-medium">
+                        {p.name}
+                        {p.type === 'system' && <Badge>{t('builtIn')}</Badge>}
+                      </span>
+                      <span className="font-mono text-xs text-zinc-500">{p.key}</span>
+                    </span>
+                  </Td>
+                  <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
+                  {canWrite && (
+                    <Td className="text-right">
+                      {p.type === 'user' && (
+                        <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
+                          {t('delete')}
+                        </Button>
+                      )}
+                    </Td>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
+
+      <RoleDialog
+        role={editing}
+        permissions={permissions.data?.data ?? []}
+        path={rolesPath}
+        onClose={() => setEditing(null)}
+        onSaved={roles.reload}
+      />
+      <PermissionDialog open={creatingPermission} path={permissionsPath} onClose={() => setCreatingPermission(false)} onSaved={permissions.reload} />
+      <ConfirmDialog
+        open={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title={deleting?.kind === 'role' ? t('deleteRoleTitle') : t('deletePermissionTitle')}
+        description={t('deleteDescription', { key: deleting?.key ?? '' })}
+        confirmLabel={t('delete')}
+        onConfirm={async () => {
+          if (!deleting) return;
+          await mutate('DELETE', `${deleting.kind === 'role' ? rolesPath : permissionsPath}/${encodeURIComponent(deleting.id)}`);
+          roles.reload();
+          permissions.reload();
+        }}
+      />
+    </div>
+  );
+}
+
+function RoleDialog({
+  role,
+  permissions,
+  path,
+  onClose,
+  onSaved,
+}: {
+  role: OrgRole | 'new' | null;
+  permissions: Permission[];
+  path: string;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
+  const t = useTranslations('organizations.roles');
+  const tCommon = useTranslations('common');
+  const form = useFormError(['key', 'name', 'description', 'permissions']);
+  const [key, setKey] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [granted, setGranted] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const isNew = role === 'new';
+
+  // Fill the form each time the dialog opens (for a new role or the one to edit).
+  useEffect(() => {
+    if (role === null) return;
+    form.clear();
+    setKey(role === 'new' ? 'org:' : role.key);
+    setName(role === 'new' ? '' : role.name);
+    setDescription(role === 'new' ? '' : role.description);
+    setGranted(role === 'new' ? [] : role.permissions);
+  }, [role]);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (role === null) return;
+    form.clear();
+    setBusy(true);
+    try {
+      if (role === 'new') await mutate('POST', path, { key: key.trim(), name, description, permissions: granted });
+      else await mutate('PATCH', `${path}/${encodeURIComponent(role.id)}`, { name, description, permissions: granted });
+      onSaved();
+      onClose();
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={role !== null} onClose={onClose} title={isNew ? t('createRoleTitle') : t('editRoleTitle')}>
+      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
+        {form.formError && <Alert tone="error">{form.formError}</Alert>}
+        <Field label={t('key')} hint={t('roleKeyHint')} error={form.fieldError('key')}>
+          {(p) => <Input {...p} value={key} readOnly={!isNew} onChange={(e) => setKey(e.target.value)} spellCheck={false} />}
+        </Field>
+        <Field label={t('name')} error={form.fieldError('name')}>
+          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label={t('permissionDescription')} error={form.fieldError('description')}>
+          {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
+        </Field>
+        <fieldset className="flex flex-col gap-2">
+          <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('permissions')}</legend>
+          {permissions.map((p) => (
+            <Checkbox
+              key={p.id}
+              label={`${p.name} (${p.key})`}
+              checked={granted.includes(p.key)}
+              onChange={(e) => setGranted((g) => (e.target.checked ? [...g, p.key] : g.filter((k) => k !== p.key)))}
+            />
+          ))}
+          {form.fieldError('permissions') && <p className="text-xs font-medium text-red-600">{form.fieldError('permissions')}</p>}
+        </fieldset>
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={onClose}>
+            {tCommon('cancel')}
+          </Button>
+          <Button type="submit" loading={busy}>
+            {t('save')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; path: string; onClose: () => void; onSaved: () => void }) {
+  const t = useTranslations('organizations.roles');
+  const tCommon = useTranslations('common');
+  const form = useFormError(['key', 'name', 'description']);
+  const [key, setKey] = useState('org:');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setBusy(true);
+    try {
+      await mutate('POST', path, { key: key.trim(), name, ...(description ? { description } : {}) });
+      setKey('org:');
+      setName('');
+      setDescription('');
+      onSaved();
+      onClose();
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onClose={onClose} title={t('createPermissionTitle')}>
+      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
+        {form.formError && <Alert tone="error">{form.formError}</Alert>}
+        <Field label={t('key')} hint={t('permissionKeyHint')} error={form.fieldError('key')}>
+          {(p) => <Input {...p} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} autoFocus />}
+        </Field>
+        <Field label={t('name')} error={form.fieldError('name')}>
+          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label={t('permissionDescription')} error={form.fieldError('description')}>
+          {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
+        </Field>
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={onClose}>
+            {tCommon('cancel')}
+          </Button>
+          <Button type="submit" loading={busy}>
+            {t('createPermission')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,169 @@
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { millis } from './columns';
+import { instances } from './instances';
+import { users, type Metadata } from './users';
+
+/** A customer's customer: members with roles, invitations, verified domains. */
+export const organizations = pgTable(
+  'organizations',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id')
+      .notNull()
+      .references(() => instances.id),
+    name: text('name').notNull(),
+    /** Unique per instance, lower-case. */
+    slug: text('slug').notNull(),
+    imageUrl: text('image_url'),
+    publicMetadata: jsonb('public_metadata').$type<Metadata>().notNull().default({}),
+    privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
+    /** 0: no cap. */
+    maxAllowedMemberships: integer('max_allowed_memberships').notNull().default(0),
+    createdBy: text('created_by'),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('organizations_slug_uq').on(t.instanceId, t.slug), index('organizations_instance_idx').on(t.instanceId, t.id)],
+);
+
+export const organizationMemberships = pgTable(
+  'organization_memberships',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** A role key, e.g. `org:admin`. */
+    role: text('role').notNull(),
+    publicMetadata: jsonb('public_metadata').$type<Metadata>().notNull().default({}),
+    privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('organization_memberships_uq').on(t.organizationId, t.userId),
+    index('organization_memberships_user_idx').on(t.userId, t.id),
+  ],
+);
+
+export const INVITATION_STATUSES = ['pending', 'accepted', 'revoked'] as const;
+
+/** `expired` is not stored: a pending invitation past expires_at shows as expired. */
+export const organizationInvitations = pgTable(
+  'organization_invitations',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    emailAddress: text('email_address').notNull(),
+    /** Lower-cased address. */
+    emailKey: text('email_key').notNull(),
+    role: text('role').notNull(),
+    status: text('status', { enum: INVITATION_STATUSES }).notNull(),
+    /** SHA-256 of the token the accept link carries; null for invitations made by domain enrollment. */
+    tokenDigest: text('token_digest'),
+    redirectUrl: text('redirect_url'),
+    publicMetadata: jsonb('public_metadata').$type<Metadata>().notNull().default({}),
+    privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
+    inviterUserId: text('inviter_user_id'),
+    expiresAt: millis('expires_at').notNull(),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [
+    index('organization_invitations_org_idx').on(t.organizationId, t.id),
+    index('organization_invitations_email_idx').on(t.instanceId, t.emailKey),
+    uniqueIndex('organization_invitations_token_uq').on(t.tokenDigest),
+  ],
+);
+
+export const ENROLLMENT_MODES = ['manual_invitation', 'automatic_invitation', 'automatic_suggestion'] as const;
+export type EnrollmentMode = (typeof ENROLLMENT_MODES)[number];
+
+export const organizationDomains = pgTable(
+  'organization_domains',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** Lower-case domain name. */
+    name: text('name').notNull(),
+    enrollmentMode: text('enrollment_mode', { enum: ENROLLMENT_MODES }).notNull(),
+    verificationStatus: text('verification_status', { enum: ['unverified', 'verified'] }).notNull(),
+    verificationStrategy: text('verification_strategy'),
+    affiliationEmailAddress: text('affiliation_email_address'),
+    /** The value of the TXT record that proves control of the domain (not a secret: it is published). */
+    txtRecordValue: text('txt_record_value').notNull(),
+    verifiedAt: millis('verified_at'),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('organization_domains_uq').on(t.organizationId, t.name),
+    index('organization_domains_name_idx').on(t.instanceId, t.name),
+  ],
+);
+
+/** Offers to join an organization, made by automatic_suggestion domains. */
+export const organizationSuggestions = pgTable(
+  'organization_suggestions',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'accepted'] }).notNull(),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('organization_suggestions_uq').on(t.organizationId, t.userId), index('organization_suggestions_user_idx').on(t.userId)],
+);
+
+/** `org:<feature>:<action>`; system ones (`org:sys_…`) are built in per instance. */
+export const permissions = pgTable(
+  'permissions',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id')
+      .notNull()
+      .references(() => instances.id),
+    key: text('key').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    system: boolean('system').notNull().default(false),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('permissions_key_uq').on(t.instanceId, t.key)],
+);
+
+/** A named set of permission keys; `org:admin` and `org:member` are built in per instance. */
+export const roles = pgTable(
+  'roles',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id')
+      .notNull()
+      .references(() => instances.id),
+    key: text('key').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    permissions: jsonb('permissions').$type<string[]>().notNull().default([]),
+    system: boolean('system').notNull().default(false),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('roles_key_uq').on(t.instanceId, t.key)],
+);

@@ -1,0 +1,22 @@
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+
+/** Who changed something, for the audit log: a BAPI key, a FAPI session or an operator. */
+export interface OrgAuditContext {
+  actor: string;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+/** Records a sensitive organization change in the caller's transaction; nothing without a context (system changes). */
+export async function auditOrgChange(
+  d: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  ctx: OrgAuditContext | undefined,
+  action: string,
+  target: string,
+  details: Record<string, unknown> = {},
+) {
+  if (!ctx) return;
+  await audit(d, { instanceId, actor: ctx.actor, action, target, ip: ctx.ip, userAgent: ctx.userAgent, details });
+}

@@ -1,0 +1,338 @@
+import { and, asc, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import type { Db } from '../db/client';
+import { emailAddresses, organizationInvitations, organizationMemberships, organizations, users } from '../db/schema';
+import { deliverEmail, sendEmail } from '../email/mailer';
+import type { EmailView } from '../email/messages';
+import { emitEvent } from '../events/events';
+import { AppError, notFound, validationError } from '../http/errors';
+import { newId } from '../http/ids';
+import { generateSecret, sha256Hex } from '../http/secrets';
+import { instanceContext } from '../instances/instances';
+import { isAllowedRedirect } from '../instances/settings';
+import { invitationStatus, invitationView, type InvitationView } from './invitation-view';
+import { addMembershipInTx, assertSeatAvailable } from './memberships';
+import { loadOrganization, type OrganizationRow } from './organizations';
+import { assertRole, ensureBuiltIns } from './roles';
+
+/**
+ * Organization invitations. Each carries a one-time token (`oit_…`, only its SHA-256 is
+ * stored) in the accept link of its email; the invited user accepts on the FAPI while
+ * signed in with a verified email equal to the invited address (signing up first if
+ * they have no account), which creates the membership. Pending invitations expire
+ * (default 30 days); statuses: pending, accepted, revoked, expired (derived).
+ */
+export const INVITATION_TOKEN_PREFIX = 'oit_';
+export const DEFAULT_INVITATION_DAYS = 30;
+
+type InvitationRow = typeof organizationInvitations.$inferSelect;
+type D = Pick<Deps, 'db' | 'clock'>;
+type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer' | 'caches'>;
+
+const orgLike = (o: OrganizationRow) => ({ id: o.id, name: o.name, slug: o.slug, image_url: o.imageUrl });
+
+export interface CreateInvitationInput {
+  email_address: string;
+  role?: string;
+  redirect_url?: string;
+  inviter_user_id?: string;
+  public_metadata?: Record<string, unknown>;
+  private_metadata?: Record<string, unknown>;
+  expires_in_days?: number;
+  /** Send the invitation email (default true). */
+  notify?: boolean;
+}
+
+/** The accept link: the redirect URL (or the hosted page) with the token as `invitation_token`. */
+function acceptUrl(fapiUrl: string, redirectUrl: string | undefined, token: string) {
+  const url = new URL(redirectUrl ?? `${fapiUrl}/organization-invitation`);
+  url.searchParams.set('invitation_token', token);
+  return url.toString();
+}
+
+async function isMemberByEmail(db: Db, instanceId: string, organizationId: string, emailKey: string) {
+  const [row] = await db
+    .select({ id: organizationMemberships.id })
+    .from(organizationMemberships)
+    .innerJoin(emailAddresses, eq(emailAddresses.userId, organizationMemberships.userId))
+    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, emailKey)))
+    .limit(1);
+  return Boolean(row);
+}
+
+async function pendingCount(db: Db, organizationId: string, now: number) {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(organizationInvitations)
+    .where(and(eq(organizationInvitations.organizationId, organizationId), eq(organizationInvitations.status, 'pending'), gt(organizationInvitations.expiresAt, now)));
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Creates one invitation inside the caller's transaction (organization row locked by
+ * the caller): organizationInvitation.created and, unless `notify` is false, the email.
+ */
+async function createInvitationInTx(
+  deps: MailDeps,
+  instanceId: string,
+  org: OrganizationRow,
+  input: CreateInvitationInput,
+  opts: { defaultRole: string; fapiUrl: string; param?: string },
+): Promise<{ view: InvitationView; email: EmailView | null }> {
+  const d = { db: deps.db, clock: deps.clock };
+  const emailKey = input.email_address.toLowerCase();
+  const role = input.role ?? opts.defaultRole;
+  await assertRole(deps.db, instanceId, role);
+  const now = deps.clock.now();
+  if (await isMemberByEmail(deps.db, instanceId, org.id, emailKey)) {
+    throw new AppError('CONFLICT', { message: `${input.email_address} is already a member of this organization.`, meta: { reason: 'already_member', email_address: input.email_address } });
+  }
+  const [dup] = await deps.db
+    .select({ id: organizationInvitations.id })
+    .from(organizationInvitations)
+    .where(
+      and(
+        eq(organizationInvitations.organizationId, org.id),
+        eq(organizationInvitations.emailKey, emailKey),
+        eq(organizationInvitations.status, 'pending'),
+        gt(organizationInvitations.expiresAt, now),
+      ),
+    );
+  if (dup) {
+    throw new AppError('CONFLICT', { message: `${input.email_address} already has a pending invitation.`, meta: { reason: 'duplicate_invitation', email_address: input.email_address } });
+  }
+  await assertSeatAvailable(deps.db, org, await pendingCount(deps.db, org.id, now));
+  const token = generateSecret(INVITATION_TOKEN_PREFIX);
+  const [row] = await deps.db
+    .insert(organizationInvitations)
+    .values({
+      id: newId('orginv'),
+      instanceId,
+      organizationId: org.id,
+      emailAddress: input.email_address,
+      emailKey,
+      role,
+      status: 'pending',
+      tokenDigest: sha256Hex(token),
+      redirectUrl: input.redirect_url ?? null,
+      publicMetadata: input.public_metadata ?? {},
+      privateMetadata: input.private_metadata ?? {},
+      inviterUserId: input.inviter_user_id ?? null,
+      expiresAt: now + (input.expires_in_days ?? DEFAULT_INVITATION_DAYS) * 86_400_000,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  const view = invitationView(row!, orgLike(org), now);
+  await emitEvent(d, instanceId, 'organizationInvitation.created', view);
+  let email: EmailView | null = null;
+  if (input.notify !== false) {
+    const inviter = input.inviter_user_id ? await inviterName(deps.db, instanceId, input.inviter_user_id) : null;
+    email = await sendEmail(deps, {
+      instanceId,
+      to: input.email_address,
+      template: 'organization_invitation',
+      data: { organization_name: org.name, url: acceptUrl(opts.fapiUrl, input.redirect_url, token), inviter_name: inviter },
+    });
+  }
+  return { view, email };
+}
+
+async function inviterName(db: Db, instanceId: string, userId: string) {
+  const [u] = await db
+    .select({ first: users.firstName, last: users.lastName })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  if (!u) throw validationError('inviter_user_id', 'not_found', 'No user was found with that inviter_user_id.');
+  return [u.first, u.last].filter(Boolean).join(' ') || null;
+}
+
+/** After the commit: hand queued emails to SMTP (the mail sweep retries failures). */
+function deliverAfterCommit(deps: MailDeps, emails: (EmailView | null)[]) {
+  for (const e of emails) {
+    if (e && e.status === 'queued') {
+      deliverEmail(deps, e.id).catch((err: unknown) => deps.logger.warn({ err, email_id: e.id }, 'invitation email delivery failed'));
+    }
+  }
+}
+
+/** Creates invitations in one transaction (all or none); each with its event and email. */
+export async function createInvitations(deps: MailDeps, instanceId: string, orgIdOrSlug: string, inputs: CreateInvitationInput[]): Promise<InvitationView[]> {
+  await ensureBuiltIns(deps, instanceId);
+  const instance = await instanceContext(deps, instanceId);
+  inputs.forEach((input, i) => {
+    if (input.redirect_url !== undefined && !isAllowedRedirect(instance.settings, instance.fapiUrl, input.redirect_url)) {
+      throw validationError(inputs.length > 1 ? `${i}.redirect_url` : 'redirect_url', 'not_allowed', 'redirect_url is not among the instance’s redirect URLs.');
+    }
+  });
+  const seen = new Set<string>();
+  for (const input of inputs) {
+    const k = input.email_address.toLowerCase();
+    if (seen.has(k)) throw validationError('email_address', 'duplicate', `${input.email_address} is given twice.`);
+    seen.add(k);
+  }
+  const results = await deps.db.transaction(async (tx) => {
+    const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
+    const out: { view: InvitationView; email: EmailView | null }[] = [];
+    for (const input of inputs) {
+      out.push(await createInvitationInTx({ ...deps, db: tx }, instanceId, org, input, { defaultRole: instance.settings.organization_default_role, fapiUrl: instance.fapiUrl }));
+    }
+    return out;
+  });
+  deliverAfterCommit(deps, results.map((r) => r.email));
+  return results.map((r) => r.view);
+}
+
+async function loadInvitation(db: Db, instanceId: string, organizationId: string, id: string) {
+  const [row] = await db
+    .select()
+    .from(organizationInvitations)
+    .where(and(eq(organizationInvitations.instanceId, instanceId), eq(organizationInvitations.organizationId, organizationId), eq(organizationInvitations.id, id)));
+  if (!row) throw notFound('invitation');
+  return row;
+}
+
+export async function getInvitation(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, orgIdOrSlug: string, id: string) {
+  const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
+  return invitationView(await loadInvitation(deps.db, instanceId, org.id, id), orgLike(org), deps.clock.now());
+}
+
+const notPending = (inv: InvitationRow, now: number) =>
+  new AppError('CONFLICT', {
+    message: `This invitation is ${invitationStatus(inv, now)}.`,
+    meta: { reason: `invitation_${invitationStatus(inv, now)}`, status: invitationStatus(inv, now) },
+  });
+
+/** Revokes a pending invitation: organizationInvitation.revoked. Anything else is 409. */
+export async function revokeInvitation(deps: D, instanceId: string, orgIdOrSlug: string, id: string) {
+  return deps.db.transaction(async (tx) => {
+    const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
+    const inv = await loadInvitation(tx, instanceId, org.id, id);
+    const now = deps.clock.now();
+    if (invitationStatus(inv, now) !== 'pending') throw notPending(inv, now);
+    const [row] = await tx.update(organizationInvitations).set({ status: 'revoked', updatedAt: now }).where(eq(organizationInvitations.id, id)).returning();
+    const view = invitationView(row!, orgLike(org), now);
+    await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'organizationInvitation.revoked', view);
+    return view;
+  });
+}
+
+type InvitationStatusFilter = 'pending' | 'accepted' | 'revoked' | 'expired';
+
+function statusFilter(statuses: InvitationStatusFilter[] | undefined, now: number): SQL | undefined {
+  if (!statuses?.length) return undefined;
+  return or(
+    ...statuses.map((s) => {
+      if (s === 'pending') return and(eq(organizationInvitations.status, 'pending'), gt(organizationInvitations.expiresAt, now));
+      if (s === 'expired') return and(eq(organizationInvitations.status, 'pending'), lte(organizationInvitations.expiresAt, now));
+      return eq(organizationInvitations.status, s);
+    }),
+  );
+}
+
+/** An organization's invitations, oldest first, in the light envelope. */
+export async function listInvitations(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  orgIdOrSlug: string,
+  q: { limit: number; starting_after?: string; status?: InvitationStatusFilter[] },
+) {
+  const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
+  const now = deps.clock.now();
+  const rows = await deps.db
+    .select()
+    .from(organizationInvitations)
+    .where(
+      and(
+        eq(organizationInvitations.organizationId, org.id),
+        q.starting_after ? gt(organizationInvitations.id, q.starting_after) : undefined,
+        statusFilter(q.status, now),
+      ),
+    )
+    .orderBy(asc(organizationInvitations.id))
+    .limit(q.limit + 1);
+  return { object: 'list' as const, data: rows.slice(0, q.limit).map((r) => invitationView(r, orgLike(org), now)), has_more: rows.length > q.limit };
+}
+
+/** The lower-cased verified email addresses of a user. */
+async function verifiedEmailKeys(db: Db, instanceId: string, userId: string) {
+  const rows = await db
+    .select({ key: emailAddresses.emailKey })
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId), eq(emailAddresses.verificationStatus, 'verified')));
+  return rows.map((r) => r.key);
+}
+
+/** Pending invitations to any verified address of the user (FAPI: the user's own). */
+export async function listUserInvitations(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
+  const keys = await verifiedEmailKeys(deps.db, instanceId, userId);
+  if (keys.length === 0) return { object: 'list' as const, data: [], has_more: false };
+  const now = deps.clock.now();
+  const rows = await deps.db
+    .select({ inv: organizationInvitations, org: organizations })
+    .from(organizationInvitations)
+    .innerJoin(organizations, eq(organizations.id, organizationInvitations.organizationId))
+    .where(and(eq(organizationInvitations.instanceId, instanceId), inArray(organizationInvitations.emailKey, keys), statusFilter(['pending'], now)))
+    .orderBy(asc(organizationInvitations.id))
+    .limit(101);
+  return { object: 'list' as const, data: rows.slice(0, 100).map((r) => invitationView(r.inv, orgLike(r.org), now)), has_more: rows.length > 100 };
+}
+
+/**
+ * Accepts an invitation as `userId`, who must hold a verified email equal to the
+ * invited address (otherwise the invitation is not theirs: 404). Creates the membership
+ * with the invitation's role: organizationInvitation.accepted and
+ * organizationMembership.created, in one transaction. Found by id or by the link's token.
+ */
+export async function acceptInvitation(deps: D, instanceId: string, userId: string, by: { id: string } | { token: string }) {
+  return deps.db.transaction(async (tx) => {
+    const d = { db: tx, clock: deps.clock };
+    const where = 'id' in by ? eq(organizationInvitations.id, by.id) : eq(organizationInvitations.tokenDigest, sha256Hex(by.token));
+    const [found] = await tx.select().from(organizationInvitations).where(and(eq(organizationInvitations.instanceId, instanceId), where));
+    const keys = await verifiedEmailKeys(tx, instanceId, userId);
+    if (!found || !keys.includes(found.emailKey)) throw notFound('invitation');
+    const org = await loadOrganization(tx, instanceId, found.organizationId, { lock: true });
+    const [inv] = await tx.select().from(organizationInvitations).where(eq(organizationInvitations.id, found.id)).for('update');
+    const now = deps.clock.now();
+    if (invitationStatus(inv!, now) !== 'pending') throw notPending(inv!, now);
+    const membership = await addMembershipInTx(d, instanceId, org, { userId, role: inv!.role });
+    const [row] = await tx.update(organizationInvitations).set({ status: 'accepted', updatedAt: now }).where(eq(organizationInvitations.id, inv!.id)).returning();
+    const view = invitationView(row!, orgLike(org), now);
+    await emitEvent(d, instanceId, 'organizationInvitation.accepted', view);
+    return { invitation: view, membership };
+  });
+}
+
+/**
+ * An invitation made without a token or email (domain enrollment, automatic_invitation),
+ * inside the caller's transaction; organizationInvitation.created. Skipped when one is
+ * already pending or the organization is full.
+ */
+export async function createEnrollmentInvitation(d: D, instanceId: string, org: OrganizationRow, emailAddress: string, role: string) {
+  const now = d.clock.now();
+  const emailKey = emailAddress.toLowerCase();
+  const [dup] = await d.db
+    .select({ id: organizationInvitations.id })
+    .from(organizationInvitations)
+    .where(and(eq(organizationInvitations.organizationId, org.id), eq(organizationInvitations.emailKey, emailKey), statusFilter(['pending'], now)));
+  if (dup) return null;
+  const [row] = await d.db
+    .insert(organizationInvitations)
+    .values({
+      id: newId('orginv'),
+      instanceId,
+      organizationId: org.id,
+      emailAddress,
+      emailKey,
+      role,
+      status: 'pending',
+      tokenDigest: null,
+      expiresAt: now + DEFAULT_INVITATION_DAYS * 86_400_000,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  const view = invitationView(row!, orgLike(org), now);
+  await emitEvent(d, instanceId, 'organizationInvitation.created', view);
+  return view;
+}

@@ -1,0 +1,291 @@
+import { and, asc, desc, eq, gt, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import type { Db } from '../db/client';
+import { emailAddresses, organizationMemberships, organizations, roles, sessions, users } from '../db/schema';
+import { emitEvent } from '../events/events';
+import { AppError, notFound, validationError } from '../http/errors';
+import { newId } from '../http/ids';
+import { toCursorPage } from '../http/pagination';
+import { instanceContext } from '../instances/instances';
+import { mergeMetadata } from '../users/metadata';
+import { loadOrganization, organizationView, type OrganizationRow } from './organizations';
+import { auditOrgChange, type OrgAuditContext } from './audit';
+import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
+
+type MembershipRow = typeof organizationMemberships.$inferSelect;
+type D = Pick<Deps, 'db' | 'clock'>;
+
+interface MembershipJoined {
+  membership: MembershipRow;
+  organization: OrganizationRow;
+  membersCount: number;
+  user: { id: string; firstName: string | null; lastName: string | null; username: string | null; email: string | null };
+  roleName: string | null;
+  permissions: string[] | null;
+}
+
+export function membershipView(m: MembershipJoined) {
+  return {
+    object: 'organization_membership' as const,
+    id: m.membership.id,
+    organization: organizationView(m.organization, m.membersCount),
+    public_user_data: {
+      user_id: m.user.id,
+      first_name: m.user.firstName,
+      last_name: m.user.lastName,
+      username: m.user.username,
+      identifier: m.user.email ?? m.user.username ?? m.user.id,
+      image_url: null,
+      has_image: false,
+    },
+    role: m.membership.role,
+    role_name: m.roleName,
+    permissions: [...(m.permissions ?? [])].sort(),
+    public_metadata: m.membership.publicMetadata,
+    private_metadata: m.membership.privateMetadata,
+    created_at: m.membership.createdAt,
+    updated_at: m.membership.updatedAt,
+  };
+}
+export type MembershipView = ReturnType<typeof membershipView>;
+
+/** A membership as its member sees it on the FAPI: no private metadata anywhere. */
+export function publicMembershipView(m: MembershipView) {
+  const { private_metadata: _m, organization, ...rest } = m;
+  const { private_metadata: _o, ...org } = organization;
+  return { ...rest, organization: org };
+}
+
+/** Memberships with their user, organization and role, in one query. */
+export async function membershipsWithUsers(
+  db: Db,
+  instanceId: string,
+  q: { organizationId?: string; userId?: string; roles?: string[]; after?: string; before?: string; limit?: number; newestFirst?: boolean },
+): Promise<MembershipJoined[]> {
+  const filters: (SQL | undefined)[] = [eq(organizationMemberships.instanceId, instanceId)];
+  if (q.organizationId) filters.push(eq(organizationMemberships.organizationId, q.organizationId));
+  if (q.userId) filters.push(eq(organizationMemberships.userId, q.userId));
+  if (q.roles) filters.push(inArray(organizationMemberships.role, q.roles));
+  if (q.after) filters.push(gt(organizationMemberships.id, q.after));
+  if (q.before) filters.push(lt(organizationMemberships.id, q.before));
+  const query = db
+    .select({
+      membership: organizationMemberships,
+      organization: organizations,
+      membersCount: sql<number>`(select count(*)::int from organization_memberships c where c.organization_id = ${organizations.id})`,
+      user: { id: users.id, firstName: users.firstName, lastName: users.lastName, username: users.username, email: emailAddresses.emailAddress },
+      roleName: roles.name,
+      permissions: roles.permissions,
+    })
+    .from(organizationMemberships)
+    .innerJoin(organizations, eq(organizations.id, organizationMemberships.organizationId))
+    .innerJoin(users, eq(users.id, organizationMemberships.userId))
+    .leftJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
+    .leftJoin(roles, and(eq(roles.instanceId, organizationMemberships.instanceId), eq(roles.key, organizationMemberships.role)))
+    .where(and(...filters))
+    .orderBy(q.newestFirst ? desc(organizationMemberships.id) : asc(organizationMemberships.id));
+  const rows = q.limit !== undefined ? await query.limit(q.limit) : await query;
+  return rows.map((r) => ({ ...r, membersCount: Number(r.membersCount) }));
+}
+
+async function membershipOf(db: Db, instanceId: string, organizationId: string, userId: string): Promise<MembershipJoined | undefined> {
+  const [m] = await membershipsWithUsers(db, instanceId, { organizationId, userId });
+  return m;
+}
+
+/**
+ * Whether removing or demoting this member would leave the organization with nobody
+ * able to manage members (the last admin): 409 CONFLICT, reason `last_admin`.
+ */
+async function assertNotLastAdmin(db: Db, instanceId: string, m: MembershipRow, nextRole: string | null) {
+  const adminRoles = await rolesGranting(db, instanceId, ADMIN_PERMISSION);
+  if (!adminRoles.includes(m.role)) return;
+  if (nextRole !== null && adminRoles.includes(nextRole)) return;
+  const [other] = await db
+    .select({ id: organizationMemberships.id })
+    .from(organizationMemberships)
+    .where(and(eq(organizationMemberships.organizationId, m.organizationId), ne(organizationMemberships.id, m.id), inArray(organizationMemberships.role, adminRoles)))
+    .limit(1);
+  if (!other) {
+    throw new AppError('CONFLICT', {
+      message: 'An organization keeps at least one admin: make another member admin first.',
+      meta: { reason: 'last_admin' },
+    });
+  }
+}
+
+/** 403 FORBIDDEN (reason `membership_limit`) when the organization is full. `extra`: seats already promised (pending invitations). */
+export async function assertSeatAvailable(db: Db, org: OrganizationRow, extra = 0) {
+  if (org.maxAllowedMemberships === 0) return;
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(organizationMemberships)
+    .where(eq(organizationMemberships.organizationId, org.id));
+  if (Number(row?.n ?? 0) + extra >= org.maxAllowedMemberships) {
+    throw new AppError('FORBIDDEN', {
+      message: `This organization is limited to ${org.maxAllowedMemberships} members.`,
+      meta: { reason: 'membership_limit', max_allowed_memberships: org.maxAllowedMemberships },
+    });
+  }
+}
+
+/**
+ * Adds a member inside the caller's transaction, with the organization row locked by
+ * the caller or here. organizationMembership.created.
+ */
+export async function addMembershipInTx(
+  d: D,
+  instanceId: string,
+  org: OrganizationRow,
+  input: { userId: string; role: string; roleParam?: string; publicMetadata?: Record<string, unknown>; privateMetadata?: Record<string, unknown> },
+): Promise<MembershipView> {
+  await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, org.id)).for('update');
+  const [user] = await d.db.select({ id: users.id }).from(users).where(and(eq(users.id, input.userId), eq(users.instanceId, instanceId)));
+  if (!user) throw validationError('user_id', 'not_found', 'No user was found with that user_id.');
+  await assertRole(d.db, instanceId, input.role, input.roleParam ?? 'role');
+  if (await membershipOf(d.db, instanceId, org.id, input.userId)) {
+    throw new AppError('CONFLICT', { message: 'This user is already a member of the organization.', meta: { reason: 'already_member' } });
+  }
+  await assertSeatAvailable(d.db, org);
+  const now = d.clock.now();
+  await d.db.insert(organizationMemberships).values({
+    id: newId('orgmem'),
+    instanceId,
+    organizationId: org.id,
+    userId: input.userId,
+    role: input.role,
+    publicMetadata: input.publicMetadata ?? {},
+    privateMetadata: input.privateMetadata ?? {},
+    createdAt: now,
+    updatedAt: now,
+  });
+  const view = membershipView((await membershipOf(d.db, instanceId, org.id, input.userId))!);
+  await emitEvent(d, instanceId, 'organizationMembership.created', view);
+  return view;
+}
+
+/**
+ * Removes a member inside the caller's transaction; organizationMembership.deleted.
+ * `force` skips the last-admin rule (the organization or the user is being deleted).
+ * The user's sessions that had the organization active drop it.
+ */
+export async function removeMembershipInTx(d: D, instanceId: string, org: OrganizationRow, userId: string, opts: { force?: boolean } = {}) {
+  const m = await membershipOf(d.db, instanceId, org.id, userId);
+  if (!m) throw notFound('membership');
+  if (!opts.force) await assertNotLastAdmin(d.db, instanceId, m.membership, null);
+  await d.db.delete(organizationMemberships).where(eq(organizationMemberships.id, m.membership.id));
+  await d.db
+    .update(sessions)
+    .set({ lastActiveOrganizationId: null })
+    .where(and(eq(sessions.userId, userId), eq(sessions.lastActiveOrganizationId, org.id)));
+  const view = { ...membershipView({ ...m, membersCount: m.membersCount - 1 }), deleted: true as const };
+  await emitEvent(d, instanceId, 'organizationMembership.deleted', view);
+  return view;
+}
+
+export async function addMembership(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  orgIdOrSlug: string,
+  input: { user_id: string; role?: string; public_metadata?: Record<string, unknown>; private_metadata?: Record<string, unknown> },
+  auditCtx?: OrgAuditContext,
+) {
+  await ensureBuiltIns(deps, instanceId);
+  const role = input.role ?? (await instanceContext(deps, instanceId)).settings.organization_default_role;
+  return deps.db.transaction(async (tx) => {
+    const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
+    const d = { db: tx, clock: deps.clock };
+    const view = await addMembershipInTx(d, instanceId, org, {
+      userId: input.user_id,
+      role,
+      publicMetadata: input.public_metadata,
+      privateMetadata: input.private_metadata,
+    });
+    await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.created', view.id, { organization_id: org.id, user_id: input.user_id, role });
+    return view;
+  });
+}
+
+/** Changes a member's role or metadata (deep-merged); the last admin cannot be demoted. organizationMembership.updated. */
+export async function updateMembership(
+  deps: D,
+  instanceId: string,
+  orgIdOrSlug: string,
+  userId: string,
+  input: { role?: string; public_metadata?: Record<string, unknown>; private_metadata?: Record<string, unknown> },
+  auditCtx?: OrgAuditContext,
+) {
+  return deps.db.transaction(async (tx) => {
+    const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
+    const m = await membershipOf(tx, instanceId, org.id, userId);
+    if (!m) throw notFound('membership');
+    const patch: Partial<MembershipRow> = { updatedAt: deps.clock.now() };
+    if (input.role !== undefined && input.role !== m.membership.role) {
+      await assertRole(tx, instanceId, input.role);
+      await assertNotLastAdmin(tx, instanceId, m.membership, input.role);
+      patch.role = input.role;
+      await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'organization_membership.role_changed', m.membership.id, {
+        organization_id: org.id,
+        user_id: userId,
+        from: m.membership.role,
+        to: input.role,
+      });
+    }
+    if (input.public_metadata) patch.publicMetadata = mergeMetadata(m.membership.publicMetadata, input.public_metadata);
+    if (input.private_metadata) patch.privateMetadata = mergeMetadata(m.membership.privateMetadata, input.private_metadata);
+    await tx.update(organizationMemberships).set(patch).where(eq(organizationMemberships.id, m.membership.id));
+    const view = membershipView((await membershipOf(tx, instanceId, org.id, userId))!);
+    await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'organizationMembership.updated', view);
+    return view;
+  });
+}
+
+export async function removeMembership(deps: D, instanceId: string, orgIdOrSlug: string, userId: string, auditCtx?: OrgAuditContext) {
+  return deps.db.transaction(async (tx) => {
+    const d = { db: tx, clock: deps.clock };
+    const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
+    const view = await removeMembershipInTx(d, instanceId, org, userId);
+    await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.deleted', view.id, { organization_id: org.id, user_id: userId, role: view.role });
+    return view;
+  });
+}
+
+/** Every membership of a user, each removed with organizationMembership.deleted; call inside the user's deletion. */
+export async function removeUserMemberships(d: D, instanceId: string, userId: string) {
+  const list = await membershipsWithUsers(d.db, instanceId, { userId });
+  for (const m of list) {
+    await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, m.organization.id)).for('update');
+    await removeMembershipInTx(d, instanceId, m.organization, userId, { force: true });
+  }
+}
+
+/** The members of one organization, oldest first, in the light envelope (`limit` rows, `starting_after` a membership id). */
+export async function listOrganizationMemberships(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  orgIdOrSlug: string,
+  q: { limit: number; starting_after?: string; role?: string[] },
+) {
+  const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
+  const rows = await membershipsWithUsers(deps.db, instanceId, { organizationId: org.id, roles: q.role, after: q.starting_after, limit: q.limit + 1 });
+  return { object: 'list' as const, data: rows.slice(0, q.limit).map(membershipView), has_more: rows.length > q.limit };
+}
+
+/** A user's memberships across organizations, newest first (cursor envelope). */
+export async function listUserMemberships(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, q: { limit: number; starting_after?: string }) {
+  const [user] = await deps.db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  if (!user) throw notFound('user');
+  const rows = await membershipsWithUsers(deps.db, instanceId, { userId, before: q.starting_after, limit: q.limit + 1, newestFirst: true });
+  return toCursorPage(
+    rows.map((r) => ({ ...r, id: r.membership.id })),
+    q.limit,
+    membershipView,
+  );
+}
+
+/** The membership of a user in an organization with its permissions, for FAPI checks and JWT claims; null when none. */
+export async function memberAccess(db: Db, instanceId: string, organizationId: string, userId: string) {
+  const m = await membershipOf(db, instanceId, organizationId, userId);
+  if (!m) return null;
+  return { membership: m, role: m.membership.role, permissions: [...(m.permissions ?? [])].sort() };
+}
