@@ -1,9 +1,10 @@
 'use client';
 
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { html } from '@codemirror/lang-html';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorState, RangeSetBuilder, StateEffect, StateField, type Extension } from '@codemirror/state';
-import { Decoration, EditorView, drawSelection, highlightActiveLine, lineNumbers, type DecorationSet } from '@codemirror/view';
+import { Decoration, EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
 
 /** Lines with a problem, as the validator reported them (1-based). */
@@ -71,6 +72,9 @@ export const CodeEditor = forwardRef<CodeEditorHandle, Props>(function CodeEdito
   useEffect(() => {
     const extensions: Extension[] = [
       lineNumbers(),
+      history(),
+      // Tab is left to the browser so keyboard users can move on from the editor.
+      keymap.of([...defaultKeymap, ...historyKeymap]),
       drawSelection(),
       highlightActiveLine(),
       EditorView.lineWrapping,
