@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { millis } from './columns';
 import { users } from './users';
 
@@ -33,6 +33,14 @@ export const sessions = pgTable(
     /** RFC 8693 actor of an impersonation session, e.g. `{ sub }`. */
     actor: jsonb('actor').$type<{ sub: string } & Record<string, unknown>>(),
     lastActiveOrganizationId: text('last_active_organization_id'),
+    /** The client's latest activity (set at creation and touch); null for headless sessions. */
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    browserName: text('browser_name'),
+    browserVersion: text('browser_version'),
+    deviceType: text('device_type', { enum: ['desktop', 'mobile', 'tablet', 'unknown'] }),
+    osName: text('os_name'),
+    isMobile: boolean('is_mobile'),
     lastActiveAt: millis('last_active_at').notNull(),
     expireAt: millis('expire_at').notNull(),
     abandonAt: millis('abandon_at').notNull(),
