@@ -226,7 +226,7 @@ async function completeFirstFactor(
   if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
   const secondFactor = await hasSecondFactor(d.db, user.id);
   const status = secondFactor ? 'pending' : await initialSessionStatus(d, instance, user.id);
-  const { session } = await createSession(d, instance, { userId: user.id, clientId: a.clientId, status }, auditCtx);
+  const { session } = await createSession(d, instance, { userId: user.id, clientId: a.clientId, status, activity: auditCtx }, auditCtx);
   const client = await setActiveSession(d, a.clientId, session.id);
   const now = d.clock.now();
   if (!secondFactor) await d.db.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));

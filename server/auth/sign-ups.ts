@@ -235,7 +235,7 @@ export async function attemptSignUpVerification(
       { verificationStrategy: 'email_code' },
     );
     const status = await initialSessionStatus(d, instance, user.id);
-    const { session } = await createSession(d, instance, { userId: user.id, clientId: attempt.clientId, status }, auditCtx);
+    const { session } = await createSession(d, instance, { userId: user.id, clientId: attempt.clientId, status, activity: auditCtx }, auditCtx);
     const client = await setActiveSession(d, attempt.clientId, session.id);
     const now = deps.clock.now();
     await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));

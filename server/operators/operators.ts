@@ -89,7 +89,7 @@ export async function listMembers(deps: Pick<Deps, 'db'>, platformId: string, ac
 /** Signs a platform user in on a new console client; answers the client token for the `__console_client` cookie. */
 async function signInOperator(deps: D, platform: InstanceContext, userId: string, request: AuditRequest) {
   const { client, token } = await createClient(deps, platform.id);
-  const { session } = await createSession(deps, platform, { userId, clientId: client.id }, { actor: operatorActor(userId), ...request });
+  const { session } = await createSession(deps, platform, { userId, clientId: client.id, activity: request }, { actor: operatorActor(userId), ...request });
   await setActiveSession(deps, client.id, session.id);
   return { clientToken: token, sessionId: session.id };
 }

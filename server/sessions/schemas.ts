@@ -4,6 +4,17 @@ import { cursorPageSchema, lightListSchema, pageQuery } from '../http/pagination
 
 export const actorSchema = z.looseObject({ sub: z.string().min(1).max(256) });
 
+export const latestActivitySchema = z
+  .object({
+    ip_address: z.string().nullable(),
+    browser_name: z.string().nullable(),
+    browser_version: z.string().nullable(),
+    device_type: z.enum(['desktop', 'mobile', 'tablet', 'unknown']).nullable(),
+    os_name: z.string().nullable(),
+    is_mobile: z.boolean().nullable(),
+  })
+  .meta({ id: 'SessionActivity' });
+
 export const sessionSchema = z
   .object({
     object: z.literal('session'),
@@ -16,6 +27,8 @@ export const sessionSchema = z
     expire_at: z.number().int(),
     abandon_at: z.number().int(),
     created_at: z.number().int(),
+    /** The client's activity at creation or latest touch; null for headless sessions. */
+    latest_activity: latestActivitySchema.nullable(),
   })
   .meta({ id: 'Session' });
 

@@ -12,6 +12,7 @@ import { rowsOf } from '../http/idempotency';
 import { toCursorPage } from '../http/pagination';
 import { sha256Hex } from '../http/secrets';
 import type { InstanceContext } from '../instances/instances';
+import { activityColumns, latestActivityView, type ClientActivity } from './activity';
 import { isLive, transition, type SessionAction } from './lifecycle';
 import { signSessionJwt, verifySessionJwt } from './tokens';
 
@@ -40,6 +41,7 @@ export const sessionView = (s: SessionRow) => ({
   expire_at: s.expireAt,
   abandon_at: s.abandonAt,
   created_at: s.createdAt,
+  latest_activity: latestActivityView(s),
 });
 export type SessionView = ReturnType<typeof sessionView>;
 
@@ -90,7 +92,14 @@ async function sessionUser(db: Db, instanceId: string, userId: string) {
 export async function createSession(
   deps: D,
   instance: InstanceContext,
-  input: { userId: string; clientId?: string | null; actor?: Actor | null; status?: 'active' | 'pending' },
+  input: {
+    userId: string;
+    clientId?: string | null;
+    actor?: Actor | null;
+    status?: 'active' | 'pending';
+    /** The requesting browser or app; none for headless (BAPI-minted) sessions. */
+    activity?: ClientActivity;
+  },
   auditCtx?: AuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
@@ -106,6 +115,7 @@ export async function createSession(
         clientId: input.clientId ?? null,
         status: input.status ?? 'active',
         actor: input.actor ?? null,
+        ...(input.activity ? activityColumns(input.activity) : {}),
         lastActiveAt: now,
         expireAt,
         abandonAt,

@@ -6,6 +6,7 @@ import { clients, sessions } from '../db/schema';
 import { endpoint } from '../http/endpoint';
 import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
+import { changedActivity, type ClientActivity } from './activity';
 import { clientView, type ClientRow } from './clients';
 import { clientSchema } from './fapi-routes';
 import { sessionSchema } from './schemas';
@@ -83,9 +84,17 @@ export async function endAllClientSessions(deps: D, instance: InstanceContext, c
 /**
  * Makes a live session of this client the active one. `activeOrganizationId` (when not
  * undefined) sets the session's active organization: one the user is a member of (else
- * 404), or null for none; the session's next JWTs carry its org_* claims.
+ * 404), or null for none; the session's next JWTs carry its org_* claims. Records the
+ * client's activity (IP, User-Agent) when it changed, in the same write.
  */
-export async function touchClientSession(deps: D, instance: InstanceContext, client: ClientRow, id: string, activeOrganizationId?: string | null) {
+export async function touchClientSession(
+  deps: D,
+  instance: InstanceContext,
+  client: ClientRow,
+  id: string,
+  activeOrganizationId?: string | null,
+  activity?: ClientActivity,
+) {
   const row = await sessionOfClient(deps, instance, client.id, id);
   const dead = await settleOverdue(deps, row);
   if (dead) throw dead;
@@ -103,6 +112,7 @@ export async function touchClientSession(deps: D, instance: InstanceContext, cli
         abandonAt,
         updatedAt: now,
         ...(activeOrganizationId !== undefined ? { lastActiveOrganizationId: activeOrganizationId } : {}),
+        ...(activity ? changedActivity(row, activity) : {}),
       })
       .where(and(eq(sessions.id, id), eq(sessions.status, row.status)))
       .returning();
@@ -154,9 +164,9 @@ export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody
   summary: 'Make a live session of this client the active one (switch user), optionally set its active organization, and mark activity',
   body: touchBody,
   response: sessionResponse,
-  handle: async ({ deps, auth, params, body }) => {
+  handle: async ({ deps, auth, params, body, request }) => {
     const client = requireClient(auth);
-    await touchClientSession(deps, auth.instance, client, params.id!, body.active_organization_id);
+    await touchClientSession(deps, auth.instance, client, params.id!, body.active_organization_id, request);
     const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
     return { response: view.sessions.find((s) => s.id === params.id)!, client: view };
   },

@@ -168,7 +168,7 @@ export async function signInWithTicket(
     // A sign-in token signs the user in as any sign-in would (pending with setup_mfa when the
     // instance requires MFA the user lacks); an actor token's impersonation session never waits.
     const status = ticket.kind === 'sign_in_token' ? await initialSessionStatus(d, instance, user.id) : 'active';
-    const { session } = await createSession(d, instance, { userId: user.id, clientId: client.id, actor: ticket.actor, status }, auditCtx);
+    const { session } = await createSession(d, instance, { userId: user.id, clientId: client.id, actor: ticket.actor, status, activity: auditCtx }, auditCtx);
     client = await setActiveSession(d, client.id, session.id);
     if (ticket.kind === 'sign_in_token') await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));
     await audit(d, {
