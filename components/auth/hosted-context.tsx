@@ -1,9 +1,13 @@
 'use client';
 
 import { useRouter, useSearchParams } from 'next/navigation';
+import { NextIntlClientProvider, useLocale } from 'next-intl';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { LOCALE_COOKIE } from '@/i18n/locales';
+import { mergeHostedMessages } from '@/i18n/merge';
 import { fapiBase, fapiCaller, type FapiCall } from '@/lib/fapi/api';
 import type { Client, ClientSession, Environment } from '@/lib/fapi/types';
+import { CATALOGS } from '@/messages';
 
 /**
  * What every hosted page shares: the instance's environment (GET /v1/environment, which
@@ -42,6 +46,24 @@ export function currentSession(client: Client | null): ClientSession | null {
   return client?.session ?? null;
 }
 
+/** The language the visitor picked explicitly on an earlier page (LanguagePicker's cookie), if any. */
+function rememberedLocale(): string | undefined {
+  if (typeof document === 'undefined') return undefined;
+  const prefix = `${LOCALE_COOKIE}=`;
+  const found = document.cookie.split('; ').find((c) => c.startsWith(prefix));
+  return found ? decodeURIComponent(found.slice(prefix.length)) : undefined;
+}
+
+/**
+ * The messages of the hosted pages in the environment's language: that locale's catalog
+ * with the instance's overrides of `hosted` copy merged in.
+ */
+function hostedMessages(env: Environment) {
+  const { locale, overrides } = env.localization;
+  const catalog = CATALOGS[locale];
+  return { ...catalog, hosted: mergeHostedMessages(catalog.hosted, overrides) };
+}
+
 export const needsMfaSetup = (s: ClientSession | null | undefined) => !!s && s.status === 'pending' && s.tasks.some((t) => t.key === 'setup_mfa');
 
 export function HostedProvider({ instanceId, children }: { instanceId: string; children: ReactNode }) {
@@ -57,7 +79,11 @@ export function HostedProvider({ instanceId, children }: { instanceId: string; c
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      const environment = await fapiCaller(instanceId)<Environment>('/v1/environment', { query: { redirect_url: redirectUrl ?? undefined } });
+      // The language: ?locale= (or the one picked earlier), else the signed-in user's, the
+      // browser's Accept-Language, the instance default, English — decided by the server.
+      const environment = await fapiCaller(instanceId)<Environment>('/v1/environment', {
+        query: { redirect_url: redirectUrl ?? undefined, locale: locale ?? rememberedLocale() },
+      });
       const loaded = await fapiCaller(instanceId, environment.instance.publishable_key)<Client>('/v1/client');
       if (cancelled) return;
       setEnv(environment);
@@ -69,7 +95,17 @@ export function HostedProvider({ instanceId, children }: { instanceId: string; c
     return () => {
       cancelled = true;
     };
-  }, [instanceId, redirectUrl, attempt]);
+  }, [instanceId, redirectUrl, locale, attempt]);
+
+  // Until the environment is loaded, the request's locale (proxy.ts) and the built-in
+  // copy; then the environment's language and the operator's overrides. The pages show
+  // skeletons, not copy, while loading.
+  const requestLocale = useLocale();
+  const hostedLocale = env?.localization.locale ?? requestLocale;
+  const messages = useMemo(() => (env ? hostedMessages(env) : undefined), [env]);
+  useEffect(() => {
+    document.documentElement.lang = hostedLocale;
+  }, [hostedLocale]);
 
   const call = useMemo(() => fapiCaller(instanceId, env?.instance.publishable_key), [instanceId, env]);
 
@@ -120,5 +156,11 @@ export function HostedProvider({ instanceId, children }: { instanceId: string; c
     }),
     [instanceId, env, client, loadError, call, redirectUrl, locale, href, afterAuth, goToDestination],
   );
-  return <HostedContext.Provider value={value}>{children}</HostedContext.Provider>;
+  return (
+    <HostedContext.Provider value={value}>
+      <NextIntlClientProvider locale={hostedLocale} messages={messages}>
+        {children}
+      </NextIntlClientProvider>
+    </HostedContext.Provider>
+  );
 }

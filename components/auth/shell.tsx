@@ -31,13 +31,17 @@ export function LanguagePicker() {
 
 export function HostedFooter() {
   const t = useTranslations('hosted');
-  const { env } = useHosted();
+  const { env, loadError } = useHosted();
   return (
     <footer className="mt-6 flex flex-wrap items-center justify-center gap-x-4 gap-y-2 text-xs text-zinc-500 dark:text-zinc-400">
-      <span className="inline-flex items-center gap-1.5">
-        <LockIcon className="size-3.5" />
-        {t.rich('securedBy', { brand: (chunks) => <strong className="font-semibold text-zinc-700 dark:text-zinc-300">{chunks}</strong> })}
-      </span>
+      {env || loadError ? (
+        <span className="inline-flex items-center gap-1.5">
+          <LockIcon className="size-3.5" />
+          {t.rich('securedBy', { brand: (chunks) => <strong className="font-semibold text-zinc-700 dark:text-zinc-300">{chunks}</strong> })}
+        </span>
+      ) : (
+        <Skeleton className="h-4 w-32" />
+      )}
       {env?.instance.environment === 'test' && <Badge tone="amber">{t('testMode')}</Badge>}
       <LanguagePicker />
     </footer>
@@ -73,8 +77,9 @@ export function HostedPage({ children, wide = false }: { children: ReactNode; wi
 
 /**
  * The card of a hosted auth page: the instance's mark and name, a title and subtitle,
- * the form, and secondary links under it. While the environment loads, a skeleton of
- * the same size holds its place.
+ * the form, and secondary links under it. While the environment loads, skeletons of the
+ * same size hold the place of the mark, the name, the title and the links (whose language
+ * and copy the environment decides).
  */
 export function AuthCard({ title, subtitle, children, footer }: { title: ReactNode; subtitle?: ReactNode; children: ReactNode; footer?: ReactNode }) {
   const { env, loadError } = useHosted();
@@ -97,14 +102,24 @@ export function AuthCard({ title, subtitle, children, footer }: { title: ReactNo
             ) : loadError ? null : (
               <Skeleton className="h-5 w-24" />
             )}
-            <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
-            {subtitle && <p className="text-sm text-zinc-600 dark:text-zinc-400">{subtitle}</p>}
+            {env || loadError ? (
+              <>
+                <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
+                {subtitle && <p className="text-sm text-zinc-600 dark:text-zinc-400">{subtitle}</p>}
+              </>
+            ) : (
+              // The title waits for the environment: its language and the operator's copy.
+              <>
+                <Skeleton className="h-7 w-52" />
+                {subtitle && <Skeleton className="h-5 w-48" />}
+              </>
+            )}
           </header>
           {children}
         </div>
         {footer && (
           <div className="border-t border-zinc-200 bg-zinc-50 px-6 py-4 text-center text-sm text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900/60 dark:text-zinc-400">
-            {footer}
+            {env || loadError ? footer : <Skeleton className="mx-auto h-5 w-56" />}
           </div>
         )}
       </Card>

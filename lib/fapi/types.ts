@@ -1,3 +1,5 @@
+import type { SessionActivity } from '@/lib/session-activity';
+
 /** Shapes of the FAPI answers the hosted pages read (server/auth, server/sessions, server/users). */
 
 export type Environment = {
@@ -11,6 +13,8 @@ export type Environment = {
     mfa_required: boolean;
   };
   redirect: { url: string; allowed: boolean } | null;
+  /** The hosted pages' language and the instance's overrides of their copy (dotted key → text). */
+  localization: { locale: 'en' | 'fr' | 'de'; overrides: Record<string, string> };
 };
 
 export type Session = {
@@ -23,6 +27,7 @@ export type Session = {
   expire_at: number;
   abandon_at: number;
   created_at: number;
+  latest_activity: SessionActivity | null;
 };
 
 export type ClientSession = Session & { tasks: { key: 'setup_mfa' }[] };

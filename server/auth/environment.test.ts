@@ -1,8 +1,11 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../db/schema';
 import { ensurePlatformInstance } from '../instances/platform';
+import { saveLocalization } from '../localization/overrides';
 import { expectError } from '../testing/expect';
 import { fapiClient } from '../testing/fapi-client';
-import { browserOf, instanceWith } from '../testing/auth-flows';
+import { browserOf, instanceWith, signUp } from '../testing/auth-flows';
 import { createHarness, type TestHarness } from '../testing/harness';
 
 let h: TestHarness;
@@ -90,5 +93,62 @@ describe('GET /v1/environment', () => {
     const other = await instanceWith(h);
     expectError(await fapiClient(h, a.instanceId, { publishableKey: other.publishableKey }).call('GET', '/v1/environment'), 400, 'PUBLISHABLE_KEY_INVALID');
     expectError(await fapiClient(h, 'ins_01ARZ3NDEKTSV4RRFFQ69G5FAV').call('GET', '/v1/environment'), 404, 'NOT_FOUND');
+  });
+});
+
+describe('GET /v1/environment: the hosted pages’ language and copy', () => {
+  const localeOf = async (b: ReturnType<typeof browserOf>, path: string, acceptLanguage?: string) => {
+    const res = await b.call('GET', path, { headers: acceptLanguage ? { 'accept-language': acceptLanguage } : {} });
+    expect(res.status).toBe(200);
+    return res.body.localization.locale as string;
+  };
+
+  it('picks ?locale=, then Accept-Language, then the instance default, then English — always a hosted catalog', async () => {
+    const plain = browserOf(h, await instanceWith(h));
+    expect(await localeOf(plain, '/v1/environment')).toBe('en');
+    expect(await localeOf(plain, '/v1/environment', 'fr-CA,fr;q=0.9')).toBe('fr');
+    expect(await localeOf(plain, '/v1/environment', 'es, de;q=0.5')).toBe('de');
+    expect(await localeOf(plain, '/v1/environment', 'es, it')).toBe('en');
+    expect(await localeOf(plain, '/v1/environment?locale=de', 'fr')).toBe('de');
+    expect(await localeOf(plain, '/v1/environment?locale=fr-CA')).toBe('fr');
+    expect(await localeOf(plain, '/v1/environment?locale=es', 'de')).toBe('de');
+    expect(await localeOf(plain, '/v1/environment?locale=../../etc', 'de')).toBe('de');
+
+    const german = browserOf(h, await instanceWith(h, { default_locale: 'de' }));
+    expect(await localeOf(german, '/v1/environment')).toBe('de');
+    expect(await localeOf(german, '/v1/environment', 'es')).toBe('de');
+    expect(await localeOf(german, '/v1/environment', 'fr')).toBe('fr');
+    expect(await localeOf(german, '/v1/environment?locale=en', 'fr')).toBe('en');
+    expect((await instanceWith(h, { default_locale: 'es' }).then((i) => localeOf(browserOf(h, i), '/v1/environment')))).toBe('en');
+  });
+
+  it('prefers the signed-in user’s locale to Accept-Language, after ?locale=', async () => {
+    const i = await instanceWith(h);
+    const b = browserOf(h, i);
+    const { userId } = await signUp(h, b, { email_address: 'lena@example.com', password: 'correct horse battery' });
+    await h.runtime.deps.db.update(users).set({ locale: 'de-AT' }).where(eq(users.id, userId));
+    expect(await localeOf(b, '/v1/environment', 'fr')).toBe('de');
+    expect(await localeOf(b, '/v1/environment?locale=fr', 'en')).toBe('fr');
+    expect(await localeOf(browserOf(h, i), '/v1/environment', 'fr')).toBe('fr'); // another browser, signed out
+  });
+
+  it('answers the enabled overrides of that locale (region first), not the disabled ones', async () => {
+    const i = await instanceWith(h);
+    const ctx = { actor: 'operator:user_test' };
+    const save = (locale: string, resource: string, text: string, enabled = true) =>
+      saveLocalization(h.runtime.deps, i.instanceId, { locale, resource, content: { text }, enabled }, ctx);
+    await save('fr', 'hosted.signUp.title', 'Rejoignez-nous');
+    await save('fr', 'hosted.signUp.submit', 'Continuer (désactivé)', false);
+    await save('fr-CA', 'hosted.signUp.subtitle', 'Bienvenue au Québec sur {name}.');
+    await save('de', 'hosted.signUp.title', 'Willkommen');
+    const b = browserOf(h, i);
+    const fr = await b.call('GET', '/v1/environment?locale=fr');
+    expect(fr.body.localization).toEqual({ locale: 'fr', overrides: { 'signUp.title': 'Rejoignez-nous' } });
+    const frCa = await b.call('GET', '/v1/environment', { headers: { 'accept-language': 'fr-CA' } });
+    expect(frCa.body.localization).toEqual({
+      locale: 'fr',
+      overrides: { 'signUp.title': 'Rejoignez-nous', 'signUp.subtitle': 'Bienvenue au Québec sur {name}.' },
+    });
+    expect((await b.call('GET', '/v1/environment')).body.localization).toEqual({ locale: 'en', overrides: {} });
   });
 });

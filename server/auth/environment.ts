@@ -1,9 +1,15 @@
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { LOCALES } from '../../i18n/locales';
 import type { FapiAuth } from '../api/fapi/auth';
+import { users } from '../db/schema';
 import type { Deps } from '../deps';
 import { endpoint } from '../http/endpoint';
 import { getInstance, type InstanceContext } from '../instances/instances';
 import { isAllowedRedirect, type InstanceSettings } from '../instances/settings';
+import { hostedLocale } from '../localization/hosted-locale';
+import { resolveHostedCopy } from '../localization/resolve';
+import { clientView, type ClientRow } from '../sessions/clients';
 import { SECOND_FACTORS } from './sign-ins';
 
 /**
@@ -13,12 +19,19 @@ import { SECOND_FACTORS } from './sign-ins';
  * With `?redirect_url=`, it also says whether hosted pages may send the browser there
  * afterwards (isAllowedRedirect: the fapi_url's origin, or under an entry of the
  * instance's `redirect_urls`); a page must not redirect to a URL answered `allowed: false`.
+ *
+ * `localization` is the language of the hosted pages and the instance's enabled
+ * overrides of their copy in it (dotted keys of `messages/<locale>/hosted.json` → text).
+ * The language: `?locale=` when supported, else the signed-in user's locale (a client
+ * with an active session), else Accept-Language, else the instance's `default_locale`,
+ * else English — always one of the hosted catalogs (en, fr, de; `fr-CA` → `fr`).
  */
 
 const environmentQuery = z.object({
   redirect_url: z.string().max(4096).optional(),
   publishable_key: z.string().max(512).optional(),
   _is_native: z.string().max(8).optional(),
+  locale: z.string().max(64).optional(),
 });
 
 export const environmentSchema = z
@@ -47,6 +60,11 @@ export const environmentSchema = z
       mfa_required: z.boolean(),
     }),
     redirect: z.object({ url: z.string(), allowed: z.boolean() }).nullable(),
+    localization: z.object({
+      locale: z.enum(LOCALES),
+      /** Dotted message key → the operator's text, merged over the built-in catalog. */
+      overrides: z.record(z.string(), z.string()),
+    }),
   })
   .meta({ id: 'Environment' });
 
@@ -60,9 +78,34 @@ export function signUpFields(s: Pick<InstanceSettings, 'password_required' | 'us
   return { required, optional };
 }
 
-export async function environmentView(deps: Pick<Deps, 'db'>, instance: InstanceContext, redirectUrl?: string) {
+/** The locale of the user of the client's active session, if any. */
+async function signedInUserLocale(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null): Promise<string | null> {
+  if (!client) return null;
+  const { session } = await clientView(deps, instance, client);
+  if (!session || session.status !== 'active') return null;
+  const [u] = await deps.db.select({ locale: users.locale }).from(users).where(eq(users.id, session.user_id));
+  return u?.locale ?? null;
+}
+
+export interface EnvironmentOptions {
+  redirectUrl?: string;
+  /** The page's explicit `locale` parameter. */
+  locale?: string;
+  acceptLanguage?: string | null;
+  /** The client of the request, for its signed-in user's locale. */
+  client?: ClientRow | null;
+}
+
+export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, opts: EnvironmentOptions = {}) {
+  const { redirectUrl } = opts;
   const row = await getInstance(deps, instance.id);
   const s = instance.settings;
+  const { locale, tag } = hostedLocale({
+    explicit: opts.locale,
+    userLocale: await signedInUserLocale(deps, instance, opts.client ?? null),
+    acceptLanguage: opts.acceptLanguage,
+    instanceDefault: s.default_locale,
+  });
   const fields = signUpFields(s);
   return {
     object: 'environment' as const,
@@ -87,12 +130,15 @@ export async function environmentView(deps: Pick<Deps, 'db'>, instance: Instance
       mfa_required: s.mfa_required,
     },
     redirect: redirectUrl === undefined ? null : { url: redirectUrl, allowed: isAllowedRedirect(s, instance.fapiUrl, redirectUrl) },
+    localization: { locale, overrides: await resolveHostedCopy(deps.db, instance.id, tag) },
   };
 }
 
 export const getEnvironmentEndpoint = endpoint<FapiAuth, never, z.output<typeof environmentQuery>>({
-  summary: 'What a sign-in UI needs: the instance’s name and keys, sign-up mode and fields, factors; with redirect_url, whether it is allowed',
+  summary:
+    'What a sign-in UI needs: the instance’s name and keys, sign-up mode and fields, factors, the hosted pages’ language and copy overrides; with redirect_url, whether it is allowed',
   query: environmentQuery,
   response: environmentSchema,
-  handle: ({ deps, auth, query }) => environmentView(deps, auth.instance, query.redirect_url),
+  handle: ({ deps, auth, query, request }) =>
+    environmentView(deps, auth.instance, { redirectUrl: query.redirect_url, locale: query.locale, acceptLanguage: request.acceptLanguage, client: auth.client }),
 });

@@ -90,24 +90,7 @@ export async function resolveHostedCopy(db: Deps['db'], instanceId: string, loca
   return out;
 }
 
-const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** Sets dotted-key overrides into a nested next-intl messages object (a copy). */
-export function mergeHostedMessages<T extends Record<string, unknown>>(messages: T, overrides: Record<string, string>): T {
-  const out = structuredClone(messages) as Record<string, unknown>;
-  for (const [key, text] of Object.entries(overrides)) {
-    const parts = key.split('.');
-    if (parts.some((p) => UNSAFE_KEYS.has(p))) continue;
-    let node = out;
-    for (const p of parts.slice(0, -1)) {
-      const next = node[p];
-      if (!next || typeof next !== 'object') node[p] = {};
-      node = node[p] as Record<string, unknown>;
-    }
-    node[parts.at(-1)!] = text;
-  }
-  return out as T;
-}
+export { mergeHostedMessages } from '../../i18n/merge';
 
 /** The built-in copy alone, for the first candidate locale that has one. */
 export function builtInEmailFor(name: EmailTemplateName, candidates: string[]): EmailTemplate {

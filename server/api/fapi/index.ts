@@ -38,7 +38,7 @@ const PUBLIC_CACHED: FapiGuard = { key: 'optional', client: false, cache: 'publi
  * Browsers and native apps call it; it never answers 401 to GET /v1/client.
  */
 export const fapiRoutes: RouteEntry<FapiGuard>[] = [
-  route('GET',    '/v1/environment',                  PUBLIC,        environment.getEnvironmentEndpoint),
+  route('GET',    '/v1/environment',                  CLIENT,        environment.getEnvironmentEndpoint),
   route('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
   route('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
   route('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
