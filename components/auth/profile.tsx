@@ -29,6 +29,7 @@ import {
   Tr,
 } from '@/components/ui';
 import type { ApiToken, Envelope, List, Me, MeSession } from '@/lib/fapi/types';
+import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useHosted } from './hosted-context';
@@ -481,6 +482,14 @@ function SessionsSection() {
   }
 
   const others = list?.filter((s) => !s.current).length ?? 0;
+  /** "Chrome on macOS · 203.0.113.7" when the session's device is known. */
+  const deviceLabel = (s: MeSession) => {
+    const parts = deviceParts(s.latest_activity);
+    if (!parts) return null;
+    const device = parts.browser && parts.os ? t('deviceOn', { browser: parts.browser, os: parts.os }) : (parts.browser ?? parts.os)!;
+    const ip = s.latest_activity?.ip_address;
+    return ip ? t('deviceWithIp', { device, ip }) : device;
+  };
   return (
     <Card>
       <CardHeader
@@ -495,31 +504,35 @@ function SessionsSection() {
       <AsyncContent data={list} error={error && <SectionError message={error} />} loading={<RowsSkeleton height="h-12" />}>
         {(list) => (
           <ul aria-label={t('listLabel')} className="divide-y divide-zinc-100 dark:divide-zinc-800">
-            {list.map((s) => (
-              <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 px-5 py-3">
-                <div className="min-w-0 text-sm">
-                  <p className="flex flex-wrap items-center gap-2 font-medium">
-                    {s.this_client ? t('thisDevice') : t('otherDevice')}
-                    {s.current && <Badge tone="green">{t('current')}</Badge>}
-                    {s.status === 'pending' && <Badge tone="amber">{t('pending')}</Badge>}
-                    {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
-                  </p>
-                  <p className="text-zinc-600 dark:text-zinc-400">
-                    {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
-                  </p>
-                </div>
-                {!s.current && (
-                  <Button
-                    variant="secondary"
-                    size="sm"
-                    aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
-                    onClick={() => setConfirm({ kind: 'one', session: s })}
-                  >
-                    {t('signOutSession')}
-                  </Button>
-                )}
-              </li>
-            ))}
+            {list.map((s) => {
+              const device = deviceLabel(s);
+              return (
+                <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 px-5 py-3">
+                  <div className="min-w-0 text-sm">
+                    <p className="flex flex-wrap items-center gap-2 font-medium">
+                      {device ? device : s.this_client ? t('thisDevice') : t('otherDevice')}
+                      {device && s.this_client && <Badge tone="neutral">{t('thisDevice')}</Badge>}
+                      {s.current && <Badge tone="green">{t('current')}</Badge>}
+                      {s.status === 'pending' && <Badge tone="amber">{t('pending')}</Badge>}
+                      {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
+                    </p>
+                    <p className="text-zinc-600 dark:text-zinc-400">
+                      {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
+                    </p>
+                  </div>
+                  {!s.current && (
+                    <Button
+                      variant="secondary"
+                      size="sm"
+                      aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
+                      onClick={() => setConfirm({ kind: 'one', session: s })}
+                    >
+                      {t('signOutSession')}
+                    </Button>
+                  )}
+                </li>
+              );
+            })}
           </ul>
         )}
       </AsyncContent>

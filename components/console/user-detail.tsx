@@ -7,6 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, Field, SecretValue, ShownOnce, Skeleton, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
+import { deviceParts } from '@/lib/session-activity';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -306,14 +307,14 @@ function Sessions({ base }: { base: string }) {
         data={sessions.data?.data}
         error={sessions.error}
         onRetry={sessions.reload}
-        columns={5}
+        columns={6}
         rows={2}
         emptyTitle={t('noSessionsTitle')}
         emptyDescription={t('noSessionsDescription')}
       >
         {(list) => (
           <Table caption={t('sessionsTitle')}>
-            <Thead columns={[t('session'), t('status'), t('created'), t('lastActive'), t('expires')]} actions={canWrite && t('actions')} />
+            <Thead columns={[t('session'), t('device'), t('status'), t('created'), t('lastActive'), t('expires')]} actions={canWrite && t('actions')} />
             <tbody>
               {list.map((s) => (
                 <Tr key={s.id}>
@@ -324,6 +325,9 @@ function Sessions({ base }: { base: string }) {
                         <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
                       </span>
                     )}
+                  </Td>
+                  <Td>
+                    <SessionDevice session={s} />
                   </Td>
                   <Td>
                     <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
@@ -361,6 +365,28 @@ function Sessions({ base }: { base: string }) {
         }}
       />
     </Card>
+  );
+}
+
+/** "Chrome 131 on macOS", a desktop/mobile/tablet hint and the IP; "Unknown device" for headless sessions. */
+function SessionDevice({ session }: { session: Session }) {
+  const t = useTranslations('console.user');
+  const activity = session.latest_activity;
+  const parts = deviceParts(activity, { version: true });
+  const name = parts?.browser && parts.os ? t('deviceOn', { browser: parts.browser, os: parts.os }) : (parts?.browser ?? parts?.os ?? t('unknownDevice'));
+  const type = activity?.device_type;
+  return (
+    <div className="text-sm">
+      <span className="flex flex-wrap items-center gap-2">
+        {name}
+        {type && type !== 'unknown' && <Badge tone="neutral">{t(`deviceType.${type}`)}</Badge>}
+      </span>
+      {activity?.ip_address && (
+        <span className="block font-mono text-xs text-zinc-600 dark:text-zinc-400" title={t('ipAddress', { ip: activity.ip_address })}>
+          {activity.ip_address}
+        </span>
+      )}
+    </div>
   );
 }
 

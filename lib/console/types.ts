@@ -1,3 +1,5 @@
+import type { SessionActivity } from '@/lib/session-activity';
+
 /** Shapes of the dashboard API's answers the console reads (server/operators/routes.ts). */
 export type Role = 'owner' | 'admin' | 'viewer';
 
@@ -92,6 +94,7 @@ export type Session = {
   expire_at: number;
   abandon_at: number;
   created_at: number;
+  latest_activity: SessionActivity | null;
 };
 
 export type AuditLog = {

@@ -1,3 +1,5 @@
+import type { SessionActivity } from '@/lib/session-activity';
+
 /** Shapes of the FAPI answers the hosted pages read (server/auth, server/sessions, server/users). */
 
 export type Environment = {
@@ -25,6 +27,7 @@ export type Session = {
   expire_at: number;
   abandon_at: number;
   created_at: number;
+  latest_activity: SessionActivity | null;
 };
 
 export type ClientSession = Session & { tasks: { key: 'setup_mfa' }[] };

@@ -25,7 +25,7 @@ const jwks = (k = key) =>
 
 const CONTRACT_FIELDS = [
   'abandon_at', 'created_at', 'expire_at', 'id', 'impersonated_by', 'last_active_at',
-  'last_active_organization_id', 'object', 'status', 'user_id',
+  'last_active_organization_id', 'latest_activity', 'object', 'status', 'user_id',
 ];
 const DAY = 86_400_000;
 
@@ -89,6 +89,7 @@ describe('POST /v1/sessions (mint)', () => {
       expire_at: now + 7 * DAY,
       abandon_at: now + 7 * DAY,
       created_at: now,
+      latest_activity: null,
       jwt: expect.any(String),
       refresh_token: expect.stringMatching(/^rt_[A-Za-z0-9_-]{43}$/),
       expires_in: 60,

@@ -1,0 +1,20 @@
+/** The `latest_activity` of a session resource: where its client was when it signed in or last switched to it. */
+export type SessionActivity = {
+  ip_address: string | null;
+  browser_name: string | null;
+  browser_version: string | null;
+  device_type: 'desktop' | 'mobile' | 'tablet' | 'unknown' | null;
+  os_name: string | null;
+  is_mobile: boolean | null;
+};
+
+/**
+ * The parts naming a device ("Chrome 131", "macOS"), or null when neither the browser
+ * nor the OS is known. Browser and OS names are product names: not translated.
+ */
+export function deviceParts(activity: SessionActivity | null | undefined, opts: { version?: boolean } = {}) {
+  if (!activity || (!activity.browser_name && !activity.os_name)) return null;
+  const browser =
+    activity.browser_name && opts.version && activity.browser_version ? `${activity.browser_name} ${activity.browser_version}` : activity.browser_name;
+  return { browser, os: activity.os_name };
+}
