@@ -38,9 +38,9 @@ export async function latestEmail(secret: string, to: string, template?: string)
   return last!;
 }
 
-/** The one-time code of the newest code email to an address. */
+/** The one-time code of the newest verification-code email to an address. */
 export async function latestCode(secret: string, to: string): Promise<string> {
-  const email = await latestEmail(secret, to);
+  const email = await latestEmail(secret, to, 'verification_code');
   const code = email.data.code;
   expect(typeof code).toBe('string');
   return code as string;
