@@ -1,0 +1,147 @@
+import { expect, test, type Page } from '@playwright/test';
+import en from '../messages/en/organizations.json' with { type: 'json' };
+import { E2E_BASE_URL } from './support/server';
+import { cli, screenshot, uniqueEmail } from './support/helpers';
+
+async function expectNoHorizontalScroll(page: Page) {
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+}
+
+/** Checks a page at a 375px phone width, then goes back to the desktop width. */
+async function atPhoneWidth(page: Page, check: () => Promise<void>) {
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 375, height: 800 });
+  await check();
+  await expectNoHorizontalScroll(page);
+  await page.setViewportSize(size);
+}
+
+test('an operator creates an organization, manages its members, invitations and domains, and edits roles', async ({ browser }) => {
+  const page = await (await browser.newContext()).newPage();
+  let base = '';
+  let secret = '';
+  const member = { email: uniqueEmail('org-member'), id: '' };
+  const invitee = uniqueEmail('org-invitee');
+  const domain = `acme-${Date.now().toString(36)}.example.com`;
+
+  await test.step('an operator of their own account and a test instance with a user', async () => {
+    const { url } = cli<{ url: string }>('setup-link');
+    await page.goto(url);
+    await page.getByLabel('First name').fill('Olga');
+    await page.getByLabel('Email address').fill(uniqueEmail('orgs-owner'));
+    await page.getByLabel('Password', { exact: true }).fill('teams and their roles');
+    await page.getByLabel('Account name').fill('Orgs GmbH');
+    await page.getByRole('button', { name: 'Create operator account' }).click();
+    await expect(page).toHaveURL(/\/accounts\/acct_/);
+    const accountId = /\/accounts\/(acct_[0-9A-Z]+)/.exec(page.url())![1]!;
+    const created = cli<{ instance_id: string }>('instance', 'create', '--name', 'Orgs', '--env', 'test', '--account', accountId);
+    secret = cli<{ secret: string }>('keys', 'create', '--instance', created.instance_id, '--scopes', '*', '--name', 'e2e').secret;
+    base = `/accounts/${accountId}/instances/${created.instance_id}`;
+    const response = await fetch(`${E2E_BASE_URL}/v1/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email_address: member.email, first_name: 'Marta' }),
+    });
+    expect(response.status, await response.clone().text()).toBeLessThan(300);
+    member.id = ((await response.json()) as { id: string }).id;
+  });
+
+  await test.step('the roles editor: a custom permission, then a role that grants it', async () => {
+    await page.goto(`${base}/roles`);
+    await expect(page.getByRole('heading', { name: en.roles.title, level: 1 })).toBeVisible();
+    await expect(page.getByRole('row', { name: /org:admin/ }).getByText(en.roles.builtIn)).toBeVisible();
+
+    await page.getByRole('button', { name: en.roles.createPermission }).click();
+    const permissionDialog = page.getByRole('dialog', { name: en.roles.createPermissionTitle });
+    await permissionDialog.getByLabel(en.roles.key).fill('org:invoices:read');
+    await permissionDialog.getByLabel(en.roles.name).fill('Read invoices');
+    await permissionDialog.getByLabel(en.roles.permissionDescription).fill('See the invoices of the organization');
+    await permissionDialog.getByRole('button', { name: en.roles.createPermission }).click();
+    await expect(permissionDialog).toBeHidden();
+    await expect(page.getByRole('table', { name: en.roles.permissionsTitle }).getByRole('row', { name: /org:invoices:read/ })).toContainText('See the invoices');
+
+    await page.getByRole('button', { name: en.roles.createRole }).click();
+    const roleDialog = page.getByRole('dialog', { name: en.roles.createRoleTitle });
+    await roleDialog.getByLabel(en.roles.key).fill('org:billing');
+    await roleDialog.getByLabel(en.roles.name).fill('Billing');
+    await roleDialog.getByRole('checkbox', { name: 'Read invoices (org:invoices:read)' }).check();
+    await roleDialog.getByRole('button', { name: en.roles.save }).click();
+    await expect(roleDialog).toBeHidden();
+    const row = page.getByRole('table', { name: en.roles.rolesTitle }).getByRole('row', { name: /org:billing/ });
+    await expect(row).toContainText('Billing');
+    await expect(row).toContainText('org:invoices:read');
+    await screenshot(page, 'console-roles');
+    await atPhoneWidth(page, async () => {
+      await expect(page.getByRole('button', { name: en.roles.createRole })).toBeVisible();
+    });
+  });
+
+  await test.step('an organization is created through the page', async () => {
+    await page.goto(`${base}/organizations`);
+    await expect(page.getByRole('heading', { name: en.list.title, level: 1 })).toBeVisible();
+    await expect(page.getByText(en.list.emptyTitle)).toBeVisible();
+    await page.getByRole('button', { name: en.list.create }).click();
+    const dialog = page.getByRole('dialog', { name: en.list.createTitle });
+    await dialog.getByLabel(en.list.name).fill('Acme Corp');
+    await dialog.getByRole('button', { name: en.list.create }).click();
+    await expect(page).toHaveURL(/\/organizations\/org_/);
+    await expect(page.getByRole('heading', { name: 'Acme Corp', level: 1 })).toBeVisible();
+  });
+
+  await test.step('the list shows it, and leads to its page', async () => {
+    await page.getByRole('link', { name: en.detail.back }).click();
+    const link = page.getByRole('link', { name: /Acme Corp/ });
+    await expect(link).toBeVisible();
+    await expect(link).toContainText('acme-corp');
+    await page.getByRole('searchbox', { name: en.list.search }).fill('nothing-like-it');
+    await expect(page.getByText(en.list.noMatchesTitle)).toBeVisible();
+    await page.getByRole('searchbox', { name: en.list.search }).fill('acme');
+    await expect(link).toBeVisible();
+    await screenshot(page, 'console-organizations');
+    await atPhoneWidth(page, async () => {
+      await expect(link).toBeVisible();
+    });
+    await link.click();
+    await expect(page.getByRole('heading', { name: 'Acme Corp', level: 1 })).toBeVisible();
+  });
+
+  await test.step('a user is added as a member, then given the custom role', async () => {
+    const members = page.getByRole('table', { name: en.detail.membersTitle });
+    await page.getByLabel(en.detail.userId).fill(member.id);
+    await page.getByRole('button', { name: en.detail.addMember }).click();
+    const row = members.getByRole('row', { name: new RegExp(member.email.replace(/[.+]/g, '\\$&')) });
+    await expect(row).toContainText('Marta');
+    const role = row.getByRole('combobox', { name: `Role of ${member.email}` });
+    await expect(role).toHaveValue('org:member');
+    await role.selectOption('org:billing');
+    await expect(row).toContainText('org:invoices:read');
+    await page.reload();
+    await expect(page.getByRole('table', { name: en.detail.membersTitle }).getByRole('combobox', { name: `Role of ${member.email}` })).toHaveValue('org:billing');
+  });
+
+  await test.step('an address is invited by email and the invitation is listed', async () => {
+    await page.getByRole('textbox', { name: en.detail.email }).fill(invitee);
+    await page.getByRole('button', { name: en.detail.invite, exact: true }).click();
+    const row = page.getByRole('table', { name: en.detail.invitationsTitle }).getByRole('row', { name: new RegExp(invitee.replace(/[.+]/g, '\\$&')) });
+    await expect(row).toContainText(en.detail.invitationStatus.pending);
+    await expect(row).toContainText('org:member');
+    await expect(row.getByRole('button', { name: `Revoke the invitation of ${invitee}` })).toBeVisible();
+  });
+
+  await test.step('a domain is added unverified with its TXT record, then marked verified', async () => {
+    await page.getByRole('textbox', { name: en.detail.domain, exact: true }).fill(domain);
+    await page.getByRole('button', { name: en.detail.addDomain }).click();
+    await expect(page.getByText(domain, { exact: true })).toBeVisible();
+    await expect(page.getByText(en.detail.unverified, { exact: true })).toBeVisible();
+    await expect(page.getByLabel(en.detail.txtName, { exact: true })).toContainText(domain);
+    await expect(page.getByRole('combobox', { name: `Enrollment mode of ${domain}` })).toHaveValue('manual_invitation');
+    await screenshot(page, 'console-organization');
+    await atPhoneWidth(page, async () => {
+      await expect(page.getByRole('heading', { name: 'Acme Corp', level: 1 })).toBeVisible();
+    });
+    await page.getByRole('button', { name: `Mark ${domain} verified` }).click();
+    await expect(page.getByText(/^Verified \(/)).toBeVisible();
+    await expect(page.getByText(en.detail.unverified, { exact: true })).toBeHidden();
+  });
+});
