@@ -126,7 +126,16 @@ test('an operator creates an organization, manages its members, invitations and 
     const row = page.getByRole('table', { name: en.detail.invitationsTitle }).getByRole('row', { name: new RegExp(invitee.replace(/[.+]/g, '\\$&')) });
     await expect(row).toContainText(en.detail.invitationStatus.pending);
     await expect(row).toContainText('org:member');
-    await expect(row.getByRole('button', { name: `Revoke the invitation of ${invitee}` })).toBeVisible();
+    const second = uniqueEmail('org-second');
+    await page.getByRole('textbox', { name: en.detail.email }).fill(second);
+    await page.getByRole('combobox', { name: en.detail.role, exact: true }).last().selectOption('org:billing');
+    await page.getByRole('button', { name: en.detail.invite, exact: true }).click();
+    const secondRow = page.getByRole('table', { name: en.detail.invitationsTitle }).getByRole('row', { name: new RegExp(second.replace(/[.+]/g, '\\$&')) });
+    await expect(secondRow).toContainText('org:billing');
+    await secondRow.getByRole('button', { name: `Revoke the invitation of ${second}` }).click();
+    await page.getByRole('dialog', { name: en.detail.revokeTitle }).getByRole('button', { name: en.detail.revoke }).click();
+    await expect(secondRow).toContainText(en.detail.invitationStatus.revoked);
+    await expect(row).toContainText(en.detail.invitationStatus.pending);
   });
 
   await test.step('a domain is added unverified with its TXT record, then marked verified', async () => {

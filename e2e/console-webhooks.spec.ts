@@ -131,6 +131,20 @@ test('an operator adds a webhook endpoint, receives a signed test event, retries
       await screenshot(page, 'console-webhooks');
     });
 
+    await test.step('editing the endpoint subscribes it to one event type', async () => {
+      await page.getByRole('button', { name: en.edit, exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: en.editTitle });
+      await expect(dialog.getByLabel(en.url, { exact: true })).toHaveValue(receiver.url);
+      await expect(dialog.getByRole('radio', { name: en.allEventsOption })).toBeChecked();
+      await dialog.getByRole('radio', { name: en.someEventsOption }).check();
+      await dialog.getByRole('checkbox', { name: 'user.created', exact: true }).check();
+      await dialog.getByRole('button', { name: en.save }).click();
+      await expect(dialog).toBeHidden();
+      const row = page.getByRole('row', { name: new RegExp(receiver.url.replace(/[.]/g, '\\.')) });
+      await expect(row.getByText('user.created', { exact: true })).toBeVisible();
+      await expect(row.getByText(en.allEvents)).toBeHidden();
+    });
+
     await test.step('rotating the secret shows a new one, and deliveries carry both signatures', async () => {
       await page.getByRole('button', { name: en.rotate }).click();
       const confirm = page.getByRole('dialog', { name: en.rotateTitle });

@@ -447,18 +447,21 @@ function Domains({ base }: { base: string }) {
                   </span>
                   {canWrite ? (
                     <span className="flex flex-wrap items-center gap-2">
-                      <Select
-                        aria-label={t('enrollmentOf', { domain: d.name })}
-                        value={d.enrollment_mode}
-                        onChange={(e) => update(d, { enrollment_mode: e.target.value as EnrollmentMode })}
-                        className="h-8 text-sm"
-                      >
-                        {ENROLLMENT_MODES.map((m) => (
-                          <option key={m} value={m}>
-                            {t(`enrollment.${m}`)}
-                          </option>
-                        ))}
-                      </Select>
+                      {/* Sized like its longest option: the select alone would take the whole row and push the buttons under it. */}
+                      <span className="w-56 max-w-full">
+                        <Select
+                          aria-label={t('enrollmentOf', { domain: d.name })}
+                          value={d.enrollment_mode}
+                          onChange={(e) => update(d, { enrollment_mode: e.target.value as EnrollmentMode })}
+                          className="h-8 text-sm"
+                        >
+                          {ENROLLMENT_MODES.map((m) => (
+                            <option key={m} value={m}>
+                              {t(`enrollment.${m}`)}
+                            </option>
+                          ))}
+                        </Select>
+                      </span>
                       {!verified && (
                         <Button variant="secondary" size="sm" onClick={() => update(d, { verified: true })} aria-label={t('markVerifiedOf', { domain: d.name })}>
                           {t('markVerified')}

@@ -54,7 +54,7 @@ export function RolesEditor() {
                 <Tr key={r.id}>
                   <Td>
                     <span className="flex flex-col">
-                      <span className="flex items-center gap-2 font-medium">
+                      <span className="flex items-center gap-2 whitespace-nowrap font-medium">
                         {r.name}
                         {r.is_system && <Badge>{t('builtIn')}</Badge>}
                       </span>
@@ -115,7 +115,7 @@ export function RolesEditor() {
                 <Tr key={p.id}>
                   <Td>
                     <span className="flex flex-col">
-                      <span className="flex items-center gap-2 font-medium">
+                      <span className="flex items-center gap-2 whitespace-nowrap font-medium">
                         {p.name}
                         {p.type === 'system' && <Badge>{t('builtIn')}</Badge>}
                       </span>

@@ -118,7 +118,14 @@ export function Webhooks() {
 
 function EventTypeBadges({ types }: { types: string[] }) {
   const t = useTranslations('webhooks');
-  if (types.includes('*')) return <Badge tone="indigo">{t('allEvents')}</Badge>;
+  if (types.includes('*')) {
+    // In a span: a bare badge in a flex column stretches across the card.
+    return (
+      <span className="flex">
+        <Badge tone="indigo">{t('allEvents')}</Badge>
+      </span>
+    );
+  }
   return (
     <span className="flex max-w-sm flex-wrap gap-1">
       {types.slice(0, 4).map((type) => (
