@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
-import { E2E_BASE_URL } from './e2e/support/server';
+import path from 'node:path';
+import { E2E_BASE_URL, RUN_DIR } from './e2e/support/server';
 
 /**
  * Browser tests against a real `npm start` on a fresh embedded store (e2e/support/global-setup.ts),
@@ -15,7 +16,7 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   reporter: [['list']],
   globalSetup: './e2e/support/global-setup.ts',
-  outputDir: 'e2e/.run/results',
+  outputDir: path.join(RUN_DIR, 'results'),
   projects: [
     // The first-run journey claims the console with the link the server printed; the other
     // specs mint their own setup links (which replace an unused one), so they run after it.

@@ -31,7 +31,7 @@ export default async function globalSetup() {
     server.stdout.on('data', onData);
     server.stderr.on('data', onData);
   });
-  const exited = new Promise<never>((_, reject) => server.on('exit', (code) => reject(new Error(`the server exited with ${code}; see e2e/.run/server.log`))));
+  const exited = new Promise<never>((_, reject) => server.on('exit', (code) => reject(new Error(`the server exited with ${code}; see ${path.join(RUN_DIR, 'server.log')}`))));
 
   const url = await Promise.race([setupUrl, exited, timeout('the setup link')]);
   await Promise.race([consoleReady(), exited, timeout('the console')]);

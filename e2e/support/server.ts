@@ -3,7 +3,8 @@ import path from 'node:path';
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_BASE_URL = `http://localhost:${E2E_PORT}`;
-export const RUN_DIR = path.resolve('e2e/.run');
+/** One per port: runs on different E2E_PORTs (several people share a tree) keep their own state, log and traces. */
+export const RUN_DIR = path.resolve('e2e/.run', String(E2E_PORT));
 export const STATE_FILE = path.join(RUN_DIR, 'state.json');
 export const SCREENSHOT_DIR = path.resolve('e2e/screenshots');
 
