@@ -83,7 +83,13 @@ test('an operator creates an organization, manages its members, invitations and 
     await expect(page.getByText(en.list.emptyTitle)).toBeVisible();
     await page.getByRole('button', { name: en.list.create }).click();
     const dialog = page.getByRole('dialog', { name: en.list.createTitle });
+    await dialog.getByRole('button', { name: en.list.create }).click();
+    await expect(dialog.getByLabel(en.list.name)).toHaveAttribute('aria-invalid', 'true');
+    await dialog.getByLabel(en.list.slug).fill('Not A Slug!');
     await dialog.getByLabel(en.list.name).fill('Acme Corp');
+    await dialog.getByRole('button', { name: en.list.create }).click();
+    await expect(dialog.getByLabel(en.list.slug)).toHaveAttribute('aria-invalid', 'true');
+    await dialog.getByLabel(en.list.slug).fill('');
     await dialog.getByRole('button', { name: en.list.create }).click();
     await expect(page).toHaveURL(/\/organizations\/org_/);
     await expect(page.getByRole('heading', { name: 'Acme Corp', level: 1 })).toBeVisible();
@@ -108,10 +114,17 @@ test('an operator creates an organization, manages its members, invitations and 
 
   await test.step('a user is added as a member, then given the custom role', async () => {
     const members = page.getByRole('table', { name: en.detail.membersTitle });
+    await page.getByLabel(en.detail.userId).fill('user_nobody');
+    await page.getByRole('button', { name: en.detail.addMember }).click();
+    await expect(page.getByLabel(en.detail.userId)).toHaveAttribute('aria-invalid', 'true');
     await page.getByLabel(en.detail.userId).fill(member.id);
     await page.getByRole('button', { name: en.detail.addMember }).click();
     const row = members.getByRole('row', { name: new RegExp(member.email.replace(/[.+]/g, '\\$&')) });
     await expect(row).toContainText('Marta');
+    await page.getByLabel(en.detail.userId).fill(member.id);
+    await page.getByRole('button', { name: en.detail.addMember }).click();
+    await expect(page.getByLabel(en.detail.userId)).toHaveAttribute('aria-invalid', 'true');
+    await page.getByLabel(en.detail.userId).fill('');
     const role = row.getByRole('combobox', { name: `Role of ${member.email}` });
     await expect(role).toHaveValue('org:member');
     await role.selectOption('org:billing');
@@ -126,6 +139,10 @@ test('an operator creates an organization, manages its members, invitations and 
     const row = page.getByRole('table', { name: en.detail.invitationsTitle }).getByRole('row', { name: new RegExp(invitee.replace(/[.+]/g, '\\$&')) });
     await expect(row).toContainText(en.detail.invitationStatus.pending);
     await expect(row).toContainText('org:member');
+    await page.getByRole('textbox', { name: en.detail.email }).fill(invitee);
+    await page.getByRole('button', { name: en.detail.invite, exact: true }).click();
+    await expect(page.getByRole('textbox', { name: en.detail.email })).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.getByText(`${invitee} already has a pending invitation.`)).toBeVisible();
     const second = uniqueEmail('org-second');
     await page.getByRole('textbox', { name: en.detail.email }).fill(second);
     await page.getByRole('combobox', { name: en.detail.role, exact: true }).last().selectOption('org:billing');
@@ -149,6 +166,10 @@ test('an operator creates an organization, manages its members, invitations and 
     await atPhoneWidth(page, async () => {
       await expect(page.getByRole('heading', { name: 'Acme Corp', level: 1 })).toBeVisible();
     });
+    await page.getByRole('textbox', { name: en.detail.domain, exact: true }).fill(domain);
+    await page.getByRole('button', { name: en.detail.addDomain }).click();
+    await expect(page.getByRole('textbox', { name: en.detail.domain, exact: true })).toHaveAttribute('aria-invalid', 'true');
+    await page.getByRole('textbox', { name: en.detail.domain, exact: true }).fill('');
     await page.getByRole('button', { name: `Mark ${domain} verified` }).click();
     await expect(page.getByText(/^Verified \(/)).toBeVisible();
     await expect(page.getByText(en.detail.unverified, { exact: true })).toBeHidden();

@@ -70,6 +70,9 @@ test('an operator adds a webhook endpoint, receives a signed test event, retries
     await test.step('adding an endpoint for every event shows its secret', async () => {
       await page.getByRole('button', { name: en.add }).first().click();
       const dialog = page.getByRole('dialog', { name: en.addTitle });
+      await dialog.getByLabel(en.url, { exact: true }).fill('not a url');
+      await dialog.getByRole('button', { name: en.add }).click();
+      await expect(dialog.getByLabel(en.url, { exact: true })).toHaveAttribute('aria-invalid', 'true');
       await dialog.getByLabel(en.url, { exact: true }).fill(receiver.url);
       await dialog.getByLabel(en.descriptionLabel).fill('Local receiver');
       await dialog.getByRole('radio', { name: en.someEventsOption }).check();

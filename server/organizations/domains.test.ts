@@ -51,7 +51,7 @@ describe('organization domains', () => {
       txt_record: { type: 'TXT', name: `_latchkey-verification.${name}`, value: expect.stringMatching(/^latchkey-verification=[0-9a-f]{32}$/) },
     });
     expect(events.map((e) => e.type)).toEqual(['organizationDomain.created']);
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/domains`, { name }), 409, 'CONFLICT', { reason: 'duplicate_domain' });
+    expectError(await bapi('POST', `/v1/organizations/${org.id}/domains`, { name }), 409, 'CONFLICT', { reason: 'duplicate_domain', param: 'name' });
     for (const pub of ['gmail.com', 'Outlook.com', 'proton.me']) {
       expectError(await bapi('POST', `/v1/organizations/${org.id}/domains`, { name: pub }), 422, 'VALIDATION_FAILED', { reason: 'public_email_domain' });
     }

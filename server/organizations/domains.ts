@@ -87,7 +87,7 @@ export async function createDomain(
     })
     .catch((err: unknown) => {
       if (uniqueViolation(err) === 'organization_domains_uq') {
-        throw new AppError('CONFLICT', { message: 'This organization already has that domain.', meta: { reason: 'duplicate_domain' } });
+        throw new AppError('CONFLICT', { message: 'This organization already has that domain.', meta: { reason: 'duplicate_domain', param: 'name' } });
       }
       throw err;
     });

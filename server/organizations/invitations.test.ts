@@ -72,11 +72,11 @@ describe('BAPI invitations', () => {
     const org = await newOrg();
     const to = email('dup');
     await ok('POST', `/v1/organizations/${org.id}/invitations`, { email_address: to });
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: to.toUpperCase() }), 409, 'CONFLICT', { reason: 'duplicate_invitation' });
+    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: to.toUpperCase() }), 409, 'CONFLICT', { reason: 'duplicate_invitation', param: 'email_address' });
     const memberEmail = email('member');
     const userId = await createTestUser(h, i, { email_address: memberEmail });
     await ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: userId });
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: memberEmail }), 409, 'CONFLICT', { reason: 'already_member' });
+    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: memberEmail }), 409, 'CONFLICT', { reason: 'already_member', param: 'email_address' });
     expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email(), role: 'org:ghost' }), 422, 'VALIDATION_FAILED', { param: 'role' });
     expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email(), redirect_url: 'https://evil.example/x' }), 422, 'VALIDATION_FAILED', {
       reason: 'not_allowed',

@@ -85,7 +85,7 @@ async function createInvitationInTx(
   await assertRole(deps.db, instanceId, role);
   const now = deps.clock.now();
   if (await isMemberByEmail(deps.db, instanceId, org.id, emailKey)) {
-    throw new AppError('CONFLICT', { message: `${input.email_address} is already a member of this organization.`, meta: { reason: 'already_member', email_address: input.email_address } });
+    throw new AppError('CONFLICT', { message: `${input.email_address} is already a member of this organization.`, meta: { reason: 'already_member', email_address: input.email_address, param: 'email_address' } });
   }
   const [dup] = await deps.db
     .select({ id: organizationInvitations.id })
@@ -99,7 +99,7 @@ async function createInvitationInTx(
       ),
     );
   if (dup) {
-    throw new AppError('CONFLICT', { message: `${input.email_address} already has a pending invitation.`, meta: { reason: 'duplicate_invitation', email_address: input.email_address } });
+    throw new AppError('CONFLICT', { message: `${input.email_address} already has a pending invitation.`, meta: { reason: 'duplicate_invitation', email_address: input.email_address, param: 'email_address' } });
   }
   await assertSeatAvailable(deps.db, org, await pendingCount(deps.db, org.id, now));
   const token = generateSecret(INVITATION_TOKEN_PREFIX);

@@ -144,7 +144,7 @@ export async function addMembershipInTx(
   if (!user) throw validationError('user_id', 'not_found', 'No user was found with that user_id.');
   await assertRole(d.db, instanceId, input.role, input.roleParam ?? 'role');
   if (await membershipOf(d.db, instanceId, org.id, input.userId)) {
-    throw new AppError('CONFLICT', { message: 'This user is already a member of the organization.', meta: { reason: 'already_member' } });
+    throw new AppError('CONFLICT', { message: 'This user is already a member of the organization.', meta: { reason: 'already_member', param: 'user_id' } });
   }
   await assertSeatAvailable(d.db, org);
   const now = d.clock.now();

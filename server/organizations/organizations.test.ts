@@ -119,7 +119,7 @@ describe('memberships', () => {
     const plain = await ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: b });
     expect(plain.role).toBe('org:member');
     expect(plain.permissions).toEqual(['org:sys_memberships:read']);
-    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: b }), 409, 'CONFLICT', { reason: 'already_member' });
+    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: b }), 409, 'CONFLICT', { reason: 'already_member', param: 'user_id' });
     expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: a, role: 'org:nope' }), 422, 'VALIDATION_FAILED', { param: 'role' });
     expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: 'user_x' }), 422, 'VALIDATION_FAILED', { param: 'user_id' });
 
