@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import fr from '../messages/fr/hosted.json' with { type: 'json' };
 import { createTestInstance, latestEmail, screenshot, uniqueEmail } from './support/helpers';
+import { E2E_BASE_URL } from './support/server';
 
 test.use({ locale: 'fr-FR', extraHTTPHeaders: { 'accept-language': 'fr-FR,fr;q=0.9' } });
 
@@ -33,6 +34,11 @@ test('the hosted pages speak French, from Accept-Language and from ?locale=', as
     await page.getByRole('button', { name: fr.signUp.verifySubmit }).click();
     await expect(page.getByRole('heading', { name: fr.profile.title })).toBeVisible();
     await screenshot(page, 'hosted-fr-profile');
+    // The page's language became the user's, for the emails that follow.
+    const users = (await (
+      await fetch(`${E2E_BASE_URL}/v1/users?query=${encodeURIComponent(user.email)}`, { headers: { authorization: `Bearer ${instance.secret}` } })
+    ).json()) as { data: Array<{ locale: string | null }> };
+    expect(users.data[0]?.locale).toBe('fr');
   });
 
   await test.step('the profile sets up two-step verification with a QR code', async () => {

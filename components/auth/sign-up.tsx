@@ -69,6 +69,8 @@ function SignUpForm() {
     void run(async () => {
       const body: Record<string, string> = { email_address: values.email_address.trim() };
       for (const k of asked) if (k !== 'email_address') body[k] = k === 'password' ? values[k] : values[k].trim();
+      // The language the page speaks becomes the user's: later emails (reset codes, invitations) follow it.
+      if (env?.localization) body.locale = env.localization.locale;
       const created = await call<Envelope<SignUpAttempt>>('/v1/client/sign_ups', { json: body });
       setClient(created.client);
       const id = created.response.id;
