@@ -173,5 +173,19 @@ test('an operator creates an organization, manages its members, invitations and 
     await page.getByRole('button', { name: `Mark ${domain} verified` }).click();
     await expect(page.getByText(/^Verified \(/)).toBeVisible();
     await expect(page.getByText(en.detail.unverified, { exact: true })).toBeHidden();
+    await atPhoneWidth(page, async () => {
+      await expect(page.getByRole('button', { name: en.detail.addDomain })).toBeVisible();
+      await screenshot(page, 'console-organization-phone');
+    });
+  });
+
+  await test.step('a role still held by a member cannot be deleted; the dialog says why', async () => {
+    await page.goto(`${base}/roles`);
+    await page.getByRole('button', { name: 'Delete org:billing' }).click();
+    const dialog = page.getByRole('dialog', { name: en.roles.deleteRoleTitle });
+    await dialog.getByRole('button', { name: en.roles.delete }).click();
+    await expect(dialog.getByRole('alert')).toBeVisible();
+    await expect(dialog).toBeVisible();
+    await screenshot(page, 'console-roles-in-use');
   });
 });
