@@ -60,6 +60,19 @@ test('an operator adds a webhook endpoint, receives a signed test event, retries
       base = `/accounts/${accountId}/instances/${created.instance_id}`;
     });
 
+    await test.step('a live instance refuses a private target, under the URL field', async () => {
+      const accountId = /\/accounts\/(acct_[0-9A-Z]+)/.exec(base)![1]!;
+      const live = cli<{ instance_id: string }>('instance', 'create', '--name', 'Hooks live', '--env', 'live', '--account', accountId);
+      await page.goto(`/accounts/${accountId}/instances/${live.instance_id}/webhooks`);
+      await page.getByRole('button', { name: en.add }).first().click();
+      const dialog = page.getByRole('dialog', { name: en.addTitle });
+      await dialog.getByLabel(en.url, { exact: true }).fill(receiver.url);
+      await dialog.getByRole('button', { name: en.add }).click();
+      await expect(dialog.getByLabel(en.url, { exact: true })).toHaveAttribute('aria-invalid', 'true');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expect(dialog).toBeHidden();
+    });
+
     await test.step('the empty page offers to add an endpoint', async () => {
       await page.goto(`${base}/webhooks`);
       await expect(page.getByRole('heading', { name: en.title, level: 1 })).toBeVisible();
