@@ -125,6 +125,11 @@ test('first run to a revoked end-user session', async ({ browser }) => {
     await consolePage.getByRole('link', { name: 'Settings' }).first().click();
     await expect(consolePage.getByRole('heading', { name: 'Settings' }).first()).toBeVisible();
     await screenshot(consolePage, 'console-settings');
+    await consolePage.getByLabel('Default language').selectOption('fr');
+    await consolePage.getByRole('button', { name: 'Save settings' }).click();
+    await expect(consolePage.getByText('Settings saved.')).toBeVisible();
+    await consolePage.reload();
+    await expect(consolePage.getByLabel('Default language')).toHaveValue('fr');
   });
 
   await test.step('the console works on a phone', async () => {

@@ -8,6 +8,7 @@ import type { Settings } from '@/lib/console/types';
 import { errorParam, errorReason, mutate } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { toDuration, toSeconds, type Duration } from '@/lib/console/duration';
+import { isLocale, LOCALES } from '@/i18n/locales';
 import { DurationInput } from './duration-input';
 import { useInstance } from './instance-context';
 import { ListEditor } from './list-editor';
@@ -25,6 +26,7 @@ const FIELDS = [
   'username_required',
   'name_required',
   'password_required',
+  'default_locale',
 ] as const;
 
 /** What the settings schema accepts (server/instances/settings.ts), in seconds. */
@@ -53,6 +55,7 @@ const draftOf = (s: Settings): Draft => ({
 export function InstanceSettings() {
   const t = useTranslations('console.settings');
   const tCommon = useTranslations('common');
+  const tl = useTranslations('common.languages');
   const { account, canWrite, reloadInstances } = useConsole();
   const instance = useInstance();
   const [draft, setDraft] = useState<Draft>(() => draftOf(instance.settings));
@@ -105,6 +108,7 @@ export function InstanceSettings() {
         username_required: draft.username_required,
         name_required: draft.name_required,
         password_required: draft.password_required,
+        default_locale: draft.default_locale,
       };
       const settings = await mutate<Settings>('PATCH', `${api.instance(account.id, instance.id)}/settings`, body);
       setDraft(draftOf(settings));
@@ -133,6 +137,17 @@ export function InstanceSettings() {
                 {(['public', 'restricted', 'waitlist'] as const).map((m) => (
                   <option key={m} value={m}>
                     {t(`signUpModes.${m}`)}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label={t('defaultLocale')} hint={t('defaultLocaleHint')} error={fieldError('default_locale')}>
+            {(p) => (
+              <Select {...p} className="max-w-xs" value={draft.default_locale} disabled={disabled} onChange={(e) => set('default_locale', e.target.value)}>
+                {[...new Set([...LOCALES, draft.default_locale])].map((l) => (
+                  <option key={l} value={l}>
+                    {isLocale(l) ? tl(l) : l}
                   </option>
                 ))}
               </Select>

@@ -67,6 +67,8 @@ export type Settings = {
   username_required: boolean;
   name_required: boolean;
   password_required: boolean;
+  /** Emails, SMS and hosted pages in this language when neither the user nor the browser names a supported one. */
+  default_locale: string;
 };
 
 export type Instance = {
