@@ -48,6 +48,8 @@ export async function latestCode(secret: string, to: string): Promise<string> {
 
 /** A full-page screenshot in e2e/screenshots/ (not committed; looked at by people). */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  // From the top, so the sticky header and sidebar are drawn where a person sees them.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
