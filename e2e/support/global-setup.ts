@@ -33,8 +33,14 @@ export default async function globalSetup() {
   });
   const exited = new Promise<never>((_, reject) => server.on('exit', (code) => reject(new Error(`the server exited with ${code}; see ${path.join(RUN_DIR, 'server.log')}`))));
 
-  const url = await Promise.race([setupUrl, exited, timeout('the setup link')]);
-  await Promise.race([consoleReady(), exited, timeout('the console')]);
+  let url: string;
+  try {
+    url = await Promise.race([setupUrl, exited, timeout('the setup link')]);
+    await Promise.race([consoleReady(), exited, timeout('the console')]);
+  } catch (error) {
+    server.kill('SIGTERM'); // never leave a server behind a failed start
+    throw error;
+  }
 
   const state: RunState = { baseUrl: E2E_BASE_URL, dataDir, setupUrl: url };
   writeFileSync(STATE_FILE, JSON.stringify(state));
