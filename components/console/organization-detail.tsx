@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, EmptyState, Field, Input, Select, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, Field, Input, Select, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import {
   ENROLLMENT_MODES,
@@ -22,7 +22,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { ErrorState, InlineError, TableSkeleton } from './states';
+import { CardList, ErrorState } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/organizations/[orgId]`: the organization, its members with roles, invitations and domains. */
@@ -167,60 +167,64 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
           <Alert tone="error">{errorMessage(error)}</Alert>
         </div>
       )}
-      {members.error ? (
-        <InlineError error={members.error} onRetry={members.reload} />
-      ) : !members.data ? (
-        <TableSkeleton columns={3} rows={2} />
-      ) : members.data.data.length === 0 ? (
-        <EmptyState title={t('noMembersTitle')} description={t('noMembersDescription')} />
-      ) : (
-        <Table caption={t('membersTitle')}>
-          <thead>
-            <tr>
-              <Th>{t('member')}</Th>
-              <Th>{t('role')}</Th>
-              <Th>{t('permissions')}</Th>
-              <Th>{t('joined')}</Th>
-              {canWrite && (
-                <Th>
-                  <span className="sr-only">{t('actions')}</span>
-                </Th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {members.data.data.map((m) => {
-              const who = m.public_user_data.identifier;
-              return (
-                <Tr key={m.id}>
-                  <Td>
-                    <span className="flex min-w-0 flex-col">
-                      <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
-                      <span className="truncate font-mono text-xs text-zinc-500">{who}</span>
-                    </span>
-                  </Td>
-                  <Td>
-                    {canWrite ? (
-                      <RoleSelect value={m.role} roles={roles} label={t('roleOf', { member: who })} onChange={(r) => changeRole(m, r)} />
-                    ) : (
-                      <Badge tone="indigo">{m.role}</Badge>
-                    )}
-                  </Td>
-                  <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
-                  {canWrite && (
-                    <Td className="text-right">
-                      <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
-                        {t('remove')}
-                      </Button>
+      <CardList
+        data={members.data?.data}
+        error={members.error}
+        onRetry={members.reload}
+        columns={3}
+        rows={2}
+        emptyTitle={t('noMembersTitle')}
+        emptyDescription={t('noMembersDescription')}
+      >
+        {(items) => (
+          <Table caption={t('membersTitle')}>
+            <thead>
+              <tr>
+                <Th>{t('member')}</Th>
+                <Th>{t('role')}</Th>
+                <Th>{t('permissions')}</Th>
+                <Th>{t('joined')}</Th>
+                {canWrite && (
+                  <Th>
+                    <span className="sr-only">{t('actions')}</span>
+                  </Th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((m) => {
+                const who = m.public_user_data.identifier;
+                return (
+                  <Tr key={m.id}>
+                    <Td>
+                      <span className="flex min-w-0 flex-col">
+                        <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
+                        <span className="truncate font-mono text-xs text-zinc-500">{who}</span>
+                      </span>
                     </Td>
-                  )}
-                </Tr>
-              );
-            })}
-          </tbody>
-        </Table>
-      )}
+                    <Td>
+                      {canWrite ? (
+                        <RoleSelect value={m.role} roles={roles} label={t('roleOf', { member: who })} onChange={(r) => changeRole(m, r)} />
+                      ) : (
+                        <Badge tone="indigo">{m.role}</Badge>
+                      )}
+                    </Td>
+                    <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
+                    <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
+                    {canWrite && (
+                      <Td className="text-right">
+                        <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
+                          {t('remove')}
+                        </Button>
+                      </Td>
+                    )}
+                  </Tr>
+                );
+              })}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       {canWrite && (
         <form onSubmit={add} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
           <CardBody className="flex flex-col gap-3">
@@ -294,52 +298,56 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
   return (
     <Card>
       <CardHeader title={t('invitationsTitle')} description={t('invitationsDescription')} />
-      {invitations.error ? (
-        <InlineError error={invitations.error} onRetry={invitations.reload} />
-      ) : !invitations.data ? (
-        <TableSkeleton columns={4} rows={2} />
-      ) : invitations.data.data.length === 0 ? (
-        <EmptyState title={t('noInvitationsTitle')} description={t('noInvitationsDescription')} />
-      ) : (
-        <Table caption={t('invitationsTitle')}>
-          <thead>
-            <tr>
-              <Th>{t('email')}</Th>
-              <Th>{t('role')}</Th>
-              <Th>{t('status')}</Th>
-              <Th>{t('expires')}</Th>
-              {canWrite && (
-                <Th>
-                  <span className="sr-only">{t('actions')}</span>
-                </Th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {invitations.data.data.map((inv) => (
-              <Tr key={inv.id}>
-                <Td className="break-all">{inv.email_address}</Td>
-                <Td>
-                  <Badge tone="indigo">{inv.role}</Badge>
-                </Td>
-                <Td>
-                  <Badge tone={STATUS_TONES[inv.status]}>{t(`invitationStatus.${inv.status}`)}</Badge>
-                </Td>
-                <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
+      <CardList
+        data={invitations.data?.data}
+        error={invitations.error}
+        onRetry={invitations.reload}
+        columns={4}
+        rows={2}
+        emptyTitle={t('noInvitationsTitle')}
+        emptyDescription={t('noInvitationsDescription')}
+      >
+        {(items) => (
+          <Table caption={t('invitationsTitle')}>
+            <thead>
+              <tr>
+                <Th>{t('email')}</Th>
+                <Th>{t('role')}</Th>
+                <Th>{t('status')}</Th>
+                <Th>{t('expires')}</Th>
                 {canWrite && (
-                  <Td className="text-right">
-                    {inv.status === 'pending' && (
-                      <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
-                        {t('revoke')}
-                      </Button>
-                    )}
-                  </Td>
+                  <Th>
+                    <span className="sr-only">{t('actions')}</span>
+                  </Th>
                 )}
-              </Tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((inv) => (
+                <Tr key={inv.id}>
+                  <Td className="break-all">{inv.email_address}</Td>
+                  <Td>
+                    <Badge tone="indigo">{inv.role}</Badge>
+                  </Td>
+                  <Td>
+                    <Badge tone={STATUS_TONES[inv.status]}>{t(`invitationStatus.${inv.status}`)}</Badge>
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
+                  {canWrite && (
+                    <Td className="text-right">
+                      {inv.status === 'pending' && (
+                        <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
+                          {t('revoke')}
+                        </Button>
+                      )}
+                    </Td>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
       {canWrite && (
         <form onSubmit={invite} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
           <CardBody className="flex flex-col gap-3">
@@ -426,67 +434,71 @@ function Domains({ base }: { base: string }) {
           <Alert tone="error">{errorMessage(error)}</Alert>
         </div>
       )}
-      {domains.error ? (
-        <InlineError error={domains.error} onRetry={domains.reload} />
-      ) : !domains.data ? (
-        <TableSkeleton columns={3} rows={1} />
-      ) : domains.data.data.length === 0 ? (
-        <EmptyState title={t('noDomainsTitle')} description={t('noDomainsDescription')} />
-      ) : (
-        <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
-          {domains.data.data.map((d) => {
-            const verified = d.verification.status === 'verified';
-            return (
-              <li key={d.id} className="flex flex-col gap-3 px-5 py-4">
-                <div className="flex flex-wrap items-center justify-between gap-3">
-                  <span className="flex flex-wrap items-center gap-2">
-                    <span className="font-medium">{d.name}</span>
-                    <Badge tone={verified ? 'green' : 'amber'}>
-                      {verified ? t('verifiedBy', { strategy: d.verification.strategy ?? '' }) : t('unverified')}
-                    </Badge>
-                  </span>
-                  {canWrite ? (
+      <CardList
+        data={domains.data?.data}
+        error={domains.error}
+        onRetry={domains.reload}
+        columns={3}
+        rows={1}
+        emptyTitle={t('noDomainsTitle')}
+        emptyDescription={t('noDomainsDescription')}
+      >
+        {(items) => (
+          <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
+            {items.map((d) => {
+              const verified = d.verification.status === 'verified';
+              return (
+                <li key={d.id} className="flex flex-col gap-3 px-5 py-4">
+                  <div className="flex flex-wrap items-center justify-between gap-3">
                     <span className="flex flex-wrap items-center gap-2">
-                      {/* Sized like its longest option: the select alone would take the whole row and push the buttons under it. */}
-                      <span className="w-56 max-w-full">
-                        <Select
-                          aria-label={t('enrollmentOf', { domain: d.name })}
-                          value={d.enrollment_mode}
-                          onChange={(e) => update(d, { enrollment_mode: e.target.value as EnrollmentMode })}
-                          className="h-8 text-sm"
-                        >
-                          {ENROLLMENT_MODES.map((m) => (
-                            <option key={m} value={m}>
-                              {t(`enrollment.${m}`)}
-                            </option>
-                          ))}
-                        </Select>
-                      </span>
-                      {!verified && (
-                        <Button variant="secondary" size="sm" onClick={() => update(d, { verified: true })} aria-label={t('markVerifiedOf', { domain: d.name })}>
-                          {t('markVerified')}
-                        </Button>
-                      )}
-                      <Button variant="ghost" size="sm" onClick={() => setRemoving(d)} aria-label={t('removeDomain', { domain: d.name })}>
-                        {t('remove')}
-                      </Button>
+                      <span className="font-medium">{d.name}</span>
+                      <Badge tone={verified ? 'green' : 'amber'}>
+                        {verified ? t('verifiedBy', { strategy: d.verification.strategy ?? '' }) : t('unverified')}
+                      </Badge>
                     </span>
-                  ) : (
-                    <Badge>{t(`enrollment.${d.enrollment_mode}`)}</Badge>
-                  )}
-                </div>
-                {!verified && (
-                  <div className="flex flex-col gap-1 text-xs text-zinc-600 dark:text-zinc-400">
-                    <p>{t('txtHint')}</p>
-                    <CopyField label={t('txtName')} value={d.txt_record.name} />
-                    <CopyField label={t('txtValue')} value={d.txt_record.value} />
+                    {canWrite ? (
+                      <span className="flex flex-wrap items-center gap-2">
+                        {/* Sized like its longest option: the select alone would take the whole row and push the buttons under it. */}
+                        <span className="w-56 max-w-full">
+                          <Select
+                            aria-label={t('enrollmentOf', { domain: d.name })}
+                            value={d.enrollment_mode}
+                            onChange={(e) => update(d, { enrollment_mode: e.target.value as EnrollmentMode })}
+                            className="h-8 text-sm"
+                          >
+                            {ENROLLMENT_MODES.map((m) => (
+                              <option key={m} value={m}>
+                                {t(`enrollment.${m}`)}
+                              </option>
+                            ))}
+                          </Select>
+                        </span>
+                        {!verified && (
+                          <Button variant="secondary" size="sm" onClick={() => update(d, { verified: true })} aria-label={t('markVerifiedOf', { domain: d.name })}>
+                            {t('markVerified')}
+                          </Button>
+                        )}
+                        <Button variant="ghost" size="sm" onClick={() => setRemoving(d)} aria-label={t('removeDomain', { domain: d.name })}>
+                          {t('remove')}
+                        </Button>
+                      </span>
+                    ) : (
+                      <Badge>{t(`enrollment.${d.enrollment_mode}`)}</Badge>
+                    )}
                   </div>
-                )}
-              </li>
-            );
-          })}
-        </ul>
-      )}
+                  {!verified && (
+                    <div className="flex flex-col gap-1 text-xs text-zinc-600 dark:text-zinc-400">
+                      <p>{t('txtHint')}</p>
+                      <CopyField label={t('txtName')} value={d.txt_record.name} />
+                      <CopyField label={t('txtValue')} value={d.txt_record.value} />
+                    </div>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </CardList>
       {canWrite && (
         <form onSubmit={add} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
           <CardBody className="flex flex-col gap-3">
