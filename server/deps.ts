@@ -8,6 +8,7 @@ import type { Cipher } from './crypto/cipher';
 import type { ResolvedKey } from './keys/secret-keys';
 import type { Mailer } from './email/transport';
 import type { DnsResolver } from './http/ssrf';
+import type { AuditTrail } from './http/transaction';
 
 export interface Clock {
   now(): number;
@@ -43,4 +44,6 @@ export interface Deps {
   dns: DnsResolver;
   /** TXT lookups (organization domain verification). */
   txtResolver: TxtResolver;
+  /** Set by the router on an audited request: counts the entries its domain calls wrote. */
+  auditTrail?: AuditTrail;
 }

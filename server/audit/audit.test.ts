@@ -34,12 +34,13 @@ describe('GET /v1/audit_logs', () => {
     expect(res.body).toMatchObject({ has_more: false, next_cursor: null });
     const [revoked, impersonation, keyCreated] = res.body.data;
     expect(Object.keys(impersonation).sort()).toEqual(
-      ['action', 'actor', 'created_at', 'details', 'id', 'ip', 'object', 'target', 'user_agent'],
+      ['action', 'actor', 'actor_kind', 'created_at', 'details', 'id', 'ip', 'object', 'target', 'user_agent'],
     );
     expect(impersonation).toEqual({
       object: 'audit_log',
       id: expect.stringMatching(/^aud_[0-9A-HJKMNP-TV-Z]{26}$/),
       actor: `key:${keyId}`,
+      actor_kind: 'secret_key',
       action: 'impersonation.session_created',
       target: minted.body.id,
       ip: '198.51.100.4',

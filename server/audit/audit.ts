@@ -2,11 +2,20 @@ import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { auditLogs } from '../db/schema';
 import { newId } from '../http/ids';
+import type { ActorKind } from '../http/actor';
 import { toCursorPage } from '../http/pagination';
+
+/** The kind an actor string names, for entries given only the string (`key:…`, `operator:…`, `cli`, `system…`). */
+function kindOfRef(ref: string): ActorKind {
+  const prefix = ref.split(':')[0];
+  const kinds: Record<string, ActorKind> = { key: 'secret_key', operator: 'operator', session: 'user', user: 'personal_access_token', anonymous: 'anonymous' };
+  return kinds[prefix!] ?? 'system';
+}
 
 export interface AuditEntry {
   instanceId: string | null;
   actor: string;
+  actorKind?: ActorKind;
   action: string;
   target?: string | null;
   ip?: string | null;
@@ -14,12 +23,17 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-/** Call inside the transaction of the change it records. */
-export async function audit(deps: Pick<Deps, 'db' | 'clock'>, e: AuditEntry): Promise<void> {
+/**
+ * Call inside the transaction of the change it records. The router audits every state
+ * change it runs; an entry written here (with more detail) stands in for the router's.
+ */
+export async function audit(deps: Pick<Deps, 'db' | 'clock' | 'auditTrail'>, e: AuditEntry): Promise<void> {
+  if (deps.auditTrail) deps.auditTrail.written += 1;
   await deps.db.insert(auditLogs).values({
     id: newId('aud'),
     instanceId: e.instanceId,
     actor: e.actor,
+    actorKind: e.actorKind ?? kindOfRef(e.actor),
     action: e.action,
     target: e.target ?? null,
     ip: e.ip ?? null,
@@ -35,6 +49,7 @@ export const auditLogView = (r: AuditRow) => ({
   object: 'audit_log' as const,
   id: r.id,
   actor: r.actor,
+  actor_kind: r.actorKind ?? kindOfRef(r.actor),
   action: r.action,
   target: r.target,
   ip: r.ip,

@@ -11,6 +11,8 @@ export const auditLogSchema = z
     id: z.string(),
     /** Who acted: `key:<id>`, `cli`, `user:<id>`, `system…`. */
     actor: z.string(),
+    /** The kind of credential that acted: secret_key, operator, user, personal_access_token, system… */
+    actor_kind: z.string(),
     action: z.string(),
     target: z.string().nullable(),
     ip: z.string().nullable(),

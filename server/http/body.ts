@@ -36,11 +36,35 @@ async function readLimited(c: Context): Promise<string> {
 const tooLarge = () =>
   new AppError('PAYLOAD_TOO_LARGE', { message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
 
+export type BodyMedia = 'json' | 'form' | 'scim';
+
+const MEDIA_TYPES: Record<BodyMedia, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  scim: 'application/scim+json',
+};
+
 /**
- * Reads a JSON (or, where allowed, form-encoded) body. An empty body is `{}` so that
- * action routes (`POST .../ban`) need none.
+ * Form fields as an object. With `strict` (OAuth, LTI: RFC 6749 §3.1 says request
+ * parameters must not be included more than once) a repeated field is refused;
+ * otherwise the last one wins.
  */
-export async function parseBody(c: Context, opts: { form?: boolean } = {}): Promise<ParsedBody> {
+export function formFields(raw: string, strict: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    if (strict && Object.hasOwn(out, k)) {
+      throw new AppError('MALFORMED_REQUEST', { message: `The parameter ${k} is repeated.`, meta: { param: k, reason: 'repeated_parameter' } });
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Reads a body in one of the surface's media types (JSON also as any `+json` type). An
+ * empty body is `{}` so that action routes (`POST .../ban`) need none.
+ */
+export async function parseBody(c: Context, media: readonly BodyMedia[], opts: { strictForm?: boolean } = {}): Promise<ParsedBody> {
   const raw = await readLimited(c);
   if (raw.trim() === '') return { raw, value: {} };
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -51,13 +75,9 @@ export async function parseBody(c: Context, opts: { form?: boolean } = {}): Prom
       throw new AppError('MALFORMED_REQUEST', { message: 'The request body is not valid JSON.' });
     }
   }
-  if (opts.form && type === 'application/x-www-form-urlencoded') {
-    return { raw, value: Object.fromEntries(new URLSearchParams(raw)) };
-  }
+  if (media.includes('form') && type === MEDIA_TYPES.form) return { raw, value: formFields(raw, opts.strictForm ?? false) };
   throw new AppError('UNSUPPORTED_MEDIA_TYPE', {
-    message: opts.form
-      ? 'Send the body as application/json or application/x-www-form-urlencoded.'
-      : 'Send the body as application/json.',
+    message: `Send the body as ${media.map((m) => MEDIA_TYPES[m]).join(' or ')}.`,
     meta: { content_type: type || null },
   });
 }

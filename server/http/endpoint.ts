@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Deps } from '../deps';
+import type { Actor } from './actor';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -12,28 +13,69 @@ export interface RequestInfo {
 }
 
 export interface EndpointContext<Auth, B, Q> {
-  /** `deps.db` is a transaction when the request runs under an Idempotency-Key. */
+  /** `deps.db` is a transaction when the request is audited or runs under an Idempotency-Key. */
   deps: Deps;
   auth: Auth;
+  /** Who is calling, built once by the surface from its credential. */
+  actor: Actor;
   body: B;
   query: Q;
   params: Record<string, string>;
   request: RequestInfo;
 }
 
+/**
+ * How the router audits a state change. `action` (and the target: the path parameter
+ * named, else the result's `id`) is written in the transaction of the change, unless the
+ * domain already wrote a more detailed entry for it. `unaudited` names why a non-GET
+ * route changes nothing worth an entry (a read sent as POST, a hot token path whose
+ * outcome is recorded on the session itself).
+ */
+export type AuditSpec = { action: string; target?: string } | { unaudited: string };
+
 /** What a route does, independent of where it is mounted: input, output and the handler. */
 export interface Endpoint<Auth = unknown, B = unknown, Q = unknown> {
   summary: string;
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
+  /** Path parameters; every one is a string of storable text unless narrowed here. */
+  params?: z.ZodType<Record<string, string>>;
   response: z.ZodType;
-  /** Success status, 200 unless said. */
-  status?: 200 | 201 | 202;
-  handle(ctx: EndpointContext<Auth, B, Q>): Promise<unknown>;
+  /** Success status of a JSON result, 200 unless said (204 sends no body). */
+  status?: 200 | 201 | 202 | 204;
+  audit?: AuditSpec;
+  /** A property, not a method, so an endpoint for one auth cannot be mounted where another is given. */
+  handle: (ctx: EndpointContext<Auth, B, Q>) => Promise<unknown>;
 }
+
+/**
+ * An endpoint as a route table holds it: any body and query, but the auth must be the
+ * surface's (an endpoint that needs a signed-in user does not fit a route whose guard
+ * resolves none).
+ */
+export type MountableEndpoint<Auth> = Omit<Endpoint<Auth, any, any>, 'handle'> & { // eslint-disable-line @typescript-eslint/no-explicit-any
+  handle: (ctx: EndpointContext<Auth, never, never>) => Promise<unknown>;
+};
 
 export function endpoint<Auth, B = Record<string, never>, Q = Record<string, never>>(
   def: Endpoint<Auth, B, Q>,
 ): Endpoint<Auth, B, Q> {
   return def;
 }
+
+/** Results other than a JSON body; a plain value is JSON with the endpoint's status. */
+export type SpecialResult =
+  | { kind: 'redirect'; location: string; status: 302 | 303; headers?: Record<string, string> }
+  | { kind: 'html'; html: string; status: number; headers?: Record<string, string> }
+  | { kind: 'empty'; status: 204; headers?: Record<string, string> }
+  | { kind: 'json'; value: unknown; status: number; headers?: Record<string, string> };
+
+const RESULT = Symbol('result');
+type Tagged = SpecialResult & { [RESULT]: true };
+const tag = (r: SpecialResult): Tagged => Object.assign(r, { [RESULT]: true as const });
+
+export const redirect = (location: string, status: 302 | 303 = 302, headers?: Record<string, string>) => tag({ kind: 'redirect', location, status, headers });
+export const htmlPage = (html: string, status = 200, headers?: Record<string, string>) => tag({ kind: 'html', html, status, headers });
+export const noContent = (headers?: Record<string, string>) => tag({ kind: 'empty', status: 204, headers });
+export const jsonResult = (value: unknown, status: number, headers?: Record<string, string>) => tag({ kind: 'json', value, status, headers });
+export const isSpecialResult = (v: unknown): v is SpecialResult => typeof v === 'object' && v !== null && RESULT in v;

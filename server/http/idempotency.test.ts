@@ -257,3 +257,34 @@ describe('stored responses', () => {
     expect(row!.body).not.toContain(first.body.jwt);
   });
 });
+
+describe('authorization before a replay (issue 12.1)', () => {
+  it('a stored impersonation mint never replays to a key lacking impersonation:write', async () => {
+    const inst = await fresh();
+    const user = await inst.post({ email_address: [`${uniq('imp')}@example.com`] });
+    const body = { user_id: user.body.id, actor: { sub: 'user_admin' } };
+    const first = await inst.post(body, 'imp-once', '/v1/sessions');
+    expect(first.status).toBe(200);
+    expect(first.body.jwt).toBeTruthy();
+
+    const narrow = await h.createKey(inst.instanceId, 'sessions:write');
+    const replay = await h.call('POST', '/v1/sessions', { key: narrow.secret, body, headers: { 'idempotency-key': 'imp-once' } });
+    expectError(replay, 403, 'SCOPE_MISSING');
+    expect(replay.body.errors[0].meta.required_scope).toBe('impersonation:write');
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.refresh_token);
+  });
+
+  it('a record replays only to the key that made it; another key with the same Idempotency-Key runs its own request', async () => {
+    const inst = await fresh();
+    const body = { email_address: [`${uniq('own')}@example.com`] };
+    const first = await inst.post(body, 'per-key');
+    expect(first.status).toBe(200);
+    const other = await h.createKey(inst.instanceId, 'users:write');
+    const second = await h.call('POST', '/v1/users', { key: other.secret, body, headers: { 'idempotency-key': 'per-key' } });
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expectError(second, 422, 'VALIDATION_FAILED'); // the address is taken: the request ran, nothing was replayed
+    const again = await inst.post(body, 'per-key');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+  });
+});

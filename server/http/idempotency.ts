@@ -14,13 +14,14 @@ export interface StoredResponse {
 }
 
 /**
- * Runs a POST at most once per Idempotency-Key. The handler, its events and the stored
+ * Runs a POST at most once per Idempotency-Key and credential: a record replays only to
+ * the key that made it (after the router's authorization of this request). The handler, its events and the stored
  * response commit in one transaction, so a crash can neither lose the record nor run
  * the change twice. A concurrent request with the same key gets 409 instead of waiting.
  */
 export async function runIdempotent(
   deps: Deps,
-  args: { instanceId: string; key: string; method: string; path: string; rawBody: string },
+  args: { instanceId: string; credentialId: string; key: string; method: string; path: string; rawBody: string },
   run: (deps: Deps) => Promise<StoredResponse>,
 ): Promise<StoredResponse> {
   if (!KEY_RE.test(args.key)) {
@@ -33,14 +34,18 @@ export async function runIdempotent(
   const now = deps.clock.now();
   const outcome = await deps.db.transaction(async (tx): Promise<StoredResponse | { refused: AppError }> => {
     const lock = await tx.execute(
-      sql`select pg_try_advisory_xact_lock(hashtextextended(${`${args.instanceId}:${args.key}`}, 0)) as locked`,
+      sql`select pg_try_advisory_xact_lock(hashtextextended(${`${args.instanceId}:${args.credentialId}:${args.key}`}, 0)) as locked`,
     );
     if (!rowsOf<{ locked: boolean }>(lock)[0]?.locked) throw new AppError('IDEMPOTENCY_KEY_IN_USE');
-    const where = and(eq(idempotencyRecords.instanceId, args.instanceId), eq(idempotencyRecords.key, args.key));
+    const where = and(
+      eq(idempotencyRecords.instanceId, args.instanceId),
+      eq(idempotencyRecords.credentialId, args.credentialId),
+      eq(idempotencyRecords.key, args.key),
+    );
     const [existing] = await tx.select().from(idempotencyRecords).where(where);
     if (existing && existing.createdAt > now - IDEMPOTENCY_TTL_MS) {
       if (existing.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_MISMATCH');
-      return { status: existing.status, body: deps.cipher.decrypt(existing.body), headers: { 'idempotent-replayed': 'true' } };
+      return { status: existing.status, body: deps.cipher.decrypt(existing.body), headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' } };
     }
     let response: StoredResponse;
     try {
@@ -55,7 +60,7 @@ export async function runIdempotent(
     // Encrypted: a stored response may hold a secret shown once (a minted refresh token, a ticket).
     const record = { fingerprint, status: response.status, body: deps.cipher.encrypt(response.body), createdAt: now };
     if (existing) await tx.update(idempotencyRecords).set(record).where(where);
-    else await tx.insert(idempotencyRecords).values({ instanceId: args.instanceId, key: args.key, ...record });
+    else await tx.insert(idempotencyRecords).values({ instanceId: args.instanceId, credentialId: args.credentialId, key: args.key, ...record });
     return response;
   });
   if ('refused' in outcome) throw outcome.refused;

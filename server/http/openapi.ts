@@ -42,7 +42,7 @@ export function buildOpenApi<G>(opts: {
   title: string;
   version: string;
   serverUrl: string;
-  routes: RouteEntry<G>[];
+  routes: RouteEntry<G, never>[];
   describeGuard(guard: G): { security: boolean; scope?: string };
 }) {
   const paths: Record<string, Record<string, unknown>> = {};

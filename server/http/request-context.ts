@@ -1,6 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps';
-import { AppError, isAppError } from './errors';
 import { newId } from './ids';
 import type { RequestInfo } from './endpoint';
 
@@ -48,20 +47,4 @@ export function clientIp(c: Context, trustProxy: boolean): string | null {
 
 export function requestInfo(c: Context<SurfaceEnv>, trustProxy: boolean): RequestInfo {
   return { requestId: c.get('requestId'), ip: clientIp(c, trustProxy), userAgent: c.req.header('user-agent') ?? null, acceptLanguage: c.req.header('accept-language') ?? null };
-}
-
-/** The JSON error body of BAPI, FAPI and the dashboard API. */
-export function jsonError(deps: Deps) {
-  return (err: Error, c: Context<SurfaceEnv>) => {
-    const requestId = c.get('requestId');
-    let appError: AppError;
-    if (isAppError(err)) {
-      appError = err;
-    } else {
-      deps.logger.error({ req_id: requestId, err }, 'unhandled error');
-      appError = new AppError('INTERNAL_ERROR');
-    }
-    for (const [k, v] of Object.entries(appError.headers)) c.header(k, v);
-    return c.json({ errors: appError.entries(), trace_id: requestId }, appError.status as 400);
-  };
 }

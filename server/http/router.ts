@@ -1,41 +1,65 @@
 import { Hono, type Context } from 'hono';
-import type { Deps } from '../deps';
-import { parseBody } from './body';
-import type { Endpoint, Method } from './endpoint';
-import { AppError } from './errors';
-import { requestContext, requestInfo, jsonError, type SurfaceEnv } from './request-context';
-import { isStorableText, validate } from './validate';
 import { z } from 'zod';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import type { Actor } from './actor';
+import { parseBody } from './body';
+import { isSpecialResult, type Endpoint, type Method, type MountableEndpoint, type RequestInfo, type SpecialResult } from './endpoint';
+import { AppError } from './errors';
+import { toAppError, type Protocol } from './protocol';
+import { requestContext, requestInfo, type SurfaceEnv } from './request-context';
+import { unknownResponseFields } from './response-check';
+import { transactionKeepingRefusals, type AuditTrail } from './transaction';
+import { isStorableText, validate } from './validate';
 
-export interface RouteEntry<Guard> {
+export interface RouteEntry<Guard, Auth> {
   method: Method;
   path: string;
   guard: Guard;
-  endpoint: Endpoint<any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  endpoint: MountableEndpoint<Auth>;
+}
+
+export interface RouteInput {
+  body: unknown;
+  query: unknown;
+  params: Record<string, string>;
 }
 
 export interface Surface<Guard, Auth> {
   name: string;
-  routes: RouteEntry<Guard>[];
-  /** Runs before input parsing: credentials, limits, permissions. */
-  authenticate(c: Context<SurfaceEnv>, route: RouteEntry<Guard>): Promise<Auth>;
+  protocol: Protocol;
+  routes: RouteEntry<Guard, Auth>[];
+  /** Runs before input parsing: credentials, limits, the route's guard. */
+  authenticate(c: Context<SurfaceEnv>, route: RouteEntry<Guard, Auth>): Promise<Auth>;
+  /** The actor of an authenticated request. */
+  actorOf(auth: Auth, request: RequestInfo): Actor;
+  /** Checks that depend on the validated input (an extra scope for some bodies); runs before any replay. */
+  authorize?(auth: Auth, route: RouteEntry<Guard, Auth>, input: RouteInput): void | Promise<void>;
   /**
    * Wraps the handler, e.g. in an idempotent transaction. Receives the raw body and
    * returns the status and serialised response.
    */
   around?(args: {
     c: Context<SurfaceEnv>;
-    route: RouteEntry<Guard>;
+    route: RouteEntry<Guard, Auth>;
     auth: Auth;
     rawBody: string;
     deps: Deps;
-    run(deps: Deps): Promise<{ status: number; body: string }>;
-  }): Promise<{ status: number; body: string; headers?: Record<string, string> }>;
-  acceptsForm?: boolean;
+    run(deps: Deps): Promise<Rendered>;
+  }): Promise<Rendered>;
+}
+
+/** A serialised result, as stored for an idempotent replay. */
+export interface Rendered {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
 }
 
 const EMPTY_BODY = z.strictObject({});
 const EMPTY_QUERY = z.object({});
+/** Responses are checked against their schema in tests, so an undeclared field fails the suite. */
+const CHECK_RESPONSES = Boolean(process.env.VITEST);
 
 function queryObject(c: Context): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -45,11 +69,58 @@ function queryObject(c: Context): Record<string, string | string[]> {
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`);
 
-/** Builds a Hono app from a surface's route table: one place adds auth, validation, logging and errors. */
+function pathParams(c: Context, endpoint: Pick<Endpoint, 'params'>): Record<string, string> {
+  const raw = c.req.param() as Record<string, string>;
+  // No stored id holds a NUL or invalid Unicode; the database would refuse to compare with one.
+  if (!Object.values(raw).every(isStorableText)) throw new AppError('NOT_FOUND');
+  if (!endpoint.params) return raw;
+  const parsed = endpoint.params.safeParse(raw);
+  if (!parsed.success) throw new AppError('NOT_FOUND');
+  return { ...raw, ...parsed.data };
+}
+
+function render(protocol: Protocol, endpoint: Pick<Endpoint, 'status' | 'response' | 'summary'>, result: unknown): Rendered {
+  if (!isSpecialResult(result)) {
+    if (endpoint.status === 204) return { status: 204, body: '' };
+    if (CHECK_RESPONSES) checkResponse(endpoint, result);
+    return { status: endpoint.status ?? 200, body: JSON.stringify(result), headers: { 'content-type': protocol.contentType } };
+  }
+  const r: SpecialResult = result;
+  switch (r.kind) {
+    case 'redirect':
+      return { status: r.status, body: '', headers: { ...r.headers, location: r.location } };
+    case 'html':
+      return { status: r.status, body: r.html, headers: { 'content-type': 'text/html; charset=utf-8', ...r.headers } };
+    case 'empty':
+      return { status: 204, body: '', headers: r.headers };
+    case 'json':
+      return { status: r.status, body: JSON.stringify(r.value), headers: { 'content-type': protocol.contentType, ...r.headers } };
+  }
+}
+
+function checkResponse(endpoint: Pick<Endpoint, 'response' | 'summary'>, result: unknown) {
+  const parsed = endpoint.response.safeParse(result);
+  if (!parsed.success) throw new Error(`Response of "${endpoint.summary}" does not match its schema: ${parsed.error.message}`);
+  const extra = unknownResponseFields(result, parsed.data);
+  if (extra.length) throw new Error(`Response of "${endpoint.summary}" has fields its schema does not name: ${extra.join(', ')}`);
+}
+
+/** The target of a router-written audit entry: the named path parameter, else the result's id. */
+function auditTarget(spec: { target?: string }, params: Record<string, string>, result: unknown): string | null {
+  if (spec.target) return params[spec.target] ?? null;
+  const id = (result as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : (params.id ?? null);
+}
+
+/**
+ * Builds a Hono app from a surface's route table: one place adds authentication, input
+ * validation, authorization, audit, rendering in the surface's protocol, logging and errors.
+ */
 export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Auth>): Hono<SurfaceEnv> {
+  const { protocol } = surface;
   const app = new Hono<SurfaceEnv>();
   app.use('*', requestContext(deps, surface.name));
-  app.onError(jsonError(deps));
+  app.onError((err, c) => protocol.renderError(toAppError(deps, err, c), c));
 
   for (const route of surface.routes) {
     const { endpoint } = route;
@@ -57,38 +128,58 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
     app.on(route.method, route.path, async (c) => {
       c.set('route', route.path);
       const auth = await surface.authenticate(c, route);
-      // No stored id holds a NUL or invalid Unicode; the database would refuse to compare with one.
-      if (!Object.values(c.req.param() as Record<string, string>).every(isStorableText)) throw new AppError('NOT_FOUND');
-      const parsed = hasBody ? await parseBody(c, { form: surface.acceptsForm }) : { raw: '', value: undefined };
+      const params = pathParams(c, endpoint);
+      const parsed = hasBody ? await parseBody(c, protocol.media, { strictForm: protocol.strictForm }) : { raw: '', value: undefined };
       const body = hasBody ? validate(endpoint.body ?? EMPTY_BODY, parsed.value, 'body') : undefined;
       const query = validate(endpoint.query ?? EMPTY_QUERY, queryObject(c), 'query');
+      await surface.authorize?.(auth, route, { body, query, params });
       const request = requestInfo(c, deps.config.TRUST_PROXY);
-      const run = async (d: Deps) => {
-        const result = await endpoint.handle({ deps: d, auth, body, query, params: c.req.param(), request });
-        return { status: endpoint.status ?? 200, body: JSON.stringify(result) };
+      const actor = surface.actorOf(auth, request);
+      const spec = endpoint.audit;
+      const run = async (d: Deps): Promise<Rendered> => {
+        if (!spec || 'unaudited' in spec) {
+          return render(protocol, endpoint, await endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request }));
+        }
+        return transactionKeepingRefusals(d, async (tx) => {
+          const trail: AuditTrail = { written: 0 };
+          const result = await endpoint.handle({ deps: { ...tx, auditTrail: trail }, auth, actor, body: body as never, query: query as never, params, request });
+          if (trail.written === 0) {
+            await audit(tx, {
+              instanceId: actorInstance(auth),
+              actor: actor.ref,
+              actorKind: actor.kind,
+              action: spec.action,
+              target: auditTarget(spec, params, result),
+              ip: actor.ip,
+              userAgent: actor.userAgent,
+            });
+          }
+          return render(protocol, endpoint, result);
+        });
       };
-      const out = surface.around
-        ? await surface.around({ c, route, auth, rawBody: parsed.raw, deps, run })
-        : await run(deps);
-      const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-      Object.assign(headers, 'headers' in out ? out.headers : undefined);
-      return c.body(out.body, out.status as 200, headers);
+      const out = surface.around ? await surface.around({ c, route, auth, rawBody: parsed.raw, deps, run }) : await run(deps);
+      if (out.status === 204 || out.body === '') return c.body(null, out.status as 200, out.headers);
+      return c.body(out.body, out.status as 200, out.headers);
     });
   }
 
   const patterns = surface.routes.map((r) => ({ method: r.method as string, re: patternOf(r.path) }));
-  const sendError = jsonError(deps);
   app.notFound((c) => {
     const allowed = patterns.filter((p) => p.re.test(c.req.path)).map((p) => p.method);
     if (allowed.length > 0) {
       const allow = [...new Set(allowed)].join(', ');
-      return sendError(new AppError('METHOD_NOT_ALLOWED', {
-        message: `${c.req.method} is not allowed here; use ${allow}.`,
-        headers: { allow },
-        meta: { allowed },
-      }), c);
+      return protocol.renderError(
+        new AppError('METHOD_NOT_ALLOWED', { message: `${c.req.method} is not allowed here; use ${allow}.`, headers: { allow }, meta: { allowed } }),
+        c,
+      );
     }
-    return sendError(new AppError('NOT_FOUND', { message: `No route matches ${c.req.method} ${c.req.path}.` }), c);
+    return protocol.renderError(new AppError('NOT_FOUND', { message: `No route matches ${c.req.method} ${c.req.path}.` }), c);
   });
   return app;
+}
+
+/** The instance an audit entry belongs to: the one the caller acts on, when the surface's auth names one. */
+function actorInstance(auth: unknown): string | null {
+  const a = auth as { instance?: { id?: string } | null } | null;
+  return a?.instance?.id ?? null;
 }

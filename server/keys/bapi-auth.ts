@@ -20,6 +20,8 @@ export const PUBLIC = 'public' as const;
 export const ANY_KEY = 'any_key' as const;
 export interface BapiGuard {
   scope: Scope | typeof PUBLIC | typeof ANY_KEY;
+  /** A further scope some requests need (minting with `actor` needs impersonation:write), checked before any replay. */
+  also?: { scope: Scope; when(body: unknown): boolean };
 }
 
 export const BAPI_WINDOW_MS = 10_000;
@@ -45,11 +47,17 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
   const decision = await enforceLimit(deps, 'bapi', rule, key.keyId);
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
 
-  if (!grants(key.scopes, guard.scope)) {
-    throw new AppError('SCOPE_MISSING', {
-      message: `This key lacks the ${guard.scope} scope.`,
-      meta: { required_scope: guard.scope },
-    });
-  }
+  requireScope(key.scopes, guard.scope);
   return auth;
+}
+
+function requireScope(held: string[], scope: Scope) {
+  if (!grants(held, scope)) {
+    throw new AppError('SCOPE_MISSING', { message: `This key lacks the ${scope} scope.`, meta: { required_scope: scope } });
+  }
+}
+
+/** The guard's further scope, for requests whose body needs it. */
+export function authorizeSecretKey(auth: BapiAuth | null, guard: BapiGuard, body: unknown) {
+  if (auth && guard.also?.when(body)) requireScope(auth.scopes, guard.also.scope);
 }

@@ -4,7 +4,8 @@ import type { Deps } from '../deps';
 import { sessions } from '../db/schema';
 import { endpoint } from '../http/endpoint';
 import { AppError, notFound } from '../http/errors';
-import { resolveMe, type Me, type MeAuth } from '../users/me';
+import type { SignedInAuth } from '../api/fapi/auth';
+import type { Me } from '../users/me';
 import { sessionSchema } from './schemas';
 import { applySessionAction, sessionView, settleOverdue, type AuditContext } from './sessions';
 
@@ -91,32 +92,32 @@ export async function revokeMyOtherSessions(deps: D, instanceId: string, me: Me,
   }
 }
 
-export const listMySessionsEndpoint = endpoint<MeAuth, never, MeQuery>({
+export const listMySessionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'The signed-in user’s live sessions on every device, marked current and this_client',
   query: meQuery,
   response: meSessionList,
-  handle: async ({ deps, auth, query }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+  handle: async ({ deps, auth }) => {
+    const { me } = auth;
     return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
   },
 });
 
-export const revokeMySessionEndpoint = endpoint<MeAuth, Record<string, never>, MeQuery>({
+export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Revoke one of the signed-in user’s sessions, on any device (session.revoked)',
   query: meQuery,
   response: sessionSchema,
-  handle: async ({ deps, auth, query, params, request }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+  handle: async ({ deps, auth, params, request }) => {
+    const { me } = auth;
     return revokeMySession(deps, auth.instance.id, me, params.id!, auditOf(me, request));
   },
 });
 
-export const revokeMyOtherSessionsEndpoint = endpoint<MeAuth, Record<string, never>, MeQuery>({
+export const revokeMyOtherSessionsEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Sign out other devices: revoke every live session of the signed-in user but the current one',
   query: meQuery,
   response: meSessionList,
-  handle: async ({ deps, auth, query, request }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+  handle: async ({ deps, auth, request }) => {
+    const { me } = auth;
     await revokeMyOtherSessions(deps, auth.instance.id, me, auditOf(me, request));
     return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
   },

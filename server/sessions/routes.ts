@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { AppError } from '../http/errors';
 import { endpoint } from '../http/endpoint';
 import { instanceContext } from '../instances/instances';
 import type { BapiAuth } from '../keys/bapi-auth';
-import { grants } from '../keys/scopes';
 import { getUser } from '../users/users';
 import {
   listSessionsQuery,
@@ -38,12 +36,6 @@ export const mintSessionEndpoint = endpoint<BapiAuth, z.output<typeof mintSessio
   body: mintSessionBody,
   response: mintedSessionSchema,
   handle: async ({ deps, auth, body, request }) => {
-    if (body.actor && !grants(auth.scopes, 'impersonation:write')) {
-      throw new AppError('SCOPE_MISSING', {
-        message: 'Minting with an actor also needs the impersonation:write scope.',
-        meta: { required_scope: 'impersonation:write' },
-      });
-    }
     const instance = await instanceContext(deps, auth.instance.id);
     return mintSession(deps, instance, { userId: body.user_id, actor: body.actor ?? null }, auditCtx(auth, request));
   },

@@ -8,7 +8,7 @@ import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { changedActivity, type ClientActivity } from './activity';
 import { clientView, type ClientRow } from './clients';
-import { clientSchema } from './fapi-routes';
+import { clientSchema, clientSessionSchema } from './fapi-routes';
 import { sessionSchema } from './schemas';
 import { applySessionAction, settleOverdue, timesFor, type AuditContext } from './sessions';
 import { isLive } from './lifecycle';
@@ -163,7 +163,7 @@ const touchBody = z.strictObject({
 export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody>>({
   summary: 'Make a live session of this client the active one (switch user), optionally set its active organization, and mark activity',
   body: touchBody,
-  response: sessionResponse,
+  response: z.object({ response: clientSessionSchema, client: clientSchema }),
   handle: async ({ deps, auth, params, body, request }) => {
     const client = requireClient(auth);
     await touchClientSession(deps, auth.instance, client, params.id!, body.active_organization_id, request);

@@ -58,7 +58,7 @@ export async function createHarness(
   const clock = new TestClock();
   const database = await openTestDatabase();
   const config: Config = loadConfig({
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PUBLIC_URL: 'http://localhost:3000',
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     ...opts.env,

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { endpoint } from '../http/endpoint';
 import { AppError } from '../http/errors';
 import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from './api-tokens';
-import { limitMfaAttempts, meView, resolveMe, type MeAuth } from './me';
+import type { SignedInAuth } from '../api/fapi/auth';
+import { limitMfaAttempts, meView } from './me';
 import { beginTotpEnrollment, confirmTotp, disableTotp, regenerateBackupCodes } from './mfa';
 import { userSchema, username } from './schemas';
 import { updateUser } from './users';
@@ -73,23 +74,23 @@ const auditOf = (me: { userId: string; sessionId: string | null }, request: { ip
   userAgent: request.userAgent,
 });
 
-export const getMeEndpoint = endpoint<MeAuth, never, MeQuery>({
+export const getMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'The signed-in user (no private metadata). A session, or a uat_ token with me:read',
   query: meQuery,
   response: meSchema,
-  handle: async ({ deps, auth, query }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id, tokenScope: 'me:read' });
+  handle: async ({ deps, auth }) => {
+    const { me } = auth;
     return meView(deps, auth.instance.id, me.userId);
   },
 });
 
-export const updateMeEndpoint = endpoint<MeAuth, z.output<typeof updateMeBody>, MeQuery>({
+export const updateMeEndpoint = endpoint<SignedInAuth, z.output<typeof updateMeBody>, MeQuery>({
   summary: 'Update the signed-in user: names, username, unsafe_metadata (merged). A session, or a uat_ token with me:write',
   body: updateMeBody,
   query: meQuery,
   response: meSchema,
-  handle: async ({ deps, auth, query, body }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id, tokenScope: 'me:write' });
+  handle: async ({ deps, auth, body }) => {
+    const { me } = auth;
     await updateUser(deps, auth.instance.id, me.userId, body);
     return meView(deps, auth.instance.id, me.userId);
   },
@@ -97,60 +98,60 @@ export const updateMeEndpoint = endpoint<MeAuth, z.output<typeof updateMeBody>, 
 
 const totpEnrollmentSchema = z.object({ object: z.literal('totp'), secret: z.string(), uri: z.string(), verified: z.literal(false) });
 
-export const createTotpEndpoint = endpoint<MeAuth, Record<string, never>, MeQuery>({
+export const createTotpEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Start TOTP enrollment: a new secret and its otpauth:// URI (a pending session with the setup_mfa task may call it)',
   query: meQuery,
   response: totpEnrollmentSchema,
-  handle: async ({ deps, auth, query }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id, allowPending: true });
+  handle: async ({ deps, auth }) => {
+    const { me } = auth;
     return beginTotpEnrollment(deps, auth.instance, me.userId);
   },
 });
 
-export const confirmTotpEndpoint = endpoint<MeAuth, z.output<typeof codeBody>, MeQuery>({
+export const confirmTotpEndpoint = endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
   summary: 'Confirm TOTP enrollment with a current code; answers the 10 backup codes once and activates a setup_mfa-pending session',
   body: codeBody,
   query: meQuery,
   response: z.object({ object: z.literal('totp'), verified: z.literal(true), backup_codes: z.array(z.string()) }),
-  handle: async ({ deps, auth, query, body }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id, allowPending: true });
+  handle: async ({ deps, auth, body }) => {
+    const { me } = auth;
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
     return confirmTotp(deps, auth.instance, me.userId, body.code, me.sessionId);
   },
 });
 
-export const deleteTotpEndpoint = endpoint<MeAuth, z.output<typeof disableBody>, MeQuery>({
+export const deleteTotpEndpoint = endpoint<SignedInAuth, z.output<typeof disableBody>, MeQuery>({
   summary: 'Disable TOTP and drop the backup codes, re-verified by a current TOTP code or the password',
   body: disableBody,
   query: meQuery,
   response: z.object({ object: z.literal('totp'), deleted: z.literal(true) }),
-  handle: async ({ deps, auth, query, body }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+  handle: async ({ deps, auth, body }) => {
+    const { me } = auth;
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
     return disableTotp(deps, auth.instance, me.userId, body);
   },
 });
 
-export const regenerateBackupCodesEndpoint = endpoint<MeAuth, z.output<typeof codeBody>, MeQuery>({
+export const regenerateBackupCodesEndpoint = endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
   summary: 'New backup codes (the old ones stop working), for a current TOTP code; answered once',
   body: codeBody,
   query: meQuery,
   response: z.object({ object: z.literal('backup_codes'), backup_codes: z.array(z.string()) }),
-  handle: async ({ deps, auth, query, body }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+  handle: async ({ deps, auth, body }) => {
+    const { me } = auth;
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
     return regenerateBackupCodes(deps, auth.instance.id, me.userId, body.code);
   },
 });
 
-export const createApiTokenEndpoint = endpoint<MeAuth, z.output<typeof createApiTokenBody>, MeQuery>({
+export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof createApiTokenBody>, MeQuery>({
   summary: 'Mint a personal access token (uat_) for the signed-in user; session only, never another token; the secret is shown once',
   body: createApiTokenBody,
   query: meQuery,
   status: 201,
   response: apiTokenSchema.extend({ token: z.string() }),
-  handle: async ({ deps, auth, query, body, request }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+  handle: async ({ deps, auth, body, request }) => {
+    const { me } = auth;
     if (me.actor) {
       throw new AppError('FORBIDDEN', { message: 'An impersonation session cannot mint personal access tokens.', meta: { reason: 'impersonation' } });
     }
@@ -163,22 +164,22 @@ export const createApiTokenEndpoint = endpoint<MeAuth, z.output<typeof createApi
   },
 });
 
-export const listApiTokensEndpoint = endpoint<MeAuth, never, MeQuery>({
+export const listApiTokensEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'The signed-in user’s unrevoked personal access tokens (no secrets)',
   query: meQuery,
   response: z.object({ object: z.literal('list'), data: z.array(apiTokenSchema), has_more: z.boolean() }),
-  handle: async ({ deps, auth, query }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+  handle: async ({ deps, auth }) => {
+    const { me } = auth;
     return listApiTokens(deps, auth.instance.id, me.userId);
   },
 });
 
-export const revokeApiTokenEndpoint = endpoint<MeAuth, Record<string, never>, MeQuery>({
+export const revokeApiTokenEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Revoke one of the signed-in user’s personal access tokens',
   query: meQuery,
   response: apiTokenSchema,
-  handle: async ({ deps, auth, query, params, request }) => {
-    const me = await resolveMe(deps, auth, { sessionId: query.session_id });
+  handle: async ({ deps, auth, params, request }) => {
+    const { me } = auth;
     return revokeApiToken(deps, auth.instance.id, me.userId, params.id!, auditOf(me, request));
   },
 });

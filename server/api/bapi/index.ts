@@ -3,11 +3,13 @@ import type { Deps } from '../../deps';
 import * as audit from '../../audit/routes';
 import * as messages from '../../email/routes';
 import { listEmittedEventTypesEndpoint } from '../../events/routes';
-import { endpoint, type Method } from '../../http/endpoint';
+import { endpoint, type Method, type MountableEndpoint } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
 import { buildOpenApi } from '../../http/openapi';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { ANY_KEY, authenticateSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
+import { anonymousActor, secretKeyActor } from '../../http/actor';
+import { jsonProtocol } from '../../http/protocol';
+import { ANY_KEY, authenticateSecretKey, authorizeSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
 import * as sessions from '../../sessions/routes';
 import * as tickets from '../../sessions/ticket-routes';
 import * as signing from '../../signing/routes';
@@ -15,12 +17,26 @@ import * as orgs from '../../organizations/routes';
 import * as users from '../../users/routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
 
-const route = (
+type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
+
+/** A public route's handler gets no key (null); every other one the key's auth. */
+const route = <G extends BapiGuard['scope'] | BapiGuard>(
   method: Method,
   path: string,
-  scope: BapiGuard['scope'],
-  ep: RouteEntry<BapiGuard>['endpoint'],
-): RouteEntry<BapiGuard> => ({ method, path, guard: { scope }, endpoint: ep });
+  guard: G,
+  ep: MountableEndpoint<G extends typeof PUBLIC ? BapiAuth | null : BapiAuth>,
+): BapiRoute => ({
+  method,
+  path,
+  guard: typeof guard === 'string' ? { scope: guard } : guard,
+  endpoint: ep as MountableEndpoint<BapiAuth | null>,
+});
+
+/** Minting a session with an `actor` is impersonation. */
+const MINT_SESSION: BapiGuard = {
+  scope: 'sessions:write',
+  also: { scope: 'impersonation:write', when: (body) => (body as { actor?: unknown }).actor !== undefined },
+};
 
 const openApiEndpoint = endpoint<BapiAuth | null>({
   summary: 'This OpenAPI 3.1 document',
@@ -32,7 +48,7 @@ const openApiEndpoint = endpoint<BapiAuth | null>({
  * The backend API, one route a line: method, path, the one scope it requires, endpoint.
  * PUBLIC needs no key; ANY_KEY needs a valid key but no scope and is not rate limited.
  */
-export const bapiRoutes: RouteEntry<BapiGuard>[] = [
+export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/openapi.json',             PUBLIC,            openApiEndpoint),
   route('GET',    '/v1/jwks',                     ANY_KEY,           signing.jwksEndpoint),
   route('POST',   '/v1/jwks/rotate',              'jwks:write',      signing.rotateSigningKeysEndpoint),
@@ -48,7 +64,7 @@ export const bapiRoutes: RouteEntry<BapiGuard>[] = [
   route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', orgs.listUserMembershipsEndpoint),
   route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeUserSessionsEndpoint),
 
-  route('POST',   '/v1/sessions',                 'sessions:write',  sessions.mintSessionEndpoint),
+  route('POST',   '/v1/sessions',                 MINT_SESSION,      sessions.mintSessionEndpoint),
   route('GET',    '/v1/sessions',                 'sessions:read',   sessions.listSessionsEndpoint),
   route('POST',   '/v1/sessions/verify',          'sessions:read',   sessions.verifySessionEndpoint),
   route('GET',    '/v1/sessions/:id',             'sessions:read',   sessions.getSessionEndpoint),
@@ -129,12 +145,15 @@ export function createBapi(deps: Deps) {
   return buildSurface<BapiGuard, BapiAuth | null>(deps, {
     name: 'bapi',
     routes: bapiRoutes,
+    protocol: jsonProtocol(),
     authenticate: (c, r) => authenticateSecretKey(deps, c, r.guard),
-    // Every BAPI POST honours Idempotency-Key.
+    actorOf: (auth, request) => (auth ? secretKeyActor(auth.keyId, request) : anonymousActor(request)),
+    authorize: (auth, r, { body }) => authorizeSecretKey(auth, r.guard, body),
+    // Every BAPI POST honours Idempotency-Key; a record replays only to the key that made it.
     around: ({ c, route: r, auth, rawBody, deps: d, run }) => {
       const key = c.req.header('idempotency-key');
       if (r.method !== 'POST' || key === undefined || !auth) return run(d);
-      return runIdempotent(d, { instanceId: auth.instance.id, key, method: r.method, path: c.req.path, rawBody }, run);
+      return runIdempotent(d, { instanceId: auth.instance.id, credentialId: auth.keyId, key, method: r.method, path: c.req.path, rawBody }, run);
     },
   });
 }

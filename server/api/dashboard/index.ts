@@ -1,5 +1,7 @@
 import type { Deps } from '../../deps';
-import type { Method } from '../../http/endpoint';
+import { anonymousActor, operatorActor } from '../../http/actor';
+import { jsonProtocol } from '../../http/protocol';
+import type { Method, MountableEndpoint } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
 import * as dash from '../../operators/routes';
@@ -13,7 +15,7 @@ const ACCOUNT = '/accounts/:accountId';
 const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
 const ORG = `${INSTANCE}/organizations/:orgId`;
 
-const route = (method: Method, path: string, guard: ConsoleGuard, ep: RouteEntry<ConsoleGuard>['endpoint']): RouteEntry<ConsoleGuard> => ({
+const route = (method: Method, path: string, guard: ConsoleGuard, ep: MountableEndpoint<ConsoleAuth>): RouteEntry<ConsoleGuard, ConsoleAuth> => ({
   method,
   path: `${DASHBOARD_PREFIX}${path}`,
   guard,
@@ -26,7 +28,7 @@ const route = (method: Method, path: string, guard: ConsoleGuard, ep: RouteEntry
  * VIEWER / ADMIN / OWNER that role (or higher) in `:accountId`. Another account's ids are
  * 404; too low a role 403; every write needs the console's Origin (CSRF).
  */
-export const dashboardRoutes: RouteEntry<ConsoleGuard>[] = [
+export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    '/console',                                    PUBLIC,   dash.consoleInfoEndpoint),
   route('POST',   '/setup',                                      PUBLIC,   dash.setupEndpoint),
   route('POST',   '/invitations/accept',                         PUBLIC,   dash.acceptInvitationEndpoint),
@@ -121,6 +123,8 @@ export function createDashboard(deps: Deps) {
   return buildSurface<ConsoleGuard, ConsoleAuth>(deps, {
     name: 'dashboard',
     routes: dashboardRoutes,
+    protocol: jsonProtocol(),
     authenticate: (c, r) => authenticateConsole(deps, c, r.guard),
+    actorOf: (auth, request) => (auth.operatorId ? operatorActor(auth.operatorId, request) : anonymousActor(request)),
   });
 }

@@ -1,13 +1,21 @@
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Deps } from '../../deps';
-import { AppError, notFound } from '../../http/errors';
+import { AppError, isAppError, notFound } from '../../http/errors';
 import { enforceLimit } from '../../http/rate-limit';
 import { isId } from '../../http/ids';
 import type { LimitRule } from '../../http/limiter';
 import { clientIp } from '../../http/request-context';
+import { checkOrigin } from './origin';
 import { fapiAddressOf, instanceContext, type InstanceContext } from '../../instances/instances';
 import { clientCookieSpec, CUSTOMER_CLIENT_COOKIE, findClient, type ClientRow } from '../../sessions/clients';
+import { anonymousActor, sessionUserActor, tokenUserActor, type Actor, type RequestOrigin } from '../../http/actor';
+import { getOrganization, type OrganizationView } from '../../organizations/organizations';
+import { memberAccess } from '../../organizations/memberships';
+import { REASONS } from '../../organizations/reasons';
+import type { SystemPermission } from '../../organizations/roles';
+import type { MeScope } from '../../users/api-tokens';
+import { resolveMe, type Me } from '../../users/me';
 
 /**
  * FAPI credentials. The instance comes from the path (`/fapi/<instance_id>`); the
@@ -27,6 +35,14 @@ export interface FapiGuard {
   limit?: keyof typeof FAPI_LIMITS;
   /** Cache-Control of a successful answer; everything else is no-store. */
   cache?: string;
+  /**
+   * A signed-in user, resolved before the handler (`?session_id=` picks one of the
+   * client's sessions): `tokenScope` also accepts a `uat_` token holding it; `allowPending`
+   * a session awaiting MFA enrollment; `organizations` needs organizations turned on.
+   */
+  user?: { tokenScope?: MeScope; allowPending?: boolean; organizations?: boolean };
+  /** Membership of the `:id` organization (by id or slug), holding this permission; `member`: any member. */
+  org?: SystemPermission | 'member';
 }
 
 export interface FapiAuth {
@@ -40,6 +56,49 @@ export interface FapiAuth {
   issueClientToken(token: string): void;
   /** Forgets the client on the caller's side (web: expires the cookie). */
   clearClientToken(): void;
+}
+
+/** The auth of a route whose guard names `user`: the router resolved who is signed in. */
+export interface SignedInAuth extends FapiAuth {
+  me: Me;
+}
+
+/** The auth of a route whose guard names `org`: the caller's membership of the path's organization. */
+export interface OrgMemberAuth extends SignedInAuth {
+  org: { organization: OrganizationView; role: string; permissions: string[] };
+}
+
+/** The end user acting: their session, or their personal access token; anonymous before sign-in. */
+export function fapiActor(auth: FapiAuth, request: RequestOrigin): Actor {
+  const me = (auth as Partial<SignedInAuth>).me;
+  if (!me) return anonymousActor(request);
+  return me.sessionId ? sessionUserActor(me.userId, me.sessionId, request) : tokenUserActor(me.userId, request);
+}
+
+/** Resolves the guard's signed-in user and organization membership onto the auth. */
+async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth: FapiAuth & { bearer: string | null }) {
+  if (!guard.user) return;
+  if (guard.user.organizations && !auth.instance.settings.organizations_enabled) {
+    throw new AppError('FORBIDDEN', { message: 'Organizations are turned off for this application.', meta: { reason: REASONS.organizations_disabled } });
+  }
+  const sessionId = c.req.query('session_id');
+  const me = await resolveMe(deps, auth, { sessionId, tokenScope: guard.user.tokenScope, allowPending: guard.user.allowPending });
+  Object.assign(auth, { me });
+  if (!guard.org) return;
+  const orgIdOrSlug = c.req.param('id') ?? '';
+  const organization = await getOrganization(deps, auth.instance.id, orgIdOrSlug).catch((e: unknown) => {
+    if (isAppError(e) && e.code === 'NOT_FOUND') return null;
+    throw e;
+  });
+  const access = organization && (await memberAccess(deps.db, auth.instance.id, organization.id, me.userId));
+  if (!organization || !access) throw notFound('organization');
+  if (guard.org !== 'member' && !access.permissions.includes(guard.org)) {
+    throw new AppError('FORBIDDEN', {
+      message: `Your role lacks the ${guard.org} permission.`,
+      meta: { reason: REASONS.missing_permission, permission: guard.org },
+    });
+  }
+  Object.assign(auth, { org: { organization, role: access.role, permissions: access.permissions } });
 }
 
 export const CLIENT_COOKIE = CUSTOMER_CLIENT_COOKIE;
@@ -95,7 +154,7 @@ function checkPublishableKey(c: Context, instance: InstanceContext, required: bo
 
 const isNativeFlag = (v: string | undefined) => v === '1' || v === 'true';
 
-export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard): Promise<FapiAuth> {
+export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard): Promise<FapiAuth & { bearer: string | null }> {
   c.header('cache-control', 'no-store');
   const instanceId = c.req.param('instanceId');
   if (!instanceId || !isId('ins', instanceId)) throw notFound('instance');
@@ -112,11 +171,12 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
 
   const authorization = c.req.header('authorization');
   const mode = authorization !== undefined || isNativeFlag(c.req.query('_is_native')) ? 'native' : 'web';
-  const auth: FapiAuth = {
+  const auth: FapiAuth & { bearer: string | null } = {
     instance,
     mode,
     client: null,
     clientToken: null,
+    bearer: authorization === undefined ? null : (BEARER_RE.exec(authorization)?.[1] ?? null),
     issueClientToken(token) {
       if (mode === 'native') c.header('authorization', `Bearer ${token}`);
       else c.header('set-cookie', clientCookie(instance, token, instance.settings.session_lifetime_seconds));
@@ -126,10 +186,18 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
     },
   };
   if (!guard.client) return auth;
+  await resolveClient(deps, c, auth, authorization, mode);
+  // CSRF: one guard for every route that resolves the client (see origin.ts).
+  checkOrigin(c, instance, mode);
+  await resolveGuardedUser(deps, c, guard, auth);
+  return auth;
+}
 
+async function resolveClient(deps: Deps, c: Context, auth: FapiAuth, authorization: string | undefined, mode: 'web' | 'native') {
+  const { instance } = auth;
   const presented =
     authorization !== undefined ? (BEARER_RE.exec(authorization)?.[1] ?? '') : mode === 'web' ? getCookie(c, clientCookieSpec(instance).name) : undefined;
-  if (presented === undefined) return auth;
+  if (presented === undefined) return;
   const found = await findClient(deps, instance, presented);
   if (found.client) {
     auth.client = found.client;
@@ -138,5 +206,4 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
     // Never 401 for a bad client: it is a signed-out visitor, and the stale cookie goes.
     auth.clearClientToken();
   }
-  return auth;
 }

@@ -1,6 +1,8 @@
 import type { Deps } from '../../deps';
+import { jsonProtocol } from '../../http/protocol';
 import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import type { MountableEndpoint } from '../../http/endpoint';
 import * as auth from '../../auth/fapi-routes';
 import * as environment from '../../auth/environment';
 import * as orgs from '../../organizations/fapi-routes';
@@ -9,106 +11,112 @@ import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
 import type { MeAuth } from '../../users/me';
 import * as me from '../../users/me-routes';
-import { authenticateFapi, type FapiGuard } from './auth';
-import { checkOrigin, fapiCors } from './origin';
+import { authenticateFapi, fapiActor, type FapiGuard, type OrgMemberAuth, type SignedInAuth } from './auth';
+import { fapiCors } from './origin';
 import { Hono } from 'hono';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
 
-const route = (method: Method, path: string, guard: FapiGuard, ep: RouteEntry<FapiGuard>['endpoint']): RouteEntry<FapiGuard> => ({
+/** What a route's handler receives: a guard naming `org` or `user` has it resolved by the router. */
+type AuthFor<G extends FapiGuard> = G extends { org: string } ? OrgMemberAuth : G extends { user: object } ? SignedInAuth : MeAuth;
+
+export const fapiRoute = <G extends FapiGuard>(method: Method, path: string, guard: G, ep: MountableEndpoint<AuthFor<G>>): RouteEntry<FapiGuard, MeAuth> => ({
   method,
   path: `${FAPI_PREFIX}${path}`,
   guard,
-  endpoint: ep,
+  endpoint: ep as unknown as MountableEndpoint<MeAuth>,
 });
 
 /** Guards: the publishable key (required, or checked when sent), whether the client is resolved, limits, caching. */
-const PK_CLIENT: FapiGuard = { key: 'required', client: true };
-const CLIENT: FapiGuard = { key: 'optional', client: true };
-const SIGN_IN: FapiGuard = { key: 'optional', client: true, limit: 'sign_in' };
-const SIGN_UP: FapiGuard = { key: 'optional', client: true, limit: 'sign_up' };
-const ATTEMPT: FapiGuard = { key: 'optional', client: true, limit: 'attempt' };
-const SEND: FapiGuard = { key: 'optional', client: true, limit: 'verification' };
-const PUBLIC: FapiGuard = { key: 'optional', client: false };
-const PUBLIC_CACHED: FapiGuard = { key: 'optional', client: false, cache: 'public, max-age=60' };
+const PK_CLIENT = { key: 'required', client: true } as const satisfies FapiGuard;
+const CLIENT = { key: 'optional', client: true } as const satisfies FapiGuard;
+const SIGN_IN = { key: 'optional', client: true, limit: 'sign_in' } as const satisfies FapiGuard;
+const SIGN_UP = { key: 'optional', client: true, limit: 'sign_up' } as const satisfies FapiGuard;
+const ATTEMPT = { key: 'optional', client: true, limit: 'attempt' } as const satisfies FapiGuard;
+const SEND = { key: 'optional', client: true, limit: 'verification' } as const satisfies FapiGuard;
+const PUBLIC = { key: 'optional', client: false } as const satisfies FapiGuard;
+const PUBLIC_CACHED = { key: 'optional', client: false, cache: 'public, max-age=60' } as const satisfies FapiGuard;
+/** A signed-in user (a live session; `uat_` tokens only where a me-scope is named). */
+const ME = { ...CLIENT, user: {} } as const satisfies FapiGuard;
+const ME_READ = { ...CLIENT, user: { tokenScope: 'me:read' } } as const satisfies FapiGuard;
+const ME_WRITE = { ...CLIENT, user: { tokenScope: 'me:write' } } as const satisfies FapiGuard;
+/** MFA enrollment works while the session is pending on its setup_mfa task. */
+const ME_PENDING = { ...CLIENT, user: { allowPending: true } } as const satisfies FapiGuard;
+const ORG_USER = { ...CLIENT, user: { organizations: true } } as const satisfies FapiGuard;
+/** A member of the path's organization whose role holds the permission. */
+const org = <P extends NonNullable<FapiGuard['org']>>(permission: P) => ({ ...ORG_USER, org: permission }) as const satisfies FapiGuard;
 
 /**
  * The frontend API, one route a line: method, path under the fapi_url, guard, endpoint.
  * Browsers and native apps call it; it never answers 401 to GET /v1/client.
  */
-export const fapiRoutes: RouteEntry<FapiGuard>[] = [
-  route('GET',    '/v1/environment',                  CLIENT,        environment.getEnvironmentEndpoint),
-  route('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
-  route('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
-  route('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
-  route('GET',    '/v1/client/sign_ins/:id',                            CLIENT,  auth.getSignInEndpoint),
-  route('POST',   '/v1/client/sign_ins/:id/prepare_first_factor',       SEND,    auth.prepareFirstFactorEndpoint),
-  route('POST',   '/v1/client/sign_ins/:id/attempt_first_factor',       ATTEMPT, auth.attemptFirstFactorEndpoint),
-  route('POST',   '/v1/client/sign_ins/:id/prepare_second_factor',      CLIENT,  auth.prepareSecondFactorEndpoint),
-  route('POST',   '/v1/client/sign_ins/:id/attempt_second_factor',      ATTEMPT, auth.attemptSecondFactorEndpoint),
-  route('POST',   '/v1/client/sign_ins/:id/reset_password',             ATTEMPT, auth.resetPasswordEndpoint),
-  route('POST',   '/v1/client/sign_ups',                                SIGN_UP, auth.createSignUpEndpoint),
-  route('GET',    '/v1/client/sign_ups/:id',                            CLIENT,  auth.getSignUpEndpoint),
-  route('POST',   '/v1/client/sign_ups/:id/prepare_verification',       SEND,    auth.prepareVerificationEndpoint),
-  route('POST',   '/v1/client/sign_ups/:id/attempt_verification',       ATTEMPT, auth.attemptVerificationEndpoint),
-  route('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.createSessionTokenEndpoint),
-  route('POST',   '/v1/client/sessions/:id/end',      CLIENT,        signOut.endSessionEndpoint),
-  route('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        signOut.removeSessionEndpoint),
-  route('POST',   '/v1/client/sessions/:id/touch',    CLIENT,        signOut.touchSessionEndpoint),
-  route('DELETE', '/v1/client/sessions',              CLIENT,        signOut.endAllSessionsEndpoint),
-  route('POST',   '/v1/client/me/api_tokens',         CLIENT,        me.createApiTokenEndpoint),
-  route('GET',    '/v1/client/me/api_tokens',         CLIENT,        me.listApiTokensEndpoint),
-  route('POST',   '/v1/client/me/api_tokens/:id/revoke', CLIENT,     me.revokeApiTokenEndpoint),
-  route('GET',    '/v1/me',                           CLIENT,        me.getMeEndpoint),
-  route('PATCH',  '/v1/me',                           CLIENT,        me.updateMeEndpoint),
-  route('POST',   '/v1/me/totp',                      CLIENT,        me.createTotpEndpoint),
-  route('POST',   '/v1/me/totp/attempt_verification', CLIENT,        me.confirmTotpEndpoint),
-  route('DELETE', '/v1/me/totp',                      CLIENT,        me.deleteTotpEndpoint),
-  route('POST',   '/v1/me/backup_codes',              CLIENT,        me.regenerateBackupCodesEndpoint),
-  route('GET',    '/v1/me/sessions',                  CLIENT,        meSessions.listMySessionsEndpoint),
-  route('POST',   '/v1/me/sessions/revoke_others',    CLIENT,        meSessions.revokeMyOtherSessionsEndpoint),
-  route('POST',   '/v1/me/sessions/:id/revoke',       CLIENT,        meSessions.revokeMySessionEndpoint),
-  route('GET',    '/v1/me/organization_memberships',                     CLIENT, orgs.listMyMembershipsEndpoint),
-  route('DELETE', '/v1/me/organization_memberships/:id',                 CLIENT, orgs.leaveOrganizationEndpoint),
-  route('GET',    '/v1/me/organization_invitations',                     CLIENT, orgs.listMyInvitationsEndpoint),
-  route('POST',   '/v1/me/organization_invitations/accept',              CLIENT, orgs.acceptInvitationByTokenEndpoint),
-  route('POST',   '/v1/me/organization_invitations/:id/accept',          CLIENT, orgs.acceptMyInvitationEndpoint),
-  route('GET',    '/v1/me/organization_suggestions',                     CLIENT, orgs.listMySuggestionsEndpoint),
-  route('POST',   '/v1/me/organization_suggestions/:id/accept',          CLIENT, orgs.acceptMySuggestionEndpoint),
-  route('POST',   '/v1/organizations',                                   CLIENT, orgs.createOrganizationEndpoint),
-  route('GET',    '/v1/organizations/:id',                               CLIENT, orgs.getOrganizationEndpoint),
-  route('PATCH',  '/v1/organizations/:id',                               CLIENT, orgs.updateOrganizationEndpoint),
-  route('DELETE', '/v1/organizations/:id',                               CLIENT, orgs.deleteOrganizationEndpoint),
-  route('GET',    '/v1/organizations/:id/memberships',                   CLIENT, orgs.listMembersEndpoint),
-  route('PATCH',  '/v1/organizations/:id/memberships/:user_id',          CLIENT, orgs.updateMemberEndpoint),
-  route('DELETE', '/v1/organizations/:id/memberships/:user_id',          CLIENT, orgs.removeMemberEndpoint),
-  route('GET',    '/v1/organizations/:id/invitations',                   CLIENT, orgs.listOrgInvitationsEndpoint),
-  route('POST',   '/v1/organizations/:id/invitations',                   CLIENT, orgs.inviteEndpoint),
-  route('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', CLIENT, orgs.revokeOrgInvitationEndpoint),
-  route('GET',    '/v1/organizations/:id/domains',                       CLIENT, orgs.listOrgDomainsEndpoint),
-  route('POST',   '/v1/organizations/:id/domains',                       CLIENT, orgs.addOrgDomainEndpoint),
-  route('PATCH',  '/v1/organizations/:id/domains/:domain_id',             CLIENT, orgs.updateOrgDomainEndpoint),
-  route('DELETE', '/v1/organizations/:id/domains/:domain_id',             CLIENT, orgs.deleteOrgDomainEndpoint),
-  route('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', CLIENT, orgs.prepareOrgDomainVerificationEndpoint),
-  route('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', CLIENT, orgs.attemptOrgDomainVerificationEndpoint),
-  route('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
-  route('GET',    '/.well-known/jwks.json',           PUBLIC_CACHED, sessions.jwksEndpoint),
+export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
+  fapiRoute('GET',    '/v1/environment',                  CLIENT,        environment.getEnvironmentEndpoint),
+  fapiRoute('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
+  fapiRoute('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
+  fapiRoute('GET',    '/v1/client/sign_ins/:id',                            CLIENT,  auth.getSignInEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_first_factor',       SEND,    auth.prepareFirstFactorEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_first_factor',       ATTEMPT, auth.attemptFirstFactorEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_second_factor',      CLIENT,  auth.prepareSecondFactorEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_second_factor',      ATTEMPT, auth.attemptSecondFactorEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/reset_password',             ATTEMPT, auth.resetPasswordEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ups',                                SIGN_UP, auth.createSignUpEndpoint),
+  fapiRoute('GET',    '/v1/client/sign_ups/:id',                            CLIENT,  auth.getSignUpEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ups/:id/prepare_verification',       SEND,    auth.prepareVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ups/:id/attempt_verification',       ATTEMPT, auth.attemptVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.createSessionTokenEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        signOut.endSessionEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        signOut.removeSessionEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/touch',    CLIENT,        signOut.touchSessionEndpoint),
+  fapiRoute('DELETE', '/v1/client/sessions',              CLIENT,        signOut.endAllSessionsEndpoint),
+  fapiRoute('POST',   '/v1/client/me/api_tokens',         ME,        me.createApiTokenEndpoint),
+  fapiRoute('GET',    '/v1/client/me/api_tokens',         ME,        me.listApiTokensEndpoint),
+  fapiRoute('POST',   '/v1/client/me/api_tokens/:id/revoke', ME,     me.revokeApiTokenEndpoint),
+  fapiRoute('GET',    '/v1/me',                           ME_READ,        me.getMeEndpoint),
+  fapiRoute('PATCH',  '/v1/me',                           ME_WRITE,        me.updateMeEndpoint),
+  fapiRoute('POST',   '/v1/me/totp',                      ME_PENDING,        me.createTotpEndpoint),
+  fapiRoute('POST',   '/v1/me/totp/attempt_verification', ME_PENDING,        me.confirmTotpEndpoint),
+  fapiRoute('DELETE', '/v1/me/totp',                      ME,        me.deleteTotpEndpoint),
+  fapiRoute('POST',   '/v1/me/backup_codes',              ME,        me.regenerateBackupCodesEndpoint),
+  fapiRoute('GET',    '/v1/me/sessions',                  ME,        meSessions.listMySessionsEndpoint),
+  fapiRoute('POST',   '/v1/me/sessions/revoke_others',    ME,        meSessions.revokeMyOtherSessionsEndpoint),
+  fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       ME,        meSessions.revokeMySessionEndpoint),
+  fapiRoute('GET',    '/v1/me/organization_memberships',                     ORG_USER, orgs.listMyMembershipsEndpoint),
+  fapiRoute('DELETE', '/v1/me/organization_memberships/:id',                 org('member'), orgs.leaveOrganizationEndpoint),
+  fapiRoute('GET',    '/v1/me/organization_invitations',                     ORG_USER, orgs.listMyInvitationsEndpoint),
+  fapiRoute('POST',   '/v1/me/organization_invitations/accept',              ORG_USER, orgs.acceptInvitationByTokenEndpoint),
+  fapiRoute('POST',   '/v1/me/organization_invitations/:id/accept',          ORG_USER, orgs.acceptMyInvitationEndpoint),
+  fapiRoute('GET',    '/v1/me/organization_suggestions',                     ORG_USER, orgs.listMySuggestionsEndpoint),
+  fapiRoute('POST',   '/v1/me/organization_suggestions/:id/accept',          ORG_USER, orgs.acceptMySuggestionEndpoint),
+  fapiRoute('POST',   '/v1/organizations',                                   ORG_USER, orgs.createOrganizationEndpoint),
+  fapiRoute('GET',    '/v1/organizations/:id',                               org('member'), orgs.getOrganizationEndpoint),
+  fapiRoute('PATCH',  '/v1/organizations/:id',                               org('org:sys_profile:manage'), orgs.updateOrganizationEndpoint),
+  fapiRoute('DELETE', '/v1/organizations/:id',                               org('org:sys_profile:delete'), orgs.deleteOrganizationEndpoint),
+  fapiRoute('GET',    '/v1/organizations/:id/memberships',                   org('org:sys_memberships:read'), orgs.listMembersEndpoint),
+  fapiRoute('PATCH',  '/v1/organizations/:id/memberships/:user_id',          org('org:sys_memberships:manage'), orgs.updateMemberEndpoint),
+  fapiRoute('DELETE', '/v1/organizations/:id/memberships/:user_id',          org('org:sys_memberships:manage'), orgs.removeMemberEndpoint),
+  fapiRoute('GET',    '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), orgs.listOrgInvitationsEndpoint),
+  fapiRoute('POST',   '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), orgs.inviteEndpoint),
+  fapiRoute('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', org('org:sys_memberships:manage'), orgs.revokeOrgInvitationEndpoint),
+  fapiRoute('GET',    '/v1/organizations/:id/domains',                       org('org:sys_domains:read'), orgs.listOrgDomainsEndpoint),
+  fapiRoute('POST',   '/v1/organizations/:id/domains',                       org('org:sys_domains:manage'), orgs.addOrgDomainEndpoint),
+  fapiRoute('PATCH',  '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), orgs.updateOrgDomainEndpoint),
+  fapiRoute('DELETE', '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), orgs.deleteOrgDomainEndpoint),
+  fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), orgs.prepareOrgDomainVerificationEndpoint),
+  fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), orgs.attemptOrgDomainVerificationEndpoint),
+  fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
+  fapiRoute('GET',    '/.well-known/jwks.json',           PUBLIC_CACHED, sessions.jwksEndpoint),
 ];
-
-const BEARER_RE = /^Bearer\s+(\S+)$/i;
 
 export function createFapi(deps: Deps) {
   const surface = buildSurface<FapiGuard, MeAuth>(deps, {
     name: 'fapi',
     routes: fapiRoutes,
-    acceptsForm: true,
-    authenticate: async (c, r) => {
-      const auth = await authenticateFapi(deps, c, r.guard);
-      // CSRF: one guard for every route that resolves the client (see origin.ts).
-      if (r.guard.client) checkOrigin(c, auth.instance, auth.mode);
-      return Object.assign(auth, { bearer: BEARER_RE.exec(c.req.header('authorization') ?? '')?.[1] ?? null });
-    },
+    protocol: jsonProtocol(['json', 'form']),
+    actorOf: (auth, request) => fapiActor(auth, request),
+    authenticate: (c, r) => authenticateFapi(deps, c, r.guard),
     around: async ({ route: r, deps: d, run }) => {
       const out = await run(d);
       return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;

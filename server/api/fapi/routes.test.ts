@@ -16,6 +16,17 @@ describe('FAPI route table', () => {
     for (const r of fapiRoutes) expect(r.path).toMatch(/^\/fapi\/:instanceId\/(v1|\.well-known)\//);
   });
 
+  it('names the permission of every organization route, and a signed-in user wherever one is resolved', () => {
+    for (const r of fapiRoutes) {
+      const name = `${r.method} ${r.path}`;
+      if (/\/organizations\/:id(\/|$)|\/me\/organization_memberships\/:id$/.test(r.path)) {
+        expect(r.guard.org, `${name} names no organization permission`).toBeDefined();
+      }
+      if (r.guard.org) expect(r.guard.user, `${name} resolves no user`).toBeDefined();
+      if (/\/v1\/me(\/|$)|\/v1\/client\/me\//.test(r.path)) expect(r.guard.user, `${name} resolves no user`).toBeDefined();
+    }
+  });
+
   it('matches the reviewed snapshot of the surface', () => {
     const routes = inspectRoutes(createFapi(h.runtime.deps))
       .filter((r) => !r.isMiddleware)

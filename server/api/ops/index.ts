@@ -5,7 +5,8 @@ import type { Deps } from '../../deps';
 import type { Database } from '../../db/client';
 import type { EmbeddedLock } from '../../db/embedded-lock';
 import { AppError } from '../../http/errors';
-import { jsonError, requestContext, type SurfaceEnv } from '../../http/request-context';
+import { jsonProtocol, toAppError } from '../../http/protocol';
+import { requestContext, type SurfaceEnv } from '../../http/request-context';
 import { constantTimeEqual } from '../../http/secrets';
 import { validate } from '../../http/validate';
 
@@ -15,7 +16,8 @@ const bearer = (header: string | undefined) => /^Bearer\s+(\S+)$/i.exec(header ?
 export function createOps(deps: Deps, database: Database, lock: EmbeddedLock | null) {
   const app = new Hono<SurfaceEnv>();
   app.use('*', requestContext(deps, 'ops'));
-  app.onError(jsonError(deps));
+  const { renderError } = jsonProtocol();
+  app.onError((err, c) => renderError(toAppError(deps, err, c), c));
 
   app.get('/healthz', (c) => {
     c.set('route', '/healthz');
@@ -52,6 +54,6 @@ export function createOps(deps: Deps, database: Database, lock: EmbeddedLock | n
     return c.json(await runCommand(deps, argv));
   });
 
-  app.notFound((c) => jsonError(deps)(new AppError('NOT_FOUND'), c));
+  app.notFound((c) => renderError(new AppError('NOT_FOUND'), c));
   return app;
 }

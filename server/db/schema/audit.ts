@@ -8,6 +8,8 @@ export const auditLogs = pgTable(
     instanceId: text('instance_id'),
     /** Who acted: `key:<id>`, `cli`, `user:<id>`, `system`. */
     actor: text('actor').notNull(),
+    /** The actor's kind (server/http/actor.ts); null on entries written before it was recorded. */
+    actorKind: text('actor_kind'),
     action: text('action').notNull(),
     target: text('target'),
     ip: text('ip'),

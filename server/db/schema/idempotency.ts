@@ -5,6 +5,8 @@ export const idempotencyRecords = pgTable(
   'idempotency_records',
   {
     instanceId: text('instance_id').notNull(),
+    /** The credential (secret key id) that made the request: a record replays only to it. */
+    credentialId: text('credential_id').notNull().default(''),
     key: text('key').notNull(),
     /** SHA-256 of method, path and body: the same key with another request is refused. */
     fingerprint: text('fingerprint').notNull(),
@@ -12,5 +14,5 @@ export const idempotencyRecords = pgTable(
     body: text('body').notNull(),
     createdAt: millis('created_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.instanceId, t.key] })],
+  (t) => [primaryKey({ columns: [t.instanceId, t.credentialId, t.key] })],
 );

@@ -1,0 +1,78 @@
+import type { Runtime } from '../runtime';
+import { createBapi } from './bapi';
+import { createDashboard } from './dashboard';
+import { createFapi } from './fapi';
+import { createOps } from './ops';
+
+export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
+
+/** Where a surface's paths live: under PUBLIC_URL, or under each instance's fapi_url (`/fapi/<instance_id>`). */
+export type SurfaceBase = 'public_url' | 'fapi_url';
+
+export interface SurfaceEntry {
+  name: string;
+  base: SurfaceBase;
+  /** Path prefixes under the base, each a whole path or a folder (`/v1` serves `/v1` and `/v1/…`). */
+  prefixes: readonly string[];
+  /** The surface's router; it is built with its protocol (server/http/protocol.ts). */
+  create(runtime: Runtime): FetchHandler;
+}
+
+/** The fapi_url path of an instance, as the routers match it. */
+export const FAPI_BASE = '/fapi/:instanceId';
+
+/**
+ * Every API surface, listed once. Path matching (`isApiPath`), dispatch, the Next.js
+ * route handlers under app/ and proxy.ts's page matcher derive from this list (the last
+ * two are checked against it by server/api/surfaces.test.ts). The most specific prefix
+ * wins: `/v1/dashboard` is the dashboard API, the rest of `/v1` the backend API.
+ * Adding a surface is one entry here and a router in server/api/<name>.
+ */
+export const SURFACES: readonly SurfaceEntry[] = [
+  { name: 'dashboard', base: 'public_url', prefixes: ['/v1/dashboard'], create: (r) => createDashboard(r.deps).fetch },
+  { name: 'bapi', base: 'public_url', prefixes: ['/v1'], create: (r) => createBapi(r.deps).fetch },
+  { name: 'fapi', base: 'fapi_url', prefixes: ['/v1', '/.well-known'], create: (r) => createFapi(r.deps).fetch },
+  {
+    name: 'ops',
+    base: 'public_url',
+    prefixes: ['/healthz', '/readyz', '/metrics', '/internal/cli'],
+    create: (r) => createOps(r.deps, r.database, r.lock).fetch,
+  },
+];
+
+const FAPI_PATH_RE = /^\/fapi\/[^/]+(\/.*)?$/;
+
+/** The part of a path its surface's prefixes are matched against, and which base it is under. */
+function locate(pathname: string): { base: SurfaceBase; rest: string } {
+  const fapi = FAPI_PATH_RE.exec(pathname);
+  return fapi ? { base: 'fapi_url', rest: fapi[1] ?? '' } : { base: 'public_url', rest: pathname };
+}
+
+const underPrefix = (rest: string, prefix: string) => rest === prefix || rest.startsWith(`${prefix}/`);
+
+/** The surface serving a path, or null for console and hosted pages (Next.js). */
+export function surfaceOf(pathname: string): SurfaceEntry | null {
+  const { base, rest } = locate(pathname);
+  let best: { entry: SurfaceEntry; length: number } | null = null;
+  for (const entry of SURFACES) {
+    if (entry.base !== base) continue;
+    for (const prefix of entry.prefixes) {
+      if (underPrefix(rest, prefix) && (!best || prefix.length > best.length)) best = { entry, length: prefix.length };
+    }
+  }
+  return best?.entry ?? null;
+}
+
+/** Paths served by the API routers rather than Next.js. */
+export const isApiPath = (pathname: string) => surfaceOf(pathname) !== null;
+
+/** Every API surface behind one fetch handler, dispatched by path prefix. */
+export function createApiHandler(runtime: Runtime): FetchHandler {
+  const handlers = new Map(SURFACES.map((s) => [s, s.create(runtime)]));
+  const ops = handlers.get(SURFACES.find((s) => s.name === 'ops')!)!;
+  return (req, env) => {
+    const surface = surfaceOf(new URL(req.url).pathname);
+    // Nothing else reaches here from the servers; a stray path gets the ops surface's JSON 404.
+    return (surface ? handlers.get(surface)! : ops)(req, env);
+  };
+}

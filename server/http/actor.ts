@@ -1,0 +1,61 @@
+/**
+ * Who made a request, built once per request from the surface's credential and handed
+ * to every endpoint. Domain functions that change state take it, and audit entries record
+ * its `kind` and `ref`: `key:<key id>`, `operator:<user id>`, `session:<session id>` (an end
+ * user signed in), `user:<user id>` (an end user by personal access token), `anonymous`.
+ */
+export type ActorKind =
+  | 'secret_key'
+  | 'operator'
+  | 'user'
+  | 'personal_access_token'
+  | 'scim_token'
+  | 'oauth_client'
+  | 'api_key'
+  | 'lti_platform'
+  | 'anonymous'
+  | 'system';
+
+export interface Actor {
+  kind: ActorKind;
+  /** The credential's id (key, operator, session, token…); null for anonymous callers. */
+  id: string | null;
+  /** The end user behind a session or token, when the actor is one. */
+  userId?: string;
+  /** The string audit entries store. */
+  ref: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface RequestOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** The audit fields of an actor, as domain functions record them. */
+export interface AuditContext {
+  actor: string;
+  actorKind?: ActorKind;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export const auditContextOf = (a: Actor): AuditContext => ({ actor: a.ref, actorKind: a.kind, ip: a.ip, userAgent: a.userAgent });
+
+export const actorOf = (kind: ActorKind, id: string | null, ref: string, request: RequestOrigin, userId?: string): Actor => ({
+  kind,
+  id,
+  ref,
+  ip: request.ip,
+  userAgent: request.userAgent,
+  ...(userId ? { userId } : {}),
+});
+
+export const anonymousActor = (request: RequestOrigin) => actorOf('anonymous', null, 'anonymous', request);
+export const secretKeyActor = (keyId: string, request: RequestOrigin) => actorOf('secret_key', keyId, `key:${keyId}`, request);
+export const operatorActor = (userId: string, request: RequestOrigin) => actorOf('operator', userId, `operator:${userId}`, request);
+export const sessionUserActor = (userId: string, sessionId: string, request: RequestOrigin) =>
+  actorOf('user', sessionId, `session:${sessionId}`, request, userId);
+export const tokenUserActor = (userId: string, request: RequestOrigin) =>
+  actorOf('personal_access_token', userId, `user:${userId}`, request, userId);
