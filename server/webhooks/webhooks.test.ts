@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditLogs, webhookMessages } from '../db/schema';
@@ -431,7 +432,7 @@ describe('SSRF guard', () => {
   /** No ALLOW_PRIVATE_WEBHOOK_TARGETS. */
   let strict: TestHarness;
   beforeAll(async () => {
-    strict = await createHarness({ dns: async (host) => (dnsTable[host] ? [{ address: dnsTable[host]!, family: 4 }] : []) });
+    strict = await createHarness({ dns: async (host) => (dnsTable[host] ? [{ address: dnsTable[host]!, family: isIP(dnsTable[host]!) === 6 ? 6 : 4 }] : []) });
   });
   afterAll(() => strict.close());
 
@@ -475,6 +476,53 @@ describe('SSRF guard', () => {
     const live = await h.createInstance({ environment: 'live' });
     expectError(await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://127.0.0.1/' } }), 422, 'VALIDATION_FAILED', { reason: 'private_address' });
     expectError(await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://evil.test/' } }), 422, 'VALIDATION_FAILED', { reason: 'private_address' });
+  });
+
+  /** IPv6 spellings that carry 127.0.0.1 (compatible, NAT64 local-use, SIIT, 6to4, Teredo client) or reach it (IPv4-mapped). */
+  const loopbackInIpv6 = ['::127.0.0.1', '64:ff9b:1::7f00:1', '::ffff:0:7f00:1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '::ffff:127.0.0.1'];
+
+  it('refuses IPv6 targets that embed a private IPv4 address, on a live instance', async () => {
+    const live = await strict.createInstance({ environment: 'live' });
+    for (const ip of loopbackInIpv6) {
+      expectError(await strict.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: `https://[${ip}]/` } }), 422, 'VALIDATION_FAILED', {
+        param: 'url',
+        reason: 'private_address',
+      });
+    }
+    dnsTable['v6loop.test'] = '64:ff9b::a9fe:a9fe'; // NAT64 well-known prefix carrying 169.254.169.254
+    try {
+      expectError(await strict.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://v6loop.test/' } }), 422, 'VALIDATION_FAILED', {
+        param: 'url',
+        reason: 'private_address',
+      });
+    } finally {
+      delete dnsTable['v6loop.test'];
+    }
+    expect((await strict.call('GET', '/v1/webhook_endpoints', { key: live.secret })).body.data).toEqual([]);
+  });
+
+  it('refuses delivery to a name that resolves to an IPv6 address embedding a private IPv4 address', async () => {
+    try {
+      const t = await strict.createInstance();
+      const port = new URL(rx.url).port;
+      dnsTable['rebind6.test'] = '93.184.216.34';
+      const ep = await strict.call('POST', '/v1/webhook_endpoints', { key: t.secret, body: { url: `http://rebind6.test:${port}/hook`, event_types: ['user.created'] } });
+      expect(ep.status).toBe(200);
+      for (const [i, ip] of loopbackInIpv6.entries()) {
+        dnsTable['rebind6.test'] = ip;
+        await strict.call('POST', '/v1/users', { key: t.secret, body: { email_address: [`rebind6.${i}@example.com`] } });
+        expect(await runWebhookWorkerOnce(strict.runtime.deps)).toBe(1);
+      }
+      expect(rx.received).toHaveLength(0);
+      const list = await strict.call('GET', `/v1/webhook_endpoints/${ep.body.id}/deliveries`, { key: t.secret });
+      expect(list.body.data).toHaveLength(loopbackInIpv6.length);
+      for (const d of list.body.data) {
+        expect(d).toMatchObject({ status: 'pending', attempt_count: 1 });
+        expect(d.attempts[0]).toMatchObject({ status_code: null, error: expect.stringContaining('private') });
+      }
+    } finally {
+      delete dnsTable['rebind6.test'];
+    }
   });
 
   it('checks the resolved address at every delivery (a name that turns private later is refused)', async () => {
