@@ -8,15 +8,15 @@ export interface ParsedBody {
   value: unknown;
 }
 
-async function readLimited(c: Context): Promise<string> {
+async function readLimited(c: Context): Promise<Uint8Array> {
   const length = c.req.header('content-length');
   const declared = Number(length ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   // A declared length within the limit is enforced by Node's HTTP parser: read it whole,
   // which skips the web-stream wrapping of the socket.
-  if (length !== undefined && Number.isInteger(declared)) return declared === 0 ? '' : c.req.raw.text();
+  if (length !== undefined && Number.isInteger(declared)) return declared === 0 ? new Uint8Array() : new Uint8Array(await c.req.raw.arrayBuffer());
   const stream = c.req.raw.body;
-  if (!stream) return '';
+  if (!stream) return new Uint8Array();
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -30,30 +30,84 @@ async function readLimited(c: Context): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 const tooLarge = () =>
   new AppError('PAYLOAD_TOO_LARGE', { message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The text of a JSON or form body. Invalid UTF-8 is refused (400 MALFORMED_REQUEST,
+ * meta.reason `invalid_utf8`) rather than stored as U+FFFD. A leading byte order mark
+ * is dropped, as RFC 8259 allows and `Response.json()` does.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw invalidUtf8();
+  }
+}
+
+const invalidUtf8 = () =>
+  new AppError('MALFORMED_REQUEST', { message: 'The request body is not valid UTF-8.', meta: { reason: 'invalid_utf8' } });
+
+/**
+ * application/x-www-form-urlencoded as URLSearchParams reads it (`+` is a space, the
+ * last of repeated names wins), except that percent-escapes which do not decode to
+ * UTF-8 are refused instead of becoming U+FFFD.
+ */
+function parseForm(raw: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of raw.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    const value = eq === -1 ? '' : pair.slice(eq + 1);
+    out[percentDecode(name)] = percentDecode(value);
+  }
+  return out;
+}
+
+function percentDecode(text: string): string {
+  if (!text.includes('%')) return text.replaceAll('+', ' ');
+  const input = Buffer.from(text.replaceAll('+', ' '), 'utf8');
+  const bytes = new Uint8Array(input.length);
+  let n = 0;
+  for (let i = 0; i < input.length; i++) {
+    const hex = input[i] === 0x25 && i + 2 < input.length ? input.toString('latin1', i + 1, i + 3) : '';
+    if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes[n++] = parseInt(hex, 16);
+      i += 2;
+    } else {
+      bytes[n++] = input[i]!;
+    }
+  }
+  return decodeUtf8(bytes.subarray(0, n));
+}
 
 /**
  * Reads a JSON (or, where allowed, form-encoded) body. An empty body is `{}` so that
  * action routes (`POST .../ban`) need none.
  */
 export async function parseBody(c: Context, opts: { form?: boolean } = {}): Promise<ParsedBody> {
-  const raw = await readLimited(c);
-  if (raw.trim() === '') return { raw, value: {} };
+  const bytes = await readLimited(c);
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type.endsWith('+json')) {
+  const json = type === 'application/json' || type.endsWith('+json');
+  const form = opts.form === true && type === 'application/x-www-form-urlencoded';
+  // Another media type is refused below, unless the body is blank: decode that leniently.
+  const raw = json || form ? decodeUtf8(bytes) : new TextDecoder().decode(bytes);
+  if (raw.trim() === '') return { raw, value: {} };
+  if (json) {
     try {
       return { raw, value: JSON.parse(raw) };
     } catch {
       throw new AppError('MALFORMED_REQUEST', { message: 'The request body is not valid JSON.' });
     }
   }
-  if (opts.form && type === 'application/x-www-form-urlencoded') {
-    return { raw, value: Object.fromEntries(new URLSearchParams(raw)) };
-  }
+  if (form) return { raw, value: parseForm(raw) };
   throw new AppError('UNSUPPORTED_MEDIA_TYPE', {
     message: opts.form
       ? 'Send the body as application/json or application/x-www-form-urlencoded.'
