@@ -213,7 +213,7 @@ describe('bad input on BAPI', () => {
   it('invalid UTF-8 in a JSON or form body: 400 MALFORMED_REQUEST, reason invalid_utf8, nothing stored', async () => {
     const handler = createApiHandler(h.runtime);
     const send = async (path: string, bytes: Uint8Array, headers: Record<string, string>) => {
-      const res = await handler(new Request(`http://localhost:3000${path}`, { method: 'POST', headers, body: bytes }));
+      const res = await handler(new Request(`http://localhost:3000${path}`, { method: 'POST', headers, body: new Uint8Array(bytes) }));
       return { status: res.status, headers: res.headers, body: await res.json() };
     };
     const before = await userCount();
@@ -228,7 +228,7 @@ describe('bad input on BAPI', () => {
     ];
     for (const inner of bad) {
       for (const headers of [
-        { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        { authorization: `Bearer ${key}`, 'content-type': 'application/json' } as Record<string, string>,
         // With a Content-Length the body is read in one piece: the same check applies.
         { authorization: `Bearer ${key}`, 'content-type': 'application/json; charset=utf-8', 'content-length': 'set below' },
       ]) {
