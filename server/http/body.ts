@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { AppError } from './errors';
+import { AppError, isAppError } from './errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -93,7 +93,11 @@ function percentDecode(text: string): string {
  * action routes (`POST .../ban`) need none.
  */
 export async function parseBody(c: Context, opts: { form?: boolean } = {}): Promise<ParsedBody> {
-  const bytes = await readLimited(c);
+  const bytes = await readLimited(c).catch((err: unknown) => {
+    if (isAppError(err)) throw err;
+    // A malformed chunk or a client gone mid-body: bad input (the log says 400, not a 500).
+    throw new AppError('MALFORMED_REQUEST', { message: 'The request body could not be read.', meta: { reason: 'body_unreadable' }, cause: err });
+  });
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const json = type === 'application/json' || type.endsWith('+json');
   const form = opts.form === true && type === 'application/x-www-form-urlencoded';
