@@ -36,6 +36,9 @@ async function readLimited(c: Context): Promise<Uint8Array> {
 const tooLarge = () =>
   new AppError('PAYLOAD_TOO_LARGE', { message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
 
+const unreadable = (cause?: unknown) =>
+  new AppError('MALFORMED_REQUEST', { message: 'The request body could not be read.', meta: { reason: 'body_unreadable' }, cause });
+
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
@@ -96,8 +99,12 @@ export async function parseBody(c: Context, opts: { form?: boolean } = {}): Prom
   const bytes = await readLimited(c).catch((err: unknown) => {
     if (isAppError(err)) throw err;
     // A malformed chunk or a client gone mid-body: bad input (the log says 400, not a 500).
-    throw new AppError('MALFORMED_REQUEST', { message: 'The request body could not be read.', meta: { reason: 'body_unreadable' }, cause: err });
+    throw unreadable(err);
   });
+  // Node's message, when served by Node: a body cut short can also read as a shorter one
+  // (an aborted request's stream may just end), which must not be acted on.
+  const incoming = (c.env as { incoming?: { complete?: boolean } } | undefined)?.incoming;
+  if (incoming && incoming.complete === false) throw unreadable();
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const json = type === 'application/json' || type.endsWith('+json');
   const form = opts.form === true && type === 'application/x-www-form-urlencoded';
