@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
+import { createApiHandler } from '../api';
 import { MAX_BODY_BYTES } from './body';
 
 let h: TestHarness;
@@ -207,5 +208,55 @@ describe('bad input on BAPI', () => {
       if (res.status >= 400) expectError(res, res.status, res.body.errors[0].code);
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('invalid UTF-8 in a JSON or form body: 400 MALFORMED_REQUEST, reason invalid_utf8, nothing stored', async () => {
+    const handler = createApiHandler(h.runtime);
+    const send = async (path: string, bytes: Uint8Array, headers: Record<string, string>) => {
+      const res = await handler(new Request(`http://localhost:3000${path}`, { method: 'POST', headers, body: new Uint8Array(bytes) }));
+      return { status: res.status, headers: res.headers, body: await res.json() };
+    };
+    const before = await userCount();
+    let n = 0;
+    const json = (inner: number[]) => Buffer.concat([Buffer.from(`{"username":"utf8_${n++}","first_name":"Zo`), Buffer.from(inner), Buffer.from('"}')]);
+    const bad = [
+      [0xff], // never valid
+      [0xc3], // truncated two-byte sequence
+      [0xc0, 0xaf], // overlong "/"
+      [0xed, 0xa0, 0x80], // an encoded surrogate
+      [0xf4, 0x90, 0x80, 0x80], // beyond U+10FFFF
+    ];
+    for (const inner of bad) {
+      for (const headers of [
+        { authorization: `Bearer ${key}`, 'content-type': 'application/json' } as Record<string, string>,
+        // With a Content-Length the body is read in one piece: the same check applies.
+        { authorization: `Bearer ${key}`, 'content-type': 'application/json; charset=utf-8', 'content-length': 'set below' },
+      ]) {
+        const body = json(inner);
+        if (headers['content-length']) headers['content-length'] = String(body.length);
+        const res = await send('/v1/users', body, headers);
+        const e = expectError(res, 400, 'MALFORMED_REQUEST', { reason: 'invalid_utf8' });
+        expect(e.message).toBe('The request body is not valid UTF-8.');
+      }
+    }
+    expect(await userCount()).toBe(before);
+
+    // Valid multi-byte text still goes through, and a leading byte order mark is dropped (RFC 8259 §8.1).
+    const ok = await send('/v1/users', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"username":"utf8_ok","first_name":"Zoë 😀"}')]), {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ username: 'utf8_ok', first_name: 'Zoë 😀' });
+
+    // FAPI also reads form posts: raw bytes and percent-escapes must both be UTF-8.
+    const { instanceId, publishableKey } = await h.createInstance();
+    const fapiHeaders = { 'x-publishable-key': publishableKey, origin: 'http://localhost:3000', 'content-type': 'application/x-www-form-urlencoded' };
+    for (const form of [Buffer.from('email_address=f%40example.com&first_name=%FF'), Buffer.concat([Buffer.from('email_address=f%40example.com&first_name='), Buffer.from([0xe9])])]) {
+      expectError(await send(`/fapi/${instanceId}/v1/client/sign_ups`, form, fapiHeaders), 400, 'MALFORMED_REQUEST', { reason: 'invalid_utf8' });
+    }
+    const signUp = await send(`/fapi/${instanceId}/v1/client/sign_ups`, Buffer.from('email_address=f%40example.com&password=Quiet-Lantern-Orbit-7319&first_name=Zo%C3%AB+A%zz'), fapiHeaders);
+    expect(signUp.status, JSON.stringify(signUp.body)).toBe(200);
+    expect(JSON.stringify(signUp.body)).toContain('Zoë A%zz');
   });
 });

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { AppError } from './errors';
+import { AppError, isAppError } from './errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -8,15 +8,15 @@ export interface ParsedBody {
   value: unknown;
 }
 
-async function readLimited(c: Context): Promise<string> {
+async function readLimited(c: Context): Promise<Uint8Array> {
   const length = c.req.header('content-length');
   const declared = Number(length ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   // A declared length within the limit is enforced by Node's HTTP parser: read it whole,
   // which skips the web-stream wrapping of the socket.
-  if (length !== undefined && Number.isInteger(declared)) return declared === 0 ? '' : c.req.raw.text();
+  if (length !== undefined && Number.isInteger(declared)) return declared === 0 ? new Uint8Array() : new Uint8Array(await c.req.raw.arrayBuffer());
   const stream = c.req.raw.body;
-  if (!stream) return '';
+  if (!stream) return new Uint8Array();
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -30,7 +30,7 @@ async function readLimited(c: Context): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 const tooLarge = () =>
@@ -44,20 +44,64 @@ const MEDIA_TYPES: Record<BodyMedia, string> = {
   scim: 'application/scim+json',
 };
 
+const unreadable = (cause?: unknown) =>
+  new AppError('MALFORMED_REQUEST', { message: 'The request body could not be read.', meta: { reason: 'body_unreadable' }, cause });
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * Form fields as an object. With `strict` (OAuth, LTI: RFC 6749 §3.1 says request
- * parameters must not be included more than once) a repeated field is refused;
- * otherwise the last one wins.
+ * The text of a JSON or form body. Invalid UTF-8 is refused (400 MALFORMED_REQUEST,
+ * meta.reason `invalid_utf8`) rather than stored as U+FFFD. A leading byte order mark
+ * is dropped, as RFC 8259 allows and `Response.json()` does.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw invalidUtf8();
+  }
+}
+
+const invalidUtf8 = () =>
+  new AppError('MALFORMED_REQUEST', { message: 'The request body is not valid UTF-8.', meta: { reason: 'invalid_utf8' } });
+
+/**
+ * application/x-www-form-urlencoded as URLSearchParams reads it (`+` is a space),
+ * except that percent-escapes which do not decode to UTF-8 are refused instead of
+ * becoming U+FFFD. With `strict` (OAuth, LTI: RFC 6749 §3.1 says request parameters
+ * must not be included more than once) a repeated field is refused; otherwise the last
+ * one wins.
  */
 export function formFields(raw: string, strict: boolean): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(raw)) {
-    if (strict && Object.hasOwn(out, k)) {
-      throw new AppError('MALFORMED_REQUEST', { message: `The parameter ${k} is repeated.`, meta: { param: k, reason: 'repeated_parameter' } });
+  for (const pair of raw.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = percentDecode(eq === -1 ? pair : pair.slice(0, eq));
+    const value = percentDecode(eq === -1 ? '' : pair.slice(eq + 1));
+    if (strict && Object.hasOwn(out, name)) {
+      throw new AppError('MALFORMED_REQUEST', { message: `The parameter ${name} is repeated.`, meta: { param: name, reason: 'repeated_parameter' } });
     }
-    out[k] = v;
+    out[name] = value;
   }
   return out;
+}
+
+function percentDecode(text: string): string {
+  if (!text.includes('%')) return text.replaceAll('+', ' ');
+  const input = Buffer.from(text.replaceAll('+', ' '), 'utf8');
+  const bytes = new Uint8Array(input.length);
+  let n = 0;
+  for (let i = 0; i < input.length; i++) {
+    const hex = input[i] === 0x25 && i + 2 < input.length ? input.toString('latin1', i + 1, i + 3) : '';
+    if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes[n++] = parseInt(hex, 16);
+      i += 2;
+    } else {
+      bytes[n++] = input[i]!;
+    }
+  }
+  return decodeUtf8(bytes.subarray(0, n));
 }
 
 /**
@@ -65,17 +109,29 @@ export function formFields(raw: string, strict: boolean): Record<string, string>
  * empty body is `{}` so that action routes (`POST .../ban`) need none.
  */
 export async function parseBody(c: Context, media: readonly BodyMedia[], opts: { strictForm?: boolean } = {}): Promise<ParsedBody> {
-  const raw = await readLimited(c);
-  if (raw.trim() === '') return { raw, value: {} };
+  const bytes = await readLimited(c).catch((err: unknown) => {
+    if (isAppError(err)) throw err;
+    // A malformed chunk or a client gone mid-body: bad input (the log says 400, not a 500).
+    throw unreadable(err);
+  });
+  // Node's message, when served by Node: a body cut short can also read as a shorter one
+  // (an aborted request's stream may just end), which must not be acted on.
+  const incoming = (c.env as { incoming?: { complete?: boolean } } | undefined)?.incoming;
+  if (incoming && incoming.complete === false) throw unreadable();
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type.endsWith('+json')) {
+  const json = type === 'application/json' || type.endsWith('+json');
+  const form = media.includes('form') && type === MEDIA_TYPES.form;
+  // Another media type is refused below, unless the body is blank: decode that leniently.
+  const raw = json || form ? decodeUtf8(bytes) : new TextDecoder().decode(bytes);
+  if (raw.trim() === '') return { raw, value: {} };
+  if (json) {
     try {
       return { raw, value: JSON.parse(raw) };
     } catch {
       throw new AppError('MALFORMED_REQUEST', { message: 'The request body is not valid JSON.' });
     }
   }
-  if (media.includes('form') && type === MEDIA_TYPES.form) return { raw, value: formFields(raw, opts.strictForm ?? false) };
+  if (form) return { raw, value: formFields(raw, opts.strictForm ?? false) };
   throw new AppError('UNSUPPORTED_MEDIA_TYPE', {
     message: `Send the body as ${media.map((m) => MEDIA_TYPES[m]).join(' or ')}.`,
     meta: { content_type: type || null },

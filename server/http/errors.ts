@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'Requests from this origin are not allowed.', expose: true },
   NOT_FOUND: { status: 404, message: 'The resource was not found.', expose: true },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this path.', expose: true },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.', expose: true },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.', expose: true },
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,
@@ -24,6 +25,11 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_MISMATCH: {
     status: 422,
     message: 'This Idempotency-Key was already used with a different request.',
+    expose: true,
+  },
+  REQUEST_HEADER_FIELDS_TOO_LARGE: {
+    status: 431,
+    message: 'The request line and headers are too large.',
     expose: true,
   },
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts. Try again later.', expose: true },

@@ -3,6 +3,13 @@ import { scrub, scrubDeep } from './redact';
 
 export type { Logger };
 
+/**
+ * Every log line passes `scrubDeep`, which also turns Errors (under `err` or anywhere
+ * else, with their causes) into `{type, message, stack, code, cause, ...}`. It has to:
+ * pino runs `formatters.log` before its serializers, so an `err` serializer would only
+ * ever see what the formatter left of the Error. (Bindings of `logger.child()` skip
+ * `formatters.log`: pino resets the bindings formatter for children.)
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -13,19 +20,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         level: (label) => ({ level: label }),
         log: (obj) => scrubDeep(obj) as Record<string, unknown>,
       },
-      hooks: {
-        logMethod(args, method) {
-          method.apply(this, args.map((a) => (typeof a === 'string' ? scrub(a) : a)) as Parameters<typeof method>);
-        },
-      },
       serializers: {
-        err: (err: Error & { code?: string }) => ({
-          type: err.name,
-          code: err.code,
-          message: scrub(String(err.message)),
-          stack: err.stack ? scrub(err.stack) : undefined,
-          cause: err.cause instanceof Error ? scrub(String(err.cause.stack ?? err.cause.message)) : undefined,
-        }),
+        // Already serialised by `formatters.log`; pino's default `err` serializer would
+        // treat the plain object as an Error again (type "Object", message with causes).
+        err: (err: unknown) => err,
+        // The final message, also when pino takes it from an Error (`logger.error(err)`)
+        // or formats an object into it (`%o`).
+        msg: (msg: unknown) => (typeof msg === 'string' ? scrub(msg) : msg),
       },
     },
     destination,

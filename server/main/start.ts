@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import next from 'next';
 import { createApiHandler, isApiPath } from '../api';
 import { boot } from './boot';
 import { buildIsCurrent, writeStamp } from './build-stamp';
+import { createHttpServer } from './http-server';
 
 /**
  * `npm start`: one process. API prefixes go straight to the Hono routers (~50 µs of
@@ -46,13 +47,13 @@ startConsole().catch((err: unknown) => {
   log.error({ err }, 'the console could not start; the API keeps serving');
 });
 
-const server = createServer((req, res) => {
+const server = createHttpServer((req, res) => {
   const pathname = (req.url ?? '/').split('?')[0]!;
   if (isApiPath(pathname)) return void apiListener(req, res);
   if (nextHandler) return void nextHandler(req, res);
   res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '10' });
   res.end(nextFailed ? 'The console failed to start; see the server log.\n' : 'The console is starting. Refresh in a moment.\n');
-});
+}, log);
 server.listen(config.PORT, config.HOST, () => {
   log.info({ port: config.PORT, url: config.PUBLIC_URL }, 'Latchkey listening');
 });
