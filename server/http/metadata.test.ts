@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpAttempts, users } from '../db/schema';
-import { browserOf } from '../testing/auth-flows';
+import { browserOf, type TestInstance } from '../testing/auth-flows';
 import { expectError } from '../testing/expect';
-import { createTestUser, eventsOf, signedInClient, type TestInstance } from '../testing/fapi-helpers';
+import { createTestUser, eventsOf, signedInClient } from '../testing/fapi-helpers';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { METADATA_MAX_BYTES, mergeMetadata, metadataProblem, pathDeeperThan } from './metadata';
 
