@@ -3,6 +3,7 @@ import { localeInput } from '../localization/locales';
 import { FAPI_LIMITS, type FapiAuth } from '../api/fapi/auth';
 import { endpoint, type RequestInfo } from '../http/endpoint';
 import { AppError } from '../http/errors';
+import { metadataInput } from '../http/metadata';
 import { enforceLimit } from '../http/rate-limit';
 import { newId } from '../http/ids';
 import { clientView, type ClientRow } from '../sessions/clients';
@@ -135,7 +136,7 @@ export const createSignUpBody = z.strictObject({
   username: username.optional(),
   first_name: name.optional(),
   last_name: name.optional(),
-  unsafe_metadata: z.record(z.string(), z.unknown()).optional(),
+  unsafe_metadata: metadataInput.optional(),
   /** The user's language (emails, SMS, hosted pages); else the request's Accept-Language. */
   locale: localeInput.optional(),
 });

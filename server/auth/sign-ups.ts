@@ -4,6 +4,7 @@ import type { Db } from '../db/client';
 import { emailAddresses, signUpAttempts, users } from '../db/schema';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
+import { assertMetadata } from '../http/metadata';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { createSession, type AuditContext } from '../sessions/sessions';
@@ -136,6 +137,7 @@ export async function createSignUp(
     if (!input.last_name) throw validationError('last_name', 'required', 'last_name is required.');
   }
   if (input.password !== undefined) checkPasswordPolicy(input.password, [input.email_address, input.username]);
+  assertMetadata('unsafe_metadata', input.unsafe_metadata ?? {});
   await assertFree(deps.db, instance.id, input.email_address, input.username);
   const passwordDigest = input.password === undefined ? null : await hashPassword(input.password);
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, type ErrorEntry } from './errors';
+import { pathDeeperThan } from './metadata';
 
 /** The value at an issue's path in the input: zod 4 leaves `issue.input` out unless asked. */
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
@@ -61,8 +62,24 @@ function firstUnstorable(input: unknown): string[] | null {
   return null;
 }
 
+/** No request input nests deeper than this (metadata allows 10 inside a body): nothing recursive downstream can overflow. */
+export const MAX_INPUT_DEPTH = 32;
+
+/** 422 too_deep naming the top-level field (past array indexes) that holds the over-deep part. */
+function assertShallow(input: unknown, root: string) {
+  const path = pathDeeperThan(input, MAX_INPUT_DEPTH);
+  if (!path) return;
+  const field = path.findIndex((k) => !/^\d+$/.test(k));
+  const param = field < 0 ? root : path.slice(0, field + 1).join('.');
+  throw new AppError('VALIDATION_FAILED', {
+    message: `${param} is nested too deeply.`,
+    meta: { param, reason: 'too_deep' },
+  });
+}
+
 /** Parses input with a zod schema; every problem becomes one 422 entry naming its field. */
 export function validate<T extends z.ZodType>(schema: T, input: unknown, root = 'body'): z.output<T> {
+  assertShallow(input, root);
   const bad = firstUnstorable(input);
   if (bad) {
     const param = bad.join('.') || root;

@@ -7,6 +7,7 @@ import type { EmailView } from '../email/messages';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
+import { assertMetadata } from '../http/metadata';
 import { generateSecret, sha256Hex } from '../http/secrets';
 import { instanceContext } from '../instances/instances';
 import { isAllowedRedirect } from '../instances/settings';
@@ -79,6 +80,8 @@ async function createInvitationInTx(
   input: CreateInvitationInput,
   opts: { defaultRole: string; fapiUrl: string; param?: string },
 ): Promise<{ view: InvitationView; email: EmailView | null }> {
+  assertMetadata('public_metadata', input.public_metadata ?? {});
+  assertMetadata('private_metadata', input.private_metadata ?? {});
   const d = { db: deps.db, clock: deps.clock };
   const emailKey = input.email_address.toLowerCase();
   const role = input.role ?? opts.defaultRole;

@@ -7,7 +7,7 @@ import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
 import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
-import { mergeMetadata } from '../users/metadata';
+import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { loadOrganization, organizationView, type OrganizationRow } from './organizations';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
@@ -139,6 +139,8 @@ export async function addMembershipInTx(
   org: OrganizationRow,
   input: { userId: string; role: string; roleParam?: string; publicMetadata?: Record<string, unknown>; privateMetadata?: Record<string, unknown> },
 ): Promise<MembershipView> {
+  assertMetadata('public_metadata', input.publicMetadata ?? {});
+  assertMetadata('private_metadata', input.privateMetadata ?? {});
   await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, org.id)).for('update');
   const [user] = await d.db.select({ id: users.id }).from(users).where(and(eq(users.id, input.userId), eq(users.instanceId, instanceId)));
   if (!user) throw validationError('user_id', 'not_found', 'No user was found with that user_id.');
@@ -231,8 +233,8 @@ export async function updateMembership(
         to: input.role,
       });
     }
-    if (input.public_metadata) patch.publicMetadata = mergeMetadata(m.membership.publicMetadata, input.public_metadata);
-    if (input.private_metadata) patch.privateMetadata = mergeMetadata(m.membership.privateMetadata, input.private_metadata);
+    if (input.public_metadata) patch.publicMetadata = mergeMetadataChecked('public_metadata', m.membership.publicMetadata, input.public_metadata);
+    if (input.private_metadata) patch.privateMetadata = mergeMetadataChecked('private_metadata', m.membership.privateMetadata, input.private_metadata);
     await tx.update(organizationMemberships).set(patch).where(eq(organizationMemberships.id, m.membership.id));
     const view = membershipView((await membershipOf(tx, instanceId, org.id, userId))!);
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'organizationMembership.updated', view);

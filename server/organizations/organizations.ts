@@ -15,7 +15,7 @@ import { notFound, validationError } from '../http/errors';
 import { isId, newId } from '../http/ids';
 import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
-import { mergeMetadata } from '../users/metadata';
+import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { domainView } from './domain-view';
 import { invitationView } from './invitation-view';
@@ -125,6 +125,8 @@ export interface CreateOrganizationInput {
  * with the instance's creator role (organizationMembership.created), in one transaction.
  */
 export async function createOrganization(deps: D, instanceId: string, input: CreateOrganizationInput): Promise<OrganizationView> {
+  assertMetadata('public_metadata', input.public_metadata ?? {});
+  assertMetadata('private_metadata', input.private_metadata ?? {});
   await ensureBuiltIns(deps, instanceId);
   const settings = (await instanceContext(deps, instanceId)).settings;
   return deps.db
@@ -182,8 +184,8 @@ export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
       }
       if (input.image_url !== undefined) patch.imageUrl = input.image_url;
       if (input.max_allowed_memberships !== undefined) patch.maxAllowedMemberships = input.max_allowed_memberships;
-      if (input.public_metadata) patch.publicMetadata = mergeMetadata(current.publicMetadata, input.public_metadata);
-      if (input.private_metadata) patch.privateMetadata = mergeMetadata(current.privateMetadata, input.private_metadata);
+      if (input.public_metadata) patch.publicMetadata = mergeMetadataChecked('public_metadata', current.publicMetadata, input.public_metadata);
+      if (input.private_metadata) patch.privateMetadata = mergeMetadataChecked('private_metadata', current.privateMetadata, input.private_metadata);
       const [row] = await tx.update(organizations).set(patch).where(eq(organizations.id, current.id)).returning();
       const view = await organizationViewOf(tx, row!);
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'organization.updated', view);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursorPageSchema, lightListSchema, pageQuery } from '../http/pagination';
-import { emailAddress, metadata } from '../users/schemas';
+import { metadataInput as metadata } from '../http/metadata';
+import { emailAddress } from '../users/schemas';
 import { ENROLLMENT_MODES } from '../db/schema';
 import { PERMISSION_KEY_RE, ROLE_KEY_RE } from './roles';
 

@@ -4,6 +4,8 @@ export interface FapiCallOptions {
   body?: unknown;
   /** Sent form-encoded (application/x-www-form-urlencoded). */
   form?: Record<string, string>;
+  /** Sent as is, as application/json (for bodies a test cannot build as a value). */
+  raw?: string;
   headers?: Record<string, string>;
   /** Leave out the publishable key this time. */
   noKey?: boolean;
@@ -42,7 +44,8 @@ export function fapiClient(
       if (native) headers.authorization ??= `Bearer ${state.token}`;
       else headers.cookie ??= `__client=${state.token}`;
     }
-    let raw: string | undefined;
+    let raw: string | undefined = o.raw;
+    if (o.raw !== undefined) headers['content-type'] ??= 'application/json';
     if (o.form) {
       raw = new URLSearchParams(o.form).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';

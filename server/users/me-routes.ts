@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { endpoint } from '../http/endpoint';
 import { AppError } from '../http/errors';
+import { metadataInput } from '../http/metadata';
 import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from './api-tokens';
 import type { SignedInAuth } from '../api/fapi/auth';
 import { limitMfaAttempts, meView } from './me';
@@ -23,15 +24,11 @@ export const meSchema = userSchema
   .meta({ id: 'Me' });
 
 const name = z.string().trim().max(256).nullable();
-const metadata = userSchema.shape.unsafe_metadata.refine((v) => JSON.stringify(v).length <= 8 * 1024, {
-  message: 'must be at most 8192 bytes',
-  params: { reason: 'too_large' },
-});
 export const updateMeBody = z.strictObject({
   first_name: name.optional(),
   last_name: name.optional(),
   username: username.nullable().optional(),
-  unsafe_metadata: metadata.optional(),
+  unsafe_metadata: metadataInput.optional(),
 });
 
 const code = z.string().trim().min(1).max(64);

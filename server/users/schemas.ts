@@ -1,27 +1,11 @@
 import { z } from 'zod';
 import { localeInput } from '../localization/locales';
+import { metadataInput } from '../http/metadata';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 import { PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 
-const METADATA_MAX_BYTES = 8 * 1024;
-
-/** Nesting deep enough to overflow the stack cannot fit the size limit anyway. */
-function serializedLength(v: unknown): number {
-  try {
-    return JSON.stringify(v).length;
-  } catch {
-    return Infinity;
-  }
-}
-
-export const metadata = z
-  .record(z.string(), z.unknown())
-  .refine((v) => serializedLength(v) <= METADATA_MAX_BYTES, {
-    message: `must be at most ${METADATA_MAX_BYTES} bytes`,
-    params: { reason: 'too_large' },
-  });
-/** PATCH metadata: merged into the stored object; a `null` value deletes its key. */
-const metadataPatch = metadata;
+/** PATCH metadata: merged into the stored object; a `null` value deletes its key. Bounded like any metadata. */
+const metadataPatch = metadataInput;
 
 const oneOrMany = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item).max(10));
@@ -48,9 +32,9 @@ export const createUserBody = z
     password_digest: z.string().min(1).max(1024).optional(),
     password_hasher: z.enum(PASSWORD_HASHERS).optional(),
     skip_password_checks: z.boolean().optional(),
-    public_metadata: metadata.optional(),
-    private_metadata: metadata.optional(),
-    unsafe_metadata: metadata.optional(),
+    public_metadata: metadataInput.optional(),
+    private_metadata: metadataInput.optional(),
+    unsafe_metadata: metadataInput.optional(),
     /** Preferred language of the user's emails, SMS and hosted pages (a supported BCP 47 tag). */
     locale: localeInput.optional(),
   })

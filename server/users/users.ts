@@ -12,7 +12,7 @@ import { toCursorPage } from '../http/pagination';
 import { revokeLiveSessions } from '../sessions/sessions';
 import { enrollUserByEmailDomain } from '../organizations/domains';
 import { removeUserMemberships } from '../organizations/memberships';
-import { mergeMetadata } from './metadata';
+import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { hashPassword, isValidDigest, type PasswordHasher } from './passwords';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
 
@@ -192,6 +192,7 @@ export async function createUser(
     throw validationError('email_address', 'identifier_required', 'A user needs an email address, a phone number or a username.');
   }
   checkPasswordPolicy(input, [...emails, ...phones, input.username ?? '']);
+  for (const param of ['public_metadata', 'private_metadata', 'unsafe_metadata'] as const) assertMetadata(param, input[param] ?? {});
   const password = await passwordColumns(input);
   const now = deps.clock.now();
   const userId = newId('user');
@@ -252,6 +253,10 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
   const password = await passwordColumns(input);
   return deps.db
     .transaction(async (tx) => {
+      // Metadata is read, merged and written back: the row lock makes the bound hold against the stored value.
+      if (input.public_metadata || input.private_metadata || input.unsafe_metadata) {
+        await tx.select({ id: users.id }).from(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId))).for('update');
+      }
       const current = await loadUser(tx, instanceId, id);
       const patch: Partial<typeof users.$inferInsert> = { updatedAt: deps.clock.now() };
       if (input.first_name !== undefined) patch.firstName = input.first_name;
@@ -283,9 +288,9 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
         ]);
         Object.assign(patch, password);
       }
-      if (input.public_metadata) patch.publicMetadata = mergeMetadata(current.publicMetadata, input.public_metadata);
-      if (input.private_metadata) patch.privateMetadata = mergeMetadata(current.privateMetadata, input.private_metadata);
-      if (input.unsafe_metadata) patch.unsafeMetadata = mergeMetadata(current.unsafeMetadata, input.unsafe_metadata);
+      if (input.public_metadata) patch.publicMetadata = mergeMetadataChecked('public_metadata', current.publicMetadata, input.public_metadata);
+      if (input.private_metadata) patch.privateMetadata = mergeMetadataChecked('private_metadata', current.privateMetadata, input.private_metadata);
+      if (input.unsafe_metadata) patch.unsafeMetadata = mergeMetadataChecked('unsafe_metadata', current.unsafeMetadata, input.unsafe_metadata);
       await tx.update(users).set(patch).where(eq(users.id, id));
       const view = userView(await loadUser(tx, instanceId, id));
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.updated', view);

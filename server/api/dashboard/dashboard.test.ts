@@ -246,6 +246,13 @@ describe('users, sessions, impersonation, audit log, outbox', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ public_metadata: { plan: 'pro' }, private_metadata: { note: 'vip' } });
     expect((await owner.b.dash('PATCH', url, { body: { public_metadata: ['not', 'an', 'object'] } })).status).toBe(422);
+    let deep: Record<string, unknown> = {};
+    for (let d = 1; d < 11; d++) deep = { k: deep };
+    const tooDeep = await owner.b.dash('PATCH', url, { body: { unsafe_metadata: deep } });
+    expect([tooDeep.status, tooDeep.body.errors[0].meta]).toEqual([422, { param: 'unsafe_metadata', reason: 'too_deep' }]);
+    expect((await owner.b.dash('PATCH', url, { body: { private_metadata: { big: 'x'.repeat(6000) } } })).status).toBe(200);
+    const tooBig = await owner.b.dash('PATCH', url, { body: { private_metadata: { more: 'x'.repeat(6000) } } });
+    expect([tooBig.status, tooBig.body.errors[0].meta]).toEqual([422, { param: 'private_metadata', reason: 'too_large' }]);
     expect((await owner.b.dash('PATCH', url, { body: { password: 'sneaky password' } })).status).toBe(422);
     expect((await owner.b.dash('POST', `${url}/ban`)).body.banned).toBe(true);
     expect((await owner.b.dash('POST', `${url}/unban`)).body.banned).toBe(false);
