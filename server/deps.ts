@@ -8,6 +8,7 @@ import type { Cipher } from './crypto/cipher';
 import type { ResolvedKey } from './keys/secret-keys';
 import type { Mailer } from './email/transport';
 import type { DnsResolver } from './http/ssrf';
+import type { PasswordPool } from './users/password-pool';
 
 export interface Clock {
   now(): number;
@@ -43,4 +44,6 @@ export interface Deps {
   dns: DnsResolver;
   /** TXT lookups (organization domain verification). */
   txtResolver: TxtResolver;
+  /** Password hashing and verification, off the event loop, with a bounded queue (503 past it). */
+  passwords: PasswordPool;
 }
