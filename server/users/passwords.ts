@@ -28,10 +28,10 @@ const isPowerOfTwo = (n: number) => n >= 2 && Number.isInteger(Math.log2(n));
 
 /**
  * Upper bounds on an imported digest's cost, about that of our own argon2id (m=64 MiB, t=3,
- * p=4: ~0.22 s per verify on a 2-core machine): every sign-in of such a user pays it, and
- * users whose digests cost much more could be told apart by timing. Measured there, a
- * verify at each maximum takes: bcrypt cost 12 0.30 s, scrypt N=2^16 r=8 p=1 0.18 s,
- * pbkdf2_sha256 1.2M 0.28 s (Django 6.0's default), argon2 m=64 MiB t=4 0.30 s.
+ * p=4): every sign-in of such a user pays it, and users whose digests cost much more could
+ * be told apart by timing. On a 2-core machine our own verify took 0.22 s; bcrypt cost 12
+ * 0.30 s, scrypt N=2^16 r=8 p=1 0.18 s, pbkdf2_sha256 1M 0.24 s (1.2M, Django 6.0's
+ * default, scales to ~0.28 s); under heavy load each maximum stayed within 1.6× of ours.
  */
 export const IMPORT_COST_LIMITS = {
   bcryptRounds: 12,
