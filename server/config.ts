@@ -49,6 +49,10 @@ const configSchema = z.object({
   ALLOW_PRIVATE_WEBHOOK_TARGETS: optional(booleanFlag).transform((v) => v ?? false),
   /** Whether `npm start` / `npm run api` also deliver webhooks (set 0 on nodes that should only serve; run `npm run worker` elsewhere). */
   WEBHOOK_WORKER: optional(booleanFlag).transform((v) => v ?? true),
+  /** Password hashes/verifies that run at once (worker threads); default os.availableParallelism(). */
+  PASSWORD_HASH_THREADS: optional(z.coerce.number().int().min(1).max(256)),
+  /** Password jobs that may wait for a thread; past it, 503 with Retry-After. Default 16 per thread. */
+  PASSWORD_HASH_QUEUE: optional(z.coerce.number().int().min(0).max(100_000)),
 });
 
 export type Config = Omit<z.output<typeof configSchema>, 'PUBLIC_URL'> & { PUBLIC_URL: string };

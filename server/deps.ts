@@ -9,6 +9,7 @@ import type { ResolvedKey } from './keys/secret-keys';
 import type { Mailer } from './email/transport';
 import type { DnsResolver } from './http/ssrf';
 import type { AuditTrail } from './http/transaction';
+import type { PasswordPool } from './users/password-pool';
 
 export interface Clock {
   now(): number;
@@ -46,4 +47,6 @@ export interface Deps {
   txtResolver: TxtResolver;
   /** Set by the router on an audited request: counts the entries its domain calls wrote. */
   auditTrail?: AuditTrail;
+  /** Password hashing and verification, off the event loop, with a bounded queue (503 past it). */
+  passwords: PasswordPool;
 }

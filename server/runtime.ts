@@ -14,6 +14,7 @@ import { createCipher, loadEncryptionKey } from './crypto/cipher';
 import { createSmtpMailer, type Mailer } from './email/transport';
 import { systemResolver, type DnsResolver } from './http/ssrf';
 import { pendingMessageCount } from './webhooks/delivery';
+import { PasswordPool } from './users/password-pool';
 
 export interface Runtime {
   deps: Deps;
@@ -74,6 +75,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
     dns: opts.dns ?? systemResolver,
     txtResolver: opts.txtResolver ?? { resolveTxt },
+    passwords: new PasswordPool({ threads: config.PASSWORD_HASH_THREADS, queue: config.PASSWORD_HASH_QUEUE }),
   };
   const db = database;
   return {
@@ -82,6 +84,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     lock,
     async close() {
       await db.close();
+      await deps.passwords.close();
       ownMailer?.close?.();
       if (redis) redis.disconnect();
       if (lock) releaseLock(config.DATA_DIR);

@@ -1,5 +1,6 @@
+import type { Deps } from '../deps';
 import { validationError } from '../http/errors';
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../users/passwords';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type PasswordHasher } from '../users/passwords';
 
 /**
  * The password policy of FAPI (sign-up, password reset): 8 to 256 characters, not equal
@@ -20,22 +21,18 @@ export function checkPasswordPolicy(password: string, identifiers: (string | nul
   }
 }
 
-let dummy: Promise<string> | null = null;
 /**
- * An argon2id digest of a random password, made with the same parameters as real ones:
- * a password check for an unknown identifier (or a user without a password) verifies
- * against it, so it takes as long as a real check and always fails.
+ * Verifies against the user's digest, or the pool's dummy argon2id digest when there is none:
+ * same timing class either way (imported digests cost about as much: IMPORT_COST_LIMITS).
  */
-export function dummyDigest(): Promise<string> {
-  dummy ??= hashPassword(`dummy-${Math.random()}-${Date.now()}`);
-  return dummy;
-}
-
-/** Verifies against the user's digest, or the dummy one when there is none: same timing class either way. */
-export async function checkPassword(password: string, stored: { digest: string; hasher: string } | null): Promise<boolean> {
+export async function checkPassword(
+  deps: Pick<Deps, 'passwords'>,
+  password: string,
+  stored: { digest: string; hasher: string } | null,
+): Promise<boolean> {
   if (!stored) {
-    await verifyPassword(password, await dummyDigest(), 'argon2id');
+    await deps.passwords.verify(password, await deps.passwords.dummyDigest(), 'argon2id');
     return false;
   }
-  return verifyPassword(password, stored.digest, stored.hasher as Parameters<typeof verifyPassword>[2]);
+  return deps.passwords.verify(password, stored.digest, stored.hasher as PasswordHasher);
 }

@@ -10,7 +10,7 @@ import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { applySessionAction, createSession, revokeLiveSessions, type AuditContext } from '../sessions/sessions';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
-import { hashPassword, needsRehash, type PasswordHasher } from '../users/passwords';
+import { needsRehash, type PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkPassword, checkPasswordPolicy } from './password-policy';
@@ -265,9 +265,9 @@ export async function attemptFirstFactor(
           .where(and(eq(users.id, a.userId), eq(users.instanceId, instance.id)))
       : [];
     const known = stored?.digest && stored.hasher ? { digest: stored.digest, hasher: stored.hasher } : null;
-    if (!(await checkPassword(input.password, known))) throw credentialsInvalid();
+    if (!(await checkPassword(deps, input.password, known))) throw credentialsInvalid();
     // An imported digest becomes argon2id at the first successful sign-in.
-    const rehash = known && needsRehash(known.hasher as PasswordHasher) ? await hashPassword(input.password) : null;
+    const rehash = known && needsRehash(known.hasher as PasswordHasher) ? await deps.passwords.hash(input.password) : null;
     return deps.db.transaction(async (tx) => {
       const d = { ...deps, db: tx };
       if (rehash) {
@@ -308,7 +308,7 @@ export async function resetPassword(deps: D, instance: InstanceContext, a: SignI
   assertStatus(a, 'needs_new_password');
   const current = await getUser(deps, instance.id, a.userId!);
   checkPasswordPolicy(password, [...current.email_addresses.map((e) => e.email_address), current.username]);
-  const digest = await hashPassword(password);
+  const digest = await deps.passwords.hash(password);
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const [user] = await tx

@@ -9,7 +9,6 @@ import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { createSession, type AuditContext } from '../sessions/sessions';
 import { initialSessionStatus } from '../users/mfa';
-import { hashPassword } from '../users/passwords';
 import { createUser } from '../users/users';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkPasswordPolicy } from './password-policy';
@@ -139,7 +138,7 @@ export async function createSignUp(
   if (input.password !== undefined) checkPasswordPolicy(input.password, [input.email_address, input.username]);
   assertMetadata('unsafe_metadata', input.unsafe_metadata ?? {});
   await assertFree(deps.db, instance.id, input.email_address, input.username);
-  const passwordDigest = input.password === undefined ? null : await hashPassword(input.password);
+  const passwordDigest = input.password === undefined ? null : await deps.passwords.hash(input.password);
 
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };

@@ -18,7 +18,7 @@ import { createUser, getUser } from '../users/users';
  * read; admins also change instances, keys, users and invite (up to their own role);
  * owners besides invite owners. Audit entries name an operator `operator:<user_id>`.
  */
-type D = Pick<Deps, 'db' | 'clock' | 'config' | 'cipher' | 'caches'>;
+type D = Pick<Deps, 'db' | 'clock' | 'config' | 'cipher' | 'caches' | 'passwords'>;
 
 const RANK: Record<OperatorRole, number> = { viewer: 0, admin: 1, owner: 2 };
 export const roleAtLeast = (held: OperatorRole, needed: OperatorRole) => RANK[held] >= RANK[needed];

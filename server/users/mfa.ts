@@ -8,7 +8,7 @@ import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { applySessionAction } from '../sessions/sessions';
-import { verifyPassword, type PasswordHasher } from './passwords';
+import type { PasswordHasher } from './passwords';
 import { getUser } from './users';
 
 /**
@@ -276,7 +276,7 @@ export async function regenerateBackupCodes(deps: D, instanceId: string, userId:
  * or the user's password. Refused with 403 while the instance requires MFA.
  */
 export async function disableTotp(
-  deps: D,
+  deps: D & Pick<Deps, 'passwords'>,
   instance: InstanceContext,
   userId: string,
   proof: { code?: string; password?: string },
@@ -291,7 +291,7 @@ export async function disableTotp(
     if (proof.code !== undefined) ok = await verifySecondFactor(d, instance.id, userId, 'totp', proof.code);
     else if (proof.password !== undefined) {
       const [u] = await tx.select({ digest: users.passwordDigest, hasher: users.passwordHasher }).from(users).where(eq(users.id, userId));
-      ok = !!u?.digest && !!u.hasher && (await verifyPassword(proof.password, u.digest, u.hasher as PasswordHasher));
+      ok = !!u?.digest && !!u.hasher && (await deps.passwords.verify(proof.password, u.digest, u.hasher as PasswordHasher));
       if (!ok) throw new AppError('VALIDATION_FAILED', { message: 'The password is incorrect.', meta: { param: 'password', reason: 'incorrect_password' } });
     }
     if (!ok) throw invalidCode();

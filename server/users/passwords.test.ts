@@ -2,13 +2,16 @@ import { createHash, pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { users } from '../db/schema';
+import { browserOf, type TestInstance } from '../testing/auth-flows';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { verifyPassword, type PasswordHasher } from './passwords';
+import type { PasswordHasher } from './passwords';
 
 let h: TestHarness;
+/** Through the runtime's password pool, as sign-in does. */
+const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) => h.runtime.deps.passwords.verify(password, digest, hasher);
 let key: string;
 beforeAll(async () => {
   h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
@@ -140,23 +143,75 @@ describe('importing password digests', () => {
       ['pbkdf2_sha256', `pbkdf2_sha256$0$salt$${Buffer.from(sha, 'hex').toString('base64')}`], // zero iterations
       ['pbkdf2_sha256', `pbkdf2_sha1$260000$salt$${Buffer.from(sha, 'hex').toString('base64')}`],
       ['pbkdf2_sha256', 'pbkdf2_sha256$260000$salt$'],
-      // Costlier than IMPORT_COST_LIMITS: each later sign-in would burn CPU or memory.
-      ['bcrypt', `$2b$31$${'a'.repeat(53)}`],
-      ['scrypt', `scrypt:${2 ** 24}:8:1$salt$${sha}`],
-      ['scrypt', `scrypt:32768:64:1$salt$${sha}`],
-      ['pbkdf2_sha256', `pbkdf2_sha256$100000000$salt$${Buffer.from(sha, 'hex').toString('base64')}`],
-      ['argon2id', '$argon2id$v=19$m=4194304,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA'],
-      ['argon2id', '$argon2id$v=19$m=65536,t=100,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA'],
+      ['bcrypt', `$2b$03$${'a'.repeat(53)}`], // cost below bcrypt's minimum
+      ['argon2id', '$argon2id$v=19$m=16,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA'], // m < 8·p
     ];
     for (const [hasher, digest] of malformed) {
       it(`refuses a malformed ${hasher} digest: ${digest.slice(0, 40)}`, async () => {
         const before = await h.call('GET', '/v1/users?limit=100', { key });
         const res = await importUser(hasher, digest);
-        expectError(res, 422, 'VALIDATION_FAILED', { param: 'password_digest' });
+        expectError(res, 422, 'VALIDATION_FAILED', { param: 'password_digest', reason: 'invalid' });
         const after = await h.call('GET', '/v1/users?limit=100', { key });
         expect(after.body.data.length).toBe(before.body.data.length);
       });
     }
+
+    // About our own argon2id's cost (IMPORT_COST_LIMITS): each later sign-in of the user pays it.
+    const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
+    const phc = (params: string) => `$argon2id$v=19$${params}$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA`;
+    const atTheLimit: [string, string][] = [
+      ['bcrypt', `$2b$12$${'a'.repeat(53)}`],
+      ['scrypt', `scrypt:65536:8:1$salt$${sha}`],
+      ['scrypt', `scrypt:32768:8:2$salt$${sha}`],
+      ['pbkdf2_sha256', `pbkdf2_sha256$1200000$salt$${b64(sha)}`], // Django 6.0's default
+      ['argon2id', phc('m=65536,t=4,p=1')], // PHP's and Laravel's default
+      ['argon2id', phc('m=102400,t=2,p=8')], // argon2-cffi's before 21.2
+      ['argon2id', phc('m=131072,t=2,p=4')],
+    ];
+    const tooCostly: [string, string][] = [
+      ['bcrypt', `$2b$13$${'a'.repeat(53)}`],
+      ['bcrypt', `$2b$16$${'a'.repeat(53)}`],
+      ['bcrypt', `$2b$31$${'a'.repeat(53)}`],
+      ['scrypt', `scrypt:131072:8:1$salt$${sha}`],
+      ['scrypt', `scrypt:65536:8:2$salt$${sha}`],
+      ['scrypt', `scrypt:32768:32:16$salt$${sha}`],
+      ['scrypt', `scrypt:${2 ** 24}:8:1$salt$${sha}`],
+      ['scrypt', `scrypt:32768:64:1$salt$${sha}`],
+      ['pbkdf2_sha256', `pbkdf2_sha256$1200001$salt$${b64(sha)}`],
+      ['pbkdf2_sha256', `pbkdf2_sha256$5000000$salt$${b64(sha)}`],
+      ['pbkdf2_sha256', `pbkdf2_sha256$${'9'.repeat(400)}$salt$${b64(sha)}`],
+      ['argon2id', phc('m=65536,t=5,p=4')],
+      ['argon2id', phc('m=262144,t=1,p=4')],
+      ['argon2id', phc('m=262144,t=20,p=4')],
+      ['argon2id', phc('m=1048576,t=20,p=16')],
+      ['argon2id', phc('m=4194304,t=3,p=4')],
+      ['argon2id', phc('m=8192,t=11,p=1')],
+      ['argon2id', phc('m=65536,t=3,p=16')],
+      ['argon2i', '$argon2i$v=19$m=65536,t=100,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA'],
+    ];
+    it('accepts digests up to the import cost limits', async () => {
+      for (const [hasher, digest] of atTheLimit) {
+        const res = await importUser(hasher, digest);
+        expect(res.status, `${digest}: ${JSON.stringify(res.body)}`).toBe(200);
+      }
+    });
+
+    it('refuses digests costlier than a sign-in can afford: 422 with meta.reason cost_too_high, on create and update', async () => {
+      const created = await h.call('POST', '/v1/users', { key, body: { email_address: uniqueEmail('costly') } });
+      for (const [hasher, digest] of tooCostly) {
+        const before = await h.call('GET', '/v1/users?limit=100', { key });
+        const res = await importUser(hasher, digest);
+        expectError(res, 422, 'VALIDATION_FAILED', { param: 'password_digest', reason: 'cost_too_high' });
+        expect(res.body.errors[0].message).toContain(hasher);
+        expect(JSON.stringify(res.body)).not.toContain(digest);
+        const after = await h.call('GET', '/v1/users?limit=100', { key });
+        expect(after.body.data.length).toBe(before.body.data.length);
+
+        const patched = await h.call('PATCH', `/v1/users/${created.body.id}`, { key, body: { password_digest: digest, password_hasher: hasher } });
+        expectError(patched, 422, 'VALIDATION_FAILED', { param: 'password_digest', reason: 'cost_too_high' });
+      }
+      expect(await stored(created.body.id)).toEqual({ digest: null, hasher: null });
+    });
 
     it('refuses password_digest without password_hasher, and the reverse', async () => {
       const digest = await bcrypt.hash(PASSWORD, 8);
@@ -195,5 +250,99 @@ describe('importing password digests', () => {
     const bad = await h.call('PATCH', `/v1/users/${created.body.id}`, { key, body: { password_digest: 'nope', password_hasher: 'scrypt' } });
     expectError(bad, 422, 'VALIDATION_FAILED', { param: 'password_digest' });
     expect(await stored(created.body.id)).toEqual({ digest, hasher: 'pbkdf2_sha256' });
+  });
+});
+
+describe('password work runs off the event loop', () => {
+  it('the event loop keeps turning while a bcrypt cost-12 verify is in flight', async () => {
+    const digest = bcrypt.hashSync(PASSWORD, 12);
+    // Counts event-loop turns until the verify settles. bcryptjs on the main thread would
+    // allow a turn only between its ~100 ms chunks, a handful in all; in a worker thread
+    // the loop is free throughout.
+    let settled = false;
+    const verifying = verifyPassword(WRONG, digest, 'bcrypt').finally(() => {
+      settled = true;
+    });
+    let turns = 0;
+    await new Promise<void>((resolve) => {
+      const turn = () => {
+        if (settled) return resolve();
+        turns++;
+        setImmediate(turn);
+      };
+      setImmediate(turn);
+    });
+    expect(await verifying).toBe(false);
+    expect(turns).toBeGreaterThan(50);
+    expect(await verifyPassword(PASSWORD, digest, 'bcrypt')).toBe(true);
+  });
+});
+
+describe('a full password queue sheds load', () => {
+  let hb: TestHarness;
+  let app: TestInstance;
+  const signIn = (identifier: string, password: string) =>
+    browserOf(hb, app).call('POST', '/v1/client/sign_ins', { body: { identifier, strategy: 'password', password } });
+
+  beforeAll(async () => {
+    hb = await createHarness({ env: { PASSWORD_HASH_THREADS: '1', PASSWORD_HASH_QUEUE: '1' } });
+    app = await hb.createInstance();
+  });
+  afterAll(() => hb.close());
+
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the queue is full, then signs in', async () => {
+    const email = uniqueEmail('busy');
+    const digest = await bcrypt.hash(PASSWORD, 8);
+    const created = await hb.call('POST', '/v1/users', { key: app.secret, body: { email_address: email, password_digest: digest, password_hasher: 'bcrypt' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+
+    const pool = hb.runtime.deps.passwords;
+    // Hold the one thread, and fill the one place in the queue with a sign-in.
+    const release = await pool.acquire();
+    const queued = signIn(email, PASSWORD);
+    await vi.waitFor(() => expect(pool.load.waiting).toBe(1));
+
+    for (const [identifier, password] of [
+      [email, PASSWORD],
+      [email, WRONG],
+      [uniqueEmail('nobody'), WRONG], // an unknown identifier answers alike: no oracle
+    ] as const) {
+      hb.clock.advance(10_000); // past the per-IP attempt limit
+      const busy = await signIn(identifier, password);
+      expect(busy.status, JSON.stringify(busy.body)).toBe(503);
+      expect(busy.headers.get('content-type')).toMatch(/application\/json/);
+      expect(busy.body.errors[0]).toMatchObject({ code: 'SERVICE_UNAVAILABLE', meta: { reason: 'busy' } });
+      const retryAfter = Number(busy.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(busy.body.errors[0].meta.retry_after).toBe(retryAfter);
+      expect(busy.body.trace_id).toEqual(expect.any(String));
+    }
+
+    // The queued sign-in goes on once the thread is free, and re-hashes the digest.
+    release();
+    const done = await queued;
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.response).toMatchObject({ status: 'complete' });
+    expect(pool.load).toEqual({ running: 0, waiting: 0 });
+    const [row] = await hb.runtime.deps.db.select({ hasher: users.passwordHasher }).from(users).where(eq(users.id, created.body.id));
+    expect(row!.hasher).toBe('argon2id');
+
+    hb.clock.advance(10_000);
+    expectError(await signIn(email, WRONG), 422, 'CREDENTIALS_INVALID');
+  });
+
+  it('a backend password set answers 503 too while the queue is full', async () => {
+    const pool = hb.runtime.deps.passwords;
+    const release = await pool.acquire();
+    const waiter = pool.acquire();
+    try {
+      const res = await hb.call('POST', '/v1/users', { key: app.secret, body: { email_address: uniqueEmail('busyset'), password: PASSWORD } });
+      expectError(res, 503, 'SERVICE_UNAVAILABLE', { reason: 'busy' });
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    } finally {
+      release();
+      (await waiter)();
+    }
+    expect(pool.load).toEqual({ running: 0, waiting: 0 });
   });
 });

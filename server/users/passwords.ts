@@ -1,17 +1,9 @@
-import { pbkdf2, scrypt, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
-import argon2 from 'argon2';
-import bcrypt from 'bcryptjs';
-
 /** Hashers whose digests can be imported, so teams can migrate users in with their passwords. */
 export const PASSWORD_HASHERS = ['argon2id', 'argon2i', 'bcrypt', 'scrypt', 'pbkdf2_sha256'] as const;
 export type PasswordHasher = (typeof PASSWORD_HASHERS)[number];
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 256;
-
-const scryptAsync = promisify(scrypt) as (pw: string, salt: string, len: number, opts: object) => Promise<Buffer>;
-const pbkdf2Async = promisify(pbkdf2);
 
 // m, t and p in any order (checked below): the `argon2` package itself writes `m=…,p=…,t=…`.
 const argon2Format = (variant: string) =>
@@ -35,85 +27,104 @@ const FORMATS: Record<PasswordHasher, RegExp> = {
 const isPowerOfTwo = (n: number) => n >= 2 && Number.isInteger(Math.log2(n));
 
 /**
- * Upper bounds on an imported digest's cost: a hostile import must not make every later
- * password check burn seconds of CPU or gigabytes of memory.
+ * Upper bounds on an imported digest's cost, about that of our own argon2id (m=64 MiB, t=3,
+ * p=4): every sign-in of such a user pays it, and users whose digests cost much more could
+ * be told apart by timing. On a 2-core machine our own verify took 0.22 s; bcrypt cost 12
+ * 0.30 s, scrypt N=2^16 r=8 p=1 0.18 s, pbkdf2_sha256 1M 0.24 s (1.2M, Django 6.0's
+ * default, scales to ~0.28 s); under heavy load each maximum stayed within 1.6× of ours.
  */
 export const IMPORT_COST_LIMITS = {
-  bcryptRounds: 16,
-  scryptN: 2 ** 20,
-  scryptR: 32,
-  scryptP: 16,
-  pbkdf2Iterations: 5_000_000,
-  argon2MemoryKiB: 1024 * 1024,
-  argon2Time: 20,
-  argon2Parallelism: 16,
+  bcryptRounds: 12,
+  /** N·r·p; it also bounds scrypt's memory, 128·N·r bytes, to 64 MiB. */
+  scryptWork: 2 ** 16 * 8,
+  pbkdf2Iterations: 1_200_000,
+  argon2MemoryKiB: 128 * 1024,
+  /** m·t in KiB: 64 MiB × 4 passes (PHP's and Laravel's default). */
+  argon2Work: 64 * 1024 * 4,
+  argon2Time: 10,
+  argon2Parallelism: 8,
 };
 
-const within = (n: number, min: number, max: number) => Number.isInteger(n) && n >= min && n <= max;
+/** Why a digest cannot be imported: not a digest of that format, or costlier than IMPORT_COST_LIMITS. */
+export type DigestProblem = 'invalid' | 'cost_too_high';
 
 /**
- * Well-formed, with parameters a digest could have been made with (else it could never
- * verify), and no costlier than IMPORT_COST_LIMITS.
+ * Null when the digest is well-formed, has parameters it could have been made with (else it
+ * could never verify) and is no costlier than IMPORT_COST_LIMITS.
  */
-export function isValidDigest(hasher: PasswordHasher, digest: string): boolean {
+export function digestProblem(hasher: PasswordHasher, digest: string): DigestProblem | null {
   const m = FORMATS[hasher].exec(digest);
-  if (!m) return false;
+  if (!m) return 'invalid';
   const L = IMPORT_COST_LIMITS;
-  if (hasher === 'scrypt') {
-    const [, n, r, p, , hex] = m;
-    return (
-      isPowerOfTwo(Number(n)) && Number(n) <= L.scryptN && within(Number(r), 1, L.scryptR) && within(Number(p), 1, L.scryptP) && hex!.length % 2 === 0
-    );
-  }
-  if (hasher === 'pbkdf2_sha256') return within(Number(m[1]), 1, L.pbkdf2Iterations) && Buffer.from(m[3]!, 'base64').length > 0;
-  if (hasher === 'argon2id' || hasher === 'argon2i') {
-    const params = Object.fromEntries(m[1]!.split(',').map((kv) => [kv[0], Number(kv.slice(2))]));
-    return (
-      Object.keys(params).length === 3 &&
-      within(params.m!, 8, L.argon2MemoryKiB) &&
-      within(params.t!, 1, L.argon2Time) &&
-      within(params.p!, 1, L.argon2Parallelism)
-    );
-  }
-  return within(Number(digest.slice(4, 6)), 4, L.bcryptRounds);
-}
-
-export const hashPassword = (password: string) => argon2.hash(password, { type: argon2.argon2id });
-
-function equalBytes(a: Buffer, b: Buffer) {
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-export async function verifyPassword(password: string, digest: string, hasher: PasswordHasher): Promise<boolean> {
-  try {
-    switch (hasher) {
-      case 'argon2id':
-      case 'argon2i':
-        return await argon2.verify(digest, password);
-      case 'bcrypt':
-        return await bcrypt.compare(password, digest.replace(/^\$2y\$/, '$2b$'));
-      case 'scrypt': {
-        const [, n, r, p, salt, hex] = FORMATS.scrypt.exec(digest) ?? [];
-        if (!hex) return false;
-        const N = Number(n);
-        const key = await scryptAsync(password, salt!, hex.length / 2, {
-          N,
-          r: Number(r),
-          p: Number(p),
-          maxmem: 256 * N * Number(r) + 1024 * 1024,
-        });
-        return equalBytes(key, Buffer.from(hex, 'hex'));
-      }
-      case 'pbkdf2_sha256': {
-        const [, iterations, salt, b64] = FORMATS.pbkdf2_sha256.exec(digest) ?? [];
-        if (!b64) return false;
-        const expected = Buffer.from(b64, 'base64');
-        const key = await pbkdf2Async(password, salt!, Number(iterations), expected.length, 'sha256');
-        return equalBytes(key, expected);
-      }
+  const costly = (tooMuch: boolean) => (tooMuch ? 'cost_too_high' : null);
+  switch (hasher) {
+    case 'scrypt': {
+      const [n, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      if (!isPowerOfTwo(n) || r < 1 || p < 1 || m[5]!.length % 2 !== 0) return 'invalid';
+      return costly(n * r * p > L.scryptWork);
     }
-  } catch {
-    return false;
+    case 'pbkdf2_sha256': {
+      const iterations = Number(m[1]);
+      if (iterations < 1 || Buffer.from(m[3]!, 'base64').length === 0) return 'invalid';
+      return costly(iterations > L.pbkdf2Iterations);
+    }
+    case 'argon2id':
+    case 'argon2i': {
+      const params = Object.fromEntries(m[1]!.split(',').map((kv) => [kv[0], Number(kv.slice(2))]));
+      if (Object.keys(params).length !== 3) return 'invalid';
+      const { m: mem, t, p } = params as { m: number; t: number; p: number };
+      if (t < 1 || p < 1 || mem < 8 * p) return 'invalid';
+      return costly(mem > L.argon2MemoryKiB || mem * t > L.argon2Work || t > L.argon2Time || p > L.argon2Parallelism);
+    }
+    case 'bcrypt': {
+      const rounds = Number(digest.slice(4, 6));
+      if (rounds < 4 || rounds > 31) return 'invalid';
+      return costly(rounds > L.bcryptRounds);
+    }
+  }
+}
+
+export const isValidDigest = (hasher: PasswordHasher, digest: string) => digestProblem(hasher, digest) === null;
+
+/** The most an imported digest of this kind may cost, for error messages. */
+export function importLimitText(hasher: PasswordHasher): string {
+  const L = IMPORT_COST_LIMITS;
+  switch (hasher) {
+    case 'bcrypt':
+      return `cost at most ${L.bcryptRounds}`;
+    case 'scrypt':
+      return `N·r·p at most ${L.scryptWork} (N=${2 ** 16}, r=8, p=1)`;
+    case 'pbkdf2_sha256':
+      return `at most ${L.pbkdf2Iterations} iterations`;
+    default:
+      return `m at most ${L.argon2MemoryKiB} KiB, m·t at most ${L.argon2Work}, t at most ${L.argon2Time}, p at most ${L.argon2Parallelism}`;
+  }
+}
+
+/**
+ * What a worker thread needs to check a password against a bcrypt, scrypt or pbkdf2
+ * digest (password-worker.mjs); null for argon2, which the pool runs itself, and for a
+ * digest that does not parse (it never verifies).
+ */
+export type WorkerJob =
+  | { kind: 'bcrypt'; password: string; digest: string }
+  | { kind: 'scrypt'; password: string; salt: string; N: number; r: number; p: number; expectedHex: string }
+  | { kind: 'pbkdf2_sha256'; password: string; salt: string; iterations: number; expectedBase64: string };
+
+export function workerJob(hasher: PasswordHasher, digest: string, password: string): WorkerJob | null {
+  switch (hasher) {
+    case 'bcrypt':
+      return FORMATS.bcrypt.test(digest) ? { kind: 'bcrypt', password, digest: digest.replace(/^\$2y\$/, '$2b$') } : null;
+    case 'scrypt': {
+      const [, n, r, p, salt, hex] = FORMATS.scrypt.exec(digest) ?? [];
+      return hex ? { kind: 'scrypt', password, salt: salt!, N: Number(n), r: Number(r), p: Number(p), expectedHex: hex } : null;
+    }
+    case 'pbkdf2_sha256': {
+      const [, iterations, salt, b64] = FORMATS.pbkdf2_sha256.exec(digest) ?? [];
+      return b64 ? { kind: 'pbkdf2_sha256', password, salt: salt!, iterations: Number(iterations), expectedBase64: b64 } : null;
+    }
+    default:
+      return null;
   }
 }
 

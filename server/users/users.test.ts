@@ -3,9 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailAddresses, events, users } from '../db/schema';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { verifyPassword, type PasswordHasher } from './passwords';
+import type { PasswordHasher } from './passwords';
 
 let h: TestHarness;
+/** Through the runtime's password pool, as sign-in does. */
+const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) => h.runtime.deps.passwords.verify(password, digest, hasher);
 let key: string;
 let instanceId: string;
 beforeAll(async () => {

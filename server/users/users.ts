@@ -13,7 +13,7 @@ import { revokeLiveSessions } from '../sessions/sessions';
 import { enrollUserByEmailDomain } from '../organizations/domains';
 import { removeUserMemberships } from '../organizations/memberships';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
-import { hashPassword, isValidDigest, type PasswordHasher } from './passwords';
+import { digestProblem, importLimitText, type PasswordHasher } from './passwords';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
 
 type UserRow = typeof users.$inferSelect & {
@@ -22,7 +22,7 @@ type UserRow = typeof users.$inferSelect & {
   emailAddresses: (typeof emailAddresses.$inferSelect)[];
   phoneNumbers: (typeof phoneNumbers.$inferSelect)[];
 };
-type D = Pick<Deps, 'db' | 'clock'>;
+type D = Pick<Deps, 'db' | 'clock' | 'passwords'>;
 
 const byCreation = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : 1);
 
@@ -99,15 +99,27 @@ export async function getUser(deps: Pick<Deps, 'db'>, instanceId: string, id: st
   return userView(await loadUser(deps.db, instanceId, id));
 }
 
-async function passwordColumns(input: {
-  password?: string;
-  password_digest?: string;
-  password_hasher?: PasswordHasher;
-}): Promise<{ passwordDigest: string; passwordHasher: PasswordHasher } | null> {
-  if (input.password !== undefined) return { passwordDigest: await hashPassword(input.password), passwordHasher: 'argon2id' };
+async function passwordColumns(
+  deps: Pick<Deps, 'passwords'>,
+  input: {
+    password?: string;
+    password_digest?: string;
+    password_hasher?: PasswordHasher;
+  },
+): Promise<{ passwordDigest: string; passwordHasher: PasswordHasher } | null> {
+  if (input.password !== undefined) return { passwordDigest: await deps.passwords.hash(input.password), passwordHasher: 'argon2id' };
   if (input.password_digest !== undefined && input.password_hasher !== undefined) {
-    if (!isValidDigest(input.password_hasher, input.password_digest)) {
+    const problem = digestProblem(input.password_hasher, input.password_digest);
+    if (problem === 'invalid') {
       throw validationError('password_digest', 'invalid', `password_digest is not a valid ${input.password_hasher} digest.`);
+    }
+    if (problem === 'cost_too_high') {
+      // Every sign-in of this user would pay it: see IMPORT_COST_LIMITS.
+      throw validationError(
+        'password_digest',
+        'cost_too_high',
+        `password_digest costs more to verify than imports may (${input.password_hasher}: ${importLimitText(input.password_hasher)}).`,
+      );
     }
     return { passwordDigest: input.password_digest, passwordHasher: input.password_hasher };
   }
@@ -193,7 +205,7 @@ export async function createUser(
   }
   checkPasswordPolicy(input, [...emails, ...phones, input.username ?? '']);
   for (const param of ['public_metadata', 'private_metadata', 'unsafe_metadata'] as const) assertMetadata(param, input[param] ?? {});
-  const password = await passwordColumns(input);
+  const password = await passwordColumns(deps, input);
   const now = deps.clock.now();
   const userId = newId('user');
   const emailRows = emails.map((e) => ({
@@ -250,7 +262,7 @@ export async function createUser(
 }
 
 export async function updateUser(deps: D, instanceId: string, id: string, input: UpdateUserInput): Promise<UserView> {
-  const password = await passwordColumns(input);
+  const password = await passwordColumns(deps, input);
   return deps.db
     .transaction(async (tx) => {
       // Metadata is read, merged and written back: the row lock makes the bound hold against the stored value.
