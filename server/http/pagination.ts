@@ -9,6 +9,7 @@ export const pageQuery = {
     .number()
     .int()
     .min(1)
+    .meta({ maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size; larger values are read as ${MAX_PAGE_SIZE}.` })
     .optional()
     .transform((v) => Math.min(v ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)),
   starting_after: z.string().min(1).max(64).optional(),

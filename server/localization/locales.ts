@@ -41,7 +41,9 @@ export const localeInput = z
       return z.NEVER;
     }
     return locale;
-  });
+  })
+  // Any case and `_` are accepted too; the document states the canonical form.
+  .meta({ pattern: `^(?:${SUPPORTED_LANGUAGES.join('|')})(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|[0-9]{3}))?$` });
 
 /** `fr-CA` → [`fr-ca`, `fr`]: the tags tried for one preference, most specific first, lower-cased. */
 export function languageChain(locale: string | null | undefined): string[] {

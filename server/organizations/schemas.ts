@@ -15,7 +15,11 @@ export const slug = z
   .max(64)
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'may contain only lower-case letters, digits and inner "-"');
 const orgName = z.string().trim().min(1).max(256);
-const imageUrl = z.string().max(2048).refine((v) => /^https?:\/\//.test(v), { message: 'must be an http(s) URL', params: { reason: 'invalid_url' } });
+const imageUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => /^https?:\/\//.test(v), { message: 'must be an http(s) URL', params: { reason: 'invalid_url' } })
+  .meta({ pattern: '^https?://' });
 const roleKey = z.string().max(64).regex(ROLE_KEY_RE, 'must look like org:<name>');
 const userId = z.string().min(1).max(64);
 const maxMemberships = z.number().int().min(0).max(100_000);
@@ -26,6 +30,7 @@ export const lightQuery = {
     .number()
     .int()
     .min(1)
+    .meta({ maximum: 500, default: 100, description: 'Page size; larger values are read as 500.' })
     .optional()
     .transform((v) => Math.min(v ?? 100, 500)),
   starting_after: z.string().min(1).max(64).optional(),
@@ -125,7 +130,11 @@ export const membershipCursorList = cursorPageSchema(membershipSchema);
 const invitationFields = {
   email_address: emailAddress,
   role: roleKey.optional(),
-  redirect_url: z.string().max(2048).optional(),
+  redirect_url: z
+    .string()
+    .max(2048)
+    .meta({ description: 'Must be one of the instance’s allowed redirect URLs (422 not_allowed otherwise).' })
+    .optional(),
   inviter_user_id: userId.optional(),
   public_metadata: metadata.optional(),
   private_metadata: metadata.optional(),
@@ -133,7 +142,11 @@ const invitationFields = {
   notify: z.boolean().optional(),
 };
 export const createInvitationBody = z.strictObject(invitationFields);
-export const bulkInvitationBody = z.array(z.strictObject(invitationFields)).min(1).max(50);
+export const bulkInvitationBody = z
+  .array(z.strictObject(invitationFields))
+  .min(1)
+  .max(50)
+  .meta({ description: 'Each email_address at most once (case-insensitive; 422 duplicate otherwise).' });
 
 const INVITATION_STATUS = ['pending', 'accepted', 'revoked', 'expired'] as const;
 export const listInvitationsQuery = z.strictObject({ ...lightQuery, status: oneOrMany(z.enum(INVITATION_STATUS)).optional() });
@@ -166,7 +179,7 @@ const domainName = z
   .max(253)
   .regex(/^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/, 'must be a domain name such as example.com');
 export const createDomainBody = z.strictObject({
-  name: domainName,
+  name: domainName.meta({ description: 'Not a public email provider’s domain such as gmail.com (422 public_email_domain).' }),
   enrollment_mode: z.enum(ENROLLMENT_MODES).optional(),
   /** BAPI only: the domain is trusted as verified by the operator. */
   verified: z.boolean().optional(),
@@ -206,7 +219,9 @@ export const domainLightList = lightListSchema(domainSchema);
 const permissionKey = z.string().max(140).regex(PERMISSION_KEY_RE, 'must look like org:<feature>:<action>');
 const label = z.string().trim().min(1).max(256);
 const description = z.string().trim().max(1024);
-export const createPermissionBody = z.strictObject({ key: permissionKey, name: label, description: description.optional() });
+/** `org:sys_…` keys belong to the system permissions (422 reserved). */
+const newPermissionKey = permissionKey.meta({ pattern: `^(?!org:sys_)${PERMISSION_KEY_RE.source.replace(/^\^/, '')}` });
+export const createPermissionBody = z.strictObject({ key: newPermissionKey, name: label, description: description.optional() });
 export const updatePermissionBody = z.strictObject({ name: label.optional(), description: description.optional() });
 export const createRoleBody = z.strictObject({
   key: roleKey,

@@ -16,7 +16,8 @@ const argon2Format = (variant: string) =>
  * - scrypt: Werkzeug's `scrypt:N:r:p$salt$hexdigest` (64-byte key)
  * - pbkdf2_sha256: Django's `pbkdf2_sha256$iterations$salt$base64digest`
  */
-const FORMATS: Record<PasswordHasher, RegExp> = {
+/** The shape of an imported digest, by hasher (its cost parameters are checked apart). */
+export const DIGEST_FORMATS: Record<PasswordHasher, RegExp> = {
   argon2id: argon2Format('argon2id'),
   argon2i: argon2Format('argon2i'),
   bcrypt: /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/,
@@ -53,7 +54,7 @@ export type DigestProblem = 'invalid' | 'cost_too_high';
  * could never verify) and is no costlier than IMPORT_COST_LIMITS.
  */
 export function digestProblem(hasher: PasswordHasher, digest: string): DigestProblem | null {
-  const m = FORMATS[hasher].exec(digest);
+  const m = DIGEST_FORMATS[hasher].exec(digest);
   if (!m) return 'invalid';
   const L = IMPORT_COST_LIMITS;
   const costly = (tooMuch: boolean) => (tooMuch ? 'cost_too_high' : null);
@@ -114,13 +115,13 @@ export type WorkerJob =
 export function workerJob(hasher: PasswordHasher, digest: string, password: string): WorkerJob | null {
   switch (hasher) {
     case 'bcrypt':
-      return FORMATS.bcrypt.test(digest) ? { kind: 'bcrypt', password, digest: digest.replace(/^\$2y\$/, '$2b$') } : null;
+      return DIGEST_FORMATS.bcrypt.test(digest) ? { kind: 'bcrypt', password, digest: digest.replace(/^\$2y\$/, '$2b$') } : null;
     case 'scrypt': {
-      const [, n, r, p, salt, hex] = FORMATS.scrypt.exec(digest) ?? [];
+      const [, n, r, p, salt, hex] = DIGEST_FORMATS.scrypt.exec(digest) ?? [];
       return hex ? { kind: 'scrypt', password, salt: salt!, N: Number(n), r: Number(r), p: Number(p), expectedHex: hex } : null;
     }
     case 'pbkdf2_sha256': {
-      const [, iterations, salt, b64] = FORMATS.pbkdf2_sha256.exec(digest) ?? [];
+      const [, iterations, salt, b64] = DIGEST_FORMATS.pbkdf2_sha256.exec(digest) ?? [];
       return b64 ? { kind: 'pbkdf2_sha256', password, salt: salt!, iterations: Number(iterations), expectedBase64: b64 } : null;
     }
     default:

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { localeInput } from '../localization/locales';
 import { metadataInput } from '../http/metadata';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
-import { PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
+import { DIGEST_FORMATS, PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 
 /** PATCH metadata: merged into the stored object; a `null` value deletes its key. Bounded like any metadata. */
 const metadataPatch = metadataInput;
@@ -18,7 +18,29 @@ export const username = z
   .max(64)
   .regex(/^[A-Za-z0-9_.-]+$/, 'may contain only letters, digits, "_", "." and "-"');
 const name = z.string().trim().max(256);
-const password = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
+const password = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH)
+  .max(PASSWORD_MAX_LENGTH)
+  .meta({ description: 'Unless skip_password_checks is true, must not equal one of the user’s identifiers (case-insensitive).' });
+const passwordDigest = z
+  .string()
+  .min(1)
+  .max(1024)
+  .meta({
+    description:
+      'A digest in the format of password_hasher (argon2 PHC string, bcrypt $2b$…, scrypt:N:r:p$salt$hex, pbkdf2_sha256$iterations$salt$hash) with cost parameters within the import limits (422 invalid otherwise).',
+  });
+
+/** What the password rules say in JSON Schema: a digest comes with its hasher, and never with a password. */
+const passwordRules = {
+  dependentRequired: { password_digest: ['password_hasher'], password_hasher: ['password_digest'] },
+  not: { required: ['password', 'password_digest'] },
+  allOf: PASSWORD_HASHERS.map((hasher) => ({
+    if: { properties: { password_hasher: { const: hasher } }, required: ['password_hasher'] },
+    then: { properties: { password_digest: { pattern: DIGEST_FORMATS[hasher].source } } },
+  })),
+};
 
 export const createUserBody = z
   .strictObject({
@@ -29,7 +51,7 @@ export const createUserBody = z
     last_name: name.optional(),
     external_id: z.string().min(1).max(256).optional(),
     password: password.optional(),
-    password_digest: z.string().min(1).max(1024).optional(),
+    password_digest: passwordDigest.optional(),
     password_hasher: z.enum(PASSWORD_HASHERS).optional(),
     skip_password_checks: z.boolean().optional(),
     public_metadata: metadataInput.optional(),
@@ -38,7 +60,16 @@ export const createUserBody = z
     /** Preferred language of the user's emails, SMS and hosted pages (a supported BCP 47 tag). */
     locale: localeInput.optional(),
   })
-  .superRefine(checkPasswordInputs);
+  .superRefine(checkPasswordInputs)
+  .meta({
+    ...passwordRules,
+    // A user needs an identifier (422 identifier_required otherwise).
+    anyOf: [
+      { required: ['email_address'], properties: { email_address: { minItems: 1 } } },
+      { required: ['phone_number'], properties: { phone_number: { minItems: 1 } } },
+      { required: ['username'] },
+    ],
+  });
 
 export const updateUserBody = z
   .strictObject({
@@ -49,7 +80,7 @@ export const updateUserBody = z
     primary_email_address_id: z.string().optional(),
     primary_phone_number_id: z.string().optional(),
     password: password.optional(),
-    password_digest: z.string().min(1).max(1024).optional(),
+    password_digest: passwordDigest.optional(),
     password_hasher: z.enum(PASSWORD_HASHERS).optional(),
     skip_password_checks: z.boolean().optional(),
     public_metadata: metadataPatch.optional(),
@@ -57,7 +88,8 @@ export const updateUserBody = z
     unsafe_metadata: metadataPatch.optional(),
     locale: localeInput.nullable().optional(),
   })
-  .superRefine(checkPasswordInputs);
+  .superRefine(checkPasswordInputs)
+  .meta(passwordRules);
 
 function checkPasswordInputs(
   v: { password?: string; password_digest?: string; password_hasher?: string },

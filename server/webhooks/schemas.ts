@@ -1,11 +1,25 @@
 import { z } from 'zod';
 import { WEBHOOK_MESSAGE_STATUSES } from '../db/schema';
+import { EVENT_TYPES } from '../events/types';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 
-const url = z.string().trim().min(1).max(2048);
+const url = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2048)
+  .meta({
+    // What the document can say of the target checks; see checkTargetUrl.
+    pattern: '^https?://[^\\s/?#@]+(?:[/?#][^\\s]*)?$',
+    description:
+      'An absolute http(s) URL without credentials (https on live instances: 422 https_required) whose host is not private, loopback or link-local, by address or by name (422 private_address).',
+  });
 const description = z.string().max(512);
 /** Checked against the event catalog by the domain (422 unknown_event_type naming the type). */
-const eventTypes = z.array(z.string().min(1).max(128)).min(1).max(100);
+const eventTypes = z
+  .array(z.string().min(1).max(128).meta({ enum: ['*', ...EVENT_TYPES] }))
+  .min(1)
+  .max(100);
 
 export const createEndpointBody = z.strictObject({
   url,
@@ -84,7 +98,12 @@ export const recoverBody = z
     /** ...and before this one, when given. */
     until: z.number().int().min(0).optional(),
   })
-  .refine((v) => v.until === undefined || v.until > v.since, { message: 'must be later than since', path: ['until'] });
+  .refine((v) => v.until === undefined || v.until > v.since, {
+    message: 'must be later than since',
+    path: ['until'],
+    params: { reason: 'before_since' },
+  })
+  .meta({ description: 'until, when given, must be later than since (422 before_since).' });
 
 export const recoverySchema = z.object({ object: z.literal('webhook_recovery'), endpoint_id: z.string(), requeued: z.number().int() });
 
