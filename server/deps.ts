@@ -8,7 +8,6 @@ import type { Cipher } from './crypto/cipher';
 import type { ResolvedKey } from './keys/secret-keys';
 import type { Mailer } from './email/transport';
 import type { DnsResolver } from './http/ssrf';
-import type { AuditTrail } from './http/transaction';
 import type { PasswordPool } from './users/password-pool';
 
 export interface Clock {
@@ -45,8 +44,6 @@ export interface Deps {
   dns: DnsResolver;
   /** TXT lookups (organization domain verification). */
   txtResolver: TxtResolver;
-  /** Set by the router on an audited request: counts the entries its domain calls wrote. */
-  auditTrail?: AuditTrail;
   /** Password hashing and verification, off the event loop, with a bounded queue (503 past it). */
   passwords: PasswordPool;
 }

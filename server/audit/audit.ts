@@ -4,11 +4,12 @@ import { auditLogs } from '../db/schema';
 import { newId } from '../http/ids';
 import type { ActorKind } from '../http/actor';
 import { toCursorPage } from '../http/pagination';
+import { auditTrail } from '../http/transaction';
 
 /** The kind an actor string names, for entries given only the string (`key:…`, `operator:…`, `cli`, `system…`). */
 function kindOfRef(ref: string): ActorKind {
   const prefix = ref.split(':')[0];
-  const kinds: Record<string, ActorKind> = { key: 'secret_key', operator: 'operator', session: 'user', user: 'personal_access_token', anonymous: 'anonymous' };
+  const kinds: Record<string, ActorKind> = { key: 'secret_key', operator: 'operator', session: 'user', user: 'personal_access_token', client: 'client', anonymous: 'anonymous' };
   return kinds[prefix!] ?? 'system';
 }
 
@@ -27,8 +28,9 @@ export interface AuditEntry {
  * Call inside the transaction of the change it records. The router audits every state
  * change it runs; an entry written here (with more detail) stands in for the router's.
  */
-export async function audit(deps: Pick<Deps, 'db' | 'clock' | 'auditTrail'>, e: AuditEntry): Promise<void> {
-  if (deps.auditTrail) deps.auditTrail.written += 1;
+export async function audit(deps: Pick<Deps, 'db' | 'clock'>, e: AuditEntry): Promise<void> {
+  const trail = auditTrail.getStore();
+  if (trail) trail.written += 1;
   await deps.db.insert(auditLogs).values({
     id: newId('aud'),
     instanceId: e.instanceId,

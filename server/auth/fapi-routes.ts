@@ -167,6 +167,13 @@ async function spendAttemptBudget(deps: Deps, auth: FapiAuth, request: RequestIn
 }
 
 /** A sign-in step on an attempt of this client: run it, renew the client token if it signed in, answer. */
+/**
+ * Sign-in and sign-up steps write no audit entry: every attempt is rate-limited and kept on
+ * its sign-in or sign-up, and what they achieve is recorded as session.created / user.created
+ * events (an impersonation by ticket is audited by the domain).
+ */
+const AUTH_FLOW = { unaudited: 'authentication flow: attempts are kept on the sign-in/sign-up; the outcome is a session.created event' };
+
 function signInStepEndpoint<I>(
   summary: string,
   body: z.ZodType<I>,
@@ -174,6 +181,7 @@ function signInStepEndpoint<I>(
 ) {
   return endpoint<FapiAuth, I>({
     summary,
+    audit: AUTH_FLOW,
     body,
     response: signInResponse,
     handle: async ({ deps, auth, params, body: input, request }) => {
@@ -198,6 +206,7 @@ async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep) {
 export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSignInBody>>({
   summary:
     'Start a sign-in: with an identifier (email address or username; optionally its password at once), or redeem a ticket (strategy ticket)',
+  audit: AUTH_FLOW,
   body: createSignInBody,
   response: signInResponse,
   handle: async ({ deps, auth, body, request }) => {
@@ -249,6 +258,7 @@ export const getSignInEndpoint = endpoint<FapiAuth>({
 
 export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareFirstFactorBody>>({
   summary: 'Send the email code of email_code or reset_password_email_code (1 per 30 s and 5 per hour per address)',
+  audit: AUTH_FLOW,
   body: prepareFirstFactorBody,
   response: signInResponse,
   handle: async ({ deps, auth, params, body, request }) => {
@@ -266,6 +276,7 @@ export const attemptFirstFactorEndpoint = signInStepEndpoint(
 
 export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>>({
   summary: 'Prepare a second factor (totp and backup_code need nothing sent; answers the attempt)',
+  audit: AUTH_FLOW,
   body: prepareSecondFactorBody,
   response: signInResponse,
   handle: async ({ deps, auth, params }) => {
@@ -294,6 +305,7 @@ export const resetPasswordEndpoint = signInStepEndpoint(
 
 export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSignUpBody>>({
   summary: 'Start a sign-up (fields per the instance settings and sign-up mode); then prepare and attempt the email code',
+  audit: AUTH_FLOW,
   body: createSignUpBody,
   response: signUpResponse,
   handle: async ({ deps, auth, body }) => {
@@ -317,6 +329,7 @@ export const getSignUpEndpoint = endpoint<FapiAuth>({
 
 export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareVerificationBody>>({
   summary: 'Email a 6-digit code to the sign-up’s address (1 per 30 s and 5 per hour per address)',
+  audit: AUTH_FLOW,
   body: prepareVerificationBody,
   response: signUpResponse,
   handle: async ({ deps, auth, params, request }) => {
@@ -328,6 +341,7 @@ export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof pr
 
 export const attemptVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptVerificationBody>>({
   summary: 'Check the email code; success creates the user and a session on the client',
+  audit: AUTH_FLOW,
   body: attemptVerificationBody,
   response: signUpResponse,
   handle: async ({ deps, auth, params, body, request }) => {

@@ -8,6 +8,7 @@ export type ActorKind =
   | 'secret_key'
   | 'operator'
   | 'user'
+  | 'client'
   | 'personal_access_token'
   | 'scim_token'
   | 'oauth_client'
@@ -57,5 +58,7 @@ export const secretKeyActor = (keyId: string, request: RequestOrigin) => actorOf
 export const operatorActor = (userId: string, request: RequestOrigin) => actorOf('operator', userId, `operator:${userId}`, request);
 export const sessionUserActor = (userId: string, sessionId: string, request: RequestOrigin) =>
   actorOf('user', sessionId, `session:${sessionId}`, request, userId);
+/** A device (FAPI client) before or beside a sign-in: signing out, ending sessions. */
+export const clientActor = (clientId: string, request: RequestOrigin) => actorOf('client', clientId, `client:${clientId}`, request);
 export const tokenUserActor = (userId: string, request: RequestOrigin) =>
   actorOf('personal_access_token', userId, `user:${userId}`, request, userId);

@@ -9,7 +9,7 @@ import { AppError } from './errors';
 import { toAppError, type Protocol } from './protocol';
 import { requestContext, requestInfo, type SurfaceEnv } from './request-context';
 import { unknownResponseFields } from './response-check';
-import { transactionKeepingRefusals, type AuditTrail } from './transaction';
+import { auditTrail, transactionKeepingRefusals, type AuditTrail } from './transaction';
 import { isStorableText, validate } from './validate';
 
 export interface RouteEntry<Guard, Auth> {
@@ -142,8 +142,10 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
         }
         return transactionKeepingRefusals(d, async (tx) => {
           const trail: AuditTrail = { written: 0 };
-          const result = await endpoint.handle({ deps: { ...tx, auditTrail: trail }, auth, actor, body: body as never, query: query as never, params, request });
-          if (trail.written === 0) {
+          const result = await auditTrail.run(trail, () =>
+            endpoint.handle({ deps: tx, auth, actor, body: body as never, query: query as never, params, request }),
+          );
+          if (trail.written === 0 && spec.recordedBy !== 'domain') {
             await audit(tx, {
               instanceId: actorInstance(auth),
               actor: actor.ref,

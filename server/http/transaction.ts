@@ -1,10 +1,18 @@
 import type { Deps } from '../deps';
 import { AppError, isAppError } from './errors';
 
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /** Counts the audit entries written for one request (audit/audit.ts increments it). */
 export interface AuditTrail {
   written: number;
 }
+
+/**
+ * The audit trail of the request being handled. Async-local rather than passed in `deps`,
+ * so an entry counts however the domain rebuilt its dependencies on the way.
+ */
+export const auditTrail = new AsyncLocalStorage<AuditTrail>();
 
 /**
  * Runs `work` in one transaction. A refused request (an AppError) still commits what it

@@ -189,6 +189,7 @@ export const getEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output<ty
 
 export const putEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof putTemplateBody>>({
   summary: 'Override an email template in a locale (default: the instance’s); validated as the mailer compiles it (422 lists each problem with its part, line and column); the saved version joins the revision history; audited',
+  audit: { action: 'email_template.updated', target: 'template' },
   body: putTemplateBody,
   response: templateDetailSchema,
   handle: async ({ deps, auth, params, body }) => {
@@ -202,6 +203,7 @@ export const putEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof pu
 
 export const deleteEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output<typeof localeQuery>>({
   summary: 'Drop the override of a template in a locale (default: the instance’s): the built-in copy applies again; audited',
+  audit: { action: 'email_template.deleted', target: 'template' },
   query: localeQuery,
   response: templateDetailSchema,
   handle: async ({ deps, auth, params, query }) => {
@@ -215,6 +217,7 @@ export const deleteEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output
 
 export const previewEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof previewBody>>({
   summary: 'Render an unsaved draft (or, without one, the current template) to subject, HTML and text with sample or given values; sends and writes nothing',
+  audit: { unaudited: 'a read sent as POST: compiles a draft, stores and sends nothing' },
   body: previewBody,
   response: previewSchema,
   handle: ({ deps, auth, params, body }) =>
@@ -223,6 +226,7 @@ export const previewEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeo
 
 export const testSendEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof testSendBody>>({
   summary: 'Send a draft (or the current template) to your own verified address — the recipient cannot be chosen; 5 a minute per operator; recorded as an email (email.created)',
+  audit: { action: 'email_template.test_sent', target: 'template' },
   body: testSendBody,
   response: emailSchema,
   status: 201,
@@ -248,6 +252,7 @@ export const listEmailTemplateRevisionsEndpoint = endpoint<ConsoleAuth, never, z
 
 export const restoreEmailTemplateRevisionEndpoint = endpoint<ConsoleAuth>({
   summary: 'Save a revision as the template’s override in its locale again (validated again); audited',
+  audit: { action: 'email_template.restored', target: 'template' },
   response: templateDetailSchema,
   handle: async ({ deps, auth, params }) => {
     const name = templateName(params.template!);
@@ -273,6 +278,7 @@ export const listLocalizationsEndpoint = endpoint<ConsoleAuth, never, z.output<t
 
 export const createLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof createLocalizationBody>>({
   summary: 'Create or replace the override of a resource in a locale; content validated like the base template (email: subject, mjml, text; sms: body; hosted: text); audited',
+  audit: { action: 'localization.created' },
   body: createLocalizationBody,
   response: localizationSchema,
   handle: async ({ deps, auth, body }) => (await saveLocalization(deps, routeInstance(auth).id, body, changeCtx(auth))).localization,
@@ -280,6 +286,7 @@ export const createLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof 
 
 export const updateLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof patchLocalizationBody>>({
   summary: 'Edit an override’s content or enabled flag; audited',
+  audit: { action: 'localization.updated', target: 'localizationId' },
   body: patchLocalizationBody,
   response: localizationSchema,
   handle: ({ deps, auth, params, body }) => {
@@ -290,6 +297,7 @@ export const updateLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof 
 
 export const deleteLocalizationEndpoint = endpoint<ConsoleAuth>({
   summary: 'Remove an override: the base copy renders again; audited',
+  audit: { action: 'localization.deleted', target: 'localizationId' },
   response: z.object({ object: z.literal('localization'), id: z.string(), deleted: z.literal(true) }),
   handle: async ({ deps, auth, params }) => {
     const instanceId = routeInstance(auth).id;

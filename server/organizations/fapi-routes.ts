@@ -65,6 +65,7 @@ export const listMyMembershipsEndpoint = endpoint<SignedInAuth, never, MeQuery>(
 
 export const leaveOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
   summary: 'Leave an organization (the last admin cannot)',
+  audit: { action: 'organization_membership.deleted' },
   query: meQuery,
   response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
   handle: async ({ deps, auth, request }) => {
@@ -77,6 +78,7 @@ const createOrgBody = z.strictObject({ name: z.string().trim().min(1).max(256), 
 
 export const createOrganizationEndpoint = endpoint<SignedInAuth, z.output<typeof createOrgBody>, MeQuery>({
   summary: 'Create an organization, joining it with the creator role (when the instance allows it)',
+  audit: { action: 'organization.created' },
   body: createOrgBody,
   query: meQuery,
   response: publicOrganizationSchema,
@@ -100,6 +102,7 @@ const updateOrgBody = z.strictObject({ name: z.string().trim().min(1).max(256).o
 
 export const updateOrganizationEndpoint = endpoint<OrgMemberAuth, z.output<typeof updateOrgBody>, MeQuery>({
   summary: 'Rename an organization (org:sys_profile:manage)',
+  audit: { action: 'organization.updated' },
   body: updateOrgBody,
   query: meQuery,
   response: publicOrganizationSchema,
@@ -111,6 +114,7 @@ export const updateOrganizationEndpoint = endpoint<OrgMemberAuth, z.output<typeo
 
 export const deleteOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
   summary: 'Delete an organization (org:sys_profile:delete)',
+  audit: { action: 'organization.deleted' },
   query: meQuery,
   response: deletedSchema('organization'),
   handle: async ({ deps, auth, request }) => {
@@ -137,6 +141,7 @@ const roleBody = z.strictObject({ role: z.string().min(1).max(64) });
 
 export const updateMemberEndpoint = endpoint<OrgMemberAuth, z.output<typeof roleBody>, MeQuery>({
   summary: 'Change a member’s role (org:sys_memberships:manage; the last admin cannot be demoted)',
+  audit: { action: 'organization_membership.updated', target: 'user_id' },
   body: roleBody,
   query: meQuery,
   response: publicMembershipSchema,
@@ -148,6 +153,7 @@ export const updateMemberEndpoint = endpoint<OrgMemberAuth, z.output<typeof role
 
 export const removeMemberEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
   summary: 'Remove a member (org:sys_memberships:manage; the last admin cannot be removed)',
+  audit: { action: 'organization_membership.deleted', target: 'user_id' },
   query: meQuery,
   response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
   handle: async ({ deps, auth, params, request }) => {
@@ -177,6 +183,7 @@ const inviteBody = z.strictObject({
 
 export const inviteEndpoint = endpoint<OrgMemberAuth, z.output<typeof inviteBody>, MeQuery>({
   summary: 'Invite an email address (org:sys_memberships:manage); the invitation email carries the accept link',
+  audit: { action: 'organization_invitation.created' },
   body: inviteBody,
   query: meQuery,
   response: publicInvitationSchema,
@@ -189,6 +196,7 @@ export const inviteEndpoint = endpoint<OrgMemberAuth, z.output<typeof inviteBody
 
 export const revokeOrgInvitationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
   summary: 'Revoke a pending invitation (org:sys_memberships:manage)',
+  audit: { action: 'organization_invitation.revoked', target: 'invitation_id' },
   query: meQuery,
   response: publicInvitationSchema,
   handle: async ({ deps, auth, params }) => {
@@ -211,6 +219,7 @@ const fapiDomainBody = createDomainBody.omit({ verified: true });
 
 export const addOrgDomainEndpoint = endpoint<OrgMemberAuth, z.output<typeof fapiDomainBody>, MeQuery>({
   summary: 'Add a domain (org:sys_domains:manage); it starts unverified',
+  audit: { action: 'organization_domain.created' },
   body: fapiDomainBody,
   query: meQuery,
   response: domainSchema,
@@ -224,6 +233,7 @@ const fapiDomainPatch = updateDomainBody.omit({ verified: true });
 
 export const updateOrgDomainEndpoint = endpoint<OrgMemberAuth, z.output<typeof fapiDomainPatch>, MeQuery>({
   summary: 'Change a domain’s enrollment mode (org:sys_domains:manage)',
+  audit: { action: 'organization_domain.updated', target: 'domain_id' },
   body: fapiDomainPatch,
   query: meQuery,
   response: domainSchema,
@@ -235,6 +245,7 @@ export const updateOrgDomainEndpoint = endpoint<OrgMemberAuth, z.output<typeof f
 
 export const deleteOrgDomainEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
   summary: 'Remove a domain (org:sys_domains:manage)',
+  audit: { action: 'organization_domain.deleted', target: 'domain_id' },
   query: meQuery,
   response: deletedSchema('organization_domain'),
   handle: async ({ deps, auth, params }) => {
@@ -245,6 +256,7 @@ export const deleteOrgDomainEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
 
 export const prepareOrgDomainVerificationEndpoint = endpoint<OrgMemberAuth, z.output<typeof prepareDomainVerificationBody>, MeQuery>({
   summary: 'Start verifying a domain: an email code to an address at it, or the TXT record (org:sys_domains:manage)',
+  audit: { action: 'organization_domain.verification_prepared', target: 'domain_id' },
   body: prepareDomainVerificationBody,
   query: meQuery,
   response: domainSchema,
@@ -256,6 +268,7 @@ export const prepareOrgDomainVerificationEndpoint = endpoint<OrgMemberAuth, z.ou
 
 export const attemptOrgDomainVerificationEndpoint = endpoint<OrgMemberAuth, z.output<typeof attemptDomainVerificationBody>, MeQuery>({
   summary: 'Complete a domain verification (org:sys_domains:manage)',
+  audit: { action: 'organization_domain.verification_attempted', target: 'domain_id' },
   body: attemptDomainVerificationBody,
   query: meQuery,
   response: domainSchema,
@@ -285,6 +298,7 @@ const accepted = (r: Awaited<ReturnType<typeof acceptInvitation>>) => ({
 
 export const acceptMyInvitationEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'Accept an invitation to one of the user’s verified addresses: the user joins with its role',
+  audit: { action: 'organization_invitation.accepted' },
   query: meQuery,
   response: acceptedSchema,
   handle: async ({ deps, auth, params }) => {
@@ -297,6 +311,7 @@ const tokenBody = z.strictObject({ token: z.string().min(1).max(128) });
 
 export const acceptInvitationByTokenEndpoint = endpoint<SignedInAuth, z.output<typeof tokenBody>, MeQuery>({
   summary: 'Accept the invitation of an accept link’s invitation_token (the user must hold the invited address, verified)',
+  audit: { action: 'organization_invitation.accepted' },
   body: tokenBody,
   query: meQuery,
   response: acceptedSchema,
@@ -327,6 +342,7 @@ export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, MeQuery>(
 
 export const acceptMySuggestionEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'Join a suggested organization with the default role',
+  audit: { action: 'organization_suggestion.accepted' },
   query: meQuery,
   response: publicMembershipSchema,
   handle: async ({ deps, auth, params }) => {

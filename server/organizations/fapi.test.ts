@@ -45,6 +45,15 @@ async function team() {
 }
 
 describe('FAPI organizations', () => {
+  it('the router audits a member’s change under their session (organization.updated, actor_kind user)', async () => {
+    const { org, admin } = await team();
+    const renamed = await admin.b.call('PATCH', `/v1/organizations/${org.id}`, { body: { name: 'Renamed' } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    const log = await bapiOk('GET', `/v1/audit_logs?action=organization.updated&target=${org.id}`);
+    expect(log.data).toHaveLength(1);
+    expect(log.data[0]).toMatchObject({ actor: expect.stringMatching(/^session:sess_/), actor_kind: 'user', target: org.id });
+  });
+
   it('lists the user’s memberships and creates organizations when the instance allows it', async () => {
     const u = await newUser('creator');
     const { b } = await signedInClient(h, i, u);

@@ -42,6 +42,7 @@ export const getClientEndpoint = endpoint<FapiAuth, never, z.output<typeof clien
 
 export const deleteClientEndpoint = endpoint<FapiAuth>({
   summary: 'Sign out on this device: ends every session of the client, revokes it and clears its cookie',
+  audit: { action: 'client.signed_out' },
   response: clientSchema,
   handle: async ({ deps, auth, request }) => {
     if (auth.client) {
@@ -54,6 +55,7 @@ export const deleteClientEndpoint = endpoint<FapiAuth>({
 
 export const createSessionTokenEndpoint = endpoint<FapiAuth>({
   summary: 'A fresh session JWT for a live session of this client',
+  audit: { unaudited: 'hot path: a short-lived token for a live session; changes nothing' },
   response: z.object({ object: z.literal('token'), jwt: z.string() }),
   handle: async ({ deps, auth, params }) => {
     if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
@@ -63,6 +65,7 @@ export const createSessionTokenEndpoint = endpoint<FapiAuth>({
 
 export const refreshSessionEndpoint = endpoint<FapiAuth, z.output<typeof refreshBody>>({
   summary: 'Exchange a refresh token (the credential) for a session JWT and the next refresh token',
+  audit: { unaudited: 'hot path: token rotation is recorded on the session (reuse revokes it, audited as session.revoked)' },
   body: refreshBody,
   response: tokenResponseSchema,
   handle: ({ deps, auth, params, body }) => refreshSession(deps, auth.instance, params.id!, body.refresh_token),

@@ -104,6 +104,7 @@ export const listMySessionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
 
 export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Revoke one of the signed-in user’s sessions, on any device (session.revoked)',
+  audit: { action: 'session.revoked' },
   query: meQuery,
   response: sessionSchema,
   handle: async ({ deps, auth, params, request }) => {
@@ -114,6 +115,7 @@ export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, nev
 
 export const revokeMyOtherSessionsEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Sign out other devices: revoke every live session of the signed-in user but the current one',
+  audit: { action: 'session.revoked_others' },
   query: meQuery,
   response: meSessionList,
   handle: async ({ deps, auth, request }) => {

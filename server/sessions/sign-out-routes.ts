@@ -126,6 +126,7 @@ const sessionResponse = z.object({ response: sessionSchema, client: clientSchema
 
 export const endSessionEndpoint = endpoint<FapiAuth>({
   summary: 'Sign one session of this client out (session.ended)',
+  audit: { action: 'session.ended' },
   response: sessionResponse,
   handle: async ({ deps, auth, params, request }) => {
     const client = requireClient(auth);
@@ -136,6 +137,7 @@ export const endSessionEndpoint = endpoint<FapiAuth>({
 
 export const removeSessionEndpoint = endpoint<FapiAuth>({
   summary: 'Remove one session from this client (session.removed)',
+  audit: { action: 'session.removed' },
   response: sessionResponse,
   handle: async ({ deps, auth, params, request }) => {
     const client = requireClient(auth);
@@ -146,6 +148,7 @@ export const removeSessionEndpoint = endpoint<FapiAuth>({
 
 export const endAllSessionsEndpoint = endpoint<FapiAuth>({
   summary: 'Sign every session of this client out (session.ended each); the client stays',
+  audit: { action: 'session.ended_all' },
   response: z.object({ response: clientSchema, client: clientSchema }),
   handle: async ({ deps, auth, request }) => {
     const client = requireClient(auth);
@@ -162,6 +165,7 @@ const touchBody = z.strictObject({
 
 export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody>>({
   summary: 'Make a live session of this client the active one (switch user), optionally set its active organization, and mark activity',
+  audit: { unaudited: 'activity mark: recorded as the session’s latest_activity and active organization' },
   body: touchBody,
   response: z.object({ response: clientSessionSchema, client: clientSchema }),
   handle: async ({ deps, auth, params, body, request }) => {

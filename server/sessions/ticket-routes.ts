@@ -46,6 +46,7 @@ const auditCtx = (auth: BapiAuth, request: { ip: string | null; userAgent: strin
 
 export const createActorTokenEndpoint = endpoint<BapiAuth, z.output<typeof createActorTokenBody>>({
   summary: 'Create an actor token: a one-time ticket a FAPI sign-in redeems for an impersonation session',
+  audit: { action: 'impersonation.actor_token_created' },
   body: createActorTokenBody,
   response: actorTokenSchema.extend(withToken),
   handle: ({ deps, auth, body, request }) =>
@@ -59,6 +60,7 @@ export const createActorTokenEndpoint = endpoint<BapiAuth, z.output<typeof creat
 
 export const createSignInTokenEndpoint = endpoint<BapiAuth, z.output<typeof createSignInTokenBody>>({
   summary: 'Create a sign-in token: a one-time ticket a FAPI sign-in redeems for a session',
+  audit: { action: 'sign_in_token.created' },
   body: createSignInTokenBody,
   response: signInTokenSchema.extend(withToken),
   handle: ({ deps, auth, body, request }) =>
@@ -73,6 +75,7 @@ export const createSignInTokenEndpoint = endpoint<BapiAuth, z.output<typeof crea
 const revokeEndpoint = (kind: TicketKind, schema: z.ZodType) =>
   endpoint<BapiAuth>({
     summary: `Revoke a pending ${kind.replaceAll('_', ' ')} (a redeemed one is 409)`,
+    audit: { action: kind === 'actor_token' ? 'impersonation.actor_token_revoked' : 'sign_in_token.revoked', recordedBy: 'domain' },
     response: schema,
     handle: ({ deps, auth, params, request }) => revokeTicket(deps, auth.instance.id, kind, params.id!, auditCtx(auth, request)),
   });

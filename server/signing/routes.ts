@@ -15,6 +15,7 @@ export const jwksEndpoint = endpoint<BapiAuth>({
 
 export const rotateSigningKeysEndpoint = endpoint<BapiAuth>({
   summary: 'Rotate signing keys: the published next key starts signing; the current one retires',
+  audit: { action: 'signing_key.rotated' },
   response: z.object({ object: z.literal('signing_key_rotation'), current: z.string(), next: z.string(), retired: z.string().nullable() }),
   handle: async ({ deps, auth }) => ({
     object: 'signing_key_rotation' as const,

@@ -83,6 +83,7 @@ export const getMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
 
 export const updateMeEndpoint = endpoint<SignedInAuth, z.output<typeof updateMeBody>, MeQuery>({
   summary: 'Update the signed-in user: names, username, unsafe_metadata (merged). A session, or a uat_ token with me:write',
+  audit: { action: 'user.updated' },
   body: updateMeBody,
   query: meQuery,
   response: meSchema,
@@ -97,6 +98,7 @@ const totpEnrollmentSchema = z.object({ object: z.literal('totp'), secret: z.str
 
 export const createTotpEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Start TOTP enrollment: a new secret and its otpauth:// URI (a pending session with the setup_mfa task may call it)',
+  audit: { action: 'mfa.totp_enrollment_started' },
   query: meQuery,
   response: totpEnrollmentSchema,
   handle: async ({ deps, auth }) => {
@@ -107,6 +109,7 @@ export const createTotpEndpoint = endpoint<SignedInAuth, Record<string, never>, 
 
 export const confirmTotpEndpoint = endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
   summary: 'Confirm TOTP enrollment with a current code; answers the 10 backup codes once and activates a setup_mfa-pending session',
+  audit: { action: 'mfa.totp_enabled' },
   body: codeBody,
   query: meQuery,
   response: z.object({ object: z.literal('totp'), verified: z.literal(true), backup_codes: z.array(z.string()) }),
@@ -119,6 +122,7 @@ export const confirmTotpEndpoint = endpoint<SignedInAuth, z.output<typeof codeBo
 
 export const deleteTotpEndpoint = endpoint<SignedInAuth, z.output<typeof disableBody>, MeQuery>({
   summary: 'Disable TOTP and drop the backup codes, re-verified by a current TOTP code or the password',
+  audit: { action: 'mfa.totp_disabled' },
   body: disableBody,
   query: meQuery,
   response: z.object({ object: z.literal('totp'), deleted: z.literal(true) }),
@@ -131,6 +135,7 @@ export const deleteTotpEndpoint = endpoint<SignedInAuth, z.output<typeof disable
 
 export const regenerateBackupCodesEndpoint = endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
   summary: 'New backup codes (the old ones stop working), for a current TOTP code; answered once',
+  audit: { action: 'mfa.backup_codes_regenerated' },
   body: codeBody,
   query: meQuery,
   response: z.object({ object: z.literal('backup_codes'), backup_codes: z.array(z.string()) }),
@@ -143,6 +148,7 @@ export const regenerateBackupCodesEndpoint = endpoint<SignedInAuth, z.output<typ
 
 export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof createApiTokenBody>, MeQuery>({
   summary: 'Mint a personal access token (uat_) for the signed-in user; session only, never another token; the secret is shown once',
+  audit: { action: 'api_token.created' },
   body: createApiTokenBody,
   query: meQuery,
   status: 201,
@@ -173,6 +179,7 @@ export const listApiTokensEndpoint = endpoint<SignedInAuth, never, MeQuery>({
 
 export const revokeApiTokenEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Revoke one of the signed-in user’s personal access tokens',
+  audit: { action: 'api_token.revoked' },
   query: meQuery,
   response: apiTokenSchema,
   handle: async ({ deps, auth, params, request }) => {

@@ -41,6 +41,7 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
   return {
     create: endpoint<Auth, z.output<typeof createEndpointBody>>({
       summary: 'Create a webhook endpoint; the answer carries its whsec_ signing secret',
+      audit: { action: 'webhook_endpoint.created' },
       body: createEndpointBody,
       response: createdEndpointSchema,
       handle: ({ deps, auth, body, request }) => {
@@ -61,6 +62,7 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
     }),
     update: endpoint<Auth, z.output<typeof updateEndpointBody>>({
       summary: 'Update a webhook endpoint (url, description, event_types, disabled)',
+      audit: { action: 'webhook_endpoint.updated' },
       body: updateEndpointBody,
       response: endpointSchema,
       handle: ({ deps, auth, params, body, request }) => {
@@ -70,6 +72,7 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
     }),
     delete: endpoint<Auth>({
       summary: 'Delete a webhook endpoint with its delivery log',
+      audit: { action: 'webhook_endpoint.deleted' },
       response: deletedEndpointSchema,
       handle: ({ deps, auth, params, request }) => {
         const c = caller(auth, request);
@@ -86,6 +89,7 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
     }),
     rotateSecret: endpoint<Auth>({
       summary: 'Rotate the signing secret; the previous one keeps signing beside it for 24 h',
+      audit: { action: 'webhook_endpoint.secret_rotated' },
       response: secretSchema,
       handle: ({ deps, auth, params, request }) => {
         const c = caller(auth, request);
@@ -100,6 +104,7 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
     }),
     retry: endpoint<Auth>({
       summary: 'Deliver a message again now, with a fresh retry schedule and the same webhook-id',
+      audit: { action: 'webhook_message.retried', target: 'message_id' },
       response: messageSchema,
       status: 202,
       handle: ({ deps, auth, params, request }) => {
@@ -109,6 +114,7 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
     }),
     recover: endpoint<Auth, z.output<typeof recoverBody>>({
       summary: 'Deliver again every failed message of an endpoint created since a time (ms)',
+      audit: { action: 'webhook_endpoint.recovered' },
       body: recoverBody,
       response: recoverySchema,
       status: 202,
@@ -119,6 +125,7 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
     }),
     test: endpoint<Auth>({
       summary: 'Emit webhook.test to this endpoint only',
+      audit: { action: 'webhook_endpoint.tested' },
       response: messageSchema,
       status: 202,
       handle: ({ deps, auth, params, request }) => sendTestEvent(deps, caller(auth, request).instance.id, params.id!),

@@ -9,7 +9,7 @@ import { clientIp } from '../../http/request-context';
 import { checkOrigin } from './origin';
 import { fapiAddressOf, instanceContext, type InstanceContext } from '../../instances/instances';
 import { clientCookieSpec, CUSTOMER_CLIENT_COOKIE, findClient, type ClientRow } from '../../sessions/clients';
-import { anonymousActor, sessionUserActor, tokenUserActor, type Actor, type RequestOrigin } from '../../http/actor';
+import { anonymousActor, clientActor, sessionUserActor, tokenUserActor, type Actor, type RequestOrigin } from '../../http/actor';
 import { getOrganization, type OrganizationView } from '../../organizations/organizations';
 import { memberAccess } from '../../organizations/memberships';
 import { REASONS } from '../../organizations/reasons';
@@ -71,7 +71,7 @@ export interface OrgMemberAuth extends SignedInAuth {
 /** The end user acting: their session, or their personal access token; anonymous before sign-in. */
 export function fapiActor(auth: FapiAuth, request: RequestOrigin): Actor {
   const me = (auth as Partial<SignedInAuth>).me;
-  if (!me) return anonymousActor(request);
+  if (!me) return auth.client ? clientActor(auth.client.id, request) : anonymousActor(request);
   return me.sessionId ? sessionUserActor(me.userId, me.sessionId, request) : tokenUserActor(me.userId, request);
 }
 
