@@ -68,6 +68,7 @@ export function endpoint<Auth, B = Record<string, never>, Q = Record<string, nev
 export type SpecialResult =
   | { kind: 'redirect'; location: string; status: 302 | 303; headers?: Record<string, string> }
   | { kind: 'html'; html: string; status: number; headers?: Record<string, string> }
+  | { kind: 'text'; text: string; contentType: string; status: number }
   | { kind: 'empty'; status: 204; headers?: Record<string, string> }
   | { kind: 'json'; value: unknown; status: number; headers?: Record<string, string> };
 
@@ -77,6 +78,7 @@ const tag = (r: SpecialResult): Tagged => Object.assign(r, { [RESULT]: true as c
 
 export const redirect = (location: string, status: 302 | 303 = 302, headers?: Record<string, string>) => tag({ kind: 'redirect', location, status, headers });
 export const htmlPage = (html: string, status = 200, headers?: Record<string, string>) => tag({ kind: 'html', html, status, headers });
+export const textResult = (text: string, contentType: string, status = 200) => tag({ kind: 'text', text, contentType, status });
 export const noContent = (headers?: Record<string, string>) => tag({ kind: 'empty', status: 204, headers });
 export const jsonResult = (value: unknown, status: number, headers?: Record<string, string>) => tag({ kind: 'json', value, status, headers });
 export const isSpecialResult = (v: unknown): v is SpecialResult => typeof v === 'object' && v !== null && RESULT in v;

@@ -91,6 +91,8 @@ function render(protocol: Protocol, endpoint: Pick<Endpoint, 'status' | 'respons
       return { status: r.status, body: '', headers: { ...r.headers, location: r.location } };
     case 'html':
       return { status: r.status, body: r.html, headers: { 'content-type': 'text/html; charset=utf-8', ...r.headers } };
+    case 'text':
+      return { status: r.status, body: r.text, headers: { 'content-type': r.contentType } };
     case 'empty':
       return { status: 204, body: '', headers: r.headers };
     case 'json':
