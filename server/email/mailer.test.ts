@@ -1,10 +1,10 @@
-import { Writable } from 'node:stream';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../config';
 import { emails, events, smsMessages } from '../db/schema';
 import { AppError } from '../http/errors';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { logSink } from '../testing/log-sink';
 import { deliverEmail, retryQueuedEmails, RETRY_DELAYS_MS, sendEmail, sendSms } from './mailer';
 import type { Mailer, OutgoingEmail } from './transport';
 
@@ -31,13 +31,7 @@ class FakeMailer implements Mailer {
   }
 }
 
-const logLines: string[] = [];
-const sink = new Writable({
-  write(chunk, _enc, done) {
-    logLines.push(String(chunk));
-    done();
-  },
-});
+const { lines: logLines, sink } = logSink();
 
 let h: TestHarness;
 let instanceId: string;

@@ -1,20 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import type { Server } from 'node:http';
-import { Writable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiHandler } from '../api';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { logSink } from '../testing/log-sink';
 import { createHttpServer } from './http-server';
 
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk, _enc, done) {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    done();
-  },
-});
+const { lines, sink } = logSink();
 
 let h: TestHarness;
 let server: Server;
