@@ -1,4 +1,4 @@
-/** Shapes and paths of the dashboard API's organization calls (server/organizations/dashboard-routes.ts). */
+/** Shapes and paths of the dashboard API's organization calls (server/organizations/routes.ts, mounted in server/api/dashboard). */
 import { api, pages } from './paths';
 
 export type Organization = {

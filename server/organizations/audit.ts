@@ -1,12 +1,9 @@
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
+import type { AuditContext } from '../http/actor';
 
 /** Who changed something, for the audit log: a BAPI key, a FAPI session or an operator. */
-export interface OrgAuditContext {
-  actor: string;
-  ip?: string | null;
-  userAgent?: string | null;
-}
+export type OrgAuditContext = AuditContext;
 
 /** Records a sensitive organization change in the caller's transaction; nothing without a context (system changes). */
 export async function auditOrgChange(
@@ -18,5 +15,5 @@ export async function auditOrgChange(
   details: Record<string, unknown> = {},
 ) {
   if (!ctx) return;
-  await audit(d, { instanceId, actor: ctx.actor, action, target, ip: ctx.ip, userAgent: ctx.userAgent, details });
+  await audit(d, { instanceId, actor: ctx.actor, actorKind: ctx.actorKind, action, target, ip: ctx.ip, userAgent: ctx.userAgent, details });
 }

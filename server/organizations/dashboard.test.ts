@@ -7,11 +7,13 @@ let h: TestHarness;
 let owner: Awaited<ReturnType<typeof claimedConsole>>;
 let viewer: ConsoleBrowser;
 let base: string;
+let instanceId: string;
 beforeAll(async () => {
   h = await createHarness();
   owner = await claimedConsole(h);
   const created = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Shop' } });
-  base = `/accounts/${owner.accountId}/instances/${created.body.id}`;
+  instanceId = created.body.id;
+  base = `/accounts/${owner.accountId}/instances/${instanceId}`;
   // A viewer of the same account.
   await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'vic@example.com', role: 'viewer' } });
   const token = new URL(String((await h.outbox('vic@example.com'))[0]!.data.url)).searchParams.get('token')!;
@@ -87,5 +89,37 @@ describe('dashboard: organizations', () => {
     expectError(await owner.b.dash('PATCH', `${base}/settings`, { body: { organization_creator_role: 'org:ghost' } }), 422, 'VALIDATION_FAILED', {
       param: 'organization_creator_role',
     });
+  });
+
+  it('writes exactly one audit entry per change, naming the operator', async () => {
+    const key = await h.createKey(instanceId, 'users:write');
+    const user = await h.call('POST', '/v1/users', { key: key.secret, body: { email_address: 'audited@example.com' } });
+    const logs = async (): Promise<Record<string, unknown>[]> => (await owner.b.dash('GET', `${base}/audit_logs?limit=100`)).body.data;
+    const seen = new Set((await logs()).map((e) => e.id));
+    /** The entries `fn` wrote. */
+    const entriesOf = async <T>(fn: () => Promise<{ body: T }>) => {
+      const { body } = await fn();
+      const fresh = (await logs()).filter((e) => !seen.has(e.id));
+      for (const e of fresh) seen.add(e.id);
+      return { body, entries: fresh.map((e) => ({ action: e.action, actor: e.actor, actor_kind: e.actor_kind, target: e.target })) };
+    };
+    const by = { actor: `operator:${owner.operator.id}`, actor_kind: 'operator' };
+
+    const { body: org, entries: created } = await entriesOf(() => owner.b.dash('POST', `${base}/organizations`, { body: { name: 'Audited' } }));
+    expect(created).toEqual([{ action: 'organization.created', target: org.id, ...by }]);
+    const orgPath = `${base}/organizations/${org.id}`;
+    expect((await entriesOf(() => owner.b.dash('PATCH', orgPath, { body: { name: 'Renamed' } }))).entries).toEqual([
+      { action: 'organization.updated', target: org.id, ...by },
+    ]);
+    const { body: mem, entries: added } = await entriesOf(() => owner.b.dash('POST', `${orgPath}/memberships`, { body: { user_id: user.body.id } }));
+    expect(added).toEqual([{ action: 'organization_membership.created', target: mem.id, ...by }]);
+    const { body: inv, entries: invited } = await entriesOf(() => owner.b.dash('POST', `${orgPath}/invitations`, { body: { email_address: 'inv@audited.io' } }));
+    expect(invited).toEqual([{ action: 'organization_invitation.created', target: inv.id, ...by }]);
+    const { body: dom, entries: domAdded } = await entriesOf(() => owner.b.dash('POST', `${orgPath}/domains`, { body: { name: 'audited.io' } }));
+    expect(domAdded).toEqual([{ action: 'organization_domain.created', target: dom.id, ...by }]);
+    expect((await entriesOf(() => owner.b.dash('DELETE', `${orgPath}/domains/${dom.id}`))).entries).toEqual([
+      { action: 'organization_domain.deleted', target: dom.id, ...by },
+    ]);
+    expect((await entriesOf(() => owner.b.dash('DELETE', orgPath))).entries).toEqual([{ action: 'organization.deleted', target: org.id, ...by }]);
   });
 });

@@ -5,7 +5,7 @@ import { eventsSince } from '../testing/auth-flows';
 import { createTestUser, setSettings } from '../testing/fapi-helpers';
 
 let h: TestHarness;
-let i: { instanceId: string; secret: string; publishableKey: string };
+let i: { instanceId: string; secret: string; keyId: string; publishableKey: string };
 let other: { instanceId: string; secret: string; publishableKey: string };
 beforeAll(async () => {
   h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
@@ -284,5 +284,42 @@ describe('roles and permissions', () => {
     const sys = (await ok('GET', '/v1/permissions')).data[0];
     expectError(await call('DELETE', `/v1/permissions/${sys.id}`), 403, 'FORBIDDEN', { reason: 'system_permission' });
     expectError(await call('GET', `/v1/roles/${admin.id}`, undefined, other.secret), 404, 'NOT_FOUND');
+  });
+});
+
+describe('audit', () => {
+  it('writes exactly one entry per change, naming the key, whether the domain or the router writes it', async () => {
+    const u = await newUser('audited');
+    const logs = async (): Promise<Record<string, unknown>[]> => (await ok('GET', '/v1/audit_logs?limit=100')).data;
+    const seen = new Set((await logs()).map((e) => e.id));
+    /** The entries `fn` wrote. */
+    const entriesOf = async <T>(fn: () => Promise<T>) => {
+      const result = await fn();
+      const fresh = (await logs()).filter((e) => !seen.has(e.id));
+      for (const e of fresh) seen.add(e.id);
+      return { result, entries: fresh.map((e) => ({ action: e.action, actor: e.actor, actor_kind: e.actor_kind, target: e.target })) };
+    };
+    const by = { actor: `key:${i.keyId}`, actor_kind: 'secret_key' };
+
+    const { result: org, entries: created } = await entriesOf(() => ok('POST', '/v1/organizations', { name: uniq('audited') }));
+    expect(created).toEqual([{ action: 'organization.created', target: org.id, ...by }]);
+    const path = `/v1/organizations/${org.id}`;
+    expect((await entriesOf(() => ok('PATCH', path, { name: 'Renamed' }))).entries).toEqual([{ action: 'organization.updated', target: org.id, ...by }]);
+    const { result: mem, entries: added } = await entriesOf(() => ok('POST', `${path}/memberships`, { user_id: u }));
+    expect(added).toEqual([{ action: 'organization_membership.created', target: mem.id, ...by }]);
+    expect((await entriesOf(() => ok('PATCH', `${path}/memberships/${u}`, { role: 'org:admin' }))).entries).toEqual([
+      { action: 'organization_membership.role_changed', target: mem.id, ...by },
+    ]);
+    expect((await entriesOf(() => ok('PATCH', `${path}/memberships/${u}`, { public_metadata: { a: 1 } }))).entries).toEqual([
+      { action: 'organization_membership.updated', target: mem.id, ...by },
+    ]);
+    const { result: inv, entries: invited } = await entriesOf(() => ok('POST', `${path}/invitations`, { email_address: `${uniq('inv')}@example.com` }));
+    expect(invited).toEqual([{ action: 'organization_invitation.created', target: inv.id, ...by }]);
+    const { result: dom, entries: domAdded } = await entriesOf(() => ok('POST', `${path}/domains`, { name: `${uniq('a')}.example.org` }));
+    expect(domAdded).toEqual([{ action: 'organization_domain.created', target: dom.id, ...by }]);
+    expect((await entriesOf(() => ok('DELETE', `${path}/domains/${dom.id}`))).entries).toEqual([{ action: 'organization_domain.deleted', target: dom.id, ...by }]);
+    expect((await entriesOf(() => ok('DELETE', path))).entries).toEqual([{ action: 'organization.deleted', target: org.id, ...by }]);
+    // A refused change writes nothing.
+    expect((await entriesOf(() => call('DELETE', path))).entries).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, lightListSchema } from '../http/pagination';
 import type { BapiAuth } from '../keys/bapi-auth';
+import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import { attemptDomainVerification, createDomain, deleteDomain, getDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
 import { createInvitations, getInvitation, listInvitations, revokeInvitation } from './invitations';
 import { addMembership, listOrganizationMemberships, listUserMemberships, removeMembership, updateMembership } from './memberships';
@@ -52,235 +54,231 @@ import {
   userMembershipsQuery,
 } from './schemas';
 
-/** BAPI endpoints of organizations, memberships, invitations, domains, roles and permissions. */
-
 type Out<T extends z.ZodType> = z.output<T>;
 
-const auditOf = (auth: BapiAuth, request: { ip: string | null; userAgent: string | null }) => ({ actor: auth.actor, ip: request.ip, userAgent: request.userAgent });
+/**
+ * The endpoints of organizations, memberships, invitations, domains, roles and permissions,
+ * for a surface whose caller acts on the instance `instanceOf(auth)` names (BAPI, dashboard).
+ * Path parameters: `id` the organization (or role, permission), `user_id`, `invitation_id`, `domain_id`.
+ */
+function organizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
+  return {
+    createOrganization: endpoint<Auth, Out<typeof createOrganizationBody>>({
+      summary: 'Create an organization (created_by joins with the creator role)',
+      body: createOrganizationBody,
+      response: organizationSchema,
+      audit: { action: 'organization.created' },
+      handle: ({ deps, auth, body }) => createOrganization(deps, instanceOf(auth), body),
+    }),
+    listOrganizations: endpoint<Auth, never, Out<typeof listOrganizationsQuery>>({
+      summary: 'List organizations, newest first (cursor pagination; query, user_id filters)',
+      query: listOrganizationsQuery,
+      response: cursorPageSchema(organizationSchema),
+      handle: ({ deps, auth, query }) => listOrganizations(deps, instanceOf(auth), query),
+    }),
+    getOrganization: endpoint<Auth>({
+      summary: 'Get an organization by id or slug',
+      response: organizationSchema,
+      handle: ({ deps, auth, params }) => getOrganization(deps, instanceOf(auth), params.id!),
+    }),
+    updateOrganization: endpoint<Auth, Out<typeof updateOrganizationBody>>({
+      summary: 'Update an organization (metadata is deep-merged; null deletes a key)',
+      body: updateOrganizationBody,
+      response: organizationSchema,
+      audit: { action: 'organization.updated' },
+      handle: ({ deps, auth, params, body }) => updateOrganization(deps, instanceOf(auth), params.id!, body),
+    }),
+    deleteOrganization: endpoint<Auth>({
+      summary: 'Delete an organization: its memberships are removed and pending invitations revoked',
+      response: deletedSchema('organization'),
+      audit: { action: 'organization.deleted' },
+      handle: ({ deps, auth, actor, params }) => deleteOrganization(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+    }),
 
-// --- Organizations ---
+    createMembership: endpoint<Auth, Out<typeof createMembershipBody>>({
+      summary: 'Add a user to an organization (default role from the instance settings)',
+      body: createMembershipBody,
+      response: membershipSchema,
+      audit: { action: 'organization_membership.created' },
+      handle: ({ deps, auth, actor, params, body }) => addMembership(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
+    }),
+    listMemberships: endpoint<Auth, never, Out<typeof listMembershipsQuery>>({
+      summary: 'The members of an organization, oldest first (light envelope)',
+      query: listMembershipsQuery,
+      response: membershipLightList,
+      handle: ({ deps, auth, params, query }) => listOrganizationMemberships(deps, instanceOf(auth), params.id!, query),
+    }),
+    // The domain records a role change as organization_membership.role_changed; the router a metadata-only update.
+    updateMembership: endpoint<Auth, Out<typeof updateMembershipBody>>({
+      summary: 'Change a member’s role or metadata (the last admin cannot be demoted)',
+      body: updateMembershipBody,
+      response: membershipSchema,
+      audit: { action: 'organization_membership.updated' },
+      handle: ({ deps, auth, actor, params, body }) =>
+        updateMembership(deps, instanceOf(auth), params.id!, params.user_id!, body, auditContextOf(actor)),
+    }),
+    deleteMembership: endpoint<Auth>({
+      summary: 'Remove a member (the last admin cannot be removed)',
+      response: membershipSchema.extend({ deleted: z.literal(true) }),
+      audit: { action: 'organization_membership.deleted' },
+      handle: ({ deps, auth, actor, params }) => removeMembership(deps, instanceOf(auth), params.id!, params.user_id!, auditContextOf(actor)),
+    }),
+    listUserMemberships: endpoint<Auth, never, Out<typeof userMembershipsQuery>>({
+      summary: 'A user’s organization memberships, newest first (cursor pagination)',
+      query: userMembershipsQuery,
+      response: membershipCursorList,
+      handle: ({ deps, auth, params, query }) => listUserMemberships(deps, instanceOf(auth), params.id!, query),
+    }),
 
-export const createOrganizationEndpoint = endpoint<BapiAuth, Out<typeof createOrganizationBody>>({
-  summary: 'Create an organization (created_by joins with the creator role)',
-  body: createOrganizationBody,
-  response: organizationSchema,
-  handle: ({ deps, auth, body }) => createOrganization(deps, auth.instance.id, body),
-});
+    createInvitation: endpoint<Auth, Out<typeof createInvitationBody>>({
+      summary: 'Invite an email address to an organization; the invitation email carries the accept link',
+      body: createInvitationBody,
+      response: invitationSchema,
+      audit: { action: 'organization_invitation.created' },
+      handle: async ({ deps, auth, params, body }) => (await createInvitations(deps, instanceOf(auth), params.id!, [body]))[0]!,
+    }),
+    bulkCreateInvitations: endpoint<Auth, Out<typeof bulkInvitationBody>>({
+      summary: 'Invite up to 50 addresses at once (all or none)',
+      body: bulkInvitationBody,
+      response: lightListSchema(invitationSchema),
+      audit: { action: 'organization_invitation.created', target: 'id' },
+      handle: async ({ deps, auth, params, body }) => ({
+        object: 'list' as const,
+        data: await createInvitations(deps, instanceOf(auth), params.id!, body),
+        has_more: false,
+      }),
+    }),
+    listInvitations: endpoint<Auth, never, Out<typeof listInvitationsQuery>>({
+      summary: 'An organization’s invitations, oldest first (light envelope; status filter)',
+      query: listInvitationsQuery,
+      response: invitationLightList,
+      handle: ({ deps, auth, params, query }) => listInvitations(deps, instanceOf(auth), params.id!, query),
+    }),
+    getInvitation: endpoint<Auth>({
+      summary: 'Get an invitation',
+      response: invitationSchema,
+      handle: ({ deps, auth, params }) => getInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!),
+    }),
+    revokeInvitation: endpoint<Auth>({
+      summary: 'Revoke a pending invitation',
+      response: invitationSchema,
+      audit: { action: 'organization_invitation.revoked' },
+      handle: ({ deps, auth, params }) => revokeInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!),
+    }),
 
-export const listOrganizationsEndpoint = endpoint<BapiAuth, never, Out<typeof listOrganizationsQuery>>({
-  summary: 'List organizations, newest first (cursor pagination; query, user_id filters)',
-  query: listOrganizationsQuery,
-  response: cursorPageSchema(organizationSchema),
-  handle: ({ deps, auth, query }) => listOrganizations(deps, auth.instance.id, query),
-});
+    createDomain: endpoint<Auth, Out<typeof createDomainBody>>({
+      summary: 'Add a domain to an organization (public email domains are refused)',
+      body: createDomainBody,
+      response: domainSchema,
+      audit: { action: 'organization_domain.created' },
+      handle: ({ deps, auth, params, body }) => createDomain(deps, instanceOf(auth), params.id!, body),
+    }),
+    listDomains: endpoint<Auth, never, { limit: number; starting_after?: string }>({
+      summary: 'An organization’s domains (light envelope)',
+      query: z.strictObject(lightQuery),
+      response: domainLightList,
+      handle: ({ deps, auth, params, query }) => listDomains(deps, instanceOf(auth), params.id!, query),
+    }),
+    getDomain: endpoint<Auth>({
+      summary: 'Get a domain with its verification state and TXT record',
+      response: domainSchema,
+      handle: ({ deps, auth, params }) => getDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
+    }),
+    updateDomain: endpoint<Auth, Out<typeof updateDomainBody>>({
+      summary: 'Change a domain’s enrollment mode, or mark it verified',
+      body: updateDomainBody,
+      response: domainSchema,
+      audit: { action: 'organization_domain.updated' },
+      handle: ({ deps, auth, params, body }) => updateDomain(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+    }),
+    deleteDomain: endpoint<Auth>({
+      summary: 'Remove a domain',
+      response: deletedSchema('organization_domain'),
+      audit: { action: 'organization_domain.deleted' },
+      handle: ({ deps, auth, params }) => deleteDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
+    }),
+    prepareDomainVerification: endpoint<Auth, Out<typeof prepareDomainVerificationBody>>({
+      summary: 'Start verifying a domain: email a code to an address at it, or get the TXT record to publish',
+      body: prepareDomainVerificationBody,
+      response: domainSchema,
+      audit: { action: 'organization_domain.verification_prepared' },
+      handle: ({ deps, auth, params, body }) => prepareDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+    }),
+    attemptDomainVerification: endpoint<Auth, Out<typeof attemptDomainVerificationBody>>({
+      summary: 'Complete a domain verification: the emailed code, or a TXT record lookup',
+      body: attemptDomainVerificationBody,
+      response: domainSchema,
+      audit: { action: 'organization_domain.verification_attempted' },
+      handle: ({ deps, auth, params, body }) => attemptDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+    }),
 
-export const getOrganizationEndpoint = endpoint<BapiAuth>({
-  summary: 'Get an organization by id or slug',
-  response: organizationSchema,
-  handle: ({ deps, auth, params }) => getOrganization(deps, auth.instance.id, params.id!),
-});
+    listRoles: endpoint<Auth, never, Out<typeof listRolesQuery>>({
+      summary: 'The instance’s roles (light envelope); org:admin and org:member are built in',
+      query: listRolesQuery,
+      response: lightListSchema(roleSchema),
+      handle: ({ deps, auth, query }) => listRoles(deps, instanceOf(auth), query),
+    }),
+    createRole: endpoint<Auth, Out<typeof createRoleBody>>({
+      summary: 'Create a role: a named set of permission keys',
+      body: createRoleBody,
+      response: roleSchema,
+      audit: { action: 'role.created' },
+      handle: ({ deps, auth, actor, body }) => createRole(deps, instanceOf(auth), body, auditContextOf(actor)),
+    }),
+    getRole: endpoint<Auth>({
+      summary: 'Get a role',
+      response: roleSchema,
+      handle: ({ deps, auth, params }) => getRole(deps, instanceOf(auth), params.id!),
+    }),
+    updateRole: endpoint<Auth, Out<typeof updateRoleBody>>({
+      summary: 'Rename a role or replace its permissions (its key never changes)',
+      body: updateRoleBody,
+      response: roleSchema,
+      audit: { action: 'role.updated' },
+      handle: ({ deps, auth, actor, params, body }) => updateRole(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
+    }),
+    deleteRole: endpoint<Auth>({
+      summary: 'Delete a custom role nobody holds',
+      response: deletedSchema('role'),
+      audit: { action: 'role.deleted' },
+      handle: ({ deps, auth, actor, params }) => deleteRole(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+    }),
+    listPermissions: endpoint<Auth, never, Out<typeof listRolesQuery>>({
+      summary: 'The instance’s permissions, system and custom (light envelope)',
+      query: listRolesQuery,
+      response: lightListSchema(permissionSchema),
+      handle: ({ deps, auth, query }) => listPermissions(deps, instanceOf(auth), query),
+    }),
+    createPermission: endpoint<Auth, Out<typeof createPermissionBody>>({
+      summary: 'Create a custom permission org:<feature>:<action>',
+      body: createPermissionBody,
+      response: permissionSchema,
+      audit: { action: 'permission.created' },
+      handle: ({ deps, auth, actor, body }) => createPermission(deps, instanceOf(auth), body, auditContextOf(actor)),
+    }),
+    getPermission: endpoint<Auth>({
+      summary: 'Get a permission',
+      response: permissionSchema,
+      handle: ({ deps, auth, params }) => getPermission(deps, instanceOf(auth), params.id!),
+    }),
+    updatePermission: endpoint<Auth, Out<typeof updatePermissionBody>>({
+      summary: 'Rename a custom permission',
+      body: updatePermissionBody,
+      response: permissionSchema,
+      audit: { action: 'permission.updated' },
+      handle: ({ deps, auth, actor, params, body }) => updatePermission(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
+    }),
+    deletePermission: endpoint<Auth>({
+      summary: 'Delete a custom permission (it leaves every role holding it)',
+      response: deletedSchema('permission'),
+      audit: { action: 'permission.deleted' },
+      handle: ({ deps, auth, actor, params }) => deletePermission(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+    }),
+  };
+}
 
-export const updateOrganizationEndpoint = endpoint<BapiAuth, Out<typeof updateOrganizationBody>>({
-  summary: 'Update an organization (metadata is deep-merged; null deletes a key)',
-  body: updateOrganizationBody,
-  response: organizationSchema,
-  handle: ({ deps, auth, params, body }) => updateOrganization(deps, auth.instance.id, params.id!, body),
-});
+/** BAPI: the key's instance. */
+export const bapiOrganizations = organizationEndpointsFor<BapiAuth>((auth) => auth.instance.id);
 
-export const deleteOrganizationEndpoint = endpoint<BapiAuth>({
-  summary: 'Delete an organization: its memberships are removed and pending invitations revoked',
-  response: deletedSchema('organization'),
-  handle: ({ deps, auth, params, request }) => deleteOrganization(deps, auth.instance.id, params.id!, auditOf(auth, request)),
-});
-
-// --- Memberships ---
-
-export const createMembershipEndpoint = endpoint<BapiAuth, Out<typeof createMembershipBody>>({
-  summary: 'Add a user to an organization (default role from the instance settings)',
-  body: createMembershipBody,
-  response: membershipSchema,
-  handle: ({ deps, auth, params, body, request }) => addMembership(deps, auth.instance.id, params.id!, body, auditOf(auth, request)),
-});
-
-export const listMembershipsEndpoint = endpoint<BapiAuth, never, Out<typeof listMembershipsQuery>>({
-  summary: 'The members of an organization, oldest first (light envelope)',
-  query: listMembershipsQuery,
-  response: membershipLightList,
-  handle: ({ deps, auth, params, query }) => listOrganizationMemberships(deps, auth.instance.id, params.id!, query),
-});
-
-export const updateMembershipEndpoint = endpoint<BapiAuth, Out<typeof updateMembershipBody>>({
-  summary: 'Change a member’s role or metadata (the last admin cannot be demoted)',
-  body: updateMembershipBody,
-  response: membershipSchema,
-  handle: ({ deps, auth, params, body, request }) => updateMembership(deps, auth.instance.id, params.id!, params.user_id!, body, auditOf(auth, request)),
-});
-
-export const deleteMembershipEndpoint = endpoint<BapiAuth>({
-  summary: 'Remove a member (the last admin cannot be removed)',
-  response: membershipSchema.extend({ deleted: z.literal(true) }),
-  handle: ({ deps, auth, params, request }) => removeMembership(deps, auth.instance.id, params.id!, params.user_id!, auditOf(auth, request)),
-});
-
-export const listUserMembershipsEndpoint = endpoint<BapiAuth, never, Out<typeof userMembershipsQuery>>({
-  summary: 'A user’s organization memberships, newest first (cursor pagination)',
-  query: userMembershipsQuery,
-  response: membershipCursorList,
-  handle: ({ deps, auth, params, query }) => listUserMemberships(deps, auth.instance.id, params.id!, query),
-});
-
-// --- Invitations ---
-
-export const createInvitationEndpoint = endpoint<BapiAuth, Out<typeof createInvitationBody>>({
-  summary: 'Invite an email address to an organization; the invitation email carries the accept link',
-  body: createInvitationBody,
-  response: invitationSchema,
-  handle: async ({ deps, auth, params, body }) => (await createInvitations(deps, auth.instance.id, params.id!, [body]))[0]!,
-});
-
-export const bulkCreateInvitationsEndpoint = endpoint<BapiAuth, Out<typeof bulkInvitationBody>>({
-  summary: 'Invite up to 50 addresses at once (all or none)',
-  body: bulkInvitationBody,
-  response: lightListSchema(invitationSchema),
-  handle: async ({ deps, auth, params, body }) => ({
-    object: 'list' as const,
-    data: await createInvitations(deps, auth.instance.id, params.id!, body),
-    has_more: false,
-  }),
-});
-
-export const listInvitationsEndpoint = endpoint<BapiAuth, never, Out<typeof listInvitationsQuery>>({
-  summary: 'An organization’s invitations, oldest first (light envelope; status filter)',
-  query: listInvitationsQuery,
-  response: invitationLightList,
-  handle: ({ deps, auth, params, query }) => listInvitations(deps, auth.instance.id, params.id!, query),
-});
-
-export const getInvitationEndpoint = endpoint<BapiAuth>({
-  summary: 'Get an invitation',
-  response: invitationSchema,
-  handle: ({ deps, auth, params }) => getInvitation(deps, auth.instance.id, params.id!, params.invitation_id!),
-});
-
-export const revokeInvitationEndpoint = endpoint<BapiAuth>({
-  summary: 'Revoke a pending invitation',
-  response: invitationSchema,
-  handle: ({ deps, auth, params }) => revokeInvitation(deps, auth.instance.id, params.id!, params.invitation_id!),
-});
-
-// --- Domains ---
-
-export const createDomainEndpoint = endpoint<BapiAuth, Out<typeof createDomainBody>>({
-  summary: 'Add a domain to an organization (public email domains are refused)',
-  body: createDomainBody,
-  response: domainSchema,
-  handle: ({ deps, auth, params, body }) => createDomain(deps, auth.instance.id, params.id!, body),
-});
-
-export const listDomainsEndpoint = endpoint<BapiAuth, never, { limit: number; starting_after?: string }>({
-  summary: 'An organization’s domains (light envelope)',
-  query: z.strictObject(lightQuery),
-  response: domainLightList,
-  handle: ({ deps, auth, params, query }) => listDomains(deps, auth.instance.id, params.id!, query),
-});
-
-export const getDomainEndpoint = endpoint<BapiAuth>({
-  summary: 'Get a domain with its verification state and TXT record',
-  response: domainSchema,
-  handle: ({ deps, auth, params }) => getDomain(deps, auth.instance.id, params.id!, params.domain_id!),
-});
-
-export const updateDomainEndpoint = endpoint<BapiAuth, Out<typeof updateDomainBody>>({
-  summary: 'Change a domain’s enrollment mode, or mark it verified',
-  body: updateDomainBody,
-  response: domainSchema,
-  handle: ({ deps, auth, params, body }) => updateDomain(deps, auth.instance.id, params.id!, params.domain_id!, body),
-});
-
-export const deleteDomainEndpoint = endpoint<BapiAuth>({
-  summary: 'Remove a domain',
-  response: deletedSchema('organization_domain'),
-  handle: ({ deps, auth, params }) => deleteDomain(deps, auth.instance.id, params.id!, params.domain_id!),
-});
-
-export const prepareDomainVerificationEndpoint = endpoint<BapiAuth, Out<typeof prepareDomainVerificationBody>>({
-  summary: 'Start verifying a domain: email a code to an address at it, or get the TXT record to publish',
-  body: prepareDomainVerificationBody,
-  response: domainSchema,
-  handle: ({ deps, auth, params, body }) => prepareDomainVerification(deps, auth.instance.id, params.id!, params.domain_id!, body),
-});
-
-export const attemptDomainVerificationEndpoint = endpoint<BapiAuth, Out<typeof attemptDomainVerificationBody>>({
-  summary: 'Complete a domain verification: the emailed code, or a TXT record lookup',
-  body: attemptDomainVerificationBody,
-  response: domainSchema,
-  handle: ({ deps, auth, params, body }) => attemptDomainVerification(deps, auth.instance.id, params.id!, params.domain_id!, body),
-});
-
-// --- Roles and permissions ---
-
-export const listRolesEndpoint = endpoint<BapiAuth, never, Out<typeof listRolesQuery>>({
-  summary: 'The instance’s roles (light envelope); org:admin and org:member are built in',
-  query: listRolesQuery,
-  response: lightListSchema(roleSchema),
-  handle: ({ deps, auth, query }) => listRoles(deps, auth.instance.id, query),
-});
-
-export const createRoleEndpoint = endpoint<BapiAuth, Out<typeof createRoleBody>>({
-  summary: 'Create a role: a named set of permission keys',
-  body: createRoleBody,
-  response: roleSchema,
-  handle: ({ deps, auth, body, request }) => createRole(deps, auth.instance.id, body, auditOf(auth, request)),
-});
-
-export const getRoleEndpoint = endpoint<BapiAuth>({
-  summary: 'Get a role',
-  response: roleSchema,
-  handle: ({ deps, auth, params }) => getRole(deps, auth.instance.id, params.id!),
-});
-
-export const updateRoleEndpoint = endpoint<BapiAuth, Out<typeof updateRoleBody>>({
-  summary: 'Rename a role or replace its permissions (its key never changes)',
-  body: updateRoleBody,
-  response: roleSchema,
-  handle: ({ deps, auth, params, body, request }) => updateRole(deps, auth.instance.id, params.id!, body, auditOf(auth, request)),
-});
-
-export const deleteRoleEndpoint = endpoint<BapiAuth>({
-  summary: 'Delete a custom role nobody holds',
-  response: deletedSchema('role'),
-  handle: ({ deps, auth, params, request }) => deleteRole(deps, auth.instance.id, params.id!, auditOf(auth, request)),
-});
-
-export const listPermissionsEndpoint = endpoint<BapiAuth, never, Out<typeof listRolesQuery>>({
-  summary: 'The instance’s permissions, system and custom (light envelope)',
-  query: listRolesQuery,
-  response: lightListSchema(permissionSchema),
-  handle: ({ deps, auth, query }) => listPermissions(deps, auth.instance.id, query),
-});
-
-export const createPermissionEndpoint = endpoint<BapiAuth, Out<typeof createPermissionBody>>({
-  summary: 'Create a custom permission org:<feature>:<action>',
-  body: createPermissionBody,
-  response: permissionSchema,
-  handle: ({ deps, auth, body, request }) => createPermission(deps, auth.instance.id, body, auditOf(auth, request)),
-});
-
-export const getPermissionEndpoint = endpoint<BapiAuth>({
-  summary: 'Get a permission',
-  response: permissionSchema,
-  handle: ({ deps, auth, params }) => getPermission(deps, auth.instance.id, params.id!),
-});
-
-export const updatePermissionEndpoint = endpoint<BapiAuth, Out<typeof updatePermissionBody>>({
-  summary: 'Rename a custom permission',
-  body: updatePermissionBody,
-  response: permissionSchema,
-  handle: ({ deps, auth, params, body, request }) => updatePermission(deps, auth.instance.id, params.id!, body, auditOf(auth, request)),
-});
-
-export const deletePermissionEndpoint = endpoint<BapiAuth>({
-  summary: 'Delete a custom permission (it leaves every role holding it)',
-  response: deletedSchema('permission'),
-  handle: ({ deps, auth, params, request }) => deletePermission(deps, auth.instance.id, params.id!, auditOf(auth, request)),
-});
+/** Dashboard: the route's instance (of an account the operator belongs to). */
+export const dashboardOrganizations = organizationEndpointsFor<ConsoleAuth>((auth) => routeInstance(auth).id);

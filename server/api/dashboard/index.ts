@@ -7,13 +7,13 @@ import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type Conso
 import * as dash from '../../operators/routes';
 import * as l10n from '../../localization/routes';
 import { dashboardWebhooks as webhooks } from '../../webhooks/routes';
-import * as orgs from '../../organizations/dashboard-routes';
+import { dashboardOrganizations as orgs } from '../../organizations/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
 const ACCOUNT = '/accounts/:accountId';
 const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
-const ORG = `${INSTANCE}/organizations/:orgId`;
+const ORG = `${INSTANCE}/organizations/:id`;
 
 const route = (method: Method, path: string, guard: ConsoleGuard, ep: MountableEndpoint<ConsoleAuth>): RouteEntry<ConsoleGuard, ConsoleAuth> => ({
   method,
@@ -93,30 +93,30 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/webhook_endpoints/:id/deliveries/:message_id/retry`, ADMIN, webhooks.retry),
   route('POST',   `${INSTANCE}/webhook_endpoints/:id/recover`,          ADMIN,  webhooks.recover),
 
-  route('GET',    `${INSTANCE}/organizations`,                   VIEWER,   orgs.listOrganizationsEndpoint),
-  route('POST',   `${INSTANCE}/organizations`,                   ADMIN,    orgs.createOrganizationEndpoint),
-  route('GET',    `${ORG}`,                                      VIEWER,   orgs.getOrganizationEndpoint),
-  route('PATCH',  `${ORG}`,                                      ADMIN,    orgs.updateOrganizationEndpoint),
-  route('DELETE', `${ORG}`,                                      ADMIN,    orgs.deleteOrganizationEndpoint),
-  route('GET',    `${ORG}/memberships`,                          VIEWER,   orgs.listMembershipsEndpoint),
-  route('POST',   `${ORG}/memberships`,                          ADMIN,    orgs.createMembershipEndpoint),
-  route('PATCH',  `${ORG}/memberships/:userId`,                  ADMIN,    orgs.updateMembershipEndpoint),
-  route('DELETE', `${ORG}/memberships/:userId`,                  ADMIN,    orgs.removeMembershipEndpoint),
-  route('GET',    `${ORG}/invitations`,                          VIEWER,   orgs.listInvitationsEndpoint),
-  route('POST',   `${ORG}/invitations`,                          ADMIN,    orgs.createInvitationEndpoint),
-  route('POST',   `${ORG}/invitations/:invitationId/revoke`,     ADMIN,    orgs.revokeInvitationEndpoint),
-  route('GET',    `${ORG}/domains`,                              VIEWER,   orgs.listDomainsEndpoint),
-  route('POST',   `${ORG}/domains`,                              ADMIN,    orgs.createDomainEndpoint),
-  route('PATCH',  `${ORG}/domains/:domainId`,                    ADMIN,    orgs.updateDomainEndpoint),
-  route('DELETE', `${ORG}/domains/:domainId`,                    ADMIN,    orgs.deleteDomainEndpoint),
-  route('GET',    `${INSTANCE}/roles`,                           VIEWER,   orgs.listRolesEndpoint),
-  route('POST',   `${INSTANCE}/roles`,                           ADMIN,    orgs.createRoleEndpoint),
-  route('PATCH',  `${INSTANCE}/roles/:roleId`,                   ADMIN,    orgs.updateRoleEndpoint),
-  route('DELETE', `${INSTANCE}/roles/:roleId`,                   ADMIN,    orgs.deleteRoleEndpoint),
-  route('GET',    `${INSTANCE}/permissions`,                     VIEWER,   orgs.listPermissionsEndpoint),
-  route('POST',   `${INSTANCE}/permissions`,                     ADMIN,    orgs.createPermissionEndpoint),
-  route('PATCH',  `${INSTANCE}/permissions/:permissionId`,       ADMIN,    orgs.updatePermissionEndpoint),
-  route('DELETE', `${INSTANCE}/permissions/:permissionId`,       ADMIN,    orgs.deletePermissionEndpoint),
+  route('GET',    `${INSTANCE}/organizations`,                   VIEWER,   orgs.listOrganizations),
+  route('POST',   `${INSTANCE}/organizations`,                   ADMIN,    orgs.createOrganization),
+  route('GET',    `${ORG}`,                                      VIEWER,   orgs.getOrganization),
+  route('PATCH',  `${ORG}`,                                      ADMIN,    orgs.updateOrganization),
+  route('DELETE', `${ORG}`,                                      ADMIN,    orgs.deleteOrganization),
+  route('GET',    `${ORG}/memberships`,                          VIEWER,   orgs.listMemberships),
+  route('POST',   `${ORG}/memberships`,                          ADMIN,    orgs.createMembership),
+  route('PATCH',  `${ORG}/memberships/:user_id`,                 ADMIN,    orgs.updateMembership),
+  route('DELETE', `${ORG}/memberships/:user_id`,                 ADMIN,    orgs.deleteMembership),
+  route('GET',    `${ORG}/invitations`,                          VIEWER,   orgs.listInvitations),
+  route('POST',   `${ORG}/invitations`,                          ADMIN,    orgs.createInvitation),
+  route('POST',   `${ORG}/invitations/:invitation_id/revoke`,    ADMIN,    orgs.revokeInvitation),
+  route('GET',    `${ORG}/domains`,                              VIEWER,   orgs.listDomains),
+  route('POST',   `${ORG}/domains`,                              ADMIN,    orgs.createDomain),
+  route('PATCH',  `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.updateDomain),
+  route('DELETE', `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.deleteDomain),
+  route('GET',    `${INSTANCE}/roles`,                           VIEWER,   orgs.listRoles),
+  route('POST',   `${INSTANCE}/roles`,                           ADMIN,    orgs.createRole),
+  route('PATCH',  `${INSTANCE}/roles/:id`,                       ADMIN,    orgs.updateRole),
+  route('DELETE', `${INSTANCE}/roles/:id`,                       ADMIN,    orgs.deleteRole),
+  route('GET',    `${INSTANCE}/permissions`,                     VIEWER,   orgs.listPermissions),
+  route('POST',   `${INSTANCE}/permissions`,                     ADMIN,    orgs.createPermission),
+  route('PATCH',  `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.updatePermission),
+  route('DELETE', `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.deletePermission),
 ];
 
 export function createDashboard(deps: Deps) {
