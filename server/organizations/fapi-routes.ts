@@ -141,7 +141,7 @@ const roleBody = z.strictObject({ role: z.string().min(1).max(64) });
 
 export const updateMemberEndpoint = endpoint<OrgMemberAuth, z.output<typeof roleBody>, MeQuery>({
   summary: 'Change a member’s role (org:sys_memberships:manage; the last admin cannot be demoted)',
-  audit: { action: 'organization_membership.updated', target: 'user_id' },
+  audit: { action: 'organization_membership.updated' },
   body: roleBody,
   query: meQuery,
   response: publicMembershipSchema,
@@ -153,7 +153,7 @@ export const updateMemberEndpoint = endpoint<OrgMemberAuth, z.output<typeof role
 
 export const removeMemberEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
   summary: 'Remove a member (org:sys_memberships:manage; the last admin cannot be removed)',
-  audit: { action: 'organization_membership.deleted', target: 'user_id' },
+  audit: { action: 'organization_membership.deleted' },
   query: meQuery,
   response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
   handle: async ({ deps, auth, params, request }) => {
