@@ -5,7 +5,7 @@ import type { Logger } from './http/logger';
 import type { Metrics } from './http/metrics';
 import type { CacheRegistry, TtlCache } from './http/ttl-cache';
 import type { Cipher } from './crypto/cipher';
-import type { ResolvedKey } from './keys/secret-keys';
+import type { instances } from './db/schema';
 import type { Mailer } from './email/transport';
 import type { DnsResolver } from './http/ssrf';
 import type { PasswordPool } from './users/password-pool';
@@ -17,6 +17,15 @@ export interface Clock {
 /** TXT lookups (organization domain verification); node:dns/promises by default, swapped in tests. */
 export interface TxtResolver {
   resolveTxt(hostname: string): Promise<string[][]>;
+}
+
+/** A secret key as the key cache holds it (keys/secret-keys.ts resolves it). */
+export interface ResolvedKey {
+  keyId: string;
+  digest: string;
+  scopes: string[];
+  revoked: boolean;
+  instance: Pick<typeof instances.$inferSelect, 'id' | 'environment' | 'fapiUrl' | 'publishableKey' | 'accountId'>;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };

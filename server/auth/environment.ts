@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { LOCALES } from '../../i18n/locales';
-import type { FapiAuth } from '../api/fapi/auth';
+import type { FapiAuth } from '../sessions/fapi-auth';
 import { users } from '../db/schema';
 import type { Deps } from '../deps';
 import { endpoint } from '../http/endpoint';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { localeInput } from '../localization/locales';
-import { FAPI_LIMITS, type FapiAuth } from '../api/fapi/auth';
+import { FAPI_LIMITS, type FapiAuth } from '../sessions/fapi-auth';
 import { endpoint, type RequestInfo } from '../http/endpoint';
 import { AppError } from '../http/errors';
 import { metadataInput } from '../http/metadata';

@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
-import type { Deps } from '../deps';
+import type { Deps, ResolvedKey } from '../deps';
 import { AppError } from '../http/errors';
 import { enforceLimit, rateLimitHeaders } from '../http/rate-limit';
-import type { ResolvedKey } from './secret-keys';
 import { resolveSecretKey } from './secret-keys';
 import { grants, type Scope } from './scopes';
 

@@ -1,21 +1,13 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Deps } from '../deps';
+import type { Deps, ResolvedKey } from '../deps';
 import { audit } from '../audit/audit';
 import { prepared } from '../db/prepared';
 import { instances, secretKeys } from '../db/schema';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
 import { constantTimeEqual, generateSecret, sha256Hex } from '../http/secrets';
-import type { Environment, Instance } from '../instances/instances';
+import type { Environment } from '../instances/instances';
 import { parseScopes } from './scopes';
-
-export interface ResolvedKey {
-  keyId: string;
-  digest: string;
-  scopes: string[];
-  revoked: boolean;
-  instance: Pick<Instance, 'id' | 'environment' | 'fapiUrl' | 'publishableKey' | 'accountId'>;
-}
 
 const SECRET_RE = /^sk_(test|live)_[A-Za-z0-9_-]{20,100}$/;
 export const isWellFormedSecret = (s: string) => SECRET_RE.test(s);

@@ -88,15 +88,7 @@ export async function authenticateConsole(deps: Deps, c: Context, guard: Console
   const token = getCookie(c, CONSOLE_CLIENT_COOKIE);
   const found = token ? await findClient(deps, platform, token) : null;
   if (found?.client) {
-    const me = await resolveMe(deps, {
-      instance: platform,
-      mode: 'web',
-      client: found.client,
-      clientToken: token!,
-      bearer: null,
-      issueClientToken: () => {},
-      clearClientToken: () => {},
-    }, {}).catch((e: unknown) => {
+    const me = await resolveMe(deps, { instance: platform, client: found.client, bearer: null }, {}).catch((e: unknown) => {
       // Public routes work signed out; elsewhere the refusal stands.
       if (guard.role === 'public') return null;
       throw e;

@@ -13,7 +13,7 @@ import { getInstance } from '../instances/instances';
 import { instanceSettings } from '../instances/settings';
 import { domainView, txtRecordName, type DomainView } from './domain-view';
 import { createEnrollmentInvitation } from './invitations';
-import { loadOrganization } from './organizations';
+import { loadOrganization } from './organization-view';
 import { isPublicEmailDomain } from './public-email-domains';
 
 /**

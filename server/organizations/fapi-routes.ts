@@ -3,7 +3,7 @@ import { endpoint } from '../http/endpoint';
 import { AppError } from '../http/errors';
 import { lightListSchema } from '../http/pagination';
 import type { Me } from '../users/me';
-import type { OrgMemberAuth, SignedInAuth } from '../api/fapi/auth';
+import type { OrgMemberAuth, SignedInAuth } from '../sessions/fapi-auth';
 import { REASONS } from './reasons';
 import { meQuery, type MeQuery } from '../users/me-routes';
 import { attemptDomainVerification, createDomain, deleteDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
@@ -17,7 +17,8 @@ import {
   removeMembership,
   updateMembership,
 } from './memberships';
-import { createOrganization, deleteOrganization, publicOrganizationView, updateOrganization } from './organizations';
+import { publicOrganizationView } from './organization-view';
+import { createOrganization, deleteOrganization, updateOrganization } from './organizations';
 import {
   attemptDomainVerificationBody,
   createDomainBody,
@@ -38,7 +39,7 @@ import { acceptSuggestion, listUserSuggestions } from './suggestions';
  * FAPI endpoints of organizations, for the signed-in user (a live session; personal
  * access tokens are not accepted). The route table (server/api/fapi) names the
  * permission each needs; the router resolves the user and their membership first
- * (server/api/fapi/auth.ts): without the permission 403 FORBIDDEN (reason
+ * (server/sessions/fapi-auth.ts): without the permission 403 FORBIDDEN (reason
  * `missing_permission`, meta.permission); an organization the user is not a member of
  * is 404; everything answers 403 (reason `organizations_disabled`) when the instance
  * turned organizations off.

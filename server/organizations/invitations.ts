@@ -13,7 +13,7 @@ import { instanceContext } from '../instances/instances';
 import { isAllowedRedirect } from '../instances/settings';
 import { invitationStatus, invitationView, type InvitationView } from './invitation-view';
 import { addMembershipInTx, assertSeatAvailable } from './memberships';
-import { loadOrganization, type OrganizationRow } from './organizations';
+import { loadOrganization, type OrganizationRow } from './organization-view';
 import { assertRole, ensureBuiltIns } from './roles';
 
 /**

@@ -8,7 +8,7 @@ import { newId } from '../http/ids';
 import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
-import { loadOrganization, organizationView, type OrganizationRow } from './organizations';
+import { loadOrganization, organizationView, type OrganizationRow } from './organization-view';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
 

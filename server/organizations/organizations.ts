@@ -11,8 +11,8 @@ import {
   users,
 } from '../db/schema';
 import { emitEvent } from '../events/events';
-import { notFound, validationError } from '../http/errors';
-import { isId, newId } from '../http/ids';
+import { validationError } from '../http/errors';
+import { newId } from '../http/ids';
 import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
@@ -20,35 +20,10 @@ import { auditOrgChange, type OrgAuditContext } from './audit';
 import { domainView } from './domain-view';
 import { invitationView } from './invitation-view';
 import { addMembershipInTx, membershipsWithUsers, removeMembershipInTx } from './memberships';
+import { loadOrganization, organizationView, type OrganizationRow, type OrganizationView } from './organization-view';
 import { ensureBuiltIns } from './roles';
 
-export type OrganizationRow = typeof organizations.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
-
-export function organizationView(o: OrganizationRow, membersCount: number) {
-  return {
-    object: 'organization' as const,
-    id: o.id,
-    name: o.name,
-    slug: o.slug,
-    image_url: o.imageUrl,
-    has_image: o.imageUrl !== null,
-    public_metadata: o.publicMetadata,
-    private_metadata: o.privateMetadata,
-    max_allowed_memberships: o.maxAllowedMemberships,
-    members_count: membersCount,
-    created_by: o.createdBy,
-    created_at: o.createdAt,
-    updated_at: o.updatedAt,
-  };
-}
-export type OrganizationView = ReturnType<typeof organizationView>;
-
-/** What members see on the FAPI: never private_metadata. */
-export function publicOrganizationView(o: OrganizationView) {
-  const { private_metadata: _hidden, ...rest } = o;
-  return rest;
-}
 
 const membersCountSql = sql<number>`(select count(*)::int from organization_memberships m where m.organization_id = ${organizations.id})`;
 
@@ -58,15 +33,6 @@ export async function membersCount(db: Db, organizationId: string): Promise<numb
     .from(organizationMemberships)
     .where(eq(organizationMemberships.organizationId, organizationId));
   return Number(row?.n ?? 0);
-}
-
-/** An organization by id or slug in this instance; `lock` takes its row lock (membership changes serialise on it). */
-export async function loadOrganization(db: Db, instanceId: string, idOrSlug: string, opts: { lock?: boolean } = {}): Promise<OrganizationRow> {
-  const where = and(eq(organizations.instanceId, instanceId), isId('org', idOrSlug) ? eq(organizations.id, idOrSlug) : eq(organizations.slug, idOrSlug.toLowerCase()));
-  const q = db.select().from(organizations).where(where);
-  const [row] = opts.lock ? await q.for('update') : await q;
-  if (!row) throw notFound('organization');
-  return row;
 }
 
 export async function organizationViewOf(db: Db, row: OrganizationRow) {

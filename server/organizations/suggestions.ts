@@ -4,7 +4,8 @@ import { organizations, organizationSuggestions } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
 import { instanceContext } from '../instances/instances';
 import { addMembershipInTx, type MembershipView } from './memberships';
-import { loadOrganization, organizationViewOf, publicOrganizationView } from './organizations';
+import { loadOrganization, publicOrganizationView } from './organization-view';
+import { organizationViewOf } from './organizations';
 
 /** Offers to join, made by automatic_suggestion domains (domains.ts); the user accepts them on the FAPI. */
 type SuggestionRow = typeof organizationSuggestions.$inferSelect;

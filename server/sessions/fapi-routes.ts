@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FapiAuth } from '../api/fapi/auth';
+import type { FapiAuth } from './fapi-auth';
 import { AppError } from '../http/errors';
 import { endpoint } from '../http/endpoint';
 import { jwksSchema } from '../signing/routes';

@@ -4,7 +4,7 @@ import type { Deps } from '../deps';
 import { sessions } from '../db/schema';
 import { endpoint } from '../http/endpoint';
 import { AppError, notFound } from '../http/errors';
-import type { SignedInAuth } from '../api/fapi/auth';
+import type { SignedInAuth } from './fapi-auth';
 import type { Me } from '../users/me';
 import { sessionSchema } from './schemas';
 import { applySessionAction, sessionView, settleOverdue, type AuditContext } from './sessions';

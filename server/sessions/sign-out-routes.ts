@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { FapiAuth } from '../api/fapi/auth';
+import type { FapiAuth } from './fapi-auth';
 import type { Deps } from '../deps';
 import { clients, sessions } from '../db/schema';
 import { endpoint } from '../http/endpoint';

@@ -3,7 +3,7 @@ import { endpoint } from '../http/endpoint';
 import { AppError } from '../http/errors';
 import { metadataInput } from '../http/metadata';
 import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from './api-tokens';
-import type { SignedInAuth } from '../api/fapi/auth';
+import type { SignedInAuth } from '../sessions/fapi-auth';
 import { limitMfaAttempts, meView } from './me';
 import { beginTotpEnrollment, confirmTotp, disableTotp, regenerateBackupCodes } from './mfa';
 import { userSchema, username } from './schemas';

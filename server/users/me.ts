@@ -1,9 +1,9 @@
 import { and, desc, eq, gt, inArray } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import type { FapiAuth } from '../api/fapi/auth';
 import { sessions } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
 import type { LimitRule } from '../http/limiter';
+import type { ClientRow } from '../sessions/clients';
 import { settleOverdue } from '../sessions/sessions';
 import { authenticateApiToken, UAT_PREFIX, type MeScope } from './api-tokens';
 import { mfaStatus } from './mfa';
@@ -23,7 +23,9 @@ import { getUser } from './users';
  *   `PATCH /v1/me`: me:write); anywhere else on the me-surface it is 403 FORBIDDEN
  *   (reason `personal_access_token`).
  */
-export interface MeAuth extends FapiAuth {
+interface MeCredentials {
+  instance: { id: string };
+  client: ClientRow | null;
   /** The bearer token of the Authorization header, when one was sent. */
   bearer: string | null;
 }
@@ -44,7 +46,7 @@ export interface MeOptions {
   allowPending?: boolean;
 }
 
-export async function resolveMe(deps: Pick<Deps, 'db' | 'clock'>, auth: MeAuth, opts: MeOptions): Promise<Me> {
+export async function resolveMe(deps: Pick<Deps, 'db' | 'clock'>, auth: MeCredentials, opts: MeOptions): Promise<Me> {
   if (auth.bearer?.startsWith(UAT_PREFIX)) {
     if (!opts.tokenScope) {
       throw new AppError('FORBIDDEN', {

@@ -9,7 +9,7 @@ import { createSession } from '../../sessions/sessions';
 import { fapiClient } from '../../testing/fapi-client';
 import { createHarness, type TestHarness } from '../../testing/harness';
 import { isApiPath } from '../index';
-import { clearedClientCookie, clientCookie } from './auth';
+import { clearedClientCookie, clientCookie } from '../../sessions/fapi-auth';
 
 let h: TestHarness;
 let A: { instanceId: string; secret: string; publishableKey: string };

@@ -9,10 +9,9 @@ import * as orgs from '../../organizations/fapi-routes';
 import * as sessions from '../../sessions/fapi-routes';
 import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
-import type { MeAuth } from '../../users/me';
 import * as me from '../../users/me-routes';
-import { authenticateFapi, fapiActor, type FapiGuard, type OrgMemberAuth, type SignedInAuth } from './auth';
-import { fapiCors } from './origin';
+import { authenticateFapi, fapiActor, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
+import { fapiCors } from '../../sessions/fapi-origin';
 import { Hono } from 'hono';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */

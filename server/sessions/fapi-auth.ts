@@ -1,21 +1,22 @@
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { Deps } from '../../deps';
-import { AppError, isAppError, notFound } from '../../http/errors';
-import { enforceLimit } from '../../http/rate-limit';
-import { isId } from '../../http/ids';
-import type { LimitRule } from '../../http/limiter';
-import { clientIp } from '../../http/request-context';
-import { checkOrigin } from './origin';
-import { fapiAddressOf, instanceContext, type InstanceContext } from '../../instances/instances';
-import { clientCookieSpec, CUSTOMER_CLIENT_COOKIE, findClient, type ClientRow } from '../../sessions/clients';
-import { anonymousActor, clientActor, sessionUserActor, tokenUserActor, type Actor, type RequestOrigin } from '../../http/actor';
-import { getOrganization, type OrganizationView } from '../../organizations/organizations';
-import { memberAccess } from '../../organizations/memberships';
-import { REASONS } from '../../organizations/reasons';
-import type { SystemPermission } from '../../organizations/roles';
-import type { MeScope } from '../../users/api-tokens';
-import { resolveMe, type Me } from '../../users/me';
+import type { Deps } from '../deps';
+import { AppError, isAppError, notFound } from '../http/errors';
+import { enforceLimit } from '../http/rate-limit';
+import { isId } from '../http/ids';
+import type { LimitRule } from '../http/limiter';
+import { clientIp } from '../http/request-context';
+import { checkOrigin } from './fapi-origin';
+import { fapiAddressOf, instanceContext, type InstanceContext } from '../instances/instances';
+import { clientCookieSpec, CUSTOMER_CLIENT_COOKIE, findClient, type ClientRow } from './clients';
+import { anonymousActor, clientActor, sessionUserActor, tokenUserActor, type Actor, type RequestOrigin } from '../http/actor';
+import type { OrganizationView } from '../organizations/organization-view';
+import { getOrganization } from '../organizations/organizations';
+import { memberAccess } from '../organizations/memberships';
+import { REASONS } from '../organizations/reasons';
+import type { SystemPermission } from '../organizations/roles';
+import type { MeScope } from '../users/api-tokens';
+import { resolveMe, type Me } from '../users/me';
 
 /**
  * FAPI credentials. The instance comes from the path (`/fapi/<instance_id>`); the
@@ -58,6 +59,11 @@ export interface FapiAuth {
   clearClientToken(): void;
 }
 
+/** The auth of every FAPI route, with the raw bearer so that a `uat_` token can be told from a native client token. */
+export interface MeAuth extends FapiAuth {
+  bearer: string | null;
+}
+
 /** The auth of a route whose guard names `user`: the router resolved who is signed in. */
 export interface SignedInAuth extends FapiAuth {
   me: Me;
@@ -76,7 +82,7 @@ export function fapiActor(auth: FapiAuth, request: RequestOrigin): Actor {
 }
 
 /** Resolves the guard's signed-in user and organization membership onto the auth. */
-async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth: FapiAuth & { bearer: string | null }) {
+async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth: MeAuth) {
   if (!guard.user) return;
   if (guard.user.organizations && !auth.instance.settings.organizations_enabled) {
     throw new AppError('FORBIDDEN', { message: 'Organizations are turned off for this application.', meta: { reason: REASONS.organizations_disabled } });
@@ -154,7 +160,7 @@ function checkPublishableKey(c: Context, instance: InstanceContext, required: bo
 
 const isNativeFlag = (v: string | undefined) => v === '1' || v === 'true';
 
-export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard): Promise<FapiAuth & { bearer: string | null }> {
+export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard): Promise<MeAuth> {
   c.header('cache-control', 'no-store');
   const instanceId = c.req.param('instanceId');
   if (!instanceId || !isId('ins', instanceId)) throw notFound('instance');
@@ -171,7 +177,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
 
   const authorization = c.req.header('authorization');
   const mode = authorization !== undefined || isNativeFlag(c.req.query('_is_native')) ? 'native' : 'web';
-  const auth: FapiAuth & { bearer: string | null } = {
+  const auth: MeAuth = {
     instance,
     mode,
     client: null,
@@ -187,7 +193,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
   };
   if (!guard.client) return auth;
   await resolveClient(deps, c, auth, authorization, mode);
-  // CSRF: one guard for every route that resolves the client (see origin.ts).
+  // CSRF: one guard for every route that resolves the client (see fapi-origin.ts).
   checkOrigin(c, instance, mode);
   await resolveGuardedUser(deps, c, guard, auth);
   return auth;

@@ -1,11 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { Deps } from '../../deps';
-import { AppError } from '../../http/errors';
-import { isId } from '../../http/ids';
-import { instanceContext, type InstanceContext } from '../../instances/instances';
-import { clientCookieSpec } from '../../sessions/clients';
-import { originOf, requestOrigin, SAFE_METHODS } from '../../http/origin';
+import type { Deps } from '../deps';
+import { AppError } from '../http/errors';
+import { isId } from '../http/ids';
+import { instanceContext, type InstanceContext } from '../instances/instances';
+import { clientCookieSpec } from './clients';
+import { originOf, requestOrigin, SAFE_METHODS } from '../http/origin';
 
 /**
  * Browser origins on the FAPI: CSRF refusal of cookie-authenticated writes and CORS.

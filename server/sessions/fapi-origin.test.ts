@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fapiClient } from '../../testing/fapi-client';
-import { createTestUser, setSettings, signedInClient, type TestInstance } from '../../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../../testing/harness';
+import { fapiClient } from '../testing/fapi-client';
+import { createTestUser, setSettings, signedInClient, type TestInstance } from '../testing/fapi-helpers';
+import { createHarness, type TestHarness } from '../testing/harness';
 
 let h: TestHarness;
 let A: TestInstance;

@@ -1,0 +1,41 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { organizations } from '../db/schema';
+import { notFound } from '../http/errors';
+import { isId } from '../http/ids';
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+
+export function organizationView(o: OrganizationRow, membersCount: number) {
+  return {
+    object: 'organization' as const,
+    id: o.id,
+    name: o.name,
+    slug: o.slug,
+    image_url: o.imageUrl,
+    has_image: o.imageUrl !== null,
+    public_metadata: o.publicMetadata,
+    private_metadata: o.privateMetadata,
+    max_allowed_memberships: o.maxAllowedMemberships,
+    members_count: membersCount,
+    created_by: o.createdBy,
+    created_at: o.createdAt,
+    updated_at: o.updatedAt,
+  };
+}
+export type OrganizationView = ReturnType<typeof organizationView>;
+
+/** What members see on the FAPI: never private_metadata. */
+export function publicOrganizationView(o: OrganizationView) {
+  const { private_metadata: _hidden, ...rest } = o;
+  return rest;
+}
+
+/** An organization by id or slug in this instance; `lock` takes its row lock (membership changes serialise on it). */
+export async function loadOrganization(db: Db, instanceId: string, idOrSlug: string, opts: { lock?: boolean } = {}): Promise<OrganizationRow> {
+  const where = and(eq(organizations.instanceId, instanceId), isId('org', idOrSlug) ? eq(organizations.id, idOrSlug) : eq(organizations.slug, idOrSlug.toLowerCase()));
+  const q = db.select().from(organizations).where(where);
+  const [row] = opts.lock ? await q.for('update') : await q;
+  if (!row) throw notFound('organization');
+  return row;
+}
