@@ -1,3 +1,5 @@
+import type { Reason } from '../reasons';
+
 /**
  * The one registry of error codes. A code is never renamed; `expose` says whether a
  * caller-supplied message may reach the client (otherwise the default message is used).
@@ -62,17 +64,20 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** `reason` only from the registry (server/reasons.ts), so a misspelt one does not compile. */
+export type ErrorMeta = { reason?: Reason } & Record<string, unknown>;
+
 export interface ErrorEntry {
   code: ErrorCode;
   message: string;
   long_message?: string;
-  meta: Record<string, unknown>;
+  meta: ErrorMeta;
 }
 
 interface AppErrorOptions {
   message?: string;
   longMessage?: string;
-  meta?: Record<string, unknown>;
+  meta?: ErrorMeta;
   /** Further entries of the same request (one per validation problem). */
   more?: ErrorEntry[];
   headers?: Record<string, string>;
@@ -83,7 +88,7 @@ interface AppErrorOptions {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
-  readonly meta: Record<string, unknown>;
+  readonly meta: ErrorMeta;
   readonly longMessage?: string;
   readonly more: ErrorEntry[];
   readonly headers: Record<string, string>;
@@ -109,7 +114,7 @@ export class AppError extends Error {
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
-export function validationError(param: string, reason: string, message?: string): AppError {
+export function validationError(param: string, reason: Reason, message?: string): AppError {
   return new AppError('VALIDATION_FAILED', {
     message: message ?? `${param} ${reason}`,
     meta: { param, reason },

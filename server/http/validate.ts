@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Reason } from '../reasons';
 import { AppError, type ErrorEntry } from './errors';
 import { pathDeeperThan } from './metadata';
 
@@ -22,7 +23,7 @@ function entry(issue: z.core.$ZodIssue, root: string, input: unknown): ErrorEntr
   }
   const param = base || root;
   // A custom rule names its reason in params ({ reason }); zod's own codes are used as they are.
-  const custom = issue.code === 'custom' ? (issue.params as { reason?: string } | undefined)?.reason : undefined;
+  const custom = issue.code === 'custom' ? (issue.params as { reason?: Reason } | undefined)?.reason : undefined;
   const reason = custom ?? (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.code);
   const message = reason === 'required' ? `${param} is required.` : `${param}: ${issue.message}`;
   return [{ code: 'VALIDATION_FAILED', message, meta: { param, reason } }];

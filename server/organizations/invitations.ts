@@ -200,11 +200,10 @@ export async function getInvitation(deps: Pick<Deps, 'db' | 'clock'>, instanceId
   return invitationView(await loadInvitation(deps.db, instanceId, org.id, id), orgLike(org), deps.clock.now());
 }
 
-const notPending = (inv: InvitationRow, now: number) =>
-  new AppError('CONFLICT', {
-    message: `This invitation is ${invitationStatus(inv, now)}.`,
-    meta: { reason: `invitation_${invitationStatus(inv, now)}`, status: invitationStatus(inv, now) },
-  });
+const notPending = (inv: InvitationRow, now: number) => {
+  const status = invitationStatus(inv, now) as Exclude<ReturnType<typeof invitationStatus>, 'pending'>;
+  return new AppError('CONFLICT', { message: `This invitation is ${status}.`, meta: { reason: `invitation_${status}`, status } });
+};
 
 /** Revokes a pending invitation: organizationInvitation.revoked. Anything else is 409. */
 export async function revokeInvitation(deps: D, instanceId: string, orgIdOrSlug: string, id: string) {

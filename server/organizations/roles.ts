@@ -161,7 +161,7 @@ export async function createPermission(
     .catch(takenKey('permission'));
 }
 
-const systemRefused = (what: string) =>
+const systemRefused = (what: 'role' | 'permission') =>
   new AppError('FORBIDDEN', { message: `System ${what}s cannot be changed or deleted.`, meta: { reason: `system_${what}` } });
 
 export async function updatePermission(deps: D, instanceId: string, id: string, input: { name?: string; description?: string }, auditCtx?: OrgAuditContext) {

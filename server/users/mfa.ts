@@ -7,6 +7,7 @@ import { backupCodes, instances, sessions, totpFactors, users } from '../db/sche
 import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
+import type { Reason } from '../reasons';
 import { applySessionAction } from '../sessions/sessions';
 import type { PasswordHasher } from './passwords';
 import { getUser } from './users';
@@ -177,7 +178,7 @@ export async function sessionTasksFor(
   return list.map((s) => (s.status === 'pending' && !enrolled.has(s.userId) ? [{ key: 'setup_mfa' as const }] : []));
 }
 
-const mfaError = (reason: string, message: string) => new AppError('VALIDATION_FAILED', { message, meta: { param: 'code', reason } });
+const mfaError = (reason: Reason, message: string) => new AppError('VALIDATION_FAILED', { message, meta: { param: 'code', reason } });
 export const invalidCode = () => mfaError('incorrect_code', 'The code is incorrect, expired or was already used.');
 
 /** The state of a user's MFA, as the me-surface shows it. */

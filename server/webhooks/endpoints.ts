@@ -59,7 +59,7 @@ async function checkUrl(deps: D, instance: WebhookInstance, raw: string): Promis
     });
     return url.toString();
   } catch (e) {
-    if (e instanceof TargetRefused) throw validationError('url', e.reason, e.message);
+    if (e instanceof TargetRefused && e.reason !== 'unresolvable') throw validationError('url', e.reason, e.message);
     throw e;
   }
 }

@@ -1,0 +1,17 @@
+/**
+ * Every `meta.reason` sign-ins, sign-ups and verification codes answer with. Clients branch
+ * on these: a reason is never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  code_reissue: 'code_reissue',
+  code_attempts: 'code_attempts',
+  not_prepared: 'not_prepared',
+  expired: 'expired',
+  used: 'used',
+  second_factor_attempts: 'second_factor_attempts',
+  waitlist: 'waitlist',
+  restricted: 'restricted',
+  too_short: 'too_short',
+  too_long: 'too_long',
+  matches_identifier: 'matches_identifier',
+} as const;

@@ -1,0 +1,7 @@
+/**
+ * Every `meta.reason` the email and SMS routes answer with. Clients branch on these: a
+ * reason is never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  live_instance: 'live_instance',
+} as const;

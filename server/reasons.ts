@@ -1,0 +1,19 @@
+import { REASONS as auth } from './auth/reasons';
+import { REASONS as email } from './email/reasons';
+import { REASONS as http } from './http/reasons';
+import { REASONS as instances } from './instances/reasons';
+import { REASONS as localization } from './localization/reasons';
+import { REASONS as operators } from './operators/reasons';
+import { REASONS as organizations } from './organizations/reasons';
+import { REASONS as sessions } from './sessions/reasons';
+import { REASONS as users } from './users/reasons';
+import { REASONS as webhooks } from './webhooks/reasons';
+
+/** Each domain's registered reasons, keyed by its directory; `http`'s are answered everywhere. README: one table each. */
+export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks } as const;
+
+type Domains = typeof REASONS_BY_DOMAIN;
+/** A `meta.reason` the server may answer: `AppError` and `validationError` take nothing else. */
+export type Reason = { [D in keyof Domains]: Domains[D][keyof Domains[D]] }[keyof Domains];
+
+export const ALL_REASONS: ReadonlySet<Reason> = new Set(Object.values(REASONS_BY_DOMAIN).flatMap((r) => Object.values(r)));

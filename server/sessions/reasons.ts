@@ -1,0 +1,16 @@
+/**
+ * Every `meta.reason` the session, sign-in token and FAPI credential checks answer with.
+ * Clients branch on these: a reason is never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  missing: 'missing',
+  malformed: 'malformed',
+  wrong_instance: 'wrong_instance',
+  session_not_found: 'session_not_found',
+  sessions_version: 'sessions_version',
+  expired: 'expired',
+  used: 'used',
+  revoked: 'revoked',
+  invalid: 'invalid',
+  organizations_disabled: 'organizations_disabled',
+} as const;

@@ -1,0 +1,21 @@
+/**
+ * Every `meta.reason` the user, me, MFA and personal access token routes answer with.
+ * Clients branch on these: a reason is never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  busy: 'busy',
+  identifier_required: 'identifier_required',
+  matches_identifier: 'matches_identifier',
+  cost_too_high: 'cost_too_high',
+  conflict: 'conflict',
+  required_together: 'required_together',
+  session_pending: 'session_pending',
+  personal_access_token: 'personal_access_token',
+  impersonation: 'impersonation',
+  too_many_tokens: 'too_many_tokens',
+  totp_enabled: 'totp_enabled',
+  not_enrolled: 'not_enrolled',
+  mfa_required: 'mfa_required',
+  incorrect_code: 'incorrect_code',
+  incorrect_password: 'incorrect_password',
+} as const;

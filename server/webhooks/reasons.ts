@@ -1,0 +1,12 @@
+/**
+ * Every `meta.reason` the webhook routes answer with. Clients branch on these: a reason is
+ * never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  unknown_event_type: 'unknown_event_type',
+  scheme_not_allowed: 'scheme_not_allowed',
+  https_required: 'https_required',
+  credentials_not_allowed: 'credentials_not_allowed',
+  private_address: 'private_address',
+  endpoint_disabled: 'endpoint_disabled',
+} as const;
