@@ -69,14 +69,14 @@ function queryObject(c: Context): Record<string, string | string[]> {
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`);
 
+/** A path parameter unless the endpoint narrows it: storable text of a sensible length (a stored id never is otherwise). */
+const PATH_PARAMS = z.record(z.string(), z.string().min(1).max(256).refine(isStorableText));
+
+/** Path parameters validated by zod; one that cannot name anything is 404, like a missing resource. */
 function pathParams(c: Context, endpoint: Pick<Endpoint, 'params'>): Record<string, string> {
-  const raw = c.req.param() as Record<string, string>;
-  // No stored id holds a NUL or invalid Unicode; the database would refuse to compare with one.
-  if (!Object.values(raw).every(isStorableText)) throw new AppError('NOT_FOUND');
-  if (!endpoint.params) return raw;
-  const parsed = endpoint.params.safeParse(raw);
+  const parsed = (endpoint.params ?? PATH_PARAMS).safeParse(c.req.param());
   if (!parsed.success) throw new AppError('NOT_FOUND');
-  return { ...raw, ...parsed.data };
+  return parsed.data;
 }
 
 function render(protocol: Protocol, endpoint: Pick<Endpoint, 'status' | 'response' | 'summary'>, result: unknown): Rendered {
