@@ -31,8 +31,11 @@ export interface EndpointContext<Auth, B, Q> {
  * writes the entry itself and skips it for a no-op (an idempotent repeat), so the router
  * writes none of its own. `unaudited` names why a non-GET route changes nothing worth an
  * entry (a read sent as POST, a hot token path whose outcome is recorded on the session).
+ * `details` computes the router's entry's details from the request.
  */
-export type AuditSpec = { action: string; target?: string; recordedBy?: 'domain' } | { unaudited: string };
+export type AuditSpec =
+  | { action: string; target?: string; recordedBy?: 'domain'; details?: (input: { body: unknown; params: Record<string, string> }) => Record<string, unknown> }
+  | { unaudited: string };
 
 /** What a route does, independent of where it is mounted: input, output and the handler. */
 export interface Endpoint<Auth = unknown, B = unknown, Q = unknown> {

@@ -154,6 +154,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
               actorKind: actor.kind,
               action: spec.action,
               target: auditTarget(spec, params, result),
+              details: spec.details?.({ body, params }),
               ip: actor.ip,
               userAgent: actor.userAgent,
             });
