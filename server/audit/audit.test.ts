@@ -32,7 +32,7 @@ describe('GET /v1/audit_logs', () => {
     const res = await list('');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ has_more: false, next_cursor: null });
-    const [revoked, impersonation, keyCreated] = res.body.data;
+    const [revoked, impersonation, userCreated, keyCreated] = res.body.data;
     expect(Object.keys(impersonation).sort()).toEqual(
       ['action', 'actor', 'actor_kind', 'created_at', 'details', 'id', 'ip', 'object', 'target', 'user_agent'],
     );
@@ -49,8 +49,9 @@ describe('GET /v1/audit_logs', () => {
       created_at: minted.body.created_at,
     });
     expect(revoked).toMatchObject({ action: 'session.revoked', target: minted.body.id, created_at: minted.body.created_at + 1_000 });
+    expect(userCreated).toMatchObject({ action: 'user.created', target: user, actor: `key:${keyId}`, actor_kind: 'secret_key' });
     expect(keyCreated).toMatchObject({ action: 'secret_key.created', target: keyId, actor: 'test', ip: null, user_agent: null });
-    expect(res.body.data).toHaveLength(3);
+    expect(res.body.data).toHaveLength(4);
   });
 
   it('shows only this instance’s entries', async () => {

@@ -3,6 +3,7 @@ import { endpoint } from '../http/endpoint';
 import { validationError } from '../http/errors';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 import type { BapiAuth } from '../keys/bapi-auth';
+import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import { listAuditLogs } from './audit';
 
 export const auditLogSchema = z
@@ -35,14 +36,20 @@ export const listAuditLogsQuery = z.strictObject({
   until: millisParam.optional(),
 });
 
-export const listAuditLogsEndpoint = endpoint<BapiAuth, never, z.output<typeof listAuditLogsQuery>>({
-  summary: 'List audit log entries, newest first; filter by action, actor, target and created_at (since inclusive, until exclusive, ms)',
-  query: listAuditLogsQuery,
-  response: cursorPageSchema(auditLogSchema),
-  handle: async ({ deps, auth, query }) => {
-    if (query.since !== undefined && query.until !== undefined && query.until <= query.since) {
-      throw validationError('until', 'before_since', 'until must be later than since.');
-    }
-    return listAuditLogs(deps, auth.instance.id, query);
-  },
+/** The audit log of the instance `instanceOf` names for a surface's caller. */
+export const auditLogEndpointsFor = <Auth>(instanceOf: (auth: Auth) => { id: string }) => ({
+  list: endpoint<Auth, never, z.output<typeof listAuditLogsQuery>>({
+    summary: 'List audit log entries, newest first; filter by action, actor, target and created_at (since inclusive, until exclusive, ms)',
+    query: listAuditLogsQuery,
+    response: cursorPageSchema(auditLogSchema),
+    handle: async ({ deps, auth, query }) => {
+      if (query.since !== undefined && query.until !== undefined && query.until <= query.since) {
+        throw validationError('until', 'before_since', 'until must be later than since.');
+      }
+      return listAuditLogs(deps, instanceOf(auth).id, query);
+    },
+  }),
 });
+
+export const bapiAuditLogs = auditLogEndpointsFor<BapiAuth>((auth) => auth.instance);
+export const dashboardAuditLogs = auditLogEndpointsFor<ConsoleAuth>(routeInstance);

@@ -79,8 +79,8 @@ describe('password reset by email code', () => {
     expect(verify.status).toBe(401);
     const types = (await eventsSince(h, A.instanceId, since)).map((e) => e.type);
     expect(types).toEqual(['email.created', 'session.revoked', 'session.revoked', 'user.updated', 'session.created']);
-    const [audited] = await h.runtime.deps.db.select().from(auditLogs).where(eq(auditLogs.target, u.id));
-    expect(audited).toMatchObject({ action: 'user.password_reset' });
+    const audited = await h.runtime.deps.db.select().from(auditLogs).where(eq(auditLogs.target, u.id));
+    expect(audited.map((a) => a.action)).toContain('user.password_reset');
 
     // Old password out, new one in.
     const old = await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, password: OLD } });

@@ -3,6 +3,7 @@ import { EMAIL_TEMPLATE_NAMES, SMS_TEMPLATE_NAMES } from '../../emails';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 import type { BapiAuth } from '../keys/bapi-auth';
+import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import { emailAddress, phoneNumber } from '../users/schemas';
 import { assertOutboxReadable, getEmail, getSms, listEmails, listSms } from './messages';
 
@@ -65,40 +66,43 @@ export const listSmsQuery = z.strictObject({
   template: z.enum(SMS_TEMPLATE_NAMES as [string, ...string[]]).optional(),
 });
 
-export const listEmailsEndpoint = endpoint<BapiAuth, never, z.output<typeof listEmailsQuery>>({
-  summary: 'List sent emails (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
-  query: listEmailsQuery,
-  response: cursorPageSchema(emailSchema),
-  handle: async ({ deps, auth, query }) => {
-    assertOutboxReadable(auth.instance.environment, 'Emails');
-    return listEmails(deps, auth.instance.id, query);
-  },
-});
+type Environment = Parameters<typeof assertOutboxReadable>[0];
 
-export const getEmailEndpoint = endpoint<BapiAuth>({
-  summary: 'Get a sent email. Test instances only',
-  response: emailSchema,
-  handle: async ({ deps, auth, params }) => {
-    assertOutboxReadable(auth.instance.environment, 'Emails');
-    return getEmail(deps, auth.instance.id, params.id!);
-  },
-});
+/**
+ * The dev outbox of the instance `instanceOf` names for a surface's caller: test
+ * instances only, on every surface. `params.id` is the email or SMS.
+ */
+export function messageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string; environment: Environment }) {
+  const outbox = (auth: Auth, what: string) => {
+    const instance = instanceOf(auth);
+    assertOutboxReadable(instance.environment, what);
+    return instance.id;
+  };
+  return {
+    listEmails: endpoint<Auth, never, z.output<typeof listEmailsQuery>>({
+      summary: 'List sent emails (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
+      query: listEmailsQuery,
+      response: cursorPageSchema(emailSchema),
+      handle: async ({ deps, auth, query }) => listEmails(deps, outbox(auth, 'Emails'), query),
+    }),
+    getEmail: endpoint<Auth>({
+      summary: 'Get a sent email. Test instances only',
+      response: emailSchema,
+      handle: async ({ deps, auth, params }) => getEmail(deps, outbox(auth, 'Emails'), params.id!),
+    }),
+    listSms: endpoint<Auth, never, z.output<typeof listSmsQuery>>({
+      summary: 'List sent SMS (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
+      query: listSmsQuery,
+      response: cursorPageSchema(smsSchema),
+      handle: async ({ deps, auth, query }) => listSms(deps, outbox(auth, 'SMS messages'), query),
+    }),
+    getSms: endpoint<Auth>({
+      summary: 'Get a sent SMS. Test instances only',
+      response: smsSchema,
+      handle: async ({ deps, auth, params }) => getSms(deps, outbox(auth, 'SMS messages'), params.id!),
+    }),
+  };
+}
 
-export const listSmsEndpoint = endpoint<BapiAuth, never, z.output<typeof listSmsQuery>>({
-  summary: 'List sent SMS (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
-  query: listSmsQuery,
-  response: cursorPageSchema(smsSchema),
-  handle: async ({ deps, auth, query }) => {
-    assertOutboxReadable(auth.instance.environment, 'SMS messages');
-    return listSms(deps, auth.instance.id, query);
-  },
-});
-
-export const getSmsEndpoint = endpoint<BapiAuth>({
-  summary: 'Get a sent SMS. Test instances only',
-  response: smsSchema,
-  handle: async ({ deps, auth, params }) => {
-    assertOutboxReadable(auth.instance.environment, 'SMS messages');
-    return getSms(deps, auth.instance.id, params.id!);
-  },
-});
+export const bapiMessages = messageEndpointsFor<BapiAuth>((auth) => auth.instance);
+export const dashboardMessages = messageEndpointsFor<ConsoleAuth>(routeInstance);

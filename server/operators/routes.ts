@@ -2,23 +2,18 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { listAuditLogs } from '../audit/audit';
-import { auditLogSchema, listAuditLogsQuery } from '../audit/routes';
 import { OPERATOR_ROLES, accounts, secretKeys } from '../db/schema';
-import { assertOutboxReadable, getEmail, getSms, listEmails, listSms } from '../email/messages';
-import { emailSchema, listEmailsQuery, listSmsQuery, smsSchema } from '../email/routes';
+import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import { AppError, notFound, validationError } from '../http/errors';
-import { cursorPageSchema, lightListSchema } from '../http/pagination';
+import { AppError, notFound } from '../http/errors';
+import { lightListSchema } from '../http/pagination';
 import { createAccount, createInstance, instanceView, updateInstanceSettings, type Instance } from '../instances/instances';
 import { instanceSettings, settingsPatchSchema } from '../instances/settings';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
-import { revokedAllSchema, sessionListSchema, sessionSchema, userSessionsQuery } from '../sessions/schemas';
-import { applySessionAction, getSession, listSessions, revokeUserSessions } from '../sessions/sessions';
 import { ACTOR_TOKEN_TTL, actorTokenSchema } from '../sessions/ticket-routes';
 import { createTicket } from '../sessions/tickets';
-import { deletedUserSchema, emailAddress, listUsersQuery, updateUserBody, userListSchema, userSchema } from '../users/schemas';
-import { deleteUser, getUser, listUsers, setBanned, updateUser } from '../users/users';
+import { emailAddress, userSchema } from '../users/schemas';
+import { getUser } from '../users/users';
 import { routeInstance, type ConsoleAuth } from './console-auth';
 import { assertSettingsRoles } from '../organizations/roles';
 import {
@@ -37,21 +32,6 @@ import {
 /** Endpoints of the dashboard API (server/api/dashboard): the console's data calls. */
 
 const auditCtx = (auth: ConsoleAuth) => ({ actor: auth.actor, ip: auth.request.ip, userAgent: auth.request.userAgent });
-
-/** Runs a change and its audit entry in one transaction. */
-async function audited<T>(
-  deps: Deps,
-  auth: ConsoleAuth,
-  entry: { instanceId: string | null; action: string; target: string | null; details?: Record<string, unknown> },
-  change: (d: Deps) => Promise<T>,
-): Promise<T> {
-  return deps.db.transaction(async (tx) => {
-    const d = { ...deps, db: tx };
-    const out = await change(d);
-    await audit(d, { ...entry, ...auditCtx(auth) });
-    return out;
-  });
-}
 
 const operatorId = (auth: ConsoleAuth) => {
   if (!auth.operatorId) throw new AppError('UNAUTHENTICATED', { message: 'Sign in to the console first.' });
@@ -372,94 +352,7 @@ export const revokeKeyEndpoint = endpoint<ConsoleAuth>({
   },
 });
 
-// ── Users and sessions of an instance ────────────────────────────────────────────────
-
-export const listUsersEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listUsersQuery>>({
-  summary: 'Users, newest first; `query` searches names, username, email, phone and id (cursor pagination)',
-  query: listUsersQuery,
-  response: userListSchema,
-  handle: ({ deps, auth, query }) => listUsers(deps, routeInstance(auth).id, query),
-});
-
-export const getUserEndpoint = endpoint<ConsoleAuth>({
-  summary: 'A user',
-  response: userSchema,
-  handle: ({ deps, auth, params }) => getUser(deps, routeInstance(auth).id, params.userId!),
-});
-
-/** The console edits names and metadata; metadata is deep-merged and a null value deletes its key. */
-const userFields = updateUserBody.shape;
-const updateUserConsoleBody = z.strictObject({
-  first_name: userFields.first_name,
-  last_name: userFields.last_name,
-  username: userFields.username,
-  external_id: userFields.external_id,
-  public_metadata: userFields.public_metadata,
-  private_metadata: userFields.private_metadata,
-  unsafe_metadata: userFields.unsafe_metadata,
-});
-
-export const updateUserEndpoint = endpoint<ConsoleAuth, z.output<typeof updateUserConsoleBody>>({
-  summary: 'Update a user’s names and metadata (deep-merged; null deletes a key)',
-  body: updateUserConsoleBody,
-  response: userSchema,
-  handle: ({ deps, auth, params, body }) => {
-    const instanceId = routeInstance(auth).id;
-    return audited(deps, auth, { instanceId, action: 'user.updated', target: params.userId!, details: { fields: Object.keys(body) } }, (d) =>
-      updateUser(d, instanceId, params.userId!, body),
-    );
-  },
-});
-
-export const deleteUserEndpoint = endpoint<ConsoleAuth>({
-  summary: 'Delete a user',
-  response: deletedUserSchema,
-  handle: ({ deps, auth, params }) => {
-    const instanceId = routeInstance(auth).id;
-    return audited(deps, auth, { instanceId, action: 'user.deleted', target: params.userId! }, (d) => deleteUser(d, instanceId, params.userId!));
-  },
-});
-
-const banEndpoint = (banned: boolean) =>
-  endpoint<ConsoleAuth>({
-    summary: banned ? 'Ban a user (revokes their sessions)' : 'Unban a user',
-    response: userSchema,
-    handle: ({ deps, auth, params }) => {
-      const instanceId = routeInstance(auth).id;
-      return audited(deps, auth, { instanceId, action: banned ? 'user.banned' : 'user.unbanned', target: params.userId! }, (d) =>
-        setBanned(d, instanceId, params.userId!, banned),
-      );
-    },
-  });
-export const banUserEndpoint = banEndpoint(true);
-export const unbanUserEndpoint = banEndpoint(false);
-
-export const listUserSessionsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof userSessionsQuery>>({
-  summary: 'A user’s sessions, newest first',
-  query: userSessionsQuery,
-  response: sessionListSchema,
-  handle: async ({ deps, auth, params, query }) => {
-    const instanceId = routeInstance(auth).id;
-    await getUser(deps, instanceId, params.userId!);
-    return listSessions(deps, instanceId, { ...query, user_id: params.userId! });
-  },
-});
-
-export const revokeUserSessionsEndpoint = endpoint<ConsoleAuth>({
-  summary: 'Revoke every session of a user (and bump their sessions_version)',
-  response: revokedAllSchema,
-  handle: ({ deps, auth, params }) => revokeUserSessions(deps, routeInstance(auth).id, params.userId!, auditCtx(auth)),
-});
-
-export const revokeSessionEndpoint = endpoint<ConsoleAuth>({
-  summary: 'Revoke one session (signs that device out)',
-  response: sessionSchema,
-  handle: async ({ deps, auth, params }) => {
-    const instanceId = routeInstance(auth).id;
-    await getSession(deps, instanceId, params.sessionId!);
-    return applySessionAction(deps, instanceId, params.sessionId!, 'revoke', auditCtx(auth));
-  },
-});
+// ── Impersonation (the BAPI's is /v1/actor_tokens) ───────────────────────────────────
 
 const impersonateBody = z.strictObject({
   expires_in_seconds: z.number().int().min(30).max(ACTOR_TOKEN_TTL.max).default(ACTOR_TOKEN_TTL.default),
@@ -470,62 +363,15 @@ export const impersonateEndpoint = endpoint<ConsoleAuth, z.output<typeof imperso
   body: impersonateBody,
   response: actorTokenSchema.extend({ token: z.string() }),
   status: 201,
-  handle: ({ deps, auth, params, body }) =>
+  handle: ({ deps, auth, actor, params, body }) =>
     createTicket(
       deps,
       routeInstance(auth).id,
-      { kind: 'actor_token', userId: params.userId!, actor: { sub: auth.actor }, expiresInSeconds: body.expires_in_seconds },
-      auditCtx(auth),
+      { kind: 'actor_token', userId: params.id!, actor: { sub: actor.ref }, expiresInSeconds: body.expires_in_seconds },
+      auditContextOf(actor),
     ).catch((e: unknown) => {
       // The user is in the path here: a missing one is 404, as on every other user route.
       if (e instanceof AppError && e.code === 'VALIDATION_FAILED' && e.meta.param === 'user_id') throw notFound('user');
       throw e;
     }),
-});
-
-// ── Audit log and the dev outbox ─────────────────────────────────────────────────────
-
-export const listAuditLogsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listAuditLogsQuery>>({
-  summary: 'The instance’s audit log, newest first; filter by action, actor, target, since/until (ms)',
-  query: listAuditLogsQuery,
-  response: cursorPageSchema(auditLogSchema),
-  handle: async ({ deps, auth, query }) => {
-    if (query.since !== undefined && query.until !== undefined && query.until <= query.since) {
-      throw validationError('until', 'before_since', 'until must be later than since.');
-    }
-    return listAuditLogs(deps, routeInstance(auth).id, query);
-  },
-});
-
-/** The route's instance id, once the outbox may be read there (test instances only, as on BAPI). */
-function testInstance(auth: ConsoleAuth, what: string) {
-  const instance = routeInstance(auth);
-  assertOutboxReadable(instance.environment, what);
-  return instance.id;
-}
-
-export const listEmailsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listEmailsQuery>>({
-  summary: 'The dev outbox: sent emails with their rendered HTML, newest first. Test instances only',
-  query: listEmailsQuery,
-  response: cursorPageSchema(emailSchema),
-  handle: ({ deps, auth, query }) => listEmails(deps, testInstance(auth, 'Emails'), query),
-});
-
-export const getEmailEndpoint = endpoint<ConsoleAuth>({
-  summary: 'A sent email. Test instances only',
-  response: emailSchema,
-  handle: ({ deps, auth, params }) => getEmail(deps, testInstance(auth, 'Emails'), params.emailId!),
-});
-
-export const listSmsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listSmsQuery>>({
-  summary: 'The dev outbox: sent SMS, newest first. Test instances only',
-  query: listSmsQuery,
-  response: cursorPageSchema(smsSchema),
-  handle: ({ deps, auth, query }) => listSms(deps, testInstance(auth, 'SMS messages'), query),
-});
-
-export const getSmsEndpoint = endpoint<ConsoleAuth>({
-  summary: 'A sent SMS. Test instances only',
-  response: smsSchema,
-  handle: ({ deps, auth, params }) => getSms(deps, testInstance(auth, 'SMS messages'), params.smsId!),
 });

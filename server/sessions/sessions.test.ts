@@ -108,8 +108,9 @@ describe('POST /v1/sessions (mint)', () => {
     const stored = await h.runtime.deps.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, res.body.id));
     expect(stored).toHaveLength(1);
     expect(JSON.stringify(stored)).not.toContain(res.body.refresh_token);
-    // A plain mint is not an impersonation: no audit entry.
+    // A plain mint is not an impersonation: the router's session.created entry only.
     expect((await auditOf(instanceId, 'impersonation.session_created')).filter((a) => a.target === res.body.id)).toEqual([]);
+    expect((await auditOf(instanceId, 'session.created')).filter((a) => a.target === res.body.id)).toMatchObject([{ actor: `key:${keyId}`, actorKind: 'secret_key' }]);
   });
 
   it('refuses a banned user with 403 USER_BANNED and creates nothing', async () => {

@@ -709,3 +709,25 @@ describe('events', () => {
     expectError(await h.call('GET', '/v1/events'), 401, 'UNAUTHENTICATED');
   });
 });
+
+describe('audit', () => {
+  it('PATCH, DELETE, ban and unban each write an entry naming the key and the user; a refused change none', async () => {
+    const { secret, keyId } = await h.createInstance();
+    const id = (await createOk({ email_address: 'audited@example.com' }, secret)).id;
+    const call = (method: string, path: string, body?: unknown) => h.call(method, `/v1/users/${id}${path}`, { key: secret, body });
+    expect((await call('PATCH', '', { first_name: 'Ada', public_metadata: { a: 1 } })).status).toBe(200);
+    expect((await call('PATCH', '', { username: 'x' })).status).toBe(422);
+    expect((await call('POST', '/ban')).status).toBe(200);
+    expect((await call('POST', '/unban')).status).toBe(200);
+    expect((await call('DELETE', '')).status).toBe(200);
+    const log = await h.call('GET', `/v1/audit_logs?target=${id}`, { key: secret });
+    const who = { actor: `key:${keyId}`, actor_kind: 'secret_key', target: id };
+    expect(log.body.data).toEqual([
+      expect.objectContaining({ ...who, action: 'user.deleted' }),
+      expect.objectContaining({ ...who, action: 'user.unbanned' }),
+      expect.objectContaining({ ...who, action: 'user.banned' }),
+      expect.objectContaining({ ...who, action: 'user.updated', details: { fields: ['first_name', 'public_metadata'] } }),
+      expect.objectContaining({ ...who, action: 'user.created' }),
+    ]);
+  });
+});

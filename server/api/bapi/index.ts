@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps';
-import * as audit from '../../audit/routes';
-import * as messages from '../../email/routes';
+import { bapiAuditLogs as auditLogs } from '../../audit/routes';
+import { bapiMessages as messages } from '../../email/routes';
 import { listEmittedEventTypesEndpoint } from '../../events/routes';
 import { endpoint, type Method, type MountableEndpoint } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
@@ -10,11 +10,11 @@ import { buildSurface, type RouteEntry } from '../../http/router';
 import { anonymousActor, secretKeyActor } from '../../http/actor';
 import { jsonProtocol } from '../../http/protocol';
 import { ANY_KEY, authenticateSecretKey, authorizeSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
-import * as sessions from '../../sessions/routes';
+import { bapiSessions as sessions } from '../../sessions/routes';
 import * as tickets from '../../sessions/ticket-routes';
 import * as signing from '../../signing/routes';
 import { bapiOrganizations as orgs } from '../../organizations/routes';
-import * as users from '../../users/routes';
+import { bapiUsers as users } from '../../users/routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
@@ -53,23 +53,23 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/jwks',                     ANY_KEY,           signing.jwksEndpoint),
   route('POST',   '/v1/jwks/rotate',              'jwks:write',      signing.rotateSigningKeysEndpoint),
 
-  route('POST',   '/v1/users',                    'users:write',     users.createUserEndpoint),
-  route('GET',    '/v1/users',                    'users:read',      users.listUsersEndpoint),
-  route('GET',    '/v1/users/:id',                'users:read',      users.getUserEndpoint),
-  route('PATCH',  '/v1/users/:id',                'users:write',     users.updateUserEndpoint),
-  route('DELETE', '/v1/users/:id',                'users:write',     users.deleteUserEndpoint),
-  route('POST',   '/v1/users/:id/ban',            'users:write',     users.banUserEndpoint),
-  route('POST',   '/v1/users/:id/unban',          'users:write',     users.unbanUserEndpoint),
-  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   sessions.listUserSessionsEndpoint),
+  route('POST',   '/v1/users',                    'users:write',     users.create),
+  route('GET',    '/v1/users',                    'users:read',      users.list),
+  route('GET',    '/v1/users/:id',                'users:read',      users.get),
+  route('PATCH',  '/v1/users/:id',                'users:write',     users.update),
+  route('DELETE', '/v1/users/:id',                'users:write',     users.delete),
+  route('POST',   '/v1/users/:id/ban',            'users:write',     users.ban),
+  route('POST',   '/v1/users/:id/unban',          'users:write',     users.unban),
+  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   sessions.listOfUser),
   route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', orgs.listUserMemberships),
-  route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeUserSessionsEndpoint),
+  route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeOfUser),
 
-  route('POST',   '/v1/sessions',                 MINT_SESSION,      sessions.mintSessionEndpoint),
-  route('GET',    '/v1/sessions',                 'sessions:read',   sessions.listSessionsEndpoint),
-  route('POST',   '/v1/sessions/verify',          'sessions:read',   sessions.verifySessionEndpoint),
-  route('GET',    '/v1/sessions/:id',             'sessions:read',   sessions.getSessionEndpoint),
-  route('POST',   '/v1/sessions/:id/revoke',      'sessions:write',  sessions.revokeSessionEndpoint),
-  route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  sessions.refreshSessionEndpoint),
+  route('POST',   '/v1/sessions',                 MINT_SESSION,      sessions.mint),
+  route('GET',    '/v1/sessions',                 'sessions:read',   sessions.list),
+  route('POST',   '/v1/sessions/verify',          'sessions:read',   sessions.verify),
+  route('GET',    '/v1/sessions/:id',             'sessions:read',   sessions.get),
+  route('POST',   '/v1/sessions/:id/revoke',      'sessions:write',  sessions.revoke),
+  route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  sessions.refresh),
 
   route('POST',   '/v1/actor_tokens',             'impersonation:write',  tickets.createActorTokenEndpoint),
   route('POST',   '/v1/actor_tokens/:id/revoke',  'impersonation:write',  tickets.revokeActorTokenEndpoint),
@@ -122,12 +122,12 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/webhook_endpoints/:id/deliveries',   'webhooks:read',  webhooks.deliveries),
   route('POST',   '/v1/webhook_endpoints/:id/deliveries/:message_id/retry', 'webhooks:write', webhooks.retry),
   route('POST',   '/v1/webhook_endpoints/:id/recover',      'webhooks:write', webhooks.recover),
-  route('GET',    '/v1/audit_logs',               'audit_logs:read', audit.listAuditLogsEndpoint),
+  route('GET',    '/v1/audit_logs',               'audit_logs:read', auditLogs.list),
 
-  route('GET',    '/v1/emails',                   'emails:read',     messages.listEmailsEndpoint),
-  route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmailEndpoint),
-  route('GET',    '/v1/sms',                      'sms:read',        messages.listSmsEndpoint),
-  route('GET',    '/v1/sms/:id',                  'sms:read',        messages.getSmsEndpoint),
+  route('GET',    '/v1/emails',                   'emails:read',     messages.listEmails),
+  route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmail),
+  route('GET',    '/v1/sms',                      'sms:read',        messages.listSms),
+  route('GET',    '/v1/sms/:id',                  'sms:read',        messages.getSms),
 ];
 
 export function bapiOpenApi(publicUrl: string) {

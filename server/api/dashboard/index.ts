@@ -8,6 +8,10 @@ import * as dash from '../../operators/routes';
 import * as l10n from '../../localization/routes';
 import { dashboardWebhooks as webhooks } from '../../webhooks/routes';
 import { dashboardOrganizations as orgs } from '../../organizations/routes';
+import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
+import { dashboardMessages as messages } from '../../email/routes';
+import { dashboardSessions as sessions } from '../../sessions/routes';
+import { dashboardUsers as users } from '../../users/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -51,22 +55,22 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.createKeyEndpoint),
   route('POST',   `${INSTANCE}/keys/:keyId/revoke`,              ADMIN,    dash.revokeKeyEndpoint),
 
-  route('GET',    `${INSTANCE}/users`,                           VIEWER,   dash.listUsersEndpoint),
-  route('GET',    `${INSTANCE}/users/:userId`,                   VIEWER,   dash.getUserEndpoint),
-  route('PATCH',  `${INSTANCE}/users/:userId`,                   ADMIN,    dash.updateUserEndpoint),
-  route('DELETE', `${INSTANCE}/users/:userId`,                   ADMIN,    dash.deleteUserEndpoint),
-  route('POST',   `${INSTANCE}/users/:userId/ban`,               ADMIN,    dash.banUserEndpoint),
-  route('POST',   `${INSTANCE}/users/:userId/unban`,             ADMIN,    dash.unbanUserEndpoint),
-  route('POST',   `${INSTANCE}/users/:userId/impersonate`,       ADMIN,    dash.impersonateEndpoint),
-  route('GET',    `${INSTANCE}/users/:userId/sessions`,          VIEWER,   dash.listUserSessionsEndpoint),
-  route('POST',   `${INSTANCE}/users/:userId/sessions/revoke`,   ADMIN,    dash.revokeUserSessionsEndpoint),
-  route('POST',   `${INSTANCE}/sessions/:sessionId/revoke`,      ADMIN,    dash.revokeSessionEndpoint),
+  route('GET',    `${INSTANCE}/users`,                           VIEWER,   users.list),
+  route('GET',    `${INSTANCE}/users/:id`,                       VIEWER,   users.get),
+  route('PATCH',  `${INSTANCE}/users/:id`,                       ADMIN,    users.update),
+  route('DELETE', `${INSTANCE}/users/:id`,                       ADMIN,    users.delete),
+  route('POST',   `${INSTANCE}/users/:id/ban`,                   ADMIN,    users.ban),
+  route('POST',   `${INSTANCE}/users/:id/unban`,                 ADMIN,    users.unban),
+  route('POST',   `${INSTANCE}/users/:id/impersonate`,           ADMIN,    dash.impersonateEndpoint),
+  route('GET',    `${INSTANCE}/users/:id/sessions`,              VIEWER,   sessions.listOfUser),
+  route('POST',   `${INSTANCE}/users/:id/sessions/revoke`,       ADMIN,    sessions.revokeOfUser),
+  route('POST',   `${INSTANCE}/sessions/:id/revoke`,             ADMIN,    sessions.revoke),
 
-  route('GET',    `${INSTANCE}/audit_logs`,                      VIEWER,   dash.listAuditLogsEndpoint),
-  route('GET',    `${INSTANCE}/emails`,                          VIEWER,   dash.listEmailsEndpoint),
-  route('GET',    `${INSTANCE}/emails/:emailId`,                 VIEWER,   dash.getEmailEndpoint),
-  route('GET',    `${INSTANCE}/sms`,                             VIEWER,   dash.listSmsEndpoint),
-  route('GET',    `${INSTANCE}/sms/:smsId`,                      VIEWER,   dash.getSmsEndpoint),
+  route('GET',    `${INSTANCE}/audit_logs`,                      VIEWER,   auditLogs.list),
+  route('GET',    `${INSTANCE}/emails`,                          VIEWER,   messages.listEmails),
+  route('GET',    `${INSTANCE}/emails/:id`,                      VIEWER,   messages.getEmail),
+  route('GET',    `${INSTANCE}/sms`,                             VIEWER,   messages.listSms),
+  route('GET',    `${INSTANCE}/sms/:id`,                         VIEWER,   messages.getSms),
 
   route('GET',    `${INSTANCE}/email_templates`,                 VIEWER,   l10n.listEmailTemplatesEndpoint),
   route('GET',    `${INSTANCE}/email_templates/:template`,       VIEWER,   l10n.getEmailTemplateEndpoint),
