@@ -28,14 +28,12 @@ export interface EndpointContext<Auth, B, Q> {
  * How the router audits a state change. `action` (and the target: the path parameter
  * named, else the result's `id`) is written in the transaction of the change, unless the
  * domain already wrote a more detailed entry for it. `recordedBy: 'domain'`: the domain
- * writes the entry itself and skips it for a no-op (an idempotent repeat), so the router
- * writes none of its own. `unaudited` names why a non-GET route changes nothing worth an
- * entry (a read sent as POST, a hot token path whose outcome is recorded on the session).
- * `details` computes the router's entry's details from the request.
+ * writes the entry in its own transaction (it skips a no-op such as an idempotent repeat, or
+ * hashes a password before its transaction opens), so the router opens none and writes none.
+ * `unaudited` names why a non-GET route changes nothing worth an entry (a read sent as POST,
+ * a hot token path whose outcome is recorded on the session).
  */
-export type AuditSpec =
-  | { action: string; target?: string; recordedBy?: 'domain'; details?: (input: { body: unknown; params: Record<string, string> }) => Record<string, unknown> }
-  | { unaudited: string };
+export type AuditSpec = { action: string; target?: string; recordedBy?: 'domain' } | { unaudited: string };
 
 /** What a route does, independent of where it is mounted: input, output and the handler. */
 export interface Endpoint<Auth = unknown, B = unknown, Q = unknown> {

@@ -139,7 +139,8 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       const actor = surface.actorOf(auth, request);
       const spec = endpoint.audit;
       const run = async (d: Deps): Promise<Rendered> => {
-        if (!spec || 'unaudited' in spec) {
+        // Unaudited routes, and domains that audit inside their own transaction, run as they are.
+        if (!spec || 'unaudited' in spec || spec.recordedBy === 'domain') {
           return render(protocol, endpoint, await endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request }));
         }
         return transactionKeepingRefusals(d, async (tx) => {
@@ -147,14 +148,13 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
           const result = await auditTrail.run(trail, () =>
             endpoint.handle({ deps: tx, auth, actor, body: body as never, query: query as never, params, request }),
           );
-          if (trail.written === 0 && spec.recordedBy !== 'domain') {
+          if (trail.written === 0) {
             await audit(tx, {
               instanceId: actorInstance(auth),
               actor: actor.ref,
               actorKind: actor.kind,
               action: spec.action,
               target: auditTarget(spec, params, result),
-              details: spec.details?.({ body, params }),
               ip: actor.ip,
               userAgent: actor.userAgent,
             });

@@ -87,6 +87,7 @@ async function operatorMe(deps: Deps, platformId: string, userId: string) {
 
 export const setupEndpoint = endpoint<ConsoleAuth, z.output<typeof setupBody>>({
   summary: 'Claim the console with the one-time setup token: the first operator, their account, and a console session (cookie)',
+  audit: { action: 'console.setup_completed', recordedBy: 'domain' },
   body: setupBody,
   response: meSchema,
   status: 201,
@@ -106,6 +107,7 @@ const acceptBody = z.strictObject({
 
 export const acceptInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof acceptBody>>({
   summary: 'Accept an operator invitation: as the signed-in operator, or as a new operator (password required), signed in',
+  audit: { action: 'account_invitation.accepted', recordedBy: 'domain' },
   body: acceptBody,
   response: meSchema,
   handle: async ({ deps, auth, body }) => {
@@ -127,6 +129,7 @@ const createAccountBody = z.strictObject({ name });
 
 export const createAccountEndpoint = endpoint<ConsoleAuth, z.output<typeof createAccountBody>>({
   summary: 'Create an account owned by the signed-in operator',
+  audit: { action: 'account.created' },
   body: createAccountBody,
   response: accountSchema,
   status: 201,
@@ -193,6 +196,7 @@ export const listInvitationsEndpoint = endpoint<ConsoleAuth>({
 
 export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof inviteBody>>({
   summary: 'Invite an operator by email (template `invitation`); an inviter grants at most their own role',
+  audit: { action: 'account_invitation.created' },
   body: inviteBody,
   response: invitationSchema,
   status: 201,
@@ -214,6 +218,7 @@ export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof in
 
 export const revokeInvitationEndpoint = endpoint<ConsoleAuth>({
   summary: 'Revoke a pending invitation',
+  audit: { action: 'account_invitation.revoked', target: 'invitationId' },
   response: invitationSchema,
   handle: ({ deps, auth, params }) => revokeInvitation(deps, accountOf(auth).id, params.invitationId!, auth.actor, auth.request),
 });
@@ -229,6 +234,7 @@ async function memberView(deps: Deps, auth: ConsoleAuth, membershipId: string) {
 
 export const updateMemberEndpoint = endpoint<ConsoleAuth, z.output<typeof memberBody>>({
   summary: 'Change an operator’s role in the account (an account keeps at least one owner)',
+  audit: { action: 'account_membership.updated', target: 'membershipId' },
   body: memberBody,
   response: memberSchema,
   handle: async ({ deps, auth, params, body }) => {
@@ -239,6 +245,7 @@ export const updateMemberEndpoint = endpoint<ConsoleAuth, z.output<typeof member
 
 export const removeMemberEndpoint = endpoint<ConsoleAuth>({
   summary: 'Remove an operator from the account (not the last owner)',
+  audit: { action: 'account_membership.removed', target: 'membershipId' },
   response: z.object({ object: z.literal('account_membership'), id: z.string(), deleted: z.literal(true) }),
   handle: async ({ deps, auth, params }) => {
     await changeMembership(deps, accountOf(auth).id, params.membershipId!, null, auth.actor, auth.request);
@@ -280,6 +287,7 @@ const createInstanceBody = z.strictObject({ name, environment: z.enum(['test', '
 
 export const createInstanceEndpoint = endpoint<ConsoleAuth, z.output<typeof createInstanceBody>>({
   summary: 'Create an instance (test or live) in the account',
+  audit: { action: 'instance.created' },
   body: createInstanceBody,
   response: instanceSchema,
   status: 201,
@@ -302,6 +310,7 @@ export const getInstanceEndpoint = endpoint<ConsoleAuth>({
 
 export const updateSettingsEndpoint = endpoint<ConsoleAuth, z.output<typeof settingsPatchSchema>>({
   summary: 'Change instance settings (sign-up mode, session lifetime and inactivity, MFA, allowed origins, redirect URLs…)',
+  audit: { action: 'instance.settings_updated', target: 'instanceId' },
   body: settingsPatchSchema,
   response: settingsSchema,
   handle: async ({ deps, auth, body }) => {
@@ -332,6 +341,7 @@ export const listKeysEndpoint = endpoint<ConsoleAuth>({
 
 export const createKeyEndpoint = endpoint<ConsoleAuth, z.output<typeof createKeyBody>>({
   summary: 'Create a scoped secret key; the secret is in this response only',
+  audit: { action: 'secret_key.created' },
   body: createKeyBody,
   response: z.object({ id: z.string(), name: z.string(), secret: z.string(), scopes: z.array(z.string()), created_at: z.number().int() }),
   status: 201,
@@ -340,6 +350,7 @@ export const createKeyEndpoint = endpoint<ConsoleAuth, z.output<typeof createKey
 
 export const revokeKeyEndpoint = endpoint<ConsoleAuth>({
   summary: 'Revoke a secret key',
+  audit: { action: 'secret_key.revoked', target: 'keyId' },
   response: z.object({ id: z.string(), revoked_at: z.number().int().nullable() }),
   handle: async ({ deps, auth, params }) => {
     const instance = routeInstance(auth);
@@ -360,6 +371,7 @@ const impersonateBody = z.strictObject({
 
 export const impersonateEndpoint = endpoint<ConsoleAuth, z.output<typeof impersonateBody>>({
   summary: 'Impersonate a user: an actor token (actor sub `operator:<user_id>`) a FAPI sign-in redeems; audited',
+  audit: { action: 'impersonation.actor_token_created', target: 'id' },
   body: impersonateBody,
   response: actorTokenSchema.extend({ token: z.string() }),
   status: 201,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { BapiAuth } from '../keys/bapi-auth';
+import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import {
@@ -23,8 +24,8 @@ export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string 
       summary: 'Create a user',
       body: createUserBody,
       response: userSchema,
-      audit: { action: 'user.created' },
-      handle: ({ deps, auth, body }) => createUser(deps, instanceOf(auth).id, body),
+      audit: { action: 'user.created', recordedBy: 'domain' },
+      handle: ({ deps, auth, body, actor }) => createUser(deps, instanceOf(auth).id, body, { audit: auditContextOf(actor) }),
     }),
     list: endpoint<Auth, never, z.output<typeof listUsersQuery>>({
       summary: 'List users, newest first (cursor pagination)',
@@ -41,8 +42,8 @@ export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string 
       summary: 'Update a user (metadata is deep-merged; null deletes a key)',
       body: updateBody,
       response: userSchema,
-      audit: { action: 'user.updated', details: ({ body }) => ({ fields: Object.keys(body as object) }) },
-      handle: ({ deps, auth, params, body }) => updateUser(deps, instanceOf(auth).id, params.id!, body),
+      audit: { action: 'user.updated', recordedBy: 'domain' },
+      handle: ({ deps, auth, params, body, actor }) => updateUser(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor)),
     }),
     delete: endpoint<Auth>({
       summary: 'Delete a user',

@@ -5,7 +5,9 @@ import type { Db } from '../db/client';
 import { prepared } from '../db/prepared';
 import { uniqueViolation } from '../db/errors';
 import { emailAddresses, phoneNumbers, users } from '../db/schema';
+import { audit } from '../audit/audit';
 import { emitEvent } from '../events/events';
+import type { AuditContext } from '../http/actor';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../http/ids';
 import { toCursorPage } from '../http/pagination';
@@ -196,7 +198,7 @@ export async function createUser(
   deps: D,
   instanceId: string,
   input: CreateUserInput,
-  opts: { verificationStrategy?: string } = {},
+  opts: { verificationStrategy?: string; audit?: AuditContext } = {},
 ): Promise<UserView> {
   const emails = dedupe(input.email_address, (e) => e.toLowerCase());
   const phones = dedupe(input.phone_number);
@@ -256,12 +258,22 @@ export async function createUser(
       const view = userView(await loadUser(tx, instanceId, userId));
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.created', view);
       await enrollUserByEmailDomain({ db: tx, clock: deps.clock }, instanceId, userId, emails);
+      if (opts.audit) await auditUserChange({ db: tx, clock: deps.clock }, instanceId, opts.audit, 'user.created', userId);
       return view;
     })
     .catch(rethrowTaken);
 }
 
-export async function updateUser(deps: D, instanceId: string, id: string, input: UpdateUserInput): Promise<UserView> {
+/**
+ * Records a user change in its transaction. Creating and updating a user audit here rather
+ * than in the router because a password is hashed first, outside any transaction: hashing
+ * inside one would hold a database connection (the embedded store's only one) for its length.
+ */
+function auditUserChange(d: Pick<Deps, 'db' | 'clock'>, instanceId: string, ctx: AuditContext, action: string, userId: string, details?: Record<string, unknown>) {
+  return audit(d, { instanceId, actor: ctx.actor, actorKind: ctx.actorKind, action, target: userId, ip: ctx.ip, userAgent: ctx.userAgent, details });
+}
+
+export async function updateUser(deps: D, instanceId: string, id: string, input: UpdateUserInput, auditCtx?: AuditContext): Promise<UserView> {
   const password = await passwordColumns(deps, input);
   return deps.db
     .transaction(async (tx) => {
@@ -306,6 +318,7 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
       await tx.update(users).set(patch).where(eq(users.id, id));
       const view = userView(await loadUser(tx, instanceId, id));
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.updated', view);
+      if (auditCtx) await auditUserChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'user.updated', id, { fields: Object.keys(input) });
       return view;
     })
     .catch(rethrowTaken);
