@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { auditLogs } from '../db/schema';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import type { ActorKind } from '../http/actor';
 import { toCursorPage } from '../http/pagination';
 import { auditTrail } from '../http/transaction';

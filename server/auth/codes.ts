@@ -3,7 +3,7 @@ import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { Deps } from '../deps';
 import { verificationCodes, type VerificationPurpose } from '../db/schema';
 import { AppError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 
 /**
  * One-time email codes of sign-up, sign-in and password reset.

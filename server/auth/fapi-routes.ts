@@ -5,7 +5,7 @@ import { endpoint, type RequestInfo } from '../http/endpoint';
 import { AppError } from '../http/errors';
 import { metadataInput } from '../http/metadata';
 import { enforceLimit } from '../http/rate-limit';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { clientView, type ClientRow } from '../sessions/clients';
 import { clientSchema } from '../sessions/fapi-routes';
 import { signInWithTicket } from '../sessions/tickets';

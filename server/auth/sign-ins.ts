@@ -5,7 +5,7 @@ import type { Db } from '../db/client';
 import { emailAddresses, signInAttempts, users, type SignInStatus } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { applySessionAction, createSession, revokeLiveSessions, type AuditContext } from '../sessions/sessions';

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { emailAddresses, signUpAttempts, users } from '../db/schema';
 import { AppError, notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { assertMetadata } from '../http/metadata';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';

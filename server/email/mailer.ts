@@ -5,7 +5,7 @@ import type { Deps } from '../deps';
 import { emails, instances, smsMessages, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { emailAddress, phoneNumber } from '../users/schemas';
 import { emailView, smsView, type EmailRow, type EmailView, type SmsView } from './messages';
 import { localeCandidates } from '../localization/locales';

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { events } from '../db/schema';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { fanOut } from '../webhooks/fanout';
 import type { EventType } from './types';
 

@@ -1,8 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
+import { rowsOf } from '../db/rows';
 import { idempotencyRecords } from '../db/schema';
 import { AppError, isAppError } from './errors';
-import { sha256Hex } from './secrets';
+import { sha256Hex } from '../crypto/secrets';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
@@ -65,11 +66,6 @@ export async function runIdempotent(
   });
   if ('refused' in outcome) throw outcome.refused;
   return outcome;
-}
-
-/** postgres.js returns rows as the result, PGlite as `.rows`. */
-export function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
 }
 
 export async function purgeIdempotencyRecords(deps: Pick<Deps, 'db' | 'clock'>) {

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps';
-import { newId } from './ids';
+import { newId } from '../db/ids';
 import type { RequestInfo } from './endpoint';
 
 export type SurfaceEnv = {

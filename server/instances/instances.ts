@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { accounts, instances } from '../db/schema';
 import { audit } from '../audit/audit';
 import { notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { instanceSettings, instanceSettingsSchema, type InstanceSettings, type SettingsPatch } from './settings';
 
 export type Environment = 'test' | 'live';

@@ -3,8 +3,8 @@ import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { instances, setupTokens } from '../db/schema';
 import { AppError } from '../http/errors';
-import { newId } from '../http/ids';
-import { generateSecret, sha256Hex } from '../http/secrets';
+import { newId } from '../db/ids';
+import { generateSecret, sha256Hex } from '../crypto/secrets';
 import { createAccount, createInstance, instanceContext, type Instance, type InstanceContext } from './instances';
 
 /**

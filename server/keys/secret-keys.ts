@@ -4,8 +4,8 @@ import { audit } from '../audit/audit';
 import { prepared } from '../db/prepared';
 import { instances, secretKeys } from '../db/schema';
 import { AppError, notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
-import { constantTimeEqual, generateSecret, sha256Hex } from '../http/secrets';
+import { newId } from '../db/ids';
+import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets';
 import type { Environment } from '../instances/instances';
 import { parseScopes } from './scopes';
 

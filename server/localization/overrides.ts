@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { localizationRevisions, localizations, type LocalizationContent } from '../db/schema';
 import { notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { toCursorPage } from '../http/pagination';
 import { findResource, type CatalogResource, type ResourceKind } from './catalog';
 import { checkContent } from './validate';

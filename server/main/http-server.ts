@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, type ErrorCode } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import type { Logger } from '../http/logger';
 
 /** Request line plus headers, in bytes: Node's default, set here so NODE_OPTIONS can't change it unseen. */

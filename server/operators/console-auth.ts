@@ -3,7 +3,7 @@ import { getCookie } from 'hono/cookie';
 import type { Deps } from '../deps';
 import type { OperatorRole } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
-import { isId } from '../http/ids';
+import { isId } from '../db/ids';
 import { clientIp } from '../http/request-context';
 import { instanceContext, type Instance, type InstanceContext } from '../instances/instances';
 import { platformContext } from '../instances/platform';

@@ -8,7 +8,7 @@ import { checkCode } from '../auth/codes';
 import { sendCode } from '../auth/send-code';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { getInstance } from '../instances/instances';
 import { instanceSettings } from '../instances/settings';
 import { domainView, txtRecordName, type DomainView } from './domain-view';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, organizationInvitations } from '../db/schema';
-import { sha256Hex } from '../http/secrets';
+import { sha256Hex } from '../crypto/secrets';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { eventsSince, type TestInstance } from '../testing/auth-flows';

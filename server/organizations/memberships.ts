@@ -4,7 +4,7 @@ import type { Db } from '../db/client';
 import { emailAddresses, organizationMemberships, organizations, roles, sessions, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { organizations } from '../db/schema';
 import { notFound } from '../http/errors';
-import { isId } from '../http/ids';
+import { isId } from '../db/ids';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 

@@ -12,7 +12,7 @@ import {
 } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';

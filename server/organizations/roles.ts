@@ -6,7 +6,7 @@ import { uniqueViolation } from '../db/errors';
 import { instances, organizationInvitations, organizationMemberships, permissions, roles } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { instanceSettings } from '../instances/settings';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 

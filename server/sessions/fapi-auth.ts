@@ -3,7 +3,7 @@ import { getCookie } from 'hono/cookie';
 import type { Deps } from '../deps';
 import { AppError, isAppError, notFound } from '../http/errors';
 import { enforceLimit } from '../http/rate-limit';
-import { isId } from '../http/ids';
+import { isId } from '../db/ids';
 import type { LimitRule } from '../http/limiter';
 import { clientIp } from '../http/request-context';
 import { checkOrigin } from './fapi-origin';

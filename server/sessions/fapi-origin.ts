@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Deps } from '../deps';
 import { AppError } from '../http/errors';
-import { isId } from '../http/ids';
+import { isId } from '../db/ids';
 import { instanceContext, type InstanceContext } from '../instances/instances';
 import { clientCookieSpec } from './clients';
 import { originOf, requestOrigin, SAFE_METHODS } from '../http/origin';

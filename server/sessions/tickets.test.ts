@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, events, tickets } from '../db/schema';
-import { sha256Hex } from '../http/secrets';
+import { sha256Hex } from '../crypto/secrets';
 import { fapiClient } from '../testing/fapi-client';
 import { createHarness, type TestHarness } from '../testing/harness';
 

@@ -3,7 +3,7 @@ import { exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type C
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { signingKeys } from '../db/schema';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 
 export const ALG = 'RS256';
 /**

@@ -3,8 +3,8 @@ import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { apiTokens, users } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
-import { newId } from '../http/ids';
-import { constantTimeEqual, generateSecret, sha256Hex } from '../http/secrets';
+import { newId } from '../db/ids';
+import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets';
 import type { AuditContext } from '../sessions/sessions';
 
 /**

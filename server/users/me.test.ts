@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiTokens } from '../db/schema';
-import { sha256Hex } from '../http/secrets';
+import { sha256Hex } from '../crypto/secrets';
 import { fapiClient } from '../testing/fapi-client';
 import { createTestUser, eventsOf, signedInClient, type TestInstance } from '../testing/fapi-helpers';
 import { createHarness, type TestHarness } from '../testing/harness';

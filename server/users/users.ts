@@ -9,7 +9,7 @@ import { audit } from '../audit/audit';
 import { emitEvent } from '../events/events';
 import type { AuditContext } from '../http/actor';
 import { notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { toCursorPage } from '../http/pagination';
 import { revokeLiveSessions } from '../sessions/sessions';
 import { enrollUserByEmailDomain } from '../organizations/domains';

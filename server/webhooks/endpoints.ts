@@ -5,7 +5,7 @@ import type { Db } from '../db/client';
 import { webhookEndpoints } from '../db/schema';
 import { EVENT_TYPES } from '../events/types';
 import { notFound, validationError } from '../http/errors';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 import { toCursorPage } from '../http/pagination';
 import { checkTargetUrl, resolveTarget, TargetRefused } from '../http/ssrf';
 import { generateWebhookSecret } from './signing';

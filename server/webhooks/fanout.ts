@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { prepared } from '../db/prepared';
 import { webhookEndpoints, webhookMessages } from '../db/schema';
-import { newId } from '../http/ids';
+import { newId } from '../db/ids';
 
 /** Channel a committed fan-out notifies, so workers (in any process) wake at once instead of at their next poll. */
 export const WEBHOOK_CHANNEL = 'latchkey_webhooks';

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients } from '../../db/schema';
-import { sha256Hex } from '../../http/secrets';
+import { sha256Hex } from '../../crypto/secrets';
 import { instanceContext, type InstanceContext } from '../../instances/instances';
 import { instanceSettings } from '../../instances/settings';
 import { createSession } from '../../sessions/sessions';

@@ -9,7 +9,7 @@ import { endpoint, jsonResult, textResult, type Method } from '../../http/endpoi
 import { AppError } from '../../http/errors';
 import { jsonProtocol } from '../../http/protocol';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { constantTimeEqual } from '../../http/secrets';
+import { constantTimeEqual } from '../../crypto/secrets';
 
 /** Who may call: anyone, the holder of METRICS_TOKEN (when set), or the CLI of this embedded-store server. */
 type OpsGuard = 'public' | 'metrics' | 'cli';
