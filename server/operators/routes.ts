@@ -31,8 +31,6 @@ import {
 
 /** Endpoints of the dashboard API (server/api/dashboard): the console's data calls. */
 
-const auditCtx = (auth: ConsoleAuth) => ({ actor: auth.actor, ip: auth.request.ip, userAgent: auth.request.userAgent });
-
 const operatorId = (auth: ConsoleAuth) => {
   if (!auth.operatorId) throw new AppError('UNAUTHENTICATED', { message: 'Sign in to the console first.' });
   return auth.operatorId;
@@ -133,13 +131,13 @@ export const createAccountEndpoint = endpoint<ConsoleAuth, z.output<typeof creat
   body: createAccountBody,
   response: accountSchema,
   status: 201,
-  handle: async ({ deps, auth, body }) => {
+  handle: async ({ deps, auth, body, actor }) => {
     const id = operatorId(auth);
     const account = await deps.db.transaction(async (tx) => {
       const d = { ...deps, db: tx };
       const created = await createAccount(d, body.name);
       await addMembership(d, created.id, id, 'owner');
-      await audit(d, { instanceId: null, action: 'account.created', target: created.id, ...auditCtx(auth) });
+      await audit(d, { instanceId: null, action: 'account.created', target: created.id, ...auditContextOf(actor) });
       return created;
     });
     return { object: 'account' as const, id: account.id, name: account.name, role: 'owner' as const, created_at: account.createdAt };
@@ -291,12 +289,12 @@ export const createInstanceEndpoint = endpoint<ConsoleAuth, z.output<typeof crea
   body: createInstanceBody,
   response: instanceSchema,
   status: 201,
-  handle: async ({ deps, auth, body }) => {
+  handle: async ({ deps, auth, body, actor }) => {
     const accountId = accountOf(auth).id;
     return deps.db.transaction(async (tx) => {
       const d = { ...deps, db: tx };
       const row = await createInstance(d, { accountId, name: body.name, environment: body.environment });
-      await audit(d, { instanceId: row.id, action: 'instance.created', target: row.id, details: { account_id: accountId, environment: row.environment }, ...auditCtx(auth) });
+      await audit(d, { instanceId: row.id, action: 'instance.created', target: row.id, details: { account_id: accountId, environment: row.environment }, ...auditContextOf(actor) });
       return instanceDetail(row);
     });
   },
@@ -313,9 +311,9 @@ export const updateSettingsEndpoint = endpoint<ConsoleAuth, z.output<typeof sett
   audit: { action: 'instance.settings_updated', target: 'instanceId' },
   body: settingsPatchSchema,
   response: settingsSchema,
-  handle: async ({ deps, auth, body }) => {
+  handle: async ({ deps, auth, body, actor }) => {
     await assertSettingsRoles(deps, routeInstance(auth).id, body);
-    return updateInstanceSettings(deps, routeInstance(auth).id, body, auditCtx(auth));
+    return updateInstanceSettings(deps, routeInstance(auth).id, body, auditContextOf(actor));
   },
 });
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { endpoint } from '../http/endpoint';
+import { auditContextOf } from '../http/actor';
 import { AppError } from '../http/errors';
 import { lightListSchema } from '../http/pagination';
-import type { Me } from '../users/me';
 import type { OrgMemberAuth, SignedInAuth } from '../sessions/fapi-auth';
 import { REASONS } from './reasons';
 import { meQuery, type MeQuery } from '../users/me-routes';
@@ -45,12 +45,6 @@ import { acceptSuggestion, listUserSuggestions } from './suggestions';
  * turned organizations off.
  */
 
-const auditOf = (me: Me, request: { ip: string | null; userAgent: string | null }) => ({
-  actor: me.sessionId ? `session:${me.sessionId}` : `user:${me.userId}`,
-  ip: request.ip,
-  userAgent: request.userAgent,
-});
-
 const membershipList = lightListSchema(publicMembershipSchema);
 
 export const listMyMembershipsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
@@ -69,9 +63,9 @@ export const leaveOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>
   audit: { action: 'organization_membership.deleted' },
   query: meQuery,
   response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
-  handle: async ({ deps, auth, request }) => {
+  handle: async ({ deps, auth, actor }) => {
     const { me, org: { organization: org } } = auth;
-    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId, auditOf(me, request))), deleted: true as const };
+    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId, auditContextOf(actor))), deleted: true as const };
   },
 });
 
@@ -118,9 +112,9 @@ export const deleteOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery
   audit: { action: 'organization.deleted' },
   query: meQuery,
   response: deletedSchema('organization'),
-  handle: async ({ deps, auth, request }) => {
-    const { me, org: { organization: org } } = auth;
-    return deleteOrganization(deps, auth.instance.id, org.id, auditOf(me, request));
+  handle: async ({ deps, auth, actor }) => {
+    const org = auth.org.organization;
+    return deleteOrganization(deps, auth.instance.id, org.id, auditContextOf(actor));
   },
 });
 
@@ -146,9 +140,9 @@ export const updateMemberEndpoint = endpoint<OrgMemberAuth, z.output<typeof role
   body: roleBody,
   query: meQuery,
   response: publicMembershipSchema,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const { me, org: { organization: org } } = auth;
-    return publicMembershipView(await updateMembership(deps, auth.instance.id, org.id, params.user_id!, { role: body.role }, auditOf(me, request)));
+  handle: async ({ deps, auth, params, body, actor }) => {
+    const org = auth.org.organization;
+    return publicMembershipView(await updateMembership(deps, auth.instance.id, org.id, params.user_id!, { role: body.role }, auditContextOf(actor)));
   },
 });
 
@@ -157,9 +151,9 @@ export const removeMemberEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
   audit: { action: 'organization_membership.deleted' },
   query: meQuery,
   response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
-  handle: async ({ deps, auth, params, request }) => {
-    const { me, org: { organization: org } } = auth;
-    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, params.user_id!, auditOf(me, request))), deleted: true as const };
+  handle: async ({ deps, auth, params, actor }) => {
+    const org = auth.org.organization;
+    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, params.user_id!, auditContextOf(actor))), deleted: true as const };
   },
 });
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps';
 import { sessions } from '../db/schema';
 import { endpoint } from '../http/endpoint';
+import { auditContextOf } from '../http/actor';
 import { AppError, notFound } from '../http/errors';
 import type { SignedInAuth } from './fapi-auth';
 import type { Me } from '../users/me';
@@ -36,12 +37,6 @@ const meQuery = z.object({
   _is_native: z.string().max(8).optional(),
 });
 type MeQuery = z.output<typeof meQuery>;
-
-const auditOf = (me: Me, request: { ip: string | null; userAgent: string | null }): AuditContext => ({
-  actor: `session:${me.sessionId}`,
-  ip: request.ip,
-  userAgent: request.userAgent,
-});
 
 async function liveSessionsOfUser(deps: D, instanceId: string, userId: string) {
   const now = deps.clock.now();
@@ -107,9 +102,9 @@ export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, nev
   audit: { action: 'session.revoked' },
   query: meQuery,
   response: sessionSchema,
-  handle: async ({ deps, auth, params, request }) => {
+  handle: async ({ deps, auth, params, actor }) => {
     const { me } = auth;
-    return revokeMySession(deps, auth.instance.id, me, params.id!, auditOf(me, request));
+    return revokeMySession(deps, auth.instance.id, me, params.id!, auditContextOf(actor));
   },
 });
 
@@ -118,9 +113,9 @@ export const revokeMyOtherSessionsEndpoint = endpoint<SignedInAuth, Record<strin
   audit: { action: 'session.revoked_others' },
   query: meQuery,
   response: meSessionList,
-  handle: async ({ deps, auth, request }) => {
+  handle: async ({ deps, auth, actor }) => {
     const { me } = auth;
-    await revokeMyOtherSessions(deps, auth.instance.id, me, auditOf(me, request));
+    await revokeMyOtherSessions(deps, auth.instance.id, me, auditContextOf(actor));
     return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../http/endpoint';
+import { auditContextOf } from '../http/actor';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { actorSchema } from './schemas';
 import { createTicket, revokeTicket, type TicketKind } from './tickets';
@@ -38,23 +39,17 @@ export const createSignInTokenBody = z.strictObject({
   expires_in_seconds: ttl(SIGN_IN_TOKEN_TTL),
 });
 
-const auditCtx = (auth: BapiAuth, request: { ip: string | null; userAgent: string | null }) => ({
-  actor: auth.actor,
-  ip: request.ip,
-  userAgent: request.userAgent,
-});
-
 export const createActorTokenEndpoint = endpoint<BapiAuth, z.output<typeof createActorTokenBody>>({
   summary: 'Create an actor token: a one-time ticket a FAPI sign-in redeems for an impersonation session',
   audit: { action: 'impersonation.actor_token_created' },
   body: createActorTokenBody,
   response: actorTokenSchema.extend(withToken),
-  handle: ({ deps, auth, body, request }) =>
+  handle: ({ deps, auth, body, actor }) =>
     createTicket(
       deps,
       auth.instance.id,
       { kind: 'actor_token', userId: body.user_id, actor: body.actor, expiresInSeconds: body.expires_in_seconds },
-      auditCtx(auth, request),
+      auditContextOf(actor),
     ),
 });
 
@@ -63,12 +58,12 @@ export const createSignInTokenEndpoint = endpoint<BapiAuth, z.output<typeof crea
   audit: { action: 'sign_in_token.created' },
   body: createSignInTokenBody,
   response: signInTokenSchema.extend(withToken),
-  handle: ({ deps, auth, body, request }) =>
+  handle: ({ deps, auth, body, actor }) =>
     createTicket(
       deps,
       auth.instance.id,
       { kind: 'sign_in_token', userId: body.user_id, expiresInSeconds: body.expires_in_seconds },
-      auditCtx(auth, request),
+      auditContextOf(actor),
     ),
 });
 
@@ -77,7 +72,7 @@ const revokeEndpoint = (kind: TicketKind, schema: z.ZodType) =>
     summary: `Revoke a pending ${kind.replaceAll('_', ' ')} (a redeemed one is 409)`,
     audit: { action: kind === 'actor_token' ? 'impersonation.actor_token_revoked' : 'sign_in_token.revoked', recordedBy: 'domain' },
     response: schema,
-    handle: ({ deps, auth, params, request }) => revokeTicket(deps, auth.instance.id, kind, params.id!, auditCtx(auth, request)),
+    handle: ({ deps, auth, params, actor }) => revokeTicket(deps, auth.instance.id, kind, params.id!, auditContextOf(actor)),
   });
 
 export const revokeActorTokenEndpoint = revokeEndpoint('actor_token', actorTokenSchema);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../http/endpoint';
+import { auditContextOf } from '../http/actor';
 import { AppError } from '../http/errors';
 import { metadataInput } from '../http/metadata';
 import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from './api-tokens';
@@ -63,12 +64,6 @@ export const createApiTokenBody = z.strictObject({
   name: z.string().trim().min(1).max(128),
   scopes: scopesInput,
   expires_in_seconds: z.coerce.number().int().min(60).max(365 * 86400).optional(),
-});
-
-const auditOf = (me: { userId: string; sessionId: string | null }, request: { ip: string | null; userAgent: string | null }) => ({
-  actor: me.sessionId ? `session:${me.sessionId}` : `user:${me.userId}`,
-  ip: request.ip,
-  userAgent: request.userAgent,
 });
 
 export const getMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
@@ -153,7 +148,7 @@ export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof cre
   query: meQuery,
   status: 201,
   response: apiTokenSchema.extend({ token: z.string() }),
-  handle: async ({ deps, auth, body, request }) => {
+  handle: async ({ deps, auth, body, actor }) => {
     const { me } = auth;
     if (me.actor) {
       throw new AppError('FORBIDDEN', { message: 'An impersonation session cannot mint personal access tokens.', meta: { reason: 'impersonation' } });
@@ -162,7 +157,7 @@ export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof cre
       deps,
       auth.instance.id,
       { userId: me.userId, sessionId: me.sessionId!, name: body.name, scopes: body.scopes, expiresInSeconds: body.expires_in_seconds },
-      auditOf(me, request),
+      auditContextOf(actor),
     );
   },
 });
@@ -182,8 +177,8 @@ export const revokeApiTokenEndpoint = endpoint<SignedInAuth, Record<string, neve
   audit: { action: 'api_token.revoked' },
   query: meQuery,
   response: apiTokenSchema,
-  handle: async ({ deps, auth, params, request }) => {
+  handle: async ({ deps, auth, params, actor }) => {
     const { me } = auth;
-    return revokeApiToken(deps, auth.instance.id, me.userId, params.id!, auditOf(me, request));
+    return revokeApiToken(deps, auth.instance.id, me.userId, params.id!, auditContextOf(actor));
   },
 });
