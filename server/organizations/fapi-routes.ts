@@ -6,7 +6,7 @@ import { lightListSchema } from '../http/pagination';
 import type { OrgMemberAuth, SignedInAuth } from '../sessions/fapi-auth';
 import { REASONS } from './reasons';
 import { meQuery, type MeQuery } from '../users/me-routes';
-import { attemptDomainVerification, createDomain, deleteDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
+import { domainEndpointsFor } from './routes';
 import { publicInvitationView } from './invitation-view';
 import { acceptInvitation, createInvitations, listInvitations, listUserInvitations, revokeInvitation } from './invitations';
 import {
@@ -20,13 +20,9 @@ import {
 import { publicOrganizationView } from './organization-view';
 import { createOrganization, deleteOrganization, updateOrganization } from './organizations';
 import {
-  attemptDomainVerificationBody,
   createDomainBody,
   deletedSchema,
-  domainLightList,
-  domainSchema,
   lightQuery,
-  prepareDomainVerificationBody,
   publicInvitationSchema,
   publicMembershipSchema,
   publicOrganizationSchema,
@@ -200,77 +196,15 @@ export const revokeOrgInvitationEndpoint = endpoint<OrgMemberAuth, never, MeQuer
   },
 });
 
-export const listOrgDomainsEndpoint = endpoint<OrgMemberAuth, never, ListQuery>({
-  summary: 'An organization’s domains (org:sys_domains:read)',
-  query: listQuery,
-  response: domainLightList,
-  handle: async ({ deps, auth, query }) => {
-    const org = auth.org.organization;
-    return listDomains(deps, auth.instance.id, org.id, query);
-  },
-});
-
 const fapiDomainBody = createDomainBody.omit({ verified: true });
-
-export const addOrgDomainEndpoint = endpoint<OrgMemberAuth, z.output<typeof fapiDomainBody>, MeQuery>({
-  summary: 'Add a domain (org:sys_domains:manage); it starts unverified',
-  audit: { action: 'organization_domain.created' },
-  body: fapiDomainBody,
-  query: meQuery,
-  response: domainSchema,
-  handle: async ({ deps, auth, body }) => {
-    const org = auth.org.organization;
-    return createDomain(deps, auth.instance.id, org.id, body);
-  },
-});
 
 const fapiDomainPatch = updateDomainBody.omit({ verified: true });
 
-export const updateOrgDomainEndpoint = endpoint<OrgMemberAuth, z.output<typeof fapiDomainPatch>, MeQuery>({
-  summary: 'Change a domain’s enrollment mode (org:sys_domains:manage)',
-  audit: { action: 'organization_domain.updated', target: 'domain_id' },
-  body: fapiDomainPatch,
-  query: meQuery,
-  response: domainSchema,
-  handle: async ({ deps, auth, params, body }) => {
-    const org = auth.org.organization;
-    return updateDomain(deps, auth.instance.id, org.id, params.domain_id!, body);
-  },
-});
-
-export const deleteOrgDomainEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
-  summary: 'Remove a domain (org:sys_domains:manage)',
-  audit: { action: 'organization_domain.deleted', target: 'domain_id' },
-  query: meQuery,
-  response: deletedSchema('organization_domain'),
-  handle: async ({ deps, auth, params }) => {
-    const org = auth.org.organization;
-    return deleteDomain(deps, auth.instance.id, org.id, params.domain_id!);
-  },
-});
-
-export const prepareOrgDomainVerificationEndpoint = endpoint<OrgMemberAuth, z.output<typeof prepareDomainVerificationBody>, MeQuery>({
-  summary: 'Start verifying a domain: an email code to an address at it, or the TXT record (org:sys_domains:manage)',
-  audit: { action: 'organization_domain.verification_prepared', target: 'domain_id' },
-  body: prepareDomainVerificationBody,
-  query: meQuery,
-  response: domainSchema,
-  handle: async ({ deps, auth, params, body }) => {
-    const org = auth.org.organization;
-    return prepareDomainVerification(deps, auth.instance.id, org.id, params.domain_id!, body);
-  },
-});
-
-export const attemptOrgDomainVerificationEndpoint = endpoint<OrgMemberAuth, z.output<typeof attemptDomainVerificationBody>, MeQuery>({
-  summary: 'Complete a domain verification (org:sys_domains:manage)',
-  audit: { action: 'organization_domain.verification_attempted', target: 'domain_id' },
-  body: attemptDomainVerificationBody,
-  query: meQuery,
-  response: domainSchema,
-  handle: async ({ deps, auth, params, body }) => {
-    const org = auth.org.organization;
-    return attemptDomainVerification(deps, auth.instance.id, org.id, params.domain_id!, body);
-  },
+/** Domains, as on BAPI, for a member whose role may manage them (the route table names the permission); never marked verified here. */
+export const fapiDomains = domainEndpointsFor<OrgMemberAuth>((auth) => auth.instance.id, {
+  create: fapiDomainBody,
+  update: fapiDomainPatch,
+  listQuery,
 });
 
 export const listMyInvitationsEndpoint = endpoint<SignedInAuth, never, MeQuery>({

@@ -57,6 +57,68 @@ import {
 type Out<T extends z.ZodType> = z.output<T>;
 
 /**
+ * An organization's domains, for a surface acting on the instance `instanceOf(auth)`. The FAPI
+ * mounts them with bodies that cannot mark a domain verified, and a list query that also
+ * takes its own parameters (`session_id`…).
+ */
+export function domainEndpointsFor<Auth>(
+  instanceOf: (auth: Auth) => string,
+  bodies: {
+    create: z.ZodType<Out<typeof createDomainBody>>;
+    update: z.ZodType<Out<typeof updateDomainBody>>;
+    listQuery: z.ZodType<{ limit: number; starting_after?: string }>;
+  } = { create: createDomainBody, update: updateDomainBody, listQuery: z.strictObject(lightQuery) },
+) {
+  return {
+    createDomain: endpoint<Auth, Out<typeof createDomainBody>>({
+      summary: 'Add a domain to an organization (public email domains are refused)',
+      body: bodies.create,
+      response: domainSchema,
+      audit: { action: 'organization_domain.created' },
+      handle: ({ deps, auth, params, body }) => createDomain(deps, instanceOf(auth), params.id!, body),
+    }),
+    listDomains: endpoint<Auth, never, { limit: number; starting_after?: string }>({
+      summary: 'An organization’s domains (light envelope)',
+      query: bodies.listQuery,
+      response: domainLightList,
+      handle: ({ deps, auth, params, query }) => listDomains(deps, instanceOf(auth), params.id!, query),
+    }),
+    getDomain: endpoint<Auth>({
+      summary: 'Get a domain with its verification state and TXT record',
+      response: domainSchema,
+      handle: ({ deps, auth, params }) => getDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
+    }),
+    updateDomain: endpoint<Auth, Out<typeof updateDomainBody>>({
+      summary: 'Change a domain’s enrollment mode, or mark it verified',
+      body: bodies.update,
+      response: domainSchema,
+      audit: { action: 'organization_domain.updated' },
+      handle: ({ deps, auth, params, body }) => updateDomain(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+    }),
+    deleteDomain: endpoint<Auth>({
+      summary: 'Remove a domain',
+      response: deletedSchema('organization_domain'),
+      audit: { action: 'organization_domain.deleted' },
+      handle: ({ deps, auth, params }) => deleteDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
+    }),
+    prepareDomainVerification: endpoint<Auth, Out<typeof prepareDomainVerificationBody>>({
+      summary: 'Start verifying a domain: email a code to an address at it, or get the TXT record to publish',
+      body: prepareDomainVerificationBody,
+      response: domainSchema,
+      audit: { action: 'organization_domain.verification_prepared' },
+      handle: ({ deps, auth, params, body }) => prepareDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+    }),
+    attemptDomainVerification: endpoint<Auth, Out<typeof attemptDomainVerificationBody>>({
+      summary: 'Complete a domain verification: the emailed code, or a TXT record lookup',
+      body: attemptDomainVerificationBody,
+      response: domainSchema,
+      audit: { action: 'organization_domain.verification_attempted' },
+      handle: ({ deps, auth, params, body }) => attemptDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+    }),
+  };
+}
+
+/**
  * The endpoints of organizations, memberships, invitations, domains, roles and permissions,
  * for a surface whose caller acts on the instance `instanceOf(auth)` names (BAPI, dashboard).
  * Path parameters: `id` the organization (or role, permission), `user_id`, `invitation_id`, `domain_id`.
@@ -166,51 +228,7 @@ function organizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
       handle: ({ deps, auth, params }) => revokeInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!),
     }),
 
-    createDomain: endpoint<Auth, Out<typeof createDomainBody>>({
-      summary: 'Add a domain to an organization (public email domains are refused)',
-      body: createDomainBody,
-      response: domainSchema,
-      audit: { action: 'organization_domain.created' },
-      handle: ({ deps, auth, params, body }) => createDomain(deps, instanceOf(auth), params.id!, body),
-    }),
-    listDomains: endpoint<Auth, never, { limit: number; starting_after?: string }>({
-      summary: 'An organization’s domains (light envelope)',
-      query: z.strictObject(lightQuery),
-      response: domainLightList,
-      handle: ({ deps, auth, params, query }) => listDomains(deps, instanceOf(auth), params.id!, query),
-    }),
-    getDomain: endpoint<Auth>({
-      summary: 'Get a domain with its verification state and TXT record',
-      response: domainSchema,
-      handle: ({ deps, auth, params }) => getDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
-    }),
-    updateDomain: endpoint<Auth, Out<typeof updateDomainBody>>({
-      summary: 'Change a domain’s enrollment mode, or mark it verified',
-      body: updateDomainBody,
-      response: domainSchema,
-      audit: { action: 'organization_domain.updated' },
-      handle: ({ deps, auth, params, body }) => updateDomain(deps, instanceOf(auth), params.id!, params.domain_id!, body),
-    }),
-    deleteDomain: endpoint<Auth>({
-      summary: 'Remove a domain',
-      response: deletedSchema('organization_domain'),
-      audit: { action: 'organization_domain.deleted' },
-      handle: ({ deps, auth, params }) => deleteDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
-    }),
-    prepareDomainVerification: endpoint<Auth, Out<typeof prepareDomainVerificationBody>>({
-      summary: 'Start verifying a domain: email a code to an address at it, or get the TXT record to publish',
-      body: prepareDomainVerificationBody,
-      response: domainSchema,
-      audit: { action: 'organization_domain.verification_prepared' },
-      handle: ({ deps, auth, params, body }) => prepareDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
-    }),
-    attemptDomainVerification: endpoint<Auth, Out<typeof attemptDomainVerificationBody>>({
-      summary: 'Complete a domain verification: the emailed code, or a TXT record lookup',
-      body: attemptDomainVerificationBody,
-      response: domainSchema,
-      audit: { action: 'organization_domain.verification_attempted' },
-      handle: ({ deps, auth, params, body }) => attemptDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
-    }),
+    ...domainEndpointsFor(instanceOf),
 
     listRoles: endpoint<Auth, never, Out<typeof listRolesQuery>>({
       summary: 'The instance’s roles (light envelope); org:admin and org:member are built in',
