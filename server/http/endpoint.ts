@@ -68,8 +68,7 @@ export function endpoint<Auth, B = Record<string, never>, Q = Record<string, nev
 /** Results other than a JSON body; a plain value is JSON with the endpoint's status. */
 export type SpecialResult =
   | { kind: 'redirect'; location: string; status: 302 | 303; headers?: Record<string, string> }
-  | { kind: 'html'; html: string; status: number; headers?: Record<string, string> }
-  | { kind: 'text'; text: string; contentType: string; status: number }
+  | { kind: 'text'; text: string; contentType: string; status: number; headers?: Record<string, string> }
   | { kind: 'empty'; status: 204; headers?: Record<string, string> }
   | { kind: 'json'; value: unknown; status: number; headers?: Record<string, string> };
 
@@ -78,7 +77,8 @@ type Tagged = SpecialResult & { [RESULT]: true };
 const tag = (r: SpecialResult): Tagged => Object.assign(r, { [RESULT]: true as const });
 
 export const redirect = (location: string, status: 302 | 303 = 302, headers?: Record<string, string>) => tag({ kind: 'redirect', location, status, headers });
-export const htmlPage = (html: string, status = 200, headers?: Record<string, string>) => tag({ kind: 'html', html, status, headers });
+export const htmlPage = (html: string, status = 200, headers?: Record<string, string>) =>
+  tag({ kind: 'text', text: html, contentType: 'text/html; charset=utf-8', status, headers });
 export const textResult = (text: string, contentType: string, status = 200) => tag({ kind: 'text', text, contentType, status });
 export const noContent = (headers?: Record<string, string>) => tag({ kind: 'empty', status: 204, headers });
 export const jsonResult = (value: unknown, status: number, headers?: Record<string, string>) => tag({ kind: 'json', value, status, headers });

@@ -89,10 +89,8 @@ function render(protocol: Protocol, endpoint: Pick<Endpoint, 'status' | 'respons
   switch (r.kind) {
     case 'redirect':
       return { status: r.status, body: '', headers: { ...r.headers, location: r.location } };
-    case 'html':
-      return { status: r.status, body: r.html, headers: { 'content-type': 'text/html; charset=utf-8', ...r.headers } };
     case 'text':
-      return { status: r.status, body: r.text, headers: { 'content-type': r.contentType } };
+      return { status: r.status, body: r.text, headers: { 'content-type': r.contentType, ...r.headers } };
     case 'empty':
       return { status: 204, body: '', headers: r.headers };
     case 'json':
