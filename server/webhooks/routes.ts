@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { endpoint, type RequestInfo } from '../http/endpoint';
+import { auditContextOf } from '../http/actor';
+import { endpoint } from '../http/endpoint';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import {
@@ -10,7 +11,6 @@ import {
   revealSecret,
   rotateSecret,
   updateEndpoint,
-  type ActorContext,
   type WebhookInstance,
 } from './endpoints';
 import { listDeliveries, recoverFailed, retryMessage, sendTestEvent } from './messages';
@@ -31,7 +31,7 @@ import {
 } from './schemas';
 
 /** Which instance a surface's caller acts on, and how audit entries name the caller. */
-type Caller<Auth> = (auth: Auth, request: RequestInfo) => { instance: WebhookInstance; actor: ActorContext };
+type Caller<Auth> = (auth: Auth) => WebhookInstance;
 
 /**
  * The webhook endpoints of one surface (BAPI, dashboard): the same bodies, answers and
@@ -44,73 +44,55 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
       audit: { action: 'webhook_endpoint.created' },
       body: createEndpointBody,
       response: createdEndpointSchema,
-      handle: ({ deps, auth, body, request }) => {
-        const c = caller(auth, request);
-        return createEndpoint(deps, c.instance, body, c.actor);
-      },
+      handle: ({ deps, auth, body, actor }) => createEndpoint(deps, caller(auth), body, auditContextOf(actor)),
     }),
     list: endpoint<Auth, never, z.output<typeof listEndpointsQuery>>({
       summary: 'List webhook endpoints, newest first (cursor pagination)',
       query: listEndpointsQuery,
       response: endpointListSchema,
-      handle: ({ deps, auth, query, request }) => listEndpoints(deps, caller(auth, request).instance.id, query),
+      handle: ({ deps, auth, query }) => listEndpoints(deps, caller(auth).id, query),
     }),
     get: endpoint<Auth>({
       summary: 'Get a webhook endpoint',
       response: endpointSchema,
-      handle: ({ deps, auth, params, request }) => getEndpoint(deps, caller(auth, request).instance.id, params.id!),
+      handle: ({ deps, auth, params }) => getEndpoint(deps, caller(auth).id, params.id!),
     }),
     update: endpoint<Auth, z.output<typeof updateEndpointBody>>({
       summary: 'Update a webhook endpoint (url, description, event_types, disabled)',
       audit: { action: 'webhook_endpoint.updated' },
       body: updateEndpointBody,
       response: endpointSchema,
-      handle: ({ deps, auth, params, body, request }) => {
-        const c = caller(auth, request);
-        return updateEndpoint(deps, c.instance, params.id!, body, c.actor);
-      },
+      handle: ({ deps, auth, params, body, actor }) => updateEndpoint(deps, caller(auth), params.id!, body, auditContextOf(actor)),
     }),
     delete: endpoint<Auth>({
       summary: 'Delete a webhook endpoint with its delivery log',
       audit: { action: 'webhook_endpoint.deleted' },
       response: deletedEndpointSchema,
-      handle: ({ deps, auth, params, request }) => {
-        const c = caller(auth, request);
-        return deleteEndpoint(deps, c.instance.id, params.id!, c.actor);
-      },
+      handle: ({ deps, auth, params, actor }) => deleteEndpoint(deps, caller(auth).id, params.id!, auditContextOf(actor)),
     }),
     revealSecret: endpoint<Auth>({
       summary: 'Reveal the signing secret of a webhook endpoint (audited)',
       response: secretSchema,
-      handle: ({ deps, auth, params, request }) => {
-        const c = caller(auth, request);
-        return revealSecret(deps, c.instance.id, params.id!, c.actor);
-      },
+      handle: ({ deps, auth, params, actor }) => revealSecret(deps, caller(auth).id, params.id!, auditContextOf(actor)),
     }),
     rotateSecret: endpoint<Auth>({
       summary: 'Rotate the signing secret; the previous one keeps signing beside it for 24 h',
       audit: { action: 'webhook_endpoint.secret_rotated' },
       response: secretSchema,
-      handle: ({ deps, auth, params, request }) => {
-        const c = caller(auth, request);
-        return rotateSecret(deps, c.instance.id, params.id!, c.actor);
-      },
+      handle: ({ deps, auth, params, actor }) => rotateSecret(deps, caller(auth).id, params.id!, auditContextOf(actor)),
     }),
     deliveries: endpoint<Auth, never, z.output<typeof listDeliveriesQuery>>({
       summary: 'List the messages sent to an endpoint, newest first, each with every attempt',
       query: listDeliveriesQuery,
       response: messageListSchema,
-      handle: ({ deps, auth, params, query, request }) => listDeliveries(deps, caller(auth, request).instance.id, params.id!, query),
+      handle: ({ deps, auth, params, query }) => listDeliveries(deps, caller(auth).id, params.id!, query),
     }),
     retry: endpoint<Auth>({
       summary: 'Deliver a message again now, with a fresh retry schedule and the same webhook-id',
       audit: { action: 'webhook_message.retried', target: 'message_id' },
       response: messageSchema,
       status: 202,
-      handle: ({ deps, auth, params, request }) => {
-        const c = caller(auth, request);
-        return retryMessage(deps, c.instance.id, params.id!, params.message_id!, c.actor);
-      },
+      handle: ({ deps, auth, params, actor }) => retryMessage(deps, caller(auth).id, params.id!, params.message_id!, auditContextOf(actor)),
     }),
     recover: endpoint<Auth, z.output<typeof recoverBody>>({
       summary: 'Deliver again every failed message of an endpoint created since a time (ms)',
@@ -118,29 +100,20 @@ function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
       body: recoverBody,
       response: recoverySchema,
       status: 202,
-      handle: ({ deps, auth, params, body, request }) => {
-        const c = caller(auth, request);
-        return recoverFailed(deps, c.instance.id, params.id!, body, c.actor);
-      },
+      handle: ({ deps, auth, params, body, actor }) => recoverFailed(deps, caller(auth).id, params.id!, body, auditContextOf(actor)),
     }),
     test: endpoint<Auth>({
       summary: 'Emit webhook.test to this endpoint only',
       audit: { action: 'webhook_endpoint.tested' },
       response: messageSchema,
       status: 202,
-      handle: ({ deps, auth, params, request }) => sendTestEvent(deps, caller(auth, request).instance.id, params.id!),
+      handle: ({ deps, auth, params }) => sendTestEvent(deps, caller(auth).id, params.id!),
     }),
   };
 }
 
 /** BAPI: the key's instance; audit names the key. */
-export const bapiWebhooks = webhookEndpointsFor<BapiAuth>((auth, request) => ({
-  instance: auth.instance,
-  actor: { actor: auth.actor, ip: request.ip, userAgent: request.userAgent },
-}));
+export const bapiWebhooks = webhookEndpointsFor<BapiAuth>((auth) => auth.instance);
 
 /** Dashboard: the route's instance (of an account the operator belongs to); audit names the operator. */
-export const dashboardWebhooks = webhookEndpointsFor<ConsoleAuth>((auth) => ({
-  instance: routeInstance(auth),
-  actor: { actor: auth.actor, ip: auth.request.ip, userAgent: auth.request.userAgent },
-}));
+export const dashboardWebhooks = webhookEndpointsFor<ConsoleAuth>(routeInstance);
