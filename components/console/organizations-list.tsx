@@ -89,23 +89,16 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
   const form = useFormError(['name', 'slug', 'max_allowed_memberships']);
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
-  const [busy, setBusy] = useState(false);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    form.clear();
-    try {
+    void form.run(async () => {
       const created = await mutate<Organization>('POST', orgApi.organizations(account.id, instance.id), { name, ...(slug.trim() ? { slug: slug.trim() } : {}) });
       setName('');
       setSlug('');
       onClose();
       router.push(orgPages.organization(account.id, instance.id, created.id));
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -122,7 +115,7 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('create')}
           </Button>
         </div>

@@ -158,7 +158,6 @@ function RoleDialog({
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [granted, setGranted] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
   const isNew = role === 'new';
 
   // Fill the form each time the dialog opens (for a new role or the one to edit).
@@ -171,21 +170,15 @@ function RoleDialog({
     setGranted(role === 'new' ? [] : role.permissions);
   }, [role]);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     if (role === null) return;
-    form.clear();
-    setBusy(true);
-    try {
+    void form.run(async () => {
       if (role === 'new') await mutate('POST', path, { key: key.trim(), name, description, permissions: granted });
       else await mutate('PATCH', `${path}/${encodeURIComponent(role.id)}`, { name, description, permissions: granted });
       onSaved();
       onClose();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -217,7 +210,7 @@ function RoleDialog({
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('save')}
           </Button>
         </div>
@@ -233,24 +226,17 @@ function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; pat
   const [key, setKey] = useState('org:');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [busy, setBusy] = useState(false);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    form.clear();
-    setBusy(true);
-    try {
+    void form.run(async () => {
       await mutate('POST', path, { key: key.trim(), name, ...(description ? { description } : {}) });
       setKey('org:');
       setName('');
       setDescription('');
       onSaved();
       onClose();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -270,7 +256,7 @@ function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; pat
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('createPermission')}
           </Button>
         </div>
