@@ -3,8 +3,8 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, Field, Input, Select, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, Field, Input, Select, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import {
   ENROLLMENT_MODES,
@@ -123,50 +123,35 @@ function RoleSelect({ value, roles, onChange, label, disabled }: { value: string
 function Members({ base, roles, onChange }: { base: string; roles: string[]; onChange: () => void }) {
   const t = useTranslations('organizations.detail');
   const dates = useDates();
-  const errorMessage = useErrorMessage();
   const { canWrite } = useConsole();
   const members = useDashboard<LightList<Membership>>(`${base}/memberships?limit=500`);
   const [removing, setRemoving] = useState<Membership | null>(null);
-  const [error, setError] = useState<unknown>();
+  const rowAction = useRowAction();
   const form = useFormError(['user_id', 'role']);
   const [userId, setUserId] = useState('');
   const [role, setRole] = useState('org:member');
-  const [busy, setBusy] = useState(false);
 
-  async function changeRole(m: Membership, next: string) {
-    setError(undefined);
-    try {
+  function changeRole(m: Membership, next: string) {
+    void rowAction.run(async () => {
       await mutate('PATCH', `${base}/memberships/${encodeURIComponent(m.public_user_data.user_id)}`, { role: next });
       members.reload();
-    } catch (e) {
-      setError(e);
-    }
+    });
   }
 
-  async function add(e: FormEvent) {
+  function add(e: FormEvent) {
     e.preventDefault();
-    form.clear();
-    setBusy(true);
-    try {
+    void form.run(async () => {
       await mutate('POST', `${base}/memberships`, { user_id: userId.trim(), role });
       setUserId('');
       members.reload();
       onChange();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <Card>
       <CardHeader title={t('membersTitle')} description={t('membersDescription')} />
-      {error !== undefined && (
-        <div className="px-5 pt-4">
-          <Alert tone="error">{errorMessage(error)}</Alert>
-        </div>
-      )}
+      {rowAction.alert}
       <CardList
         data={members.data?.data}
         error={members.error}
@@ -178,19 +163,7 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
       >
         {(items) => (
           <Table caption={t('membersTitle')}>
-            <thead>
-              <tr>
-                <Th>{t('member')}</Th>
-                <Th>{t('role')}</Th>
-                <Th>{t('permissions')}</Th>
-                <Th>{t('joined')}</Th>
-                {canWrite && (
-                  <Th>
-                    <span className="sr-only">{t('actions')}</span>
-                  </Th>
-                )}
-              </tr>
-            </thead>
+            <Thead columns={[t('member'), t('role'), t('permissions'), t('joined')]} actions={canWrite && t('actions')} />
             <tbody>
               {items.map((m) => {
                 const who = m.public_user_data.identifier;
@@ -226,30 +199,12 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
         )}
       </CardList>
       {canWrite && (
-        <form onSubmit={add} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
-          <CardBody className="flex flex-col gap-3">
-            {form.formError && <Alert tone="error">{form.formError}</Alert>}
-            <div className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end">
-              <Field label={t('userId')} error={form.fieldError('user_id')}>
-                {(p) => <Input {...p} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="user_…" spellCheck={false} />}
-              </Field>
-              <Field label={t('role')} error={form.fieldError('role')}>
-                {(p) => (
-                  <Select {...p} value={role} onChange={(e) => setRole(e.target.value)}>
-                    {roles.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </Select>
-                )}
-              </Field>
-              <Button type="submit" loading={busy} disabled={!userId.trim()}>
-                {t('addMember')}
-              </Button>
-            </div>
-          </CardBody>
-        </form>
+        <AddForm form={form} onSubmit={add} submitLabel={t('addMember')} disabled={!userId.trim()}>
+          <Field label={t('userId')} error={form.fieldError('user_id')}>
+            {(p) => <Input {...p} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="user_…" spellCheck={false} />}
+          </Field>
+          <RoleField form={form} value={role} roles={roles} onChange={setRole} />
+        </AddForm>
       )}
       <ConfirmDialog
         open={removing !== null}
@@ -278,21 +233,14 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
   const form = useFormError(['email_address', 'role']);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('org:member');
-  const [busy, setBusy] = useState(false);
 
-  async function invite(e: FormEvent) {
+  function invite(e: FormEvent) {
     e.preventDefault();
-    form.clear();
-    setBusy(true);
-    try {
+    void form.run(async () => {
       await mutate('POST', `${base}/invitations`, { email_address: email.trim(), role });
       setEmail('');
       invitations.reload();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -309,19 +257,7 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
       >
         {(items) => (
           <Table caption={t('invitationsTitle')}>
-            <thead>
-              <tr>
-                <Th>{t('email')}</Th>
-                <Th>{t('role')}</Th>
-                <Th>{t('status')}</Th>
-                <Th>{t('expires')}</Th>
-                {canWrite && (
-                  <Th>
-                    <span className="sr-only">{t('actions')}</span>
-                  </Th>
-                )}
-              </tr>
-            </thead>
+            <Thead columns={[t('email'), t('role'), t('status'), t('expires')]} actions={canWrite && t('actions')} />
             <tbody>
               {items.map((inv) => (
                 <Tr key={inv.id}>
@@ -349,30 +285,12 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
         )}
       </CardList>
       {canWrite && (
-        <form onSubmit={invite} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
-          <CardBody className="flex flex-col gap-3">
-            {form.formError && <Alert tone="error">{form.formError}</Alert>}
-            <div className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end">
-              <Field label={t('email')} error={form.fieldError('email_address')}>
-                {(p) => <Input {...p} type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ann@example.com" />}
-              </Field>
-              <Field label={t('role')} error={form.fieldError('role')}>
-                {(p) => (
-                  <Select {...p} value={role} onChange={(e) => setRole(e.target.value)}>
-                    {roles.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </Select>
-                )}
-              </Field>
-              <Button type="submit" loading={busy} disabled={!email.trim()}>
-                {t('invite')}
-              </Button>
-            </div>
-          </CardBody>
-        </form>
+        <AddForm form={form} onSubmit={invite} submitLabel={t('invite')} disabled={!email.trim()}>
+          <Field label={t('email')} error={form.fieldError('email_address')}>
+            {(p) => <Input {...p} type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ann@example.com" />}
+          </Field>
+          <RoleField form={form} value={role} roles={roles} onChange={setRole} />
+        </AddForm>
       )}
       <ConfirmDialog
         open={revoking !== null}
@@ -391,49 +309,34 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
 
 function Domains({ base }: { base: string }) {
   const t = useTranslations('organizations.detail');
-  const errorMessage = useErrorMessage();
   const { canWrite } = useConsole();
   const domains = useDashboard<LightList<Domain>>(`${base}/domains?limit=500`);
   const [removing, setRemoving] = useState<Domain | null>(null);
-  const [error, setError] = useState<unknown>();
+  const rowAction = useRowAction();
   const form = useFormError(['name', 'enrollment_mode']);
   const [name, setName] = useState('');
   const [mode, setMode] = useState<EnrollmentMode>('manual_invitation');
-  const [busy, setBusy] = useState(false);
 
-  async function update(d: Domain, patch: { enrollment_mode?: EnrollmentMode; verified?: boolean }) {
-    setError(undefined);
-    try {
+  function update(d: Domain, patch: { enrollment_mode?: EnrollmentMode; verified?: boolean }) {
+    void rowAction.run(async () => {
       await mutate('PATCH', `${base}/domains/${encodeURIComponent(d.id)}`, patch);
       domains.reload();
-    } catch (e) {
-      setError(e);
-    }
+    });
   }
 
-  async function add(e: FormEvent) {
+  function add(e: FormEvent) {
     e.preventDefault();
-    form.clear();
-    setBusy(true);
-    try {
+    void form.run(async () => {
       await mutate('POST', `${base}/domains`, { name: name.trim(), enrollment_mode: mode });
       setName('');
       domains.reload();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <Card>
       <CardHeader title={t('domainsTitle')} description={t('domainsDescription')} />
-      {error !== undefined && (
-        <div className="px-5 pt-4">
-          <Alert tone="error">{errorMessage(error)}</Alert>
-        </div>
-      )}
+      {rowAction.alert}
       <CardList
         data={domains.data?.data}
         error={domains.error}
@@ -500,30 +403,22 @@ function Domains({ base }: { base: string }) {
         )}
       </CardList>
       {canWrite && (
-        <form onSubmit={add} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
-          <CardBody className="flex flex-col gap-3">
-            {form.formError && <Alert tone="error">{form.formError}</Alert>}
-            <div className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end">
-              <Field label={t('domain')} error={form.fieldError('name')}>
-                {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="example.com" spellCheck={false} />}
-              </Field>
-              <Field label={t('enrollmentMode')} error={form.fieldError('enrollment_mode')}>
-                {(p) => (
-                  <Select {...p} value={mode} onChange={(e) => setMode(e.target.value as EnrollmentMode)}>
-                    {ENROLLMENT_MODES.map((m) => (
-                      <option key={m} value={m}>
-                        {t(`enrollment.${m}`)}
-                      </option>
-                    ))}
-                  </Select>
-                )}
-              </Field>
-              <Button type="submit" loading={busy} disabled={!name.trim()}>
-                {t('addDomain')}
-              </Button>
-            </div>
-          </CardBody>
-        </form>
+        <AddForm form={form} onSubmit={add} submitLabel={t('addDomain')} disabled={!name.trim()}>
+          <Field label={t('domain')} error={form.fieldError('name')}>
+            {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="example.com" spellCheck={false} />}
+          </Field>
+          <Field label={t('enrollmentMode')} error={form.fieldError('enrollment_mode')}>
+            {(p) => (
+              <Select {...p} value={mode} onChange={(e) => setMode(e.target.value as EnrollmentMode)}>
+                {ENROLLMENT_MODES.map((m) => (
+                  <option key={m} value={m}>
+                    {t(`enrollment.${m}`)}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+        </AddForm>
       )}
       <ConfirmDialog
         open={removing !== null}
@@ -537,5 +432,73 @@ function Domains({ base }: { base: string }) {
         }}
       />
     </Card>
+  );
+}
+
+/** The role picked for a new member or invitation. */
+function RoleField({ form, value, roles, onChange }: { form: ReturnType<typeof useFormError>; value: string; roles: string[]; onChange: (role: string) => void }) {
+  const t = useTranslations('organizations.detail');
+  return (
+    <Field label={t('role')} error={form.fieldError('role')}>
+      {(p) => (
+        <Select {...p} value={value} onChange={(e) => onChange(e.target.value)}>
+          {roles.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </Select>
+      )}
+    </Field>
+  );
+}
+
+/** A card's row actions (change a role, verify a domain…): each run clears the last failure, which `alert` shows above the list. */
+function useRowAction() {
+  const errorMessage = useErrorMessage();
+  const [error, setError] = useState<unknown>();
+  return {
+    run: async (action: () => Promise<void>) => {
+      setError(undefined);
+      try {
+        await action();
+      } catch (e) {
+        setError(e);
+      }
+    },
+    alert: error !== undefined && (
+      <div className="px-5 pt-4">
+        <Alert tone="error">{errorMessage(error)}</Alert>
+      </div>
+    ),
+  };
+}
+
+/** The form at a card's foot adding a row (member, invitation, domain): its fields and submit button on one line. */
+function AddForm({
+  form,
+  onSubmit,
+  submitLabel,
+  disabled,
+  children,
+}: {
+  form: ReturnType<typeof useFormError>;
+  onSubmit: (e: FormEvent) => void;
+  submitLabel: string;
+  disabled: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <form onSubmit={onSubmit} noValidate className="border-t border-zinc-200 dark:border-zinc-800">
+      <CardBody className="flex flex-col gap-3">
+        {form.formError && <Alert tone="error">{form.formError}</Alert>}
+        <div className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end">
+          {children}
+          <Button type="submit" loading={form.busy} disabled={disabled}>
+            {submitLabel}
+          </Button>
+        </div>
+      </CardBody>
+    </form>
   );
 }

@@ -3,8 +3,8 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useEffect, useId, useState, type FormEvent } from 'react';
-import { Alert, Button, Card, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr, cn, focusRing } from '@/components/ui';
+import { useState, type FormEvent } from 'react';
+import { Alert, Button, Card, Dialog, Field, Input, PageHeader, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { orgApi, orgPages, type Organization } from '@/lib/console/organizations';
 import { query } from '@/lib/console/paths';
@@ -13,7 +13,8 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
-import { InlineError, TableSkeleton } from './states';
+import { SearchBox } from './search-box';
+import { CardList } from './states';
 import { useFormError } from './use-form-error';
 
 const PAGE_SIZE = 20;
@@ -24,16 +25,9 @@ export function OrganizationsList() {
   const dates = useDates();
   const { account, canWrite } = useConsole();
   const instance = useInstance();
-  const searchId = useId();
-  const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
   const [creating, setCreating] = useState(false);
   const cursor = useCursorPages([q]);
-
-  useEffect(() => {
-    const timer = setTimeout(() => setQ(search.trim()), 300);
-    return () => clearTimeout(timer);
-  }, [search]);
 
   const orgs = useDashboard<CursorPage<Organization>>(
     `${orgApi.organizations(account.id, instance.id)}${query({ query: q, limit: PAGE_SIZE, starting_after: cursor.current })}`,
@@ -46,46 +40,39 @@ export function OrganizationsList() {
         description={t('description', { name: instance.name })}
         actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>}
       />
-      <form role="search" onSubmit={(e) => { e.preventDefault(); setQ(search.trim()); }} className="max-w-md">
-        <label htmlFor={searchId} className="sr-only">
-          {t('search')}
-        </label>
-        <Input id={searchId} type="search" placeholder={t('searchPlaceholder')} value={search} onChange={(e) => setSearch(e.target.value)} />
-      </form>
+      <SearchBox label={t('search')} placeholder={t('searchPlaceholder')} onSearch={setQ} />
       <Card>
-        {orgs.error ? (
-          <InlineError error={orgs.error} onRetry={orgs.reload} />
-        ) : !orgs.data ? (
-          <TableSkeleton columns={3} rows={4} />
-        ) : orgs.data.data.length === 0 ? (
-          <EmptyState title={q ? t('noMatchesTitle') : t('emptyTitle')} description={q ? t('noMatchesDescription', { query: q }) : t('emptyDescription')} />
-        ) : (
-          <Table caption={t('title')}>
-            <thead>
-              <tr>
-                <Th>{t('organization')}</Th>
-                <Th>{t('members')}</Th>
-                <Th>{t('created')}</Th>
-              </tr>
-            </thead>
-            <tbody aria-busy={orgs.loading || undefined}>
-              {orgs.data.data.map((org) => (
-                <Tr key={org.id} className={cn(orgs.loading && 'opacity-60')}>
-                  <Td>
-                    <Link href={orgPages.organization(account.id, instance.id, org.id)} className={cn('flex min-w-0 flex-col rounded-md', focusRing)}>
-                      <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">{org.name}</span>
-                      <span className="truncate font-mono text-xs text-zinc-500">{org.slug}</span>
-                    </Link>
-                  </Td>
-                  <Td className="text-zinc-600 dark:text-zinc-400">
-                    {org.max_allowed_memberships > 0 ? t('membersOf', { count: org.members_count, max: org.max_allowed_memberships }) : org.members_count}
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(org.created_at)}</Td>
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
+        <CardList
+          data={orgs.data?.data}
+          error={orgs.error}
+          onRetry={orgs.reload}
+          columns={3}
+          rows={4}
+          emptyTitle={q ? t('noMatchesTitle') : t('emptyTitle')}
+          emptyDescription={q ? t('noMatchesDescription', { query: q }) : t('emptyDescription')}
+        >
+          {(items) => (
+            <Table caption={t('title')}>
+              <Thead columns={[t('organization'), t('members'), t('created')]} />
+              <tbody aria-busy={orgs.loading || undefined}>
+                {items.map((org) => (
+                  <Tr key={org.id} className={cn(orgs.loading && 'opacity-60')}>
+                    <Td>
+                      <Link href={orgPages.organization(account.id, instance.id, org.id)} className={cn('flex min-w-0 flex-col rounded-md', focusRing)}>
+                        <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">{org.name}</span>
+                        <span className="truncate font-mono text-xs text-zinc-500">{org.slug}</span>
+                      </Link>
+                    </Td>
+                    <Td className="text-zinc-600 dark:text-zinc-400">
+                      {org.max_allowed_memberships > 0 ? t('membersOf', { count: org.members_count, max: org.max_allowed_memberships }) : org.members_count}
+                    </Td>
+                    <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(org.created_at)}</Td>
+                  </Tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </CardList>
         <Pager state={cursor} page={orgs.data} loading={orgs.loading} />
       </Card>
       <CreateOrganizationDialog open={creating} onClose={() => setCreating(false)} />
@@ -102,23 +89,16 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
   const form = useFormError(['name', 'slug', 'max_allowed_memberships']);
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
-  const [busy, setBusy] = useState(false);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    form.clear();
-    try {
+    void form.run(async () => {
       const created = await mutate<Organization>('POST', orgApi.organizations(account.id, instance.id), { name, ...(slug.trim() ? { slug: slug.trim() } : {}) });
       setName('');
       setSlug('');
       onClose();
       router.push(orgPages.organization(account.id, instance.id, created.id));
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -135,7 +115,7 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('create')}
           </Button>
         </div>

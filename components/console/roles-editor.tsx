@@ -2,12 +2,12 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Dialog, EmptyState, Field, Input, PageHeader, Table, Td, Th, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, Table, Td, Thead, Tr } from '@/components/ui';
 import { orgApi, type LightList, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { InlineError, TableSkeleton } from './states';
+import { CardList } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/roles`: the instance's organization roles and the permissions they grant. */
@@ -32,57 +32,37 @@ export function RolesEditor() {
           description={t('rolesDescription')}
           actions={canWrite && <Button onClick={() => setEditing('new')}>{t('createRole')}</Button>}
         />
-        {roles.error ? (
-          <InlineError error={roles.error} onRetry={roles.reload} />
-        ) : !roles.data ? (
-          <TableSkeleton columns={3} rows={2} />
-        ) : (
-          <Table caption={t('rolesTitle')}>
-            <thead>
-              <tr>
-                <Th>{t('role')}</Th>
-                <Th>{t('permissions')}</Th>
-                {canWrite && (
-                  <Th>
-                    <span className="sr-only">{t('actions')}</span>
-                  </Th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {roles.data.data.map((r) => (
-                <Tr key={r.id}>
-                  <Td>
-                    <span className="flex flex-col">
-                      <span className="flex items-center gap-2 whitespace-nowrap font-medium">
-                        {r.name}
-                        {r.is_system && <Badge>{t('builtIn')}</Badge>}
+        <CardList data={roles.data?.data} error={roles.error} onRetry={roles.reload} columns={3} rows={2}>
+          {(items) => (
+            <Table caption={t('rolesTitle')}>
+              <Thead columns={[t('role'), t('permissions')]} actions={canWrite && t('actions')} />
+              <tbody>
+                {items.map((r) => (
+                  <Tr key={r.id}>
+                    <NameCell name={r.name} keyName={r.key} builtIn={r.is_system} />
+                    <Td>
+                      <span className="flex flex-wrap gap-1">
+                        {r.permissions.length === 0 ? '—' : r.permissions.map((p) => <Badge key={p} tone="indigo">{p}</Badge>)}
                       </span>
-                      <span className="font-mono text-xs text-zinc-500">{r.key}</span>
-                    </span>
-                  </Td>
-                  <Td>
-                    <span className="flex flex-wrap gap-1">
-                      {r.permissions.length === 0 ? '—' : r.permissions.map((p) => <Badge key={p} tone="indigo">{p}</Badge>)}
-                    </span>
-                  </Td>
-                  {canWrite && (
-                    <Td className="whitespace-nowrap text-right">
-                      <Button variant="ghost" size="sm" onClick={() => setEditing(r)} aria-label={t('editRole', { role: r.key })}>
-                        {t('edit')}
-                      </Button>
-                      {!r.is_system && (
-                        <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })} aria-label={t('deleteRole', { role: r.key })}>
-                          {t('delete')}
-                        </Button>
-                      )}
                     </Td>
-                  )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
+                    {canWrite && (
+                      <Td className="whitespace-nowrap text-right">
+                        <Button variant="ghost" size="sm" onClick={() => setEditing(r)} aria-label={t('editRole', { role: r.key })}>
+                          {t('edit')}
+                        </Button>
+                        {!r.is_system && (
+                          <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })} aria-label={t('deleteRole', { role: r.key })}>
+                            {t('delete')}
+                          </Button>
+                        )}
+                      </Td>
+                    )}
+                  </Tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </CardList>
       </Card>
 
       <Card>
@@ -91,52 +71,30 @@ export function RolesEditor() {
           description={t('permissionsDescription')}
           actions={canWrite && <Button variant="secondary" onClick={() => setCreatingPermission(true)}>{t('createPermission')}</Button>}
         />
-        {permissions.error ? (
-          <InlineError error={permissions.error} onRetry={permissions.reload} />
-        ) : !permissions.data ? (
-          <TableSkeleton columns={2} rows={3} />
-        ) : permissions.data.data.length === 0 ? (
-          <EmptyState title={t('noPermissions')} description="" />
-        ) : (
-          <Table caption={t('permissionsTitle')}>
-            <thead>
-              <tr>
-                <Th>{t('permission')}</Th>
-                <Th>{t('permissionDescription')}</Th>
-                {canWrite && (
-                  <Th>
-                    <span className="sr-only">{t('actions')}</span>
-                  </Th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {permissions.data.data.map((p) => (
-                <Tr key={p.id}>
-                  <Td>
-                    <span className="flex flex-col">
-                      <span className="flex items-center gap-2 whitespace-nowrap font-medium">
-                        {p.name}
-                        {p.type === 'system' && <Badge>{t('builtIn')}</Badge>}
-                      </span>
-                      <span className="font-mono text-xs text-zinc-500">{p.key}</span>
-                    </span>
-                  </Td>
-                  <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
-                  {canWrite && (
-                    <Td className="text-right">
-                      {p.type === 'user' && (
-                        <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
-                          {t('delete')}
-                        </Button>
-                      )}
-                    </Td>
-                  )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
+        <CardList data={permissions.data?.data} error={permissions.error} onRetry={permissions.reload} columns={2} rows={3} emptyTitle={t('noPermissions')} emptyDescription="">
+          {(items) => (
+            <Table caption={t('permissionsTitle')}>
+              <Thead columns={[t('permission'), t('permissionDescription')]} actions={canWrite && t('actions')} />
+              <tbody>
+                {items.map((p) => (
+                  <Tr key={p.id}>
+                    <NameCell name={p.name} keyName={p.key} builtIn={p.type === 'system'} />
+                    <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
+                    {canWrite && (
+                      <Td className="text-right">
+                        {p.type === 'user' && (
+                          <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
+                            {t('delete')}
+                          </Button>
+                        )}
+                      </Td>
+                    )}
+                  </Tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </CardList>
       </Card>
 
       <RoleDialog
@@ -164,6 +122,22 @@ export function RolesEditor() {
   );
 }
 
+/** A role's or permission's first cell: its name (with a "Built-in" badge) over its key. */
+function NameCell({ name, keyName, builtIn }: { name: string; keyName: string; builtIn: boolean }) {
+  const t = useTranslations('organizations.roles');
+  return (
+    <Td>
+      <span className="flex flex-col">
+        <span className="flex items-center gap-2 whitespace-nowrap font-medium">
+          {name}
+          {builtIn && <Badge>{t('builtIn')}</Badge>}
+        </span>
+        <span className="font-mono text-xs text-zinc-500">{keyName}</span>
+      </span>
+    </Td>
+  );
+}
+
 function RoleDialog({
   role,
   permissions,
@@ -184,7 +158,6 @@ function RoleDialog({
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [granted, setGranted] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
   const isNew = role === 'new';
 
   // Fill the form each time the dialog opens (for a new role or the one to edit).
@@ -197,21 +170,15 @@ function RoleDialog({
     setGranted(role === 'new' ? [] : role.permissions);
   }, [role]);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     if (role === null) return;
-    form.clear();
-    setBusy(true);
-    try {
+    void form.run(async () => {
       if (role === 'new') await mutate('POST', path, { key: key.trim(), name, description, permissions: granted });
       else await mutate('PATCH', `${path}/${encodeURIComponent(role.id)}`, { name, description, permissions: granted });
       onSaved();
       onClose();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -243,7 +210,7 @@ function RoleDialog({
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('save')}
           </Button>
         </div>
@@ -259,24 +226,17 @@ function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; pat
   const [key, setKey] = useState('org:');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [busy, setBusy] = useState(false);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    form.clear();
-    setBusy(true);
-    try {
+    void form.run(async () => {
       await mutate('POST', path, { key: key.trim(), name, ...(description ? { description } : {}) });
       setKey('org:');
       setName('');
       setDescription('');
       onSaved();
       onClose();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -296,7 +256,7 @@ function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; pat
           <Button variant="secondary" onClick={onClose}>
             {tCommon('cancel')}
           </Button>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.busy}>
             {t('createPermission')}
           </Button>
         </div>

@@ -60,8 +60,8 @@ export function TableSkeleton({ columns, rows = 3 }: { columns: number; rows?: n
 
 /**
  * A card's list loaded from the dashboard API: the error with a retry, a table skeleton of
- * `columns` × `rows` while loading, the empty state (when `emptyTitle` is given) for an empty
- * list, else `children(data)`.
+ * `columns` × `rows` while loading, the empty state (when `emptyTitle` is given, with
+ * `emptyAction` under it) for an empty list, else `children(data)`.
  */
 export function CardList<T>({
   data,
@@ -71,6 +71,7 @@ export function CardList<T>({
   rows,
   emptyTitle,
   emptyDescription,
+  emptyAction,
   children,
 }: {
   data: T | undefined;
@@ -80,6 +81,7 @@ export function CardList<T>({
   rows?: number;
   emptyTitle?: ReactNode;
   emptyDescription?: ReactNode;
+  emptyAction?: ReactNode;
   children: (data: T) => ReactNode;
 }) {
   return (
@@ -87,7 +89,7 @@ export function CardList<T>({
       data={data}
       error={error ? <InlineError error={error} onRetry={onRetry} /> : undefined}
       loading={<TableSkeleton columns={columns} rows={rows} />}
-      empty={emptyTitle ? <EmptyState title={emptyTitle} description={emptyDescription} /> : undefined}
+      empty={emptyTitle ? <EmptyState title={emptyTitle} description={emptyDescription} action={emptyAction} /> : undefined}
     >
       {children}
     </AsyncContent>

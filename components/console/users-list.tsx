@@ -2,8 +2,8 @@
 
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import { useEffect, useId, useState } from 'react';
-import { Badge, Card, EmptyState, Input, PageHeader, Skeleton, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import { useState } from 'react';
+import { Badge, Card, EmptyState, PageHeader, Skeleton, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
 import type { CursorPage, User } from '@/lib/console/types';
@@ -11,6 +11,7 @@ import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
+import { SearchBox } from './search-box';
 import { InlineError } from './states';
 
 const PAGE_SIZE = 20;
@@ -21,16 +22,8 @@ export function UsersList() {
   const dates = useDates();
   const { account } = useConsole();
   const instance = useInstance();
-  const searchId = useId();
-  const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
   const cursor = useCursorPages([q]);
-
-  // Search as the operator types, once they pause.
-  useEffect(() => {
-    const timer = setTimeout(() => setQ(search.trim()), 300);
-    return () => clearTimeout(timer);
-  }, [search]);
 
   const path = `${api.instance(account.id, instance.id)}/users${query({ query: q, limit: PAGE_SIZE, starting_after: cursor.current })}`;
   const users = useDashboard<CursorPage<User>>(path);
@@ -38,12 +31,7 @@ export function UsersList() {
   return (
     <div className="flex flex-col gap-6">
       <PageHeader title={t('title')} description={t('description', { name: instance.name })} />
-      <form role="search" onSubmit={(e) => { e.preventDefault(); setQ(search.trim()); }} className="max-w-md">
-        <label htmlFor={searchId} className="sr-only">
-          {t('search')}
-        </label>
-        <Input id={searchId} type="search" placeholder={t('searchPlaceholder')} value={search} onChange={(e) => setSearch(e.target.value)} />
-      </form>
+      <SearchBox label={t('search')} placeholder={t('searchPlaceholder')} onSearch={setQ} />
       <Card>
         {users.error ? (
           <InlineError error={users.error} onRetry={users.reload} />

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, EmptyState, Field, Input, PageHeader, SecretValue, Table, Td, Th, Tr, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, SecretValue, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
@@ -13,7 +13,7 @@ import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
-import { InlineError, TableSkeleton } from './states';
+import { CardList } from './states';
 import { useFormError } from './use-form-error';
 import { WebhookDeliveries } from './webhook-deliveries';
 
@@ -48,46 +48,45 @@ export function Webhooks() {
         actions={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>}
       />
       <Card className="overflow-hidden">
-        {list.error ? (
-          <InlineError error={list.error} onRetry={list.reload} />
-        ) : !endpoints ? (
-          <TableSkeleton columns={4} rows={2} />
-        ) : endpoints.length === 0 ? (
-          <EmptyState title={t('emptyTitle')} description={t('emptyDescription')} action={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>} />
-        ) : (
-          <Table caption={t('title')}>
-            <thead>
-              <tr>
-                <Th>{t('url')}</Th>
-                <Th>{t('eventTypes')}</Th>
-                <Th>{t('status')}</Th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.map((e) => (
-                <Tr key={e.id}>
-                  <Td className="max-w-md">
-                    <button
-                      type="button"
-                      aria-current={selected?.id === e.id || undefined}
-                      onClick={() => setSelectedId(e.id)}
-                      className={cn('flex flex-col items-start gap-0.5 rounded text-left', focusRing)}
-                    >
-                      <span className={cn('break-all font-mono text-xs', selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300')}>{e.url}</span>
-                      {e.description && <span className="text-xs text-zinc-600 dark:text-zinc-400">{e.description}</span>}
-                    </button>
-                  </Td>
-                  <Td>
-                    <EventTypeBadges types={e.event_types} />
-                  </Td>
-                  <Td>
-                    <EndpointStatus endpoint={e} />
-                  </Td>
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
+        <CardList
+          data={endpoints}
+          error={list.error}
+          onRetry={list.reload}
+          columns={4}
+          rows={2}
+          emptyTitle={t('emptyTitle')}
+          emptyDescription={t('emptyDescription')}
+          emptyAction={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>}
+        >
+          {(items) => (
+            <Table caption={t('title')}>
+              <Thead columns={[t('url'), t('eventTypes'), t('status')]} />
+              <tbody>
+                {items.map((e) => (
+                  <Tr key={e.id}>
+                    <Td className="max-w-md">
+                      <button
+                        type="button"
+                        aria-current={selected?.id === e.id || undefined}
+                        onClick={() => setSelectedId(e.id)}
+                        className={cn('flex flex-col items-start gap-0.5 rounded text-left', focusRing)}
+                      >
+                        <span className={cn('break-all font-mono text-xs', selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300')}>{e.url}</span>
+                        {e.description && <span className="text-xs text-zinc-600 dark:text-zinc-400">{e.description}</span>}
+                      </button>
+                    </Td>
+                    <Td>
+                      <EventTypeBadges types={e.event_types} />
+                    </Td>
+                    <Td>
+                      <EndpointStatus endpoint={e} />
+                    </Td>
+                  </Tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </CardList>
         <Pager state={cursor} page={list.data} loading={list.loading} />
       </Card>
       {selected && (
