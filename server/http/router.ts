@@ -136,16 +136,13 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       const request = requestInfo(c, deps.config.TRUST_PROXY);
       const actor = surface.actorOf(auth, request);
       const spec = endpoint.audit;
+      const handle = (d: Deps) => endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request });
       const run = async (d: Deps): Promise<Rendered> => {
         // Unaudited routes, and domains that audit inside their own transaction, run as they are.
-        if (!spec || 'unaudited' in spec || spec.recordedBy === 'domain') {
-          return render(protocol, endpoint, await endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request }));
-        }
+        if (!spec || 'unaudited' in spec || spec.recordedBy === 'domain') return render(protocol, endpoint, await handle(d));
         return transactionKeepingRefusals(d, async (tx) => {
           const trail: AuditTrail = { written: 0 };
-          const result = await auditTrail.run(trail, () =>
-            endpoint.handle({ deps: tx, auth, actor, body: body as never, query: query as never, params, request }),
-          );
+          const result = await auditTrail.run(trail, () => handle(tx));
           if (trail.written === 0) {
             await audit(tx, {
               instanceId: actorInstance(auth),
