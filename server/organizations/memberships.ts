@@ -190,7 +190,7 @@ export async function addMembership(
   instanceId: string,
   orgIdOrSlug: string,
   input: { user_id: string; role?: string; public_metadata?: Record<string, unknown>; private_metadata?: Record<string, unknown> },
-  auditCtx?: OrgAuditContext,
+  auditCtx: OrgAuditContext,
 ) {
   await ensureBuiltIns(deps, instanceId);
   const role = input.role ?? (await instanceContext(deps, instanceId)).settings.organization_default_role;
@@ -215,7 +215,7 @@ export async function updateMembership(
   orgIdOrSlug: string,
   userId: string,
   input: { role?: string; public_metadata?: Record<string, unknown>; private_metadata?: Record<string, unknown> },
-  auditCtx?: OrgAuditContext,
+  auditCtx: OrgAuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
@@ -242,7 +242,7 @@ export async function updateMembership(
   });
 }
 
-export async function removeMembership(deps: D, instanceId: string, orgIdOrSlug: string, userId: string, auditCtx?: OrgAuditContext) {
+export async function removeMembership(deps: D, instanceId: string, orgIdOrSlug: string, userId: string, auditCtx: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock };
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });

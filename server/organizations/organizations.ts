@@ -166,7 +166,7 @@ export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
  * (organizationInvitation.revoked), each domain removed (organizationDomain.deleted),
  * then organization.deleted. Sessions that had it active drop it.
  */
-export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, idOrSlug: string, auditCtx?: OrgAuditContext) {
+export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, idOrSlug: string, auditCtx: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock };
     const org = await loadOrganization(tx, instanceId, idOrSlug, { lock: true });

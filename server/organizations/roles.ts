@@ -142,7 +142,7 @@ export async function createPermission(
   deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
   instanceId: string,
   input: { key: string; name: string; description?: string },
-  auditCtx?: OrgAuditContext,
+  auditCtx: OrgAuditContext,
 ) {
   await ensureBuiltIns(deps, instanceId);
   if (input.key.startsWith('org:sys_')) throw validationError('key', 'reserved', 'Keys starting with org:sys_ are reserved for system permissions.');
@@ -164,7 +164,7 @@ export async function createPermission(
 const systemRefused = (what: 'role' | 'permission') =>
   new AppError('FORBIDDEN', { message: `System ${what}s cannot be changed or deleted.`, meta: { reason: `system_${what}` } });
 
-export async function updatePermission(deps: D, instanceId: string, id: string, input: { name?: string; description?: string }, auditCtx?: OrgAuditContext) {
+export async function updatePermission(deps: D, instanceId: string, id: string, input: { name?: string; description?: string }, auditCtx: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const current = await loadPermission(tx, instanceId, id);
     if (current.system) throw systemRefused('permission');
@@ -181,7 +181,7 @@ export async function updatePermission(deps: D, instanceId: string, id: string, 
 }
 
 /** Deletes a custom permission and takes it out of every role holding it (role.updated each). */
-export async function deletePermission(deps: D, instanceId: string, id: string, auditCtx?: OrgAuditContext) {
+export async function deletePermission(deps: D, instanceId: string, id: string, auditCtx: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const current = await loadPermission(tx, instanceId, id);
     if (current.system) throw systemRefused('permission');
@@ -244,7 +244,7 @@ export async function createRole(
   deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
   instanceId: string,
   input: { key: string; name: string; description?: string; permissions?: string[] },
-  auditCtx?: OrgAuditContext,
+  auditCtx: OrgAuditContext,
 ) {
   await ensureBuiltIns(deps, instanceId);
   const keys = [...new Set(input.permissions ?? [])];
@@ -274,7 +274,7 @@ export async function updateRole(
   instanceId: string,
   id: string,
   input: { name?: string; description?: string; permissions?: string[] },
-  auditCtx?: OrgAuditContext,
+  auditCtx: OrgAuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
     const current = await loadRole(tx, instanceId, id);
@@ -296,7 +296,7 @@ export async function updateRole(
 }
 
 /** A custom role nobody holds, no pending invitation names and the settings do not use. */
-export async function deleteRole(deps: D, instanceId: string, id: string, auditCtx?: OrgAuditContext) {
+export async function deleteRole(deps: D, instanceId: string, id: string, auditCtx: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const current = await loadRole(tx, instanceId, id);
     if (current.system) throw systemRefused('role');

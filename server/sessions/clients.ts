@@ -166,7 +166,7 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
  * Signs a client out everywhere: ends each of its live sessions (session.ended) and
  * revokes the client, so its token is refused from now on.
  */
-export async function revokeClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, clientId: string, auditCtx?: AuditContext) {
+export async function revokeClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, clientId: string, auditCtx: AuditContext) {
   await deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock };
     const live = await tx

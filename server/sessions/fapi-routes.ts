@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FapiAuth } from './fapi-auth';
 import { AppError } from '../http/errors';
+import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { jwksSchema } from '../signing/routes';
 import { publishedKeys } from '../signing/signing-keys';
@@ -44,9 +45,9 @@ export const deleteClientEndpoint = endpoint<FapiAuth>({
   summary: 'Sign out on this device: ends every session of the client, revokes it and clears its cookie',
   audit: { action: 'client.signed_out' },
   response: clientSchema,
-  handle: async ({ deps, auth, request }) => {
+  handle: async ({ deps, auth, actor }) => {
     if (auth.client) {
-      await revokeClient(deps, auth.instance.id, auth.client.id, { actor: `client:${auth.client.id}`, ip: request.ip, userAgent: request.userAgent });
+      await revokeClient(deps, auth.instance.id, auth.client.id, auditContextOf(actor));
     }
     auth.clearClientToken();
     return signedOutClient();
