@@ -48,3 +48,8 @@ export function clientIp(c: Context, trustProxy: boolean): string | null {
 export function requestInfo(c: Context<SurfaceEnv>, trustProxy: boolean): RequestInfo {
   return { requestId: c.get('requestId'), ip: clientIp(c, trustProxy), userAgent: c.req.header('user-agent') ?? null, acceptLanguage: c.req.header('accept-language') ?? null };
 }
+
+/** The token of an `Authorization: Bearer <token>` header; null when there is none or it has another form. */
+export function bearerToken(header: string | undefined): string | null {
+  return header === undefined ? null : (/^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? null);
+}

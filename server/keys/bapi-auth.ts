@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Deps, ResolvedKey } from '../deps';
 import { AppError } from '../http/errors';
+import { bearerToken } from '../http/request-context';
 import { enforceLimit, rateLimitHeaders } from '../http/rate-limit';
 import { resolveSecretKey } from './secret-keys';
 import { grants, type Scope } from './scopes';
@@ -29,14 +30,13 @@ export function bapiKeyBudget(deps: Deps, environment: 'test' | 'live'): number 
   return deps.config.BAPI_RATE_LIMIT ?? (environment === 'live' ? 1000 : 100);
 }
 
-const BEARER_RE = /^Bearer\s+(\S+)$/i;
 
 /** Contract rules 1–5: 401 UNAUTHENTICATED, 401 INVALID_KEY, 429 RATE_LIMITED, 403 SCOPE_MISSING. */
 export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiGuard): Promise<BapiAuth | null> {
   if (guard.scope === PUBLIC) return null;
   const header = c.req.header('authorization');
   if (!header) throw new AppError('UNAUTHENTICATED', { message: 'Send your secret key as "Authorization: Bearer sk_…".' });
-  const secret = BEARER_RE.exec(header)?.[1];
+  const secret = bearerToken(header);
   if (!secret) throw new AppError('UNAUTHENTICATED', { message: 'The Authorization header must be "Bearer <secret key>".' });
   const key = await resolveSecretKey(deps, secret);
   const auth = { instance: key.instance, keyId: key.keyId, scopes: key.scopes, actor: `key:${key.keyId}` };

@@ -5,7 +5,7 @@ import { AppError, isAppError, notFound } from '../http/errors';
 import { enforceLimit } from '../http/rate-limit';
 import { isId } from '../db/ids';
 import type { LimitRule } from '../http/limiter';
-import { clientIp } from '../http/request-context';
+import { bearerToken, clientIp } from '../http/request-context';
 import { checkOrigin } from './fapi-origin';
 import { fapiAddressOf, instanceContext, type InstanceContext } from '../instances/instances';
 import { clientCookieSpec, CUSTOMER_CLIENT_COOKIE, findClient, type ClientRow } from './clients';
@@ -118,7 +118,6 @@ export const FAPI_LIMITS = {
   verification: { name: 'fapi_verification', limit: 5, windowMs: 10_000 },
 } as const satisfies Record<string, LimitRule>;
 
-const BEARER_RE = /^Bearer\s+(\S+)$/i;
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_KEY_LENGTH = 512;
 
@@ -182,7 +181,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
     mode,
     client: null,
     clientToken: null,
-    bearer: authorization === undefined ? null : (BEARER_RE.exec(authorization)?.[1] ?? null),
+    bearer: bearerToken(authorization),
     issueClientToken(token) {
       if (mode === 'native') c.header('authorization', `Bearer ${token}`);
       else c.header('set-cookie', clientCookie(instance, token, instance.settings.session_lifetime_seconds));
@@ -202,7 +201,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
 async function resolveClient(deps: Deps, c: Context, auth: FapiAuth, authorization: string | undefined, mode: 'web' | 'native') {
   const { instance } = auth;
   const presented =
-    authorization !== undefined ? (BEARER_RE.exec(authorization)?.[1] ?? '') : mode === 'web' ? getCookie(c, clientCookieSpec(instance).name) : undefined;
+    authorization !== undefined ? (bearerToken(authorization) ?? '') : mode === 'web' ? getCookie(c, clientCookieSpec(instance).name) : undefined;
   if (presented === undefined) return;
   const found = await findClient(deps, instance, presented);
   if (found.client) {

@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import { z } from 'zod';
 import { runCommand } from '../../cli/commands';
 import type { Deps } from '../../deps';
@@ -8,13 +7,13 @@ import { anonymousActor } from '../../http/actor';
 import { endpoint, jsonResult, textResult, type Method } from '../../http/endpoint';
 import { AppError } from '../../http/errors';
 import { jsonProtocol } from '../../http/protocol';
+import { bearerToken } from '../../http/request-context';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { constantTimeEqual } from '../../crypto/secrets';
 
 /** Who may call: anyone, the holder of METRICS_TOKEN (when set), or the CLI of this embedded-store server. */
 type OpsGuard = 'public' | 'metrics' | 'cli';
 
-const bearer = (c: Context) => /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
 
 function opsEndpoints(database: Database) {
   return {
@@ -75,7 +74,7 @@ export function createOps(deps: Deps, database: Database, lock: EmbeddedLock | n
     authenticate: async (c, r) => {
       const token = r.guard === 'metrics' ? deps.config.METRICS_TOKEN : r.guard === 'cli' ? lock?.token : null;
       if (r.guard === 'cli' && !token) throw new AppError('NOT_FOUND');
-      if (token && !constantTimeEqual(bearer(c), token)) {
+      if (token && !constantTimeEqual(bearerToken(c.req.header('authorization')) ?? '', token)) {
         if (r.guard === 'cli') throw new AppError('NOT_FOUND');
         throw new AppError('UNAUTHENTICATED', { message: 'Send the metrics token as "Authorization: Bearer <METRICS_TOKEN>".' });
       }
