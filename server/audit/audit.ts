@@ -2,16 +2,9 @@ import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { auditLogs } from '../db/schema';
 import { newId } from '../db/ids';
-import type { ActorKind } from '../http/actor';
+import { kindOfRef, type ActorKind } from '../http/actor';
 import { toCursorPage } from '../http/pagination';
 import { auditTrail } from '../http/transaction';
-
-/** The kind an actor string names, for entries given only the string (`key:…`, `operator:…`, `cli`, `system…`). */
-function kindOfRef(ref: string): ActorKind {
-  const prefix = ref.split(':')[0];
-  const kinds: Record<string, ActorKind> = { key: 'secret_key', operator: 'operator', session: 'user', user: 'personal_access_token', client: 'client', anonymous: 'anonymous' };
-  return kinds[prefix!] ?? 'system';
-}
 
 export interface AuditEntry {
   instanceId: string | null;

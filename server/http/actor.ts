@@ -44,6 +44,19 @@ export interface AuditContext {
 
 export const auditContextOf = (a: Actor): AuditContext => ({ actor: a.ref, actorKind: a.kind, ip: a.ip, userAgent: a.userAgent });
 
+/** The kind of actor each `ref` prefix names (the constructors below write these prefixes). */
+const KIND_OF_PREFIX: Record<string, ActorKind> = {
+  key: 'secret_key',
+  operator: 'operator',
+  session: 'user',
+  user: 'personal_access_token',
+  client: 'client',
+  anonymous: 'anonymous',
+};
+
+/** The kind an actor string names, for entries given only the string (`cli`, `ticket:…`, `system…` are the system's). */
+export const kindOfRef = (ref: string): ActorKind => KIND_OF_PREFIX[ref.split(':')[0]!] ?? 'system';
+
 export const actorOf = (kind: ActorKind, id: string | null, ref: string, request: RequestOrigin, userId?: string): Actor => ({
   kind,
   id,
