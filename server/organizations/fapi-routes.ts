@@ -6,23 +6,22 @@ import { lightListSchema } from '../http/pagination';
 import type { OrgMemberAuth, SignedInAuth } from '../sessions/fapi-auth';
 import { REASONS } from './reasons';
 import { meQuery, type MeQuery } from '../users/me-routes';
-import { domainEndpointsFor } from './routes';
+import { organizationEndpointsFor } from './routes';
 import { publicInvitationView } from './invitation-view';
-import { acceptInvitation, createInvitations, listInvitations, listUserInvitations, revokeInvitation } from './invitations';
+import { acceptInvitation, listUserInvitations } from './invitations';
 import {
-  listOrganizationMemberships,
   membershipsWithUsers,
   membershipView,
   publicMembershipView,
   removeMembership,
-  updateMembership,
 } from './memberships';
 import { publicOrganizationView } from './organization-view';
-import { createOrganization, deleteOrganization, updateOrganization } from './organizations';
+import { createOrganization } from './organizations';
 import {
   createDomainBody,
-  deletedSchema,
   lightQuery,
+  listInvitationsQuery,
+  listMembershipsQuery,
   publicInvitationSchema,
   publicMembershipSchema,
   publicOrganizationSchema,
@@ -82,130 +81,39 @@ export const createOrganizationEndpoint = endpoint<SignedInAuth, z.output<typeof
   },
 });
 
-export const getOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
-  summary: 'An organization the user is a member of',
-  query: meQuery,
-  response: publicOrganizationSchema,
-  handle: async ({ auth }) => publicOrganizationView(auth.org.organization),
-});
-
-const updateOrgBody = z.strictObject({ name: z.string().trim().min(1).max(256).optional(), slug: slug.optional() });
-
-export const updateOrganizationEndpoint = endpoint<OrgMemberAuth, z.output<typeof updateOrgBody>, MeQuery>({
-  summary: 'Rename an organization (org:sys_profile:manage)',
-  audit: { action: 'organization.updated' },
-  body: updateOrgBody,
-  query: meQuery,
-  response: publicOrganizationSchema,
-  handle: async ({ deps, auth, body }) => {
-    const org = auth.org.organization;
-    return publicOrganizationView(await updateOrganization(deps, auth.instance.id, org.id, body));
-  },
-});
-
-export const deleteOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
-  summary: 'Delete an organization (org:sys_profile:delete)',
-  audit: { action: 'organization.deleted' },
-  query: meQuery,
-  response: deletedSchema('organization'),
-  handle: async ({ deps, auth, actor }) => {
-    const org = auth.org.organization;
-    return deleteOrganization(deps, auth.instance.id, org.id, auditContextOf(actor));
-  },
-});
-
-const listQuery = meQuery.extend(lightQuery);
-type ListQuery = z.output<typeof listQuery>;
-
-export const listMembersEndpoint = endpoint<OrgMemberAuth, never, ListQuery>({
-  summary: 'The members of an organization (org:sys_memberships:read)',
-  query: listQuery,
-  response: membershipList,
-  handle: async ({ deps, auth, query }) => {
-    const org = auth.org.organization;
-    const list = await listOrganizationMemberships(deps, auth.instance.id, org.id, query);
-    return { ...list, data: list.data.map(publicMembershipView) };
-  },
-});
-
 const roleBody = z.strictObject({ role: z.string().min(1).max(64) });
-
-export const updateMemberEndpoint = endpoint<OrgMemberAuth, z.output<typeof roleBody>, MeQuery>({
-  summary: 'Change a member’s role (org:sys_memberships:manage; the last admin cannot be demoted)',
-  audit: { action: 'organization_membership.updated' },
-  body: roleBody,
-  query: meQuery,
-  response: publicMembershipSchema,
-  handle: async ({ deps, auth, params, body, actor }) => {
-    const org = auth.org.organization;
-    return publicMembershipView(await updateMembership(deps, auth.instance.id, org.id, params.user_id!, { role: body.role }, auditContextOf(actor)));
-  },
-});
-
-export const removeMemberEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
-  summary: 'Remove a member (org:sys_memberships:manage; the last admin cannot be removed)',
-  audit: { action: 'organization_membership.deleted' },
-  query: meQuery,
-  response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
-  handle: async ({ deps, auth, params, actor }) => {
-    const org = auth.org.organization;
-    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, params.user_id!, auditContextOf(actor))), deleted: true as const };
-  },
-});
-
-const invitationList = lightListSchema(publicInvitationSchema);
-
-export const listOrgInvitationsEndpoint = endpoint<OrgMemberAuth, never, ListQuery>({
-  summary: 'An organization’s invitations (org:sys_memberships:manage)',
-  query: listQuery,
-  response: invitationList,
-  handle: async ({ deps, auth, query }) => {
-    const org = auth.org.organization;
-    const list = await listInvitations(deps, auth.instance.id, org.id, query);
-    return { ...list, data: list.data.map(publicInvitationView) };
-  },
-});
-
 const inviteBody = z.strictObject({
   email_address: z.string().trim().max(320).pipe(z.email({ message: 'must be a valid email address' })),
   role: z.string().min(1).max(64).optional(),
   redirect_url: z.string().max(2048).optional(),
 });
 
-export const inviteEndpoint = endpoint<OrgMemberAuth, z.output<typeof inviteBody>, MeQuery>({
-  summary: 'Invite an email address (org:sys_memberships:manage); the invitation email carries the accept link',
-  audit: { action: 'organization_invitation.created' },
-  body: inviteBody,
-  query: meQuery,
-  response: publicInvitationSchema,
-  handle: async ({ deps, auth, body }) => {
-    const { me, org: { organization: org } } = auth;
-    const [created] = await createInvitations(deps, auth.instance.id, org.id, [{ ...body, inviter_user_id: me.userId }]);
-    return publicInvitationView(created!);
+/**
+ * The organization, its members, invitations and domains as on BAPI, for a member whose role
+ * holds the permission the route table names: public views, no metadata in bodies, the invitation
+ * made by the user, and a domain is never marked verified here.
+ */
+export const memberOrganizations = organizationEndpointsFor<OrgMemberAuth>({
+  instanceOf: (auth) => auth.instance.id,
+  show: { organization: publicOrganizationView, membership: publicMembershipView, invitation: publicInvitationView },
+  schemas: { organization: publicOrganizationSchema, membership: publicMembershipSchema, invitation: publicInvitationSchema },
+  bodies: {
+    updateOrganization: z.strictObject({ name: z.string().trim().min(1).max(256).optional(), slug: slug.optional() }),
+    updateMembership: roleBody,
+    createInvitation: inviteBody,
+    createDomain: createDomainBody.omit({ verified: true }),
+    updateDomain: updateDomainBody.omit({ verified: true }),
   },
-});
-
-export const revokeOrgInvitationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
-  summary: 'Revoke a pending invitation (org:sys_memberships:manage)',
-  audit: { action: 'organization_invitation.revoked', target: 'invitation_id' },
-  query: meQuery,
-  response: publicInvitationSchema,
-  handle: async ({ deps, auth, params }) => {
-    const org = auth.org.organization;
-    return publicInvitationView(await revokeInvitation(deps, auth.instance.id, org.id, params.invitation_id!));
+  queries: {
+    none: meQuery,
+    light: meQuery.extend(lightQuery),
+    memberships: meQuery.extend(listMembershipsQuery.shape),
+    invitations: meQuery.extend(listInvitationsQuery.shape),
   },
+  inviterOf: (auth) => auth.me.userId,
 });
 
-const fapiDomainBody = createDomainBody.omit({ verified: true });
-
-const fapiDomainPatch = updateDomainBody.omit({ verified: true });
-
-/** Domains, as on BAPI, for a member whose role may manage them (the route table names the permission); never marked verified here. */
-export const fapiDomains = domainEndpointsFor<OrgMemberAuth>((auth) => auth.instance.id, {
-  create: fapiDomainBody,
-  update: fapiDomainPatch,
-  listQuery,
-});
+const invitationList = lightListSchema(publicInvitationSchema);
 
 export const listMyInvitationsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'Pending invitations to the signed-in user’s verified email addresses',

@@ -5,8 +5,10 @@ import { cursorPageSchema, lightListSchema } from '../http/pagination';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import { attemptDomainVerification, createDomain, deleteDomain, getDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
+import type { InvitationView } from './invitation-view';
 import { createInvitations, getInvitation, listInvitations, revokeInvitation } from './invitations';
-import { addMembership, listOrganizationMemberships, listUserMemberships, removeMembership, updateMembership } from './memberships';
+import { addMembership, listOrganizationMemberships, listUserMemberships, removeMembership, updateMembership, type MembershipView } from './memberships';
+import type { OrganizationView } from './organization-view';
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations';
 import {
   createPermission,
@@ -32,7 +34,6 @@ import {
   deletedSchema,
   domainLightList,
   domainSchema,
-  invitationLightList,
   invitationSchema,
   lightQuery,
   listInvitationsQuery,
@@ -40,7 +41,6 @@ import {
   listOrganizationsQuery,
   listRolesQuery,
   membershipCursorList,
-  membershipLightList,
   membershipSchema,
   organizationSchema,
   permissionSchema,
@@ -55,62 +55,106 @@ import {
 } from './schemas';
 
 type Out<T extends z.ZodType> = z.output<T>;
+type LightQuery = { limit: number; starting_after?: string };
+
+/**
+ * What one surface's callers see of organizations and may change: the whole objects (BAPI,
+ * dashboard: `serverAudience`) or what a member may see (FAPI: public views, bodies without
+ * metadata, queries that also take the FAPI's own parameters). Everything else is the same
+ * endpoint on every surface.
+ */
+export interface OrganizationAudience<Auth> {
+  instanceOf: (auth: Auth) => string;
+  show: {
+    organization: (o: OrganizationView) => unknown;
+    membership: (m: MembershipView) => unknown;
+    invitation: (i: InvitationView) => unknown;
+  };
+  schemas: { organization: z.ZodObject; membership: z.ZodObject; invitation: z.ZodObject };
+  bodies: {
+    updateOrganization: z.ZodType<Out<typeof updateOrganizationBody>>;
+    updateMembership: z.ZodType<Out<typeof updateMembershipBody>>;
+    createInvitation: z.ZodType<Out<typeof createInvitationBody>>;
+    createDomain: z.ZodType<Out<typeof createDomainBody>>;
+    updateDomain: z.ZodType<Out<typeof updateDomainBody>>;
+  };
+  queries: {
+    /** Of a route that takes no query of its own (undefined: none). */
+    none?: z.ZodType<object>;
+    light: z.ZodType<LightQuery>;
+    memberships: z.ZodType<Out<typeof listMembershipsQuery>>;
+    invitations: z.ZodType<Out<typeof listInvitationsQuery>>;
+  };
+  /** The inviter of an invitation made on this surface, when the caller is a user. */
+  inviterOf?: (auth: Auth) => string;
+}
+
+const same = <T>(v: T) => v;
+
+export function serverAudience<Auth>(instanceOf: (auth: Auth) => string): OrganizationAudience<Auth> {
+  return {
+    instanceOf,
+    show: { organization: same, membership: same, invitation: same },
+    schemas: { organization: organizationSchema, membership: membershipSchema, invitation: invitationSchema },
+    bodies: { updateOrganization: updateOrganizationBody, updateMembership: updateMembershipBody, createInvitation: createInvitationBody, createDomain: createDomainBody, updateDomain: updateDomainBody },
+    queries: { light: z.strictObject(lightQuery), memberships: listMembershipsQuery, invitations: listInvitationsQuery },
+  };
+}
 
 /**
  * An organization's domains, for a surface acting on the instance `instanceOf(auth)`. The FAPI
  * mounts them with bodies that cannot mark a domain verified, and a list query that also
  * takes its own parameters (`session_id`…).
  */
-export function domainEndpointsFor<Auth>(
-  instanceOf: (auth: Auth) => string,
-  bodies: {
-    create: z.ZodType<Out<typeof createDomainBody>>;
-    update: z.ZodType<Out<typeof updateDomainBody>>;
-    listQuery: z.ZodType<{ limit: number; starting_after?: string }>;
-  } = { create: createDomainBody, update: updateDomainBody, listQuery: z.strictObject(lightQuery) },
-) {
+function domainEndpointsFor<Auth>({ instanceOf, bodies, queries }: OrganizationAudience<Auth>) {
   return {
-    createDomain: endpoint<Auth, Out<typeof createDomainBody>>({
+    createDomain: endpoint<Auth, Out<typeof createDomainBody>, object>({
       summary: 'Add a domain to an organization (public email domains are refused)',
-      body: bodies.create,
+      body: bodies.createDomain,
+      query: queries.none,
       response: domainSchema,
       audit: { action: 'organization_domain.created' },
       handle: ({ deps, auth, params, body }) => createDomain(deps, instanceOf(auth), params.id!, body),
     }),
-    listDomains: endpoint<Auth, never, { limit: number; starting_after?: string }>({
+    listDomains: endpoint<Auth, never, LightQuery>({
       summary: 'An organization’s domains (light envelope)',
-      query: bodies.listQuery,
+      query: queries.light,
       response: domainLightList,
       handle: ({ deps, auth, params, query }) => listDomains(deps, instanceOf(auth), params.id!, query),
     }),
-    getDomain: endpoint<Auth>({
+    getDomain: endpoint<Auth, never, object>({
       summary: 'Get a domain with its verification state and TXT record',
+      query: queries.none,
       response: domainSchema,
       handle: ({ deps, auth, params }) => getDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
     }),
-    updateDomain: endpoint<Auth, Out<typeof updateDomainBody>>({
+    updateDomain: endpoint<Auth, Out<typeof updateDomainBody>, object>({
       summary: 'Change a domain’s enrollment mode, or mark it verified',
-      body: bodies.update,
+      body: bodies.updateDomain,
+      query: queries.none,
       response: domainSchema,
       audit: { action: 'organization_domain.updated' },
       handle: ({ deps, auth, params, body }) => updateDomain(deps, instanceOf(auth), params.id!, params.domain_id!, body),
     }),
-    deleteDomain: endpoint<Auth>({
+    deleteDomain: endpoint<Auth, never, object>({
       summary: 'Remove a domain',
+      query: queries.none,
       response: deletedSchema('organization_domain'),
       audit: { action: 'organization_domain.deleted' },
       handle: ({ deps, auth, params }) => deleteDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
     }),
-    prepareDomainVerification: endpoint<Auth, Out<typeof prepareDomainVerificationBody>>({
+    prepareDomainVerification: endpoint<Auth, Out<typeof prepareDomainVerificationBody>, object>({
       summary: 'Start verifying a domain: email a code to an address at it, or get the TXT record to publish',
       body: prepareDomainVerificationBody,
+      query: queries.none,
       response: domainSchema,
       audit: { action: 'organization_domain.verification_prepared' },
       handle: ({ deps, auth, params, body }) => prepareDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
     }),
-    attemptDomainVerification: endpoint<Auth, Out<typeof attemptDomainVerificationBody>>({
+    attemptDomainVerification: endpoint<Auth, Out<typeof attemptDomainVerificationBody>, object>({
       summary: 'Complete a domain verification: the emailed code, or a TXT record lookup',
       body: attemptDomainVerificationBody,
+      query: queries.none,
       response: domainSchema,
       audit: { action: 'organization_domain.verification_attempted' },
       handle: ({ deps, auth, params, body }) => attemptDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
@@ -119,12 +163,106 @@ export function domainEndpointsFor<Auth>(
 }
 
 /**
- * The endpoints of organizations, memberships, invitations, domains, roles and permissions,
- * for a surface whose caller acts on the instance `instanceOf(auth)` names (BAPI, dashboard).
- * Path parameters: `id` the organization (or role, permission), `user_id`, `invitation_id`, `domain_id`.
+ * An organization, its memberships, invitations and domains, for a surface whose callers act
+ * on the instance `audience.instanceOf(auth)` and see what the audience shows.
+ * Path parameters: `id` the organization, `user_id`, `invitation_id`, `domain_id`.
  */
-function organizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
+export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Auth>) {
+  const { instanceOf, show, schemas, bodies, queries } = audience;
+  const deletedMembership = schemas.membership.extend({ deleted: z.literal(true) });
   return {
+    getOrganization: endpoint<Auth, never, object>({
+      summary: 'Get an organization by id or slug',
+      query: queries.none,
+      response: schemas.organization,
+      handle: async ({ deps, auth, params }) => show.organization(await getOrganization(deps, instanceOf(auth), params.id!)),
+    }),
+    updateOrganization: endpoint<Auth, Out<typeof updateOrganizationBody>, object>({
+      summary: 'Update an organization (metadata is deep-merged; null deletes a key)',
+      body: bodies.updateOrganization,
+      query: queries.none,
+      response: schemas.organization,
+      audit: { action: 'organization.updated' },
+      handle: async ({ deps, auth, params, body }) => show.organization(await updateOrganization(deps, instanceOf(auth), params.id!, body)),
+    }),
+    deleteOrganization: endpoint<Auth, never, object>({
+      summary: 'Delete an organization: its memberships are removed and pending invitations revoked',
+      query: queries.none,
+      response: deletedSchema('organization'),
+      audit: { action: 'organization.deleted' },
+      handle: ({ deps, auth, actor, params }) => deleteOrganization(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+    }),
+
+    listMemberships: endpoint<Auth, never, Out<typeof listMembershipsQuery>>({
+      summary: 'The members of an organization, oldest first (light envelope)',
+      query: queries.memberships,
+      response: lightListSchema(schemas.membership),
+      handle: async ({ deps, auth, params, query }) => {
+        const list = await listOrganizationMemberships(deps, instanceOf(auth), params.id!, query);
+        return { ...list, data: list.data.map(show.membership) };
+      },
+    }),
+    // The domain records a role change as organization_membership.role_changed; the router a metadata-only update.
+    updateMembership: endpoint<Auth, Out<typeof updateMembershipBody>, object>({
+      summary: 'Change a member’s role or metadata (the last admin cannot be demoted)',
+      body: bodies.updateMembership,
+      query: queries.none,
+      response: schemas.membership,
+      audit: { action: 'organization_membership.updated' },
+      handle: async ({ deps, auth, actor, params, body }) =>
+        show.membership(await updateMembership(deps, instanceOf(auth), params.id!, params.user_id!, body, auditContextOf(actor))),
+    }),
+    deleteMembership: endpoint<Auth, never, object>({
+      summary: 'Remove a member (the last admin cannot be removed)',
+      query: queries.none,
+      response: deletedMembership,
+      audit: { action: 'organization_membership.deleted' },
+      handle: async ({ deps, auth, actor, params }) => ({
+        ...(show.membership(await removeMembership(deps, instanceOf(auth), params.id!, params.user_id!, auditContextOf(actor))) as object),
+        deleted: true as const,
+      }),
+    }),
+
+    createInvitation: endpoint<Auth, Out<typeof createInvitationBody>, object>({
+      summary: 'Invite an email address to an organization; the invitation email carries the accept link',
+      body: bodies.createInvitation,
+      query: queries.none,
+      response: schemas.invitation,
+      audit: { action: 'organization_invitation.created' },
+      handle: async ({ deps, auth, params, body }) => {
+        const invitation = audience.inviterOf ? { ...body, inviter_user_id: audience.inviterOf(auth) } : body;
+        return show.invitation((await createInvitations(deps, instanceOf(auth), params.id!, [invitation]))[0]!);
+      },
+    }),
+    listInvitations: endpoint<Auth, never, Out<typeof listInvitationsQuery>>({
+      summary: 'An organization’s invitations, oldest first (light envelope; status filter)',
+      query: queries.invitations,
+      response: lightListSchema(schemas.invitation),
+      handle: async ({ deps, auth, params, query }) => {
+        const list = await listInvitations(deps, instanceOf(auth), params.id!, query);
+        return { ...list, data: list.data.map(show.invitation) };
+      },
+    }),
+    revokeInvitation: endpoint<Auth, never, object>({
+      summary: 'Revoke a pending invitation',
+      query: queries.none,
+      response: schemas.invitation,
+      audit: { action: 'organization_invitation.revoked' },
+      handle: async ({ deps, auth, params }) => show.invitation(await revokeInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!)),
+    }),
+
+    ...domainEndpointsFor(audience),
+  };
+}
+
+/**
+ * What only servers and operators do: create and list organizations, add members directly,
+ * bulk and single-invitation reads, a user's memberships, roles and permissions (BAPI, dashboard).
+ * Path parameters: `id` the organization (or role, permission, user), `invitation_id`.
+ */
+function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
+  return {
+    ...organizationEndpointsFor(serverAudience(instanceOf)),
     createOrganization: endpoint<Auth, Out<typeof createOrganizationBody>>({
       summary: 'Create an organization (created_by joins with the creator role)',
       body: createOrganizationBody,
@@ -138,25 +276,6 @@ function organizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
       response: cursorPageSchema(organizationSchema),
       handle: ({ deps, auth, query }) => listOrganizations(deps, instanceOf(auth), query),
     }),
-    getOrganization: endpoint<Auth>({
-      summary: 'Get an organization by id or slug',
-      response: organizationSchema,
-      handle: ({ deps, auth, params }) => getOrganization(deps, instanceOf(auth), params.id!),
-    }),
-    updateOrganization: endpoint<Auth, Out<typeof updateOrganizationBody>>({
-      summary: 'Update an organization (metadata is deep-merged; null deletes a key)',
-      body: updateOrganizationBody,
-      response: organizationSchema,
-      audit: { action: 'organization.updated' },
-      handle: ({ deps, auth, params, body }) => updateOrganization(deps, instanceOf(auth), params.id!, body),
-    }),
-    deleteOrganization: endpoint<Auth>({
-      summary: 'Delete an organization: its memberships are removed and pending invitations revoked',
-      response: deletedSchema('organization'),
-      audit: { action: 'organization.deleted' },
-      handle: ({ deps, auth, actor, params }) => deleteOrganization(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
-    }),
-
     createMembership: endpoint<Auth, Out<typeof createMembershipBody>>({
       summary: 'Add a user to an organization (default role from the instance settings)',
       body: createMembershipBody,
@@ -164,40 +283,11 @@ function organizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
       audit: { action: 'organization_membership.created' },
       handle: ({ deps, auth, actor, params, body }) => addMembership(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
     }),
-    listMemberships: endpoint<Auth, never, Out<typeof listMembershipsQuery>>({
-      summary: 'The members of an organization, oldest first (light envelope)',
-      query: listMembershipsQuery,
-      response: membershipLightList,
-      handle: ({ deps, auth, params, query }) => listOrganizationMemberships(deps, instanceOf(auth), params.id!, query),
-    }),
-    // The domain records a role change as organization_membership.role_changed; the router a metadata-only update.
-    updateMembership: endpoint<Auth, Out<typeof updateMembershipBody>>({
-      summary: 'Change a member’s role or metadata (the last admin cannot be demoted)',
-      body: updateMembershipBody,
-      response: membershipSchema,
-      audit: { action: 'organization_membership.updated' },
-      handle: ({ deps, auth, actor, params, body }) =>
-        updateMembership(deps, instanceOf(auth), params.id!, params.user_id!, body, auditContextOf(actor)),
-    }),
-    deleteMembership: endpoint<Auth>({
-      summary: 'Remove a member (the last admin cannot be removed)',
-      response: membershipSchema.extend({ deleted: z.literal(true) }),
-      audit: { action: 'organization_membership.deleted' },
-      handle: ({ deps, auth, actor, params }) => removeMembership(deps, instanceOf(auth), params.id!, params.user_id!, auditContextOf(actor)),
-    }),
     listUserMemberships: endpoint<Auth, never, Out<typeof userMembershipsQuery>>({
       summary: 'A user’s organization memberships, newest first (cursor pagination)',
       query: userMembershipsQuery,
       response: membershipCursorList,
       handle: ({ deps, auth, params, query }) => listUserMemberships(deps, instanceOf(auth), params.id!, query),
-    }),
-
-    createInvitation: endpoint<Auth, Out<typeof createInvitationBody>>({
-      summary: 'Invite an email address to an organization; the invitation email carries the accept link',
-      body: createInvitationBody,
-      response: invitationSchema,
-      audit: { action: 'organization_invitation.created' },
-      handle: async ({ deps, auth, params, body }) => (await createInvitations(deps, instanceOf(auth), params.id!, [body]))[0]!,
     }),
     bulkCreateInvitations: endpoint<Auth, Out<typeof bulkInvitationBody>>({
       summary: 'Invite up to 50 addresses at once (all or none)',
@@ -210,25 +300,11 @@ function organizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
         has_more: false,
       }),
     }),
-    listInvitations: endpoint<Auth, never, Out<typeof listInvitationsQuery>>({
-      summary: 'An organization’s invitations, oldest first (light envelope; status filter)',
-      query: listInvitationsQuery,
-      response: invitationLightList,
-      handle: ({ deps, auth, params, query }) => listInvitations(deps, instanceOf(auth), params.id!, query),
-    }),
     getInvitation: endpoint<Auth>({
       summary: 'Get an invitation',
       response: invitationSchema,
       handle: ({ deps, auth, params }) => getInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!),
     }),
-    revokeInvitation: endpoint<Auth>({
-      summary: 'Revoke a pending invitation',
-      response: invitationSchema,
-      audit: { action: 'organization_invitation.revoked' },
-      handle: ({ deps, auth, params }) => revokeInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!),
-    }),
-
-    ...domainEndpointsFor(instanceOf),
 
     listRoles: endpoint<Auth, never, Out<typeof listRolesQuery>>({
       summary: 'The instance’s roles (light envelope); org:admin and org:member are built in',
@@ -296,7 +372,7 @@ function organizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
 }
 
 /** BAPI: the key's instance. */
-export const bapiOrganizations = organizationEndpointsFor<BapiAuth>((auth) => auth.instance.id);
+export const bapiOrganizations = serverOrganizationEndpointsFor<BapiAuth>((auth) => auth.instance.id);
 
 /** Dashboard: the route's instance (of an account the operator belongs to). */
-export const dashboardOrganizations = organizationEndpointsFor<ConsoleAuth>((auth) => routeInstance(auth).id);
+export const dashboardOrganizations = serverOrganizationEndpointsFor<ConsoleAuth>((auth) => routeInstance(auth).id);

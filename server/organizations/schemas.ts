@@ -124,7 +124,6 @@ export const publicMembershipSchema = membershipSchema
   .extend({ organization: publicOrganizationSchema })
   .meta({ id: 'PublicOrganizationMembership' });
 
-export const membershipLightList = lightListSchema(membershipSchema);
 export const membershipCursorList = cursorPageSchema(membershipSchema);
 
 const invitationFields = {
@@ -170,7 +169,6 @@ export const invitationSchema = z
   })
   .meta({ id: 'OrganizationInvitation' });
 export const publicInvitationSchema = invitationSchema.omit({ private_metadata: true }).meta({ id: 'PublicOrganizationInvitation' });
-export const invitationLightList = lightListSchema(invitationSchema);
 
 const domainName = z
   .string()

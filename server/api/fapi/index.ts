@@ -6,6 +6,7 @@ import type { MountableEndpoint } from '../../http/endpoint';
 import * as auth from '../../auth/fapi-routes';
 import * as environment from '../../auth/environment';
 import * as orgs from '../../organizations/fapi-routes';
+import { memberOrganizations as member } from '../../organizations/fapi-routes';
 import * as sessions from '../../sessions/fapi-routes';
 import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
@@ -90,21 +91,21 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/me/organization_suggestions',                     ORG_USER, orgs.listMySuggestionsEndpoint),
   fapiRoute('POST',   '/v1/me/organization_suggestions/:id/accept',          ORG_USER, orgs.acceptMySuggestionEndpoint),
   fapiRoute('POST',   '/v1/organizations',                                   ORG_USER, orgs.createOrganizationEndpoint),
-  fapiRoute('GET',    '/v1/organizations/:id',                               org('member'), orgs.getOrganizationEndpoint),
-  fapiRoute('PATCH',  '/v1/organizations/:id',                               org('org:sys_profile:manage'), orgs.updateOrganizationEndpoint),
-  fapiRoute('DELETE', '/v1/organizations/:id',                               org('org:sys_profile:delete'), orgs.deleteOrganizationEndpoint),
-  fapiRoute('GET',    '/v1/organizations/:id/memberships',                   org('org:sys_memberships:read'), orgs.listMembersEndpoint),
-  fapiRoute('PATCH',  '/v1/organizations/:id/memberships/:user_id',          org('org:sys_memberships:manage'), orgs.updateMemberEndpoint),
-  fapiRoute('DELETE', '/v1/organizations/:id/memberships/:user_id',          org('org:sys_memberships:manage'), orgs.removeMemberEndpoint),
-  fapiRoute('GET',    '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), orgs.listOrgInvitationsEndpoint),
-  fapiRoute('POST',   '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), orgs.inviteEndpoint),
-  fapiRoute('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', org('org:sys_memberships:manage'), orgs.revokeOrgInvitationEndpoint),
-  fapiRoute('GET',    '/v1/organizations/:id/domains',                       org('org:sys_domains:read'), orgs.fapiDomains.listDomains),
-  fapiRoute('POST',   '/v1/organizations/:id/domains',                       org('org:sys_domains:manage'), orgs.fapiDomains.createDomain),
-  fapiRoute('PATCH',  '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), orgs.fapiDomains.updateDomain),
-  fapiRoute('DELETE', '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), orgs.fapiDomains.deleteDomain),
-  fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), orgs.fapiDomains.prepareDomainVerification),
-  fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), orgs.fapiDomains.attemptDomainVerification),
+  fapiRoute('GET',    '/v1/organizations/:id',                               org('member'), member.getOrganization),
+  fapiRoute('PATCH',  '/v1/organizations/:id',                               org('org:sys_profile:manage'), member.updateOrganization),
+  fapiRoute('DELETE', '/v1/organizations/:id',                               org('org:sys_profile:delete'), member.deleteOrganization),
+  fapiRoute('GET',    '/v1/organizations/:id/memberships',                   org('org:sys_memberships:read'), member.listMemberships),
+  fapiRoute('PATCH',  '/v1/organizations/:id/memberships/:user_id',          org('org:sys_memberships:manage'), member.updateMembership),
+  fapiRoute('DELETE', '/v1/organizations/:id/memberships/:user_id',          org('org:sys_memberships:manage'), member.deleteMembership),
+  fapiRoute('GET',    '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), member.listInvitations),
+  fapiRoute('POST',   '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), member.createInvitation),
+  fapiRoute('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', org('org:sys_memberships:manage'), member.revokeInvitation),
+  fapiRoute('GET',    '/v1/organizations/:id/domains',                       org('org:sys_domains:read'), member.listDomains),
+  fapiRoute('POST',   '/v1/organizations/:id/domains',                       org('org:sys_domains:manage'), member.createDomain),
+  fapiRoute('PATCH',  '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), member.updateDomain),
+  fapiRoute('DELETE', '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), member.deleteDomain),
+  fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), member.prepareDomainVerification),
+  fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), member.attemptDomainVerification),
   fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
   fapiRoute('GET',    '/.well-known/jwks.json',           PUBLIC_CACHED, sessions.jwksEndpoint),
 ];
