@@ -134,7 +134,7 @@ describe('GET /v1/environment: the hosted pages’ language and copy', () => {
 
   it('answers the enabled overrides of that locale (region first), not the disabled ones', async () => {
     const i = await instanceWith(h);
-    const ctx = { actor: 'operator:user_test' };
+    const ctx = { actor: 'operator:user_test', ip: null, userAgent: null };
     const save = (locale: string, resource: string, text: string, enabled = true) =>
       saveLocalization(h.runtime.deps, i.instanceId, { locale, resource, content: { text }, enabled }, ctx);
     await save('fr', 'hosted.signUp.title', 'Rejoignez-nous');

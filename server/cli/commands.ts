@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { parseArgs } from 'node:util';
 import type { Deps } from '../deps';
 import { instances } from '../db/schema';
@@ -78,8 +79,7 @@ export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult>
         instanceId: required(values, 'instance'),
         scopes: required(values, 'scopes'),
         name: optionalString(values, 'name'),
-        actor,
-      });
+      }, systemContext(actor));
       const out = { id: key.id, secret: key.secret, scopes: key.scopes };
       return ok(values.json ? JSON.stringify(out) : `Created key ${key.id} (${key.scopes.join(',')})\n  secret (shown once): ${key.secret}`);
     }
@@ -92,14 +92,14 @@ export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult>
     if (group === 'keys' && action === 'revoke') {
       const { positionals, values } = parse(rest, { json: { type: 'boolean' } });
       if (positionals.length !== 1) throw new UsageError('keys revoke takes one KEY_ID.');
-      const out = await revokeSecretKey(deps, positionals[0]!, actor);
+      const out = await revokeSecretKey(deps, positionals[0]!, systemContext(actor));
       return ok(values.json ? JSON.stringify(out) : `Revoked key ${out.id}`);
     }
     if (group === 'keys' && action === 'rotate-signing') {
       const { values, positionals } = parse(rest, { instance: { type: 'string' }, json: { type: 'boolean' } });
       if (positionals.length > 0) throw new UsageError('keys rotate-signing takes no positional arguments.');
       const instance = await getInstance(deps, required(values, 'instance'));
-      const out = { object: 'signing_key_rotation' as const, ...(await rotateSigningKeys(deps, instance.id, actor)) };
+      const out = { object: 'signing_key_rotation' as const, ...(await rotateSigningKeys(deps, instance.id, systemContext(actor))) };
       return ok(
         values.json
           ? JSON.stringify(out)

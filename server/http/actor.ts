@@ -43,6 +43,8 @@ export interface AuditContext {
 }
 
 export const auditContextOf = (a: Actor): AuditContext => ({ actor: a.ref, actorKind: a.kind, ip: a.ip, userAgent: a.userAgent });
+/** The system acting on its own (`cli`, `system`, a test): no request behind it. */
+export const systemContext = (ref: string): AuditContext => ({ actor: ref, actorKind: 'system', ip: null, userAgent: null });
 
 /** The kind of actor each `ref` prefix names (the constructors below write these prefixes). */
 const KIND_OF_PREFIX: Record<string, ActorKind> = {

@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { accountMemberships, instances } from '../db/schema';
@@ -17,7 +18,7 @@ export async function bootstrapEmptyStore(deps: Deps) {
   if (Number(count) > 0) return null;
   const account = await defaultAccount(deps);
   const instance = await createInstance(deps, { accountId: account.id, name: 'Development', environment: 'test' });
-  const key = await createSecretKey(deps, { instanceId: instance.id, scopes: '*', name: 'Development', actor: 'system' });
+  const key = await createSecretKey(deps, { instanceId: instance.id, scopes: '*', name: 'Development' }, systemContext('system'));
   return { instance, secret: key.secret };
 }
 

@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretKeys } from '../db/schema';
@@ -46,7 +47,7 @@ describe('BAPI authentication (contract rules 1–5)', () => {
   it('answers 401 INVALID_KEY once a key is revoked', async () => {
     const key = await h.createKey(instanceId, '*');
     expect((await h.call('GET', '/v1/users', { key: key.secret })).status).toBe(200);
-    await revokeSecretKey(h.runtime.deps, key.id, 'test');
+    await revokeSecretKey(h.runtime.deps, key.id, systemContext('test'));
     const res = await h.call('GET', '/v1/users', { key: key.secret });
     expect(res.status).toBe(401);
     expect(codeOf(res.body)).toBe('INVALID_KEY');

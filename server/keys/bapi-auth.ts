@@ -10,8 +10,6 @@ export interface BapiAuth {
   instance: ResolvedKey['instance'];
   keyId: string;
   scopes: string[];
-  /** How audit entries name this caller. */
-  actor: string;
 }
 
 /** No key at all (the OpenAPI document). */
@@ -39,7 +37,7 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
   const secret = bearerToken(header);
   if (!secret) throw new AppError('UNAUTHENTICATED', { message: 'The Authorization header must be "Bearer <secret key>".' });
   const key = await resolveSecretKey(deps, secret);
-  const auth = { instance: key.instance, keyId: key.keyId, scopes: key.scopes, actor: `key:${key.keyId}` };
+  const auth = { instance: key.instance, keyId: key.keyId, scopes: key.scopes };
   if (guard.scope === ANY_KEY) return auth;
 
   const rule = { name: 'bapi_key', limit: bapiKeyBudget(deps, key.instance.environment), windowMs: BAPI_WINDOW_MS };

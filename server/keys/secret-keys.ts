@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Deps, ResolvedKey } from '../deps';
 import { audit } from '../audit/audit';
@@ -14,7 +15,8 @@ export const isWellFormedSecret = (s: string) => SECRET_RE.test(s);
 
 export async function createSecretKey(
   deps: Pick<Deps, 'db' | 'clock'>,
-  input: { instanceId: string; scopes: string | string[]; name?: string; actor: string },
+  input: { instanceId: string; scopes: string | string[]; name?: string },
+  auditCtx: AuditContext,
 ) {
   const parsed = parseScopes(input.scopes);
   if ('invalid' in parsed) throw validationError('scopes', 'invalid', `Unknown scope "${parsed.invalid}".`);
@@ -40,7 +42,7 @@ export async function createSecretKey(
       .returning();
     await audit({ db: tx, clock: deps.clock }, {
       instanceId: input.instanceId,
-      actor: input.actor,
+      ...auditCtx,
       action: 'secret_key.created',
       target: id,
       details: { scopes: parsed.scopes, name: created!.name },
@@ -50,7 +52,7 @@ export async function createSecretKey(
   return { id: row.id, name: row.name, secret, scopes: row.scopes, created_at: row.createdAt };
 }
 
-export async function revokeSecretKey(deps: Pick<Deps, 'db' | 'clock' | 'keyCache'>, keyId: string, actor: string) {
+export async function revokeSecretKey(deps: Pick<Deps, 'db' | 'clock' | 'keyCache'>, keyId: string, auditCtx: AuditContext) {
   const row = await deps.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(secretKeys)
@@ -60,7 +62,7 @@ export async function revokeSecretKey(deps: Pick<Deps, 'db' | 'clock' | 'keyCach
     if (!updated) throw notFound('secret key');
     await audit({ db: tx, clock: deps.clock }, {
       instanceId: updated.instanceId,
-      actor,
+      ...auditCtx,
       action: 'secret_key.revoked',
       target: keyId,
     });

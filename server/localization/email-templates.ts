@@ -7,7 +7,8 @@ import { enforceLimit } from '../http/rate-limit';
 import type { InstanceSettings } from '../instances/settings';
 import { getUser } from '../users/users';
 import { localeCandidates } from './locales';
-import { deleteLocalization, findLocalization, listLocalizations, saveLocalization, type ChangeContext, type LocalizationView } from './overrides';
+import { deleteLocalization, findLocalization, listLocalizations, saveLocalization, type LocalizationView } from './overrides';
+import type { AuditContext } from '../http/actor';
 import { builtInEmailFor, resolveEmailTemplate } from './resolve';
 import { contentInvalid } from './validate';
 
@@ -77,7 +78,7 @@ export async function saveEmailTemplate(
   instanceId: string,
   name: EmailTemplateName,
   input: { locale: string; subject: string; mjml: string; text?: string | null; enabled?: boolean },
-  ctx: ChangeContext,
+  ctx: AuditContext,
 ) {
   return saveLocalization(
     deps,
@@ -87,7 +88,7 @@ export async function saveEmailTemplate(
   );
 }
 
-export async function deleteEmailTemplateOverride(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, name: EmailTemplateName, locale: string, ctx: ChangeContext) {
+export async function deleteEmailTemplateOverride(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, name: EmailTemplateName, locale: string, ctx: AuditContext) {
   const row = await findLocalization(deps, instanceId, `email.${name}`, locale);
   if (!row) throw notFound('email template override');
   return deleteLocalization(deps, instanceId, row.id, ctx);

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, desc, eq, like, lt, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -12,12 +13,6 @@ type D = Pick<Deps, 'db' | 'clock'>;
 export type LocalizationRow = typeof localizations.$inferSelect;
 type RevisionRow = typeof localizationRevisions.$inferSelect;
 
-/** Who makes a change, for the audit log and the revision history. */
-export interface ChangeContext {
-  actor: string;
-  ip?: string | null;
-  userAgent?: string | null;
-}
 
 export const kindOf = (resource: string): ResourceKind => resource.slice(0, resource.indexOf('.')) as ResourceKind;
 
@@ -114,7 +109,7 @@ export async function saveLocalization(
   deps: D,
   instanceId: string,
   input: SaveInput,
-  ctx: ChangeContext,
+  ctx: AuditContext,
   opts: { change?: 'updated' | 'restored'; details?: Record<string, unknown>; messagesDir?: string } = {},
 ): Promise<{ localization: LocalizationView; created: boolean }> {
   const resource = resourceOrThrow(input.resource, opts);
@@ -147,7 +142,7 @@ export async function saveLocalization(
 }
 
 /** Edits an override's content or enabled flag (content validated as on create). */
-export async function updateLocalization(deps: D, instanceId: string, id: string, patch: { content?: unknown; enabled?: boolean }, ctx: ChangeContext, opts: { messagesDir?: string } = {}) {
+export async function updateLocalization(deps: D, instanceId: string, id: string, patch: { content?: unknown; enabled?: boolean }, ctx: AuditContext, opts: { messagesDir?: string } = {}) {
   const row = await getLocalization(deps, instanceId, id);
   const out = await saveLocalization(
     deps,
@@ -160,7 +155,7 @@ export async function updateLocalization(deps: D, instanceId: string, id: string
 }
 
 /** Removes an override: the base copy renders again. Its revisions stay, to restore. */
-export async function deleteLocalization(deps: D, instanceId: string, id: string, ctx: ChangeContext) {
+export async function deleteLocalization(deps: D, instanceId: string, id: string, ctx: AuditContext) {
   return deps.db.transaction(async (tx) => {
     const [row] = await tx.delete(localizations).where(and(eq(localizations.id, id), eq(localizations.instanceId, instanceId))).returning();
     if (!row) throw notFound('localization');
@@ -193,7 +188,7 @@ export async function listRevisions(deps: Pick<Deps, 'db'>, instanceId: string, 
  * Saves a revision's content as the override of its resource and locale again
  * (validated again: what was valid then must still be). Audited as a restore.
  */
-export async function restoreRevision(deps: D, instanceId: string, revisionId: string, ctx: ChangeContext, expect?: { resource: string }) {
+export async function restoreRevision(deps: D, instanceId: string, revisionId: string, ctx: AuditContext, expect?: { resource: string }) {
   const [rev] = await deps.db
     .select()
     .from(localizationRevisions)

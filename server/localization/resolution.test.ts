@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const ctx = { actor: 'operator:user_test' };
+const ctx = { actor: 'operator:user_test', ip: null, userAgent: null };
 const frenchCode = {
   subject: 'Votre code secret : {{code}}',
   mjml: EMAIL_TEMPLATES.verification_code.locales.fr.mjml.replace('Votre code de vérification', 'Code personnalisé'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from '../email/routes';
+import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { validationError } from '../http/errors';
 import { cursorPageSchema, lightListSchema, pageQuery } from '../http/pagination';
@@ -24,12 +25,10 @@ import {
   restoreRevision,
   saveLocalization,
   updateLocalization,
-  type ChangeContext,
 } from './overrides';
 
 /** Dashboard endpoints of email templates and localizations (server/api/dashboard). */
 
-const changeCtx = (auth: ConsoleAuth): ChangeContext => ({ actor: auth.actor, ip: auth.request.ip, userAgent: auth.request.userAgent });
 const instanceOf = (auth: ConsoleAuth) => {
   const i = routeInstance(auth);
   return { id: i.id, name: i.row.name, settings: i.settings };
@@ -192,11 +191,11 @@ export const putEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof pu
   audit: { action: 'email_template.updated', target: 'template' },
   body: putTemplateBody,
   response: templateDetailSchema,
-  handle: async ({ deps, auth, params, body }) => {
+  handle: async ({ deps, auth, actor, params, body }) => {
     const name = templateName(params.template!);
     const i = routeInstance(auth);
     const locale = localeOr(auth, body.locale);
-    await saveEmailTemplate(deps, i.id, name, { ...body, locale }, changeCtx(auth));
+    await saveEmailTemplate(deps, i.id, name, { ...body, locale }, auditContextOf(actor));
     return getEmailTemplate(deps, i.id, i.settings, name, locale);
   },
 });
@@ -206,11 +205,11 @@ export const deleteEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output
   audit: { action: 'email_template.deleted', target: 'template' },
   query: localeQuery,
   response: templateDetailSchema,
-  handle: async ({ deps, auth, params, query }) => {
+  handle: async ({ deps, auth, actor, params, query }) => {
     const name = templateName(params.template!);
     const i = routeInstance(auth);
     const locale = localeOr(auth, query.locale);
-    await deleteEmailTemplateOverride(deps, i.id, name, locale, changeCtx(auth));
+    await deleteEmailTemplateOverride(deps, i.id, name, locale, auditContextOf(actor));
     return getEmailTemplate(deps, i.id, i.settings, name, locale);
   },
 });
@@ -254,10 +253,10 @@ export const restoreEmailTemplateRevisionEndpoint = endpoint<ConsoleAuth>({
   summary: 'Save a revision as the template’s override in its locale again (validated again); audited',
   audit: { action: 'email_template.restored', target: 'template' },
   response: templateDetailSchema,
-  handle: async ({ deps, auth, params }) => {
+  handle: async ({ deps, auth, actor, params }) => {
     const name = templateName(params.template!);
     const i = routeInstance(auth);
-    const restored = await restoreRevision(deps, i.id, params.revisionId!, changeCtx(auth), { resource: `email.${name}` });
+    const restored = await restoreRevision(deps, i.id, params.revisionId!, auditContextOf(actor), { resource: `email.${name}` });
     return getEmailTemplate(deps, i.id, i.settings, name, restored.locale);
   },
 });
@@ -281,7 +280,7 @@ export const createLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof 
   audit: { action: 'localization.created' },
   body: createLocalizationBody,
   response: localizationSchema,
-  handle: async ({ deps, auth, body }) => (await saveLocalization(deps, routeInstance(auth).id, body, changeCtx(auth))).localization,
+  handle: async ({ deps, auth, actor, body }) => (await saveLocalization(deps, routeInstance(auth).id, body, auditContextOf(actor))).localization,
 });
 
 export const updateLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof patchLocalizationBody>>({
@@ -289,9 +288,9 @@ export const updateLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof 
   audit: { action: 'localization.updated', target: 'localizationId' },
   body: patchLocalizationBody,
   response: localizationSchema,
-  handle: ({ deps, auth, params, body }) => {
+  handle: ({ deps, auth, actor, params, body }) => {
     if (body.content === undefined && body.enabled === undefined) throw validationError('body', 'empty', 'Give content, enabled or both.');
-    return updateLocalization(deps, routeInstance(auth).id, params.localizationId!, body, changeCtx(auth));
+    return updateLocalization(deps, routeInstance(auth).id, params.localizationId!, body, auditContextOf(actor));
   },
 });
 
@@ -299,10 +298,10 @@ export const deleteLocalizationEndpoint = endpoint<ConsoleAuth>({
   summary: 'Remove an override: the base copy renders again; audited',
   audit: { action: 'localization.deleted', target: 'localizationId' },
   response: z.object({ object: z.literal('localization'), id: z.string(), deleted: z.literal(true) }),
-  handle: async ({ deps, auth, params }) => {
+  handle: async ({ deps, auth, actor, params }) => {
     const instanceId = routeInstance(auth).id;
     await getLocalization(deps, instanceId, params.localizationId!);
-    const row = await deleteLocalization(deps, instanceId, params.localizationId!, changeCtx(auth));
+    const row = await deleteLocalization(deps, instanceId, params.localizationId!, auditContextOf(actor));
     return { object: 'localization' as const, id: localizationView(row).id, deleted: true as const };
   },
 });

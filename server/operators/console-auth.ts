@@ -9,7 +9,7 @@ import { instanceContext, type Instance, type InstanceContext } from '../instanc
 import { platformContext } from '../instances/platform';
 import { clientCookieSpec, CONSOLE_CLIENT_COOKIE, findClient } from '../sessions/clients';
 import { resolveMe } from '../users/me';
-import { accountInstance, membershipRole, operatorActor, roleAtLeast } from './operators';
+import { accountInstance, membershipRole, roleAtLeast } from './operators';
 import { requestOrigin, SAFE_METHODS } from '../http/origin';
 
 /**
@@ -40,8 +40,6 @@ export interface ConsoleAuth {
   /** The signed-in operator (a platform user id), null on public routes without a session. */
   operatorId: string | null;
   sessionId: string | null;
-  /** `operator:<user_id>` for audit entries. */
-  actor: string;
   /** The route's account and the operator's role in it. */
   account: { id: string; role: OperatorRole } | null;
   /** The route's instance (of that account). */
@@ -78,7 +76,6 @@ export async function authenticateConsole(deps: Deps, c: Context, guard: Console
     platform,
     operatorId: null,
     sessionId: null,
-    actor: 'anonymous',
     account: null,
     instance: null,
     request: { ip: clientIp(c, deps.config.TRUST_PROXY), userAgent: c.req.header('user-agent') ?? null },
@@ -96,7 +93,6 @@ export async function authenticateConsole(deps: Deps, c: Context, guard: Console
     if (me) {
       auth.operatorId = me.userId;
       auth.sessionId = me.sessionId;
-      auth.actor = operatorActor(me.userId);
     }
   } else if (token) {
     c.header('set-cookie', consoleCookie(deps, platform, null));

@@ -1,3 +1,4 @@
+import { auditContextOf, operatorActor, type AuditContext } from '../http/actor';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -22,7 +23,6 @@ type D = Pick<Deps, 'db' | 'clock' | 'config' | 'cipher' | 'caches' | 'passwords
 
 const RANK: Record<OperatorRole, number> = { viewer: 0, admin: 1, owner: 2 };
 export const roleAtLeast = (held: OperatorRole, needed: OperatorRole) => RANK[held] >= RANK[needed];
-export const operatorActor = (userId: string) => `operator:${userId}`;
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 export const INVITATION_TOKEN_PREFIX = 'inv_';
@@ -32,6 +32,10 @@ export interface AuditRequest {
   ip?: string | null;
   userAgent?: string | null;
 }
+
+/** An operator acting through the console's request. */
+const operatorContext = (userId: string, request: AuditRequest) =>
+  auditContextOf(operatorActor(userId, { ip: request.ip ?? null, userAgent: request.userAgent ?? null }));
 
 /** The accounts an operator belongs to, oldest first, with their role. */
 export async function operatorAccounts(deps: Pick<Deps, 'db'>, userId: string) {
@@ -89,7 +93,7 @@ export async function listMembers(deps: Pick<Deps, 'db'>, platformId: string, ac
 /** Signs a platform user in on a new console client; answers the client token for the `__console_client` cookie. */
 async function signInOperator(deps: D, platform: InstanceContext, userId: string, request: AuditRequest) {
   const { client, token } = await createClient(deps, platform.id);
-  const { session } = await createSession(deps, platform, { userId, clientId: client.id, activity: request }, { actor: operatorActor(userId), ...request });
+  const { session } = await createSession(deps, platform, { userId, clientId: client.id, activity: request }, operatorContext(userId, request));
   await setActiveSession(deps, client.id, session.id);
   return { clientToken: token, sessionId: session.id };
 }
@@ -127,7 +131,6 @@ export async function completeSetup(
       first_name: input.first_name,
       last_name: input.last_name,
     });
-    const actor = operatorActor(user.id);
     const candidate = await defaultAccount(d);
     const [member] = await tx.select({ id: accountMemberships.id }).from(accountMemberships).where(eq(accountMemberships.accountId, candidate.id)).limit(1);
     let account = candidate;
@@ -137,7 +140,7 @@ export async function completeSetup(
       account = renamed!;
     }
     await addMembership(d, account.id, user.id, 'owner');
-    await audit(d, { instanceId: null, actor, action: 'console.setup_completed', target: account.id, ...request, details: { setup_token_id: setupId, user_id: user.id } });
+    await audit(d, { instanceId: null, ...operatorContext(user.id, request), action: 'console.setup_completed', target: account.id, details: { setup_token_id: setupId, user_id: user.id } });
     const signedIn = await signInOperator(d, platform, user.id, request);
     return { user, account: account!, ...signedIn };
   });
@@ -187,7 +190,7 @@ export async function createInvitation(
         role: input.role,
         digest: sha256Hex(token),
         status: 'pending',
-        invitedBy: operatorActor(input.inviterId),
+        invitedBy: operatorContext(input.inviterId, request).actor,
         expiresAt: now + INVITATION_TTL_MS,
         createdAt: now,
         updatedAt: now,
@@ -195,10 +198,9 @@ export async function createInvitation(
       .returning();
     await audit({ db: tx, clock: deps.clock }, {
       instanceId: null,
-      actor: operatorActor(input.inviterId),
+      ...operatorContext(input.inviterId, request),
       action: 'account_invitation.created',
       target: created!.id,
-      ...request,
       details: { account_id: input.accountId, email_address: input.emailAddress, role: input.role },
     });
     return created!;
@@ -273,10 +275,9 @@ export async function acceptInvitation(
     const membership = await addMembership(d, inv.accountId, userId, held && roleAtLeast(held, inv.role) ? held : inv.role);
     await audit(d, {
       instanceId: null,
-      actor: operatorActor(userId),
+      ...operatorContext(userId, request),
       action: 'account_invitation.accepted',
       target: inv.id,
-      ...request,
       details: { account_id: inv.accountId, role: inv.role },
     });
     return { invitation: invitationView(inv), membership, userId, signedIn };
@@ -303,7 +304,7 @@ export async function accountInstance(deps: Pick<Deps, 'db'>, accountId: string,
 }
 
 /** Revokes a pending invitation of this account (a used or revoked one: 409 CONFLICT). */
-export async function revokeInvitation(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, invitationId: string, actor: string, request: AuditRequest) {
+export async function revokeInvitation(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, invitationId: string, auditCtx: AuditContext) {
   return deps.db.transaction(async (tx) => {
     const where = and(eq(accountInvitations.id, invitationId), eq(accountInvitations.accountId, accountId));
     const [current] = await tx.select().from(accountInvitations).where(where).for('update');
@@ -312,7 +313,7 @@ export async function revokeInvitation(deps: Pick<Deps, 'db' | 'clock'>, account
       throw new AppError('CONFLICT', { message: `This invitation is ${current.status} already.`, meta: { status: current.status } });
     }
     const [row] = await tx.update(accountInvitations).set({ status: 'revoked', updatedAt: deps.clock.now() }).where(where).returning();
-    await audit({ db: tx, clock: deps.clock }, { instanceId: null, actor, action: 'account_invitation.revoked', target: invitationId, ...request, details: { account_id: accountId } });
+    await audit({ db: tx, clock: deps.clock }, { instanceId: null, ...auditCtx, action: 'account_invitation.revoked', target: invitationId, details: { account_id: accountId } });
     return invitationView(row!);
   });
 }
@@ -326,8 +327,7 @@ export async function changeMembership(
   accountId: string,
   membershipId: string,
   role: OperatorRole | null,
-  actor: string,
-  request: AuditRequest,
+  auditCtx: AuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
     // Lock the account's memberships so two concurrent demotions cannot leave it ownerless.
@@ -341,11 +341,11 @@ export async function changeMembership(
     const d = { db: tx, clock: deps.clock };
     if (role === null) {
       await tx.delete(accountMemberships).where(eq(accountMemberships.id, membershipId));
-      await audit(d, { instanceId: null, actor, action: 'account_membership.removed', target: membershipId, ...request, details: { account_id: accountId, user_id: current.userId } });
+      await audit(d, { instanceId: null, ...auditCtx, action: 'account_membership.removed', target: membershipId, details: { account_id: accountId, user_id: current.userId } });
       return null;
     }
     const [row] = await tx.update(accountMemberships).set({ role, updatedAt: deps.clock.now() }).where(eq(accountMemberships.id, membershipId)).returning();
-    await audit(d, { instanceId: null, actor, action: 'account_membership.updated', target: membershipId, ...request, details: { account_id: accountId, user_id: current.userId, role } });
+    await audit(d, { instanceId: null, ...auditCtx, action: 'account_membership.updated', target: membershipId, details: { account_id: accountId, user_id: current.userId, role } });
     return row!;
   });
 }

@@ -218,7 +218,7 @@ export const revokeInvitationEndpoint = endpoint<ConsoleAuth>({
   summary: 'Revoke a pending invitation',
   audit: { action: 'account_invitation.revoked', target: 'invitationId' },
   response: invitationSchema,
-  handle: ({ deps, auth, params }) => revokeInvitation(deps, accountOf(auth).id, params.invitationId!, auth.actor, auth.request),
+  handle: ({ deps, auth, actor, params }) => revokeInvitation(deps, accountOf(auth).id, params.invitationId!, auditContextOf(actor)),
 });
 
 const memberBody = z.strictObject({ role: z.enum(OPERATOR_ROLES) });
@@ -235,8 +235,8 @@ export const updateMemberEndpoint = endpoint<ConsoleAuth, z.output<typeof member
   audit: { action: 'account_membership.updated', target: 'membershipId' },
   body: memberBody,
   response: memberSchema,
-  handle: async ({ deps, auth, params, body }) => {
-    await changeMembership(deps, accountOf(auth).id, params.membershipId!, body.role, auth.actor, auth.request);
+  handle: async ({ deps, auth, actor, params, body }) => {
+    await changeMembership(deps, accountOf(auth).id, params.membershipId!, body.role, auditContextOf(actor));
     return memberView(deps, auth, params.membershipId!);
   },
 });
@@ -245,8 +245,8 @@ export const removeMemberEndpoint = endpoint<ConsoleAuth>({
   summary: 'Remove an operator from the account (not the last owner)',
   audit: { action: 'account_membership.removed', target: 'membershipId' },
   response: z.object({ object: z.literal('account_membership'), id: z.string(), deleted: z.literal(true) }),
-  handle: async ({ deps, auth, params }) => {
-    await changeMembership(deps, accountOf(auth).id, params.membershipId!, null, auth.actor, auth.request);
+  handle: async ({ deps, auth, actor, params }) => {
+    await changeMembership(deps, accountOf(auth).id, params.membershipId!, null, auditContextOf(actor));
     return { object: 'account_membership' as const, id: params.membershipId!, deleted: true as const };
   },
 });
@@ -343,21 +343,21 @@ export const createKeyEndpoint = endpoint<ConsoleAuth, z.output<typeof createKey
   body: createKeyBody,
   response: z.object({ id: z.string(), name: z.string(), secret: z.string(), scopes: z.array(z.string()), created_at: z.number().int() }),
   status: 201,
-  handle: ({ deps, auth, body }) => createSecretKey(deps, { instanceId: routeInstance(auth).id, scopes: body.scopes, name: body.name, actor: auth.actor }),
+  handle: ({ deps, auth, actor, body }) => createSecretKey(deps, { instanceId: routeInstance(auth).id, scopes: body.scopes, name: body.name }, auditContextOf(actor)),
 });
 
 export const revokeKeyEndpoint = endpoint<ConsoleAuth>({
   summary: 'Revoke a secret key',
   audit: { action: 'secret_key.revoked', target: 'keyId' },
   response: z.object({ id: z.string(), revoked_at: z.number().int().nullable() }),
-  handle: async ({ deps, auth, params }) => {
+  handle: async ({ deps, auth, actor, params }) => {
     const instance = routeInstance(auth);
     const [key] = await deps.db
       .select({ id: secretKeys.id })
       .from(secretKeys)
       .where(and(eq(secretKeys.id, params.keyId!), eq(secretKeys.instanceId, instance.id)));
     if (!key) throw notFound('secret key');
-    return revokeSecretKey(deps, key.id, auth.actor);
+    return revokeSecretKey(deps, key.id, auditContextOf(actor));
   },
 });
 

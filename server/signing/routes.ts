@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { publishedKeys, rotateSigningKeys } from './signing-keys';
@@ -17,8 +18,8 @@ export const rotateSigningKeysEndpoint = endpoint<BapiAuth>({
   summary: 'Rotate signing keys: the published next key starts signing; the current one retires',
   audit: { action: 'signing_key.rotated' },
   response: z.object({ object: z.literal('signing_key_rotation'), current: z.string(), next: z.string(), retired: z.string().nullable() }),
-  handle: async ({ deps, auth }) => ({
+  handle: async ({ deps, auth, actor }) => ({
     object: 'signing_key_rotation' as const,
-    ...(await rotateSigningKeys(deps, auth.instance.id, auth.actor)),
+    ...(await rotateSigningKeys(deps, auth.instance.id, auditContextOf(actor))),
   }),
 });

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, eq, inArray, lt, or, sql, gt } from 'drizzle-orm';
 import { exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
 import type { Deps } from '../deps';
@@ -57,7 +58,7 @@ export async function ensureSigningKeys(deps: D, instanceId: string): Promise<vo
  * Rotation: the published next key starts signing, the current one retires (still
  * published until its tokens have expired), and a new next key is published.
  */
-export async function rotateSigningKeys(deps: D, instanceId: string, actor: string) {
+export async function rotateSigningKeys(deps: D, instanceId: string, auditCtx: AuditContext) {
   await ensureSigningKeys(deps, instanceId);
   const result = await deps.db.transaction(async (tx) => {
     await lockInstance(tx, instanceId);
@@ -79,7 +80,7 @@ export async function rotateSigningKeys(deps: D, instanceId: string, actor: stri
       .where(and(eq(signingKeys.instanceId, instanceId), eq(signingKeys.state, 'retired'), lt(signingKeys.removeAfter, now)));
     await audit({ db: tx, clock: deps.clock }, {
       instanceId,
-      actor,
+      ...auditCtx,
       action: 'signing_key.rotated',
       target: promoted!.id,
       details: { retired: retired?.id ?? null, next: next.id },

@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { randomBytes } from 'node:crypto';
 import type { DestinationStream } from 'pino';
 import { createApiHandler } from '../api';
@@ -90,11 +91,11 @@ export async function createHarness(
       const deps = runtime.deps;
       const account = await defaultAccount(deps);
       const instance = await createInstance(deps, { accountId: account.id, name: 'Test', environment });
-      const key = await createSecretKey(deps, { instanceId: instance.id, scopes, actor: 'test' });
+      const key = await createSecretKey(deps, { instanceId: instance.id, scopes }, systemContext('test'));
       return { instanceId: instance.id, secret: key.secret, keyId: key.id, publishableKey: instance.publishableKey };
     },
     async createKey(instanceId, scopes) {
-      const key = await createSecretKey(runtime.deps, { instanceId, scopes, actor: 'test' });
+      const key = await createSecretKey(runtime.deps, { instanceId, scopes }, systemContext('test'));
       return { id: key.id, secret: key.secret };
     },
     async outbox(to) {
