@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,7 +107,7 @@ describe('password reset by email code', () => {
     const instance = await instanceContext(h.runtime.deps, A.instanceId);
     const { secret } = await beginTotpEnrollment(h.runtime.deps, instance, u.id);
     const totp = new TOTP({ secret: Secret.fromBase32(secret) });
-    await confirmTotp(h.runtime.deps, instance, u.id, totp.generate({ timestamp: h.clock.now() }), null);
+    await confirmTotp(h.runtime.deps, instance, u.id, totp.generate({ timestamp: h.clock.now() }), null, systemContext('test'));
     h.clock.advance(30_000);
     const b = browserOf(h, A);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;

@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import bcrypt from 'bcryptjs';
 import { eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
@@ -260,7 +261,7 @@ describe('second factor', () => {
     const instance = await instanceContext(h.runtime.deps, A.instanceId);
     const enrollment = await beginTotpEnrollment(h.runtime.deps, instance, u.id);
     const totp = new TOTP({ secret: Secret.fromBase32(enrollment.secret), digits: 6, period: 30, algorithm: 'SHA1' });
-    const confirmed = await confirmTotp(h.runtime.deps, instance, u.id, totp.generate({ timestamp: h.clock.now() }), null);
+    const confirmed = await confirmTotp(h.runtime.deps, instance, u.id, totp.generate({ timestamp: h.clock.now() }), null, systemContext('test'));
     // Codes are single use per 30 s step: later ones come from later steps.
     h.clock.advance(30_000);
     return { ...u, totp, backupCodes: confirmed.backup_codes };

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -8,7 +9,7 @@ import { AppError, notFound } from '../http/errors';
 import { newId } from '../db/ids';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
-import { applySessionAction, createSession, revokeLiveSessions, type AuditContext } from '../sessions/sessions';
+import { applySessionAction, createSession, revokeLiveSessions } from '../sessions/sessions';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
 import { needsRehash, type PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';

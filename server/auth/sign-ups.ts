@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
@@ -7,7 +8,7 @@ import { newId } from '../db/ids';
 import { assertMetadata } from '../http/metadata';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
-import { createSession, type AuditContext } from '../sessions/sessions';
+import { createSession } from '../sessions/sessions';
 import { initialSessionStatus } from '../users/mfa';
 import { createUser } from '../users/users';
 import { checkCode, latestCode, verificationView } from './codes';
@@ -233,7 +234,7 @@ export async function attemptSignUpVerification(
         unsafe_metadata: attempt.unsafeMetadata,
         ...(attempt.locale ? { locale: attempt.locale } : {}),
       },
-      { verificationStrategy: 'email_code' },
+      { verificationStrategy: 'email_code', audit: auditCtx },
     );
     const status = await initialSessionStatus(d, instance, user.id);
     const { session } = await createSession(d, instance, { userId: user.id, clientId: attempt.clientId, status, activity: auditCtx }, auditCtx);

@@ -1,4 +1,4 @@
-import { auditContextOf, operatorActor, type AuditContext } from '../http/actor';
+import { anonymousActor, auditContextOf, operatorActor, type AuditContext } from '../http/actor';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -33,6 +33,8 @@ export interface AuditRequest {
   userAgent?: string | null;
 }
 
+/** Someone not signed in yet, through the console's request (claiming setup, accepting an invitation). */
+const anonymousContext = (request: AuditRequest) => auditContextOf(anonymousActor({ ip: request.ip ?? null, userAgent: request.userAgent ?? null }));
 /** An operator acting through the console's request. */
 const operatorContext = (userId: string, request: AuditRequest) =>
   auditContextOf(operatorActor(userId, { ip: request.ip ?? null, userAgent: request.userAgent ?? null }));
@@ -130,7 +132,7 @@ export async function completeSetup(
       password: input.password,
       first_name: input.first_name,
       last_name: input.last_name,
-    });
+    }, { audit: anonymousContext(request) });
     const candidate = await defaultAccount(d);
     const [member] = await tx.select({ id: accountMemberships.id }).from(accountMemberships).where(eq(accountMemberships.accountId, candidate.id)).limit(1);
     let account = candidate;
@@ -266,7 +268,7 @@ export async function acceptInvitation(
         password: input.password,
         first_name: input.first_name,
         last_name: input.last_name,
-      }, { verificationStrategy: 'invitation' });
+      }, { verificationStrategy: 'invitation', audit: anonymousContext(request) });
       userId = user.id;
       signedIn = await signInOperator(d, platform, userId, request);
     }

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, desc, eq, gt, inArray } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { clients, sessions, users } from '../db/schema';
@@ -6,7 +7,7 @@ import { newId } from '../db/ids';
 import { generateSecret, sha256Hex } from '../crypto/secrets';
 import type { InstanceContext } from '../instances/instances';
 import { sessionTasksFor } from '../users/mfa';
-import { applySessionAction, sessionView, settleOverdue, timesFor, type AuditContext } from './sessions';
+import { applySessionAction, sessionView, settleOverdue, timesFor } from './sessions';
 import { signSessionJwt } from './tokens';
 
 /**

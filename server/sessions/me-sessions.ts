@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, desc, eq, gt, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Deps } from '../deps';
@@ -8,7 +9,7 @@ import { AppError, notFound } from '../http/errors';
 import type { SignedInAuth } from './fapi-auth';
 import type { Me } from '../users/me';
 import { sessionSchema } from './schemas';
-import { applySessionAction, sessionView, settleOverdue, type AuditContext } from './sessions';
+import { applySessionAction, sessionView, settleOverdue } from './sessions';
 
 /**
  * The signed-in user's own sessions across every device (FAPI, for a "devices" page):

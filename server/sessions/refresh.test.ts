@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { and, asc, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,7 +126,7 @@ describe('refresh: rotation', () => {
 describe('refresh: refused', () => {
   it('an ended session: SESSION_ENDED', async () => {
     const s = await mint();
-    await applySessionAction(h.runtime.deps, instanceId, s.id, 'end');
+    await applySessionAction(h.runtime.deps, instanceId, s.id, 'end', systemContext('test'));
     const res = await refresh(s.id, s.refresh_token);
     expect(res.status).toBe(401);
     expect(errorOf(res.body).code).toBe('SESSION_ENDED');
@@ -141,7 +142,7 @@ describe('refresh: refused', () => {
 
   it('a removed session: SESSION_REMOVED', async () => {
     const s = await mint();
-    await applySessionAction(h.runtime.deps, instanceId, s.id, 'remove');
+    await applySessionAction(h.runtime.deps, instanceId, s.id, 'remove', systemContext('test'));
     const res = await refresh(s.id, s.refresh_token);
     expect(res.status).toBe(401);
     expect(errorOf(res.body).code).toBe('SESSION_REMOVED');

@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { and, asc, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -284,14 +285,14 @@ describe('POST /v1/sessions/:id/revoke', () => {
 
   it('an ended session cannot be revoked; a pending one can', async () => {
     const ended = (await mint(await newUser())).body;
-    await applySessionAction(h.runtime.deps, instanceId, ended.id, 'end');
+    await applySessionAction(h.runtime.deps, instanceId, ended.id, 'end', systemContext('test'));
     expect((await eventsOf(instanceId, 'session.ended')).filter((e) => e.data.id === ended.id)).toHaveLength(1);
     const res = await h.call('POST', `/v1/sessions/${ended.id}/revoke`, { key });
     expect(res.status).toBe(409);
     expect(errorOf(res.body)).toMatchObject({ code: 'CONFLICT', meta: { status: 'ended' } });
 
     const pending = (await mint(await newUser())).body;
-    await applySessionAction(h.runtime.deps, instanceId, pending.id, 'pend');
+    await applySessionAction(h.runtime.deps, instanceId, pending.id, 'pend', systemContext('test'));
     expect((await eventsOf(instanceId, 'session.pending')).filter((e) => e.data.id === pending.id)).toHaveLength(1);
     expect((await h.call('POST', `/v1/sessions/${pending.id}/revoke`, { key })).body.status).toBe('revoked');
   });
@@ -300,7 +301,7 @@ describe('POST /v1/sessions/:id/revoke', () => {
     const s = (await mint(await newUser())).body;
     await h.call('POST', `/v1/sessions/${s.id}/revoke`, { key });
     for (const [action, words] of [['pend', 'made pending'], ['abandon', 'abandoned'], ['activate', 'activated'], ['end', 'ended']] as const) {
-      await expect(applySessionAction(h.runtime.deps, instanceId, s.id, action)).rejects.toMatchObject({
+      await expect(applySessionAction(h.runtime.deps, instanceId, s.id, action, systemContext('test'))).rejects.toMatchObject({
         code: 'CONFLICT',
         message: `A revoked session cannot be ${words}.`,
       });
@@ -340,7 +341,7 @@ describe('a user’s sessions', () => {
     const live1 = (await mint(user)).body;
     const live2 = (await mint(user)).body;
     const ended = (await mint(user)).body;
-    await applySessionAction(h.runtime.deps, instanceId, ended.id, 'end');
+    await applySessionAction(h.runtime.deps, instanceId, ended.id, 'end', systemContext('test'));
     expect((await h.call('GET', `/v1/users/${user}`, { key })).body.sessions_version).toBe(1);
 
     const res = await h.call('POST', `/v1/users/${user}/sessions/revoke`, { key });

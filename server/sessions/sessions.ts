@@ -1,3 +1,4 @@
+import { systemContext, type AuditContext } from '../http/actor';
 import { and, desc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
@@ -22,13 +23,6 @@ export type Actor = { sub: string } & Record<string, unknown>;
 
 /** Concurrent refreshes (several tabs) within this window get the same successor. */
 export const REFRESH_GRACE_MS = 10_000;
-
-/** Who asked for a change, for the audit log. */
-export interface AuditContext {
-  actor: string;
-  ip?: string | null;
-  userAgent?: string | null;
-}
 
 export const sessionView = (s: SessionRow) => ({
   object: 'session' as const,
@@ -100,7 +94,7 @@ export async function createSession(
     /** The requesting browser or app; none for headless (BAPI-minted) sessions. */
     activity?: ClientActivity;
   },
-  auditCtx?: AuditContext,
+  auditCtx: AuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
     const user = await sessionUser(tx, instance.id, input.userId);
@@ -131,11 +125,9 @@ export async function createSession(
     if (input.actor) {
       await audit(d, {
         instanceId: instance.id,
-        actor: auditCtx?.actor ?? 'system',
+        ...auditCtx,
         action: 'impersonation.session_created',
         target: row!.id,
-        ip: auditCtx?.ip,
-        userAgent: auditCtx?.userAgent,
         details: { user_id: user.id, actor: input.actor },
       });
     }
@@ -163,7 +155,7 @@ export async function applySessionAction(
   instanceId: string,
   sessionId: string,
   action: SessionAction,
-  auditCtx?: AuditContext,
+  auditCtx: AuditContext,
 ): Promise<SessionView> {
   return deps.db.transaction(async (tx) => {
     const current = await loadSession(tx, instanceId, sessionId);
@@ -183,9 +175,7 @@ export async function applySessionAction(
     if (!row) throw new AppError('CONFLICT', { message: 'The session changed meanwhile; try again.' });
     const d = { db: tx, clock: deps.clock };
     if (step.event) await emitEvent(d, instanceId, step.event, sessionView(row));
-    if (action === 'revoke' && auditCtx) {
-      await audit(d, { instanceId, actor: auditCtx.actor, action: 'session.revoked', target: sessionId, ip: auditCtx.ip, userAgent: auditCtx.userAgent });
-    }
+    if (action === 'revoke') await audit(d, { instanceId, ...auditCtx, action: 'session.revoked', target: sessionId });
     return sessionView(row);
   });
 }
@@ -202,11 +192,9 @@ export async function revokeUserSessions(deps: Pick<Deps, 'db' | 'clock'>, insta
     const revoked = await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, userId);
     await audit({ db: tx, clock: deps.clock }, {
       instanceId,
-      actor: auditCtx.actor,
+      ...auditCtx,
       action: 'session.revoked_all',
       target: userId,
-      ip: auditCtx.ip,
-      userAgent: auditCtx.userAgent,
       details: { count: revoked.length, sessions_version: user.sessionsVersion },
     });
     return { object: 'list' as const, data: revoked.map(sessionView), has_more: false, sessions_version: user.sessionsVersion };
@@ -240,7 +228,7 @@ export async function settleOverdue(deps: Pick<Deps, 'db' | 'clock'>, s: Pick<Se
   if (!isLive(s.status)) return new AppError(STATUS_ERRORS[s.status as keyof typeof STATUS_ERRORS]);
   const action = overdueAction(s, now);
   if (!action) return null;
-  await applySessionAction(deps, s.instanceId, s.id, action).catch(() => undefined);
+  await applySessionAction(deps, s.instanceId, s.id, action, systemContext('system:lifetime')).catch(() => undefined);
   return new AppError(action === 'expire' ? 'SESSION_EXPIRED' : 'SESSION_ABANDONED');
 }
 
@@ -362,7 +350,7 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
       select count(*)::int as n from rotated`);
     if (Number(rowsOf<{ n: number }>(result)[0]?.n) === 0) rotatedAt = now; // a concurrent refresh won: same successor
   } else if (now - rotatedAt > REFRESH_GRACE_MS) {
-    await applySessionAction(deps, instance.id, s.id, 'revoke', { actor: 'system:refresh_token_reuse' }).catch(() => undefined);
+    await applySessionAction(deps, instance.id, s.id, 'revoke', systemContext('system:refresh_token_reuse')).catch(() => undefined);
     throw new AppError('REFRESH_TOKEN_REUSED');
   }
   const token = await signSessionJwt(deps, instance, { ...s, sessionsVersion: found.sessionsVersion });

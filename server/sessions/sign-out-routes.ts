@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { FapiAuth } from './fapi-auth';
@@ -10,7 +11,7 @@ import { changedActivity, type ClientActivity } from './activity';
 import { clientView, type ClientRow } from './clients';
 import { clientSchema, clientSessionSchema } from './fapi-routes';
 import { sessionSchema } from './schemas';
-import { applySessionAction, settleOverdue, timesFor, type AuditContext } from './sessions';
+import { applySessionAction, settleOverdue, timesFor } from './sessions';
 import { isLive } from './lifecycle';
 import { orgClaims } from '../organizations/claims';
 

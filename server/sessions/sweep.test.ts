@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, instances } from '../db/schema';
@@ -33,9 +34,9 @@ describe('sweepSessions', () => {
     const idle = await mint(); // never refreshed: abandoned at 300 s
     const busy = await mint(); // refreshed every 250 s: reaches expire_at at 900 s
     const idlePending = await mint();
-    await applySessionAction(h.runtime.deps, instanceId, idlePending.id, 'pend');
+    await applySessionAction(h.runtime.deps, instanceId, idlePending.id, 'pend', systemContext('test'));
     const ended = await mint();
-    await applySessionAction(h.runtime.deps, instanceId, ended.id, 'end');
+    await applySessionAction(h.runtime.deps, instanceId, ended.id, 'end', systemContext('test'));
 
     let token = busy.refresh_token;
     for (let i = 0; i < 3; i++) {

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, eq, gt } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -8,7 +9,7 @@ import { generateSecret, sha256Hex } from '../crypto/secrets';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from './clients';
 import { initialSessionStatus } from '../users/mfa';
-import { createSession, type Actor, type AuditContext } from './sessions';
+import { createSession, type Actor } from './sessions';
 
 /**
  * One-time tickets: actor tokens (redeem for an impersonation session) and sign-in
@@ -164,7 +165,7 @@ export async function signInWithTicket(
     let client = input.client;
     let newClientToken: string | null = null;
     if (!client) ({ client, token: newClientToken } = await createClient(d, instance.id));
-    const auditCtx = { actor: `ticket:${ticket.id}`, ip: request.ip, userAgent: request.userAgent };
+    const auditCtx = { actor: `ticket:${ticket.id}`, ip: request.ip ?? null, userAgent: request.userAgent ?? null };
     // A sign-in token signs the user in as any sign-in would (pending with setup_mfa when the
     // instance requires MFA the user lacks); an actor token's impersonation session never waits.
     const status = ticket.kind === 'sign_in_token' ? await initialSessionStatus(d, instance, user.id) : 'active';

@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { eq } from 'drizzle-orm';
 import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,7 +130,7 @@ describe('POST /v1/sessions/verify', () => {
   it('a valid jwt of an ended, revoked or removed session: SESSION_ENDED / SESSION_REVOKED / SESSION_REMOVED', async () => {
     for (const [action, code] of [['end', 'SESSION_ENDED'], ['revoke', 'SESSION_REVOKED'], ['remove', 'SESSION_REMOVED']] as const) {
       const s = await mint();
-      await applySessionAction(h.runtime.deps, instanceId, s.id, action);
+      await applySessionAction(h.runtime.deps, instanceId, s.id, action, systemContext('test'));
       const res = await verify(s.jwt);
       expect(res.status, action).toBe(401);
       expect(errorOf(res.body).code).toBe(code);

@@ -5,7 +5,7 @@ import { apiTokens, users } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
 import { newId } from '../db/ids';
 import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets';
-import type { AuditContext } from '../sessions/sessions';
+import type { AuditContext } from '../http/actor';
 
 /**
  * Personal access tokens. A signed-in user (a session, never another token) mints a

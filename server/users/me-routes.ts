@@ -82,9 +82,9 @@ export const updateMeEndpoint = endpoint<SignedInAuth, z.output<typeof updateMeB
   body: updateMeBody,
   query: meQuery,
   response: meSchema,
-  handle: async ({ deps, auth, body }) => {
+  handle: async ({ deps, auth, actor, body }) => {
     const { me } = auth;
-    await updateUser(deps, auth.instance.id, me.userId, body);
+    await updateUser(deps, auth.instance.id, me.userId, body, auditContextOf(actor));
     return meView(deps, auth.instance.id, me.userId);
   },
 });
@@ -108,10 +108,10 @@ export const confirmTotpEndpoint = endpoint<SignedInAuth, z.output<typeof codeBo
   body: codeBody,
   query: meQuery,
   response: z.object({ object: z.literal('totp'), verified: z.literal(true), backup_codes: z.array(z.string()) }),
-  handle: async ({ deps, auth, body }) => {
+  handle: async ({ deps, auth, actor, body }) => {
     const { me } = auth;
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    return confirmTotp(deps, auth.instance, me.userId, body.code, me.sessionId);
+    return confirmTotp(deps, auth.instance, me.userId, body.code, me.sessionId, auditContextOf(actor));
   },
 });
 

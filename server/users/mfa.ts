@@ -1,3 +1,4 @@
+import type { AuditContext } from '../http/actor';
 import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
@@ -237,7 +238,7 @@ async function replaceBackupCodes(deps: D, userId: string): Promise<string[]> {
  * are made (answered once). When `sessionId` names a pending session of this user
  * waiting on `setup_mfa`, it is activated in the same transaction.
  */
-export async function confirmTotp(deps: D, instance: InstanceContext, userId: string, code: string, sessionId: string | null) {
+export async function confirmTotp(deps: D, instance: InstanceContext, userId: string, code: string, sessionId: string | null, auditCtx: AuditContext) {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     // Locked: of two racing confirmations one makes the backup codes, the other sees it done.
@@ -254,7 +255,7 @@ export async function confirmTotp(deps: D, instance: InstanceContext, userId: st
         .select({ status: sessions.status })
         .from(sessions)
         .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), eq(sessions.instanceId, instance.id)));
-      if (s?.status === 'pending' && instance.settings.mfa_required) await applySessionAction(d, instance.id, sessionId, 'activate');
+      if (s?.status === 'pending' && instance.settings.mfa_required) await applySessionAction(d, instance.id, sessionId, 'activate', auditCtx);
     }
     return { object: 'totp' as const, verified: true, backup_codes: codes };
   });

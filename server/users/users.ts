@@ -198,7 +198,7 @@ export async function createUser(
   deps: D,
   instanceId: string,
   input: CreateUserInput,
-  opts: { verificationStrategy?: string; audit?: AuditContext } = {},
+  opts: { verificationStrategy?: string; audit: AuditContext },
 ): Promise<UserView> {
   const emails = dedupe(input.email_address, (e) => e.toLowerCase());
   const phones = dedupe(input.phone_number);
@@ -258,7 +258,7 @@ export async function createUser(
       const view = userView(await loadUser(tx, instanceId, userId));
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.created', view);
       await enrollUserByEmailDomain({ db: tx, clock: deps.clock }, instanceId, userId, emails);
-      if (opts.audit) await auditUserChange({ db: tx, clock: deps.clock }, instanceId, opts.audit, 'user.created', userId);
+      await auditUserChange({ db: tx, clock: deps.clock }, instanceId, opts.audit, 'user.created', userId);
       return view;
     })
     .catch(rethrowTaken);
@@ -273,7 +273,7 @@ function auditUserChange(d: Pick<Deps, 'db' | 'clock'>, instanceId: string, ctx:
   return audit(d, { instanceId, actor: ctx.actor, actorKind: ctx.actorKind, action, target: userId, ip: ctx.ip, userAgent: ctx.userAgent, details });
 }
 
-export async function updateUser(deps: D, instanceId: string, id: string, input: UpdateUserInput, auditCtx?: AuditContext): Promise<UserView> {
+export async function updateUser(deps: D, instanceId: string, id: string, input: UpdateUserInput, auditCtx: AuditContext): Promise<UserView> {
   const password = await passwordColumns(deps, input);
   return deps.db
     .transaction(async (tx) => {
@@ -318,7 +318,7 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
       await tx.update(users).set(patch).where(eq(users.id, id));
       const view = userView(await loadUser(tx, instanceId, id));
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.updated', view);
-      if (auditCtx) await auditUserChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'user.updated', id, { fields: Object.keys(input) });
+      await auditUserChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'user.updated', id, { fields: Object.keys(input) });
       return view;
     })
     .catch(rethrowTaken);

@@ -1,3 +1,4 @@
+import { systemContext } from '../http/actor';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
@@ -98,7 +99,7 @@ describe.skipIf(!available)('webhook worker processes (PostgreSQL)', () => {
     rx.reply = () => {};
     const worker = startWorker();
     const first = rx.next();
-    await createUser(runtime.deps, instance.id, { email_address: ['killed@example.com'] });
+    await createUser(runtime.deps, instance.id, { email_address: ['killed@example.com'] }, { audit: systemContext('test') });
     const held = await first;
     verifyDelivery(ep.secret, held);
     worker.kill('SIGKILL');
@@ -130,7 +131,7 @@ describe.skipIf(!available)('webhook worker processes (PostgreSQL)', () => {
     clock.advance(Date.now() - clock.now());
     const workers = [startWorker(), startWorker()];
     const count = 40;
-    for (let i = 0; i < count; i++) await createUser(runtime.deps, instance.id, { email_address: [`pair${i}@example.com`] });
+    for (let i = 0; i < count; i++) await createUser(runtime.deps, instance.id, { email_address: [`pair${i}@example.com`] }, { audit: systemContext('test') });
     const pair = () => rx.received.filter((r) => r.path === '/pair');
     await waitFor(() => pair().length >= count, 30_000, `${count} deliveries`);
     await new Promise((r) => setTimeout(r, 500));

@@ -1,3 +1,4 @@
+import { systemContext } from '../../http/actor';
 import { eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -294,7 +295,7 @@ describe('POST /v1/client/sessions/:id/tokens', () => {
   it('mints a jwt with sts=pending for a pending session of the client', async () => {
     const { b, res } = await signedIn();
     const instance = await instanceContext(h.runtime.deps, A.instanceId);
-    const { session } = await createSession(h.runtime.deps, instance, { userId: userA, clientId: res.body.client.id, status: 'pending' });
+    const { session } = await createSession(h.runtime.deps, instance, { userId: userA, clientId: res.body.client.id, status: 'pending' }, systemContext('test'));
     const token = await b.call('POST', `/v1/client/sessions/${session.id}/tokens`);
     expect(token.status).toBe(200);
     expect(decodeJwt(token.body.jwt)).toMatchObject({ sid: session.id, sts: 'pending' });
