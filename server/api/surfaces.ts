@@ -75,8 +75,22 @@ export const isApiPath = (pathname: string) => surfaceOf(pathname) !== null;
  */
 export const customDomainPath = (instanceId: string, pathname: string) => `/fapi/${instanceId}${pathname === '/' ? '' : pathname}`;
 
-/** Whether `npm start` sends a request on an instance's custom domain to the API routers (else: hosted pages). */
-export const isCustomDomainApiPath = (instanceId: string, pathname: string) => surfaceOf(customDomainPath(instanceId, pathname)) !== null;
+/**
+ * Where `npm start` sends a request: to the API routers, or to Next.js — the console and
+ * hosted pages, or on an instance's custom domain only that instance's hosted pages
+ * (proxy.ts rewrites the host root to `/fapi/<instance_id>`).
+ */
+export type Destination = { to: 'api' } | { to: 'pages'; customDomainInstance: string | null };
+
+export async function destinationOf(
+  deps: Pick<Runtime['deps'], 'db' | 'clock' | 'caches' | 'config'>,
+  header: (name: string) => string | null | undefined,
+  pathname: string,
+): Promise<Destination> {
+  const instanceId = await instanceIdForHost(deps, requestHostname(header, deps.config.TRUST_PROXY));
+  if (instanceId) return surfaceOf(customDomainPath(instanceId, pathname)) ? { to: 'api' } : { to: 'pages', customDomainInstance: instanceId };
+  return isApiPath(pathname) ? { to: 'api' } : { to: 'pages', customDomainInstance: null };
+}
 
 /** Every API surface behind one fetch handler, dispatched by host (custom domains) and path prefix. */
 export function createApiHandler(runtime: Runtime): FetchHandler {

@@ -3,9 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import next from 'next';
-import { createApiHandler, isApiPath } from '../api';
-import { isCustomDomainApiPath } from '../api/surfaces';
-import { instanceIdForHost, requestHostname } from '../instances/custom-domain';
+import { createApiHandler } from '../api';
+import { destinationOf } from '../api/surfaces';
 import { CUSTOM_DOMAIN_INSTANCE_HEADER } from '../../lib/fapi/hosted-base';
 import { boot } from './boot';
 import { buildIsCurrent, writeStamp } from './build-stamp';
@@ -50,27 +49,24 @@ startConsole().catch((err: unknown) => {
   log.error({ err }, 'the console could not start; the API keeps serving');
 });
 
-/** The instance whose custom domain the request is on (then its fapi_url is the host root), or null. */
-async function customDomainInstance(req: IncomingMessage): Promise<string | null> {
+const server = createHttpServer(async (req, res) => {
+  const pathname = (req.url ?? '/').split('?')[0]!;
   const header = (name: string) => {
     const v = req.headers[name];
     return Array.isArray(v) ? v[0] : v;
   };
-  return instanceIdForHost(runtime.deps, requestHostname(header, config.TRUST_PROXY));
-}
-
-const server = createHttpServer(async (req, res) => {
-  const pathname = (req.url ?? '/').split('?')[0]!;
   // Only this server names the custom-domain instance to Next.js (proxy.ts rewrites by it).
   delete req.headers[CUSTOM_DOMAIN_INSTANCE_HEADER];
-  const domainInstance = await customDomainInstance(req).catch((err: unknown) => {
+  const destination = await destinationOf(runtime.deps, header, pathname).catch((err: unknown) => {
     log.error({ err }, 'custom domain lookup failed');
     return null;
   });
-  if (domainInstance) {
-    if (isCustomDomainApiPath(domainInstance, pathname)) return void apiListener(req, res);
-    req.headers[CUSTOM_DOMAIN_INSTANCE_HEADER] = domainInstance;
-  } else if (isApiPath(pathname)) return void apiListener(req, res);
+  if (!destination) {
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
+    return void res.end('The service is not ready.\n');
+  }
+  if (destination.to === 'api') return void apiListener(req, res);
+  if (destination.customDomainInstance) req.headers[CUSTOM_DOMAIN_INSTANCE_HEADER] = destination.customDomainInstance;
   if (nextHandler) return void nextHandler(req, res);
   res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '10' });
   res.end(nextFailed ? 'The console failed to start; see the server log.\n' : 'The console is starting. Refresh in a moment.\n');
