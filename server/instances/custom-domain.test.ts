@@ -6,7 +6,7 @@ import { claimedConsole } from '../testing/console-client';
 import { fapiClient } from '../testing/fapi-client';
 import { signUp } from '../testing/auth-flows';
 import { createHarness, type TestHarness } from '../testing/harness';
-import { destinationOf } from '../api/surfaces';
+import { destinationOf, SURFACES } from '../api/surfaces';
 import { fapiAddressOf, updateInstanceSettings } from './instances';
 import { HOST_CACHE_TTL_MS, requestHostname } from './custom-domain';
 
@@ -159,6 +159,10 @@ describe('requests on the custom domain', () => {
     expect(await at('localhost:3000', '/sign-in')).toEqual({ to: 'pages', customDomainInstance: null });
     expect(await at('localhost:3000', '/v1/users')).toEqual({ to: 'api' });
     expect(await at('localhost:3000', '/.well-known/jwks.json')).toEqual({ to: 'pages', customDomainInstance: null });
+    // Every surface under the fapi_url is mapped, so a new one (OIDC's /oauth2) needs no code here.
+    for (const surface of SURFACES.filter((s) => s.base === 'fapi_url')) {
+      for (const prefix of surface.prefixes) expect(await at(DOMAIN, `${prefix}/x`), prefix).toEqual({ to: 'api' });
+    }
   });
 
   it('ignores X-Forwarded-Host unless TRUST_PROXY is set', async () => {
