@@ -33,7 +33,13 @@ export const customDomainInput = z
   })
   .nullable();
 
-const publicHost = (config: Pick<Config, 'PUBLIC_URL'>) => new URL(config.PUBLIC_URL).hostname;
+const publicHosts = new WeakMap<object, string>();
+/** PUBLIC_URL's hostname, parsed once per config (it is on every request's path). */
+function publicHost(config: Pick<Config, 'PUBLIC_URL'>): string {
+  let host = publicHosts.get(config);
+  if (host === undefined) publicHosts.set(config, (host = new URL(config.PUBLIC_URL).hostname));
+  return host;
+}
 
 /** The fapi_url an instance has when reached by path on PUBLIC_URL: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const pathFapiUrl = (config: Pick<Config, 'PUBLIC_URL'>, instanceId: string) => `${config.PUBLIC_URL}/fapi/${instanceId}`;
