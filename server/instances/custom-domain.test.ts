@@ -7,6 +7,7 @@ import { fapiClient } from '../testing/fapi-client';
 import { signUp } from '../testing/auth-flows';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { destinationOf, SURFACES } from '../api/surfaces';
+import { runCommand } from '../cli/commands';
 import { fapiAddressOf, updateInstanceSettings } from './instances';
 import { HOST_CACHE_TTL_MS, requestHostname } from './custom-domain';
 
@@ -196,5 +197,27 @@ describe('clearing and moving the domain', () => {
     await h.runtime.deps.db.update(instances).set({ customDomain: null, fapiUrl: `http://localhost:3000/fapi/${other.id}` }).where(eq(instances.id, other.id));
     h.clock.advance(HOST_CACHE_TTL_MS + 1);
     expect((await onDomain('GET', '/v1/environment')).status).toBe(404);
+  });
+});
+
+describe('the CLI', () => {
+  const cli = (...argv: string[]) => runCommand(h.runtime.deps, ['instance', 'domain', ...argv]);
+
+  it('sets and clears a domain, validating it like the settings API', async () => {
+    const set = await cli('--instance', shop.id, '--set', 'login.shop.example', '--json');
+    expect(set.exitCode).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ custom_domain: 'login.shop.example', fapi_url: 'https://login.shop.example' });
+    expect((await h.call('GET', '/v1/environment', { headers: { host: 'login.shop.example' } })).body.instance.fapi_url).toBe('https://login.shop.example');
+    expect((await cli('--instance', other.id, '--set', 'login.shop.example')).stderr).toContain('custom_domain');
+    expect((await cli('--instance', other.id, '--set', 'Login.Shop.Example')).exitCode).toBe(1);
+    expect((await cli('--instance', other.id)).exitCode).toBe(2);
+    const cleared = await cli('--instance', shop.id, '--clear', '--json');
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ custom_domain: null, publishable_key: shop.pathKey });
+  });
+
+  it("refuses a domain for the console's own instance", async () => {
+    const res = await cli('--instance', owner.platform.id, '--set', 'console.shop.example');
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr).toContain("console's own instance");
   });
 });

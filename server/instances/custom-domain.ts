@@ -55,14 +55,18 @@ export const HOST_CACHE_TTL_MS = 5_000;
 /**
  * Checks and claims a custom domain for an instance inside the caller's transaction;
  * returns the columns to write (custom_domain, fapi_url). Refuses PUBLIC_URL's own host
- * (422 `public_url_host`) and a domain another instance holds (409 `domain_in_use`).
+ * (422 `public_url_host`), a domain another instance holds (409 `domain_in_use`), and
+ * any domain for the platform instance (403).
  */
 export async function claimCustomDomain(
   deps: Pick<Deps, 'db' | 'config'>,
-  instanceId: string,
+  instance: { id: string; kind: 'customer' | 'platform' },
   domain: string | null,
 ): Promise<{ customDomain: string | null; fapiUrl: string }> {
+  const instanceId = instance.id;
   if (domain !== null) {
+    // The console signs in through the platform instance at PUBLIC_URL (its cookie is at `/` there).
+    if (instance.kind === 'platform') throw new AppError('FORBIDDEN', { message: "The console's own instance cannot have a custom domain.", meta: { param: 'custom_domain' } });
     if (domain === publicHost(deps.config)) {
       throw validationError('custom_domain', REASONS.public_url_host, 'custom_domain must not be the host of PUBLIC_URL, which serves the console and the backend API.');
     }

@@ -146,7 +146,7 @@ export async function updateInstanceSettings(
       }
       const columns: Partial<Instance> = { settings: next };
       if (domain !== undefined && domain !== current.customDomain) {
-        const { customDomain, fapiUrl } = await claimCustomDomain({ db: tx, config: deps.config }, instanceId, domain);
+        const { customDomain, fapiUrl } = await claimCustomDomain({ db: tx, config: deps.config }, current, domain);
         Object.assign(columns, { customDomain, fapiUrl, publishableKey: publishableKeyFor(current.environment, fapiUrl) });
         changes.custom_domain = { from: current.customDomain, to: customDomain };
       }
