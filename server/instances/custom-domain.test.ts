@@ -221,3 +221,19 @@ describe('the CLI', () => {
     expect(res.stderr).toContain("console's own instance");
   });
 });
+
+describe('behind a trusted proxy (TRUST_PROXY=1)', () => {
+  it('matches the domain on X-Forwarded-Host', async () => {
+    const proxied = await createHarness({ env: { TRUST_PROXY: '1' } });
+    try {
+      const i = await proxied.createInstance();
+      await updateInstanceSettings(proxied.runtime.deps, i.instanceId, { custom_domain: DOMAIN }, { actor: 'test' });
+      const res = await proxied.call('GET', '/v1/environment', { headers: { host: '10.0.0.5:3000', 'x-forwarded-host': DOMAIN } });
+      expect(res.body.instance).toMatchObject({ fapi_url: `https://${DOMAIN}` });
+      expect((await proxied.call('GET', '/v1/users', { key: i.secret, headers: { 'x-forwarded-host': DOMAIN } })).status).toBe(404);
+      expect((await proxied.call('GET', '/v1/users', { key: i.secret })).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
