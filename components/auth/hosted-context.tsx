@@ -5,7 +5,7 @@ import { NextIntlClientProvider, useLocale } from 'next-intl';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { LOCALE_COOKIE } from '@/i18n/locales';
 import { mergeHostedMessages } from '@/i18n/merge';
-import { fapiBase, fapiCaller, type FapiCall } from '@/lib/fapi/api';
+import { fapiCaller, type FapiCall } from '@/lib/fapi/api';
 import type { Client, ClientSession, Environment } from '@/lib/fapi/types';
 import { CATALOGS } from '@/messages';
 
@@ -66,7 +66,8 @@ function hostedMessages(env: Environment) {
 
 export const needsMfaSetup = (s: ClientSession | null | undefined) => !!s && s.status === 'pending' && s.tasks.some((t) => t.key === 'setup_mfa');
 
-export function HostedProvider({ instanceId, children }: { instanceId: string; children: ReactNode }) {
+/** `base`: the path the hosted pages and the FAPI live under ('' on the instance's custom domain, else `/fapi/<instance_id>`). */
+export function HostedProvider({ instanceId, base, children }: { instanceId: string; base: string; children: ReactNode }) {
   const router = useRouter();
   const params = useSearchParams();
   const redirectUrl = params.get('redirect_url');
@@ -81,10 +82,10 @@ export function HostedProvider({ instanceId, children }: { instanceId: string; c
     (async () => {
       // The language: ?locale= (or the one picked earlier), else the signed-in user's, the
       // browser's Accept-Language, the instance default, English — decided by the server.
-      const environment = await fapiCaller(instanceId)<Environment>('/v1/environment', {
+      const environment = await fapiCaller(base)<Environment>('/v1/environment', {
         query: { redirect_url: redirectUrl ?? undefined, locale: locale ?? rememberedLocale() },
       });
-      const loaded = await fapiCaller(instanceId, environment.instance.publishable_key)<Client>('/v1/client');
+      const loaded = await fapiCaller(base, environment.instance.publishable_key)<Client>('/v1/client');
       if (cancelled) return;
       setEnv(environment);
       setClient(loaded);
@@ -95,7 +96,7 @@ export function HostedProvider({ instanceId, children }: { instanceId: string; c
     return () => {
       cancelled = true;
     };
-  }, [instanceId, redirectUrl, locale, attempt]);
+  }, [base, redirectUrl, locale, attempt]);
 
   // Until the environment is loaded, the request's locale (proxy.ts) and the built-in
   // copy; then the environment's language and the operator's overrides. The pages show
@@ -107,7 +108,7 @@ export function HostedProvider({ instanceId, children }: { instanceId: string; c
     document.documentElement.lang = hostedLocale;
   }, [hostedLocale]);
 
-  const call = useMemo(() => fapiCaller(instanceId, env?.instance.publishable_key), [instanceId, env]);
+  const call = useMemo(() => fapiCaller(base, env?.instance.publishable_key), [base, env]);
 
   const href = useCallback(
     (path: string) => {
@@ -115,9 +116,9 @@ export function HostedProvider({ instanceId, children }: { instanceId: string; c
       if (redirectUrl) search.set('redirect_url', redirectUrl);
       if (locale) search.set('locale', locale);
       const qs = search.toString();
-      return `${fapiBase(instanceId)}${path}${qs ? `?${qs}` : ''}`;
+      return `${base}${path}${qs ? `?${qs}` : ''}`;
     },
-    [instanceId, redirectUrl, locale],
+    [base, redirectUrl, locale],
   );
 
   const goToDestination = useCallback(() => {

@@ -69,6 +69,8 @@ export type Settings = {
   password_required: boolean;
   /** Emails, SMS and hosted pages in this language when neither the user nor the browser names a supported one. */
   default_locale: string;
+  /** The instance's custom domain (its fapi_url is then `https://<custom_domain>`), or null. */
+  custom_domain?: string | null;
 };
 
 export type Instance = {
@@ -79,6 +81,7 @@ export type Instance = {
   environment: 'test' | 'live';
   publishable_key: string;
   fapi_url: string;
+  custom_domain?: string | null;
   settings: Settings;
   created_at: number;
 };

@@ -3,6 +3,7 @@ import { createBapi } from './bapi';
 import { createDashboard } from './dashboard';
 import { createFapi } from './fapi';
 import { createOps } from './ops';
+import { instanceIdForHost, requestHostname, withCustomDomain } from '../instances/custom-domain';
 
 export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -66,13 +67,48 @@ export function surfaceOf(pathname: string): SurfaceEntry | null {
 /** Paths served by the API routers rather than Next.js. */
 export const isApiPath = (pathname: string) => surfaceOf(pathname) !== null;
 
-/** Every API surface behind one fetch handler, dispatched by path prefix. */
+/**
+ * The path a request to an instance's custom domain is served as: the host root is the
+ * instance's fapi_url, so `/v1/client` there is `/fapi/<instance_id>/v1/client`. Only
+ * surfaces whose base is `fapi_url` (and hosted pages) answer under it; PUBLIC_URL's
+ * surfaces (BAPI, dashboard, ops) and the console are not reachable on a custom domain.
+ */
+export const customDomainPath = (instanceId: string, pathname: string) => `/fapi/${instanceId}${pathname === '/' ? '' : pathname}`;
+
+/**
+ * Where `npm start` sends a request: to the API routers, or to Next.js — the console and
+ * hosted pages, or on an instance's custom domain only that instance's hosted pages
+ * (proxy.ts rewrites the host root to `/fapi/<instance_id>`).
+ */
+export type Destination = { to: 'api' } | { to: 'pages'; customDomainInstance: string | null };
+
+export async function destinationOf(
+  deps: Pick<Runtime['deps'], 'db' | 'clock' | 'caches' | 'config'>,
+  header: (name: string) => string | null | undefined,
+  pathname: string,
+): Promise<Destination> {
+  const instanceId = await instanceIdForHost(deps, requestHostname(header, deps.config.TRUST_PROXY));
+  if (instanceId) return surfaceOf(customDomainPath(instanceId, pathname)) ? { to: 'api' } : { to: 'pages', customDomainInstance: instanceId };
+  return isApiPath(pathname) ? { to: 'api' } : { to: 'pages', customDomainInstance: null };
+}
+
+/** Every API surface behind one fetch handler, dispatched by host (custom domains) and path prefix. */
 export function createApiHandler(runtime: Runtime): FetchHandler {
   const handlers = new Map(SURFACES.map((s) => [s, s.create(runtime)]));
   const ops = handlers.get(SURFACES.find((s) => s.name === 'ops')!)!;
-  return (req, env) => {
+  const { deps } = runtime;
+  const dispatch: FetchHandler = (req, env) => {
     const surface = surfaceOf(new URL(req.url).pathname);
     // Nothing else reaches here from the servers; a stray path gets the ops surface's JSON 404.
     return (surface ? handlers.get(surface)! : ops)(req, env);
+  };
+  return async (req, env) => {
+    const host = requestHostname((name) => req.headers.get(name), deps.config.TRUST_PROXY);
+    const instanceId = await instanceIdForHost(deps, host);
+    if (!instanceId) return dispatch(req, env);
+    const url = new URL(req.url);
+    url.pathname = customDomainPath(instanceId, url.pathname);
+    // A path no fapi_url surface serves lands on a 404 whichever router answers it.
+    return dispatch(new Request(url, req), withCustomDomain(env, host));
   };
 }

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import type { Deps } from '../deps';
 import { instances } from '../db/schema';
 import { isAppError } from '../http/errors';
-import { createInstance, defaultAccount, getInstance, instanceView } from '../instances/instances';
+import { createInstance, defaultAccount, getInstance, instanceView, updateInstanceSettings } from '../instances/instances';
+import { customDomainInput } from '../instances/custom-domain';
 import { ensurePlatformInstance, issueSetupLink } from '../instances/platform';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
 import { rotateSigningKeys } from '../signing/signing-keys';
@@ -19,6 +20,7 @@ export const USAGE = `Usage: npm run cli -- <command>
   migrate                                   apply database migrations
   instance create --name NAME [--env test|live] [--account ACCOUNT_ID] [--json]
   instance list [--json]
+  instance domain --instance ID --set DOMAIN|--clear [--json]   the instance's custom domain (its fapi_url becomes https://DOMAIN)
   keys create --instance ID --scopes a:read,b:write|* [--name NAME] [--json]
   keys list --instance ID [--json]
   keys revoke KEY_ID
@@ -72,6 +74,17 @@ export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult>
       const { values } = parse(rest, { json: { type: 'boolean' } });
       const rows = (await deps.db.select().from(instances).orderBy(instances.id)).map(instanceView);
       return ok(values.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.instance_id, env: r.environment, name: r.name, pk: r.publishable_key }))));
+    }
+    if (group === 'instance' && action === 'domain') {
+      const { values, positionals } = parse(rest, { instance: { type: 'string' }, set: { type: 'string' }, clear: { type: 'boolean' }, json: { type: 'boolean' } });
+      const domain = optionalString(values, 'set');
+      if (positionals.length > 0 || (domain === undefined) === !values.clear) throw new UsageError('instance domain takes --set DOMAIN or --clear.');
+      const parsed = customDomainInput.safeParse(domain ?? null);
+      if (!parsed.success) return fail(`Error: --set ${parsed.error.issues[0]!.message}`);
+      const instanceId = required(values, 'instance');
+      await updateInstanceSettings(deps, instanceId, { custom_domain: parsed.data }, { actor });
+      const out = instanceView(await getInstance(deps, instanceId));
+      return ok(values.json ? JSON.stringify(out) : `${out.instance_id}\n  custom domain:   ${out.custom_domain ?? '-'}\n  publishable key: ${out.publishable_key}\n  FAPI URL:        ${out.fapi_url}`);
     }
     if (group === 'keys' && action === 'create') {
       const { values } = parse(rest, { instance: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } });

@@ -5,6 +5,7 @@ import { audit } from '../audit/audit';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { instanceSettings, instanceSettingsSchema, type InstanceSettings, type SettingsPatch } from './settings';
+import { asDomainConflict, claimCustomDomain, forgetHosts, pathFapiUrl } from './custom-domain';
 
 export type Environment = 'test' | 'live';
 export type InstanceKind = 'customer' | 'platform';
@@ -47,7 +48,7 @@ export async function createInstance(
   input: { accountId: string; name: string; environment: Environment; kind?: InstanceKind; settings?: Record<string, unknown> },
 ): Promise<Instance> {
   const id = newId('ins');
-  const fapiUrl = `${deps.config.PUBLIC_URL}/fapi/${id}`;
+  const fapiUrl = pathFapiUrl(deps.config, id);
   const [row] = await deps.db
     .insert(instances)
     .values({
@@ -77,6 +78,7 @@ export const instanceView = (i: Instance) => ({
   environment: i.environment,
   publishable_key: i.publishableKey,
   fapi_url: i.fapiUrl,
+  custom_domain: i.customDomain,
   created_at: i.createdAt,
 });
 
@@ -87,6 +89,8 @@ export interface InstanceContext {
   environment: Environment;
   fapiUrl: string;
   publishableKey: string;
+  /** Set when the fapi_url is `https://<custom_domain>` (server/instances/custom-domain.ts). */
+  customDomain?: string | null;
   settings: InstanceSettings;
 }
 
@@ -103,45 +107,65 @@ export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'
     environment: row.environment,
     fapiUrl: row.fapiUrl,
     publishableKey: row.publishableKey,
+    customDomain: row.customDomain,
     settings: instanceSettings(row.settings),
   };
   cache.set(id, ctx, now);
   return ctx;
 }
 
+/** The settings as the dashboard shows them: the stored settings with defaults, and the instance's custom domain. */
+export const settingsView = (row: Instance) => ({ ...instanceSettings(row.settings), custom_domain: row.customDomain });
+
 /**
  * Applies a settings change: the stored settings merged with the patch must still pass
  * the settings schema (e.g. an inactivity timeout not above the lifetime is not
- * required, but each value's bounds are). Audited; the cached instance is forgotten on
- * this node (others see the change within the cache's few seconds).
+ * required, but each value's bounds are). `custom_domain` moves the fapi_url and the
+ * publishable key with it (custom-domain.ts), in the same transaction. Audited; the
+ * cached instance is forgotten on this node (others see the change within the cache's
+ * few seconds).
  */
 export async function updateInstanceSettings(
-  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'config'>,
   instanceId: string,
   patch: SettingsPatch,
   auditCtx: { actor: string; ip?: string | null; userAgent?: string | null },
-): Promise<InstanceSettings> {
-  const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-  const row = await deps.db.transaction(async (tx) => {
-    const current = await getInstance({ db: tx }, instanceId);
-    const next = { ...current.settings, ...changes };
-    const parsed = instanceSettingsSchema.safeParse(next);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw validationError(String(issue.path[0] ?? 'settings'), 'invalid', issue.message);
-    }
-    const [updated] = await tx.update(instances).set({ settings: next }).where(eq(instances.id, instanceId)).returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      actor: auditCtx.actor,
-      action: 'instance.settings_updated',
-      target: instanceId,
-      ip: auditCtx.ip,
-      userAgent: auditCtx.userAgent,
-      details: { changes },
+): Promise<ReturnType<typeof settingsView>> {
+  const { custom_domain: domain, ...settingsPatch } = patch;
+  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(settingsPatch).filter(([, v]) => v !== undefined));
+  let previousDomain: string | null = null;
+  const row = await deps.db
+    .transaction(async (tx) => {
+      const current = await getInstance({ db: tx }, instanceId);
+      previousDomain = current.customDomain;
+      const next = { ...current.settings, ...changes };
+      const parsed = instanceSettingsSchema.safeParse(next);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw validationError(String(issue.path[0] ?? 'settings'), 'invalid', issue.message);
+      }
+      const columns: Partial<Instance> = { settings: next };
+      if (domain !== undefined && domain !== current.customDomain) {
+        const { customDomain, fapiUrl } = await claimCustomDomain({ db: tx, config: deps.config }, current, domain);
+        Object.assign(columns, { customDomain, fapiUrl, publishableKey: publishableKeyFor(current.environment, fapiUrl) });
+        changes.custom_domain = { from: current.customDomain, to: customDomain };
+      }
+      const [updated] = await tx.update(instances).set(columns).where(eq(instances.id, instanceId)).returning();
+      await audit({ db: tx, clock: deps.clock }, {
+        instanceId,
+        actor: auditCtx.actor,
+        action: 'instance.settings_updated',
+        target: instanceId,
+        ip: auditCtx.ip,
+        userAgent: auditCtx.userAgent,
+        details: { changes },
+      });
+      return updated!;
+    })
+    .catch((err: unknown) => {
+      throw asDomainConflict(err, domain ?? null);
     });
-    return updated!;
-  });
   deps.caches.get('instance', 5_000).delete(instanceId);
-  return instanceSettings(row.settings);
+  forgetHosts(deps, previousDomain, row.customDomain);
+  return settingsView(row);
 }

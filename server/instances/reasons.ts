@@ -5,4 +5,7 @@
 export const REASONS = {
   invalid_origin: 'invalid_origin',
   setup_token_invalid: 'setup_token_invalid',
+  invalid_domain: 'invalid_domain',
+  public_url_host: 'public_url_host',
+  domain_in_use: 'domain_in_use',
 } as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { localeInput, normalizeLocale } from '../localization/locales';
+import { customDomainInput } from './custom-domain';
 
 /** Per-instance settings with their defaults; stored as JSON on the instance. */
 export const instanceSettingsSchema = z.object({
@@ -161,5 +162,7 @@ export const settingsPatchSchema = z.strictObject({
   organization_default_role: field('organization_default_role'),
   organization_creator_role: field('organization_creator_role'),
   organization_max_allowed_memberships: field('organization_max_allowed_memberships'),
+  /** Stored on the instance, not in its settings (custom-domain.ts); null clears it. */
+  custom_domain: customDomainInput.optional(),
 });
 export type SettingsPatch = z.output<typeof settingsPatchSchema>;

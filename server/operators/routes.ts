@@ -7,8 +7,8 @@ import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { AppError, notFound } from '../http/errors';
 import { lightListSchema } from '../http/pagination';
-import { createAccount, createInstance, instanceView, updateInstanceSettings, type Instance } from '../instances/instances';
-import { instanceSettings, settingsPatchSchema } from '../instances/settings';
+import { createAccount, createInstance, instanceView, settingsView, updateInstanceSettings, type Instance } from '../instances/instances';
+import { settingsPatchSchema } from '../instances/settings';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
 import { ACTOR_TOKEN_TTL, actorTokenSchema } from '../sessions/ticket-routes';
 import { createTicket } from '../sessions/tickets';
@@ -262,13 +262,14 @@ const instanceSchema = z.object({
   environment: z.enum(['test', 'live']),
   publishable_key: z.string(),
   fapi_url: z.string(),
+  custom_domain: z.string().nullable(),
   settings: settingsSchema,
   created_at: z.number().int(),
 });
 
 const instanceDetail = (row: Instance) => {
   const { instance_id, ...rest } = instanceView(row);
-  return { object: 'instance' as const, id: instance_id, account_id: row.accountId, ...rest, settings: instanceSettings(row.settings) };
+  return { object: 'instance' as const, id: instance_id, account_id: row.accountId, ...rest, settings: settingsView(row) };
 };
 
 export const listInstancesEndpoint = endpoint<ConsoleAuth>({
@@ -307,7 +308,7 @@ export const getInstanceEndpoint = endpoint<ConsoleAuth>({
 });
 
 export const updateSettingsEndpoint = endpoint<ConsoleAuth, z.output<typeof settingsPatchSchema>>({
-  summary: 'Change instance settings (sign-up mode, session lifetime and inactivity, MFA, allowed origins, redirect URLs…)',
+  summary: 'Change instance settings (sign-up mode, session lifetime and inactivity, MFA, allowed origins, redirect URLs, custom domain…)',
   audit: { action: 'instance.settings_updated', target: 'instanceId' },
   body: settingsPatchSchema,
   response: settingsSchema,

@@ -7,7 +7,8 @@ import { isId } from '../db/ids';
 import type { LimitRule } from '../http/limiter';
 import { bearerToken, clientIp } from '../http/request-context';
 import { checkOrigin } from './fapi-origin';
-import { fapiAddressOf, instanceContext, type InstanceContext } from '../instances/instances';
+import { fapiAddressOf, instanceContext, publishableKeyFor, type InstanceContext } from '../instances/instances';
+import { pathFapiUrl, servedFapiUrl } from '../instances/custom-domain';
 import { clientCookieSpec, CUSTOMER_CLIENT_COOKIE, findClient, type ClientRow } from './clients';
 import { anonymousActor, clientActor, sessionUserActor, tokenUserActor, type Actor, type RequestOrigin } from '../http/actor';
 import type { OrganizationView } from '../organizations/organization-view';
@@ -121,18 +122,24 @@ export const FAPI_LIMITS = {
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_KEY_LENGTH = 512;
 
-function cookieAttributes(instance: InstanceContext): string {
-  const url = new URL(instance.fapiUrl);
+/** `servedUrl`: the fapi_url the request came in by (a custom domain's root, or the path under PUBLIC_URL). */
+function cookieAttributes(instance: InstanceContext, servedUrl: string): string {
+  const url = new URL(servedUrl);
   const secure = !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
-  return `Path=${clientCookieSpec(instance).path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  return `Path=${clientCookieSpec({ kind: instance.kind, fapiUrl: servedUrl }).path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
 /** `__client` at the fapi_url path; the platform instance's is `__console_client` at `/` (sessions/clients.ts). */
-export const clientCookie = (instance: InstanceContext, token: string, maxAgeSeconds: number) =>
-  `${clientCookieSpec(instance).name}=${token}; ${cookieAttributes(instance)}; Max-Age=${maxAgeSeconds}`;
-export const clearedClientCookie = (instance: InstanceContext) => `${clientCookieSpec(instance).name}=; ${cookieAttributes(instance)}; Max-Age=0`;
+export const clientCookie = (instance: InstanceContext, token: string, maxAgeSeconds: number, servedUrl = instance.fapiUrl) =>
+  `${clientCookieSpec(instance).name}=${token}; ${cookieAttributes(instance, servedUrl)}; Max-Age=${maxAgeSeconds}`;
+export const clearedClientCookie = (instance: InstanceContext, servedUrl = instance.fapiUrl) =>
+  `${clientCookieSpec(instance).name}=; ${cookieAttributes(instance, servedUrl)}; Max-Age=0`;
 
-function checkPublishableKey(c: Context, instance: InstanceContext, required: boolean) {
+/** The instance's publishable key, and the one derived from its path under PUBLIC_URL, which stays valid after a custom domain is set. */
+const acceptsPublishableKey = (deps: Deps, instance: InstanceContext, key: string) =>
+  key === instance.publishableKey || (!!instance.customDomain && key === publishableKeyFor(instance.environment, pathFapiUrl(deps.config, instance.id)));
+
+function checkPublishableKey(deps: Deps, c: Context, instance: InstanceContext, required: boolean) {
   const sent = [c.req.header('x-publishable-key'), ...(c.req.queries('publishable_key') ?? [])].filter((k) => k !== undefined);
   if (sent.length === 0) {
     if (!required) return;
@@ -148,7 +155,7 @@ function checkPublishableKey(c: Context, instance: InstanceContext, required: bo
         meta: { reason: 'malformed' },
       });
     }
-    if (key !== instance.publishableKey) {
+    if (!acceptsPublishableKey(deps, instance, key)) {
       throw new AppError('PUBLISHABLE_KEY_INVALID', {
         message: 'The publishable key is not this instance’s.',
         meta: { reason: 'wrong_instance' },
@@ -164,7 +171,8 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
   const instanceId = c.req.param('instanceId');
   if (!instanceId || !isId('ins', instanceId)) throw notFound('instance');
   const instance = await instanceContext(deps, instanceId);
-  checkPublishableKey(c, instance, guard.key === 'required');
+  checkPublishableKey(deps, c, instance, guard.key === 'required');
+  const servedUrl = servedFapiUrl(c.env, deps.config, instance);
 
   if (guard.limit) {
     const ip = clientIp(c, deps.config.TRUST_PROXY);
@@ -184,16 +192,16 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
     bearer: bearerToken(authorization),
     issueClientToken(token) {
       if (mode === 'native') c.header('authorization', `Bearer ${token}`);
-      else c.header('set-cookie', clientCookie(instance, token, instance.settings.session_lifetime_seconds));
+      else c.header('set-cookie', clientCookie(instance, token, instance.settings.session_lifetime_seconds, servedUrl));
     },
     clearClientToken() {
-      if (mode === 'web') c.header('set-cookie', clearedClientCookie(instance));
+      if (mode === 'web') c.header('set-cookie', clearedClientCookie(instance, servedUrl));
     },
   };
   if (!guard.client) return auth;
   await resolveClient(deps, c, auth, authorization, mode);
   // CSRF: one guard for every route that resolves the client (see fapi-origin.ts).
-  checkOrigin(c, instance, mode);
+  checkOrigin(c, instance, mode, servedUrl);
   await resolveGuardedUser(deps, c, guard, auth);
   return auth;
 }

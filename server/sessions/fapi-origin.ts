@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import { AppError } from '../http/errors';
 import { isId } from '../db/ids';
 import { instanceContext, type InstanceContext } from '../instances/instances';
+import { servedFapiUrl } from '../instances/custom-domain';
 import { clientCookieSpec } from './clients';
 import { originOf, requestOrigin, SAFE_METHODS } from '../http/origin';
 
@@ -24,9 +25,10 @@ import { originOf, requestOrigin, SAFE_METHODS } from '../http/origin';
 const ALLOWED_HEADERS = 'authorization, content-type, x-publishable-key, idempotency-key';
 const EXPOSED_HEADERS = 'authorization, retry-after, x-request-id';
 
-export function allowedOrigins(instance: InstanceContext): Set<string> {
+/** `servedUrl`: the fapi_url the request came in by, whose origin is the instance's own (custom-domain.ts). */
+export function allowedOrigins(instance: InstanceContext, servedUrl: string): Set<string> {
   const out = new Set<string>();
-  const own = originOf(instance.fapiUrl);
+  const own = originOf(servedUrl);
   if (own) out.add(own);
   for (const o of instance.settings.allowed_origins) {
     const n = originOf(o);
@@ -38,13 +40,13 @@ export function allowedOrigins(instance: InstanceContext): Set<string> {
 /** The origin a request names: `Origin`, else the origin of `Referer`; null when neither is usable. */
 
 /** CSRF check of one request on a route that resolves the client (see above). */
-export function checkOrigin(c: Context, instance: InstanceContext, mode: 'web' | 'native') {
+export function checkOrigin(c: Context, instance: InstanceContext, mode: 'web' | 'native', servedUrl: string) {
   if (SAFE_METHODS.has(c.req.method) || mode === 'native') return;
   const cookieAuthenticated = getCookie(c, clientCookieSpec(instance).name) !== undefined;
   const named = c.req.header('origin') !== undefined || c.req.header('referer') !== undefined;
   if (!cookieAuthenticated && !named) return;
   const origin = requestOrigin(c);
-  if (origin && allowedOrigins(instance).has(origin)) return;
+  if (origin && allowedOrigins(instance, servedUrl).has(origin)) return;
   throw new AppError('ORIGIN_NOT_ALLOWED', {
     message: origin
       ? `Requests from ${origin} are not allowed; add it to the instance's allowed_origins.`
@@ -65,7 +67,7 @@ export function fapiCors(deps: Deps): MiddlewareHandler {
     let allowed = false;
     if (origin && instanceId && isId('ins', instanceId)) {
       const instance = await instanceContext(deps, instanceId).catch(() => null);
-      allowed = instance !== null && allowedOrigins(instance).has(origin);
+      allowed = instance !== null && allowedOrigins(instance, servedFapiUrl(c.env, deps.config, instance)).has(origin);
     }
     if (c.req.method === 'OPTIONS') {
       const headers: Record<string, string> = { vary: 'Origin' };

@@ -28,17 +28,23 @@ export interface FapiResult {
 export function fapiClient(
   h: TestHarness,
   instanceId: string,
-  /** `origin`: the page a browser runs on, sent as `Origin` (default the FAPI's own, http://localhost:3000). */
-  opts: { publishableKey?: string; native?: boolean; origin?: string } = {},
+  /**
+   * `origin`: the page a browser runs on, sent as `Origin` (default the FAPI's own,
+   * http://localhost:3000). `host`: call the instance on its custom domain (that `Host`,
+   * paths at the root, default origin `https://<host>`).
+   */
+  opts: { publishableKey?: string; native?: boolean; origin?: string; host?: string } = {},
 ) {
   const state = { token: null as string | null };
   const native = opts.native ?? false;
 
   async function call(method: string, path: string, o: FapiCallOptions = {}): Promise<FapiResult> {
     const headers: Record<string, string> = { ...o.headers };
+    if (opts.host) headers.host ??= opts.host;
     if (opts.publishableKey && !o.noKey) headers['x-publishable-key'] ??= opts.publishableKey;
     // Browsers send Origin on every state change (fetch, XHR, form POST); apps do not.
-    const origin = o.origin === undefined ? (opts.origin ?? 'http://localhost:3000') : o.origin;
+    const ownOrigin = opts.host ? `https://${opts.host}` : 'http://localhost:3000';
+    const origin = o.origin === undefined ? (opts.origin ?? ownOrigin) : o.origin;
     if (!native && method !== 'GET' && origin !== null) headers.origin ??= origin;
     if (state.token !== null) {
       if (native) headers.authorization ??= `Bearer ${state.token}`;
@@ -51,7 +57,7 @@ export function fapiClient(
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
     const sep = path.includes('?') ? '&' : '?';
-    const url = `/fapi/${instanceId}${path}${native && state.token === null ? `${sep}_is_native=1` : ''}`;
+    const url = `${opts.host ? '' : `/fapi/${instanceId}`}${path}${native && state.token === null ? `${sep}_is_native=1` : ''}`;
     const res = await h.request(method, url, { headers, body: o.body, raw });
     const setCookie = res.headers.get('set-cookie');
     if (setCookie) {

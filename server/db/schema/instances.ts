@@ -21,9 +21,15 @@ export const instances = pgTable(
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     /** `platform`: the built-in instance whose users are the console's operators (one per deployment). */
     kind: text('kind', { enum: ['customer', 'platform'] }).notNull().default('customer'),
+    /** The host the instance's FAPI, hosted pages and OIDC answer on at the root (fapi_url `https://<custom_domain>`); null: `{PUBLIC_URL}/fapi/<id>`. */
+    customDomain: text('custom_domain'),
     createdAt: millis('created_at').notNull(),
   },
-  (t) => [uniqueIndex('instances_publishable_key_uq').on(t.publishableKey), index('instances_account_idx').on(t.accountId)],
+  (t) => [
+    uniqueIndex('instances_publishable_key_uq').on(t.publishableKey),
+    index('instances_account_idx').on(t.accountId),
+    uniqueIndex('instances_custom_domain_uq').on(t.customDomain),
+  ],
 );
 
 export const secretKeys = pgTable(

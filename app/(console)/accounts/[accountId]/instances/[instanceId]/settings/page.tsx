@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { getTranslations } from 'next-intl/server';
+import { CustomDomainSettings } from '@/components/console/custom-domain';
 import { InstanceSettings } from '@/components/console/instance-settings';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -8,5 +9,10 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default function Page() {
-  return <InstanceSettings />;
+  return (
+    <div className="flex flex-col gap-8">
+      <InstanceSettings />
+      <CustomDomainSettings />
+    </div>
+  );
 }
