@@ -174,13 +174,9 @@ function MembersCard() {
                           disabled={busyId === m.id}
                           onChange={(e) => changeRole(m, e.target.value as Role)}
                           className="h-8 w-32"
-                        >
-                          {ROLES.map((r) => (
-                            <option key={r} value={r}>
-                              {t(`roles.${r}`)}
-                            </option>
-                          ))}
-                        </Select>
+                          options={ROLES}
+                          optionLabel={(r) => t(`roles.${r}`)}
+                        />
                         {rowError?.id === m.id && (
                           <p role="alert" className="text-xs text-red-600 dark:text-red-400">
                             {errorMessage(rowError.error)}
@@ -256,15 +252,7 @@ function InvitationsCard() {
             {(p) => <Input {...p} type="email" name="email_address" required value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />}
           </Field>
           <Field label={t('inviteRole')} error={form.fieldError('role')}>
-            {(p) => (
-              <Select {...p} name="role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                {invitable.map((r) => (
-                  <option key={r} value={r}>
-                    {t(`roles.${r}`)}
-                  </option>
-                ))}
-              </Select>
-            )}
+            {(p) => <Select {...p} name="role" value={role} onChange={(e) => setRole(e.target.value as Role)} options={invitable} optionLabel={(r) => t(`roles.${r}`)} />}
           </Field>
           <Button type="submit" loading={form.busy} className="sm:mt-[1.625rem]">
             {t('invite')}

@@ -133,24 +133,28 @@ export function InstanceSettings() {
         <CardBody className="flex flex-col gap-5">
           <Field label={t('signUpMode')} hint={t(`signUpModeHint.${draft.sign_up_mode}`)} error={fieldError('sign_up_mode')}>
             {(p) => (
-              <Select {...p} className="max-w-xs" value={draft.sign_up_mode} disabled={disabled} onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}>
-                {(['public', 'restricted', 'waitlist'] as const).map((m) => (
-                  <option key={m} value={m}>
-                    {t(`signUpModes.${m}`)}
-                  </option>
-                ))}
-              </Select>
+              <Select
+                {...p}
+                className="max-w-xs"
+                value={draft.sign_up_mode}
+                disabled={disabled}
+                onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}
+                options={['public', 'restricted', 'waitlist'] as const}
+                optionLabel={(m) => t(`signUpModes.${m}`)}
+              />
             )}
           </Field>
           <Field label={t('defaultLocale')} hint={t('defaultLocaleHint')} error={fieldError('default_locale')}>
             {(p) => (
-              <Select {...p} className="max-w-xs" value={draft.default_locale} disabled={disabled} onChange={(e) => set('default_locale', e.target.value)}>
-                {[...new Set([...LOCALES, draft.default_locale])].map((l) => (
-                  <option key={l} value={l}>
-                    {isLocale(l) ? tl(l) : l}
-                  </option>
-                ))}
-              </Select>
+              <Select
+                {...p}
+                className="max-w-xs"
+                value={draft.default_locale}
+                disabled={disabled}
+                onChange={(e) => set('default_locale', e.target.value)}
+                options={[...new Set([...LOCALES, draft.default_locale])]}
+                optionLabel={(l) => (isLocale(l) ? tl(l) : l)}
+              />
             )}
           </Field>
           {draft.sign_up_mode === 'restricted' && (

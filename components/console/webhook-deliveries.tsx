@@ -58,13 +58,8 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
         <div className="flex items-end gap-2">
           <Field label={t('status')}>
             {(p) => (
-              <Select {...p} value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
+              <Select {...p} value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)} options={['pending', 'succeeded', 'failed'] as const} optionLabel={(s) => t(`statuses.${s}`)}>
                 <option value="">{t('allStatuses')}</option>
-                {(['pending', 'succeeded', 'failed'] as const).map((s) => (
-                  <option key={s} value={s}>
-                    {t(`statuses.${s}`)}
-                  </option>
-                ))}
               </Select>
             )}
           </Field>
