@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, Table, Td, Thead, Tr } from '@/components/ui';
+import { ActionCell, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Table, Td, Thead, Tr } from '@/components/ui';
 import { orgApi, type LightList, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
@@ -81,13 +81,9 @@ export function RolesEditor() {
                     <NameCell name={p.name} keyName={p.key} builtIn={p.type === 'system'} />
                     <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
                     {canWrite && (
-                      <Td className="text-right">
-                        {p.type === 'user' && (
-                          <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
-                            {t('delete')}
-                          </Button>
-                        )}
-                      </Td>
+                      <ActionCell show={p.type === 'user'} onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
+                        {t('delete')}
+                      </ActionCell>
                     )}
                   </Tr>
                 ))}
@@ -152,7 +148,6 @@ function RoleDialog({
   onSaved: () => void;
 }) {
   const t = useTranslations('organizations.roles');
-  const tCommon = useTranslations('common');
   const form = useFormError(['key', 'name', 'description', 'permissions']);
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
@@ -182,46 +177,34 @@ function RoleDialog({
   }
 
   return (
-    <Dialog open={role !== null} onClose={onClose} title={isNew ? t('createRoleTitle') : t('editRoleTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('key')} hint={t('roleKeyHint')} error={form.fieldError('key')}>
-          {(p) => <Input {...p} value={key} readOnly={!isNew} onChange={(e) => setKey(e.target.value)} spellCheck={false} />}
-        </Field>
-        <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label={t('permissionDescription')} error={form.fieldError('description')}>
-          {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('permissions')}</legend>
-          {permissions.map((p) => (
-            <Checkbox
-              key={p.id}
-              label={`${p.name} (${p.key})`}
-              checked={granted.includes(p.key)}
-              onChange={(e) => setGranted((g) => (e.target.checked ? [...g, p.key] : g.filter((k) => k !== p.key)))}
-            />
-          ))}
-          {form.fieldError('permissions') && <p className="text-xs font-medium text-red-600">{form.fieldError('permissions')}</p>}
-        </fieldset>
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('save')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={role !== null} onClose={onClose} title={isNew ? t('createRoleTitle') : t('editRoleTitle')} onSubmit={submit} error={form.formError} submitLabel={t('save')} busy={form.busy}>
+      <Field label={t('key')} hint={t('roleKeyHint')} error={form.fieldError('key')}>
+        {(p) => <Input {...p} value={key} readOnly={!isNew} onChange={(e) => setKey(e.target.value)} spellCheck={false} />}
+      </Field>
+      <Field label={t('name')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label={t('permissionDescription')} error={form.fieldError('description')}>
+        {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('permissions')}</legend>
+        {permissions.map((p) => (
+          <Checkbox
+            key={p.id}
+            label={`${p.name} (${p.key})`}
+            checked={granted.includes(p.key)}
+            onChange={(e) => setGranted((g) => (e.target.checked ? [...g, p.key] : g.filter((k) => k !== p.key)))}
+          />
+        ))}
+        {form.fieldError('permissions') && <p className="text-xs font-medium text-red-600">{form.fieldError('permissions')}</p>}
+      </fieldset>
+    </FormDialog>
   );
 }
 
 function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; path: string; onClose: () => void; onSaved: () => void }) {
   const t = useTranslations('organizations.roles');
-  const tCommon = useTranslations('common');
   const form = useFormError(['key', 'name', 'description']);
   const [key, setKey] = useState('org:');
   const [name, setName] = useState('');
@@ -240,27 +223,16 @@ function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; pat
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('createPermissionTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('key')} hint={t('permissionKeyHint')} error={form.fieldError('key')}>
-          {(p) => <Input {...p} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} autoFocus />}
-        </Field>
-        <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label={t('permissionDescription')} error={form.fieldError('description')}>
-          {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
-        </Field>
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('createPermission')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('createPermissionTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createPermission')} busy={form.busy}>
+      <Field label={t('key')} hint={t('permissionKeyHint')} error={form.fieldError('key')}>
+        {(p) => <Input {...p} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} autoFocus />}
+      </Field>
+      <Field label={t('name')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label={t('permissionDescription')} error={form.fieldError('description')}>
+        {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
+      </Field>
+    </FormDialog>
   );
 }

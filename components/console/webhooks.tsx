@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, SecretValue, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
@@ -317,7 +317,6 @@ function EndpointDialog({
   onSaved: (e: WebhookEndpoint) => void;
 }) {
   const t = useTranslations('webhooks');
-  const tCommon = useTranslations('common');
   const path = useEndpointsPath();
   const form = useFormError(['url', 'description', 'event_types']);
   const [url, setUrl] = useState('');
@@ -325,7 +324,6 @@ function EndpointDialog({
   const [all, setAll] = useState(true);
   const [types, setTypes] = useState<Set<string>>(new Set());
   const [typesError, setTypesError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     if (!open) return;
@@ -355,59 +353,49 @@ function EndpointDialog({
       setTypesError(t('eventTypesRequired'));
       return;
     }
-    setBusy(true);
-    try {
-      const body = { url: url.trim(), description: description.trim(), event_types: all ? ['*'] : [...types].sort() };
-      onSaved(endpoint ? await mutate<WebhookEndpoint>('PATCH', `${path}/${endpoint.id}`, body) : await mutate<WebhookEndpoint>('POST', path, body));
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const body = { url: url.trim(), description: description.trim(), event_types: all ? ['*'] : [...types].sort() };
+    void form.run(async () => onSaved(endpoint ? await mutate<WebhookEndpoint>('PATCH', `${path}/${endpoint.id}`, body) : await mutate<WebhookEndpoint>('POST', path, body)));
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={endpoint ? t('editTitle') : t('addTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('url')} hint={t('urlHint')} error={form.fieldError('url')}>
-          {(p) => <Input {...p} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus required />}
-        </Field>
-        <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
-          {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium">{t('eventTypes')}</legend>
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" name="event-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
-            {t('allEventsOption')}
-          </label>
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" name="event-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
-            {t('someEventsOption')}
-          </label>
-          {!all && (
-            <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
-              {SUBSCRIBABLE.map((type) => (
-                <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="shrink-0" />
-              ))}
-            </div>
-          )}
-          {(typesError ?? form.fieldError('event_types')) && (
-            <p role="alert" className="text-sm text-red-600 dark:text-red-400">
-              {typesError ?? form.fieldError('event_types')}
-            </p>
-          )}
-        </fieldset>
-        <div className="flex flex-wrap justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {endpoint ? t('save') : t('add')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title={endpoint ? t('editTitle') : t('addTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={endpoint ? t('save') : t('add')}
+      busy={form.busy}
+    >
+      <Field label={t('url')} hint={t('urlHint')} error={form.fieldError('url')}>
+        {(p) => <Input {...p} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus required />}
+      </Field>
+      <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
+        {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-sm font-medium">{t('eventTypes')}</legend>
+        <label className="inline-flex items-center gap-2 text-sm">
+          <input type="radio" name="event-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
+          {t('allEventsOption')}
+        </label>
+        <label className="inline-flex items-center gap-2 text-sm">
+          <input type="radio" name="event-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
+          {t('someEventsOption')}
+        </label>
+        {!all && (
+          <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
+            {SUBSCRIBABLE.map((type) => (
+              <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="shrink-0" />
+            ))}
+          </div>
+        )}
+        {(typesError ?? form.fieldError('event_types')) && (
+          <p role="alert" className="text-sm text-red-600 dark:text-red-400">
+            {typesError ?? form.fieldError('event_types')}
+          </p>
+        )}
+      </fieldset>
+    </FormDialog>
   );
 }
