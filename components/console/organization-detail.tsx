@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, Field, Input, Select, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, FactList, Field, Input, Select, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import {
   ENROLLMENT_MODES,
@@ -83,14 +83,7 @@ function OrganizationHeader({ org, base }: { org: Organization; base: string }) 
           </Button>
         )}
       </header>
-      <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm sm:grid-cols-[auto_1fr_auto_1fr]">
-        {facts.map(([label, value]) => (
-          <div key={label} className="contents">
-            <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
-            <dd className="min-w-0 break-all">{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <FactList facts={facts} className="grid-cols-[auto_1fr] gap-x-6 gap-y-2 sm:grid-cols-[auto_1fr_auto_1fr]" />
       <ConfirmDialog
         open={confirming}
         onClose={() => setConfirming(false)}
@@ -110,13 +103,14 @@ function OrganizationHeader({ org, base }: { org: Organization; base: string }) 
 
 function RoleSelect({ value, roles, onChange, label, disabled }: { value: string; roles: string[]; onChange: (role: string) => void; label: string; disabled?: boolean }) {
   return (
-    <Select aria-label={label} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} className="h-8 min-w-36 text-sm">
-      {(roles.includes(value) ? roles : [value, ...roles]).map((r) => (
-        <option key={r} value={r}>
-          {r}
-        </option>
-      ))}
-    </Select>
+    <Select
+      aria-label={label}
+      value={value}
+      disabled={disabled}
+      onChange={(e) => onChange(e.target.value)}
+      className="h-8 min-w-36 text-sm"
+      options={roles.includes(value) ? roles : [value, ...roles]}
+    />
   );
 }
 
@@ -185,11 +179,9 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
                     <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
                     <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
                     {canWrite && (
-                      <Td className="text-right">
-                        <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
-                          {t('remove')}
-                        </Button>
-                      </Td>
+                      <ActionCell onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
+                        {t('remove')}
+                      </ActionCell>
                     )}
                   </Tr>
                 );
@@ -270,13 +262,9 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
                   </Td>
                   <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
                   {canWrite && (
-                    <Td className="text-right">
-                      {inv.status === 'pending' && (
-                        <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
-                          {t('revoke')}
-                        </Button>
-                      )}
-                    </Td>
+                    <ActionCell show={inv.status === 'pending'} onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
+                      {t('revoke')}
+                    </ActionCell>
                   )}
                 </Tr>
               ))}
@@ -368,13 +356,9 @@ function Domains({ base }: { base: string }) {
                             value={d.enrollment_mode}
                             onChange={(e) => update(d, { enrollment_mode: e.target.value as EnrollmentMode })}
                             className="h-8 text-sm"
-                          >
-                            {ENROLLMENT_MODES.map((m) => (
-                              <option key={m} value={m}>
-                                {t(`enrollment.${m}`)}
-                              </option>
-                            ))}
-                          </Select>
+                            options={ENROLLMENT_MODES}
+                            optionLabel={(m) => t(`enrollment.${m}`)}
+                          />
                         </span>
                         {!verified && (
                           <Button variant="secondary" size="sm" onClick={() => update(d, { verified: true })} aria-label={t('markVerifiedOf', { domain: d.name })}>
@@ -408,15 +392,7 @@ function Domains({ base }: { base: string }) {
             {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="example.com" spellCheck={false} />}
           </Field>
           <Field label={t('enrollmentMode')} error={form.fieldError('enrollment_mode')}>
-            {(p) => (
-              <Select {...p} value={mode} onChange={(e) => setMode(e.target.value as EnrollmentMode)}>
-                {ENROLLMENT_MODES.map((m) => (
-                  <option key={m} value={m}>
-                    {t(`enrollment.${m}`)}
-                  </option>
-                ))}
-              </Select>
-            )}
+            {(p) => <Select {...p} value={mode} onChange={(e) => setMode(e.target.value as EnrollmentMode)} options={ENROLLMENT_MODES} optionLabel={(m) => t(`enrollment.${m}`)} />}
           </Field>
         </AddForm>
       )}
@@ -440,15 +416,7 @@ function RoleField({ form, value, roles, onChange }: { form: ReturnType<typeof u
   const t = useTranslations('organizations.detail');
   return (
     <Field label={t('role')} error={form.fieldError('role')}>
-      {(p) => (
-        <Select {...p} value={value} onChange={(e) => onChange(e.target.value)}>
-          {roles.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </Select>
-      )}
+      {(p) => <Select {...p} value={value} onChange={(e) => onChange(e.target.value)} options={roles} />}
     </Field>
   );
 }

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, Field, SecretValue, ShownOnce, Skeleton, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, FactList, Field, SecretValue, ShownOnce, Skeleton, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import { deviceParts } from '@/lib/session-activity';
@@ -73,29 +73,20 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   const [error, setError] = useState<unknown>();
   const [ticket, setTicket] = useState<ActorToken | null>(null);
 
-  async function unban() {
-    setBusy('unban');
+  /** Unbans or impersonates: that button loading meanwhile, a failure in the Alert under the header. */
+  async function act(action: 'unban' | 'impersonate', request: () => Promise<void>) {
+    setBusy(action);
     setError(undefined);
     try {
-      onChange(await mutate<User>('POST', `${base}/unban`));
+      await request();
     } catch (e) {
       setError(e);
     } finally {
       setBusy(null);
     }
   }
-
-  async function impersonate() {
-    setBusy('impersonate');
-    setError(undefined);
-    try {
-      setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {}));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(null);
-    }
-  }
+  const unban = () => act('unban', async () => onChange(await mutate<User>('POST', `${base}/unban`)));
+  const impersonate = () => act('impersonate', async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {})));
 
   const deleteConfirmText = email ?? user.id;
   const ticketLink = (ticket: ActorToken) => `${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`;
@@ -266,14 +257,7 @@ function Facts({ user }: { user: User }) {
     <Card>
       <CardHeader title={t('profileTitle')} />
       <CardBody>
-        <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2.5 text-sm">
-          {rows.map(([label, value]) => (
-            <div key={label} className="contents">
-              <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
-              <dd className="min-w-0 break-all">{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <FactList facts={rows} className="grid-cols-[auto_1fr] gap-x-6 gap-y-2.5" />
       </CardBody>
     </Card>
   );
@@ -338,13 +322,9 @@ function Sessions({ base }: { base: string }) {
                   <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
                   <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
                   {canWrite && (
-                    <Td className="text-right">
-                      {LIVE_STATUSES.has(s.status) && (
-                        <Button variant="ghost" size="sm" onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
-                          {t('revoke')}
-                        </Button>
-                      )}
-                    </Td>
+                    <ActionCell show={LIVE_STATUSES.has(s.status)} onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
+                      {t('revoke')}
+                    </ActionCell>
                   )}
                 </Tr>
               ))}
