@@ -41,11 +41,6 @@ export function useHosted(): HostedValue {
   return value;
 }
 
-/** The session a page acts for: the active one of the client, with what it still awaits. */
-export function currentSession(client: Client | null): ClientSession | null {
-  return client?.session ?? null;
-}
-
 /** The language the visitor picked explicitly on an earlier page (LanguagePicker's cookie), if any. */
 function rememberedLocale(): string | undefined {
   if (typeof document === 'undefined') return undefined;
