@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, CardHeader, Checkbox, Field, PageHeader, Select } from '@/components/ui';
+import { Alert, CancelSubmit, Card, CardBody, CardHeader, Checkbox, Field, PageHeader, Select } from '@/components/ui';
 import { api } from '@/lib/console/paths';
 import type { Settings } from '@/lib/console/types';
 import { errorParam, errorReason, mutate } from '@/lib/console/use-dashboard';
@@ -54,7 +54,6 @@ const draftOf = (s: Settings): Draft => ({
 /** `…/settings`: sign-up, sessions, security and URL allowlists of an instance. */
 export function InstanceSettings() {
   const t = useTranslations('console.settings');
-  const tCommon = useTranslations('common');
   const tl = useTranslations('common.languages');
   const { account, canWrite, reloadInstances } = useConsole();
   const instance = useInstance();
@@ -231,14 +230,16 @@ export function InstanceSettings() {
       </Card>
 
       {canWrite && (
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={() => { setDraft(draftOf(instance.settings)); setLocal({}); form.clear(); setSaved(false); }}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('save')}
-          </Button>
-        </div>
+        <CancelSubmit
+          onCancel={() => {
+            setDraft(draftOf(instance.settings));
+            setLocal({});
+            form.clear();
+            setSaved(false);
+          }}
+          submitLabel={t('save')}
+          busy={form.busy}
+        />
       )}
     </form>
   );

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Card, Dialog, Field, Input, PageHeader, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import { Button, Card, Field, FormDialog, Input, PageHeader, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { orgApi, orgPages, type Organization } from '@/lib/console/organizations';
 import { query } from '@/lib/console/paths';
@@ -82,7 +82,6 @@ export function OrganizationsList() {
 
 function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const t = useTranslations('organizations.list');
-  const tCommon = useTranslations('common');
   const router = useRouter();
   const { account } = useConsole();
   const instance = useInstance();
@@ -102,24 +101,13 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('createTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
-        </Field>
-        <Field label={t('slug')} hint={t('slugHint')} error={form.fieldError('slug')}>
-          {(p) => <Input {...p} name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} spellCheck={false} />}
-        </Field>
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('create')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
+      <Field label={t('name')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+      </Field>
+      <Field label={t('slug')} hint={t('slugHint')} error={form.fieldError('slug')}>
+        {(p) => <Input {...p} name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} spellCheck={false} />}
+      </Field>
+    </FormDialog>
   );
 }
