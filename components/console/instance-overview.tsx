@@ -29,6 +29,7 @@ import { api } from '@/lib/console/paths';
 import { SCOPE_RESOURCES } from '@/lib/console/scopes';
 import type { CreatedKey, LightList, SecretKey } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { AllOrSome, toggled } from './all-or-some';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { CardList } from './states';
@@ -171,15 +172,6 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
   const [scopes, setScopes] = useState<Set<string>>(new Set());
   const [scopeError, setScopeError] = useState<string | null>(null);
 
-  function toggle(scope: string, on: boolean) {
-    setScopes((current) => {
-      const next = new Set(current);
-      if (on) next.add(scope);
-      else next.delete(scope);
-      return next;
-    });
-  }
-
   function submit(e: FormEvent) {
     e.preventDefault();
     form.clear();
@@ -202,56 +194,48 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
       <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
       </Field>
-      <fieldset className="flex flex-col gap-2">
-        <legend className="mb-1.5 text-sm font-medium">{t('scopes')}</legend>
-        <label className="inline-flex items-center gap-2 text-sm">
-          <input type="radio" name="scope-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
-          {t('allScopesOption')}
-        </label>
-        <label className="inline-flex items-center gap-2 text-sm">
-          <input type="radio" name="scope-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
-          {t('someScopesOption')}
-        </label>
-        {!all && (
-          <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
-            <table className="w-full text-sm">
-              <thead>
-                <tr className="text-left text-xs text-zinc-500">
-                  <th scope="col" className="pb-1 font-medium">
-                    {t('resource')}
-                  </th>
-                  <th scope="col" className="pb-1 font-medium">
-                    {t('read')}
-                  </th>
-                  <th scope="col" className="pb-1 font-medium">
-                    {t('write')}
-                  </th>
+      <AllOrSome
+        legend={t('scopes')}
+        name="scope-mode"
+        all={all}
+        onAll={setAll}
+        allLabel={t('allScopesOption')}
+        someLabel={t('someScopesOption')}
+        error={scopeError ?? form.fieldError('scopes')}
+      >
+        <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
+          <table className="w-full text-sm">
+            <thead>
+              <tr className="text-left text-xs text-zinc-500">
+                <th scope="col" className="pb-1 font-medium">
+                  {t('resource')}
+                </th>
+                <th scope="col" className="pb-1 font-medium">
+                  {t('read')}
+                </th>
+                <th scope="col" className="pb-1 font-medium">
+                  {t('write')}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {SCOPE_RESOURCES.map((resource) => (
+                <tr key={resource}>
+                  <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
+                  {(['read', 'write'] as const).map((action) => {
+                    const scope = `${resource}:${action}`;
+                    return (
+                      <td key={action} className="py-1">
+                        <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => setScopes((current) => toggled(current, scope, e.target.checked))} />
+                      </td>
+                    );
+                  })}
                 </tr>
-              </thead>
-              <tbody>
-                {SCOPE_RESOURCES.map((resource) => (
-                  <tr key={resource}>
-                    <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
-                    {(['read', 'write'] as const).map((action) => {
-                      const scope = `${resource}:${action}`;
-                      return (
-                        <td key={action} className="py-1">
-                          <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
-                        </td>
-                      );
-                    })}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {(scopeError || form.fieldError('scopes')) && (
-          <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
-            {scopeError ?? form.fieldError('scopes')}
-          </p>
-        )}
-      </fieldset>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </AllOrSome>
     </FormDialog>
   );
 }

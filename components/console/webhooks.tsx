@@ -12,6 +12,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
+import { AllOrSome, toggled } from './all-or-some';
 import { Pager, useCursorPages } from './pager';
 import { CardList } from './states';
 import { useFormError } from './use-form-error';
@@ -336,15 +337,6 @@ function EndpointDialog({
     // Reset only when the dialog opens (form.clear is a new function each render).
   }, [open, endpoint]);
 
-  function toggle(type: string, on: boolean) {
-    setTypes((current) => {
-      const next = new Set(current);
-      if (on) next.add(type);
-      else next.delete(type);
-      return next;
-    });
-  }
-
   async function submit(e: FormEvent) {
     e.preventDefault();
     form.clear();
@@ -373,29 +365,21 @@ function EndpointDialog({
       <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
         {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
       </Field>
-      <fieldset className="flex flex-col gap-2">
-        <legend className="mb-1.5 text-sm font-medium">{t('eventTypes')}</legend>
-        <label className="inline-flex items-center gap-2 text-sm">
-          <input type="radio" name="event-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
-          {t('allEventsOption')}
-        </label>
-        <label className="inline-flex items-center gap-2 text-sm">
-          <input type="radio" name="event-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
-          {t('someEventsOption')}
-        </label>
-        {!all && (
-          <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
-            {SUBSCRIBABLE.map((type) => (
-              <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="shrink-0" />
-            ))}
-          </div>
-        )}
-        {(typesError ?? form.fieldError('event_types')) && (
-          <p role="alert" className="text-sm text-red-600 dark:text-red-400">
-            {typesError ?? form.fieldError('event_types')}
-          </p>
-        )}
-      </fieldset>
+      <AllOrSome
+        legend={t('eventTypes')}
+        name="event-mode"
+        all={all}
+        onAll={setAll}
+        allLabel={t('allEventsOption')}
+        someLabel={t('someEventsOption')}
+        error={typesError ?? form.fieldError('event_types')}
+      >
+        <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
+          {SUBSCRIBABLE.map((type) => (
+            <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => setTypes((current) => toggled(current, type, e.target.checked))} className="shrink-0" />
+          ))}
+        </div>
+      </AllOrSome>
     </FormDialog>
   );
 }
