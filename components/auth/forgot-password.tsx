@@ -2,13 +2,13 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Field } from '@/components/ui';
+import { Alert, Field } from '@/components/ui';
 import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, PasswordInput } from './fields';
 import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
-import { AuthCard, TextLink, WhenReady, strong } from './shell';
+import { AuthCard, AuthForm, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const EMAIL_FIELDS = ['identifier', 'email_address'] as const;
@@ -78,8 +78,7 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
   }
 
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm onSubmit={submit} error={formError} submitLabel={t('sendCode')} busy={busy}>
       <Field label={tf('email')} error={fieldErrors.identifier}>
         {(p) => (
           <EmailInput
@@ -91,10 +90,7 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
           />
         )}
       </Field>
-      <Button type="submit" loading={busy}>
-        {t('sendCode')}
-      </Button>
-    </form>
+    </AuthForm>
   );
 }
 
@@ -138,17 +134,13 @@ function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
   }
 
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm onSubmit={submit} error={formError} submitLabel={t('submit')} busy={busy}>
       {/* Lets password managers file the new password under the right account. */}
       <input type="text" name="username" autoComplete="username" value={stage.email} readOnly hidden />
       <Field label={tf('newPassword')} hint={tf('passwordHint')} error={fieldErrors.password}>
         {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />}
       </Field>
       <Alert tone="info">{t('signsOutEverywhere')}</Alert>
-      <Button type="submit" loading={busy}>
-        {t('submit')}
-      </Button>
-    </form>
+    </AuthForm>
   );
 }

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import type { ComponentProps, ReactNode } from 'react';
+import type { ComponentProps, FormEvent, ReactNode } from 'react';
 import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, cn, focusRing, rememberLocale } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
@@ -202,6 +202,39 @@ export function LoadError() {
 
 /** The bold part of a rich message (`t.rich(key, { strong })`): an address, a name. */
 export const strong = (chunks: ReactNode) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{chunks}</strong>;
+
+/**
+ * A hosted page's form: the form-level `error` on top, the fields (`children`), the submit
+ * button (loading while `busy`), then what comes `after` it (another way in, "Resend code"…).
+ */
+export function AuthForm({
+  onSubmit,
+  error,
+  submitLabel,
+  busy,
+  disabled,
+  after,
+  children,
+}: {
+  onSubmit: (e: FormEvent) => void;
+  error: string | null;
+  submitLabel: ReactNode;
+  busy: boolean;
+  disabled?: boolean;
+  after?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+      {error && <Alert tone="error">{error}</Alert>}
+      {children}
+      <Button type="submit" loading={busy} disabled={disabled}>
+        {submitLabel}
+      </Button>
+      {after}
+    </form>
+  );
+}
 
 /** A divider with a word in the middle ("or"). */
 export function Divider({ label }: { label: string }) {

@@ -10,7 +10,7 @@ import { CodeForm } from './code-form';
 import { CodeInput, IdentifierInput } from './fields';
 import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
-import { AuthCard, TextLink, WhenReady, strong } from './shell';
+import { AuthCard, AuthForm, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 /** The sign-in attempt this tab is in the middle of; none: back to the sign-in page. */
@@ -124,8 +124,17 @@ export function FactorTwoPage() {
               <Button onClick={() => window.location.assign(href('/sign-in'))}>{t('startOver')}</Button>
             </div>
           ) : (
-            <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-              {formError && <Alert tone="error">{formError}</Alert>}
+            <AuthForm
+              onSubmit={submit}
+              error={formError}
+              submitLabel={t('submit')}
+              busy={busy}
+              after={
+                <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
+                  {strategy === 'totp' ? t('useBackup') : t('useTotp')}
+                </Button>
+              }
+            >
               {strategy === 'totp' ? (
                 <Field key="totp" label={t('totpLabel')} error={fieldErrors.code}>
                   {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
@@ -145,13 +154,7 @@ export function FactorTwoPage() {
                   )}
                 </Field>
               )}
-              <Button type="submit" loading={busy}>
-                {t('submit')}
-              </Button>
-              <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
-                {strategy === 'totp' ? t('useBackup') : t('useTotp')}
-              </Button>
-            </form>
+            </AuthForm>
           )
         }
       </WhenReady>

@@ -9,7 +9,7 @@ import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { IdentifierInput, PasswordInput } from './fields';
 import { needsMfaSetup, useHosted } from './hosted-context';
-import { AuthCard, Divider, PendingAuthCard, TextLink, strong } from './shell';
+import { AuthCard, AuthForm, Divider, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['identifier', 'password'] as const;
@@ -126,8 +126,21 @@ function SignInForm() {
   }
 
   return (
-    <form onSubmit={signInWithPassword} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm
+      onSubmit={signInWithPassword}
+      error={formError}
+      submitLabel={t('submit')}
+      busy={busy === 'password'}
+      disabled={busy !== null}
+      after={
+        <>
+          <Divider label={t('or')} />
+          <Button variant="secondary" onClick={emailCode} loading={busy === 'code'} disabled={busy !== null}>
+            {t('emailCode')}
+          </Button>
+        </>
+      }
+    >
       <Field label={tf('identifier')} error={fieldErrors.identifier}>
         {(p) => (
           <IdentifierInput
@@ -149,14 +162,7 @@ function SignInForm() {
           {t('forgotPassword')}
         </TextLink>
       </div>
-      <Button type="submit" loading={busy === 'password'} disabled={busy !== null}>
-        {t('submit')}
-      </Button>
-      <Divider label={t('or')} />
-      <Button variant="secondary" onClick={emailCode} loading={busy === 'code'} disabled={busy !== null}>
-        {t('emailCode')}
-      </Button>
-    </form>
+    </AuthForm>
   );
 }
 

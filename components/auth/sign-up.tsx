@@ -3,13 +3,13 @@
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Field, Input, Skeleton } from '@/components/ui';
+import { Alert, Field, Input, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
 import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, IdentifierInput, PasswordInput } from './fields';
 import { useHosted } from './hosted-context';
-import { AuthCard, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
+import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'password'] as const;
@@ -81,8 +81,7 @@ function SignUpForm() {
   }
 
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm onSubmit={submit} error={formError} submitLabel={t('submit')} busy={busy}>
       {askName && (
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <Field label={tf('firstName')} error={fieldErrors.first_name}>
@@ -123,10 +122,7 @@ function SignUpForm() {
           {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" value={values.password} onChange={set('password')} />}
         </Field>
       )}
-      <Button type="submit" loading={busy}>
-        {t('submit')}
-      </Button>
-    </form>
+    </AuthForm>
   );
 }
 
