@@ -207,23 +207,7 @@ export const strong = (chunks: ReactNode) => <strong className="font-medium text
  * A hosted page's form: the form-level `error` on top, the fields (`children`), the submit
  * button (loading while `busy`), then what comes `after` it (another way in, "Resend code"…).
  */
-export function AuthForm({
-  onSubmit,
-  error,
-  submitLabel,
-  busy,
-  disabled,
-  after,
-  children,
-}: {
-  onSubmit: (e: FormEvent) => void;
-  error: string | null;
-  submitLabel: ReactNode;
-  busy: boolean;
-  disabled?: boolean;
-  after?: ReactNode;
-  children: ReactNode;
-}) {
+export function AuthForm({ onSubmit, error, submitLabel, busy, disabled, after, children }: { onSubmit: (e: FormEvent) => void; error: string | null; submitLabel: ReactNode; busy: boolean; disabled?: boolean; after?: ReactNode; children: ReactNode }) {
   return (
     <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
       {error && <Alert tone="error">{error}</Alert>}

@@ -18,9 +18,7 @@ import {
   PageHeader,
   SecretValue,
   ShownOnce,
-  Table,
   Td,
-  Thead,
   Tr,
   ValueField,
 } from '@/components/ui';
@@ -32,7 +30,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { AllOrSome, toggled } from './all-or-some';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { CardList } from './states';
+import { CardTable } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/instances/[instanceId]`: keys and URLs to integrate with, and the instance's secret keys. */
@@ -87,7 +85,7 @@ function SecretKeys() {
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
-      <CardList
+      <CardTable
         data={active}
         error={keys.error}
         onRetry={keys.reload}
@@ -95,42 +93,37 @@ function SecretKeys() {
         rows={2}
         emptyTitle={t('emptyTitle')}
         emptyDescription={t('emptyDescription')}
-      >
-        {(active) => (
-          <Table caption={t('title')}>
-            <Thead columns={[t('name'), t('key'), t('scopes'), t('created'), t('lastUsed')]} actions={canWrite && t('actions')} />
-            <tbody>
-              {active.map((key) => (
-                <Tr key={key.id}>
-                  <Td id={`key-name-${key.id}`} className="font-medium">
-                    {key.name || t('unnamed')}
-                  </Td>
-                  <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
-                  <Td>
-                    {key.scopes.includes('*') ? (
-                      <Badge tone="indigo">{t('allScopes')}</Badge>
-                    ) : (
-                      <span className="flex max-w-xs flex-wrap gap-1">
-                        {key.scopes.slice(0, 4).map((s) => (
-                          <Badge key={s}>{s}</Badge>
-                        ))}
-                        {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
-                      </span>
-                    )}
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
-                  {canWrite && (
-                    <ActionCell onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
-                      {t('revoke')}
-                    </ActionCell>
-                  )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
+        caption={t('title')}
+        headings={[t('name'), t('key'), t('scopes'), t('created'), t('lastUsed')]}
+        actions={canWrite && t('actions')}
+        row={(key) => (
+          <Tr key={key.id}>
+            <Td id={`key-name-${key.id}`} className="font-medium">
+              {key.name || t('unnamed')}
+            </Td>
+            <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
+            <Td>
+              {key.scopes.includes('*') ? (
+                <Badge tone="indigo">{t('allScopes')}</Badge>
+              ) : (
+                <span className="flex max-w-xs flex-wrap gap-1">
+                  {key.scopes.slice(0, 4).map((s) => (
+                    <Badge key={s}>{s}</Badge>
+                  ))}
+                  {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
+                </span>
+              )}
+            </Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
+            {canWrite && (
+              <ActionCell onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
+                {t('revoke')}
+              </ActionCell>
+            )}
+          </Tr>
         )}
-      </CardList>
+      />
       <CreateKeyDialog
         open={creating}
         path={base}

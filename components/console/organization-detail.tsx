@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, FactList, Field, Input, Select, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, FactList, Field, Input, Select, Skeleton, Td, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import {
   ENROLLMENT_MODES,
@@ -22,7 +22,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { CardList, ErrorState } from './states';
+import { CardList, CardTable, ErrorState } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/organizations/[orgId]`: the organization, its members with roles, invitations and domains. */
@@ -146,7 +146,7 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
     <Card>
       <CardHeader title={t('membersTitle')} description={t('membersDescription')} />
       {rowAction.alert}
-      <CardList
+      <CardTable
         data={members.data?.data}
         error={members.error}
         onRetry={members.reload}
@@ -154,42 +154,37 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
         rows={2}
         emptyTitle={t('noMembersTitle')}
         emptyDescription={t('noMembersDescription')}
-      >
-        {(items) => (
-          <Table caption={t('membersTitle')}>
-            <Thead columns={[t('member'), t('role'), t('permissions'), t('joined')]} actions={canWrite && t('actions')} />
-            <tbody>
-              {items.map((m) => {
-                const who = m.public_user_data.identifier;
-                return (
-                  <Tr key={m.id}>
-                    <Td>
-                      <span className="flex min-w-0 flex-col">
-                        <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
-                        <span className="truncate font-mono text-xs text-zinc-500">{who}</span>
-                      </span>
-                    </Td>
-                    <Td>
-                      {canWrite ? (
-                        <RoleSelect value={m.role} roles={roles} label={t('roleOf', { member: who })} onChange={(r) => changeRole(m, r)} />
-                      ) : (
-                        <Badge tone="indigo">{m.role}</Badge>
-                      )}
-                    </Td>
-                    <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
-                    <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
-                    {canWrite && (
-                      <ActionCell onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
-                        {t('remove')}
-                      </ActionCell>
-                    )}
-                  </Tr>
-                );
-              })}
-            </tbody>
-          </Table>
-        )}
-      </CardList>
+        caption={t('membersTitle')}
+        headings={[t('member'), t('role'), t('permissions'), t('joined')]}
+        actions={canWrite && t('actions')}
+        row={(m) => {
+          const who = m.public_user_data.identifier;
+          return (
+            <Tr key={m.id}>
+              <Td>
+                <span className="flex min-w-0 flex-col">
+                  <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
+                  <span className="truncate font-mono text-xs text-zinc-500">{who}</span>
+                </span>
+              </Td>
+              <Td>
+                {canWrite ? (
+                  <RoleSelect value={m.role} roles={roles} label={t('roleOf', { member: who })} onChange={(r) => changeRole(m, r)} />
+                ) : (
+                  <Badge tone="indigo">{m.role}</Badge>
+                )}
+              </Td>
+              <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
+              <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
+              {canWrite && (
+                <ActionCell onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
+                  {t('remove')}
+                </ActionCell>
+              )}
+            </Tr>
+          );
+        }}
+      />
       {canWrite && (
         <AddForm form={form} onSubmit={add} submitLabel={t('addMember')} disabled={!userId.trim()}>
           <Field label={t('userId')} error={form.fieldError('user_id')}>
@@ -238,7 +233,7 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
   return (
     <Card>
       <CardHeader title={t('invitationsTitle')} description={t('invitationsDescription')} />
-      <CardList
+      <CardTable
         data={invitations.data?.data}
         error={invitations.error}
         onRetry={invitations.reload}
@@ -246,32 +241,27 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
         rows={2}
         emptyTitle={t('noInvitationsTitle')}
         emptyDescription={t('noInvitationsDescription')}
-      >
-        {(items) => (
-          <Table caption={t('invitationsTitle')}>
-            <Thead columns={[t('email'), t('role'), t('status'), t('expires')]} actions={canWrite && t('actions')} />
-            <tbody>
-              {items.map((inv) => (
-                <Tr key={inv.id}>
-                  <Td className="break-all">{inv.email_address}</Td>
-                  <Td>
-                    <Badge tone="indigo">{inv.role}</Badge>
-                  </Td>
-                  <Td>
-                    <Badge tone={STATUS_TONES[inv.status]}>{t(`invitationStatus.${inv.status}`)}</Badge>
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
-                  {canWrite && (
-                    <ActionCell show={inv.status === 'pending'} onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
-                      {t('revoke')}
-                    </ActionCell>
-                  )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
+        caption={t('invitationsTitle')}
+        headings={[t('email'), t('role'), t('status'), t('expires')]}
+        actions={canWrite && t('actions')}
+        row={(inv) => (
+          <Tr key={inv.id}>
+            <Td className="break-all">{inv.email_address}</Td>
+            <Td>
+              <Badge tone="indigo">{inv.role}</Badge>
+            </Td>
+            <Td>
+              <Badge tone={STATUS_TONES[inv.status]}>{t(`invitationStatus.${inv.status}`)}</Badge>
+            </Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
+            {canWrite && (
+              <ActionCell show={inv.status === 'pending'} onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
+                {t('revoke')}
+              </ActionCell>
+            )}
+          </Tr>
         )}
-      </CardList>
+      />
       {canWrite && (
         <AddForm form={form} onSubmit={invite} submitLabel={t('invite')} disabled={!email.trim()}>
           <Field label={t('email')} error={form.fieldError('email_address')}>

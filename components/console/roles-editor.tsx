@@ -2,12 +2,12 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { ActionCell, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Table, Td, Thead, Tr } from '@/components/ui';
+import { ActionCell, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Td, Tr } from '@/components/ui';
 import { orgApi, type LightList, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { CardList } from './states';
+import { CardTable } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/roles`: the instance's organization roles and the permissions they grant. */
@@ -32,37 +32,38 @@ export function RolesEditor() {
           description={t('rolesDescription')}
           actions={canWrite && <Button onClick={() => setEditing('new')}>{t('createRole')}</Button>}
         />
-        <CardList data={roles.data?.data} error={roles.error} onRetry={roles.reload} columns={3} rows={2}>
-          {(items) => (
-            <Table caption={t('rolesTitle')}>
-              <Thead columns={[t('role'), t('permissions')]} actions={canWrite && t('actions')} />
-              <tbody>
-                {items.map((r) => (
-                  <Tr key={r.id}>
-                    <NameCell name={r.name} keyName={r.key} builtIn={r.is_system} />
-                    <Td>
-                      <span className="flex flex-wrap gap-1">
-                        {r.permissions.length === 0 ? '—' : r.permissions.map((p) => <Badge key={p} tone="indigo">{p}</Badge>)}
-                      </span>
-                    </Td>
-                    {canWrite && (
-                      <Td className="whitespace-nowrap text-right">
-                        <Button variant="ghost" size="sm" onClick={() => setEditing(r)} aria-label={t('editRole', { role: r.key })}>
-                          {t('edit')}
-                        </Button>
-                        {!r.is_system && (
-                          <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })} aria-label={t('deleteRole', { role: r.key })}>
-                            {t('delete')}
-                          </Button>
-                        )}
-                      </Td>
-                    )}
-                  </Tr>
-                ))}
-              </tbody>
-            </Table>
+        <CardTable
+          data={roles.data?.data}
+          error={roles.error}
+          onRetry={roles.reload}
+          columns={3}
+          rows={2}
+          caption={t('rolesTitle')}
+          headings={[t('role'), t('permissions')]}
+          actions={canWrite && t('actions')}
+          row={(r) => (
+            <Tr key={r.id}>
+              <NameCell name={r.name} keyName={r.key} builtIn={r.is_system} />
+              <Td>
+                <span className="flex flex-wrap gap-1">
+                  {r.permissions.length === 0 ? '—' : r.permissions.map((p) => <Badge key={p} tone="indigo">{p}</Badge>)}
+                </span>
+              </Td>
+              {canWrite && (
+                <Td className="whitespace-nowrap text-right">
+                  <Button variant="ghost" size="sm" onClick={() => setEditing(r)} aria-label={t('editRole', { role: r.key })}>
+                    {t('edit')}
+                  </Button>
+                  {!r.is_system && (
+                    <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })} aria-label={t('deleteRole', { role: r.key })}>
+                      {t('delete')}
+                    </Button>
+                  )}
+                </Td>
+              )}
+            </Tr>
           )}
-        </CardList>
+        />
       </Card>
 
       <Card>
@@ -71,26 +72,29 @@ export function RolesEditor() {
           description={t('permissionsDescription')}
           actions={canWrite && <Button variant="secondary" onClick={() => setCreatingPermission(true)}>{t('createPermission')}</Button>}
         />
-        <CardList data={permissions.data?.data} error={permissions.error} onRetry={permissions.reload} columns={2} rows={3} emptyTitle={t('noPermissions')} emptyDescription="">
-          {(items) => (
-            <Table caption={t('permissionsTitle')}>
-              <Thead columns={[t('permission'), t('permissionDescription')]} actions={canWrite && t('actions')} />
-              <tbody>
-                {items.map((p) => (
-                  <Tr key={p.id}>
-                    <NameCell name={p.name} keyName={p.key} builtIn={p.type === 'system'} />
-                    <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
-                    {canWrite && (
-                      <ActionCell show={p.type === 'user'} onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
-                        {t('delete')}
-                      </ActionCell>
-                    )}
-                  </Tr>
-                ))}
-              </tbody>
-            </Table>
+        <CardTable
+          data={permissions.data?.data}
+          error={permissions.error}
+          onRetry={permissions.reload}
+          columns={2}
+          rows={3}
+          emptyTitle={t('noPermissions')}
+          emptyDescription=""
+          caption={t('permissionsTitle')}
+          headings={[t('permission'), t('permissionDescription')]}
+          actions={canWrite && t('actions')}
+          row={(p) => (
+            <Tr key={p.id}>
+              <NameCell name={p.name} keyName={p.key} builtIn={p.type === 'system'} />
+              <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
+              {canWrite && (
+                <ActionCell show={p.type === 'user'} onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
+                  {t('delete')}
+                </ActionCell>
+              )}
+            </Tr>
           )}
-        </CardList>
+        />
       </Card>
 
       <RoleDialog

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, FactList, Field, SecretValue, ShownOnce, Skeleton, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, FactList, Field, SecretValue, ShownOnce, Skeleton, Td, Textarea, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import { deviceParts } from '@/lib/session-activity';
@@ -14,7 +14,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { CardList, ErrorState } from './states';
+import { CardTable, ErrorState } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
@@ -287,7 +287,7 @@ function Sessions({ base }: { base: string }) {
           )
         }
       />
-      <CardList
+      <CardTable
         data={sessions.data?.data}
         error={sessions.error}
         onRetry={sessions.reload}
@@ -295,43 +295,38 @@ function Sessions({ base }: { base: string }) {
         rows={2}
         emptyTitle={t('noSessionsTitle')}
         emptyDescription={t('noSessionsDescription')}
-      >
-        {(list) => (
-          <Table caption={t('sessionsTitle')}>
-            <Thead columns={[t('session'), t('device'), t('status'), t('created'), t('lastActive'), t('expires')]} actions={canWrite && t('actions')} />
-            <tbody>
-              {list.map((s) => (
-                <Tr key={s.id}>
-                  <Td>
-                    <span className="font-mono text-xs">{s.id}</span>
-                    {s.impersonated_by && (
-                      <span className="mt-1 block">
-                        <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
-                      </span>
-                    )}
-                  </Td>
-                  <Td>
-                    <SessionDevice session={s} />
-                  </Td>
-                  <Td>
-                    <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
-                      {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
-                    </Badge>
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
-                  {canWrite && (
-                    <ActionCell show={LIVE_STATUSES.has(s.status)} onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
-                      {t('revoke')}
-                    </ActionCell>
-                  )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
+        caption={t('sessionsTitle')}
+        headings={[t('session'), t('device'), t('status'), t('created'), t('lastActive'), t('expires')]}
+        actions={canWrite && t('actions')}
+        row={(s) => (
+          <Tr key={s.id}>
+            <Td>
+              <span className="font-mono text-xs">{s.id}</span>
+              {s.impersonated_by && (
+                <span className="mt-1 block">
+                  <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
+                </span>
+              )}
+            </Td>
+            <Td>
+              <SessionDevice session={s} />
+            </Td>
+            <Td>
+              <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
+                {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
+              </Badge>
+            </Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
+            {canWrite && (
+              <ActionCell show={LIVE_STATUSES.has(s.status)} onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
+                {t('revoke')}
+              </ActionCell>
+            )}
+          </Tr>
         )}
-      </CardList>
+      />
       <ConfirmDialog
         open={confirm !== null}
         onClose={() => setConfirm(null)}

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Td, Tr, cn, focusRing } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
@@ -14,7 +14,7 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { AllOrSome, toggled } from './all-or-some';
 import { Pager, useCursorPages } from './pager';
-import { CardList } from './states';
+import { CardTable } from './states';
 import { useFormError } from './use-form-error';
 import { WebhookDeliveries } from './webhook-deliveries';
 
@@ -49,7 +49,7 @@ export function Webhooks() {
         actions={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>}
       />
       <Card className="overflow-hidden">
-        <CardList
+        <CardTable
           data={endpoints}
           error={list.error}
           onRetry={list.reload}
@@ -58,36 +58,30 @@ export function Webhooks() {
           emptyTitle={t('emptyTitle')}
           emptyDescription={t('emptyDescription')}
           emptyAction={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>}
-        >
-          {(items) => (
-            <Table caption={t('title')}>
-              <Thead columns={[t('url'), t('eventTypes'), t('status')]} />
-              <tbody>
-                {items.map((e) => (
-                  <Tr key={e.id}>
-                    <Td className="max-w-md">
-                      <button
-                        type="button"
-                        aria-current={selected?.id === e.id || undefined}
-                        onClick={() => setSelectedId(e.id)}
-                        className={cn('flex flex-col items-start gap-0.5 rounded text-left', focusRing)}
-                      >
-                        <span className={cn('break-all font-mono text-xs', selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300')}>{e.url}</span>
-                        {e.description && <span className="text-xs text-zinc-600 dark:text-zinc-400">{e.description}</span>}
-                      </button>
-                    </Td>
-                    <Td>
-                      <EventTypeBadges types={e.event_types} />
-                    </Td>
-                    <Td>
-                      <EndpointStatus endpoint={e} />
-                    </Td>
-                  </Tr>
-                ))}
-              </tbody>
-            </Table>
+          caption={t('title')}
+          headings={[t('url'), t('eventTypes'), t('status')]}
+          row={(e) => (
+            <Tr key={e.id}>
+              <Td className="max-w-md">
+                <button
+                  type="button"
+                  aria-current={selected?.id === e.id || undefined}
+                  onClick={() => setSelectedId(e.id)}
+                  className={cn('flex flex-col items-start gap-0.5 rounded text-left', focusRing)}
+                >
+                  <span className={cn('break-all font-mono text-xs', selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300')}>{e.url}</span>
+                  {e.description && <span className="text-xs text-zinc-600 dark:text-zinc-400">{e.description}</span>}
+                </button>
+              </Td>
+              <Td>
+                <EventTypeBadges types={e.event_types} />
+              </Td>
+              <Td>
+                <EndpointStatus endpoint={e} />
+              </Td>
+            </Tr>
           )}
-        </CardList>
+        />
         <Pager state={cursor} page={list.data} loading={list.loading} />
       </Card>
       {selected && (
