@@ -71,14 +71,7 @@ export function ProfilePage() {
             {t('loading')}
           </span>
         ) : null}
-        {env && signedIn ? (
-          <Sections key={session.id} />
-        ) : (
-          <>
-            <SectionSkeleton rows={3} />
-            <SectionSkeleton rows={2} />
-          </>
-        )}
+        {env && signedIn ? <Sections key={session.id} /> : <SectionSkeletons />}
       </div>
     </HostedPage>
   );
@@ -132,9 +125,10 @@ function ProfileHeader() {
   );
 }
 
-function SectionSkeleton({ rows }: { rows: number }) {
-  return (
-    <Card aria-hidden>
+/** Two grey section cards (of 3 and 2 rows) holding the sections' place while they load. */
+function SectionSkeletons() {
+  return [3, 2].map((rows) => (
+    <Card key={rows} aria-hidden>
       <div className="border-b border-zinc-200 px-5 py-4 dark:border-zinc-800">
         <Skeleton className="h-5 w-40" />
         <Skeleton className="mt-2 h-4 w-64 max-w-full" />
@@ -145,7 +139,7 @@ function SectionSkeleton({ rows }: { rows: number }) {
         ))}
       </div>
     </Card>
-  );
+  ));
 }
 
 /** Loads /v1/me once for the sections; each section loads its own list. */
@@ -161,14 +155,7 @@ function Sections() {
   useEffect(load, [load]);
 
   if (error) return <Alert tone="error">{error}</Alert>;
-  if (!me) {
-    return (
-      <>
-        <SectionSkeleton rows={3} />
-        <SectionSkeleton rows={2} />
-      </>
-    );
-  }
+  if (!me) return <SectionSkeletons />;
   return (
     <>
       <ProfileSection me={me} onSaved={setMe} />
