@@ -86,16 +86,13 @@ function CreateInstanceDialog({ open, onClose, onCreated }: { open: boolean; onC
   const [name, setName] = useState('');
   const [environment, setEnvironment] = useState<'test' | 'live'>('test');
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      const created = await mutate<Instance>('POST', `${api.account(account.id)}/instances`, { name, environment });
-      onCreated();
-      setName('');
-      onClose();
-      router.push(pages.instance(account.id, created.id));
-    });
-  }
+  const submit = form.handleSubmit(async () => {
+    const created = await mutate<Instance>('POST', `${api.account(account.id)}/instances`, { name, environment });
+    onCreated();
+    setName('');
+    onClose();
+    router.push(pages.instance(account.id, created.id));
+  });
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('createInstanceTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>

@@ -132,15 +132,12 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
     });
   }
 
-  function add(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate('POST', `${base}/memberships`, { user_id: userId.trim(), role });
-      setUserId('');
-      members.reload();
-      onChange();
-    });
-  }
+  const add = form.handleSubmit(async () => {
+    await mutate('POST', `${base}/memberships`, { user_id: userId.trim(), role });
+    setUserId('');
+    members.reload();
+    onChange();
+  });
 
   return (
     <Card>
@@ -221,14 +218,11 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('org:member');
 
-  function invite(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate('POST', `${base}/invitations`, { email_address: email.trim(), role });
-      setEmail('');
-      invitations.reload();
-    });
-  }
+  const invite = form.handleSubmit(async () => {
+    await mutate('POST', `${base}/invitations`, { email_address: email.trim(), role });
+    setEmail('');
+    invitations.reload();
+  });
 
   return (
     <Card>
@@ -302,14 +296,11 @@ function Domains({ base }: { base: string }) {
     });
   }
 
-  function add(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate('POST', `${base}/domains`, { name: name.trim(), enrollment_mode: mode });
-      setName('');
-      domains.reload();
-    });
-  }
+  const add = form.handleSubmit(async () => {
+    await mutate('POST', `${base}/domains`, { name: name.trim(), enrollment_mode: mode });
+    setName('');
+    domains.reload();
+  });
 
   return (
     <Card>

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Button, Card, Field, FormDialog, Input, PageHeader, Td, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { orgApi, orgPages, type Organization } from '@/lib/console/organizations';
@@ -84,16 +84,13 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      const created = await mutate<Organization>('POST', orgApi.organizations(account.id, instance.id), { name, ...(slug.trim() ? { slug: slug.trim() } : {}) });
-      setName('');
-      setSlug('');
-      onClose();
-      router.push(orgPages.organization(account.id, instance.id, created.id));
-    });
-  }
+  const submit = form.handleSubmit(async () => {
+    const created = await mutate<Organization>('POST', orgApi.organizations(account.id, instance.id), { name, ...(slug.trim() ? { slug: slug.trim() } : {}) });
+    setName('');
+    setSlug('');
+    onClose();
+    router.push(orgPages.organization(account.id, instance.id, created.id));
+  });
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>

@@ -214,17 +214,14 @@ function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; pat
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate('POST', path, { key: key.trim(), name, ...(description ? { description } : {}) });
-      setKey('org:');
-      setName('');
-      setDescription('');
-      onSaved();
-      onClose();
-    });
-  }
+  const submit = form.handleSubmit(async () => {
+    await mutate('POST', path, { key: key.trim(), name, ...(description ? { description } : {}) });
+    setKey('org:');
+    setName('');
+    setDescription('');
+    onSaved();
+    onClose();
+  });
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('createPermissionTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createPermission')} busy={form.busy}>
