@@ -45,9 +45,8 @@ export function CodeForm({
 }) {
   const t = useTranslations('hosted.code');
   const te = useTranslations('hosted.errors');
-  const { formError, fieldErrors, setFieldErrors, setFormError, show, reset } = useFormErrors(FIELDS);
+  const { formError, fieldErrors, setFieldErrors, setFormError, show, reset, busy, run } = useFormErrors(FIELDS);
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
   const [resending, setResending] = useState(false);
   const [resent, setResent] = useState(false);
   const [cooldownUntil, setCooldownUntil] = useState(() => (sentAt ?? 0) + RESEND_COOLDOWN_SECONDS * 1000);
@@ -61,14 +60,7 @@ export function CodeForm({
       setFieldErrors({ code: te('codeFormat') });
       return;
     }
-    setBusy(true);
-    try {
-      await onSubmit(code);
-    } catch (err) {
-      const info = show(err);
-      onFailed?.(!!info.restart);
-      setBusy(false);
-    }
+    void run(() => onSubmit(code), { stayBusy: true, onFailed: (info) => onFailed?.(!!info.restart) });
   }
 
   async function resend() {

@@ -55,9 +55,8 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(EMAIL_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(EMAIL_FIELDS);
   const [email, setEmail] = useState('');
-  const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -65,16 +64,14 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
     const address = email.trim();
     if (!address) return setFieldErrors({ identifier: te('required') });
     if (!address.includes('@')) return setFieldErrors({ identifier: te('emailInvalid') });
-    setBusy(true);
-    try {
-      const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: address } });
-      await call(`/v1/client/sign_ins/${created.response.id}/prepare_first_factor`, { json: { strategy: 'reset_password_email_code' } });
-      onSent(created.response.id, address);
-    } catch (err) {
-      const info = show(err);
-      if (info.param === 'email_address') setFieldErrors({ identifier: info.message });
-      setBusy(false);
-    }
+    void run(
+      async () => {
+        const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: address } });
+        await call(`/v1/client/sign_ins/${created.response.id}/prepare_first_factor`, { json: { strategy: 'reset_password_email_code' } });
+        onSent(created.response.id, address);
+      },
+      { stayBusy: true, onFailed: (info) => info.param === 'email_address' && setFieldErrors({ identifier: info.message }) },
+    );
   }
 
   return (

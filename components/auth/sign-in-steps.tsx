@@ -77,10 +77,9 @@ export function FactorTwoPage() {
   const { instanceId, env, client, call, href } = useHosted();
   const flow = useSignInFlow();
   const step = useSignInStep();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FACTOR_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FACTOR_FIELDS);
   const [strategy, setStrategy] = useState<'totp' | 'backup_code'>('totp');
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
   const [over, setOver] = useState(false);
   const ready = env && client && flow;
 
@@ -90,18 +89,20 @@ export function FactorTwoPage() {
     reset();
     if (strategy === 'totp' && code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
     if (!code.trim()) return setFieldErrors({ code: te('required') });
-    setBusy(true);
-    try {
-      const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_second_factor`, { json: { strategy, code: code.trim() } });
-      step(res, flow.identifier);
-    } catch (err) {
-      const info = show(err);
-      if (info.restart) {
-        clearFlow(instanceId, 'sign_in');
-        setOver(true);
-      }
-      setBusy(false);
-    }
+    void run(
+      async () => {
+        const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_second_factor`, { json: { strategy, code: code.trim() } });
+        step(res, flow.identifier);
+      },
+      {
+        stayBusy: true,
+        onFailed: (info) => {
+          if (!info.restart) return;
+          clearFlow(instanceId, 'sign_in');
+          setOver(true);
+        },
+      },
+    );
   }
 
   function switchTo(next: 'totp' | 'backup_code') {

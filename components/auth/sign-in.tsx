@@ -94,36 +94,36 @@ function SignInForm() {
     return Object.keys(missing).length === 0;
   }
 
-  async function signInWithPassword(e: FormEvent) {
-    e.preventDefault();
+  /** Signs in one way (`password`, or an emailed `code`): the fields it needs checked, its button loading until the page moves on. */
+  async function attempt(way: 'password' | 'code', action: () => Promise<void>) {
     reset();
-    if (!requireFields(true)) return;
-    setBusy('password');
+    if (!requireFields(way === 'password')) return;
+    setBusy(way);
     try {
-      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim(), password } });
-      step(res, identifier.trim());
+      await action();
     } catch (err) {
       show(err);
       setBusy(null);
     }
   }
 
-  async function emailCode() {
-    reset();
-    if (!requireFields(false)) return;
-    setBusy('code');
-    try {
+  function signInWithPassword(e: FormEvent) {
+    e.preventDefault();
+    void attempt('password', async () => {
+      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim(), password } });
+      step(res, identifier.trim());
+    });
+  }
+
+  const emailCode = () =>
+    attempt('code', async () => {
       const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
       const id = created.response.id;
       await call(`/v1/client/sign_ins/${id}/prepare_first_factor`, { json: { strategy: 'email_code' } });
       const safe = created.response.supported_first_factors.find((f) => f.strategy === 'email_code')?.safe_identifier;
       writeFlow(instanceId, 'sign_in', { id, identifier: safe ?? identifier.trim(), sentAt: Date.now() });
       router.push(href('/sign-in/verify'));
-    } catch (err) {
-      show(err);
-      setBusy(null);
-    }
-  }
+    });
 
   return (
     <AuthForm

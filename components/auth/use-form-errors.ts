@@ -31,17 +31,17 @@ export function useFormErrors(fields: readonly string[]) {
     [describe, fields],
   );
   /**
-   * Submits: `busy` meanwhile, a failure shown where it belongs. `stayBusy`: on success the
-   * page moves on, the button keeps loading.
+   * Submits: `busy` meanwhile, a failure shown where it belongs (and handed to `onFailed`).
+   * `stayBusy`: on success the page moves on, the button keeps loading.
    */
   const run = useCallback(
-    async (action: () => Promise<void>, { stayBusy = false }: { stayBusy?: boolean } = {}) => {
+    async (action: () => Promise<void>, { stayBusy = false, onFailed }: { stayBusy?: boolean; onFailed?: (info: FapiErrorMessage) => void } = {}) => {
       setBusy(true);
       try {
         await action();
         if (!stayBusy) setBusy(false);
       } catch (error) {
-        show(error);
+        onFailed?.(show(error));
         setBusy(false);
       }
     },
