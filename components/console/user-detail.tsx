@@ -11,10 +11,10 @@ import { deviceParts } from '@/lib/session-activity';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { CardTable, ErrorState } from './states';
+import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 
 /** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
@@ -62,29 +62,14 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   const t = useTranslations('console.user');
   const tUsers = useTranslations('console.users');
   const tConfirm = useTranslations('console.confirm');
-  const errorMessage = useErrorMessage();
   const router = useRouter();
   const { account, canWrite } = useConsole();
   const instance = useInstance();
   const name = displayName(user);
   const email = primaryEmail(user);
   const [confirm, setConfirm] = useState<'ban' | 'delete' | null>(null);
-  const [busy, setBusy] = useState<'unban' | 'impersonate' | null>(null);
-  const [error, setError] = useState<unknown>();
+  const { busy, act, alert } = useActions<'unban' | 'impersonate'>();
   const [ticket, setTicket] = useState<ActorToken | null>(null);
-
-  /** Unbans or impersonates: that button loading meanwhile, a failure in the Alert under the header. */
-  async function act(action: 'unban' | 'impersonate', request: () => Promise<void>) {
-    setBusy(action);
-    setError(undefined);
-    try {
-      await request();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(null);
-    }
-  }
   const unban = () => act('unban', async () => onChange(await mutate<User>('POST', `${base}/unban`)));
   const impersonate = () => act('impersonate', async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {})));
 
@@ -129,7 +114,7 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
           </div>
         )}
       </header>
-      {error !== undefined && <Alert tone="error">{errorMessage(error)}</Alert>}
+      {alert}
 
       <ConfirmDialog
         open={confirm === 'ban'}

@@ -9,12 +9,12 @@ import { api, query } from '@/lib/console/paths';
 import type { CursorPage } from '@/lib/console/types';
 import { EVENT_TYPES, type CreatedWebhookEndpoint, type WebhookEndpoint, type WebhookSecret } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { AllOrSome, toggled } from './all-or-some';
 import { Pager, useCursorPages } from './pager';
 import { CardTable } from './states';
+import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 import { WebhookDeliveries } from './webhook-deliveries';
 
@@ -141,28 +141,14 @@ function EndpointStatus({ endpoint }: { endpoint: WebhookEndpoint }) {
 function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookEndpoint; onChanged: () => void; onDeleted: () => void }) {
   const t = useTranslations('webhooks');
   const dates = useDates();
-  const errorMessage = useErrorMessage();
   const { canWrite } = useConsole();
   const path = `${useEndpointsPath()}/${endpoint.id}`;
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [rotating, setRotating] = useState(false);
   const [shown, setShown] = useState<{ title: string; secret: string; warning?: string } | null>(null);
-  const [notice, setNotice] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, act, alert } = useActions<'test' | 'toggle' | 'reveal'>();
   const [deliveriesVersion, setDeliveriesVersion] = useState(0);
-
-  async function act(name: string, run: () => Promise<void>) {
-    setBusy(name);
-    setNotice(null);
-    try {
-      await run();
-    } catch (err) {
-      setNotice({ tone: 'error', text: errorMessage(err) });
-    } finally {
-      setBusy(null);
-    }
-  }
 
   return (
     <Card>
@@ -180,8 +166,8 @@ function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookE
                 onClick={() =>
                   act('test', async () => {
                     await mutate('POST', `${path}/test`);
-                    setNotice({ tone: 'success', text: t('testSent') });
                     setDeliveriesVersion((v) => v + 1);
+                    return t('testSent');
                   })
                 }
               >
@@ -211,7 +197,7 @@ function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookE
         }
       />
       <CardBody className="flex flex-col gap-6">
-        {notice && <Alert tone={notice.tone === 'error' ? 'error' : 'success'}>{notice.text}</Alert>}
+        {alert}
         {endpoint.disabled && endpoint.disabled_reason && <Alert tone="warning">{t(`disabledExplanation.${endpoint.disabled_reason}`)}</Alert>}
         <section className="flex flex-col gap-2">
           <h3 className="text-sm font-semibold">{t('subscribedTo')}</h3>
