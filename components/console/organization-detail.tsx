@@ -19,10 +19,10 @@ import {
 } from '@/lib/console/organizations';
 import { pages } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { CardList, CardTable, ErrorState } from './states';
+import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 
 /** `…/organizations/[orgId]`: the organization, its members with roles, invitations and domains. */
@@ -120,13 +120,13 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
   const { canWrite } = useConsole();
   const members = useDashboard<LightList<Membership>>(`${base}/memberships?limit=500`);
   const [removing, setRemoving] = useState<Membership | null>(null);
-  const rowAction = useRowAction();
+  const rowAction = useActions();
   const form = useFormError(['user_id', 'role']);
   const [userId, setUserId] = useState('');
   const [role, setRole] = useState('org:member');
 
   function changeRole(m: Membership, next: string) {
-    void rowAction.run(async () => {
+    void rowAction.act('row', async () => {
       await mutate('PATCH', `${base}/memberships/${encodeURIComponent(m.public_user_data.user_id)}`, { role: next });
       members.reload();
     });
@@ -142,7 +142,7 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
   return (
     <Card>
       <CardHeader title={t('membersTitle')} description={t('membersDescription')} />
-      {rowAction.alert}
+      {rowAction.alert && <div className="px-5 pt-4">{rowAction.alert}</div>}
       <CardTable
         data={members.data?.data}
         error={members.error}
@@ -284,13 +284,13 @@ function Domains({ base }: { base: string }) {
   const { canWrite } = useConsole();
   const domains = useDashboard<LightList<Domain>>(`${base}/domains?limit=500`);
   const [removing, setRemoving] = useState<Domain | null>(null);
-  const rowAction = useRowAction();
+  const rowAction = useActions();
   const form = useFormError(['name', 'enrollment_mode']);
   const [name, setName] = useState('');
   const [mode, setMode] = useState<EnrollmentMode>('manual_invitation');
 
   function update(d: Domain, patch: { enrollment_mode?: EnrollmentMode; verified?: boolean }) {
-    void rowAction.run(async () => {
+    void rowAction.act('row', async () => {
       await mutate('PATCH', `${base}/domains/${encodeURIComponent(d.id)}`, patch);
       domains.reload();
     });
@@ -305,7 +305,7 @@ function Domains({ base }: { base: string }) {
   return (
     <Card>
       <CardHeader title={t('domainsTitle')} description={t('domainsDescription')} />
-      {rowAction.alert}
+      {rowAction.alert && <div className="px-5 pt-4">{rowAction.alert}</div>}
       <CardList
         data={domains.data?.data}
         error={domains.error}
@@ -400,27 +400,6 @@ function RoleField({ form, value, roles, onChange }: { form: ReturnType<typeof u
       {(p) => <Select {...p} value={value} onChange={(e) => onChange(e.target.value)} options={roles} />}
     </Field>
   );
-}
-
-/** A card's row actions (change a role, verify a domain…): each run clears the last failure, which `alert` shows above the list. */
-function useRowAction() {
-  const errorMessage = useErrorMessage();
-  const [error, setError] = useState<unknown>();
-  return {
-    run: async (action: () => Promise<void>) => {
-      setError(undefined);
-      try {
-        await action();
-      } catch (e) {
-        setError(e);
-      }
-    },
-    alert: error !== undefined && (
-      <div className="px-5 pt-4">
-        <Alert tone="error">{errorMessage(error)}</Alert>
-      </div>
-    ),
-  };
 }
 
 /** The form at a card's foot adding a row (member, invitation, domain): its fields and submit button on one line. */
