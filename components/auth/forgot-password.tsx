@@ -1,7 +1,7 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Alert, Field } from '@/components/ui';
 import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
@@ -55,24 +55,22 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(EMAIL_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, busy, handleSubmit } = useFormErrors(EMAIL_FIELDS);
   const [email, setEmail] = useState('');
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    const address = email.trim();
-    if (!address) return setFieldErrors({ identifier: te('required') });
-    if (!address.includes('@')) return setFieldErrors({ identifier: te('emailInvalid') });
-    void run(
-      async () => {
-        const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: address } });
-        await call(`/v1/client/sign_ins/${created.response.id}/prepare_first_factor`, { json: { strategy: 'reset_password_email_code' } });
-        onSent(created.response.id, address);
-      },
-      { stayBusy: true, onFailed: (info) => info.param === 'email_address' && setFieldErrors({ identifier: info.message }) },
-    );
-  }
+  const address = email.trim();
+  const submit = handleSubmit(
+    async () => {
+      const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: address } });
+      await call(`/v1/client/sign_ins/${created.response.id}/prepare_first_factor`, { json: { strategy: 'reset_password_email_code' } });
+      onSent(created.response.id, address);
+    },
+    {
+      stayBusy: true,
+      check: () => (!address ? { identifier: te('required') } : !address.includes('@') && { identifier: te('emailInvalid') }),
+      onFailed: (info) => info.param === 'email_address' && setFieldErrors({ identifier: info.message }),
+    },
+  );
 
   return (
     <AuthForm onSubmit={submit} error={formError} submitLabel={t('sendCode')} busy={busy}>
@@ -117,18 +115,16 @@ function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
   const step = useSignInStep();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(PASSWORD_FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(PASSWORD_FIELDS);
   const [password, setPassword] = useState('');
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (!password) return setFieldErrors({ password: te('required') });
-    void run(async () => {
+  const submit = handleSubmit(
+    async () => {
       const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${stage.id}/reset_password`, { json: { password } });
       step(res, stage.email);
-    }, { stayBusy: true });
-  }
+    },
+    { stayBusy: true, check: () => !password && { password: te('required') } },
+  );
 
   return (
     <AuthForm onSubmit={submit} error={formError} submitLabel={t('submit')} busy={busy}>

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useFormatter, useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import {
   ActionCell,
   Alert,
@@ -173,22 +173,18 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
   const t = useTranslations('hosted.profile');
   const tf = useTranslations('hosted.fields');
   const { call } = useHosted();
-  const { formError, fieldErrors, reset, busy, run } = useFormErrors(NAME_FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(NAME_FIELDS);
   const [first, setFirst] = useState(me.first_name ?? '');
   const [last, setLast] = useState(me.last_name ?? '');
   const [saved, setSaved] = useState(false);
   const dirty = first.trim() !== (me.first_name ?? '') || last.trim() !== (me.last_name ?? '');
 
-  async function save(e: FormEvent) {
-    e.preventDefault();
-    reset();
+  const save = handleSubmit(async () => {
     setSaved(false);
-    void run(async () => {
-      const updated = await call<Me>('/v1/me', { method: 'PATCH', json: { first_name: first.trim() || null, last_name: last.trim() || null } });
-      onSaved(updated);
-      setSaved(true);
-    });
-  }
+    const updated = await call<Me>('/v1/me', { method: 'PATCH', json: { first_name: first.trim() || null, last_name: last.trim() || null } });
+    onSaved(updated);
+    setSaved(true);
+  });
 
   return (
     <Card>
@@ -334,19 +330,17 @@ function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose():
   const t = useTranslations('hosted.mfa');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(CODE_FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(CODE_FIELDS);
   const [code, setCode] = useState('');
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    void run(async () => {
+  const submit = handleSubmit(
+    async () => {
       const res = await call<{ backup_codes: string[] }>('/v1/me/backup_codes', { json: { code } });
       setCode('');
       onDone(res.backup_codes);
-    });
-  }
+    },
+    { check: () => code.length !== 6 && { code: te('codeFormat') } },
+  );
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('regenerateTitle')} onSubmit={submit} error={formError} submitLabel={t('regenerateConfirm')} busy={busy}>
@@ -363,21 +357,18 @@ function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boole
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(DISABLE_FIELDS);
+  const { formError, fieldErrors, reset, busy, handleSubmit } = useFormErrors(DISABLE_FIELDS);
   const [withPassword, setWithPassword] = useState(false);
   const [value, setValue] = useState('');
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (!withPassword && value.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    if (withPassword && !value) return setFieldErrors({ password: te('required') });
-    void run(async () => {
+  const submit = handleSubmit(
+    async () => {
       await call('/v1/me/totp', { method: 'DELETE', json: withPassword ? { password: value } : { code: value } });
       setValue('');
       onDone();
-    });
-  }
+    },
+    { check: (): Record<string, string> | false => (withPassword ? !value && { password: te('required') } : value.length !== 6 && { code: te('codeFormat') }) },
+  );
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('disableTitle')} onSubmit={submit} error={formError} submitLabel={t('disableConfirm')} busy={busy} danger>
@@ -627,24 +618,22 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
   const t = useTranslations('hosted.tokens');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(TOKEN_FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(TOKEN_FIELDS);
   const [name, setName] = useState('');
   const [write, setWrite] = useState(false);
   const [expiry, setExpiry] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (!name.trim()) return setFieldErrors({ name: te('required') });
-    void run(async () => {
+  const submit = handleSubmit(
+    async () => {
       const created = await call<ApiToken & { token: string }>('/v1/client/me/api_tokens', {
         json: { name: name.trim(), scopes: write ? ['me:read', 'me:write'] : ['me:read'], ...(expiry ? { expires_in_seconds: Number(expiry) } : {}) },
       });
       setSecret(created.token);
       onCreated();
-    });
-  }
+    },
+    { check: () => !name.trim() && { name: te('required') } },
+  );
 
   if (secret) {
     return (

@@ -1,6 +1,6 @@
 'use client';
 
-import { useCallback, useState } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { useFapiError, type FapiErrorMessage } from '@/lib/fapi/use-fapi-error';
 
 /**
@@ -47,5 +47,18 @@ export function useFormErrors(fields: readonly string[]) {
     },
     [show],
   );
-  return { formError, fieldErrors, setFieldErrors, setFormError, show, reset, busy, run };
+  /**
+   * A form's onSubmit: the browser's submit prevented and the last errors cleared; then the
+   * field errors `check` finds (a record, or false when all is well), else `run(action, options)`.
+   */
+  const handleSubmit =
+    (action: () => Promise<void>, { check, ...options }: Parameters<typeof run>[1] & { check?: () => Record<string, string> | false } = {}) =>
+    (e: FormEvent) => {
+      e.preventDefault();
+      reset();
+      const invalid = check?.();
+      if (invalid && Object.keys(invalid).length > 0) setFieldErrors(invalid);
+      else void run(action, options);
+    };
+  return { formError, fieldErrors, setFieldErrors, setFormError, show, reset, busy, run, handleSubmit };
 }
