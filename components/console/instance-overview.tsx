@@ -200,15 +200,11 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
           <table className="w-full text-sm">
             <thead>
               <tr className="text-left text-xs text-zinc-500">
-                <th scope="col" className="pb-1 font-medium">
-                  {t('resource')}
-                </th>
-                <th scope="col" className="pb-1 font-medium">
-                  {t('read')}
-                </th>
-                <th scope="col" className="pb-1 font-medium">
-                  {t('write')}
-                </th>
+                {[t('resource'), t('read'), t('write')].map((heading) => (
+                  <th key={heading} scope="col" className="pb-1 font-medium">
+                    {heading}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
