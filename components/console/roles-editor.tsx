@@ -1,7 +1,7 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from 'react';
 import { ActionCell, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Td, Tr } from '@/components/ui';
 import { orgApi, type LightList, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -138,6 +138,29 @@ function NameCell({ name, keyName, builtIn }: { name: string; keyName: string; b
   );
 }
 
+type Described = { key: string; name: string; description: string };
+/** A new role or permission: its key starts with the org: prefix. */
+const BLANK: Described = { key: 'org:', name: '', description: '' };
+
+/** The key, name and description fields of a role or a permission (`keyHint`, `keyProps`: what differs between the two). */
+function KeyNameDescription({ form, values, onChange, keyHint, keyProps }: { form: ReturnType<typeof useFormError>; values: Described; onChange: (values: Described) => void; keyHint: string; keyProps: InputHTMLAttributes<HTMLInputElement> }) {
+  const t = useTranslations('organizations.roles');
+  const set = (field: keyof Described) => (e: { target: { value: string } }) => onChange({ ...values, [field]: e.target.value });
+  return (
+    <>
+      <Field label={t('key')} hint={keyHint} error={form.fieldError('key')}>
+        {(p) => <Input {...p} value={values.key} onChange={set('key')} spellCheck={false} {...keyProps} />}
+      </Field>
+      <Field label={t('name')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} value={values.name} onChange={set('name')} />}
+      </Field>
+      <Field label={t('permissionDescription')} error={form.fieldError('description')}>
+        {(p) => <Input {...p} value={values.description} onChange={set('description')} />}
+      </Field>
+    </>
+  );
+}
+
 function RoleDialog({
   role,
   permissions,
@@ -153,9 +176,7 @@ function RoleDialog({
 }) {
   const t = useTranslations('organizations.roles');
   const form = useFormError(['key', 'name', 'description', 'permissions']);
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
+  const [values, setValues] = useState(BLANK);
   const [granted, setGranted] = useState<string[]>([]);
   const isNew = role === 'new';
 
@@ -163,9 +184,7 @@ function RoleDialog({
   useEffect(() => {
     if (role === null) return;
     form.clear();
-    setKey(role === 'new' ? 'org:' : role.key);
-    setName(role === 'new' ? '' : role.name);
-    setDescription(role === 'new' ? '' : role.description);
+    setValues(role === 'new' ? BLANK : { key: role.key, name: role.name, description: role.description });
     setGranted(role === 'new' ? [] : role.permissions);
   }, [role]);
 
@@ -173,6 +192,7 @@ function RoleDialog({
     e.preventDefault();
     if (role === null) return;
     void form.run(async () => {
+      const { key, name, description } = values;
       if (role === 'new') await mutate('POST', path, { key: key.trim(), name, description, permissions: granted });
       else await mutate('PATCH', `${path}/${encodeURIComponent(role.id)}`, { name, description, permissions: granted });
       onSaved();
@@ -182,15 +202,7 @@ function RoleDialog({
 
   return (
     <FormDialog open={role !== null} onClose={onClose} title={isNew ? t('createRoleTitle') : t('editRoleTitle')} onSubmit={submit} error={form.formError} submitLabel={t('save')} busy={form.busy}>
-      <Field label={t('key')} hint={t('roleKeyHint')} error={form.fieldError('key')}>
-        {(p) => <Input {...p} value={key} readOnly={!isNew} onChange={(e) => setKey(e.target.value)} spellCheck={false} />}
-      </Field>
-      <Field label={t('name')} error={form.fieldError('name')}>
-        {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
-      </Field>
-      <Field label={t('permissionDescription')} error={form.fieldError('description')}>
-        {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
-      </Field>
+      <KeyNameDescription form={form} values={values} onChange={setValues} keyHint={t('roleKeyHint')} keyProps={{ readOnly: !isNew }} />
       <fieldset className="flex flex-col gap-2">
         <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('permissions')}</legend>
         {permissions.map((p) => (
@@ -210,30 +222,19 @@ function RoleDialog({
 function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; path: string; onClose: () => void; onSaved: () => void }) {
   const t = useTranslations('organizations.roles');
   const form = useFormError(['key', 'name', 'description']);
-  const [key, setKey] = useState('org:');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
+  const [values, setValues] = useState(BLANK);
 
   const submit = form.handleSubmit(async () => {
+    const { key, name, description } = values;
     await mutate('POST', path, { key: key.trim(), name, ...(description ? { description } : {}) });
-    setKey('org:');
-    setName('');
-    setDescription('');
+    setValues(BLANK);
     onSaved();
     onClose();
   });
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('createPermissionTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createPermission')} busy={form.busy}>
-      <Field label={t('key')} hint={t('permissionKeyHint')} error={form.fieldError('key')}>
-        {(p) => <Input {...p} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} autoFocus />}
-      </Field>
-      <Field label={t('name')} error={form.fieldError('name')}>
-        {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
-      </Field>
-      <Field label={t('permissionDescription')} error={form.fieldError('description')}>
-        {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
-      </Field>
+      <KeyNameDescription form={form} values={values} onChange={setValues} keyHint={t('permissionKeyHint')} keyProps={{ autoFocus: true }} />
     </FormDialog>
   );
 }
