@@ -28,11 +28,11 @@ import {
   Thead,
   Tr,
 } from '@/components/ui';
-import type { ApiToken, Envelope, List, Me, MeSession } from '@/lib/fapi/types';
+import type { ApiToken, List, Me, MeSession } from '@/lib/fapi/types';
 import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput, PasswordInput } from './fields';
-import { needsMfaSetup, useHosted } from './hosted-context';
+import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { HostedPage, LoadError, LockIcon } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
 import { useFormErrors } from './use-form-errors';
@@ -79,24 +79,9 @@ export function ProfilePage() {
 
 function ProfileHeader() {
   const t = useTranslations('hosted.profile');
-  const { env, client, call, href } = useHosted();
-  const describe = useFapiError();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { env, client, href } = useHosted();
+  const { busy, error, endSession: signOut } = useEndSession(() => window.location.assign(href('/sign-in')), { stayBusy: true });
   const session = client?.session;
-
-  async function signOut() {
-    if (!session) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await call<Envelope<unknown>>(`/v1/client/sessions/${session.id}/end`, { method: 'POST' });
-      window.location.assign(href('/sign-in'));
-    } catch (e) {
-      setError(describe(e).message);
-      setBusy(false);
-    }
-  }
 
   return (
     <header className="flex flex-col gap-4">

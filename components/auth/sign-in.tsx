@@ -8,7 +8,7 @@ import { clearFlow, writeFlow } from '@/lib/fapi/flow';
 import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { IdentifierInput, PasswordInput } from './fields';
-import { needsMfaSetup, useHosted } from './hosted-context';
+import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, Divider, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
@@ -207,29 +207,13 @@ function TicketRedemption({ ticket }: { ticket: string }) {
 function AlreadySignedIn({ onAnotherAccount }: { onAnotherAccount(): void }) {
   const t = useTranslations('hosted.signIn');
   const { call, client, setClient, goToDestination } = useHosted();
-  const describe = useFapiError();
   const [me, setMe] = useState<Me | null | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, endSession: signOut } = useEndSession(setClient);
   const sessionId = client?.session?.id;
 
   useEffect(() => {
     call<Me>('/v1/me').then(setMe, () => setMe(null));
   }, [call, sessionId]);
-
-  async function signOut() {
-    if (!sessionId) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const res = await call<Envelope<unknown>>(`/v1/client/sessions/${sessionId}/end`, { method: 'POST' });
-      setClient(res.client);
-    } catch (e) {
-      setError(describe(e).message);
-    } finally {
-      setBusy(false);
-    }
-  }
 
   const email = me?.email_addresses.find((a) => a.id === me.primary_email_address_id)?.email_address ?? me?.username;
   return (
