@@ -2,11 +2,9 @@
 
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { Alert, Button, Spinner } from '@/components/ui';
-import type { Envelope } from '@/lib/fapi/types';
-import { useFapiError } from '@/lib/fapi/use-fapi-error';
-import { useHosted } from './hosted-context';
+import { useEndSession, useHosted } from './hosted-context';
 import { AuthCard, LoadError } from './shell';
 
 /**
@@ -15,29 +13,24 @@ import { AuthCard, LoadError } from './shell';
  */
 export function SignOutPage() {
   const t = useTranslations('hosted.signOut');
-  const { env, client, loadError, call, href, setClient } = useHosted();
+  const { env, client, loadError, href, setClient } = useHosted();
   const router = useRouter();
-  const describe = useFapiError();
-  const [error, setError] = useState<string | null>(null);
+  const leave = () => {
+    if (env?.redirect?.allowed) window.location.assign(env.redirect.url);
+    else router.replace(href('/sign-in'));
+  };
+  const { error, endSession } = useEndSession((next) => {
+    setClient(next);
+    leave();
+  });
   const started = useRef(false);
 
   useEffect(() => {
     if (!env || !client || started.current) return;
     started.current = true;
-    const leave = () => {
-      if (env.redirect?.allowed) window.location.assign(env.redirect.url);
-      else router.replace(href('/sign-in'));
-    };
-    const session = client.session;
-    if (!session) return leave();
-    call<Envelope<unknown>>(`/v1/client/sessions/${session.id}/end`, { method: 'POST' }).then(
-      (res) => {
-        setClient(res.client);
-        leave();
-      },
-      (e: unknown) => setError(describe(e).message),
-    );
-  }, [env, client, call, href, router, setClient, describe]);
+    if (client.session) void endSession();
+    else leave();
+  }, [env, client, endSession, leave]);
 
   return (
     <AuthCard title={t('title')}>
