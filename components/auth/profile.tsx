@@ -1,7 +1,7 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useFormatter, useTranslations } from 'next-intl';
+import { useTranslations } from 'next-intl';
 import { useCallback, useEffect, useState } from 'react';
 import {
   ActionCell,
@@ -28,6 +28,7 @@ import {
   Thead,
   Tr,
 } from '@/components/ui';
+import { useDates } from '@/lib/console/format';
 import type { ApiToken, List, Me, MeSession } from '@/lib/fapi/types';
 import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
@@ -418,14 +419,6 @@ function useList<T>(path: string) {
   return { list, setList, error, load };
 }
 
-function useDates() {
-  const format = useFormatter();
-  return {
-    date: (ms: number) => format.dateTime(ms, { dateStyle: 'medium', timeStyle: 'short' }),
-    relative: (ms: number) => format.relativeTime(ms, Date.now()),
-  };
-}
-
 function SessionsSection() {
   const t = useTranslations('hosted.sessions');
   const { call } = useHosted();
@@ -480,14 +473,14 @@ function SessionsSection() {
                       {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
                     </p>
                     <p className="text-zinc-600 dark:text-zinc-400">
-                      {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
+                      {t('signedInAt', { date: dates.dateTime(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
                     </p>
                   </div>
                   {!s.current && (
                     <Button
                       variant="secondary"
                       size="sm"
-                      aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
+                      aria-label={t('signOutSessionLabel', { date: dates.dateTime(s.created_at) })}
                       onClick={() => setConfirm({ kind: 'one', session: s })}
                     >
                       {t('signOutSession')}
@@ -569,7 +562,7 @@ function TokensSection() {
                     )}
                   </Td>
                   <Td className="font-mono text-xs">{token.scopes.join(', ')}</Td>
-                  <Td className="whitespace-nowrap">{token.expires_at ? dates.date(token.expires_at) : t('neverExpires')}</Td>
+                  <Td className="whitespace-nowrap">{token.expires_at ? dates.dateTime(token.expires_at) : t('neverExpires')}</Td>
                   <Td className="whitespace-nowrap">{token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')}</Td>
                   <ActionCell aria-label={t('revokeLabel', { name: token.name })} onClick={() => setRevoking(token)}>
                     {t('revoke')}
