@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
 import type { ComponentProps, FormEvent, ReactNode } from 'react';
-import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, cn, focusRing, rememberLocale } from '@/components/ui';
+import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, Spinner, cn, focusRing, rememberLocale } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
@@ -217,6 +217,22 @@ export function AuthForm({ onSubmit, error, submitLabel, busy, disabled, after, 
       </Button>
       {after}
     </form>
+  );
+}
+
+/** A step the page takes by itself (redeeming a ticket, signing out): a spinner saying so (`label`), or its `error` with a way on. */
+export function Working({ label, error, actionLabel, onAction }: { label: string; error: string | null; actionLabel: string; onAction: () => void }) {
+  return error ? (
+    <div className="flex flex-col gap-4">
+      <Alert tone="error">{error}</Alert>
+      <Button variant="secondary" onClick={onAction}>
+        {actionLabel}
+      </Button>
+    </div>
+  ) : (
+    <div className="flex justify-center py-6">
+      <Spinner label={label} />
+    </div>
   );
 }
 

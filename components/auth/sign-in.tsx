@@ -3,13 +3,13 @@
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Alert, Button, Field, Skeleton, Spinner } from '@/components/ui';
+import { Alert, Button, Field, Skeleton } from '@/components/ui';
 import { clearFlow, writeFlow } from '@/lib/fapi/flow';
 import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { IdentifierInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
-import { AuthCard, AuthForm, Divider, PendingAuthCard, TextLink, strong } from './shell';
+import { AuthCard, AuthForm, Divider, Working, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['identifier', 'password'] as const;
@@ -187,18 +187,7 @@ function TicketRedemption({ ticket }: { ticket: string }) {
 
   return (
     <AuthCard title={t('ticketTitle')}>
-      {error ? (
-        <div className="flex flex-col gap-4">
-          <Alert tone="error">{error}</Alert>
-          <Button variant="secondary" onClick={() => window.location.assign(href('/sign-in'))}>
-            {t('backToSignIn')}
-          </Button>
-        </div>
-      ) : (
-        <div className="flex justify-center py-6">
-          <Spinner label={t('ticketRedeeming')} />
-        </div>
-      )}
+      <Working label={t('ticketRedeeming')} error={error} actionLabel={t('backToSignIn')} onAction={() => window.location.assign(href('/sign-in'))} />
     </AuthCard>
   );
 }

@@ -3,9 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useRef } from 'react';
-import { Alert, Button, Spinner } from '@/components/ui';
 import { useEndSession, useHosted } from './hosted-context';
-import { AuthCard, LoadError } from './shell';
+import { AuthCard, LoadError, Working } from './shell';
 
 /**
  * `{fapi}/sign-out`: ends this browser's active session, then goes to `redirect_url` when
@@ -34,20 +33,7 @@ export function SignOutPage() {
 
   return (
     <AuthCard title={t('title')}>
-      {loadError ? (
-        <LoadError />
-      ) : error ? (
-        <div className="flex flex-col gap-4">
-          <Alert tone="error">{error}</Alert>
-          <Button variant="secondary" onClick={() => window.location.reload()}>
-            {t('retry')}
-          </Button>
-        </div>
-      ) : (
-        <div className="flex justify-center py-6">
-          <Spinner label={t('signingOut')} />
-        </div>
-      )}
+      {loadError ? <LoadError /> : <Working label={t('signingOut')} error={error} actionLabel={t('retry')} onAction={() => window.location.reload()} />}
     </AuthCard>
   );
 }
