@@ -187,15 +187,7 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
       <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
       </Field>
-      <AllOrSome
-        legend={t('scopes')}
-        name="scope-mode"
-        all={all}
-        onAll={setAll}
-        allLabel={t('allScopesOption')}
-        someLabel={t('someScopesOption')}
-        error={scopeError ?? form.fieldError('scopes')}
-      >
+      <AllOrSome legend={t('scopes')} name="scope-mode" all={all} onAll={setAll} allLabel={t('allScopesOption')} someLabel={t('someScopesOption')} error={scopeError ?? form.fieldError('scopes')}>
         <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
           <table className="w-full text-sm">
             <thead>

@@ -345,15 +345,7 @@ function EndpointDialog({
       <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
         {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
       </Field>
-      <AllOrSome
-        legend={t('eventTypes')}
-        name="event-mode"
-        all={all}
-        onAll={setAll}
-        allLabel={t('allEventsOption')}
-        someLabel={t('someEventsOption')}
-        error={typesError ?? form.fieldError('event_types')}
-      >
+      <AllOrSome legend={t('eventTypes')} name="event-mode" all={all} onAll={setAll} allLabel={t('allEventsOption')} someLabel={t('someEventsOption')} error={typesError ?? form.fieldError('event_types')}>
         <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
           {SUBSCRIBABLE.map((type) => (
             <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => setTypes((current) => toggled(current, type, e.target.checked))} className="shrink-0" />
