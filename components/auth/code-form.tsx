@@ -6,6 +6,7 @@ import { Alert, Button, Field } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { RESEND_COOLDOWN_SECONDS } from '@/lib/fapi/flow';
 import { CodeInput } from './fields';
+import { AuthForm } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['code'] as const;
@@ -44,9 +45,8 @@ export function CodeForm({
 }) {
   const t = useTranslations('hosted.code');
   const te = useTranslations('hosted.errors');
-  const { formError, fieldErrors, setFieldErrors, setFormError, show, reset } = useFormErrors(FIELDS);
+  const { formError, fieldErrors, setFieldErrors, setFormError, show, reset, busy, run } = useFormErrors(FIELDS);
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
   const [resending, setResending] = useState(false);
   const [resent, setResent] = useState(false);
   const [cooldownUntil, setCooldownUntil] = useState(() => (sentAt ?? 0) + RESEND_COOLDOWN_SECONDS * 1000);
@@ -60,14 +60,7 @@ export function CodeForm({
       setFieldErrors({ code: te('codeFormat') });
       return;
     }
-    setBusy(true);
-    try {
-      await onSubmit(code);
-    } catch (err) {
-      const info = show(err);
-      onFailed?.(!!info.restart);
-      setBusy(false);
-    }
+    void run(() => onSubmit(code), { stayBusy: true, onFailed: (info) => onFailed?.(!!info.restart) });
   }
 
   async function resend() {
@@ -93,24 +86,27 @@ export function CodeForm({
   }
 
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm
+      onSubmit={submit}
+      error={formError}
+      submitLabel={submitLabel}
+      busy={busy}
+      after={
+        onResend && (
+          <p className="text-center text-sm text-zinc-600 dark:text-zinc-400">
+            {t('notReceived')}{' '}
+            <Button variant="ghost" size="sm" onClick={resend} loading={resending} disabled={secondsLeft > 0} className="px-1.5 text-indigo-600 dark:text-indigo-400">
+              {secondsLeft > 0 ? t('resendIn', { seconds: secondsLeft }) : t('resend')}
+            </Button>
+          </p>
+        )
+      }
+    >
       {resent && <Alert tone="success">{t('resent')}</Alert>}
       {children}
       <Field label={t('label')} error={fieldErrors.code}>
         {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
       </Field>
-      <Button type="submit" loading={busy}>
-        {submitLabel}
-      </Button>
-      {onResend && (
-        <p className="text-center text-sm text-zinc-600 dark:text-zinc-400">
-          {t('notReceived')}{' '}
-          <Button variant="ghost" size="sm" onClick={resend} loading={resending} disabled={secondsLeft > 0} className="px-1.5 text-indigo-600 dark:text-indigo-400">
-            {secondsLeft > 0 ? t('resendIn', { seconds: secondsLeft }) : t('resend')}
-          </Button>
-        </p>
-      )}
-    </form>
+    </AuthForm>
   );
 }

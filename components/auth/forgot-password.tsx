@@ -1,14 +1,14 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
-import { Alert, Button, Field } from '@/components/ui';
+import { useState } from 'react';
+import { Alert, Field } from '@/components/ui';
 import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, PasswordInput } from './fields';
 import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
-import { AuthCard, TextLink, WhenReady, strong } from './shell';
+import { AuthCard, AuthForm, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const EMAIL_FIELDS = ['identifier', 'email_address'] as const;
@@ -55,31 +55,25 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(EMAIL_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, busy, handleSubmit } = useFormErrors(EMAIL_FIELDS);
   const [email, setEmail] = useState('');
-  const [busy, setBusy] = useState(false);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    const address = email.trim();
-    if (!address) return setFieldErrors({ identifier: te('required') });
-    if (!address.includes('@')) return setFieldErrors({ identifier: te('emailInvalid') });
-    setBusy(true);
-    try {
+  const address = email.trim();
+  const submit = handleSubmit(
+    async () => {
       const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: address } });
       await call(`/v1/client/sign_ins/${created.response.id}/prepare_first_factor`, { json: { strategy: 'reset_password_email_code' } });
       onSent(created.response.id, address);
-    } catch (err) {
-      const info = show(err);
-      if (info.param === 'email_address') setFieldErrors({ identifier: info.message });
-      setBusy(false);
-    }
-  }
+    },
+    {
+      stayBusy: true,
+      check: () => (!address ? { identifier: te('required') } : !address.includes('@') && { identifier: te('emailInvalid') }),
+      onFailed: (info) => info.param === 'email_address' && setFieldErrors({ identifier: info.message }),
+    },
+  );
 
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm onSubmit={submit} error={formError} submitLabel={t('sendCode')} busy={busy}>
       <Field label={tf('email')} error={fieldErrors.identifier}>
         {(p) => (
           <EmailInput
@@ -91,10 +85,7 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
           />
         )}
       </Field>
-      <Button type="submit" loading={busy}>
-        {t('sendCode')}
-      </Button>
-    </form>
+    </AuthForm>
   );
 }
 
@@ -124,31 +115,25 @@ function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
   const step = useSignInStep();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(PASSWORD_FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(PASSWORD_FIELDS);
   const [password, setPassword] = useState('');
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (!password) return setFieldErrors({ password: te('required') });
-    void run(async () => {
+  const submit = handleSubmit(
+    async () => {
       const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${stage.id}/reset_password`, { json: { password } });
       step(res, stage.email);
-    }, { stayBusy: true });
-  }
+    },
+    { stayBusy: true, check: () => !password && { password: te('required') } },
+  );
 
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm onSubmit={submit} error={formError} submitLabel={t('submit')} busy={busy}>
       {/* Lets password managers file the new password under the right account. */}
       <input type="text" name="username" autoComplete="username" value={stage.email} readOnly hidden />
       <Field label={tf('newPassword')} hint={tf('passwordHint')} error={fieldErrors.password}>
         {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />}
       </Field>
       <Alert tone="info">{t('signsOutEverywhere')}</Alert>
-      <Button type="submit" loading={busy}>
-        {t('submit')}
-      </Button>
-    </form>
+    </AuthForm>
   );
 }

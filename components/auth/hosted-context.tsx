@@ -6,7 +6,8 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { LOCALE_COOKIE } from '@/i18n/locales';
 import { mergeHostedMessages } from '@/i18n/merge';
 import { fapiCaller, type FapiCall } from '@/lib/fapi/api';
-import type { Client, ClientSession, Environment } from '@/lib/fapi/types';
+import type { Client, ClientSession, Envelope, Environment } from '@/lib/fapi/types';
+import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CATALOGS } from '@/messages';
 
 /**
@@ -41,9 +42,29 @@ export function useHosted(): HostedValue {
   return value;
 }
 
-/** The session a page acts for: the active one of the client, with what it still awaits. */
-export function currentSession(client: Client | null): ClientSession | null {
-  return client?.session ?? null;
+/**
+ * Signs this browser's active session out, then hands `then` the new client: `busy` meanwhile
+ * (kept on success with `stayBusy`, when `then` leaves the page), the failure as copy in `error`.
+ */
+export function useEndSession(then: (client: Client) => void, { stayBusy = false } = {}) {
+  const { call, client } = useHosted();
+  const describe = useFapiError();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function endSession() {
+    const sessionId = client?.session?.id;
+    if (!sessionId) return;
+    setBusy(true);
+    setError(null);
+    try {
+      then((await call<Envelope<unknown>>(`/v1/client/sessions/${sessionId}/end`, { method: 'POST' })).client);
+      if (!stayBusy) setBusy(false);
+    } catch (e) {
+      setError(describe(e).message);
+      setBusy(false);
+    }
+  }
+  return { busy, error, endSession };
 }
 
 /** The language the visitor picked explicitly on an earlier page (LanguagePicker's cookie), if any. */

@@ -1,8 +1,8 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useFormatter, useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useTranslations } from 'next-intl';
+import { useCallback, useEffect, useState } from 'react';
 import {
   ActionCell,
   Alert,
@@ -28,11 +28,12 @@ import {
   Thead,
   Tr,
 } from '@/components/ui';
-import type { ApiToken, Envelope, List, Me, MeSession } from '@/lib/fapi/types';
+import { useDates } from '@/lib/console/format';
+import type { ApiToken, List, Me, MeSession } from '@/lib/fapi/types';
 import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput, PasswordInput } from './fields';
-import { needsMfaSetup, useHosted } from './hosted-context';
+import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { HostedPage, LoadError, LockIcon } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
 import { useFormErrors } from './use-form-errors';
@@ -71,14 +72,7 @@ export function ProfilePage() {
             {t('loading')}
           </span>
         ) : null}
-        {env && signedIn ? (
-          <Sections key={session.id} />
-        ) : (
-          <>
-            <SectionSkeleton rows={3} />
-            <SectionSkeleton rows={2} />
-          </>
-        )}
+        {env && signedIn ? <Sections key={session.id} /> : <SectionSkeletons />}
       </div>
     </HostedPage>
   );
@@ -86,24 +80,9 @@ export function ProfilePage() {
 
 function ProfileHeader() {
   const t = useTranslations('hosted.profile');
-  const { env, client, call, href } = useHosted();
-  const describe = useFapiError();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { env, client, href } = useHosted();
+  const { busy, error, endSession: signOut } = useEndSession(() => window.location.assign(href('/sign-in')), { stayBusy: true });
   const session = client?.session;
-
-  async function signOut() {
-    if (!session) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await call<Envelope<unknown>>(`/v1/client/sessions/${session.id}/end`, { method: 'POST' });
-      window.location.assign(href('/sign-in'));
-    } catch (e) {
-      setError(describe(e).message);
-      setBusy(false);
-    }
-  }
 
   return (
     <header className="flex flex-col gap-4">
@@ -132,9 +111,10 @@ function ProfileHeader() {
   );
 }
 
-function SectionSkeleton({ rows }: { rows: number }) {
-  return (
-    <Card aria-hidden>
+/** Two grey section cards (of 3 and 2 rows) holding the sections' place while they load. */
+function SectionSkeletons() {
+  return [3, 2].map((rows) => (
+    <Card key={rows} aria-hidden>
       <div className="border-b border-zinc-200 px-5 py-4 dark:border-zinc-800">
         <Skeleton className="h-5 w-40" />
         <Skeleton className="mt-2 h-4 w-64 max-w-full" />
@@ -145,7 +125,7 @@ function SectionSkeleton({ rows }: { rows: number }) {
         ))}
       </div>
     </Card>
-  );
+  ));
 }
 
 /** Loads /v1/me once for the sections; each section loads its own list. */
@@ -161,14 +141,7 @@ function Sections() {
   useEffect(load, [load]);
 
   if (error) return <Alert tone="error">{error}</Alert>;
-  if (!me) {
-    return (
-      <>
-        <SectionSkeleton rows={3} />
-        <SectionSkeleton rows={2} />
-      </>
-    );
-  }
+  if (!me) return <SectionSkeletons />;
   return (
     <>
       <ProfileSection me={me} onSaved={setMe} />
@@ -186,22 +159,18 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
   const t = useTranslations('hosted.profile');
   const tf = useTranslations('hosted.fields');
   const { call } = useHosted();
-  const { formError, fieldErrors, reset, busy, run } = useFormErrors(NAME_FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(NAME_FIELDS);
   const [first, setFirst] = useState(me.first_name ?? '');
   const [last, setLast] = useState(me.last_name ?? '');
   const [saved, setSaved] = useState(false);
   const dirty = first.trim() !== (me.first_name ?? '') || last.trim() !== (me.last_name ?? '');
 
-  async function save(e: FormEvent) {
-    e.preventDefault();
-    reset();
+  const save = handleSubmit(async () => {
     setSaved(false);
-    void run(async () => {
-      const updated = await call<Me>('/v1/me', { method: 'PATCH', json: { first_name: first.trim() || null, last_name: last.trim() || null } });
-      onSaved(updated);
-      setSaved(true);
-    });
-  }
+    const updated = await call<Me>('/v1/me', { method: 'PATCH', json: { first_name: first.trim() || null, last_name: last.trim() || null } });
+    onSaved(updated);
+    setSaved(true);
+  });
 
   return (
     <Card>
@@ -347,19 +316,17 @@ function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose():
   const t = useTranslations('hosted.mfa');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(CODE_FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(CODE_FIELDS);
   const [code, setCode] = useState('');
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    void run(async () => {
+  const submit = handleSubmit(
+    async () => {
       const res = await call<{ backup_codes: string[] }>('/v1/me/backup_codes', { json: { code } });
       setCode('');
       onDone(res.backup_codes);
-    });
-  }
+    },
+    { check: () => code.length !== 6 && { code: te('codeFormat') } },
+  );
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('regenerateTitle')} onSubmit={submit} error={formError} submitLabel={t('regenerateConfirm')} busy={busy}>
@@ -376,21 +343,18 @@ function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boole
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(DISABLE_FIELDS);
+  const { formError, fieldErrors, reset, busy, handleSubmit } = useFormErrors(DISABLE_FIELDS);
   const [withPassword, setWithPassword] = useState(false);
   const [value, setValue] = useState('');
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (!withPassword && value.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    if (withPassword && !value) return setFieldErrors({ password: te('required') });
-    void run(async () => {
+  const submit = handleSubmit(
+    async () => {
       await call('/v1/me/totp', { method: 'DELETE', json: withPassword ? { password: value } : { code: value } });
       setValue('');
       onDone();
-    });
-  }
+    },
+    { check: (): Record<string, string> | false => (withPassword ? !value && { password: te('required') } : value.length !== 6 && { code: te('codeFormat') }) },
+  );
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('disableTitle')} onSubmit={submit} error={formError} submitLabel={t('disableConfirm')} busy={busy} danger>
@@ -455,14 +419,6 @@ function useList<T>(path: string) {
   return { list, setList, error, load };
 }
 
-function useDates() {
-  const format = useFormatter();
-  return {
-    date: (ms: number) => format.dateTime(ms, { dateStyle: 'medium', timeStyle: 'short' }),
-    relative: (ms: number) => format.relativeTime(ms, Date.now()),
-  };
-}
-
 function SessionsSection() {
   const t = useTranslations('hosted.sessions');
   const { call } = useHosted();
@@ -517,14 +473,14 @@ function SessionsSection() {
                       {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
                     </p>
                     <p className="text-zinc-600 dark:text-zinc-400">
-                      {t('signedInAt', { date: dates.date(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
+                      {t('signedInAt', { date: dates.dateTime(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
                     </p>
                   </div>
                   {!s.current && (
                     <Button
                       variant="secondary"
                       size="sm"
-                      aria-label={t('signOutSessionLabel', { date: dates.date(s.created_at) })}
+                      aria-label={t('signOutSessionLabel', { date: dates.dateTime(s.created_at) })}
                       onClick={() => setConfirm({ kind: 'one', session: s })}
                     >
                       {t('signOutSession')}
@@ -606,7 +562,7 @@ function TokensSection() {
                     )}
                   </Td>
                   <Td className="font-mono text-xs">{token.scopes.join(', ')}</Td>
-                  <Td className="whitespace-nowrap">{token.expires_at ? dates.date(token.expires_at) : t('neverExpires')}</Td>
+                  <Td className="whitespace-nowrap">{token.expires_at ? dates.dateTime(token.expires_at) : t('neverExpires')}</Td>
                   <Td className="whitespace-nowrap">{token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')}</Td>
                   <ActionCell aria-label={t('revokeLabel', { name: token.name })} onClick={() => setRevoking(token)}>
                     {t('revoke')}
@@ -640,24 +596,22 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
   const t = useTranslations('hosted.tokens');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(TOKEN_FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(TOKEN_FIELDS);
   const [name, setName] = useState('');
   const [write, setWrite] = useState(false);
   const [expiry, setExpiry] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (!name.trim()) return setFieldErrors({ name: te('required') });
-    void run(async () => {
+  const submit = handleSubmit(
+    async () => {
       const created = await call<ApiToken & { token: string }>('/v1/client/me/api_tokens', {
         json: { name: name.trim(), scopes: write ? ['me:read', 'me:write'] : ['me:read'], ...(expiry ? { expires_in_seconds: Number(expiry) } : {}) },
       });
       setSecret(created.token);
       onCreated();
-    });
-  }
+    },
+    { check: () => !name.trim() && { name: te('required') } },
+  );
 
   if (secret) {
     return (

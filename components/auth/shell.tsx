@@ -2,8 +2,8 @@
 
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import type { ComponentProps, ReactNode } from 'react';
-import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, cn, focusRing, rememberLocale } from '@/components/ui';
+import type { ComponentProps, FormEvent, ReactNode } from 'react';
+import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, Spinner, cn, focusRing, rememberLocale } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
@@ -202,6 +202,39 @@ export function LoadError() {
 
 /** The bold part of a rich message (`t.rich(key, { strong })`): an address, a name. */
 export const strong = (chunks: ReactNode) => <strong className="font-medium text-zinc-900 dark:text-zinc-100">{chunks}</strong>;
+
+/**
+ * A hosted page's form: the form-level `error` on top, the fields (`children`), the submit
+ * button (loading while `busy`), then what comes `after` it (another way in, "Resend code"…).
+ */
+export function AuthForm({ onSubmit, error, submitLabel, busy, disabled, after, children }: { onSubmit: (e: FormEvent) => void; error: string | null; submitLabel: ReactNode; busy: boolean; disabled?: boolean; after?: ReactNode; children: ReactNode }) {
+  return (
+    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+      {error && <Alert tone="error">{error}</Alert>}
+      {children}
+      <Button type="submit" loading={busy} disabled={disabled}>
+        {submitLabel}
+      </Button>
+      {after}
+    </form>
+  );
+}
+
+/** A step the page takes by itself (redeeming a ticket, signing out): a spinner saying so (`label`), or its `error` with a way on. */
+export function Working({ label, error, actionLabel, onAction }: { label: string; error: string | null; actionLabel: string; onAction: () => void }) {
+  return error ? (
+    <div className="flex flex-col gap-4">
+      <Alert tone="error">{error}</Alert>
+      <Button variant="secondary" onClick={onAction}>
+        {actionLabel}
+      </Button>
+    </div>
+  ) : (
+    <div className="flex justify-center py-6">
+      <Spinner label={label} />
+    </div>
+  );
+}
 
 /** A divider with a word in the middle ("or"). */
 export function Divider({ label }: { label: string }) {

@@ -10,7 +10,7 @@ import { CodeForm } from './code-form';
 import { CodeInput, IdentifierInput } from './fields';
 import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
-import { AuthCard, TextLink, WhenReady, strong } from './shell';
+import { AuthCard, AuthForm, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 /** The sign-in attempt this tab is in the middle of; none: back to the sign-in page. */
@@ -77,10 +77,9 @@ export function FactorTwoPage() {
   const { instanceId, env, client, call, href } = useHosted();
   const flow = useSignInFlow();
   const step = useSignInStep();
-  const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FACTOR_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FACTOR_FIELDS);
   const [strategy, setStrategy] = useState<'totp' | 'backup_code'>('totp');
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
   const [over, setOver] = useState(false);
   const ready = env && client && flow;
 
@@ -90,18 +89,20 @@ export function FactorTwoPage() {
     reset();
     if (strategy === 'totp' && code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
     if (!code.trim()) return setFieldErrors({ code: te('required') });
-    setBusy(true);
-    try {
-      const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_second_factor`, { json: { strategy, code: code.trim() } });
-      step(res, flow.identifier);
-    } catch (err) {
-      const info = show(err);
-      if (info.restart) {
-        clearFlow(instanceId, 'sign_in');
-        setOver(true);
-      }
-      setBusy(false);
-    }
+    void run(
+      async () => {
+        const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_second_factor`, { json: { strategy, code: code.trim() } });
+        step(res, flow.identifier);
+      },
+      {
+        stayBusy: true,
+        onFailed: (info) => {
+          if (!info.restart) return;
+          clearFlow(instanceId, 'sign_in');
+          setOver(true);
+        },
+      },
+    );
   }
 
   function switchTo(next: 'totp' | 'backup_code') {
@@ -124,8 +125,17 @@ export function FactorTwoPage() {
               <Button onClick={() => window.location.assign(href('/sign-in'))}>{t('startOver')}</Button>
             </div>
           ) : (
-            <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-              {formError && <Alert tone="error">{formError}</Alert>}
+            <AuthForm
+              onSubmit={submit}
+              error={formError}
+              submitLabel={t('submit')}
+              busy={busy}
+              after={
+                <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
+                  {strategy === 'totp' ? t('useBackup') : t('useTotp')}
+                </Button>
+              }
+            >
               {strategy === 'totp' ? (
                 <Field key="totp" label={t('totpLabel')} error={fieldErrors.code}>
                   {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
@@ -145,13 +155,7 @@ export function FactorTwoPage() {
                   )}
                 </Field>
               )}
-              <Button type="submit" loading={busy}>
-                {t('submit')}
-              </Button>
-              <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
-                {strategy === 'totp' ? t('useBackup') : t('useTotp')}
-              </Button>
-            </form>
+            </AuthForm>
           )
         }
       </WhenReady>

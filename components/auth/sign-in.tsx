@@ -3,13 +3,13 @@
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Alert, Button, Field, Skeleton, Spinner } from '@/components/ui';
+import { Alert, Button, Field, Skeleton } from '@/components/ui';
 import { clearFlow, writeFlow } from '@/lib/fapi/flow';
 import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { IdentifierInput, PasswordInput } from './fields';
-import { needsMfaSetup, useHosted } from './hosted-context';
-import { AuthCard, Divider, PendingAuthCard, TextLink, strong } from './shell';
+import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
+import { AuthCard, AuthForm, Divider, Working, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['identifier', 'password'] as const;
@@ -94,40 +94,53 @@ function SignInForm() {
     return Object.keys(missing).length === 0;
   }
 
-  async function signInWithPassword(e: FormEvent) {
-    e.preventDefault();
+  /** Signs in one way (`password`, or an emailed `code`): the fields it needs checked, its button loading until the page moves on. */
+  async function attempt(way: 'password' | 'code', action: () => Promise<void>) {
     reset();
-    if (!requireFields(true)) return;
-    setBusy('password');
+    if (!requireFields(way === 'password')) return;
+    setBusy(way);
     try {
-      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim(), password } });
-      step(res, identifier.trim());
+      await action();
     } catch (err) {
       show(err);
       setBusy(null);
     }
   }
 
-  async function emailCode() {
-    reset();
-    if (!requireFields(false)) return;
-    setBusy('code');
-    try {
+  function signInWithPassword(e: FormEvent) {
+    e.preventDefault();
+    void attempt('password', async () => {
+      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim(), password } });
+      step(res, identifier.trim());
+    });
+  }
+
+  const emailCode = () =>
+    attempt('code', async () => {
       const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
       const id = created.response.id;
       await call(`/v1/client/sign_ins/${id}/prepare_first_factor`, { json: { strategy: 'email_code' } });
       const safe = created.response.supported_first_factors.find((f) => f.strategy === 'email_code')?.safe_identifier;
       writeFlow(instanceId, 'sign_in', { id, identifier: safe ?? identifier.trim(), sentAt: Date.now() });
       router.push(href('/sign-in/verify'));
-    } catch (err) {
-      show(err);
-      setBusy(null);
-    }
-  }
+    });
 
   return (
-    <form onSubmit={signInWithPassword} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm
+      onSubmit={signInWithPassword}
+      error={formError}
+      submitLabel={t('submit')}
+      busy={busy === 'password'}
+      disabled={busy !== null}
+      after={
+        <>
+          <Divider label={t('or')} />
+          <Button variant="secondary" onClick={emailCode} loading={busy === 'code'} disabled={busy !== null}>
+            {t('emailCode')}
+          </Button>
+        </>
+      }
+    >
       <Field label={tf('identifier')} error={fieldErrors.identifier}>
         {(p) => (
           <IdentifierInput
@@ -149,14 +162,7 @@ function SignInForm() {
           {t('forgotPassword')}
         </TextLink>
       </div>
-      <Button type="submit" loading={busy === 'password'} disabled={busy !== null}>
-        {t('submit')}
-      </Button>
-      <Divider label={t('or')} />
-      <Button variant="secondary" onClick={emailCode} loading={busy === 'code'} disabled={busy !== null}>
-        {t('emailCode')}
-      </Button>
-    </form>
+    </AuthForm>
   );
 }
 
@@ -181,18 +187,7 @@ function TicketRedemption({ ticket }: { ticket: string }) {
 
   return (
     <AuthCard title={t('ticketTitle')}>
-      {error ? (
-        <div className="flex flex-col gap-4">
-          <Alert tone="error">{error}</Alert>
-          <Button variant="secondary" onClick={() => window.location.assign(href('/sign-in'))}>
-            {t('backToSignIn')}
-          </Button>
-        </div>
-      ) : (
-        <div className="flex justify-center py-6">
-          <Spinner label={t('ticketRedeeming')} />
-        </div>
-      )}
+      <Working label={t('ticketRedeeming')} error={error} actionLabel={t('backToSignIn')} onAction={() => window.location.assign(href('/sign-in'))} />
     </AuthCard>
   );
 }
@@ -201,29 +196,13 @@ function TicketRedemption({ ticket }: { ticket: string }) {
 function AlreadySignedIn({ onAnotherAccount }: { onAnotherAccount(): void }) {
   const t = useTranslations('hosted.signIn');
   const { call, client, setClient, goToDestination } = useHosted();
-  const describe = useFapiError();
   const [me, setMe] = useState<Me | null | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, endSession: signOut } = useEndSession(setClient);
   const sessionId = client?.session?.id;
 
   useEffect(() => {
     call<Me>('/v1/me').then(setMe, () => setMe(null));
   }, [call, sessionId]);
-
-  async function signOut() {
-    if (!sessionId) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const res = await call<Envelope<unknown>>(`/v1/client/sessions/${sessionId}/end`, { method: 'POST' });
-      setClient(res.client);
-    } catch (e) {
-      setError(describe(e).message);
-    } finally {
-      setBusy(false);
-    }
-  }
 
   const email = me?.email_addresses.find((a) => a.id === me.primary_email_address_id)?.email_address ?? me?.username;
   return (

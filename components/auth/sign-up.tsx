@@ -2,14 +2,14 @@
 
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Field, Input, Skeleton } from '@/components/ui';
+import { useEffect, useState } from 'react';
+import { Alert, Field, Input, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
 import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, IdentifierInput, PasswordInput } from './fields';
 import { useHosted } from './hosted-context';
-import { AuthCard, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
+import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'password'] as const;
@@ -47,7 +47,7 @@ function SignUpForm() {
   const te = useTranslations('hosted.errors');
   const router = useRouter();
   const { instanceId, env, call, href, setClient } = useHosted();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(FIELDS);
   const required = new Set(env?.user_settings.sign_up.required_fields ?? []);
   const askName = required.has('first_name') || required.has('last_name');
   const askUsername = required.has('username');
@@ -55,18 +55,15 @@ function SignUpForm() {
   const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: '', password: '' });
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    const asked: (keyof Values)[] = [
-      ...(askName ? (['first_name', 'last_name'] as const) : []),
-      ...(askUsername ? (['username'] as const) : []),
-      'email_address',
-      ...(askPassword ? (['password'] as const) : []),
-    ];
-    const missing = Object.fromEntries(asked.filter((k) => !values[k].trim()).map((k) => [k, te('required')]));
-    if (Object.keys(missing).length) return setFieldErrors(missing);
-    void run(async () => {
+  const asked: (keyof Values)[] = [
+    ...(askName ? (['first_name', 'last_name'] as const) : []),
+    ...(askUsername ? (['username'] as const) : []),
+    'email_address',
+    ...(askPassword ? (['password'] as const) : []),
+  ];
+
+  const submit = handleSubmit(
+    async () => {
       const body: Record<string, string> = { email_address: values.email_address.trim() };
       for (const k of asked) if (k !== 'email_address') body[k] = k === 'password' ? values[k] : values[k].trim();
       // The language the page speaks becomes the user's: later emails (reset codes, invitations) follow it.
@@ -77,12 +74,12 @@ function SignUpForm() {
       await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy: 'email_code' } });
       writeFlow(instanceId, 'sign_up', { id, identifier: created.response.email_address, sentAt: Date.now() });
       router.push(href('/sign-up/verify'));
-    }, { stayBusy: true });
-  }
+    },
+    { stayBusy: true, check: () => Object.fromEntries(asked.filter((k) => !values[k].trim()).map((k) => [k, te('required')])) },
+  );
 
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      {formError && <Alert tone="error">{formError}</Alert>}
+    <AuthForm onSubmit={submit} error={formError} submitLabel={t('submit')} busy={busy}>
       {askName && (
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <Field label={tf('firstName')} error={fieldErrors.first_name}>
@@ -123,10 +120,7 @@ function SignUpForm() {
           {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" value={values.password} onChange={set('password')} />}
         </Field>
       )}
-      <Button type="submit" loading={busy}>
-        {t('submit')}
-      </Button>
-    </form>
+    </AuthForm>
   );
 }
 

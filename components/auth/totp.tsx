@@ -2,7 +2,7 @@
 
 import QRCode from 'qrcode';
 import { useTranslations } from 'next-intl';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Alert, Button, CopyButton, CopyField, Field, FormActions, Skeleton } from '@/components/ui';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput } from './fields';
@@ -26,7 +26,7 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
   const [qr, setQr] = useState<string | null>(null);
   const [startError, setStartError] = useState<string | null>(null);
   const [code, setCode] = useState('');
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FIELDS);
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(FIELDS);
   const started = useRef(false);
 
   useEffect(() => {
@@ -41,15 +41,13 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
     );
   }, [call, describe]);
 
-  async function confirm(e: FormEvent) {
-    e.preventDefault();
-    reset();
-    if (code.length !== 6) return setFieldErrors({ code: te('codeFormat') });
-    void run(async () => {
+  const confirm = handleSubmit(
+    async () => {
       const res = await call<{ backup_codes: string[] }>('/v1/me/totp/attempt_verification', { json: { code } });
       onEnabled(res.backup_codes);
-    }, { stayBusy: true });
-  }
+    },
+    { stayBusy: true, check: () => code.length !== 6 && { code: te('codeFormat') } },
+  );
 
   if (startError) {
     return (

@@ -1,6 +1,6 @@
 'use client';
 
-import { useCallback, useState } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { useFapiError, type FapiErrorMessage } from '@/lib/fapi/use-fapi-error';
 
 /**
@@ -31,21 +31,34 @@ export function useFormErrors(fields: readonly string[]) {
     [describe, fields],
   );
   /**
-   * Submits: `busy` meanwhile, a failure shown where it belongs. `stayBusy`: on success the
-   * page moves on, the button keeps loading.
+   * Submits: `busy` meanwhile, a failure shown where it belongs (and handed to `onFailed`).
+   * `stayBusy`: on success the page moves on, the button keeps loading.
    */
   const run = useCallback(
-    async (action: () => Promise<void>, { stayBusy = false }: { stayBusy?: boolean } = {}) => {
+    async (action: () => Promise<void>, { stayBusy = false, onFailed }: { stayBusy?: boolean; onFailed?: (info: FapiErrorMessage) => void } = {}) => {
       setBusy(true);
       try {
         await action();
         if (!stayBusy) setBusy(false);
       } catch (error) {
-        show(error);
+        onFailed?.(show(error));
         setBusy(false);
       }
     },
     [show],
   );
-  return { formError, fieldErrors, setFieldErrors, setFormError, show, reset, busy, run };
+  /**
+   * A form's onSubmit: the browser's submit prevented and the last errors cleared; then the
+   * field errors `check` finds (a record, or false when all is well), else `run(action, options)`.
+   */
+  const handleSubmit =
+    (action: () => Promise<void>, { check, ...options }: Parameters<typeof run>[1] & { check?: () => Record<string, string> | false } = {}) =>
+    (e: FormEvent) => {
+      e.preventDefault();
+      reset();
+      const invalid = check?.();
+      if (invalid && Object.keys(invalid).length > 0) setFieldErrors(invalid);
+      else void run(action, options);
+    };
+  return { formError, fieldErrors, setFieldErrors, setFormError, show, reset, busy, run, handleSubmit };
 }

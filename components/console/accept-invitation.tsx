@@ -67,9 +67,9 @@ export function AcceptInvitation({ token }: { token: string | null }) {
   } else if (state === null) {
     content = (
       <div className="flex flex-col gap-4" aria-busy>
-        <Skeleton className="h-10 w-full" />
-        <Skeleton className="h-10 w-full" />
-        <Skeleton className="h-10 w-full" />
+        {[0, 1, 2].map((i) => (
+          <Skeleton key={i} className="h-10 w-full" />
+        ))}
       </div>
     );
   } else if ('error' in state) {

@@ -4,14 +4,14 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Td, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { Instance, Invitation, LightList, Member, Role } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
-import { CardList } from './states';
+import { CardList, CardTable } from './states';
 import { useFormError } from './use-form-error';
 
 const ROLES: Role[] = ['owner', 'admin', 'viewer'];
@@ -86,16 +86,13 @@ function CreateInstanceDialog({ open, onClose, onCreated }: { open: boolean; onC
   const [name, setName] = useState('');
   const [environment, setEnvironment] = useState<'test' | 'live'>('test');
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      const created = await mutate<Instance>('POST', `${api.account(account.id)}/instances`, { name, environment });
-      onCreated();
-      setName('');
-      onClose();
-      router.push(pages.instance(account.id, created.id));
-    });
-  }
+  const submit = form.handleSubmit(async () => {
+    const created = await mutate<Instance>('POST', `${api.account(account.id)}/instances`, { name, environment });
+    onCreated();
+    setName('');
+    onClose();
+    router.push(pages.instance(account.id, created.id));
+  });
 
   return (
     <FormDialog open={open} onClose={onClose} title={t('createInstanceTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
@@ -153,56 +150,53 @@ function MembersCard() {
   return (
     <Card>
       <CardHeader title={t('membersTitle')} description={t('membersDescription')} />
-      <CardList data={members.data?.data} error={members.error} onRetry={members.reload} columns={4} rows={2}>
-        {(list) => (
-          <Table caption={t('membersTitle')}>
-            <Thead columns={[t('memberName'), t('memberEmail'), t('memberRole'), t('memberSince')]} actions={isOwner && t('actions')} />
-            <tbody>
-              {list.map((m) => (
-                <Tr key={m.id}>
-                  <Td id={`member-name-${m.id}`} className="font-medium">
-                    {memberName(m)}
-                    {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500">{t('you')}</span>}
-                  </Td>
-                  <Td className="text-zinc-600 dark:text-zinc-400">{m.email_address}</Td>
-                  <Td>
-                    {isOwner ? (
-                      <div className="flex flex-col gap-1">
-                        <Select
-                          aria-label={t('roleOf', { name: memberName(m) })}
-                          value={m.role}
-                          disabled={busyId === m.id}
-                          onChange={(e) => changeRole(m, e.target.value as Role)}
-                          className="h-8 w-32"
-                        >
-                          {ROLES.map((r) => (
-                            <option key={r} value={r}>
-                              {t(`roles.${r}`)}
-                            </option>
-                          ))}
-                        </Select>
-                        {rowError?.id === m.id && (
-                          <p role="alert" className="text-xs text-red-600 dark:text-red-400">
-                            {errorMessage(rowError.error)}
-                          </p>
-                        )}
-                      </div>
-                    ) : (
-                      <Badge tone={m.role === 'owner' ? 'indigo' : 'neutral'}>{t(`roles.${m.role}`)}</Badge>
-                    )}
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
-                  {isOwner && (
-                    <ActionCell onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
-                      {t('remove')}
-                    </ActionCell>
+      <CardTable
+        data={members.data?.data}
+        error={members.error}
+        onRetry={members.reload}
+        columns={4}
+        rows={2}
+        caption={t('membersTitle')}
+        headings={[t('memberName'), t('memberEmail'), t('memberRole'), t('memberSince')]}
+        actions={isOwner && t('actions')}
+        row={(m) => (
+          <Tr key={m.id}>
+            <Td id={`member-name-${m.id}`} className="font-medium">
+              {memberName(m)}
+              {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500">{t('you')}</span>}
+            </Td>
+            <Td className="text-zinc-600 dark:text-zinc-400">{m.email_address}</Td>
+            <Td>
+              {isOwner ? (
+                <div className="flex flex-col gap-1">
+                  <Select
+                    aria-label={t('roleOf', { name: memberName(m) })}
+                    value={m.role}
+                    disabled={busyId === m.id}
+                    onChange={(e) => changeRole(m, e.target.value as Role)}
+                    className="h-8 w-32"
+                    options={ROLES}
+                    optionLabel={(r) => t(`roles.${r}`)}
+                  />
+                  {rowError?.id === m.id && (
+                    <p role="alert" className="text-xs text-red-600 dark:text-red-400">
+                      {errorMessage(rowError.error)}
+                    </p>
                   )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
+                </div>
+              ) : (
+                <Badge tone={m.role === 'owner' ? 'indigo' : 'neutral'}>{t(`roles.${m.role}`)}</Badge>
+              )}
+            </Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
+            {isOwner && (
+              <ActionCell onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
+                {t('remove')}
+              </ActionCell>
+            )}
+          </Tr>
         )}
-      </CardList>
+      />
       <ConfirmDialog
         open={removing !== null}
         onClose={() => setRemoving(null)}
@@ -256,22 +250,14 @@ function InvitationsCard() {
             {(p) => <Input {...p} type="email" name="email_address" required value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />}
           </Field>
           <Field label={t('inviteRole')} error={form.fieldError('role')}>
-            {(p) => (
-              <Select {...p} name="role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                {invitable.map((r) => (
-                  <option key={r} value={r}>
-                    {t(`roles.${r}`)}
-                  </option>
-                ))}
-              </Select>
-            )}
+            {(p) => <Select {...p} name="role" value={role} onChange={(e) => setRole(e.target.value as Role)} options={invitable} optionLabel={(r) => t(`roles.${r}`)} />}
           </Field>
           <Button type="submit" loading={form.busy} className="sm:mt-[1.625rem]">
             {t('invite')}
           </Button>
         </div>
       </form>
-      <CardList
+      <CardTable
         data={pending}
         error={invitations.error}
         onRetry={invitations.reload}
@@ -279,29 +265,24 @@ function InvitationsCard() {
         rows={1}
         emptyTitle={t('noInvitationsTitle')}
         emptyDescription={t('noInvitationsDescription')}
-      >
-        {(pending) => (
-          <Table caption={t('invitationsTitle')}>
-            <Thead columns={[t('memberEmail'), t('memberRole'), t('expires')]} actions={t('actions')} />
-            <tbody>
-              {pending.map((inv) => (
-                <Tr key={inv.id}>
-                  <Td id={`invitation-email-${inv.id}`} className="font-medium">
-                    {inv.email_address}
-                  </Td>
-                  <Td>
-                    <Badge>{t(`roles.${inv.role}`)}</Badge>
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(inv.expires_at)}</Td>
-                  <ActionCell onClick={() => setRevoking(inv)} aria-describedby={`invitation-email-${inv.id}`}>
-                    {t('revoke')}
-                  </ActionCell>
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
+        caption={t('invitationsTitle')}
+        headings={[t('memberEmail'), t('memberRole'), t('expires')]}
+        actions={t('actions')}
+        row={(inv) => (
+          <Tr key={inv.id}>
+            <Td id={`invitation-email-${inv.id}`} className="font-medium">
+              {inv.email_address}
+            </Td>
+            <Td>
+              <Badge>{t(`roles.${inv.role}`)}</Badge>
+            </Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(inv.expires_at)}</Td>
+            <ActionCell onClick={() => setRevoking(inv)} aria-describedby={`invitation-email-${inv.id}`}>
+              {t('revoke')}
+            </ActionCell>
+          </Tr>
         )}
-      </CardList>
+      />
       <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}

@@ -15,6 +15,8 @@ import { InlineError } from './states';
 
 type Filters = { action: string; actor: string; target: string; since: string; until: string };
 const FILTER_FIELDS = ['action', 'actor', 'target', 'since', 'until'] as const;
+/** Each filter's input: a placeholder for the free-text ones, a date picker for the range. */
+const FILTER_INPUTS = { action: { placeholder: 'user.banned' }, actor: { placeholder: 'operator:user_…' }, target: { placeholder: 'user_…' }, since: { type: 'date' }, until: { type: 'date' } };
 const EMPTY: Filters = { action: '', actor: '', target: '', since: '', until: '' };
 
 /** A `<input type="date">` value as ms at the start (or, for `until`, the end) of that local day. */
@@ -63,21 +65,11 @@ export function AuditLog() {
       <PageHeader title={t('title')} description={t('description', { name: instance.name })} />
       <Card>
         <form onSubmit={apply} noValidate className="grid gap-3 border-b border-zinc-200 px-5 py-4 sm:grid-cols-2 lg:grid-cols-5 dark:border-zinc-800">
-          <Field label={t('action')} error={fieldError('action')}>
-            {(p) => <Input {...p} placeholder="user.banned" value={draft.action} onChange={set('action')} />}
-          </Field>
-          <Field label={t('actor')} error={fieldError('actor')}>
-            {(p) => <Input {...p} placeholder="operator:user_…" value={draft.actor} onChange={set('actor')} />}
-          </Field>
-          <Field label={t('target')} error={fieldError('target')}>
-            {(p) => <Input {...p} placeholder="user_…" value={draft.target} onChange={set('target')} />}
-          </Field>
-          <Field label={t('since')} error={fieldError('since')}>
-            {(p) => <Input {...p} type="date" value={draft.since} onChange={set('since')} />}
-          </Field>
-          <Field label={t('until')} error={fieldError('until')}>
-            {(p) => <Input {...p} type="date" value={draft.until} onChange={set('until')} />}
-          </Field>
+          {FILTER_FIELDS.map((key) => (
+            <Field key={key} label={t(key)} error={fieldError(key)}>
+              {(p) => <Input {...p} {...FILTER_INPUTS[key]} value={draft[key]} onChange={set(key)} />}
+            </Field>
+          ))}
           <div className="flex flex-wrap gap-2 sm:col-span-2 lg:col-span-5">
             <Button type="submit" size="sm">
               {t('apply')}

@@ -13,13 +13,7 @@ export function DurationInput({ control, value, onChange, units, disabled }: { c
         <Input {...control} type="number" inputMode="decimal" min={0} step="any" value={value.amount} disabled={disabled} onChange={(e) => onChange({ ...value, amount: e.target.value })} />
       </div>
       <div className="min-w-0 flex-1">
-        <Select aria-label={t('unit')} value={value.unit} disabled={disabled} onChange={(e) => onChange({ ...value, unit: e.target.value as DurationUnit })}>
-          {units.map((u) => (
-            <option key={u} value={u}>
-              {t(u)}
-            </option>
-          ))}
-        </Select>
+        <Select aria-label={t('unit')} value={value.unit} disabled={disabled} onChange={(e) => onChange({ ...value, unit: e.target.value as DurationUnit })} options={units} optionLabel={(u) => t(u)} />
       </div>
     </div>
   );

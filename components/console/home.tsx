@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { Alert, Button, Field, Input, Spinner } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { api, pages } from '@/lib/console/paths';
@@ -68,13 +68,10 @@ function CreateAccount({ me }: { me: Me }) {
   const form = useFormError(['name']);
   const [name, setName] = useState('');
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      const account = await mutate<Account>('POST', api.accounts, { name });
-      router.push(pages.account(account.id));
-    }, { stayBusy: true });
-  }
+  const submit = form.handleSubmit(async () => {
+    const account = await mutate<Account>('POST', api.accounts, { name });
+    router.push(pages.account(account.id));
+  }, { stayBusy: true });
 
   return (
     <>

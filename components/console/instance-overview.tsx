@@ -18,9 +18,7 @@ import {
   PageHeader,
   SecretValue,
   ShownOnce,
-  Table,
   Td,
-  Thead,
   Tr,
   ValueField,
 } from '@/components/ui';
@@ -29,9 +27,10 @@ import { api } from '@/lib/console/paths';
 import { SCOPE_RESOURCES } from '@/lib/console/scopes';
 import type { CreatedKey, LightList, SecretKey } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { AllOrSome, toggled } from './all-or-some';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { CardList } from './states';
+import { CardTable } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/instances/[instanceId]`: keys and URLs to integrate with, and the instance's secret keys. */
@@ -86,7 +85,7 @@ function SecretKeys() {
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
-      <CardList
+      <CardTable
         data={active}
         error={keys.error}
         onRetry={keys.reload}
@@ -94,42 +93,37 @@ function SecretKeys() {
         rows={2}
         emptyTitle={t('emptyTitle')}
         emptyDescription={t('emptyDescription')}
-      >
-        {(active) => (
-          <Table caption={t('title')}>
-            <Thead columns={[t('name'), t('key'), t('scopes'), t('created'), t('lastUsed')]} actions={canWrite && t('actions')} />
-            <tbody>
-              {active.map((key) => (
-                <Tr key={key.id}>
-                  <Td id={`key-name-${key.id}`} className="font-medium">
-                    {key.name || t('unnamed')}
-                  </Td>
-                  <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
-                  <Td>
-                    {key.scopes.includes('*') ? (
-                      <Badge tone="indigo">{t('allScopes')}</Badge>
-                    ) : (
-                      <span className="flex max-w-xs flex-wrap gap-1">
-                        {key.scopes.slice(0, 4).map((s) => (
-                          <Badge key={s}>{s}</Badge>
-                        ))}
-                        {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
-                      </span>
-                    )}
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
-                  {canWrite && (
-                    <ActionCell onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
-                      {t('revoke')}
-                    </ActionCell>
-                  )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
+        caption={t('title')}
+        headings={[t('name'), t('key'), t('scopes'), t('created'), t('lastUsed')]}
+        actions={canWrite && t('actions')}
+        row={(key) => (
+          <Tr key={key.id}>
+            <Td id={`key-name-${key.id}`} className="font-medium">
+              {key.name || t('unnamed')}
+            </Td>
+            <Td className="font-mono text-xs whitespace-nowrap">{key.hint}</Td>
+            <Td>
+              {key.scopes.includes('*') ? (
+                <Badge tone="indigo">{t('allScopes')}</Badge>
+              ) : (
+                <span className="flex max-w-xs flex-wrap gap-1">
+                  {key.scopes.slice(0, 4).map((s) => (
+                    <Badge key={s}>{s}</Badge>
+                  ))}
+                  {key.scopes.length > 4 && <Badge>{t('moreScopes', { count: key.scopes.length - 4 })}</Badge>}
+                </span>
+              )}
+            </Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(key.created_at)}</Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(key.last_used_at)}</Td>
+            {canWrite && (
+              <ActionCell onClick={() => setRevoking(key)} aria-describedby={`key-name-${key.id}`}>
+                {t('revoke')}
+              </ActionCell>
+            )}
+          </Tr>
         )}
-      </CardList>
+      />
       <CreateKeyDialog
         open={creating}
         path={base}
@@ -171,15 +165,6 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
   const [scopes, setScopes] = useState<Set<string>>(new Set());
   const [scopeError, setScopeError] = useState<string | null>(null);
 
-  function toggle(scope: string, on: boolean) {
-    setScopes((current) => {
-      const next = new Set(current);
-      if (on) next.add(scope);
-      else next.delete(scope);
-      return next;
-    });
-  }
-
   function submit(e: FormEvent) {
     e.preventDefault();
     form.clear();
@@ -202,56 +187,36 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
       <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
       </Field>
-      <fieldset className="flex flex-col gap-2">
-        <legend className="mb-1.5 text-sm font-medium">{t('scopes')}</legend>
-        <label className="inline-flex items-center gap-2 text-sm">
-          <input type="radio" name="scope-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
-          {t('allScopesOption')}
-        </label>
-        <label className="inline-flex items-center gap-2 text-sm">
-          <input type="radio" name="scope-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
-          {t('someScopesOption')}
-        </label>
-        {!all && (
-          <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
-            <table className="w-full text-sm">
-              <thead>
-                <tr className="text-left text-xs text-zinc-500">
-                  <th scope="col" className="pb-1 font-medium">
-                    {t('resource')}
+      <AllOrSome legend={t('scopes')} name="scope-mode" all={all} onAll={setAll} allLabel={t('allScopesOption')} someLabel={t('someScopesOption')} error={scopeError ?? form.fieldError('scopes')}>
+        <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
+          <table className="w-full text-sm">
+            <thead>
+              <tr className="text-left text-xs text-zinc-500">
+                {[t('resource'), t('read'), t('write')].map((heading) => (
+                  <th key={heading} scope="col" className="pb-1 font-medium">
+                    {heading}
                   </th>
-                  <th scope="col" className="pb-1 font-medium">
-                    {t('read')}
-                  </th>
-                  <th scope="col" className="pb-1 font-medium">
-                    {t('write')}
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {SCOPE_RESOURCES.map((resource) => (
-                  <tr key={resource}>
-                    <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
-                    {(['read', 'write'] as const).map((action) => {
-                      const scope = `${resource}:${action}`;
-                      return (
-                        <td key={action} className="py-1">
-                          <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
-                        </td>
-                      );
-                    })}
-                  </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {(scopeError || form.fieldError('scopes')) && (
-          <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
-            {scopeError ?? form.fieldError('scopes')}
-          </p>
-        )}
-      </fieldset>
+              </tr>
+            </thead>
+            <tbody>
+              {SCOPE_RESOURCES.map((resource) => (
+                <tr key={resource}>
+                  <td className="py-1 pr-2 font-mono text-xs">{resource}</td>
+                  {(['read', 'write'] as const).map((action) => {
+                    const scope = `${resource}:${action}`;
+                    return (
+                      <td key={action} className="py-1">
+                        <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => setScopes((current) => toggled(current, scope, e.target.checked))} />
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </AllOrSome>
     </FormDialog>
   );
 }

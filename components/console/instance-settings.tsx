@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, CardHeader, Checkbox, Field, PageHeader, Select } from '@/components/ui';
+import { Alert, CancelSubmit, Card, CardBody, CardHeader, Checkbox, Field, PageHeader, Select } from '@/components/ui';
 import { api } from '@/lib/console/paths';
 import type { Settings } from '@/lib/console/types';
 import { errorParam, errorReason, mutate } from '@/lib/console/use-dashboard';
@@ -54,7 +54,6 @@ const draftOf = (s: Settings): Draft => ({
 /** `…/settings`: sign-up, sessions, security and URL allowlists of an instance. */
 export function InstanceSettings() {
   const t = useTranslations('console.settings');
-  const tCommon = useTranslations('common');
   const tl = useTranslations('common.languages');
   const { account, canWrite, reloadInstances } = useConsole();
   const instance = useInstance();
@@ -133,24 +132,28 @@ export function InstanceSettings() {
         <CardBody className="flex flex-col gap-5">
           <Field label={t('signUpMode')} hint={t(`signUpModeHint.${draft.sign_up_mode}`)} error={fieldError('sign_up_mode')}>
             {(p) => (
-              <Select {...p} className="max-w-xs" value={draft.sign_up_mode} disabled={disabled} onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}>
-                {(['public', 'restricted', 'waitlist'] as const).map((m) => (
-                  <option key={m} value={m}>
-                    {t(`signUpModes.${m}`)}
-                  </option>
-                ))}
-              </Select>
+              <Select
+                {...p}
+                className="max-w-xs"
+                value={draft.sign_up_mode}
+                disabled={disabled}
+                onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}
+                options={['public', 'restricted', 'waitlist'] as const}
+                optionLabel={(m) => t(`signUpModes.${m}`)}
+              />
             )}
           </Field>
           <Field label={t('defaultLocale')} hint={t('defaultLocaleHint')} error={fieldError('default_locale')}>
             {(p) => (
-              <Select {...p} className="max-w-xs" value={draft.default_locale} disabled={disabled} onChange={(e) => set('default_locale', e.target.value)}>
-                {[...new Set([...LOCALES, draft.default_locale])].map((l) => (
-                  <option key={l} value={l}>
-                    {isLocale(l) ? tl(l) : l}
-                  </option>
-                ))}
-              </Select>
+              <Select
+                {...p}
+                className="max-w-xs"
+                value={draft.default_locale}
+                disabled={disabled}
+                onChange={(e) => set('default_locale', e.target.value)}
+                options={[...new Set([...LOCALES, draft.default_locale])]}
+                optionLabel={(l) => (isLocale(l) ? tl(l) : l)}
+              />
             )}
           </Field>
           {draft.sign_up_mode === 'restricted' && (
@@ -227,14 +230,16 @@ export function InstanceSettings() {
       </Card>
 
       {canWrite && (
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={() => { setDraft(draftOf(instance.settings)); setLocal({}); form.clear(); setSaved(false); }}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('save')}
-          </Button>
-        </div>
+        <CancelSubmit
+          onCancel={() => {
+            setDraft(draftOf(instance.settings));
+            setLocal({});
+            form.clear();
+            setSaved(false);
+          }}
+          submitLabel={t('save')}
+          busy={form.busy}
+        />
       )}
     </form>
   );

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, Field, Input, Select, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, FactList, Field, Input, Select, Skeleton, Td, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import {
   ENROLLMENT_MODES,
@@ -19,10 +19,10 @@ import {
 } from '@/lib/console/organizations';
 import { pages } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { CardList, ErrorState } from './states';
+import { CardList, CardTable, ErrorState } from './states';
+import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 
 /** `…/organizations/[orgId]`: the organization, its members with roles, invitations and domains. */
@@ -83,14 +83,7 @@ function OrganizationHeader({ org, base }: { org: Organization; base: string }) 
           </Button>
         )}
       </header>
-      <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm sm:grid-cols-[auto_1fr_auto_1fr]">
-        {facts.map(([label, value]) => (
-          <div key={label} className="contents">
-            <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
-            <dd className="min-w-0 break-all">{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <FactList facts={facts} className="grid-cols-[auto_1fr] gap-x-6 gap-y-2 sm:grid-cols-[auto_1fr_auto_1fr]" />
       <ConfirmDialog
         open={confirming}
         onClose={() => setConfirming(false)}
@@ -110,13 +103,14 @@ function OrganizationHeader({ org, base }: { org: Organization; base: string }) 
 
 function RoleSelect({ value, roles, onChange, label, disabled }: { value: string; roles: string[]; onChange: (role: string) => void; label: string; disabled?: boolean }) {
   return (
-    <Select aria-label={label} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} className="h-8 min-w-36 text-sm">
-      {(roles.includes(value) ? roles : [value, ...roles]).map((r) => (
-        <option key={r} value={r}>
-          {r}
-        </option>
-      ))}
-    </Select>
+    <Select
+      aria-label={label}
+      value={value}
+      disabled={disabled}
+      onChange={(e) => onChange(e.target.value)}
+      className="h-8 min-w-36 text-sm"
+      options={roles.includes(value) ? roles : [value, ...roles]}
+    />
   );
 }
 
@@ -126,33 +120,30 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
   const { canWrite } = useConsole();
   const members = useDashboard<LightList<Membership>>(`${base}/memberships?limit=500`);
   const [removing, setRemoving] = useState<Membership | null>(null);
-  const rowAction = useRowAction();
+  const rowAction = useActions();
   const form = useFormError(['user_id', 'role']);
   const [userId, setUserId] = useState('');
   const [role, setRole] = useState('org:member');
 
   function changeRole(m: Membership, next: string) {
-    void rowAction.run(async () => {
+    void rowAction.act('row', async () => {
       await mutate('PATCH', `${base}/memberships/${encodeURIComponent(m.public_user_data.user_id)}`, { role: next });
       members.reload();
     });
   }
 
-  function add(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate('POST', `${base}/memberships`, { user_id: userId.trim(), role });
-      setUserId('');
-      members.reload();
-      onChange();
-    });
-  }
+  const add = form.handleSubmit(async () => {
+    await mutate('POST', `${base}/memberships`, { user_id: userId.trim(), role });
+    setUserId('');
+    members.reload();
+    onChange();
+  });
 
   return (
     <Card>
       <CardHeader title={t('membersTitle')} description={t('membersDescription')} />
-      {rowAction.alert}
-      <CardList
+      {rowAction.alert && <div className="px-5 pt-4">{rowAction.alert}</div>}
+      <CardTable
         data={members.data?.data}
         error={members.error}
         onRetry={members.reload}
@@ -160,44 +151,37 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
         rows={2}
         emptyTitle={t('noMembersTitle')}
         emptyDescription={t('noMembersDescription')}
-      >
-        {(items) => (
-          <Table caption={t('membersTitle')}>
-            <Thead columns={[t('member'), t('role'), t('permissions'), t('joined')]} actions={canWrite && t('actions')} />
-            <tbody>
-              {items.map((m) => {
-                const who = m.public_user_data.identifier;
-                return (
-                  <Tr key={m.id}>
-                    <Td>
-                      <span className="flex min-w-0 flex-col">
-                        <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
-                        <span className="truncate font-mono text-xs text-zinc-500">{who}</span>
-                      </span>
-                    </Td>
-                    <Td>
-                      {canWrite ? (
-                        <RoleSelect value={m.role} roles={roles} label={t('roleOf', { member: who })} onChange={(r) => changeRole(m, r)} />
-                      ) : (
-                        <Badge tone="indigo">{m.role}</Badge>
-                      )}
-                    </Td>
-                    <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
-                    <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
-                    {canWrite && (
-                      <Td className="text-right">
-                        <Button variant="ghost" size="sm" onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
-                          {t('remove')}
-                        </Button>
-                      </Td>
-                    )}
-                  </Tr>
-                );
-              })}
-            </tbody>
-          </Table>
-        )}
-      </CardList>
+        caption={t('membersTitle')}
+        headings={[t('member'), t('role'), t('permissions'), t('joined')]}
+        actions={canWrite && t('actions')}
+        row={(m) => {
+          const who = m.public_user_data.identifier;
+          return (
+            <Tr key={m.id}>
+              <Td>
+                <span className="flex min-w-0 flex-col">
+                  <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
+                  <span className="truncate font-mono text-xs text-zinc-500">{who}</span>
+                </span>
+              </Td>
+              <Td>
+                {canWrite ? (
+                  <RoleSelect value={m.role} roles={roles} label={t('roleOf', { member: who })} onChange={(r) => changeRole(m, r)} />
+                ) : (
+                  <Badge tone="indigo">{m.role}</Badge>
+                )}
+              </Td>
+              <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
+              <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
+              {canWrite && (
+                <ActionCell onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
+                  {t('remove')}
+                </ActionCell>
+              )}
+            </Tr>
+          );
+        }}
+      />
       {canWrite && (
         <AddForm form={form} onSubmit={add} submitLabel={t('addMember')} disabled={!userId.trim()}>
           <Field label={t('userId')} error={form.fieldError('user_id')}>
@@ -234,19 +218,16 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('org:member');
 
-  function invite(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate('POST', `${base}/invitations`, { email_address: email.trim(), role });
-      setEmail('');
-      invitations.reload();
-    });
-  }
+  const invite = form.handleSubmit(async () => {
+    await mutate('POST', `${base}/invitations`, { email_address: email.trim(), role });
+    setEmail('');
+    invitations.reload();
+  });
 
   return (
     <Card>
       <CardHeader title={t('invitationsTitle')} description={t('invitationsDescription')} />
-      <CardList
+      <CardTable
         data={invitations.data?.data}
         error={invitations.error}
         onRetry={invitations.reload}
@@ -254,36 +235,27 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
         rows={2}
         emptyTitle={t('noInvitationsTitle')}
         emptyDescription={t('noInvitationsDescription')}
-      >
-        {(items) => (
-          <Table caption={t('invitationsTitle')}>
-            <Thead columns={[t('email'), t('role'), t('status'), t('expires')]} actions={canWrite && t('actions')} />
-            <tbody>
-              {items.map((inv) => (
-                <Tr key={inv.id}>
-                  <Td className="break-all">{inv.email_address}</Td>
-                  <Td>
-                    <Badge tone="indigo">{inv.role}</Badge>
-                  </Td>
-                  <Td>
-                    <Badge tone={STATUS_TONES[inv.status]}>{t(`invitationStatus.${inv.status}`)}</Badge>
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
-                  {canWrite && (
-                    <Td className="text-right">
-                      {inv.status === 'pending' && (
-                        <Button variant="ghost" size="sm" onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
-                          {t('revoke')}
-                        </Button>
-                      )}
-                    </Td>
-                  )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
+        caption={t('invitationsTitle')}
+        headings={[t('email'), t('role'), t('status'), t('expires')]}
+        actions={canWrite && t('actions')}
+        row={(inv) => (
+          <Tr key={inv.id}>
+            <Td className="break-all">{inv.email_address}</Td>
+            <Td>
+              <Badge tone="indigo">{inv.role}</Badge>
+            </Td>
+            <Td>
+              <Badge tone={STATUS_TONES[inv.status]}>{t(`invitationStatus.${inv.status}`)}</Badge>
+            </Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
+            {canWrite && (
+              <ActionCell show={inv.status === 'pending'} onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
+                {t('revoke')}
+              </ActionCell>
+            )}
+          </Tr>
         )}
-      </CardList>
+      />
       {canWrite && (
         <AddForm form={form} onSubmit={invite} submitLabel={t('invite')} disabled={!email.trim()}>
           <Field label={t('email')} error={form.fieldError('email_address')}>
@@ -312,31 +284,28 @@ function Domains({ base }: { base: string }) {
   const { canWrite } = useConsole();
   const domains = useDashboard<LightList<Domain>>(`${base}/domains?limit=500`);
   const [removing, setRemoving] = useState<Domain | null>(null);
-  const rowAction = useRowAction();
+  const rowAction = useActions();
   const form = useFormError(['name', 'enrollment_mode']);
   const [name, setName] = useState('');
   const [mode, setMode] = useState<EnrollmentMode>('manual_invitation');
 
   function update(d: Domain, patch: { enrollment_mode?: EnrollmentMode; verified?: boolean }) {
-    void rowAction.run(async () => {
+    void rowAction.act('row', async () => {
       await mutate('PATCH', `${base}/domains/${encodeURIComponent(d.id)}`, patch);
       domains.reload();
     });
   }
 
-  function add(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate('POST', `${base}/domains`, { name: name.trim(), enrollment_mode: mode });
-      setName('');
-      domains.reload();
-    });
-  }
+  const add = form.handleSubmit(async () => {
+    await mutate('POST', `${base}/domains`, { name: name.trim(), enrollment_mode: mode });
+    setName('');
+    domains.reload();
+  });
 
   return (
     <Card>
       <CardHeader title={t('domainsTitle')} description={t('domainsDescription')} />
-      {rowAction.alert}
+      {rowAction.alert && <div className="px-5 pt-4">{rowAction.alert}</div>}
       <CardList
         data={domains.data?.data}
         error={domains.error}
@@ -368,13 +337,9 @@ function Domains({ base }: { base: string }) {
                             value={d.enrollment_mode}
                             onChange={(e) => update(d, { enrollment_mode: e.target.value as EnrollmentMode })}
                             className="h-8 text-sm"
-                          >
-                            {ENROLLMENT_MODES.map((m) => (
-                              <option key={m} value={m}>
-                                {t(`enrollment.${m}`)}
-                              </option>
-                            ))}
-                          </Select>
+                            options={ENROLLMENT_MODES}
+                            optionLabel={(m) => t(`enrollment.${m}`)}
+                          />
                         </span>
                         {!verified && (
                           <Button variant="secondary" size="sm" onClick={() => update(d, { verified: true })} aria-label={t('markVerifiedOf', { domain: d.name })}>
@@ -408,15 +373,7 @@ function Domains({ base }: { base: string }) {
             {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="example.com" spellCheck={false} />}
           </Field>
           <Field label={t('enrollmentMode')} error={form.fieldError('enrollment_mode')}>
-            {(p) => (
-              <Select {...p} value={mode} onChange={(e) => setMode(e.target.value as EnrollmentMode)}>
-                {ENROLLMENT_MODES.map((m) => (
-                  <option key={m} value={m}>
-                    {t(`enrollment.${m}`)}
-                  </option>
-                ))}
-              </Select>
-            )}
+            {(p) => <Select {...p} value={mode} onChange={(e) => setMode(e.target.value as EnrollmentMode)} options={ENROLLMENT_MODES} optionLabel={(m) => t(`enrollment.${m}`)} />}
           </Field>
         </AddForm>
       )}
@@ -440,38 +397,9 @@ function RoleField({ form, value, roles, onChange }: { form: ReturnType<typeof u
   const t = useTranslations('organizations.detail');
   return (
     <Field label={t('role')} error={form.fieldError('role')}>
-      {(p) => (
-        <Select {...p} value={value} onChange={(e) => onChange(e.target.value)}>
-          {roles.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </Select>
-      )}
+      {(p) => <Select {...p} value={value} onChange={(e) => onChange(e.target.value)} options={roles} />}
     </Field>
   );
-}
-
-/** A card's row actions (change a role, verify a domain…): each run clears the last failure, which `alert` shows above the list. */
-function useRowAction() {
-  const errorMessage = useErrorMessage();
-  const [error, setError] = useState<unknown>();
-  return {
-    run: async (action: () => Promise<void>) => {
-      setError(undefined);
-      try {
-        await action();
-      } catch (e) {
-        setError(e);
-      }
-    },
-    alert: error !== undefined && (
-      <div className="px-5 pt-4">
-        <Alert tone="error">{errorMessage(error)}</Alert>
-      </div>
-    ),
-  };
 }
 
 /** The form at a card's foot adding a row (member, invitation, domain): its fields and submit button on one line. */

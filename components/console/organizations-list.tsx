@@ -3,8 +3,8 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
-import { Alert, Button, Card, Dialog, Field, Input, PageHeader, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import { useState } from 'react';
+import { Button, Card, Field, FormDialog, Input, PageHeader, Td, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { orgApi, orgPages, type Organization } from '@/lib/console/organizations';
 import { query } from '@/lib/console/paths';
@@ -14,7 +14,7 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { SearchBox } from './search-box';
-import { CardList } from './states';
+import { CardTable } from './states';
 import { useFormError } from './use-form-error';
 
 const PAGE_SIZE = 20;
@@ -42,7 +42,7 @@ export function OrganizationsList() {
       />
       <SearchBox label={t('search')} placeholder={t('searchPlaceholder')} onSearch={setQ} />
       <Card>
-        <CardList
+        <CardTable
           data={orgs.data?.data}
           error={orgs.error}
           onRetry={orgs.reload}
@@ -50,29 +50,24 @@ export function OrganizationsList() {
           rows={4}
           emptyTitle={q ? t('noMatchesTitle') : t('emptyTitle')}
           emptyDescription={q ? t('noMatchesDescription', { query: q }) : t('emptyDescription')}
-        >
-          {(items) => (
-            <Table caption={t('title')}>
-              <Thead columns={[t('organization'), t('members'), t('created')]} />
-              <tbody aria-busy={orgs.loading || undefined}>
-                {items.map((org) => (
-                  <Tr key={org.id} className={cn(orgs.loading && 'opacity-60')}>
-                    <Td>
-                      <Link href={orgPages.organization(account.id, instance.id, org.id)} className={cn('flex min-w-0 flex-col rounded-md', focusRing)}>
-                        <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">{org.name}</span>
-                        <span className="truncate font-mono text-xs text-zinc-500">{org.slug}</span>
-                      </Link>
-                    </Td>
-                    <Td className="text-zinc-600 dark:text-zinc-400">
-                      {org.max_allowed_memberships > 0 ? t('membersOf', { count: org.members_count, max: org.max_allowed_memberships }) : org.members_count}
-                    </Td>
-                    <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(org.created_at)}</Td>
-                  </Tr>
-                ))}
-              </tbody>
-            </Table>
+          caption={t('title')}
+          headings={[t('organization'), t('members'), t('created')]}
+          busy={orgs.loading}
+          row={(org) => (
+            <Tr key={org.id} className={cn(orgs.loading && 'opacity-60')}>
+              <Td>
+                <Link href={orgPages.organization(account.id, instance.id, org.id)} className={cn('flex min-w-0 flex-col rounded-md', focusRing)}>
+                  <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">{org.name}</span>
+                  <span className="truncate font-mono text-xs text-zinc-500">{org.slug}</span>
+                </Link>
+              </Td>
+              <Td className="text-zinc-600 dark:text-zinc-400">
+                {org.max_allowed_memberships > 0 ? t('membersOf', { count: org.members_count, max: org.max_allowed_memberships }) : org.members_count}
+              </Td>
+              <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(org.created_at)}</Td>
+            </Tr>
           )}
-        </CardList>
+        />
         <Pager state={cursor} page={orgs.data} loading={orgs.loading} />
       </Card>
       <CreateOrganizationDialog open={creating} onClose={() => setCreating(false)} />
@@ -82,7 +77,6 @@ export function OrganizationsList() {
 
 function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const t = useTranslations('organizations.list');
-  const tCommon = useTranslations('common');
   const router = useRouter();
   const { account } = useConsole();
   const instance = useInstance();
@@ -90,36 +84,22 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      const created = await mutate<Organization>('POST', orgApi.organizations(account.id, instance.id), { name, ...(slug.trim() ? { slug: slug.trim() } : {}) });
-      setName('');
-      setSlug('');
-      onClose();
-      router.push(orgPages.organization(account.id, instance.id, created.id));
-    });
-  }
+  const submit = form.handleSubmit(async () => {
+    const created = await mutate<Organization>('POST', orgApi.organizations(account.id, instance.id), { name, ...(slug.trim() ? { slug: slug.trim() } : {}) });
+    setName('');
+    setSlug('');
+    onClose();
+    router.push(orgPages.organization(account.id, instance.id, created.id));
+  });
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('createTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
-        </Field>
-        <Field label={t('slug')} hint={t('slugHint')} error={form.fieldError('slug')}>
-          {(p) => <Input {...p} name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} spellCheck={false} />}
-        </Field>
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('create')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
+      <Field label={t('name')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+      </Field>
+      <Field label={t('slug')} hint={t('slugHint')} error={form.fieldError('slug')}>
+        {(p) => <Input {...p} name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} spellCheck={false} />}
+      </Field>
+    </FormDialog>
   );
 }

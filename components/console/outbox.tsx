@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { Alert, Badge, Card, CardBody, EmptyState, PageHeader, Skeleton, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Card, CardBody, EmptyState, FactList, PageHeader, Skeleton, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
 import type { CursorPage, Email, Sms } from '@/lib/console/types';
@@ -160,14 +160,7 @@ function MessageView({ message }: { message: Email | Sms }) {
     <Card className="min-w-0 self-start">
       <CardBody className="flex flex-col gap-4">
         <h2 className="text-lg font-semibold break-words">{message.object === 'email' ? message.subject : t('smsTitle')}</h2>
-        <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-          {header.map(([label, value]) => (
-            <div key={label} className="contents">
-              <dt className="text-zinc-500">{label}</dt>
-              <dd className="min-w-0 break-all">{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <FactList facts={header} className="grid-cols-[auto_1fr] gap-x-4 gap-y-1" />
         {message.object === 'email' ? (
           <>
             <section className="flex flex-col gap-2">

@@ -1,13 +1,13 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, Table, Td, Thead, Tr } from '@/components/ui';
+import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from 'react';
+import { ActionCell, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Td, Tr } from '@/components/ui';
 import { orgApi, type LightList, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { CardList } from './states';
+import { CardTable } from './states';
 import { useFormError } from './use-form-error';
 
 /** `…/roles`: the instance's organization roles and the permissions they grant. */
@@ -32,37 +32,38 @@ export function RolesEditor() {
           description={t('rolesDescription')}
           actions={canWrite && <Button onClick={() => setEditing('new')}>{t('createRole')}</Button>}
         />
-        <CardList data={roles.data?.data} error={roles.error} onRetry={roles.reload} columns={3} rows={2}>
-          {(items) => (
-            <Table caption={t('rolesTitle')}>
-              <Thead columns={[t('role'), t('permissions')]} actions={canWrite && t('actions')} />
-              <tbody>
-                {items.map((r) => (
-                  <Tr key={r.id}>
-                    <NameCell name={r.name} keyName={r.key} builtIn={r.is_system} />
-                    <Td>
-                      <span className="flex flex-wrap gap-1">
-                        {r.permissions.length === 0 ? '—' : r.permissions.map((p) => <Badge key={p} tone="indigo">{p}</Badge>)}
-                      </span>
-                    </Td>
-                    {canWrite && (
-                      <Td className="whitespace-nowrap text-right">
-                        <Button variant="ghost" size="sm" onClick={() => setEditing(r)} aria-label={t('editRole', { role: r.key })}>
-                          {t('edit')}
-                        </Button>
-                        {!r.is_system && (
-                          <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })} aria-label={t('deleteRole', { role: r.key })}>
-                            {t('delete')}
-                          </Button>
-                        )}
-                      </Td>
-                    )}
-                  </Tr>
-                ))}
-              </tbody>
-            </Table>
+        <CardTable
+          data={roles.data?.data}
+          error={roles.error}
+          onRetry={roles.reload}
+          columns={3}
+          rows={2}
+          caption={t('rolesTitle')}
+          headings={[t('role'), t('permissions')]}
+          actions={canWrite && t('actions')}
+          row={(r) => (
+            <Tr key={r.id}>
+              <NameCell name={r.name} keyName={r.key} builtIn={r.is_system} />
+              <Td>
+                <span className="flex flex-wrap gap-1">
+                  {r.permissions.length === 0 ? '—' : r.permissions.map((p) => <Badge key={p} tone="indigo">{p}</Badge>)}
+                </span>
+              </Td>
+              {canWrite && (
+                <Td className="whitespace-nowrap text-right">
+                  <Button variant="ghost" size="sm" onClick={() => setEditing(r)} aria-label={t('editRole', { role: r.key })}>
+                    {t('edit')}
+                  </Button>
+                  {!r.is_system && (
+                    <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })} aria-label={t('deleteRole', { role: r.key })}>
+                      {t('delete')}
+                    </Button>
+                  )}
+                </Td>
+              )}
+            </Tr>
           )}
-        </CardList>
+        />
       </Card>
 
       <Card>
@@ -71,30 +72,29 @@ export function RolesEditor() {
           description={t('permissionsDescription')}
           actions={canWrite && <Button variant="secondary" onClick={() => setCreatingPermission(true)}>{t('createPermission')}</Button>}
         />
-        <CardList data={permissions.data?.data} error={permissions.error} onRetry={permissions.reload} columns={2} rows={3} emptyTitle={t('noPermissions')} emptyDescription="">
-          {(items) => (
-            <Table caption={t('permissionsTitle')}>
-              <Thead columns={[t('permission'), t('permissionDescription')]} actions={canWrite && t('actions')} />
-              <tbody>
-                {items.map((p) => (
-                  <Tr key={p.id}>
-                    <NameCell name={p.name} keyName={p.key} builtIn={p.type === 'system'} />
-                    <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
-                    {canWrite && (
-                      <Td className="text-right">
-                        {p.type === 'user' && (
-                          <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
-                            {t('delete')}
-                          </Button>
-                        )}
-                      </Td>
-                    )}
-                  </Tr>
-                ))}
-              </tbody>
-            </Table>
+        <CardTable
+          data={permissions.data?.data}
+          error={permissions.error}
+          onRetry={permissions.reload}
+          columns={2}
+          rows={3}
+          emptyTitle={t('noPermissions')}
+          emptyDescription=""
+          caption={t('permissionsTitle')}
+          headings={[t('permission'), t('permissionDescription')]}
+          actions={canWrite && t('actions')}
+          row={(p) => (
+            <Tr key={p.id}>
+              <NameCell name={p.name} keyName={p.key} builtIn={p.type === 'system'} />
+              <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
+              {canWrite && (
+                <ActionCell show={p.type === 'user'} onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
+                  {t('delete')}
+                </ActionCell>
+              )}
+            </Tr>
           )}
-        </CardList>
+        />
       </Card>
 
       <RoleDialog
@@ -138,6 +138,29 @@ function NameCell({ name, keyName, builtIn }: { name: string; keyName: string; b
   );
 }
 
+type Described = { key: string; name: string; description: string };
+/** A new role or permission: its key starts with the org: prefix. */
+const BLANK: Described = { key: 'org:', name: '', description: '' };
+
+/** The key, name and description fields of a role or a permission (`keyHint`, `keyProps`: what differs between the two). */
+function KeyNameDescription({ form, values, onChange, keyHint, keyProps }: { form: ReturnType<typeof useFormError>; values: Described; onChange: (values: Described) => void; keyHint: string; keyProps: InputHTMLAttributes<HTMLInputElement> }) {
+  const t = useTranslations('organizations.roles');
+  const set = (field: keyof Described) => (e: { target: { value: string } }) => onChange({ ...values, [field]: e.target.value });
+  return (
+    <>
+      <Field label={t('key')} hint={keyHint} error={form.fieldError('key')}>
+        {(p) => <Input {...p} value={values.key} onChange={set('key')} spellCheck={false} {...keyProps} />}
+      </Field>
+      <Field label={t('name')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} value={values.name} onChange={set('name')} />}
+      </Field>
+      <Field label={t('permissionDescription')} error={form.fieldError('description')}>
+        {(p) => <Input {...p} value={values.description} onChange={set('description')} />}
+      </Field>
+    </>
+  );
+}
+
 function RoleDialog({
   role,
   permissions,
@@ -152,11 +175,8 @@ function RoleDialog({
   onSaved: () => void;
 }) {
   const t = useTranslations('organizations.roles');
-  const tCommon = useTranslations('common');
   const form = useFormError(['key', 'name', 'description', 'permissions']);
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
+  const [values, setValues] = useState(BLANK);
   const [granted, setGranted] = useState<string[]>([]);
   const isNew = role === 'new';
 
@@ -164,9 +184,7 @@ function RoleDialog({
   useEffect(() => {
     if (role === null) return;
     form.clear();
-    setKey(role === 'new' ? 'org:' : role.key);
-    setName(role === 'new' ? '' : role.name);
-    setDescription(role === 'new' ? '' : role.description);
+    setValues(role === 'new' ? BLANK : { key: role.key, name: role.name, description: role.description });
     setGranted(role === 'new' ? [] : role.permissions);
   }, [role]);
 
@@ -174,6 +192,7 @@ function RoleDialog({
     e.preventDefault();
     if (role === null) return;
     void form.run(async () => {
+      const { key, name, description } = values;
       if (role === 'new') await mutate('POST', path, { key: key.trim(), name, description, permissions: granted });
       else await mutate('PATCH', `${path}/${encodeURIComponent(role.id)}`, { name, description, permissions: granted });
       onSaved();
@@ -182,85 +201,40 @@ function RoleDialog({
   }
 
   return (
-    <Dialog open={role !== null} onClose={onClose} title={isNew ? t('createRoleTitle') : t('editRoleTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('key')} hint={t('roleKeyHint')} error={form.fieldError('key')}>
-          {(p) => <Input {...p} value={key} readOnly={!isNew} onChange={(e) => setKey(e.target.value)} spellCheck={false} />}
-        </Field>
-        <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label={t('permissionDescription')} error={form.fieldError('description')}>
-          {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('permissions')}</legend>
-          {permissions.map((p) => (
-            <Checkbox
-              key={p.id}
-              label={`${p.name} (${p.key})`}
-              checked={granted.includes(p.key)}
-              onChange={(e) => setGranted((g) => (e.target.checked ? [...g, p.key] : g.filter((k) => k !== p.key)))}
-            />
-          ))}
-          {form.fieldError('permissions') && <p className="text-xs font-medium text-red-600">{form.fieldError('permissions')}</p>}
-        </fieldset>
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('save')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={role !== null} onClose={onClose} title={isNew ? t('createRoleTitle') : t('editRoleTitle')} onSubmit={submit} error={form.formError} submitLabel={t('save')} busy={form.busy}>
+      <KeyNameDescription form={form} values={values} onChange={setValues} keyHint={t('roleKeyHint')} keyProps={{ readOnly: !isNew }} />
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('permissions')}</legend>
+        {permissions.map((p) => (
+          <Checkbox
+            key={p.id}
+            label={`${p.name} (${p.key})`}
+            checked={granted.includes(p.key)}
+            onChange={(e) => setGranted((g) => (e.target.checked ? [...g, p.key] : g.filter((k) => k !== p.key)))}
+          />
+        ))}
+        {form.fieldError('permissions') && <p className="text-xs font-medium text-red-600">{form.fieldError('permissions')}</p>}
+      </fieldset>
+    </FormDialog>
   );
 }
 
 function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; path: string; onClose: () => void; onSaved: () => void }) {
   const t = useTranslations('organizations.roles');
-  const tCommon = useTranslations('common');
   const form = useFormError(['key', 'name', 'description']);
-  const [key, setKey] = useState('org:');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
+  const [values, setValues] = useState(BLANK);
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate('POST', path, { key: key.trim(), name, ...(description ? { description } : {}) });
-      setKey('org:');
-      setName('');
-      setDescription('');
-      onSaved();
-      onClose();
-    });
-  }
+  const submit = form.handleSubmit(async () => {
+    const { key, name, description } = values;
+    await mutate('POST', path, { key: key.trim(), name, ...(description ? { description } : {}) });
+    setValues(BLANK);
+    onSaved();
+    onClose();
+  });
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('createPermissionTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('key')} hint={t('permissionKeyHint')} error={form.fieldError('key')}>
-          {(p) => <Input {...p} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} autoFocus />}
-        </Field>
-        <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label={t('permissionDescription')} error={form.fieldError('description')}>
-          {(p) => <Input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
-        </Field>
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('createPermission')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open={open} onClose={onClose} title={t('createPermissionTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createPermission')} busy={form.busy}>
+      <KeyNameDescription form={form} values={values} onChange={setValues} keyHint={t('permissionKeyHint')} keyProps={{ autoFocus: true }} />
+    </FormDialog>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Alert, Button, Field, Input } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { api, pages } from '@/lib/console/paths';
@@ -24,15 +24,12 @@ export function SetupForm({ token }: { token: string | null }) {
 
   const invalidToken = !token || errorReason(form.error) === 'setup_token_invalid';
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ''));
-      const { body: me } = await requestJson<Me>(api.setup, { method: 'POST', json: { token, ...body } });
-      const first = me.accounts[0];
-      router.replace(first ? pages.account(first.id) : pages.home);
-    }, { stayBusy: true });
-  }
+  const submit = form.handleSubmit(async () => {
+    const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ''));
+    const { body: me } = await requestJson<Me>(api.setup, { method: 'POST', json: { token, ...body } });
+    const first = me.accounts[0];
+    router.replace(first ? pages.account(first.id) : pages.home);
+  }, { stayBusy: true });
 
   return (
     <CenteredCard title={t('title')} description={t('description')}>

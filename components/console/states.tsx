@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
 import type { ReactNode } from 'react';
-import { Alert, AsyncContent, Card, EmptyState, ErrorAlert, Skeleton } from '@/components/ui';
+import { Alert, AsyncContent, Card, EmptyState, ErrorAlert, Skeleton, Table, Thead } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { pages } from '@/lib/console/paths';
 import { useErrorMessage } from '@/lib/use-error-message';
@@ -58,22 +58,7 @@ export function TableSkeleton({ columns, rows = 3 }: { columns: number; rows?: n
   );
 }
 
-/**
- * A card's list loaded from the dashboard API: the error with a retry, a table skeleton of
- * `columns` × `rows` while loading, the empty state (when `emptyTitle` is given, with
- * `emptyAction` under it) for an empty list, else `children(data)`.
- */
-export function CardList<T>({
-  data,
-  error,
-  onRetry,
-  columns,
-  rows,
-  emptyTitle,
-  emptyDescription,
-  emptyAction,
-  children,
-}: {
+type CardListProps<T> = {
   data: T | undefined;
   error: unknown;
   onRetry: () => void;
@@ -82,8 +67,14 @@ export function CardList<T>({
   emptyTitle?: ReactNode;
   emptyDescription?: ReactNode;
   emptyAction?: ReactNode;
-  children: (data: T) => ReactNode;
-}) {
+};
+
+/**
+ * A card's list loaded from the dashboard API: the error with a retry, a table skeleton of
+ * `columns` × `rows` while loading, the empty state (when `emptyTitle` is given, with
+ * `emptyAction` under it) for an empty list, else `children(data)`.
+ */
+export function CardList<T>({ data, error, onRetry, columns, rows, emptyTitle, emptyDescription, emptyAction, children }: CardListProps<T> & { children: (data: T) => ReactNode }) {
   return (
     <AsyncContent
       data={data}
@@ -93,5 +84,22 @@ export function CardList<T>({
     >
       {children}
     </AsyncContent>
+  );
+}
+
+/**
+ * A CardList of rows shown as a table: captioned `caption`, headed `headings` (then the row
+ * buttons' column, when `actions` names it), one `row(item)` each; `busy` while a new page loads.
+ */
+export function CardTable<T>({ caption, headings, actions, busy, row, ...list }: CardListProps<T[]> & { caption: string; headings: ReactNode[]; actions?: string | false; busy?: boolean; row: (item: T) => ReactNode }) {
+  return (
+    <CardList {...list}>
+      {(items) => (
+        <Table caption={caption}>
+          <Thead columns={headings} actions={actions} />
+          <tbody aria-busy={busy || undefined}>{items.map(row)}</tbody>
+        </Table>
+      )}
+    </CardList>
   );
 }

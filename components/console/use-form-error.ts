@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ApiError } from '@/lib/api-client';
 import { useErrorMessage } from '@/lib/use-error-message';
 
@@ -15,26 +15,32 @@ export function useFormError(fields: readonly string[]) {
   const param = error instanceof ApiError ? error.param : undefined;
   const fieldOf = (p: string | undefined) => (p ? fields.find((f) => p === f || p.startsWith(`${f}.`)) : undefined);
   const field = fieldOf(param);
+  /**
+   * Submits: the previous error cleared and `busy` meanwhile; a failure shown where it
+   * belongs. `stayBusy`: on success the page navigates away, the button keeps loading.
+   */
+  async function run(action: () => Promise<void>, { stayBusy = false }: { stayBusy?: boolean } = {}) {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      if (!stayBusy) setBusy(false);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  }
   return {
     error,
     setError,
     clear: () => setError(undefined),
     /** True while `run` waits for the request. */
     busy,
-    /**
-     * Submits: the previous error cleared and `busy` meanwhile; a failure shown where it
-     * belongs. `stayBusy`: on success the page navigates away, the button keeps loading.
-     */
-    run: async (action: () => Promise<void>, { stayBusy = false }: { stayBusy?: boolean } = {}) => {
-      setBusy(true);
-      setError(undefined);
-      try {
-        await action();
-        if (!stayBusy) setBusy(false);
-      } catch (err) {
-        setError(err);
-        setBusy(false);
-      }
+    run,
+    /** A form's onSubmit: the browser's own submit prevented, then `run(action)`. */
+    handleSubmit: (action: () => Promise<void>, options?: { stayBusy?: boolean }) => (e: FormEvent) => {
+      e.preventDefault();
+      void run(action, options);
     },
     /** The message under a field, when the error is about it. */
     fieldError: (name: string) => (error !== undefined && field === name ? errorMessage(error) : undefined),

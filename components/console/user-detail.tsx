@@ -4,17 +4,17 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, Field, SecretValue, ShownOnce, Skeleton, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, FactList, Field, SecretValue, ShownOnce, Skeleton, Td, Textarea, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import { deviceParts } from '@/lib/session-activity';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { CardList, ErrorState } from './states';
+import { CardTable, ErrorState } from './states';
+import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 
 /** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
@@ -62,40 +62,16 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   const t = useTranslations('console.user');
   const tUsers = useTranslations('console.users');
   const tConfirm = useTranslations('console.confirm');
-  const errorMessage = useErrorMessage();
   const router = useRouter();
   const { account, canWrite } = useConsole();
   const instance = useInstance();
   const name = displayName(user);
   const email = primaryEmail(user);
   const [confirm, setConfirm] = useState<'ban' | 'delete' | null>(null);
-  const [busy, setBusy] = useState<'unban' | 'impersonate' | null>(null);
-  const [error, setError] = useState<unknown>();
+  const { busy, act, alert } = useActions<'unban' | 'impersonate'>();
   const [ticket, setTicket] = useState<ActorToken | null>(null);
-
-  async function unban() {
-    setBusy('unban');
-    setError(undefined);
-    try {
-      onChange(await mutate<User>('POST', `${base}/unban`));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(null);
-    }
-  }
-
-  async function impersonate() {
-    setBusy('impersonate');
-    setError(undefined);
-    try {
-      setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {}));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(null);
-    }
-  }
+  const unban = () => act('unban', async () => onChange(await mutate<User>('POST', `${base}/unban`)));
+  const impersonate = () => act('impersonate', async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {})));
 
   const deleteConfirmText = email ?? user.id;
   const ticketLink = (ticket: ActorToken) => `${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`;
@@ -138,7 +114,7 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
           </div>
         )}
       </header>
-      {error !== undefined && <Alert tone="error">{errorMessage(error)}</Alert>}
+      {alert}
 
       <ConfirmDialog
         open={confirm === 'ban'}
@@ -266,14 +242,7 @@ function Facts({ user }: { user: User }) {
     <Card>
       <CardHeader title={t('profileTitle')} />
       <CardBody>
-        <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2.5 text-sm">
-          {rows.map(([label, value]) => (
-            <div key={label} className="contents">
-              <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
-              <dd className="min-w-0 break-all">{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <FactList facts={rows} className="grid-cols-[auto_1fr] gap-x-6 gap-y-2.5" />
       </CardBody>
     </Card>
   );
@@ -303,7 +272,7 @@ function Sessions({ base }: { base: string }) {
           )
         }
       />
-      <CardList
+      <CardTable
         data={sessions.data?.data}
         error={sessions.error}
         onRetry={sessions.reload}
@@ -311,47 +280,38 @@ function Sessions({ base }: { base: string }) {
         rows={2}
         emptyTitle={t('noSessionsTitle')}
         emptyDescription={t('noSessionsDescription')}
-      >
-        {(list) => (
-          <Table caption={t('sessionsTitle')}>
-            <Thead columns={[t('session'), t('device'), t('status'), t('created'), t('lastActive'), t('expires')]} actions={canWrite && t('actions')} />
-            <tbody>
-              {list.map((s) => (
-                <Tr key={s.id}>
-                  <Td>
-                    <span className="font-mono text-xs">{s.id}</span>
-                    {s.impersonated_by && (
-                      <span className="mt-1 block">
-                        <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
-                      </span>
-                    )}
-                  </Td>
-                  <Td>
-                    <SessionDevice session={s} />
-                  </Td>
-                  <Td>
-                    <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
-                      {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
-                    </Badge>
-                  </Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
-                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
-                  {canWrite && (
-                    <Td className="text-right">
-                      {LIVE_STATUSES.has(s.status) && (
-                        <Button variant="ghost" size="sm" onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
-                          {t('revoke')}
-                        </Button>
-                      )}
-                    </Td>
-                  )}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
+        caption={t('sessionsTitle')}
+        headings={[t('session'), t('device'), t('status'), t('created'), t('lastActive'), t('expires')]}
+        actions={canWrite && t('actions')}
+        row={(s) => (
+          <Tr key={s.id}>
+            <Td>
+              <span className="font-mono text-xs">{s.id}</span>
+              {s.impersonated_by && (
+                <span className="mt-1 block">
+                  <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
+                </span>
+              )}
+            </Td>
+            <Td>
+              <SessionDevice session={s} />
+            </Td>
+            <Td>
+              <Badge tone={s.status === 'active' ? 'green' : s.status === 'pending' ? 'amber' : 'neutral'}>
+                {t.has(`sessionStatus.${s.status}`) ? t(`sessionStatus.${s.status}`) : s.status}
+              </Badge>
+            </Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.created_at)}</Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(s.last_active_at)}</Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(s.expire_at)}</Td>
+            {canWrite && (
+              <ActionCell show={LIVE_STATUSES.has(s.status)} onClick={() => setConfirm(s)} aria-label={t('revokeSession', { id: s.id })}>
+                {t('revoke')}
+              </ActionCell>
+            )}
+          </Tr>
         )}
-      </CardList>
+      />
       <ConfirmDialog
         open={confirm !== null}
         onClose={() => setConfirm(null)}

@@ -50,15 +50,11 @@ export function UsersList() {
                           <Skeleton className="h-4 w-32" />
                         </span>
                       </Td>
-                      <Td>
-                        <Skeleton className="h-4 w-40" />
-                      </Td>
-                      <Td>
-                        <Skeleton className="h-4 w-24" />
-                      </Td>
-                      <Td>
-                        <Skeleton className="h-4 w-24" />
-                      </Td>
+                      {['w-40', 'w-24', 'w-24'].map((width, c) => (
+                        <Td key={c}>
+                          <Skeleton className={`h-4 ${width}`} />
+                        </Td>
+                      ))}
                     </tr>
                   ))
                 : users.data.data.map((user) => {

@@ -2,16 +2,16 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, EmptyState, Field, Input, Select, cn, focusRing } from '@/components/ui';
+import { Badge, Button, EmptyState, Field, Input, Select, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { query } from '@/lib/console/paths';
 import type { CursorPage } from '@/lib/console/types';
 import type { WebhookMessage } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { Pager, useCursorPages } from './pager';
 import { InlineError, TableSkeleton } from './states';
+import { useActions } from './use-actions';
 
 type StatusFilter = '' | WebhookMessage['status'];
 
@@ -21,32 +21,23 @@ const STATUS_TONE = { pending: 'amber', succeeded: 'green', failed: 'red' } as c
 export function WebhookDeliveries({ path, disabled, version }: { path: string; disabled: boolean; version: number }) {
   const t = useTranslations('webhooks.deliveries');
   const { canWrite } = useConsole();
-  const errorMessage = useErrorMessage();
   const [status, setStatus] = useState<StatusFilter>('');
   const cursor = useCursorPages([status]);
   const log = useDashboard<CursorPage<WebhookMessage>>(`${path}/deliveries${query({ limit: 20, status, starting_after: cursor.current })}`);
   const [openId, setOpenId] = useState<string | null>(null);
-  const [notice, setNotice] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
-  const [retrying, setRetrying] = useState<string | null>(null);
+  const { busy: retrying, act, alert } = useActions();
   const reload = log.reload;
 
   useEffect(() => {
     if (version > 0) reload();
   }, [version, reload]);
 
-  async function retry(message: WebhookMessage) {
-    setRetrying(message.id);
-    setNotice(null);
-    try {
+  const retry = (message: WebhookMessage) =>
+    act(message.id, async () => {
       await mutate('POST', `${path}/deliveries/${message.id}/retry`);
-      setNotice({ tone: 'success', text: t('retried') });
       reload();
-    } catch (err) {
-      setNotice({ tone: 'error', text: errorMessage(err) });
-    } finally {
-      setRetrying(null);
-    }
-  }
+      return t('retried');
+    });
 
   const messages = log.data?.data;
   return (
@@ -58,13 +49,8 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
         <div className="flex items-end gap-2">
           <Field label={t('status')}>
             {(p) => (
-              <Select {...p} value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
+              <Select {...p} value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)} options={['pending', 'succeeded', 'failed'] as const} optionLabel={(s) => t(`statuses.${s}`)}>
                 <option value="">{t('allStatuses')}</option>
-                {(['pending', 'succeeded', 'failed'] as const).map((s) => (
-                  <option key={s} value={s}>
-                    {t(`statuses.${s}`)}
-                  </option>
-                ))}
               </Select>
             )}
           </Field>
@@ -73,7 +59,7 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
           </Button>
         </div>
       </div>
-      {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
+      {alert}
       <div className="overflow-hidden rounded-md ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
         {log.error ? (
           <InlineError error={log.error} onRetry={reload} />
@@ -174,25 +160,17 @@ const localInput = (ms: number) => {
 
 function RecoverForm({ path, onRecovered }: { path: string; onRecovered: () => void }) {
   const t = useTranslations('webhooks.deliveries');
-  const errorMessage = useErrorMessage();
   const [since, setSince] = useState(() => localInput(Date.now() - 24 * 3_600_000));
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  const { busy, act, alert } = useActions();
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    setNotice(null);
-    try {
+    void act('recover', async () => {
       const ms = new Date(since).getTime();
       const res = await mutate<{ requeued: number }>('POST', `${path}/recover`, { since: Number.isFinite(ms) ? ms : 0 });
-      setNotice({ tone: 'success', text: t('recovered', { count: res.requeued }) });
       onRecovered();
-    } catch (err) {
-      setNotice({ tone: 'error', text: errorMessage(err) });
-    } finally {
-      setBusy(false);
-    }
+      return t('recovered', { count: res.requeued });
+    });
   }
 
   return (
@@ -201,11 +179,11 @@ function RecoverForm({ path, onRecovered }: { path: string; onRecovered: () => v
         <Field label={t('recoverSince')} hint={t('recoverHint')}>
           {(p) => <Input {...p} type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} required />}
         </Field>
-        <Button type="submit" variant="secondary" loading={busy}>
+        <Button type="submit" variant="secondary" loading={busy === 'recover'}>
           {t('recover')}
         </Button>
       </div>
-      {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
+      {alert}
     </form>
   );
 }

@@ -2,18 +2,19 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, SecretValue, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Td, Tr, cn, focusRing } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
 import type { CursorPage } from '@/lib/console/types';
 import { EVENT_TYPES, type CreatedWebhookEndpoint, type WebhookEndpoint, type WebhookSecret } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
+import { AllOrSome, toggled } from './all-or-some';
 import { Pager, useCursorPages } from './pager';
-import { CardList } from './states';
+import { CardTable } from './states';
+import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 import { WebhookDeliveries } from './webhook-deliveries';
 
@@ -48,7 +49,7 @@ export function Webhooks() {
         actions={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>}
       />
       <Card className="overflow-hidden">
-        <CardList
+        <CardTable
           data={endpoints}
           error={list.error}
           onRetry={list.reload}
@@ -57,36 +58,30 @@ export function Webhooks() {
           emptyTitle={t('emptyTitle')}
           emptyDescription={t('emptyDescription')}
           emptyAction={canWrite && <Button onClick={() => setCreating(true)}>{t('add')}</Button>}
-        >
-          {(items) => (
-            <Table caption={t('title')}>
-              <Thead columns={[t('url'), t('eventTypes'), t('status')]} />
-              <tbody>
-                {items.map((e) => (
-                  <Tr key={e.id}>
-                    <Td className="max-w-md">
-                      <button
-                        type="button"
-                        aria-current={selected?.id === e.id || undefined}
-                        onClick={() => setSelectedId(e.id)}
-                        className={cn('flex flex-col items-start gap-0.5 rounded text-left', focusRing)}
-                      >
-                        <span className={cn('break-all font-mono text-xs', selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300')}>{e.url}</span>
-                        {e.description && <span className="text-xs text-zinc-600 dark:text-zinc-400">{e.description}</span>}
-                      </button>
-                    </Td>
-                    <Td>
-                      <EventTypeBadges types={e.event_types} />
-                    </Td>
-                    <Td>
-                      <EndpointStatus endpoint={e} />
-                    </Td>
-                  </Tr>
-                ))}
-              </tbody>
-            </Table>
+          caption={t('title')}
+          headings={[t('url'), t('eventTypes'), t('status')]}
+          row={(e) => (
+            <Tr key={e.id}>
+              <Td className="max-w-md">
+                <button
+                  type="button"
+                  aria-current={selected?.id === e.id || undefined}
+                  onClick={() => setSelectedId(e.id)}
+                  className={cn('flex flex-col items-start gap-0.5 rounded text-left', focusRing)}
+                >
+                  <span className={cn('break-all font-mono text-xs', selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300')}>{e.url}</span>
+                  {e.description && <span className="text-xs text-zinc-600 dark:text-zinc-400">{e.description}</span>}
+                </button>
+              </Td>
+              <Td>
+                <EventTypeBadges types={e.event_types} />
+              </Td>
+              <Td>
+                <EndpointStatus endpoint={e} />
+              </Td>
+            </Tr>
           )}
-        </CardList>
+        />
         <Pager state={cursor} page={list.data} loading={list.loading} />
       </Card>
       {selected && (
@@ -146,28 +141,14 @@ function EndpointStatus({ endpoint }: { endpoint: WebhookEndpoint }) {
 function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookEndpoint; onChanged: () => void; onDeleted: () => void }) {
   const t = useTranslations('webhooks');
   const dates = useDates();
-  const errorMessage = useErrorMessage();
   const { canWrite } = useConsole();
   const path = `${useEndpointsPath()}/${endpoint.id}`;
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [rotating, setRotating] = useState(false);
   const [shown, setShown] = useState<{ title: string; secret: string; warning?: string } | null>(null);
-  const [notice, setNotice] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, act, alert } = useActions<'test' | 'toggle' | 'reveal'>();
   const [deliveriesVersion, setDeliveriesVersion] = useState(0);
-
-  async function act(name: string, run: () => Promise<void>) {
-    setBusy(name);
-    setNotice(null);
-    try {
-      await run();
-    } catch (err) {
-      setNotice({ tone: 'error', text: errorMessage(err) });
-    } finally {
-      setBusy(null);
-    }
-  }
 
   return (
     <Card>
@@ -185,8 +166,8 @@ function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookE
                 onClick={() =>
                   act('test', async () => {
                     await mutate('POST', `${path}/test`);
-                    setNotice({ tone: 'success', text: t('testSent') });
                     setDeliveriesVersion((v) => v + 1);
+                    return t('testSent');
                   })
                 }
               >
@@ -216,7 +197,7 @@ function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookE
         }
       />
       <CardBody className="flex flex-col gap-6">
-        {notice && <Alert tone={notice.tone === 'error' ? 'error' : 'success'}>{notice.text}</Alert>}
+        {alert}
         {endpoint.disabled && endpoint.disabled_reason && <Alert tone="warning">{t(`disabledExplanation.${endpoint.disabled_reason}`)}</Alert>}
         <section className="flex flex-col gap-2">
           <h3 className="text-sm font-semibold">{t('subscribedTo')}</h3>
@@ -317,7 +298,6 @@ function EndpointDialog({
   onSaved: (e: WebhookEndpoint) => void;
 }) {
   const t = useTranslations('webhooks');
-  const tCommon = useTranslations('common');
   const path = useEndpointsPath();
   const form = useFormError(['url', 'description', 'event_types']);
   const [url, setUrl] = useState('');
@@ -325,7 +305,6 @@ function EndpointDialog({
   const [all, setAll] = useState(true);
   const [types, setTypes] = useState<Set<string>>(new Set());
   const [typesError, setTypesError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     if (!open) return;
@@ -338,15 +317,6 @@ function EndpointDialog({
     // Reset only when the dialog opens (form.clear is a new function each render).
   }, [open, endpoint]);
 
-  function toggle(type: string, on: boolean) {
-    setTypes((current) => {
-      const next = new Set(current);
-      if (on) next.add(type);
-      else next.delete(type);
-      return next;
-    });
-  }
-
   async function submit(e: FormEvent) {
     e.preventDefault();
     form.clear();
@@ -355,59 +325,33 @@ function EndpointDialog({
       setTypesError(t('eventTypesRequired'));
       return;
     }
-    setBusy(true);
-    try {
-      const body = { url: url.trim(), description: description.trim(), event_types: all ? ['*'] : [...types].sort() };
-      onSaved(endpoint ? await mutate<WebhookEndpoint>('PATCH', `${path}/${endpoint.id}`, body) : await mutate<WebhookEndpoint>('POST', path, body));
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const body = { url: url.trim(), description: description.trim(), event_types: all ? ['*'] : [...types].sort() };
+    void form.run(async () => onSaved(endpoint ? await mutate<WebhookEndpoint>('PATCH', `${path}/${endpoint.id}`, body) : await mutate<WebhookEndpoint>('POST', path, body)));
   }
 
   return (
-    <Dialog open={open} onClose={onClose} title={endpoint ? t('editTitle') : t('addTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('url')} hint={t('urlHint')} error={form.fieldError('url')}>
-          {(p) => <Input {...p} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus required />}
-        </Field>
-        <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
-          {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium">{t('eventTypes')}</legend>
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" name="event-mode" checked={all} onChange={() => setAll(true)} className="accent-indigo-600" />
-            {t('allEventsOption')}
-          </label>
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" name="event-mode" checked={!all} onChange={() => setAll(false)} className="accent-indigo-600" />
-            {t('someEventsOption')}
-          </label>
-          {!all && (
-            <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
-              {SUBSCRIBABLE.map((type) => (
-                <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => toggle(type, e.target.checked)} className="shrink-0" />
-              ))}
-            </div>
-          )}
-          {(typesError ?? form.fieldError('event_types')) && (
-            <p role="alert" className="text-sm text-red-600 dark:text-red-400">
-              {typesError ?? form.fieldError('event_types')}
-            </p>
-          )}
-        </fieldset>
-        <div className="flex flex-wrap justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {endpoint ? t('save') : t('add')}
-          </Button>
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title={endpoint ? t('editTitle') : t('addTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={endpoint ? t('save') : t('add')}
+      busy={form.busy}
+    >
+      <Field label={t('url')} hint={t('urlHint')} error={form.fieldError('url')}>
+        {(p) => <Input {...p} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus required />}
+      </Field>
+      <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
+        {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
+      </Field>
+      <AllOrSome legend={t('eventTypes')} name="event-mode" all={all} onAll={setAll} allLabel={t('allEventsOption')} someLabel={t('someEventsOption')} error={typesError ?? form.fieldError('event_types')}>
+        <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
+          {SUBSCRIBABLE.map((type) => (
+            <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => setTypes((current) => toggled(current, type, e.target.checked))} className="shrink-0" />
+          ))}
         </div>
-      </form>
-    </Dialog>
+      </AllOrSome>
+    </FormDialog>
   );
 }

@@ -8,6 +8,7 @@ export { CancelSubmit, ConfirmDialog, FormActions, FormDialog } from './confirm-
 export { CopyButton, CopyField } from './copy-button';
 export { Dialog } from './dialog';
 export { EmptyState } from './empty-state';
+export { FactList } from './fact-list';
 export { Field, type ControlProps } from './field';
 export { Checkbox, Input, Select, Textarea } from './input';
 export { LanguageSelect, rememberLocale } from './language-select';

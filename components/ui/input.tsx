@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes, SelectHTMLAttributes, TextareaHTMLAttributes } from 'react';
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from 'react';
 import { cn, focusRing } from './cn';
 
 const control =
@@ -12,10 +12,22 @@ export function Textarea({ className, ...rest }: TextareaHTMLAttributes<HTMLText
   return <textarea className={cn(control, 'py-2 font-mono', focusRing, className)} {...rest} />;
 }
 
-export function Select({ className, children, ...rest }: SelectHTMLAttributes<HTMLSelectElement>) {
+/** A select: its `children`, then one option per entry of `options`, shown as `optionLabel(value)` (the value itself by default). */
+export function Select<T extends string>({
+  className,
+  children,
+  options = [],
+  optionLabel = (value) => value,
+  ...rest
+}: SelectHTMLAttributes<HTMLSelectElement> & { options?: readonly T[]; optionLabel?: (value: T) => ReactNode }) {
   return (
     <select className={cn(control, 'h-10 pr-8', focusRing, className)} {...rest}>
       {children}
+      {options.map((value) => (
+        <option key={value} value={value}>
+          {optionLabel(value)}
+        </option>
+      ))}
     </select>
   );
 }

@@ -47,11 +47,7 @@ export function Thead({ columns, actions }: { columns: ReactNode[]; actions?: st
   );
 }
 
-/** A row's last cell holding its one button (Revoke, Remove…), small and aligned right. */
-export function ActionCell(props: ButtonProps) {
-  return (
-    <Td className="text-right">
-      <Button variant="ghost" size="sm" {...props} />
-    </Td>
-  );
+/** A row's last cell holding its one button (Revoke, Remove…), small and aligned right; without `show`, the cell stays empty. */
+export function ActionCell({ show = true, ...props }: ButtonProps & { show?: boolean }) {
+  return <Td className="text-right">{show && <Button variant="ghost" size="sm" {...props} />}</Td>;
 }

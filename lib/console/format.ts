@@ -2,7 +2,7 @@
 
 import { useFormatter, useTranslations } from 'next-intl';
 
-/** Dates of the dashboard API (ms since the epoch) in the reader's language. */
+/** Dates of the dashboard API and FAPI (ms since the epoch) in the reader's language. */
 export function useDates() {
   const format = useFormatter();
   const t = useTranslations('common');

@@ -1,5 +1,3 @@
-import type { SessionActivity } from '@/lib/session-activity';
-
 /** Shapes of the dashboard API's answers the console reads (server/operators/routes.ts). */
 export type Role = 'owner' | 'admin' | 'viewer';
 
@@ -89,18 +87,8 @@ export type Instance = {
 export type SecretKey = { id: string; name: string; hint: string; scopes: string[]; created_at: number; last_used_at: number | null; revoked_at: number | null };
 export type CreatedKey = { id: string; name: string; secret: string; scopes: string[]; created_at: number };
 
-export type Session = {
-  object: 'session';
-  id: string;
-  user_id: string;
-  status: string;
-  impersonated_by: string | null;
-  last_active_at: number;
-  expire_at: number;
-  abandon_at: number;
-  created_at: number;
-  latest_activity: SessionActivity | null;
-};
+/** A user's session: the same object the hosted pages read. */
+export type { Session } from '@/lib/fapi/types';
 
 export type AuditLog = {
   object: 'audit_log';

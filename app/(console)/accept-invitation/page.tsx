@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { AcceptInvitation } from '@/components/console/accept-invitation';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('acceptInvitation'), referrer: 'no-referrer' };
-}
+export const generateMetadata = titled('console.titles', 'acceptInvitation', { referrer: 'no-referrer' });
 
 export default async function AcceptInvitationPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { token } = await searchParams;

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { SetupForm } from '@/components/console/setup-form';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('setup'), referrer: 'no-referrer' };
-}
+export const generateMetadata = titled('console.titles', 'setup', { referrer: 'no-referrer' });
 
 export default async function SetupPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { token } = await searchParams;

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { SignInRedirect } from '@/components/console/sign-in-redirect';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('signIn') };
-}
+export const generateMetadata = titled('console.titles', 'signIn');
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { redirect_url: redirectUrl, locale } = await searchParams;

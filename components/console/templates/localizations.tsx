@@ -47,13 +47,13 @@ export function Localizations() {
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label={t('language')}>
               {(p) => (
-                <Select {...p} value={locale} onChange={(e) => pick({ locale: e.target.value })}>
-                  {data.catalog.supported_languages.map((l) => (
-                    <option key={l} value={l}>
-                      {localeName(l, uiLocale)} ({l}){data.catalog.built_in_locales.includes(l) ? ` · ${t('builtIn')}` : ''}
-                    </option>
-                  ))}
-                </Select>
+                <Select
+                  {...p}
+                  value={locale}
+                  onChange={(e) => pick({ locale: e.target.value })}
+                  options={data.catalog.supported_languages}
+                  optionLabel={(l) => `${localeName(l, uiLocale)} (${l})${data.catalog.built_in_locales.includes(l) ? ` · ${t('builtIn')}` : ''}`}
+                />
               )}
             </Field>
             <Field label={t('resource')}>

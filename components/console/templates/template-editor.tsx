@@ -74,13 +74,9 @@ export function TemplateEditor({ name }: { name: string }) {
                   setLocale(e.target.value);
                   setNotice(null);
                 }}
-              >
-                {locales.map((l) => (
-                  <option key={l} value={l}>
-                    {localeName(l, uiLocale)} ({l})
-                  </option>
-                ))}
-              </Select>
+                options={locales}
+                optionLabel={(l) => `${localeName(l, uiLocale)} (${l})`}
+              />
             )}
           </Field>
         </div>

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { AccountPage } from '@/components/console/account-page';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('account') };
-}
+export const generateMetadata = titled('console.titles', 'account');
 
 export default function Page() {
   return <AccountPage />;

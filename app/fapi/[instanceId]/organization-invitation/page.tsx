@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { hostedTitled } from '@/lib/page-metadata';
 import { OrganizationInvitationPage } from '@/components/auth/organization-invitation';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('hosted.titles');
-  return { title: t('organizationInvitation'), robots: { index: false } };
-}
+export const generateMetadata = hostedTitled('organizationInvitation');
 
 export default function Page() {
   return <OrganizationInvitationPage />;

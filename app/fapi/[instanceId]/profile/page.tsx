@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { hostedTitled } from '@/lib/page-metadata';
 import { ProfilePage } from '@/components/auth/profile';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('hosted.titles');
-  return { title: t('profile'), robots: { index: false } };
-}
+export const generateMetadata = hostedTitled('profile');
 
 export default function Page() {
   return <ProfilePage />;

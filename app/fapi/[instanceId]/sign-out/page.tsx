@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { hostedTitled } from '@/lib/page-metadata';
 import { SignOutPage } from '@/components/auth/sign-out';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('hosted.titles');
-  return { title: t('signOut'), robots: { index: false } };
-}
+export const generateMetadata = hostedTitled('signOut');
 
 export default function Page() {
   return <SignOutPage />;

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { hostedTitled } from '@/lib/page-metadata';
 import { SignUpPage } from '@/components/auth/sign-up';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('hosted.titles');
-  return { title: t('signUp'), robots: { index: false } };
-}
+export const generateMetadata = hostedTitled('signUp');
 
 export default function Page() {
   return <SignUpPage />;

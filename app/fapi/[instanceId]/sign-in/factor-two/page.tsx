@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { hostedTitled } from '@/lib/page-metadata';
 import { FactorTwoPage } from '@/components/auth/sign-in-steps';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('hosted.titles');
-  return { title: t('factorTwo'), robots: { index: false } };
-}
+export const generateMetadata = hostedTitled('factorTwo');
 
 export default function Page() {
   return <FactorTwoPage />;

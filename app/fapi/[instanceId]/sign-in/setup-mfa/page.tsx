@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { hostedTitled } from '@/lib/page-metadata';
 import { SetupMfaPage } from '@/components/auth/setup-mfa';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('hosted.titles');
-  return { title: t('setupMfa'), robots: { index: false } };
-}
+export const generateMetadata = hostedTitled('setupMfa');
 
 export default function Page() {
   return <SetupMfaPage />;

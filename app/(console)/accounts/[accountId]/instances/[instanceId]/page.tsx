@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { InstanceOverview } from '@/components/console/instance-overview';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('instance') };
-}
+export const generateMetadata = titled('console.titles', 'instance');
 
 export default function Page() {
   return <InstanceOverview />;

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { AuditLog } from '@/components/console/audit-log';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('audit') };
-}
+export const generateMetadata = titled('console.titles', 'audit');
 
 export default function Page() {
   return <AuditLog />;

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { Localizations } from '@/components/console/templates/localizations';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('templates.titles');
-  return { title: t('localizations') };
-}
+export const generateMetadata = titled('templates.titles', 'localizations');
 
 export default function Page() {
   return <Localizations />;

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { OrganizationsList } from '@/components/console/organizations-list';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('organizations.titles');
-  return { title: t('organizations') };
-}
+export const generateMetadata = titled('organizations.titles', 'organizations');
 
 export default function Page() {
   return <OrganizationsList />;

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { Outbox } from '@/components/console/outbox';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('outbox') };
-}
+export const generateMetadata = titled('console.titles', 'outbox');
 
 export default function Page() {
   return <Outbox />;

@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { RolesEditor } from '@/components/console/roles-editor';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('organizations.titles');
-  return { title: t('roles') };
-}
+export const generateMetadata = titled('organizations.titles', 'roles');
 
 export default function Page() {
   return <RolesEditor />;

@@ -1,12 +1,8 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
 import { CustomDomainSettings } from '@/components/console/custom-domain';
+import { titled } from '@/lib/page-metadata';
 import { InstanceSettings } from '@/components/console/instance-settings';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('settings') };
-}
+export const generateMetadata = titled('console.titles', 'settings');
 
 export default function Page() {
   return (

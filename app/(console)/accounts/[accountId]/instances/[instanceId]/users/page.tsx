@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { UsersList } from '@/components/console/users-list';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('console.titles');
-  return { title: t('users') };
-}
+export const generateMetadata = titled('console.titles', 'users');
 
 export default function Page() {
   return <UsersList />;

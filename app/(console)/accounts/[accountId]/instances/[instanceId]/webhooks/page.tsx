@@ -1,11 +1,7 @@
-import type { Metadata } from 'next';
-import { getTranslations } from 'next-intl/server';
+import { titled } from '@/lib/page-metadata';
 import { Webhooks } from '@/components/console/webhooks';
 
-export async function generateMetadata(): Promise<Metadata> {
-  const t = await getTranslations('webhooks');
-  return { title: t('title') };
-}
+export const generateMetadata = titled('webhooks', 'title');
 
 export default function Page() {
   return <Webhooks />;
