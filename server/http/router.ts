@@ -133,7 +133,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       const body = hasBody ? validate(endpoint.body ?? EMPTY_BODY, parsed.value, 'body') : undefined;
       const query = validate(endpoint.query ?? EMPTY_QUERY, queryObject(c), 'query');
       await surface.authorize?.(auth, route, { body, query, params });
-      const request = requestInfo(c, deps.config.TRUST_PROXY);
+      const request = requestInfo(c, deps.config);
       const actor = surface.actorOf(auth, request);
       const spec = endpoint.audit;
       const handle = (d: Deps) => endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request });

@@ -167,7 +167,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
   checkPublishableKey(c, instance, guard.key === 'required');
 
   if (guard.limit) {
-    const ip = clientIp(c, deps.config.TRUST_PROXY);
+    const ip = clientIp(c, deps.config);
     // Without a peer address (a host that hides it) there is nothing to count per IP.
     if (ip) {
       await enforceLimit(deps, 'fapi', FAPI_LIMITS[guard.limit], `${instance.id}:${ip}`);
