@@ -18,10 +18,12 @@ export async function enforceLimit(
   surface: string,
   rule: LimitRule,
   subject: string,
+  /** The instance whose budget this is, for the rejection metric. */
+  instanceId?: string,
 ): Promise<LimitDecision> {
   const decision = await deps.limiter.check(rule, subject, deps.clock.now());
   if (decision.allowed) return decision;
-  deps.metrics.limiterRejections.inc({ surface, limit: rule.name });
+  deps.metrics.limiterRejections.inc({ surface, limit: rule.name, ...(instanceId ? { instance: instanceId } : {}) });
   throw new AppError('RATE_LIMITED', {
     meta: { retry_after: decision.retryAfter },
     headers: { 'retry-after': String(decision.retryAfter), ...rateLimitHeaders(decision) },
