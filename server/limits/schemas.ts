@@ -4,11 +4,12 @@ import { cursorPageSchema, pageQuery } from '../http/pagination';
 import { BUDGET_NAMES, BUDGETS, type BudgetName } from './budgets';
 import { ACL_SURFACES } from './network-acls';
 
-const budgetValue = z.number().int().nullable().meta({ description: 'Hits per window; at least 1 and at most the default. null restores the default.' });
+const budgetValue = z.number().int().nullable();
+const BOUNDS = 'Hits per window: at least 1 (422 too_small) and at most the default (422 too_big), meta.min and meta.max naming both bounds; null restores the default.';
 
 /** Budget → value; the bounds depend on the instance (BAPI's default differs on live ones), so the domain checks them. */
 export const patchPolicyBody = z.strictObject(
-  Object.fromEntries(BUDGET_NAMES.map((n) => [n, budgetValue.optional().meta({ description: BUDGETS[n].description })])) as Record<
+  Object.fromEntries(BUDGET_NAMES.map((n) => [n, budgetValue.optional().meta({ description: `${BUDGETS[n].description}. ${BOUNDS}` })])) as Record<
     BudgetName,
     z.ZodOptional<typeof budgetValue>
   >,
@@ -32,7 +33,7 @@ export const policySchema = z
   })
   .meta({ id: 'RateLimitPolicy' });
 
-const cidr = z.string().trim().min(1).max(64).meta({ description: 'An IPv4 or IPv6 address or CIDR block (203.0.113.0/24, 2001:db8::/32); stored with host bits cleared.' });
+const cidr = z.string().trim().min(1).max(64).meta({ description: 'An IPv4 or IPv6 address or CIDR block such as 203.0.113.0/24 or 2001:db8::/32 (422 invalid_cidr otherwise); stored with host bits cleared.' });
 const surfaces = z.array(z.enum(ACL_SURFACES)).min(1).max(ACL_SURFACES.length * 2);
 const description = z.string().max(512);
 
