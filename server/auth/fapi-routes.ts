@@ -164,7 +164,8 @@ function renewClientToken(auth: FapiAuth, step: { client: ClientRow | null }) {
  */
 async function spendAttemptBudget(deps: Deps, auth: FapiAuth, request: RequestInfo) {
   if (!request.ip) return;
-  await enforceLimit(deps, 'fapi', await budgetRule(deps, auth.instance, FAPI_BUDGETS.attempt), `${auth.instance.id}:${request.ip}`, auth.instance.id);
+  const rule = await budgetRule(deps, auth.instance, FAPI_BUDGETS.attempt);
+  await enforceLimit(deps, 'fapi', rule, `${auth.instance.id}:${request.ip}`, { instanceId: auth.instance.id, actor: 'anonymous', request });
 }
 
 /** A sign-in step on an attempt of this client: run it, renew the client token if it signed in, answer. */

@@ -24,6 +24,8 @@ export interface StoreDecision {
 export interface LimitRule {
   /** Names the budget in metrics and keys, e.g. `bapi_key`. */
   name: string;
+  /** The instance policy's name of the budget (`bapi_per_key`), when it is one. */
+  budget?: string;
   limit: number;
   windowMs: number;
 }

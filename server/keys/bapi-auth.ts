@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { Deps, ResolvedKey } from '../deps';
 import { AppError } from '../http/errors';
-import { bearerToken } from '../http/request-context';
+import { bearerToken, clientIp } from '../http/request-context';
 import { enforceLimit, rateLimitHeaders } from '../http/rate-limit';
 import { resolveSecretKey } from './secret-keys';
 import { budgetRule } from '../limits/policy';
@@ -47,7 +47,8 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
   if (guard.scope === ANY_KEY) return auth;
 
   const rule = await budgetRule(deps, key.instance, 'bapi_per_key');
-  const decision = await enforceLimit(deps, 'bapi', rule, key.keyId, key.instance.id);
+  const request = { ip: clientIp(c, deps.config), userAgent: c.req.header('user-agent') ?? null };
+  const decision = await enforceLimit(deps, 'bapi', rule, key.keyId, { instanceId: key.instance.id, actor: auth.actor, request });
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
 
   requireScope(key.scopes, guard.scope);

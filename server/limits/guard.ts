@@ -1,11 +1,11 @@
 import type { Deps } from '../deps';
-import { audit } from '../audit/audit';
+import { auditThrottled, THROTTLED_AUDIT_INTERVAL_MS } from '../audit/throttled';
 import type { RequestOrigin } from '../http/actor';
 import { AppError } from '../http/errors';
 import { evaluateNetworkAcl } from './network-acls';
 
 /** A denied address is audited at most once a minute per instance, rule and address on each node: a flood writes no flood of entries. */
-export const DENIAL_AUDIT_INTERVAL_MS = 60_000;
+export const DENIAL_AUDIT_INTERVAL_MS = THROTTLED_AUDIT_INTERVAL_MS;
 
 /**
  * The network ACL guard of every instance-scoped surface, run by the router before the
@@ -20,13 +20,8 @@ export async function enforceNetworkAcl(deps: Deps, surface: string, instanceId:
   throw new AppError('IP_DENIED', { message: 'Requests from this address are not allowed by this application’s network rules.', meta: { reason: verdict.reason } });
 }
 
-async function auditDenial(deps: Deps, surface: string, instanceId: string, request: RequestOrigin, rule: string | null, reason: string) {
-  const seen = deps.caches.get<true>('acl_denial_audited', DENIAL_AUDIT_INTERVAL_MS);
-  const key = `${instanceId}|${rule ?? reason}|${request.ip ?? ''}`;
-  const now = deps.clock.now();
-  if (seen.get(key, now)) return;
-  seen.set(key, true, now);
-  await audit(deps, {
+function auditDenial(deps: Deps, surface: string, instanceId: string, request: RequestOrigin, rule: string | null, reason: string) {
+  return auditThrottled(deps, `acl|${instanceId}|${rule ?? reason}|${request.ip ?? ''}`, {
     instanceId,
     actor: 'anonymous',
     action: 'network_acl.denied',
@@ -34,5 +29,5 @@ async function auditDenial(deps: Deps, surface: string, instanceId: string, requ
     ip: request.ip,
     userAgent: request.userAgent,
     details: { surface, reason },
-  }).catch((err: unknown) => deps.logger.warn({ err }, 'could not audit a network ACL denial'));
+  });
 }

@@ -87,6 +87,16 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
     // Another address has its own budget.
     expect((await createSignIn(I, '198.51.100.21')).status).toBe(200);
 
+    // Two refusals: one audit entry a minute per budget and address, and both counted by instance.
+    const exceeded = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.instanceId, I.instanceId), eq(auditLogs.action, 'rate_limit.exceeded')));
+    expect(exceeded).toHaveLength(1);
+    expect(exceeded[0]).toMatchObject({ actor: 'anonymous', ip: '198.51.100.20', details: { surface: 'fapi', budget: 'sign_in_per_ip', limit: 2, window_seconds: 10 } });
+    const metrics = await (await h.request('GET', '/metrics')).text();
+    expect(metrics).toContain(`latchkey_rate_limit_rejections_total{surface="fapi",limit="fapi_sign_in",instance="${I.instanceId}"} 2`);
+
     const [entry] = await h.runtime.deps.db
       .select()
       .from(auditLogs)

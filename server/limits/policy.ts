@@ -46,7 +46,7 @@ function effective(deps: Pick<D, 'config'>, instance: PolicyInstance, stored: St
 /** The limiter rule of one budget for this instance. */
 export async function budgetRule(deps: D, instance: PolicyInstance, name: BudgetName): Promise<LimitRule> {
   const { limit } = effective(deps, instance, await storedPolicy(deps, instance.id), name);
-  return { name: BUDGETS[name].rule, limit, windowMs: BUDGETS[name].windowMs };
+  return { name: BUDGETS[name].rule, budget: name, limit, windowMs: BUDGETS[name].windowMs };
 }
 
 function policyView(deps: Pick<D, 'config'>, instance: PolicyInstance, stored: Stored) {

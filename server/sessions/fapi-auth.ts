@@ -178,7 +178,9 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
     const ip = clientIp(c, deps.config);
     // Without a peer address (a host that hides it) there is nothing to count per IP.
     if (ip) {
-      await enforceLimit(deps, 'fapi', await budgetRule(deps, instance, FAPI_BUDGETS[guard.limit]), `${instance.id}:${ip}`, instance.id);
+      const request = { ip, userAgent: c.req.header('user-agent') ?? null };
+      const rule = await budgetRule(deps, instance, FAPI_BUDGETS[guard.limit]);
+      await enforceLimit(deps, 'fapi', rule, `${instance.id}:${ip}`, { instanceId: instance.id, actor: 'anonymous', request });
     }
   }
 
