@@ -23,8 +23,8 @@ const createSignIn = (i: typeof A, ip: string) =>
 
 /** Moves the clock to `offset` ms before the next multiple of `windowMs`: where a fixed window would reset. */
 function toBoundary(clock: TestHarness['clock'], windowMs: number, offset: number) {
-  const now = clock.now();
-  clock.advance(windowMs - (now % windowMs) - offset);
+  const to = windowMs - (clock.now() % windowMs) - offset;
+  clock.advance(to < 0 ? to + windowMs : to); // never backwards
 }
 
 describe('GET/PATCH /v1/rate_limit_policy', () => {
@@ -105,6 +105,11 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
 
     const restored = await h.call('PATCH', '/v1/rate_limit_policy', { key: I.secret, body: { sign_in_per_ip: null } });
     expect(restored.body.budgets.sign_in_per_ip.limit).toBe(5);
+    // The budgets may also be nested as GET shows them.
+    const nested = await h.call('PATCH', '/v1/rate_limit_policy', { key: I.secret, body: { budgets: { sign_up_per_ip: 4 } } });
+    expect(nested.body.budgets.sign_up_per_ip.limit).toBe(4);
+    const nestedTooBig = await h.call('PATCH', '/v1/rate_limit_policy', { key: I.secret, body: { budgets: { sign_up_per_ip: 40 } } });
+    expect(nestedTooBig.body.errors[0].meta).toMatchObject({ param: 'sign_up_per_ip', reason: 'too_big', min: 1, max: 5 });
   });
 
   it('BAPI per key: a burst across a fixed-window boundary gets the budget once', async () => {

@@ -7,13 +7,17 @@ import { ACL_SURFACES } from './network-acls';
 const budgetValue = z.number().int().nullable();
 const BOUNDS = 'Hits per window: at least 1 (422 too_small) and at most the default (422 too_big), meta.min and meta.max naming both bounds; null restores the default.';
 
-/** Budget → value; the bounds depend on the instance (BAPI's default differs on live ones), so the domain checks them. */
-export const patchPolicyBody = z.strictObject(
-  Object.fromEntries(BUDGET_NAMES.map((n) => [n, budgetValue.optional().meta({ description: `${BUDGETS[n].description}. ${BOUNDS}` })])) as Record<
-    BudgetName,
-    z.ZodOptional<typeof budgetValue>
-  >,
-);
+const budgetFields = Object.fromEntries(
+  BUDGET_NAMES.map((n) => [n, budgetValue.optional().meta({ description: `${BUDGETS[n].description}. ${BOUNDS}` })]),
+) as Record<BudgetName, z.ZodOptional<typeof budgetValue>>;
+
+/**
+ * Budget → value, at the top level or under `budgets` (the shape GET answers); the bounds
+ * depend on the instance (BAPI's default differs on live ones), so the domain checks them.
+ */
+export const patchPolicyBody = z
+  .strictObject({ ...budgetFields, budgets: z.strictObject(budgetFields).optional().meta({ description: 'The same budgets, nested as GET shows them.' }) })
+  .transform(({ budgets, ...top }) => ({ ...budgets, ...top }));
 
 const budgetSchema = z.object({
   limit: z.number().int(),
