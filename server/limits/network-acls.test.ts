@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
 import { claimedConsole } from '../testing/console-client';
 import { createHarness, type RequestOptions, type TestHarness } from '../testing/harness';
+import { THROTTLED_AUDIT_MAX_PER_INTERVAL } from '../audit/throttled';
 import { DENIAL_AUDIT_INTERVAL_MS } from './guard';
 
 type Instance = Awaited<ReturnType<TestHarness['createInstance']>>;
@@ -171,8 +172,13 @@ describe('the network ACL guard', () => {
     await bapiUsers(direct, I, { remoteAddress: '192.0.2.10' });
     expect(await ruleAudits(direct, I)).toHaveLength(3);
 
+    // Rotating addresses does not flood the log: at most 100 entries per instance and minute on a node.
+    direct.clock.advance(DENIAL_AUDIT_INTERVAL_MS);
+    for (let i = 0; i < 120; i++) await bapiUsers(direct, I, { remoteAddress: `192.0.2.${i + 100}` });
+    expect(await ruleAudits(direct, I)).toHaveLength(3 + THROTTLED_AUDIT_MAX_PER_INTERVAL);
+
     const metrics = await (await direct.request('GET', '/metrics')).text();
-    expect(metrics).toContain(`latchkey_network_acl_denials_total{surface="bapi",instance="${I.instanceId}",rule="${rule.id}"} 5`);
+    expect(metrics).toContain(`latchkey_network_acl_denials_total{surface="bapi",instance="${I.instanceId}",rule="${rule.id}"} 125`);
   });
 
   it('a rule change on one node is in force on another sharing the database within 5 seconds', async () => {
