@@ -4,7 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
 import { api, query } from '@/lib/console/paths';
-import { ACL_SURFACES, BUDGET_NAMES, type NetworkAcl, type RateLimitPolicy } from '@/lib/console/protection';
+import { ACL_SURFACES, BUDGET_NAMES, type NetworkAcl, type RateLimitPolicy } from '@/lib/console/limits';
 import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
@@ -19,9 +19,9 @@ function useInstancePath() {
   return api.instance(account.id, instance.id);
 }
 
-/** `…/protection`: the instance's rate-limit budgets and its network ACL. */
-export function Protection() {
-  const t = useTranslations('protection');
+/** `…/limits`: the instance's rate-limit budgets and its network ACL. */
+export function Limits() {
+  const t = useTranslations('limits');
   const instance = useInstance();
   return (
     <div className="flex flex-col gap-6">
@@ -33,7 +33,7 @@ export function Protection() {
 }
 
 function RateLimits() {
-  const t = useTranslations('protection');
+  const t = useTranslations('limits');
   const { canWrite } = useConsole();
   const path = `${useInstancePath()}/rate_limit_policy`;
   const policy = useDashboard<RateLimitPolicy>(path);
@@ -114,7 +114,7 @@ function RateLimits() {
 }
 
 function NetworkAcls() {
-  const t = useTranslations('protection');
+  const t = useTranslations('limits');
   const { canWrite } = useConsole();
   const base = `${useInstancePath()}/network_acls`;
   const cursor = useCursorPages([]);
@@ -177,7 +177,7 @@ function NetworkAcls() {
 }
 
 function RuleDialog({ open, path, onClose, onSaved }: { open: boolean; path: string; onClose: () => void; onSaved: () => void }) {
-  const t = useTranslations('protection');
+  const t = useTranslations('limits');
   const form = useFormError(['action', 'cidr', 'surfaces', 'description']);
   const [action, setAction] = useState<'allow' | 'deny'>('deny');
   const [cidr, setCidr] = useState('');
