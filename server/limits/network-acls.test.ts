@@ -127,6 +127,17 @@ describe('the network ACL guard', () => {
     expect((await bapiUsers(direct, I, { remoteAddress: '2001:db8:abcd:1::5' })).status).toBe(200);
   });
 
+  it('IPv6 on the FAPI: a /64 deny rule refuses its addresses, from the socket or behind a trusted proxy', async () => {
+    const I = await direct.createInstance();
+    await addRule(direct, I, { action: 'deny', cidr: '2001:db8:1:2::/64', surfaces: ['fapi'] });
+    const denied = await fapiSignIn(direct, I, { remoteAddress: '2001:db8:1:2:aaaa::1' });
+    expect(denied.body.errors[0]).toMatchObject({ code: 'IP_DENIED', meta: { reason: 'denied_by_rule' } });
+    expect((await fapiSignIn(direct, I, { remoteAddress: '2001:db8:1:3::1' })).status).toBe(200);
+    const viaProxy = { remoteAddress: 'fd00::2', headers: { 'x-forwarded-for': '2001:db8:1:2::99, fd00::7' } };
+    expect((await fapiSignIn(proxied, I, viaProxy)).status).toBe(403);
+    expect((await bapiUsers(direct, I, { remoteAddress: '2001:db8:1:2::99' })).status).toBe(200);
+  });
+
   it('X-Forwarded-For is ignored without TRUST_PROXY: a denied peer cannot claim another address', async () => {
     const I = await direct.createInstance();
     await addRule(direct, I, { action: 'deny', cidr: '198.51.100.0/24' });
