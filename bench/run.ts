@@ -10,6 +10,7 @@
  *   jose      ceilings: jose RS256 sign and verify rates on one core, no HTTP (bench/ceiling-jose.ts)
  *   webhooks  delivery by one `npm run worker` to a local receiver: events/s draining a backlog,
  *             and latency p50/p99 from the change to the receiver (bench/webhooks.ts)
+ *   limiter   rate-limit decisions/s on Redis (REDIS_URL) vs PING and a trivial script (bench/limiter.ts)
  *
  * Endpoints: GET /v1/users/:id and GET /v1/users?limit=20 (next, start, api; vs the bare and
  * db ceilings), and on start and api the session hot paths (vs the jose ceilings):
@@ -32,7 +33,7 @@
  *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
- *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks (default all)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks,limiter (default all)
  *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
  *   BENCH_WEBHOOK_RATE    events/s for the latency run (default 100), for BENCH_WEBHOOK_SECONDS (default 5)
  *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify (default all; the bare
@@ -50,6 +51,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { Row as PlanRow } from './load';
 import { measureWebhooks, type WebhookBenchResult } from './webhooks';
+import { limiterTable, measureLimiter, type LimiterBenchRow } from './limiter';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -622,6 +624,16 @@ async function main() {
     );
   }
 
+  let limiter: LimiterBenchRow[] | null = null;
+  if (!ONLY || ONLY.has('limiter')) {
+    const redisUrl = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    log(`measuring limiter decisions on ${redisUrl}`);
+    limiter = await measureLimiter({ redisUrl, inFlight: CONNECTIONS, seconds: DURATION, rounds: ROUNDS, warmupSeconds: WARMUP }).catch((err: unknown) => {
+      log(`  ! limiter: ${String(err)}`);
+      return null;
+    });
+  }
+
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
   const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
   const signRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('sign'))?.requestsPerSecond ?? null;
@@ -683,6 +695,9 @@ async function main() {
         ),
     );
   }
+  if (limiter) {
+    out.push(`\nLimiter: decisions/s on Redis from one connection, ${CONNECTIONS} in flight (bench/limiter.ts).\n\n${limiterTable(limiter)}`);
+  }
   process.stdout.write(`\n${out.join('\n')}\n`);
 
   const result = {
@@ -706,6 +721,7 @@ async function main() {
     elapsedSeconds: Math.round((Date.now() - started) / 1000),
     rows,
     webhooks,
+    limiter,
   };
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${result.elapsedSeconds}s)`);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCidr, type Cidr } from './http/ip';
 
 const optional = <T extends z.ZodTypeAny>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
@@ -37,6 +38,19 @@ const configSchema = z.object({
   ),
   METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
   TRUST_PROXY: optional(booleanFlag).transform((v) => v ?? false),
+  /**
+   * Under TRUST_PROXY, the hops of X-Forwarded-For that are your proxies (comma-separated
+   * CIDRs); the client is the rightmost hop outside them. Default: loopback, private and
+   * link-local ranges.
+   */
+  TRUSTED_PROXIES: optional(z.string().max(4096))
+    .transform((v, ctx): Cidr[] | undefined => {
+      if (v === undefined) return undefined;
+      const blocks = v.split(',').map((s) => s.trim()).filter(Boolean).map((s) => ({ s, cidr: parseCidr(s) }));
+      const bad = blocks.find((b) => !b.cidr);
+      if (bad) ctx.addIssue({ code: 'custom', message: `${bad.s} is not an IPv4 or IPv6 address or CIDR block` });
+      return blocks.map((b) => b.cidr!);
+    }),
   BAPI_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
   /** smtp://user:pass@host:587 or smtps://…:465; unset keeps every email in the dev outbox. */
   SMTP_URL: optional(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { localeInput } from '../localization/locales';
-import { FAPI_LIMITS, type FapiAuth } from '../sessions/fapi-auth';
+import { FAPI_BUDGETS, type FapiAuth } from '../sessions/fapi-auth';
+import { budgetRule } from '../limits/policy';
 import { endpoint, type RequestInfo } from '../http/endpoint';
 import { AppError } from '../http/errors';
 import { metadataInput } from '../http/metadata';
@@ -163,7 +164,8 @@ function renewClientToken(auth: FapiAuth, step: { client: ClientRow | null }) {
  */
 async function spendAttemptBudget(deps: Deps, auth: FapiAuth, request: RequestInfo) {
   if (!request.ip) return;
-  await enforceLimit(deps, 'fapi', FAPI_LIMITS.attempt, `${auth.instance.id}:${request.ip}`);
+  const rule = await budgetRule(deps, auth.instance, FAPI_BUDGETS.attempt);
+  await enforceLimit(deps, 'fapi', rule, `${auth.instance.id}:${request.ip}`, { instanceId: auth.instance.id, actor: 'anonymous', request });
 }
 
 /** A sign-in step on an attempt of this client: run it, renew the client token if it signed in, answer. */

@@ -1,17 +1,31 @@
 import type { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
 
 /**
- * Fixed-window counters. The memory store serves one node; the Redis store lets
- * every node share one budget.
+ * Sliding-window logs: a budget of `limit` hits holds over every interval of `windowMs`,
+ * not per fixed window, so a burst on both sides of a boundary cannot spend twice the
+ * budget. Only admitted hits are recorded (a refused one spends nothing), so a log never
+ * holds more than `limit` entries. The memory store serves one node; the Redis store lets
+ * every node share one budget, one atomic script per decision.
  */
 export interface LimiterStore {
-  /** Counts one hit in the window holding `now`; returns the count and when the window ends. */
-  hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
+  /** Admits the hit when fewer than `limit` were admitted in (now − windowMs, now]. */
+  take(key: string, limit: number, windowMs: number, now: number): Promise<StoreDecision>;
+}
+
+export interface StoreDecision {
+  allowed: boolean;
+  /** Hits admitted in the window, this one included when allowed. */
+  count: number;
+  /** When refused: until the oldest admitted hit leaves the window. */
+  retryAfterMs: number;
 }
 
 export interface LimitRule {
   /** Names the budget in metrics and keys, e.g. `bapi_key`. */
   name: string;
+  /** The instance policy's name of the budget (`bapi_per_key`), when it is one. */
+  budget?: string;
   limit: number;
   windowMs: number;
 }
@@ -20,7 +34,7 @@ export interface LimitDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the window resets, at least 1. */
+  /** Seconds until a hit would be admitted again (refused), or until the budget is whole again; at least 1. */
   retryAfter: number;
 }
 
@@ -31,56 +45,79 @@ export interface Limiter {
 export function createLimiter(store: LimiterStore): Limiter {
   return {
     async check(rule, subject, now) {
-      const { count, resetAt } = await store.hit(`${rule.name}:${subject}`, rule.windowMs, now);
+      const d = await store.take(`${rule.name}:${subject}`, rule.limit, rule.windowMs, now);
       return {
-        allowed: count <= rule.limit,
+        allowed: d.allowed,
         limit: rule.limit,
-        remaining: Math.max(0, rule.limit - count),
-        retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+        remaining: Math.max(0, rule.limit - d.count),
+        retryAfter: Math.max(1, Math.ceil((d.allowed ? rule.windowMs : d.retryAfterMs) / 1000)),
       };
     },
   };
 }
 
 export class MemoryLimiterStore implements LimiterStore {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  /** Admitted hit times per key, oldest first. */
+  private readonly logs = new Map<string, { hits: number[]; windowMs: number }>();
   private lastSweep = 0;
 
-  async hit(key: string, windowMs: number, now: number) {
+  async take(key: string, limit: number, windowMs: number, now: number): Promise<StoreDecision> {
     this.sweep(now);
-    let w = this.windows.get(key);
-    if (!w || w.resetAt <= now) {
-      w = { count: 0, resetAt: Math.floor(now / windowMs) * windowMs + windowMs };
-      this.windows.set(key, w);
+    let log = this.logs.get(key);
+    if (!log) this.logs.set(key, (log = { hits: [], windowMs }));
+    log.windowMs = windowMs;
+    const hits = log.hits;
+    let expired = 0;
+    while (expired < hits.length && hits[expired]! <= now - windowMs) expired++;
+    if (expired) hits.splice(0, expired);
+    if (hits.length >= limit) {
+      return { allowed: false, count: hits.length, retryAfterMs: hits[hits.length - limit]! + windowMs - now };
     }
-    w.count += 1;
-    return { count: w.count, resetAt: w.resetAt };
+    hits.push(now);
+    return { allowed: true, count: hits.length, retryAfterMs: 0 };
   }
 
   private sweep(now: number) {
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
-    for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+    for (const [k, log] of this.logs) {
+      const last = log.hits[log.hits.length - 1];
+      if (last === undefined || last <= now - log.windowMs) this.logs.delete(k);
+    }
   }
 }
 
-const HIT_SCRIPT = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return n`;
+/**
+ * KEYS[1] the log (a sorted set of admitted hits scored by time); ARGV: now, window, limit,
+ * a unique member. Returns {admitted 0|1, count, retry_after_ms}.
+ */
+const TAKE_SCRIPT = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local n = redis.call('ZCARD', KEYS[1])
+if n < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, n + 1, 0}
+end
+local edge = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+return {0, n, tonumber(edge[2]) + window - now}`;
 
 export class RedisLimiterStore implements LimiterStore {
-  constructor(private readonly redis: Redis, private readonly prefix = 'latchkey:rl:') {}
+  private seq = 0;
+  private readonly nodeTag = randomBytes(6).toString('hex');
 
-  async hit(key: string, windowMs: number, now: number) {
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    const resetAt = windowStart + windowMs;
-    const count = (await this.redis.eval(
-      HIT_SCRIPT,
-      1,
-      `${this.prefix}${key}:${windowStart}`,
-      String(windowMs + 1000),
-    )) as number;
-    return { count, resetAt };
+  constructor(private readonly redis: Redis, private readonly prefix = 'latchkey:rl:') {
+    redis.defineCommand('latchkeyTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+  }
+
+  async take(key: string, limit: number, windowMs: number, now: number): Promise<StoreDecision> {
+    // Members must be unique across nodes and within one millisecond.
+    const member = `${now}:${this.nodeTag}:${(this.seq = (this.seq + 1) % 1e9)}`;
+    const run = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<[number, number, number]>>).latchkeyTake!;
+    const [admitted, count, retryAfterMs] = await run.call(this.redis, `${this.prefix}${key}`, now, windowMs, limit, member);
+    return { allowed: admitted === 1, count, retryAfterMs };
   }
 }

@@ -4,7 +4,9 @@ export interface Metrics {
   registry: Registry;
   requests: Counter<'surface' | 'route' | 'method' | 'status'>;
   duration: Histogram<'surface' | 'route' | 'method'>;
-  limiterRejections: Counter<'surface' | 'limit'>;
+  limiterRejections: Counter<'surface' | 'limit' | 'instance'>;
+  /** Requests refused by an instance's network ACL, by the rule (or `not_in_allow_list`). */
+  aclDenials: Counter<'surface' | 'instance' | 'rule'>;
   /** Webhook attempts by outcome (succeeded, retrying, failed, gone, endpoint_disabled, superseded). */
   webhookDeliveries: Counter<'outcome'>;
 }
@@ -40,8 +42,14 @@ export function createMetrics(opts: { defaultMetrics?: boolean; /** Pending webh
     }),
     limiterRejections: new Counter({
       name: 'latchkey_rate_limit_rejections_total',
-      help: 'Requests refused by a rate limiter',
-      labelNames: ['surface', 'limit'],
+      help: 'Requests refused by a rate limiter, by budget and instance',
+      labelNames: ['surface', 'limit', 'instance'],
+      registers: [registry],
+    }),
+    aclDenials: new Counter({
+      name: 'latchkey_network_acl_denials_total',
+      help: 'Requests refused by an instance network ACL (403 IP_DENIED), by rule',
+      labelNames: ['surface', 'instance', 'rule'],
       registers: [registry],
     }),
     webhookDeliveries: new Counter({

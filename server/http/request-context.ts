@@ -1,7 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps';
 import { newId } from '../db/ids';
+import type { Config } from '../config';
 import type { RequestInfo } from './endpoint';
+import { cidrContains, normalizeIp, parseCidr, parseIp, type Cidr } from './ip';
 
 export type SurfaceEnv = {
   Variables: {
@@ -36,17 +38,40 @@ export function requestContext(deps: Deps, surface: string): MiddlewareHandler<S
   };
 }
 
-export function clientIp(c: Context, trustProxy: boolean): string | null {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
+/** Your own proxies by default: loopback, private and link-local ranges (TRUSTED_PROXIES replaces them). */
+const DEFAULT_TRUSTED_PROXIES: Cidr[] = ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '::1/128', 'fc00::/7', 'fe80::/10'].map(
+  (c) => parseCidr(c)!,
+);
+
+type ProxyConfig = Pick<Config, 'TRUST_PROXY' | 'TRUSTED_PROXIES'>;
+
+const socketAddress = (c: Context) =>
+  (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+
+/**
+ * The client's address, the one every per-IP control uses: the socket peer's, or under
+ * TRUST_PROXY the rightmost X-Forwarded-For hop that is not one of your proxies
+ * (TRUSTED_PROXIES), since every hop left of it may be written by the client. Null when
+ * nothing is known (a host that hides the peer).
+ */
+export function clientIp(c: Context, config: ProxyConfig): string | null {
+  const peer = normalizeIp(socketAddress(c) ?? '');
+  if (!config.TRUST_PROXY) return peer;
+  const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+  const trusted = config.TRUSTED_PROXIES ?? DEFAULT_TRUSTED_PROXIES;
+  let client: string | null = null;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const ip = parseIp(hops[i]!);
+    // A hop that is no address was not written by a proxy of ours: the client stops here.
+    if (!ip) break;
+    client = normalizeIp(hops[i]!);
+    if (!trusted.some((cidr) => cidrContains(cidr, ip))) break;
   }
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? null;
+  return client ?? peer;
 }
 
-export function requestInfo(c: Context<SurfaceEnv>, trustProxy: boolean): RequestInfo {
-  return { requestId: c.get('requestId'), ip: clientIp(c, trustProxy), userAgent: c.req.header('user-agent') ?? null, acceptLanguage: c.req.header('accept-language') ?? null };
+export function requestInfo(c: Context<SurfaceEnv>, config: ProxyConfig): RequestInfo {
+  return { requestId: c.get('requestId'), ip: clientIp(c, config), userAgent: c.req.header('user-agent') ?? null, acceptLanguage: c.req.header('accept-language') ?? null };
 }
 
 /** The token of an `Authorization: Bearer <token>` header; null when there is none or it has another form. */

@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
+import { enforceNetworkAcl } from '../limits/guard';
 import type { Actor } from './actor';
 import { parseBody } from './body';
 import { isSpecialResult, type Endpoint, type Method, type MountableEndpoint, type RequestInfo, type SpecialResult } from './endpoint';
@@ -29,6 +30,12 @@ export interface Surface<Guard, Auth> {
   name: string;
   protocol: Protocol;
   routes: RouteEntry<Guard, Auth>[];
+  /**
+   * Instance-scoped surfaces name the instance a request is for (or null when it names
+   * none it may use); the router applies that instance's network ACL before authenticate,
+   * hence before any rate limit. Surfaces without it (dashboard, ops) are never subject to one.
+   */
+  instanceOf?(c: Context<SurfaceEnv>): Promise<string | null>;
   /** Runs before input parsing: credentials, limits, the route's guard. */
   authenticate(c: Context<SurfaceEnv>, route: RouteEntry<Guard, Auth>): Promise<Auth>;
   /** The actor of an authenticated request. */
@@ -127,13 +134,15 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
     const hasBody = route.method !== 'GET';
     app.on(route.method, route.path, async (c) => {
       c.set('route', route.path);
+      const request = requestInfo(c, deps.config);
+      const instanceId = await surface.instanceOf?.(c);
+      if (instanceId) await enforceNetworkAcl(deps, surface.name, instanceId, request);
       const auth = await surface.authenticate(c, route);
       const params = pathParams(c, endpoint);
       const parsed = hasBody ? await parseBody(c, protocol.media, { strictForm: protocol.strictForm }) : { raw: '', value: undefined };
       const body = hasBody ? validate(endpoint.body ?? EMPTY_BODY, parsed.value, 'body') : undefined;
       const query = validate(endpoint.query ?? EMPTY_QUERY, queryObject(c), 'query');
       await surface.authorize?.(auth, route, { body, query, params });
-      const request = requestInfo(c, deps.config.TRUST_PROXY);
       const actor = surface.actorOf(auth, request);
       const spec = endpoint.audit;
       const handle = (d: Deps) => endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request });

@@ -1,9 +1,10 @@
 import type { Context } from 'hono';
 import type { Deps, ResolvedKey } from '../deps';
 import { AppError } from '../http/errors';
-import { bearerToken } from '../http/request-context';
+import { bearerToken, clientIp } from '../http/request-context';
 import { enforceLimit, rateLimitHeaders } from '../http/rate-limit';
 import { resolveSecretKey } from './secret-keys';
+import { budgetRule } from '../limits/policy';
 import { grants, type Scope } from './scopes';
 
 export interface BapiAuth {
@@ -22,12 +23,15 @@ export interface BapiGuard {
   also?: { scope: Scope; when(body: unknown): boolean };
 }
 
-export const BAPI_WINDOW_MS = 10_000;
-
-export function bapiKeyBudget(deps: Deps, environment: 'test' | 'live'): number {
-  return deps.config.BAPI_RATE_LIMIT ?? (environment === 'live' ? 1000 : 100);
+/** The instance a request's key belongs to, for the network ACL guard; null when the key does not resolve (authenticate answers that). */
+export async function bapiInstanceId(deps: Deps, c: Context): Promise<string | null> {
+  const secret = bearerToken(c.req.header('authorization'));
+  if (!secret) return null;
+  return resolveSecretKey(deps, secret).then(
+    (key) => key.instance.id,
+    () => null,
+  );
 }
-
 
 /** Contract rules 1–5: 401 UNAUTHENTICATED, 401 INVALID_KEY, 429 RATE_LIMITED, 403 SCOPE_MISSING. */
 export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiGuard): Promise<BapiAuth | null> {
@@ -40,8 +44,9 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
   const auth = { instance: key.instance, keyId: key.keyId, scopes: key.scopes };
   if (guard.scope === ANY_KEY) return auth;
 
-  const rule = { name: 'bapi_key', limit: bapiKeyBudget(deps, key.instance.environment), windowMs: BAPI_WINDOW_MS };
-  const decision = await enforceLimit(deps, 'bapi', rule, key.keyId);
+  const rule = await budgetRule(deps, key.instance, 'bapi_per_key');
+  const request = { ip: clientIp(c, deps.config), userAgent: c.req.header('user-agent') ?? null };
+  const decision = await enforceLimit(deps, 'bapi', rule, key.keyId, { instanceId: key.instance.id, actor: `key:${key.keyId}`, request });
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
 
   requireScope(key.scopes, guard.scope);

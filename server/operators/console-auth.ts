@@ -78,7 +78,7 @@ export async function authenticateConsole(deps: Deps, c: Context, guard: Console
     sessionId: null,
     account: null,
     instance: null,
-    request: { ip: clientIp(c, deps.config.TRUST_PROXY), userAgent: c.req.header('user-agent') ?? null },
+    request: { ip: clientIp(c, deps.config), userAgent: c.req.header('user-agent') ?? null },
     setConsoleCookie: (token) => c.header('set-cookie', consoleCookie(deps, platform, token)),
   };
 

@@ -4,7 +4,8 @@ import type { Deps } from '../deps';
 import { AppError, isAppError, notFound } from '../http/errors';
 import { enforceLimit } from '../http/rate-limit';
 import { isId } from '../db/ids';
-import type { LimitRule } from '../http/limiter';
+import type { BudgetName } from '../limits/budgets';
+import { budgetRule } from '../limits/policy';
 import { bearerToken, clientIp } from '../http/request-context';
 import { checkOrigin } from './fapi-origin';
 import { fapiAddressOf, instanceContext, publishableKeyFor, type InstanceContext } from '../instances/instances';
@@ -34,7 +35,7 @@ export interface FapiGuard {
   /** Resolve the client from its cookie or bearer token. An invalid one is ignored (and its cookie cleared). */
   client: boolean;
   /** A per-IP budget (DESIGN.md, "Default limits"). */
-  limit?: keyof typeof FAPI_LIMITS;
+  limit?: keyof typeof FAPI_BUDGETS;
   /** Cache-Control of a successful answer; everything else is no-store. */
   cache?: string;
   /**
@@ -110,14 +111,15 @@ async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth
 
 export const CLIENT_COOKIE = CUSTOMER_CLIENT_COOKIE;
 
-export const FAPI_LIMITS = {
-  sign_in: { name: 'fapi_sign_in', limit: 5, windowMs: 10_000 },
-  sign_up: { name: 'fapi_sign_up', limit: 5, windowMs: 10_000 },
+/** The per-IP budget of each guard's `limit` (server/limits/budgets.ts; the instance's policy may tighten it). */
+export const FAPI_BUDGETS = {
+  sign_in: 'sign_in_per_ip',
+  sign_up: 'sign_up_per_ip',
   /** Password and code attempts (first and second factor, sign-up verification, new password). */
-  attempt: { name: 'fapi_attempt', limit: 3, windowMs: 10_000 },
+  attempt: 'attempts_per_ip',
   /** Verification-code sends; the per-address reissue caps apply besides (server/auth/codes.ts). */
-  verification: { name: 'fapi_verification', limit: 5, windowMs: 10_000 },
-} as const satisfies Record<string, LimitRule>;
+  verification: 'verification_sends_per_ip',
+} as const satisfies Record<string, BudgetName>;
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_KEY_LENGTH = 512;
@@ -166,19 +168,27 @@ function checkPublishableKey(deps: Deps, c: Context, instance: InstanceContext, 
 
 const isNativeFlag = (v: string | undefined) => v === '1' || v === 'true';
 
+/** The instance of the fapi_url path, when it is well formed (the network ACL guard's instance). */
+export function fapiInstanceId(c: Context): string | null {
+  const instanceId = c.req.param('instanceId');
+  return instanceId && isId('ins', instanceId) ? instanceId : null;
+}
+
 export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard): Promise<MeAuth> {
   c.header('cache-control', 'no-store');
-  const instanceId = c.req.param('instanceId');
-  if (!instanceId || !isId('ins', instanceId)) throw notFound('instance');
+  const instanceId = fapiInstanceId(c);
+  if (!instanceId) throw notFound('instance');
   const instance = await instanceContext(deps, instanceId);
   checkPublishableKey(deps, c, instance, guard.key === 'required');
   const servedUrl = servedFapiUrl(c.env, deps.config, instance);
 
   if (guard.limit) {
-    const ip = clientIp(c, deps.config.TRUST_PROXY);
+    const ip = clientIp(c, deps.config);
     // Without a peer address (a host that hides it) there is nothing to count per IP.
     if (ip) {
-      await enforceLimit(deps, 'fapi', FAPI_LIMITS[guard.limit], `${instance.id}:${ip}`);
+      const request = { ip, userAgent: c.req.header('user-agent') ?? null };
+      const rule = await budgetRule(deps, instance, FAPI_BUDGETS[guard.limit]);
+      await enforceLimit(deps, 'fapi', rule, `${instance.id}:${ip}`, { instanceId: instance.id, actor: 'anonymous', request });
     }
   }
 

@@ -13,6 +13,7 @@ import { createInstance, defaultAccount, type Environment } from '../instances/i
 import { createSecretKey } from '../keys/secret-keys';
 import { createRuntime, type Runtime } from '../runtime';
 import { openTestDatabase } from './database';
+import type { Database } from '../db/client';
 
 export class TestClock implements Clock {
   constructor(private t = Date.now()) {}
@@ -28,6 +29,8 @@ export interface RequestOptions {
   /** Sent as is, without JSON encoding. */
   raw?: string;
   headers?: Record<string, string>;
+  /** The socket peer's address, as @hono/node-server hands it to the routers. */
+  remoteAddress?: string;
 }
 
 export interface TestHarness {
@@ -54,10 +57,12 @@ export async function createHarness(
     mailer?: Mailer | null;
     /** Host name resolution for outbound requests (webhooks); default the system resolver. */
     dns?: DnsResolver;
+    /** Share another harness's database: a second node of the same deployment (its close leaves the database open). */
+    database?: Database;
   } = {},
 ): Promise<TestHarness> {
   const clock = new TestClock();
-  const database = await openTestDatabase();
+  const database = opts.database ? { ...opts.database, close: async () => {} } : await openTestDatabase();
   const config: Config = loadConfig({
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PUBLIC_URL: 'http://localhost:3000',
@@ -75,7 +80,8 @@ export async function createHarness(
       body = JSON.stringify(o.body);
       headers['content-type'] ??= 'application/json';
     }
-    return handler(new Request(`http://localhost:3000${path}`, { method, headers, body }));
+    const env = o.remoteAddress ? { incoming: { socket: { remoteAddress: o.remoteAddress } } } : undefined;
+    return handler(new Request(`http://localhost:3000${path}`, { method, headers, body }), env);
   };
 
   const harness: TestHarness = {

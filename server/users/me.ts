@@ -110,7 +110,7 @@ export const MFA_ATTEMPT_LIMIT: LimitRule = { name: 'fapi_mfa_attempt', limit: 5
 export async function limitMfaAttempts(deps: Pick<Deps, 'limiter' | 'clock' | 'metrics'>, instanceId: string, userId: string) {
   const decision = await deps.limiter.check(MFA_ATTEMPT_LIMIT, `${instanceId}:${userId}`, deps.clock.now());
   if (!decision.allowed) {
-    deps.metrics.limiterRejections.inc({ surface: 'fapi', limit: MFA_ATTEMPT_LIMIT.name });
+    deps.metrics.limiterRejections.inc({ surface: 'fapi', limit: MFA_ATTEMPT_LIMIT.name, instance: instanceId });
     throw new AppError('TOO_MANY_ATTEMPTS', {
       message: 'Too many code attempts; wait before trying again.',
       meta: { retry_after: decision.retryAfter },

@@ -9,13 +9,14 @@ import { buildOpenApi } from '../../http/openapi';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { anonymousActor, secretKeyActor } from '../../http/actor';
 import { jsonProtocol } from '../../http/protocol';
-import { ANY_KEY, authenticateSecretKey, authorizeSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
+import { ANY_KEY, authenticateSecretKey, bapiInstanceId, authorizeSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
 import { bapiSessions as sessions } from '../../sessions/routes';
 import * as tickets from '../../sessions/ticket-routes';
 import * as signing from '../../signing/routes';
 import { bapiOrganizations as orgs } from '../../organizations/routes';
 import { bapiUsers as users } from '../../users/routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
+import { bapiProtection as protection } from '../../limits/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -128,6 +129,14 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmail),
   route('GET',    '/v1/sms',                      'sms:read',        messages.listSms),
   route('GET',    '/v1/sms/:id',                  'sms:read',        messages.getSms),
+
+  route('GET',    '/v1/rate_limit_policy',        'rate_limit:read',    protection.getPolicy),
+  route('PATCH',  '/v1/rate_limit_policy',        'rate_limit:write',   protection.updatePolicy),
+  route('GET',    '/v1/network_acls',             'network_acls:read',  protection.listAcls),
+  route('POST',   '/v1/network_acls',             'network_acls:write', protection.createAcl),
+  route('GET',    '/v1/network_acls/:id',         'network_acls:read',  protection.getAcl),
+  route('PATCH',  '/v1/network_acls/:id',         'network_acls:write', protection.updateAcl),
+  route('DELETE', '/v1/network_acls/:id',         'network_acls:write', protection.deleteAcl),
 ];
 
 export function bapiOpenApi(publicUrl: string) {
@@ -146,6 +155,7 @@ export function createBapi(deps: Deps) {
     name: 'bapi',
     routes: bapiRoutes,
     protocol: jsonProtocol(),
+    instanceOf: (c) => bapiInstanceId(deps, c),
     authenticate: (c, r) => authenticateSecretKey(deps, c, r.guard),
     actorOf: (auth, request) => (auth ? secretKeyActor(auth.keyId, request) : anonymousActor(request)),
     authorize: (auth, r, { body }) => authorizeSecretKey(auth, r.guard, body),

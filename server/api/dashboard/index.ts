@@ -12,6 +12,7 @@ import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users } from '../../users/routes';
+import { dashboardProtection as protection } from '../../limits/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -121,6 +122,14 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/permissions`,                     ADMIN,    orgs.createPermission),
   route('PATCH',  `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.updatePermission),
   route('DELETE', `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.deletePermission),
+
+  route('GET',    `${INSTANCE}/rate_limit_policy`,               VIEWER,   protection.getPolicy),
+  route('PATCH',  `${INSTANCE}/rate_limit_policy`,               ADMIN,    protection.updatePolicy),
+  route('GET',    `${INSTANCE}/network_acls`,                    VIEWER,   protection.listAcls),
+  route('POST',   `${INSTANCE}/network_acls`,                    ADMIN,    protection.createAcl),
+  route('GET',    `${INSTANCE}/network_acls/:id`,                VIEWER,   protection.getAcl),
+  route('PATCH',  `${INSTANCE}/network_acls/:id`,                ADMIN,    protection.updateAcl),
+  route('DELETE', `${INSTANCE}/network_acls/:id`,                ADMIN,    protection.deleteAcl),
 ];
 
 export function createDashboard(deps: Deps) {

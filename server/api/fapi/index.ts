@@ -11,7 +11,7 @@ import * as sessions from '../../sessions/fapi-routes';
 import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
 import * as me from '../../users/me-routes';
-import { authenticateFapi, fapiActor, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
+import { authenticateFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
 import { Hono } from 'hono';
 
@@ -116,6 +116,7 @@ export function createFapi(deps: Deps) {
     routes: fapiRoutes,
     protocol: jsonProtocol(['json', 'form']),
     actorOf: (auth, request) => fapiActor(auth, request),
+    instanceOf: async (c) => fapiInstanceId(c),
     authenticate: (c, r) => authenticateFapi(deps, c, r.guard),
     around: async ({ route: r, deps: d, run }) => {
       const out = await run(d);

@@ -1,0 +1,58 @@
+import type { Config } from '../config';
+
+/**
+ * The per-instance rate-limit budgets (DESIGN.md, "Default limits"). Each holds over any
+ * interval of its window (server/http/limiter.ts). The default is the built-in fixed limit
+ * and the ceiling: an instance's policy may only lower a budget, never below 1.
+ */
+export interface BudgetSpec {
+  /** The limiter rule: its keys and the `limit` label of the rejection metric. */
+  rule: string;
+  windowMs: number;
+  /** Whose hits share the budget. */
+  per: 'ip' | 'key';
+  description: string;
+  defaultLimit(config: Pick<Config, 'BAPI_RATE_LIMIT'>, environment: 'test' | 'live'): number;
+}
+
+export const BUDGETS = {
+  sign_in_per_ip: {
+    rule: 'fapi_sign_in',
+    windowMs: 10_000,
+    per: 'ip',
+    description: 'Sign-ins created (POST /v1/client/sign_ins) per client IP',
+    defaultLimit: () => 5,
+  },
+  sign_up_per_ip: {
+    rule: 'fapi_sign_up',
+    windowMs: 10_000,
+    per: 'ip',
+    description: 'Sign-ups created (POST /v1/client/sign_ups) per client IP',
+    defaultLimit: () => 5,
+  },
+  attempts_per_ip: {
+    rule: 'fapi_attempt',
+    windowMs: 10_000,
+    per: 'ip',
+    description: 'Password and code attempts (first and second factor, verification, new password) per client IP',
+    defaultLimit: () => 3,
+  },
+  verification_sends_per_ip: {
+    rule: 'fapi_verification',
+    windowMs: 10_000,
+    per: 'ip',
+    description: 'Verification-code sends per client IP (the per-address reissue caps apply besides)',
+    defaultLimit: () => 5,
+  },
+  bapi_per_key: {
+    rule: 'bapi_key',
+    windowMs: 10_000,
+    per: 'key',
+    description: 'Backend API requests per secret key (1000 on live instances, 100 on test ones, or BAPI_RATE_LIMIT)',
+    defaultLimit: (config, environment) => config.BAPI_RATE_LIMIT ?? (environment === 'live' ? 1000 : 100),
+  },
+} as const satisfies Record<string, BudgetSpec>;
+
+export type BudgetName = keyof typeof BUDGETS;
+export const BUDGET_NAMES = Object.keys(BUDGETS) as BudgetName[];
+export const MIN_BUDGET = 1;
