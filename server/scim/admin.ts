@@ -44,15 +44,19 @@ export const directoryUserView = (u: UserRow) => ({
 
 const membersCount = sql<number>`(select count(*)::int from scim_group_members m where m.group_id = ${scimGroups.id})`;
 
-type ListQ = { organization_id: string; limit: number; starting_after?: string };
+type ListQ = { organization_id?: string; limit: number; starting_after?: string };
 
-/** Groups of an organization's directory, oldest first (cursor envelope). */
+/** The named organization's id (404 for another instance's), or null for every organization of the instance. */
+const organizationOf = async (deps: Pick<Deps, 'db'>, instanceId: string, idOrSlug?: string) =>
+  idOrSlug ? (await loadOrganization(deps.db, instanceId, idOrSlug)).id : null;
+
+/** Groups of an organization's directory (or of every directory of the instance), oldest first (cursor envelope). */
 export async function listDirectoryGroups(deps: Pick<Deps, 'db'>, instanceId: string, q: ListQ) {
-  const org = await loadOrganization(deps.db, instanceId, q.organization_id);
+  const orgId = await organizationOf(deps, instanceId, q.organization_id);
   const rows = await deps.db
     .select({ g: scimGroups, membersCount })
     .from(scimGroups)
-    .where(and(eq(scimGroups.organizationId, org.id), q.starting_after ? gt(scimGroups.id, q.starting_after) : undefined))
+    .where(and(orgId ? eq(scimGroups.organizationId, orgId) : eq(scimGroups.instanceId, instanceId), q.starting_after ? gt(scimGroups.id, q.starting_after) : undefined))
     .orderBy(asc(scimGroups.id))
     .limit(q.limit + 1);
   return toCursorPage(
@@ -62,13 +66,13 @@ export async function listDirectoryGroups(deps: Pick<Deps, 'db'>, instanceId: st
   );
 }
 
-/** Users of an organization's directory, oldest first (cursor envelope on the user id). */
+/** Users of an organization's directory (or of every directory of the instance), oldest first (cursor envelope on the user id). */
 export async function listDirectoryUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: ListQ) {
-  const org = await loadOrganization(deps.db, instanceId, q.organization_id);
+  const orgId = await organizationOf(deps, instanceId, q.organization_id);
   const rows = await deps.db
     .select()
     .from(scimUsers)
-    .where(and(eq(scimUsers.organizationId, org.id), q.starting_after ? gt(scimUsers.userId, q.starting_after) : undefined))
+    .where(and(orgId ? eq(scimUsers.organizationId, orgId) : eq(scimUsers.instanceId, instanceId), q.starting_after ? gt(scimUsers.userId, q.starting_after) : undefined))
     .orderBy(asc(scimUsers.userId))
     .limit(q.limit + 1);
   return toCursorPage(

@@ -57,13 +57,13 @@ export const bapiScim = {
   }),
   revokeToken: revoke<BapiAuth>(bapiInstance, 'id'),
   listUsers: endpoint<BapiAuth, never, Out<typeof directoryListQuery>>({
-    summary: 'The users an organization’s directory provisioned (cursor pagination)',
+    summary: 'The users directories provisioned, of one organization or all (cursor pagination)',
     query: directoryListQuery,
     response: directoryUserList,
     handle: ({ deps, auth, query }) => listDirectoryUsers(deps, auth.instance.id, query),
   }),
   listGroups: endpoint<BapiAuth, never, Out<typeof directoryListQuery>>({
-    summary: 'The groups of an organization’s directory with their role mappings (cursor pagination)',
+    summary: 'Directory groups with their role mappings, of one organization or all (cursor pagination)',
     query: directoryListQuery,
     response: directoryGroupList,
     handle: ({ deps, auth, query }) => listDirectoryGroups(deps, auth.instance.id, query),

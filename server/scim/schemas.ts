@@ -8,7 +8,7 @@ export const createScimTokenBody = z.strictObject({ organization_id: organizatio
 export const listScimTokensQuery = z.strictObject({ ...pageQuery, organization_id: organizationId.optional() });
 /** The console's lists: the organization is in the path. */
 export const orgPageQuery = z.strictObject({ ...pageQuery });
-export const directoryListQuery = z.strictObject({ ...pageQuery, organization_id: organizationId });
+export const directoryListQuery = z.strictObject({ ...pageQuery, organization_id: organizationId.optional() });
 export const setGroupRoleBody = z.strictObject({ role: roleKey.nullable() });
 
 export const scimTokenSchema = z
