@@ -21,6 +21,7 @@ import { pages } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
+import { OrganizationDirectory } from './organization-directory';
 import { useInstance } from './instance-context';
 import { CardList, ErrorState } from './states';
 import { useFormError } from './use-form-error';
@@ -49,6 +50,7 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
       <Members base={base} roles={roleKeys} onChange={org.reload} />
       <Invitations base={base} roles={roleKeys} />
       <Domains base={base} />
+      <OrganizationDirectory base={base} roles={roleKeys} />
     </div>
   );
 }

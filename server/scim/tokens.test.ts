@@ -75,7 +75,8 @@ describe('SCIM tokens on the backend API', () => {
     const revokedEvents = await h.runtime.deps.db.select().from(events).where(and(eq(events.instanceId, instanceId), eq(events.type, 'scimToken.revoked')));
     expect(revokedEvents).toHaveLength(1);
 
-    for (const headers of [{}, { authorization: `Bearer ${created.token}` }, { authorization: 'Bearer scim_unknownunknownunknownunknown' }, { authorization: `Bearer ${key}` }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: `Bearer ${created.token}` }, { authorization: 'Bearer scim_unknownunknownunknownunknown' }, { authorization: `Bearer ${key}` }];
+    for (const headers of attempts) {
       const res = await h.call('GET', '/scim/v2/Users', { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toMatch(/^application\/scim\+json/);
