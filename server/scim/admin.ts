@@ -86,11 +86,23 @@ export async function listDirectoryUsers(deps: Pick<Deps, 'db'>, instanceId: str
  * Maps a directory group to an organization role (null: unmapped). Its members' roles are
  * recomputed at once: organizationMembership.updated for each one that changes.
  */
-export async function setGroupRole(deps: Deps, instanceId: string, groupId: string, role: string | null, audit: AuditContext) {
+export async function setGroupRole(
+  deps: Deps,
+  instanceId: string,
+  groupId: string,
+  role: string | null,
+  audit: AuditContext,
+  /** The group must be this organization's (console paths). */
+  organizationId?: string,
+) {
   if (role !== null) await ensureBuiltIns(deps, instanceId);
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const [group] = await tx.select().from(scimGroups).where(and(eq(scimGroups.id, groupId), eq(scimGroups.instanceId, instanceId))).for('update');
+    const [group] = await tx
+      .select()
+      .from(scimGroups)
+      .where(and(eq(scimGroups.id, groupId), eq(scimGroups.instanceId, instanceId), organizationId ? eq(scimGroups.organizationId, organizationId) : undefined))
+      .for('update');
     if (!group) throw notFound('SCIM group');
     if (role !== null) await assertRole(tx, instanceId, role);
     if (group.role !== role) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { auditContextOf, type Actor } from '../http/actor';
+import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
@@ -21,12 +21,13 @@ import { createScimToken, listScimTokens, revokeScimToken } from './tokens';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
+/** `param` names the token (or group); on console paths `params.id` is its organization. */
 const revoke = <Auth>(instanceOf: (auth: Auth) => string, param: string) =>
   endpoint<Auth>({
     summary: 'Revoke a SCIM token: the directory’s next request is 401',
     audit: { action: 'scim_token.revoked', target: param },
     response: scimTokenSchema,
-    handle: ({ deps, auth, params }) => revokeScimToken(deps, instanceOf(auth), params[param]!),
+    handle: ({ deps, auth, params }) => revokeScimToken(deps, instanceOf(auth), params[param]!, param === 'id' ? undefined : params.id),
   });
 
 const mapGroup = <Auth>(instanceOf: (auth: Auth) => string, param: string) =>
@@ -35,7 +36,8 @@ const mapGroup = <Auth>(instanceOf: (auth: Auth) => string, param: string) =>
     audit: { action: 'scim_group.role_mapped', target: param, recordedBy: 'domain' },
     body: setGroupRoleBody,
     response: directoryGroupSchema,
-    handle: ({ deps, auth, actor, params, body }) => setGroupRole(deps, instanceOf(auth), params[param]!, body.role, auditContextOf(actor as Actor)),
+    handle: ({ deps, auth, actor, params, body }) =>
+      setGroupRole(deps, instanceOf(auth), params[param]!, body.role, auditContextOf(actor), param === 'id' ? undefined : params.id),
   });
 
 const bapiInstance = (auth: BapiAuth) => auth.instance.id;

@@ -64,12 +64,15 @@ export async function listScimTokens(
   return toCursorPage(rows, q.limit, scimTokenView);
 }
 
-/** Revokes a token at once (the surface reads tokens uncached); repeating it changes nothing and emits nothing. */
-export async function revokeScimToken(deps: D, instanceId: string, id: string) {
+/**
+ * Revokes a token at once (the surface reads tokens uncached); repeating it changes nothing
+ * and emits nothing. `organizationId`: the token must be that organization's (console paths).
+ */
+export async function revokeScimToken(deps: D, instanceId: string, id: string, organizationId?: string) {
   const [current] = await deps.db
     .select()
     .from(scimTokens)
-    .where(and(eq(scimTokens.id, id), eq(scimTokens.instanceId, instanceId)))
+    .where(and(eq(scimTokens.id, id), eq(scimTokens.instanceId, instanceId), organizationId ? eq(scimTokens.organizationId, organizationId) : undefined))
     .for('update');
   if (!current) throw notFound('SCIM token');
   if (current.revokedAt !== null) return scimTokenView(current);
