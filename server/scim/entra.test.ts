@@ -1,6 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, events } from '../db/schema';
+import { orgClaims } from '../organizations/claims';
+import { memberAccess } from '../organizations/memberships';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, PATCH_SCHEMA, USER_SCHEMA } from './discovery';
 
@@ -178,7 +180,10 @@ describe('deactivation', () => {
     expect(after.banned).toBe(false);
     expect(after.sessions_version).toBe(user.sessions_version + 1);
 
-    // Its membership here is suspended: no organization claims, and the audit names the directory.
+    // Its membership here is suspended: no organization access or claims, and the audit names the directory.
+    expect(await memberAccess(h.runtime.deps.db, instanceId, orgId, user.id)).toBeNull();
+    expect(await orgClaims(h.runtime.deps.db, instanceId, orgId, user.id)).toBeNull();
+    expect(await orgClaims(h.runtime.deps.db, instanceId, other, user.id)).toMatchObject({ org_id: other });
     const [suspended] = await h.runtime.deps.db
       .select()
       .from(auditLogs)
