@@ -191,6 +191,12 @@ describe('deactivation', () => {
     expect(suspended).toMatchObject({ actorKind: 'scim_token', target: expect.stringMatching(/^orgmem_/) });
     expect(suspended!.actor).toMatch(/^scim:scimtok_/);
 
+    // Its address is its own, not the directory's; another directory user's userName is taken.
+    const moved = await patch(`/Users/${user.id}`, [{ op: 'replace', path: 'userName', value: 'elsewhere@contoso.com' }]);
+    expect(moved.body).toMatchObject({ status: '400', scimType: 'mutability' });
+    const taken = await patch(`/Users/${user.id}`, [{ op: 'replace', path: 'userName', value: 'g1@contoso.com' }]);
+    expect(taken.body).toMatchObject({ status: '409', scimType: 'uniqueness' });
+
     // Deleting it removes only this membership: the user existed before the directory.
     expect((await h.request('DELETE', `/scim/v2/Users/${user.id}`, { key: token })).status).toBe(204);
     expect((await h.call('GET', `/v1/users/${user.id}`, { key })).status).toBe(200);
