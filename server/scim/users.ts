@@ -244,7 +244,8 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
   const input = parseUserInput(body);
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    await loadOrganization(tx, dir.instanceId, dir.organizationId, { lock: true });
+    // No organization lock here (the membership takes it, until commit): concurrent creates
+    // run in parallel up to it, and the unique indexes settle a race on the same userName.
     await assertUserNameFree(tx, dir, input.userName);
     let userId = await userByVerifiedEmail(tx, dir.instanceId, input.userName);
     const createdUser = userId === null;
@@ -269,15 +270,10 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
       }
     }
     const now = deps.clock.now();
-    await tx.insert(scimUsers).values({
-      organizationId: dir.organizationId,
-      userId,
-      instanceId: dir.instanceId,
-      ...directoryColumns(input),
-      createdUser,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await tx
+      .insert(scimUsers)
+      .values({ organizationId: dir.organizationId, userId, instanceId: dir.instanceId, ...directoryColumns(input), createdUser, createdAt: now, updatedAt: now })
+      .catch(asUniqueness);
     await ensureMembership(d, dir, userId);
     if (!input.active) {
       const banned = await deactivate(d, dir, { userId, createdUser });
