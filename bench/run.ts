@@ -11,6 +11,8 @@
  *   webhooks  delivery by one `npm run worker` to a local receiver: events/s draining a backlog,
  *             and latency p50/p99 from the change to the receiver (bench/webhooks.ts)
  *   limiter   rate-limit decisions/s on Redis (REDIS_URL) vs PING and a trivial script (bench/limiter.ts)
+ *   scim      SCIM directory sync: BENCH_SCIM_USERS users provisioned into an empty organization
+ *             (time, users/s) and `userName eq` look-ups/s, vs one prepared query (bench/scim.ts)
  *
  * Endpoints: GET /v1/users/:id and GET /v1/users?limit=20 (next, start, api; vs the bare and
  * db ceilings), and on start and api the session hot paths (vs the jose ceilings):
@@ -33,7 +35,8 @@
  *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
- *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks,limiter (default all)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks,limiter,scim (default all)
+ *   BENCH_SCIM_USERS   users provisioned through SCIM from an empty organization (default 10000)
  *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
  *   BENCH_WEBHOOK_RATE    events/s for the latency run (default 100), for BENCH_WEBHOOK_SECONDS (default 5)
  *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify (default all; the bare
@@ -52,6 +55,7 @@ import postgres from 'postgres';
 import type { Row as PlanRow } from './load';
 import { measureWebhooks, type WebhookBenchResult } from './webhooks';
 import { limiterTable, measureLimiter, type LimiterBenchRow } from './limiter';
+import { measureScim, type ScimBenchResult } from './scim';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -81,6 +85,7 @@ const REFRESH_GUESS = Number(env.BENCH_REFRESH_GUESS ?? 1000);
 const WEBHOOK_EVENTS = Number(env.BENCH_WEBHOOK_EVENTS ?? 2000);
 const WEBHOOK_RATE = Number(env.BENCH_WEBHOOK_RATE ?? 100);
 const WEBHOOK_SECONDS = Number(env.BENCH_WEBHOOK_SECONDS ?? 5);
+const SCIM_USERS = Number(env.BENCH_SCIM_USERS ?? 10_000);
 /** Keycloak's sizing guide: 120 refreshes/s per vCPU; Latchkey aims at 5× that on one core. */
 const KEYCLOAK_PER_VCPU = 120;
 const REFRESH_TARGET = 5 * KEYCLOAK_PER_VCPU;
@@ -634,6 +639,14 @@ async function main() {
     });
   }
 
+  let scim: ScimBenchResult | null = null;
+  if (!ONLY || ONLY.has('scim')) {
+    scim = await measureScim(
+      { cli, startServer, waitFor, stop, log },
+      { port: PORT_BASE + 40, users: SCIM_USERS, connections: CONNECTIONS, seconds: DURATION, databaseUrl: DATABASE_URL },
+    );
+  }
+
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
   const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
   const signRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('sign'))?.requestsPerSecond ?? null;
@@ -698,6 +711,19 @@ async function main() {
   if (limiter) {
     out.push(`\nLimiter: decisions/s on Redis from one connection, ${CONNECTIONS} in flight (bench/limiter.ts).\n\n${limiterTable(limiter)}`);
   }
+  if (scim) {
+    out.push(
+      `\nSCIM: npm run api on CPU 0, ${CONNECTIONS} concurrent clients; ceiling = the userName look-up as one prepared postgres.js query, ${CONNECTIONS} in flight, no HTTP.\n\n` +
+        table(
+          ['measure', 'setting', 'value', 'vs ceiling'],
+          [
+            ['provision POST /Users', `${scim.users} users, empty organization`, `${scim.provisionedPerSecond.toFixed(0)} users/s in ${scim.provisionSeconds.toFixed(1)} s`, fmt(scim.provisionVsCeiling, 3)],
+            ['GET /Users?filter=userName eq', `p50 ${scim.lookupP50} ms, p99 ${scim.lookupP99} ms, ${scim.lookupNon2xx} non-2xx`, `${scim.lookupsPerSecond.toFixed(0)} req/s`, fmt(scim.lookupVsCeiling, 2)],
+            ['ceiling: one query', '', `${scim.ceilingQueriesPerSecond.toFixed(0)} queries/s`, '1.00'],
+          ],
+        ),
+    );
+  }
   process.stdout.write(`\n${out.join('\n')}\n`);
 
   const result = {
@@ -722,6 +748,7 @@ async function main() {
     rows,
     webhooks,
     limiter,
+    scim,
   };
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${result.elapsedSeconds}s)`);

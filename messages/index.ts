@@ -7,6 +7,7 @@ import organizationsDe from './de/organizations.json';
 import webhooksDe from './de/webhooks.json';
 import domainsDe from './de/domains.json';
 import limitsDe from './de/limits.json';
+import directoryDe from './de/directory.json';
 import commonEn from './en/common.json';
 import consoleEn from './en/console.json';
 import hostedEn from './en/hosted.json';
@@ -15,6 +16,7 @@ import organizationsEn from './en/organizations.json';
 import webhooksEn from './en/webhooks.json';
 import domainsEn from './en/domains.json';
 import limitsEn from './en/limits.json';
+import directoryEn from './en/directory.json';
 import commonFr from './fr/common.json';
 import consoleFr from './fr/console.json';
 import hostedFr from './fr/hosted.json';
@@ -23,15 +25,16 @@ import organizationsFr from './fr/organizations.json';
 import webhooksFr from './fr/webhooks.json';
 import domainsFr from './fr/domains.json';
 import limitsFr from './fr/limits.json';
+import directoryFr from './fr/directory.json';
 
 /**
  * next-intl catalogs, one file per namespace so features can add theirs without
  * touching another's. Every locale must hold every key of `en` (catalogs.test.ts).
  */
 export const CATALOGS = {
-  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn },
-  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr },
-  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe },
+  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn },
+  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr },
+  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe },
 } satisfies Record<Locale, Record<string, unknown>>;
 
 export type Messages = (typeof CATALOGS)['en'];

@@ -20,6 +20,7 @@ import {
 import { pages } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
+import { OrganizationDirectory } from './organization-directory';
 import { useInstance } from './instance-context';
 import { CardList, CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
@@ -49,6 +50,7 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
       <Members base={base} roles={roleKeys} onChange={org.reload} />
       <Invitations base={base} roles={roleKeys} />
       <Domains base={base} />
+      <OrganizationDirectory base={base} roles={roleKeys} />
     </div>
   );
 }

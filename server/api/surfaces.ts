@@ -4,6 +4,7 @@ import { createDashboard } from './dashboard';
 import { createFapi } from './fapi';
 import { createOps } from './ops';
 import { instanceIdForHost, requestHostname, withCustomDomain } from '../instances/custom-domain';
+import { createScim } from './scim';
 
 export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -33,6 +34,7 @@ export const SURFACES: readonly SurfaceEntry[] = [
   { name: 'dashboard', base: 'public_url', prefixes: ['/v1/dashboard'], create: (r) => createDashboard(r.deps).fetch },
   { name: 'bapi', base: 'public_url', prefixes: ['/v1'], create: (r) => createBapi(r.deps).fetch },
   { name: 'fapi', base: 'fapi_url', prefixes: ['/v1', '/.well-known'], create: (r) => createFapi(r.deps).fetch },
+  { name: 'scim', base: 'public_url', prefixes: ['/scim/v2'], create: (r) => createScim(r.deps).fetch },
   {
     name: 'ops',
     base: 'public_url',

@@ -11,6 +11,7 @@ export const ID_PREFIXES = [
   'loc', 'locrev',
   'msga',
   'acl',
+  'scimtok', 'scimgrp',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -2,7 +2,8 @@
  * Who made a request, built once per request from the surface's credential and handed
  * to every endpoint. Domain functions that change state take it, and audit entries record
  * its `kind` and `ref`: `key:<key id>`, `operator:<user id>`, `session:<session id>` (an end
- * user signed in), `user:<user id>` (an end user by personal access token), `anonymous`.
+ * user signed in), `user:<user id>` (an end user by personal access token), `scim:<token id>` (an
+ * organization's directory), `anonymous`.
  */
 export type ActorKind =
   | 'secret_key'
@@ -53,6 +54,7 @@ const KIND_OF_PREFIX: Record<string, ActorKind> = {
   session: 'user',
   user: 'personal_access_token',
   client: 'client',
+  scim: 'scim_token',
   anonymous: 'anonymous',
 };
 
@@ -77,3 +79,5 @@ export const sessionUserActor = (userId: string, sessionId: string, request: Req
 export const clientActor = (clientId: string, request: RequestOrigin) => actorOf('client', clientId, `client:${clientId}`, request);
 export const tokenUserActor = (userId: string, request: RequestOrigin) =>
   actorOf('personal_access_token', userId, `user:${userId}`, request, userId);
+/** An organization's directory (identity provider) calling the SCIM surface with its token. */
+export const scimTokenActor = (tokenId: string, request: RequestOrigin) => actorOf('scim_token', tokenId, `scim:${tokenId}`, request);

@@ -21,6 +21,8 @@ export const ERROR_CODES = {
     message: 'A request with this Idempotency-Key is still being processed.',
     expose: true,
   },
+  /** If-Match named a version the resource no longer has (SCIM). */
+  PRECONDITION_FAILED: { status: 412, message: 'The resource changed since the version named in If-Match.', expose: true },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.', expose: true },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request content type is not supported.', expose: true },
   VALIDATION_FAILED: { status: 422, message: 'The request is invalid.', expose: true },

@@ -21,6 +21,7 @@ const activeMembership = prepared((db) =>
         eq(organizationMemberships.organizationId, sql.placeholder('organizationId')),
         eq(organizationMemberships.userId, sql.placeholder('userId')),
         eq(organizationMemberships.instanceId, sql.placeholder('instanceId')),
+        eq(organizationMemberships.status, 'active'),
       ),
     )
     .prepare('org_claims'),
@@ -28,7 +29,7 @@ const activeMembership = prepared((db) =>
 
 /**
  * The active-organization claims of a session JWT, read afresh at every signing (so a
- * removed member loses them at the next refresh); null when the user is not a member.
+ * removed member loses them at the next refresh); null when the user is not a member (or the directory suspended the membership).
  */
 export async function orgClaims(db: Db, instanceId: string, organizationId: string, userId: string): Promise<OrgClaims | null> {
   const [row] = await activeMembership(db).execute({ organizationId, userId, instanceId });

@@ -285,9 +285,9 @@ export async function listUserMemberships(deps: Pick<Deps, 'db'>, instanceId: st
   );
 }
 
-/** The membership of a user in an organization with its permissions, for FAPI checks and JWT claims; null when none. */
+/** The membership of a user in an organization with its permissions, for FAPI checks and JWT claims; null when none or suspended. */
 export async function memberAccess(db: Db, instanceId: string, organizationId: string, userId: string) {
   const m = await membershipOf(db, instanceId, organizationId, userId);
-  if (!m) return null;
+  if (!m || m.membership.status === 'suspended') return null;
   return { membership: m, role: m.membership.role, permissions: [...(m.permissions ?? [])].sort() };
 }

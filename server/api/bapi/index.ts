@@ -17,6 +17,7 @@ import { bapiOrganizations as orgs } from '../../organizations/routes';
 import { bapiUsers as users } from '../../users/routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
 import { bapiProtection as protection } from '../../limits/routes';
+import { bapiScim as scim } from '../../scim/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -124,6 +125,13 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/webhook_endpoints/:id/deliveries/:message_id/retry', 'webhooks:write', webhooks.retry),
   route('POST',   '/v1/webhook_endpoints/:id/recover',      'webhooks:write', webhooks.recover),
   route('GET',    '/v1/audit_logs',               'audit_logs:read', auditLogs.list),
+
+  route('POST',   '/v1/scim_tokens',              'scim_tokens:write', scim.createToken),
+  route('GET',    '/v1/scim_tokens',              'scim_tokens:read',  scim.listTokens),
+  route('POST',   '/v1/scim_tokens/:id/revoke',   'scim_tokens:write', scim.revokeToken),
+  route('GET',    '/v1/scim_users',               'scim_tokens:read',  scim.listUsers),
+  route('GET',    '/v1/scim_groups',              'scim_tokens:read',  scim.listGroups),
+  route('PATCH',  '/v1/scim_groups/:id',          'scim_tokens:write', scim.mapGroup),
 
   route('GET',    '/v1/emails',                   'emails:read',     messages.listEmails),
   route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmail),

@@ -64,6 +64,8 @@ beforeAll(async () => {
   const signInToken = await post('/v1/sign_in_tokens', { user_id: user.id });
   const deliveries = await h.call('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`, { key });
   const emails = await h.call('GET', '/v1/emails', { key });
+  const scimToken = await post('/v1/scim_tokens', { organization_id: org.id, name: 'Seed' });
+  const scimGroup = await h.call('POST', '/scim/v2/Groups', { key: scimToken.token, body: { displayName: 'Seed' } });
   Object.assign(seeds, {
     users: user.id,
     organizations: org.id,
@@ -80,6 +82,8 @@ beforeAll(async () => {
     emails: emails.body.data[0]?.id ?? 'email_01J00000000000000000000000',
     sms: 'sms_01J00000000000000000000000',
     network_acls: acl.id,
+    scim_tokens: scimToken.id,
+    scim_groups: scimGroup.body.id,
   });
   doc = (await h.call('GET', '/v1/openapi.json')).body;
 }, 60_000);

@@ -13,6 +13,7 @@ import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users } from '../../users/routes';
 import { dashboardProtection as protection } from '../../limits/routes';
+import { dashboardScim as scim } from '../../scim/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -114,6 +115,12 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${ORG}/domains`,                              ADMIN,    orgs.createDomain),
   route('PATCH',  `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.updateDomain),
   route('DELETE', `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.deleteDomain),
+  route('GET',    `${ORG}/scim_tokens`,                          VIEWER,   scim.listTokens),
+  route('POST',   `${ORG}/scim_tokens`,                          ADMIN,    scim.createToken),
+  route('POST',   `${ORG}/scim_tokens/:token_id/revoke`,         ADMIN,    scim.revokeToken),
+  route('GET',    `${ORG}/scim_users`,                           VIEWER,   scim.listUsers),
+  route('GET',    `${ORG}/scim_groups`,                          VIEWER,   scim.listGroups),
+  route('PATCH',  `${ORG}/scim_groups/:group_id`,                ADMIN,    scim.mapGroup),
   route('GET',    `${INSTANCE}/roles`,                           VIEWER,   orgs.listRoles),
   route('POST',   `${INSTANCE}/roles`,                           ADMIN,    orgs.createRole),
   route('PATCH',  `${INSTANCE}/roles/:id`,                       ADMIN,    orgs.updateRole),

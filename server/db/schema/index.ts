@@ -15,3 +15,4 @@ export * from './localizations';
 export * from './webhooks';
 export * from './organizations';
 export * from './limits';
+export * from './scim';

@@ -39,6 +39,8 @@ export const organizationMemberships = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     /** A role key, e.g. `org:admin`. */
     role: text('role').notNull(),
+    /** `suspended`: deactivated by the organization's directory (SCIM); it grants nothing until restored. */
+    status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
     publicMetadata: jsonb('public_metadata').$type<Metadata>().notNull().default({}),
     privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
     createdAt: millis('created_at').notNull(),

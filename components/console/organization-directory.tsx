@@ -1,0 +1,226 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState, type FormEvent } from 'react';
+import { ActionCell, Badge, Button, Card, CardHeader, ConfirmDialog, CopyField, Dialog, Field, FormDialog, Input, SecretValue, Select, ShownOnce, Table, Td, Thead, Tr } from '@/components/ui';
+import { useDates } from '@/lib/console/format';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useErrorMessage } from '@/lib/use-error-message';
+import { useConsole } from './console-context';
+import { CardList } from './states';
+import { useFormError } from './use-form-error';
+
+/** Shapes of the dashboard API's directory calls (server/scim/routes.ts). */
+type Page<T> = { data: T[]; has_more: boolean; next_cursor: string | null };
+type ScimToken = { id: string; name: string; created_at: number; last_used_at: number | null; revoked_at: number | null };
+type CreatedToken = ScimToken & { token: string };
+type ScimGroup = { id: string; display_name: string; role: string | null; members_count: number };
+type ScimUser = { id: string; user_name: string; display_name: string | null; active: boolean; created_by_directory: boolean; updated_at: number };
+
+/**
+ * The organization page's directory (SCIM) section: its tokens (created and shown once,
+ * revoked), the users and groups its identity provider provisioned, the group → role
+ * mappings, and when the directory last synced.
+ */
+export function OrganizationDirectory({ base, roles }: { base: string; roles: string[] }) {
+  const t = useTranslations('directory');
+  const dates = useDates();
+  const { canWrite } = useConsole();
+  const tokens = useDashboard<Page<ScimToken>>(`${base}/scim_tokens?limit=100`);
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const [revoking, setRevoking] = useState<ScimToken | null>(null);
+  const endpoint = typeof window === 'undefined' ? '/scim/v2' : `${window.location.origin}/scim/v2`;
+  const lastSync = Math.max(0, ...(tokens.data?.data.map((k) => k.last_used_at ?? 0) ?? []));
+
+  return (
+    <Card>
+      <CardHeader
+        title={t('title')}
+        description={t('description', { lastSync: lastSync ? dates.relative(lastSync) : t('never') })}
+        actions={canWrite && <Button onClick={() => setCreating(true)}>{t('createToken')}</Button>}
+      />
+      <div className="px-5 pt-4">
+        <CopyField label={t('endpoint')} value={endpoint} />
+      </div>
+      <CardList
+        data={tokens.data?.data}
+        error={tokens.error}
+        onRetry={tokens.reload}
+        columns={4}
+        rows={1}
+        emptyTitle={t('noTokensTitle')}
+        emptyDescription={t('noTokensDescription')}
+      >
+        {(items) => (
+          <Table caption={t('tokensTitle')}>
+            <Thead columns={[t('name'), t('created'), t('lastUsed'), t('status')]} actions={canWrite && t('actions')} />
+            <tbody>
+              {items.map((k) => (
+                <Tr key={k.id}>
+                  <Td id={`scim-token-${k.id}`} className="font-medium">
+                    {k.name}
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(k.created_at)}</Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(k.last_used_at)}</Td>
+                  <Td>
+                    <Badge tone={k.revoked_at ? 'neutral' : 'green'}>{k.revoked_at ? t('revoked') : t('active')}</Badge>
+                  </Td>
+                  {canWrite &&
+                    (k.revoked_at ? (
+                      <Td />
+                    ) : (
+                      <ActionCell onClick={() => setRevoking(k)} aria-describedby={`scim-token-${k.id}`}>
+                        {t('revoke')}
+                      </ActionCell>
+                    ))}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
+      <Groups base={base} roles={roles} />
+      <Users base={base} />
+      <CreateTokenDialog
+        open={creating}
+        path={`${base}/scim_tokens`}
+        onClose={() => setCreating(false)}
+        onCreated={(token) => {
+          setCreating(false);
+          setCreated(token);
+          tokens.reload();
+        }}
+      />
+      <Dialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')}>
+        {created && (
+          <ShownOnce warning={t('createdWarning')} actions={<Button onClick={() => setCreated(null)}>{t('done')}</Button>}>
+            <CopyField label={t('endpoint')} value={endpoint} />
+            <SecretValue value={created.token} label={t('token')} />
+          </ShownOnce>
+        )}
+      </Dialog>
+      <ConfirmDialog
+        open={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title={t('revokeTitle')}
+        description={t('revokeDescription', { name: revoking?.name ?? '' })}
+        confirmLabel={t('revoke')}
+        onConfirm={async () => {
+          if (revoking) await mutate('POST', `${base}/scim_tokens/${encodeURIComponent(revoking.id)}/revoke`);
+          tokens.reload();
+        }}
+      />
+    </Card>
+  );
+}
+
+function CreateTokenDialog({ open, path, onClose, onCreated }: { open: boolean; path: string; onClose: () => void; onCreated: (t: CreatedToken) => void }) {
+  const t = useTranslations('directory');
+  const form = useFormError(['name']);
+  const [name, setName] = useState('');
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    void form.run(async () => {
+      const token = await mutate<CreatedToken>('POST', path, { name: name.trim() });
+      setName('');
+      onCreated(token);
+    });
+  }
+  return (
+    <FormDialog open={open} onClose={onClose} title={t('createToken')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+      <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Okta" autoFocus />}
+      </Field>
+    </FormDialog>
+  );
+}
+
+function Groups({ base, roles }: { base: string; roles: string[] }) {
+  const t = useTranslations('directory');
+  const { canWrite } = useConsole();
+  const errorMessage = useErrorMessage();
+  const groups = useDashboard<Page<ScimGroup>>(`${base}/scim_groups?limit=100`);
+  const [error, setError] = useState<string | null>(null);
+
+  async function map(g: ScimGroup, role: string) {
+    setError(null);
+    try {
+      await mutate('PATCH', `${base}/scim_groups/${encodeURIComponent(g.id)}`, { role: role || null });
+      groups.reload();
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  }
+
+  return (
+    <div className="border-t border-zinc-200 dark:border-zinc-800">
+      <h3 className="px-5 pt-4 text-sm font-semibold">{t('groupsTitle')}</h3>
+      <p className="px-5 text-xs text-zinc-600 dark:text-zinc-400">{t('groupsDescription')}</p>
+      {error && <p className="px-5 pt-2 text-sm text-red-600">{error}</p>}
+      <CardList data={groups.data?.data} error={groups.error} onRetry={groups.reload} columns={3} rows={1} emptyTitle={t('noGroupsTitle')} emptyDescription={t('noGroupsDescription')}>
+        {(items) => (
+          <Table caption={t('groupsTitle')}>
+            <Thead columns={[t('group'), t('members'), t('role')]} />
+            <tbody>
+              {items.map((g) => (
+                <Tr key={g.id}>
+                  <Td className="font-medium">{g.display_name}</Td>
+                  <Td>{g.members_count}</Td>
+                  <Td>
+                    {canWrite ? (
+                      <Select aria-label={t('roleOf', { group: g.display_name })} value={g.role ?? ''} onChange={(e) => void map(g, e.target.value)} className="h-8 min-w-36 text-sm">
+                        <option value="">{t('noRole')}</option>
+                        {(g.role && !roles.includes(g.role) ? [g.role, ...roles] : roles).map((r) => (
+                          <option key={r} value={r}>
+                            {r}
+                          </option>
+                        ))}
+                      </Select>
+                    ) : (
+                      <Badge tone="indigo">{g.role ?? t('noRole')}</Badge>
+                    )}
+                  </Td>
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
+    </div>
+  );
+}
+
+function Users({ base }: { base: string }) {
+  const t = useTranslations('directory');
+  const dates = useDates();
+  const users = useDashboard<Page<ScimUser>>(`${base}/scim_users?limit=100`);
+  return (
+    <div className="border-t border-zinc-200 dark:border-zinc-800">
+      <h3 className="px-5 pt-4 text-sm font-semibold">{t('usersTitle')}</h3>
+      <CardList data={users.data?.data} error={users.error} onRetry={users.reload} columns={4} rows={2} emptyTitle={t('noUsersTitle')} emptyDescription={t('noUsersDescription')}>
+        {(items) => (
+          <Table caption={t('usersTitle')}>
+            <Thead columns={[t('userName'), t('displayName'), t('status'), t('updated')]} />
+            <tbody>
+              {items.map((u) => (
+                <Tr key={u.id}>
+                  <Td className="break-all">{u.user_name}</Td>
+                  <Td>{u.display_name ?? '—'}</Td>
+                  <Td>
+                    <span className="flex flex-wrap gap-1">
+                      <Badge tone={u.active ? 'green' : 'amber'}>{u.active ? t('active') : t('suspended')}</Badge>
+                      {u.created_by_directory && <Badge>{t('createdByDirectory')}</Badge>}
+                    </span>
+                  </Td>
+                  <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(u.updated_at)}</Td>
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
+      {users.data?.has_more && <p className="px-5 pb-4 text-xs text-zinc-500">{t('moreUsers')}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import type { Context } from 'hono';
+import type { Deps } from '../../deps';
+import { anonymousActor, scimTokenActor } from '../../http/actor';
+import type { Method, MountableEndpoint } from '../../http/endpoint';
+import { AppError } from '../../http/errors';
+import { scimProtocol } from '../../http/protocol';
+import { enforceLimit, rateLimitHeaders } from '../../http/rate-limit';
+import { bearerToken } from '../../http/request-context';
+import { buildSurface, type RouteEntry } from '../../http/router';
+import * as scim from '../../scim/surface-routes';
+import type { ScimAuth } from '../../scim/surface-routes';
+import { resolveScimToken } from '../../scim/tokens';
+
+/** SCIM 2.0 (RFC 7644) under `{PUBLIC_URL}/scim/v2`; the bearer token names the organization. */
+export const SCIM_PREFIX = '/scim/v2';
+
+/** `public`: discovery, readable without a token; `token`: an organization's SCIM token, rate limited per token. */
+type ScimGuard = 'public' | 'token';
+type ScimRoute = RouteEntry<ScimGuard, ScimAuth | null>;
+
+const route = <G extends ScimGuard>(
+  method: Method,
+  path: string,
+  guard: G,
+  ep: MountableEndpoint<G extends 'public' ? ScimAuth | null : ScimAuth>,
+): ScimRoute => ({ method, path: `${SCIM_PREFIX}${path}`, guard, endpoint: ep as MountableEndpoint<ScimAuth | null> });
+
+/** One route a line: method, path under /scim/v2, guard, endpoint. */
+export const scimRoutes: ScimRoute[] = [
+  route('GET',    '/ServiceProviderConfig', 'public', scim.serviceProviderConfigEndpoint),
+  route('GET',    '/ResourceTypes',         'public', scim.resourceTypesEndpoint),
+  route('GET',    '/ResourceTypes/:id',     'public', scim.resourceTypeEndpoint),
+  route('GET',    '/Schemas',               'public', scim.schemasEndpoint),
+  route('GET',    '/Schemas/:id',           'public', scim.schemaEndpoint),
+
+  route('GET',    '/Users',                 'token',  scim.listUsersEndpoint),
+  route('POST',   '/Users',                 'token',  scim.createUserEndpoint),
+  route('GET',    '/Users/:id',             'token',  scim.getUserEndpoint),
+  route('PUT',    '/Users/:id',             'token',  scim.replaceUserEndpoint),
+  route('PATCH',  '/Users/:id',             'token',  scim.patchUserEndpoint),
+  route('DELETE', '/Users/:id',             'token',  scim.deleteUserEndpoint),
+
+  route('GET',    '/Groups',                'token',  scim.listGroupsEndpoint),
+  route('POST',   '/Groups',                'token',  scim.createGroupEndpoint),
+  route('GET',    '/Groups/:id',            'token',  scim.getGroupEndpoint),
+  route('PUT',    '/Groups/:id',            'token',  scim.replaceGroupEndpoint),
+  route('PATCH',  '/Groups/:id',            'token',  scim.patchGroupEndpoint),
+  route('DELETE', '/Groups/:id',            'token',  scim.deleteGroupEndpoint),
+];
+
+export const SCIM_WINDOW_MS = 10_000;
+const DEFAULT_SCIM_BUDGET = 600;
+
+/** 401 (SCIM error) for a missing, unknown or revoked token; 429 with Retry-After past the token's budget. */
+async function authenticateScim(deps: Deps, c: Context, guard: ScimGuard): Promise<ScimAuth | null> {
+  if (guard === 'public') return null;
+  const secret = bearerToken(c.req.header('authorization'));
+  if (!secret) {
+    throw new AppError('UNAUTHENTICATED', {
+      message: 'Send the organization’s SCIM token as "Authorization: Bearer scim_…".',
+      headers: { 'www-authenticate': 'Bearer realm="latchkey-scim"' },
+    });
+  }
+  const caller = await resolveScimToken(deps, secret).catch((err: unknown) => {
+    if (err instanceof AppError) Object.assign(err.headers, { 'www-authenticate': 'Bearer realm="latchkey-scim", error="invalid_token"' });
+    throw err;
+  });
+  const rule = { name: 'scim_token', limit: deps.config.SCIM_RATE_LIMIT ?? DEFAULT_SCIM_BUDGET, windowMs: SCIM_WINDOW_MS };
+  const decision = await enforceLimit(deps, 'scim', rule, caller.tokenId);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  return {
+    instance: { id: caller.instanceId },
+    organizationId: caller.organizationId,
+    tokenId: caller.tokenId,
+    ifMatch: c.req.header('if-match') ?? null,
+    baseUrl: `${deps.config.PUBLIC_URL.replace(/\/$/, '')}${SCIM_PREFIX}`,
+  };
+}
+
+export function createScim(deps: Deps) {
+  return buildSurface<ScimGuard, ScimAuth | null>(deps, {
+    name: 'scim',
+    routes: scimRoutes,
+    protocol: scimProtocol,
+    authenticate: (c, r) => authenticateScim(deps, c, r.guard),
+    actorOf: (auth, request) => (auth ? scimTokenActor(auth.tokenId, request) : anonymousActor(request)),
+  });
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { ScimEmail, ScimEnterprise } from '../db/schema';
+import { emailAddress } from '../users/schemas';
+import { ENTERPRISE_SCHEMA } from './discovery';
+import { invalidValue } from './errors';
+import { getCaseless } from './filter';
+
+/** A User as a directory sends it (POST, PUT, or the result of a PATCH), read case-insensitively. */
+export interface ScimUserInput {
+  userName: string;
+  externalId: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  displayName: string | null;
+  emails: ScimEmail[];
+  active: boolean;
+  enterprise: ScimEnterprise;
+}
+
+const MAX_TEXT = 256;
+const MAX_EMAILS = 20;
+
+function text(obj: unknown, name: string, label = name): string | null {
+  const v = getCaseless(obj, name.toLowerCase());
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v !== 'string') throw invalidValue(`${label} must be a string.`);
+  const t = v.trim();
+  if (t.length > MAX_TEXT) throw invalidValue(`${label} is at most ${MAX_TEXT} characters.`);
+  return t || null;
+}
+
+/** Booleans, and Entra's strings for them ("True", "False"). */
+export function scimBoolean(v: unknown, label: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === 'true';
+  throw invalidValue(`${label} must be true or false.`);
+}
+
+function emailList(v: unknown): ScimEmail[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalidValue('emails must be an array.');
+  if (v.length > MAX_EMAILS) throw invalidValue(`emails holds at most ${MAX_EMAILS} addresses.`);
+  return v.map((e, i) => {
+    if (typeof e !== 'object' || e === null) throw invalidValue(`emails[${i}] must be an object.`);
+    const value = text(e, 'value', `emails[${i}].value`);
+    if (!value) throw invalidValue(`emails[${i}].value is required.`);
+    const type = text(e, 'type', `emails[${i}].type`);
+    const display = text(e, 'display', `emails[${i}].display`);
+    const primary = scimBoolean(getCaseless(e, 'primary'), `emails[${i}].primary`);
+    return { value, ...(type ? { type } : {}), ...(primary !== undefined ? { primary } : {}), ...(display ? { display } : {}) };
+  });
+}
+
+function enterpriseOf(resource: unknown): ScimEnterprise {
+  const ext = getCaseless(resource, ENTERPRISE_SCHEMA.toLowerCase());
+  if (ext === undefined || ext === null) return {};
+  if (typeof ext !== 'object') throw invalidValue(`${ENTERPRISE_SCHEMA} must be an object.`);
+  const out: ScimEnterprise = {};
+  const employeeNumber = text(ext, 'employeeNumber');
+  const department = text(ext, 'department');
+  if (employeeNumber) out.employeeNumber = employeeNumber;
+  if (department) out.department = department;
+  const manager = getCaseless(ext, 'manager');
+  // Entra sets the manager as a bare id string.
+  if (typeof manager === 'string' && manager.trim()) out.manager = { value: text({ v: manager }, 'v', 'manager')! };
+  else if (typeof manager === 'object' && manager !== null) {
+    const value = text(manager, 'value', 'manager.value');
+    const displayName = text(manager, 'displayName', 'manager.displayName');
+    if (value || displayName) out.manager = { ...(value ? { value } : {}), ...(displayName ? { displayName } : {}) };
+  } else if (manager !== undefined && manager !== null && manager !== '') throw invalidValue('manager must be an object or an id.');
+  return out;
+}
+
+/** Validates a User representation; problems are 400 invalidValue naming the attribute. */
+export function parseUserInput(resource: unknown): ScimUserInput {
+  if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) throw invalidValue('The body must be a User object.');
+  const userNameRaw = getCaseless(resource, 'username');
+  if (typeof userNameRaw !== 'string' || userNameRaw.trim() === '') throw invalidValue('userName is required.');
+  const parsedName = emailAddress.safeParse(userNameRaw);
+  if (!parsedName.success) throw invalidValue('userName must be the user’s email address.');
+  const name = getCaseless(resource, 'name');
+  if (name !== undefined && name !== null && typeof name !== 'object') throw invalidValue('name must be an object.');
+  return {
+    userName: parsedName.data,
+    externalId: text(resource, 'externalId'),
+    givenName: text(name, 'givenName', 'name.givenName'),
+    familyName: text(name, 'familyName', 'name.familyName'),
+    displayName: text(resource, 'displayName'),
+    emails: emailList(getCaseless(resource, 'emails')),
+    active: scimBoolean(getCaseless(resource, 'active'), 'active') ?? true,
+    enterprise: enterpriseOf(resource),
+  };
+}
+
+/** Bodies are read by the parsers above; the router only needs an object. */
+export const resourceBody = z.looseObject({});

@@ -1,0 +1,402 @@
+import { and, asc, count, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Deps } from '../deps';
+import type { Db } from '../db/client';
+import { uniqueViolation } from '../db/errors';
+import { newId } from '../db/ids';
+import { emailAddresses, organizationMemberships, scimGroupMembers, scimUsers, users } from '../db/schema';
+import { emitEvent } from '../events/events';
+import { isAppError } from '../http/errors';
+import { instanceContext } from '../instances/instances';
+import { auditOrgChange } from '../organizations/audit';
+import { addMembership, membershipsWithUsers, membershipView, removeMembershipInTx } from '../organizations/memberships';
+import { loadOrganization } from '../organizations/organization-view';
+import { revokeUserSessions } from '../sessions/sessions';
+import { createUser, deleteUser, setBanned, updateUser } from '../users/users';
+import { project, type ListQuery, type Projection } from './attributes';
+import { checkIfMatch, etagOf, isoTime, scimNotFound, type Directory } from './directory';
+import { ENTERPRISE_SCHEMA, listResponse, USER_SCHEMA } from './discovery';
+import { invalidValue, scimError } from './errors';
+import { parseFilter } from './filter';
+import { filterToSql, tableResolver, type AttrSpec } from './filter-sql';
+import { applyPatch, type PatchBody, type PatchShape } from './patch';
+import { mappedRoleFor } from './roles';
+import { parseUserInput, type ScimUserInput } from './user-input';
+
+type ScimUserRow = typeof scimUsers.$inferSelect & { firstName: string | null; lastName: string | null };
+
+const EXTENSIONS = [ENTERPRISE_SCHEMA] as const;
+
+/** The directory's user with the Latchkey user's names. */
+function usersQuery(db: Db, where: SQL | undefined) {
+  return db
+    .select({ row: scimUsers, firstName: users.firstName, lastName: users.lastName })
+    .from(scimUsers)
+    .innerJoin(users, eq(users.id, scimUsers.userId))
+    .where(where);
+}
+
+const toRow = (r: { row: typeof scimUsers.$inferSelect; firstName: string | null; lastName: string | null }): ScimUserRow => ({
+  ...r.row,
+  firstName: r.firstName,
+  lastName: r.lastName,
+});
+
+async function findScimUser(db: Db, dir: Directory, userId: string, lock = false): Promise<ScimUserRow> {
+  const q = usersQuery(db, and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
+  const [r] = lock ? await q.for('update', { of: scimUsers }) : await q;
+  if (!r) throw scimNotFound('User');
+  return toRow(r);
+}
+
+/** The SCIM representation (RFC 7643 §4.1) of a provisioned user. */
+export function userResource(r: ScimUserRow, dir: Pick<Directory, 'baseUrl'>) {
+  const enterprise = Object.keys(r.enterprise).length > 0;
+  const name = {
+    ...(r.firstName ? { givenName: r.firstName } : {}),
+    ...(r.lastName ? { familyName: r.lastName } : {}),
+    ...(r.firstName || r.lastName ? { formatted: [r.firstName, r.lastName].filter(Boolean).join(' ') } : {}),
+  };
+  return {
+    schemas: enterprise ? [USER_SCHEMA, ENTERPRISE_SCHEMA] : [USER_SCHEMA],
+    id: r.userId,
+    ...(r.externalId ? { externalId: r.externalId } : {}),
+    userName: r.userName,
+    name,
+    ...(r.displayName ? { displayName: r.displayName } : {}),
+    emails: r.emails,
+    active: r.active,
+    ...(enterprise ? { [ENTERPRISE_SCHEMA]: r.enterprise } : {}),
+    meta: {
+      resourceType: 'User',
+      created: isoTime(r.createdAt),
+      lastModified: isoTime(r.updatedAt),
+      location: `${dir.baseUrl}/Users/${r.userId}`,
+      version: etagOf(r.version),
+    },
+  };
+}
+export type UserResource = ReturnType<typeof userResource>;
+
+export async function getScimUser(deps: Pick<Deps, 'db'>, dir: Directory, id: string) {
+  return findScimUser(deps.db, dir, id);
+}
+
+// --- Filters ---
+
+const str = (expr: AnyPgColumn | SQL, caseExact = false, key?: AnyPgColumn): AttrSpec => ({ kind: 'string', expr, caseExact, ...(key ? { key } : {}) });
+
+const emailsSpec: AttrSpec = {
+  kind: 'multi',
+  subs: {
+    value: { kind: 'string', expr: sql`(e.v->>'value')`, caseExact: false },
+    type: { kind: 'string', expr: sql`(e.v->>'type')`, caseExact: false },
+    display: { kind: 'string', expr: sql`(e.v->>'display')`, caseExact: false },
+    primary: { kind: 'boolean', expr: sql`((e.v->>'primary')::boolean)` },
+  },
+  exists: (where) => sql`exists (select 1 from jsonb_array_elements(${scimUsers.emails}) as e(v) where ${where ?? sql`true`})`,
+};
+
+const userAttributes = tableResolver(USER_SCHEMA.toLowerCase(), {
+  [USER_SCHEMA.toLowerCase()]: {
+    id: str(scimUsers.userId, true),
+    username: str(scimUsers.userName, false, scimUsers.userNameKey),
+    externalid: str(scimUsers.externalId, true),
+    displayname: str(scimUsers.displayName),
+    active: { kind: 'boolean', expr: scimUsers.active },
+    'name.givenname': str(users.firstName),
+    'name.familyname': str(users.lastName),
+    emails: emailsSpec,
+    'meta.created': { kind: 'datetime', expr: scimUsers.createdAt },
+    'meta.lastmodified': { kind: 'datetime', expr: scimUsers.updatedAt },
+  },
+  [ENTERPRISE_SCHEMA.toLowerCase()]: {
+    employeenumber: str(sql`(${scimUsers.enterprise}->>'employeeNumber')`, true),
+    department: str(sql`(${scimUsers.enterprise}->>'department')`),
+    'manager.value': str(sql`(${scimUsers.enterprise}->'manager'->>'value')`, true),
+  },
+});
+
+/** GET /Users: filtered, 1-based `startIndex`, `count` per page, oldest first. */
+export async function listScimUsers(deps: Pick<Deps, 'db'>, dir: Directory, q: ListQuery) {
+  const where = and(eq(scimUsers.organizationId, dir.organizationId), q.filter ? filterToSql(parseFilter(q.filter), userAttributes) : undefined);
+  const [total] = await deps.db.select({ n: count() }).from(scimUsers).innerJoin(users, eq(users.id, scimUsers.userId)).where(where);
+  const rows = q.count === 0 ? [] : await usersQuery(deps.db, where).orderBy(asc(scimUsers.userId)).limit(q.count).offset(q.startIndex - 1);
+  return listResponse(
+    rows.map((r) => project(userResource(toRow(r), dir), q, EXTENSIONS)),
+    Number(total?.n ?? 0),
+    q.startIndex,
+  );
+}
+
+export const projectUser = (r: ScimUserRow, dir: Directory, p: Projection) => project(userResource(r, dir), p, EXTENSIONS);
+
+// --- Writes ---
+
+type D = Deps;
+
+const uniqueness = (detail: string) => scimError('CONFLICT', 'uniqueness', detail);
+
+async function assertUserNameFree(db: Db, dir: Directory, userName: string, exceptUserId?: string) {
+  const [taken] = await db
+    .select({ id: scimUsers.userId })
+    .from(scimUsers)
+    .where(
+      and(
+        eq(scimUsers.organizationId, dir.organizationId),
+        eq(scimUsers.userNameKey, userName.toLowerCase()),
+        exceptUserId ? ne(scimUsers.userId, exceptUserId) : undefined,
+      ),
+    );
+  if (taken) throw uniqueness(`A user with the userName ${userName} already exists in this directory.`);
+}
+
+/** A Latchkey user of the instance holding this address verified, to link rather than duplicate. */
+async function userByVerifiedEmail(db: Db, instanceId: string, email: string) {
+  const [row] = await db
+    .select({ userId: emailAddresses.userId, status: emailAddresses.verificationStatus })
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, email.toLowerCase())));
+  if (row && row.status !== 'verified') throw uniqueness(`${email} is held, unverified, by another user of this instance.`);
+  return row?.userId ?? null;
+}
+
+/** Domain refusals that mean "taken" are SCIM's 409 uniqueness. */
+function asUniqueness(err: unknown): never {
+  if (isAppError(err) && err.code === 'VALIDATION_FAILED' && err.meta.reason === 'taken') throw uniqueness(err.message);
+  if (uniqueViolation(err)) throw uniqueness('That userName or email address is already taken.');
+  throw err;
+}
+
+async function membershipRow(db: Db, dir: Directory, userId: string) {
+  const [m] = await db
+    .select()
+    .from(organizationMemberships)
+    .where(and(eq(organizationMemberships.organizationId, dir.organizationId), eq(organizationMemberships.userId, userId)));
+  return m;
+}
+
+async function otherMemberships(db: Db, dir: Directory, userId: string) {
+  const [row] = await db
+    .select({ n: count() })
+    .from(organizationMemberships)
+    .where(and(eq(organizationMemberships.userId, userId), ne(organizationMemberships.organizationId, dir.organizationId)));
+  return Number(row?.n ?? 0);
+}
+
+/** Sets the membership's status with organizationMembership.updated and an audit entry. */
+async function setMembershipStatus(deps: D, dir: Directory, userId: string, status: 'active' | 'suspended') {
+  const m = await membershipRow(deps.db, dir, userId);
+  if (!m || m.status === status) return;
+  await deps.db.update(organizationMemberships).set({ status, updatedAt: deps.clock.now() }).where(eq(organizationMemberships.id, m.id));
+  const [joined] = await membershipsWithUsers(deps.db, dir.instanceId, { organizationId: dir.organizationId, userId });
+  await emitEvent(deps, dir.instanceId, 'organizationMembership.updated', membershipView(joined!));
+  await auditOrgChange(deps, dir.instanceId, dir.audit, `organization_membership.${status === 'active' ? 'restored' : 'suspended'}`, m.id, {
+    organization_id: dir.organizationId,
+    user_id: userId,
+  });
+}
+
+/** The member joins with the role its mapped groups give (the instance's default role when none). */
+async function ensureMembership(deps: D, dir: Directory, userId: string) {
+  if (await membershipRow(deps.db, dir, userId)) return;
+  const role = (await mappedRoleFor(deps.db, dir, userId)) ?? (await instanceContext(deps, dir.instanceId)).settings.organization_default_role;
+  await addMembership(deps, dir.instanceId, dir.organizationId, { user_id: userId, role }, dir.audit);
+}
+
+/**
+ * `active: false`: the membership is suspended and every session of the user revoked
+ * (sessions_version bumped, so outstanding JWTs fail too); a user this directory created
+ * that belongs nowhere else is also banned. Returns whether it banned the user.
+ */
+async function deactivate(deps: D, dir: Directory, row: { userId: string; createdUser: boolean }): Promise<boolean> {
+  await setMembershipStatus(deps, dir, row.userId, 'suspended');
+  await revokeUserSessions(deps, dir.instanceId, row.userId, dir.audit);
+  if (!row.createdUser || (await otherMemberships(deps.db, dir, row.userId)) > 0) return false;
+  await setBanned(deps, dir.instanceId, row.userId, true);
+  return true;
+}
+
+/** `active: true`: the membership is restored, and a ban this directory placed lifted. */
+async function reactivate(deps: D, dir: Directory, row: { userId: string; bannedByDirectory: boolean }) {
+  await ensureMembership(deps, dir, row.userId);
+  await setMembershipStatus(deps, dir, row.userId, 'active');
+  if (row.bannedByDirectory) await setBanned(deps, dir.instanceId, row.userId, false);
+}
+
+const directoryColumns = (input: ScimUserInput) => ({
+  userName: input.userName,
+  userNameKey: input.userName.toLowerCase(),
+  externalId: input.externalId,
+  displayName: input.displayName,
+  emails: input.emails,
+  enterprise: input.enterprise,
+  active: input.active,
+});
+
+/**
+ * POST /Users. A user of the instance holding userName as a verified address is linked;
+ * otherwise a Latchkey user is created (user.created). Either way it becomes a member of the
+ * token's organization (organizationMembership.created). 409 uniqueness for a userName
+ * already in this directory.
+ */
+export async function createScimUser(deps: D, dir: Directory, body: unknown) {
+  const input = parseUserInput(body);
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    // No organization lock here (the membership takes it, until commit): concurrent creates
+    // run in parallel up to it, and the unique indexes settle a race on the same userName.
+    await assertUserNameFree(tx, dir, input.userName);
+    let userId = await userByVerifiedEmail(tx, dir.instanceId, input.userName);
+    const createdUser = userId === null;
+    if (userId === null) {
+      const created = await createUser(
+        d,
+        dir.instanceId,
+        {
+          email_address: [input.userName],
+          ...(input.givenName ? { first_name: input.givenName } : {}),
+          ...(input.familyName ? { last_name: input.familyName } : {}),
+        },
+        { verificationStrategy: 'scim', audit: dir.audit },
+      ).catch(asUniqueness);
+      userId = created.id;
+    } else {
+      const [linked] = await tx.select({ id: scimUsers.userId }).from(scimUsers).where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
+      if (linked) throw uniqueness(`The user holding ${input.userName} is already in this directory under another userName.`);
+      // A linked user keeps the names it has unless the directory gives some.
+      if (input.givenName || input.familyName) {
+        await updateUser(d, dir.instanceId, userId, { ...(input.givenName ? { first_name: input.givenName } : {}), ...(input.familyName ? { last_name: input.familyName } : {}) }, dir.audit);
+      }
+    }
+    const now = deps.clock.now();
+    await tx
+      .insert(scimUsers)
+      .values({ organizationId: dir.organizationId, userId, instanceId: dir.instanceId, ...directoryColumns(input), createdUser, createdAt: now, updatedAt: now })
+      .catch(asUniqueness);
+    await ensureMembership(d, dir, userId);
+    if (!input.active) {
+      const banned = await deactivate(d, dir, { userId, createdUser });
+      if (banned) await tx.update(scimUsers).set({ bannedByDirectory: true }).where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
+    }
+    return findScimUser(tx, dir, userId);
+  });
+}
+
+/** The Latchkey user's names follow the directory's; user.updated only when one changes. */
+async function updateNames(
+  deps: D,
+  dir: Directory,
+  userId: string,
+  input: ScimUserInput,
+  current: { firstName: string | null; lastName: string | null },
+) {
+  if (input.givenName === current.firstName && input.familyName === current.lastName) return false;
+  await updateUser(deps, dir.instanceId, userId, { first_name: input.givenName, last_name: input.familyName }, dir.audit);
+  return true;
+}
+
+/**
+ * A new userName for a user this directory created: the new address (verified by the
+ * directory) becomes the primary one and the old one goes. A linked user's address belongs
+ * to the user, not to this directory: 400 mutability.
+ */
+async function changeUserName(deps: D, dir: Directory, row: ScimUserRow, userName: string) {
+  if (!row.createdUser) {
+    throw scimError('VALIDATION_FAILED', 'mutability', 'userName is the email address of a user this directory linked rather than created; it cannot be changed here.');
+  }
+  const key = userName.toLowerCase();
+  const holder = await userByVerifiedEmail(deps.db, dir.instanceId, userName);
+  if (holder && holder !== row.userId) throw uniqueness(`${userName} belongs to another user of this instance.`);
+  if (!holder) {
+    const now = deps.clock.now();
+    const id = newId('idn');
+    await deps.db
+      .insert(emailAddresses)
+      .values({ id, instanceId: dir.instanceId, userId: row.userId, emailAddress: userName, emailKey: key, verificationStatus: 'verified', verificationStrategy: 'scim', createdAt: now, updatedAt: now })
+      .catch(asUniqueness);
+    await updateUser(deps, dir.instanceId, row.userId, { primary_email_address_id: id }, dir.audit);
+  }
+  await deps.db
+    .delete(emailAddresses)
+    .where(and(eq(emailAddresses.userId, row.userId), eq(emailAddresses.emailKey, row.userNameKey), ne(emailAddresses.emailKey, key)));
+}
+
+/** PUT /Users/:id (and the result of a PATCH): the representation replaces the stored one. */
+export async function replaceScimUser(deps: D, dir: Directory, id: string, body: unknown) {
+  const input = parseUserInput(body);
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const row = await findScimUser(tx, dir, id, true);
+    checkIfMatch(dir, row.version);
+    if (input.userName !== row.userName) {
+      await assertUserNameFree(tx, dir, input.userName, row.userId);
+      if (input.userName.toLowerCase() !== row.userNameKey) await changeUserName(d, dir, row, input.userName);
+    }
+    const renamed = await updateNames(d, dir, row.userId, input, row);
+    const stored = directoryColumns(input);
+    const directoryChanged = (Object.keys(stored) as (keyof typeof stored)[]).some((k) => JSON.stringify(stored[k]) !== JSON.stringify(row[k]));
+    if (!directoryChanged && !renamed) return row;
+    let bannedByDirectory = row.bannedByDirectory;
+    if (row.active && !input.active) bannedByDirectory = await deactivate(d, dir, row);
+    if (!row.active && input.active) {
+      await reactivate(d, dir, row);
+      bannedByDirectory = false;
+    }
+    // Directory-only attributes changed: the user's webhook consumers still hear of it.
+    if (!renamed) await updateUser(d, dir.instanceId, row.userId, {}, dir.audit);
+    await tx
+      .update(scimUsers)
+      .set({ ...stored, bannedByDirectory, version: sql`${scimUsers.version} + 1`, updatedAt: deps.clock.now() })
+      .where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, row.userId)));
+    return findScimUser(tx, dir, row.userId);
+  });
+}
+
+const USER_SHAPE: PatchShape = { multiValued: new Set(['emails']), extensions: EXTENSIONS, core: USER_SCHEMA };
+
+/** PATCH /Users/:id: the operations are applied to the current representation, which then replaces it. */
+export async function patchScimUser(deps: D, dir: Directory, id: string, body: PatchBody) {
+  const current = await findScimUser(deps.db, dir, id);
+  checkIfMatch(dir, current.version);
+  const next = applyPatch(userResource(current, dir), body, USER_SHAPE);
+  // A concurrent change between the read and the write is caught by the version.
+  return replaceScimUser(deps, { ...dir, ifMatch: etagOf(current.version) }, id, next);
+}
+
+/**
+ * DELETE /Users/:id: the membership goes (organizationMembership.deleted) with the user's
+ * groups of this directory; a user this directory created that belongs nowhere else is
+ * deleted (user.deleted).
+ */
+export async function deleteScimUser(deps: D, dir: Directory, id: string) {
+  await deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const row = await findScimUser(tx, dir, id, true);
+    checkIfMatch(dir, row.version);
+    const org = await loadOrganization(tx, dir.instanceId, dir.organizationId, { lock: true });
+    if (await membershipRow(tx, dir, row.userId)) {
+      // The directory is the source of truth for its members: the last-admin rule does not hold it back.
+      const view = await removeMembershipInTx(d, dir.instanceId, org, row.userId, { force: true });
+      await auditOrgChange(d, dir.instanceId, dir.audit, 'organization_membership.deleted', view.id, { organization_id: org.id, user_id: row.userId });
+    }
+    await tx.delete(scimGroupMembers).where(and(eq(scimGroupMembers.organizationId, dir.organizationId), eq(scimGroupMembers.userId, row.userId)));
+    await tx.delete(scimUsers).where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, row.userId)));
+    if (row.createdUser && (await otherMemberships(tx, dir, row.userId)) === 0) {
+      await deleteUser(d, dir.instanceId, row.userId);
+      await auditOrgChange(d, dir.instanceId, dir.audit, 'user.deleted', row.userId, { organization_id: org.id });
+    }
+  });
+}
+
+/** Rejects an id that names no user of this directory (group members). */
+export async function assertDirectoryUsers(db: Db, dir: Directory, ids: string[]) {
+  if (ids.length === 0) return;
+  const found = await db
+    .select({ id: scimUsers.userId })
+    .from(scimUsers)
+    .where(and(eq(scimUsers.organizationId, dir.organizationId), inArray(scimUsers.userId, ids)));
+  const known = new Set(found.map((f) => f.id));
+  const missing = ids.find((i) => !known.has(i));
+  if (missing) throw invalidValue(`members: ${missing} is not a user of this directory.`);
+}
