@@ -4,6 +4,7 @@ import { accounts, instances } from '../db/schema';
 import { audit } from '../audit/audit';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
+import type { ActorKind } from '../http/actor';
 import { instanceSettings, instanceSettingsSchema, type InstanceSettings, type SettingsPatch } from './settings';
 
 export type Environment = 'test' | 'live';
@@ -118,8 +119,10 @@ export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'
 export async function updateInstanceSettings(
   deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
   instanceId: string,
-  patch: SettingsPatch,
-  auditCtx: { actor: string; ip?: string | null; userAgent?: string | null },
+  patch: SettingsPatch | Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>,
+  auditCtx: { actor: string; actorKind?: ActorKind; ip?: string | null; userAgent?: string | null },
+  /** The audit action; protection settings have their own. */
+  action = 'instance.settings_updated',
 ): Promise<InstanceSettings> {
   const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   const row = await deps.db.transaction(async (tx) => {
@@ -134,7 +137,8 @@ export async function updateInstanceSettings(
     await audit({ db: tx, clock: deps.clock }, {
       instanceId,
       actor: auditCtx.actor,
-      action: 'instance.settings_updated',
+      actorKind: auditCtx.actorKind,
+      action,
       target: instanceId,
       ip: auditCtx.ip,
       userAgent: auditCtx.userAgent,

@@ -163,6 +163,8 @@ export const userSchema = z
     unsafe_metadata: z.record(z.string(), z.unknown()),
     banned: z.boolean(),
     locked: z.boolean(),
+    /** While locked after failed sign-in attempts: when the lockout ends (ms). */
+    locked_until: z.number().int().nullable(),
     sessions_version: z.number().int(),
     last_sign_in_at: z.number().int().nullable(),
     /** Preferred language (BCP 47), or null: the request's, then the instance's default. */

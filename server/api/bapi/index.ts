@@ -16,6 +16,7 @@ import * as signing from '../../signing/routes';
 import { bapiOrganizations as orgs } from '../../organizations/routes';
 import { bapiUsers as users } from '../../users/routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
+import { bapiProtection as protection } from '../../protection/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -128,6 +129,12 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmail),
   route('GET',    '/v1/sms',                      'sms:read',        messages.listSms),
   route('GET',    '/v1/sms/:id',                  'sms:read',        messages.getSms),
+
+  route('GET',    '/v1/attack_protection',        'attack_protection:read',  protection.getAttackProtection),
+  route('PATCH',  '/v1/attack_protection',        'attack_protection:write', protection.updateAttackProtection),
+  route('GET',    '/v1/risk_based_mfa',           'risk_based_mfa:read',     protection.getRiskBasedMfa),
+  route('PATCH',  '/v1/risk_based_mfa',           'risk_based_mfa:write',    protection.updateRiskBasedMfa),
+  route('POST',   '/v1/users/:id/unlock',         'users:write',             protection.unlockUser),
 ];
 
 export function bapiOpenApi(publicUrl: string) {

@@ -12,6 +12,7 @@ import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users } from '../../users/routes';
+import { dashboardProtection as protection } from '../../protection/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -121,6 +122,12 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/permissions`,                     ADMIN,    orgs.createPermission),
   route('PATCH',  `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.updatePermission),
   route('DELETE', `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.deletePermission),
+
+  route('GET',    `${INSTANCE}/attack_protection`,               VIEWER,   protection.getAttackProtection),
+  route('PATCH',  `${INSTANCE}/attack_protection`,               ADMIN,    protection.updateAttackProtection),
+  route('GET',    `${INSTANCE}/risk_based_mfa`,                  VIEWER,   protection.getRiskBasedMfa),
+  route('PATCH',  `${INSTANCE}/risk_based_mfa`,                  ADMIN,    protection.updateRiskBasedMfa),
+  route('POST',   `${INSTANCE}/users/:id/unlock`,                ADMIN,    protection.unlockUser),
 ];
 
 export function createDashboard(deps: Deps) {
