@@ -69,6 +69,7 @@ export const attackProtectionPatch = z.strictObject({
         .string()
         .max(2048)
         .refine(isHttpUrl, { message: 'must be an absolute http(s) URL without credentials, query or fragment', params: { reason: 'invalid_url' } })
+        .meta({ description: 'The range API’s base URL: http(s), no credentials, query or fragment (422 invalid_url otherwise); null: none.' })
         .nullable()
         .optional(),
     })

@@ -22,7 +22,10 @@ const password = z
   .string()
   .min(PASSWORD_MIN_LENGTH)
   .max(PASSWORD_MAX_LENGTH)
-  .meta({ description: 'Unless skip_password_checks is true, must not equal one of the user’s identifiers (case-insensitive).' });
+  .meta({
+    description:
+      'Unless skip_password_checks is true, must not equal one of the user’s identifiers (case-insensitive), nor be a common or breached password when attack protection checks for them (422 password_compromised otherwise).',
+  });
 const passwordDigest = z
   .string()
   .min(1)
