@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { localeInput } from '../localization/locales';
 import { FAPI_LIMITS, type FapiAuth } from '../sessions/fapi-auth';
 import { endpoint, type RequestInfo } from '../http/endpoint';
-import { AppError } from '../http/errors';
 import { metadataInput } from '../http/metadata';
 import { enforceLimit } from '../http/rate-limit';
 import { newId } from '../db/ids';
