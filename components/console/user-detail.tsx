@@ -69,15 +69,17 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   const name = displayName(user);
   const email = primaryEmail(user);
   const [confirm, setConfirm] = useState<'ban' | 'delete' | null>(null);
-  const [busy, setBusy] = useState<'unban' | 'impersonate' | null>(null);
+  const tProtection = useTranslations('protection');
+  const [busy, setBusy] = useState<'unban' | 'unlock' | 'impersonate' | null>(null);
   const [error, setError] = useState<unknown>();
   const [ticket, setTicket] = useState<ActorToken | null>(null);
 
-  async function unban() {
-    setBusy('unban');
+  /** Unban or unlock: a POST answering the user. */
+  async function lift(action: 'unban' | 'unlock') {
+    setBusy(action);
     setError(undefined);
     try {
-      onChange(await mutate<User>('POST', `${base}/unban`));
+      onChange(await mutate<User>('POST', `${base}/${action}`));
     } catch (e) {
       setError(e);
     } finally {
@@ -124,12 +126,17 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
               {t('impersonate')}
             </Button>
             {user.banned ? (
-              <Button variant="secondary" loading={busy === 'unban'} onClick={unban}>
+              <Button variant="secondary" loading={busy === 'unban'} onClick={() => lift('unban')}>
                 {t('unban')}
               </Button>
             ) : (
               <Button variant="secondary" onClick={() => setConfirm('ban')}>
                 {t('ban')}
+              </Button>
+            )}
+            {user.locked && (
+              <Button variant="secondary" loading={busy === 'unlock'} onClick={() => lift('unlock')}>
+                {tProtection('unlock')}
               </Button>
             )}
             <Button variant="danger" onClick={() => setConfirm('delete')}>
