@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
 import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { createApiHandler } from '../api';
+import { createRuntime } from '../runtime';
+import { fapiClient } from '../testing/fapi-client';
 
 let h: TestHarness;
 let A: Awaited<ReturnType<TestHarness['createInstance']>>;
@@ -119,5 +122,28 @@ describe('dashboard API', () => {
       .from(auditLogs)
       .where(and(eq(auditLogs.action, 'risk_based_mfa.updated'), eq(auditLogs.instanceId, base.split('/').at(-1)!)));
     expect(entry!.actor).toBe(`operator:${owner.operator.id}`);
+  });
+});
+
+describe('a change on one node', () => {
+  it('is in force on another node (its own caches, the same database) within 5 seconds', async () => {
+    const node2 = await createRuntime(h.runtime.deps.config, { database: h.runtime.database, clock: h.clock });
+    const handler = createApiHandler(node2);
+    const onNode2 = { ...h, request: (method: string, path: string, o: { headers?: Record<string, string>; body?: unknown } = {}) =>
+      handler(new Request(`http://localhost:3000${path}`, { method, headers: { 'content-type': 'application/json', ...o.headers }, body: o.body === undefined ? undefined : JSON.stringify(o.body) })) } as TestHarness;
+    try {
+      const I = await h.createInstance();
+      await h.call('PATCH', '/v1/attack_protection', { key: I.secret, body: { user_lockout: { enabled: false, max_attempts: 3 } } });
+      await h.call('POST', '/v1/users', { key: I.secret, body: { email_address: ['node@example.com'], password: 'a long passphrase' } });
+      const guess = () => fapiClient(onNode2, I.instanceId, { publishableKey: I.publishableKey }).call('POST', '/v1/client/sign_ins', { body: { identifier: 'node@example.com', password: 'a wrong passphrase' } });
+      for (let i = 0; i < 3; i++) expect((await guess()).body.errors[0].code).toBe('CREDENTIALS_INVALID'); // node 2 has cached "off"
+      await h.call('PATCH', '/v1/attack_protection', { key: I.secret, body: { user_lockout: { enabled: true } } });
+      h.clock.advance(5_000);
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push((await guess()).body.errors[0].code);
+      expect(codes).toEqual(['CREDENTIALS_INVALID', 'CREDENTIALS_INVALID', 'USER_LOCKED']);
+    } finally {
+      await node2.deps.passwords.close();
+    }
   });
 });
