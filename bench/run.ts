@@ -10,6 +10,8 @@
  *   jose      ceilings: jose RS256 sign and verify rates on one core, no HTTP (bench/ceiling-jose.ts)
  *   webhooks  delivery by one `npm run worker` to a local receiver: events/s draining a backlog,
  *             and latency p50/p99 from the change to the receiver (bench/webhooks.ts)
+ *   protection  POST /v1/client/sign_ins with attack protection and risk-based MFA on vs off,
+ *             as a ratio of requests/s (bench/protection.ts)
  *
  * Endpoints: GET /v1/users/:id and GET /v1/users?limit=20 (next, start, api; vs the bare and
  * db ceilings), and on start and api the session hot paths (vs the jose ceilings):
@@ -32,7 +34,8 @@
  *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
- *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks (default all)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks,protection (default all)
+ *   BENCH_PROTECTION_USERS  users seeded on each protection instance (default 20)
  *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
  *   BENCH_WEBHOOK_RATE    events/s for the latency run (default 100), for BENCH_WEBHOOK_SECONDS (default 5)
  *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify (default all; the bare
@@ -50,6 +53,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { Row as PlanRow } from './load';
 import { measureWebhooks, type WebhookBenchResult } from './webhooks';
+import { measureProtection, type ProtectionBenchResult } from './protection';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -622,6 +626,14 @@ async function main() {
     );
   }
 
+  let protection: ProtectionBenchResult | null = null;
+  if (!ONLY || ONLY.has('protection')) {
+    protection = await measureProtection(
+      { cli, startServer, waitFor, stop, log },
+      { port: PORT_BASE + 40, seconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, users: Number(env.BENCH_PROTECTION_USERS ?? 20) },
+    );
+  }
+
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
   const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
   const signRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('sign'))?.requestsPerSecond ?? null;
@@ -683,6 +695,18 @@ async function main() {
         ),
     );
   }
+  if (protection) {
+    out.push(
+      `\nAttack protection: POST /v1/client/sign_ins (correct password, a new client and address each) on npm run api, ` +
+        `lockout + breached passwords + risk-based MFA on vs all off, ${protection.seconds}s each interleaved` +
+        `${protection.non2xx ? ` (${protection.non2xx} non-2xx)` : ''}.\n\n` +
+        table(
+          ['measure', 'on', 'off', 'on ÷ off'],
+          [['sign-ins/s', protection.onPerSecond.toFixed(1), protection.offPerSecond.toFixed(1), protection.ratio.toFixed(2)]],
+        ) +
+        `\nAim ≥ 0.90 (< 10% fewer requests/s): ${protection.ratio >= 0.9 ? 'met' : 'NOT met'}.`,
+    );
+  }
   process.stdout.write(`\n${out.join('\n')}\n`);
 
   const result = {
@@ -706,6 +730,7 @@ async function main() {
     elapsedSeconds: Math.round((Date.now() - started) / 1000),
     rows,
     webhooks,
+    protection,
   };
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${result.elapsedSeconds}s)`);
