@@ -13,6 +13,8 @@
  *   limiter   rate-limit decisions/s on Redis (REDIS_URL) vs PING and a trivial script (bench/limiter.ts)
  *   scim      SCIM directory sync: BENCH_SCIM_USERS users provisioned into an empty organization
  *             (time, users/s) and `userName eq` look-ups/s, vs one prepared query (bench/scim.ts)
+ *   protection  POST /v1/client/sign_ins with attack protection and risk-based MFA on vs off,
+ *             as a ratio of requests/s (bench/protection.ts)
  *
  * Endpoints: GET /v1/users/:id and GET /v1/users?limit=20 (next, start, api; vs the bare and
  * db ceilings), and on start and api the session hot paths (vs the jose ceilings):
@@ -35,8 +37,9 @@
  *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
- *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks,limiter,scim (default all)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks,limiter,scim,protection (default all)
  *   BENCH_SCIM_USERS   users provisioned through SCIM from an empty organization (default 10000)
+ *   BENCH_PROTECTION_USERS  users seeded on each protection instance (default 20)
  *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
  *   BENCH_WEBHOOK_RATE    events/s for the latency run (default 100), for BENCH_WEBHOOK_SECONDS (default 5)
  *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify (default all; the bare
@@ -56,6 +59,7 @@ import type { Row as PlanRow } from './load';
 import { measureWebhooks, type WebhookBenchResult } from './webhooks';
 import { limiterTable, measureLimiter, type LimiterBenchRow } from './limiter';
 import { measureScim, type ScimBenchResult } from './scim';
+import { measureProtection, type ProtectionBenchResult } from './protection';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -647,6 +651,14 @@ async function main() {
     );
   }
 
+  let protection: ProtectionBenchResult | null = null;
+  if (!ONLY || ONLY.has('protection')) {
+    protection = await measureProtection(
+      { cli, startServer, waitFor, stop, log },
+      { port: PORT_BASE + 50, seconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, users: Number(env.BENCH_PROTECTION_USERS ?? 20) },
+    );
+  }
+
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
   const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
   const signRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('sign'))?.requestsPerSecond ?? null;
@@ -724,6 +736,18 @@ async function main() {
         ),
     );
   }
+  if (protection) {
+    out.push(
+      `\nAttack protection: POST /v1/client/sign_ins (correct password, a new client and address each) on npm run api, ` +
+        `lockout + breached passwords + risk-based MFA on vs all off, ${protection.seconds}s each interleaved` +
+        `${protection.non2xx ? ` (${protection.non2xx} non-2xx)` : ''}.\n\n` +
+        table(
+          ['measure', 'on', 'off', 'on ÷ off'],
+          [['sign-ins/s', protection.onPerSecond.toFixed(1), protection.offPerSecond.toFixed(1), protection.ratio.toFixed(2)]],
+        ) +
+        `\nAim ≥ 0.90 (< 10% fewer requests/s): ${protection.ratio >= 0.9 ? 'met' : 'NOT met'}.`,
+    );
+  }
   process.stdout.write(`\n${out.join('\n')}\n`);
 
   const result = {
@@ -749,6 +773,7 @@ async function main() {
     webhooks,
     limiter,
     scim,
+    protection,
   };
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${result.elapsedSeconds}s)`);

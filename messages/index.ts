@@ -26,15 +26,18 @@ import webhooksFr from './fr/webhooks.json';
 import domainsFr from './fr/domains.json';
 import limitsFr from './fr/limits.json';
 import directoryFr from './fr/directory.json';
+import protectionDe from './de/protection.json';
+import protectionEn from './en/protection.json';
+import protectionFr from './fr/protection.json';
 
 /**
  * next-intl catalogs, one file per namespace so features can add theirs without
  * touching another's. Every locale must hold every key of `en` (catalogs.test.ts).
  */
 export const CATALOGS = {
-  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn },
-  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr },
-  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe },
+  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn, protection: protectionEn },
+  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr, protection: protectionFr },
+  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe, protection: protectionDe },
 } satisfies Record<Locale, Record<string, unknown>>;
 
 export type Messages = (typeof CATALOGS)['en'];

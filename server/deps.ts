@@ -55,4 +55,9 @@ export interface Deps {
   txtResolver: TxtResolver;
   /** Password hashing and verification, off the event loop, with a bounded queue (503 past it). */
   passwords: PasswordPool;
+  /** Optional GeoIP lookup (IP → ISO country code): with it, risk-based MFA also counts a new country. */
+  geoip?: GeoIpLookup;
 }
+
+/** An IP address's ISO 3166-1 alpha-2 country, or null when unknown. */
+export type GeoIpLookup = (ip: string) => string | null;

@@ -17,4 +17,5 @@ export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: 'localizations', messageKey: 'templates.nav.localizations' },
   { segment: 'webhooks', messageKey: 'webhooks.nav' },
   { segment: 'limits', messageKey: 'limits.nav' },
+  { segment: 'protection', messageKey: 'protection.nav' },
 ];

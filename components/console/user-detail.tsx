@@ -68,9 +68,11 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   const name = displayName(user);
   const email = primaryEmail(user);
   const [confirm, setConfirm] = useState<'ban' | 'delete' | null>(null);
-  const { busy, act, alert } = useActions<'unban' | 'impersonate'>();
+  const tProtection = useTranslations('protection');
+  const { busy, act, alert } = useActions<'unban' | 'unlock' | 'impersonate'>();
   const [ticket, setTicket] = useState<ActorToken | null>(null);
-  const unban = () => act('unban', async () => onChange(await mutate<User>('POST', `${base}/unban`)));
+  /** Unban or unlock: a POST answering the user. */
+  const lift = (action: 'unban' | 'unlock') => act(action, async () => onChange(await mutate<User>('POST', `${base}/${action}`)));
   const impersonate = () => act('impersonate', async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {})));
 
   const deleteConfirmText = email ?? user.id;
@@ -100,12 +102,17 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
               {t('impersonate')}
             </Button>
             {user.banned ? (
-              <Button variant="secondary" loading={busy === 'unban'} onClick={unban}>
+              <Button variant="secondary" loading={busy === 'unban'} onClick={() => lift('unban')}>
                 {t('unban')}
               </Button>
             ) : (
               <Button variant="secondary" onClick={() => setConfirm('ban')}>
                 {t('ban')}
+              </Button>
+            )}
+            {user.locked && (
+              <Button variant="secondary" loading={busy === 'unlock'} onClick={() => lift('unlock')}>
+                {tProtection('unlock')}
               </Button>
             )}
             <Button variant="danger" onClick={() => setConfirm('delete')}>

@@ -24,6 +24,7 @@ export type User = {
   unsafe_metadata: Record<string, unknown>;
   banned: boolean;
   locked: boolean;
+  locked_until: number | null;
   last_sign_in_at: number | null;
   created_at: number;
   updated_at: number;

@@ -3,13 +3,13 @@ import { localeInput } from '../localization/locales';
 import { FAPI_BUDGETS, type FapiAuth } from '../sessions/fapi-auth';
 import { budgetRule } from '../limits/policy';
 import { endpoint, type RequestInfo } from '../http/endpoint';
-import { AppError } from '../http/errors';
 import { metadataInput } from '../http/metadata';
 import { enforceLimit } from '../http/rate-limit';
 import { newId } from '../db/ids';
 import { clientView, type ClientRow } from '../sessions/clients';
 import { clientSchema } from '../sessions/fapi-routes';
 import { signInWithTicket } from '../sessions/tickets';
+import { assertNotLocked } from '../protection/lockout';
 import { emailAddress, username } from '../users/schemas';
 import type { Deps } from '../deps';
 import {
@@ -18,6 +18,7 @@ import {
   createSignIn,
   loadSignIn,
   prepareFirstFactor,
+  prepareSecondFactor,
   resetPassword,
   signInView,
   type SignInStep,
@@ -62,7 +63,9 @@ export const signInAttemptSchema = z
     identifier: z.string().nullable(),
     supported_identifiers: z.array(z.string()),
     supported_first_factors: z.array(z.object({ strategy: z.string(), safe_identifier: z.string().nullable().optional() })),
-    supported_second_factors: z.array(z.object({ strategy: z.string() })).nullable(),
+    supported_second_factors: z.array(z.object({ strategy: z.string(), safe_identifier: z.string().optional() })).nullable(),
+    /** Why risk-based MFA asked for a second factor (new_device, new_network, new_country); null when it did not. */
+    step_up_reasons: z.array(z.string()).nullable(),
     first_factor_verification: verificationSchema,
     second_factor_verification: verificationSchema,
     created_session_id: z.string().nullable(),
@@ -126,7 +129,7 @@ const attemptFirstFactorBody = z.discriminatedUnion(
   ],
   { error: (iss) => (iss.code === 'invalid_union' ? strategyError(['password', 'email_code', 'reset_password_email_code'])({ input: (iss.input as { strategy?: unknown } | undefined)?.strategy }) : undefined) },
 );
-const secondFactorStrategy = strategyOf(['totp', 'backup_code']);
+const secondFactorStrategy = strategyOf(['totp', 'backup_code', 'email_code']);
 const prepareSecondFactorBody = z.strictObject({ strategy: secondFactorStrategy });
 const attemptSecondFactorBody = z.strictObject({ strategy: secondFactorStrategy, code: codeInput });
 const resetPasswordBody = z.strictObject({ password: passwordInput });
@@ -225,6 +228,7 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
           supported_identifiers: [],
           supported_first_factors: [],
           supported_second_factors: null,
+          step_up_reasons: null,
           first_factor_verification: { object: 'verification' as const, status: 'verified' as const, strategy: 'ticket', attempts: 0, expire_at: null },
           second_factor_verification: null,
           created_session_id: result.sessionId,
@@ -241,6 +245,7 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
     auth.issueClientToken(token);
     auth.client = created.client;
     auth.clientToken = token;
+    await assertNotLocked(deps, auth.instance, created.attempt);
     if (body.password !== undefined) {
       const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password }, auditCtxOf(auth, request));
       return signInAnswer(deps, auth, step);
@@ -277,15 +282,13 @@ export const attemptFirstFactorEndpoint = signInStepEndpoint(
 );
 
 export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>>({
-  summary: 'Prepare a second factor (totp and backup_code need nothing sent; answers the attempt)',
+  summary: 'Prepare a second factor: email_code (a risk-based step-up) sends the code; totp and backup_code need nothing sent',
   audit: AUTH_FLOW,
   body: prepareSecondFactorBody,
   response: signInResponse,
-  handle: async ({ deps, auth, params }) => {
+  handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
-    if (attempt.status !== 'needs_second_factor') {
-      throw new AppError('CONFLICT', { message: `This sign-in attempt is ${attempt.status}, not needs_second_factor.`, meta: { status: attempt.status } });
-    }
+    await prepareSecondFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage });
     return signInAnswer(deps, auth, { attempt, client: null });
   },
 });

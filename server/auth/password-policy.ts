@@ -1,5 +1,7 @@
 import type { Deps } from '../deps';
 import { validationError } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { rejectCompromisedPassword } from '../protection/breached';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type PasswordHasher } from '../users/passwords';
 
 /**
@@ -19,6 +21,20 @@ export function checkPasswordPolicy(password: string, identifiers: (string | nul
   if (identifiers.some((id) => id && id.toLowerCase() === lowered)) {
     throw validationError('password', 'matches_identifier', 'password must not be the same as your email address or username.');
   }
+}
+
+/**
+ * The policy, then the breached/common password check of attack protection (422
+ * `password_compromised`): every password a user chooses on the FAPI goes through this.
+ */
+export async function checkNewPassword(
+  deps: Pick<Deps, 'config' | 'dns' | 'logger' | 'metrics'>,
+  instance: InstanceContext,
+  password: string,
+  identifiers: (string | null | undefined)[],
+) {
+  checkPasswordPolicy(password, identifiers);
+  await rejectCompromisedPassword(deps, instance, password);
 }
 
 /**

@@ -14,6 +14,7 @@ const TEMPLATE = {
   sign_in: 'verification_code',
   reset_password: 'password_reset_code',
   domain_affiliation: 'verification_code',
+  second_factor: 'verification_code',
 } as const satisfies Record<VerificationPurpose, string>;
 
 /**

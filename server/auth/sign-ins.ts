@@ -5,7 +5,7 @@ import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
 import { emailAddresses, signInAttempts, users, type SignInStatus } from '../db/schema';
 import { emitEvent } from '../events/events';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
@@ -13,8 +13,10 @@ import { applySessionAction, createSession, revokeLiveSessions } from '../sessio
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
 import { needsRehash, type PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
+import { assertNotLocked, clearFailedAttempts, recordFailedAttempt } from '../protection/lockout';
+import { maskEmail, rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { checkCode, latestCode, verificationView } from './codes';
-import { checkPassword, checkPasswordPolicy } from './password-policy';
+import { checkNewPassword, checkPassword } from './password-policy';
 import { sendCode } from './send-code';
 
 /**
@@ -55,6 +57,13 @@ export function firstFactorsFor(identifier: string) {
 }
 
 export const SECOND_FACTORS = [{ strategy: 'totp' as const }, { strategy: 'backup_code' as const }];
+/** A second factor of sign-in: the user's TOTP or backup code, or an email code when risk-based MFA steps up a user without TOTP. */
+export type SignInSecondFactor = SecondFactorStrategy | 'email_code';
+
+/** The second factors an attempt takes: the email code of a step-up, else TOTP and backup codes. */
+function secondFactorsOf(a: SignInRow): { strategy: SignInSecondFactor; safe_identifier?: string }[] {
+  return a.stepUpAddress ? [{ strategy: 'email_code', safe_identifier: maskEmail(a.stepUpAddress) }] : SECOND_FACTORS;
+}
 
 /** The user an identifier names in this instance, or null. */
 async function findUserId(db: Db, instanceId: string, identifier: string): Promise<string | null> {
@@ -90,7 +99,8 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow)
     identifier: a.identifier as string | null,
     supported_identifiers: ['email_address', 'username'],
     supported_first_factors: firstFactorsFor(a.identifier) as { strategy: string; safe_identifier?: string | null }[],
-    supported_second_factors: a.status === 'needs_second_factor' ? SECOND_FACTORS : null,
+    supported_second_factors: a.status === 'needs_second_factor' ? secondFactorsOf(a) : null,
+    step_up_reasons: a.riskReasons,
     first_factor_verification: first,
     second_factor_verification: a.secondFactorStrategy
       ? { object: 'verification' as const, status: 'verified' as const, strategy: a.secondFactorStrategy, attempts: a.secondFactorFailures, expire_at: null }
@@ -187,6 +197,7 @@ export async function prepareFirstFactor(
   opts: { acceptLanguage?: string | null } = {},
 ) {
   assertStatus(a, 'needs_first_factor');
+  await assertNotLocked(deps, instance, a);
   const recipient = await codeRecipient(deps.db, instance.id, a);
   await sendCode(deps, {
     instanceId: instance.id,
@@ -226,24 +237,60 @@ async function completeFirstFactor(
   if (!user) throw credentialsInvalid();
   if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
   const secondFactor = await hasSecondFactor(d.db, user.id);
-  const status = secondFactor ? 'pending' : await initialSessionStatus(d, instance, user.id);
+  const origin = originOf(a, auditCtx);
+  // Risk-based MFA steps up password sign-ins only: an email code already proved the mailbox.
+  const risk = strategy === 'password' ? await riskOf(d, instance, user.id, origin) : [];
+  const stepUpTo = risk.length > 0 && !secondFactor ? await stepUpAddress(d, user.id) : null;
+  const needsSecondFactor = secondFactor || stepUpTo !== null;
+  const status = needsSecondFactor ? 'pending' : await initialSessionStatus(d, instance, user.id);
   const { session } = await createSession(d, instance, { userId: user.id, clientId: a.clientId, status, activity: auditCtx }, auditCtx);
   const client = await setActiveSession(d, a.clientId, session.id);
   const now = d.clock.now();
-  if (!secondFactor) await d.db.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));
   const [next] = await d.db
     .update(signInAttempts)
     .set({
-      status: secondFactor ? 'needs_second_factor' : 'complete',
+      status: needsSecondFactor ? 'needs_second_factor' : 'complete',
       firstFactorStrategy: strategy,
       sessionId: session.id,
+      riskReasons: risk.length > 0 ? risk : null,
+      stepUpAddress: stepUpTo,
       updatedAt: now,
     })
     .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, a.status)))
     .returning();
   if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
+  if (!needsSecondFactor) await signInCompleted(d, instance, next, origin);
+  else if (risk.length > 0) {
+    d.metrics.protection.inc({ instance: instance.id, rule: 'step_up' });
+    await audit(d, {
+      instanceId: instance.id,
+      actor: 'system:risk_based_mfa',
+      action: 'sign_in.step_up',
+      target: user.id,
+      ip: auditCtx.ip,
+      userAgent: auditCtx.userAgent,
+      details: { sign_in_attempt_id: a.id, reasons: risk, second_factor: stepUpTo ? 'email_code' : 'totp', session_id: session.id },
+    });
+  }
   return { attempt: next, client };
 }
+
+const originOf = (a: SignInRow, ctx: AuditContext): SignInOrigin => ({ clientId: a.clientId, ip: ctx.ip, userAgent: ctx.userAgent });
+
+/**
+ * A sign-in is complete (its session active or awaiting only MFA enrollment): the user's
+ * last sign-in, a fresh lockout count, the client and network remembered, and the
+ * new-device notice when risk-based MFA found it new.
+ */
+async function signInCompleted(d: D, instance: InstanceContext, a: SignInRow, origin: SignInOrigin) {
+  await d.db.update(users).set({ lastSignInAt: d.clock.now() }).where(eq(users.id, a.userId!));
+  await clearFailedAttempts(d, instance, a.userId!);
+  await rememberOrigin(d, instance, a.userId!, origin);
+  if (a.riskReasons?.length) await sendNewDeviceEmail(d, instance, a.userId!, origin);
+}
+
+/** A wrong guess (not a missing or expired code) counts towards the lockout. */
+const isWrongGuess = (e: AppError) => e.code === 'CODE_INCORRECT' || e.code === 'TOO_MANY_ATTEMPTS' || e.code === 'CREDENTIALS_INVALID';
 
 export type FirstFactorInput =
   | { strategy: 'password'; password: string }
@@ -258,6 +305,7 @@ export async function attemptFirstFactor(
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_first_factor');
+  await assertNotLocked(deps, instance, a);
   if (input.strategy === 'password') {
     const [stored] = a.userId
       ? await deps.db
@@ -266,7 +314,7 @@ export async function attemptFirstFactor(
           .where(and(eq(users.id, a.userId), eq(users.instanceId, instance.id)))
       : [];
     const known = stored?.digest && stored.hasher ? { digest: stored.digest, hasher: stored.hasher } : null;
-    if (!(await checkPassword(deps, input.password, known))) throw credentialsInvalid();
+    if (!(await checkPassword(deps, input.password, known))) throw (await recordFailedAttempt(deps, instance, a, auditCtx)) ?? credentialsInvalid();
     // An imported digest becomes argon2id at the first successful sign-in.
     const rehash = known && needsRehash(known.hasher as PasswordHasher) ? await deps.passwords.hash(input.password) : null;
     return deps.db.transaction(async (tx) => {
@@ -296,7 +344,7 @@ export async function attemptFirstFactor(
     if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
     return { ok: true as const, step: { attempt: next, client: null } };
   });
-  if (!outcome.ok) throw outcome.error;
+  if (!outcome.ok) throw (isWrongGuess(outcome.error) && (await recordFailedAttempt(deps, instance, a, auditCtx))) || outcome.error;
   return outcome.step;
 }
 
@@ -307,8 +355,9 @@ export async function attemptFirstFactor(
  */
 export async function resetPassword(deps: D, instance: InstanceContext, a: SignInRow, password: string, auditCtx: AuditContext) {
   assertStatus(a, 'needs_new_password');
+  await assertNotLocked(deps, instance, a);
   const current = await getUser(deps, instance.id, a.userId!);
-  checkPasswordPolicy(password, [...current.email_addresses.map((e) => e.email_address), current.username]);
+  await checkNewPassword(deps, instance, password, [...current.email_addresses.map((e) => e.email_address), current.username]);
   const digest = await deps.passwords.hash(password);
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
@@ -343,11 +392,16 @@ export async function attemptSecondFactor(
   deps: D,
   instance: InstanceContext,
   a: SignInRow,
-  input: { strategy: SecondFactorStrategy; code: string },
+  input: { strategy: SignInSecondFactor; code: string },
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_second_factor');
-  const ok = await verifySecondFactor(deps, instance.id, a.userId!, input.strategy, input.code);
+  await assertNotLocked(deps, instance, a);
+  assertOffered(a, input.strategy);
+  const ok =
+    input.strategy === 'email_code'
+      ? await checkStepUpCode(deps, a, input.code)
+      : await verifySecondFactor(deps, instance.id, a.userId!, input.strategy, input.code);
   const now = deps.clock.now();
   if (!ok) {
     const failures = a.secondFactorFailures + 1;
@@ -363,6 +417,8 @@ export async function attemptSecondFactor(
         );
       }
     });
+    const locked = await recordFailedAttempt(deps, instance, a, auditCtx);
+    if (locked) throw locked;
     if (exhausted) {
       throw new AppError('TOO_MANY_ATTEMPTS', {
         message: 'Too many incorrect codes; sign in again.',
@@ -375,13 +431,55 @@ export async function attemptSecondFactor(
     const d = { ...deps, db: tx };
     await applySessionAction(d, instance.id, a.sessionId!, 'activate', auditCtx);
     const client = await setActiveSession(d, a.clientId, a.sessionId!);
-    await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, a.userId!));
     const [next] = await tx
       .update(signInAttempts)
       .set({ status: 'complete', secondFactorStrategy: input.strategy, updatedAt: now })
       .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, 'needs_second_factor')))
       .returning();
     if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
+    await signInCompleted(d, instance, next, originOf(a, auditCtx));
     return { attempt: next, client };
   });
+}
+
+function assertOffered(a: SignInRow, strategy: SignInSecondFactor) {
+  const offered = secondFactorsOf(a).map((f) => f.strategy);
+  if (!offered.includes(strategy)) {
+    throw validationError('strategy', 'invalid_value', `This sign-in takes ${offered.join(' or ')} as its second factor.`);
+  }
+}
+
+/** Checks the step-up email code; false for a wrong one (counted as a failed second factor), throws when none is pending. */
+async function checkStepUpCode(deps: D, a: SignInRow, code: string): Promise<boolean> {
+  const check = await deps.db.transaction((tx) => checkCode({ ...deps, db: tx }, { attemptId: a.id, purpose: 'second_factor', code }));
+  if (check.ok) return true;
+  if (check.error.code === 'CODE_INCORRECT' || check.error.code === 'TOO_MANY_ATTEMPTS') return false;
+  throw check.error;
+}
+
+/**
+ * Prepares a second factor: emails the step-up code (email_code; reissue caps apply);
+ * TOTP and backup codes need nothing sent.
+ */
+export async function prepareSecondFactor(
+  deps: D,
+  instance: InstanceContext,
+  a: SignInRow,
+  strategy: SignInSecondFactor,
+  opts: { acceptLanguage?: string | null } = {},
+) {
+  assertStatus(a, 'needs_second_factor');
+  await assertNotLocked(deps, instance, a);
+  assertOffered(a, strategy);
+  if (strategy !== 'email_code') return a;
+  await sendCode(deps, {
+    instanceId: instance.id,
+    attemptId: a.id,
+    purpose: 'second_factor',
+    address: a.stepUpAddress!,
+    to: a.stepUpAddress!,
+    userId: a.userId,
+    acceptLanguage: opts.acceptLanguage,
+  });
+  return a;
 }

@@ -12,7 +12,8 @@ import { createSession } from '../sessions/sessions';
 import { initialSessionStatus } from '../users/mfa';
 import { createUser } from '../users/users';
 import { checkCode, latestCode, verificationView } from './codes';
-import { checkPasswordPolicy } from './password-policy';
+import { rememberOrigin } from '../protection/risk';
+import { checkNewPassword } from './password-policy';
 import { sendCode } from './send-code';
 
 /**
@@ -136,7 +137,7 @@ export async function createSignUp(
     if (!input.first_name) throw validationError('first_name', 'required', 'first_name is required.');
     if (!input.last_name) throw validationError('last_name', 'required', 'last_name is required.');
   }
-  if (input.password !== undefined) checkPasswordPolicy(input.password, [input.email_address, input.username]);
+  if (input.password !== undefined) await checkNewPassword(deps, instance, input.password, [input.email_address, input.username]);
   assertMetadata('unsafe_metadata', input.unsafe_metadata ?? {});
   await assertFree(deps.db, instance.id, input.email_address, input.username);
   const passwordDigest = input.password === undefined ? null : await deps.passwords.hash(input.password);
@@ -241,6 +242,8 @@ export async function attemptSignUpVerification(
     const client = await setActiveSession(d, attempt.clientId, session.id);
     const now = deps.clock.now();
     await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));
+    // The device the user signed up on is known to risk-based MFA from now on.
+    await rememberOrigin(d, instance, user.id, { clientId: attempt.clientId, ip: auditCtx.ip, userAgent: auditCtx.userAgent });
     const [done] = await tx
       .update(signUpAttempts)
       .set({ status: 'complete', emailVerifiedAt: now, createdUserId: user.id, createdSessionId: session.id, updatedAt: now })

@@ -12,6 +12,7 @@ export const ID_PREFIXES = [
   'msga',
   'acl',
   'scimtok', 'scimgrp',
+  'sif', 'kdev',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -9,6 +9,8 @@ export interface Metrics {
   aclDenials: Counter<'surface' | 'instance' | 'rule'>;
   /** Webhook attempts by outcome (succeeded, retrying, failed, gone, endpoint_disabled, superseded). */
   webhookDeliveries: Counter<'outcome'>;
+  /** Attack protection at work, by instance and rule (user_lockout, step_up, password_compromised). */
+  protection: Counter<'instance' | 'rule'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean; /** Pending webhook messages, read at scrape time. */ webhookQueueDepth?: () => Promise<number> } = {}): Metrics {
@@ -56,6 +58,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean; /** Pending webh
       name: 'latchkey_webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    protection: new Counter({
+      name: 'latchkey_attack_protection_total',
+      help: 'Attack protection actions by instance and rule: user_lockout, step_up (risk-based MFA), password_compromised',
+      labelNames: ['instance', 'rule'],
       registers: [registry],
     }),
   };

@@ -4,6 +4,7 @@ import { accounts, instances } from '../db/schema';
 import { audit } from '../audit/audit';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
+import type { ActorKind } from '../http/actor';
 import { instanceSettings, instanceSettingsSchema, type InstanceSettings, type SettingsPatch } from './settings';
 import { asDomainConflict, claimCustomDomain, forgetHosts, pathFapiUrl } from './custom-domain';
 
@@ -128,10 +129,12 @@ export const settingsView = (row: Instance) => ({ ...instanceSettings(row.settin
 export async function updateInstanceSettings(
   deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'config'>,
   instanceId: string,
-  patch: SettingsPatch,
-  auditCtx: { actor: string; ip?: string | null; userAgent?: string | null },
+  patch: SettingsPatch | Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>,
+  auditCtx: { actor: string; actorKind?: ActorKind; ip?: string | null; userAgent?: string | null },
+  /** The audit action; protection settings have their own. */
+  action = 'instance.settings_updated',
 ): Promise<ReturnType<typeof settingsView>> {
-  const { custom_domain: domain, ...settingsPatch } = patch;
+  const { custom_domain: domain, ...settingsPatch } = patch as SettingsPatch;
   const changes: Record<string, unknown> = Object.fromEntries(Object.entries(settingsPatch).filter(([, v]) => v !== undefined));
   let previousDomain: string | null = null;
   const row = await deps.db
@@ -154,7 +157,8 @@ export async function updateInstanceSettings(
       await audit({ db: tx, clock: deps.clock }, {
         instanceId,
         actor: auditCtx.actor,
-        action: 'instance.settings_updated',
+        actorKind: auditCtx.actorKind,
+        action,
         target: instanceId,
         ip: auditCtx.ip,
         userAgent: auditCtx.userAgent,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { localeInput, normalizeLocale } from '../localization/locales';
 import { customDomainInput } from './custom-domain';
+import { attackProtectionSchema, DEFAULT_ATTACK_PROTECTION, DEFAULT_RISK_BASED_MFA, riskBasedMfaSchema } from '../protection/settings';
 
 /** Per-instance settings with their defaults; stored as JSON on the instance. */
 export const instanceSettingsSchema = z.object({
@@ -53,6 +54,10 @@ export const instanceSettingsSchema = z.object({
   organization_creator_role: z.string().min(1).max(64).default('org:admin'),
   /** The membership cap new organizations start with; 0: no cap. */
   organization_max_allowed_memberships: z.number().int().min(0).max(100_000).default(0),
+  /** User lockout and breached-password checks (GET/PATCH /v1/attack_protection). */
+  attack_protection: attackProtectionSchema.default(DEFAULT_ATTACK_PROTECTION),
+  /** Step-up on sign-ins from new devices or networks (GET/PATCH /v1/risk_based_mfa). */
+  risk_based_mfa: riskBasedMfaSchema.default(DEFAULT_RISK_BASED_MFA),
 });
 
 export type InstanceSettings = z.output<typeof instanceSettingsSchema>;

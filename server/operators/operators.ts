@@ -69,7 +69,7 @@ export async function addMembership(deps: Pick<Deps, 'db' | 'clock'>, accountId:
   return row!;
 }
 
-export async function listMembers(deps: Pick<Deps, 'db'>, platformId: string, accountId: string) {
+export async function listMembers(deps: Pick<Deps, 'db' | 'clock'>, platformId: string, accountId: string) {
   const rows = await deps.db
     .select()
     .from(accountMemberships)

@@ -93,7 +93,7 @@ export async function resolveMe(deps: Pick<Deps, 'db' | 'clock'>, auth: MeCreden
 }
 
 /** The signed-in user as the me-surface shows them: never private_metadata. */
-export async function meView(deps: Pick<Deps, 'db'>, instanceId: string, userId: string) {
+export async function meView(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
   const { private_metadata: _hidden, ...user } = await getUser(deps, instanceId, userId);
   const mfa = await mfaStatus(deps, userId);
   return {

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { auditContextOf } from '../http/actor';
+import type { Deps } from '../deps';
 import { endpoint } from '../http/endpoint';
+import { instanceContext } from '../instances/instances';
+import { rejectCompromisedPassword } from '../protection/breached';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import {
   createUserBody,
@@ -14,6 +17,12 @@ import {
 } from './schemas';
 import { createUser, deleteUser, getUser, listUsers, setBanned, updateUser } from './users';
 
+/** A password set through the API is checked like one chosen on the FAPI, unless `skip_password_checks`. */
+async function rejectCompromised(deps: Deps, instanceId: string, body: { password?: string; skip_password_checks?: boolean }) {
+  if (body.password === undefined || body.skip_password_checks) return;
+  await rejectCompromisedPassword(deps, await instanceContext(deps, instanceId), body.password);
+}
+
 /**
  * The user endpoints of one surface: `instanceOf` names the instance the caller acts on,
  * `updateBody` what a PATCH may change. `params.id` is the user.
@@ -25,7 +34,10 @@ export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string 
       body: createUserBody,
       response: userSchema,
       audit: { action: 'user.created', recordedBy: 'domain' },
-      handle: ({ deps, auth, body, actor }) => createUser(deps, instanceOf(auth).id, body, { audit: auditContextOf(actor) }),
+      handle: async ({ deps, auth, body, actor }) => {
+        await rejectCompromised(deps, instanceOf(auth).id, body);
+        return createUser(deps, instanceOf(auth).id, body, { audit: auditContextOf(actor) });
+      },
     }),
     list: endpoint<Auth, never, z.output<typeof listUsersQuery>>({
       summary: 'List users, newest first (cursor pagination)',
@@ -43,7 +55,10 @@ export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string 
       body: updateBody,
       response: userSchema,
       audit: { action: 'user.updated', recordedBy: 'domain' },
-      handle: ({ deps, auth, params, body, actor }) => updateUser(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor)),
+      handle: async ({ deps, auth, params, body, actor }) => {
+        await rejectCompromised(deps, instanceOf(auth).id, body);
+        return updateUser(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor));
+      },
     }),
     delete: endpoint<Auth>({
       summary: 'Delete a user',

@@ -22,7 +22,10 @@ const password = z
   .string()
   .min(PASSWORD_MIN_LENGTH)
   .max(PASSWORD_MAX_LENGTH)
-  .meta({ description: 'Unless skip_password_checks is true, must not equal one of the user’s identifiers (case-insensitive).' });
+  .meta({
+    description:
+      'Unless skip_password_checks is true, must not equal one of the user’s identifiers (case-insensitive), nor be a common or breached password when attack protection checks for them (422 password_compromised otherwise).',
+  });
 const passwordDigest = z
   .string()
   .min(1)
@@ -163,6 +166,8 @@ export const userSchema = z
     unsafe_metadata: z.record(z.string(), z.unknown()),
     banned: z.boolean(),
     locked: z.boolean(),
+    /** While locked after failed sign-in attempts: when the lockout ends (ms). */
+    locked_until: z.number().int().nullable(),
     sessions_version: z.number().int(),
     last_sign_in_at: z.number().int().nullable(),
     /** Preferred language (BCP 47), or null: the request's, then the instance's default. */

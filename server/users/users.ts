@@ -28,7 +28,10 @@ type D = Pick<Deps, 'db' | 'clock' | 'passwords'>;
 
 const byCreation = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : 1);
 
-export function userView(u: UserRow): UserView {
+/** A lockout ends by itself at `locked_until`: the user is shown locked only until then. */
+const lockedAt = (u: Pick<UserRow, 'locked' | 'lockedUntil'>, now: number) => u.locked && (u.lockedUntil === null || u.lockedUntil > now);
+
+export function userView(u: UserRow, now: number): UserView {
   return {
     object: 'user',
     id: u.id,
@@ -60,7 +63,8 @@ export function userView(u: UserRow): UserView {
     private_metadata: u.privateMetadata,
     unsafe_metadata: u.unsafeMetadata,
     banned: u.banned,
-    locked: u.locked,
+    locked: lockedAt(u, now),
+    locked_until: lockedAt(u, now) ? u.lockedUntil : null,
     sessions_version: u.sessionsVersion,
     locale: u.locale,
     last_sign_in_at: u.lastSignInAt,
@@ -97,8 +101,8 @@ async function loadUser(db: Db, instanceId: string, id: string): Promise<UserRow
   return row;
 }
 
-export async function getUser(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<UserView> {
-  return userView(await loadUser(deps.db, instanceId, id));
+export async function getUser(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, id: string): Promise<UserView> {
+  return userView(await loadUser(deps.db, instanceId, id), deps.clock.now());
 }
 
 async function passwordColumns(
@@ -255,7 +259,7 @@ export async function createUser(
       });
       if (emailRows.length) await tx.insert(emailAddresses).values(emailRows);
       if (phoneRows.length) await tx.insert(phoneNumbers).values(phoneRows);
-      const view = userView(await loadUser(tx, instanceId, userId));
+      const view = userView(await loadUser(tx, instanceId, userId), now);
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.created', view);
       await enrollUserByEmailDomain({ db: tx, clock: deps.clock }, instanceId, userId, emails);
       await auditUserChange({ db: tx, clock: deps.clock }, instanceId, opts.audit, 'user.created', userId);
@@ -316,7 +320,7 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
       if (input.private_metadata) patch.privateMetadata = mergeMetadataChecked('private_metadata', current.privateMetadata, input.private_metadata);
       if (input.unsafe_metadata) patch.unsafeMetadata = mergeMetadataChecked('unsafe_metadata', current.unsafeMetadata, input.unsafe_metadata);
       await tx.update(users).set(patch).where(eq(users.id, id));
-      const view = userView(await loadUser(tx, instanceId, id));
+      const view = userView(await loadUser(tx, instanceId, id), deps.clock.now());
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.updated', view);
       await auditUserChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'user.updated', id, { fields: Object.keys(input) });
       return view;
@@ -327,7 +331,7 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
 /** Deletes the user; its live sessions are revoked first (session.revoked each), then go with it. */
 export async function deleteUser(deps: D, instanceId: string, id: string) {
   return deps.db.transaction(async (tx) => {
-    const current = userView(await loadUser(tx, instanceId, id));
+    const current = userView(await loadUser(tx, instanceId, id), deps.clock.now());
     await removeUserMemberships({ db: tx, clock: deps.clock }, instanceId, id);
     await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
     await tx.delete(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId)));
@@ -343,10 +347,10 @@ export async function deleteUser(deps: D, instanceId: string, id: string) {
 export async function setBanned(deps: D, instanceId: string, id: string, banned: boolean): Promise<UserView> {
   return deps.db.transaction(async (tx) => {
     const current = await loadUser(tx, instanceId, id);
-    if (current.banned === banned) return userView(current);
+    if (current.banned === banned) return userView(current, deps.clock.now());
     await tx.update(users).set({ banned, updatedAt: deps.clock.now() }).where(eq(users.id, id));
     if (banned) await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
-    const view = userView(await loadUser(tx, instanceId, id));
+    const view = userView(await loadUser(tx, instanceId, id), deps.clock.now());
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, banned ? 'user.banned' : 'user.unbanned', view);
     return view;
   });
@@ -377,7 +381,8 @@ const plainPages = {
 const plainPage = (db: Db, ascending: boolean, withCursor: boolean) =>
   plainPages[`${ascending ? 'asc' : 'desc'}:${withCursor ? 'cursor' : ''}`](db);
 
-export async function listUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: ListUsersInput) {
+export async function listUsers(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, q: ListUsersInput) {
+  const view = (u: UserRow) => userView(u, deps.clock.now());
   const ascending = q.order_by === 'created_at';
   if (!q.external_id && !q.username && !q.email_address && !q.query) {
     const rows = await plainPage(deps.db, ascending, Boolean(q.starting_after)).execute({
@@ -385,7 +390,7 @@ export async function listUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: L
       cursor: q.starting_after,
       limit: q.limit + 1,
     });
-    return toCursorPage(rows, q.limit, userView);
+    return toCursorPage(rows, q.limit, view);
   }
   const filters: (SQL | undefined)[] = [eq(users.instanceId, instanceId)];
   if (q.starting_after) filters.push(ascending ? gt(users.id, q.starting_after) : lt(users.id, q.starting_after));
@@ -433,5 +438,5 @@ export async function listUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: L
     with: withIdentifiers,
     extras: twoFactorExtra,
   });
-  return toCursorPage(rows, q.limit, userView);
+  return toCursorPage(rows, q.limit, view);
 }

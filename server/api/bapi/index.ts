@@ -16,8 +16,9 @@ import * as signing from '../../signing/routes';
 import { bapiOrganizations as orgs } from '../../organizations/routes';
 import { bapiUsers as users } from '../../users/routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
-import { bapiProtection as protection } from '../../limits/routes';
+import { bapiProtection as limits } from '../../limits/routes';
 import { bapiScim as scim } from '../../scim/routes';
+import { bapiProtection as protection } from '../../protection/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -138,13 +139,18 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/sms',                      'sms:read',        messages.listSms),
   route('GET',    '/v1/sms/:id',                  'sms:read',        messages.getSms),
 
-  route('GET',    '/v1/rate_limit_policy',        'rate_limit:read',    protection.getPolicy),
-  route('PATCH',  '/v1/rate_limit_policy',        'rate_limit:write',   protection.updatePolicy),
-  route('GET',    '/v1/network_acls',             'network_acls:read',  protection.listAcls),
-  route('POST',   '/v1/network_acls',             'network_acls:write', protection.createAcl),
-  route('GET',    '/v1/network_acls/:id',         'network_acls:read',  protection.getAcl),
-  route('PATCH',  '/v1/network_acls/:id',         'network_acls:write', protection.updateAcl),
-  route('DELETE', '/v1/network_acls/:id',         'network_acls:write', protection.deleteAcl),
+  route('GET',    '/v1/rate_limit_policy',        'rate_limit:read',    limits.getPolicy),
+  route('PATCH',  '/v1/rate_limit_policy',        'rate_limit:write',   limits.updatePolicy),
+  route('GET',    '/v1/network_acls',             'network_acls:read',  limits.listAcls),
+  route('POST',   '/v1/network_acls',             'network_acls:write', limits.createAcl),
+  route('GET',    '/v1/network_acls/:id',         'network_acls:read',  limits.getAcl),
+  route('PATCH',  '/v1/network_acls/:id',         'network_acls:write', limits.updateAcl),
+  route('DELETE', '/v1/network_acls/:id',         'network_acls:write', limits.deleteAcl),
+  route('GET',    '/v1/attack_protection',        'attack_protection:read',  protection.getAttackProtection),
+  route('PATCH',  '/v1/attack_protection',        'attack_protection:write', protection.updateAttackProtection),
+  route('GET',    '/v1/risk_based_mfa',           'risk_based_mfa:read',     protection.getRiskBasedMfa),
+  route('PATCH',  '/v1/risk_based_mfa',           'risk_based_mfa:write',    protection.updateRiskBasedMfa),
+  route('POST',   '/v1/users/:id/unlock',         'users:write',             protection.unlockUser),
 ];
 
 export function bapiOpenApi(publicUrl: string) {

@@ -12,8 +12,9 @@ import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users } from '../../users/routes';
-import { dashboardProtection as protection } from '../../limits/routes';
+import { dashboardProtection as limits } from '../../limits/routes';
 import { dashboardScim as scim } from '../../scim/routes';
+import { dashboardProtection as protection } from '../../protection/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -130,13 +131,18 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('PATCH',  `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.updatePermission),
   route('DELETE', `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.deletePermission),
 
-  route('GET',    `${INSTANCE}/rate_limit_policy`,               VIEWER,   protection.getPolicy),
-  route('PATCH',  `${INSTANCE}/rate_limit_policy`,               ADMIN,    protection.updatePolicy),
-  route('GET',    `${INSTANCE}/network_acls`,                    VIEWER,   protection.listAcls),
-  route('POST',   `${INSTANCE}/network_acls`,                    ADMIN,    protection.createAcl),
-  route('GET',    `${INSTANCE}/network_acls/:id`,                VIEWER,   protection.getAcl),
-  route('PATCH',  `${INSTANCE}/network_acls/:id`,                ADMIN,    protection.updateAcl),
-  route('DELETE', `${INSTANCE}/network_acls/:id`,                ADMIN,    protection.deleteAcl),
+  route('GET',    `${INSTANCE}/rate_limit_policy`,               VIEWER,   limits.getPolicy),
+  route('PATCH',  `${INSTANCE}/rate_limit_policy`,               ADMIN,    limits.updatePolicy),
+  route('GET',    `${INSTANCE}/network_acls`,                    VIEWER,   limits.listAcls),
+  route('POST',   `${INSTANCE}/network_acls`,                    ADMIN,    limits.createAcl),
+  route('GET',    `${INSTANCE}/network_acls/:id`,                VIEWER,   limits.getAcl),
+  route('PATCH',  `${INSTANCE}/network_acls/:id`,                ADMIN,    limits.updateAcl),
+  route('DELETE', `${INSTANCE}/network_acls/:id`,                ADMIN,    limits.deleteAcl),
+  route('GET',    `${INSTANCE}/attack_protection`,               VIEWER,   protection.getAttackProtection),
+  route('PATCH',  `${INSTANCE}/attack_protection`,               ADMIN,    protection.updateAttackProtection),
+  route('GET',    `${INSTANCE}/risk_based_mfa`,                  VIEWER,   protection.getRiskBasedMfa),
+  route('PATCH',  `${INSTANCE}/risk_based_mfa`,                  ADMIN,    protection.updateRiskBasedMfa),
+  route('POST',   `${INSTANCE}/users/:id/unlock`,                ADMIN,    protection.unlockUser),
 ];
 
 export function createDashboard(deps: Deps) {

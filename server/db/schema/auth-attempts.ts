@@ -23,6 +23,10 @@ export const signInAttempts = pgTable(
     secondFactorStrategy: text('second_factor_strategy'),
     /** Failed second-factor attempts; past the cap the attempt is abandoned. */
     secondFactorFailures: integer('second_factor_failures').notNull().default(0),
+    /** Why risk-based MFA asked for a second factor (new_device, new_network, new_country); null when it did not. */
+    riskReasons: jsonb('risk_reasons').$type<string[]>(),
+    /** Where the step-up email code goes when risk-based MFA asked and the user has no TOTP; else null. */
+    stepUpAddress: text('step_up_address'),
     /** The session it created: pending while a second factor is due, then active. */
     sessionId: text('session_id'),
     abandonAt: millis('abandon_at').notNull(),
@@ -62,7 +66,7 @@ export const signUpAttempts = pgTable(
   (t) => [index('sign_up_attempts_client_idx').on(t.clientId)],
 );
 
-export const VERIFICATION_PURPOSES = ['sign_up', 'sign_in', 'reset_password', 'domain_affiliation'] as const;
+export const VERIFICATION_PURPOSES = ['sign_up', 'sign_in', 'reset_password', 'domain_affiliation', 'second_factor'] as const;
 export type VerificationPurpose = (typeof VERIFICATION_PURPOSES)[number];
 export const VERIFICATION_STATUSES = ['pending', 'verified', 'locked', 'superseded'] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];

@@ -16,3 +16,4 @@ export * from './webhooks';
 export * from './organizations';
 export * from './limits';
 export * from './scim';
+export * from './protection';

@@ -26,6 +26,8 @@ export const users = pgTable(
     unsafeMetadata: jsonb('unsafe_metadata').$type<Metadata>().notNull().default({}),
     banned: boolean('banned').notNull().default(false),
     locked: boolean('locked').notNull().default(false),
+    /** While `locked`: when the lockout ends (attack protection); null for no end. */
+    lockedUntil: millis('locked_until'),
     sessionsVersion: integer('sessions_version').notNull().default(1),
     lastSignInAt: millis('last_sign_in_at'),
     /** Preferred language (BCP 47) of the user's emails, SMS and hosted pages; null: the request's, then the instance's. */

@@ -1,0 +1,145 @@
+import { and, eq, lt, lte, or, sql } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import { identifierLockouts, signInFailures, users } from '../db/schema';
+import { newId } from '../db/ids';
+import { emitEvent } from '../events/events';
+import { AppError } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { getUser } from '../users/users';
+
+/**
+ * User lockout (attack protection): N failed first- or second-factor attempts on one
+ * account within the window lock it for the lockout duration; every sign-in step then
+ * answers 403 USER_LOCKED with `meta.expires_at`.
+ *
+ * No existence oracle: failures against an identifier that names nobody are counted and
+ * locked the same way (under `identifier:<identifier>`), so a locked unknown account
+ * answers exactly like a locked real one. A real user's lockout is on the user row
+ * (`locked`, `locked_until`), emits user.updated and is audited (`user.locked`).
+ */
+
+type D = Pick<Deps, 'db' | 'clock' | 'metrics'>;
+/** Who failed, from where (the sign-in's client actor). */
+interface AuditContext {
+  actor: string;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+/** The parts of a sign-in attempt that name the account. */
+export interface LockTarget {
+  userId: string | null;
+  identifier: string;
+}
+
+const subjectOf = (t: LockTarget) => (t.userId ? `user:${t.userId}` : `identifier:${t.identifier.toLowerCase()}`);
+const lockoutOf = (instance: InstanceContext) => instance.settings.attack_protection.user_lockout;
+const MINUTE = 60_000;
+
+export const userLocked = (until: number | null) =>
+  new AppError('USER_LOCKED', {
+    message: 'This account is locked after too many failed attempts; try again later.',
+    meta: { expires_at: until },
+  });
+
+/** When the account's lockout ends, or null when it is not locked (lockout off: never locked). */
+async function lockedUntil(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, t: LockTarget): Promise<number | null | undefined> {
+  const now = deps.clock.now();
+  if (t.userId) {
+    const [row] = await deps.db
+      .select({ locked: users.locked, until: users.lockedUntil })
+      .from(users)
+      .where(and(eq(users.id, t.userId), eq(users.instanceId, instance.id)));
+    if (!row?.locked) return undefined;
+    return row.until === null || row.until > now ? row.until : undefined;
+  }
+  const [row] = await deps.db
+    .select({ until: identifierLockouts.lockedUntil })
+    .from(identifierLockouts)
+    .where(and(eq(identifierLockouts.instanceId, instance.id), eq(identifierLockouts.subject, subjectOf(t))));
+  return row && row.until > now ? row.until : undefined;
+}
+
+/** Refuses a sign-in step on a locked account (403 USER_LOCKED, meta.expires_at). */
+export async function assertNotLocked(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, t: LockTarget): Promise<void> {
+  if (!lockoutOf(instance).enabled) return;
+  const until = await lockedUntil(deps, instance, t);
+  if (until !== undefined) throw userLocked(until);
+}
+
+/**
+ * Counts one failed attempt; when it is the Nth within the window, locks the account and
+ * answers the USER_LOCKED error to throw instead of the failure's own (else null).
+ * Commits on its own: the caller is about to throw.
+ */
+export async function recordFailedAttempt(deps: D, instance: InstanceContext, t: LockTarget, ctx: AuditContext): Promise<AppError | null> {
+  const policy = lockoutOf(instance);
+  if (!policy.enabled) return null;
+  const now = deps.clock.now();
+  const subject = subjectOf(t);
+  const until = now + policy.lockout_minutes * MINUTE;
+  const mine = and(eq(signInFailures.instanceId, instance.id), eq(signInFailures.subject, subject));
+  const locked = await deps.db.transaction(async (tx) => {
+    await tx.insert(signInFailures).values({ id: newId('sif'), instanceId: instance.id, subject, createdAt: now });
+    await tx.delete(signInFailures).where(and(mine, lt(signInFailures.createdAt, now - policy.window_minutes * MINUTE)));
+    const [{ count } = { count: 0 }] = await tx.select({ count: sql<number>`count(*)::int` }).from(signInFailures).where(mine);
+    if (count < policy.max_attempts) return false;
+    await tx.delete(signInFailures).where(mine);
+    const d = { db: tx, clock: deps.clock };
+    if (!t.userId) {
+      await tx
+        .insert(identifierLockouts)
+        .values({ instanceId: instance.id, subject, lockedUntil: until })
+        .onConflictDoUpdate({ target: [identifierLockouts.instanceId, identifierLockouts.subject], set: { lockedUntil: until } });
+      await audit(d, { ...lockAudit(instance, ctx, 'sign_in.identifier_locked', t.identifier), details: { failed_attempts: count, locked_until: until } });
+      return true;
+    }
+    // Only the request that locks it announces it (two racing failures lock once).
+    const [changed] = await tx
+      .update(users)
+      .set({ locked: true, lockedUntil: until, updatedAt: now })
+      .where(and(eq(users.id, t.userId), eq(users.instanceId, instance.id), or(eq(users.locked, false), lte(users.lockedUntil, now))))
+      .returning({ id: users.id });
+    if (!changed) return true;
+    await emitEvent(d, instance.id, 'user.updated', await getUser(d, instance.id, t.userId));
+    await audit(d, { ...lockAudit(instance, ctx, 'user.locked', t.userId), details: { failed_attempts: count, locked_until: until } });
+    return true;
+  });
+  if (!locked) return null;
+  deps.metrics.protection.inc({ instance: instance.id, rule: 'user_lockout' });
+  return userLocked(until);
+}
+
+const lockAudit = (instance: InstanceContext, ctx: AuditContext, action: string, target: string) => ({
+  instanceId: instance.id,
+  actor: 'system:attack_protection',
+  action,
+  target,
+  ip: ctx.ip,
+  userAgent: ctx.userAgent,
+});
+
+/** A completed sign-in starts the count afresh. */
+export async function clearFailedAttempts(deps: Pick<Deps, 'db'>, instance: InstanceContext, userId: string): Promise<void> {
+  if (!lockoutOf(instance).enabled) return;
+  await deps.db.delete(signInFailures).where(and(eq(signInFailures.instanceId, instance.id), eq(signInFailures.subject, `user:${userId}`)));
+}
+
+/**
+ * Ends a user's lockout early (POST /v1/users/:id/unlock) and forgets their failures;
+ * emits user.updated when the user was locked. Run in the router's audited transaction.
+ */
+export async function unlockUser(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
+  const before = await getUser(deps, instanceId, userId);
+  await deps.db.delete(signInFailures).where(and(eq(signInFailures.instanceId, instanceId), eq(signInFailures.subject, `user:${userId}`)));
+  const [changed] = await deps.db
+    .update(users)
+    .set({ locked: false, lockedUntil: null, updatedAt: deps.clock.now() })
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId), eq(users.locked, true)))
+    .returning({ id: users.id });
+  if (!changed) return before;
+  const after = await getUser(deps, instanceId, userId);
+  // A lockout that already ran out changes nothing anyone could see: no event.
+  if (before.locked) await emitEvent(deps, instanceId, 'user.updated', after);
+  return after;
+}

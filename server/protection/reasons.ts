@@ -1,0 +1,7 @@
+/**
+ * Every `meta.reason` attack protection and risk-based MFA answer with.
+ * Clients branch on these: a reason is never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  password_compromised: 'password_compromised',
+} as const;
