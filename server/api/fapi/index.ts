@@ -35,7 +35,6 @@ const SIGN_UP = { key: 'optional', client: true, limit: 'sign_up' } as const sat
 const ATTEMPT = { key: 'optional', client: true, limit: 'attempt' } as const satisfies FapiGuard;
 const SEND = { key: 'optional', client: true, limit: 'verification' } as const satisfies FapiGuard;
 const PUBLIC = { key: 'optional', client: false } as const satisfies FapiGuard;
-const PUBLIC_CACHED = { key: 'optional', client: false, cache: 'public, max-age=60' } as const satisfies FapiGuard;
 /** A signed-in user (a live session; `uat_` tokens only where a me-scope is named). */
 const ME = { ...CLIENT, user: {} } as const satisfies FapiGuard;
 const ME_READ = { ...CLIENT, user: { tokenScope: 'me:read' } } as const satisfies FapiGuard;
@@ -106,7 +105,6 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), orgs.fapiDomains.prepareDomainVerification),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), orgs.fapiDomains.attemptDomainVerification),
   fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
-  fapiRoute('GET',    '/.well-known/jwks.json',           PUBLIC_CACHED, sessions.jwksEndpoint),
 ];
 
 export function createFapi(deps: Deps) {
