@@ -5,6 +5,5 @@
  */
 export const REASONS = {
   redirect_uri_not_allowed: 'redirect_uri_not_allowed',
-  invalid_scope: 'invalid_scope',
   public_client: 'public_client',
 } as const;

@@ -3,7 +3,7 @@ import { cursorPageSchema, pageQuery } from '../http/pagination';
 import { OIDC_SCOPES, SCOPE_TOKEN_RE } from './scopes';
 
 const uri = z.string().trim().min(1).max(2048).meta({
-  description: 'An absolute https URL, or http on a loopback host (RFC 8252); no fragment. Matched exactly. Otherwise 422 redirect_uri_not_allowed.',
+  description: 'An absolute https URL, or http on a loopback host (RFC 8252), without fragment or credentials; matched exactly (422 redirect_uri_not_allowed otherwise).',
 });
 const uris = z.array(uri).max(20);
 const scopes = z

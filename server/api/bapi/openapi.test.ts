@@ -56,6 +56,7 @@ beforeAll(async () => {
   const permission = await post('/v1/permissions', { key: 'org:seed:read', name: 'Seed read' });
   const role = await post('/v1/roles', { key: 'org:seed', name: 'Seed', permissions: ['org:seed:read'] });
   const endpoint = await post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/seed' });
+  const oauthApp = await post('/v1/oauth_applications', { name: 'Seed', redirect_uris: ['https://rp.example.com/cb'] });
   const session = await post('/v1/sessions', { user_id: user.id });
   const actorToken = await post('/v1/actor_tokens', { user_id: user.id, actor: { sub: 'support' } });
   const signInToken = await post('/v1/sign_in_tokens', { user_id: user.id });
@@ -70,6 +71,7 @@ beforeAll(async () => {
     permissions: permission.id,
     roles: role.id,
     webhook_endpoints: endpoint.id,
+    oauth_applications: oauthApp.id,
     deliveries: deliveries.body.data[0]?.id ?? 'msg_01J00000000000000000000000',
     sessions: session.id,
     actor_tokens: actorToken.id,
