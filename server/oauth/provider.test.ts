@@ -199,6 +199,62 @@ describe('authorization code with PKCE', () => {
   });
 });
 
+describe('consents', () => {
+  it('lists the consent on the hosted profile, and revoking it ends the app’s tokens and asks again', async () => {
+    const b = browserOf(h, inst);
+    const { userId: grace } = await signUp(h, b, { email_address: 'grace.h@example.com', password: 'correct horse battery staple' });
+    const app = await createOAuthApp(h, inst, { name: 'Revocable', scopes: ['openid', 'offline_access'] });
+    const config = await relyingParty(h, inst, app);
+    const flow = await startCodeFlow(config, { scope: 'openid offline_access' });
+    const callback = await authorizeAs(b, flow.url, 'allow');
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+
+    const grants = await b.call('GET', '/v1/me/oauth_grants');
+    expect(grants.status).toBe(200);
+    expect(grants.body.data).toHaveLength(1);
+    expect(grants.body.data[0]).toMatchObject({ application: { client_id: app.client_id, name: 'Revocable' }, scopes: ['openid', 'offline_access'] });
+    const grantId = grants.body.data[0].id;
+    const given = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'oauth_grant.created'), eq(auditLogs.target, grantId)));
+    expect(given).toHaveLength(1);
+
+    const revoked = await b.call('DELETE', `/v1/me/oauth_grants/${grantId}`);
+    expect(revoked.status).toBe(200);
+    expect((await b.call('GET', '/v1/me/oauth_grants')).body.data).toHaveLength(0);
+    const withdrawn = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'oauth_grant.revoked'), eq(auditLogs.target, grantId)));
+    expect(withdrawn).toHaveLength(1);
+    expect(withdrawn[0]!.actor).toMatch(/^session:/);
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+    // Another user's grant is not found by this one.
+    expect((await browser.call('DELETE', `/v1/me/oauth_grants/${grantId}`)).status).toBe(404);
+
+    const again = await startCodeFlow(config, { scope: 'openid offline_access' });
+    expect((await browserGet(h, b, again.url)).status).toBe(200);
+    expect(grace).toBeTruthy();
+  });
+
+  it('shows the consent page in the language of ui_locales', async () => {
+    const app = await createOAuthApp(h, inst, { name: 'Lokal' });
+    const config = await relyingParty(h, inst, app);
+    const fr = await browserGet(h, browser, (await startCodeFlow(config, { ui_locales: 'fr-CA fr' })).url);
+    const html = await fr.text();
+    expect(html).toContain('lang="fr"');
+    expect(html).toContain('Autoriser Lokal à accéder à votre compte');
+    const de = await browserGet(h, browser, (await startCodeFlow(config, { ui_locales: 'de' })).url);
+    expect(await de.text()).toContain('Ihre E-Mail-Adresse sehen');
+  });
+
+  it('refuses a consent form posted from another origin', async () => {
+    const app = await createOAuthApp(h, inst);
+    const config = await relyingParty(h, inst, app);
+    const flow = await startCodeFlow(config);
+    const form = consentForm(await (await browserGet(h, browser, flow.url)).text());
+    const res = await browserPost(h, browser, `/fapi/${inst.instanceId}/oauth2/consent`, { ...form, decision: 'allow' }, 'https://evil.example');
+    expect(res.status).toBe(403);
+    expect(res.headers.get('location')).toBeNull();
+  });
+});
+
 describe('authorization errors', () => {
   it('shows an error page, never a redirect, for an unregistered redirect_uri or an unknown client', async () => {
     const app = await createOAuthApp(h, inst);

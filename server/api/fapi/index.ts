@@ -12,6 +12,7 @@ import * as signOut from '../../sessions/sign-out-routes';
 import * as me from '../../users/me-routes';
 import { authenticateFapi, fapiActor, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
+import * as oauthGrants from '../../oauth/grants';
 import { Hono } from 'hono';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
@@ -81,6 +82,8 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/me/sessions',                  ME,        meSessions.listMySessionsEndpoint),
   fapiRoute('POST',   '/v1/me/sessions/revoke_others',    ME,        meSessions.revokeMyOtherSessionsEndpoint),
   fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       ME,        meSessions.revokeMySessionEndpoint),
+  fapiRoute('GET',    '/v1/me/oauth_grants',              ME,        oauthGrants.listMyGrantsEndpoint),
+  fapiRoute('DELETE', '/v1/me/oauth_grants/:id',          ME,        oauthGrants.revokeMyGrantEndpoint),
   fapiRoute('GET',    '/v1/me/organization_memberships',                     ORG_USER, orgs.listMyMembershipsEndpoint),
   fapiRoute('DELETE', '/v1/me/organization_memberships/:id',                 org('member'), orgs.leaveOrganizationEndpoint),
   fapiRoute('GET',    '/v1/me/organization_invitations',                     ORG_USER, orgs.listMyInvitationsEndpoint),
