@@ -327,6 +327,31 @@ describe('authorization errors', () => {
   });
 });
 
+describe('max_age and introspection of refresh tokens', () => {
+  it('sends a browser whose sign-in is older than max_age to sign in again, and reports auth_time', async () => {
+    const app = await createOAuthApp(h, inst, { consent_screen_enabled: false, scopes: ['openid', 'offline_access'] });
+    const config = await relyingParty(h, inst, app);
+    h.clock.advance(120_000);
+    const old = await startCodeFlow(config, { max_age: '60', scope: 'openid' });
+    const res = await browserGet(h, browser, old.url);
+    expect(res.status).toBe(302);
+    expect(new URL(res.headers.get('location')!).pathname).toBe(`/fapi/${inst.instanceId}/sign-in`);
+
+    const fresh = await startCodeFlow(config, { max_age: '86400', scope: 'openid offline_access' });
+    const callback = await authorizeAs(browser, fresh.url, 'expect-none');
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: fresh.verifier, expectedState: fresh.state, expectedNonce: fresh.nonce, maxAge: 86400 });
+    const [session] = (await browser.call('GET', '/v1/client')).body.sessions;
+    expect(tokens.claims()!.auth_time).toBe(Math.floor(session.created_at / 1000));
+
+    const intro = await client.tokenIntrospection(config, tokens.refresh_token!);
+    expect(intro).toMatchObject({ active: true, client_id: app.client_id, sub: userId, token_type: 'refresh_token' });
+    const other = await relyingParty(h, inst, await createOAuthApp(h, inst));
+    expect((await client.tokenIntrospection(other, tokens.refresh_token!)).active).toBe(false);
+    const pub = await relyingParty(h, inst, await createOAuthApp(h, inst, { public: true }));
+    await expect(client.tokenIntrospection(pub, tokens.access_token)).rejects.toBeTruthy();
+  });
+});
+
 describe('client credentials and client authentication', () => {
   it('issues an access token without an ID token to a confidential app, by Basic and by post', async () => {
     const app = await createOAuthApp(h, inst, { scopes: ['openid', 'orders:read', 'orders:write'] });
