@@ -24,12 +24,25 @@ export async function createAuthorization(
   return row!;
 }
 
-/** A new refresh token of the authorization (shown once; stored as its digest). */
-export async function issueRefreshToken(db: Db, now: number, authorizationId: string): Promise<string> {
-  const token = generateSecret(REFRESH_TOKEN_PREFIX);
-  await db.insert(oauthRefreshTokens).values({ digest: sha256Hex(token), authorizationId, createdAt: now, expiresAt: now + REFRESH_TOKEN_TTL_MS });
+/**
+ * A refresh token of the authorization (shown once; stored as its digest): a random one
+ * for a new authorization, or `successor` on rotation (written once: a concurrent rotation
+ * of the same token lands on the same row).
+ */
+export async function issueRefreshToken(db: Db, now: number, authorizationId: string, successor?: string): Promise<string> {
+  const token = successor ?? generateSecret(REFRESH_TOKEN_PREFIX);
+  await db
+    .insert(oauthRefreshTokens)
+    .values({ digest: sha256Hex(token), authorizationId, createdAt: now, expiresAt: now + REFRESH_TOKEN_TTL_MS })
+    .onConflictDoNothing();
   return token;
 }
+
+/**
+ * The token a refresh token rotates into, derived from it (as sessions do): a client that
+ * refreshes twice at once (two tabs, a retry) gets the same successor within the grace window.
+ */
+export const successorOf = (deps: Pick<Deps, 'cipher'>, token: string) => `${REFRESH_TOKEN_PREFIX}${deps.cipher.mac('oauth-refresh-token', token)}`;
 
 /** Revokes authorizations: their refresh tokens stop working and their access tokens read as inactive. */
 export async function revokeAuthorizations(db: Db, now: number, ids: string[]) {

@@ -123,10 +123,13 @@ describe('authorization code with PKCE', () => {
     const info = await client.fetchUserInfo(config, tokens.access_token, userId);
     expect(info).toMatchObject({ sub: userId, email: 'ada@example.com', email_verified: true, given_name: 'Ada' });
 
-    // Refresh rotates; the rotated token presented again revokes the whole grant.
+    // Refresh rotates. A concurrent refresh (within the 10 s grace window) gets the same
+    // successor; after it, the rotated token presented again revokes the whole grant.
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.claims()!.sub).toBe(userId);
+    expect((await client.refreshTokenGrant(config, tokens.refresh_token!)).refresh_token).toBe(refreshed.refresh_token);
+    h.clock.advance(11_000);
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(client.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     expect((await client.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);

@@ -8,7 +8,8 @@ import { endpoint, jsonResult, type RequestInfo } from '../http/endpoint';
 import { enforceLimit } from '../http/rate-limit';
 import type { InstanceContext } from '../instances/instances';
 import type { ApplicationRow } from './applications';
-import { createAuthorization, issueRefreshToken, revokeAuthorizations } from './authorizations';
+import { createAuthorization, issueRefreshToken, revokeAuthorizations, successorOf } from './authorizations';
+import { REFRESH_GRACE_MS } from '../sessions/sessions';
 import { authenticateClient } from './client-auth';
 import { userClaims } from './claims';
 import { oauthError } from './errors';
@@ -125,9 +126,14 @@ async function exchangeCode(deps: D, instance: InstanceContext, app: Application
   return userTokens(deps, instance, app, { ...issued, userId: row.userId, scope: row.scope, authTime: row.authTime, nonce: row.nonce });
 }
 
-/** RFC 6749 §6: rotated on every use; a rotated token presented again revokes the whole authorization. */
+/**
+ * RFC 6749 §6: rotated on every use. A rotated token presented again within the sessions'
+ * grace window (concurrent refreshes) gets the same successor; after it, it is reuse and the
+ * whole authorization is revoked.
+ */
 async function refresh(deps: D, instance: InstanceContext, app: ApplicationRow, body: TokenBody): Promise<TokenResponse> {
-  const digest = sha256Hex(require(body, 'refresh_token'));
+  const presented = require(body, 'refresh_token');
+  const digest = sha256Hex(presented);
   const now = deps.clock.now();
   const [row] = await deps.db
     .select({ token: oauthRefreshTokens, authorization: oauthAuthorizations })
@@ -137,35 +143,32 @@ async function refresh(deps: D, instance: InstanceContext, app: ApplicationRow, 
   if (!row || row.authorization.applicationId !== app.id) throw oauthError('invalid_grant', 'The refresh token is invalid.');
   const { token, authorization } = row;
   if (authorization.revokedAt !== null) throw oauthError('invalid_grant', 'The refresh token has been revoked.');
-  if (token.rotatedAt !== null) {
+  const reused = async () => {
     await revokeAuthorizations(deps.db, now, [authorization.id]);
-    throw oauthError('invalid_grant', 'The refresh token was already used; every token of this grant is revoked.');
-  }
+    return oauthError('invalid_grant', 'The refresh token was already used; every token of this grant is revoked.');
+  };
+  if (token.rotatedAt !== null && now - token.rotatedAt > REFRESH_GRACE_MS) throw await reused();
   if (token.expiresAt <= now) throw oauthError('invalid_grant', 'The refresh token has expired.');
   const granted = parseScope(authorization.scope);
   const asked = body.scope === undefined ? granted : parseScope(body.scope);
   if (asked.some((s) => !granted.includes(s))) throw oauthError('invalid_scope', 'A refresh may only narrow the granted scope.');
 
-  const next = await deps.db.transaction(async (tx) => {
-    const [claimed] = await tx
+  const successor = successorOf(deps, presented);
+  await deps.db.transaction(async (tx) => {
+    // Rotates only a current token; a concurrent refresh of the same one finds it rotated and shares its successor.
+    await tx
       .update(oauthRefreshTokens)
       .set({ rotatedAt: now })
-      .where(and(eq(oauthRefreshTokens.digest, digest), isNull(oauthRefreshTokens.rotatedAt)))
-      .returning({ digest: oauthRefreshTokens.digest });
-    return claimed ? issueRefreshToken(tx, now, authorization.id) : null;
+      .where(and(eq(oauthRefreshTokens.digest, digest), isNull(oauthRefreshTokens.rotatedAt)));
+    await issueRefreshToken(tx, now, authorization.id, successor);
   });
-  if (!next) {
-    // Lost a race with another use of the same token: that is reuse too.
-    await revokeAuthorizations(deps.db, now, [authorization.id]);
-    throw oauthError('invalid_grant', 'The refresh token was already used; every token of this grant is revoked.');
-  }
   return userTokens(deps, instance, app, {
     authorizationId: authorization.id,
     userId: authorization.userId,
     scope: asked.join(' '),
     authTime: authorization.authTime,
     nonce: null,
-    refreshToken: next,
+    refreshToken: successor,
   });
 }
 
