@@ -254,7 +254,7 @@ export async function authorize(deps: D, input: AuthorizeInput) {
       return redirect(toSignIn(instance, req, req.authAfter), after);
     }
     const stale = req.prompts.has('login') || req.authAfter !== null || (req.maxAge !== null && user.authTime < now - req.maxAge * 1000);
-    if (stale && !(req.authAfter !== null && user.authTime >= req.authAfter)) {
+    if (stale && !(req.authAfter !== null && user.authTime > req.authAfter)) {
       // Sent to sign in again already, and came back with the old session: the RP hears it.
       if (req.authAfter !== null || req.prompts.has('none')) return fail('login_required', 'A fresh sign-in is required.');
       return redirect(toSignIn(instance, req, now), after);

@@ -327,6 +327,13 @@ describe('authorization errors', () => {
     h.clock.advance(1000);
     const stale = await authorizeAs(browser, back, 'expect-none');
     expect(stale.searchParams.get('error')).toBe('login_required');
+
+    // Signing in again (the hosted page's password step) satisfies it: a code comes back.
+    const b = browserOf(h, inst);
+    const signedIn = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@example.com', strategy: 'password', password: 'correct horse battery staple' } });
+    expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
+    const fresh = await authorizeAs(b, back, 'expect-none');
+    expect(fresh.searchParams.get('code')).toMatch(/^oac_/);
   });
 });
 
