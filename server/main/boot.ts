@@ -3,6 +3,7 @@ import { DataDirInUseError } from '../db/embedded-lock';
 import { bootstrapConsole, bootstrapEmptyStore, firstStartBanner, setupBanner } from '../instances/bootstrap';
 import { purgeIdempotencyRecords } from '../http/idempotency';
 import { purgeAuthAttempts } from '../auth/housekeeping';
+import { purgeOAuthArtifacts } from '../oauth/housekeeping';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
 import { retryQueuedEmails } from '../email/mailer';
@@ -45,6 +46,7 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
     purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));
     purgeAuthAttempts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'sign-in/sign-up attempt purge failed'));
     purgeWebhookMessages(deps).catch((err: unknown) => deps.logger.warn({ err }, 'webhook message purge failed'));
+    purgeOAuthArtifacts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'OAuth code and token purge failed'));
   }, 60 * 60 * 1000);
   housekeeping.unref();
   // Overdue sessions move to expired / abandoned; reads settle them too, this keeps lists and counts honest.
