@@ -19,6 +19,10 @@ import autocannon from 'autocannon';
  *            as a success) and is reported as `exhausted`.
  *   verify   POST /v1/sessions/verify with one session jwt minted just before each hit
  *            (jwts live 60 s; a hit is far shorter).
+ *   post     autocannon POSTs one fixed body to one URL (client_credentials at a token endpoint).
+ *   exchange POST {fapi}/oauth2/token, authorization_code: every request exchanges a different
+ *            code once, from a pool minted before each hit, outside the measured time, by a
+ *            signed-in browser (its __client cookie) calling /oauth2/authorize on the minter.
  *   ceiling  asks bench/ceiling-jose.ts (pinned to the servers' core) to sign or verify for
  *            the same number of seconds; ops/s stands in for req/s.
  */
@@ -31,7 +35,14 @@ export type Row =
   | { id: string; kind: 'get'; url: string; headers: Record<string, string> }
   | { id: string; kind: 'refresh'; fapiUrl: string; mint: Mint }
   | { id: string; kind: 'verify'; url: string; headers: Record<string, string>; mint: Mint }
-  | { id: string; kind: 'ceiling'; url: string };
+  | { id: string; kind: 'ceiling'; url: string }
+  | { id: string; kind: 'post'; url: string; headers: Record<string, string>; body: string }
+  | { id: string; kind: 'exchange'; tokenUrl: string; headers: Record<string, string>; redirectUri: string; mintCode: CodeMint };
+/** A browser signed in on the minter: GET `authorizeUrl` with `cookie` answers a redirect carrying a fresh code. */
+interface CodeMint {
+  authorizeUrl: string;
+  cookie: string;
+}
 interface Plan {
   rows: Row[];
   connections: number;
@@ -94,6 +105,31 @@ async function topUp(mint: Mint, want: number) {
   const took = (performance.now() - started) / 1000;
   mintSeconds += took;
   log(`minted ${missing} sessions in ${took.toFixed(1)}s (${(missing / took).toFixed(0)}/s); pool ${pool.length - next} unused`);
+}
+
+// ---------------------------------------------------------------- minting authorization codes
+
+const codes: string[] = [];
+let nextCode = 0;
+let fastestExchange = 0;
+async function mintCodes(m: CodeMint, want: number) {
+  const missing = want - (codes.length - nextCode);
+  if (missing <= 0) return;
+  const started = performance.now();
+  let left = missing;
+  const worker = async () => {
+    while (left > 0) {
+      left--;
+      const res = await fetch(m.authorizeUrl, { headers: { cookie: m.cookie }, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+      const code = new URL(res.headers.get('location') ?? 'x:/').searchParams.get('code');
+      if (res.status !== 302 || !code) throw new Error(`GET ${m.authorizeUrl} → ${res.status} ${res.headers.get('location')}`);
+      codes.push(code);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const took = (performance.now() - started) / 1000;
+  mintSeconds += took;
+  log(`minted ${missing} authorization codes in ${took.toFixed(1)}s (${(missing / took).toFixed(0)}/s)`);
 }
 
 // ---------------------------------------------------------------- hitting
@@ -166,6 +202,23 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
         samples,
       );
       fastestRefresh = Math.max(fastestRefresh, r['2xx'] / r.duration);
+      return fromResult(r, exhausted);
+    }
+    case 'post':
+      return fromResult(await cannon({ ...base, url: row.url, method: 'POST', headers: row.headers, body: row.body }, samples));
+    case 'exchange': {
+      const guess = fastestExchange || plan.refreshGuess;
+      await mintCodes(row.mintCode, Math.ceil(guess * seconds * 1.5) + plan.connections * 4 + 100);
+      let exhausted = 0;
+      const redirect = encodeURIComponent(row.redirectUri);
+      const setupRequest = (req: autocannon.Request) => {
+        const code = codes[nextCode];
+        if (code) codes[nextCode++] = undefined as never;
+        else exhausted++;
+        return { ...req, body: `grant_type=authorization_code&redirect_uri=${redirect}&code=${code ?? 'oac_pool_exhausted'}` };
+      };
+      const r = await cannon({ ...base, url: row.tokenUrl, headers: row.headers, requests: [{ method: 'POST', setupRequest }] }, samples);
+      fastestExchange = Math.max(fastestExchange, r['2xx'] / r.duration);
       return fromResult(r, exhausted);
     }
     case 'ceiling': {

@@ -8,6 +8,8 @@
  *   bare      ceiling: bare node:http answering a fixed JSON body (bench/ceiling-bare.ts)
  *   db        ceiling: bare node:http + one prepared postgres.js query (bench/ceiling-db.ts)
  *   jose      ceilings: jose RS256 sign and verify rates on one core, no HTTP (bench/ceiling-jose.ts)
+ *   oidc-provider  panva's oidc-provider serving client_credentials with RS256 JWT access tokens
+ *             (bench/oidc-provider.ts): the reference for the OAuth rows
  *   webhooks  delivery by one `npm run worker` to a local receiver: events/s draining a backlog,
  *             and latency p50/p99 from the change to the receiver (bench/webhooks.ts)
  *   limiter   rate-limit decisions/s on Redis (REDIS_URL) vs PING and a trivial script (bench/limiter.ts)
@@ -23,6 +25,10 @@
  *             measured time; see bench/load.ts): one indexed read, one write, one RS256 signature
  *   verify    POST /v1/sessions/verify with a jwt minted just before each hit: one RS256
  *             verification and one indexed read
+ *   cc        POST /fapi/<instance>/oauth2/token, client_credentials (Basic): one RS256 signature
+ *   exchange  POST /fapi/<instance>/oauth2/token, authorization_code: each request a different
+ *             code (scope openid) minted by a signed-in browser on the minter outside the measured
+ *             time; two RS256 signatures (access and ID token), a user read and three writes
  *
  * Every server runs at once, pinned to CPU 0; one load generator (bench/load.ts) pinned
  * to CPU 1 with taskset warms each target/endpoint up, then measures them round-robin so
@@ -37,12 +43,12 @@
  *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
- *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,webhooks,limiter,scim,protection (default all)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,oidc-provider,webhooks,limiter,scim,protection (default all)
  *   BENCH_SCIM_USERS   users provisioned through SCIM from an empty organization (default 10000)
  *   BENCH_PROTECTION_USERS  users seeded on each protection instance (default 20)
  *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
  *   BENCH_WEBHOOK_RATE    events/s for the latency run (default 100), for BENCH_WEBHOOK_SECONDS (default 5)
- *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify (default all; the bare
+ *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify,cc,exchange (default all; the bare
  *                      ceiling always runs, the jose sign/verify ceiling with refresh/verify)
  *   BENCH_REFRESH_GUESS refreshes/s assumed when sizing the first refresh pool (default 1000)
  *   BENCH_PORT_BASE    first TCP port used (default 4710; the servers take the next ones, the minter +20)
@@ -195,6 +201,7 @@ function startServer(name: string, cmd: string, args: string[], port: number, ex
       DATABASE_URL,
       ENCRYPTION_KEY,
       BAPI_RATE_LIMIT: '100000000',
+      OAUTH_TOKEN_RATE_LIMIT: '100000000',
       LOG_LEVEL: 'warn',
       ...extraEnv,
     } as NodeJS.ProcessEnv,
@@ -298,12 +305,14 @@ async function seed(port: number, secret: string): Promise<{ userId: string; use
 
 // ---------------------------------------------------------------- measuring
 
-type EndpointKey = 'user' | 'list' | 'refresh' | 'verify';
-type Group = 'users' | 'sessions';
+type EndpointKey = 'user' | 'list' | 'refresh' | 'verify' | 'cc' | 'exchange';
+type Group = 'users' | 'sessions' | 'oauth';
 
 interface Endpoint {
   /** For BENCH_ENDPOINTS; the bare ceiling has none and always runs. */
   key?: EndpointKey;
+  /** Other BENCH_ENDPOINTS keys this row also runs for (a ceiling shared by several rows). */
+  alsoFor?: EndpointKey[];
   group: Group;
   label: string;
   /** The load generator's row for this endpoint on a server at `base` (http://127.0.0.1:port). */
@@ -335,9 +344,13 @@ interface Row extends Omit<LoadResult, 'id'> {
   endpoint: string;
   vsBare: number | null;
   vsDb: number | null;
-  /** sessions rows: req/s ÷ the jose ceiling of the same operation (sign for refresh, verify for verify) */
+  /** sessions and oauth rows: req/s ÷ the jose ceiling of the same operation (sign for refresh and OAuth, verify for verify) */
   vsCeiling: number | null;
+  /** oauth rows: req/s ÷ oidc-provider's client_credentials rate */
+  vsProvider: number | null;
 }
+
+const wanted = (e: Endpoint) => !ENDPOINTS || !e.key || ENDPOINTS.has(e.key) || (e.alsoFor ?? []).some((k) => ENDPOINTS.has(k));
 
 /** One pinned load-generator process for the whole schedule (see bench/load.ts). */
 async function load(rows: PlanRow[]): Promise<LoadResult[]> {
@@ -402,6 +415,12 @@ const sessionsTable = (rows: Row[]) =>
       fmt(r.vsCeiling, 2),
       r.key !== 'jose' && r.endpoint.endsWith('/refresh') ? fmt(r.requestsPerSecond / REFRESH_TARGET, 2) : '-',
     ]),
+  );
+
+const oauthTable = (rows: Row[]) =>
+  table(
+    ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs jose sign', 'vs oidc-provider'],
+    rows.map((r) => [r.target, r.endpoint, r.requestsPerSecond.toFixed(0), spread(r), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.vsCeiling, 2), fmt(r.vsProvider, 2)]),
   );
 
 async function post(url: string, headers: Record<string, string>, body: unknown) {
@@ -512,6 +531,76 @@ async function main() {
     check: async () => null,
   });
 
+  // OAuth: one confidential app (no consent screen) and one signed-in browser on the minter,
+  // set up once on first use; codes are minted by that browser's GET /oauth2/authorize.
+  const REDIRECT_URI = 'https://rp.example.com/callback';
+  let oauthSetup: Promise<{ basic: string; mintCode: { authorizeUrl: string; cookie: string } }> | null = null;
+  const oauth = () =>
+    (oauthSetup ??= (async () => {
+      const app = await post(`${minterBase}/v1/oauth_applications`, auth, {
+        name: 'Bench RP',
+        redirect_uris: [REDIRECT_URI],
+        scopes: ['openid', 'api'],
+        consent_screen_enabled: false,
+      });
+      if (app.status !== 201) throw new Error(`POST /v1/oauth_applications → ${app.status} ${JSON.stringify(app.body)}`);
+      const password = 'bench oauth passphrase';
+      const user = await post(`${minterBase}/v1/users`, auth, { email_address: ['oauth-bench@example.com'], password });
+      if (user.status !== 200) throw new Error(`POST /v1/users → ${user.status} ${JSON.stringify(user.body)}`);
+      const signIn = await fetch(`${fapiOf(minterBase)}/v1/client/sign_ins`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identifier: 'oauth-bench@example.com', strategy: 'password', password }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const cookie = /^(__client=[^;]+);/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
+      if (signIn.status !== 200 || !cookie) throw new Error(`FAPI sign-in → ${signIn.status} ${(await signIn.text()).slice(0, 200)}`);
+      const q = new URLSearchParams({ response_type: 'code', client_id: String(app.body!.client_id), redirect_uri: REDIRECT_URI, scope: 'openid' });
+      return {
+        basic: `Basic ${Buffer.from(`${String(app.body!.client_id)}:${String(app.body!.client_secret)}`).toString('base64')}`,
+        mintCode: { authorizeUrl: `${fapiOf(minterBase)}/oauth2/authorize?${q}`, cookie },
+      };
+    })());
+  let oauthReady: Awaited<ReturnType<typeof oauth>> | null = null;
+  const FORM = 'application/x-www-form-urlencoded';
+  const tokenPost = async (url: string, authorization: string, body: string) => {
+    const res = await fetch(url, { method: 'POST', headers: { authorization, 'content-type': FORM }, body, signal: AbortSignal.timeout(10_000) });
+    const text = await res.text();
+    return res.status === 200 && text.includes('"access_token"') ? null : `HTTP ${res.status} ${text.slice(0, 200)}`;
+  };
+  const ccEndpoint: Endpoint = {
+    key: 'cc',
+    group: 'oauth',
+    label: 'client_credentials',
+    row: (id, base) => ({ id, kind: 'post', url: `${fapiOf(base)}/oauth2/token`, headers: { authorization: oauthReady!.basic, 'content-type': FORM }, body: 'grant_type=client_credentials&scope=api' }),
+    check: async (base) => {
+      oauthReady = await oauth();
+      return tokenPost(`${fapiOf(base)}/oauth2/token`, oauthReady.basic, 'grant_type=client_credentials&scope=api');
+    },
+  };
+  const exchangeEndpoint: Endpoint = {
+    key: 'exchange',
+    group: 'oauth',
+    label: 'authorization_code exchange',
+    row: (id, base) => ({ id, kind: 'exchange', tokenUrl: `${fapiOf(base)}/oauth2/token`, headers: { authorization: oauthReady!.basic, 'content-type': FORM }, redirectUri: REDIRECT_URI, mintCode: oauthReady!.mintCode }),
+    check: async (base) => {
+      oauthReady = await oauth();
+      const res = await fetch(oauthReady.mintCode.authorizeUrl, { headers: { cookie: oauthReady.mintCode.cookie }, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+      const code = new URL(res.headers.get('location') ?? 'x:/').searchParams.get('code');
+      if (!code) return `authorize → ${res.status} ${res.headers.get('location')}`;
+      return tokenPost(`${fapiOf(base)}/oauth2/token`, oauthReady.basic, `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`);
+    },
+  };
+  const PROVIDER_BASIC = `Basic ${Buffer.from('bench:bench-secret-bench-secret-bench-secret').toString('base64')}`;
+  const providerCcEndpoint: Endpoint = {
+    key: 'cc',
+    alsoFor: ['exchange'],
+    group: 'oauth',
+    label: 'client_credentials',
+    row: (id, base) => ({ id, kind: 'post', url: `${base}/token`, headers: { authorization: PROVIDER_BASIC, 'content-type': FORM }, body: 'grant_type=client_credentials&scope=api' }),
+    check: (base) => tokenPost(`${base}/token`, PROVIDER_BASIC, 'grant_type=client_credentials&scope=api'),
+  };
+
   const tsx = ['--import', 'tsx'];
   // --cpu-prof is not allowed in NODE_OPTIONS: when profiling, run the entry point with node directly.
   const npmOrProfiled = (script: string, npmArgs: string[]) =>
@@ -534,14 +623,14 @@ async function main() {
       ...npmOrProfiled('server/main/start.ts', ['start']),
       ready: ['/healthz', '/readyz'],
       waitConsole: true,
-      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint],
+      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint, ccEndpoint, exchangeEndpoint],
     },
     {
       key: 'api',
       name: 'npm run api',
       ...npmOrProfiled('server/main/api.ts', ['run', 'api']),
       ready: ['/healthz', '/readyz'],
-      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint],
+      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint, ccEndpoint, exchangeEndpoint],
     },
     {
       key: 'bare',
@@ -566,7 +655,18 @@ async function main() {
       cmd: process.execPath,
       args: () => [...tsx, 'bench/ceiling-jose.ts'],
       ready: ['/healthz'],
-      endpoints: [joseEndpoint('refresh', 'sign', 'RS256 sign (2048-bit), ops/s'), joseEndpoint('verify', 'verify', 'RS256 verify, ops/s')],
+      endpoints: [
+        { ...joseEndpoint('refresh', 'sign', 'RS256 sign (2048-bit), ops/s'), alsoFor: ['cc', 'exchange'] },
+        joseEndpoint('verify', 'verify', 'RS256 verify, ops/s'),
+      ],
+    },
+    {
+      key: 'oidc-provider',
+      name: 'oidc-provider (panva), client_credentials',
+      cmd: process.execPath,
+      args: () => [...tsx, 'bench/oidc-provider.ts'],
+      ready: ['/.well-known/openid-configuration'],
+      endpoints: [providerCcEndpoint],
     },
   ];
   const targets = allTargets.filter((t) => (!ONLY || ONLY.has(t.key)) && (t.key !== 'next' || haveBuild));
@@ -578,7 +678,9 @@ async function main() {
   const plan: PlanRow[] = [];
   const meta = new Map<string, { target: string; key: string; group: Group; endpoint: string }>();
   try {
-    const wantSessions = targets.some((t) => t.key !== 'jose' && t.endpoints.some((e) => e.group === 'sessions' && (!ENDPOINTS || ENDPOINTS.has(e.key!))));
+    const wantSessions = targets.some(
+      (t) => t.key !== 'jose' && t.key !== 'oidc-provider' && t.endpoints.some((e) => (e.group === 'sessions' || e.group === 'oauth') && wanted(e)),
+    );
     if (wantSessions) {
       log(`minter (npm run api): starting on port ${minterPort} (CPU 1)`);
       const minter = startServer('minter (npm run api)', 'npm', ['run', 'api'], minterPort, {}, 1);
@@ -601,7 +703,7 @@ async function main() {
       }
       const base = `http://127.0.0.1:${p}`;
       for (const e of t.endpoints) {
-        if (ENDPOINTS && e.key && !ENDPOINTS.has(e.key)) continue;
+        if (!wanted(e)) continue;
         const problem = await e.check(base);
         if (problem) throw new Error(`${t.name} ${e.label}: ${problem}`);
         const id = `${t.key} ${e.label}`;
@@ -619,7 +721,7 @@ async function main() {
       const { id, ...rest } = r;
       if (r.non2xx || r.errors || r.timeouts) log(`  ! ${id}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
       if (r.exhausted) log(`  ! ${id}: the refresh pool ran dry for ${r.exhausted} requests (raise BENCH_REFRESH_GUESS)`);
-      rows.push({ ...rest, ...meta.get(id)!, vsBare: null, vsDb: null, vsCeiling: null });
+      rows.push({ ...rest, ...meta.get(id)!, vsBare: null, vsDb: null, vsCeiling: null, vsProvider: null });
     }
   } finally {
     for (const server of servers) await stop(server.child);
@@ -663,8 +765,12 @@ async function main() {
   const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
   const signRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('sign'))?.requestsPerSecond ?? null;
   const verifyRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('verify'))?.requestsPerSecond ?? null;
+  const providerRate = rows.find((r) => r.key === 'oidc-provider')?.requestsPerSecond ?? null;
   for (const r of rows) {
-    if (r.group === 'users') {
+    if (r.group === 'oauth') {
+      r.vsCeiling = signRate ? r.requestsPerSecond / signRate : null;
+      r.vsProvider = providerRate ? r.requestsPerSecond / providerRate : null;
+    } else if (r.group === 'users') {
       r.vsBare = bare ? r.requestsPerSecond / bare : null;
       const db = dbFor(r.endpoint);
       r.vsDb = db ? r.requestsPerSecond / db : null;
@@ -706,6 +812,21 @@ async function main() {
       `Reference: Keycloak's sizing guide allows ${KEYCLOAK_PER_VCPU} refreshes/s per vCPU; the aim is 5× that per core = ${REFRESH_TARGET}/s` +
         (refreshRows.length ? ` (${refreshRows.map((r) => `${r.target} ${r.requestsPerSecond.toFixed(0)}/s`).join(', ')}).` : '.'),
     );
+  }
+  const oauthRows = rows.filter((r) => r.group === 'oauth');
+  if (oauthRows.length) {
+    out.push(
+      `\nOAuth token endpoint. vs jose sign = req/s ÷ jose's RS256 sign rate on the servers' core; vs oidc-provider = req/s ÷ panva's\n` +
+        `oidc-provider serving client_credentials (RS256 JWT access tokens, in-memory store) on the same core.\n\n${oauthTable(oauthRows)}\n`,
+    );
+    for (const r of oauthRows.filter((x) => x.key !== 'oidc-provider' && x.endpoint === ccEndpoint.label)) {
+      const v = r.vsCeiling;
+      const p = r.vsProvider;
+      out.push(
+        `${r.target}: client_credentials at ${fmt(v, 2)} of the RS256 sign rate (aim ≥ 0.80): ${v !== null && v >= 0.8 ? 'met' : 'NOT met'}; ` +
+          `${fmt(p, 2)}× oidc-provider (aim > 1): ${p !== null && p > 1 ? 'met' : 'NOT met'}.`,
+      );
+    }
   }
   if (webhooks) {
     out.push(

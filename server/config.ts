@@ -54,6 +54,8 @@ const configSchema = z.object({
   BAPI_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
   /** Requests per SCIM token per 10 s (default 600). */
   SCIM_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
+  /** Requests per 10 s to {fapi_url}/oauth2/token, per IP and per client (defaults 300 and 1000). */
+  OAUTH_TOKEN_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
   /** smtp://user:pass@host:587 or smtps://…:465; unset keeps every email in the dev outbox. */
   SMTP_URL: optional(
     z.string().refine(isSmtpUrl, { message: 'must be an smtp:// or smtps:// URL such as smtp://user:pass@smtp.example.com:587' }),

@@ -32,6 +32,7 @@ import { useDates } from '@/lib/console/format';
 import type { ApiToken, List, Me, MeSession } from '@/lib/fapi/types';
 import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { ConnectedAppsSection } from './connected-apps';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { HostedPage, LoadError, LockIcon } from './shell';
@@ -149,6 +150,7 @@ function Sections() {
       <MfaSection me={me} onChanged={load} />
       <SessionsSection />
       <TokensSection />
+      <ConnectedAppsSection />
     </>
   );
 }

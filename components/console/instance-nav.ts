@@ -18,4 +18,5 @@ export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: 'webhooks', messageKey: 'webhooks.nav' },
   { segment: 'limits', messageKey: 'limits.nav' },
   { segment: 'protection', messageKey: 'protection.nav' },
+  { segment: 'oauth-applications', messageKey: 'oauth.console.nav' },
 ];

@@ -34,7 +34,8 @@ describe('the surfaces registry', () => {
     expect(surfaceOf('/v1/dashboard/me')?.name).toBe('dashboard');
     expect(surfaceOf('/v1/dashboardx')?.name).toBe('bapi');
     expect(surfaceOf(`/fapi/${INSTANCE}/v1/client`)?.name).toBe('fapi');
-    expect(surfaceOf(`/fapi/${INSTANCE}/.well-known/jwks.json`)?.name).toBe('fapi');
+    expect(surfaceOf(`/fapi/${INSTANCE}/.well-known/jwks.json`)?.name).toBe('oidc');
+    expect(surfaceOf(`/fapi/${INSTANCE}/oauth2/token`)?.name).toBe('oidc');
     expect(surfaceOf('/healthz')?.name).toBe('ops');
     expect(surfaceOf('/internal/cli')?.name).toBe('ops');
     expect(isApiPath(`/fapi/${INSTANCE}/sign-in`)).toBe(false);

@@ -5,6 +5,7 @@ import { createFapi } from './fapi';
 import { createOps } from './ops';
 import { instanceIdForHost, requestHostname, withCustomDomain } from '../instances/custom-domain';
 import { createScim } from './scim';
+import { createOidc } from './oidc';
 
 export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -33,7 +34,9 @@ export const FAPI_BASE = '/fapi/:instanceId';
 export const SURFACES: readonly SurfaceEntry[] = [
   { name: 'dashboard', base: 'public_url', prefixes: ['/v1/dashboard'], create: (r) => createDashboard(r.deps).fetch },
   { name: 'bapi', base: 'public_url', prefixes: ['/v1'], create: (r) => createBapi(r.deps).fetch },
-  { name: 'fapi', base: 'fapi_url', prefixes: ['/v1', '/.well-known'], create: (r) => createFapi(r.deps).fetch },
+  { name: 'fapi', base: 'fapi_url', prefixes: ['/v1'], create: (r) => createFapi(r.deps).fetch },
+  // The OpenID Provider owns /.well-known (discovery and the JWKS) besides /oauth2.
+  { name: 'oidc', base: 'fapi_url', prefixes: ['/oauth2', '/.well-known'], create: (r) => createOidc(r.deps).fetch },
   { name: 'scim', base: 'public_url', prefixes: ['/scim/v2'], create: (r) => createScim(r.deps).fetch },
   {
     name: 'ops',

@@ -13,6 +13,7 @@ export const ID_PREFIXES = [
   'acl',
   'scimtok', 'scimgrp',
   'sif', 'kdev',
+  'ogr', 'oaz',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

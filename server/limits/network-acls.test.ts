@@ -107,6 +107,17 @@ describe('the network ACL guard', () => {
     expect((await bapiUsers(direct, I, { remoteAddress: '198.51.100.7' })).status).toBe(200);
   });
 
+  it('the OpenID Provider (token, discovery) is a surface of its own: its deny rules refuse there and nowhere else', async () => {
+    const I = await direct.createInstance();
+    await addRule(direct, I, { action: 'deny', cidr: '198.51.100.0/24', surfaces: ['oidc'] });
+    const discovery = (remoteAddress: string) => direct.call('GET', `/fapi/${I.instanceId}/.well-known/openid-configuration`, { remoteAddress });
+    const token = await direct.call('POST', `/fapi/${I.instanceId}/oauth2/token`, { remoteAddress: '198.51.100.7', raw: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(token.status).toBe(403);
+    expect((await discovery('198.51.100.7')).status).toBe(403);
+    expect((await discovery('198.51.101.7')).status).toBe(200);
+    expect((await fapiSignIn(direct, I, { remoteAddress: '198.51.100.7' })).status).toBe(200);
+  });
+
   it('IPv6: an allow rule admits only its block, and deny beats allow', async () => {
     const I = await direct.createInstance();
     await addRule(direct, I, { action: 'allow', cidr: '2001:db8:abcd::/48', surfaces: ['bapi'] });
@@ -208,7 +219,7 @@ describe('the network ACL guard', () => {
     const base = `/accounts/${owner.accountId}/instances/${instance.body.id}/network_acls`;
     const created = await owner.b.dash('POST', base, { body: { action: 'allow', cidr: '192.0.2.1/32', description: 'office only' } });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ object: 'network_acl', action: 'allow', cidr: '192.0.2.1/32', surfaces: ['bapi', 'fapi'] });
+    expect(created.body).toMatchObject({ object: 'network_acl', action: 'allow', cidr: '192.0.2.1/32', surfaces: ['bapi', 'fapi', 'oidc'] });
     await owner.b.dash('POST', base, { body: { action: 'deny', cidr: '0.0.0.0/0' } });
     // The dashboard answers any address; its list shows both rules.
     const listed = await direct.call('GET', `/v1/dashboard${base}`, { remoteAddress: '203.0.113.200', headers: { cookie: `__console_client=${owner.b.cookie}` } });

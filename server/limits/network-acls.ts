@@ -13,7 +13,7 @@ import { REASONS } from './reasons';
  * The instance-scoped surfaces a rule can name. The console and the dashboard API are never
  * subject to an instance's ACL, so an operator cannot lock themselves out.
  */
-export const ACL_SURFACES = ['bapi', 'fapi'] as const;
+export const ACL_SURFACES = ['bapi', 'fapi', 'oidc'] as const;
 export type AclSurface = (typeof ACL_SURFACES)[number];
 export const MAX_RULES_PER_INSTANCE = 200;
 

@@ -4,6 +4,7 @@ import { bootstrapConsole, bootstrapEmptyStore, firstStartBanner, setupBanner } 
 import { purgeIdempotencyRecords } from '../http/idempotency';
 import { purgeAuthAttempts } from '../auth/housekeeping';
 import { purgeLockoutState } from '../protection/housekeeping';
+import { purgeOAuthArtifacts } from '../oauth/housekeeping';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
 import { retryQueuedEmails } from '../email/mailer';
@@ -47,6 +48,7 @@ export async function boot(): Promise<{ config: Config; runtime: Runtime }> {
     purgeAuthAttempts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'sign-in/sign-up attempt purge failed'));
     purgeWebhookMessages(deps).catch((err: unknown) => deps.logger.warn({ err }, 'webhook message purge failed'));
     purgeLockoutState(deps).catch((err: unknown) => deps.logger.warn({ err }, 'lockout state purge failed'));
+    purgeOAuthArtifacts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'OAuth code and token purge failed'));
   }, 60 * 60 * 1000);
   housekeeping.unref();
   // Overdue sessions move to expired / abandoned; reads settle them too, this keeps lists and counts honest.

@@ -3,8 +3,6 @@ import type { FapiAuth } from './fapi-auth';
 import { AppError } from '../http/errors';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import { jwksSchema } from '../signing/routes';
-import { publishedKeys } from '../signing/signing-keys';
 import { clientSessionToken, clientView, revokeClient, signedOutClient } from './clients';
 import { refreshBody, sessionSchema, tokenResponseSchema } from './schemas';
 import { refreshSession } from './sessions';
@@ -72,8 +70,3 @@ export const refreshSessionEndpoint = endpoint<FapiAuth, z.output<typeof refresh
   handle: ({ deps, auth, params, body }) => refreshSession(deps, auth.instance, params.id!, body.refresh_token),
 });
 
-export const jwksEndpoint = endpoint<FapiAuth>({
-  summary: 'The instance’s public signing keys (JWKS)',
-  response: jwksSchema,
-  handle: async ({ deps, auth }) => ({ keys: await publishedKeys(deps, auth.instance.id) }),
-});

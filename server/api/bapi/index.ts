@@ -19,6 +19,7 @@ import { bapiWebhooks as webhooks } from '../../webhooks/routes';
 import { bapiProtection as limits } from '../../limits/routes';
 import { bapiScim as scim } from '../../scim/routes';
 import { bapiProtection as protection } from '../../protection/routes';
+import { bapiOauthApplications as oauthApps } from '../../oauth/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -125,6 +126,14 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/webhook_endpoints/:id/deliveries',   'webhooks:read',  webhooks.deliveries),
   route('POST',   '/v1/webhook_endpoints/:id/deliveries/:message_id/retry', 'webhooks:write', webhooks.retry),
   route('POST',   '/v1/webhook_endpoints/:id/recover',      'webhooks:write', webhooks.recover),
+
+  route('POST',   '/v1/oauth_applications',                   'oauth_applications:write', oauthApps.create),
+  route('GET',    '/v1/oauth_applications',                   'oauth_applications:read',  oauthApps.list),
+  route('GET',    '/v1/oauth_applications/:id',               'oauth_applications:read',  oauthApps.get),
+  route('PATCH',  '/v1/oauth_applications/:id',               'oauth_applications:write', oauthApps.update),
+  route('DELETE', '/v1/oauth_applications/:id',               'oauth_applications:write', oauthApps.delete),
+  route('POST',   '/v1/oauth_applications/:id/rotate_secret', 'oauth_applications:write', oauthApps.rotateSecret),
+
   route('GET',    '/v1/audit_logs',               'audit_logs:read', auditLogs.list),
 
   route('POST',   '/v1/scim_tokens',              'scim_tokens:write', scim.createToken),

@@ -59,6 +59,7 @@ beforeAll(async () => {
   const endpoint = await post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/seed' });
   // A deny rule for a documentation block: the harness's requests carry no address, so it never matches.
   const acl = await post('/v1/network_acls', { action: 'deny', cidr: '192.0.2.0/24' });
+  const oauthApp = await post('/v1/oauth_applications', { name: 'Seed', redirect_uris: ['https://rp.example.com/cb'] });
   const session = await post('/v1/sessions', { user_id: user.id });
   const actorToken = await post('/v1/actor_tokens', { user_id: user.id, actor: { sub: 'support' } });
   const signInToken = await post('/v1/sign_in_tokens', { user_id: user.id });
@@ -75,6 +76,7 @@ beforeAll(async () => {
     permissions: permission.id,
     roles: role.id,
     webhook_endpoints: endpoint.id,
+    oauth_applications: oauthApp.id,
     deliveries: deliveries.body.data[0]?.id ?? 'msg_01J00000000000000000000000',
     sessions: session.id,
     actor_tokens: actorToken.id,

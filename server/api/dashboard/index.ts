@@ -7,6 +7,7 @@ import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type Conso
 import * as dash from '../../operators/routes';
 import * as l10n from '../../localization/routes';
 import { dashboardWebhooks as webhooks } from '../../webhooks/routes';
+import { dashboardOauthApplications as oauthApps } from '../../oauth/routes';
 import { dashboardOrganizations as orgs } from '../../organizations/routes';
 import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
 import { dashboardMessages as messages } from '../../email/routes';
@@ -99,6 +100,13 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${INSTANCE}/webhook_endpoints/:id/deliveries`,       VIEWER, webhooks.deliveries),
   route('POST',   `${INSTANCE}/webhook_endpoints/:id/deliveries/:message_id/retry`, ADMIN, webhooks.retry),
   route('POST',   `${INSTANCE}/webhook_endpoints/:id/recover`,          ADMIN,  webhooks.recover),
+
+  route('GET',    `${INSTANCE}/oauth_applications`,                     VIEWER, oauthApps.list),
+  route('POST',   `${INSTANCE}/oauth_applications`,                     ADMIN,  oauthApps.create),
+  route('GET',    `${INSTANCE}/oauth_applications/:id`,                 VIEWER, oauthApps.get),
+  route('PATCH',  `${INSTANCE}/oauth_applications/:id`,                 ADMIN,  oauthApps.update),
+  route('DELETE', `${INSTANCE}/oauth_applications/:id`,                 ADMIN,  oauthApps.delete),
+  route('POST',   `${INSTANCE}/oauth_applications/:id/rotate_secret`,   ADMIN,  oauthApps.rotateSecret),
 
   route('GET',    `${INSTANCE}/organizations`,                   VIEWER,   orgs.listOrganizations),
   route('POST',   `${INSTANCE}/organizations`,                   ADMIN,    orgs.createOrganization),

@@ -87,8 +87,8 @@ describe('GET /v1/client', () => {
       expect(res.body.errors[0]).toMatchObject({ code: 'PUBLISHABLE_KEY_INVALID', meta: { reason } });
     }
     // Routes where the key is optional still check one that is sent.
-    const jwks = await h.call('GET', `/fapi/${A.instanceId}/.well-known/jwks.json`, { headers: { 'x-publishable-key': 'garbage' } });
-    expect(jwks.status).toBe(400);
+    const environment = await h.call('GET', `/fapi/${A.instanceId}/v1/environment`, { headers: { 'x-publishable-key': 'garbage' } });
+    expect(environment.status).toBe(400);
     const refresh = await h.call('POST', `/fapi/${A.instanceId}/v1/sessions/sess_x/refresh`, {
       headers: { 'x-publishable-key': B.publishableKey },
       body: { refresh_token: 'rt_x' },

@@ -13,6 +13,7 @@ import * as signOut from '../../sessions/sign-out-routes';
 import * as me from '../../users/me-routes';
 import { authenticateFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
+import * as oauthGrants from '../../oauth/grants';
 import { Hono } from 'hono';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
@@ -36,7 +37,6 @@ const SIGN_UP = { key: 'optional', client: true, limit: 'sign_up' } as const sat
 const ATTEMPT = { key: 'optional', client: true, limit: 'attempt' } as const satisfies FapiGuard;
 const SEND = { key: 'optional', client: true, limit: 'verification' } as const satisfies FapiGuard;
 const PUBLIC = { key: 'optional', client: false } as const satisfies FapiGuard;
-const PUBLIC_CACHED = { key: 'optional', client: false, cache: 'public, max-age=60' } as const satisfies FapiGuard;
 /** A signed-in user (a live session; `uat_` tokens only where a me-scope is named). */
 const ME = { ...CLIENT, user: {} } as const satisfies FapiGuard;
 const ME_READ = { ...CLIENT, user: { tokenScope: 'me:read' } } as const satisfies FapiGuard;
@@ -83,6 +83,8 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/me/sessions',                  ME,        meSessions.listMySessionsEndpoint),
   fapiRoute('POST',   '/v1/me/sessions/revoke_others',    ME,        meSessions.revokeMyOtherSessionsEndpoint),
   fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       ME,        meSessions.revokeMySessionEndpoint),
+  fapiRoute('GET',    '/v1/me/oauth_grants',              ME,        oauthGrants.listMyGrantsEndpoint),
+  fapiRoute('DELETE', '/v1/me/oauth_grants/:id',          ME,        oauthGrants.revokeMyGrantEndpoint),
   fapiRoute('GET',    '/v1/me/organization_memberships',                     ORG_USER, orgs.listMyMembershipsEndpoint),
   fapiRoute('DELETE', '/v1/me/organization_memberships/:id',                 org('member'), orgs.leaveOrganizationEndpoint),
   fapiRoute('GET',    '/v1/me/organization_invitations',                     ORG_USER, orgs.listMyInvitationsEndpoint),
@@ -107,7 +109,6 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), member.prepareDomainVerification),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), member.attemptDomainVerification),
   fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
-  fapiRoute('GET',    '/.well-known/jwks.json',           PUBLIC_CACHED, sessions.jwksEndpoint),
 ];
 
 export function createFapi(deps: Deps) {

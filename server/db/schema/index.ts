@@ -17,3 +17,4 @@ export * from './organizations';
 export * from './limits';
 export * from './scim';
 export * from './protection';
+export * from './oauth';

@@ -1,0 +1,219 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Alert, Badge, Button, Card, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, SecretValue, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
+import { api, query } from '@/lib/console/paths';
+import type { CursorPage } from '@/lib/console/types';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useConsole } from './console-context';
+import { useInstance } from './instance-context';
+import { Pager, useCursorPages } from './pager';
+import { CardList } from './states';
+import { useFormError } from './use-form-error';
+
+/** The dashboard API's OAuth application (server/oauth/schemas.ts). */
+type OAuthApplication = {
+  id: string;
+  client_id: string;
+  name: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+  public: boolean;
+  scopes: string[];
+  consent_screen_enabled: boolean;
+  created_at: number;
+};
+type WithSecret = OAuthApplication & { client_secret: string | null };
+
+const lines = (s: string) => s.split('\n').map((l) => l.trim()).filter(Boolean);
+
+function useAppsPath() {
+  const { account } = useConsole();
+  const instance = useInstance();
+  return `${api.instance(account.id, instance.id)}/oauth_applications`;
+}
+
+/** `…/oauth-applications`: the instance's OAuth applications (relying parties of its OpenID Provider). */
+export function OAuthApplications() {
+  const t = useTranslations('oauth.console');
+  const { canWrite } = useConsole();
+  const instance = useInstance();
+  const base = useAppsPath();
+  const cursor = useCursorPages([]);
+  const list = useDashboard<CursorPage<OAuthApplication>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const [editing, setEditing] = useState<OAuthApplication | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<OAuthApplication | null>(null);
+  const [rotating, setRotating] = useState<OAuthApplication | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+
+  return (
+    <div className="flex flex-col gap-6">
+      <PageHeader
+        title={t('title')}
+        description={t('description', { issuer: instance.fapi_url })}
+        actions={canWrite && <Button onClick={() => setEditing('new')}>{t('add')}</Button>}
+      />
+      <Card className="overflow-hidden">
+        <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={2} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
+          {(items) => (
+            <Table caption={t('title')}>
+              <Thead columns={[t('name'), t('clientId'), t('type'), t('redirectUris')]} actions={canWrite ? t('actions') : undefined} />
+              <tbody>
+                {items.map((a) => (
+                  <Tr key={a.id}>
+                    <Td className="font-medium">{a.name}</Td>
+                    <Td className="font-mono text-xs">{a.client_id}</Td>
+                    <Td>
+                      <Badge tone={a.public ? 'amber' : 'indigo'}>{a.public ? t('public') : t('confidential')}</Badge>
+                    </Td>
+                    <Td className="break-all font-mono text-xs">{a.redirect_uris.join(' ')}</Td>
+                    {canWrite && (
+                      <Td className="whitespace-nowrap text-right">
+                        <div className="flex justify-end gap-2">
+                          <Button variant="secondary" size="sm" onClick={() => setEditing(a)}>
+                            {t('edit')}
+                          </Button>
+                          {!a.public && (
+                            <Button variant="secondary" size="sm" onClick={() => setRotating(a)}>
+                              {t('rotate')}
+                            </Button>
+                          )}
+                          <Button variant="ghost" size="sm" onClick={() => setDeleting(a)}>
+                            {t('delete')}
+                          </Button>
+                        </div>
+                      </Td>
+                    )}
+                  </Tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </CardList>
+        <Pager state={cursor} page={list.data} loading={list.loading} />
+      </Card>
+      <AppDialog
+        app={editing}
+        onClose={() => setEditing(null)}
+        onSaved={(saved) => {
+          setEditing(null);
+          if (saved.client_secret) setSecret(saved.client_secret);
+          list.reload();
+        }}
+      />
+      <ConfirmDialog
+        open={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { name: deleting?.name ?? '' })}
+        confirmLabel={t('delete')}
+        onConfirm={async () => {
+          await mutate('DELETE', `${base}/${deleting!.id}`);
+          list.reload();
+        }}
+      />
+      <ConfirmDialog
+        open={rotating !== null}
+        onClose={() => setRotating(null)}
+        title={t('rotateTitle')}
+        description={t('rotateDescription')}
+        confirmLabel={t('rotate')}
+        onConfirm={async () => {
+          const rotated = await mutate<WithSecret>('POST', `${base}/${rotating!.id}/rotate_secret`);
+          setSecret(rotated.client_secret);
+        }}
+      />
+      <Dialog open={secret !== null} onClose={() => setSecret(null)} title={t('secretTitle')}>
+        <div className="flex flex-col gap-4">
+          <Alert tone="warning">{t('secretWarning')}</Alert>
+          <SecretValue value={secret ?? ''} label={t('clientSecret')} />
+          <div className="flex justify-end">
+            <Button onClick={() => setSecret(null)}>{t('done')}</Button>
+          </div>
+        </div>
+      </Dialog>
+    </div>
+  );
+}
+
+function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | 'new' | null; onClose(): void; onSaved(a: WithSecret): void }) {
+  const t = useTranslations('oauth.console');
+  const tCommon = useTranslations('common');
+  const base = useAppsPath();
+  const form = useFormError(['name', 'redirect_uris', 'post_logout_redirect_uris', 'scopes']);
+  const existing = app !== null && app !== 'new' ? app : null;
+  const [name, setName] = useState('');
+  const [redirects, setRedirects] = useState('');
+  const [logouts, setLogouts] = useState('');
+  const [scopes, setScopes] = useState('openid profile email');
+  const [isPublic, setPublic] = useState(false);
+  const [consent, setConsent] = useState(true);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (app === null) return;
+    setName(existing?.name ?? '');
+    setRedirects(existing?.redirect_uris.join('\n') ?? '');
+    setLogouts(existing?.post_logout_redirect_uris.join('\n') ?? '');
+    setScopes(existing?.scopes.join(' ') ?? 'openid profile email');
+    setPublic(existing?.public ?? false);
+    setConsent(existing?.consent_screen_enabled ?? true);
+    form.clear();
+    // Reset only when the dialog opens (form.clear is a new function each render).
+  }, [app]);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setBusy(true);
+    const body = {
+      name: name.trim(),
+      redirect_uris: lines(redirects),
+      post_logout_redirect_uris: lines(logouts),
+      scopes: scopes.split(/\s+/).filter(Boolean),
+      consent_screen_enabled: consent,
+    };
+    try {
+      onSaved(
+        existing
+          ? { ...(await mutate<OAuthApplication>('PATCH', `${base}/${existing.id}`, body)), client_secret: null }
+          : await mutate<WithSecret>('POST', base, { ...body, public: isPublic }),
+      );
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={app !== null} onClose={onClose} title={existing ? t('editTitle') : t('addTitle')}>
+      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
+        {form.formError && <Alert tone="error">{form.formError}</Alert>}
+        <Field label={t('name')} error={form.fieldError('name')}>
+          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} autoFocus required maxLength={256} />}
+        </Field>
+        <Field label={t('redirectUris')} hint={t('redirectUrisHint')} error={form.fieldError('redirect_uris')}>
+          {(p) => <Textarea {...p} value={redirects} onChange={(e) => setRedirects(e.target.value)} rows={3} placeholder="https://app.example.com/callback" />}
+        </Field>
+        <Field label={t('postLogoutRedirectUris')} error={form.fieldError('post_logout_redirect_uris')}>
+          {(p) => <Textarea {...p} value={logouts} onChange={(e) => setLogouts(e.target.value)} rows={2} />}
+        </Field>
+        <Field label={t('scopes')} hint={t('scopesHint')} error={form.fieldError('scopes')}>
+          {(p) => <Input {...p} value={scopes} onChange={(e) => setScopes(e.target.value)} />}
+        </Field>
+        {!existing && <Checkbox label={t('publicLabel')} checked={isPublic} onChange={(e) => setPublic(e.target.checked)} />}
+        <Checkbox label={t('consentLabel')} checked={consent} onChange={(e) => setConsent(e.target.checked)} />
+        <div className="flex flex-wrap justify-end gap-2">
+          <Button variant="secondary" onClick={onClose}>
+            {tCommon('cancel')}
+          </Button>
+          <Button type="submit" loading={busy}>
+            {existing ? t('save') : t('add')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,61 @@
+import { Hono } from 'hono';
+import type { Deps } from '../../deps';
+import type { Method, MountableEndpoint } from '../../http/endpoint';
+import { oauthProtocol } from '../../http/protocol';
+import { buildSurface, type RouteEntry } from '../../http/router';
+import { authenticateOidc, oidcActor, type OidcAuth, type OidcGuard } from '../../oauth/provider-auth';
+import * as oidc from '../../oauth/provider-routes';
+import { tokenEndpoint } from '../../oauth/token-endpoint';
+import { fapiInstanceId } from '../../sessions/fapi-auth';
+import { fapiCors } from '../../sessions/fapi-origin';
+import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
+
+const route = (method: Method, path: string, guard: OidcGuard, ep: MountableEndpoint<OidcAuth>): RouteEntry<OidcGuard, OidcAuth> => ({
+  method,
+  path: `${FAPI_BASE}${path}`,
+  guard,
+  endpoint: ep,
+});
+
+const PUBLIC: OidcGuard = { kind: 'public', cache: 'public, max-age=60' };
+const BROWSER: OidcGuard = { kind: 'browser' };
+const CLIENT: OidcGuard = { kind: 'client' };
+const BEARER: OidcGuard = { kind: 'bearer' };
+
+/**
+ * The instance's OpenID Provider under its fapi_url (issuer = fapi_url), one route a line.
+ * Errors are OAuth's `{error, error_description}` (server/http/protocol.ts, oauthProtocol).
+ */
+export const oidcRoutes: RouteEntry<OidcGuard, OidcAuth>[] = [
+  route('GET',    '/.well-known/openid-configuration',        PUBLIC,  oidc.openidConfigurationEndpoint),
+  route('GET',    '/.well-known/oauth-authorization-server',  PUBLIC,  oidc.authorizationServerMetadataEndpoint),
+  route('GET',    '/.well-known/jwks.json',                   PUBLIC,  oidc.jwksEndpoint),
+  route('GET',    '/oauth2/authorize',                        BROWSER, oidc.authorizeEndpoint),
+  route('POST',   '/oauth2/consent',                          BROWSER, oidc.consentEndpoint),
+  route('POST',   '/oauth2/token',                            CLIENT,  tokenEndpoint),
+  route('GET',    '/oauth2/userinfo',                         BEARER,  oidc.userinfoEndpoint),
+  route('POST',   '/oauth2/userinfo',                         BEARER,  oidc.userinfoPostEndpoint),
+  route('POST',   '/oauth2/revoke',                           CLIENT,  oidc.revokeEndpoint),
+  route('POST',   '/oauth2/introspect',                       CLIENT,  oidc.introspectEndpoint),
+  route('GET',    '/oauth2/end_session',                      BROWSER, oidc.endSessionEndpoint),
+  route('POST',   '/oauth2/end_session',                      BROWSER, oidc.endSessionPostEndpoint),
+];
+
+export function createOidc(deps: Deps) {
+  const surface = buildSurface<OidcGuard, OidcAuth>(deps, {
+    name: 'oidc',
+    routes: oidcRoutes,
+    protocol: oauthProtocol,
+    instanceOf: async (c) => fapiInstanceId(c),
+    authenticate: (c, r) => authenticateOidc(deps, c, r.guard),
+    actorOf: (auth, request) => oidcActor(auth, request),
+    around: async ({ route: r, deps: d, run }) => {
+      const out = await run(d);
+      return r.guard.cache && out.status === 200 ? { ...out, headers: { ...out.headers, 'cache-control': r.guard.cache } } : out;
+    },
+  });
+  // Browser apps (SPAs) call discovery, token, userinfo and revocation from the instance's allowed origins.
+  const app = new Hono().use(`${FAPI_BASE}/*`, fapiCors(deps)).route('/', surface);
+  app.notFound((c) => surface.fetch(c.req.raw, c.env));
+  return app;
+}

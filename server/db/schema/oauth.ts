@@ -1,0 +1,118 @@
+import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { millis } from './columns';
+import { instances } from './instances';
+import { users } from './users';
+
+/**
+ * An OAuth application (`oa_`) of an instance: a relying party of the instance's OpenID
+ * Provider. Its id is its public `client_id`; a confidential app's secret is kept only as
+ * its SHA-256 digest (shown once at creation and rotation).
+ */
+export const oauthApplications = pgTable(
+  'oauth_applications',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id')
+      .notNull()
+      .references(() => instances.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
+    postLogoutRedirectUris: jsonb('post_logout_redirect_uris').$type<string[]>().notNull(),
+    /** A public client (SPA, native app) has no secret and must use PKCE. */
+    public: boolean('public').notNull(),
+    /** The scopes the app may ask for. */
+    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    consentScreenEnabled: boolean('consent_screen_enabled').notNull(),
+    secretDigest: text('secret_digest'),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [index('oauth_applications_instance_idx').on(t.instanceId, t.id)],
+);
+
+/** A user's consent to an app (`ogr_`): the scopes granted, remembered until the user revokes it. */
+export const oauthGrants = pgTable(
+  'oauth_grants',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    applicationId: text('application_id')
+      .notNull()
+      .references(() => oauthApplications.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('oauth_grants_app_user_uq').on(t.applicationId, t.userId), index('oauth_grants_user_idx').on(t.instanceId, t.userId)],
+);
+
+/**
+ * What one authorization issued (`oaz_`): the tokens of one code exchange and every refresh
+ * after it. Revoking it (code reuse, refresh-token reuse, revocation, a withdrawn consent)
+ * makes its refresh tokens useless and its access tokens inactive.
+ */
+export const oauthAuthorizations = pgTable(
+  'oauth_authorizations',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    applicationId: text('application_id')
+      .notNull()
+      .references(() => oauthApplications.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    scope: text('scope').notNull(),
+    /** The sign-in time (ms) the ID tokens of this authorization report as auth_time. */
+    authTime: millis('auth_time').notNull(),
+    createdAt: millis('created_at').notNull(),
+    revokedAt: millis('revoked_at'),
+  },
+  (t) => [index('oauth_authorizations_user_idx').on(t.applicationId, t.userId)],
+);
+
+/** Authorization codes: single use, short-lived, stored as their SHA-256 digest. */
+export const oauthCodes = pgTable('oauth_codes', {
+  digest: text('digest').primaryKey(),
+  instanceId: text('instance_id').notNull(),
+  applicationId: text('application_id')
+    .notNull()
+    .references(() => oauthApplications.id, { onDelete: 'cascade' }),
+  userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  redirectUri: text('redirect_uri').notNull(),
+  scope: text('scope').notNull(),
+  nonce: text('nonce'),
+  codeChallenge: text('code_challenge'),
+  authTime: millis('auth_time').notNull(),
+  expiresAt: millis('expires_at').notNull(),
+  /** Set by the exchange; a second exchange revokes this authorization. */
+  authorizationId: text('authorization_id'),
+  usedAt: millis('used_at'),
+});
+
+/** Refresh tokens (`ort_…`), rotated on every use; a rotated one presented again revokes its authorization. */
+export const oauthRefreshTokens = pgTable(
+  'oauth_refresh_tokens',
+  {
+    digest: text('digest').primaryKey(),
+    authorizationId: text('authorization_id')
+      .notNull()
+      .references(() => oauthAuthorizations.id, { onDelete: 'cascade' }),
+    createdAt: millis('created_at').notNull(),
+    expiresAt: millis('expires_at').notNull(),
+    rotatedAt: millis('rotated_at'),
+  },
+  (t) => [index('oauth_refresh_tokens_authorization_idx').on(t.authorizationId)],
+);
+
+/** Access tokens revoked before their expiry (RFC 7009), by `jti`; kept until they would have expired. */
+export const oauthRevokedTokens = pgTable('oauth_revoked_tokens', {
+  jti: text('jti').primaryKey(),
+  instanceId: text('instance_id').notNull(),
+  expiresAt: millis('expires_at').notNull(),
+});

@@ -1,0 +1,189 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import type { Db } from '../db/client';
+import { oauthApplications } from '../db/schema';
+import { isId, newId } from '../db/ids';
+import { generateSecret, sha256Hex } from '../crypto/secrets';
+import type { AuditContext } from '../http/actor';
+import { AppError, notFound, validationError } from '../http/errors';
+import { toCursorPage } from '../http/pagination';
+import { REASONS } from './reasons';
+
+export type ApplicationRow = typeof oauthApplications.$inferSelect;
+type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
+
+const APP_CACHE_TTL_MS = 5_000;
+
+/**
+ * An app by client_id, cached for a few seconds on this node (the token endpoint's hot
+ * path). Changes forget it here at once; other nodes see them within the TTL.
+ */
+export async function findApplication(deps: D, instanceId: string, clientId: string): Promise<ApplicationRow | null> {
+  if (!isId('oa', clientId)) return null;
+  const cache = deps.caches.get<ApplicationRow>('oauth-app', APP_CACHE_TTL_MS);
+  const key = `${instanceId}:${clientId}`;
+  const now = deps.clock.now();
+  const hit = cache.get(key, now);
+  if (hit !== undefined) return hit;
+  const [row] = await deps.db
+    .select()
+    .from(oauthApplications)
+    .where(and(eq(oauthApplications.id, clientId), eq(oauthApplications.instanceId, instanceId)));
+  // Misses are not cached: an app created a moment later is found at once.
+  if (row) cache.set(key, row, now);
+  return row ?? null;
+}
+
+export const forgetApplication = (deps: Pick<Deps, 'caches'>, instanceId: string, clientId: string) =>
+  deps.caches.get('oauth-app', APP_CACHE_TTL_MS).delete(`${instanceId}:${clientId}`);
+
+export const CLIENT_SECRET_PREFIX = 'oas_';
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export const applicationView = (r: ApplicationRow) => ({
+  object: 'oauth_application' as const,
+  id: r.id,
+  client_id: r.id,
+  name: r.name,
+  redirect_uris: r.redirectUris,
+  post_logout_redirect_uris: r.postLogoutRedirectUris,
+  public: r.public,
+  scopes: r.scopes,
+  consent_screen_enabled: r.consentScreenEnabled,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+});
+
+/**
+ * A redirect URI the provider will send codes to: absolute, no fragment, https — or http
+ * on a loopback host, as RFC 8252 §7.3 allows native apps. Matched exactly at /authorize.
+ */
+export function checkRedirectUri(param: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationError(param, REASONS.redirect_uri_not_allowed, `${raw} is not an absolute URL.`);
+  }
+  const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol !== 'https:' && !loopbackHttp) {
+    throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI uses https, or http on a loopback host (localhost, 127.0.0.1, [::1]).');
+  }
+  if (url.hash || raw.includes('#')) throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI has no fragment.');
+  if (url.username || url.password) throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI carries no credentials.');
+  return raw;
+}
+
+const checkUris = (param: string, uris: string[]) => [...new Set(uris.map((u) => checkRedirectUri(param, u)))];
+
+export interface ApplicationInput {
+  name: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+  public: boolean;
+  scopes: string[];
+  consent_screen_enabled: boolean;
+}
+
+export async function loadApplication(db: Db, instanceId: string, id: string): Promise<ApplicationRow> {
+  const [row] = await db
+    .select()
+    .from(oauthApplications)
+    .where(and(eq(oauthApplications.id, id), eq(oauthApplications.instanceId, instanceId)));
+  if (!row) throw notFound('OAuth application');
+  return row;
+}
+
+/** Creates an app; a confidential one's `client_secret` is in this answer only. */
+export async function createApplication(deps: D, instanceId: string, input: ApplicationInput, ctx: AuditContext) {
+  const secret = input.public ? null : generateSecret(CLIENT_SECRET_PREFIX);
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(oauthApplications)
+      .values({
+        id: newId('oa'),
+        instanceId,
+        name: input.name,
+        redirectUris: checkUris('redirect_uris', input.redirect_uris),
+        postLogoutRedirectUris: checkUris('post_logout_redirect_uris', input.post_logout_redirect_uris),
+        public: input.public,
+        scopes: [...new Set(input.scopes)],
+        consentScreenEnabled: input.consent_screen_enabled,
+        secretDigest: secret ? sha256Hex(secret) : null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'oauth_application.created', target: row!.id });
+    return { ...applicationView(row!), client_secret: secret };
+  });
+}
+
+export async function getApplication(deps: Pick<Deps, 'db'>, instanceId: string, id: string) {
+  return applicationView(await loadApplication(deps.db, instanceId, id));
+}
+
+export async function listApplications(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string }) {
+  const rows = await deps.db
+    .select()
+    .from(oauthApplications)
+    .where(and(eq(oauthApplications.instanceId, instanceId), q.starting_after ? lt(oauthApplications.id, q.starting_after) : undefined))
+    .orderBy(desc(oauthApplications.id))
+    .limit(q.limit + 1);
+  return toCursorPage(rows, q.limit, applicationView);
+}
+
+/** `public` is fixed at creation: turning a confidential client public would leave it a secret it must no longer use. */
+export async function updateApplication(deps: D, instanceId: string, id: string, input: Partial<Omit<ApplicationInput, 'public'>>, ctx: AuditContext) {
+  const patch: Partial<typeof oauthApplications.$inferInsert> = { updatedAt: deps.clock.now() };
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.redirect_uris !== undefined) patch.redirectUris = checkUris('redirect_uris', input.redirect_uris);
+  if (input.post_logout_redirect_uris !== undefined) patch.postLogoutRedirectUris = checkUris('post_logout_redirect_uris', input.post_logout_redirect_uris);
+  if (input.scopes !== undefined) patch.scopes = [...new Set(input.scopes)];
+  if (input.consent_screen_enabled !== undefined) patch.consentScreenEnabled = input.consent_screen_enabled;
+  return deps.db.transaction(async (tx) => {
+    await loadApplication(tx, instanceId, id);
+    const [row] = await tx.update(oauthApplications).set(patch).where(eq(oauthApplications.id, id)).returning();
+    await audit({ db: tx, clock: deps.clock }, {
+      instanceId,
+      ...ctx,
+      action: 'oauth_application.updated',
+      target: id,
+      details: { fields: Object.keys(input).sort() },
+    });
+    forgetApplication(deps, instanceId, id);
+    return applicationView(row!);
+  });
+}
+
+/** Deletes the app with its grants, codes and authorizations: its tokens stop being active. */
+export async function deleteApplication(deps: D, instanceId: string, id: string, ctx: AuditContext) {
+  return deps.db.transaction(async (tx) => {
+    await loadApplication(tx, instanceId, id);
+    await tx.delete(oauthApplications).where(eq(oauthApplications.id, id));
+    await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'oauth_application.deleted', target: id });
+    forgetApplication(deps, instanceId, id);
+    return { object: 'oauth_application' as const, id, deleted: true as const };
+  });
+}
+
+/** A new client secret, effective at once (the old one stops working); shown in this answer only. */
+export async function rotateApplicationSecret(deps: D, instanceId: string, id: string, ctx: AuditContext) {
+  const secret = generateSecret(CLIENT_SECRET_PREFIX);
+  return deps.db.transaction(async (tx) => {
+    const row = await loadApplication(tx, instanceId, id);
+    if (row.public) {
+      throw new AppError('CONFLICT', { message: 'A public application has no client secret.', meta: { reason: REASONS.public_client } });
+    }
+    const [updated] = await tx
+      .update(oauthApplications)
+      .set({ secretDigest: sha256Hex(secret), updatedAt: deps.clock.now() })
+      .where(eq(oauthApplications.id, id))
+      .returning();
+    await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'oauth_application.secret_rotated', target: id });
+    forgetApplication(deps, instanceId, id);
+    return { ...applicationView(updated!), client_secret: secret };
+  });
+}

@@ -1,0 +1,72 @@
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import type { Db } from '../db/client';
+import { oauthAuthorizations, oauthRefreshTokens, oauthRevokedTokens } from '../db/schema';
+import { newId } from '../db/ids';
+import { generateSecret, sha256Hex } from '../crypto/secrets';
+import { authorizationOfJti } from './tokens';
+
+type D = Pick<Deps, 'db' | 'clock'>;
+
+export const REFRESH_TOKEN_PREFIX = 'ort_';
+/** A refresh token unused this long expires; each rotation starts a new one. */
+export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+
+export async function createAuthorization(
+  db: Db,
+  now: number,
+  a: { instanceId: string; applicationId: string; userId: string; scope: string; authTime: number },
+) {
+  const [row] = await db
+    .insert(oauthAuthorizations)
+    .values({ id: newId('oaz'), ...a, createdAt: now })
+    .returning();
+  return row!;
+}
+
+/**
+ * A refresh token of the authorization (shown once; stored as its digest): a random one
+ * for a new authorization, or `successor` on rotation (written once: a concurrent rotation
+ * of the same token lands on the same row).
+ */
+export async function issueRefreshToken(db: Db, now: number, authorizationId: string, successor?: string): Promise<string> {
+  const token = successor ?? generateSecret(REFRESH_TOKEN_PREFIX);
+  await db
+    .insert(oauthRefreshTokens)
+    .values({ digest: sha256Hex(token), authorizationId, createdAt: now, expiresAt: now + REFRESH_TOKEN_TTL_MS })
+    .onConflictDoNothing();
+  return token;
+}
+
+/**
+ * The token a refresh token rotates into, derived from it (as sessions do): a client that
+ * refreshes twice at once (two tabs, a retry) gets the same successor within the grace window.
+ */
+export const successorOf = (deps: Pick<Deps, 'cipher'>, token: string) => `${REFRESH_TOKEN_PREFIX}${deps.cipher.mac('oauth-refresh-token', token)}`;
+
+/** Revokes authorizations: their refresh tokens stop working and their access tokens read as inactive. */
+export async function revokeAuthorizations(db: Db, now: number, ids: string[]) {
+  if (ids.length === 0) return;
+  await db
+    .update(oauthAuthorizations)
+    .set({ revokedAt: now })
+    .where(and(inArray(oauthAuthorizations.id, ids), isNull(oauthAuthorizations.revokedAt)));
+}
+
+/** Whether an access token (by its jti) is still in force: neither revoked itself nor its authorization. */
+export async function accessTokenInForce(deps: Pick<Deps, 'db'>, instanceId: string, jti: string): Promise<boolean> {
+  const [revoked] = await deps.db.select({ jti: oauthRevokedTokens.jti }).from(oauthRevokedTokens).where(eq(oauthRevokedTokens.jti, jti));
+  if (revoked) return false;
+  const authorizationId = authorizationOfJti(jti);
+  if (!authorizationId) return true;
+  const [row] = await deps.db
+    .select({ revokedAt: oauthAuthorizations.revokedAt })
+    .from(oauthAuthorizations)
+    .where(and(eq(oauthAuthorizations.id, authorizationId), eq(oauthAuthorizations.instanceId, instanceId)));
+  return !!row && row.revokedAt === null;
+}
+
+/** RFC 7009 for an access token: remembered as revoked until it would have expired. */
+export async function revokeAccessToken(deps: D, instanceId: string, jti: string, expiresAtMs: number) {
+  await deps.db.insert(oauthRevokedTokens).values({ jti, instanceId, expiresAt: expiresAtMs }).onConflictDoNothing();
+}

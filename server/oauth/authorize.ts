@@ -1,0 +1,289 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import { oauthCodes, oauthGrants, sessions } from '../db/schema';
+import { newId } from '../db/ids';
+import { generateSecret, sha256Hex } from '../crypto/secrets';
+import type { Actor } from '../http/actor';
+import { htmlPage, redirect, type RequestInfo } from '../http/endpoint';
+import { isAppError } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { LOCALE_COOKIE } from '../../i18n/locales';
+import { resolveMe } from '../users/me';
+import { getUser } from '../users/users';
+import { findApplication, type ApplicationRow } from './applications';
+import type { OAuthErrorCode } from './errors';
+import { consentPage, pageLocale, providerErrorPage } from './pages';
+import type { OidcAuth } from './provider-auth';
+import { parseScope } from './scopes';
+
+type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
+
+/** Codes live a minute (RFC 6749 §4.1.2 recommends at most ten). */
+export const CODE_TTL_MS = 60_000;
+export const CODE_PREFIX = 'oac_';
+const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
+const CHALLENGE_RE = /^[A-Za-z0-9._~-]{43,128}$/;
+/** The request parameters carried from the authorize request to sign-in and consent, and back. */
+const CARRIED = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'ui_locales', 'login_hint', 'auth_after'] as const;
+type Carried = (typeof CARRIED)[number];
+
+/** Query or form parameters as sent; any repetition is refused later (RFC 6749 §3.1). */
+export const authorizeParams = z.record(z.string(), z.union([z.string().max(4096), z.array(z.string().max(4096))]));
+export type AuthorizeParams = z.output<typeof authorizeParams>;
+
+interface ValidRequest {
+  app: ApplicationRow;
+  redirectUri: string;
+  state: string | null;
+  scopes: string[];
+  nonce: string | null;
+  codeChallenge: string | null;
+  prompts: Set<string>;
+  maxAge: number | null;
+  /** Set by the provider itself when it sent the browser to sign in again (prompt=login, max_age). */
+  authAfter: number | null;
+  params: Partial<Record<Carried, string>>;
+}
+
+/** An error the RP hears about at its redirect_uri (RFC 6749 §4.1.2.1, with `iss` per RFC 9207). */
+class RedirectError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+/** An error shown to the user and never sent to the redirect_uri (unknown client, unregistered redirect_uri). */
+class PageError extends Error {}
+
+function single(params: AuthorizeParams, name: string): string | undefined {
+  const v = params[name];
+  if (Array.isArray(v)) throw new RedirectError('invalid_request', `${name} is repeated.`);
+  return v === '' ? undefined : v;
+}
+
+/** Client and redirect_uri first: until both check out, nothing may be sent to the redirect_uri. */
+async function identifyClient(deps: D, instance: InstanceContext, params: AuthorizeParams) {
+  const clientId = params.client_id;
+  if (typeof clientId !== 'string') throw new PageError('client_id is missing or repeated.');
+  const app = await findApplication(deps, instance.id, clientId);
+  if (!app) throw new PageError('The client_id is not an application of this instance.');
+  const given = params.redirect_uri;
+  if (Array.isArray(given)) throw new PageError('redirect_uri is repeated.');
+  const redirectUri = given ?? (app.redirectUris.length === 1 ? app.redirectUris[0]! : undefined);
+  if (redirectUri === undefined) throw new PageError('redirect_uri is required.');
+  if (!app.redirectUris.includes(redirectUri)) throw new PageError('The redirect_uri is not registered for this application.');
+  return { app, redirectUri };
+}
+
+function validate(app: ApplicationRow, redirectUri: string, params: AuthorizeParams): ValidRequest {
+  const carried: Partial<Record<Carried, string>> = {};
+  for (const name of CARRIED) {
+    const v = single(params, name);
+    if (v !== undefined) carried[name] = v;
+  }
+  if (carried.response_type !== 'code') {
+    throw new RedirectError(carried.response_type ? 'unsupported_response_type' : 'invalid_request', 'response_type must be code.');
+  }
+  const scopes = parseScope(carried.scope);
+  if (scopes.length === 0) throw new RedirectError('invalid_scope', 'scope is required.');
+  const refused = scopes.find((s) => !app.scopes.includes(s));
+  if (refused !== undefined) throw new RedirectError('invalid_scope', `The application may not ask for ${refused}.`);
+  const method = carried.code_challenge_method;
+  const challenge = carried.code_challenge ?? null;
+  if (challenge !== null || method !== undefined) {
+    if (method !== 'S256') throw new RedirectError('invalid_request', 'code_challenge_method must be S256 (plain is not supported).');
+    if (challenge === null || !CHALLENGE_RE.test(challenge)) throw new RedirectError('invalid_request', 'code_challenge is malformed.');
+  }
+  if (app.public && challenge === null) throw new RedirectError('invalid_request', 'A public client must use PKCE (code_challenge with S256).');
+  const prompts = new Set(parseScope(carried.prompt));
+  if ([...prompts].some((p) => !PROMPTS.has(p)) || (prompts.has('none') && prompts.size > 1)) {
+    throw new RedirectError('invalid_request', 'prompt is none, or any of login, consent, select_account.');
+  }
+  const maxAge = carried.max_age === undefined ? null : Number(carried.max_age);
+  if (maxAge !== null && (!Number.isSafeInteger(maxAge) || maxAge < 0)) throw new RedirectError('invalid_request', 'max_age is a number of seconds.');
+  const authAfter = carried.auth_after === undefined ? null : Number(carried.auth_after);
+  return {
+    app,
+    redirectUri,
+    state: carried.state ?? null,
+    scopes,
+    nonce: carried.nonce ?? null,
+    codeChallenge: challenge,
+    prompts,
+    maxAge,
+    authAfter: authAfter !== null && Number.isSafeInteger(authAfter) ? authAfter : null,
+    params: carried,
+  };
+}
+
+function toRedirectUri(redirectUri: string, instance: InstanceContext, values: Record<string, string | null>) {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(values)) if (v !== null) url.searchParams.set(k, v);
+  url.searchParams.set('iss', instance.fapiUrl);
+  return url.toString();
+}
+
+/** The browser's signed-in user: its active session (not pending), with when it signed in. */
+async function signedIn(deps: D, auth: OidcAuth) {
+  if (!auth.client) return null;
+  const me = await resolveMe(deps, { instance: auth.instance, client: auth.client, bearer: null }, {}).catch((e: unknown) => {
+    if (isAppError(e)) return null;
+    throw e;
+  });
+  if (!me?.sessionId) return null;
+  const [row] = await deps.db.select({ createdAt: sessions.createdAt }).from(sessions).where(eq(sessions.id, me.sessionId));
+  return row ? { userId: me.userId, sessionId: me.sessionId, authTime: row.createdAt } : null;
+}
+
+/** The hosted sign-in, coming back to this authorize request (with `auth_after` when a fresh sign-in is needed). */
+function toSignIn(instance: InstanceContext, req: ValidRequest, authAfter: number | null) {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(req.params)) if (k !== 'prompt' && k !== 'auth_after') params.set(k, v);
+  const prompts = [...req.prompts].filter((p) => p !== 'login');
+  if (prompts.length) params.set('prompt', prompts.join(' '));
+  if (authAfter !== null) params.set('auth_after', String(authAfter));
+  const back = `${instance.fapiUrl}/oauth2/authorize?${params.toString()}`;
+  const signIn = new URL(`${instance.fapiUrl}/sign-in`);
+  signIn.searchParams.set('redirect_url', back);
+  const locale = req.params.ui_locales?.split(' ')[0];
+  if (locale) signIn.searchParams.set('locale', locale);
+  return signIn.toString();
+}
+
+async function grantedScopes(deps: D, appId: string, userId: string): Promise<string[]> {
+  const [row] = await deps.db
+    .select({ scopes: oauthGrants.scopes })
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.applicationId, appId), eq(oauthGrants.userId, userId)));
+  return row?.scopes ?? [];
+}
+
+/** Remembers the user's consent (the union with what they granted before) and audits it. */
+async function recordConsent(deps: D, instance: InstanceContext, req: ValidRequest, userId: string, actor: Actor) {
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    const before = await grantedScopes({ ...deps, db: tx }, req.app.id, userId);
+    const scopes = [...new Set([...before, ...req.scopes])];
+    const [row] = await tx
+      .insert(oauthGrants)
+      .values({ id: newId('ogr'), instanceId: instance.id, applicationId: req.app.id, userId, scopes, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({ target: [oauthGrants.applicationId, oauthGrants.userId], set: { scopes, updatedAt: now } })
+      .returning();
+    await audit({ db: tx, clock: deps.clock }, {
+      instanceId: instance.id,
+      actor: actor.ref,
+      actorKind: actor.kind,
+      action: 'oauth_grant.created',
+      target: row!.id,
+      ip: actor.ip,
+      userAgent: actor.userAgent,
+      details: { application_id: req.app.id, user_id: userId, scopes: req.scopes },
+    });
+  });
+}
+
+async function issueCode(deps: D, instance: InstanceContext, req: ValidRequest, user: { userId: string; authTime: number }) {
+  const code = generateSecret(CODE_PREFIX);
+  await deps.db.insert(oauthCodes).values({
+    digest: sha256Hex(code),
+    instanceId: instance.id,
+    applicationId: req.app.id,
+    userId: user.userId,
+    redirectUri: req.redirectUri,
+    scope: req.scopes.join(' '),
+    nonce: req.nonce,
+    codeChallenge: req.codeChallenge,
+    authTime: user.authTime,
+    expiresAt: deps.clock.now() + CODE_TTL_MS,
+  });
+  return code;
+}
+
+async function displayName(deps: D, instanceId: string, userId: string) {
+  const u = await getUser(deps, instanceId, userId);
+  const email = u.email_addresses.find((e) => e.id === u.primary_email_address_id)?.email_address;
+  return email ?? u.username ?? ([u.first_name, u.last_name].filter(Boolean).join(' ') || u.id);
+}
+
+export interface AuthorizeInput {
+  auth: OidcAuth;
+  params: AuthorizeParams;
+  request: RequestInfo;
+  actor: Actor;
+  /** The consent form's answer (POST /oauth2/consent); absent on /oauth2/authorize. */
+  decision?: 'allow' | 'deny';
+}
+
+/**
+ * OIDC Core §3.1.2: validates the request, then either answers the redirect_uri (a code, or
+ * an error with `state` and `iss`), sends the browser to sign in, or shows the consent page.
+ */
+export async function authorize(deps: D, input: AuthorizeInput) {
+  const { auth, request } = input;
+  const { instance } = auth;
+  const after = input.decision === undefined ? 302 : 303;
+  const locale = (userLocale: string | null = null) =>
+    pageLocale({
+      uiLocales: typeof input.params.ui_locales === 'string' ? input.params.ui_locales : null,
+      cookie: auth.cookie(LOCALE_COOKIE) ?? null,
+      userLocale,
+      acceptLanguage: request.acceptLanguage,
+      instanceDefault: instance.settings.default_locale ?? null,
+    });
+  let client: Awaited<ReturnType<typeof identifyClient>>;
+  try {
+    client = await identifyClient(deps, instance, input.params);
+  } catch (e) {
+    if (e instanceof PageError) return htmlPage(providerErrorPage(locale(), e.message, request.requestId), 400, { 'cache-control': 'no-store' });
+    throw e;
+  }
+  let req: ValidRequest | null = null;
+  const fail = (error: OAuthErrorCode, description: string) =>
+    redirect(toRedirectUri(client.redirectUri, instance, { error, error_description: description, state: req?.state ?? stateOf(input.params) }), after);
+  try {
+    req = validate(client.app, client.redirectUri, input.params);
+    const user = await signedIn(deps, auth);
+    const now = deps.clock.now();
+    if (input.decision === 'deny') return fail('access_denied', 'The user denied access.');
+    if (!user) {
+      if (req.prompts.has('none')) return fail('login_required', 'The user is not signed in.');
+      return redirect(toSignIn(instance, req, req.authAfter), after);
+    }
+    const stale = req.prompts.has('login') || req.authAfter !== null || (req.maxAge !== null && user.authTime < now - req.maxAge * 1000);
+    if (stale && !(req.authAfter !== null && user.authTime > req.authAfter)) {
+      // Sent to sign in again already, and came back with the old session: the RP hears it.
+      if (req.authAfter !== null || req.prompts.has('none')) return fail('login_required', 'A fresh sign-in is required.');
+      return redirect(toSignIn(instance, req, now), after);
+    }
+    if (req.app.consentScreenEnabled && input.decision !== 'allow') {
+      const granted = await grantedScopes(deps, req.app.id, user.userId);
+      if (req.prompts.has('consent') || req.scopes.some((s) => !granted.includes(s))) {
+        if (req.prompts.has('none')) return fail('consent_required', 'The user has not consented to this application.');
+        const u = await getUser(deps, instance.id, user.userId);
+        return htmlPage(
+          consentPage(locale(u.locale), {
+            action: `${instance.fapiUrl}/oauth2/consent`,
+            appName: req.app.name,
+            user: await displayName(deps, instance.id, user.userId),
+            scopes: req.scopes,
+            params: { ...req.params, redirect_uri: req.redirectUri },
+          }),
+          200,
+          { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" },
+        );
+      }
+    }
+    if (input.decision === 'allow' && req.app.consentScreenEnabled) await recordConsent(deps, instance, req, user.userId, input.actor);
+    const code = await issueCode(deps, instance, req, user);
+    return redirect(toRedirectUri(req.redirectUri, instance, { code, state: req.state }), after);
+  } catch (e) {
+    if (e instanceof RedirectError) return fail(e.error, e.description);
+    throw e;
+  }
+}
+
+const stateOf = (params: AuthorizeParams) => (typeof params.state === 'string' ? params.state : null);

@@ -1,0 +1,65 @@
+import { CATALOGS } from '../../messages';
+import type { Locale } from '../../i18n/locales';
+import { hostedLocale } from '../localization/hosted-locale';
+
+/**
+ * The provider's own hosted pages (consent, errors, logout), rendered by the OIDC router as
+ * plain HTML forms: they work without JavaScript and a test drives them over HTTP. Copy
+ * comes from `messages/<locale>/oauth.json` (en, fr, de).
+ */
+type Copy = (typeof CATALOGS)['en']['oauth'];
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+const fill = (template: string, values: Record<string, string>) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+
+export interface PageLocale {
+  locale: Locale;
+  copy: Copy;
+}
+
+/** The page language: OIDC `ui_locales` (space-separated), the hosted pages' cookie, the user's, Accept-Language, the instance default. */
+export function pageLocale(p: { uiLocales?: string | null; cookie?: string | null; userLocale?: string | null; acceptLanguage?: string | null; instanceDefault?: string | null }): PageLocale {
+  const explicit = p.uiLocales?.split(' ').find(Boolean) ?? p.cookie ?? null;
+  const { locale } = hostedLocale({ explicit, userLocale: p.userLocale, acceptLanguage: p.acceptLanguage, instanceDefault: p.instanceDefault });
+  return { locale, copy: CATALOGS[locale].oauth };
+}
+
+const STYLE =
+  'body{font-family:system-ui,sans-serif;background:#f6f7f9;margin:0;display:flex;justify-content:center}main{background:#fff;margin:48px 16px;padding:32px;border-radius:12px;max-width:420px;width:100%;box-shadow:0 1px 3px #0002}h1{font-size:1.25rem}ul{padding-left:1.2rem}.actions{display:flex;gap:8px;margin-top:24px}button{flex:1;padding:10px;border-radius:8px;border:1px solid #ccc;background:#fff;font-size:1rem;cursor:pointer}button[value=allow],button.primary{background:#111;color:#fff;border-color:#111}small{color:#666}';
+
+function layout(locale: Locale, title: string, body: string): string {
+  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+}
+
+const hidden = (params: Record<string, string>) =>
+  Object.entries(params)
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('');
+
+export function consentPage(l: PageLocale, a: { action: string; appName: string; user: string; scopes: string[]; params: Record<string, string> }): string {
+  const { copy } = l;
+  const scopeText = (s: string) => (s in copy.consent.scopes && s !== 'other' ? copy.consent.scopes[s as keyof Copy['consent']['scopes']] : fill(copy.consent.scopes.other, { scope: s }));
+  const items = a.scopes.map((s) => `<li>${escapeHtml(scopeText(s))}</li>`).join('');
+  const body =
+    `<p><small>${escapeHtml(fill(copy.consent.signedInAs, { user: a.user }))}</small></p>` +
+    `<p>${escapeHtml(fill(copy.consent.intro, { app: a.appName }))}</p><ul>${items}</ul>` +
+    `<form method="post" action="${escapeHtml(a.action)}">${hidden(a.params)}<div class="actions">` +
+    `<button type="submit" name="decision" value="deny">${escapeHtml(copy.consent.deny)}</button>` +
+    `<button type="submit" name="decision" value="allow">${escapeHtml(copy.consent.allow)}</button></div></form>` +
+    `<p><small>${escapeHtml(copy.consent.note)}</small></p>`;
+  return layout(l.locale, fill(copy.consent.title, { app: a.appName }), body);
+}
+
+export const providerErrorPage = (l: PageLocale, message: string, traceId: string) =>
+  layout(l.locale, l.copy.error.title, `<p>${escapeHtml(message)}</p><p><small>${escapeHtml(traceId)}</small></p>`);
+
+export const logoutConfirmPage = (l: PageLocale, action: string, params: Record<string, string>) =>
+  layout(
+    l.locale,
+    l.copy.logout.confirmTitle,
+    `<form method="post" action="${escapeHtml(action)}">${hidden({ ...params, confirm: '1' })}<div class="actions"><button class="primary" type="submit">${escapeHtml(l.copy.logout.confirm)}</button></div></form>`,
+  );
+
+export const loggedOutPage = (l: PageLocale) => layout(l.locale, l.copy.logout.done, '');

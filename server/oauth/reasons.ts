@@ -1,0 +1,9 @@
+/**
+ * Every `meta.reason` the OAuth application routes answer with. Clients branch on these: a
+ * reason is never renamed (README, "Stable reasons"). Errors of the provider itself
+ * (/oauth2/…) are OAuth `error` codes (RFC 6749), not reasons.
+ */
+export const REASONS = {
+  redirect_uri_not_allowed: 'redirect_uri_not_allowed',
+  public_client: 'public_client',
+} as const;

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { cursorPageSchema, pageQuery } from '../http/pagination';
+import { OIDC_SCOPES, SCOPE_TOKEN_RE } from './scopes';
+
+const uri = z.string().trim().min(1).max(2048).meta({
+  description: 'An absolute https URL, or http on a loopback host (RFC 8252), without fragment or credentials; matched exactly (422 redirect_uri_not_allowed otherwise).',
+});
+const uris = z.array(uri).max(20);
+const scopes = z
+  .array(
+    z
+      .string()
+      .regex(SCOPE_TOKEN_RE, { message: 'A scope is printable ASCII without spaces, quotes or backslashes.' })
+      .meta({ examples: [...OIDC_SCOPES] }),
+  )
+  .max(50);
+const name = z.string().trim().min(1).max(256);
+
+export const createApplicationBody = z.strictObject({
+  name,
+  redirect_uris: uris.default([]),
+  post_logout_redirect_uris: uris.default([]),
+  public: z.boolean().default(false),
+  scopes: scopes.default(['openid', 'profile', 'email']),
+  consent_screen_enabled: z.boolean().default(true),
+});
+
+export const updateApplicationBody = z.strictObject({
+  name: name.optional(),
+  redirect_uris: uris.optional(),
+  post_logout_redirect_uris: uris.optional(),
+  scopes: scopes.optional(),
+  consent_screen_enabled: z.boolean().optional(),
+});
+
+export const listApplicationsQuery = z.object(pageQuery);
+
+export const applicationSchema = z
+  .object({
+    object: z.literal('oauth_application'),
+    id: z.string(),
+    /** The app's id; public. */
+    client_id: z.string(),
+    name: z.string(),
+    redirect_uris: z.array(z.string()),
+    post_logout_redirect_uris: z.array(z.string()),
+    public: z.boolean(),
+    scopes: z.array(z.string()),
+    consent_screen_enabled: z.boolean(),
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'OAuthApplication' });
+
+/** Creation and rotation: the secret, once (null for a public app). */
+export const applicationWithSecretSchema = applicationSchema.extend({ client_secret: z.string().nullable() });
+export const applicationListSchema = cursorPageSchema(applicationSchema);
+export const deletedApplicationSchema = z.object({ object: z.literal('oauth_application'), id: z.string(), deleted: z.literal(true) });
