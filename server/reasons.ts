@@ -8,9 +8,10 @@ import { REASONS as organizations } from './organizations/reasons';
 import { REASONS as sessions } from './sessions/reasons';
 import { REASONS as users } from './users/reasons';
 import { REASONS as webhooks } from './webhooks/reasons';
+import { REASONS as apikeys } from './apikeys/reasons';
 
 /** Each domain's registered reasons, keyed by its directory; `http`'s are answered everywhere. README: one table each. */
-export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks } as const;
+export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, apikeys } as const;
 
 type Domains = typeof REASONS_BY_DOMAIN;
 /** A `meta.reason` the server may answer: `AppError` and `validationError` take nothing else. */

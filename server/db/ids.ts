@@ -10,6 +10,7 @@ export const ID_PREFIXES = [
   'email', 'sms',
   'loc', 'locrev',
   'msga',
+  'apik',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -16,6 +16,7 @@ import * as signing from '../../signing/routes';
 import { bapiOrganizations as orgs } from '../../organizations/routes';
 import { bapiUsers as users } from '../../users/routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
+import { bapiApiKeys as apiKeys } from '../../apikeys/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -128,6 +129,13 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmail),
   route('GET',    '/v1/sms',                      'sms:read',        messages.listSms),
   route('GET',    '/v1/sms/:id',                  'sms:read',        messages.getSms),
+
+  route('POST',   '/v1/api_keys',                 'api_keys:write',  apiKeys.create),
+  route('GET',    '/v1/api_keys',                 'api_keys:read',   apiKeys.list),
+  route('POST',   '/v1/api_keys/verify',          'api_keys:read',   apiKeys.verify),
+  route('GET',    '/v1/api_keys/:id',             'api_keys:read',   apiKeys.get),
+  route('PATCH',  '/v1/api_keys/:id',             'api_keys:write',  apiKeys.update),
+  route('POST',   '/v1/api_keys/:id/revoke',      'api_keys:write',  apiKeys.revoke),
 ];
 
 export function bapiOpenApi(publicUrl: string) {

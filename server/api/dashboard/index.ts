@@ -12,6 +12,7 @@ import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users } from '../../users/routes';
+import { dashboardApiKeys as apiKeys } from '../../apikeys/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -121,6 +122,12 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/permissions`,                     ADMIN,    orgs.createPermission),
   route('PATCH',  `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.updatePermission),
   route('DELETE', `${INSTANCE}/permissions/:id`,                 ADMIN,    orgs.deletePermission),
+
+  route('GET',    `${INSTANCE}/api_keys`,                        VIEWER,   apiKeys.list),
+  route('POST',   `${INSTANCE}/api_keys`,                        ADMIN,    apiKeys.create),
+  route('GET',    `${INSTANCE}/api_keys/:id`,                    VIEWER,   apiKeys.get),
+  route('PATCH',  `${INSTANCE}/api_keys/:id`,                    ADMIN,    apiKeys.update),
+  route('POST',   `${INSTANCE}/api_keys/:id/revoke`,             ADMIN,    apiKeys.revoke),
 ];
 
 export function createDashboard(deps: Deps) {

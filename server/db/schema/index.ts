@@ -14,3 +14,4 @@ export * from './operators';
 export * from './localizations';
 export * from './webhooks';
 export * from './organizations';
+export * from './api-keys';
