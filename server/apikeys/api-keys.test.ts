@@ -70,7 +70,8 @@ describe('POST /v1/api_keys', () => {
 
   it.each([
     [{ subject: undefined }, 'subject', 'required'],
-    [{ subject: 'usr_nope' }, 'subject', 'invalid_format'],
+    [{ subject: 'usr_nope' }, 'subject', 'not_found'],
+    [{ subject: '' }, 'subject', 'too_small'],
     [{ subject: 'user_01J0000000000000000000000Z' }, 'subject', 'not_found'],
     [{ name: undefined }, 'name', 'required'],
     [{ name: '   ' }, 'name', 'too_small'],

@@ -59,6 +59,7 @@ beforeAll(async () => {
   const session = await post('/v1/sessions', { user_id: user.id });
   const actorToken = await post('/v1/actor_tokens', { user_id: user.id, actor: { sub: 'support' } });
   const signInToken = await post('/v1/sign_in_tokens', { user_id: user.id });
+  const apiKey = await post('/v1/api_keys', { subject: user.id, name: 'Seed' });
   const deliveries = await h.call('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`, { key });
   const emails = await h.call('GET', '/v1/emails', { key });
   Object.assign(seeds, {
@@ -76,6 +77,7 @@ beforeAll(async () => {
     sign_in_tokens: signInToken.id,
     emails: emails.body.data[0]?.id ?? 'email_01J00000000000000000000000',
     sms: 'sms_01J00000000000000000000000',
+    api_keys: apiKey.id,
   });
   doc = (await h.call('GET', '/v1/openapi.json')).body;
 }, 60_000);
