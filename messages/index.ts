@@ -5,27 +5,30 @@ import hostedDe from './de/hosted.json';
 import templatesDe from './de/templates.json';
 import organizationsDe from './de/organizations.json';
 import webhooksDe from './de/webhooks.json';
+import apikeysDe from './de/apikeys.json';
 import commonEn from './en/common.json';
 import consoleEn from './en/console.json';
 import hostedEn from './en/hosted.json';
 import templatesEn from './en/templates.json';
 import organizationsEn from './en/organizations.json';
 import webhooksEn from './en/webhooks.json';
+import apikeysEn from './en/apikeys.json';
 import commonFr from './fr/common.json';
 import consoleFr from './fr/console.json';
 import hostedFr from './fr/hosted.json';
 import templatesFr from './fr/templates.json';
 import organizationsFr from './fr/organizations.json';
 import webhooksFr from './fr/webhooks.json';
+import apikeysFr from './fr/apikeys.json';
 
 /**
  * next-intl catalogs, one file per namespace so features can add theirs without
  * touching another's. Every locale must hold every key of `en` (catalogs.test.ts).
  */
 export const CATALOGS = {
-  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn },
-  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr },
-  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe },
+  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, apikeys: apikeysEn },
+  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, apikeys: apikeysFr },
+  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, apikeys: apikeysDe },
 } satisfies Record<Locale, Record<string, unknown>>;
 
 export type Messages = (typeof CATALOGS)['en'];

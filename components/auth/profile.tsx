@@ -31,6 +31,7 @@ import {
 import type { ApiToken, Envelope, List, Me, MeSession } from '@/lib/fapi/types';
 import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { ApiKeysSection } from './api-keys-section';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useHosted } from './hosted-context';
 import { HostedPage, LoadError, LockIcon } from './shell';
@@ -176,6 +177,7 @@ function Sections() {
       <MfaSection me={me} onChanged={load} />
       <SessionsSection />
       <TokensSection />
+      <ApiKeysSection />
     </>
   );
 }

@@ -16,4 +16,5 @@ export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: 'templates', messageKey: 'templates.nav.templates' },
   { segment: 'localizations', messageKey: 'templates.nav.localizations' },
   { segment: 'webhooks', messageKey: 'webhooks.nav' },
+  { segment: 'api-keys', messageKey: 'apikeys.nav' },
 ];
