@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
  *
  * Row kinds:
  *   get      autocannon GETs one URL.
+ *   post     autocannon POSTs one JSON body to one URL (POST /v1/api_keys/verify).
  *   refresh  POST {fapi}/v1/sessions/<sid>/refresh: every request refreshes a different
  *            session exactly once with its current refresh token (tokens rotate on use and a
  *            reused one revokes the session), taken from a pool of sessions minted through
@@ -29,6 +30,7 @@ interface Mint {
 }
 export type Row =
   | { id: string; kind: 'get'; url: string; headers: Record<string, string> }
+  | { id: string; kind: 'post'; url: string; headers: Record<string, string>; body: string }
   | { id: string; kind: 'refresh'; fapiUrl: string; mint: Mint }
   | { id: string; kind: 'verify'; url: string; headers: Record<string, string>; mint: Mint }
   | { id: string; kind: 'ceiling'; url: string };
@@ -135,6 +137,10 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
   switch (row.kind) {
     case 'get':
       return fromResult(await cannon({ ...base, url: row.url, headers: row.headers }, samples));
+    case 'post':
+      return fromResult(
+        await cannon({ ...base, url: row.url, method: 'POST', headers: { ...row.headers, 'content-type': 'application/json' }, body: row.body }, samples),
+      );
     case 'verify': {
       const { jwt } = await mintOne(row.mint);
       const body = JSON.stringify({ token: jwt });
