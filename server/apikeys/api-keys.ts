@@ -22,7 +22,7 @@ export const AK_RE = /^ak_[A-Za-z0-9_-]{43}$/;
 export const MAX_KEYS_PER_SUBJECT = 100;
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
-type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
+type D = Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>;
 
 export const apiKeyView = (r: ApiKeyRow) => ({
   object: 'api_key' as const,

@@ -2,14 +2,17 @@ import type { Deps } from '../deps';
 import type { apiKeys } from '../db/schema';
 
 /**
- * Digest → key row (or null: no such key), per node. Entries live one second, the bound
- * on how long another node may still accept a key revoked here (the same mechanism as
- * the secret-key cache); the node that revokes forgets the key at once.
+ * Digest → key row (or null: no such key), per node. A revocation or change here is
+ * published to every node (cacheInvalidation: Redis pub/sub with REDIS_URL); entries live
+ * one second regardless, the bound on staleness without Redis or should a message be lost
+ * (the same bound as the secret-key cache).
  */
 export const API_KEY_CACHE_TTL_MS = 1000;
 const API_KEY_CACHE_SIZE = 50_000;
+const API_KEY_CACHE = 'api-keys';
 
 export const apiKeyCache = (deps: Pick<Deps, 'caches'>) =>
-  deps.caches.get<typeof apiKeys.$inferSelect | null>('api-keys', API_KEY_CACHE_TTL_MS, API_KEY_CACHE_SIZE);
+  deps.caches.get<typeof apiKeys.$inferSelect | null>(API_KEY_CACHE, API_KEY_CACHE_TTL_MS, API_KEY_CACHE_SIZE);
 
-export const forgetApiKey = (deps: Pick<Deps, 'caches'>, digest: string) => apiKeyCache(deps).delete(digest);
+/** Every node forgets the key: at once here and, with REDIS_URL, in milliseconds elsewhere (else within the TTL). */
+export const forgetApiKey = (deps: Pick<Deps, 'cacheInvalidation'>, digest: string) => deps.cacheInvalidation.invalidate(API_KEY_CACHE, digest);
