@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import postgres from 'postgres';
 
@@ -7,6 +8,7 @@ import postgres from 'postgres';
  *
  *   GET /v1/users/:id        the user row with its email addresses (json_agg), one query
  *   GET /v1/users?limit=N    N users, newest first, each with its email addresses, one query
+ *   POST /v1/api_keys/verify the end-user key whose digest is the SHA-256 of `{secret}`, one query
  */
 const url = process.env.DATABASE_URL;
 const instanceId = process.env.BENCH_INSTANCE_ID;
@@ -29,6 +31,17 @@ const listUsers = (limit: number) => sql`
    order by u.id desc
    limit ${limit}`;
 
+const keyByDigest = (digest: string) => sql`select * from api_keys where digest = ${digest} and instance_id = ${instanceId}`;
+
+function readBody(req: import('node:http').IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
 const send = (res: import('node:http').ServerResponse, status: number, value: unknown) => {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
@@ -45,6 +58,10 @@ createServer((req, res) => {
   } else if (pathname === '/v1/users') {
     const limit = Math.min(100, Number(new URLSearchParams(q === -1 ? '' : raw.slice(q + 1)).get('limit') ?? 10) || 10);
     work = listUsers(limit + 1).then((rows) => send(res, 200, { data: rows.slice(0, limit), has_more: rows.length > limit }));
+  } else if (pathname === '/v1/api_keys/verify' && req.method === 'POST') {
+    work = readBody(req)
+      .then((raw) => keyByDigest(createHash('sha256').update(String((JSON.parse(raw) as { secret?: unknown }).secret)).digest('hex')))
+      .then((rows) => (rows[0] && rows[0].revoked_at === null ? send(res, 200, rows[0]) : send(res, 404, { error: 'not found' })));
   } else if (pathname === '/healthz') {
     work = Promise.resolve(send(res, 200, { status: 'ok' }));
   } else {

@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
  *
  * Row kinds:
  *   get      autocannon GETs one URL.
+ *   post     autocannon POSTs one JSON body to one URL (POST /v1/api_keys/verify).
  *   refresh  POST {fapi}/v1/sessions/<sid>/refresh: every request refreshes a different
  *            session exactly once with its current refresh token (tokens rotate on use and a
  *            reused one revokes the session), taken from a pool of sessions minted through
@@ -33,10 +34,10 @@ interface Mint {
 }
 export type Row =
   | { id: string; kind: 'get'; url: string; headers: Record<string, string> }
+  | { id: string; kind: 'post'; url: string; headers: Record<string, string>; body: string }
   | { id: string; kind: 'refresh'; fapiUrl: string; mint: Mint }
   | { id: string; kind: 'verify'; url: string; headers: Record<string, string>; mint: Mint }
   | { id: string; kind: 'ceiling'; url: string }
-  | { id: string; kind: 'post'; url: string; headers: Record<string, string>; body: string }
   | { id: string; kind: 'exchange'; tokenUrl: string; headers: Record<string, string>; redirectUri: string; mintCode: CodeMint };
 /** A browser signed in on the minter: GET `authorizeUrl` with `cookie` answers a redirect carrying a fresh code. */
 interface CodeMint {

@@ -30,6 +30,10 @@
  *             code (scope openid) minted by a signed-in browser on the minter outside the measured
  *             time; two RS256 signatures (access and ID token), a user read and three writes
  *
+ * And POST /v1/api_keys/verify (start, api; vs the bare and db ceilings, the db ceiling looking
+ * the key up by digest with one prepared query): one end-user ak_ key verified again and again,
+ * served from the per-node key cache.
+ *
  * Every server runs at once, pinned to CPU 0; one load generator (bench/load.ts) pinned
  * to CPU 1 with taskset warms each target/endpoint up, then measures them round-robin so
  * background load hits all of them alike. PostgreSQL itself is not pinned.
@@ -48,7 +52,7 @@
  *   BENCH_PROTECTION_USERS  users seeded on each protection instance (default 20)
  *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
  *   BENCH_WEBHOOK_RATE    events/s for the latency run (default 100), for BENCH_WEBHOOK_SECONDS (default 5)
- *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify,cc,exchange (default all; the bare
+ *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify,cc,exchange,apikey (default all; the bare
  *                      ceiling always runs, the jose sign/verify ceiling with refresh/verify)
  *   BENCH_REFRESH_GUESS refreshes/s assumed when sizing the first refresh pool (default 1000)
  *   BENCH_PORT_BASE    first TCP port used (default 4710; the servers take the next ones, the minter +20)
@@ -274,7 +278,7 @@ async function ensureNextBuild(): Promise<boolean> {
   return buildIsCurrent(ROOT);
 }
 
-async function seed(port: number, secret: string): Promise<{ userId: string; userIds: string[] }> {
+async function seed(port: number, secret: string): Promise<{ userId: string; userIds: string[]; apiKeySecret: string }> {
   const server = startServer('seed (npm run api)', 'npm', ['run', 'api'], port, {}, null);
   try {
     await waitFor(server, '/healthz', 60_000);
@@ -297,7 +301,16 @@ async function seed(port: number, secret: string): Promise<{ userId: string; use
     };
     await Promise.all(Array.from({ length: 10 }, worker));
     ids.sort();
-    return { userId: ids[Math.floor(ids.length / 2)]!, userIds: ids };
+    const userId = ids[Math.floor(ids.length / 2)]!;
+    const res = await fetch(`http://127.0.0.1:${port}/v1/api_keys`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ subject: userId, name: 'Bench', scopes: ['read:bench'], claims: { plan: 'bench' } }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const key = (await res.json()) as { secret?: string };
+    if (res.status !== 200 || !key.secret) throw new Error(`POST /v1/api_keys → ${res.status} ${JSON.stringify(key)}`);
+    return { userId, userIds: ids, apiKeySecret: key.secret };
   } finally {
     await stop(server.child);
   }
@@ -305,7 +318,7 @@ async function seed(port: number, secret: string): Promise<{ userId: string; use
 
 // ---------------------------------------------------------------- measuring
 
-type EndpointKey = 'user' | 'list' | 'refresh' | 'verify' | 'cc' | 'exchange';
+type EndpointKey = 'user' | 'list' | 'refresh' | 'verify' | 'cc' | 'exchange' | 'apikey';
 type Group = 'users' | 'sessions' | 'oauth';
 
 interface Endpoint {
@@ -457,7 +470,7 @@ async function main() {
   if (wantNext && !haveBuild) log('no Next.js build: skipping the next target');
 
   log(`seeding ${USERS} users through POST /v1/users`);
-  const { userId, userIds } = await seed(PORT_BASE, key.secret);
+  const { userId, userIds, apiKeySecret } = await seed(PORT_BASE, key.secret);
   // Sessions are minted round-robin over (up to) 100 of the seeded users, through a separate
   // `npm run api` on CPU 1 (the minter), so minting never runs in, or shows in the profile of,
   // a server under test. Every server shares the database and the instance (its fapi_url and
@@ -484,6 +497,17 @@ async function main() {
     const n = (JSON.parse(b) as { data?: unknown[] }).data?.length;
     return n === 20 ? null : `expected 20 users, got ${n}`;
   });
+  const apiKeyBody = JSON.stringify({ secret: apiKeySecret });
+  const apiKeyEndpoint: Endpoint = {
+    key: 'apikey',
+    group: 'users',
+    label: 'POST /v1/api_keys/verify',
+    row: (id, base) => ({ id, kind: 'post', url: `${base}/v1/api_keys/verify`, headers: { ...auth, 'content-type': 'application/json' }, body: apiKeyBody }),
+    check: async (base) => {
+      const r = await post(`${base}/v1/api_keys/verify`, auth, { secret: apiKeySecret });
+      return r.status === 200 && r.body?.subject === userId ? null : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
+    },
+  };
   const bareEndpoint: Endpoint = {
     group: 'users',
     label: 'fixed JSON body',
@@ -623,14 +647,14 @@ async function main() {
       ...npmOrProfiled('server/main/start.ts', ['start']),
       ready: ['/healthz', '/readyz'],
       waitConsole: true,
-      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint, ccEndpoint, exchangeEndpoint],
+      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint, ccEndpoint, exchangeEndpoint, apiKeyEndpoint],
     },
     {
       key: 'api',
       name: 'npm run api',
       ...npmOrProfiled('server/main/api.ts', ['run', 'api']),
       ready: ['/healthz', '/readyz'],
-      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint, ccEndpoint, exchangeEndpoint],
+      endpoints: [userEndpoint, listEndpoint, refreshEndpoint, verifyEndpoint, ccEndpoint, exchangeEndpoint, apiKeyEndpoint],
     },
     {
       key: 'bare',
@@ -646,7 +670,7 @@ async function main() {
       cmd: process.execPath,
       args: () => [...tsx, 'bench/ceiling-db.ts'],
       ready: ['/healthz'],
-      endpoints: [userEndpoint, listEndpoint],
+      endpoints: [userEndpoint, listEndpoint, apiKeyEndpoint],
       env: { BENCH_INSTANCE_ID: instance.instance_id },
     },
     {

@@ -9,6 +9,7 @@ import domainsDe from './de/domains.json';
 import limitsDe from './de/limits.json';
 import directoryDe from './de/directory.json';
 import oauthDe from './de/oauth.json';
+import apikeysDe from './de/apikeys.json';
 import commonEn from './en/common.json';
 import consoleEn from './en/console.json';
 import hostedEn from './en/hosted.json';
@@ -19,6 +20,7 @@ import domainsEn from './en/domains.json';
 import limitsEn from './en/limits.json';
 import directoryEn from './en/directory.json';
 import oauthEn from './en/oauth.json';
+import apikeysEn from './en/apikeys.json';
 import commonFr from './fr/common.json';
 import consoleFr from './fr/console.json';
 import hostedFr from './fr/hosted.json';
@@ -32,15 +34,16 @@ import protectionDe from './de/protection.json';
 import protectionEn from './en/protection.json';
 import protectionFr from './fr/protection.json';
 import oauthFr from './fr/oauth.json';
+import apikeysFr from './fr/apikeys.json';
 
 /**
  * next-intl catalogs, one file per namespace so features can add theirs without
  * touching another's. Every locale must hold every key of `en` (catalogs.test.ts).
  */
 export const CATALOGS = {
-  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn, protection: protectionEn, oauth: oauthEn },
-  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr, protection: protectionFr, oauth: oauthFr },
-  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe, protection: protectionDe, oauth: oauthDe },
+  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn, protection: protectionEn, oauth: oauthEn, apikeys: apikeysEn },
+  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr, protection: protectionFr, oauth: oauthFr, apikeys: apikeysFr },
+  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe, protection: protectionDe, oauth: oauthDe, apikeys: apikeysDe },
 } satisfies Record<Locale, Record<string, unknown>>;
 
 export type Messages = (typeof CATALOGS)['en'];

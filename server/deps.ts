@@ -4,6 +4,7 @@ import type { Limiter } from './http/limiter';
 import type { Logger } from './http/logger';
 import type { Metrics } from './http/metrics';
 import type { CacheRegistry, TtlCache } from './http/ttl-cache';
+import type { CacheInvalidation } from './http/invalidation';
 import type { Cipher } from './crypto/cipher';
 import type { instances } from './db/schema';
 import type { Mailer } from './email/transport';
@@ -45,6 +46,8 @@ export interface Deps {
   keyCache: TtlCache<ResolvedKey | null>;
   /** Other hot-path caches (signing keys, JWKS), per runtime. */
   caches: CacheRegistry;
+  /** Drops an entry of `caches` on every node (Redis pub/sub when REDIS_URL is set). */
+  cacheInvalidation: CacheInvalidation;
   /** Encrypts secrets kept at rest with ENCRYPTION_KEY. */
   cipher: Cipher;
   /** Email transport: SMTP from SMTP_URL, or null to keep emails in the dev outbox. */

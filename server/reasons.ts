@@ -11,9 +11,10 @@ import { REASONS as webhooks } from './webhooks/reasons';
 import { REASONS as limits } from './limits/reasons';
 import { REASONS as protection } from './protection/reasons';
 import { REASONS as oauth } from './oauth/reasons';
+import { REASONS as apikeys } from './apikeys/reasons';
 
 /** Each domain's registered reasons, keyed by its directory; `http`'s are answered everywhere. README: one table each. */
-export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, limits, protection, oauth } as const;
+export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, limits, protection, oauth, apikeys } as const;
 
 type Domains = typeof REASONS_BY_DOMAIN;
 /** A `meta.reason` the server may answer: `AppError` and `validationError` take nothing else. */

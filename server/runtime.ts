@@ -10,6 +10,7 @@ import { createLimiter, MemoryLimiterStore, RedisLimiterStore } from './http/lim
 import { createLogger } from './http/logger';
 import { createMetrics } from './http/metrics';
 import { CacheRegistry, TtlCache } from './http/ttl-cache';
+import { createCacheInvalidation } from './http/invalidation';
 import { createCipher, loadEncryptionKey } from './crypto/cipher';
 import { createSmtpMailer, type Mailer } from './email/transport';
 import { systemResolver, type DnsResolver } from './http/ssrf';
@@ -61,6 +62,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     await database.migrate();
   }
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  const caches = new CacheRegistry();
   const ownMailer = opts.mailer === undefined && config.SMTP_URL ? createSmtpMailer(config.SMTP_URL) : null;
   const deps: Deps = {
     db: database.db,
@@ -70,7 +72,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     limiter: createLimiter(redis ? new RedisLimiterStore(redis) : new MemoryLimiterStore()),
     metrics: createMetrics({ defaultMetrics: opts.defaultMetrics, webhookQueueDepth: () => pendingMessageCount(deps) }),
     keyCache: new TtlCache(1000),
-    caches: new CacheRegistry(),
+    caches,
+    cacheInvalidation: createCacheInvalidation(caches, { redisUrl: config.REDIS_URL, publisher: redis, logger }),
     cipher,
     mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
     dns: opts.dns ?? systemResolver,
@@ -85,6 +88,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     async close() {
       await db.close();
       await deps.passwords.close();
+      deps.cacheInvalidation.close();
       ownMailer?.close?.();
       if (redis) redis.disconnect();
       if (lock) releaseLock(config.DATA_DIR);

@@ -33,6 +33,7 @@ import type { ApiToken, List, Me, MeSession } from '@/lib/fapi/types';
 import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { ConnectedAppsSection } from './connected-apps';
+import { ApiKeysSection } from './api-keys-section';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { HostedPage, LoadError, LockIcon } from './shell';
@@ -151,6 +152,7 @@ function Sections() {
       <SessionsSection />
       <TokensSection />
       <ConnectedAppsSection />
+      <ApiKeysSection />
     </>
   );
 }

@@ -19,4 +19,5 @@ export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: 'limits', messageKey: 'limits.nav' },
   { segment: 'protection', messageKey: 'protection.nav' },
   { segment: 'oauth-applications', messageKey: 'oauth.console.nav' },
+  { segment: 'api-keys', messageKey: 'apikeys.nav' },
 ];

@@ -14,6 +14,7 @@ export const ID_PREFIXES = [
   'scimtok', 'scimgrp',
   'sif', 'kdev',
   'ogr', 'oaz',
+  'apik',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'scimToken.created', 'scimToken.revoked',
   'ssoConnection.created', 'ssoConnection.updated', 'ssoConnection.deleted',
   'webhook.test',
+  'apiKey.created', 'apiKey.revoked',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

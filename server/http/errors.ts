@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   CODE_INCORRECT: { status: 422, message: 'The code is incorrect.', expose: true },
   CODE_EXPIRED: { status: 422, message: 'The code has expired or was replaced; request a new one.', expose: true },
   SIGN_UP_NOT_ALLOWED: { status: 403, message: 'Sign-up is not open to this email address.', expose: true },
+  API_KEY_INVALID: { status: 404, message: 'The API key is unknown, revoked or expired.', expose: true },
   PUBLISHABLE_KEY_INVALID: { status: 400, message: 'The publishable key is missing, malformed or not this instance’s.', expose: true },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side.', expose: false },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.', expose: true },

@@ -40,4 +40,9 @@ export class CacheRegistry {
     if (!cache) this.caches.set(name, (cache = new TtlCache<unknown>(ttlMs, maxEntries)));
     return cache as TtlCache<V>;
   }
+
+  /** Forgets one entry of a cache, if this runtime has that cache. */
+  drop(name: string, key: string): void {
+    this.caches.get(name)?.delete(key);
+  }
 }

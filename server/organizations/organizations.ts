@@ -11,6 +11,7 @@ import {
   users,
 } from '../db/schema';
 import { emitEvent } from '../events/events';
+import { revokeKeysOfSubject } from '../apikeys/lifecycle';
 import { validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { toCursorPage } from '../http/pagination';
@@ -183,6 +184,7 @@ export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
     const domains = await tx.delete(organizationDomains).where(eq(organizationDomains.organizationId, org.id)).returning();
     for (const dom of domains) await emitEvent(d, instanceId, 'organizationDomain.deleted', { ...domainView(dom), deleted: true });
     await tx.update(sessions).set({ lastActiveOrganizationId: null }).where(and(eq(sessions.instanceId, instanceId), eq(sessions.lastActiveOrganizationId, org.id)));
+    await revokeKeysOfSubject(d, instanceId, org.id, 'organization_deleted');
     await tx.delete(organizations).where(eq(organizations.id, org.id));
     await emitEvent(d, instanceId, 'organization.deleted', { ...before, members_count: 0, deleted: true });
     await auditOrgChange(d, instanceId, auditCtx, 'organization.deleted', org.id, { name: org.name, slug: org.slug, members_count: before.members_count });

@@ -25,6 +25,7 @@ export const SYSTEM_PERMISSIONS = [
   { key: 'org:sys_memberships:manage', name: 'Manage members', description: 'Invite, remove and change the role of members.' },
   { key: 'org:sys_domains:read', name: 'Read domains', description: 'See the organization’s domains.' },
   { key: 'org:sys_domains:manage', name: 'Manage domains', description: 'Add, verify and remove the organization’s domains.' },
+  { key: 'org:sys_api_keys:manage', name: 'Manage API keys', description: 'List, create and revoke the organization’s API keys.' },
 ] as const;
 export type SystemPermission = (typeof SYSTEM_PERMISSIONS)[number]['key'];
 

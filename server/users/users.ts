@@ -7,6 +7,7 @@ import { uniqueViolation } from '../db/errors';
 import { emailAddresses, phoneNumbers, users } from '../db/schema';
 import { audit } from '../audit/audit';
 import { emitEvent } from '../events/events';
+import { revokeKeysOfSubject } from '../apikeys/lifecycle';
 import type { AuditContext } from '../http/actor';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
@@ -334,6 +335,7 @@ export async function deleteUser(deps: D, instanceId: string, id: string) {
     const current = userView(await loadUser(tx, instanceId, id), deps.clock.now());
     await removeUserMemberships({ db: tx, clock: deps.clock }, instanceId, id);
     await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
+    await revokeKeysOfSubject({ db: tx, clock: deps.clock }, instanceId, id, 'user_deleted');
     await tx.delete(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId)));
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.deleted', { ...current, deleted: true });
     return { object: 'user' as const, id, deleted: true as const };
@@ -350,6 +352,7 @@ export async function setBanned(deps: D, instanceId: string, id: string, banned:
     if (current.banned === banned) return userView(current, deps.clock.now());
     await tx.update(users).set({ banned, updatedAt: deps.clock.now() }).where(eq(users.id, id));
     if (banned) await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
+    if (banned) await revokeKeysOfSubject({ db: tx, clock: deps.clock }, instanceId, id, 'user_banned');
     const view = userView(await loadUser(tx, instanceId, id), deps.clock.now());
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, banned ? 'user.banned' : 'user.unbanned', view);
     return view;

@@ -20,6 +20,7 @@ import { bapiProtection as limits } from '../../limits/routes';
 import { bapiScim as scim } from '../../scim/routes';
 import { bapiProtection as protection } from '../../protection/routes';
 import { bapiOauthApplications as oauthApps } from '../../oauth/routes';
+import { bapiApiKeys as apiKeys } from '../../apikeys/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -160,6 +161,12 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/risk_based_mfa',           'risk_based_mfa:read',     protection.getRiskBasedMfa),
   route('PATCH',  '/v1/risk_based_mfa',           'risk_based_mfa:write',    protection.updateRiskBasedMfa),
   route('POST',   '/v1/users/:id/unlock',         'users:write',             protection.unlockUser),
+  route('POST',   '/v1/api_keys',                 'api_keys:write',  apiKeys.create),
+  route('GET',    '/v1/api_keys',                 'api_keys:read',   apiKeys.list),
+  route('POST',   '/v1/api_keys/verify',          'api_keys:read',   apiKeys.verify),
+  route('GET',    '/v1/api_keys/:id',             'api_keys:read',   apiKeys.get),
+  route('PATCH',  '/v1/api_keys/:id',             'api_keys:write',  apiKeys.update),
+  route('POST',   '/v1/api_keys/:id/revoke',      'api_keys:write',  apiKeys.revoke),
 ];
 
 export function bapiOpenApi(publicUrl: string) {

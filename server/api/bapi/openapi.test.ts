@@ -63,6 +63,7 @@ beforeAll(async () => {
   const session = await post('/v1/sessions', { user_id: user.id });
   const actorToken = await post('/v1/actor_tokens', { user_id: user.id, actor: { sub: 'support' } });
   const signInToken = await post('/v1/sign_in_tokens', { user_id: user.id });
+  const apiKey = await post('/v1/api_keys', { subject: user.id, name: 'Seed' });
   const deliveries = await h.call('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`, { key });
   const emails = await h.call('GET', '/v1/emails', { key });
   const scimToken = await post('/v1/scim_tokens', { organization_id: org.id, name: 'Seed' });
@@ -86,6 +87,7 @@ beforeAll(async () => {
     network_acls: acl.id,
     scim_tokens: scimToken.id,
     scim_groups: scimGroup.body.id,
+    api_keys: apiKey.id,
   });
   doc = (await h.call('GET', '/v1/openapi.json')).body;
 }, 60_000);

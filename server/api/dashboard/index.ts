@@ -16,6 +16,7 @@ import { dashboardUsers as users } from '../../users/routes';
 import { dashboardProtection as limits } from '../../limits/routes';
 import { dashboardScim as scim } from '../../scim/routes';
 import { dashboardProtection as protection } from '../../protection/routes';
+import { dashboardApiKeys as apiKeys } from '../../apikeys/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -151,6 +152,11 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${INSTANCE}/risk_based_mfa`,                  VIEWER,   protection.getRiskBasedMfa),
   route('PATCH',  `${INSTANCE}/risk_based_mfa`,                  ADMIN,    protection.updateRiskBasedMfa),
   route('POST',   `${INSTANCE}/users/:id/unlock`,                ADMIN,    protection.unlockUser),
+  route('GET',    `${INSTANCE}/api_keys`,                        VIEWER,   apiKeys.list),
+  route('POST',   `${INSTANCE}/api_keys`,                        ADMIN,    apiKeys.create),
+  route('GET',    `${INSTANCE}/api_keys/:id`,                    VIEWER,   apiKeys.get),
+  route('PATCH',  `${INSTANCE}/api_keys/:id`,                    ADMIN,    apiKeys.update),
+  route('POST',   `${INSTANCE}/api_keys/:id/revoke`,             ADMIN,    apiKeys.revoke),
 ];
 
 export function createDashboard(deps: Deps) {

@@ -11,6 +11,7 @@ import * as sessions from '../../sessions/fapi-routes';
 import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
 import * as me from '../../users/me-routes';
+import { myApiKeys, organizationApiKeys as orgApiKeys } from '../../apikeys/fapi-routes';
 import { authenticateFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
 import * as oauthGrants from '../../oauth/grants';
@@ -108,6 +109,12 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('DELETE', '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), member.deleteDomain),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), member.prepareDomainVerification),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), member.attemptDomainVerification),
+  fapiRoute('GET',    '/v1/me/api_keys',                  ME,        myApiKeys.list),
+  fapiRoute('POST',   '/v1/me/api_keys',                  ME,        myApiKeys.create),
+  fapiRoute('POST',   '/v1/me/api_keys/:id/revoke',       ME,        myApiKeys.revoke),
+  fapiRoute('GET',    '/v1/organizations/:id/api_keys',                      org('org:sys_api_keys:manage'), orgApiKeys.list),
+  fapiRoute('POST',   '/v1/organizations/:id/api_keys',                      org('org:sys_api_keys:manage'), orgApiKeys.create),
+  fapiRoute('POST',   '/v1/organizations/:id/api_keys/:key_id/revoke',       org('org:sys_api_keys:manage'), orgApiKeys.revoke),
   fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
 ];
 

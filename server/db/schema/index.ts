@@ -18,3 +18,4 @@ export * from './limits';
 export * from './scim';
 export * from './protection';
 export * from './oauth';
+export * from './api-keys';

@@ -1,0 +1,11 @@
+/**
+ * Every `meta.reason` the API key routes answer with. Clients branch on these: a reason is
+ * never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  unknown: 'unknown',
+  revoked: 'revoked',
+  expired: 'expired',
+  too_many_keys: 'too_many_keys',
+  impersonation: 'impersonation',
+} as const;
