@@ -1,23 +1,17 @@
 import { eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLogs, users } from '../db/schema';
 import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf, type TestInstance } from '../testing/auth-flows';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { browserOf, codeSentTo, eventsSince, nativeOf } from '../testing/auth-flows';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 
-let h: TestHarness;
-let A: TestInstance;
+const h = sharedHarness();
+const A = sharedInstance(h);
 let n = 0;
 const OLD = 'the old passphrase';
 const NEW = 'a brand new passphrase';
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-});
-afterAll(() => h.close());
 
 async function newUser() {
   const email = `reset${++n}@example.com`;

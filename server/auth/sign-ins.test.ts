@@ -1,24 +1,18 @@
 import bcrypt from 'bcryptjs';
 import { eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf, type TestInstance } from '../testing/auth-flows';
+import { browserOf, codeSentTo, eventsSince, nativeOf } from '../testing/auth-flows';
 import type { FapiResult } from '../testing/fapi-client';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 
-let h: TestHarness;
-let A: TestInstance;
+const h = sharedHarness();
+const A = sharedInstance(h);
 let n = 0;
 const PASSWORD = 'a long passphrase';
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-});
-afterAll(() => h.close());
 
 async function newUser(extra: Record<string, unknown> = {}) {
   const email = `person${++n}@example.com`;
@@ -336,13 +330,8 @@ describe('second factor', () => {
 });
 
 describe('sign-in per-IP limits', () => {
-  let hp: TestHarness;
-  let P: TestInstance;
-  beforeAll(async () => {
-    hp = await createHarness({ env: { TRUST_PROXY: '1' } });
-    P = await hp.createInstance();
-  });
-  afterAll(() => hp.close());
+  const hp = sharedHarness({ env: { TRUST_PROXY: '1' } });
+  const P = sharedInstance(hp);
 
   it('allows 3 factor attempts per IP per 10 s, then 429 RATE_LIMITED with Retry-After; other IPs unaffected', async () => {
     const b = browserOf(hp, P);

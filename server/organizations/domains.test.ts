@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { browserOf, codeSentTo, eventsSince, signUp, type TestInstance } from '../testing/auth-flows';
 import { createTestUser, signedInClient } from '../testing/fapi-helpers';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let i: TestInstance;
 /** The fake DNS: TXT records by name. */
 const txt = new Map<string, string[][]>();
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   h.runtime.deps.txtResolver = {
     resolveTxt: async (name) => {
       const found = txt.get(name);
@@ -19,7 +18,6 @@ beforeAll(async () => {
   };
   i = await h.createInstance();
 });
-afterAll(() => h.close());
 
 let seq = 0;
 const uniqDomain = () => `d${Date.now().toString(36)}${++seq}.example.com`;

@@ -1,19 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessions } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { browserOf, eventsSince, signUp, type TestInstance } from '../testing/auth-flows';
+import { browserOf, eventsSince, signUp } from '../testing/auth-flows';
 import { createTestUser, setSettings, signedInClient } from '../testing/fapi-helpers';
 
-let h: TestHarness;
-let i: TestInstance;
-beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  i = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const i = sharedInstance(h);
 
 let seq = 0;
 const uniqEmail = (tag: string) => `${tag}.${Date.now().toString(36)}.${++seq}@example.com`;

@@ -1,22 +1,18 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { events, organizationInvitations } from '../db/schema';
 import { sha256Hex } from '../crypto/secrets';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { eventsSince, type TestInstance } from '../testing/auth-flows';
+import { eventsSince } from '../testing/auth-flows';
 import { createTestUser, setSettings } from '../testing/fapi-helpers';
 
-let h: TestHarness;
-let i: TestInstance;
-let other: TestInstance;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const i = sharedInstance(h);
+const other = sharedInstance(h);
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  i = await h.createInstance();
-  other = await h.createInstance();
   await setSettings(h, i.instanceId, { redirect_urls: ['https://app.example.com/join'] });
 });
-afterAll(() => h.close());
 
 let seq = 0;
 const email = (tag = 'x') => `${tag}.${Date.now().toString(36)}.${++seq}@example.com`;

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { describe, expect, it } from 'vitest';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { eventsSince } from '../testing/auth-flows';
 import { createTestUser, setSettings } from '../testing/fapi-helpers';
 
-let h: TestHarness;
-let i: { instanceId: string; secret: string; keyId: string; publishableKey: string };
-let other: { instanceId: string; secret: string; publishableKey: string };
-beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  i = await h.createInstance();
-  other = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const i = sharedInstance(h);
+const other = sharedInstance(h);
 
 let seq = 0;
 const uniq = (tag: string) => `${tag}-${Date.now().toString(36)}-${++seq}`;

@@ -1,21 +1,19 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, events, refreshTokens } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { applySessionAction } from './sessions';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', TRUST_PROXY: '1' } });
 let key: string;
 let keyId: string;
 let instanceId: string;
 let userId: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000', TRUST_PROXY: '1' } });
   ({ secret: key, keyId, instanceId } = await h.createInstance());
   userId = (await h.call('POST', '/v1/users', { key, body: { email_address: ['s@example.com'] } })).body.id;
 });
-afterAll(() => h.close());
 
 /** A customer's server: verifies jwts against the served JWKS. */
 const jwks = (k = key) =>

@@ -1,22 +1,20 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { events, instances } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { applySessionAction, sweepSessions } from './sessions';
 
 /** Its own database: the sweep spans every instance, so the counts below are exact. */
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let key: string;
 let instanceId: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   ({ secret: key, instanceId } = await h.createInstance());
   await h.runtime.deps.db
     .update(instances)
     .set({ settings: { session_lifetime_seconds: 900, session_inactivity_timeout_seconds: 300 } })
     .where(eq(instances.id, instanceId));
 });
-afterAll(() => h.close());
 
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 async function mint() {

@@ -1,21 +1,19 @@
 import { eq } from 'drizzle-orm';
 import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { instances } from '../db/schema';
 import type { InstanceSettings } from '../instances/settings';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { applySessionAction } from './sessions';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let key: string;
 let instanceId: string;
 let fapiUrl: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   ({ secret: key, instanceId } = await h.createInstance());
   fapiUrl = `http://localhost:3000/fapi/${instanceId}`;
 });
-afterAll(() => h.close());
 
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 const verify = (token: string, k = key) => h.call('POST', '/v1/sessions/verify', { key: k, body: { token } });

@@ -1,17 +1,13 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeProtectedHeader, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCommand } from '../cli/commands';
 import { auditLogs, signingKeys } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { currentSigner, RETIRED_KEY_RETENTION_MS } from './signing-keys';
 
 /** Default limits: the test instances below are held to 100 requests / 10 s per key. */
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
 
 type Jwk = { kty: string; n: string; e: string; kid: string; alg: string; use: string };
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;

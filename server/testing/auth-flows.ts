@@ -2,11 +2,11 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import { events, instances } from '../db/schema';
 import type { InstanceSettings } from '../instances/settings';
 import { fapiClient, type FapiTestClient } from './fapi-client';
-import type { TestHarness } from './harness';
+import type { TestHarness, TestInstance } from './harness';
 
 /** Helpers for end-user authentication tests (sign-up, sign-in, codes). */
 
-export type TestInstance = Awaited<ReturnType<TestHarness['createInstance']>>;
+export type { TestInstance } from './harness';
 
 /** A fresh instance with these settings (a new instance has no cached settings yet). */
 export async function instanceWith(h: TestHarness, settings: Partial<InstanceSettings> = {}): Promise<TestInstance> {

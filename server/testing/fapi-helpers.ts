@@ -3,13 +3,9 @@ import { Secret, TOTP } from 'otpauth';
 import { events, instances } from '../db/schema';
 import type { InstanceSettings } from '../instances/settings';
 import { fapiClient } from './fapi-client';
-import type { TestHarness } from './harness';
+import type { TestHarness, TestInstance } from './harness';
 
-export interface TestInstance {
-  instanceId: string;
-  secret: string;
-  publishableKey: string;
-}
+export type { TestInstance } from './harness';
 
 /** Changes an instance's settings and forgets the cached copy, so the next request sees them. */
 export async function setSettings(h: TestHarness, instanceId: string, patch: Partial<InstanceSettings>) {

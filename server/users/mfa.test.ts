@@ -1,22 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backupCodes, totpFactors } from '../db/schema';
 import { instanceContext } from '../instances/instances';
 import { fapiClient } from '../testing/fapi-client';
-import { createTestUser, eventsOf, setSettings, signedInClient, totpCode, type TestInstance } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { createTestUser, eventsOf, setSettings, signedInClient, totpCode } from '../testing/fapi-helpers';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor } from './mfa';
 
-let h: TestHarness;
-let A: TestInstance;
-let B: TestInstance;
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-  B = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
+const A = sharedInstance(h);
+const B = sharedInstance(h);
 
 let n = 0;
 const newUser = (i = A, extra: Record<string, unknown> = {}) => createTestUser(h, i, { email_address: [`mfa${++n}@example.com`], ...extra });

@@ -1,21 +1,19 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { emailAddresses, events, users } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import type { PasswordHasher } from './passwords';
 
-let h: TestHarness;
+// Many requests per key below; the default test-instance budget (100 / 10 s) is not under test here.
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 /** Through the runtime's password pool, as sign-in does. */
 const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) => h.runtime.deps.passwords.verify(password, digest, hasher);
 let key: string;
 let instanceId: string;
 beforeAll(async () => {
-  // Many requests per key below; the default test-instance budget (100 / 10 s) is not under test here.
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   ({ secret: key, instanceId } = await h.createInstance());
 });
-afterAll(() => h.close());
 
 let seq = 0;
 /** A unique email per call, so tests do not collide within the shared instance. */
