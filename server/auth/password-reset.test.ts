@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { auditLogs, users } from '../db/schema';
 import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf } from '../testing/auth-flows';
+import { browserOf, codeSentTo, eventsSince, nativeOf, nextInstant } from '../testing/auth-flows';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 
@@ -32,8 +32,7 @@ describe('password reset by email code', () => {
     const u = await newUser();
     const elsewhere = [await existingSession(u.email), await existingSession(u.email)];
     const jwt = (await elsewhere[0]!.b.call('POST', `/v1/client/sessions/${elsewhere[0]!.sessionId}/tokens`)).body.jwt;
-    h.clock.advance(1);
-    const since = h.clock.now();
+    const since = nextInstant(h);
 
     const b = browserOf(h, A);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;

@@ -4,7 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf } from '../testing/auth-flows';
+import { browserOf, codeSentTo, eventsSince, nativeOf, nextInstant } from '../testing/auth-flows';
 import type { FapiResult } from '../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
@@ -39,8 +39,7 @@ const shape = (r: FapiResult) =>
 describe('sign-in with a password', () => {
   it('works end to end as a browser: identifier, then password; session active, last_sign_in_at set, events', async () => {
     const u = await newUser();
-    h.clock.advance(1);
-    const since = h.clock.now();
+    const since = nextInstant(h);
     const b = browserOf(h, A);
     const started = await start(b, u.email);
     expect(started.status).toBe(200);

@@ -1,8 +1,7 @@
-import { eq } from 'drizzle-orm';
 import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { instances } from '../db/schema';
-import type { InstanceSettings } from '../instances/settings';
+import { instanceWith } from '../testing/auth-flows';
+import { mintSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { applySessionAction } from './sessions';
 
@@ -18,19 +17,7 @@ beforeAll(async () => {
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 const verify = (token: string, k = key) => h.call('POST', '/v1/sessions/verify', { key: k, body: { token } });
 
-async function mint(k = key) {
-  const email = `v${Math.random().toString(36).slice(2)}@example.com`;
-  const user = (await h.call('POST', '/v1/users', { key: k, body: { email_address: [email] } })).body.id;
-  const res = await h.call('POST', '/v1/sessions', { key: k, body: { user_id: user } });
-  expect(res.status).toBe(200);
-  return res.body as { id: string; jwt: string; refresh_token: string; user_id: string };
-}
-
-async function instanceWith(settings: Partial<InstanceSettings>) {
-  const created = await h.createInstance();
-  await h.runtime.deps.db.update(instances).set({ settings }).where(eq(instances.id, created.instanceId));
-  return created;
-}
+const mint = (k = key) => mintSession(h, k);
 
 /** Replaces one character in the middle of a segment (0 header, 1 payload, 2 signature). */
 function tamper(jwt: string, segment: number): string {
@@ -135,14 +122,14 @@ describe('POST /v1/sessions/verify', () => {
   });
 
   it('a jwt ends with its session (TOKEN_EXPIRED), and one that outlives an idle session is SESSION_ABANDONED', async () => {
-    const expiring = await instanceWith({ session_lifetime_seconds: 300, session_token_lifetime_seconds: 3600 });
+    const expiring = await instanceWith(h, { session_lifetime_seconds: 300, session_token_lifetime_seconds: 3600 });
     const s = await mint(expiring.secret);
     h.clock.advance(300_000);
     const res = await verify(s.jwt, expiring.secret);
     expect(res.status).toBe(401);
     expect(errorOf(res.body).code).toBe('TOKEN_EXPIRED');
 
-    const idle = await instanceWith({ session_inactivity_timeout_seconds: 300, session_token_lifetime_seconds: 3600 });
+    const idle = await instanceWith(h, { session_inactivity_timeout_seconds: 300, session_token_lifetime_seconds: 3600 });
     const t = await mint(idle.secret);
     h.clock.advance(300_000);
     expect(errorOf((await verify(t.jwt, idle.secret)).body).code).toBe('SESSION_ABANDONED');

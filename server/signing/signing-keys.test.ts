@@ -3,6 +3,7 @@ import { createRemoteJWKSet, customFetch, decodeProtectedHeader, jwtVerify } fro
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../cli/commands';
 import { auditLogs, signingKeys } from '../db/schema';
+import { mintSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { currentSigner, RETIRED_KEY_RETENTION_MS } from './signing-keys';
 
@@ -21,13 +22,7 @@ const remoteJwks = (key: string) =>
   createRemoteJWKSet(new URL('http://localhost:3000/v1/jwks'), {
     [customFetch]: (url: string) => h.request('GET', new URL(url).pathname, { key }),
   });
-async function mint(key: string) {
-  const email = `k${Math.random().toString(36).slice(2)}@example.com`;
-  const user = (await h.call('POST', '/v1/users', { key, body: { email_address: [email] } })).body.id;
-  const res = await h.call('POST', '/v1/sessions', { key, body: { user_id: user } });
-  expect(res.status).toBe(200);
-  return res.body as { id: string; jwt: string; refresh_token: string };
-}
+const mint = (key: string) => mintSession(h, key);
 const verify = (key: string, token: string) => h.call('POST', '/v1/sessions/verify', { key, body: { token } });
 
 describe('GET /v1/jwks', () => {

@@ -36,6 +36,19 @@ export async function eventsSince(h: TestHarness, instanceId: string, since: num
   return rows.map((r) => ({ type: r.type, data: r.data as Record<string, unknown> }));
 }
 
+/** Moves the harness clock 1 ms on and answers that instant, to read the events emitted from here on. */
+export function nextInstant(h: TestHarness): number {
+  h.clock.advance(1);
+  return h.clock.now();
+}
+
+/** Runs `fn` and answers its result with the events the instance emitted meanwhile, oldest first. */
+export async function eventsDuring<T>(h: TestHarness, instanceId: string, fn: () => Promise<T>) {
+  const since = nextInstant(h);
+  const result = await fn();
+  return { result, events: await eventsSince(h, instanceId, since) };
+}
+
 /** Runs a full email-code sign-up; answers the final response. */
 export async function signUp(
   h: TestHarness,
