@@ -1,9 +1,9 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditLogs, events } from '../db/schema';
+import { auditLogs } from '../db/schema';
 import { instanceWith } from '../testing/auth-flows';
-import { mintSession } from '../testing/fapi-helpers';
+import { eventsOf, mintSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { REFRESH_GRACE_MS, applySessionAction } from './sessions';
 
@@ -20,14 +20,7 @@ const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 const mint = (k = key) => mintSession(h, k);
 const refresh = (id: string, token: string, k = key) => h.call('POST', `/v1/sessions/${id}/refresh`, { key: k, body: { refresh_token: token } });
 const getSession = async (id: string, k = key) => (await h.call('GET', `/v1/sessions/${id}`, { key: k })).body;
-const eventsFor = async (instance: string, type: string, sessionId: string) =>
-  (
-    await h.runtime.deps.db
-      .select()
-      .from(events)
-      .where(and(eq(events.instanceId, instance), eq(events.type, type)))
-      .orderBy(asc(events.id))
-  ).filter((e) => e.data.id === sessionId);
+const eventsFor = async (instance: string, type: string, sessionId: string) => (await eventsOf(h, instance, type)).filter((e) => e.data.id === sessionId);
 const jwks = (k = key) =>
   createRemoteJWKSet(new URL('http://localhost:3000/v1/jwks'), {
     [customFetch]: (url: string) => h.request('GET', new URL(url).pathname, { key: k }),

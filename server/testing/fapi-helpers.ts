@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { expect } from 'vitest';
-import { events, instances } from '../db/schema';
+import { events, instances, users } from '../db/schema';
 import type { InstanceSettings } from '../instances/settings';
 import { fapiClient } from './fapi-client';
 import type { TestHarness, TestInstance } from './harness';
@@ -36,6 +36,12 @@ export function bapiWith(h: TestHarness, i: TestInstance) {
     return res.body;
   };
   return { call, ok };
+}
+
+/** A user's stored password digest and its hasher, straight from the database. */
+export async function storedPassword(h: TestHarness, userId: string) {
+  const [row] = await h.runtime.deps.db.select({ digest: users.passwordDigest, hasher: users.passwordHasher }).from(users).where(eq(users.id, userId));
+  return row!;
 }
 
 export async function createTestUser(h: TestHarness, i: TestInstance, body: Record<string, unknown>) {

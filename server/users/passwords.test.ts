@@ -7,6 +7,7 @@ import { users } from '../db/schema';
 import { browserOf } from '../testing/auth-flows';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
+import { storedPassword } from '../testing/fapi-helpers';
 import type { PasswordHasher } from './passwords';
 
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
@@ -42,13 +43,7 @@ async function importUser(hasher: string, digest: string) {
   });
 }
 
-async function stored(id: string) {
-  const [row] = await h.runtime.deps.db
-    .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
-    .from(users)
-    .where(eq(users.id, id));
-  return row!;
-}
+const stored = (id: string) => storedPassword(h, id);
 
 describe('importing password digests', () => {
   const cases: [PasswordHasher, () => Promise<string>][] = [
