@@ -370,27 +370,23 @@ function table(head: string[], body: string[][], leftColumns = 2): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
-const spread = (r: Row) => `${Math.min(...r.roundsRps).toFixed(0)}-${Math.max(...r.roundsRps).toFixed(0)}`;
+/** The columns both tables start with, and their cells for a row. */
+const MEASURED = ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms'];
+const measured = (r: Row) => [
+  r.target,
+  r.endpoint,
+  r.requestsPerSecond.toFixed(0),
+  `${Math.min(...r.roundsRps).toFixed(0)}-${Math.max(...r.roundsRps).toFixed(0)}`,
+  fmt(r.p50, 2),
+  fmt(r.p99, 2),
+];
 
-const usersTable = (rows: Row[]) =>
-  table(
-    ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs bare', 'vs db'],
-    rows.map((r) => [r.target, r.endpoint, r.requestsPerSecond.toFixed(0), spread(r), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.vsBare, 2), fmt(r.vsDb, 2)]),
-  );
+const usersTable = (rows: Row[]) => table([...MEASURED, 'vs bare', 'vs db'], rows.map((r) => [...measured(r), fmt(r.vsBare, 2), fmt(r.vsDb, 2)]));
 
 const sessionsTable = (rows: Row[]) =>
   table(
-    ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs jose', `vs ${REFRESH_TARGET}/s`],
-    rows.map((r) => [
-      r.target,
-      r.endpoint,
-      r.requestsPerSecond.toFixed(0),
-      spread(r),
-      fmt(r.p50, 2),
-      fmt(r.p99, 2),
-      fmt(r.vsCeiling, 2),
-      r.key !== 'jose' && r.endpoint.endsWith('/refresh') ? fmt(r.requestsPerSecond / REFRESH_TARGET, 2) : '-',
-    ]),
+    [...MEASURED, 'vs jose', `vs ${REFRESH_TARGET}/s`],
+    rows.map((r) => [...measured(r), fmt(r.vsCeiling, 2), r.key !== 'jose' && r.endpoint.endsWith('/refresh') ? fmt(r.requestsPerSecond / REFRESH_TARGET, 2) : '-']),
   );
 
 async function post(url: string, headers: Record<string, string>, body: unknown) {

@@ -60,8 +60,7 @@ describe('the signed-in user’s sessions across devices', () => {
   });
 
   it('needs a signed-in session: signed out 401, a personal access token 403, a foreign origin 403', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { b } = await signedInClient(h, A, await newUser());
     const minted = await b.call('POST', '/v1/client/me/api_tokens', { body: { name: 'cli', scopes: ['me:read', 'me:write'] } });
     const token = minted.body.token as string;
     const withToken = { headers: { authorization: `Bearer ${token}` } };
