@@ -1,11 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { auditLogs, users } from '../db/schema';
-import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf, nextInstant } from '../testing/auth-flows';
+import { browserOf, codeSentTo, enrollTotp, eventsSince, nativeOf, nextInstant } from '../testing/auth-flows';
 import { sharedHarness, sharedInstance } from '../testing/harness';
-import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 
 const h = sharedHarness();
 const A = sharedInstance(h);
@@ -96,11 +93,7 @@ describe('password reset by email code', () => {
 
   it('still asks a user with TOTP for the second factor after the reset', async () => {
     const u = await newUser();
-    const instance = await instanceContext(h.runtime.deps, A.instanceId);
-    const { secret } = await beginTotpEnrollment(h.runtime.deps, instance, u.id);
-    const totp = new TOTP({ secret: Secret.fromBase32(secret) });
-    await confirmTotp(h.runtime.deps, instance, u.id, totp.generate({ timestamp: h.clock.now() }), null);
-    h.clock.advance(30_000);
+    const { totp } = await enrollTotp(h, A.instanceId, u.id);
     const b = browserOf(h, A);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;
     await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });

@@ -1,13 +1,10 @@
 import bcrypt from 'bcryptjs';
 import { eq } from 'drizzle-orm';
-import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
-import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf, nextInstant } from '../testing/auth-flows';
+import { browserOf, codeSentTo, enrollTotp, eventsSince, nativeOf, nextInstant } from '../testing/auth-flows';
 import type { FapiResult } from '../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../testing/harness';
-import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 
 const h = sharedHarness();
 const A = sharedInstance(h);
@@ -250,13 +247,7 @@ describe('unknown identifiers are indistinguishable', () => {
 describe('second factor', () => {
   async function userWithTotp() {
     const u = await newUser();
-    const instance = await instanceContext(h.runtime.deps, A.instanceId);
-    const enrollment = await beginTotpEnrollment(h.runtime.deps, instance, u.id);
-    const totp = new TOTP({ secret: Secret.fromBase32(enrollment.secret), digits: 6, period: 30, algorithm: 'SHA1' });
-    const confirmed = await confirmTotp(h.runtime.deps, instance, u.id, totp.generate({ timestamp: h.clock.now() }), null);
-    // Codes are single use per 30 s step: later ones come from later steps.
-    h.clock.advance(30_000);
-    return { ...u, totp, backupCodes: confirmed.backup_codes };
+    return { ...u, ...(await enrollTotp(h, A.instanceId, u.id)) };
   }
 
   it('leaves the session pending (session.pending) until a TOTP code activates it', async () => {

@@ -1,6 +1,9 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
+import { Secret, TOTP } from 'otpauth';
 import { events, instances } from '../db/schema';
+import { instanceContext } from '../instances/instances';
 import type { InstanceSettings } from '../instances/settings';
+import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 import { fapiClient, type FapiTestClient } from './fapi-client';
 import type { TestHarness, TestInstance } from './harness';
 
@@ -47,6 +50,19 @@ export async function eventsDuring<T>(h: TestHarness, instanceId: string, fn: ()
   const since = nextInstant(h);
   const result = await fn();
   return { result, events: await eventsSince(h, instanceId, since) };
+}
+
+/**
+ * Enrolls a user in TOTP directly (not over HTTP), then moves the clock one 30 s step on, since
+ * codes are single use per step; answers the authenticator and the backup codes.
+ */
+export async function enrollTotp(h: TestHarness, instanceId: string, userId: string) {
+  const instance = await instanceContext(h.runtime.deps, instanceId);
+  const { secret } = await beginTotpEnrollment(h.runtime.deps, instance, userId);
+  const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+  const confirmed = await confirmTotp(h.runtime.deps, instance, userId, totp.generate({ timestamp: h.clock.now() }), null);
+  h.clock.advance(30_000);
+  return { totp, backupCodes: confirmed.backup_codes };
 }
 
 /** Runs a full email-code sign-up; answers the final response. */
