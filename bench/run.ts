@@ -260,21 +260,14 @@ async function seed(port: number, secret: string): Promise<{ userId: string; use
   const server = startServer('seed (npm run api)', 'npm', ['run', 'api'], port, {}, null);
   try {
     await waitFor(server, '/healthz', 60_000);
-    const auth = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
     let next = 1;
     const ids: string[] = [];
     const worker = async () => {
       while (next <= USERS) {
         const n = next++;
-        const res = await fetch(`http://127.0.0.1:${port}/v1/users`, {
-          method: 'POST',
-          headers: auth,
-          body: JSON.stringify({ email_address: [`u${n}@example.com`], first_name: `U${n}` }),
-          signal: AbortSignal.timeout(10_000),
-        });
-        const body = (await res.json()) as { id?: string };
-        if (res.status !== 200 || !body.id) throw new Error(`POST /v1/users → ${res.status} ${JSON.stringify(body)}`);
-        ids.push(body.id);
+        const res = await post(`http://127.0.0.1:${port}/v1/users`, { authorization: `Bearer ${secret}` }, { email_address: [`u${n}@example.com`], first_name: `U${n}` });
+        if (res.status !== 200 || typeof res.body?.id !== 'string') throw new Error(`POST /v1/users → ${res.status} ${JSON.stringify(res.body)}`);
+        ids.push(res.body.id);
       }
     };
     await Promise.all(Array.from({ length: 10 }, worker));
