@@ -49,7 +49,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { Row as PlanRow } from './load';
-import { measureWebhooks, type WebhookBenchResult } from './webhooks';
+import { measureWebhooks, type BenchServer as Server, type WebhookBenchResult } from './webhooks';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -164,13 +164,6 @@ const lastJsonLine = (out: string): unknown => {
 };
 
 // ---------------------------------------------------------------- servers
-
-interface Server {
-  name: string;
-  child: ChildProcess;
-  port: number;
-  output: () => string;
-}
 
 function startServer(name: string, cmd: string, args: string[], port: number, extraEnv: Env, cpu: number | null): Server {
   const [c, a] = cpu === null ? [cmd, args] : pinned(cpu, cmd, args);
@@ -606,7 +599,7 @@ async function main() {
   let webhooks: WebhookBenchResult | null = null;
   if (!ONLY || ONLY.has('webhooks')) {
     webhooks = await measureWebhooks(
-      { cli, startServer, waitFor, stop, log },
+      { cli, startServer, waitFor, stop, log, post },
       { port: PORT_BASE + 30, backlog: WEBHOOK_EVENTS, rate: WEBHOOK_RATE, seconds: WEBHOOK_SECONDS },
     );
   }
