@@ -66,7 +66,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { Row as PlanRow } from './load';
-import { measureWebhooks, type WebhookBenchResult } from './webhooks';
+import { measureWebhooks, type BenchServer as Server, type WebhookBenchResult } from './webhooks';
 import { limiterTable, measureLimiter, type LimiterBenchRow } from './limiter';
 import { measureScim, type ScimBenchResult } from './scim';
 import { measureProtection, type ProtectionBenchResult } from './protection';
@@ -186,13 +186,6 @@ const lastJsonLine = (out: string): unknown => {
 
 // ---------------------------------------------------------------- servers
 
-interface Server {
-  name: string;
-  child: ChildProcess;
-  port: number;
-  output: () => string;
-}
-
 function startServer(name: string, cmd: string, args: string[], port: number, extraEnv: Env, cpu: number | null): Server {
   const [c, a] = cpu === null ? [cmd, args] : pinned(cpu, cmd, args);
   const child = spawn(c, a, {
@@ -282,34 +275,22 @@ async function seed(port: number, secret: string): Promise<{ userId: string; use
   const server = startServer('seed (npm run api)', 'npm', ['run', 'api'], port, {}, null);
   try {
     await waitFor(server, '/healthz', 60_000);
-    const auth = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
     let next = 1;
     const ids: string[] = [];
     const worker = async () => {
       while (next <= USERS) {
         const n = next++;
-        const res = await fetch(`http://127.0.0.1:${port}/v1/users`, {
-          method: 'POST',
-          headers: auth,
-          body: JSON.stringify({ email_address: [`u${n}@example.com`], first_name: `U${n}` }),
-          signal: AbortSignal.timeout(10_000),
-        });
-        const body = (await res.json()) as { id?: string };
-        if (res.status !== 200 || !body.id) throw new Error(`POST /v1/users → ${res.status} ${JSON.stringify(body)}`);
-        ids.push(body.id);
+        const res = await post(`http://127.0.0.1:${port}/v1/users`, { authorization: `Bearer ${secret}` }, { email_address: [`u${n}@example.com`], first_name: `U${n}` });
+        if (res.status !== 200 || typeof res.body?.id !== 'string') throw new Error(`POST /v1/users → ${res.status} ${JSON.stringify(res.body)}`);
+        ids.push(res.body.id);
       }
     };
     await Promise.all(Array.from({ length: 10 }, worker));
     ids.sort();
     const userId = ids[Math.floor(ids.length / 2)]!;
-    const res = await fetch(`http://127.0.0.1:${port}/v1/api_keys`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ subject: userId, name: 'Bench', scopes: ['read:bench'], claims: { plan: 'bench' } }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const key = (await res.json()) as { secret?: string };
-    if (res.status !== 200 || !key.secret) throw new Error(`POST /v1/api_keys → ${res.status} ${JSON.stringify(key)}`);
+    const res = await post(`http://127.0.0.1:${port}/v1/api_keys`, { authorization: `Bearer ${secret}` }, { subject: userId, name: 'Bench', scopes: ['read:bench'], claims: { plan: 'bench' } });
+    const key = res.body as { secret?: string } | null;
+    if (res.status !== 200 || !key?.secret) throw new Error(`POST /v1/api_keys → ${res.status} ${JSON.stringify(key)}`);
     return { userId, userIds: ids, apiKeySecret: key.secret };
   } finally {
     await stop(server.child);
@@ -407,33 +388,29 @@ function table(head: string[], body: string[][], leftColumns = 2): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
-const spread = (r: Row) => `${Math.min(...r.roundsRps).toFixed(0)}-${Math.max(...r.roundsRps).toFixed(0)}`;
+/** The columns both tables start with, and their cells for a row. */
+const MEASURED = ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms'];
+const measured = (r: Row) => [
+  r.target,
+  r.endpoint,
+  r.requestsPerSecond.toFixed(0),
+  `${Math.min(...r.roundsRps).toFixed(0)}-${Math.max(...r.roundsRps).toFixed(0)}`,
+  fmt(r.p50, 2),
+  fmt(r.p99, 2),
+];
 
-const usersTable = (rows: Row[]) =>
-  table(
-    ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs bare', 'vs db'],
-    rows.map((r) => [r.target, r.endpoint, r.requestsPerSecond.toFixed(0), spread(r), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.vsBare, 2), fmt(r.vsDb, 2)]),
-  );
+const usersTable = (rows: Row[]) => table([...MEASURED, 'vs bare', 'vs db'], rows.map((r) => [...measured(r), fmt(r.vsBare, 2), fmt(r.vsDb, 2)]));
 
 const sessionsTable = (rows: Row[]) =>
   table(
-    ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs jose', `vs ${REFRESH_TARGET}/s`],
-    rows.map((r) => [
-      r.target,
-      r.endpoint,
-      r.requestsPerSecond.toFixed(0),
-      spread(r),
-      fmt(r.p50, 2),
-      fmt(r.p99, 2),
-      fmt(r.vsCeiling, 2),
-      r.key !== 'jose' && r.endpoint.endsWith('/refresh') ? fmt(r.requestsPerSecond / REFRESH_TARGET, 2) : '-',
-    ]),
+    [...MEASURED, 'vs jose', `vs ${REFRESH_TARGET}/s`],
+    rows.map((r) => [...measured(r), fmt(r.vsCeiling, 2), r.key !== 'jose' && r.endpoint.endsWith('/refresh') ? fmt(r.requestsPerSecond / REFRESH_TARGET, 2) : '-']),
   );
 
 const oauthTable = (rows: Row[]) =>
   table(
-    ['target', 'endpoint', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'vs jose sign', 'vs oidc-provider'],
-    rows.map((r) => [r.target, r.endpoint, r.requestsPerSecond.toFixed(0), spread(r), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.vsCeiling, 2), fmt(r.vsProvider, 2)]),
+    [...MEASURED, 'vs jose sign', 'vs oidc-provider'],
+    rows.map((r) => [...measured(r), fmt(r.vsCeiling, 2), fmt(r.vsProvider, 2)]),
   );
 
 async function post(url: string, headers: Record<string, string>, body: unknown) {
@@ -754,7 +731,7 @@ async function main() {
   let webhooks: WebhookBenchResult | null = null;
   if (!ONLY || ONLY.has('webhooks')) {
     webhooks = await measureWebhooks(
-      { cli, startServer, waitFor, stop, log },
+      { cli, startServer, waitFor, stop, log, post },
       { port: PORT_BASE + 30, backlog: WEBHOOK_EVENTS, rate: WEBHOOK_RATE, seconds: WEBHOOK_SECONDS },
     );
   }
@@ -772,7 +749,7 @@ async function main() {
   let scim: ScimBenchResult | null = null;
   if (!ONLY || ONLY.has('scim')) {
     scim = await measureScim(
-      { cli, startServer, waitFor, stop, log },
+      { cli, startServer, waitFor, stop, log, post },
       { port: PORT_BASE + 40, users: SCIM_USERS, connections: CONNECTIONS, seconds: DURATION, databaseUrl: DATABASE_URL },
     );
   }
@@ -780,7 +757,7 @@ async function main() {
   let protection: ProtectionBenchResult | null = null;
   if (!ONLY || ONLY.has('protection')) {
     protection = await measureProtection(
-      { cli, startServer, waitFor, stop, log },
+      { cli, startServer, waitFor, stop, log, post },
       { port: PORT_BASE + 50, seconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, users: Number(env.BENCH_PROTECTION_USERS ?? 20) },
     );
   }

@@ -28,6 +28,8 @@ export interface WebhookBenchHelpers {
   waitFor(server: BenchServer, pathname: string, timeoutMs: number): Promise<void>;
   stop(child: ChildProcess): Promise<void>;
   log(msg: string): void;
+  /** POSTs JSON (10 s timeout); answers the status and the parsed body, or null. */
+  post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: Record<string, unknown> | null }>;
 }
 
 export interface WebhookBenchResult {
@@ -89,7 +91,7 @@ export async function measureWebhooks(
 ): Promise<WebhookBenchResult> {
   const instance = (await h.cli(['instance', 'create', '--name', 'Webhooks bench', '--env', 'test', '--json'])) as { instance_id: string };
   const key = (await h.cli(['keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--json'])) as { secret: string };
-  const headers = { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' };
+  const auth = { authorization: `Bearer ${key.secret}` };
   const receiver = await startReceiver();
   const env = { ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' };
   const api = h.startServer('webhooks: npm run api (no worker)', 'npm', ['run', 'api'], opts.port, { ...env, WEBHOOK_WORKER: '0' }, 1);
@@ -97,23 +99,13 @@ export async function measureWebhooks(
   let seq = 0;
   const createUser = async () => {
     const n = ++seq;
-    const res = await fetch(`http://127.0.0.1:${opts.port}/v1/users`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ email_address: [`wh${n}@example.com`] }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    await res.arrayBuffer();
+    const res = await h.post(`http://127.0.0.1:${opts.port}/v1/users`, auth, { email_address: [`wh${n}@example.com`] });
     if (res.status !== 200) throw new Error(`POST /v1/users → ${res.status}`);
   };
   try {
     await h.waitFor(api, '/readyz', 120_000);
-    const ep = await fetch(`http://127.0.0.1:${opts.port}/v1/webhook_endpoints`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ url: receiver.url, event_types: ['user.created'] }),
-    });
-    if (ep.status !== 200) throw new Error(`POST /v1/webhook_endpoints → ${ep.status} ${await ep.text()}`);
+    const ep = await h.post(`http://127.0.0.1:${opts.port}/v1/webhook_endpoints`, auth, { url: receiver.url, event_types: ['user.created'] });
+    if (ep.status !== 200) throw new Error(`POST /v1/webhook_endpoints → ${ep.status} ${JSON.stringify(ep.body)}`);
 
     h.log(`webhooks: queueing a backlog of ${opts.backlog} user.created events (no worker running)`);
     let made = 0;

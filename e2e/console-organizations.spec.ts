@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import en from '../messages/en/organizations.json' with { type: 'json' };
 import { E2E_BASE_URL } from './support/server';
-import { cli, screenshot, uniqueEmail } from './support/helpers';
+import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
 
 async function expectNoHorizontalScroll(page: Page) {
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
@@ -26,15 +26,7 @@ test('an operator creates an organization, manages its members, invitations and 
   const domain = `acme-${Date.now().toString(36)}.example.com`;
 
   await test.step('an operator of their own account and a test instance with a user', async () => {
-    const { url } = cli<{ url: string }>('setup-link');
-    await page.goto(url);
-    await page.getByLabel('First name').fill('Olga');
-    await page.getByLabel('Email address').fill(uniqueEmail('orgs-owner'));
-    await page.getByLabel('Password', { exact: true }).fill('teams and their roles');
-    await page.getByLabel('Account name').fill('Orgs GmbH');
-    await page.getByRole('button', { name: 'Create operator account' }).click();
-    await expect(page).toHaveURL(/\/accounts\/acct_/);
-    const accountId = /\/accounts\/(acct_[0-9A-Z]+)/.exec(page.url())![1]!;
+    const accountId = await createOperatorAccount(page, { firstName: 'Olga', email: uniqueEmail('orgs-owner'), password: 'teams and their roles', accountName: 'Orgs GmbH' });
     const created = cli<{ instance_id: string }>('instance', 'create', '--name', 'Orgs', '--env', 'test', '--account', accountId);
     secret = cli<{ secret: string }>('keys', 'create', '--instance', created.instance_id, '--scopes', '*', '--name', 'e2e').secret;
     base = `/accounts/${accountId}/instances/${created.instance_id}`;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
 import en from '../messages/en/webhooks.json' with { type: 'json' };
-import { cli, screenshot, uniqueEmail } from './support/helpers';
+import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
 
 type Received = { headers: IncomingHttpHeaders; body: string };
 
@@ -47,15 +47,7 @@ test('an operator adds a webhook endpoint, receives a signed test event, retries
 
   try {
     await test.step('an operator of their own account and a test instance', async () => {
-      const { url } = cli<{ url: string }>('setup-link');
-      await page.goto(url);
-      await page.getByLabel('First name').fill('Wendy');
-      await page.getByLabel('Email address').fill(uniqueEmail('webhooks-owner'));
-      await page.getByLabel('Password', { exact: true }).fill('signed deliveries only');
-      await page.getByLabel('Account name').fill('Hooks Ltd');
-      await page.getByRole('button', { name: 'Create operator account' }).click();
-      await expect(page).toHaveURL(/\/accounts\/acct_/);
-      const accountId = /\/accounts\/(acct_[0-9A-Z]+)/.exec(page.url())![1]!;
+      const accountId = await createOperatorAccount(page, { firstName: 'Wendy', email: uniqueEmail('webhooks-owner'), password: 'signed deliveries only', accountName: 'Hooks Ltd' });
       const created = cli<{ instance_id: string }>('instance', 'create', '--name', 'Hooks', '--env', 'test', '--account', accountId);
       base = `/accounts/${accountId}/instances/${created.instance_id}`;
     });

@@ -3,7 +3,7 @@ import enHosted from '../messages/en/hosted.json' with { type: 'json' };
 import en from '../messages/en/templates.json' with { type: 'json' };
 import frCommon from '../messages/fr/common.json' with { type: 'json' };
 import fr from '../messages/fr/hosted.json' with { type: 'json' };
-import { cli, screenshot, uniqueEmail } from './support/helpers';
+import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
 
 const operator = { email: uniqueEmail('overrides-owner'), password: 'copy that converts' };
 const heading = 'Rejoignez la Boutique';
@@ -15,15 +15,7 @@ test('an operator overrides a French hosted-page title; the French sign-up page 
   let instance = { instance_id: '', fapi_url: '' };
 
   await test.step('an operator of their own account and a test instance', async () => {
-    const { url } = cli<{ url: string }>('setup-link');
-    await page.goto(url);
-    await page.getByLabel('First name').fill('Odile');
-    await page.getByLabel('Email address').fill(operator.email);
-    await page.getByLabel('Password', { exact: true }).fill(operator.password);
-    await page.getByLabel('Account name').fill('Boutique SARL');
-    await page.getByRole('button', { name: 'Create operator account' }).click();
-    await expect(page).toHaveURL(/\/accounts\/acct_/);
-    accountId = /\/accounts\/(acct_[0-9A-Z]+)/.exec(page.url())![1]!;
+    accountId = await createOperatorAccount(page, { firstName: 'Odile', email: operator.email, password: operator.password, accountName: 'Boutique SARL' });
     instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Boutique', '--env', 'test', '--account', accountId);
   });
 

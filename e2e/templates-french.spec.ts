@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import en from '../messages/en/templates.json' with { type: 'json' };
 import fr from '../messages/fr/hosted.json' with { type: 'json' };
-import { cli, latestEmail, screenshot, uniqueEmail } from './support/helpers';
+import { cli, createOperatorAccount, latestEmail, screenshot, uniqueEmail } from './support/helpers';
 
 const operator = { email: uniqueEmail('templates-owner'), password: 'mjml and handlebars' };
 
@@ -36,15 +36,7 @@ test('an operator overrides the French verification email; a French end user rec
   let instance = { instance_id: '', fapi_url: '', secret: '' };
 
   await test.step('an operator of their own account and a test instance', async () => {
-    const { url } = cli<{ url: string }>('setup-link');
-    await page.goto(url);
-    await page.getByLabel('First name').fill('Émile');
-    await page.getByLabel('Email address').fill(operator.email);
-    await page.getByLabel('Password', { exact: true }).fill(operator.password);
-    await page.getByLabel('Account name').fill('Boutique SAS');
-    await page.getByRole('button', { name: 'Create operator account' }).click();
-    await expect(page).toHaveURL(/\/accounts\/acct_/);
-    accountId = /\/accounts\/(acct_[0-9A-Z]+)/.exec(page.url())![1]!;
+    accountId = await createOperatorAccount(page, { firstName: 'Émile', email: operator.email, password: operator.password, accountName: 'Boutique SAS' });
     const created = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Boutique', '--env', 'test', '--account', accountId);
     const key = cli<{ secret: string }>('keys', 'create', '--instance', created.instance_id, '--scopes', '*', '--name', 'e2e');
     instance = { ...created, secret: key.secret };

@@ -12,6 +12,19 @@ export function cli<T>(...args: string[]): T {
   return JSON.parse(out) as T;
 }
 
+/** Claims a CLI setup link in the console as a new operator with their own account; answers the account id. */
+export async function createOperatorAccount(page: Page, operator: { firstName: string; email: string; password: string; accountName: string }): Promise<string> {
+  const { url } = cli<{ url: string }>('setup-link');
+  await page.goto(url);
+  await page.getByLabel('First name').fill(operator.firstName);
+  await page.getByLabel('Email address').fill(operator.email);
+  await page.getByLabel('Password', { exact: true }).fill(operator.password);
+  await page.getByLabel('Account name').fill(operator.accountName);
+  await page.getByRole('button', { name: 'Create operator account' }).click();
+  await expect(page).toHaveURL(/\/accounts\/acct_/);
+  return /\/accounts\/(acct_[0-9A-Z]+)/.exec(page.url())![1]!;
+}
+
 export type TestInstance = { instance_id: string; publishable_key: string; fapi_url: string; secret: string };
 
 /** A test instance with a secret key that can read its outbox, made through the CLI. */

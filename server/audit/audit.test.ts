@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedHarness } from '../testing/harness';
 import { audit } from './audit';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', TRUST_PROXY: '1' } });
 let key: string;
 let keyId: string;
 let instanceId: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000', TRUST_PROXY: '1' } });
   ({ secret: key, keyId, instanceId } = await h.createInstance());
 });
-afterAll(() => h.close());
 
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 type Entry = { id: string; actor: string; action: string; target: string | null; created_at: number };

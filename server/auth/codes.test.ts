@@ -1,17 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verificationCodes } from '../db/schema';
 import { isAppError } from '../http/errors';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { checkCode, CODE_MAX_FAILURES, issueCode } from './codes';
 
-let h: TestHarness;
+const h = sharedHarness();
 let instanceId: string;
 beforeAll(async () => {
-  h = await createHarness();
   instanceId = (await h.createInstance()).instanceId;
 });
-afterAll(() => h.close());
 
 const issue = (attemptId: string, address: string) =>
   h.runtime.deps.db.transaction((tx) => issueCode({ ...h.runtime.deps, db: tx }, { instanceId, attemptId, purpose: 'sign_in', address }));

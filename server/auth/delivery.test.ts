@@ -1,31 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OutgoingEmail } from '../email/transport';
-import { browserOf, type TestInstance } from '../testing/auth-flows';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { browserOf } from '../testing/auth-flows';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
 /** Codes through a mail transport (SMTP in production): sent after the commit, never holding up the answer. */
-let h: TestHarness;
-let A: TestInstance;
 const sent: OutgoingEmail[] = [];
 let release: () => void = () => {};
-
-beforeAll(async () => {
-  h = await createHarness({
-    mailer: {
-      // A slow server: each send waits until the test releases it.
-      send: (m) =>
-        new Promise<void>((resolve) => {
-          release = () => {
-            release = () => {};
-            sent.push(m);
-            resolve();
-          };
-        }),
-    },
-  });
-  A = await h.createInstance();
+const h = sharedHarness({
+  mailer: {
+    // A slow server: each send waits until the test releases it.
+    send: (m) =>
+      new Promise<void>((resolve) => {
+        release = () => {
+          release = () => {};
+          sent.push(m);
+          resolve();
+        };
+      }),
+  },
 });
-afterAll(() => h.close());
+const A = sharedInstance(h);
 
 async function until(cond: () => Promise<boolean>) {
   for (let i = 0; i < 100; i++) {

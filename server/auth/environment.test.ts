@@ -1,18 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { ensurePlatformInstance } from '../instances/platform';
 import { saveLocalization } from '../localization/overrides';
 import { expectError } from '../testing/expect';
 import { fapiClient } from '../testing/fapi-client';
 import { browserOf, instanceWith, signUp } from '../testing/auth-flows';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
 
 const q = (url: string) => `/v1/environment?redirect_url=${encodeURIComponent(url)}`;
 

@@ -1,17 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signInAttempts, verificationCodes } from '../db/schema';
-import { browserOf, type TestInstance } from '../testing/auth-flows';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { browserOf } from '../testing/auth-flows';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { purgeAuthAttempts } from './housekeeping';
 
-let h: TestHarness;
-let A: TestInstance;
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
+const A = sharedInstance(h);
 
 describe('purgeAuthAttempts', () => {
   it('drops attempts past abandon_at and codes older than a day, and nothing younger', async () => {

@@ -1,24 +1,14 @@
-import { systemContext } from '../http/actor';
 import { eq } from 'drizzle-orm';
-import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLogs, users } from '../db/schema';
-import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf, type TestInstance } from '../testing/auth-flows';
-import { createHarness, type TestHarness } from '../testing/harness';
-import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
+import { browserOf, codeSentTo, enrollTotp, eventsSince, nativeOf, nextInstant } from '../testing/auth-flows';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
-let h: TestHarness;
-let A: TestInstance;
+const h = sharedHarness();
+const A = sharedInstance(h);
 let n = 0;
 const OLD = 'the old passphrase';
 const NEW = 'a brand new passphrase';
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-});
-afterAll(() => h.close());
 
 async function newUser() {
   const email = `reset${++n}@example.com`;
@@ -39,8 +29,7 @@ describe('password reset by email code', () => {
     const u = await newUser();
     const elsewhere = [await existingSession(u.email), await existingSession(u.email)];
     const jwt = (await elsewhere[0]!.b.call('POST', `/v1/client/sessions/${elsewhere[0]!.sessionId}/tokens`)).body.jwt;
-    h.clock.advance(1);
-    const since = h.clock.now();
+    const since = nextInstant(h);
 
     const b = browserOf(h, A);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;
@@ -104,11 +93,7 @@ describe('password reset by email code', () => {
 
   it('still asks a user with TOTP for the second factor after the reset', async () => {
     const u = await newUser();
-    const instance = await instanceContext(h.runtime.deps, A.instanceId);
-    const { secret } = await beginTotpEnrollment(h.runtime.deps, instance, u.id);
-    const totp = new TOTP({ secret: Secret.fromBase32(secret) });
-    await confirmTotp(h.runtime.deps, instance, u.id, totp.generate({ timestamp: h.clock.now() }), null, systemContext('test'));
-    h.clock.advance(30_000);
+    const { totp } = await enrollTotp(h, A.instanceId, u.id);
     const b = browserOf(h, A);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;
     await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });

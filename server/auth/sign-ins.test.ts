@@ -1,25 +1,15 @@
-import { systemContext } from '../http/actor';
 import bcrypt from 'bcryptjs';
 import { eq } from 'drizzle-orm';
-import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
-import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf, type TestInstance } from '../testing/auth-flows';
+import { browserOf, codeSentTo, enrollTotp, eventsSince, nativeOf, nextInstant } from '../testing/auth-flows';
 import type { FapiResult } from '../testing/fapi-client';
-import { createHarness, type TestHarness } from '../testing/harness';
-import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
-let h: TestHarness;
-let A: TestInstance;
+const h = sharedHarness();
+const A = sharedInstance(h);
 let n = 0;
 const PASSWORD = 'a long passphrase';
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-});
-afterAll(() => h.close());
 
 async function newUser(extra: Record<string, unknown> = {}) {
   const email = `person${++n}@example.com`;
@@ -46,8 +36,7 @@ const shape = (r: FapiResult) =>
 describe('sign-in with a password', () => {
   it('works end to end as a browser: identifier, then password; session active, last_sign_in_at set, events', async () => {
     const u = await newUser();
-    h.clock.advance(1);
-    const since = h.clock.now();
+    const since = nextInstant(h);
     const b = browserOf(h, A);
     const started = await start(b, u.email);
     expect(started.status).toBe(200);
@@ -258,13 +247,7 @@ describe('unknown identifiers are indistinguishable', () => {
 describe('second factor', () => {
   async function userWithTotp() {
     const u = await newUser();
-    const instance = await instanceContext(h.runtime.deps, A.instanceId);
-    const enrollment = await beginTotpEnrollment(h.runtime.deps, instance, u.id);
-    const totp = new TOTP({ secret: Secret.fromBase32(enrollment.secret), digits: 6, period: 30, algorithm: 'SHA1' });
-    const confirmed = await confirmTotp(h.runtime.deps, instance, u.id, totp.generate({ timestamp: h.clock.now() }), null, systemContext('test'));
-    // Codes are single use per 30 s step: later ones come from later steps.
-    h.clock.advance(30_000);
-    return { ...u, totp, backupCodes: confirmed.backup_codes };
+    return { ...u, ...(await enrollTotp(h, A.instanceId, u.id)) };
   }
 
   it('leaves the session pending (session.pending) until a TOTP code activates it', async () => {
@@ -337,13 +320,8 @@ describe('second factor', () => {
 });
 
 describe('sign-in per-IP limits', () => {
-  let hp: TestHarness;
-  let P: TestInstance;
-  beforeAll(async () => {
-    hp = await createHarness({ env: { TRUST_PROXY: '1' } });
-    P = await hp.createInstance();
-  });
-  afterAll(() => hp.close());
+  const hp = sharedHarness({ env: { TRUST_PROXY: '1' } });
+  const P = sharedInstance(hp);
 
   it('allows 3 factor attempts per IP per 10 s, then 429 RATE_LIMITED with Retry-After; other IPs unaffected', async () => {
     const b = browserOf(hp, P);

@@ -1,19 +1,13 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signUpAttempts, verificationCodes } from '../db/schema';
-import { browserOf, codeSentTo, eventsSince, instanceWith, nativeOf, type TestInstance } from '../testing/auth-flows';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { browserOf, codeSentTo, eventsSince, instanceWith, nativeOf } from '../testing/auth-flows';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
-let h: TestHarness;
-let A: TestInstance;
+const h = sharedHarness();
+const A = sharedInstance(h);
 let n = 0;
 const email = (tag = 'u') => `${tag}${++n}@example.com`;
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-});
-afterAll(() => h.close());
 
 describe('sign-up by email code', () => {
   it('works end to end as a browser: create, prepare, attempt; the user and an active session exist, cookie carried', async () => {
@@ -277,13 +271,8 @@ describe('sign-up modes', () => {
 });
 
 describe('sign-up per-IP limits', () => {
-  let hp: TestHarness;
-  let P: TestInstance;
-  beforeAll(async () => {
-    hp = await createHarness({ env: { TRUST_PROXY: '1' } });
-    P = await hp.createInstance();
-  });
-  afterAll(() => hp.close());
+  const hp = sharedHarness({ env: { TRUST_PROXY: '1' } });
+  const P = sharedInstance(hp);
 
   it('allows 5 sign-up creations per IP per 10 s, then 429 RATE_LIMITED with Retry-After and meta.retry_after', async () => {
     const b = browserOf(hp, P);

@@ -2,16 +2,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sharedHarness } from '../testing/harness';
 import { runCommand } from './commands';
 
 describe('CLI commands', () => {
-  let h: TestHarness;
-  beforeAll(async () => {
-    h = await createHarness();
-  });
-  afterAll(() => h.close());
+  const h = sharedHarness();
 
   it('creates an instance and a scoped key, printing JSON', async () => {
     const created = await runCommand(h.runtime.deps, ['instance', 'create', '--name', 'Shop', '--env', 'live', '--json']);

@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../config';
 import { emails, events, smsMessages } from '../db/schema';
 import { AppError } from '../http/errors';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { logSink } from '../testing/log-sink';
 import { deliverEmail, retryQueuedEmails, RETRY_DELAYS_MS, sendEmail, sendSms } from './mailer';
 import type { Mailer, OutgoingEmail } from './transport';
@@ -33,14 +33,12 @@ class FakeMailer implements Mailer {
 
 const { lines: logLines, sink } = logSink();
 
-let h: TestHarness;
-let instanceId: string;
 const SMTP_PASSWORD = 'Sup3r-s3cret-pw';
+const h = sharedHarness({ env: { LOG_LEVEL: 'debug', SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:1` }, logDestination: sink, mailer: null });
+let instanceId: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { LOG_LEVEL: 'debug', SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:1` }, logDestination: sink, mailer: null });
   ({ instanceId } = await h.createInstance());
 });
-afterAll(() => h.close());
 beforeEach(() => {
   h.runtime.deps.mailer = null;
   failEvents.on = false;

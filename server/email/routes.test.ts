@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { sendEmail, sendSms } from './mailer';
 import type { EmailView, SmsView } from './messages';
 
-let h: TestHarness;
-let test: { instanceId: string; secret: string };
-let live: { instanceId: string; secret: string };
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const test = sharedInstance(h);
+const live = sharedInstance(h, { environment: 'live' });
 const sent: EmailView[] = [];
 let sms: SmsView[] = [];
 
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  test = await h.createInstance();
-  live = await h.createInstance({ environment: 'live' });
   const d = h.runtime.deps;
   const send = async (to: string, template: 'verification_code' | 'sign_in_link', userId: string | null = null) => {
     h.clock.advance(1_000);
@@ -33,7 +30,6 @@ beforeAll(async () => {
     await sendSms(d, { instanceId: test.instanceId, to: '+14155550199', template: 'verification_code', data: { code: '222222' } }),
   ];
 });
-afterAll(() => h.close());
 
 const get = (path: string, key = test.secret) => h.call('GET', path, { key });
 const ids = (body: { data: { id: string }[] }) => body.data.map((e) => e.id);

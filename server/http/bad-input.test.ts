@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { createApiHandler } from '../api';
 import { MAX_BODY_BYTES } from './body';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let key: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   ({ secret: key } = await h.createInstance());
 });
-afterAll(() => h.close());
 
 const postRaw = (raw: string, contentType?: string, path = '/v1/users') =>
   h.call('POST', path, { key, raw, headers: contentType ? { 'content-type': contentType } : {} });

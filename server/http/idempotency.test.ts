@@ -1,15 +1,11 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { events, idempotencyRecords } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { IDEMPOTENCY_TTL_MS } from './idempotency';
 
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-});
-afterAll(() => h.close());
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 
 let n = 0;
 const uniq = (tag: string) => `${tag}_${++n}_${Math.random().toString(36).slice(2, 8)}`;

@@ -1,17 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedHarness } from '../testing/harness';
 import { logSink } from '../testing/log-sink';
 
 const { lines, sink } = logSink();
 
-let h: TestHarness;
+const h = sharedHarness({ env: { LOG_LEVEL: 'info' }, logDestination: sink });
 let secret: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { LOG_LEVEL: 'info' }, logDestination: sink });
   ({ secret } = await h.createInstance());
 });
-afterAll(() => h.close());
 
 describe('request logs', () => {
   it('writes one structured line per request with the route pattern and request id', async () => {

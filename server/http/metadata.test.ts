@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signUpAttempts, users } from '../db/schema';
-import { browserOf, type TestInstance } from '../testing/auth-flows';
+import { browserOf } from '../testing/auth-flows';
 import { expectError } from '../testing/expect';
 import { createTestUser, eventsOf, signedInClient } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { METADATA_MAX_BYTES, mergeMetadata, metadataProblem, pathDeeperThan } from './metadata';
 
 /** An object nested `depth` levels deep, the object itself being level 1: nest(1) = {}, nest(2) = {"k":{}}. */
@@ -18,17 +18,11 @@ const deepArrayText = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 /** A metadata patch with one new key holding `bytes` ASCII characters. */
 const chunk = (key: string, bytes: number) => ({ [key]: 'x'.repeat(bytes) });
 
-let h: TestHarness;
-let A: TestInstance;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const A = sharedInstance(h);
 let n = 0;
 const email = () => `meta${++n}@example.com`;
 const bapi = (method: string, path: string, body?: unknown) => h.call(method, path, { key: A.secret, body });
-
-beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  A = await h.createInstance();
-});
-afterAll(() => h.close());
 
 describe('the metadata bounds (unit)', () => {
   it('measures depth without recursion, however deep, and names the path', () => {

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedHarness } from '../testing/harness';
 
-let h: TestHarness;
-beforeAll(async () => {
-  // Hundreds of requests on one key: the rate limit is not what is under test here.
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-});
-afterAll(() => h.close());
+// Hundreds of requests on one key: the rate limit is not what is under test here.
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 
 type Page = { data: { id: string; object: string }[]; has_more: boolean; next_cursor: string | null };
 

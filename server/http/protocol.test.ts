@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { anonymousActor } from './actor';
 import { endpoint, htmlPage, jsonResult, noContent, redirect, type Method } from './endpoint';
 import { AppError } from './errors';
@@ -8,11 +8,7 @@ import { htmlProtocol, jsonProtocol, oauthProtocol, SCIM_ERROR_SCHEMA, scimProto
 import { buildSurface, type RouteEntry } from './router';
 
 /** A throwaway surface per protocol: what each wire format does with results and errors. */
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
 
 type Guard = { bearer?: boolean };
 const noAuth = endpoint<null, { grant_type: string; scope?: string }>({

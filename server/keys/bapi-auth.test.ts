@@ -1,17 +1,15 @@
 import { systemContext } from '../http/actor';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { secretKeys } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { revokeSecretKey } from './secret-keys';
 
-let h: TestHarness;
+const h = sharedHarness();
 let instanceId: string;
 beforeAll(async () => {
-  h = await createHarness();
   ({ instanceId } = await h.createInstance());
 });
-afterAll(() => h.close());
 
 const codeOf = (body: { errors: { code: string }[] }) => body.errors[0]!.code;
 

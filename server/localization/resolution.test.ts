@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EMAIL_TEMPLATES } from '../../emails';
 import { localizations, users } from '../db/schema';
 import { sendEmail } from '../email/mailer';
@@ -10,18 +10,14 @@ import { instanceSettings } from '../instances/settings';
 import { browserOf, instanceWith, signUp } from '../testing/auth-flows';
 import { expectError } from '../testing/expect';
 import { setSettings } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { findResource, hostedCatalogs, resourceCatalog } from './catalog';
 import { parseIcu } from './icu';
 import { localeCandidates, normalizeLocale, parseAcceptLanguage } from './locales';
 import { saveLocalization } from './overrides';
 import { mergeHostedMessages, resolveHostedCopy } from './resolve';
 
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
 
 const ctx = { actor: 'operator:user_test', ip: null, userAgent: null };
 const frenchCode = {

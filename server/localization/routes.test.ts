@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EMAIL_TEMPLATE_NAMES, EMAIL_TEMPLATES } from '../../emails';
 import { layout } from '../../emails/layout';
 import { auditLogs, emails, events, localizationRevisions, localizations } from '../db/schema';
@@ -7,21 +7,19 @@ import { sendEmail } from '../email/mailer';
 import { bootstrapEmptyStore } from '../instances/bootstrap';
 import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
 import { expectError } from '../testing/expect';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { TEST_SEND_LIMIT } from './email-templates';
 
-let h: TestHarness;
+const h = sharedHarness();
 let owner: Awaited<ReturnType<typeof claimedConsole>>;
 let instanceId: string;
 let base: string;
 
 beforeAll(async () => {
-  h = await createHarness();
   instanceId = (await bootstrapEmptyStore(h.runtime.deps))!.instance.id;
   owner = await claimedConsole(h);
   base = `/accounts/${owner.accountId}/instances/${instanceId}`;
 });
-afterAll(() => h.close());
 
 const db = () => h.runtime.deps.db;
 const auditOf = (action: string) => db().select().from(auditLogs).where(and(eq(auditLogs.instanceId, instanceId), eq(auditLogs.action, action)));

@@ -4,25 +4,21 @@ import type { Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiHandler } from '../api';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { logSink } from '../testing/log-sink';
 import { createHttpServer } from './http-server';
 
 const { lines, sink } = logSink();
 
-let h: TestHarness;
+const h = sharedHarness({ env: { LOG_LEVEL: 'info' }, logDestination: sink });
 let server: Server;
 let port: number;
 beforeAll(async () => {
-  h = await createHarness({ env: { LOG_LEVEL: 'info' }, logDestination: sink });
   server = createHttpServer(getRequestListener(createApiHandler(h.runtime)), h.runtime.deps.logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await h.close();
-});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 interface RawResponse {
   status: number;

@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 
-let h: TestHarness;
+const h = sharedHarness();
 let owner: Awaited<ReturnType<typeof claimedConsole>>;
 let viewer: ConsoleBrowser;
 let base: string;
 let instanceId: string;
 beforeAll(async () => {
-  h = await createHarness();
   owner = await claimedConsole(h);
   const created = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Shop' } });
   instanceId = created.body.id;
@@ -21,7 +20,6 @@ beforeAll(async () => {
   const accepted = await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase', first_name: 'Vic' } });
   if (accepted.status !== 200 && accepted.status !== 201) throw new Error(JSON.stringify(accepted.body));
 });
-afterAll(() => h.close());
 
 describe('dashboard: organizations', () => {
   it('an admin manages organizations, members, invitations and domains; a viewer reads them', async () => {

@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { browserOf, codeSentTo, eventsSince, signUp, type TestInstance } from '../testing/auth-flows';
-import { createTestUser, signedInClient } from '../testing/fapi-helpers';
+import { browserOf, codeSentTo, eventsDuring, eventsSince, nextInstant, signUp } from '../testing/auth-flows';
+import { bapiWith, createTestUser, signedInClient } from '../testing/fapi-helpers';
 
-let h: TestHarness;
-let i: TestInstance;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const i = sharedInstance(h);
 /** The fake DNS: TXT records by name. */
 const txt = new Map<string, string[][]>();
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   h.runtime.deps.txtResolver = {
     resolveTxt: async (name) => {
       const found = txt.get(name);
@@ -17,24 +16,12 @@ beforeAll(async () => {
       return found;
     },
   };
-  i = await h.createInstance();
 });
-afterAll(() => h.close());
 
 let seq = 0;
 const uniqDomain = () => `d${Date.now().toString(36)}${++seq}.example.com`;
-const bapi = (method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await bapi(method, path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
-async function eventTypes<T>(fn: () => Promise<T>) {
-  h.clock.advance(1);
-  const since = h.clock.now();
-  const result = await fn();
-  return { result, events: await eventsSince(h, i.instanceId, since) };
-}
+const { call: bapi, ok } = bapiWith(h, i);
+const eventTypes = <T>(fn: () => Promise<T>) => eventsDuring(h, i.instanceId, fn);
 const newOrg = () => ok('POST', '/v1/organizations', { name: `Org ${++seq}` });
 
 describe('organization domains', () => {
@@ -132,8 +119,7 @@ describe('domain enrollment of new users', () => {
   it('automatic_suggestion: a user signing up is offered the organization, and joins by accepting', async () => {
     const { org, name } = await verifiedDomain('automatic_suggestion');
     const b = browserOf(h, i);
-    h.clock.advance(1);
-    const since = h.clock.now();
+    const since = nextInstant(h);
     const { userId } = await signUp(h, b, { email_address: `bob@${name}`, password: 'a long enough passphrase' });
     const types = (await eventsSince(h, i.instanceId, since)).map((e) => e.type);
     expect(types).not.toContain('organizationInvitation.created');

@@ -1,36 +1,23 @@
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessions } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { browserOf, eventsSince, signUp, type TestInstance } from '../testing/auth-flows';
-import { createTestUser, setSettings, signedInClient } from '../testing/fapi-helpers';
+import { browserOf, eventsDuring, signUp } from '../testing/auth-flows';
+import { bapiWith, createTestUser, setSettings, signedInClient } from '../testing/fapi-helpers';
 
-let h: TestHarness;
-let i: TestInstance;
-beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  i = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const i = sharedInstance(h);
 
 let seq = 0;
 const uniqEmail = (tag: string) => `${tag}.${Date.now().toString(36)}.${++seq}@example.com`;
 const newUser = (tag = 'u') => createTestUser(h, i, { email_address: uniqEmail(tag), first_name: tag });
-const bapi = (method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
-
-async function bapiOk(method: string, path: string, body?: unknown) {
-  const res = await bapi(method, path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
+const { call: bapi, ok: bapiOk } = bapiWith(h, i);
 
 async function eventTypes<T>(fn: () => Promise<T>) {
-  h.clock.advance(1);
-  const since = h.clock.now();
-  const result = await fn();
-  return { result, types: (await eventsSince(h, i.instanceId, since)).map((e) => e.type) };
+  const { result, events } = await eventsDuring(h, i.instanceId, fn);
+  return { result, types: events.map((e) => e.type) };
 }
 
 /** An organization with an admin and a plain member, each signed in on their own browser. */

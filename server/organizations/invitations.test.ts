@@ -1,39 +1,29 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { events, organizationInvitations } from '../db/schema';
 import { sha256Hex } from '../crypto/secrets';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { eventsSince, type TestInstance } from '../testing/auth-flows';
-import { createTestUser, setSettings } from '../testing/fapi-helpers';
+import { eventsSince, nextInstant } from '../testing/auth-flows';
+import { bapiWith, createTestUser, setSettings } from '../testing/fapi-helpers';
 
-let h: TestHarness;
-let i: TestInstance;
-let other: TestInstance;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const i = sharedInstance(h);
+const other = sharedInstance(h);
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  i = await h.createInstance();
-  other = await h.createInstance();
   await setSettings(h, i.instanceId, { redirect_urls: ['https://app.example.com/join'] });
 });
-afterAll(() => h.close());
 
 let seq = 0;
 const email = (tag = 'x') => `${tag}.${Date.now().toString(36)}.${++seq}@example.com`;
-const bapi = (method: string, path: string, body?: unknown, key = i.secret) => h.call(method, path, { key, body });
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await bapi(method, path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
+const { call: bapi, ok } = bapiWith(h, i);
 const newOrg = () => ok('POST', '/v1/organizations', { name: `Org ${++seq}` });
 
 describe('BAPI invitations', () => {
   it('creates an invitation with its email; the token is only in the email, and stored as a digest', async () => {
     const org = await newOrg();
     const to = email('ada');
-    h.clock.advance(1);
-    const since = h.clock.now();
+    const since = nextInstant(h);
     const inv = await ok('POST', `/v1/organizations/${org.id}/invitations`, {
       email_address: to,
       redirect_url: 'https://app.example.com/join/acme',
@@ -87,8 +77,7 @@ describe('BAPI invitations', () => {
   it('bulk-creates invitations all or none, and lists them in the light envelope', async () => {
     const org = await newOrg();
     const [a, b] = [email('a'), email('b')];
-    h.clock.advance(1);
-    const since = h.clock.now();
+    const since = nextInstant(h);
     const bulk = await ok('POST', `/v1/organizations/${org.id}/invitations/bulk`, [{ email_address: a }, { email_address: b, role: 'org:admin' }]);
     expect(bulk).toMatchObject({ object: 'list', has_more: false });
     expect(bulk.data.map((x: { email_address: string; role: string }) => [x.email_address, x.role])).toEqual([

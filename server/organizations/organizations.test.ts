@@ -1,37 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { describe, expect, it } from 'vitest';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
-import { eventsSince } from '../testing/auth-flows';
-import { createTestUser, setSettings } from '../testing/fapi-helpers';
+import { eventsDuring } from '../testing/auth-flows';
+import { bapiWith, createTestUser, setSettings } from '../testing/fapi-helpers';
 
-let h: TestHarness;
-let i: { instanceId: string; secret: string; keyId: string; publishableKey: string };
-let other: { instanceId: string; secret: string; publishableKey: string };
-beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  i = await h.createInstance();
-  other = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const i = sharedInstance(h);
+const other = sharedInstance(h);
 
 let seq = 0;
 const uniq = (tag: string) => `${tag}-${Date.now().toString(36)}-${++seq}`;
 const newUser = (tag = 'u') => createTestUser(h, i, { email_address: `${uniq(tag)}@example.com`, first_name: tag });
-const call = (method: string, path: string, body?: unknown, key = i.secret) => h.call(method, path, { key, body });
-
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await call(method, path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
-
-/** Runs `fn` and answers the event types it emitted (with their data), oldest first. */
-async function eventsOf<T>(fn: () => Promise<T>, instanceId = i.instanceId) {
-  h.clock.advance(1);
-  const since = h.clock.now();
-  const result = await fn();
-  return { result, events: await eventsSince(h, instanceId, since) };
-}
+const { call, ok } = bapiWith(h, i);
+const eventsOf = <T>(fn: () => Promise<T>, instanceId = i.instanceId) => eventsDuring(h, instanceId, fn);
 
 describe('organizations', () => {
   it('creates, gets by id or slug, updates and lists; each with its event', async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserOf, type TestInstance } from '../testing/auth-flows';
+import { describe, expect, it } from 'vitest';
+import { browserOf } from '../testing/auth-flows';
 import { eventsOf } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { activityColumns, USER_AGENT_MAX } from './activity';
 
 const MAC_CHROME = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -9,15 +9,9 @@ const IPHONE_SAFARI =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
 const PASSWORD = 'a long passphrase';
 
-let h: TestHarness;
-let A: TestInstance;
+const h = sharedHarness({ env: { TRUST_PROXY: '1' } });
+const A = sharedInstance(h);
 let n = 0;
-
-beforeAll(async () => {
-  h = await createHarness({ env: { TRUST_PROXY: '1' } });
-  A = await h.createInstance();
-});
-afterAll(() => h.close());
 
 async function newUser() {
   const email = `device${++n}@example.com`;

@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fapiClient } from '../testing/fapi-client';
-import { createTestUser, setSettings, signedInClient, type TestInstance } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { createTestUser, setSettings, signedInClient } from '../testing/fapi-helpers';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
-let h: TestHarness;
-let A: TestInstance;
+const h = sharedHarness();
+const A = sharedInstance(h);
 let userId: string;
 
 beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
   await setSettings(h, A.instanceId, { allowed_origins: ['https://app.example.com', 'http://localhost:5173/'] });
   userId = await createTestUser(h, A, { email_address: ['origin@example.com'] });
 });
-afterAll(() => h.close());
 
 const fapi = (path: string) => `/fapi/${A.instanceId}${path}`;
 

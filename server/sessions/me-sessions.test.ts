@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../testing/expect';
-import { createTestUser, eventsOf, signedInClient, type TestInstance } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { createTestUser, eventsOf, signedInClient } from '../testing/fapi-helpers';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
-let h: TestHarness;
-let A: TestInstance;
-let B: TestInstance;
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-  B = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
+const A = sharedInstance(h);
+const B = sharedInstance(h);
 
 let n = 0;
 const newUser = (i = A) => createTestUser(h, i, { email_address: [`dev${++n}@example.com`] });
@@ -67,8 +60,7 @@ describe('the signed-in user’s sessions across devices', () => {
   });
 
   it('needs a signed-in session: signed out 401, a personal access token 403, a foreign origin 403', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { b } = await signedInClient(h, A, await newUser());
     const minted = await b.call('POST', '/v1/client/me/api_tokens', { body: { name: 'cli', scopes: ['me:read', 'me:write'] } });
     const token = minted.body.token as string;
     const withToken = { headers: { authorization: `Bearer ${token}` } };

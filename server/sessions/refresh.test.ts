@@ -1,48 +1,27 @@
 import { systemContext } from '../http/actor';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLogs, events, instances } from '../db/schema';
-import type { InstanceSettings } from '../instances/settings';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditLogs } from '../db/schema';
+import { instanceWith } from '../testing/auth-flows';
+import { eventsOf, mintSession } from '../testing/fapi-helpers';
+import { sharedHarness } from '../testing/harness';
 import { REFRESH_GRACE_MS, applySessionAction } from './sessions';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let key: string;
 let instanceId: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   ({ secret: key, instanceId } = await h.createInstance());
 });
-afterAll(() => h.close());
 
 const DAY = 86_400_000;
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 
-/** A fresh instance with these settings (instanceContext caches settings for 5 s; a new instance has no entry). */
-async function instanceWith(settings: Partial<InstanceSettings>) {
-  const created = await h.createInstance();
-  await h.runtime.deps.db.update(instances).set({ settings }).where(eq(instances.id, created.instanceId));
-  return created;
-}
-
-async function mint(k = key) {
-  const email = `r${Math.random().toString(36).slice(2)}@example.com`;
-  const user = (await h.call('POST', '/v1/users', { key: k, body: { email_address: [email] } })).body.id;
-  const res = await h.call('POST', '/v1/sessions', { key: k, body: { user_id: user } });
-  expect(res.status).toBe(200);
-  return res.body as { id: string; jwt: string; refresh_token: string; user_id: string; created_at: number; expire_at: number; abandon_at: number };
-}
+const mint = (k = key) => mintSession(h, k);
 const refresh = (id: string, token: string, k = key) => h.call('POST', `/v1/sessions/${id}/refresh`, { key: k, body: { refresh_token: token } });
 const getSession = async (id: string, k = key) => (await h.call('GET', `/v1/sessions/${id}`, { key: k })).body;
-const eventsFor = async (instance: string, type: string, sessionId: string) =>
-  (
-    await h.runtime.deps.db
-      .select()
-      .from(events)
-      .where(and(eq(events.instanceId, instance), eq(events.type, type)))
-      .orderBy(asc(events.id))
-  ).filter((e) => e.data.id === sessionId);
+const eventsFor = async (instance: string, type: string, sessionId: string) => (await eventsOf(h, instance, type)).filter((e) => e.data.id === sessionId);
 const jwks = (k = key) =>
   createRemoteJWKSet(new URL('http://localhost:3000/v1/jwks'), {
     [customFetch]: (url: string) => h.request('GET', new URL(url).pathname, { key: k }),
@@ -189,7 +168,7 @@ describe('lifetime and inactivity', () => {
   });
 
   it('session_lifetime_seconds drives expire_at, and refreshing does not extend it', async () => {
-    const inst = await instanceWith({ session_lifetime_seconds: 600 });
+    const inst = await instanceWith(h, { session_lifetime_seconds: 600 });
     const s = await mint(inst.secret);
     expect(s.expire_at).toBe(s.created_at + 600_000);
     expect(s.abandon_at).toBe(s.expire_at);
@@ -204,7 +183,7 @@ describe('lifetime and inactivity', () => {
   });
 
   it('session_inactivity_timeout_seconds drives abandon_at; each refresh pushes it; idle too long: SESSION_ABANDONED', async () => {
-    const inst = await instanceWith({ session_lifetime_seconds: 3600, session_inactivity_timeout_seconds: 300 });
+    const inst = await instanceWith(h, { session_lifetime_seconds: 3600, session_inactivity_timeout_seconds: 300 });
     const s = await mint(inst.secret);
     expect(s.abandon_at).toBe(s.created_at + 300_000);
     expect(s.expire_at).toBe(s.created_at + 3_600_000);
@@ -226,7 +205,7 @@ describe('lifetime and inactivity', () => {
   });
 
   it('idle past abandon_at and later past expire_at too: abandoned, the deadline it missed first', async () => {
-    const inst = await instanceWith({ session_lifetime_seconds: 600, session_inactivity_timeout_seconds: 300 });
+    const inst = await instanceWith(h, { session_lifetime_seconds: 600, session_inactivity_timeout_seconds: 300 });
     const s = await mint(inst.secret);
     h.clock.advance(700_000);
     const res = await refresh(s.id, s.refresh_token, inst.secret);
@@ -236,7 +215,7 @@ describe('lifetime and inactivity', () => {
   });
 
   it('abandon_at never passes expire_at', async () => {
-    const inst = await instanceWith({ session_lifetime_seconds: 400, session_inactivity_timeout_seconds: 300 });
+    const inst = await instanceWith(h, { session_lifetime_seconds: 400, session_inactivity_timeout_seconds: 300 });
     const s = await mint(inst.secret);
     h.clock.advance(200_000);
     const ok = await refresh(s.id, s.refresh_token, inst.secret);
@@ -256,7 +235,7 @@ describe('lifetime and inactivity', () => {
 
 describe('jwt lifetime', () => {
   it('never outlives its session', async () => {
-    const inst = await instanceWith({ session_lifetime_seconds: 300, session_token_lifetime_seconds: 3600 });
+    const inst = await instanceWith(h, { session_lifetime_seconds: 300, session_token_lifetime_seconds: 3600 });
     const session = await mint(inst.secret);
     const claims = decodeJwt(session.jwt);
     expect(claims.exp).toBe(Math.floor(session.expire_at / 1000));

@@ -1,22 +1,21 @@
 import { systemContext } from '../http/actor';
 import { and, asc, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLogs, events, refreshTokens } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditLogs, refreshTokens } from '../db/schema';
+import { eventsOf } from '../testing/fapi-helpers';
+import { sharedHarness } from '../testing/harness';
 import { applySessionAction } from './sessions';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', TRUST_PROXY: '1' } });
 let key: string;
 let keyId: string;
 let instanceId: string;
 let userId: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000', TRUST_PROXY: '1' } });
   ({ secret: key, keyId, instanceId } = await h.createInstance());
   userId = (await h.call('POST', '/v1/users', { key, body: { email_address: ['s@example.com'] } })).body.id;
 });
-afterAll(() => h.close());
 
 /** A customer's server: verifies jwts against the served JWKS. */
 const jwks = (k = key) =>
@@ -33,12 +32,6 @@ const DAY = 86_400_000;
 const newUser = async (k = key, email = `u${Math.random().toString(36).slice(2)}@example.com`) =>
   (await h.call('POST', '/v1/users', { key: k, body: { email_address: [email] } })).body.id as string;
 const mint = (user: string, k = key) => h.call('POST', '/v1/sessions', { key: k, body: { user_id: user } });
-const eventsOf = (instance: string, type: string) =>
-  h.runtime.deps.db
-    .select()
-    .from(events)
-    .where(and(eq(events.instanceId, instance), eq(events.type, type)))
-    .orderBy(asc(events.id));
 const auditOf = (instance: string, action: string) =>
   h.runtime.deps.db
     .select()
@@ -103,7 +96,7 @@ describe('POST /v1/sessions (mint)', () => {
 
   it('writes session.created with the session (no credentials) and stores the refresh token only as a digest', async () => {
     const res = await mint(await newUser());
-    const created = (await eventsOf(instanceId, 'session.created')).filter((e) => e.data.id === res.body.id);
+    const created = (await eventsOf(h, instanceId, 'session.created')).filter((e) => e.data.id === res.body.id);
     expect(created).toHaveLength(1);
     expect(created[0]!.data).toEqual(withoutTokens(res.body));
     const stored = await h.runtime.deps.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, res.body.id));
@@ -121,7 +114,7 @@ describe('POST /v1/sessions (mint)', () => {
     expect(res.status).toBe(403);
     expect(errorOf(res.body)).toMatchObject({ code: 'USER_BANNED', meta: { user_id: user } });
     expect((await h.call('GET', `/v1/sessions?user_id=${user}`, { key })).body.data).toEqual([]);
-    expect((await eventsOf(instanceId, 'session.created')).filter((e) => e.data.user_id === user)).toEqual([]);
+    expect((await eventsOf(h, instanceId, 'session.created')).filter((e) => e.data.user_id === user)).toEqual([]);
   });
 
   it('refuses a deleted, unknown or other-instance user with 422 naming user_id', async () => {
@@ -271,7 +264,7 @@ describe('POST /v1/sessions/:id/revoke', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...withoutTokens(minted), status: 'revoked' });
 
-    const revokedEvents = (await eventsOf(instanceId, 'session.revoked')).filter((e) => e.data.id === minted.id);
+    const revokedEvents = (await eventsOf(h, instanceId, 'session.revoked')).filter((e) => e.data.id === minted.id);
     expect(revokedEvents.map((e) => e.data)).toEqual([res.body]);
     const entries = (await auditOf(instanceId, 'session.revoked')).filter((a) => a.target === minted.id);
     expect(entries).toHaveLength(1);
@@ -280,20 +273,20 @@ describe('POST /v1/sessions/:id/revoke', () => {
     const again = await h.call('POST', `/v1/sessions/${minted.id}/revoke`, { key });
     expect(again.status).toBe(409);
     expect(errorOf(again.body)).toMatchObject({ code: 'CONFLICT', meta: { status: 'revoked' } });
-    expect((await eventsOf(instanceId, 'session.revoked')).filter((e) => e.data.id === minted.id)).toHaveLength(1);
+    expect((await eventsOf(h, instanceId, 'session.revoked')).filter((e) => e.data.id === minted.id)).toHaveLength(1);
   });
 
   it('an ended session cannot be revoked; a pending one can', async () => {
     const ended = (await mint(await newUser())).body;
     await applySessionAction(h.runtime.deps, instanceId, ended.id, 'end', systemContext('test'));
-    expect((await eventsOf(instanceId, 'session.ended')).filter((e) => e.data.id === ended.id)).toHaveLength(1);
+    expect((await eventsOf(h, instanceId, 'session.ended')).filter((e) => e.data.id === ended.id)).toHaveLength(1);
     const res = await h.call('POST', `/v1/sessions/${ended.id}/revoke`, { key });
     expect(res.status).toBe(409);
     expect(errorOf(res.body)).toMatchObject({ code: 'CONFLICT', meta: { status: 'ended' } });
 
     const pending = (await mint(await newUser())).body;
     await applySessionAction(h.runtime.deps, instanceId, pending.id, 'pend', systemContext('test'));
-    expect((await eventsOf(instanceId, 'session.pending')).filter((e) => e.data.id === pending.id)).toHaveLength(1);
+    expect((await eventsOf(h, instanceId, 'session.pending')).filter((e) => e.data.id === pending.id)).toHaveLength(1);
     expect((await h.call('POST', `/v1/sessions/${pending.id}/revoke`, { key })).body.status).toBe('revoked');
   });
 
@@ -352,7 +345,7 @@ describe('a user’s sessions', () => {
     expect(res.body.data.map((s: { id: string }) => s.id).sort()).toEqual([live1.id, live2.id].sort());
     expect(res.body.data.every((s: { status: string }) => s.status === 'revoked')).toBe(true);
 
-    const revoked = (await eventsOf(instanceId, 'session.revoked')).filter((e) => e.data.user_id === user);
+    const revoked = (await eventsOf(h, instanceId, 'session.revoked')).filter((e) => e.data.user_id === user);
     expect(revoked.map((e) => e.data.id).sort()).toEqual([live1.id, live2.id].sort());
     expect(revoked.every((e) => e.data.status === 'revoked')).toBe(true);
     expect((await h.call('GET', `/v1/sessions/${ended.id}`, { key })).body.status).toBe('ended');

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fapiClient } from '../testing/fapi-client';
 import { createTestUser, eventsOf, signedInClient, type TestInstance } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
-let h: TestHarness;
-let A: TestInstance;
-let B: TestInstance;
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-  B = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
+const A = sharedInstance(h);
+const B = sharedInstance(h);
 
 let n = 0;
 const newUser = (i = A) => createTestUser(h, i, { email_address: [`so${++n}@example.com`] });

@@ -1,30 +1,22 @@
 import { systemContext } from '../http/actor';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events, instances } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { events } from '../db/schema';
+import { instanceWith } from '../testing/auth-flows';
+import { mintSession } from '../testing/fapi-helpers';
+import { sharedHarness } from '../testing/harness';
 import { applySessionAction, sweepSessions } from './sessions';
 
 /** Its own database: the sweep spans every instance, so the counts below are exact. */
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let key: string;
 let instanceId: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  ({ secret: key, instanceId } = await h.createInstance());
-  await h.runtime.deps.db
-    .update(instances)
-    .set({ settings: { session_lifetime_seconds: 900, session_inactivity_timeout_seconds: 300 } })
-    .where(eq(instances.id, instanceId));
+  ({ secret: key, instanceId } = await instanceWith(h, { session_lifetime_seconds: 900, session_inactivity_timeout_seconds: 300 }));
 });
-afterAll(() => h.close());
 
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
-async function mint() {
-  const email = `w${Math.random().toString(36).slice(2)}@example.com`;
-  const user = (await h.call('POST', '/v1/users', { key, body: { email_address: [email] } })).body.id;
-  return (await h.call('POST', '/v1/sessions', { key, body: { user_id: user } })).body as { id: string; refresh_token: string };
-}
+const mint = () => mintSession(h, key);
 const statusOf = async (id: string) => (await h.call('GET', `/v1/sessions/${id}`, { key })).body.status;
 const refresh = (id: string, token: string) => h.call('POST', `/v1/sessions/${id}/refresh`, { key, body: { refresh_token: token } });
 

@@ -1,23 +1,19 @@
 import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, events, tickets } from '../db/schema';
 import { sha256Hex } from '../crypto/secrets';
 import { fapiClient } from '../testing/fapi-client';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
-let h: TestHarness;
-let A: { instanceId: string; secret: string; publishableKey: string; keyId: string };
-let B: { instanceId: string; secret: string; publishableKey: string; keyId: string };
+const h = sharedHarness();
+const A = sharedInstance(h);
+const B = sharedInstance(h);
 let userA: string;
 
 beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-  B = await h.createInstance();
   userA = (await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: ['t@example.com'] } })).body.id;
 });
-afterAll(() => h.close());
 
 const browser = (i = A) => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
 const actorToken = (body: Record<string, unknown> = {}, key = A.secret) =>

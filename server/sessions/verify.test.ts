@@ -1,39 +1,24 @@
 import { systemContext } from '../http/actor';
-import { eq } from 'drizzle-orm';
 import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { instances } from '../db/schema';
-import type { InstanceSettings } from '../instances/settings';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { instanceWith } from '../testing/auth-flows';
+import { mintSession } from '../testing/fapi-helpers';
+import { sharedHarness } from '../testing/harness';
 import { applySessionAction } from './sessions';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let key: string;
 let instanceId: string;
 let fapiUrl: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   ({ secret: key, instanceId } = await h.createInstance());
   fapiUrl = `http://localhost:3000/fapi/${instanceId}`;
 });
-afterAll(() => h.close());
 
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 const verify = (token: string, k = key) => h.call('POST', '/v1/sessions/verify', { key: k, body: { token } });
 
-async function mint(k = key) {
-  const email = `v${Math.random().toString(36).slice(2)}@example.com`;
-  const user = (await h.call('POST', '/v1/users', { key: k, body: { email_address: [email] } })).body.id;
-  const res = await h.call('POST', '/v1/sessions', { key: k, body: { user_id: user } });
-  expect(res.status).toBe(200);
-  return res.body as { id: string; jwt: string; refresh_token: string; user_id: string };
-}
-
-async function instanceWith(settings: Partial<InstanceSettings>) {
-  const created = await h.createInstance();
-  await h.runtime.deps.db.update(instances).set({ settings }).where(eq(instances.id, created.instanceId));
-  return created;
-}
+const mint = (k = key) => mintSession(h, k);
 
 /** Replaces one character in the middle of a segment (0 header, 1 payload, 2 signature). */
 function tamper(jwt: string, segment: number): string {
@@ -138,14 +123,14 @@ describe('POST /v1/sessions/verify', () => {
   });
 
   it('a jwt ends with its session (TOKEN_EXPIRED), and one that outlives an idle session is SESSION_ABANDONED', async () => {
-    const expiring = await instanceWith({ session_lifetime_seconds: 300, session_token_lifetime_seconds: 3600 });
+    const expiring = await instanceWith(h, { session_lifetime_seconds: 300, session_token_lifetime_seconds: 3600 });
     const s = await mint(expiring.secret);
     h.clock.advance(300_000);
     const res = await verify(s.jwt, expiring.secret);
     expect(res.status).toBe(401);
     expect(errorOf(res.body).code).toBe('TOKEN_EXPIRED');
 
-    const idle = await instanceWith({ session_inactivity_timeout_seconds: 300, session_token_lifetime_seconds: 3600 });
+    const idle = await instanceWith(h, { session_inactivity_timeout_seconds: 300, session_token_lifetime_seconds: 3600 });
     const t = await mint(idle.secret);
     h.clock.advance(300_000);
     expect(errorOf((await verify(t.jwt, idle.secret)).body).code).toBe('SESSION_ABANDONED');

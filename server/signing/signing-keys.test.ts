@@ -1,17 +1,14 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeProtectedHeader, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCommand } from '../cli/commands';
 import { auditLogs, signingKeys } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { mintSession } from '../testing/fapi-helpers';
+import { sharedHarness } from '../testing/harness';
 import { currentSigner, RETIRED_KEY_RETENTION_MS } from './signing-keys';
 
 /** Default limits: the test instances below are held to 100 requests / 10 s per key. */
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
 
 type Jwk = { kty: string; n: string; e: string; kid: string; alg: string; use: string };
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
@@ -25,13 +22,7 @@ const remoteJwks = (key: string) =>
   createRemoteJWKSet(new URL('http://localhost:3000/v1/jwks'), {
     [customFetch]: (url: string) => h.request('GET', new URL(url).pathname, { key }),
   });
-async function mint(key: string) {
-  const email = `k${Math.random().toString(36).slice(2)}@example.com`;
-  const user = (await h.call('POST', '/v1/users', { key, body: { email_address: [email] } })).body.id;
-  const res = await h.call('POST', '/v1/sessions', { key, body: { user_id: user } });
-  expect(res.status).toBe(200);
-  return res.body as { id: string; jwt: string; refresh_token: string };
-}
+const mint = (key: string) => mintSession(h, key);
 const verify = (key: string, token: string) => h.call('POST', '/v1/sessions/verify', { key, body: { token } });
 
 describe('GET /v1/jwks', () => {

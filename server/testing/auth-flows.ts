@@ -1,12 +1,16 @@
+import { systemContext } from '../http/actor';
 import { and, asc, eq, gt } from 'drizzle-orm';
+import { Secret, TOTP } from 'otpauth';
 import { events, instances } from '../db/schema';
+import { instanceContext } from '../instances/instances';
 import type { InstanceSettings } from '../instances/settings';
+import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 import { fapiClient, type FapiTestClient } from './fapi-client';
-import type { TestHarness } from './harness';
+import type { TestHarness, TestInstance } from './harness';
 
 /** Helpers for end-user authentication tests (sign-up, sign-in, codes). */
 
-export type TestInstance = Awaited<ReturnType<TestHarness['createInstance']>>;
+export type { TestInstance } from './harness';
 
 /** A fresh instance with these settings (a new instance has no cached settings yet). */
 export async function instanceWith(h: TestHarness, settings: Partial<InstanceSettings> = {}): Promise<TestInstance> {
@@ -34,6 +38,32 @@ export async function eventsSince(h: TestHarness, instanceId: string, since: num
     .where(and(eq(events.instanceId, instanceId), gt(events.createdAt, since - 1)))
     .orderBy(asc(events.id));
   return rows.map((r) => ({ type: r.type, data: r.data as Record<string, unknown> }));
+}
+
+/** Moves the harness clock 1 ms on and answers that instant, to read the events emitted from here on. */
+export function nextInstant(h: TestHarness): number {
+  h.clock.advance(1);
+  return h.clock.now();
+}
+
+/** Runs `fn` and answers its result with the events the instance emitted meanwhile, oldest first. */
+export async function eventsDuring<T>(h: TestHarness, instanceId: string, fn: () => Promise<T>) {
+  const since = nextInstant(h);
+  const result = await fn();
+  return { result, events: await eventsSince(h, instanceId, since) };
+}
+
+/**
+ * Enrolls a user in TOTP directly (not over HTTP), then moves the clock one 30 s step on, since
+ * codes are single use per step; answers the authenticator and the backup codes.
+ */
+export async function enrollTotp(h: TestHarness, instanceId: string, userId: string) {
+  const instance = await instanceContext(h.runtime.deps, instanceId);
+  const { secret } = await beginTotpEnrollment(h.runtime.deps, instance, userId);
+  const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+  const confirmed = await confirmTotp(h.runtime.deps, instance, userId, totp.generate({ timestamp: h.clock.now() }), null, systemContext('test'));
+  h.clock.advance(30_000);
+  return { totp, backupCodes: confirmed.backup_codes };
 }
 
 /** Runs a full email-code sign-up; answers the final response. */

@@ -1,15 +1,12 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import { events, instances } from '../db/schema';
+import { expect } from 'vitest';
+import { events, instances, users } from '../db/schema';
 import type { InstanceSettings } from '../instances/settings';
 import { fapiClient } from './fapi-client';
-import type { TestHarness } from './harness';
+import type { TestHarness, TestInstance } from './harness';
 
-export interface TestInstance {
-  instanceId: string;
-  secret: string;
-  publishableKey: string;
-}
+export type { TestInstance } from './harness';
 
 /** Changes an instance's settings and forgets the cached copy, so the next request sees them. */
 export async function setSettings(h: TestHarness, instanceId: string, patch: Partial<InstanceSettings>) {
@@ -30,10 +27,47 @@ export const eventsOf = (h: TestHarness, instanceId: string, type: string) =>
     .where(and(eq(events.instanceId, instanceId), eq(events.type, type)))
     .orderBy(asc(events.id));
 
+/** BAPI calls with an instance's secret key (or another `key`); `ok` expects a 200 and answers the body. */
+export function bapiWith(h: TestHarness, i: TestInstance) {
+  const call = (method: string, path: string, body?: unknown, key = i.secret) => h.call(method, path, { key, body });
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, path, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+  return { call, ok };
+}
+
+/** A user's stored password digest and its hasher, straight from the database. */
+export async function storedPassword(h: TestHarness, userId: string) {
+  const [row] = await h.runtime.deps.db.select({ digest: users.passwordDigest, hasher: users.passwordHasher }).from(users).where(eq(users.id, userId));
+  return row!;
+}
+
 export async function createTestUser(h: TestHarness, i: TestInstance, body: Record<string, unknown>) {
   const res = await h.call('POST', '/v1/users', { key: i.secret, body });
   if (res.status !== 200) throw new Error(`user creation failed: ${JSON.stringify(res.body)}`);
   return res.body.id as string;
+}
+
+/** A session as BAPI POST /v1/sessions answers it. */
+export interface MintedSession {
+  id: string;
+  jwt: string;
+  refresh_token: string;
+  user_id: string;
+  created_at: number;
+  expire_at: number;
+  abandon_at: number;
+}
+
+/** A session of a new user, minted through BAPI with `key` (POST /v1/users, then POST /v1/sessions). */
+export async function mintSession(h: TestHarness, key: string): Promise<MintedSession> {
+  const email = `s${Math.random().toString(36).slice(2)}@example.com`;
+  const user = (await h.call('POST', '/v1/users', { key, body: { email_address: [email] } })).body.id;
+  const res = await h.call('POST', '/v1/sessions', { key, body: { user_id: user } });
+  expect(res.status).toBe(200);
+  return res.body;
 }
 
 /** A browser (or native app) signed in as `userId` through a sign-in token. */

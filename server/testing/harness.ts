@@ -1,6 +1,7 @@
 import { systemContext } from '../http/actor';
 import { randomBytes } from 'node:crypto';
 import type { DestinationStream } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { createApiHandler } from '../api';
 import { loadConfig, type Config } from '../config';
 import type { Clock } from '../deps';
@@ -33,13 +34,31 @@ export interface RequestOptions {
   remoteAddress?: string;
 }
 
+export interface TestInstance {
+  instanceId: string;
+  secret: string;
+  keyId: string;
+  publishableKey: string;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  logDestination?: DestinationStream;
+  /** Email transport; default from SMTP_URL, else the dev outbox. */
+  mailer?: Mailer | null;
+  /** Host name resolution for outbound requests (webhooks); default the system resolver. */
+  dns?: DnsResolver;
+  /** Share another harness's database: a second node of the same deployment (its close leaves the database open). */
+  database?: Database;
+}
+
 export interface TestHarness {
   runtime: Runtime;
   clock: TestClock;
   request(method: string, path: string, opts?: RequestOptions): Promise<Response>;
   /** Sends and returns status, headers and parsed JSON body. */
   call<T = any>(method: string, path: string, opts?: RequestOptions): Promise<{ status: number; headers: Headers; body: T }>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  createInstance(opts?: { environment?: Environment; scopes?: string }): Promise<{ instanceId: string; secret: string; keyId: string; publishableKey: string }>;
+  createInstance(opts?: { environment?: Environment; scopes?: string }): Promise<TestInstance>;
   createKey(instanceId: string, scopes: string): Promise<{ id: string; secret: string }>;
   /** Emails sent to an address (any instance), newest first: read codes with `(await h.outbox(to))[0].data.code`. */
   outbox(to: string): Promise<EmailView[]>;
@@ -49,18 +68,7 @@ export interface TestHarness {
 }
 
 /** The API in-process over a fresh database, called with `app.request`-style Requests. */
-export async function createHarness(
-  opts: {
-    env?: Record<string, string>;
-    logDestination?: DestinationStream;
-    /** Email transport; default from SMTP_URL, else the dev outbox. */
-    mailer?: Mailer | null;
-    /** Host name resolution for outbound requests (webhooks); default the system resolver. */
-    dns?: DnsResolver;
-    /** Share another harness's database: a second node of the same deployment (its close leaves the database open). */
-    database?: Database;
-  } = {},
-): Promise<TestHarness> {
+export async function createHarness(opts: HarnessOptions = {}): Promise<TestHarness> {
   const clock = new TestClock();
   const database = opts.database ? { ...opts.database, close: async () => {} } : await openTestDatabase();
   const config: Config = loadConfig({
@@ -115,4 +123,47 @@ export async function createHarness(
     close: () => runtime.close(),
   };
   return harness;
+}
+
+const notOpenYet = (): never => {
+  throw new Error('shared harnesses and instances open in beforeAll: use them inside hooks and tests');
+};
+
+/**
+ * The harness of the tests in the enclosing file or describe block: opened in its beforeAll,
+ * closed in its afterAll, so a test file says `const h = sharedHarness()` once.
+ */
+export function sharedHarness(opts?: HarnessOptions): TestHarness {
+  let opened: TestHarness | undefined;
+  beforeAll(async () => {
+    opened = await createHarness(opts);
+  });
+  afterAll(() => opened?.close());
+  const h = () => opened ?? notOpenYet();
+  return {
+    get runtime() { return h().runtime; },
+    get clock() { return h().clock; },
+    request: (method, path, o) => h().request(method, path, o),
+    call: (method, path, o) => h().call(method, path, o),
+    createInstance: (o) => h().createInstance(o),
+    createKey: (instanceId, scopes) => h().createKey(instanceId, scopes),
+    outbox: (to) => h().outbox(to),
+    smsOutbox: (to) => h().smsOutbox(to),
+    close: () => h().close(),
+  };
+}
+
+/** A fresh instance of `h` (and its secret key), created in beforeAll once the harness is open. */
+export function sharedInstance(h: TestHarness, opts?: Parameters<TestHarness['createInstance']>[0]): TestInstance {
+  let created: TestInstance | undefined;
+  beforeAll(async () => {
+    created = await h.createInstance(opts);
+  });
+  const i = () => created ?? notOpenYet();
+  return {
+    get instanceId() { return i().instanceId; },
+    get secret() { return i().secret; },
+    get keyId() { return i().keyId; },
+    get publishableKey() { return i().publishableKey; },
+  };
 }

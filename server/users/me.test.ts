@@ -1,21 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiTokens } from '../db/schema';
 import { sha256Hex } from '../crypto/secrets';
 import { fapiClient } from '../testing/fapi-client';
 import { createTestUser, eventsOf, signedInClient, type TestInstance } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
-let h: TestHarness;
-let A: TestInstance;
-let B: TestInstance;
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-  B = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
+const A = sharedInstance(h);
+const B = sharedInstance(h);
 
 let n = 0;
 const newUser = (i = A) =>
@@ -26,6 +19,11 @@ const newUser = (i = A) =>
     private_metadata: { internal_note: 'vip' },
     unsafe_metadata: { theme: 'dark' },
   });
+/** A new user, signed in on a fresh browser. */
+const signedInUser = async () => {
+  const userId = await newUser();
+  return { userId, ...(await signedInClient(h, A, userId)) };
+};
 const withBearer = (token: string, extra: Record<string, string> = {}) => ({ headers: { authorization: `Bearer ${token}`, ...extra } });
 const me = (i: TestInstance = A) => `/fapi/${i.instanceId}/v1/me`;
 
@@ -35,8 +33,7 @@ async function mint(b: ReturnType<typeof fapiClient>, scopes: string[] | string,
 
 describe('GET and PATCH /v1/me', () => {
   it('shows the signed-in user without private metadata', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const res = await b.call('GET', '/v1/me');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ object: 'user', id: userId, first_name: 'Ada', public_metadata: { plan: 'pro' }, unsafe_metadata: { theme: 'dark' } });
@@ -45,8 +42,7 @@ describe('GET and PATCH /v1/me', () => {
   });
 
   it('updates names, username and unsafe_metadata (merged) and emits user.updated; nothing else', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const res = await b.call('PATCH', '/v1/me', {
       body: { first_name: 'Grace', last_name: 'Hopper', username: `grace${n}`, unsafe_metadata: { lang: 'en', theme: null } },
     });
@@ -89,8 +85,7 @@ describe('GET and PATCH /v1/me', () => {
 
 describe('personal access tokens', () => {
   it('mints with a session (web or native), secret once as uat_, stored as SHA-256', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const res = await mint(b, ['me:read'], { expires_in_seconds: 3600 });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ object: 'api_token', name: 'cli', scopes: ['me:read'], status: 'active', revoked_at: null });
@@ -115,8 +110,7 @@ describe('personal access tokens', () => {
   });
 
   it('is refused without a session and with another uat_ token', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { b } = await signedInClient(h, A, await newUser());
     const token = (await mint(b, ['me:read', 'me:write'])).body.token;
     const anon = fapiClient(h, A.instanceId, { publishableKey: A.publishableKey });
     expect((await mint(anon, ['me:read'])).status).toBe(401);
@@ -143,8 +137,7 @@ describe('personal access tokens', () => {
   });
 
   it('is accepted on the user’s own me-surface within its scopes', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const read = (await mint(b, ['me:read'])).body.token;
     const write = (await mint(b, ['me:write'])).body.token;
 
@@ -170,8 +163,7 @@ describe('personal access tokens', () => {
   });
 
   it('is accepted nowhere else: not on MFA routes, client routes, another instance or the BAPI', async () => {
-    const userId = await newUser();
-    const { b, sessionId } = await signedInClient(h, A, userId);
+    const { userId, b, sessionId } = await signedInUser();
     const token = (await mint(b, ['me:read', 'me:write'])).body.token;
     expect((await h.call('POST', `/fapi/${A.instanceId}/v1/me/totp`, withBearer(token))).status).toBe(403);
     expect((await h.call('POST', `/fapi/${A.instanceId}/v1/me/backup_codes`, { ...withBearer(token), body: { code: '123456' } })).status).toBe(403);
@@ -187,8 +179,7 @@ describe('personal access tokens', () => {
   });
 
   it('a revoked, expired or unknown token is refused with 401 INVALID_KEY', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const minted = (await mint(b, ['me:read'])).body;
     const revoked = await b.call('POST', `/v1/client/me/api_tokens/${minted.id}/revoke`);
     expect(revoked.status).toBe(200);

@@ -1,26 +1,24 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backupCodes, totpFactors } from '../db/schema';
 import { instanceContext } from '../instances/instances';
 import { fapiClient } from '../testing/fapi-client';
-import { createTestUser, eventsOf, setSettings, signedInClient, totpCode, type TestInstance } from '../testing/fapi-helpers';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { createTestUser, eventsOf, setSettings, signedInClient, totpCode } from '../testing/fapi-helpers';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor } from './mfa';
 
-let h: TestHarness;
-let A: TestInstance;
-let B: TestInstance;
-
-beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-  B = await h.createInstance();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
+const A = sharedInstance(h);
+const B = sharedInstance(h);
 
 let n = 0;
 const newUser = (i = A, extra: Record<string, unknown> = {}) => createTestUser(h, i, { email_address: [`mfa${++n}@example.com`], ...extra });
 
+/** A new user, signed in on a fresh browser. */
+const signedInUser = async () => {
+  const userId = await newUser();
+  return { userId, ...(await signedInClient(h, A, userId)) };
+};
 /** Enrolls TOTP from a signed-in browser; answers the secret and the backup codes. */
 async function enroll(b: ReturnType<typeof fapiClient>) {
   const started = await b.call('POST', '/v1/me/totp');
@@ -33,8 +31,7 @@ async function enroll(b: ReturnType<typeof fapiClient>) {
 
 describe('TOTP enrollment', () => {
   it('answers a secret and an otpauth URI, stores the secret encrypted, and confirms with a code', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const started = await b.call('POST', '/v1/me/totp');
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ object: 'totp', verified: false });
@@ -87,8 +84,7 @@ describe('TOTP enrollment', () => {
   });
 
   it('refuses confirmation before enrollment, without a session, and with a personal access token', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { b } = await signedInClient(h, A, await newUser());
     const early = await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: '123456' } });
     expect(early.status).toBe(409);
     expect(early.body.errors[0].meta.reason).toBe('not_enrolled');
@@ -109,8 +105,7 @@ describe('TOTP enrollment', () => {
 
 describe('verifySecondFactor', () => {
   it('accepts a current code once: the same code again (replay), or an older one, is refused', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const { secret } = await enroll(b);
     const deps = h.runtime.deps;
     // The confirmation code's step is spent: the next one is needed.
@@ -133,8 +128,7 @@ describe('verifySecondFactor', () => {
   });
 
   it('spends each backup code once, in any case or with dashes; regeneration voids the old ones', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const { secret, backupCodes: codes } = await enroll(b);
     const deps = h.runtime.deps;
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', codes[0]!)).toBe(true);
@@ -156,8 +150,7 @@ describe('verifySecondFactor', () => {
   });
 
   it('accepts a code or a backup code exactly once under concurrency', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const { secret, backupCodes: codes } = await enroll(b);
     h.clock.advance(30_000);
     const code = totpCode(h, secret);
@@ -169,8 +162,7 @@ describe('verifySecondFactor', () => {
   });
 
   it('is false for a user without a verified factor', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { userId, b } = await signedInUser();
     const started = await b.call('POST', '/v1/me/totp');
     expect(await verifySecondFactor(h.runtime.deps, A.instanceId, userId, 'totp', totpCode(h, started.body.secret))).toBe(false);
     expect(await hasSecondFactor(h.runtime.deps.db, userId)).toBe(false);
@@ -206,8 +198,7 @@ describe('disabling TOTP', () => {
   });
 
   it('caps code attempts per user: past 5 a minute, 429 TOO_MANY_ATTEMPTS', async () => {
-    const userId = await newUser();
-    const { b } = await signedInClient(h, A, userId);
+    const { b } = await signedInClient(h, A, await newUser());
     await b.call('POST', '/v1/me/totp');
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: '000001' } })).status);
@@ -252,8 +243,7 @@ describe('mfa_required', () => {
     expect(disable.body.errors[0].meta.reason).toBe('mfa_required');
 
     // Without the setting, sessions start active and show no task.
-    const other = await newUser(A);
-    const plain = await signedInClient(h, A, other);
+    const plain = await signedInClient(h, A, await newUser(A));
     expect((await plain.b.call('GET', '/v1/client')).body.session).toMatchObject({ status: 'active', tasks: [] });
   });
 

@@ -2,22 +2,21 @@ import { createHash, pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { users } from '../db/schema';
-import { browserOf, type TestInstance } from '../testing/auth-flows';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { browserOf } from '../testing/auth-flows';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
+import { storedPassword } from '../testing/fapi-helpers';
 import type { PasswordHasher } from './passwords';
 
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 /** Through the runtime's password pool, as sign-in does. */
 const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) => h.runtime.deps.passwords.verify(password, digest, hasher);
 let key: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   ({ secret: key } = await h.createInstance());
 });
-afterAll(() => h.close());
 
 let seq = 0;
 const uniqueEmail = (tag: string) => `${tag}.${++seq}.${randomBytes(3).toString('hex')}@example.com`;
@@ -44,13 +43,7 @@ async function importUser(hasher: string, digest: string) {
   });
 }
 
-async function stored(id: string) {
-  const [row] = await h.runtime.deps.db
-    .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
-    .from(users)
-    .where(eq(users.id, id));
-  return row!;
-}
+const stored = (id: string) => storedPassword(h, id);
 
 describe('importing password digests', () => {
   const cases: [PasswordHasher, () => Promise<string>][] = [
@@ -279,16 +272,10 @@ describe('password work runs off the event loop', () => {
 });
 
 describe('a full password queue sheds load', () => {
-  let hb: TestHarness;
-  let app: TestInstance;
+  const hb = sharedHarness({ env: { PASSWORD_HASH_THREADS: '1', PASSWORD_HASH_QUEUE: '1' } });
+  const app = sharedInstance(hb);
   const signIn = (identifier: string, password: string) =>
     browserOf(hb, app).call('POST', '/v1/client/sign_ins', { body: { identifier, strategy: 'password', password } });
-
-  beforeAll(async () => {
-    hb = await createHarness({ env: { PASSWORD_HASH_THREADS: '1', PASSWORD_HASH_QUEUE: '1' } });
-    app = await hb.createInstance();
-  });
-  afterAll(() => hb.close());
 
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the queue is full, then signs in', async () => {
     const email = uniqueEmail('busy');

@@ -1,21 +1,20 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { emailAddresses, events, users } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
+import { storedPassword } from '../testing/fapi-helpers';
 import { expectError } from '../testing/expect';
 import type { PasswordHasher } from './passwords';
 
-let h: TestHarness;
+// Many requests per key below; the default test-instance budget (100 / 10 s) is not under test here.
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 /** Through the runtime's password pool, as sign-in does. */
 const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) => h.runtime.deps.passwords.verify(password, digest, hasher);
 let key: string;
 let instanceId: string;
 beforeAll(async () => {
-  // Many requests per key below; the default test-instance budget (100 / 10 s) is not under test here.
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
   ({ secret: key, instanceId } = await h.createInstance());
 });
-afterAll(() => h.close());
 
 let seq = 0;
 /** A unique email per call, so tests do not collide within the shared instance. */
@@ -33,14 +32,6 @@ async function eventsOf(instance: string, type?: string) {
   const db = h.runtime.deps.db;
   const where = type ? and(eq(events.instanceId, instance), eq(events.type, type)) : eq(events.instanceId, instance);
   return db.select().from(events).where(where).orderBy(asc(events.id));
-}
-
-async function storedPassword(userId: string) {
-  const [row] = await h.runtime.deps.db
-    .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
-    .from(users)
-    .where(eq(users.id, userId));
-  return row!;
 }
 
 describe('POST /v1/users', () => {
@@ -126,7 +117,7 @@ describe('POST /v1/users', () => {
     expect(text).not.toContain(password);
     expect(text).not.toMatch(/password_digest|password_hasher|"password"|\$argon2/);
 
-    const stored = await storedPassword(res.body.id);
+    const stored = await storedPassword(h, res.body.id);
     expect(stored.digest).not.toBe(password);
     expect(stored.digest).toMatch(/^\$argon2id\$/);
     expect(stored.hasher).toBe('argon2id');
@@ -143,7 +134,7 @@ describe('POST /v1/users', () => {
   it('creates a user without a password: password_enabled false', async () => {
     const body = await createOk({ email_address: uniqueEmail('nopw') });
     expect(body.password_enabled).toBe(false);
-    expect((await storedPassword(body.id)).digest).toBeNull();
+    expect((await storedPassword(h, body.id)).digest).toBeNull();
   });
 
   describe('validation', () => {
@@ -430,7 +421,7 @@ describe('PATCH /v1/users/:id', () => {
     expect(res.status).toBe(200);
     expect(res.body.password_enabled).toBe(true);
     expect(JSON.stringify(res.body)).not.toContain('brand new password');
-    const stored = await storedPassword(user.id);
+    const stored = await storedPassword(h, user.id);
     expect(await verifyPassword('brand new password', stored.digest!, stored.hasher as PasswordHasher)).toBe(true);
   });
 });

@@ -2,19 +2,18 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
 import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { runWebhookWorkerOnce } from './worker';
 
 /** The console's webhook calls: the BAPI's endpoints under /v1/dashboard, behind VIEWER/ADMIN guards. */
-let h: TestHarness;
+const h = sharedHarness({ env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
 let rx: WebhookReceiver;
 let owner: Awaited<ReturnType<typeof claimedConsole>>;
 let viewer: ConsoleBrowser;
 let base: string;
 
 beforeAll(async () => {
-  h = await createHarness({ env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
   rx = await startWebhookReceiver();
   owner = await claimedConsole(h);
   const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Hooks', environment: 'test' } });
@@ -25,10 +24,7 @@ beforeAll(async () => {
   viewer = consoleBrowser(h, owner.platform);
   expect((await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } })).status).toBe(200);
 });
-afterAll(async () => {
-  await rx.close();
-  await h.close();
-});
+afterAll(() => rx.close());
 
 describe('dashboard webhook endpoints', () => {
   let endpointId: string;

@@ -1,25 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { runWebhookWorkerOnce } from './worker';
 
 /** The operation → event table of the README, end to end: each operation's events reach a `*` subscriber. */
-let h: TestHarness;
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
 let rx: WebhookReceiver;
 let key: string;
 let secret: string;
 
 beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
   rx = await startWebhookReceiver();
   ({ secret: key } = await h.createInstance());
   const ep = await h.call('POST', '/v1/webhook_endpoints', { key, body: { url: rx.url, event_types: ['*'] } });
   secret = ep.body.secret;
 });
-afterAll(async () => {
-  await rx.close();
-  await h.close();
-});
+afterAll(() => rx.close());
 
 /** Runs the operation, delivers, and returns the types delivered for it, in order. */
 async function eventsOf(op: () => Promise<unknown>): Promise<{ type: string; data: Record<string, unknown> }[]> {

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditLogs, webhookMessages } from '../db/schema';
-import { createHarness, type TestHarness } from '../testing/harness';
+import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { answer, startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { claimDueMessages } from './delivery';
@@ -10,25 +10,20 @@ import { MESSAGE_RETENTION_MS, purgeWebhookMessages } from './messages';
 import { RETRY_SCHEDULE_MS } from './policy';
 import { runWebhookWorkerOnce } from './worker';
 
-let h: TestHarness;
+/** Names the tests point anywhere (the SSRF guard resolves through deps.dns). */
+const dnsTable: Record<string, string> = { 'evil.test': '127.0.0.1', 'public.test': '93.184.216.34' };
+const h = sharedHarness({
+  env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' },
+  dns: async (host) => (dnsTable[host] ? [{ address: dnsTable[host]!, family: 4 }] : []),
+});
 let rx: WebhookReceiver;
 let key: string;
 let instanceId: string;
-/** Names the tests point anywhere (the SSRF guard resolves through deps.dns). */
-const dnsTable: Record<string, string> = { 'evil.test': '127.0.0.1', 'public.test': '93.184.216.34' };
-
 beforeAll(async () => {
-  h = await createHarness({
-    env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' },
-    dns: async (host) => (dnsTable[host] ? [{ address: dnsTable[host]!, family: 4 }] : []),
-  });
   rx = await startWebhookReceiver();
   ({ secret: key, instanceId } = await h.createInstance());
 });
-afterAll(async () => {
-  await rx.close();
-  await h.close();
-});
+afterAll(() => rx.close());
 beforeEach(() => {
   rx.reply = answer(200, 'ok');
   rx.received.length = 0;
@@ -430,11 +425,7 @@ describe('test event', () => {
 
 describe('SSRF guard', () => {
   /** No ALLOW_PRIVATE_WEBHOOK_TARGETS. */
-  let strict: TestHarness;
-  beforeAll(async () => {
-    strict = await createHarness({ dns: async (host) => (dnsTable[host] ? [{ address: dnsTable[host]!, family: isIP(dnsTable[host]!) === 6 ? 6 : 4 }] : []) });
-  });
-  afterAll(() => strict.close());
+  const strict = sharedHarness({ dns: async (host) => (dnsTable[host] ? [{ address: dnsTable[host]!, family: isIP(dnsTable[host]!) === 6 ? 6 : 4 }] : []) });
 
   it('refuses private targets on a test instance without the flag and any on a live one', async () => {
     {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BUDGET_NAMES } from '../../limits/budgets';
-import { createHarness, type TestHarness } from '../../testing/harness';
+import { sharedHarness } from '../../testing/harness';
 import { examples, isValid, type Schema } from '../../testing/schema-examples';
 
 /**
@@ -34,14 +34,13 @@ const STATE_REASONS = new Set([
 ]);
 
 const PUBLIC_IP = '93.184.215.14';
-let h: TestHarness;
+const h = sharedHarness({ dns: async (host) => (host.endsWith('example.com') || host.endsWith('example.org') ? [{ address: PUBLIC_IP, family: 4 }] : []) });
 let key: string;
 let doc: Document;
 /** Seeded ids by the path segment before the parameter. */
 const seeds: Record<string, string> = {};
 
 beforeAll(async () => {
-  h = await createHarness({ dns: async (host) => (host.endsWith('example.com') || host.endsWith('example.org') ? [{ address: PUBLIC_IP, family: 4 }] : []) });
   ({ secret: key } = await h.createInstance());
   const post = async (path: string, body: unknown) => {
     const res = await h.call('POST', path, { key, body });
@@ -91,7 +90,6 @@ beforeAll(async () => {
   });
   doc = (await h.call('GET', '/v1/openapi.json')).body;
 }, 60_000);
-afterAll(() => h.close());
 
 /** Every operation, deletions last so the seeded resources stay for the rest. */
 function operations(): { method: string; path: string; op: Operation }[] {

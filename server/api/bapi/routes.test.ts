@@ -1,8 +1,8 @@
-import { inspectRoutes } from 'hono/dev';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ANY_KEY, PUBLIC } from '../../keys/bapi-auth';
 import { isScope } from '../../keys/scopes';
-import { createHarness, type TestHarness } from '../../testing/harness';
+import { sharedHarness } from '../../testing/harness';
+import { expectNoDuplicateRoutes, servedSurface } from '../../testing/route-table';
 import { bapiRoutes, createBapi } from './index';
 
 /** Routes that answer without a key; anything else must name its scope. */
@@ -10,11 +10,7 @@ const PUBLIC_ROUTES = ['GET /v1/openapi.json'];
 /** Routes any valid key may call, without a scope or a rate limit. */
 const ANY_KEY_ROUTES = ['GET /v1/jwks'];
 
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
 
 describe('BAPI route table', () => {
   it('declares exactly one valid scope on every route', () => {
@@ -26,19 +22,10 @@ describe('BAPI route table', () => {
     }
   });
 
-  it('has no duplicate method and path', () => {
-    const names = bapiRoutes.map((r) => `${r.method} ${r.path}`);
-    expect(new Set(names).size).toBe(names.length);
-  });
+  it('has no duplicate method and path', () => expectNoDuplicateRoutes(bapiRoutes));
 
   it('matches the reviewed snapshot of the surface', () => {
-    const routes = inspectRoutes(createBapi(h.runtime.deps))
-      .filter((r) => !r.isMiddleware)
-      .map((r) => {
-        const entry = bapiRoutes.find((e) => e.method === r.method && e.path === r.path);
-        return `${r.method.padEnd(6)} ${r.path.padEnd(32)} ${entry?.guard.scope ?? 'NOT IN TABLE'}`;
-      });
-    expect(routes).toMatchSnapshot();
+    expect(servedSurface(createBapi(h.runtime.deps), bapiRoutes, 32, (e) => e.guard.scope)).toMatchSnapshot();
   });
 
   it('serves an OpenAPI 3.1 document generated from the table', async () => {

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../cli/commands';
 import { auditLogs } from '../../db/schema';
 import { sendEmail } from '../../email/mailer';
@@ -7,16 +7,14 @@ import { bootstrapConsole, bootstrapEmptyStore } from '../../instances/bootstrap
 import { issueSetupLink } from '../../instances/platform';
 import { claimedConsole, consoleBrowser, consoleSetupToken, type ConsoleBrowser } from '../../testing/console-client';
 import { fapiClient } from '../../testing/fapi-client';
-import { createHarness, type TestHarness } from '../../testing/harness';
+import { sharedHarness } from '../../testing/harness';
 
-let h: TestHarness;
+const h = sharedHarness();
 let dev: NonNullable<Awaited<ReturnType<typeof bootstrapEmptyStore>>>;
 
 beforeAll(async () => {
-  h = await createHarness();
   dev = (await bootstrapEmptyStore(h.runtime.deps))!;
 });
-afterAll(() => h.close());
 
 const auditOf = (instanceId: string | null, action: string) =>
   h.runtime.deps.db

@@ -1,13 +1,9 @@
-import { inspectRoutes } from 'hono/dev';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../../testing/harness';
+import { describe, expect, it } from 'vitest';
+import { sharedHarness } from '../../testing/harness';
+import { expectNoDuplicateRoutes, servedSurface } from '../../testing/route-table';
 import { createDashboard, dashboardRoutes } from './index';
 
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
 
 /** Routes that answer without a console session. */
 const PUBLIC_ROUTES = ['GET /v1/dashboard/console', 'POST /v1/dashboard/setup', 'POST /v1/dashboard/invitations/accept'];
@@ -22,19 +18,10 @@ describe('dashboard route table', () => {
     }
   });
 
-  it('has no duplicate method and path', () => {
-    const names = dashboardRoutes.map((r) => `${r.method} ${r.path}`);
-    expect(new Set(names).size).toBe(names.length);
-  });
+  it('has no duplicate method and path', () => expectNoDuplicateRoutes(dashboardRoutes));
 
   it('matches the reviewed snapshot of the surface', () => {
-    const routes = inspectRoutes(createDashboard(h.runtime.deps))
-      .filter((r) => !r.isMiddleware)
-      .map((r) => {
-        const entry = dashboardRoutes.find((e) => e.method === r.method && e.path === r.path);
-        return `${r.method.padEnd(6)} ${r.path.padEnd(96)} ${entry?.guard.role ?? 'NOT IN TABLE'}`;
-      });
-    expect(routes).toMatchSnapshot();
+    expect(servedSurface(createDashboard(h.runtime.deps), dashboardRoutes, 96, (e) => e.guard.role)).toMatchSnapshot();
   });
 
   it('answers unknown dashboard paths with its own JSON 404, not the BAPI’s', async () => {

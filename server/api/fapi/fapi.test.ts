@@ -1,31 +1,27 @@
 import { systemContext } from '../../http/actor';
 import { eq } from 'drizzle-orm';
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clients } from '../../db/schema';
 import { sha256Hex } from '../../crypto/secrets';
 import { instanceContext, type InstanceContext } from '../../instances/instances';
 import { instanceSettings } from '../../instances/settings';
 import { createSession } from '../../sessions/sessions';
 import { fapiClient } from '../../testing/fapi-client';
-import { createHarness, type TestHarness } from '../../testing/harness';
+import { sharedHarness, sharedInstance } from '../../testing/harness';
 import { isApiPath } from '../index';
 import { clearedClientCookie, clientCookie } from '../../sessions/fapi-auth';
 
-let h: TestHarness;
-let A: { instanceId: string; secret: string; publishableKey: string };
-let B: { instanceId: string; secret: string; publishableKey: string };
+const h = sharedHarness();
+const A = sharedInstance(h);
+const B = sharedInstance(h);
 let userA: string;
 let userB: string;
 
 beforeAll(async () => {
-  h = await createHarness();
-  A = await h.createInstance();
-  B = await h.createInstance();
   userA = (await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: ['a@example.com'] } })).body.id;
   userB = (await h.call('POST', '/v1/users', { key: B.secret, body: { email_address: ['b@example.com'] } })).body.id;
 });
-afterAll(() => h.close());
 
 const browser = (i = A, native = false) => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native });
 const signInToken = async (i = A, userId = userA) =>
@@ -386,13 +382,8 @@ describe('client and session expiry', () => {
 });
 
 describe('sign-in rate limit', () => {
-  let hp: TestHarness;
-  let P: { instanceId: string; secret: string; publishableKey: string };
-  beforeAll(async () => {
-    hp = await createHarness({ env: { TRUST_PROXY: '1' } });
-    P = await hp.createInstance();
-  });
-  afterAll(() => hp.close());
+  const hp = sharedHarness({ env: { TRUST_PROXY: '1' } });
+  const P = sharedInstance(hp);
 
   it('allows 5 sign-in attempts per IP per 10 s, then 429 with Retry-After', async () => {
     const attempt = (ip: string) =>

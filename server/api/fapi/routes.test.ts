@@ -1,18 +1,13 @@
-import { inspectRoutes } from 'hono/dev';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../../testing/harness';
+import { describe, expect, it } from 'vitest';
+import { sharedHarness } from '../../testing/harness';
+import { expectNoDuplicateRoutes, servedSurface } from '../../testing/route-table';
 import { createFapi, fapiRoutes } from './index';
 
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = sharedHarness();
 
 describe('FAPI route table', () => {
   it('has no duplicate method and path, all under the fapi_url', () => {
-    const names = fapiRoutes.map((r) => `${r.method} ${r.path}`);
-    expect(new Set(names).size).toBe(names.length);
+    expectNoDuplicateRoutes(fapiRoutes);
     for (const r of fapiRoutes) expect(r.path).toMatch(/^\/fapi\/:instanceId\/(v1|\.well-known)\//);
   });
 
@@ -28,12 +23,6 @@ describe('FAPI route table', () => {
   });
 
   it('matches the reviewed snapshot of the surface', () => {
-    const routes = inspectRoutes(createFapi(h.runtime.deps))
-      .filter((r) => !r.isMiddleware)
-      .map((r) => {
-        const entry = fapiRoutes.find((e) => e.method === r.method && e.path === r.path);
-        return `${r.method.padEnd(6)} ${r.path.padEnd(52)} ${entry ? JSON.stringify(entry.guard) : 'NOT IN TABLE'}`;
-      });
-    expect(routes).toMatchSnapshot();
+    expect(servedSurface(createFapi(h.runtime.deps), fapiRoutes, 52, (e) => JSON.stringify(e.guard))).toMatchSnapshot();
   });
 });

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../../testing/harness';
+import { describe, expect, it } from 'vitest';
+import { sharedHarness } from '../../testing/harness';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness({ env: { METRICS_TOKEN } });
-});
-afterAll(() => h.close());
+const h = sharedHarness({ env: { METRICS_TOKEN } });
 
 describe('operations endpoints', () => {
   it('reports the process up and the database reachable', async () => {
