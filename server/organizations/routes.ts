@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Deps } from '../deps';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, lightListSchema } from '../http/pagination';
@@ -255,23 +256,16 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
   };
 }
 
-type CatalogDeps = Parameters<typeof listRoles>[0] & Parameters<typeof deleteRole>[0];
+/** An operation of a catalog's domain (roles, permissions) on the instance `instanceId`. */
+type CatalogOp<Args extends unknown[]> = (deps: Deps, instanceId: string, ...args: Args) => Promise<unknown>;
 type AuditCtx = ReturnType<typeof auditContextOf>;
-/** The domain of one of the instance's catalogs: roles, permissions. */
-interface CatalogDomain<C, U> {
-  list(deps: CatalogDeps, instanceId: string, q: LightQuery): Promise<unknown>;
-  get(deps: CatalogDeps, instanceId: string, id: string): Promise<unknown>;
-  create(deps: CatalogDeps, instanceId: string, input: C, auditCtx: AuditCtx): Promise<unknown>;
-  update(deps: CatalogDeps, instanceId: string, id: string, input: U, auditCtx: AuditCtx): Promise<unknown>;
-  delete(deps: CatalogDeps, instanceId: string, id: string, auditCtx: AuditCtx): Promise<unknown>;
-}
 
 /** A catalog's five CRUD endpoints on `id`, audited as `<noun>.created|updated|deleted`. */
 function catalogEndpointsFor<Auth, C, U>(
   instanceOf: (auth: Auth) => string,
   noun: 'role' | 'permission',
   { schema, createBody, updateBody }: { schema: z.ZodType; createBody: z.ZodType<C>; updateBody: z.ZodType<U> },
-  domain: CatalogDomain<C, U>,
+  domain: { list: CatalogOp<[LightQuery]>; get: CatalogOp<[string]>; create: CatalogOp<[C, AuditCtx]>; update: CatalogOp<[string, U, AuditCtx]>; delete: CatalogOp<[string, AuditCtx]> },
   summaries: { list: string; create: string; update: string; delete: string },
 ) {
   return {
