@@ -86,52 +86,58 @@ async function mintOne(mint: Mint): Promise<Minted> {
   return body as Minted;
 }
 
-/** Refresh pairs not handed out yet; `next` is the first unused one. */
-const pool: { sid: string; token: string }[] = [];
-let next = 0;
-let mintSeconds = 0;
-async function topUp(mint: Mint, want: number) {
-  const missing = want - (pool.length - next);
-  if (missing <= 0) return;
-  const started = performance.now();
-  let left = missing;
-  const worker = async () => {
-    while (left > 0) {
-      left--;
-      const s = await mintOne(mint);
-      pool.push({ sid: s.id, token: s.refresh_token });
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  const took = (performance.now() - started) / 1000;
-  mintSeconds += took;
-  log(`minted ${missing} sessions in ${took.toFixed(1)}s (${(missing / took).toFixed(0)}/s); pool ${pool.length - next} unused`);
-}
-
 // ---------------------------------------------------------------- minting authorization codes
 
-const codes: string[] = [];
-let nextCode = 0;
-let fastestExchange = 0;
-async function mintCodes(m: CodeMint, want: number) {
-  const missing = want - (codes.length - nextCode);
-  if (missing <= 0) return;
-  const started = performance.now();
-  let left = missing;
-  const worker = async () => {
-    while (left > 0) {
-      left--;
-      const res = await fetch(m.authorizeUrl, { headers: { cookie: m.cookie }, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-      const code = new URL(res.headers.get('location') ?? 'x:/').searchParams.get('code');
-      if (res.status !== 302 || !code) throw new Error(`GET ${m.authorizeUrl} → ${res.status} ${res.headers.get('location')}`);
-      codes.push(code);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  const took = (performance.now() - started) / 1000;
-  mintSeconds += took;
-  log(`minted ${missing} authorization codes in ${took.toFixed(1)}s (${(missing / took).toFixed(0)}/s)`);
+async function mintCode(m: CodeMint): Promise<string> {
+  const res = await fetch(m.authorizeUrl, { headers: { cookie: m.cookie }, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+  const code = new URL(res.headers.get('location') ?? 'x:/').searchParams.get('code');
+  if (res.status !== 302 || !code) throw new Error(`GET ${m.authorizeUrl} → ${res.status} ${res.headers.get('location')}`);
+  return code;
 }
+
+let mintSeconds = 0;
+
+/** What a hit hands out, one per request, minted before it outside the measured time; `next` is the first unused one. */
+class Pool<T> {
+  readonly items: (T | undefined)[] = [];
+  next = 0;
+  /** The fastest rate (2xx/s) a hit has used them at, for sizing the next top-up. */
+  fastest = 0;
+  constructor(private readonly what: string) {}
+
+  /** Mints, 16 at a time, enough for `seconds` at the fastest rate seen so far (else the plan's guess). */
+  async topUp(seconds: number, mintOne: () => Promise<T>) {
+    const want = Math.ceil((this.fastest || plan.refreshGuess) * seconds * 1.5) + plan.connections * 4 + 100;
+    const missing = want - (this.items.length - this.next);
+    if (missing <= 0) return;
+    const started = performance.now();
+    let left = missing;
+    const worker = async () => {
+      while (left > 0) {
+        left--;
+        this.items.push(await mintOne());
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const took = (performance.now() - started) / 1000;
+    mintSeconds += took;
+    log(`minted ${missing} ${this.what} in ${took.toFixed(1)}s (${(missing / took).toFixed(0)}/s); pool ${this.items.length - this.next} unused`);
+  }
+
+  /** The next unused one, let go of here; undefined once the pool has run dry. */
+  take(): T | undefined {
+    const item = this.items[this.next];
+    if (item !== undefined) this.items[this.next++] = undefined;
+    return item;
+  }
+
+  used(r: autocannon.Result) {
+    this.fastest = Math.max(this.fastest, r['2xx'] / r.duration);
+  }
+}
+
+const sessions = new Pool<{ sid: string; token: string }>('sessions');
+const codes = new Pool<string>('authorization codes');
 
 // ---------------------------------------------------------------- hitting
 
@@ -143,8 +149,6 @@ interface Hit {
   timeouts: number;
   exhausted: number;
 }
-
-let fastestRefresh = 0;
 
 function cannon(opts: autocannon.Options, samples: number[] | null) {
   return new Promise<autocannon.Result>((resolve, reject) => {
@@ -180,14 +184,15 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
       );
     }
     case 'refresh': {
-      const guess = fastestRefresh || plan.refreshGuess;
-      await topUp(row.mint, Math.ceil(guess * seconds * 1.5) + plan.connections * 4 + 100);
+      await sessions.topUp(seconds, async () => {
+        const s = await mintOne(row.mint);
+        return { sid: s.id, token: s.refresh_token };
+      });
       const prefix = new URL(row.fapiUrl).pathname;
       let exhausted = 0;
       const setupRequest = (req: autocannon.Request) => {
-        const pair = pool[next];
+        const pair = sessions.take();
         if (pair) {
-          pool[next++] = undefined as never; // let it go
           return { ...req, path: `${prefix}/v1/sessions/${pair.sid}/refresh`, body: `{"refresh_token":"${pair.token}"}` };
         }
         exhausted++;
@@ -202,24 +207,22 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
         },
         samples,
       );
-      fastestRefresh = Math.max(fastestRefresh, r['2xx'] / r.duration);
+      sessions.used(r);
       return fromResult(r, exhausted);
     }
     case 'post':
       return fromResult(await cannon({ ...base, url: row.url, method: 'POST', headers: row.headers, body: row.body }, samples));
     case 'exchange': {
-      const guess = fastestExchange || plan.refreshGuess;
-      await mintCodes(row.mintCode, Math.ceil(guess * seconds * 1.5) + plan.connections * 4 + 100);
+      await codes.topUp(seconds, () => mintCode(row.mintCode));
       let exhausted = 0;
       const redirect = encodeURIComponent(row.redirectUri);
       const setupRequest = (req: autocannon.Request) => {
-        const code = codes[nextCode];
-        if (code) codes[nextCode++] = undefined as never;
-        else exhausted++;
+        const code = codes.take();
+        if (!code) exhausted++;
         return { ...req, body: `grant_type=authorization_code&redirect_uri=${redirect}&code=${code ?? 'oac_pool_exhausted'}` };
       };
       const r = await cannon({ ...base, url: row.tokenUrl, headers: row.headers, requests: [{ method: 'POST', setupRequest }] }, samples);
-      fastestExchange = Math.max(fastestExchange, r['2xx'] / r.duration);
+      codes.used(r);
       return fromResult(r, exhausted);
     }
     case 'ceiling': {
@@ -255,7 +258,7 @@ for (let round = 0; round < plan.rounds; round++) {
     a.rounds.push(r.ok / r.seconds);
   }
 }
-if (pool.length) log(`refresh pool: ${next} used of ${pool.length} minted (${mintSeconds.toFixed(1)}s minting, outside the measurements)`);
+if (sessions.items.length) log(`refresh pool: ${sessions.next} used of ${sessions.items.length} minted (${mintSeconds.toFixed(1)}s minting, outside the measurements)`);
 
 const out = plan.rows.map((row) => {
   const a = acc.get(row.id)!;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
+import { claimedConsole, invitedViewer, type ConsoleBrowser } from '../testing/console-client';
 import { expectError } from '../testing/expect';
 import { createHarness, type TestHarness } from '../testing/harness';
 
@@ -19,11 +19,7 @@ beforeAll(async () => {
   base = `${instancePath}/api_keys`;
   secretKey = (await owner.b.dash('POST', `${instancePath}/keys`, { body: { scopes: '*' } })).body.secret;
   userId = (await h.call('POST', '/v1/users', { key: secretKey, body: { email_address: ['holder@example.com'] } })).body.id;
-  await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'vic@example.com', role: 'viewer' } });
-  const [mail] = await h.outbox('vic@example.com');
-  const token = new URL(String(mail!.data.url)).searchParams.get('token')!;
-  viewer = consoleBrowser(h, owner.platform);
-  expect((await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } })).status).toBe(200);
+  viewer = await invitedViewer(h, owner);
 });
 afterAll(() => h.close());
 

@@ -5,7 +5,7 @@ import { layout } from '../../emails/layout';
 import { auditLogs, emails, events, localizationRevisions, localizations } from '../db/schema';
 import { sendEmail } from '../email/mailer';
 import { bootstrapEmptyStore } from '../instances/bootstrap';
-import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
+import { claimedConsole, consoleBrowser, invitedViewer, type ConsoleBrowser } from '../testing/console-client';
 import { expectError } from '../testing/expect';
 import { sharedHarness } from '../testing/harness';
 import { TEST_SEND_LIMIT } from './email-templates';
@@ -319,10 +319,7 @@ describe('authorization', () => {
   let otherBase: string;
 
   beforeAll(async () => {
-    await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'vera@example.com', role: 'viewer' } });
-    const token = new URL(String((await h.outbox('vera@example.com'))[0]!.data.url)).searchParams.get('token')!;
-    viewer = consoleBrowser(h, owner.platform);
-    expect((await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } })).status).toBe(200);
+    viewer = await invitedViewer(h, owner, 'vera@example.com');
     const account = await viewer.dash('POST', '/accounts', { body: { name: 'Vera’s' } });
     const inst = await viewer.dash('POST', `/accounts/${account.body.id}/instances`, { body: { name: 'Vera app' } });
     otherBase = `/accounts/${account.body.id}/instances/${inst.body.id}`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Deps } from '../deps';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, lightListSchema } from '../http/pagination';
@@ -255,12 +256,73 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
   };
 }
 
+/** An operation of a catalog's domain (roles, permissions) on the instance `instanceId`. */
+type CatalogOp<Args extends unknown[]> = (deps: Deps, instanceId: string, ...args: Args) => Promise<unknown>;
+type AuditCtx = ReturnType<typeof auditContextOf>;
+
+/** A catalog's five CRUD endpoints on `id`, audited as `<noun>.created|updated|deleted`. */
+function catalogEndpointsFor<Auth, C, U>(
+  instanceOf: (auth: Auth) => string,
+  noun: 'role' | 'permission',
+  { schema, createBody, updateBody }: { schema: z.ZodType; createBody: z.ZodType<C>; updateBody: z.ZodType<U> },
+  domain: { list: CatalogOp<[LightQuery]>; get: CatalogOp<[string]>; create: CatalogOp<[C, AuditCtx]>; update: CatalogOp<[string, U, AuditCtx]>; delete: CatalogOp<[string, AuditCtx]> },
+  summaries: { list: string; create: string; update: string; delete: string },
+) {
+  return {
+    list: endpoint<Auth, never, Out<typeof listRolesQuery>>({
+      summary: summaries.list,
+      query: listRolesQuery,
+      response: lightListSchema(schema),
+      handle: ({ deps, auth, query }) => domain.list(deps, instanceOf(auth), query),
+    }),
+    create: endpoint<Auth, C>({
+      summary: summaries.create,
+      body: createBody,
+      response: schema,
+      audit: { action: `${noun}.created` },
+      handle: ({ deps, auth, actor, body }) => domain.create(deps, instanceOf(auth), body, auditContextOf(actor)),
+    }),
+    get: endpoint<Auth>({
+      summary: `Get a ${noun}`,
+      response: schema,
+      handle: ({ deps, auth, params }) => domain.get(deps, instanceOf(auth), params.id!),
+    }),
+    update: endpoint<Auth, U>({
+      summary: summaries.update,
+      body: updateBody,
+      response: schema,
+      audit: { action: `${noun}.updated` },
+      handle: ({ deps, auth, actor, params, body }) => domain.update(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
+    }),
+    delete: endpoint<Auth>({
+      summary: summaries.delete,
+      response: deletedSchema(noun),
+      audit: { action: `${noun}.deleted` },
+      handle: ({ deps, auth, actor, params }) => domain.delete(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+    }),
+  };
+}
+
 /**
  * What only servers and operators do: create and list organizations, add members directly,
  * bulk and single-invitation reads, a user's memberships, roles and permissions (BAPI, dashboard).
  * Path parameters: `id` the organization (or role, permission, user), `invitation_id`.
  */
 function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
+  const roles = catalogEndpointsFor(instanceOf, 'role', { schema: roleSchema, createBody: createRoleBody, updateBody: updateRoleBody },
+    { list: listRoles, get: getRole, create: createRole, update: updateRole, delete: deleteRole }, {
+      list: 'The instance’s roles (light envelope); org:admin and org:member are built in',
+      create: 'Create a role: a named set of permission keys',
+      update: 'Rename a role or replace its permissions (its key never changes)',
+      delete: 'Delete a custom role nobody holds',
+    });
+  const permissions = catalogEndpointsFor(instanceOf, 'permission', { schema: permissionSchema, createBody: createPermissionBody, updateBody: updatePermissionBody },
+    { list: listPermissions, get: getPermission, create: createPermission, update: updatePermission, delete: deletePermission }, {
+      list: 'The instance’s permissions, system and custom (light envelope)',
+      create: 'Create a custom permission org:<feature>:<action>',
+      update: 'Rename a custom permission',
+      delete: 'Delete a custom permission (it leaves every role holding it)',
+    });
   return {
     ...organizationEndpointsFor(serverAudience(instanceOf)),
     createOrganization: endpoint<Auth, Out<typeof createOrganizationBody>>({
@@ -306,68 +368,9 @@ function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string
       handle: ({ deps, auth, params }) => getInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!),
     }),
 
-    listRoles: endpoint<Auth, never, Out<typeof listRolesQuery>>({
-      summary: 'The instance’s roles (light envelope); org:admin and org:member are built in',
-      query: listRolesQuery,
-      response: lightListSchema(roleSchema),
-      handle: ({ deps, auth, query }) => listRoles(deps, instanceOf(auth), query),
-    }),
-    createRole: endpoint<Auth, Out<typeof createRoleBody>>({
-      summary: 'Create a role: a named set of permission keys',
-      body: createRoleBody,
-      response: roleSchema,
-      audit: { action: 'role.created' },
-      handle: ({ deps, auth, actor, body }) => createRole(deps, instanceOf(auth), body, auditContextOf(actor)),
-    }),
-    getRole: endpoint<Auth>({
-      summary: 'Get a role',
-      response: roleSchema,
-      handle: ({ deps, auth, params }) => getRole(deps, instanceOf(auth), params.id!),
-    }),
-    updateRole: endpoint<Auth, Out<typeof updateRoleBody>>({
-      summary: 'Rename a role or replace its permissions (its key never changes)',
-      body: updateRoleBody,
-      response: roleSchema,
-      audit: { action: 'role.updated' },
-      handle: ({ deps, auth, actor, params, body }) => updateRole(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
-    }),
-    deleteRole: endpoint<Auth>({
-      summary: 'Delete a custom role nobody holds',
-      response: deletedSchema('role'),
-      audit: { action: 'role.deleted' },
-      handle: ({ deps, auth, actor, params }) => deleteRole(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
-    }),
-    listPermissions: endpoint<Auth, never, Out<typeof listRolesQuery>>({
-      summary: 'The instance’s permissions, system and custom (light envelope)',
-      query: listRolesQuery,
-      response: lightListSchema(permissionSchema),
-      handle: ({ deps, auth, query }) => listPermissions(deps, instanceOf(auth), query),
-    }),
-    createPermission: endpoint<Auth, Out<typeof createPermissionBody>>({
-      summary: 'Create a custom permission org:<feature>:<action>',
-      body: createPermissionBody,
-      response: permissionSchema,
-      audit: { action: 'permission.created' },
-      handle: ({ deps, auth, actor, body }) => createPermission(deps, instanceOf(auth), body, auditContextOf(actor)),
-    }),
-    getPermission: endpoint<Auth>({
-      summary: 'Get a permission',
-      response: permissionSchema,
-      handle: ({ deps, auth, params }) => getPermission(deps, instanceOf(auth), params.id!),
-    }),
-    updatePermission: endpoint<Auth, Out<typeof updatePermissionBody>>({
-      summary: 'Rename a custom permission',
-      body: updatePermissionBody,
-      response: permissionSchema,
-      audit: { action: 'permission.updated' },
-      handle: ({ deps, auth, actor, params, body }) => updatePermission(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
-    }),
-    deletePermission: endpoint<Auth>({
-      summary: 'Delete a custom permission (it leaves every role holding it)',
-      response: deletedSchema('permission'),
-      audit: { action: 'permission.deleted' },
-      handle: ({ deps, auth, actor, params }) => deletePermission(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
-    }),
+    listRoles: roles.list, createRole: roles.create, getRole: roles.get, updateRole: roles.update, deleteRole: roles.delete,
+    listPermissions: permissions.list, createPermission: permissions.create, getPermission: permissions.get,
+    updatePermission: permissions.update, deletePermission: permissions.delete,
   };
 }
 

@@ -1,13 +1,10 @@
-import { systemContext } from '../http/actor';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
-import { browserOf, eventsSince, nativeOf, type TestInstance } from '../testing/auth-flows';
+import { browserOf, enrollTotp, eventsSince, nativeOf, type TestInstance } from '../testing/auth-flows';
 import type { FapiResult } from '../testing/fapi-client';
 import { totpCode } from '../testing/fapi-helpers';
 import { createHarness, type TestHarness } from '../testing/harness';
-import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
-import { instanceContext } from '../instances/instances';
 
 /** User lockout: N failed first- or second-factor attempts within the window lock the account for D minutes. */
 let h: TestHarness;
@@ -94,10 +91,7 @@ describe('user lockout on the FAPI', () => {
 
   it('counts wrong email codes and wrong second-factor codes too', async () => {
     const u = await newUser();
-    const deps = h.runtime.deps;
-    const instance = await instanceContext(deps, A.instanceId);
-    const { secret } = await beginTotpEnrollment(deps, instance, u.id);
-    await confirmTotp(deps, instance, u.id, totpCode(h, secret), null, systemContext('test'));
+    const { secret } = await enrollTotp(h, A.instanceId, u.id);
     const b = browserOf(h, A);
     const started = await signIn(b, u.email, PASSWORD);
     expect(started.body.response.status).toBe('needs_second_factor');

@@ -1,13 +1,10 @@
-import { systemContext } from '../http/actor';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
-import { instanceContext } from '../instances/instances';
-import { browserOf, codeSentTo, eventsSince, nativeOf, type TestInstance } from '../testing/auth-flows';
+import { browserOf, enrollTotp, codeSentTo, eventsSince, nativeOf, type TestInstance } from '../testing/auth-flows';
 import type { FapiTestClient } from '../testing/fapi-client';
 import { totpCode } from '../testing/fapi-helpers';
 import { createHarness, type TestHarness } from '../testing/harness';
-import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 import { networkOf } from './risk';
 
 /**
@@ -129,10 +126,7 @@ describe('risk-based MFA', () => {
 
   it('asks a TOTP-enrolled user for TOTP, with the reason', async () => {
     const u = await newUser();
-    const deps = h.runtime.deps;
-    const instance = await instanceContext(deps, A.instanceId);
-    const { secret } = await beginTotpEnrollment(deps, instance, u.id);
-    await confirmTotp(deps, instance, u.id, totpCode(h, secret), null, systemContext('test'));
+    const { secret } = await enrollTotp(h, A.instanceId, u.id);
     const b = browserOf(h, A);
     const first = await signIn(b, u.email, '203.0.113.30');
     expect(first.body.response).toMatchObject({

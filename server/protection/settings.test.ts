@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
-import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
+import { claimedConsole, invitedViewer, type ConsoleBrowser } from '../testing/console-client';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { createApiHandler } from '../api';
 import { createRuntime } from '../runtime';
@@ -101,11 +101,7 @@ describe('dashboard API', () => {
     owner = await claimedConsole(h);
     const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Guarded', environment: 'test' } });
     base = `/accounts/${owner.accountId}/instances/${instance.body.id}`;
-    await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'vic@example.com', role: 'viewer' } });
-    const [mail] = await h.outbox('vic@example.com');
-    const token = new URL(String(mail!.data.url)).searchParams.get('token')!;
-    viewer = consoleBrowser(h, owner.platform);
-    expect((await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } })).status).toBe(200);
+    viewer = await invitedViewer(h, owner);
   });
 
   it('an admin reads and changes both settings; a viewer only reads', async () => {

@@ -4,6 +4,7 @@ import { auditLogs, events } from '../db/schema';
 import { orgClaims } from '../organizations/claims';
 import { memberAccess } from '../organizations/memberships';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { createDirectory, scimCaller } from '../testing/scim';
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, PATCH_SCHEMA, USER_SCHEMA } from './discovery';
 
 /**
@@ -15,20 +16,13 @@ let key: string;
 let instanceId: string;
 let orgId: string;
 let token: string;
-const scim = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  h.call(method, `/scim/v2${path}`, {
-    key: token,
-    ...(body === undefined ? {} : { raw: JSON.stringify(body) }),
-    headers: { 'content-type': 'application/scim+json', ...headers },
-  });
+const scim = scimCaller(() => h, () => token);
 const patch = (path: string, Operations: unknown[]) => scim('PATCH', path, { schemas: [PATCH_SCHEMA], Operations });
 const q = (filter: string) => encodeURIComponent(filter);
 
 beforeAll(async () => {
   h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  ({ secret: key, instanceId } = await h.createInstance());
-  orgId = (await h.call('POST', '/v1/organizations', { key, body: { name: 'Contoso' } })).body.id;
-  token = (await h.call('POST', '/v1/scim_tokens', { key, body: { organization_id: orgId, name: 'Entra' } })).body.token;
+  ({ key, instanceId, orgId, token } = await createDirectory(h, 'Contoso', 'Entra'));
 });
 afterAll(() => h.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { createDirectory, scimCaller } from '../testing/scim';
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, LIST_SCHEMA, PATCH_SCHEMA, USER_SCHEMA } from './discovery';
 
 /**
@@ -10,18 +11,11 @@ let h: TestHarness;
 let key: string;
 let orgId: string;
 let token: string;
-const scim = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  h.call(method, `/scim/v2${path}`, {
-    key: token,
-    ...(body === undefined ? {} : { raw: JSON.stringify(body) }),
-    headers: { 'content-type': 'application/scim+json', ...headers },
-  });
+const scim = scimCaller(() => h, () => token);
 
 beforeAll(async () => {
   h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
-  ({ secret: key } = await h.createInstance());
-  orgId = (await h.call('POST', '/v1/organizations', { key, body: { name: 'Okta Co' } })).body.id;
-  token = (await h.call('POST', '/v1/scim_tokens', { key, body: { organization_id: orgId, name: 'Okta' } })).body.token;
+  ({ key, orgId, token } = await createDirectory(h, 'Okta Co', 'Okta'));
 });
 afterAll(() => h.close());
 

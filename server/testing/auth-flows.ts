@@ -55,7 +55,7 @@ export async function eventsDuring<T>(h: TestHarness, instanceId: string, fn: ()
 
 /**
  * Enrolls a user in TOTP directly (not over HTTP), then moves the clock one 30 s step on, since
- * codes are single use per step; answers the authenticator and the backup codes.
+ * codes are single use per step; answers the secret, the authenticator and the backup codes.
  */
 export async function enrollTotp(h: TestHarness, instanceId: string, userId: string) {
   const instance = await instanceContext(h.runtime.deps, instanceId);
@@ -63,7 +63,7 @@ export async function enrollTotp(h: TestHarness, instanceId: string, userId: str
   const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
   const confirmed = await confirmTotp(h.runtime.deps, instance, userId, totp.generate({ timestamp: h.clock.now() }), null, systemContext('test'));
   h.clock.advance(30_000);
-  return { totp, backupCodes: confirmed.backup_codes };
+  return { secret, totp, backupCodes: confirmed.backup_codes };
 }
 
 /** Runs a full email-code sign-up; answers the final response. */

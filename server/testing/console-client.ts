@@ -68,3 +68,13 @@ export async function claimedConsole(h: TestHarness, email = 'owner@example.com'
   if (res.status !== 201) throw new Error(`setup failed: ${JSON.stringify(res.body)}`);
   return { b, platform, operator: res.body.user, accountId: res.body.accounts[0].id as string, password };
 }
+
+/** A viewer of `owner`'s account: invited by email, the invitation accepted in a browser of their own. */
+export async function invitedViewer(h: TestHarness, owner: Awaited<ReturnType<typeof claimedConsole>>, email = 'vic@example.com') {
+  await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: email, role: 'viewer' } });
+  const token = new URL(String((await h.outbox(email))[0]!.data.url)).searchParams.get('token')!;
+  const viewer = consoleBrowser(h, owner.platform);
+  const accepted = await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } });
+  if (accepted.status !== 200) throw new Error(`accepting the invitation failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  return viewer;
+}

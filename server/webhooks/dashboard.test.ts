@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
-import { claimedConsole, consoleBrowser, type ConsoleBrowser } from '../testing/console-client';
+import { claimedConsole, invitedViewer, type ConsoleBrowser } from '../testing/console-client';
 import { sharedHarness } from '../testing/harness';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { runWebhookWorkerOnce } from './worker';
@@ -18,11 +18,7 @@ beforeAll(async () => {
   owner = await claimedConsole(h);
   const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Hooks', environment: 'test' } });
   base = `/accounts/${owner.accountId}/instances/${instance.body.id}/webhook_endpoints`;
-  await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'vic@example.com', role: 'viewer' } });
-  const [mail] = await h.outbox('vic@example.com');
-  const token = new URL(String(mail!.data.url)).searchParams.get('token')!;
-  viewer = consoleBrowser(h, owner.platform);
-  expect((await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } })).status).toBe(200);
+  viewer = await invitedViewer(h, owner);
 });
 afterAll(() => rx.close());
 

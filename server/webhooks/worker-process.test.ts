@@ -1,66 +1,28 @@
 import { systemContext } from '../http/actor';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { webhookMessages } from '../db/schema';
 import { createInstance, defaultAccount } from '../instances/instances';
 import { createRuntime, type Runtime } from '../runtime';
 import { TestClock } from '../testing/harness';
+import { exited, processDatabase } from '../testing/processes';
 import { answer, startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { createUser } from '../users/users';
 import { DEFAULT_LEASE_MS } from './delivery';
 import { createEndpoint } from './endpoints';
 import { runWebhookWorkerOnce } from './worker';
 
-/**
- * Real worker processes (`npm run worker`) on a fresh PostgreSQL database: the embedded
- * store is single-process, so these always use PostgreSQL (DATABASE_URL, or the local
- * server CI and the dev machines run).
- */
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const ENCRYPTION_KEY = randomBytes(32).toString('hex');
-const DB_NAME = `latchkey_worker_${randomBytes(6).toString('hex')}`;
-const dbUrl = (() => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${DB_NAME}`;
-  return u.toString();
-})();
-
-async function postgresReachable(): Promise<boolean> {
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {}, connect_timeout: 3 });
-  try {
-    await admin`select 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await admin.end();
-  }
-}
-const available = await postgresReachable();
-if (!available) process.stderr.write(`worker-process tests skipped: no PostgreSQL at ${ADMIN_URL}\n`);
+/** Real worker processes (`npm run worker`) on a fresh PostgreSQL database. */
+const pg = await processDatabase('worker-process');
+const { dbUrl, encryptionKey: ENCRYPTION_KEY } = pg;
 
 let runtime: Runtime;
 let rx: WebhookReceiver;
 let instance: { id: string; environment: 'test' | 'live' };
 const clock = new TestClock();
-const children: ChildProcess[] = [];
 
-function startWorker(): ChildProcess {
-  // node --import tsx rather than the tsx CLI: the CLI runs the script in a grandchild a SIGKILL would not reach.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main/worker.ts'], {
-    env: { ...process.env, DATABASE_URL: dbUrl, ENCRYPTION_KEY, ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(child);
-  return child;
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+const startWorker = () => pg.spawn('server/main/worker.ts', { DATABASE_URL: dbUrl, ENCRYPTION_KEY, ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', LOG_LEVEL: 'silent' });
 
 async function waitFor(check: () => boolean | Promise<boolean>, ms: number, what: string) {
   const deadline = Date.now() + ms;
@@ -70,11 +32,9 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms: number, what
   }
 }
 
-describe.skipIf(!available)('webhook worker processes (PostgreSQL)', () => {
+describe.skipIf(!pg.available)('webhook worker processes (PostgreSQL)', () => {
   beforeAll(async () => {
-    const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${DB_NAME}`);
-    await admin.end();
+    await pg.create();
     const config = loadConfig({ DATABASE_URL: dbUrl, ENCRYPTION_KEY, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' });
     runtime = await createRuntime(config, { clock });
     rx = await startWebhookReceiver();
@@ -84,13 +44,10 @@ describe.skipIf(!available)('webhook worker processes (PostgreSQL)', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    await Promise.all(children.map(exited));
+    await pg.killAll();
     await rx?.close();
     await runtime?.close();
-    const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`drop database if exists ${DB_NAME} with (force)`);
-    await admin.end();
+    await pg.drop();
   });
 
   it('a worker killed between claim and acknowledgement leaves the message to be delivered again, same webhook-id', async () => {
