@@ -2,7 +2,7 @@
 
 import { useFormatter, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { ActionCell, Alert, AsyncContent, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, Dialog, EmptyState, Field, FormDialog, Input, Select, ShownOnce, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
+import { ActionCell, Alert, AsyncContent, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, EmptyState, Field, FormDialog, Input, Select, ShownOnceDialog, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
 import type { ApiKey, CreatedApiKey } from '@/lib/console/api-keys';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
@@ -126,11 +126,9 @@ function CreateApiKeyDialog({ onClose, onCreated }: { onClose(): void; onCreated
 
   if (secret) {
     return (
-      <Dialog open onClose={onClose} title={t('createdTitle')}>
-        <ShownOnce warning={t('createdOnce')} actions={<Button onClick={onClose}>{t('done')}</Button>}>
-          <CopyField value={secret} label={t('secretLabel')} />
-        </ShownOnce>
-      </Dialog>
+      <ShownOnceDialog value={secret} onClose={onClose} title={t('createdTitle')} warning={t('createdOnce')} doneLabel={t('done')}>
+        {(value) => <CopyField value={value} label={t('secretLabel')} />}
+      </ShownOnceDialog>
     );
   }
   return (

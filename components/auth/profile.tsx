@@ -15,13 +15,12 @@ import {
   Checkbox,
   ConfirmDialog,
   CopyField,
-  Dialog,
-  FormDialog,
   EmptyState,
   Field,
+  FormDialog,
   Input,
   Select,
-  ShownOnce,
+  ShownOnceDialog,
   Skeleton,
   Table,
   Td,
@@ -619,11 +618,9 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
 
   if (secret) {
     return (
-      <Dialog open onClose={onClose} title={t('createdTitle')}>
-        <ShownOnce warning={t('createdOnce')} actions={<Button onClick={onClose}>{t('done')}</Button>}>
-          <CopyField value={secret} label={t('secretLabel')} />
-        </ShownOnce>
-      </Dialog>
+      <ShownOnceDialog value={secret} onClose={onClose} title={t('createdTitle')} warning={t('createdOnce')} doneLabel={t('done')}>
+        {(value) => <CopyField value={value} label={t('secretLabel')} />}
+      </ShownOnceDialog>
     );
   }
   return (
