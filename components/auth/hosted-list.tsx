@@ -6,10 +6,7 @@ import type { List } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 
-/**
- * A FAPI list (`{data}`) loaded on mount: the items (null until there), the error as copy, `load` to fetch again.
- * `query` must be stable (a module constant): it is a dependency of `load`.
- */
+/** A FAPI list (`{data}`) loaded on mount: the items (null until there), the error as copy, `load` to fetch again; `query` a module constant. */
 export function useList<T>(path: string, query?: Record<string, string>) {
   const { call } = useHosted();
   const describe = useFapiError();

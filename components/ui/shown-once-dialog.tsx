@@ -5,25 +5,10 @@ import { Button } from './button';
 import { Dialog } from './dialog';
 import { ShownOnce } from './value-field';
 
-/**
- * The dialog that shows a just-created secret once: open while `value` is set, a warning,
- * the secret fields (`children`, given the value) and a single button that closes it.
- */
-export function ShownOnceDialog<T>({
-  value,
-  onClose,
-  title,
-  warning,
-  doneLabel,
-  children,
-}: {
-  value: T | null;
-  onClose: () => void;
-  title: ReactNode;
-  warning: ReactNode;
-  doneLabel: ReactNode;
-  children: (value: T) => ReactNode;
-}) {
+type Props<T> = { value: T | null; onClose: () => void; title: ReactNode; warning: ReactNode; doneLabel: ReactNode; children: (value: T) => ReactNode };
+
+/** A just-created secret shown once: open while `value` is set; the fields (`children`, given the value) and one button that closes it. */
+export function ShownOnceDialog<T>({ value, onClose, title, warning, doneLabel, children }: Props<T>) {
   return (
     <Dialog open={value !== null} onClose={onClose} title={title}>
       {value !== null && (
