@@ -1,11 +1,12 @@
 'use client';
 
 import { useFormatter, useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { ActionCell, Alert, AsyncContent, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, Dialog, EmptyState, Field, FormDialog, Input, Select, ShownOnce, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
+import { useState, type FormEvent } from 'react';
+import { ActionCell, AsyncContent, Button, Card, CardHeader, ConfirmDialog, CopyField, EmptyState, Field, FormDialog, Input, Select, ShownOnceDialog, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
 import type { ApiKey, CreatedApiKey } from '@/lib/console/api-keys';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
+import { SectionError, useList } from './hosted-list';
 import { useFormErrors } from './use-form-errors';
 
 const FIELDS = ['name', 'description', 'expires_in_seconds'] as const;
@@ -15,6 +16,7 @@ const EXPIRY_OPTIONS = [
   { value: String(90 * 86400), key: 'days90' },
   { value: String(365 * 86400), key: 'year' },
 ] as const;
+const LIST_QUERY = { limit: '100' };
 
 /** The hosted profile's API keys (`ak_`): the user's own keys for the customer's API — list, create (shown once), revoke. */
 export function ApiKeysSection() {
@@ -22,19 +24,10 @@ export function ApiKeysSection() {
   const { call, client } = useHosted();
   const describe = useFapiError();
   const format = useFormatter();
-  const [list, setList] = useState<ApiKey[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { list, setList, error, load } = useList<ApiKey>('/v1/me/api_keys', LIST_QUERY);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const impersonated = !!client?.session?.impersonated_by;
-
-  const load = useCallback(() => {
-    call<{ data: ApiKey[] }>('/v1/me/api_keys', { query: { limit: '100' } }).then(
-      (r) => setList(r.data),
-      (e: unknown) => setError(describe(e).message),
-    );
-  }, [call, describe]);
-  useEffect(load, [load]);
 
   async function revoke() {
     if (!revoking) return;
@@ -56,13 +49,7 @@ export function ApiKeysSection() {
       />
       <AsyncContent
         data={list}
-        error={
-          error && (
-            <CardBody>
-              <Alert tone="error">{error}</Alert>
-            </CardBody>
-          )
-        }
+        error={error && <SectionError message={error} />}
         loading={<Skeleton className="mx-5 my-4 h-10 rounded-md" />}
         empty={<EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />}
       >
@@ -126,11 +113,9 @@ function CreateApiKeyDialog({ onClose, onCreated }: { onClose(): void; onCreated
 
   if (secret) {
     return (
-      <Dialog open onClose={onClose} title={t('createdTitle')}>
-        <ShownOnce warning={t('createdOnce')} actions={<Button onClick={onClose}>{t('done')}</Button>}>
-          <CopyField value={secret} label={t('secretLabel')} />
-        </ShownOnce>
-      </Dialog>
+      <ShownOnceDialog value={secret} onClose={onClose} title={t('createdTitle')} warning={t('createdOnce')} doneLabel={t('done')}>
+        {(value) => <CopyField value={value} label={t('secretLabel')} />}
+      </ShownOnceDialog>
     );
   }
   return (

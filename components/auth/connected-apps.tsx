@@ -1,11 +1,11 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState } from 'react';
-import { Alert, AsyncContent, Button, Card, CardBody, CardHeader, ConfirmDialog, EmptyState } from '@/components/ui';
-import type { List } from '@/lib/fapi/types';
+import { useState } from 'react';
+import { AsyncContent, Button, Card, CardHeader, ConfirmDialog, EmptyState } from '@/components/ui';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
+import { SectionError, useList } from './hosted-list';
 
 interface OAuthGrant {
   id: string;
@@ -19,16 +19,8 @@ export function ConnectedAppsSection() {
   const t = useTranslations('oauth.profile');
   const { call } = useHosted();
   const describe = useFapiError();
-  const [list, setList] = useState<OAuthGrant[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { list, setList, error } = useList<OAuthGrant>('/v1/me/oauth_grants');
   const [revoking, setRevoking] = useState<OAuthGrant | null>(null);
-  const load = useCallback(() => {
-    call<List<OAuthGrant>>('/v1/me/oauth_grants').then(
-      (r) => setList(r.data),
-      (e: unknown) => setError(describe(e).message),
-    );
-  }, [call, describe]);
-  useEffect(load, [load]);
 
   async function revoke() {
     if (!revoking) return;
@@ -41,13 +33,7 @@ export function ConnectedAppsSection() {
       <CardHeader title={t('title')} description={t('description')} />
       <AsyncContent
         data={list}
-        error={
-          error && (
-            <CardBody>
-              <Alert tone="error">{error}</Alert>
-            </CardBody>
-          )
-        }
+        error={error && <SectionError message={error} />}
         loading={null}
         empty={<EmptyState title={t('empty')} />}
       >

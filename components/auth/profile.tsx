@@ -15,13 +15,12 @@ import {
   Checkbox,
   ConfirmDialog,
   CopyField,
-  Dialog,
-  FormDialog,
   EmptyState,
   Field,
+  FormDialog,
   Input,
   Select,
-  ShownOnce,
+  ShownOnceDialog,
   Skeleton,
   Table,
   Td,
@@ -36,6 +35,7 @@ import { ConnectedAppsSection } from './connected-apps';
 import { ApiKeysSection } from './api-keys-section';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
+import { SectionError, useList } from './hosted-list';
 import { HostedPage, LoadError, LockIcon } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
 import { useFormErrors } from './use-form-errors';
@@ -390,14 +390,6 @@ function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boole
   );
 }
 
-function SectionError({ message }: { message: string }) {
-  return (
-    <CardBody>
-      <Alert tone="error">{message}</Alert>
-    </CardBody>
-  );
-}
-
 function RowsSkeleton({ height }: { height: string }) {
   return (
     <div className="flex flex-col gap-3 px-5 py-4" aria-hidden>
@@ -405,22 +397,6 @@ function RowsSkeleton({ height }: { height: string }) {
       <Skeleton className={`${height} w-full rounded-md`} />
     </div>
   );
-}
-
-/** A FAPI list (`{data}`) loaded on mount: the items (null until there), the error as copy, `load` to fetch again. */
-function useList<T>(path: string) {
-  const { call } = useHosted();
-  const describe = useFapiError();
-  const [list, setList] = useState<T[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const load = useCallback(() => {
-    call<List<T>>(path).then(
-      (r) => setList(r.data),
-      (e: unknown) => setError(describe(e).message),
-    );
-  }, [call, describe, path]);
-  useEffect(load, [load]);
-  return { list, setList, error, load };
 }
 
 function SessionsSection() {
@@ -619,11 +595,9 @@ function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(
 
   if (secret) {
     return (
-      <Dialog open onClose={onClose} title={t('createdTitle')}>
-        <ShownOnce warning={t('createdOnce')} actions={<Button onClick={onClose}>{t('done')}</Button>}>
-          <CopyField value={secret} label={t('secretLabel')} />
-        </ShownOnce>
-      </Dialog>
+      <ShownOnceDialog value={secret} onClose={onClose} title={t('createdTitle')} warning={t('createdOnce')} doneLabel={t('done')}>
+        {(value) => <CopyField value={value} label={t('secretLabel')} />}
+      </ShownOnceDialog>
     );
   }
   return (

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Badge, Button, Card, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, ShownOnce, Table, Td, Thead, Tr, cn } from '@/components/ui';
+import { ActionCell, Badge, Button, Card, ConfirmDialog, Field, FormDialog, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Thead, Tr, cn } from '@/components/ui';
 import type { ApiKey, CreatedApiKey } from '@/lib/console/api-keys';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
@@ -98,13 +98,9 @@ export function ApiKeysList() {
           keys.reload();
         }}
       />
-      <Dialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')}>
-        {created && (
-          <ShownOnce warning={t('createdWarning')} actions={<Button onClick={() => setCreated(null)}>{t('done')}</Button>}>
-            <SecretValue value={created.secret} label={t('secret')} />
-          </ShownOnce>
-        )}
-      </Dialog>
+      <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
+        {(key) => <SecretValue value={key.secret} label={t('secret')} />}
+      </ShownOnceDialog>
       <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}

@@ -11,13 +11,12 @@ import {
   CardHeader,
   Checkbox,
   ConfirmDialog,
-  Dialog,
-  FormDialog,
   Field,
+  FormDialog,
   Input,
   PageHeader,
   SecretValue,
-  ShownOnce,
+  ShownOnceDialog,
   Td,
   Tr,
   ValueField,
@@ -134,13 +133,9 @@ function SecretKeys() {
           keys.reload();
         }}
       />
-      <Dialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')}>
-        {created && (
-          <ShownOnce warning={t('createdWarning')} actions={<Button onClick={() => setCreated(null)}>{t('done')}</Button>}>
-            <SecretValue value={created.secret} label={t('secret')} />
-          </ShownOnce>
-        )}
-      </Dialog>
+      <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
+        {(key) => <SecretValue value={key.secret} label={t('secret')} />}
+      </ShownOnceDialog>
       <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}

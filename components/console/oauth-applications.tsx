@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, SecretValue, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { api, query } from '@/lib/console/paths';
 import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -124,15 +124,9 @@ export function OAuthApplications() {
           setSecret(rotated.client_secret);
         }}
       />
-      <Dialog open={secret !== null} onClose={() => setSecret(null)} title={t('secretTitle')}>
-        <div className="flex flex-col gap-4">
-          <Alert tone="warning">{t('secretWarning')}</Alert>
-          <SecretValue value={secret ?? ''} label={t('clientSecret')} />
-          <div className="flex justify-end">
-            <Button onClick={() => setSecret(null)}>{t('done')}</Button>
-          </div>
-        </div>
-      </Dialog>
+      <ShownOnceDialog value={secret} onClose={() => setSecret(null)} title={t('secretTitle')} warning={t('secretWarning')} doneLabel={t('done')}>
+        {(value) => <SecretValue value={value} label={t('clientSecret')} />}
+      </ShownOnceDialog>
     </div>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Badge, Button, Card, CardHeader, ConfirmDialog, CopyField, Dialog, Field, FormDialog, Input, SecretValue, Select, ShownOnce, Table, Td, Thead, Tr } from '@/components/ui';
+import { ActionCell, Badge, Button, Card, CardHeader, ConfirmDialog, CopyField, Field, FormDialog, Input, SecretValue, Select, ShownOnceDialog, Table, Td, Thead, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
@@ -92,14 +92,14 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: st
           tokens.reload();
         }}
       />
-      <Dialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')}>
-        {created && (
-          <ShownOnce warning={t('createdWarning')} actions={<Button onClick={() => setCreated(null)}>{t('done')}</Button>}>
+      <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
+        {(token) => (
+          <>
             <CopyField label={t('endpoint')} value={endpoint} />
-            <SecretValue value={created.token} label={t('token')} />
-          </ShownOnce>
+            <SecretValue value={token.token} label={t('token')} />
+          </>
         )}
-      </Dialog>
+      </ShownOnceDialog>
       <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}

@@ -15,4 +15,5 @@ export { LanguageSelect, rememberLocale } from './language-select';
 export { PageHeader } from './page-header';
 export { Skeleton, Spinner } from './spinner';
 export { ActionCell, Table, Td, Th, Thead, Tr } from './table';
+export { ShownOnceDialog } from './shown-once-dialog';
 export { SecretValue, ShownOnce, ValueField } from './value-field';
