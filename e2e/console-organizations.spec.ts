@@ -55,7 +55,7 @@ test('an operator creates an organization, manages its members, invitations and 
 
     await page.getByRole('button', { name: en.roles.createRole }).click();
     const roleDialog = page.getByRole('dialog', { name: en.roles.createRoleTitle });
-    await roleDialog.getByLabel(en.roles.key).fill('org:billing');
+    await roleDialog.getByLabel(en.roles.key, { exact: true }).fill('org:billing');
     await roleDialog.getByLabel(en.roles.name).fill('Billing');
     await roleDialog.getByRole('checkbox', { name: 'Read invoices (org:invoices:read)' }).check();
     await roleDialog.getByRole('button', { name: en.roles.save }).click();
