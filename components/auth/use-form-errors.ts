@@ -41,7 +41,9 @@ export function useFormErrors(fields: readonly string[]) {
         await action();
         if (!stayBusy) setBusy(false);
       } catch (error) {
-        onFailed?.(show(error));
+        // Shown first: `onFailed?.(show(error))` would skip show() itself when there is no onFailed.
+        const info = show(error);
+        onFailed?.(info);
         setBusy(false);
       }
     },
