@@ -15,6 +15,8 @@
  *   limiter   rate-limit decisions/s on Redis (REDIS_URL) vs PING and a trivial script (bench/limiter.ts)
  *   scim      SCIM directory sync: BENCH_SCIM_USERS users provisioned into an empty organization
  *             (time, users/s) and `userName eq` look-ups/s, vs one prepared query (bench/scim.ts)
+ *   sdk-verify  @latchkey/backend verifyToken/s vs raw node:crypto RS256 verify with a cached
+ *             KeyObject, one process pinned to CPU 0 (bench/sdk-verify.ts). Aim: ≥ 0.8
  *   protection  POST /v1/client/sign_ins with attack protection and risk-based MFA on vs off,
  *             as a ratio of requests/s (bench/protection.ts)
  *
@@ -47,7 +49,7 @@
  *   BENCH_DURATION     measured seconds per target and endpoint (default 8)
  *   BENCH_ROUNDS       the measured seconds are split into this many round-robin rounds (default 4)
  *   BENCH_USERS        users seeded through the API (default 200)
- *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,oidc-provider,webhooks,limiter,scim,protection (default all)
+ *   BENCH_TARGETS      comma-separated subset of next,start,api,bare,db,jose,oidc-provider,webhooks,limiter,scim,protection,sdk-verify (default all)
  *   BENCH_SCIM_USERS   users provisioned through SCIM from an empty organization (default 10000)
  *   BENCH_PROTECTION_USERS  users seeded on each protection instance (default 20)
  *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
@@ -69,6 +71,7 @@ import type { Row as PlanRow } from './load';
 import { measureWebhooks, type BenchServer as Server, type WebhookBenchResult } from './webhooks';
 import { limiterTable, measureLimiter, type LimiterBenchRow } from './limiter';
 import { measureScim, type ScimBenchResult } from './scim';
+import type { SdkVerifyResult } from './sdk-verify';
 import { measureProtection, type ProtectionBenchResult } from './protection';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -746,6 +749,22 @@ async function main() {
     });
   }
 
+  let sdkVerify: SdkVerifyResult | null = null;
+  if (!ONLY || ONLY.has('sdk-verify')) {
+    log('measuring @latchkey/backend verifyToken vs raw node:crypto (CPU 0)');
+    const args = ['--import', 'tsx', 'bench/sdk-verify.ts'];
+    const run = spawnSync(hasTaskset ? 'taskset' : process.execPath, hasTaskset ? ['-c', '0', process.execPath, ...args] : args, {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, BENCH_DURATION: String(DURATION), BENCH_ROUNDS: String(ROUNDS), BENCH_WARMUP: String(WARMUP) },
+    });
+    try {
+      sdkVerify = JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as SdkVerifyResult;
+    } catch {
+      log(`  ! sdk-verify: ${run.stderr.slice(0, 500)}`);
+    }
+  }
+
   let scim: ScimBenchResult | null = null;
   if (!ONLY || ONLY.has('scim')) {
     scim = await measureScim(
@@ -845,6 +864,18 @@ async function main() {
   if (limiter) {
     out.push(`\nLimiter: decisions/s on Redis from one connection, ${CONNECTIONS} in flight (bench/limiter.ts).\n\n${limiterTable(limiter)}`);
   }
+  if (sdkVerify) {
+    out.push(
+      `\nSDK: @latchkey/backend verifyToken vs raw node:crypto RS256 verify (cached KeyObject), one process on CPU 0, ${sdkVerify.concurrency} in flight (bench/sdk-verify.ts). Aim: ≥ 0.8.\n\n` +
+        table(
+          ['measure', 'ops/s', 'vs raw'],
+          [
+            ['verifyToken (@latchkey/backend)', sdkVerify.sdkPerSecond.toFixed(0), fmt(sdkVerify.ratio, 2)],
+            ['raw node:crypto verify', sdkVerify.rawPerSecond.toFixed(0), '1.00'],
+          ],
+        ),
+    );
+  }
   if (scim) {
     out.push(
       `\nSCIM: npm run api on CPU 0, ${CONNECTIONS} concurrent clients; ceiling = the userName look-up as one prepared postgres.js query, ${CONNECTIONS} in flight, no HTTP.\n\n` +
@@ -894,6 +925,7 @@ async function main() {
     rows,
     webhooks,
     limiter,
+    sdkVerify,
     scim,
     protection,
   };

@@ -55,8 +55,11 @@ test('an operator creates an organization, manages its members, invitations and 
 
     await page.getByRole('button', { name: en.roles.createRole }).click();
     const roleDialog = page.getByRole('dialog', { name: en.roles.createRoleTitle });
-    await roleDialog.getByLabel(en.roles.key, { exact: true }).fill('org:billing');
+    // The key follows the name until it is edited.
+    await roleDialog.getByLabel(en.roles.name).fill('Billing Team');
+    await expect(roleDialog.getByLabel(en.roles.key, { exact: true })).toHaveValue('org:billing_team');
     await roleDialog.getByLabel(en.roles.name).fill('Billing');
+    await expect(roleDialog.getByLabel(en.roles.key, { exact: true })).toHaveValue('org:billing');
     await roleDialog.getByRole('checkbox', { name: 'Read invoices (org:invoices:read)' }).check();
     await roleDialog.getByRole('button', { name: en.roles.save }).click();
     await expect(roleDialog).toBeHidden();
@@ -88,7 +91,7 @@ test('an operator creates an organization, manages its members, invitations and 
   });
 
   await test.step('the list shows it, and leads to its page', async () => {
-    await page.getByRole('link', { name: en.detail.back }).click();
+    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: en.nav.organizations }).click();
     const link = page.getByRole('link', { name: /Acme Corp/ });
     await expect(link).toBeVisible();
     await expect(link).toContainText('acme-corp');

@@ -10,6 +10,8 @@ import limitsDe from './de/limits.json';
 import directoryDe from './de/directory.json';
 import oauthDe from './de/oauth.json';
 import apikeysDe from './de/apikeys.json';
+import waitlistDe from './de/waitlist.json';
+import socialDe from './de/social.json';
 import commonEn from './en/common.json';
 import consoleEn from './en/console.json';
 import hostedEn from './en/hosted.json';
@@ -21,6 +23,8 @@ import limitsEn from './en/limits.json';
 import directoryEn from './en/directory.json';
 import oauthEn from './en/oauth.json';
 import apikeysEn from './en/apikeys.json';
+import waitlistEn from './en/waitlist.json';
+import socialEn from './en/social.json';
 import commonFr from './fr/common.json';
 import consoleFr from './fr/console.json';
 import hostedFr from './fr/hosted.json';
@@ -35,15 +39,26 @@ import protectionEn from './en/protection.json';
 import protectionFr from './fr/protection.json';
 import oauthFr from './fr/oauth.json';
 import apikeysFr from './fr/apikeys.json';
+import billingEn from './en/billing.json';
+import billingFr from './fr/billing.json';
+import billingDe from './de/billing.json';
+import ltiEn from './en/lti.json';
+import ltiFr from './fr/lti.json';
+import ltiDe from './de/lti.json';
+import waitlistFr from './fr/waitlist.json';
+import socialFr from './fr/social.json';
+import ssoDe from './de/sso.json';
+import ssoEn from './en/sso.json';
+import ssoFr from './fr/sso.json';
 
 /**
  * next-intl catalogs, one file per namespace so features can add theirs without
  * touching another's. Every locale must hold every key of `en` (catalogs.test.ts).
  */
 export const CATALOGS = {
-  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn, protection: protectionEn, oauth: oauthEn, apikeys: apikeysEn },
-  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr, protection: protectionFr, oauth: oauthFr, apikeys: apikeysFr },
-  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe, protection: protectionDe, oauth: oauthDe, apikeys: apikeysDe },
+  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn, protection: protectionEn, oauth: oauthEn, apikeys: apikeysEn, billing: billingEn, lti: ltiEn, waitlist: waitlistEn, social: socialEn, sso: ssoEn },
+  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr, protection: protectionFr, oauth: oauthFr, apikeys: apikeysFr, billing: billingFr, lti: ltiFr, waitlist: waitlistFr, social: socialFr, sso: ssoFr },
+  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe, protection: protectionDe, oauth: oauthDe, apikeys: apikeysDe, billing: billingDe, lti: ltiDe, waitlist: waitlistDe, social: socialDe, sso: ssoDe },
 } satisfies Record<Locale, Record<string, unknown>>;
 
 export type Messages = (typeof CATALOGS)['en'];

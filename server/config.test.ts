@@ -27,6 +27,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
   });
 
+  it('turns private outbound targets on with ALLOW_PRIVATE_TARGETS or its former name', () => {
+    expect(loadConfig({}).ALLOW_PRIVATE_TARGETS).toBe(false);
+    expect(loadConfig({ ALLOW_PRIVATE_TARGETS: '1' }).ALLOW_PRIVATE_TARGETS).toBe(true);
+    expect(loadConfig({ ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' }).ALLOW_PRIVATE_TARGETS).toBe(true);
+    expect(() => loadConfig({ ALLOW_PRIVATE_TARGETS: 'maybe' })).toThrow(/ALLOW_PRIVATE_TARGETS/);
+  });
+
   it('treats an empty value as unset', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });

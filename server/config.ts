@@ -63,7 +63,13 @@ const configSchema = z.object({
   EMAIL_FROM: optional(
     z.string().regex(MAILBOX_RE, { message: 'must be an address, optionally with a name: "Acme <no-reply@acme.com>"' }),
   ).transform((v) => v ?? 'Latchkey <no-reply@localhost>'),
-  /** Lets test instances deliver webhooks to loopback/private addresses (local receivers). Never applies to live instances. */
+  /**
+   * Lets test instances reach loopback/private addresses on every outbound request to a URL a
+   * customer gave (webhook receivers, an LTI platform's JWKS, a breached-password range API).
+   * Never applies to live instances.
+   */
+  ALLOW_PRIVATE_TARGETS: optional(booleanFlag).transform((v) => v ?? false),
+  /** The former name of ALLOW_PRIVATE_TARGETS, still honoured: either one turns the switch on. */
   ALLOW_PRIVATE_WEBHOOK_TARGETS: optional(booleanFlag).transform((v) => v ?? false),
   /** Whether `npm start` / `npm run api` also deliver webhooks (set 0 on nodes that should only serve; run `npm run worker` elsewhere). */
   WEBHOOK_WORKER: optional(booleanFlag).transform((v) => v ?? true),
@@ -71,6 +77,17 @@ const configSchema = z.object({
   PASSWORD_HASH_THREADS: optional(z.coerce.number().int().min(1).max(256)),
   /** Password jobs that may wait for a thread; past it, 503 with Retry-After. Default 16 per thread. */
   PASSWORD_HASH_QUEUE: optional(z.coerce.number().int().min(0).max(100_000)),
+  /**
+   * argon2id cost of new digests (OWASP's baseline by default: m=19 MiB, t=2, p=1). A stored
+   * digest made at another cost is re-hashed to this one at the user's next sign-in.
+   */
+  PASSWORD_ARGON2_MEMORY_KIB: optional(z.coerce.number().int().min(8 * 1024).max(1024 * 1024)).transform((v) => v ?? 19 * 1024),
+  PASSWORD_ARGON2_TIME: optional(z.coerce.number().int().min(1).max(10)).transform((v) => v ?? 2),
+  PASSWORD_ARGON2_PARALLELISM: optional(z.coerce.number().int().min(1).max(16)).transform((v) => v ?? 1),
+  /** HTTP worker processes for `npm start` / `npm run api` (node:cluster); default 1 per core with DATABASE_URL, 1 on the embedded store. */
+  WEB_CONCURRENCY: optional(z.coerce.number().int().min(1).max(1024)),
+  /** Seconds SIGTERM waits for in-flight requests before closing their connections. */
+  SHUTDOWN_TIMEOUT: optional(z.coerce.number().min(0).max(600)).transform((v) => v ?? 10),
 });
 
 export type Config = Omit<z.output<typeof configSchema>, 'PUBLIC_URL'> & { PUBLIC_URL: string };
@@ -86,5 +103,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const cfg = parsed.data;
   const publicUrl = (cfg.PUBLIC_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
-  return { ...cfg, PUBLIC_URL: publicUrl };
+  return { ...cfg, PUBLIC_URL: publicUrl, ALLOW_PRIVATE_TARGETS: cfg.ALLOW_PRIVATE_TARGETS || cfg.ALLOW_PRIVATE_WEBHOOK_TARGETS };
 }

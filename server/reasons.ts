@@ -12,9 +12,14 @@ import { REASONS as limits } from './limits/reasons';
 import { REASONS as protection } from './protection/reasons';
 import { REASONS as oauth } from './oauth/reasons';
 import { REASONS as apikeys } from './apikeys/reasons';
+import { REASONS as billing } from './billing/reasons';
+import { REASONS as lti } from './lti/reasons';
+import { REASONS as waitlist } from './waitlist/reasons';
+import { REASONS as social } from './social/reasons';
+import { REASONS as sso } from './sso/reasons';
 
 /** Each domain's registered reasons, keyed by its directory; `http`'s are answered everywhere. README: one table each. */
-export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, limits, protection, oauth, apikeys } as const;
+export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, limits, protection, oauth, apikeys, billing, lti, waitlist, social, sso } as const;
 
 type Domains = typeof REASONS_BY_DOMAIN;
 /** A `meta.reason` the server may answer: `AppError` and `validationError` take nothing else. */

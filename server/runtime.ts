@@ -9,7 +9,8 @@ import { systemClock, type Clock, type Deps, type TxtResolver } from './deps';
 import { createLimiter, MemoryLimiterStore, RedisLimiterStore } from './http/limiter';
 import { createLogger } from './http/logger';
 import { createMetrics } from './http/metrics';
-import { CacheRegistry, TtlCache } from './http/ttl-cache';
+import { CacheRegistry } from './http/ttl-cache';
+import { SECRET_KEY_CACHE } from './keys/secret-keys';
 import { createCacheInvalidation } from './http/invalidation';
 import { createCipher, loadEncryptionKey } from './crypto/cipher';
 import { createSmtpMailer, type Mailer } from './email/transport';
@@ -71,14 +72,18 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     logger,
     limiter: createLimiter(redis ? new RedisLimiterStore(redis) : new MemoryLimiterStore()),
     metrics: createMetrics({ defaultMetrics: opts.defaultMetrics, webhookQueueDepth: () => pendingMessageCount(deps) }),
-    keyCache: new TtlCache(1000),
+    keyCache: caches.get(SECRET_KEY_CACHE, 1000),
     caches,
-    cacheInvalidation: createCacheInvalidation(caches, { redisUrl: config.REDIS_URL, publisher: redis, logger }),
+    cacheInvalidation: createCacheInvalidation(caches, { redisUrl: config.REDIS_URL, publisher: redis, logger, database }),
     cipher,
     mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
     dns: opts.dns ?? systemResolver,
     txtResolver: opts.txtResolver ?? { resolveTxt },
-    passwords: new PasswordPool({ threads: config.PASSWORD_HASH_THREADS, queue: config.PASSWORD_HASH_QUEUE }),
+    passwords: new PasswordPool({
+      threads: config.PASSWORD_HASH_THREADS,
+      queue: config.PASSWORD_HASH_QUEUE,
+      argon2: { memoryCost: config.PASSWORD_ARGON2_MEMORY_KIB, timeCost: config.PASSWORD_ARGON2_TIME, parallelism: config.PASSWORD_ARGON2_PARALLELISM },
+    }),
   };
   const db = database;
   return {
@@ -86,9 +91,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     database: db,
     lock,
     async close() {
+      deps.cacheInvalidation.close();
       await db.close();
       await deps.passwords.close();
-      deps.cacheInvalidation.close();
       ownMailer?.close?.();
       if (redis) redis.disconnect();
       if (lock) releaseLock(config.DATA_DIR);

@@ -4,7 +4,6 @@ import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useCallback, useEffect, useState } from 'react';
 import {
-  ActionCell,
   Alert,
   AsyncContent,
   Badge,
@@ -14,18 +13,11 @@ import {
   CardHeader,
   Checkbox,
   ConfirmDialog,
-  CopyField,
   EmptyState,
   Field,
   FormDialog,
   Input,
-  Select,
-  ShownOnceDialog,
   Skeleton,
-  Table,
-  Td,
-  Thead,
-  Tr,
 } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import type { ApiToken, List, Me, MeSession } from '@/lib/fapi/types';
@@ -33,6 +25,8 @@ import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { ConnectedAppsSection } from './connected-apps';
 import { ApiKeysSection } from './api-keys-section';
+import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section';
+import { BillingSection } from './billing-section';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
@@ -153,6 +147,7 @@ function Sections() {
       <TokensSection />
       <ConnectedAppsSection />
       <ApiKeysSection />
+      <BillingSection />
     </>
   );
 }
@@ -485,143 +480,64 @@ function SessionsSection() {
   );
 }
 
-const TOKEN_FIELDS = ['name', 'scopes', 'expires_in_seconds'] as const;
-const EXPIRY_OPTIONS = [
-  { value: '', key: 'never' },
-  { value: String(7 * 86400), key: 'days7' },
-  { value: String(30 * 86400), key: 'days30' },
-  { value: String(90 * 86400), key: 'days90' },
-  { value: String(365 * 86400), key: 'year' },
-] as const;
+const TOKENS = 'hosted.tokens';
 
 function TokensSection() {
-  const t = useTranslations('hosted.tokens');
-  const { call, client } = useHosted();
-  const describe = useFapiError();
+  const t = useTranslations(TOKENS);
   const dates = useDates();
-  const { list, setList, error, load } = useList<ApiToken>('/v1/client/me/api_tokens');
-  const [creating, setCreating] = useState(false);
-  const [revoking, setRevoking] = useState<ApiToken | null>(null);
-  const impersonated = !!client?.session?.impersonated_by;
-
-  async function revoke() {
-    if (!revoking) return;
-    await call(`/v1/client/me/api_tokens/${revoking.id}/revoke`, { method: 'POST' });
-    setList((l) => l?.filter((x) => x.id !== revoking.id) ?? null);
-  }
-
   return (
-    <Card>
-      <CardHeader
-        title={t('title')}
-        description={t('description')}
-        actions={
-          <Button size="sm" onClick={() => setCreating(true)} disabled={impersonated}>
-            {t('create')}
-          </Button>
-        }
-      />
-      <AsyncContent
-        data={list}
-        error={error && <SectionError message={error} />}
-        loading={<RowsSkeleton height="h-10" />}
-        empty={<EmptyState title={t('emptyTitle')} description={t('emptyDescription')} />}
-      >
-        {(list) => (
-          <Table caption={t('title')}>
-            <Thead columns={[t('name'), t('scopes'), t('expires'), t('lastUsed')]} actions={t('actions')} />
-            <tbody>
-              {list.map((token) => (
-                <Tr key={token.id}>
-                  <Td className="font-medium">
-                    {token.name}
-                    {token.status === 'expired' && (
-                      <span className="ml-2">
-                        <Badge tone="red">{t('expired')}</Badge>
-                      </span>
-                    )}
-                  </Td>
-                  <Td className="font-mono text-xs">{token.scopes.join(', ')}</Td>
-                  <Td className="whitespace-nowrap">{token.expires_at ? dates.dateTime(token.expires_at) : t('neverExpires')}</Td>
-                  <Td className="whitespace-nowrap">{token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')}</Td>
-                  <ActionCell aria-label={t('revokeLabel', { name: token.name })} onClick={() => setRevoking(token)}>
-                    {t('revoke')}
-                  </ActionCell>
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </AsyncContent>
-      {creating && (
-        <CreateTokenDialog
-          onClose={() => setCreating(false)}
-          onCreated={() => load()}
-        />
-      )}
-      <ConfirmDialog
-        open={revoking !== null}
-        title={t('revokeTitle')}
-        description={t('revokeBody', { name: revoking?.name ?? '' })}
-        confirmLabel={t('revokeConfirm')}
-        describeError={(e) => describe(e).message}
-        onConfirm={revoke}
-        onClose={() => setRevoking(null)}
-      />
-    </Card>
+    <OwnSecretsSection<ApiToken>
+      ns={TOKENS}
+      list={{ path: '/v1/client/me/api_tokens' }}
+      revokePath={(id) => `/v1/client/me/api_tokens/${id}/revoke`}
+      columns={[
+        {
+          header: t('name'),
+          className: 'font-medium',
+          cell: (token) => (
+            <>
+              {token.name}
+              {token.status === 'expired' && (
+                <span className="ml-2">
+                  <Badge tone="red">{t('expired')}</Badge>
+                </span>
+              )}
+            </>
+          ),
+        },
+        { header: t('scopes'), className: 'font-mono text-xs', cell: (token) => token.scopes.join(', ') },
+        { header: t('expires'), className: 'whitespace-nowrap', cell: (token) => (token.expires_at ? dates.dateTime(token.expires_at) : t('neverExpires')) },
+        { header: t('lastUsed'), className: 'whitespace-nowrap', cell: (token) => (token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')) },
+      ]}
+      createDialog={(done) => <CreateTokenDialog {...done} />}
+    />
   );
 }
 
-function CreateTokenDialog({ onClose, onCreated }: { onClose(): void; onCreated(): void }) {
-  const t = useTranslations('hosted.tokens');
-  const te = useTranslations('hosted.errors');
+function CreateTokenDialog(done: { onClose(): void; onCreated(): void }) {
+  const t = useTranslations(TOKENS);
   const { call } = useHosted();
-  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(TOKEN_FIELDS);
-  const [name, setName] = useState('');
   const [write, setWrite] = useState(false);
-  const [expiry, setExpiry] = useState('');
-  const [secret, setSecret] = useState<string | null>(null);
-
-  const submit = handleSubmit(
-    async () => {
-      const created = await call<ApiToken & { token: string }>('/v1/client/me/api_tokens', {
-        json: { name: name.trim(), scopes: write ? ['me:read', 'me:write'] : ['me:read'], ...(expiry ? { expires_in_seconds: Number(expiry) } : {}) },
-      });
-      setSecret(created.token);
-      onCreated();
-    },
-    { check: () => !name.trim() && { name: te('required') } },
-  );
-
-  if (secret) {
-    return (
-      <ShownOnceDialog value={secret} onClose={onClose} title={t('createdTitle')} warning={t('createdOnce')} doneLabel={t('done')}>
-        {(value) => <CopyField value={value} label={t('secretLabel')} />}
-      </ShownOnceDialog>
-    );
-  }
   return (
-    <FormDialog open onClose={onClose} title={t('createTitle')} onSubmit={submit} error={formError} submitLabel={t('createSubmit')} busy={busy}>
-      <Field label={t('nameLabel')} hint={t('nameHint')} error={fieldErrors.name}>
-        {(p) => <Input {...p} name="name" autoFocus maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />}
-      </Field>
-      <fieldset className="flex flex-col gap-2">
-        <legend className="mb-1 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('scopes')}</legend>
-        <Checkbox label={t('scopeRead')} checked disabled readOnly />
-        <Checkbox label={t('scopeWrite')} checked={write} onChange={(e) => setWrite(e.target.checked)} />
-        {fieldErrors.scopes && <p className="text-xs font-medium text-red-600 dark:text-red-400">{fieldErrors.scopes}</p>}
-      </fieldset>
-      <Field label={t('expiry')} error={fieldErrors.expires_in_seconds}>
-        {(p) => (
-          <Select {...p} name="expires_in_seconds" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-            {EXPIRY_OPTIONS.map((o) => (
-              <option key={o.key} value={o.value}>
-                {t(`expiryOptions.${o.key}`)}
-              </option>
-            ))}
-          </Select>
-        )}
-      </Field>
-    </FormDialog>
+    <CreateOwnSecretDialog
+      ns={TOKENS}
+      fields={['name', 'scopes', 'expires_in_seconds']}
+      nameMaxLength={128}
+      expiryDays={[7, 30, 90, 365]}
+      create={async (input) => {
+        const json = { ...input, scopes: write ? ['me:read', 'me:write'] : ['me:read'] };
+        return (await call<ApiToken & { token: string }>('/v1/client/me/api_tokens', { json })).token;
+      }}
+      {...done}
+    >
+      {(errors) => (
+        <fieldset className="flex flex-col gap-2">
+          <legend className="mb-1 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('scopes')}</legend>
+          <Checkbox label={t('scopeRead')} checked disabled readOnly />
+          <Checkbox label={t('scopeWrite')} checked={write} onChange={(e) => setWrite(e.target.checked)} />
+          {errors.scopes && <p className="text-xs font-medium text-red-600 dark:text-red-400">{errors.scopes}</p>}
+        </fieldset>
+      )}
+    </CreateOwnSecretDialog>
   );
 }

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
 import type { ComponentProps, FormEvent, ReactNode } from 'react';
-import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, Spinner, cn, focusRing, rememberLocale } from '@/components/ui';
+import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, Spinner, cn, focusRing, rememberLocale, ThemeToggle } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
@@ -44,6 +44,7 @@ export function HostedFooter() {
       )}
       {env?.instance.environment === 'test' && <Badge tone="amber">{t('testMode')}</Badge>}
       <LanguagePicker />
+      <ThemeToggle />
     </footer>
   );
 }
@@ -239,7 +240,7 @@ export function Working({ label, error, actionLabel, onAction }: { label: string
 /** A divider with a word in the middle ("or"). */
 export function Divider({ label }: { label: string }) {
   return (
-    <div className="flex items-center gap-3 text-xs uppercase tracking-wide text-zinc-400 dark:text-zinc-500">
+    <div className="flex items-center gap-3 text-xs uppercase tracking-wide text-zinc-500 dark:text-zinc-400">
       <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-800" />
       {label}
       <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-800" />

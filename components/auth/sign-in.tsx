@@ -7,26 +7,15 @@ import { Alert, Button, Field, Skeleton } from '@/components/ui';
 import { clearFlow, writeFlow } from '@/lib/fapi/flow';
 import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { ApiError } from '@/lib/api-client';
 import { IdentifierInput, PasswordInput } from './fields';
+import { forgetFragmentTicket, takeTicketFromFragment } from './fragment-ticket';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, Divider, Working, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
+import { SocialButtons } from './social-buttons';
 
 const FIELDS = ['identifier', 'password'] as const;
-
-let fragmentTicket: string | null = null;
-
-/** Reads `#ticket=…` and removes it from the address bar at once (it is a credential). */
-function takeTicketFromFragment(): string | null {
-  if (typeof window === 'undefined') return null;
-  const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
-  const ticket = params.get('ticket');
-  if (ticket) {
-    fragmentTicket = ticket;
-    window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
-  }
-  return fragmentTicket;
-}
 
 /** Sends a finished or half-finished sign-in where it goes next. */
 export function useSignInStep() {
@@ -47,6 +36,7 @@ export function useSignInStep() {
 
 export function SignInPage() {
   const t = useTranslations('hosted.signIn');
+  const tw = useTranslations('waitlist.hosted');
   const { env, client, loadError, href } = useHosted();
   const router = useRouter();
   const [ticket] = useState(takeTicketFromFragment);
@@ -62,6 +52,10 @@ export function SignInPage() {
     <>
       {t('noAccount')} <TextLink href={href('/sign-up')}>{t('signUpLink')}</TextLink>
     </>
+  ) : env?.user_settings.sign_up.mode === 'waitlist' ? (
+    <>
+      {t('noAccount')} <TextLink href={href('/waitlist')}>{tw('joinLink')}</TextLink>
+    </>
   ) : undefined;
 
   if (loadError || !env || !client) return <PendingAuthCard title={t('title')} fields={2} buttons={2} />;
@@ -69,6 +63,7 @@ export function SignInPage() {
   if (session?.status === 'active' && !anotherAccount) return <AlreadySignedIn onAnotherAccount={() => setAnotherAccount(true)} />;
   return (
     <AuthCard title={t('title')} subtitle={t('subtitle', { name: env.instance.name })} footer={signUpLink}>
+      <SocialButtons flow="sign_in" />
       <SignInForm />
     </AuthCard>
   );
@@ -79,9 +74,30 @@ function SignInForm() {
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const router = useRouter();
-  const { instanceId, call, href } = useHosted();
+  const { instanceId, call, href, redirectUrl } = useHosted();
   const step = useSignInStep();
   const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
+
+  /**
+   * Enterprise SSO: an email whose domain has an active connection goes to its identity
+   * provider. False when no connection serves the domain (the form goes on as usual).
+   */
+  async function toIdentityProvider(): Promise<boolean> {
+    const email = identifier.trim();
+    if (!email.includes('@')) return false;
+    try {
+      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', {
+        json: { strategy: 'enterprise_sso', identifier: email, ...(redirectUrl ? { redirect_url: redirectUrl } : {}) },
+      });
+      const url = (res.response.first_factor_verification as { external_verification_redirect_url?: string } | null)?.external_verification_redirect_url;
+      if (!url) return false;
+      window.location.assign(url);
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError && err.meta.reason === 'no_connection') return false;
+      throw err;
+    }
+  }
   const [identifier, setIdentifier] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState<'password' | 'code' | null>(null);
@@ -97,11 +113,15 @@ function SignInForm() {
   /** Signs in one way (`password`, or an emailed `code`): the fields it needs checked, its button loading until the page moves on. */
   async function attempt(way: 'password' | 'code', action: () => Promise<void>) {
     reset();
-    if (!requireFields(way === 'password')) return;
+    if (!requireFields(false)) return;
     setBusy(way);
     try {
+      // After the email alone (no password typed yet), or when a password is refused for an SSO domain: the IdP.
+      if (way === 'password' && !password && (await toIdentityProvider())) return;
+      if (!requireFields(way === 'password')) return setBusy(null);
       await action();
     } catch (err) {
+      if (err instanceof ApiError && err.meta.reason === 'sso_required' && (await toIdentityProvider().catch(() => false))) return;
       show(err);
       setBusy(null);
     }
@@ -178,7 +198,7 @@ function TicketRedemption({ ticket }: { ticket: string }) {
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    fragmentTicket = null;
+    forgetFragmentTicket();
     call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { strategy: 'ticket', ticket } }).then(
       (res) => step(res, ''),
       (e: unknown) => setError(describe(e).message),

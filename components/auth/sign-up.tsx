@@ -8,24 +8,44 @@ import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow'
 import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, IdentifierInput, PasswordInput } from './fields';
+import { takeTicketFromFragment } from './fragment-ticket';
 import { useHosted } from './hosted-context';
 import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
+import { SocialButtons } from './social-buttons';
 
 const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'password'] as const;
 type Values = Record<(typeof FIELDS)[number], string>;
 
-/** `{fapi}/sign-up`: the fields the instance asks for, then the email code. */
+/**
+ * `{fapi}/sign-up`: the fields the instance asks for, then the email code. In waitlist mode
+ * only with a waitlist invitation's `#ticket=…`; without one the page points to `/waitlist`.
+ */
 export function SignUpPage() {
   const t = useTranslations('hosted.signUp');
+  const tw = useTranslations('waitlist.hosted');
   const { env, client, loadError, href } = useHosted();
+  const [ticket] = useState(takeTicketFromFragment);
   const footer = (
     <>
       {t('haveAccount')} <TextLink href={href('/sign-in')}>{t('signInLink')}</TextLink>
     </>
   );
   if (loadError || !env || !client) return <PendingAuthCard title={t('title')} footer={footer} fields={2} />;
-  if (!env.user_settings.sign_up.open) {
+  const waitlist = env.user_settings.sign_up.mode === 'waitlist';
+  if (waitlist && !ticket) {
+    return (
+      <AuthCard title={t('title')} footer={footer}>
+        <Alert tone="info" title={tw('signUpClosedTitle')}>
+          {tw('signUpClosed', { name: env.instance.name })}
+        </Alert>
+        <p className="mt-4 text-center text-sm">
+          <TextLink href={href('/waitlist')}>{tw('joinLink')}</TextLink>
+        </p>
+      </AuthCard>
+    );
+  }
+  if (!env.user_settings.sign_up.open && !(waitlist && ticket)) {
     return (
       <AuthCard title={t('title')} footer={footer}>
         <Alert tone="info" title={t('closedTitle')}>
@@ -36,12 +56,14 @@ export function SignUpPage() {
   }
   return (
     <AuthCard title={t('title')} subtitle={t('subtitle', { name: env.instance.name })} footer={footer}>
-      <SignUpForm />
+      <SocialButtons flow="sign_up" />
+      <SignUpForm ticket={waitlist ? ticket : null} />
     </AuthCard>
   );
 }
 
-function SignUpForm() {
+/** `ticket`: a waitlist invitation's, sent with the sign-up. */
+function SignUpForm({ ticket }: { ticket: string | null }) {
   const t = useTranslations('hosted.signUp');
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
@@ -68,6 +90,7 @@ function SignUpForm() {
       for (const k of asked) if (k !== 'email_address') body[k] = k === 'password' ? values[k] : values[k].trim();
       // The language the page speaks becomes the user's: later emails (reset codes, invitations) follow it.
       if (env?.localization) body.locale = env.localization.locale;
+      if (ticket) body.ticket = ticket;
       const created = await call<Envelope<SignUpAttempt>>('/v1/client/sign_ups', { json: body });
       setClient(created.client);
       const id = created.response.id;

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Td, Tr, cn, focusRing } from '@/components/ui';
+import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, CopyField, Field, FormDialog, Input, PageHeader, Select, Td, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { Instance, Invitation, LightList, Member, Role } from '@/lib/console/types';
@@ -12,6 +12,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { CardList, CardTable } from './states';
+import { RenameCard } from './rename-card';
 import { useFormError } from './use-form-error';
 
 const ROLES: Role[] = ['owner', 'admin', 'viewer'];
@@ -26,6 +27,7 @@ export function AccountPage() {
       <InstancesCard />
       <MembersCard />
       {account.role !== 'viewer' && <InvitationsCard />}
+      {account.role === 'owner' && <AccountNameCard />}
     </div>
   );
 }
@@ -64,8 +66,8 @@ function InstancesCard() {
                 >
                   <span className="min-w-0 flex-1 font-medium">{instance.name}</span>
                   <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
-                  <span className="hidden font-mono text-xs text-zinc-500 sm:inline">{instance.id}</span>
-                  <span className="text-xs text-zinc-500">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
+                  <span className="hidden font-mono text-xs text-zinc-500 dark:text-zinc-400 sm:inline">{instance.id}</span>
+                  <span className="text-xs text-zinc-500 dark:text-zinc-400">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
                 </Link>
               </li>
             ))}
@@ -121,6 +123,12 @@ function CreateInstanceDialog({ open, onClose, onCreated }: { open: boolean; onC
   );
 }
 
+function AccountNameCard() {
+  const t = useTranslations('console.account');
+  const { account, reloadMe } = useConsole();
+  return <RenameCard title={t('nameTitle')} description={t('nameDescription')} label={t('name')} name={account.name} path={api.account(account.id)} disabled={false} onSaved={reloadMe} />;
+}
+
 function MembersCard() {
   const t = useTranslations('console.account');
   const dates = useDates();
@@ -145,6 +153,8 @@ function MembersCard() {
     }
   }
 
+  const owners = members.data?.data.filter((m) => m.role === 'owner').length ?? 0;
+  const removable = (m: Member) => m.role !== 'owner' || owners > 1;
   const memberName = (m: Member) => [m.first_name, m.last_name].filter(Boolean).join(' ') || m.email_address || m.user_id;
 
   return (
@@ -163,7 +173,7 @@ function MembersCard() {
           <Tr key={m.id}>
             <Td id={`member-name-${m.id}`} className="font-medium">
               {memberName(m)}
-              {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500">{t('you')}</span>}
+              {m.user_id === me.user.id && <span className="ml-2 text-xs font-normal text-zinc-500 dark:text-zinc-400">{t('you')}</span>}
             </Td>
             <Td className="text-zinc-600 dark:text-zinc-400">{m.email_address}</Td>
             <Td>
@@ -189,11 +199,14 @@ function MembersCard() {
               )}
             </Td>
             <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
-            {isOwner && (
-              <ActionCell onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
-                {t('remove')}
-              </ActionCell>
-            )}
+            {isOwner &&
+              (removable(m) ? (
+                <ActionCell onClick={() => setRemoving(m)} aria-describedby={`member-name-${m.id}`}>
+                  {t('remove')}
+                </ActionCell>
+              ) : (
+                <Td className="text-right text-xs text-zinc-600 dark:text-zinc-400">{t('lastOwner')}</Td>
+              ))}
           </Tr>
         )}
       />
@@ -222,7 +235,7 @@ function InvitationsCard() {
   const form = useFormError(['email_address', 'role']);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [sent, setSent] = useState<string | null>(null);
+  const [sent, setSent] = useState<{ email: string; url: string } | null>(null);
   const [revoking, setRevoking] = useState<Invitation | null>(null);
   const invitable = ROLES.filter((r) => isOwner || r !== 'owner');
 
@@ -230,8 +243,8 @@ function InvitationsCard() {
     e.preventDefault();
     setSent(null);
     void form.run(async () => {
-      await mutate('POST', `${api.account(account.id)}/invitations`, { email_address: email, role });
-      setSent(email);
+      const { url } = await mutate<{ url: string }>('POST', `${api.account(account.id)}/invitations`, { email_address: email, role });
+      setSent({ email, url });
       setEmail('');
       invitations.reload();
     });
@@ -244,7 +257,12 @@ function InvitationsCard() {
       <CardHeader title={t('invitationsTitle')} description={t('invitationsDescription')} />
       <form onSubmit={invite} noValidate className="flex flex-col gap-3 border-b border-zinc-200 px-5 py-4 dark:border-zinc-800">
         {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        {sent && <Alert tone="success">{t('invitationSent', { email: sent })}</Alert>}
+        {sent && (
+          <Alert tone="success">
+            {t('invitationSent', { email: sent.email })} {t('invitationLinkHint')}
+            <CopyField value={sent.url} label={t('invitationLink')} />
+          </Alert>
+        )}
         <div className="grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-start">
           <Field label={t('inviteEmail')} error={form.fieldError('email_address')}>
             {(p) => <Input {...p} type="email" name="email_address" required value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />}

@@ -53,7 +53,7 @@ export function ApiKeysList() {
                   <Tr key={key.id} className={cn(keys.loading && 'opacity-60')}>
                     <Td id={`apikey-name-${key.id}`} className="font-medium">
                       {key.name}
-                      <span className="block font-mono text-xs text-zinc-500">{key.id}</span>
+                      <span className="block font-mono text-xs text-zinc-500 dark:text-zinc-400">{key.id}</span>
                     </Td>
                     <Td className="font-mono text-xs whitespace-nowrap">{key.subject}</Td>
                     <Td>

@@ -127,7 +127,7 @@ export function AuditLog() {
                             </pre>
                           </details>
                         ) : (
-                          <span className="text-zinc-400">—</span>
+                          <span className="text-zinc-500 dark:text-zinc-400">—</span>
                         )}
                       </Td>
                     </Tr>

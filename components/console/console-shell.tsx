@@ -161,7 +161,7 @@ function Sidebar({
             <Skeleton className="h-7 w-4/5" />
           </div>
         )}
-        {instances && instances.length === 0 && <p className="px-2.5 text-sm text-zinc-500">{t('shell.noInstances')}</p>}
+        {instances && instances.length === 0 && <p className="px-2.5 text-sm text-zinc-500 dark:text-zinc-400">{t('shell.noInstances')}</p>}
         <ul className="flex flex-col gap-0.5">
           {instances?.map((instance) => {
             const base = pages.instance(accountId, instance.id);

@@ -1,6 +1,7 @@
 'use client';
 
 import { createContext, useContext, type ReactNode } from 'react';
+import { api } from '@/lib/console/paths';
 import type { Instance } from '@/lib/console/types';
 import { useConsole } from './console-context';
 import { PageSkeleton } from './console-shell';
@@ -23,4 +24,11 @@ export function useInstance(): Instance {
   const value = useContext(InstanceContext);
   if (!value) throw new Error('useInstance() outside InstanceProvider');
   return value;
+}
+
+/** The dashboard API path of the current instance, or of one of its collections (`resource`). */
+export function useInstanceApi(resource = ''): string {
+  const { account } = useConsole();
+  const base = api.instance(account.id, useInstance().id);
+  return resource ? `${base}/${resource}` : base;
 }

@@ -20,4 +20,8 @@ export const INSTANCE_NAV: InstanceNavEntry[] = [
   { segment: 'protection', messageKey: 'protection.nav' },
   { segment: 'oauth-applications', messageKey: 'oauth.console.nav' },
   { segment: 'api-keys', messageKey: 'apikeys.nav' },
+  { segment: 'billing', messageKey: 'billing.nav' },
+  { segment: 'lti-platforms', messageKey: 'lti.nav' },
+  { segment: 'waitlist', messageKey: 'waitlist.nav' },
+  { segment: 'social', messageKey: 'social.console.nav' },
 ];

@@ -29,6 +29,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { AllOrSome, toggled } from './all-or-some';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
+import { InstanceMetrics } from './instance-metrics';
 import { CardTable } from './states';
 import { useFormError } from './use-form-error';
 
@@ -64,6 +65,7 @@ export function InstanceOverview() {
           </div>
         </CardBody>
       </Card>
+      <InstanceMetrics />
       <SecretKeys />
     </div>
   );
@@ -186,7 +188,7 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
         <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
           <table className="w-full text-sm">
             <thead>
-              <tr className="text-left text-xs text-zinc-500">
+              <tr className="text-left text-xs text-zinc-500 dark:text-zinc-400">
                 {[t('resource'), t('read'), t('write')].map((heading) => (
                   <th key={heading} scope="col" className="pb-1 font-medium">
                     {heading}

@@ -11,6 +11,7 @@ import { toDuration, toSeconds, type Duration } from '@/lib/console/duration';
 import { isLocale, LOCALES } from '@/i18n/locales';
 import { DurationInput } from './duration-input';
 import { useInstance } from './instance-context';
+import { InstanceGeneral } from './instance-general';
 import { ListEditor } from './list-editor';
 import { useFormError } from './use-form-error';
 
@@ -118,129 +119,132 @@ export function InstanceSettings() {
 
   const disabled = !canWrite;
   return (
-    <form className="flex flex-col gap-8" onSubmit={submit} noValidate>
-      <PageHeader
-        title={t('title')}
-        description={t('description', { name: instance.name })}
-      />
-      {!canWrite && <Alert tone="info">{t('readOnly')}</Alert>}
-      {form.formError && <Alert tone="error">{form.formError}</Alert>}
-      {saved && <Alert tone="success">{t('saved')}</Alert>}
-
-      <Card>
-        <CardHeader title={t('signUpTitle')} description={t('signUpDescription')} />
-        <CardBody className="flex flex-col gap-5">
-          <Field label={t('signUpMode')} hint={t(`signUpModeHint.${draft.sign_up_mode}`)} error={fieldError('sign_up_mode')}>
-            {(p) => (
-              <Select
-                {...p}
-                className="max-w-xs"
-                value={draft.sign_up_mode}
-                disabled={disabled}
-                onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}
-                options={['public', 'restricted', 'waitlist'] as const}
-                optionLabel={(m) => t(`signUpModes.${m}`)}
-              />
-            )}
-          </Field>
-          <Field label={t('defaultLocale')} hint={t('defaultLocaleHint')} error={fieldError('default_locale')}>
-            {(p) => (
-              <Select
-                {...p}
-                className="max-w-xs"
-                value={draft.default_locale}
-                disabled={disabled}
-                onChange={(e) => set('default_locale', e.target.value)}
-                options={[...new Set([...LOCALES, draft.default_locale])]}
-                optionLabel={(l) => (isLocale(l) ? tl(l) : l)}
-              />
-            )}
-          </Field>
-          {draft.sign_up_mode === 'restricted' && (
-            <ListEditor
-              label={t('allowlist')}
-              hint={t('allowlistHint')}
-              placeholder="acme.com"
-              values={draft.allowlist}
-              onChange={(v) => set('allowlist', v)}
-              error={fieldError('allowlist')}
-              disabled={disabled}
-            />
-          )}
-          <div className="flex flex-col gap-3">
-            <p className="text-sm font-medium">{t('requiredAtSignUp')}</p>
-            <Checkbox label={t('passwordRequired')} checked={draft.password_required} disabled={disabled} onChange={(e) => set('password_required', e.target.checked)} />
-            <Checkbox label={t('nameRequired')} checked={draft.name_required} disabled={disabled} onChange={(e) => set('name_required', e.target.checked)} />
-            <Checkbox label={t('usernameRequired')} checked={draft.username_required} disabled={disabled} onChange={(e) => set('username_required', e.target.checked)} />
-          </div>
-        </CardBody>
-      </Card>
-
-      <Card>
-        <CardHeader title={t('sessionsTitle')} description={t('sessionsDescription')} />
-        <CardBody className="flex flex-col gap-5">
-          <Field label={t('sessionLifetime')} hint={t('sessionLifetimeHint')} error={fieldError('session_lifetime_seconds')}>
-            {(p) => <DurationInput control={p} value={draft.lifetime} onChange={(d) => set('lifetime', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
-          </Field>
-          <div className="flex flex-col gap-3">
-            <Checkbox
-              label={t('inactivityEnabled')}
-              checked={draft.inactivityEnabled}
-              disabled={disabled}
-              onChange={(e) => set('inactivityEnabled', e.target.checked)}
-            />
-            {draft.inactivityEnabled && (
-              <Field label={t('inactivityTimeout')} hint={t('inactivityTimeoutHint')} error={fieldError('session_inactivity_timeout_seconds')}>
-                {(p) => <DurationInput control={p} value={draft.inactivity} onChange={(d) => set('inactivity', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
-              </Field>
-            )}
-          </div>
-          <Field label={t('tokenLifetime')} hint={t('tokenLifetimeHint')} error={fieldError('session_token_lifetime_seconds')}>
-            {(p) => <DurationInput control={p} value={draft.tokenLifetime} onChange={(d) => set('tokenLifetime', d)} units={['seconds', 'minutes']} disabled={disabled} />}
-          </Field>
-        </CardBody>
-      </Card>
-
-      <Card>
-        <CardHeader title={t('securityTitle')} description={t('securityDescription')} />
-        <CardBody className="flex flex-col gap-5">
-          <div className="flex flex-col gap-1">
-            <Checkbox label={t('mfaRequired')} checked={draft.mfa_required} disabled={disabled} onChange={(e) => set('mfa_required', e.target.checked)} />
-            <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('mfaRequiredHint')}</p>
-          </div>
-          <ListEditor
-            label={t('allowedOrigins')}
-            hint={t('allowedOriginsHint')}
-            placeholder="https://app.example.com"
-            values={draft.allowed_origins}
-            onChange={(v) => set('allowed_origins', v)}
-            error={fieldError('allowed_origins')}
-            disabled={disabled}
-          />
-          <ListEditor
-            label={t('redirectUrls')}
-            hint={t('redirectUrlsHint')}
-            placeholder="https://app.example.com/after-sign-in"
-            values={draft.redirect_urls}
-            onChange={(v) => set('redirect_urls', v)}
-            error={fieldError('redirect_urls')}
-            disabled={disabled}
-          />
-        </CardBody>
-      </Card>
-
-      {canWrite && (
-        <CancelSubmit
-          onCancel={() => {
-            setDraft(draftOf(instance.settings));
-            setLocal({});
-            form.clear();
-            setSaved(false);
-          }}
-          submitLabel={t('save')}
-          busy={form.busy}
+    <div className="flex flex-col gap-8">
+      <form className="flex flex-col gap-8" onSubmit={submit} noValidate>
+        <PageHeader
+          title={t('title')}
+          description={t('description', { name: instance.name })}
         />
-      )}
-    </form>
+        {!canWrite && <Alert tone="info">{t('readOnly')}</Alert>}
+        {form.formError && <Alert tone="error">{form.formError}</Alert>}
+        {saved && <Alert tone="success">{t('saved')}</Alert>}
+
+        <Card>
+          <CardHeader title={t('signUpTitle')} description={t('signUpDescription')} />
+          <CardBody className="flex flex-col gap-5">
+            <Field label={t('signUpMode')} hint={t(`signUpModeHint.${draft.sign_up_mode}`)} error={fieldError('sign_up_mode')}>
+              {(p) => (
+                <Select
+                  {...p}
+                  className="max-w-xs"
+                  value={draft.sign_up_mode}
+                  disabled={disabled}
+                  onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}
+                  options={['public', 'restricted', 'waitlist'] as const}
+                  optionLabel={(m) => t(`signUpModes.${m}`)}
+                />
+              )}
+            </Field>
+            <Field label={t('defaultLocale')} hint={t('defaultLocaleHint')} error={fieldError('default_locale')}>
+              {(p) => (
+                <Select
+                  {...p}
+                  className="max-w-xs"
+                  value={draft.default_locale}
+                  disabled={disabled}
+                  onChange={(e) => set('default_locale', e.target.value)}
+                  options={[...new Set([...LOCALES, draft.default_locale])]}
+                  optionLabel={(l) => (isLocale(l) ? tl(l) : l)}
+                />
+              )}
+            </Field>
+            {draft.sign_up_mode === 'restricted' && (
+              <ListEditor
+                label={t('allowlist')}
+                hint={t('allowlistHint')}
+                placeholder="acme.com"
+                values={draft.allowlist}
+                onChange={(v) => set('allowlist', v)}
+                error={fieldError('allowlist')}
+                disabled={disabled}
+              />
+            )}
+            <div className="flex flex-col gap-3">
+              <p className="text-sm font-medium">{t('requiredAtSignUp')}</p>
+              <Checkbox label={t('passwordRequired')} checked={draft.password_required} disabled={disabled} onChange={(e) => set('password_required', e.target.checked)} />
+              <Checkbox label={t('nameRequired')} checked={draft.name_required} disabled={disabled} onChange={(e) => set('name_required', e.target.checked)} />
+              <Checkbox label={t('usernameRequired')} checked={draft.username_required} disabled={disabled} onChange={(e) => set('username_required', e.target.checked)} />
+            </div>
+          </CardBody>
+        </Card>
+
+        <Card>
+          <CardHeader title={t('sessionsTitle')} description={t('sessionsDescription')} />
+          <CardBody className="flex flex-col gap-5">
+            <Field label={t('sessionLifetime')} hint={t('sessionLifetimeHint')} error={fieldError('session_lifetime_seconds')}>
+              {(p) => <DurationInput control={p} value={draft.lifetime} onChange={(d) => set('lifetime', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
+            </Field>
+            <div className="flex flex-col gap-3">
+              <Checkbox
+                label={t('inactivityEnabled')}
+                checked={draft.inactivityEnabled}
+                disabled={disabled}
+                onChange={(e) => set('inactivityEnabled', e.target.checked)}
+              />
+              {draft.inactivityEnabled && (
+                <Field label={t('inactivityTimeout')} hint={t('inactivityTimeoutHint')} error={fieldError('session_inactivity_timeout_seconds')}>
+                  {(p) => <DurationInput control={p} value={draft.inactivity} onChange={(d) => set('inactivity', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
+                </Field>
+              )}
+            </div>
+            <Field label={t('tokenLifetime')} hint={t('tokenLifetimeHint')} error={fieldError('session_token_lifetime_seconds')}>
+              {(p) => <DurationInput control={p} value={draft.tokenLifetime} onChange={(d) => set('tokenLifetime', d)} units={['seconds', 'minutes']} disabled={disabled} />}
+            </Field>
+          </CardBody>
+        </Card>
+
+        <Card>
+          <CardHeader title={t('securityTitle')} description={t('securityDescription')} />
+          <CardBody className="flex flex-col gap-5">
+            <div className="flex flex-col gap-1">
+              <Checkbox label={t('mfaRequired')} checked={draft.mfa_required} disabled={disabled} onChange={(e) => set('mfa_required', e.target.checked)} />
+              <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('mfaRequiredHint')}</p>
+            </div>
+            <ListEditor
+              label={t('allowedOrigins')}
+              hint={t('allowedOriginsHint')}
+              placeholder="https://app.example.com"
+              values={draft.allowed_origins}
+              onChange={(v) => set('allowed_origins', v)}
+              error={fieldError('allowed_origins')}
+              disabled={disabled}
+            />
+            <ListEditor
+              label={t('redirectUrls')}
+              hint={t('redirectUrlsHint')}
+              placeholder="https://app.example.com/after-sign-in"
+              values={draft.redirect_urls}
+              onChange={(v) => set('redirect_urls', v)}
+              error={fieldError('redirect_urls')}
+              disabled={disabled}
+            />
+          </CardBody>
+        </Card>
+
+        {canWrite && (
+          <CancelSubmit
+            onCancel={() => {
+              setDraft(draftOf(instance.settings));
+              setLocal({});
+              form.clear();
+              setSaved(false);
+            }}
+            submitLabel={t('save')}
+            busy={form.busy}
+          />
+        )}
+      </form>
+      <InstanceGeneral />
+    </div>
   );
 }

@@ -1,9 +1,9 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { LanguageSelect, rememberLocale } from '@/components/ui';
+import { LanguageSelect, rememberLocale, ThemeToggle } from '@/components/ui';
 
-/** Picks the console language: remembers it in the `latchkey_locale` cookie and re-renders. */
+/** Picks the console language (remembered in the `latchkey_locale` cookie, then re-renders) and the colour theme. */
 export function LanguagePicker({ className }: { className?: string }) {
   const router = useRouter();
 
@@ -22,6 +22,7 @@ export function LanguagePicker({ className }: { className?: string }) {
   return (
     <div className={className ? `flex items-center gap-2 ${className}` : 'flex items-center gap-2'}>
       <LanguageSelect onChange={change} className="text-sm text-zinc-700 dark:bg-zinc-900 dark:text-zinc-300" />
+      <ThemeToggle />
     </div>
   );
 }

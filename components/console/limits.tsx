@@ -2,22 +2,17 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
-import { api, query } from '@/lib/console/paths';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Dialog, Field, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
+import { query } from '@/lib/console/paths';
 import { ACL_SURFACES, BUDGET_NAMES, type NetworkAcl, type RateLimitPolicy } from '@/lib/console/limits';
 import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
-import { useInstance } from './instance-context';
+import { useInstance, useInstanceApi } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { CardList } from './states';
+import { DeleteDialog } from './row-actions';
 import { useFormError } from './use-form-error';
-
-function useInstancePath() {
-  const { account } = useConsole();
-  const instance = useInstance();
-  return api.instance(account.id, instance.id);
-}
 
 /** `…/limits`: the instance's rate-limit budgets and its network ACL. */
 export function Limits() {
@@ -35,7 +30,7 @@ export function Limits() {
 function RateLimits() {
   const t = useTranslations('limits');
   const { canWrite } = useConsole();
-  const path = `${useInstancePath()}/rate_limit_policy`;
+  const path = `${useInstanceApi()}/rate_limit_policy`;
   const policy = useDashboard<RateLimitPolicy>(path);
   const form = useFormError(BUDGET_NAMES);
   const [values, setValues] = useState<Record<string, string>>({});
@@ -116,7 +111,7 @@ function RateLimits() {
 function NetworkAcls() {
   const t = useTranslations('limits');
   const { canWrite } = useConsole();
-  const base = `${useInstancePath()}/network_acls`;
+  const base = `${useInstanceApi()}/network_acls`;
   const cursor = useCursorPages([]);
   const list = useDashboard<CursorPage<NetworkAcl>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
   const [adding, setAdding] = useState(false);
@@ -161,17 +156,7 @@ function NetworkAcls() {
           list.reload();
         }}
       />
-      <ConfirmDialog
-        open={deleting !== null}
-        onClose={() => setDeleting(null)}
-        title={t('deleteTitle')}
-        description={t('deleteDescription', { cidr: deleting?.cidr ?? '' })}
-        confirmLabel={t('delete')}
-        onConfirm={async () => {
-          await mutate('DELETE', `${base}/${deleting!.id}`);
-          list.reload();
-        }}
-      />
+      <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { cidr: deleting?.cidr ?? '' })} confirmLabel={t('delete')} />
     </Card>
   );
 }

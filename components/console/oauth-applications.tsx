@@ -3,14 +3,16 @@
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
-import { api, query } from '@/lib/console/paths';
+import { query } from '@/lib/console/paths';
 import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
-import { useInstance } from './instance-context';
+import { useInstance, useInstanceApi } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { CardList } from './states';
+import { EditDeleteCell, DeleteDialog } from './row-actions';
 import { useFormError } from './use-form-error';
+import { lines } from '@/lib/console/lines';
 
 /** The dashboard API's OAuth application (server/oauth/schemas.ts). */
 type OAuthApplication = {
@@ -26,20 +28,12 @@ type OAuthApplication = {
 };
 type WithSecret = OAuthApplication & { client_secret: string | null };
 
-const lines = (s: string) => s.split('\n').map((l) => l.trim()).filter(Boolean);
-
-function useAppsPath() {
-  const { account } = useConsole();
-  const instance = useInstance();
-  return `${api.instance(account.id, instance.id)}/oauth_applications`;
-}
-
 /** `…/oauth-applications`: the instance's OAuth applications (relying parties of its OpenID Provider). */
 export function OAuthApplications() {
   const t = useTranslations('oauth.console');
   const { canWrite } = useConsole();
   const instance = useInstance();
-  const base = useAppsPath();
+  const base = useInstanceApi('oauth_applications');
   const cursor = useCursorPages([]);
   const list = useDashboard<CursorPage<OAuthApplication>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
   const [editing, setEditing] = useState<OAuthApplication | 'new' | null>(null);
@@ -69,21 +63,13 @@ export function OAuthApplications() {
                     </Td>
                     <Td className="break-all font-mono text-xs">{a.redirect_uris.join(' ')}</Td>
                     {canWrite && (
-                      <Td className="whitespace-nowrap text-right">
-                        <div className="flex justify-end gap-2">
-                          <Button variant="secondary" size="sm" onClick={() => setEditing(a)}>
-                            {t('edit')}
+                      <EditDeleteCell onEdit={() => setEditing(a)} onDelete={() => setDeleting(a)} editLabel={t('edit')} deleteLabel={t('delete')}>
+                        {!a.public && (
+                          <Button variant="secondary" size="sm" onClick={() => setRotating(a)}>
+                            {t('rotate')}
                           </Button>
-                          {!a.public && (
-                            <Button variant="secondary" size="sm" onClick={() => setRotating(a)}>
-                              {t('rotate')}
-                            </Button>
-                          )}
-                          <Button variant="ghost" size="sm" onClick={() => setDeleting(a)}>
-                            {t('delete')}
-                          </Button>
-                        </div>
-                      </Td>
+                        )}
+                      </EditDeleteCell>
                     )}
                   </Tr>
                 ))}
@@ -102,17 +88,7 @@ export function OAuthApplications() {
           list.reload();
         }}
       />
-      <ConfirmDialog
-        open={deleting !== null}
-        onClose={() => setDeleting(null)}
-        title={t('deleteTitle')}
-        description={t('deleteDescription', { name: deleting?.name ?? '' })}
-        confirmLabel={t('delete')}
-        onConfirm={async () => {
-          await mutate('DELETE', `${base}/${deleting!.id}`);
-          list.reload();
-        }}
-      />
+      <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { name: deleting?.name ?? '' })} confirmLabel={t('delete')} />
       <ConfirmDialog
         open={rotating !== null}
         onClose={() => setRotating(null)}
@@ -134,7 +110,7 @@ export function OAuthApplications() {
 function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | 'new' | null; onClose(): void; onSaved(a: WithSecret): void }) {
   const t = useTranslations('oauth.console');
   const tCommon = useTranslations('common');
-  const base = useAppsPath();
+  const base = useInstanceApi('oauth_applications');
   const form = useFormError(['name', 'redirect_uris', 'post_logout_redirect_uris', 'scopes']);
   const existing = app !== null && app !== 'new' ? app : null;
   const [name, setName] = useState('');

@@ -1,6 +1,5 @@
 'use client';
 
-import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent, type ReactNode } from 'react';
@@ -19,8 +18,10 @@ import {
 } from '@/lib/console/organizations';
 import { pages } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { Breadcrumbs } from './breadcrumbs';
 import { useConsole } from './console-context';
 import { OrganizationDirectory } from './organization-directory';
+import { OrganizationSso } from './organization-sso';
 import { useInstance } from './instance-context';
 import { CardList, CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
@@ -51,6 +52,7 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
       <Invitations base={base} roles={roleKeys} />
       <Domains base={base} />
       <OrganizationDirectory base={base} roles={roleKeys} />
+      <OrganizationSso base={base} />
     </div>
   );
 }
@@ -71,13 +73,11 @@ function OrganizationHeader({ org, base }: { org: Organization; base: string }) 
   ];
   return (
     <div className="flex flex-col gap-4">
-      <Link href={pages.instance(account.id, instance.id, 'organizations')} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
-        ← {t('back')}
-      </Link>
+      <Breadcrumbs segment="organizations" current={org.name} />
       <header className="flex flex-wrap items-center justify-between gap-4">
         <div className="min-w-0">
           <h1 className="truncate text-2xl font-semibold tracking-tight">{org.name}</h1>
-          <p className="truncate font-mono text-xs text-zinc-500">{org.id}</p>
+          <p className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{org.id}</p>
         </div>
         {canWrite && (
           <Button variant="danger" onClick={() => setConfirming(true)}>
@@ -163,7 +163,7 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
               <Td>
                 <span className="flex min-w-0 flex-col">
                   <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
-                  <span className="truncate font-mono text-xs text-zinc-500">{who}</span>
+                  <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{who}</span>
                 </span>
               </Td>
               <Td>

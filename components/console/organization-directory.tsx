@@ -220,7 +220,7 @@ function Users({ base }: { base: string }) {
           </Table>
         )}
       </CardList>
-      {users.data?.has_more && <p className="px-5 pb-4 text-xs text-zinc-500">{t('moreUsers')}</p>}
+      {users.data?.has_more && <p className="px-5 pb-4 text-xs text-zinc-500 dark:text-zinc-400">{t('moreUsers')}</p>}
     </div>
   );
 }

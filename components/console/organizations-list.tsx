@@ -58,7 +58,7 @@ export function OrganizationsList() {
               <Td>
                 <Link href={orgPages.organization(account.id, instance.id, org.id)} className={cn('flex min-w-0 flex-col rounded-md', focusRing)}>
                   <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">{org.name}</span>
-                  <span className="truncate font-mono text-xs text-zinc-500">{org.slug}</span>
+                  <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{org.slug}</span>
                 </Link>
               </Td>
               <Td className="text-zinc-600 dark:text-zinc-400">

@@ -129,7 +129,7 @@ function MessageList({ kind }: { kind: Kind }) {
                   >
                     <span className="truncate text-sm font-medium">{m.object === 'email' ? m.subject : m.body}</span>
                     <span className="truncate text-xs text-zinc-600 dark:text-zinc-400">{t('toLine', { to: m.to })}</span>
-                    <span className="flex items-center gap-2 text-xs text-zinc-500">
+                    <span className="flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
                       <Badge>{m.template}</Badge>
                       {dates.dateTime(m.created_at)}
                     </span>
@@ -164,12 +164,12 @@ function MessageView({ message }: { message: Email | Sms }) {
         {message.object === 'email' ? (
           <>
             <section className="flex flex-col gap-2">
-              <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t('html')}</h3>
+              <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t('html')}</h3>
               {/* No scripts, no same-origin: the message cannot reach the console. */}
               <iframe title={t('preview', { subject: message.subject })} sandbox="" srcDoc={message.html} className="h-[28rem] w-full rounded-md bg-white ring-1 ring-zinc-200 dark:ring-zinc-800" />
             </section>
             <section className="flex flex-col gap-2">
-              <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t('text')}</h3>
+              <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t('text')}</h3>
               <pre className="max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">{message.text}</pre>
             </section>
           </>

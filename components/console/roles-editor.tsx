@@ -132,7 +132,7 @@ function NameCell({ name, keyName, builtIn }: { name: string; keyName: string; b
           {name}
           {builtIn && <Badge>{t('builtIn')}</Badge>}
         </span>
-        <span className="font-mono text-xs text-zinc-500">{keyName}</span>
+        <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">{keyName}</span>
       </span>
     </Td>
   );
@@ -142,17 +142,27 @@ type Described = { key: string; name: string; description: string };
 /** A new role or permission: its key starts with the org: prefix. */
 const BLANK: Described = { key: 'org:', name: '', description: '' };
 
-/** The key, name and description fields of a role or a permission (`keyHint`, `keyProps`: what differs between the two). */
-function KeyNameDescription({ form, values, onChange, keyHint, keyProps }: { form: ReturnType<typeof useFormError>; values: Described; onChange: (values: Described) => void; keyHint: string; keyProps: InputHTMLAttributes<HTMLInputElement> }) {
+/** `org:` and the name in lower case, runs of anything else as one `_`: "Billing Admin" → `org:billing_admin`. */
+const keyFromName = (name: string) => `org:${name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+
+/**
+ * The name, key and description fields of a role or a permission (`keyHint`, `keyProps`: what differs
+ * between the two). With `deriveKey`, the key follows the name until the operator edits it.
+ */
+function KeyNameDescription({ form, values, onChange, keyHint, keyProps, deriveKey = false }: { form: ReturnType<typeof useFormError>; values: Described; onChange: (values: Described) => void; keyHint: string; keyProps: InputHTMLAttributes<HTMLInputElement>; deriveKey?: boolean }) {
   const t = useTranslations('organizations.roles');
-  const set = (field: keyof Described) => (e: { target: { value: string } }) => onChange({ ...values, [field]: e.target.value });
+  const set = (field: keyof Described) => (e: { target: { value: string } }) => {
+    const next = { ...values, [field]: e.target.value };
+    if (field === 'name' && deriveKey && (values.key === BLANK.key || values.key === keyFromName(values.name))) next.key = keyFromName(next.name);
+    onChange(next);
+  };
   return (
     <>
-      <Field label={t('key')} hint={keyHint} error={form.fieldError('key')}>
-        {(p) => <Input {...p} value={values.key} onChange={set('key')} spellCheck={false} {...keyProps} />}
-      </Field>
       <Field label={t('name')} error={form.fieldError('name')}>
         {(p) => <Input {...p} value={values.name} onChange={set('name')} />}
+      </Field>
+      <Field label={t('key')} hint={keyHint} error={form.fieldError('key')}>
+        {(p) => <Input {...p} value={values.key} onChange={set('key')} spellCheck={false} {...keyProps} />}
       </Field>
       <Field label={t('permissionDescription')} error={form.fieldError('description')}>
         {(p) => <Input {...p} value={values.description} onChange={set('description')} />}
@@ -202,7 +212,7 @@ function RoleDialog({
 
   return (
     <FormDialog open={role !== null} onClose={onClose} title={isNew ? t('createRoleTitle') : t('editRoleTitle')} onSubmit={submit} error={form.formError} submitLabel={t('save')} busy={form.busy}>
-      <KeyNameDescription form={form} values={values} onChange={setValues} keyHint={t('roleKeyHint')} keyProps={{ readOnly: !isNew }} />
+      <KeyNameDescription form={form} values={values} onChange={setValues} keyHint={t('roleKeyHint')} keyProps={{ readOnly: !isNew }} deriveKey={isNew} />
       <fieldset className="flex flex-col gap-2">
         <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('permissions')}</legend>
         {permissions.map((p) => (

@@ -64,7 +64,7 @@ export function SignInRedirect({ redirectUrl, locale }: { redirectUrl: string | 
                     {t('continue')}
                   </a>
                 ) : (
-                  <span className="text-zinc-400">{t('continue')}</span>
+                  <span className="text-zinc-500 dark:text-zinc-400">{t('continue')}</span>
                 )}
               </p>
             </>

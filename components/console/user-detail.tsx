@@ -1,6 +1,5 @@
 'use client';
 
-import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
@@ -11,6 +10,7 @@ import { deviceParts } from '@/lib/session-activity';
 import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { Breadcrumbs } from './breadcrumbs';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { CardTable, ErrorState } from './states';
@@ -79,9 +79,7 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   const ticketLink = (ticket: ActorToken) => `${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`;
   return (
     <div className="flex flex-col gap-4">
-      <Link href={pages.instance(account.id, instance.id, 'users')} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
-        ← {t('backToUsers')}
-      </Link>
+      <Breadcrumbs segment="users" current={name ?? email ?? user.id} />
       <header className="flex flex-wrap items-center justify-between gap-4">
         <div className="flex min-w-0 items-center gap-4">
           <span aria-hidden className="grid size-14 shrink-0 place-items-center rounded-full bg-indigo-100 text-lg font-semibold text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300">
@@ -93,7 +91,7 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
               {user.banned && <Badge tone="red">{tUsers('banned')}</Badge>}
               {user.locked && <Badge tone="amber">{t('locked')}</Badge>}
             </h1>
-            <p className="truncate font-mono text-xs text-zinc-500">{user.id}</p>
+            <p className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{user.id}</p>
           </div>
         </div>
         {canWrite && (
@@ -215,9 +213,9 @@ function ContactList({
   const t = useTranslations('console.user');
   return (
     <section aria-label={title} className="flex flex-col gap-2">
-      <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{title}</h3>
+      <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{title}</h3>
       {items.length === 0 ? (
-        <p className="text-sm text-zinc-500">{empty}</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">{empty}</p>
       ) : (
         <ul className="flex flex-col gap-2">
           {items.map((item) => (

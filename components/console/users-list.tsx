@@ -69,7 +69,7 @@ export function UsersList() {
                             </span>
                             <span className="flex min-w-0 flex-col">
                               <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">{name ?? email ?? user.id}</span>
-                              <span className="truncate font-mono text-xs text-zinc-500">{user.id}</span>
+                              <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{user.id}</span>
                             </span>
                             {user.banned && <Badge tone="red">{t('banned')}</Badge>}
                           </Link>

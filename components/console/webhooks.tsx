@@ -5,12 +5,12 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Td, Tr, cn, focusRing } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
-import { api, query } from '@/lib/console/paths';
+import { query } from '@/lib/console/paths';
 import type { CursorPage } from '@/lib/console/types';
 import { EVENT_TYPES, type CreatedWebhookEndpoint, type WebhookEndpoint, type WebhookSecret } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
-import { useInstance } from './instance-context';
+import { useInstance, useInstanceApi } from './instance-context';
 import { AllOrSome, toggled } from './all-or-some';
 import { Pager, useCursorPages } from './pager';
 import { CardTable } from './states';
@@ -21,18 +21,12 @@ import { WebhookDeliveries } from './webhook-deliveries';
 /** Event types an endpoint can subscribe to (webhook.test only ever goes to the endpoint it is sent to). */
 const SUBSCRIBABLE = EVENT_TYPES.filter((t) => t !== 'webhook.test');
 
-function useEndpointsPath() {
-  const { account } = useConsole();
-  const instance = useInstance();
-  return `${api.instance(account.id, instance.id)}/webhook_endpoints`;
-}
-
 /** `…/webhooks`: the instance's webhook endpoints, their secret, and each one's delivery log. */
 export function Webhooks() {
   const t = useTranslations('webhooks');
   const { canWrite } = useConsole();
   const instance = useInstance();
-  const base = useEndpointsPath();
+  const base = useInstanceApi('webhook_endpoints');
   const cursor = useCursorPages([]);
   const list = useDashboard<CursorPage<WebhookEndpoint>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
   const [selectedId, setSelectedId] = useState<string | null>(null);
@@ -142,7 +136,7 @@ function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookE
   const t = useTranslations('webhooks');
   const dates = useDates();
   const { canWrite } = useConsole();
-  const path = `${useEndpointsPath()}/${endpoint.id}`;
+  const path = `${useInstanceApi('webhook_endpoints')}/${endpoint.id}`;
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [rotating, setRotating] = useState(false);
@@ -298,7 +292,7 @@ function EndpointDialog({
   onSaved: (e: WebhookEndpoint) => void;
 }) {
   const t = useTranslations('webhooks');
-  const path = useEndpointsPath();
+  const path = useInstanceApi('webhook_endpoints');
   const form = useFormError(['url', 'description', 'event_types']);
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');

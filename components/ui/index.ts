@@ -12,6 +12,7 @@ export { FactList } from './fact-list';
 export { Field, type ControlProps } from './field';
 export { Checkbox, Input, Select, Textarea } from './input';
 export { LanguageSelect, rememberLocale } from './language-select';
+export { THEME_BOOT_SCRIPT, ThemeToggle } from './theme-toggle';
 export { PageHeader } from './page-header';
 export { Skeleton, Spinner } from './spinner';
 export { ActionCell, Table, Td, Th, Thead, Tr } from './table';

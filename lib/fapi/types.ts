@@ -11,6 +11,8 @@ export type Environment = {
     first_factors: string[];
     second_factors: string[];
     mfa_required: boolean;
+    /** Enabled social providers: one button each. */
+    social?: { strategy: string; name: string; display_name: string; kind: string }[];
   };
   redirect: { url: string; allowed: boolean } | null;
   /** The hosted pages' language and the instance's overrides of their copy (dotted key → text). */

@@ -36,6 +36,7 @@ describe('the surfaces registry', () => {
     expect(surfaceOf(`/fapi/${INSTANCE}/v1/client`)?.name).toBe('fapi');
     expect(surfaceOf(`/fapi/${INSTANCE}/.well-known/jwks.json`)?.name).toBe('oidc');
     expect(surfaceOf(`/fapi/${INSTANCE}/oauth2/token`)?.name).toBe('oidc');
+    expect(surfaceOf(`/fapi/${INSTANCE}/lti/launch`)?.name).toBe('lti');
     expect(surfaceOf('/healthz')?.name).toBe('ops');
     expect(surfaceOf('/internal/cli')?.name).toBe('ops');
     expect(isApiPath(`/fapi/${INSTANCE}/sign-in`)).toBe(false);

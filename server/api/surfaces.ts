@@ -6,6 +6,8 @@ import { createOps } from './ops';
 import { instanceIdForHost, requestHostname, withCustomDomain } from '../instances/custom-domain';
 import { createScim } from './scim';
 import { createOidc } from './oidc';
+import { createLti } from './lti';
+import { createSso } from './sso';
 
 export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -37,6 +39,10 @@ export const SURFACES: readonly SurfaceEntry[] = [
   { name: 'fapi', base: 'fapi_url', prefixes: ['/v1'], create: (r) => createFapi(r.deps).fetch },
   // The OpenID Provider owns /.well-known (discovery and the JWKS) besides /oauth2.
   { name: 'oidc', base: 'fapi_url', prefixes: ['/oauth2', '/.well-known'], create: (r) => createOidc(r.deps).fetch },
+  // LTI 1.3 launches: cross-site form posts in, redirects and HTML pages out.
+  { name: 'lti', base: 'fapi_url', prefixes: ['/lti'], create: (r) => createLti(r.deps).fetch },
+  // Enterprise SSO: SAML SP metadata and ACS, OIDC callbacks (issue 21).
+  { name: 'sso', base: 'fapi_url', prefixes: ['/sso'], create: (r) => createSso(r.deps).fetch },
   { name: 'scim', base: 'public_url', prefixes: ['/scim/v2'], create: (r) => createScim(r.deps).fetch },
   {
     name: 'ops',

@@ -40,8 +40,6 @@ export const apiKeyView = (r: ApiKeyRow) => ({
   revoked: r.revokedAt !== null,
   revocation_reason: r.revocationReason,
 });
-export type ApiKeyView = ReturnType<typeof apiKeyView>;
-
 const isSubjectId = (s: string) => isId('user', s) || isId('org', s);
 
 /** Locks the subject's row (serialising mints, so the cap holds) or answers 422 `not_found`. */

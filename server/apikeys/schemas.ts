@@ -56,8 +56,6 @@ export const listApiKeysQuery = z.strictObject({
   revoked: booleanQuery.optional(),
 });
 
-export const ownApiKeysQuery = z.strictObject({ ...pageQuery });
-
 export const apiKeySchema = z
   .object({
     object: z.literal('api_key'),

@@ -52,8 +52,6 @@ export const auditLogView = (r: AuditRow) => ({
   details: r.details,
   created_at: r.createdAt,
 });
-export type AuditLogView = ReturnType<typeof auditLogView>;
-
 export interface AuditLogQuery {
   action?: string;
   actor?: string;

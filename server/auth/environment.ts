@@ -1,8 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { LOCALES } from '../../i18n/locales';
 import type { FapiAuth } from '../sessions/fapi-auth';
-import { users } from '../db/schema';
+import { socialProviders, users } from '../db/schema';
 import type { Deps } from '../deps';
 import { endpoint } from '../http/endpoint';
 import { getInstance, type InstanceContext } from '../instances/instances';
@@ -58,6 +58,8 @@ export const environmentSchema = z
       first_factors: z.array(z.string()),
       second_factors: z.array(z.string()),
       mfa_required: z.boolean(),
+      /** Enabled social providers: a button each on the hosted sign-in and sign-up pages. */
+      social: z.array(z.object({ strategy: z.string(), name: z.string(), display_name: z.string(), kind: z.string() })),
     }),
     redirect: z.object({ url: z.string(), allowed: z.boolean() }).nullable(),
     localization: z.object({
@@ -85,6 +87,16 @@ async function signedInUserLocale(deps: Pick<Deps, 'db' | 'clock'>, instance: In
   if (!session || session.status !== 'active') return null;
   const [u] = await deps.db.select({ locale: users.locale }).from(users).where(eq(users.id, session.user_id));
   return u?.locale ?? null;
+}
+
+/** The instance's enabled social providers, as buttons show them. */
+async function enabledSocialProviders(deps: Pick<Deps, 'db'>, instanceId: string) {
+  const rows = await deps.db
+    .select({ name: socialProviders.name, displayName: socialProviders.displayName, kind: socialProviders.kind })
+    .from(socialProviders)
+    .where(and(eq(socialProviders.instanceId, instanceId), eq(socialProviders.enabled, true)))
+    .orderBy(asc(socialProviders.id));
+  return rows.map((r) => ({ strategy: `oauth_${r.name}`, name: r.name, display_name: r.displayName, kind: r.kind }));
 }
 
 export interface EnvironmentOptions {
@@ -128,6 +140,7 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
       first_factors: ['password', 'email_code', 'reset_password_email_code'],
       second_factors: SECOND_FACTORS.map((f) => f.strategy),
       mfa_required: s.mfa_required,
+      social: await enabledSocialProviders(deps, instance.id),
     },
     redirect: redirectUrl === undefined ? null : { url: redirectUrl, allowed: isAllowedRedirect(s, instance.fapiUrl, redirectUrl) },
     localization: { locale, overrides: await resolveHostedCopy(deps.db, instance.id, tag) },

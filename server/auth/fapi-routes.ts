@@ -9,6 +9,7 @@ import { newId } from '../db/ids';
 import { clientView, type ClientRow } from '../sessions/clients';
 import { clientSchema } from '../sessions/fapi-routes';
 import { signInWithTicket } from '../sessions/tickets';
+import { startEnterpriseSignIn } from '../sso/flow';
 import { assertNotLocked } from '../protection/lockout';
 import { emailAddress, username } from '../users/schemas';
 import type { Deps } from '../deps';
@@ -24,6 +25,8 @@ import {
   type SignInStep,
 } from './sign-ins';
 import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, signUpView } from './sign-ups';
+import { OAUTH_STRATEGY_RE } from '../social/schemas';
+import { startSocialSignIn, startSocialSignUp } from '../social/fapi-routes';
 
 /**
  * FAPI endpoints of end-user authentication: sign-ups and sign-ins with their factors
@@ -52,6 +55,8 @@ const verificationSchema = z
     strategy: z.string(),
     attempts: z.number().int(),
     expire_at: z.number().int().nullable(),
+    /** oauth_<provider>, enterprise_sso: where to send the browser (the provider, the IdP). */
+    external_verification_redirect_url: z.string().nullable().optional(),
   })
   .nullable();
 
@@ -84,8 +89,9 @@ export const signUpAttemptSchema = z
     optional_fields: z.array(z.string()),
     missing_fields: z.array(z.string()),
     unverified_fields: z.array(z.string()),
-    verifications: z.object({ email_address: verificationSchema }),
-    email_address: z.string(),
+    verifications: z.object({ email_address: verificationSchema, external_account: verificationSchema.optional() }),
+    /** Null for a sign-up through a social provider (the provider tells the address). */
+    email_address: z.string().nullable(),
     username: z.string().nullable(),
     first_name: z.string().nullable(),
     last_name: z.string().nullable(),
@@ -102,15 +108,34 @@ export const signUpAttemptSchema = z
 const signInResponse = z.object({ response: signInAttemptSchema, client: clientSchema });
 const signUpResponse = z.object({ response: signUpAttemptSchema, client: clientSchema });
 
+/** A strategy of the list, or `oauth_<provider>` (a social provider of the instance). */
+const strategyOrOauth = (values: readonly string[]) =>
+  z
+    .string()
+    .max(64)
+    .superRefine((v, ctx) => {
+      if (!values.includes(v) && !OAUTH_STRATEGY_RE.test(v)) {
+        ctx.addIssue({ code: 'custom', message: `unsupported; supported strategies: ${values.join(', ')}.`, params: { reason: 'invalid_value' } });
+      }
+    })
+    .meta({ description: `${values.join(', ')} or oauth_<provider> (a social provider of the instance; then redirect_url is required).` });
+const redirectUrl = z.string().max(2048).meta({ description: 'oauth_<provider>, enterprise_sso: where the browser lands once signed in at the provider or IdP (an allowed redirect URL of the instance).' });
+const isOauth = (strategy: string | undefined) => strategy !== undefined && OAUTH_STRATEGY_RE.test(strategy);
+
 export const createSignInBody = z
   .strictObject({
-    strategy: strategyOf(['password', 'ticket']).optional(),
+    strategy: strategyOrOauth(['password', 'ticket', 'enterprise_sso']).optional(),
     identifier: z.string().trim().min(1).max(320).optional(),
     password: passwordInput.optional(),
     ticket: z.string().min(1).max(512).optional(),
+    redirect_url: redirectUrl.optional(),
   })
   .superRefine((v, ctx) => {
     const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
+    if (isOauth(v.strategy)) {
+      if (v.redirect_url === undefined) need('redirect_url');
+      return;
+    }
     if (v.strategy === 'ticket') {
       if (v.ticket === undefined) need('ticket');
       return;
@@ -135,7 +160,10 @@ const attemptSecondFactorBody = z.strictObject({ strategy: secondFactorStrategy,
 const resetPasswordBody = z.strictObject({ password: passwordInput });
 
 export const createSignUpBody = z.strictObject({
-  email_address: emailAddress,
+  /** oauth_<provider>: sign up through a social provider (then redirect_url is required and no other field applies). */
+  strategy: strategyOrOauth([]).optional(),
+  redirect_url: redirectUrl.optional(),
+  email_address: emailAddress.optional(),
   password: passwordInput.optional(),
   username: username.optional(),
   first_name: name.optional(),
@@ -143,6 +171,13 @@ export const createSignUpBody = z.strictObject({
   unsafe_metadata: metadataInput.optional(),
   /** The user's language (emails, SMS, hosted pages); else the request's Accept-Language. */
   locale: localeInput.optional(),
+  /** The sign-up ticket of a waitlist invitation (the link's `ticket`): required in waitlist mode. */
+  ticket: z.string().min(1).max(512).optional(),
+}).superRefine((v, ctx) => {
+  const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
+  if (isOauth(v.strategy)) {
+    if (v.redirect_url === undefined) need('redirect_url');
+  } else if (v.email_address === undefined) need('email_address');
 });
 const prepareVerificationBody = z.strictObject({ strategy: strategyOf(['email_code']) });
 const attemptVerificationBody = z.strictObject({ strategy: strategyOf(['email_code']).optional(), code: codeInput });
@@ -215,6 +250,7 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   body: createSignInBody,
   response: signInResponse,
   handle: async ({ deps, auth, body, request }) => {
+    if (isOauth(body.strategy)) return startSocialSignIn(deps, auth, body.strategy!, body.redirect_url!);
     if (body.strategy === 'ticket') {
       const result = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
       auth.issueClientToken(result.newClientToken ?? auth.clientToken!);
@@ -245,6 +281,17 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
     auth.issueClientToken(token);
     auth.client = created.client;
     auth.clientToken = token;
+    if (body.strategy === 'enterprise_sso') {
+      const url = await startEnterpriseSignIn(deps, auth.instance, {
+        identifier: body.identifier!,
+        signInAttemptId: created.attempt.id,
+        clientId: created.client.id,
+        redirectUrl: body.redirect_url,
+      });
+      const answer = await signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
+      const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'enterprise_sso', attempts: 0, expire_at: null };
+      return { ...answer, response: { ...answer.response, first_factor_verification: { ...verification, external_verification_redirect_url: url } } };
+    }
     await assertNotLocked(deps, auth.instance, created.attempt);
     if (body.password !== undefined) {
       const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password }, auditCtxOf(auth, request));
@@ -314,7 +361,8 @@ export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   body: createSignUpBody,
   response: signUpResponse,
   handle: async ({ deps, auth, body }) => {
-    const created = await createSignUp(deps, auth.instance, body, auth.client);
+    if (isOauth(body.strategy)) return startSocialSignUp(deps, auth, body.strategy!, body.redirect_url!);
+    const created = await createSignUp(deps, auth.instance, { ...body, email_address: body.email_address! }, auth.client);
     auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
     return {
       response: await signUpView(deps, auth.instance, created.attempt),

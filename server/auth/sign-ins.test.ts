@@ -1,3 +1,4 @@
+import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -105,6 +106,33 @@ describe('sign-in with a password', () => {
     expect((await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: 'imported password' } })).status).toBe(200);
   });
 
+  it('hashes new passwords at OWASP\'s argon2id baseline (m=19 MiB, t=2, p=1) by default', async () => {
+    const u = await newUser();
+    const [row] = await h.runtime.deps.db.select().from(users).where(eq(users.id, u.id));
+    expect(row!.passwordDigest).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+  });
+
+  it('re-hashes an argon2id digest made at another cost (the argon2 package\'s old defaults) to the configured cost on sign-in', async () => {
+    const email = `costly${++n}@example.com`;
+    const digest = await argon2.hash('old cost password', { type: argon2.argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4 });
+    const created = await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [email], password_digest: digest, password_hasher: 'argon2id' } });
+    expect(created.status).toBe(200);
+    const wrong = await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: 'not it at all' } });
+    expect(wrong.status).toBe(422);
+    const stored = async () => (await h.runtime.deps.db.select().from(users).where(eq(users.id, created.body.id)))[0]!;
+    // A failed attempt leaves the digest alone.
+    expect((await stored()).passwordDigest).toBe(digest);
+    const res = await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: 'old cost password' } });
+    expect(res.status).toBe(200);
+    const row = await stored();
+    expect(row.passwordHasher).toBe('argon2id');
+    expect(row.passwordDigest).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    // A digest already at the configured cost is kept as it is.
+    const again = await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: 'old cost password' } });
+    expect(again.status).toBe(200);
+    expect((await stored()).passwordDigest).toBe(row.passwordDigest);
+  });
+
   it('refuses a banned user with USER_BANNED only after a correct password; a wrong one answers as for anyone', async () => {
     const u = await newUser();
     await h.call('POST', `/v1/users/${u.id}/ban`, { key: A.secret });
@@ -123,7 +151,7 @@ describe('sign-in with a password', () => {
     expect(none.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'identifier', reason: 'required' } });
     const bad = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'x@example.com', strategy: 'saml' } });
     expect(bad.body.errors[0]).toMatchObject({ meta: { param: 'strategy' } });
-    expect(bad.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket.');
+    expect(bad.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso.');
     const id = (await start(b, 'x@example.com')).body.response.id;
     const factor = await attempt(b, id, { strategy: 'phone_code', code: '1' });
     expect(factor.body.errors[0]).toMatchObject({ meta: { param: 'strategy' } });

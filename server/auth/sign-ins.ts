@@ -11,13 +11,14 @@ import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { applySessionAction, createSession, revokeLiveSessions } from '../sessions/sessions';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
-import { needsRehash, type PasswordHasher } from '../users/passwords';
+import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, clearFailedAttempts, recordFailedAttempt } from '../protection/lockout';
 import { maskEmail, rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword, checkPassword } from './password-policy';
 import { sendCode } from './send-code';
+import { assertPasswordAllowed } from '../sso/flow';
 
 /**
  * FAPI sign-in by identifier (email address or username): first factor `password`,
@@ -111,8 +112,6 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow)
     updated_at: a.updatedAt as number | null,
   };
 }
-export type SignInView = Awaited<ReturnType<typeof signInView>>;
-
 /** Creates a sign-in attempt (and the client when there is none). Answers the same whether or not the identifier exists. */
 export async function createSignIn(
   deps: D,
@@ -198,6 +197,7 @@ export async function prepareFirstFactor(
 ) {
   assertStatus(a, 'needs_first_factor');
   await assertNotLocked(deps, instance, a);
+  await assertPasswordAllowed(deps, instance.id, a.identifier);
   const recipient = await codeRecipient(deps.db, instance.id, a);
   await sendCode(deps, {
     instanceId: instance.id,
@@ -219,15 +219,15 @@ export interface SignInStep {
 }
 
 /**
- * After a first factor (or a password reset) succeeded: refuses banned users, creates
- * the session — pending when a second factor is due — and moves the attempt on. Runs in
- * the caller's transaction.
+ * After a first factor (or a password reset, or a social provider's answer) succeeded:
+ * refuses banned users, creates the session — pending when a second factor is due — and
+ * moves the attempt on. Runs in the caller's transaction.
  */
-async function completeFirstFactor(
+export async function completeFirstFactor(
   d: D,
   instance: InstanceContext,
   a: SignInRow,
-  strategy: FirstFactorStrategy,
+  strategy: FirstFactorStrategy | `oauth_${string}`,
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   const [user] = await d.db
@@ -307,6 +307,7 @@ export async function attemptFirstFactor(
   assertStatus(a, 'needs_first_factor');
   await assertNotLocked(deps, instance, a);
   if (input.strategy === 'password') {
+    await assertPasswordAllowed(deps, instance.id, a.identifier);
     const [stored] = a.userId
       ? await deps.db
           .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
@@ -315,8 +316,8 @@ export async function attemptFirstFactor(
       : [];
     const known = stored?.digest && stored.hasher ? { digest: stored.digest, hasher: stored.hasher } : null;
     if (!(await checkPassword(deps, input.password, known))) throw (await recordFailedAttempt(deps, instance, a, auditCtx)) ?? credentialsInvalid();
-    // An imported digest becomes argon2id at the first successful sign-in.
-    const rehash = known && needsRehash(known.hasher as PasswordHasher) ? await deps.passwords.hash(input.password) : null;
+    // An imported digest becomes argon2id, and one made at another cost takes the configured one, at the first successful sign-in.
+    const rehash = known && deps.passwords.needsRehash(known.hasher as PasswordHasher, known.digest) ? await deps.passwords.hash(input.password) : null;
     return deps.db.transaction(async (tx) => {
       const d = { ...deps, db: tx };
       if (rehash) {

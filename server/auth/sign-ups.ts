@@ -15,6 +15,8 @@ import { checkCode, latestCode, verificationView } from './codes';
 import { rememberOrigin } from '../protection/risk';
 import { checkNewPassword } from './password-policy';
 import { sendCode } from './send-code';
+import { completeWaitlistEntry, waitlistAdmits } from '../waitlist/waitlist';
+import { acceptInvitations, hasPendingInvitation } from '../invitations/invitations';
 
 /**
  * FAPI sign-up: create an attempt with the user's fields, prepare (email a 6-digit code)
@@ -23,7 +25,7 @@ import { sendCode } from './send-code';
  * client (session.created) in one transaction.
  *
  * Instance settings: `sign_up_mode` public | restricted (only `allowlist` addresses or
- * domains; invitations later) | waitlist (refused for now); `username_required`,
+ * domains, and invited addresses: server/invitations) | waitlist (only people invited from the waitlist, with their ticket); `username_required`,
  * `name_required`, `password_required`.
  */
 type SignUpRow = typeof signUpAttempts.$inferSelect;
@@ -39,6 +41,8 @@ export interface SignUpInput {
   last_name?: string;
   unsafe_metadata?: Record<string, unknown>;
   locale?: string;
+  /** A waitlist invitation's sign-up ticket (`tkt_…`): required in waitlist mode. */
+  ticket?: string;
 }
 
 export function isAllowListed(allowlist: readonly string[], email: string): boolean {
@@ -51,15 +55,28 @@ export function isAllowListed(allowlist: readonly string[], email: string): bool
   });
 }
 
-function checkSignUpMode(instance: InstanceContext, email: string) {
+/**
+ * Restricted mode admits allow-listed addresses and domains, and addresses holding a pending
+ * instance invitation. Waitlist mode, `creating` the sign-up: the waitlist invitation's ticket if
+ * any (needed then); later steps need the invitation still standing.
+ */
+export async function checkSignUpMode(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, email: string, creating?: { ticket?: string }) {
   const mode = instance.settings.sign_up_mode;
-  if (mode === 'waitlist') {
+  const ticket = creating ? (creating.ticket ?? null) : undefined;
+  if (mode === 'waitlist' && (ticket === null || !(await waitlistAdmits(deps, instance.id, email, ticket)))) {
     throw new AppError('SIGN_UP_NOT_ALLOWED', {
-      message: 'Sign-up is closed: this application admits users from its waitlist only.',
+      message:
+        typeof ticket === 'string'
+          ? 'This invitation is not valid for this email address, or no longer valid.'
+          : 'Sign-up is closed: this application admits users from its waitlist only.',
       meta: { reason: 'waitlist', sign_up_mode: mode },
     });
   }
-  if (mode === 'restricted' && !isAllowListed(instance.settings.allowlist, email)) {
+  if (
+    mode === 'restricted' &&
+    !isAllowListed(instance.settings.allowlist, email) &&
+    !(await hasPendingInvitation(deps.db, instance.id, email, deps.clock.now()))
+  ) {
     throw new AppError('SIGN_UP_NOT_ALLOWED', {
       message: 'Sign-up is restricted: this email address is not allowed to sign up.',
       meta: { reason: 'restricted', sign_up_mode: mode, param: 'email_address' },
@@ -120,8 +137,6 @@ export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
     updated_at: a.updatedAt,
   };
 }
-export type SignUpView = Awaited<ReturnType<typeof signUpView>>;
-
 /** Creates a sign-up attempt (and the client when there is none). Nothing is sent yet. */
 export async function createSignUp(
   deps: Deps,
@@ -130,7 +145,7 @@ export async function createSignUp(
   client: ClientRow | null,
 ): Promise<{ attempt: SignUpRow; client: ClientRow; newClientToken: string | null }> {
   const s = instance.settings;
-  checkSignUpMode(instance, input.email_address);
+  await checkSignUpMode(deps, instance, input.email_address, { ticket: input.ticket });
   if (s.password_required && input.password === undefined) throw validationError('password', 'required', 'password is required.');
   if (s.username_required && input.username === undefined) throw validationError('username', 'required', 'username is required.');
   if (s.name_required) {
@@ -192,7 +207,7 @@ function assertOpen(a: SignUpRow) {
 export async function prepareSignUpVerification(deps: Deps, instance: InstanceContext, attempt: SignUpRow, opts: { acceptLanguage?: string | null } = {}) {
   assertOpen(attempt);
   // The mode may have tightened since the attempt was made.
-  checkSignUpMode(instance, attempt.emailAddress);
+  await checkSignUpMode(deps, instance, attempt.emailAddress);
   await sendCode(deps, {
     instanceId: instance.id,
     attemptId: attempt.id,
@@ -218,7 +233,7 @@ export async function attemptSignUpVerification(
   auditCtx: AuditContext,
 ): Promise<{ attempt: SignUpRow; client: ClientRow }> {
   assertOpen(attempt);
-  checkSignUpMode(instance, attempt.emailAddress);
+  await checkSignUpMode(deps, instance, attempt.emailAddress);
   const outcome = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const check = await checkCode(d, { attemptId: attempt.id, purpose: 'sign_up', code });
@@ -237,6 +252,9 @@ export async function attemptSignUpVerification(
       },
       { verificationStrategy: 'email_code', audit: auditCtx },
     );
+    // An invited person's waitlist entry is completed by this sign-up.
+    await completeWaitlistEntry(d, instance.id, attempt.emailAddress, user.id);
+    await acceptInvitations(tx, instance.id, attempt.emailAddress, deps.clock.now());
     const status = await initialSessionStatus(d, instance, user.id);
     const { session } = await createSession(d, instance, { userId: user.id, clientId: attempt.clientId, status, activity: auditCtx }, auditCtx);
     const client = await setActiveSession(d, attempt.clientId, session.id);

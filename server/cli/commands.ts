@@ -1,4 +1,5 @@
 import { systemContext } from '../http/actor';
+import { isNull } from 'drizzle-orm';
 import { parseArgs } from 'node:util';
 import type { Deps } from '../deps';
 import { instances } from '../db/schema';
@@ -72,7 +73,7 @@ export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult>
     }
     if (group === 'instance' && action === 'list') {
       const { values } = parse(rest, { json: { type: 'boolean' } });
-      const rows = (await deps.db.select().from(instances).orderBy(instances.id)).map(instanceView);
+      const rows = (await deps.db.select().from(instances).where(isNull(instances.deletedAt)).orderBy(instances.id)).map(instanceView);
       return ok(values.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.instance_id, env: r.environment, name: r.name, pk: r.publishable_key }))));
     }
     if (group === 'instance' && action === 'domain') {

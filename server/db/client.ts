@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -21,7 +22,7 @@ export interface Database {
   ping(): Promise<void>;
   close(): Promise<void>;
   /** LISTEN on a channel (NOTIFY is delivered at commit); returns the UNLISTEN. */
-  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
 export const MIGRATIONS_DIR = path.resolve(process.cwd(), 'drizzle');
@@ -49,7 +50,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
     },
     close: () => client.end({ timeout: 5 }),
     async listen(channel, onNotify) {
-      const sub = await client.listen(channel, () => onNotify());
+      const sub = await client.listen(channel, (payload) => onNotify(payload));
       return () => sub.unlisten();
     },
   };
@@ -58,7 +59,8 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
 /** Embedded PGlite: `dataDir` on disk, or memory when dataDir is null. */
 export async function openPglite(dataDir: string | null): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+  // pg_trgm: the trigram indexes of user search (the migrations create the extension).
+  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -69,7 +71,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     },
     close: () => client.close(),
     async listen(channel, onNotify) {
-      const unsub = await client.listen(channel, () => onNotify());
+      const unsub = await client.listen(channel, (payload) => onNotify(payload));
       return () => unsub();
     },
   };

@@ -15,6 +15,12 @@ export const ID_PREFIXES = [
   'sif', 'kdev',
   'ogr', 'oaz',
   'apik',
+  'plan', 'sub',
+  'ltip',
+  'wle',
+  'socp', 'eac', 'socf',
+  'ssoc', 'ssoa', 'ssor',
+  'inv',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -171,6 +171,15 @@ export async function deliverEmail(deps: MailDeps, emailId: string): Promise<Ema
   return (await attemptDelivery(deps, row)) ?? emailView((await deps.db.select().from(emails).where(eq(emails.id, emailId)))[0]!);
 }
 
+/** After the commit that wrote them: hands queued emails to SMTP (the retry sweep sends any failure later). */
+export function deliverAfterCommit(deps: MailDeps, sent: readonly (EmailView | null)[], what: string) {
+  for (const e of sent) {
+    if (e && e.status === 'queued') {
+      deliverEmail(deps, e.id).catch((err: unknown) => deps.logger.warn({ err, email_id: e.id }, `${what} email delivery failed`));
+    }
+  }
+}
+
 /**
  * Claims the row (attempts is its version: of two nodes, one wins), sends, records the
  * outcome. Null when another delivery claimed it first.

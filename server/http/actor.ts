@@ -3,7 +3,7 @@
  * to every endpoint. Domain functions that change state take it, and audit entries record
  * its `kind` and `ref`: `key:<key id>`, `operator:<user id>`, `session:<session id>` (an end
  * user signed in), `user:<user id>` (an end user by personal access token), `scim:<token id>` (an
- * organization's directory), `anonymous`.
+ * organization's directory), `lti:<platform id>` (an LTI platform's verified launch), `anonymous`.
  */
 export type ActorKind =
   | 'secret_key'
@@ -55,6 +55,7 @@ const KIND_OF_PREFIX: Record<string, ActorKind> = {
   user: 'personal_access_token',
   client: 'client',
   scim: 'scim_token',
+  lti: 'lti_platform',
   anonymous: 'anonymous',
 };
 
@@ -81,3 +82,5 @@ export const tokenUserActor = (userId: string, request: RequestOrigin) =>
   actorOf('personal_access_token', userId, `user:${userId}`, request, userId);
 /** An organization's directory (identity provider) calling the SCIM surface with its token. */
 export const scimTokenActor = (tokenId: string, request: RequestOrigin) => actorOf('scim_token', tokenId, `scim:${tokenId}`, request);
+/** An LTI platform whose id_token was verified (server/lti): `lti:<platform id>`. */
+export const ltiPlatformContext = (platformId: string, request: RequestOrigin): AuditContext => auditContextOf(actorOf('lti_platform', platformId, `lti:${platformId}`, request));

@@ -8,7 +8,8 @@ export interface ParsedBody {
   value: unknown;
 }
 
-async function readLimited(c: Context): Promise<Uint8Array> {
+/** The body's bytes, refusing more than MAX_BODY_BYTES (413). */
+export async function readLimited(c: Context): Promise<Uint8Array> {
   const length = c.req.header('content-length');
   const declared = Number(length ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();

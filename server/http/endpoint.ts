@@ -10,6 +10,8 @@ export interface RequestInfo {
   userAgent: string | null;
   /** The Accept-Language header, for messages sent on the request's behalf. */
   acceptLanguage: string | null;
+  /** The browser origin the request names (Origin, else Referer's), or null; the caller decides whether to trust it. */
+  origin?: string | null;
 }
 
 export interface EndpointContext<Auth, B, Q> {
@@ -22,6 +24,11 @@ export interface EndpointContext<Auth, B, Q> {
   query: Q;
   params: Record<string, string>;
   request: RequestInfo;
+  /**
+   * The request body exactly as received and its headers, for the few endpoints that verify
+   * a signature over the bytes (processor webhooks); everything else uses `body`.
+   */
+  raw: { body: string; header(name: string): string | undefined };
 }
 
 /**

@@ -62,6 +62,8 @@ export const ERROR_CODES = {
   SIGN_UP_NOT_ALLOWED: { status: 403, message: 'Sign-up is not open to this email address.', expose: true },
   API_KEY_INVALID: { status: 404, message: 'The API key is unknown, revoked or expired.', expose: true },
   PUBLISHABLE_KEY_INVALID: { status: 400, message: 'The publishable key is missing, malformed or not this instance’s.', expose: true },
+  /** An LTI login initiation or launch was refused; `meta.reason` names the check (server/lti/reasons.ts). */
+  LTI_LAUNCH_INVALID: { status: 400, message: 'The LTI launch could not be verified.', expose: true },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side.', expose: false },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not ready.', expose: true },
 } as const satisfies Record<string, { status: number; message: string; expose: boolean }>;

@@ -32,6 +32,7 @@ const PATH_ID_PATTERNS: Record<string, string> = {
   sign_in_tokens: `^sit_${ULID}$`,
   emails: `^email_${ULID}$`,
   sms: `^sms_${ULID}$`,
+  waitlist_entries: `^wle_${ULID}$`,
 };
 
 function pathParamSchema(path: string, name: string): JsonSchema {
@@ -142,7 +143,10 @@ export function buildOpenApi<G>(opts: {
   serverUrl: string;
   routes: RouteEntry<G, never>[];
   describeGuard(guard: G): { security: boolean; scope?: string };
+  /** The credential of secured operations (default the BAPI's secret key). */
+  security?: { name: string; scheme: JsonSchema };
 }) {
+  const security = opts.security ?? { name: 'secretKey', scheme: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_…' } };
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Record<string, JsonSchema> = { Error: errorSchema, StorableJson: storableJson };
   const toSchema = converter(schemas);
@@ -174,7 +178,7 @@ export function buildOpenApi<G>(opts: {
         default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     };
-    if (guard.security) operation.security = [{ secretKey: [] }];
+    if (guard.security) operation.security = [{ [security.name]: [] }];
     if (guard.scope) operation['x-required-scope'] = guard.scope;
     if (ep.body) {
       const schema = toSchema(ep.body, 'input');
@@ -191,7 +195,7 @@ export function buildOpenApi<G>(opts: {
     paths,
     components: {
       schemas,
-      securitySchemes: { secretKey: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_…' } },
+      securitySchemes: { [security.name]: security.scheme },
     },
   };
 }

@@ -1,7 +1,19 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { Config } from '../config';
 import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy } from './ssrf';
+
+/**
+ * The policy of every outbound request to a URL a customer gave (webhooks, an LTI platform's
+ * JWKS, a range API). Live instances: https and public addresses only. Test instances: http
+ * too, and private or loopback addresses with ALLOW_PRIVATE_TARGETS (or its former name
+ * ALLOW_PRIVATE_WEBHOOK_TARGETS).
+ */
+export const targetPolicy = (config: Pick<Config, 'ALLOW_PRIVATE_TARGETS'>, environment: 'test' | 'live'): TargetPolicy => ({
+  allowPrivate: environment === 'test' && config.ALLOW_PRIVATE_TARGETS,
+  requireHttps: environment === 'live',
+});
 
 export interface OutboundResponse {
   status: number;

@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { newId } from '../db/ids';
 import type { Config } from '../config';
 import type { RequestInfo } from './endpoint';
+import { requestOrigin } from './origin';
 import { cidrContains, normalizeIp, parseCidr, parseIp, type Cidr } from './ip';
 
 export type SurfaceEnv = {
@@ -71,7 +72,13 @@ export function clientIp(c: Context, config: ProxyConfig): string | null {
 }
 
 export function requestInfo(c: Context<SurfaceEnv>, config: ProxyConfig): RequestInfo {
-  return { requestId: c.get('requestId'), ip: clientIp(c, config), userAgent: c.req.header('user-agent') ?? null, acceptLanguage: c.req.header('accept-language') ?? null };
+  return {
+    requestId: c.get('requestId'),
+    ip: clientIp(c, config),
+    userAgent: c.req.header('user-agent') ?? null,
+    acceptLanguage: c.req.header('accept-language') ?? null,
+    origin: requestOrigin(c),
+  };
 }
 
 /** The token of an `Authorization: Bearer <token>` header; null when there is none or it has another form. */

@@ -1,4 +1,4 @@
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -36,6 +36,8 @@ export interface Surface<Guard, Auth> {
    * hence before any rate limit. Surfaces without it (dashboard, ops) are never subject to one.
    */
   instanceOf?(c: Context<SurfaceEnv>): Promise<string | null>;
+  /** Runs around every route, after the request id is set (a compatibility dialect reshaping answers). */
+  middleware?: MiddlewareHandler<SurfaceEnv>[];
   /** Runs before input parsing: credentials, limits, the route's guard. */
   authenticate(c: Context<SurfaceEnv>, route: RouteEntry<Guard, Auth>): Promise<Auth>;
   /** The actor of an authenticated request. */
@@ -128,6 +130,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
   const app = new Hono<SurfaceEnv>();
   app.use('*', requestContext(deps, surface.name));
   app.onError((err, c) => protocol.renderError(toAppError(deps, err, c), c));
+  for (const m of surface.middleware ?? []) app.use('*', m);
 
   for (const route of surface.routes) {
     const { endpoint } = route;
@@ -144,8 +147,9 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       const query = validate(endpoint.query ?? EMPTY_QUERY, queryObject(c), 'query');
       await surface.authorize?.(auth, route, { body, query, params });
       const actor = surface.actorOf(auth, request);
+      const raw = { body: parsed.raw, header: (name: string) => c.req.header(name) };
       const spec = endpoint.audit;
-      const handle = (d: Deps) => endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request });
+      const handle = (d: Deps) => endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request, raw });
       const run = async (d: Deps): Promise<Rendered> => {
         // Unaudited routes, and domains that audit inside their own transaction, run as they are.
         if (!spec || 'unaudited' in spec || spec.recordedBy === 'domain') return render(protocol, endpoint, await handle(d));

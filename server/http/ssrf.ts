@@ -125,7 +125,7 @@ export function isForbiddenAddress(address: string): boolean {
 }
 
 export interface TargetPolicy {
-  /** Loopback/private targets allowed (test instances with ALLOW_PRIVATE_WEBHOOK_TARGETS=1). */
+  /** Loopback/private targets allowed (test instances with ALLOW_PRIVATE_TARGETS=1). */
   allowPrivate: boolean;
   /** Only https:// (live instances). */
   requireHttps: boolean;

@@ -1,8 +1,9 @@
-import { and, asc, eq, notExists } from 'drizzle-orm';
+import { and, asc, eq, isNull, notExists, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import { accounts, instances } from '../db/schema';
+import { accounts, instances, scimTokens, secretKeys } from '../db/schema';
 import { audit } from '../audit/audit';
 import { notFound, validationError } from '../http/errors';
+import { SECRET_KEY_CACHE } from '../keys/secret-keys';
 import { newId } from '../db/ids';
 import type { ActorKind } from '../http/actor';
 import { instanceSettings, instanceSettingsSchema, type InstanceSettings, type SettingsPatch } from './settings';
@@ -32,6 +33,12 @@ export async function createAccount(deps: Pick<Deps, 'db' | 'clock'>, name: stri
     .values({ id: newId('acct'), name, createdAt: deps.clock.now() })
     .returning();
   return row!;
+}
+
+export async function renameAccount(deps: Pick<Deps, 'db'>, id: string, name: string) {
+  const [row] = await deps.db.update(accounts).set({ name }).where(eq(accounts.id, id)).returning();
+  if (!row) throw notFound('account');
+  return row;
 }
 
 /** The account CLI-created instances go to: the oldest (never the platform instance's), made on first use. */
@@ -67,10 +74,45 @@ export async function createInstance(
   return row!;
 }
 
+/** A live instance (a deleted one is 404 NOT_FOUND, as an unknown one). */
 export async function getInstance(deps: Pick<Deps, 'db'>, id: string): Promise<Instance> {
-  const [row] = await deps.db.select().from(instances).where(eq(instances.id, id));
+  const [row] = await deps.db.select().from(instances).where(and(eq(instances.id, id), isNull(instances.deletedAt)));
   if (!row) throw notFound('instance');
   return row;
+}
+
+export async function renameInstance(deps: Pick<Deps, 'db' | 'caches'>, id: string, name: string): Promise<Instance> {
+  const [row] = await deps.db
+    .update(instances)
+    .set({ name })
+    .where(and(eq(instances.id, id), isNull(instances.deletedAt)))
+    .returning();
+  if (!row) throw notFound('instance');
+  return row;
+}
+
+/**
+ * Deletes a customer instance as everyone sees it: every surface answers 404 for it, its
+ * secret keys and SCIM tokens are revoked and its custom domain is freed, in the caller's
+ * transaction. Its rows stay, with the audit trail. Other nodes stop serving it within
+ * their caches' few seconds when an invalidation message is lost.
+ */
+export async function deleteInstance(deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>, id: string): Promise<Instance> {
+  const now = deps.clock.now();
+  const live = and(eq(instances.id, id), isNull(instances.deletedAt), eq(instances.kind, 'customer'));
+  const [current] = await deps.db.select({ customDomain: instances.customDomain }).from(instances).where(live).for('update');
+  if (!current) throw notFound('instance');
+  const [row] = await deps.db.update(instances).set({ deletedAt: now, customDomain: null }).where(live).returning();
+  const keys = await deps.db
+    .update(secretKeys)
+    .set({ revokedAt: sql`coalesce(${secretKeys.revokedAt}, ${now})` })
+    .where(eq(secretKeys.instanceId, id))
+    .returning({ digest: secretKeys.digest });
+  await deps.db.update(scimTokens).set({ revokedAt: now }).where(and(eq(scimTokens.instanceId, id), isNull(scimTokens.revokedAt)));
+  for (const key of keys) deps.cacheInvalidation.invalidate(SECRET_KEY_CACHE, key.digest);
+  deps.cacheInvalidation.invalidate(INSTANCE_CACHE, id);
+  forgetHosts(deps, current.customDomain);
+  return row!;
 }
 
 export const instanceView = (i: Instance) => ({
@@ -95,9 +137,12 @@ export interface InstanceContext {
   settings: InstanceSettings;
 }
 
+const INSTANCE_CACHE = 'instance';
+const INSTANCE_CACHE_TTL_MS = 5_000;
+
 /** The instance as hot paths need it (issuer, settings), cached for a few seconds. */
 export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, id: string): Promise<InstanceContext> {
-  const cache = deps.caches.get<InstanceContext>('instance', 5_000);
+  const cache = deps.caches.get<InstanceContext>(INSTANCE_CACHE, INSTANCE_CACHE_TTL_MS);
   const now = deps.clock.now();
   const hit = cache.get(id, now);
   if (hit) return hit;
@@ -169,7 +214,7 @@ export async function updateInstanceSettings(
     .catch((err: unknown) => {
       throw asDomainConflict(err, domain ?? null);
     });
-  deps.caches.get('instance', 5_000).delete(instanceId);
+  deps.caches.get(INSTANCE_CACHE, INSTANCE_CACHE_TTL_MS).delete(instanceId);
   forgetHosts(deps, previousDomain, row.customDomain);
   return settingsView(row);
 }

@@ -23,8 +23,9 @@ export const instanceSettingsSchema = z.object({
    */
   redirect_urls: z.array(z.string().max(2048)).max(100).default([]),
   /**
-   * Who may sign up on FAPI: anyone (`public`), only allow-listed (or, later, invited)
-   * email addresses (`restricted`), or nobody yet (`waitlist`: refused for now).
+   * Who may sign up on FAPI: anyone (`public`), only allow-listed or invited (/v1/invitations)
+   * email addresses (`restricted`), or only people invited from the waitlist (`waitlist`:
+   * others join it, server/waitlist).
    */
   sign_up_mode: z.enum(['public', 'restricted', 'waitlist']).default('public'),
   /** Restricted mode: exact addresses (`ann@acme.com`) or whole domains (`acme.com`, `@acme.com`). */
@@ -96,27 +97,6 @@ function isUnderPath(pathname: string, base: string): boolean {
   const prefix = base.endsWith('/') ? base : `${base}/`;
   return pathname.startsWith(prefix);
 }
-
-/** What the console may change (everything else keeps its stored or default value). */
-export const EDITABLE_SETTINGS = [
-  'sign_up_mode',
-  'allowlist',
-  'session_lifetime_seconds',
-  'session_inactivity_timeout_seconds',
-  'session_token_lifetime_seconds',
-  'mfa_required',
-  'allowed_origins',
-  'redirect_urls',
-  'username_required',
-  'name_required',
-  'password_required',
-  'default_locale',
-  'organizations_enabled',
-  'organization_creation_enabled',
-  'organization_default_role',
-  'organization_creator_role',
-  'organization_max_allowed_memberships',
-] as const satisfies readonly (keyof InstanceSettings)[];
 
 const isOrigin = (v: string) => {
   try {

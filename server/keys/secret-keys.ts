@@ -7,7 +7,6 @@ import { instances, secretKeys } from '../db/schema';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets';
-import type { Environment } from '../instances/instances';
 import { parseScopes } from './scopes';
 
 const SECRET_RE = /^sk_(test|live)_[A-Za-z0-9_-]{20,100}$/;
@@ -25,7 +24,7 @@ export async function createSecretKey(
     .from(instances)
     .where(eq(instances.id, input.instanceId));
   if (!instance) throw notFound('instance');
-  const secret = generateSecret(`sk_${instance.environment as Environment}_`);
+  const secret = generateSecret(`sk_${instance.environment}_`);
   const id = newId('key');
   const row = await deps.db.transaction(async (tx) => {
     const [created] = await tx
@@ -52,7 +51,10 @@ export async function createSecretKey(
   return { id: row.id, name: row.name, secret, scopes: row.scopes, created_at: row.createdAt };
 }
 
-export async function revokeSecretKey(deps: Pick<Deps, 'db' | 'clock' | 'keyCache'>, keyId: string, auditCtx: AuditContext) {
+/** The name of the per-node cache of resolved secret keys (deps.keyCache), by digest. */
+export const SECRET_KEY_CACHE = 'secret-key';
+
+export async function revokeSecretKey(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, keyId: string, auditCtx: AuditContext) {
   const row = await deps.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(secretKeys)
@@ -68,7 +70,8 @@ export async function revokeSecretKey(deps: Pick<Deps, 'db' | 'clock' | 'keyCach
     });
     return updated;
   });
-  deps.keyCache.delete(row.digest);
+  // Refused at once on every node (Redis pub/sub or PostgreSQL NOTIFY), not after the cache's second.
+  deps.cacheInvalidation.invalidate(SECRET_KEY_CACHE, row.digest);
   return { id: row.id, revoked_at: row.revokedAt };
 }
 

@@ -44,6 +44,13 @@ export const BUDGETS = {
     description: 'Verification-code sends per client IP (the per-address reissue caps apply besides)',
     defaultLimit: () => 5,
   },
+  federation_per_ip: {
+    rule: 'federation',
+    windowMs: 10_000,
+    per: 'ip',
+    description: 'Cross-site sign-in steps per client IP: LTI login and launch, SSO ACS and callbacks, social sign-in callbacks (generous: a school or office shares one address)',
+    defaultLimit: () => 50,
+  },
   bapi_per_key: {
     rule: 'bapi_key',
     windowMs: 10_000,

@@ -18,7 +18,7 @@ export type AclSurface = (typeof ACL_SURFACES)[number];
 export const MAX_RULES_PER_INSTANCE = 200;
 
 type AclRow = typeof networkAcls.$inferSelect;
-type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
+type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>;
 
 export const networkAclView = (r: AclRow) => ({
   object: 'network_acl' as const,
@@ -30,8 +30,6 @@ export const networkAclView = (r: AclRow) => ({
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
-export type NetworkAclView = ReturnType<typeof networkAclView>;
-
 /** The canonical block (host bits cleared), or 422 invalid_cidr. */
 function canonicalCidr(text: string): string {
   const cidr = parseCidr(text);
@@ -48,7 +46,8 @@ interface CompiledRule {
   cidr: Cidr;
 }
 type Compiled = Partial<Record<AclSurface, { deny: CompiledRule[]; allow: CompiledRule[] }>>;
-const cacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<Compiled>('network_acls', ACL_CACHE_TTL_MS);
+const ACL_CACHE = 'network_acls';
+const cacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<Compiled>(ACL_CACHE, ACL_CACHE_TTL_MS);
 
 async function compiledRules(deps: D, instanceId: string): Promise<Compiled> {
   const cache = cacheOf(deps);
@@ -127,7 +126,7 @@ export async function createNetworkAcl(deps: D, instanceId: string, input: Creat
     await audit({ db: tx, clock: deps.clock }, { ...ctx, instanceId, action: 'network_acl.created', target: created!.id, details: { action: input.action, cidr, surfaces: created!.surfaces } });
     return created!;
   });
-  cacheOf(deps).delete(instanceId);
+  deps.cacheInvalidation.invalidate(ACL_CACHE, instanceId);
   return networkAclView(row);
 }
 
@@ -174,7 +173,7 @@ export async function updateNetworkAcl(deps: D, instanceId: string, id: string, 
     );
     return updated!;
   });
-  cacheOf(deps).delete(instanceId);
+  deps.cacheInvalidation.invalidate(ACL_CACHE, instanceId);
   return networkAclView(row);
 }
 
@@ -184,6 +183,6 @@ export async function deleteNetworkAcl(deps: D, instanceId: string, id: string, 
     await tx.delete(networkAcls).where(eq(networkAcls.id, id));
     await audit({ db: tx, clock: deps.clock }, { ...ctx, instanceId, action: 'network_acl.deleted', target: id, details: { action: row.action, cidr: row.cidr, surfaces: row.surfaces } });
   });
-  cacheOf(deps).delete(instanceId);
+  deps.cacheInvalidation.invalidate(ACL_CACHE, instanceId);
   return { object: 'network_acl' as const, id, deleted: true as const };
 }

@@ -37,6 +37,7 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
       sign_up_per_ip: expect.objectContaining({ limit: 5, default: 5, min: 1, max: 5, window_seconds: 10, per: 'ip' }),
       attempts_per_ip: expect.objectContaining({ limit: 3, default: 3, min: 1, max: 3, window_seconds: 10, per: 'ip' }),
       verification_sends_per_ip: expect.objectContaining({ limit: 5, default: 5, min: 1, max: 5, window_seconds: 10, per: 'ip' }),
+      federation_per_ip: expect.objectContaining({ limit: 50, default: 50, min: 1, max: 50, window_seconds: 10, per: 'ip' }),
       bapi_per_key: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 10, per: 'key' }),
     });
     const live = await h.createInstance({ environment: 'live' });
@@ -69,6 +70,21 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
     expect(refused.body.errors[0]).toMatchObject({ code: 'SCOPE_MISSING', meta: { required_scope: 'rate_limit:write' } });
     const other = await h.createKey(A.instanceId, 'users:read');
     expect((await h.call('GET', '/v1/rate_limit_policy', { key: other.secret })).body.errors[0].meta.required_scope).toBe('rate_limit:read');
+  });
+
+  it('cross-site sign-in steps (LTI, SSO, social callbacks) share one per-IP budget', async () => {
+    const I = await h.createInstance();
+    expect((await h.call('PATCH', '/v1/rate_limit_policy', { key: I.secret, body: { federation_per_ip: 2 } })).status).toBe(200);
+    const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
+    const lti = (ip: string) => h.request('GET', `/fapi/${I.instanceId}/lti/login?iss=https://lms.example.com&login_hint=x&target_link_uri=https://app.example.com`, from(ip));
+    const sso = (ip: string) => h.request('GET', `/fapi/${I.instanceId}/sso/oidc/ssoc_unknown/callback?state=x&code=y`, from(ip));
+    const social = (ip: string) => h.request('GET', `/fapi/${I.instanceId}/v1/oauth_callback?state=x&code=y`, from(ip));
+    // Unknown platform, connection and flow: refused, but each counted first.
+    expect((await lti('198.51.100.40')).status).toBe(400);
+    expect((await sso('198.51.100.40')).status).not.toBe(429);
+    expect((await social('198.51.100.40')).status).toBe(429);
+    expect((await lti('198.51.100.40')).status).toBe(429);
+    expect((await sso('198.51.100.41')).status).not.toBe(429);
   });
 
   it('a tightened FAPI budget applies at once, is audited, and null restores the default', async () => {

@@ -1,10 +1,13 @@
 import { eq } from 'drizzle-orm';
+import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { AuditContext } from '../http/actor';
 import { rateLimitPolicies } from '../db/schema';
 import { AppError } from '../http/errors';
 import type { LimitRule } from '../http/limiter';
+import { enforceLimit } from '../http/rate-limit';
+import { clientIp } from '../http/request-context';
 import { BUDGET_NAMES, BUDGETS, MIN_BUDGET, type BudgetName } from './budgets';
 
 export interface PolicyInstance {
@@ -12,7 +15,7 @@ export interface PolicyInstance {
   environment: 'test' | 'live';
 }
 
-type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'config'>;
+type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'config'>;
 interface Stored {
   budgets: Partial<Record<BudgetName, number>>;
   updatedAt: number | null;
@@ -23,7 +26,8 @@ interface Stored {
  * node that made it and seen by the others within this TTL (the contract's 5 seconds).
  */
 export const POLICY_CACHE_TTL_MS = 4_000;
-const cacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<Stored>('rate_limit_policy', POLICY_CACHE_TTL_MS);
+const POLICY_CACHE = 'rate_limit_policy';
+const cacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<Stored>(POLICY_CACHE, POLICY_CACHE_TTL_MS);
 
 async function storedPolicy(deps: Pick<D, 'db' | 'clock' | 'caches'>, instanceId: string): Promise<Stored> {
   const cache = cacheOf(deps);
@@ -122,6 +126,17 @@ export async function updateRateLimitPolicy(
     );
     return { budgets: after, updatedAt: now };
   });
-  cacheOf(deps).delete(instance.id);
+  deps.cacheInvalidation.invalidate(POLICY_CACHE, instance.id);
   return policyView(deps, instance, result);
+}
+
+/**
+ * Counts one request of the caller's IP against an instance's per-IP budget (429 past it).
+ * Without a peer address (a host that hides it) there is nothing to count per IP.
+ */
+export async function enforceIpBudget(deps: D & Pick<Deps, 'limiter' | 'metrics' | 'logger'>, c: Context, surface: string, instance: PolicyInstance, name: BudgetName) {
+  const ip = clientIp(c, deps.config);
+  if (!ip) return;
+  const request = { ip, userAgent: c.req.header('user-agent') ?? null };
+  await enforceLimit(deps, surface, await budgetRule(deps, instance, name), `${instance.id}:${ip}`, { instanceId: instance.id, actor: 'anonymous', request });
 }

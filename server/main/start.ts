@@ -11,10 +11,14 @@ import { buildIsCurrent, writeStamp } from './build-stamp';
 import { createHttpServer } from './http-server';
 
 /**
- * `npm start`: one process. API prefixes go straight to the Hono routers (~50 µs of
- * overhead instead of a Next.js route handler's ~1.4 ms); everything else to Next.js.
+ * `npm start`: API prefixes go straight to the Hono routers (~50 µs of overhead instead of
+ * a Next.js route handler's ~1.4 ms); everything else to Next.js. With DATABASE_URL it runs
+ * one HTTP worker per core (WEB_CONCURRENCY) on one port; this process is then their primary
+ * and the workers do what follows.
  */
-const { config, runtime } = await boot();
+const booted = await boot();
+if (!booted) await new Promise<never>(() => {});
+const { config, runtime, serve, ordinal } = booted!;
 const log = runtime.deps.logger;
 const apiListener = getRequestListener(createApiHandler(runtime));
 
@@ -24,6 +28,12 @@ let nextFailed = false;
 
 async function build(): Promise<void> {
   if (buildIsCurrent()) return;
+  if (ordinal !== 0) {
+    // Worker 0 builds; the others wait for its stamp.
+    log.info('waiting for HTTP worker 0 to build the console');
+    while (!buildIsCurrent()) await new Promise((resolve) => setTimeout(resolve, 5000));
+    return;
+  }
   log.info('building the console (its sources changed since the last build; the API is already serving)');
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [path.resolve('node_modules/next/dist/bin/next'), 'build'], {
@@ -49,7 +59,7 @@ startConsole().catch((err: unknown) => {
   log.error({ err }, 'the console could not start; the API keeps serving');
 });
 
-const server = createHttpServer(async (req, res) => {
+const server = serve(createHttpServer(async (req, res) => {
   const pathname = (req.url ?? '/').split('?')[0]!;
   const header = (name: string) => {
     const v = req.headers[name];
@@ -70,7 +80,7 @@ const server = createHttpServer(async (req, res) => {
   if (nextHandler) return void nextHandler(req, res);
   res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '10' });
   res.end(nextFailed ? 'The console failed to start; see the server log.\n' : 'The console is starting. Refresh in a moment.\n');
-}, log);
+}, log));
 server.listen(config.PORT, config.HOST, () => {
-  log.info({ port: config.PORT, url: config.PUBLIC_URL }, 'Latchkey listening');
+  log.info({ port: config.PORT, url: config.PUBLIC_URL, ordinal }, 'Latchkey listening');
 });

@@ -12,8 +12,11 @@ import { REASONS } from './reasons';
 
 export type ApplicationRow = typeof oauthApplications.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
+/** Writers also tell every node to forget the application. */
+type W = D & Pick<Deps, 'cacheInvalidation'>;
 
 const APP_CACHE_TTL_MS = 5_000;
+const APP_CACHE = 'oauth-app';
 
 /**
  * An app by client_id, cached for a few seconds on this node (the token endpoint's hot
@@ -21,7 +24,7 @@ const APP_CACHE_TTL_MS = 5_000;
  */
 export async function findApplication(deps: D, instanceId: string, clientId: string): Promise<ApplicationRow | null> {
   if (!isId('oa', clientId)) return null;
-  const cache = deps.caches.get<ApplicationRow>('oauth-app', APP_CACHE_TTL_MS);
+  const cache = deps.caches.get<ApplicationRow>(APP_CACHE, APP_CACHE_TTL_MS);
   const key = `${instanceId}:${clientId}`;
   const now = deps.clock.now();
   const hit = cache.get(key, now);
@@ -35,8 +38,8 @@ export async function findApplication(deps: D, instanceId: string, clientId: str
   return row ?? null;
 }
 
-export const forgetApplication = (deps: Pick<Deps, 'caches'>, instanceId: string, clientId: string) =>
-  deps.caches.get('oauth-app', APP_CACHE_TTL_MS).delete(`${instanceId}:${clientId}`);
+export const forgetApplication = (deps: Pick<Deps, 'cacheInvalidation'>, instanceId: string, clientId: string) =>
+  deps.cacheInvalidation.invalidate(APP_CACHE, `${instanceId}:${clientId}`);
 
 export const CLIENT_SECRET_PREFIX = 'oas_';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -136,7 +139,7 @@ export async function listApplications(deps: Pick<Deps, 'db'>, instanceId: strin
 }
 
 /** `public` is fixed at creation: turning a confidential client public would leave it a secret it must no longer use. */
-export async function updateApplication(deps: D, instanceId: string, id: string, input: Partial<Omit<ApplicationInput, 'public'>>, ctx: AuditContext) {
+export async function updateApplication(deps: W, instanceId: string, id: string, input: Partial<Omit<ApplicationInput, 'public'>>, ctx: AuditContext) {
   const patch: Partial<typeof oauthApplications.$inferInsert> = { updatedAt: deps.clock.now() };
   if (input.name !== undefined) patch.name = input.name;
   if (input.redirect_uris !== undefined) patch.redirectUris = checkUris('redirect_uris', input.redirect_uris);
@@ -159,7 +162,7 @@ export async function updateApplication(deps: D, instanceId: string, id: string,
 }
 
 /** Deletes the app with its grants, codes and authorizations: its tokens stop being active. */
-export async function deleteApplication(deps: D, instanceId: string, id: string, ctx: AuditContext) {
+export async function deleteApplication(deps: W, instanceId: string, id: string, ctx: AuditContext) {
   return deps.db.transaction(async (tx) => {
     await loadApplication(tx, instanceId, id);
     await tx.delete(oauthApplications).where(eq(oauthApplications.id, id));
@@ -170,7 +173,7 @@ export async function deleteApplication(deps: D, instanceId: string, id: string,
 }
 
 /** A new client secret, effective at once (the old one stops working); shown in this answer only. */
-export async function rotateApplicationSecret(deps: D, instanceId: string, id: string, ctx: AuditContext) {
+export async function rotateApplicationSecret(deps: W, instanceId: string, id: string, ctx: AuditContext) {
   const secret = generateSecret(CLIENT_SECRET_PREFIX);
   return deps.db.transaction(async (tx) => {
     const row = await loadApplication(tx, instanceId, id);

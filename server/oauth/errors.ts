@@ -26,5 +26,3 @@ export function oauthError(error: OAuthErrorCode, description: string, status: 4
   const code = error === 'invalid_token' ? 'TOKEN_INVALID' : CODE_FOR_STATUS[status]!;
   return new AppError(code, { message: description, meta: { oauth_error: error } });
 }
-
-export const oauthErrorOf = (e: AppError): string => (typeof e.meta.oauth_error === 'string' ? e.meta.oauth_error : 'server_error');

@@ -1,7 +1,5 @@
 /** The scopes the provider itself understands; an app may also list its own API scopes. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
-export type OidcScope = (typeof OIDC_SCOPES)[number];
-
 /** The claims each OIDC scope releases (OpenID Connect Core §5.4). */
 export const SCOPE_CLAIMS: Record<string, readonly string[]> = {
   openid: ['sub'],

@@ -1,5 +1,5 @@
 import { anonymousActor, auditContextOf, operatorActor, type AuditContext } from '../http/actor';
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { accountInvitations, accountMemberships, accounts, emailAddresses, instances, type OperatorRole } from '../db/schema';
@@ -163,8 +163,9 @@ export const invitationView = (r: typeof accountInvitations.$inferSelect) => ({
 
 /**
  * Invites someone to an account by email (template `invitation`, sent by the platform
- * instance) with a link to the console's accept page. The token is in the email only.
- * An inviter grants at most their own role.
+ * instance) with a link to the console's accept page. The link (its token) is in the email and
+ * in this answer only, so an operator can pass it on where no mail is sent. An inviter grants at
+ * most their own role.
  */
 export async function createInvitation(
   deps: Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>,
@@ -214,7 +215,7 @@ export async function createInvitation(
     template: 'invitation',
     data: { url, inviter_name: input.inviterName, app_name: 'Latchkey' },
   });
-  return invitationView(row);
+  return { ...invitationView(row), url };
 }
 
 export async function listInvitations(deps: Pick<Deps, 'db'>, accountId: string) {
@@ -291,7 +292,7 @@ export async function accountInstances(deps: Pick<Deps, 'db'>, accountId: string
   return deps.db
     .select()
     .from(instances)
-    .where(and(eq(instances.accountId, accountId), eq(instances.kind, 'customer')))
+    .where(and(eq(instances.accountId, accountId), eq(instances.kind, 'customer'), isNull(instances.deletedAt)))
     .orderBy(asc(instances.id));
 }
 
@@ -300,7 +301,7 @@ export async function accountInstance(deps: Pick<Deps, 'db'>, accountId: string,
   const [row] = await deps.db
     .select()
     .from(instances)
-    .where(and(eq(instances.id, instanceId), eq(instances.accountId, accountId), eq(instances.kind, 'customer')));
+    .where(and(eq(instances.id, instanceId), eq(instances.accountId, accountId), eq(instances.kind, 'customer'), isNull(instances.deletedAt)));
   if (!row) throw notFound('instance');
   return row;
 }

@@ -7,7 +7,7 @@ import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { AppError, notFound } from '../http/errors';
 import { lightListSchema } from '../http/pagination';
-import { createAccount, createInstance, instanceView, settingsView, updateInstanceSettings, type Instance } from '../instances/instances';
+import { createAccount, createInstance, deleteInstance, instanceView, renameAccount, renameInstance, settingsView, updateInstanceSettings, type Instance } from '../instances/instances';
 import { settingsPatchSchema } from '../instances/settings';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
 import { ACTOR_TOKEN_TTL, actorTokenSchema } from '../sessions/ticket-routes';
@@ -155,6 +155,20 @@ export const getAccountEndpoint = endpoint<ConsoleAuth>({
   },
 });
 
+const renameBody = z.strictObject({ name });
+
+export const updateAccountEndpoint = endpoint<ConsoleAuth, z.output<typeof renameBody>>({
+  summary: 'Rename an account',
+  audit: { action: 'account.updated', target: 'accountId' },
+  body: renameBody,
+  response: accountSchema,
+  handle: async ({ deps, auth, body }) => {
+    const { id, role } = accountOf(auth);
+    const row = await renameAccount(deps, id, body.name);
+    return { object: 'account' as const, id: row.id, name: row.name, role, created_at: row.createdAt };
+  },
+});
+
 const memberSchema = z.object({
   object: z.literal('account_membership'),
   id: z.string(),
@@ -193,10 +207,10 @@ export const listInvitationsEndpoint = endpoint<ConsoleAuth>({
 });
 
 export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof inviteBody>>({
-  summary: 'Invite an operator by email (template `invitation`); an inviter grants at most their own role',
+  summary: 'Invite an operator by email (template `invitation`); the answer carries the accept link once; an inviter grants at most their own role',
   audit: { action: 'account_invitation.created' },
   body: inviteBody,
-  response: invitationSchema,
+  response: invitationSchema.extend({ url: z.string().describe('The accept link, in this answer only (it carries the token)') }),
   status: 201,
   handle: async ({ deps, auth, body }) => {
     const id = operatorId(auth);
@@ -305,6 +319,24 @@ export const getInstanceEndpoint = endpoint<ConsoleAuth>({
   summary: 'An instance: publishable key, FAPI URL and settings',
   response: instanceSchema,
   handle: async ({ auth }) => instanceDetail(routeInstance(auth).row),
+});
+
+export const updateInstanceEndpoint = endpoint<ConsoleAuth, z.output<typeof renameBody>>({
+  summary: 'Rename an instance',
+  audit: { action: 'instance.updated', target: 'instanceId' },
+  body: renameBody,
+  response: instanceSchema,
+  handle: async ({ deps, auth, body }) => instanceDetail(await renameInstance(deps, routeInstance(auth).id, body.name)),
+});
+
+export const deleteInstanceEndpoint = endpoint<ConsoleAuth>({
+  summary: 'Delete an instance: every surface answers 404 for it, its secret keys and SCIM tokens are revoked, its custom domain is freed',
+  audit: { action: 'instance.deleted', target: 'instanceId' },
+  response: z.object({ object: z.literal('instance'), id: z.string(), deleted: z.literal(true) }),
+  handle: async ({ deps, auth }) => {
+    const row = await deleteInstance(deps, routeInstance(auth).id);
+    return { object: 'instance' as const, id: row.id, deleted: true as const };
+  },
 });
 
 export const updateSettingsEndpoint = endpoint<ConsoleAuth, z.output<typeof settingsPatchSchema>>({

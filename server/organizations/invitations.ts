@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { emailAddresses, organizationInvitations, organizationMemberships, organizations, users } from '../db/schema';
-import { deliverEmail, sendEmail } from '../email/mailer';
+import { deliverAfterCommit, sendEmail } from '../email/mailer';
 import type { EmailView } from '../email/messages';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
@@ -150,15 +150,6 @@ async function inviterName(db: Db, instanceId: string, userId: string) {
   return [u.first, u.last].filter(Boolean).join(' ') || null;
 }
 
-/** After the commit: hand queued emails to SMTP (the mail sweep retries failures). */
-function deliverAfterCommit(deps: MailDeps, emails: (EmailView | null)[]) {
-  for (const e of emails) {
-    if (e && e.status === 'queued') {
-      deliverEmail(deps, e.id).catch((err: unknown) => deps.logger.warn({ err, email_id: e.id }, 'invitation email delivery failed'));
-    }
-  }
-}
-
 /** Creates invitations in one transaction (all or none); each with its event and email. */
 export async function createInvitations(deps: MailDeps, instanceId: string, orgIdOrSlug: string, inputs: CreateInvitationInput[]): Promise<InvitationView[]> {
   await ensureBuiltIns(deps, instanceId);
@@ -182,7 +173,7 @@ export async function createInvitations(deps: MailDeps, instanceId: string, orgI
     }
     return out;
   });
-  deliverAfterCommit(deps, results.map((r) => r.email));
+  deliverAfterCommit(deps, results.map((r) => r.email), 'invitation');
   return results.map((r) => r.view);
 }
 

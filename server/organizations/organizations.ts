@@ -1,3 +1,4 @@
+import { containsPattern } from '../http/like';
 import { and, desc, eq, exists, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
@@ -192,8 +193,6 @@ export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
   });
 }
 
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 export async function listOrganizations(
   deps: Pick<Deps, 'db'>,
   instanceId: string,
@@ -202,7 +201,7 @@ export async function listOrganizations(
   const filters: (SQL | undefined)[] = [eq(organizations.instanceId, instanceId)];
   if (q.starting_after) filters.push(lt(organizations.id, q.starting_after));
   if (q.query) {
-    const pattern = likePattern(q.query);
+    const pattern = containsPattern(q.query);
     filters.push(or(ilike(organizations.name, pattern), ilike(organizations.slug, pattern), eq(organizations.id, q.query)));
   }
   if (q.user_id) {

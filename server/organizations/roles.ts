@@ -56,8 +56,6 @@ export const permissionView = (p: PermissionRow) => ({
   created_at: p.createdAt,
   updated_at: p.updatedAt,
 });
-export type PermissionView = ReturnType<typeof permissionView>;
-
 export const roleView = (r: RoleRow) => ({
   object: 'role' as const,
   id: r.id,
@@ -69,8 +67,6 @@ export const roleView = (r: RoleRow) => ({
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
-export type RoleView = ReturnType<typeof roleView>;
-
 /** Inserts the system permissions and built-in roles an instance lacks; idempotent and race-safe. */
 export async function ensureBuiltIns(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string) {
   const seeded = deps.caches.get<true>('org-builtins', 60 * 60_000);
@@ -86,12 +82,6 @@ export async function ensureBuiltIns(deps: Pick<Deps, 'db' | 'clock' | 'caches'>
     .onConflictDoNothing();
   // A transaction could still roll the rows back: remember only what is committed.
   if (!(deps.db instanceof PgTransaction)) seeded.set(instanceId, true, now);
-}
-
-/** The permissions of a role key (empty for an unknown key). */
-export async function permissionsOfRole(db: Db, instanceId: string, key: string): Promise<string[]> {
-  const [row] = await db.select({ permissions: roles.permissions }).from(roles).where(and(eq(roles.instanceId, instanceId), eq(roles.key, key)));
-  return row ? [...row.permissions].sort() : [];
 }
 
 /** A role key that must exist in the instance (422 naming `param` otherwise). */

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps';
 import { validationError } from '../http/errors';
-import { guardedRequest } from '../http/outbound';
+import { guardedRequest, targetPolicy } from '../http/outbound';
 import type { InstanceContext } from '../instances/instances';
-import { targetPolicy } from '../webhooks/policy';
 
 /**
  * Breached and common passwords (attack protection): refused with 422 VALIDATION_FAILED,

@@ -7,6 +7,7 @@ import { emitEvent } from '../events/events';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { getUser } from '../users/users';
+import { count as countMetric } from '../analytics/metrics';
 
 /**
  * User lockout (attack protection): N failed first- or second-factor attempts on one
@@ -73,6 +74,7 @@ export async function assertNotLocked(deps: Pick<Deps, 'db' | 'clock'>, instance
  * Commits on its own: the caller is about to throw.
  */
 export async function recordFailedAttempt(deps: D, instance: InstanceContext, t: LockTarget, ctx: AuditContext): Promise<AppError | null> {
+  await countMetric(deps, instance.id, 'sign_in_failures');
   const policy = lockoutOf(instance);
   if (!policy.enabled) return null;
   const now = deps.clock.now();

@@ -23,8 +23,6 @@ export const scimTokenView = (t: TokenRow) => ({
   last_used_at: t.lastUsedAt,
   revoked_at: t.revokedAt,
 });
-export type ScimTokenView = ReturnType<typeof scimTokenView>;
-
 /**
  * Mints a token for one organization's directory: the `scim_…` secret is in this answer
  * only; the row keeps its SHA-256 digest. scimToken.created carries the token without it.

@@ -76,8 +76,6 @@ export function userResource(r: ScimUserRow, dir: Pick<Directory, 'baseUrl'>) {
     },
   };
 }
-export type UserResource = ReturnType<typeof userResource>;
-
 export async function getScimUser(deps: Pick<Deps, 'db'>, dir: Directory, id: string) {
   return findScimUser(deps.db, dir, id);
 }

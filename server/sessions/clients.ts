@@ -130,14 +130,13 @@ export async function clientView(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
     updated_at: client.updatedAt as number | null,
   };
 }
-export type ClientView = Awaited<ReturnType<typeof clientView>>;
-
 /**
  * A fresh session JWT for a live session of this client. Another client's (or
  * instance's) session is 404; a dead one answers its SESSION_* code. Counts as activity:
- * moves last_active_at and the inactivity deadline, as a refresh does.
+ * moves last_active_at and the inactivity deadline, as a refresh does. `azp`: the browser
+ * origin that asked, when allowed.
  */
-export async function clientSessionToken(deps: D, instance: InstanceContext, clientId: string, sessionId: string) {
+export async function clientSessionToken(deps: D, instance: InstanceContext, clientId: string, sessionId: string, azp: string | null = null) {
   const [found] = await deps.db
     .select({ session: sessions, sessionsVersion: users.sessionsVersion })
     .from(sessions)
@@ -159,7 +158,7 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
     const [current] = await deps.db.select().from(sessions).where(eq(sessions.id, s.id));
     throw (current && (await settleOverdue(deps, current))) ?? new AppError('SESSION_REVOKED');
   }
-  const token = await signSessionJwt(deps, instance, { ...s, status: touched.status, sessionsVersion: found.sessionsVersion });
+  const token = await signSessionJwt(deps, instance, { ...s, status: touched.status, sessionsVersion: found.sessionsVersion, azp });
   return { object: 'token' as const, jwt: token.jwt };
 }
 

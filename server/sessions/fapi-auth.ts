@@ -2,15 +2,14 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Deps } from '../deps';
 import { AppError, isAppError, notFound } from '../http/errors';
-import { enforceLimit } from '../http/rate-limit';
 import { isId } from '../db/ids';
 import type { BudgetName } from '../limits/budgets';
-import { budgetRule } from '../limits/policy';
-import { bearerToken, clientIp } from '../http/request-context';
+import { enforceIpBudget } from '../limits/policy';
+import { bearerToken } from '../http/request-context';
 import { checkOrigin } from './fapi-origin';
 import { fapiAddressOf, instanceContext, publishableKeyFor, type InstanceContext } from '../instances/instances';
 import { pathFapiUrl, servedFapiUrl } from '../instances/custom-domain';
-import { clientCookieSpec, CUSTOMER_CLIENT_COOKIE, findClient, type ClientRow } from './clients';
+import { clientCookieSpec, findClient, type ClientRow } from './clients';
 import { anonymousActor, clientActor, sessionUserActor, tokenUserActor, type Actor, type RequestOrigin } from '../http/actor';
 import type { OrganizationView } from '../organizations/organization-view';
 import { getOrganization } from '../organizations/organizations';
@@ -109,8 +108,6 @@ async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth
   Object.assign(auth, { org: { organization, role: access.role, permissions: access.permissions } });
 }
 
-export const CLIENT_COOKIE = CUSTOMER_CLIENT_COOKIE;
-
 /** The per-IP budget of each guard's `limit` (server/limits/budgets.ts; the instance's policy may tighten it). */
 export const FAPI_BUDGETS = {
   sign_in: 'sign_in_per_ip',
@@ -119,21 +116,29 @@ export const FAPI_BUDGETS = {
   attempt: 'attempts_per_ip',
   /** Verification-code sends; the per-address reissue caps apply besides (server/auth/codes.ts). */
   verification: 'verification_sends_per_ip',
+  /** A provider's redirect back (social sign-in callbacks). */
+  federation: 'federation_per_ip',
 } as const satisfies Record<string, BudgetName>;
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_KEY_LENGTH = 512;
 
-/** `servedUrl`: the fapi_url the request came in by (a custom domain's root, or the path under PUBLIC_URL). */
-function cookieAttributes(instance: InstanceContext, servedUrl: string): string {
+/**
+ * `servedUrl`: the fapi_url the request came in by (a custom domain's root, or the path under
+ * PUBLIC_URL). `crossSite`: the cookie must travel inside a third-party iframe (the LTI
+ * flow): SameSite=None; Secure; Partitioned (CHIPS), always Secure as SameSite=None requires.
+ */
+export function cookieAttributes(instance: Pick<InstanceContext, 'kind'>, servedUrl: string, opts: { crossSite?: boolean; path?: string } = {}): string {
   const url = new URL(servedUrl);
+  const path = opts.path ?? clientCookieSpec({ kind: instance.kind, fapiUrl: servedUrl }).path;
+  if (opts.crossSite) return `Path=${path}; HttpOnly; Secure; SameSite=None; Partitioned`;
   const secure = !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
-  return `Path=${clientCookieSpec({ kind: instance.kind, fapiUrl: servedUrl }).path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  return `Path=${path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
 /** `__client` at the fapi_url path; the platform instance's is `__console_client` at `/` (sessions/clients.ts). */
-export const clientCookie = (instance: InstanceContext, token: string, maxAgeSeconds: number, servedUrl = instance.fapiUrl) =>
-  `${clientCookieSpec(instance).name}=${token}; ${cookieAttributes(instance, servedUrl)}; Max-Age=${maxAgeSeconds}`;
+export const clientCookie = (instance: InstanceContext, token: string, maxAgeSeconds: number, servedUrl = instance.fapiUrl, opts: { crossSite?: boolean } = {}) =>
+  `${clientCookieSpec(instance).name}=${token}; ${cookieAttributes(instance, servedUrl, opts)}; Max-Age=${maxAgeSeconds}`;
 export const clearedClientCookie = (instance: InstanceContext, servedUrl = instance.fapiUrl) =>
   `${clientCookieSpec(instance).name}=; ${cookieAttributes(instance, servedUrl)}; Max-Age=0`;
 
@@ -182,15 +187,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
   checkPublishableKey(deps, c, instance, guard.key === 'required');
   const servedUrl = servedFapiUrl(c.env, deps.config, instance);
 
-  if (guard.limit) {
-    const ip = clientIp(c, deps.config);
-    // Without a peer address (a host that hides it) there is nothing to count per IP.
-    if (ip) {
-      const request = { ip, userAgent: c.req.header('user-agent') ?? null };
-      const rule = await budgetRule(deps, instance, FAPI_BUDGETS[guard.limit]);
-      await enforceLimit(deps, 'fapi', rule, `${instance.id}:${ip}`, { instanceId: instance.id, actor: 'anonymous', request });
-    }
-  }
+  if (guard.limit) await enforceIpBudget(deps, c, 'fapi', instance, FAPI_BUDGETS[guard.limit]);
 
   const authorization = c.req.header('authorization');
   const mode = authorization !== undefined || isNativeFlag(c.req.query('_is_native')) ? 'native' : 'web';

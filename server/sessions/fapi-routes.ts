@@ -6,6 +6,7 @@ import { endpoint } from '../http/endpoint';
 import { clientSessionToken, clientView, revokeClient, signedOutClient } from './clients';
 import { refreshBody, sessionSchema, tokenResponseSchema } from './schemas';
 import { refreshSession } from './sessions';
+import { allowedOrigins } from './fapi-origin';
 
 /** FAPI endpoints of clients and sessions; mounted by server/api/fapi (sign-ins, tickets included, are in server/auth). */
 
@@ -56,9 +57,11 @@ export const createSessionTokenEndpoint = endpoint<FapiAuth>({
   summary: 'A fresh session JWT for a live session of this client',
   audit: { unaudited: 'hot path: a short-lived token for a live session; changes nothing' },
   response: z.object({ object: z.literal('token'), jwt: z.string() }),
-  handle: async ({ deps, auth, params }) => {
+  handle: async ({ deps, auth, params, request }) => {
     if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
-    return clientSessionToken(deps, auth.instance, auth.client.id, params.id!);
+    // azp: the allowed browser origin asking for the token (Clerk's authorizedParties check reads it).
+    const azp = request.origin && allowedOrigins(auth.instance, auth.instance.fapiUrl).has(request.origin) ? request.origin : null;
+    return clientSessionToken(deps, auth.instance, auth.client.id, params.id!, azp);
   },
 });
 

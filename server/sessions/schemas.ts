@@ -15,6 +15,17 @@ export const latestActivitySchema = z
   })
   .meta({ id: 'SessionActivity' });
 
+export const ltiSessionContextSchema = z
+  .object({
+    platform_id: z.string(),
+    issuer: z.string(),
+    deployment_id: z.string(),
+    context: z.object({ id: z.string(), title: z.string().nullable(), label: z.string().nullable() }).nullable(),
+    resource_link: z.object({ id: z.string(), title: z.string().nullable() }),
+    roles: z.array(z.string()),
+  })
+  .meta({ id: 'LtiSessionContext' });
+
 export const sessionSchema = z
   .object({
     object: z.literal('session'),
@@ -29,6 +40,8 @@ export const sessionSchema = z
     created_at: z.number().int(),
     /** The client's activity at creation or latest touch; null for headless sessions. */
     latest_activity: latestActivitySchema.nullable(),
+    /** The LTI launch the session started from (platform, course context, resource link, roles); null otherwise. */
+    lti: ltiSessionContextSchema.nullable(),
   })
   .meta({ id: 'Session' });
 

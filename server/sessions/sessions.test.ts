@@ -25,7 +25,7 @@ const jwks = (k = key) =>
 
 const CONTRACT_FIELDS = [
   'abandon_at', 'created_at', 'expire_at', 'id', 'impersonated_by', 'last_active_at',
-  'last_active_organization_id', 'latest_activity', 'object', 'status', 'user_id',
+  'last_active_organization_id', 'latest_activity', 'lti', 'object', 'status', 'user_id',
 ];
 const DAY = 86_400_000;
 
@@ -84,6 +84,7 @@ describe('POST /v1/sessions (mint)', () => {
       abandon_at: now + 7 * DAY,
       created_at: now,
       latest_activity: null,
+      lti: null,
       jwt: expect.any(String),
       refresh_token: expect.stringMatching(/^rt_[A-Za-z0-9_-]{43}$/),
       expires_in: 60,
@@ -92,6 +93,7 @@ describe('POST /v1/sessions (mint)', () => {
     expect(claims).toMatchObject({ sub: user, sid: res.body.id, sts: 'active', sv: 1, iss: `http://localhost:3000/fapi/${instanceId}` });
     expect(claims.exp! - claims.iat!).toBe(60);
     expect(claims.act).toBeUndefined();
+    expect(claims.lti).toBeUndefined();
   });
 
   it('writes session.created with the session (no credentials) and stores the refresh token only as a digest', async () => {

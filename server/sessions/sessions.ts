@@ -5,7 +5,7 @@ import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
 import { prepared } from '../db/prepared';
-import { refreshTokens, sessions, users, type SessionStatus } from '../db/schema';
+import { refreshTokens, sessions, users, type LtiSessionContext, type SessionStatus } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
@@ -16,6 +16,7 @@ import type { InstanceContext } from '../instances/instances';
 import { activityColumns, latestActivityView, type ClientActivity } from './activity';
 import { isLive, transition, type SessionAction } from './lifecycle';
 import { signSessionJwt, verifySessionJwt } from './tokens';
+import { count as countMetric } from '../analytics/metrics';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 type SessionRow = typeof sessions.$inferSelect;
@@ -36,6 +37,7 @@ export const sessionView = (s: SessionRow) => ({
   abandon_at: s.abandonAt,
   created_at: s.createdAt,
   latest_activity: latestActivityView(s),
+  lti: s.lti ?? null,
 });
 export type SessionView = ReturnType<typeof sessionView>;
 
@@ -93,6 +95,10 @@ export async function createSession(
     status?: 'active' | 'pending';
     /** The requesting browser or app; none for headless (BAPI-minted) sessions. */
     activity?: ClientActivity;
+    /** The LTI launch the session starts from (server/lti). */
+    lti?: LtiSessionContext | null;
+    /** The organization active from the start (an LTI launch's course organization). */
+    lastActiveOrganizationId?: string | null;
   },
   auditCtx: AuditContext,
 ) {
@@ -100,6 +106,7 @@ export async function createSession(
     const user = await sessionUser(tx, instance.id, input.userId);
     const now = deps.clock.now();
     const { expireAt, abandonAt } = timesFor(instance, now);
+    await countMetric({ db: tx, clock: deps.clock }, instance.id, 'sign_ins');
     const [row] = await tx
       .insert(sessions)
       .values({
@@ -109,6 +116,8 @@ export async function createSession(
         clientId: input.clientId ?? null,
         status: input.status ?? 'active',
         actor: input.actor ?? null,
+        lti: input.lti ?? null,
+        lastActiveOrganizationId: input.lastActiveOrganizationId ?? null,
         ...(input.activity ? activityColumns(input.activity) : {}),
         lastActiveAt: now,
         expireAt,
@@ -259,7 +268,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
   const abandonAt = inactivity === null ? sql`expire_at` : sql`least(expire_at, ${now + inactivity * 1000}::bigint)`;
   const result = await deps.db.execute(sql`
     with target as (
-      select s.id, s.user_id, s.status, s.actor, s.expire_at, s.last_active_organization_id, u.sessions_version
+      select s.id, s.user_id, s.status, s.actor, s.lti, s.expire_at, s.last_active_organization_id, u.sessions_version
       from ${refreshTokens} t
       join ${sessions} s on s.id = t.session_id
       join ${users} u on u.id = s.user_id
@@ -277,12 +286,13 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
       update ${sessions} set last_active_at = ${now}, abandon_at = ${abandonAt}, updated_at = ${now}
       where id in (select session_id from rotated)
     )
-    select id, user_id, status, actor, expire_at, last_active_organization_id, sessions_version from target where exists (select 1 from rotated)`);
+    select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version from target where exists (select 1 from rotated)`);
   const [row] = rowsOf<{
     id: string;
     user_id: string;
     status: string;
     actor: Actor | string | null;
+    lti: LtiSessionContext | string | null;
     expire_at: number | string;
     last_active_organization_id: string | null;
     sessions_version: number;
@@ -293,6 +303,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     userId: row.user_id,
     status: row.status,
     actor: typeof row.actor === 'string' ? (JSON.parse(row.actor) as Actor) : row.actor,
+    lti: typeof row.lti === 'string' ? (JSON.parse(row.lti) as LtiSessionContext) : row.lti,
     expireAt: Number(row.expire_at),
     lastActiveOrganizationId: row.last_active_organization_id,
     sessionsVersion: Number(row.sessions_version),
@@ -355,6 +366,19 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
   }
   const token = await signSessionJwt(deps, instance, { ...s, sessionsVersion: found.sessionsVersion });
   return { jwt: token.jwt, refresh_token: successor, expires_in: token.expires_in };
+}
+
+/**
+ * A fresh session JWT for a live session of the instance, as a backend asks for one
+ * (Clerk's POST /v1/sessions/:id/tokens): NOT_FOUND for another instance's id, the
+ * SESSION_* code of a dead or overdue one.
+ */
+export async function sessionToken(deps: D, instance: InstanceContext, sessionId: string) {
+  const [found] = await sessionWithUserVersion(deps.db).execute({ sessionId, instanceId: instance.id });
+  if (!found) throw notFound('session');
+  const dead = await settleOverdue(deps, found.session);
+  if (dead) throw dead;
+  return signSessionJwt(deps, instance, { ...found.session, sessionsVersion: found.sessionsVersion });
 }
 
 /**

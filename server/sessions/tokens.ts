@@ -1,7 +1,9 @@
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Deps } from '../deps';
+import type { LtiSessionContext } from '../db/schema';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
+import { billingClaims } from '../billing/subscriptions';
 import { orgClaims } from '../organizations/claims';
 import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
 
@@ -17,6 +19,11 @@ export interface SessionClaims extends JWTPayload {
   org_role?: string;
   org_slug?: string;
   org_permissions?: string[];
+  /** Plans of the user and active organization, compact: `u:<plan key>,o:<plan key>`. */
+  pla?: string;
+  /** Their features: `u:<feature>,…,o:<feature>,…`. */
+  fea?: string;
+  lti?: LtiSessionContext;
 }
 
 /** Signs a short-lived session JWT with the instance's current key. */
@@ -32,6 +39,8 @@ export async function signSessionJwt(
     expireAt: number;
     azp?: string | null;
     lastActiveOrganizationId?: string | null;
+    /** The LTI launch the session started from: its context, roles and resource link. */
+    lti?: LtiSessionContext | null;
   },
 ): Promise<{ jwt: string; expires_in: number }> {
   const signer = await currentSigner(deps, instance.id);
@@ -42,10 +51,12 @@ export async function signSessionJwt(
   const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status };
   if (s.azp) claims.azp = s.azp;
   if (s.actor) claims.act = { sub: s.actor.sub };
+  if (s.lti) claims.lti = s.lti;
   if (s.lastActiveOrganizationId && instance.settings.organizations_enabled) {
     const org = await orgClaims(deps.db, instance.id, s.lastActiveOrganizationId, s.userId);
     if (org) Object.assign(claims, org);
   }
+  Object.assign(claims, await billingClaims(deps.db, instance.id, s.userId, typeof claims.org_id === 'string' ? claims.org_id : null));
   const jwt = await new SignJWT(claims)
     .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
     .setIssuer(instance.fapiUrl)

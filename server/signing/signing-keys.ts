@@ -13,6 +13,8 @@ export const ALG = 'RS256';
  */
 export const RETIRED_KEY_RETENTION_MS = 65 * 60 * 1000;
 const CACHE_TTL_MS = 5_000;
+const SIGNER_CACHE = 'signer';
+const JWKS_CACHE = 'jwks';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 export interface Signer {
@@ -58,7 +60,7 @@ export async function ensureSigningKeys(deps: D, instanceId: string): Promise<vo
  * Rotation: the published next key starts signing, the current one retires (still
  * published until its tokens have expired), and a new next key is published.
  */
-export async function rotateSigningKeys(deps: D, instanceId: string, auditCtx: AuditContext) {
+export async function rotateSigningKeys(deps: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, auditCtx: AuditContext) {
   await ensureSigningKeys(deps, instanceId);
   const result = await deps.db.transaction(async (tx) => {
     await lockInstance(tx, instanceId);
@@ -87,14 +89,15 @@ export async function rotateSigningKeys(deps: D, instanceId: string, auditCtx: A
     });
     return { current: promoted!.id, next: next.id, retired: retired?.id ?? null };
   });
-  deps.caches.get<Signer>('signer', CACHE_TTL_MS).delete(instanceId);
-  deps.caches.get<JWK[]>('jwks', CACHE_TTL_MS).delete(instanceId);
+  // Every node signs with the new key and publishes it at once (not after its cache's TTL).
+  deps.cacheInvalidation.invalidate(SIGNER_CACHE, instanceId);
+  deps.cacheInvalidation.invalidate(JWKS_CACHE, instanceId);
   return result;
 }
 
 /** The instance's published public keys: next, current, and retired ones not yet removed. */
 export async function publishedKeys(deps: D, instanceId: string): Promise<JWK[]> {
-  const cache = deps.caches.get<JWK[]>('jwks', CACHE_TTL_MS);
+  const cache = deps.caches.get<JWK[]>(JWKS_CACHE, CACHE_TTL_MS);
   const now = deps.clock.now();
   const hit = cache.get(instanceId, now);
   if (hit) return hit;
@@ -136,7 +139,7 @@ const signerLoads = new WeakMap<object, Map<string, Promise<Signer>>>();
 
 /** The key that signs now, decrypted once and cached for a few seconds. */
 export async function currentSigner(deps: D, instanceId: string): Promise<Signer> {
-  const cache = deps.caches.get<Signer>('signer', CACHE_TTL_MS);
+  const cache = deps.caches.get<Signer>(SIGNER_CACHE, CACHE_TTL_MS);
   const hit = cache.get(instanceId, deps.clock.now());
   if (hit) return hit;
   let loads = signerLoads.get(deps.caches);
@@ -157,7 +160,7 @@ async function loadSigner(deps: D, instanceId: string): Promise<Signer> {
     [row] = await selectCurrent(deps, instanceId);
   }
   const signer = { kid: row!.id, key: await importPKCS8(deps.cipher.decrypt(row!.privateKey), ALG) };
-  deps.caches.get<Signer>('signer', CACHE_TTL_MS).set(instanceId, signer, now);
+  deps.caches.get<Signer>(SIGNER_CACHE, CACHE_TTL_MS).set(instanceId, signer, now);
   return signer;
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import argon2 from 'argon2';
 import { AppError } from '../http/errors';
-import { workerJob, type PasswordHasher, type WorkerJob } from './passwords';
+import { needsRehash, OWASP_ARGON2_COST, workerJob, type Argon2Cost, type PasswordHasher, type WorkerJob } from './passwords';
 
 /** Resolved from the working directory, like the migrations: the same under tsx, Vitest and Next.js. */
 export const PASSWORD_WORKER_FILE = path.resolve(process.cwd(), 'server/users/password-worker.mjs');
@@ -14,6 +14,8 @@ export interface PasswordPoolOptions {
   threads?: number;
   /** Jobs that may wait for one of them; one more is refused with 503. Default 16 per thread. */
   queue?: number;
+  /** The argon2id cost of new digests; default OWASP's baseline (m=19 MiB, t=2, p=1). */
+  argon2?: Argon2Cost;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface PasswordPoolOptions {
 export class PasswordPool {
   readonly threads: number;
   readonly queueLimit: number;
+  readonly argon2: Argon2Cost;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly idle: Worker[] = [];
@@ -39,6 +42,7 @@ export class PasswordPool {
   constructor(opts: PasswordPoolOptions = {}) {
     this.threads = Math.max(1, opts.threads ?? availableParallelism());
     this.queueLimit = Math.max(0, opts.queue ?? 16 * this.threads);
+    this.argon2 = opts.argon2 ?? OWASP_ARGON2_COST;
   }
 
   /** Jobs running and waiting now. */
@@ -46,9 +50,14 @@ export class PasswordPool {
     return { running: this.running, waiting: this.waiting.length };
   }
 
-  /** An argon2id digest (our own parameters: m=64 MiB, t=3, p=4) of a new password. */
+  /** An argon2id digest of a new password at the configured cost (PASSWORD_ARGON2_*). */
   hash(password: string): Promise<string> {
-    return this.run(() => argon2.hash(password, { type: argon2.argon2id }));
+    return this.run(() => argon2.hash(password, { type: argon2.argon2id, ...this.argon2 }));
+  }
+
+  /** Whether a stored digest should be re-hashed at the configured cost after a successful check. */
+  needsRehash(hasher: PasswordHasher, digest: string): boolean {
+    return needsRehash(hasher, digest, this.argon2);
   }
 
   /** Whether the password matches the digest; false for a digest that does not parse. */

@@ -28,8 +28,8 @@ export const DIGEST_FORMATS: Record<PasswordHasher, RegExp> = {
 const isPowerOfTwo = (n: number) => n >= 2 && Number.isInteger(Math.log2(n));
 
 /**
- * Upper bounds on an imported digest's cost, about that of our own argon2id (m=64 MiB, t=3,
- * p=4): every sign-in of such a user pays it, and users whose digests cost much more could
+ * Upper bounds on an imported digest's cost, about that of the argon2 package's defaults (m=64 MiB,
+ * t=3, p=4; ours are now PASSWORD_ARGON2_*, OWASP's baseline by default): every sign-in of such a user pays it, and users whose digests cost much more could
  * be told apart by timing. On a 2-core machine our own verify took 0.22 s; bcrypt cost 12
  * 0.30 s, scrypt N=2^16 r=8 p=1 0.18 s, pbkdf2_sha256 1M 0.24 s (1.2M, Django 6.0's
  * default, scales to ~0.28 s); under heavy load each maximum stayed within 1.6× of ours.
@@ -85,8 +85,6 @@ export function digestProblem(hasher: PasswordHasher, digest: string): DigestPro
   }
 }
 
-export const isValidDigest = (hasher: PasswordHasher, digest: string) => digestProblem(hasher, digest) === null;
-
 /** The most an imported digest of this kind may cost, for error messages. */
 export function importLimitText(hasher: PasswordHasher): string {
   const L = IMPORT_COST_LIMITS;
@@ -129,5 +127,31 @@ export function workerJob(hasher: PasswordHasher, digest: string, password: stri
   }
 }
 
-/** Imported digests are re-hashed to argon2id at the next successful sign-in. */
-export const needsRehash = (hasher: PasswordHasher) => hasher !== 'argon2id';
+/** The argon2id cost of new digests: memory in KiB, passes, lanes (PASSWORD_ARGON2_*). */
+export interface Argon2Cost {
+  memoryCost: number;
+  timeCost: number;
+  parallelism: number;
+}
+
+/** OWASP's baseline for argon2id (Password Storage Cheat Sheet): m=19 MiB, t=2, p=1. */
+export const OWASP_ARGON2_COST: Argon2Cost = { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 };
+
+/** The m, t and p of an argon2 PHC string, or null when it does not parse. */
+export function argon2Params(digest: string): { m: number; t: number; p: number } | null {
+  const m = DIGEST_FORMATS.argon2id.exec(digest) ?? DIGEST_FORMATS.argon2i.exec(digest);
+  if (!m) return null;
+  const params = Object.fromEntries(m[1]!.split(',').map((kv) => [kv[0], Number(kv.slice(2))]));
+  return 'm' in params && 't' in params && 'p' in params ? (params as { m: number; t: number; p: number }) : null;
+}
+
+/**
+ * Whether a stored digest is re-hashed at the next successful sign-in: imported digests of
+ * another hasher become argon2id, and argon2id digests made at another cost (an earlier
+ * default, an import, a changed PASSWORD_ARGON2_*) take the configured one.
+ */
+export function needsRehash(hasher: PasswordHasher, digest: string, cost: Argon2Cost): boolean {
+  if (hasher !== 'argon2id') return true;
+  const params = argon2Params(digest);
+  return !params || params.m !== cost.memoryCost || params.t !== cost.timeCost || params.p !== cost.parallelism;
+}

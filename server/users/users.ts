@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, exists, gt, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { containsPattern } from '../http/like';
+import { and, asc, desc, eq, gt, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
@@ -18,6 +19,9 @@ import { removeUserMemberships } from '../organizations/memberships';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { digestProblem, importLimitText, type PasswordHasher } from './passwords';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
+import { count as countMetric } from '../analytics/metrics';
+
+type UserFilterInput = Pick<ListUsersInput, 'email_address' | 'external_id' | 'username' | 'query'>;
 
 type UserRow = typeof users.$inferSelect & {
   /** Whether the user has a verified TOTP factor (users/mfa.ts), selected with the user. */
@@ -203,11 +207,16 @@ export async function createUser(
   deps: D,
   instanceId: string,
   input: CreateUserInput,
-  opts: { verificationStrategy?: string; audit: AuditContext },
+  opts: {
+    verificationStrategy?: string;
+    audit: AuditContext;
+    /** The user signs in through an identity of another system (an LTI platform's iss + sub) and needs no identifier here. */
+    externalIdentity?: boolean;
+  },
 ): Promise<UserView> {
   const emails = dedupe(input.email_address, (e) => e.toLowerCase());
   const phones = dedupe(input.phone_number);
-  if (emails.length === 0 && phones.length === 0 && !input.username) {
+  if (emails.length === 0 && phones.length === 0 && !input.username && !opts.externalIdentity) {
     throw validationError('email_address', 'identifier_required', 'A user needs an email address, a phone number or a username.');
   }
   checkPasswordPolicy(input, [...emails, ...phones, input.username ?? '']);
@@ -239,6 +248,7 @@ export async function createUser(
   return deps.db
     .transaction(async (tx) => {
       await assertIdentifiersFree(tx, instanceId, { emails, phones, username: input.username });
+      await countMetric({ db: tx, clock: deps.clock }, instanceId, 'users_created');
       await tx.insert(users).values({
         id: userId,
         instanceId,
@@ -359,7 +369,6 @@ export async function setBanned(deps: D, instanceId: string, id: string, banned:
   });
 }
 
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The unfiltered page, the common case, prepared once per order and cursor shape. */
 function preparePlainPage(db: Db, ascending: boolean, withCursor: boolean) {
@@ -384,6 +393,59 @@ const plainPages = {
 const plainPage = (db: Db, ascending: boolean, withCursor: boolean) =>
   plainPages[`${ascending ? 'asc' : 'desc'}:${withCursor ? 'cursor' : ''}`](db);
 
+/**
+ * The WHERE of a user list or count: the instance and the filters given (never the cursor),
+ * apart so that a test can EXPLAIN it: each filter has an index (query-plans.test.ts).
+ */
+export function userFilters(db: Db, instanceId: string, q: UserFilterInput): (SQL | undefined)[] {
+  const filters: (SQL | undefined)[] = [eq(users.instanceId, instanceId)];
+  if (q.external_id) filters.push(inArray(users.externalId, q.external_id));
+  if (q.username) filters.push(inArray(users.usernameKey, q.username.map((u) => u.toLowerCase())));
+  if (q.email_address) {
+    const keys = q.email_address.map((e) => e.toLowerCase());
+    // By the instance too, so the (instance_id, email_key) index finds the addresses.
+    filters.push(
+      inArray(
+        users.id,
+        db
+          .select({ id: emailAddresses.userId })
+          .from(emailAddresses)
+          .where(and(eq(emailAddresses.instanceId, instanceId), inArray(emailAddresses.emailKey, keys))),
+      ),
+    );
+  }
+  if (q.query) {
+    // One union of the users each trigram index finds (users_query_trgm_idx, email_addresses_trgm_idx,
+    // phone_numbers_trgm_idx), not an OR over every user of the instance.
+    const pattern = containsPattern(q.query);
+    const byUser = db
+      .select({ id: users.id })
+      .from(users)
+      .where(
+        and(
+          eq(users.instanceId, instanceId),
+          or(
+            eq(users.id, q.query),
+            ilike(users.firstName, pattern),
+            ilike(users.lastName, pattern),
+            ilike(users.username, pattern),
+            ilike(users.externalId, pattern),
+          ),
+        ),
+      );
+    const byEmail = db
+      .select({ id: emailAddresses.userId })
+      .from(emailAddresses)
+      .where(and(eq(emailAddresses.instanceId, instanceId), ilike(emailAddresses.emailKey, pattern)));
+    const byPhone = db
+      .select({ id: phoneNumbers.userId })
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.instanceId, instanceId), ilike(phoneNumbers.phoneNumber, pattern)));
+    filters.push(sql`${users.id} in (${byUser} union ${byEmail} union ${byPhone})`);
+  }
+  return filters;
+}
+
 export async function listUsers(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, q: ListUsersInput) {
   const view = (u: UserRow) => userView(u, deps.clock.now());
   const ascending = q.order_by === 'created_at';
@@ -395,45 +457,8 @@ export async function listUsers(deps: Pick<Deps, 'db' | 'clock'>, instanceId: st
     });
     return toCursorPage(rows, q.limit, view);
   }
-  const filters: (SQL | undefined)[] = [eq(users.instanceId, instanceId)];
+  const filters = userFilters(deps.db, instanceId, q);
   if (q.starting_after) filters.push(ascending ? gt(users.id, q.starting_after) : lt(users.id, q.starting_after));
-  if (q.external_id) filters.push(inArray(users.externalId, q.external_id));
-  if (q.username) filters.push(inArray(users.usernameKey, q.username.map((u) => u.toLowerCase())));
-  if (q.email_address) {
-    const keys = q.email_address.map((e) => e.toLowerCase());
-    filters.push(
-      exists(
-        deps.db
-          .select({ one: sql`1` })
-          .from(emailAddresses)
-          .where(and(eq(emailAddresses.userId, users.id), inArray(emailAddresses.emailKey, keys))),
-      ),
-    );
-  }
-  if (q.query) {
-    const pattern = likePattern(q.query);
-    filters.push(
-      or(
-        ilike(users.firstName, pattern),
-        ilike(users.lastName, pattern),
-        ilike(users.username, pattern),
-        ilike(users.externalId, pattern),
-        eq(users.id, q.query),
-        exists(
-          deps.db
-            .select({ one: sql`1` })
-            .from(emailAddresses)
-            .where(and(eq(emailAddresses.userId, users.id), ilike(emailAddresses.emailKey, pattern))),
-        ),
-        exists(
-          deps.db
-            .select({ one: sql`1` })
-            .from(phoneNumbers)
-            .where(and(eq(phoneNumbers.userId, users.id), ilike(phoneNumbers.phoneNumber, pattern))),
-        ),
-      ),
-    );
-  }
   const rows = await deps.db.query.users.findMany({
     where: and(...filters),
     orderBy: ascending ? asc(users.id) : desc(users.id),
@@ -442,4 +467,13 @@ export async function listUsers(deps: Pick<Deps, 'db' | 'clock'>, instanceId: st
     extras: twoFactorExtra,
   });
   return toCursorPage(rows, q.limit, view);
+}
+
+/** How many users match the list filters (GET /v1/users/count). */
+export async function countUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: UserFilterInput): Promise<number> {
+  const [row] = await deps.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(users)
+    .where(and(...userFilters(deps.db, instanceId, q)));
+  return Number(row?.n ?? 0);
 }

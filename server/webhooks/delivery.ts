@@ -16,6 +16,7 @@ import {
   targetPolicy,
 } from './policy';
 import { signatureHeader } from './signing';
+import { count as countMetric } from '../analytics/metrics';
 
 type MessageRow = typeof webhookMessages.$inferSelect;
 export type DeliveryDeps = Pick<Deps, 'db' | 'clock' | 'cipher' | 'config' | 'dns' | 'logger' | 'metrics'>;
@@ -48,6 +49,18 @@ export async function claimDueMessages(deps: Pick<Deps, 'db' | 'clock'>, limit: 
     .set({ lockedUntil: now + leaseMs })
     .where(inArray(webhookMessages.id, due))
     .returning();
+}
+
+/**
+ * Gives back the leases of claimed messages that are still pending (a worker stopping with
+ * deliveries unfinished): another worker takes them at once instead of when the lease lapses.
+ */
+export async function releaseClaims(deps: Pick<Deps, 'db'>, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await deps.db
+    .update(webhookMessages)
+    .set({ lockedUntil: null })
+    .where(and(inArray(webhookMessages.id, ids), eq(webhookMessages.status, 'pending')));
 }
 
 export interface AttemptResult {
@@ -137,12 +150,19 @@ export async function deliverMessage(deps: DeliveryDeps, d: ClaimedDelivery): Pr
   const body = JSON.stringify(eventEnvelope(event));
   // Wall-clock time, not deps.clock: receivers compare it with their own clock (5-minute tolerance).
   const timestamp = Math.floor(Date.now() / 1000);
+  const signed = {
+    id: msg.id,
+    timestamp: String(timestamp),
+    signature: signatureHeader(signingSecrets(deps, endpoint, deps.clock.now()), msg.id, timestamp, body),
+  };
   const result = await post(deps, endpoint.url, environment, {
     'content-type': 'application/json',
     'user-agent': 'Latchkey-Webhooks/1',
-    'webhook-id': msg.id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(signingSecrets(deps, endpoint, deps.clock.now()), msg.id, timestamp, body),
+    'webhook-id': signed.id,
+    'webhook-timestamp': signed.timestamp,
+    'webhook-signature': signed.signature,
+    // The same values under Svix's names, for receivers that verify with Svix or Clerk's verifyWebhook.
+    ...(endpoint.svixHeaders ? { 'svix-id': signed.id, 'svix-timestamp': signed.timestamp, 'svix-signature': signed.signature } : {}),
   }, body);
   const outcome = await acknowledge(deps, msg, endpoint, result);
   deps.metrics.webhookDeliveries.inc({ outcome });
@@ -189,7 +209,9 @@ async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: Endpoi
     )
     select count(*)::int as moved from moved`);
   const [row] = rowsOf<{ moved: number }>(result);
-  return Number(row?.moved ?? 0) === 0 ? 'superseded' : outcome;
+  if (Number(row?.moved ?? 0) === 0) return 'superseded';
+  if (outcome !== 'retrying') await countMetric(deps, msg.instanceId, ok ? 'webhook_deliveries_succeeded' : 'webhook_deliveries_failed');
+  return outcome;
 }
 
 /** Messages waiting to be delivered, for the queue-depth gauge. */

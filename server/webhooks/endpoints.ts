@@ -34,11 +34,10 @@ export const endpointView = (r: EndpointRow) => ({
   disabled: r.disabled,
   disabled_reason: r.disabledReason,
   failing_since: r.failingSince,
+  svix_headers: r.svixHeaders,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
-export type EndpointView = ReturnType<typeof endpointView>;
-
 const KNOWN_TYPES = new Set<string>(EVENT_TYPES);
 
 /** `*` alone, or known event types (deduplicated, sorted); anything else is a 422 naming the type. */
@@ -78,6 +77,7 @@ export interface CreateEndpointInput {
   description?: string;
   event_types: string[];
   disabled?: boolean;
+  svix_headers?: boolean;
 }
 
 /** Creates an endpoint; the only answer that carries the secret besides the reveal route. */
@@ -96,6 +96,7 @@ export async function createEndpoint(deps: D, instance: WebhookInstance, input: 
         description: input.description ?? '',
         eventTypes,
         disabled: input.disabled ?? false,
+        svixHeaders: input.svix_headers ?? false,
         secretEnc: deps.cipher.encrypt(secret),
         createdAt: now,
         updatedAt: now,
@@ -125,6 +126,7 @@ export interface UpdateEndpointInput {
   description?: string;
   event_types?: string[];
   disabled?: boolean;
+  svix_headers?: boolean;
 }
 
 /** Enabling an endpoint again clears why it was disabled and its failure streak. */
@@ -133,6 +135,7 @@ export async function updateEndpoint(deps: D, instance: WebhookInstance, id: str
   if (input.url !== undefined) patch.url = await checkUrl(deps, instance, input.url);
   if (input.event_types !== undefined) patch.eventTypes = normaliseEventTypes(input.event_types);
   if (input.description !== undefined) patch.description = input.description;
+  if (input.svix_headers !== undefined) patch.svixHeaders = input.svix_headers;
   if (input.disabled !== undefined) {
     patch.disabled = input.disabled;
     if (!input.disabled) Object.assign(patch, { disabledReason: null, failingSince: null });

@@ -1,11 +1,5 @@
-import type { Config } from '../config';
-import type { TargetPolicy } from '../http/ssrf';
-
-/** Live instances: https and public addresses only. Test instances: http too, and private addresses with the flag. */
-export const targetPolicy = (config: Pick<Config, 'ALLOW_PRIVATE_WEBHOOK_TARGETS'>, environment: 'test' | 'live'): TargetPolicy => ({
-  allowPrivate: environment === 'test' && config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
-  requireHttps: environment === 'live',
-});
+/** Webhook targets follow the policy of every outbound request (server/http/outbound.ts). */
+export { targetPolicy } from '../http/outbound';
 
 /** Delays before attempts 2…8; the first attempt is immediate. After the 8th failure the message is failed. */
 export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];

@@ -26,6 +26,7 @@ export const createEndpointBody = z.strictObject({
   description: description.optional(),
   event_types: eventTypes.default(['*']),
   disabled: z.boolean().optional(),
+  svix_headers: z.boolean().optional(),
 });
 
 export const updateEndpointBody = z.strictObject({
@@ -33,6 +34,7 @@ export const updateEndpointBody = z.strictObject({
   description: description.optional(),
   event_types: eventTypes.optional(),
   disabled: z.boolean().optional(),
+  svix_headers: z.boolean().optional(),
 });
 
 export const endpointSchema = z
@@ -46,6 +48,8 @@ export const endpointSchema = z
     /** `gone` (the endpoint answered 410), `failing` (5 days of failures), null when disabled by hand or enabled. */
     disabled_reason: z.enum(['gone', 'failing']).nullable(),
     failing_since: z.number().int().nullable(),
+    /** Deliveries also carry svix-id, svix-timestamp and svix-signature (same values), for Svix/Clerk verifiers. */
+    svix_headers: z.boolean(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })

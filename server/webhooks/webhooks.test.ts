@@ -5,6 +5,7 @@ import { auditLogs, webhookMessages } from '../db/schema';
 import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { answer, startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
+import { instanceMetrics } from '../analytics/metrics';
 import { claimDueMessages } from './delivery';
 import { MESSAGE_RETENTION_MS, purgeWebhookMessages } from './messages';
 import { RETRY_SCHEDULE_MS } from './policy';
@@ -151,6 +152,29 @@ describe('delivery', () => {
     const text = await deps().metrics.registry.metrics();
     expect(text).toMatch(/latchkey_webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
     expect(text).toMatch(/latchkey_webhook_queue_depth 0/);
+    await disable(ep.id);
+  });
+
+  it('adds final outcomes to the instance’s daily delivery figures (a retry is not one)', async () => {
+    const today = async () => {
+      const { series } = await instanceMetrics(deps(), instanceId, 7);
+      return { ok: series.webhook_deliveries_succeeded.at(-1)!.value, failed: series.webhook_deliveries_failed.at(-1)!.value };
+    };
+    const before = await today();
+    const ep = await createEndpoint({ event_types: ['user.created'] });
+    await createUser();
+    rx.reply = answer(500);
+    await work();
+    expect(await today()).toEqual(before);
+    rx.reply = answer(410);
+    h.clock.advance(RETRY_SCHEDULE_MS[0]!);
+    await work();
+    expect(await today()).toEqual({ ok: before.ok, failed: before.failed + 1 });
+    await h.call('PATCH', `/v1/webhook_endpoints/${ep.id}`, { key, body: { disabled: false } });
+    rx.reply = answer(200);
+    await createUser();
+    await work();
+    expect(await today()).toEqual({ ok: before.ok + 1, failed: before.failed + 1 });
     await disable(ep.id);
   });
 

@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { claimDueMessages, DEFAULT_LEASE_MS, deliverMessage, loadDeliveries, type DeliveryDeps } from './delivery';
+import { claimDueMessages, DEFAULT_LEASE_MS, deliverMessage, loadDeliveries, releaseClaims, type DeliveryDeps } from './delivery';
 import { WEBHOOK_CHANNEL } from './fanout';
 
 export interface WorkerOptions {
@@ -11,14 +11,24 @@ export interface WorkerOptions {
 }
 
 /** Claims due messages and delivers them until none is due; returns how many were attempted. */
-export async function runWebhookWorkerOnce(deps: DeliveryDeps, opts: WorkerOptions = {}): Promise<number> {
+export async function runWebhookWorkerOnce(
+  deps: DeliveryDeps,
+  opts: WorkerOptions = {},
+  loop: { held?: Set<string>; stopping?: () => boolean } = {},
+): Promise<number> {
   let total = 0;
   for (;;) {
+    if (loop.stopping?.()) return total;
     const claimed = await claimDueMessages(deps, opts.batchSize ?? 50, opts.leaseMs ?? DEFAULT_LEASE_MS);
     if (claimed.length === 0) return total;
-    const results = await Promise.allSettled((await loadDeliveries(deps, claimed)).map((d) => deliverMessage(deps, d)));
-    // A failed acknowledgement leaves its message leased: another round takes it when the lease lapses.
-    for (const r of results) if (r.status === 'rejected') deps.logger.error({ err: r.reason }, 'webhook delivery failed');
+    for (const m of claimed) loop.held?.add(m.id);
+    try {
+      const results = await Promise.allSettled((await loadDeliveries(deps, claimed)).map((d) => deliverMessage(deps, d)));
+      // A failed acknowledgement leaves its message leased: another round takes it when the lease lapses.
+      for (const r of results) if (r.status === 'rejected') deps.logger.error({ err: r.reason }, 'webhook delivery failed');
+    } finally {
+      for (const m of claimed) loop.held?.delete(m.id);
+    }
     total += claimed.length;
   }
 }
@@ -26,8 +36,12 @@ export async function runWebhookWorkerOnce(deps: DeliveryDeps, opts: WorkerOptio
 export interface WebhookWorker {
   /** Look at the queue now rather than at the next poll. */
   wake(): void;
-  /** Stops claiming; resolves when the deliveries in flight are acknowledged. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming; resolves when the deliveries in flight are acknowledged, or after
+   * `timeoutMs` with the leases of the unfinished ones given back (another worker takes
+   * them at once; one still finishing here may then be delivered twice, at least once).
+   */
+  stop(timeoutMs?: number): Promise<void>;
 }
 
 /**
@@ -39,6 +53,7 @@ export async function startWebhookWorker(deps: DeliveryDeps, database: Pick<Data
   let stopping = false;
   let wakeUp: (() => void) | null = null;
   let pendingWake = false;
+  const held = new Set<string>();
   const wake = () => {
     pendingWake = true;
     wakeUp?.();
@@ -51,7 +66,7 @@ export async function startWebhookWorker(deps: DeliveryDeps, database: Pick<Data
     while (!stopping) {
       pendingWake = false;
       try {
-        await runWebhookWorkerOnce(deps, opts);
+        await runWebhookWorkerOnce(deps, opts, { held, stopping: () => stopping });
       } catch (err) {
         deps.logger.error({ err }, 'webhook worker round failed');
       }
@@ -68,10 +83,19 @@ export async function startWebhookWorker(deps: DeliveryDeps, database: Pick<Data
   })();
   return {
     wake,
-    async stop() {
+    async stop(timeoutMs = Number.POSITIVE_INFINITY) {
       stopping = true;
       wakeUp?.();
-      await loop;
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        loop.then(() => true),
+        Number.isFinite(timeoutMs) ? new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))) : new Promise<boolean>(() => {}),
+      ]);
+      clearTimeout(timer);
+      if (!finished) {
+        await releaseClaims(deps, [...held]).catch((err: unknown) => deps.logger.warn({ err }, 'webhook worker: releasing claims failed'));
+        deps.logger.warn({ released: held.size }, 'webhook worker stopped with deliveries unfinished; their claims are released');
+      }
       await unlisten?.();
     },
   };

@@ -2,7 +2,7 @@
 
 import { useLocale, useTranslations } from 'next-intl';
 import { useMemo, useState } from 'react';
-import { Alert, Badge, Button, Card, CardBody, Checkbox, Field, PageHeader, Select, Skeleton, Textarea } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, Checkbox, Field, PageHeader, Select, Skeleton, Textarea, cn, focusRing } from '@/components/ui';
 import { api } from '@/lib/console/paths';
 import { callTemplates, localeName, ProblemsError, type CatalogResource, type Localization, type LocalizationContent, type LocalizationList, type Problem } from '@/lib/console/templates';
 import { useDashboard } from '@/lib/console/use-dashboard';
@@ -92,7 +92,7 @@ export function Localizations() {
             <CardBody className="flex flex-col gap-2">
               <h2 className="text-sm font-semibold">{t('existing')}</h2>
               {data.data.length === 0 ? (
-                <p className="text-sm text-zinc-500">{t('none')}</p>
+                <p className="text-sm text-zinc-500 dark:text-zinc-400">{t('none')}</p>
               ) : (
                 <ul className="flex flex-col gap-1 text-sm">
                   {data.data.map((l) => (
@@ -183,12 +183,15 @@ function OverrideForm({
           <h2 className="text-sm font-semibold">{t('base', { language: localeName(baseLocale, uiLocale) })}</h2>
           {fields.map((f) => (
             <div key={f} className="flex flex-col gap-1">
-              <span className="text-xs font-semibold uppercase tracking-wide text-zinc-500">{t(`fields.${f}`)}</span>
-              <pre className="max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">{baseCopy[f] ?? '—'}</pre>
+              <span className="text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t(`fields.${f}`)}</span>
+              {/* Focusable, so a keyboard can scroll a long text (WCAG 2.1.1). */}
+              <pre tabIndex={0} className={cn('max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800', focusRing)}>
+                {baseCopy[f] ?? '—'}
+              </pre>
             </div>
           ))}
           {resource.variables.length > 0 && (
-            <p className="text-xs text-zinc-500">
+            <p className="text-xs text-zinc-500 dark:text-zinc-400">
               {t('variables')}: {resource.variables.map((v) => (resource.kind === 'hosted' ? `{${v.name}}` : `{{${v.name}}}`)).join(', ')}
             </p>
           )}

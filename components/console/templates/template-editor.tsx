@@ -1,12 +1,11 @@
 'use client';
 
-import Link from 'next/link';
 import { useLocale, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Alert, Badge, Button, Card, CardBody, Field, Input, PageHeader, Select, cn, focusRing } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
-import { api, pages } from '@/lib/console/paths';
+import { api } from '@/lib/console/paths';
 import {
   BUILT_IN_LOCALES,
   callTemplates,
@@ -21,6 +20,7 @@ import {
 import type { CursorPage } from '@/lib/console/types';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
+import { Breadcrumbs } from '../breadcrumbs';
 import { useConsole } from '../console-context';
 import { useInstance } from '../instance-context';
 import { ErrorState } from '../states';
@@ -54,15 +54,8 @@ export function TemplateEditor({ name }: { name: string }) {
 
   return (
     <div className="flex flex-col gap-6">
-      <PageHeader
-        title={t(`names.${name}`)}
-        description={detail.data?.description}
-        actions={
-          <Link href={pages.instance(account.id, instance.id, 'templates')} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
-            {t('editor.back')}
-          </Link>
-        }
-      />
+      <Breadcrumbs segment="templates" current={t(`names.${name}`)} />
+      <PageHeader title={t(`names.${name}`)} description={detail.data?.description} />
       <div className="flex flex-wrap items-end gap-4">
         <div className="w-56">
           <Field label={t('editor.language')}>
@@ -85,7 +78,7 @@ export function TemplateEditor({ name }: { name: string }) {
             <Badge tone={detail.data.override ? (detail.data.override.enabled ? 'indigo' : 'amber') : STATE_TONE.built_in}>
               {detail.data.override ? t(detail.data.override.enabled ? 'states.overridden' : 'states.disabled') : t('states.built_in')}
             </Badge>
-            <span className="text-zinc-500">{t('editor.effective', { source: t(`editor.source.${detail.data.effective.source}`), locale: localeName(detail.data.effective.locale, uiLocale) })}</span>
+            <span className="text-zinc-500 dark:text-zinc-400">{t('editor.effective', { source: t(`editor.source.${detail.data.effective.source}`), locale: localeName(detail.data.effective.locale, uiLocale) })}</span>
           </p>
         )}
       </div>
@@ -294,7 +287,7 @@ function EditorBody({
                 <li key={v.name} className="flex items-start justify-between gap-3 text-sm">
                   <span className="min-w-0">
                     <code className="font-mono text-xs">{`{{${v.name}}}`}</code> {v.required && <Badge tone="red">{t('editor.required')}</Badge>}
-                    <span className="block text-xs text-zinc-500">
+                    <span className="block text-xs text-zinc-500 dark:text-zinc-400">
                       {v.description} — {t('editor.sample', { sample: String(v.sample) })}
                     </span>
                   </span>
@@ -325,7 +318,7 @@ function EditorBody({
             {preview ? (
               <>
                 <p className="text-sm">
-                  <span className="text-zinc-500">{t('editor.subject')}: </span>
+                  <span className="text-zinc-500 dark:text-zinc-400">{t('editor.subject')}: </span>
                   <span data-testid="preview-subject">{preview.subject}</span>
                 </p>
                 <div className="flex justify-center overflow-x-auto rounded-md bg-zinc-100 p-2 dark:bg-zinc-900">
@@ -338,7 +331,7 @@ function EditorBody({
                 </details>
               </>
             ) : (
-              <p className="text-sm text-zinc-500">{t('editor.previewPending')}</p>
+              <p className="text-sm text-zinc-500 dark:text-zinc-400">{t('editor.previewPending')}</p>
             )}
           </CardBody>
         </Card>
@@ -346,14 +339,14 @@ function EditorBody({
           <CardBody className="flex flex-col gap-3">
             <h2 className="text-sm font-semibold">{t('editor.revisions')}</h2>
             {!revisions || revisions.length === 0 ? (
-              <p className="text-sm text-zinc-500">{t('editor.noRevisions')}</p>
+              <p className="text-sm text-zinc-500 dark:text-zinc-400">{t('editor.noRevisions')}</p>
             ) : (
               <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
                 {revisions.map((r, i) => (
                   <li key={r.id} className="flex items-center justify-between gap-3 py-2 text-sm">
                     <span className="min-w-0">
                       <span className="block truncate font-mono text-xs">{(r.content as EmailContent).subject}</span>
-                      <span className="text-xs text-zinc-500">
+                      <span className="text-xs text-zinc-500 dark:text-zinc-400">
                         {dates.dateTime(r.created_at)} · {r.actor}
                         {i === 0 && detail.override ? ` · ${t('editor.current')}` : ''}
                       </span>
@@ -379,7 +372,7 @@ function PartEditor({ label, hint, problems, children }: { label: string; hint?:
     <div className="flex flex-col gap-1.5">
       <span className="text-sm font-medium text-zinc-800 dark:text-zinc-200">{label}</span>
       {children}
-      {hint && <p className="text-xs text-zinc-500">{hint}</p>}
+      {hint && <p className="text-xs text-zinc-500 dark:text-zinc-400">{hint}</p>}
       {problems.map((p, i) => (
         <p key={i} className="text-xs font-medium text-red-600 dark:text-red-400">
           {p.line}:{p.column} {p.message}

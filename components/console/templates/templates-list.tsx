@@ -65,7 +65,7 @@ export function TemplatesList() {
                         <Link href={`${pages.instance(account.id, instance.id, 'templates')}/${tpl.name}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
                           {t(`names.${tpl.name}`)}
                         </Link>
-                        <p className="text-xs text-zinc-500">{tpl.description}</p>
+                        <p className="text-xs text-zinc-500 dark:text-zinc-400">{tpl.description}</p>
                       </Td>
                       <Td>
                         <Badge tone={STATE_TONE[tpl.state]}>{t(`states.${tpl.state}`)}</Badge>

@@ -21,6 +21,16 @@ import { bapiScim as scim } from '../../scim/routes';
 import { bapiProtection as protection } from '../../protection/routes';
 import { bapiOauthApplications as oauthApps } from '../../oauth/routes';
 import { bapiApiKeys as apiKeys } from '../../apikeys/routes';
+import { bapiBilling as billing } from '../../billing/routes';
+import { bapiLtiPlatforms as ltiPlatforms } from '../../lti/routes';
+import { bapiWaitlist as waitlist } from '../../waitlist/routes';
+import { bapiSocialProviders as social } from '../../social/routes';
+import { bapiSso as sso } from '../../sso/routes';
+import { clerkCompat } from '../../clerk/compat';
+import { clerkList } from '../../clerk/lists';
+import * as clerk from '../../clerk/routes';
+import { bapiInvitations as invitations } from '../../invitations/routes';
+import { bapiAllowlist as allowlist } from '../../allowlist/routes';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -59,22 +69,34 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/jwks/rotate',              'jwks:write',      signing.rotateSigningKeysEndpoint),
 
   route('POST',   '/v1/users',                    'users:write',     users.create),
-  route('GET',    '/v1/users',                    'users:read',      users.list),
+  route('GET',    '/v1/users',                    'users:read',      clerkList(users.list, { bareArray: true })),
+  route('GET',    '/v1/users/count',              'users:read',      clerk.countUsersEndpoint),
   route('GET',    '/v1/users/:id',                'users:read',      users.get),
   route('PATCH',  '/v1/users/:id',                'users:write',     users.update),
+  route('PATCH',  '/v1/users/:id/metadata',       'users:write',     clerk.updateUserMetadataEndpoint),
   route('DELETE', '/v1/users/:id',                'users:write',     users.delete),
   route('POST',   '/v1/users/:id/ban',            'users:write',     users.ban),
   route('POST',   '/v1/users/:id/unban',          'users:write',     users.unban),
-  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   sessions.listOfUser),
-  route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', orgs.listUserMemberships),
+  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   clerkList(sessions.listOfUser)),
+  route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', clerkList(orgs.listUserMemberships)),
   route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeOfUser),
 
   route('POST',   '/v1/sessions',                 MINT_SESSION,      sessions.mint),
-  route('GET',    '/v1/sessions',                 'sessions:read',   sessions.list),
+  route('GET',    '/v1/sessions',                 'sessions:read',   clerkList(sessions.list)),
   route('POST',   '/v1/sessions/verify',          'sessions:read',   sessions.verify),
   route('GET',    '/v1/sessions/:id',             'sessions:read',   sessions.get),
   route('POST',   '/v1/sessions/:id/revoke',      'sessions:write',  sessions.revoke),
+  route('POST',   '/v1/sessions/:id/verify',      'sessions:read',   clerk.verifySessionByIdEndpoint),
+  route('POST',   '/v1/sessions/:id/tokens',      'sessions:write',  clerk.sessionTokenEndpoint),
+  route('POST',   '/v1/sessions/:id/tokens/:template', 'sessions:write', clerk.sessionTemplateTokenEndpoint),
   route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  sessions.refresh),
+
+  route('POST',   '/v1/invitations',              'invitations:write', invitations.create),
+  route('GET',    '/v1/invitations',              'invitations:read',  clerkList(invitations.list)),
+  route('POST',   '/v1/invitations/:id/revoke',   'invitations:write', invitations.revoke),
+  route('GET',    '/v1/allowlist_identifiers',    'allowlist:read',    clerkList(allowlist.list)),
+  route('POST',   '/v1/allowlist_identifiers',    'allowlist:write',   allowlist.create),
+  route('DELETE', '/v1/allowlist_identifiers/:id','allowlist:write',   allowlist.delete),
 
   route('POST',   '/v1/actor_tokens',             'impersonation:write',  tickets.createActorTokenEndpoint),
   route('POST',   '/v1/actor_tokens/:id/revoke',  'impersonation:write',  tickets.revokeActorTokenEndpoint),
@@ -82,17 +104,18 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/sign_in_tokens/:id/revoke','sign_in_tokens:write', tickets.revokeSignInTokenEndpoint),
 
   route('POST',   '/v1/organizations',                                   'organizations:write', orgs.createOrganization),
-  route('GET',    '/v1/organizations',                                   'organizations:read',  orgs.listOrganizations),
+  route('GET',    '/v1/organizations',                                   'organizations:read',  clerkList(orgs.listOrganizations)),
   route('GET',    '/v1/organizations/:id',                               'organizations:read',  orgs.getOrganization),
   route('PATCH',  '/v1/organizations/:id',                               'organizations:write', orgs.updateOrganization),
+  route('PATCH',  '/v1/organizations/:id/metadata',                      'organizations:write', clerk.updateOrganizationMetadataEndpoint),
   route('DELETE', '/v1/organizations/:id',                               'organizations:write', orgs.deleteOrganization),
   route('POST',   '/v1/organizations/:id/memberships',                   'organizations:write', orgs.createMembership),
-  route('GET',    '/v1/organizations/:id/memberships',                   'organizations:read',  orgs.listMemberships),
+  route('GET',    '/v1/organizations/:id/memberships',                   'organizations:read',  clerkList(orgs.listMemberships)),
   route('PATCH',  '/v1/organizations/:id/memberships/:user_id',          'organizations:write', orgs.updateMembership),
   route('DELETE', '/v1/organizations/:id/memberships/:user_id',          'organizations:write', orgs.deleteMembership),
   route('POST',   '/v1/organizations/:id/invitations',                   'organizations:write', orgs.createInvitation),
   route('POST',   '/v1/organizations/:id/invitations/bulk',              'organizations:write', orgs.bulkCreateInvitations),
-  route('GET',    '/v1/organizations/:id/invitations',                   'organizations:read',  orgs.listInvitations),
+  route('GET',    '/v1/organizations/:id/invitations',                   'organizations:read',  clerkList(orgs.listInvitations)),
   route('GET',    '/v1/organizations/:id/invitations/:invitation_id',    'organizations:read',  orgs.getInvitation),
   route('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', 'organizations:write', orgs.revokeInvitation),
   route('POST',   '/v1/organizations/:id/domains',                       'organizations:write', orgs.createDomain),
@@ -135,6 +158,12 @@ export const bapiRoutes: BapiRoute[] = [
   route('DELETE', '/v1/oauth_applications/:id',               'oauth_applications:write', oauthApps.delete),
   route('POST',   '/v1/oauth_applications/:id/rotate_secret', 'oauth_applications:write', oauthApps.rotateSecret),
 
+  route('POST',   '/v1/lti_platforms',                        'lti:write', ltiPlatforms.create),
+  route('GET',    '/v1/lti_platforms',                        'lti:read',  ltiPlatforms.list),
+  route('GET',    '/v1/lti_platforms/:id',                    'lti:read',  ltiPlatforms.get),
+  route('PATCH',  '/v1/lti_platforms/:id',                    'lti:write', ltiPlatforms.update),
+  route('DELETE', '/v1/lti_platforms/:id',                    'lti:write', ltiPlatforms.delete),
+
   route('GET',    '/v1/audit_logs',               'audit_logs:read', auditLogs.list),
 
   route('POST',   '/v1/scim_tokens',              'scim_tokens:write', scim.createToken),
@@ -143,6 +172,12 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/scim_users',               'scim_tokens:read',  scim.listUsers),
   route('GET',    '/v1/scim_groups',              'scim_tokens:read',  scim.listGroups),
   route('PATCH',  '/v1/scim_groups/:id',          'scim_tokens:write', scim.mapGroup),
+
+  route('POST',   '/v1/sso_connections',          'sso_connections:write', sso.create),
+  route('GET',    '/v1/sso_connections',          'sso_connections:read',  sso.list),
+  route('GET',    '/v1/sso_connections/:id',      'sso_connections:read',  sso.get),
+  route('PATCH',  '/v1/sso_connections/:id',      'sso_connections:write', sso.update),
+  route('DELETE', '/v1/sso_connections/:id',      'sso_connections:write', sso.delete),
 
   route('GET',    '/v1/emails',                   'emails:read',     messages.listEmails),
   route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmail),
@@ -161,12 +196,33 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/risk_based_mfa',           'risk_based_mfa:read',     protection.getRiskBasedMfa),
   route('PATCH',  '/v1/risk_based_mfa',           'risk_based_mfa:write',    protection.updateRiskBasedMfa),
   route('POST',   '/v1/users/:id/unlock',         'users:write',             protection.unlockUser),
+  route('GET',    '/v1/social_providers',         'sso:read',        social.list),
+  route('POST',   '/v1/social_providers',         'sso:write',       social.create),
+  route('GET',    '/v1/social_providers/:id',     'sso:read',        social.get),
+  route('PATCH',  '/v1/social_providers/:id',     'sso:write',       social.update),
+  route('DELETE', '/v1/social_providers/:id',     'sso:write',       social.delete),
+
   route('POST',   '/v1/api_keys',                 'api_keys:write',  apiKeys.create),
   route('GET',    '/v1/api_keys',                 'api_keys:read',   apiKeys.list),
   route('POST',   '/v1/api_keys/verify',          'api_keys:read',   apiKeys.verify),
   route('GET',    '/v1/api_keys/:id',             'api_keys:read',   apiKeys.get),
   route('PATCH',  '/v1/api_keys/:id',             'api_keys:write',  apiKeys.update),
   route('POST',   '/v1/api_keys/:id/revoke',      'api_keys:write',  apiKeys.revoke),
+
+  route('POST',   '/v1/billing/plans',            'billing:write',   billing.createPlan),
+  route('GET',    '/v1/billing/plans',            'billing:read',    billing.listPlans),
+  route('GET',    '/v1/billing/plans/:id',        'billing:read',    billing.getPlan),
+  route('PATCH',  '/v1/billing/plans/:id',        'billing:write',   billing.updatePlan),
+  route('DELETE', '/v1/billing/plans/:id',        'billing:write',   billing.deletePlan),
+  route('GET',    '/v1/billing/settings',         'billing:read',    billing.getSettings),
+  route('PATCH',  '/v1/billing/settings',         'billing:write',   billing.updateSettings),
+  route('GET',    '/v1/subscriptions',            'billing:read',    billing.listSubscriptions),
+  route('POST',   '/v1/billing/webhooks/stripe/:instance_id', PUBLIC, billing.stripeWebhook),
+  route('GET',    '/v1/waitlist_entries',             'waitlist:read',   waitlist.list),
+  route('POST',   '/v1/waitlist_entries',             'waitlist:write',  waitlist.create),
+  route('GET',    '/v1/waitlist_entries/:id',         'waitlist:read',   waitlist.get),
+  route('POST',   '/v1/waitlist_entries/:id/invite',  'waitlist:write',  waitlist.invite),
+  route('POST',   '/v1/waitlist_entries/:id/reject',  'waitlist:write',  waitlist.reject),
 ];
 
 export function bapiOpenApi(publicUrl: string) {
@@ -185,6 +241,8 @@ export function createBapi(deps: Deps) {
     name: 'bapi',
     routes: bapiRoutes,
     protocol: jsonProtocol(),
+    // Clerk's dialect, only for requests carrying the Clerk-API-Version header (server/clerk).
+    middleware: [clerkCompat()],
     instanceOf: (c) => bapiInstanceId(deps, c),
     authenticate: (c, r) => authenticateSecretKey(deps, c, r.guard),
     actorOf: (auth, request) => (auth ? secretKeyActor(auth.keyId, request) : anonymousActor(request)),

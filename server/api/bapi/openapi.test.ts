@@ -41,7 +41,8 @@ let doc: Document;
 const seeds: Record<string, string> = {};
 
 beforeAll(async () => {
-  ({ secret: key } = await h.createInstance());
+  const instance = await h.createInstance();
+  key = instance.secret;
   const post = async (path: string, body: unknown) => {
     const res = await h.call('POST', path, { key, body });
     if (res.status >= 300) throw new Error(`seeding ${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -63,10 +64,25 @@ beforeAll(async () => {
   const actorToken = await post('/v1/actor_tokens', { user_id: user.id, actor: { sub: 'support' } });
   const signInToken = await post('/v1/sign_in_tokens', { user_id: user.id });
   const apiKey = await post('/v1/api_keys', { subject: user.id, name: 'Seed' });
+  const plan = await post('/v1/billing/plans', { key: 'seed', name: 'Seed', payer: 'user' });
+  const ltiPlatform = await post('/v1/lti_platforms', {
+    name: 'Seed',
+    issuer: 'https://lms.example.com',
+    client_id: 'seed',
+    authorization_endpoint: 'https://lms.example.com/authorize',
+    jwks_uri: 'https://lms.example.com/jwks',
+    deployment_ids: ['d-1'],
+    target_link_uris: ['https://app.example.com/lti'],
+  });
+  const waitlistEntry = await post('/v1/waitlist_entries', { email_address: 'waiting@example.com' });
+  const socialProvider = await post('/v1/social_providers', { kind: 'oidc', name: 'seed', issuer: 'https://id.example.com', client_id: 'seed', client_secret: 'seed' });
   const deliveries = await h.call('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`, { key });
   const emails = await h.call('GET', '/v1/emails', { key });
   const scimToken = await post('/v1/scim_tokens', { organization_id: org.id, name: 'Seed' });
   const scimGroup = await h.call('POST', '/scim/v2/Groups', { key: scimToken.token, body: { displayName: 'Seed' } });
+  const ssoDomain = await post(`/v1/organizations/${org.id}/domains`, { name: 'sso.seed.example.com' });
+  await h.call('PATCH', `/v1/organizations/${org.id}/domains/${ssoDomain.id}`, { key, body: { verified: true } });
+  const ssoConnection = await post('/v1/sso_connections', { organization_id: org.id, provider: 'saml', name: 'Seed', domains: ['sso.seed.example.com'] });
   Object.assign(seeds, {
     users: user.id,
     organizations: org.id,
@@ -87,6 +103,14 @@ beforeAll(async () => {
     scim_tokens: scimToken.id,
     scim_groups: scimGroup.body.id,
     api_keys: apiKey.id,
+    plans: plan.id,
+    stripe: instance.instanceId,
+    lti_platforms: ltiPlatform.id,
+    waitlist_entries: waitlistEntry.id,
+    social_providers: socialProvider.id,
+    sso_connections: ssoConnection.id,
+    tokens: 'supabase',
+    allowlist_identifiers: 'alid_00000000000000000000000000',
   });
   doc = (await h.call('GET', '/v1/openapi.json')).body;
 }, 60_000);
@@ -119,7 +143,9 @@ describe('the BAPI OpenAPI document', () => {
       const body = bodySchema(op);
       if (!body) continue;
       const members = body.oneOf ?? (body.type === 'array' ? [body.items!] : [body]);
-      for (const m of members) if (m.additionalProperties !== false) problems.push(`${method} ${path}: body allows unknown fields`);
+      // A processor's event is the processor's shape, not ours to make strict.
+      const foreign = path.startsWith('/v1/billing/webhooks/');
+      for (const m of members) if (m.additionalProperties !== false && !foreign) problems.push(`${method} ${path}: body allows unknown fields`);
     }
     expect(problems).toEqual([]);
   });
@@ -132,6 +158,8 @@ describe('the BAPI OpenAPI document', () => {
     for (const { method, path, op } of operations()) {
       const name = `${method} ${path}`;
       if (path === '/v1/openapi.json') continue;
+      // Its credential is the Stripe-Signature header over the raw body, which no document example carries (billing.test.ts).
+      if (path.startsWith('/v1/billing/webhooks/')) continue;
       const url = path.replace(/\{([a-z_]+)\}/g, (_, p: string) => seedFor(path, p));
       const requests: { query: Record<string, unknown>; body: unknown }[] = [];
       const schema = bodySchema(op);

@@ -210,6 +210,42 @@ describe('instances, settings and keys', () => {
     expect((await owner.b.dash('POST', `${keys}/${other.keyId}/revoke`)).status).toBe(404);
     expect((await auditOf(dev.instance.id, 'secret_key.created')).some((e) => e.actor === `operator:${owner.operator.id}`)).toBe(true);
   });
+
+  it('renames the account and an instance, validated; audited', async () => {
+    const account = await owner.b.dash('PATCH', `/accounts/${owner.accountId}`, { body: { name: '  Acme Holdings ' } });
+    expect(account.status).toBe(200);
+    expect(account.body).toMatchObject({ object: 'account', id: owner.accountId, name: 'Acme Holdings', role: 'owner' });
+    expect((await owner.b.dash('GET', `/accounts/${owner.accountId}`)).body.name).toBe('Acme Holdings');
+    expect((await auditOf(null, 'account.updated')).some((e) => e.target === owner.accountId)).toBe(true);
+
+    const renamed = await owner.b.dash('PATCH', `${base()}/${liveId}`, { body: { name: 'Production EU' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ object: 'instance', id: liveId, name: 'Production EU' });
+    expect((await auditOf(liveId, 'instance.updated'))[0]!.actor).toBe(`operator:${owner.operator.id}`);
+    for (const bad of [{ name: '' }, { name: 'x'.repeat(257) }, { environment: 'test' }, {}]) {
+      expect((await owner.b.dash('PATCH', `${base()}/${liveId}`, { body: bad })).status, JSON.stringify(bad)).toBe(422);
+    }
+  });
+
+  it('deletes an instance: 404 on every surface, its keys refused, gone from the list; owners only', async () => {
+    const created = await owner.b.dash('POST', base(), { body: { name: 'Doomed', environment: 'test' } });
+    const id: string = created.body.id;
+    const key = await owner.b.dash('POST', `${base()}/${id}/keys`, { body: { name: 'Doomed key', scopes: '*' } });
+    expect((await h.call('GET', '/v1/users', { key: key.body.secret })).status).toBe(200);
+    const fapi = fapiClient(h, id, { publishableKey: created.body.publishable_key });
+    expect((await fapi.call('GET', '/v1/environment')).status).toBe(200);
+
+    const deleted = await owner.b.dash('DELETE', `${base()}/${id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ object: 'instance', id, deleted: true });
+    expect((await owner.b.dash('GET', `${base()}/${id}`)).status).toBe(404);
+    expect((await owner.b.dash('GET', base())).body.data.some((i: { id: string }) => i.id === id)).toBe(false);
+    expect((await h.call('GET', '/v1/users', { key: key.body.secret })).body.errors[0].code).toBe('INVALID_KEY');
+    h.clock.advance(10_000); // past the node's instance cache
+    expect((await fapi.call('GET', '/v1/environment')).status).toBe(404);
+    expect((await owner.b.dash('DELETE', `${base()}/${id}`)).status).toBe(404);
+    expect((await auditOf(id, 'instance.deleted'))[0]!.actor).toBe(`operator:${owner.operator.id}`);
+  });
 });
 
 describe('users, sessions, impersonation, audit log, outbox', () => {
@@ -333,13 +369,16 @@ describe('invitations and roles', () => {
     const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'vera@example.com', role: 'viewer' } });
     expect(inv.status).toBe(201);
     expect(inv.body).toMatchObject({ object: 'account_invitation', email_address: 'vera@example.com', role: 'viewer', status: 'pending' });
-    expect(JSON.stringify(inv.body)).not.toMatch(/\binv_[A-Za-z0-9_-]{43}/);
     const [mail] = await h.outbox('vera@example.com');
+    // The accept link is in the answer (to pass on where no mail goes out), and never again.
+    expect(inv.body.url).toBe(mail!.data.url);
     expect(mail!.template).toBe('invitation');
     expect(String(mail!.data.inviter_name)).toBe('Olive');
     const token = new URL(String(mail!.data.url)).searchParams.get('token')!;
     expect(String(mail!.data.url)).toMatch(/^http:\/\/localhost:3000\/accept-invitation\?token=inv_/);
-    expect((await owner.b.dash('GET', `/accounts/${owner.accountId}/invitations`)).body.data).toHaveLength(1);
+    const listed = (await owner.b.dash('GET', `/accounts/${owner.accountId}/invitations`)).body.data;
+    expect(listed).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toMatch(/\binv_[A-Za-z0-9_-]{43}/);
 
     viewer = consoleBrowser(h, platform);
     expect((await viewer.dash('POST', '/invitations/accept', { body: { token } })).status).toBe(422);

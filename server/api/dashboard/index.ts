@@ -3,6 +3,7 @@ import { anonymousActor, operatorActor } from '../../http/actor';
 import { jsonProtocol } from '../../http/protocol';
 import type { Method, MountableEndpoint } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import { buildOpenApi } from '../../http/openapi';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
 import * as dash from '../../operators/routes';
 import * as l10n from '../../localization/routes';
@@ -14,9 +15,15 @@ import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users } from '../../users/routes';
 import { dashboardProtection as limits } from '../../limits/routes';
+import { dashboardSocialProviders as social } from '../../social/routes';
 import { dashboardScim as scim } from '../../scim/routes';
 import { dashboardProtection as protection } from '../../protection/routes';
 import { dashboardApiKeys as apiKeys } from '../../apikeys/routes';
+import { instanceMetricsEndpoint } from '../../analytics/routes';
+import { dashboardBilling as billing } from '../../billing/routes';
+import { dashboardLtiPlatforms as ltiPlatforms } from '../../lti/routes';
+import { dashboardWaitlist as waitlist } from '../../waitlist/routes';
+import { dashboardSso as sso } from '../../sso/routes';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -45,6 +52,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    '/me',                                         OPERATOR, dash.meEndpoint),
   route('POST',   '/accounts',                                   OPERATOR, dash.createAccountEndpoint),
   route('GET',    `${ACCOUNT}`,                                  VIEWER,   dash.getAccountEndpoint),
+  route('PATCH',  `${ACCOUNT}`,                                  OWNER,    dash.updateAccountEndpoint),
   route('GET',    `${ACCOUNT}/members`,                          VIEWER,   dash.listMembersEndpoint),
   route('PATCH',  `${ACCOUNT}/members/:membershipId`,            OWNER,    dash.updateMemberEndpoint),
   route('DELETE', `${ACCOUNT}/members/:membershipId`,            OWNER,    dash.removeMemberEndpoint),
@@ -55,6 +63,9 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${ACCOUNT}/instances`,                        VIEWER,   dash.listInstancesEndpoint),
   route('POST',   `${ACCOUNT}/instances`,                        ADMIN,    dash.createInstanceEndpoint),
   route('GET',    `${INSTANCE}`,                                 VIEWER,   dash.getInstanceEndpoint),
+  route('PATCH',  `${INSTANCE}`,                                 ADMIN,    dash.updateInstanceEndpoint),
+  route('DELETE', `${INSTANCE}`,                                 OWNER,    dash.deleteInstanceEndpoint),
+  route('GET',    `${INSTANCE}/metrics`,                         VIEWER,   instanceMetricsEndpoint),
   route('PATCH',  `${INSTANCE}/settings`,                        ADMIN,    dash.updateSettingsEndpoint),
   route('GET',    `${INSTANCE}/keys`,                            VIEWER,   dash.listKeysEndpoint),
   route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.createKeyEndpoint),
@@ -108,6 +119,11 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('PATCH',  `${INSTANCE}/oauth_applications/:id`,                 ADMIN,  oauthApps.update),
   route('DELETE', `${INSTANCE}/oauth_applications/:id`,                 ADMIN,  oauthApps.delete),
   route('POST',   `${INSTANCE}/oauth_applications/:id/rotate_secret`,   ADMIN,  oauthApps.rotateSecret),
+  route('GET',    `${INSTANCE}/lti_platforms`,                          VIEWER, ltiPlatforms.list),
+  route('POST',   `${INSTANCE}/lti_platforms`,                          ADMIN,  ltiPlatforms.create),
+  route('GET',    `${INSTANCE}/lti_platforms/:id`,                      VIEWER, ltiPlatforms.get),
+  route('PATCH',  `${INSTANCE}/lti_platforms/:id`,                      ADMIN,  ltiPlatforms.update),
+  route('DELETE', `${INSTANCE}/lti_platforms/:id`,                      ADMIN,  ltiPlatforms.delete),
 
   route('GET',    `${INSTANCE}/organizations`,                   VIEWER,   orgs.listOrganizations),
   route('POST',   `${INSTANCE}/organizations`,                   ADMIN,    orgs.createOrganization),
@@ -131,6 +147,11 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${ORG}/scim_users`,                           VIEWER,   scim.listUsers),
   route('GET',    `${ORG}/scim_groups`,                          VIEWER,   scim.listGroups),
   route('PATCH',  `${ORG}/scim_groups/:group_id`,                ADMIN,    scim.mapGroup),
+  route('GET',    `${ORG}/sso_connections`,                      VIEWER,   sso.list),
+  route('POST',   `${ORG}/sso_connections`,                      ADMIN,    sso.create),
+  route('GET',    `${ORG}/sso_connections/:connection_id`,       VIEWER,   sso.get),
+  route('PATCH',  `${ORG}/sso_connections/:connection_id`,       ADMIN,    sso.update),
+  route('DELETE', `${ORG}/sso_connections/:connection_id`,       ADMIN,    sso.delete),
   route('GET',    `${INSTANCE}/roles`,                           VIEWER,   orgs.listRoles),
   route('POST',   `${INSTANCE}/roles`,                           ADMIN,    orgs.createRole),
   route('PATCH',  `${INSTANCE}/roles/:id`,                       ADMIN,    orgs.updateRole),
@@ -152,11 +173,30 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${INSTANCE}/risk_based_mfa`,                  VIEWER,   protection.getRiskBasedMfa),
   route('PATCH',  `${INSTANCE}/risk_based_mfa`,                  ADMIN,    protection.updateRiskBasedMfa),
   route('POST',   `${INSTANCE}/users/:id/unlock`,                ADMIN,    protection.unlockUser),
+  route('GET',    `${INSTANCE}/social_providers`,                VIEWER,   social.list),
+  route('POST',   `${INSTANCE}/social_providers`,                ADMIN,    social.create),
+  route('GET',    `${INSTANCE}/social_providers/:id`,            VIEWER,   social.get),
+  route('PATCH',  `${INSTANCE}/social_providers/:id`,            ADMIN,    social.update),
+  route('DELETE', `${INSTANCE}/social_providers/:id`,            ADMIN,    social.delete),
   route('GET',    `${INSTANCE}/api_keys`,                        VIEWER,   apiKeys.list),
   route('POST',   `${INSTANCE}/api_keys`,                        ADMIN,    apiKeys.create),
   route('GET',    `${INSTANCE}/api_keys/:id`,                    VIEWER,   apiKeys.get),
   route('PATCH',  `${INSTANCE}/api_keys/:id`,                    ADMIN,    apiKeys.update),
   route('POST',   `${INSTANCE}/api_keys/:id/revoke`,             ADMIN,    apiKeys.revoke),
+  route('GET',    `${INSTANCE}/billing/plans`,                   VIEWER,   billing.listPlans),
+  route('POST',   `${INSTANCE}/billing/plans`,                   ADMIN,    billing.createPlan),
+  route('GET',    `${INSTANCE}/billing/plans/:id`,               VIEWER,   billing.getPlan),
+  route('PATCH',  `${INSTANCE}/billing/plans/:id`,               ADMIN,    billing.updatePlan),
+  route('DELETE', `${INSTANCE}/billing/plans/:id`,               ADMIN,    billing.deletePlan),
+  route('GET',    `${INSTANCE}/billing/settings`,                VIEWER,   billing.getSettings),
+  route('PATCH',  `${INSTANCE}/billing/settings`,                ADMIN,    billing.updateSettings),
+  route('GET',    `${INSTANCE}/subscriptions`,                   VIEWER,   billing.listSubscriptions),
+  route('GET',    `${INSTANCE}/waitlist_entries`,                VIEWER,   waitlist.list),
+  route('POST',   `${INSTANCE}/waitlist_entries`,                ADMIN,    waitlist.create),
+  route('POST',   `${INSTANCE}/waitlist_entries/invite`,         ADMIN,    waitlist.inviteMany),
+  route('GET',    `${INSTANCE}/waitlist_entries/:id`,            VIEWER,   waitlist.get),
+  route('POST',   `${INSTANCE}/waitlist_entries/:id/invite`,     ADMIN,    waitlist.invite),
+  route('POST',   `${INSTANCE}/waitlist_entries/:id/reject`,     ADMIN,    waitlist.reject),
 ];
 
 export function createDashboard(deps: Deps) {
@@ -166,5 +206,17 @@ export function createDashboard(deps: Deps) {
     protocol: jsonProtocol(),
     authenticate: (c, r) => authenticateConsole(deps, c, r.guard),
     actorOf: (auth, request) => (auth.operatorId ? operatorActor(auth.operatorId, request) : anonymousActor(request)),
+  });
+}
+
+/** The dashboard API's OpenAPI document (not served; the SDK type generator reads it). */
+export function dashboardOpenApi(publicUrl: string) {
+  return buildOpenApi({
+    title: 'Latchkey dashboard API',
+    version: '1',
+    serverUrl: `${publicUrl}/v1/dashboard`,
+    routes: dashboardRoutes,
+    describeGuard: (g) => ({ security: g !== PUBLIC }),
+    security: { name: 'console', scheme: { type: 'apiKey', in: 'cookie', name: '__console_client', description: 'A console session' } },
   });
 }

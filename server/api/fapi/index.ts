@@ -12,10 +12,14 @@ import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
 import * as me from '../../users/me-routes';
 import { myApiKeys, organizationApiKeys as orgApiKeys } from '../../apikeys/fapi-routes';
+import { myBilling, organizationBilling as orgBilling } from '../../billing/fapi-routes';
 import { authenticateFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
 import * as oauthGrants from '../../oauth/grants';
+import { joinWaitlistEndpoint } from '../../waitlist/routes';
+import { oauthCallbackEndpoint } from '../../social/fapi-routes';
 import { Hono } from 'hono';
+import { buildOpenApi } from '../../http/openapi';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -37,6 +41,9 @@ const SIGN_IN = { key: 'optional', client: true, limit: 'sign_in' } as const sat
 const SIGN_UP = { key: 'optional', client: true, limit: 'sign_up' } as const satisfies FapiGuard;
 const ATTEMPT = { key: 'optional', client: true, limit: 'attempt' } as const satisfies FapiGuard;
 const SEND = { key: 'optional', client: true, limit: 'verification' } as const satisfies FapiGuard;
+/** Joining the waitlist: anonymous, spending the per-IP sign-up budget. */
+const WAITLIST = { key: 'optional', client: false, limit: 'sign_up' } as const satisfies FapiGuard;
+const CALLBACK = { key: 'optional', client: true, limit: 'federation' } as const satisfies FapiGuard;
 const PUBLIC = { key: 'optional', client: false } as const satisfies FapiGuard;
 /** A signed-in user (a live session; `uat_` tokens only where a me-scope is named). */
 const ME = { ...CLIENT, user: {} } as const satisfies FapiGuard;
@@ -67,6 +74,8 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/client/sign_ups/:id',                            CLIENT,  auth.getSignUpEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ups/:id/prepare_verification',       SEND,    auth.prepareVerificationEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ups/:id/attempt_verification',       ATTEMPT, auth.attemptVerificationEndpoint),
+  fapiRoute('POST',   '/v1/waitlist',                                       WAITLIST, joinWaitlistEndpoint),
+  fapiRoute('GET',    '/v1/oauth_callback',                                 CALLBACK, oauthCallbackEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.createSessionTokenEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        signOut.endSessionEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        signOut.removeSessionEndpoint),
@@ -115,6 +124,12 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/organizations/:id/api_keys',                      org('org:sys_api_keys:manage'), orgApiKeys.list),
   fapiRoute('POST',   '/v1/organizations/:id/api_keys',                      org('org:sys_api_keys:manage'), orgApiKeys.create),
   fapiRoute('POST',   '/v1/organizations/:id/api_keys/:key_id/revoke',       org('org:sys_api_keys:manage'), orgApiKeys.revoke),
+  fapiRoute('GET',    '/v1/me/billing',                   ME,        myBilling.status),
+  fapiRoute('POST',   '/v1/me/billing/checkout',          ME,        myBilling.checkout),
+  fapiRoute('POST',   '/v1/me/billing/portal',            ME,        myBilling.portal),
+  fapiRoute('GET',    '/v1/organizations/:id/billing',                       org('member'), orgBilling.status),
+  fapiRoute('POST',   '/v1/organizations/:id/billing/checkout',              org('org:sys_memberships:manage'), orgBilling.checkout),
+  fapiRoute('POST',   '/v1/organizations/:id/billing/portal',                org('org:sys_memberships:manage'), orgBilling.portal),
   fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
 ];
 
@@ -136,4 +151,16 @@ export function createFapi(deps: Deps) {
   // Unmatched paths get the surface's own JSON 404/405.
   app.notFound((c) => surface.fetch(c.req.raw, c.env));
   return app;
+}
+
+/** The FAPI's OpenAPI document (not served; the SDK type generator reads it). */
+export function fapiOpenApi(publicUrl: string) {
+  return buildOpenApi({
+    title: 'Latchkey frontend API',
+    version: '1',
+    serverUrl: `${publicUrl}/fapi/{instance_id}`,
+    routes: fapiRoutes,
+    describeGuard: (g) => ({ security: g !== PK_CLIENT }),
+    security: { name: 'client', scheme: { type: 'apiKey', in: 'cookie', name: '__client', description: 'The client cookie (web) or `Authorization: Bearer ct_…` (native)' } },
+  });
 }

@@ -1,6 +1,6 @@
 import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
-import { instances } from './instances';
+import { millis, timestamps } from './columns';
+import { instanceRef } from './instances';
 
 /**
  * End-user API keys (`apik_…`, secret `ak_…`): a customer's users and organizations call
@@ -13,9 +13,7 @@ export const apiKeys = pgTable(
   'api_keys',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id, { onDelete: 'cascade' }),
+    instanceId: instanceRef('cascade'),
     subject: text('subject').notNull(),
     name: text('name').notNull(),
     description: text('description'),
@@ -29,8 +27,7 @@ export const apiKeys = pgTable(
     lastUsedAt: millis('last_used_at'),
     revokedAt: millis('revoked_at'),
     revocationReason: text('revocation_reason'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     uniqueIndex('api_keys_digest_uq').on(t.digest),

@@ -1,5 +1,5 @@
 import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
+import { millis, timestamps } from './columns';
 
 export const SIGN_IN_STATUSES = ['needs_first_factor', 'needs_second_factor', 'needs_new_password', 'complete', 'abandoned'] as const;
 export type SignInStatus = (typeof SIGN_IN_STATUSES)[number];
@@ -30,15 +30,12 @@ export const signInAttempts = pgTable(
     /** The session it created: pending while a second factor is due, then active. */
     sessionId: text('session_id'),
     abandonAt: millis('abandon_at').notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('sign_in_attempts_client_idx').on(t.clientId)],
 );
 
 export const SIGN_UP_STATUSES = ['missing_requirements', 'complete', 'abandoned'] as const;
-export type SignUpStatus = (typeof SIGN_UP_STATUSES)[number];
-
 /** A FAPI sign-up attempt: the future user's fields until the email address is verified. */
 export const signUpAttempts = pgTable(
   'sign_up_attempts',
@@ -60,8 +57,7 @@ export const signUpAttempts = pgTable(
     createdUserId: text('created_user_id'),
     createdSessionId: text('created_session_id'),
     abandonAt: millis('abandon_at').notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('sign_up_attempts_client_idx').on(t.clientId)],
 );
@@ -69,8 +65,6 @@ export const signUpAttempts = pgTable(
 export const VERIFICATION_PURPOSES = ['sign_up', 'sign_in', 'reset_password', 'domain_affiliation', 'second_factor'] as const;
 export type VerificationPurpose = (typeof VERIFICATION_PURPOSES)[number];
 export const VERIFICATION_STATUSES = ['pending', 'verified', 'locked', 'superseded'] as const;
-export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
-
 /**
  * One-time codes sent by email. Only an HMAC of the code is kept. Every issue is a row,
  * also for addresses that name nobody (nothing is sent then), so the reissue caps per
@@ -90,8 +84,7 @@ export const verificationCodes = pgTable(
     status: text('status', { enum: VERIFICATION_STATUSES }).notNull(),
     failedAttempts: integer('failed_attempts').notNull().default(0),
     expiresAt: millis('expires_at').notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     index('verification_codes_address_idx').on(t.instanceId, t.address, t.createdAt),

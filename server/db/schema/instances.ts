@@ -24,6 +24,8 @@ export const instances = pgTable(
     /** The host the instance's FAPI, hosted pages and OIDC answer on at the root (fapi_url `https://<custom_domain>`); null: `{PUBLIC_URL}/fapi/<id>`. */
     customDomain: text('custom_domain'),
     createdAt: millis('created_at').notNull(),
+    /** Set when an operator deleted the instance: every surface answers 404 for it from then on. */
+    deletedAt: millis('deleted_at'),
   },
   (t) => [
     uniqueIndex('instances_publishable_key_uq').on(t.publishableKey),
@@ -32,13 +34,17 @@ export const instances = pgTable(
   ],
 );
 
+/** The owning instance's id; `cascade`: the row goes with the instance. */
+export const instanceRef = (onDelete?: 'cascade') =>
+  text('instance_id')
+    .notNull()
+    .references(() => instances.id, onDelete ? { onDelete } : {});
+
 export const secretKeys = pgTable(
   'secret_keys',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id),
+    instanceId: instanceRef(),
     name: text('name').notNull(),
     /** SHA-256 of the secret, hex. The secret itself is never stored. */
     digest: text('digest').notNull(),

@@ -1,6 +1,6 @@
 import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
-import { instances } from './instances';
+import { millis, timestamps } from './columns';
+import { instanceRef, instances } from './instances';
 
 /** An instance's tightened rate-limit budgets (budget name → hits per window); a missing budget is at its default. */
 export const rateLimitPolicies = pgTable('rate_limit_policies', {
@@ -19,16 +19,13 @@ export const networkAcls = pgTable(
   'network_acls',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id, { onDelete: 'cascade' }),
+    instanceId: instanceRef('cascade'),
     action: text('action', { enum: NETWORK_ACL_ACTIONS }).notNull(),
     /** Canonical CIDR (host bits cleared), IPv4 or IPv6. */
     cidr: text('cidr').notNull(),
     surfaces: jsonb('surfaces').$type<string[]>().notNull(),
     description: text('description').notNull().default(''),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('network_acls_instance_idx').on(t.instanceId, t.id)],
 );

@@ -1,5 +1,5 @@
 import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
+import { millis, timestamps } from './columns';
 
 /**
  * The content of an override, by the kind of its resource: an email's parts, an SMS
@@ -26,8 +26,7 @@ export const localizations = pgTable(
     /** A disabled override is kept but the base copy renders. */
     enabled: boolean('enabled').notNull().default(true),
     updatedBy: text('updated_by'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('localizations_uq').on(t.instanceId, t.resource, t.locale), index('localizations_instance_idx').on(t.instanceId, t.locale)],
 );

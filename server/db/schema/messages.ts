@@ -1,10 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
+import { millis, timestamps } from './columns';
 
 export const MESSAGE_STATUSES = ['queued', 'delivered', 'failed'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-
 /**
  * Every email the service sends (the `email` resource). Written with its email.created
  * event in one transaction, delivered after commit; `queued`/`failed` rows are retried.
@@ -32,8 +30,7 @@ export const emails = pgTable(
     attempts: integer('attempts').notNull().default(0),
     /** When a failed email is tried again; null once delivered or given up. */
     nextAttemptAt: millis('next_attempt_at'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     index('emails_instance_idx').on(t.instanceId, t.id),
@@ -57,8 +54,7 @@ export const smsMessages = pgTable(
     status: text('status', { enum: MESSAGE_STATUSES }).notNull(),
     deliveredBy: text('delivered_by', { enum: ['outbox'] }).notNull(),
     error: text('error'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('sms_messages_instance_idx').on(t.instanceId, t.id)],
 );

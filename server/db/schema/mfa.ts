@@ -1,5 +1,5 @@
 import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
+import { millis, timestamps } from './columns';
 import { users } from './users';
 
 /**
@@ -16,8 +16,7 @@ export const totpFactors = pgTable('totp_factors', {
   secretEncrypted: text('secret_encrypted').notNull(),
   status: text('status', { enum: ['pending', 'verified'] }).notNull(),
   lastUsedStep: integer('last_used_step'),
-  createdAt: millis('created_at').notNull(),
-  updatedAt: millis('updated_at').notNull(),
+  ...timestamps(),
   verifiedAt: millis('verified_at'),
 });
 

@@ -1,6 +1,6 @@
 import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
-import { instances } from './instances';
+import { millis, timestamps } from './columns';
+import { instanceRef } from './instances';
 import { users } from './users';
 
 /**
@@ -12,9 +12,7 @@ export const oauthApplications = pgTable(
   'oauth_applications',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id, { onDelete: 'cascade' }),
+    instanceId: instanceRef('cascade'),
     name: text('name').notNull(),
     redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
     postLogoutRedirectUris: jsonb('post_logout_redirect_uris').$type<string[]>().notNull(),
@@ -24,8 +22,7 @@ export const oauthApplications = pgTable(
     scopes: jsonb('scopes').$type<string[]>().notNull(),
     consentScreenEnabled: boolean('consent_screen_enabled').notNull(),
     secretDigest: text('secret_digest'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('oauth_applications_instance_idx').on(t.instanceId, t.id)],
 );
@@ -43,8 +40,7 @@ export const oauthGrants = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     scopes: jsonb('scopes').$type<string[]>().notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('oauth_grants_app_user_uq').on(t.applicationId, t.userId), index('oauth_grants_user_idx').on(t.instanceId, t.userId)],
 );

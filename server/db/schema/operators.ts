@@ -1,5 +1,5 @@
 import { index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
+import { millis, timestamps } from './columns';
 import { accounts } from './instances';
 import { users } from './users';
 
@@ -22,8 +22,7 @@ export const accountMemberships = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     role: text('role', { enum: OPERATOR_ROLES }).notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('account_memberships_uq').on(t.accountId, t.userId), index('account_memberships_user_idx').on(t.userId)],
 );
@@ -43,8 +42,7 @@ export const accountInvitations = pgTable(
     /** `operator:<user_id>` of the inviter. */
     invitedBy: text('invited_by').notNull(),
     expiresAt: millis('expires_at').notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('account_invitations_digest_uq').on(t.digest), index('account_invitations_account_idx').on(t.accountId)],
 );

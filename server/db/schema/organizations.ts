@@ -1,6 +1,6 @@
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
-import { instances } from './instances';
+import { millis, timestamps } from './columns';
+import { instanceRef } from './instances';
 import { users, type Metadata } from './users';
 
 /** A customer's customer: members with roles, invitations, verified domains. */
@@ -8,9 +8,7 @@ export const organizations = pgTable(
   'organizations',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id),
+    instanceId: instanceRef(),
     name: text('name').notNull(),
     /** Unique per instance, lower-case. */
     slug: text('slug').notNull(),
@@ -20,8 +18,7 @@ export const organizations = pgTable(
     /** 0: no cap. */
     maxAllowedMemberships: integer('max_allowed_memberships').notNull().default(0),
     createdBy: text('created_by'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('organizations_slug_uq').on(t.instanceId, t.slug), index('organizations_instance_idx').on(t.instanceId, t.id)],
 );
@@ -43,8 +40,7 @@ export const organizationMemberships = pgTable(
     status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
     publicMetadata: jsonb('public_metadata').$type<Metadata>().notNull().default({}),
     privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     uniqueIndex('organization_memberships_uq').on(t.organizationId, t.userId),
@@ -75,8 +71,7 @@ export const organizationInvitations = pgTable(
     privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
     inviterUserId: text('inviter_user_id'),
     expiresAt: millis('expires_at').notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     index('organization_invitations_org_idx').on(t.organizationId, t.id),
@@ -105,8 +100,7 @@ export const organizationDomains = pgTable(
     /** The value of the TXT record that proves control of the domain (not a secret: it is published). */
     txtRecordValue: text('txt_record_value').notNull(),
     verifiedAt: millis('verified_at'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     uniqueIndex('organization_domains_uq').on(t.organizationId, t.name),
@@ -127,8 +121,7 @@ export const organizationSuggestions = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     status: text('status', { enum: ['pending', 'accepted'] }).notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('organization_suggestions_uq').on(t.organizationId, t.userId), index('organization_suggestions_user_idx').on(t.userId)],
 );
@@ -138,15 +131,12 @@ export const permissions = pgTable(
   'permissions',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id),
+    instanceId: instanceRef(),
     key: text('key').notNull(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     system: boolean('system').notNull().default(false),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('permissions_key_uq').on(t.instanceId, t.key)],
 );
@@ -156,16 +146,13 @@ export const roles = pgTable(
   'roles',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id),
+    instanceId: instanceRef(),
     key: text('key').notNull(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     permissions: jsonb('permissions').$type<string[]>().notNull().default([]),
     system: boolean('system').notNull().default(false),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('roles_key_uq').on(t.instanceId, t.key)],
 );

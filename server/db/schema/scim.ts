@@ -1,5 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
+import { millis, timestamps } from './columns';
 import { organizations } from './organizations';
 import { users } from './users';
 
@@ -60,8 +60,7 @@ export const scimUsers = pgTable(
     /** Deactivation banned the user (it belonged nowhere else); reactivation unbans it. */
     bannedByDirectory: boolean('banned_by_directory').notNull().default(false),
     version: integer('version').notNull().default(1),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.userId] }),
@@ -84,8 +83,7 @@ export const scimGroups = pgTable(
     externalId: text('external_id'),
     role: text('role'),
     version: integer('version').notNull().default(1),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('scim_groups_display_name_uq').on(t.organizationId, t.displayNameKey), index('scim_groups_org_idx').on(t.organizationId, t.id)],
 );

@@ -1,6 +1,16 @@
 import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
+import { millis, timestamps } from './columns';
 import { users } from './users';
+
+/** What an LTI launch tells about where the learner came from (kept on the session, shown on BAPI and in the JWT). */
+export interface LtiSessionContext {
+  platform_id: string;
+  issuer: string;
+  deployment_id: string;
+  context: { id: string; title: string | null; label: string | null } | null;
+  resource_link: { id: string; title: string | null };
+  roles: string[];
+}
 
 export const SESSION_STATUSES = ['pending', 'active', 'ended', 'revoked', 'removed', 'expired', 'abandoned'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -13,8 +23,7 @@ export const clients = pgTable(
     instanceId: text('instance_id').notNull(),
     tokenDigest: text('token_digest').notNull(),
     lastActiveSessionId: text('last_active_session_id'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
     revokedAt: millis('revoked_at'),
   },
   (t) => [uniqueIndex('clients_token_uq').on(t.tokenDigest)],
@@ -33,6 +42,8 @@ export const sessions = pgTable(
     /** RFC 8693 actor of an impersonation session, e.g. `{ sub }`. */
     actor: jsonb('actor').$type<{ sub: string } & Record<string, unknown>>(),
     lastActiveOrganizationId: text('last_active_organization_id'),
+    /** The LTI launch that started the session (server/lti): context, roles and resource link; null otherwise. */
+    lti: jsonb('lti').$type<LtiSessionContext>(),
     /** The client's latest activity (set at creation and touch); null for headless sessions. */
     ipAddress: text('ip_address'),
     userAgent: text('user_agent'),
@@ -44,8 +55,7 @@ export const sessions = pgTable(
     lastActiveAt: millis('last_active_at').notNull(),
     expireAt: millis('expire_at').notNull(),
     abandonAt: millis('abandon_at').notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     index('sessions_instance_idx').on(t.instanceId, t.id),
@@ -85,8 +95,7 @@ export const tickets = pgTable(
     actor: jsonb('actor').$type<{ sub: string } & Record<string, unknown>>(),
     status: text('status', { enum: ['pending', 'accepted', 'revoked'] }).notNull(),
     expiresAt: millis('expires_at').notNull(),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('tickets_digest_uq').on(t.digest), index('tickets_instance_idx').on(t.instanceId, t.id)],
 );

@@ -1,6 +1,6 @@
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
-import { instances } from './instances';
+import { millis, timestamps } from './columns';
+import { instanceRef } from './instances';
 
 export type Metadata = Record<string, unknown>;
 
@@ -8,9 +8,7 @@ export const users = pgTable(
   'users',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id),
+    instanceId: instanceRef(),
     externalId: text('external_id'),
     firstName: text('first_name'),
     lastName: text('last_name'),
@@ -32,13 +30,20 @@ export const users = pgTable(
     lastSignInAt: millis('last_sign_in_at'),
     /** Preferred language (BCP 47) of the user's emails, SMS and hosted pages; null: the request's, then the instance's. */
     locale: text('locale'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     index('users_instance_id_idx').on(t.instanceId, t.id),
     uniqueIndex('users_username_uq').on(t.instanceId, t.usernameKey),
     index('users_external_id_idx').on(t.instanceId, t.externalId),
+    // GET /v1/users?query= (ILIKE '%…%'): trigram indexes (pg_trgm), here and on emails and phones.
+    index('users_query_trgm_idx').using(
+      'gin',
+      t.firstName.op('gin_trgm_ops'),
+      t.lastName.op('gin_trgm_ops'),
+      t.username.op('gin_trgm_ops'),
+      t.externalId.op('gin_trgm_ops'),
+    ),
   ],
 );
 
@@ -55,10 +60,13 @@ export const emailAddresses = pgTable(
     emailKey: text('email_key').notNull(),
     verificationStatus: text('verification_status', { enum: ['verified', 'unverified'] }).notNull(),
     verificationStrategy: text('verification_strategy'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
-  (t) => [uniqueIndex('email_addresses_uq').on(t.instanceId, t.emailKey), index('email_addresses_user_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('email_addresses_uq').on(t.instanceId, t.emailKey),
+    index('email_addresses_user_idx').on(t.userId),
+    index('email_addresses_trgm_idx').using('gin', t.emailKey.op('gin_trgm_ops')),
+  ],
 );
 
 export const phoneNumbers = pgTable(
@@ -72,8 +80,11 @@ export const phoneNumbers = pgTable(
     phoneNumber: text('phone_number').notNull(),
     verificationStatus: text('verification_status', { enum: ['verified', 'unverified'] }).notNull(),
     verificationStrategy: text('verification_strategy'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
-  (t) => [uniqueIndex('phone_numbers_uq').on(t.instanceId, t.phoneNumber), index('phone_numbers_user_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('phone_numbers_uq').on(t.instanceId, t.phoneNumber),
+    index('phone_numbers_user_idx').on(t.userId),
+    index('phone_numbers_trgm_idx').using('gin', t.phoneNumber.op('gin_trgm_ops')),
+  ],
 );

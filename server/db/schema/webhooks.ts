@@ -1,21 +1,21 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { millis } from './columns';
-import { instances } from './instances';
+import { millis, timestamps } from './columns';
+import { instanceRef } from './instances';
 
 /** A subscriber URL of an instance (`whep_`). Its signing secret must be recoverable: kept encrypted. */
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: text('id').primaryKey(),
-    instanceId: text('instance_id')
-      .notNull()
-      .references(() => instances.id, { onDelete: 'cascade' }),
+    instanceId: instanceRef('cascade'),
     url: text('url').notNull(),
     description: text('description').notNull().default(''),
     /** Event types, or ['*'] for all (webhook.test excepted: it only goes to the endpoint it names). */
     eventTypes: jsonb('event_types').$type<string[]>().notNull(),
     disabled: boolean('disabled').notNull().default(false),
+    /** Also send svix-id/svix-timestamp/svix-signature copies of the headers (Clerk's verifyWebhook). */
+    svixHeaders: boolean('svix_headers').notNull().default(false),
     /** Why the service disabled it: `gone` (410) or `failing` (5 days of failures); null when disabled by hand. */
     disabledReason: text('disabled_reason', { enum: ['gone', 'failing'] }),
     /** The whsec_ secret, encrypted with ENCRYPTION_KEY. */
@@ -25,8 +25,7 @@ export const webhookEndpoints = pgTable(
     previousSecretExpiresAt: millis('previous_secret_expires_at'),
     /** Start of the current run of failed attempts; null after a success. */
     failingSince: millis('failing_since'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('webhook_endpoints_instance_idx').on(t.instanceId, t.id)],
 );
@@ -56,8 +55,7 @@ export const webhookMessages = pgTable(
     nextAttemptAt: millis('next_attempt_at'),
     /** A worker holds it until then; after that (a killed worker) another may claim it. */
     lockedUntil: millis('locked_until'),
-    createdAt: millis('created_at').notNull(),
-    updatedAt: millis('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     index('webhook_messages_endpoint_idx').on(t.endpointId, t.id),

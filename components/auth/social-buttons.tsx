@@ -1,0 +1,55 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { Alert, Button } from '@/components/ui';
+import type { Envelope } from '@/lib/fapi/types';
+import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { useHosted } from './hosted-context';
+import { Divider } from './shell';
+
+type Started = Envelope<{
+  first_factor_verification?: { external_verification_redirect_url?: string } | null;
+  verifications?: { external_account?: { external_verification_redirect_url?: string } | null };
+}>;
+
+/**
+ * "Continue with …" for each enabled social provider of the instance, on the hosted sign-in
+ * and sign-up pages. The browser goes to the provider and comes back, signed in, to the
+ * allowed redirect_url (else the profile).
+ */
+export function SocialButtons({ flow }: { flow: 'sign_in' | 'sign_up' }) {
+  const t = useTranslations('social');
+  const { env, call, href } = useHosted();
+  const describe = useFapiError();
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const providers = env?.user_settings.social ?? [];
+  if (providers.length === 0) return null;
+
+  async function go(strategy: string) {
+    setBusy(strategy);
+    setError(null);
+    try {
+      const destination = env?.redirect?.allowed ? env.redirect.url : new URL(href('/profile'), window.location.href).href;
+      const res = await call<Started>(flow === 'sign_in' ? '/v1/client/sign_ins' : '/v1/client/sign_ups', { json: { strategy, redirect_url: destination } });
+      const url = res.response.first_factor_verification?.external_verification_redirect_url ?? res.response.verifications?.external_account?.external_verification_redirect_url;
+      if (url) window.location.assign(url);
+    } catch (err) {
+      setError(describe(err).message);
+      setBusy(null);
+    }
+  }
+
+  return (
+    <div className="flex flex-col gap-3">
+      {error && <Alert tone="error">{error}</Alert>}
+      {providers.map((p) => (
+        <Button key={p.strategy} variant="secondary" loading={busy === p.strategy} disabled={busy !== null} onClick={() => void go(p.strategy)}>
+          {t('continueWith', { provider: p.display_name })}
+        </Button>
+      ))}
+      <Divider label={t('or')} />
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { Button, Card, CardBody, CardHeader, ConfirmDialog } from '@/components/ui';
+import { api, pages } from '@/lib/console/paths';
+import { mutate } from '@/lib/console/use-dashboard';
+import { useConsole } from './console-context';
+import { useInstance } from './instance-context';
+import { RenameCard } from './rename-card';
+
+/** The instance's name (admins rename it) and, for owners, deleting it after typing its name. */
+export function InstanceGeneral() {
+  const t = useTranslations('console.instanceGeneral');
+  const tConfirm = useTranslations('console.confirm');
+  const router = useRouter();
+  const { account, canWrite, isOwner, reloadInstances } = useConsole();
+  const instance = useInstance();
+  const [deleting, setDeleting] = useState(false);
+  const path = api.instance(account.id, instance.id);
+  return (
+    <>
+      <RenameCard title={t('nameTitle')} description={t('nameDescription')} label={t('name')} name={instance.name} path={path} disabled={!canWrite} onSaved={reloadInstances} />
+      {isOwner && (
+        <Card>
+          <CardHeader title={t('deleteTitle')} description={t('deleteDescription')} actions={<Button variant="danger" onClick={() => setDeleting(true)}>{t('delete')}</Button>} />
+          <CardBody className="text-sm text-zinc-600 dark:text-zinc-400">{t('deleteConsequences')}</CardBody>
+        </Card>
+      )}
+      <ConfirmDialog
+        open={deleting}
+        onClose={() => setDeleting(false)}
+        title={t('deleteConfirmTitle', { name: instance.name })}
+        description={t('deleteConsequences')}
+        confirmLabel={t('delete')}
+        confirmText={instance.name}
+        confirmTextLabel={tConfirm('typeToConfirm', { text: instance.name })}
+        onConfirm={async () => {
+          await mutate('DELETE', path);
+          reloadInstances();
+          router.replace(pages.account(account.id));
+        }}
+      />
+    </>
+  );
+}

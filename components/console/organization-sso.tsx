@@ -1,0 +1,99 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { Badge, Button, Card, CardHeader, ConfirmDialog, Table, Td, Thead, Tr } from '@/components/ui';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useConsole } from './console-context';
+import { CardList } from './states';
+
+/** Shapes of the dashboard API's SSO calls (server/sso/schemas.ts). */
+type Page<T> = { data: T[]; has_more: boolean; next_cursor: string | null };
+type Connection = {
+  id: string;
+  name: string;
+  provider: 'saml' | 'oidc';
+  domains: string[];
+  active: boolean;
+  saml: { sp_metadata_url: string; sp_acs_url: string } | null;
+  oidc: { redirect_uri: string } | null;
+};
+
+/**
+ * The organization page's SSO section: its enterprise connections (SAML or OIDC), the
+ * URLs to give the identity provider, activation and deletion. Connections are created
+ * through the API (BAPI or dashboard), where the IdP settings and secret are given.
+ */
+export function OrganizationSso({ base }: { base: string }) {
+  const t = useTranslations('sso');
+  const { canWrite } = useConsole();
+  const list = useDashboard<Page<Connection>>(`${base}/sso_connections?limit=100`);
+  const [deleting, setDeleting] = useState<Connection | null>(null);
+  const path = (c: Connection) => `${base}/sso_connections/${encodeURIComponent(c.id)}`;
+
+  return (
+    <Card>
+      <CardHeader title={t('title')} description={t('description')} />
+      <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={1} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
+        {(items) => (
+          <Table caption={t('title')}>
+            <Thead columns={[t('name'), t('domains'), t('idpUrls'), t('status')]} actions={canWrite && t('actions')} />
+            <tbody>
+              {items.map((c) => (
+                <Tr key={c.id}>
+                  <Td id={`sso-${c.id}`} className="font-medium">
+                    {c.name} <Badge tone="neutral">{c.provider.toUpperCase()}</Badge>
+                  </Td>
+                  <Td className="text-zinc-600 dark:text-zinc-400">{c.domains.join(', ')}</Td>
+                  <Td className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">
+                    {c.saml ? (
+                      <>
+                        {c.saml.sp_metadata_url}
+                        <br />
+                        {c.saml.sp_acs_url}
+                      </>
+                    ) : (
+                      c.oidc?.redirect_uri
+                    )}
+                  </Td>
+                  <Td>
+                    <Badge tone={c.active ? 'green' : 'neutral'}>{c.active ? t('active') : t('inactive')}</Badge>
+                  </Td>
+                  {canWrite && (
+                    <Td className="whitespace-nowrap text-right">
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        aria-describedby={`sso-${c.id}`}
+                        onClick={async () => {
+                          await mutate('PATCH', path(c), { active: !c.active });
+                          list.reload();
+                        }}
+                      >
+                        {c.active ? t('deactivate') : t('activate')}
+                      </Button>
+                      <Button variant="ghost" size="sm" aria-describedby={`sso-${c.id}`} onClick={() => setDeleting(c)}>
+                        {t('delete')}
+                      </Button>
+                    </Td>
+                  )}
+                </Tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </CardList>
+      <ConfirmDialog
+        open={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { name: deleting?.name ?? '' })}
+        confirmLabel={t('delete')}
+        onConfirm={async () => {
+          if (deleting) await mutate('DELETE', path(deleting));
+          list.reload();
+        }}
+      />
+    </Card>
+  );
+}

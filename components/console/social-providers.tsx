@@ -1,0 +1,183 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Alert, Badge, Button, Card, Checkbox, CopyField, Dialog, Field, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useConsole } from './console-context';
+import { useInstance, useInstanceApi } from './instance-context';
+import { CardList } from './states';
+import { EditDeleteCell, DeleteDialog } from './row-actions';
+import { useFormError } from './use-form-error';
+
+/** The dashboard API's social provider (server/social/schemas.ts); the client secret is never returned. */
+type SocialProvider = {
+  id: string;
+  name: string;
+  strategy: string;
+  kind: 'google' | 'microsoft' | 'github' | 'oidc';
+  display_name: string;
+  client_id: string;
+  issuer: string | null;
+  enabled: boolean;
+  callback_url: string;
+};
+const KINDS = ['google', 'microsoft', 'github', 'oidc'] as const;
+
+/** `…/social`: the instance's social sign-in providers (buttons on the hosted pages). */
+export function SocialProviders() {
+  const t = useTranslations('social.console');
+  const { canWrite } = useConsole();
+  const instance = useInstance();
+  const base = useInstanceApi('social_providers');
+  const list = useDashboard<{ data: SocialProvider[] }>(base);
+  const [editing, setEditing] = useState<SocialProvider | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<SocialProvider | null>(null);
+
+  return (
+    <div className="flex flex-col gap-6">
+      <PageHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setEditing('new')}>{t('add')}</Button>} />
+      <CopyField label={t('callbackUrl')} value={`${instance.fapi_url}/v1/oauth_callback`} />
+      <Card className="overflow-hidden">
+        <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={2} emptyTitle={t('empty')} emptyDescription={t('emptyDescription')}>
+          {(items) => (
+            <Table caption={t('title')}>
+              <Thead columns={[t('displayName'), t('strategy'), t('clientId'), t('status')]} actions={canWrite ? t('actions') : undefined} />
+              <tbody>
+                {items.map((p) => (
+                  <Tr key={p.id}>
+                    <Td className="font-medium">{p.display_name}</Td>
+                    <Td className="font-mono text-xs">{p.strategy}</Td>
+                    <Td className="break-all font-mono text-xs">{p.client_id}</Td>
+                    <Td>
+                      <Badge tone={p.enabled ? 'green' : 'neutral'}>{p.enabled ? t('enabled') : t('disabled')}</Badge>
+                    </Td>
+                    {canWrite && <EditDeleteCell onEdit={() => setEditing(p)} onDelete={() => setDeleting(p)} editLabel={t('edit')} deleteLabel={t('delete')} />}
+                  </Tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </CardList>
+      </Card>
+      <ProviderDialog
+        provider={editing}
+        onClose={() => setEditing(null)}
+        onSaved={() => {
+          setEditing(null);
+          list.reload();
+        }}
+      />
+      <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteConfirm', { name: deleting?.display_name ?? '' })} confirmLabel={t('delete')} />
+    </div>
+  );
+}
+
+function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvider | 'new' | null; onClose(): void; onSaved(): void }) {
+  const t = useTranslations('social.console');
+  const tCommon = useTranslations('common');
+  const base = useInstanceApi('social_providers');
+  const form = useFormError(['name', 'display_name', 'client_id', 'client_secret', 'issuer', 'tenant_id']);
+  const existing = provider !== null && provider !== 'new' ? provider : null;
+  const [kind, setKind] = useState<SocialProvider['kind']>('google');
+  const [name, setName] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const [clientId, setClientId] = useState('');
+  const [secret, setSecret] = useState('');
+  const [issuer, setIssuer] = useState('');
+  const [tenantId, setTenantId] = useState('');
+  const [enabled, setEnabled] = useState(true);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (provider === null) return;
+    setKind(existing?.kind ?? 'google');
+    setName(existing?.name ?? '');
+    setDisplayName(existing?.display_name ?? '');
+    setClientId(existing?.client_id ?? '');
+    setSecret('');
+    setIssuer(existing?.issuer ?? '');
+    setTenantId('');
+    setEnabled(existing?.enabled ?? true);
+    form.clear();
+    // Reset only when the dialog opens (form.clear is a new function each render).
+  }, [provider]);
+
+  const opt = (v: string) => (v.trim() ? v.trim() : undefined);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setBusy(true);
+    const common = {
+      display_name: opt(displayName),
+      client_id: opt(clientId),
+      client_secret: secret || undefined,
+      issuer: kind === 'github' ? undefined : opt(issuer),
+      tenant_id: kind === 'microsoft' ? opt(tenantId) : undefined,
+      enabled,
+    };
+    try {
+      if (existing) await mutate('PATCH', `${base}/${existing.id}`, common);
+      else await mutate('POST', base, { kind, name: opt(name), ...common });
+      onSaved();
+    } catch (err) {
+      form.setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={provider !== null} onClose={onClose} title={existing ? t('editTitle') : t('addTitle')}>
+      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
+        {form.formError && <Alert tone="error">{form.formError}</Alert>}
+        {!existing && (
+          <Field label={t('kind')}>
+            {(p) => (
+              <Select {...p} value={kind} onChange={(e) => setKind(e.target.value as SocialProvider['kind'])}>
+                {KINDS.map((k) => (
+                  <option key={k} value={k}>
+                    {t(`kinds.${k}`)}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+        )}
+        {!existing && (
+          <Field label={t('name')} error={form.fieldError('name')}>
+            {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder={kind === 'oidc' ? 'acme' : kind} maxLength={40} />}
+          </Field>
+        )}
+        <Field label={t('displayName')} error={form.fieldError('display_name')}>
+          {(p) => <Input {...p} value={displayName} onChange={(e) => setDisplayName(e.target.value)} maxLength={64} />}
+        </Field>
+        <Field label={t('clientId')} error={form.fieldError('client_id')}>
+          {(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} required maxLength={512} />}
+        </Field>
+        <Field label={t('clientSecret')} hint={t('clientSecretHint')} error={form.fieldError('client_secret')}>
+          {(p) => <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} maxLength={2048} />}
+        </Field>
+        {kind !== 'github' && (
+          <Field label={t('issuer')} error={form.fieldError('issuer')}>
+            {(p) => <Input {...p} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://id.example.com" />}
+          </Field>
+        )}
+        {kind === 'microsoft' && (
+          <Field label={t('tenantId')} error={form.fieldError('tenant_id')}>
+            {(p) => <Input {...p} value={tenantId} onChange={(e) => setTenantId(e.target.value)} />}
+          </Field>
+        )}
+        <Checkbox label={t('enabled')} checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+        <div className="flex flex-wrap justify-end gap-2">
+          <Button variant="secondary" onClick={onClose}>
+            {tCommon('cancel')}
+          </Button>
+          <Button type="submit" loading={busy}>
+            {existing ? t('save') : t('add')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,29 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { INSTANCE_NAV } from '../components/console/instance-nav';
+import { cli, createOperatorAccount, uniqueEmail } from './support/helpers';
+
+/**
+ * Every page of an instance's console navigation opens without an error and passes an
+ * axe-core WCAG 2.1 AA scan, in the light and the dark theme.
+ */
+test('every instance page of the console renders and passes a WCAG 2.1 AA scan, light and dark', async ({ browser }) => {
+  test.setTimeout(480_000); // ~40 page loads with a full axe scan each
+  const page = await (await browser.newContext()).newPage();
+  const accountId = await createOperatorAccount(page, { firstName: 'Paige', email: uniqueEmail('pages-owner'), password: 'every page at once', accountName: 'Pages Inc' });
+  const { instance_id: instanceId } = cli<{ instance_id: string }>('instance', 'create', '--name', 'Pages', '--env', 'test', '--account', accountId);
+  const problems: string[] = [];
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => localStorage.setItem('latchkey_theme', t), theme);
+    for (const { segment } of INSTANCE_NAV) {
+      const url = `/accounts/${accountId}/instances/${instanceId}${segment ? `/${segment}` : ''}`;
+      await page.goto(url);
+      await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+      await expect(page.getByRole('heading', { level: 1 }).first(), url).toBeVisible();
+      await expect(page.getByRole('alert').filter({ hasText: /error|went wrong/i }), url).toHaveCount(0);
+      const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      for (const v of violations) problems.push(`${theme} ${segment || 'overview'}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    }
+  }
+  expect(problems).toEqual([]);
+});

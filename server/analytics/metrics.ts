@@ -1,0 +1,89 @@
+import { and, eq, gte, sql } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { dailyMetrics, secretKeys, sessions, users, webhookEndpoints, instances } from '../db/schema';
+
+const DAY_MS = 86_400_000;
+export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+
+/** Added to as they happen, in the transaction of what they count. */
+export const COUNTERS = ['users_created', 'sign_ins', 'sign_in_failures', 'webhook_deliveries_succeeded', 'webhook_deliveries_failed'] as const;
+/** Set for the current day by `rollUpActivity`. */
+export const GAUGES = ['total_users', 'daily_active_users', 'monthly_active_users', 'active_sessions'] as const;
+export type Counter = (typeof COUNTERS)[number];
+export type Gauge = (typeof GAUGES)[number];
+
+/** Adds to today's value of a counter. */
+export async function count(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, metric: Counter, n = 1) {
+  await deps.db
+    .insert(dailyMetrics)
+    .values({ instanceId, metric, day: dayOf(deps.clock.now()), value: n })
+    .onConflictDoUpdate({ target: [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day], set: { value: sql`${dailyMetrics.value} + excluded.value` } });
+}
+
+/**
+ * Sets today's gauges of every instance from the users and sessions tables: users who were
+ * active today (last activity since midnight UTC) and in the last 30 days, live sessions,
+ * all users. Runs every few minutes, so a day's figure is the last one taken that day.
+ */
+export async function rollUpActivity(deps: Pick<Deps, 'db' | 'clock'>) {
+  const now = deps.clock.now();
+  const day = dayOf(now);
+  const active = await deps.db
+    .select({
+      instanceId: sessions.instanceId,
+      daily: sql<number>`count(distinct ${sessions.userId}) filter (where ${sessions.lastActiveAt} >= ${day * DAY_MS})`,
+      monthly: sql<number>`count(distinct ${sessions.userId})`,
+      live: sql<number>`count(*) filter (where ${sessions.status} = 'active')`,
+    })
+    .from(sessions)
+    .where(gte(sessions.lastActiveAt, now - 30 * DAY_MS))
+    .groupBy(sessions.instanceId);
+  const totals = await deps.db.select({ instanceId: users.instanceId, n: sql<number>`count(*)` }).from(users).groupBy(users.instanceId);
+  const rows = [
+    ...active.flatMap((a) => [
+      { instanceId: a.instanceId, metric: 'daily_active_users', value: Number(a.daily) },
+      { instanceId: a.instanceId, metric: 'monthly_active_users', value: Number(a.monthly) },
+      { instanceId: a.instanceId, metric: 'active_sessions', value: Number(a.live) },
+    ]),
+    ...totals.map((t) => ({ instanceId: t.instanceId, metric: 'total_users', value: Number(t.n) })),
+  ].map((r) => ({ ...r, day }));
+  for (let i = 0; i < rows.length; i += 500) {
+    await deps.db
+      .insert(dailyMetrics)
+      .values(rows.slice(i, i + 500))
+      .onConflictDoUpdate({ target: [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day], set: { value: sql`excluded.value` } });
+  }
+  return rows.length;
+}
+
+/** The last `days` days (today included) of every metric, zeros where nothing was recorded, oldest first. */
+export async function instanceMetrics(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, days: number) {
+  const today = dayOf(deps.clock.now());
+  const first = today - days + 1;
+  const rows = await deps.db
+    .select()
+    .from(dailyMetrics)
+    .where(and(eq(dailyMetrics.instanceId, instanceId), gte(dailyMetrics.day, first)));
+  const series = Object.fromEntries(
+    [...COUNTERS, ...GAUGES].map((metric) => [
+      metric,
+      Array.from({ length: days }, (_, i) => ({ date: (first + i) * DAY_MS, value: rows.find((r) => r.metric === metric && r.day === first + i)?.value ?? 0 })),
+    ]),
+  ) as Record<Counter | Gauge, { date: number; value: number }[]>;
+  return { object: 'instance_metrics' as const, days, series, checklist: await gettingStarted(deps, instanceId) };
+}
+
+/** What a new instance's operator has done of the first steps. */
+async function gettingStarted(deps: Pick<Deps, 'db'>, instanceId: string) {
+  const exists = (q: ReturnType<typeof sql>) => sql<boolean>`exists (${q})`;
+  const [row] = await deps.db
+    .select({
+      secret_key_used: exists(sql`select 1 from ${secretKeys} where ${secretKeys.instanceId} = ${instanceId} and ${secretKeys.lastUsedAt} is not null`),
+      first_user: exists(sql`select 1 from ${users} where ${users.instanceId} = ${instanceId}`),
+      webhook_endpoint: exists(sql`select 1 from ${webhookEndpoints} where ${webhookEndpoints.instanceId} = ${instanceId}`),
+      custom_domain: sql<boolean>`${instances.customDomain} is not null`,
+    })
+    .from(instances)
+    .where(eq(instances.id, instanceId));
+  return { secret_key_used: !!row?.secret_key_used, first_user: !!row?.first_user, webhook_endpoint: !!row?.webhook_endpoint, custom_domain: !!row?.custom_domain };
+}

@@ -1,0 +1,38 @@
+import type { Deps } from '../../deps';
+import type { Method, MountableEndpoint } from '../../http/endpoint';
+import { buildSurface, type RouteEntry } from '../../http/router';
+import { authenticateLti, ltiActor, ltiProtocol, type LtiAuth } from '../../lti/auth';
+import * as lti from '../../lti/routes';
+import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
+
+/** Public routes: the platform's id_token is what authenticates a launch (verified by the handler). */
+export type LtiGuard = { kind: 'public' };
+const PUBLIC: LtiGuard = { kind: 'public' };
+
+const route = (method: Method, path: string, guard: LtiGuard, ep: MountableEndpoint<LtiAuth>): RouteEntry<LtiGuard, LtiAuth> => ({
+  method,
+  path: `${FAPI_BASE}${path}`,
+  guard,
+  endpoint: ep,
+});
+
+/**
+ * LTI 1.3 under each instance's fapi_url, one route a line: form posts and query strings in,
+ * redirects and HTML pages out (server/lti/auth.ts, ltiProtocol). Cross-site by design: the
+ * FAPI's origin check does not apply; state and nonce bind the login to its launch.
+ */
+export const ltiRoutes: RouteEntry<LtiGuard, LtiAuth>[] = [
+  route('GET',  '/lti/login',  PUBLIC, lti.loginGetEndpoint),
+  route('POST', '/lti/login',  PUBLIC, lti.loginPostEndpoint),
+  route('POST', '/lti/launch', PUBLIC, lti.launchEndpoint),
+];
+
+export function createLti(deps: Deps) {
+  return buildSurface<LtiGuard, LtiAuth>(deps, {
+    name: 'lti',
+    routes: ltiRoutes,
+    protocol: ltiProtocol,
+    authenticate: (c) => authenticateLti(deps, c),
+    actorOf: ltiActor,
+  });
+}

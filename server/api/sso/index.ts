@@ -1,0 +1,50 @@
+import type { Deps } from '../../deps';
+import { anonymousActor } from '../../http/actor';
+import type { Method, MountableEndpoint } from '../../http/endpoint';
+import { notFound } from '../../http/errors';
+import { htmlProtocol } from '../../http/protocol';
+import { buildSurface, type RouteEntry } from '../../http/router';
+import { servedFapiUrl } from '../../instances/custom-domain';
+import { instanceContext } from '../../instances/instances';
+import { enforceIpBudget } from '../../limits/policy';
+import { fapiInstanceId } from '../../sessions/fapi-auth';
+import { ssoSurface as sso, type SsoAuth } from '../../sso/routes';
+import { FAPI_PREFIX } from '../fapi';
+
+type SsoGuard = 'idp';
+
+const route = (method: Method, path: string, ep: MountableEndpoint<SsoAuth>): RouteEntry<SsoGuard, SsoAuth> => ({
+  method,
+  path: `${FAPI_PREFIX}${path}`,
+  guard: 'idp',
+  endpoint: ep,
+});
+
+/**
+ * Enterprise SSO under each fapi_url, one route a line. The IdP's browser posts and
+ * redirects land here cross-site, so there is no FAPI origin check and no client cookie:
+ * InResponseTo (SAML) or state with PKCE and nonce (OIDC) bind a response to the sign-in
+ * that asked for it. Errors are an HTML page (htmlProtocol).
+ */
+export const ssoRoutes: RouteEntry<SsoGuard, SsoAuth>[] = [
+  route('GET',  '/sso/saml/:connection_id/metadata', sso.samlMetadata),
+  route('POST', '/sso/saml/:connection_id/acs',      sso.samlAcs),
+  route('GET',  '/sso/oidc/:connection_id/callback', sso.oidcCallback),
+];
+
+export function createSso(deps: Deps) {
+  return buildSurface<SsoGuard, SsoAuth>(deps, {
+    name: 'sso',
+    routes: ssoRoutes,
+    protocol: htmlProtocol,
+    instanceOf: async (c) => fapiInstanceId(c),
+    authenticate: async (c) => {
+      const id = fapiInstanceId(c);
+      if (!id) throw notFound('instance');
+      const instance = await instanceContext(deps, id);
+      await enforceIpBudget(deps, c, 'sso', instance, 'federation_per_ip');
+      return { instance, servedUrl: servedFapiUrl(c.env, deps.config, instance) };
+    },
+    actorOf: (_auth, request) => anonymousActor(request),
+  });
+}

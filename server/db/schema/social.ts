@@ -1,0 +1,81 @@
+import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { millis, timestamps } from './columns';
+import { instanceRef } from './instances';
+import { users } from './users';
+
+export const SOCIAL_PROVIDER_KINDS = ['google', 'microsoft', 'github', 'oidc'] as const;
+export type SocialProviderKind = (typeof SOCIAL_PROVIDER_KINDS)[number];
+
+/**
+ * A social sign-in provider of an instance (`socp_`): a Google, Microsoft or GitHub preset
+ * or any OIDC issuer. `name` is the slug of its FAPI strategy (`oauth_<name>`). The client
+ * secret is kept only encrypted (ENCRYPTION_KEY) and never returned.
+ */
+export const socialProviders = pgTable(
+  'social_providers',
+  {
+    id: text('id').primaryKey(),
+    instanceId: instanceRef('cascade'),
+    name: text('name').notNull(),
+    kind: text('kind', { enum: SOCIAL_PROVIDER_KINDS }).notNull(),
+    displayName: text('display_name').notNull(),
+    clientId: text('client_id').notNull(),
+    clientSecretEncrypted: text('client_secret_encrypted').notNull(),
+    /** OIDC issuer (discovery); a preset's default when null. */
+    issuer: text('issuer'),
+    /** Endpoint overrides (GitHub, or an OIDC preset pointed elsewhere): authorization_endpoint, token_endpoint, api_base_url. */
+    endpoints: jsonb('endpoints').$type<Record<string, string>>().notNull().default({}),
+    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    ...timestamps(),
+  },
+  (t) => [uniqueIndex('social_providers_name_uq').on(t.instanceId, t.name)],
+);
+
+/** A user's account at a social provider (`eac_`): found again by (provider, provider user id). */
+export const externalAccounts = pgTable(
+  'external_accounts',
+  {
+    id: text('id').primaryKey(),
+    instanceId: instanceRef('cascade'),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The provider's name (the strategy slug). */
+    provider: text('provider').notNull(),
+    providerUserId: text('provider_user_id').notNull(),
+    email: text('email'),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    ...timestamps(),
+  },
+  (t) => [
+    uniqueIndex('external_accounts_uq').on(t.instanceId, t.provider, t.providerUserId),
+    index('external_accounts_user_idx').on(t.userId),
+  ],
+);
+
+/**
+ * A social sign-in in flight (`socf_`): bound to the client that started it, with the
+ * digest of its `state`, its nonce and PKCE verifier (encrypted), and where to return.
+ * Single use; lives 10 minutes.
+ */
+export const socialFlows = pgTable(
+  'social_flows',
+  {
+    id: text('id').primaryKey(),
+    instanceId: instanceRef('cascade'),
+    clientId: text('client_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    /** The sign-in attempt id announced when the flow started; the callback creates that attempt. */
+    signInId: text('sign_in_id').notNull(),
+    purpose: text('purpose', { enum: ['sign_in', 'sign_up'] }).notNull(),
+    stateDigest: text('state_digest').notNull(),
+    nonce: text('nonce').notNull(),
+    codeVerifierEncrypted: text('code_verifier_encrypted').notNull(),
+    redirectUrl: text('redirect_url').notNull(),
+    expiresAt: millis('expires_at').notNull(),
+    usedAt: millis('used_at'),
+    createdAt: millis('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('social_flows_state_uq').on(t.stateDigest)],
+);

@@ -1,0 +1,2 @@
+/** An ILIKE pattern matching values that contain `q` literally (its `%`, `_` and `\` escaped). */
+export const containsPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

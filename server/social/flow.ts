@@ -1,0 +1,296 @@
+import { and, eq, isNull, lt } from 'drizzle-orm';
+import * as oidc from 'openid-client';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import { emailAddresses, externalAccounts, signInAttempts, socialFlows, socialProviders } from '../db/schema';
+import { newId } from '../db/ids';
+import { sha256Hex } from '../crypto/secrets';
+import type { AuditContext } from '../http/actor';
+import { AppError, isAppError, validationError } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { isAllowedRedirect } from '../instances/settings';
+import { createClient, type ClientRow } from '../sessions/clients';
+import { completeFirstFactor, SIGN_IN_TTL_MS } from '../auth/sign-ins';
+import { checkSignUpMode } from '../auth/sign-ups';
+import { createUser } from '../users/users';
+import { providerConfig, providerFetch } from './client';
+import { callbackUrl, findEnabledProvider, strategyOf, type ProviderRow } from './providers';
+import { REASONS } from './reasons';
+import { OAUTH_STRATEGY_RE } from './schemas';
+
+/**
+ * Social sign-in (`strategy: "oauth_<name>"`): authorization code flow with PKCE (S256),
+ * state and — for OIDC providers — nonce, through openid-client. The flow is bound to the
+ * client that started it; the callback on the fapi_url completes it once.
+ *
+ * Who signs in: the user already linked to the provider account; else the user whose
+ * address equals the provider's email when both sides verified it (linking); else a new
+ * user (just-in-time, sign-up mode permitting) when the provider verified the email.
+ * An unverified email never links to, nor creates, an account.
+ */
+type D = Deps;
+export const FLOW_TTL_MS = 10 * 60_000;
+
+export interface Identity {
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+const refused = (reason: keyof typeof REASONS, message: string) => new AppError('FORBIDDEN', { message, meta: { reason: REASONS[reason] } });
+
+/** Starts a flow: the provider's authorization URL the browser goes to, and the sign-in attempt id it will complete. */
+export async function startSocialFlow(
+  deps: D,
+  instance: InstanceContext,
+  client: ClientRow | null,
+  input: { strategy: string; redirect_url: string; purpose: 'sign_in' | 'sign_up' },
+) {
+  const name = OAUTH_STRATEGY_RE.exec(input.strategy)?.[1];
+  const provider = name ? await findEnabledProvider(deps, instance.id, name) : null;
+  if (!provider) throw validationError('strategy', REASONS.unknown_provider, `${input.strategy} names no enabled social provider of this instance.`);
+  if (!isAllowedRedirect(instance.settings, instance.fapiUrl, input.redirect_url)) {
+    throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed redirect URLs.');
+  }
+  const config = await providerConfig(deps, instance, provider).catch((err: unknown) => {
+    throw new AppError('SERVICE_UNAVAILABLE', { message: 'The social provider could not be reached.', cause: err, meta: { reason: REASONS.provider_error } });
+  });
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const verifier = oidc.randomPKCECodeVerifier();
+  const isOidc = provider.kind !== 'github';
+  const url = oidc.buildAuthorizationUrl(config, {
+    response_type: 'code',
+    redirect_uri: callbackUrl(instance),
+    scope: provider.scopes.join(' '),
+    state,
+    ...(isOidc ? { nonce } : {}),
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  return deps.db.transaction(async (tx) => {
+    let c = client;
+    let newClientToken: string | null = null;
+    if (!c) ({ client: c, token: newClientToken } = await createClient({ db: tx, clock: deps.clock }, instance.id));
+    const now = deps.clock.now();
+    const [flow] = await tx
+      .insert(socialFlows)
+      .values({
+        id: newId('socf'),
+        instanceId: instance.id,
+        clientId: c.id,
+        providerId: provider.id,
+        signInId: newId('sia'),
+        purpose: input.purpose,
+        stateDigest: sha256Hex(state),
+        nonce,
+        codeVerifierEncrypted: deps.cipher.encrypt(verifier),
+        redirectUrl: input.redirect_url,
+        expiresAt: now + FLOW_TTL_MS,
+        createdAt: now,
+      })
+      .returning();
+    return { flow: flow!, provider, url: url.href, client: c, newClientToken };
+  });
+}
+
+/** GitHub is OAuth 2.0, not OIDC: the user and their verified addresses come from its API. */
+async function githubIdentity(deps: D, instance: InstanceContext, p: ProviderRow, accessToken: string): Promise<Identity> {
+  const fetchFn = providerFetch(deps, instance);
+  const base = p.endpoints.api_base_url!.replace(/\/+$/, '');
+  const headers = { authorization: `Bearer ${accessToken}`, accept: 'application/vnd.github+json', 'user-agent': 'Latchkey' };
+  const get = async (path: string) => {
+    const res = await fetchFn(`${base}${path}`, { method: 'GET', headers });
+    if (res.status !== 200) throw refused('provider_error', `GitHub answered ${res.status} to ${path}.`);
+    return res.json() as Promise<unknown>;
+  };
+  const user = (await get('/user')) as { id?: unknown; name?: unknown };
+  if (typeof user.id !== 'number' && typeof user.id !== 'string') throw refused('provider_error', 'GitHub did not name the user.');
+  const emails = (await get('/user/emails')) as { email?: unknown; primary?: unknown; verified?: unknown }[];
+  const list = Array.isArray(emails) ? emails.filter((e) => typeof e.email === 'string') : [];
+  const chosen = list.find((e) => e.primary === true && e.verified === true) ?? list.find((e) => e.verified === true) ?? list.find((e) => e.primary === true);
+  const [first, ...rest] = typeof user.name === 'string' ? user.name.trim().split(/\s+/) : [];
+  return {
+    subject: String(user.id),
+    email: (chosen?.email as string | undefined) ?? null,
+    emailVerified: chosen?.verified === true,
+    firstName: first || null,
+    lastName: rest.join(' ') || null,
+  };
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v.slice(0, 256) : null);
+
+async function exchange(deps: D, instance: InstanceContext, p: ProviderRow, flow: typeof socialFlows.$inferSelect, state: string, query: string): Promise<Identity> {
+  const config = await providerConfig(deps, instance, p);
+  const isOidc = p.kind !== 'github';
+  let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+  try {
+    tokens = await oidc.authorizationCodeGrant(config, new URL(`${callbackUrl(instance)}?${query}`), {
+      pkceCodeVerifier: deps.cipher.decrypt(flow.codeVerifierEncrypted),
+      expectedState: state,
+      ...(isOidc ? { expectedNonce: flow.nonce, idTokenExpected: true } : {}),
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    // openid-client names the failing claim (nonce, iss, aud…) down its chain of causes.
+    let claim: unknown;
+    for (let e = err as { cause?: unknown; claim?: unknown } | undefined, n = 0; e && n < 5 && claim === undefined; e = e.cause as typeof e, n++) claim = e.claim;
+    const which = typeof claim === 'string' ? ` (${claim.slice(0, 32)})` : '';
+    throw refused('token_invalid', `The provider’s answer could not be verified: ${message.slice(0, 200)}${which}`);
+  }
+  if (!isOidc) return githubIdentity(deps, instance, p, tokens.access_token);
+  const claims = tokens.claims()!;
+  let info: Record<string, unknown> = claims;
+  if (typeof claims.email !== 'string' && tokens.access_token) {
+    info = { ...claims, ...(await oidc.fetchUserInfo(config, tokens.access_token, claims.sub).catch(() => ({}))) };
+  }
+  return {
+    subject: claims.sub,
+    email: str(info.email),
+    // Entra ID sends no email_verified; its optional claim xms_edov says the domain owner verified the address.
+    emailVerified: info.email_verified === true || (p.kind === 'microsoft' && [true, 1, '1', 'true'].includes(info.xms_edov as never)),
+    firstName: str(info.given_name),
+    lastName: str(info.family_name),
+  };
+}
+
+/** The user this identity signs in: linked, linked now by verified email, or created. */
+async function resolveUser(d: D, instance: InstanceContext, p: ProviderRow, id: Identity, auditCtx: AuditContext) {
+  const now = d.clock.now();
+  const [linked] = await d.db
+    .select()
+    .from(externalAccounts)
+    .where(and(eq(externalAccounts.instanceId, instance.id), eq(externalAccounts.provider, p.name), eq(externalAccounts.providerUserId, id.subject)));
+  if (linked) {
+    await d.db.update(externalAccounts).set({ email: id.email, emailVerified: id.emailVerified, updatedAt: now }).where(eq(externalAccounts.id, linked.id));
+    return { userId: linked.userId, outcome: 'existing' as const };
+  }
+  if (!id.email) throw refused('email_missing', 'The provider did not share an email address.');
+  const [address] = await d.db
+    .select()
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.instanceId, instance.id), eq(emailAddresses.emailKey, id.email.toLowerCase())));
+  if (!id.emailVerified) throw refused('email_not_verified', 'The provider has not verified this email address, so it cannot sign in here.');
+  let userId: string;
+  let outcome: 'linked' | 'created';
+  if (address) {
+    if (address.verificationStatus !== 'verified') throw refused('email_not_verified', 'This email address is not verified on the account it belongs to.');
+    userId = address.userId;
+    outcome = 'linked';
+  } else {
+    await checkSignUpMode(d, instance, id.email, {});
+    const user = await createUser(
+      d,
+      instance.id,
+      { email_address: [id.email], ...(id.firstName ? { first_name: id.firstName } : {}), ...(id.lastName ? { last_name: id.lastName } : {}) },
+      { verificationStrategy: strategyOf(p.name), audit: auditCtx },
+    );
+    userId = user.id;
+    outcome = 'created';
+  }
+  await d.db.insert(externalAccounts).values({
+    id: newId('eac'),
+    instanceId: instance.id,
+    userId,
+    provider: p.name,
+    providerUserId: id.subject,
+    email: id.email,
+    emailVerified: id.emailVerified,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return { userId, outcome };
+}
+
+export interface CallbackQuery {
+  state?: string;
+  code?: string;
+  error?: string;
+  error_description?: string;
+}
+
+/**
+ * The provider's redirect back: checks the state (single use, unexpired, this client's),
+ * exchanges the code (PKCE, nonce, ID token checks by openid-client), resolves the user and
+ * signs in on the flow's client. Every outcome is audited; a failure with its reason.
+ */
+export async function completeSocialFlow(
+  deps: D,
+  instance: InstanceContext,
+  requestClient: ClientRow | null,
+  query: CallbackQuery,
+  rawQuery: string,
+  auditCtx: AuditContext,
+) {
+  let flow: typeof socialFlows.$inferSelect | undefined;
+  let provider: ProviderRow | undefined;
+  try {
+    if (!query.state) throw refused('state_invalid', 'The sign-in link is missing its state.');
+    [flow] = await deps.db
+      .update(socialFlows)
+      .set({ usedAt: deps.clock.now() })
+      .where(and(eq(socialFlows.instanceId, instance.id), eq(socialFlows.stateDigest, sha256Hex(query.state)), isNull(socialFlows.usedAt)))
+      .returning();
+    if (!flow || flow.expiresAt <= deps.clock.now()) throw refused('state_invalid', 'This sign-in link is unknown, expired or already used; start again.');
+    if (requestClient && requestClient.id !== flow.clientId) throw refused('client_mismatch', 'This sign-in was started in another browser; start again here.');
+    [provider] = await deps.db.select().from(socialProviders).where(and(eq(socialProviders.id, flow.providerId), eq(socialProviders.enabled, true)));
+    if (!provider) throw refused('state_invalid', 'This social provider is no longer enabled.');
+    if (query.error) throw refused('provider_error', `The provider refused the sign-in (${query.error.slice(0, 64)}).`);
+    const identity = await exchange(deps, instance, provider, flow, query.state, rawQuery);
+    const p = provider;
+    const f = flow;
+    return await deps.db.transaction(async (tx) => {
+      const d = { ...deps, db: tx };
+      const { userId, outcome } = await resolveUser(d, instance, p, identity, auditCtx);
+      const now = deps.clock.now();
+      const [attempt] = await tx
+        .insert(signInAttempts)
+        .values({
+          id: f.signInId,
+          instanceId: instance.id,
+          clientId: f.clientId,
+          identifier: identity.email ?? `${strategyOf(p.name)}:${identity.subject}`,
+          userId,
+          status: 'needs_first_factor',
+          abandonAt: now + SIGN_IN_TTL_MS,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      const step = await completeFirstFactor(d, instance, attempt!, strategyOf(p.name), auditCtx);
+      await audit(d, {
+        instanceId: instance.id,
+        actor: auditCtx.actor,
+        actorKind: auditCtx.actorKind,
+        action: 'social.sign_in',
+        target: userId,
+        ip: auditCtx.ip,
+        userAgent: auditCtx.userAgent,
+        details: { provider: p.name, outcome, purpose: f.purpose, sign_in_attempt_id: f.signInId, session_id: step.attempt.sessionId, status: step.attempt.status },
+      });
+      return { step, redirectUrl: f.redirectUrl, outcome };
+    });
+  } catch (err) {
+    const reason = isAppError(err) ? (typeof err.meta.reason === 'string' ? err.meta.reason : err.code) : 'internal_error';
+    await audit(deps, {
+      instanceId: instance.id,
+      actor: auditCtx.actor,
+      actorKind: auditCtx.actorKind,
+      action: 'social.sign_in_failed',
+      target: flow?.signInId ?? null,
+      ip: auditCtx.ip,
+      userAgent: auditCtx.userAgent,
+      details: { reason, provider: provider?.name ?? null, message: err instanceof Error ? err.message.slice(0, 300) : null },
+    });
+    throw err;
+  }
+}
+
+/** Drops social flows past their 10 minutes (used or not); run with the other housekeeping. */
+export async function purgeSocialFlows(deps: Pick<Deps, 'db' | 'clock'>) {
+  const gone = await deps.db.delete(socialFlows).where(lt(socialFlows.expiresAt, deps.clock.now())).returning({ id: socialFlows.id });
+  return { social_flows: gone.length };
+}

@@ -1,0 +1,15 @@
+/**
+ * Every `meta.reason` social sign-in answers with. Clients branch on these: a reason is
+ * never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  unknown_provider: 'unknown_provider',
+  too_many_providers: 'too_many_providers',
+  redirect_url_not_allowed: 'redirect_url_not_allowed',
+  state_invalid: 'state_invalid',
+  client_mismatch: 'client_mismatch',
+  provider_error: 'provider_error',
+  token_invalid: 'token_invalid',
+  email_missing: 'email_missing',
+  email_not_verified: 'email_not_verified',
+} as const;

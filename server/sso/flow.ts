@@ -1,0 +1,270 @@
+import { randomBytes } from 'node:crypto';
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import type { Db } from '../db/client';
+import { newId } from '../db/ids';
+import { emailAddresses, organizationMemberships, roles, signInAttempts, ssoAccounts, ssoRequests, users } from '../db/schema';
+import type { AuditContext } from '../http/actor';
+import { AppError, isAppError, validationError } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { isAllowedRedirect } from '../instances/settings';
+import { addMembershipInTx, updateMembership } from '../organizations/memberships';
+import { loadOrganization } from '../organizations/organization-view';
+import { ensureBuiltIns } from '../organizations/roles';
+import { createClient, setActiveSession } from '../sessions/clients';
+import { createSession } from '../sessions/sessions';
+import { createUser, updateUser } from '../users/users';
+import { activeConnectionForEmail, type ConnectionRow } from './connections';
+import { oidcAuthorizationUrl } from './oidc';
+import { samlFor, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
+
+type RequestRow = typeof ssoRequests.$inferSelect;
+
+/** What the IdP said about the user, whichever protocol carried it. */
+export interface SsoIdentity {
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  firstName: string | null;
+  lastName: string | null;
+  groups: string[];
+  attributes: Record<string, unknown>;
+}
+
+/** A redirect_url must be one the instance allows (its fapi_url origin or a configured redirect URL). */
+export function checkRedirectUrl(instance: InstanceContext, url: string | undefined): string | null {
+  if (url === undefined) return null;
+  if (!isAllowedRedirect(instance.settings, instance.fapiUrl, url)) {
+    throw validationError('redirect_url', 'invalid_value', 'redirect_url is not one of the instance’s allowed redirect URLs.');
+  }
+  return url;
+}
+
+/**
+ * Starts an SP-initiated sign-in at the connection's IdP: records the request in flight
+ * (SAML AuthnRequest id for InResponseTo, or OIDC state with the PKCE verifier and nonce)
+ * and answers the IdP URL to send the browser to.
+ */
+export async function startSso(
+  deps: Deps,
+  instance: InstanceContext,
+  c: ConnectionRow,
+  input: { signInAttemptId: string | null; clientId: string | null; redirectUrl: string | null },
+): Promise<string> {
+  const now = deps.clock.now();
+  const row = {
+    id: newId('ssor'),
+    instanceId: instance.id,
+    connectionId: c.id,
+    signInAttemptId: input.signInAttemptId,
+    clientId: input.clientId,
+    redirectUrl: input.redirectUrl,
+    expiresAt: now + SSO_REQUEST_TTL_MS,
+    createdAt: now,
+  };
+  if (c.provider === 'saml') {
+    const handle = `_${randomBytes(20).toString('hex')}`;
+    const url = await samlFor(deps, c, instance.fapiUrl, handle).getAuthorizeUrlAsync('', undefined, {});
+    await deps.db.insert(ssoRequests).values({ ...row, handle });
+    return url;
+  }
+  const handle = randomBytes(24).toString('base64url');
+  const auth = await oidcAuthorizationUrl(deps, instance, c, handle);
+  await deps.db.insert(ssoRequests).values({ ...row, handle, codeVerifier: deps.cipher.encrypt(auth.codeVerifier), nonce: auth.nonce });
+  return auth.url;
+}
+
+/** The waiting request of a handle (SAML InResponseTo or OIDC state); null when unknown, used or expired. */
+export async function pendingRequest(deps: Pick<Deps, 'db' | 'clock'>, c: ConnectionRow, handle: string): Promise<RequestRow | null> {
+  const [row] = await deps.db.select().from(ssoRequests).where(and(eq(ssoRequests.connectionId, c.id), eq(ssoRequests.handle, handle)));
+  if (!row || row.consumedAt !== null || row.expiresAt <= deps.clock.now()) return null;
+  return row;
+}
+
+/** The highest role mapped from the IdP's groups (more permissions first, then key order), else the connection's default. */
+async function roleFor(db: Db, instanceId: string, c: ConnectionRow, groups: string[], fallback: string): Promise<string> {
+  const mapped = [...new Set(groups.map((g) => c.roleMapping[g]).filter((r): r is string => !!r))];
+  if (mapped.length > 0) {
+    const [top] = await db
+      .select({ key: roles.key })
+      .from(roles)
+      .where(and(eq(roles.instanceId, instanceId), inArray(roles.key, mapped)))
+      .orderBy(desc(sql`jsonb_array_length(${roles.permissions})`), asc(roles.key))
+      .limit(1);
+    if (top) return top.key;
+  }
+  return c.defaultRole ?? fallback;
+}
+
+const emailDomain = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
+/**
+ * Completes an SSO sign-in: consumes the request in flight (none for an IdP-initiated one),
+ * finds the user by their identity at this connection, else links the user of the verified
+ * email, else creates one (JIT); syncs the profile and the organization membership (default
+ * role or the role mapped from groups), creates the session on the client and completes the
+ * sign-in attempt. Returns where to send the browser and, for a new client, its token.
+ */
+export async function completeSso(
+  deps: Deps,
+  instance: InstanceContext,
+  c: ConnectionRow,
+  request: RequestRow | null,
+  identity: SsoIdentity,
+  auditCtx: AuditContext,
+): Promise<{ redirectUrl: string; userId: string; sessionId: string; newClientToken: string | null }> {
+  const email = identity.email?.trim().toLowerCase() ?? null;
+  if (!email || !email.includes('@')) throw new SsoRefused('no_email', 'The identity provider sent no email address.');
+  if (!identity.emailVerified) throw new SsoRefused('email_not_verified', 'The identity provider did not verify the email address.');
+  if (!c.domains.includes(emailDomain(email))) throw new SsoRefused('email_domain_mismatch', 'The email address is not of a domain of this connection.');
+  await ensureBuiltIns(deps, instance.id);
+
+  const outcome = await deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    if (request) {
+      const consumed = await tx
+        .update(ssoRequests)
+        .set({ consumedAt: deps.clock.now() })
+        .where(and(eq(ssoRequests.id, request.id), isNull(ssoRequests.consumedAt)))
+        .returning({ id: ssoRequests.id });
+      if (consumed.length === 0) throw new SsoRefused('replayed', 'This sign-in was already completed.');
+    }
+    const ctx = { ...auditCtx, actor: `sso:${c.id}` };
+    const now = deps.clock.now();
+    const [account] = await tx.select().from(ssoAccounts).where(and(eq(ssoAccounts.connectionId, c.id), eq(ssoAccounts.subject, identity.subject)));
+    let userId = account?.userId ?? null;
+    let linked: 'existing' | 'linked' | 'created' = 'existing';
+    if (!userId) {
+      const [byEmail] = await tx
+        .select({ userId: emailAddresses.userId })
+        .from(emailAddresses)
+        .where(and(eq(emailAddresses.instanceId, instance.id), eq(emailAddresses.emailKey, email), eq(emailAddresses.verificationStatus, 'verified')));
+      if (byEmail) {
+        userId = byEmail.userId;
+        linked = 'linked';
+      } else {
+        const created = await createUser(
+          d,
+          instance.id,
+          { email_address: [email], first_name: identity.firstName ?? undefined, last_name: identity.lastName ?? undefined } as never,
+          { verificationStrategy: 'enterprise_sso', audit: ctx },
+        );
+        userId = created.id;
+        linked = 'created';
+      }
+      await tx.insert(ssoAccounts).values({
+        id: newId('ssoa'),
+        instanceId: instance.id,
+        connectionId: c.id,
+        userId,
+        subject: identity.subject,
+        emailAddress: email,
+        attributes: identity.attributes,
+        lastSignInAt: now,
+        createdAt: now,
+      });
+    } else {
+      await tx.update(ssoAccounts).set({ emailAddress: email, attributes: identity.attributes, lastSignInAt: now }).where(eq(ssoAccounts.id, account!.id));
+    }
+    const [user] = await tx.select().from(users).where(and(eq(users.id, userId), eq(users.instanceId, instance.id)));
+    if (!user) throw new SsoRefused('user_banned', 'The linked user no longer exists.');
+    if (user.banned) throw new SsoRefused('user_banned', 'This user is banned and cannot sign in.');
+    // Profile sync: the IdP is the source of truth for the names it sends.
+    const names = {
+      ...(identity.firstName && identity.firstName !== user.firstName ? { first_name: identity.firstName } : {}),
+      ...(identity.lastName && identity.lastName !== user.lastName ? { last_name: identity.lastName } : {}),
+    };
+    if (linked !== 'created' && Object.keys(names).length > 0) await updateUser(d, instance.id, userId, names, ctx);
+
+    // Membership of the connection's organization, with the default or mapped role.
+    const role = await roleFor(tx, instance.id, c, identity.groups, instance.settings.organization_default_role);
+    const [membership] = await tx
+      .select({ role: organizationMemberships.role })
+      .from(organizationMemberships)
+      .where(and(eq(organizationMemberships.organizationId, c.organizationId), eq(organizationMemberships.userId, userId)));
+    if (!membership) {
+      const org = await loadOrganization(tx, instance.id, c.organizationId, { lock: true });
+      await addMembershipInTx(d, instance.id, org, { userId, role });
+    } else if (membership.role !== role && (identity.groups.some((g) => c.roleMapping[g]) || c.defaultRole)) {
+      await updateMembership(d, instance.id, c.organizationId, userId, { role }, ctx).catch((err: unknown) => {
+        // The last admin keeps their role; anything else is a real failure.
+        if (!isAppError(err) || err.code !== 'CONFLICT') throw err;
+      });
+    }
+
+    let clientId = request?.clientId ?? null;
+    let newClientToken: string | null = null;
+    if (!clientId) {
+      const created = await createClient(d, instance.id);
+      clientId = created.client.id;
+      newClientToken = created.token;
+    }
+    const { session } = await createSession(d, instance, { userId, clientId, status: 'active', activity: auditCtx }, ctx);
+    await setActiveSession(d, clientId, session.id);
+    if (request?.signInAttemptId) {
+      await tx
+        .update(signInAttempts)
+        .set({ status: 'complete', userId, firstFactorStrategy: 'enterprise_sso', sessionId: session.id, updatedAt: now })
+        .where(and(eq(signInAttempts.id, request.signInAttemptId), eq(signInAttempts.status, 'needs_first_factor')));
+    }
+    await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, userId));
+    await audit(d, {
+      instanceId: instance.id,
+      actor: ctx.actor,
+      actorKind: 'system',
+      action: 'sso.sign_in',
+      target: userId,
+      ip: auditCtx.ip,
+      userAgent: auditCtx.userAgent,
+      details: { connection_id: c.id, provider: c.provider, subject: identity.subject, user: linked, role, session_id: session.id, idp_initiated: request === null },
+    });
+    return { userId, sessionId: session.id, newClientToken };
+  });
+  return { ...outcome, redirectUrl: request?.redirectUrl ?? instance.fapiUrl };
+}
+
+/** Every refused SSO sign-in is audited with its reason (outside the refused transaction). */
+export async function auditSsoFailure(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, connectionId: string, err: unknown, auditCtx: AuditContext) {
+  const reason = err instanceof SsoRefused ? err.reason : isAppError(err) ? err.code.toLowerCase() : 'internal_error';
+  await audit(deps, {
+    instanceId,
+    actor: `sso:${connectionId}`,
+    actorKind: 'system',
+    action: 'sso.sign_in_failed',
+    target: connectionId,
+    ip: auditCtx.ip,
+    userAgent: auditCtx.userAgent,
+    details: { reason },
+  });
+  return reason;
+}
+
+
+/** The domain of an email identifier has an active connection: its users sign in through their IdP, never with a password or an email code. */
+export async function assertPasswordAllowed(deps: Pick<Deps, 'db'>, instanceId: string, identifier: string) {
+  if (!identifier.includes('@')) return;
+  if (await activeConnectionForEmail(deps, instanceId, identifier)) {
+    throw new AppError('FORBIDDEN', {
+      message: 'This email address signs in with single sign-on (strategy enterprise_sso), not a password or an email code.',
+      meta: { reason: 'sso_required', param: 'strategy' },
+    });
+  }
+}
+
+/** strategy enterprise_sso: the IdP URL for an email whose domain has an active connection. */
+export async function startEnterpriseSignIn(
+  deps: Deps,
+  instance: InstanceContext,
+  input: { identifier: string; signInAttemptId: string; clientId: string; redirectUrl: string | undefined },
+) {
+  const redirectUrl = checkRedirectUrl(instance, input.redirectUrl);
+  const c = await activeConnectionForEmail(deps, instance.id, input.identifier);
+  if (!c) throw validationError('identifier', 'no_connection', 'No active SSO connection serves this email address’s domain.');
+  try {
+    return await startSso(deps, instance, c, { signInAttemptId: input.signInAttemptId, clientId: input.clientId, redirectUrl });
+  } catch (err) {
+    if (err instanceof SsoRefused) throw new AppError('SERVICE_UNAVAILABLE', { message: 'The identity provider could not be reached; try again later.' });
+    throw err;
+  }
+}

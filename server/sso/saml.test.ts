@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as samlify from 'samlify';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from '../testing/expect';
+import { fapiClient } from '../testing/fapi-client';
+import { sharedHarness, sharedInstance } from '../testing/harness';
+
+/**
+ * SAML 2.0 enterprise SSO against an identity provider built with samlify, signing with
+ * its own certificate: SP-initiated sign-in lands signed in; each forged or stale response
+ * is refused and audited with its reason.
+ */
+samlify.setSchemaValidator({ validate: async () => 'skipped' });
+
+const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+const IDP_ENTITY = 'https://idp.acme.test/saml';
+const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+
+const makeIdp = (key: string) =>
+  samlify.IdentityProvider({
+    entityID: IDP_ENTITY,
+    privateKey: fixture(`${key}-key.pem`),
+    signingCert: fixture(`${key}-cert.pem`),
+    singleSignOnService: [{ Binding: REDIRECT, Location: 'https://idp.acme.test/sso' }],
+    nameIDFormat: [EMAIL_FORMAT],
+  });
+const idp = makeIdp('idp');
+const otherIdp = makeIdp('other');
+
+const h = sharedHarness();
+const i = sharedInstance(h);
+const bapi = (method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
+const fapiUrl = () => `http://localhost:3000/fapi/${i.instanceId}`;
+
+let orgId: string;
+let conn: { id: string; saml: { sp_acs_url: string; sp_entity_id: string } };
+let sp: ReturnType<typeof samlify.ServiceProvider>;
+
+beforeAll(async () => {
+  const org = await bapi('POST', '/v1/organizations', { name: 'Acme' });
+  expect(org.status, JSON.stringify(org.body)).toBeLessThan(300);
+  orgId = org.body.id;
+  const domain = await bapi('POST', `/v1/organizations/${orgId}/domains`, { name: 'acme.test' });
+  expect(domain.status, JSON.stringify(domain.body)).toBeLessThan(300);
+  expect((await bapi('PATCH', `/v1/organizations/${orgId}/domains/${domain.body.id}`, { verified: true })).status).toBe(200);
+  const created = await bapi('POST', '/v1/sso_connections', {
+    organization_id: orgId,
+    provider: 'saml',
+    name: 'Acme IdP',
+    domains: ['acme.test'],
+    active: true,
+    role_mapping: { admins: 'org:admin' },
+    saml: { idp_metadata_xml: idp.getMetadata() },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  conn = created.body;
+  const metadata = await h.request('GET', `/fapi/${i.instanceId}/sso/saml/${conn.id}/metadata`);
+  expect(metadata.status).toBe(200);
+  sp = samlify.ServiceProvider({ metadata: await metadata.text() });
+});
+
+/** A browser starting enterprise SSO: the IdP URL and the AuthnRequest id it carries. */
+async function startSignIn(email = 'ada@acme.test') {
+  const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+  const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: email, redirect_url: 'http://localhost:3000/after' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const url = new URL(res.body.response.first_factor_verification.external_verification_redirect_url);
+  expect(url.origin + url.pathname).toBe('https://idp.acme.test/sso');
+  const { extract } = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams) });
+  return { b, requestId: extract.request!.id as string, attemptId: res.body.response.id as string };
+}
+
+const escapeXml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const attribute = (name: string, values: string[]) =>
+  `<saml:Attribute Name="${name}">${values.map((v) => `<saml:AttributeValue xsi:type="xs:string">${escapeXml(v)}</saml:AttributeValue>`).join('')}</saml:Attribute>`;
+
+/** A signed SAMLResponse (base64) from `signer`, with any template value overridden. */
+async function samlResponse(requestId: string, over: Record<string, string> = {}, signer = idp, email = 'ada@acme.test') {
+  const now = new Date();
+  const later = new Date(now.getTime() + 5 * 60_000).toISOString();
+  const values: Record<string, string> = {
+    ID: `_${randomUUID()}`,
+    AssertionID: `_${randomUUID()}`,
+    Destination: conn.saml.sp_acs_url,
+    Audience: conn.saml.sp_entity_id,
+    SubjectRecipient: conn.saml.sp_acs_url,
+    Issuer: IDP_ENTITY,
+    IssueInstant: now.toISOString(),
+    StatusCode: 'urn:oasis:names:tc:SAML:2.0:status:Success',
+    ConditionsNotBefore: now.toISOString(),
+    ConditionsNotOnOrAfter: later,
+    SubjectConfirmationDataNotOnOrAfter: later,
+    NameIDFormat: EMAIL_FORMAT,
+    NameID: email,
+    InResponseTo: requestId,
+    AuthnStatement: '',
+    ...over,
+  };
+  const attributes = `<saml:AttributeStatement>${attribute('firstName', ['Ada'])}${attribute('lastName', ['Lovelace'])}${attribute('groups', ['admins', 'staff'])}</saml:AttributeStatement>`;
+  const { context } = (await signer.createLoginResponse(sp, { extract: { request: { id: requestId } } }, 'post', { email }, (template: string) => ({
+    id: values.ID!,
+    context: template.replace(/\{(\w+)\}/g, (_m, k: string) => (k === 'AttributeStatement' ? attributes : escapeXml(values[k] ?? ''))),
+  }))) as { context: string };
+  return context;
+}
+
+const postAcs = (samlResponseB64: string) =>
+  h.request('POST', `/fapi/${i.instanceId}/sso/saml/${conn.id}/acs`, {
+    raw: new URLSearchParams({ SAMLResponse: samlResponseB64 }).toString(),
+    // A cross-site form post from the IdP: a foreign Origin, no client cookie.
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.acme.test' },
+  });
+
+const decode = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
+const encode = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
+
+async function lastFailureReason() {
+  const log = await bapi('GET', `/v1/audit_logs?action=sso.sign_in_failed&target=${conn.id}`);
+  return log.body.data[0]?.details?.reason;
+}
+
+async function expectRefused(res: Response, reason: string) {
+  expect(res.status).toBe(403);
+  expect(res.headers.get('content-type')).toMatch(/text\/html/);
+  expect(await res.text()).toContain(reason);
+  expect(await lastFailureReason()).toBe(reason);
+}
+
+describe('connections', () => {
+  it('shows the SP side, never a secret, and emits ssoConnection.created', async () => {
+    const got = await bapi('GET', `/v1/sso_connections/${conn.id}`);
+    expect(got.body).toMatchObject({
+      object: 'sso_connection',
+      organization_id: orgId,
+      provider: 'saml',
+      domains: ['acme.test'],
+      active: true,
+      saml: { idp_entity_id: IDP_ENTITY, idp_sso_url: 'https://idp.acme.test/sso', sp_acs_url: `${fapiUrl()}/sso/saml/${conn.id}/acs` },
+      oidc: null,
+    });
+    const list = await bapi('GET', `/v1/sso_connections?organization_id=${orgId}`);
+    expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([conn.id]);
+  });
+
+  it('refuses an unverified domain, a domain already taken, and an incomplete active connection', async () => {
+    const base = { organization_id: orgId, provider: 'saml', name: 'x' };
+    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['other.test'] }), 422, 'VALIDATION_FAILED', { param: 'domains', reason: 'domain_not_verified' });
+    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme.test'] }), 409, 'CONFLICT', { reason: 'domain_taken' });
+    const domain = await bapi('POST', `/v1/organizations/${orgId}/domains`, { name: 'acme2.test' });
+    await bapi('PATCH', `/v1/organizations/${orgId}/domains/${domain.body.id}`, { verified: true });
+    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme2.test'], saml: { idp_metadata_xml: '<nope/>' } }), 422, 'VALIDATION_FAILED', {
+      reason: 'metadata_invalid',
+    });
+    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme2.test'], active: true }), 422, 'VALIDATION_FAILED', { param: 'active' });
+  });
+
+  it('needs the sso_connections scope', async () => {
+    const key = await h.createKey(i.instanceId, 'users:read');
+    expectError(await h.call('GET', '/v1/sso_connections', { key: key.secret }), 403, 'SCOPE_MISSING');
+  });
+});
+
+describe('SP-initiated sign-in', () => {
+  it('lands signed in: JIT user, membership with the group-mapped role, session on the client, redirect_url', async () => {
+    const { b, requestId } = await startSignIn();
+    const res = await postAcs(await samlResponse(requestId));
+    expect(res.status, await res.clone().text()).toBe(303);
+    expect(res.headers.get('location')).toBe('http://localhost:3000/after');
+    const client = await b.call('GET', '/v1/client');
+    expect(client.body.sessions, JSON.stringify(client.body)).toHaveLength(1);
+    const userId = client.body.sessions[0].user?.id ?? client.body.sessions[0].user_id;
+    const user = await bapi('GET', `/v1/users/${userId}`);
+    expect(user.body).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace', email_addresses: [{ email_address: 'ada@acme.test' }] });
+    const members = await bapi('GET', `/v1/organizations/${orgId}/memberships`);
+    expect(members.body.data).toEqual(expect.arrayContaining([expect.objectContaining({ role: 'org:admin' })]));
+    const log = await bapi('GET', `/v1/audit_logs?action=sso.sign_in&target=${userId}`);
+    expect(log.body.data[0].details).toMatchObject({ connection_id: conn.id, user: 'created', role: 'org:admin' });
+
+    // The second sign-in finds the same user by their NameID and syncs the profile.
+    const again = await startSignIn();
+    const renamed = (await samlResponse(again.requestId)).toString();
+    expect((await postAcs(renamed)).status).toBe(303);
+    const after = await bapi('GET', `/v1/users?email_address=ada@acme.test`);
+    expect(after.body.data ?? after.body).toHaveLength(1);
+  });
+
+  it('refuses a password or an email code for a domain with an active connection', async () => {
+    const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+    const res = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test', password: 'correct horse battery' } });
+    expectError(res, 403, 'FORBIDDEN', { reason: 'sso_required' });
+    const created = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test' } });
+    const code = await b.call('POST', `/v1/client/sign_ins/${created.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
+    expectError(code, 403, 'FORBIDDEN', { reason: 'sso_required' });
+  });
+
+  it('refuses enterprise_sso for a domain without a connection', async () => {
+    const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+    const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'bob@elsewhere.test' } });
+    expectError(res, 422, 'VALIDATION_FAILED', { param: 'identifier', reason: 'no_connection' });
+  });
+});
+
+describe('refusals', () => {
+  it('an unsigned response', async () => {
+    const { requestId } = await startSignIn();
+    const unsigned = decode(await samlResponse(requestId)).replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
+    await expectRefused(await postAcs(encode(unsigned)), 'invalid_signature');
+  });
+
+  it('a response signed by another key', async () => {
+    const { requestId } = await startSignIn();
+    await expectRefused(await postAcs(await samlResponse(requestId, {}, otherIdp)), 'invalid_signature');
+  });
+
+  it('a wrong audience', async () => {
+    const { requestId } = await startSignIn();
+    await expectRefused(await postAcs(await samlResponse(requestId, { Audience: 'https://evil.example/sp' })), 'wrong_audience');
+  });
+
+  it('a wrong recipient', async () => {
+    const { requestId } = await startSignIn();
+    await expectRefused(await postAcs(await samlResponse(requestId, { SubjectRecipient: 'https://evil.example/acs' })), 'wrong_recipient');
+  });
+
+  it('a wrong destination', async () => {
+    const { requestId } = await startSignIn();
+    await expectRefused(await postAcs(await samlResponse(requestId, { Destination: 'https://evil.example/acs' })), 'wrong_destination');
+  });
+
+  it('an expired assertion', async () => {
+    const { requestId } = await startSignIn();
+    const past = new Date(Date.now() - 10 * 60_000).toISOString();
+    const old = new Date(Date.now() - 20 * 60_000).toISOString();
+    const res = await postAcs(await samlResponse(requestId, { IssueInstant: old, ConditionsNotBefore: old, ConditionsNotOnOrAfter: past, SubjectConfirmationDataNotOnOrAfter: past }));
+    await expectRefused(res, 'expired');
+  });
+
+  it('a replayed response', async () => {
+    const { requestId } = await startSignIn();
+    const response = await samlResponse(requestId);
+    expect((await postAcs(response)).status).toBe(303);
+    const res = await postAcs(response);
+    expect(res.status).toBe(403);
+    expect(['replayed', 'in_response_to_mismatch']).toContain(await lastFailureReason());
+    // The same assertion id under a fresh request is still a replay.
+    const next = await startSignIn();
+    const assertionId = /<saml:Assertion[^>]* ID="([^"]+)"/.exec(decode(response))![1]!;
+    await expectRefused(await postAcs(await samlResponse(next.requestId, { AssertionID: assertionId })), 'replayed');
+  });
+
+  it('an InResponseTo that answers no request of ours (and IdP-initiated while disabled)', async () => {
+    await startSignIn();
+    await expectRefused(await postAcs(await samlResponse('_not-a-request-of-ours')), 'in_response_to_mismatch');
+  });
+
+  it('a wrapped signature', async () => {
+    const { requestId } = await startSignIn();
+    const genuine = decode(await samlResponse(requestId, {}, idp, 'ada@acme.test'));
+    // XSW: a forged response for someone else that carries the genuine signed response inside it.
+    const forged = decode(await samlResponse(requestId, {}, idp, 'mallory@acme.test')).replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
+    const wrapped = forged.replace(/(<saml:Issuer>[^<]*<\/saml:Issuer>)/, `$1<samlp:Extensions>${genuine.replace(/^<\?xml[^>]*>/, '')}</samlp:Extensions>`);
+    await expectRefused(await postAcs(encode(wrapped)), 'invalid_signature');
+    expect((await bapi('GET', '/v1/users?email_address=mallory@acme.test')).body.data).toEqual([]);
+  });
+});

@@ -1,0 +1,10 @@
+/**
+ * Every `meta.reason` the waitlist routes answer with. Clients branch on these: a reason is
+ * never renamed (README, "Stable reasons").
+ */
+export const REASONS = {
+  no_waitlist: 'no_waitlist',
+  already_on_waitlist: 'already_on_waitlist',
+  already_user: 'already_user',
+  completed: 'completed',
+} as const;
