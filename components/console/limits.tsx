@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Dialog, Field, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import { ACL_SURFACES, BUDGET_NAMES, type NetworkAcl, type RateLimitPolicy } from '@/lib/console/limits';
 import type { CursorPage } from '@/lib/console/types';
@@ -12,6 +12,7 @@ import { useInstance, useInstanceApi } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { CardList } from './states';
 import { DeleteDialog } from './row-actions';
+import { toggled } from './all-or-some';
 import { useFormError } from './use-form-error';
 
 /** `…/limits`: the instance's rate-limit budgets and its network ACL. */
@@ -147,21 +148,23 @@ function NetworkAcls() {
         )}
       </CardList>
       <Pager state={cursor} page={list.data} loading={list.loading} />
-      <RuleDialog
-        open={adding}
-        path={base}
-        onClose={() => setAdding(false)}
-        onSaved={() => {
-          setAdding(false);
-          list.reload();
-        }}
-      />
+      {adding && (
+        <RuleDialog
+          path={base}
+          onClose={() => setAdding(false)}
+          onSaved={() => {
+            setAdding(false);
+            list.reload();
+          }}
+        />
+      )}
       <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { cidr: deleting?.cidr ?? '' })} confirmLabel={t('delete')} />
     </Card>
   );
 }
 
-function RuleDialog({ open, path, onClose, onSaved }: { open: boolean; path: string; onClose: () => void; onSaved: () => void }) {
+/** Mounted on opening, so every rule starts from the defaults. */
+function RuleDialog({ path, onClose, onSaved }: { path: string; onClose: () => void; onSaved: () => void }) {
   const t = useTranslations('limits');
   const form = useFormError(['action', 'cidr', 'surfaces', 'description']);
   const [action, setAction] = useState<'allow' | 'deny'>('deny');
@@ -169,74 +172,43 @@ function RuleDialog({ open, path, onClose, onSaved }: { open: boolean; path: str
   const [surfaces, setSurfaces] = useState<Set<string>>(new Set(ACL_SURFACES));
   const [description, setDescription] = useState('');
 
-  useEffect(() => {
-    if (!open) return;
-    setAction('deny');
-    setCidr('');
-    setSurfaces(new Set(ACL_SURFACES));
-    setDescription('');
-    form.clear();
-    // Reset only when the dialog opens (form.clear is a new function each render).
-  }, [open]);
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      await mutate<NetworkAcl>('POST', path, { action, cidr: cidr.trim(), surfaces: [...surfaces], description: description.trim() });
-      onSaved();
-    });
-  }
+  const submit = form.handleSubmit(async () => {
+    await mutate<NetworkAcl>('POST', path, { action, cidr: cidr.trim(), surfaces: [...surfaces], description: description.trim() });
+    onSaved();
+  });
 
   return (
-    <Dialog open={open} onClose={onClose} title={t('addRule')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('action')} hint={t('actionHint')} error={form.fieldError('action')}>
-          {(p) => (
-            <Select {...p} name="action" value={action} onChange={(e) => setAction(e.target.value as 'allow' | 'deny')}>
-              <option value="deny">{t('actions.deny')}</option>
-              <option value="allow">{t('actions.allow')}</option>
-            </Select>
-          )}
-        </Field>
-        <Field label={t('cidr')} hint={t('cidrHint')} error={form.fieldError('cidr')}>
-          {(p) => <Input {...p} name="cidr" value={cidr} onChange={(e) => setCidr(e.target.value)} placeholder="203.0.113.0/24" autoFocus required />}
-        </Field>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1.5 text-sm font-medium">{t('surfaces')}</legend>
-          {ACL_SURFACES.map((s) => (
-            <Checkbox
-              key={s}
-              label={t(`surfaceNames.${s}`)}
-              checked={surfaces.has(s)}
-              onChange={(e) =>
-                setSurfaces((current) => {
-                  const next = new Set(current);
-                  if (e.target.checked) next.add(s);
-                  else next.delete(s);
-                  return next;
-                })
-              }
-            />
-          ))}
-          {form.fieldError('surfaces') && (
-            <p role="alert" className="text-sm text-red-600 dark:text-red-400">
-              {form.fieldError('surfaces')}
-            </p>
-          )}
-        </fieldset>
-        <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
-          {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
-        </Field>
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            {t('cancel')}
-          </Button>
-          <Button type="submit" loading={form.busy}>
-            {t('addRule')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open onClose={onClose} title={t('addRule')} onSubmit={submit} error={form.formError} submitLabel={t('addRule')} busy={form.busy}>
+      <Field label={t('action')} hint={t('actionHint')} error={form.fieldError('action')}>
+        {(p) => (
+          <Select {...p} name="action" value={action} onChange={(e) => setAction(e.target.value as 'allow' | 'deny')}>
+            <option value="deny">{t('actions.deny')}</option>
+            <option value="allow">{t('actions.allow')}</option>
+          </Select>
+        )}
+      </Field>
+      <Field label={t('cidr')} hint={t('cidrHint')} error={form.fieldError('cidr')}>
+        {(p) => <Input {...p} name="cidr" value={cidr} onChange={(e) => setCidr(e.target.value)} placeholder="203.0.113.0/24" autoFocus required />}
+      </Field>
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-sm font-medium">{t('surfaces')}</legend>
+        {ACL_SURFACES.map((s) => (
+          <Checkbox
+            key={s}
+            label={t(`surfaceNames.${s}`)}
+            checked={surfaces.has(s)}
+            onChange={(e) => setSurfaces((current) => toggled(current, s, e.target.checked))}
+          />
+        ))}
+        {form.fieldError('surfaces') && (
+          <p role="alert" className="text-sm text-red-600 dark:text-red-400">
+            {form.fieldError('surfaces')}
+          </p>
+        )}
+      </fieldset>
+      <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
+        {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
+      </Field>
+    </FormDialog>
   );
 }

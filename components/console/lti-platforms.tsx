@@ -1,8 +1,8 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Card, Checkbox, Dialog, Field, Input, PageHeader, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
+import { useState } from 'react';
+import { Button, Card, Checkbox, Field, FormDialog, Input, PageHeader, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -69,14 +69,16 @@ export function LtiPlatforms() {
         </CardList>
         <Pager state={cursor} page={list.data} loading={list.loading} />
       </Card>
-      <PlatformDialog
-        platform={editing}
-        onClose={() => setEditing(null)}
-        onSaved={() => {
-          setEditing(null);
-          list.reload();
-        }}
-      />
+      {editing !== null && (
+        <PlatformDialog
+          platform={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            list.reload();
+          }}
+        />
+      )}
       <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { name: deleting?.name ?? '' })} confirmLabel={t('delete')} />
     </div>
   );
@@ -86,41 +88,16 @@ const FIELDS = ['name', 'issuer', 'client_id', 'authorization_endpoint', 'jwks_u
 type Values = Record<(typeof FIELDS)[number], string>;
 const EMPTY: Values = { name: '', issuer: '', client_id: '', authorization_endpoint: '', jwks_uri: '', deployment_ids: '', target_link_uris: '' };
 
-function PlatformDialog({ platform, onClose, onSaved }: { platform: LtiPlatform | 'new' | null; onClose(): void; onSaved(): void }) {
+/** Mounted on opening, so its state starts from `platform` (null: a new registration). */
+function PlatformDialog({ platform, onClose, onSaved }: { platform: LtiPlatform | null; onClose(): void; onSaved(): void }) {
   const t = useTranslations('lti');
-  const tCommon = useTranslations('common');
   const base = useInstanceApi('lti_platforms');
   const form = useFormError([...FIELDS]);
-  const existing = platform !== null && platform !== 'new' ? platform : null;
-  const [values, setValues] = useState<Values>(EMPTY);
-  const [orgs, setOrgs] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const [values, setValues] = useState<Values>(platform ? (Object.fromEntries(FIELDS.map((f) => [f, [platform[f]].flat().join('\n')])) as Values) : EMPTY);
+  const [orgs, setOrgs] = useState(platform?.organizations_from_contexts ?? false);
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
-  useEffect(() => {
-    if (platform === null) return;
-    setValues(
-      existing
-        ? {
-            name: existing.name,
-            issuer: existing.issuer,
-            client_id: existing.client_id,
-            authorization_endpoint: existing.authorization_endpoint,
-            jwks_uri: existing.jwks_uri,
-            deployment_ids: existing.deployment_ids.join('\n'),
-            target_link_uris: existing.target_link_uris.join('\n'),
-          }
-        : EMPTY,
-    );
-    setOrgs(existing?.organizations_from_contexts ?? false);
-    form.clear();
-    // Reset only when the dialog opens (form.clear is a new function each render).
-  }, [platform]);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    form.clear();
-    setBusy(true);
+  const submit = form.handleSubmit(async () => {
     const body = {
       name: values.name.trim(),
       authorization_endpoint: values.authorization_endpoint.trim(),
@@ -129,52 +106,35 @@ function PlatformDialog({ platform, onClose, onSaved }: { platform: LtiPlatform 
       target_link_uris: lines(values.target_link_uris),
       organizations_from_contexts: orgs,
     };
-    try {
-      if (existing) await mutate('PATCH', `${base}/${existing.id}`, body);
-      else await mutate('POST', base, { ...body, issuer: values.issuer.trim(), client_id: values.client_id.trim() });
-      onSaved();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+    if (platform) await mutate('PATCH', `${base}/${platform.id}`, body);
+    else await mutate('POST', base, { ...body, issuer: values.issuer.trim(), client_id: values.client_id.trim() });
+    onSaved();
+  });
 
   return (
-    <Dialog open={platform !== null} onClose={onClose} title={existing ? t('editTitle') : t('addTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} value={values.name} onChange={set('name')} autoFocus required maxLength={256} />}
-        </Field>
-        <Field label={t('issuer')} hint={existing ? t('fixedHint') : t('issuerHint')} error={form.fieldError('issuer')}>
-          {(p) => <Input {...p} value={values.issuer} onChange={set('issuer')} disabled={!!existing} required placeholder="https://canvas.instructure.com" />}
-        </Field>
-        <Field label={t('clientId')} hint={existing ? t('fixedHint') : undefined} error={form.fieldError('client_id')}>
-          {(p) => <Input {...p} value={values.client_id} onChange={set('client_id')} disabled={!!existing} required maxLength={255} />}
-        </Field>
-        <Field label={t('authorizationEndpoint')} error={form.fieldError('authorization_endpoint')}>
-          {(p) => <Input {...p} value={values.authorization_endpoint} onChange={set('authorization_endpoint')} required />}
-        </Field>
-        <Field label={t('jwksUri')} error={form.fieldError('jwks_uri')}>
-          {(p) => <Input {...p} value={values.jwks_uri} onChange={set('jwks_uri')} required />}
-        </Field>
-        <Field label={t('deploymentIds')} hint={t('linesHint')} error={form.fieldError('deployment_ids')}>
-          {(p) => <Textarea {...p} value={values.deployment_ids} onChange={set('deployment_ids')} rows={2} />}
-        </Field>
-        <Field label={t('targetLinkUris')} hint={t('targetLinkUrisHint')} error={form.fieldError('target_link_uris')}>
-          {(p) => <Textarea {...p} value={values.target_link_uris} onChange={set('target_link_uris')} rows={2} placeholder="https://app.example.com/lti" />}
-        </Field>
-        <Checkbox label={t('organizationsLabel')} checked={orgs} onChange={(e) => setOrgs(e.target.checked)} />
-        <div className="flex flex-wrap justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {existing ? t('save') : t('add')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open onClose={onClose} title={platform ? t('editTitle') : t('addTitle')} onSubmit={submit} error={form.formError} submitLabel={platform ? t('save') : t('add')} busy={form.busy}>
+      <Field label={t('name')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} value={values.name} onChange={set('name')} autoFocus required maxLength={256} />}
+      </Field>
+      <Field label={t('issuer')} hint={platform ? t('fixedHint') : t('issuerHint')} error={form.fieldError('issuer')}>
+        {(p) => <Input {...p} value={values.issuer} onChange={set('issuer')} disabled={!!platform} required placeholder="https://canvas.instructure.com" />}
+      </Field>
+      <Field label={t('clientId')} hint={platform ? t('fixedHint') : undefined} error={form.fieldError('client_id')}>
+        {(p) => <Input {...p} value={values.client_id} onChange={set('client_id')} disabled={!!platform} required maxLength={255} />}
+      </Field>
+      <Field label={t('authorizationEndpoint')} error={form.fieldError('authorization_endpoint')}>
+        {(p) => <Input {...p} value={values.authorization_endpoint} onChange={set('authorization_endpoint')} required />}
+      </Field>
+      <Field label={t('jwksUri')} error={form.fieldError('jwks_uri')}>
+        {(p) => <Input {...p} value={values.jwks_uri} onChange={set('jwks_uri')} required />}
+      </Field>
+      <Field label={t('deploymentIds')} hint={t('linesHint')} error={form.fieldError('deployment_ids')}>
+        {(p) => <Textarea {...p} value={values.deployment_ids} onChange={set('deployment_ids')} rows={2} />}
+      </Field>
+      <Field label={t('targetLinkUris')} hint={t('targetLinkUrisHint')} error={form.fieldError('target_link_uris')}>
+        {(p) => <Textarea {...p} value={values.target_link_uris} onChange={set('target_link_uris')} rows={2} placeholder="https://app.example.com/lti" />}
+      </Field>
+      <Checkbox label={t('organizationsLabel')} checked={orgs} onChange={(e) => setOrgs(e.target.checked)} />
+    </FormDialog>
   );
 }

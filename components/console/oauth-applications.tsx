@@ -1,8 +1,8 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, Checkbox, ConfirmDialog, Dialog, Field, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
+import { useState } from 'react';
+import { Badge, Button, Card, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -79,15 +79,17 @@ export function OAuthApplications() {
         </CardList>
         <Pager state={cursor} page={list.data} loading={list.loading} />
       </Card>
-      <AppDialog
-        app={editing}
-        onClose={() => setEditing(null)}
-        onSaved={(saved) => {
-          setEditing(null);
-          if (saved.client_secret) setSecret(saved.client_secret);
-          list.reload();
-        }}
-      />
+      {editing !== null && (
+        <AppDialog
+          app={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={(saved) => {
+            setEditing(null);
+            if (saved.client_secret) setSecret(saved.client_secret);
+            list.reload();
+          }}
+        />
+      )}
       <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { name: deleting?.name ?? '' })} confirmLabel={t('delete')} />
       <ConfirmDialog
         open={rotating !== null}
@@ -107,36 +109,19 @@ export function OAuthApplications() {
   );
 }
 
-function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | 'new' | null; onClose(): void; onSaved(a: WithSecret): void }) {
+/** Mounted on opening, so its state starts from `app` (null: a new application). */
+function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; onClose(): void; onSaved(a: WithSecret): void }) {
   const t = useTranslations('oauth.console');
-  const tCommon = useTranslations('common');
   const base = useInstanceApi('oauth_applications');
   const form = useFormError(['name', 'redirect_uris', 'post_logout_redirect_uris', 'scopes']);
-  const existing = app !== null && app !== 'new' ? app : null;
-  const [name, setName] = useState('');
-  const [redirects, setRedirects] = useState('');
-  const [logouts, setLogouts] = useState('');
-  const [scopes, setScopes] = useState('openid profile email');
+  const [name, setName] = useState(app?.name ?? '');
+  const [redirects, setRedirects] = useState(app?.redirect_uris.join('\n') ?? '');
+  const [logouts, setLogouts] = useState(app?.post_logout_redirect_uris.join('\n') ?? '');
+  const [scopes, setScopes] = useState(app?.scopes.join(' ') ?? 'openid profile email');
   const [isPublic, setPublic] = useState(false);
-  const [consent, setConsent] = useState(true);
-  const [busy, setBusy] = useState(false);
+  const [consent, setConsent] = useState(app?.consent_screen_enabled ?? true);
 
-  useEffect(() => {
-    if (app === null) return;
-    setName(existing?.name ?? '');
-    setRedirects(existing?.redirect_uris.join('\n') ?? '');
-    setLogouts(existing?.post_logout_redirect_uris.join('\n') ?? '');
-    setScopes(existing?.scopes.join(' ') ?? 'openid profile email');
-    setPublic(existing?.public ?? false);
-    setConsent(existing?.consent_screen_enabled ?? true);
-    form.clear();
-    // Reset only when the dialog opens (form.clear is a new function each render).
-  }, [app]);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    form.clear();
-    setBusy(true);
+  const submit = form.handleSubmit(async () => {
     const body = {
       name: name.trim(),
       redirect_uris: lines(redirects),
@@ -144,46 +129,29 @@ function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | 'new' | 
       scopes: scopes.split(/\s+/).filter(Boolean),
       consent_screen_enabled: consent,
     };
-    try {
-      onSaved(
-        existing
-          ? { ...(await mutate<OAuthApplication>('PATCH', `${base}/${existing.id}`, body)), client_secret: null }
-          : await mutate<WithSecret>('POST', base, { ...body, public: isPublic }),
-      );
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+    onSaved(
+      app
+        ? { ...(await mutate<OAuthApplication>('PATCH', `${base}/${app.id}`, body)), client_secret: null }
+        : await mutate<WithSecret>('POST', base, { ...body, public: isPublic }),
+    );
+  });
 
   return (
-    <Dialog open={app !== null} onClose={onClose} title={existing ? t('editTitle') : t('addTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} autoFocus required maxLength={256} />}
-        </Field>
-        <Field label={t('redirectUris')} hint={t('redirectUrisHint')} error={form.fieldError('redirect_uris')}>
-          {(p) => <Textarea {...p} value={redirects} onChange={(e) => setRedirects(e.target.value)} rows={3} placeholder="https://app.example.com/callback" />}
-        </Field>
-        <Field label={t('postLogoutRedirectUris')} error={form.fieldError('post_logout_redirect_uris')}>
-          {(p) => <Textarea {...p} value={logouts} onChange={(e) => setLogouts(e.target.value)} rows={2} />}
-        </Field>
-        <Field label={t('scopes')} hint={t('scopesHint')} error={form.fieldError('scopes')}>
-          {(p) => <Input {...p} value={scopes} onChange={(e) => setScopes(e.target.value)} />}
-        </Field>
-        {!existing && <Checkbox label={t('publicLabel')} checked={isPublic} onChange={(e) => setPublic(e.target.checked)} />}
-        <Checkbox label={t('consentLabel')} checked={consent} onChange={(e) => setConsent(e.target.checked)} />
-        <div className="flex flex-wrap justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {existing ? t('save') : t('add')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog open onClose={onClose} title={app ? t('editTitle') : t('addTitle')} onSubmit={submit} error={form.formError} submitLabel={app ? t('save') : t('add')} busy={form.busy}>
+      <Field label={t('name')} error={form.fieldError('name')}>
+        {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} autoFocus required maxLength={256} />}
+      </Field>
+      <Field label={t('redirectUris')} hint={t('redirectUrisHint')} error={form.fieldError('redirect_uris')}>
+        {(p) => <Textarea {...p} value={redirects} onChange={(e) => setRedirects(e.target.value)} rows={3} placeholder="https://app.example.com/callback" />}
+      </Field>
+      <Field label={t('postLogoutRedirectUris')} error={form.fieldError('post_logout_redirect_uris')}>
+        {(p) => <Textarea {...p} value={logouts} onChange={(e) => setLogouts(e.target.value)} rows={2} />}
+      </Field>
+      <Field label={t('scopes')} hint={t('scopesHint')} error={form.fieldError('scopes')}>
+        {(p) => <Input {...p} value={scopes} onChange={(e) => setScopes(e.target.value)} />}
+      </Field>
+      {!app && <Checkbox label={t('publicLabel')} checked={isPublic} onChange={(e) => setPublic(e.target.checked)} />}
+      <Checkbox label={t('consentLabel')} checked={consent} onChange={(e) => setConsent(e.target.checked)} />
+    </FormDialog>
   );
 }

@@ -1,8 +1,8 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, Checkbox, CopyField, Dialog, Field, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
+import { useState } from 'react';
+import { Badge, Button, Card, Checkbox, CopyField, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
@@ -60,54 +60,37 @@ export function SocialProviders() {
           )}
         </CardList>
       </Card>
-      <ProviderDialog
-        provider={editing}
-        onClose={() => setEditing(null)}
-        onSaved={() => {
-          setEditing(null);
-          list.reload();
-        }}
-      />
+      {editing !== null && (
+        <ProviderDialog
+          provider={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            list.reload();
+          }}
+        />
+      )}
       <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteConfirm', { name: deleting?.display_name ?? '' })} confirmLabel={t('delete')} />
     </div>
   );
 }
 
-function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvider | 'new' | null; onClose(): void; onSaved(): void }) {
+/** Mounted on opening, so its state starts from `provider` (null: a new provider). */
+function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvider | null; onClose(): void; onSaved(): void }) {
   const t = useTranslations('social.console');
-  const tCommon = useTranslations('common');
   const base = useInstanceApi('social_providers');
   const form = useFormError(['name', 'display_name', 'client_id', 'client_secret', 'issuer', 'tenant_id']);
-  const existing = provider !== null && provider !== 'new' ? provider : null;
-  const [kind, setKind] = useState<SocialProvider['kind']>('google');
-  const [name, setName] = useState('');
-  const [displayName, setDisplayName] = useState('');
-  const [clientId, setClientId] = useState('');
+  const [kind, setKind] = useState<SocialProvider['kind']>(provider?.kind ?? 'google');
+  const [name, setName] = useState(provider?.name ?? '');
+  const [displayName, setDisplayName] = useState(provider?.display_name ?? '');
+  const [clientId, setClientId] = useState(provider?.client_id ?? '');
   const [secret, setSecret] = useState('');
-  const [issuer, setIssuer] = useState('');
+  const [issuer, setIssuer] = useState(provider?.issuer ?? '');
   const [tenantId, setTenantId] = useState('');
-  const [enabled, setEnabled] = useState(true);
-  const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    if (provider === null) return;
-    setKind(existing?.kind ?? 'google');
-    setName(existing?.name ?? '');
-    setDisplayName(existing?.display_name ?? '');
-    setClientId(existing?.client_id ?? '');
-    setSecret('');
-    setIssuer(existing?.issuer ?? '');
-    setTenantId('');
-    setEnabled(existing?.enabled ?? true);
-    form.clear();
-    // Reset only when the dialog opens (form.clear is a new function each render).
-  }, [provider]);
+  const [enabled, setEnabled] = useState(provider?.enabled ?? true);
 
   const opt = (v: string) => (v.trim() ? v.trim() : undefined);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    form.clear();
-    setBusy(true);
+  const submit = form.handleSubmit(async () => {
     const common = {
       display_name: opt(displayName),
       client_id: opt(clientId),
@@ -116,68 +99,51 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
       tenant_id: kind === 'microsoft' ? opt(tenantId) : undefined,
       enabled,
     };
-    try {
-      if (existing) await mutate('PATCH', `${base}/${existing.id}`, common);
-      else await mutate('POST', base, { kind, name: opt(name), ...common });
-      onSaved();
-    } catch (err) {
-      form.setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+    if (provider) await mutate('PATCH', `${base}/${provider.id}`, common);
+    else await mutate('POST', base, { kind, name: opt(name), ...common });
+    onSaved();
+  });
 
   return (
-    <Dialog open={provider !== null} onClose={onClose} title={existing ? t('editTitle') : t('addTitle')}>
-      <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        {!existing && (
-          <Field label={t('kind')}>
-            {(p) => (
-              <Select {...p} value={kind} onChange={(e) => setKind(e.target.value as SocialProvider['kind'])}>
-                {KINDS.map((k) => (
-                  <option key={k} value={k}>
-                    {t(`kinds.${k}`)}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-        )}
-        {!existing && (
-          <Field label={t('name')} error={form.fieldError('name')}>
-            {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder={kind === 'oidc' ? 'acme' : kind} maxLength={40} />}
-          </Field>
-        )}
-        <Field label={t('displayName')} error={form.fieldError('display_name')}>
-          {(p) => <Input {...p} value={displayName} onChange={(e) => setDisplayName(e.target.value)} maxLength={64} />}
+    <FormDialog open onClose={onClose} title={provider ? t('editTitle') : t('addTitle')} onSubmit={submit} error={form.formError} submitLabel={provider ? t('save') : t('add')} busy={form.busy}>
+      {!provider && (
+        <Field label={t('kind')}>
+          {(p) => (
+            <Select {...p} value={kind} onChange={(e) => setKind(e.target.value as SocialProvider['kind'])}>
+              {KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {t(`kinds.${k}`)}
+                </option>
+              ))}
+            </Select>
+          )}
         </Field>
-        <Field label={t('clientId')} error={form.fieldError('client_id')}>
-          {(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} required maxLength={512} />}
+      )}
+      {!provider && (
+        <Field label={t('name')} error={form.fieldError('name')}>
+          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder={kind === 'oidc' ? 'acme' : kind} maxLength={40} />}
         </Field>
-        <Field label={t('clientSecret')} hint={t('clientSecretHint')} error={form.fieldError('client_secret')}>
-          {(p) => <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} maxLength={2048} />}
+      )}
+      <Field label={t('displayName')} error={form.fieldError('display_name')}>
+        {(p) => <Input {...p} value={displayName} onChange={(e) => setDisplayName(e.target.value)} maxLength={64} />}
+      </Field>
+      <Field label={t('clientId')} error={form.fieldError('client_id')}>
+        {(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} required maxLength={512} />}
+      </Field>
+      <Field label={t('clientSecret')} hint={t('clientSecretHint')} error={form.fieldError('client_secret')}>
+        {(p) => <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} maxLength={2048} />}
+      </Field>
+      {kind !== 'github' && (
+        <Field label={t('issuer')} error={form.fieldError('issuer')}>
+          {(p) => <Input {...p} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://id.example.com" />}
         </Field>
-        {kind !== 'github' && (
-          <Field label={t('issuer')} error={form.fieldError('issuer')}>
-            {(p) => <Input {...p} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://id.example.com" />}
-          </Field>
-        )}
-        {kind === 'microsoft' && (
-          <Field label={t('tenantId')} error={form.fieldError('tenant_id')}>
-            {(p) => <Input {...p} value={tenantId} onChange={(e) => setTenantId(e.target.value)} />}
-          </Field>
-        )}
-        <Checkbox label={t('enabled')} checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-        <div className="flex flex-wrap justify-end gap-2">
-          <Button variant="secondary" onClick={onClose}>
-            {tCommon('cancel')}
-          </Button>
-          <Button type="submit" loading={busy}>
-            {existing ? t('save') : t('add')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+      )}
+      {kind === 'microsoft' && (
+        <Field label={t('tenantId')} error={form.fieldError('tenant_id')}>
+          {(p) => <Input {...p} value={tenantId} onChange={(e) => setTenantId(e.target.value)} />}
+        </Field>
+      )}
+      <Checkbox label={t('enabled')} checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+    </FormDialog>
   );
 }

@@ -1,7 +1,7 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Td, Tr, cn, focusRing } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
@@ -89,16 +89,17 @@ export function Webhooks() {
           }}
         />
       )}
-      <EndpointDialog
-        open={creating}
-        onClose={() => setCreating(false)}
-        onSaved={(e) => {
-          setCreating(false);
-          setCreated(e as CreatedWebhookEndpoint);
-          setSelectedId(e.id);
-          list.reload();
-        }}
-      />
+      {creating && (
+        <EndpointDialog
+          onClose={() => setCreating(false)}
+          onSaved={(e) => {
+            setCreating(false);
+            setCreated(e as CreatedWebhookEndpoint);
+            setSelectedId(e.id);
+            list.reload();
+          }}
+        />
+      )}
       <SecretDialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')} secret={created?.secret ?? ''} warning={t('createdWarning')} />
     </div>
   );
@@ -223,15 +224,16 @@ function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookE
         )}
         <WebhookDeliveries path={path} disabled={endpoint.disabled} version={deliveriesVersion} />
       </CardBody>
-      <EndpointDialog
-        open={editing}
-        endpoint={endpoint}
-        onClose={() => setEditing(false)}
-        onSaved={() => {
-          setEditing(false);
-          onChanged();
-        }}
-      />
+      {editing && (
+        <EndpointDialog
+          endpoint={endpoint}
+          onClose={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            onChanged();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={deleting}
         onClose={() => setDeleting(false)}
@@ -280,36 +282,17 @@ function SecretDialog({ open, onClose, title, secret, warning }: { open: boolean
   );
 }
 
-function EndpointDialog({
-  open,
-  endpoint,
-  onClose,
-  onSaved,
-}: {
-  open: boolean;
-  endpoint?: WebhookEndpoint;
-  onClose: () => void;
-  onSaved: (e: WebhookEndpoint) => void;
-}) {
+/** Mounted on opening, so its state starts from `endpoint` (none: a new endpoint). */
+function EndpointDialog({ endpoint, onClose, onSaved }: { endpoint?: WebhookEndpoint; onClose: () => void; onSaved: (e: WebhookEndpoint) => void }) {
   const t = useTranslations('webhooks');
   const path = useInstanceApi('webhook_endpoints');
   const form = useFormError(['url', 'description', 'event_types']);
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
-  const [all, setAll] = useState(true);
-  const [types, setTypes] = useState<Set<string>>(new Set());
+  const everything = !endpoint || endpoint.event_types.includes('*');
+  const [url, setUrl] = useState(endpoint?.url ?? '');
+  const [description, setDescription] = useState(endpoint?.description ?? '');
+  const [all, setAll] = useState(everything);
+  const [types, setTypes] = useState<Set<string>>(new Set(everything ? [] : endpoint.event_types));
   const [typesError, setTypesError] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (!open) return;
-    setUrl(endpoint?.url ?? '');
-    setDescription(endpoint?.description ?? '');
-    setAll(!endpoint || endpoint.event_types.includes('*'));
-    setTypes(new Set(endpoint && !endpoint.event_types.includes('*') ? endpoint.event_types : []));
-    setTypesError(null);
-    form.clear();
-    // Reset only when the dialog opens (form.clear is a new function each render).
-  }, [open, endpoint]);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -325,7 +308,7 @@ function EndpointDialog({
 
   return (
     <FormDialog
-      open={open}
+      open
       onClose={onClose}
       title={endpoint ? t('editTitle') : t('addTitle')}
       onSubmit={submit}
