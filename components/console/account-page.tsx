@@ -74,12 +74,12 @@ function InstancesCard() {
           </ul>
         )}
       </CardList>
-      <CreateInstanceDialog open={creating} onClose={() => setCreating(false)} onCreated={reloadInstances} />
+      {creating && <CreateInstanceDialog onClose={() => setCreating(false)} onCreated={reloadInstances} />}
     </Card>
   );
 }
 
-function CreateInstanceDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: () => void }) {
+function CreateInstanceDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
   const t = useTranslations('console.account');
   const tEnv = useTranslations('console.environment');
   const router = useRouter();
@@ -91,13 +91,12 @@ function CreateInstanceDialog({ open, onClose, onCreated }: { open: boolean; onC
   const submit = form.handleSubmit(async () => {
     const created = await mutate<Instance>('POST', `${api.account(account.id)}/instances`, { name, environment });
     onCreated();
-    setName('');
     onClose();
     router.push(pages.instance(account.id, created.id));
   });
 
   return (
-    <FormDialog open={open} onClose={onClose} title={t('createInstanceTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
+    <FormDialog open onClose={onClose} title={t('createInstanceTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
       <Field label={t('instanceName')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
       </Field>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { ActionCell, Badge, Button, Card, ConfirmDialog, Field, FormDialog, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Thead, Tr, cn } from '@/components/ui';
 import type { ApiKey, CreatedApiKey } from '@/lib/console/api-keys';
 import { useDates } from '@/lib/console/format';
@@ -88,16 +88,17 @@ export function ApiKeysList() {
         </CardList>
         <Pager state={cursor} page={keys.data} loading={keys.loading} />
       </Card>
-      <CreateApiKeyDialog
-        open={creating}
-        path={base}
-        onClose={() => setCreating(false)}
-        onCreated={(key) => {
-          setCreating(false);
-          setCreated(key);
-          keys.reload();
-        }}
-      />
+      {creating && (
+        <CreateApiKeyDialog
+          path={base}
+          onClose={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false);
+            setCreated(key);
+            keys.reload();
+          }}
+        />
+      )}
       <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
         {(key) => <SecretValue value={key.secret} label={t('secret')} />}
       </ShownOnceDialog>
@@ -117,7 +118,7 @@ export function ApiKeysList() {
   );
 }
 
-function CreateApiKeyDialog({ open, path, onClose, onCreated }: { open: boolean; path: string; onClose: () => void; onCreated: (key: CreatedApiKey) => void }) {
+function CreateApiKeyDialog({ path, onClose, onCreated }: { path: string; onClose: () => void; onCreated: (key: CreatedApiKey) => void }) {
   const t = useTranslations('apikeys.console');
   const form = useFormError(['subject', 'name', 'description', 'scopes', 'expires_in_seconds']);
   const [subject, setSubject] = useState('');
@@ -126,29 +127,20 @@ function CreateApiKeyDialog({ open, path, onClose, onCreated }: { open: boolean;
   const [scopes, setScopes] = useState('');
   const [days, setDays] = useState('');
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    form.clear();
-    void form.run(async () => {
-      const list = scopes.split(/[\s,]+/).filter(Boolean);
-      const key = await mutate<CreatedApiKey>('POST', path, {
-        subject: subject.trim(),
-        name,
-        ...(description.trim() ? { description: description.trim() } : {}),
-        ...(list.length ? { scopes: list } : {}),
-        ...(days.trim() ? { expires_in_seconds: Math.round(Number(days) * 86400) } : {}),
-      });
-      setSubject('');
-      setName('');
-      setDescription('');
-      setScopes('');
-      setDays('');
-      onCreated(key);
+  const submit = form.handleSubmit(async () => {
+    const list = scopes.split(/[\s,]+/).filter(Boolean);
+    const key = await mutate<CreatedApiKey>('POST', path, {
+      subject: subject.trim(),
+      name,
+      ...(description.trim() ? { description: description.trim() } : {}),
+      ...(list.length ? { scopes: list } : {}),
+      ...(days.trim() ? { expires_in_seconds: Math.round(Number(days) * 86400) } : {}),
     });
-  }
+    onCreated(key);
+  });
 
   return (
-    <FormDialog open={open} onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+    <FormDialog open onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
       <Field label={t('subject')} hint={t('subjectHint')} error={form.fieldError('subject')}>
         {(p) => <Input {...p} name="subject" required value={subject} onChange={(e) => setSubject(e.target.value)} spellCheck={false} autoFocus />}
       </Field>

@@ -72,15 +72,16 @@ export function BillingPage() {
         </CardList>
         <Pager state={cursor} page={plans.data} loading={plans.loading} />
       </Card>
-      <CreatePlanDialog
-        open={creating}
-        path={`${base}/plans`}
-        onClose={() => setCreating(false)}
-        onCreated={() => {
-          setCreating(false);
-          plans.reload();
-        }}
-      />
+      {creating && (
+        <CreatePlanDialog
+          path={`${base}/plans`}
+          onClose={() => setCreating(false)}
+          onCreated={() => {
+            setCreating(false);
+            plans.reload();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={deleting !== null}
         onClose={() => setDeleting(null)}
@@ -166,7 +167,7 @@ function ProcessorSettings({ path, canWrite }: { path: string; canWrite: boolean
   );
 }
 
-function CreatePlanDialog({ open, path, onClose, onCreated }: { open: boolean; path: string; onClose: () => void; onCreated: () => void }) {
+function CreatePlanDialog({ path, onClose, onCreated }: { path: string; onClose: () => void; onCreated: () => void }) {
   const t = useTranslations('billing.console');
   const form = useFormError(['key', 'name', 'payer', 'prices', 'features']);
   const [key, setKey] = useState('');
@@ -178,23 +179,14 @@ function CreatePlanDialog({ open, path, onClose, onCreated }: { open: boolean; p
   const [interval, setInterval] = useState<'month' | 'year'>('month');
   const [features, setFeatures] = useState('');
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    form.clear();
-    void form.run(async () => {
-      const prices = priceId.trim() ? [{ processor_price_id: priceId.trim(), amount: Math.round(Number(amount || 0)), currency: currency.trim().toLowerCase(), interval }] : [];
-      await mutate('POST', path, { key: key.trim(), name, payer, prices, features: words(features) });
-      setKey('');
-      setName('');
-      setPriceId('');
-      setAmount('');
-      setFeatures('');
-      onCreated();
-    });
-  }
+  const submit = form.handleSubmit(async () => {
+    const prices = priceId.trim() ? [{ processor_price_id: priceId.trim(), amount: Math.round(Number(amount || 0)), currency: currency.trim().toLowerCase(), interval }] : [];
+    await mutate('POST', path, { key: key.trim(), name, payer, prices, features: words(features) });
+    onCreated();
+  });
 
   return (
-    <FormDialog open={open} onClose={onClose} title={t('createPlan')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+    <FormDialog open onClose={onClose} title={t('createPlan')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
       <Field label={t('key')} error={form.fieldError('key')}>
         {(p) => <Input {...p} name="key" required value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} autoFocus />}
       </Field>

@@ -125,16 +125,17 @@ function SecretKeys() {
           </Tr>
         )}
       />
-      <CreateKeyDialog
-        open={creating}
-        path={base}
-        onClose={() => setCreating(false)}
-        onCreated={(key) => {
-          setCreating(false);
-          setCreated(key);
-          keys.reload();
-        }}
-      />
+      {creating && (
+        <CreateKeyDialog
+          path={base}
+          onClose={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false);
+            setCreated(key);
+            keys.reload();
+          }}
+        />
+      )}
       <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
         {(key) => <SecretValue value={key.secret} label={t('secret')} />}
       </ShownOnceDialog>
@@ -154,7 +155,7 @@ function SecretKeys() {
   );
 }
 
-function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; path: string; onClose: () => void; onCreated: (key: CreatedKey) => void }) {
+function CreateKeyDialog({ path, onClose, onCreated }: { path: string; onClose: () => void; onCreated: (key: CreatedKey) => void }) {
   const t = useTranslations('console.keys');
   const form = useFormError(['name', 'scopes']);
   const [name, setName] = useState('');
@@ -170,17 +171,11 @@ function CreateKeyDialog({ open, path, onClose, onCreated }: { open: boolean; pa
       setScopeError(t('scopesRequired'));
       return;
     }
-    void form.run(async () => {
-      const key = await mutate<CreatedKey>('POST', path, { ...(name.trim() ? { name: name.trim() } : {}), scopes: all ? '*' : [...scopes].sort() });
-      setName('');
-      setAll(true);
-      setScopes(new Set());
-      onCreated(key);
-    });
+    void form.run(async () => onCreated(await mutate<CreatedKey>('POST', path, { ...(name.trim() ? { name: name.trim() } : {}), scopes: all ? '*' : [...scopes].sort() })));
   }
 
   return (
-    <FormDialog open={open} onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+    <FormDialog open onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
       <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
       </Field>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { ActionCell, Badge, Button, Card, CardHeader, ConfirmDialog, CopyField, Field, FormDialog, Input, SecretValue, Select, ShownOnceDialog, Table, Td, Thead, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -82,16 +82,17 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: st
       </CardList>
       <Groups base={base} roles={roles} />
       <Users base={base} />
-      <CreateTokenDialog
-        open={creating}
-        path={`${base}/scim_tokens`}
-        onClose={() => setCreating(false)}
-        onCreated={(token) => {
-          setCreating(false);
-          setCreated(token);
-          tokens.reload();
-        }}
-      />
+      {creating && (
+        <CreateTokenDialog
+          path={`${base}/scim_tokens`}
+          onClose={() => setCreating(false)}
+          onCreated={(token) => {
+            setCreating(false);
+            setCreated(token);
+            tokens.reload();
+          }}
+        />
+      )}
       <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
         {(token) => (
           <>
@@ -115,20 +116,13 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: st
   );
 }
 
-function CreateTokenDialog({ open, path, onClose, onCreated }: { open: boolean; path: string; onClose: () => void; onCreated: (t: CreatedToken) => void }) {
+function CreateTokenDialog({ path, onClose, onCreated }: { path: string; onClose: () => void; onCreated: (t: CreatedToken) => void }) {
   const t = useTranslations('directory');
   const form = useFormError(['name']);
   const [name, setName] = useState('');
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    void form.run(async () => {
-      const token = await mutate<CreatedToken>('POST', path, { name: name.trim() });
-      setName('');
-      onCreated(token);
-    });
-  }
+  const submit = form.handleSubmit(async () => onCreated(await mutate<CreatedToken>('POST', path, { name: name.trim() })));
   return (
-    <FormDialog open={open} onClose={onClose} title={t('createToken')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+    <FormDialog open onClose={onClose} title={t('createToken')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
       <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Okta" autoFocus />}
       </Field>
