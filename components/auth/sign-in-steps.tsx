@@ -6,11 +6,12 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Button, Field, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
 import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
+import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeForm } from './code-form';
 import { CodeInput, IdentifierInput } from './fields';
 import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
-import { AuthCard, AuthForm, TextLink, WhenReady, strong } from './shell';
+import { AuthCard, AuthForm, TextLink, WhenReady, Working, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
 /** The sign-in attempt this tab is in the middle of; none: back to the sign-in page. */
@@ -159,6 +160,34 @@ export function FactorTwoPage() {
           )
         }
       </WhenReady>
+    </AuthCard>
+  );
+}
+
+/**
+ * `{fapi}/sign-in/sso-callback`: where a social sign-in started on these pages comes back
+ * to: on to the second factor when the account has one, else to the destination.
+ */
+export function SocialReturnPage() {
+  const t = useTranslations('hosted.signIn');
+  const { call, href } = useHosted();
+  const describe = useFapiError();
+  const flow = useSignInFlow();
+  const step = useSignInStep();
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!flow) return;
+    call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${encodeURIComponent(flow.id)}`).then(
+      (res) => (['complete', 'needs_second_factor'].includes(res.response.status) ? step(res, flow.identifier) : setError(t('socialIncomplete'))),
+      (e: unknown) => setError(describe(e).message),
+    );
+    // Once per arrival: `step` and `describe` are new functions each render.
+  }, [flow, call]);
+
+  return (
+    <AuthCard title={t('title')}>
+      <Working label={t('socialReturning')} error={error} actionLabel={t('backToSignIn')} onAction={() => window.location.assign(href('/sign-in'))} />
     </AuthCard>
   );
 }

@@ -3,24 +3,27 @@
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Alert, Button } from '@/components/ui';
+import { writeFlow } from '@/lib/fapi/flow';
 import type { Envelope } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 import { Divider } from './shell';
 
 type Started = Envelope<{
+  id: string;
   first_factor_verification?: { external_verification_redirect_url?: string } | null;
   verifications?: { external_account?: { external_verification_redirect_url?: string } | null };
 }>;
 
 /**
  * "Continue with …" for each enabled social provider of the instance, on the hosted sign-in
- * and sign-up pages. The browser goes to the provider and comes back, signed in, to the
- * allowed redirect_url (else the profile).
+ * and sign-up pages. The browser goes to the provider and comes back to
+ * `/sign-in/sso-callback`, which asks for a second factor when the account has one and
+ * then goes on to the allowed redirect_url (else the profile).
  */
 export function SocialButtons({ flow }: { flow: 'sign_in' | 'sign_up' }) {
   const t = useTranslations('social');
-  const { env, call, href } = useHosted();
+  const { instanceId, env, call, href } = useHosted();
   const describe = useFapiError();
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -31,8 +34,10 @@ export function SocialButtons({ flow }: { flow: 'sign_in' | 'sign_up' }) {
     setBusy(strategy);
     setError(null);
     try {
-      const destination = env?.redirect?.allowed ? env.redirect.url : new URL(href('/profile'), window.location.href).href;
-      const res = await call<Started>(flow === 'sign_in' ? '/v1/client/sign_ins' : '/v1/client/sign_ups', { json: { strategy, redirect_url: destination } });
+      // Back to these pages first: an account with a second factor asks for it there.
+      const back = new URL(href('/sign-in/sso-callback'), window.location.href).href;
+      const res = await call<Started>(flow === 'sign_in' ? '/v1/client/sign_ins' : '/v1/client/sign_ups', { json: { strategy, redirect_url: back } });
+      writeFlow(instanceId, 'sign_in', { id: res.response.id, identifier: '' });
       const url = res.response.first_factor_verification?.external_verification_redirect_url ?? res.response.verifications?.external_account?.external_verification_redirect_url;
       if (url) window.location.assign(url);
     } catch (err) {
