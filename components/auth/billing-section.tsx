@@ -2,16 +2,50 @@
 
 import { useFormatter, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, FactList, Skeleton } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardHeader, FactList, Skeleton } from '@/components/ui';
 import type { BillingStatus } from '@/lib/console/billing';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
-import { SectionError } from './hosted-list';
+import { SectionError, useList } from './hosted-list';
 
 const ENTITLED = new Set(['active', 'trialing', 'past_due']);
+/** The permission the FAPI asks of an organization member for the organization's checkout and portal. */
+const ORG_BILLING_PERMISSION = 'org:sys_memberships:manage';
 
-/** The hosted profile's plan: the user's current subscription and a link to the processor's billing portal. */
+interface MyMembership {
+  organization: { id: string; name: string };
+  permissions: string[];
+}
+
+/**
+ * The hosted profile's plans: the user's own subscription, then each of their organizations'
+ * (its admins get the link to the processor's billing portal).
+ */
 export function BillingSection() {
+  const t = useTranslations('billing.profile');
+  const { list: memberships, error } = useList<MyMembership>('/v1/me/organization_memberships');
+  return (
+    <Card>
+      <CardHeader title={t('title')} description={t('description')} />
+      <div className="divide-y divide-zinc-200 dark:divide-zinc-800">
+        <PlanRow label={t('yours')} base="/v1/me/billing" canManage />
+        {error && <SectionError message={error} />}
+        {memberships?.map((m) => (
+          <PlanRow
+            key={m.organization.id}
+            label={m.organization.name}
+            base={`/v1/organizations/${encodeURIComponent(m.organization.id)}/billing`}
+            canManage={m.permissions.includes(ORG_BILLING_PERMISSION)}
+            organization
+          />
+        ))}
+      </div>
+    </Card>
+  );
+}
+
+/** One payer's plan: `base` answers its status, `base/portal` the processor's billing portal. */
+function PlanRow({ label, base, canManage, organization = false }: { label: string; base: string; canManage: boolean; organization?: boolean }) {
   const t = useTranslations('billing.profile');
   const { call, client } = useHosted();
   const describe = useFapiError();
@@ -23,15 +57,15 @@ export function BillingSection() {
   const impersonated = !!client?.session?.impersonated_by;
 
   const load = useCallback(() => {
-    call<BillingStatus>('/v1/me/billing').then(setStatus, (e: unknown) => setError(describe(e).message));
-  }, [call, describe]);
+    call<BillingStatus>(base).then(setStatus, (e: unknown) => setError(describe(e).message));
+  }, [call, describe, base]);
   useEffect(load, [load]);
 
   async function openPortal() {
     setBusy(true);
     setPortalError(null);
     try {
-      const portal = await call<{ url: string }>('/v1/me/billing/portal', { method: 'POST', json: { return_url: window.location.href } });
+      const portal = await call<{ url: string }>(`${base}/portal`, { method: 'POST', json: { return_url: window.location.href } });
       window.location.assign(portal.url);
     } catch (e) {
       setPortalError(describe(e).message);
@@ -48,40 +82,33 @@ export function BillingSection() {
     if (sub.plan?.features.length) facts.push([t('features'), sub.plan.features.join(', ')]);
   }
   return (
-    <Card>
-      <CardHeader
-        title={t('title')}
-        description={t('description')}
-        actions={
-          sub && (
-            <Button size="sm" variant="secondary" onClick={openPortal} disabled={busy || impersonated}>
-              {t('manage')}
-            </Button>
-          )
-        }
-      />
+    <section aria-label={label} className="px-5 py-4">
+      <div className="mb-2 flex items-center justify-between gap-3">
+        <h3 className="truncate text-sm font-semibold">{label}</h3>
+        {sub && canManage && (
+          <Button size="sm" variant="secondary" onClick={openPortal} disabled={busy || impersonated}>
+            {t('manage')}
+          </Button>
+        )}
+      </div>
       {error ? (
-        <SectionError message={error} />
+        <Alert tone="error">{error}</Alert>
       ) : !status ? (
-        <Skeleton className="mx-5 my-4 h-10 rounded-md" />
+        <Skeleton className="h-10 rounded-md" />
+      ) : sub ? (
+        <div className="space-y-3">
+          <Badge tone={ENTITLED.has(sub.status) ? 'green' : 'amber'}>{t(`status.${sub.status in STATUS_KEYS ? sub.status : 'other'}`)}</Badge>
+          <FactList facts={facts} className="grid-cols-[10rem_1fr] gap-x-4 gap-y-1" />
+        </div>
       ) : (
-        <CardBody>
-          {sub ? (
-            <div className="space-y-3">
-              <Badge tone={ENTITLED.has(sub.status) ? 'green' : 'amber'}>{t(`status.${sub.status in STATUS_KEYS ? sub.status : 'other'}`)}</Badge>
-              <FactList facts={facts} className="grid-cols-[10rem_1fr] gap-x-4 gap-y-1" />
-            </div>
-          ) : (
-            <p className="text-sm text-zinc-500">{t('none')}</p>
-          )}
-          {portalError && (
-            <div className="mt-3">
-              <Alert tone="error">{portalError}</Alert>
-            </div>
-          )}
-        </CardBody>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">{organization ? t('noneOrganization') : t('none')}</p>
       )}
-    </Card>
+      {portalError && (
+        <div className="mt-3">
+          <Alert tone="error">{portalError}</Alert>
+        </div>
+      )}
+    </section>
   );
 }
 

@@ -9,7 +9,7 @@ import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { ApiError } from '@/lib/api-client';
 import { IdentifierInput, PasswordInput } from './fields';
-import { forgetFragmentTicket, takeTicketFromFragment } from './fragment-ticket';
+import { forgetFragmentTicket, useFragmentTicket } from './fragment-ticket';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, Divider, Working, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
@@ -39,7 +39,7 @@ export function SignInPage() {
   const tw = useTranslations('waitlist.hosted');
   const { env, client, loadError, href } = useHosted();
   const router = useRouter();
-  const [ticket] = useState(takeTicketFromFragment);
+  const ticket = useFragmentTicket();
   const [anotherAccount, setAnotherAccount] = useState(false);
 
   const session = client?.session ?? null;

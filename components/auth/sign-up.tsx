@@ -8,7 +8,7 @@ import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow'
 import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, IdentifierInput, PasswordInput } from './fields';
-import { takeTicketFromFragment } from './fragment-ticket';
+import { useFragmentTicket } from './fragment-ticket';
 import { useHosted } from './hosted-context';
 import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
@@ -25,7 +25,7 @@ export function SignUpPage() {
   const t = useTranslations('hosted.signUp');
   const tw = useTranslations('waitlist.hosted');
   const { env, client, loadError, href } = useHosted();
-  const [ticket] = useState(takeTicketFromFragment);
+  const ticket = useFragmentTicket();
   const footer = (
     <>
       {t('haveAccount')} <TextLink href={href('/sign-in')}>{t('signInLink')}</TextLink>
