@@ -1,0 +1,64 @@
+import { expect, test } from '@playwright/test';
+import { Secret, TOTP } from 'otpauth';
+import en from '../messages/en/hosted.json' with { type: 'json' };
+import social from '../messages/en/social.json' with { type: 'json' };
+import { startOidcIdp } from '../server/testing/social-idps';
+import { createTestInstance, latestCode, uniqueEmail } from './support/helpers';
+import { E2E_BASE_URL } from './support/server';
+
+test('a social sign-in of an account with two-step verification asks for the second factor on the hosted pages, then lands signed in', async ({ page }) => {
+  const instance = createTestInstance('Social MFA');
+  const idp = await startOidcIdp({ clientId: 'latchkey', clientSecret: 'idp-secret', redirectUris: [`${instance.fapi_url}/v1/oauth_callback`] });
+  const user = { email: uniqueEmail('erin'), password: 'radium-polonium-1898' };
+  let backupCode = '';
+
+  try {
+    await test.step('the instance offers an OpenID Connect provider on loopback', async () => {
+      const res = await fetch(`${E2E_BASE_URL}/v1/social_providers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${instance.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'oidc', name: 'acme', display_name: 'Acme ID', issuer: idp.issuer, client_id: 'latchkey', client_secret: 'idp-secret' }),
+      });
+      expect(res.status).toBe(201);
+    });
+
+    await test.step('a user signs up with a password and turns on an authenticator app', async () => {
+      await page.goto(`${instance.fapi_url}/sign-up`);
+      await page.getByLabel(en.fields.email).fill(user.email);
+      await page.getByLabel(en.fields.password, { exact: true }).fill(user.password);
+      await page.getByRole('button', { name: en.signUp.submit, exact: true }).click();
+      await page.getByLabel(en.code.label).fill(await latestCode(instance.secret, user.email));
+      await page.getByRole('button', { name: en.signUp.verifySubmit }).click();
+      await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+
+      await page.getByRole('button', { name: en.mfa.setUp }).click();
+      const key = (await page.getByLabel(en.totp.manualKey, { exact: true }).first().textContent())!.trim();
+      const totp = new TOTP({ secret: Secret.fromBase32(key), digits: 6, period: 30, algorithm: 'SHA1' });
+      await page.getByLabel(en.totp.codeLabel).fill(totp.generate());
+      await page.getByRole('button', { name: en.totp.enable }).click();
+      const codes = page.getByRole('list', { name: en.backupCodes.listLabel });
+      await expect(codes).toBeVisible();
+      backupCode = (await codes.getByRole('listitem').first().textContent())!.trim();
+      await page.getByRole('button', { name: en.mfa.savedCodes }).click();
+      await page.getByRole('button', { name: en.profile.signOut }).first().click();
+      await expect(page.getByRole('heading', { name: en.signIn.title })).toBeVisible();
+    });
+
+    await test.step('"Continue with Acme ID" goes to the provider and back to the second-factor step', async () => {
+      idp.accounts.set('erin', { email: user.email, email_verified: true });
+      idp.loginAs = 'erin';
+      await page.getByRole('button', { name: social.continueWith.replace('{provider}', 'Acme ID') }).click();
+      await expect(page.getByRole('heading', { name: en.factorTwo.title })).toBeVisible();
+      expect(new URL(page.url()).pathname).toMatch(/\/sign-in\/factor-two$/);
+    });
+
+    await test.step('a backup code finishes the sign-in', async () => {
+      await page.getByRole('button', { name: en.factorTwo.useBackup }).click();
+      await page.getByLabel(en.factorTwo.backupLabel).fill(backupCode);
+      await page.getByRole('button', { name: en.factorTwo.submit }).click();
+      await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+    });
+  } finally {
+    await idp.close();
+  }
+});
