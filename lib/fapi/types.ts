@@ -13,6 +13,8 @@ export type Environment = {
     mfa_required: boolean;
     /** Enabled social providers: one button each. */
     social?: { strategy: string; name: string; display_name: string; kind: string }[];
+    /** What users may do to their own account on the hosted profile. */
+    actions: { delete_self: boolean };
   };
   redirect: { url: string; allowed: boolean } | null;
   /** The hosted pages' language and the instance's overrides of their copy (dotted key → text). */

@@ -60,6 +60,8 @@ export const environmentSchema = z
       mfa_required: z.boolean(),
       /** Enabled social providers: a button each on the hosted sign-in and sign-up pages. */
       social: z.array(z.object({ strategy: z.string(), name: z.string(), display_name: z.string(), kind: z.string() })),
+      /** What users may do to their own account (`delete_self`: `DELETE /v1/me`). */
+      actions: z.object({ delete_self: z.boolean() }),
     }),
     redirect: z.object({ url: z.string(), allowed: z.boolean() }).nullable(),
     localization: z.object({
@@ -141,6 +143,7 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
       second_factors: SECOND_FACTORS.map((f) => f.strategy),
       mfa_required: s.mfa_required,
       social: await enabledSocialProviders(deps, instance.id),
+      actions: { delete_self: s.delete_self_enabled },
     },
     redirect: redirectUrl === undefined ? null : { url: redirectUrl, allowed: isAllowedRedirect(s, instance.fapiUrl, redirectUrl) },
     localization: { locale, overrides: await resolveHostedCopy(deps.db, instance.id, tag) },

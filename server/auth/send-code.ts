@@ -15,6 +15,8 @@ const TEMPLATE = {
   reset_password: 'password_reset_code',
   domain_affiliation: 'verification_code',
   second_factor: 'verification_code',
+  email_verification: 'verification_code',
+  reauthentication: 'verification_code',
 } as const satisfies Record<VerificationPurpose, string>;
 
 /**

@@ -55,6 +55,8 @@ export const instanceSettingsSchema = z.object({
   organization_creator_role: z.string().min(1).max(64).default('org:admin'),
   /** The membership cap new organizations start with; 0: no cap. */
   organization_max_allowed_memberships: z.number().int().min(0).max(100_000).default(0),
+  /** Signed-in users may delete their own account (`DELETE {fapi_url}/v1/me`, the hosted profile). */
+  delete_self_enabled: z.boolean().default(true),
   /** User lockout and breached-password checks (GET/PATCH /v1/attack_protection). */
   attack_protection: attackProtectionSchema.default(DEFAULT_ATTACK_PROTECTION),
   /** Step-up on sign-ins from new devices or networks (GET/PATCH /v1/risk_based_mfa). */
@@ -147,6 +149,7 @@ export const settingsPatchSchema = z.strictObject({
   organization_default_role: field('organization_default_role'),
   organization_creator_role: field('organization_creator_role'),
   organization_max_allowed_memberships: field('organization_max_allowed_memberships'),
+  delete_self_enabled: field('delete_self_enabled'),
   /** Stored on the instance, not in its settings (custom-domain.ts); null clears it. */
   custom_domain: customDomainInput.optional(),
 });

@@ -7,8 +7,19 @@ import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from './api-
 import type { SignedInAuth } from '../sessions/fapi-auth';
 import { limitMfaAttempts, meView } from './me';
 import { beginTotpEnrollment, confirmTotp, disableTotp, regenerateBackupCodes } from './mfa';
-import { userSchema, username } from './schemas';
 import { updateUser } from './users';
+import {
+  addMyEmailAddress,
+  assertVerifiedEmail,
+  attemptMyEmailVerification,
+  changeMyPassword,
+  deleteMyAccount,
+  prepareMyEmailVerification,
+  prepareReauthentication,
+  refuseImpersonated,
+  removeMyEmailAddress,
+} from './my-account';
+import { emailAddress, emailAddressSchema, userSchema, username } from './schemas';
 
 /** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
 
@@ -30,6 +41,8 @@ export const updateMeBody = z.strictObject({
   last_name: name.optional(),
   username: username.nullable().optional(),
   unsafe_metadata: metadataInput.optional(),
+  /** One of the user's verified addresses. */
+  primary_email_address_id: z.string().min(1).max(64).optional(),
 });
 
 const code = z.string().trim().min(1).max(64);
@@ -84,6 +97,7 @@ export const updateMeEndpoint = endpoint<SignedInAuth, z.output<typeof updateMeB
   response: meSchema,
   handle: async ({ deps, auth, actor, body }) => {
     const { me } = auth;
+    if (body.primary_email_address_id !== undefined) await assertVerifiedEmail(deps, auth.instance.id, me.userId, body.primary_email_address_id);
     await updateUser(deps, auth.instance.id, me.userId, body, auditContextOf(actor));
     return meView(deps, auth.instance.id, me.userId);
   },
@@ -181,4 +195,102 @@ export const revokeApiTokenEndpoint = endpoint<SignedInAuth, Record<string, neve
     const { me } = auth;
     return revokeApiToken(deps, auth.instance.id, me.userId, params.id!, auditContextOf(actor));
   },
+});
+
+// --- Own email addresses, password and account (the hosted profile) ---
+
+const myEmailSchema = emailAddressSchema;
+const verificationSchema = z.object({
+  object: z.literal('verification'),
+  status: z.string(),
+  strategy: z.string(),
+  attempts: z.number().int(),
+  expire_at: z.number().int().nullable(),
+});
+
+export const addEmailAddressEndpoint = endpoint<SignedInAuth, { email_address: string }, MeQuery>({
+  summary: 'Add an email address to the signed-in user, unverified (then prepare_verification and attempt_verification)',
+  audit: { action: 'user.email_address_added' },
+  body: z.strictObject({ email_address: emailAddress }),
+  query: meQuery,
+  status: 201,
+  response: myEmailSchema,
+  handle: ({ deps, auth, body }) => addMyEmailAddress(deps, auth.instance.id, auth.me.userId, body.email_address),
+});
+
+const prepareBody = z.strictObject({ strategy: z.literal('email_code').optional() });
+
+export const prepareEmailVerificationEndpoint = endpoint<SignedInAuth, z.output<typeof prepareBody>, MeQuery>({
+  summary: 'Email a verification code to one of the signed-in user’s unverified addresses',
+  audit: { unaudited: 'sends a code; the verification itself is audited' },
+  body: prepareBody,
+  query: meQuery,
+  response: myEmailSchema.extend({ verification: verificationSchema }),
+  handle: ({ deps, auth, params, request }) => prepareMyEmailVerification(deps, auth.instance, auth.me.userId, params.id!, request.acceptLanguage),
+});
+
+export const attemptEmailVerificationEndpoint = endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
+  summary: 'Verify one of the signed-in user’s email addresses with the emailed code',
+  audit: { action: 'user.email_address_verified' },
+  body: codeBody,
+  query: meQuery,
+  response: myEmailSchema,
+  handle: ({ deps, auth, params, body }) => attemptMyEmailVerification(deps, auth.instance.id, auth.me.userId, params.id!, body.code),
+});
+
+export const removeEmailAddressEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'Remove one of the signed-in user’s email addresses (never the primary one)',
+  audit: { action: 'user.email_address_removed' },
+  query: meQuery,
+  response: z.object({ object: z.literal('email_address'), id: z.string(), deleted: z.literal(true) }),
+  handle: ({ deps, auth, params }) => removeMyEmailAddress(deps, auth.instance.id, auth.me.userId, params.id!),
+});
+
+export const prepareReauthenticationEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+  summary: 'Email a code to the signed-in user’s primary address, to change the password without the current one',
+  audit: { unaudited: 'sends a code; the password change is audited' },
+  body: z.strictObject({}),
+  query: meQuery,
+  response: verificationSchema,
+  handle: ({ deps, auth, request }) => {
+    refuseImpersonated(auth.me, 'change the password');
+    return prepareReauthentication(deps, auth.instance, auth.me.userId, request.acceptLanguage);
+  },
+});
+
+const changePasswordBody = z
+  .strictObject({
+    current_password: z.string().min(1).max(256).optional(),
+    code,
+    new_password: z.string().min(1).max(1024),
+    sign_out_of_other_sessions: z.boolean().default(true),
+  })
+  .partial({ code: true })
+  .refine((b) => b.current_password === undefined || b.code === undefined, {
+    message: 'send current_password or code, not both',
+    path: ['code'],
+    params: { reason: 'conflict' },
+  });
+
+export const changePasswordEndpoint = endpoint<SignedInAuth, z.output<typeof changePasswordBody>, MeQuery>({
+  summary: 'Change the signed-in user’s password, proved by the current password or a code from change_password/prepare; other sessions end unless sign_out_of_other_sessions is false',
+  audit: { action: 'user.password_changed', recordedBy: 'domain' },
+  body: changePasswordBody,
+  query: meQuery,
+  response: meSchema,
+  handle: async ({ deps, auth, body, actor }) => {
+    const { me } = auth;
+    refuseImpersonated(me, 'change the password');
+    await limitMfaAttempts(deps, auth.instance.id, me.userId);
+    await changeMyPassword(deps, auth.instance, me, body, auditContextOf(actor));
+    return meView(deps, auth.instance.id, me.userId);
+  },
+});
+
+export const deleteMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'Delete the signed-in user’s account, when the instance allows it (user_settings.actions.delete_self)',
+  audit: { action: 'user.deleted' },
+  query: meQuery,
+  response: z.object({ object: z.literal('user'), id: z.string(), deleted: z.literal(true) }),
+  handle: ({ deps, auth }) => deleteMyAccount(deps, auth.instance, auth.me),
 });

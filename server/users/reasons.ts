@@ -18,4 +18,10 @@ export const REASONS = {
   mfa_required: 'mfa_required',
   incorrect_code: 'incorrect_code',
   incorrect_password: 'incorrect_password',
+  too_many_email_addresses: 'too_many_email_addresses',
+  already_verified: 'already_verified',
+  primary_identifier: 'primary_identifier',
+  unverified: 'unverified',
+  no_primary_email: 'no_primary_email',
+  delete_self_disabled: 'delete_self_disabled',
 } as const;

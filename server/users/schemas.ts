@@ -129,6 +129,17 @@ const verification = z
   .object({ status: z.enum(['verified', 'unverified']), strategy: z.string().nullable() })
   .nullable();
 
+export const emailAddressSchema = z
+  .object({
+    object: z.literal('email_address'),
+    id: z.string(),
+    email_address: z.string(),
+    verification,
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'EmailAddress' });
+
 export const userSchema = z
   .object({
     object: z.literal('user'),
@@ -139,16 +150,7 @@ export const userSchema = z
     username: z.string().nullable(),
     primary_email_address_id: z.string().nullable(),
     primary_phone_number_id: z.string().nullable(),
-    email_addresses: z.array(
-      z.object({
-        object: z.literal('email_address'),
-        id: z.string(),
-        email_address: z.string(),
-        verification,
-        created_at: z.number().int(),
-        updated_at: z.number().int(),
-      }),
-    ),
+    email_addresses: z.array(emailAddressSchema),
     phone_numbers: z.array(
       z.object({
         object: z.literal('phone_number'),

@@ -145,7 +145,7 @@ function checkPasswordPolicy(input: { password?: string; skip_password_checks?: 
   }
 }
 
-async function assertIdentifiersFree(
+export async function assertIdentifiersFree(
   db: Db,
   instanceId: string,
   ids: { emails?: string[]; phones?: string[]; username?: string | null },
@@ -185,7 +185,7 @@ async function assertIdentifiersFree(
 }
 
 /** A race past the pre-check still ends as a clear 422 naming the field. */
-function rethrowTaken(err: unknown): never {
+export function rethrowTaken(err: unknown): never {
   const constraint = uniqueViolation(err);
   if (constraint === 'email_addresses_uq') throw validationError('email_address', 'taken', 'That email address is already taken.');
   if (constraint === 'phone_numbers_uq') throw validationError('phone_number', 'taken', 'That phone number is already taken.');

@@ -24,17 +24,7 @@ export type User = {
   username: string | null;
   primary_email_address_id: string | null;
   primary_phone_number_id: string | null;
-  email_addresses: Array<{
-    object: "email_address";
-    id: string;
-    email_address: string;
-    verification: ({
-      status: "verified" | "unverified";
-      strategy: string | null;
-    }) | (null);
-    created_at: number;
-    updated_at: number;
-  }>;
+  email_addresses: Array<EmailAddress>;
   phone_numbers: Array<{
     object: "phone_number";
     id: string;
@@ -63,6 +53,18 @@ export type User = {
   sessions_version: number;
   last_sign_in_at: (number) | (null);
   locale: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type EmailAddress = {
+  object: "email_address";
+  id: string;
+  email_address: string;
+  verification: ({
+    status: "verified" | "unverified";
+    strategy: string | null;
+  }) | (null);
   created_at: number;
   updated_at: number;
 };

@@ -15,6 +15,18 @@ export type StorableJson = (string) | (number | boolean | null) | (Array<Storabl
   [key: string]: StorableJson;
 });
 
+export type EmailAddress = {
+  object: "email_address";
+  id: string;
+  email_address: string;
+  verification: ({
+    status: "verified" | "unverified";
+    strategy: string | null;
+  }) | (null);
+  created_at: number;
+  updated_at: number;
+};
+
 export type User = {
   object: "user";
   id: string;
@@ -24,17 +36,7 @@ export type User = {
   username: string | null;
   primary_email_address_id: string | null;
   primary_phone_number_id: string | null;
-  email_addresses: Array<{
-    object: "email_address";
-    id: string;
-    email_address: string;
-    verification: ({
-      status: "verified" | "unverified";
-      strategy: string | null;
-    }) | (null);
-    created_at: number;
-    updated_at: number;
-  }>;
+  email_addresses: Array<EmailAddress>;
   phone_numbers: Array<{
     object: "phone_number";
     id: string;
@@ -708,17 +710,7 @@ export interface DashboardOperations {
         username: string | null;
         primary_email_address_id: string | null;
         primary_phone_number_id: string | null;
-        email_addresses: Array<{
-          object: "email_address";
-          id: string;
-          email_address: string;
-          verification: ({
-            status: "verified" | "unverified";
-            strategy: string | null;
-          }) | (null);
-          created_at: number;
-          updated_at: number;
-        }>;
+        email_addresses: Array<EmailAddress>;
         phone_numbers: Array<{
           object: "phone_number";
           id: string;
@@ -778,17 +770,7 @@ export interface DashboardOperations {
         username: string | null;
         primary_email_address_id: string | null;
         primary_phone_number_id: string | null;
-        email_addresses: Array<{
-          object: "email_address";
-          id: string;
-          email_address: string;
-          verification: ({
-            status: "verified" | "unverified";
-            strategy: string | null;
-          }) | (null);
-          created_at: number;
-          updated_at: number;
-        }>;
+        email_addresses: Array<EmailAddress>;
         phone_numbers: Array<{
           object: "phone_number";
           id: string;
@@ -846,17 +828,7 @@ export interface DashboardOperations {
         username: string | null;
         primary_email_address_id: string | null;
         primary_phone_number_id: string | null;
-        email_addresses: Array<{
-          object: "email_address";
-          id: string;
-          email_address: string;
-          verification: ({
-            status: "verified" | "unverified";
-            strategy: string | null;
-          }) | (null);
-          created_at: number;
-          updated_at: number;
-        }>;
+        email_addresses: Array<EmailAddress>;
         phone_numbers: Array<{
           object: "phone_number";
           id: string;
@@ -1212,6 +1184,7 @@ export interface DashboardOperations {
       organization_default_role?: string;
       organization_creator_role?: string;
       organization_max_allowed_memberships?: number;
+      delete_self_enabled?: boolean;
       custom_domain?: (string) | (null);
     };
     query: never;

@@ -42,6 +42,9 @@ export type Environment = {
       display_name: string;
       kind: string;
     }>;
+    actions: {
+      delete_self: boolean;
+    };
   };
   redirect: ({
     url: string;
@@ -228,17 +231,7 @@ export type Me = {
   username: string | null;
   primary_email_address_id: string | null;
   primary_phone_number_id: string | null;
-  email_addresses: Array<{
-    object: "email_address";
-    id: string;
-    email_address: string;
-    verification: ({
-      status: "verified" | "unverified";
-      strategy: string | null;
-    }) | (null);
-    created_at: number;
-    updated_at: number;
-  }>;
+  email_addresses: Array<EmailAddress>;
   phone_numbers: Array<{
     object: "phone_number";
     id: string;
@@ -268,6 +261,18 @@ export type Me = {
   updated_at: number;
   totp_enabled: boolean;
   backup_code_enabled: boolean;
+};
+
+export type EmailAddress = {
+  object: "email_address";
+  id: string;
+  email_address: string;
+  verification: ({
+    status: "verified" | "unverified";
+    strategy: string | null;
+  }) | (null);
+  created_at: number;
+  updated_at: number;
 };
 
 export type MeSession = {
@@ -689,6 +694,87 @@ export interface FapiOperations {
       unsafe_metadata?: {
         [key: string]: StorableJson;
       };
+      primary_email_address_id?: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Delete the signed-in user’s account, when the instance allows it (user_settings.actions.delete_self) */
+  "DELETE /v1/me": {
+    response: {
+      object: "user";
+      id: string;
+      deleted: true;
+    };
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Add an email address to the signed-in user, unverified (then prepare_verification and attempt_verification) */
+  "POST /v1/me/email_addresses": {
+    response: EmailAddress;
+    body: {
+      email_address: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Email a verification code to one of the signed-in user’s unverified addresses */
+  "POST /v1/me/email_addresses/{id}/prepare_verification": {
+    response: {
+      object: "email_address";
+      id: string;
+      email_address: string;
+      verification: {
+        object: "verification";
+        status: string;
+        strategy: string;
+        attempts: number;
+        expire_at: (number) | (null);
+      };
+      created_at: number;
+      updated_at: number;
+    };
+    body: {
+      strategy?: "email_code";
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Verify one of the signed-in user’s email addresses with the emailed code */
+  "POST /v1/me/email_addresses/{id}/attempt_verification": {
+    response: EmailAddress;
+    body: {
+      code: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Remove one of the signed-in user’s email addresses (never the primary one) */
+  "DELETE /v1/me/email_addresses/{id}": {
+    response: {
+      object: "email_address";
+      id: string;
+      deleted: true;
+    };
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Email a code to the signed-in user’s primary address, to change the password without the current one */
+  "POST /v1/me/change_password/prepare": {
+    response: {
+      object: "verification";
+      status: string;
+      strategy: string;
+      attempts: number;
+      expire_at: (number) | (null);
+    };
+    body: Record<string, never>;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Change the signed-in user’s password, proved by the current password or a code from change_password/prepare; other sessions end unless sign_out_of_other_sessions is false */
+  "POST /v1/me/change_password": {
+    response: Me;
+    body: {
+      current_password?: string;
+      code?: string;
+      new_password: string;
+      sign_out_of_other_sessions?: boolean;
     };
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
@@ -1238,4 +1324,4 @@ export interface FapiOperations {
   };
 }
 
-export type FapiPath = "/v1/environment" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh";
+export type FapiPath = "/v1/environment" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/change_password/prepare" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh";
