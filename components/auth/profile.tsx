@@ -13,7 +13,6 @@ import {
   CardHeader,
   Checkbox,
   ConfirmDialog,
-  EmptyState,
   Field,
   FormDialog,
   Input,
@@ -27,6 +26,7 @@ import { ConnectedAppsSection } from './connected-apps';
 import { ApiKeysSection } from './api-keys-section';
 import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section';
 import { BillingSection } from './billing-section';
+import { DeleteAccountSection, EmailsSection, PasswordSection } from './account-sections';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
@@ -141,13 +141,15 @@ function Sections() {
   return (
     <>
       <ProfileSection me={me} onSaved={setMe} />
-      <EmailsSection me={me} />
+      <EmailsSection me={me} onChanged={load} />
+      <PasswordSection me={me} onChanged={load} />
       <MfaSection me={me} onChanged={load} />
       <SessionsSection />
       <TokensSection />
       <ConnectedAppsSection />
       <ApiKeysSection />
       <BillingSection />
+      <DeleteAccountSection />
     </>
   );
 }
@@ -198,30 +200,6 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
           </div>
         </form>
       </CardBody>
-    </Card>
-  );
-}
-
-function EmailsSection({ me }: { me: Me }) {
-  const t = useTranslations('hosted.profile');
-  return (
-    <Card>
-      <CardHeader title={t('emailsTitle')} description={t('emailsDescription')} />
-      {me.email_addresses.length === 0 ? (
-        <EmptyState title={t('noEmails')} />
-      ) : (
-        <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
-          {me.email_addresses.map((a) => (
-            <li key={a.id} className="flex flex-wrap items-center justify-between gap-2 px-5 py-3">
-              <span className="min-w-0 break-all text-sm font-medium">{a.email_address}</span>
-              <span className="flex gap-1.5">
-                {a.id === me.primary_email_address_id && <Badge tone="indigo">{t('primary')}</Badge>}
-                {a.verification?.status === 'verified' ? <Badge tone="green">{t('verified')}</Badge> : <Badge tone="amber">{t('unverified')}</Badge>}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
     </Card>
   );
 }

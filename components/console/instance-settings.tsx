@@ -22,6 +22,7 @@ const FIELDS = [
   'session_inactivity_timeout_seconds',
   'session_token_lifetime_seconds',
   'mfa_required',
+  'delete_self_enabled',
   'allowed_origins',
   'redirect_urls',
   'username_required',
@@ -103,6 +104,7 @@ export function InstanceSettings() {
         session_inactivity_timeout_seconds: inactivity,
         session_token_lifetime_seconds: token,
         mfa_required: draft.mfa_required,
+        delete_self_enabled: draft.delete_self_enabled,
         allowed_origins: draft.allowed_origins,
         redirect_urls: draft.redirect_urls,
         username_required: draft.username_required,
@@ -209,6 +211,10 @@ export function InstanceSettings() {
             <div className="flex flex-col gap-1">
               <Checkbox label={t('mfaRequired')} checked={draft.mfa_required} disabled={disabled} onChange={(e) => set('mfa_required', e.target.checked)} />
               <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('mfaRequiredHint')}</p>
+            </div>
+            <div className="flex flex-col gap-1">
+              <Checkbox label={t('deleteSelf')} checked={draft.delete_self_enabled} disabled={disabled} onChange={(e) => set('delete_self_enabled', e.target.checked)} />
+              <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('deleteSelfHint')}</p>
             </div>
             <ListEditor
               label={t('allowedOrigins')}

@@ -59,6 +59,8 @@ export type Settings = {
   session_inactivity_timeout_seconds: number | null;
   session_token_lifetime_seconds: number;
   mfa_required: boolean;
+  /** Users may delete their own account from the hosted profile. */
+  delete_self_enabled: boolean;
   allowed_origins: string[];
   redirect_urls: string[];
   sign_up_mode: 'public' | 'restricted' | 'waitlist';

@@ -26,8 +26,9 @@ function validation(e: ApiError): FapiErrorInfo {
     if (reason === 'too_short') return { key: 'passwordTooShort', param };
     if (reason === 'too_long') return { key: 'passwordTooLong', param };
     if (reason === 'matches_identifier') return { key: 'passwordMatchesIdentifier', param };
-    if (reason === 'incorrect_password') return { key: 'passwordIncorrect', param };
   }
+  if (reason === 'incorrect_password') return { key: 'passwordIncorrect', param };
+  if (reason === 'unverified') return { key: 'emailUnverified', param };
   if (param === 'code' && reason === 'incorrect_code') return { key: 'codeIncorrect', param };
   if (reason === 'taken') {
     if (param === 'email_address') return { key: 'emailTaken', param };
@@ -79,6 +80,10 @@ export function describeFapiError(error: unknown): FapiErrorInfo {
       if (reason === 'too_many_tokens') return { key: 'tooManyTokens' };
       if (reason === 'totp_enabled') return { key: 'totpAlreadyEnabled' };
       if (reason === 'not_enrolled') return { key: 'totpNotEnabled' };
+      if (reason === 'primary_identifier') return { key: 'primaryEmail' };
+      if (reason === 'already_verified') return { key: 'emailAlreadyVerified' };
+      if (reason === 'too_many_email_addresses') return { key: 'tooManyEmails' };
+      if (reason === 'no_primary_email') return { key: 'noPrimaryEmail' };
       return { key: 'conflict', restart: true };
     case 'UNAUTHENTICATED':
       return { key: 'signedOut', restart: true };
@@ -86,6 +91,7 @@ export function describeFapiError(error: unknown): FapiErrorInfo {
       if (reason === 'session_pending') return { key: 'sessionPending' };
       if (reason === 'mfa_required') return { key: 'mfaRequired' };
       if (reason === 'impersonation') return { key: 'impersonation' };
+      if (reason === 'delete_self_disabled') return { key: 'deleteSelfDisabled' };
       return { key: 'forbidden' };
     case 'ORIGIN_NOT_ALLOWED':
       return { key: 'originNotAllowed' };

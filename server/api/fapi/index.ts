@@ -49,9 +49,11 @@ const PUBLIC = { key: 'optional', client: false } as const satisfies FapiGuard;
 const ME = { ...CLIENT, user: {} } as const satisfies FapiGuard;
 const ME_READ = { ...CLIENT, user: { tokenScope: 'me:read' } } as const satisfies FapiGuard;
 const ME_WRITE = { ...CLIENT, user: { tokenScope: 'me:write' } } as const satisfies FapiGuard;
-/** A signed-in user spending the per-IP budgets of code sending and code attempts. */
+/**
+ * A signed-in user sending a code spends the per-IP send budget; their password and code
+ * attempts are bounded per user instead (limitMfaAttempts, and each code's own 5 tries).
+ */
 const ME_SEND = { ...ME, limit: 'verification' } as const satisfies FapiGuard;
-const ME_ATTEMPT = { ...ME, limit: 'attempt' } as const satisfies FapiGuard;
 /** MFA enrollment works while the session is pending on its setup_mfa task. */
 const ME_PENDING = { ...CLIENT, user: { allowPending: true } } as const satisfies FapiGuard;
 const ORG_USER = { ...CLIENT, user: { organizations: true } } as const satisfies FapiGuard;
@@ -92,10 +94,10 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('DELETE', '/v1/me',                           ME,        me.deleteMeEndpoint),
   fapiRoute('POST',   '/v1/me/email_addresses',           ME,        me.addEmailAddressEndpoint),
   fapiRoute('POST',   '/v1/me/email_addresses/:id/prepare_verification', ME_SEND, me.prepareEmailVerificationEndpoint),
-  fapiRoute('POST',   '/v1/me/email_addresses/:id/attempt_verification', ME_ATTEMPT, me.attemptEmailVerificationEndpoint),
+  fapiRoute('POST',   '/v1/me/email_addresses/:id/attempt_verification', ME, me.attemptEmailVerificationEndpoint),
   fapiRoute('DELETE', '/v1/me/email_addresses/:id',       ME,        me.removeEmailAddressEndpoint),
   fapiRoute('POST',   '/v1/me/change_password/prepare',   ME_SEND,        me.prepareReauthenticationEndpoint),
-  fapiRoute('POST',   '/v1/me/change_password',           ME_ATTEMPT,        me.changePasswordEndpoint),
+  fapiRoute('POST',   '/v1/me/change_password',           ME,        me.changePasswordEndpoint),
   fapiRoute('POST',   '/v1/me/totp',                      ME_PENDING,        me.createTotpEndpoint),
   fapiRoute('POST',   '/v1/me/totp/attempt_verification', ME_PENDING,        me.confirmTotpEndpoint),
   fapiRoute('DELETE', '/v1/me/totp',                      ME,        me.deleteTotpEndpoint),

@@ -1,0 +1,337 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useEffect, useRef, useState } from 'react';
+import { Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, EmptyState, Field, FormDialog, Input } from '@/components/ui';
+import type { Me } from '@/lib/fapi/types';
+import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { CodeInput, PasswordInput } from './fields';
+import { useHosted } from './hosted-context';
+import { useFormErrors } from './use-form-errors';
+
+/** The hosted profile's own-account sections: email addresses, password, account deletion. */
+
+type Changed = { me: Me; onChanged(): void };
+
+export function EmailsSection({ me, onChanged }: Changed) {
+  const t = useTranslations('hosted.profile');
+  const ta = useTranslations('hosted.account');
+  const { call } = useHosted();
+  const describe = useFapiError();
+  const [adding, setAdding] = useState(false);
+  const [verifying, setVerifying] = useState<{ id: string; address: string } | null>(null);
+  const [removing, setRemoving] = useState<{ id: string; address: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  async function makePrimary(id: string) {
+    setError(null);
+    try {
+      await call('/v1/me', { method: 'PATCH', json: { primary_email_address_id: id } });
+      onChanged();
+    } catch (e) {
+      setError(describe(e).message);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader
+        title={t('emailsTitle')}
+        description={t('emailsDescription')}
+        actions={
+          <Button size="sm" variant="secondary" onClick={() => setAdding(true)}>
+            {ta('addEmail')}
+          </Button>
+        }
+      />
+      {error && (
+        <CardBody>
+          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+            {error}
+          </p>
+        </CardBody>
+      )}
+      {me.email_addresses.length === 0 ? (
+        <EmptyState title={t('noEmails')} />
+      ) : (
+        <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
+          {me.email_addresses.map((a) => {
+            const primary = a.id === me.primary_email_address_id;
+            const verified = a.verification?.status === 'verified';
+            return (
+              <li key={a.id} aria-label={a.email_address} className="flex flex-wrap items-center justify-between gap-2 px-5 py-3">
+                <span className="flex min-w-0 flex-wrap items-center gap-1.5">
+                  <span className="break-all text-sm font-medium">{a.email_address}</span>
+                  {primary && <Badge tone="indigo">{t('primary')}</Badge>}
+                  {verified ? <Badge tone="green">{t('verified')}</Badge> : <Badge tone="amber">{t('unverified')}</Badge>}
+                </span>
+                <span className="flex flex-wrap gap-2">
+                  {!verified && (
+                    <Button size="sm" variant="secondary" onClick={() => setVerifying({ id: a.id, address: a.email_address })}>
+                      {ta('verify')}
+                    </Button>
+                  )}
+                  {verified && !primary && (
+                    <Button size="sm" variant="secondary" onClick={() => makePrimary(a.id)}>
+                      {ta('makePrimary')}
+                    </Button>
+                  )}
+                  {!primary && (
+                    <Button size="sm" variant="ghost" onClick={() => setRemoving({ id: a.id, address: a.email_address })}>
+                      {ta('remove')}
+                    </Button>
+                  )}
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {adding && (
+        <AddEmailDialog
+          onClose={() => setAdding(false)}
+          onAdded={(added) => {
+            setAdding(false);
+            onChanged();
+            setVerifying(added);
+          }}
+        />
+      )}
+      {verifying && (
+        <VerifyEmailDialog
+          email={verifying}
+          onClose={() => setVerifying(null)}
+          onVerified={() => {
+            setVerifying(null);
+            onChanged();
+          }}
+        />
+      )}
+      <ConfirmDialog
+        open={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={ta('removeTitle')}
+        description={ta('removeDescription', { address: removing?.address ?? '' })}
+        confirmLabel={ta('remove')}
+        describeError={(e) => describe(e).message}
+        onConfirm={async () => {
+          await call(`/v1/me/email_addresses/${encodeURIComponent(removing!.id)}`, { method: 'DELETE' });
+          setRemoving(null);
+          onChanged();
+        }}
+      />
+    </Card>
+  );
+}
+
+const ADDRESS_FIELDS = ['email_address'] as const;
+
+function AddEmailDialog({ onClose, onAdded }: { onClose(): void; onAdded(email: { id: string; address: string }): void }) {
+  const ta = useTranslations('hosted.account');
+  const tf = useTranslations('hosted.fields');
+  const te = useTranslations('hosted.errors');
+  const { call } = useHosted();
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(ADDRESS_FIELDS);
+  const [address, setAddress] = useState('');
+
+  const submit = handleSubmit(
+    async () => {
+      const added = await call<{ id: string; email_address: string }>('/v1/me/email_addresses', { json: { email_address: address.trim() } });
+      onAdded({ id: added.id, address: added.email_address });
+    },
+    { check: () => !address.trim() && { email_address: te('required') } },
+  );
+
+  return (
+    <FormDialog open onClose={onClose} title={ta('addEmailTitle')} onSubmit={submit} error={formError} submitLabel={ta('addEmailSubmit')} busy={busy}>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('addEmailDescription')}</p>
+      <Field label={tf('email')} error={fieldErrors.email_address}>
+        {(p) => <Input {...p} type="email" name="email_address" autoComplete="email" autoFocus value={address} onChange={(e) => setAddress(e.target.value)} />}
+      </Field>
+    </FormDialog>
+  );
+}
+
+const CODE_FIELDS = ['code'] as const;
+
+/** Sends a code once `when` holds, once per dialog (a development double mount sends no second one). */
+function useSendOnce(when: boolean, send: () => Promise<void>) {
+  const sent = useRef(false);
+  const latest = useRef(send);
+  latest.current = send;
+  useEffect(() => {
+    if (!when || sent.current) return;
+    sent.current = true;
+    void latest.current();
+  }, [when]);
+}
+
+/** Sends a code to the address when it opens, then checks the code typed. */
+function VerifyEmailDialog({ email, onClose, onVerified }: { email: { id: string; address: string }; onClose(): void; onVerified(): void }) {
+  const ta = useTranslations('hosted.account');
+  const te = useTranslations('hosted.errors');
+  const { call } = useHosted();
+  const { formError, fieldErrors, busy, handleSubmit, run } = useFormErrors(CODE_FIELDS);
+  const [code, setCode] = useState('');
+  const path = `/v1/me/email_addresses/${encodeURIComponent(email.id)}`;
+
+  useSendOnce(true, () => run(() => call(`${path}/prepare_verification`, { json: { strategy: 'email_code' } }).then(() => undefined)));
+
+  const submit = handleSubmit(
+    async () => {
+      await call(`${path}/attempt_verification`, { json: { code } });
+      onVerified();
+    },
+    { check: () => code.length !== 6 && { code: te('codeFormat') } },
+  );
+
+  return (
+    <FormDialog open onClose={onClose} title={ta('verifyTitle')} onSubmit={submit} error={formError} submitLabel={ta('verify')} busy={busy}>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('verifyDescription', { address: email.address })}</p>
+      <Field label={ta('codeLabel')} error={fieldErrors.code}>
+        {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
+      </Field>
+    </FormDialog>
+  );
+}
+
+export function PasswordSection({ me, onChanged }: Changed) {
+  const ta = useTranslations('hosted.account');
+  const [open, setOpen] = useState(false);
+  const [done, setDone] = useState(false);
+  return (
+    <Card>
+      <CardHeader
+        title={ta('passwordTitle')}
+        description={me.password_enabled ? ta('passwordSet') : ta('passwordNotSet')}
+        actions={
+          <Button size="sm" variant="secondary" onClick={() => { setDone(false); setOpen(true); }}>
+            {me.password_enabled ? ta('changePassword') : ta('setPassword')}
+          </Button>
+        }
+      />
+      {done && (
+        <CardBody>
+          <p role="status" className="text-sm text-green-700 dark:text-green-400">
+            {ta('passwordChanged')}
+          </p>
+        </CardBody>
+      )}
+      {open && (
+        <ChangePasswordDialog
+          hasPassword={me.password_enabled}
+          onClose={() => setOpen(false)}
+          onChanged={() => {
+            setOpen(false);
+            setDone(true);
+            onChanged();
+          }}
+        />
+      )}
+    </Card>
+  );
+}
+
+const PASSWORD_FIELDS = ['current_password', 'code', 'password', 'new_password'] as const;
+
+/** With the current password, or (forgotten, or none yet) a code emailed to the primary address. */
+function ChangePasswordDialog({ hasPassword, onClose, onChanged }: { hasPassword: boolean; onClose(): void; onChanged(): void }) {
+  const ta = useTranslations('hosted.account');
+  const te = useTranslations('hosted.errors');
+  const { call } = useHosted();
+  const { formError, fieldErrors, busy, handleSubmit, run, reset } = useFormErrors(PASSWORD_FIELDS);
+  const [withCode, setWithCode] = useState(!hasPassword);
+  const [proof, setProof] = useState('');
+  const [next, setNext] = useState('');
+  const [signOutOthers, setSignOutOthers] = useState(true);
+
+  useSendOnce(withCode, () => run(() => call('/v1/me/change_password/prepare', { json: {} }).then(() => undefined)));
+
+  const submit = handleSubmit(
+    async () => {
+      await call('/v1/me/change_password', {
+        json: { ...(withCode ? { code: proof } : { current_password: proof }), new_password: next, sign_out_of_other_sessions: signOutOthers },
+      });
+      onChanged();
+    },
+    {
+      check: () => {
+        const errors: Record<string, string> = {};
+        if (withCode ? proof.length !== 6 : !proof) errors[withCode ? 'code' : 'current_password'] = withCode ? te('codeFormat') : te('required');
+        if (!next) errors.password = te('required');
+        return Object.keys(errors).length > 0 && errors;
+      },
+    },
+  );
+
+  return (
+    <FormDialog open onClose={onClose} title={hasPassword ? ta('changePassword') : ta('setPassword')} onSubmit={submit} error={formError} submitLabel={ta('savePassword')} busy={busy}>
+      {withCode ? (
+        <>
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('codeSent')}</p>
+          <Field key="code" label={ta('codeLabel')} error={fieldErrors.code}>
+            {(p) => <CodeInput {...p} name="code" autoFocus value={proof} onChange={setProof} />}
+          </Field>
+        </>
+      ) : (
+        <Field key="current" label={ta('currentPassword')} error={fieldErrors.current_password}>
+          {(p) => <PasswordInput {...p} name="current_password" autoComplete="current-password" autoFocus value={proof} onChange={(e) => setProof(e.target.value)} />}
+        </Field>
+      )}
+      <Field label={ta('newPassword')} error={fieldErrors.password ?? fieldErrors.new_password}>
+        {(p) => <PasswordInput {...p} name="new_password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />}
+      </Field>
+      <Checkbox label={ta('signOutOthers')} checked={signOutOthers} onChange={(e) => setSignOutOthers(e.target.checked)} />
+      {hasPassword && !withCode && (
+        <Button
+          variant="ghost"
+          size="sm"
+          className="self-start"
+          onClick={() => {
+            reset();
+            setProof('');
+            setWithCode(true);
+          }}
+        >
+          {ta('forgotCurrent')}
+        </Button>
+      )}
+    </FormDialog>
+  );
+}
+
+/** Shown when the instance lets users delete their own account; typing the confirmation word arms it. */
+export function DeleteAccountSection() {
+  const ta = useTranslations('hosted.account');
+  const { env, call, href } = useHosted();
+  const describe = useFapiError();
+  const [open, setOpen] = useState(false);
+  if (!env?.user_settings.actions?.delete_self) return null;
+  return (
+    <Card>
+      <CardHeader
+        title={ta('deleteTitle')}
+        description={ta('deleteDescription')}
+        actions={
+          <Button size="sm" variant="danger" onClick={() => setOpen(true)}>
+            {ta('deleteAccount')}
+          </Button>
+        }
+      />
+      <ConfirmDialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title={ta('deleteConfirmTitle')}
+        description={ta('deleteConfirmDescription', { word: ta('deleteWord') })}
+        confirmLabel={ta('deleteAccount')}
+        confirmText={ta('deleteWord')}
+        confirmTextLabel={ta('deleteConfirmLabel', { word: ta('deleteWord') })}
+        describeError={(e) => describe(e).message}
+        onConfirm={async () => {
+          await call('/v1/me', { method: 'DELETE' });
+          window.location.assign(href('/sign-in'));
+        }}
+      />
+    </Card>
+  );
+}

@@ -1,0 +1,87 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import en from '../messages/en/hosted.json' with { type: 'json' };
+import { createTestInstance, latestCode, screenshot, uniqueEmail } from './support/helpers';
+import { E2E_BASE_URL } from './support/server';
+
+const ta = en.account;
+
+/** Fails on any WCAG 2.1 A/AA violation axe-core finds on the page as it is now. */
+async function expectAccessible(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+const row = (page: Page, address: string) => page.getByRole('listitem', { name: address, exact: true });
+
+test('the hosted account page: add, verify and make primary an email address, remove the old one, change the password, delete the account', async ({ page }) => {
+  const instance = createTestInstance('Account Portal');
+  const first = uniqueEmail('nell');
+  const second = uniqueEmail('nell-work');
+  const passwords = { old: 'a first passphrase 2026', next: 'a second passphrase 2026' };
+
+  await test.step('sign up on the hosted page', async () => {
+    await page.goto(`${instance.fapi_url}/sign-up`);
+    await page.getByLabel(en.fields.email).fill(first);
+    await page.getByLabel(en.fields.password, { exact: true }).fill(passwords.old);
+    await page.getByRole('button', { name: en.signUp.submit, exact: true }).click();
+    await page.getByLabel(en.code.label).fill(await latestCode(instance.secret, first));
+    await page.getByRole('button', { name: en.signUp.verifySubmit }).click();
+    await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+    await expectAccessible(page);
+  });
+
+  await test.step('add a second address, verify it with the emailed code, make it primary, remove the first', async () => {
+    await page.getByRole('button', { name: ta.addEmail }).click();
+    await page.getByRole('dialog').getByLabel(en.fields.email).fill(second);
+    await page.getByRole('dialog').getByRole('button', { name: ta.addEmailSubmit }).click();
+    await expect(page.getByRole('dialog').getByRole('heading', { name: ta.verifyTitle })).toBeVisible();
+    await page.getByRole('dialog').getByLabel(ta.codeLabel).fill(await latestCode(instance.secret, second));
+    await page.getByRole('dialog').getByRole('button', { name: ta.verify }).click();
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(row(page, second)).toContainText(en.profile.verified);
+
+    await row(page, second).getByRole('button', { name: ta.makePrimary }).click();
+    await expect(row(page, second)).toContainText(en.profile.primary);
+    await expect(row(page, first).getByRole('button', { name: ta.remove })).toBeVisible();
+    await row(page, first).getByRole('button', { name: ta.remove }).click();
+    await page.getByRole('dialog').getByRole('button', { name: ta.remove }).click();
+    await expect(row(page, first)).toHaveCount(0);
+    await expect(row(page, second).getByRole('button', { name: ta.remove })).toHaveCount(0);
+    await screenshot(page, 'hosted-account-emails');
+  });
+
+  await test.step('change the password: a wrong current one is refused under the field, the right one works', async () => {
+    await page.getByRole('button', { name: ta.changePassword }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(ta.currentPassword).fill('not my password');
+    await dialog.getByLabel(ta.newPassword).fill(passwords.next);
+    await dialog.getByRole('button', { name: ta.savePassword }).click();
+    await expect(dialog.getByText(en.errors.passwordIncorrect)).toBeVisible();
+    await dialog.getByLabel(ta.currentPassword).fill(passwords.old);
+    await dialog.getByRole('button', { name: ta.savePassword }).click();
+    await expect(page.getByText(ta.passwordChanged)).toBeVisible();
+    await expectAccessible(page);
+  });
+
+  await test.step('sign out, then sign in with the new address and the new password', async () => {
+    await page.getByRole('button', { name: en.profile.signOut }).first().click();
+    await expect(page.getByRole('heading', { name: en.signIn.title })).toBeVisible();
+    await page.getByLabel(en.fields.identifier).fill(second);
+    await page.getByLabel(en.fields.password, { exact: true }).fill(passwords.next);
+    await page.getByRole('button', { name: en.signIn.submit, exact: true }).click();
+    await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+  });
+
+  await test.step('delete the account after typing the confirmation word', async () => {
+    const me = await page.evaluate(async (base) => (await (await fetch(`${base}/v1/me`)).json()) as { id: string }, instance.fapi_url);
+    await page.getByRole('button', { name: ta.deleteAccount }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.getByRole('button', { name: ta.deleteAccount })).toBeDisabled();
+    await dialog.getByRole('textbox').fill(ta.deleteWord);
+    await dialog.getByRole('button', { name: ta.deleteAccount }).click();
+    await expect(page.getByRole('heading', { name: en.signIn.title })).toBeVisible();
+    const gone = await fetch(`${E2E_BASE_URL}/v1/users/${me.id}`, { headers: { authorization: `Bearer ${instance.secret}` } });
+    expect(gone.status).toBe(404);
+  });
+});
