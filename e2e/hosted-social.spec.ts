@@ -58,6 +58,14 @@ test('a social sign-in of an account with two-step verification asks for the sec
       await page.getByRole('button', { name: en.factorTwo.submit }).click();
       await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
     });
+
+    await test.step('the profile lists the connected Acme ID account, which the user disconnects', async () => {
+      const account = page.getByRole('listitem', { name: 'Acme ID', exact: true });
+      await expect(account).toContainText(user.email);
+      await account.getByRole('button', { name: en.account.disconnect }).click();
+      await page.getByRole('dialog').getByRole('button', { name: en.account.disconnect }).click();
+      await expect(page.getByRole('heading', { name: en.account.connectedTitle })).toHaveCount(0);
+    });
   } finally {
     await idp.close();
   }

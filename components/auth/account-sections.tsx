@@ -7,6 +7,7 @@ import type { Me } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput, PasswordInput } from './fields';
 import { useHosted } from './hosted-context';
+import { useList } from './hosted-list';
 import { useFormErrors } from './use-form-errors';
 
 /** The hosted profile's own-account sections: email addresses, password, account deletion. */
@@ -330,6 +331,59 @@ export function DeleteAccountSection() {
         onConfirm={async () => {
           await call('/v1/me', { method: 'DELETE' });
           window.location.assign(href('/sign-in'));
+        }}
+      />
+    </Card>
+  );
+}
+
+type ConnectedAccount = {
+  id: string;
+  kind: 'oauth' | 'enterprise_sso';
+  provider_name: string;
+  email_address: string | null;
+  organization: { id: string; name: string } | null;
+  removable: boolean;
+};
+
+/** Social and enterprise SSO accounts the user signs in with; social ones can be disconnected. Hidden while there are none. */
+export function ConnectedAccountsSection() {
+  const ta = useTranslations('hosted.account');
+  const { call } = useHosted();
+  const describe = useFapiError();
+  const { list, load } = useList<ConnectedAccount>('/v1/me/connected_accounts');
+  const [removing, setRemoving] = useState<ConnectedAccount | null>(null);
+  if (!list || list.length === 0) return null;
+  return (
+    <Card>
+      <CardHeader title={ta('connectedTitle')} description={ta('connectedDescription')} />
+      <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
+        {list.map((a) => (
+          <li key={a.id} aria-label={a.provider_name} className="flex flex-wrap items-center justify-between gap-2 px-5 py-3">
+            <span className="min-w-0 text-sm">
+              <span className="font-medium">{a.provider_name}</span>
+              {a.email_address && <span className="block break-all text-zinc-600 dark:text-zinc-400">{a.email_address}</span>}
+              {a.organization && <span className="block text-zinc-600 dark:text-zinc-400">{ta('enterpriseOf', { organization: a.organization.name })}</span>}
+            </span>
+            {a.removable && (
+              <Button size="sm" variant="ghost" onClick={() => setRemoving(a)}>
+                {ta('disconnect')}
+              </Button>
+            )}
+          </li>
+        ))}
+      </ul>
+      <ConfirmDialog
+        open={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={ta('disconnectTitle', { provider: removing?.provider_name ?? '' })}
+        description={ta('disconnectDescription', { provider: removing?.provider_name ?? '' })}
+        confirmLabel={ta('disconnect')}
+        describeError={(e) => describe(e).message}
+        onConfirm={async () => {
+          await call(`/v1/me/connected_accounts/${encodeURIComponent(removing!.id)}`, { method: 'DELETE' });
+          setRemoving(null);
+          load();
         }}
       />
     </Card>

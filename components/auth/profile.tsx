@@ -26,7 +26,7 @@ import { ConnectedAppsSection } from './connected-apps';
 import { ApiKeysSection } from './api-keys-section';
 import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section';
 import { BillingSection } from './billing-section';
-import { DeleteAccountSection, EmailsSection, PasswordSection } from './account-sections';
+import { ConnectedAccountsSection, DeleteAccountSection, EmailsSection, PasswordSection } from './account-sections';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
@@ -146,6 +146,7 @@ function Sections() {
       <MfaSection me={me} onChanged={load} />
       <SessionsSection />
       <TokensSection />
+      <ConnectedAccountsSection />
       <ConnectedAppsSection />
       <ApiKeysSection />
       <BillingSection />

@@ -20,6 +20,7 @@ import {
   removeMyEmailAddress,
 } from './my-account';
 import { emailAddress, emailAddressSchema, userSchema, username } from './schemas';
+import { connectedAccountSchema, disconnectSocialAccount, listConnectedAccounts } from './connected-accounts';
 
 /** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
 
@@ -293,4 +294,19 @@ export const deleteMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   query: meQuery,
   response: z.object({ object: z.literal('user'), id: z.string(), deleted: z.literal(true) }),
   handle: ({ deps, auth }) => deleteMyAccount(deps, auth.instance, auth.me),
+});
+
+export const listConnectedAccountsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'The signed-in user’s connected accounts: social providers and enterprise SSO identities',
+  query: meQuery,
+  response: z.object({ object: z.literal('list'), data: z.array(connectedAccountSchema), has_more: z.boolean() }),
+  handle: async ({ deps, auth }) => ({ object: 'list' as const, data: await listConnectedAccounts(deps, auth.instance.id, auth.me.userId), has_more: false }),
+});
+
+export const disconnectAccountEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'Disconnect one of the signed-in user’s social accounts (enterprise SSO identities belong to the organization: 404)',
+  audit: { action: 'user.external_account_removed' },
+  query: meQuery,
+  response: z.object({ object: z.literal('connected_account'), id: z.string(), deleted: z.literal(true) }),
+  handle: ({ deps, auth, params }) => disconnectSocialAccount(deps, auth.instance.id, auth.me.userId, params.id!),
 });

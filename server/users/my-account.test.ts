@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { externalAccounts } from '../db/schema';
 import { codeSentTo, eventsDuring, instanceWith } from '../testing/auth-flows';
 import { expectError } from '../testing/expect';
 import { createTestUser, signedInClient, storedPassword } from '../testing/fapi-helpers';
@@ -131,5 +132,30 @@ describe('DELETE /v1/me', () => {
     expect((await b.call('GET', '/v1/environment')).body.user_settings.actions).toEqual({ delete_self: false });
     expectError(await b.call('DELETE', '/v1/me'), 403, 'FORBIDDEN', { reason: 'delete_self_disabled' });
     expect((await h.call('GET', `/v1/users/${userId}`, { key: I.secret })).status).toBe(200);
+  });
+});
+
+describe('connected accounts', () => {
+  it('lists the social accounts a user signed in with and disconnects one; another user’s is 404', async () => {
+    const { b, userId, email } = await signedInUser();
+    const other = await signedInUser();
+    // The row a social sign-in leaves behind when it links the account by verified email.
+    const now = h.clock.now();
+    const link = (id: string, user: string) =>
+      h.runtime.deps.db.insert(externalAccounts).values({ id, instanceId: A.instanceId, userId: user, provider: 'acme', providerUserId: `sub-${id}`, email, emailVerified: true, createdAt: now, updatedAt: now });
+    await link(`eac_mine${n}`, userId);
+    await link(`eac_theirs${n}`, other.userId);
+
+    const listed = await b.call('GET', '/v1/me/connected_accounts');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ object: 'connected_account', id: `eac_mine${n}`, kind: 'oauth', strategy: 'oauth_acme', email_address: email, removable: true }),
+    ]);
+    expectError(await b.call('DELETE', `/v1/me/connected_accounts/eac_theirs${n}`), 404, 'NOT_FOUND');
+    const { result, events } = await eventsDuring(h, A.instanceId, () => b.call('DELETE', `/v1/me/connected_accounts/eac_mine${n}`));
+    expect(result.body).toEqual({ object: 'connected_account', id: `eac_mine${n}`, deleted: true });
+    expect(events.map((e) => e.type)).toEqual(['user.updated']);
+    expect((await b.call('GET', '/v1/me/connected_accounts')).body.data).toEqual([]);
+    expect((await other.b.call('GET', '/v1/me/connected_accounts')).body.data).toHaveLength(1);
   });
 });

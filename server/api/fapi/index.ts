@@ -97,6 +97,8 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/me/email_addresses/:id/attempt_verification', ME, me.attemptEmailVerificationEndpoint),
   fapiRoute('DELETE', '/v1/me/email_addresses/:id',       ME,        me.removeEmailAddressEndpoint),
   fapiRoute('POST',   '/v1/me/change_password/prepare',   ME_SEND,        me.prepareReauthenticationEndpoint),
+  fapiRoute('GET',    '/v1/me/connected_accounts',        ME,        me.listConnectedAccountsEndpoint),
+  fapiRoute('DELETE', '/v1/me/connected_accounts/:id',    ME,        me.disconnectAccountEndpoint),
   fapiRoute('POST',   '/v1/me/change_password',           ME,        me.changePasswordEndpoint),
   fapiRoute('POST',   '/v1/me/totp',                      ME_PENDING,        me.createTotpEndpoint),
   fapiRoute('POST',   '/v1/me/totp/attempt_verification', ME_PENDING,        me.confirmTotpEndpoint),

@@ -275,6 +275,21 @@ export type EmailAddress = {
   updated_at: number;
 };
 
+export type ConnectedAccount = {
+  object: "connected_account";
+  id: string;
+  kind: "oauth" | "enterprise_sso";
+  strategy: string;
+  provider_name: string;
+  email_address: string | null;
+  organization: ({
+    id: string;
+    name: string;
+  }) | (null);
+  removable: boolean;
+  created_at: number;
+};
+
 export type MeSession = {
   object: "session";
   id: string;
@@ -765,6 +780,26 @@ export interface FapiOperations {
       expire_at: (number) | (null);
     };
     body: Record<string, never>;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** The signed-in user’s connected accounts: social providers and enterprise SSO identities */
+  "GET /v1/me/connected_accounts": {
+    response: {
+      object: "list";
+      data: Array<ConnectedAccount>;
+      has_more: boolean;
+    };
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Disconnect one of the signed-in user’s social accounts (enterprise SSO identities belong to the organization: 404) */
+  "DELETE /v1/me/connected_accounts/{id}": {
+    response: {
+      object: "connected_account";
+      id: string;
+      deleted: true;
+    };
+    body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
   /** Change the signed-in user’s password, proved by the current password or a code from change_password/prepare; other sessions end unless sign_out_of_other_sessions is false */
@@ -1324,4 +1359,4 @@ export interface FapiOperations {
   };
 }
 
-export type FapiPath = "/v1/environment" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/change_password/prepare" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh";
+export type FapiPath = "/v1/environment" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh";
