@@ -12,6 +12,18 @@ async function expectAccessible(page: Page) {
   expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
+/** The code of the newest SMS to a number, from the dev outbox. */
+async function smsCode(secret: string, to: string): Promise<string> {
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${E2E_BASE_URL}/v1/sms?to=${encodeURIComponent(to)}`, { headers: { authorization: `Bearer ${secret}` } });
+    const body = (await res.json()) as { data: Array<{ body: string }> };
+    const code = body.data[0] && /(\d{6})/.exec(body.data[0].body)?.[1];
+    if (code) return code;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no SMS to ${to}`);
+}
+
 const row = (page: Page, address: string) => page.getByRole('listitem', { name: address, exact: true });
 
 test('the hosted account page: add, verify and make primary an email address, remove the old one, change the password, delete the account', async ({ page }) => {
@@ -32,10 +44,10 @@ test('the hosted account page: add, verify and make primary an email address, re
   });
 
   await test.step('add a second address, verify it with the emailed code, make it primary, remove the first', async () => {
-    await page.getByRole('button', { name: ta.addEmail }).click();
-    await page.getByRole('dialog').getByLabel(en.fields.email).fill(second);
-    await page.getByRole('dialog').getByRole('button', { name: ta.addEmailSubmit }).click();
-    await expect(page.getByRole('dialog').getByRole('heading', { name: ta.verifyTitle })).toBeVisible();
+    await page.getByRole('button', { name: ta.email.add }).click();
+    await page.getByRole('dialog').getByLabel(ta.email.label).fill(second);
+    await page.getByRole('dialog').getByRole('button', { name: ta.email.addSubmit }).click();
+    await expect(page.getByRole('dialog').getByRole('heading', { name: ta.email.verifyTitle })).toBeVisible();
     await page.getByRole('dialog').getByLabel(ta.codeLabel).fill(await latestCode(instance.secret, second));
     await page.getByRole('dialog').getByRole('button', { name: ta.verify }).click();
     await expect(page.getByRole('dialog')).toHaveCount(0);
@@ -49,6 +61,17 @@ test('the hosted account page: add, verify and make primary an email address, re
     await expect(row(page, first)).toHaveCount(0);
     await expect(row(page, second).getByRole('button', { name: ta.remove })).toHaveCount(0);
     await screenshot(page, 'hosted-account-emails');
+  });
+
+  await test.step('add a phone number and verify it with the code sent by SMS', async () => {
+    const phone = `+1415555${String(Date.now()).slice(-4)}`;
+    await page.getByRole('button', { name: ta.phone.add }).click();
+    await page.getByRole('dialog').getByLabel(ta.phone.label).fill(phone);
+    await page.getByRole('dialog').getByRole('button', { name: ta.phone.addSubmit }).click();
+    await expect(page.getByRole('dialog').getByRole('heading', { name: ta.phone.verifyTitle })).toBeVisible();
+    await page.getByRole('dialog').getByLabel(ta.codeLabel).fill(await smsCode(instance.secret, phone));
+    await page.getByRole('dialog').getByRole('button', { name: ta.verify }).click();
+    await expect(row(page, phone)).toContainText(en.profile.verified);
   });
 
   await test.step('change the password: a wrong current one is refused under the field, the right one works', async () => {

@@ -14,20 +14,50 @@ import { useFormErrors } from './use-form-errors';
 
 type Changed = { me: Me; onChanged(): void };
 
-export function EmailsSection({ me, onChanged }: Changed) {
+/** Email addresses or phone numbers: the same list, dialogs and endpoints. */
+const KINDS = {
+  email: {
+    path: '/v1/me/email_addresses',
+    field: 'email_address',
+    primaryField: 'primary_email_address_id',
+    strategy: 'email_code',
+    inputType: 'email',
+    autoComplete: 'email',
+    items: (me: Me) => me.email_addresses.map((a) => ({ id: a.id, value: a.email_address, verified: a.verification?.status === 'verified' })),
+    primary: (me: Me) => me.primary_email_address_id,
+  },
+  phone: {
+    path: '/v1/me/phone_numbers',
+    field: 'phone_number',
+    primaryField: 'primary_phone_number_id',
+    strategy: 'phone_code',
+    inputType: 'tel',
+    autoComplete: 'tel',
+    items: (me: Me) => (me.phone_numbers ?? []).map((p) => ({ id: p.id, value: p.phone_number, verified: p.verification?.status === 'verified' })),
+    primary: (me: Me) => me.primary_phone_number_id ?? null,
+  },
+} as const;
+type KindName = keyof typeof KINDS;
+type Identifier = { id: string; value: string };
+
+export function IdentifiersSection({ me, onChanged, kind }: Changed & { kind: KindName }) {
   const t = useTranslations('hosted.profile');
-  const ta = useTranslations('hosted.account');
+  const ta = useTranslations(`hosted.account.${kind}`);
+  const tc = useTranslations('hosted.account');
   const { call } = useHosted();
   const describe = useFapiError();
+  const k = KINDS[kind];
   const [adding, setAdding] = useState(false);
-  const [verifying, setVerifying] = useState<{ id: string; address: string } | null>(null);
-  const [removing, setRemoving] = useState<{ id: string; address: string } | null>(null);
+  const [verifying, setVerifying] = useState<Identifier | null>(null);
+  const [removing, setRemoving] = useState<Identifier | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const items = k.items(me);
+  const primaryId = k.primary(me);
 
   async function makePrimary(id: string) {
     setError(null);
     try {
-      await call('/v1/me', { method: 'PATCH', json: { primary_email_address_id: id } });
+      await call('/v1/me', { method: 'PATCH', json: { [k.primaryField]: id } });
       onChanged();
     } catch (e) {
       setError(describe(e).message);
@@ -37,11 +67,11 @@ export function EmailsSection({ me, onChanged }: Changed) {
   return (
     <Card>
       <CardHeader
-        title={t('emailsTitle')}
-        description={t('emailsDescription')}
+        title={ta('title')}
+        description={ta('description')}
         actions={
           <Button size="sm" variant="secondary" onClick={() => setAdding(true)}>
-            {ta('addEmail')}
+            {ta('add')}
           </Button>
         }
       />
@@ -52,34 +82,33 @@ export function EmailsSection({ me, onChanged }: Changed) {
           </p>
         </CardBody>
       )}
-      {me.email_addresses.length === 0 ? (
-        <EmptyState title={t('noEmails')} />
+      {items.length === 0 ? (
+        <EmptyState title={ta('none')} />
       ) : (
         <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
-          {me.email_addresses.map((a) => {
-            const primary = a.id === me.primary_email_address_id;
-            const verified = a.verification?.status === 'verified';
+          {items.map((a) => {
+            const primary = a.id === primaryId;
             return (
-              <li key={a.id} aria-label={a.email_address} className="flex flex-wrap items-center justify-between gap-2 px-5 py-3">
+              <li key={a.id} aria-label={a.value} className="flex flex-wrap items-center justify-between gap-2 px-5 py-3">
                 <span className="flex min-w-0 flex-wrap items-center gap-1.5">
-                  <span className="break-all text-sm font-medium">{a.email_address}</span>
+                  <span className="break-all text-sm font-medium">{a.value}</span>
                   {primary && <Badge tone="indigo">{t('primary')}</Badge>}
-                  {verified ? <Badge tone="green">{t('verified')}</Badge> : <Badge tone="amber">{t('unverified')}</Badge>}
+                  {a.verified ? <Badge tone="green">{t('verified')}</Badge> : <Badge tone="amber">{t('unverified')}</Badge>}
                 </span>
                 <span className="flex flex-wrap gap-2">
-                  {!verified && (
-                    <Button size="sm" variant="secondary" onClick={() => setVerifying({ id: a.id, address: a.email_address })}>
-                      {ta('verify')}
+                  {!a.verified && (
+                    <Button size="sm" variant="secondary" onClick={() => setVerifying(a)}>
+                      {tc('verify')}
                     </Button>
                   )}
-                  {verified && !primary && (
+                  {a.verified && !primary && (
                     <Button size="sm" variant="secondary" onClick={() => makePrimary(a.id)}>
-                      {ta('makePrimary')}
+                      {tc('makePrimary')}
                     </Button>
                   )}
                   {!primary && (
-                    <Button size="sm" variant="ghost" onClick={() => setRemoving({ id: a.id, address: a.email_address })}>
-                      {ta('remove')}
+                    <Button size="sm" variant="ghost" onClick={() => setRemoving(a)}>
+                      {tc('remove')}
                     </Button>
                   )}
                 </span>
@@ -89,7 +118,8 @@ export function EmailsSection({ me, onChanged }: Changed) {
         </ul>
       )}
       {adding && (
-        <AddEmailDialog
+        <AddIdentifierDialog
+          kind={kind}
           onClose={() => setAdding(false)}
           onAdded={(added) => {
             setAdding(false);
@@ -99,8 +129,9 @@ export function EmailsSection({ me, onChanged }: Changed) {
         />
       )}
       {verifying && (
-        <VerifyEmailDialog
-          email={verifying}
+        <VerifyIdentifierDialog
+          kind={kind}
+          identifier={verifying}
           onClose={() => setVerifying(null)}
           onVerified={() => {
             setVerifying(null);
@@ -112,11 +143,11 @@ export function EmailsSection({ me, onChanged }: Changed) {
         open={removing !== null}
         onClose={() => setRemoving(null)}
         title={ta('removeTitle')}
-        description={ta('removeDescription', { address: removing?.address ?? '' })}
-        confirmLabel={ta('remove')}
+        description={ta('removeDescription', { value: removing?.value ?? '' })}
+        confirmLabel={tc('remove')}
         describeError={(e) => describe(e).message}
         onConfirm={async () => {
-          await call(`/v1/me/email_addresses/${encodeURIComponent(removing!.id)}`, { method: 'DELETE' });
+          await call(`${k.path}/${encodeURIComponent(removing!.id)}`, { method: 'DELETE' });
           setRemoving(null);
           onChanged();
         }}
@@ -125,29 +156,27 @@ export function EmailsSection({ me, onChanged }: Changed) {
   );
 }
 
-const ADDRESS_FIELDS = ['email_address'] as const;
-
-function AddEmailDialog({ onClose, onAdded }: { onClose(): void; onAdded(email: { id: string; address: string }): void }) {
-  const ta = useTranslations('hosted.account');
-  const tf = useTranslations('hosted.fields');
+function AddIdentifierDialog({ kind, onClose, onAdded }: { kind: KindName; onClose(): void; onAdded(added: Identifier): void }) {
+  const ta = useTranslations(`hosted.account.${kind}`);
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(ADDRESS_FIELDS);
-  const [address, setAddress] = useState('');
+  const k = KINDS[kind];
+  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors([k.field]);
+  const [value, setValue] = useState('');
 
   const submit = handleSubmit(
     async () => {
-      const added = await call<{ id: string; email_address: string }>('/v1/me/email_addresses', { json: { email_address: address.trim() } });
-      onAdded({ id: added.id, address: added.email_address });
+      const added = await call<Record<string, string> & { id: string }>(k.path, { json: { [k.field]: value.trim() } });
+      onAdded({ id: added.id, value: added[k.field]! });
     },
-    { check: () => !address.trim() && { email_address: te('required') } },
+    { check: () => !value.trim() && { [k.field]: te('required') } },
   );
 
   return (
-    <FormDialog open onClose={onClose} title={ta('addEmailTitle')} onSubmit={submit} error={formError} submitLabel={ta('addEmailSubmit')} busy={busy}>
-      <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('addEmailDescription')}</p>
-      <Field label={tf('email')} error={fieldErrors.email_address}>
-        {(p) => <Input {...p} type="email" name="email_address" autoComplete="email" autoFocus value={address} onChange={(e) => setAddress(e.target.value)} />}
+    <FormDialog open onClose={onClose} title={ta('addTitle')} onSubmit={submit} error={formError} submitLabel={ta('addSubmit')} busy={busy}>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('addDescription')}</p>
+      <Field label={ta('label')} hint={ta('hint')} error={fieldErrors[k.field]}>
+        {(p) => <Input {...p} type={k.inputType} name={k.field} autoComplete={k.autoComplete} autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
       </Field>
     </FormDialog>
   );
@@ -167,16 +196,18 @@ function useSendOnce(when: boolean, send: () => Promise<void>) {
   }, [when]);
 }
 
-/** Sends a code to the address when it opens, then checks the code typed. */
-function VerifyEmailDialog({ email, onClose, onVerified }: { email: { id: string; address: string }; onClose(): void; onVerified(): void }) {
-  const ta = useTranslations('hosted.account');
+/** Sends a code to the address or number when it opens, then checks the code typed. */
+function VerifyIdentifierDialog({ kind, identifier, onClose, onVerified }: { kind: KindName; identifier: Identifier; onClose(): void; onVerified(): void }) {
+  const ta = useTranslations(`hosted.account.${kind}`);
+  const tc = useTranslations('hosted.account');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
   const { formError, fieldErrors, busy, handleSubmit, run } = useFormErrors(CODE_FIELDS);
   const [code, setCode] = useState('');
-  const path = `/v1/me/email_addresses/${encodeURIComponent(email.id)}`;
+  const k = KINDS[kind];
+  const path = `${k.path}/${encodeURIComponent(identifier.id)}`;
 
-  useSendOnce(true, () => run(() => call(`${path}/prepare_verification`, { json: { strategy: 'email_code' } }).then(() => undefined)));
+  useSendOnce(true, () => run(() => call(`${path}/prepare_verification`, { json: { strategy: k.strategy } }).then(() => undefined)));
 
   const submit = handleSubmit(
     async () => {
@@ -187,9 +218,9 @@ function VerifyEmailDialog({ email, onClose, onVerified }: { email: { id: string
   );
 
   return (
-    <FormDialog open onClose={onClose} title={ta('verifyTitle')} onSubmit={submit} error={formError} submitLabel={ta('verify')} busy={busy}>
-      <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('verifyDescription', { address: email.address })}</p>
-      <Field label={ta('codeLabel')} error={fieldErrors.code}>
+    <FormDialog open onClose={onClose} title={ta('verifyTitle')} onSubmit={submit} error={formError} submitLabel={tc('verify')} busy={busy}>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('verifyDescription', { value: identifier.value })}</p>
+      <Field label={tc('codeLabel')} error={fieldErrors.code}>
         {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
       </Field>
     </FormDialog>

@@ -26,7 +26,7 @@ import { ConnectedAppsSection } from './connected-apps';
 import { ApiKeysSection } from './api-keys-section';
 import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section';
 import { BillingSection } from './billing-section';
-import { ConnectedAccountsSection, DeleteAccountSection, EmailsSection, PasswordSection } from './account-sections';
+import { ConnectedAccountsSection, DeleteAccountSection, IdentifiersSection, PasswordSection } from './account-sections';
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
@@ -141,7 +141,8 @@ function Sections() {
   return (
     <>
       <ProfileSection me={me} onSaved={setMe} />
-      <EmailsSection me={me} onChanged={load} />
+      <IdentifiersSection kind="email" me={me} onChanged={load} />
+      <IdentifiersSection kind="phone" me={me} onChanged={load} />
       <PasswordSection me={me} onChanged={load} />
       <MfaSection me={me} onChanged={load} />
       <SessionsSection />

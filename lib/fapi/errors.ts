@@ -82,7 +82,7 @@ export function describeFapiError(error: unknown): FapiErrorInfo {
       if (reason === 'not_enrolled') return { key: 'totpNotEnabled' };
       if (reason === 'primary_identifier') return { key: 'primaryEmail' };
       if (reason === 'already_verified') return { key: 'emailAlreadyVerified' };
-      if (reason === 'too_many_email_addresses') return { key: 'tooManyEmails' };
+      if (reason === 'too_many_identifiers') return { key: 'tooManyEmails' };
       if (reason === 'no_primary_email') return { key: 'noPrimaryEmail' };
       return { key: 'conflict', restart: true };
     case 'UNAUTHENTICATED':

@@ -66,6 +66,8 @@ export type SignUpAttempt = {
 
 export type Envelope<T> = { response: T; client: Client };
 
+export type PhoneNumber = { id: string; phone_number: string; verification: { status: string; strategy: string | null } | null };
+
 export type EmailAddress = { id: string; email_address: string; verification: { status: string; strategy: string | null } | null };
 
 export type Me = {
@@ -76,6 +78,8 @@ export type Me = {
   username: string | null;
   primary_email_address_id: string | null;
   email_addresses: EmailAddress[];
+  primary_phone_number_id?: string | null;
+  phone_numbers?: PhoneNumber[];
   password_enabled: boolean;
   totp_enabled: boolean;
   backup_code_enabled: boolean;

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps';
 import type { VerificationPurpose } from '../db/schema';
-import { deliverEmail, sendEmail } from '../email/mailer';
+import { deliverEmail, sendEmail, sendSms } from '../email/mailer';
 import { renderTemplate } from '../email/render';
 import { builtInEmailTemplate } from '../email/templates';
 import { localeCandidates } from '../localization/locales';
@@ -16,6 +16,7 @@ const TEMPLATE = {
   domain_affiliation: 'verification_code',
   second_factor: 'verification_code',
   email_verification: 'verification_code',
+  phone_verification: 'verification_code',
   reauthentication: 'verification_code',
 } as const satisfies Record<VerificationPurpose, string>;
 
@@ -66,4 +67,25 @@ export async function sendCode(
     deliverEmail(deps, email.id).catch((err: unknown) => deps.logger.warn({ err, email_id: email.id }, 'verification code delivery failed'));
   }
   return row;
+}
+
+/** Issues a code (reissue caps apply) and texts it (the SMS outbox), in one transaction. */
+export async function sendSmsCode(
+  deps: D,
+  input: { instanceId: string; attemptId: string; purpose: VerificationPurpose; phone: string; userId: string; locale?: string | null; acceptLanguage?: string | null },
+) {
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const { code, row } = await issueCode(d, { instanceId: input.instanceId, attemptId: input.attemptId, purpose: input.purpose, address: input.phone });
+    await sendSms(d, {
+      instanceId: input.instanceId,
+      to: input.phone,
+      template: 'verification_code',
+      data: { code, expires_in_minutes: CODE_TTL_MS / 60_000 },
+      userId: input.userId,
+      ...(input.locale ? { locale: input.locale } : {}),
+      acceptLanguage: input.acceptLanguage ?? null,
+    });
+    return row;
+  });
 }

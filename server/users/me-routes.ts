@@ -9,17 +9,18 @@ import { limitMfaAttempts, meView } from './me';
 import { beginTotpEnrollment, confirmTotp, disableTotp, regenerateBackupCodes } from './mfa';
 import { updateUser } from './users';
 import {
-  addMyEmailAddress,
-  assertVerifiedEmail,
-  attemptMyEmailVerification,
+  addMyIdentifier,
+  assertVerifiedIdentifier,
+  attemptMyVerification,
   changeMyPassword,
   deleteMyAccount,
-  prepareMyEmailVerification,
+  prepareMyVerification,
   prepareReauthentication,
   refuseImpersonated,
-  removeMyEmailAddress,
+  removeMyIdentifier,
+  type IdentifierKindName,
 } from './my-account';
-import { emailAddress, emailAddressSchema, userSchema, username } from './schemas';
+import { emailAddress, emailAddressSchema, phoneNumber, phoneNumberSchema, userSchema, username } from './schemas';
 import { connectedAccountSchema, disconnectSocialAccount, listConnectedAccounts } from './connected-accounts';
 
 /** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
@@ -44,6 +45,8 @@ export const updateMeBody = z.strictObject({
   unsafe_metadata: metadataInput.optional(),
   /** One of the user's verified addresses. */
   primary_email_address_id: z.string().min(1).max(64).optional(),
+  /** One of the user's verified phone numbers. */
+  primary_phone_number_id: z.string().min(1).max(64).optional(),
 });
 
 const code = z.string().trim().min(1).max(64);
@@ -98,7 +101,8 @@ export const updateMeEndpoint = endpoint<SignedInAuth, z.output<typeof updateMeB
   response: meSchema,
   handle: async ({ deps, auth, actor, body }) => {
     const { me } = auth;
-    if (body.primary_email_address_id !== undefined) await assertVerifiedEmail(deps, auth.instance.id, me.userId, body.primary_email_address_id);
+    if (body.primary_email_address_id !== undefined) await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'email_address', body.primary_email_address_id);
+    if (body.primary_phone_number_id !== undefined) await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'phone_number', body.primary_phone_number_id);
     await updateUser(deps, auth.instance.id, me.userId, body, auditContextOf(actor));
     return meView(deps, auth.instance.id, me.userId);
   },
@@ -200,7 +204,6 @@ export const revokeApiTokenEndpoint = endpoint<SignedInAuth, Record<string, neve
 
 // --- Own email addresses, password and account (the hosted profile) ---
 
-const myEmailSchema = emailAddressSchema;
 const verificationSchema = z.object({
   object: z.literal('verification'),
   status: z.string(),
@@ -209,43 +212,48 @@ const verificationSchema = z.object({
   expire_at: z.number().int().nullable(),
 });
 
-export const addEmailAddressEndpoint = endpoint<SignedInAuth, { email_address: string }, MeQuery>({
-  summary: 'Add an email address to the signed-in user, unverified (then prepare_verification and attempt_verification)',
-  audit: { action: 'user.email_address_added' },
-  body: z.strictObject({ email_address: emailAddress }),
-  query: meQuery,
-  status: 201,
-  response: myEmailSchema,
-  handle: ({ deps, auth, body }) => addMyEmailAddress(deps, auth.instance.id, auth.me.userId, body.email_address),
-});
+/** Add, verify (prepare + attempt) and remove: the same four endpoints for email addresses and phone numbers. */
+function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.ZodType<string>, schema: z.ZodType, what: { one: string; many: string }) {
+  const channel = kind === 'email_address' ? 'email' : 'SMS';
+  const prepareBody = z.strictObject({ strategy: z.literal(kind === 'email_address' ? 'email_code' : 'phone_code').optional() });
+  return {
+    add: endpoint<SignedInAuth, Record<K, string>, MeQuery>({
+      summary: `Add ${what.one} to the signed-in user, unverified (then prepare_verification and attempt_verification)`,
+      audit: { action: `user.${kind}_added` },
+      body: z.strictObject({ [kind]: value } as Record<K, z.ZodType<string>>) as unknown as z.ZodType<Record<K, string>>,
+      query: meQuery,
+      status: 201,
+      response: schema,
+      handle: ({ deps, auth, body }) => addMyIdentifier(deps, auth.instance.id, auth.me.userId, kind, body[kind]),
+    }),
+    prepare: endpoint<SignedInAuth, z.output<typeof prepareBody>, MeQuery>({
+      summary: `Send a verification code by ${channel} to one of the signed-in user’s unverified ${what.many}`,
+      audit: { unaudited: 'sends a code; the verification itself is audited' },
+      body: prepareBody,
+      query: meQuery,
+      response: z.object({ verification: verificationSchema }).loose(),
+      handle: ({ deps, auth, params, request }) => prepareMyVerification(deps, auth.instance, auth.me.userId, kind, params.id!, request.acceptLanguage),
+    }),
+    attempt: endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
+      summary: `Verify one of the signed-in user’s ${what.many} with the code sent there`,
+      audit: { action: `user.${kind}_verified` },
+      body: codeBody,
+      query: meQuery,
+      response: schema,
+      handle: ({ deps, auth, params, body }) => attemptMyVerification(deps, auth.instance.id, auth.me.userId, kind, params.id!, body.code),
+    }),
+    remove: endpoint<SignedInAuth, never, MeQuery>({
+      summary: `Remove one of the signed-in user’s ${what.many} (never the primary one)`,
+      audit: { action: `user.${kind}_removed` },
+      query: meQuery,
+      response: z.object({ object: z.literal(kind), id: z.string(), deleted: z.literal(true) }),
+      handle: ({ deps, auth, params }) => removeMyIdentifier(deps, auth.instance.id, auth.me.userId, kind, params.id!),
+    }),
+  };
+}
 
-const prepareBody = z.strictObject({ strategy: z.literal('email_code').optional() });
-
-export const prepareEmailVerificationEndpoint = endpoint<SignedInAuth, z.output<typeof prepareBody>, MeQuery>({
-  summary: 'Email a verification code to one of the signed-in user’s unverified addresses',
-  audit: { unaudited: 'sends a code; the verification itself is audited' },
-  body: prepareBody,
-  query: meQuery,
-  response: myEmailSchema.extend({ verification: verificationSchema }),
-  handle: ({ deps, auth, params, request }) => prepareMyEmailVerification(deps, auth.instance, auth.me.userId, params.id!, request.acceptLanguage),
-});
-
-export const attemptEmailVerificationEndpoint = endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
-  summary: 'Verify one of the signed-in user’s email addresses with the emailed code',
-  audit: { action: 'user.email_address_verified' },
-  body: codeBody,
-  query: meQuery,
-  response: myEmailSchema,
-  handle: ({ deps, auth, params, body }) => attemptMyEmailVerification(deps, auth.instance.id, auth.me.userId, params.id!, body.code),
-});
-
-export const removeEmailAddressEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'Remove one of the signed-in user’s email addresses (never the primary one)',
-  audit: { action: 'user.email_address_removed' },
-  query: meQuery,
-  response: z.object({ object: z.literal('email_address'), id: z.string(), deleted: z.literal(true) }),
-  handle: ({ deps, auth, params }) => removeMyEmailAddress(deps, auth.instance.id, auth.me.userId, params.id!),
-});
+export const myEmailAddresses = identifierEndpoints('email_address', emailAddress, emailAddressSchema, { one: 'an email address', many: 'email addresses' });
+export const myPhoneNumbers = identifierEndpoints('phone_number', phoneNumber, phoneNumberSchema, { one: 'a phone number', many: 'phone numbers' });
 
 export const prepareReauthenticationEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Email a code to the signed-in user’s primary address, to change the password without the current one',

@@ -159,3 +159,27 @@ describe('connected accounts', () => {
     expect((await other.b.call('GET', '/v1/me/connected_accounts')).body.data).toHaveLength(1);
   });
 });
+
+describe('own phone numbers on the FAPI', () => {
+  it('adds a number, verifies it with the code sent by SMS, makes it primary; the primary one stays', async () => {
+    const { b, userId } = await signedInUser();
+    const phone = `+1415555${String(1000 + n).slice(-4)}`;
+    const added = await b.call('POST', '/v1/me/phone_numbers', { body: { phone_number: phone } });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ object: 'phone_number', phone_number: phone, verification: { status: 'unverified' } });
+    const id = added.body.id as string;
+    expectError(await b.call('POST', '/v1/me/phone_numbers', { body: { phone_number: '0123' } }), 422, 'VALIDATION_FAILED', { param: 'phone_number' });
+    expectError(await b.call('PATCH', '/v1/me', { body: { primary_phone_number_id: id } }), 422, 'VALIDATION_FAILED', { param: 'primary_phone_number_id', reason: 'unverified' });
+
+    const prepared = await b.call('POST', `/v1/me/phone_numbers/${id}/prepare_verification`, { body: { strategy: 'phone_code' } });
+    expect(prepared.status).toBe(200);
+    expect(prepared.body.verification).toMatchObject({ strategy: 'phone_code', status: 'unverified' });
+    const sms = await h.call('GET', `/v1/sms?to=${encodeURIComponent(phone)}`, { key: A.secret });
+    const code = /(\d{6})/.exec(sms.body.data[0].body as string)![1]!;
+    const verified = await b.call('POST', `/v1/me/phone_numbers/${id}/attempt_verification`, { body: { code } });
+    expect(verified.body.verification).toMatchObject({ status: 'verified', strategy: 'phone_code' });
+    expect((await b.call('PATCH', '/v1/me', { body: { primary_phone_number_id: id } })).body.primary_phone_number_id).toBe(id);
+    expectError(await b.call('DELETE', `/v1/me/phone_numbers/${id}`), 409, 'CONFLICT', { reason: 'primary_identifier' });
+    expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body.phone_numbers).toMatchObject([{ id, verification: { status: 'verified' } }]);
+  });
+});

@@ -1,30 +1,33 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import { emailAddresses, users } from '../db/schema';
+import { emailAddresses, phoneNumbers, users } from '../db/schema';
 import { newId } from '../db/ids';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { checkCode, verificationView } from '../auth/codes';
 import { checkNewPassword, checkPassword } from '../auth/password-policy';
-import { sendCode } from '../auth/send-code';
+import { sendCode, sendSmsCode } from '../auth/send-code';
 import { enrollUserByEmailDomain } from '../organizations/domains';
 import type { Me } from './me';
 import { assertIdentifiersFree, deleteUser, getUser, rethrowTaken } from './users';
+import type { UserView } from './schemas';
 import { revokeMyOtherSessions } from '../sessions/me-sessions';
 import type { AuditContext } from '../http/actor';
 import { audit } from '../audit/audit';
 
 /**
  * What signed-in users change of their own account on the FAPI (the hosted profile): email
- * addresses (added unverified, verified by an emailed code, made primary, removed), the
+ * addresses and phone numbers (added unverified, verified by a code sent there, made
+ * primary, removed), the
  * password (proved by the current one or a fresh emailed code) and the account itself.
  */
 
-/** Addresses one user may hold, verified or not. */
-export const MAX_EMAIL_ADDRESSES = 10;
+/** Email addresses, and phone numbers, one user may hold, verified or not. */
+export const MAX_IDENTIFIERS = 10;
 
 type D = Deps;
+type Db = Deps['db'];
 
 const impersonationRefused = (what: string) =>
   new AppError('FORBIDDEN', { message: `An impersonation session cannot ${what}.`, meta: { reason: 'impersonation' } });
@@ -34,12 +37,112 @@ export function refuseImpersonated(me: Me, what: string) {
   if (me.actor) throw impersonationRefused(what);
 }
 
-async function myEmailAddress(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, id: string) {
-  const [row] = await deps.db
-    .select()
-    .from(emailAddresses)
-    .where(and(eq(emailAddresses.id, id), eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId)));
-  if (!row) throw notFound('email_address');
+interface IdentifierRow {
+  id: string;
+  value: string;
+  verified: boolean;
+}
+
+/** Where a kind of identifier lives and how a code reaches it; the rules below are the same for both. */
+interface IdentifierKind {
+  kind: 'email_address' | 'phone_number';
+  find(db: Db, instanceId: string, userId: string, id: string): Promise<IdentifierRow | undefined>;
+  count(db: Db, userId: string): Promise<number>;
+  insert(db: Db, row: { id: string; instanceId: string; userId: string; value: string; now: number }): Promise<void>;
+  markVerified(db: Db, id: string, strategy: string, now: number): Promise<void>;
+  remove(db: Db, id: string): Promise<void>;
+  primaryOf(db: Db, userId: string): Promise<string | null>;
+  strategy: 'email_code' | 'phone_code';
+  send(deps: D, instanceId: string, userId: string, row: IdentifierRow, acceptLanguage: string | null): ReturnType<typeof sendCode>;
+}
+
+const EMAIL: IdentifierKind = {
+  kind: 'email_address',
+  async find(db, instanceId, userId, id) {
+    const [r] = await db
+      .select({ id: emailAddresses.id, value: emailAddresses.emailAddress, status: emailAddresses.verificationStatus })
+      .from(emailAddresses)
+      .where(and(eq(emailAddresses.id, id), eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId)));
+    return r && { id: r.id, value: r.value, verified: r.status === 'verified' };
+  },
+  async count(db, userId) {
+    const [r] = await db.select({ n: count() }).from(emailAddresses).where(eq(emailAddresses.userId, userId));
+    return Number(r?.n ?? 0);
+  },
+  async insert(db, r) {
+    await db.insert(emailAddresses).values({
+      id: r.id,
+      instanceId: r.instanceId,
+      userId: r.userId,
+      emailAddress: r.value,
+      emailKey: r.value.toLowerCase(),
+      verificationStatus: 'unverified',
+      verificationStrategy: null,
+      createdAt: r.now,
+      updatedAt: r.now,
+    });
+  },
+  async markVerified(db, id, strategy, now) {
+    await db.update(emailAddresses).set({ verificationStatus: 'verified', verificationStrategy: strategy, updatedAt: now }).where(eq(emailAddresses.id, id));
+  },
+  async remove(db, id) {
+    await db.delete(emailAddresses).where(eq(emailAddresses.id, id));
+  },
+  async primaryOf(db, userId) {
+    const [u] = await db.select({ id: users.primaryEmailAddressId }).from(users).where(eq(users.id, userId));
+    return u?.id ?? null;
+  },
+  strategy: 'email_code',
+  send: (deps, instanceId, userId, row, acceptLanguage) =>
+    sendCode(deps, { instanceId, attemptId: row.id, purpose: 'email_verification', address: row.value, to: row.value, userId, acceptLanguage }),
+};
+
+const PHONE: IdentifierKind = {
+  kind: 'phone_number',
+  async find(db, instanceId, userId, id) {
+    const [r] = await db
+      .select({ id: phoneNumbers.id, value: phoneNumbers.phoneNumber, status: phoneNumbers.verificationStatus })
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.id, id), eq(phoneNumbers.instanceId, instanceId), eq(phoneNumbers.userId, userId)));
+    return r && { id: r.id, value: r.value, verified: r.status === 'verified' };
+  },
+  async count(db, userId) {
+    const [r] = await db.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId));
+    return Number(r?.n ?? 0);
+  },
+  async insert(db, r) {
+    await db.insert(phoneNumbers).values({
+      id: r.id,
+      instanceId: r.instanceId,
+      userId: r.userId,
+      phoneNumber: r.value,
+      verificationStatus: 'unverified',
+      verificationStrategy: null,
+      createdAt: r.now,
+      updatedAt: r.now,
+    });
+  },
+  async markVerified(db, id, strategy, now) {
+    await db.update(phoneNumbers).set({ verificationStatus: 'verified', verificationStrategy: strategy, updatedAt: now }).where(eq(phoneNumbers.id, id));
+  },
+  async remove(db, id) {
+    await db.delete(phoneNumbers).where(eq(phoneNumbers.id, id));
+  },
+  async primaryOf(db, userId) {
+    const [u] = await db.select({ id: users.primaryPhoneNumberId }).from(users).where(eq(users.id, userId));
+    return u?.id ?? null;
+  },
+  strategy: 'phone_code',
+  send: (deps, instanceId, userId, row, acceptLanguage) =>
+    sendSmsCode(deps, { instanceId, attemptId: row.id, purpose: 'phone_verification', phone: row.value, userId, acceptLanguage }),
+};
+
+export const IDENTIFIER_KINDS = { email_address: EMAIL, phone_number: PHONE } as const;
+export type IdentifierKindName = keyof typeof IDENTIFIER_KINDS;
+
+async function mine(kind: IdentifierKind, db: Db, instanceId: string, userId: string, id: string) {
+  const row = await kind.find(db, instanceId, userId, id);
+  if (!row) throw notFound(kind.kind);
   return row;
 }
 
@@ -49,96 +152,76 @@ async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: str
   return view;
 }
 
-const emailView = (view: Awaited<ReturnType<typeof getUser>>, id: string) => view.email_addresses.find((e) => e.id === id)!;
+/** The identifier as the user resource shows it (email_addresses[] or phone_numbers[]). */
+function identifierView(view: UserView, kind: IdentifierKind, id: string) {
+  const list: Array<{ id: string }> = kind.kind === 'email_address' ? view.email_addresses : view.phone_numbers;
+  return list.find((e) => e.id === id)!;
+}
 
-/** Adds an unverified address (422 `taken` when anyone holds it); verify it with a code next. */
-export async function addMyEmailAddress(deps: D, instanceId: string, userId: string, address: string) {
+/** Adds an unverified email address or phone number (422 `taken` when anyone holds it); verify it with a code next. */
+export async function addMyIdentifier(deps: D, instanceId: string, userId: string, kindName: IdentifierKindName, value: string) {
+  const kind = IDENTIFIER_KINDS[kindName];
   return deps.db
     .transaction(async (tx) => {
-      const [held] = await tx.select({ n: count() }).from(emailAddresses).where(eq(emailAddresses.userId, userId));
-      if (Number(held?.n ?? 0) >= MAX_EMAIL_ADDRESSES) {
-        throw new AppError('CONFLICT', { message: `An account holds at most ${MAX_EMAIL_ADDRESSES} email addresses.`, meta: { reason: 'too_many_email_addresses' } });
+      if ((await kind.count(tx, userId)) >= MAX_IDENTIFIERS) {
+        throw new AppError('CONFLICT', { message: `An account holds at most ${MAX_IDENTIFIERS} of these.`, meta: { reason: 'too_many_identifiers' } });
       }
-      await assertIdentifiersFree(tx, instanceId, { emails: [address] });
-      const now = deps.clock.now();
+      await assertIdentifiersFree(tx, instanceId, kind === EMAIL ? { emails: [value] } : { phones: [value] });
       const id = newId('idn');
-      await tx.insert(emailAddresses).values({
-        id,
-        instanceId,
-        userId,
-        emailAddress: address,
-        emailKey: address.toLowerCase(),
-        verificationStatus: 'unverified',
-        verificationStrategy: null,
-        createdAt: now,
-        updatedAt: now,
-      });
-      return emailView(await emitUserUpdated({ db: tx, clock: deps.clock }, instanceId, userId), id);
+      await kind.insert(tx, { id, instanceId, userId, value, now: deps.clock.now() });
+      return identifierView(await emitUserUpdated({ db: tx, clock: deps.clock }, instanceId, userId), kind, id);
     })
     .catch(rethrowTaken);
 }
 
-/** Emails a code to one of the user's unverified addresses (the reissue caps of every code apply). */
-export async function prepareMyEmailVerification(deps: D, instance: InstanceContext, userId: string, id: string, acceptLanguage: string | null) {
-  const row = await myEmailAddress(deps, instance.id, userId, id);
-  if (row.verificationStatus === 'verified') {
-    throw new AppError('CONFLICT', { message: 'This address is already verified.', meta: { reason: 'already_verified' } });
-  }
-  const code = await sendCode(deps, {
-    instanceId: instance.id,
-    attemptId: row.id,
-    purpose: 'email_verification',
-    address: row.emailAddress,
-    to: row.emailAddress,
-    userId,
-    acceptLanguage,
-  });
-  return { ...emailView(await getUser(deps, instance.id, userId), id), verification: verificationView('email_code', code, deps.clock.now())! };
+/** Sends a code to one of the user's unverified identifiers, by email or SMS (the reissue caps of every code apply). */
+export async function prepareMyVerification(deps: D, instance: InstanceContext, userId: string, kindName: IdentifierKindName, id: string, acceptLanguage: string | null) {
+  const kind = IDENTIFIER_KINDS[kindName];
+  const row = await mine(kind, deps.db, instance.id, userId, id);
+  if (row.verified) throw new AppError('CONFLICT', { message: 'This is already verified.', meta: { reason: 'already_verified' } });
+  const code = await kind.send(deps, instance.id, userId, row, acceptLanguage);
+  return { ...identifierView(await getUser(deps, instance.id, userId), kind, id), verification: verificationView(kind.strategy, code, deps.clock.now())! };
 }
 
-/** Verifies the address with its code; it then counts for organization domain enrollment. */
-export async function attemptMyEmailVerification(deps: D, instanceId: string, userId: string, id: string, code: string) {
+/** Verifies the identifier with its code; a verified email address then counts for organization domain enrollment. */
+export async function attemptMyVerification(deps: D, instanceId: string, userId: string, kindName: IdentifierKindName, id: string, code: string) {
+  const kind = IDENTIFIER_KINDS[kindName];
   const outcome = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const row = await myEmailAddress(d, instanceId, userId, id);
-    if (row.verificationStatus === 'verified') return { ok: true as const };
-    const check = await checkCode(d, { attemptId: row.id, purpose: 'email_verification', code });
+    const row = await mine(kind, tx, instanceId, userId, id);
+    if (row.verified) return { ok: true as const };
+    const check = await checkCode(d, { attemptId: row.id, purpose: kind === EMAIL ? 'email_verification' : 'phone_verification', code });
     if (!check.ok) return check;
-    await tx
-      .update(emailAddresses)
-      .set({ verificationStatus: 'verified', verificationStrategy: 'email_code', updatedAt: deps.clock.now() })
-      .where(eq(emailAddresses.id, row.id));
-    await enrollUserByEmailDomain(d, instanceId, userId, [row.emailAddress]);
+    await kind.markVerified(tx, row.id, kind.strategy, deps.clock.now());
+    if (kind === EMAIL) await enrollUserByEmailDomain(d, instanceId, userId, [row.value]);
     await emitUserUpdated(d, instanceId, userId);
     return { ok: true as const };
   });
   // A wrong code is committed (its try counts) before it is answered.
   if (!outcome.ok) throw outcome.error;
-  return emailView(await getUser(deps, instanceId, userId), id);
+  return identifierView(await getUser(deps, instanceId, userId), kind, id);
 }
 
-/** Removes one of the user's addresses; the primary one stays (make another primary first). */
-export async function removeMyEmailAddress(deps: D, instanceId: string, userId: string, id: string) {
+/** Removes one of the user's identifiers; the primary one stays (make another primary first). */
+export async function removeMyIdentifier(deps: D, instanceId: string, userId: string, kindName: IdentifierKindName, id: string) {
+  const kind = IDENTIFIER_KINDS[kindName];
   return deps.db.transaction(async (tx) => {
-    const row = await myEmailAddress({ db: tx }, instanceId, userId, id);
-    const [user] = await tx.select({ primary: users.primaryEmailAddressId }).from(users).where(eq(users.id, userId));
-    if (user?.primary === row.id) {
-      throw new AppError('CONFLICT', { message: 'The primary email address cannot be removed; make another one primary first.', meta: { reason: 'primary_identifier' } });
+    const row = await mine(kind, tx, instanceId, userId, id);
+    if ((await kind.primaryOf(tx, userId)) === row.id) {
+      throw new AppError('CONFLICT', { message: 'The primary one cannot be removed; make another one primary first.', meta: { reason: 'primary_identifier' } });
     }
-    await tx.delete(emailAddresses).where(eq(emailAddresses.id, row.id));
+    await kind.remove(tx, row.id);
     await emitUserUpdated({ db: tx, clock: deps.clock }, instanceId, userId);
-    return { object: 'email_address' as const, id: row.id, deleted: true as const };
+    return { object: kindName, id: row.id, deleted: true as const };
   });
 }
 
-/** Only a verified address of the user's may become primary (it is where codes go). */
-export async function assertVerifiedEmail(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, id: string) {
-  const [row] = await deps.db
-    .select({ status: emailAddresses.verificationStatus })
-    .from(emailAddresses)
-    .where(and(eq(emailAddresses.id, id), eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId)));
-  if (!row) throw validationError('primary_email_address_id', 'not_found', 'primary_email_address_id is not one of your email addresses.');
-  if (row.status !== 'verified') throw validationError('primary_email_address_id', 'unverified', 'Verify this address before making it primary.');
+/** Only a verified identifier of the user's may become primary (it is where codes go). */
+export async function assertVerifiedIdentifier(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, kindName: IdentifierKindName, id: string) {
+  const param = kindName === 'email_address' ? 'primary_email_address_id' : 'primary_phone_number_id';
+  const row = await IDENTIFIER_KINDS[kindName].find(deps.db, instanceId, userId, id);
+  if (!row) throw validationError(param, 'not_found', `${param} is not one of yours.`);
+  if (!row.verified) throw validationError(param, 'unverified', 'Verify it before making it primary.');
 }
 
 /** Emails a code to the primary address: proof for a password change without the current password. */

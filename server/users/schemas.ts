@@ -140,6 +140,17 @@ export const emailAddressSchema = z
   })
   .meta({ id: 'EmailAddress' });
 
+export const phoneNumberSchema = z
+  .object({
+    object: z.literal('phone_number'),
+    id: z.string(),
+    phone_number: z.string(),
+    verification,
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'PhoneNumber' });
+
 export const userSchema = z
   .object({
     object: z.literal('user'),
@@ -151,16 +162,7 @@ export const userSchema = z
     primary_email_address_id: z.string().nullable(),
     primary_phone_number_id: z.string().nullable(),
     email_addresses: z.array(emailAddressSchema),
-    phone_numbers: z.array(
-      z.object({
-        object: z.literal('phone_number'),
-        id: z.string(),
-        phone_number: z.string(),
-        verification,
-        created_at: z.number().int(),
-        updated_at: z.number().int(),
-      }),
-    ),
+    phone_numbers: z.array(phoneNumberSchema),
     password_enabled: z.boolean(),
     two_factor_enabled: z.boolean(),
     public_metadata: z.record(z.string(), z.unknown()),

@@ -25,17 +25,7 @@ export type User = {
   primary_email_address_id: string | null;
   primary_phone_number_id: string | null;
   email_addresses: Array<EmailAddress>;
-  phone_numbers: Array<{
-    object: "phone_number";
-    id: string;
-    phone_number: string;
-    verification: ({
-      status: "verified" | "unverified";
-      strategy: string | null;
-    }) | (null);
-    created_at: number;
-    updated_at: number;
-  }>;
+  phone_numbers: Array<PhoneNumber>;
   password_enabled: boolean;
   two_factor_enabled: boolean;
   public_metadata: {
@@ -61,6 +51,18 @@ export type EmailAddress = {
   object: "email_address";
   id: string;
   email_address: string;
+  verification: ({
+    status: "verified" | "unverified";
+    strategy: string | null;
+  }) | (null);
+  created_at: number;
+  updated_at: number;
+};
+
+export type PhoneNumber = {
+  object: "phone_number";
+  id: string;
+  phone_number: string;
   verification: ({
     status: "verified" | "unverified";
     strategy: string | null;

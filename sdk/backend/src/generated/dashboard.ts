@@ -27,6 +27,18 @@ export type EmailAddress = {
   updated_at: number;
 };
 
+export type PhoneNumber = {
+  object: "phone_number";
+  id: string;
+  phone_number: string;
+  verification: ({
+    status: "verified" | "unverified";
+    strategy: string | null;
+  }) | (null);
+  created_at: number;
+  updated_at: number;
+};
+
 export type User = {
   object: "user";
   id: string;
@@ -37,17 +49,7 @@ export type User = {
   primary_email_address_id: string | null;
   primary_phone_number_id: string | null;
   email_addresses: Array<EmailAddress>;
-  phone_numbers: Array<{
-    object: "phone_number";
-    id: string;
-    phone_number: string;
-    verification: ({
-      status: "verified" | "unverified";
-      strategy: string | null;
-    }) | (null);
-    created_at: number;
-    updated_at: number;
-  }>;
+  phone_numbers: Array<PhoneNumber>;
   password_enabled: boolean;
   two_factor_enabled: boolean;
   public_metadata: {
@@ -711,17 +713,7 @@ export interface DashboardOperations {
         primary_email_address_id: string | null;
         primary_phone_number_id: string | null;
         email_addresses: Array<EmailAddress>;
-        phone_numbers: Array<{
-          object: "phone_number";
-          id: string;
-          phone_number: string;
-          verification: ({
-            status: "verified" | "unverified";
-            strategy: string | null;
-          }) | (null);
-          created_at: number;
-          updated_at: number;
-        }>;
+        phone_numbers: Array<PhoneNumber>;
         password_enabled: boolean;
         two_factor_enabled: boolean;
         public_metadata: {
@@ -771,17 +763,7 @@ export interface DashboardOperations {
         primary_email_address_id: string | null;
         primary_phone_number_id: string | null;
         email_addresses: Array<EmailAddress>;
-        phone_numbers: Array<{
-          object: "phone_number";
-          id: string;
-          phone_number: string;
-          verification: ({
-            status: "verified" | "unverified";
-            strategy: string | null;
-          }) | (null);
-          created_at: number;
-          updated_at: number;
-        }>;
+        phone_numbers: Array<PhoneNumber>;
         password_enabled: boolean;
         two_factor_enabled: boolean;
         public_metadata: {
@@ -829,17 +811,7 @@ export interface DashboardOperations {
         primary_email_address_id: string | null;
         primary_phone_number_id: string | null;
         email_addresses: Array<EmailAddress>;
-        phone_numbers: Array<{
-          object: "phone_number";
-          id: string;
-          phone_number: string;
-          verification: ({
-            status: "verified" | "unverified";
-            strategy: string | null;
-          }) | (null);
-          created_at: number;
-          updated_at: number;
-        }>;
+        phone_numbers: Array<PhoneNumber>;
         password_enabled: boolean;
         two_factor_enabled: boolean;
         public_metadata: {

@@ -232,17 +232,7 @@ export type Me = {
   primary_email_address_id: string | null;
   primary_phone_number_id: string | null;
   email_addresses: Array<EmailAddress>;
-  phone_numbers: Array<{
-    object: "phone_number";
-    id: string;
-    phone_number: string;
-    verification: ({
-      status: "verified" | "unverified";
-      strategy: string | null;
-    }) | (null);
-    created_at: number;
-    updated_at: number;
-  }>;
+  phone_numbers: Array<PhoneNumber>;
   password_enabled: boolean;
   two_factor_enabled: boolean;
   public_metadata: {
@@ -267,6 +257,18 @@ export type EmailAddress = {
   object: "email_address";
   id: string;
   email_address: string;
+  verification: ({
+    status: "verified" | "unverified";
+    strategy: string | null;
+  }) | (null);
+  created_at: number;
+  updated_at: number;
+};
+
+export type PhoneNumber = {
+  object: "phone_number";
+  id: string;
+  phone_number: string;
   verification: ({
     status: "verified" | "unverified";
     strategy: string | null;
@@ -710,6 +712,7 @@ export interface FapiOperations {
         [key: string]: StorableJson;
       };
       primary_email_address_id?: string;
+      primary_phone_number_id?: string;
     };
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
@@ -731,12 +734,9 @@ export interface FapiOperations {
     };
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** Email a verification code to one of the signed-in user’s unverified addresses */
+  /** Send a verification code by email to one of the signed-in user’s unverified email addresses */
   "POST /v1/me/email_addresses/{id}/prepare_verification": {
     response: {
-      object: "email_address";
-      id: string;
-      email_address: string;
       verification: {
         object: "verification";
         status: string;
@@ -744,15 +744,14 @@ export interface FapiOperations {
         attempts: number;
         expire_at: (number) | (null);
       };
-      created_at: number;
-      updated_at: number;
+      [key: string]: unknown;
     };
     body: {
       strategy?: "email_code";
     };
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** Verify one of the signed-in user’s email addresses with the emailed code */
+  /** Verify one of the signed-in user’s email addresses with the code sent there */
   "POST /v1/me/email_addresses/{id}/attempt_verification": {
     response: EmailAddress;
     body: {
@@ -764,6 +763,49 @@ export interface FapiOperations {
   "DELETE /v1/me/email_addresses/{id}": {
     response: {
       object: "email_address";
+      id: string;
+      deleted: true;
+    };
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Add a phone number to the signed-in user, unverified (then prepare_verification and attempt_verification) */
+  "POST /v1/me/phone_numbers": {
+    response: PhoneNumber;
+    body: {
+      phone_number: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Send a verification code by SMS to one of the signed-in user’s unverified phone numbers */
+  "POST /v1/me/phone_numbers/{id}/prepare_verification": {
+    response: {
+      verification: {
+        object: "verification";
+        status: string;
+        strategy: string;
+        attempts: number;
+        expire_at: (number) | (null);
+      };
+      [key: string]: unknown;
+    };
+    body: {
+      strategy?: "phone_code";
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Verify one of the signed-in user’s phone numbers with the code sent there */
+  "POST /v1/me/phone_numbers/{id}/attempt_verification": {
+    response: PhoneNumber;
+    body: {
+      code: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Remove one of the signed-in user’s phone numbers (never the primary one) */
+  "DELETE /v1/me/phone_numbers/{id}": {
+    response: {
+      object: "phone_number";
       id: string;
       deleted: true;
     };
@@ -1359,4 +1401,4 @@ export interface FapiOperations {
   };
 }
 
-export type FapiPath = "/v1/environment" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh";
+export type FapiPath = "/v1/environment" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh";
