@@ -112,7 +112,9 @@ test('an operator creates an organization, manages its members, invitations and 
     await page.getByLabel(en.detail.userId).fill('user_nobody');
     await page.getByRole('button', { name: en.detail.addMember }).click();
     await expect(page.getByLabel(en.detail.userId)).toHaveAttribute('aria-invalid', 'true');
-    await page.getByLabel(en.detail.userId).fill(member.id);
+    // The picker finds the user by name and shows the email.
+    await page.getByLabel(en.detail.userId).fill('Marta');
+    await page.getByRole('option', { name: new RegExp(member.email.replace(/[.+]/g, '\\$&')) }).click();
     await page.getByRole('button', { name: en.detail.addMember }).click();
     const row = members.getByRole('row', { name: new RegExp(member.email.replace(/[.+]/g, '\\$&')) });
     await expect(row).toContainText('Marta');

@@ -97,11 +97,6 @@ function ProfileHeader() {
         <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t('subtitle')}</p>
       </div>
-      {session?.impersonated_by && (
-        <Alert tone="warning" title={t('impersonatedTitle')}>
-          {t('impersonated', { actor: session.impersonated_by })}
-        </Alert>
-      )}
       {error && <Alert tone="error">{error}</Alert>}
     </header>
   );
@@ -126,6 +121,7 @@ function SectionSkeletons() {
 
 /** Loads /v1/me once for the sections; each section loads its own list. */
 function Sections() {
+  const t = useTranslations('hosted.profile');
   const { call } = useHosted();
   const describe = useFapiError();
   const [me, setMe] = useState<Me | null>(null);
@@ -138,8 +134,17 @@ function Sections() {
 
   if (error) return <Alert tone="error">{error}</Alert>;
   if (!me) return <SectionSkeletons />;
+  const impersonator = me.impersonator;
   return (
     <>
+      {impersonator && (
+        <Alert tone="warning" title={t('impersonatedTitle')}>
+          <span title={impersonator.ref}>
+            {t('impersonated', { actor: impersonator.name ?? impersonator.email ?? impersonator.ref })}
+            {impersonator.name && impersonator.email ? ` (${impersonator.email})` : ''}
+          </span>
+        </Alert>
+      )}
       <ProfileSection me={me} onSaved={setMe} />
       <IdentifiersSection kind="email" me={me} onChanged={load} />
       <IdentifiersSection kind="phone" me={me} onChanged={load} />

@@ -12,6 +12,7 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { InlineError } from './states';
+import { PersonRef, usePeople } from './person';
 
 type Filters = { action: string; actor: string; target: string; since: string; until: string };
 const FILTER_FIELDS = ['action', 'actor', 'target', 'since', 'until'] as const;
@@ -46,6 +47,7 @@ export function AuditLog() {
     starting_after: cursor.current,
   })}`;
   const entries = useDashboard<CursorPage<AuditEntry>>(path);
+  const people = usePeople(entries.data?.data.flatMap((e) => [e.actor, e.target]) ?? []);
   // A filter the API refused (e.g. until before since) is shown under its field.
   const errorMessage = useErrorMessage();
   const apiError = entries.error;
@@ -112,11 +114,11 @@ export function AuditLog() {
                       <Td>
                         <Badge tone="indigo">{entry.action}</Badge>
                       </Td>
-                      <Td className="max-w-56 truncate font-mono text-xs" title={entry.actor}>
-                        {entry.actor}
+                      <Td className="max-w-56">
+                        <PersonRef value={entry.actor} people={people} />
                       </Td>
-                      <Td className="max-w-56 truncate font-mono text-xs" title={entry.target ?? undefined}>
-                        {entry.target ?? '—'}
+                      <Td className="max-w-56">
+                        <PersonRef value={entry.target} people={people} />
                       </Td>
                       <Td className="text-xs">
                         {Object.keys(entry.details).length > 0 || entry.ip ? (

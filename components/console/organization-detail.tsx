@@ -1,5 +1,6 @@
 'use client';
 
+import { UserPicker } from './user-picker';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent, type ReactNode } from 'react';
@@ -125,6 +126,7 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
   const rowAction = useActions();
   const form = useFormError(['user_id', 'role']);
   const [userId, setUserId] = useState('');
+  const [pickerKey, setPickerKey] = useState(0);
   const [role, setRole] = useState('org:member');
 
   function changeRole(m: Membership, next: string) {
@@ -137,6 +139,7 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
   const add = form.handleSubmit(async () => {
     await mutate('POST', `${base}/memberships`, { user_id: userId.trim(), role });
     setUserId('');
+    setPickerKey((k) => k + 1);
     members.reload();
     onChange();
   });
@@ -187,7 +190,7 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
       {canWrite && (
         <AddForm form={form} onSubmit={add} submitLabel={t('addMember')} disabled={!userId.trim()}>
           <Field label={t('userId')} error={form.fieldError('user_id')}>
-            {(p) => <Input {...p} value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="user_…" spellCheck={false} />}
+            {(p) => <UserPicker key={pickerKey} control={p} value={userId} onChange={setUserId} />}
           </Field>
           <RoleField form={form} value={role} roles={roles} onChange={setRole} />
         </AddForm>

@@ -6,6 +6,7 @@ import { metadataInput } from '../http/metadata';
 import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from './api-tokens';
 import type { SignedInAuth } from '../sessions/fapi-auth';
 import { limitMfaAttempts, meView } from './me';
+import { resolvePeople } from '../people/people';
 import { beginTotpEnrollment, confirmTotp, disableTotp, regenerateBackupCodes } from './mfa';
 import { updateUser } from './users';
 import {
@@ -84,12 +85,14 @@ export const createApiTokenBody = z.strictObject({
 });
 
 export const getMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'The signed-in user (no private metadata). A session, or a uat_ token with me:read',
+  summary: 'The signed-in user (no private metadata); in an impersonation session, who impersonates (an operator by name). A session, or a uat_ token with me:read',
   query: meQuery,
-  response: meSchema,
+  response: meSchema.extend({ impersonator: z.object({ ref: z.string(), name: z.string().nullable(), email: z.string().nullable() }).nullable() }),
   handle: async ({ deps, auth }) => {
     const { me } = auth;
-    return meView(deps, auth.instance.id, me.userId);
+    const [person] = me.actor ? await resolvePeople(deps, auth.instance.id, [me.actor]) : [];
+    const impersonator = me.actor ? { ref: me.actor, name: person?.name ?? null, email: person?.email ?? null } : null;
+    return { ...(await meView(deps, auth.instance.id, me.userId)), impersonator };
   },
 });
 

@@ -1,5 +1,6 @@
 'use client';
 
+import { personLabel, usePeople } from '../person';
 import { useLocale, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Alert, Badge, Button, Card, CardBody, Field, Input, PageHeader, Select, cn, focusRing } from '@/components/ui';
@@ -127,6 +128,7 @@ function EditorBody({
   const t = useTranslations('templates');
   const errorMessage = useErrorMessage();
   const dates = useDates();
+  const people = usePeople(revisions?.map((r) => r.actor) ?? []);
   const [draft, setDraft] = useState<Draft>(() => draftOf(detail.override ? (detail.override.content as EmailContent) : detail.base));
   const [problems, setProblems] = useState<Problem[]>([]);
   const [preview, setPreview] = useState<Preview | null>(null);
@@ -347,7 +349,7 @@ function EditorBody({
                     <span className="min-w-0">
                       <span className="block truncate font-mono text-xs">{(r.content as EmailContent).subject}</span>
                       <span className="text-xs text-zinc-500 dark:text-zinc-400">
-                        {dates.dateTime(r.created_at)} · {r.actor}
+                        {dates.dateTime(r.created_at)} · <span title={r.actor}>{personLabel(people, r.actor)}</span>
                         {i === 0 && detail.override ? ` · ${t('editor.current')}` : ''}
                       </span>
                     </span>

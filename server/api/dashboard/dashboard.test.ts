@@ -323,6 +323,9 @@ describe('users, sessions, impersonation, audit log, outbox', () => {
     const redeemed = await browser.signInWithTicket(res.body.token);
     expect(redeemed.status).toBe(200);
     expect(redeemed.body.client.session.impersonated_by).toBe(`operator:${owner.operator.id}`);
+    // The hosted profile names the operator, not the ref.
+    const me = await browser.call('GET', '/v1/me');
+    expect(me.body.impersonator).toEqual({ ref: `operator:${owner.operator.id}`, name: 'Olive', email: 'owner@example.com' });
     const logs = await owner.b.dash('GET', `${inst()}/audit_logs?action=impersonation.actor_token_created`);
     expect(logs.status).toBe(200);
     expect(logs.body.data[0]).toMatchObject({ actor: `operator:${owner.operator.id}`, target: res.body.id });

@@ -11,6 +11,7 @@ import { dashboardWebhooks as webhooks } from '../../webhooks/routes';
 import { dashboardOauthApplications as oauthApps } from '../../oauth/routes';
 import { dashboardOrganizations as orgs } from '../../organizations/routes';
 import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
+import { listPeopleEndpoint } from '../../people/routes';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users } from '../../users/routes';
@@ -83,6 +84,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/sessions/:id/revoke`,             ADMIN,    sessions.revoke),
 
   route('GET',    `${INSTANCE}/audit_logs`,                      VIEWER,   auditLogs.list),
+  route('GET',    `${INSTANCE}/people`,                          VIEWER,   listPeopleEndpoint),
   route('GET',    `${INSTANCE}/emails`,                          VIEWER,   messages.listEmails),
   route('GET',    `${INSTANCE}/emails/:id`,                      VIEWER,   messages.getEmail),
   route('GET',    `${INSTANCE}/sms`,                             VIEWER,   messages.listSms),

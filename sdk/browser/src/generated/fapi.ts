@@ -222,6 +222,30 @@ export type ApiToken = {
   created_at: number;
 };
 
+export type EmailAddress = {
+  object: "email_address";
+  id: string;
+  email_address: string;
+  verification: ({
+    status: "verified" | "unverified";
+    strategy: string | null;
+  }) | (null);
+  created_at: number;
+  updated_at: number;
+};
+
+export type PhoneNumber = {
+  object: "phone_number";
+  id: string;
+  phone_number: string;
+  verification: ({
+    status: "verified" | "unverified";
+    strategy: string | null;
+  }) | (null);
+  created_at: number;
+  updated_at: number;
+};
+
 export type Me = {
   object: "user";
   id: string;
@@ -251,30 +275,6 @@ export type Me = {
   updated_at: number;
   totp_enabled: boolean;
   backup_code_enabled: boolean;
-};
-
-export type EmailAddress = {
-  object: "email_address";
-  id: string;
-  email_address: string;
-  verification: ({
-    status: "verified" | "unverified";
-    strategy: string | null;
-  }) | (null);
-  created_at: number;
-  updated_at: number;
-};
-
-export type PhoneNumber = {
-  object: "phone_number";
-  id: string;
-  phone_number: string;
-  verification: ({
-    status: "verified" | "unverified";
-    strategy: string | null;
-  }) | (null);
-  created_at: number;
-  updated_at: number;
 };
 
 export type ConnectedAccount = {
@@ -695,9 +695,43 @@ export interface FapiOperations {
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** The signed-in user (no private metadata). A session, or a uat_ token with me:read */
+  /** The signed-in user (no private metadata); in an impersonation session, who impersonates (an operator by name). A session, or a uat_ token with me:read */
   "GET /v1/me": {
-    response: Me;
+    response: {
+      object: "user";
+      id: string;
+      external_id: string | null;
+      first_name: string | null;
+      last_name: string | null;
+      username: string | null;
+      primary_email_address_id: string | null;
+      primary_phone_number_id: string | null;
+      email_addresses: Array<EmailAddress>;
+      phone_numbers: Array<PhoneNumber>;
+      password_enabled: boolean;
+      two_factor_enabled: boolean;
+      public_metadata: {
+        [key: string]: unknown;
+      };
+      unsafe_metadata: {
+        [key: string]: unknown;
+      };
+      banned: boolean;
+      locked: boolean;
+      locked_until: (number) | (null);
+      sessions_version: number;
+      last_sign_in_at: (number) | (null);
+      locale: string | null;
+      created_at: number;
+      updated_at: number;
+      totp_enabled: boolean;
+      backup_code_enabled: boolean;
+      impersonator: ({
+        ref: string;
+        name: string | null;
+        email: string | null;
+      }) | (null);
+    };
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
