@@ -130,6 +130,20 @@ test('an operator creates an organization, manages its members, invitations and 
     await expect(page.getByRole('table', { name: en.detail.membersTitle }).getByRole('combobox', { name: `Role of ${member.email}` })).toHaveValue('org:billing');
   });
 
+  await test.step('the organization is edited: a bad entry is flagged when left, then name, limit and metadata are saved', async () => {
+    await page.getByRole('button', { name: en.detail.edit, exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: en.edit.title });
+    await dialog.getByLabel(en.edit.memberLimit).fill('lots');
+    await dialog.getByLabel(en.edit.name).focus();
+    await expect(dialog.getByText(en.edit.wholeNumber)).toBeVisible();
+    await dialog.getByLabel(en.edit.memberLimit).fill('25');
+    await dialog.getByLabel(en.edit.publicMetadata).fill('{"tier": "gold"}');
+    await dialog.getByLabel(en.edit.name).fill('Acme Corporation');
+    await dialog.getByRole('button', { name: en.edit.save }).click();
+    await expect(page.getByRole('heading', { name: 'Acme Corporation', level: 1 })).toBeVisible();
+    await expect(page.getByText('/ 25')).toBeVisible();
+  });
+
   await test.step('an address is invited by email and the invitation is listed', async () => {
     await page.getByRole('textbox', { name: en.detail.email }).fill(invitee);
     await page.getByRole('button', { name: en.detail.invite, exact: true }).click();

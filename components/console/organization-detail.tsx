@@ -1,6 +1,5 @@
 'use client';
 
-import { UserPicker } from './user-picker';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent, type ReactNode } from 'react';
@@ -27,6 +26,9 @@ import { useInstance } from './instance-context';
 import { CardList, CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
+import { EditOrganizationDialog } from './organization-edit';
+import { PersonRef, usePeople } from './person';
+import { UserPicker } from './user-picker';
 
 /** `…/organizations/[orgId]`: the organization, its members with roles, invitations and domains. */
 export function OrganizationDetail({ orgId }: { orgId: string }) {
@@ -48,7 +50,7 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
   const roleKeys = roles.data?.data.map((r) => r.key) ?? ['org:admin', 'org:member'];
   return (
     <div className="flex flex-col gap-8">
-      <OrganizationHeader org={org.data} base={base} />
+      <OrganizationHeader org={org.data} base={base} onSaved={org.reload} />
       <Members base={base} roles={roleKeys} onChange={org.reload} />
       <Invitations base={base} roles={roleKeys} />
       <Domains base={base} />
@@ -58,7 +60,7 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
   );
 }
 
-function OrganizationHeader({ org, base }: { org: Organization; base: string }) {
+function OrganizationHeader({ org, base, onSaved }: { org: Organization; base: string; onSaved: () => void }) {
   const t = useTranslations('organizations.detail');
   const tConfirm = useTranslations('console.confirm');
   const dates = useDates();
@@ -66,27 +68,48 @@ function OrganizationHeader({ org, base }: { org: Organization; base: string }) 
   const { account, canWrite } = useConsole();
   const instance = useInstance();
   const [confirming, setConfirming] = useState(false);
-  const facts: Array<[string, string]> = [
+  const [editing, setEditing] = useState(false);
+  const people = usePeople([org.created_by]);
+  const facts: Array<[string, ReactNode]> = [
     [t('slug'), org.slug],
     [t('members'), org.max_allowed_memberships > 0 ? `${org.members_count} / ${org.max_allowed_memberships}` : String(org.members_count)],
     [t('created'), dates.dateTime(org.created_at)],
-    [t('createdBy'), org.created_by ?? '—'],
+    [t('createdBy'), <PersonRef key="by" value={org.created_by} people={people} />],
   ];
   return (
     <div className="flex flex-col gap-4">
       <Breadcrumbs segment="organizations" current={org.name} />
       <header className="flex flex-wrap items-center justify-between gap-4">
-        <div className="min-w-0">
-          <h1 className="truncate text-2xl font-semibold tracking-tight">{org.name}</h1>
-          <p className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{org.id}</p>
+        <div className="flex min-w-0 items-center gap-3">
+          {org.image_url && <img src={org.image_url} alt="" className="size-10 shrink-0 rounded-md object-cover" referrerPolicy="no-referrer" />}
+          <div className="min-w-0">
+            <h1 className="truncate text-2xl font-semibold tracking-tight">{org.name}</h1>
+            <p className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{org.id}</p>
+          </div>
         </div>
         {canWrite && (
-          <Button variant="danger" onClick={() => setConfirming(true)}>
-            {t('delete')}
-          </Button>
+          <div className="flex gap-2">
+            <Button variant="secondary" onClick={() => setEditing(true)}>
+              {t('edit')}
+            </Button>
+            <Button variant="danger" onClick={() => setConfirming(true)}>
+              {t('delete')}
+            </Button>
+          </div>
         )}
       </header>
       <FactList facts={facts} className="grid-cols-[auto_1fr] gap-x-6 gap-y-2 sm:grid-cols-[auto_1fr_auto_1fr]" />
+      {editing && (
+        <EditOrganizationDialog
+          org={org}
+          base={base}
+          onClose={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            onSaved();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={confirming}
         onClose={() => setConfirming(false)}

@@ -1,5 +1,6 @@
 'use client';
 
+import { UserPicker } from './user-picker';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
@@ -80,14 +81,20 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
   const router = useRouter();
   const { account } = useConsole();
   const instance = useInstance();
-  const form = useFormError(['name', 'slug', 'max_allowed_memberships']);
+  const form = useFormError(['name', 'slug', 'created_by', 'max_allowed_memberships']);
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
+  const [admin, setAdmin] = useState('');
 
   const submit = form.handleSubmit(async () => {
-    const created = await mutate<Organization>('POST', orgApi.organizations(account.id, instance.id), { name, ...(slug.trim() ? { slug: slug.trim() } : {}) });
+    const created = await mutate<Organization>('POST', orgApi.organizations(account.id, instance.id), {
+      name,
+      ...(slug.trim() ? { slug: slug.trim() } : {}),
+      ...(admin ? { created_by: admin } : {}),
+    });
     setName('');
     setSlug('');
+    setAdmin('');
     onClose();
     router.push(orgPages.organization(account.id, instance.id, created.id));
   });
@@ -99,6 +106,9 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
       </Field>
       <Field label={t('slug')} hint={t('slugHint')} error={form.fieldError('slug')}>
         {(p) => <Input {...p} name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} spellCheck={false} />}
+      </Field>
+      <Field label={t('firstAdmin')} hint={t('firstAdminHint')} error={form.fieldError('created_by')}>
+        {(p) => <UserPicker control={p} value={admin} onChange={setAdmin} />}
       </Field>
     </FormDialog>
   );

@@ -1,7 +1,8 @@
+import type { ReactNode } from 'react';
 import { cn } from './cn';
 
 /** Label–value pairs in a grid, label beside value (`className`: the columns and gaps). */
-export function FactList({ facts, className }: { facts: Array<[string, string]>; className: string }) {
+export function FactList({ facts, className }: { facts: Array<[string, ReactNode]>; className: string }) {
   return (
     <dl className={cn('grid text-sm', className)}>
       {facts.map(([label, value]) => (
