@@ -61,6 +61,8 @@ export type Settings = {
   mfa_required: boolean;
   /** Users may delete their own account from the hosted profile. */
   delete_self_enabled: boolean;
+  /** Extra session JWT claims with {{user.…}} shortcodes. */
+  session_token_claims?: Record<string, unknown>;
   allowed_origins: string[];
   redirect_urls: string[];
   sign_up_mode: 'public' | 'restricted' | 'waitlist';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { localeInput, normalizeLocale } from '../localization/locales';
 import { customDomainInput } from './custom-domain';
+import { claimsTemplateSchema } from '../sessions/claims-template';
 import { attackProtectionSchema, DEFAULT_ATTACK_PROTECTION, DEFAULT_RISK_BASED_MFA, riskBasedMfaSchema } from '../protection/settings';
 
 /** Per-instance settings with their defaults; stored as JSON on the instance. */
@@ -55,6 +56,8 @@ export const instanceSettingsSchema = z.object({
   organization_creator_role: z.string().min(1).max(64).default('org:admin'),
   /** The membership cap new organizations start with; 0: no cap. */
   organization_max_allowed_memberships: z.number().int().min(0).max(100_000).default(0),
+  /** Extra claims of every session JWT, with `{{user.…}}` shortcodes (server/sessions/claims-template.ts). */
+  session_token_claims: claimsTemplateSchema.default({}),
   /** Signed-in users may delete their own account (`DELETE {fapi_url}/v1/me`, the hosted profile). */
   delete_self_enabled: z.boolean().default(true),
   /** User lockout and breached-password checks (GET/PATCH /v1/attack_protection). */
@@ -150,6 +153,7 @@ export const settingsPatchSchema = z.strictObject({
   organization_creator_role: field('organization_creator_role'),
   organization_max_allowed_memberships: field('organization_max_allowed_memberships'),
   delete_self_enabled: field('delete_self_enabled'),
+  session_token_claims: claimsTemplateSchema.optional(),
   /** Stored on the instance, not in its settings (custom-domain.ts); null clears it. */
   custom_domain: customDomainInput.optional(),
 });

@@ -6,6 +6,9 @@ import type { InstanceContext } from '../instances/instances';
 import { billingClaims } from '../billing/subscriptions';
 import { orgClaims } from '../organizations/claims';
 import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
+import { and, eq } from 'drizzle-orm';
+import { emailAddresses, users } from '../db/schema';
+import { renderClaims, type ClaimsUser } from './claims-template';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
@@ -57,6 +60,12 @@ export async function signSessionJwt(
     if (org) Object.assign(claims, org);
   }
   Object.assign(claims, await billingClaims(deps.db, instance.id, s.userId, typeof claims.org_id === 'string' ? claims.org_id : null));
+  // The instance's template adds its claims; built-in ones always win.
+  if (Object.keys(instance.settings.session_token_claims).length > 0) {
+    const user = await claimsUser(deps.db, instance.id, s.userId);
+    const custom = user ? renderClaims(instance.settings.session_token_claims, user) : null;
+    if (custom) for (const [k, v] of Object.entries(custom)) if (!(k in claims)) claims[k] = v;
+  }
   const jwt = await new SignJWT(claims)
     .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
     .setIssuer(instance.fapiUrl)
@@ -66,6 +75,29 @@ export async function signSessionJwt(
     .setExpirationTime(now + lifetime)
     .sign(signer.key);
   return { jwt, expires_in: lifetime };
+}
+
+/** What a session token template reads of a user: one query, only when the instance has a template. */
+export async function claimsUser(db: Deps['db'], instanceId: string, userId: string): Promise<ClaimsUser | null> {
+  const [row] = await db
+    .select({ user: users, email: emailAddresses.emailAddress, emailStatus: emailAddresses.verificationStatus })
+    .from(users)
+    .leftJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  if (!row) return null;
+  const u = row.user;
+  return {
+    id: u.id,
+    externalId: u.externalId,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    username: u.username,
+    primaryEmail: row.email,
+    emailVerified: row.emailStatus === 'verified',
+    publicMetadata: u.publicMetadata,
+    unsafeMetadata: u.unsafeMetadata,
+    createdAt: u.createdAt,
+  };
 }
 
 /**

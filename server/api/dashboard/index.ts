@@ -12,6 +12,7 @@ import { dashboardOauthApplications as oauthApps } from '../../oauth/routes';
 import { dashboardOrganizations as orgs } from '../../organizations/routes';
 import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
 import { listPeopleEndpoint } from '../../people/routes';
+import { previewSessionTokenEndpoint } from '../../sessions/claims-preview';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users } from '../../users/routes';
@@ -68,6 +69,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('DELETE', `${INSTANCE}`,                                 OWNER,    dash.deleteInstanceEndpoint),
   route('GET',    `${INSTANCE}/metrics`,                         VIEWER,   instanceMetricsEndpoint),
   route('PATCH',  `${INSTANCE}/settings`,                        ADMIN,    dash.updateSettingsEndpoint),
+  route('POST',   `${INSTANCE}/session_token/preview`,           VIEWER,   previewSessionTokenEndpoint),
   route('GET',    `${INSTANCE}/keys`,                            VIEWER,   dash.listKeysEndpoint),
   route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.createKeyEndpoint),
   route('POST',   `${INSTANCE}/keys/:keyId/revoke`,              ADMIN,    dash.revokeKeyEndpoint),

@@ -1,6 +1,7 @@
 import { CustomDomainSettings } from '@/components/console/custom-domain';
 import { titled } from '@/lib/page-metadata';
 import { InstanceSettings } from '@/components/console/instance-settings';
+import { SessionTokenTemplate } from '@/components/console/session-token-template';
 
 export const generateMetadata = titled('console.titles', 'settings');
 
@@ -8,6 +9,7 @@ export default function Page() {
   return (
     <div className="flex flex-col gap-8">
       <InstanceSettings />
+      <SessionTokenTemplate />
       <CustomDomainSettings />
     </div>
   );

@@ -1,0 +1,130 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Alert, Button, Card, CardBody, CardHeader, Field, Textarea } from '@/components/ui';
+import { mutate } from '@/lib/console/use-dashboard';
+import { useErrorMessage } from '@/lib/use-error-message';
+import { useConsole } from './console-context';
+import { useInstance, useInstanceApi } from './instance-context';
+import { useFormError } from './use-form-error';
+
+const SHORTCODES = ['first_name', 'last_name', 'full_name', 'username', 'primary_email_address', 'email_verified', 'public_metadata', 'public_metadata.plan', 'external_id', 'id', 'created_at'];
+
+type Preview = { user_id: string; payload: Record<string, unknown>; omitted: boolean };
+
+function parse(text: string): Record<string, unknown> | null {
+  if (!text.trim()) return {};
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The session token template: extra claims with `{{user.…}}` shortcodes, shown as the JWT
+ * payload of the newest user while it is typed (POST …/session_token/preview), saved with
+ * PATCH …/settings.
+ */
+export function SessionTokenTemplate() {
+  const t = useTranslations('console.sessionToken');
+  const errorMessage = useErrorMessage();
+  const { canWrite, reloadInstances } = useConsole();
+  const instance = useInstance();
+  const base = useInstanceApi();
+  const form = useFormError(['session_token_claims']);
+  const [text, setText] = useState(() => JSON.stringify(instance.settings.session_token_claims ?? {}, null, 2));
+  const [jsonError, setJsonError] = useState<string | null>(null);
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [previewError, setPreviewError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+
+  // A live preview of what the template gives, a moment after typing stops.
+  useEffect(() => {
+    const template = parse(text);
+    if (!template) return;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      mutate<Preview>('POST', `${base}/session_token/preview`, { template }).then(
+        (p) => {
+          if (cancelled) return;
+          setPreview(p);
+          setPreviewError(null);
+        },
+        (e: unknown) => {
+          if (!cancelled) setPreviewError(errorMessage(e));
+        },
+      );
+    }, 300);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [text, base, errorMessage]);
+
+  const checkJson = () => setJsonError(parse(text) ? null : t('invalidJson'));
+
+  function save(e: FormEvent) {
+    e.preventDefault();
+    const template = parse(text);
+    if (!template) return setJsonError(t('invalidJson'));
+    setSaved(false);
+    void form.run(async () => {
+      await mutate('PATCH', `${base}/settings`, { session_token_claims: template });
+      reloadInstances();
+      setSaved(true);
+    });
+  }
+
+  return (
+    <Card>
+      <CardHeader title={t('title')} description={t('description')} />
+      <CardBody>
+        <form onSubmit={save} noValidate className="grid gap-6 lg:grid-cols-2">
+          <div className="flex min-w-0 flex-col gap-3">
+            {form.formError && <Alert tone="error">{form.formError}</Alert>}
+            {saved && <Alert tone="success">{t('saved')}</Alert>}
+            <Field label={t('template')} hint={t('templateHint')} error={jsonError ?? form.fieldError('session_token_claims')}>
+              {(p) => (
+                <Textarea
+                  {...p}
+                  rows={10}
+                  value={text}
+                  disabled={!canWrite}
+                  spellCheck={false}
+                  onChange={(e) => {
+                    setText(e.target.value);
+                    setSaved(false);
+                    if (jsonError) setJsonError(null);
+                  }}
+                  onBlur={checkJson}
+                />
+              )}
+            </Field>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">
+              {t('shortcodes')} {SHORTCODES.map((s) => `{{user.${s}}}`).join(', ')}
+            </p>
+            {canWrite && (
+              <div>
+                <Button type="submit" loading={form.busy}>
+                  {t('save')}
+                </Button>
+              </div>
+            )}
+          </div>
+          <div className="flex min-w-0 flex-col gap-2">
+            <h3 className="text-sm font-medium">{t('preview')}</h3>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">{preview ? t('previewFor', { user: preview.user_id }) : t('previewHint')}</p>
+            {previewError && <Alert tone="error">{previewError}</Alert>}
+            {preview?.omitted && <Alert tone="warning">{t('omitted')}</Alert>}
+            <pre aria-label={t('preview')} className="max-h-96 overflow-auto rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">
+              {preview ? JSON.stringify(preview.payload, null, 2) : '…'}
+            </pre>
+          </div>
+        </form>
+      </CardBody>
+    </Card>
+  );
+}

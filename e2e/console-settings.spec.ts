@@ -1,0 +1,52 @@
+import { expect, test } from '@playwright/test';
+import en from '../messages/en/console.json' with { type: 'json' };
+import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { E2E_BASE_URL } from './support/server';
+
+async function bapi<T>(secret: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${E2E_BASE_URL}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
+  return (await response.json()) as T;
+}
+
+const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+
+test('settings: the session token template with its live preview, saved and carried by new tokens', async ({ page }) => {
+  const accountId = await createOperatorAccount(page, { firstName: 'Sam', email: uniqueEmail('settings-owner'), password: 'settled in nicely', accountName: 'Settings Co' });
+  const instance = cli<{ instance_id: string }>('instance', 'create', '--name', 'Tokens', '--env', 'test', '--account', accountId);
+  const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
+  const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', { email_address: [uniqueEmail('claims')], first_name: 'Grace', public_metadata: { plan: 'enterprise' } });
+
+  await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
+  const template = page.getByLabel(en.sessionToken.template);
+  const preview = page.getByLabel(en.sessionToken.preview);
+
+  await test.step('a broken template is flagged when left; a good one previews the newest user’s claims', async () => {
+    await template.fill('{ "plan": ');
+    await template.blur();
+    await expect(page.getByText(en.sessionToken.invalidJson)).toBeVisible();
+    await template.fill('{ "plan": "{{user.public_metadata.plan}}", "hello": "Hi {{user.first_name}}" }');
+    await expect(preview).toContainText('"plan": "enterprise"');
+    await expect(preview).toContainText('"hello": "Hi Grace"');
+    await expect(preview).toContainText(`"sub": "${user.id}"`);
+  });
+
+  await test.step('a built-in claim is refused by the server under the field', async () => {
+    await template.fill('{ "sub": "me" }');
+    await page.getByRole('button', { name: en.sessionToken.save }).click();
+    await expect(template).toHaveAttribute('aria-invalid', 'true');
+  });
+
+  await test.step('saved, the template is carried by a new session token', async () => {
+    await template.fill('{ "plan": "{{user.public_metadata.plan}}" }');
+    await page.getByRole('button', { name: en.sessionToken.save }).click();
+    await expect(page.getByText(en.sessionToken.saved)).toBeVisible();
+    await screenshot(page, 'console-session-token');
+    const session = await bapi<{ jwt: string }>(secret, 'POST', '/v1/sessions', { user_id: user.id });
+    expect(payloadOf(session.jwt)).toMatchObject({ sub: user.id, plan: 'enterprise' });
+  });
+});
