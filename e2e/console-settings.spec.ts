@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
+import hosted from '../messages/en/hosted.json' with { type: 'json' };
 import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
@@ -48,5 +49,51 @@ test('settings: the session token template with its live preview, saved and carr
     await screenshot(page, 'console-session-token');
     const session = await bapi<{ jwt: string }>(secret, 'POST', '/v1/sessions', { user_id: user.id });
     expect(payloadOf(session.jwt)).toMatchObject({ sub: user.id, plan: 'enterprise' });
+  });
+});
+
+test('settings: the password policy and the organization settings, each entry checked when it is left', async ({ page, browser }) => {
+  const accountId = await createOperatorAccount(page, { firstName: 'Pat', email: uniqueEmail('policy-owner'), password: 'policies are fun', accountName: 'Policy Co' });
+  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Policies', '--env', 'test', '--account', accountId);
+  await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
+
+  await test.step('password policy: a length out of range is flagged on blur; 12 with a digit is saved and shown on the hosted sign-up', async () => {
+    const min = page.getByLabel(en.passwordPolicy.minLength);
+    await min.fill('6');
+    await min.blur();
+    await expect(page.getByText(en.passwordPolicy.minInvalid)).toBeVisible();
+    await min.fill('12');
+    await min.blur();
+    await expect(page.getByText(en.passwordPolicy.minInvalid)).toHaveCount(0);
+    await page.getByLabel(en.passwordPolicy.rules.require_digit).check();
+    await page.getByRole('button', { name: en.passwordPolicy.save }).click();
+    await expect(page.getByText(en.passwordPolicy.saved)).toBeVisible();
+
+    const visitor = await (await browser.newContext()).newPage();
+    await visitor.goto(`${instance.fapi_url}/sign-up`);
+    await expect(visitor.getByText('At least 12 characters, with a digit.')).toBeVisible();
+    await visitor.getByLabel(hosted.fields.email).fill(uniqueEmail('policy-user'));
+    await visitor.getByLabel(hosted.fields.password, { exact: true }).fill('no digits at all here');
+    await visitor.getByRole('button', { name: hosted.signUp.submit, exact: true }).click();
+    await expect(visitor.getByText(hosted.errors.passwordNeedsDigit)).toBeVisible();
+    await visitor.context().close();
+  });
+
+  await test.step('organization settings: a bad member limit is flagged on blur; roles and limit are saved', async () => {
+    const limit = page.getByLabel(en.organizationSettings.limit);
+    await limit.fill('lots');
+    await limit.blur();
+    await expect(page.getByText(en.organizationSettings.limitInvalid)).toBeVisible();
+    await limit.fill('40');
+    await page.getByLabel(en.organizationSettings.defaultRole).selectOption('org:admin');
+    await page.getByLabel(en.organizationSettings.creation).uncheck();
+    await page.getByRole('button', { name: en.organizationSettings.save }).click();
+    await expect(page.getByText(en.organizationSettings.saved)).toBeVisible();
+    await page.reload();
+    await expect(page.getByLabel(en.organizationSettings.limit)).toHaveValue('40');
+    await expect(page.getByLabel(en.organizationSettings.defaultRole)).toHaveValue('org:admin');
+    await expect(page.getByLabel(en.organizationSettings.creation)).not.toBeChecked();
+    await expect(page.getByLabel(en.passwordPolicy.minLength)).toHaveValue('12');
+    await screenshot(page, 'console-settings-policies');
   });
 });

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, EmptyState, Field, FormDialog, Input } from '@/components/ui';
 import type { Me } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
-import { CodeInput, PasswordInput } from './fields';
+import { CodeInput, PasswordInput, usePasswordHint } from './fields';
 import { useHosted } from './hosted-context';
 import { useList } from './hosted-list';
 import { useFormErrors } from './use-form-errors';
@@ -276,6 +276,7 @@ function ChangePasswordDialog({ hasPassword, onClose, onChanged }: { hasPassword
   const [proof, setProof] = useState('');
   const [next, setNext] = useState('');
   const [signOutOthers, setSignOutOthers] = useState(true);
+  const passwordHint = usePasswordHint();
 
   useSendOnce(withCode, () => run(() => call('/v1/me/change_password/prepare', { json: {} }).then(() => undefined)));
 
@@ -310,7 +311,7 @@ function ChangePasswordDialog({ hasPassword, onClose, onChanged }: { hasPassword
           {(p) => <PasswordInput {...p} name="current_password" autoComplete="current-password" autoFocus value={proof} onChange={(e) => setProof(e.target.value)} />}
         </Field>
       )}
-      <Field label={ta('newPassword')} error={fieldErrors.password ?? fieldErrors.new_password}>
+      <Field label={ta('newPassword')} hint={passwordHint} error={fieldErrors.password ?? fieldErrors.new_password}>
         {(p) => <PasswordInput {...p} name="new_password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />}
       </Field>
       <Checkbox label={ta('signOutOthers')} checked={signOutOthers} onChange={(e) => setSignOutOthers(e.target.checked)} />

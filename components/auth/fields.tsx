@@ -3,6 +3,7 @@
 import { useTranslations } from 'next-intl';
 import { useState, type InputHTMLAttributes } from 'react';
 import { Input, cn, focusRing, type ControlProps } from '@/components/ui';
+import { useHosted } from './hosted-context';
 
 /** A password input with a show/hide toggle; `autoComplete` says current-password or new-password. */
 export function PasswordInput({ className, ...rest }: ControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
@@ -64,4 +65,16 @@ export function CodeInput({ className, onChange, ...rest }: ControlProps & Omit<
       className={cn('h-12 text-center font-mono text-xl tracking-[0.5em]', className)}
     />
   );
+}
+
+const RULE_KEYS = ['require_uppercase', 'require_lowercase', 'require_digit', 'require_symbol'] as const;
+
+/** The hint under a new-password field: the instance's minimum length and required kinds of characters. */
+export function usePasswordHint(): string {
+  const t = useTranslations('hosted.fields');
+  const { env } = useHosted();
+  const policy = env?.user_settings.password_settings;
+  const min = policy?.min_length ?? 8;
+  const rules = policy ? RULE_KEYS.filter((k) => policy[k]).map((k) => t(`passwordRules.${k}`)) : [];
+  return rules.length ? t('passwordHintRules', { min, rules: rules.join(', ') }) : t('passwordHint', { min });
 }

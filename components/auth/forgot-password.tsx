@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { Alert, Field } from '@/components/ui';
 import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
-import { EmailInput, PasswordInput } from './fields';
+import { EmailInput, PasswordInput, usePasswordHint } from './fields';
 import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
 import { AuthCard, AuthForm, TextLink, WhenReady, strong } from './shell';
@@ -112,6 +112,7 @@ function CodeStep({ stage, onVerified }: { stage: { id: string; sentAt: number }
 function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
   const t = useTranslations('hosted.forgotPassword');
   const tf = useTranslations('hosted.fields');
+  const passwordHint = usePasswordHint();
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
   const step = useSignInStep();
@@ -130,7 +131,7 @@ function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
     <AuthForm onSubmit={submit} error={formError} submitLabel={t('submit')} busy={busy}>
       {/* Lets password managers file the new password under the right account. */}
       <input type="text" name="username" autoComplete="username" value={stage.email} readOnly hidden />
-      <Field label={tf('newPassword')} hint={tf('passwordHint')} error={fieldErrors.password}>
+      <Field label={tf('newPassword')} hint={passwordHint} error={fieldErrors.password}>
         {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />}
       </Field>
       <Alert tone="info">{t('signsOutEverywhere')}</Alert>

@@ -7,7 +7,7 @@ import { Alert, Field, Input, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
 import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
-import { EmailInput, IdentifierInput, PasswordInput } from './fields';
+import { EmailInput, IdentifierInput, PasswordInput, usePasswordHint } from './fields';
 import { useFragmentTicket } from './fragment-ticket';
 import { useHosted } from './hosted-context';
 import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
@@ -66,6 +66,7 @@ export function SignUpPage() {
 function SignUpForm({ ticket }: { ticket: string | null }) {
   const t = useTranslations('hosted.signUp');
   const tf = useTranslations('hosted.fields');
+  const passwordHint = usePasswordHint();
   const te = useTranslations('hosted.errors');
   const router = useRouter();
   const { instanceId, env, call, href, setClient } = useHosted();
@@ -139,7 +140,7 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
         )}
       </Field>
       {askPassword && (
-        <Field label={tf('password')} hint={tf('passwordHint')} error={fieldErrors.password}>
+        <Field label={tf('password')} hint={passwordHint} error={fieldErrors.password}>
           {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" value={values.password} onChange={set('password')} />}
         </Field>
       )}

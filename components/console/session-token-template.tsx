@@ -44,7 +44,8 @@ export function SessionTokenTemplate() {
   // A live preview of what the template gives, a moment after typing stops.
   useEffect(() => {
     const template = parse(text);
-    if (!template) return;
+    // Previewing runs the template on a real user's data: admins only, like saving it.
+    if (!template || !canWrite) return;
     let cancelled = false;
     const timer = setTimeout(() => {
       mutate<Preview>('POST', `${base}/session_token/preview`, { template }).then(
@@ -62,7 +63,7 @@ export function SessionTokenTemplate() {
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [text, base, errorMessage]);
+  }, [text, base, errorMessage, canWrite]);
 
   const checkJson = () => setJsonError(parse(text) ? null : t('invalidJson'));
 

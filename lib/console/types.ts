@@ -54,6 +54,8 @@ export type Invitation = {
   created_at: number;
 };
 
+export type PasswordPolicy = { min_length: number; require_uppercase: boolean; require_lowercase: boolean; require_digit: boolean; require_symbol: boolean };
+
 export type Settings = {
   session_lifetime_seconds: number;
   session_inactivity_timeout_seconds: number | null;
@@ -61,6 +63,12 @@ export type Settings = {
   mfa_required: boolean;
   /** Users may delete their own account from the hosted profile. */
   delete_self_enabled: boolean;
+  password_policy: PasswordPolicy;
+  organizations_enabled: boolean;
+  organization_creation_enabled: boolean;
+  organization_default_role: string;
+  organization_creator_role: string;
+  organization_max_allowed_memberships: number;
   /** Extra session JWT claims with {{user.…}} shortcodes. */
   session_token_claims?: Record<string, unknown>;
   allowed_origins: string[];

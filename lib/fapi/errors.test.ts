@@ -13,7 +13,7 @@ describe('FAPI errors as copy', () => {
       values: { count: 2 },
       param: 'code',
     });
-    expect(describeFapiError(api(422, 'VALIDATION_FAILED', { param: 'password', reason: 'too_short' }))).toEqual({ key: 'passwordTooShort', param: 'password' });
+    expect(describeFapiError(api(422, 'VALIDATION_FAILED', { param: 'password', reason: 'too_short' }))).toEqual({ key: 'passwordTooShort', param: 'password', values: { min: 8 } });
     expect(describeFapiError(api(422, 'VALIDATION_FAILED', { param: 'email_address', reason: 'taken' }))).toEqual({ key: 'emailTaken', param: 'email_address' });
     expect(describeFapiError(api(403, 'SIGN_UP_NOT_ALLOWED', { reason: 'restricted', param: 'email_address' })).param).toBe('email_address');
   });

@@ -23,7 +23,11 @@ function validation(e: ApiError): FapiErrorInfo {
   const reason = reasonOf(e);
   if (reason === 'required') return { key: 'required', param };
   if (param === 'password') {
-    if (reason === 'too_short') return { key: 'passwordTooShort', param };
+    if (reason === 'too_short') return { key: 'passwordTooShort', param, values: { min: typeof e.meta.min_length === 'number' ? e.meta.min_length : 8 } };
+    if (reason === 'missing_uppercase') return { key: 'passwordNeedsUppercase', param };
+    if (reason === 'missing_lowercase') return { key: 'passwordNeedsLowercase', param };
+    if (reason === 'missing_digit') return { key: 'passwordNeedsDigit', param };
+    if (reason === 'missing_symbol') return { key: 'passwordNeedsSymbol', param };
     if (reason === 'too_long') return { key: 'passwordTooLong', param };
     if (reason === 'matches_identifier') return { key: 'passwordMatchesIdentifier', param };
   }

@@ -15,6 +15,7 @@ export type Environment = {
     social?: { strategy: string; name: string; display_name: string; kind: string }[];
     /** What users may do to their own account on the hosted profile. */
     actions: { delete_self: boolean };
+    password_settings?: { min_length: number; require_uppercase: boolean; require_lowercase: boolean; require_digit: boolean; require_symbol: boolean };
   };
   redirect: { url: string; allowed: boolean } | null;
   /** The hosted pages' language and the instance's overrides of their copy (dotted key → text). */

@@ -1,5 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { passwordPolicySchema } from './password-rules';
 import { LOCALES } from '../../i18n/locales';
 import type { FapiAuth } from '../sessions/fapi-auth';
 import { socialProviders, users } from '../db/schema';
@@ -62,6 +63,8 @@ export const environmentSchema = z
       social: z.array(z.object({ strategy: z.string(), name: z.string(), display_name: z.string(), kind: z.string() })),
       /** What users may do to their own account (`delete_self`: `DELETE /v1/me`). */
       actions: z.object({ delete_self: z.boolean() }),
+      /** The password policy, for the hints of password fields. */
+      password_settings: passwordPolicySchema,
     }),
     redirect: z.object({ url: z.string(), allowed: z.boolean() }).nullable(),
     localization: z.object({
@@ -144,6 +147,7 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
       mfa_required: s.mfa_required,
       social: await enabledSocialProviders(deps, instance.id),
       actions: { delete_self: s.delete_self_enabled },
+      password_settings: s.password_policy,
     },
     redirect: redirectUrl === undefined ? null : { url: redirectUrl, allowed: isAllowedRedirect(s, instance.fapiUrl, redirectUrl) },
     localization: { locale, overrides: await resolveHostedCopy(deps.db, instance.id, tag) },

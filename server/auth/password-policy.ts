@@ -1,21 +1,31 @@
 import type { Deps } from '../deps';
-import { validationError } from '../http/errors';
+import { AppError, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { rejectCompromisedPassword } from '../protection/breached';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type PasswordHasher } from '../users/passwords';
+import { CHARACTER_RULES, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from './password-rules';
 
 /**
- * The password policy of FAPI (sign-up, password reset): 8 to 256 characters, not equal
- * (ignoring case) to one of the user's identifiers. Each breach is a 422 with
- * meta.param `password` and meta.reason `too_short`, `too_long` or `matches_identifier`.
+ * The password policy of FAPI (sign-up, password reset, password change): the instance's
+ * minimum length (8 by default) to 256 characters, the kinds of characters it requires,
+ * and not equal (ignoring case) to one of the user's identifiers. Each breach is a 422 with
+ * meta.param `password` and meta.reason `too_short`, `too_long`, `missing_uppercase`,
+ * `missing_lowercase`, `missing_digit`, `missing_symbol` or `matches_identifier`.
  */
-export function checkPasswordPolicy(password: string, identifiers: (string | null | undefined)[]) {
+export function checkPasswordPolicy(password: string, identifiers: (string | null | undefined)[], policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY) {
   const length = [...password].length;
-  if (length < PASSWORD_MIN_LENGTH) {
-    throw validationError('password', 'too_short', `password must be at least ${PASSWORD_MIN_LENGTH} characters.`);
+  const min = Math.max(PASSWORD_MIN_LENGTH, policy.min_length);
+  if (length < min) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: `password must be at least ${min} characters.`,
+      meta: { param: 'password', reason: 'too_short', min_length: min },
+    });
   }
   if (length > PASSWORD_MAX_LENGTH) {
     throw validationError('password', 'too_long', `password must be at most ${PASSWORD_MAX_LENGTH} characters.`);
+  }
+  for (const rule of CHARACTER_RULES) {
+    if (policy[rule.key] && !rule.test(password)) throw validationError('password', rule.reason, `password must contain ${rule.what}.`);
   }
   const lowered = password.toLowerCase();
   if (identifiers.some((id) => id && id.toLowerCase() === lowered)) {
@@ -33,7 +43,7 @@ export async function checkNewPassword(
   password: string,
   identifiers: (string | null | undefined)[],
 ) {
-  checkPasswordPolicy(password, identifiers);
+  checkPasswordPolicy(password, identifiers, instance.settings.password_policy);
   await rejectCompromisedPassword(deps, instance, password);
 }
 

@@ -13,5 +13,9 @@ export const REASONS = {
   restricted: 'restricted',
   too_short: 'too_short',
   too_long: 'too_long',
+  missing_uppercase: 'missing_uppercase',
+  missing_lowercase: 'missing_lowercase',
+  missing_digit: 'missing_digit',
+  missing_symbol: 'missing_symbol',
   matches_identifier: 'matches_identifier',
 } as const;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { localeInput, normalizeLocale } from '../localization/locales';
 import { customDomainInput } from './custom-domain';
 import { claimsTemplateSchema } from '../sessions/claims-template';
+import { DEFAULT_PASSWORD_POLICY, passwordPolicySchema } from '../auth/password-rules';
 import { attackProtectionSchema, DEFAULT_ATTACK_PROTECTION, DEFAULT_RISK_BASED_MFA, riskBasedMfaSchema } from '../protection/settings';
 
 /** Per-instance settings with their defaults; stored as JSON on the instance. */
@@ -56,6 +57,8 @@ export const instanceSettingsSchema = z.object({
   organization_creator_role: z.string().min(1).max(64).default('org:admin'),
   /** The membership cap new organizations start with; 0: no cap. */
   organization_max_allowed_memberships: z.number().int().min(0).max(100_000).default(0),
+  /** What a password chosen on the FAPI must be (sign-up, reset, change); the breach check is attack protection's. */
+  password_policy: passwordPolicySchema.default(DEFAULT_PASSWORD_POLICY),
   /** Extra claims of every session JWT, with `{{user.…}}` shortcodes (server/sessions/claims-template.ts). */
   session_token_claims: claimsTemplateSchema.default({}),
   /** Signed-in users may delete their own account (`DELETE {fapi_url}/v1/me`, the hosted profile). */
@@ -154,6 +157,7 @@ export const settingsPatchSchema = z.strictObject({
   organization_max_allowed_memberships: field('organization_max_allowed_memberships'),
   delete_self_enabled: field('delete_self_enabled'),
   session_token_claims: claimsTemplateSchema.optional(),
+  password_policy: passwordPolicySchema.optional(),
   /** Stored on the instance, not in its settings (custom-domain.ts); null clears it. */
   custom_domain: customDomainInput.optional(),
 });

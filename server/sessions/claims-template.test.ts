@@ -64,7 +64,7 @@ describe('session token template', () => {
     expectError(await patch(['not', 'an', 'object']), 422, 'VALIDATION_FAILED');
   });
 
-  it('previews the payload for a user without saving; a viewer may preview', async () => {
+  it('previews the payload for a user without saving', async () => {
     const userId = (await h.call('POST', '/v1/users', { key: secret, body: { email_address: ['bob@example.com'], first_name: 'Bob', public_metadata: { plan: 'free' } } })).body.id;
     const preview = await owner.b.dash('POST', `${base}/session_token/preview`, { body: { template: { tier: '{{user.public_metadata.plan}}', sub: undefined }, user_id: userId } });
     expect(preview.status, JSON.stringify(preview.body)).toBe(200);

@@ -69,7 +69,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('DELETE', `${INSTANCE}`,                                 OWNER,    dash.deleteInstanceEndpoint),
   route('GET',    `${INSTANCE}/metrics`,                         VIEWER,   instanceMetricsEndpoint),
   route('PATCH',  `${INSTANCE}/settings`,                        ADMIN,    dash.updateSettingsEndpoint),
-  route('POST',   `${INSTANCE}/session_token/preview`,           VIEWER,   previewSessionTokenEndpoint),
+  route('POST',   `${INSTANCE}/session_token/preview`,           ADMIN,    previewSessionTokenEndpoint),
   route('GET',    `${INSTANCE}/keys`,                            VIEWER,   dash.listKeysEndpoint),
   route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.createKeyEndpoint),
   route('POST',   `${INSTANCE}/keys/:keyId/revoke`,              ADMIN,    dash.revokeKeyEndpoint),

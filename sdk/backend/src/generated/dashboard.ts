@@ -1169,6 +1169,13 @@ export interface DashboardOperations {
       session_token_claims?: {
         [key: string]: StorableJson;
       };
+      password_policy?: {
+        min_length: number;
+        require_uppercase: boolean;
+        require_lowercase: boolean;
+        require_digit: boolean;
+        require_symbol: boolean;
+      };
       custom_domain?: (string) | (null);
     };
     query: never;

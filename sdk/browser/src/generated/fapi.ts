@@ -45,6 +45,13 @@ export type Environment = {
     actions: {
       delete_self: boolean;
     };
+    password_settings: {
+      min_length: number;
+      require_uppercase: boolean;
+      require_lowercase: boolean;
+      require_digit: boolean;
+      require_symbol: boolean;
+    };
   };
   redirect: ({
     url: string;

@@ -2,6 +2,8 @@ import { CustomDomainSettings } from '@/components/console/custom-domain';
 import { titled } from '@/lib/page-metadata';
 import { InstanceSettings } from '@/components/console/instance-settings';
 import { SessionTokenTemplate } from '@/components/console/session-token-template';
+import { OrganizationSettings } from '@/components/console/organization-settings';
+import { PasswordPolicySettings } from '@/components/console/password-policy-settings';
 
 export const generateMetadata = titled('console.titles', 'settings');
 
@@ -9,6 +11,8 @@ export default function Page() {
   return (
     <div className="flex flex-col gap-8">
       <InstanceSettings />
+      <PasswordPolicySettings />
+      <OrganizationSettings />
       <SessionTokenTemplate />
       <CustomDomainSettings />
     </div>

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords';
+
+/** The instance's password policy (settings.password_policy): a length and the kinds of characters a password needs. */
+export const passwordPolicySchema = z.strictObject({
+  min_length: z.number().int().min(PASSWORD_MIN_LENGTH).max(128),
+  require_uppercase: z.boolean(),
+  require_lowercase: z.boolean(),
+  require_digit: z.boolean(),
+  require_symbol: z.boolean(),
+});
+export type PasswordPolicy = z.output<typeof passwordPolicySchema>;
+
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = {
+  min_length: PASSWORD_MIN_LENGTH,
+  require_uppercase: false,
+  require_lowercase: false,
+  require_digit: false,
+  require_symbol: false,
+};
+
+/** Each required kind of character, with the reason a password without one is refused for. */
+export const CHARACTER_RULES = [
+  { key: 'require_uppercase', reason: 'missing_uppercase', test: (p: string) => /\p{Lu}/u.test(p), what: 'an uppercase letter' },
+  { key: 'require_lowercase', reason: 'missing_lowercase', test: (p: string) => /\p{Ll}/u.test(p), what: 'a lowercase letter' },
+  { key: 'require_digit', reason: 'missing_digit', test: (p: string) => /\p{Nd}/u.test(p), what: 'a digit' },
+  { key: 'require_symbol', reason: 'missing_symbol', test: (p: string) => /[^\p{L}\p{N}\s]/u.test(p), what: 'a symbol' },
+] as const;
+
+export { PASSWORD_MAX_LENGTH };
