@@ -79,6 +79,26 @@ test('settings: the password policy and the organization settings, each entry ch
     await visitor.context().close();
   });
 
+  await test.step('sign-in methods: both first factors off is refused; codes only leaves the hosted sign-in without a password field', async () => {
+    const methods = page.getByRole('group', { name: en.signInMethods.title });
+    await methods.getByLabel(en.signInMethods.methods.password, { exact: true }).uncheck();
+    await methods.getByLabel(en.signInMethods.methods.email_code).uncheck();
+    await expect(page.getByText(en.signInMethods.noFactor)).toBeVisible();
+    await expect(page.getByRole('button', { name: en.signInMethods.save })).toBeDisabled();
+    await methods.getByLabel(en.signInMethods.methods.email_code).check();
+    await methods.getByLabel(en.signInMethods.methods.username).uncheck();
+    await page.getByRole('button', { name: en.signInMethods.save }).click();
+    await expect(page.getByText(en.signInMethods.saved)).toBeVisible();
+
+    const visitor = await (await browser.newContext()).newPage();
+    await visitor.goto(`${instance.fapi_url}/sign-in`);
+    await expect(visitor.getByRole('button', { name: hosted.signIn.emailCode })).toBeVisible();
+    await expect(visitor.getByLabel(hosted.fields.email)).toBeVisible();
+    await expect(visitor.getByLabel(hosted.fields.password, { exact: true })).toHaveCount(0);
+    await expect(visitor.getByRole('link', { name: hosted.signIn.forgotPassword })).toHaveCount(0);
+    await visitor.context().close();
+  });
+
   await test.step('organization settings: a bad member limit is flagged on blur; roles and limit are saved', async () => {
     const limit = page.getByLabel(en.organizationSettings.limit);
     await limit.fill('lots');

@@ -74,9 +74,14 @@ function SignInForm() {
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const router = useRouter();
-  const { instanceId, call, href, redirectUrl } = useHosted();
+  const { env, instanceId, call, href, redirectUrl } = useHosted();
   const step = useSignInStep();
   const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
+  // The instance's sign-in methods: a password, an emailed code, a username besides the email address.
+  const factors = env?.user_settings.first_factors ?? ['password', 'email_code'];
+  const withPassword = factors.includes('password');
+  const withCode = factors.includes('email_code');
+  const withUsername = env?.user_settings.identifiers.includes('username') ?? true;
 
   /**
    * Enterprise SSO: an email whose domain has an active connection goes to its identity
@@ -147,21 +152,31 @@ function SignInForm() {
 
   return (
     <AuthForm
-      onSubmit={signInWithPassword}
+      onSubmit={
+        withPassword
+          ? signInWithPassword
+          : (e: FormEvent) => {
+              e.preventDefault();
+              void emailCode();
+            }
+      }
       error={formError}
-      submitLabel={t('submit')}
-      busy={busy === 'password'}
+      submitLabel={withPassword ? t('submit') : t('emailCode')}
+      busy={busy === (withPassword ? 'password' : 'code')}
       disabled={busy !== null}
       after={
-        <>
-          <Divider label={t('or')} />
-          <Button variant="secondary" onClick={emailCode} loading={busy === 'code'} disabled={busy !== null}>
-            {t('emailCode')}
-          </Button>
-        </>
+        withPassword &&
+        withCode && (
+          <>
+            <Divider label={t('or')} />
+            <Button variant="secondary" onClick={emailCode} loading={busy === 'code'} disabled={busy !== null}>
+              {t('emailCode')}
+            </Button>
+          </>
+        )
       }
     >
-      <Field label={tf('identifier')} error={fieldErrors.identifier}>
+      <Field label={withUsername ? tf('identifier') : tf('email')} error={fieldErrors.identifier}>
         {(p) => (
           <IdentifierInput
             {...p}
@@ -174,14 +189,16 @@ function SignInForm() {
           />
         )}
       </Field>
-      <div className="flex flex-col gap-1.5">
-        <Field label={tf('password')} error={fieldErrors.password}>
-          {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
-        </Field>
-        <TextLink href={href('/forgot-password')} className="self-end text-sm">
-          {t('forgotPassword')}
-        </TextLink>
-      </div>
+      {withPassword && (
+        <div className="flex flex-col gap-1.5">
+          <Field label={tf('password')} error={fieldErrors.password}>
+            {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
+          </Field>
+          <TextLink href={href('/forgot-password')} className="self-end text-sm">
+            {t('forgotPassword')}
+          </TextLink>
+        </div>
+      )}
     </AuthForm>
   );
 }

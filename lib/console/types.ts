@@ -56,6 +56,8 @@ export type Invitation = {
 
 export type PasswordPolicy = { min_length: number; require_uppercase: boolean; require_lowercase: boolean; require_digit: boolean; require_symbol: boolean };
 
+export type SignInMethods = { password: boolean; email_code: boolean; username: boolean };
+
 export type Settings = {
   session_lifetime_seconds: number;
   session_inactivity_timeout_seconds: number | null;
@@ -64,6 +66,7 @@ export type Settings = {
   /** Users may delete their own account from the hosted profile. */
   delete_self_enabled: boolean;
   password_policy: PasswordPolicy;
+  sign_in_methods: SignInMethods;
   organizations_enabled: boolean;
   organization_creation_enabled: boolean;
   organization_default_role: string;

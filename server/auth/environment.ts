@@ -1,6 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { passwordPolicySchema } from './password-rules';
+import { firstFactorsFor } from './sign-ins';
 import { LOCALES } from '../../i18n/locales';
 import type { FapiAuth } from '../sessions/fapi-auth';
 import { socialProviders, users } from '../db/schema';
@@ -141,8 +142,8 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
         required_fields: fields.required,
         optional_fields: fields.optional,
       },
-      identifiers: ['email_address', 'username'],
-      first_factors: ['password', 'email_code', 'reset_password_email_code'],
+      identifiers: s.sign_in_methods.username ? ['email_address', 'username'] : ['email_address'],
+      first_factors: firstFactorsFor('@', s.sign_in_methods).map((f) => f.strategy),
       second_factors: SECOND_FACTORS.map((f) => f.strategy),
       mfa_required: s.mfa_required,
       social: await enabledSocialProviders(deps, instance.id),

@@ -235,7 +235,7 @@ function signInStepEndpoint<I>(
 
 async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep) {
   return {
-    response: await signInView(deps, step.attempt),
+    response: await signInView(deps, step.attempt, auth.instance.settings.sign_in_methods),
     client: await clientView(deps, auth.instance, step.client ?? auth.client),
   };
 }

@@ -28,3 +28,17 @@ export const CHARACTER_RULES = [
 ] as const;
 
 export { PASSWORD_MAX_LENGTH };
+
+/** How users may sign in (settings.sign_in_methods): at least one first factor stays on. */
+export const signInMethodsSchema = z
+  .strictObject({
+    /** Password, with the reset-by-email-code that goes with it. */
+    password: z.boolean(),
+    /** A one-time code emailed to the address. */
+    email_code: z.boolean(),
+    /** A username as the identifier (an email address always works). */
+    username: z.boolean(),
+  })
+  .refine((m) => m.password || m.email_code, { message: 'keep password or email_code on: users need a way to sign in', params: { reason: 'no_first_factor' } });
+export type SignInMethods = z.output<typeof signInMethodsSchema>;
+export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true };

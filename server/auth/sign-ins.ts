@@ -17,6 +17,7 @@ import { assertNotLocked, clearFailedAttempts, recordFailedAttempt } from '../pr
 import { maskEmail, rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword, checkPassword } from './password-policy';
+import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from './password-rules';
 import { sendCode } from './send-code';
 import { assertPasswordAllowed } from '../sso/flow';
 
@@ -48,13 +49,21 @@ export const SECOND_FACTOR_MAX_FAILURES = 5;
 export type FirstFactorStrategy = 'password' | 'email_code' | 'reset_password_email_code';
 const isEmail = (identifier: string) => identifier.includes('@');
 
-export function firstFactorsFor(identifier: string) {
+/** The first factors an identifier may use under the instance's sign-in methods. */
+export function firstFactorsFor(identifier: string, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
   const safe = isEmail(identifier) ? identifier : null;
   return [
-    { strategy: 'password' as const },
-    { strategy: 'email_code' as const, safe_identifier: safe },
-    { strategy: 'reset_password_email_code' as const, safe_identifier: safe },
+    ...(methods.password ? [{ strategy: 'password' as const }] : []),
+    ...(methods.email_code ? [{ strategy: 'email_code' as const, safe_identifier: safe }] : []),
+    ...(methods.password ? [{ strategy: 'reset_password_email_code' as const, safe_identifier: safe }] : []),
   ];
+}
+
+/** Refuses a first factor the instance has turned off (reset by email code goes with the password). */
+function assertStrategyAllowed(instance: InstanceContext, strategy: FirstFactorStrategy) {
+  const methods = instance.settings.sign_in_methods;
+  const allowed = strategy === 'email_code' ? methods.email_code : methods.password;
+  if (!allowed) throw validationError('strategy', 'strategy_not_allowed', `This application does not accept ${strategy} sign-ins.`);
 }
 
 export const SECOND_FACTORS = [{ strategy: 'totp' as const }, { strategy: 'backup_code' as const }];
@@ -83,7 +92,7 @@ async function findUserId(db: Db, instanceId: string, identifier: string): Promi
   return row?.id ?? null;
 }
 
-export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow) {
+export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
   const now = deps.clock.now();
   let first = null;
   if (a.firstFactorStrategy) {
@@ -98,8 +107,8 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow)
     id: a.id,
     status: a.status,
     identifier: a.identifier as string | null,
-    supported_identifiers: ['email_address', 'username'],
-    supported_first_factors: firstFactorsFor(a.identifier) as { strategy: string; safe_identifier?: string | null }[],
+    supported_identifiers: methods.username ? ['email_address', 'username'] : ['email_address'],
+    supported_first_factors: firstFactorsFor(a.identifier, methods) as { strategy: string; safe_identifier?: string | null }[],
     supported_second_factors: a.status === 'needs_second_factor' ? secondFactorsOf(a) : null,
     step_up_reasons: a.riskReasons,
     first_factor_verification: first,
@@ -119,6 +128,9 @@ export async function createSignIn(
   identifier: string,
   client: ClientRow | null,
 ): Promise<{ attempt: SignInRow; client: ClientRow; newClientToken: string | null }> {
+  if (!instance.settings.sign_in_methods.username && !isEmail(identifier)) {
+    throw validationError('identifier', 'identifier_not_allowed', 'Sign in with your email address.');
+  }
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const userId = await findUserId(tx, instance.id, identifier);
@@ -196,6 +208,7 @@ export async function prepareFirstFactor(
   opts: { acceptLanguage?: string | null } = {},
 ) {
   assertStatus(a, 'needs_first_factor');
+  assertStrategyAllowed(instance, strategy);
   await assertNotLocked(deps, instance, a);
   await assertPasswordAllowed(deps, instance.id, a.identifier);
   const recipient = await codeRecipient(deps.db, instance.id, a);
@@ -305,6 +318,7 @@ export async function attemptFirstFactor(
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_first_factor');
+  assertStrategyAllowed(instance, input.strategy);
   await assertNotLocked(deps, instance, a);
   if (input.strategy === 'password') {
     await assertPasswordAllowed(deps, instance.id, a.identifier);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { localeInput, normalizeLocale } from '../localization/locales';
 import { customDomainInput } from './custom-domain';
 import { claimsTemplateSchema } from '../sessions/claims-template';
-import { DEFAULT_PASSWORD_POLICY, passwordPolicySchema } from '../auth/password-rules';
+import { DEFAULT_PASSWORD_POLICY, DEFAULT_SIGN_IN_METHODS, passwordPolicySchema, signInMethodsSchema } from '../auth/password-rules';
 import { attackProtectionSchema, DEFAULT_ATTACK_PROTECTION, DEFAULT_RISK_BASED_MFA, riskBasedMfaSchema } from '../protection/settings';
 
 /** Per-instance settings with their defaults; stored as JSON on the instance. */
@@ -57,6 +57,8 @@ export const instanceSettingsSchema = z.object({
   organization_creator_role: z.string().min(1).max(64).default('org:admin'),
   /** The membership cap new organizations start with; 0: no cap. */
   organization_max_allowed_memberships: z.number().int().min(0).max(100_000).default(0),
+  /** Which first factors and identifiers sign-in accepts. */
+  sign_in_methods: signInMethodsSchema.default(DEFAULT_SIGN_IN_METHODS),
   /** What a password chosen on the FAPI must be (sign-up, reset, change); the breach check is attack protection's. */
   password_policy: passwordPolicySchema.default(DEFAULT_PASSWORD_POLICY),
   /** Extra claims of every session JWT, with `{{user.…}}` shortcodes (server/sessions/claims-template.ts). */
@@ -158,6 +160,7 @@ export const settingsPatchSchema = z.strictObject({
   delete_self_enabled: field('delete_self_enabled'),
   session_token_claims: claimsTemplateSchema.optional(),
   password_policy: passwordPolicySchema.optional(),
+  sign_in_methods: signInMethodsSchema.optional(),
   /** Stored on the instance, not in its settings (custom-domain.ts); null clears it. */
   custom_domain: customDomainInput.optional(),
 });

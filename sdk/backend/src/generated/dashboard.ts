@@ -1176,6 +1176,11 @@ export interface DashboardOperations {
         require_digit: boolean;
         require_symbol: boolean;
       };
+      sign_in_methods?: {
+        password: boolean;
+        email_code: boolean;
+        username: boolean;
+      };
       custom_domain?: (string) | (null);
     };
     query: never;

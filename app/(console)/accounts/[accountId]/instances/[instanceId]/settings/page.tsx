@@ -4,6 +4,7 @@ import { InstanceSettings } from '@/components/console/instance-settings';
 import { SessionTokenTemplate } from '@/components/console/session-token-template';
 import { OrganizationSettings } from '@/components/console/organization-settings';
 import { PasswordPolicySettings } from '@/components/console/password-policy-settings';
+import { SignInMethodsSettings } from '@/components/console/sign-in-methods';
 
 export const generateMetadata = titled('console.titles', 'settings');
 
@@ -11,6 +12,7 @@ export default function Page() {
   return (
     <div className="flex flex-col gap-8">
       <InstanceSettings />
+      <SignInMethodsSettings />
       <PasswordPolicySettings />
       <OrganizationSettings />
       <SessionTokenTemplate />
