@@ -12,6 +12,7 @@ import { loadOrganization } from '../organizations/organization-view';
 import { assertRole, ensureBuiltIns } from '../organizations/roles';
 import { targetPolicy } from '../webhooks/policy';
 import { parseIdpMetadata, spUrls } from './saml';
+import { generateSpSigningKey } from './sp-signing';
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas';
 
 export type ConnectionRow = typeof ssoConnections.$inferSelect;
@@ -42,6 +43,8 @@ export function connectionView(c: ConnectionRow, fapiUrl: string) {
             idp_certificates: c.idpCertificates,
             idp_metadata_url: c.idpMetadataUrl,
             allow_idp_initiated: c.allowIdpInitiated,
+            sign_authn_requests: c.signAuthnRequests,
+            sp_signing_certificate: c.signAuthnRequests ? c.spSigningCertificate : null,
             sp_entity_id: sp.entityId,
             sp_acs_url: sp.acsUrl,
             sp_metadata_url: sp.metadataUrl,
@@ -87,9 +90,19 @@ async function fetchMetadata(deps: D, instanceId: string, url: string): Promise<
   }
 }
 
-/** SAML columns from the input: explicit fields, overridden by what a metadata document says. */
-async function samlColumns(deps: D, instanceId: string, input: NonNullable<CreateConnectionInput['saml']>) {
+/**
+ * SAML columns from the input: explicit fields, overridden by what a metadata document says.
+ * Turning request signing on makes the connection's SP key the first time (`current`: the
+ * stored row on update).
+ */
+async function samlColumns(deps: D, instanceId: string, input: NonNullable<CreateConnectionInput['saml']>, sp: { entityId: string }, current?: ConnectionRow) {
   const out: Partial<ConnectionRow> = {};
+  if (input.sign_authn_requests !== undefined) out.signAuthnRequests = input.sign_authn_requests;
+  if (input.sign_authn_requests && !current?.spSigningKeyEncrypted) {
+    const made = await generateSpSigningKey(sp.entityId, deps.clock.now());
+    out.spSigningKeyEncrypted = deps.cipher.encrypt(made.privateKeyPem);
+    out.spSigningCertificate = made.certificatePem;
+  }
   if (input.idp_entity_id !== undefined) out.idpEntityId = input.idp_entity_id;
   if (input.idp_sso_url !== undefined) out.idpSsoUrl = input.idp_sso_url;
   if (input.idp_certificates !== undefined) out.idpCertificates = input.idp_certificates;
@@ -151,10 +164,11 @@ export async function createConnection(deps: D, instanceId: string, input: Creat
   const domains = dedupe(input.domains);
   await assertDomains(deps, instanceId, org.id, domains);
   await assertRoles(deps, instanceId, input.default_role, input.role_mapping);
-  const saml = input.provider === 'saml' ? await samlColumns(deps, instanceId, input.saml ?? {}) : {};
+  const id = newId('ssoc');
+  const saml = input.provider === 'saml' ? await samlColumns(deps, instanceId, input.saml ?? {}, spUrls(instance.fapiUrl, id)) : {};
   const now = deps.clock.now();
   const row: ConnectionRow = {
-    id: newId('ssoc'),
+    id,
     instanceId,
     organizationId: org.id,
     name: input.name,
@@ -169,6 +183,9 @@ export async function createConnection(deps: D, instanceId: string, input: Creat
     idpCertificates: [],
     idpMetadataUrl: null,
     allowIdpInitiated: false,
+    signAuthnRequests: false,
+    spSigningKeyEncrypted: null,
+    spSigningCertificate: null,
     oidcIssuer: input.oidc?.issuer ?? null,
     oidcClientId: input.oidc?.client_id ?? null,
     oidcClientSecretEncrypted: input.oidc?.client_secret ? deps.cipher.encrypt(input.oidc.client_secret) : null,
@@ -231,7 +248,7 @@ export async function updateConnection(deps: D, instanceId: string, id: string, 
   const domains = input.domains ? dedupe(input.domains) : undefined;
   if (domains) await assertDomains(deps, instanceId, current.organizationId, domains, current.id);
   await assertRoles(deps, instanceId, input.default_role, input.role_mapping);
-  const saml = input.saml ? await samlColumns(deps, instanceId, input.saml) : {};
+  const saml = input.saml ? await samlColumns(deps, instanceId, input.saml, spUrls(instance.fapiUrl, current.id), current) : {};
   const changes: Partial<ConnectionRow> = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(domains ? { domains } : {}),

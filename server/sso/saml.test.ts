@@ -266,3 +266,46 @@ describe('refusals', () => {
     expect((await bapi('GET', '/v1/users?email_address=mallory@acme.test')).body.data).toEqual([]);
   });
 });
+
+describe('signed AuthnRequests', () => {
+  it('turned on, the SP metadata says so with its certificate and samlify (wantAuthnRequestsSigned) verifies the redirect signature; a tampered query fails', async () => {
+    const on = await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { saml: { sign_authn_requests: true } });
+    expect(on.status, JSON.stringify(on.body)).toBe(200);
+    expect(on.body.saml.sign_authn_requests).toBe(true);
+    expect(on.body.saml.sp_signing_certificate).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(JSON.stringify(on.body)).not.toContain('PRIVATE KEY');
+
+    const metadata = await (await h.request('GET', `/fapi/${i.instanceId}/sso/saml/${conn.id}/metadata`)).text();
+    expect(metadata).toContain('AuthnRequestsSigned="true"');
+    expect(metadata).toMatch(/<KeyDescriptor use="signing">/);
+    const signingSp = samlify.ServiceProvider({ metadata });
+    const strictIdp = samlify.IdentityProvider({
+      entityID: IDP_ENTITY,
+      privateKey: fixture('idp-key.pem'),
+      signingCert: fixture('idp-cert.pem'),
+      singleSignOnService: [{ Binding: REDIRECT, Location: 'https://idp.acme.test/sso' }],
+      nameIDFormat: [EMAIL_FORMAT],
+      wantAuthnRequestsSigned: true,
+    });
+
+    const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+    const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'ada@acme.test' } });
+    const url = new URL(res.body.response.first_factor_verification.external_verification_redirect_url);
+    expect(url.searchParams.get('SigAlg')).toBe('http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
+    expect(url.searchParams.get('Signature')).toBeTruthy();
+    const query = Object.fromEntries(url.searchParams);
+    const octetString = url.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
+    const { extract } = await strictIdp.parseLoginRequest(signingSp, 'redirect', { query, octetString });
+    expect(extract.request?.id).toMatch(/^_/);
+
+    const tampered = new URL(url);
+    tampered.searchParams.set('RelayState', 'somewhere-else');
+    const tamperedOctets = tampered.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
+    await expect(strictIdp.parseLoginRequest(signingSp, 'redirect', { query: Object.fromEntries(tampered.searchParams), octetString: tamperedOctets })).rejects.toBeTruthy();
+
+    // Off again: unsigned requests, the metadata says so.
+    const off = await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { saml: { sign_authn_requests: false } });
+    expect(off.body.saml).toMatchObject({ sign_authn_requests: false, sp_signing_certificate: null });
+    expect(await (await h.request('GET', `/fapi/${i.instanceId}/sso/saml/${conn.id}/metadata`)).text()).toContain('AuthnRequestsSigned="false"');
+  });
+});

@@ -72,9 +72,16 @@ function requestStore(deps: Pick<Deps, 'db' | 'clock'>, connectionId: string): C
   };
 }
 
-export function samlFor(deps: Pick<Deps, 'db' | 'clock'>, c: ConnectionRow, fapiUrl: string, requestId?: string) {
+type SamlDeps = Pick<Deps, 'db' | 'clock' | 'cipher'>;
+
+/** The connection's SP signing key, when its AuthnRequests go out signed. */
+const signingOptions = (deps: SamlDeps, c: ConnectionRow) =>
+  c.signAuthnRequests && c.spSigningKeyEncrypted ? { privateKey: deps.cipher.decrypt(c.spSigningKeyEncrypted), signatureAlgorithm: 'sha256' as const } : {};
+
+export function samlFor(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, requestId?: string) {
   const sp = spUrls(fapiUrl, c.id);
   return new SAML({
+    ...signingOptions(deps, c),
     issuer: sp.entityId,
     audience: sp.entityId,
     callbackUrl: sp.acsUrl,
@@ -94,8 +101,13 @@ export function samlFor(deps: Pick<Deps, 'db' | 'clock'>, c: ConnectionRow, fapi
   });
 }
 
-/** The SP metadata document of a connection (unsigned; no encryption key: assertions come signed, in clear). */
-export const spMetadata = (deps: Pick<Deps, 'db' | 'clock'>, c: ConnectionRow, fapiUrl: string) => samlFor(deps, c, fapiUrl).generateServiceProviderMetadata(null, null);
+/**
+ * The SP metadata document of a connection (no encryption key: assertions come signed, in
+ * clear). With signed AuthnRequests it says AuthnRequestsSigned="true" and carries the
+ * signing certificate in a KeyDescriptor use="signing".
+ */
+export const spMetadata = (deps: SamlDeps, c: ConnectionRow, fapiUrl: string) =>
+  samlFor(deps, c, fapiUrl).generateServiceProviderMetadata(null, c.signAuthnRequests && c.spSigningCertificate ? c.spSigningCertificate : null);
 
 export class SsoRefused extends Error {
   constructor(readonly reason: SsoReason, message: string) {
@@ -111,7 +123,7 @@ const attr = (el: Element | undefined | null, name: string) => el?.getAttribute(
  * certificates, no wrapping), issuer, audience, validity window, InResponseTo (node-saml),
  * then Destination, Recipient and the assertion id's replay here.
  */
-export async function validateSamlResponse(deps: Pick<Deps, 'db' | 'clock'>, c: ConnectionRow, fapiUrl: string, samlResponse: string) {
+export async function validateSamlResponse(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, samlResponse: string) {
   const sp = spUrls(fapiUrl, c.id);
   let profile: Profile | null;
   try {

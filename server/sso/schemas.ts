@@ -42,6 +42,8 @@ export const samlInput = z.strictObject({
     .meta({ description: 'Fetched through the SSRF guard (422 metadata_unreachable otherwise), then read like idp_metadata_xml.' })
     .optional(),
   allow_idp_initiated: z.boolean().optional(),
+  /** Sign AuthnRequests (HTTP-Redirect, RSA-SHA256) with an SP key made for the connection; its certificate is in the SP metadata. */
+  sign_authn_requests: z.boolean().optional(),
 });
 
 export const oidcInput = z.strictObject({
@@ -121,6 +123,9 @@ export const connectionSchema = z
         idp_certificates: z.array(z.string()),
         idp_metadata_url: z.string().nullable(),
         allow_idp_initiated: z.boolean(),
+        sign_authn_requests: z.boolean(),
+        /** The SP's signing certificate (PEM) while requests are signed; never the key. */
+        sp_signing_certificate: z.string().nullable(),
         sp_entity_id: z.string(),
         sp_acs_url: z.string(),
         sp_metadata_url: z.string(),

@@ -42,6 +42,12 @@ export const ssoConnections = pgTable(
     idpCertificates: jsonb('idp_certificates').$type<string[]>().notNull(),
     idpMetadataUrl: text('idp_metadata_url'),
     allowIdpInitiated: boolean('allow_idp_initiated').notNull(),
+    /** AuthnRequests go out signed (HTTP-Redirect SigAlg/Signature) with the SP key below. */
+    signAuthnRequests: boolean('sign_authn_requests').notNull().default(false),
+    /** The SP's RSA signing key (PKCS#8 PEM), encrypted with ENCRYPTION_KEY; made when signing is first turned on. */
+    spSigningKeyEncrypted: text('sp_signing_key_encrypted'),
+    /** Its self-signed X.509 certificate (PEM), published in the SP metadata. */
+    spSigningCertificate: text('sp_signing_certificate'),
     // OIDC
     oidcIssuer: text('oidc_issuer'),
     oidcClientId: text('oidc_client_id'),

@@ -461,6 +461,8 @@ export type SsoConnection = {
     idp_certificates: Array<string>;
     idp_metadata_url: string | null;
     allow_idp_initiated: boolean;
+    sign_authn_requests: boolean;
+    sp_signing_certificate: string | null;
     sp_entity_id: string;
     sp_acs_url: string;
     sp_metadata_url: string;
@@ -2146,6 +2148,7 @@ export interface DashboardOperations {
         idp_metadata_xml?: string;
         idp_metadata_url?: string;
         allow_idp_initiated?: boolean;
+        sign_authn_requests?: boolean;
       };
       oidc?: {
         issuer: string;
@@ -2186,6 +2189,7 @@ export interface DashboardOperations {
         idp_metadata_xml?: string;
         idp_metadata_url?: string;
         allow_idp_initiated?: boolean;
+        sign_authn_requests?: boolean;
       };
       oidc?: {
         issuer?: string;
