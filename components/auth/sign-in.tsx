@@ -74,7 +74,7 @@ function SignInForm() {
   const tf = useTranslations('hosted.fields');
   const te = useTranslations('hosted.errors');
   const router = useRouter();
-  const { env, instanceId, call, href, redirectUrl } = useHosted();
+  const { env, instanceId, call, href } = useHosted();
   const step = useSignInStep();
   const { formError, fieldErrors, setFieldErrors, show, reset } = useFormErrors(FIELDS);
   // The instance's sign-in methods: a password, an emailed code, a username besides the email address.
@@ -91,11 +91,12 @@ function SignInForm() {
     const email = identifier.trim();
     if (!email.includes('@')) return false;
     try {
-      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', {
-        json: { strategy: 'enterprise_sso', identifier: email, ...(redirectUrl ? { redirect_url: redirectUrl } : {}) },
-      });
+      // Back to these pages first, as after a social sign-in: a second factor is asked there, then on to redirect_url.
+      const back = new URL(href('/sign-in/sso-callback'), window.location.href).href;
+      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { strategy: 'enterprise_sso', identifier: email, redirect_url: back } });
       const url = (res.response.first_factor_verification as { external_verification_redirect_url?: string } | null)?.external_verification_redirect_url;
       if (!url) return false;
+      writeFlow(instanceId, 'sign_in', { id: res.response.id, identifier: email });
       window.location.assign(url);
       return true;
     } catch (err) {

@@ -6,34 +6,37 @@ import { Badge, Button, Card, CardHeader, ConfirmDialog, Table, Td, Thead, Tr } 
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { CardList } from './states';
+import { SsoConnectionDialog, type SsoConnection } from './sso-connection-dialog';
 
 /** Shapes of the dashboard API's SSO calls (server/sso/schemas.ts). */
 type Page<T> = { data: T[]; has_more: boolean; next_cursor: string | null };
-type Connection = {
-  id: string;
-  name: string;
-  provider: 'saml' | 'oidc';
-  domains: string[];
-  active: boolean;
-  saml: { sp_metadata_url: string; sp_acs_url: string } | null;
-  oidc: { redirect_uri: string } | null;
-};
+type Connection = SsoConnection;
 
 /**
- * The organization page's SSO section: its enterprise connections (SAML or OIDC), the
- * URLs to give the identity provider, activation and deletion. Connections are created
- * through the API (BAPI or dashboard), where the IdP settings and secret are given.
+ * The organization page's SSO section: its enterprise connections (SAML or OIDC), the URLs
+ * to give the identity provider; create and edit (SsoConnectionDialog), activate, delete.
  */
 export function OrganizationSso({ base }: { base: string }) {
   const t = useTranslations('sso');
   const { canWrite } = useConsole();
   const list = useDashboard<Page<Connection>>(`${base}/sso_connections?limit=100`);
   const [deleting, setDeleting] = useState<Connection | null>(null);
+  const [editing, setEditing] = useState<Connection | 'new' | null>(null);
   const path = (c: Connection) => `${base}/sso_connections/${encodeURIComponent(c.id)}`;
 
   return (
     <Card>
-      <CardHeader title={t('title')} description={t('description')} />
+      <CardHeader
+        title={t('title')}
+        description={t('description')}
+        actions={
+          canWrite && (
+            <Button size="sm" onClick={() => setEditing('new')}>
+              {t('add')}
+            </Button>
+          )
+        }
+      />
       <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={1} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
         {(items) => (
           <Table caption={t('title')}>
@@ -61,6 +64,9 @@ export function OrganizationSso({ base }: { base: string }) {
                   </Td>
                   {canWrite && (
                     <Td className="whitespace-nowrap text-right">
+                      <Button variant="ghost" size="sm" aria-describedby={`sso-${c.id}`} onClick={() => setEditing(c)}>
+                        {t('edit')}
+                      </Button>
                       <Button
                         variant="ghost"
                         size="sm"
@@ -83,6 +89,17 @@ export function OrganizationSso({ base }: { base: string }) {
           </Table>
         )}
       </CardList>
+      {editing !== null && (
+        <SsoConnectionDialog
+          base={base}
+          connection={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            list.reload();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={deleting !== null}
         onClose={() => setDeleting(null)}

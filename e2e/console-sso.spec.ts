@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import * as samlify from 'samlify';
+import sso from '../messages/en/sso.json' with { type: 'json' };
+import orgs from '../messages/en/organizations.json' with { type: 'json' };
+import hosted from '../messages/en/hosted.json' with { type: 'json' };
+import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { E2E_BASE_URL } from './support/server';
+
+samlify.setSchemaValidator({ validate: async () => 'skipped' });
+const fixture = (name: string) => readFileSync(join(process.cwd(), 'server/sso/fixtures', name), 'utf8');
+const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+
+async function bapi<T>(secret: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${E2E_BASE_URL}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.ok, `${method} ${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
+  return (await response.json()) as T;
+}
+
+/**
+ * A SAML identity provider on loopback, built with samlify: it answers an AuthnRequest for
+ * `user` with a signed response, posted back to the SP's ACS by an auto-submitting form.
+ */
+async function startIdp(user: string) {
+  let sp: ReturnType<typeof samlify.ServiceProvider> | null = null;
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://idp');
+      if (url.pathname !== '/sso' || !sp) return res.writeHead(404).end();
+      const { extract } = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams) });
+      const { context, entityEndpoint } = (await idp.createLoginResponse(sp, { extract }, 'post', { email: user }, undefined, false, url.searchParams.get('RelayState') ?? undefined)) as {
+        context: string;
+        entityEndpoint: string;
+      };
+      const relay = url.searchParams.get('RelayState');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(
+        `<!doctype html><html lang="en"><body><form method="post" action="${entityEndpoint}"><input type="hidden" name="SAMLResponse" value="${context}">${relay ? `<input type="hidden" name="RelayState" value="${relay}">` : ''}</form><script>document.forms[0].submit()</script></body></html>`,
+      );
+    })().catch((err: unknown) => res.writeHead(500).end(String(err)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const idp = samlify.IdentityProvider({
+    entityID: `${origin}/saml`,
+    privateKey: fixture('idp-key.pem'),
+    signingCert: fixture('idp-cert.pem'),
+    singleSignOnService: [{ Binding: REDIRECT, Location: `${origin}/sso` }],
+    nameIDFormat: [EMAIL_FORMAT],
+  });
+  return {
+    metadata: idp.getMetadata(),
+    useSp: (metadata: string) => {
+      sp = samlify.ServiceProvider({ metadata });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+test('SSO: an operator adds a SAML connection on the organization page; a user of its domain signs in through the identity provider', async ({ page, browser }) => {
+  const accountId = await createOperatorAccount(page, { firstName: 'Ingrid', email: uniqueEmail('sso-owner'), password: 'single sign-on rocks', accountName: 'SSO Co' });
+  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Enterprise', '--env', 'test', '--account', accountId);
+  const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
+  const org = await bapi<{ id: string }>(secret, 'POST', '/v1/organizations', { name: 'Acme' });
+  const domain = await bapi<{ id: string }>(secret, 'POST', `/v1/organizations/${org.id}/domains`, { name: 'acme.test' });
+  await bapi(secret, 'PATCH', `/v1/organizations/${org.id}/domains/${domain.id}`, { verified: true });
+  const user = 'ada@acme.test';
+  const idp = await startIdp(user);
+
+  try {
+    await test.step('the operator adds the connection from the IdP metadata; a missing domain is flagged first', async () => {
+      await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/organizations/${org.id}`);
+      await page.getByRole('button', { name: sso.add }).click();
+      const dialog = page.getByRole('dialog', { name: sso.form.createTitle });
+      await dialog.getByLabel(sso.form.name).fill('Acme IdP');
+      await dialog.getByLabel(sso.form.metadataXml).fill(idp.metadata);
+      await dialog.getByRole('button', { name: sso.form.create }).click();
+      await expect(dialog.getByText(sso.form.pickDomain)).toBeVisible();
+      await dialog.getByLabel('acme.test').check();
+      await dialog.getByRole('button', { name: sso.form.create }).click();
+      await expect(dialog).toHaveCount(0);
+      const row = page.getByRole('table', { name: sso.title }).getByRole('row', { name: /Acme IdP/ });
+      await expect(row).toContainText('/sso/saml/ssoc_');
+      await expect(row).toContainText(sso.active);
+      await screenshot(page, 'console-sso-connection');
+    });
+
+    const connection = (await bapi<{ data: Array<{ saml: { sp_metadata_url: string } }> }>(secret, 'GET', `/v1/sso_connections?organization_id=${org.id}`)).data[0]!;
+    idp.useSp(await (await fetch(connection.saml.sp_metadata_url.replace(/^https?:\/\/[^/]+/, E2E_BASE_URL))).text());
+
+    await test.step('the user types their email on the hosted sign-in, goes to the IdP and comes back signed in', async () => {
+      const visitor = await (await browser.newContext()).newPage();
+      await visitor.goto(`${instance.fapi_url}/sign-in`);
+      await visitor.getByLabel(hosted.fields.identifier).fill(user);
+      await visitor.getByRole('button', { name: hosted.signIn.submit, exact: true }).click();
+      await expect(visitor.getByRole('heading', { name: hosted.profile.title, level: 1 })).toBeVisible({ timeout: 30_000 });
+      await expect(visitor.getByRole('listitem', { name: user })).toBeVisible();
+      await visitor.context().close();
+    });
+
+    await test.step('the user is a member of the organization', async () => {
+      await page.reload();
+      await expect(page.getByRole('table', { name: orgs.detail.membersTitle })).toContainText(user);
+    });
+  } finally {
+    await idp.close();
+  }
+});
