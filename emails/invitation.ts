@@ -1,5 +1,5 @@
 import { layout } from './layout';
-import { APP_NAME, type EmailTemplateDefinition } from './types';
+import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, type EmailTemplateDefinition } from './types';
 
 export default {
   name: 'invitation',
@@ -8,6 +8,8 @@ export default {
     { name: 'url', type: 'url', required: true, description: 'The link that accepts the invitation', sample: 'https://example.com/sign-up?invitation=sample' },
     { name: 'inviter_name', type: 'string', required: false, description: 'Who sent the invitation', sample: 'Ada Lovelace' },
     APP_NAME,
+    LOGO_URL,
+    SUPPORT_EMAIL,
   ],
   locales: {
     en: {

@@ -35,6 +35,7 @@ export function layout(input: LayoutInput): string {
   <mj-body background-color="#f4f4f5" width="560px">
     <mj-section padding="40px 16px 16px 16px">
       <mj-column>
+        <mj-text align="center" padding="0" line-height="0">{{#if logo_url}}<img src="{{logo_url}}" alt="" width="48" height="48" style="display:inline-block;border-radius:8px;margin-bottom:8px">{{/if}}</mj-text>
         <mj-text align="center" font-size="18px" line-height="26px" font-weight="700" color="#18181b" padding="0">{{app_name}}</mj-text>
       </mj-column>
     </mj-section>
@@ -51,7 +52,7 @@ ${input.content
     </mj-wrapper>
     <mj-section padding="16px 16px 40px 16px">
       <mj-column>
-        <mj-text mj-class="muted" align="center" padding="0">${input.footer}</mj-text>
+        <mj-text mj-class="muted" align="center" padding="0">${input.footer}{{#if support_email}}<br>{{support_email}}{{/if}}</mj-text>
       </mj-column>
     </mj-section>
   </mj-body>

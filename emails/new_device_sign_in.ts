@@ -1,5 +1,5 @@
 import { layout } from './layout';
-import { APP_NAME, type EmailTemplateDefinition } from './types';
+import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, type EmailTemplateDefinition } from './types';
 
 export default {
   name: 'new_device_sign_in',
@@ -9,6 +9,8 @@ export default {
     { name: 'ip', type: 'string', required: true, description: 'The IP address of the sign-in', sample: '203.0.113.7' },
     { name: 'time', type: 'string', required: true, description: 'When the sign-in happened, formatted for the reader', sample: '22 November 2025, 10:24 UTC' },
     APP_NAME,
+    LOGO_URL,
+    SUPPORT_EMAIL,
   ],
   locales: {
     en: {

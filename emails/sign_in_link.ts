@@ -1,5 +1,5 @@
 import { layout } from './layout';
-import { APP_NAME, EXPIRES_IN_MINUTES, type EmailTemplateDefinition } from './types';
+import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, EXPIRES_IN_MINUTES, type EmailTemplateDefinition } from './types';
 
 export default {
   name: 'sign_in_link',
@@ -7,6 +7,8 @@ export default {
   variables: [
     { name: 'url', type: 'url', required: true, description: 'The one-time sign-in link', sample: 'https://example.com/sign-in/verify?token=sample' },
     APP_NAME,
+    LOGO_URL,
+    SUPPORT_EMAIL,
     EXPIRES_IN_MINUTES,
   ],
   locales: {

@@ -16,6 +16,24 @@ export interface SmsTemplateDefinition {
 }
 
 /** Every email names the app: the mailer fills it with the instance name. */
+/** The instance's logo (branding), shown above the app name; empty when it has none. */
+export const LOGO_URL = {
+  name: 'logo_url',
+  type: 'url',
+  required: false,
+  description: 'The application logo (instance branding), shown above the app name.',
+  sample: 'https://example.com/logo.png',
+} as const satisfies TemplateVariable;
+
+/** The instance's support address (branding), named in the footer; empty when it has none. */
+export const SUPPORT_EMAIL = {
+  name: 'support_email',
+  type: 'string',
+  required: false,
+  description: 'Where users get help (instance branding), named in the footer.',
+  sample: 'support@example.com',
+} as const satisfies TemplateVariable;
+
 export const APP_NAME = {
   name: 'app_name',
   type: 'string',

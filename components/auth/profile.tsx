@@ -30,7 +30,7 @@ import { ConnectedAccountsSection, DeleteAccountSection, IdentifiersSection, Pas
 import { CodeInput, PasswordInput } from './fields';
 import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
-import { HostedPage, LoadError, LockIcon } from './shell';
+import { HostedPage, InstanceMark, LoadError, LockIcon } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
 import { useFormErrors } from './use-form-errors';
 
@@ -84,9 +84,13 @@ function ProfileHeader() {
     <header className="flex flex-col gap-4">
       <div className="flex items-center justify-between gap-3">
         <div className="flex min-w-0 items-center gap-2 text-sm font-medium text-zinc-600 dark:text-zinc-400">
-          <span aria-hidden className="flex size-8 shrink-0 items-center justify-center rounded-md bg-indigo-600 text-sm font-semibold text-white">
-            {env ? env.instance.name.charAt(0).toUpperCase() : <LockIcon className="size-4" />}
-          </span>
+          {env ? (
+            <InstanceMark name={env.instance.name} logoUrl={env.branding?.logo_url} small />
+          ) : (
+            <span aria-hidden className="flex size-8 shrink-0 items-center justify-center rounded-md bg-indigo-600 text-white">
+              <LockIcon className="size-4" />
+            </span>
+          )}
           {env ? <span className="truncate">{env.instance.name}</span> : <Skeleton className="h-5 w-24" />}
         </div>
         <Button variant="secondary" size="sm" onClick={signOut} loading={busy} disabled={session?.status !== 'active'}>

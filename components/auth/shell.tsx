@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import type { ComponentProps, FormEvent, ReactNode } from 'react';
+import type { ComponentProps, CSSProperties, FormEvent, ReactNode } from 'react';
 import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, Spinner, cn, focusRing, rememberLocale, ThemeToggle } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
@@ -42,6 +42,11 @@ export function HostedFooter() {
       ) : (
         <Skeleton className="h-4 w-32" />
       )}
+      {env?.branding?.support_email && (
+        <a className="underline-offset-4 hover:underline" href={`mailto:${env.branding.support_email}`}>
+          {t('support', { email: env.branding.support_email })}
+        </a>
+      )}
       {env?.instance.environment === 'test' && <Badge tone="amber">{t('testMode')}</Badge>}
       <LanguagePicker />
       <ThemeToggle />
@@ -57,19 +62,32 @@ export function LockIcon({ className }: { className?: string }) {
   );
 }
 
-/** The instance's mark: its initial on the brand colour. */
-function InstanceMark({ name }: { name: string }) {
+/** The instance's mark: its logo (branding), else its initial on the brand colour. */
+export function InstanceMark({ name, logoUrl, small = false }: { name: string; logoUrl?: string | null; small?: boolean }) {
+  const size = small ? 'size-8 rounded-md text-sm' : 'size-10 rounded-lg text-lg';
+  if (logoUrl) return <img src={logoUrl} alt="" className={cn(size, 'shrink-0 object-contain')} />;
   return (
-    <span aria-hidden className="flex size-10 items-center justify-center rounded-lg bg-indigo-600 text-lg font-semibold text-white shadow-sm">
+    <span aria-hidden className={cn(size, 'flex shrink-0 items-center justify-center bg-indigo-600 font-semibold text-white shadow-sm')}>
       {name.trim().charAt(0).toUpperCase() || 'L'}
     </span>
   );
 }
 
+/**
+ * The instance's primary colour (branding) for everything inside: the hosted pages draw their
+ * accents with Tailwind's indigo, whose CSS variables this overrides. The colour was checked
+ * for AA contrast against white text when it was saved.
+ */
+function brandStyle(color: string | null | undefined): CSSProperties | undefined {
+  if (!color) return undefined;
+  return { '--color-indigo-400': color, '--color-indigo-500': color, '--color-indigo-600': color, '--color-indigo-700': color } as CSSProperties;
+}
+
 /** The page around a hosted card: centred on the screen, footer below. */
 export function HostedPage({ children, wide = false }: { children: ReactNode; wide?: boolean }) {
+  const { env } = useHosted();
   return (
-    <div className="flex min-h-screen flex-col items-center justify-center px-4 py-10 sm:py-16">
+    <div className="flex min-h-screen flex-col items-center justify-center px-4 py-10 sm:py-16" style={brandStyle(env?.branding?.primary_color)}>
       <main className={cn('w-full min-w-0', wide ? 'max-w-3xl' : 'max-w-sm')}>{children}</main>
       <HostedFooter />
     </div>
@@ -90,7 +108,7 @@ export function AuthCard({ title, subtitle, children, footer }: { title: ReactNo
         <div className="flex flex-col gap-6 px-6 py-8 sm:px-8">
           <header className="flex flex-col items-center gap-3 text-center">
             {env ? (
-              <InstanceMark name={env.instance.name} />
+              <InstanceMark name={env.instance.name} logoUrl={env.branding?.logo_url} />
             ) : loadError ? (
               <span aria-hidden className="flex size-10 items-center justify-center rounded-lg bg-zinc-200 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400">
                 <LockIcon className="size-5" />

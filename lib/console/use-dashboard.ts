@@ -94,7 +94,7 @@ export function useDashboard<T>(path: string | null): DashboardState<T> {
 }
 
 /** A dashboard write (POST/PATCH/DELETE) with a JSON body; throws ApiError/NetworkError, redirects on 401 and on a pending session. */
-export async function mutate<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, json?: unknown): Promise<T> {
+export async function mutate<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, json?: unknown): Promise<T> {
   try {
     const { body } = await requestJson<T>(path, { method, json: json ?? (method === 'DELETE' ? undefined : {}) });
     return body;

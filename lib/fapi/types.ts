@@ -17,6 +17,8 @@ export type Environment = {
     actions: { delete_self: boolean };
     password_settings?: { min_length: number; require_uppercase: boolean; require_lowercase: boolean; require_digit: boolean; require_symbol: boolean };
   };
+  /** What the hosted pages show of the application (instance branding). */
+  branding?: { application_name: string; logo_url: string | null; primary_color: string | null; support_email: string | null };
   redirect: { url: string; allowed: boolean } | null;
   /** The hosted pages' language and the instance's overrides of their copy (dotted key → text). */
   localization: { locale: 'en' | 'fr' | 'de'; overrides: Record<string, string> };

@@ -1,6 +1,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { passwordPolicySchema } from './password-rules';
+import { brandingView } from '../instances/branding';
+import { brandingSchema } from '../instances/branding-routes';
 import { firstFactorsFor } from './sign-ins';
 import { LOCALES } from '../../i18n/locales';
 import type { FapiAuth } from '../sessions/fapi-auth';
@@ -67,6 +69,8 @@ export const environmentSchema = z
       /** The password policy, for the hints of password fields. */
       password_settings: passwordPolicySchema,
     }),
+    /** The application name, logo, primary colour and support address the hosted pages show. */
+    branding: brandingSchema,
     redirect: z.object({ url: z.string(), allowed: z.boolean() }).nullable(),
     localization: z.object({
       locale: z.enum(LOCALES),
@@ -150,6 +154,7 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
       actions: { delete_self: s.delete_self_enabled },
       password_settings: s.password_policy,
     },
+    branding: await brandingView(deps, instance, row.name),
     redirect: redirectUrl === undefined ? null : { url: redirectUrl, allowed: isAllowedRedirect(s, instance.fapiUrl, redirectUrl) },
     localization: { locale, overrides: await resolveHostedCopy(deps.db, instance.id, tag) },
   };

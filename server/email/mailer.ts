@@ -2,7 +2,7 @@ import { and, eq, lte, or, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { EmailDataOf, EmailTemplateName, SmsDataOf, SmsTemplateName } from '../../emails';
 import type { Deps } from '../deps';
-import { emails, instances, smsMessages, users } from '../db/schema';
+import { emails, instanceLogos, instances, smsMessages, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { validationError } from '../http/errors';
 import { newId } from '../db/ids';
@@ -11,6 +11,8 @@ import { emailView, smsView, type EmailRow, type EmailView, type SmsView } from 
 import { localeCandidates } from '../localization/locales';
 import { builtInEmailFor, builtInSmsFor, resolveEmailTemplate, resolveSmsTemplate } from '../localization/resolve';
 import { instanceSettings } from '../instances/settings';
+import { logoUrl } from '../instances/branding';
+import { fapiUrlFor } from '../instances/custom-domain';
 import {
   renderSms,
   renderTemplate,
@@ -68,10 +70,24 @@ function storedData(schema: TemplateSchema, data: TemplateData, name: string): R
 
 const isTransaction = (db: Deps['db']) => db instanceof PgTransaction;
 
-async function instanceInfo(deps: Pick<Deps, 'db'>, instanceId: string) {
-  const [row] = await deps.db.select({ name: instances.name, settings: instances.settings }).from(instances).where(eq(instances.id, instanceId));
+/** The instance's name, default language and the branding every message shows (previews use it too). */
+export async function instanceInfo(deps: Pick<Deps, 'db' | 'config'>, instanceId: string) {
+  const [row] = await deps.db
+    .select({ name: instances.name, settings: instances.settings, customDomain: instances.customDomain, logo: instanceLogos.version })
+    .from(instances)
+    .leftJoin(instanceLogos, eq(instanceLogos.instanceId, instances.id))
+    .where(eq(instances.id, instanceId));
   if (!row) throw new Error(`No instance ${instanceId}`);
-  return { name: row.name, defaultLocale: instanceSettings(row.settings).default_locale };
+  const settings = instanceSettings(row.settings);
+  return {
+    name: row.name,
+    defaultLocale: settings.default_locale,
+    // What every message shows of the instance's branding (server/instances/branding.ts).
+    branding: {
+      logo_url: row.logo ? logoUrl(fapiUrlFor(deps.config, instanceId, row.customDomain), row.logo) : '',
+      support_email: settings.branding.support_email ?? '',
+    },
+  };
 }
 
 /** The locales to try for a message, per the resolution order (see SendEmailInput.locale). */
@@ -88,9 +104,11 @@ async function candidatesFor(
   return localeCandidates({ userLocale, acceptLanguage: input.acceptLanguage, instanceDefault: defaultLocale });
 }
 
-function withAppName(data: object, name: string): TemplateData {
+/** The instance's name and branding fill what the caller left out (`app_name`, `logo_url`, `support_email`). */
+function withBranding(data: object, instance: { name: string; branding: { logo_url: string; support_email: string } }): TemplateData {
   const d = data as TemplateData;
-  return d.app_name === undefined || d.app_name === null || d.app_name === '' ? { ...d, app_name: name } : d;
+  const fill: TemplateData = { app_name: instance.name, ...instance.branding };
+  return { ...Object.fromEntries(Object.entries(fill).filter(([k]) => d[k] === undefined || d[k] === null || d[k] === '')), ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined && v !== null && v !== '')) };
 }
 
 /**
@@ -108,7 +126,7 @@ export async function sendEmail<N extends EmailTemplateName>(deps: MailDeps, inp
   const to = emailAddress.safeParse(input.to);
   if (!to.success) throw validationError('to', 'invalid', 'The recipient is not a valid email address.');
   const instance = await instanceInfo(deps, input.instanceId);
-  const data = withAppName(input.data, instance.name);
+  const data = withBranding(input.data, instance);
   const candidates = await candidatesFor(deps, input, instance.defaultLocale);
   let template: EmailTemplate;
   let rendered;
@@ -256,11 +274,11 @@ export async function retryQueuedEmails(deps: MailDeps, opts: { limit?: number }
  * Renders a built-in SMS, records it and emits sms.created in one transaction. There is
  * no SMS provider yet: every SMS is delivered to the dev outbox.
  */
-export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' | 'clock' | 'logger'>, input: SendSmsInput<N>): Promise<SmsView> {
+export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' | 'clock' | 'logger' | 'config'>, input: SendSmsInput<N>): Promise<SmsView> {
   const to = phoneNumber.safeParse(input.to);
   if (!to.success) throw validationError('to', 'invalid', 'The recipient must be an E.164 phone number such as +14155550100.');
   const instance = await instanceInfo(deps, input.instanceId);
-  const data = withAppName(input.data, instance.name);
+  const data = withBranding(input.data, instance);
   const candidates = await candidatesFor(deps, input, instance.defaultLocale);
   const resolved = await resolveSmsTemplate(deps, input.instanceId, input.template, candidates);
   let template = resolved.template;

@@ -313,8 +313,8 @@ describe('built-in templates', () => {
       expect(out.text).toContain(String(v.sample));
     }
     expect(out.subject).not.toMatch(/\{\{|\s{2}/);
-    // A clean product look without remote resources: no images, no web fonts.
-    expect(out.html).not.toMatch(/<img|fonts\.googleapis|@import|url\(/i);
+    // A clean product look without remote resources but the instance's own logo: no other image, no web fonts.
+    expect(out.html.replace(/<img src="https:\/\/example\.com\/logo\.png"[^>]*>/g, '')).not.toMatch(/<img|fonts\.googleapis|@import|url\(/i);
     expect(out.html).toContain('Acme');
   });
 

@@ -77,7 +77,8 @@ export type SpecialResult =
   | { kind: 'redirect'; location: string; status: 302 | 303; headers?: Record<string, string> }
   | { kind: 'text'; text: string; contentType: string; status: number; headers?: Record<string, string> }
   | { kind: 'empty'; status: 204; headers?: Record<string, string> }
-  | { kind: 'json'; value: unknown; status: number; headers?: Record<string, string> };
+  | { kind: 'json'; value: unknown; status: number; headers?: Record<string, string> }
+  | { kind: 'bytes'; bytes: Uint8Array; contentType: string; status: number; headers?: Record<string, string> };
 
 const RESULT = Symbol('result');
 type Tagged = SpecialResult & { [RESULT]: true };
@@ -89,4 +90,7 @@ export const htmlPage = (html: string, status = 200, headers?: Record<string, st
 export const textResult = (text: string, contentType: string, status = 200) => tag({ kind: 'text', text, contentType, status });
 export const noContent = (headers?: Record<string, string>) => tag({ kind: 'empty', status: 204, headers });
 export const jsonResult = (value: unknown, status: number, headers?: Record<string, string>) => tag({ kind: 'json', value, status, headers });
+/** A binary body (an image) with its type and headers; 304 answers carry no bytes. */
+export const bytesResult = (bytes: Uint8Array, contentType: string, headers?: Record<string, string>, status = 200) =>
+  tag({ kind: 'bytes', bytes, contentType, status, headers });
 export const isSpecialResult = (v: unknown): v is SpecialResult => typeof v === 'object' && v !== null && RESULT in v;

@@ -10,7 +10,8 @@ const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export interface StoredResponse {
   status: number;
-  body: string;
+  /** Text as stored; a binary answer (no BAPI route has one) passes through unstored. */
+  body: string | Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -58,6 +59,7 @@ export async function runIdempotent(
       if (isAppError(e)) return { refused: e };
       throw e;
     }
+    if (typeof response.body !== 'string') return response;
     // Encrypted: a stored response may hold a secret shown once (a minted refresh token, a ticket).
     const record = { fingerprint, status: response.status, body: deps.cipher.encrypt(response.body), createdAt: now };
     if (existing) await tx.update(idempotencyRecords).set(record).where(where);

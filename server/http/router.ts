@@ -61,7 +61,8 @@ export interface Surface<Guard, Auth> {
 /** A serialised result, as stored for an idempotent replay. */
 export interface Rendered {
   status: number;
-  body: string;
+  /** Bytes only for a `bytes` result (an image); every other result is text. */
+  body: string | Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -104,6 +105,8 @@ function render(protocol: Protocol, endpoint: Pick<Endpoint, 'status' | 'respons
       return { status: 204, body: '', headers: r.headers };
     case 'json':
       return { status: r.status, body: JSON.stringify(r.value), headers: { 'content-type': protocol.contentType, ...r.headers } };
+    case 'bytes':
+      return { status: r.status, body: r.bytes, headers: { 'content-type': r.contentType, 'content-length': String(r.bytes.byteLength), ...r.headers } };
   }
 }
 
@@ -171,8 +174,8 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
         });
       };
       const out = surface.around ? await surface.around({ c, route, auth, rawBody: parsed.raw, deps, run }) : await run(deps);
-      if (out.status === 204 || out.body === '') return c.body(null, out.status as 200, out.headers);
-      return c.body(out.body, out.status as 200, out.headers);
+      if (out.status === 204 || out.status === 304 || out.body === '') return c.body(null, out.status as 200, out.headers);
+      return c.body(typeof out.body === 'string' ? out.body : new Uint8Array(out.body), out.status as 200, out.headers);
     });
   }
 

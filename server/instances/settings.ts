@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { localeInput, normalizeLocale } from '../localization/locales';
 import { customDomainInput } from './custom-domain';
 import { claimsTemplateSchema } from '../sessions/claims-template';
+import { brandingSettingsSchema, DEFAULT_BRANDING } from './branding-settings';
 import { DEFAULT_PASSWORD_POLICY, DEFAULT_SIGN_IN_METHODS, passwordPolicySchema, signInMethodsSchema } from '../auth/password-rules';
 import { attackProtectionSchema, DEFAULT_ATTACK_PROTECTION, DEFAULT_RISK_BASED_MFA, riskBasedMfaSchema } from '../protection/settings';
 
@@ -57,6 +58,8 @@ export const instanceSettingsSchema = z.object({
   organization_creator_role: z.string().min(1).max(64).default('org:admin'),
   /** The membership cap new organizations start with; 0: no cap. */
   organization_max_allowed_memberships: z.number().int().min(0).max(100_000).default(0),
+  /** The primary colour and support address the hosted pages and messages show (server/instances/branding.ts). */
+  branding: brandingSettingsSchema.default(DEFAULT_BRANDING),
   /** Which first factors and identifiers sign-in accepts. */
   sign_in_methods: signInMethodsSchema.default(DEFAULT_SIGN_IN_METHODS),
   /** What a password chosen on the FAPI must be (sign-up, reset, change); the breach check is attack protection's. */
@@ -161,6 +164,7 @@ export const settingsPatchSchema = z.strictObject({
   session_token_claims: claimsTemplateSchema.optional(),
   password_policy: passwordPolicySchema.optional(),
   sign_in_methods: signInMethodsSchema.optional(),
+  branding: brandingSettingsSchema.optional(),
   /** Stored on the instance, not in its settings (custom-domain.ts); null clears it. */
   custom_domain: customDomainInput.optional(),
 });

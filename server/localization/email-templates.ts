@@ -1,3 +1,4 @@
+import { instanceInfo } from '../email/mailer';
 import { EMAIL_TEMPLATES, type EmailTemplateName } from '../../emails';
 import type { Deps } from '../deps';
 import { sendEmail } from '../email/mailer';
@@ -121,13 +122,14 @@ async function draftOrEffective(deps: Pick<Deps, 'db'>, instanceId: string, sett
   return { locale: input.locale, parts };
 }
 
-function dataFor(name: EmailTemplateName, appName: string, given: TemplateData | undefined): TemplateData {
+/** Sample values, then the instance's name and branding (as the mailer fills them), then what was given. */
+function dataFor(name: EmailTemplateName, appName: string, branding: TemplateData, given: TemplateData | undefined): TemplateData {
   const variables = EMAIL_TEMPLATES[name].variables;
   const known = new Set<string>(variables.map((v) => v.name));
   for (const key of Object.keys(given ?? {})) {
     if (!known.has(key)) throw validationError(`data.${key}`, 'unknown_variable', `data.${key} is not a variable of ${name}.`);
   }
-  return { ...sampleData(variables), app_name: appName, ...given };
+  return { ...sampleData(variables), app_name: appName, ...branding, ...given };
 }
 
 const badData = (err: unknown) => {
@@ -136,9 +138,9 @@ const badData = (err: unknown) => {
 };
 
 /** Renders a draft (or the current template) with sample or given values. Sends and writes nothing. */
-export async function previewEmailTemplate(deps: Pick<Deps, 'db'>, instance: { id: string; name: string; settings: InstanceSettings }, name: EmailTemplateName, input: DraftInput) {
+export async function previewEmailTemplate(deps: Pick<Deps, 'db' | 'config'>, instance: { id: string; name: string; settings: InstanceSettings }, name: EmailTemplateName, input: DraftInput) {
   const { locale, parts } = await draftOrEffective(deps, instance.id, instance.settings, name, input);
-  const data = dataFor(name, instance.name, input.data);
+  const data = dataFor(name, instance.name, (await instanceInfo(deps, instance.id)).branding, input.data);
   const rendered = await renderTemplate({ name, locale, variables: EMAIL_TEMPLATES[name].variables, ...parts }, data).catch((e: unknown) => {
     throw badData(e);
   });
@@ -162,7 +164,7 @@ export async function testSendEmailTemplate(
     throw new AppError('CONFLICT', { message: 'Verify your own email address first: test emails go only there.', meta: { reason: 'no_verified_email_address' } });
   }
   const { locale, parts } = await draftOrEffective(deps, instance.id, instance.settings, name, input);
-  const data = dataFor(name, instance.name, input.data);
+  const data = dataFor(name, instance.name, (await instanceInfo(deps, instance.id)).branding, input.data);
   await enforceLimit(deps, 'dashboard', TEST_SEND_LIMIT, args.operatorId);
   return sendEmail(deps, { instanceId: instance.id, to: to.email_address, template: name, data: data as never, content: { ...parts, locale } }).catch((e: unknown) => {
     throw badData(e);

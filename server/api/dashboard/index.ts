@@ -12,6 +12,7 @@ import { dashboardOauthApplications as oauthApps } from '../../oauth/routes';
 import { dashboardOrganizations as orgs } from '../../organizations/routes';
 import { dashboardAuditLogs as auditLogs } from '../../audit/routes';
 import { listPeopleEndpoint } from '../../people/routes';
+import * as branding from '../../instances/branding-routes';
 import { previewSessionTokenEndpoint } from '../../sessions/claims-preview';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
@@ -69,6 +70,9 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('DELETE', `${INSTANCE}`,                                 OWNER,    dash.deleteInstanceEndpoint),
   route('GET',    `${INSTANCE}/metrics`,                         VIEWER,   instanceMetricsEndpoint),
   route('PATCH',  `${INSTANCE}/settings`,                        ADMIN,    dash.updateSettingsEndpoint),
+  route('GET',    `${INSTANCE}/branding`,                        VIEWER,   branding.getBrandingEndpoint),
+  route('PUT',    `${INSTANCE}/branding/logo`,                   ADMIN,    branding.putLogoEndpoint),
+  route('DELETE', `${INSTANCE}/branding/logo`,                   ADMIN,    branding.deleteLogoEndpoint),
   route('POST',   `${INSTANCE}/session_token/preview`,           ADMIN,    previewSessionTokenEndpoint),
   route('GET',    `${INSTANCE}/keys`,                            VIEWER,   dash.listKeysEndpoint),
   route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.createKeyEndpoint),

@@ -13,6 +13,7 @@ import * as signOut from '../../sessions/sign-out-routes';
 import * as me from '../../users/me-routes';
 import { myApiKeys, organizationApiKeys as orgApiKeys } from '../../apikeys/fapi-routes';
 import { myBilling, organizationBilling as orgBilling } from '../../billing/fapi-routes';
+import { logoImageEndpoint } from '../../instances/branding-routes';
 import { authenticateFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
 import * as oauthGrants from '../../oauth/grants';
@@ -66,6 +67,7 @@ const org = <P extends NonNullable<FapiGuard['org']>>(permission: P) => ({ ...OR
  */
 export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/environment',                  CLIENT,        environment.getEnvironmentEndpoint),
+  fapiRoute('GET',    '/v1/branding/logo/:version',       PUBLIC,        logoImageEndpoint),
   fapiRoute('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
   fapiRoute('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),

@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customType, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { millis } from './columns';
 
 export const accounts = pgTable('accounts', {
@@ -57,3 +57,20 @@ export const secretKeys = pgTable(
   },
   (t) => [uniqueIndex('secret_keys_digest_uq').on(t.digest), index('secret_keys_instance_idx').on(t.instanceId)],
 );
+
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v)),
+});
+
+/** An instance's logo (branding): the image itself, checked and at most 512 KiB, served by the FAPI with caching. */
+export const instanceLogos = pgTable('instance_logos', {
+  instanceId: text('instance_id')
+    .primaryKey()
+    .references(() => instances.id, { onDelete: 'cascade' }),
+  contentType: text('content_type').notNull(),
+  bytes: bytea('bytes').notNull(),
+  /** The first 16 hex digits of the image's SHA-256: the URL changes with the image, so it caches for ever. */
+  version: text('version').notNull(),
+  updatedAt: millis('updated_at').notNull(),
+});

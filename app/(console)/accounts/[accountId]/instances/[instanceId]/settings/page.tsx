@@ -5,6 +5,7 @@ import { SessionTokenTemplate } from '@/components/console/session-token-templat
 import { OrganizationSettings } from '@/components/console/organization-settings';
 import { PasswordPolicySettings } from '@/components/console/password-policy-settings';
 import { SignInMethodsSettings } from '@/components/console/sign-in-methods';
+import { BrandingSettings } from '@/components/console/branding-settings';
 
 export const generateMetadata = titled('console.titles', 'settings');
 
@@ -12,6 +13,7 @@ export default function Page() {
   return (
     <div className="flex flex-col gap-8">
       <InstanceSettings />
+      <BrandingSettings />
       <SignInMethodsSettings />
       <PasswordPolicySettings />
       <OrganizationSettings />

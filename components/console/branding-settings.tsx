@@ -1,0 +1,164 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { Alert, Button, Card, CardBody, CardHeader, Field, Input } from '@/components/ui';
+import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useErrorMessage } from '@/lib/use-error-message';
+import { useConsole } from './console-context';
+import { useInstance, useInstanceApi } from './instance-context';
+import { useFormError } from './use-form-error';
+
+type Branding = { application_name: string; logo_url: string | null; primary_color: string | null; support_email: string | null };
+
+const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml'];
+const LOGO_MAX_BYTES = 512 * 1024;
+const HEX = /^#[0-9a-fA-F]{6}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** WCAG contrast of white text on a #rrggbb colour (what the hosted pages' buttons draw). */
+function contrastWithWhite(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 1.05 / (0.2126 * r! + 0.7152 * g! + 0.0722 * b! + 0.05);
+}
+
+/**
+ * The instance's branding: the logo (uploaded, checked, served by the FAPI), the primary colour
+ * of the hosted pages and the support address of the hosted pages and messages. The name shown
+ * is the instance's own (renamed above).
+ */
+export function BrandingSettings() {
+  const t = useTranslations('console.branding');
+  const errorMessage = useErrorMessage();
+  const { canWrite, reloadInstances } = useConsole();
+  const instance = useInstance();
+  const base = useInstanceApi();
+  const branding = useDashboard<Branding>(`${base}/branding`);
+  const form = useFormError(['branding.primary_color', 'branding.support_email', 'branding']);
+  const initial = instance.settings.branding ?? { primary_color: null, support_email: null };
+  const [color, setColor] = useState(initial.primary_color ?? '');
+  const [support, setSupport] = useState(initial.support_email ?? '');
+  const [local, setLocal] = useState<{ color?: string; support?: string }>({});
+  const [saved, setSaved] = useState(false);
+  const [logoError, setLogoError] = useState<string | null>(null);
+  const [logoBusy, setLogoBusy] = useState(false);
+
+  const checkColor = (v = color) => (v && !HEX.test(v) ? t('colorInvalid') : v && contrastWithWhite(v) < 4.5 ? t('colorContrast') : undefined);
+  const checkSupport = (v = support) => (v && !EMAIL.test(v) ? t('emailInvalid') : undefined);
+
+  function save(e: FormEvent) {
+    e.preventDefault();
+    setSaved(false);
+    const problems = { color: checkColor(), support: checkSupport() };
+    setLocal(problems);
+    if (problems.color || problems.support) return;
+    void form.run(async () => {
+      await mutate('PATCH', `${base}/settings`, { branding: { primary_color: color || null, support_email: support.trim() || null } });
+      reloadInstances();
+      setSaved(true);
+    });
+  }
+
+  async function upload(e: ChangeEvent<HTMLInputElement>) {
+    const file = e.target.files?.[0];
+    e.target.value = '';
+    if (!file) return;
+    setLogoError(null);
+    if (!LOGO_TYPES.includes(file.type)) return setLogoError(t('logoType'));
+    if (file.size > LOGO_MAX_BYTES) return setLogoError(t('logoSize'));
+    setLogoBusy(true);
+    try {
+      const data = btoa(Array.from(new Uint8Array(await file.arrayBuffer()), (b) => String.fromCharCode(b)).join(''));
+      await mutate('PUT', `${base}/branding/logo`, { content_type: file.type, data });
+      branding.reload();
+    } catch (err) {
+      setLogoError(errorMessage(err));
+    } finally {
+      setLogoBusy(false);
+    }
+  }
+
+  async function removeLogo() {
+    setLogoError(null);
+    try {
+      await mutate('DELETE', `${base}/branding/logo`);
+      branding.reload();
+    } catch (err) {
+      setLogoError(errorMessage(err));
+    }
+  }
+
+  const logo = branding.data?.logo_url ?? null;
+  return (
+    <Card>
+      <CardHeader title={t('title')} description={t('description', { name: instance.name })} />
+      <CardBody className="flex flex-col gap-6">
+        <section aria-label={t('logo')} className="flex flex-wrap items-center gap-4">
+          {logo ? (
+            <img src={logo} alt={t('logoPreview')} className="size-16 rounded-lg border border-zinc-200 object-contain dark:border-zinc-700" />
+          ) : (
+            <span className="flex size-16 items-center justify-center rounded-lg border border-dashed border-zinc-300 text-xs text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
+              {t('noLogo')}
+            </span>
+          )}
+          {canWrite && (
+            <div className="flex flex-col gap-2">
+              <label className="text-sm font-medium">
+                {t('uploadLogo')}
+                <input type="file" accept={LOGO_TYPES.join(',')} onChange={upload} disabled={logoBusy} className="mt-1 block text-sm" />
+              </label>
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">{t('logoHint')}</p>
+              {logo && (
+                <Button size="sm" variant="ghost" className="self-start" onClick={removeLogo}>
+                  {t('removeLogo')}
+                </Button>
+              )}
+            </div>
+          )}
+          {logoError && (
+            <p role="alert" className="basis-full text-xs font-medium text-red-600 dark:text-red-400">
+              {logoError}
+            </p>
+          )}
+        </section>
+        <form onSubmit={save} noValidate className="flex flex-col gap-4">
+          {form.formError && <Alert tone="error">{form.formError}</Alert>}
+          {saved && <Alert tone="success">{t('saved')}</Alert>}
+          <div className="grid gap-4 sm:grid-cols-2">
+            <Field label={t('color')} hint={t('colorHint')} error={local.color ?? form.fieldError('branding.primary_color')}>
+              {(p) => (
+                <div className="flex items-center gap-2">
+                  <input
+                    type="color"
+                    aria-label={t('colorPicker')}
+                    value={HEX.test(color) ? color : '#4f46e5'}
+                    disabled={!canWrite}
+                    onChange={(e) => {
+                      setColor(e.target.value);
+                      setLocal((l) => ({ ...l, color: checkColor(e.target.value) }));
+                    }}
+                    className="h-10 w-12 rounded border border-zinc-300 dark:border-zinc-700"
+                  />
+                  <Input {...p} value={color} disabled={!canWrite} placeholder="#4f46e5" onChange={(e) => setColor(e.target.value.trim())} onBlur={() => setLocal((l) => ({ ...l, color: checkColor() }))} spellCheck={false} />
+                </div>
+              )}
+            </Field>
+            <Field label={t('supportEmail')} hint={t('supportEmailHint')} error={local.support ?? form.fieldError('branding.support_email')}>
+              {(p) => <Input {...p} type="email" value={support} disabled={!canWrite} onChange={(e) => setSupport(e.target.value)} onBlur={() => setLocal((l) => ({ ...l, support: checkSupport() }))} />}
+            </Field>
+          </div>
+          {canWrite && (
+            <div>
+              <Button type="submit" loading={form.busy}>
+                {t('save')}
+              </Button>
+            </div>
+          )}
+        </form>
+      </CardBody>
+    </Card>
+  );
+}

@@ -1,0 +1,44 @@
+import { expect, test } from '@playwright/test';
+import en from '../messages/en/console.json' with { type: 'json' };
+import hosted from '../messages/en/hosted.json' with { type: 'json' };
+import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+test('branding: the operator sets a logo, a primary colour and a support address; the hosted sign-in shows them', async ({ page, browser }) => {
+  const accountId = await createOperatorAccount(page, { firstName: 'Bea', email: uniqueEmail('brand-owner'), password: 'brand new passphrase', accountName: 'Brand Co' });
+  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Teal Shop', '--env', 'test', '--account', accountId);
+  await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
+  const card = page.getByRole('region', { name: en.branding.logo });
+
+  await test.step('a logo is uploaded and previewed', async () => {
+    await card.getByLabel(en.branding.uploadLogo).setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: PNG });
+    await expect(card.getByRole('img', { name: en.branding.logoPreview })).toHaveAttribute('src', /\/v1\/branding\/logo\/[0-9a-f]{16}$/);
+  });
+
+  await test.step('a colour too light for white text is flagged when left; a dark teal and a support address are saved', async () => {
+    const color = page.getByLabel(en.branding.color, { exact: true });
+    await color.fill('#7dd3fc');
+    await color.blur();
+    await expect(page.getByText(en.branding.colorContrast)).toBeVisible();
+    await color.fill('#0f766e');
+    await color.blur();
+    await expect(page.getByText(en.branding.colorContrast)).toHaveCount(0);
+    await page.getByLabel(en.branding.supportEmail).fill('help@teal.example');
+    await page.getByRole('button', { name: en.branding.save }).click();
+    await expect(page.getByText(en.branding.saved)).toBeVisible();
+    await screenshot(page, 'console-branding');
+  });
+
+  await test.step('the hosted sign-in shows the logo, the colour and the support address', async () => {
+    const visitor = await (await browser.newContext()).newPage();
+    await visitor.goto(`${instance.fapi_url}/sign-in`);
+    await expect(visitor.getByText('Teal Shop', { exact: true })).toBeVisible();
+    await expect(visitor.locator('main img').first()).toHaveAttribute('src', /\/v1\/branding\/logo\/[0-9a-f]{16}$/);
+    await expect(visitor.getByRole('link', { name: hosted.support.replace('{email}', 'help@teal.example') })).toHaveAttribute('href', 'mailto:help@teal.example');
+    const background = await visitor.getByRole('button', { name: hosted.signIn.submit, exact: true }).evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(background).toBe('rgb(15, 118, 110)');
+    await screenshot(visitor, 'hosted-branded-sign-in');
+    await visitor.context().close();
+  });
+});

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/** sRGB relative luminance of a #rrggbb colour (WCAG 2.1). */
+function luminance(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+/** White text on the colour, as the hosted pages' buttons draw it, must reach WCAG AA (4.5:1). */
+export const contrastWithWhite = (hex: string) => 1.05 / (luminance(hex) + 0.05);
+
+export const brandingSettingsSchema = z.strictObject({
+  primary_color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #4f46e5')
+    .transform((v) => v.toLowerCase())
+    .refine((v) => contrastWithWhite(v) >= 4.5, { message: 'white text on this colour is below WCAG AA contrast (4.5:1); pick a darker colour', params: { reason: 'low_contrast' } })
+    .nullable(),
+  support_email: z.email({ message: 'must be an email address' }).max(320).nullable(),
+});
+export type BrandingSettings = z.output<typeof brandingSettingsSchema>;
+export const DEFAULT_BRANDING: BrandingSettings = { primary_color: null, support_email: null };
