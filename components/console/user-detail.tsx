@@ -1,5 +1,6 @@
 'use client';
 
+import { personLabel, usePeople } from './person';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
@@ -261,6 +262,7 @@ function Sessions({ base }: { base: string }) {
   const { account, canWrite } = useConsole();
   const instance = useInstance();
   const sessions = useDashboard<CursorPage<Session>>(`${base}/sessions?limit=100`);
+  const people = usePeople(sessions.data?.data.map((x) => x.impersonated_by) ?? []);
   const [confirm, setConfirm] = useState<Session | 'all' | null>(null);
   const live = sessions.data?.data.filter((s) => LIVE_STATUSES.has(s.status)) ?? [];
 
@@ -294,7 +296,9 @@ function Sessions({ base }: { base: string }) {
               <span className="font-mono text-xs">{s.id}</span>
               {s.impersonated_by && (
                 <span className="mt-1 block">
-                  <Badge tone="amber">{t('impersonatedBy', { actor: s.impersonated_by })}</Badge>
+                  <Badge tone="amber">
+                    <span title={s.impersonated_by}>{t('impersonatedBy', { actor: personLabel(people, s.impersonated_by) })}</span>
+                  </Badge>
                 </span>
               )}
             </Td>
