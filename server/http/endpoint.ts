@@ -78,7 +78,8 @@ export type SpecialResult =
   | { kind: 'text'; text: string; contentType: string; status: number; headers?: Record<string, string> }
   | { kind: 'empty'; status: 204; headers?: Record<string, string> }
   | { kind: 'json'; value: unknown; status: number; headers?: Record<string, string> }
-  | { kind: 'bytes'; bytes: Uint8Array; contentType: string; status: number; headers?: Record<string, string> };
+  | { kind: 'bytes'; bytes: Uint8Array; contentType: string; status: number; headers?: Record<string, string> }
+  | { kind: 'stream'; stream: ReadableStream<Uint8Array>; contentType: string; headers?: Record<string, string> };
 
 const RESULT = Symbol('result');
 type Tagged = SpecialResult & { [RESULT]: true };
@@ -93,4 +94,7 @@ export const jsonResult = (value: unknown, status: number, headers?: Record<stri
 /** A binary body (an image) with its type and headers; 304 answers carry no bytes. */
 export const bytesResult = (bytes: Uint8Array, contentType: string, headers?: Record<string, string>, status = 200) =>
   tag({ kind: 'bytes', bytes, contentType, status, headers });
+/** A body written as it is read (a large export): never held whole in memory. */
+export const streamResult = (stream: ReadableStream<Uint8Array>, contentType: string, headers?: Record<string, string>) =>
+  tag({ kind: 'stream', stream, contentType, headers });
 export const isSpecialResult = (v: unknown): v is SpecialResult => typeof v === 'object' && v !== null && RESULT in v;

@@ -10,8 +10,8 @@ const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export interface StoredResponse {
   status: number;
-  /** Text as stored; a binary answer (no BAPI route has one) passes through unstored. */
-  body: string | Uint8Array;
+  /** Text as stored; a binary or streamed answer (no BAPI route has one) passes through unstored. */
+  body: string | Uint8Array | ReadableStream<Uint8Array>;
   headers?: Record<string, string>;
 }
 

@@ -61,8 +61,8 @@ export interface Surface<Guard, Auth> {
 /** A serialised result, as stored for an idempotent replay. */
 export interface Rendered {
   status: number;
-  /** Bytes only for a `bytes` result (an image); every other result is text. */
-  body: string | Uint8Array;
+  /** Bytes for a `bytes` result (an image), a stream for a `stream` one (an export); every other result is text. */
+  body: string | Uint8Array | ReadableStream<Uint8Array>;
   headers?: Record<string, string>;
 }
 
@@ -107,6 +107,8 @@ function render(protocol: Protocol, endpoint: Pick<Endpoint, 'status' | 'respons
       return { status: r.status, body: JSON.stringify(r.value), headers: { 'content-type': protocol.contentType, ...r.headers } };
     case 'bytes':
       return { status: r.status, body: r.bytes, headers: { 'content-type': r.contentType, 'content-length': String(r.bytes.byteLength), ...r.headers } };
+    case 'stream':
+      return { status: 200, body: r.stream, headers: { 'content-type': r.contentType, ...r.headers } };
   }
 }
 
@@ -175,7 +177,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       };
       const out = surface.around ? await surface.around({ c, route, auth, rawBody: parsed.raw, deps, run }) : await run(deps);
       if (out.status === 204 || out.status === 304 || out.body === '') return c.body(null, out.status as 200, out.headers);
-      return c.body(typeof out.body === 'string' ? out.body : new Uint8Array(out.body), out.status as 200, out.headers);
+      return c.body(typeof out.body === 'string' || out.body instanceof ReadableStream ? out.body : new Uint8Array(out.body), out.status as 200, out.headers);
     });
   }
 

@@ -75,6 +75,15 @@ describe('indexes for the user list filters (EXPLAIN)', () => {
     expect(await explain(`select user_id from email_addresses where email_key ilike '%plan3%'`)).toMatch(/email_addresses_trgm_idx/);
     expect(await explain(`select user_id from phone_numbers where phone_number ilike '%5550%'`)).toMatch(/phone_numbers_trgm_idx/);
   });
+  it('the console filters: banned and locked (partial indexes), date ranges, no sequential scan', async () => {
+    expect(await planOf({ banned: true })).toMatch(/users_banned_idx/);
+    expect(await planOf({ locked: true })).toMatch(/users_locked_idx/);
+    const created = await explain(`select id from users where instance_id = '${instanceId}' and created_at >= 1 and created_at < 2`);
+    expect(created).toMatch(/users_created_at_idx/);
+    const active = await explain(`select id from users where instance_id = '${instanceId}' and last_sign_in_at >= 1 and last_sign_in_at < 2`);
+    expect(active).toMatch(/users_last_sign_in_idx/);
+    for (const q of [{ has_mfa: true }, { email_verified: false }, { created_after: 1 }]) expect(await planOf(q)).not.toMatch(/Seq Scan/);
+  });
   it('the search still finds by each field', async () => {
     const ids = async (query: string) => {
       const db = h.runtime.deps.db;

@@ -116,13 +116,36 @@ function checkPasswordInputs(
   }
 }
 
-export const listUsersQuery = z.strictObject({
-  ...pageQuery,
+/** `true` / `false` in a query string. */
+const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
+const millis = z.coerce.number().int().min(0).max(8_640_000_000_000_000);
+
+/** Filters of a user list (and count, and CSV export). */
+export const userFilterQuery = {
   email_address: oneOrMany(z.string().max(320)).optional(),
   external_id: oneOrMany(z.string().max(256)).optional(),
   username: oneOrMany(z.string().max(64)).optional(),
   query: z.string().trim().min(1).max(256).optional(),
-  order_by: z.enum(['-created_at', 'created_at']).optional(),
+  banned: flag.optional(),
+  locked: flag.optional(),
+  /** Has a second factor (TOTP). */
+  has_mfa: flag.optional(),
+  /** Has at least one verified email address. */
+  email_verified: flag.optional(),
+  /** created_at >= created_after (ms), < created_before. */
+  created_after: millis.optional(),
+  created_before: millis.optional(),
+  /** last_sign_in_at >= last_active_after (ms), < last_active_before. */
+  last_active_after: millis.optional(),
+  last_active_before: millis.optional(),
+};
+
+export const USER_ORDERS = ['-created_at', 'created_at', '-last_sign_in_at', 'last_sign_in_at', 'name', '-name'] as const;
+
+export const listUsersQuery = z.strictObject({
+  ...pageQuery,
+  ...userFilterQuery,
+  order_by: z.enum(USER_ORDERS).optional(),
 });
 
 const verification = z

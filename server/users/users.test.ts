@@ -520,8 +520,44 @@ describe('GET /v1/users', () => {
   it('order_by=created_at lists oldest first; -created_at newest first', async () => {
     expect(idsOf(await list('?order_by=created_at'))).toEqual([ids.ada, ids.alan, ids.grace, ids.linus, ids.percent]);
     expect(idsOf(await list('?order_by=-created_at'))).toEqual([ids.percent, ids.linus, ids.grace, ids.alan, ids.ada]);
-    const bad = await h.call('GET', '/v1/users?order_by=name', { key: k });
+    const bad = await h.call('GET', '/v1/users?order_by=created', { key: k });
     expectError(bad, 422, 'VALIDATION_FAILED', { param: 'order_by' });
+  });
+
+  it('sorts by name and by last sign-in, paging by cursor without repeats', async () => {
+    // Names compare as "first last username", case-folded: 100%, Ada, Alan, Grace, Linus.
+    expect(idsOf(await list('?order_by=name'))).toEqual([ids.percent, ids.ada, ids.alan, ids.grace, ids.linus]);
+    expect(idsOf(await list('?order_by=-name'))).toEqual([ids.linus, ids.grace, ids.alan, ids.ada, ids.percent]);
+    const first = await list('?order_by=name&limit=2');
+    const second = await list(`?order_by=name&limit=2&starting_after=${first.data[1]!.id}`);
+    const third = await list(`?order_by=name&limit=2&starting_after=${second.data[1]!.id}`);
+    expect([...idsOf(first), ...idsOf(second), ...idsOf(third)]).toEqual([ids.percent, ids.ada, ids.alan, ids.grace, ids.linus]);
+
+    await h.runtime.deps.db.update(users).set({ lastSignInAt: 2_000 }).where(eq(users.id, ids.alan!));
+    await h.runtime.deps.db.update(users).set({ lastSignInAt: 1_000 }).where(eq(users.id, ids.grace!));
+    const recent = idsOf(await list('?order_by=-last_sign_in_at'));
+    expect(recent.slice(0, 2)).toEqual([ids.alan, ids.grace]);
+    const paged = await list('?order_by=-last_sign_in_at&limit=1');
+    expect(idsOf(await list(`?order_by=-last_sign_in_at&limit=1&starting_after=${paged.data[0]!.id}`))).toEqual([ids.grace]);
+  });
+
+  it('filters by banned, locked, second factor, verified email and date ranges', async () => {
+    await h.call('POST', `/v1/users/${ids.linus}/ban`, { key: k });
+    expect(idsOf(await list('?banned=true'))).toEqual([ids.linus]);
+    expect(idsOf(await list('?banned=false'))).not.toContain(ids.linus);
+    await h.runtime.deps.db.update(users).set({ locked: true }).where(eq(users.id, ids.ada!));
+    expect(idsOf(await list('?locked=true'))).toEqual([ids.ada]);
+    expect(idsOf(await list('?has_mfa=true'))).toEqual([]);
+    expect(idsOf(await list('?has_mfa=false')).sort()).toEqual(Object.values(ids).sort());
+    // Linus has no email address at all; everyone else's was verified by the BAPI.
+    expect(idsOf(await list('?email_verified=false'))).toEqual([ids.linus]);
+    const grace = (await h.call('GET', `/v1/users/${ids.grace}`, { key: k })).body;
+    const around = idsOf(await list(`?created_after=${grace.created_at}&created_before=${grace.created_at + 1}`));
+    expect(around).toContain(ids.grace);
+    expect(idsOf(await list(`?created_after=${grace.created_at + 1}`))).not.toContain(ids.grace);
+    expect(idsOf(await list('?last_active_after=1500'))).toEqual([ids.alan]);
+    expect(idsOf(await list('?last_active_after=500&last_active_before=1500'))).toEqual([ids.grace]);
+    expectError(await h.call('GET', '/v1/users?banned=yes', { key: k }), 422, 'VALIDATION_FAILED', { param: 'banned' });
   });
 
   it('filters by email_address, case-insensitively, one or several', async () => {

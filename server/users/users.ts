@@ -1,5 +1,5 @@
 import { containsPattern } from '../http/like';
-import { and, asc, desc, eq, gt, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
@@ -21,7 +21,24 @@ import { digestProblem, importLimitText, type PasswordHasher } from './passwords
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
 import { count as countMetric } from '../analytics/metrics';
 
-type UserFilterInput = Pick<ListUsersInput, 'email_address' | 'external_id' | 'username' | 'query'>;
+type UserFilterInput = Omit<ListUsersInput, 'limit' | 'starting_after' | 'order_by'>;
+
+/** A user list's order: the expression, its SQL type (for the cursor's value) and direction; the id breaks ties. */
+type UserSort = { key: SQL; type: SQL; ascending: boolean };
+function sortOf(order: ListUsersInput['order_by']): UserSort | null {
+  switch (order) {
+    case 'last_sign_in_at':
+    case '-last_sign_in_at':
+      return { key: sql`coalesce(${users.lastSignInAt}, 0)`, type: sql`bigint`, ascending: order === 'last_sign_in_at' };
+    case 'name':
+    case '-name':
+      return { key: USER_SORT_NAME, type: sql`text`, ascending: order === 'name' };
+    default:
+      return null;
+  }
+}
+/** What "sort by name" compares: first and last name, else the username, case-folded (users_sort_name_idx). */
+const USER_SORT_NAME = sql`lower(coalesce(${users.firstName}, '') || ' ' || coalesce(${users.lastName}, '') || ' ' || coalesce(${users.username}, ''))`;
 
 type UserRow = typeof users.$inferSelect & {
   /** Whether the user has a verified TOTP factor (users/mfa.ts), selected with the user. */
@@ -443,13 +460,32 @@ export function userFilters(db: Db, instanceId: string, q: UserFilterInput): (SQ
       .where(and(eq(phoneNumbers.instanceId, instanceId), ilike(phoneNumbers.phoneNumber, pattern)));
     filters.push(sql`${users.id} in (${byUser} union ${byEmail} union ${byPhone})`);
   }
+  if (q.banned !== undefined) filters.push(eq(users.banned, q.banned));
+  if (q.locked !== undefined) filters.push(eq(users.locked, q.locked));
+  if (q.created_after !== undefined) filters.push(gte(users.createdAt, q.created_after));
+  if (q.created_before !== undefined) filters.push(lt(users.createdAt, q.created_before));
+  if (q.last_active_after !== undefined) filters.push(gte(users.lastSignInAt, q.last_active_after));
+  if (q.last_active_before !== undefined) filters.push(lt(users.lastSignInAt, q.last_active_before));
+  if (q.has_mfa !== undefined) {
+    const enrolled = sql`exists (select 1 from totp_factors tf where tf.user_id = ${users.id} and tf.status = 'verified')`;
+    filters.push(q.has_mfa ? enrolled : sql`not ${enrolled}`);
+  }
+  if (q.email_verified !== undefined) {
+    const verified = sql`exists (select 1 from email_addresses ea where ea.user_id = ${users.id} and ea.verification_status = 'verified')`;
+    filters.push(q.email_verified ? verified : sql`not ${verified}`);
+  }
   return filters;
 }
+
+const hasFilters = (q: UserFilterInput) => Object.entries(q).some(([, v]) => v !== undefined);
 
 export async function listUsers(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, q: ListUsersInput) {
   const view = (u: UserRow) => userView(u, deps.clock.now());
   const ascending = q.order_by === 'created_at';
-  if (!q.external_id && !q.username && !q.email_address && !q.query) {
+  const { limit: _l, starting_after: _s, order_by: _o, ...filterInput } = q;
+  const sort = sortOf(q.order_by);
+  if (sort) return listUsersSorted(deps, instanceId, q, filterInput, sort);
+  if (!hasFilters(filterInput)) {
     const rows = await plainPage(deps.db, ascending, Boolean(q.starting_after)).execute({
       instanceId,
       cursor: q.starting_after,
@@ -467,6 +503,36 @@ export async function listUsers(deps: Pick<Deps, 'db' | 'clock'>, instanceId: st
     extras: twoFactorExtra,
   });
   return toCursorPage(rows, q.limit, view);
+}
+
+/**
+ * A page in another order than creation: keyset on (sort key, id) from the cursor user's own
+ * key, so pages never repeat or skip a user that stays put.
+ */
+async function listUsersSorted(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  q: ListUsersInput,
+  filterInput: UserFilterInput,
+  sort: UserSort,
+) {
+  const filters = userFilters(deps.db, instanceId, filterInput);
+  if (q.starting_after) {
+    const [cursor] = await deps.db
+      .select({ key: sql<string>`(${sort.key})::text` })
+      .from(users)
+      .where(and(eq(users.id, q.starting_after), eq(users.instanceId, instanceId)));
+    const key = cursor && sql`cast(${cursor.key} as ${sort.type})`;
+    if (key) filters.push(sort.ascending ? sql`(${sort.key}, ${users.id}) > (${key}, ${q.starting_after})` : sql`(${sort.key}, ${users.id}) < (${key}, ${q.starting_after})`);
+  }
+  const rows = await deps.db.query.users.findMany({
+    where: and(...filters),
+    orderBy: sort.ascending ? [asc(sort.key), asc(users.id)] : [desc(sort.key), desc(users.id)],
+    limit: q.limit + 1,
+    with: withIdentifiers,
+    extras: twoFactorExtra,
+  });
+  return toCursorPage(rows, q.limit, (u: UserRow) => userView(u, deps.clock.now()));
 }
 
 /** How many users match the list filters (GET /v1/users/count). */

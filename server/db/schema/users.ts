@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { millis, timestamps } from './columns';
 import { instanceRef } from './instances';
@@ -36,6 +37,16 @@ export const users = pgTable(
     index('users_instance_id_idx').on(t.instanceId, t.id),
     uniqueIndex('users_username_uq').on(t.instanceId, t.usernameKey),
     index('users_external_id_idx').on(t.instanceId, t.externalId),
+    // The console's user list: date ranges, the banned and locked filters, sort by last sign-in or name.
+    index('users_created_at_idx').on(t.instanceId, t.createdAt),
+    index('users_last_sign_in_idx').on(t.instanceId, t.lastSignInAt),
+    index('users_banned_idx').on(t.instanceId, t.id).where(sql`${t.banned}`),
+    index('users_locked_idx').on(t.instanceId, t.id).where(sql`${t.locked}`),
+    index('users_sort_name_idx').on(
+      t.instanceId,
+      sql`lower(coalesce(${t.firstName}, '') || ' ' || coalesce(${t.lastName}, '') || ' ' || coalesce(${t.username}, ''))`,
+      t.id,
+    ),
     // GET /v1/users?query= (ILIKE '%…%'): trigram indexes (pg_trgm), here and on emails and phones.
     index('users_query_trgm_idx').using(
       'gin',

@@ -1294,7 +1294,7 @@ export interface DashboardOperations {
       next_cursor: string | null;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; email_address?: Array<string>; external_id?: Array<string>; username?: Array<string>; query?: string; order_by?: "-created_at" | "created_at" };
+    query: { limit?: number; starting_after?: string; email_address?: Array<string>; external_id?: Array<string>; username?: Array<string>; query?: string; banned?: "true" | "false"; locked?: "true" | "false"; has_mfa?: "true" | "false"; email_verified?: "true" | "false"; created_after?: number; created_before?: number; last_active_after?: number; last_active_before?: number; order_by?: "-created_at" | "created_at" | "-last_sign_in_at" | "last_sign_in_at" | "name" | "-name" };
   };
   /** Get a user */
   "GET /accounts/{accountId}/instances/{instanceId}/users/{id}": {
