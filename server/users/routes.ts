@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { auditContextOf } from '../http/actor';
 import type { Deps } from '../deps';
-import { endpoint } from '../http/endpoint';
+import { endpoint, streamResult } from '../http/endpoint';
+import { exportUsersCsv } from './export';
 import { instanceContext } from '../instances/instances';
 import { rejectCompromisedPassword } from '../protection/breached';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
@@ -97,3 +98,22 @@ export const bapiUsers = userEndpointsFor<BapiAuth>((auth) => auth.instance);
 export const dashboardUsers = userEndpointsFor<ConsoleAuth>(routeInstance, consoleUpdateUserBody);
 /** The FAPI's route-types test mounts this BAPI endpoint where it must not compile. */
 export const getUserEndpoint = bapiUsers.get;
+
+const { limit: _limit, starting_after: _after, ...exportFilters } = listUsersQuery.shape;
+const exportUsersQuery = z.strictObject(exportFilters);
+
+/** Dashboard: the filtered user list as a streamed CSV file (admins; the export is audited). */
+export const exportUsersEndpoint = endpoint<ConsoleAuth, never, z.output<typeof exportUsersQuery>>({
+  summary: 'Export the users matching the list filters as CSV, streamed page by page (in the list order)',
+  audit: { action: 'users.exported', recordedBy: 'domain' },
+  query: exportUsersQuery,
+  response: z.unknown(),
+  handle: async ({ deps, auth, query, actor }) => {
+    const instance = routeInstance(auth);
+    const stream = await exportUsersCsv(deps, instance.id, query, auditContextOf(actor));
+    return streamResult(stream, 'text/csv; charset=utf-8', {
+      'content-disposition': `attachment; filename="users-${instance.id}.csv"`,
+      'cache-control': 'no-store',
+    });
+  },
+});

@@ -16,7 +16,7 @@ import * as branding from '../../instances/branding-routes';
 import { previewSessionTokenEndpoint } from '../../sessions/claims-preview';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
-import { dashboardUsers as users } from '../../users/routes';
+import { dashboardUsers as users, exportUsersEndpoint } from '../../users/routes';
 import { dashboardProtection as limits } from '../../limits/routes';
 import { dashboardSocialProviders as social } from '../../social/routes';
 import { dashboardScim as scim } from '../../scim/routes';
@@ -79,6 +79,8 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/keys/:keyId/revoke`,              ADMIN,    dash.revokeKeyEndpoint),
 
   route('GET',    `${INSTANCE}/users`,                           VIEWER,   users.list),
+  route('POST',   `${INSTANCE}/users`,                           ADMIN,    users.create),
+  route('GET',    `${INSTANCE}/users/export.csv`,                ADMIN,    exportUsersEndpoint),
   route('GET',    `${INSTANCE}/users/:id`,                       VIEWER,   users.get),
   route('PATCH',  `${INSTANCE}/users/:id`,                       ADMIN,    users.update),
   route('DELETE', `${INSTANCE}/users/:id`,                       ADMIN,    users.delete),
