@@ -7,9 +7,9 @@ import { Input } from '@/components/ui';
  * A list's search field: calls `onSearch` with the trimmed text as the operator types, once
  * they pause, or at once on Enter.
  */
-export function SearchBox({ label, placeholder, onSearch }: { label: string; placeholder: string; onSearch: (query: string) => void }) {
+export function SearchBox({ label, placeholder, onSearch, initial = '' }: { label: string; placeholder: string; onSearch: (query: string) => void; initial?: string }) {
   const id = useId();
-  const [search, setSearch] = useState('');
+  const [search, setSearch] = useState(initial);
 
   useEffect(() => {
     const timer = setTimeout(() => onSearch(search.trim()), 300);
