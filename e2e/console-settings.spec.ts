@@ -1,18 +1,8 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
-import { E2E_BASE_URL } from './support/server';
+import { bapi, cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
 
-async function bapi<T>(secret: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${E2E_BASE_URL}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
-  return (await response.json()) as T;
-}
 
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
 

@@ -7,7 +7,7 @@ import * as samlify from 'samlify';
 import sso from '../messages/en/sso.json' with { type: 'json' };
 import orgs from '../messages/en/organizations.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 samlify.setSchemaValidator({ validate: async () => 'skipped' });
@@ -15,15 +15,6 @@ const fixture = (name: string) => readFileSync(join(process.cwd(), 'server/sso/f
 const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
-async function bapi<T>(secret: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${E2E_BASE_URL}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.ok, `${method} ${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
-  return (await response.json()) as T;
-}
 
 /**
  * A SAML identity provider on loopback, built with samlify: it answers an AuthnRequest for

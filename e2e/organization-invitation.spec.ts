@@ -1,16 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { createTestInstance, latestCode, latestEmail, screenshot, uniqueEmail } from './support/helpers';
-import { E2E_BASE_URL } from './support/server';
+import { bapi, createTestInstance, latestCode, latestEmail, screenshot, uniqueEmail } from './support/helpers';
 
-async function bapi<T>(secret: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${E2E_BASE_URL}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
-  return (await response.json()) as T;
-}
 
 test('an invited person follows the email link, signs up and joins the organization', async ({ page }) => {
   const instance = createTestInstance('Agency');

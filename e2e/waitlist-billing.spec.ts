@@ -4,21 +4,12 @@ import consoleEn from '../messages/en/console.json' with { type: 'json' };
 import waitlistEn from '../messages/en/waitlist.json' with { type: 'json' };
 import billingEn from '../messages/en/billing.json' with { type: 'json' };
 import hostedEn from '../messages/en/hosted.json' with { type: 'json' };
-import { cli, createOperatorAccount, latestCode, latestEmail, screenshot, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, latestCode, latestEmail, screenshot, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const wl = waitlistEn.hosted;
 const WHSEC = 'whsec_e2e_waitlist_billing';
 
-async function bapi<T>(secret: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${E2E_BASE_URL}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.ok, `${method} ${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
-  return (await response.json()) as T;
-}
 
 /** A customer.subscription.created event as Stripe sends it, signed with the stripe package's own test helper. */
 async function deliverSubscription(instanceId: string, subject: string, price: string) {

@@ -7,7 +7,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
-import { useFormError } from './use-form-error';
+import { useSettingsPatch } from './settings-form';
 
 type Branding = { application_name: string; logo_url: string | null; primary_color: string | null; support_email: string | null };
 
@@ -33,16 +33,16 @@ function contrastWithWhite(hex: string): number {
 export function BrandingSettings() {
   const t = useTranslations('console.branding');
   const errorMessage = useErrorMessage();
-  const { canWrite, reloadInstances } = useConsole();
+  const { canWrite } = useConsole();
   const instance = useInstance();
   const base = useInstanceApi();
   const branding = useDashboard<Branding>(`${base}/branding`);
-  const form = useFormError(['branding.primary_color', 'branding.support_email', 'branding']);
+  const settings = useSettingsPatch(['branding.primary_color', 'branding.support_email', 'branding']);
+  const { form, saved, setSaved } = settings;
   const initial = instance.settings.branding ?? { primary_color: null, support_email: null };
   const [color, setColor] = useState(initial.primary_color ?? '');
   const [support, setSupport] = useState(initial.support_email ?? '');
   const [local, setLocal] = useState<{ color?: string; support?: string }>({});
-  const [saved, setSaved] = useState(false);
   const [logoError, setLogoError] = useState<string | null>(null);
   const [logoBusy, setLogoBusy] = useState(false);
 
@@ -55,11 +55,7 @@ export function BrandingSettings() {
     const problems = { color: checkColor(), support: checkSupport() };
     setLocal(problems);
     if (problems.color || problems.support) return;
-    void form.run(async () => {
-      await mutate('PATCH', `${base}/settings`, { branding: { primary_color: color || null, support_email: support.trim() || null } });
-      reloadInstances();
-      setSaved(true);
-    });
+    settings.save({ branding: { primary_color: color || null, support_email: support.trim() || null } });
   }
 
   async function upload(e: ChangeEvent<HTMLInputElement>) {

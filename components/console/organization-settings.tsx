@@ -1,22 +1,21 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, CardHeader, Checkbox, Field, Input, Select } from '@/components/ui';
+import { useState } from 'react';
+import { Card, CardBody, CardHeader, Checkbox, Field, Input, Select } from '@/components/ui';
 import { orgApi, type LightList, type OrgRole } from '@/lib/console/organizations';
-import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
-import { useInstance, useInstanceApi } from './instance-context';
-import { useFormError } from './use-form-error';
+import { useInstance } from './instance-context';
+import { SettingsForm, useSettingsPatch } from './settings-form';
 
 const FIELDS = ['organizations_enabled', 'organization_creation_enabled', 'organization_default_role', 'organization_creator_role', 'organization_max_allowed_memberships'] as const;
 
 /** The instance's organization settings: on or off, who may create them, the roles new members and creators get, the member limit of new organizations. */
 export function OrganizationSettings() {
   const t = useTranslations('console.organizationSettings');
-  const { account, canWrite, reloadInstances } = useConsole();
+  const { account, canWrite } = useConsole();
   const instance = useInstance();
-  const base = useInstanceApi();
   const roles = useDashboard<LightList<OrgRole>>(`${orgApi.roles(account.id, instance.id)}?limit=500`);
   const s = instance.settings;
   const [enabled, setEnabled] = useState(s.organizations_enabled);
@@ -25,8 +24,8 @@ export function OrganizationSettings() {
   const [creatorRole, setCreatorRole] = useState(s.organization_creator_role);
   const [limit, setLimit] = useState(String(s.organization_max_allowed_memberships));
   const [limitError, setLimitError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
-  const form = useFormError(FIELDS);
+  const settings = useSettingsPatch(FIELDS);
+  const { form } = settings;
   const keys = roles.data?.data.map((r) => r.key) ?? [];
   const withCurrent = (value: string) => (keys.includes(value) ? keys : [value, ...keys]);
 
@@ -36,30 +35,21 @@ export function OrganizationSettings() {
     return ok;
   };
 
-  function save(e: FormEvent) {
-    e.preventDefault();
-    setSaved(false);
-    if (!checkLimit()) return;
-    void form.run(async () => {
-      await mutate('PATCH', `${base}/settings`, {
-        organizations_enabled: enabled,
-        organization_creation_enabled: creation,
-        organization_default_role: defaultRole,
-        organization_creator_role: creatorRole,
-        organization_max_allowed_memberships: Number(limit),
-      });
-      reloadInstances();
-      setSaved(true);
+  const save = () =>
+    checkLimit() &&
+    settings.save({
+      organizations_enabled: enabled,
+      organization_creation_enabled: creation,
+      organization_default_role: defaultRole,
+      organization_creator_role: creatorRole,
+      organization_max_allowed_memberships: Number(limit),
     });
-  }
 
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} />
       <CardBody>
-        <form onSubmit={save} noValidate className="flex flex-col gap-5">
-          {form.formError && <Alert tone="error">{form.formError}</Alert>}
-          {saved && <Alert tone="success">{t('saved')}</Alert>}
+        <SettingsForm settings={settings} onSubmit={save} savedLabel={t('saved')} saveLabel={t('save')}>
           <div className="flex flex-col gap-2">
             <Checkbox label={t('enabled')} checked={enabled} disabled={!canWrite} onChange={(e) => setEnabled(e.target.checked)} />
             <Checkbox label={t('creation')} checked={creation} disabled={!canWrite || !enabled} onChange={(e) => setCreation(e.target.checked)} />
@@ -87,14 +77,7 @@ export function OrganizationSettings() {
               )}
             </Field>
           </div>
-          {canWrite && (
-            <div>
-              <Button type="submit" loading={form.busy}>
-                {t('save')}
-              </Button>
-            </div>
-          )}
-        </form>
+        </SettingsForm>
       </CardBody>
     </Card>
   );

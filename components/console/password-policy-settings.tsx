@@ -2,28 +2,26 @@
 
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, CardHeader, Checkbox, Field, Input } from '@/components/ui';
+import { useState } from 'react';
+import { Card, CardBody, CardHeader, Checkbox, Field, Input } from '@/components/ui';
 import { pages } from '@/lib/console/paths';
 import type { PasswordPolicy } from '@/lib/console/types';
-import { mutate } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
-import { useInstance, useInstanceApi } from './instance-context';
-import { useFormError } from './use-form-error';
+import { useInstance } from './instance-context';
+import { SettingsForm, useSettingsPatch } from './settings-form';
 
 const RULES = ['require_uppercase', 'require_lowercase', 'require_digit', 'require_symbol'] as const;
 
 /** The instance's password policy: minimum length and required kinds of characters (the breach check lives on the Protection page). */
 export function PasswordPolicySettings() {
   const t = useTranslations('console.passwordPolicy');
-  const { account, canWrite, reloadInstances } = useConsole();
+  const { account, canWrite } = useConsole();
   const instance = useInstance();
-  const base = useInstanceApi();
-  const form = useFormError(['password_policy']);
+  const settings = useSettingsPatch(['password_policy']);
+  const { form } = settings;
   const [policy, setPolicy] = useState<PasswordPolicy>(instance.settings.password_policy);
   const [minText, setMinText] = useState(String(instance.settings.password_policy.min_length));
   const [minError, setMinError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
 
   const checkMin = () => {
     const ok = /^\d+$/.test(minText.trim()) && Number(minText) >= 8 && Number(minText) <= 128;
@@ -31,24 +29,13 @@ export function PasswordPolicySettings() {
     return ok;
   };
 
-  function save(e: FormEvent) {
-    e.preventDefault();
-    setSaved(false);
-    if (!checkMin()) return;
-    void form.run(async () => {
-      await mutate('PATCH', `${base}/settings`, { password_policy: { ...policy, min_length: Number(minText) } });
-      reloadInstances();
-      setSaved(true);
-    });
-  }
+  const save = () => checkMin() && settings.save({ password_policy: { ...policy, min_length: Number(minText) } });
 
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} />
       <CardBody>
-        <form onSubmit={save} noValidate className="flex flex-col gap-5">
-          {form.formError && <Alert tone="error">{form.formError}</Alert>}
-          {saved && <Alert tone="success">{t('saved')}</Alert>}
+        <SettingsForm settings={settings} onSubmit={save} savedLabel={t('saved')} saveLabel={t('save')}>
           <div className="max-w-48">
             <Field label={t('minLength')} hint={t('minLengthHint')} error={minError ?? form.fieldError('password_policy')}>
               {(p) => (
@@ -78,14 +65,7 @@ export function PasswordPolicySettings() {
               {t('protectionLink')}
             </Link>
           </p>
-          {canWrite && (
-            <div>
-              <Button type="submit" loading={form.busy}>
-                {t('save')}
-              </Button>
-            </div>
-          )}
-        </form>
+        </SettingsForm>
       </CardBody>
     </Card>
   );

@@ -7,7 +7,7 @@ import { mutate } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
-import { useFormError } from './use-form-error';
+import { useSettingsPatch } from './settings-form';
 
 const SHORTCODES = ['first_name', 'last_name', 'full_name', 'username', 'primary_email_address', 'email_verified', 'public_metadata', 'public_metadata.plan', 'external_id', 'id', 'created_at'];
 
@@ -31,15 +31,15 @@ function parse(text: string): Record<string, unknown> | null {
 export function SessionTokenTemplate() {
   const t = useTranslations('console.sessionToken');
   const errorMessage = useErrorMessage();
-  const { canWrite, reloadInstances } = useConsole();
+  const { canWrite } = useConsole();
   const instance = useInstance();
   const base = useInstanceApi();
-  const form = useFormError(['session_token_claims']);
+  const settings = useSettingsPatch(['session_token_claims']);
+  const { form, saved, setSaved } = settings;
   const [text, setText] = useState(() => JSON.stringify(instance.settings.session_token_claims ?? {}, null, 2));
   const [jsonError, setJsonError] = useState<string | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [previewError, setPreviewError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
 
   // A live preview of what the template gives, a moment after typing stops.
   useEffect(() => {
@@ -71,12 +71,7 @@ export function SessionTokenTemplate() {
     e.preventDefault();
     const template = parse(text);
     if (!template) return setJsonError(t('invalidJson'));
-    setSaved(false);
-    void form.run(async () => {
-      await mutate('PATCH', `${base}/settings`, { session_token_claims: template });
-      reloadInstances();
-      setSaved(true);
-    });
+    settings.save({ session_token_claims: template });
   }
 
   return (

@@ -1,45 +1,33 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, CardHeader, Checkbox } from '@/components/ui';
+import { useState } from 'react';
+import { Alert, Card, CardBody, CardHeader, Checkbox } from '@/components/ui';
 import type { SignInMethods } from '@/lib/console/types';
-import { mutate } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
-import { useInstance, useInstanceApi } from './instance-context';
-import { useFormError } from './use-form-error';
+import { useInstance } from './instance-context';
+import { SettingsForm, useSettingsPatch } from './settings-form';
 
 const METHODS = ['password', 'email_code', 'username'] as const;
 
 /** How users sign in on the hosted pages and the Frontend API: password, emailed code, username. */
 export function SignInMethodsSettings() {
   const t = useTranslations('console.signInMethods');
-  const { canWrite, reloadInstances } = useConsole();
+  const { canWrite } = useConsole();
   const instance = useInstance();
-  const base = useInstanceApi();
-  const form = useFormError(['sign_in_methods']);
+  const settings = useSettingsPatch(['sign_in_methods']);
+  const { form, setSaved } = settings;
   const [methods, setMethods] = useState<SignInMethods>(instance.settings.sign_in_methods);
-  const [saved, setSaved] = useState(false);
   const noFactor = !methods.password && !methods.email_code;
 
-  function save(e: FormEvent) {
-    e.preventDefault();
-    setSaved(false);
-    if (noFactor) return;
-    void form.run(async () => {
-      await mutate('PATCH', `${base}/settings`, { sign_in_methods: methods });
-      reloadInstances();
-      setSaved(true);
-    });
-  }
+  const save = () => !noFactor && settings.save({ sign_in_methods: methods });
 
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} />
       <CardBody>
-        <form onSubmit={save} noValidate className="flex flex-col gap-4">
-          {(form.formError ?? form.fieldError('sign_in_methods')) && <Alert tone="error">{form.formError ?? form.fieldError('sign_in_methods')}</Alert>}
-          {saved && <Alert tone="success">{t('saved')}</Alert>}
+        <SettingsForm settings={settings} onSubmit={save} savedLabel={t('saved')} saveLabel={t('save')} disabled={noFactor}>
+          {form.fieldError('sign_in_methods') && <Alert tone="error">{form.fieldError('sign_in_methods')}</Alert>}
           <fieldset className="flex flex-col gap-3" aria-describedby={noFactor ? 'sign-in-methods-error' : undefined}>
             <legend className="sr-only">{t('title')}</legend>
             {METHODS.map((m) => (
@@ -62,14 +50,7 @@ export function SignInMethodsSettings() {
               {t('noFactor')}
             </p>
           )}
-          {canWrite && (
-            <div>
-              <Button type="submit" loading={form.busy} disabled={noFactor}>
-                {t('save')}
-              </Button>
-            </div>
-          )}
-        </form>
+        </SettingsForm>
       </CardBody>
     </Card>
   );

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Badge, Button, Card, Checkbox, EmptyState, PageHeader, Select, Skeleton, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
@@ -68,11 +68,14 @@ export function UsersList() {
   const [columns, toggleColumn] = useColumns();
   const [creating, setCreating] = useState(false);
 
+  // Once a user's page is opening, a late search debounce must not send the browser back here.
+  const leaving = useRef(false);
   const q = params.get('query') ?? '';
   const cursors = (params.get('pages') ?? '').split(',').filter(Boolean);
   /** Changes the URL: filters reset the pages; `push` for paging so back goes to the page before. */
   const update = useCallback(
     (changes: Record<string, string | null>, push = false) => {
+      if (leaving.current) return;
       const next = new URLSearchParams(params.toString());
       for (const [k, v] of Object.entries(changes)) {
         if (v) next.set(k, v);
@@ -202,7 +205,11 @@ export function UsersList() {
                     return (
                       <Tr key={user.id} className={cn(users.loading && 'opacity-60')}>
                         <Td>
-                          <Link href={pages.user(account.id, instance.id, user.id)} className={cn('flex items-center gap-3 rounded-md', focusRing)}>
+                          <Link
+                            href={pages.user(account.id, instance.id, user.id)}
+                            onClick={() => (leaving.current = true)}
+                            className={cn('flex items-center gap-3 rounded-md', focusRing)}
+                          >
                             <span aria-hidden className="grid size-8 shrink-0 place-items-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300">
                               {initials(name, email)}
                             </span>

@@ -67,3 +67,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 export const uniqueEmail = (tag: string) => `${tag}+${Date.now().toString(36)}@example.com`;
+
+/** A BAPI call with a secret key, expected to succeed; answers the JSON body. */
+export async function bapi<T>(secret: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${E2E_BASE_URL}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.ok, `${method} ${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
+  return (await response.json()) as T;
+}
