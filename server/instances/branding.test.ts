@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendEmail } from '../email/mailer';
-import { claimedConsole } from '../testing/console-client';
+import { claimedConsole, consoleInstance } from '../testing/console-client';
 import { expectError } from '../testing/expect';
 import { createHarness, type TestHarness } from '../testing/harness';
 
@@ -14,9 +14,7 @@ let instanceId: string;
 beforeAll(async () => {
   h = await createHarness();
   owner = await claimedConsole(h);
-  const instance = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Acme Shop' } })).body;
-  instanceId = instance.id;
-  base = `/accounts/${owner.accountId}/instances/${instance.id}`;
+  ({ id: instanceId, base } = await consoleInstance(owner, 'Acme Shop'));
 });
 afterAll(() => h.close());
 

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimedConsole } from '../testing/console-client';
+import { claimedConsole, consoleInstance } from '../testing/console-client';
 import { expectError } from '../testing/expect';
 import { createHarness, type TestHarness } from '../testing/harness';
 
@@ -11,9 +11,7 @@ let secret: string;
 beforeAll(async () => {
   h = await createHarness();
   owner = await claimedConsole(h);
-  const instance = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Shop' } })).body;
-  base = `/accounts/${owner.accountId}/instances/${instance.id}`;
-  secret = (await owner.b.dash('POST', `${base}/keys`, { body: { name: 'backend', scopes: ['*'] } })).body.secret;
+  ({ base, secret } = await consoleInstance(owner));
 });
 afterAll(() => h.close());
 

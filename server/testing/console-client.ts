@@ -78,3 +78,11 @@ export async function invitedViewer(h: TestHarness, owner: Awaited<ReturnType<ty
   if (accepted.status !== 200) throw new Error(`accepting the invitation failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
   return viewer;
 }
+
+/** A claimed console's new instance: its id, its dashboard path (`base`) and a `*` secret key of it. */
+export async function consoleInstance(owner: Awaited<ReturnType<typeof claimedConsole>>, name = 'Shop') {
+  const instance = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name } })).body as { id: string };
+  const base = `/accounts/${owner.accountId}/instances/${instance.id}`;
+  const secret = (await owner.b.dash('POST', `${base}/keys`, { body: { name: 'backend', scopes: ['*'] } })).body.secret as string;
+  return { id: instance.id, base, secret };
+}

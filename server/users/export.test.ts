@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimedConsole, invitedViewer } from '../testing/console-client';
+import { claimedConsole, consoleInstance, invitedViewer } from '../testing/console-client';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { csvCell } from './export';
 
@@ -9,8 +9,7 @@ let base: string;
 beforeAll(async () => {
   h = await createHarness();
   owner = await claimedConsole(h);
-  const instance = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Export' } })).body;
-  base = `/accounts/${owner.accountId}/instances/${instance.id}`;
+  ({ base } = await consoleInstance(owner, 'Export'));
 });
 afterAll(() => h.close());
 
