@@ -5,7 +5,7 @@ import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/h
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
-test('branding: the operator sets a logo, a primary colour and a support address; the hosted sign-in shows them', async ({ page, browser }) => {
+test('branding: the operator sets an application name, a logo, a primary colour and a support address; the hosted sign-in shows them', async ({ page, browser }) => {
   const accountId = await createOperatorAccount(page, { firstName: 'Bea', email: uniqueEmail('brand-owner'), password: 'brand new passphrase', accountName: 'Brand Co' });
   const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Teal Shop', '--env', 'test', '--account', accountId);
   await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
@@ -16,7 +16,8 @@ test('branding: the operator sets a logo, a primary colour and a support address
     await expect(card.getByRole('img', { name: en.branding.logoPreview })).toHaveAttribute('src', /\/v1\/branding\/logo\/[0-9a-f]{16}$/);
   });
 
-  await test.step('a colour too light for white text is flagged when left; a dark teal and a support address are saved', async () => {
+  await test.step('a colour too light for white text is flagged when left; a name, a dark teal and a support address are saved', async () => {
+    await page.getByLabel(en.branding.appName).fill('Teal Store');
     const color = page.getByLabel(en.branding.color, { exact: true });
     await color.fill('#7dd3fc');
     await color.blur();
@@ -30,10 +31,11 @@ test('branding: the operator sets a logo, a primary colour and a support address
     await screenshot(page, 'console-branding');
   });
 
-  await test.step('the hosted sign-in shows the logo, the colour and the support address', async () => {
+  await test.step('the hosted sign-in shows the application name, the logo, the colour and the support address', async () => {
     const visitor = await (await browser.newContext()).newPage();
     await visitor.goto(`${instance.fapi_url}/sign-in`);
-    await expect(visitor.getByText('Teal Shop', { exact: true })).toBeVisible();
+    await expect(visitor.getByText('Teal Store', { exact: true })).toBeVisible();
+    await expect(visitor.getByText('Teal Shop', { exact: true })).toHaveCount(0);
     await expect(visitor.locator('main img').first()).toHaveAttribute('src', /\/v1\/branding\/logo\/[0-9a-f]{16}$/);
     await expect(visitor.getByRole('link', { name: hosted.support.replace('{email}', 'help@teal.example') })).toHaveAttribute('href', 'mailto:help@teal.example');
     const background = await visitor.getByRole('button', { name: hosted.signIn.submit, exact: true }).evaluate((el) => getComputedStyle(el).backgroundColor);

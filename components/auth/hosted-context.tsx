@@ -186,3 +186,6 @@ export function HostedProvider({ instanceId, base, children }: { instanceId: str
     </HostedContext.Provider>
   );
 }
+
+/** The name end users see: the branding's application name (the instance's name when unset). */
+export const appName = (env: Environment) => env.branding?.application_name ?? env.instance.name;

@@ -28,7 +28,7 @@ import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section'
 import { BillingSection } from './billing-section';
 import { ConnectedAccountsSection, DeleteAccountSection, IdentifiersSection, PasswordSection } from './account-sections';
 import { CodeInput, PasswordInput } from './fields';
-import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
+import { appName, needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
 import { HostedPage, InstanceMark, LoadError, LockIcon } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
@@ -85,13 +85,13 @@ function ProfileHeader() {
       <div className="flex items-center justify-between gap-3">
         <div className="flex min-w-0 items-center gap-2 text-sm font-medium text-zinc-600 dark:text-zinc-400">
           {env ? (
-            <InstanceMark name={env.instance.name} logoUrl={env.branding?.logo_url} small />
+            <InstanceMark name={appName(env)} logoUrl={env.branding?.logo_url} small />
           ) : (
             <span aria-hidden className="flex size-8 shrink-0 items-center justify-center rounded-md bg-indigo-600 text-white">
               <LockIcon className="size-4" />
             </span>
           )}
-          {env ? <span className="truncate">{env.instance.name}</span> : <Skeleton className="h-5 w-24" />}
+          {env ? <span className="truncate">{appName(env)}</span> : <Skeleton className="h-5 w-24" />}
         </div>
         <Button variant="secondary" size="sm" onClick={signOut} loading={busy} disabled={session?.status !== 'active'}>
           {t('signOut')}
@@ -220,7 +220,7 @@ function MfaSection({ me, onChanged }: { me: Me; onChanged(): void }) {
   const { env } = useHosted();
   const [mode, setMode] = useState<'idle' | 'enroll' | 'disable' | 'regenerate'>('idle');
   const [codes, setCodes] = useState<string[] | null>(null);
-  const name = env?.instance.name ?? '';
+  const name = env ? appName(env) : '';
 
   return (
     <Card>

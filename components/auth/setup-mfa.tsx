@@ -5,7 +5,7 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { Button } from '@/components/ui';
 import type { Client } from '@/lib/fapi/types';
-import { useHosted } from './hosted-context';
+import { appName, useHosted } from './hosted-context';
 import { AuthCard, WhenReady } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
 
@@ -37,7 +37,7 @@ export function SetupMfaPage() {
         {(env) =>
           codes ? (
             <div className="flex flex-col gap-4">
-              <BackupCodes codes={codes} instanceName={env.instance.name} />
+              <BackupCodes codes={codes} instanceName={appName(env)} />
               <Button onClick={goToDestination}>{t('continue')}</Button>
             </div>
           ) : (

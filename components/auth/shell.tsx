@@ -6,7 +6,7 @@ import type { ComponentProps, CSSProperties, FormEvent, ReactNode } from 'react'
 import { Alert, Badge, Button, Card, LanguageSelect, Skeleton, Spinner, cn, focusRing, rememberLocale, ThemeToggle } from '@/components/ui';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
-import { useHosted } from './hosted-context';
+import { appName, useHosted } from './hosted-context';
 
 /** A link in the hosted pages' style (secondary actions: sign up, forgot password…). */
 export function TextLink({ className, ...rest }: ComponentProps<typeof Link>) {
@@ -108,7 +108,7 @@ export function AuthCard({ title, subtitle, children, footer }: { title: ReactNo
         <div className="flex flex-col gap-6 px-6 py-8 sm:px-8">
           <header className="flex flex-col items-center gap-3 text-center">
             {env ? (
-              <InstanceMark name={env.instance.name} logoUrl={env.branding?.logo_url} />
+              <InstanceMark name={appName(env)} logoUrl={env.branding?.logo_url} />
             ) : loadError ? (
               <span aria-hidden className="flex size-10 items-center justify-center rounded-lg bg-zinc-200 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400">
                 <LockIcon className="size-5" />
@@ -117,7 +117,7 @@ export function AuthCard({ title, subtitle, children, footer }: { title: ReactNo
               <Skeleton className="size-10 rounded-lg" />
             )}
             {env ? (
-              <p className="text-sm font-medium text-zinc-500 dark:text-zinc-400">{env.instance.name}</p>
+              <p className="text-sm font-medium text-zinc-500 dark:text-zinc-400">{appName(env)}</p>
             ) : loadError ? null : (
               <Skeleton className="h-5 w-24" />
             )}

@@ -10,7 +10,7 @@ import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { ApiError } from '@/lib/api-client';
 import { IdentifierInput, PasswordInput } from './fields';
 import { forgetFragmentTicket, useFragmentTicket } from './fragment-ticket';
-import { needsMfaSetup, useEndSession, useHosted } from './hosted-context';
+import { appName, needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, Divider, Working, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 import { SocialButtons } from './social-buttons';
@@ -62,7 +62,7 @@ export function SignInPage() {
   if (ticket) return <TicketRedemption ticket={ticket} />;
   if (session?.status === 'active' && !anotherAccount) return <AlreadySignedIn onAnotherAccount={() => setAnotherAccount(true)} />;
   return (
-    <AuthCard title={t('title')} subtitle={t('subtitle', { name: env.instance.name })} footer={signUpLink}>
+    <AuthCard title={t('title')} subtitle={t('subtitle', { name: appName(env) })} footer={signUpLink}>
       <SocialButtons flow="sign_in" />
       <SignInForm />
     </AuthCard>

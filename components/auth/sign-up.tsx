@@ -9,7 +9,7 @@ import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, IdentifierInput, PasswordInput, usePasswordHint } from './fields';
 import { useFragmentTicket } from './fragment-ticket';
-import { useHosted } from './hosted-context';
+import { appName, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 import { SocialButtons } from './social-buttons';
@@ -37,7 +37,7 @@ export function SignUpPage() {
     return (
       <AuthCard title={t('title')} footer={footer}>
         <Alert tone="info" title={tw('signUpClosedTitle')}>
-          {tw('signUpClosed', { name: env.instance.name })}
+          {tw('signUpClosed', { name: appName(env) })}
         </Alert>
         <p className="mt-4 text-center text-sm">
           <TextLink href={href('/waitlist')}>{tw('joinLink')}</TextLink>
@@ -55,7 +55,7 @@ export function SignUpPage() {
     );
   }
   return (
-    <AuthCard title={t('title')} subtitle={t('subtitle', { name: env.instance.name })} footer={footer}>
+    <AuthCard title={t('title')} subtitle={t('subtitle', { name: appName(env) })} footer={footer}>
       <SocialButtons flow="sign_up" />
       <SignUpForm ticket={waitlist ? ticket : null} />
     </AuthCard>

@@ -4,7 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Alert, Field } from '@/components/ui';
 import { EmailInput } from './fields';
-import { useHosted } from './hosted-context';
+import { appName, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 
@@ -41,13 +41,13 @@ export function WaitlistPage() {
   }
   if (joined) {
     return (
-      <AuthCard title={t('joinedTitle')} subtitle={t.rich('joined', { address: joined, name: env.instance.name, strong })} footer={footer}>
+      <AuthCard title={t('joinedTitle')} subtitle={t.rich('joined', { address: joined, name: appName(env), strong })} footer={footer}>
         <p className="text-center text-sm text-zinc-600 dark:text-zinc-400">{t('joinedNext')}</p>
       </AuthCard>
     );
   }
   return (
-    <AuthCard title={t('title')} subtitle={t('subtitle', { name: env.instance.name })} footer={footer}>
+    <AuthCard title={t('title')} subtitle={t('subtitle', { name: appName(env) })} footer={footer}>
       <JoinForm onJoined={setJoined} />
     </AuthCard>
   );

@@ -26,9 +26,9 @@ function contrastWithWhite(hex: string): number {
 }
 
 /**
- * The instance's branding: the logo (uploaded, checked, served by the FAPI), the primary colour
- * of the hosted pages and the support address of the hosted pages and messages. The name shown
- * is the instance's own (renamed above).
+ * The instance's branding: the application name end users see (else the instance's name), the
+ * logo (uploaded, checked, served by the FAPI), the primary colour of the hosted pages and the
+ * support address of the hosted pages and messages.
  */
 export function BrandingSettings() {
   const t = useTranslations('console.branding');
@@ -37,25 +37,27 @@ export function BrandingSettings() {
   const instance = useInstance();
   const base = useInstanceApi();
   const branding = useDashboard<Branding>(`${base}/branding`);
-  const settings = useSettingsPatch(['branding.primary_color', 'branding.support_email', 'branding']);
+  const settings = useSettingsPatch(['branding.application_name', 'branding.primary_color', 'branding.support_email', 'branding']);
   const { form, saved, setSaved } = settings;
-  const initial = instance.settings.branding ?? { primary_color: null, support_email: null };
+  const initial = instance.settings.branding ?? { application_name: null, primary_color: null, support_email: null };
+  const [appName, setAppName] = useState(initial.application_name ?? '');
   const [color, setColor] = useState(initial.primary_color ?? '');
   const [support, setSupport] = useState(initial.support_email ?? '');
-  const [local, setLocal] = useState<{ color?: string; support?: string }>({});
+  const [local, setLocal] = useState<{ appName?: string; color?: string; support?: string }>({});
   const [logoError, setLogoError] = useState<string | null>(null);
   const [logoBusy, setLogoBusy] = useState(false);
 
   const checkColor = (v = color) => (v && !HEX.test(v) ? t('colorInvalid') : v && contrastWithWhite(v) < 4.5 ? t('colorContrast') : undefined);
+  const checkAppName = (v = appName) => (v.trim().length > 100 ? t('appNameInvalid') : undefined);
   const checkSupport = (v = support) => (v && !EMAIL.test(v) ? t('emailInvalid') : undefined);
 
   function save(e: FormEvent) {
     e.preventDefault();
     setSaved(false);
-    const problems = { color: checkColor(), support: checkSupport() };
+    const problems = { appName: checkAppName(), color: checkColor(), support: checkSupport() };
     setLocal(problems);
-    if (problems.color || problems.support) return;
-    settings.save({ branding: { primary_color: color || null, support_email: support.trim() || null } });
+    if (problems.appName || problems.color || problems.support) return;
+    settings.save({ branding: { application_name: appName.trim() || null, primary_color: color || null, support_email: support.trim() || null } });
   }
 
   async function upload(e: ChangeEvent<HTMLInputElement>) {
@@ -90,7 +92,7 @@ export function BrandingSettings() {
   const logo = branding.data?.logo_url ?? null;
   return (
     <Card>
-      <CardHeader title={t('title')} description={t('description', { name: instance.name })} />
+      <CardHeader title={t('title')} description={t('description')} />
       <CardBody className="flex flex-col gap-6">
         <section aria-label={t('logo')} className="flex flex-wrap items-center gap-4">
           {logo ? (
@@ -123,6 +125,9 @@ export function BrandingSettings() {
         <form onSubmit={save} noValidate className="flex flex-col gap-4">
           {form.formError && <Alert tone="error">{form.formError}</Alert>}
           {saved && <Alert tone="success">{t('saved')}</Alert>}
+          <Field label={t('appName')} hint={t('appNameHint', { name: instance.name })} error={local.appName ?? form.fieldError('branding.application_name')}>
+            {(p) => <Input {...p} value={appName} maxLength={120} disabled={!canWrite} placeholder={instance.name} onChange={(e) => setAppName(e.target.value)} onBlur={() => setLocal((l) => ({ ...l, appName: checkAppName() }))} />}
+          </Field>
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label={t('color')} hint={t('colorHint')} error={local.color ?? form.fieldError('branding.primary_color')}>
               {(p) => (

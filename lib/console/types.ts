@@ -67,7 +67,7 @@ export type Settings = {
   delete_self_enabled: boolean;
   password_policy: PasswordPolicy;
   sign_in_methods: SignInMethods;
-  branding?: { primary_color: string | null; support_email: string | null };
+  branding?: { application_name?: string | null; primary_color: string | null; support_email: string | null };
   organizations_enabled: boolean;
   organization_creation_enabled: boolean;
   organization_default_role: string;

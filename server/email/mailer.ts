@@ -12,6 +12,7 @@ import { localeCandidates } from '../localization/locales';
 import { builtInEmailFor, builtInSmsFor, resolveEmailTemplate, resolveSmsTemplate } from '../localization/resolve';
 import { instanceSettings } from '../instances/settings';
 import { logoUrl } from '../instances/branding';
+import { applicationName } from '../instances/branding-settings';
 import { fapiUrlFor } from '../instances/custom-domain';
 import {
   renderSms,
@@ -80,7 +81,8 @@ export async function instanceInfo(deps: Pick<Deps, 'db' | 'config'>, instanceId
   if (!row) throw new Error(`No instance ${instanceId}`);
   const settings = instanceSettings(row.settings);
   return {
-    name: row.name,
+    /** The name end users see (the branding's application name, else the instance's). */
+    name: applicationName(row.name, settings),
     defaultLocale: settings.default_locale,
     // What every message shows of the instance's branding (server/instances/branding.ts).
     branding: {

@@ -3,7 +3,10 @@ import { bytesResult, endpoint } from '../http/endpoint';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import type { FapiAuth } from '../sessions/fapi-auth';
 import { brandingView, deleteLogo, logoImage, logoUploadSchema, setLogo } from './branding';
-import { getInstance } from './instances';
+import { auditContextOf } from '../http/actor';
+import { brandingSettingsSchema } from './branding-settings';
+import { getInstance, updateInstanceSettings } from './instances';
+import { instanceSettings } from './settings';
 
 export const brandingSchema = z
   .object({
@@ -14,13 +17,26 @@ export const brandingSchema = z
   })
   .meta({ id: 'Branding' });
 
-/** Dashboard: the instance's branding; the colour and support address change with PATCH …/settings {branding}. */
+/** Dashboard: the instance's branding; the name, colour and support address change with PATCH …/branding (or …/settings {branding}). */
 export const getBrandingEndpoint = endpoint<ConsoleAuth>({
   summary: 'The instance’s branding: application name (the instance’s), logo URL, primary colour, support email',
   response: brandingSchema,
   handle: async ({ deps, auth }) => {
     const instance = routeInstance(auth);
     return brandingView(deps, instance, (await getInstance(deps, instance.id)).name);
+  },
+});
+
+export const patchBrandingEndpoint = endpoint<ConsoleAuth, z.output<ReturnType<typeof brandingSettingsSchema.partial>>>({
+  summary: 'Change the branding: application name, primary colour, support email (only the fields given change; null restores the default)',
+  audit: { action: 'branding.updated', recordedBy: 'domain' },
+  body: brandingSettingsSchema.partial(),
+  response: brandingSchema,
+  handle: async ({ deps, auth, body, actor }) => {
+    const instance = routeInstance(auth);
+    await updateInstanceSettings(deps, instance.id, { branding: body }, auditContextOf(actor), 'branding.updated');
+    const fresh = await getInstance(deps, instance.id);
+    return brandingView(deps, { ...instance, settings: instanceSettings(fresh.settings) }, fresh.name);
   },
 });
 

@@ -12,6 +12,8 @@ function luminance(hex: string): number {
 export const contrastWithWhite = (hex: string) => 1.05 / (luminance(hex) + 0.05);
 
 export const brandingSettingsSchema = z.strictObject({
+  /** The name end users see (hosted pages, emails, SMS, authenticator apps); null: the instance's name. */
+  application_name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').nullable().default(null),
   primary_color: z
     .string()
     .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #4f46e5')
@@ -21,4 +23,8 @@ export const brandingSettingsSchema = z.strictObject({
   support_email: z.email({ message: 'must be an email address' }).max(320).nullable(),
 });
 export type BrandingSettings = z.output<typeof brandingSettingsSchema>;
-export const DEFAULT_BRANDING: BrandingSettings = { primary_color: null, support_email: null };
+export const DEFAULT_BRANDING: BrandingSettings = { application_name: null, primary_color: null, support_email: null };
+
+/** The name end users see: the branding's application name, else the instance's own. */
+export const applicationName = (instanceName: string, settings: { branding: Pick<BrandingSettings, 'application_name'> }) =>
+  settings.branding.application_name ?? instanceName;

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendEmail } from '../email/mailer';
-import { claimedConsole, consoleInstance } from '../testing/console-client';
+import { sendEmail, sendSms } from '../email/mailer';
+import { beginTotpEnrollment } from '../users/mfa';
+import { createUser } from '../users/users';
+import { systemContext } from '../http/actor';
+import { instanceContext } from './instances';
+import { claimedConsole, consoleInstance, invitedViewer } from '../testing/console-client';
 import { expectError } from '../testing/expect';
 import { createHarness, type TestHarness } from '../testing/harness';
 
@@ -64,5 +68,32 @@ describe('instance branding', () => {
     expect((await owner.b.dash('DELETE', `${base}/branding/logo`)).body).toEqual({ object: 'logo', deleted: true });
     expect((await environment()).logo_url).toBeNull();
     expect((await owner.b.dash('DELETE', `${base}/branding/logo`)).status).toBe(404);
+  });
+
+  it('names the application: hosted pages, every email and SMS, the authenticator app', async () => {
+    expectError(await owner.b.dash('PATCH', `${base}/branding`, { body: { application_name: '  ' } }), 422, 'VALIDATION_FAILED');
+    expectError(await owner.b.dash('PATCH', `${base}/branding`, { body: { application_name: 'x'.repeat(101) } }), 422, 'VALIDATION_FAILED');
+    const viewer = await invitedViewer(h, owner);
+    expect((await viewer.dash('PATCH', `${base}/branding`, { body: { application_name: 'Nope' } })).status).toBe(403);
+    const patched = await owner.b.dash('PATCH', `${base}/branding`, { body: { application_name: ' Acme Store ' } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    // Only the given field changes: the colour and support address set earlier stay.
+    expect(patched.body).toMatchObject({ application_name: 'Acme Store', primary_color: '#0f766e', support_email: 'help@acme.test' });
+    expect(await environment()).toMatchObject({ application_name: 'Acme Store', primary_color: '#0f766e' });
+
+    const email = await sendEmail(h.runtime.deps, { instanceId, to: 'ann@example.com', template: 'verification_code', data: { code: '123456' } });
+    expect(email.subject).toBe('123456 is your Acme Store verification code');
+    const sms = await sendSms(h.runtime.deps, { instanceId, to: '+14155550100', template: 'verification_code', data: { code: '123456' } });
+    expect(sms.body).toContain('Acme Store');
+
+    const user = await createUser(h.runtime.deps, instanceId, { email_address: ['totp@example.com'] }, { audit: systemContext('test') });
+    const { uri } = await beginTotpEnrollment(h.runtime.deps, await instanceContext(h.runtime.deps, instanceId), user.id);
+    expect(new URL(uri).searchParams.get('issuer')).toBe('Acme Store');
+
+    const audit = await owner.b.dash('GET', `${base}/audit_logs?action=branding.updated`);
+    expect(audit.body.data[0]).toMatchObject({ action: 'branding.updated' });
+
+    // null restores the instance's own name.
+    expect((await owner.b.dash('PATCH', `${base}/branding`, { body: { application_name: null } })).body.application_name).toBe('Acme Shop');
   });
 });

@@ -4,12 +4,13 @@ import { z } from 'zod';
 import type { Deps } from '../deps';
 import { instanceLogos } from '../db/schema';
 import { AppError, notFound, validationError } from '../http/errors';
+import { applicationName } from './branding-settings';
 import type { InstanceContext } from './instances';
 
 /**
  * Instance branding: what end users see of the application on the hosted pages, in emails
- * and SMS. The name is the instance's own (renamed in its settings); the primary colour and
- * the support address live in the settings (`branding`); the logo is an uploaded image kept
+ * and SMS. The application name (else the instance's name), the primary colour and the
+ * support address live in the settings (`branding`); the logo is an uploaded image kept
  * in `instance_logos` and served by the FAPI under a URL that changes with the image.
  */
 
@@ -64,7 +65,7 @@ export const logoUrl = (fapiUrl: string, version: string) => `${fapiUrl}/v1/bran
 export async function brandingView(deps: Pick<Deps, 'db'>, instance: Pick<InstanceContext, 'id' | 'fapiUrl' | 'settings'>, name: string) {
   const version = await logoVersion(deps, instance.id);
   return {
-    application_name: name,
+    application_name: applicationName(name, instance.settings),
     logo_url: version ? logoUrl(instance.fapiUrl, version) : null,
     primary_color: instance.settings.branding.primary_color,
     support_email: instance.settings.branding.support_email,

@@ -187,6 +187,7 @@ export async function updateInstanceSettings(
       const current = await getInstance({ db: tx }, instanceId);
       previousDomain = current.customDomain;
       const next = { ...current.settings, ...changes };
+      if (settingsPatch.branding) next.branding = { ...instanceSettings(current.settings).branding, ...settingsPatch.branding };
       const parsed = instanceSettingsSchema.safeParse(next);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;

@@ -164,7 +164,8 @@ export const settingsPatchSchema = z.strictObject({
   session_token_claims: claimsTemplateSchema.optional(),
   password_policy: passwordPolicySchema.optional(),
   sign_in_methods: signInMethodsSchema.optional(),
-  branding: brandingSettingsSchema.optional(),
+  /** Merged into the stored branding: only the fields given change. */
+  branding: brandingSettingsSchema.partial().optional(),
   /** Stored on the instance, not in its settings (custom-domain.ts); null clears it. */
   custom_domain: customDomainInput.optional(),
 });

@@ -140,7 +140,8 @@ const badData = (err: unknown) => {
 /** Renders a draft (or the current template) with sample or given values. Sends and writes nothing. */
 export async function previewEmailTemplate(deps: Pick<Deps, 'db' | 'config'>, instance: { id: string; name: string; settings: InstanceSettings }, name: EmailTemplateName, input: DraftInput) {
   const { locale, parts } = await draftOrEffective(deps, instance.id, instance.settings, name, input);
-  const data = dataFor(name, instance.name, (await instanceInfo(deps, instance.id)).branding, input.data);
+  const info = await instanceInfo(deps, instance.id);
+  const data = dataFor(name, info.name, info.branding, input.data);
   const rendered = await renderTemplate({ name, locale, variables: EMAIL_TEMPLATES[name].variables, ...parts }, data).catch((e: unknown) => {
     throw badData(e);
   });
@@ -164,7 +165,8 @@ export async function testSendEmailTemplate(
     throw new AppError('CONFLICT', { message: 'Verify your own email address first: test emails go only there.', meta: { reason: 'no_verified_email_address' } });
   }
   const { locale, parts } = await draftOrEffective(deps, instance.id, instance.settings, name, input);
-  const data = dataFor(name, instance.name, (await instanceInfo(deps, instance.id)).branding, input.data);
+  const info = await instanceInfo(deps, instance.id);
+  const data = dataFor(name, info.name, info.branding, input.data);
   await enforceLimit(deps, 'dashboard', TEST_SEND_LIMIT, args.operatorId);
   return sendEmail(deps, { instanceId: instance.id, to: to.email_address, template: name, data: data as never, content: { ...parts, locale } }).catch((e: unknown) => {
     throw badData(e);

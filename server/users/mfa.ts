@@ -8,6 +8,7 @@ import { backupCodes, instances, sessions, totpFactors, users } from '../db/sche
 import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
+import { applicationName } from '../instances/branding-settings';
 import type { Reason } from '../reasons';
 import { applySessionAction } from '../sessions/sessions';
 import type { PasswordHasher } from './passwords';
@@ -211,6 +212,7 @@ export async function beginTotpEnrollment(deps: D, instance: InstanceContext, us
     throw new AppError('CONFLICT', { message: 'TOTP is already enabled; disable it before enrolling again.', meta: { reason: 'totp_enabled' } });
   }
   const [inst] = await deps.db.select({ name: instances.name }).from(instances).where(eq(instances.id, instance.id));
+  const issuer = inst ? applicationName(inst.name, instance.settings) : 'Latchkey';
   const email = user.primaryEmailAddressId
     ? await deps.db.query.emailAddresses.findFirst({ where: (e, { eq }) => eq(e.id, user.primaryEmailAddressId!) })
     : undefined;
@@ -221,7 +223,7 @@ export async function beginTotpEnrollment(deps: D, instance: InstanceContext, us
     .insert(totpFactors)
     .values({ userId, instanceId: instance.id, createdAt: now, ...values })
     .onConflictDoUpdate({ target: totpFactors.userId, set: values });
-  const uri = totpFor(secret, email?.emailAddress ?? user.username ?? userId, inst?.name ?? 'Latchkey').toString();
+  const uri = totpFor(secret, email?.emailAddress ?? user.username ?? userId, issuer).toString();
   return { object: 'totp' as const, secret, uri, verified: false };
 }
 

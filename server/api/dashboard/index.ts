@@ -71,6 +71,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${INSTANCE}/metrics`,                         VIEWER,   instanceMetricsEndpoint),
   route('PATCH',  `${INSTANCE}/settings`,                        ADMIN,    dash.updateSettingsEndpoint),
   route('GET',    `${INSTANCE}/branding`,                        VIEWER,   branding.getBrandingEndpoint),
+  route('PATCH',  `${INSTANCE}/branding`,                        ADMIN,    branding.patchBrandingEndpoint),
   route('PUT',    `${INSTANCE}/branding/logo`,                   ADMIN,    branding.putLogoEndpoint),
   route('DELETE', `${INSTANCE}/branding/logo`,                   ADMIN,    branding.deleteLogoEndpoint),
   route('POST',   `${INSTANCE}/session_token/preview`,           ADMIN,    previewSessionTokenEndpoint),

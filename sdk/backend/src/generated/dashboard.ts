@@ -1191,8 +1191,9 @@ export interface DashboardOperations {
         username: boolean;
       };
       branding?: {
-        primary_color: (string) | (null);
-        support_email: (string) | (null);
+        application_name?: (string) | (null);
+        primary_color?: (string) | (null);
+        support_email?: (string) | (null);
       };
       custom_domain?: (string) | (null);
     };
@@ -1202,6 +1203,16 @@ export interface DashboardOperations {
   "GET /accounts/{accountId}/instances/{instanceId}/branding": {
     response: Branding;
     body: never;
+    query: never;
+  };
+  /** Change the branding: application name, primary colour, support email (only the fields given change; null restores the default) */
+  "PATCH /accounts/{accountId}/instances/{instanceId}/branding": {
+    response: Branding;
+    body: {
+      application_name?: (string) | (null);
+      primary_color?: (string) | (null);
+      support_email?: (string) | (null);
+    };
     query: never;
   };
   /** Upload the logo: {content_type: image/png|jpeg|webp|svg+xml, data: base64}, at most 512 KiB, its bytes checked against the type */
