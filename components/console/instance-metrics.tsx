@@ -16,7 +16,7 @@ type Metrics = {
     'users_created' | 'sign_ins' | 'sign_in_failures' | 'webhook_deliveries_succeeded' | 'webhook_deliveries_failed' | 'total_users' | 'daily_active_users' | 'monthly_active_users' | 'active_sessions',
     Point[]
   >;
-  checklist: Record<'secret_key_used' | 'first_user' | 'webhook_endpoint' | 'custom_domain', boolean>;
+  checklist: Record<'secret_key_used' | 'first_user' | 'webhook_endpoint' | 'branding' | 'custom_domain', boolean>;
 };
 const PERIODS = ['7', '30', '90'] as const;
 const sum = (points: Point[]) => points.reduce((n, p) => n + p.value, 0);
@@ -120,7 +120,7 @@ function BarChart({ title, series }: { title: string; series: { points: Point[];
 
 function Checklist({ checklist }: { checklist: Metrics['checklist'] }) {
   const t = useTranslations('console.metrics');
-  const steps = ['secret_key_used', 'first_user', 'webhook_endpoint', 'custom_domain'] as const;
+  const steps = ['secret_key_used', 'first_user', 'webhook_endpoint', 'branding', 'custom_domain'] as const;
   const done = steps.filter((s) => checklist[s]).length;
   return (
     <section aria-label={t('checklistTitle')} className="flex flex-col gap-2">

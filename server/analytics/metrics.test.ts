@@ -30,7 +30,7 @@ describe('instance metrics', () => {
     expect(before).toMatchObject({ object: 'instance_metrics', days: 7 });
     expect(before.series.users_created).toHaveLength(7);
     expect(today(before.series.users_created)).toBe(0);
-    expect(before.checklist).toEqual({ secret_key_used: false, first_user: false, webhook_endpoint: false, custom_domain: false });
+    expect(before.checklist).toEqual({ secret_key_used: false, first_user: false, webhook_endpoint: false, branding: false, custom_domain: false });
 
     await mintSession(h, key);
     await mintSession(h, key);
@@ -45,7 +45,9 @@ describe('instance metrics', () => {
     expect(today(counted.series.sign_ins)).toBe(2);
     expect(today(counted.series.sign_in_failures)).toBe(1);
     expect(today(counted.series.daily_active_users)).toBe(0); // gauges wait for the roll-up
-    expect(counted.checklist).toMatchObject({ secret_key_used: true, first_user: true });
+    expect(counted.checklist).toMatchObject({ secret_key_used: true, first_user: true, branding: false });
+    await owner.b.dash('PATCH', `/accounts/${owner.accountId}/instances/${instanceId}/branding`, { body: { support_email: 'help@example.com' } });
+    expect((await metricsOf(instanceId)).checklist).toMatchObject({ branding: true });
 
     await rollUpActivity(h.runtime.deps);
     const rolled = await metricsOf(instanceId);

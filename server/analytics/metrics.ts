@@ -1,6 +1,6 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import { dailyMetrics, secretKeys, sessions, users, webhookEndpoints, instances } from '../db/schema';
+import { dailyMetrics, instanceLogos, secretKeys, sessions, users, webhookEndpoints, instances } from '../db/schema';
 
 const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
@@ -82,8 +82,16 @@ async function gettingStarted(deps: Pick<Deps, 'db'>, instanceId: string) {
       first_user: exists(sql`select 1 from ${users} where ${users.instanceId} = ${instanceId}`),
       webhook_endpoint: exists(sql`select 1 from ${webhookEndpoints} where ${webhookEndpoints.instanceId} = ${instanceId}`),
       custom_domain: sql<boolean>`${instances.customDomain} is not null`,
+      // A logo, or any of the branding settings (application name, colour, support address).
+      branding: sql<boolean>`(exists (select 1 from ${instanceLogos} where ${instanceLogos.instanceId} = ${instanceId}) or jsonb_path_exists(${instances.settings}, '$.branding.* ? (@ != null)'))`,
     })
     .from(instances)
     .where(eq(instances.id, instanceId));
-  return { secret_key_used: !!row?.secret_key_used, first_user: !!row?.first_user, webhook_endpoint: !!row?.webhook_endpoint, custom_domain: !!row?.custom_domain };
+  return {
+    secret_key_used: !!row?.secret_key_used,
+    first_user: !!row?.first_user,
+    webhook_endpoint: !!row?.webhook_endpoint,
+    branding: !!row?.branding,
+    custom_domain: !!row?.custom_domain,
+  };
 }

@@ -1145,6 +1145,7 @@ export interface DashboardOperations {
         secret_key_used: boolean;
         first_user: boolean;
         webhook_endpoint: boolean;
+        branding: boolean;
         custom_domain: boolean;
       };
     };
