@@ -26,7 +26,9 @@ async function smsCode(secret: string, to: string): Promise<string> {
 
 const row = (page: Page, address: string) => page.getByRole('listitem', { name: address, exact: true });
 
-test('the hosted account page: add, verify and make primary an email address, remove the old one, change the password, delete the account', async ({ page }) => {
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+test('the hosted account page: upload a photo, add, verify and make primary an email address, remove the old one, change the password, delete the account', async ({ page }) => {
   const instance = createTestInstance('Account Portal');
   const first = uniqueEmail('nell');
   const second = uniqueEmail('nell-work');
@@ -41,6 +43,17 @@ test('the hosted account page: add, verify and make primary an email address, re
     await page.getByRole('button', { name: en.signUp.verifySubmit }).click();
     await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
     await expectAccessible(page);
+  });
+
+  await test.step('upload a profile photo, see it, remove it', async () => {
+    const photo = page.getByRole('region', { name: en.profile.photo });
+    await photo.getByLabel(en.profile.uploadPhoto).setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: PNG });
+    const img = photo.getByRole('img', { name: en.profile.photoAlt });
+    await expect(img).toHaveAttribute('src', /\/v1\/users\/user_[^/]+\/profile_image\/[0-9a-f]{16}$/);
+    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(1);
+    await expectAccessible(page);
+    await photo.getByRole('button', { name: en.profile.removePhoto }).click();
+    await expect(img).toHaveCount(0);
   });
 
   await test.step('add a second address, verify it with the emailed code, make it primary, remove the first', async () => {

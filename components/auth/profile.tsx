@@ -28,6 +28,7 @@ import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section'
 import { BillingSection } from './billing-section';
 import { ConnectedAccountsSection, DeleteAccountSection, IdentifiersSection, PasswordSection } from './account-sections';
 import { CodeInput, PasswordInput } from './fields';
+import { ProfilePhoto } from './profile-photo';
 import { appName, needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
 import { HostedPage, InstanceMark, LoadError, LockIcon } from './shell';
@@ -187,7 +188,8 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
   return (
     <Card>
       <CardHeader title={t('profileTitle')} description={t('profileDescription')} />
-      <CardBody>
+      <CardBody className="flex flex-col gap-6">
+        <ProfilePhoto me={me} onChanged={onSaved} />
         <form onSubmit={save} noValidate className="flex flex-col gap-4">
           {formError && <Alert tone="error">{formError}</Alert>}
           {saved && !dirty && <Alert tone="success">{t('saved')}</Alert>}

@@ -4,6 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { Alert, Button, Card, CardBody, CardHeader, Field, Input } from '@/components/ui';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { fileBase64, IMAGE_UPLOAD_MAX_BYTES as LOGO_MAX_BYTES, IMAGE_UPLOAD_TYPES as LOGO_TYPES } from '@/lib/file-base64';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
@@ -11,8 +12,6 @@ import { useSettingsPatch } from './settings-form';
 
 type Branding = { application_name: string; logo_url: string | null; primary_color: string | null; support_email: string | null };
 
-const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml'];
-const LOGO_MAX_BYTES = 512 * 1024;
 const HEX = /^#[0-9a-fA-F]{6}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -69,8 +68,7 @@ export function BrandingSettings() {
     if (file.size > LOGO_MAX_BYTES) return setLogoError(t('logoSize'));
     setLogoBusy(true);
     try {
-      const data = btoa(Array.from(new Uint8Array(await file.arrayBuffer()), (b) => String.fromCharCode(b)).join(''));
-      await mutate('PUT', `${base}/branding/logo`, { content_type: file.type, data });
+      await mutate('PUT', `${base}/branding/logo`, { content_type: file.type, data: await fileBase64(file) });
       branding.reload();
     } catch (err) {
       setLogoError(errorMessage(err));

@@ -86,6 +86,9 @@ export type Me = {
   password_enabled: boolean;
   totp_enabled: boolean;
   backup_code_enabled: boolean;
+  /** The uploaded profile image ('' without one). */
+  image_url?: string;
+  has_image?: boolean;
   /** In an impersonation session (GET /v1/me): who impersonates, named when an operator. */
   impersonator?: { ref: string; name: string | null; email: string | null } | null;
   created_at: number;

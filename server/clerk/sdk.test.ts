@@ -24,8 +24,8 @@ beforeAll(async () => {
     if (!req.url.startsWith(`${API_URL}/`)) return real(input, init);
     const headers: Record<string, string> = {};
     req.headers.forEach((v, k) => (headers[k] = v));
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.text();
-    return h.request(req.method, req.url.slice(API_URL.length), { headers, raw: body || undefined });
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : new Uint8Array(await req.arrayBuffer());
+    return h.request(req.method, req.url.slice(API_URL.length), { headers, raw: body?.byteLength ? body : undefined });
   });
   rx = await startWebhookReceiver();
 });
@@ -79,6 +79,20 @@ describe('@clerk/backend: users', () => {
     expect((await c.users.unlockUser(b.id)).locked).toBe(false);
     const deleted = await c.users.deleteUser(b.id);
     expect(deleted.id).toBe(b.id);
+  });
+
+  it('sets (multipart upload) and deletes a profile image', async () => {
+    const c = clerk();
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const u = await c.users.createUser({ emailAddress: [email()], skipPasswordRequirement: true });
+    const withImage = await c.users.updateUserProfileImage(u.id, { file: new Blob([png], { type: 'image/png' }) });
+    expect(withImage.hasImage).toBe(true);
+    const image = await h.request('GET', new URL(withImage.imageUrl).pathname);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await image.arrayBuffer()).equals(png)).toBe(true);
+    const cleared = await c.users.deleteUserProfileImage(u.id);
+    expect(cleared.hasImage).toBe(false);
+    expect(cleared.imageUrl).toBe('');
   });
 
   it('throws ClerkAPIResponseError with the status, code, param and trace on 404 and 422', async () => {

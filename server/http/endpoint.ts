@@ -46,6 +46,8 @@ export type AuditSpec = { action: string; target?: string; recordedBy?: 'domain'
 export interface Endpoint<Auth = unknown, B = unknown, Q = unknown> {
   summary: string;
   body?: z.ZodType<B>;
+  /** Also take the body as multipart/form-data (an upload: its `file` part becomes `{content_type, data}`; http/body.ts). */
+  multipart?: true;
   query?: z.ZodType<Q>;
   /** Path parameters; every one is a string of storable text unless narrowed here. */
   params?: z.ZodType<Record<string, string>>;

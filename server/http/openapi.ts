@@ -184,7 +184,8 @@ export function buildOpenApi<G>(opts: {
       const schema = toSchema(ep.body, 'input');
       // Without a body the server reads `{}`: the body is required when `{}` is not valid.
       const required = !ep.body.safeParse({}).success || schema.anyOf !== undefined || schema.oneOf !== undefined;
-      operation.requestBody = { required, content: { 'application/json': { schema } } };
+      const upload = { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } };
+      operation.requestBody = { required, content: { 'application/json': { schema }, ...(ep.multipart ? { 'multipart/form-data': { schema: upload } } : {}) } };
     }
     (paths[path] ??= {})[r.method.toLowerCase()] = operation;
   }

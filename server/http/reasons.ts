@@ -13,6 +13,8 @@ export const REASONS = {
   invalid_characters: 'invalid_characters',
   too_deep: 'too_deep',
   too_large: 'too_large',
+  // An uploaded image whose bytes are not the type it claims (http/images.ts).
+  type_mismatch: 'type_mismatch',
   taken: 'taken',
   not_found: 'not_found',
   invalid_url: 'invalid_url',

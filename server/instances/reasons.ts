@@ -8,6 +8,5 @@ export const REASONS = {
   invalid_domain: 'invalid_domain',
   public_url_host: 'public_url_host',
   domain_in_use: 'domain_in_use',
-  type_mismatch: 'type_mismatch',
   low_contrast: 'low_contrast',
 } as const;

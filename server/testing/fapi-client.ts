@@ -4,8 +4,8 @@ export interface FapiCallOptions {
   body?: unknown;
   /** Sent form-encoded (application/x-www-form-urlencoded). */
   form?: Record<string, string>;
-  /** Sent as is, as application/json (for bodies a test cannot build as a value). */
-  raw?: string;
+  /** Sent as is, as application/json unless `headers` name another type (for bodies a test cannot build as a value). */
+  raw?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Leave out the publishable key this time. */
   noKey?: boolean;
@@ -50,7 +50,7 @@ export function fapiClient(
       if (native) headers.authorization ??= `Bearer ${state.token}`;
       else headers.cookie ??= `__client=${state.token}`;
     }
-    let raw: string | undefined = o.raw;
+    let raw: string | Uint8Array | undefined = o.raw;
     if (o.raw !== undefined) headers['content-type'] ??= 'application/json';
     if (o.form) {
       raw = new URLSearchParams(o.form).toString();

@@ -28,7 +28,7 @@ export interface RequestOptions {
   key?: string;
   body?: unknown;
   /** Sent as is, without JSON encoding. */
-  raw?: string;
+  raw?: string | Uint8Array;
   headers?: Record<string, string>;
   /** The socket peer's address, as @hono/node-server hands it to the routers. */
   remoteAddress?: string;
@@ -83,7 +83,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<TestHarn
   const request = async (method: string, path: string, o: RequestOptions = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key) headers.authorization = `Bearer ${o.key}`;
-    let body: string | undefined = o.raw;
+    let body: string | Uint8Array<ArrayBuffer> | undefined = o.raw as string | Uint8Array<ArrayBuffer> | undefined;
     if (o.body !== undefined) {
       body = JSON.stringify(o.body);
       headers['content-type'] ??= 'application/json';

@@ -199,6 +199,9 @@ export const userSchema = z
     last_sign_in_at: z.number().int().nullable(),
     /** Preferred language (BCP 47), or null: the request's, then the instance's default. */
     locale: z.string().nullable(),
+    /** The uploaded profile image (served by the FAPI, cached for ever at this URL), '' without one. */
+    image_url: z.string(),
+    has_image: z.boolean(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })

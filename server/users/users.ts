@@ -89,6 +89,8 @@ export function userView(u: UserRow, now: number): UserView {
     locked_until: lockedAt(u, now) ? u.lockedUntil : null,
     sessions_version: u.sessionsVersion,
     locale: u.locale,
+    image_url: u.imageUrl ?? '',
+    has_image: u.imageUrl !== null,
     last_sign_in_at: u.lastSignInAt,
     created_at: u.createdAt,
     updated_at: u.updatedAt,

@@ -15,6 +15,7 @@ import * as tickets from '../../sessions/ticket-routes';
 import * as signing from '../../signing/routes';
 import { bapiOrganizations as orgs } from '../../organizations/routes';
 import { bapiUsers as users } from '../../users/routes';
+import { bapiProfileImage } from '../../users/profile-image-routes';
 import { bapiWebhooks as webhooks } from '../../webhooks/routes';
 import { bapiProtection as limits } from '../../limits/routes';
 import { bapiScim as scim } from '../../scim/routes';
@@ -77,6 +78,8 @@ export const bapiRoutes: BapiRoute[] = [
   route('DELETE', '/v1/users/:id',                'users:write',     users.delete),
   route('POST',   '/v1/users/:id/ban',            'users:write',     users.ban),
   route('POST',   '/v1/users/:id/unban',          'users:write',     users.unban),
+  route('POST',   '/v1/users/:id/profile_image',  'users:write',     bapiProfileImage.set),
+  route('DELETE', '/v1/users/:id/profile_image',  'users:write',     bapiProfileImage.remove),
   route('GET',    '/v1/users/:id/sessions',       'sessions:read',   clerkList(sessions.listOfUser)),
   route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', clerkList(orgs.listUserMemberships)),
   route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeOfUser),

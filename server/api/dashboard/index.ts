@@ -17,6 +17,7 @@ import { previewSessionTokenEndpoint } from '../../sessions/claims-preview';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
 import { dashboardUsers as users, exportUsersEndpoint } from '../../users/routes';
+import { dashboardProfileImage } from '../../users/profile-image-routes';
 import { dashboardProtection as limits } from '../../limits/routes';
 import { dashboardSocialProviders as social } from '../../social/routes';
 import { dashboardScim as scim } from '../../scim/routes';
@@ -87,6 +88,8 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('DELETE', `${INSTANCE}/users/:id`,                       ADMIN,    users.delete),
   route('POST',   `${INSTANCE}/users/:id/ban`,                   ADMIN,    users.ban),
   route('POST',   `${INSTANCE}/users/:id/unban`,                 ADMIN,    users.unban),
+  route('POST',   `${INSTANCE}/users/:id/profile_image`,         ADMIN,    dashboardProfileImage.set),
+  route('DELETE', `${INSTANCE}/users/:id/profile_image`,         ADMIN,    dashboardProfileImage.remove),
   route('POST',   `${INSTANCE}/users/:id/impersonate`,           ADMIN,    dash.impersonateEndpoint),
   route('GET',    `${INSTANCE}/users/:id/sessions`,              VIEWER,   sessions.listOfUser),
   route('POST',   `${INSTANCE}/users/:id/sessions/revoke`,       ADMIN,    sessions.revokeOfUser),

@@ -14,6 +14,7 @@ import * as me from '../../users/me-routes';
 import { myApiKeys, organizationApiKeys as orgApiKeys } from '../../apikeys/fapi-routes';
 import { myBilling, organizationBilling as orgBilling } from '../../billing/fapi-routes';
 import { logoImageEndpoint } from '../../instances/branding-routes';
+import * as profileImage from '../../users/profile-image-routes';
 import { authenticateFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
 import * as oauthGrants from '../../oauth/grants';
@@ -68,6 +69,7 @@ const org = <P extends NonNullable<FapiGuard['org']>>(permission: P) => ({ ...OR
 export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/environment',                  CLIENT,        environment.getEnvironmentEndpoint),
   fapiRoute('GET',    '/v1/branding/logo/:version',       PUBLIC,        logoImageEndpoint),
+  fapiRoute('GET',    '/v1/users/:id/profile_image/:version', PUBLIC,    profileImage.profileImageEndpoint),
   fapiRoute('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
   fapiRoute('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
@@ -94,6 +96,8 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/me',                           ME_READ,        me.getMeEndpoint),
   fapiRoute('PATCH',  '/v1/me',                           ME_WRITE,        me.updateMeEndpoint),
   fapiRoute('DELETE', '/v1/me',                           ME,        me.deleteMeEndpoint),
+  fapiRoute('POST',   '/v1/me/profile_image',             ME_WRITE,        profileImage.setMyProfileImageEndpoint),
+  fapiRoute('DELETE', '/v1/me/profile_image',             ME_WRITE,        profileImage.deleteMyProfileImageEndpoint),
   fapiRoute('POST',   '/v1/me/email_addresses',           ME,        me.myEmailAddresses.add),
   fapiRoute('POST',   '/v1/me/email_addresses/:id/prepare_verification', ME_SEND, me.myEmailAddresses.prepare),
   fapiRoute('POST',   '/v1/me/email_addresses/:id/attempt_verification', ME, me.myEmailAddresses.attempt),

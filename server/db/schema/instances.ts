@@ -58,7 +58,8 @@ export const secretKeys = pgTable(
   (t) => [uniqueIndex('secret_keys_digest_uq').on(t.digest), index('secret_keys_instance_idx').on(t.instanceId)],
 );
 
-const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+/** Binary column (uploaded images). */
+export const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
   dataType: () => 'bytea',
   fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v)),
 });

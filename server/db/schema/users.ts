@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { millis, timestamps } from './columns';
-import { instanceRef } from './instances';
+import { bytea, instanceRef } from './instances';
 
 export type Metadata = Record<string, unknown>;
 
@@ -31,6 +31,8 @@ export const users = pgTable(
     lastSignInAt: millis('last_sign_in_at'),
     /** Preferred language (BCP 47) of the user's emails, SMS and hosted pages; null: the request's, then the instance's. */
     locale: text('locale'),
+    /** The uploaded profile image's URL (its version in the path), null without one. */
+    imageUrl: text('image_url'),
     ...timestamps(),
   },
   (t) => [
@@ -99,3 +101,16 @@ export const phoneNumbers = pgTable(
     index('phone_numbers_trgm_idx').using('gin', t.phoneNumber.op('gin_trgm_ops')),
   ],
 );
+
+/** A user's profile image: the image itself, checked and at most 1 MiB, served by the FAPI with caching. */
+export const userImages = pgTable('user_images', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  instanceId: instanceRef('cascade'),
+  contentType: text('content_type').notNull(),
+  bytes: bytea('bytes').notNull(),
+  /** The first 16 hex digits of the image's SHA-256, in the URL. */
+  version: text('version').notNull(),
+  updatedAt: millis('updated_at').notNull(),
+});

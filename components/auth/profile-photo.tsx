@@ -1,0 +1,70 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useState, type ChangeEvent } from 'react';
+import { Button } from '@/components/ui';
+import { fileBase64, IMAGE_UPLOAD_MAX_BYTES, IMAGE_UPLOAD_TYPES } from '@/lib/file-base64';
+import type { Me } from '@/lib/fapi/types';
+import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { useHosted } from './hosted-context';
+
+const initials = (me: Me) => ((me.first_name?.[0] ?? '') + (me.last_name?.[0] ?? '')).toUpperCase() || (me.username?.[0] ?? '?').toUpperCase();
+
+/** The profile photo: shown (else the initials), uploaded (POST /v1/me/profile_image) or removed. */
+export function ProfilePhoto({ me, onChanged }: { me: Me; onChanged(me: Me): void }) {
+  const t = useTranslations('hosted.profile');
+  const { call } = useHosted();
+  const describe = useFapiError();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function run(change: () => Promise<Me>) {
+    setError(null);
+    setBusy(true);
+    try {
+      onChanged(await change());
+    } catch (err) {
+      setError(describe(err).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function upload(e: ChangeEvent<HTMLInputElement>) {
+    const file = e.target.files?.[0];
+    e.target.value = '';
+    if (!file) return;
+    if (!IMAGE_UPLOAD_TYPES.includes(file.type)) return setError(t('photoType'));
+    if (file.size > IMAGE_UPLOAD_MAX_BYTES) return setError(t('photoSize'));
+    await run(async () => call<Me>('/v1/me/profile_image', { method: 'POST', json: { content_type: file.type, data: await fileBase64(file) } }));
+  }
+
+  return (
+    <section aria-label={t('photo')} className="flex flex-wrap items-center gap-4">
+      {me.has_image && me.image_url ? (
+        <img src={me.image_url} alt={t('photoAlt')} className="size-16 rounded-full border border-zinc-200 object-cover dark:border-zinc-700" />
+      ) : (
+        <span aria-hidden className="flex size-16 items-center justify-center rounded-full bg-zinc-200 text-xl font-semibold text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200">
+          {initials(me)}
+        </span>
+      )}
+      <div className="flex flex-col gap-1">
+        <label className="text-sm font-medium">
+          {t('uploadPhoto')}
+          <input type="file" accept={IMAGE_UPLOAD_TYPES.join(',')} onChange={upload} disabled={busy} className="mt-1 block text-sm" />
+        </label>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">{t('photoHint')}</p>
+        {me.has_image && (
+          <Button size="sm" variant="ghost" className="self-start" disabled={busy} onClick={() => run(() => call<Me>('/v1/me/profile_image', { method: 'DELETE' }))}>
+            {t('removePhoto')}
+          </Button>
+        )}
+      </div>
+      {error && (
+        <p role="alert" className="basis-full text-xs font-medium text-red-600 dark:text-red-400">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
