@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { passwordPolicySchema } from './password-rules';
 import { brandingView } from '../instances/branding';
 import { brandingSchema } from '../instances/branding-routes';
-import { firstFactorsFor } from './sign-ins';
+import { firstFactorsOf, identifiersOf } from './sign-ins';
 import { LOCALES } from '../../i18n/locales';
 import type { FapiAuth } from '../sessions/fapi-auth';
 import { socialProviders, users } from '../db/schema';
@@ -146,8 +146,8 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
         required_fields: fields.required,
         optional_fields: fields.optional,
       },
-      identifiers: s.sign_in_methods.username ? ['email_address', 'username'] : ['email_address'],
-      first_factors: firstFactorsFor('@', s.sign_in_methods).map((f) => f.strategy),
+      identifiers: identifiersOf(s.sign_in_methods),
+      first_factors: firstFactorsOf(s.sign_in_methods),
       second_factors: SECOND_FACTORS.map((f) => f.strategy),
       mfa_required: s.mfa_required,
       social: await enabledSocialProviders(deps, instance.id),

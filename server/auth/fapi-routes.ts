@@ -144,15 +144,21 @@ export const createSignInBody = z
     if (v.strategy === 'password' && v.password === undefined) need('password');
   });
 
-const prepareFirstFactorBody = z.strictObject({ strategy: strategyOf(['email_code', 'reset_password_email_code']) });
+const prepareFirstFactorBody = z.strictObject({ strategy: strategyOf(['email_code', 'phone_code', 'reset_password_email_code']) });
 const attemptFirstFactorBody = z.discriminatedUnion(
   'strategy',
   [
     z.strictObject({ strategy: z.literal('password'), password: passwordInput }),
     z.strictObject({ strategy: z.literal('email_code'), code: codeInput }),
+    z.strictObject({ strategy: z.literal('phone_code'), code: codeInput }),
     z.strictObject({ strategy: z.literal('reset_password_email_code'), code: codeInput }),
   ],
-  { error: (iss) => (iss.code === 'invalid_union' ? strategyError(['password', 'email_code', 'reset_password_email_code'])({ input: (iss.input as { strategy?: unknown } | undefined)?.strategy }) : undefined) },
+  {
+    error: (iss) =>
+      iss.code === 'invalid_union'
+        ? strategyError(['password', 'email_code', 'phone_code', 'reset_password_email_code'])({ input: (iss.input as { strategy?: unknown } | undefined)?.strategy })
+        : undefined,
+  },
 );
 const secondFactorStrategy = strategyOf(['totp', 'backup_code', 'email_code']);
 const prepareSecondFactorBody = z.strictObject({ strategy: secondFactorStrategy });

@@ -38,7 +38,12 @@ export const signInMethodsSchema = z
     email_code: z.boolean(),
     /** A username as the identifier (an email address always works). */
     username: z.boolean(),
+    /** A phone number as the identifier, signed in with a one-time code sent by SMS. */
+    phone_code: z.boolean().default(false),
   })
-  .refine((m) => m.password || m.email_code, { message: 'keep password or email_code on: users need a way to sign in', params: { reason: 'no_first_factor' } });
+  .refine((m) => m.password || m.email_code || m.phone_code, {
+    message: 'keep password, email_code or phone_code on: users need a way to sign in',
+    params: { reason: 'no_first_factor' },
+  });
 export type SignInMethods = z.output<typeof signInMethodsSchema>;
-export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true };
+export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true, phone_code: false };

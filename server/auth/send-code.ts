@@ -12,6 +12,7 @@ type D = Deps;
 const TEMPLATE = {
   sign_up: 'verification_code',
   sign_in: 'verification_code',
+  sign_in_phone: 'verification_code',
   reset_password: 'password_reset_code',
   domain_affiliation: 'verification_code',
   second_factor: 'verification_code',
@@ -72,11 +73,21 @@ export async function sendCode(
 /** Issues a code (reissue caps apply) and texts it (the SMS outbox), in one transaction. */
 export async function sendSmsCode(
   deps: D,
-  input: { instanceId: string; attemptId: string; purpose: VerificationPurpose; phone: string; userId: string; locale?: string | null; acceptLanguage?: string | null },
+  input: {
+    instanceId: string;
+    attemptId: string;
+    purpose: VerificationPurpose;
+    phone: string;
+    /** Null: the code is issued and counted, but nobody gets it (a sign-in for a number nobody has). */
+    userId: string | null;
+    locale?: string | null;
+    acceptLanguage?: string | null;
+  },
 ) {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const { code, row } = await issueCode(d, { instanceId: input.instanceId, attemptId: input.attemptId, purpose: input.purpose, address: input.phone });
+    if (input.userId === null) return row;
     await sendSms(d, {
       instanceId: input.instanceId,
       to: input.phone,

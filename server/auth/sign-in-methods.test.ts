@@ -11,7 +11,7 @@ let n = 0;
 
 describe('sign-in methods', () => {
   it('email codes only: no password sign-in or reset, no username; the code works', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: true, username: false } });
+    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: true, username: false, phone_code: false } });
     const email = `methods${++n}@example.com`;
     await createTestUser(h, I, { email_address: [email], username: `methods${n}`, password: PASSWORD });
     const b = browserOf(h, I);
@@ -32,7 +32,7 @@ describe('sign-in methods', () => {
   });
 
   it('passwords only: no email code; at least one first factor must stay on', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: false, username: true } });
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: false, username: true, phone_code: false } });
     const email = `methods${++n}@example.com`;
     await createTestUser(h, I, { email_address: [email], password: PASSWORD });
     const b = browserOf(h, I);
@@ -43,5 +43,49 @@ describe('sign-in methods', () => {
     const none = settingsPatchSchema.safeParse({ sign_in_methods: { password: false, email_code: false, username: true } });
     expect(none.success).toBe(false);
     expect(none.error?.issues[0]).toMatchObject({ params: { reason: 'no_first_factor' } });
+  });
+
+  it('phone codes: a verified number signs in with an SMS code; an unknown one gets the same answers and no SMS', async () => {
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: false, phone_code: true } });
+    const phone = `+1415555${String(1000 + ++n).slice(-4)}`;
+    const userId = await createTestUser(h, I, { email_address: [`methods${n}@example.com`], phone_number: [phone] });
+    const b = browserOf(h, I);
+    const env = (await b.call('GET', '/v1/environment')).body.user_settings;
+    expect(env.identifiers).toEqual(['email_address', 'phone_number']);
+    expect(env.first_factors).toEqual(['password', 'phone_code', 'email_code', 'reset_password_email_code']);
+
+    const started = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: phone } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const factors = started.body.response.supported_first_factors;
+    expect(factors).toContainEqual({ strategy: 'phone_code', safe_identifier: phone });
+    const id = started.body.response.id as string;
+    expect((await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'phone_code' } })).status).toBe(200);
+    const sms = (await h.smsOutbox(phone))[0]!;
+    const code = /(\d{6})/.exec(sms.body)![1]!;
+    expect((await b.call('GET', `/v1/client/sign_ins/${id}`)).body.response.first_factor_verification).toMatchObject({ strategy: 'phone_code', status: 'unverified' });
+    expectError(await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'phone_code', code: code === '000000' ? '111111' : '000000' } }), 422, 'CODE_INCORRECT');
+    const done = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'phone_code', code } });
+    expect(done.body.response.status).toBe('complete');
+    const sessionId = done.body.response.created_session_id as string;
+    expect((await h.call('GET', `/v1/sessions/${sessionId}`, { key: I.secret })).body).toMatchObject({ user_id: userId, status: 'active' });
+
+    // A number nobody has: the same answers, a code counted but never sent.
+    const nobody = '+14155550999';
+    const other = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: nobody } });
+    expect(other.body.response.supported_first_factors).toEqual(factors.map((f: { strategy: string; safe_identifier?: string | null }) => (f.strategy === 'phone_code' ? { ...f, safe_identifier: nobody } : f)));
+    expect((await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/prepare_first_factor`, { body: { strategy: 'phone_code' } })).status).toBe(200);
+    expect(await h.smsOutbox(nobody)).toEqual([]);
+    expectError(await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/attempt_first_factor`, { body: { strategy: 'phone_code', code: '123456' } }), 422, 'CODE_INCORRECT');
+
+    // phone_code is for phone numbers; an email address signs in by its own factors.
+    const byEmail = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: `methods${n}@example.com` } });
+    expectError(await b.call('POST', `/v1/client/sign_ins/${byEmail.body.response.id}/prepare_first_factor`, { body: { strategy: 'phone_code' } }), 422, 'VALIDATION_FAILED', { reason: 'strategy_not_allowed' });
+  });
+
+  it('phone numbers are not identifiers while phone_code is off, and phone_code alone is a way to sign in', async () => {
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: true, phone_code: false } });
+    const b = browserOf(h, I);
+    expectError(await b.call('POST', '/v1/client/sign_ins', { body: { identifier: '+14155550100' } }), 422, 'VALIDATION_FAILED', { param: 'identifier', reason: 'identifier_not_allowed' });
+    expect(settingsPatchSchema.safeParse({ sign_in_methods: { password: false, email_code: false, username: false, phone_code: true } }).success).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
-import { emailAddresses, signInAttempts, users, type SignInStatus } from '../db/schema';
+import { emailAddresses, phoneNumbers, signInAttempts, users, type SignInStatus } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
@@ -18,13 +18,14 @@ import { maskEmail, rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, t
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword, checkPassword } from './password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from './password-rules';
-import { sendCode } from './send-code';
+import { sendCode, sendSmsCode } from './send-code';
 import { assertPasswordAllowed } from '../sso/flow';
 
 /**
- * FAPI sign-in by identifier (email address or username): first factor `password`,
- * `email_code` or `reset_password_email_code` (then a new password), then `totp` or
- * `backup_code` when the user has a second factor.
+ * FAPI sign-in by identifier (email address, username, or phone number when `phone_code` is
+ * on): first factor `password`, `email_code`, `phone_code` (a phone number's SMS code) or
+ * `reset_password_email_code` (then a new password), then `totp` or `backup_code` when the
+ * user has a second factor.
  *
  * No existence oracle: an attempt for an identifier that names nobody is created and
  * answered like any other (same status, same supported factors — derived from the kind of
@@ -46,24 +47,43 @@ export const SIGN_IN_TTL_MS = 24 * 3_600_000;
 /** Wrong second-factor codes one attempt allows; then it is abandoned and its pending session revoked. */
 export const SECOND_FACTOR_MAX_FAILURES = 5;
 
-export type FirstFactorStrategy = 'password' | 'email_code' | 'reset_password_email_code';
+export type FirstFactorStrategy = 'password' | 'email_code' | 'phone_code' | 'reset_password_email_code';
 const isEmail = (identifier: string) => identifier.includes('@');
+/** An E.164 number (`+` and digits): a phone number identifier. */
+export const isPhone = (identifier: string) => /^\+[1-9]\d{6,14}$/.test(identifier);
 
 /** The first factors an identifier may use under the instance's sign-in methods. */
 export function firstFactorsFor(identifier: string, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
   const safe = isEmail(identifier) ? identifier : null;
   return [
     ...(methods.password ? [{ strategy: 'password' as const }] : []),
+    ...(methods.phone_code && isPhone(identifier) ? [{ strategy: 'phone_code' as const, safe_identifier: identifier }] : []),
     ...(methods.email_code ? [{ strategy: 'email_code' as const, safe_identifier: safe }] : []),
     ...(methods.password ? [{ strategy: 'reset_password_email_code' as const, safe_identifier: safe }] : []),
   ];
 }
 
-/** Refuses a first factor the instance has turned off (reset by email code goes with the password). */
-function assertStrategyAllowed(instance: InstanceContext, strategy: FirstFactorStrategy) {
+/** Every first factor the instance offers, whatever the identifier (the environment's `first_factors`). */
+export const firstFactorsOf = (methods: SignInMethods) => [
+  ...(methods.password ? ['password'] : []),
+  ...(methods.phone_code ? ['phone_code'] : []),
+  ...(methods.email_code ? ['email_code'] : []),
+  ...(methods.password ? ['reset_password_email_code'] : []),
+];
+
+/** The identifiers the instance takes: an email address always, a username and a phone number when on. */
+export const identifiersOf = (methods: SignInMethods) => [
+  'email_address',
+  ...(methods.username ? ['username'] : []),
+  ...(methods.phone_code ? ['phone_number'] : []),
+];
+
+/** Refuses a first factor the instance has turned off (reset by email code goes with the password), or phone_code for another identifier. */
+function assertStrategyAllowed(instance: InstanceContext, a: Pick<SignInRow, 'identifier'>, strategy: FirstFactorStrategy) {
   const methods = instance.settings.sign_in_methods;
-  const allowed = strategy === 'email_code' ? methods.email_code : methods.password;
-  if (!allowed) throw validationError('strategy', 'strategy_not_allowed', `This application does not accept ${strategy} sign-ins.`);
+  const allowed =
+    strategy === 'email_code' ? methods.email_code : strategy === 'phone_code' ? methods.phone_code && isPhone(a.identifier) : methods.password;
+  if (!allowed) throw validationError('strategy', 'strategy_not_allowed', `This application does not accept ${strategy} sign-ins here.`);
 }
 
 export const SECOND_FACTORS = [{ strategy: 'totp' as const }, { strategy: 'backup_code' as const }];
@@ -85,6 +105,14 @@ async function findUserId(db: Db, instanceId: string, identifier: string): Promi
       .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, key)));
     return row?.userId ?? null;
   }
+  if (isPhone(identifier)) {
+    // Only a verified number signs in: anyone may have typed an unverified one into their profile.
+    const [row] = await db
+      .select({ userId: phoneNumbers.userId })
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.instanceId, instanceId), eq(phoneNumbers.phoneNumber, identifier), eq(phoneNumbers.verificationStatus, 'verified')));
+    return row?.userId ?? null;
+  }
   const [row] = await db
     .select({ id: users.id })
     .from(users)
@@ -98,16 +126,17 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow,
   if (a.firstFactorStrategy) {
     first = { object: 'verification' as const, status: 'verified' as const, strategy: a.firstFactorStrategy, attempts: 0, expire_at: null };
   } else {
-    const [code, reset] = await Promise.all([latestCode(deps, a.id, 'sign_in'), latestCode(deps, a.id, 'reset_password')]);
-    const latest = code && reset ? (code.createdAt >= reset.createdAt ? code : reset) : (code ?? reset);
-    first = latest ? verificationView(latest.purpose === 'sign_in' ? 'email_code' : 'reset_password_email_code', latest, now) : null;
+    const codes = await Promise.all([latestCode(deps, a.id, 'sign_in'), latestCode(deps, a.id, 'sign_in_phone'), latestCode(deps, a.id, 'reset_password')]);
+    const latest = codes.reduce((l, c) => (c && (!l || c.createdAt >= l.createdAt) ? c : l), null);
+    const strategyOf = { sign_in: 'email_code', sign_in_phone: 'phone_code' } as Record<string, string>;
+    first = latest ? verificationView(strategyOf[latest.purpose] ?? 'reset_password_email_code', latest, now) : null;
   }
   return {
     object: 'sign_in_attempt' as const,
     id: a.id,
     status: a.status,
     identifier: a.identifier as string | null,
-    supported_identifiers: methods.username ? ['email_address', 'username'] : ['email_address'],
+    supported_identifiers: identifiersOf(methods),
     supported_first_factors: firstFactorsFor(a.identifier, methods) as { strategy: string; safe_identifier?: string | null }[],
     supported_second_factors: a.status === 'needs_second_factor' ? secondFactorsOf(a) : null,
     step_up_reasons: a.riskReasons,
@@ -128,8 +157,10 @@ export async function createSignIn(
   identifier: string,
   client: ClientRow | null,
 ): Promise<{ attempt: SignInRow; client: ClientRow; newClientToken: string | null }> {
-  if (!instance.settings.sign_in_methods.username && !isEmail(identifier)) {
-    throw validationError('identifier', 'identifier_not_allowed', 'Sign in with your email address.');
+  const methods = instance.settings.sign_in_methods;
+  const allowed = isEmail(identifier) || (isPhone(identifier) ? methods.phone_code : methods.username);
+  if (!allowed) {
+    throw validationError('identifier', 'identifier_not_allowed', methods.phone_code ? 'Sign in with your email address or phone number.' : 'Sign in with your email address.');
   }
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
@@ -208,8 +239,13 @@ export async function prepareFirstFactor(
   opts: { acceptLanguage?: string | null } = {},
 ) {
   assertStatus(a, 'needs_first_factor');
-  assertStrategyAllowed(instance, strategy);
+  assertStrategyAllowed(instance, a, strategy);
   await assertNotLocked(deps, instance, a);
+  if (strategy === 'phone_code') {
+    // The number itself: a code to a number nobody has verified is issued and counted, not sent.
+    await sendSmsCode(deps, { instanceId: instance.id, attemptId: a.id, purpose: 'sign_in_phone', phone: a.identifier, userId: a.userId, acceptLanguage: opts.acceptLanguage });
+    return a;
+  }
   await assertPasswordAllowed(deps, instance.id, a.identifier);
   const recipient = await codeRecipient(deps.db, instance.id, a);
   await sendCode(deps, {
@@ -307,7 +343,7 @@ const isWrongGuess = (e: AppError) => e.code === 'CODE_INCORRECT' || e.code === 
 
 export type FirstFactorInput =
   | { strategy: 'password'; password: string }
-  | { strategy: 'email_code' | 'reset_password_email_code'; code: string };
+  | { strategy: 'email_code' | 'phone_code' | 'reset_password_email_code'; code: string };
 
 /** Attempts a first factor. Every failure answers the same whether or not the identifier names a user. */
 export async function attemptFirstFactor(
@@ -318,7 +354,7 @@ export async function attemptFirstFactor(
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_first_factor');
-  assertStrategyAllowed(instance, input.strategy);
+  assertStrategyAllowed(instance, a, input.strategy);
   await assertNotLocked(deps, instance, a);
   if (input.strategy === 'password') {
     await assertPasswordAllowed(deps, instance.id, a.identifier);
@@ -347,9 +383,10 @@ export async function attemptFirstFactor(
   const reset = input.strategy === 'reset_password_email_code';
   const outcome = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const check = await checkCode(d, { attemptId: a.id, purpose: reset ? 'reset_password' : 'sign_in', code: input.code, accept: a.userId !== null });
+    const purpose = reset ? 'reset_password' : input.strategy === 'phone_code' ? 'sign_in_phone' : 'sign_in';
+    const check = await checkCode(d, { attemptId: a.id, purpose, code: input.code, accept: a.userId !== null });
     if (!check.ok) return check;
-    if (!reset) return { ok: true as const, step: await completeFirstFactor(d, instance, a, 'email_code', auditCtx) };
+    if (!reset) return { ok: true as const, step: await completeFirstFactor(d, instance, a, input.strategy as 'email_code' | 'phone_code', auditCtx) };
     // The code proves the mailbox; the banned check waits for the new password's step.
     const [next] = await tx
       .update(signInAttempts)
