@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, screenshot, smsCode, uniqueEmail } from './support/helpers';
 
 
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
@@ -45,6 +45,7 @@ test('settings: the session token template with its live preview, saved and carr
 test('settings: the password policy and the organization settings, each entry checked when it is left', async ({ page, browser }) => {
   const accountId = await createOperatorAccount(page, { firstName: 'Pat', email: uniqueEmail('policy-owner'), password: 'policies are fun', accountName: 'Policy Co' });
   const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Policies', '--env', 'test', '--account', accountId);
+  const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
 
   await test.step('password policy: a length out of range is flagged on blur; 12 with a digit is saved and shown on the hosted sign-up', async () => {
@@ -86,6 +87,25 @@ test('settings: the password policy and the organization settings, each entry ch
     await expect(visitor.getByLabel(hosted.fields.email)).toBeVisible();
     await expect(visitor.getByLabel(hosted.fields.password, { exact: true })).toHaveCount(0);
     await expect(visitor.getByRole('link', { name: hosted.signIn.forgotPassword })).toHaveCount(0);
+    await visitor.context().close();
+  });
+
+  await test.step('sign-in methods: with phone codes on, a user signs in with their number and the code sent by SMS', async () => {
+    const phone = `+1415555${String(Date.now()).slice(-4)}`;
+    await bapi(secret, 'POST', '/v1/users', { email_address: [uniqueEmail('phone-user')], phone_number: [phone] });
+    await page.getByRole('group', { name: en.signInMethods.title }).getByLabel(en.signInMethods.methods.phone_code).check();
+    await page.getByRole('button', { name: en.signInMethods.save }).click();
+    await expect(page.getByText(en.signInMethods.saved)).toBeVisible();
+
+    const visitor = await (await browser.newContext()).newPage();
+    await visitor.goto(`${instance.fapi_url}/sign-in`);
+    await visitor.getByLabel(hosted.fields.emailOrPhone).fill(phone);
+    await visitor.getByRole('button', { name: hosted.signIn.sendCode }).click();
+    await expect(visitor.getByRole('heading', { name: hosted.verify.titlePhone })).toBeVisible();
+    await expect(visitor.getByText(phone)).toBeVisible();
+    await visitor.getByLabel(hosted.code.label).fill(await smsCode(secret, phone));
+    await visitor.getByRole('button', { name: hosted.verify.submit }).click();
+    await expect(visitor.getByRole('heading', { name: hosted.profile.title, level: 1 })).toBeVisible();
     await visitor.context().close();
   });
 

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
-import { createTestInstance, latestCode, screenshot, uniqueEmail } from './support/helpers';
+import { createTestInstance, latestCode, screenshot, smsCode, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const ta = en.account;
@@ -10,18 +10,6 @@ const ta = en.account;
 async function expectAccessible(page: Page) {
   const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
-
-/** The code of the newest SMS to a number, from the dev outbox. */
-async function smsCode(secret: string, to: string): Promise<string> {
-  for (let i = 0; i < 50; i++) {
-    const res = await fetch(`${E2E_BASE_URL}/v1/sms?to=${encodeURIComponent(to)}`, { headers: { authorization: `Bearer ${secret}` } });
-    const body = (await res.json()) as { data: Array<{ body: string }> };
-    const code = body.data[0] && /(\d{6})/.exec(body.data[0].body)?.[1];
-    if (code) return code;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no SMS to ${to}`);
 }
 
 const row = (page: Page, address: string) => page.getByRole('listitem', { name: address, exact: true });

@@ -27,7 +27,7 @@ function useSignInFlow(): FlowState | null {
   return flow;
 }
 
-/** `{fapi}/sign-in/verify`: the email code of a sign-in. */
+/** `{fapi}/sign-in/verify`: the email (or SMS) code of a sign-in. */
 export function SignInVerifyPage() {
   const t = useTranslations('hosted.verify');
   const { instanceId, env, client, call, href } = useHosted();
@@ -35,9 +35,10 @@ export function SignInVerifyPage() {
   const step = useSignInStep();
   const ready = env && client && flow;
 
+  const strategy = flow?.strategy ?? 'email_code';
   const subtitle = !flow ? (
     <Skeleton className="mx-auto h-5 w-48" />
-  ) : flow.identifier.includes('@') ? (
+  ) : flow.identifier.includes('@') || strategy === 'phone_code' ? (
     t.rich('sentTo', { address: flow.identifier, strong })
   ) : (
     t('sentToAccount')
@@ -45,7 +46,7 @@ export function SignInVerifyPage() {
 
   return (
     <AuthCard
-      title={t('title')}
+      title={strategy === 'phone_code' ? t('titlePhone') : t('title')}
       subtitle={subtitle}
       footer={<TextLink href={href('/sign-in')}>{t('useAnotherMethod')}</TextLink>}
     >
@@ -55,11 +56,11 @@ export function SignInVerifyPage() {
             sentAt={flow.sentAt}
             submitLabel={t('submit')}
             onSubmit={async (code) => {
-              const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_first_factor`, { json: { strategy: 'email_code', code } });
+              const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_first_factor`, { json: { strategy, code } });
               step(res, flow.identifier);
             }}
             onResend={async () => {
-              await call(`/v1/client/sign_ins/${flow.id}/prepare_first_factor`, { json: { strategy: 'email_code' } });
+              await call(`/v1/client/sign_ins/${flow.id}/prepare_first_factor`, { json: { strategy } });
               writeFlow(instanceId, 'sign_in', { ...flow, sentAt: Date.now() });
             }}
           />

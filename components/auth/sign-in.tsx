@@ -81,7 +81,9 @@ function SignInForm() {
   const factors = env?.user_settings.first_factors ?? ['password', 'email_code'];
   const withPassword = factors.includes('password');
   const withCode = factors.includes('email_code');
+  const withPhone = factors.includes('phone_code');
   const withUsername = env?.user_settings.identifiers.includes('username') ?? true;
+  const identifierLabel = withPhone ? (withUsername ? tf('identifierPhone') : tf('emailOrPhone')) : withUsername ? tf('identifier') : tf('email');
 
   /**
    * Enterprise SSO: an email whose domain has an active connection goes to its identity
@@ -141,15 +143,19 @@ function SignInForm() {
     });
   }
 
-  const emailCode = () =>
+  /** A one-time code: by SMS to a phone number the instance takes as an identifier, else by email. */
+  const sendCode = () =>
     attempt('code', async () => {
       const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
       const id = created.response.id;
-      await call(`/v1/client/sign_ins/${id}/prepare_first_factor`, { json: { strategy: 'email_code' } });
-      const safe = created.response.supported_first_factors.find((f) => f.strategy === 'email_code')?.safe_identifier;
-      writeFlow(instanceId, 'sign_in', { id, identifier: safe ?? identifier.trim(), sentAt: Date.now() });
+      const offered = created.response.supported_first_factors;
+      const strategy = offered.some((f) => f.strategy === 'phone_code') ? 'phone_code' : 'email_code';
+      await call(`/v1/client/sign_ins/${id}/prepare_first_factor`, { json: { strategy } });
+      const safe = offered.find((f) => f.strategy === strategy)?.safe_identifier;
+      writeFlow(instanceId, 'sign_in', { id, identifier: safe ?? identifier.trim(), sentAt: Date.now(), strategy });
       router.push(href('/sign-in/verify'));
     });
+  const codeLabel = withPhone ? t('sendCode') : t('emailCode');
 
   return (
     <AuthForm
@@ -158,26 +164,26 @@ function SignInForm() {
           ? signInWithPassword
           : (e: FormEvent) => {
               e.preventDefault();
-              void emailCode();
+              void sendCode();
             }
       }
       error={formError}
-      submitLabel={withPassword ? t('submit') : t('emailCode')}
+      submitLabel={withPassword ? t('submit') : codeLabel}
       busy={busy === (withPassword ? 'password' : 'code')}
       disabled={busy !== null}
       after={
         withPassword &&
-        withCode && (
+        (withCode || withPhone) && (
           <>
             <Divider label={t('or')} />
-            <Button variant="secondary" onClick={emailCode} loading={busy === 'code'} disabled={busy !== null}>
-              {t('emailCode')}
+            <Button variant="secondary" onClick={sendCode} loading={busy === 'code'} disabled={busy !== null}>
+              {codeLabel}
             </Button>
           </>
         )
       }
     >
-      <Field label={withUsername ? tf('identifier') : tf('email')} error={fieldErrors.identifier}>
+      <Field label={identifierLabel} error={fieldErrors.identifier}>
         {(p) => (
           <IdentifierInput
             {...p}

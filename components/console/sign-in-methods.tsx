@@ -8,9 +8,9 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { SettingsForm, useSettingsPatch } from './settings-form';
 
-const METHODS = ['password', 'email_code', 'username'] as const;
+const METHODS = ['password', 'email_code', 'username', 'phone_code'] as const;
 
-/** How users sign in on the hosted pages and the Frontend API: password, emailed code, username. */
+/** How users sign in on the hosted pages and the Frontend API: password, emailed code, username, phone number with an SMS code. */
 export function SignInMethodsSettings() {
   const t = useTranslations('console.signInMethods');
   const { canWrite } = useConsole();
@@ -18,7 +18,7 @@ export function SignInMethodsSettings() {
   const settings = useSettingsPatch(['sign_in_methods']);
   const { form, setSaved } = settings;
   const [methods, setMethods] = useState<SignInMethods>(instance.settings.sign_in_methods);
-  const noFactor = !methods.password && !methods.email_code;
+  const noFactor = !methods.password && !methods.email_code && !methods.phone_code;
 
   const save = () => !noFactor && settings.save({ sign_in_methods: methods });
 

@@ -59,6 +59,18 @@ export async function latestCode(secret: string, to: string): Promise<string> {
   return code as string;
 }
 
+/** The code of the newest SMS to a number, from the dev outbox. */
+export async function smsCode(secret: string, to: string): Promise<string> {
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${E2E_BASE_URL}/v1/sms?to=${encodeURIComponent(to)}`, { headers: { authorization: `Bearer ${secret}` } });
+    const body = (await res.json()) as { data: Array<{ body: string }> };
+    const code = body.data[0] && /(\d{6})/.exec(body.data[0].body)?.[1];
+    if (code) return code;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no SMS to ${to}`);
+}
+
 /** A full-page screenshot in e2e/screenshots/ (not committed; looked at by people). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   // From the top, so the sticky header and sidebar are drawn where a person sees them.

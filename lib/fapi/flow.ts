@@ -3,7 +3,8 @@
  * tab only): the sign-in or sign-up attempt in progress and when its code was last sent.
  * The attempt itself lives on the server, bound to this browser's client cookie.
  */
-export type FlowState = { id: string; identifier: string; sentAt?: number; resetPassword?: boolean };
+/** `strategy`: how a sign-in's code was sent (an email code unless said). */
+export type FlowState = { id: string; identifier: string; sentAt?: number; resetPassword?: boolean; strategy?: 'email_code' | 'phone_code' };
 export type FlowKind = 'sign_in' | 'sign_up';
 
 const keyOf = (instanceId: string, kind: FlowKind) => `latchkey:${instanceId}:${kind}`;
