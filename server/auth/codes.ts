@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gt, inArray, max, sql } from 'drizzle-orm';
-import { randomInt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Deps } from '../deps';
 import { verificationCodes, type VerificationPurpose } from '../db/schema';
 import { AppError } from '../http/errors';
@@ -35,7 +35,7 @@ const newCode = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
  */
 export async function issueCode(
   deps: D,
-  input: { instanceId: string; attemptId: string; purpose: VerificationPurpose; address: string },
+  input: { instanceId: string; attemptId: string; purpose: VerificationPurpose; address: string; link?: boolean },
 ): Promise<{ code: string; row: CodeRow }> {
   const address = input.address.toLowerCase();
   const now = deps.clock.now();
@@ -77,7 +77,8 @@ export async function issueCode(
       ),
     );
   const id = newId('ver');
-  const code = newCode();
+  // A link carries 256 random bits instead of six digits: it is clicked, never typed.
+  const code = input.link ? randomBytes(32).toString('base64url') : newCode();
   const [row] = await deps.db
     .insert(verificationCodes)
     .values({

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { localeInput } from '../localization/locales';
 import { FAPI_BUDGETS, type FapiAuth } from '../sessions/fapi-auth';
 import { budgetRule } from '../limits/policy';
-import { endpoint, type RequestInfo } from '../http/endpoint';
+import { endpoint, redirect, type RequestInfo } from '../http/endpoint';
+import { auditContextOf } from '../http/actor';
 import { metadataInput } from '../http/metadata';
 import { enforceLimit } from '../http/rate-limit';
 import { newId } from '../db/ids';
@@ -20,6 +21,7 @@ import {
   loadSignIn,
   prepareFirstFactor,
   prepareSecondFactor,
+  redeemSignInLink,
   resetPassword,
   signInView,
   type SignInStep,
@@ -144,7 +146,7 @@ export const createSignInBody = z
     if (v.strategy === 'password' && v.password === undefined) need('password');
   });
 
-const prepareFirstFactorBody = z.strictObject({ strategy: strategyOf(['email_code', 'phone_code', 'reset_password_email_code']) });
+const prepareFirstFactorBody = z.strictObject({ strategy: strategyOf(['email_code', 'email_link', 'phone_code', 'reset_password_email_code']) });
 const attemptFirstFactorBody = z.discriminatedUnion(
   'strategy',
   [
@@ -325,6 +327,22 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
     const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
     await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage });
     return signInAnswer(deps, auth, { attempt, client: null });
+  },
+});
+
+/**
+ * The emailed sign-in link lands here: the sign-in of the browser that asked completes (its
+ * tab, polling the attempt, moves on), and whoever clicked is sent to the hosted page that
+ * says so — `?status=verified`, `expired` or `failed`.
+ */
+export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string }>({
+  summary: 'An emailed sign-in link (email_link): completes the sign-in of the browser that asked, then 303 to {fapi_url}/sign-in/link-verified?status=…',
+  audit: AUTH_FLOW,
+  query: z.object({ token: z.string().max(256) }),
+  response: z.unknown(),
+  handle: async ({ deps, auth, query, actor, request }) => {
+    const status = await redeemSignInLink(deps, auth.instance, query.token, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+    return redirect(`${auth.instance.fapiUrl}/sign-in/link-verified?status=${status}`, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   },
 });
 

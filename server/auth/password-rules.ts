@@ -40,10 +40,12 @@ export const signInMethodsSchema = z
     username: z.boolean(),
     /** A phone number as the identifier, signed in with a one-time code sent by SMS. */
     phone_code: z.boolean().default(false),
+    /** A one-time link emailed to the address: clicking it signs in the browser that asked. */
+    email_link: z.boolean().default(false),
   })
-  .refine((m) => m.password || m.email_code || m.phone_code, {
-    message: 'keep password, email_code or phone_code on: users need a way to sign in',
+  .refine((m) => m.password || m.email_code || m.phone_code || m.email_link, {
+    message: 'keep password, email_code, email_link or phone_code on: users need a way to sign in',
     params: { reason: 'no_first_factor' },
   });
 export type SignInMethods = z.output<typeof signInMethodsSchema>;
-export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true, phone_code: false };
+export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true, phone_code: false, email_link: false };

@@ -13,6 +13,7 @@ const TEMPLATE = {
   sign_up: 'verification_code',
   sign_in: 'verification_code',
   sign_in_phone: 'verification_code',
+  sign_in_link: 'sign_in_link',
   reset_password: 'password_reset_code',
   domain_affiliation: 'verification_code',
   second_factor: 'verification_code',
@@ -40,12 +41,15 @@ export async function sendCode(
     /** See SendEmailInput: the recipient's locale (else the user's), then Accept-Language. */
     locale?: string | null;
     acceptLanguage?: string | null;
+    /** A sign-in link (purpose `sign_in_link`): the URL that carries the secret. */
+    linkUrl?: (secret: string) => string;
   },
 ) {
   const { email, row } = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const { code, row } = await issueCode(d, input);
-    const data = { code, expires_in_minutes: CODE_TTL_MS / 60_000 };
+    const { code, row } = await issueCode(d, { ...input, link: input.linkUrl !== undefined });
+    const expires_in_minutes = CODE_TTL_MS / 60_000;
+    const data = input.linkUrl ? { url: input.linkUrl(code), expires_in_minutes } : { code, expires_in_minutes };
     if (!input.to) {
       // The same lookups and render as a real send, so the answer takes as long.
       const { template } = await resolveEmailTemplate(d, input.instanceId, TEMPLATE[input.purpose], localeCandidates({ acceptLanguage: input.acceptLanguage }));
@@ -56,7 +60,7 @@ export async function sendCode(
       instanceId: input.instanceId,
       to: input.to,
       template: TEMPLATE[input.purpose],
-      data,
+      data: data as never,
       userId: input.userId ?? null,
       ...(input.locale ? { locale: input.locale } : {}),
       acceptLanguage: input.acceptLanguage ?? null,

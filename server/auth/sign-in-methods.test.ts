@@ -11,7 +11,7 @@ let n = 0;
 
 describe('sign-in methods', () => {
   it('email codes only: no password sign-in or reset, no username; the code works', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: true, username: false, phone_code: false } });
+    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: true, username: false, phone_code: false, email_link: false } });
     const email = `methods${++n}@example.com`;
     await createTestUser(h, I, { email_address: [email], username: `methods${n}`, password: PASSWORD });
     const b = browserOf(h, I);
@@ -32,7 +32,7 @@ describe('sign-in methods', () => {
   });
 
   it('passwords only: no email code; at least one first factor must stay on', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: false, username: true, phone_code: false } });
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: false, username: true, phone_code: false, email_link: false } });
     const email = `methods${++n}@example.com`;
     await createTestUser(h, I, { email_address: [email], password: PASSWORD });
     const b = browserOf(h, I);
@@ -46,7 +46,7 @@ describe('sign-in methods', () => {
   });
 
   it('phone codes: a verified number signs in with an SMS code; an unknown one gets the same answers and no SMS', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: false, phone_code: true } });
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: false, phone_code: true, email_link: false } });
     const phone = `+1415555${String(1000 + ++n).slice(-4)}`;
     const userId = await createTestUser(h, I, { email_address: [`methods${n}@example.com`], phone_number: [phone] });
     const b = browserOf(h, I);
@@ -83,9 +83,51 @@ describe('sign-in methods', () => {
   });
 
   it('phone numbers are not identifiers while phone_code is off, and phone_code alone is a way to sign in', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: true, phone_code: false } });
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: true, phone_code: false, email_link: false } });
     const b = browserOf(h, I);
     expectError(await b.call('POST', '/v1/client/sign_ins', { body: { identifier: '+14155550100' } }), 422, 'VALIDATION_FAILED', { param: 'identifier', reason: 'identifier_not_allowed' });
-    expect(settingsPatchSchema.safeParse({ sign_in_methods: { password: false, email_code: false, username: false, phone_code: true } }).success).toBe(true);
+    expect(settingsPatchSchema.safeParse({ sign_in_methods: { password: false, email_code: false, username: false, phone_code: true, email_link: false } }).success).toBe(true);
+  });
+
+  it('email links: the link completes the sign-in of the browser that asked, once; a tampered or reused link does nothing', async () => {
+    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: false, username: false, phone_code: false, email_link: true } });
+    const email = `methods${++n}@example.com`;
+    const userId = await createTestUser(h, I, { email_address: [email] });
+    const b = browserOf(h, I);
+    expect((await b.call('GET', '/v1/environment')).body.user_settings.first_factors).toEqual(['email_link']);
+    const started = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: email } });
+    expect(started.body.response.supported_first_factors).toEqual([{ strategy: 'email_link', safe_identifier: email }]);
+    const id = started.body.response.id as string;
+    expectError(await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'email_code' } }), 422, 'VALIDATION_FAILED', { reason: 'strategy_not_allowed' });
+    expect((await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'email_link' } })).status).toBe(200);
+    const sent = (await h.outbox(email))[0]!;
+    expect(sent.template).toBe('sign_in_link');
+    const link = new URL(String(sent.data.url));
+    expect(link.pathname).toBe(`/fapi/${I.instanceId}/v1/verify`);
+    expect((await b.call('GET', `/v1/client/sign_ins/${id}`)).body.response).toMatchObject({ status: 'needs_first_factor', first_factor_verification: { strategy: 'email_link', status: 'unverified' } });
+
+    const tampered = await h.request('GET', `${link.pathname}?token=${encodeURIComponent(link.searchParams.get('token')!.slice(0, -2) + 'xx')}`);
+    expect(tampered.status).toBe(303);
+    expect(tampered.headers.get('location')).toBe(`http://localhost:3000/fapi/${I.instanceId}/sign-in/link-verified?status=failed`);
+
+    // Opened in another browser (no cookie): that browser gets no session; the one that asked does.
+    const clicked = await h.request('GET', `${link.pathname}${link.search}`);
+    expect(clicked.status).toBe(303);
+    expect(clicked.headers.get('location')).toMatch(/\/sign-in\/link-verified\?status=verified$/);
+    expect(clicked.headers.get('set-cookie')).toBeNull();
+    const polled = await b.call('GET', `/v1/client/sign_ins/${id}`);
+    expect(polled.body.response.status).toBe('complete');
+    const sessionId = polled.body.response.created_session_id as string;
+    expect((await h.call('GET', `/v1/sessions/${sessionId}`, { key: I.secret })).body).toMatchObject({ user_id: userId, status: 'active' });
+    expect((await b.call('GET', '/v1/client')).body.last_active_session_id).toBe(sessionId);
+
+    const again = await h.request('GET', `${link.pathname}${link.search}`);
+    expect(again.headers.get('location')).toMatch(/status=expired$/);
+
+    // An address nobody has: the same answers, nothing sent.
+    const nobody = `nobody${n}@example.com`;
+    const other = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: nobody } });
+    expect((await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_link' } })).status).toBe(200);
+    expect(await h.outbox(nobody)).toEqual([]);
   });
 });

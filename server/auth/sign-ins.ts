@@ -47,7 +47,7 @@ export const SIGN_IN_TTL_MS = 24 * 3_600_000;
 /** Wrong second-factor codes one attempt allows; then it is abandoned and its pending session revoked. */
 export const SECOND_FACTOR_MAX_FAILURES = 5;
 
-export type FirstFactorStrategy = 'password' | 'email_code' | 'phone_code' | 'reset_password_email_code';
+export type FirstFactorStrategy = 'password' | 'email_code' | 'email_link' | 'phone_code' | 'reset_password_email_code';
 const isEmail = (identifier: string) => identifier.includes('@');
 /** An E.164 number (`+` and digits): a phone number identifier. */
 export const isPhone = (identifier: string) => /^\+[1-9]\d{6,14}$/.test(identifier);
@@ -59,6 +59,7 @@ export function firstFactorsFor(identifier: string, methods: SignInMethods = DEF
     ...(methods.password ? [{ strategy: 'password' as const }] : []),
     ...(methods.phone_code && isPhone(identifier) ? [{ strategy: 'phone_code' as const, safe_identifier: identifier }] : []),
     ...(methods.email_code ? [{ strategy: 'email_code' as const, safe_identifier: safe }] : []),
+    ...(methods.email_link ? [{ strategy: 'email_link' as const, safe_identifier: safe }] : []),
     ...(methods.password ? [{ strategy: 'reset_password_email_code' as const, safe_identifier: safe }] : []),
   ];
 }
@@ -68,6 +69,7 @@ export const firstFactorsOf = (methods: SignInMethods) => [
   ...(methods.password ? ['password'] : []),
   ...(methods.phone_code ? ['phone_code'] : []),
   ...(methods.email_code ? ['email_code'] : []),
+  ...(methods.email_link ? ['email_link'] : []),
   ...(methods.password ? ['reset_password_email_code'] : []),
 ];
 
@@ -82,7 +84,13 @@ export const identifiersOf = (methods: SignInMethods) => [
 function assertStrategyAllowed(instance: InstanceContext, a: Pick<SignInRow, 'identifier'>, strategy: FirstFactorStrategy) {
   const methods = instance.settings.sign_in_methods;
   const allowed =
-    strategy === 'email_code' ? methods.email_code : strategy === 'phone_code' ? methods.phone_code && isPhone(a.identifier) : methods.password;
+    strategy === 'email_code'
+      ? methods.email_code
+      : strategy === 'email_link'
+        ? methods.email_link
+        : strategy === 'phone_code'
+          ? methods.phone_code && isPhone(a.identifier)
+          : methods.password;
   if (!allowed) throw validationError('strategy', 'strategy_not_allowed', `This application does not accept ${strategy} sign-ins here.`);
 }
 
@@ -126,9 +134,10 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow,
   if (a.firstFactorStrategy) {
     first = { object: 'verification' as const, status: 'verified' as const, strategy: a.firstFactorStrategy, attempts: 0, expire_at: null };
   } else {
-    const codes = await Promise.all([latestCode(deps, a.id, 'sign_in'), latestCode(deps, a.id, 'sign_in_phone'), latestCode(deps, a.id, 'reset_password')]);
+    const purposes = ['sign_in', 'sign_in_phone', 'sign_in_link', 'reset_password'] as const;
+    const codes = await Promise.all(purposes.map((p) => latestCode(deps, a.id, p)));
     const latest = codes.reduce((l, c) => (c && (!l || c.createdAt >= l.createdAt) ? c : l), null);
-    const strategyOf = { sign_in: 'email_code', sign_in_phone: 'phone_code' } as Record<string, string>;
+    const strategyOf = { sign_in: 'email_code', sign_in_phone: 'phone_code', sign_in_link: 'email_link' } as Record<string, string>;
     first = latest ? verificationView(strategyOf[latest.purpose] ?? 'reset_password_email_code', latest, now) : null;
   }
   return {
@@ -251,13 +260,49 @@ export async function prepareFirstFactor(
   await sendCode(deps, {
     instanceId: instance.id,
     attemptId: a.id,
-    purpose: strategy === 'email_code' ? 'sign_in' : 'reset_password',
+    purpose: strategy === 'email_code' ? 'sign_in' : strategy === 'email_link' ? 'sign_in_link' : 'reset_password',
     address: recipient.address,
     to: recipient.to,
     userId: a.userId,
     acceptLanguage: opts.acceptLanguage,
+    ...(strategy === 'email_link' ? { linkUrl: (secret: string) => signInLinkUrl(instance, a.id, secret) } : {}),
   });
   return a;
+}
+
+/** The FAPI's `GET /v1/verify`: the attempt's id and the link's secret. */
+const signInLinkUrl = (instance: InstanceContext, attemptId: string, secret: string) => `${instance.fapiUrl}/v1/verify?token=${attemptId}.${secret}`;
+
+export type LinkOutcome = 'verified' | 'expired' | 'failed';
+
+/**
+ * Redeems an emailed sign-in link: its secret is checked like a code (single use, 10
+ * minutes, 5 wrong tries), then the first factor completes for the attempt's own client —
+ * the browser that asked is signed in (its tab, polling the attempt, moves on); whoever
+ * clicked gets nothing but the outcome. Never throws for a bad link.
+ */
+export async function redeemSignInLink(deps: D, instance: InstanceContext, token: string, auditCtx: AuditContext): Promise<LinkOutcome> {
+  const dot = token.indexOf('.');
+  if (dot < 1) return 'failed';
+  const [a] = await deps.db
+    .select()
+    .from(signInAttempts)
+    .where(and(eq(signInAttempts.id, token.slice(0, dot)), eq(signInAttempts.instanceId, instance.id)));
+  if (!a || a.status !== 'needs_first_factor' || a.abandonAt <= deps.clock.now()) return 'expired';
+  if (!instance.settings.sign_in_methods.email_link) return 'failed';
+  const outcome = await deps.db
+    .transaction(async (tx) => {
+      const d = { ...deps, db: tx };
+      const check = await checkCode(d, { attemptId: a.id, purpose: 'sign_in_link', code: token.slice(dot + 1), accept: a.userId !== null });
+      if (!check.ok) return check.error.code === 'CODE_EXPIRED' ? ('expired' as const) : ('failed' as const);
+      await completeFirstFactor(d, instance, a, 'email_link', auditCtx);
+      return 'verified' as const;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof AppError) return 'failed' as const;
+      throw err;
+    });
+  return outcome;
 }
 
 const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { param: 'password' } });

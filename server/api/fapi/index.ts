@@ -43,6 +43,8 @@ const SIGN_IN = { key: 'optional', client: true, limit: 'sign_in' } as const sat
 const SIGN_UP = { key: 'optional', client: true, limit: 'sign_up' } as const satisfies FapiGuard;
 const ATTEMPT = { key: 'optional', client: true, limit: 'attempt' } as const satisfies FapiGuard;
 const SEND = { key: 'optional', client: true, limit: 'verification' } as const satisfies FapiGuard;
+/** An emailed link, opened in whatever browser the mail app picks: no client needed. */
+const LINK = { key: 'optional', client: false, limit: 'verification' } as const satisfies FapiGuard;
 /** Joining the waitlist: anonymous, spending the per-IP sign-up budget. */
 const WAITLIST = { key: 'optional', client: false, limit: 'sign_up' } as const satisfies FapiGuard;
 const CALLBACK = { key: 'optional', client: true, limit: 'federation' } as const satisfies FapiGuard;
@@ -75,6 +77,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
   fapiRoute('GET',    '/v1/client/sign_ins/:id',                            CLIENT,  auth.getSignInEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_first_factor',       SEND,    auth.prepareFirstFactorEndpoint),
+  fapiRoute('GET',    '/v1/verify',                                         LINK,    auth.verifyLinkEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_first_factor',       ATTEMPT, auth.attemptFirstFactorEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_second_factor',      CLIENT,  auth.prepareSecondFactorEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_second_factor',      ATTEMPT, auth.attemptSecondFactorEndpoint),
