@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, screenshot, smsCode, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, latestEmail, screenshot, smsCode, uniqueEmail } from './support/helpers';
 
 
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
@@ -106,6 +106,27 @@ test('settings: the password policy and the organization settings, each entry ch
     await visitor.getByLabel(hosted.code.label).fill(await smsCode(secret, phone));
     await visitor.getByRole('button', { name: hosted.verify.submit }).click();
     await expect(visitor.getByRole('heading', { name: hosted.profile.title, level: 1 })).toBeVisible();
+    await visitor.context().close();
+  });
+
+  await test.step('sign-in methods: with email links on, the link opened in another browser signs in the tab that asked', async () => {
+    const email = uniqueEmail('link-user');
+    await bapi(secret, 'POST', '/v1/users', { email_address: [email] });
+    await page.getByRole('group', { name: en.signInMethods.title }).getByLabel(en.signInMethods.methods.email_link).check();
+    await page.getByRole('button', { name: en.signInMethods.save }).click();
+    await expect(page.getByText(en.signInMethods.saved)).toBeVisible();
+
+    const visitor = await (await browser.newContext()).newPage();
+    await visitor.goto(`${instance.fapi_url}/sign-in`);
+    await visitor.getByLabel(hosted.fields.emailOrPhone).fill(email);
+    await visitor.getByRole('button', { name: hosted.signIn.emailLink }).click();
+    await expect(visitor.getByText(hosted.verify.linkWaiting)).toBeVisible();
+    const sent = await latestEmail(secret, email, 'sign_in_link');
+    const mailApp = await (await browser.newContext()).newPage();
+    await mailApp.goto(String(sent.data.url));
+    await expect(mailApp.getByRole('heading', { name: hosted.linkVerified.verifiedTitle })).toBeVisible();
+    await expect(visitor.getByRole('heading', { name: hosted.profile.title, level: 1 })).toBeVisible();
+    await mailApp.context().close();
     await visitor.context().close();
   });
 

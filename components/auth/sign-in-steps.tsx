@@ -47,11 +47,14 @@ export function SignInVerifyPage() {
   return (
     <AuthCard
       title={strategy === 'phone_code' ? t('titlePhone') : t('title')}
-      subtitle={subtitle}
+      subtitle={strategy === 'email_link' && flow ? t.rich('linkSentTo', { address: flow.identifier, strong }) : subtitle}
       footer={<TextLink href={href('/sign-in')}>{t('useAnotherMethod')}</TextLink>}
     >
       <WhenReady value={ready} fields={1}>
-        {(flow) => (
+        {(flow) =>
+          strategy === 'email_link' ? (
+            <LinkWaiting flow={flow} />
+          ) : (
           <CodeForm
             sentAt={flow.sentAt}
             submitLabel={t('submit')}
@@ -64,8 +67,75 @@ export function SignInVerifyPage() {
               writeFlow(instanceId, 'sign_in', { ...flow, sentAt: Date.now() });
             }}
           />
-        )}
+          )
+        }
       </WhenReady>
+    </AuthCard>
+  );
+}
+
+/** An emailed link's wait: the attempt is polled until the link, opened anywhere, completes it; the link can be sent again. */
+function LinkWaiting({ flow }: { flow: FlowState }) {
+  const t = useTranslations('hosted.verify');
+  const { instanceId, call } = useHosted();
+  const step = useSignInStep();
+  const describe = useFapiError();
+  const [note, setNote] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  useEffect(() => {
+    let stopped = false;
+    const timer = setInterval(async () => {
+      const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}`).catch(() => null);
+      if (!stopped && res && res.response.status !== 'needs_first_factor') {
+        stopped = true;
+        clearInterval(timer);
+        step(res, flow.identifier);
+      }
+    }, 2000);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [call, flow, step]);
+
+  async function resend() {
+    setNote(null);
+    try {
+      await call(`/v1/client/sign_ins/${flow.id}/prepare_first_factor`, { json: { strategy: 'email_link' } });
+      writeFlow(instanceId, 'sign_in', { ...flow, sentAt: Date.now() });
+      setNote({ tone: 'success', text: t('linkResent') });
+    } catch (err) {
+      setNote({ tone: 'error', text: describe(err).message });
+    }
+  }
+
+  return (
+    <div className="flex flex-col gap-4">
+      {note && <Alert tone={note.tone}>{note.text}</Alert>}
+      <p className="text-sm text-zinc-600 dark:text-zinc-400" role="status">
+        {t('linkWaiting')}
+      </p>
+      <Button variant="secondary" onClick={resend}>
+        {t('linkResend')}
+      </Button>
+    </div>
+  );
+}
+
+/** `{fapi}/sign-in/link-verified?status=…`: where an emailed sign-in link lands. */
+export function LinkVerifiedPage() {
+  const t = useTranslations('hosted.linkVerified');
+  const { href } = useHosted();
+  const [status, setStatus] = useState<'verified' | 'expired' | 'failed' | null>(null);
+  useEffect(() => {
+    const s = new URLSearchParams(window.location.search).get('status');
+    setStatus(s === 'verified' || s === 'expired' ? s : 'failed');
+  }, []);
+  if (!status) return <AuthCard title={t('title')}>{<Skeleton className="mx-auto h-5 w-48" />}</AuthCard>;
+  return (
+    <AuthCard title={t(`${status}Title`)} footer={status === 'verified' ? undefined : <TextLink href={href('/sign-in')}>{t('signInAgain')}</TextLink>}>
+      <p role="status" className="text-center text-sm text-zinc-600 dark:text-zinc-400">
+        {t(status)}
+      </p>
     </AuthCard>
   );
 }

@@ -82,6 +82,7 @@ function SignInForm() {
   const withPassword = factors.includes('password');
   const withCode = factors.includes('email_code');
   const withPhone = factors.includes('phone_code');
+  const withLink = factors.includes('email_link');
   const withUsername = env?.user_settings.identifiers.includes('username') ?? true;
   const identifierLabel = withPhone ? (withUsername ? tf('identifierPhone') : tf('emailOrPhone')) : withUsername ? tf('identifier') : tf('email');
 
@@ -108,7 +109,7 @@ function SignInForm() {
   }
   const [identifier, setIdentifier] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState<'password' | 'code' | null>(null);
+  const [busy, setBusy] = useState<'password' | 'code' | 'link' | null>(null);
 
   function requireFields(withPassword: boolean): boolean {
     const missing: Record<string, string> = {};
@@ -118,8 +119,8 @@ function SignInForm() {
     return Object.keys(missing).length === 0;
   }
 
-  /** Signs in one way (`password`, or an emailed `code`): the fields it needs checked, its button loading until the page moves on. */
-  async function attempt(way: 'password' | 'code', action: () => Promise<void>) {
+  /** Signs in one way (`password`, a `code`, an emailed `link`): the fields it needs checked, its button loading until the page moves on. */
+  async function attempt(way: 'password' | 'code' | 'link', action: () => Promise<void>) {
     reset();
     if (!requireFields(false)) return;
     setBusy(way);
@@ -155,30 +156,44 @@ function SignInForm() {
       writeFlow(instanceId, 'sign_in', { id, identifier: safe ?? identifier.trim(), sentAt: Date.now(), strategy });
       router.push(href('/sign-in/verify'));
     });
+  const sendLink = () =>
+    attempt('link', async () => {
+      const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
+      const id = created.response.id;
+      await call(`/v1/client/sign_ins/${id}/prepare_first_factor`, { json: { strategy: 'email_link' } });
+      const safe = created.response.supported_first_factors.find((f) => f.strategy === 'email_link')?.safe_identifier;
+      writeFlow(instanceId, 'sign_in', { id, identifier: safe ?? identifier.trim(), sentAt: Date.now(), strategy: 'email_link' });
+      router.push(href('/sign-in/verify'));
+    });
   const codeLabel = withPhone ? t('sendCode') : t('emailCode');
+  // Without a password, the first of the code and the link is the form's own button; the others follow it.
+  const ways = [...(withCode || withPhone ? [{ way: 'code' as const, label: codeLabel, run: sendCode }] : []), ...(withLink ? [{ way: 'link' as const, label: t('emailLink'), run: sendLink }] : [])];
+  const primary = withPassword ? null : (ways[0] ?? null);
+  const others = ways.filter((w) => w !== primary);
 
   return (
     <AuthForm
       onSubmit={
-        withPassword
-          ? signInWithPassword
-          : (e: FormEvent) => {
+        primary
+          ? (e: FormEvent) => {
               e.preventDefault();
-              void sendCode();
+              void primary.run();
             }
+          : signInWithPassword
       }
       error={formError}
-      submitLabel={withPassword ? t('submit') : codeLabel}
-      busy={busy === (withPassword ? 'password' : 'code')}
+      submitLabel={primary ? primary.label : t('submit')}
+      busy={busy === (primary ? primary.way : 'password')}
       disabled={busy !== null}
       after={
-        withPassword &&
-        (withCode || withPhone) && (
+        others.length > 0 && (
           <>
             <Divider label={t('or')} />
-            <Button variant="secondary" onClick={sendCode} loading={busy === 'code'} disabled={busy !== null}>
-              {codeLabel}
-            </Button>
+            {others.map((w) => (
+              <Button key={w.way} variant="secondary" onClick={w.run} loading={busy === w.way} disabled={busy !== null}>
+                {w.label}
+              </Button>
+            ))}
           </>
         )
       }

@@ -8,7 +8,7 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { SettingsForm, useSettingsPatch } from './settings-form';
 
-const METHODS = ['password', 'email_code', 'username', 'phone_code'] as const;
+const METHODS = ['password', 'email_code', 'email_link', 'username', 'phone_code'] as const;
 
 /** How users sign in on the hosted pages and the Frontend API: password, emailed code, username, phone number with an SMS code. */
 export function SignInMethodsSettings() {
@@ -18,7 +18,7 @@ export function SignInMethodsSettings() {
   const settings = useSettingsPatch(['sign_in_methods']);
   const { form, setSaved } = settings;
   const [methods, setMethods] = useState<SignInMethods>(instance.settings.sign_in_methods);
-  const noFactor = !methods.password && !methods.email_code && !methods.phone_code;
+  const noFactor = !methods.password && !methods.email_code && !methods.phone_code && !methods.email_link;
 
   const save = () => !noFactor && settings.save({ sign_in_methods: methods });
 

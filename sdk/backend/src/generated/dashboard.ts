@@ -1198,6 +1198,8 @@ export interface DashboardOperations {
         password: boolean;
         email_code: boolean;
         username: boolean;
+        phone_code?: boolean;
+        email_link?: boolean;
       };
       branding?: {
         application_name?: (string) | (null);
