@@ -24,8 +24,10 @@ export function sniffImage(bytes: Buffer): ImageType | null {
 export const imageUploadSchema = (maxBytes: number, types: readonly ImageType[] = IMAGE_TYPES) =>
   z.strictObject({
     content_type: z.enum(types as [ImageType, ...ImageType[]]).optional(),
-    /** The image, base64. */
-    data: z.base64().max(Math.ceil((maxBytes * 4) / 3) + 4),
+    data: z
+      .base64()
+      .max(Math.ceil((maxBytes * 4) / 3) + 4)
+      .describe('The image, base64: PNG, JPEG, WebP or SVG (422 type_mismatch otherwise), not empty (422 required)'),
   });
 export type ImageUpload = { content_type?: ImageType | undefined; data: string };
 

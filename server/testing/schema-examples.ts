@@ -40,6 +40,8 @@ const KNOWN = new Set([
   'additionalProperties', 'propertyNames', 'dependentRequired', 'items', 'minItems', 'maxItems',
   'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'minProperties', 'maxProperties',
   'if', 'then', 'default', 'description', 'title', 'examples', 'id', 'readOnly', 'writeOnly', 'deprecated',
+  // Annotations only (JSON Schema 2020-12 §8): nothing to check.
+  'contentEncoding', 'contentMediaType',
 ]);
 
 /** Strings a careless or hostile client could send; each is used wherever the schema allows it. */
