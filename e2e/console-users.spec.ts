@@ -120,7 +120,7 @@ test('the user page: profile, contact details, password, two-step, lock, session
   await test.step('every card is filled and the page passes an axe-core WCAG 2.1 AA scan', async () => {
     await expect(sessions.getByText(tp.sessionStatus.active, { exact: true })).toBeVisible();
     await expect(orgs.getByRole('link', { name: 'Analytical Engines' })).toHaveAttribute('href', new RegExp(`/organizations/${org.id}$`));
-    await expect(orgs).toContainText('org:admin');
+    await expect(orgs).toContainText('Admin');
     await expect(tokens).toContainText('Laptop CLI');
     await expect(keys).toContainText('Reporting job');
     await expect(page.getByText(tp.twoStepOn, { exact: true })).toBeVisible();

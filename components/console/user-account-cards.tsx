@@ -138,7 +138,10 @@ function PasswordDialog({ base, onClose, onSaved }: { base: string; onClose: () 
             autoComplete="new-password"
             autoFocus
             value={password}
-            onChange={(e) => setPassword(e.target.value)}
+            onChange={(e) => {
+              setPassword(e.target.value);
+              if (tooShort && e.target.value.length >= 8) setTooShort(false);
+            }}
             onBlur={() => setTooShort(password.length > 0 && password.length < 8)}
           />
         )}
@@ -376,7 +379,11 @@ export function AddIdentifierDialog({ kind, base, onClose, onAdded }: { kind: 'e
             type={email ? 'email' : 'tel'}
             autoFocus
             value={value}
-            onChange={(e) => setValue(e.target.value)}
+            onChange={(e) => {
+              setValue(e.target.value);
+              // Fixed: the message goes as the entry becomes valid, not at the next blur (which would move the form under the pointer).
+              if (invalid && !bad(e.target.value)) setInvalid(false);
+            }}
             onBlur={() => setInvalid(value.trim() !== '' && bad(value))}
           />
         )}
