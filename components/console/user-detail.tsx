@@ -3,7 +3,7 @@
 import { personLabel, usePeople } from './person';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, FactList, Field, SecretValue, ShownOnce, Skeleton, Td, Textarea, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
@@ -17,28 +17,52 @@ import { useInstance } from './instance-context';
 import { CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
+import { AccessTokensCard, AddIdentifierDialog, ApiKeysCard, EditProfileDialog, OrganizationsCard, SecurityCard, useReloadOn } from './user-account-cards';
 
-/** `…/users/[userId]`: profile, sessions, ban, delete, metadata and impersonation. */
+/**
+ * `…/users/[userId]`: profile (names, username), contact details (add, verify, make primary,
+ * remove), security (password, two-step verification, lock), sessions, organizations,
+ * personal access tokens, API keys, ban, delete, metadata and impersonation. After every
+ * write the user and every table on the page are fetched again.
+ */
 export function UserDetail({ userId }: { userId: string }) {
   const { account } = useConsole();
   const instance = useInstance();
   const base = `${api.instance(account.id, instance.id)}/users/${encodeURIComponent(userId)}`;
   const user = useDashboard<User>(base);
+  const [version, setVersion] = useState(0);
+  const { reload } = user;
+  const onChanged = useCallback(() => {
+    reload();
+    setVersion((v) => v + 1);
+  }, [reload]);
 
   if (user.error) return <ErrorState error={user.error} onRetry={user.reload} />;
   if (!user.data) return <UserSkeleton />;
+  const props = { user: user.data, base, version, onChanged };
   return (
     <div className="flex flex-col gap-8">
-      <UserHeader user={user.data} base={base} onChange={user.setData} />
+      <UserHeader {...props} />
       <div className="grid gap-8 lg:grid-cols-2">
-        <Identifiers user={user.data} />
-        <Facts user={user.data} />
+        <Identifiers {...props} />
+        <Facts {...props} />
       </div>
-      <Sessions base={base} />
-      <MetadataEditor user={user.data} base={base} onSaved={user.setData} />
+      <SecurityCard {...props} />
+      <Sessions {...props} />
+      <OrganizationsCard {...props} />
+      <div className="grid gap-8 xl:grid-cols-2">
+        <AccessTokensCard {...props} />
+        <ApiKeysCard {...props} />
+      </div>
+      <MetadataEditor user={user.data} base={base} onSaved={(u) => {
+        user.setData(u);
+        setVersion((v) => v + 1);
+      }} />
     </div>
   );
 }
+
+type PageProps = { user: User; base: string; version: number; onChanged: () => void };
 
 function UserSkeleton() {
   return (
@@ -59,7 +83,7 @@ function UserSkeleton() {
   );
 }
 
-function UserHeader({ user, base, onChange }: { user: User; base: string; onChange: (u: User) => void }) {
+function UserHeader({ user, base, onChanged }: PageProps) {
   const t = useTranslations('console.user');
   const tUsers = useTranslations('console.users');
   const tConfirm = useTranslations('console.confirm');
@@ -68,12 +92,16 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   const instance = useInstance();
   const name = displayName(user);
   const email = primaryEmail(user);
-  const [confirm, setConfirm] = useState<'ban' | 'delete' | null>(null);
+  const [confirm, setConfirm] = useState<'ban' | 'lock' | 'delete' | null>(null);
   const tProtection = useTranslations('protection');
   const { busy, act, alert } = useActions<'unban' | 'unlock' | 'impersonate'>();
   const [ticket, setTicket] = useState<ActorToken | null>(null);
-  /** Unban or unlock: a POST answering the user. */
-  const lift = (action: 'unban' | 'unlock') => act(action, async () => onChange(await mutate<User>('POST', `${base}/${action}`)));
+  /** Unban or unlock: a POST answering the user; the page then reloads what it shows. */
+  const lift = (action: 'unban' | 'unlock') =>
+    act(action, async () => {
+      await mutate<User>('POST', `${base}/${action}`);
+      onChanged();
+    });
   const impersonate = () => act('impersonate', async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {})));
 
   const deleteConfirmText = email ?? user.id;
@@ -109,9 +137,13 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
                 {t('ban')}
               </Button>
             )}
-            {user.locked && (
+            {user.locked ? (
               <Button variant="secondary" loading={busy === 'unlock'} onClick={() => lift('unlock')}>
                 {tProtection('unlock')}
+              </Button>
+            ) : (
+              <Button variant="secondary" onClick={() => setConfirm('lock')}>
+                {t('lock')}
               </Button>
             )}
             <Button variant="danger" onClick={() => setConfirm('delete')}>
@@ -128,7 +160,21 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
         title={t('banTitle')}
         description={t('banDescription', { name: name ?? email ?? user.id })}
         confirmLabel={t('ban')}
-        onConfirm={async () => onChange(await mutate<User>('POST', `${base}/ban`))}
+        onConfirm={async () => {
+          await mutate<User>('POST', `${base}/ban`);
+          onChanged();
+        }}
+      />
+      <ConfirmDialog
+        open={confirm === 'lock'}
+        onClose={() => setConfirm(null)}
+        title={t('lockTitle')}
+        description={t('lockDescription', { name: name ?? email ?? user.id })}
+        confirmLabel={t('lock')}
+        onConfirm={async () => {
+          await mutate<User>('POST', `${base}/lock`);
+          onChanged();
+        }}
       />
       <ConfirmDialog
         open={confirm === 'delete'}
@@ -172,13 +218,57 @@ function UserHeader({ user, base, onChange }: { user: User; base: string; onChan
   );
 }
 
-function Identifiers({ user }: { user: User }) {
+type Kind = 'email_address' | 'phone_number';
+type ContactItem = { id: string; value: string; verification: { status: string } | null };
+
+function Identifiers({ user, base, onChanged }: PageProps) {
   const t = useTranslations('console.user');
+  const { canWrite } = useConsole();
+  const [adding, setAdding] = useState<Kind | null>(null);
+  const [removing, setRemoving] = useState<{ kind: Kind; item: ContactItem } | null>(null);
+  const { busy, act, alert } = useActions();
+  const path = (kind: Kind) => `${base}/${kind === 'email_address' ? 'email_addresses' : 'phone_numbers'}`;
+  const verify = (kind: Kind, item: ContactItem) =>
+    act(`verify:${item.id}`, async () => {
+      await mutate('POST', `${path(kind)}/${encodeURIComponent(item.id)}/verify`);
+      onChanged();
+      return t('identifierVerified', { value: item.value });
+    });
+  const makePrimary = (kind: Kind, item: ContactItem) =>
+    act(`primary:${item.id}`, async () => {
+      await mutate('PATCH', base, kind === 'email_address' ? { primary_email_address_id: item.id } : { primary_phone_number_id: item.id });
+      onChanged();
+      return t('madePrimary', { value: item.value });
+    });
+  const list = (kind: Kind) => ({
+    kind,
+    canWrite,
+    busy,
+    onVerify: (item: ContactItem) => verify(kind, item),
+    onMakePrimary: (item: ContactItem) => makePrimary(kind, item),
+    onRemove: (item: ContactItem) => setRemoving({ kind, item }),
+  });
   return (
     <Card>
-      <CardHeader title={t('contactTitle')} />
+      <CardHeader
+        title={t('contactTitle')}
+        actions={
+          canWrite && (
+            <div className="flex flex-wrap gap-2">
+              <Button variant="secondary" size="sm" onClick={() => setAdding('email_address')}>
+                {t('addEmail')}
+              </Button>
+              <Button variant="secondary" size="sm" onClick={() => setAdding('phone_number')}>
+                {t('addPhone')}
+              </Button>
+            </div>
+          )
+        }
+      />
       <CardBody className="flex flex-col gap-4">
+        {alert}
         <ContactList
+          {...list('email_address')}
           title={t('emails')}
           empty={t('noEmails')}
           items={user.email_addresses.map((e) => ({ id: e.id, value: e.email_address, verification: e.verification }))}
@@ -186,6 +276,7 @@ function Identifiers({ user }: { user: User }) {
           valueClassName="min-w-0 break-all"
         />
         <ContactList
+          {...list('phone_number')}
           title={t('phones')}
           empty={t('noPhones')}
           items={user.phone_numbers.map((p) => ({ id: p.id, value: p.phone_number, verification: p.verification }))}
@@ -193,23 +284,59 @@ function Identifiers({ user }: { user: User }) {
           valueClassName="font-mono"
         />
       </CardBody>
+      {adding && (
+        <AddIdentifierDialog
+          kind={adding}
+          base={base}
+          onClose={() => setAdding(null)}
+          onAdded={() => {
+            setAdding(null);
+            onChanged();
+          }}
+        />
+      )}
+      <ConfirmDialog
+        open={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={t('removeIdentifierTitle', { value: removing?.item.value ?? '' })}
+        description={t('removeIdentifierDescription')}
+        confirmLabel={t('remove')}
+        onConfirm={async () => {
+          await mutate('DELETE', `${path(removing!.kind)}/${encodeURIComponent(removing!.item.id)}`);
+          onChanged();
+        }}
+      />
     </Card>
   );
 }
 
-/** A titled list of a user's email addresses or phone numbers, marking the primary one and each verification. */
+/**
+ * A titled list of a user's email addresses or phone numbers, marking the primary one and each
+ * verification; for admins, verify (unverified ones), make primary (verified ones) and remove
+ * (all but the primary one).
+ */
 function ContactList({
   title,
   empty,
   items,
   primaryId,
   valueClassName,
+  canWrite,
+  busy,
+  onVerify,
+  onMakePrimary,
+  onRemove,
 }: {
   title: string;
   empty: string;
-  items: Array<{ id: string; value: string; verification: { status: string } | null }>;
+  items: ContactItem[];
   primaryId: string | null;
   valueClassName: string;
+  canWrite: boolean;
+  busy: string | null;
+  onVerify: (item: ContactItem) => void;
+  onMakePrimary: (item: ContactItem) => void;
+  onRemove: (item: ContactItem) => void;
 }) {
   const t = useTranslations('console.user');
   return (
@@ -219,49 +346,94 @@ function ContactList({
         <p className="text-sm text-zinc-500 dark:text-zinc-400">{empty}</p>
       ) : (
         <ul className="flex flex-col gap-2">
-          {items.map((item) => (
-            <li key={item.id} className="flex flex-wrap items-center gap-2 text-sm">
-              <span className={valueClassName}>{item.value}</span>
-              {item.id === primaryId && <Badge tone="indigo">{t('primary')}</Badge>}
-              {item.verification?.status === 'verified' ? <Badge tone="green">{t('verified')}</Badge> : <Badge>{t('unverified')}</Badge>}
-            </li>
-          ))}
+          {items.map((item) => {
+            const verified = item.verification?.status === 'verified';
+            const primary = item.id === primaryId;
+            return (
+              <li key={item.id} className="flex flex-wrap items-center gap-2 text-sm">
+                <span className={valueClassName}>{item.value}</span>
+                {primary && <Badge tone="indigo">{t('primary')}</Badge>}
+                {verified ? <Badge tone="green">{t('verified')}</Badge> : <Badge>{t('unverified')}</Badge>}
+                {canWrite && (
+                  <span className="ml-auto flex flex-wrap gap-1">
+                    {!verified && (
+                      <Button variant="ghost" size="sm" loading={busy === `verify:${item.id}`} onClick={() => onVerify(item)} aria-label={t('verifyItem', { value: item.value })}>
+                        {t('verify')}
+                      </Button>
+                    )}
+                    {verified && !primary && (
+                      <Button variant="ghost" size="sm" loading={busy === `primary:${item.id}`} onClick={() => onMakePrimary(item)} aria-label={t('makePrimaryItem', { value: item.value })}>
+                        {t('makePrimary')}
+                      </Button>
+                    )}
+                    {!primary && (
+                      <Button variant="ghost" size="sm" onClick={() => onRemove(item)} aria-label={t('removeItem', { value: item.value })}>
+                        {t('remove')}
+                      </Button>
+                    )}
+                  </span>
+                )}
+              </li>
+            );
+          })}
         </ul>
       )}
     </section>
   );
 }
 
-function Facts({ user }: { user: User }) {
+function Facts({ user, base, onChanged }: PageProps) {
   const t = useTranslations('console.user');
-  const tCommon = useTranslations('common');
+  const { canWrite } = useConsole();
   const dates = useDates();
+  const [editing, setEditing] = useState(false);
   const rows: Array<[string, string]> = [
+    [t('firstName'), user.first_name ?? '—'],
+    [t('lastName'), user.last_name ?? '—'],
     [t('username'), user.username ?? '—'],
     [t('externalId'), user.external_id ?? '—'],
     [t('created'), dates.dateTime(user.created_at)],
     [t('lastSignIn'), dates.dateTime(user.last_sign_in_at)],
-    [t('password'), user.password_enabled ? tCommon('yes') : tCommon('no')],
-    [t('twoFactor'), user.two_factor_enabled ? tCommon('yes') : tCommon('no')],
   ];
   return (
     <Card>
-      <CardHeader title={t('profileTitle')} />
+      <CardHeader
+        title={t('profileTitle')}
+        actions={
+          canWrite && (
+            <Button variant="secondary" size="sm" onClick={() => setEditing(true)}>
+              {t('editProfile')}
+            </Button>
+          )
+        }
+      />
       <CardBody>
         <FactList facts={rows} className="grid-cols-[auto_1fr] gap-x-6 gap-y-2.5" />
       </CardBody>
+      {editing && (
+        <EditProfileDialog
+          user={user}
+          base={base}
+          onClose={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            onChanged();
+          }}
+        />
+      )}
     </Card>
   );
 }
 
 const LIVE_STATUSES = new Set(['active', 'pending']);
 
-function Sessions({ base }: { base: string }) {
+function Sessions({ base, version, onChanged }: PageProps) {
   const t = useTranslations('console.user');
   const dates = useDates();
   const { account, canWrite } = useConsole();
   const instance = useInstance();
   const sessions = useDashboard<CursorPage<Session>>(`${base}/sessions?limit=100`);
+  useReloadOn(version, sessions.reload);
   const people = usePeople(sessions.data?.data.map((x) => x.impersonated_by) ?? []);
   const [confirm, setConfirm] = useState<Session | 'all' | null>(null);
   const live = sessions.data?.data.filter((s) => LIVE_STATUSES.has(s.status)) ?? [];
@@ -330,7 +502,7 @@ function Sessions({ base }: { base: string }) {
         onConfirm={async () => {
           if (confirm === 'all') await mutate('POST', `${base}/sessions/revoke`);
           else if (confirm) await mutate('POST', `${api.instance(account.id, instance.id)}/sessions/${confirm.id}/revoke`);
-          sessions.reload();
+          onChanged();
         }}
       />
     </Card>

@@ -2,7 +2,10 @@ import { createPublicKey } from 'node:crypto';
 import { createClerkClient, verifyToken } from '@clerk/backend';
 import { verifyWebhook } from '@clerk/backend/webhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestUser, setSettings, signedInClient } from '../testing/fapi-helpers';
+import { systemContext } from '../http/actor';
+import { instanceContext } from '../instances/instances';
+import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
+import { createTestUser, setSettings, signedInClient, totpCode } from '../testing/fapi-helpers';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 import { answer, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver';
 import { runWebhookWorkerOnce } from '../webhooks/worker';
@@ -93,6 +96,25 @@ describe('@clerk/backend: users', () => {
     const cleared = await c.users.deleteUserProfileImage(u.id);
     expect(cleared.hasImage).toBe(false);
     expect(cleared.imageUrl).toBe('');
+  });
+
+  it('locks and unlocks a user, and turns off their MFA (lockUser, unlockUser, disableUserMFA)', async () => {
+    const c = clerk();
+    const u = await c.users.createUser({ emailAddress: [email()], skipPasswordRequirement: true });
+    const locked = await c.users.lockUser(u.id);
+    expect(locked.locked).toBe(true);
+    expect((await c.users.getUser(u.id)).locked).toBe(true);
+    expect((await c.users.unlockUser(u.id)).locked).toBe(false);
+
+    // Enrolled in place (the harness clock stays put: the session tests verify JWTs against real time).
+    const context = await instanceContext(h.runtime.deps, inst.instanceId);
+    const { secret } = await beginTotpEnrollment(h.runtime.deps, context, u.id);
+    await confirmTotp(h.runtime.deps, context, u.id, totpCode(h, secret), null, systemContext('test'));
+    expect((await c.users.getUser(u.id)).twoFactorEnabled).toBe(true);
+    const off = (await c.users.disableUserMFA(u.id)) as unknown as { user_id?: string };
+    expect(off.user_id).toBe(u.id);
+    expect((await c.users.getUser(u.id)).twoFactorEnabled).toBe(false);
+    expect((await sdkError(c.users.lockUser('user_01ZZZZZZZZZZZZZZZZZZZZZZZZ'))).status).toBe(404);
   });
 
   it('throws ClerkAPIResponseError with the status, code, param and trace on 404 and 422', async () => {

@@ -61,11 +61,17 @@ async function lockedUntil(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceC
   return row && row.until > now ? row.until : undefined;
 }
 
-/** Refuses a sign-in step on a locked account (403 USER_LOCKED, meta.expires_at). */
+/**
+ * Refuses a sign-in step on a locked account (403 USER_LOCKED, meta.expires_at). An
+ * operator's lock (no end: `locked_until` null) holds even with lockout protection off;
+ * then only attack protection's own, timed lockouts stop counting.
+ */
 export async function assertNotLocked(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, t: LockTarget): Promise<void> {
-  if (!lockoutOf(instance).enabled) return;
+  const enabled = lockoutOf(instance).enabled;
+  if (!enabled && !t.userId) return;
   const until = await lockedUntil(deps, instance, t);
-  if (until !== undefined) throw userLocked(until);
+  if (until === undefined || (!enabled && until !== null)) return;
+  throw userLocked(until);
 }
 
 /**
@@ -128,7 +134,25 @@ export async function clearFailedAttempts(deps: Pick<Deps, 'db'>, instance: Inst
 }
 
 /**
- * Ends a user's lockout early (POST /v1/users/:id/unlock) and forgets their failures;
+ * Locks a user until an operator unlocks them (POST /v1/users/:id/lock): `locked` with no
+ * `locked_until`, whatever the lockout settings (assertNotLocked); a timed lockout becomes
+ * this one. Emits user.updated when that changed anything. Run in the router's audited
+ * transaction (`user.locked`).
+ */
+export async function lockUser(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
+  const before = await getUser(deps, instanceId, userId);
+  if (before.locked && before.locked_until === null) return before;
+  await deps.db
+    .update(users)
+    .set({ locked: true, lockedUntil: null, updatedAt: deps.clock.now() })
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  const after = await getUser(deps, instanceId, userId);
+  await emitEvent(deps, instanceId, 'user.updated', after);
+  return after;
+}
+
+/**
+ * Ends a user's lockout early, or an operator's lock (POST /v1/users/:id/unlock), and forgets their failures;
  * emits user.updated when the user was locked. Run in the router's audited transaction.
  */
 export async function unlockUser(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {

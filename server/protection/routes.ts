@@ -4,7 +4,7 @@ import { endpoint } from '../http/endpoint';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import { userSchema } from '../users/schemas';
-import { unlockUser } from './lockout';
+import { lockUser, unlockUser } from './lockout';
 import { getAttackProtection, getRiskBasedMfa, updateAttackProtection, updateRiskBasedMfa } from './policy';
 import { attackProtectionPatch, attackProtectionView, riskBasedMfaPatch, riskBasedMfaView } from './settings';
 
@@ -35,8 +35,14 @@ function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }
       audit: { action: 'risk_based_mfa.updated', recordedBy: 'domain' },
       handle: ({ deps, auth, body, actor }) => updateRiskBasedMfa(deps, instanceOf(auth).id, body, auditContextOf(actor)),
     }),
+    lockUser: endpoint<Auth>({
+      summary: 'Lock a user until unlocked: every sign-in step answers 403 USER_LOCKED, even with lockout protection off (a no-op when so locked)',
+      response: userSchema,
+      audit: { action: 'user.locked' },
+      handle: ({ deps, auth, params }) => lockUser(deps, instanceOf(auth).id, params.id!),
+    }),
     unlockUser: endpoint<Auth>({
-      summary: 'End a user’s lockout after failed sign-in attempts (a no-op when not locked)',
+      summary: 'End a user’s lockout after failed sign-in attempts, or an operator’s lock (a no-op when not locked)',
       response: userSchema,
       audit: { action: 'user.unlocked' },
       handle: ({ deps, auth, params }) => unlockUser(deps, instanceOf(auth).id, params.id!),

@@ -21,7 +21,7 @@ import {
   removeMyIdentifier,
   type IdentifierKindName,
 } from './my-account';
-import { emailAddress, emailAddressSchema, phoneNumber, phoneNumberSchema, userSchema, username } from './schemas';
+import { apiTokenListSchema, apiTokenSchema, emailAddress, emailAddressSchema, phoneNumber, phoneNumberSchema, userSchema, username } from './schemas';
 import { connectedAccountSchema, disconnectSocialAccount, listConnectedAccounts } from './connected-accounts';
 
 /** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
@@ -60,19 +60,6 @@ const disableBody = z
     params: { reason: 'required' },
   });
 
-const apiTokenSchema = z
-  .object({
-    object: z.literal('api_token'),
-    id: z.string(),
-    name: z.string(),
-    scopes: z.array(z.string()),
-    status: z.enum(['active', 'expired', 'revoked']),
-    expires_at: z.number().int().nullable(),
-    last_used_at: z.number().int().nullable(),
-    revoked_at: z.number().int().nullable(),
-    created_at: z.number().int(),
-  })
-  .meta({ id: 'ApiToken' });
 
 const scopesInput = z.preprocess(
   (v) => (typeof v === 'string' ? v.split(/[\s,]+/).filter(Boolean) : v),
@@ -187,7 +174,7 @@ export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof cre
 export const listApiTokensEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'The signed-in user’s unrevoked personal access tokens (no secrets)',
   query: meQuery,
-  response: z.object({ object: z.literal('list'), data: z.array(apiTokenSchema), has_more: z.boolean() }),
+  response: apiTokenListSchema,
   handle: async ({ deps, auth }) => {
     const { me } = auth;
     return listApiTokens(deps, auth.instance.id, me.userId);

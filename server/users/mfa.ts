@@ -306,6 +306,21 @@ export async function disableTotp(
   });
 }
 
+/**
+ * Turns off a user's second factor as an operator or the backend (DELETE /v1/users/:id/mfa):
+ * the TOTP factor (verified or pending) and every backup code go, with no proof asked and
+ * whatever `mfa_required` says (such a user is then asked to set MFA up at the next sign-in).
+ * Emits user.updated when the user had a verified factor. Answers `{user_id}` as Clerk does.
+ * Runs in the router's audited transaction.
+ */
+export async function removeAllMfa(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
+  const before = await getUser(deps, instanceId, userId);
+  await deps.db.delete(backupCodes).where(eq(backupCodes.userId, userId));
+  await deps.db.delete(totpFactors).where(and(eq(totpFactors.userId, userId), eq(totpFactors.instanceId, instanceId)));
+  if (before.two_factor_enabled) await emitUserUpdated(deps, instanceId, userId);
+  return { user_id: userId };
+}
+
 /** user.updated carries the full user (two_factor_enabled changed). */
 async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
   await emitEvent(deps, instanceId, 'user.updated', await getUser(deps, instanceId, userId));

@@ -44,7 +44,7 @@ interface IdentifierRow {
 }
 
 /** Where a kind of identifier lives and how a code reaches it; the rules below are the same for both. */
-interface IdentifierKind {
+export interface IdentifierKind {
   kind: 'email_address' | 'phone_number';
   find(db: Db, instanceId: string, userId: string, id: string): Promise<IdentifierRow | undefined>;
   count(db: Db, userId: string): Promise<number>;
@@ -140,20 +140,20 @@ const PHONE: IdentifierKind = {
 export const IDENTIFIER_KINDS = { email_address: EMAIL, phone_number: PHONE } as const;
 export type IdentifierKindName = keyof typeof IDENTIFIER_KINDS;
 
-async function mine(kind: IdentifierKind, db: Db, instanceId: string, userId: string, id: string) {
+export async function mine(kind: IdentifierKind, db: Db, instanceId: string, userId: string, id: string) {
   const row = await kind.find(db, instanceId, userId, id);
   if (!row) throw notFound(kind.kind);
   return row;
 }
 
-async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
+export async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
   const view = await getUser(deps, instanceId, userId);
   await emitEvent(deps, instanceId, 'user.updated', view);
   return view;
 }
 
 /** The identifier as the user resource shows it (email_addresses[] or phone_numbers[]). */
-function identifierView(view: UserView, kind: IdentifierKind, id: string) {
+export function identifierView(view: UserView, kind: IdentifierKind, id: string) {
   const list: Array<{ id: string }> = kind.kind === 'email_address' ? view.email_addresses : view.phone_numbers;
   return list.find((e) => e.id === id)!;
 }

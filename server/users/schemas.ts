@@ -208,6 +208,23 @@ export const userSchema = z
   .meta({ id: 'User' });
 
 export const userListSchema = cursorPageSchema(userSchema);
+
+/** A personal access token as lists show it (never its secret). */
+export const apiTokenSchema = z
+  .object({
+    object: z.literal('api_token'),
+    id: z.string(),
+    name: z.string(),
+    scopes: z.array(z.string()),
+    status: z.enum(['active', 'expired', 'revoked']),
+    expires_at: z.number().int().nullable(),
+    last_used_at: z.number().int().nullable(),
+    revoked_at: z.number().int().nullable(),
+    created_at: z.number().int(),
+  })
+  .meta({ id: 'ApiToken' });
+export const apiTokenListSchema = z.object({ object: z.literal('list'), data: z.array(apiTokenSchema), has_more: z.boolean() });
+
 export const deletedUserSchema = z.object({ object: z.literal('user'), id: z.string(), deleted: z.literal(true) });
 
 export type CreateUserInput = z.output<typeof createUserBody>;

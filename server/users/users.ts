@@ -327,15 +327,19 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
         patch.usernameKey = input.username?.toLowerCase() ?? null;
       }
       if (input.primary_email_address_id !== undefined) {
-        if (!current.emailAddresses.some((e) => e.id === input.primary_email_address_id)) {
+        const email = current.emailAddresses.find((e) => e.id === input.primary_email_address_id);
+        if (!email) {
           throw validationError('primary_email_address_id', 'not_found', 'primary_email_address_id is not one of this user’s email addresses.');
         }
+        if (email.verificationStatus !== 'verified') throw validationError('primary_email_address_id', 'unverified', 'Only a verified email address can be primary.');
         patch.primaryEmailAddressId = input.primary_email_address_id;
       }
       if (input.primary_phone_number_id !== undefined) {
-        if (!current.phoneNumbers.some((p) => p.id === input.primary_phone_number_id)) {
+        const phone = current.phoneNumbers.find((p) => p.id === input.primary_phone_number_id);
+        if (!phone) {
           throw validationError('primary_phone_number_id', 'not_found', 'primary_phone_number_id is not one of this user’s phone numbers.');
         }
+        if (phone.verificationStatus !== 'verified') throw validationError('primary_phone_number_id', 'unverified', 'Only a verified phone number can be primary.');
         patch.primaryPhoneNumberId = input.primary_phone_number_id;
       }
       if (password) {

@@ -16,7 +16,7 @@ import * as branding from '../../instances/branding-routes';
 import { previewSessionTokenEndpoint } from '../../sessions/claims-preview';
 import { dashboardMessages as messages } from '../../email/routes';
 import { dashboardSessions as sessions } from '../../sessions/routes';
-import { dashboardUsers as users, exportUsersEndpoint } from '../../users/routes';
+import { dashboardUserAccount as account, dashboardUsers as users, exportUsersEndpoint } from '../../users/routes';
 import { dashboardProfileImage } from '../../users/profile-image-routes';
 import { dashboardProtection as limits } from '../../limits/routes';
 import { dashboardSocialProviders as social } from '../../social/routes';
@@ -90,6 +90,19 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/users/:id/unban`,                 ADMIN,    users.unban),
   route('POST',   `${INSTANCE}/users/:id/profile_image`,         ADMIN,    dashboardProfileImage.set),
   route('DELETE', `${INSTANCE}/users/:id/profile_image`,         ADMIN,    dashboardProfileImage.remove),
+  route('POST',   `${INSTANCE}/users/:id/lock`,                  ADMIN,    protection.lockUser),
+  route('POST',   `${INSTANCE}/users/:id/unlock`,                ADMIN,    protection.unlockUser),
+  route('PUT',    `${INSTANCE}/users/:id/password`,              ADMIN,    account.setPassword),
+  route('DELETE', `${INSTANCE}/users/:id/mfa`,                   ADMIN,    users.disableMfa),
+  route('POST',   `${INSTANCE}/users/:id/email_addresses`,       ADMIN,    account.emailAddresses.add),
+  route('POST',   `${INSTANCE}/users/:id/email_addresses/:email_address_id/verify`, ADMIN, account.emailAddresses.verify),
+  route('DELETE', `${INSTANCE}/users/:id/email_addresses/:email_address_id`,        ADMIN, account.emailAddresses.remove),
+  route('POST',   `${INSTANCE}/users/:id/phone_numbers`,         ADMIN,    account.phoneNumbers.add),
+  route('POST',   `${INSTANCE}/users/:id/phone_numbers/:phone_number_id/verify`,    ADMIN, account.phoneNumbers.verify),
+  route('DELETE', `${INSTANCE}/users/:id/phone_numbers/:phone_number_id`,           ADMIN, account.phoneNumbers.remove),
+  route('GET',    `${INSTANCE}/users/:id/organization_memberships`, VIEWER, orgs.listUserMemberships),
+  route('GET',    `${INSTANCE}/users/:id/api_tokens`,            VIEWER,   account.listApiTokens),
+  route('POST',   `${INSTANCE}/users/:id/api_tokens/:token_id/revoke`, ADMIN, account.revokeApiToken),
   route('POST',   `${INSTANCE}/users/:id/impersonate`,           ADMIN,    dash.impersonateEndpoint),
   route('GET',    `${INSTANCE}/users/:id/sessions`,              VIEWER,   sessions.listOfUser),
   route('POST',   `${INSTANCE}/users/:id/sessions/revoke`,       ADMIN,    sessions.revokeOfUser),
@@ -186,7 +199,6 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('PATCH',  `${INSTANCE}/attack_protection`,               ADMIN,    protection.updateAttackProtection),
   route('GET',    `${INSTANCE}/risk_based_mfa`,                  VIEWER,   protection.getRiskBasedMfa),
   route('PATCH',  `${INSTANCE}/risk_based_mfa`,                  ADMIN,    protection.updateRiskBasedMfa),
-  route('POST',   `${INSTANCE}/users/:id/unlock`,                ADMIN,    protection.unlockUser),
   route('GET',    `${INSTANCE}/social_providers`,                VIEWER,   social.list),
   route('POST',   `${INSTANCE}/social_providers`,                ADMIN,    social.create),
   route('GET',    `${INSTANCE}/social_providers/:id`,            VIEWER,   social.get),

@@ -80,6 +80,64 @@ export type User = {
   updated_at: number;
 };
 
+export type OrganizationMembership = {
+  object: "organization_membership";
+  id: string;
+  organization: Organization;
+  public_user_data: {
+    user_id: string;
+    first_name: string | null;
+    last_name: string | null;
+    username: string | null;
+    identifier: string;
+    image_url: string | null;
+    has_image: boolean;
+  };
+  role: string;
+  role_name: string | null;
+  permissions: Array<string>;
+  public_metadata: {
+    [key: string]: unknown;
+  };
+  private_metadata: {
+    [key: string]: unknown;
+  };
+  created_at: number;
+  updated_at: number;
+};
+
+export type Organization = {
+  object: "organization";
+  id: string;
+  name: string;
+  slug: string;
+  image_url: string | null;
+  has_image: boolean;
+  public_metadata: {
+    [key: string]: unknown;
+  };
+  private_metadata: {
+    [key: string]: unknown;
+  };
+  max_allowed_memberships: number;
+  members_count: number;
+  created_by: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type ApiToken = {
+  object: "api_token";
+  id: string;
+  name: string;
+  scopes: Array<string>;
+  status: "active" | "expired" | "revoked";
+  expires_at: (number) | (null);
+  last_used_at: (number) | (null);
+  revoked_at: (number) | (null);
+  created_at: number;
+};
+
 export type Session = {
   object: "session";
   id: string;
@@ -301,52 +359,6 @@ export type LtiPlatform = {
   organizations_from_contexts: boolean;
   login_url: string;
   launch_url: string;
-  created_at: number;
-  updated_at: number;
-};
-
-export type Organization = {
-  object: "organization";
-  id: string;
-  name: string;
-  slug: string;
-  image_url: string | null;
-  has_image: boolean;
-  public_metadata: {
-    [key: string]: unknown;
-  };
-  private_metadata: {
-    [key: string]: unknown;
-  };
-  max_allowed_memberships: number;
-  members_count: number;
-  created_by: string | null;
-  created_at: number;
-  updated_at: number;
-};
-
-export type OrganizationMembership = {
-  object: "organization_membership";
-  id: string;
-  organization: Organization;
-  public_user_data: {
-    user_id: string;
-    first_name: string | null;
-    last_name: string | null;
-    username: string | null;
-    identifier: string;
-    image_url: string | null;
-    has_image: boolean;
-  };
-  role: string;
-  role_name: string | null;
-  permissions: Array<string>;
-  public_metadata: {
-    [key: string]: unknown;
-  };
-  private_metadata: {
-    [key: string]: unknown;
-  };
   created_at: number;
   updated_at: number;
 };
@@ -1344,6 +1356,8 @@ export interface DashboardOperations {
       last_name?: (string) | (null);
       username?: (string) | (null);
       external_id?: (string) | (null);
+      primary_email_address_id?: string;
+      primary_phone_number_id?: string;
       public_metadata?: {
         [key: string]: StorableJson;
       };
@@ -1390,6 +1404,112 @@ export interface DashboardOperations {
   /** Remove the user’s profile image */
   "DELETE /accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image": {
     response: User;
+    body: never;
+    query: never;
+  };
+  /** Lock a user until unlocked: every sign-in step answers 403 USER_LOCKED, even with lockout protection off (a no-op when so locked) */
+  "POST /accounts/{accountId}/instances/{instanceId}/users/{id}/lock": {
+    response: User;
+    body: never;
+    query: never;
+  };
+  /** End a user’s lockout after failed sign-in attempts, or an operator’s lock (a no-op when not locked) */
+  "POST /accounts/{accountId}/instances/{instanceId}/users/{id}/unlock": {
+    response: User;
+    body: never;
+    query: never;
+  };
+  /** Set or reset a user’s password (checked like the BAPI’s unless skip_password_checks), optionally signing them out everywhere */
+  "PUT /accounts/{accountId}/instances/{instanceId}/users/{id}/password": {
+    response: User;
+    body: {
+      password: string;
+      skip_password_checks?: boolean;
+      sign_out_of_all_sessions?: boolean;
+    };
+    query: never;
+  };
+  /** Turn off a user’s second factor: delete their TOTP factor and backup codes (answers {user_id}, as Clerk does) */
+  "DELETE /accounts/{accountId}/instances/{instanceId}/users/{id}/mfa": {
+    response: {
+      user_id: string;
+    };
+    body: never;
+    query: never;
+  };
+  /** Add an email address to a user, unverified or (verified: true) verified on the operator’s word, primary when the user has none */
+  "POST /accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses": {
+    response: EmailAddress;
+    body: {
+      email_address: string;
+      verified?: boolean;
+    };
+    query: never;
+  };
+  /** Mark one of a user’s email addresses verified (strategy admin); a verified one is left as it is */
+  "POST /accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify": {
+    response: EmailAddress;
+    body: never;
+    query: never;
+  };
+  /** Remove one of a user’s email addresses (never the primary one: 409 primary_identifier) */
+  "DELETE /accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}": {
+    response: {
+      object: "email_address";
+      id: string;
+      deleted: true;
+    };
+    body: never;
+    query: never;
+  };
+  /** Add a phone number to a user, unverified or (verified: true) verified on the operator’s word, primary when the user has none */
+  "POST /accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers": {
+    response: PhoneNumber;
+    body: {
+      phone_number: string;
+      verified?: boolean;
+    };
+    query: never;
+  };
+  /** Mark one of a user’s phone numbers verified (strategy admin); a verified one is left as it is */
+  "POST /accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify": {
+    response: PhoneNumber;
+    body: never;
+    query: never;
+  };
+  /** Remove one of a user’s phone numbers (never the primary one: 409 primary_identifier) */
+  "DELETE /accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}": {
+    response: {
+      object: "phone_number";
+      id: string;
+      deleted: true;
+    };
+    body: never;
+    query: never;
+  };
+  /** A user’s organization memberships, newest first (cursor pagination) */
+  "GET /accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships": {
+    response: {
+      data: Array<OrganizationMembership>;
+      has_more: boolean;
+      next_cursor: string | null;
+    };
+    body: never;
+    query: { limit?: number; starting_after?: string };
+  };
+  /** A user’s unrevoked personal access tokens (no secrets; light envelope: at most 50) */
+  "GET /accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens": {
+    response: {
+      object: "list";
+      data: Array<ApiToken>;
+      has_more: boolean;
+    };
+    body: never;
+    query: never;
+  };
+  /** Revoke one of a user’s personal access tokens (a revoked one is a no-op) */
+  "POST /accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke": {
+    response: ApiToken;
     body: never;
     query: never;
   };
@@ -2488,12 +2608,6 @@ export interface DashboardOperations {
     };
     query: never;
   };
-  /** End a user’s lockout after failed sign-in attempts (a no-op when not locked) */
-  "POST /accounts/{accountId}/instances/{instanceId}/users/{id}/unlock": {
-    response: User;
-    body: never;
-    query: never;
-  };
   /** List the social sign-in providers (at most 20; the client secret is never returned) */
   "GET /accounts/{accountId}/instances/{instanceId}/social_providers": {
     response: {
@@ -2775,4 +2889,4 @@ export interface DashboardOperations {
   };
 }
 
-export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";
+export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";
