@@ -18,6 +18,7 @@ import { isLive, transition, type SessionAction } from './lifecycle';
 import { signSessionJwt, verifySessionJwt } from './tokens';
 import { count as countMetric } from '../analytics/metrics';
 import { afterCommit } from '../db/after-commit';
+import { entitledPlansJson, type EntitledPlan } from '../billing/subscriptions';
 import { bumpSessionsVersion, cachedSessionState, forgetSessionHere, loadSessionState, updateSessions, type SessionWriter } from './session-state';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches' | 'cacheInvalidation'>;
@@ -286,7 +287,9 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
       update ${sessions} set last_active_at = ${now}, abandon_at = ${abandonAt}, updated_at = ${now}
       where id in (select session_id from rotated)
     )
-    select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version from target where exists (select 1 from rotated)`);
+    select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version,
+           ${entitledPlansJson(instance.id, sql`target.user_id`, sql`target.last_active_organization_id`)} as plans
+      from target where exists (select 1 from rotated)`);
   afterCommit(() => forgetSessionHere(deps, sessionId));
   const [row] = rowsOf<{
     id: string;
@@ -297,6 +300,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     expire_at: number | string;
     last_active_organization_id: string | null;
     sessions_version: number;
+    plans: EntitledPlan[] | string;
   }>(result);
   if (!row) return null;
   return {
@@ -308,6 +312,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     expireAt: Number(row.expire_at),
     lastActiveOrganizationId: row.last_active_organization_id,
     sessionsVersion: Number(row.sessions_version),
+    plans: typeof row.plans === 'string' ? (JSON.parse(row.plans) as EntitledPlan[]) : row.plans,
   };
 }
 

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import type { LtiSessionContext } from '../db/schema';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
-import { billingClaims } from '../billing/subscriptions';
+import { billingClaims, claimsOfPlans, type EntitledPlan } from '../billing/subscriptions';
 import { orgClaims } from '../organizations/claims';
 import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
 import { and, eq } from 'drizzle-orm';
@@ -44,6 +44,8 @@ export async function signSessionJwt(
     lastActiveOrganizationId?: string | null;
     /** The LTI launch the session started from: its context, roles and resource link. */
     lti?: LtiSessionContext | null;
+    /** The entitled plans of the user and the session's organization, when the caller read them already (refresh). */
+    plans?: readonly EntitledPlan[];
   },
 ): Promise<{ jwt: string; expires_in: number }> {
   const signer = await currentSigner(deps, instance.id);
@@ -59,7 +61,9 @@ export async function signSessionJwt(
     const org = await orgClaims(deps.db, instance.id, s.lastActiveOrganizationId, s.userId);
     if (org) Object.assign(claims, org);
   }
-  Object.assign(claims, await billingClaims(deps.db, instance.id, s.userId, typeof claims.org_id === 'string' ? claims.org_id : null));
+  const orgId = typeof claims.org_id === 'string' ? claims.org_id : null;
+  // Plans read with the session (refresh) cover its organization; the org claim may be absent (not a member): then only the user's count.
+  Object.assign(claims, s.plans ? claimsOfPlans(s.plans, s.userId, orgId) : await billingClaims(deps.db, instance.id, s.userId, orgId));
   // The instance's template adds its claims; built-in ones always win.
   if (Object.keys(instance.settings.session_token_claims).length > 0) {
     const user = await claimsUser(deps.db, instance.id, s.userId);
