@@ -9,6 +9,9 @@ import postgres from 'postgres';
  *   GET /v1/users/:id        the user row with its email addresses (json_agg), one query
  *   GET /v1/users?limit=N    N users, newest first, each with its email addresses, one query
  *   POST /v1/api_keys/verify the end-user key whose digest is the SHA-256 of `{secret}`, one query
+ *   POST /v1/sessions/verify the session named by the `{token}` jwt's sid with its user's
+ *                            sessions_version, one query (the payload is decoded, not verified:
+ *                            this is the database ceiling of authoritative verification)
  */
 const url = process.env.DATABASE_URL;
 const instanceId = process.env.BENCH_INSTANCE_ID;
@@ -32,6 +35,13 @@ const listUsers = (limit: number) => sql`
    limit ${limit}`;
 
 const keyByDigest = (digest: string) => sql`select * from api_keys where digest = ${digest} and instance_id = ${instanceId}`;
+
+const sessionState = (sid: string) => sql`
+  select s.*, u.sessions_version
+    from sessions s join users u on u.id = s.user_id
+   where s.id = ${sid} and s.instance_id = ${instanceId}`;
+
+const sidOf = (token: string) => String((JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { sid?: unknown }).sid);
 
 function readBody(req: import('node:http').IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -62,6 +72,10 @@ createServer((req, res) => {
     work = readBody(req)
       .then((raw) => keyByDigest(createHash('sha256').update(String((JSON.parse(raw) as { secret?: unknown }).secret)).digest('hex')))
       .then((rows) => (rows[0] && rows[0].revoked_at === null ? send(res, 200, rows[0]) : send(res, 404, { error: 'not found' })));
+  } else if (pathname === '/v1/sessions/verify' && req.method === 'POST') {
+    work = readBody(req)
+      .then((raw) => sessionState(sidOf(String((JSON.parse(raw) as { token?: unknown }).token))))
+      .then((rows) => (rows[0] && rows[0].status === 'active' ? send(res, 200, rows[0]) : send(res, 401, { error: 'revoked' })));
   } else if (pathname === '/healthz') {
     work = Promise.resolve(send(res, 200, { status: 'ok' }));
   } else {

@@ -19,6 +19,11 @@
  *             KeyObject, one process pinned to CPU 0 (bench/sdk-verify.ts). Aim: ≥ 0.8
  *   protection  POST /v1/client/sign_ins with attack protection and risk-based MFA on vs off,
  *             as a ratio of requests/s (bench/protection.ts)
+ *   passwords FAPI password sign-in and sign-up vs the argon2id hash rate at the configured cost
+ *             on the same core (bench/scale.ts, bench/ceiling-argon2.ts). Aim: ≥ 0.9
+ *   cluster   GET /v1/users/:id on one process vs one HTTP worker per core (WEB_CONCURRENCY)
+ *   growth    refresh and GET /v1/users?query= at 1k → 10k → 100k → 1M users (seeded by SQL)
+ *   soak      BENCH_SOAK_SECONDS of mixed load on one process: RSS start, end and slope
  *
  * Endpoints: GET /v1/users/:id and GET /v1/users?limit=20 (next, start, api; vs the bare and
  * db ceilings), and on start and api the session hot paths (vs the jose ceilings):
@@ -59,6 +64,9 @@
  *   BENCH_REFRESH_GUESS refreshes/s assumed when sizing the first refresh pool (default 1000)
  *   BENCH_PORT_BASE    first TCP port used (default 4710; the servers take the next ones, the minter +20)
  *   BENCH_CPU_PROF     a directory: run the api/start servers with --cpu-prof writing there
+ *   BENCH_GROWTH_MAX   the largest user count of the growth table (default 1000000)
+ *   BENCH_GROWTH_SESSIONS  fresh sessions seeded per growth step for the refresh column (default 20000)
+ *   BENCH_SOAK_SECONDS mixed-load seconds of the RSS check (default 600)
  */
 import { buildIsCurrent } from '../server/main/build-stamp';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -73,6 +81,7 @@ import { limiterTable, measureLimiter, type LimiterBenchRow } from './limiter';
 import { measureScim, type ScimBenchResult } from './scim';
 import type { SdkVerifyResult } from './sdk-verify';
 import { measureProtection, type ProtectionBenchResult } from './protection';
+import { measureCluster, measureGrowth, measurePasswords, measureSoak, type ClusterBenchResult, type GrowthRow, type PasswordBenchResult, type SoakResult } from './scale';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -103,13 +112,16 @@ const WEBHOOK_EVENTS = Number(env.BENCH_WEBHOOK_EVENTS ?? 2000);
 const WEBHOOK_RATE = Number(env.BENCH_WEBHOOK_RATE ?? 100);
 const WEBHOOK_SECONDS = Number(env.BENCH_WEBHOOK_SECONDS ?? 5);
 const SCIM_USERS = Number(env.BENCH_SCIM_USERS ?? 10_000);
+const GROWTH_MAX = Number(env.BENCH_GROWTH_MAX ?? 1_000_000);
+const GROWTH_SESSIONS = Number(env.BENCH_GROWTH_SESSIONS ?? 20_000);
+const SOAK_SECONDS = Number(env.BENCH_SOAK_SECONDS ?? 600);
 /** Keycloak's sizing guide: 120 refreshes/s per vCPU; Latchkey aims at 5× that on one core. */
 const KEYCLOAK_PER_VCPU = 120;
 const REFRESH_TARGET = 5 * KEYCLOAK_PER_VCPU;
 /** Session jwts live 60 s (instance setting, not exposed by the API): every verify hit mints a fresh one. */
 const JWT_LIFETIME_SECONDS = 60;
 /** The whole run, build included, never outlives this. */
-const WATCHDOG_MS = 20 * 60_000;
+const WATCHDOG_MS = 30 * 60_000 + SOAK_SECONDS * 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
@@ -203,6 +215,9 @@ function startServer(name: string, cmd: string, args: string[], port: number, ex
       BAPI_RATE_LIMIT: '100000000',
       OAUTH_TOKEN_RATE_LIMIT: '100000000',
       LOG_LEVEL: 'warn',
+      // One process per server unless a row says otherwise (the cluster row): every server
+      // is pinned to one core, and the ratios compare one process with its ceilings there.
+      WEB_CONCURRENCY: '1',
       ...extraEnv,
     } as NodeJS.ProcessEnv,
     detached: true,
@@ -406,8 +421,13 @@ const usersTable = (rows: Row[]) => table([...MEASURED, 'vs bare', 'vs db'], row
 
 const sessionsTable = (rows: Row[]) =>
   table(
-    [...MEASURED, 'vs jose', `vs ${REFRESH_TARGET}/s`],
-    rows.map((r) => [...measured(r), fmt(r.vsCeiling, 2), r.key !== 'jose' && r.endpoint.endsWith('/refresh') ? fmt(r.requestsPerSecond / REFRESH_TARGET, 2) : '-']),
+    [...MEASURED, 'vs jose', 'vs db', `vs ${REFRESH_TARGET}/s`],
+    rows.map((r) => [
+      ...measured(r),
+      fmt(r.vsCeiling, 2),
+      fmt(r.vsDb, 2),
+      r.key !== 'jose' && r.endpoint.endsWith('/refresh') ? fmt(r.requestsPerSecond / REFRESH_TARGET, 2) : '-',
+    ]),
   );
 
 const oauthTable = (rows: Row[]) =>
@@ -650,7 +670,7 @@ async function main() {
       cmd: process.execPath,
       args: () => [...tsx, 'bench/ceiling-db.ts'],
       ready: ['/healthz'],
-      endpoints: [userEndpoint, listEndpoint, apiKeyEndpoint],
+      endpoints: [userEndpoint, listEndpoint, apiKeyEndpoint, verifyEndpoint],
       env: { BENCH_INSTANCE_ID: instance.instance_id },
     },
     {
@@ -781,6 +801,48 @@ async function main() {
     );
   }
 
+  const helpers = { cli, startServer, waitFor, stop, log, post };
+  let passwords: PasswordBenchResult | null = null;
+  if (!ONLY || ONLY.has('passwords')) {
+    log('measuring password sign-in and sign-up vs the argon2id hash rate (CPU 0)');
+    const runPinned = async (args: string[], extra: Env) => {
+      const [c, a] = pinned(0, process.execPath, ['--import', 'tsx', ...args]);
+      const out = await run(c, a, { env: { ...env, ...extra }, timeoutMs: 120_000 });
+      if (out.code !== 0) throw new Error(`${args.join(' ')} failed: ${out.stderr}`);
+      return out.stdout;
+    };
+    passwords = await measurePasswords({ ...helpers, runPinned }, { port: PORT_BASE + 60, seconds: DURATION, connections: CONNECTIONS }).catch((err: unknown) => {
+      log(`  ! passwords: ${String(err)}`);
+      return null;
+    });
+  }
+  let cluster: ClusterBenchResult | null = null;
+  if (!ONLY || ONLY.has('cluster')) {
+    log(`measuring one process vs one per core (${cpus} cores), servers unpinned`);
+    cluster = await measureCluster(helpers, { port: PORT_BASE + 61, seconds: DURATION, connections: CONNECTIONS, userPath: `/v1/users/${userId}`, auth }).catch((err: unknown) => {
+      log(`  ! cluster: ${String(err)}`);
+      return null;
+    });
+  }
+  let growth: GrowthRow[] | null = null;
+  if (!ONLY || ONLY.has('growth')) {
+    log(`measuring growth up to ${GROWTH_MAX} users`);
+    growth = await measureGrowth(helpers, { port: PORT_BASE + 62, seconds: DURATION / 2, connections: CONNECTIONS, databaseUrl: DATABASE_URL, max: GROWTH_MAX, sessionsPerStep: GROWTH_SESSIONS }).catch(
+      (err: unknown) => {
+        log(`  ! growth: ${String(err)}`);
+        return null;
+      },
+    );
+  }
+  let soak: SoakResult | null = null;
+  if (!ONLY || ONLY.has('soak')) {
+    log(`soak: ${SOAK_SECONDS}s of mixed load, RSS sampled every 5 s`);
+    soak = await measureSoak(helpers, { port: PORT_BASE + 63, seconds: SOAK_SECONDS, inFlight: CONNECTIONS }).catch((err: unknown) => {
+      log(`  ! soak: ${String(err)}`);
+      return null;
+    });
+  }
+
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
   const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
   const signRate = rows.find((r) => r.key === 'jose' && r.endpoint.includes('sign'))?.requestsPerSecond ?? null;
@@ -797,6 +859,8 @@ async function main() {
     } else if (r.key !== 'jose') {
       const ceiling = r.endpoint === refreshEndpoint.label ? signRate : verifyRate;
       r.vsCeiling = ceiling ? r.requestsPerSecond / ceiling : null;
+      const db = r.endpoint === verifyEndpoint.label ? dbFor(r.endpoint) : null;
+      r.vsDb = db ? r.requestsPerSecond / db : null;
     }
   }
 
@@ -827,6 +891,10 @@ async function main() {
     for (const r of refreshRows) {
       const v = r.vsCeiling;
       out.push(`${r.target}: refresh at ${fmt(v, 2)} of the RS256 sign rate (aim ≥ 0.80): ${v !== null && v >= 0.8 ? 'met' : 'NOT met'}.`);
+    }
+    for (const r of sessionRows.filter((x) => x.key !== 'db' && x.endpoint === verifyEndpoint.label)) {
+      const v = r.vsDb;
+      out.push(`${r.target}: authoritative verify at ${fmt(v, 2)} of the one-query database ceiling (aim ≥ 0.80): ${v !== null && v >= 0.8 ? 'met' : 'NOT met'}.`);
     }
     out.push(
       `Reference: Keycloak's sizing guide allows ${KEYCLOAK_PER_VCPU} refreshes/s per vCPU; the aim is 5× that per core = ${REFRESH_TARGET}/s` +
@@ -901,6 +969,48 @@ async function main() {
         `\nAim ≥ 0.90 (< 10% fewer requests/s): ${protection.ratio >= 0.9 ? 'met' : 'NOT met'}.`,
     );
   }
+  if (passwords) {
+    out.push(
+      `\nPasswords: FAPI on one npm run api process (CPU 0), protections off, ${CONNECTIONS} connections; ceiling = argon2id hashes/s at ${passwords.cost} on CPU 0, ${CONNECTIONS} in flight` +
+        `${passwords.non2xx ? ` (${passwords.non2xx} non-2xx)` : ''}.\n\n` +
+        table(
+          ['operation', 'per second', 'vs hash rate'],
+          [
+            ['password sign-in', passwords.signInPerSecond.toFixed(1), passwords.signInRatio.toFixed(2)],
+            ['sign-up with password', passwords.signUpPerSecond.toFixed(1), passwords.signUpRatio.toFixed(2)],
+            ['argon2id hash (ceiling)', passwords.hashPerSecond.toFixed(1), '1.00'],
+          ],
+          1,
+        ) +
+        `\nAim ≥ 0.90: sign-in ${passwords.signInRatio >= 0.9 ? 'met' : 'NOT met'}, sign-up ${passwords.signUpRatio >= 0.9 ? 'met' : 'NOT met'}.`,
+    );
+  }
+  if (cluster) {
+    out.push(
+      `\nCluster: GET /v1/users/:id on npm run api, ${cluster.cpus} cores (os.cpus().length), servers and autocannon unpinned.\n\n` +
+        table(['HTTP workers', 'req/s', 'p99 ms', 'vs one'], cluster.rows.map((r) => [String(r.workers), r.perSecond.toFixed(0), r.p99.toFixed(1), (r.perSecond / cluster!.rows[0]!.perSecond).toFixed(2)]), 1),
+    );
+  }
+  if (growth?.length) {
+    out.push(
+      `\nGrowth: one npm run api process (CPU 0); users and sessions seeded by SQL; refresh = fresh sessions of random users, query = GET /v1/users?query=<one address>&limit=10.\n\n` +
+        table(
+          ['users', 'refresh/s', 'refresh p99 ms', 'query/s', 'query p99 ms', 'seed s'],
+          growth.map((g) => [String(g.users), g.refreshPerSecond.toFixed(0), g.refreshP99.toFixed(1), g.queryPerSecond.toFixed(0), g.queryP99.toFixed(1), g.seedSeconds.toFixed(1)]),
+          1,
+        ),
+    );
+  }
+  if (soak) {
+    out.push(
+      `\nSoak: ${soak.seconds}s of mixed load (mint, verify, refresh, get, search, revoke) on one npm run api process, ${soak.operations} operations, ${soak.failures} failures.\n\n` +
+        table(
+          ['RSS start MiB (after 1/5)', 'end MiB', 'max MiB', 'slope MiB/min'],
+          [[soak.rssStartMiB.toFixed(1), soak.rssEndMiB.toFixed(1), soak.rssMaxMiB.toFixed(1), soak.slopeMiBPerMinute.toFixed(2)]],
+          1,
+        ),
+    );
+  }
   process.stdout.write(`\n${out.join('\n')}\n`);
 
   const result = {
@@ -928,6 +1038,10 @@ async function main() {
     sdkVerify,
     scim,
     protection,
+    passwords,
+    cluster,
+    growth,
+    soak,
   };
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   log(`results written to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))} (${result.elapsedSeconds}s)`);

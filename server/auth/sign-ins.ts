@@ -1,5 +1,5 @@
 import type { AuditContext } from '../http/actor';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -10,6 +10,7 @@ import { newId } from '../db/ids';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { applySessionAction, createSession, revokeLiveSessions } from '../sessions/sessions';
+import { bumpSessionsVersion } from '../sessions/session-state';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
 import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
@@ -458,11 +459,7 @@ export async function resetPassword(deps: D, instance: InstanceContext, a: SignI
   const digest = await deps.passwords.hash(password);
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const [user] = await tx
-      .update(users)
-      .set({ passwordDigest: digest, passwordHasher: 'argon2id', sessionsVersion: sql`${users.sessionsVersion} + 1`, updatedAt: deps.clock.now() })
-      .where(and(eq(users.id, a.userId!), eq(users.instanceId, instance.id)))
-      .returning({ banned: users.banned });
+    const user = await bumpSessionsVersion(d, instance.id, a.userId!, { passwordDigest: digest, passwordHasher: 'argon2id', updatedAt: deps.clock.now() });
     if (!user) throw credentialsInvalid();
     if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
     const revoked = await revokeLiveSessions(d, instance.id, a.userId!);
@@ -509,7 +506,7 @@ export async function attemptSecondFactor(
         .set({ secondFactorFailures: failures, status: exhausted ? 'abandoned' : a.status, updatedAt: now })
         .where(eq(signInAttempts.id, a.id));
       if (exhausted && a.sessionId) {
-        await applySessionAction({ db: tx, clock: deps.clock }, instance.id, a.sessionId, 'revoke', { ...auditCtx, actor: 'system:second_factor_attempts' }).catch(
+        await applySessionAction({ ...deps, db: tx }, instance.id, a.sessionId, 'revoke', { ...auditCtx, actor: 'system:second_factor_attempts' }).catch(
           () => undefined,
         );
       }

@@ -287,6 +287,14 @@ describe('claims and checkout', () => {
     const uid = `sub_stripe_${++subSeq}`;
     await deliver(event('customer.subscription.created', subscription({ id: uid, subject: userId, price: userPrice, status: 'active' }), t));
     expect(await token()).toMatchObject({ pla: `u:${userPlan.key}`, fea: 'u:export' });
+    // Token refresh reads the plans in its one statement: the same claims.
+    let minted = (await bapi('POST', '/v1/sessions', { user_id: userId })).body;
+    const refreshed = async () => {
+      const r = (await h.call('POST', `/fapi/${i.instanceId}/v1/sessions/${minted.id}/refresh`, { body: { refresh_token: minted.refresh_token } })).body;
+      minted = { ...minted, refresh_token: r.refresh_token };
+      return decodeJwt(r.jwt);
+    };
+    expect(await refreshed()).toMatchObject({ pla: `u:${userPlan.key}`, fea: 'u:export' });
 
     const org = (await bapi('POST', '/v1/organizations', { name: 'Billed team', created_by: userId })).body;
     await deliver(event('customer.subscription.created', subscription({ id: `sub_stripe_${++subSeq}`, subject: org.id, price: orgPrice, status: 'trialing' }), t));
@@ -296,6 +304,7 @@ describe('claims and checkout', () => {
 
     await deliver(event('customer.subscription.updated', subscription({ id: uid, subject: userId, price: userPrice, status: 'unpaid' }), t + 1));
     expect(await token()).toMatchObject({ pla: `o:${orgPlan.key}`, fea: 'o:audit,o:sso' });
+    expect(await refreshed()).not.toHaveProperty('pla');
     await deliver(event('customer.subscription.deleted', subscription({ id: uid, subject: userId, price: userPrice, status: 'canceled' }), t + 2));
     expect((await token()).pla).toBe(`o:${orgPlan.key}`);
 

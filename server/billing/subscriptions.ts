@@ -203,7 +203,28 @@ const entitledPlans = prepared((db) =>
  * afresh at every signing. Absent when neither has an entitled subscription.
  */
 export async function billingClaims(db: Db, instanceId: string, userId: string, orgId: string | null): Promise<{ pla?: string; fea?: string }> {
-  const rows = await entitledPlans(db).execute({ instanceId, userId, orgId: orgId ?? '' });
+  return claimsOfPlans(await entitledPlans(db).execute({ instanceId, userId, orgId: orgId ?? '' }), userId, orgId);
+}
+
+/** An entitled subscription's plan, as billingClaims reads them (newest subscription first). */
+export interface EntitledPlan {
+  subject: string;
+  key: string;
+  features: string[];
+}
+
+/**
+ * The same rows as entitledPlans, as a SQL expression (a json array) for a statement that
+ * already knows the user and organization: token refresh reads them in its one round trip.
+ */
+export const entitledPlansJson = (instanceId: SQL | string, userId: SQL, orgId: SQL) => sql`(
+  select coalesce(json_agg(json_build_object('subject', bs.subject, 'key', bp.key, 'features', bp.features) order by bs.id desc), '[]'::json)
+    from ${billingSubscriptions} bs join ${billingPlans} bp on bp.id = bs.plan_id
+   where bs.instance_id = ${instanceId} and (bs.subject = ${userId} or bs.subject = coalesce(${orgId}, ''))
+     and bs.deleted_at is null and bs.status in (${sql.join(ENTITLED_STATUSES.map((s) => sql`${s}`), sql`, `)}))`;
+
+/** The pla/fea claims of entitled plans (newest subscription first) for a user and their active organization. */
+export function claimsOfPlans(rows: readonly EntitledPlan[], userId: string, orgId: string | null): { pla?: string; fea?: string } {
   if (rows.length === 0) return {};
   const pick = (subject: string | null) => (subject ? rows.find((r) => r.subject === subject) : undefined);
   const parts = [

@@ -10,6 +10,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import * as schema from './schema';
+import { withAfterCommit } from './after-commit';
 
 export type Schema = typeof schema;
 /** A database handle or a transaction: domain functions accept either. */
@@ -30,7 +31,7 @@ const MIGRATION_LOCK = 7_301_994_211;
 
 export function openPostgres(url: string, opts: { max?: number } = {}): Database {
   const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connection: { application_name: 'latchkey' } });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const db = withAfterCommit(drizzlePostgres(client, { schema }) as unknown as Db);
   return {
     db,
     kind: 'postgres',
@@ -61,7 +62,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // pg_trgm: the trigram indexes of user search (the migrations create the extension).
   const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = withAfterCommit(drizzlePglite(client, { schema }) as unknown as Db);
   return {
     db,
     kind: 'pglite',

@@ -7,6 +7,8 @@ import type { CacheRegistry } from './ttl-cache';
 export const INVALIDATION_CHANNEL = 'latchkey:cache-invalidation';
 /** The PostgreSQL LISTEN/NOTIFY channel, when there is no Redis. */
 export const PG_INVALIDATION_CHANNEL = 'latchkey_cache_invalidation';
+/** NOTIFY payloads stay under PostgreSQL's 8000 bytes: ids of ~30 characters, 100 a message. */
+const MAX_KEYS_PER_MESSAGE = 100;
 
 /**
  * Drops one entry of a named per-node cache (CacheRegistry) on every node: at once on this
@@ -17,6 +19,8 @@ export const PG_INVALIDATION_CHANNEL = 'latchkey_cache_invalidation';
  */
 export interface CacheInvalidation {
   invalidate(cache: string, key: string): void;
+  /** Several entries of one cache in one message. */
+  invalidateMany(cache: string, keys: readonly string[]): void;
   /** Resolves once this node listens to the others (at once without Redis). */
   ready: Promise<void>;
   close(): void;
@@ -30,14 +34,18 @@ export function createCacheInvalidation(
   const { publisher, redisUrl, logger, database } = opts;
   const onMessage = (message: string) => {
     try {
-      const m = JSON.parse(message) as { cache?: unknown; key?: unknown };
-      if (typeof m.cache === 'string' && typeof m.key === 'string') drop(m.cache, m.key);
+      const m = JSON.parse(message) as { cache?: unknown; key?: unknown; keys?: unknown };
+      if (typeof m.cache !== 'string') return;
+      if (typeof m.key === 'string') drop(m.cache, m.key);
+      if (Array.isArray(m.keys)) for (const k of m.keys) if (typeof k === 'string') drop(m.cache, k);
     } catch {
       // Not ours; ignore.
     }
   };
   if (!publisher || !redisUrl) {
-    if (database?.kind !== 'postgres' || !database.listen) return { invalidate: drop, ready: Promise.resolve(), close() {} };
+    if (database?.kind !== 'postgres' || !database.listen) {
+      return { invalidate: drop, invalidateMany: (cache, keys) => keys.forEach((k) => drop(cache, k)), ready: Promise.resolve(), close() {} };
+    }
     return pgInvalidation(database as Required<Pick<Database, 'db' | 'listen'>>, drop, onMessage, logger);
   }
 
@@ -49,10 +57,16 @@ export function createCacheInvalidation(
     () => undefined,
     (err: unknown) => logger.warn({ err }, 'could not subscribe to cache invalidations'),
   );
+  const publish = (message: object) =>
+    publisher.publish(INVALIDATION_CHANNEL, JSON.stringify(message)).catch((err: unknown) => logger.warn({ err }, 'could not publish a cache invalidation'));
   return {
     invalidate(cache, key) {
       drop(cache, key);
-      publisher.publish(INVALIDATION_CHANNEL, JSON.stringify({ cache, key })).catch((err: unknown) => logger.warn({ err }, 'could not publish a cache invalidation'));
+      void publish({ cache, key });
+    },
+    invalidateMany(cache, keys) {
+      for (const k of keys) drop(cache, k);
+      for (let i = 0; i < keys.length; i += MAX_KEYS_PER_MESSAGE) void publish({ cache, keys: keys.slice(i, i + MAX_KEYS_PER_MESSAGE) });
     },
     ready,
     close: () => subscriber.disconnect(),
@@ -75,12 +89,18 @@ function pgInvalidation(
     },
     (err: unknown) => logger.warn({ err }, 'could not LISTEN for cache invalidations'),
   );
+  const notify = (message: object) =>
+    database.db
+      .execute(sql`select pg_notify(${PG_INVALIDATION_CHANNEL}, ${JSON.stringify(message)})`)
+      .catch((err: unknown) => logger.warn({ err }, 'could not NOTIFY a cache invalidation'));
   return {
     invalidate(cache, key) {
       drop(cache, key);
-      database.db
-        .execute(sql`select pg_notify(${PG_INVALIDATION_CHANNEL}, ${JSON.stringify({ cache, key })})`)
-        .catch((err: unknown) => logger.warn({ err }, 'could not NOTIFY a cache invalidation'));
+      void notify({ cache, key });
+    },
+    invalidateMany(cache, keys) {
+      for (const k of keys) drop(cache, k);
+      for (let i = 0; i < keys.length; i += MAX_KEYS_PER_MESSAGE) void notify({ cache, keys: keys.slice(i, i + MAX_KEYS_PER_MESSAGE) });
     },
     ready,
     close() {

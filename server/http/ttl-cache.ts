@@ -1,6 +1,11 @@
 /** A small bounded map whose entries expire: hot-path lookups with a bounded staleness. */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  /** Fill guard (begin/setIfUnchanged): the sequence number of each recent delete, bounded. */
+  private readonly deleted = new Map<string, number>();
+  private seq = 0;
+  /** Deletes older than this were forgotten: a fill begun before it is refused. */
+  private floor = 0;
 
   constructor(private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
 
@@ -24,10 +29,37 @@ export class TtlCache<V> {
 
   delete(key: string): void {
     this.entries.delete(key);
+    this.deleted.delete(key);
+    this.deleted.set(key, ++this.seq);
+    if (this.deleted.size > this.maxEntries) {
+      const [oldest, at] = this.deleted.entries().next().value!;
+      this.deleted.delete(oldest);
+      this.floor = at;
+    }
+  }
+
+  /**
+   * For a fill from the database: take a ticket before reading, then setIfUnchanged stores
+   * the value only if the key was not deleted (invalidated) meanwhile — a read that raced a
+   * change and an invalidation never puts the old state back.
+   */
+  begin(): number {
+    return this.seq;
+  }
+
+  setIfUnchanged(key: string, value: V, now: number, ticket: number): boolean {
+    if (ticket < this.floor || (this.deleted.get(key) ?? 0) > ticket) return false;
+    this.set(key, value, now);
+    return true;
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 
   clear(): void {
     this.entries.clear();
+    this.floor = ++this.seq;
   }
 }
 

@@ -18,7 +18,7 @@ import { consentPage, pageLocale, providerErrorPage } from './pages';
 import type { OidcAuth } from './provider-auth';
 import { parseScope } from './scopes';
 
-type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
+type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>;
 
 /** Codes live a minute (RFC 6749 §4.1.2 recommends at most ten). */
 export const CODE_TTL_MS = 60_000;

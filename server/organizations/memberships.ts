@@ -11,6 +11,7 @@ import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { loadOrganization, organizationView, type OrganizationRow } from './organization-view';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
+import { updateSessions } from '../sessions/session-state';
 
 type MembershipRow = typeof organizationMemberships.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock'>;
@@ -171,15 +172,12 @@ export async function addMembershipInTx(
  * `force` skips the last-admin rule (the organization or the user is being deleted).
  * The user's sessions that had the organization active drop it.
  */
-export async function removeMembershipInTx(d: D, instanceId: string, org: OrganizationRow, userId: string, opts: { force?: boolean } = {}) {
+export async function removeMembershipInTx(d: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, org: OrganizationRow, userId: string, opts: { force?: boolean } = {}) {
   const m = await membershipOf(d.db, instanceId, org.id, userId);
   if (!m) throw notFound('membership');
   if (!opts.force) await assertNotLastAdmin(d.db, instanceId, m.membership, null);
   await d.db.delete(organizationMemberships).where(eq(organizationMemberships.id, m.membership.id));
-  await d.db
-    .update(sessions)
-    .set({ lastActiveOrganizationId: null })
-    .where(and(eq(sessions.userId, userId), eq(sessions.lastActiveOrganizationId, org.id)));
+  await updateSessions(d, { lastActiveOrganizationId: null }, and(eq(sessions.userId, userId), eq(sessions.lastActiveOrganizationId, org.id)));
   const view = { ...membershipView({ ...m, membersCount: m.membersCount - 1 }), deleted: true as const };
   await emitEvent(d, instanceId, 'organizationMembership.deleted', view);
   return view;
@@ -242,9 +240,9 @@ export async function updateMembership(
   });
 }
 
-export async function removeMembership(deps: D, instanceId: string, orgIdOrSlug: string, userId: string, auditCtx: OrgAuditContext) {
+export async function removeMembership(deps: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, orgIdOrSlug: string, userId: string, auditCtx: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
-    const d = { db: tx, clock: deps.clock };
+    const d = { db: tx, clock: deps.clock, cacheInvalidation: deps.cacheInvalidation };
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
     const view = await removeMembershipInTx(d, instanceId, org, userId);
     await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.deleted', view.id, { organization_id: org.id, user_id: userId, role: view.role });
@@ -253,7 +251,7 @@ export async function removeMembership(deps: D, instanceId: string, orgIdOrSlug:
 }
 
 /** Every membership of a user, each removed with organizationMembership.deleted; call inside the user's deletion. */
-export async function removeUserMemberships(d: D, instanceId: string, userId: string) {
+export async function removeUserMemberships(d: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, userId: string) {
   const list = await membershipsWithUsers(d.db, instanceId, { userId });
   for (const m of list) {
     await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, m.organization.id)).for('update');

@@ -24,6 +24,7 @@ import { invitationView } from './invitation-view';
 import { addMembershipInTx, membershipsWithUsers, removeMembershipInTx } from './memberships';
 import { loadOrganization, organizationView, type OrganizationRow, type OrganizationView } from './organization-view';
 import { ensureBuiltIns } from './roles';
+import { updateSessions } from '../sessions/session-state';
 
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
 
@@ -168,9 +169,9 @@ export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
  * (organizationInvitation.revoked), each domain removed (organizationDomain.deleted),
  * then organization.deleted. Sessions that had it active drop it.
  */
-export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, idOrSlug: string, auditCtx: OrgAuditContext) {
+export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, instanceId: string, idOrSlug: string, auditCtx: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
-    const d = { db: tx, clock: deps.clock };
+    const d = { db: tx, clock: deps.clock, cacheInvalidation: deps.cacheInvalidation };
     const org = await loadOrganization(tx, instanceId, idOrSlug, { lock: true });
     const before = await organizationViewOf(tx, org);
     const members = await membershipsWithUsers(tx, instanceId, { organizationId: org.id });
@@ -184,7 +185,7 @@ export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
     for (const inv of pending) await emitEvent(d, instanceId, 'organizationInvitation.revoked', invitationView(inv, before, now));
     const domains = await tx.delete(organizationDomains).where(eq(organizationDomains.organizationId, org.id)).returning();
     for (const dom of domains) await emitEvent(d, instanceId, 'organizationDomain.deleted', { ...domainView(dom), deleted: true });
-    await tx.update(sessions).set({ lastActiveOrganizationId: null }).where(and(eq(sessions.instanceId, instanceId), eq(sessions.lastActiveOrganizationId, org.id)));
+    await updateSessions(d, { lastActiveOrganizationId: null }, and(eq(sessions.instanceId, instanceId), eq(sessions.lastActiveOrganizationId, org.id)));
     await revokeKeysOfSubject(d, instanceId, org.id, 'organization_deleted');
     await tx.delete(organizations).where(eq(organizations.id, org.id));
     await emitEvent(d, instanceId, 'organization.deleted', { ...before, members_count: 0, deleted: true });

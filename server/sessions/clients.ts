@@ -8,6 +8,7 @@ import { generateSecret, sha256Hex } from '../crypto/secrets';
 import type { InstanceContext } from '../instances/instances';
 import { sessionTasksFor } from '../users/mfa';
 import { applySessionAction, sessionView, settleOverdue, timesFor } from './sessions';
+import { updateSessions } from './session-state';
 import { signSessionJwt } from './tokens';
 
 /**
@@ -16,7 +17,7 @@ import { signSessionJwt } from './tokens';
  * apps as `Authorization: Bearer ct_…`. Sessions hang off the client.
  */
 export type ClientRow = typeof clients.$inferSelect;
-type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
+type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches' | 'cacheInvalidation'>;
 
 export const CLIENT_TOKEN_PREFIX = 'ct_';
 
@@ -148,11 +149,12 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
   if (dead) throw dead;
   const now = deps.clock.now();
   const { abandonAt } = timesFor(instance, now, s.createdAt);
-  const [touched] = await deps.db
-    .update(sessions)
-    .set({ lastActiveAt: now, abandonAt, updatedAt: now })
-    .where(and(eq(sessions.id, s.id), inArray(sessions.status, ['active', 'pending'])))
-    .returning({ status: sessions.status });
+  const [touched] = await updateSessions(
+    deps,
+    { lastActiveAt: now, abandonAt, updatedAt: now },
+    and(eq(sessions.id, s.id), inArray(sessions.status, ['active', 'pending'])),
+    { activityOnly: true },
+  );
   if (!touched) {
     // Ended or revoked meanwhile: answer its code.
     const [current] = await deps.db.select().from(sessions).where(eq(sessions.id, s.id));
@@ -166,9 +168,9 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
  * Signs a client out everywhere: ends each of its live sessions (session.ended) and
  * revokes the client, so its token is refused from now on.
  */
-export async function revokeClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, clientId: string, auditCtx: AuditContext) {
+export async function revokeClient(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, instanceId: string, clientId: string, auditCtx: AuditContext) {
   await deps.db.transaction(async (tx) => {
-    const d = { db: tx, clock: deps.clock };
+    const d = { ...deps, db: tx };
     const live = await tx
       .select({ id: sessions.id })
       .from(sessions)

@@ -25,7 +25,7 @@ import { applySessionAction, sessionView, settleOverdue } from './sessions';
  * A session only (a pending one is refused, a personal access token too: 403 FORBIDDEN).
  */
 
-type D = Pick<Deps, 'db' | 'clock'>;
+type D = Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>;
 
 export const meSessionSchema = sessionSchema
   .extend({ current: z.boolean(), this_client: z.boolean() })

@@ -17,8 +17,13 @@ import { activityColumns, latestActivityView, type ClientActivity } from './acti
 import { isLive, transition, type SessionAction } from './lifecycle';
 import { signSessionJwt, verifySessionJwt } from './tokens';
 import { count as countMetric } from '../analytics/metrics';
+import { afterCommit } from '../db/after-commit';
+import { entitledPlansJson, type EntitledPlan } from '../billing/subscriptions';
+import { bumpSessionsVersion, cachedSessionState, forgetSessionHere, loadSessionState, updateSessions, type SessionWriter } from './session-state';
 
-type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
+type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches' | 'cacheInvalidation'>;
+/** Creating a session changes no cached state: nothing to invalidate. */
+type CreateD = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 type SessionRow = typeof sessions.$inferSelect;
 export type Actor = { sub: string } & Record<string, unknown>;
 
@@ -86,7 +91,7 @@ async function sessionUser(db: Db, instanceId: string, userId: string) {
  * session.pending when it starts pending). Runs in the caller's transaction if any.
  */
 export async function createSession(
-  deps: D,
+  deps: CreateD,
   instance: InstanceContext,
   input: {
     userId: string;
@@ -145,7 +150,7 @@ export async function createSession(
 }
 
 /** Headless minting: the session, a JWT and a refresh token, with no redeem step. */
-export async function mintSession(deps: D, instance: InstanceContext, input: { userId: string; actor?: Actor | null }, auditCtx: AuditContext) {
+export async function mintSession(deps: CreateD, instance: InstanceContext, input: { userId: string; actor?: Actor | null }, auditCtx: AuditContext) {
   const created = await createSession(deps, instance, input, auditCtx);
   const token = await signSessionJwt(deps, instance, { ...created.session, sessionsVersion: created.sessionsVersion });
   return { ...sessionView(created.session), jwt: token.jwt, refresh_token: created.refreshToken, expires_in: token.expires_in };
@@ -160,7 +165,7 @@ const PAST: Record<SessionAction, string> = {
  * transaction. Refused with 409 CONFLICT when the session's status does not allow it.
  */
 export async function applySessionAction(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: SessionWriter,
   instanceId: string,
   sessionId: string,
   action: SessionAction,
@@ -176,11 +181,11 @@ export async function applySessionAction(
       });
     }
     const now = deps.clock.now();
-    const [row] = await tx
-      .update(sessions)
-      .set({ status: step.to, updatedAt: now })
-      .where(and(eq(sessions.id, sessionId), eq(sessions.status, current.status)))
-      .returning();
+    const [row] = await updateSessions(
+      { ...deps, db: tx },
+      { status: step.to, updatedAt: now },
+      and(eq(sessions.id, sessionId), eq(sessions.status, current.status)),
+    );
     if (!row) throw new AppError('CONFLICT', { message: 'The session changed meanwhile; try again.' });
     const d = { db: tx, clock: deps.clock };
     if (step.event) await emitEvent(d, instanceId, step.event, sessionView(row));
@@ -190,15 +195,11 @@ export async function applySessionAction(
 }
 
 /** Revokes every live session of a user and bumps sessions_version, so outstanding JWTs fail verification. */
-export async function revokeUserSessions(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string, auditCtx: AuditContext) {
+export async function revokeUserSessions(deps: SessionWriter, instanceId: string, userId: string, auditCtx: AuditContext) {
   return deps.db.transaction(async (tx) => {
-    const [user] = await tx
-      .update(users)
-      .set({ sessionsVersion: sql`${users.sessionsVersion} + 1` })
-      .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))
-      .returning({ sessionsVersion: users.sessionsVersion });
+    const user = await bumpSessionsVersion({ ...deps, db: tx }, instanceId, userId);
     if (!user) throw notFound('user');
-    const revoked = await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, userId);
+    const revoked = await revokeLiveSessions({ ...deps, db: tx }, instanceId, userId);
     await audit({ db: tx, clock: deps.clock }, {
       instanceId,
       ...auditCtx,
@@ -211,12 +212,12 @@ export async function revokeUserSessions(deps: Pick<Deps, 'db' | 'clock'>, insta
 }
 
 /** Revokes a user's live sessions, each with its session.revoked event. Call inside a transaction. */
-export async function revokeLiveSessions(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
-  const revoked = await deps.db
-    .update(sessions)
-    .set({ status: 'revoked', updatedAt: deps.clock.now() })
-    .where(and(eq(sessions.userId, userId), eq(sessions.instanceId, instanceId), inArray(sessions.status, ['active', 'pending'])))
-    .returning();
+export async function revokeLiveSessions(deps: SessionWriter, instanceId: string, userId: string) {
+  const revoked = await updateSessions(
+    deps,
+    { status: 'revoked', updatedAt: deps.clock.now() },
+    and(eq(sessions.userId, userId), eq(sessions.instanceId, instanceId), inArray(sessions.status, ['active', 'pending'])),
+  );
   for (const row of revoked) await emitEvent(deps, instanceId, 'session.revoked', sessionView(row));
   return revoked;
 }
@@ -232,7 +233,7 @@ const overdueAction = (s: Pick<SessionRow, 'expireAt' | 'abandonAt'>, now: numbe
  * The error a session that cannot be used answers: its SESSION_* code when dead, and an
  * overdue live one is first moved to expired/abandoned. Null when it is usable.
  */
-export async function settleOverdue(deps: Pick<Deps, 'db' | 'clock'>, s: Pick<SessionRow, 'id' | 'instanceId' | 'status' | 'expireAt' | 'abandonAt'>) {
+export async function settleOverdue(deps: SessionWriter, s: Pick<SessionRow, 'id' | 'instanceId' | 'status' | 'expireAt' | 'abandonAt'>) {
   const now = deps.clock.now();
   if (!isLive(s.status)) return new AppError(STATUS_ERRORS[s.status as keyof typeof STATUS_ERRORS]);
   const action = overdueAction(s, now);
@@ -286,7 +287,10 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
       update ${sessions} set last_active_at = ${now}, abandon_at = ${abandonAt}, updated_at = ${now}
       where id in (select session_id from rotated)
     )
-    select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version from target where exists (select 1 from rotated)`);
+    select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version,
+           ${entitledPlansJson(instance.id, sql`target.user_id`, sql`target.last_active_organization_id`)} as plans
+      from target where exists (select 1 from rotated)`);
+  afterCommit(() => forgetSessionHere(deps, sessionId));
   const [row] = rowsOf<{
     id: string;
     user_id: string;
@@ -296,6 +300,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     expire_at: number | string;
     last_active_organization_id: string | null;
     sessions_version: number;
+    plans: EntitledPlan[] | string;
   }>(result);
   if (!row) return null;
   return {
@@ -307,17 +312,9 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     expireAt: Number(row.expire_at),
     lastActiveOrganizationId: row.last_active_organization_id,
     sessionsVersion: Number(row.sessions_version),
+    plans: typeof row.plans === 'string' ? (JSON.parse(row.plans) as EntitledPlan[]) : row.plans,
   };
 }
-
-const sessionWithUserVersion = prepared((db) =>
-  db
-    .select({ session: sessions, sessionsVersion: users.sessionsVersion })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sql.placeholder('sessionId')), eq(sessions.instanceId, sql.placeholder('instanceId'))))
-    .prepare('session_with_user_version'),
-);
 
 /**
  * Exchanges a refresh token for a JWT and its successor. A rotated token presented
@@ -359,6 +356,7 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
         where id in (select session_id from rotated)
       )
       select count(*)::int as n from rotated`);
+    afterCommit(() => forgetSessionHere(deps, s.id));
     if (Number(rowsOf<{ n: number }>(result)[0]?.n) === 0) rotatedAt = now; // a concurrent refresh won: same successor
   } else if (now - rotatedAt > REFRESH_GRACE_MS) {
     await applySessionAction(deps, instance.id, s.id, 'revoke', systemContext('system:refresh_token_reuse')).catch(() => undefined);
@@ -374,7 +372,7 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
  * SESSION_* code of a dead or overdue one.
  */
 export async function sessionToken(deps: D, instance: InstanceContext, sessionId: string) {
-  const [found] = await sessionWithUserVersion(deps.db).execute({ sessionId, instanceId: instance.id });
+  const found = await loadSessionState(deps, instance.id, sessionId);
   if (!found) throw notFound('session');
   const dead = await settleOverdue(deps, found.session);
   if (dead) throw dead;
@@ -387,8 +385,15 @@ export async function sessionToken(deps: D, instance: InstanceContext, sessionId
  */
 export async function verifySession(deps: D, instance: InstanceContext, token: string): Promise<SessionView> {
   const claims = await verifySessionJwt(deps, instance, token);
-  const [found] = await sessionWithUserVersion(deps.db).execute({ sessionId: claims.sid, instanceId: instance.id });
+  // Served from this node's session-state cache (session-state.ts: every change invalidates it).
+  let found = await cachedSessionState(deps, instance.id, claims.sid);
   if (!found || found.session.userId !== claims.sub) throw new AppError('SESSION_REVOKED', { meta: { reason: 'session_not_found' } });
+  if (isLive(found.session.status) && overdueAction(found.session, deps.clock.now())) {
+    // A cached deadline may predate a refresh that moved it: decide on the stored row.
+    forgetSessionHere(deps, claims.sid);
+    found = await loadSessionState(deps, instance.id, claims.sid);
+    if (!found) throw new AppError('SESSION_REVOKED', { meta: { reason: 'session_not_found' } });
+  }
   const dead = await settleOverdue(deps, found.session);
   if (dead) throw dead;
   if (found.sessionsVersion > claims.sv) throw new AppError('SESSION_REVOKED', { meta: { reason: 'sessions_version' } });
@@ -409,18 +414,18 @@ export async function listSessions(
 }
 
 /** Moves overdue live sessions to expired or abandoned. Run periodically. */
-export async function sweepSessions(deps: Pick<Deps, 'db' | 'clock'>) {
+export async function sweepSessions(deps: SessionWriter) {
   const now = deps.clock.now();
   // The deadline missed first decides, as in overdueAction.
-  const abandoned = await deps.db
-    .update(sessions)
-    .set({ status: 'abandoned', updatedAt: now })
-    .where(and(inArray(sessions.status, ['active', 'pending']), lte(sessions.abandonAt, now), lt(sessions.abandonAt, sessions.expireAt)))
-    .returning({ id: sessions.id });
-  const expired = await deps.db
-    .update(sessions)
-    .set({ status: 'expired', updatedAt: now })
-    .where(and(inArray(sessions.status, ['active', 'pending']), lte(sessions.expireAt, now)))
-    .returning({ id: sessions.id });
+  const abandoned = await updateSessions(
+    deps,
+    { status: 'abandoned', updatedAt: now },
+    and(inArray(sessions.status, ['active', 'pending']), lte(sessions.abandonAt, now), lt(sessions.abandonAt, sessions.expireAt)),
+  );
+  const expired = await updateSessions(
+    deps,
+    { status: 'expired', updatedAt: now },
+    and(inArray(sessions.status, ['active', 'pending']), lte(sessions.expireAt, now)),
+  );
   return { expired: expired.length, abandoned: abandoned.length };
 }

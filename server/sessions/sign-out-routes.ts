@@ -13,6 +13,7 @@ import { clientSchema, clientSessionSchema } from './fapi-routes';
 import { sessionSchema } from './schemas';
 import { applySessionAction, settleOverdue, timesFor } from './sessions';
 import { isLive } from './lifecycle';
+import { updateSessions } from './session-state';
 import { orgClaims } from '../organizations/claims';
 
 /**
@@ -32,7 +33,7 @@ import { orgClaims } from '../organizations/claims';
  * A session of another client or instance is 404. Answers `{response, client}`.
  */
 
-type D = Pick<Deps, 'db' | 'clock'>;
+type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>;
 
 const requireClient = (auth: FapiAuth): ClientRow => {
   if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
@@ -106,17 +107,18 @@ export async function touchClientSession(
   const now = deps.clock.now();
   const { abandonAt } = timesFor(instance, now, row.createdAt);
   return deps.db.transaction(async (tx) => {
-    const [touched] = await tx
-      .update(sessions)
-      .set({
+    const [touched] = await updateSessions(
+      { ...deps, db: tx },
+      {
         lastActiveAt: now,
         abandonAt,
         updatedAt: now,
         ...(activeOrganizationId !== undefined ? { lastActiveOrganizationId: activeOrganizationId } : {}),
         ...(activity ? changedActivity(row, activity) : {}),
-      })
-      .where(and(eq(sessions.id, id), eq(sessions.status, row.status)))
-      .returning();
+      },
+      and(eq(sessions.id, id), eq(sessions.status, row.status)),
+      { activityOnly: activeOrganizationId === undefined || activeOrganizationId === row.lastActiveOrganizationId },
+    );
     if (!touched) throw new AppError('CONFLICT', { message: 'The session changed meanwhile; try again.' });
     await tx.update(clients).set({ lastActiveSessionId: id }).where(eq(clients.id, client.id));
     return touched;

@@ -1,9 +1,10 @@
-import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { KeyObject, verify as verifyRsa } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader, SignJWT, type JWTPayload } from 'jose';
 import type { Deps } from '../deps';
 import type { LtiSessionContext } from '../db/schema';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
-import { billingClaims } from '../billing/subscriptions';
+import { billingClaims, claimsOfPlans, type EntitledPlan } from '../billing/subscriptions';
 import { orgClaims } from '../organizations/claims';
 import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
 import { and, eq } from 'drizzle-orm';
@@ -44,6 +45,8 @@ export async function signSessionJwt(
     lastActiveOrganizationId?: string | null;
     /** The LTI launch the session started from: its context, roles and resource link. */
     lti?: LtiSessionContext | null;
+    /** The entitled plans of the user and the session's organization, when the caller read them already (refresh). */
+    plans?: readonly EntitledPlan[];
   },
 ): Promise<{ jwt: string; expires_in: number }> {
   const signer = await currentSigner(deps, instance.id);
@@ -59,7 +62,9 @@ export async function signSessionJwt(
     const org = await orgClaims(deps.db, instance.id, s.lastActiveOrganizationId, s.userId);
     if (org) Object.assign(claims, org);
   }
-  Object.assign(claims, await billingClaims(deps.db, instance.id, s.userId, typeof claims.org_id === 'string' ? claims.org_id : null));
+  const orgId = typeof claims.org_id === 'string' ? claims.org_id : null;
+  // Plans read with the session (refresh) cover its organization; the org claim may be absent (not a member): then only the user's count.
+  Object.assign(claims, s.plans ? claimsOfPlans(s.plans, s.userId, orgId) : await billingClaims(deps.db, instance.id, s.userId, orgId));
   // The instance's template adds its claims; built-in ones always win.
   if (Object.keys(instance.settings.session_token_claims).length > 0) {
     const user = await claimsUser(deps.db, instance.id, s.userId);
@@ -117,16 +122,45 @@ export async function verifySessionJwt(deps: D, instance: InstanceContext, token
   // the answer for a token we could verify (a tampered payload is TOKEN_INVALID).
   const key = kid ? await publicKeyFor(deps, instance.id, kid) : null;
   if (!key) throw new AppError(iss !== instance.fapiUrl ? 'TOKEN_WRONG_INSTANCE' : 'TOKEN_UNKNOWN_KEY');
+  return checkRs256(token, keyObjectOf(key), instance.fapiUrl, Math.floor(deps.clock.now() / 1000));
+}
+
+/** CryptoKey → KeyObject, once per imported key (the public-key cache keeps the CryptoKey). */
+const keyObjects = new WeakMap<CryptoKey, KeyObject>();
+const keyObjectOf = (key: CryptoKey) => {
+  let k = keyObjects.get(key);
+  if (!k) keyObjects.set(key, (k = KeyObject.from(key)));
+  return k;
+};
+
+const B64URL = /^[A-Za-z0-9_-]*$/;
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * A compact RS256 JWS checked with node:crypto's synchronous verify (no WebCrypto job per
+ * token: the authoritative verify is a hot path), then jose's claim rules as jwtVerify
+ * applied them here: exactly alg RS256, no `crit` header, the issuer, `sub`/`sid`/`exp`/`iat`
+ * present, `exp` in the future, `nbf` (if any) not in the future; no clock tolerance.
+ */
+function checkRs256(token: string, key: KeyObject, issuer: string, now: number): SessionClaims {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts.every((p) => B64URL.test(p))) throw new AppError('TOKEN_INVALID');
+  const [h, p, sig] = parts as [string, string, string];
+  let header: Record<string, unknown>;
+  let payload: Record<string, unknown>;
   try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: [ALG],
-      issuer: instance.fapiUrl,
-      currentDate: new Date(deps.clock.now()),
-      requiredClaims: ['sub', 'sid', 'exp', 'iat'],
-    });
-    return payload as SessionClaims;
-  } catch (e) {
-    if (e instanceof joseErrors.JWTExpired) throw new AppError('TOKEN_EXPIRED');
+    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as Record<string, unknown>;
+    payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
     throw new AppError('TOKEN_INVALID');
   }
+  if (!header || typeof header !== 'object' || header.alg !== ALG || 'crit' in header || 'b64' in header) throw new AppError('TOKEN_INVALID');
+  if (!verifyRsa('sha256', Buffer.from(`${h}.${p}`), key, Buffer.from(sig, 'base64url'))) throw new AppError('TOKEN_INVALID');
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new AppError('TOKEN_INVALID');
+  if (payload.iss !== issuer || typeof payload.sub !== 'string' || payload.sid === undefined || !isNumber(payload.iat) || !isNumber(payload.exp)) {
+    throw new AppError('TOKEN_INVALID');
+  }
+  if (payload.nbf !== undefined && (!isNumber(payload.nbf) || payload.nbf > now)) throw new AppError('TOKEN_INVALID');
+  if (payload.exp <= now) throw new AppError('TOKEN_EXPIRED');
+  return payload as SessionClaims;
 }

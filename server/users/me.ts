@@ -46,7 +46,7 @@ export interface MeOptions {
   allowPending?: boolean;
 }
 
-export async function resolveMe(deps: Pick<Deps, 'db' | 'clock'>, auth: MeCredentials, opts: MeOptions): Promise<Me> {
+export async function resolveMe(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, auth: MeCredentials, opts: MeOptions): Promise<Me> {
   if (auth.bearer?.startsWith(UAT_PREFIX)) {
     if (!opts.tokenScope) {
       throw new AppError('FORBIDDEN', {

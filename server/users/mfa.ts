@@ -31,7 +31,7 @@ import { getUser } from './users';
  * The sign-in flow uses `hasSecondFactor`, `verifySecondFactor` and `initialSessionStatus`.
  */
 
-type D = Pick<Deps, 'db' | 'clock' | 'cipher'>;
+type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'cacheInvalidation'>;
 
 export const TOTP_PERIOD_SECONDS = 30;
 export const TOTP_DIGITS = 6;

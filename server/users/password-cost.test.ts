@@ -3,6 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { PasswordPool } from './password-pool';
 import { argon2Params, needsRehash, OWASP_ARGON2_COST } from './passwords';
+import { eq } from 'drizzle-orm';
+import { users } from '../db/schema';
+import { browserOf } from '../testing/auth-flows';
+import { storedPassword } from '../testing/fapi-helpers';
+import { sharedHarness, sharedInstance } from '../testing/harness';
 
 describe('argon2id cost as configuration', () => {
   it('defaults to OWASP\'s baseline and reads PASSWORD_ARGON2_*; out-of-range values name the variable', () => {
@@ -31,5 +36,35 @@ describe('argon2id cost as configuration', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('a stored digest of another cost is rehashed at the next successful sign-in', () => {
+  const h = sharedHarness();
+  const A = sharedInstance(h);
+  const PASSWORD = 'an old cost passphrase';
+
+  it('to the configured cost; a wrong password leaves it as it is', async () => {
+    const email = 'rehash@example.com';
+    const userId = (await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [email], password: PASSWORD } })).body.id as string;
+    // As a digest made before the cost was configuration: argon2's defaults (m=64 MiB, t=3, p=4).
+    const old = await argon2.hash(PASSWORD, { type: argon2.argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4 });
+    await h.runtime.deps.db.update(users).set({ passwordDigest: old, passwordHasher: 'argon2id' }).where(eq(users.id, userId));
+    const b = browserOf(h, A);
+    const signIn = (password: string) => b.call('POST', '/v1/client/sign_ins', { body: { identifier: email, strategy: 'password', password } });
+
+    expect((await signIn('not the passphrase')).status).toBe(422);
+    expect((await storedPassword(h, userId)).digest).toBe(old);
+
+    const ok = await signIn(PASSWORD);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.response.status).toBe('complete');
+    const now = await storedPassword(h, userId);
+    expect(now.hasher).toBe('argon2id');
+    expect(now.digest).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect(await argon2.verify(now.digest!, PASSWORD)).toBe(true);
+    // Signing in again with the rehashed digest still works and leaves it alone.
+    expect((await signIn(PASSWORD)).status).toBe(200);
+    expect((await storedPassword(h, userId)).digest).toBe(now.digest);
   });
 });

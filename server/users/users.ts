@@ -363,11 +363,11 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
 }
 
 /** Deletes the user; its live sessions are revoked first (session.revoked each), then go with it. */
-export async function deleteUser(deps: D, instanceId: string, id: string) {
+export async function deleteUser(deps: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, id: string) {
   return deps.db.transaction(async (tx) => {
     const current = userView(await loadUser(tx, instanceId, id), deps.clock.now());
-    await removeUserMemberships({ db: tx, clock: deps.clock }, instanceId, id);
-    await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
+    await removeUserMemberships({ ...deps, db: tx }, instanceId, id);
+    await revokeLiveSessions({ ...deps, db: tx }, instanceId, id);
     await revokeKeysOfSubject({ db: tx, clock: deps.clock }, instanceId, id, 'user_deleted');
     await tx.delete(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId)));
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.deleted', { ...current, deleted: true });
@@ -379,12 +379,12 @@ export async function deleteUser(deps: D, instanceId: string, id: string) {
  * Ban or unban; a no-op (and no event) when the user is already in that state. A ban
  * revokes the user's live sessions.
  */
-export async function setBanned(deps: D, instanceId: string, id: string, banned: boolean): Promise<UserView> {
+export async function setBanned(deps: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, id: string, banned: boolean): Promise<UserView> {
   return deps.db.transaction(async (tx) => {
     const current = await loadUser(tx, instanceId, id);
     if (current.banned === banned) return userView(current, deps.clock.now());
     await tx.update(users).set({ banned, updatedAt: deps.clock.now() }).where(eq(users.id, id));
-    if (banned) await revokeLiveSessions({ db: tx, clock: deps.clock }, instanceId, id);
+    if (banned) await revokeLiveSessions({ ...deps, db: tx }, instanceId, id);
     if (banned) await revokeKeysOfSubject({ db: tx, clock: deps.clock }, instanceId, id, 'user_banned');
     const view = userView(await loadUser(tx, instanceId, id), deps.clock.now());
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, banned ? 'user.banned' : 'user.unbanned', view);

@@ -1,0 +1,328 @@
+/**
+ * The scale-out rows of `npm run bench` (issue #24), each a target of bench/run.ts:
+ *
+ *   passwords  FAPI password sign-in and sign-up (requests/s) on one `npm run api` process pinned
+ *              to CPU 0, beside the argon2id hash rate at the configured cost on the same core
+ *              (bench/ceiling-argon2.ts). Aim: ≥ 0.9 of the hash rate.
+ *   cluster    GET /v1/users/:id on `npm run api` with WEB_CONCURRENCY=1 and with one HTTP worker
+ *              per core (os.cpus().length), servers unpinned, reported with the core count.
+ *   growth     token refresh and GET /v1/users?query= as the instance grows 1k → 10k → 100k → 1M
+ *              users (BENCH_GROWTH_MAX caps it), users and sessions seeded with INSERT … SELECT
+ *              generate_series, not through the API.
+ *   soak       BENCH_SOAK_SECONDS (default 600) of mixed load (mint, verify, refresh, get, search)
+ *              on one `npm run api` process, its RSS sampled every 5 s: start, end and slope.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import type { BenchServer, WebhookBenchHelpers } from './webhooks';
+
+type Helpers = WebhookBenchHelpers;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The API as one node process (no npm in between), so its pid is the server's own. */
+const API = [process.execPath, ['--import', 'tsx', 'server/main/api.ts']] as const;
+
+async function json(url: string, method: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const parsed = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(parsed)}`);
+  return parsed!;
+}
+
+async function newInstance(h: Helpers, name: string) {
+  const instance = (await h.cli(['instance', 'create', '--name', name, '--env', 'test', '--json'])) as { instance_id: string; publishable_key: string };
+  const key = (await h.cli(['keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--json'])) as { secret: string };
+  return { id: instance.instance_id, publishableKey: instance.publishable_key, auth: { authorization: `Bearer ${key.secret}` } };
+}
+
+function cannon(opts: autocannon.Options) {
+  return new Promise<autocannon.Result>((resolve, reject) => autocannon(opts, (err, result) => (err ? reject(err) : resolve(result))));
+}
+const okPerSecond = (r: autocannon.Result) => r['2xx'] / r.duration;
+
+// ---------------------------------------------------------------- passwords
+
+export interface PasswordBenchResult {
+  hashPerSecond: number;
+  cost: string;
+  signInPerSecond: number;
+  signUpPerSecond: number;
+  signInRatio: number;
+  signUpRatio: number;
+  non2xx: number;
+}
+
+export async function measurePasswords(
+  h: Helpers & { runPinned(args: string[], env: Record<string, string>): Promise<string> },
+  opts: { port: number; seconds: number; connections: number },
+): Promise<PasswordBenchResult> {
+  const server = h.startServer('passwords', API[0], [...API[1]], opts.port, { TRUST_PROXY: '1', WEBHOOK_WORKER: '0', PASSWORD_HASH_QUEUE: '1000', WEB_CONCURRENCY: '1' }, 0);
+  try {
+    await h.waitFor(server, '/healthz', 60_000);
+    const base = `http://127.0.0.1:${opts.port}`;
+    const i = await newInstance(h, 'Passwords');
+    // Protections off: the rows measure the password path, bench/protection.ts their cost.
+    await json(`${base}/v1/attack_protection`, 'PATCH', i.auth, { user_lockout: { enabled: false }, breached_passwords: { enabled: false } });
+    await json(`${base}/v1/risk_based_mfa`, 'PATCH', i.auth, { enabled: false });
+    const emails: string[] = [];
+    for (let n = 0; n < 20; n++) {
+      emails.push(`pw${n}@passwords.example.com`);
+      await json(`${base}/v1/users`, 'POST', i.auth, { email_address: [emails[n]], password: 'a bench passphrase 42' });
+    }
+    let addr = 0;
+    let k = 0;
+    const fapi = `${base}/fapi/${i.id}/v1/client`;
+    const headers = () => ({ 'content-type': 'application/json', 'x-publishable-key': i.publishableKey, 'x-forwarded-for': `10.9.${(++addr >> 8) & 255}.${addr & 255}` });
+    const signIn = (seconds: number) =>
+      cannon({
+        url: `${fapi}/sign_ins`,
+        connections: opts.connections,
+        duration: seconds,
+        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: headers(), body: JSON.stringify({ identifier: emails[k++ % emails.length], password: 'a bench passphrase 42' }) }) }],
+      });
+    const signUp = (seconds: number) =>
+      cannon({
+        url: `${fapi}/sign_ups`,
+        connections: opts.connections,
+        duration: seconds,
+        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: headers(), body: JSON.stringify({ email_address: `new${++k}.${randomBytes(3).toString('hex')}@signup.example.com`, password: 'a new bench passphrase 43' }) }) }],
+      });
+    await signIn(1);
+    await signUp(1);
+    const half = opts.seconds / 2;
+    const results = { in: [] as autocannon.Result[], up: [] as autocannon.Result[] };
+    for (let r = 0; r < 2; r++) {
+      results.in.push(await signIn(half));
+      results.up.push(await signUp(half));
+    }
+    const rate = (rs: autocannon.Result[]) => rs.reduce((a, r) => a + r['2xx'], 0) / rs.reduce((a, r) => a + r.duration, 0);
+    const non2xx = [...results.in, ...results.up].reduce((a, r) => a + r.non2xx, 0);
+    await h.stop(server.child);
+    const ceiling = JSON.parse((await h.runPinned(['bench/ceiling-argon2.ts'], { BENCH_SECONDS: String(opts.seconds), BENCH_INFLIGHT: String(opts.connections) })).trim().split('\n').pop()!) as {
+      perSecond: number;
+      memoryCost: number;
+      timeCost: number;
+      parallelism: number;
+    };
+    const signInPerSecond = rate(results.in);
+    const signUpPerSecond = rate(results.up);
+    return {
+      hashPerSecond: ceiling.perSecond,
+      cost: `m=${ceiling.memoryCost} KiB, t=${ceiling.timeCost}, p=${ceiling.parallelism}`,
+      signInPerSecond,
+      signUpPerSecond,
+      signInRatio: signInPerSecond / ceiling.perSecond,
+      signUpRatio: signUpPerSecond / ceiling.perSecond,
+      non2xx,
+    };
+  } finally {
+    await h.stop(server.child);
+  }
+}
+
+// ---------------------------------------------------------------- cluster
+
+export interface ClusterBenchResult {
+  cpus: number;
+  rows: { workers: number; perSecond: number; p99: number }[];
+}
+
+export async function measureCluster(h: Helpers, opts: { port: number; seconds: number; connections: number; userPath: string; auth: Record<string, string> }): Promise<ClusterBenchResult> {
+  const cpus = os.cpus().length;
+  const rows: ClusterBenchResult['rows'] = [];
+  for (const workers of [...new Set([1, cpus])]) {
+    const server = h.startServer(`cluster ×${workers}`, API[0], [...API[1]], opts.port, { WEB_CONCURRENCY: String(workers), WEBHOOK_WORKER: '0' }, null);
+    try {
+      await h.waitFor(server, '/readyz', 120_000);
+      const url = `http://127.0.0.1:${opts.port}${opts.userPath}`;
+      await cannon({ url, connections: opts.connections * workers, duration: 2, headers: opts.auth });
+      const r = await cannon({ url, connections: opts.connections * workers, duration: opts.seconds, headers: opts.auth });
+      rows.push({ workers, perSecond: okPerSecond(r), p99: r.latency.p99 });
+    } finally {
+      await h.stop(server.child);
+    }
+  }
+  return { cpus, rows };
+}
+
+// ---------------------------------------------------------------- growth
+
+export interface GrowthRow {
+  users: number;
+  seedSeconds: number;
+  refreshPerSecond: number;
+  refreshP99: number;
+  queryPerSecond: number;
+  queryP99: number;
+}
+
+const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
+
+export async function measureGrowth(
+  h: Helpers,
+  opts: { port: number; seconds: number; connections: number; databaseUrl: string; max: number; sessionsPerStep: number },
+): Promise<GrowthRow[]> {
+  const sizes = [1_000, 10_000, 100_000, 1_000_000].filter((n) => n <= opts.max);
+  const db = postgres(opts.databaseUrl, { max: 2, onnotice: () => {} });
+  const server = h.startServer('growth', API[0], [...API[1]], opts.port, { WEB_CONCURRENCY: '1', WEBHOOK_WORKER: '0' }, 0);
+  const rows: GrowthRow[] = [];
+  try {
+    await h.waitFor(server, '/readyz', 120_000);
+    const base = `http://127.0.0.1:${opts.port}`;
+    const i = await newInstance(h, 'Growth');
+    let have = 0;
+    for (const size of sizes) {
+      const t0 = Date.now();
+      // Users g<n> with one address each, in slices of 100k rows.
+      for (let from = have + 1; from <= size; from += 100_000) {
+        const to = Math.min(size, from + 99_999);
+        await db`
+          insert into users (id, instance_id, first_name, last_name, primary_email_address_id, created_at, updated_at)
+          select 'user_grow' || lpad(n::text, 8, '0'), ${i.id}, 'Grow' || n, 'Bench', 'idn_grow' || lpad(n::text, 8, '0'),
+                 (extract(epoch from now()) * 1000)::bigint - n, (extract(epoch from now()) * 1000)::bigint - n
+            from generate_series(${from}::int, ${to}::int) n`;
+        await db`
+          insert into email_addresses (id, instance_id, user_id, email_address, email_key, verification_status, created_at, updated_at)
+          select 'idn_grow' || lpad(n::text, 8, '0'), ${i.id}, 'user_grow' || lpad(n::text, 8, '0'), 'g' || n || '@growth.example.com',
+                 'g' || n || '@growth.example.com', 'verified', (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
+            from generate_series(${from}::int, ${to}::int) n`;
+      }
+      await db`analyze users`;
+      await db`analyze email_addresses`;
+      have = size;
+      // Fresh sessions with known refresh tokens, for users spread over the whole table.
+      const now = Date.now();
+      const tokens = Array.from({ length: opts.sessionsPerStep }, () => `rt_${randomBytes(32).toString('base64url')}`);
+      const ids = tokens.map((_, n) => `sess_grow${size}_${n}`);
+      const userIds = tokens.map(() => `user_grow${String(1 + Math.floor(Math.random() * size)).padStart(8, '0')}`);
+      await db`
+        insert into sessions (id, instance_id, user_id, status, last_active_at, expire_at, abandon_at, created_at, updated_at)
+        select id, ${i.id}, user_id, 'active', ${now}, ${now + 86_400_000}, ${now + 86_400_000}, ${now}, ${now}
+          from unnest(${ids}::text[], ${userIds}::text[]) as t(id, user_id)`;
+      await db`
+        insert into refresh_tokens (digest, session_id, created_at)
+        select digest, session_id, ${now} from unnest(${tokens.map(sha256Hex)}::text[], ${ids}::text[]) as t(digest, session_id)`;
+      const seedSeconds = (Date.now() - t0) / 1000;
+
+      const fapi = `${base}/fapi/${i.id}/v1/sessions`;
+      let next = 0;
+      const refresh = await cannon({
+        url: base,
+        connections: opts.connections,
+        duration: opts.seconds,
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req) => {
+              const n = next++ % tokens.length; // past the pool: a reused token, answered 401 and not counted
+              return { ...req, path: new URL(`${fapi}/${ids[n]}/refresh`).pathname, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: tokens[n] }) };
+            },
+          },
+        ],
+      });
+      if (next > tokens.length) h.log(`  ! growth ${size}: the refresh pool (${tokens.length}) ran dry; raise BENCH_GROWTH_SESSIONS`);
+      const target = Math.max(1, Math.floor(size / 2));
+      const query = await cannon({ url: `${base}/v1/users?query=g${target}@growth&limit=10`, connections: opts.connections, duration: opts.seconds, headers: i.auth });
+      const check = await json(`${base}/v1/users?query=g${target}@growth&limit=10`, 'GET', i.auth);
+      if ((check.data as unknown[]).length !== 1) h.log(`  ! growth ${size}: query matched ${(check.data as unknown[]).length} users, not 1`);
+      rows.push({
+        users: size,
+        seedSeconds,
+        refreshPerSecond: Math.min(tokens.length, refresh['2xx']) / refresh.duration,
+        refreshP99: refresh.latency.p99,
+        queryPerSecond: okPerSecond(query),
+        queryP99: query.latency.p99,
+      });
+      h.log(`growth ${size}: refresh ${rows.at(-1)!.refreshPerSecond.toFixed(0)}/s, query ${rows.at(-1)!.queryPerSecond.toFixed(0)}/s (seeded in ${seedSeconds.toFixed(1)} s)`);
+    }
+  } finally {
+    await h.stop(server.child);
+    await db.end({ timeout: 2 });
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------- soak
+
+export interface SoakResult {
+  seconds: number;
+  operations: number;
+  failures: number;
+  rssStartMiB: number;
+  rssEndMiB: number;
+  rssMaxMiB: number;
+  /** Least-squares slope of RSS over the run after its first fifth (warm-up), MiB per minute. */
+  slopeMiBPerMinute: number;
+}
+
+const rssMiB = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+export async function measureSoak(h: Helpers, opts: { port: number; seconds: number; inFlight: number }): Promise<SoakResult> {
+  const server: BenchServer = h.startServer('soak', API[0], [...API[1]], opts.port, { WEB_CONCURRENCY: '1', WEBHOOK_WORKER: '0' }, 0);
+  try {
+    await h.waitFor(server, '/readyz', 120_000);
+    const base = `http://127.0.0.1:${opts.port}`;
+    const i = await newInstance(h, 'Soak');
+    const userIds: string[] = [];
+    for (let n = 0; n < 50; n++) userIds.push(String((await json(`${base}/v1/users`, 'POST', i.auth, { email_address: [`soak${n}@soak.example.com`], first_name: `Soak${n}` })).id));
+    const pid = server.child.pid!;
+    const samples: [number, number][] = [];
+    const t0 = Date.now();
+    const end = t0 + opts.seconds * 1000;
+    let operations = 0;
+    let failures = 0;
+    const step = async (p: Promise<unknown>) => {
+      try {
+        await p;
+        operations++;
+      } catch {
+        failures++;
+      }
+    };
+    const sampler = setInterval(() => samples.push([(Date.now() - t0) / 1000, rssMiB(pid)]), 5000);
+    samples.push([0, rssMiB(pid)]);
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: opts.inFlight }, async () => {
+        while (Date.now() < end) {
+          const userId = userIds[n++ % userIds.length]!;
+          const s = (await json(`${base}/v1/sessions`, 'POST', i.auth, { user_id: userId }).catch(() => null)) as { id: string; jwt: string; refresh_token: string } | null;
+          if (!s) {
+            failures++;
+            continue;
+          }
+          operations++;
+          await step(json(`${base}/v1/sessions/verify`, 'POST', i.auth, { token: s.jwt }));
+          await step(json(`${base}/fapi/${i.id}/v1/sessions/${s.id}/refresh`, 'POST', {}, { refresh_token: s.refresh_token }));
+          await step(json(`${base}/v1/users/${userId}`, 'GET', i.auth));
+          await step(json(`${base}/v1/users?query=soak${n % 50}&limit=5`, 'GET', i.auth));
+          await step(json(`${base}/v1/sessions/${s.id}/revoke`, 'POST', i.auth));
+        }
+      }),
+    );
+    clearInterval(sampler);
+    samples.push([(Date.now() - t0) / 1000, rssMiB(pid)]);
+    const tail = samples.filter(([t]) => t >= opts.seconds / 5);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const mt = mean(tail.map(([t]) => t));
+    const mr = mean(tail.map(([, r]) => r));
+    const slope = tail.reduce((a, [t, r]) => a + (t - mt) * (r - mr), 0) / (tail.reduce((a, [t]) => a + (t - mt) ** 2, 0) || 1);
+    await sleep(0);
+    return {
+      seconds: opts.seconds,
+      operations,
+      failures,
+      rssStartMiB: tail[0]?.[1] ?? samples[0]![1],
+      rssEndMiB: samples.at(-1)![1],
+      rssMaxMiB: Math.max(...samples.map(([, r]) => r)),
+      slopeMiBPerMinute: slope * 60,
+    };
+  } finally {
+    await h.stop(server.child);
+  }
+}
