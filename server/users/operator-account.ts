@@ -92,7 +92,7 @@ export interface OperatorPassword {
  * with `sign_out_of_all_sessions` every live session is revoked and sessions_version bumped
  * (audited `session.revoked_all`).
  */
-export async function setUserPassword(deps: Pick<Deps, 'db' | 'clock' | 'passwords'>, instanceId: string, userId: string, input: OperatorPassword, auditCtx: AuditContext) {
+export async function setUserPassword(deps: Pick<Deps, 'db' | 'clock' | 'passwords' | 'cacheInvalidation'>, instanceId: string, userId: string, input: OperatorPassword, auditCtx: AuditContext) {
   const view = await updateUser(deps, instanceId, userId, { password: input.password, skip_password_checks: input.skip_password_checks }, auditCtx);
   if (!input.sign_out_of_all_sessions) return view;
   await revokeUserSessions(deps, instanceId, userId, auditCtx);
