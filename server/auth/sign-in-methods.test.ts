@@ -130,4 +130,17 @@ describe('sign-in methods', () => {
     expect((await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_link' } })).status).toBe(200);
     expect(await h.outbox(nobody)).toEqual([]);
   });
+
+  it('a user locked after asking for a link is not signed in by it', async () => {
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: false, phone_code: false, email_link: true } });
+    const email = `methods${++n}@example.com`;
+    const userId = await createTestUser(h, I, { email_address: [email] });
+    const b = browserOf(h, I);
+    const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: email } })).body.response.id as string;
+    await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'email_link' } });
+    expect((await h.call('POST', `/v1/users/${userId}/lock`, { key: I.secret })).status).toBe(200);
+    const link = new URL(String((await h.outbox(email))[0]!.data.url));
+    expect((await h.request('GET', `${link.pathname}${link.search}`)).headers.get('location')).toMatch(/status=failed$/);
+    expect((await b.call('GET', `/v1/client/sign_ins/${id}`)).body.response.status).toBe('needs_first_factor');
+  });
 });

@@ -331,6 +331,8 @@ export async function completeFirstFactor(
     .where(and(eq(users.id, a.userId!), eq(users.instanceId, instance.id)));
   if (!user) throw credentialsInvalid();
   if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
+  // Every way in (password, codes, links, social) ends here: a locked account stops here too.
+  await assertNotLocked(d, instance, { userId: user.id, identifier: a.identifier });
   const secondFactor = await hasSecondFactor(d.db, user.id);
   const origin = originOf(a, auditCtx);
   // Risk-based MFA steps up password sign-ins only: an email code already proved the mailbox.

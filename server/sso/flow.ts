@@ -15,6 +15,7 @@ import { ensureBuiltIns } from '../organizations/roles';
 import { createClient, setActiveSession } from '../sessions/clients';
 import { createSession } from '../sessions/sessions';
 import { createUser, updateUser } from '../users/users';
+import { assertNotLocked } from '../protection/lockout';
 import { activeConnectionForEmail, type ConnectionRow } from './connections';
 import { oidcAuthorizationUrl } from './oidc';
 import { samlFor, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
@@ -170,6 +171,10 @@ export async function completeSso(
     const [user] = await tx.select().from(users).where(and(eq(users.id, userId), eq(users.instanceId, instance.id)));
     if (!user) throw new SsoRefused('user_banned', 'The linked user no longer exists.');
     if (user.banned) throw new SsoRefused('user_banned', 'This user is banned and cannot sign in.');
+    await assertNotLocked(d, instance, { userId, identifier: email }).catch((err: unknown) => {
+      if (isAppError(err) && err.code === 'USER_LOCKED') throw new SsoRefused('user_locked', 'This account is locked and cannot sign in.');
+      throw err;
+    });
     // Profile sync: the IdP is the source of truth for the names it sends.
     const names = {
       ...(identity.firstName && identity.firstName !== user.firstName ? { first_name: identity.firstName } : {}),

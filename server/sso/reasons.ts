@@ -22,6 +22,7 @@ export const REASONS = {
   email_not_verified: 'email_not_verified',
   email_domain_mismatch: 'email_domain_mismatch',
   user_banned: 'user_banned',
+  user_locked: 'user_locked',
   discovery_failed: 'discovery_failed',
   oidc_callback_failed: 'oidc_callback_failed',
   idp_initiated_disabled: 'idp_initiated_disabled',

@@ -204,6 +204,14 @@ describe('SP-initiated sign-in', () => {
 });
 
 describe('refusals', () => {
+  it('a locked user', async () => {
+    const [ada] = (await bapi('GET', '/v1/users?email_address=ada@acme.test')).body.data;
+    expect((await bapi('POST', `/v1/users/${ada.id}/lock`)).status).toBe(200);
+    const { requestId } = await startSignIn();
+    await expectRefused(await postAcs(await samlResponse(requestId)), 'user_locked');
+    expect((await bapi('POST', `/v1/users/${ada.id}/unlock`)).status).toBe(200);
+  });
+
   it('an unsigned response', async () => {
     const { requestId } = await startSignIn();
     const unsigned = decode(await samlResponse(requestId)).replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
