@@ -5,6 +5,7 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useState, type ReactNode } from 'react';
 import { ActionCell, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, FactList, Field, FormDialog, Input, Td, Tr } from '@/components/ui';
 import type { ApiKey } from '@/lib/console/api-keys';
+import type { ApiToken } from '@/lib/fapi/types';
 import { displayName, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
 import type { CursorPage, LightList, User } from '@/lib/console/types';
@@ -36,16 +37,6 @@ type Membership = {
   organization: { id: string; name: string; slug: string | null };
   role: string;
   role_name: string | null;
-  created_at: number;
-};
-
-type ApiToken = {
-  id: string;
-  name: string;
-  scopes: string[];
-  status: 'active' | 'expired' | 'revoked';
-  expires_at: number | null;
-  last_used_at: number | null;
   created_at: number;
 };
 
