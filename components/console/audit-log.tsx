@@ -124,7 +124,7 @@ export function AuditLog() {
                         {Object.keys(entry.details).length > 0 || entry.ip ? (
                           <details>
                             <summary className="cursor-pointer text-indigo-600 dark:text-indigo-400">{t('show')}</summary>
-                            <pre className="mt-2 max-w-md overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">
+                            <pre tabIndex={0} className="mt-2 max-w-md overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">
                               {JSON.stringify({ ...entry.details, ...(entry.ip ? { ip: entry.ip } : {}), ...(entry.user_agent ? { user_agent: entry.user_agent } : {}) }, null, 2)}
                             </pre>
                           </details>

@@ -170,7 +170,7 @@ function MessageView({ message }: { message: Email | Sms }) {
             </section>
             <section className="flex flex-col gap-2">
               <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t('text')}</h3>
-              <pre className="max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">{message.text}</pre>
+              <pre tabIndex={0} className="max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">{message.text}</pre>
             </section>
           </>
         ) : (

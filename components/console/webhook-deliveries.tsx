@@ -140,7 +140,7 @@ function MessageRow({
                   </div>
                   {a.error && <p className="text-xs text-red-700 dark:text-red-300">{a.error}</p>}
                   {a.response && (
-                    <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">{a.response}</pre>
+                    <pre tabIndex={0} className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">{a.response}</pre>
                   )}
                 </li>
               ))}
