@@ -171,8 +171,9 @@ const fromResult = (r: autocannon.Result, exhausted = 0): Hit => ({
   exhausted,
 });
 
-async function hit(row: Row, seconds: number, samples: number[] | null): Promise<Hit> {
-  const base = { connections: plan.connections, duration: seconds };
+/** `rate`: requests/s over all connections (autocannon's overallRate); saturating when absent. */
+async function hit(row: Row, seconds: number, samples: number[] | null, rate?: number): Promise<Hit> {
+  const base = { connections: plan.connections, duration: seconds, ...(rate ? { overallRate: rate } : {}) };
   switch (row.kind) {
     case 'get':
       return fromResult(await cannon({ ...base, url: row.url, headers: row.headers }, samples));
@@ -258,6 +259,19 @@ for (let round = 0; round < plan.rounds; round++) {
     a.rounds.push(r.ok / r.seconds);
   }
 }
+// The session hot paths again at half the rate they saturated at: the latency a server
+// sized with 2× headroom shows (the issue's p99 aim is under 10 ms there).
+const halfRate = new Map<string, { rate: number; p50: number; p99: number; ok: number; non2xx: number }>();
+for (const row of plan.rows) {
+  if (row.kind !== 'refresh' && row.kind !== 'verify') continue;
+  const a = acc.get(row.id)!;
+  const rate = Math.max(1, Math.floor(a.ok / a.seconds / 2));
+  const samples: number[] = [];
+  const r = await hit(row, plan.secondsPerRound * 2, samples, rate);
+  const sorted = Float64Array.from(samples).sort();
+  halfRate.set(row.id, { rate, p50: percentile(sorted, 50), p99: percentile(sorted, 99), ok: r.ok, non2xx: r.non2xx });
+}
+
 if (sessions.items.length) log(`refresh pool: ${sessions.next} used of ${sessions.items.length} minted (${mintSeconds.toFixed(1)}s minting, outside the measurements)`);
 
 const out = plan.rows.map((row) => {
@@ -275,6 +289,7 @@ const out = plan.rows.map((row) => {
     timeouts: a.timeouts,
     exhausted: a.exhausted,
     seconds: a.seconds,
+    halfRate: halfRate.get(row.id) ?? null,
   };
 });
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -21,8 +21,9 @@ import type { BenchServer, WebhookBenchHelpers } from './webhooks';
 
 type Helpers = WebhookBenchHelpers;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** The API as one node process (no npm in between), so its pid is the server's own. */
-const API = [process.execPath, ['--import', 'tsx', 'server/main/api.ts']] as const;
+/** The API as one node process (no npm in between), so its pid is the server's own; profiled under BENCH_CPU_PROF. */
+const PROF = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+const API = [process.execPath, [...PROF, '--import', 'tsx', 'server/main/api.ts']] as const;
 
 async function json(url: string, method: string, headers: Record<string, string>, body?: unknown) {
   const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });

@@ -300,11 +300,12 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
       const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'enterprise_sso', attempts: 0, expire_at: null };
       return { ...answer, response: { ...answer.response, first_factor_verification: { ...verification, external_verification_redirect_url: url } } };
     }
-    await assertNotLocked(deps, auth.instance, created.attempt);
     if (body.password !== undefined) {
+      // attemptFirstFactor refuses a locked account before hashing.
       const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password }, auditCtxOf(auth, request));
       return signInAnswer(deps, auth, step);
     }
+    await assertNotLocked(deps, auth.instance, created.attempt);
     return signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
   },
 });

@@ -14,7 +14,7 @@ import { bumpSessionsVersion } from '../sessions/session-state';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
 import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
-import { assertNotLocked, clearFailedAttempts, recordFailedAttempt } from '../protection/lockout';
+import { assertNotLocked, assertUserRowNotLocked, clearFailedAttempts, recordFailedAttempt } from '../protection/lockout';
 import { maskEmail, rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword, checkPassword } from './password-policy';
@@ -326,13 +326,13 @@ export async function completeFirstFactor(
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   const [user] = await d.db
-    .select({ id: users.id, banned: users.banned })
+    .select({ id: users.id, banned: users.banned, locked: users.locked, lockedUntil: users.lockedUntil, sessionsVersion: users.sessionsVersion })
     .from(users)
     .where(and(eq(users.id, a.userId!), eq(users.instanceId, instance.id)));
   if (!user) throw credentialsInvalid();
   if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
   // Every way in (password, codes, links, social) ends here: a locked account stops here too.
-  await assertNotLocked(d, instance, { userId: user.id, identifier: a.identifier });
+  assertUserRowNotLocked(d, instance, user);
   const secondFactor = await hasSecondFactor(d.db, user.id);
   const origin = originOf(a, auditCtx);
   // Risk-based MFA steps up password sign-ins only: an email code already proved the mailbox.
@@ -340,7 +340,7 @@ export async function completeFirstFactor(
   const stepUpTo = risk.length > 0 && !secondFactor ? await stepUpAddress(d, user.id) : null;
   const needsSecondFactor = secondFactor || stepUpTo !== null;
   const status = needsSecondFactor ? 'pending' : await initialSessionStatus(d, instance, user.id);
-  const { session } = await createSession(d, instance, { userId: user.id, clientId: a.clientId, status, activity: auditCtx }, auditCtx);
+  const { session } = await createSession(d, instance, { userId: user.id, user, clientId: a.clientId, status, activity: auditCtx }, auditCtx);
   const client = await setActiveSession(d, a.clientId, session.id);
   const now = d.clock.now();
   const [next] = await d.db
@@ -403,15 +403,17 @@ export async function attemptFirstFactor(
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_first_factor');
   assertStrategyAllowed(instance, a, input.strategy);
-  await assertNotLocked(deps, instance, a);
   if (input.strategy === 'password') {
-    await assertPasswordAllowed(deps, instance.id, a.identifier);
+    // The lock and the digest in one read, before the costly hash.
     const [stored] = a.userId
       ? await deps.db
-          .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
+          .select({ digest: users.passwordDigest, hasher: users.passwordHasher, locked: users.locked, lockedUntil: users.lockedUntil })
           .from(users)
           .where(and(eq(users.id, a.userId), eq(users.instanceId, instance.id)))
       : [];
+    if (stored) assertUserRowNotLocked(deps, instance, stored);
+    else await assertNotLocked(deps, instance, a);
+    await assertPasswordAllowed(deps, instance.id, a.identifier);
     const known = stored?.digest && stored.hasher ? { digest: stored.digest, hasher: stored.hasher } : null;
     if (!(await checkPassword(deps, input.password, known))) throw (await recordFailedAttempt(deps, instance, a, auditCtx)) ?? credentialsInvalid();
     // An imported digest becomes argon2id, and one made at another cost takes the configured one, at the first successful sign-in.
@@ -428,6 +430,7 @@ export async function attemptFirstFactor(
     });
   }
 
+  await assertNotLocked(deps, instance, a);
   const reset = input.strategy === 'reset_password_email_code';
   const outcome = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };

@@ -43,16 +43,25 @@ export const userLocked = (until: number | null) =>
     meta: { expires_at: until },
   });
 
+/** A user row's lock columns, as the sign-in steps read them with what else they need. */
+export interface UserLockColumns {
+  locked: boolean;
+  lockedUntil: number | null;
+}
+
+/** When a user row's lock ends: null for an operator's lock (no end), undefined when not locked now. */
+const userLockEnd = (row: UserLockColumns | undefined, now: number): number | null | undefined =>
+  !row?.locked ? undefined : row.lockedUntil === null || row.lockedUntil > now ? row.lockedUntil : undefined;
+
 /** When the account's lockout ends, or null when it is not locked (lockout off: never locked). */
 async function lockedUntil(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, t: LockTarget): Promise<number | null | undefined> {
   const now = deps.clock.now();
   if (t.userId) {
     const [row] = await deps.db
-      .select({ locked: users.locked, until: users.lockedUntil })
+      .select({ locked: users.locked, lockedUntil: users.lockedUntil })
       .from(users)
       .where(and(eq(users.id, t.userId), eq(users.instanceId, instance.id)));
-    if (!row?.locked) return undefined;
-    return row.until === null || row.until > now ? row.until : undefined;
+    return userLockEnd(row, now);
   }
   const [row] = await deps.db
     .select({ until: identifierLockouts.lockedUntil })
@@ -69,8 +78,17 @@ async function lockedUntil(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceC
 export async function assertNotLocked(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, t: LockTarget): Promise<void> {
   const enabled = lockoutOf(instance).enabled;
   if (!enabled && !t.userId) return;
-  const until = await lockedUntil(deps, instance, t);
-  if (until === undefined || (!enabled && until !== null)) return;
+  refuseLock(instance, await lockedUntil(deps, instance, t));
+}
+
+/** assertNotLocked for a user row the caller read already (its lock columns among others). */
+export function assertUserRowNotLocked(deps: Pick<Deps, 'clock'>, instance: InstanceContext, row: UserLockColumns): void {
+  refuseLock(instance, userLockEnd(row, deps.clock.now()));
+}
+
+/** With lockout off, only an operator's lock (no end) holds. */
+function refuseLock(instance: InstanceContext, until: number | null | undefined): void {
+  if (until === undefined || (!lockoutOf(instance).enabled && until !== null)) return;
   throw userLocked(until);
 }
 

@@ -95,6 +95,8 @@ export async function createSession(
   instance: InstanceContext,
   input: {
     userId: string;
+    /** The user as the caller read it in this transaction (not banned): spares the read. */
+    user?: { id: string; sessionsVersion: number };
     clientId?: string | null;
     actor?: Actor | null;
     status?: 'active' | 'pending';
@@ -108,7 +110,7 @@ export async function createSession(
   auditCtx: AuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
-    const user = await sessionUser(tx, instance.id, input.userId);
+    const user = input.user?.id === input.userId ? input.user : await sessionUser(tx, instance.id, input.userId);
     const now = deps.clock.now();
     const { expireAt, abandonAt } = timesFor(instance, now);
     await countMetric({ db: tx, clock: deps.clock }, instance.id, 'sign_ins');
