@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { dailyMetrics, instanceLogos, secretKeys, sessions, users, webhookEndpoints, instances } from '../db/schema';
@@ -12,12 +13,16 @@ export const GAUGES = ['total_users', 'daily_active_users', 'monthly_active_user
 export type Counter = (typeof COUNTERS)[number];
 export type Gauge = (typeof GAUGES)[number];
 
-/** Adds to today's value of a counter. */
+/** Rows a counter's day is spread over (schema/analytics.ts says why). */
+export const METRIC_SHARDS = 16;
+const METRIC_KEY = [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day, dailyMetrics.shard];
+
+/** Adds to today's value of a counter, on one of its shards picked at random. */
 export async function count(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, metric: Counter, n = 1) {
   await deps.db
     .insert(dailyMetrics)
-    .values({ instanceId, metric, day: dayOf(deps.clock.now()), value: n })
-    .onConflictDoUpdate({ target: [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day], set: { value: sql`${dailyMetrics.value} + excluded.value` } });
+    .values({ instanceId, metric, day: dayOf(deps.clock.now()), shard: randomInt(METRIC_SHARDS), value: n })
+    .onConflictDoUpdate({ target: METRIC_KEY, set: { value: sql`${dailyMetrics.value} + excluded.value` } });
 }
 
 /**
@@ -51,7 +56,7 @@ export async function rollUpActivity(deps: Pick<Deps, 'db' | 'clock'>) {
     await deps.db
       .insert(dailyMetrics)
       .values(rows.slice(i, i + 500))
-      .onConflictDoUpdate({ target: [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day], set: { value: sql`excluded.value` } });
+      .onConflictDoUpdate({ target: METRIC_KEY, set: { value: sql`excluded.value` } });
   }
   return rows.length;
 }
@@ -61,9 +66,10 @@ export async function instanceMetrics(deps: Pick<Deps, 'db' | 'clock'>, instance
   const today = dayOf(deps.clock.now());
   const first = today - days + 1;
   const rows = await deps.db
-    .select()
+    .select({ metric: dailyMetrics.metric, day: dailyMetrics.day, value: sql<number>`sum(${dailyMetrics.value})::bigint`.mapWith(Number) })
     .from(dailyMetrics)
-    .where(and(eq(dailyMetrics.instanceId, instanceId), gte(dailyMetrics.day, first)));
+    .where(and(eq(dailyMetrics.instanceId, instanceId), gte(dailyMetrics.day, first)))
+    .groupBy(dailyMetrics.metric, dailyMetrics.day);
   const series = Object.fromEntries(
     [...COUNTERS, ...GAUGES].map((metric) => [
       metric,

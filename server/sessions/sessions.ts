@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
-import { prepared } from '../db/prepared';
+import { executePrepared, prepared } from '../db/prepared';
 import { refreshTokens, sessions, users, type LtiSessionContext, type SessionStatus } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
@@ -269,7 +269,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
   const now = deps.clock.now();
   const inactivity = instance.settings.session_inactivity_timeout_seconds;
   const abandonAt = inactivity === null ? sql`expire_at` : sql`least(expire_at, ${now + inactivity * 1000}::bigint)`;
-  const result = await deps.db.execute(sql`
+  const result = await executePrepared(deps.db, 'refresh_rotate', sql`
     with target as (
       select s.id, s.user_id, s.status, s.actor, s.lti, s.expire_at, s.last_active_organization_id, u.sessions_version
       from ${refreshTokens} t
