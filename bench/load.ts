@@ -1,3 +1,4 @@
+import http from 'node:http';
 import autocannon from 'autocannon';
 
 /**
@@ -171,9 +172,8 @@ const fromResult = (r: autocannon.Result, exhausted = 0): Hit => ({
   exhausted,
 });
 
-/** `rate`: requests/s over all connections (autocannon's overallRate); saturating when absent. */
-async function hit(row: Row, seconds: number, samples: number[] | null, rate?: number): Promise<Hit> {
-  const base = { connections: plan.connections, duration: seconds, ...(rate ? { overallRate: rate } : {}) };
+async function hit(row: Row, seconds: number, samples: number[] | null): Promise<Hit> {
+  const base = { connections: plan.connections, duration: seconds };
   switch (row.kind) {
     case 'get':
       return fromResult(await cannon({ ...base, url: row.url, headers: row.headers }, samples));
@@ -238,6 +238,58 @@ async function hit(row: Row, seconds: number, samples: number[] | null, rate?: n
   }
 }
 
+interface PacedRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Open-loop load: one POST every 1/rate s, whatever the answers' pace, over keep-alive
+ * connections (as many as needed). autocannon's rate limit is no use here: each connection
+ * sends its second's quota back to back, so half the rate is saturation half of the time.
+ */
+async function paced(rate: number, seconds: number, next: () => PacedRequest) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const samples: number[] = [];
+  let ok = 0;
+  let non2xx = 0;
+  let inFlight = 0;
+  const send = () => {
+    const req = next();
+    const started = performance.now();
+    inFlight++;
+    const r = http.request(req.url, { method: 'POST', agent, headers: { ...req.headers, 'content-length': Buffer.byteLength(req.body) } }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        inFlight--;
+        if (res.statusCode! >= 200 && res.statusCode! < 300) {
+          ok++;
+          samples.push(performance.now() - started);
+        } else non2xx++;
+      });
+    });
+    r.on('error', () => {
+      inFlight--;
+      non2xx++;
+    });
+    r.end(req.body);
+  };
+  const start = performance.now();
+  let sent = 0;
+  while (performance.now() - start < seconds * 1000) {
+    const due = Math.floor(((performance.now() - start) / 1000) * rate);
+    while (sent < due) {
+      send();
+      sent++;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  agent.destroy();
+  return { ok, non2xx, samples };
+}
+
 const acc = new Map(
   plan.rows.map((r) => [
     r.id,
@@ -266,9 +318,24 @@ for (const row of plan.rows) {
   if (row.kind !== 'refresh' && row.kind !== 'verify') continue;
   const a = acc.get(row.id)!;
   const rate = Math.max(1, Math.floor(a.ok / a.seconds / 2));
-  const samples: number[] = [];
-  const r = await hit(row, plan.secondsPerRound * 2, samples, rate);
-  const sorted = Float64Array.from(samples).sort();
+  const seconds = plan.secondsPerRound * 2;
+  let next: () => PacedRequest;
+  if (row.kind === 'verify') {
+    const body = JSON.stringify({ token: (await mintOne(row.mint)).jwt });
+    next = () => ({ url: row.url, headers: { ...row.headers, 'content-type': 'application/json' }, body });
+  } else {
+    sessions.fastest = Math.max(sessions.fastest, rate);
+    await sessions.topUp(seconds, async () => {
+      const s = await mintOne(row.mint);
+      return { sid: s.id, token: s.refresh_token };
+    });
+    next = () => {
+      const pair = sessions.take() ?? { sid: 'sess_exhausted', token: 'rt_pool_exhausted_pool_exhausted' };
+      return { url: `${row.fapiUrl}/v1/sessions/${pair.sid}/refresh`, headers: { 'content-type': 'application/json' }, body: `{"refresh_token":"${pair.token}"}` };
+    };
+  }
+  const r = await paced(rate, seconds, next);
+  const sorted = Float64Array.from(r.samples).sort();
   halfRate.set(row.id, { rate, p50: percentile(sorted, 50), p99: percentile(sorted, 99), ok: r.ok, non2xx: r.non2xx });
 }
 

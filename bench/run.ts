@@ -347,7 +347,7 @@ interface LoadResult {
   /** refresh rows: requests sent after the pool of fresh sessions ran dry (not successes) */
   exhausted: number;
   seconds: number;
-  /** refresh and verify rows: a second pass at half the measured rate (autocannon overallRate) */
+  /** refresh and verify rows: a second, open-loop pass at half the measured rate (bench/load.ts paced) */
   halfRate: { rate: number; p50: number; p99: number; ok: number; non2xx: number } | null;
 }
 
