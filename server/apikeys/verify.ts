@@ -11,7 +11,8 @@ import { apiKeyCache } from './cache';
 /** `last_used_at` is kept to the minute: each node writes a key's use at most once a minute. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-const byDigest = prepared((db) =>
+/** Exported for its EXPLAIN test (sessions/query-plans.test.ts). */
+export const byDigest = prepared((db) =>
   db.select().from(apiKeys).where(eq(apiKeys.digest, sql.placeholder('digest'))).prepare('api_key_by_digest'),
 );
 

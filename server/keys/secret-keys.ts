@@ -129,7 +129,8 @@ async function lookupKey(deps: Deps, digest: string): Promise<ResolvedKey | null
   };
 }
 
-const keyLookupStatement = prepared((db) =>
+/** Exported for its EXPLAIN test (sessions/query-plans.test.ts). */
+export const keyLookupStatement = prepared((db) =>
   db
     .select({
       id: secretKeys.id,

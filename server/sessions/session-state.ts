@@ -85,7 +85,8 @@ export function forgetSessionHere(deps: Pick<Deps, 'caches'>, id: string) {
   cacheOf(deps).delete(id);
 }
 
-const stateQuery = prepared((db) =>
+/** Exported for its EXPLAIN test (sessions/query-plans.test.ts). */
+export const stateQuery = prepared((db) =>
   db
     .select({ session: sessions, sessionsVersion: users.sessionsVersion })
     .from(sessions)

@@ -261,15 +261,14 @@ const refreshLookup = prepared((db) =>
 );
 
 /**
- * The common refresh in one round trip: when the token is current and its session live
- * and within its deadlines, rotate it, store the successor and mark activity. Returns
- * what the jwt needs, or null to take the careful path.
+ * The statement of the common refresh, in one round trip: when the token is current and its
+ * session live and within its deadlines, rotate it, store the successor and mark activity;
+ * answers what the jwt needs (no row otherwise). Apart so that a test can EXPLAIN it.
  */
-async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId: string, digest: string, successorDigest: string) {
-  const now = deps.clock.now();
+export function rotationStatement(instance: InstanceContext, sessionId: string, digest: string, successorDigest: string, now: number): SQL {
   const inactivity = instance.settings.session_inactivity_timeout_seconds;
   const abandonAt = inactivity === null ? sql`expire_at` : sql`least(expire_at, ${now + inactivity * 1000}::bigint)`;
-  const result = await executePrepared(deps.db, 'refresh_rotate', sql`
+  return sql`
     with target as (
       select s.id, s.user_id, s.status, s.actor, s.lti, s.expire_at, s.last_active_organization_id, u.sessions_version
       from ${refreshTokens} t
@@ -291,7 +290,12 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     )
     select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version,
            ${entitledPlansJson(instance.id, sql`target.user_id`, sql`target.last_active_organization_id`)} as plans
-      from target where exists (select 1 from rotated)`);
+      from target where exists (select 1 from rotated)`;
+}
+
+/** The common refresh (rotationStatement), prepared: null to take the careful path. */
+async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId: string, digest: string, successorDigest: string) {
+  const result = await executePrepared(deps.db, 'refresh_rotate', rotationStatement(instance, sessionId, digest, successorDigest, deps.clock.now()));
   afterCommit(() => forgetSessionHere(deps, sessionId));
   const [row] = rowsOf<{
     id: string;

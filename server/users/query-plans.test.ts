@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { sharedHarness } from '../testing/harness';
 import { createTestUser } from '../testing/fapi-helpers';
+import { explain as explainRaw, explainQuery } from '../testing/explain';
 import { userFilters } from './users';
 
 /**
@@ -35,23 +36,11 @@ beforeAll(async () => {
 }, 60_000);
 const BULK = 3000;
 
-async function planOf(q: Parameters<typeof userFilters>[2]): Promise<string> {
+function planOf(q: Parameters<typeof userFilters>[2]): Promise<string> {
   const db = h.runtime.deps.db;
-  const query = db.select({ id: users.id }).from(users).where(and(...userFilters(db, instanceId, q))).orderBy(desc(users.id)).limit(21);
-  const { sql: text, params } = query.toSQL();
-  // Parameters inlined as literals: EXPLAIN takes no bind parameters here.
-  const literal = (v: unknown) => `'${String(v).replace(/'/g, "''")}'`;
-  return explain(text.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1])));
+  return explainQuery(db, db.select({ id: users.id }).from(users).where(and(...userFilters(db, instanceId, q))).orderBy(desc(users.id)).limit(21).toSQL());
 }
-
-/** The plan of a statement with sequential scans switched off. */
-function explain(text: string): Promise<string> {
-  return h.runtime.deps.db.transaction(async (tx) => {
-    await tx.execute(sql`set local enable_seqscan = off`);
-    const res = (await tx.execute(sql.raw(`explain ${text}`))) as unknown as { rows?: Record<string, string>[] } | Record<string, string>[];
-    return (Array.isArray(res) ? res : (res.rows ?? [])).map((r) => Object.values(r)[0]).join('\n');
-  });
-}
+const explain = (text: string) => explainRaw(h.runtime.deps.db, text);
 
 describe('indexes for the user list filters (EXPLAIN)', () => {
   it('no filter: the (instance_id, id) index, in id order', async () => {
