@@ -1,5 +1,5 @@
 import { KeyObject, verify as verifyRsa } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, SignJWT, type JWTPayload } from 'jose';
+import { SignJWT, type JWTPayload } from 'jose';
 import type { Deps } from '../deps';
 import type { LtiSessionContext } from '../db/schema';
 import { AppError } from '../http/errors';
@@ -110,19 +110,13 @@ export async function claimsUser(db: Deps['db'], instanceId: string, userId: str
  * TOKEN_INVALID, TOKEN_WRONG_INSTANCE, TOKEN_UNKNOWN_KEY or TOKEN_EXPIRED.
  */
 export async function verifySessionJwt(deps: D, instance: InstanceContext, token: string): Promise<SessionClaims> {
-  let kid: string | undefined;
-  let iss: string | undefined;
-  try {
-    kid = decodeProtectedHeader(token).kid;
-    iss = decodeJwt(token).iss;
-  } catch {
-    throw new AppError('TOKEN_INVALID');
-  }
+  const jws = decodeCompactJws(token);
+  const kid = typeof jws.header.kid === 'string' ? jws.header.kid : null;
   // The signature is checked whenever one of our keys can: an unverified claim never decides
   // the answer for a token we could verify (a tampered payload is TOKEN_INVALID).
   const key = kid ? await publicKeyFor(deps, instance.id, kid) : null;
-  if (!key) throw new AppError(iss !== instance.fapiUrl ? 'TOKEN_WRONG_INSTANCE' : 'TOKEN_UNKNOWN_KEY');
-  return checkRs256(token, keyObjectOf(key), instance.fapiUrl, Math.floor(deps.clock.now() / 1000));
+  if (!key) throw new AppError(jws.payload.iss !== instance.fapiUrl ? 'TOKEN_WRONG_INSTANCE' : 'TOKEN_UNKNOWN_KEY');
+  return checkRs256(jws, keyObjectOf(key), instance.fapiUrl, Math.floor(deps.clock.now() / 1000));
 }
 
 /** CryptoKey → KeyObject, once per imported key (the public-key cache keeps the CryptoKey). */
@@ -136,27 +130,40 @@ const keyObjectOf = (key: CryptoKey) => {
 const B64URL = /^[A-Za-z0-9_-]*$/;
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
+interface CompactJws {
+  signingInput: string;
+  signature: string;
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+/** A compact JWS's parts, its header and payload parsed once (TOKEN_INVALID when malformed). */
+function decodeCompactJws(token: string): CompactJws {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts.every((p) => B64URL.test(p))) throw new AppError('TOKEN_INVALID');
+  const [h, p, signature] = parts as [string, string, string];
+  let header: unknown;
+  let payload: unknown;
+  try {
+    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'));
+    payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
+  } catch {
+    throw new AppError('TOKEN_INVALID');
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (!isObject(header) || !isObject(payload)) throw new AppError('TOKEN_INVALID');
+  return { signingInput: `${h}.${p}`, signature, header, payload };
+}
+
 /**
  * A compact RS256 JWS checked with node:crypto's synchronous verify (no WebCrypto job per
  * token: the authoritative verify is a hot path), then jose's claim rules as jwtVerify
  * applied them here: exactly alg RS256, no `crit` header, the issuer, `sub`/`sid`/`exp`/`iat`
  * present, `exp` in the future, `nbf` (if any) not in the future; no clock tolerance.
  */
-function checkRs256(token: string, key: KeyObject, issuer: string, now: number): SessionClaims {
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts.every((p) => B64URL.test(p))) throw new AppError('TOKEN_INVALID');
-  const [h, p, sig] = parts as [string, string, string];
-  let header: Record<string, unknown>;
-  let payload: Record<string, unknown>;
-  try {
-    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as Record<string, unknown>;
-    payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw new AppError('TOKEN_INVALID');
-  }
-  if (!header || typeof header !== 'object' || header.alg !== ALG || 'crit' in header || 'b64' in header) throw new AppError('TOKEN_INVALID');
-  if (!verifyRsa('sha256', Buffer.from(`${h}.${p}`), key, Buffer.from(sig, 'base64url'))) throw new AppError('TOKEN_INVALID');
-  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new AppError('TOKEN_INVALID');
+function checkRs256({ signingInput, signature, header, payload }: CompactJws, key: KeyObject, issuer: string, now: number): SessionClaims {
+  if (header.alg !== ALG || 'crit' in header || 'b64' in header) throw new AppError('TOKEN_INVALID');
+  if (!verifyRsa('sha256', Buffer.from(signingInput), key, Buffer.from(signature, 'base64url'))) throw new AppError('TOKEN_INVALID');
   if (payload.iss !== issuer || typeof payload.sub !== 'string' || payload.sid === undefined || !isNumber(payload.iat) || !isNumber(payload.exp)) {
     throw new AppError('TOKEN_INVALID');
   }
