@@ -4,8 +4,8 @@ import { fapiClient } from '../testing/fapi-client';
 import { mintSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { and, eq } from 'drizzle-orm';
-import { dailyMetrics } from '../db/schema';
-import { METRIC_SHARDS, rollUpActivity } from './metrics';
+import { dailyMetricCounts, dailyMetrics } from '../db/schema';
+import { dayOf, METRIC_SHARDS, rollUpActivity } from './metrics';
 
 const h = sharedHarness();
 const DAY = 86_400_000;
@@ -67,15 +67,20 @@ describe('instance metrics', () => {
     expect(nextDay.series.users_created.at(-1).date - nextDay.series.users_created.at(-2).date).toBe(DAY);
   });
 
-  it('spreads a counter over rows, so concurrent sign-ins do not queue on one, and reads their sum', async () => {
+  it('spreads a counter over rows, so concurrent sign-ins do not queue on one, and reads their sum with the older table’s', async () => {
     const created = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Busy', environment: 'test' } });
     const instanceId: string = created.body.id;
     const key = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances/${instanceId}/keys`, { body: { scopes: '*' } })).body.secret;
+    // A node of the previous release, mid rolling upgrade, still adds to daily_metrics.
+    await h.runtime.deps.db.insert(dailyMetrics).values({ instanceId, metric: 'sign_ins', day: dayOf(h.clock.now()), value: 2 });
     await Promise.all(Array.from({ length: 40 }, () => mintSession(h, key)));
     const counted = await metricsOf(instanceId);
-    expect(today(counted.series.sign_ins)).toBe(40);
+    expect(today(counted.series.sign_ins)).toBe(42);
     expect(today(counted.series.users_created)).toBe(40);
-    const rows = await h.runtime.deps.db.select().from(dailyMetrics).where(and(eq(dailyMetrics.instanceId, instanceId), eq(dailyMetrics.metric, 'sign_ins')));
+    const rows = await h.runtime.deps.db
+      .select()
+      .from(dailyMetricCounts)
+      .where(and(eq(dailyMetricCounts.instanceId, instanceId), eq(dailyMetricCounts.metric, 'sign_ins')));
     expect(rows.length).toBeGreaterThan(1);
     expect(rows.length).toBeLessThanOrEqual(METRIC_SHARDS);
     expect(rows.reduce((sum, r) => sum + r.value, 0)).toBe(40);

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import { dailyMetrics, instanceLogos, secretKeys, sessions, users, webhookEndpoints, instances } from '../db/schema';
+import { dailyMetricCounts, dailyMetrics, instanceLogos, secretKeys, sessions, users, webhookEndpoints, instances } from '../db/schema';
 
 const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
@@ -15,14 +15,16 @@ export type Gauge = (typeof GAUGES)[number];
 
 /** Rows a counter's day is spread over (schema/analytics.ts says why). */
 export const METRIC_SHARDS = 16;
-const METRIC_KEY = [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day, dailyMetrics.shard];
 
 /** Adds to today's value of a counter, on one of its shards picked at random. */
 export async function count(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, metric: Counter, n = 1) {
   await deps.db
-    .insert(dailyMetrics)
+    .insert(dailyMetricCounts)
     .values({ instanceId, metric, day: dayOf(deps.clock.now()), shard: randomInt(METRIC_SHARDS), value: n })
-    .onConflictDoUpdate({ target: METRIC_KEY, set: { value: sql`${dailyMetrics.value} + excluded.value` } });
+    .onConflictDoUpdate({
+      target: [dailyMetricCounts.instanceId, dailyMetricCounts.metric, dailyMetricCounts.day, dailyMetricCounts.shard],
+      set: { value: sql`${dailyMetricCounts.value} + excluded.value` },
+    });
 }
 
 /**
@@ -56,7 +58,7 @@ export async function rollUpActivity(deps: Pick<Deps, 'db' | 'clock'>) {
     await deps.db
       .insert(dailyMetrics)
       .values(rows.slice(i, i + 500))
-      .onConflictDoUpdate({ target: METRIC_KEY, set: { value: sql`excluded.value` } });
+      .onConflictDoUpdate({ target: [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day], set: { value: sql`excluded.value` } });
   }
   return rows.length;
 }
@@ -65,11 +67,21 @@ export async function rollUpActivity(deps: Pick<Deps, 'db' | 'clock'>) {
 export async function instanceMetrics(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, days: number) {
   const today = dayOf(deps.clock.now());
   const first = today - days + 1;
-  const rows = await deps.db
-    .select({ metric: dailyMetrics.metric, day: dailyMetrics.day, value: sql<number>`sum(${dailyMetrics.value})::bigint`.mapWith(Number) })
+  // Gauges and older counters (daily_metrics) with the counters' shards (daily_metric_counts), summed.
+  const shards = deps.db
+    .select({ metric: dailyMetricCounts.metric, day: dailyMetricCounts.day, value: dailyMetricCounts.value })
+    .from(dailyMetricCounts)
+    .where(and(eq(dailyMetricCounts.instanceId, instanceId), gte(dailyMetricCounts.day, first)));
+  const both = deps.db
+    .select({ metric: dailyMetrics.metric, day: dailyMetrics.day, value: dailyMetrics.value })
     .from(dailyMetrics)
     .where(and(eq(dailyMetrics.instanceId, instanceId), gte(dailyMetrics.day, first)))
-    .groupBy(dailyMetrics.metric, dailyMetrics.day);
+    .unionAll(shards)
+    .as('both');
+  const rows = await deps.db
+    .select({ metric: both.metric, day: both.day, value: sql<number>`sum(${both.value})::bigint`.mapWith(Number) })
+    .from(both)
+    .groupBy(both.metric, both.day);
   const series = Object.fromEntries(
     [...COUNTERS, ...GAUGES].map((metric) => [
       metric,
