@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Summarises a V8 .cpuprofile (from `BENCH_CPU_PROF=dir npm run bench`):
- *   node --import tsx bench/profile-summary.ts dir/CPU.*.cpuprofile [top]
+ *   node --import tsx bench/profile-summary.ts dir/CPU.*.cpuprofile [top] [from-seconds]
  * Prints self time by function, by file/package, and inclusive time of selected frames.
  */
 interface Node {
@@ -18,8 +18,10 @@ interface Profile {
 
 const out = (line: string) => void process.stdout.write(`${line}\n`);
 const file = process.argv[2];
-if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
+if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top] [from-seconds]');
 const top = Number(process.argv[3] ?? 30);
+/** Samples before this many seconds into the profile (start-up, module loading) are left out. */
+const fromMicros = Number(process.argv[4] ?? 0) * 1e6;
 const prof = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
@@ -27,7 +29,12 @@ const parent = new Map<number, number>();
 for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
 const selfTime = new Map<number, number>();
-prof.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+let at = 0;
+prof.samples.forEach((id, i) => {
+  at += prof.timeDeltas[i] ?? 0;
+  if (at < fromMicros) return;
+  selfTime.set(id, (selfTime.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
+});
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
 const idle = [...selfTime].filter(([id]) => ['(idle)', '(program)'].includes(byId.get(id)!.callFrame.functionName)).reduce((a, [, t]) => a + t, 0);
 process.stdout.on('error', () => process.exit(0)); // e.g. piped into head
