@@ -138,6 +138,23 @@ class Pool<T> {
 }
 
 const sessions = new Pool<{ sid: string; token: string }>('sessions');
+
+/** Mints enough sessions for `seconds` of this refresh row. */
+const topUpSessions = (row: Extract<Row, { kind: 'refresh' }>, seconds: number) =>
+  sessions.topUp(seconds, async () => {
+    const s = await mintOne(row.mint);
+    return { sid: s.id, token: s.refresh_token };
+  });
+
+/**
+ * The next pooled session's refresh under `fapi` (a URL or its path) and its body; once the
+ * pool ran dry, a token that cannot match (answered 4xx, counted as `exhausted`).
+ */
+function nextRefresh(fapi: string) {
+  const pair = sessions.take();
+  const { sid, token } = pair ?? { sid: 'sess_exhausted', token: 'rt_pool_exhausted_pool_exhausted' };
+  return { url: `${fapi}/v1/sessions/${sid}/refresh`, body: `{"refresh_token":"${token}"}`, exhausted: !pair };
+}
 const codes = new Pool<string>('authorization codes');
 
 // ---------------------------------------------------------------- hitting
@@ -185,19 +202,13 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
       );
     }
     case 'refresh': {
-      await sessions.topUp(seconds, async () => {
-        const s = await mintOne(row.mint);
-        return { sid: s.id, token: s.refresh_token };
-      });
+      await topUpSessions(row, seconds);
       const prefix = new URL(row.fapiUrl).pathname;
       let exhausted = 0;
       const setupRequest = (req: autocannon.Request) => {
-        const pair = sessions.take();
-        if (pair) {
-          return { ...req, path: `${prefix}/v1/sessions/${pair.sid}/refresh`, body: `{"refresh_token":"${pair.token}"}` };
-        }
-        exhausted++;
-        return { ...req, path: `${prefix}/v1/sessions/sess_exhausted/refresh`, body: '{"refresh_token":"rt_pool_exhausted_pool_exhausted"}' };
+        const next = nextRefresh(prefix);
+        if (next.exhausted) exhausted++;
+        return { ...req, path: next.url, body: next.body };
       };
       const r = await cannon(
         {
@@ -324,14 +335,10 @@ for (const row of plan.rows) {
     const body = JSON.stringify({ token: (await mintOne(row.mint)).jwt });
     next = () => ({ url: row.url, headers: { ...row.headers, 'content-type': 'application/json' }, body });
   } else {
-    sessions.fastest = Math.max(sessions.fastest, rate);
-    await sessions.topUp(seconds, async () => {
-      const s = await mintOne(row.mint);
-      return { sid: s.id, token: s.refresh_token };
-    });
+    await topUpSessions(row, seconds);
     next = () => {
-      const pair = sessions.take() ?? { sid: 'sess_exhausted', token: 'rt_pool_exhausted_pool_exhausted' };
-      return { url: `${row.fapiUrl}/v1/sessions/${pair.sid}/refresh`, headers: { 'content-type': 'application/json' }, body: `{"refresh_token":"${pair.token}"}` };
+      const { url, body } = nextRefresh(row.fapiUrl);
+      return { url, headers: { 'content-type': 'application/json' }, body };
     };
   }
   const r = await paced(rate, seconds, next);
