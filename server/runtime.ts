@@ -50,7 +50,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   let database = opts.database;
   if (!database) {
     if (config.DATABASE_URL) {
-      database = openPostgres(config.DATABASE_URL);
+      database = openPostgres(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
     } else {
       lock = acquireLock(config.DATA_DIR, opts.port ?? null);
       try {

@@ -11,6 +11,7 @@ import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import * as schema from './schema';
 import { withAfterCommit } from './after-commit';
+import { StatementCache, withStatementCache } from './statement-cache';
 
 export type Schema = typeof schema;
 /** A database handle or a transaction: domain functions accept either. */
@@ -26,12 +27,16 @@ export interface Database {
   listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
+/** Distinct statement texts each connection may keep prepared (DATABASE_PREPARED_STATEMENTS). */
+export const DEFAULT_PREPARED_STATEMENTS = 1000;
+
 export const MIGRATIONS_DIR = path.resolve(process.cwd(), 'drizzle');
 const MIGRATION_LOCK = 7_301_994_211;
 
-export function openPostgres(url: string, opts: { max?: number } = {}): Database {
+export function openPostgres(url: string, opts: { max?: number; preparedStatements?: number } = {}): Database {
   const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connection: { application_name: 'latchkey' } });
-  const db = withAfterCommit(drizzlePostgres(client, { schema }) as unknown as Db);
+  const statements = new StatementCache(opts.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS);
+  const db = withAfterCommit(drizzlePostgres(withStatementCache(client, statements), { schema }) as unknown as Db);
   return {
     db,
     kind: 'postgres',
