@@ -27,7 +27,7 @@ const configSchema = z.object({
   PUBLIC_URL: optional(z.url({ protocol: /^https?$/ })),
   DATA_DIR: optional(z.string()).transform((v) => v ?? './data'),
   DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')),
-  /** Distinct statement texts a PostgreSQL connection keeps prepared; 0 sends every statement unnamed (for a transaction-mode pooler without prepared-statement support). */
+  /** Distinct statement texts a PostgreSQL connection keeps prepared besides the hot ones (server/db/statement-cache.ts); 0: only those. */
   DATABASE_PREPARED_STATEMENTS: optional(z.coerce.number().int().min(0).max(100_000)),
   REDIS_URL: optional(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL')),
   ENCRYPTION_KEY: optional(

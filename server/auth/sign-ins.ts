@@ -11,7 +11,7 @@ import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { applySessionAction, createSession, revokeLiveSessions } from '../sessions/sessions';
 import { bumpSessionsVersion } from '../sessions/session-state';
-import { hasSecondFactor, initialSessionStatus, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
+import { initialSessionStatus, secondFactorOf, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
 import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, clearFailedAttempts, recordFailedAttempt } from '../protection/lockout';
@@ -326,14 +326,21 @@ export async function completeFirstFactor(
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   const [user] = await d.db
-    .select({ id: users.id, banned: users.banned, locked: users.locked, lockedUntil: users.lockedUntil, sessionsVersion: users.sessionsVersion })
+    .select({
+      id: users.id,
+      banned: users.banned,
+      locked: users.locked,
+      lockedUntil: users.lockedUntil,
+      sessionsVersion: users.sessionsVersion,
+      secondFactor: secondFactorOf(users.id),
+    })
     .from(users)
     .where(and(eq(users.id, a.userId!), eq(users.instanceId, instance.id)));
   if (!user) throw credentialsInvalid();
   if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
   // Every way in (password, codes, links, social) ends here: a locked account stops here too.
   assertUserRowNotLocked(d, instance, user);
-  const secondFactor = await hasSecondFactor(d.db, user.id);
+  const secondFactor = user.secondFactor;
   const origin = originOf(a, auditCtx);
   // Risk-based MFA steps up password sign-ins only: an email code already proved the mailbox.
   const risk = strategy === 'password' ? await riskOf(d, instance, user.id, origin) : [];

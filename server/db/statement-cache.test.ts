@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processDatabase } from '../testing/processes';
 import { openPostgres, type Database } from './client';
+import { rowsOf } from './rows';
 import { instances } from './schema';
 import { StatementCache } from './statement-cache';
 
@@ -36,7 +37,7 @@ describe.skipIf(!pg.available)('prepared statements on PostgreSQL', () => {
     return database;
   };
   const preparedTexts = async (database: Database) =>
-    (await database.db.execute<{ statement: string }>(sql`select statement from pg_prepared_statements`)).map((r) => r.statement);
+    rowsOf<{ statement: string }>(await database.db.execute(sql`select statement from pg_prepared_statements`)).map((r) => r.statement);
   const lookup = (database: Database, id: string) => database.db.select({ id: instances.id }).from(instances).where(eq(instances.id, id));
   const lookupText = 'where "instances"."id" = $1';
 
@@ -63,7 +64,7 @@ describe.skipIf(!pg.available)('prepared statements on PostgreSQL', () => {
     expect((await preparedTexts(database)).filter((t) => t.startsWith('select "name" from "instances"'))).toHaveLength(1);
   });
 
-  it('DATABASE_PREPARED_STATEMENTS=0 sends every statement unnamed', async () => {
+  it('DATABASE_PREPARED_STATEMENTS=0 sends a statement Drizzle did not prepare unnamed', async () => {
     const database = open(0);
     for (const id of ['ins_a', 'ins_b', 'ins_c']) await lookup(database, id);
     expect((await preparedTexts(database)).filter((t) => t.includes(lookupText))).toEqual([]);

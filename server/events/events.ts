@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { events } from '../db/schema';
 import { newId } from '../db/ids';
-import { fanOut } from '../webhooks/fanout';
+import { insertAndFanOut, queueMessages } from '../webhooks/fanout';
 import type { EventType } from './types';
 
 /**
@@ -19,8 +19,13 @@ export async function emitEvent(
 ) {
   const id = newId('evt');
   const createdAt = deps.clock.now();
-  await deps.db.insert(events).values({ id, instanceId, type, data, createdAt });
-  await fanOut(deps.db, { id, instanceId, type, createdAt }, opts.onlyEndpointId);
+  if (type === 'webhook.test') {
+    // Goes only to the endpoint it names, never to `*` subscribers.
+    await deps.db.insert(events).values({ id, instanceId, type, data, createdAt });
+    await queueMessages(deps.db, { id, instanceId, type, createdAt }, opts.onlyEndpointId ? [opts.onlyEndpointId] : []);
+  } else {
+    await insertAndFanOut(deps.db, { id, instanceId, type, createdAt, data });
+  }
   return id;
 }
 

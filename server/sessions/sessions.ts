@@ -1,3 +1,4 @@
+import { joinTransaction } from '../db/join-transaction';
 import { systemContext, type AuditContext } from '../http/actor';
 import { and, desc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
@@ -109,7 +110,7 @@ export async function createSession(
   },
   auditCtx: AuditContext,
 ) {
-  return deps.db.transaction(async (tx) => {
+  return joinTransaction(deps.db, async (tx) => {
     const user = input.user?.id === input.userId ? input.user : await sessionUser(tx, instance.id, input.userId);
     const now = deps.clock.now();
     const { expireAt, abandonAt } = timesFor(instance, now);

@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, ne, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
+import { afterCommit } from '../db/after-commit';
 import { newId } from '../db/ids';
 import { organizationDomains, ssoConnections } from '../db/schema';
 import { emitEvent } from '../events/events';
@@ -16,7 +17,7 @@ import { generateSpSigningKey } from './sp-signing';
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas';
 
 export type ConnectionRow = typeof ssoConnections.$inferSelect;
-type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cipher' | 'config' | 'dns'>;
+type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher' | 'config' | 'dns'>;
 
 export const DEFAULT_OIDC_SCOPES = 'openid email profile';
 export const oidcRedirectUri = (fapiUrl: string, connectionId: string) => `${fapiUrl}/sso/oidc/${connectionId}/callback`;
@@ -196,6 +197,7 @@ export async function createConnection(deps: D, instanceId: string, input: Creat
   };
   assertUsable(row);
   const [created] = await deps.db.insert(ssoConnections).values(row).returning();
+  forgetSsoDomains(deps, instanceId);
   const view = connectionView(created!, instance.fapiUrl);
   await emitEvent(deps, instanceId, 'ssoConnection.created', view);
   return view;
@@ -268,16 +270,18 @@ export async function updateConnection(deps: D, instanceId: string, id: string, 
     .set({ ...changes, updatedAt: deps.clock.now() })
     .where(eq(ssoConnections.id, current.id))
     .returning();
+  forgetSsoDomains(deps, instanceId);
   const view = connectionView(row!, instance.fapiUrl);
   await emitEvent(deps, instanceId, 'ssoConnection.updated', view);
   return view;
 }
 
 /** Deletes a connection and the SSO identities linked through it (users stay); ssoConnection.deleted. */
-export async function deleteConnection(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, id: string, organizationId?: string) {
+export async function deleteConnection(deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>, instanceId: string, id: string, organizationId?: string) {
   const instance = await instanceContext(deps, instanceId);
   const current = await loadConnection(deps, instanceId, id, organizationId);
   await deps.db.delete(ssoConnections).where(eq(ssoConnections.id, current.id));
+  forgetSsoDomains(deps, instanceId);
   const view = { ...connectionView(current, instance.fapiUrl), deleted: true as const };
   await emitEvent(deps, instanceId, 'ssoConnection.deleted', view);
   return view;
@@ -285,13 +289,47 @@ export async function deleteConnection(deps: Pick<Deps, 'db' | 'clock' | 'caches
 
 /** The active connection of an email address's domain, or null. */
 export async function activeConnectionForEmail(deps: Pick<Deps, 'db'>, instanceId: string, email: string): Promise<ConnectionRow | null> {
-  const at = email.lastIndexOf('@');
-  if (at < 0) return null;
-  const domain = email.slice(at + 1).toLowerCase();
+  const domain = domainOf(email);
+  if (!domain) return null;
   const [row] = await deps.db
     .select()
     .from(ssoConnections)
     .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true), sql`${ssoConnections.domains} @> ${JSON.stringify([domain])}::jsonb`))
     .limit(1);
   return row ?? null;
+}
+
+const domainOf = (email: string) => {
+  const at = email.lastIndexOf('@');
+  return at < 0 ? null : email.slice(at + 1).toLowerCase();
+};
+
+/**
+ * The domains of an instance's active connections, asked on every password and email-code
+ * sign-in, so kept per node: any change to a connection drops the entry on every node
+ * once it commits; the TTL bounds a lost invalidation.
+ */
+const SSO_DOMAINS_CACHE = 'sso_domains';
+const SSO_DOMAINS_TTL_MS = 60_000;
+const domainsCacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<ReadonlySet<string>>(SSO_DOMAINS_CACHE, SSO_DOMAINS_TTL_MS);
+
+const forgetSsoDomains = (deps: Pick<Deps, 'cacheInvalidation'>, instanceId: string) =>
+  afterCommit(() => deps.cacheInvalidation.invalidate(SSO_DOMAINS_CACHE, instanceId));
+
+/** Whether an active connection serves the email address's domain (activeConnectionForEmail, cached). */
+export async function hasActiveConnectionForEmail(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, email: string): Promise<boolean> {
+  const domain = domainOf(email);
+  if (!domain) return false;
+  const cache = domainsCacheOf(deps);
+  let domains = cache.get(instanceId, deps.clock.now());
+  if (!domains) {
+    const ticket = cache.begin();
+    const rows = await deps.db
+      .select({ domains: ssoConnections.domains })
+      .from(ssoConnections)
+      .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true)));
+    domains = new Set(rows.flatMap((r) => (r.domains).map((d) => d.toLowerCase())));
+    cache.setIfUnchanged(instanceId, domains, deps.clock.now(), ticket);
+  }
+  return domains.has(domain);
 }

@@ -16,7 +16,7 @@ import { createClient, setActiveSession } from '../sessions/clients';
 import { createSession } from '../sessions/sessions';
 import { createUser, updateUser } from '../users/users';
 import { assertNotLocked } from '../protection/lockout';
-import { activeConnectionForEmail, type ConnectionRow } from './connections';
+import { activeConnectionForEmail, hasActiveConnectionForEmail, type ConnectionRow } from './connections';
 import { oidcAuthorizationUrl } from './oidc';
 import { samlFor, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
 
@@ -247,9 +247,8 @@ export async function auditSsoFailure(deps: Pick<Deps, 'db' | 'clock'>, instance
 
 
 /** The domain of an email identifier has an active connection: its users sign in through their IdP, never with a password or an email code. */
-export async function assertPasswordAllowed(deps: Pick<Deps, 'db'>, instanceId: string, identifier: string) {
-  if (!identifier.includes('@')) return;
-  if (await activeConnectionForEmail(deps, instanceId, identifier)) {
+export async function assertPasswordAllowed(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, identifier: string) {
+  if (await hasActiveConnectionForEmail(deps, instanceId, identifier)) {
     throw new AppError('FORBIDDEN', {
       message: 'This email address signs in with single sign-on (strategy enterprise_sso), not a password or an email code.',
       meta: { reason: 'sso_required', param: 'strategy' },

@@ -194,6 +194,13 @@ describe('SP-initiated sign-in', () => {
     const created = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test' } });
     const code = await b.call('POST', `/v1/client/sign_ins/${created.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
     expectError(code, 403, 'FORBIDDEN', { reason: 'sso_required' });
+
+    // Deactivating the connection lets passwords in at once (the per-node cache is dropped), reactivating stops them again.
+    const signIn = () => b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test', password: 'correct horse battery' } });
+    expect((await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { active: false })).status).toBe(200);
+    expectError(await signIn(), 422, 'CREDENTIALS_INVALID');
+    expect((await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { active: true })).status).toBe(200);
+    expectError(await signIn(), 403, 'FORBIDDEN', { reason: 'sso_required' });
   });
 
   it('refuses enterprise_sso for a domain without a connection', async () => {

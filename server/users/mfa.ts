@@ -1,5 +1,6 @@
 import type { AuditContext } from '../http/actor';
-import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { Deps } from '../deps';
@@ -74,6 +75,10 @@ async function factorOf(db: Db, userId: string, forUpdate = false) {
 }
 
 /** Whether the user has a verified second factor (TOTP; backup codes come with it). */
+/** hasSecondFactor as a column of a query on users: `select({ …, secondFactor: secondFactorOf(users.id) })`. */
+export const secondFactorOf = (userId: AnyPgColumn) =>
+  sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${userId} and ${totpFactors.status} = 'verified')`.mapWith(Boolean);
+
 export async function hasSecondFactor(db: Db, userId: string): Promise<boolean> {
   const [row] = await db
     .select({ userId: totpFactors.userId })
