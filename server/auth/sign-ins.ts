@@ -348,23 +348,27 @@ export async function completeFirstFactor(
   const needsSecondFactor = secondFactor || stepUpTo !== null;
   const status = needsSecondFactor ? 'pending' : await initialSessionStatus(d, instance, user.id);
   const { session } = await createSession(d, instance, { userId: user.id, user, clientId: a.clientId, status, activity: auditCtx }, auditCtx);
-  const client = await setActiveSession(d, a.clientId, session.id);
   const now = d.clock.now();
-  const [next] = await d.db
-    .update(signInAttempts)
-    .set({
-      status: needsSecondFactor ? 'needs_second_factor' : 'complete',
-      firstFactorStrategy: strategy,
-      sessionId: session.id,
-      riskReasons: risk.length > 0 ? risk : null,
-      stepUpAddress: stepUpTo,
-      updatedAt: now,
-    })
-    .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, a.status)))
-    .returning();
+  const riskReasons = risk.length > 0 ? risk : null;
+  // Independent writes of one transaction, sent together: postgres.js pipelines them on its connection.
+  const [client, [next]] = await Promise.all([
+    setActiveSession(d, a.clientId, session.id),
+    d.db
+      .update(signInAttempts)
+      .set({
+        status: needsSecondFactor ? 'needs_second_factor' : 'complete',
+        firstFactorStrategy: strategy,
+        sessionId: session.id,
+        riskReasons,
+        stepUpAddress: stepUpTo,
+        updatedAt: now,
+      })
+      .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, a.status)))
+      .returning(),
+    needsSecondFactor ? null : signInCompleted(d, instance, { userId: user.id, riskReasons }, origin),
+  ]);
   if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
-  if (!needsSecondFactor) await signInCompleted(d, instance, next, origin);
-  else if (risk.length > 0) {
+  if (needsSecondFactor && risk.length > 0) {
     d.metrics.protection.inc({ instance: instance.id, rule: 'step_up' });
     await audit(d, {
       instanceId: instance.id,
@@ -386,10 +390,12 @@ const originOf = (a: SignInRow, ctx: AuditContext): SignInOrigin => ({ clientId:
  * last sign-in, a fresh lockout count, the client and network remembered, and the
  * new-device notice when risk-based MFA found it new.
  */
-async function signInCompleted(d: D, instance: InstanceContext, a: SignInRow, origin: SignInOrigin) {
-  await d.db.update(users).set({ lastSignInAt: d.clock.now() }).where(eq(users.id, a.userId!));
-  await clearFailedAttempts(d, instance, a.userId!);
-  await rememberOrigin(d, instance, a.userId!, origin);
+async function signInCompleted(d: D, instance: InstanceContext, a: Pick<SignInRow, 'userId' | 'riskReasons'>, origin: SignInOrigin) {
+  await Promise.all([
+    d.db.update(users).set({ lastSignInAt: d.clock.now() }).where(eq(users.id, a.userId!)),
+    clearFailedAttempts(d, instance, a.userId!),
+    rememberOrigin(d, instance, a.userId!, origin),
+  ]);
   if (a.riskReasons?.length) await sendNewDeviceEmail(d, instance, a.userId!, origin);
 }
 

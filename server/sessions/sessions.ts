@@ -114,30 +114,35 @@ export async function createSession(
     const user = input.user?.id === input.userId ? input.user : await sessionUser(tx, instance.id, input.userId);
     const now = deps.clock.now();
     const { expireAt, abandonAt } = timesFor(instance, now);
-    await countMetric({ db: tx, clock: deps.clock }, instance.id, 'sign_ins');
-    const [row] = await tx
-      .insert(sessions)
-      .values({
-        id: newId('sess'),
-        instanceId: instance.id,
-        userId: user.id,
-        clientId: input.clientId ?? null,
-        status: input.status ?? 'active',
-        actor: input.actor ?? null,
-        lti: input.lti ?? null,
-        lastActiveOrganizationId: input.lastActiveOrganizationId ?? null,
-        ...(input.activity ? activityColumns(input.activity) : {}),
-        lastActiveAt: now,
-        expireAt,
-        abandonAt,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
+    // Independent writes of one transaction, sent together: postgres.js pipelines them.
+    const [, [row]] = await Promise.all([
+      countMetric({ db: tx, clock: deps.clock }, instance.id, 'sign_ins'),
+      tx
+        .insert(sessions)
+        .values({
+          id: newId('sess'),
+          instanceId: instance.id,
+          userId: user.id,
+          clientId: input.clientId ?? null,
+          status: input.status ?? 'active',
+          actor: input.actor ?? null,
+          lti: input.lti ?? null,
+          lastActiveOrganizationId: input.lastActiveOrganizationId ?? null,
+          ...(input.activity ? activityColumns(input.activity) : {}),
+          lastActiveAt: now,
+          expireAt,
+          abandonAt,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning(),
+    ]);
     const refreshToken = newRefreshToken();
-    await tx.insert(refreshTokens).values({ digest: sha256Hex(refreshToken), sessionId: row!.id, createdAt: now });
     const d = { db: tx, clock: deps.clock };
-    await emitEvent(d, instance.id, 'session.created', sessionView(row!));
+    await Promise.all([
+      tx.insert(refreshTokens).values({ digest: sha256Hex(refreshToken), sessionId: row!.id, createdAt: now }),
+      emitEvent(d, instance.id, 'session.created', sessionView(row!)),
+    ]);
     if (row!.status === 'pending') await emitEvent(d, instance.id, 'session.pending', sessionView(row!));
     if (input.actor) {
       await audit(d, {
