@@ -24,6 +24,13 @@ describe('StatementCache', () => {
     expect(new StatementCache(10).shouldPrepare(long) || cache.shouldPrepare(long)).toBe(false);
     expect(new StatementCache(0).shouldPrepare('a $1')).toBe(false);
   });
+
+  it('never prepares a search: a generic plan could not use the trigram indexes', () => {
+    const cache = new StatementCache(10);
+    const search = 'select "id" from "users" where "users"."first_name" ilike $1';
+    expect([1, 2, 3].map(() => cache.shouldPrepare(search))).toEqual([false, false, false]);
+    expect(cache.size).toBe(0);
+  });
 });
 
 /** On one connection (max 1), so pg_prepared_statements shows what that connection holds. */

@@ -9,7 +9,9 @@ import type { Sql } from 'postgres';
  * postgres.js keeps a connection's prepared statements for the connection's life, so the
  * set is bounded: a text is prepared once it has been seen twice (a recurring statement,
  * not a one-off), while fewer than `limit` texts are; long texts (bulk writes, whose
- * length varies with the rows) never are.
+ * length varies with the rows) never are. Nor are searches (LIKE / ILIKE): after five
+ * executions PostgreSQL may settle on a generic plan, and one for a pattern it cannot see
+ * cannot use the trigram indexes, so they stay planned for their pattern each time.
  */
 export class StatementCache {
   private readonly prepared = new Set<string>();
@@ -23,7 +25,7 @@ export class StatementCache {
 
   shouldPrepare(text: string): boolean {
     if (this.prepared.has(text)) return true;
-    if (this.prepared.size >= this.limit || text.length > MAX_TEXT) return false;
+    if (this.prepared.size >= this.limit || text.length > MAX_TEXT || SEARCH.test(text)) return false;
     if (!this.seen.has(text)) {
       if (this.seen.size >= MAX_SEEN) this.seen.clear();
       this.seen.add(text);
@@ -36,6 +38,7 @@ export class StatementCache {
 }
 
 const MAX_TEXT = 4096;
+const SEARCH = /\bi?like\b/i;
 const MAX_SEEN = 10_000;
 
 type Options = { prepare?: boolean } & Record<string, unknown>;
