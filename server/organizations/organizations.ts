@@ -1,3 +1,4 @@
+import { forgetSsoDomains } from '../sso/domains-cache';
 import { containsPattern } from '../http/like';
 import { and, desc, eq, exists, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
@@ -188,6 +189,8 @@ export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock' | 'cach
     await updateSessions(d, { lastActiveOrganizationId: null }, and(eq(sessions.instanceId, instanceId), eq(sessions.lastActiveOrganizationId, org.id)));
     await revokeKeysOfSubject(d, instanceId, org.id, 'organization_deleted');
     await tx.delete(organizations).where(eq(organizations.id, org.id));
+    // Its SSO connections go with it (foreign key cascade).
+    forgetSsoDomains(deps, instanceId);
     await emitEvent(d, instanceId, 'organization.deleted', { ...before, members_count: 0, deleted: true });
     await auditOrgChange(d, instanceId, auditCtx, 'organization.deleted', org.id, { name: org.name, slug: org.slug, members_count: before.members_count });
     return { object: 'organization' as const, id: org.id, slug: org.slug, deleted: true as const };

@@ -1,6 +1,5 @@
 import { and, desc, eq, lt, ne, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import { afterCommit } from '../db/after-commit';
 import { newId } from '../db/ids';
 import { organizationDomains, ssoConnections } from '../db/schema';
 import { emitEvent } from '../events/events';
@@ -12,6 +11,7 @@ import { instanceContext } from '../instances/instances';
 import { loadOrganization } from '../organizations/organization-view';
 import { assertRole, ensureBuiltIns } from '../organizations/roles';
 import { targetPolicy } from '../webhooks/policy';
+import { domainsCacheOf, forgetSsoDomains } from './domains-cache';
 import { parseIdpMetadata, spUrls } from './saml';
 import { generateSpSigningKey } from './sp-signing';
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas';
@@ -303,18 +303,6 @@ const domainOf = (email: string) => {
   const at = email.lastIndexOf('@');
   return at < 0 ? null : email.slice(at + 1).toLowerCase();
 };
-
-/**
- * The domains of an instance's active connections, asked on every password and email-code
- * sign-in, so kept per node: any change to a connection drops the entry on every node
- * once it commits; the TTL bounds a lost invalidation.
- */
-const SSO_DOMAINS_CACHE = 'sso_domains';
-const SSO_DOMAINS_TTL_MS = 60_000;
-const domainsCacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<ReadonlySet<string>>(SSO_DOMAINS_CACHE, SSO_DOMAINS_TTL_MS);
-
-const forgetSsoDomains = (deps: Pick<Deps, 'cacheInvalidation'>, instanceId: string) =>
-  afterCommit(() => deps.cacheInvalidation.invalidate(SSO_DOMAINS_CACHE, instanceId));
 
 /** Whether an active connection serves the email address's domain (activeConnectionForEmail, cached). */
 export async function hasActiveConnectionForEmail(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, email: string): Promise<boolean> {

@@ -324,3 +324,13 @@ describe('signed AuthnRequests', () => {
     expect(await (await h.request('GET', `/fapi/${i.instanceId}/sso/saml/${conn.id}/metadata`)).text()).toContain('AuthnRequestsSigned="false"');
   });
 });
+
+describe('organization deleted', () => {
+  it('its connections go with it: a password for its domain is no longer refused for SSO', async () => {
+    const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+    const signIn = () => b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test', password: 'correct horse battery' } });
+    expectError(await signIn(), 403, 'FORBIDDEN', { reason: 'sso_required' });
+    expect((await bapi('DELETE', `/v1/organizations/${orgId}`)).status).toBe(200);
+    expectError(await signIn(), 422, 'CREDENTIALS_INVALID');
+  });
+});
