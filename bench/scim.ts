@@ -97,7 +97,7 @@ export async function measureScim(
             signal: AbortSignal.timeout(30_000),
           });
           await res.arrayBuffer();
-          if (res.status !== 201) throw new Error(`POST /scim/v2/Users → ${res.status}`);
+          if (res.status !== 201) throw new Error(`POST /scim/v2/Users → ${res.status}; the server said:\n${api.output().slice(-4000)}`);
           userNames.push(userName);
         }
       }),

@@ -142,7 +142,7 @@ export async function addMembershipInTx(
 ): Promise<MembershipView> {
   assertMetadata('public_metadata', input.publicMetadata ?? {});
   assertMetadata('private_metadata', input.privateMetadata ?? {});
-  await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, org.id)).for('update');
+  await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, org.id)).for('no key update');
   const [user] = await d.db.select({ id: users.id }).from(users).where(and(eq(users.id, input.userId), eq(users.instanceId, instanceId)));
   if (!user) throw validationError('user_id', 'not_found', 'No user was found with that user_id.');
   await assertRole(d.db, instanceId, input.role, input.roleParam ?? 'role');
@@ -254,7 +254,7 @@ export async function removeMembership(deps: D & Pick<Deps, 'cacheInvalidation'>
 export async function removeUserMemberships(d: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, userId: string) {
   const list = await membershipsWithUsers(d.db, instanceId, { userId });
   for (const m of list) {
-    await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, m.organization.id)).for('update');
+    await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, m.organization.id)).for('no key update');
     await removeMembershipInTx(d, instanceId, m.organization, userId, { force: true });
   }
 }

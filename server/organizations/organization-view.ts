@@ -35,7 +35,10 @@ export function publicOrganizationView(o: OrganizationView) {
 export async function loadOrganization(db: Db, instanceId: string, idOrSlug: string, opts: { lock?: boolean } = {}): Promise<OrganizationRow> {
   const where = and(eq(organizations.instanceId, instanceId), isId('org', idOrSlug) ? eq(organizations.id, idOrSlug) : eq(organizations.slug, idOrSlug.toLowerCase()));
   const q = db.select().from(organizations).where(where);
-  const [row] = opts.lock ? await q.for('update') : await q;
+  // NO KEY UPDATE: it serialises membership changes without conflicting with the KEY SHARE lock a
+  // concurrent insert of a row referencing the organization (a foreign key) holds, which FOR UPDATE
+  // would wait on: two such transactions upgrading their locks would deadlock.
+  const [row] = opts.lock ? await q.for('no key update') : await q;
   if (!row) throw notFound('organization');
   return row;
 }
