@@ -316,7 +316,7 @@ export async function hasActiveConnectionForEmail(deps: Pick<Deps, 'db' | 'clock
       .select({ domains: ssoConnections.domains })
       .from(ssoConnections)
       .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true)));
-    domains = new Set(rows.flatMap((r) => (r.domains).map((d) => d.toLowerCase())));
+    domains = new Set(rows.flatMap((r) => r.domains.map((d) => d.toLowerCase())));
     cache.setIfUnchanged(instanceId, domains, deps.clock.now(), ticket);
   }
   return domains.has(domain);
