@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createHarness, type TestHarness } from '../testing/harness';
-import { createDirectory, scimCaller } from '../testing/scim';
+import { expect, it } from 'vitest';
+import { sharedHarness } from '../testing/harness';
+import { sharedDirectory } from '../testing/scim';
 import { USER_SCHEMA } from './discovery';
 
 /**
@@ -9,17 +9,8 @@ import { USER_SCHEMA } from './discovery';
  * the organization's lock; the lock must not deadlock with those references (on PostgreSQL:
  * FOR NO KEY UPDATE, not FOR UPDATE).
  */
-let h: TestHarness;
-let key: string;
-let orgId: string;
-let token: string;
-const scim = scimCaller(() => h, () => token);
-
-beforeAll(async () => {
-  h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000', SCIM_RATE_LIMIT: '100000' } });
-  ({ key, orgId, token } = await createDirectory(h, 'Burst Co', 'Burst'));
-});
-afterAll(() => h.close());
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', SCIM_RATE_LIMIT: '100000' } });
+const dir = sharedDirectory(h, 'Burst Co', 'Burst');
 
 it('creates 40 users at once, 10 in flight: every one 201 and a member, none refused', async () => {
   const total = 40;
@@ -29,13 +20,13 @@ it('creates 40 users at once, 10 in flight: every one 201 and a member, none ref
     Array.from({ length: 10 }, async () => {
       while (next < total) {
         const n = ++next;
-        const res = await scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: `burst${n}@burst.example.com`, name: { givenName: `Burst${n}`, familyName: 'Co' }, active: true });
+        const res = await dir.scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: `burst${n}@burst.example.com`, name: { givenName: `Burst${n}`, familyName: 'Co' }, active: true });
         statuses.push(res.status);
       }
     }),
   );
   expect(statuses.filter((s) => s !== 201)).toEqual([]);
-  const members = await h.call('GET', `/v1/organizations/${orgId}/memberships?limit=100`, { key });
+  const members = await h.call('GET', `/v1/organizations/${dir.orgId}/memberships?limit=100`, { key: dir.key });
   expect(members.status).toBe(200);
   expect(members.body.data).toHaveLength(total);
 });

@@ -1,3 +1,4 @@
+import { beforeAll } from 'vitest';
 import type { TestHarness } from './harness';
 
 /** An instance with one organization and a SCIM token for its directory, as a provisioning client test starts. */
@@ -17,3 +18,22 @@ export const scimCaller =
       ...(body === undefined ? {} : { raw: JSON.stringify(body) }),
       headers: { 'content-type': 'application/scim+json', ...headers },
     });
+
+/** createDirectory in beforeAll of a shared harness (sharedHarness), with its SCIM caller. */
+export function sharedDirectory(h: TestHarness, organizationName: string, tokenName: string) {
+  let created: Awaited<ReturnType<typeof createDirectory>> | undefined;
+  beforeAll(async () => {
+    created = await createDirectory(h, organizationName, tokenName);
+  });
+  const d = () => created ?? notOpenYet();
+  return {
+    get key() { return d().key; },
+    get instanceId() { return d().instanceId; },
+    get orgId() { return d().orgId; },
+    scim: scimCaller(() => h, () => d().token),
+  };
+}
+
+const notOpenYet = (): never => {
+  throw new Error('The directory is created in beforeAll: use it inside a test.');
+};
