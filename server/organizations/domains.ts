@@ -148,7 +148,7 @@ export async function deleteDomain(deps: D, instanceId: string, orgIdOrSlug: str
   });
 }
 
-const emailDomain = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+export const emailDomain = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
 /**
  * Starts a verification. `email_code`: the address must be at the domain; a code goes

@@ -10,6 +10,7 @@ import { isAppError } from '../http/errors';
 import { instanceContext } from '../instances/instances';
 import { auditOrgChange } from '../organizations/audit';
 import { addMembership, membershipsWithUsers, membershipView, removeMembershipInTx } from '../organizations/memberships';
+import { emailDomain } from '../organizations/domains';
 import { loadOrganization } from '../organizations/organization-view';
 import { revokeUserSessions } from '../sessions/sessions';
 import { createUser, deleteUser, setBanned, updateUser } from '../users/users';
@@ -19,6 +20,7 @@ import { ENTERPRISE_SCHEMA, listResponse, USER_SCHEMA } from './discovery';
 import { invalidValue, scimError } from './errors';
 import { parseFilter } from './filter';
 import { filterToSql, tableResolver, type AttrSpec } from './filter-sql';
+import { atOwnVerifiedDomain, ownsUser, verifiedByAnotherOrganization } from './ownership';
 import { applyPatch, type PatchBody, type PatchShape } from './patch';
 import { mappedRoleFor } from './roles';
 import { parseUserInput, type ScimUserInput } from './user-input';
@@ -159,6 +161,13 @@ async function userByVerifiedEmail(db: Db, instanceId: string, email: string) {
   return row?.userId ?? null;
 }
 
+/** 409 for an address at a domain another organization verified: not this directory's to hand out. */
+async function assertNotAnotherOrganizations(db: Db, dir: Directory, address: string) {
+  if (await verifiedByAnotherOrganization(db, dir, address)) {
+    throw uniqueness(`${emailDomain(address)} is verified by another organization of this instance; this directory cannot create addresses there.`);
+  }
+}
+
 /** Domain refusals that mean "taken" are SCIM's 409 uniqueness. */
 function asUniqueness(err: unknown): never {
   if (isAppError(err) && err.code === 'VALIDATION_FAILED' && err.meta.reason === 'taken') throw uniqueness(err.message);
@@ -203,12 +212,14 @@ async function ensureMembership(deps: D, dir: Directory, userId: string) {
 }
 
 /**
- * `active: false`: the membership is suspended and every session of the user revoked
- * (sessions_version bumped, so outstanding JWTs fail too); a user this directory created
- * that belongs nowhere else is also banned. Returns whether it banned the user.
+ * `active: false`: the membership of this organization is suspended; a user the directory
+ * owns (ownership.ts) also has every session revoked (sessions_version bumped, so
+ * outstanding JWTs fail too), and one it created that belongs nowhere else is banned.
+ * Returns whether it banned the user.
  */
-async function deactivate(deps: D, dir: Directory, row: { userId: string; createdUser: boolean }): Promise<boolean> {
+async function deactivate(deps: D, dir: Directory, row: { userId: string; createdUser: boolean }, owned: boolean): Promise<boolean> {
   await setMembershipStatus(deps, dir, row.userId, 'suspended');
+  if (!owned) return false;
   await revokeUserSessions(deps, dir.instanceId, row.userId, dir.audit);
   if (!row.createdUser || (await otherMemberships(deps.db, dir, row.userId)) > 0) return false;
   await setBanned(deps, dir.instanceId, row.userId, true);
@@ -233,10 +244,13 @@ const directoryColumns = (input: ScimUserInput) => ({
 });
 
 /**
- * POST /Users. A user of the instance holding userName as a verified address is linked;
- * otherwise a Latchkey user is created (user.created). Either way it becomes a member of the
- * token's organization (organizationMembership.created). 409 uniqueness for a userName
- * already in this directory.
+ * POST /Users. A user of the instance holding userName as a verified address is linked when
+ * that address is at one of the organization's verified domains, else 409 uniqueness and
+ * nothing changes (a directory never reaches another organization's people). Without such a
+ * user, a Latchkey user is created (user.created), unless another organization verified the
+ * address's domain (409 uniqueness). Either way it becomes a member of the token's
+ * organization (organizationMembership.created). 409 uniqueness for a userName already in
+ * this directory.
  */
 export async function createScimUser(deps: D, dir: Directory, body: unknown) {
   const input = parseUserInput(body);
@@ -248,6 +262,7 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
     let userId = await userByVerifiedEmail(tx, dir.instanceId, input.userName);
     const createdUser = userId === null;
     if (userId === null) {
+      await assertNotAnotherOrganizations(tx, dir, input.userName);
       const created = await createUser(
         d,
         dir.instanceId,
@@ -260,6 +275,9 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
       ).catch(asUniqueness);
       userId = created.id;
     } else {
+      if (!(await atOwnVerifiedDomain(tx, dir, input.userName))) {
+        throw uniqueness(`${input.userName} belongs to an existing user; this directory links existing users only at its organization’s verified domains.`);
+      }
       const [linked] = await tx.select({ id: scimUsers.userId }).from(scimUsers).where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
       if (linked) throw uniqueness(`The user holding ${input.userName} is already in this directory under another userName.`);
       // A linked user keeps the names it has unless the directory gives some.
@@ -274,14 +292,15 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
       .catch(asUniqueness);
     await ensureMembership(d, dir, userId);
     if (!input.active) {
-      const banned = await deactivate(d, dir, { userId, createdUser });
+      // Created, or linked at a verified domain: owned either way.
+      const banned = await deactivate(d, dir, { userId, createdUser }, true);
       if (banned) await tx.update(scimUsers).set({ bannedByDirectory: true }).where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
     }
     return findScimUser(tx, dir, userId);
   });
 }
 
-/** The Latchkey user's names follow the directory's; user.updated only when one changes. */
+/** The Latchkey user's names follow the directory's (an owned user's only); user.updated only when one changes. */
 async function updateNames(
   deps: D,
   dir: Directory,
@@ -307,6 +326,7 @@ async function changeUserName(deps: D, dir: Directory, row: ScimUserRow, userNam
   const holder = await userByVerifiedEmail(deps.db, dir.instanceId, userName);
   if (holder && holder !== row.userId) throw uniqueness(`${userName} belongs to another user of this instance.`);
   if (!holder) {
+    await assertNotAnotherOrganizations(deps.db, dir, userName);
     const now = deps.clock.now();
     const id = newId('idn');
     await deps.db
@@ -331,12 +351,14 @@ export async function replaceScimUser(deps: D, dir: Directory, id: string, body:
       await assertUserNameFree(tx, dir, input.userName, row.userId);
       if (input.userName.toLowerCase() !== row.userNameKey) await changeUserName(d, dir, row, input.userName);
     }
-    const renamed = await updateNames(d, dir, row.userId, input, row);
+    const owned = await ownsUser(tx, dir, row);
+    // A user the directory does not own keeps its own names; the rest of the resource still applies.
+    const renamed = owned && (await updateNames(d, dir, row.userId, input, row));
     const stored = directoryColumns(input);
     const directoryChanged = (Object.keys(stored) as (keyof typeof stored)[]).some((k) => JSON.stringify(stored[k]) !== JSON.stringify(row[k]));
     if (!directoryChanged && !renamed) return row;
     let bannedByDirectory = row.bannedByDirectory;
-    if (row.active && !input.active) bannedByDirectory = await deactivate(d, dir, row);
+    if (row.active && !input.active) bannedByDirectory = await deactivate(d, dir, row, owned);
     if (!row.active && input.active) {
       await reactivate(d, dir, row);
       bannedByDirectory = false;
