@@ -1,5 +1,6 @@
 import { TokenExpiredError, TokenVerificationError } from './errors.js';
-import { createTokenVerifier, type SessionAuth, type TokenVerifier, type VerifyOptions } from './verify.js';
+import { withDefaults } from './options.js';
+import { createTokenVerifier, perConfiguration, type SessionAuth, type TokenVerifier, type VerifyOptions } from './verify.js';
 
 /** The cookie the browser SDK keeps the session JWT in, on the app's own site. */
 export const SESSION_COOKIE = '__session';
@@ -38,7 +39,7 @@ export interface AuthenticateOptions extends VerifyOptions {
 /** An authenticator bound to one instance (one key set cache): build it once per process. */
 export function createAuthenticator(opts: AuthenticateOptions) {
   const verifier: TokenVerifier = createTokenVerifier(opts);
-  const cookieName = opts.cookieName ?? SESSION_COOKIE;
+  const { cookieName } = withDefaults({ cookieName: SESSION_COOKIE }, opts);
   return async function authenticateRequest(req: RequestLike): Promise<RequestState> {
     const bearer = /^Bearer\s+(\S+)$/i.exec(header(req, 'authorization') ?? '')?.[1];
     const fromCookie = bearer ? undefined : cookie(req, cookieName);
@@ -55,19 +56,11 @@ export function createAuthenticator(opts: AuthenticateOptions) {
   };
 }
 
-const authenticators = new Map<string, ReturnType<typeof createAuthenticator>>();
+const authenticatorFor = perConfiguration(createAuthenticator, (opts: AuthenticateOptions) => [opts.cookieName]);
 
 /** `authenticateRequest(request, options)`: bearer header or session cookie → signed-in / signed-out / handshake. */
 export function authenticateRequest(req: RequestLike, opts: AuthenticateOptions): Promise<RequestState> {
-  const key = JSON.stringify([opts.issuer, opts.publishableKey, opts.authorizedParties, opts.clockSkew, opts.jwksUrl, opts.cookieName]);
-  let a = opts.fetch || opts.now || opts.sharedCache ? undefined : authenticators.get(key);
-  if (!a) {
-    a = createAuthenticator(opts);
-    // One per configuration; a process has few. Bounded all the same.
-    if (authenticators.size >= 32) authenticators.clear();
-    if (!(opts.fetch || opts.now || opts.sharedCache)) authenticators.set(key, a);
-  }
-  return a(req);
+  return authenticatorFor(opts)(req);
 }
 
 export interface MiddlewareOptions extends AuthenticateOptions {

@@ -1,3 +1,4 @@
+import { withDefaults } from './options.js';
 import { LatchkeyApiError, LatchkeyNetworkError, type ApiErrorEntry } from './errors.js';
 import type { ApiKey, BapiOperations, BapiPath, Organization, OrganizationInvitation, OrganizationMembership, Permission, Role, Session, User, WebhookEndpoint } from './generated/bapi.js';
 
@@ -90,15 +91,18 @@ export class CursorList<T> implements AsyncIterable<T> {
 }
 
 export function createBapiClient(opts: BapiClientOptions) {
-  const o = {
-    fetch: opts.fetch ?? ((...a: Parameters<typeof fetch>) => globalThis.fetch(...a)),
-    maxRetries: opts.maxRetries ?? 3,
-    baseDelayMs: opts.baseDelayMs ?? 500,
-    maxDelayMs: opts.maxDelayMs ?? 20_000,
-    timeoutMs: opts.timeoutMs ?? 30_000,
-    random: opts.random ?? Math.random,
-    sleep: opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
-  };
+  const o = withDefaults(
+    {
+      fetch: (...a: Parameters<typeof fetch>) => globalThis.fetch(...a),
+      maxRetries: 3,
+      baseDelayMs: 500,
+      maxDelayMs: 20_000,
+      timeoutMs: 30_000,
+      random: Math.random,
+      sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+    },
+    opts,
+  );
   if (!/^sk_(test|live)_/.test(opts.secretKey)) throw new Error('secretKey must be a Latchkey secret key (sk_test_… or sk_live_…).');
   const base = opts.apiUrl.replace(/\/$/, '');
 

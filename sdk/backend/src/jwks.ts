@@ -1,4 +1,5 @@
 import { JwksUnavailableError, TokenUnknownKeyError } from './errors.js';
+import { withDefaults } from './options.js';
 
 export interface Jwk {
   kty: string;
@@ -61,15 +62,17 @@ export class JwksCache {
   private readonly o: Required<Omit<JwksCacheOptions, 'sharedCache'>> & { sharedCache?: SharedJwksCache };
 
   constructor(opts: JwksCacheOptions) {
-    this.o = {
-      fetch: (...a) => globalThis.fetch(...a),
-      ttlMs: 10 * 60_000,
-      cooldownMs: 30_000,
-      maxStaleMs: 24 * 3600_000,
-      timeoutMs: 5_000,
-      now: Date.now,
-      ...opts,
-    };
+    this.o = withDefaults(
+      {
+        fetch: (...a: Parameters<typeof fetch>) => globalThis.fetch(...a),
+        ttlMs: 10 * 60_000,
+        cooldownMs: 30_000,
+        maxStaleMs: 24 * 3600_000,
+        timeoutMs: 5_000,
+        now: Date.now,
+      },
+      opts,
+    );
   }
 
   /** The key for `kid` when the cached key set is fresh and has it, without waiting: the hot path. */

@@ -8,6 +8,7 @@ import {
   TokenSignatureError,
 } from './errors.js';
 import { JwksCache, type JwksCacheOptions, type SharedJwksCache } from './jwks.js';
+import { withDefaults } from './options.js';
 
 /** The raw claims of a Latchkey session JWT. */
 export interface SessionJwtPayload {
@@ -74,16 +75,11 @@ export interface TokenVerifier {
 export function createTokenVerifier(opts: VerifyOptions): TokenVerifier {
   const issuer = (opts.issuer ?? (opts.publishableKey ? fapiUrlFromPublishableKey(opts.publishableKey) : undefined))?.replace(/\/$/, '');
   if (!issuer) throw new Error('verifyToken needs `issuer` or `publishableKey`.');
-  const now = opts.now ?? Date.now;
-  const jwks = new JwksCache({
-    ...opts.jwks,
-    jwksUrl: opts.jwksUrl ?? `${issuer}/.well-known/jwks.json`,
-    fetch: opts.fetch,
-    sharedCache: opts.sharedCache,
-    now,
-  });
-  const skew = opts.clockSkew ?? 5;
-  const parties = opts.authorizedParties;
+  const o = withDefaults({ clockSkew: 5, now: Date.now, jwksUrl: `${issuer}/.well-known/jwks.json` }, opts);
+  const now = o.now;
+  const jwks = new JwksCache({ ...o.jwks, jwksUrl: o.jwksUrl, fetch: o.fetch, sharedCache: o.sharedCache, now });
+  const skew = o.clockSkew;
+  const parties = o.authorizedParties;
 
   const headers = new Map<string, Header>();
   async function verify(token: string): Promise<SessionAuth> {
@@ -142,20 +138,35 @@ function toAuth(p: SessionJwtPayload): SessionAuth {
   };
 }
 
-const verifiers = new Map<string, TokenVerifier>();
+/**
+ * One object per configuration in this process, so the key set is fetched once per
+ * configuration: keyed on every option that is data, the `jwks` tuning included. Options
+ * that are functions or objects of the caller's (fetch, now, sharedCache) cannot be compared,
+ * so such a configuration gets a fresh object on every call.
+ */
+export function perConfiguration<O extends VerifyOptions, V>(build: (opts: O) => V, extra: (opts: O) => unknown[] = () => []) {
+  const made = new Map<string, V>();
+  return (opts: O): V => {
+    if (opts.fetch || opts.now || opts.sharedCache) return build(opts);
+    const jwks = Object.entries(opts.jwks ?? {}).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    const key = JSON.stringify([opts.issuer, opts.publishableKey, opts.authorizedParties, opts.clockSkew, opts.jwksUrl, jwks, ...extra(opts)]);
+    let v = made.get(key);
+    if (!v) {
+      v = build(opts);
+      // A process has few configurations. Bounded all the same.
+      if (made.size >= 32) made.clear();
+      made.set(key, v);
+    }
+    return v;
+  };
+}
+
+const verifierFor = perConfiguration(createTokenVerifier);
 
 /**
  * Verifies a session JWT offline against the instance's key set (fetched once, cached per
- * issuer in this process). Throws a `TokenVerificationError` subclass naming the reason.
+ * configuration in this process). Throws a `TokenVerificationError` subclass naming the reason.
  */
 export function verifyToken(token: string, opts: VerifyOptions): Promise<SessionAuth> {
-  const cacheKey = JSON.stringify([opts.issuer, opts.publishableKey, opts.authorizedParties, opts.clockSkew, opts.jwksUrl]);
-  let v = opts.fetch || opts.now || opts.sharedCache ? undefined : verifiers.get(cacheKey);
-  if (!v) {
-    v = createTokenVerifier(opts);
-    // One per configuration; a process has few. Bounded all the same.
-    if (verifiers.size >= 32) verifiers.clear();
-    if (!(opts.fetch || opts.now || opts.sharedCache)) verifiers.set(cacheKey, v);
-  }
-  return v.verify(token);
+  return verifierFor(opts).verify(token);
 }

@@ -172,6 +172,35 @@ describe('the JWKS cache', () => {
     await expect(v.verify(token)).resolves.toMatchObject({ userId: 'user_1' });
   });
 
+  it('jwks options given as undefined keep their defaults: 10-minute freshness, 30-s cooldown, a 5-s fetch limit', async () => {
+    const server = jwksServer([k1]);
+    const signals: (AbortSignal | null | undefined)[] = [];
+    const fetch = ((url: string, init?: RequestInit) => {
+      signals.push(init?.signal);
+      return server.fetch(url, init);
+    }) as typeof globalThis.fetch;
+    const c = clock();
+    const jwks = { ttlMs: undefined, cooldownMs: undefined, maxStaleMs: undefined, timeoutMs: undefined };
+    const v = createTokenVerifier({ issuer: ISSUER, fetch, now: c.now, clockSkew: 10 ** 9, jwks });
+    const token = await sign(k1);
+    await v.verify(token);
+    expect(signals[0]).toBeInstanceOf(AbortSignal);
+    c.t += 9 * 60_000;
+    await v.verify(token);
+    expect(server.fetches).toBe(1);
+    c.t += 2 * 60_000; // past 10 minutes: stale, refetched
+    await v.verify(token);
+    expect(server.fetches).toBe(2);
+    const stranger = await sign(k2);
+    await expect(v.verify(stranger)).rejects.toBeInstanceOf(TokenUnknownKeyError);
+    await expect(v.verify(stranger)).rejects.toBeInstanceOf(TokenUnknownKeyError);
+    expect(server.fetches).toBe(3);
+    c.t += 31_000; // a new kid triggers a refetch again after the cooldown
+    server.published = [k1, k2];
+    await expect(v.verify(stranger)).resolves.toMatchObject({ userId: 'user_1' });
+    expect(server.fetches).toBe(4);
+  });
+
   it('with the endpoint down and nothing cached, says the key set is unavailable', async () => {
     const server = jwksServer([k1]);
     server.down = true;

@@ -1,4 +1,5 @@
 import type { Client, ClientSession, FapiOperations } from './generated/fapi.js';
+import { withDefaults } from './options.js';
 
 export type { Client, ClientSession, FapiOperations };
 type Body<K extends keyof FapiOperations> = FapiOperations[K]['body'];
@@ -96,17 +97,29 @@ export class Latchkey {
   private readonly locks: LockManagerLike | null;
   private readonly f: typeof fetch;
   private readonly now: () => number;
+  private readonly settings: { refreshLeewaySeconds: number; sessionCookie: NonNullable<LatchkeyOptions['sessionCookie']> };
   /** Requests sent to the FAPI to mint a session token (for tests and diagnostics). */
   tokenRequests = 0;
 
   constructor(private readonly o: LatchkeyOptions) {
+    this.settings = withDefaults({ refreshLeewaySeconds: 10, sessionCookie: true }, o);
     this.fapiUrl = (o.fapiUrl ?? fapiUrlFromPublishableKey(o.publishableKey)).replace(/\/$/, '');
     this.native = !!o.tokenStorage;
-    this.f = o.fetch ?? ((...a) => globalThis.fetch(...a));
-    this.now = o.now ?? Date.now;
     const g = globalThis as { navigator?: { locks?: LockManagerLike }; BroadcastChannel?: new (name: string) => ChannelLike };
-    this.locks = o.locks !== undefined ? o.locks : (g.navigator?.locks ?? null);
-    this.channel = o.channel !== undefined ? o.channel : g.BroadcastChannel ? new g.BroadcastChannel(`latchkey:${this.fapiUrl}`) : null;
+    // null turns locks and channel off; only a left-out (undefined) option takes the default.
+    const d = withDefaults(
+      {
+        fetch: (...a: Parameters<typeof fetch>) => globalThis.fetch(...a),
+        now: Date.now,
+        locks: g.navigator?.locks ?? null,
+        channel: o.channel === undefined && g.BroadcastChannel ? new g.BroadcastChannel(`latchkey:${this.fapiUrl}`) : null,
+      },
+      o,
+    );
+    this.f = d.fetch;
+    this.now = d.now;
+    this.locks = d.locks;
+    this.channel = d.channel;
     this.channel?.addEventListener('message', (e) => this.onMessage(e.data));
   }
 
@@ -191,7 +204,7 @@ export class Latchkey {
 
   private fresh(sessionId: string): string | null {
     const t = this.token;
-    const leeway = this.o.refreshLeewaySeconds ?? 10;
+    const leeway = this.settings.refreshLeewaySeconds;
     return t && t.sessionId === sessionId && t.exp - leeway > this.now() / 1000 ? t.jwt : null;
   }
 
@@ -299,7 +312,7 @@ export class Latchkey {
   }
 
   private writeSessionCookie(jwt: string | null, exp: number) {
-    const opt = this.o.sessionCookie ?? true;
+    const opt = this.settings.sessionCookie;
     const doc = (globalThis as { document?: { cookie: string } }).document;
     if (this.native || !opt || !doc) return;
     const name = (typeof opt === 'object' && opt.name) || '__session';
