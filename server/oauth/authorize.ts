@@ -4,7 +4,7 @@ import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { oauthCodes, oauthGrants, sessions } from '../db/schema';
 import { newId } from '../db/ids';
-import { generateSecret, sha256Hex } from '../crypto/secrets';
+import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets';
 import type { Actor } from '../http/actor';
 import { htmlPage, redirect, type RequestInfo } from '../http/endpoint';
 import { isAppError } from '../http/errors';
@@ -18,7 +18,7 @@ import { consentPage, pageLocale, providerErrorPage } from './pages';
 import type { OidcAuth } from './provider-auth';
 import { parseScope } from './scopes';
 
-type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>;
+type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher'>;
 
 /** Codes live a minute (RFC 6749 §4.1.2 recommends at most ten). */
 export const CODE_TTL_MS = 60_000;
@@ -42,8 +42,8 @@ interface ValidRequest {
   codeChallenge: string | null;
   prompts: Set<string>;
   maxAge: number | null;
-  /** Set by the provider itself when it sent the browser to sign in again (prompt=login, max_age). */
-  authAfter: number | null;
+  /** `auth_after` as sent: the browser was sent to sign in again (see reauthentication below). */
+  authAfter: Reauthentication;
   params: Partial<Record<Carried, string>>;
 }
 
@@ -79,7 +79,44 @@ async function identifyClient(deps: D, instance: InstanceContext, params: Author
   return { app, redirectUri };
 }
 
-function validate(app: ApplicationRow, redirectUri: string, params: AuthorizeParams): ValidRequest {
+/**
+ * `auth_after`: when a signed-in browser must sign in again (prompt=login, max_age), the
+ * provider sends it to the hosted sign-in with the moment it did so, and only a sign-in after
+ * that moment satisfies the request when the browser comes back (prompt=login is dropped on
+ * the way, or it would never be satisfied). The value is the provider's own: signed, and bound
+ * to this very request (client, redirect_uri, scope, state, nonce, PKCE challenge…), so a
+ * relying party (or anyone editing the URL) cannot send one that waives the new sign-in.
+ *
+ * - `absent`: none was sent.
+ * - `verified`: ours, for this request: the browser was sent to sign in after `at`.
+ * - `forged`: sent, but not ours (or not for this request): the request asked for a new
+ *   sign-in, so one is required, as for prompt=login.
+ */
+type Reauthentication = { kind: 'absent' } | { kind: 'verified'; at: number } | { kind: 'forged' };
+const AUTH_AFTER_PURPOSE = 'oidc-auth-after';
+
+/** What an `auth_after` is bound to: every carried parameter but the prompt and itself, and the redirect_uri in force. */
+function requestBinding(app: ApplicationRow, redirectUri: string, carried: Partial<Record<Carried, string>>) {
+  const bound = Object.entries(carried).filter(([k]) => k !== 'prompt' && k !== 'auth_after' && k !== 'redirect_uri');
+  bound.sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify([app.id, redirectUri, bound]);
+}
+
+function signAuthAfter(deps: Pick<Deps, 'cipher'>, req: ValidRequest, at: number) {
+  return `${at}.${deps.cipher.mac(AUTH_AFTER_PURPOSE, `${at}.${requestBinding(req.app, req.redirectUri, req.params)}`)}`;
+}
+
+function reauthentication(deps: Pick<Deps, 'cipher'>, app: ApplicationRow, redirectUri: string, carried: Partial<Record<Carried, string>>): Reauthentication {
+  const sent = carried.auth_after;
+  if (sent === undefined) return { kind: 'absent' };
+  const match = /^(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(sent);
+  if (!match) return { kind: 'forged' };
+  const at = Number(match[1]);
+  const expected = deps.cipher.mac(AUTH_AFTER_PURPOSE, `${at}.${requestBinding(app, redirectUri, carried)}`);
+  return Number.isSafeInteger(at) && constantTimeEqual(expected, match[2]!) ? { kind: 'verified', at } : { kind: 'forged' };
+}
+
+function validate(deps: Pick<Deps, 'cipher'>, app: ApplicationRow, redirectUri: string, params: AuthorizeParams): ValidRequest {
   const carried: Partial<Record<Carried, string>> = {};
   for (const name of CARRIED) {
     const v = single(params, name);
@@ -105,7 +142,6 @@ function validate(app: ApplicationRow, redirectUri: string, params: AuthorizePar
   }
   const maxAge = carried.max_age === undefined ? null : Number(carried.max_age);
   if (maxAge !== null && (!Number.isSafeInteger(maxAge) || maxAge < 0)) throw new RedirectError('invalid_request', 'max_age is a number of seconds.');
-  const authAfter = carried.auth_after === undefined ? null : Number(carried.auth_after);
   return {
     app,
     redirectUri,
@@ -115,7 +151,7 @@ function validate(app: ApplicationRow, redirectUri: string, params: AuthorizePar
     codeChallenge: challenge,
     prompts,
     maxAge,
-    authAfter: authAfter !== null && Number.isSafeInteger(authAfter) ? authAfter : null,
+    authAfter: reauthentication(deps, app, redirectUri, carried),
     params: carried,
   };
 }
@@ -139,13 +175,13 @@ async function signedIn(deps: D, auth: OidcAuth) {
   return row ? { userId: me.userId, sessionId: me.sessionId, authTime: row.createdAt } : null;
 }
 
-/** The hosted sign-in, coming back to this authorize request (with `auth_after` when a fresh sign-in is needed). */
-function toSignIn(instance: InstanceContext, req: ValidRequest, authAfter: number | null) {
+/** The hosted sign-in, coming back to this authorize request (with a signed `auth_after` when a fresh sign-in is needed). */
+function toSignIn(deps: Pick<Deps, 'cipher'>, instance: InstanceContext, req: ValidRequest, authAfter: number | null) {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(req.params)) if (k !== 'prompt' && k !== 'auth_after') params.set(k, v);
   const prompts = [...req.prompts].filter((p) => p !== 'login');
   if (prompts.length) params.set('prompt', prompts.join(' '));
-  if (authAfter !== null) params.set('auth_after', String(authAfter));
+  if (authAfter !== null) params.set('auth_after', signAuthAfter(deps, req, authAfter));
   const back = `${instance.fapiUrl}/oauth2/authorize?${params.toString()}`;
   const signIn = new URL(`${instance.fapiUrl}/sign-in`);
   signIn.searchParams.set('redirect_url', back);
@@ -245,19 +281,21 @@ export async function authorize(deps: D, input: AuthorizeInput) {
   const fail = (error: OAuthErrorCode, description: string) =>
     redirect(toRedirectUri(client.redirectUri, instance, { error, error_description: description, state: req?.state ?? stateOf(input.params) }), after);
   try {
-    req = validate(client.app, client.redirectUri, input.params);
+    req = validate(deps, client.app, client.redirectUri, input.params);
     const user = await signedIn(deps, auth);
     const now = deps.clock.now();
     if (input.decision === 'deny') return fail('access_denied', 'The user denied access.');
     if (!user) {
       if (req.prompts.has('none')) return fail('login_required', 'The user is not signed in.');
-      return redirect(toSignIn(instance, req, req.authAfter), after);
+      // Whatever sign-in happens next is a fresh one.
+      return redirect(toSignIn(deps, instance, req, null), after);
     }
-    const stale = req.prompts.has('login') || req.authAfter !== null || (req.maxAge !== null && user.authTime < now - req.maxAge * 1000);
-    if (stale && !(req.authAfter !== null && user.authTime > req.authAfter)) {
+    const { authAfter } = req;
+    const stale = req.prompts.has('login') || authAfter.kind !== 'absent' || (req.maxAge !== null && user.authTime < now - req.maxAge * 1000);
+    if (stale && !(authAfter.kind === 'verified' && user.authTime > authAfter.at)) {
       // Sent to sign in again already, and came back with the old session: the RP hears it.
-      if (req.authAfter !== null || req.prompts.has('none')) return fail('login_required', 'A fresh sign-in is required.');
-      return redirect(toSignIn(instance, req, now), after);
+      if (authAfter.kind === 'verified' || req.prompts.has('none')) return fail('login_required', 'A fresh sign-in is required.');
+      return redirect(toSignIn(deps, instance, req, now), after);
     }
     if (req.app.consentScreenEnabled && input.decision !== 'allow') {
       const granted = await grantedScopes(deps, req.app.id, user.userId);

@@ -337,6 +337,54 @@ describe('authorization errors', () => {
   });
 });
 
+describe('auth_after is the provider’s own', () => {
+  /** The authorize answer of `browser` (signed in before the request): where it is sent. */
+  const answer = async (url: URL) => {
+    const res = await browserGet(h, browser, url);
+    expect(res.status).toBe(302);
+    return new URL(res.headers.get('location')!);
+  };
+  const toSignIn = (location: URL) => location.pathname === `/fapi/${inst.instanceId}/sign-in`;
+
+  it('an RP’s auth_after does not waive the new sign-in of prompt=login or max_age', async () => {
+    const app = await createOAuthApp(h, inst, { consent_screen_enabled: false });
+    const config = await relyingParty(h, inst, app);
+    h.clock.advance(120_000);
+    for (const extra of [{ prompt: 'login' }, { max_age: '60' }]) {
+      for (const auth_after of ['1', String(h.clock.now() - 3_600_000), `1.${'A'.repeat(43)}`]) {
+        const flow = await startCodeFlow(config, { ...extra, auth_after });
+        const location = await answer(flow.url);
+        expect(location.searchParams.get('code'), `${JSON.stringify(extra)} auth_after=${auth_after}`).toBeNull();
+        expect(toSignIn(location)).toBe(true);
+      }
+    }
+  });
+
+  it('the provider’s own auth_after holds only for the request it was made for', async () => {
+    const app = await createOAuthApp(h, inst, { consent_screen_enabled: false });
+    const config = await relyingParty(h, inst, app);
+    const first = await startCodeFlow(config, { prompt: 'login' });
+    const back = new URL((await answer(first.url)).searchParams.get('redirect_url')!);
+    const ours = back.searchParams.get('auth_after')!;
+    expect(ours).toMatch(/^\d+\.[A-Za-z0-9_-]{43}$/);
+
+    // Moved to another request (its own state and PKCE challenge), or with an earlier time: a new sign-in is required.
+    const second = await startCodeFlow(config, { prompt: 'login', auth_after: ours });
+    expect(toSignIn(await answer(second.url))).toBe(true);
+    const earlier = new URL(back);
+    earlier.searchParams.set('auth_after', `1.${ours.split('.')[1]}`);
+    expect(toSignIn(await answer(earlier))).toBe(true);
+
+    // On its own request, a sign-in after it satisfies it.
+    h.clock.advance(1000);
+    const b = browserOf(h, inst);
+    const signedIn = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@example.com', strategy: 'password', password: 'correct horse battery staple' } });
+    expect(signedIn.status).toBe(200);
+    const res = await browserGet(h, b, back);
+    expect(new URL(res.headers.get('location')!).searchParams.get('code')).toMatch(/^oac_/);
+  });
+});
+
 describe('max_age and introspection of refresh tokens', () => {
   it('sends a browser whose sign-in is older than max_age to sign in again, and reports auth_time', async () => {
     const app = await createOAuthApp(h, inst, { consent_screen_enabled: false, scopes: ['openid', 'offline_access'] });
