@@ -18,7 +18,7 @@ export interface RateLimitPolicy {
   updated_at: number | null;
 }
 
-export const ACL_SURFACES = ['bapi', 'fapi'] as const;
+export const ACL_SURFACES = ['bapi', 'fapi', 'oidc', 'sso', 'lti', 'scim'] as const;
 
 export interface NetworkAcl {
   object: 'network_acl';

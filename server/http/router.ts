@@ -35,7 +35,7 @@ export interface Surface<Guard, Auth> {
    * none it may use); the router applies that instance's network ACL before authenticate,
    * hence before any rate limit. Surfaces without it (dashboard, ops) are never subject to one.
    */
-  instanceOf?(c: Context<SurfaceEnv>): Promise<string | null>;
+  instanceOf?(c: Context<SurfaceEnv>, route: RouteEntry<Guard, Auth>): Promise<string | null>;
   /** Runs around every route, after the request id is set (a compatibility dialect reshaping answers). */
   middleware?: MiddlewareHandler<SurfaceEnv>[];
   /** Runs before input parsing: credentials, limits, the route's guard. */
@@ -143,7 +143,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
     app.on(route.method, route.path, async (c) => {
       c.set('route', route.path);
       const request = requestInfo(c, deps.config);
-      const instanceId = await surface.instanceOf?.(c);
+      const instanceId = await surface.instanceOf?.(c, route);
       if (instanceId) await enforceNetworkAcl(deps, surface.name, instanceId, request);
       const auth = await surface.authenticate(c, route);
       const params = pathParams(c, endpoint);

@@ -5,6 +5,7 @@ import { claimedConsole } from '../testing/console-client';
 import { createHarness, type RequestOptions, type TestHarness } from '../testing/harness';
 import { THROTTLED_AUDIT_MAX_PER_INTERVAL } from '../audit/throttled';
 import { DENIAL_AUDIT_INTERVAL_MS } from './guard';
+import { createDirectory } from '../testing/scim';
 
 type Instance = Awaited<ReturnType<TestHarness['createInstance']>>;
 
@@ -118,6 +119,48 @@ describe('the network ACL guard', () => {
     expect((await fapiSignIn(direct, I, { remoteAddress: '198.51.100.7' })).status).toBe(200);
   });
 
+  it('the SSO, LTI and SCIM surfaces are each a surface of their own: their deny rules refuse there before anything else', async () => {
+    const { key, instanceId, token } = await createDirectory(direct, 'Acme', 'okta');
+    const I = { instanceId, secret: key } as Instance;
+    const fapiPath = (path: string) => `/fapi/${instanceId}${path}`;
+    const calls = {
+      // An unknown connection, a login without its parameters: what an allowed address gets is never a 403.
+      sso: (remoteAddress: string) => direct.request('GET', fapiPath('/sso/saml/ssoc_00000000000000000000000000/metadata'), { remoteAddress }),
+      lti: (remoteAddress: string) => direct.request('GET', fapiPath('/lti/login'), { remoteAddress }),
+      scim: (remoteAddress: string) => direct.request('GET', '/scim/v2/Users', { key: token, remoteAddress }),
+    };
+    const allowed = { sso: 404, lti: 400, scim: 200 };
+    for (const surface of ['sso', 'lti', 'scim'] as const) {
+      expect((await calls[surface]('198.51.100.7')).status, surface).toBe(allowed[surface]);
+      const rule = await addRule(direct, I, { action: 'deny', cidr: '198.51.100.0/24', surfaces: [surface] });
+      expect(rule).toMatchObject({ surfaces: [surface] });
+      const denied = await calls[surface]('198.51.100.7');
+      expect(denied.status, surface).toBe(403);
+      expect(await denied.text(), surface).toContain('not allowed by this application’s network rules');
+      expect((await calls[surface]('198.51.101.7')).status, surface).toBe(allowed[surface]);
+      // The rule names this surface only.
+      expect((await bapiUsers(direct, I, { remoteAddress: '198.51.100.7' })).status).toBe(200);
+      await direct.call('DELETE', `/v1/network_acls/${rule.id}`, { key });
+    }
+    const audited = (await ruleAudits(direct, I)).map((e) => e.details);
+    expect(audited).toEqual([
+      { surface: 'sso', reason: 'denied_by_rule' },
+      { surface: 'lti', reason: 'denied_by_rule' },
+      { surface: 'scim', reason: 'denied_by_rule' },
+    ]);
+  });
+
+  it('a rule made without surfaces covers every instance surface, SSO, LTI and SCIM included', async () => {
+    const { key, instanceId, token } = await createDirectory(direct, 'Acme', 'okta');
+    const created = await direct.call('POST', '/v1/network_acls', { key, body: { action: 'deny', cidr: '203.0.113.0/24' } });
+    expect(created.body.surfaces).toEqual(['bapi', 'fapi', 'oidc', 'sso', 'lti', 'scim']);
+    expect((await direct.request('GET', '/scim/v2/Users', { key: token, remoteAddress: '203.0.113.9' })).status).toBe(403);
+    expect((await direct.request('GET', `/fapi/${instanceId}/lti/login`, { remoteAddress: '203.0.113.9' })).status).toBe(403);
+    expect((await direct.request('GET', `/fapi/${instanceId}/sso/saml/ssoc_00000000000000000000000000/metadata`, { remoteAddress: '203.0.113.9' })).status).toBe(403);
+    // SCIM discovery names no instance: no instance's rule applies to it.
+    expect((await direct.request('GET', '/scim/v2/ServiceProviderConfig', { remoteAddress: '203.0.113.9' })).status).toBe(200);
+  });
+
   it('IPv6: an allow rule admits only its block, and deny beats allow', async () => {
     const I = await direct.createInstance();
     await addRule(direct, I, { action: 'allow', cidr: '2001:db8:abcd::/48', surfaces: ['bapi'] });
@@ -219,7 +262,7 @@ describe('the network ACL guard', () => {
     const base = `/accounts/${owner.accountId}/instances/${instance.body.id}/network_acls`;
     const created = await owner.b.dash('POST', base, { body: { action: 'allow', cidr: '192.0.2.1/32', description: 'office only' } });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ object: 'network_acl', action: 'allow', cidr: '192.0.2.1/32', surfaces: ['bapi', 'fapi', 'oidc'] });
+    expect(created.body).toMatchObject({ object: 'network_acl', action: 'allow', cidr: '192.0.2.1/32', surfaces: ['bapi', 'fapi', 'oidc', 'sso', 'lti', 'scim'] });
     await owner.b.dash('POST', base, { body: { action: 'deny', cidr: '0.0.0.0/0' } });
     // The dashboard answers any address; its list shows both rules.
     const listed = await direct.call('GET', `/v1/dashboard${base}`, { remoteAddress: '203.0.113.200', headers: { cookie: `__console_client=${owner.b.cookie}` } });

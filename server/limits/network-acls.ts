@@ -10,10 +10,12 @@ import { toCursorPage } from '../http/pagination';
 import { REASONS } from './reasons';
 
 /**
- * The instance-scoped surfaces a rule can name. The console and the dashboard API are never
- * subject to an instance's ACL, so an operator cannot lock themselves out.
+ * The instance-scoped surfaces a rule can name: each names its instance to the router
+ * (`instanceOf`: the fapi_url path, the BAPI key's instance, the SCIM token's). The console
+ * and the dashboard API are never subject to an instance's ACL, so an operator cannot lock
+ * themselves out.
  */
-export const ACL_SURFACES = ['bapi', 'fapi', 'oidc'] as const;
+export const ACL_SURFACES = ['bapi', 'fapi', 'oidc', 'sso', 'lti', 'scim'] as const;
 export type AclSurface = (typeof ACL_SURFACES)[number];
 export const MAX_RULES_PER_INSTANCE = 200;
 

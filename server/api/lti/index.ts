@@ -3,6 +3,7 @@ import type { Method, MountableEndpoint } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { authenticateLti, ltiActor, ltiProtocol, type LtiAuth } from '../../lti/auth';
 import * as lti from '../../lti/routes';
+import { fapiInstanceId } from '../../sessions/fapi-auth';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 
 /** Public routes: the platform's id_token is what authenticates a launch (verified by the handler). */
@@ -32,6 +33,7 @@ export function createLti(deps: Deps) {
     name: 'lti',
     routes: ltiRoutes,
     protocol: ltiProtocol,
+    instanceOf: async (c) => fapiInstanceId(c),
     authenticate: (c) => authenticateLti(deps, c),
     actorOf: ltiActor,
   });

@@ -9,7 +9,7 @@ import { bearerToken } from '../../http/request-context';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import * as scim from '../../scim/surface-routes';
 import type { ScimAuth } from '../../scim/surface-routes';
-import { resolveScimToken } from '../../scim/tokens';
+import { resolveScimToken, type ScimCaller } from '../../scim/tokens';
 
 /** SCIM 2.0 (RFC 7644) under `{PUBLIC_URL}/scim/v2`; the bearer token names the organization. */
 export const SCIM_PREFIX = '/scim/v2';
@@ -51,9 +51,8 @@ export const scimRoutes: ScimRoute[] = [
 export const SCIM_WINDOW_MS = 10_000;
 const DEFAULT_SCIM_BUDGET = 600;
 
-/** 401 (SCIM error) for a missing, unknown or revoked token; 429 with Retry-After past the token's budget. */
-async function authenticateScim(deps: Deps, c: Context, guard: ScimGuard): Promise<ScimAuth | null> {
-  if (guard === 'public') return null;
+/** 401 (SCIM error) for a missing, unknown or revoked token. */
+async function resolveCaller(deps: Deps, c: Context): Promise<ScimCaller> {
   const secret = bearerToken(c.req.header('authorization'));
   if (!secret) {
     throw new AppError('UNAUTHENTICATED', {
@@ -61,10 +60,24 @@ async function authenticateScim(deps: Deps, c: Context, guard: ScimGuard): Promi
       headers: { 'www-authenticate': 'Bearer realm="latchkey-scim"' },
     });
   }
-  const caller = await resolveScimToken(deps, secret).catch((err: unknown) => {
+  return resolveScimToken(deps, secret).catch((err: unknown) => {
     if (err instanceof AppError) Object.assign(err.headers, { 'www-authenticate': 'Bearer realm="latchkey-scim", error="invalid_token"' });
     throw err;
   });
+}
+
+/** The token names the instance, which the router needs for its network ACL before authentication: resolved once per request. */
+const callers = new WeakMap<Request, Promise<ScimCaller>>();
+function scimCaller(deps: Deps, c: Context): Promise<ScimCaller> {
+  let caller = callers.get(c.req.raw);
+  if (!caller) callers.set(c.req.raw, (caller = resolveCaller(deps, c)));
+  return caller;
+}
+
+/** The organization's token (401 without a valid one); 429 with Retry-After past the token's budget. */
+async function authenticateScim(deps: Deps, c: Context, guard: ScimGuard): Promise<ScimAuth | null> {
+  if (guard === 'public') return null;
+  const caller = await scimCaller(deps, c);
   const rule = { name: 'scim_token', limit: deps.config.SCIM_RATE_LIMIT ?? DEFAULT_SCIM_BUDGET, windowMs: SCIM_WINDOW_MS };
   const decision = await enforceLimit(deps, 'scim', rule, caller.tokenId);
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
@@ -82,6 +95,8 @@ export function createScim(deps: Deps) {
     name: 'scim',
     routes: scimRoutes,
     protocol: scimProtocol,
+    // Discovery is public and names no instance; every other route, its token's.
+    instanceOf: async (c, r) => (r.guard === 'token' ? (await scimCaller(deps, c)).instanceId : null),
     authenticate: (c, r) => authenticateScim(deps, c, r.guard),
     actorOf: (auth, request) => (auth ? scimTokenActor(auth.tokenId, request) : anonymousActor(request)),
   });
