@@ -350,7 +350,7 @@ describe('auth_after is the provider’s own', () => {
     const app = await createOAuthApp(h, inst, { consent_screen_enabled: false });
     const config = await relyingParty(h, inst, app);
     h.clock.advance(120_000);
-    for (const extra of [{ prompt: 'login' }, { max_age: '60' }]) {
+    for (const extra of [{ prompt: 'login' }, { max_age: '60' }] as Record<string, string>[]) {
       for (const auth_after of ['1', String(h.clock.now() - 3_600_000), `1.${'A'.repeat(43)}`]) {
         const flow = await startCodeFlow(config, { ...extra, auth_after });
         const location = await answer(flow.url);
