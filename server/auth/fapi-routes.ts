@@ -11,6 +11,9 @@ import { clientView, type ClientRow } from '../sessions/clients';
 import { clientSchema } from '../sessions/fapi-routes';
 import { signInWithTicket } from '../sessions/tickets';
 import { startEnterpriseSignIn } from '../sso/flow';
+import { SSO_REQUEST_TTL_MS } from '../sso/saml';
+import { bindingFor, codeChallengeInput, codeVerifierInput, setFlowCookie } from './flow-binding';
+import { claimSignIn } from './claim';
 import { assertNotLocked } from '../protection/lockout';
 import { emailAddress, username } from '../users/schemas';
 import type { Deps } from '../deps';
@@ -131,6 +134,7 @@ export const createSignInBody = z
     password: passwordInput.optional(),
     ticket: z.string().min(1).max(512).optional(),
     redirect_url: redirectUrl.optional(),
+    code_challenge: codeChallengeInput.optional(),
   })
   .superRefine((v, ctx) => {
     const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
@@ -171,6 +175,7 @@ export const createSignUpBody = z.strictObject({
   /** oauth_<provider>: sign up through a social provider (then redirect_url is required and no other field applies). */
   strategy: strategyOrOauth([]).optional(),
   redirect_url: redirectUrl.optional(),
+  code_challenge: codeChallengeInput.optional(),
   email_address: emailAddress.optional(),
   password: passwordInput.optional(),
   username: username.optional(),
@@ -258,7 +263,7 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   body: createSignInBody,
   response: signInResponse,
   handle: async ({ deps, auth, body, request }) => {
-    if (isOauth(body.strategy)) return startSocialSignIn(deps, auth, body.strategy!, body.redirect_url!);
+    if (isOauth(body.strategy)) return startSocialSignIn(deps, auth, body.strategy!, body.redirect_url!, body.code_challenge);
     if (body.strategy === 'ticket') {
       const result = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
       auth.issueClientToken(result.newClientToken ?? auth.clientToken!);
@@ -284,18 +289,21 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
       };
     }
     if (body.password !== undefined) await spendAttemptBudget(deps, auth, request);
+    const ssoBinding = body.strategy === 'enterprise_sso' ? bindingFor(auth.mode, body.code_challenge) : null;
     const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client);
     const token = created.newClientToken ?? auth.clientToken!;
     auth.issueClientToken(token);
     auth.client = created.client;
     auth.clientToken = token;
-    if (body.strategy === 'enterprise_sso') {
-      const url = await startEnterpriseSignIn(deps, auth.instance, {
+    if (ssoBinding) {
+      const { url, requestId, crossSitePost } = await startEnterpriseSignIn(deps, auth.instance, {
         identifier: body.identifier!,
         signInAttemptId: created.attempt.id,
         clientId: created.client.id,
         redirectUrl: body.redirect_url,
+        binding: ssoBinding,
       });
+      setFlowCookie(auth, requestId, ssoBinding, SSO_REQUEST_TTL_MS, { crossSitePost });
       const answer = await signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
       const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'enterprise_sso', attempts: 0, expire_at: null };
       return { ...answer, response: { ...answer.response, first_factor_verification: { ...verification, external_verification_redirect_url: url } } };
@@ -353,6 +361,21 @@ export const attemptFirstFactorEndpoint = signInStepEndpoint(
   attemptFirstFactor,
 );
 
+const claimBody = z.strictObject({ claim_nonce: z.string().min(1).max(256), code_verifier: codeVerifierInput });
+
+export const claimSignInEndpoint = endpoint<FapiAuth, z.output<typeof claimBody>>({
+  summary:
+    'Native apps: claim the oauth_<provider> or enterprise_sso sign-in this attempt started, with the claim_nonce the browser came back with (on redirect_url) and the code_verifier of the start’s code_challenge',
+  audit: AUTH_FLOW,
+  body: claimBody,
+  response: signInResponse,
+  handle: async ({ deps, auth, params, body, request }) => {
+    const step = await claimSignIn(deps, auth.instance, auth.client, params.id!, { claimNonce: body.claim_nonce, codeVerifier: body.code_verifier }, auditCtxOf(auth, request));
+    renewClientToken(auth, step);
+    return signInAnswer(deps, auth, step);
+  },
+});
+
 export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>>({
   summary: 'Prepare a second factor: email_code (a risk-based step-up) sends the code; totp and backup_code need nothing sent',
   audit: AUTH_FLOW,
@@ -386,7 +409,7 @@ export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   body: createSignUpBody,
   response: signUpResponse,
   handle: async ({ deps, auth, body }) => {
-    if (isOauth(body.strategy)) return startSocialSignUp(deps, auth, body.strategy!, body.redirect_url!);
+    if (isOauth(body.strategy)) return startSocialSignUp(deps, auth, body.strategy!, body.redirect_url!, body.code_challenge);
     const created = await createSignUp(deps, auth.instance, { ...body, email_address: body.email_address! }, auth.client);
     auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
     return {

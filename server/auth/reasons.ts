@@ -21,4 +21,5 @@ export const REASONS = {
   missing_digit: 'missing_digit',
   missing_symbol: 'missing_symbol',
   matches_identifier: 'matches_identifier',
+  claim_invalid: 'claim_invalid',
 } as const;

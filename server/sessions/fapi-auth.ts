@@ -58,6 +58,12 @@ export interface FapiAuth {
   issueClientToken(token: string): void;
   /** Forgets the client on the caller's side (web: expires the cookie). */
   clearClientToken(): void;
+  /**
+   * Web: sets another HttpOnly cookie at the fapi_url's path, beside `__client` (a flow's
+   * binding, server/auth/flow-binding.ts). `sameSiteNone`: it must come back on a cross-site
+   * POST (SAML's ACS), so `SameSite=None; Secure`. Native: nothing is set.
+   */
+  setCookie(name: string, value: string, maxAgeSeconds: number, opts?: { sameSiteNone?: boolean }): void;
 }
 
 /** The auth of every FAPI route, with the raw bearer so that a `uat_` token can be told from a native client token. */
@@ -191,6 +197,12 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
 
   const authorization = c.req.header('authorization');
   const mode = authorization !== undefined || isNativeFlag(c.req.query('_is_native')) ? 'native' : 'web';
+  // `__client` replaces any earlier `__client` of this answer; the other cookies set are kept.
+  const otherCookies: string[] = [];
+  const setClientCookie = (cookie: string) => {
+    c.header('set-cookie', cookie);
+    for (const other of otherCookies) c.header('set-cookie', other, { append: true });
+  };
   const auth: MeAuth = {
     instance,
     mode,
@@ -199,10 +211,19 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
     bearer: bearerToken(authorization),
     issueClientToken(token) {
       if (mode === 'native') c.header('authorization', `Bearer ${token}`);
-      else c.header('set-cookie', clientCookie(instance, token, instance.settings.session_lifetime_seconds, servedUrl));
+      else setClientCookie(clientCookie(instance, token, instance.settings.session_lifetime_seconds, servedUrl));
     },
     clearClientToken() {
-      if (mode === 'web') c.header('set-cookie', clearedClientCookie(instance, servedUrl));
+      if (mode === 'web') setClientCookie(clearedClientCookie(instance, servedUrl));
+    },
+    setCookie(name, value, maxAgeSeconds, opts = {}) {
+      if (mode === 'native') return;
+      const attributes = opts.sameSiteNone
+        ? `Path=${clientCookieSpec({ kind: instance.kind, fapiUrl: servedUrl }).path}; HttpOnly; Secure; SameSite=None`
+        : cookieAttributes(instance, servedUrl);
+      const cookie = `${name}=${value}; ${attributes}; Max-Age=${maxAgeSeconds}`;
+      otherCookies.push(cookie);
+      c.header('set-cookie', cookie, { append: true });
     },
   };
   if (!guard.client) return auth;

@@ -7,6 +7,7 @@ import { errorPage } from '../http/protocol';
 import { clientView } from '../sessions/clients';
 import type { FapiAuth } from '../sessions/fapi-auth';
 import { completeSocialFlow, FLOW_TTL_MS, startSocialFlow } from './flow';
+import { bindingFor, setFlowCookie } from '../auth/flow-binding';
 
 /**
  * FAPI side of social sign-in: `strategy: "oauth_<name>"` on sign-in or sign-up creation
@@ -14,10 +15,12 @@ import { completeSocialFlow, FLOW_TTL_MS, startSocialFlow } from './flow';
  * external_verification_redirect_url`); the provider sends the browser back to
  * `{fapi_url}/v1/oauth_callback`, which signs in and redirects to the `redirect_url`.
  */
-async function start(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, purpose: 'sign_in' | 'sign_up') {
-  const started = await startSocialFlow(deps, auth.instance, auth.client, { strategy, redirect_url: redirectUrl, purpose });
+async function start(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, purpose: 'sign_in' | 'sign_up', codeChallenge: string | undefined) {
+  const binding = bindingFor(auth.mode, codeChallenge);
+  const started = await startSocialFlow(deps, auth.instance, auth.client, { strategy, redirect_url: redirectUrl, purpose, binding });
   const token = started.newClientToken ?? auth.clientToken!;
   auth.issueClientToken(token);
+  setFlowCookie(auth, started.flow.id, binding, FLOW_TTL_MS, { crossSitePost: false });
   auth.client = started.client;
   auth.clientToken = token;
   const verification = {
@@ -31,8 +34,8 @@ async function start(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: 
   return { started, verification, client: await clientView(deps, auth.instance, started.client) };
 }
 
-export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string) {
-  const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_in');
+export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, codeChallenge?: string) {
+  const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_in', codeChallenge);
   const f = started.flow;
   return {
     response: {
@@ -55,8 +58,8 @@ export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: st
   };
 }
 
-export async function startSocialSignUp(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string) {
-  const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_up');
+export async function startSocialSignUp(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, codeChallenge?: string) {
+  const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_up', codeChallenge);
   const f = started.flow;
   return {
     response: {
@@ -108,10 +111,12 @@ export const oauthCallbackEndpoint = endpoint<FapiAuth, never, z.output<typeof c
   audit: { action: 'social.sign_in', recordedBy: 'domain' },
   query: callbackQuery,
   response: z.unknown(),
-  handle: async ({ deps, auth, query, actor, request }) => {
+  handle: async ({ deps, auth, query, actor, request, raw }) => {
     const rawQuery = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]).toString();
     try {
-      const done = await completeSocialFlow(deps, auth.instance, auth.client, query, rawQuery, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+      const browser = { client: auth.client, cookieHeader: raw.header('cookie') };
+      const done = await completeSocialFlow(deps, auth.instance, browser, query, rawQuery, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+      if (done.kind === 'awaiting_claim') return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
       if (auth.clientToken) auth.issueClientToken(auth.clientToken);
       return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store' });
     } catch (err) {

@@ -10,7 +10,8 @@ import { AppError, isAppError, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { isAllowedRedirect } from '../instances/settings';
 import { createClient, type ClientRow } from '../sessions/clients';
-import { completeFirstFactor, SIGN_IN_TTL_MS } from '../auth/sign-ins';
+import { completeFirstFactor, SIGN_IN_TTL_MS, type SignInStep } from '../auth/sign-ins';
+import { bindingColumns, browserHoldsFlow, claimRefused, newFlowNonce, nonceMatches, verifierMatches, withClaimNonce, type FlowBinding } from '../auth/flow-binding';
 import { checkSignUpMode } from '../auth/sign-ups';
 import { createUser } from '../users/users';
 import { providerConfig, providerFetch } from './client';
@@ -20,8 +21,9 @@ import { OAUTH_STRATEGY_RE } from './schemas';
 
 /**
  * Social sign-in (`strategy: "oauth_<name>"`): authorization code flow with PKCE (S256),
- * state and — for OIDC providers — nonce, through openid-client. The flow is bound to the
- * client that started it; the callback on the fapi_url completes it once.
+ * state and — for OIDC providers — nonce, through openid-client. The flow is bound to whoever
+ * started it (server/auth/flow-binding.ts): the browser by its flow cookie, a native app by
+ * its code challenge; the callback on the fapi_url completes it once.
  *
  * Who signs in: the user already linked to the provider account; else the user whose
  * address equals the provider's email when both sides verified it (linking); else a new
@@ -29,6 +31,7 @@ import { OAUTH_STRATEGY_RE } from './schemas';
  * An unverified email never links to, nor creates, an account.
  */
 type D = Deps;
+type FlowRow = typeof socialFlows.$inferSelect;
 export const FLOW_TTL_MS = 10 * 60_000;
 
 export interface Identity {
@@ -46,7 +49,7 @@ export async function startSocialFlow(
   deps: D,
   instance: InstanceContext,
   client: ClientRow | null,
-  input: { strategy: string; redirect_url: string; purpose: 'sign_in' | 'sign_up' },
+  input: { strategy: string; redirect_url: string; purpose: 'sign_in' | 'sign_up'; binding: FlowBinding },
 ) {
   const name = OAUTH_STRATEGY_RE.exec(input.strategy)?.[1];
   const provider = name ? await findEnabledProvider(deps, instance.id, name) : null;
@@ -88,6 +91,7 @@ export async function startSocialFlow(
         nonce,
         codeVerifierEncrypted: deps.cipher.encrypt(verifier),
         redirectUrl: input.redirect_url,
+        ...bindingColumns(input.binding),
         expiresAt: now + FLOW_TTL_MS,
         createdAt: now,
       })
@@ -123,7 +127,7 @@ async function githubIdentity(deps: D, instance: InstanceContext, p: ProviderRow
 
 const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v.slice(0, 256) : null);
 
-async function exchange(deps: D, instance: InstanceContext, p: ProviderRow, flow: typeof socialFlows.$inferSelect, state: string, query: string): Promise<Identity> {
+async function exchange(deps: D, instance: InstanceContext, p: ProviderRow, flow: FlowRow, state: string, query: string): Promise<Identity> {
   const config = await providerConfig(deps, instance, p);
   const isOidc = p.kind !== 'github';
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
@@ -212,67 +216,141 @@ export interface CallbackQuery {
   error_description?: string;
 }
 
+/** The answer of a callback: signed in (the browser's flow), or waiting for the native app's claim. */
+export type CallbackOutcome =
+  | { kind: 'signed_in'; step: SignInStep; redirectUrl: string; outcome: 'existing' | 'linked' | 'created' }
+  | { kind: 'awaiting_claim'; redirectUrl: string };
+
 /**
- * The provider's redirect back: checks the state (single use, unexpired, this client's),
- * exchanges the code (PKCE, nonce, ID token checks by openid-client), resolves the user and
- * signs in on the flow's client. Every outcome is audited; a failure with its reason.
+ * The provider's redirect back: checks the state (single use, unexpired), that the browser is
+ * the one that started the flow (its flow cookie; server/auth/flow-binding.ts) and the same
+ * client, exchanges the code (PKCE, nonce, ID token checks by openid-client), then signs in on
+ * the flow's client — or, for a flow of a native app, keeps the identity for the app's claim.
+ * Every outcome is audited; a failure with its reason.
  */
 export async function completeSocialFlow(
   deps: D,
   instance: InstanceContext,
-  requestClient: ClientRow | null,
+  browser: { client: ClientRow | null; cookieHeader: string | undefined },
   query: CallbackQuery,
   rawQuery: string,
   auditCtx: AuditContext,
-) {
-  let flow: typeof socialFlows.$inferSelect | undefined;
-  let provider: ProviderRow | undefined;
-  try {
+): Promise<CallbackOutcome> {
+  const seen: { flow?: FlowRow; provider?: ProviderRow } = {};
+  return auditedFailure(deps, instance, auditCtx, seen, async () => {
     if (!query.state) throw refused('state_invalid', 'The sign-in link is missing its state.');
-    [flow] = await deps.db
+    const [flow] = await deps.db
       .update(socialFlows)
       .set({ usedAt: deps.clock.now() })
       .where(and(eq(socialFlows.instanceId, instance.id), eq(socialFlows.stateDigest, sha256Hex(query.state)), isNull(socialFlows.usedAt)))
       .returning();
+    seen.flow = flow;
     if (!flow || flow.expiresAt <= deps.clock.now()) throw refused('state_invalid', 'This sign-in link is unknown, expired or already used; start again.');
-    if (requestClient && requestClient.id !== flow.clientId) throw refused('client_mismatch', 'This sign-in was started in another browser; start again here.');
-    [provider] = await deps.db.select().from(socialProviders).where(and(eq(socialProviders.id, flow.providerId), eq(socialProviders.enabled, true)));
-    if (!provider) throw refused('state_invalid', 'This social provider is no longer enabled.');
+    if (flow.codeChallenge === null && !browserHoldsFlow(browser.cookieHeader, flow.id, flow.bindingDigest)) {
+      throw refused('flow_binding_mismatch', 'This sign-in was started in another browser (or its cookie is gone); start again here.');
+    }
+    if (browser.client && browser.client.id !== flow.clientId) throw refused('client_mismatch', 'This sign-in was started in another browser; start again here.');
+    const provider = await enabledProvider(deps, flow);
+    seen.provider = provider;
     if (query.error) throw refused('provider_error', `The provider refused the sign-in (${query.error.slice(0, 64)}).`);
     const identity = await exchange(deps, instance, provider, flow, query.state, rawQuery);
-    const p = provider;
-    const f = flow;
-    return await deps.db.transaction(async (tx) => {
-      const d = { ...deps, db: tx };
-      const { userId, outcome } = await resolveUser(d, instance, p, identity, auditCtx);
-      const now = deps.clock.now();
-      const [attempt] = await tx
-        .insert(signInAttempts)
-        .values({
-          id: f.signInId,
-          instanceId: instance.id,
-          clientId: f.clientId,
-          identifier: identity.email ?? `${strategyOf(p.name)}:${identity.subject}`,
-          userId,
-          status: 'needs_first_factor',
-          abandonAt: now + SIGN_IN_TTL_MS,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      const step = await completeFirstFactor(d, instance, attempt!, strategyOf(p.name), auditCtx);
-      await audit(d, {
+    if (flow.codeChallenge !== null) {
+      const claim = newFlowNonce();
+      await deps.db
+        .update(socialFlows)
+        .set({ identityEncrypted: deps.cipher.encrypt(JSON.stringify(identity)), claimDigest: claim.digest })
+        .where(eq(socialFlows.id, flow.id));
+      return { kind: 'awaiting_claim' as const, redirectUrl: withClaimNonce(flow.redirectUrl, claim.nonce) };
+    }
+    return { kind: 'signed_in' as const, ...(await finishSocialFlow(deps, instance, flow, provider, identity, auditCtx)) };
+  });
+}
+
+/**
+ * The native app claims the social sign-in it started (sign-in attempt `signInId`): the
+ * claim nonce its browser came back with and the verifier of its code challenge; then the
+ * sign-in completes on the app's client. Null: no social flow of this id and client.
+ */
+export async function claimSocialSignIn(
+  deps: D,
+  instance: InstanceContext,
+  clientId: string,
+  signInId: string,
+  proof: { claimNonce: string; codeVerifier: string },
+  auditCtx: AuditContext,
+) {
+  const [flow] = await deps.db
+    .select()
+    .from(socialFlows)
+    .where(and(eq(socialFlows.instanceId, instance.id), eq(socialFlows.signInId, signInId), eq(socialFlows.clientId, clientId)));
+  if (!flow) return null;
+  const holds =
+    flow.expiresAt > deps.clock.now() &&
+    flow.identityEncrypted !== null &&
+    nonceMatches(proof.claimNonce, flow.claimDigest) &&
+    verifierMatches(proof.codeVerifier, flow.codeChallenge);
+  if (!holds) throw claimRefused();
+  // Single use: the claim nonce goes as the sign-in is taken.
+  const [taken] = await deps.db
+    .update(socialFlows)
+    .set({ claimDigest: null })
+    .where(and(eq(socialFlows.id, flow.id), eq(socialFlows.claimDigest, flow.claimDigest!)))
+    .returning({ id: socialFlows.id });
+  if (!taken) throw claimRefused();
+  const identity = JSON.parse(deps.cipher.decrypt(flow.identityEncrypted!)) as Identity;
+  const seen: { flow?: FlowRow; provider?: ProviderRow } = { flow };
+  return auditedFailure(deps, instance, auditCtx, seen, async () => {
+    const provider = await enabledProvider(deps, flow);
+    seen.provider = provider;
+    return finishSocialFlow(deps, instance, flow, provider, identity, auditCtx);
+  });
+}
+
+async function enabledProvider(deps: Pick<D, 'db'>, flow: FlowRow) {
+  const [provider] = await deps.db.select().from(socialProviders).where(and(eq(socialProviders.id, flow.providerId), eq(socialProviders.enabled, true)));
+  if (!provider) throw refused('state_invalid', 'This social provider is no longer enabled.');
+  return provider;
+}
+
+/** Signs in the user of a verified identity on the flow's client: the sign-in attempt announced at the start, completed. */
+async function finishSocialFlow(deps: D, instance: InstanceContext, f: FlowRow, p: ProviderRow, identity: Identity, auditCtx: AuditContext) {
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    const { userId, outcome } = await resolveUser(d, instance, p, identity, auditCtx);
+    const now = deps.clock.now();
+    const [attempt] = await tx
+      .insert(signInAttempts)
+      .values({
+        id: f.signInId,
         instanceId: instance.id,
-        actor: auditCtx.actor,
-        actorKind: auditCtx.actorKind,
-        action: 'social.sign_in',
-        target: userId,
-        ip: auditCtx.ip,
-        userAgent: auditCtx.userAgent,
-        details: { provider: p.name, outcome, purpose: f.purpose, sign_in_attempt_id: f.signInId, session_id: step.attempt.sessionId, status: step.attempt.status },
-      });
-      return { step, redirectUrl: f.redirectUrl, outcome };
+        clientId: f.clientId,
+        identifier: identity.email ?? `${strategyOf(p.name)}:${identity.subject}`,
+        userId,
+        status: 'needs_first_factor',
+        abandonAt: now + SIGN_IN_TTL_MS,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const step = await completeFirstFactor(d, instance, attempt!, strategyOf(p.name), auditCtx);
+    await audit(d, {
+      instanceId: instance.id,
+      actor: auditCtx.actor,
+      actorKind: auditCtx.actorKind,
+      action: 'social.sign_in',
+      target: userId,
+      ip: auditCtx.ip,
+      userAgent: auditCtx.userAgent,
+      details: { provider: p.name, outcome, purpose: f.purpose, sign_in_attempt_id: f.signInId, session_id: step.attempt.sessionId, status: step.attempt.status },
     });
+    return { step, redirectUrl: f.redirectUrl, outcome };
+  });
+}
+
+/** Runs a step of the flow; a failure is audited (social.sign_in_failed, with its reason) and thrown on. */
+async function auditedFailure<T>(deps: D, instance: InstanceContext, auditCtx: AuditContext, seen: { flow?: FlowRow; provider?: ProviderRow }, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
   } catch (err) {
     const reason = isAppError(err) ? (typeof err.meta.reason === 'string' ? err.meta.reason : err.code) : 'internal_error';
     await audit(deps, {
@@ -280,10 +358,10 @@ export async function completeSocialFlow(
       actor: auditCtx.actor,
       actorKind: auditCtx.actorKind,
       action: 'social.sign_in_failed',
-      target: flow?.signInId ?? null,
+      target: seen.flow?.signInId ?? null,
       ip: auditCtx.ip,
       userAgent: auditCtx.userAgent,
-      details: { reason, provider: provider?.name ?? null, message: err instanceof Error ? err.message.slice(0, 300) : null },
+      details: { reason, provider: seen.provider?.name ?? null, message: err instanceof Error ? err.message.slice(0, 300) : null },
     });
     throw err;
   }

@@ -8,6 +8,7 @@ export const REASONS = {
   redirect_url_not_allowed: 'redirect_url_not_allowed',
   state_invalid: 'state_invalid',
   client_mismatch: 'client_mismatch',
+  flow_binding_mismatch: 'flow_binding_mismatch',
   provider_error: 'provider_error',
   token_invalid: 'token_invalid',
   email_missing: 'email_missing',

@@ -1,7 +1,8 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, externalAccounts, socialProviders } from '../db/schema';
-import { browserOf, enrollTotp, eventsDuring, instanceWith, type TestInstance } from '../testing/auth-flows';
+import { browserOf, enrollTotp, eventsDuring, instanceWith, nativeOf, type TestInstance } from '../testing/auth-flows';
 import type { FapiTestClient } from '../testing/fapi-client';
 import { sharedHarness } from '../testing/harness';
 import { browseUntil, startFakeGitHub, startOidcIdp } from '../testing/social-idps';
@@ -53,9 +54,11 @@ async function socialSignIn(b: FapiTestClient, strategy: string, login: () => vo
   return { ...started, res, back };
 }
 
-/** The browser arriving back from the provider (with its cookie); the answer is a redirect or an HTML page. */
-const callback = (b: FapiTestClient, search: string) =>
-  h.request('GET', `/fapi/${i.instanceId}/v1/oauth_callback${search}`, { headers: b.token ? { cookie: `__client=${b.token}` } : {} });
+/** The browser arriving back from the provider (with its cookies, none for a stranger); the answer is a redirect or an HTML page. */
+const callback = (b: FapiTestClient | null, search: string) => {
+  const cookie = b?.cookieHeader();
+  return h.request('GET', `/fapi/${i.instanceId}/v1/oauth_callback${search}`, { headers: cookie ? { cookie } : {} });
+};
 
 async function lastAudit(action: string) {
   const [row] = await h.runtime.deps.db
@@ -224,7 +227,75 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
     const carried = await browseUntil(started.url, callbackOf(i));
     const stolen = await callback(victim, carried.search);
     expect(stolen.status).toBe(403);
-    expect((await lastAudit('social.sign_in_failed'))?.details).toMatchObject({ reason: 'client_mismatch' });
+    expect((await lastAudit('social.sign_in_failed'))?.details).toMatchObject({ reason: 'flow_binding_mismatch' });
+  });
+
+  it('a provider URL sent to someone else signs nobody in: their browser, with no client cookie or its own, is refused and nothing is created', async () => {
+    idp.accounts.set('gina', { email: 'gina@example.com', email_verified: true });
+    for (const victimHasClient of [false, true]) {
+      // The attacker starts on their own client and sends the provider URL to the victim…
+      const attacker = browserOf(h, i);
+      const started = await start(attacker, 'oauth_acme');
+      expect(attacker.cookies.size).toBe(1);
+      // …whose browser signs in at the provider and comes back: a first visit (no cookie of ours), or with its own client.
+      idp.loginAs = 'gina';
+      const back = await browseUntil(started.url, callbackOf(i));
+      const victim = browserOf(h, i);
+      if (victimHasClient) await victim.call('POST', '/v1/client/sign_ins', { body: { identifier: 'x@example.com' } });
+      const res = await callback(victimHasClient ? victim : null, back.search);
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('flow_binding_mismatch');
+      expect((await lastAudit('social.sign_in_failed'))?.details).toMatchObject({ reason: 'flow_binding_mismatch', provider: null });
+      expect((await attacker.call('GET', '/v1/client')).body.sessions).toEqual([]);
+      expect((await attacker.call('GET', `/v1/client/sign_ins/${started.id}`)).status).toBe(404);
+      if (victimHasClient) expect((await victim.call('GET', '/v1/client')).body.sessions).toEqual([]);
+    }
+    const users = await h.call('GET', '/v1/users?email_address=gina@example.com', { key: i.secret });
+    expect(users.body.data).toEqual([]);
+    expect(await h.runtime.deps.db.select().from(externalAccounts).where(eq(externalAccounts.providerUserId, 'gina'))).toEqual([]);
+  });
+
+  it('binds the flow cookie to the flow: SameSite=Lax, HttpOnly, the flow’s 10 minutes', async () => {
+    const b = browserOf(h, i);
+    const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme', redirect_url: APP } });
+    const flowCookie = res.headers.getSetCookie().find((c) => c.startsWith('__flow_'));
+    expect(flowCookie).toMatch(new RegExp(`^__flow_socf_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; SameSite=Lax; Max-Age=600$`));
+    // The client cookie is set beside it.
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('__client=ct_'))).toBe(true);
+  });
+
+  it('a native app binds by its code challenge and claims the sign-in with the nonce its browser came back with and its verifier', async () => {
+    idp.accounts.set('hank', { email: 'hank@example.com', email_verified: true });
+    const app = nativeOf(h, i);
+    const missing = await app.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme', redirect_url: APP } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors[0].meta).toEqual({ param: 'code_challenge', reason: 'required' });
+
+    const verifier = randomBytes(32).toString('base64url');
+    const code_challenge = createHash('sha256').update(verifier).digest('base64url');
+    const res = await app.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme', redirect_url: APP, code_challenge } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    const id = res.body.response.id as string;
+    idp.loginAs = 'hank';
+    // The system browser comes back with no cookie of ours: it is sent on to the app with a claim nonce.
+    const back = await callback(null, (await browseUntil(res.body.response.first_factor_verification.external_verification_redirect_url, callbackOf(i))).search);
+    expect(back.status).toBe(303);
+    const landing = new URL(back.headers.get('location')!);
+    expect(landing.origin + landing.pathname).toBe(APP);
+    const nonce = landing.searchParams.get('claim_nonce')!;
+    expect((await app.call('GET', '/v1/client')).body.sessions).toEqual([]);
+
+    const claim = (c: FapiTestClient, body: Record<string, string>) => c.call('POST', `/v1/client/sign_ins/${id}/claim`, { body });
+    expect((await claim(app, { claim_nonce: nonce, code_verifier: randomBytes(32).toString('base64url') })).body.errors[0].meta).toEqual({ reason: 'claim_invalid' });
+    expect((await claim(app, { claim_nonce: 'wrong', code_verifier: verifier })).status).toBe(403);
+    const done = await claim(app, { claim_nonce: nonce, code_verifier: verifier });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.response).toMatchObject({ id, status: 'complete', first_factor_verification: { strategy: 'oauth_acme' } });
+    const sessions = (await app.call('GET', '/v1/client')).body.sessions;
+    expect(sessions).toHaveLength(1);
+    expect((await claim(app, { claim_nonce: nonce, code_verifier: verifier })).status).toBe(403);
+    expect((await lastAudit('social.sign_in'))?.details).toMatchObject({ provider: 'acme', outcome: 'created', sign_in_attempt_id: id });
   });
 
   it('purges flows past their 10 minutes; a late callback is refused', async () => {

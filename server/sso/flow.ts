@@ -16,7 +16,17 @@ import { createClient, setActiveSession } from '../sessions/clients';
 import { createSession } from '../sessions/sessions';
 import { createUser, updateUser } from '../users/users';
 import { assertNotLocked } from '../protection/lockout';
-import { activeConnectionForEmail, hasActiveConnectionForEmail, type ConnectionRow } from './connections';
+import {
+  bindingColumns,
+  browserHoldsFlow,
+  claimRefused,
+  newFlowNonce,
+  nonceMatches,
+  verifierMatches,
+  withClaimNonce,
+  type FlowBinding,
+} from '../auth/flow-binding';
+import { activeConnectionForEmail, hasActiveConnectionForEmail, loadConnection, type ConnectionRow } from './connections';
 import { oidcAuthorizationUrl } from './oidc';
 import { samlFor, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
 
@@ -51,8 +61,8 @@ export async function startSso(
   deps: Deps,
   instance: InstanceContext,
   c: ConnectionRow,
-  input: { signInAttemptId: string | null; clientId: string | null; redirectUrl: string | null },
-): Promise<string> {
+  input: { signInAttemptId: string | null; clientId: string | null; redirectUrl: string | null; binding: FlowBinding },
+): Promise<{ url: string; requestId: string }> {
   const now = deps.clock.now();
   const row = {
     id: newId('ssor'),
@@ -61,6 +71,7 @@ export async function startSso(
     signInAttemptId: input.signInAttemptId,
     clientId: input.clientId,
     redirectUrl: input.redirectUrl,
+    ...bindingColumns(input.binding),
     expiresAt: now + SSO_REQUEST_TTL_MS,
     createdAt: now,
   };
@@ -68,12 +79,24 @@ export async function startSso(
     const handle = `_${randomBytes(20).toString('hex')}`;
     const url = await samlFor(deps, c, instance.fapiUrl, handle).getAuthorizeUrlAsync('', undefined, {});
     await deps.db.insert(ssoRequests).values({ ...row, handle });
-    return url;
+    return { url, requestId: row.id };
   }
   const handle = randomBytes(24).toString('base64url');
   const auth = await oidcAuthorizationUrl(deps, instance, c, handle);
   await deps.db.insert(ssoRequests).values({ ...row, handle, codeVerifier: deps.cipher.encrypt(auth.codeVerifier), nonce: auth.nonce });
-  return auth.url;
+  return { url: auth.url, requestId: row.id };
+}
+
+/**
+ * The request answered comes back bound (server/auth/flow-binding.ts): in the browser that
+ * started it, its flow cookie with the nonce. A request bound to a native app is claimed
+ * by the app instead (never completed here); one bound to nothing is refused.
+ */
+export function assertBrowserBound(request: RequestRow, cookieHeader: string | undefined) {
+  if (request.codeChallenge !== null) return;
+  if (!browserHoldsFlow(cookieHeader, request.id, request.bindingDigest)) {
+    throw new SsoRefused('flow_binding_mismatch', 'This sign-in was started in another browser (or its cookie is gone); start again here.');
+  }
 }
 
 /** The waiting request of a handle (SAML InResponseTo or OIDC state); null when unknown, used or expired. */
@@ -229,6 +252,61 @@ export async function completeSso(
   return { ...outcome, redirectUrl: request?.redirectUrl ?? instance.fapiUrl };
 }
 
+/**
+ * A request bound to a native app: the IdP's verified answer waits, encrypted, for the app's
+ * claim (claimSsoSignIn). Answers where to send the browser: redirect_url with the claim nonce.
+ */
+export async function awaitSsoClaim(deps: Pick<Deps, 'db' | 'cipher' | 'clock'>, instance: InstanceContext, request: RequestRow, identity: SsoIdentity): Promise<string> {
+  const claim = newFlowNonce();
+  const parked = await deps.db
+    .update(ssoRequests)
+    .set({ identityEncrypted: deps.cipher.encrypt(JSON.stringify(identity)), claimDigest: claim.digest })
+    .where(and(eq(ssoRequests.id, request.id), isNull(ssoRequests.identityEncrypted), isNull(ssoRequests.consumedAt)))
+    .returning({ id: ssoRequests.id });
+  if (parked.length === 0) throw new SsoRefused('replayed', 'This sign-in was already answered.');
+  return withClaimNonce(request.redirectUrl ?? instance.fapiUrl, claim.nonce);
+}
+
+/**
+ * The native app claims the SSO sign-in its sign-in attempt started: the claim nonce its
+ * browser was sent back with and the verifier of the code challenge it started with; then
+ * the sign-in completes on the app's client (completeSso). Null: no SSO request of this
+ * attempt and client is waiting (the caller tries the other kinds of flow).
+ */
+export async function claimSsoSignIn(
+  deps: Deps,
+  instance: InstanceContext,
+  clientId: string,
+  signInAttemptId: string,
+  proof: { claimNonce: string; codeVerifier: string },
+  auditCtx: AuditContext,
+) {
+  const [request] = await deps.db
+    .select()
+    .from(ssoRequests)
+    .where(and(eq(ssoRequests.instanceId, instance.id), eq(ssoRequests.signInAttemptId, signInAttemptId), eq(ssoRequests.clientId, clientId)))
+    .orderBy(desc(ssoRequests.createdAt))
+    .limit(1);
+  if (!request) return null;
+  const holds =
+    request.consumedAt === null &&
+    request.expiresAt > deps.clock.now() &&
+    request.identityEncrypted !== null &&
+    nonceMatches(proof.claimNonce, request.claimDigest) &&
+    verifierMatches(proof.codeVerifier, request.codeChallenge);
+  if (!holds) throw claimRefused();
+  const identity = JSON.parse(deps.cipher.decrypt(request.identityEncrypted!)) as SsoIdentity;
+  const c = await loadConnection(deps, instance.id, request.connectionId);
+  try {
+    if (!c.active) throw new SsoRefused('connection_inactive', 'This SSO connection is not active.');
+    return await completeSso(deps, instance, c, request, identity, auditCtx);
+  } catch (err) {
+    const reason = await auditSsoFailure(deps, instance.id, c.id, err, auditCtx);
+    if (!(err instanceof SsoRefused)) throw err;
+    throw new AppError('FORBIDDEN', { message: `Single sign-on was refused (${reason}).`, meta: { reason: err.reason } });
+  }
+}
+
 /** Every refused SSO sign-in is audited with its reason (outside the refused transaction). */
 export async function auditSsoFailure(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, connectionId: string, err: unknown, auditCtx: AuditContext) {
   const reason = err instanceof SsoRefused ? err.reason : isAppError(err) ? err.code.toLowerCase() : 'internal_error';
@@ -260,13 +338,15 @@ export async function assertPasswordAllowed(deps: Pick<Deps, 'db' | 'clock' | 'c
 export async function startEnterpriseSignIn(
   deps: Deps,
   instance: InstanceContext,
-  input: { identifier: string; signInAttemptId: string; clientId: string; redirectUrl: string | undefined },
-) {
+  input: { identifier: string; signInAttemptId: string; clientId: string; redirectUrl: string | undefined; binding: FlowBinding },
+): Promise<{ url: string; requestId: string; crossSitePost: boolean }> {
   const redirectUrl = checkRedirectUrl(instance, input.redirectUrl);
   const c = await activeConnectionForEmail(deps, instance.id, input.identifier);
   if (!c) throw validationError('identifier', 'no_connection', 'No active SSO connection serves this email address’s domain.');
   try {
-    return await startSso(deps, instance, c, { signInAttemptId: input.signInAttemptId, clientId: input.clientId, redirectUrl });
+    const started = await startSso(deps, instance, c, { signInAttemptId: input.signInAttemptId, clientId: input.clientId, redirectUrl, binding: input.binding });
+    // SAML's HTTP-POST binding comes back by a cross-site POST from the IdP.
+    return { ...started, crossSitePost: c.provider === 'saml' };
   } catch (err) {
     if (err instanceof SsoRefused) throw new AppError('SERVICE_UNAVAILABLE', { message: 'The identity provider could not be reached; try again later.' });
     throw err;

@@ -1,9 +1,10 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsSince } from '../testing/auth-flows';
-import { fapiClient } from '../testing/fapi-client';
+import { fapiClient, type FapiTestClient } from '../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 
 /**
@@ -88,12 +89,31 @@ async function browseIdp(start: string, login: string): Promise<string> {
   throw new Error('too many steps at the IdP');
 }
 
+const browser = () => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+/** The browser `b` arriving back from the IdP at the callback, with the cookies it holds (none for a stranger). */
+const arrive = (callback: URL, b?: FapiTestClient) => {
+  const cookie = b?.cookieHeader();
+  return h.request('GET', callback.pathname + callback.search, { headers: cookie ? { cookie } : {} });
+};
+
+async function startSso(b: FapiTestClient, identifier: string, extra: Record<string, unknown> = {}) {
+  const start = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier, redirect_url: 'http://localhost:3000/done', ...extra } });
+  expect(start.status, JSON.stringify(start.body)).toBe(200);
+  return { id: start.body.response.id as string, authUrl: new URL(start.body.response.first_factor_verification.external_verification_redirect_url), setCookie: start.headers.getSetCookie() };
+}
+
+async function lastFailure() {
+  const failures = (await bapi('GET', `/v1/audit_logs?action=sso.sign_in_failed&target=${connectionId}`)).body.data;
+  return failures[0]?.details?.reason;
+}
+
 describe('OIDC connection', () => {
   it('signs in through the IdP: code + PKCE + state + nonce, JIT user and membership', async () => {
-    const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
-    const start = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'grace@hopper.test', redirect_url: 'http://localhost:3000/done' } });
-    expect(start.status, JSON.stringify(start.body)).toBe(200);
-    const authUrl = new URL(start.body.response.first_factor_verification.external_verification_redirect_url);
+    const b = browser();
+    const { authUrl, setCookie } = await startSso(b, 'grace@hopper.test');
+    // The flow is bound to this browser: a cookie it sends back at the callback (a top-level GET, so SameSite=Lax).
+    const flowCookie = setCookie.find((c) => c.startsWith('__flow_ssor_'));
+    expect(flowCookie).toMatch(new RegExp(`^__flow_ssor_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; SameSite=Lax; Max-Age=600$`));
     expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authUrl.searchParams.get('nonce')).toBeTruthy();
     const callback = new URL(await browseIdp(authUrl.href, 'grace'));
@@ -105,7 +125,7 @@ describe('OIDC connection', () => {
     const refused = await h.request('GET', forged.pathname + forged.search);
     expect(refused.status).toBe(403);
 
-    const res = await h.request('GET', callback.pathname + callback.search);
+    const res = await arrive(callback, b);
     expect(res.status, await res.clone().text()).toBe(303);
     expect(res.headers.get('location')).toBe('http://localhost:3000/done');
     const client = (await b.call('GET', '/v1/client')).body;
@@ -114,9 +134,69 @@ describe('OIDC connection', () => {
     expect(users).toMatchObject([{ first_name: 'Grace', last_name: 'Hopper' }]);
 
     // The code cannot be redeemed twice.
-    expect((await h.request('GET', callback.pathname + callback.search)).status).toBe(403);
+    expect((await arrive(callback, b)).status).toBe(403);
     const failures = (await bapi('GET', `/v1/audit_logs?action=sso.sign_in_failed&target=${connectionId}`)).body.data;
     expect(failures.map((f: { details: { reason: string } }) => f.details.reason)).toEqual(['in_response_to_mismatch', 'in_response_to_mismatch']);
+  });
+
+  it('an IdP URL sent to someone else signs nobody in: their browser is refused and nothing is created', async () => {
+    // The attacker starts enterprise_sso on their own client for an address of the domain…
+    const attacker = browser();
+    const { authUrl } = await startSso(attacker, 'linus@hopper.test');
+    // …and the employee opens the IdP URL: their IdP signs them in and sends their browser back.
+    const callback = new URL(await browseIdp(authUrl.href, 'linus'));
+    const employee = browser();
+    await employee.call('POST', '/v1/client/sign_ins', { body: { identifier: 'someone@else.test' } });
+    expect(employee.token).toBeTruthy();
+    for (const stranger of [employee, undefined]) {
+      const res = await arrive(callback, stranger);
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/text\/html/);
+      expect(await res.text()).toContain('flow_binding_mismatch');
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect(await lastFailure()).toBe('flow_binding_mismatch');
+    }
+    expect((await attacker.call('GET', '/v1/client')).body.sessions).toEqual([]);
+    expect((await employee.call('GET', '/v1/client')).body.sessions).toEqual([]);
+    expect((await bapi('GET', '/v1/users?email_address=linus@hopper.test')).body.data).toEqual([]);
+  });
+
+  it('a native app (no cookies) binds by its code challenge: the browser comes back with a claim nonce, the app claims with its verifier', async () => {
+    const app = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: true });
+    const refused = await app.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'ken@hopper.test', redirect_url: 'http://localhost:3000/done' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0].meta).toEqual({ param: 'code_challenge', reason: 'required' });
+
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const { id, authUrl, setCookie } = await startSso(app, 'ken@hopper.test', { code_challenge: challenge });
+    expect(setCookie).toEqual([]);
+    // The system browser signs in at the IdP and comes back without any cookie of ours.
+    const back = await arrive(new URL(await browseIdp(authUrl.href, 'ken')));
+    expect(back.status, await back.clone().text()).toBe(303);
+    const landing = new URL(back.headers.get('location')!);
+    expect(landing.origin + landing.pathname).toBe('http://localhost:3000/done');
+    const nonce = landing.searchParams.get('claim_nonce')!;
+    expect(nonce).toMatch(/^[\w-]{43}$/);
+    expect((await app.call('GET', '/v1/client')).body.sessions).toEqual([]);
+
+    // Without the verifier (an attacker holding only the nonce) or the nonce (only the verifier), nothing.
+    const other = randomBytes(32).toString('base64url');
+    for (const body of [{ claim_nonce: nonce, code_verifier: other }, { claim_nonce: 'x'.repeat(43), code_verifier: verifier }]) {
+      const res = await app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body });
+      expect(res.status).toBe(403);
+      expect(res.body.errors[0].meta).toEqual({ reason: 'claim_invalid' });
+    }
+    const stranger = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: true });
+    await stranger.call('POST', '/v1/client/sign_ins', { body: { identifier: 'nobody@else.test' } });
+    expect((await stranger.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier: verifier } })).status).toBe(403);
+
+    const claimed = await app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier: verifier } });
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    expect(claimed.body.response).toMatchObject({ status: 'complete', created_session_id: expect.stringMatching(/^sess_/) });
+    expect((await app.call('GET', '/v1/client')).body.sessions).toHaveLength(1);
+    // Single use.
+    expect((await app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier: verifier } })).status).toBe(403);
   });
 
   it('updates and deletes the connection: events without the secret, audited, secret replaced encrypted', async () => {

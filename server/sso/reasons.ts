@@ -27,5 +27,6 @@ export const REASONS = {
   oidc_callback_failed: 'oidc_callback_failed',
   idp_initiated_disabled: 'idp_initiated_disabled',
   connection_inactive: 'connection_inactive',
+  flow_binding_mismatch: 'flow_binding_mismatch',
 } as const;
 export type SsoReason = keyof typeof REASONS;

@@ -9,7 +9,7 @@ import type { Deps } from '../deps';
 import type { RequestInfo } from '../http/endpoint';
 import type { Profile } from '@node-saml/node-saml';
 import { createConnection, deleteConnection, getConnection, listConnections, loadConnection, updateConnection, type ConnectionRow } from './connections';
-import { auditSsoFailure, completeSso, pendingRequest, type SsoIdentity } from './flow';
+import { assertBrowserBound, auditSsoFailure, awaitSsoClaim, completeSso, pendingRequest, type SsoIdentity } from './flow';
 import { oidcCallback } from './oidc';
 import { samlAttribute, spMetadata, SsoRefused, validateSamlResponse } from './saml';
 import { connectionList, connectionSchema, createConnectionBody, listConnectionsQuery, updateConnectionBody } from './schemas';
@@ -156,6 +156,12 @@ function finish(auth: SsoAuth, done: { redirectUrl: string; newClientToken: stri
   return redirect(done.redirectUrl, 303, headers);
 }
 
+/** A verified answer: signs in the browser it is bound to, or — bound to a native app — waits for the app's claim. */
+async function answer(deps: Deps, auth: SsoAuth, c: ConnectionRow, pending: Awaited<ReturnType<typeof pendingRequest>>, identity: SsoIdentity, request: RequestInfo) {
+  if (pending?.codeChallenge) return redirect(await awaitSsoClaim(deps, auth.instance, pending, identity), 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+  return finish(auth, await completeSso(deps, auth.instance, c, pending, identity, auditCtxOf(request)));
+}
+
 const SIGN_IN_AUDIT = { action: 'sso.sign_in', recordedBy: 'domain' as const };
 
 export const ssoSurface = {
@@ -173,14 +179,16 @@ export const ssoSurface = {
     audit: SIGN_IN_AUDIT,
     body: z.object({ SAMLResponse: z.string().min(1).max(512 * 1024), RelayState: z.string().max(1024).optional() }),
     response: z.unknown(),
-    handle: async ({ deps, auth, params, body, request }) =>
+    handle: async ({ deps, auth, params, body, request, raw }) =>
       refusedIsAudited(deps, auth, params.connection_id!, request, async () => {
         const c = await activeConnection(deps, auth, params.connection_id!, 'saml');
         const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
         const pending = inResponseTo ? await pendingRequest(deps, c, inResponseTo) : null;
         if (inResponseTo && !pending) throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers no request of ours.');
         if (!inResponseTo && !c.allowIdpInitiated) throw new SsoRefused('idp_initiated_disabled', 'IdP-initiated sign-in is not enabled for this connection.');
-        return finish(auth, await completeSso(deps, auth.instance, c, pending, samlIdentity(c, profile), auditCtxOf(request)));
+        // IdP-initiated (no request): completeSso signs in a new client of the browser that posts, never a client of ours.
+        if (pending) assertBrowserBound(pending, raw.header('cookie'));
+        return answer(deps, auth, c, pending, samlIdentity(c, profile), request);
       }),
   }),
   oidcCallback: endpoint<SsoAuth, never, Record<string, string>>({
@@ -188,12 +196,14 @@ export const ssoSurface = {
     audit: SIGN_IN_AUDIT,
     query: z.record(z.string().max(64), z.string().max(4096)),
     response: z.unknown(),
-    handle: async ({ deps, auth, params, query, request }) =>
+    handle: async ({ deps, auth, params, query, request, raw }) =>
       refusedIsAudited(deps, auth, params.connection_id!, request, async () => {
         const c = await activeConnection(deps, auth, params.connection_id!, 'oidc');
         if (query.error) throw new SsoRefused('idp_error', `The identity provider answered ${query.error.slice(0, 64)}.`);
         const pending = query.state ? await pendingRequest(deps, c, query.state) : null;
         if (!pending) throw new SsoRefused('in_response_to_mismatch', 'The state answers no request of ours.');
+        // Before the code is redeemed: an answer carried to another browser redeems nothing.
+        assertBrowserBound(pending, raw.header('cookie'));
         const current = new URL(`${auth.instance.fapiUrl}/sso/oidc/${c.id}/callback`);
         for (const [k, v] of Object.entries(query)) current.searchParams.set(k, v);
         const claims = await oidcCallback(deps, auth.instance, c, current, {
@@ -201,7 +211,7 @@ export const ssoSurface = {
           codeVerifier: deps.cipher.decrypt(pending.codeVerifier!),
           nonce: pending.nonce!,
         });
-        return finish(auth, await completeSso(deps, auth.instance, c, pending, oidcIdentity(c, claims), auditCtxOf(request)));
+        return answer(deps, auth, c, pending, oidcIdentity(c, claims), request);
       }),
   }),
 };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as samlify from 'samlify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../testing/expect';
-import { fapiClient } from '../testing/fapi-client';
+import { fapiClient, type FapiTestClient } from '../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 
 /**
@@ -70,7 +70,7 @@ async function startSignIn(email = 'ada@acme.test') {
   const url = new URL(res.body.response.first_factor_verification.external_verification_redirect_url);
   expect(url.origin + url.pathname).toBe('https://idp.acme.test/sso');
   const { extract } = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams) });
-  return { b, requestId: extract.request!.id as string, attemptId: res.body.response.id as string };
+  return { b, requestId: extract.request!.id as string, attemptId: res.body.response.id as string, setCookie: res.headers.getSetCookie() };
 }
 
 const escapeXml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
@@ -107,12 +107,18 @@ async function samlResponse(requestId: string, over: Record<string, string> = {}
   return context;
 }
 
-const postAcs = (samlResponseB64: string) =>
-  h.request('POST', `/fapi/${i.instanceId}/sso/saml/${conn.id}/acs`, {
+/**
+ * A cross-site form post from the IdP, a foreign Origin, by the browser `from`: it sends the
+ * cookies a browser sends on a cross-site POST — the SameSite=None flow cookie, never the Lax
+ * `__client` — or none (a stranger's browser).
+ */
+const postAcs = (samlResponseB64: string, from?: FapiTestClient) => {
+  const crossSite = [...(from?.cookies ?? [])].map(([k, v]) => `${k}=${v}`).join('; ');
+  return h.request('POST', `/fapi/${i.instanceId}/sso/saml/${conn.id}/acs`, {
     raw: new URLSearchParams({ SAMLResponse: samlResponseB64 }).toString(),
-    // A cross-site form post from the IdP: a foreign Origin, no client cookie.
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.acme.test' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.acme.test', ...(crossSite ? { cookie: crossSite } : {}) },
   });
+};
 
 const decode = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
 const encode = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
@@ -165,8 +171,10 @@ describe('connections', () => {
 
 describe('SP-initiated sign-in', () => {
   it('lands signed in: JIT user, membership with the group-mapped role, session on the client, redirect_url', async () => {
-    const { b, requestId } = await startSignIn();
-    const res = await postAcs(await samlResponse(requestId));
+    const { b, requestId, setCookie } = await startSignIn();
+    // The IdP posts from its own site: the flow cookie must be SameSite=None; Secure to come back.
+    expect(setCookie.find((c) => c.startsWith('__flow_'))).toMatch(new RegExp(`^__flow_ssor_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; Secure; SameSite=None; Max-Age=600$`));
+    const res = await postAcs(await samlResponse(requestId), b);
     expect(res.status, await res.clone().text()).toBe(303);
     expect(res.headers.get('location')).toBe('http://localhost:3000/after');
     const client = await b.call('GET', '/v1/client');
@@ -182,7 +190,7 @@ describe('SP-initiated sign-in', () => {
     // The second sign-in finds the same user by their NameID and syncs the profile.
     const again = await startSignIn();
     const renamed = (await samlResponse(again.requestId)).toString();
-    expect((await postAcs(renamed)).status).toBe(303);
+    expect((await postAcs(renamed, again.b)).status).toBe(303);
     const after = await bapi('GET', `/v1/users?email_address=ada@acme.test`);
     expect(after.body.data ?? after.body).toHaveLength(1);
   });
@@ -214,8 +222,8 @@ describe('refusals', () => {
   it('a locked user', async () => {
     const [ada] = (await bapi('GET', '/v1/users?email_address=ada@acme.test')).body.data;
     expect((await bapi('POST', `/v1/users/${ada.id}/lock`)).status).toBe(200);
-    const { requestId } = await startSignIn();
-    await expectRefused(await postAcs(await samlResponse(requestId)), 'user_locked');
+    const { b, requestId } = await startSignIn();
+    await expectRefused(await postAcs(await samlResponse(requestId), b), 'user_locked');
     expect((await bapi('POST', `/v1/users/${ada.id}/unlock`)).status).toBe(200);
   });
 
@@ -254,21 +262,53 @@ describe('refusals', () => {
   });
 
   it('a replayed response', async () => {
-    const { requestId } = await startSignIn();
+    const { b, requestId } = await startSignIn();
     const response = await samlResponse(requestId);
-    expect((await postAcs(response)).status).toBe(303);
-    const res = await postAcs(response);
+    expect((await postAcs(response, b)).status).toBe(303);
+    const res = await postAcs(response, b);
     expect(res.status).toBe(403);
     expect(['replayed', 'in_response_to_mismatch']).toContain(await lastFailureReason());
     // The same assertion id under a fresh request is still a replay.
     const next = await startSignIn();
     const assertionId = /<saml:Assertion[^>]* ID="([^"]+)"/.exec(decode(response))![1]!;
-    await expectRefused(await postAcs(await samlResponse(next.requestId, { AssertionID: assertionId })), 'replayed');
+    await expectRefused(await postAcs(await samlResponse(next.requestId, { AssertionID: assertionId }), next.b), 'replayed');
   });
 
   it('an InResponseTo that answers no request of ours (and IdP-initiated while disabled)', async () => {
     await startSignIn();
     await expectRefused(await postAcs(await samlResponse('_not-a-request-of-ours')), 'in_response_to_mismatch');
+  });
+
+  it('an IdP URL sent to someone else: the response their browser posts signs nobody in, nothing is created', async () => {
+    // The attacker starts enterprise_sso on their own client and sends the IdP URL to an employee,
+    // whose IdP signs them in silently and posts the response from the employee's browser.
+    const attacker = await startSignIn('eve@acme.test');
+    const response = () => samlResponse(attacker.requestId, {}, idp, 'eve@acme.test');
+    const employee = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+    await employee.call('POST', '/v1/client/sign_ins', { body: { identifier: 'someone@else.test' } });
+    expect(employee.token).toBeTruthy();
+    for (const stranger of [undefined, employee]) await expectRefused(await postAcs(await response(), stranger), 'flow_binding_mismatch');
+    // A browser holding the flow cookie of another of the attacker's flows is a stranger too.
+    const other = await startSignIn('eve@acme.test');
+    await expectRefused(await postAcs(await response(), other.b), 'flow_binding_mismatch');
+    expect((await attacker.b.call('GET', '/v1/client')).body.sessions).toEqual([]);
+    expect((await bapi('GET', '/v1/users?email_address=eve@acme.test')).body.data).toEqual([]);
+  });
+
+  it('IdP-initiated (when allowed) signs in a new client of the browser that posts, never a client that started a flow', async () => {
+    expect((await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { saml: { allow_idp_initiated: true } })).status).toBe(200);
+    try {
+      const pending = await startSignIn('frank@acme.test');
+      const res = await postAcs(await samlResponse('', {}, idp, 'frank@acme.test'));
+      expect(res.status, await res.clone().text()).toBe(303);
+      const poster = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
+      poster.keepCookies(res.headers);
+      expect(poster.token).toMatch(/^ct_/);
+      expect((await poster.call('GET', '/v1/client')).body.sessions).toHaveLength(1);
+      expect((await pending.b.call('GET', '/v1/client')).body.sessions).toEqual([]);
+    } finally {
+      await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { saml: { allow_idp_initiated: false } });
+    }
   });
 
   it('a wrapped signature', async () => {

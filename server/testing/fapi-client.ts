@@ -37,6 +37,12 @@ export function fapiClient(
 ) {
   const state = { token: null as string | null };
   const native = opts.native ?? false;
+  /** The other cookies a browser keeps from the FAPI's answers (a flow's binding cookie), by name; paths are not told apart. */
+  const jar = new Map<string, string>();
+  const cookieHeader = () => {
+    const pairs = [...(state.token !== null ? [['__client', state.token]] : []), ...jar].map(([k, v]) => `${k}=${v}`);
+    return pairs.length > 0 ? pairs.join('; ') : undefined;
+  };
 
   async function call(method: string, path: string, o: FapiCallOptions = {}): Promise<FapiResult> {
     const headers: Record<string, string> = { ...o.headers };
@@ -46,10 +52,9 @@ export function fapiClient(
     const ownOrigin = opts.host ? `https://${opts.host}` : 'http://localhost:3000';
     const origin = o.origin === undefined ? (opts.origin ?? ownOrigin) : o.origin;
     if (!native && method !== 'GET' && origin !== null) headers.origin ??= origin;
-    if (state.token !== null) {
-      if (native) headers.authorization ??= `Bearer ${state.token}`;
-      else headers.cookie ??= `__client=${state.token}`;
-    }
+    if (native && state.token !== null) headers.authorization ??= `Bearer ${state.token}`;
+    const cookie = native ? undefined : cookieHeader();
+    if (cookie) headers.cookie ??= cookie;
     let raw: string | Uint8Array | undefined = o.raw;
     if (o.raw !== undefined) headers['content-type'] ??= 'application/json';
     if (o.form) {
@@ -60,18 +65,32 @@ export function fapiClient(
     const url = `${opts.host ? '' : `/fapi/${instanceId}`}${path}${native && state.token === null ? `${sep}_is_native=1` : ''}`;
     const res = await h.request(method, url, { headers, body: o.body, raw });
     const setCookie = res.headers.get('set-cookie');
-    if (setCookie) {
-      const m = /^__client=([^;]*);/.exec(setCookie);
-      if (m) state.token = /Max-Age=0(;|$)/.test(setCookie) ? null : m[1]!;
-    }
+    if (!native) keepCookies(res.headers);
     const issued = res.headers.get('authorization');
     if (native && issued) state.token = issued.replace(/^Bearer /, '');
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, setCookie };
   }
 
+  function keepCookies(h: Headers) {
+    for (const c of h.getSetCookie()) {
+      const m = /^([^=;]+)=([^;]*)/.exec(c);
+      if (!m) continue;
+      const gone = /Max-Age=0(;|$)/.test(c);
+      if (m[1] === '__client') state.token = gone ? null : m[2]!;
+      else if (gone) jar.delete(m[1]!);
+      else jar.set(m[1]!, m[2]!);
+    }
+  }
+
   return {
     call,
+    /** The Cookie header this browser sends to the FAPI (undefined when it holds none): for requests made by hand, such as a provider's redirect back. */
+    cookieHeader,
+    /** Keeps the cookies of an answer to a request made by hand. */
+    keepCookies,
+    /** The other cookies held (not `__client`), by name. */
+    cookies: jar,
     get token() {
       return state.token;
     },

@@ -79,6 +79,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_first_factor',       SEND,    auth.prepareFirstFactorEndpoint),
   fapiRoute('GET',    '/v1/verify',                                         LINK,    auth.verifyLinkEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_first_factor',       ATTEMPT, auth.attemptFirstFactorEndpoint),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/claim',                      ATTEMPT, auth.claimSignInEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_second_factor',      CLIENT,  auth.prepareSecondFactorEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_second_factor',      ATTEMPT, auth.attemptSecondFactorEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins/:id/reset_password',             ATTEMPT, auth.resetPasswordEndpoint),

@@ -1,5 +1,5 @@
 import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis, timestamps } from './columns';
+import { flowBindingColumns, millis, timestamps } from './columns';
 import { instanceRef } from './instances';
 import { users } from './users';
 
@@ -73,6 +73,7 @@ export const socialFlows = pgTable(
     nonce: text('nonce').notNull(),
     codeVerifierEncrypted: text('code_verifier_encrypted').notNull(),
     redirectUrl: text('redirect_url').notNull(),
+    ...flowBindingColumns(),
     expiresAt: millis('expires_at').notNull(),
     usedAt: millis('used_at'),
     createdAt: millis('created_at').notNull(),

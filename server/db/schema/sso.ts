@@ -1,5 +1,5 @@
 import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { millis, timestamps } from './columns';
+import { flowBindingColumns, millis, timestamps } from './columns';
 import { organizations } from './organizations';
 import { users } from './users';
 
@@ -98,6 +98,7 @@ export const ssoRequests = pgTable(
     redirectUrl: text('redirect_url'),
     codeVerifier: text('code_verifier'),
     nonce: text('nonce'),
+    ...flowBindingColumns(),
     expiresAt: millis('expires_at').notNull(),
     consumedAt: millis('consumed_at'),
     createdAt: millis('created_at').notNull(),

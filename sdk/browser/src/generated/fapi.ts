@@ -497,6 +497,7 @@ export interface FapiOperations {
       password?: string;
       ticket?: string;
       redirect_url?: string;
+      code_challenge?: string;
     };
     query: never;
   };
@@ -547,6 +548,18 @@ export interface FapiOperations {
     });
     query: never;
   };
+  /** Native apps: claim the oauth_<provider> or enterprise_sso sign-in this attempt started, with the claim_nonce the browser came back with (on redirect_url) and the code_verifier of the start’s code_challenge */
+  "POST /v1/client/sign_ins/{id}/claim": {
+    response: {
+      response: SignInAttempt;
+      client: Client;
+    };
+    body: {
+      claim_nonce: string;
+      code_verifier: string;
+    };
+    query: never;
+  };
   /** Prepare a second factor: email_code (a risk-based step-up) sends the code; totp and backup_code need nothing sent */
   "POST /v1/client/sign_ins/{id}/prepare_second_factor": {
     response: {
@@ -590,6 +603,7 @@ export interface FapiOperations {
     body: {
       strategy?: string;
       redirect_url?: string;
+      code_challenge?: string;
       email_address?: string;
       password?: string;
       username?: string;
@@ -1490,4 +1504,4 @@ export interface FapiOperations {
   };
 }
 
-export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh";
+export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh";
