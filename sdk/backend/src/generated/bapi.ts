@@ -549,7 +549,7 @@ export type NetworkAcl = {
   id: string;
   action: "allow" | "deny";
   cidr: string;
-  surfaces: Array<"bapi" | "fapi" | "oidc">;
+  surfaces: Array<"bapi" | "fapi" | "oidc" | "sso" | "lti" | "scim">;
   description: string;
   created_at: number;
   updated_at: number;
@@ -1965,7 +1965,7 @@ export interface BapiOperations {
     body: {
       action: "allow" | "deny";
       cidr: string;
-      surfaces?: Array<"bapi" | "fapi" | "oidc">;
+      surfaces?: Array<"bapi" | "fapi" | "oidc" | "sso" | "lti" | "scim">;
       description?: string;
     };
     query: never;
@@ -1982,7 +1982,7 @@ export interface BapiOperations {
     body: {
       action?: "allow" | "deny";
       cidr?: string;
-      surfaces?: Array<"bapi" | "fapi" | "oidc">;
+      surfaces?: Array<"bapi" | "fapi" | "oidc" | "sso" | "lti" | "scim">;
       description?: string;
     };
     query: never;

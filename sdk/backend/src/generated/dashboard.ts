@@ -589,7 +589,7 @@ export type NetworkAcl = {
   id: string;
   action: "allow" | "deny";
   cidr: string;
-  surfaces: Array<"bapi" | "fapi" | "oidc">;
+  surfaces: Array<"bapi" | "fapi" | "oidc" | "sso" | "lti" | "scim">;
   description: string;
   created_at: number;
   updated_at: number;
@@ -2539,7 +2539,7 @@ export interface DashboardOperations {
     body: {
       action: "allow" | "deny";
       cidr: string;
-      surfaces?: Array<"bapi" | "fapi" | "oidc">;
+      surfaces?: Array<"bapi" | "fapi" | "oidc" | "sso" | "lti" | "scim">;
       description?: string;
     };
     query: never;
@@ -2556,7 +2556,7 @@ export interface DashboardOperations {
     body: {
       action?: "allow" | "deny";
       cidr?: string;
-      surfaces?: Array<"bapi" | "fapi" | "oidc">;
+      surfaces?: Array<"bapi" | "fapi" | "oidc" | "sso" | "lti" | "scim">;
       description?: string;
     };
     query: never;
