@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import { AppError } from '../http/errors';
 import { pageQuery } from '../http/pagination';
 import type { OrgMemberAuth, SignedInAuth } from '../sessions/fapi-auth';
 import { meQuery } from '../users/me-routes';
@@ -17,11 +16,6 @@ const listQuery = meQuery.extend(pageQuery);
 type CreateBody = z.output<typeof createOwnApiKeyBody>;
 type RevokeBody = z.output<typeof revokeApiKeyBody>;
 
-/** Whoever impersonates a user does not get a lasting credential of theirs. */
-function refuseImpersonation(auth: SignedInAuth) {
-  if (auth.me.actor) throw new AppError('FORBIDDEN', { message: 'An impersonation session cannot mint API keys.', meta: { reason: 'impersonation' } });
-}
-
 function selfServiceEndpoints<Auth extends SignedInAuth>(whose: string, subjectOf: (auth: Auth) => string) {
   return {
     list: endpoint<Auth, never, z.output<typeof listQuery>>({
@@ -36,10 +30,8 @@ function selfServiceEndpoints<Auth extends SignedInAuth>(whose: string, subjectO
       body: createOwnApiKeyBody,
       query: meQuery,
       response: createdApiKeySchema,
-      handle: ({ deps, auth, body, actor }) => {
-        refuseImpersonation(auth);
-        return createApiKey(deps, auth.instance.id, { ...body, subject: subjectOf(auth), created_by: auth.me.userId }, auditContextOf(actor));
-      },
+      handle: ({ deps, auth, body, actor }) =>
+        createApiKey(deps, auth.instance.id, { ...body, subject: subjectOf(auth), created_by: auth.me.userId }, auditContextOf(actor)),
     }),
     revoke: endpoint<Auth, RevokeBody, z.output<typeof meQuery>>({
       summary: `Revoke one of ${whose} API keys (another subject’s is 404)`,

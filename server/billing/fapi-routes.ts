@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import { AppError } from '../http/errors';
 import type { OrgMemberAuth, SignedInAuth } from '../sessions/fapi-auth';
 import { meQuery } from '../users/me-routes';
 import { openPortal, startCheckout } from './checkout';
@@ -11,11 +10,6 @@ import { currentSubscription } from './subscriptions';
 type CheckoutBody = z.output<typeof checkoutBody>;
 type PortalBody = z.output<typeof portalBody>;
 type MeQuery = z.output<typeof meQuery>;
-
-/** Whoever impersonates a user does not buy on their behalf. */
-function refuseImpersonation(auth: SignedInAuth) {
-  if (auth.me.actor) throw new AppError('FORBIDDEN', { message: 'An impersonation session cannot start a checkout.', meta: { reason: 'impersonation' } });
-}
 
 /**
  * Self-service billing on the FAPI: the signed-in user's own plan (`/v1/me/billing/…`), and
@@ -39,10 +33,8 @@ function billingEndpointsFor<Auth extends SignedInAuth>(whose: string, payer: 'u
       body: checkoutBody,
       query: meQuery,
       response: checkoutSchema,
-      handle: ({ deps, auth, body, actor }) => {
-        refuseImpersonation(auth);
-        return startCheckout(deps, auth.instance, { subject: subjectOf(auth), payer, userId: auth.me.userId }, body, auditContextOf(actor));
-      },
+      handle: ({ deps, auth, body, actor }) =>
+        startCheckout(deps, auth.instance, { subject: subjectOf(auth), payer, userId: auth.me.userId }, body, auditContextOf(actor)),
     }),
     portal: endpoint<Auth, PortalBody, MeQuery>({
       summary: `A link to the processor’s billing portal for ${whose} account`,
@@ -50,10 +42,7 @@ function billingEndpointsFor<Auth extends SignedInAuth>(whose: string, payer: 'u
       body: portalBody,
       query: meQuery,
       response: portalSchema,
-      handle: ({ deps, auth, body }) => {
-        refuseImpersonation(auth);
-        return openPortal(deps, auth.instance, subjectOf(auth), body.return_url);
-      },
+      handle: ({ deps, auth, body }) => openPortal(deps, auth.instance, subjectOf(auth), body.return_url),
     }),
   };
 }

@@ -18,6 +18,7 @@ import { REASONS } from '../organizations/reasons';
 import type { SystemPermission } from '../organizations/roles';
 import type { MeScope } from '../users/api-tokens';
 import { resolveMe, type Me } from '../users/me';
+import { refuseImpersonation, type ImpersonationRule } from '../users/impersonation';
 
 /**
  * FAPI credentials. The instance comes from the path (`/fapi/<instance_id>`); the
@@ -45,6 +46,12 @@ export interface FapiGuard {
   user?: { tokenScope?: MeScope; allowPending?: boolean; organizations?: boolean };
   /** Membership of the `:id` organization (by id or slug), holding this permission; `member`: any member. */
   org?: SystemPermission | 'member';
+  /**
+   * What an impersonation session may not do here (403 FORBIDDEN, reason `impersonation`),
+   * checked once the user is resolved, before the input is read (or, for a rule naming body
+   * fields, once the body is: authorizeFapi).
+   */
+  impersonation?: ImpersonationRule;
 }
 
 export interface FapiAuth {
@@ -96,6 +103,7 @@ async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth
   }
   const sessionId = c.req.query('session_id');
   const me = await resolveMe(deps, auth, { sessionId, tokenScope: guard.user.tokenScope, allowPending: guard.user.allowPending });
+  refuseImpersonation(guard.impersonation, me, null);
   Object.assign(auth, { me });
   if (!guard.org) return;
   const orgIdOrSlug = c.req.param('id') ?? '';
@@ -112,6 +120,12 @@ async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth
     });
   }
   Object.assign(auth, { org: { organization, role: access.role, permissions: access.permissions } });
+}
+
+/** The guard's checks that need the validated body: an impersonation rule naming body fields. */
+export function authorizeFapi(guard: FapiGuard, auth: MeAuth, body: unknown) {
+  const sent = body !== null && typeof body === 'object' ? Object.keys(body) : [];
+  refuseImpersonation(guard.impersonation, (auth as Partial<SignedInAuth>).me, sent);
 }
 
 /** The per-IP budget of each guard's `limit` (server/limits/budgets.ts; the instance's policy may tighten it). */

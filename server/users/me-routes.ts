@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../http/endpoint';
 import { auditContextOf } from '../http/actor';
-import { AppError } from '../http/errors';
 import { metadataInput } from '../http/metadata';
 import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from './api-tokens';
 import type { SignedInAuth } from '../sessions/fapi-auth';
@@ -17,7 +16,6 @@ import {
   deleteMyAccount,
   prepareMyVerification,
   prepareReauthentication,
-  refuseImpersonated,
   removeMyIdentifier,
   type IdentifierKindName,
 } from './my-account';
@@ -159,9 +157,6 @@ export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof cre
   response: apiTokenSchema.extend({ token: z.string() }),
   handle: async ({ deps, auth, body, actor }) => {
     const { me } = auth;
-    if (me.actor) {
-      throw new AppError('FORBIDDEN', { message: 'An impersonation session cannot mint personal access tokens.', meta: { reason: 'impersonation' } });
-    }
     return createApiToken(
       deps,
       auth.instance.id,
@@ -252,7 +247,6 @@ export const prepareReauthenticationEndpoint = endpoint<SignedInAuth, Record<str
   query: meQuery,
   response: verificationSchema,
   handle: ({ deps, auth, request }) => {
-    refuseImpersonated(auth.me, 'change the password');
     return prepareReauthentication(deps, auth.instance, auth.me.userId, request.acceptLanguage);
   },
 });
@@ -279,7 +273,6 @@ export const changePasswordEndpoint = endpoint<SignedInAuth, z.output<typeof cha
   response: meSchema,
   handle: async ({ deps, auth, body, actor }) => {
     const { me } = auth;
-    refuseImpersonated(me, 'change the password');
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
     await changeMyPassword(deps, auth.instance, me, body, auditContextOf(actor));
     return meView(deps, auth.instance.id, me.userId);

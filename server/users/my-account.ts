@@ -29,14 +29,6 @@ export const MAX_IDENTIFIERS = 10;
 type D = Deps;
 type Db = Deps['db'];
 
-const impersonationRefused = (what: string) =>
-  new AppError('FORBIDDEN', { message: `An impersonation session cannot ${what}.`, meta: { reason: 'impersonation' } });
-
-/** Refuses what only the person themselves may do (an operator impersonating them may not). */
-export function refuseImpersonated(me: Me, what: string) {
-  if (me.actor) throw impersonationRefused(what);
-}
-
 interface IdentifierRow {
   id: string;
   value: string;
@@ -287,6 +279,5 @@ export async function deleteMyAccount(deps: D, instance: InstanceContext, me: Me
   if (!instance.settings.delete_self_enabled) {
     throw new AppError('FORBIDDEN', { message: 'This application does not let users delete their own account.', meta: { reason: 'delete_self_disabled' } });
   }
-  refuseImpersonated(me, 'delete the account');
   return deleteUser(deps, instance.id, me.userId);
 }

@@ -15,7 +15,7 @@ import { myApiKeys, organizationApiKeys as orgApiKeys } from '../../apikeys/fapi
 import { myBilling, organizationBilling as orgBilling } from '../../billing/fapi-routes';
 import { logoImageEndpoint } from '../../instances/branding-routes';
 import * as profileImage from '../../users/profile-image-routes';
-import { authenticateFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
+import { authenticateFapi, authorizeFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
 import * as oauthGrants from '../../oauth/grants';
 import { joinWaitlistEndpoint } from '../../waitlist/routes';
@@ -65,6 +65,17 @@ const ORG_USER = { ...CLIENT, user: { organizations: true } } as const satisfies
 const org = <P extends NonNullable<FapiGuard['org']>>(permission: P) => ({ ...ORG_USER, org: permission }) as const satisfies FapiGuard;
 
 /**
+ * Impersonation: a session redeemed from an actor token may look and act within the app, never
+ * change how the account is signed into. Every route that would is wrapped here, so the rule
+ * lives in this table (server/api/fapi/impersonation.test.ts walks every /v1/me route).
+ */
+const SIGN_IN_METHODS = 'change how the account is signed into';
+const notImpersonated = <G extends FapiGuard>(guard: G, refused = SIGN_IN_METHODS, whenBodyHas?: readonly string[]) =>
+  ({ ...guard, impersonation: { refused, ...(whenBodyHas ? { whenBodyHas } : {}) } }) as const satisfies FapiGuard;
+/** PATCH /v1/me: names and metadata are the app's; the username and the primary identifiers sign in. */
+const ME_PATCH = notImpersonated(ME_WRITE, SIGN_IN_METHODS, ['username', 'primary_email_address_id', 'primary_phone_number_id']);
+
+/**
  * The frontend API, one route a line: method, path under the fapi_url, guard, endpoint.
  * Browsers and native apps call it; it never answers 401 to GET /v1/client.
  */
@@ -94,35 +105,35 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        signOut.removeSessionEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/touch',    CLIENT,        signOut.touchSessionEndpoint),
   fapiRoute('DELETE', '/v1/client/sessions',              CLIENT,        signOut.endAllSessionsEndpoint),
-  fapiRoute('POST',   '/v1/client/me/api_tokens',         ME,        me.createApiTokenEndpoint),
+  fapiRoute('POST',   '/v1/client/me/api_tokens',         notImpersonated(ME, 'mint personal access tokens'),        me.createApiTokenEndpoint),
   fapiRoute('GET',    '/v1/client/me/api_tokens',         ME,        me.listApiTokensEndpoint),
-  fapiRoute('POST',   '/v1/client/me/api_tokens/:id/revoke', ME,     me.revokeApiTokenEndpoint),
+  fapiRoute('POST',   '/v1/client/me/api_tokens/:id/revoke', notImpersonated(ME, 'revoke personal access tokens'),     me.revokeApiTokenEndpoint),
   fapiRoute('GET',    '/v1/me',                           ME_READ,        me.getMeEndpoint),
-  fapiRoute('PATCH',  '/v1/me',                           ME_WRITE,        me.updateMeEndpoint),
-  fapiRoute('DELETE', '/v1/me',                           ME,        me.deleteMeEndpoint),
+  fapiRoute('PATCH',  '/v1/me',                           ME_PATCH,        me.updateMeEndpoint),
+  fapiRoute('DELETE', '/v1/me',                           notImpersonated(ME, 'delete the account'),        me.deleteMeEndpoint),
   fapiRoute('POST',   '/v1/me/profile_image',             ME_WRITE,        profileImage.setMyProfileImageEndpoint),
   fapiRoute('DELETE', '/v1/me/profile_image',             ME_WRITE,        profileImage.deleteMyProfileImageEndpoint),
-  fapiRoute('POST',   '/v1/me/email_addresses',           ME,        me.myEmailAddresses.add),
-  fapiRoute('POST',   '/v1/me/email_addresses/:id/prepare_verification', ME_SEND, me.myEmailAddresses.prepare),
-  fapiRoute('POST',   '/v1/me/email_addresses/:id/attempt_verification', ME, me.myEmailAddresses.attempt),
-  fapiRoute('DELETE', '/v1/me/email_addresses/:id',       ME,        me.myEmailAddresses.remove),
-  fapiRoute('POST',   '/v1/me/phone_numbers',             ME,        me.myPhoneNumbers.add),
-  fapiRoute('POST',   '/v1/me/phone_numbers/:id/prepare_verification', ME_SEND, me.myPhoneNumbers.prepare),
-  fapiRoute('POST',   '/v1/me/phone_numbers/:id/attempt_verification', ME, me.myPhoneNumbers.attempt),
-  fapiRoute('DELETE', '/v1/me/phone_numbers/:id',         ME,        me.myPhoneNumbers.remove),
-  fapiRoute('POST',   '/v1/me/change_password/prepare',   ME_SEND,        me.prepareReauthenticationEndpoint),
+  fapiRoute('POST',   '/v1/me/email_addresses',           notImpersonated(ME),        me.myEmailAddresses.add),
+  fapiRoute('POST',   '/v1/me/email_addresses/:id/prepare_verification', notImpersonated(ME_SEND), me.myEmailAddresses.prepare),
+  fapiRoute('POST',   '/v1/me/email_addresses/:id/attempt_verification', notImpersonated(ME), me.myEmailAddresses.attempt),
+  fapiRoute('DELETE', '/v1/me/email_addresses/:id',       notImpersonated(ME),        me.myEmailAddresses.remove),
+  fapiRoute('POST',   '/v1/me/phone_numbers',             notImpersonated(ME),        me.myPhoneNumbers.add),
+  fapiRoute('POST',   '/v1/me/phone_numbers/:id/prepare_verification', notImpersonated(ME_SEND), me.myPhoneNumbers.prepare),
+  fapiRoute('POST',   '/v1/me/phone_numbers/:id/attempt_verification', notImpersonated(ME), me.myPhoneNumbers.attempt),
+  fapiRoute('DELETE', '/v1/me/phone_numbers/:id',         notImpersonated(ME),        me.myPhoneNumbers.remove),
+  fapiRoute('POST',   '/v1/me/change_password/prepare',   notImpersonated(ME_SEND, 'change the password'),        me.prepareReauthenticationEndpoint),
   fapiRoute('GET',    '/v1/me/connected_accounts',        ME,        me.listConnectedAccountsEndpoint),
-  fapiRoute('DELETE', '/v1/me/connected_accounts/:id',    ME,        me.disconnectAccountEndpoint),
-  fapiRoute('POST',   '/v1/me/change_password',           ME,        me.changePasswordEndpoint),
-  fapiRoute('POST',   '/v1/me/totp',                      ME_PENDING,        me.createTotpEndpoint),
-  fapiRoute('POST',   '/v1/me/totp/attempt_verification', ME_PENDING,        me.confirmTotpEndpoint),
-  fapiRoute('DELETE', '/v1/me/totp',                      ME,        me.deleteTotpEndpoint),
-  fapiRoute('POST',   '/v1/me/backup_codes',              ME,        me.regenerateBackupCodesEndpoint),
+  fapiRoute('DELETE', '/v1/me/connected_accounts/:id',    notImpersonated(ME),        me.disconnectAccountEndpoint),
+  fapiRoute('POST',   '/v1/me/change_password',           notImpersonated(ME, 'change the password'),        me.changePasswordEndpoint),
+  fapiRoute('POST',   '/v1/me/totp',                      notImpersonated(ME_PENDING),        me.createTotpEndpoint),
+  fapiRoute('POST',   '/v1/me/totp/attempt_verification', notImpersonated(ME_PENDING),        me.confirmTotpEndpoint),
+  fapiRoute('DELETE', '/v1/me/totp',                      notImpersonated(ME),        me.deleteTotpEndpoint),
+  fapiRoute('POST',   '/v1/me/backup_codes',              notImpersonated(ME),        me.regenerateBackupCodesEndpoint),
   fapiRoute('GET',    '/v1/me/sessions',                  ME,        meSessions.listMySessionsEndpoint),
-  fapiRoute('POST',   '/v1/me/sessions/revoke_others',    ME,        meSessions.revokeMyOtherSessionsEndpoint),
-  fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       ME,        meSessions.revokeMySessionEndpoint),
+  fapiRoute('POST',   '/v1/me/sessions/revoke_others',    notImpersonated(ME, 'end the account’s sessions'),        meSessions.revokeMyOtherSessionsEndpoint),
+  fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       notImpersonated(ME, 'end the account’s sessions'),        meSessions.revokeMySessionEndpoint),
   fapiRoute('GET',    '/v1/me/oauth_grants',              ME,        oauthGrants.listMyGrantsEndpoint),
-  fapiRoute('DELETE', '/v1/me/oauth_grants/:id',          ME,        oauthGrants.revokeMyGrantEndpoint),
+  fapiRoute('DELETE', '/v1/me/oauth_grants/:id',          notImpersonated(ME, 'revoke what applications were granted'),        oauthGrants.revokeMyGrantEndpoint),
   fapiRoute('GET',    '/v1/me/organization_memberships',                     ORG_USER, orgs.listMyMembershipsEndpoint),
   fapiRoute('DELETE', '/v1/me/organization_memberships/:id',                 org('member'), orgs.leaveOrganizationEndpoint),
   fapiRoute('GET',    '/v1/me/organization_invitations',                     ORG_USER, orgs.listMyInvitationsEndpoint),
@@ -147,17 +158,17 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), member.prepareDomainVerification),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), member.attemptDomainVerification),
   fapiRoute('GET',    '/v1/me/api_keys',                  ME,        myApiKeys.list),
-  fapiRoute('POST',   '/v1/me/api_keys',                  ME,        myApiKeys.create),
-  fapiRoute('POST',   '/v1/me/api_keys/:id/revoke',       ME,        myApiKeys.revoke),
+  fapiRoute('POST',   '/v1/me/api_keys',                  notImpersonated(ME, 'mint API keys'),        myApiKeys.create),
+  fapiRoute('POST',   '/v1/me/api_keys/:id/revoke',       notImpersonated(ME, 'revoke API keys'),        myApiKeys.revoke),
   fapiRoute('GET',    '/v1/organizations/:id/api_keys',                      org('org:sys_api_keys:manage'), orgApiKeys.list),
-  fapiRoute('POST',   '/v1/organizations/:id/api_keys',                      org('org:sys_api_keys:manage'), orgApiKeys.create),
+  fapiRoute('POST',   '/v1/organizations/:id/api_keys',                      notImpersonated(org('org:sys_api_keys:manage'), 'mint API keys'), orgApiKeys.create),
   fapiRoute('POST',   '/v1/organizations/:id/api_keys/:key_id/revoke',       org('org:sys_api_keys:manage'), orgApiKeys.revoke),
   fapiRoute('GET',    '/v1/me/billing',                   ME,        myBilling.status),
-  fapiRoute('POST',   '/v1/me/billing/checkout',          ME,        myBilling.checkout),
-  fapiRoute('POST',   '/v1/me/billing/portal',            ME,        myBilling.portal),
+  fapiRoute('POST',   '/v1/me/billing/checkout',          notImpersonated(ME, 'start a checkout'),        myBilling.checkout),
+  fapiRoute('POST',   '/v1/me/billing/portal',            notImpersonated(ME, 'open the billing portal'),        myBilling.portal),
   fapiRoute('GET',    '/v1/organizations/:id/billing',                       org('member'), orgBilling.status),
-  fapiRoute('POST',   '/v1/organizations/:id/billing/checkout',              org('org:sys_memberships:manage'), orgBilling.checkout),
-  fapiRoute('POST',   '/v1/organizations/:id/billing/portal',                org('org:sys_memberships:manage'), orgBilling.portal),
+  fapiRoute('POST',   '/v1/organizations/:id/billing/checkout',              notImpersonated(org('org:sys_memberships:manage'), 'start a checkout'), orgBilling.checkout),
+  fapiRoute('POST',   '/v1/organizations/:id/billing/portal',                notImpersonated(org('org:sys_memberships:manage'), 'open the billing portal'), orgBilling.portal),
   fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
 ];
 
@@ -169,6 +180,7 @@ export function createFapi(deps: Deps) {
     actorOf: (auth, request) => fapiActor(auth, request),
     instanceOf: async (c) => fapiInstanceId(c),
     authenticate: (c, r) => authenticateFapi(deps, c, r.guard),
+    authorize: (auth, r, input) => authorizeFapi(r.guard, auth, input.body),
     around: async ({ route: r, deps: d, run }) => {
       const out = await run(d);
       return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;
