@@ -1,5 +1,5 @@
 /** The dashboard API's rate-limit policy and network ACL shapes (server/limits/schemas.ts). */
-export const BUDGET_NAMES = ['sign_in_per_ip', 'sign_up_per_ip', 'attempts_per_ip', 'verification_sends_per_ip', 'federation_per_ip', 'bapi_per_key'] as const;
+export const BUDGET_NAMES = ['sign_in_per_ip', 'sign_up_per_ip', 'attempts_per_ip', 'verification_sends_per_ip', 'federation_per_ip', 'invitations_per_user', 'invitations_per_organization', 'bapi_per_key'] as const;
 export type BudgetName = (typeof BUDGET_NAMES)[number];
 
 export interface Budget {
@@ -8,7 +8,7 @@ export interface Budget {
   min: number;
   max: number;
   window_seconds: number;
-  per: 'ip' | 'key';
+  per: 'ip' | 'key' | 'user' | 'organization';
   description: string;
 }
 

@@ -9,11 +9,14 @@ export interface BudgetSpec {
   /** The limiter rule: its keys and the `limit` label of the rejection metric. */
   rule: string;
   windowMs: number;
-  /** Whose hits share the budget. */
-  per: 'ip' | 'key';
+  /** Whose hits share the budget: a client IP, a secret key, a signed-in user, an organization. */
+  per: BudgetSubject;
   description: string;
   defaultLimit(config: Pick<Config, 'BAPI_RATE_LIMIT'>, environment: 'test' | 'live'): number;
 }
+
+export const BUDGET_SUBJECTS = ['ip', 'key', 'user', 'organization'] as const;
+export type BudgetSubject = (typeof BUDGET_SUBJECTS)[number];
 
 export const BUDGETS = {
   sign_in_per_ip: {
@@ -50,6 +53,22 @@ export const BUDGETS = {
     per: 'ip',
     description: 'Cross-site sign-in steps per client IP: LTI login and launch, SSO ACS and callbacks, social sign-in callbacks (generous: a school or office shares one address)',
     defaultLimit: () => 50,
+  },
+  // End users choose the addresses and the organization's name, so its mail is theirs to aim: a
+  // sending budget like the code sends'. The BAPI and the console are the app's own: not counted.
+  invitations_per_user: {
+    rule: 'fapi_invitation_user',
+    windowMs: 3_600_000,
+    per: 'user',
+    description: 'Organization invitations a signed-in user sends from the frontend API, over all their organizations',
+    defaultLimit: () => 20,
+  },
+  invitations_per_organization: {
+    rule: 'fapi_invitation_organization',
+    windowMs: 86_400_000,
+    per: 'organization',
+    description: 'Organization invitations an organization’s members send from the frontend API',
+    defaultLimit: () => 100,
   },
   bapi_per_key: {
     rule: 'bapi_key',

@@ -38,6 +38,8 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
       attempts_per_ip: expect.objectContaining({ limit: 3, default: 3, min: 1, max: 3, window_seconds: 10, per: 'ip' }),
       verification_sends_per_ip: expect.objectContaining({ limit: 5, default: 5, min: 1, max: 5, window_seconds: 10, per: 'ip' }),
       federation_per_ip: expect.objectContaining({ limit: 50, default: 50, min: 1, max: 50, window_seconds: 10, per: 'ip' }),
+      invitations_per_user: expect.objectContaining({ limit: 20, default: 20, min: 1, max: 20, window_seconds: 3600, per: 'user' }),
+      invitations_per_organization: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 86_400, per: 'organization' }),
       bapi_per_key: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 10, per: 'key' }),
     });
     const live = await h.createInstance({ environment: 'live' });

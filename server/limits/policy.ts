@@ -6,9 +6,9 @@ import type { AuditContext } from '../http/actor';
 import { rateLimitPolicies } from '../db/schema';
 import { AppError } from '../http/errors';
 import type { LimitRule } from '../http/limiter';
-import { enforceLimit } from '../http/rate-limit';
+import { enforceLimit, type LimitScope } from '../http/rate-limit';
 import { clientIp } from '../http/request-context';
-import { BUDGET_NAMES, BUDGETS, MIN_BUDGET, type BudgetName } from './budgets';
+import { BUDGET_NAMES, BUDGETS, MIN_BUDGET, type BudgetName, type BudgetSubject } from './budgets';
 
 export interface PolicyInstance {
   id: string;
@@ -72,7 +72,7 @@ interface BudgetView {
   min: number;
   max: number;
   window_seconds: number;
-  per: 'ip' | 'key';
+  per: BudgetSubject;
   description: string;
 }
 export type RateLimitPolicyView = ReturnType<typeof policyView>;
@@ -130,13 +130,29 @@ export async function updateRateLimitPolicy(
   return policyView(deps, instance, result);
 }
 
+type LimitDeps = D & Pick<Deps, 'limiter' | 'metrics' | 'logger'>;
+
+/**
+ * Counts one hit of `subject` (what the budget is counted per: an IP, a user id, an
+ * organization id) against an instance's budget: 429 RATE_LIMITED past it, audited for `actor`.
+ */
+export async function enforceBudget(
+  deps: LimitDeps,
+  surface: string,
+  instance: PolicyInstance,
+  name: BudgetName,
+  subject: string,
+  scope: Omit<LimitScope, 'instanceId'>,
+) {
+  await enforceLimit(deps, surface, await budgetRule(deps, instance, name), `${instance.id}:${subject}`, { ...scope, instanceId: instance.id });
+}
+
 /**
  * Counts one request of the caller's IP against an instance's per-IP budget (429 past it).
  * Without a peer address (a host that hides it) there is nothing to count per IP.
  */
-export async function enforceIpBudget(deps: D & Pick<Deps, 'limiter' | 'metrics' | 'logger'>, c: Context, surface: string, instance: PolicyInstance, name: BudgetName) {
+export async function enforceIpBudget(deps: LimitDeps, c: Context, surface: string, instance: PolicyInstance, name: BudgetName) {
   const ip = clientIp(c, deps.config);
   if (!ip) return;
-  const request = { ip, userAgent: c.req.header('user-agent') ?? null };
-  await enforceLimit(deps, surface, await budgetRule(deps, instance, name), `${instance.id}:${ip}`, { instanceId: instance.id, actor: 'anonymous', request });
+  await enforceBudget(deps, surface, instance, name, ip, { actor: 'anonymous', request: { ip, userAgent: c.req.header('user-agent') ?? null } });
 }

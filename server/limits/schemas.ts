@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NETWORK_ACL_ACTIONS } from '../db/schema';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
-import { BUDGET_NAMES, BUDGETS, type BudgetName } from './budgets';
+import { BUDGET_NAMES, BUDGET_SUBJECTS, BUDGETS, type BudgetName } from './budgets';
 import { ACL_SURFACES } from './network-acls';
 
 const budgetValue = z.number().int().nullable();
@@ -25,7 +25,7 @@ const budgetSchema = z.object({
   min: z.number().int(),
   max: z.number().int(),
   window_seconds: z.number().int(),
-  per: z.enum(['ip', 'key']),
+  per: z.enum(BUDGET_SUBJECTS),
   description: z.string(),
 });
 

@@ -4,8 +4,8 @@ import type { Deps } from '../deps';
 import { AppError, isAppError, notFound } from '../http/errors';
 import { isId } from '../db/ids';
 import type { BudgetName } from '../limits/budgets';
-import { enforceIpBudget } from '../limits/policy';
-import { bearerToken } from '../http/request-context';
+import { enforceBudget, enforceIpBudget } from '../limits/policy';
+import { bearerToken, clientIp } from '../http/request-context';
 import { checkOrigin } from './fapi-origin';
 import { fapiAddressOf, instanceContext, publishableKeyFor, type InstanceContext } from '../instances/instances';
 import { pathFapiUrl, servedFapiUrl } from '../instances/custom-domain';
@@ -52,6 +52,12 @@ export interface FapiGuard {
    * fields, once the body is: authorizeFapi).
    */
   impersonation?: ImpersonationRule;
+  /**
+   * Each request sends mail to an address the signed-in member chose, on the organization's
+   * behalf: it spends the sender's and the organization's sending budgets (SENDING_BUDGETS),
+   * once the membership and permission are checked.
+   */
+  sends?: keyof typeof SENDING_BUDGETS;
 }
 
 export interface FapiAuth {
@@ -120,6 +126,19 @@ async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth
     });
   }
   Object.assign(auth, { org: { organization, role: access.role, permissions: access.permissions } });
+  if (guard.sends) await spendSendingBudgets(deps, c, auth as MeAuth & OrgMemberAuth, SENDING_BUDGETS[guard.sends]);
+}
+
+/** The budgets (server/limits/budgets.ts) of mail that end users aim: per sender and per organization. */
+export const SENDING_BUDGETS = {
+  organization_invitation: { user: 'invitations_per_user', organization: 'invitations_per_organization' },
+} as const satisfies Record<string, { user: BudgetName; organization: BudgetName }>;
+
+async function spendSendingBudgets(deps: Deps, c: Context, auth: OrgMemberAuth, budgets: { user: BudgetName; organization: BudgetName }) {
+  const request = { ip: clientIp(c, deps.config), userAgent: c.req.header('user-agent') ?? null };
+  const scope = { actor: fapiActor(auth, request).ref, request };
+  await enforceBudget(deps, 'fapi', auth.instance, budgets.user, auth.me.userId, scope);
+  await enforceBudget(deps, 'fapi', auth.instance, budgets.organization, auth.org.organization.id, scope);
 }
 
 /** The guard's checks that need the validated body: an impersonation rule naming body fields. */

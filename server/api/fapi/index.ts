@@ -63,6 +63,8 @@ const ME_PENDING = { ...CLIENT, user: { allowPending: true } } as const satisfie
 const ORG_USER = { ...CLIENT, user: { organizations: true } } as const satisfies FapiGuard;
 /** A member of the path's organization whose role holds the permission. */
 const org = <P extends NonNullable<FapiGuard['org']>>(permission: P) => ({ ...ORG_USER, org: permission }) as const satisfies FapiGuard;
+/** Sending an organization's invitation: its members' sends are budgeted per sender and per organization. */
+const INVITE = { ...org('org:sys_memberships:manage'), sends: 'organization_invitation' } as const satisfies FapiGuard;
 
 /**
  * Impersonation: a session redeemed from an actor token may look and act within the app, never
@@ -149,7 +151,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('PATCH',  '/v1/organizations/:id/memberships/:user_id',          org('org:sys_memberships:manage'), member.updateMembership),
   fapiRoute('DELETE', '/v1/organizations/:id/memberships/:user_id',          org('org:sys_memberships:manage'), member.deleteMembership),
   fapiRoute('GET',    '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), member.listInvitations),
-  fapiRoute('POST',   '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), member.createInvitation),
+  fapiRoute('POST',   '/v1/organizations/:id/invitations',                   INVITE, member.createInvitation),
   fapiRoute('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', org('org:sys_memberships:manage'), member.revokeInvitation),
   fapiRoute('GET',    '/v1/organizations/:id/domains',                       org('org:sys_domains:read'), member.listDomains),
   fapiRoute('POST',   '/v1/organizations/:id/domains',                       org('org:sys_domains:manage'), member.createDomain),
