@@ -3,10 +3,11 @@ import { cn, focusRing } from './cn';
 import { Spinner } from './spinner';
 
 const variants = {
-  primary: 'bg-indigo-600 text-white shadow-sm hover:bg-indigo-500 disabled:bg-indigo-400 dark:disabled:bg-indigo-800',
+  // Disabled fades the same colour (not another shade): a brand colour replacing indigo stays itself in both themes.
+  primary: 'bg-indigo-600 text-white shadow-sm hover:bg-indigo-500 disabled:opacity-60 disabled:hover:bg-indigo-600',
   secondary:
     'bg-white text-zinc-900 ring-1 ring-inset ring-zinc-300 shadow-sm hover:bg-zinc-50 dark:bg-zinc-900 dark:text-zinc-100 dark:ring-zinc-700 dark:hover:bg-zinc-800',
-  danger: 'bg-red-600 text-white shadow-sm hover:bg-red-500 disabled:bg-red-400',
+  danger: 'bg-red-600 text-white shadow-sm hover:bg-red-500 disabled:opacity-60 disabled:hover:bg-red-600',
   ghost: 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
 } as const;
 

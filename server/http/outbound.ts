@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Config } from '../config';
-import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy } from './ssrf';
+import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy, type TargetRefused } from './ssrf';
 
 /**
  * The policy of every outbound request to a URL a customer gave (webhooks, an LTI platform's
@@ -14,6 +14,16 @@ export const targetPolicy = (config: Pick<Config, 'ALLOW_PRIVATE_TARGETS'>, envi
   allowPrivate: environment === 'test' && config.ALLOW_PRIVATE_TARGETS,
   requireHttps: environment === 'live',
 });
+
+/**
+ * A refused target's message with the way forward when there is one: a test instance may use
+ * a loopback or private address (a receiver on the developer's machine) once the server runs
+ * with ALLOW_PRIVATE_TARGETS=1; a live instance never may.
+ */
+export function refusalMessage(refusal: TargetRefused, environment: 'test' | 'live'): string {
+  if (refusal.reason !== 'private_address' || environment !== 'test') return refusal.message;
+  return `${refusal.message} Test instances may use one when the server runs with ALLOW_PRIVATE_TARGETS=1.`;
+}
 
 export interface OutboundResponse {
   status: number;

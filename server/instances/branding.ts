@@ -4,7 +4,8 @@ import { instanceLogos } from '../db/schema';
 import { notFound } from '../http/errors';
 import { acceptImage, imageUploadSchema, versionedImage, type ImageUpload } from '../http/images';
 import { applicationName } from './branding-settings';
-import type { InstanceContext } from './instances';
+import { getInstance, type InstanceContext } from './instances';
+import { instanceSettings } from './settings';
 
 /**
  * Instance branding: what end users see of the application on the hosted pages, in emails
@@ -45,6 +46,12 @@ export async function brandingView(deps: Pick<Deps, 'db'>, instance: Pick<Instan
     primary_color: instance.settings.branding.primary_color,
     support_email: instance.settings.branding.support_email,
   };
+}
+
+/** The name end users see for an instance (the hosted pages' titles); null for an unknown or deleted one. */
+export async function applicationNameOf(deps: Pick<Deps, 'db'>, instanceId: string): Promise<string | null> {
+  const row = await getInstance(deps, instanceId).catch(() => null);
+  return row ? applicationName(row.name, instanceSettings(row.settings)) : null;
 }
 
 /** The logo image for `GET {fapi_url}/v1/branding/logo/:version` (http/images.ts: versionedImage). */

@@ -476,6 +476,9 @@ describe('SSRF guard', () => {
       ]) {
         await refused(url, 'private_address');
       }
+      // The way forward for a receiver on the developer's machine is named; a live instance has none.
+      const loopback = await strict.call('POST', '/v1/webhook_endpoints', { key: t.secret, body: { url: 'http://127.0.0.1:8080/' } });
+      expect(loopback.body.errors[0].message).toContain('ALLOW_PRIVATE_TARGETS=1');
       await refused('ftp://example.com/', 'scheme_not_allowed');
       await refused('file:///etc/passwd', 'scheme_not_allowed');
       await refused('not a url', 'invalid_url');
@@ -491,6 +494,8 @@ describe('SSRF guard', () => {
     const live = await h.createInstance({ environment: 'live' });
     expectError(await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://127.0.0.1/' } }), 422, 'VALIDATION_FAILED', { reason: 'private_address' });
     expectError(await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://evil.test/' } }), 422, 'VALIDATION_FAILED', { reason: 'private_address' });
+    const refused = await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://127.0.0.1/' } });
+    expect(refused.body.errors[0].message).not.toContain('ALLOW_PRIVATE_TARGETS');
   });
 
   /** IPv6 spellings that carry 127.0.0.1 (compatible, NAT64 local-use, SIIT, 6to4, Teredo client) or reach it (IPv4-mapped). */
