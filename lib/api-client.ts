@@ -6,8 +6,15 @@ export class ApiError extends Error {
     message: string,
     readonly meta: Record<string, unknown> = {},
     readonly traceId?: string,
+    /** Every entry of the answer's `errors` after the first (a 422 names each invalid field). */
+    readonly others: ApiError[] = [],
   ) {
     super(message);
+  }
+
+  /** This error and the others the answer held, each its own ApiError. */
+  get all(): ApiError[] {
+    return [this, ...this.others];
   }
 
   /** The request parameter the error is about, when the server named one. */
@@ -45,8 +52,10 @@ export async function requestJson<T>(url: string, init: RequestInit & { json?: u
   const text = await response.text();
   const body = text ? (JSON.parse(text) as unknown) : null;
   if (!response.ok) {
-    const first = (body as ErrorBody | null)?.errors?.[0];
-    throw new ApiError(response.status, first?.code ?? 'INTERNAL_ERROR', first?.message ?? response.statusText, first?.meta ?? {}, (body as ErrorBody | null)?.trace_id);
+    const [first, ...rest] = (body as ErrorBody | null)?.errors ?? [];
+    const traceId = (body as ErrorBody | null)?.trace_id;
+    const others = rest.map((e) => new ApiError(response.status, e.code ?? 'INTERNAL_ERROR', e.message ?? '', e.meta ?? {}, traceId));
+    throw new ApiError(response.status, first?.code ?? 'INTERNAL_ERROR', first?.message ?? response.statusText, first?.meta ?? {}, traceId, others);
   }
   return { body: body as T, response };
 }

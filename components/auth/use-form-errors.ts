@@ -1,6 +1,7 @@
 'use client';
 
 import { useCallback, useState, type FormEvent } from 'react';
+import { ApiError } from '@/lib/api-client';
 import { useFapiError, type FapiErrorMessage } from '@/lib/fapi/use-fapi-error';
 
 /**
@@ -20,8 +21,12 @@ export function useFormErrors(fields: readonly string[]) {
     (error: unknown): FapiErrorMessage => {
       const info = describe(error);
       if (info.param && fields.includes(info.param)) {
+        // A 422 names each invalid field in its own entry: all are shown at once, the first per field.
+        const entries = error instanceof ApiError ? error.all.map(describe) : [info];
+        const shown: Record<string, string> = {};
+        for (const e of entries) if (e.param && fields.includes(e.param) && !(e.param in shown)) shown[e.param] = e.message;
         setFormError(null);
-        setFieldErrors({ [info.param]: info.message });
+        setFieldErrors(shown);
       } else {
         setFieldErrors({});
         setFormError(info.message);

@@ -15,6 +15,9 @@ export function useFormError(fields: readonly string[]) {
   const param = error instanceof ApiError ? error.param : undefined;
   const fieldOf = (p: string | undefined) => (p ? fields.find((f) => p === f || p.startsWith(`${f}.`)) : undefined);
   const field = fieldOf(param);
+  // A 422 names each invalid field in its own entry: every field of this form shows its own.
+  const byField = new Map<string, ApiError>();
+  if (field && error instanceof ApiError) for (const e of error.all) if (fieldOf(e.param) && !byField.has(fieldOf(e.param)!)) byField.set(fieldOf(e.param)!, e);
   /**
    * Submits: the previous error cleared and `busy` meanwhile; a failure shown where it
    * belongs. `stayBusy`: on success the page navigates away, the button keeps loading.
@@ -43,7 +46,7 @@ export function useFormError(fields: readonly string[]) {
       void run(action, options);
     },
     /** The message under a field, when the error is about it. */
-    fieldError: (name: string) => (error !== undefined && field === name ? errorMessage(error) : undefined),
+    fieldError: (name: string) => (byField.has(name) ? errorMessage(byField.get(name)) : undefined),
     /** The message for the form-level Alert (errors about no field of this form). */
     formError: error !== undefined && !field ? errorMessage(error) : undefined,
   };

@@ -286,6 +286,7 @@ function SecretDialog({ open, onClose, title, secret, warning }: { open: boolean
 function EndpointDialog({ endpoint, onClose, onSaved }: { endpoint?: WebhookEndpoint; onClose: () => void; onSaved: (e: WebhookEndpoint) => void }) {
   const t = useTranslations('webhooks');
   const path = useInstanceApi('webhook_endpoints');
+  const { environment } = useInstance();
   const form = useFormError(['url', 'description', 'event_types']);
   const everything = !endpoint || endpoint.event_types.includes('*');
   const [url, setUrl] = useState(endpoint?.url ?? '');
@@ -316,7 +317,7 @@ function EndpointDialog({ endpoint, onClose, onSaved }: { endpoint?: WebhookEndp
       submitLabel={endpoint ? t('save') : t('add')}
       busy={form.busy}
     >
-      <Field label={t('url')} hint={t('urlHint')} error={form.fieldError('url')}>
+      <Field label={t('url')} hint={environment === 'test' ? t('urlHintTest') : t('urlHint')} error={form.fieldError('url')}>
         {(p) => <Input {...p} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus required />}
       </Field>
       <Field label={t('descriptionLabel')} error={form.fieldError('description')}>

@@ -31,6 +31,8 @@ function validation(e: ApiError): FapiErrorInfo {
     if (reason === 'too_long') return { key: 'passwordTooLong', param };
     if (reason === 'matches_identifier') return { key: 'passwordMatchesIdentifier', param };
   }
+  if (reason === 'password_compromised') return { key: 'passwordCompromised', param };
+  if ((reason === 'too_big' || reason === 'too_long') && typeof e.meta.max_length === 'number') return { key: 'tooLong', param, values: { max: e.meta.max_length } };
   if (reason === 'incorrect_password') return { key: 'passwordIncorrect', param };
   if (reason === 'unverified') return { key: 'emailUnverified', param };
   if (param === 'code' && reason === 'incorrect_code') return { key: 'codeIncorrect', param };

@@ -196,6 +196,18 @@ describe('sign-up by email code', () => {
     expect(named.body.errors[0]).toMatchObject({ meta: { param: 'username', reason: 'taken' } });
   });
 
+  it('answers every field problem at once: one 422 entry per field, the first as before', async () => {
+    const address = email();
+    await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [address], username: 'all_at_once' } });
+    const res = await browserOf(h, A).call('POST', '/v1/client/sign_ups', { body: { email_address: address, username: 'All_At_Once', password: 'short' } });
+    expect(res.status).toBe(422);
+    expect(res.body.errors.map((e: { code: string; meta: { param: string; reason: string } }) => [e.code, e.meta.param, e.meta.reason])).toEqual([
+      ['VALIDATION_FAILED', 'password', 'too_short'],
+      ['VALIDATION_FAILED', 'email_address', 'taken'],
+      ['VALIDATION_FAILED', 'username', 'taken'],
+    ]);
+  });
+
   it('applies the password policy with clear 422s naming password', async () => {
     const b = browserOf(h, A);
     const cases: [Record<string, unknown>, string][] = [

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { emailAddresses, signUpAttempts, users } from '../db/schema';
-import { AppError, notFound, validationError } from '../http/errors';
+import { allValidationProblems, AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { assertMetadata } from '../http/metadata';
 import type { InstanceContext } from '../instances/instances';
@@ -94,21 +94,23 @@ export function signUpFields(instance: InstanceContext) {
   return { required, optional };
 }
 
-async function assertFree(db: Db, instanceId: string, email: string, username: string | undefined) {
+async function assertEmailFree(db: Db, instanceId: string, email: string) {
   const [taken] = await db
     .select({ id: emailAddresses.id })
     .from(emailAddresses)
     .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, email.toLowerCase())))
     .limit(1);
   if (taken) throw validationError('email_address', 'taken', 'That email address is already taken.');
-  if (username) {
-    const [user] = await db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.instanceId, instanceId), eq(users.usernameKey, username.toLowerCase())))
-      .limit(1);
-    if (user) throw validationError('username', 'taken', 'That username is already taken.');
-  }
+}
+
+async function assertUsernameFree(db: Db, instanceId: string, username: string | undefined) {
+  if (!username) return;
+  const [user] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.instanceId, instanceId), eq(users.usernameKey, username.toLowerCase())))
+    .limit(1);
+  if (user) throw validationError('username', 'taken', 'That username is already taken.');
 }
 
 export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, a: SignUpRow) {
@@ -146,15 +148,20 @@ export async function createSignUp(
 ): Promise<{ attempt: SignUpRow; client: ClientRow; newClientToken: string | null }> {
   const s = instance.settings;
   await checkSignUpMode(deps, instance, input.email_address, { ticket: input.ticket });
-  if (s.password_required && input.password === undefined) throw validationError('password', 'required', 'password is required.');
-  if (s.username_required && input.username === undefined) throw validationError('username', 'required', 'username is required.');
-  if (s.name_required) {
-    if (!input.first_name) throw validationError('first_name', 'required', 'first_name is required.');
-    if (!input.last_name) throw validationError('last_name', 'required', 'last_name is required.');
-  }
-  if (input.password !== undefined) await checkNewPassword(deps, instance, input.password, [input.email_address, input.username]);
-  assertMetadata('unsafe_metadata', input.unsafe_metadata ?? {});
-  await assertFree(deps.db, instance.id, input.email_address, input.username);
+  const required = (param: 'password' | 'username' | 'first_name' | 'last_name', missing: boolean) => () => {
+    if (missing) throw validationError(param, 'required', `${param} is required.`);
+  };
+  // Every field's problem in one answer: the sign-up form shows them all at once.
+  await allValidationProblems([
+    required('password', s.password_required && input.password === undefined),
+    required('username', s.username_required && input.username === undefined),
+    required('first_name', s.name_required && !input.first_name),
+    required('last_name', s.name_required && !input.last_name),
+    () => input.password !== undefined && checkNewPassword(deps, instance, input.password, [input.email_address, input.username]),
+    () => assertMetadata('unsafe_metadata', input.unsafe_metadata ?? {}),
+    () => assertEmailFree(deps.db, instance.id, input.email_address),
+    () => assertUsernameFree(deps.db, instance.id, input.username),
+  ]);
   const passwordDigest = input.password === undefined ? null : await deps.passwords.hash(input.password);
 
   return deps.db.transaction(async (tx) => {

@@ -120,6 +120,25 @@ export class AppError extends Error {
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
+/**
+ * Runs checks that each may throw a 422 and throws them as one answer (the first, with the
+ * others as further entries), so a form can show every field's problem at once. Other
+ * errors stop at once, as thrown.
+ */
+export async function allValidationProblems(checks: Array<() => unknown>): Promise<void> {
+  const problems: AppError[] = [];
+  for (const check of checks) {
+    try {
+      await check();
+    } catch (e) {
+      if (!(isAppError(e) && e.code === 'VALIDATION_FAILED')) throw e;
+      problems.push(e);
+    }
+  }
+  const [first, ...more] = problems;
+  if (first) throw new AppError('VALIDATION_FAILED', { message: first.message, meta: first.meta, more: [...first.more, ...more.flatMap((p) => p.entries())] });
+}
+
 export function validationError(param: string, reason: Reason, message?: string): AppError {
   return new AppError('VALIDATION_FAILED', {
     message: message ?? `${param} ${reason}`,

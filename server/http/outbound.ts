@@ -2,7 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Config } from '../config';
-import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy, type TargetRefused } from './ssrf';
+import { AppError, validationError } from './errors';
+import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy, type TargetRefusal } from './ssrf';
 
 /**
  * The policy of every outbound request to a URL a customer gave (webhooks, an LTI platform's
@@ -15,14 +16,21 @@ export const targetPolicy = (config: Pick<Config, 'ALLOW_PRIVATE_TARGETS'>, envi
   requireHttps: environment === 'live',
 });
 
+/** What lets a test instance reach loopback and private addresses (never a live one). */
+export const ALLOW_PRIVATE_SETTING = 'ALLOW_PRIVATE_TARGETS=1';
+
 /**
- * A refused target's message with the way forward when there is one: a test instance may use
- * a loopback or private address (a receiver on the developer's machine) once the server runs
- * with ALLOW_PRIVATE_TARGETS=1; a live instance never may.
+ * A refused target as a 422 on `param`, with the way forward when there is one: a test
+ * instance may use a loopback or private address (a receiver on the developer's machine)
+ * once the server runs with ALLOW_PRIVATE_TARGETS=1, named in the message and in
+ * `meta.enable_with`; a live instance never may.
  */
-export function refusalMessage(refusal: TargetRefused, environment: 'test' | 'live'): string {
-  if (refusal.reason !== 'private_address' || environment !== 'test') return refusal.message;
-  return `${refusal.message} Test instances may use one when the server runs with ALLOW_PRIVATE_TARGETS=1.`;
+export function refusalError(param: string, refusal: { reason: Exclude<TargetRefusal, 'unresolvable'>; message: string }, environment: 'test' | 'live'): AppError {
+  if (refusal.reason !== 'private_address' || environment !== 'test') return validationError(param, refusal.reason, refusal.message);
+  return new AppError('VALIDATION_FAILED', {
+    message: `${refusal.message} Test instances may use one when the server runs with ${ALLOW_PRIVATE_SETTING}.`,
+    meta: { param, reason: refusal.reason, enable_with: ALLOW_PRIVATE_SETTING },
+  });
 }
 
 export interface OutboundResponse {

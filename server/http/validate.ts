@@ -26,7 +26,18 @@ function entry(issue: z.core.$ZodIssue, root: string, input: unknown): ErrorEntr
   const custom = issue.code === 'custom' ? (issue.params as { reason?: Reason } | undefined)?.reason : undefined;
   const reason = custom ?? (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.code);
   const message = reason === 'required' ? `${param} is required.` : `${param}: ${issue.message}`;
-  return [{ code: 'VALIDATION_FAILED', message, meta: { param, reason } }];
+  return [{ code: 'VALIDATION_FAILED', message, meta: { param, reason, ...bounds(issue) } }];
+}
+
+const BOUND_NAMES: Record<string, [min: string, max: string]> = { string: ['min_length', 'max_length'], array: ['min_items', 'max_items'], set: ['min_items', 'max_items'], number: ['minimum', 'maximum'] };
+
+/** The bound a too_small/too_big value missed, so a client can say it in its own words: `min_length: 8`. */
+function bounds(issue: z.core.$ZodIssue): Record<string, number> {
+  if (issue.code !== 'too_small' && issue.code !== 'too_big') return {};
+  const names = BOUND_NAMES[issue.origin];
+  const limit = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+  if (!names || typeof limit !== 'number') return {};
+  return { [names[issue.code === 'too_small' ? 0 : 1]]: limit };
 }
 
 /** U+0000 and unpaired surrogates: Postgres text and jsonb cannot store them faithfully. */

@@ -9,7 +9,7 @@ import { newId } from '../db/ids';
 import { toCursorPage } from '../http/pagination';
 import { checkTargetUrl, resolveTarget, TargetRefused } from '../http/ssrf';
 import { generateWebhookSecret } from './signing';
-import { refusalMessage } from '../http/outbound';
+import { refusalError } from '../http/outbound';
 import { PREVIOUS_SECRET_TTL_MS, targetPolicy } from './policy';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -59,7 +59,7 @@ async function checkUrl(deps: D, instance: WebhookInstance, raw: string): Promis
     });
     return url.toString();
   } catch (e) {
-    if (e instanceof TargetRefused && e.reason !== 'unresolvable') throw validationError('url', e.reason, refusalMessage(e, instance.environment));
+    if (e instanceof TargetRefused && e.reason !== 'unresolvable') throw refusalError('url', { reason: e.reason, message: e.message }, instance.environment);
     throw e;
   }
 }

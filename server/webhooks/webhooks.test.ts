@@ -478,6 +478,7 @@ describe('SSRF guard', () => {
       }
       // The way forward for a receiver on the developer's machine is named; a live instance has none.
       const loopback = await strict.call('POST', '/v1/webhook_endpoints', { key: t.secret, body: { url: 'http://127.0.0.1:8080/' } });
+      expectError(loopback, 422, 'VALIDATION_FAILED', { param: 'url', reason: 'private_address', enable_with: 'ALLOW_PRIVATE_TARGETS=1' });
       expect(loopback.body.errors[0].message).toContain('ALLOW_PRIVATE_TARGETS=1');
       await refused('ftp://example.com/', 'scheme_not_allowed');
       await refused('file:///etc/passwd', 'scheme_not_allowed');
@@ -496,6 +497,7 @@ describe('SSRF guard', () => {
     expectError(await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://evil.test/' } }), 422, 'VALIDATION_FAILED', { reason: 'private_address' });
     const refused = await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://127.0.0.1/' } });
     expect(refused.body.errors[0].message).not.toContain('ALLOW_PRIVATE_TARGETS');
+    expect(refused.body.errors[0].meta).toEqual({ param: 'url', reason: 'private_address' });
   });
 
   /** IPv6 spellings that carry 127.0.0.1 (compatible, NAT64 local-use, SIIT, 6to4, Teredo client) or reach it (IPv4-mapped). */

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { CATALOGS } from '../messages';
+import { ALL_REASONS } from '../server/reasons';
+import { ApiError } from './api-client';
+import { humanizeParam, validationCopy, VALIDATION_KEYS } from './validation-copy';
+
+const invalid = (meta: Record<string, unknown>) => new ApiError(422, 'VALIDATION_FAILED', 'raw validator text', meta);
+
+describe('VALIDATION_FAILED as copy', () => {
+  it('says what is wrong from meta.reason and the bound the server names', () => {
+    expect(validationCopy(invalid({ param: 'email_address', reason: 'required' }))).toEqual({ key: 'required', param: 'email_address', values: {} });
+    expect(validationCopy(invalid({ param: 'password', reason: 'too_small', min_length: 8 }))).toEqual({ key: 'tooShort', param: 'password', values: { min: 8 } });
+    expect(validationCopy(invalid({ param: 'name', reason: 'too_big', max_length: 256 }))).toEqual({ key: 'tooLong', param: 'name', values: { max: 256 } });
+    expect(validationCopy(invalid({ param: 'max_allowed_memberships', reason: 'too_small', minimum: 0 }))?.key).toBe('tooSmall');
+    expect(validationCopy(invalid({ param: 'email_address', reason: 'invalid_format' }))?.key).toBe('invalidEmail');
+    expect(validationCopy(invalid({ param: 'url', reason: 'private_address' }))?.key).toBe('privateAddress');
+    expect(validationCopy(invalid({ param: 'url', reason: 'private_address', enable_with: 'ALLOW_PRIVATE_TARGETS=1' }))).toEqual({
+      key: 'privateAddressTest',
+      param: 'url',
+      values: { setting: 'ALLOW_PRIVATE_TARGETS=1' },
+    });
+  });
+
+  it('gives every reason the server may answer a message, and no other error one', () => {
+    for (const reason of ALL_REASONS) expect(VALIDATION_KEYS).toContain(validationCopy(invalid({ param: 'x', reason }))!.key);
+    expect(validationCopy(new ApiError(409, 'CONFLICT', 'x'))).toBeUndefined();
+  });
+
+  it('names every message and field label in each language', () => {
+    for (const catalog of Object.values(CATALOGS)) {
+      const common = catalog.common as unknown as { validation: Record<string, string>; fields: Record<string, string> };
+      expect(Object.keys(common.validation).sort()).toEqual([...VALIDATION_KEYS].sort());
+      expect(Object.keys(common.fields).length).toBeGreaterThan(20);
+    }
+  });
+
+  it('turns a field without a label into words', () => {
+    expect(humanizeParam('event_types')).toBe('Event types');
+    expect(humanizeParam('saml.idp_metadata_url')).toBe('Idp metadata url');
+    expect(humanizeParam('redirect_uris.0')).toBe('Redirect uris');
+  });
+});
