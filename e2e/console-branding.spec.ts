@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { cli, createOperatorAccount, latestCode, screenshot, uniqueEmail } from './support/helpers';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
@@ -35,12 +35,33 @@ test('branding: the operator sets an application name, a logo, a primary colour 
     const visitor = await (await browser.newContext()).newPage();
     await visitor.goto(`${instance.fapi_url}/sign-in`);
     await expect(visitor.getByText('Teal Store', { exact: true })).toBeVisible();
+    await expect(visitor).toHaveTitle(`${hosted.titles.signIn} · Teal Store`);
     await expect(visitor.getByText('Teal Shop', { exact: true })).toHaveCount(0);
     await expect(visitor.locator('main img').first()).toHaveAttribute('src', /\/v1\/branding\/logo\/[0-9a-f]{16}$/);
     await expect(visitor.getByRole('link', { name: hosted.support.replace('{email}', 'help@teal.example') })).toHaveAttribute('href', 'mailto:help@teal.example');
     const background = await visitor.getByRole('button', { name: hosted.signIn.submit, exact: true }).evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(background).toBe('rgb(15, 118, 110)');
     await screenshot(visitor, 'hosted-branded-sign-in');
+    await visitor.context().close();
+  });
+
+  await test.step('in dark mode, the hosted profile is titled with the name and its untouched "Save changes" keeps the brand colour', async () => {
+    const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
+    const visitor = await (await browser.newContext()).newPage();
+    await visitor.addInitScript(() => localStorage.setItem('latchkey_theme', 'dark'));
+    const email = uniqueEmail('teal-visitor');
+    await visitor.goto(`${instance.fapi_url}/sign-up`);
+    await visitor.getByLabel(hosted.fields.email).fill(email);
+    await visitor.getByLabel(hosted.fields.password, { exact: true }).fill('a teal passphrase 2026');
+    await visitor.getByRole('button', { name: hosted.signUp.submit, exact: true }).click();
+    await visitor.getByLabel(hosted.code.label).fill(await latestCode(secret, email));
+    await visitor.getByRole('button', { name: hosted.signUp.verifySubmit }).click();
+    await expect(visitor.getByRole('heading', { name: hosted.profile.title, level: 1 })).toBeVisible();
+    await expect(visitor).toHaveTitle(`${hosted.titles.profile} · Teal Store`);
+    await expect(visitor.locator('html')).toHaveAttribute('data-theme', 'dark');
+    const save = visitor.getByRole('button', { name: hosted.profile.save, exact: true });
+    await expect(save).toBeDisabled();
+    expect(await save.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(15, 118, 110)');
     await visitor.context().close();
   });
 });
