@@ -54,6 +54,12 @@ export interface Deps {
   mailer: Mailer | null;
   /** Host name resolution for outbound requests (webhooks), checked by the SSRF guard. */
   dns: DnsResolver;
+  /**
+   * Tests only: PEM CA certificates that outbound TLS trusts instead of the system's roots
+   * (TLS servers on loopback with a test CA). Never set in production: no configuration or
+   * environment variable reaches it.
+   */
+  testTrustedCas?: readonly string[];
   /** TXT lookups (organization domain verification). */
   txtResolver: TxtResolver;
   /** Password hashing and verification, off the event loop, with a bounded queue (503 past it). */

@@ -12,6 +12,7 @@ export interface ProcessorConnection {
   /** Outbound requests go through the SSRF guard with this policy. */
   policy: TargetPolicy;
   resolve: Deps['dns'];
+  testTrustedCas?: Deps['testTrustedCas'];
 }
 
 /** A subscription as one processor event reports it. */

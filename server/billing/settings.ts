@@ -4,6 +4,7 @@ import { audit } from '../audit/audit';
 import { billingSettings } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError, validationError } from '../http/errors';
+import { outboundNetwork } from '../http/outbound';
 import { checkTargetUrl, TargetRefused } from '../http/ssrf';
 import type { InstanceContext } from '../instances/instances';
 import { targetPolicy } from '../webhooks/policy';
@@ -84,7 +85,7 @@ export interface ProcessorSetup {
 
 /** The instance's processor with its decrypted credentials, for one request. */
 export async function processorSetup(
-  deps: Pick<Deps, 'db' | 'cipher' | 'config' | 'dns'>,
+  deps: Pick<Deps, 'db' | 'cipher' | 'config' | 'dns' | 'testTrustedCas'>,
   instance: Pick<InstanceContext, 'id' | 'environment'>,
 ): Promise<ProcessorSetup | null> {
   const row = await loadSettings(deps, instance.id);
@@ -94,14 +95,14 @@ export async function processorSetup(
   return {
     processor,
     connection: row.secretKeyEncrypted
-      ? { secretKey: deps.cipher.decrypt(row.secretKeyEncrypted), apiBaseUrl: row.apiBaseUrl, policy: targetPolicy(deps.config, instance.environment), resolve: deps.dns }
+      ? { secretKey: deps.cipher.decrypt(row.secretKeyEncrypted), apiBaseUrl: row.apiBaseUrl, policy: targetPolicy(deps.config, instance.environment), ...outboundNetwork(deps) }
       : null,
     webhookSecret: row.webhookSecretEncrypted ? deps.cipher.decrypt(row.webhookSecretEncrypted) : null,
   };
 }
 
 /** The connection to the processor's API, or 409 not_configured. */
-export async function requireConnection(deps: Pick<Deps, 'db' | 'cipher' | 'config' | 'dns'>, instance: Pick<InstanceContext, 'id' | 'environment'>) {
+export async function requireConnection(deps: Pick<Deps, 'db' | 'cipher' | 'config' | 'dns' | 'testTrustedCas'>, instance: Pick<InstanceContext, 'id' | 'environment'>) {
   const setup = await processorSetup(deps, instance);
   if (!setup?.connection) {
     throw new AppError('CONFLICT', { message: 'Billing is not configured for this instance: set its processor secret key first.', meta: { reason: 'not_configured' } });

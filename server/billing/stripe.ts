@@ -22,6 +22,7 @@ function guardedFetch(conn: ProcessorConnection): typeof fetch {
       maxResponseBytes: MAX_RESPONSE_BYTES,
       policy: conn.policy,
       resolve: conn.resolve,
+      testTrustedCas: conn.testTrustedCas,
     });
     const out = new Headers();
     for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);

@@ -1,4 +1,4 @@
-import { guardedRequest } from './outbound';
+import { guardedRequest, type OutboundRequest } from './outbound';
 import type { DnsResolver, TargetPolicy } from './ssrf';
 
 /** What a library's pluggable fetch passes (openid-client's `customFetch`, oauth4webapi's CustomFetchOptions). */
@@ -23,7 +23,9 @@ function bodyText(body: unknown): string {
  * SSRF guard (guardedRequest: URL and resolved addresses checked, connection pinned, no
  * redirects followed, bounded time and size).
  */
-export function guardedFetch(opts: { policy: TargetPolicy; resolve: DnsResolver; timeoutMs?: number; maxResponseBytes?: number }): GuardedFetch {
+export function guardedFetch(
+  opts: { policy: TargetPolicy; resolve: DnsResolver; testTrustedCas?: OutboundRequest['testTrustedCas']; timeoutMs?: number; maxResponseBytes?: number },
+): GuardedFetch {
   return async (url, init = {}) => {
     const headers: Record<string, string> = {};
     if (init.headers instanceof Headers) init.headers.forEach((v, k) => (headers[k] = v));
@@ -37,6 +39,7 @@ export function guardedFetch(opts: { policy: TargetPolicy; resolve: DnsResolver;
       maxResponseBytes: opts.maxResponseBytes ?? 1024 * 1024,
       policy: opts.policy,
       resolve: opts.resolve,
+      testTrustedCas: opts.testTrustedCas,
     });
     const out = new Headers();
     for (const [k, v] of Object.entries(res.headers)) {

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { Config } from '../config';
+import type { Deps } from '../deps';
 import { AppError, validationError } from './errors';
 import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy, type TargetRefusal } from './ssrf';
 
@@ -49,7 +50,16 @@ export interface OutboundRequest {
   maxResponseBytes: number;
   policy: TargetPolicy;
   resolve: DnsResolver;
+  /**
+   * PEM certificates trusted instead of the system's roots. Only tests set it (through
+   * Deps.testTrustedCas, which no configuration or environment variable reaches), to talk
+   * to TLS servers on loopback.
+   */
+  testTrustedCas?: readonly string[];
 }
+
+/** What every outbound request takes from the deps: the resolver the SSRF guard checks, and a test's CAs. */
+export const outboundNetwork = (deps: Pick<Deps, 'dns' | 'testTrustedCas'>) => ({ resolve: deps.dns, testTrustedCas: deps.testTrustedCas });
 
 /** The socket connects to the already-checked address whatever name it asks for; Host and SNI keep the URL's name. */
 const pinnedLookup = (target: { address: string; family: 4 | 6 }): LookupFunction =>
@@ -66,15 +76,19 @@ const pinnedLookup = (target: { address: string; family: 4 | 6 }): LookupFunctio
 export async function guardedRequest(req: OutboundRequest): Promise<OutboundResponse> {
   const url = checkTargetUrl(req.url, req.policy);
   const target = await resolveTarget(url, req.policy, req.resolve);
-  const client = url.protocol === 'https:' ? https : http;
+  const tls = url.protocol === 'https:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise<OutboundResponse>((resolve, reject) => {
-    const r = client.request(
+    const r = (tls ? https : http).request(
       url,
       {
         method: req.method ?? 'POST',
         headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
         lookup: pinnedLookup(target),
         agent: false,
+        // The certificate is checked against the URL's name, and SNI asks for it (none for an IP
+        // literal), whatever Host header a caller sets; the socket still goes to the pinned address.
+        ...(tls ? { servername: isIP(host) ? '' : host, ...(req.testTrustedCas ? { ca: [...req.testTrustedCas] } : {}) } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];

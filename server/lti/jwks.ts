@@ -1,7 +1,7 @@
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { Deps } from '../deps';
 import { AppError } from '../http/errors';
-import { guardedRequest, targetPolicy } from '../http/outbound';
+import { guardedRequest, outboundNetwork, targetPolicy } from '../http/outbound';
 import type { Environment } from '../instances/instances';
 import { REASONS } from './reasons';
 
@@ -23,7 +23,7 @@ interface CachedSet {
   fetchedAt: number;
 }
 
-type D = Pick<Deps, 'config' | 'dns' | 'caches' | 'clock' | 'logger'>;
+type D = Pick<Deps, 'config' | 'dns' | 'testTrustedCas' | 'caches' | 'clock' | 'logger'>;
 
 export const forgetJwks = (deps: Pick<Deps, 'caches'>, platformId: string) => deps.caches.get(CACHE, JWKS_TTL_MS).delete(platformId);
 
@@ -40,7 +40,7 @@ async function fetchJwks(deps: D, uri: string, environment: Environment): Promis
       timeoutMs: FETCH_TIMEOUT_MS,
       maxResponseBytes: MAX_JWKS_BYTES,
       policy: targetPolicy(deps.config, environment),
-      resolve: deps.dns,
+      ...outboundNetwork(deps),
     });
     if (res.status !== 200) throw new Error(`status ${res.status}`);
     body = res.body;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps';
 import { validationError } from '../http/errors';
-import { guardedRequest, targetPolicy } from '../http/outbound';
+import { guardedRequest, outboundNetwork, targetPolicy } from '../http/outbound';
 import type { InstanceContext } from '../instances/instances';
 
 /**
@@ -21,7 +21,7 @@ function commonPasswords(): Promise<Set<string>> {
 export const RANGE_API_TIMEOUT_MS = 1_500;
 const RANGE_API_MAX_BYTES = 512 * 1024;
 
-type D = Pick<Deps, 'config' | 'dns' | 'logger' | 'metrics'>;
+type D = Pick<Deps, 'config' | 'dns' | 'testTrustedCas' | 'logger' | 'metrics'>;
 
 /** Whether the range API lists the password; false when it cannot say (unreachable, refused, slow, odd answer). */
 async function listedByRangeApi(deps: D, instance: InstanceContext, url: string, password: string): Promise<boolean> {
@@ -37,7 +37,7 @@ async function listedByRangeApi(deps: D, instance: InstanceContext, url: string,
       timeoutMs: RANGE_API_TIMEOUT_MS,
       maxResponseBytes: RANGE_API_MAX_BYTES,
       policy: targetPolicy(deps.config, instance.environment),
-      resolve: deps.dns,
+      ...outboundNetwork(deps),
     });
     if (res.status !== 200) throw new Error(`status ${res.status}`);
     return res.body.split('\n').some((line) => {

@@ -1,11 +1,12 @@
 import * as oidc from 'openid-client';
 import type { Deps } from '../deps';
+import { outboundNetwork } from '../http/outbound';
 import { guardedFetch } from '../http/outbound-fetch';
 import type { InstanceContext } from '../instances/instances';
 import { targetPolicy } from '../webhooks/policy';
 import type { ProviderRow } from './providers';
 
-type D = Pick<Deps, 'config' | 'dns' | 'cipher' | 'caches' | 'clock'>;
+type D = Pick<Deps, 'config' | 'dns' | 'testTrustedCas' | 'cipher' | 'caches' | 'clock'>;
 
 /** Discovery documents and client configurations are kept 10 minutes, keyed by the provider's version. */
 const CONFIG_TTL_MS = 10 * 60_000;
@@ -15,8 +16,8 @@ const CONFIG_TTL_MS = 10 * 60_000;
  * the SSRF guard with the instance's target policy: https and public addresses on live
  * instances; test instances may reach loopback with ALLOW_PRIVATE_WEBHOOK_TARGETS=1.
  */
-export const providerFetch = (deps: Pick<Deps, 'config' | 'dns'>, instance: Pick<InstanceContext, 'environment'>) =>
-  guardedFetch({ policy: targetPolicy(deps.config, instance.environment), resolve: deps.dns, timeoutMs: 10_000, maxResponseBytes: 512 * 1024 });
+export const providerFetch = (deps: Pick<Deps, 'config' | 'dns' | 'testTrustedCas'>, instance: Pick<InstanceContext, 'environment'>) =>
+  guardedFetch({ policy: targetPolicy(deps.config, instance.environment), ...outboundNetwork(deps), timeoutMs: 10_000, maxResponseBytes: 512 * 1024 });
 
 /** openid-client's configuration of a provider: discovered (OIDC) with endpoint overrides applied, or built (GitHub). */
 export async function providerConfig(deps: D, instance: Pick<InstanceContext, 'environment'>, p: ProviderRow): Promise<oidc.Configuration> {

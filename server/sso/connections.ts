@@ -4,7 +4,7 @@ import { newId } from '../db/ids';
 import { organizationDomains, ssoConnections } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
-import { guardedRequest } from '../http/outbound';
+import { guardedRequest, outboundNetwork } from '../http/outbound';
 import { TargetRefused } from '../http/ssrf';
 import { toCursorPage } from '../http/pagination';
 import { instanceContext } from '../instances/instances';
@@ -17,7 +17,7 @@ import { generateSpSigningKey } from './sp-signing';
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas';
 
 export type ConnectionRow = typeof ssoConnections.$inferSelect;
-type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher' | 'config' | 'dns'>;
+type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher' | 'config' | 'dns' | 'testTrustedCas'>;
 
 export const DEFAULT_OIDC_SCOPES = 'openid email profile';
 export const oidcRedirectUri = (fapiUrl: string, connectionId: string) => `${fapiUrl}/sso/oidc/${connectionId}/callback`;
@@ -81,7 +81,7 @@ async function fetchMetadata(deps: D, instanceId: string, url: string): Promise<
       timeoutMs: 10_000,
       maxResponseBytes: METADATA_MAX_BYTES,
       policy: targetPolicy(deps.config, instance.environment),
-      resolve: deps.dns,
+      ...outboundNetwork(deps),
     });
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
     return res.body;

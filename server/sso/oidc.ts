@@ -1,38 +1,22 @@
 import * as client from 'openid-client';
 import type { Deps } from '../deps';
-import { guardedRequest } from '../http/outbound';
+import { outboundNetwork } from '../http/outbound';
+import { guardedFetch } from '../http/outbound-fetch';
 import type { InstanceContext } from '../instances/instances';
 import { targetPolicy } from '../webhooks/policy';
 import { DEFAULT_OIDC_SCOPES, oidcRedirectUri, type ConnectionRow } from './connections';
 import { SsoRefused } from './saml';
 
-type D = Pick<Deps, 'config' | 'dns' | 'cipher'>;
-const MAX_RESPONSE_BYTES = 1024 * 1024;
+type D = Pick<Deps, 'config' | 'dns' | 'testTrustedCas' | 'cipher'>;
 
 /** openid-client's fetch, through the SSRF guard (discovery, JWKS and token requests go to a user-supplied issuer). */
-function guardedFetch(deps: D, instance: InstanceContext): client.CustomFetch {
-  return async (url, options) => {
-    const body = options.body === undefined || options.body === null ? '' : String(options.body as string | URLSearchParams);
-    const res = await guardedRequest({
-      url,
-      method: options.method,
-      headers: options.headers,
-      body,
-      timeoutMs: 10_000,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
-      policy: targetPolicy(deps.config, instance.environment),
-      resolve: deps.dns,
-    });
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
-    return new Response(res.status === 204 ? null : res.body, { status: res.status, headers });
-  };
-}
+const issuerFetch = (deps: D, instance: InstanceContext) =>
+  guardedFetch({ policy: targetPolicy(deps.config, instance.environment), ...outboundNetwork(deps), timeoutMs: 10_000, maxResponseBytes: 1024 * 1024 }) as client.CustomFetch;
 
 /** The connection's relying-party configuration, from the issuer's discovery document. */
 export async function oidcConfig(deps: D, instance: InstanceContext, c: ConnectionRow): Promise<client.Configuration> {
   const secret = c.oidcClientSecretEncrypted ? deps.cipher.decrypt(c.oidcClientSecretEncrypted) : undefined;
-  const fetcher = guardedFetch(deps, instance);
+  const fetcher = issuerFetch(deps, instance);
   try {
     const config = await client.discovery(new URL(c.oidcIssuer!), c.oidcClientId!, secret, secret ? client.ClientSecretPost(secret) : client.None(), {
       [client.customFetch]: fetcher,

@@ -4,7 +4,7 @@ import { events, instances, webhookAttempts, webhookEndpoints, webhookMessages }
 import { eventEnvelope } from '../events/events';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
-import { guardedRequest, OutboundTimeout } from '../http/outbound';
+import { guardedRequest, outboundNetwork, OutboundTimeout } from '../http/outbound';
 import { TargetRefused } from '../http/ssrf';
 import { signingSecrets } from './endpoints';
 import {
@@ -19,7 +19,7 @@ import { signatureHeader } from './signing';
 import { count as countMetric } from '../analytics/metrics';
 
 type MessageRow = typeof webhookMessages.$inferSelect;
-export type DeliveryDeps = Pick<Deps, 'db' | 'clock' | 'cipher' | 'config' | 'dns' | 'logger' | 'metrics'>;
+export type DeliveryDeps = Pick<Deps, 'db' | 'clock' | 'cipher' | 'config' | 'dns' | 'testTrustedCas' | 'logger' | 'metrics'>;
 
 /** How long a claim lasts: longer than a delivery can take, so only a dead worker's claim expires. */
 export const DEFAULT_LEASE_MS = 60_000;
@@ -92,7 +92,7 @@ async function post(deps: DeliveryDeps, url: string, environment: 'test' | 'live
       timeoutMs: DELIVERY_TIMEOUT_MS,
       maxResponseBytes: RESPONSE_KEEP_BYTES,
       policy: targetPolicy(deps.config, environment),
-      resolve: deps.dns,
+      ...outboundNetwork(deps),
     });
     const throttled = res.status === 429 || res.status === 503;
     return {
