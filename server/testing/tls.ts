@@ -1,6 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import https from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import * as x509 from '@peculiar/x509';
@@ -79,7 +79,7 @@ export interface TlsRequest {
   path: string;
   /** The name the client asked for in SNI (false when it sent none). */
   servername: string | false;
-  host: string | undefined;
+  headers: IncomingHttpHeaders;
   body: string;
 }
 
@@ -102,7 +102,7 @@ export async function startTlsServer(cert: LeafCertificate): Promise<TestTlsServ
         method: req.method ?? 'GET',
         path: req.url ?? '/',
         servername: (req.socket as TLSSocket).servername ?? false,
-        host: req.headers.host,
+        headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       };
       out.received.push(got);
