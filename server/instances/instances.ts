@@ -141,7 +141,7 @@ const INSTANCE_CACHE = 'instance';
 const INSTANCE_CACHE_TTL_MS = 5_000;
 
 /** The instance as hot paths need it (issuer, settings), cached for a few seconds. */
-export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, id: string): Promise<InstanceContext> {
+export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'> & Partial<Pick<Deps, 'logger'>>, id: string): Promise<InstanceContext> {
   const cache = deps.caches.get<InstanceContext>(INSTANCE_CACHE, INSTANCE_CACHE_TTL_MS);
   const now = deps.clock.now();
   const hit = cache.get(id, now);
@@ -154,7 +154,9 @@ export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'
     fapiUrl: row.fapiUrl,
     publishableKey: row.publishableKey,
     customDomain: row.customDomain,
-    settings: instanceSettings(row.settings),
+    settings: instanceSettings(row.settings, (invalid) =>
+      deps.logger?.warn({ instance_id: row.id, invalid_settings: invalid }, 'Stored instance settings failed validation: those fields use their defaults, the others are kept'),
+    ),
   };
   cache.set(id, ctx, now);
   return ctx;

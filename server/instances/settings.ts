@@ -76,9 +76,62 @@ export const instanceSettingsSchema = z.object({
 
 export type InstanceSettings = z.output<typeof instanceSettingsSchema>;
 
-export function instanceSettings(stored: unknown): InstanceSettings {
+/** A stored setting that failed validation and was replaced by its default: its dotted path and why, never its value. */
+export interface InvalidSetting {
+  path: string;
+  message: string;
+}
+
+const DEFAULT_SETTINGS = instanceSettingsSchema.parse({});
+
+/**
+ * The stored settings with defaults. A stored field that fails validation (a value written
+ * before a bound tightened, a hand edit) falls back to its own default alone, down to the
+ * nested field (`attack_protection.user_lockout.max_attempts`): every valid field is kept, so
+ * one bad value never re-enables sign-in methods or resets the password policy and lockout.
+ * `onInvalid` hears which fields were replaced.
+ */
+export function instanceSettings(stored: unknown, onInvalid?: (invalid: InvalidSetting[]) => void): InstanceSettings {
   const parsed = instanceSettingsSchema.safeParse(stored ?? {});
-  return parsed.success ? parsed.data : instanceSettingsSchema.parse({});
+  if (parsed.success) return parsed.data;
+  const invalid: InvalidSetting[] = [];
+  const kept = salvage(instanceSettingsSchema, stored ?? {}, DEFAULT_SETTINGS, [], invalid) as InstanceSettings;
+  onInvalid?.(invalid);
+  return kept;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `value` parsed by `schema`; when it fails and the schema is an object, each field is
+ * salvaged on its own (its default, else the enclosing default's field, replacing a bad one)
+ * and unknown fields of a strict object dropped. When the object as rebuilt still fails (a
+ * rule across its fields, such as keeping one first factor on), or the schema is not an
+ * object, the whole value falls back.
+ */
+function salvage(schema: z.ZodType, value: unknown, fallback: unknown, path: string[], invalid: InvalidSetting[]): unknown {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const report = (at: string[], message: string) => invalid.push({ path: at.join('.') || 'settings', message });
+  const inner = schema instanceof z.ZodDefault ? (schema.unwrap() as z.ZodType) : schema;
+  if (inner instanceof z.ZodObject && isRecord(value)) {
+    const shape = inner.shape as Record<string, z.ZodType>;
+    const base = isRecord(fallback) ? fallback : {};
+    const rebuilt: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(shape)) {
+      const own = field instanceof z.ZodDefault ? field.parse(undefined) : base[key];
+      rebuilt[key] = salvage(field, value[key], own, [...path, key], invalid);
+    }
+    for (const issue of parsed.error.issues) {
+      if (issue.code === 'unrecognized_keys' && issue.path.length === 0) for (const key of issue.keys) report([...path, key], 'unknown field, dropped');
+    }
+    const whole = inner.safeParse(rebuilt);
+    if (whole.success) return whole.data;
+    report(path, whole.error.issues[0]!.message);
+    return fallback;
+  }
+  report(path, value === undefined ? 'missing' : parsed.error.issues[0]!.message);
+  return fallback;
 }
 
 /**
