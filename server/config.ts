@@ -86,6 +86,11 @@ const configSchema = z.object({
   PASSWORD_ARGON2_MEMORY_KIB: optional(z.coerce.number().int().min(8 * 1024).max(1024 * 1024)).transform((v) => v ?? 19 * 1024),
   PASSWORD_ARGON2_TIME: optional(z.coerce.number().int().min(1).max(10)).transform((v) => v ?? 2),
   PASSWORD_ARGON2_PARALLELISM: optional(z.coerce.number().int().min(1).max(16)).transform((v) => v ?? 1),
+  /**
+   * A MaxMind DB file (GeoLite2-Country or GeoIP2-Country .mmdb): with it, risk-based MFA also
+   * steps up a sign-in from a country the user has not signed in from. Read once at start.
+   */
+  GEOIP_DATABASE: optional(z.string().min(1)),
   /** HTTP worker processes for `npm start` / `npm run api` (node:cluster); default 1 per core with DATABASE_URL, 1 on the embedded store. */
   WEB_CONCURRENCY: optional(z.coerce.number().int().min(1).max(1024)),
   /** Seconds SIGTERM waits for in-flight requests before closing their connections. */

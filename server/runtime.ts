@@ -17,6 +17,7 @@ import { createSmtpMailer, type Mailer } from './email/transport';
 import { systemResolver, type DnsResolver } from './http/ssrf';
 import { pendingMessageCount } from './webhooks/delivery';
 import { PasswordPool } from './users/password-pool';
+import { openGeoIpDatabase } from './protection/geoip';
 
 export interface Runtime {
   deps: Deps;
@@ -46,6 +47,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const logger = createLogger(config.LOG_LEVEL, opts.logDestination);
   // Before the database opens: a missing key must stop the start, not a later request.
   const cipher = createCipher(loadEncryptionKey(config, logger));
+  const geoip = config.GEOIP_DATABASE ? openGeoIpDatabase(config.GEOIP_DATABASE) : null;
+  if (geoip) logger.info({ database_type: geoip.databaseType, built_at: geoip.builtAt.toISOString() }, 'GeoIP country lookups on (risk-based MFA counts new countries)');
   let lock: EmbeddedLock | null = null;
   let database = opts.database;
   if (!database) {
@@ -84,6 +87,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
       queue: config.PASSWORD_HASH_QUEUE,
       argon2: { memoryCost: config.PASSWORD_ARGON2_MEMORY_KIB, timeCost: config.PASSWORD_ARGON2_TIME, parallelism: config.PASSWORD_ARGON2_PARALLELISM },
     }),
+    ...(geoip ? { geoip: geoip.lookup } : {}),
   };
   const db = database;
   return {

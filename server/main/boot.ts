@@ -50,6 +50,11 @@ export async function boot(): Promise<Booted | null> {
     try {
       return await createRuntime(config, { port, defaultMetrics: port !== null });
     } catch (e) {
+      // A file a variable names (GEOIP_DATABASE) is read here, after loadConfig.
+      if (e instanceof ConfigError) {
+        process.stderr.write(`${e.message}\n`);
+        process.exit(2);
+      }
       if (e instanceof DataDirInUseError) {
         process.stderr.write(`${e.message}\n`);
         process.exit(1);

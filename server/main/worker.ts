@@ -22,6 +22,10 @@ let runtime;
 try {
   runtime = await createRuntime(config, { port: null, defaultMetrics: true });
 } catch (e) {
+  if (e instanceof ConfigError) {
+    process.stderr.write(`${e.message}\n`);
+    process.exit(2);
+  }
   if (e instanceof DataDirInUseError) {
     process.stderr.write(`${e.message}\n`);
     process.exit(1);

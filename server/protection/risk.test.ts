@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
@@ -5,6 +8,8 @@ import { browserOf, enrollTotp, codeSentTo, eventsSince, nativeOf, type TestInst
 import type { FapiTestClient } from '../testing/fapi-client';
 import { totpCode } from '../testing/fapi-helpers';
 import { createHarness, type TestHarness } from '../testing/harness';
+import { buildCountryMmdb } from '../testing/mmdb';
+import { openGeoIpDatabase } from './geoip';
 import { networkOf } from './risk';
 
 /**
@@ -156,7 +161,10 @@ describe('risk-based MFA', () => {
   it('counts a new country when a GeoIP lookup is configured', async () => {
     const u = await newUser();
     const b = browserOf(h, A);
-    h.runtime.deps.geoip = (ip) => (ip.startsWith('203.') ? 'FR' : 'DE');
+    const dir = mkdtempSync(path.join(tmpdir(), 'latchkey-geoip-'));
+    writeFileSync(path.join(dir, 'country.mmdb'), buildCountryMmdb({ '203.0.112.0/22': 'FR', '198.51.100.0/24': 'DE' }));
+    h.runtime.deps.geoip = openGeoIpDatabase(path.join(dir, 'country.mmdb')).lookup;
+    rmSync(dir, { recursive: true });
     try {
       expect((await h.call('GET', '/v1/risk_based_mfa', { key: A.secret })).body.geoip_enabled).toBe(true);
       const first = await signIn(b, u.email, '203.0.113.60');
