@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { guardedRequest } from '../http/outbound';
+import { guardedFetch } from '../http/outbound-fetch';
 import type { BillingProcessor, CheckoutRequest, ProcessorConnection, ProcessorEvent, SubscriptionSnapshot } from './processor';
 import { SignatureInvalid } from './processor';
 
@@ -9,31 +9,20 @@ const MAX_RESPONSE_BYTES = 256 * 1024;
 const TOLERANCE_S = 300;
 
 /** fetch for the Stripe SDK, through the SSRF guard (the API base is the customer's to set). */
-function guardedFetch(conn: ProcessorConnection): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    const res = await guardedRequest({
-      url,
+function stripeFetch(conn: ProcessorConnection): typeof fetch {
+  const fetcher = guardedFetch({ policy: conn.policy, resolve: conn.resolve, testTrustedCas: conn.testTrustedCas, timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES });
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    fetcher(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, {
       method: init?.method ?? 'GET',
-      headers,
-      body: typeof init?.body === 'string' ? init.body : '',
-      timeoutMs: TIMEOUT_MS,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
-      policy: conn.policy,
-      resolve: conn.resolve,
-      testTrustedCas: conn.testTrustedCas,
-    });
-    const out = new Headers();
-    for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
-    return new Response(res.body, { status: res.status, headers: out });
-  }) as typeof fetch;
+      headers: new Headers(init?.headers),
+      body: init?.body ?? undefined,
+    })) as typeof fetch;
 }
 
 function client(conn: ProcessorConnection): Stripe {
   const base = conn.apiBaseUrl ? new URL(conn.apiBaseUrl) : null;
   return new Stripe(conn.secretKey, {
-    httpClient: Stripe.createFetchHttpClient(guardedFetch(conn)),
+    httpClient: Stripe.createFetchHttpClient(stripeFetch(conn)),
     maxNetworkRetries: 0,
     timeout: TIMEOUT_MS,
     telemetry: false,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -187,5 +188,21 @@ describe('OIDC discovery over https', () => {
     const authUrl = new URL(start.body.response.first_factor_verification.external_verification_redirect_url);
     expect(authUrl.origin + authUrl.pathname).toBe(`${issuer}/authorize`);
     expect(s.received).toMatchObject([{ method: 'GET', path: '/.well-known/openid-configuration', servername: 'idp.example' }]);
+  });
+});
+
+describe('breached-password range API over https', () => {
+  it('refuses a password the range API lists, asked over TLS with only the hash prefix', async () => {
+    const password = 'correct horse battery staple tls';
+    const sha1 = createHash('sha1').update(password).digest('hex').toUpperCase();
+    const s = await tlsServer(['range.example']);
+    s.reply = (_req, res) => res.end(`0000000000000000000000000000000000A:0\r\n${sha1.slice(5)}:42\r\n`);
+    const patched = await bapi('PATCH', '/v1/attack_protection', { breached_passwords: { enabled: true, range_api_url: `https://range.example:${s.port}/range` } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    h.clock.advance(10_000); // past the instance cache
+    const created = await bapi('POST', '/v1/users', { email_address: ['breached.tls@example.com'], password });
+    expect(created.status).toBe(422);
+    expect(created.body.errors[0].meta).toMatchObject({ param: 'password', reason: 'password_compromised' });
+    expect(s.received).toMatchObject([{ method: 'GET', path: `/range/${sha1.slice(0, 5)}`, servername: 'range.example' }]);
   });
 });
