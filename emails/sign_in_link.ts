@@ -10,6 +10,9 @@ export default {
     LOGO_URL,
     SUPPORT_EMAIL,
     EXPIRES_IN_MINUTES,
+    { name: 'time', type: 'string', required: false, description: 'When the link was asked for (UTC)', sample: 'Sat, 22 Nov 2025 10:24:00 GMT' },
+    { name: 'location', type: 'string', required: false, description: 'Where it was asked from: the network (/24, /48), with the country when GeoIP is set up', sample: '203.0.113.0/24 (FR)' },
+    { name: 'device', type: 'string', required: false, description: 'The browser and operating system that asked', sample: 'Firefox on macOS' },
   ],
   locales: {
     en: {
@@ -22,7 +25,8 @@ export default {
 <mj-text mj-class="heading">Sign in to {{app_name}}</mj-text>
 <mj-text>Use the button below to sign in.{{#if expires_in_minutes}} The link expires in {{expires_in_minutes}} minutes and works once.{{/if}}</mj-text>
 <mj-button href="{{url}}">Sign in</mj-button>
-<mj-text mj-class="muted">Or paste this link into your browser:<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>`,
+<mj-text mj-class="muted">Or paste this link into your browser:<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>
+<mj-text mj-class="muted">{{#if time}}Asked for on {{time}} from network {{location}}, on {{device}}. If this wasn’t you, do not open the link: someone else may be trying to sign in to your account.{{/if}}</mj-text>`,
         footer: 'If you didn’t try to sign in, you can ignore this email.',
       }),
       text: `Sign in to {{app_name}}
@@ -32,6 +36,8 @@ Open this link to sign in:
 {{url}}
 
 {{#if expires_in_minutes}}The link expires in {{expires_in_minutes}} minutes and works once.
+
+{{/if}}{{#if time}}Asked for on {{time}} from network {{location}}, on {{device}}. If this wasn’t you, do not open the link: someone else may be trying to sign in to your account.
 
 {{/if}}If you didn’t try to sign in, you can ignore this email.
 `,
@@ -46,7 +52,8 @@ Open this link to sign in:
 <mj-text mj-class="heading">Connexion à {{app_name}}</mj-text>
 <mj-text>Utilisez le bouton ci-dessous pour vous connecter.{{#if expires_in_minutes}} Le lien expire dans {{expires_in_minutes}} minutes et ne fonctionne qu’une fois.{{/if}}</mj-text>
 <mj-button href="{{url}}">Se connecter</mj-button>
-<mj-text mj-class="muted">Ou collez ce lien dans votre navigateur :<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>`,
+<mj-text mj-class="muted">Ou collez ce lien dans votre navigateur :<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>
+<mj-text mj-class="muted">{{#if time}}Demandé le {{time}} depuis le réseau {{location}}, sur {{device}}. Si ce n’était pas vous, n’ouvrez pas le lien : quelqu’un d’autre essaie peut-être de se connecter à votre compte.{{/if}}</mj-text>`,
         footer: 'Si vous n’avez pas essayé de vous connecter, vous pouvez ignorer cet e-mail.',
       }),
       text: `Connexion à {{app_name}}
@@ -56,6 +63,8 @@ Ouvrez ce lien pour vous connecter :
 {{url}}
 
 {{#if expires_in_minutes}}Le lien expire dans {{expires_in_minutes}} minutes et ne fonctionne qu’une fois.
+
+{{/if}}{{#if time}}Demandé le {{time}} depuis le réseau {{location}}, sur {{device}}. Si ce n’était pas vous, n’ouvrez pas le lien : quelqu’un d’autre essaie peut-être de se connecter à votre compte.
 
 {{/if}}Si vous n’avez pas essayé de vous connecter, vous pouvez ignorer cet e-mail.
 `,
@@ -70,7 +79,8 @@ Ouvrez ce lien pour vous connecter :
 <mj-text mj-class="heading">Bei {{app_name}} anmelden</mj-text>
 <mj-text>Melden Sie sich über die Schaltfläche unten an.{{#if expires_in_minutes}} Der Link läuft in {{expires_in_minutes}} Minuten ab und funktioniert nur einmal.{{/if}}</mj-text>
 <mj-button href="{{url}}">Anmelden</mj-button>
-<mj-text mj-class="muted">Oder fügen Sie diesen Link in Ihren Browser ein:<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>`,
+<mj-text mj-class="muted">Oder fügen Sie diesen Link in Ihren Browser ein:<br /><a href="{{url}}" style="color:#3f3f46;word-break:break-all;">{{url}}</a></mj-text>
+<mj-text mj-class="muted">{{#if time}}Angefordert am {{time}} aus dem Netz {{location}}, mit {{device}}. Wenn Sie das nicht waren, öffnen Sie den Link nicht: Vielleicht versucht jemand anderes, sich bei Ihrem Konto anzumelden.{{/if}}</mj-text>`,
         footer: 'Wenn Sie nicht versucht haben, sich anzumelden, können Sie diese E-Mail ignorieren.',
       }),
       text: `Bei {{app_name}} anmelden
@@ -80,6 +90,8 @@ Ouvrez ce lien pour vous connecter :
 {{url}}
 
 {{#if expires_in_minutes}}Der Link läuft in {{expires_in_minutes}} Minuten ab und funktioniert nur einmal.
+
+{{/if}}{{#if time}}Angefordert am {{time}} aus dem Netz {{location}}, mit {{device}}. Wenn Sie das nicht waren, öffnen Sie den Link nicht: Vielleicht versucht jemand anderes, sich bei Ihrem Konto anzumelden.
 
 {{/if}}Wenn Sie nicht versucht haben, sich anzumelden, können Sie diese E-Mail ignorieren.
 `,

@@ -125,10 +125,10 @@ function LinkWaiting({ flow }: { flow: FlowState }) {
 export function LinkVerifiedPage() {
   const t = useTranslations('hosted.linkVerified');
   const { href } = useHosted();
-  const [status, setStatus] = useState<'verified' | 'expired' | 'failed' | null>(null);
+  const [status, setStatus] = useState<'verified' | 'expired' | 'failed' | 'client_mismatch' | null>(null);
   useEffect(() => {
     const s = new URLSearchParams(window.location.search).get('status');
-    setStatus(s === 'verified' || s === 'expired' ? s : 'failed');
+    setStatus(s === 'verified' || s === 'expired' || s === 'client_mismatch' ? s : 'failed');
   }, []);
   if (!status) return <AuthCard title={t('title')}>{<Skeleton className="mx-auto h-5 w-48" />}</AuthCard>;
   return (

@@ -8,9 +8,9 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { SettingsForm, useSettingsPatch } from './settings-form';
 
-const METHODS = ['password', 'email_code', 'email_link', 'username', 'phone_code'] as const;
+const METHODS = ['password', 'email_code', 'email_link', 'email_link_same_browser', 'username', 'phone_code'] as const;
 
-/** How users sign in on the hosted pages and the Frontend API: password, emailed code, username, phone number with an SMS code. */
+/** How users sign in on the hosted pages and the Frontend API: password, emailed code or link (optionally only in the browser that asked), username, phone number with an SMS code. */
 export function SignInMethodsSettings() {
   const t = useTranslations('console.signInMethods');
   const { canWrite } = useConsole();

@@ -56,7 +56,7 @@ export type Invitation = {
 
 export type PasswordPolicy = { min_length: number; require_uppercase: boolean; require_lowercase: boolean; require_digit: boolean; require_symbol: boolean };
 
-export type SignInMethods = { password: boolean; email_code: boolean; username: boolean; phone_code: boolean; email_link: boolean };
+export type SignInMethods = { password: boolean; email_code: boolean; username: boolean; phone_code: boolean; email_link: boolean; email_link_same_browser: boolean };
 
 export type Settings = {
   session_lifetime_seconds: number;

@@ -334,7 +334,7 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
   response: signInResponse,
   handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
-    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage });
+    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage, ip: request.ip, userAgent: request.userAgent });
     return signInAnswer(deps, auth, { attempt, client: null });
   },
 });
@@ -342,7 +342,8 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
 /**
  * The emailed sign-in link lands here: the sign-in of the browser that asked completes (its
  * tab, polling the attempt, moves on), and whoever clicked is sent to the hosted page that
- * says so — `?status=verified`, `expired` or `failed`.
+ * says so — `?status=verified`, `expired`, `failed`, or `client_mismatch` when the instance
+ * wants the link opened in the browser that asked and this is another.
  */
 export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string }>({
   summary: 'An emailed sign-in link (email_link): completes the sign-in of the browser that asked, then 303 to {fapi_url}/sign-in/link-verified?status=…',
@@ -350,7 +351,7 @@ export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string }>({
   query: z.object({ token: z.string().max(256) }),
   response: z.unknown(),
   handle: async ({ deps, auth, query, actor, request }) => {
-    const status = await redeemSignInLink(deps, auth.instance, query.token, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+    const status = await redeemSignInLink(deps, auth.instance, query.token, auth.client?.id ?? null, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
     return redirect(`${auth.instance.fapiUrl}/sign-in/link-verified?status=${status}`, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   },
 });

@@ -42,10 +42,16 @@ export const signInMethodsSchema = z
     phone_code: z.boolean().default(false),
     /** A one-time link emailed to the address: clicking it signs in the browser that asked. */
     email_link: z.boolean().default(false),
+    /**
+     * The link completes the sign-in only when opened in the browser (client) that asked for
+     * it; anywhere else it says so and signs nobody in. Off: any click completes it (the
+     * asking browser is signed in wherever the link is opened).
+     */
+    email_link_same_browser: z.boolean().default(false),
   })
   .refine((m) => m.password || m.email_code || m.phone_code || m.email_link, {
     message: 'keep password, email_code, email_link or phone_code on: users need a way to sign in',
     params: { reason: 'no_first_factor' },
   });
 export type SignInMethods = z.output<typeof signInMethodsSchema>;
-export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true, phone_code: false, email_link: false };
+export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true, phone_code: false, email_link: false, email_link_same_browser: false };

@@ -43,13 +43,15 @@ export async function sendCode(
     acceptLanguage?: string | null;
     /** A sign-in link (purpose `sign_in_link`): the URL that carries the secret. */
     linkUrl?: (secret: string) => string;
+    /** A sign-in link: when, from where and on what device it was asked for (risk.ts describeRequest). */
+    requested?: { time: string; location: string; device: string };
   },
 ) {
   const { email, row } = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const { code, row } = await issueCode(d, { ...input, link: input.linkUrl !== undefined });
     const expires_in_minutes = CODE_TTL_MS / 60_000;
-    const data = input.linkUrl ? { url: input.linkUrl(code), expires_in_minutes } : { code, expires_in_minutes };
+    const data = input.linkUrl ? { url: input.linkUrl(code), expires_in_minutes, ...input.requested } : { code, expires_in_minutes };
     if (!input.to) {
       // The same lookups and render as a real send, so the answer takes as long.
       const { template } = await resolveEmailTemplate(d, input.instanceId, TEMPLATE[input.purpose], localeCandidates({ acceptLanguage: input.acceptLanguage }));

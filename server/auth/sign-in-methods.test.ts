@@ -11,7 +11,7 @@ let n = 0;
 
 describe('sign-in methods', () => {
   it('email codes only: no password sign-in or reset, no username; the code works', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: true, username: false, phone_code: false, email_link: false } });
+    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: true, username: false, phone_code: false, email_link: false, email_link_same_browser: false } });
     const email = `methods${++n}@example.com`;
     await createTestUser(h, I, { email_address: [email], username: `methods${n}`, password: PASSWORD });
     const b = browserOf(h, I);
@@ -32,7 +32,7 @@ describe('sign-in methods', () => {
   });
 
   it('passwords only: no email code; at least one first factor must stay on', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: false, username: true, phone_code: false, email_link: false } });
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: false, username: true, phone_code: false, email_link: false, email_link_same_browser: false } });
     const email = `methods${++n}@example.com`;
     await createTestUser(h, I, { email_address: [email], password: PASSWORD });
     const b = browserOf(h, I);
@@ -46,7 +46,7 @@ describe('sign-in methods', () => {
   });
 
   it('phone codes: a verified number signs in with an SMS code; an unknown one gets the same answers and no SMS', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: false, phone_code: true, email_link: false } });
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: false, phone_code: true, email_link: false, email_link_same_browser: false } });
     const phone = `+1415555${String(1000 + ++n).slice(-4)}`;
     const userId = await createTestUser(h, I, { email_address: [`methods${n}@example.com`], phone_number: [phone] });
     const b = browserOf(h, I);
@@ -83,14 +83,14 @@ describe('sign-in methods', () => {
   });
 
   it('phone numbers are not identifiers while phone_code is off, and phone_code alone is a way to sign in', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: true, phone_code: false, email_link: false } });
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: true, phone_code: false, email_link: false, email_link_same_browser: false } });
     const b = browserOf(h, I);
     expectError(await b.call('POST', '/v1/client/sign_ins', { body: { identifier: '+14155550100' } }), 422, 'VALIDATION_FAILED', { param: 'identifier', reason: 'identifier_not_allowed' });
-    expect(settingsPatchSchema.safeParse({ sign_in_methods: { password: false, email_code: false, username: false, phone_code: true, email_link: false } }).success).toBe(true);
+    expect(settingsPatchSchema.safeParse({ sign_in_methods: { password: false, email_code: false, username: false, phone_code: true, email_link: false, email_link_same_browser: false } }).success).toBe(true);
   });
 
   it('email links: the link completes the sign-in of the browser that asked, once; a tampered or reused link does nothing', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: false, username: false, phone_code: false, email_link: true } });
+    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: false, username: false, phone_code: false, email_link: true, email_link_same_browser: false } });
     const email = `methods${++n}@example.com`;
     const userId = await createTestUser(h, I, { email_address: [email] });
     const b = browserOf(h, I);
@@ -131,8 +131,56 @@ describe('sign-in methods', () => {
     expect(await h.outbox(nobody)).toEqual([]);
   });
 
+  it('the link’s email says when, from which network and on what device it was asked for', async () => {
+    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: false, username: false, phone_code: false, email_link: true, email_link_same_browser: false } });
+    const email = `methods${++n}@example.com`;
+    await createTestUser(h, I, { email_address: [email] });
+    const b = browserOf(h, I);
+    const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: email } })).body.response.id as string;
+    const firefox = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:131.0) Gecko/20100101 Firefox/131.0';
+    const prepared = await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'email_link' }, headers: { 'user-agent': firefox }, remoteAddress: '203.0.113.7' });
+    expect(prepared.status).toBe(200);
+    const sent = (await h.outbox(email))[0]!;
+    const when = new Date(h.clock.now()).toUTCString();
+    expect(sent.data).toMatchObject({ time: when, location: '203.0.113.0/24', device: 'Firefox on macOS' });
+    expect(sent.text).toContain(`Asked for on ${when} from network 203.0.113.0/24, on Firefox on macOS.`);
+    expect(sent.html).toContain('Firefox on macOS');
+  });
+
+  it('email_link_same_browser: the link completes only in the browser that asked; a victim’s click on an attacker’s link signs nobody in', async () => {
+    const I = await instanceWith(h, { sign_in_methods: { password: false, email_code: false, username: false, phone_code: false, email_link: true, email_link_same_browser: true } });
+    const email = `methods${++n}@example.com`;
+    await createTestUser(h, I, { email_address: [email] });
+    // The attacker asks for a link to the victim's address…
+    const attacker = browserOf(h, I);
+    const id = (await attacker.call('POST', '/v1/client/sign_ins', { body: { identifier: email } })).body.response.id as string;
+    expect((await attacker.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'email_link' } })).status).toBe(200);
+    const link = new URL(String((await h.outbox(email))[0]!.data.url));
+    // …and the victim clicks it: in a browser with no cookie of ours, or with its own client.
+    const victim = browserOf(h, I);
+    await victim.call('POST', '/v1/client/sign_ins', { body: { identifier: email } });
+    for (const cookie of [undefined, victim.cookieHeader()]) {
+      const clicked = await h.request('GET', `${link.pathname}${link.search}`, { headers: cookie ? { cookie } : {} });
+      expect(clicked.status).toBe(303);
+      expect(clicked.headers.get('location')).toBe(`http://localhost:3000/fapi/${I.instanceId}/sign-in/link-verified?status=client_mismatch`);
+    }
+    expect((await attacker.call('GET', `/v1/client/sign_ins/${id}`)).body.response.status).toBe('needs_first_factor');
+    expect((await attacker.call('GET', '/v1/client')).body.sessions).toEqual([]);
+    expect((await victim.call('GET', '/v1/client')).body.sessions).toEqual([]);
+
+    // The browser that asked opens its own link: signed in (the link was left as it was).
+    const own = browserOf(h, I);
+    const ownId = (await own.call('POST', '/v1/client/sign_ins', { body: { identifier: email } })).body.response.id as string;
+    h.clock.advance(31_000);
+    expect((await own.call('POST', `/v1/client/sign_ins/${ownId}/prepare_first_factor`, { body: { strategy: 'email_link' } })).status).toBe(200);
+    const ownLink = new URL(String((await h.outbox(email))[0]!.data.url));
+    const opened = await own.call('GET', `/v1/verify${ownLink.search}`);
+    expect(opened.headers.get('location')).toMatch(/status=verified$/);
+    expect((await own.call('GET', `/v1/client/sign_ins/${ownId}`)).body.response.status).toBe('complete');
+  });
+
   it('a user locked after asking for a link is not signed in by it', async () => {
-    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: false, phone_code: false, email_link: true } });
+    const I = await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: false, phone_code: false, email_link: true, email_link_same_browser: false } });
     const email = `methods${++n}@example.com`;
     const userId = await createTestUser(h, I, { email_address: [email] });
     const b = browserOf(h, I);

@@ -15,7 +15,7 @@ import { initialSessionStatus, secondFactorOf, verifySecondFactor, type SecondFa
 import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, clearFailedAttempts, recordFailedAttempt } from '../protection/lockout';
-import { maskEmail, rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
+import { describeRequest, maskEmail, rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword, checkPassword } from './password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from './password-rules';
@@ -245,8 +245,8 @@ export async function prepareFirstFactor(
   instance: InstanceContext,
   a: SignInRow,
   strategy: Exclude<FirstFactorStrategy, 'password'>,
-  /** The request's Accept-Language: the email is in the user's locale, else this one. */
-  opts: { acceptLanguage?: string | null } = {},
+  /** The request's Accept-Language: the email is in the user's locale, else this one; its IP and User-Agent, which a link's email names. */
+  opts: { acceptLanguage?: string | null; ip?: string | null; userAgent?: string | null } = {},
 ) {
   assertStatus(a, 'needs_first_factor');
   assertStrategyAllowed(instance, a, strategy);
@@ -266,7 +266,7 @@ export async function prepareFirstFactor(
     to: recipient.to,
     userId: a.userId,
     acceptLanguage: opts.acceptLanguage,
-    ...(strategy === 'email_link' ? { linkUrl: (secret: string) => signInLinkUrl(instance, a.id, secret) } : {}),
+    ...(strategy === 'email_link' ? { linkUrl: (secret: string) => signInLinkUrl(instance, a.id, secret), requested: describeRequest(deps, opts) } : {}),
   });
   return a;
 }
@@ -274,15 +274,17 @@ export async function prepareFirstFactor(
 /** The FAPI's `GET /v1/verify`: the attempt's id and the link's secret. */
 const signInLinkUrl = (instance: InstanceContext, attemptId: string, secret: string) => `${instance.fapiUrl}/v1/verify?token=${attemptId}.${secret}`;
 
-export type LinkOutcome = 'verified' | 'expired' | 'failed';
+export type LinkOutcome = 'verified' | 'expired' | 'failed' | 'client_mismatch';
 
 /**
  * Redeems an emailed sign-in link: its secret is checked like a code (single use, 10
  * minutes, 5 wrong tries), then the first factor completes for the attempt's own client —
  * the browser that asked is signed in (its tab, polling the attempt, moves on); whoever
- * clicked gets nothing but the outcome. Never throws for a bad link.
+ * clicked gets nothing but the outcome. With `sign_in_methods.email_link_same_browser`, a
+ * click from any other client (`clickedBy`, the clicking browser's) is `client_mismatch`
+ * and leaves the link as it was. Never throws for a bad link.
  */
-export async function redeemSignInLink(deps: D, instance: InstanceContext, token: string, auditCtx: AuditContext): Promise<LinkOutcome> {
+export async function redeemSignInLink(deps: D, instance: InstanceContext, token: string, clickedBy: string | null, auditCtx: AuditContext): Promise<LinkOutcome> {
   const dot = token.indexOf('.');
   if (dot < 1) return 'failed';
   const [a] = await deps.db
@@ -291,6 +293,7 @@ export async function redeemSignInLink(deps: D, instance: InstanceContext, token
     .where(and(eq(signInAttempts.id, token.slice(0, dot)), eq(signInAttempts.instanceId, instance.id)));
   if (!a || a.status !== 'needs_first_factor' || a.abandonAt <= deps.clock.now()) return 'expired';
   if (!instance.settings.sign_in_methods.email_link) return 'failed';
+  if (instance.settings.sign_in_methods.email_link_same_browser && clickedBy !== a.clientId) return 'client_mismatch';
   const outcome = await deps.db
     .transaction(async (tx) => {
       const d = { ...deps, db: tx };

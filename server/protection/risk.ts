@@ -5,7 +5,7 @@ import { newId } from '../db/ids';
 import { sendEmail } from '../email/mailer';
 import { parseIp } from '../http/ssrf';
 import type { InstanceContext } from '../instances/instances';
-import { parseUserAgent } from '../sessions/user-agent';
+import { describeDevice } from '../sessions/user-agent';
 
 /**
  * Risk-based MFA: a password sign-in from a client, network (/24 of IPv4, /48 of IPv6)
@@ -94,13 +94,23 @@ export async function sendNewDeviceEmail(deps: Deps, instance: InstanceContext, 
     .innerJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
     .where(eq(users.id, userId));
   if (!row) return;
-  const ua = parseUserAgent(origin.userAgent);
-  const device = ua.browserName ? `${ua.browserName}${ua.osName ? ` on ${ua.osName}` : ''}` : (ua.osName ?? 'An unknown device');
   await sendEmail(deps, {
     instanceId: instance.id,
     to: row.email,
     template: 'new_device_sign_in',
-    data: { device, ip: origin.ip ?? 'unknown', time: new Date(deps.clock.now()).toUTCString() },
+    data: { device: describeDevice(origin.userAgent), ip: origin.ip ?? 'unknown', time: new Date(deps.clock.now()).toUTCString() },
     userId,
   });
+}
+
+/**
+ * When, from where and on what a request was made, for an email to tell its reader (a
+ * sign-in link: "requested … from … on …"): the time in UTC, the network (/24, /48) and —
+ * with a GeoIP lookup — its country, and the device its User-Agent names.
+ */
+export function describeRequest(deps: Pick<Deps, 'clock' | 'geoip'>, origin: { ip?: string | null; userAgent?: string | null }) {
+  const network = origin.ip ? networkOf(origin.ip) : null;
+  const country = origin.ip && deps.geoip ? deps.geoip(origin.ip) : null;
+  const location = `${network ?? 'unknown'}${country ? ` (${country.toUpperCase()})` : ''}`;
+  return { time: new Date(deps.clock.now()).toUTCString(), location, device: describeDevice(origin.userAgent) };
 }

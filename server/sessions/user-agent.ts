@@ -62,3 +62,9 @@ function deviceTypeOf(ua: string, osName: string | null): DeviceType {
   if (osName) return 'desktop';
   return 'unknown';
 }
+
+/** "Firefox on macOS", for a person reading an email: the browser and system, or what is known of them. */
+export function describeDevice(userAgent: string | null | undefined): string {
+  const ua = parseUserAgent(userAgent);
+  return ua.browserName ? `${ua.browserName}${ua.osName ? ` on ${ua.osName}` : ''}` : (ua.osName ?? 'An unknown device');
+}

@@ -11,6 +11,8 @@ export interface FapiCallOptions {
   noKey?: boolean;
   /** The page's origin a browser sends as `Origin` (web mode); null sends none. Default: the client's `origin`. */
   origin?: string | null;
+  /** The caller's IP address (the socket's). */
+  remoteAddress?: string;
 }
 
 export interface FapiResult {
@@ -63,7 +65,7 @@ export function fapiClient(
     }
     const sep = path.includes('?') ? '&' : '?';
     const url = `${opts.host ? '' : `/fapi/${instanceId}`}${path}${native && state.token === null ? `${sep}_is_native=1` : ''}`;
-    const res = await h.request(method, url, { headers, body: o.body, raw });
+    const res = await h.request(method, url, { headers, body: o.body, raw, ...(o.remoteAddress ? { remoteAddress: o.remoteAddress } : {}) });
     const setCookie = res.headers.get('set-cookie');
     if (!native) keepCookies(res.headers);
     const issued = res.headers.get('authorization');

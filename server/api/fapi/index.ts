@@ -44,7 +44,7 @@ const SIGN_UP = { key: 'optional', client: true, limit: 'sign_up' } as const sat
 const ATTEMPT = { key: 'optional', client: true, limit: 'attempt' } as const satisfies FapiGuard;
 const SEND = { key: 'optional', client: true, limit: 'verification' } as const satisfies FapiGuard;
 /** An emailed link, opened in whatever browser the mail app picks: no client needed. */
-const LINK = { key: 'optional', client: false, limit: 'verification' } as const satisfies FapiGuard;
+const LINK = { key: 'optional', client: true, limit: 'verification' } as const satisfies FapiGuard;
 /** Joining the waitlist: anonymous, spending the per-IP sign-up budget. */
 const WAITLIST = { key: 'optional', client: false, limit: 'sign_up' } as const satisfies FapiGuard;
 const CALLBACK = { key: 'optional', client: true, limit: 'federation' } as const satisfies FapiGuard;

@@ -1212,6 +1212,7 @@ export interface DashboardOperations {
         username: boolean;
         phone_code?: boolean;
         email_link?: boolean;
+        email_link_same_browser?: boolean;
       };
       branding?: {
         application_name?: (string) | (null);
