@@ -492,7 +492,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     sign_up_per_ip: {
@@ -501,7 +501,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     attempts_per_ip: {
@@ -510,7 +510,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     verification_sends_per_ip: {
@@ -519,7 +519,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     federation_per_ip: {
@@ -528,7 +528,25 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
+      description: string;
+    };
+    invitations_per_user: {
+      limit: number;
+      default: number;
+      min: number;
+      max: number;
+      window_seconds: number;
+      per: "ip" | "key" | "user" | "organization";
+      description: string;
+    };
+    invitations_per_organization: {
+      limit: number;
+      default: number;
+      min: number;
+      max: number;
+      window_seconds: number;
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     bapi_per_key: {
@@ -537,7 +555,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
   };
@@ -1937,6 +1955,8 @@ export interface BapiOperations {
       attempts_per_ip?: (number) | (null);
       verification_sends_per_ip?: (number) | (null);
       federation_per_ip?: (number) | (null);
+      invitations_per_user?: (number) | (null);
+      invitations_per_organization?: (number) | (null);
       bapi_per_key?: (number) | (null);
       budgets?: {
         sign_in_per_ip?: (number) | (null);
@@ -1944,6 +1964,8 @@ export interface BapiOperations {
         attempts_per_ip?: (number) | (null);
         verification_sends_per_ip?: (number) | (null);
         federation_per_ip?: (number) | (null);
+        invitations_per_user?: (number) | (null);
+        invitations_per_organization?: (number) | (null);
         bapi_per_key?: (number) | (null);
       };
     };

@@ -532,7 +532,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     sign_up_per_ip: {
@@ -541,7 +541,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     attempts_per_ip: {
@@ -550,7 +550,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     verification_sends_per_ip: {
@@ -559,7 +559,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     federation_per_ip: {
@@ -568,7 +568,25 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
+      description: string;
+    };
+    invitations_per_user: {
+      limit: number;
+      default: number;
+      min: number;
+      max: number;
+      window_seconds: number;
+      per: "ip" | "key" | "user" | "organization";
+      description: string;
+    };
+    invitations_per_organization: {
+      limit: number;
+      default: number;
+      min: number;
+      max: number;
+      window_seconds: number;
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
     bapi_per_key: {
@@ -577,7 +595,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key";
+      per: "ip" | "key" | "user" | "organization";
       description: string;
     };
   };
@@ -2512,6 +2530,8 @@ export interface DashboardOperations {
       attempts_per_ip?: (number) | (null);
       verification_sends_per_ip?: (number) | (null);
       federation_per_ip?: (number) | (null);
+      invitations_per_user?: (number) | (null);
+      invitations_per_organization?: (number) | (null);
       bapi_per_key?: (number) | (null);
       budgets?: {
         sign_in_per_ip?: (number) | (null);
@@ -2519,6 +2539,8 @@ export interface DashboardOperations {
         attempts_per_ip?: (number) | (null);
         verification_sends_per_ip?: (number) | (null);
         federation_per_ip?: (number) | (null);
+        invitations_per_user?: (number) | (null);
+        invitations_per_organization?: (number) | (null);
         bapi_per_key?: (number) | (null);
       };
     };
