@@ -23,6 +23,8 @@ export interface Database {
   migrate(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** PGlite only: the data directory as a tarball, which `openPglite(null, { loadDataDir })` starts from. */
+  dumpDataDir?(): Promise<Blob>;
   /** LISTEN on a channel (NOTIFY is delivered at commit); returns the UNLISTEN. */
   listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
 }
@@ -62,15 +64,19 @@ export function openPostgres(url: string, opts: { max?: number; preparedStatemen
   };
 }
 
-/** Embedded PGlite: `dataDir` on disk, or memory when dataDir is null. */
-export async function openPglite(dataDir: string | null): Promise<Database> {
+/**
+ * Embedded PGlite: `dataDir` on disk, or memory when dataDir is null. `loadDataDir` starts it
+ * from a data-directory dump (`dumpDataDir`) instead of running initdb (tests: a migrated copy).
+ */
+export async function openPglite(dataDir: string | null, opts: { loadDataDir?: Blob } = {}): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // pg_trgm: the trigram indexes of user search (the migrations create the extension).
-  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
+  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}), extensions: { pg_trgm } });
   const db = withAfterCommit(drizzlePglite(client, { schema }) as unknown as Db);
   return {
     db,
     kind: 'pglite',
+    dumpDataDir: () => client.dumpDataDir('none'),
     migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_DIR }),
     async ping() {
       await client.query('select 1');

@@ -1,33 +1,39 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import { openPglite, openPostgres, type Database } from '../db/client';
+import { asAdmin, databaseUrl } from './postgres-admin';
+
+let pgliteDump: Blob | undefined;
 
 /**
- * A fresh, migrated database for one test file: in-memory PGlite, or with
- * DATABASE_URL (as in CI) a new database on that server, dropped at close.
+ * A fresh, migrated database for one test file: in-memory PGlite, or with DATABASE_URL
+ * (as in CI) a new database on that server, dropped at close. Both are copies of the
+ * template the global setup migrated once per run (server/testing/global-setup.ts).
  */
 export async function openTestDatabase(): Promise<Database> {
   const url = process.env.DATABASE_URL;
   if (!url) {
-    const db = await openPglite(null);
-    await db.migrate();
-    return db;
+    const dumpFile = inject('pgliteDump');
+    if (!dumpFile) return migrated(await openPglite(null));
+    pgliteDump ??= new Blob([readFileSync(dumpFile)]);
+    return openPglite(null, { loadDataDir: pgliteDump });
   }
   const name = `latchkey_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  await admin.end();
-  const dbUrl = new URL(url);
-  dbUrl.pathname = `/${name}`;
-  const db = openPostgres(dbUrl.toString(), { max: 5 });
-  await db.migrate();
+  const template = inject('postgresTemplate');
+  await asAdmin(url, (admin) => admin.unsafe(`create database ${name}${template ? ` template ${template}` : ''}`));
+  const db = openPostgres(databaseUrl(url, name), { max: 5 });
+  if (!template) await db.migrate();
   return {
     ...db,
     async close() {
       await db.close();
-      const cleanup = postgres(url, { max: 1, onnotice: () => {} });
-      await cleanup.unsafe(`drop database if exists ${name} with (force)`);
-      await cleanup.end();
+      await asAdmin(url, (admin) => admin.unsafe(`drop database if exists ${name} with (force)`));
     },
   };
+}
+
+async function migrated(db: Database): Promise<Database> {
+  await db.migrate();
+  return db;
 }

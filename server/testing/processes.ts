@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import { inject } from 'vitest';
+import { asAdmin as asAdminOf, databaseUrl } from './postgres-admin';
 
 /**
  * Real server processes (`npm run api`, `npm run worker`) on a fresh PostgreSQL database: the
@@ -10,24 +11,17 @@ import postgres from 'postgres';
 export async function processDatabase(name: string) {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const dbName = `latchkey_${name.replace(/\W/g, '_')}_${randomBytes(6).toString('hex')}`;
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  const asAdmin = async (run: (admin: postgres.Sql) => Promise<unknown>, connect_timeout?: number) => {
-    const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, connect_timeout });
-    try {
-      await run(admin);
-    } finally {
-      await admin.end();
-    }
-  };
+  const asAdmin = asAdminOf.bind(null, adminUrl);
+  // On a PostgreSQL run, the migrated template of the global setup: the servers find nothing to migrate.
+  const template = process.env.DATABASE_URL ? inject('postgresTemplate') : null;
   const available = await asAdmin((admin) => admin`select 1`, 3).then(() => true, () => false);
   if (!available) process.stderr.write(`${name} tests skipped: no PostgreSQL at ${adminUrl}\n`);
   const children: ChildProcess[] = [];
   return {
     available,
-    dbUrl: url.toString(),
+    dbUrl: databaseUrl(adminUrl, dbName),
     encryptionKey: randomBytes(32).toString('hex'),
-    create: () => asAdmin((admin) => admin.unsafe(`create database ${dbName}`)),
+    create: () => asAdmin((admin) => admin.unsafe(`create database ${dbName}${template ? ` template ${template}` : ''}`)),
     /** Starts `script` with node --import tsx (not the tsx CLI: it runs the script in a grandchild a kill would not reach). */
     spawn(script: string, env: Record<string, string>): ChildProcess {
       const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
