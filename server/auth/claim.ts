@@ -27,5 +27,5 @@ export async function claimSignIn(
   if (social) return social.step;
   const sso = await claimSsoSignIn(deps, instance, client.id, signInId, proof, auditCtx);
   if (!sso) throw claimRefused();
-  return { attempt: await loadSignIn(deps, instance, client, signInId), client };
+  return { attempt: await loadSignIn(deps, instance, client, signInId), client, clientToken: sso.newClientToken };
 }

@@ -9,12 +9,11 @@ import { enforceLimit } from '../http/rate-limit';
 import { newId } from '../db/ids';
 import { clientView, type ClientRow } from '../sessions/clients';
 import { clientSchema } from '../sessions/fapi-routes';
-import { signInWithTicket } from '../sessions/tickets';
+import { signInWithTicket } from './ticket-sign-in';
 import { startEnterpriseSignIn } from '../sso/flow';
 import { SSO_REQUEST_TTL_MS } from '../sso/saml';
 import { bindingFor, codeChallengeInput, codeVerifierInput, setFlowCookie } from './flow-binding';
 import { claimSignIn } from './claim';
-import { assertNotLocked } from '../protection/lockout';
 import { emailAddress, username } from '../users/schemas';
 import type { Deps } from '../deps';
 import {
@@ -204,9 +203,16 @@ const auditCtxOf = (auth: FapiAuth, request: RequestInfo, client: ClientRow | nu
   userAgent: request.userAgent,
 });
 
-/** A step that signed in renews the client token's lifetime (web: the cookie; native: the header). */
-function renewClientToken(auth: FapiAuth, step: { client: ClientRow | null }) {
-  if (step.client && auth.clientToken) auth.issueClientToken(auth.clientToken);
+/**
+ * A step that signed in hands the client its rotated token (web: the cookie; native: the
+ * header); one that only moved on renews the lifetime of the token it has.
+ */
+function renewClientToken(auth: FapiAuth, step: { client: ClientRow | null; clientToken?: string | null }) {
+  if (step.clientToken) {
+    auth.issueClientToken(step.clientToken);
+    auth.clientToken = step.clientToken;
+    auth.client = step.client;
+  } else if (step.client && auth.clientToken) auth.issueClientToken(auth.clientToken);
 }
 
 /**
@@ -265,8 +271,9 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   handle: async ({ deps, auth, body, request }) => {
     if (isOauth(body.strategy)) return startSocialSignIn(deps, auth, body.strategy!, body.redirect_url!, body.code_challenge);
     if (body.strategy === 'ticket') {
-      const result = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
-      auth.issueClientToken(result.newClientToken ?? auth.clientToken!);
+      const end = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
+      auth.issueClientToken(end.clientToken ?? auth.clientToken!);
+      if (end.attempt) return signInAnswer(deps, auth, { attempt: end.attempt, client: end.client });
       const now = deps.clock.now();
       return {
         response: {
@@ -280,12 +287,12 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
           step_up_reasons: null,
           first_factor_verification: { object: 'verification' as const, status: 'verified' as const, strategy: 'ticket', attempts: 0, expire_at: null },
           second_factor_verification: null,
-          created_session_id: result.sessionId,
+          created_session_id: end.sessionId,
           abandon_at: null,
           created_at: now,
           updated_at: now,
         },
-        client: await clientView(deps, auth.instance, result.client),
+        client: await clientView(deps, auth.instance, end.client),
       };
     }
     if (body.password !== undefined) await spendAttemptBudget(deps, auth, request);
@@ -311,9 +318,10 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
     if (body.password !== undefined) {
       // attemptFirstFactor refuses a locked account before hashing.
       const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password }, auditCtxOf(auth, request));
+      renewClientToken(auth, step);
       return signInAnswer(deps, auth, step);
     }
-    await assertNotLocked(deps, auth.instance, created.attempt);
+    // No lock check here: a lockout stops password guesses, never the codes that prove the mailbox.
     return signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
   },
 });
@@ -351,7 +359,8 @@ export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string }>({
   query: z.object({ token: z.string().max(256) }),
   response: z.unknown(),
   handle: async ({ deps, auth, query, actor, request }) => {
-    const status = await redeemSignInLink(deps, auth.instance, query.token, auth.client?.id ?? null, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+    const { status, clientToken } = await redeemSignInLink(deps, auth.instance, query.token, auth.client?.id ?? null, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+    if (clientToken) auth.issueClientToken(clientToken);
     return redirect(`${auth.instance.fapiUrl}/sign-in/link-verified?status=${status}`, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   },
 });

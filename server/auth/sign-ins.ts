@@ -9,13 +9,14 @@ import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
-import { applySessionAction, createSession, revokeLiveSessions } from '../sessions/sessions';
+import { applySessionAction, revokeLiveSessions } from '../sessions/sessions';
 import { bumpSessionsVersion } from '../sessions/session-state';
-import { initialSessionStatus, secondFactorOf, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
+import { verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
 import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
-import { assertNotLocked, assertUserRowNotLocked, clearFailedAttempts, recordFailedAttempt } from '../protection/lockout';
-import { describeRequest, maskEmail, rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
+import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
+import { describeRequest, maskEmail, type SignInOrigin } from '../protection/risk';
+import { completeSignIn, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword, checkPassword } from './password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from './password-rules';
@@ -44,7 +45,7 @@ import { assertPasswordAllowed } from '../sso/flow';
 type SignInRow = typeof signInAttempts.$inferSelect;
 type D = Deps;
 
-export const SIGN_IN_TTL_MS = 24 * 3_600_000;
+export { SIGN_IN_TTL_MS };
 /** Wrong second-factor codes one attempt allows; then it is abandoned and its pending session revoked. */
 export const SECOND_FACTOR_MAX_FAILURES = 5;
 
@@ -250,7 +251,7 @@ export async function prepareFirstFactor(
 ) {
   assertStatus(a, 'needs_first_factor');
   assertStrategyAllowed(instance, a, strategy);
-  await assertNotLocked(deps, instance, a);
+  // A lockout slows password guessing only: codes and links prove the mailbox or phone, and stay open to the owner.
   if (strategy === 'phone_code') {
     // The number itself: a code to a number nobody has verified is issued and counted, not sent.
     await sendSmsCode(deps, { instanceId: instance.id, attemptId: a.id, purpose: 'sign_in_phone', phone: a.identifier, userId: a.userId, acceptLanguage: opts.acceptLanguage });
@@ -284,29 +285,36 @@ export type LinkOutcome = 'verified' | 'expired' | 'failed' | 'client_mismatch';
  * click from any other client (`clickedBy`, the clicking browser's) is `client_mismatch`
  * and leaves the link as it was. Never throws for a bad link.
  */
-export async function redeemSignInLink(deps: D, instance: InstanceContext, token: string, clickedBy: string | null, auditCtx: AuditContext): Promise<LinkOutcome> {
+export async function redeemSignInLink(
+  deps: D,
+  instance: InstanceContext,
+  token: string,
+  clickedBy: string | null,
+  auditCtx: AuditContext,
+): Promise<{ status: LinkOutcome; clientToken: string | null }> {
+  const done = (status: LinkOutcome, clientToken: string | null = null) => ({ status, clientToken });
   const dot = token.indexOf('.');
-  if (dot < 1) return 'failed';
+  if (dot < 1) return done('failed');
   const [a] = await deps.db
     .select()
     .from(signInAttempts)
     .where(and(eq(signInAttempts.id, token.slice(0, dot)), eq(signInAttempts.instanceId, instance.id)));
-  if (!a || a.status !== 'needs_first_factor' || a.abandonAt <= deps.clock.now()) return 'expired';
-  if (!instance.settings.sign_in_methods.email_link) return 'failed';
-  if (instance.settings.sign_in_methods.email_link_same_browser && clickedBy !== a.clientId) return 'client_mismatch';
-  const outcome = await deps.db
+  if (!a || a.status !== 'needs_first_factor' || a.abandonAt <= deps.clock.now()) return done('expired');
+  if (!instance.settings.sign_in_methods.email_link) return done('failed');
+  if (instance.settings.sign_in_methods.email_link_same_browser && clickedBy !== a.clientId) return done('client_mismatch');
+  return deps.db
     .transaction(async (tx) => {
       const d = { ...deps, db: tx };
       const check = await checkCode(d, { attemptId: a.id, purpose: 'sign_in_link', code: token.slice(dot + 1), accept: a.userId !== null });
-      if (!check.ok) return check.error.code === 'CODE_EXPIRED' ? ('expired' as const) : ('failed' as const);
-      await completeFirstFactor(d, instance, a, 'email_link', auditCtx);
-      return 'verified' as const;
+      if (!check.ok) return done(check.error.code === 'CODE_EXPIRED' ? 'expired' : 'failed');
+      // Opened in the browser that asked, its token rotates; opened elsewhere, that browser is not in the request.
+      const step = await completeFirstFactor(d, instance, a, 'email_link', auditCtx, { presentedClient: clickedBy === a.clientId });
+      return done('verified', step.clientToken ?? null);
     })
     .catch((err: unknown) => {
-      if (err instanceof AppError) return 'failed' as const;
+      if (err instanceof AppError) return done('failed');
       throw err;
     });
-  return outcome;
 }
 
 const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { param: 'password' } });
@@ -314,12 +322,15 @@ const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { p
 export interface SignInStep {
   attempt: SignInRow;
   client: ClientRow | null;
+  /** The client token to hand over (a rotated or new one); null keeps the one it has. */
+  clientToken?: string | null;
 }
 
 /**
- * After a first factor (or a password reset, or a social provider's answer) succeeded:
- * refuses banned users, creates the session — pending when a second factor is due — and
- * moves the attempt on. Runs in the caller's transaction.
+ * After a first factor (or a password reset, or a social provider's answer) succeeded: the
+ * one ending of every sign-in (complete-sign-in.ts) for this attempt. `presentedClient`:
+ * the completing request is the attempt's own client (its token is rotated). Runs in the
+ * caller's transaction.
  */
 export async function completeFirstFactor(
   d: D,
@@ -327,83 +338,21 @@ export async function completeFirstFactor(
   a: SignInRow,
   strategy: FirstFactorStrategy | `oauth_${string}`,
   auditCtx: AuditContext,
+  opts: { presentedClient: boolean },
 ): Promise<SignInStep> {
-  const [user] = await d.db
-    .select({
-      id: users.id,
-      banned: users.banned,
-      locked: users.locked,
-      lockedUntil: users.lockedUntil,
-      sessionsVersion: users.sessionsVersion,
-      secondFactor: secondFactorOf(users.id),
-    })
-    .from(users)
-    .where(and(eq(users.id, a.userId!), eq(users.instanceId, instance.id)));
-  if (!user) throw credentialsInvalid();
-  if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
-  // Every way in (password, codes, links, social) ends here: a locked account stops here too.
-  assertUserRowNotLocked(d, instance, user);
-  const secondFactor = user.secondFactor;
-  const origin = originOf(a, auditCtx);
-  // Risk-based MFA steps up password sign-ins only: an email code already proved the mailbox.
-  const risk = strategy === 'password' ? await riskOf(d, instance, user.id, origin) : [];
-  const stepUpTo = risk.length > 0 && !secondFactor ? await stepUpAddress(d, user.id) : null;
-  const needsSecondFactor = secondFactor || stepUpTo !== null;
-  const status = needsSecondFactor ? 'pending' : await initialSessionStatus(d, instance, user.id);
-  const { session } = await createSession(d, instance, { userId: user.id, user, clientId: a.clientId, status, activity: auditCtx }, auditCtx);
-  const now = d.clock.now();
-  const riskReasons = risk.length > 0 ? risk : null;
-  // Independent writes of one transaction, sent together: postgres.js pipelines them on its connection.
-  const [client, [next]] = await Promise.all([
-    setActiveSession(d, a.clientId, session.id),
-    d.db
-      .update(signInAttempts)
-      .set({
-        status: needsSecondFactor ? 'needs_second_factor' : 'complete',
-        firstFactorStrategy: strategy,
-        sessionId: session.id,
-        riskReasons,
-        stepUpAddress: stepUpTo,
-        updatedAt: now,
-      })
-      .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, a.status)))
-      .returning(),
-    needsSecondFactor ? null : signInCompleted(d, instance, { userId: user.id, riskReasons }, origin),
-  ]);
-  if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
-  if (needsSecondFactor && risk.length > 0) {
-    d.metrics.protection.inc({ instance: instance.id, rule: 'step_up' });
-    await audit(d, {
-      instanceId: instance.id,
-      actor: 'system:risk_based_mfa',
-      action: 'sign_in.step_up',
-      target: user.id,
-      ip: auditCtx.ip,
-      userAgent: auditCtx.userAgent,
-      details: { sign_in_attempt_id: a.id, reasons: risk, second_factor: stepUpTo ? 'email_code' : 'totp', session_id: session.id },
-    });
-  }
-  return { attempt: next, client };
+  if (!a.userId) throw credentialsInvalid();
+  const end = await completeSignIn(d, instance, {
+    way: strategy,
+    userId: a.userId,
+    attempt: a,
+    client: { id: a.clientId },
+    presentedClient: opts.presentedClient,
+    auditCtx,
+  });
+  return { attempt: end.attempt!, client: end.client, clientToken: end.clientToken };
 }
 
 const originOf = (a: SignInRow, ctx: AuditContext): SignInOrigin => ({ clientId: a.clientId, ip: ctx.ip, userAgent: ctx.userAgent });
-
-/**
- * A sign-in is complete (its session active or awaiting only MFA enrollment): the user's
- * last sign-in, a fresh lockout count, the client and network remembered, and the
- * new-device notice when risk-based MFA found it new.
- */
-async function signInCompleted(d: D, instance: InstanceContext, a: Pick<SignInRow, 'userId' | 'riskReasons'>, origin: SignInOrigin) {
-  await Promise.all([
-    d.db.update(users).set({ lastSignInAt: d.clock.now() }).where(eq(users.id, a.userId!)),
-    clearFailedAttempts(d, instance, a.userId!),
-    rememberOrigin(d, instance, a.userId!, origin),
-  ]);
-  if (a.riskReasons?.length) await sendNewDeviceEmail(d, instance, a.userId!, origin);
-}
-
-/** A wrong guess (not a missing or expired code) counts towards the lockout. */
-const isWrongGuess = (e: AppError) => e.code === 'CODE_INCORRECT' || e.code === 'TOO_MANY_ATTEMPTS' || e.code === 'CREDENTIALS_INVALID';
 
 export type FirstFactorInput =
   | { strategy: 'password'; password: string }
@@ -442,18 +391,17 @@ export async function attemptFirstFactor(
           .set({ passwordDigest: rehash, passwordHasher: 'argon2id' })
           .where(and(eq(users.id, a.userId!), eq(users.passwordDigest, known!.digest)));
       }
-      return completeFirstFactor(d, instance, a, 'password', auditCtx);
+      return completeFirstFactor(d, instance, a, 'password', auditCtx, { presentedClient: true });
     });
   }
 
-  await assertNotLocked(deps, instance, a);
   const reset = input.strategy === 'reset_password_email_code';
   const outcome = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const purpose = reset ? 'reset_password' : input.strategy === 'phone_code' ? 'sign_in_phone' : 'sign_in';
     const check = await checkCode(d, { attemptId: a.id, purpose, code: input.code, accept: a.userId !== null });
     if (!check.ok) return check;
-    if (!reset) return { ok: true as const, step: await completeFirstFactor(d, instance, a, input.strategy as 'email_code' | 'phone_code', auditCtx) };
+    if (!reset) return { ok: true as const, step: await completeFirstFactor(d, instance, a, input.strategy as 'email_code' | 'phone_code', auditCtx, { presentedClient: true }) };
     // The code proves the mailbox; the banned check waits for the new password's step.
     const [next] = await tx
       .update(signInAttempts)
@@ -463,7 +411,8 @@ export async function attemptFirstFactor(
     if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
     return { ok: true as const, step: { attempt: next, client: null } };
   });
-  if (!outcome.ok) throw (isWrongGuess(outcome.error) && (await recordFailedAttempt(deps, instance, a, auditCtx))) || outcome.error;
+  // A wrong code is limited by its own attempts (5 a code) and send budgets; it never counts towards the account's lockout.
+  if (!outcome.ok) throw outcome.error;
   return outcome.step;
 }
 
@@ -474,7 +423,6 @@ export async function attemptFirstFactor(
  */
 export async function resetPassword(deps: D, instance: InstanceContext, a: SignInRow, password: string, auditCtx: AuditContext) {
   assertStatus(a, 'needs_new_password');
-  await assertNotLocked(deps, instance, a);
   const current = await getUser(deps, instance.id, a.userId!);
   await checkNewPassword(deps, instance, password, [...current.email_addresses.map((e) => e.email_address), current.username]);
   const digest = await deps.passwords.hash(password);
@@ -484,6 +432,8 @@ export async function resetPassword(deps: D, instance: InstanceContext, a: SignI
     if (!user) throw credentialsInvalid();
     if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
     const revoked = await revokeLiveSessions(d, instance.id, a.userId!);
+    // The owner proved the mailbox: a lockout from someone's wrong guesses ends (an operator's lock does not).
+    await endTimedLockout(d, instance, a.userId!);
     await emitEvent(d, instance.id, 'user.updated', await getUser(d, instance.id, a.userId!));
     await audit(d, {
       instanceId: instance.id,
@@ -494,7 +444,7 @@ export async function resetPassword(deps: D, instance: InstanceContext, a: SignI
       userAgent: auditCtx.userAgent,
       details: { sign_in_attempt_id: a.id, revoked_sessions: revoked.length },
     });
-    return completeFirstFactor(d, instance, a, 'reset_password_email_code', auditCtx);
+    return completeFirstFactor(d, instance, a, 'reset_password_email_code', auditCtx, { presentedClient: true });
   });
 }
 
@@ -511,7 +461,7 @@ export async function attemptSecondFactor(
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_second_factor');
-  await assertNotLocked(deps, instance, a);
+  await assertSecondFactorOpen(deps, instance, a);
   assertOffered(a, input.strategy);
   const ok =
     input.strategy === 'email_code'
@@ -545,16 +495,24 @@ export async function attemptSecondFactor(
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     await applySessionAction(d, instance.id, a.sessionId!, 'activate', auditCtx);
-    const client = await setActiveSession(d, a.clientId, a.sessionId!);
+    const { client } = await setActiveSession(d, a.clientId, a.sessionId!);
     const [next] = await tx
       .update(signInAttempts)
       .set({ status: 'complete', secondFactorStrategy: input.strategy, updatedAt: now })
       .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, 'needs_second_factor')))
       .returning();
     if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
-    await signInCompleted(d, instance, next, originOf(a, auditCtx));
+    await signInCompleted(d, instance, { userId: next.userId!, riskReasons: next.riskReasons }, originOf(a, auditCtx));
     return { attempt: next, client };
   });
+}
+
+/**
+ * The second factor after a password is a guess like the password: a lockout stops it. After
+ * a code, a link or a federated sign-in it is not stopped by someone else's wrong passwords.
+ */
+async function assertSecondFactorOpen(deps: D, instance: InstanceContext, a: SignInRow) {
+  await assertNotLocked(deps, instance, a, { timed: a.firstFactorStrategy === 'password' });
 }
 
 function assertOffered(a: SignInRow, strategy: SignInSecondFactor) {
@@ -584,7 +542,7 @@ export async function prepareSecondFactor(
   opts: { acceptLanguage?: string | null } = {},
 ) {
   assertStatus(a, 'needs_second_factor');
-  await assertNotLocked(deps, instance, a);
+  await assertSecondFactorOpen(deps, instance, a);
   assertOffered(a, strategy);
   if (strategy !== 'email_code') return a;
   await sendCode(deps, {

@@ -7,12 +7,10 @@ import { allValidationProblems, AppError, notFound, validationError } from '../h
 import { newId } from '../db/ids';
 import { assertMetadata } from '../http/metadata';
 import type { InstanceContext } from '../instances/instances';
-import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
-import { createSession } from '../sessions/sessions';
-import { initialSessionStatus } from '../users/mfa';
+import { createClient, type ClientRow } from '../sessions/clients';
+import { completeSignIn } from './complete-sign-in';
 import { createUser } from '../users/users';
 import { checkCode, latestCode, verificationView } from './codes';
-import { rememberOrigin } from '../protection/risk';
 import { checkNewPassword } from './password-policy';
 import { sendCode } from './send-code';
 import { completeWaitlistEntry, waitlistAdmits } from '../waitlist/waitlist';
@@ -238,7 +236,7 @@ export async function attemptSignUpVerification(
   attempt: SignUpRow,
   code: string,
   auditCtx: AuditContext,
-): Promise<{ attempt: SignUpRow; client: ClientRow }> {
+): Promise<{ attempt: SignUpRow; client: ClientRow; clientToken: string | null }> {
   assertOpen(attempt);
   await checkSignUpMode(deps, instance, attempt.emailAddress);
   const outcome = await deps.db.transaction(async (tx) => {
@@ -262,20 +260,15 @@ export async function attemptSignUpVerification(
     // An invited person's waitlist entry is completed by this sign-up.
     await completeWaitlistEntry(d, instance.id, attempt.emailAddress, user.id);
     await acceptInvitations(tx, instance.id, attempt.emailAddress, deps.clock.now());
-    const status = await initialSessionStatus(d, instance, user.id);
-    const { session } = await createSession(d, instance, { userId: user.id, clientId: attempt.clientId, status, activity: auditCtx }, auditCtx);
-    const client = await setActiveSession(d, attempt.clientId, session.id);
+    const end = await completeSignIn(d, instance, { way: 'sign_up', userId: user.id, client: { id: attempt.clientId }, presentedClient: true, auditCtx });
     const now = deps.clock.now();
-    await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));
-    // The device the user signed up on is known to risk-based MFA from now on.
-    await rememberOrigin(d, instance, user.id, { clientId: attempt.clientId, ip: auditCtx.ip, userAgent: auditCtx.userAgent });
     const [done] = await tx
       .update(signUpAttempts)
-      .set({ status: 'complete', emailVerifiedAt: now, createdUserId: user.id, createdSessionId: session.id, updatedAt: now })
+      .set({ status: 'complete', emailVerifiedAt: now, createdUserId: user.id, createdSessionId: end.sessionId, updatedAt: now })
       .where(and(eq(signUpAttempts.id, attempt.id), eq(signUpAttempts.status, 'missing_requirements')))
       .returning();
     if (!done) throw new AppError('CONFLICT', { message: 'This sign-up attempt changed meanwhile.', meta: { status: 'complete' } });
-    return { ok: true as const, attempt: done, client };
+    return { ok: true as const, attempt: done, client: end.client, clientToken: end.clientToken };
   });
   if (!outcome.ok) throw outcome.error;
   return outcome;

@@ -9,9 +9,8 @@ import { constantTimeEqual, sha256Hex } from '../crypto/secrets';
 import { ltiPlatformContext, type AuditContext } from '../http/actor';
 import { AppError, isAppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
-import { createClient, findClient, setActiveSession, type ClientRow } from '../sessions/clients';
-import { createSession } from '../sessions/sessions';
-import { initialSessionStatus } from '../users/mfa';
+import { findClient } from '../sessions/clients';
+import { completeSignIn } from '../auth/complete-sign-in';
 import { createUserBody } from '../users/schemas';
 import { createUser } from '../users/users';
 import { platformKeys } from './jwks';
@@ -309,7 +308,7 @@ export interface LaunchResult {
  * browser's client and audits it. Answers where to land and the client token for the cookie.
  */
 export async function completeLaunch(
-  deps: D,
+  deps: Deps,
   instance: InstanceContext,
   input: { idToken: string; state: string; stateCookie: string | undefined; clientToken: string | undefined },
   ctx: AuditContext,
@@ -346,23 +345,22 @@ export async function completeLaunch(
         resource_link: v.resourceLink,
         roles: v.claims[LTI_CLAIMS.roles],
       };
-      let client: ClientRow | null = null;
-      let clientToken = input.clientToken;
-      if (clientToken) client = (await findClient(d, instance, clientToken)).client;
-      if (!client) ({ client, token: clientToken } = await createClient(d, instance.id));
+      const presented = input.clientToken ? (await findClient(d, instance, input.clientToken)).client : null;
       const organizationId =
         v.platform.organizationsFromContexts && lti.context
           ? await joinContextOrganization(d, instance, { issuer: v.platform.issuer, context: lti.context, userId, roles: lti.roles })
           : null;
-      const status = await initialSessionStatus(d, instance, userId);
-      const { session } = await createSession(
-        d,
-        instance,
-        { userId, clientId: client.id, status, activity: ctx, lti, lastActiveOrganizationId: organizationId },
-        platformCtx,
-      );
-      await setActiveSession(d, client.id, session.id);
-      await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, userId));
+      const end = await completeSignIn(d, instance, {
+        way: 'lti',
+        userId,
+        client: presented,
+        presentedClient: presented !== null,
+        lti,
+        lastActiveOrganizationId: organizationId,
+        auditCtx: platformCtx,
+      });
+      const session = { id: end.sessionId };
+      const clientToken = end.clientToken ?? input.clientToken;
       await audit(d, {
         instanceId: instance.id,
         ...platformCtx,

@@ -51,11 +51,10 @@ describe('user lockout on the FAPI', () => {
     const until = h.clock.now() + 15 * MINUTE;
     expect(third.status).toBe(403);
     expect(third.body.errors[0]).toMatchObject({ code: 'USER_LOCKED', meta: { expires_at: until } });
-    // Locked: the right password does not help, nor an email code, nor a new attempt.
+    // Locked: the right password does not help.
     const right = await signIn(b, u.email, PASSWORD);
     expect(right.status).toBe(403);
     expect(right.body.errors[0]).toMatchObject({ code: 'USER_LOCKED', meta: { expires_at: until } });
-    expect((await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).status).toBe(403);
 
     const user = await h.call('GET', `/v1/users/${u.id}`, { key: A.secret });
     expect(user.body).toMatchObject({ locked: true, locked_until: until });
@@ -89,7 +88,7 @@ describe('user lockout on the FAPI', () => {
     expect((await signIn(b, u.email, 'wrong 7 password')).body.errors[0].code).toBe('USER_LOCKED');
   });
 
-  it('counts wrong email codes and wrong second-factor codes too', async () => {
+  it('counts wrong second factors after a password, not wrong email codes', async () => {
     const u = await newUser();
     const { secret } = await enrollTotp(h, A.instanceId, u.id);
     const b = browserOf(h, A);
@@ -98,15 +97,59 @@ describe('user lockout on the FAPI', () => {
     const id = started.body.response.id;
     const second = (code: string) => b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'totp', code } });
     expect((await second('000000')).body.errors[0].code).toBe('CODE_INCORRECT');
-    // A wrong email code on another attempt of the same account counts as well.
+    // Wrong email codes are limited by the code's own tries; they never lock the account.
     const other = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } });
     await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
-    const code = await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/attempt_first_factor`, { body: { strategy: 'email_code', code: '000000' } });
-    expect(code.body.errors[0].code).toBe('CODE_INCORRECT');
-    const third = await second('111111');
+    for (let i = 0; i < 3; i++) {
+      const code = await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/attempt_first_factor`, { body: { strategy: 'email_code', code: '000000' } });
+      expect(code.body.errors[0].code).toBe('CODE_INCORRECT');
+    }
+    expect((await second('111111')).body.errors[0].code).toBe('CODE_INCORRECT');
+    const third = await second('222222');
     expect(third.status).toBe(403);
     expect(third.body.errors[0].code).toBe('USER_LOCKED');
     expect((await second(totpCode(h, secret, 1))).body.errors[0].code).toBe('USER_LOCKED');
+  });
+
+  it('never locks the owner out of recovery: codes, links and the reset stay open, and a completed reset ends the lockout', async () => {
+    const u = await newUser();
+    // An attacker's paced wrong passwords lock the account …
+    for (let i = 0; i < 3; i++) await signIn(browserOf(h, A), u.email, `attacker guess ${i}`);
+    expect((await signIn(browserOf(h, A), u.email, PASSWORD)).body.errors[0].code).toBe('USER_LOCKED');
+    // … but the owner's email code signs in.
+    const owner = browserOf(h, A);
+    const byCode = await owner.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } });
+    expect(byCode.status).toBe(200);
+    await owner.call('POST', `/v1/client/sign_ins/${byCode.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
+    const code = (await h.outbox(u.email))[0]!.data.code as string;
+    const done = await owner.call('POST', `/v1/client/sign_ins/${byCode.body.response.id}/attempt_first_factor`, { body: { strategy: 'email_code', code } });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.response.status).toBe('complete');
+    // The password reset is open too, and completing it ends the lockout.
+    const reset = browserOf(h, A);
+    const r = await reset.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } });
+    await reset.call('POST', `/v1/client/sign_ins/${r.body.response.id}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });
+    const resetCode = (await h.outbox(u.email))[0]!.data.code as string;
+    const verified = await reset.call('POST', `/v1/client/sign_ins/${r.body.response.id}/attempt_first_factor`, { body: { strategy: 'reset_password_email_code', code: resetCode } });
+    expect(verified.body.response.status).toBe('needs_new_password');
+    const newPassword = 'an entirely new passphrase';
+    const set = await reset.call('POST', `/v1/client/sign_ins/${r.body.response.id}/reset_password`, { body: { password: newPassword } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect((await h.call('GET', `/v1/users/${u.id}`, { key: A.secret })).body).toMatchObject({ locked: false, locked_until: null });
+    expect((await signIn(browserOf(h, A), u.email, newPassword)).body.response.status).toBe('complete');
+  });
+
+  it('an operator’s lock stops codes and the reset too', async () => {
+    const u = await newUser();
+    expect((await h.call('POST', `/v1/users/${u.id}/lock`, { key: A.secret })).status).toBe(200);
+    const b = browserOf(h, A);
+    const a = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } });
+    await b.call('POST', `/v1/client/sign_ins/${a.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
+    const code = (await h.outbox(u.email))[0]!.data.code as string;
+    const done = await b.call('POST', `/v1/client/sign_ins/${a.body.response.id}/attempt_first_factor`, { body: { strategy: 'email_code', code } });
+    expect(done.status).toBe(403);
+    expect(done.body.errors[0]).toMatchObject({ code: 'USER_LOCKED', meta: { expires_at: null } });
+    await h.call('POST', `/v1/users/${u.id}/unlock`, { key: A.secret });
   });
 
   it('answers an identifier that names nobody exactly like a real account, locked or not', async () => {
@@ -120,7 +163,7 @@ describe('user lockout on the FAPI', () => {
     }
     real.push(await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } }));
     fake.push(await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: nobody } }));
-    expect(real.map((r) => r.body.errors?.[0]?.code ?? r.status)).toEqual(['CREDENTIALS_INVALID', 'CREDENTIALS_INVALID', 'USER_LOCKED', 'USER_LOCKED', 'USER_LOCKED']);
+    expect(real.map((r) => r.body.errors?.[0]?.code ?? r.status)).toEqual(['CREDENTIALS_INVALID', 'CREDENTIALS_INVALID', 'USER_LOCKED', 'USER_LOCKED', 200]);
     expect(fake.map(shape)).toEqual(real.map(shape));
     h.clock.advance(15 * MINUTE);
     expect(shape(await signIn(browserOf(h, A), nobody, 'wrong guess again'))).toEqual(shape(await signIn(browserOf(h, A), u.email, 'wrong guess again')));

@@ -1,4 +1,4 @@
-import { and, eq, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { identifierLockouts, signInFailures, users } from '../db/schema';
@@ -75,10 +75,18 @@ async function lockedUntil(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceC
  * operator's lock (no end: `locked_until` null) holds even with lockout protection off;
  * then only attack protection's own, timed lockouts stop counting.
  */
-export async function assertNotLocked(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, t: LockTarget): Promise<void> {
-  const enabled = lockoutOf(instance).enabled;
-  if (!enabled && !t.userId) return;
-  refuseLock(instance, await lockedUntil(deps, instance, t));
+export async function assertNotLocked(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instance: InstanceContext,
+  t: LockTarget,
+  /** `timed: false`: only an operator's lock holds (a step that is no guess of a secret). */
+  opts: { timed?: boolean } = {},
+): Promise<void> {
+  const timed = (opts.timed ?? true) && lockoutOf(instance).enabled;
+  if (!timed && !t.userId) return;
+  const until = await lockedUntil(deps, instance, t);
+  if (until === undefined || (!timed && until !== null)) return;
+  throw userLocked(until);
 }
 
 /** assertNotLocked for a user row the caller read already (its lock columns among others). */
@@ -149,6 +157,18 @@ const lockAudit = (instance: InstanceContext, ctx: AuditContext, action: string,
 export async function clearFailedAttempts(deps: Pick<Deps, 'db'>, instance: InstanceContext, userId: string): Promise<void> {
   if (!lockoutOf(instance).enabled) return;
   await deps.db.delete(signInFailures).where(and(eq(signInFailures.instanceId, instance.id), eq(signInFailures.subject, `user:${userId}`)));
+}
+
+/**
+ * Ends a timed lockout (failed guesses) and forgets the failures, when the owner proved
+ * themselves another way (a completed password reset). An operator's lock stays.
+ */
+export async function endTimedLockout(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, userId: string): Promise<void> {
+  await deps.db.delete(signInFailures).where(and(eq(signInFailures.instanceId, instance.id), eq(signInFailures.subject, `user:${userId}`)));
+  await deps.db
+    .update(users)
+    .set({ locked: false, lockedUntil: null })
+    .where(and(eq(users.id, userId), eq(users.instanceId, instance.id), eq(users.locked, true), isNotNull(users.lockedUntil)));
 }
 
 /**

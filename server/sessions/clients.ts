@@ -70,14 +70,24 @@ export async function createClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId:
   return { client: client!, token };
 }
 
-/** Makes a session the client's active one; a sign-in also renews the client's lifetime. */
-export async function setActiveSession(deps: Pick<Deps, 'db' | 'clock'>, clientId: string, sessionId: string) {
+/**
+ * Makes a session the client's active one; a sign-in also renews the client's lifetime.
+ * With `rotate` the client gets a new token (answered once) and the old one stops naming it:
+ * a token someone planted or saw before the sign-in never holds the signed-in session.
+ */
+export async function setActiveSession(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  clientId: string,
+  sessionId: string,
+  opts: { rotate?: boolean } = {},
+): Promise<{ client: ClientRow; token: string | null }> {
+  const token = opts.rotate ? generateSecret(CLIENT_TOKEN_PREFIX) : null;
   const [row] = await deps.db
     .update(clients)
-    .set({ lastActiveSessionId: sessionId, updatedAt: deps.clock.now() })
+    .set({ lastActiveSessionId: sessionId, updatedAt: deps.clock.now(), ...(token ? { tokenDigest: sha256Hex(token) } : {}) })
     .where(eq(clients.id, clientId))
     .returning();
-  return row!;
+  return { client: row!, token };
 }
 
 /** Live sessions of a client (active or pending and not overdue), newest first. */

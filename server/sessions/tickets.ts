@@ -7,9 +7,7 @@ import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { generateSecret, sha256Hex } from '../crypto/secrets';
 import type { InstanceContext } from '../instances/instances';
-import { createClient, setActiveSession, type ClientRow } from './clients';
-import { initialSessionStatus } from '../users/mfa';
-import { createSession, type Actor } from './sessions';
+import type { Actor } from './sessions';
 
 /**
  * One-time tickets: actor tokens (redeem for an impersonation session) and sign-in
@@ -19,7 +17,6 @@ import { createSession, type Actor } from './sessions';
  */
 export type TicketKind = 'actor_token' | 'sign_in_token';
 type TicketRow = typeof tickets.$inferSelect;
-type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
 export const TICKET_PREFIX = 'tkt_';
 const TICKET_RE = /^tkt_[A-Za-z0-9_-]{43}$/;
@@ -120,65 +117,33 @@ export async function revokeTicket(
   });
 }
 
-const ticketInvalid = (reason: 'expired' | 'used' | 'revoked' | 'invalid', message: string) =>
+export const ticketInvalid = (reason: 'expired' | 'used' | 'revoked' | 'invalid', message: string) =>
   new AppError('TICKET_INVALID', { message, meta: { reason } });
 
 /**
- * Redeems a ticket on FAPI: marks it accepted with one conditional UPDATE (so of two
- * racing redemptions exactly one wins), creates the client if there is none, a session
- * on it (an impersonation session for an actor token) and makes that session active —
- * all in one transaction. A refusal leaves the ticket pending.
+ * Consumes a ticket: marks it accepted with one conditional UPDATE (so of two racing
+ * redemptions exactly one wins), in the caller's transaction; a refusal names why
+ * (invalid, used, revoked, expired). The sign-in itself is auth/ticket-sign-in.ts.
  */
-export async function signInWithTicket(
-  deps: D,
-  instance: InstanceContext,
-  input: { ticket: string; client: ClientRow | null },
-  request: { ip?: string | null; userAgent?: string | null },
-): Promise<{ sessionId: string; client: ClientRow; newClientToken: string | null }> {
-  if (!TICKET_RE.test(input.ticket)) throw ticketInvalid('invalid', 'This is not a valid ticket.');
-  const digest = sha256Hex(input.ticket);
-  return deps.db.transaction(async (tx) => {
-    const now = deps.clock.now();
-    const [ticket] = await tx
-      .update(tickets)
-      .set({ status: 'accepted', updatedAt: now })
-      .where(and(eq(tickets.digest, digest), eq(tickets.instanceId, instance.id), eq(tickets.status, 'pending'), gt(tickets.expiresAt, now)))
-      .returning();
-    if (!ticket) {
-      const [seen] = await tx
-        .select({ status: tickets.status })
-        .from(tickets)
-        .where(and(eq(tickets.digest, digest), eq(tickets.instanceId, instance.id)));
-      if (!seen) throw ticketInvalid('invalid', 'This is not a valid ticket.');
-      if (seen.status === 'accepted') throw ticketInvalid('used', 'This ticket was already used.');
-      if (seen.status === 'revoked') throw ticketInvalid('revoked', 'This ticket was revoked.');
-      throw ticketInvalid('expired', 'This ticket has expired.');
-    }
-    const [user] = await tx
-      .select({ id: users.id, banned: users.banned })
-      .from(users)
-      .where(and(eq(users.id, ticket.userId), eq(users.instanceId, instance.id)));
-    if (!user) throw ticketInvalid('invalid', 'The user of this ticket no longer exists.');
-    if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
-
-    const d = { ...deps, db: tx };
-    let client = input.client;
-    let newClientToken: string | null = null;
-    if (!client) ({ client, token: newClientToken } = await createClient(d, instance.id));
-    const auditCtx = { actor: `ticket:${ticket.id}`, ip: request.ip ?? null, userAgent: request.userAgent ?? null };
-    // A sign-in token signs the user in as any sign-in would (pending with setup_mfa when the
-    // instance requires MFA the user lacks); an actor token's impersonation session never waits.
-    const status = ticket.kind === 'sign_in_token' ? await initialSessionStatus(d, instance, user.id) : 'active';
-    const { session } = await createSession(d, instance, { userId: user.id, clientId: client.id, actor: ticket.actor, status, activity: auditCtx }, auditCtx);
-    client = await setActiveSession(d, client.id, session.id);
-    if (ticket.kind === 'sign_in_token') await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id));
-    await audit(d, {
-      instanceId: instance.id,
-      ...auditCtx,
-      action: AUDIT_ACTION[ticket.kind].redeemed,
-      target: ticket.id,
-      details: { user_id: user.id, session_id: session.id, client_id: client.id, ...(ticket.actor ? { actor: ticket.actor } : {}) },
-    });
-    return { sessionId: session.id, client, newClientToken };
-  });
+export async function consumeTicket(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, secret: string): Promise<TicketRow> {
+  if (!TICKET_RE.test(secret)) throw ticketInvalid('invalid', 'This is not a valid ticket.');
+  const digest = sha256Hex(secret);
+  const now = deps.clock.now();
+  const [ticket] = await deps.db
+    .update(tickets)
+    .set({ status: 'accepted', updatedAt: now })
+    .where(and(eq(tickets.digest, digest), eq(tickets.instanceId, instance.id), eq(tickets.status, 'pending'), gt(tickets.expiresAt, now)))
+    .returning();
+  if (ticket) return ticket;
+  const [seen] = await deps.db
+    .select({ status: tickets.status })
+    .from(tickets)
+    .where(and(eq(tickets.digest, digest), eq(tickets.instanceId, instance.id)));
+  if (!seen) throw ticketInvalid('invalid', 'This is not a valid ticket.');
+  if (seen.status === 'accepted') throw ticketInvalid('used', 'This ticket was already used.');
+  if (seen.status === 'revoked') throw ticketInvalid('revoked', 'This ticket was revoked.');
+  throw ticketInvalid('expired', 'This ticket has expired.');
 }
+
+/** The audit action of a redeemed ticket of this kind. */
+export const ticketRedeemedAction = (kind: TicketKind) => AUDIT_ACTION[kind].redeemed;

@@ -117,7 +117,8 @@ export const oauthCallbackEndpoint = endpoint<FapiAuth, never, z.output<typeof c
       const browser = { client: auth.client, cookieHeader: raw.header('cookie') };
       const done = await completeSocialFlow(deps, auth.instance, browser, query, rawQuery, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
       if (done.kind === 'awaiting_claim') return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-      if (auth.clientToken) auth.issueClientToken(auth.clientToken);
+      const token = done.step.clientToken ?? auth.clientToken;
+      if (token) auth.issueClientToken(token);
       return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store' });
     } catch (err) {
       if (!isAppError(err)) throw err;

@@ -262,7 +262,7 @@ export async function completeSocialFlow(
         .where(eq(socialFlows.id, flow.id));
       return { kind: 'awaiting_claim' as const, redirectUrl: withClaimNonce(flow.redirectUrl, claim.nonce) };
     }
-    return { kind: 'signed_in' as const, ...(await finishSocialFlow(deps, instance, flow, provider, identity, auditCtx)) };
+    return { kind: 'signed_in' as const, ...(await finishSocialFlow(deps, instance, flow, provider, identity, auditCtx, browser.client?.id === flow.clientId)) };
   });
 }
 
@@ -302,7 +302,8 @@ export async function claimSocialSignIn(
   return auditedFailure(deps, instance, auditCtx, seen, async () => {
     const provider = await enabledProvider(deps, flow);
     seen.provider = provider;
-    return finishSocialFlow(deps, instance, flow, provider, identity, auditCtx);
+    // The claim is the app's own request: its client token is rotated.
+    return finishSocialFlow(deps, instance, flow, provider, identity, auditCtx, true);
   });
 }
 
@@ -313,7 +314,16 @@ async function enabledProvider(deps: Pick<D, 'db'>, flow: FlowRow) {
 }
 
 /** Signs in the user of a verified identity on the flow's client: the sign-in attempt announced at the start, completed. */
-async function finishSocialFlow(deps: D, instance: InstanceContext, f: FlowRow, p: ProviderRow, identity: Identity, auditCtx: AuditContext) {
+async function finishSocialFlow(
+  deps: D,
+  instance: InstanceContext,
+  f: FlowRow,
+  p: ProviderRow,
+  identity: Identity,
+  auditCtx: AuditContext,
+  /** The completing request presented the flow's client token (then rotated). */
+  presentedClient: boolean,
+) {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const { userId, outcome } = await resolveUser(d, instance, p, identity, auditCtx);
@@ -332,7 +342,7 @@ async function finishSocialFlow(deps: D, instance: InstanceContext, f: FlowRow, 
         updatedAt: now,
       })
       .returning();
-    const step = await completeFirstFactor(d, instance, attempt!, strategyOf(p.name), auditCtx);
+    const step = await completeFirstFactor(d, instance, attempt!, strategyOf(p.name), auditCtx, { presentedClient });
     await audit(d, {
       instanceId: instance.id,
       actor: auditCtx.actor,

@@ -54,11 +54,13 @@ async function socialSignIn(b: FapiTestClient, strategy: string, login: () => vo
   return { ...started, res, back };
 }
 
-/** The browser arriving back from the provider (with its cookies, none for a stranger); the answer is a redirect or an HTML page. */
-const callback = (b: FapiTestClient | null, search: string) => {
+/** The browser arriving back from the provider (with its cookies, none for a stranger; keeping those it is given); the answer is a redirect or an HTML page. */
+async function callback(b: FapiTestClient | null, search: string) {
   const cookie = b?.cookieHeader();
-  return h.request('GET', `/fapi/${i.instanceId}/v1/oauth_callback${search}`, { headers: cookie ? { cookie } : {} });
-};
+  const res = await h.request('GET', `/fapi/${i.instanceId}/v1/oauth_callback${search}`, { headers: cookie ? { cookie } : {} });
+  b?.keepCookies(res.headers);
+  return res;
+}
 
 async function lastAudit(action: string) {
   const [row] = await h.runtime.deps.db

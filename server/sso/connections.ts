@@ -36,6 +36,7 @@ export function connectionView(c: ConnectionRow, fapiUrl: string) {
     attribute_mapping: c.attributeMapping,
     role_mapping: c.roleMapping,
     default_role: c.defaultRole,
+    idp_enforces_mfa: c.idpEnforcesMfa,
     saml:
       c.provider === 'saml'
         ? {
@@ -179,6 +180,7 @@ export async function createConnection(deps: D, instanceId: string, input: Creat
     attributeMapping: input.attribute_mapping ?? {},
     roleMapping: input.role_mapping ?? {},
     defaultRole: input.default_role ?? null,
+    idpEnforcesMfa: input.idp_enforces_mfa ?? false,
     idpEntityId: null,
     idpSsoUrl: null,
     idpCertificates: [],
@@ -258,6 +260,7 @@ export async function updateConnection(deps: D, instanceId: string, id: string, 
     ...(input.attribute_mapping ? { attributeMapping: input.attribute_mapping } : {}),
     ...(input.role_mapping ? { roleMapping: input.role_mapping } : {}),
     ...(input.default_role !== undefined ? { defaultRole: input.default_role } : {}),
+    ...(input.idp_enforces_mfa !== undefined ? { idpEnforcesMfa: input.idp_enforces_mfa } : {}),
     ...saml,
     ...(input.oidc?.issuer !== undefined ? { oidcIssuer: input.oidc.issuer } : {}),
     ...(input.oidc?.client_id !== undefined ? { oidcClientId: input.oidc.client_id } : {}),
@@ -304,20 +307,34 @@ const domainOf = (email: string) => {
   return at < 0 ? null : email.slice(at + 1).toLowerCase();
 };
 
+/** The domains of the instance's active connections (cached per node, see domains-cache.ts). */
+export async function activeSsoDomains(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string): Promise<ReadonlySet<string>> {
+  const cache = domainsCacheOf(deps);
+  const cached = cache.get(instanceId, deps.clock.now());
+  if (cached) return cached;
+  const ticket = cache.begin();
+  const rows = await deps.db
+    .select({ domains: ssoConnections.domains })
+    .from(ssoConnections)
+    .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true)));
+  const domains = new Set(rows.flatMap((r) => r.domains.map((d) => d.toLowerCase())));
+  cache.setIfUnchanged(instanceId, domains, deps.clock.now(), ticket);
+  return domains;
+}
+
 /** Whether an active connection serves the email address's domain (activeConnectionForEmail, cached). */
 export async function hasActiveConnectionForEmail(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, email: string): Promise<boolean> {
   const domain = domainOf(email);
   if (!domain) return false;
-  const cache = domainsCacheOf(deps);
-  let domains = cache.get(instanceId, deps.clock.now());
-  if (!domains) {
-    const ticket = cache.begin();
-    const rows = await deps.db
-      .select({ domains: ssoConnections.domains })
-      .from(ssoConnections)
-      .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true)));
-    domains = new Set(rows.flatMap((r) => r.domains.map((d) => d.toLowerCase())));
-    cache.setIfUnchanged(instanceId, domains, deps.clock.now(), ticket);
-  }
-  return domains.has(domain);
+  return (await activeSsoDomains(deps, instanceId)).has(domain);
+}
+
+/** Whether any of these addresses is at a domain of an active connection. */
+export async function anyAtSsoDomain(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, emails: string[]): Promise<boolean> {
+  if (emails.length === 0) return false;
+  const domains = await activeSsoDomains(deps, instanceId);
+  return emails.some((e) => {
+    const domain = domainOf(e);
+    return domain !== null && domains.has(domain);
+  });
 }

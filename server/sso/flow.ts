@@ -12,10 +12,8 @@ import { isAllowedRedirect } from '../instances/settings';
 import { addMembershipInTx, updateMembership } from '../organizations/memberships';
 import { loadOrganization } from '../organizations/organization-view';
 import { ensureBuiltIns } from '../organizations/roles';
-import { createClient, setActiveSession } from '../sessions/clients';
-import { createSession } from '../sessions/sessions';
+import { completeSignIn } from '../auth/complete-sign-in';
 import { createUser, updateUser } from '../users/users';
-import { assertNotLocked } from '../protection/lockout';
 import {
   bindingColumns,
   browserHoldsFlow,
@@ -193,11 +191,6 @@ export async function completeSso(
     }
     const [user] = await tx.select().from(users).where(and(eq(users.id, userId), eq(users.instanceId, instance.id)));
     if (!user) throw new SsoRefused('user_banned', 'The linked user no longer exists.');
-    if (user.banned) throw new SsoRefused('user_banned', 'This user is banned and cannot sign in.');
-    await assertNotLocked(d, instance, { userId, identifier: email }).catch((err: unknown) => {
-      if (isAppError(err) && err.code === 'USER_LOCKED') throw new SsoRefused('user_locked', 'This account is locked and cannot sign in.');
-      throw err;
-    });
     // Profile sync: the IdP is the source of truth for the names it sends.
     const names = {
       ...(identity.firstName && identity.firstName !== user.firstName ? { first_name: identity.firstName } : {}),
@@ -221,22 +214,23 @@ export async function completeSso(
       });
     }
 
-    let clientId = request?.clientId ?? null;
-    let newClientToken: string | null = null;
-    if (!clientId) {
-      const created = await createClient(d, instance.id);
-      clientId = created.client.id;
-      newClientToken = created.token;
-    }
-    const { session } = await createSession(d, instance, { userId, clientId, status: 'active', activity: auditCtx }, ctx);
-    await setActiveSession(d, clientId, session.id);
-    if (request?.signInAttemptId) {
-      await tx
-        .update(signInAttempts)
-        .set({ status: 'complete', userId, firstFactorStrategy: 'enterprise_sso', sessionId: session.id, updatedAt: now })
-        .where(and(eq(signInAttempts.id, request.signInAttemptId), eq(signInAttempts.status, 'needs_first_factor')));
-    }
-    await tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, userId));
+    const attempt = request?.signInAttemptId ? await waitingAttempt(d, request.signInAttemptId) : null;
+    const end = await completeSignIn(d, instance, {
+      way: 'enterprise_sso',
+      userId,
+      attempt,
+      client: request?.clientId ? { id: request.clientId } : null,
+      // SP-initiated: the answer came back bound to the browser that started it, or is claimed by the app that did.
+      presentedClient: request?.clientId != null,
+      idpEnforcesMfa: c.idpEnforcesMfa,
+      auditCtx: ctx,
+    }).catch((err: unknown) => {
+      if (isAppError(err) && err.code === 'USER_BANNED') throw new SsoRefused('user_banned', 'This user is banned and cannot sign in.');
+      if (isAppError(err) && err.code === 'USER_LOCKED') throw new SsoRefused('user_locked', 'This account is locked and cannot sign in.');
+      throw err;
+    });
+    const session = { id: end.sessionId };
+    const newClientToken = end.clientToken;
     await audit(d, {
       instanceId: instance.id,
       actor: ctx.actor,
@@ -245,7 +239,7 @@ export async function completeSso(
       target: userId,
       ip: auditCtx.ip,
       userAgent: auditCtx.userAgent,
-      details: { connection_id: c.id, provider: c.provider, subject: identity.subject, user: linked, role, session_id: session.id, idp_initiated: request === null },
+      details: { connection_id: c.id, provider: c.provider, subject: identity.subject, user: linked, role, session_id: session.id, session_status: end.status, idp_initiated: request === null },
     });
     return { userId, sessionId: session.id, newClientToken };
   });
@@ -305,6 +299,12 @@ export async function claimSsoSignIn(
     if (!(err instanceof SsoRefused)) throw err;
     throw new AppError('FORBIDDEN', { message: `Single sign-on was refused (${reason}).`, meta: { reason: err.reason } });
   }
+}
+
+/** The sign-in attempt an SP-initiated request completes, while it still waits for its first factor. */
+async function waitingAttempt(d: Pick<Deps, 'db'>, id: string) {
+  const [row] = await d.db.select().from(signInAttempts).where(and(eq(signInAttempts.id, id), eq(signInAttempts.status, 'needs_first_factor')));
+  return row ?? null;
 }
 
 /** Every refused SSO sign-in is audited with its reason (outside the refused transaction). */

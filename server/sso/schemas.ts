@@ -69,6 +69,10 @@ const common = {
   /** IdP group → organization role key; the highest mapped group wins over default_role. */
   role_mapping: z.record(z.string().min(1).max(256), roleKey).refine((r) => Object.keys(r).length <= 100, 'at most 100 entries'),
   default_role: roleKey.nullable(),
+  idp_enforces_mfa: z.boolean().meta({
+    description:
+      'The IdP enforces MFA itself: users signing in through this connection are not asked the instance’s second factor (default false; every change is audited).',
+  }),
 };
 
 export const createConnectionBody = z
@@ -80,6 +84,7 @@ export const createConnectionBody = z
     attribute_mapping: common.attribute_mapping.optional(),
     role_mapping: common.role_mapping.optional(),
     default_role: common.default_role.optional(),
+    idp_enforces_mfa: common.idp_enforces_mfa.optional(),
     saml: samlInput.optional(),
     oidc: oidcInput.meta({ description: 'Required for provider oidc (422 required otherwise).' }).optional(),
   })
@@ -97,6 +102,7 @@ export const updateConnectionBody = z.strictObject({
   attribute_mapping: common.attribute_mapping.optional(),
   role_mapping: common.role_mapping.optional(),
   default_role: common.default_role.optional(),
+  idp_enforces_mfa: common.idp_enforces_mfa.optional(),
   saml: samlInput.optional(),
   oidc: oidcInput.partial().optional(),
 });
@@ -116,6 +122,7 @@ export const connectionSchema = z
     attribute_mapping: z.object({ email: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional(), groups: z.string().optional() }),
     role_mapping: z.record(z.string(), z.string()),
     default_role: z.string().nullable(),
+    idp_enforces_mfa: z.boolean(),
     saml: z
       .object({
         idp_entity_id: z.string().nullable(),

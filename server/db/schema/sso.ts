@@ -35,6 +35,8 @@ export const ssoConnections = pgTable(
     /** IdP group name → organization role key. */
     roleMapping: jsonb('role_mapping').$type<Record<string, string>>().notNull(),
     defaultRole: text('default_role'),
+    /** The IdP enforces MFA itself: the instance's second factor is not asked again after this connection's sign-ins. */
+    idpEnforcesMfa: boolean('idp_enforces_mfa').notNull().default(false),
     // SAML
     idpEntityId: text('idp_entity_id'),
     idpSsoUrl: text('idp_sso_url'),

@@ -1,0 +1,1 @@
+ALTER TABLE "sso_connections" ADD COLUMN "idp_enforces_mfa" boolean DEFAULT false NOT NULL;

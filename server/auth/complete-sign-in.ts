@@ -1,0 +1,303 @@
+import { and, eq } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import { newId } from '../db/ids';
+import { emailAddresses, signInAttempts, users, type LtiSessionContext } from '../db/schema';
+import type { AuditContext } from '../http/actor';
+import { AppError } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { clearFailedAttempts, userLocked } from '../protection/lockout';
+import { rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
+import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
+import { createSession, type Actor } from '../sessions/sessions';
+import { anyAtSsoDomain } from '../sso/connections';
+import { hasSecondFactor, secondFactorOf } from '../users/mfa';
+
+/**
+ * The one ending of every way into a session. Each way (a password, a code, a link, a
+ * ticket, a social provider, an SSO connection, an LTI launch, a sign-up) proves who the user
+ * is in its own way, then calls `completeSignIn`, which applies every rule in one place:
+ *
+ * - a banned user never signs in; an operator's lock (no end) stops every way but an
+ *   operator's own impersonation;
+ * - a timed lockout (failed guesses) stops only the ways that guess a secret (the password):
+ *   codes, links and the password reset stay open, so an attacker's wrong guesses never
+ *   cut the owner off what proves they hold the mailbox or phone;
+ * - a user with a verified address at a domain of an active SSO connection signs in through
+ *   their IdP only: password, code, link and reset ways answer `sso_required`, whatever
+ *   identifier was typed;
+ * - the user's second factor is asked on every way but impersonation (and SSO through a
+ *   connection whose IdP is declared to enforce MFA): the session starts `pending` and the
+ *   sign-in attempt `needs_second_factor`; risk-based step-up applies to passwords;
+ * - under `mfa_required`, a user without a second factor gets a `pending` session with the
+ *   `setup_mfa` task;
+ * - the client's token is rotated when the request that completes the sign-in is the
+ *   client's own (session fixation): the old token stops naming the client.
+ *
+ * The table of ways (`WAYS`) is what a new way in adds a row to; complete-sign-in.test.ts runs
+ * each rule against each row.
+ */
+type D = Deps;
+type SignInRow = typeof signInAttempts.$inferSelect;
+
+export type WayKind = 'password' | 'code' | 'link' | 'reset' | 'ticket' | 'impersonation' | 'social' | 'sso' | 'lti' | 'sign_up';
+
+export interface WayRules {
+  /** A timed lockout (failed guesses on the account) stops it. */
+  stoppedByLockout: boolean;
+  /** An operator's lock (no end) stops it. */
+  stoppedByOperatorLock: boolean;
+  /** Refused for a user who must sign in through SSO. */
+  refusedWhenSsoOnly: boolean;
+  /** The user's second factor is asked (an SSO connection may waive it: `idp_enforces_mfa`). */
+  asksSecondFactor: boolean;
+  /** Risk-based MFA may step it up. */
+  riskStepUp: boolean;
+  /** `mfa_required` applies (setup_mfa task). */
+  mfaRequired: boolean;
+}
+
+const guessed: WayRules = { stoppedByLockout: true, stoppedByOperatorLock: true, refusedWhenSsoOnly: true, asksSecondFactor: true, riskStepUp: true, mfaRequired: true };
+const proved: WayRules = { ...guessed, stoppedByLockout: false, riskStepUp: false };
+const federated: WayRules = { ...proved, refusedWhenSsoOnly: false };
+
+export const WAYS: Record<WayKind, WayRules> = {
+  password: guessed,
+  code: proved,
+  link: proved,
+  reset: proved,
+  /** A sign-in token: the app's backend vouches for the first factor only. */
+  ticket: federated,
+  social: federated,
+  sso: federated,
+  lti: federated,
+  /** A new user has no second factor yet; `mfa_required` still applies. */
+  sign_up: federated,
+  /** An operator acting as the user: audited, limited within the session (users/impersonation), never asks the user's factors. */
+  impersonation: { stoppedByLockout: false, stoppedByOperatorLock: false, refusedWhenSsoOnly: false, asksSecondFactor: false, riskStepUp: false, mfaRequired: false },
+};
+
+export type WayIn =
+  | 'password'
+  | 'email_code'
+  | 'phone_code'
+  | 'email_link'
+  | 'reset_password_email_code'
+  | 'ticket'
+  | 'impersonation'
+  | `oauth_${string}`
+  | 'enterprise_sso'
+  | 'lti'
+  | 'sign_up';
+
+export function kindOf(way: WayIn): WayKind {
+  if (way.startsWith('oauth_')) return 'social';
+  switch (way) {
+    case 'email_code':
+    case 'phone_code':
+      return 'code';
+    case 'email_link':
+      return 'link';
+    case 'reset_password_email_code':
+      return 'reset';
+    case 'enterprise_sso':
+      return 'sso';
+    default:
+      return way as WayKind;
+  }
+}
+
+export interface SignInEnding {
+  way: WayIn;
+  userId: string;
+  /** The sign-in attempt this completes; when the way has none and a second factor is due, one is recorded. */
+  attempt?: SignInRow | null;
+  /** The client the session goes on; null makes a new one. */
+  client: Pick<ClientRow, 'id'> | null;
+  /** The request that completes the sign-in presented this client's token: it is rotated. */
+  presentedClient: boolean;
+  /** Impersonation: who acts. */
+  actor?: Actor | null;
+  /** SSO: the connection declares that its IdP enforces MFA. */
+  idpEnforcesMfa?: boolean;
+  /** What the way adds to the session (an LTI launch's context and course organization). */
+  lti?: LtiSessionContext | null;
+  lastActiveOrganizationId?: string | null;
+  auditCtx: AuditContext;
+}
+
+export interface SignInEnd {
+  /** The attempt as it now stands (complete or needs_second_factor), or null when the way had none and needs none. */
+  attempt: SignInRow | null;
+  sessionId: string;
+  status: 'active' | 'pending';
+  client: ClientRow;
+  /** A token to hand to the browser or app: the new client's, or the rotated one. Null: keep what it has. */
+  clientToken: string | null;
+}
+
+const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { param: 'password' } });
+export const ssoRequired = () =>
+  new AppError('FORBIDDEN', {
+    message: 'This account signs in with single sign-on (strategy enterprise_sso), not a password or a code.',
+    meta: { reason: 'sso_required', param: 'strategy' },
+  });
+
+/** The user as every rule needs them, in one read. */
+async function userForSignIn(d: D, instanceId: string, userId: string) {
+  const [user] = await d.db
+    .select({
+      id: users.id,
+      banned: users.banned,
+      locked: users.locked,
+      lockedUntil: users.lockedUntil,
+      sessionsVersion: users.sessionsVersion,
+      primaryEmailAddressId: users.primaryEmailAddressId,
+      secondFactor: secondFactorOf(users.id),
+    })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  return user;
+}
+
+/** Whether the user must sign in through SSO: one of their verified addresses is at a domain of an active connection. */
+export async function mustUseSso(d: Pick<D, 'db' | 'clock' | 'caches'>, instanceId: string, userId: string): Promise<boolean> {
+  const rows = await d.db
+    .select({ email: emailAddresses.emailAddress })
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId), eq(emailAddresses.verificationStatus, 'verified')));
+  return anyAtSsoDomain(d, instanceId, rows.map((r) => r.email));
+}
+
+/** Refuses the sign-in when a rule of the way forbids it for this user (ban, locks, SSO only). */
+async function refuseIfBarred(d: D, instance: InstanceContext, rules: WayRules, user: NonNullable<Awaited<ReturnType<typeof userForSignIn>>>) {
+  if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
+  const now = d.clock.now();
+  if (user.locked && user.lockedUntil === null && rules.stoppedByOperatorLock) throw userLocked(null);
+  const timedLock = user.locked && user.lockedUntil !== null && user.lockedUntil > now;
+  if (timedLock && rules.stoppedByLockout && instance.settings.attack_protection.user_lockout.enabled) throw userLocked(user.lockedUntil);
+  if (rules.refusedWhenSsoOnly && (await mustUseSso(d, instance.id, user.id))) throw ssoRequired();
+}
+
+/**
+ * Ends a sign-in: checks every rule of the way, creates the session (pending when a second
+ * factor or MFA enrollment is due) on the client, rotates a presented client token, moves
+ * the attempt on and records the sign-in. Runs in the caller's transaction.
+ */
+export async function completeSignIn(d: D, instance: InstanceContext, input: SignInEnding): Promise<SignInEnd> {
+  const rules = WAYS[kindOf(input.way)];
+  const user = await userForSignIn(d, instance.id, input.userId);
+  if (!user) throw credentialsInvalid();
+  await refuseIfBarred(d, instance, rules, user);
+
+  let clientId = input.client?.id ?? null;
+  let newClientToken: string | null = null;
+  if (!clientId) ({ client: { id: clientId }, token: newClientToken } = await createClient(d, instance.id));
+  const origin: SignInOrigin = { clientId, ip: input.auditCtx.ip, userAgent: input.auditCtx.userAgent };
+  const secondFactor = rules.asksSecondFactor && !input.idpEnforcesMfa && user.secondFactor;
+  const risk = rules.riskStepUp ? await riskOf(d, instance, user.id, origin) : [];
+  const stepUpTo = risk.length > 0 && !secondFactor ? await stepUpAddress(d, user.id) : null;
+  const needsSecondFactor = secondFactor || stepUpTo !== null;
+  const status =
+    needsSecondFactor || (rules.mfaRequired && instance.settings.mfa_required && !(await hasSecondFactor(d.db, user.id))) ? 'pending' : 'active';
+
+  const { session } = await createSession(
+    d,
+    instance,
+    { userId: user.id, user, clientId, status, actor: input.actor ?? null, activity: input.auditCtx, lti: input.lti, lastActiveOrganizationId: input.lastActiveOrganizationId },
+    input.auditCtx,
+  );
+  const rotate = input.presentedClient && newClientToken === null;
+  const riskReasons = risk.length > 0 ? risk : null;
+  const now = d.clock.now();
+  const [{ client, token: rotatedToken }, attempt] = await Promise.all([
+    setActiveSession(d, clientId, session.id, { rotate }),
+    moveAttempt(d, instance, input, { user, sessionId: session.id, clientId, needsSecondFactor, riskReasons, stepUpTo, now }),
+    needsSecondFactor || input.way === 'impersonation' ? null : signInCompleted(d, instance, { userId: user.id, riskReasons }, origin),
+  ]);
+  if (needsSecondFactor && risk.length > 0) {
+    d.metrics.protection.inc({ instance: instance.id, rule: 'step_up' });
+    await audit(d, {
+      instanceId: instance.id,
+      actor: 'system:risk_based_mfa',
+      action: 'sign_in.step_up',
+      target: user.id,
+      ip: input.auditCtx.ip,
+      userAgent: input.auditCtx.userAgent,
+      details: { sign_in_attempt_id: attempt?.id ?? null, reasons: risk, second_factor: stepUpTo ? 'email_code' : 'totp', session_id: session.id },
+    });
+  }
+  return { attempt, sessionId: session.id, status, client, clientToken: newClientToken ?? rotatedToken };
+}
+
+/** The attempt moves to complete or needs_second_factor; a way without one records one when a second factor is due. */
+async function moveAttempt(
+  d: D,
+  instance: InstanceContext,
+  input: SignInEnding,
+  s: {
+    user: { id: string; primaryEmailAddressId: string | null };
+    sessionId: string;
+    clientId: string;
+    needsSecondFactor: boolean;
+    riskReasons: string[] | null;
+    stepUpTo: string | null;
+    now: number;
+  },
+): Promise<SignInRow | null> {
+  const fields = {
+    status: s.needsSecondFactor ? ('needs_second_factor' as const) : ('complete' as const),
+    userId: s.user.id,
+    firstFactorStrategy: input.way,
+    sessionId: s.sessionId,
+    riskReasons: s.riskReasons,
+    stepUpAddress: s.stepUpTo,
+    updatedAt: s.now,
+  };
+  const a = input.attempt;
+  if (a) {
+    const [next] = await d.db
+      .update(signInAttempts)
+      .set(fields)
+      .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, a.status)))
+      .returning();
+    if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
+    return next;
+  }
+  if (!s.needsSecondFactor) return null;
+  const [recorded] = await d.db
+    .insert(signInAttempts)
+    .values({
+      id: newId('sia'),
+      instanceId: instance.id,
+      clientId: s.clientId,
+      identifier: await identifierOf(d, s.user),
+      abandonAt: s.now + SIGN_IN_TTL_MS,
+      createdAt: s.now,
+      ...fields,
+    })
+    .returning();
+  return recorded!;
+}
+
+export const SIGN_IN_TTL_MS = 24 * 3_600_000;
+
+async function identifierOf(d: D, user: { id: string; primaryEmailAddressId: string | null }) {
+  if (!user.primaryEmailAddressId) return user.id;
+  const [row] = await d.db.select({ email: emailAddresses.emailAddress }).from(emailAddresses).where(eq(emailAddresses.id, user.primaryEmailAddressId));
+  return row?.email ?? user.id;
+}
+
+/**
+ * A sign-in is complete (its session active or awaiting only MFA enrollment): the user's
+ * last sign-in, a fresh lockout count, the client and network remembered, and the
+ * new-device notice when risk-based MFA found it new.
+ */
+export async function signInCompleted(d: D, instance: InstanceContext, a: { userId: string; riskReasons: string[] | null }, origin: SignInOrigin) {
+  await Promise.all([
+    d.db.update(users).set({ lastSignInAt: d.clock.now() }).where(eq(users.id, a.userId)),
+    clearFailedAttempts(d, instance, a.userId),
+    rememberOrigin(d, instance, a.userId, origin),
+  ]);
+  if (a.riskReasons?.length) await sendNewDeviceEmail(d, instance, a.userId, origin);
+}
