@@ -418,6 +418,7 @@ export type SsoConnection = {
     [key: string]: string;
   };
   default_role: string | null;
+  idp_enforces_mfa: boolean;
   saml: ({
     idp_entity_id: string | null;
     idp_sso_url: string | null;
@@ -1833,6 +1834,7 @@ export interface BapiOperations {
         [key: string]: string;
       };
       default_role?: (string) | (null);
+      idp_enforces_mfa?: boolean;
       saml?: {
         idp_entity_id?: string;
         idp_sso_url?: string;
@@ -1884,6 +1886,7 @@ export interface BapiOperations {
         [key: string]: string;
       };
       default_role?: (string) | (null);
+      idp_enforces_mfa?: boolean;
       saml?: {
         idp_entity_id?: string;
         idp_sso_url?: string;

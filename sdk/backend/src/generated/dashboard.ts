@@ -476,6 +476,7 @@ export type SsoConnection = {
     [key: string]: string;
   };
   default_role: string | null;
+  idp_enforces_mfa: boolean;
   saml: ({
     idp_entity_id: string | null;
     idp_sso_url: string | null;
@@ -2368,6 +2369,7 @@ export interface DashboardOperations {
         [key: string]: string;
       };
       default_role?: (string) | (null);
+      idp_enforces_mfa?: boolean;
       saml?: {
         idp_entity_id?: string;
         idp_sso_url?: string;
@@ -2409,6 +2411,7 @@ export interface DashboardOperations {
         [key: string]: string;
       };
       default_role?: (string) | (null);
+      idp_enforces_mfa?: boolean;
       saml?: {
         idp_entity_id?: string;
         idp_sso_url?: string;
