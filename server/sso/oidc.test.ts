@@ -91,9 +91,12 @@ async function browseIdp(start: string, login: string): Promise<string> {
 
 const browser = () => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
 /** The browser `b` arriving back from the IdP at the callback, with the cookies it holds (none for a stranger). */
-const arrive = (callback: URL, b?: FapiTestClient) => {
+const arrive = async (callback: URL, b?: FapiTestClient) => {
   const cookie = b?.cookieHeader();
-  return h.request('GET', callback.pathname + callback.search, { headers: cookie ? { cookie } : {} });
+  const res = await h.request('GET', callback.pathname + callback.search, { headers: cookie ? { cookie } : {} });
+  // The browser keeps what it is given (its rotated client token).
+  b?.keepCookies(res.headers);
+  return res;
 };
 
 async function startSso(b: FapiTestClient, identifier: string, extra: Record<string, unknown> = {}) {

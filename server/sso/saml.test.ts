@@ -112,12 +112,15 @@ async function samlResponse(requestId: string, over: Record<string, string> = {}
  * cookies a browser sends on a cross-site POST — the SameSite=None flow cookie, never the Lax
  * `__client` — or none (a stranger's browser).
  */
-const postAcs = (samlResponseB64: string, from?: FapiTestClient) => {
+const postAcs = async (samlResponseB64: string, from?: FapiTestClient) => {
   const crossSite = [...(from?.cookies ?? [])].map(([k, v]) => `${k}=${v}`).join('; ');
-  return h.request('POST', `/fapi/${i.instanceId}/sso/saml/${conn.id}/acs`, {
+  const res = await h.request('POST', `/fapi/${i.instanceId}/sso/saml/${conn.id}/acs`, {
     raw: new URLSearchParams({ SAMLResponse: samlResponseB64 }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.acme.test', ...(crossSite ? { cookie: crossSite } : {}) },
   });
+  // The browser keeps what it is given (its rotated client token).
+  from?.keepCookies(res.headers);
+  return res;
 };
 
 const decode = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
