@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { RequestInfo } from './endpoint';
 import { requestOrigin } from './origin';
 import { cidrContains, normalizeIp, parseCidr, parseIp, type Cidr } from './ip';
+import { apiSecurityHeaders } from './security-headers';
 
 export type SurfaceEnv = {
   Variables: {
@@ -16,8 +17,9 @@ export type SurfaceEnv = {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9_.:-]{8,128}$/;
 
-/** Request id, one structured log line and metrics per request. */
+/** Request id, the security headers, one structured log line and metrics per request. */
 export function requestContext(deps: Deps, surface: string): MiddlewareHandler<SurfaceEnv> {
+  const security = Object.entries(apiSecurityHeaders(surface));
   return async (c, next) => {
     const started = performance.now();
     const given = c.req.header('x-request-id');
@@ -27,6 +29,8 @@ export function requestContext(deps: Deps, surface: string): MiddlewareHandler<S
     // Set before the handler runs: adding a header to a finished response makes Hono rebuild it.
     c.header('x-request-id', requestId);
     await next();
+    // After the handler, so that its answer, errors and 404s included, is covered; a header it set itself stays.
+    for (const [name, value] of security) if (!c.res.headers.has(name)) c.res.headers.set(name, value);
     const seconds = (performance.now() - started) / 1000;
     const route = c.get('route');
     const status = c.res.status;

@@ -311,7 +311,8 @@ export async function authorize(deps: D, input: AuthorizeInput) {
             params: { ...req.params, redirect_uri: req.redirectUri },
           }),
           200,
-          { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" },
+          // Framing (clickjacking of the Allow button) is refused by the surface's security headers.
+          { 'cache-control': 'no-store' },
         );
       }
     }

@@ -27,7 +27,6 @@ import { bearerToken } from '../http/request-context';
 
 type D = Deps;
 const NO_STORE = { 'cache-control': 'no-store' };
-const SECURITY_HEADERS = { ...NO_STORE, 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" };
 
 /** Discovery (OIDC Discovery 1.0 §3, RFC 8414 §2): every URL under the issuer, which is the fapi_url as stored. */
 export function providerMetadata(instance: InstanceContext) {
@@ -261,7 +260,8 @@ async function endSession(deps: D, ctx: { auth: OidcAuth; params: EndSessionPara
   const { auth, params, request } = ctx;
   const { instance } = auth;
   const l = pageLocale({ uiLocales: params.ui_locales, cookie: auth.cookie(LOCALE_COOKIE), acceptLanguage: request.acceptLanguage, instanceDefault: instance.settings.default_locale ?? null });
-  const page = (html: string, status = 200) => htmlPage(html, status, SECURITY_HEADERS);
+  // Framing is refused by the surface's security headers (server/http/security-headers.ts).
+  const page = (html: string, status = 200) => htmlPage(html, status, NO_STORE);
   const hint = params.id_token_hint ? await verifyIdTokenHint(deps, instance, params.id_token_hint) : null;
   if (params.id_token_hint && !hint) return page(providerErrorPage(l, 'The id_token_hint is not a valid ID token of this provider.', request.requestId), 400);
   if (hint && params.client_id && params.client_id !== hint.clientId) return page(providerErrorPage(l, 'client_id differs from the id_token_hint’s audience.', request.requestId), 400);
