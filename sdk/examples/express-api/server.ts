@@ -8,17 +8,25 @@
  * GET /api/me/profile  the full user, from the backend API
  * GET /health          public
  * POST /webhooks       a Latchkey webhook endpoint (LATCHKEY_WEBHOOK_SECRET=whsec_…)
+ * GET /examples/web-page/index.html?pk=pk_test_…  the web page example, on this same origin
+ *                      (with the browser SDK from sdk/browser/dist: run `npm run sdk:build` first)
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { createBapiClient, latchkeyExpress, verifyWebhook, type RequestState } from '../../backend/src/index';
 
-export function createApp(env: Record<string, string | undefined> = process.env, fetchImpl?: typeof fetch) {
+export function createApp(env: Record<string, string | undefined> = process.env) {
   const publishableKey = env.LATCHKEY_PUBLISHABLE_KEY!;
-  const latchkey = createBapiClient({ secretKey: env.LATCHKEY_SECRET_KEY!, apiUrl: env.LATCHKEY_API_URL ?? 'http://localhost:3000', fetch: fetchImpl });
-  const requireAuth = latchkeyExpress({ publishableKey, fetch: fetchImpl, requireAuth: true, authorizedParties: env.APP_ORIGIN ? [env.APP_ORIGIN] : undefined });
+  const latchkey = createBapiClient({ secretKey: env.LATCHKEY_SECRET_KEY!, apiUrl: env.LATCHKEY_API_URL ?? 'http://localhost:3000' });
+  const requireAuth = latchkeyExpress({ publishableKey, requireAuth: true, authorizedParties: env.APP_ORIGIN ? [env.APP_ORIGIN] : undefined });
   type Authed = express.Request & { auth: RequestState & { status: 'signed-in' } };
 
   const app = express();
+  // The web page calls /api/me with the session token: served from here, it is a same-origin call.
+  const sdk = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  app.use('/examples/web-page', express.static(path.join(sdk, 'examples/web-page')));
+  app.use('/browser/dist', express.static(path.join(sdk, 'browser/dist')));
   app.get('/health', (_req, res) => {
     res.json({ ok: true });
   });
