@@ -182,6 +182,9 @@ export function createBapiClient(opts: BapiClientOptions) {
     permissions: crud<Permission, BapiBody<'POST /v1/permissions'>, BapiBody<'PATCH /v1/permissions/{id}'>>('/v1/permissions'),
     webhookEndpoints: {
       ...crud<WebhookEndpoint, BapiBody<'POST /v1/webhook_endpoints'>, BapiBody<'PATCH /v1/webhook_endpoints/{id}'>>('/v1/webhook_endpoints'),
+      /** Creates an endpoint; the answer carries its signing `secret` (whsec_…), shown this once. */
+      create: (body: BapiBody<'POST /v1/webhook_endpoints'>, r?: { idempotencyKey?: string }) =>
+        request<BapiResponse<'POST /v1/webhook_endpoints'>>('POST', '/v1/webhook_endpoints', { body, ...r }),
       test: (id: string) => request<unknown>('POST', `/v1/webhook_endpoints/${enc(id)}/test`),
     },
     apiKeys: {
