@@ -265,22 +265,23 @@ async function moveAttempt(
     return next;
   }
   if (!s.needsSecondFactor) return null;
-  const [recorded] = await d.db
-    .insert(signInAttempts)
-    .values({
-      id: newId('sia'),
-      instanceId: instance.id,
-      clientId: s.clientId,
-      identifier: await identifierOf(d, s.user),
-      abandonAt: s.now + SIGN_IN_TTL_MS,
-      createdAt: s.now,
-      ...fields,
-    })
-    .returning();
-  return recorded!;
+  return recordSignInAttempt(d, { instanceId: instance.id, clientId: s.clientId, identifier: await identifierOf(d, s.user), ...fields });
 }
 
 export const SIGN_IN_TTL_MS = 24 * 3_600_000;
+
+/** A new sign-in attempt of a client (waiting for its first factor unless told otherwise), alive for SIGN_IN_TTL_MS. */
+export async function recordSignInAttempt(
+  d: Pick<D, 'db' | 'clock'>,
+  row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier' | 'userId'> & Partial<SignInRow>,
+): Promise<SignInRow> {
+  const now = d.clock.now();
+  const [recorded] = await d.db
+    .insert(signInAttempts)
+    .values({ id: newId('sia'), status: 'needs_first_factor', abandonAt: now + SIGN_IN_TTL_MS, createdAt: now, updatedAt: now, ...row })
+    .returning();
+  return recorded!;
+}
 
 async function identifierOf(d: D, user: { id: string; primaryEmailAddressId: string | null }) {
   if (!user.primaryEmailAddressId) return user.id;

@@ -6,7 +6,6 @@ import type { Db } from '../db/client';
 import { emailAddresses, phoneNumbers, signInAttempts, users, type SignInStatus } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
-import { newId } from '../db/ids';
 import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { applySessionAction, revokeLiveSessions } from '../sessions/sessions';
@@ -16,7 +15,7 @@ import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
 import { describeRequest, maskEmail, type SignInOrigin } from '../protection/risk';
-import { completeSignIn, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
+import { completeSignIn, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword, checkPassword } from './password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from './password-rules';
@@ -179,22 +178,8 @@ export async function createSignIn(
     let newClientToken: string | null = null;
     let c = client;
     if (!c) ({ client: c, token: newClientToken } = await createClient(d, instance.id));
-    const now = deps.clock.now();
-    const [attempt] = await tx
-      .insert(signInAttempts)
-      .values({
-        id: newId('sia'),
-        instanceId: instance.id,
-        clientId: c.id,
-        identifier,
-        userId,
-        status: 'needs_first_factor',
-        abandonAt: now + SIGN_IN_TTL_MS,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    return { attempt: attempt!, client: c, newClientToken };
+    const attempt = await recordSignInAttempt(d, { instanceId: instance.id, clientId: c.id, identifier, userId });
+    return { attempt, client: c, newClientToken };
   });
 }
 

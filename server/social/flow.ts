@@ -2,7 +2,7 @@ import { and, eq, isNull, lt } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { emailAddresses, externalAccounts, signInAttempts, socialFlows, socialProviders } from '../db/schema';
+import { emailAddresses, externalAccounts, socialFlows, socialProviders } from '../db/schema';
 import { newId } from '../db/ids';
 import { sha256Hex } from '../crypto/secrets';
 import type { AuditContext } from '../http/actor';
@@ -10,7 +10,8 @@ import { AppError, isAppError, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { isAllowedRedirect } from '../instances/settings';
 import { createClient, type ClientRow } from '../sessions/clients';
-import { completeFirstFactor, SIGN_IN_TTL_MS, type SignInStep } from '../auth/sign-ins';
+import { completeFirstFactor, type SignInStep } from '../auth/sign-ins';
+import { recordSignInAttempt } from '../auth/complete-sign-in';
 import { bindingColumns, browserHoldsFlow, claimRefused, newFlowNonce, nonceMatches, verifierMatches, withClaimNonce, type FlowBinding } from '../auth/flow-binding';
 import { checkSignUpMode } from '../auth/sign-ups';
 import { createUser } from '../users/users';
@@ -327,22 +328,14 @@ async function finishSocialFlow(
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const { userId, outcome } = await resolveUser(d, instance, p, identity, auditCtx);
-    const now = deps.clock.now();
-    const [attempt] = await tx
-      .insert(signInAttempts)
-      .values({
-        id: f.signInId,
-        instanceId: instance.id,
-        clientId: f.clientId,
-        identifier: identity.email ?? `${strategyOf(p.name)}:${identity.subject}`,
-        userId,
-        status: 'needs_first_factor',
-        abandonAt: now + SIGN_IN_TTL_MS,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    const step = await completeFirstFactor(d, instance, attempt!, strategyOf(p.name), auditCtx, { presentedClient });
+    const attempt = await recordSignInAttempt(d, {
+      id: f.signInId,
+      instanceId: instance.id,
+      clientId: f.clientId,
+      identifier: identity.email ?? `${strategyOf(p.name)}:${identity.subject}`,
+      userId,
+    });
+    const step = await completeFirstFactor(d, instance, attempt, strategyOf(p.name), auditCtx, { presentedClient });
     await audit(d, {
       instanceId: instance.id,
       actor: auditCtx.actor,
