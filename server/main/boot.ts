@@ -5,6 +5,7 @@ import { bootstrapConsole, bootstrapEmptyStore, firstStartBanner, setupBanner } 
 import { purgeIdempotencyRecords } from '../http/idempotency';
 import { purgeAuthAttempts } from '../auth/housekeeping';
 import { purgeSocialFlows } from '../social/flow';
+import { purgeSsoRequests } from '../sso/flow';
 import { purgeLockoutState } from '../protection/housekeeping';
 import { purgeOAuthArtifacts } from '../oauth/housekeeping';
 import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
@@ -97,6 +98,7 @@ export async function boot(): Promise<Booted | null> {
       purgeLockoutState(deps).catch((err: unknown) => deps.logger.warn({ err }, 'lockout state purge failed'));
       purgeOAuthArtifacts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'OAuth code and token purge failed'));
       purgeSocialFlows(deps).catch((err: unknown) => deps.logger.warn({ err }, 'social sign-in flow purge failed'));
+      purgeSsoRequests(deps).catch((err: unknown) => deps.logger.warn({ err }, 'SSO request purge failed'));
     }, 60 * 60 * 1000);
     housekeeping.unref();
     // Overdue sessions move to expired / abandoned; reads settle them too, this keeps lists and counts honest.

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
 import { newId } from '../db/ids';
-import { emailAddresses, organizationMemberships, roles, signInAttempts, ssoAccounts, ssoRequests, users } from '../db/schema';
+import { emailAddresses, organizationMemberships, roles, signInAttempts, ssoAccounts, ssoAssertionIds, ssoRequests, users } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError, isAppError, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -305,6 +305,17 @@ export async function claimSsoSignIn(
 async function waitingAttempt(d: Pick<Deps, 'db'>, id: string) {
   const [row] = await d.db.select().from(signInAttempts).where(and(eq(signInAttempts.id, id), eq(signInAttempts.status, 'needs_first_factor')));
   return row ?? null;
+}
+
+/**
+ * Drops SSO requests past their 10 minutes (answered or not, with any identity a native app
+ * left unclaimed) and assertion ids past their validity; run with the other housekeeping.
+ */
+export async function purgeSsoRequests(deps: Pick<Deps, 'db' | 'clock'>) {
+  const now = deps.clock.now();
+  const requests = await deps.db.delete(ssoRequests).where(lt(ssoRequests.expiresAt, now)).returning({ id: ssoRequests.id });
+  const assertions = await deps.db.delete(ssoAssertionIds).where(lt(ssoAssertionIds.expiresAt, now)).returning({ id: ssoAssertionIds.assertionId });
+  return { sso_requests: requests.length, sso_assertion_ids: assertions.length };
 }
 
 /** Every refused SSO sign-in is audited with its reason (outside the refused transaction). */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as samlify from 'samlify';
@@ -6,6 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../testing/expect';
 import { fapiClient, type FapiTestClient } from '../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../testing/harness';
+import { purgeSsoRequests } from './flow';
+import { SSO_REQUEST_TTL_MS } from './saml';
 
 /**
  * SAML 2.0 enterprise SSO against an identity provider built with samlify, signing with
@@ -296,6 +298,40 @@ describe('refusals', () => {
     await expectRefused(await postAcs(await response(), other.b), 'flow_binding_mismatch');
     expect((await attacker.b.call('GET', '/v1/client')).body.sessions).toEqual([]);
     expect((await bapi('GET', '/v1/users?email_address=eve@acme.test')).body.data).toEqual([]);
+  });
+
+  it('a native app claims its SAML sign-in with the claim nonce and its verifier; an unclaimed one is purged with its request', async () => {
+    const app = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: true });
+    const verifier = randomBytes(32).toString('base64url');
+    const code_challenge = createHash('sha256').update(verifier).digest('base64url');
+    const start = async () => {
+      const res = await app.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'grace@acme.test', redirect_url: 'http://localhost:3000/after', code_challenge } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      const url = new URL(res.body.response.first_factor_verification.external_verification_redirect_url);
+      const { extract } = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams) });
+      return { id: res.body.response.id as string, requestId: extract.request!.id as string };
+    };
+    // The system browser posts the response without any cookie of ours: it is sent on with a claim nonce, nobody signed in yet.
+    const first = await start();
+    const posted = await postAcs(await samlResponse(first.requestId, {}, idp, 'grace@acme.test'));
+    expect(posted.status, await posted.clone().text()).toBe(303);
+    const nonce = new URL(posted.headers.get('location')!).searchParams.get('claim_nonce')!;
+    expect((await app.call('GET', '/v1/client')).body.sessions).toEqual([]);
+    const claim = (id: string, code_verifier: string) => app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier } });
+    expectError(await claim(first.id, randomBytes(32).toString('base64url')), 403, 'FORBIDDEN', { reason: 'claim_invalid' });
+    const done = await claim(first.id, verifier);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.response.status).toBe('complete');
+    expect((await app.call('GET', '/v1/client')).body.sessions).toHaveLength(1);
+
+    // Answered but never claimed: past the request's 10 minutes the purge drops it (and the identity it kept).
+    const second = await start();
+    const parked = await postAcs(await samlResponse(second.requestId, {}, idp, 'grace@acme.test'));
+    const late = new URL(parked.headers.get('location')!).searchParams.get('claim_nonce')!;
+    h.clock.advance(SSO_REQUEST_TTL_MS + 1);
+    expect((await purgeSsoRequests(h.runtime.deps)).sso_requests).toBeGreaterThanOrEqual(1);
+    expectError(await app.call('POST', `/v1/client/sign_ins/${second.id}/claim`, { body: { claim_nonce: late, code_verifier: verifier } }), 403, 'FORBIDDEN', { reason: 'claim_invalid' });
   });
 
   it('IdP-initiated (when allowed) signs in a new client of the browser that posts, never a client that started a flow', async () => {
