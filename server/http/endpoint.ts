@@ -40,7 +40,15 @@ export interface EndpointContext<Auth, B, Q> {
  * `unaudited` names why a non-GET route changes nothing worth an entry (a read sent as POST,
  * a hot token path whose outcome is recorded on the session).
  */
-export type AuditSpec = { action: string; target?: string; recordedBy?: 'domain' } | { unaudited: string };
+export type AuditSpec =
+  | {
+      action: string;
+      target?: string;
+      recordedBy?: 'domain';
+      /** What the entry records of the request beyond who and what (never a secret's value). */
+      details?: (body: unknown) => Record<string, unknown>;
+    }
+  | { unaudited: string };
 
 /** What a route does, independent of where it is mounted: input, output and the handler. */
 export interface Endpoint<Auth = unknown, B = unknown, Q = unknown> {

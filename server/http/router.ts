@@ -169,6 +169,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
               actorKind: actor.kind,
               action: spec.action,
               target: auditTarget(spec, params, result),
+              ...(spec.details ? { details: spec.details(body) } : {}),
               ip: actor.ip,
               userAgent: actor.userAgent,
             });

@@ -16,6 +16,12 @@ import { connectionList, connectionSchema, createConnectionBody, listConnections
 
 type Out<T extends z.ZodType> = z.output<T>;
 
+/** What a connection change records: the fields sent (never their values, a client secret among them) and whether the IdP is trusted to enforce MFA. */
+const connectionChange = (body: unknown) => {
+  const b = (body ?? {}) as { idp_enforces_mfa?: boolean };
+  return { fields: Object.keys(b).sort(), ...(b.idp_enforces_mfa !== undefined ? { idp_enforces_mfa: b.idp_enforces_mfa } : {}) };
+};
+
 /** `param` names the connection; on console paths `params.id` is its organization. */
 const crud = <Auth>(instanceOf: (auth: Auth) => string, param: string, orgOf: (params: Record<string, string>) => string | undefined) => ({
   get: endpoint<Auth>({
@@ -25,7 +31,7 @@ const crud = <Auth>(instanceOf: (auth: Auth) => string, param: string, orgOf: (p
   }),
   update: endpoint<Auth, Out<typeof updateConnectionBody>>({
     summary: 'Update an SSO connection: domains, activation, mappings, IdP settings or metadata, OIDC client (the secret is write-only)',
-    audit: { action: 'sso_connection.updated', target: param },
+    audit: { action: 'sso_connection.updated', target: param, details: connectionChange },
     body: updateConnectionBody,
     response: connectionSchema,
     handle: ({ deps, auth, params, body }) => updateConnection(deps, instanceOf(auth), params[param]!, body, orgOf(params)),
@@ -44,7 +50,7 @@ const bapiInstance = (auth: BapiAuth) => auth.instance.id;
 export const bapiSso = {
   create: endpoint<BapiAuth, Out<typeof createConnectionBody>>({
     summary: 'Create an SSO connection (SAML 2.0 or OIDC) for an organization’s verified domains',
-    audit: { action: 'sso_connection.created' },
+    audit: { action: 'sso_connection.created', details: connectionChange },
     body: createConnectionBody,
     response: connectionSchema,
     status: 201,
@@ -66,7 +72,7 @@ const orgPage = listConnectionsQuery.omit({ organization_id: true });
 export const dashboardSso = {
   create: endpoint<ConsoleAuth, Out<typeof createConnectionBody>>({
     summary: 'Create an SSO connection for this organization',
-    audit: { action: 'sso_connection.created' },
+    audit: { action: 'sso_connection.created', details: connectionChange },
     body: createConnectionBody,
     response: connectionSchema,
     status: 201,
