@@ -22,4 +22,5 @@ export const REASONS = {
   missing_symbol: 'missing_symbol',
   matches_identifier: 'matches_identifier',
   claim_invalid: 'claim_invalid',
+  sso_required: 'sso_required',
 } as const;
