@@ -165,6 +165,53 @@ describe('token verification with the default fetch', () => {
   });
 });
 
+describe('requests and their states', () => {
+  it('authenticateRequest: bearer header, __session cookie, nothing, and a stale cookie', async () => {
+    const { userId, jwt } = await sessionJwt();
+    const publishableKey = api.publishableKey;
+    const bearer = await authenticateRequest(new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }), { publishableKey });
+    expect(bearer).toMatchObject({ status: 'signed-in', source: 'header', auth: { userId } });
+    expect(await authenticateRequest({ headers: { cookie: `theme=dark; __session=${jwt}` } }, { publishableKey })).toMatchObject({ status: 'signed-in', source: 'cookie' });
+    expect(await authenticateRequest({ headers: {} }, { publishableKey })).toMatchObject({ status: 'signed-out', reason: 'no-token' });
+    // A day later (the clock given, the transport the default one).
+    const later = () => Date.now() + 24 * 3600_000;
+    expect(await authenticateRequest({ headers: { cookie: `__session=${jwt}` } }, { publishableKey, now: later })).toMatchObject({ status: 'handshake', reason: 'expired' });
+    expect(await authenticateRequest({ headers: { authorization: `Bearer ${jwt}` } }, { publishableKey, now: later })).toMatchObject({ status: 'signed-out', reason: 'expired' });
+  });
+
+  it('Next.js middleware: a signed-in request passes, a signed-out page visit goes to sign-in, a signed-out API call gets 401', async () => {
+    const { jwt } = await sessionJwt();
+    const next = createNextAuth({ publishableKey: api.publishableKey, signInUrl: 'https://accounts.example.com/sign-in' });
+    const mw = next.middleware({ protect: (u) => u.pathname.startsWith('/dashboard') || u.pathname.startsWith('/api') });
+    expect(await mw(new Request('https://app.example.com/'))).toBeUndefined();
+    expect(await mw(new Request('https://app.example.com/dashboard', { headers: { cookie: `__session=${jwt}` } }))).toBeUndefined();
+    const redirect = await mw(new Request('https://app.example.com/dashboard'));
+    expect(redirect?.status).toBe(307);
+    expect(redirect?.headers.get('location')).toBe('https://accounts.example.com/sign-in?redirect_url=https%3A%2F%2Fapp.example.com%2Fdashboard');
+    const refused = await mw(new Request('https://app.example.com/api/x'));
+    expect(refused?.status).toBe(401);
+    expect(await refused?.json()).toMatchObject({ errors: [{ code: 'UNAUTHENTICATED' }] });
+  });
+});
+
+describe('the backend API client', () => {
+  it('creates users and iterates every one of them across pages', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await bapi.users.create({ email_address: [`paged${i}@example.com`] })).id);
+    const seen: string[] = [];
+    for await (const u of bapi.users.list({ limit: 2 })) seen.push(u.id);
+    expect(seen).toEqual(expect.arrayContaining(made));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(await bapi.users.get(made[0]!)).toMatchObject({ object: 'user', id: made[0] });
+  });
+
+  it('reports an API error with its code, status and trace id', async () => {
+    const err = await bapi.users.get('user_01HZZZZZZZZZZZZZZZZZZZZZZZ').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LatchkeyApiError);
+    expect(err).toMatchObject({ status: 404, code: 'NOT_FOUND', traceId: expect.stringMatching(/^req_/) });
+  });
+});
+
 describe('the backend API client through a misbehaving network', () => {
   let proxy: LoopbackProxy;
   beforeAll(async () => {
