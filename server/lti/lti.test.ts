@@ -3,7 +3,7 @@ import { decodeJwt, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, events, ltiLaunchStates, sessions, users } from '../db/schema';
 import { sharedHarness, sharedInstance } from '../testing/harness';
-import { startFakePlatform, type FakePlatform } from '../testing/lti-platform';
+import { ltiLaunches, startFakePlatform, type FakePlatform } from '../testing/lti-platform';
 
 const TARGET = 'https://tool.example/course';
 const h = sharedHarness({ env: { ALLOW_PRIVATE_TARGETS: '1' } });
@@ -38,29 +38,10 @@ function registration(p: FakePlatform, extra: Record<string, unknown> = {}) {
 const cookiesOf = (res: Response) => res.headers.getSetCookie();
 const cookiePair = (setCookie: string) => setCookie.split(';')[0]!;
 
-/** The platform starts a launch: GET {fapi_url}/lti/login. */
-async function login(params: Record<string, string> = {}) {
-  const q = new URLSearchParams({ iss: platform.issuer, login_hint: 'lh-1', target_link_uri: TARGET, client_id: platform.clientId, ...params });
-  return h.request('GET', `${fapi()}/lti/login?${q}`);
-}
-
-/** Login, then the platform's authorization answer (real HTTP to the fake platform): the form it posts back. */
-async function authorize() {
-  const res = await login({ lti_message_hint: 'mh-1' });
-  expect(res.status).toBe(302);
-  const location = new URL(res.headers.get('location')!);
-  const page = await (await fetch(location)).text();
-  const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
-  return { location, stateCookie: cookiePair(cookiesOf(res).find((c) => c.startsWith('lti_state_'))!), idToken: field('id_token'), state: field('state') };
-}
-
-async function launch(form: Record<string, string>, cookie?: string) {
-  return h.request('POST', `${fapi()}/lti/launch`, {
-    raw: new URLSearchParams(form).toString(),
-    // A cross-site form post from the platform's page inside the LMS.
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: platform.issuer, ...(cookie ? { cookie } : {}) },
-  });
-}
+/** The platform starts a launch; its authorization answer (the form it posts back); the browser's cross-site post of it. */
+const login = (params: Record<string, string> = {}) => ltiLaunches(h, inst.instanceId, platform, TARGET).login(params);
+const authorize = () => ltiLaunches(h, inst.instanceId, platform, TARGET).authorize();
+const launch = (form: Record<string, string>, cookie?: string) => ltiLaunches(h, inst.instanceId, platform, TARGET).launch(form, cookie);
 
 async function counts() {
   const db = h.runtime.deps.db;

@@ -1,11 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsSince } from '../testing/auth-flows';
 import { fapiClient, type FapiTestClient } from '../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../testing/harness';
+import { browseUntil, openOidcIdp, type OidcIdp } from '../testing/social-idps';
 
 /**
  * OIDC enterprise connection against `oidc-provider` on loopback: code flow with PKCE, state
@@ -15,14 +13,13 @@ const h = sharedHarness({ env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
 const i = sharedInstance(h);
 const bapi = (method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
 
-let server: Server;
-let issuer: string;
+const CLIENT_SECRET = 'a-long-enough-client-secret-for-hs256';
+let idp: OidcIdp;
 let connectionId: string;
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  idp = await openOidcIdp();
+  for (const id of ['grace', 'linus', 'ken']) idp.accounts.set(id, { email: `${id}@hopper.test`, email_verified: true, given_name: 'Grace', family_name: 'Hopper' });
   const org = (await bapi('POST', '/v1/organizations', { name: 'Hopper Inc' })).body;
   const domain = (await bapi('POST', `/v1/organizations/${org.id}/domains`, { name: 'hopper.test' })).body;
   await bapi('PATCH', `/v1/organizations/${org.id}/domains/${domain.id}`, { verified: true });
@@ -32,61 +29,20 @@ beforeAll(async () => {
     name: 'Hopper IdP',
     domains: ['hopper.test'],
     active: true,
-    oidc: { issuer, client_id: 'latchkey', client_secret: 'a-long-enough-client-secret-for-hs256' },
+    oidc: { issuer: idp.issuer, client_id: 'latchkey', client_secret: CLIENT_SECRET },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   expect(created.body.oidc).toMatchObject({ client_secret_set: true });
   expect(JSON.stringify(created.body)).not.toContain('a-long-enough-client-secret');
   connectionId = created.body.id;
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: 'latchkey',
-        client_secret: 'a-long-enough-client-secret-for-hs256',
-        redirect_uris: [created.body.oidc.redirect_uri],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
-    findAccount: (_ctx: unknown, id: string) => ({
-      accountId: id,
-      claims: () => ({ sub: id, email: `${id}@hopper.test`, email_verified: true, given_name: 'Grace', family_name: 'Hopper' }),
-    }),
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
-  });
-  // oidc-provider ships no types (bench/oidc-provider-module.d.ts declares only what the bench uses).
-  server.on('request', (provider as unknown as { callback(): RequestListener }).callback());
+  idp.serve({ clientId: 'latchkey', clientSecret: CLIENT_SECRET, redirectUris: [created.body.oidc.redirect_uri] });
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => idp?.close());
 
-/** A browser at the IdP: follows redirects, logs in as `login` and consents (oidc-provider's dev interactions). */
+/** A browser at the IdP, signed in there as `login`: where the IdP sends it back to us. */
 async function browseIdp(start: string, login: string): Promise<string> {
-  const jar = new Map<string, string>();
-  let url = start;
-  let init: RequestInit = {};
-  for (let step = 0; step < 12; step++) {
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair!.indexOf('=');
-      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    }
-    const location = res.headers.get('location');
-    if (location) {
-      const next = new URL(location, url).href;
-      if (!next.startsWith(issuer)) return next;
-      url = next;
-      init = {};
-      continue;
-    }
-    const html = await res.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-    if (!action || !prompt) throw new Error(`unexpected IdP page: ${html.slice(0, 300)}`);
-    const form = new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt });
-    url = new URL(action, url).href;
-    init = { method: 'POST', body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
-  }
-  throw new Error('too many steps at the IdP');
+  idp.loginAs = login;
+  return (await browseUntil(start, 'http://localhost:3000/')).href;
 }
 
 const browser = () => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });

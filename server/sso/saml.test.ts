@@ -1,11 +1,10 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
 import * as samlify from 'samlify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../testing/expect';
 import { fapiClient, type FapiTestClient } from '../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../testing/harness';
+import { makeSamlIdp, samlIdpFor, type SamlIdpForConnection } from '../testing/saml-idp';
 import { purgeSsoRequests } from './flow';
 import { SSO_REQUEST_TTL_MS } from './saml';
 
@@ -14,23 +13,10 @@ import { SSO_REQUEST_TTL_MS } from './saml';
  * its own certificate: SP-initiated sign-in lands signed in; each forged or stale response
  * is refused and audited with its reason.
  */
-samlify.setSchemaValidator({ validate: async () => 'skipped' });
-
-const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 const IDP_ENTITY = 'https://idp.acme.test/saml';
-const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
-const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
-
-const makeIdp = (key: string) =>
-  samlify.IdentityProvider({
-    entityID: IDP_ENTITY,
-    privateKey: fixture(`${key}-key.pem`),
-    signingCert: fixture(`${key}-cert.pem`),
-    singleSignOnService: [{ Binding: REDIRECT, Location: 'https://idp.acme.test/sso' }],
-    nameIDFormat: [EMAIL_FORMAT],
-  });
-const idp = makeIdp('idp');
-const otherIdp = makeIdp('other');
+const IDP_SSO_URL = 'https://idp.acme.test/sso';
+const idp = makeSamlIdp({ entityId: IDP_ENTITY, ssoUrl: IDP_SSO_URL });
+const otherIdp = makeSamlIdp({ entityId: IDP_ENTITY, ssoUrl: IDP_SSO_URL, key: 'other' });
 
 const h = sharedHarness();
 const i = sharedInstance(h);
@@ -39,7 +25,7 @@ const fapiUrl = () => `http://localhost:3000/fapi/${i.instanceId}`;
 
 let orgId: string;
 let conn: { id: string; saml: { sp_acs_url: string; sp_entity_id: string } };
-let sp: ReturnType<typeof samlify.ServiceProvider>;
+let acme: SamlIdpForConnection;
 
 beforeAll(async () => {
   const org = await bapi('POST', '/v1/organizations', { name: 'Acme' });
@@ -59,9 +45,7 @@ beforeAll(async () => {
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   conn = created.body;
-  const metadata = await h.request('GET', `/fapi/${i.instanceId}/sso/saml/${conn.id}/metadata`);
-  expect(metadata.status).toBe(200);
-  sp = samlify.ServiceProvider({ metadata: await metadata.text() });
+  acme = await samlIdpFor(h, i.instanceId, conn, { idp, entityId: IDP_ENTITY, origin: 'https://idp.acme.test' });
 });
 
 /** A browser starting enterprise SSO: the IdP URL and the AuthnRequest id it carries. */
@@ -71,59 +55,15 @@ async function startSignIn(email = 'ada@acme.test') {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const url = new URL(res.body.response.first_factor_verification.external_verification_redirect_url);
   expect(url.origin + url.pathname).toBe('https://idp.acme.test/sso');
-  const { extract } = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams) });
-  return { b, requestId: extract.request!.id as string, attemptId: res.body.response.id as string, setCookie: res.headers.getSetCookie() };
+  return { b, requestId: await acme.requestIdOf(url.href), attemptId: res.body.response.id as string, setCookie: res.headers.getSetCookie() };
 }
 
-const escapeXml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-const attribute = (name: string, values: string[]) =>
-  `<saml:Attribute Name="${name}">${values.map((v) => `<saml:AttributeValue xsi:type="xs:string">${escapeXml(v)}</saml:AttributeValue>`).join('')}</saml:Attribute>`;
+/** A signed SAMLResponse (base64) from `signer` for Ada (names and groups), with any template value overridden. */
+const samlResponse = (requestId: string, over: Record<string, string> = {}, signer = idp, email = 'ada@acme.test') =>
+  acme.response(requestId, { over, signer, email, attributes: { firstName: ['Ada'], lastName: ['Lovelace'], groups: ['admins', 'staff'] } });
 
-/** A signed SAMLResponse (base64) from `signer`, with any template value overridden. */
-async function samlResponse(requestId: string, over: Record<string, string> = {}, signer = idp, email = 'ada@acme.test') {
-  const now = new Date();
-  const later = new Date(now.getTime() + 5 * 60_000).toISOString();
-  const values: Record<string, string> = {
-    ID: `_${randomUUID()}`,
-    AssertionID: `_${randomUUID()}`,
-    Destination: conn.saml.sp_acs_url,
-    Audience: conn.saml.sp_entity_id,
-    SubjectRecipient: conn.saml.sp_acs_url,
-    Issuer: IDP_ENTITY,
-    IssueInstant: now.toISOString(),
-    StatusCode: 'urn:oasis:names:tc:SAML:2.0:status:Success',
-    ConditionsNotBefore: now.toISOString(),
-    ConditionsNotOnOrAfter: later,
-    SubjectConfirmationDataNotOnOrAfter: later,
-    NameIDFormat: EMAIL_FORMAT,
-    NameID: email,
-    InResponseTo: requestId,
-    AuthnStatement: '',
-    ...over,
-  };
-  const attributes = `<saml:AttributeStatement>${attribute('firstName', ['Ada'])}${attribute('lastName', ['Lovelace'])}${attribute('groups', ['admins', 'staff'])}</saml:AttributeStatement>`;
-  const { context } = (await signer.createLoginResponse(sp, { extract: { request: { id: requestId } } }, 'post', { email }, (template: string) => ({
-    id: values.ID!,
-    context: template.replace(/\{(\w+)\}/g, (_m, k: string) => (k === 'AttributeStatement' ? attributes : escapeXml(values[k] ?? ''))),
-  }))) as { context: string };
-  return context;
-}
-
-/**
- * A cross-site form post from the IdP, a foreign Origin, by the browser `from`: it sends the
- * cookies a browser sends on a cross-site POST — the SameSite=None flow cookie, never the Lax
- * `__client` — or none (a stranger's browser).
- */
-const postAcs = async (samlResponseB64: string, from?: FapiTestClient) => {
-  const crossSite = [...(from?.cookies ?? [])].map(([k, v]) => `${k}=${v}`).join('; ');
-  const res = await h.request('POST', `/fapi/${i.instanceId}/sso/saml/${conn.id}/acs`, {
-    raw: new URLSearchParams({ SAMLResponse: samlResponseB64 }).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.acme.test', ...(crossSite ? { cookie: crossSite } : {}) },
-  });
-  // The browser keeps what it is given (its rotated client token).
-  from?.keepCookies(res.headers);
-  return res;
-};
+/** A cross-site form post from the IdP by the browser `from` (its SameSite=None flow cookie only), or a stranger's. */
+const postAcs = (samlResponseB64: string, from?: FapiTestClient) => acme.postAcs(samlResponseB64, from);
 
 const decode = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
 const encode = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
@@ -308,9 +248,7 @@ describe('refusals', () => {
       const res = await app.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'grace@acme.test', redirect_url: 'http://localhost:3000/after', code_challenge } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.headers.get('set-cookie')).toBeNull();
-      const url = new URL(res.body.response.first_factor_verification.external_verification_redirect_url);
-      const { extract } = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams) });
-      return { id: res.body.response.id as string, requestId: extract.request!.id as string };
+      return { id: res.body.response.id as string, requestId: await acme.requestIdOf(res.body.response.first_factor_verification.external_verification_redirect_url) };
     };
     // The system browser posts the response without any cookie of ours: it is sent on with a claim nonce, nobody signed in yet.
     const first = await start();
@@ -373,14 +311,7 @@ describe('signed AuthnRequests', () => {
     expect(metadata).toContain('AuthnRequestsSigned="true"');
     expect(metadata).toMatch(/<KeyDescriptor use="signing">/);
     const signingSp = samlify.ServiceProvider({ metadata });
-    const strictIdp = samlify.IdentityProvider({
-      entityID: IDP_ENTITY,
-      privateKey: fixture('idp-key.pem'),
-      signingCert: fixture('idp-cert.pem'),
-      singleSignOnService: [{ Binding: REDIRECT, Location: 'https://idp.acme.test/sso' }],
-      nameIDFormat: [EMAIL_FORMAT],
-      wantAuthnRequestsSigned: true,
-    });
+    const strictIdp = makeSamlIdp({ entityId: IDP_ENTITY, ssoUrl: IDP_SSO_URL, wantAuthnRequestsSigned: true });
 
     const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
     const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'ada@acme.test' } });

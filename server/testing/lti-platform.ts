@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestHarness } from './harness';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 
 /**
@@ -107,4 +108,56 @@ export async function startFakePlatform(opts: { clientId?: string; deploymentId?
       }),
   };
   return platform;
+}
+
+/** What the platform's authorization answered: the form it posts back to the launch URL, and the state cookie the login set. */
+export interface Authorized {
+  location: URL;
+  stateCookie: string;
+  idToken: string;
+  state: string;
+}
+
+/**
+ * The launch dance between `platform` and one instance's tool, over HTTP: the platform
+ * starts a login (GET {fapi_url}/lti/login), its authorization endpoint (real HTTP to the
+ * fake) answers the form it posts back, and the browser posts it to the launch URL.
+ */
+export function ltiLaunches(h: TestHarness, instanceId: string, platform: FakePlatform, targetLinkUri: string) {
+  const fapi = `/fapi/${instanceId}`;
+  /** The platform starts a launch: GET {fapi_url}/lti/login. */
+  function login(params: Record<string, string> = {}, cookie?: string) {
+    const q = new URLSearchParams({ iss: platform.issuer, login_hint: 'lh-1', target_link_uri: targetLinkUri, client_id: platform.clientId, ...params });
+    return h.request('GET', `${fapi}/lti/login?${q}`, cookie ? { headers: { cookie } } : {});
+  }
+  /** Login, then the platform's authorization answer: the form it posts back. */
+  async function authorize(params: Record<string, string> = { lti_message_hint: 'mh-1' }): Promise<Authorized & { setCookie: string[] }> {
+    const res = await login(params);
+    if (res.status !== 302) throw new Error(`LTI login answered ${res.status}: ${await res.text()}`);
+    const location = new URL(res.headers.get('location')!);
+    const page = await (await fetch(location)).text();
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
+    const setCookie = res.headers.getSetCookie();
+    const stateCookie = setCookie.find((c) => c.startsWith('lti_state_'))!.split(';')[0]!;
+    return { location, stateCookie, idToken: field('id_token'), state: field('state'), setCookie };
+  }
+  /** The form post of the platform's page inside the LMS: cross-site, with the cookies the browser sends (none: a browser that blocks them). */
+  function launch(form: Record<string, string>, cookie?: string) {
+    return h.request('POST', `${fapi}/lti/launch`, {
+      raw: new URLSearchParams(form).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: platform.issuer, ...(cookie ? { cookie } : {}) },
+    });
+  }
+  /** A launch as `claims` shape the next id_token (a learner: sub, email): authorize, then post. */
+  async function launchAs(claims: Record<string, unknown>, cookie?: (a: Authorized) => string | undefined) {
+    const shape = platform.claims;
+    platform.claims = (c) => ({ ...c, ...claims });
+    try {
+      const a = await authorize();
+      return await launch({ id_token: a.idToken, state: a.state }, cookie?.(a));
+    } finally {
+      platform.claims = shape;
+    }
+  }
+  return { login, authorize, launch, launchAs };
 }

@@ -29,54 +29,80 @@ async function listen(server: http.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-export async function startOidcIdp(opts: { clientId: string; clientSecret: string; redirectUris: string[] }) {
+export interface OidcClientSpec {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+}
+
+/**
+ * An OpenID Provider on loopback, in two steps: it listens at once (its issuer is known, to
+ * register it with us), and answers once `serve` names its client (whose redirect URIs are
+ * known only once registered). Its login interaction signs in whoever `loginAs` names, with
+ * the claims of `accounts`.
+ */
+export async function openOidcIdp() {
   const accounts = new Map<string, IdpAccount>();
   const state = { loginAs: '' };
-  let handler: http.RequestListener = (_req, res) => res.end();
+  let handler: http.RequestListener = (_req, res) => {
+    res.statusCode = 503;
+    res.end('not serving yet');
+  };
   const server = http.createServer((req, res) => handler(req, res));
   const issuer = await listen(server);
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: opts.clientId,
-        client_secret: opts.clientSecret,
-        redirect_uris: opts.redirectUris,
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
-    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, ...accounts.get(sub) }) }),
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
-    conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    cookies: { keys: [randomBytes(16).toString('hex')] },
-  }) as unknown as OidcProvider;
-  const callback = provider.callback();
-  handler = (req, res) => {
-    if (!req.url?.startsWith('/interaction/')) return void callback(req, res);
-    void (async () => {
-      const details = await provider.interactionDetails(req, res);
-      const accountId = state.loginAs;
-      const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
-      grant.addOIDCScope(String(details.params.scope));
-      const grantId = await grant.save();
-      await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
-    })().catch((err: unknown) => {
-      res.statusCode = 500;
-      res.end(String(err));
-    });
-  };
+  function serve(opts: OidcClientSpec) {
+    const provider = new Provider(issuer, {
+      clients: [
+        {
+          client_id: opts.clientId,
+          client_secret: opts.clientSecret,
+          redirect_uris: opts.redirectUris,
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_post',
+        },
+      ],
+      findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, ...accounts.get(sub) }) }),
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
+      conformIdTokenClaims: false,
+      features: { devInteractions: { enabled: false } },
+      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+      cookies: { keys: [randomBytes(16).toString('hex')] },
+    }) as unknown as OidcProvider;
+    const callback = provider.callback();
+    handler = (req, res) => {
+      if (!req.url?.startsWith('/interaction/')) return void callback(req, res);
+      void (async () => {
+        const details = await provider.interactionDetails(req, res);
+        const accountId = state.loginAs;
+        const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+        grant.addOIDCScope(String(details.params.scope));
+        const grantId = await grant.save();
+        await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      })().catch((err: unknown) => {
+        res.statusCode = 500;
+        res.end(String(err));
+      });
+    };
+  }
   return {
     issuer,
     accounts,
+    serve,
     /** The account the next login interaction signs in. */
     set loginAs(sub: string) {
       state.loginAs = sub;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+export type OidcIdp = Awaited<ReturnType<typeof openOidcIdp>>;
+
+/** An OpenID Provider on loopback serving one client at once. */
+export async function startOidcIdp(opts: OidcClientSpec): Promise<OidcIdp> {
+  const idp = await openOidcIdp();
+  idp.serve(opts);
+  return idp;
 }
 
 export interface FakeGitHubUser {
