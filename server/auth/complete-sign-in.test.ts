@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserOf, codeSentTo, enrollTotp, instanceWith, type TestInstance } from '../testing/auth-flows';
 import type { FapiResult, FapiTestClient } from '../testing/fapi-client';
 import { sharedHarness } from '../testing/harness';
-import { browseUntil, startOidcIdp } from '../testing/social-idps';
+import { ltiLaunches, startFakePlatform, type FakePlatform } from '../testing/lti-platform';
+import { makeSamlIdp, samlIdpFor, type SamlIdpForConnection } from '../testing/saml-idp';
+import { browseUntil, openOidcIdp, type OidcIdp } from '../testing/social-idps';
 import type { InstanceSettings } from '../instances/settings';
 import { WAYS, type WayKind } from './complete-sign-in';
 
@@ -12,67 +12,129 @@ import { WAYS, type WayKind } from './complete-sign-in';
  * Every rule of the ending of a sign-in (complete-sign-in.ts) against every way in, over HTTP
  * as a browser drives it. A way added to WAYS without a driver here fails the first test.
  *
- * Ways that go through an identity provider or a platform (SAML, OIDC SSO, LTI) have their
- * own suites (server/sso, server/lti) for their browser binding; the rows here drive the
- * social way through a real OpenID Provider on loopback.
+ * The ways that leave the browser go through real parties on the other side: social and OIDC
+ * SSO through an OpenID Provider on loopback, SAML through a samlify IdP signing with the
+ * fixtures' key, LTI through a fake platform (server/testing). Their own suites (server/sso,
+ * server/lti, server/social) test each protocol's checks and binding in depth.
  */
-const h = sharedHarness({ env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
+const h = sharedHarness({ env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', ALLOW_PRIVATE_TARGETS: '1' } });
 const PASSWORD = 'a long passphrase';
-const SSO_DOMAIN = 'corp.test';
+/** The domains of the world's SAML and OIDC connections: a person's address there signs in through that IdP. */
+const SAML_DOMAIN = 'corp.test';
+const OIDC_DOMAIN = 'oidc-corp.test';
 const APP = 'https://app.example.com/after';
-let idp: Awaited<ReturnType<typeof startOidcIdp>>;
+const TOOL = 'https://tool.example/course';
+const IDP_SECRET = 'a-long-enough-client-secret-for-the-idp';
+const SAML_IDP = { entityId: 'https://idp.corp.test/saml', origin: 'https://idp.corp.test', ssoUrl: 'https://idp.corp.test/sso' };
+const samlIdp = makeSamlIdp(SAML_IDP);
+let idp: OidcIdp;
+let platform: FakePlatform;
 let n = 0;
 
 interface Person {
   id: string;
+  /** An address at no SSO domain (the identifier of the password and code ways). */
   email: string;
   username: string;
   phone: string;
+  /** The subject at the social provider. */
   sub: string;
+  /** The address the SSO ways sign in by (at their connection's domain), when the person has one. */
+  ssoEmail: string | null;
+  /** The subject at the OIDC SSO IdP, and at the LTI platform. */
+  ssoSub: string;
+  ltiSub: string;
 }
 interface World {
   i: TestInstance;
-  person(opts?: { ssoAddress?: boolean }): Promise<Person>;
+  saml: SamlIdpForConnection;
+  /** The connections' ids, by way. */
+  connections: Record<'saml' | 'oidc_sso', string>;
+  /** The OIDC connection's redirect URI (where the IdP sends the browser back). */
+  oidcCallback: string;
+  lti: ReturnType<typeof ltiLaunches>;
+  /**
+   * A person able to sign in by `way`: an SSO way's person has an address at its connection's
+   * domain, an LTI person is made by their platform's first launch (LTI never links by address).
+   * `ssoAddress`: the person has an address at an SSO domain (they must use SSO).
+   */
+  person(opts?: { way?: WayName; ssoAddress?: boolean }): Promise<Person>;
 }
 const callbackOf = (t: TestInstance) => `http://localhost:3000/fapi/${t.instanceId}/v1/oauth_callback`;
 const ALL_METHODS = { password: true, email_code: true, username: true, phone_code: true, email_link: true, email_link_same_browser: false };
 const bapi = (i: TestInstance, method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
 
-/** An instance with every first factor on and an active SSO connection for corp.test (its social provider comes once the IdP knows every callback). */
+/** An organization with `domain` verified, and an active connection of `provider` serving it. */
+async function connection(i: TestInstance, domainName: string, provider: 'saml' | 'oidc') {
+  const org = await bapi(i, 'POST', '/v1/organizations', { name: `Corp ${provider}` });
+  const domain = await bapi(i, 'POST', `/v1/organizations/${org.body.id}/domains`, { name: domainName });
+  await bapi(i, 'PATCH', `/v1/organizations/${org.body.id}/domains/${domain.body.id}`, { verified: true });
+  const conn = await bapi(i, 'POST', '/v1/sso_connections', {
+    organization_id: org.body.id,
+    provider,
+    name: `Corp ${provider} IdP`,
+    domains: [domainName],
+    active: true,
+    ...(provider === 'saml'
+      ? { saml: { idp_metadata_xml: samlIdp.getMetadata() } }
+      : { oidc: { issuer: idp.issuer, client_id: 'latchkey', client_secret: IDP_SECRET } }),
+  });
+  expect(conn.status, JSON.stringify(conn.body)).toBe(201);
+  return conn.body;
+}
+
+/**
+ * An instance with every first factor on, a SAML connection for corp.test and an OIDC one for
+ * oidc-corp.test, and the LTI platform registered (its social provider comes once the IdP knows
+ * every callback).
+ */
 async function world(settings: Partial<InstanceSettings> = {}): Promise<World> {
   const i = await instanceWith(h, { sign_in_methods: ALL_METHODS, redirect_urls: ['https://app.example.com/'], ...settings });
   worlds.push(i);
-  const org = await bapi(i, 'POST', '/v1/organizations', { name: 'Corp' });
-  const domain = await bapi(i, 'POST', `/v1/organizations/${org.body.id}/domains`, { name: SSO_DOMAIN });
-  await bapi(i, 'PATCH', `/v1/organizations/${org.body.id}/domains/${domain.body.id}`, { verified: true });
-  const cert = readFileSync(join(__dirname, '../sso/fixtures/idp-cert.pem'), 'utf8');
-  const conn = await bapi(i, 'POST', '/v1/sso_connections', {
-    organization_id: org.body.id,
-    provider: 'saml',
-    name: 'Corp IdP',
-    domains: [SSO_DOMAIN],
-    active: true,
-    saml: { idp_entity_id: 'https://idp.corp.test', idp_sso_url: 'https://idp.corp.test/sso', idp_certificates: [cert] },
+  const saml = await connection(i, SAML_DOMAIN, 'saml');
+  const oidc = await connection(i, OIDC_DOMAIN, 'oidc');
+  const registered = await bapi(i, 'POST', '/v1/lti_platforms', {
+    name: 'LMS',
+    issuer: platform.issuer,
+    client_id: platform.clientId,
+    authorization_endpoint: platform.authorizationEndpoint,
+    jwks_uri: platform.jwksUri,
+    deployment_ids: [platform.deploymentId],
+    target_link_uris: [TOOL],
   });
-  expect(conn.status, JSON.stringify(conn.body)).toBe(201);
-  return {
+  expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+  const w: World = {
     i,
+    saml: await samlIdpFor(h, i.instanceId, saml, { idp: samlIdp, ...SAML_IDP }),
+    connections: { saml: saml.id, oidc_sso: oidc.id },
+    oidcCallback: oidc.oidc.redirect_uri,
+    lti: ltiLaunches(h, i.instanceId, platform, TOOL),
     async person(opts = {}) {
       const k = ++n;
-      const email = `person${k}@example.com`;
-      const body = {
-        email_address: opts.ssoAddress ? [email, `person${k}@${SSO_DOMAIN}`] : [email],
-        username: `person${k}`,
-        phone_number: [`+1555010${String(k).padStart(4, '0')}`],
-        password: PASSWORD,
-      };
-      const res = await bapi(i, 'POST', '/v1/users', body);
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      const sub = `sub-${k}`;
-      idp.accounts.set(sub, { email, email_verified: true });
-      return { id: res.body.id, email, username: body.username, phone: body.phone_number[0]!, sub };
+      const ssoDomain = opts.way === 'oidc_sso' ? OIDC_DOMAIN : opts.way === 'saml' || opts.ssoAddress ? SAML_DOMAIN : null;
+      const ssoEmail = ssoDomain ? `person${k}@${ssoDomain}` : null;
+      const p = { email: `person${k}@example.com`, username: `person${k}`, phone: `+1555010${String(k).padStart(4, '0')}`, sub: `sub-${k}`, ssoEmail, ssoSub: `sso-${k}`, ltiSub: `lti-${k}` };
+      let id: string;
+      if (opts.way === 'lti') {
+        // Made by the platform (JIT), with its one address; then a username and a password of their own.
+        const made = await w.lti.launchAs({ sub: p.ltiSub, email: ssoEmail ?? p.email });
+        expect(made.status, await made.clone().text()).toBe(303);
+        const found = await bapi(i, 'GET', `/v1/users?email_address=${encodeURIComponent(ssoEmail ?? p.email)}`);
+        id = (found.body.data ?? found.body)[0].id;
+        const patched = await bapi(i, 'PATCH', `/v1/users/${id}`, { username: p.username, password: PASSWORD });
+        expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+        if (ssoEmail) p.email = ssoEmail;
+      } else {
+        const res = await bapi(i, 'POST', '/v1/users', { email_address: ssoEmail ? [p.email, ssoEmail] : [p.email], username: p.username, phone_number: [p.phone], password: PASSWORD });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        id = res.body.id;
+      }
+      idp.accounts.set(p.sub, { email: p.email, email_verified: true });
+      if (ssoEmail) idp.accounts.set(p.ssoSub, { email: ssoEmail, email_verified: true });
+      return { id, ...p };
     },
   };
+  return w;
 }
 const worlds: TestInstance[] = [];
 
@@ -90,7 +152,27 @@ const createAttempt = async (b: FapiTestClient, identifier: string) => {
 const prepare = (b: FapiTestClient, id: string, strategy: string) => b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy } });
 const attempt = (b: FapiTestClient, id: string, body: Record<string, string>) => b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body });
 
-const DRIVERS: Record<Exclude<WayKind, 'sso' | 'lti'> | 'email_code' | 'phone_code', Driver> = {
+/** A refusal shown as an HTML page (SSO, LTI): its reason, as an outcome whose code is the reason in capitals (USER_BANNED). */
+async function pageRefusal(res: Response): Promise<Outcome> {
+  const text = await res.text();
+  const reason = /Reason: (\w+)/.exec(text)?.[1] ?? /refused \((\w+)\)/.exec(text)?.[1] ?? null;
+  return { status: res.status, body: { errors: [{ code: reason?.toUpperCase() ?? null, meta: { reason } }], page: text.slice(0, 500) } };
+}
+
+/** The browser starts enterprise SSO for its address: the attempt and the IdP URL it is sent to (and the flow cookie it keeps). */
+async function startSso(b: FapiTestClient, email: string) {
+  const started = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: email, redirect_url: APP } });
+  expect(started.status, JSON.stringify(started.body)).toBe(200);
+  return { id: started.body.response.id as string, idpUrl: started.body.response.first_factor_verification.external_verification_redirect_url as string };
+}
+
+/** The answer of an SSO callback: the attempt as the browser then reads it, or the refusal page. */
+async function ssoOutcome(b: FapiTestClient, res: Response, attemptId: string): Promise<Outcome> {
+  if (res.status !== 303) return pageRefusal(res);
+  return b.call('GET', `/v1/client/sign_ins/${attemptId}`);
+}
+
+const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 'saml' | 'oidc_sso', Driver> = {
   password: async (_w, b, p) => b.call('POST', '/v1/client/sign_ins', { body: { identifier: p.username, password: PASSWORD } }),
   email_code: async (_w, b, p) => {
     const id = await createAttempt(b, p.email);
@@ -147,6 +229,30 @@ const DRIVERS: Record<Exclude<WayKind, 'sso' | 'lti'> | 'email_code' | 'phone_co
     }
     return b.call('GET', `/v1/client/sign_ins/${started.body.response.id}`);
   },
+  // The IdP posts the signed response from its own site: the browser sends its SameSite=None flow cookie only.
+  saml: async (w, b, p) => {
+    const started = await startSso(b, p.ssoEmail!);
+    const requestId = await w.saml.requestIdOf(started.idpUrl);
+    const res = await w.saml.postAcs(await w.saml.response(requestId, { email: p.ssoEmail! }), b);
+    return ssoOutcome(b, res, started.id);
+  },
+  // The IdP sends the browser back by a top-level GET: it carries its cookies (flow and client).
+  oidc_sso: async (w, b, p) => {
+    const started = await startSso(b, p.ssoEmail!);
+    idp.loginAs = p.ssoSub;
+    const back = await browseUntil(started.idpUrl, w.oidcCallback);
+    const cookie = b.cookieHeader();
+    const res = await h.request('GET', back.pathname + back.search, { headers: cookie ? { cookie } : {} });
+    b.keepCookies(res.headers);
+    return ssoOutcome(b, res, started.id);
+  },
+  // The platform's page posts the launch from the LMS: the browser sends its state cookie and the client's (SameSite=None inside the LMS).
+  lti: async (w, b, p) => {
+    const res = await w.lti.launchAs({ sub: p.ltiSub, email: p.email }, (a) => [b.cookieHeader(), a.stateCookie].filter(Boolean).join('; '));
+    b.keepCookies(res.headers);
+    if (res.status !== 303) return pageRefusal(res);
+    return b.call('GET', '/v1/client');
+  },
   sign_up: async (_w, b) => {
     const email = `newcomer${++n}@example.com`;
     const created = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: PASSWORD } });
@@ -158,14 +264,14 @@ const DRIVERS: Record<Exclude<WayKind, 'sso' | 'lti'> | 'email_code' | 'phone_co
 };
 
 /** The ways as the rules below address them: every kind of WAYS, and both codes. */
-const WAY_NAMES = ['password', 'email_code', 'phone_code', 'link', 'reset', 'ticket', 'impersonation', 'social', 'sign_up'] as const;
+const WAY_NAMES = ['password', 'email_code', 'phone_code', 'link', 'reset', 'ticket', 'impersonation', 'social', 'saml', 'oidc_sso', 'lti', 'sign_up'] as const;
 type WayName = (typeof WAY_NAMES)[number];
-/** Ways with their own suites (an IdP or a platform on the other side): sso in server/sso, lti in server/lti. */
-const ELSEWHERE: WayKind[] = ['sso', 'lti'];
-const kindOfName = (w: WayName): WayKind => (w === 'email_code' || w === 'phone_code' ? 'code' : w);
+const kindOfName = (w: WayName): WayKind => (w === 'email_code' || w === 'phone_code' ? 'code' : w === 'saml' || w === 'oidc_sso' ? 'sso' : w);
+const SSO_WAYS = ['saml', 'oidc_sso'] as const;
 
 afterAll(async () => {
   await idp?.close();
+  await platform?.close();
 });
 
 /** The session a sign-in made (the client's newest), as BAPI shows it. */
@@ -179,8 +285,8 @@ async function sessionOf(w: World, b: FapiTestClient) {
 const code = (o: Outcome) => (o.body?.errors?.[0]?.code as string | undefined) ?? null;
 
 describe('the table of ways', () => {
-  it('has a driver or a suite of its own for every way of complete-sign-in.ts', () => {
-    const covered = new Set<WayKind>([...WAY_NAMES.map(kindOfName), ...ELSEWHERE]);
+  it('has a driver for every way of complete-sign-in.ts', () => {
+    const covered = new Set<WayKind>(WAY_NAMES.map(kindOfName));
     expect([...covered].sort()).toEqual(Object.keys(WAYS).sort());
   });
 });
@@ -195,22 +301,27 @@ function eachWay(rule: string, run: (way: WayName) => Promise<void>) {
 let plain: World;
 let mfa: World;
 let lockout: World;
+/** Its connections declare that their IdPs enforce MFA. */
+let enforcing: World;
 beforeAll(async () => {
+  idp = await openOidcIdp();
+  platform = await startFakePlatform({ targetLinkUri: TOOL });
   plain = await world();
   mfa = await world({ mfa_required: true });
   lockout = await world();
+  enforcing = await world();
   expect((await bapi(lockout.i, 'PATCH', '/v1/attack_protection', { user_lockout: { max_attempts: 3, window_minutes: 10, lockout_minutes: 15 } })).status).toBe(200);
   // The provider is made once every instance's callback is known; it reads accounts as people are made.
-  idp = await startOidcIdp({ clientId: 'latchkey', clientSecret: 'idp-secret', redirectUris: worlds.map(callbackOf) });
+  idp.serve({ clientId: 'latchkey', clientSecret: IDP_SECRET, redirectUris: [...worlds.map(callbackOf), ...[plain, mfa, lockout, enforcing].map((w) => w.oidcCallback)] });
   for (const i of worlds) {
-    const provider = await bapi(i, 'POST', '/v1/social_providers', { kind: 'oidc', name: 'acme', display_name: 'Acme ID', issuer: idp.issuer, client_id: 'latchkey', client_secret: 'idp-secret' });
+    const provider = await bapi(i, 'POST', '/v1/social_providers', { kind: 'oidc', name: 'acme', display_name: 'Acme ID', issuer: idp.issuer, client_id: 'latchkey', client_secret: IDP_SECRET });
     expect(provider.status, JSON.stringify(provider.body)).toBe(201);
   }
 });
 
 eachWay('a banned user is refused (USER_BANNED), nothing signed in', async (way) => {
   if (way === 'sign_up') return; // a new user cannot be banned yet
-  const p = await plain.person();
+  const p = await plain.person({ way });
   expect((await bapi(plain.i, 'POST', `/v1/users/${p.id}/ban`)).status).toBe(200);
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
@@ -220,7 +331,7 @@ eachWay('a banned user is refused (USER_BANNED), nothing signed in', async (way)
 
 eachWay('an operator’s lock refuses every way but impersonation', async (way) => {
   if (way === 'sign_up') return;
-  const p = await plain.person();
+  const p = await plain.person({ way });
   expect((await bapi(plain.i, 'POST', `/v1/users/${p.id}/lock`)).status).toBe(200);
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
@@ -235,7 +346,7 @@ eachWay('an operator’s lock refuses every way but impersonation', async (way) 
 
 eachWay('a timed lockout (an attacker’s wrong passwords) stops the password only', async (way) => {
   if (way === 'sign_up') return;
-  const p = await lockout.person();
+  const p = await lockout.person({ way });
   for (let k = 0; k < 3; k++) await browserOf(h, lockout.i).call('POST', '/v1/client/sign_ins', { body: { identifier: p.email, password: `guess ${k}` } });
   expect((await bapi(lockout.i, 'GET', `/v1/users/${p.id}`)).body.locked).toBe(true);
   const b = browserOf(h, lockout.i);
@@ -251,7 +362,7 @@ eachWay('a timed lockout (an attacker’s wrong passwords) stops the password on
 
 eachWay('a user with TOTP is asked for it: the session starts pending (impersonation excepted)', async (way) => {
   if (way === 'sign_up') return; // a new user has no factor
-  const p = await plain.person();
+  const p = await plain.person({ way });
   await enrollTotp(h, plain.i.instanceId, p.id);
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
@@ -259,6 +370,9 @@ eachWay('a user with TOTP is asked for it: the session starts pending (impersona
   const session = await sessionOf(plain, b);
   if (way === 'impersonation') {
     expect(session?.status).toBe('active');
+  } else if (way === 'lti') {
+    // A launch has no sign-in attempt of the browser's: the session waits, pending.
+    expect(session?.status).toBe('pending');
   } else {
     expect(session?.status).toBe('pending');
     expect(out.body.response.status).toBe('needs_second_factor');
@@ -267,7 +381,7 @@ eachWay('a user with TOTP is asked for it: the session starts pending (impersona
 });
 
 eachWay('mfa_required: a user without a factor gets a pending session with setup_mfa (impersonation excepted)', async (way) => {
-  const p = way === 'sign_up' ? (null as unknown as Person) : await mfa.person();
+  const p = way === 'sign_up' ? (null as unknown as Person) : await mfa.person({ way });
   const b = browserOf(h, mfa.i);
   const out = await DRIVERS[way](mfa, b, p);
   expect(out.status, JSON.stringify(out.body)).toBe(200);
@@ -281,7 +395,7 @@ eachWay('mfa_required: a user without a factor gets a pending session with setup
 
 eachWay('SSO only belongs to the user: password and code ways are refused whatever identifier was typed', async (way) => {
   if (way === 'sign_up') return;
-  const p = await plain.person({ ssoAddress: true });
+  const p = await plain.person({ way, ssoAddress: true });
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
   const refused = way === 'password' || way === 'email_code' || way === 'phone_code' || way === 'link' || way === 'reset';
@@ -296,7 +410,7 @@ eachWay('SSO only belongs to the user: password and code ways are refused whatev
 });
 
 eachWay('the client token is rotated at sign-in: the token held before no longer names the client', async (way) => {
-  const p = way === 'sign_up' ? (null as unknown as Person) : await plain.person();
+  const p = way === 'sign_up' ? (null as unknown as Person) : await plain.person({ way });
   const b = browserOf(h, plain.i);
   // The browser already holds a client (a token an attacker might have planted or seen).
   expect((await b.call('POST', '/v1/client/sign_ins', { body: { identifier: `someone${++n}@example.com` } })).status).toBe(200);
@@ -311,7 +425,39 @@ eachWay('the client token is rotated at sign-in: the token held before no longer
   expect(seen.body.sessions ?? seen.body.response?.sessions ?? []).toEqual([]);
 });
 
-describe('the answer is bound to the browser that asked (ways that leave the browser; SAML and OIDC SSO in server/sso)', () => {
+describe('the answer is bound to the browser that asked (ways that leave the browser)', () => {
+  /** A victim's browser that holds a client of its own. */
+  const victimOf = async (w: World) => {
+    const victim = browserOf(h, w.i);
+    expect((await victim.call('POST', '/v1/client/sign_ins', { body: { identifier: `someone${++n}@example.com` } })).status).toBe(200);
+    return victim;
+  };
+
+  it('saml: the IdP’s response posted by another browser signs in nobody (flow_binding_mismatch)', async () => {
+    const p = await plain.person({ way: 'saml' });
+    const attacker = browserOf(h, plain.i);
+    const started = await startSso(attacker, p.ssoEmail!);
+    const response = await plain.saml.response(await plain.saml.requestIdOf(started.idpUrl), { email: p.ssoEmail! });
+    const victim = await victimOf(plain);
+    const out = await pageRefusal(await plain.saml.postAcs(response, victim));
+    expect(out).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: 'flow_binding_mismatch' } }] } });
+    expect(await sessionOf(plain, attacker)).toBeNull();
+    expect(await sessionOf(plain, victim)).toBeNull();
+  });
+
+  it('oidc_sso: the IdP’s redirect followed by another browser signs in nobody (flow_binding_mismatch)', async () => {
+    const p = await plain.person({ way: 'oidc_sso' });
+    const attacker = browserOf(h, plain.i);
+    const started = await startSso(attacker, p.ssoEmail!);
+    idp.loginAs = p.ssoSub;
+    const back = await browseUntil(started.idpUrl, plain.oidcCallback);
+    const victim = await victimOf(plain);
+    const out = await pageRefusal(await h.request('GET', back.pathname + back.search, { headers: { cookie: victim.cookieHeader()! } }));
+    expect(out).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: 'flow_binding_mismatch' } }] } });
+    expect(await sessionOf(plain, attacker)).toBeNull();
+    expect(await sessionOf(plain, victim)).toBeNull();
+  });
+
   it('social: the provider’s answer carried to another browser signs in nobody (flow_binding_mismatch)', async () => {
     const p = await plain.person();
     const attacker = browserOf(h, plain.i);
@@ -339,4 +485,50 @@ describe('the answer is bound to the browser that asked (ways that leave the bro
     expect((await attacker.call('GET', `/v1/client/sign_ins/${id}`)).body.response.status).toBe('needs_first_factor');
     expect(await sessionOf(w, attacker)).toBeNull();
   });
+});
+
+describe('SSO asks the second factor like every way in (the samlify IdP, the OIDC IdP)', () => {
+  for (const way of SSO_WAYS) {
+    it(`${way}: a user with TOTP gets a pending session and the attempt needs_second_factor; the TOTP code activates it`, async () => {
+      const p = await plain.person({ way });
+      const { totp } = await enrollTotp(h, plain.i.instanceId, p.id);
+      const b = browserOf(h, plain.i);
+      const out = await DRIVERS[way](plain, b, p);
+      expect(out.status, JSON.stringify(out.body)).toBe(200);
+      expect(out.body.response).toMatchObject({ status: 'needs_second_factor', supported_second_factors: expect.arrayContaining([{ strategy: 'totp' }]) });
+      expect((await sessionOf(plain, b))?.status).toBe('pending');
+      const done = await b.call('POST', `/v1/client/sign_ins/${out.body.response.id}/attempt_second_factor`, {
+        body: { strategy: 'totp', code: totp.generate({ timestamp: h.clock.now() }) },
+      });
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      expect(done.body.response.status).toBe('complete');
+      expect(await sessionOf(plain, b)).toMatchObject({ status: 'active', user_id: p.id });
+    });
+
+    it(`${way}: a connection that declares idp_enforces_mfa (audited) starts the session active at once`, async () => {
+      const id = enforcing.connections[way];
+      const patched = await bapi(enforcing.i, 'PATCH', `/v1/sso_connections/${id}`, { idp_enforces_mfa: true });
+      expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+      expect(patched.body.idp_enforces_mfa).toBe(true);
+      const log = await bapi(enforcing.i, 'GET', `/v1/audit_logs?target=${id}&action=sso_connection.updated`);
+      expect(log.body.data).toHaveLength(1);
+      expect(log.body.data[0]).toMatchObject({ action: 'sso_connection.updated', target: id, actor: `key:${enforcing.i.keyId}` });
+
+      const p = await enforcing.person({ way });
+      await enrollTotp(h, enforcing.i.instanceId, p.id);
+      const b = browserOf(h, enforcing.i);
+      const out = await DRIVERS[way](enforcing, b, p);
+      expect(out.status, JSON.stringify(out.body)).toBe(200);
+      expect(out.body.response.status).toBe('complete');
+      expect(await sessionOf(enforcing, b)).toMatchObject({ status: 'active', user_id: p.id });
+    });
+
+    it(`${way}: under mfa_required a user with no factor gets a pending session with the setup_mfa task`, async () => {
+      const p = await mfa.person({ way });
+      const b = browserOf(h, mfa.i);
+      const out = await DRIVERS[way](mfa, b, p);
+      expect(out.status, JSON.stringify(out.body)).toBe(200);
+      expect((await b.call('GET', '/v1/client')).body.sessions).toMatchObject([{ status: 'pending', user_id: p.id, tasks: [{ key: 'setup_mfa' }] }]);
+    });
+  }
 });
