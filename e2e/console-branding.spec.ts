@@ -8,7 +8,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 test('branding: the operator sets an application name, a logo, a primary colour and a support address; the hosted sign-in shows them', async ({ page, browser }) => {
   const accountId = await createOperatorAccount(page, { firstName: 'Bea', email: uniqueEmail('brand-owner'), password: 'brand new passphrase', accountName: 'Brand Co' });
   const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Teal Shop', '--env', 'test', '--account', accountId);
-  await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
+  await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/branding`);
   const card = page.getByRole('region', { name: en.branding.logo });
 
   await test.step('a logo is uploaded and previewed', async () => {

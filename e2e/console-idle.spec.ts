@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { INSTANCE_NAV } from '../components/console/instance-nav';
+import { INSTANCE_NAV, SETTINGS_NAV } from '../components/console/instance-nav';
 import { bapi, cli, createOperatorAccount, uniqueEmail } from './support/helpers';
 
 const SETTLE_MS = 1_500;
@@ -36,6 +36,7 @@ test('no console page keeps sending requests while it sits idle', async ({ page 
   const pages = [
     `/accounts/${accountId}`,
     ...INSTANCE_NAV.map(({ segment }) => (segment ? `${base}/${segment}` : base)),
+    ...SETTINGS_NAV.filter(({ segment }) => segment).map(({ segment }) => `${base}/settings/${segment}`),
     `${base}/users/${user.id}`,
     `${base}/organizations/${org.id}`,
     `${base}/templates/verification_code`,

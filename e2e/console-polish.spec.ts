@@ -85,6 +85,7 @@ test('the account page: an invitation link to copy, no Remove for the last owner
     await expect(page.getByText(en.rename.saved)).toBeVisible();
     await expect(page.getByRole('navigation').getByRole('link', { name: /Scratch pad/ }).first()).toBeVisible();
 
+    await page.getByRole('navigation', { name: en.settingsNav.label }).getByRole('link', { name: en.settingsNav.danger }).click();
     await page.getByRole('button', { name: en.instanceGeneral.delete }).click();
     const dialog = page.getByRole('dialog');
     const confirm = dialog.getByRole('button', { name: en.instanceGeneral.delete });

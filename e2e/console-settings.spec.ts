@@ -12,7 +12,7 @@ test('settings: the session token template with its live preview, saved and carr
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', { email_address: [uniqueEmail('claims')], first_name: 'Grace', public_metadata: { plan: 'enterprise' } });
 
-  await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
+  await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/session-token`);
   const template = page.getByLabel(en.sessionToken.template);
   const preview = page.getByLabel(en.sessionToken.preview);
 
@@ -46,7 +46,8 @@ test('settings: the password policy and the organization settings, each entry ch
   const accountId = await createOperatorAccount(page, { firstName: 'Pat', email: uniqueEmail('policy-owner'), password: 'policies are fun', accountName: 'Policy Co' });
   const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Policies', '--env', 'test', '--account', accountId);
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
-  await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
+  const settings = `/accounts/${accountId}/instances/${instance.instance_id}/settings`;
+  await page.goto(`${settings}/sign-up`);
 
   await test.step('password policy: a length out of range is flagged on blur; 12 with a digit is saved and shown on the hosted sign-up', async () => {
     const min = page.getByLabel(en.passwordPolicy.minLength);
@@ -131,6 +132,7 @@ test('settings: the password policy and the organization settings, each entry ch
   });
 
   await test.step('organization settings: a bad member limit is flagged on blur; roles and limit are saved', async () => {
+    await page.goto(`${settings}/organizations`);
     const limit = page.getByLabel(en.organizationSettings.limit);
     await limit.fill('lots');
     await limit.blur();
@@ -144,6 +146,7 @@ test('settings: the password policy and the organization settings, each entry ch
     await expect(page.getByLabel(en.organizationSettings.limit)).toHaveValue('40');
     await expect(page.getByLabel(en.organizationSettings.defaultRole)).toHaveValue('org:admin');
     await expect(page.getByLabel(en.organizationSettings.creation)).not.toBeChecked();
+    await page.goto(`${settings}/sign-up`);
     await expect(page.getByLabel(en.passwordPolicy.minLength)).toHaveValue('12');
     await screenshot(page, 'console-settings-policies');
   });

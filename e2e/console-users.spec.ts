@@ -48,7 +48,11 @@ test('users list: create a user, filter, sort, choose columns, keep it all in th
     await expect(page).toHaveURL(/order_by=name/);
     await page.getByRole('searchbox', { name: tu.search }).fill('crowd.test');
     await expect(page).toHaveURL(/query=crowd.test/);
+    // The eight filters fold behind one button; a filtering URL opens them again.
+    await expect(page.getByLabel(tu.flags.banned)).toHaveCount(0);
+    await page.getByRole('button', { name: tu.filtersButton, exact: true }).click();
     await page.getByLabel(tu.flags.banned).selectOption('true');
+    await expect(page.getByRole('button', { name: tu.filtersCount.replace('{count}', '1') })).toHaveAttribute('aria-expanded', 'true');
     await expect(page.getByText(tu.noMatchesFiltered)).toBeVisible();
     await page.reload();
     await expect(page.getByLabel(tu.flags.banned)).toHaveValue('true');
@@ -79,6 +83,17 @@ test('users list: create a user, filter, sort, choose columns, keep it all in th
     expect(lines[0]).toMatch(/^id,first_name,last_name/);
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain('zoe@crowd.test');
+  });
+
+  await test.step('on a phone the page fits the screen, filters open or not', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.getByRole('button', { name: tu.filtersButton, exact: true }).click();
+    await expect(page.getByLabel(tu.ranges.created_after)).toBeVisible();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(page, 'console-users-phone');
+    await page.setViewportSize({ width: 1280, height: 720 });
   });
 });
 
@@ -208,5 +223,18 @@ test('the user page: profile, contact details, password, two-step, lock, session
     await page.getByRole('dialog', { name: tp.revokeTokenTitle }).getByRole('button', { name: tp.revoke }).click();
     await expect(page.getByText(tp.noTokensTitle)).toBeVisible();
     await screenshot(page, 'console-user-page');
+  });
+
+  await test.step('impersonation asks first, saying how long the link works; cancelled, nothing is made', async () => {
+    await page.getByRole('button', { name: tp.impersonate, exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: /^Sign in as / });
+    await expect(confirm).toContainText(tp.impersonateConfirm.replace('{minutes}', '60'));
+    await confirm.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await page.getByRole('button', { name: tp.impersonate, exact: true }).click();
+    await page.getByRole('dialog', { name: /^Sign in as / }).getByRole('button', { name: tp.impersonateConfirmButton }).click();
+    const link = page.getByRole('dialog', { name: tp.impersonateTitle });
+    await expect(link).toContainText(tp.impersonateExpires.replace(' {time}.', ''));
+    await link.getByRole('button', { name: tp.done }).click();
   });
 });

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
+import common from '../messages/en/common.json' with { type: 'json' };
 import en from '../messages/en/webhooks.json' with { type: 'json' };
 import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
 
@@ -61,6 +62,7 @@ test('an operator adds a webhook endpoint, receives a signed test event, retries
       await dialog.getByLabel(en.url, { exact: true }).fill(receiver.url);
       await dialog.getByRole('button', { name: en.add }).click();
       await expect(dialog.getByLabel(en.url, { exact: true })).toHaveAttribute('aria-invalid', 'true');
+      await expect(dialog.getByText(common.validation.httpsRequired)).toBeVisible();
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await expect(dialog).toBeHidden();
     });
@@ -75,6 +77,8 @@ test('an operator adds a webhook endpoint, receives a signed test event, retries
     await test.step('adding an endpoint for every event shows its secret', async () => {
       await page.getByRole('button', { name: en.add }).first().click();
       const dialog = page.getByRole('dialog', { name: en.addTitle });
+      // A test instance says how a receiver on the developer's machine is allowed.
+      await expect(dialog.getByText(en.urlHintTest)).toBeVisible();
       await dialog.getByLabel(en.url, { exact: true }).fill('not a url');
       await dialog.getByRole('button', { name: en.add }).click();
       await expect(dialog.getByLabel(en.url, { exact: true })).toHaveAttribute('aria-invalid', 'true');

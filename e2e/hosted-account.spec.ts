@@ -35,6 +35,8 @@ test('the hosted account page: upload a photo, add, verify and make primary an e
 
   await test.step('upload a profile photo, see it, remove it', async () => {
     const photo = page.getByRole('region', { name: en.profile.photo });
+    // No name yet: the avatar's initial is the email address's first letter.
+    await expect(photo.getByText('N', { exact: true })).toBeVisible();
     await photo.getByLabel(en.profile.uploadPhoto).setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: PNG });
     const img = photo.getByRole('img', { name: en.profile.photoAlt });
     await expect(img).toHaveAttribute('src', /\/v1\/users\/user_[^/]+\/profile_image\/[0-9a-f]{16}$/);
@@ -75,7 +77,12 @@ test('the hosted account page: upload a photo, add, verify and make primary an e
     await expect(row(page, phone)).toContainText(en.profile.verified);
   });
 
-  await test.step('change the password: a wrong current one is refused under the field, the right one works', async () => {
+  await test.step('change the password (Security tab, kept in the URL): a wrong current one is refused under the field, the right one works', async () => {
+    await expect(page.getByRole('button', { name: ta.changePassword })).toBeHidden();
+    await page.getByRole('tab', { name: en.profile.tabs.security }).click();
+    await expect(page).toHaveURL(/#security$/);
+    await page.reload();
+    await expect(page.getByRole('tab', { name: en.profile.tabs.security })).toHaveAttribute('aria-selected', 'true');
     await page.getByRole('button', { name: ta.changePassword }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel(ta.currentPassword).fill('not my password');

@@ -42,6 +42,7 @@ test('the hosted pages speak French, from Accept-Language and from ?locale=', as
   });
 
   await test.step('the profile sets up two-step verification with a QR code', async () => {
+    await page.getByRole('tab', { name: fr.profile.tabs.security }).click();
     await page.getByRole('button', { name: fr.mfa.setUp }).click();
     await expect(page.getByRole('img', { name: fr.totp.qrAlt })).toBeVisible();
     await screenshot(page, 'hosted-fr-mfa-setup');

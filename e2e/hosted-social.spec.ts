@@ -31,6 +31,7 @@ test('a social sign-in of an account with two-step verification asks for the sec
       await page.getByRole('button', { name: en.signUp.verifySubmit }).click();
       await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
 
+      await page.getByRole('tab', { name: en.profile.tabs.security }).click();
       await page.getByRole('button', { name: en.mfa.setUp }).click();
       const key = (await page.getByLabel(en.totp.manualKey, { exact: true }).first().textContent())!.trim();
       const totp = new TOTP({ secret: Secret.fromBase32(key), digits: 6, period: 30, algorithm: 'SHA1' });

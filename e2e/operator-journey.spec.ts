@@ -26,7 +26,10 @@ test('first run to a revoked end-user session', async ({ browser }) => {
     await consolePage.getByLabel('Password', { exact: true }).fill(operator.password);
     await consolePage.getByLabel('Account name').fill('Acme');
     await consolePage.getByRole('button', { name: 'Create operator account' }).click();
-    await expect(consolePage).toHaveURL(/\/accounts\/acct_/);
+    // A new operator lands on the overview of the Development (test) instance made at first start.
+    await expect(consolePage).toHaveURL(/\/accounts\/acct_[^/]+\/instances\/ins_/);
+    await expect(consolePage.getByRole('heading', { name: 'Development', level: 1 })).toBeVisible();
+    await expect(consolePage.getByText('No data yet for this period.').first()).toBeVisible();
   });
 
   await test.step('the operator signs out and signs in through the platform instance', async () => {
@@ -123,7 +126,7 @@ test('first run to a revoked end-user session', async ({ browser }) => {
     await expect(consolePage.getByText(endUser.email).first()).toBeVisible();
     await screenshot(consolePage, 'console-outbox');
     await consolePage.getByRole('link', { name: 'Settings' }).first().click();
-    await expect(consolePage.getByRole('heading', { name: 'Settings' }).first()).toBeVisible();
+    await expect(consolePage.getByRole('heading', { name: 'General', level: 1 })).toBeVisible();
     await screenshot(consolePage, 'console-settings');
     await consolePage.getByLabel('Default language').selectOption('fr');
     await consolePage.getByRole('button', { name: 'Save settings' }).click();

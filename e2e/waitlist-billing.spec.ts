@@ -51,7 +51,7 @@ test('waitlist: a person joins on the hosted page, the operator invites them, th
   const person = { email: uniqueEmail('waiting'), password: 'first in the queue 2026' };
 
   await test.step('the operator turns sign-up to waitlist mode in the console settings', async () => {
-    await operator.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings`);
+    await operator.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/sign-up`);
     await operator.getByLabel(consoleEn.settings.signUpMode).selectOption('waitlist');
     await operator.getByRole('button', { name: 'Save settings' }).click();
     await expect(operator.getByText('Settings saved.')).toBeVisible();

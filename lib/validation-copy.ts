@@ -4,7 +4,8 @@ import { ApiError } from './api-client';
  * VALIDATION_FAILED as copy in the UI's language: which message of `common.validation` says
  * what is wrong with the field `meta.param` names (its label from `common.fields`), chosen
  * from `meta.reason` and the bounds the server adds (min_length, maximum…). Every reason
- * gets a message: the ones without their own say the field's value is not valid.
+ * of request validation (http/reasons.ts: zod's codes, required, too_small…) and the common
+ * domain ones (taken, private_address, the password rules…) have copy here.
  */
 export type ValidationCopy = { key: ValidationKey; param: string; values: Record<string, string | number> };
 
@@ -82,7 +83,7 @@ const BY_REASON: Record<string, ValidationKey> = {
   type_mismatch: 'typeMismatch',
 };
 
-function keyOf(reason: string, param: string, meta: Record<string, unknown>): { key: ValidationKey; values: Record<string, string | number> } {
+function keyOf(reason: string, param: string, meta: Record<string, unknown>): { key: ValidationKey; values: Record<string, string | number> } | undefined {
   const minLength = num(meta, 'min_length');
   const maxLength = num(meta, 'max_length');
   if (reason === 'too_small' || reason === 'too_short') {
@@ -102,16 +103,25 @@ function keyOf(reason: string, param: string, meta: Record<string, unknown>): { 
     return setting ? { key: 'privateAddressTest', values: { setting } } : { key: 'privateAddress', values: {} };
   }
   if (BY_REASON[reason]) return { key: BY_REASON[reason], values: {} };
+  if (!SHAPE_REASONS.has(reason)) return undefined;
   if (/(^|\.|_)email(_address)?$/.test(param)) return { key: 'invalidEmail', values: {} };
   return { key: 'invalid', values: {} };
 }
 
-/** The copy of one VALIDATION_FAILED error; undefined for any other error. */
+/**
+ * The reasons that only say a value has the wrong shape (zod's own codes among them): their
+ * server text is a validator's ("name: Invalid input…"), so they always get our copy. A
+ * domain's own reason without copy here keeps the server's message, which names the problem.
+ */
+const SHAPE_REASONS = new Set(['invalid', 'body_unreadable', 'invalid_utf8', 'repeated_parameter', 'invalid_type', 'invalid_format', 'invalid_union', 'invalid_key', 'invalid_element', 'invalid_value', 'not_multiple_of', 'custom', 'malformed']);
+
+/** The copy of one VALIDATION_FAILED error; undefined for any other error, and for a domain reason whose server message is the copy. */
 export function validationCopy(error: unknown): ValidationCopy | undefined {
   if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') return undefined;
   const param = error.param ?? 'body';
   const reason = typeof error.meta.reason === 'string' ? error.meta.reason : 'invalid';
-  return { param, ...keyOf(reason, param, error.meta) };
+  const copy = keyOf(reason, param, error.meta);
+  return copy && { param, ...copy };
 }
 
 /** A field's name when the catalog has no label for it: `event_types` → "Event types", `saml.idp_metadata_url` → "Idp metadata url". */

@@ -8,7 +8,12 @@ import type { Me } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 
-const initials = (me: Me) => ((me.first_name?.[0] ?? '') + (me.last_name?.[0] ?? '')).toUpperCase() || (me.username?.[0] ?? '?').toUpperCase();
+/** The initials of the name; without one, the first letter of the username, else of the (primary) email address. */
+function initials(me: Me): string {
+  const named = (me.first_name?.[0] ?? '') + (me.last_name?.[0] ?? '');
+  const email = (me.email_addresses.find((e) => e.id === me.primary_email_address_id) ?? me.email_addresses[0])?.email_address;
+  return (named || me.username?.[0] || email?.[0] || '?').toUpperCase();
+}
 
 /** The profile photo: shown (else the initials), uploaded (POST /v1/me/profile_image) or removed. */
 export function ProfilePhoto({ me, onChanged }: { me: Me; onChanged(me: Me): void }) {

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
 import {
   Alert,
   AsyncContent,
@@ -17,6 +17,8 @@ import {
   FormDialog,
   Input,
   Skeleton,
+  cn,
+  focusRing,
 } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import type { ApiToken, List, Me, MeSession } from '@/lib/fapi/types';
@@ -150,18 +152,83 @@ function Sections() {
           </span>
         </Alert>
       )}
-      <ProfileSection me={me} onSaved={setMe} />
-      <IdentifiersSection kind="email" me={me} onChanged={load} />
-      <IdentifiersSection kind="phone" me={me} onChanged={load} />
-      <PasswordSection me={me} onChanged={load} />
-      <MfaSection me={me} onChanged={load} />
-      <SessionsSection />
-      <TokensSection />
-      <ConnectedAccountsSection />
-      <ConnectedAppsSection />
-      <ApiKeysSection />
-      <BillingSection />
-      <DeleteAccountSection />
+      <ProfileTabs
+        account={
+          <>
+            <ProfileSection me={me} onSaved={setMe} />
+            <IdentifiersSection kind="email" me={me} onChanged={load} />
+            <IdentifiersSection kind="phone" me={me} onChanged={load} />
+            <ConnectedAccountsSection />
+            <BillingSection />
+            <DeleteAccountSection />
+          </>
+        }
+        security={
+          <>
+            <PasswordSection me={me} onChanged={load} />
+            <MfaSection me={me} onChanged={load} />
+            <SessionsSection />
+            <TokensSection />
+            <ConnectedAppsSection />
+            <ApiKeysSection />
+          </>
+        }
+      />
+    </>
+  );
+}
+
+const TABS = ['account', 'security'] as const;
+type Tab = (typeof TABS)[number];
+
+/**
+ * The profile in two tabs: Account (who the user is: names, photo, addresses, connected
+ * accounts, plans, deletion) and Security (how they sign in: password, two-step, devices,
+ * tokens, apps, keys). `#security` in the URL opens the second, so it can be linked to.
+ */
+function ProfileTabs({ account, security }: { account: ReactNode; security: ReactNode }) {
+  const t = useTranslations('hosted.profile.tabs');
+  const id = useId();
+  const [tab, setTab] = useState<Tab>('account');
+  useEffect(() => {
+    if (window.location.hash === '#security') setTab('security');
+  }, []);
+  const choose = (next: Tab, focus = false) => {
+    setTab(next);
+    window.history.replaceState(null, '', next === 'security' ? '#security' : window.location.pathname + window.location.search);
+    if (focus) document.getElementById(`${id}-${next}-tab`)?.focus();
+  };
+  return (
+    <>
+      <div role="tablist" aria-label={t('label')} className="flex gap-1 border-b border-zinc-200 dark:border-zinc-800">
+        {TABS.map((name) => (
+          <button
+            key={name}
+            type="button"
+            role="tab"
+            id={`${id}-${name}-tab`}
+            aria-selected={tab === name}
+            aria-controls={`${id}-${name}-panel`}
+            tabIndex={tab === name ? 0 : -1}
+            onClick={() => choose(name)}
+            onKeyDown={(e) => {
+              if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') choose(TABS[(TABS.indexOf(name) + 1) % TABS.length]!, true);
+            }}
+            className={cn(
+              '-mb-px border-b-2 px-4 py-2 text-sm font-medium',
+              focusRing,
+              tab === name ? 'border-indigo-600 text-zinc-900 dark:border-indigo-400 dark:text-zinc-100' : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100',
+            )}
+          >
+            {t(name)}
+          </button>
+        ))}
+      </div>
+      {TABS.map((name) => (
+        <div key={name} role="tabpanel" id={`${id}-${name}-panel`} aria-labelledby={`${id}-${name}-tab`} hidden={tab !== name} className="flex min-w-0 flex-col gap-6 [&>*]:min-w-0">
+          {name === 'account' ? account : security}
+        </div>
+      ))}
     </>
   );
 }

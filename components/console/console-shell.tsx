@@ -11,7 +11,7 @@ import { api, pages } from '@/lib/console/paths';
 import type { Instance, LightList, Me } from '@/lib/console/types';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { ConsoleContext, type ConsoleContextValue } from './console-context';
-import { INSTANCE_NAV } from './instance-nav';
+import { INSTANCE_NAV, INSTANCE_NAV_GROUPS } from './instance-nav';
 import { LanguagePicker } from './language-picker';
 import { signOut } from './sign-out';
 import { ErrorState } from './states';
@@ -173,19 +173,34 @@ function Sidebar({
                   <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{t(`environment.${instance.environment}`)}</Badge>
                 </Link>
                 {open && (
-                  <ul className="mt-0.5 ml-3 flex flex-col gap-0.5 border-l border-zinc-200 pl-2 dark:border-zinc-800">
-                    {INSTANCE_NAV.map((entry) => {
-                      const href = pages.instance(accountId, instance.id, entry.segment);
-                      const active = pathname === href || (entry.segment !== '' && pathname.startsWith(`${href}/`));
+                  <div className="mt-0.5 ml-3 flex flex-col gap-3 border-l border-zinc-200 pl-2 dark:border-zinc-800">
+                    {[undefined, ...INSTANCE_NAV_GROUPS].map((group) => {
+                      const entries = INSTANCE_NAV.filter((entry) => entry.group === group);
+                      const headingId = `${switcherId}-${group ?? 'top'}`;
                       return (
-                        <li key={entry.segment}>
-                          <Link href={href} className={linkClass(active)} aria-current={active ? 'page' : undefined}>
-                            {tAll(entry.messageKey)}
-                          </Link>
-                        </li>
+                        <div key={group ?? 'top'} role={group ? 'group' : undefined} aria-labelledby={group ? headingId : undefined}>
+                          {group && (
+                            <p id={headingId} className="px-2.5 pb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">
+                              {t(`nav.groups.${group}`)}
+                            </p>
+                          )}
+                          <ul className="flex flex-col gap-0.5">
+                            {entries.map((entry) => {
+                              const href = pages.instance(accountId, instance.id, entry.segment);
+                              const active = pathname === href || (entry.segment !== '' && pathname.startsWith(`${href}/`));
+                              return (
+                                <li key={entry.segment}>
+                                  <Link href={href} className={linkClass(active)} aria-current={active ? 'page' : undefined}>
+                                    {tAll(entry.messageKey)}
+                                  </Link>
+                                </li>
+                              );
+                            })}
+                          </ul>
+                        </div>
                       );
                     })}
-                  </ul>
+                  </div>
                 )}
               </li>
             );

@@ -10,24 +10,37 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { RenameCard } from './rename-card';
 
-/** The instance's name (admins rename it) and, for owners, deleting it after typing its name. */
-export function InstanceGeneral() {
+/** The instance's name: admins rename it (Settings › General). */
+export function InstanceNameCard() {
+  const t = useTranslations('console.instanceGeneral');
+  const { account, canWrite, reloadInstances } = useConsole();
+  const instance = useInstance();
+  return <RenameCard title={t('nameTitle')} description={t('nameDescription')} label={t('name')} name={instance.name} path={api.instance(account.id, instance.id)} disabled={!canWrite} onSaved={reloadInstances} />;
+}
+
+/** Settings › Danger zone: owners delete the instance after typing its name; others are told who can. */
+export function InstanceDangerZone() {
   const t = useTranslations('console.instanceGeneral');
   const tConfirm = useTranslations('console.confirm');
   const router = useRouter();
-  const { account, canWrite, isOwner, reloadInstances } = useConsole();
+  const { account, isOwner, reloadInstances } = useConsole();
   const instance = useInstance();
   const [deleting, setDeleting] = useState(false);
   const path = api.instance(account.id, instance.id);
   return (
     <>
-      <RenameCard title={t('nameTitle')} description={t('nameDescription')} label={t('name')} name={instance.name} path={path} disabled={!canWrite} onSaved={reloadInstances} />
-      {isOwner && (
-        <Card>
-          <CardHeader title={t('deleteTitle')} description={t('deleteDescription')} actions={<Button variant="danger" onClick={() => setDeleting(true)}>{t('delete')}</Button>} />
-          <CardBody className="text-sm text-zinc-600 dark:text-zinc-400">{t('deleteConsequences')}</CardBody>
-        </Card>
-      )}
+      <Card>
+        <CardHeader
+          title={t('deleteTitle')}
+          description={t('deleteDescription')}
+          actions={
+            <Button variant="danger" onClick={() => setDeleting(true)} disabled={!isOwner}>
+              {t('delete')}
+            </Button>
+          }
+        />
+        <CardBody className="text-sm text-zinc-600 dark:text-zinc-400">{t('deleteConsequences')}</CardBody>
+      </Card>
       <ConfirmDialog
         open={deleting}
         onClose={() => setDeleting(false)}

@@ -85,11 +85,21 @@ function Tile({ label, value }: { label: string; value: string }) {
 
 /** Daily bars, side by side per day when there are several series; the numbers are in a table for screen readers. */
 function BarChart({ title, series }: { title: string; series: { points: Point[]; className: string }[] }) {
+  const t = useTranslations('console.metrics');
   const format = useFormatter();
   const days = series[0]!.points.length;
   const max = Math.max(1, ...series.flatMap((s) => s.points.map((p) => p.value)));
   const slot = 100 / days;
   const bar = (slot * 0.8) / series.length;
+  const empty = series.every((s) => s.points.every((p) => p.value === 0));
+  if (empty) {
+    return (
+      <figure className="flex flex-col gap-2">
+        <figcaption className="text-sm font-medium">{title}</figcaption>
+        <p className="flex h-28 items-center justify-center rounded-md bg-zinc-50 px-3 text-center text-sm text-zinc-600 dark:bg-zinc-950 dark:text-zinc-400">{t('noDataYet')}</p>
+      </figure>
+    );
+  }
   return (
     <figure className="flex flex-col gap-2">
       <figcaption className="text-sm font-medium">{title}</figcaption>

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, CancelSubmit, Card, CardBody, CardHeader, Checkbox, Field, PageHeader, Select } from '@/components/ui';
+import { Alert, CancelSubmit, Card, CardBody, CardHeader, Checkbox, Field, Select } from '@/components/ui';
 import { api } from '@/lib/console/paths';
 import type { Settings } from '@/lib/console/types';
 import { errorParam, errorReason, mutate } from '@/lib/console/use-dashboard';
@@ -11,25 +11,17 @@ import { toDuration, toSeconds, type Duration } from '@/lib/console/duration';
 import { isLocale, LOCALES } from '@/i18n/locales';
 import { DurationInput } from './duration-input';
 import { useInstance } from './instance-context';
-import { InstanceGeneral } from './instance-general';
 import { ListEditor } from './list-editor';
 import { useFormError } from './use-form-error';
 
-const FIELDS = [
-  'sign_up_mode',
-  'allowlist',
-  'session_lifetime_seconds',
-  'session_inactivity_timeout_seconds',
-  'session_token_lifetime_seconds',
-  'mfa_required',
-  'delete_self_enabled',
-  'allowed_origins',
-  'redirect_urls',
-  'username_required',
-  'name_required',
-  'password_required',
-  'default_locale',
-] as const;
+/** The settings each sub-page of the settings section edits (and PATCHes, nothing else). */
+const SECTION_FIELDS = {
+  general: ['default_locale', 'allowed_origins', 'redirect_urls'],
+  signUp: ['sign_up_mode', 'allowlist', 'username_required', 'name_required', 'password_required', 'mfa_required', 'delete_self_enabled'],
+  sessions: ['session_lifetime_seconds', 'session_inactivity_timeout_seconds', 'session_token_lifetime_seconds'],
+} as const;
+export type SettingsSection = keyof typeof SECTION_FIELDS;
+type SettingsField = (typeof SECTION_FIELDS)[SettingsSection][number];
 
 /** What the settings schema accepts (server/instances/settings.ts), in seconds. */
 const RANGES = {
@@ -53,24 +45,28 @@ const draftOf = (s: Settings): Draft => ({
   tokenLifetime: toDuration(s.session_token_lifetime_seconds, ['seconds', 'minutes']),
 });
 
-/** `…/settings`: sign-up, sessions, security and URL allowlists of an instance. */
-export function InstanceSettings() {
+/**
+ * One sub-page's form of an instance's settings: General (language, origins, redirect URLs),
+ * Sign-up and sign-in (mode, required fields, MFA, self-deletion) or Sessions (lifetimes).
+ * Saving PATCHes that sub-page's settings only.
+ */
+export function InstanceSettings({ section }: { section: SettingsSection }) {
   const t = useTranslations('console.settings');
   const tl = useTranslations('common.languages');
   const { account, canWrite, reloadInstances } = useConsole();
   const instance = useInstance();
   const [draft, setDraft] = useState<Draft>(() => draftOf(instance.settings));
-  const [local, setLocal] = useState<Partial<Record<(typeof FIELDS)[number], string>>>({});
+  const [local, setLocal] = useState<Partial<Record<SettingsField, string>>>({});
   const [saved, setSaved] = useState(false);
-  const form = useFormError(FIELDS);
+  const form = useFormError(SECTION_FIELDS[section]);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
     setSaved(false);
     setDraft((d) => ({ ...d, [key]: value }));
   };
-  const fieldError = (f: (typeof FIELDS)[number]) => local[f] ?? listEntryError(f) ?? form.fieldError(f);
+  const fieldError = (f: SettingsField) => local[f] ?? listEntryError(f) ?? form.fieldError(f);
 
   /** The API names a bad list entry (`allowed_origins.2`, reason invalid_origin): say which, in the reader's language. */
-  function listEntryError(f: (typeof FIELDS)[number]): string | undefined {
+  function listEntryError(f: SettingsField): string | undefined {
     const param = errorParam(form.error);
     const reason = errorReason(form.error);
     if (!param?.startsWith(`${f}.`) || (reason !== 'invalid_origin' && reason !== 'invalid_url')) return undefined;
@@ -79,10 +75,20 @@ export function InstanceSettings() {
     return reason === 'invalid_origin' ? t('invalidOrigin', { value }) : t('invalidUrl', { value });
   }
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    form.clear();
-    setSaved(false);
+  /** The section's settings as the API takes them; null when a duration is out of range (shown under it). */
+  function sectionBody(): Record<string, unknown> | null {
+    if (section === 'general') return { default_locale: draft.default_locale, allowed_origins: draft.allowed_origins, redirect_urls: draft.redirect_urls };
+    if (section === 'signUp') {
+      return {
+        sign_up_mode: draft.sign_up_mode,
+        allowlist: draft.allowlist,
+        username_required: draft.username_required,
+        name_required: draft.name_required,
+        password_required: draft.password_required,
+        mfa_required: draft.mfa_required,
+        delete_self_enabled: draft.delete_self_enabled,
+      };
+    }
     const lifetime = toSeconds(draft.lifetime);
     const inactivity = draft.inactivityEnabled ? toSeconds(draft.inactivity) : null;
     const token = toSeconds(draft.tokenLifetime);
@@ -95,23 +101,18 @@ export function InstanceSettings() {
     if (token === null) errors.session_token_lifetime_seconds = t('positiveNumber');
     else if (outside(token, RANGES.token)) errors.session_token_lifetime_seconds = t('tokenRange');
     setLocal(errors);
-    if (Object.keys(errors).length > 0) return;
+    if (Object.keys(errors).length > 0) return null;
+    return { session_lifetime_seconds: lifetime, session_inactivity_timeout_seconds: inactivity, session_token_lifetime_seconds: token };
+  }
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    form.clear();
+    setSaved(false);
+    setLocal({});
+    const body = sectionBody();
+    if (!body) return;
     void form.run(async () => {
-      const body = {
-        sign_up_mode: draft.sign_up_mode,
-        allowlist: draft.allowlist,
-        session_lifetime_seconds: lifetime,
-        session_inactivity_timeout_seconds: inactivity,
-        session_token_lifetime_seconds: token,
-        mfa_required: draft.mfa_required,
-        delete_self_enabled: draft.delete_self_enabled,
-        allowed_origins: draft.allowed_origins,
-        redirect_urls: draft.redirect_urls,
-        username_required: draft.username_required,
-        name_required: draft.name_required,
-        password_required: draft.password_required,
-        default_locale: draft.default_locale,
-      };
       const settings = await mutate<Settings>('PATCH', `${api.instance(account.id, instance.id)}/settings`, body);
       setDraft(draftOf(settings));
       setSaved(true);
@@ -121,32 +122,15 @@ export function InstanceSettings() {
 
   const disabled = !canWrite;
   return (
-    <div className="flex flex-col gap-8">
-      <form className="flex flex-col gap-8" onSubmit={submit} noValidate>
-        <PageHeader
-          title={t('title')}
-          description={t('description', { name: instance.name })}
-        />
-        {!canWrite && <Alert tone="info">{t('readOnly')}</Alert>}
-        {form.formError && <Alert tone="error">{form.formError}</Alert>}
-        {saved && <Alert tone="success">{t('saved')}</Alert>}
+    <form className="flex flex-col gap-8" onSubmit={submit} noValidate>
+      {!canWrite && <Alert tone="info">{t('readOnly')}</Alert>}
+      {form.formError && <Alert tone="error">{form.formError}</Alert>}
+      {saved && <Alert tone="success">{t('saved')}</Alert>}
 
+      {section === 'general' && (
         <Card>
-          <CardHeader title={t('signUpTitle')} description={t('signUpDescription')} />
+          <CardHeader title={t('generalTitle')} description={t('generalDescription')} />
           <CardBody className="flex flex-col gap-5">
-            <Field label={t('signUpMode')} hint={t(`signUpModeHint.${draft.sign_up_mode}`)} error={fieldError('sign_up_mode')}>
-              {(p) => (
-                <Select
-                  {...p}
-                  className="max-w-xs"
-                  value={draft.sign_up_mode}
-                  disabled={disabled}
-                  onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}
-                  options={['public', 'restricted', 'waitlist'] as const}
-                  optionLabel={(m) => t(`signUpModes.${m}`)}
-                />
-              )}
-            </Field>
             <Field label={t('defaultLocale')} hint={t('defaultLocaleHint')} error={fieldError('default_locale')}>
               {(p) => (
                 <Select
@@ -160,62 +144,6 @@ export function InstanceSettings() {
                 />
               )}
             </Field>
-            {draft.sign_up_mode === 'restricted' && (
-              <ListEditor
-                label={t('allowlist')}
-                hint={t('allowlistHint')}
-                placeholder="acme.com"
-                values={draft.allowlist}
-                onChange={(v) => set('allowlist', v)}
-                error={fieldError('allowlist')}
-                disabled={disabled}
-              />
-            )}
-            <div className="flex flex-col gap-3">
-              <p className="text-sm font-medium">{t('requiredAtSignUp')}</p>
-              <Checkbox label={t('passwordRequired')} checked={draft.password_required} disabled={disabled} onChange={(e) => set('password_required', e.target.checked)} />
-              <Checkbox label={t('nameRequired')} checked={draft.name_required} disabled={disabled} onChange={(e) => set('name_required', e.target.checked)} />
-              <Checkbox label={t('usernameRequired')} checked={draft.username_required} disabled={disabled} onChange={(e) => set('username_required', e.target.checked)} />
-            </div>
-          </CardBody>
-        </Card>
-
-        <Card>
-          <CardHeader title={t('sessionsTitle')} description={t('sessionsDescription')} />
-          <CardBody className="flex flex-col gap-5">
-            <Field label={t('sessionLifetime')} hint={t('sessionLifetimeHint')} error={fieldError('session_lifetime_seconds')}>
-              {(p) => <DurationInput control={p} value={draft.lifetime} onChange={(d) => set('lifetime', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
-            </Field>
-            <div className="flex flex-col gap-3">
-              <Checkbox
-                label={t('inactivityEnabled')}
-                checked={draft.inactivityEnabled}
-                disabled={disabled}
-                onChange={(e) => set('inactivityEnabled', e.target.checked)}
-              />
-              {draft.inactivityEnabled && (
-                <Field label={t('inactivityTimeout')} hint={t('inactivityTimeoutHint')} error={fieldError('session_inactivity_timeout_seconds')}>
-                  {(p) => <DurationInput control={p} value={draft.inactivity} onChange={(d) => set('inactivity', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
-                </Field>
-              )}
-            </div>
-            <Field label={t('tokenLifetime')} hint={t('tokenLifetimeHint')} error={fieldError('session_token_lifetime_seconds')}>
-              {(p) => <DurationInput control={p} value={draft.tokenLifetime} onChange={(d) => set('tokenLifetime', d)} units={['seconds', 'minutes']} disabled={disabled} />}
-            </Field>
-          </CardBody>
-        </Card>
-
-        <Card>
-          <CardHeader title={t('securityTitle')} description={t('securityDescription')} />
-          <CardBody className="flex flex-col gap-5">
-            <div className="flex flex-col gap-1">
-              <Checkbox label={t('mfaRequired')} checked={draft.mfa_required} disabled={disabled} onChange={(e) => set('mfa_required', e.target.checked)} />
-              <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('mfaRequiredHint')}</p>
-            </div>
-            <div className="flex flex-col gap-1">
-              <Checkbox label={t('deleteSelf')} checked={draft.delete_self_enabled} disabled={disabled} onChange={(e) => set('delete_self_enabled', e.target.checked)} />
-              <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('deleteSelfHint')}</p>
-            </div>
             <ListEditor
               label={t('allowedOrigins')}
               hint={t('allowedOriginsHint')}
@@ -236,21 +164,95 @@ export function InstanceSettings() {
             />
           </CardBody>
         </Card>
+      )}
 
-        {canWrite && (
-          <CancelSubmit
-            onCancel={() => {
-              setDraft(draftOf(instance.settings));
-              setLocal({});
-              form.clear();
-              setSaved(false);
-            }}
-            submitLabel={t('save')}
-            busy={form.busy}
-          />
-        )}
-      </form>
-      <InstanceGeneral />
-    </div>
+      {section === 'signUp' && (
+        <>
+          <Card>
+            <CardHeader title={t('signUpTitle')} description={t('signUpDescription')} />
+            <CardBody className="flex flex-col gap-5">
+              <Field label={t('signUpMode')} hint={t(`signUpModeHint.${draft.sign_up_mode}`)} error={fieldError('sign_up_mode')}>
+                {(p) => (
+                  <Select
+                    {...p}
+                    className="max-w-xs"
+                    value={draft.sign_up_mode}
+                    disabled={disabled}
+                    onChange={(e) => set('sign_up_mode', e.target.value as Settings['sign_up_mode'])}
+                    options={['public', 'restricted', 'waitlist'] as const}
+                    optionLabel={(m) => t(`signUpModes.${m}`)}
+                  />
+                )}
+              </Field>
+              {draft.sign_up_mode === 'restricted' && (
+                <ListEditor
+                  label={t('allowlist')}
+                  hint={t('allowlistHint')}
+                  placeholder="acme.com"
+                  values={draft.allowlist}
+                  onChange={(v) => set('allowlist', v)}
+                  error={fieldError('allowlist')}
+                  disabled={disabled}
+                />
+              )}
+              <div className="flex flex-col gap-3">
+                <p className="text-sm font-medium">{t('requiredAtSignUp')}</p>
+                <Checkbox label={t('passwordRequired')} checked={draft.password_required} disabled={disabled} onChange={(e) => set('password_required', e.target.checked)} />
+                <Checkbox label={t('nameRequired')} checked={draft.name_required} disabled={disabled} onChange={(e) => set('name_required', e.target.checked)} />
+                <Checkbox label={t('usernameRequired')} checked={draft.username_required} disabled={disabled} onChange={(e) => set('username_required', e.target.checked)} />
+              </div>
+            </CardBody>
+          </Card>
+          <Card>
+            <CardHeader title={t('securityTitle')} description={t('securityDescription')} />
+            <CardBody className="flex flex-col gap-5">
+              <div className="flex flex-col gap-1">
+                <Checkbox label={t('mfaRequired')} checked={draft.mfa_required} disabled={disabled} onChange={(e) => set('mfa_required', e.target.checked)} />
+                <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('mfaRequiredHint')}</p>
+              </div>
+              <div className="flex flex-col gap-1">
+                <Checkbox label={t('deleteSelf')} checked={draft.delete_self_enabled} disabled={disabled} onChange={(e) => set('delete_self_enabled', e.target.checked)} />
+                <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('deleteSelfHint')}</p>
+              </div>
+            </CardBody>
+          </Card>
+        </>
+      )}
+
+      {section === 'sessions' && (
+        <Card>
+          <CardHeader title={t('sessionsTitle')} description={t('sessionsDescription')} />
+          <CardBody className="flex flex-col gap-5">
+            <Field label={t('sessionLifetime')} hint={t('sessionLifetimeHint')} error={fieldError('session_lifetime_seconds')}>
+              {(p) => <DurationInput control={p} value={draft.lifetime} onChange={(d) => set('lifetime', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
+            </Field>
+            <div className="flex flex-col gap-3">
+              <Checkbox label={t('inactivityEnabled')} checked={draft.inactivityEnabled} disabled={disabled} onChange={(e) => set('inactivityEnabled', e.target.checked)} />
+              {draft.inactivityEnabled && (
+                <Field label={t('inactivityTimeout')} hint={t('inactivityTimeoutHint')} error={fieldError('session_inactivity_timeout_seconds')}>
+                  {(p) => <DurationInput control={p} value={draft.inactivity} onChange={(d) => set('inactivity', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
+                </Field>
+              )}
+            </div>
+            <Field label={t('tokenLifetime')} hint={t('tokenLifetimeHint')} error={fieldError('session_token_lifetime_seconds')}>
+              {(p) => <DurationInput control={p} value={draft.tokenLifetime} onChange={(d) => set('tokenLifetime', d)} units={['seconds', 'minutes']} disabled={disabled} />}
+            </Field>
+          </CardBody>
+        </Card>
+      )}
+
+      {canWrite && (
+        <CancelSubmit
+          onCancel={() => {
+            setDraft(draftOf(instance.settings));
+            setLocal({});
+            form.clear();
+            setSaved(false);
+          }}
+          submitLabel={t('save')}
+          busy={form.busy}
+        />
+      )}
+    </form>
   );
 }

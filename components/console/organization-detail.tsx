@@ -14,6 +14,7 @@ import {
   type LightList,
   type Membership,
   type OrgRole,
+  type Permission,
   type Organization,
 } from '@/lib/console/organizations';
 import { pages } from '@/lib/console/paths';
@@ -29,6 +30,7 @@ import { useFormError } from './use-form-error';
 import { EditOrganizationDialog } from './organization-edit';
 import { PersonRef, usePeople } from './person';
 import { UserPicker } from './user-picker';
+import { DEFAULT_ROLES, keysWith, roleName, type RoleChoice } from './role-choice';
 
 /** `…/organizations/[orgId]`: the organization, its members with roles, invitations and domains. */
 export function OrganizationDetail({ orgId }: { orgId: string }) {
@@ -37,6 +39,7 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
   const base = orgApi.organization(account.id, instance.id, orgId);
   const org = useDashboard<Organization>(base);
   const roles = useDashboard<LightList<OrgRole>>(`${orgApi.roles(account.id, instance.id)}?limit=500`);
+  const permissions = useDashboard<LightList<Permission>>(`${orgApi.permissions(account.id, instance.id)}?limit=500`);
 
   if (org.error) return <ErrorState error={org.error} onRetry={org.reload} />;
   if (!org.data) {
@@ -47,11 +50,11 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
       </div>
     );
   }
-  const roleKeys = roles.data?.data.map((r) => r.key) ?? ['org:admin', 'org:member'];
+  const roleKeys: RoleChoice[] = roles.data?.data.map((r) => ({ key: r.key, name: r.name })) ?? DEFAULT_ROLES;
   return (
     <div className="flex flex-col gap-8">
       <OrganizationHeader org={org.data} base={base} onSaved={org.reload} />
-      <Members base={base} roles={roleKeys} onChange={org.reload} />
+      <Members base={base} roles={roleKeys} permissionNames={Object.fromEntries((permissions.data?.data ?? []).map((p) => [p.key, p.name]))} onChange={org.reload} />
       <Invitations base={base} roles={roleKeys} />
       <Domains base={base} />
       <OrganizationDirectory base={base} roles={roleKeys} />
@@ -127,7 +130,16 @@ function OrganizationHeader({ org, base, onSaved }: { org: Organization; base: s
   );
 }
 
-function RoleSelect({ value, roles, onChange, label, disabled }: { value: string; roles: string[]; onChange: (role: string) => void; label: string; disabled?: boolean }) {
+/** A role badge: the name, the key on hover. */
+function RoleBadge({ roles, role }: { roles: RoleChoice[]; role: string }) {
+  return (
+    <Badge tone="indigo">
+      <span title={role}>{roleName(roles, role)}</span>
+    </Badge>
+  );
+}
+
+function RoleSelect({ value, roles, onChange, label, disabled }: { value: string; roles: RoleChoice[]; onChange: (role: string) => void; label: string; disabled?: boolean }) {
   return (
     <Select
       aria-label={label}
@@ -135,12 +147,14 @@ function RoleSelect({ value, roles, onChange, label, disabled }: { value: string
       disabled={disabled}
       onChange={(e) => onChange(e.target.value)}
       className="h-8 min-w-36 text-sm"
-      options={roles.includes(value) ? roles : [value, ...roles]}
+      options={keysWith(roles, value)}
+      optionLabel={(key) => roleName(roles, key)}
     />
   );
 }
 
-function Members({ base, roles, onChange }: { base: string; roles: string[]; onChange: () => void }) {
+/** `permissionNames`: key → name, so the permissions column reads as names (keys on hover). */
+function Members({ base, roles, permissionNames, onChange }: { base: string; roles: RoleChoice[]; permissionNames: Record<string, string>; onChange: () => void }) {
   const t = useTranslations('organizations.detail');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -196,10 +210,12 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
                 {canWrite ? (
                   <RoleSelect value={m.role} roles={roles} label={t('roleOf', { member: who })} onChange={(r) => changeRole(m, r)} />
                 ) : (
-                  <Badge tone="indigo">{m.role}</Badge>
+                  <RoleBadge roles={roles} role={m.role} />
                 )}
               </Td>
-              <Td className="text-xs text-zinc-600 dark:text-zinc-400">{m.permissions.join(', ') || '—'}</Td>
+              <Td className="text-xs text-zinc-600 dark:text-zinc-400">
+                <span title={m.permissions.join(', ') || undefined}>{m.permissions.map((p) => permissionNames[p] ?? p).join(', ') || '—'}</span>
+              </Td>
               <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
               {canWrite && (
                 <ActionCell onClick={() => setRemoving(m)} aria-label={t('removeMember', { member: who })}>
@@ -236,7 +252,7 @@ function Members({ base, roles, onChange }: { base: string; roles: string[]; onC
 
 const STATUS_TONES = { pending: 'amber', accepted: 'green', revoked: 'neutral', expired: 'neutral' } as const;
 
-function Invitations({ base, roles }: { base: string; roles: string[] }) {
+function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
   const t = useTranslations('organizations.detail');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -270,7 +286,7 @@ function Invitations({ base, roles }: { base: string; roles: string[] }) {
           <Tr key={inv.id}>
             <Td className="break-all">{inv.email_address}</Td>
             <Td>
-              <Badge tone="indigo">{inv.role}</Badge>
+              <RoleBadge roles={roles} role={inv.role} />
             </Td>
             <Td>
               <Badge tone={STATUS_TONES[inv.status]}>{t(`invitationStatus.${inv.status}`)}</Badge>
@@ -421,11 +437,11 @@ function Domains({ base }: { base: string }) {
 }
 
 /** The role picked for a new member or invitation. */
-function RoleField({ form, value, roles, onChange }: { form: ReturnType<typeof useFormError>; value: string; roles: string[]; onChange: (role: string) => void }) {
+function RoleField({ form, value, roles, onChange }: { form: ReturnType<typeof useFormError>; value: string; roles: RoleChoice[]; onChange: (role: string) => void }) {
   const t = useTranslations('organizations.detail');
   return (
     <Field label={t('role')} error={form.fieldError('role')}>
-      {(p) => <Select {...p} value={value} onChange={(e) => onChange(e.target.value)} options={roles} />}
+      {(p) => <Select {...p} value={value} onChange={(e) => onChange(e.target.value)} options={keysWith(roles, value)} optionLabel={(key) => roleName(roles, key)} />}
     </Field>
   );
 }

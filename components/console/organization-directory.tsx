@@ -8,6 +8,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { CardList } from './states';
+import { roleName, type RoleChoice } from './role-choice';
 import { useFormError } from './use-form-error';
 
 /** Shapes of the dashboard API's directory calls (server/scim/routes.ts). */
@@ -22,7 +23,7 @@ type ScimUser = { id: string; user_name: string; display_name: string | null; ac
  * revoked), the users and groups its identity provider provisioned, the group → role
  * mappings, and when the directory last synced.
  */
-export function OrganizationDirectory({ base, roles }: { base: string; roles: string[] }) {
+export function OrganizationDirectory({ base, roles }: { base: string; roles: RoleChoice[] }) {
   const t = useTranslations('directory');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -130,7 +131,7 @@ function CreateTokenDialog({ path, onClose, onCreated }: { path: string; onClose
   );
 }
 
-function Groups({ base, roles }: { base: string; roles: string[] }) {
+function Groups({ base, roles }: { base: string; roles: RoleChoice[] }) {
   const t = useTranslations('directory');
   const { canWrite } = useConsole();
   const errorMessage = useErrorMessage();
@@ -165,14 +166,14 @@ function Groups({ base, roles }: { base: string; roles: string[] }) {
                     {canWrite ? (
                       <Select aria-label={t('roleOf', { group: g.display_name })} value={g.role ?? ''} onChange={(e) => void map(g, e.target.value)} className="h-8 min-w-36 text-sm">
                         <option value="">{t('noRole')}</option>
-                        {(g.role && !roles.includes(g.role) ? [g.role, ...roles] : roles).map((r) => (
-                          <option key={r} value={r}>
-                            {r}
+                        {(g.role && !roles.some((r) => r.key === g.role) ? [{ key: g.role, name: g.role }, ...roles] : roles).map((r) => (
+                          <option key={r.key} value={r.key}>
+                            {r.name}
                           </option>
                         ))}
                       </Select>
                     ) : (
-                      <Badge tone="indigo">{g.role ?? t('noRole')}</Badge>
+                      <Badge tone="indigo">{g.role ? roleName(roles, g.role) : t('noRole')}</Badge>
                     )}
                   </Td>
                 </Tr>

@@ -46,7 +46,13 @@ export function RolesEditor() {
               <NameCell name={r.name} keyName={r.key} builtIn={r.is_system} />
               <Td>
                 <span className="flex flex-wrap gap-1">
-                  {r.permissions.length === 0 ? '—' : r.permissions.map((p) => <Badge key={p} tone="indigo">{p}</Badge>)}
+                  {r.permissions.length === 0
+                    ? '—'
+                    : r.permissions.map((p) => (
+                        <Badge key={p} tone="indigo">
+                          <span title={p}>{permissions.data?.data.find((known) => known.key === p)?.name ?? p}</span>
+                        </Badge>
+                      ))}
                 </span>
               </Td>
               {canWrite && (

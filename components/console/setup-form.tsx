@@ -7,12 +7,27 @@ import { Alert, Button, Field, Input } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { api, pages } from '@/lib/console/paths';
 import { errorReason } from '@/lib/console/use-dashboard';
-import type { Me } from '@/lib/console/types';
+import type { Instance, LightList, Me } from '@/lib/console/types';
 import { CenteredCard } from './centered';
 import { NameFields, NewPasswordField } from './operator-fields';
 import { useFormError } from './use-form-error';
 
 const FIELDS = ['email_address', 'password', 'first_name', 'last_name', 'account_name'] as const;
+
+/**
+ * Where a new operator lands: the overview of their account's test instance (the first run's
+ * "Development" one), else the account, else the console's home.
+ */
+async function landingOf(me: Me): Promise<string> {
+  const account = me.accounts[0];
+  if (!account) return pages.home;
+  const instances = await requestJson<LightList<Instance>>(`${api.account(account.id)}/instances`).then(
+    ({ body }) => body.data,
+    () => [],
+  );
+  const development = instances.find((i) => i.environment === 'test') ?? instances[0];
+  return development ? pages.instance(account.id, development.id) : pages.account(account.id);
+}
 
 /** First run: claims the console with the one-time setup link. */
 export function SetupForm({ token }: { token: string | null }) {
@@ -27,8 +42,7 @@ export function SetupForm({ token }: { token: string | null }) {
   const submit = form.handleSubmit(async () => {
     const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ''));
     const { body: me } = await requestJson<Me>(api.setup, { method: 'POST', json: { token, ...body } });
-    const first = me.accounts[0];
-    router.replace(first ? pages.account(first.id) : pages.home);
+    router.replace(await landingOf(me));
   }, { stayBusy: true });
 
   return (

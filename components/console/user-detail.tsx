@@ -19,6 +19,9 @@ import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 import { AccessTokensCard, AddIdentifierDialog, ApiKeysCard, EditProfileDialog, OrganizationsCard, SecurityCard, useReloadOn } from './user-account-cards';
 
+/** How long an impersonation link can be used: an hour (the API's default), stated before it is made. */
+const IMPERSONATION_LINK_SECONDS = 3600;
+
 /**
  * `…/users/[userId]`: profile (names, username), contact details (add, verify, make primary,
  * remove), security (password, two-step verification, lock), sessions, organizations,
@@ -92,9 +95,10 @@ function UserHeader({ user, base, onChanged }: PageProps) {
   const instance = useInstance();
   const name = displayName(user);
   const email = primaryEmail(user);
-  const [confirm, setConfirm] = useState<'ban' | 'lock' | 'delete' | null>(null);
+  const [confirm, setConfirm] = useState<'ban' | 'lock' | 'delete' | 'impersonate' | null>(null);
+  const dates = useDates();
   const tProtection = useTranslations('protection');
-  const { busy, act, alert } = useActions<'unban' | 'unlock' | 'impersonate'>();
+  const { busy, act, alert } = useActions<'unban' | 'unlock'>();
   const [ticket, setTicket] = useState<ActorToken | null>(null);
   /** Unban or unlock: a POST answering the user; the page then reloads what it shows. */
   const lift = (action: 'unban' | 'unlock') =>
@@ -102,7 +106,7 @@ function UserHeader({ user, base, onChanged }: PageProps) {
       await mutate<User>('POST', `${base}/${action}`);
       onChanged();
     });
-  const impersonate = () => act('impersonate', async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, {})));
+  const impersonate = async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, { expires_in_seconds: IMPERSONATION_LINK_SECONDS }));
 
   const deleteConfirmText = email ?? user.id;
   const ticketLink = (ticket: ActorToken) => `${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`;
@@ -125,7 +129,7 @@ function UserHeader({ user, base, onChanged }: PageProps) {
         </div>
         {canWrite && (
           <div className="flex flex-wrap gap-2">
-            <Button variant="secondary" loading={busy === 'impersonate'} onClick={impersonate} disabled={user.banned}>
+            <Button variant="secondary" onClick={() => setConfirm('impersonate')} disabled={user.banned}>
               {t('impersonate')}
             </Button>
             {user.banned ? (
@@ -189,10 +193,18 @@ function UserHeader({ user, base, onChanged }: PageProps) {
           router.replace(pages.instance(account.id, instance.id, 'users'));
         }}
       />
+      <ConfirmDialog
+        open={confirm === 'impersonate'}
+        onClose={() => setConfirm(null)}
+        title={t('impersonateConfirmTitle', { name: name ?? email ?? user.id })}
+        description={t('impersonateConfirm', { minutes: IMPERSONATION_LINK_SECONDS / 60 })}
+        confirmLabel={t('impersonateConfirmButton')}
+        onConfirm={impersonate}
+      />
       <Dialog open={ticket !== null} onClose={() => setTicket(null)} title={t('impersonateTitle')}>
         {ticket && (
           <ShownOnce
-            warning={t('impersonateWarning')}
+            warning={`${t('impersonateWarning')}${ticket.expires_at ? ` ${t('impersonateExpires', { time: dates.dateTime(ticket.expires_at) })}` : ''}`}
             actions={
               <>
                 <Button variant="secondary" onClick={() => setTicket(null)}>

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Badge, Button, Card, Checkbox, EmptyState, PageHeader, Select, Skeleton, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
@@ -102,7 +102,11 @@ export function UsersList() {
   const base = `${api.instance(account.id, instance.id)}/users`;
   const path = `${base}${query({ ...filters, limit: PAGE_SIZE, starting_after: cursors.at(-1) })}`;
   const users = useDashboard<CursorPage<User>>(path);
-  const filtered = Boolean(q) || FLAGS.some((f) => params.get(f)) || RANGES.some((r) => params.get(r));
+  const activeFilters = [...FLAGS, ...RANGES].filter((f) => params.get(f)).length;
+  const filtered = Boolean(q) || activeFilters > 0;
+  // The eight filters fold behind a button; a URL that filters opens them.
+  const [filtersOpen, setFiltersOpen] = useState(activeFilters > 0);
+  const filtersId = useId();
   const shown = COLUMNS.filter((c) => columns.has(c));
 
   const cell = (user: User, c: Column) => {
@@ -139,29 +143,20 @@ export function UsersList() {
         }
       />
       <div className="flex flex-col gap-3">
-        <SearchBox initial={q} label={t('search')} placeholder={t('searchPlaceholder')} onSearch={onSearch} />
-        <div role="group" aria-label={t('filters')} className="flex flex-wrap items-end gap-3 text-sm">
-          {FLAGS.map((f) => (
-            <label key={f} className="flex flex-col gap-1">
-              <span className="font-medium">{t(`flags.${f}`)}</span>
-              <Select value={params.get(f) ?? ''} onChange={(e) => update({ [f]: e.target.value || null })} options={['true', 'false'] as const} optionLabel={(v) => t(v === 'true' ? 'yes' : 'no')} className="h-9 min-w-24">
-                <option value="">{t('any')}</option>
-              </Select>
-            </label>
-          ))}
-          {RANGES.map((r) => (
-            <label key={r} className="flex flex-col gap-1">
-              <span className="font-medium">{t(`ranges.${r}`)}</span>
-              <input type="date" value={params.get(r) ?? ''} onChange={(e) => update({ [r]: e.target.value || null })} className={cn('h-9 rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-900', focusRing)} />
-            </label>
-          ))}
-          <label className="flex flex-col gap-1">
+        <div className="flex flex-wrap items-end gap-3 text-sm">
+          <div className="min-w-0 flex-1 basis-64">
+            <SearchBox initial={q} label={t('search')} placeholder={t('searchPlaceholder')} onSearch={onSearch} />
+          </div>
+          <Button variant="secondary" aria-expanded={filtersOpen} aria-controls={filtersId} onClick={() => setFiltersOpen((open) => !open)}>
+            {activeFilters > 0 ? t('filtersCount', { count: activeFilters }) : t('filtersButton')}
+          </Button>
+          <label className="flex items-center gap-2">
             <span className="font-medium">{t('sort')}</span>
-            <Select value={params.get('order_by') ?? '-created_at'} onChange={(e) => update({ order_by: e.target.value === '-created_at' ? null : e.target.value })} options={ORDERS} optionLabel={(o) => t(`orders.${o}`)} className="h-9" />
+            <Select value={params.get('order_by') ?? '-created_at'} onChange={(e) => update({ order_by: e.target.value === '-created_at' ? null : e.target.value })} options={ORDERS} optionLabel={(o) => t(`orders.${o}`)} className="h-10" />
           </label>
           <details className="relative">
-            <summary className={cn('flex h-9 cursor-pointer items-center rounded-md px-3 ring-1 ring-inset ring-zinc-300 dark:ring-zinc-700', focusRing)}>{t('columns')}</summary>
-            <div className="absolute z-10 mt-1 flex w-48 flex-col gap-2 rounded-md border border-zinc-200 bg-white p-3 shadow-lg dark:border-zinc-700 dark:bg-zinc-900">
+            <summary className={cn('flex h-10 cursor-pointer items-center rounded-md px-3 ring-1 ring-inset ring-zinc-300 dark:ring-zinc-700', focusRing)}>{t('columns')}</summary>
+            <div className="absolute right-0 z-10 mt-1 flex w-48 flex-col gap-2 rounded-md border border-zinc-200 bg-white p-3 shadow-lg sm:left-0 sm:right-auto dark:border-zinc-700 dark:bg-zinc-900">
               {COLUMNS.map((c) => (
                 <Checkbox key={c} label={t(`columnNames.${c}`)} checked={columns.has(c)} onChange={(e) => toggleColumn(c, e.target.checked)} />
               ))}
@@ -173,6 +168,24 @@ export function UsersList() {
             </Button>
           )}
         </div>
+        {filtersOpen && (
+          <div id={filtersId} role="group" aria-label={t('filters')} className="grid grid-cols-2 gap-3 rounded-lg p-3 text-sm ring-1 ring-inset ring-zinc-200 sm:grid-cols-4 dark:ring-zinc-800">
+            {FLAGS.map((f) => (
+              <label key={f} className="flex min-w-0 flex-col gap-1">
+                <span className="font-medium">{t(`flags.${f}`)}</span>
+                <Select value={params.get(f) ?? ''} onChange={(e) => update({ [f]: e.target.value || null })} options={['true', 'false'] as const} optionLabel={(v) => t(v === 'true' ? 'yes' : 'no')} className="h-9 w-full">
+                  <option value="">{t('any')}</option>
+                </Select>
+              </label>
+            ))}
+            {RANGES.map((r) => (
+              <label key={r} className="flex min-w-0 flex-col gap-1">
+                <span className="font-medium">{t(`ranges.${r}`)}</span>
+                <input type="date" value={params.get(r) ?? ''} onChange={(e) => update({ [r]: e.target.value || null })} className={cn('h-9 w-full min-w-0 rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-900', focusRing)} />
+              </label>
+            ))}
+          </div>
+        )}
       </div>
       <Card>
         {users.error ? (

@@ -1,0 +1,8 @@
+import { CustomDomainSettings } from '@/components/console/custom-domain';
+import { titled } from '@/lib/page-metadata';
+
+export const generateMetadata = titled('console.titles', 'settings');
+
+export default function Page() {
+  return <CustomDomainSettings />;
+}

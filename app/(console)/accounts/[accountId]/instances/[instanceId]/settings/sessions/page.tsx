@@ -1,0 +1,9 @@
+import { InstanceSettings } from '@/components/console/instance-settings';
+import { titled } from '@/lib/page-metadata';
+
+export const generateMetadata = titled('console.titles', 'settings');
+
+/** Settings › Sessions: lifetime, inactivity timeout, session token lifetime. */
+export default function Page() {
+  return <InstanceSettings section="sessions" />;
+}
