@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { SETTINGS_NAV } from '../components/console/instance-nav';
 import en from '../messages/en/console.json' with { type: 'json' };
-import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { cli, createOperatorAccount, readmeScreenshot, screenshot, uniqueEmail } from './support/helpers';
 
 test('the sidebar groups an instance’s pages; settings is a section of sub-pages ending with the danger zone', async ({ page }) => {
   const accountId = await createOperatorAccount(page, { firstName: 'Nia', email: uniqueEmail('nav-owner'), password: 'finding my way', accountName: 'Nav Co' });
@@ -29,6 +29,7 @@ test('the sidebar groups an instance’s pages; settings is a section of sub-pag
     await expect(page.getByRole('button', { name: en.instanceGeneral.delete })).toHaveCount(0);
     expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(2000);
     await screenshot(page, 'console-settings-general');
+    await readmeScreenshot(page, 'console-settings-general');
 
     await sections.getByRole('link', { name: en.settingsNav.sessions }).click();
     await expect(page.getByRole('heading', { name: en.settingsNav.sessions, level: 1 })).toBeVisible();

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { INSTANCE_NAV } from '../components/console/instance-nav';
+import { INSTANCE_NAV, SETTINGS_NAV } from '../components/console/instance-nav';
 import { cli, createOperatorAccount, uniqueEmail } from './support/helpers';
 
 /**
@@ -8,14 +8,15 @@ import { cli, createOperatorAccount, uniqueEmail } from './support/helpers';
  * axe-core WCAG 2.1 AA scan, in the light and the dark theme.
  */
 test('every instance page of the console renders and passes a WCAG 2.1 AA scan, light and dark', async ({ browser }) => {
-  test.setTimeout(480_000); // ~40 page loads with a full axe scan each
+  test.setTimeout(720_000); // ~50 page loads with a full axe scan each
   const page = await (await browser.newContext()).newPage();
   const accountId = await createOperatorAccount(page, { firstName: 'Paige', email: uniqueEmail('pages-owner'), password: 'every page at once', accountName: 'Pages Inc' });
   const { instance_id: instanceId } = cli<{ instance_id: string }>('instance', 'create', '--name', 'Pages', '--env', 'test', '--account', accountId);
   const problems: string[] = [];
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => localStorage.setItem('latchkey_theme', t), theme);
-    for (const { segment } of INSTANCE_NAV) {
+    const segments = [...INSTANCE_NAV.map((e) => e.segment), ...SETTINGS_NAV.filter((e) => e.segment).map((e) => `settings/${e.segment}`)];
+    for (const segment of segments) {
       const url = `/accounts/${accountId}/instances/${instanceId}${segment ? `/${segment}` : ''}`;
       await page.goto(url);
       await expect(page.locator('html')).toHaveAttribute('data-theme', theme);

@@ -3,7 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
 import en from '../messages/en/console.json' with { type: 'json' };
 import protection from '../messages/en/protection.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, readmeScreenshot, screenshot, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const tu = en.users;
@@ -69,6 +69,7 @@ test('users list: create a user, filter, sort, choose columns, keep it all in th
     await page.reload();
     await expect(table.getByRole('columnheader', { name: tu.columnNames.phone })).toBeVisible();
     await screenshot(page, 'console-users-list');
+    await readmeScreenshot(page, 'console-users-list');
   });
 
   await test.step('export: the filtered list as CSV', async () => {
@@ -232,6 +233,7 @@ test('the user page: profile, contact details, password, two-step, lock, session
     await confirm.getByRole('button', { name: 'Cancel', exact: true }).click();
     await expect(page.getByRole('dialog')).toHaveCount(0);
     await page.getByRole('button', { name: tp.impersonate, exact: true }).click();
+    await readmeScreenshot(page, 'console-impersonation-confirm');
     await page.getByRole('dialog', { name: /^Sign in as / }).getByRole('button', { name: tp.impersonateConfirmButton }).click();
     const link = page.getByRole('dialog', { name: tp.impersonateTitle });
     await expect(link).toContainText(tp.impersonateExpires.replace(' {time}.', ''));

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
-import { createTestInstance, latestCode, screenshot, smsCode, uniqueEmail } from './support/helpers';
+import { createTestInstance, latestCode, readmeScreenshot, screenshot, smsCode, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const ta = en.account;
@@ -83,6 +83,7 @@ test('the hosted account page: upload a photo, add, verify and make primary an e
     await expect(page).toHaveURL(/#security$/);
     await page.reload();
     await expect(page.getByRole('tab', { name: en.profile.tabs.security })).toHaveAttribute('aria-selected', 'true');
+    await readmeScreenshot(page, 'hosted-profile-security');
     await page.getByRole('button', { name: ta.changePassword }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel(ta.currentPassword).fill('not my password');
