@@ -11,7 +11,8 @@ test('the sidebar groups an instance’s pages; settings is a section of sub-pag
   await test.step('the sidebar: Users and organizations, Configure, Developers, Monitor', async () => {
     await page.goto(base);
     const sidebar = page.getByRole('complementary', { name: en.shell.sidebar });
-    const group = (name: string) => sidebar.getByRole('group', { name });
+    // Each heading stands above its own links.
+    const group = (name: string) => sidebar.getByText(name, { exact: true }).locator('xpath=..');
     await expect(group(en.nav.groups.people).getByRole('link', { name: en.nav.users, exact: true })).toBeVisible();
     await expect(group(en.nav.groups.configure).getByRole('link', { name: en.nav.settings, exact: true })).toBeVisible();
     await expect(group(en.nav.groups.developers).getByRole('link', { name: 'Webhooks', exact: true })).toBeVisible();

@@ -176,14 +176,10 @@ function Sidebar({
                   <div className="mt-0.5 ml-3 flex flex-col gap-3 border-l border-zinc-200 pl-2 dark:border-zinc-800">
                     {[undefined, ...INSTANCE_NAV_GROUPS].map((group) => {
                       const entries = INSTANCE_NAV.filter((entry) => entry.group === group);
-                      const headingId = `${switcherId}-${group ?? 'top'}`;
+                      // A visual heading only: a labelled group would make every link's label ambiguous ("Users").
                       return (
-                        <div key={group ?? 'top'} role={group ? 'group' : undefined} aria-labelledby={group ? headingId : undefined}>
-                          {group && (
-                            <p id={headingId} className="px-2.5 pb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">
-                              {t(`nav.groups.${group}`)}
-                            </p>
-                          )}
+                        <div key={group ?? 'top'}>
+                          {group && <p className="px-2.5 pb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t(`nav.groups.${group}`)}</p>}
                           <ul className="flex flex-col gap-0.5">
                             {entries.map((entry) => {
                               const href = pages.instance(accountId, instance.id, entry.segment);

@@ -91,26 +91,23 @@ function BarChart({ title, series }: { title: string; series: { points: Point[];
   const max = Math.max(1, ...series.flatMap((s) => s.points.map((p) => p.value)));
   const slot = 100 / days;
   const bar = (slot * 0.8) / series.length;
+  // Nothing to draw: say so rather than show an empty frame.
   const empty = series.every((s) => s.points.every((p) => p.value === 0));
-  if (empty) {
-    return (
-      <figure className="flex flex-col gap-2">
-        <figcaption className="text-sm font-medium">{title}</figcaption>
-        <p className="flex h-28 items-center justify-center rounded-md bg-zinc-50 px-3 text-center text-sm text-zinc-600 dark:bg-zinc-950 dark:text-zinc-400">{t('noDataYet')}</p>
-      </figure>
-    );
-  }
   return (
     <figure className="flex flex-col gap-2">
       <figcaption className="text-sm font-medium">{title}</figcaption>
-      <svg viewBox="0 0 100 40" preserveAspectRatio="none" className="h-28 w-full rounded-md bg-zinc-50 dark:bg-zinc-950" aria-hidden>
-        {series.map((s, i) =>
-          s.points.map((p, d) => {
-            const h = (p.value / max) * 38;
-            return <rect key={`${i}-${d}`} x={d * slot + slot * 0.1 + i * bar} y={40 - h} width={bar} height={h} className={s.className} />;
-          }),
-        )}
-      </svg>
+      {empty ? (
+        <p className="flex h-28 items-center justify-center rounded-md bg-zinc-50 px-3 text-center text-sm text-zinc-600 dark:bg-zinc-950 dark:text-zinc-400">{t('noDataYet')}</p>
+      ) : (
+        <svg viewBox="0 0 100 40" preserveAspectRatio="none" className="h-28 w-full rounded-md bg-zinc-50 dark:bg-zinc-950" aria-hidden>
+          {series.map((s, i) =>
+            s.points.map((p, d) => {
+              const h = (p.value / max) * 38;
+              return <rect key={`${i}-${d}`} x={d * slot + slot * 0.1 + i * bar} y={40 - h} width={bar} height={h} className={s.className} />;
+            }),
+          )}
+        </svg>
+      )}
       <table className="sr-only">
         <caption>{title}</caption>
         <tbody>
