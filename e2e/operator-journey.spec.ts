@@ -35,6 +35,8 @@ test('first run to a revoked end-user session', async ({ browser }) => {
   await test.step('the operator signs out and signs in through the platform instance', async () => {
     await consolePage.getByRole('button', { name: 'Sign out' }).first().click();
     await expect(consolePage).toHaveURL(/\/fapi\/ins_[^/]+\/sign-in/);
+    // The console's own sign-in stays Latchkey's (an instance's hosted pages carry its application name).
+    await expect(consolePage).toHaveTitle('Sign in · Latchkey');
     await screenshot(consolePage, 'console-sign-in');
     await signInOnHostedPage(consolePage, operator.email, 'wrong password');
     await expect(consolePage.getByText('The email address, username or password is incorrect.')).toBeVisible();

@@ -48,10 +48,13 @@ export async function brandingView(deps: Pick<Deps, 'db'>, instance: Pick<Instan
   };
 }
 
-/** The name end users see for an instance (the hosted pages' titles); null for an unknown or deleted one. */
+/**
+ * The name end users see for an instance (the hosted pages' titles); null for an unknown or
+ * deleted one, and for the console's own platform instance (its pages stay Latchkey's).
+ */
 export async function applicationNameOf(deps: Pick<Deps, 'db'>, instanceId: string): Promise<string | null> {
   const row = await getInstance(deps, instanceId).catch(() => null);
-  return row ? applicationName(row.name, instanceSettings(row.settings)) : null;
+  return row && row.kind !== 'platform' ? applicationName(row.name, instanceSettings(row.settings)) : null;
 }
 
 /** The logo image for `GET {fapi_url}/v1/branding/logo/:version` (http/images.ts: versionedImage). */
