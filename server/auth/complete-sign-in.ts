@@ -11,7 +11,6 @@ import { rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInO
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { createSession, type Actor } from '../sessions/sessions';
 import { anyAtSsoDomain } from '../sso/connections';
-import { REASONS as SSO_REASONS } from '../sso/reasons';
 import { hasSecondFactor, secondFactorOf } from '../users/mfa';
 
 /**
@@ -141,7 +140,7 @@ const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { p
 export const ssoRequired = () =>
   new AppError('FORBIDDEN', {
     message: 'This account signs in with single sign-on (strategy enterprise_sso), not a password or a code.',
-    meta: { reason: SSO_REASONS.sso_required, param: 'strategy' },
+    meta: { reason: 'sso_required', param: 'strategy' },
   });
 
 /** The user as every rule needs them, in one read. */
