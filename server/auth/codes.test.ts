@@ -4,6 +4,7 @@ import { verificationCodes } from '../db/schema';
 import { isAppError } from '../http/errors';
 import { sharedHarness } from '../testing/harness';
 import { checkCode, CODE_MAX_FAILURES, issueCode } from './codes';
+import { raceTest } from '../testing/races';
 
 const h = sharedHarness();
 let instanceId: string;
@@ -17,7 +18,7 @@ const check = (attemptId: string, code: string, accept?: boolean) =>
   h.runtime.deps.db.transaction((tx) => checkCode({ ...h.runtime.deps, db: tx }, { attemptId, purpose: 'sign_in', code, accept }));
 
 describe('verification codes', () => {
-  it('hold the reissue cap under concurrency: of simultaneous issues to one address, one wins', async () => {
+  raceTest('hold the reissue cap under concurrency: of simultaneous issues to one address, one wins', async () => {
     const results = await Promise.allSettled([issue('sia_a', 'race@example.com'), issue('sia_b', 'RACE@example.com'), issue('sia_c', 'race@example.com')]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) {

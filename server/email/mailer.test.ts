@@ -7,6 +7,7 @@ import { sharedHarness } from '../testing/harness';
 import { logSink } from '../testing/log-sink';
 import { deliverEmail, retryQueuedEmails, RETRY_DELAYS_MS, sendEmail, sendSms } from './mailer';
 import type { Mailer, OutgoingEmail } from './transport';
+import { raceTest } from '../testing/races';
 
 // Lets a test make the event write fail, to prove the email row goes with it.
 const failEvents = vi.hoisted(() => ({ on: false }));
@@ -199,7 +200,7 @@ describe('sendEmail', () => {
     expect(mailer.sent.map((m) => m.to)).toEqual([a, b]);
   });
 
-  it('delivers a retried email once when two sweeps race', async () => {
+  raceTest('delivers a retried email once when two sweeps race', async () => {
     const mailer = new FakeMailer();
     mailer.failWith = new Error('451 try later');
     h.runtime.deps.mailer = mailer;

@@ -4,6 +4,7 @@ import { events, idempotencyRecords } from '../db/schema';
 import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { IDEMPOTENCY_TTL_MS } from './idempotency';
+import { raceTest } from '../testing/races';
 
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 
@@ -110,7 +111,7 @@ describe('Idempotency-Key on BAPI POST', () => {
     expect(await t.eventCount('user.banned')).toBe(1);
   });
 
-  it('two concurrent requests with the same key: one runs, the other is 409 or a replay; never two users', async () => {
+  raceTest('two concurrent requests with the same key: one runs, the other is 409 or a replay; never two users', async () => {
     for (let round = 0; round < 5; round++) {
       const t = await fresh();
       const key = uniq('race');

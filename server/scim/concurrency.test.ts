@@ -1,7 +1,8 @@
-import { expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { sharedHarness } from '../testing/harness';
 import { sharedDirectory } from '../testing/scim';
 import { USER_SCHEMA } from './discovery';
+import { raceTest } from '../testing/races';
 
 /**
  * A directory's first sync: an identity provider creates many users of one organization at
@@ -12,7 +13,7 @@ import { USER_SCHEMA } from './discovery';
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', SCIM_RATE_LIMIT: '100000' } });
 const dir = sharedDirectory(h, 'Burst Co', 'Burst');
 
-it('creates 40 users at once, 10 in flight: every one 201 and a member, none refused', async () => {
+raceTest('creates 40 users at once, 10 in flight: every one 201 and a member, none refused', async () => {
   const total = 40;
   let next = 0;
   const statuses: number[] = [];

@@ -7,6 +7,7 @@ import { instanceWith } from '../testing/auth-flows';
 import { eventsOf, mintSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { REFRESH_GRACE_MS, applySessionAction } from './sessions';
+import { raceTest } from '../testing/races';
 
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let key: string;
@@ -66,7 +67,7 @@ describe('refresh: rotation', () => {
     expect((await refresh(s.id, first.body.refresh_token)).status).toBe(200);
   });
 
-  it('two concurrent refreshes with one token get the same successor', async () => {
+  raceTest('two concurrent refreshes with one token get the same successor', async () => {
     const s = await mint();
     const [a, b] = await Promise.all([refresh(s.id, s.refresh_token), refresh(s.id, s.refresh_token)]);
     expect([a.status, b.status]).toEqual([200, 200]);

@@ -5,6 +5,7 @@ import { auditLogs, events, tickets } from '../db/schema';
 import { sha256Hex } from '../crypto/secrets';
 import { fapiClient } from '../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../testing/harness';
+import { raceTest } from '../testing/races';
 
 const h = sharedHarness();
 const A = sharedInstance(h);
@@ -79,7 +80,7 @@ describe('actor tokens', () => {
     expectTicketInvalid(await browser().signInWithTicket(token), 'used');
   });
 
-  it('two racing redemptions: exactly one wins', async () => {
+  raceTest('two racing redemptions: exactly one wins', async () => {
     const { token, id } = (await actorToken()).body;
     const results = await Promise.all([browser().signInWithTicket(token), browser().signInWithTicket(token), browser().signInWithTicket(token)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 422, 422]);

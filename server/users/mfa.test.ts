@@ -6,6 +6,7 @@ import { fapiClient } from '../testing/fapi-client';
 import { createTestUser, eventsOf, setSettings, signedInClient, totpCode } from '../testing/fapi-helpers';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor } from './mfa';
+import { raceTest } from '../testing/races';
 
 const h = sharedHarness();
 const A = sharedInstance(h);
@@ -149,7 +150,7 @@ describe('verifySecondFactor', () => {
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', regen.body.backup_codes[0])).toBe(true);
   });
 
-  it('accepts a code or a backup code exactly once under concurrency', async () => {
+  raceTest('accepts a code or a backup code exactly once under concurrency', async () => {
     const { userId, b } = await signedInUser();
     const { secret, backupCodes: codes } = await enroll(b);
     h.clock.advance(30_000);

@@ -5,6 +5,7 @@ import { sharedHarness } from '../testing/harness';
 import { storedPassword } from '../testing/fapi-helpers';
 import { expectError } from '../testing/expect';
 import type { PasswordHasher } from './passwords';
+import { raceTest } from '../testing/races';
 
 // Many requests per key below; the default test-instance budget (100 / 10 s) is not under test here.
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
@@ -262,7 +263,7 @@ describe('POST /v1/users', () => {
       await createOk({ email_address: email, username: 'shared_name' }, other.secret);
     });
 
-    it('two concurrent creates with the same email: one user, the other a clear 422', async () => {
+    raceTest('two concurrent creates with the same email: one user, the other a clear 422', async () => {
       const email = uniqueEmail('race');
       const results = await Promise.all([create({ email_address: email }), create({ email_address: email.toUpperCase() })]);
       const statuses = results.map((r) => r.status).sort();
@@ -276,7 +277,7 @@ describe('POST /v1/users', () => {
       expect(rows).toHaveLength(1);
     });
 
-    it('two concurrent creates with the same username: one user, the other a clear 422', async () => {
+    raceTest('two concurrent creates with the same username: one user, the other a clear 422', async () => {
       const results = await Promise.all([create({ username: 'racer_name' }), create({ username: 'RACER_NAME' })]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 422]);
       expectError(results.find((r) => r.status === 422)!, 422, 'VALIDATION_FAILED', { param: 'username', reason: 'taken' });

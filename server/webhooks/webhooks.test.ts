@@ -10,6 +10,7 @@ import { claimDueMessages } from './delivery';
 import { MESSAGE_RETENTION_MS, purgeWebhookMessages } from './messages';
 import { RETRY_SCHEDULE_MS } from './policy';
 import { runWebhookWorkerOnce } from './worker';
+import { raceTest } from '../testing/races';
 
 /** Names the tests point anywhere (the SSRF guard resolves through deps.dns). */
 const dnsTable: Record<string, string> = { 'evil.test': '127.0.0.1', 'public.test': '93.184.216.34' };
@@ -373,7 +374,7 @@ describe('delivery', () => {
     await disable(ep.id);
   });
 
-  it('two claims never hand out the same message', async () => {
+  raceTest('two claims never hand out the same message', async () => {
     const ep = await createEndpoint({ event_types: ['user.created'] });
     for (let i = 0; i < 6; i++) await createUser();
     const [a, b] = await Promise.all([claimDueMessages(deps(), 4), claimDueMessages(deps(), 4)]);
