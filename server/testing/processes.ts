@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { asAdmin as asAdminOf, databaseUrl } from './postgres-admin';
+import { required } from './requirements';
 
 /**
  * Real server processes (`npm run api`, `npm run worker`) on a fresh PostgreSQL database: the
@@ -14,8 +15,8 @@ export async function processDatabase(name: string) {
   const asAdmin = asAdminOf.bind(null, adminUrl);
   // On a PostgreSQL run, the migrated template of the global setup: the servers find nothing to migrate.
   const template = process.env.DATABASE_URL ? inject('postgresTemplate') : null;
-  const available = await asAdmin((admin) => admin`select 1`, 3).then(() => true, () => false);
-  if (!available) process.stderr.write(`${name} tests skipped: no PostgreSQL at ${adminUrl}\n`);
+  const reachable = await asAdmin((admin) => admin`select 1`, 3).then(() => true, () => false);
+  const available = required(`PostgreSQL at ${adminUrl}`, reachable, `the ${name} tests`);
   const children: ChildProcess[] = [];
   return {
     available,

@@ -7,6 +7,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeSentTo } from '../../../server/testing/auth-flows';
 import { sharedHarness, sharedInstance } from '../../../server/testing/harness';
+import { required } from '../../../server/testing/requirements';
 
 /**
  * In real Chromium: the cross-tab single refresh (Web Locks, BroadcastChannel): a page on a
@@ -15,6 +16,7 @@ import { sharedHarness, sharedInstance } from '../../../server/testing/harness';
  * and the web page example (sdk/examples/web-page) served from that origin.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = required(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM), 'the Chromium tests of the browser SDK');
 const h = sharedHarness();
 const i = sharedInstance(h);
 
@@ -82,7 +84,7 @@ async function openTab(context: Awaited<ReturnType<Browser['newContext']>>, coor
 
 type Lk = { lk: { signUp: Record<string, (...a: unknown[]) => Promise<{ response: { id: string } }>>; getToken(): Promise<string>; isSignedIn: boolean } };
 
-describe.skipIf(!existsSync(CHROMIUM))('two tabs in Chromium', () => {
+describe.skipIf(!hasChromium)('two tabs in Chromium', () => {
   it('one token request serves both tabs', async () => {
     const context = await browser.newContext();
     const tab1 = await openTab(context);
@@ -119,7 +121,7 @@ describe.skipIf(!existsSync(CHROMIUM))('two tabs in Chromium', () => {
   }, 90_000);
 });
 
-describe.skipIf(!existsSync(CHROMIUM))('the web page example in Chromium', () => {
+describe.skipIf(!hasChromium)('the web page example in Chromium', () => {
   it('shows the visitor signed out, sends the sign-in button to the hosted page, and shows a signed-in session', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
