@@ -6,12 +6,12 @@ import { emailAddresses, signInAttempts, users, type LtiSessionContext } from '.
 import type { AuditContext } from '../http/actor';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
-import { clearFailedAttempts, userLocked } from '../protection/lockout';
+import { assertUserRowNotLocked, clearFailedAttempts } from '../protection/lockout';
 import { rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { createSession, type Actor } from '../sessions/sessions';
-import { anyAtSsoDomain } from '../sso/connections';
-import { hasSecondFactor, secondFactorOf } from '../users/mfa';
+import { activeSsoDomains, emailDomain } from '../sso/connections';
+import { secondFactorOf } from '../users/mfa';
 
 /**
  * The one ending of every way into a session. Each way (a password, a code, a link, a
@@ -137,9 +137,10 @@ export interface SignInEnd {
 }
 
 const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { param: 'password' } });
-export const ssoRequired = () =>
+/** 403 sso_required: `who` ("This account", "This email address") signs in through its IdP only. */
+export const ssoRequired = (who: string) =>
   new AppError('FORBIDDEN', {
-    message: 'This account signs in with single sign-on (strategy enterprise_sso), not a password or a code.',
+    message: `${who} signs in with single sign-on (strategy enterprise_sso), not a password or a code.`,
     meta: { reason: 'sso_required', param: 'strategy' },
   });
 
@@ -162,21 +163,21 @@ async function userForSignIn(d: D, instanceId: string, userId: string) {
 
 /** Whether the user must sign in through SSO: one of their verified addresses is at a domain of an active connection. */
 export async function mustUseSso(d: Pick<D, 'db' | 'clock' | 'caches'>, instanceId: string, userId: string): Promise<boolean> {
+  // The domains come from the per-node cache: an instance without SSO reads no addresses.
+  const domains = await activeSsoDomains(d, instanceId);
+  if (domains.size === 0) return false;
   const rows = await d.db
     .select({ email: emailAddresses.emailAddress })
     .from(emailAddresses)
     .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId), eq(emailAddresses.verificationStatus, 'verified')));
-  return anyAtSsoDomain(d, instanceId, rows.map((r) => r.email));
+  return rows.some((r) => domains.has(emailDomain(r.email)));
 }
 
 /** Refuses the sign-in when a rule of the way forbids it for this user (ban, locks, SSO only). */
 async function refuseIfBarred(d: D, instance: InstanceContext, rules: WayRules, user: NonNullable<Awaited<ReturnType<typeof userForSignIn>>>) {
   if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
-  const now = d.clock.now();
-  if (user.locked && user.lockedUntil === null && rules.stoppedByOperatorLock) throw userLocked(null);
-  const timedLock = user.locked && user.lockedUntil !== null && user.lockedUntil > now;
-  if (timedLock && rules.stoppedByLockout && instance.settings.attack_protection.user_lockout.enabled) throw userLocked(user.lockedUntil);
-  if (rules.refusedWhenSsoOnly && (await mustUseSso(d, instance.id, user.id))) throw ssoRequired();
+  if (rules.stoppedByOperatorLock) assertUserRowNotLocked(d, instance, user, { timed: rules.stoppedByLockout });
+  if (rules.refusedWhenSsoOnly && (await mustUseSso(d, instance.id, user.id))) throw ssoRequired('This account');
 }
 
 /**
@@ -199,7 +200,7 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
   const stepUpTo = risk.length > 0 && !secondFactor ? await stepUpAddress(d, user.id) : null;
   const needsSecondFactor = secondFactor || stepUpTo !== null;
   const status =
-    needsSecondFactor || (rules.mfaRequired && instance.settings.mfa_required && !(await hasSecondFactor(d.db, user.id))) ? 'pending' : 'active';
+    needsSecondFactor || (rules.mfaRequired && instance.settings.mfa_required && !user.secondFactor) ? 'pending' : 'active';
 
   const { session } = await createSession(
     d,

@@ -82,21 +82,21 @@ export async function assertNotLocked(
   /** `timed: false`: only an operator's lock holds (a step that is no guess of a secret). */
   opts: { timed?: boolean } = {},
 ): Promise<void> {
-  const timed = (opts.timed ?? true) && lockoutOf(instance).enabled;
-  if (!timed && !t.userId) return;
-  const until = await lockedUntil(deps, instance, t);
-  if (until === undefined || (!timed && until !== null)) return;
-  throw userLocked(until);
+  if (!timedLockoutHolds(instance, opts) && !t.userId) return;
+  refuseLock(instance, await lockedUntil(deps, instance, t), opts);
 }
 
 /** assertNotLocked for a user row the caller read already (its lock columns among others). */
-export function assertUserRowNotLocked(deps: Pick<Deps, 'clock'>, instance: InstanceContext, row: UserLockColumns): void {
-  refuseLock(instance, userLockEnd(row, deps.clock.now()));
+export function assertUserRowNotLocked(deps: Pick<Deps, 'clock'>, instance: InstanceContext, row: UserLockColumns, opts: { timed?: boolean } = {}): void {
+  refuseLock(instance, userLockEnd(row, deps.clock.now()), opts);
 }
 
-/** With lockout off, only an operator's lock (no end) holds. */
-function refuseLock(instance: InstanceContext, until: number | null | undefined): void {
-  if (until === undefined || (!lockoutOf(instance).enabled && until !== null)) return;
+/** Timed lockouts hold when lockout protection is on and the step is a guess of a secret (`timed`, the default). */
+const timedLockoutHolds = (instance: InstanceContext, opts: { timed?: boolean }) => (opts.timed ?? true) && lockoutOf(instance).enabled;
+
+/** An operator's lock (no end) always holds; a timed one only when timedLockoutHolds. */
+function refuseLock(instance: InstanceContext, until: number | null | undefined, opts: { timed?: boolean }): void {
+  if (until === undefined || (until !== null && !timedLockoutHolds(instance, opts))) return;
   throw userLocked(until);
 }
 

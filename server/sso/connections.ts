@@ -302,6 +302,9 @@ export async function activeConnectionForEmail(deps: Pick<Deps, 'db'>, instanceI
   return row ?? null;
 }
 
+/** The lower-case domain of an address (after its last @). */
+export const emailDomain = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
 const domainOf = (email: string) => {
   const at = email.lastIndexOf('@');
   return at < 0 ? null : email.slice(at + 1).toLowerCase();
@@ -327,14 +330,4 @@ export async function hasActiveConnectionForEmail(deps: Pick<Deps, 'db' | 'clock
   const domain = domainOf(email);
   if (!domain) return false;
   return (await activeSsoDomains(deps, instanceId)).has(domain);
-}
-
-/** Whether any of these addresses is at a domain of an active connection. */
-export async function anyAtSsoDomain(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, emails: string[]): Promise<boolean> {
-  if (emails.length === 0) return false;
-  const domains = await activeSsoDomains(deps, instanceId);
-  return emails.some((e) => {
-    const domain = domainOf(e);
-    return domain !== null && domains.has(domain);
-  });
 }

@@ -12,7 +12,7 @@ import { isAllowedRedirect } from '../instances/settings';
 import { addMembershipInTx, updateMembership } from '../organizations/memberships';
 import { loadOrganization } from '../organizations/organization-view';
 import { ensureBuiltIns } from '../organizations/roles';
-import { completeSignIn } from '../auth/complete-sign-in';
+import { completeSignIn, ssoRequired } from '../auth/complete-sign-in';
 import { createUser, updateUser } from '../users/users';
 import {
   bindingColumns,
@@ -24,7 +24,7 @@ import {
   withClaimNonce,
   type FlowBinding,
 } from '../auth/flow-binding';
-import { activeConnectionForEmail, hasActiveConnectionForEmail, loadConnection, type ConnectionRow } from './connections';
+import { activeConnectionForEmail, emailDomain, hasActiveConnectionForEmail, loadConnection, type ConnectionRow } from './connections';
 import { oidcAuthorizationUrl } from './oidc';
 import { samlFor, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
 
@@ -118,8 +118,6 @@ async function roleFor(db: Db, instanceId: string, c: ConnectionRow, groups: str
   }
   return c.defaultRole ?? fallback;
 }
-
-const emailDomain = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /**
  * Completes an SSO sign-in: consumes the request in flight (none for an IdP-initiated one),
@@ -334,15 +332,9 @@ export async function auditSsoFailure(deps: Pick<Deps, 'db' | 'clock'>, instance
   return reason;
 }
 
-
 /** The domain of an email identifier has an active connection: its users sign in through their IdP, never with a password or an email code. */
 export async function assertPasswordAllowed(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, identifier: string) {
-  if (await hasActiveConnectionForEmail(deps, instanceId, identifier)) {
-    throw new AppError('FORBIDDEN', {
-      message: 'This email address signs in with single sign-on (strategy enterprise_sso), not a password or an email code.',
-      meta: { reason: 'sso_required', param: 'strategy' },
-    });
-  }
+  if (await hasActiveConnectionForEmail(deps, instanceId, identifier)) throw ssoRequired('This email address');
 }
 
 /** strategy enterprise_sso: the IdP URL for an email whose domain has an active connection. */
