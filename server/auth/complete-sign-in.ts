@@ -10,7 +10,8 @@ import { assertUserRowNotLocked, clearFailedAttempts } from '../protection/locko
 import { rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { createSession, type Actor } from '../sessions/sessions';
-import { activeSsoDomains, emailDomain } from '../sso/connections';
+import { activeSsoDomains } from '../sso/connections';
+import { emailDomain } from '../organizations/domains';
 import { secondFactorOf } from '../users/mfa';
 
 /**

@@ -302,9 +302,6 @@ export async function activeConnectionForEmail(deps: Pick<Deps, 'db'>, instanceI
   return row ?? null;
 }
 
-/** The lower-case domain of an address (after its last @). */
-export const emailDomain = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-
 const domainOf = (email: string) => {
   const at = email.lastIndexOf('@');
   return at < 0 ? null : email.slice(at + 1).toLowerCase();

@@ -24,7 +24,8 @@ import {
   withClaimNonce,
   type FlowBinding,
 } from '../auth/flow-binding';
-import { activeConnectionForEmail, emailDomain, hasActiveConnectionForEmail, loadConnection, type ConnectionRow } from './connections';
+import { activeConnectionForEmail, hasActiveConnectionForEmail, loadConnection, type ConnectionRow } from './connections';
+import { emailDomain } from '../organizations/domains';
 import { oidcAuthorizationUrl } from './oidc';
 import { samlFor, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
 
