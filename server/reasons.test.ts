@@ -8,7 +8,7 @@ import { ALL_REASONS, REASONS_BY_DOMAIN } from './reasons';
  * Stable reasons (issue 13): `AppError` and `validationError` type their reason, so the
  * literals checked here are the ones the compiler cannot see: zod rules' `params: { reason }`
  * above all. Each must be registered by its own domain (the directory under server/) or by
- * `http`, and the README's "Stable reasons" tables list exactly the registry.
+ * `http`, and the "Stable reasons" tables of docs/conventions.md list exactly the registry.
  */
 const ROOT = resolve(__dirname);
 const LITERAL_RES = [/\b(?:meta|params)\s*:\s*\{[^}]*?\breason\s*:\s*'([^']*)'/g, /\bvalidationError\(\s*[^,]*,\s*'([^']*)'/g];
@@ -44,12 +44,12 @@ describe('stable reasons', () => {
     expect(ALL_REASONS.size).toBeGreaterThan(100);
   });
 
-  it('lists exactly the registry in the README, one table per domain, with real error codes', () => {
-    const readme = readFileSync(resolve(ROOT, '../README.md'), 'utf8');
-    const section = readme.split('\n### Stable reasons\n')[1]!.split(/\n#{1,3} /)[0]!;
+  it('lists exactly the registry in docs/conventions.md, one table per domain, with real error codes', () => {
+    const doc = readFileSync(resolve(ROOT, '../docs/conventions.md'), 'utf8');
+    const section = doc.split('\n## Stable reasons\n')[1]!.split(/\n#{1,2} /)[0]!;
     const tables = Object.fromEntries(
       section
-        .split('\n#### ')
+        .split('\n### ')
         .slice(1)
         .map((part) => {
           const domain = /^`(\w+)`/.exec(part)![1]!;
