@@ -18,7 +18,7 @@ import { REASONS as waitlist } from './waitlist/reasons';
 import { REASONS as social } from './social/reasons';
 import { REASONS as sso } from './sso/reasons';
 
-/** Each domain's registered reasons, keyed by its directory; `http`'s are answered everywhere. README: one table each. */
+/** Each domain's registered reasons, keyed by its directory; `http`'s are answered everywhere. docs/conventions.md: one table each. */
 export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, limits, protection, oauth, apikeys, billing, lti, waitlist, social, sso } as const;
 
 type Domains = typeof REASONS_BY_DOMAIN;

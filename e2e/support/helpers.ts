@@ -78,7 +78,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
-/** What a person sees on a laptop screen, as a small JPEG in e2e/screenshots/readme/ (the README's pictures are picked from there). */
+/** What a person sees on a laptop screen, as a small JPEG in e2e/screenshots/readme/ (the pictures in docs/screenshots/ are picked from there). */
 export async function readmeScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'readme', `${name}.jpg`), type: 'jpeg', quality: 70 });
 }

@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` the API key routes answer with. Clients branch on these: a reason is
- * never renamed (README, "Stable reasons").
+ * never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   unknown: 'unknown',

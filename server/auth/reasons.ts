@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` sign-ins, sign-ups and verification codes answer with. Clients branch
- * on these: a reason is never renamed (README, "Stable reasons").
+ * on these: a reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   code_reissue: 'code_reissue',

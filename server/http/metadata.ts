@@ -12,7 +12,7 @@ export const METADATA_MAX_BYTES = 8 * 1024;
 /** The metadata object itself is level 1: `{"a":{"b":1}}` has depth 2. */
 export const METADATA_MAX_DEPTH = 10;
 
-/** Stable `meta.reason` values of a metadata 422 (listed in the README). */
+/** Stable `meta.reason` values of a metadata 422 (listed in docs/conventions.md). */
 export type MetadataProblem = 'too_deep' | 'too_large';
 
 type Metadata = Record<string, unknown>;

@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` that body parsing and validation answer with on every surface. Clients
- * branch on these: a reason is never renamed (README, "Stable reasons"). The last ten are
+ * branch on these: a reason is never renamed (docs/conventions.md, "Stable reasons"). The last ten are
  * zod's issue codes, answered as they are where no rule names a reason (http/validate.ts).
  */
 export const REASONS = {

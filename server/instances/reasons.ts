@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` instance settings and platform setup answer with. Clients branch on
- * these: a reason is never renamed (README, "Stable reasons").
+ * these: a reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   invalid_origin: 'invalid_origin',

@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` the rate-limit policy and network ACL routes and guard answer with.
- * Clients branch on these: a reason is never renamed (README, "Stable reasons").
+ * Clients branch on these: a reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   invalid_cidr: 'invalid_cidr',

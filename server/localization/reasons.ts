@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` the localization and email template routes answer with. Clients branch
- * on these: a reason is never renamed (README, "Stable reasons").
+ * on these: a reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   unsupported_locale: 'unsupported_locale',

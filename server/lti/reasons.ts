@@ -1,7 +1,7 @@
 /**
  * Every `meta.reason` of LTI 1.3: the platform registrations (BAPI, dashboard) and each
  * refusal of a login initiation or launch (400 LTI_LAUNCH_INVALID, shown on an HTML page).
- * A reason is never renamed (README, "Stable reasons").
+ * A reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   platform_unknown: 'platform_unknown',

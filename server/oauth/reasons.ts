@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` the OAuth application routes answer with. Clients branch on these: a
- * reason is never renamed (README, "Stable reasons"). Errors of the provider itself
+ * reason is never renamed (docs/conventions.md, "Stable reasons"). Errors of the provider itself
  * (/oauth2/…) are OAuth `error` codes (RFC 6749), not reasons.
  */
 export const REASONS = {

@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` the console account routes answer with. Clients branch on these: a
- * reason is never renamed (README, "Stable reasons").
+ * reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   role_required: 'role_required',

@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` the organization routes answer with. Clients branch on these:
- * a reason is never renamed (README, "Stable reasons").
+ * a reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   organizations_disabled: 'organizations_disabled',

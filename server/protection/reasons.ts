@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` attack protection and risk-based MFA answer with.
- * Clients branch on these: a reason is never renamed (README, "Stable reasons").
+ * Clients branch on these: a reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   password_compromised: 'password_compromised',

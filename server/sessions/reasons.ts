@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` the session, sign-in token and FAPI credential checks answer with.
- * Clients branch on these: a reason is never renamed (README, "Stable reasons").
+ * Clients branch on these: a reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   missing: 'missing',

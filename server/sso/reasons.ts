@@ -1,4 +1,4 @@
-/** `meta.reason` values of SSO connections and sign-ins; never renamed (README, "Stable reasons"). */
+/** `meta.reason` values of SSO connections and sign-ins; never renamed (docs/conventions.md, "Stable reasons"). */
 export const REASONS = {
   domain_not_verified: 'domain_not_verified',
   domain_taken: 'domain_taken',

@@ -5,7 +5,7 @@ import { REASONS } from './reasons';
 /**
  * An impersonation session (redeemed from an actor token) may look and act within the app
  * as the user, never change how the account is signed into: identifiers, factors, password,
- * sessions, connected accounts, credentials (README, "Impersonation"). The FAPI route table
+ * sessions, connected accounts, credentials (docs/backend-api.md, "Impersonation"). The FAPI route table
  * names what each route refuses (FapiGuard.impersonation), so the rule lives in one place.
  */
 export interface ImpersonationRule {

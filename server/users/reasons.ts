@@ -1,6 +1,6 @@
 /**
  * Every `meta.reason` the user, me, MFA and personal access token routes answer with.
- * Clients branch on these: a reason is never renamed (README, "Stable reasons").
+ * Clients branch on these: a reason is never renamed (docs/conventions.md, "Stable reasons").
  */
 export const REASONS = {
   busy: 'busy',

@@ -3,7 +3,7 @@ import { sharedHarness } from '../testing/harness';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { runWebhookWorkerOnce } from './worker';
 
-/** The operation → event table of the README, end to end: each operation's events reach a `*` subscriber. */
+/** The operation → event table of docs/webhooks.md, end to end: each operation's events reach a `*` subscriber. */
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
 let rx: WebhookReceiver;
 let key: string;
