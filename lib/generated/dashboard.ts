@@ -1057,7 +1057,63 @@ export interface DashboardOperations {
         fapi_url: string;
         custom_domain: string | null;
         settings: {
-          [key: string]: unknown;
+          session_lifetime_seconds: number;
+          session_inactivity_timeout_seconds: (number) | (null);
+          session_token_lifetime_seconds: number;
+          mfa_required: boolean;
+          allowed_origins: Array<string>;
+          redirect_urls: Array<string>;
+          sign_up_mode: "public" | "restricted" | "waitlist";
+          allowlist: Array<string>;
+          username_required: boolean;
+          name_required: boolean;
+          password_required: boolean;
+          default_locale: string;
+          organizations_enabled: boolean;
+          organization_creation_enabled: boolean;
+          organization_default_role: string;
+          organization_creator_role: string;
+          organization_max_allowed_memberships: number;
+          branding: {
+            application_name: (string) | (null);
+            primary_color: string | null;
+            support_email: (string) | (null);
+          };
+          sign_in_methods: {
+            password: boolean;
+            email_code: boolean;
+            username: boolean;
+            phone_code: boolean;
+            email_link: boolean;
+            email_link_same_browser: boolean;
+          };
+          password_policy: {
+            min_length: number;
+            require_uppercase: boolean;
+            require_lowercase: boolean;
+            require_digit: boolean;
+            require_symbol: boolean;
+          };
+          session_token_claims: {
+            [key: string]: unknown;
+          };
+          delete_self_enabled: boolean;
+          attack_protection: {
+            user_lockout: {
+              enabled: boolean;
+              max_attempts: number;
+              window_minutes: number;
+              lockout_minutes: number;
+            };
+            breached_passwords: {
+              enabled: boolean;
+              range_api_url: (string) | (null);
+            };
+          };
+          risk_based_mfa: {
+            enabled: boolean;
+          };
+          custom_domain: string | null;
         };
         created_at: number;
       }>;
@@ -1078,7 +1134,63 @@ export interface DashboardOperations {
       fapi_url: string;
       custom_domain: string | null;
       settings: {
-        [key: string]: unknown;
+        session_lifetime_seconds: number;
+        session_inactivity_timeout_seconds: (number) | (null);
+        session_token_lifetime_seconds: number;
+        mfa_required: boolean;
+        allowed_origins: Array<string>;
+        redirect_urls: Array<string>;
+        sign_up_mode: "public" | "restricted" | "waitlist";
+        allowlist: Array<string>;
+        username_required: boolean;
+        name_required: boolean;
+        password_required: boolean;
+        default_locale: string;
+        organizations_enabled: boolean;
+        organization_creation_enabled: boolean;
+        organization_default_role: string;
+        organization_creator_role: string;
+        organization_max_allowed_memberships: number;
+        branding: {
+          application_name: (string) | (null);
+          primary_color: string | null;
+          support_email: (string) | (null);
+        };
+        sign_in_methods: {
+          password: boolean;
+          email_code: boolean;
+          username: boolean;
+          phone_code: boolean;
+          email_link: boolean;
+          email_link_same_browser: boolean;
+        };
+        password_policy: {
+          min_length: number;
+          require_uppercase: boolean;
+          require_lowercase: boolean;
+          require_digit: boolean;
+          require_symbol: boolean;
+        };
+        session_token_claims: {
+          [key: string]: unknown;
+        };
+        delete_self_enabled: boolean;
+        attack_protection: {
+          user_lockout: {
+            enabled: boolean;
+            max_attempts: number;
+            window_minutes: number;
+            lockout_minutes: number;
+          };
+          breached_passwords: {
+            enabled: boolean;
+            range_api_url: (string) | (null);
+          };
+        };
+        risk_based_mfa: {
+          enabled: boolean;
+        };
+        custom_domain: string | null;
       };
       created_at: number;
     };
@@ -1100,7 +1212,63 @@ export interface DashboardOperations {
       fapi_url: string;
       custom_domain: string | null;
       settings: {
-        [key: string]: unknown;
+        session_lifetime_seconds: number;
+        session_inactivity_timeout_seconds: (number) | (null);
+        session_token_lifetime_seconds: number;
+        mfa_required: boolean;
+        allowed_origins: Array<string>;
+        redirect_urls: Array<string>;
+        sign_up_mode: "public" | "restricted" | "waitlist";
+        allowlist: Array<string>;
+        username_required: boolean;
+        name_required: boolean;
+        password_required: boolean;
+        default_locale: string;
+        organizations_enabled: boolean;
+        organization_creation_enabled: boolean;
+        organization_default_role: string;
+        organization_creator_role: string;
+        organization_max_allowed_memberships: number;
+        branding: {
+          application_name: (string) | (null);
+          primary_color: string | null;
+          support_email: (string) | (null);
+        };
+        sign_in_methods: {
+          password: boolean;
+          email_code: boolean;
+          username: boolean;
+          phone_code: boolean;
+          email_link: boolean;
+          email_link_same_browser: boolean;
+        };
+        password_policy: {
+          min_length: number;
+          require_uppercase: boolean;
+          require_lowercase: boolean;
+          require_digit: boolean;
+          require_symbol: boolean;
+        };
+        session_token_claims: {
+          [key: string]: unknown;
+        };
+        delete_self_enabled: boolean;
+        attack_protection: {
+          user_lockout: {
+            enabled: boolean;
+            max_attempts: number;
+            window_minutes: number;
+            lockout_minutes: number;
+          };
+          breached_passwords: {
+            enabled: boolean;
+            range_api_url: (string) | (null);
+          };
+        };
+        risk_based_mfa: {
+          enabled: boolean;
+        };
+        custom_domain: string | null;
       };
       created_at: number;
     };
@@ -1119,7 +1287,63 @@ export interface DashboardOperations {
       fapi_url: string;
       custom_domain: string | null;
       settings: {
-        [key: string]: unknown;
+        session_lifetime_seconds: number;
+        session_inactivity_timeout_seconds: (number) | (null);
+        session_token_lifetime_seconds: number;
+        mfa_required: boolean;
+        allowed_origins: Array<string>;
+        redirect_urls: Array<string>;
+        sign_up_mode: "public" | "restricted" | "waitlist";
+        allowlist: Array<string>;
+        username_required: boolean;
+        name_required: boolean;
+        password_required: boolean;
+        default_locale: string;
+        organizations_enabled: boolean;
+        organization_creation_enabled: boolean;
+        organization_default_role: string;
+        organization_creator_role: string;
+        organization_max_allowed_memberships: number;
+        branding: {
+          application_name: (string) | (null);
+          primary_color: string | null;
+          support_email: (string) | (null);
+        };
+        sign_in_methods: {
+          password: boolean;
+          email_code: boolean;
+          username: boolean;
+          phone_code: boolean;
+          email_link: boolean;
+          email_link_same_browser: boolean;
+        };
+        password_policy: {
+          min_length: number;
+          require_uppercase: boolean;
+          require_lowercase: boolean;
+          require_digit: boolean;
+          require_symbol: boolean;
+        };
+        session_token_claims: {
+          [key: string]: unknown;
+        };
+        delete_self_enabled: boolean;
+        attack_protection: {
+          user_lockout: {
+            enabled: boolean;
+            max_attempts: number;
+            window_minutes: number;
+            lockout_minutes: number;
+          };
+          breached_passwords: {
+            enabled: boolean;
+            range_api_url: (string) | (null);
+          };
+        };
+        risk_based_mfa: {
+          enabled: boolean;
+        };
+        custom_domain: string | null;
       };
       created_at: number;
     };
@@ -1195,7 +1419,63 @@ export interface DashboardOperations {
   /** Change instance settings (sign-up mode, session lifetime and inactivity, MFA, allowed origins, redirect URLs, custom domain…) */
   "PATCH /accounts/{accountId}/instances/{instanceId}/settings": {
     response: {
-      [key: string]: unknown;
+      session_lifetime_seconds: number;
+      session_inactivity_timeout_seconds: (number) | (null);
+      session_token_lifetime_seconds: number;
+      mfa_required: boolean;
+      allowed_origins: Array<string>;
+      redirect_urls: Array<string>;
+      sign_up_mode: "public" | "restricted" | "waitlist";
+      allowlist: Array<string>;
+      username_required: boolean;
+      name_required: boolean;
+      password_required: boolean;
+      default_locale: string;
+      organizations_enabled: boolean;
+      organization_creation_enabled: boolean;
+      organization_default_role: string;
+      organization_creator_role: string;
+      organization_max_allowed_memberships: number;
+      branding: {
+        application_name: (string) | (null);
+        primary_color: string | null;
+        support_email: (string) | (null);
+      };
+      sign_in_methods: {
+        password: boolean;
+        email_code: boolean;
+        username: boolean;
+        phone_code: boolean;
+        email_link: boolean;
+        email_link_same_browser: boolean;
+      };
+      password_policy: {
+        min_length: number;
+        require_uppercase: boolean;
+        require_lowercase: boolean;
+        require_digit: boolean;
+        require_symbol: boolean;
+      };
+      session_token_claims: {
+        [key: string]: unknown;
+      };
+      delete_self_enabled: boolean;
+      attack_protection: {
+        user_lockout: {
+          enabled: boolean;
+          max_attempts: number;
+          window_minutes: number;
+          lockout_minutes: number;
+        };
+        breached_passwords: {
+          enabled: boolean;
+          range_api_url: (string) | (null);
+        };
+      };
+      risk_based_mfa: {
+        enabled: boolean;
+      };
+      custom_domain: string | null;
     };
     body: {
       sign_up_mode?: "public" | "restricted" | "waitlist";

@@ -8,7 +8,7 @@ import { endpoint } from '../http/endpoint';
 import { AppError, notFound } from '../http/errors';
 import { lightListSchema } from '../http/pagination';
 import { createAccount, createInstance, deleteInstance, instanceView, renameAccount, renameInstance, settingsView, updateInstanceSettings, type Instance } from '../instances/instances';
-import { settingsPatchSchema } from '../instances/settings';
+import { instanceSettingsSchema, settingsPatchSchema } from '../instances/settings';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
 import { ACTOR_TOKEN_TTL, actorTokenSchema } from '../sessions/ticket-routes';
 import { createTicket } from '../sessions/tickets';
@@ -267,7 +267,8 @@ export const removeMemberEndpoint = endpoint<ConsoleAuth>({
 
 // ── Instances, settings and keys ─────────────────────────────────────────────────────
 
-const settingsSchema = z.record(z.string(), z.unknown());
+/** What settingsView answers: every setting with its default, and the custom domain. */
+const settingsSchema = instanceSettingsSchema.extend({ custom_domain: z.string().nullable() });
 const instanceSchema = z.object({
   object: z.literal('instance'),
   id: z.string(),
