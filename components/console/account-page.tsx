@@ -7,13 +7,14 @@ import { useState, type FormEvent } from 'react';
 import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, CopyField, Field, FormDialog, Input, PageHeader, Select, Td, Tr, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
-import type { Instance, Invitation, LightList, Member, Role } from '@/lib/console/types';
+import type { Instance, Invitation, Member, Role } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { CardList, CardTable } from './states';
 import { RenameCard } from './rename-card';
 import { useFormError } from './use-form-error';
+import type { DashboardResponse } from '@/lib/generated/dashboard';
 
 const ROLES: Role[] = ['owner', 'admin', 'viewer'];
 
@@ -133,7 +134,7 @@ function MembersCard() {
   const dates = useDates();
   const errorMessage = useErrorMessage();
   const { account, me, isOwner, reloadMe } = useConsole();
-  const members = useDashboard<LightList<Member>>(`${api.account(account.id)}/members`);
+  const members = useDashboard<DashboardResponse<'GET /accounts/{accountId}/members'>>(`${api.account(account.id)}/members`);
   const [removing, setRemoving] = useState<Member | null>(null);
   const [rowError, setRowError] = useState<{ id: string; error: unknown } | null>(null);
   const [busyId, setBusyId] = useState<string | null>(null);
@@ -230,7 +231,7 @@ function InvitationsCard() {
   const t = useTranslations('console.account');
   const dates = useDates();
   const { account, isOwner } = useConsole();
-  const invitations = useDashboard<LightList<Invitation>>(`${api.account(account.id)}/invitations`);
+  const invitations = useDashboard<DashboardResponse<'GET /accounts/{accountId}/invitations'>>(`${api.account(account.id)}/invitations`);
   const form = useFormError(['email_address', 'role']);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');

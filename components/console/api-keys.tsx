@@ -6,7 +6,6 @@ import { ActionCell, Badge, Button, Card, ConfirmDialog, Field, FormDialog, Inpu
 import type { ApiKey, CreatedApiKey } from '@/lib/console/api-keys';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
-import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
@@ -14,6 +13,7 @@ import { Pager, useCursorPages } from './pager';
 import { SearchBox } from './search-box';
 import { CardList } from './states';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
 
 const PAGE_SIZE = 20;
 
@@ -26,7 +26,7 @@ export function ApiKeysList() {
   const base = `${api.instance(account.id, instance.id)}/api_keys`;
   const [subject, setSubject] = useState('');
   const cursor = useCursorPages([subject]);
-  const keys = useDashboard<CursorPage<ApiKey>>(`${base}${query({ subject, limit: PAGE_SIZE, starting_after: cursor.current })}`);
+  const keys = useDashboard<InstanceResponse<'GET /api_keys'>>(`${base}${query({ subject, limit: PAGE_SIZE, starting_after: cursor.current })}`);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);

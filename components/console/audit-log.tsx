@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
-import type { AuditLog as AuditEntry, CursorPage } from '@/lib/console/types';
+import type { AuditLog as AuditEntry, InstanceResponse } from '@/lib/console/types';
 import { errorParam, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
@@ -46,7 +46,7 @@ export function AuditLog() {
     limit: 25,
     starting_after: cursor.current,
   })}`;
-  const entries = useDashboard<CursorPage<AuditEntry>>(path);
+  const entries = useDashboard<InstanceResponse<'GET /audit_logs'>>(path);
   const people = usePeople(entries.data?.data.flatMap((e) => [e.actor, e.target]) ?? []);
   // A filter the API refused (e.g. until before since) is shown under its field.
   const errorMessage = useErrorMessage();

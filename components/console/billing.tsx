@@ -5,13 +5,13 @@ import { useState, type FormEvent } from 'react';
 import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr, cn } from '@/components/ui';
 import type { BillingSettings, Plan } from '@/lib/console/billing';
 import { api, query } from '@/lib/console/paths';
-import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { CardList } from './states';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
 
 const PAGE_SIZE = 20;
 const words = (s: string) => s.split(/[\s,]+/).filter(Boolean);
@@ -23,7 +23,7 @@ export function BillingPage() {
   const instance = useInstance();
   const base = `${api.instance(account.id, instance.id)}/billing`;
   const cursor = useCursorPages([]);
-  const plans = useDashboard<CursorPage<Plan>>(`${base}/plans${query({ limit: PAGE_SIZE, starting_after: cursor.current })}`);
+  const plans = useDashboard<InstanceResponse<'GET /billing/plans'>>(`${base}/plans${query({ limit: PAGE_SIZE, starting_after: cursor.current })}`);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Plan | null>(null);
 

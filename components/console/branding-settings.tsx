@@ -9,8 +9,7 @@ import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
 import { useSettingsPatch } from './settings-form';
-
-type Branding = { application_name: string; logo_url: string | null; primary_color: string | null; support_email: string | null };
+import type { Branding } from '@/lib/generated/dashboard';
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -8,13 +8,14 @@ import { Alert, Badge, Button, cn, focusRing, Skeleton } from '@/components/ui';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { displayName, initials, primaryEmail } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
-import type { Instance, LightList, Me } from '@/lib/console/types';
+import type { Instance, Me } from '@/lib/console/types';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { ConsoleContext, type ConsoleContextValue } from './console-context';
 import { INSTANCE_NAV, INSTANCE_NAV_GROUPS } from './instance-nav';
 import { LanguagePicker } from './language-picker';
 import { signOut } from './sign-out';
 import { ErrorState } from './states';
+import type { DashboardResponse } from '@/lib/generated/dashboard';
 
 /**
  * The signed-in console frame: a sidebar (account switcher, the account's instances and
@@ -24,7 +25,7 @@ import { ErrorState } from './states';
 export function ConsoleShell({ accountId, children }: { accountId: string; children: ReactNode }) {
   const t = useTranslations('console');
   const me = useDashboard<Me>(api.me);
-  const instances = useDashboard<LightList<Instance>>(`${api.account(accountId)}/instances`);
+  const instances = useDashboard<DashboardResponse<'GET /accounts/{accountId}/instances'>>(`${api.account(accountId)}/instances`);
   const [menuOpen, setMenuOpen] = useState(false);
   const pathname = usePathname();
 

@@ -8,16 +8,10 @@ import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { ErrorState } from './states';
+import type { InstanceResponse } from '@/lib/console/types';
 
-type Point = { date: number; value: number };
-type Metrics = {
-  days: number;
-  series: Record<
-    'users_created' | 'sign_ins' | 'sign_in_failures' | 'webhook_deliveries_succeeded' | 'webhook_deliveries_failed' | 'total_users' | 'daily_active_users' | 'monthly_active_users' | 'active_sessions',
-    Point[]
-  >;
-  checklist: Record<'secret_key_used' | 'first_user' | 'webhook_endpoint' | 'branding' | 'custom_domain', boolean>;
-};
+type Metrics = InstanceResponse<'GET /metrics'>;
+type Point = Metrics['series']['sign_ins'][number];
 const PERIODS = ['7', '30', '90'] as const;
 const sum = (points: Point[]) => points.reduce((n, p) => n + p.value, 0);
 const latest = (points: Point[]) => points.at(-1)?.value ?? 0;

@@ -24,7 +24,7 @@ import {
 import { useDates } from '@/lib/console/format';
 import { api } from '@/lib/console/paths';
 import { SCOPE_RESOURCES } from '@/lib/console/scopes';
-import type { CreatedKey, LightList, SecretKey } from '@/lib/console/types';
+import type { CreatedKey, InstanceResponse, SecretKey } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { AllOrSome, toggled } from './all-or-some';
 import { useConsole } from './console-context';
@@ -77,7 +77,7 @@ function SecretKeys() {
   const { account, canWrite } = useConsole();
   const instance = useInstance();
   const base = `${api.instance(account.id, instance.id)}/keys`;
-  const keys = useDashboard<LightList<SecretKey>>(base);
+  const keys = useDashboard<InstanceResponse<'GET /keys'>>(base);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [revoking, setRevoking] = useState<SecretKey | null>(null);

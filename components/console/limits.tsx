@@ -5,7 +5,6 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import { ACL_SURFACES, BUDGET_NAMES, type NetworkAcl, type RateLimitPolicy } from '@/lib/console/limits';
-import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
@@ -14,6 +13,7 @@ import { CardList } from './states';
 import { DeleteDialog } from './row-actions';
 import { toggled } from './all-or-some';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
 
 /** `…/limits`: the instance's rate-limit budgets and its network ACL. */
 export function Limits() {
@@ -114,7 +114,7 @@ function NetworkAcls() {
   const { canWrite } = useConsole();
   const base = `${useInstanceApi()}/network_acls`;
   const cursor = useCursorPages([]);
-  const list = useDashboard<CursorPage<NetworkAcl>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const list = useDashboard<InstanceResponse<'GET /network_acls'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<NetworkAcl | null>(null);
 

@@ -4,7 +4,6 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Button, Card, Checkbox, Field, FormDialog, Input, PageHeader, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
-import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
@@ -13,22 +12,10 @@ import { CardList } from './states';
 import { EditDeleteCell, DeleteDialog } from './row-actions';
 import { useFormError } from './use-form-error';
 import { lines } from '@/lib/console/lines';
+import type { InstanceResponse } from '@/lib/console/types';
+import type { LtiPlatform } from '@/lib/generated/dashboard';
 
 /** The dashboard API's LTI platform registration (server/lti/schemas.ts). */
-type LtiPlatform = {
-  id: string;
-  name: string;
-  issuer: string;
-  client_id: string;
-  authorization_endpoint: string;
-  jwks_uri: string;
-  deployment_ids: string[];
-  target_link_uris: string[];
-  organizations_from_contexts: boolean;
-  login_url: string;
-  launch_url: string;
-  created_at: number;
-};
 
 /** `…/lti-platforms`: the learning-management systems allowed to launch into this instance (LTI 1.3). */
 export function LtiPlatforms() {
@@ -37,7 +24,7 @@ export function LtiPlatforms() {
   const instance = useInstance();
   const base = useInstanceApi('lti_platforms');
   const cursor = useCursorPages([]);
-  const list = useDashboard<CursorPage<LtiPlatform>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const list = useDashboard<InstanceResponse<'GET /lti_platforms'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
   const [editing, setEditing] = useState<LtiPlatform | 'new' | null>(null);
   const [deleting, setDeleting] = useState<LtiPlatform | null>(null);
 

@@ -4,7 +4,6 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Badge, Button, Card, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
-import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
@@ -13,20 +12,11 @@ import { CardList } from './states';
 import { EditDeleteCell, DeleteDialog } from './row-actions';
 import { useFormError } from './use-form-error';
 import { lines } from '@/lib/console/lines';
+import type { InstanceResponse } from '@/lib/console/types';
+import type { OAuthApplication } from '@/lib/generated/dashboard';
 
 /** The dashboard API's OAuth application (server/oauth/schemas.ts). */
-type OAuthApplication = {
-  id: string;
-  client_id: string;
-  name: string;
-  redirect_uris: string[];
-  post_logout_redirect_uris: string[];
-  public: boolean;
-  scopes: string[];
-  consent_screen_enabled: boolean;
-  created_at: number;
-};
-type WithSecret = OAuthApplication & { client_secret: string | null };
+type WithSecret = InstanceResponse<'POST /oauth_applications'>;
 
 /** `…/oauth-applications`: the instance's OAuth applications (relying parties of its OpenID Provider). */
 export function OAuthApplications() {
@@ -35,7 +25,7 @@ export function OAuthApplications() {
   const instance = useInstance();
   const base = useInstanceApi('oauth_applications');
   const cursor = useCursorPages([]);
-  const list = useDashboard<CursorPage<OAuthApplication>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const list = useDashboard<InstanceResponse<'GET /oauth_applications'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
   const [editing, setEditing] = useState<OAuthApplication | 'new' | null>(null);
   const [deleting, setDeleting] = useState<OAuthApplication | null>(null);
   const [rotating, setRotating] = useState<OAuthApplication | null>(null);

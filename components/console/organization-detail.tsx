@@ -11,7 +11,6 @@ import {
   type Domain,
   type EnrollmentMode,
   type Invitation,
-  type LightList,
   type Membership,
   type OrgRole,
   type Permission,
@@ -31,6 +30,7 @@ import { EditOrganizationDialog } from './organization-edit';
 import { PersonRef, usePeople } from './person';
 import { UserPicker } from './user-picker';
 import { DEFAULT_ROLES, keysWith, roleName, type RoleChoice } from './role-choice';
+import type { InstanceResponse } from '@/lib/console/types';
 
 /** `…/organizations/[orgId]`: the organization, its members with roles, invitations and domains. */
 export function OrganizationDetail({ orgId }: { orgId: string }) {
@@ -38,8 +38,8 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
   const instance = useInstance();
   const base = orgApi.organization(account.id, instance.id, orgId);
   const org = useDashboard<Organization>(base);
-  const roles = useDashboard<LightList<OrgRole>>(`${orgApi.roles(account.id, instance.id)}?limit=500`);
-  const permissions = useDashboard<LightList<Permission>>(`${orgApi.permissions(account.id, instance.id)}?limit=500`);
+  const roles = useDashboard<InstanceResponse<'GET /roles'>>(`${orgApi.roles(account.id, instance.id)}?limit=500`);
+  const permissions = useDashboard<InstanceResponse<'GET /permissions'>>(`${orgApi.permissions(account.id, instance.id)}?limit=500`);
 
   if (org.error) return <ErrorState error={org.error} onRetry={org.reload} />;
   if (!org.data) {
@@ -158,7 +158,7 @@ function Members({ base, roles, permissionNames, onChange }: { base: string; rol
   const t = useTranslations('organizations.detail');
   const dates = useDates();
   const { canWrite } = useConsole();
-  const members = useDashboard<LightList<Membership>>(`${base}/memberships?limit=500`);
+  const members = useDashboard<InstanceResponse<'GET /organizations/{id}/memberships'>>(`${base}/memberships?limit=500`);
   const [removing, setRemoving] = useState<Membership | null>(null);
   const rowAction = useActions();
   const form = useFormError(['user_id', 'role']);
@@ -256,7 +256,7 @@ function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
   const t = useTranslations('organizations.detail');
   const dates = useDates();
   const { canWrite } = useConsole();
-  const invitations = useDashboard<LightList<Invitation>>(`${base}/invitations?limit=500`);
+  const invitations = useDashboard<InstanceResponse<'GET /organizations/{id}/invitations'>>(`${base}/invitations?limit=500`);
   const [revoking, setRevoking] = useState<Invitation | null>(null);
   const form = useFormError(['email_address', 'role']);
   const [email, setEmail] = useState('');
@@ -326,7 +326,7 @@ function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
 function Domains({ base }: { base: string }) {
   const t = useTranslations('organizations.detail');
   const { canWrite } = useConsole();
-  const domains = useDashboard<LightList<Domain>>(`${base}/domains?limit=500`);
+  const domains = useDashboard<InstanceResponse<'GET /organizations/{id}/domains'>>(`${base}/domains?limit=500`);
   const [removing, setRemoving] = useState<Domain | null>(null);
   const rowAction = useActions();
   const form = useFormError(['name', 'enrollment_mode']);

@@ -10,13 +10,9 @@ import { useConsole } from './console-context';
 import { CardList } from './states';
 import { roleName, type RoleChoice } from './role-choice';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
+import type { CreatedScimToken as CreatedToken, ScimGroup, ScimToken, ScimUser } from '@/lib/generated/dashboard';
 
-/** Shapes of the dashboard API's directory calls (server/scim/routes.ts). */
-type Page<T> = { data: T[]; has_more: boolean; next_cursor: string | null };
-type ScimToken = { id: string; name: string; created_at: number; last_used_at: number | null; revoked_at: number | null };
-type CreatedToken = ScimToken & { token: string };
-type ScimGroup = { id: string; display_name: string; role: string | null; members_count: number };
-type ScimUser = { id: string; user_name: string; display_name: string | null; active: boolean; created_by_directory: boolean; updated_at: number };
 
 /**
  * The organization page's directory (SCIM) section: its tokens (created and shown once,
@@ -27,7 +23,7 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: Ro
   const t = useTranslations('directory');
   const dates = useDates();
   const { canWrite } = useConsole();
-  const tokens = useDashboard<Page<ScimToken>>(`${base}/scim_tokens?limit=100`);
+  const tokens = useDashboard<InstanceResponse<'GET /organizations/{id}/scim_tokens'>>(`${base}/scim_tokens?limit=100`);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [revoking, setRevoking] = useState<ScimToken | null>(null);
@@ -135,7 +131,7 @@ function Groups({ base, roles }: { base: string; roles: RoleChoice[] }) {
   const t = useTranslations('directory');
   const { canWrite } = useConsole();
   const errorMessage = useErrorMessage();
-  const groups = useDashboard<Page<ScimGroup>>(`${base}/scim_groups?limit=100`);
+  const groups = useDashboard<InstanceResponse<'GET /organizations/{id}/scim_groups'>>(`${base}/scim_groups?limit=100`);
   const [error, setError] = useState<string | null>(null);
 
   async function map(g: ScimGroup, role: string) {
@@ -189,7 +185,7 @@ function Groups({ base, roles }: { base: string; roles: RoleChoice[] }) {
 function Users({ base }: { base: string }) {
   const t = useTranslations('directory');
   const dates = useDates();
-  const users = useDashboard<Page<ScimUser>>(`${base}/scim_users?limit=100`);
+  const users = useDashboard<InstanceResponse<'GET /organizations/{id}/scim_users'>>(`${base}/scim_users?limit=100`);
   return (
     <div className="border-t border-zinc-200 dark:border-zinc-800">
       <h3 className="px-5 pt-4 text-sm font-semibold">{t('usersTitle')}</h3>

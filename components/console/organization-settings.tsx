@@ -3,11 +3,12 @@
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Card, CardBody, CardHeader, Checkbox, Field, Input, Select } from '@/components/ui';
-import { orgApi, type LightList, type OrgRole } from '@/lib/console/organizations';
+import { orgApi, type OrgRole } from '@/lib/console/organizations';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { SettingsForm, useSettingsPatch } from './settings-form';
+import type { InstanceResponse } from '@/lib/console/types';
 
 const FIELDS = ['organizations_enabled', 'organization_creation_enabled', 'organization_default_role', 'organization_creator_role', 'organization_max_allowed_memberships'] as const;
 
@@ -16,7 +17,7 @@ export function OrganizationSettings() {
   const t = useTranslations('console.organizationSettings');
   const { account, canWrite } = useConsole();
   const instance = useInstance();
-  const roles = useDashboard<LightList<OrgRole>>(`${orgApi.roles(account.id, instance.id)}?limit=500`);
+  const roles = useDashboard<InstanceResponse<'GET /roles'>>(`${orgApi.roles(account.id, instance.id)}?limit=500`);
   const s = instance.settings;
   const [enabled, setEnabled] = useState(s.organizations_enabled);
   const [creation, setCreation] = useState(s.organization_creation_enabled);

@@ -7,9 +7,9 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { CardList } from './states';
 import { SsoConnectionDialog, type SsoConnection } from './sso-connection-dialog';
+import type { InstanceResponse } from '@/lib/console/types';
 
 /** Shapes of the dashboard API's SSO calls (server/sso/schemas.ts). */
-type Page<T> = { data: T[]; has_more: boolean; next_cursor: string | null };
 type Connection = SsoConnection;
 
 /**
@@ -19,7 +19,7 @@ type Connection = SsoConnection;
 export function OrganizationSso({ base }: { base: string }) {
   const t = useTranslations('sso');
   const { canWrite } = useConsole();
-  const list = useDashboard<Page<Connection>>(`${base}/sso_connections?limit=100`);
+  const list = useDashboard<InstanceResponse<'GET /organizations/{id}/sso_connections'>>(`${base}/sso_connections?limit=100`);
   const [deleting, setDeleting] = useState<Connection | null>(null);
   const [editing, setEditing] = useState<Connection | 'new' | null>(null);
   const path = (c: Connection) => `${base}/sso_connections/${encodeURIComponent(c.id)}`;

@@ -9,7 +9,6 @@ import { Button, Card, Field, FormDialog, Input, PageHeader, Td, Tr, cn, focusRi
 import { useDates } from '@/lib/console/format';
 import { orgApi, orgPages, type Organization } from '@/lib/console/organizations';
 import { query } from '@/lib/console/paths';
-import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
@@ -17,6 +16,7 @@ import { Pager, useCursorPages } from './pager';
 import { SearchBox } from './search-box';
 import { CardTable } from './states';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
 
 const PAGE_SIZE = 20;
 
@@ -30,7 +30,7 @@ export function OrganizationsList() {
   const [creating, setCreating] = useState(false);
   const cursor = useCursorPages([q]);
 
-  const orgs = useDashboard<CursorPage<Organization>>(
+  const orgs = useDashboard<InstanceResponse<'GET /organizations'>>(
     `${orgApi.organizations(account.id, instance.id)}${query({ query: q, limit: PAGE_SIZE, starting_after: cursor.current })}`,
   );
 

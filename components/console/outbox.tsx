@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { Alert, Badge, Card, CardBody, EmptyState, FactList, PageHeader, Skeleton, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
-import type { CursorPage, Email, Sms } from '@/lib/console/types';
+import type { Email, InstanceResponse, Sms } from '@/lib/console/types';
 import { errorReason, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
@@ -82,7 +82,7 @@ function MessageList({ kind }: { kind: Kind }) {
   const { account } = useConsole();
   const instance = useInstance();
   const cursor = useCursorPages([kind]);
-  const list = useDashboard<CursorPage<Email | Sms>>(`${api.instance(account.id, instance.id)}/${kind}${query({ limit: 20, starting_after: cursor.current })}`);
+  const list = useDashboard<InstanceResponse<'GET /emails'> | InstanceResponse<'GET /sms'>>(`${api.instance(account.id, instance.id)}/${kind}${query({ limit: 20, starting_after: cursor.current })}`);
   const [selectedId, setSelectedId] = useState<string | null>(null);
 
   if (list.error && errorReason(list.error) === 'live_instance') return <LiveExplanation />;

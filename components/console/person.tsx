@@ -7,15 +7,9 @@ import { api, pages, query } from '@/lib/console/paths';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
+import type { InstanceResponse, Person } from '@/lib/console/types';
 
-export type Person = {
-  ref: string;
-  kind: 'user' | 'session' | 'operator' | 'organization' | 'secret_key';
-  id: string;
-  name: string | null;
-  email: string | null;
-  user_id: string | null;
-};
+export type { Person };
 export type People = ReadonlyMap<string, Person>;
 
 /** Names the ids and actor refs a page shows (GET …/people), in one request per set of refs. */
@@ -23,7 +17,7 @@ export function usePeople(refs: ReadonlyArray<string | null | undefined>): Peopl
   const { account } = useConsole();
   const instance = useInstance();
   const key = [...new Set(refs.filter((r): r is string => !!r))].sort().join(',');
-  const state = useDashboard<{ data: Person[] }>(key ? `${api.instance(account.id, instance.id)}/people${query({ refs: key })}` : null);
+  const state = useDashboard<InstanceResponse<'GET /people'>>(key ? `${api.instance(account.id, instance.id)}/people${query({ refs: key })}` : null);
   return useMemo(() => new Map((state.data?.data ?? []).map((p) => [p.ref, p])), [state.data]);
 }
 

@@ -9,13 +9,9 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { ErrorState } from './states';
 import { useFormError } from './use-form-error';
+import type { AttackProtection, RiskBasedMfa } from '@/lib/generated/dashboard';
 
 /** GET/PATCH …/attack_protection (server/protection/settings.ts). */
-type AttackProtection = {
-  user_lockout: { enabled: boolean; max_attempts: number; window_minutes: number; lockout_minutes: number };
-  breached_passwords: { enabled: boolean; range_api_url: string | null };
-};
-type RiskBasedMfa = { enabled: boolean; geoip_enabled: boolean };
 
 const FIELDS = ['user_lockout.max_attempts', 'user_lockout.window_minutes', 'user_lockout.lockout_minutes', 'breached_passwords.range_api_url'] as const;
 /** The bounds the API enforces, shown as hints. */

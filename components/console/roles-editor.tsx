@@ -3,12 +3,13 @@
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from 'react';
 import { ActionCell, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Td, Tr } from '@/components/ui';
-import { orgApi, type LightList, type OrgRole, type Permission } from '@/lib/console/organizations';
+import { orgApi, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { CardTable } from './states';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
 
 /** `…/roles`: the instance's organization roles and the permissions they grant. */
 export function RolesEditor() {
@@ -17,8 +18,8 @@ export function RolesEditor() {
   const instance = useInstance();
   const rolesPath = orgApi.roles(account.id, instance.id);
   const permissionsPath = orgApi.permissions(account.id, instance.id);
-  const roles = useDashboard<LightList<OrgRole>>(`${rolesPath}?limit=500`);
-  const permissions = useDashboard<LightList<Permission>>(`${permissionsPath}?limit=500`);
+  const roles = useDashboard<InstanceResponse<'GET /roles'>>(`${rolesPath}?limit=500`);
+  const permissions = useDashboard<InstanceResponse<'GET /permissions'>>(`${permissionsPath}?limit=500`);
   const [editing, setEditing] = useState<OrgRole | 'new' | null>(null);
   const [creatingPermission, setCreatingPermission] = useState(false);
   const [deleting, setDeleting] = useState<{ kind: 'role' | 'permission'; id: string; key: string } | null>(null);

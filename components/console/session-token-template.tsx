@@ -8,10 +8,11 @@ import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
 import { useSettingsPatch } from './settings-form';
+import type { InstanceResponse } from '@/lib/console/types';
 
 const SHORTCODES = ['first_name', 'last_name', 'full_name', 'username', 'primary_email_address', 'email_verified', 'public_metadata', 'public_metadata.plan', 'external_id', 'id', 'created_at'];
 
-type Preview = { user_id: string; payload: Record<string, unknown>; omitted: boolean };
+type Preview = InstanceResponse<'POST /session_token/preview'>;
 
 function parse(text: string): Record<string, unknown> | null {
   if (!text.trim()) return {};

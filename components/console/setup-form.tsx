@@ -7,10 +7,11 @@ import { Alert, Button, Field, Input } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { api, pages } from '@/lib/console/paths';
 import { errorReason } from '@/lib/console/use-dashboard';
-import type { Instance, LightList, Me } from '@/lib/console/types';
+import type { Instance, Me } from '@/lib/console/types';
 import { CenteredCard } from './centered';
 import { NameFields, NewPasswordField } from './operator-fields';
 import { useFormError } from './use-form-error';
+import type { DashboardResponse } from '@/lib/generated/dashboard';
 
 const FIELDS = ['email_address', 'password', 'first_name', 'last_name', 'account_name'] as const;
 
@@ -21,7 +22,7 @@ const FIELDS = ['email_address', 'password', 'first_name', 'last_name', 'account
 async function landingOf(me: Me): Promise<string> {
   const account = me.accounts[0];
   if (!account) return pages.home;
-  const instances = await requestJson<LightList<Instance>>(`${api.account(account.id)}/instances`).then(
+  const instances = await requestJson<DashboardResponse<'GET /accounts/{accountId}/instances'>>(`${api.account(account.id)}/instances`).then(
     ({ body }) => body.data,
     () => [],
   );

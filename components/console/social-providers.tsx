@@ -9,19 +9,9 @@ import { useInstance, useInstanceApi } from './instance-context';
 import { CardList } from './states';
 import { EditDeleteCell, DeleteDialog } from './row-actions';
 import { useFormError } from './use-form-error';
+import type { SocialProvider } from '@/lib/generated/dashboard';
 
 /** The dashboard API's social provider (server/social/schemas.ts); the client secret is never returned. */
-type SocialProvider = {
-  id: string;
-  name: string;
-  strategy: string;
-  kind: 'google' | 'microsoft' | 'github' | 'oidc';
-  display_name: string;
-  client_id: string;
-  issuer: string | null;
-  enabled: boolean;
-  callback_url: string;
-};
 const KINDS = ['google', 'microsoft', 'github', 'oidc'] as const;
 
 /** `…/social`: the instance's social sign-in providers (buttons on the hosted pages). */

@@ -3,27 +3,13 @@
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Checkbox, Field, FormDialog, Input, Select, Textarea } from '@/components/ui';
-import type { Domain, LightList } from '@/lib/console/organizations';
+import type { Domain } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
+import type { SsoConnection } from '@/lib/generated/dashboard';
 
-export type SsoConnection = {
-  id: string;
-  name: string;
-  provider: 'saml' | 'oidc';
-  domains: string[];
-  active: boolean;
-  saml: {
-    idp_entity_id: string | null;
-    idp_sso_url: string | null;
-    idp_metadata_url: string | null;
-    allow_idp_initiated: boolean;
-    sign_authn_requests: boolean;
-    sp_metadata_url: string;
-    sp_acs_url: string;
-  } | null;
-  oidc: { issuer: string | null; client_id: string | null; client_secret_set: boolean; redirect_uri: string } | null;
-};
+export type { SsoConnection };
 
 const SOURCES = ['metadata_xml', 'metadata_url', 'manual'] as const;
 /** The organization id at the end of the organization's dashboard path (`…/organizations/<id>`). */
@@ -53,7 +39,7 @@ const FIELDS = [
 export function SsoConnectionDialog({ base, connection, onClose, onSaved }: { base: string; connection: SsoConnection | null; onClose: () => void; onSaved: () => void }) {
   const t = useTranslations('sso.form');
   const form = useFormError(FIELDS);
-  const domains = useDashboard<LightList<Domain>>(`${base}/domains?limit=100`);
+  const domains = useDashboard<InstanceResponse<'GET /organizations/{id}/domains'>>(`${base}/domains?limit=100`);
   const verified = domains.data?.data.filter((d) => d.verification.status === 'verified').map((d) => d.name) ?? [];
   const [provider, setProvider] = useState<'saml' | 'oidc'>(connection?.provider ?? 'saml');
   const [name, setName] = useState(connection?.name ?? '');

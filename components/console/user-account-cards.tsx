@@ -4,11 +4,9 @@ import Link from 'next/link';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type ReactNode } from 'react';
 import { ActionCell, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, FactList, Field, FormDialog, Input, Td, Tr } from '@/components/ui';
-import type { ApiKey } from '@/lib/console/api-keys';
-import type { ApiToken } from '@/lib/fapi/types';
 import { displayName, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
-import type { CursorPage, LightList, User } from '@/lib/console/types';
+import type { InstanceResponse, User } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
@@ -16,6 +14,7 @@ import { Pager, useCursorPages } from './pager';
 import { CardTable } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
+import type { ApiKey, ApiToken, OrganizationMembership as Membership } from '@/lib/generated/dashboard';
 
 /**
  * The user page's cards beyond profile and contact details: security (password, two-step
@@ -31,14 +30,6 @@ export function useReloadOn(version: number, reload: () => void) {
     if (version > 0) reload();
   }, [version, reload]);
 }
-
-type Membership = {
-  id: string;
-  organization: { id: string; name: string; slug: string | null };
-  role: string;
-  role_name: string | null;
-  created_at: number;
-};
 
 export function SecurityCard({ user, base, onChanged }: UserPageProps) {
   const t = useTranslations('console.user');
@@ -148,7 +139,7 @@ export function OrganizationsCard({ base, version }: UserPageProps) {
   const { account } = useConsole();
   const instance = useInstance();
   const cursor = useCursorPages([]);
-  const memberships = useDashboard<CursorPage<Membership>>(`${base}/organization_memberships${query({ limit: 20, starting_after: cursor.current })}`);
+  const memberships = useDashboard<InstanceResponse<'GET /users/{id}/organization_memberships'>>(`${base}/organization_memberships${query({ limit: 20, starting_after: cursor.current })}`);
   useReloadOn(version, memberships.reload);
   return (
     <Card>
@@ -190,7 +181,7 @@ export function AccessTokensCard({ base, version, onChanged }: UserPageProps) {
   const t = useTranslations('console.user');
   const dates = useDates();
   const { canWrite } = useConsole();
-  const tokens = useDashboard<LightList<ApiToken>>(`${base}/api_tokens`);
+  const tokens = useDashboard<InstanceResponse<'GET /users/{id}/api_tokens'>>(`${base}/api_tokens`);
   useReloadOn(version, tokens.reload);
   const [confirm, setConfirm] = useState<ApiToken | null>(null);
   return (
@@ -253,7 +244,7 @@ export function ApiKeysCard({ user, version, onChanged }: UserPageProps) {
   const instance = useInstance();
   const cursor = useCursorPages([]);
   const keysBase = `${api.instance(account.id, instance.id)}/api_keys`;
-  const keys = useDashboard<CursorPage<ApiKey>>(`${keysBase}${query({ subject: user.id, revoked: 'false', limit: 20, starting_after: cursor.current })}`);
+  const keys = useDashboard<InstanceResponse<'GET /api_keys'>>(`${keysBase}${query({ subject: user.id, revoked: 'false', limit: 20, starting_after: cursor.current })}`);
   useReloadOn(version, keys.reload);
   const [confirm, setConfirm] = useState<ApiKey | null>(null);
   return (

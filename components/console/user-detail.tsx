@@ -8,7 +8,7 @@ import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDi
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import { deviceParts } from '@/lib/session-activity';
-import type { ActorToken, CursorPage, Session, User } from '@/lib/console/types';
+import type { ActorToken, InstanceResponse, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { Breadcrumbs } from './breadcrumbs';
@@ -444,7 +444,7 @@ function Sessions({ base, version, onChanged }: PageProps) {
   const dates = useDates();
   const { account, canWrite } = useConsole();
   const instance = useInstance();
-  const sessions = useDashboard<CursorPage<Session>>(`${base}/sessions?limit=100`);
+  const sessions = useDashboard<InstanceResponse<'GET /users/{id}/sessions'>>(`${base}/sessions?limit=100`);
   useReloadOn(version, sessions.reload);
   const people = usePeople(sessions.data?.data.map((x) => x.impersonated_by) ?? []);
   const [confirm, setConfirm] = useState<Session | 'all' | null>(null);

@@ -4,7 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { Input, type ControlProps } from '@/components/ui';
 import { api, query } from '@/lib/console/paths';
-import type { CursorPage, User } from '@/lib/console/types';
+import type { InstanceResponse, User } from '@/lib/console/types';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
@@ -42,7 +42,7 @@ export function UserPicker({ control, value, onChange }: { control: ControlProps
   };
   const term = useDebounced(text.trim(), 200);
   const search = open && term.length >= 2 && !term.startsWith('user_');
-  const found = useDashboard<CursorPage<User>>(search ? `${api.instance(account.id, instance.id)}/users${query({ query: term, limit: 8 })}` : null);
+  const found = useDashboard<InstanceResponse<'GET /users'>>(search ? `${api.instance(account.id, instance.id)}/users${query({ query: term, limit: 8 })}` : null);
   const options = search ? (found.data?.data ?? []) : [];
 
   function choose(u: User) {

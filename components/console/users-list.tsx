@@ -7,7 +7,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Badge, Button, Card, Checkbox, EmptyState, PageHeader, Select, Skeleton, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
-import type { CursorPage, User } from '@/lib/console/types';
+import type { InstanceResponse, User } from '@/lib/console/types';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { CreateUserDialog } from './create-user-dialog';
@@ -101,7 +101,7 @@ export function UsersList() {
   };
   const base = `${api.instance(account.id, instance.id)}/users`;
   const path = `${base}${query({ ...filters, limit: PAGE_SIZE, starting_after: cursors.at(-1) })}`;
-  const users = useDashboard<CursorPage<User>>(path);
+  const users = useDashboard<InstanceResponse<'GET /users'>>(path);
   const activeFilters = [...FLAGS, ...RANGES].filter((f) => params.get(f)).length;
   const filtered = Boolean(q) || activeFilters > 0;
   // The eight filters fold behind a button; a URL that filters opens them.
@@ -253,7 +253,7 @@ export function UsersList() {
 }
 
 /** Previous / Next with the cursor stack in the URL (`pages`), so reload and back keep the page. */
-function UrlPager({ cursors, page, loading, onPages }: { cursors: string[]; page: CursorPage<User> | undefined; loading: boolean; onPages: (cursors: string[]) => void }) {
+function UrlPager({ cursors, page, loading, onPages }: { cursors: string[]; page: InstanceResponse<'GET /users'> | undefined; loading: boolean; onPages: (cursors: string[]) => void }) {
   const t = useTranslations('common');
   const tPager = useTranslations('console.pager');
   const hasNext = Boolean(page?.has_more && page.next_cursor);

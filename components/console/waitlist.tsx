@@ -5,7 +5,6 @@ import { useState, type FormEvent } from 'react';
 import { Badge, Button, Card, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr, cn } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
-import type { CursorPage } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { WAITLIST_STATUSES, canInvite, canReject, type WaitlistEntry, type WaitlistStatus } from '@/lib/console/waitlist';
 import { useConsole } from './console-context';
@@ -14,6 +13,7 @@ import { Pager, useCursorPages } from './pager';
 import { SearchBox } from './search-box';
 import { CardList } from './states';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
 
 const PAGE_SIZE = 20;
 const TONES: Record<WaitlistStatus, 'amber' | 'green' | 'red' | undefined> = { pending: undefined, invited: 'amber', completed: 'green', rejected: 'red' };
@@ -28,7 +28,7 @@ export function WaitlistList() {
   const [status, setStatus] = useState<WaitlistStatus | ''>('');
   const [search, setSearch] = useState('');
   const cursor = useCursorPages([status, search]);
-  const entries = useDashboard<CursorPage<WaitlistEntry>>(`${base}${query({ status, query: search, limit: PAGE_SIZE, starting_after: cursor.current })}`);
+  const entries = useDashboard<InstanceResponse<'GET /waitlist_entries'>>(`${base}${query({ status, query: search, limit: PAGE_SIZE, starting_after: cursor.current })}`);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [adding, setAdding] = useState(false);
   const [inviting, setInviting] = useState<string[] | null>(null);

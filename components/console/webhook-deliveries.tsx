@@ -5,13 +5,13 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Badge, Button, EmptyState, Field, Input, Select, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { query } from '@/lib/console/paths';
-import type { CursorPage } from '@/lib/console/types';
 import type { WebhookMessage } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { Pager, useCursorPages } from './pager';
 import { InlineError, TableSkeleton } from './states';
 import { useActions } from './use-actions';
+import type { InstanceResponse } from '@/lib/console/types';
 
 type StatusFilter = '' | WebhookMessage['status'];
 
@@ -23,7 +23,7 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
   const { canWrite } = useConsole();
   const [status, setStatus] = useState<StatusFilter>('');
   const cursor = useCursorPages([status]);
-  const log = useDashboard<CursorPage<WebhookMessage>>(`${path}/deliveries${query({ limit: 20, status, starting_after: cursor.current })}`);
+  const log = useDashboard<InstanceResponse<'GET /webhook_endpoints/{id}/deliveries'>>(`${path}/deliveries${query({ limit: 20, status, starting_after: cursor.current })}`);
   const [openId, setOpenId] = useState<string | null>(null);
   const { busy: retrying, act, alert } = useActions();
   const reload = log.reload;

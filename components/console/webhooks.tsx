@@ -6,7 +6,6 @@ import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDial
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
 import { query } from '@/lib/console/paths';
-import type { CursorPage } from '@/lib/console/types';
 import { EVENT_TYPES, type CreatedWebhookEndpoint, type WebhookEndpoint, type WebhookSecret } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
@@ -17,6 +16,7 @@ import { CardTable } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 import { WebhookDeliveries } from './webhook-deliveries';
+import type { InstanceResponse } from '@/lib/console/types';
 
 /** Event types an endpoint can subscribe to (webhook.test only ever goes to the endpoint it is sent to). */
 const SUBSCRIBABLE = EVENT_TYPES.filter((t) => t !== 'webhook.test');
@@ -28,7 +28,7 @@ export function Webhooks() {
   const instance = useInstance();
   const base = useInstanceApi('webhook_endpoints');
   const cursor = useCursorPages([]);
-  const list = useDashboard<CursorPage<WebhookEndpoint>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const list = useDashboard<InstanceResponse<'GET /webhook_endpoints'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedWebhookEndpoint | null>(null);

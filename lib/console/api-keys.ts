@@ -1,19 +1,5 @@
-/** Shapes of the dashboard API's end-user API key answers (server/apikeys/schemas.ts). */
-export type ApiKey = {
-  object: 'api_key';
-  id: string;
-  subject: string;
-  name: string;
-  description: string | null;
-  scopes: string[];
-  claims: Record<string, unknown> | null;
-  expiration: number | null;
-  created_by: string | null;
-  created_at: number;
-  updated_at: number;
-  last_used_at: number | null;
-  revoked: boolean;
-  revocation_reason: string | null;
-};
+/** The dashboard API's end-user API keys (types generated from server/apikeys/schemas.ts). */
+import type { InstanceResponse } from './types';
 
-export type CreatedApiKey = ApiKey & { secret: string };
+export type { ApiKey } from '@/lib/generated/dashboard';
+export type CreatedApiKey = InstanceResponse<'POST /api_keys'>;

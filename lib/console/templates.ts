@@ -1,57 +1,21 @@
 'use client';
 
+import type { EmailTemplate as EmailTemplateDetail, Localization } from '@/lib/generated/dashboard';
 import { ApiError, NetworkError } from '../api-client';
+import type { InstanceItem, InstanceResponse } from './types';
 
-/** Shapes of the email-template and localization routes (server/localization/routes.ts). */
-export type TemplateVariable = { name: string; type: 'string' | 'number' | 'url'; required: boolean; description: string; sample: string | number };
-
-export type EmailContent = { subject: string; mjml: string; text: string | null };
-export type LocalizationContent = EmailContent | { body: string } | { text: string };
-export type ResourceKind = 'email' | 'sms' | 'hosted';
-
-export type Localization = {
-  object: 'localization';
-  id: string;
-  locale: string;
-  resource: string;
-  kind: ResourceKind;
-  content: LocalizationContent;
-  enabled: boolean;
-  updated_by: string | null;
-  created_at: number;
-  updated_at: number;
-};
-
-export type TemplateState = 'built_in' | 'overridden' | 'disabled';
-
-export type EmailTemplateSummary = {
-  object: 'email_template';
-  name: string;
-  description: string;
-  variables: TemplateVariable[];
-  built_in_locales: string[];
-  state: TemplateState;
-  overrides: Localization[];
-};
-
-export type EmailTemplateDetail = EmailTemplateSummary & {
-  locale: string;
-  base: EmailContent & { locale: string };
-  override: Localization | null;
-  effective: EmailContent & { locale: string; source: 'override' | 'built_in' };
-};
-
-export type Revision = { object: 'localization_revision'; id: string; locale: string; resource: string; content: LocalizationContent; enabled: boolean; actor: string; created_at: number };
-
-export type Preview = { object: 'email_preview'; template: string; locale: string; subject: string; html: string; text: string };
-
-export type CatalogResource = { key: string; kind: ResourceKind; description: string; variables: TemplateVariable[]; base: Record<string, LocalizationContent> };
-export type LocalizationList = {
-  object: 'list';
-  data: Localization[];
-  has_more: boolean;
-  catalog: { built_in_locales: string[]; supported_languages: string[]; resources: CatalogResource[] };
-};
+/** The email-template and localization answers (types generated from server/localization/schemas). */
+export type { EmailTemplate as EmailTemplateDetail, Localization } from '@/lib/generated/dashboard';
+export type LocalizationContent = Localization['content'];
+export type EmailContent = Extract<LocalizationContent, { mjml: string }>;
+export type ResourceKind = Localization['kind'];
+export type EmailTemplateSummary = InstanceItem<'GET /email_templates'>;
+export type TemplateVariable = EmailTemplateSummary['variables'][number];
+export type TemplateState = EmailTemplateSummary['state'];
+export type Revision = InstanceItem<'GET /email_templates/{template}/revisions'>;
+export type Preview = InstanceResponse<'POST /email_templates/{template}/preview'>;
+export type LocalizationList = InstanceResponse<'GET /localizations'>;
+export type CatalogResource = LocalizationList['catalog']['resources'][number];
 
 /** One problem of a refused template: its part, where, and what. */
 export type Problem = { part: string; line: number; column: number; reason: string; message: string };

@@ -1,18 +1,10 @@
-/** Shapes of the dashboard API's waitlist answers (server/waitlist/schemas.ts). */
-export const WAITLIST_STATUSES = ['pending', 'invited', 'completed', 'rejected'] as const;
-export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
+/** The dashboard API's waitlist entries (types generated from server/waitlist/schemas.ts). */
+import type { WaitlistEntry } from '@/lib/generated/dashboard';
 
-export type WaitlistEntry = {
-  object: 'waitlist_entry';
-  id: string;
-  email_address: string;
-  status: WaitlistStatus;
-  invited_at: number | null;
-  invitation_expires_at: number | null;
-  user_id: string | null;
-  created_at: number;
-  updated_at: number;
-};
+export type WaitlistStatus = WaitlistEntry['status'];
+export const WAITLIST_STATUSES = ['pending', 'invited', 'completed', 'rejected'] as const satisfies readonly WaitlistStatus[];
+
+export type { WaitlistEntry };
 
 /** Whether an entry can be invited (again) or rejected: everything but a completed sign-up. */
 export const canInvite = (e: WaitlistEntry) => e.status !== 'completed';

@@ -18,7 +18,6 @@ import {
   type Problem,
   type Revision,
 } from '@/lib/console/templates';
-import type { CursorPage } from '@/lib/console/types';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { Breadcrumbs } from '../breadcrumbs';
@@ -27,6 +26,7 @@ import { useInstance } from '../instance-context';
 import { ErrorState } from '../states';
 import { CodeEditor, type CodeEditorHandle } from './code-editor';
 import { STATE_TONE } from './templates-list';
+import type { InstanceResponse } from '@/lib/console/types';
 
 type Part = 'subject' | 'mjml' | 'text';
 type Draft = { subject: string; mjml: string; text: string };
@@ -46,7 +46,7 @@ export function TemplateEditor({ name }: { name: string }) {
   const defaultLocale = (instance.settings as { default_locale?: string }).default_locale ?? 'en';
   const [locale, setLocale] = useState(() => new URLSearchParams(typeof window === 'undefined' ? '' : window.location.search).get('locale') ?? defaultLocale);
   const detail = useDashboard<EmailTemplateDetail>(`${base}?locale=${encodeURIComponent(locale)}`);
-  const revisions = useDashboard<CursorPage<Revision>>(`${base}/revisions?locale=${encodeURIComponent(locale)}&limit=20`);
+  const revisions = useDashboard<InstanceResponse<'GET /email_templates/{template}/revisions'>>(`${base}/revisions?locale=${encodeURIComponent(locale)}&limit=20`);
   // Kept here: the editor below starts afresh after each save, and the message must outlive it.
   const [notice, setNotice] = useState<Notice | null>(null);
 

@@ -4,12 +4,12 @@ import Link from 'next/link';
 import { useLocale, useTranslations } from 'next-intl';
 import { Badge, Card, PageHeader, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
 import { api, pages } from '@/lib/console/paths';
-import type { LightList } from '@/lib/console/types';
 import { localeName, type EmailTemplateSummary, type TemplateState } from '@/lib/console/templates';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from '../console-context';
 import { useInstance } from '../instance-context';
 import { InlineError } from '../states';
+import type { InstanceResponse } from '@/lib/console/types';
 
 export const STATE_TONE: Record<TemplateState, 'neutral' | 'indigo' | 'amber'> = { built_in: 'neutral', overridden: 'indigo', disabled: 'amber' };
 
@@ -19,7 +19,7 @@ export function TemplatesList() {
   const locale = useLocale();
   const { account } = useConsole();
   const instance = useInstance();
-  const list = useDashboard<LightList<EmailTemplateSummary>>(`${api.instance(account.id, instance.id)}/email_templates`);
+  const list = useDashboard<InstanceResponse<'GET /email_templates'>>(`${api.instance(account.id, instance.id)}/email_templates`);
 
   return (
     <div className="flex flex-col gap-6">
