@@ -1,3 +1,5 @@
+import type { Error as ApiErrorBody } from '@/lib/generated/dashboard';
+
 /** An error answer of any Latchkey surface: `{errors:[{code,message,meta}], trace_id}`. */
 export class ApiError extends Error {
   constructor(
@@ -30,7 +32,8 @@ export class ApiError extends Error {
 /** Thrown when the server could not be reached at all. */
 export class NetworkError extends Error {}
 
-type ErrorBody = { errors?: Array<{ code?: string; message?: string; meta?: Record<string, unknown> }>; trace_id?: string };
+/** The error body every surface answers with (the `Error` schema); read defensively, as a proxy may answer instead. */
+type ErrorBody = Partial<ApiErrorBody>;
 
 /**
  * fetch() for our JSON APIs from the browser: sends cookies of the same site, turns

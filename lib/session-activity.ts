@@ -1,12 +1,7 @@
+import type { SessionActivity } from '@/lib/generated/fapi';
+
 /** The `latest_activity` of a session resource: where its client was when it signed in or last switched to it. */
-export type SessionActivity = {
-  ip_address: string | null;
-  browser_name: string | null;
-  browser_version: string | null;
-  device_type: 'desktop' | 'mobile' | 'tablet' | 'unknown' | null;
-  os_name: string | null;
-  is_mobile: boolean | null;
-};
+export type { SessionActivity };
 
 /**
  * The parts naming a device ("Chrome 131", "macOS"), or null when neither the browser

@@ -9,6 +9,7 @@ import { CodeInput, PasswordInput, usePasswordHint } from './fields';
 import { useHosted } from './hosted-context';
 import { useList } from './hosted-list';
 import { useFormErrors } from './use-form-errors';
+import type { FapiItem } from '@/lib/generated/fapi';
 
 /** The hosted profile's own-account sections: email addresses, password, account deletion. */
 
@@ -369,14 +370,7 @@ export function DeleteAccountSection() {
   );
 }
 
-type ConnectedAccount = {
-  id: string;
-  kind: 'oauth' | 'enterprise_sso';
-  provider_name: string;
-  email_address: string | null;
-  organization: { id: string; name: string } | null;
-  removable: boolean;
-};
+type ConnectedAccount = FapiItem<'GET /v1/me/connected_accounts'>;
 
 /** Social and enterprise SSO accounts the user signs in with; social ones can be disconnected. Hidden while there are none. */
 export function ConnectedAccountsSection() {

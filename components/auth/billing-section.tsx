@@ -7,15 +7,12 @@ import type { BillingStatus } from '@/lib/console/billing';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
+import type { FapiItem } from '@/lib/generated/fapi';
+import type { FapiResponse } from '@/lib/generated/fapi';
 
 const ENTITLED = new Set(['active', 'trialing', 'past_due']);
 /** The permission the FAPI asks of an organization member for the organization's checkout and portal. */
 const ORG_BILLING_PERMISSION = 'org:sys_memberships:manage';
-
-interface MyMembership {
-  organization: { id: string; name: string };
-  permissions: string[];
-}
 
 /**
  * The hosted profile's plans: the user's own subscription, then each of their organizations'
@@ -23,7 +20,7 @@ interface MyMembership {
  */
 export function BillingSection() {
   const t = useTranslations('billing.profile');
-  const { list: memberships, error } = useList<MyMembership>('/v1/me/organization_memberships');
+  const { list: memberships, error } = useList<FapiItem<'GET /v1/me/organization_memberships'>>('/v1/me/organization_memberships');
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} />
@@ -65,7 +62,7 @@ function PlanRow({ label, base, canManage, organization = false }: { label: stri
     setBusy(true);
     setPortalError(null);
     try {
-      const portal = await call<{ url: string }>(`${base}/portal`, { method: 'POST', json: { return_url: window.location.href } });
+      const portal = await call<FapiResponse<'POST /v1/me/billing/portal'>>(`${base}/portal`, { method: 'POST', json: { return_url: window.location.href } });
       window.location.assign(portal.url);
     } catch (e) {
       setPortalError(describe(e).message);

@@ -6,13 +6,9 @@ import { AsyncContent, Button, Card, CardHeader, ConfirmDialog, EmptyState } fro
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
+import type { FapiItem } from '@/lib/generated/fapi';
 
-interface OAuthGrant {
-  id: string;
-  application: { client_id: string; name: string };
-  scopes: string[];
-  created_at: number;
-}
+type OAuthGrant = FapiItem<'GET /v1/me/oauth_grants'>;
 
 /** The profile's "Connected apps": the OAuth consents the user gave, each revocable (GET/DELETE /v1/me/oauth_grants). */
 export function ConnectedAppsSection() {

@@ -3,7 +3,7 @@
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Alert, Field } from '@/components/ui';
-import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
+import type { SignInAnswer } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, PasswordInput, usePasswordHint } from './fields';
 import { useHosted } from './hosted-context';
@@ -61,7 +61,7 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
   const address = email.trim();
   const submit = handleSubmit(
     async () => {
-      const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: address } });
+      const created = await call<SignInAnswer>('/v1/client/sign_ins', { json: { identifier: address } });
       await call(`/v1/client/sign_ins/${created.response.id}/prepare_first_factor`, { json: { strategy: 'reset_password_email_code' } });
       onSent(created.response.id, address);
     },
@@ -97,7 +97,7 @@ function CodeStep({ stage, onVerified }: { stage: { id: string; sentAt: number }
       sentAt={stage.sentAt}
       submitLabel={t('verifyCode')}
       onSubmit={async (code) => {
-        const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${stage.id}/attempt_first_factor`, {
+        const res = await call<SignInAnswer>(`/v1/client/sign_ins/${stage.id}/attempt_first_factor`, {
           json: { strategy: 'reset_password_email_code', code },
         });
         if (res.response.status === 'needs_new_password') onVerified();
@@ -121,7 +121,7 @@ function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
 
   const submit = handleSubmit(
     async () => {
-      const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${stage.id}/reset_password`, { json: { password } });
+      const res = await call<SignInAnswer>(`/v1/client/sign_ins/${stage.id}/reset_password`, { json: { password } });
       step(res, stage.email);
     },
     { stayBusy: true, check: () => !password && { password: te('required') } },

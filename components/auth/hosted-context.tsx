@@ -6,7 +6,8 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { LOCALE_COOKIE } from '@/i18n/locales';
 import { mergeHostedMessages } from '@/i18n/merge';
 import { fapiCaller, type FapiCall } from '@/lib/fapi/api';
-import type { Client, ClientSession, Envelope, Environment } from '@/lib/fapi/types';
+import type { Client, ClientSession, Environment } from '@/lib/fapi/types';
+import type { FapiResponse } from '@/lib/generated/fapi';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CATALOGS } from '@/messages';
 
@@ -57,7 +58,7 @@ export function useEndSession(then: (client: Client) => void, { stayBusy = false
     setBusy(true);
     setError(null);
     try {
-      then((await call<Envelope<unknown>>(`/v1/client/sessions/${sessionId}/end`, { method: 'POST' })).client);
+      then((await call<FapiResponse<'POST /v1/client/sessions/{id}/end'>>(`/v1/client/sessions/${sessionId}/end`, { method: 'POST' })).client);
       if (!stayBusy) setBusy(false);
     } catch (e) {
       setError(describe(e).message);

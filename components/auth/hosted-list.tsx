@@ -2,7 +2,6 @@
 
 import { useCallback, useEffect, useState } from 'react';
 import { Alert, CardBody } from '@/components/ui';
-import type { List } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 
@@ -13,7 +12,7 @@ export function useList<T>(path: string, query?: Record<string, string>) {
   const [list, setList] = useState<T[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(() => {
-    call<List<T>>(path, query ? { query } : undefined).then(
+    call<{ data: T[] }>(path, query ? { query } : undefined).then(
       (r) => setList(r.data),
       (e: unknown) => setError(describe(e).message),
     );

@@ -8,8 +8,7 @@ import { ApiError } from '@/lib/api-client';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 import { AuthCard, PendingAuthCard, strong } from './shell';
-
-type Acceptance = { membership: { role: string; organization: { name: string } } };
+import type { FapiResponse } from '@/lib/generated/fapi';
 
 /**
  * `{fapi}/organization-invitation?invitation_token=…`: where an organization invitation
@@ -70,7 +69,7 @@ export function OrganizationInvitationPage() {
     setBusy(true);
     setError(null);
     try {
-      const result = await call<Acceptance>('/v1/me/organization_invitations/accept', { method: 'POST', json: { token } });
+      const result = await call<FapiResponse<'POST /v1/me/organization_invitations/accept'>>('/v1/me/organization_invitations/accept', { method: 'POST', json: { token } });
       setJoined(result.membership.organization.name);
     } catch (e) {
       setError(e instanceof ApiError && e.status === 404 ? t('notForYou') : describe(e).message);

@@ -21,7 +21,8 @@ import {
   focusRing,
 } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
-import type { ApiToken, List, Me, MeSession } from '@/lib/fapi/types';
+import type { ApiToken, Me, MeSession, MeWithImpersonator } from '@/lib/fapi/types';
+import type { FapiResponse } from '@/lib/generated/fapi';
 import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { ConnectedAppsSection } from './connected-apps';
@@ -131,17 +132,17 @@ function Sections() {
   const t = useTranslations('hosted.profile');
   const { call } = useHosted();
   const describe = useFapiError();
-  const [me, setMe] = useState<Me | null>(null);
+  const [me, setMe] = useState<Me | MeWithImpersonator | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(() => {
     setError(null);
-    call<Me>('/v1/me').then(setMe, (e: unknown) => setError(describe(e).message));
+    call<MeWithImpersonator>('/v1/me').then(setMe, (e: unknown) => setError(describe(e).message));
   }, [call, describe]);
   useEffect(load, [load]);
 
   if (error) return <Alert tone="error">{error}</Alert>;
   if (!me) return <SectionSkeletons />;
-  const impersonator = me.impersonator;
+  const impersonator = 'impersonator' in me ? me.impersonator : null;
   return (
     <>
       {impersonator && (
@@ -378,7 +379,7 @@ function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose():
 
   const submit = handleSubmit(
     async () => {
-      const res = await call<{ backup_codes: string[] }>('/v1/me/backup_codes', { json: { code } });
+      const res = await call<FapiResponse<'POST /v1/me/backup_codes'>>('/v1/me/backup_codes', { json: { code } });
       setCode('');
       onDone(res.backup_codes);
     },
@@ -463,7 +464,7 @@ function SessionsSection() {
   async function run() {
     if (!confirm) return;
     if (confirm.kind === 'others') {
-      setList((await call<List<MeSession>>('/v1/me/sessions/revoke_others', { method: 'POST' })).data);
+      setList((await call<FapiResponse<'POST /v1/me/sessions/revoke_others'>>('/v1/me/sessions/revoke_others', { method: 'POST' })).data);
     } else {
       await call(`/v1/me/sessions/${confirm.session.id}/revoke`, { method: 'POST' });
       setList((l) => l?.filter((s) => s.id !== confirm.session.id) ?? null);

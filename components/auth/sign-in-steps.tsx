@@ -5,7 +5,7 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Button, Field, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
-import type { Envelope, SignInAttempt } from '@/lib/fapi/types';
+import type { SignInAnswer } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeForm } from './code-form';
 import { CodeInput, IdentifierInput } from './fields';
@@ -59,7 +59,7 @@ export function SignInVerifyPage() {
             sentAt={flow.sentAt}
             submitLabel={t('submit')}
             onSubmit={async (code) => {
-              const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_first_factor`, { json: { strategy, code } });
+              const res = await call<SignInAnswer>(`/v1/client/sign_ins/${flow.id}/attempt_first_factor`, { json: { strategy, code } });
               step(res, flow.identifier);
             }}
             onResend={async () => {
@@ -84,7 +84,7 @@ function LinkWaiting({ flow }: { flow: FlowState }) {
   useEffect(() => {
     let stopped = false;
     const timer = setInterval(async () => {
-      const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}`).catch(() => null);
+      const res = await call<SignInAnswer>(`/v1/client/sign_ins/${flow.id}`).catch(() => null);
       if (!stopped && res && res.response.status !== 'needs_first_factor') {
         stopped = true;
         clearInterval(timer);
@@ -163,7 +163,7 @@ export function FactorTwoPage() {
     if (!code.trim()) return setFieldErrors({ code: te('required') });
     void run(
       async () => {
-        const res = await call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${flow.id}/attempt_second_factor`, { json: { strategy, code: code.trim() } });
+        const res = await call<SignInAnswer>(`/v1/client/sign_ins/${flow.id}/attempt_second_factor`, { json: { strategy, code: code.trim() } });
         step(res, flow.identifier);
       },
       {
@@ -249,7 +249,7 @@ export function SocialReturnPage() {
 
   useEffect(() => {
     if (!flow) return;
-    call<Envelope<SignInAttempt>>(`/v1/client/sign_ins/${encodeURIComponent(flow.id)}`).then(
+    call<SignInAnswer>(`/v1/client/sign_ins/${encodeURIComponent(flow.id)}`).then(
       (res) => (['complete', 'needs_second_factor'].includes(res.response.status) ? step(res, flow.identifier) : setError(t('socialIncomplete'))),
       (e: unknown) => setError(describe(e).message),
     );

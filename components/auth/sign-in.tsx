@@ -5,7 +5,7 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Alert, Button, Field, Skeleton } from '@/components/ui';
 import { clearFlow, writeFlow } from '@/lib/fapi/flow';
-import type { Envelope, Me, SignInAttempt } from '@/lib/fapi/types';
+import type { Me, SignInAnswer } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { ApiError } from '@/lib/api-client';
 import { IdentifierInput, PasswordInput } from './fields';
@@ -21,7 +21,7 @@ const FIELDS = ['identifier', 'password'] as const;
 export function useSignInStep() {
   const router = useRouter();
   const { instanceId, href, afterAuth, setClient } = useHosted();
-  return (res: Envelope<SignInAttempt>, identifier: string) => {
+  return (res: SignInAnswer, identifier: string) => {
     setClient(res.client);
     const attempt = res.response;
     if (attempt.status === 'complete') {
@@ -96,7 +96,7 @@ function SignInForm() {
     try {
       // Back to these pages first, as after a social sign-in: a second factor is asked there, then on to redirect_url.
       const back = new URL(href('/sign-in/sso-callback'), window.location.href).href;
-      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { strategy: 'enterprise_sso', identifier: email, redirect_url: back } });
+      const res = await call<SignInAnswer>('/v1/client/sign_ins', { json: { strategy: 'enterprise_sso', identifier: email, redirect_url: back } });
       const url = (res.response.first_factor_verification as { external_verification_redirect_url?: string } | null)?.external_verification_redirect_url;
       if (!url) return false;
       writeFlow(instanceId, 'sign_in', { id: res.response.id, identifier: email });
@@ -139,7 +139,7 @@ function SignInForm() {
   function signInWithPassword(e: FormEvent) {
     e.preventDefault();
     void attempt('password', async () => {
-      const res = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim(), password } });
+      const res = await call<SignInAnswer>('/v1/client/sign_ins', { json: { identifier: identifier.trim(), password } });
       step(res, identifier.trim());
     });
   }
@@ -147,7 +147,7 @@ function SignInForm() {
   /** A one-time code: by SMS to a phone number the instance takes as an identifier, else by email. */
   const sendCode = () =>
     attempt('code', async () => {
-      const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
+      const created = await call<SignInAnswer>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
       const id = created.response.id;
       const offered = created.response.supported_first_factors;
       const strategy = offered.some((f) => f.strategy === 'phone_code') ? 'phone_code' : 'email_code';
@@ -158,7 +158,7 @@ function SignInForm() {
     });
   const sendLink = () =>
     attempt('link', async () => {
-      const created = await call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
+      const created = await call<SignInAnswer>('/v1/client/sign_ins', { json: { identifier: identifier.trim() } });
       const id = created.response.id;
       await call(`/v1/client/sign_ins/${id}/prepare_first_factor`, { json: { strategy: 'email_link' } });
       const safe = created.response.supported_first_factors.find((f) => f.strategy === 'email_link')?.safe_identifier;
@@ -238,7 +238,7 @@ function TicketRedemption({ ticket }: { ticket: string }) {
     if (started.current) return;
     started.current = true;
     forgetFragmentTicket();
-    call<Envelope<SignInAttempt>>('/v1/client/sign_ins', { json: { strategy: 'ticket', ticket } }).then(
+    call<SignInAnswer>('/v1/client/sign_ins', { json: { strategy: 'ticket', ticket } }).then(
       (res) => step(res, ''),
       (e: unknown) => setError(describe(e).message),
     );

@@ -5,7 +5,7 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { Alert, Field, Input, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
-import type { Envelope, SignUpAttempt } from '@/lib/fapi/types';
+import type { SignUpAnswer } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
 import { EmailInput, IdentifierInput, PasswordInput, usePasswordHint } from './fields';
 import { useFragmentTicket } from './fragment-ticket';
@@ -92,11 +92,11 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
       // The language the page speaks becomes the user's: later emails (reset codes, invitations) follow it.
       if (env?.localization) body.locale = env.localization.locale;
       if (ticket) body.ticket = ticket;
-      const created = await call<Envelope<SignUpAttempt>>('/v1/client/sign_ups', { json: body });
+      const created = await call<SignUpAnswer>('/v1/client/sign_ups', { json: body });
       setClient(created.client);
       const id = created.response.id;
       await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy: 'email_code' } });
-      writeFlow(instanceId, 'sign_up', { id, identifier: created.response.email_address, sentAt: Date.now() });
+      writeFlow(instanceId, 'sign_up', { id, identifier: created.response.email_address ?? '', sentAt: Date.now() });
       router.push(href('/sign-up/verify'));
     },
     { stayBusy: true, check: () => Object.fromEntries(asked.filter((k) => !values[k].trim()).map((k) => [k, te('required')])) },
@@ -181,7 +181,7 @@ export function SignUpVerifyPage() {
             sentAt={flow.sentAt}
             submitLabel={ts('verifySubmit')}
             onSubmit={async (code) => {
-              const res = await call<Envelope<SignUpAttempt>>(`/v1/client/sign_ups/${flow.id}/attempt_verification`, { json: { code } });
+              const res = await call<SignUpAnswer>(`/v1/client/sign_ups/${flow.id}/attempt_verification`, { json: { code } });
               if (res.response.status === 'complete') {
                 clearFlow(instanceId, 'sign_up');
                 afterAuth(res.client, res.response.created_session_id);

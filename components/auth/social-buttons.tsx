@@ -4,16 +4,12 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Alert, Button } from '@/components/ui';
 import { writeFlow } from '@/lib/fapi/flow';
-import type { Envelope } from '@/lib/fapi/types';
+import type { SignInAnswer, SignUpAnswer } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 import { Divider } from './shell';
 
-type Started = Envelope<{
-  id: string;
-  first_factor_verification?: { external_verification_redirect_url?: string } | null;
-  verifications?: { external_account?: { external_verification_redirect_url?: string } | null };
-}>;
+type Started = SignInAnswer | SignUpAnswer;
 
 /**
  * "Continue with …" for each enabled social provider of the instance, on the hosted sign-in
@@ -38,7 +34,11 @@ export function SocialButtons({ flow }: { flow: 'sign_in' | 'sign_up' }) {
       const back = new URL(href('/sign-in/sso-callback'), window.location.href).href;
       const res = await call<Started>(flow === 'sign_in' ? '/v1/client/sign_ins' : '/v1/client/sign_ups', { json: { strategy, redirect_url: back } });
       writeFlow(instanceId, 'sign_in', { id: res.response.id, identifier: '' });
-      const url = res.response.first_factor_verification?.external_verification_redirect_url ?? res.response.verifications?.external_account?.external_verification_redirect_url;
+      const attempt = res.response;
+      const url =
+        'first_factor_verification' in attempt
+          ? attempt.first_factor_verification?.external_verification_redirect_url
+          : attempt.verifications?.external_account?.external_verification_redirect_url;
       if (url) window.location.assign(url);
     } catch (err) {
       setError(describe(err).message);

@@ -8,10 +8,11 @@ import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput } from './fields';
 import { useHosted } from './hosted-context';
 import { useFormErrors } from './use-form-errors';
+import type { FapiResponse } from '@/lib/generated/fapi';
 
 const FIELDS = ['code'] as const;
 
-type Enrollment = { secret: string; uri: string };
+type Enrollment = FapiResponse<'POST /v1/me/totp'>;
 
 /**
  * TOTP enrollment: starts it (POST /v1/me/totp), shows the otpauth URI as a QR code and
@@ -43,7 +44,7 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
 
   const confirm = handleSubmit(
     async () => {
-      const res = await call<{ backup_codes: string[] }>('/v1/me/totp/attempt_verification', { json: { code } });
+      const res = await call<FapiResponse<'POST /v1/me/totp/attempt_verification'>>('/v1/me/totp/attempt_verification', { json: { code } });
       onEnabled(res.backup_codes);
     },
     { stayBusy: true, check: () => code.length !== 6 && { code: te('codeFormat') } },

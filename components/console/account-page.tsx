@@ -243,7 +243,7 @@ function InvitationsCard() {
     e.preventDefault();
     setSent(null);
     void form.run(async () => {
-      const { url } = await mutate<{ url: string }>('POST', `${api.account(account.id)}/invitations`, { email_address: email, role });
+      const { url } = await mutate<DashboardResponse<'POST /accounts/{accountId}/invitations'>>('POST', `${api.account(account.id)}/invitations`, { email_address: email, role });
       setSent({ email, url });
       setEmail('');
       invitations.reload();

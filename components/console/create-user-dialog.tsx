@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Field, FormDialog, Input } from '@/components/ui';
 import { mutate } from '@/lib/console/use-dashboard';
 import { useFormError } from './use-form-error';
+import type { InstanceResponse } from '@/lib/console/types';
 
 const FIELDS = ['email_address', 'phone_number', 'username', 'password', 'first_name', 'last_name', 'identifier'] as const;
 type Values = Record<(typeof FIELDS)[number], string>;
@@ -39,7 +40,7 @@ export function CreateUserDialog({ base, onClose, onCreated }: { base: string; o
       ...(v.first_name.trim() ? { first_name: v.first_name.trim() } : {}),
       ...(v.last_name.trim() ? { last_name: v.last_name.trim() } : {}),
     };
-    const created = await mutate<{ id: string }>('POST', base, body);
+    const created = await mutate<InstanceResponse<'POST /users'>>('POST', base, body);
     onCreated(created.id);
   });
 

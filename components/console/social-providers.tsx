@@ -10,6 +10,7 @@ import { CardList } from './states';
 import { EditDeleteCell, DeleteDialog } from './row-actions';
 import { useFormError } from './use-form-error';
 import type { SocialProvider } from '@/lib/generated/dashboard';
+import type { InstanceResponse } from '@/lib/console/types';
 
 /** The dashboard API's social provider (server/social/schemas.ts); the client secret is never returned. */
 const KINDS = ['google', 'microsoft', 'github', 'oidc'] as const;
@@ -20,7 +21,7 @@ export function SocialProviders() {
   const { canWrite } = useConsole();
   const instance = useInstance();
   const base = useInstanceApi('social_providers');
-  const list = useDashboard<{ data: SocialProvider[] }>(base);
+  const list = useDashboard<InstanceResponse<'GET /social_providers'>>(base);
   const [editing, setEditing] = useState<SocialProvider | 'new' | null>(null);
   const [deleting, setDeleting] = useState<SocialProvider | null>(null);
 

@@ -8,7 +8,7 @@ import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDi
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import { deviceParts } from '@/lib/session-activity';
-import type { ActorToken, InstanceResponse, Session, User } from '@/lib/console/types';
+import type { ActorToken, EmailAddress, InstanceResponse, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { Breadcrumbs } from './breadcrumbs';
@@ -231,7 +231,8 @@ function UserHeader({ user, base, onChanged }: PageProps) {
 }
 
 type Kind = 'email_address' | 'phone_number';
-type ContactItem = { id: string; value: string; verification: { status: string } | null };
+/** An email address or phone number as the contact list shows it: its id, the address or number, its verification. */
+type ContactItem = Pick<EmailAddress, 'id' | 'verification'> & { value: string };
 
 function Identifiers({ user, base, onChanged }: PageProps) {
   const t = useTranslations('console.user');

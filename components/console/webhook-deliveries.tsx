@@ -167,7 +167,7 @@ function RecoverForm({ path, onRecovered }: { path: string; onRecovered: () => v
     e.preventDefault();
     void act('recover', async () => {
       const ms = new Date(since).getTime();
-      const res = await mutate<{ requeued: number }>('POST', `${path}/recover`, { since: Number.isFinite(ms) ? ms : 0 });
+      const res = await mutate<InstanceResponse<'POST /webhook_endpoints/{id}/recover'>>('POST', `${path}/recover`, { since: Number.isFinite(ms) ? ms : 0 });
       onRecovered();
       return t('recovered', { count: res.requeued });
     });

@@ -1,6 +1,6 @@
 'use client';
 
-import type { EmailTemplate as EmailTemplateDetail, Localization } from '@/lib/generated/dashboard';
+import type { Error as ApiErrorBody, EmailTemplate as EmailTemplateDetail, Localization } from '@/lib/generated/dashboard';
 import { ApiError, NetworkError } from '../api-client';
 import type { InstanceItem, InstanceResponse } from './types';
 
@@ -30,7 +30,7 @@ export class ProblemsError extends Error {
   }
 }
 
-type ErrorEntry = { code?: string; message?: string; meta?: Record<string, unknown> };
+type ErrorEntry = Partial<ApiErrorBody['errors'][number]>;
 
 /**
  * A JSON call to the dashboard API that keeps every error entry: a 422 about template

@@ -208,7 +208,7 @@ function EditorBody({
   };
   const testSend = () =>
     run('test', async () => {
-      const email = await callTemplates<{ to: string }>('POST', `${baseUrl}/test_send`, { locale: detail.locale, ...bodyOf(draft) });
+      const email = await callTemplates<InstanceResponse<'POST /email_templates/{template}/test_send'>>('POST', `${baseUrl}/test_send`, { locale: detail.locale, ...bodyOf(draft) });
       return t('editor.testSent', { to: email.to });
     });
   const restore = async (r: Revision) => {
