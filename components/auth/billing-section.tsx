@@ -7,8 +7,7 @@ import type { BillingStatus } from '@/lib/console/billing';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
-import type { FapiItem } from '@/lib/generated/fapi';
-import type { FapiResponse } from '@/lib/generated/fapi';
+import type { FapiItem, FapiResponse } from '@/lib/generated/fapi';
 
 const ENTITLED = new Set(['active', 'trialing', 'past_due']);
 /** The permission the FAPI asks of an organization member for the organization's checkout and portal. */

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
-import type { AuditLog as AuditEntry, InstanceResponse } from '@/lib/console/types';
+import type { InstanceResponse } from '@/lib/console/types';
 import { errorParam, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';

@@ -12,8 +12,6 @@ import {
   type EnrollmentMode,
   type Invitation,
   type Membership,
-  type OrgRole,
-  type Permission,
   type Organization,
 } from '@/lib/console/organizations';
 import { pages } from '@/lib/console/paths';

@@ -11,7 +11,7 @@ import { CardList } from './states';
 import { roleName, type RoleChoice } from './role-choice';
 import { useFormError } from './use-form-error';
 import type { InstanceResponse } from '@/lib/console/types';
-import type { CreatedScimToken as CreatedToken, ScimGroup, ScimToken, ScimUser } from '@/lib/generated/dashboard';
+import type { CreatedScimToken as CreatedToken, ScimGroup, ScimToken } from '@/lib/generated/dashboard';
 
 
 /**

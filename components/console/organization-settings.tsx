@@ -3,7 +3,7 @@
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Card, CardBody, CardHeader, Checkbox, Field, Input, Select } from '@/components/ui';
-import { orgApi, type OrgRole } from '@/lib/console/organizations';
+import { orgApi } from '@/lib/console/organizations';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';

@@ -7,7 +7,7 @@ import { Alert, Button, Field, Input } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { api, pages } from '@/lib/console/paths';
 import { errorReason } from '@/lib/console/use-dashboard';
-import type { Instance, Me } from '@/lib/console/types';
+import type { Me } from '@/lib/console/types';
 import { CenteredCard } from './centered';
 import { NameFields, NewPasswordField } from './operator-fields';
 import { useFormError } from './use-form-error';

@@ -3,7 +3,6 @@
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Checkbox, Field, FormDialog, Input, Select, Textarea } from '@/components/ui';
-import type { Domain } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useFormError } from './use-form-error';
 import type { InstanceResponse } from '@/lib/console/types';

@@ -14,7 +14,7 @@ import { Pager, useCursorPages } from './pager';
 import { CardTable } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
-import type { ApiKey, ApiToken, OrganizationMembership as Membership } from '@/lib/generated/dashboard';
+import type { ApiKey, ApiToken } from '@/lib/generated/dashboard';
 
 /**
  * The user page's cards beyond profile and contact details: security (password, two-step

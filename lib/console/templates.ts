@@ -1,6 +1,6 @@
 'use client';
 
-import type { Error as ApiErrorBody, EmailTemplate as EmailTemplateDetail, Localization } from '@/lib/generated/dashboard';
+import type { Error as ApiErrorBody, Localization } from '@/lib/generated/dashboard';
 import { ApiError, NetworkError } from '../api-client';
 import type { InstanceItem, InstanceResponse } from './types';
 

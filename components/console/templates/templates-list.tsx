@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useLocale, useTranslations } from 'next-intl';
 import { Badge, Card, PageHeader, Skeleton, Table, Td, Th, Tr } from '@/components/ui';
 import { api, pages } from '@/lib/console/paths';
-import { localeName, type EmailTemplateSummary, type TemplateState } from '@/lib/console/templates';
+import { localeName, type TemplateState } from '@/lib/console/templates';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from '../console-context';
 import { useInstance } from '../instance-context';
