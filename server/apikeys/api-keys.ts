@@ -42,11 +42,14 @@ export const apiKeyView = (r: ApiKeyRow) => ({
 });
 const isSubjectId = (s: string) => isId('user', s) || isId('org', s);
 
-/** Locks the subject's row (serialising mints, so the cap holds) or answers 422 `not_found`. */
+/**
+ * Locks the subject's row (serialising mints, so the cap holds) or answers 422 `not_found`.
+ * FOR NO KEY UPDATE: the subject is a parent row (server/db/row-locks.ts).
+ */
 async function lockSubject(db: Db, instanceId: string, subject: string) {
   const table = subject.startsWith('user_') ? users : organizations;
   const [row] = isSubjectId(subject)
-    ? await db.select({ id: table.id }).from(table).where(and(eq(table.id, subject), eq(table.instanceId, instanceId))).for('update')
+    ? await db.select({ id: table.id }).from(table).where(and(eq(table.id, subject), eq(table.instanceId, instanceId))).for('no key update')
     : [];
   if (!row) throw validationError('subject', 'not_found', 'subject names no user or organization of this instance.');
 }

@@ -158,7 +158,11 @@ async function userForSignIn(d: D, instanceId: string, userId: string) {
       secondFactor: secondFactorOf(users.id),
     })
     .from(users)
-    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))
+    // Locked before the session (a child row) is inserted: the sign-in writes the user row later
+    // (last sign-in, lockout counters), and asking for that lock after taking KEY SHARE through
+    // the session would deadlock behind a deletion or a username change (server/db/row-locks.ts).
+    .for('no key update');
   return user;
 }
 

@@ -1,3 +1,4 @@
+import type { ParentLock } from '../db/row-locks';
 import { and, asc, eq, isNull, notExists, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { accounts, instances, scimTokens, secretKeys } from '../db/schema';
@@ -75,8 +76,9 @@ export async function createInstance(
 }
 
 /** A live instance (a deleted one is 404 NOT_FOUND, as an unknown one). */
-export async function getInstance(deps: Pick<Deps, 'db'>, id: string): Promise<Instance> {
-  const [row] = await deps.db.select().from(instances).where(and(eq(instances.id, id), isNull(instances.deletedAt)));
+export async function getInstance(deps: Pick<Deps, 'db'>, id: string, lock?: ParentLock): Promise<Instance> {
+  const q = deps.db.select().from(instances).where(and(eq(instances.id, id), isNull(instances.deletedAt)));
+  const [row] = lock ? await q.for(lock) : await q;
   if (!row) throw notFound('instance');
   return row;
 }
@@ -100,6 +102,7 @@ export async function renameInstance(deps: Pick<Deps, 'db' | 'caches'>, id: stri
 export async function deleteInstance(deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>, id: string): Promise<Instance> {
   const now = deps.clock.now();
   const live = and(eq(instances.id, id), isNull(instances.deletedAt), eq(instances.kind, 'customer'));
+  // FOR UPDATE (the custom domain is a unique column), before anything else in the transaction (server/db/row-locks.ts).
   const [current] = await deps.db.select({ customDomain: instances.customDomain }).from(instances).where(live).for('update');
   if (!current) throw notFound('instance');
   const [row] = await deps.db.update(instances).set({ deletedAt: now, customDomain: null }).where(live).returning();
@@ -186,7 +189,9 @@ export async function updateInstanceSettings(
   let previousDomain: string | null = null;
   const row = await deps.db
     .transaction(async (tx) => {
-      const current = await getInstance({ db: tx }, instanceId);
+      // Settings are read, merged and written back under the row lock, so concurrent patches keep
+      // each other's changes; a custom domain (a unique column) takes FOR UPDATE, first (server/db/row-locks.ts).
+      const current = await getInstance({ db: tx }, instanceId, domain !== undefined ? 'update' : 'no key update');
       previousDomain = current.customDomain;
       const next = { ...current.settings, ...changes };
       if (settingsPatch.branding) next.branding = { ...instanceSettings(current.settings).branding, ...settingsPatch.branding };

@@ -1,3 +1,4 @@
+import type { ParentLock } from '../db/row-locks';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { organizations } from '../db/schema';
@@ -31,14 +32,17 @@ export function publicOrganizationView(o: OrganizationView) {
   return rest;
 }
 
-/** An organization by id or slug in this instance; `lock` takes its row lock (membership changes serialise on it). */
-export async function loadOrganization(db: Db, instanceId: string, idOrSlug: string, opts: { lock?: boolean } = {}): Promise<OrganizationRow> {
+/**
+ * An organization by id or slug in this instance; `lock` takes its row lock (membership
+ * changes serialise on it): `true` is FOR NO KEY UPDATE, `'update'` FOR UPDATE for a slug
+ * change or the deletion (server/db/row-locks.ts).
+ */
+export async function loadOrganization(db: Db, instanceId: string, idOrSlug: string, opts: { lock?: boolean | ParentLock } = {}): Promise<OrganizationRow> {
   const where = and(eq(organizations.instanceId, instanceId), isId('org', idOrSlug) ? eq(organizations.id, idOrSlug) : eq(organizations.slug, idOrSlug.toLowerCase()));
   const q = db.select().from(organizations).where(where);
-  // NO KEY UPDATE: it serialises membership changes without conflicting with the KEY SHARE lock a
-  // concurrent insert of a row referencing the organization (a foreign key) holds, which FOR UPDATE
-  // would wait on: two such transactions upgrading their locks would deadlock.
-  const [row] = opts.lock ? await q.for('no key update') : await q;
+  // NO KEY UPDATE unless asked: it serialises membership changes without conflicting with the KEY
+  // SHARE lock a concurrent insert of a row referencing the organization holds.
+  const [row] = opts.lock ? await q.for(opts.lock === true ? 'no key update' : opts.lock) : await q;
   if (!row) throw notFound('organization');
   return row;
 }

@@ -145,7 +145,8 @@ export interface UpdateOrganizationInput {
 export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, idOrSlug: string, input: UpdateOrganizationInput) {
   return deps.db
     .transaction(async (tx) => {
-      const current = await loadOrganization(tx, instanceId, idOrSlug, { lock: true });
+      // A new slug (a unique column) takes FOR UPDATE: asked first, not as an upgrade (server/db/row-locks.ts).
+      const current = await loadOrganization(tx, instanceId, idOrSlug, { lock: input.slug !== undefined ? 'update' : true });
       const patch: Partial<typeof organizations.$inferInsert> = { updatedAt: deps.clock.now() };
       if (input.name !== undefined) patch.name = input.name;
       if (input.slug !== undefined && input.slug !== current.slug) {
@@ -173,7 +174,8 @@ export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
 export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, instanceId: string, idOrSlug: string, auditCtx: OrgAuditContext) {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock, cacheInvalidation: deps.cacheInvalidation };
-    const org = await loadOrganization(tx, instanceId, idOrSlug, { lock: true });
+    // The deletion takes FOR UPDATE: asked first, not as an upgrade of NO KEY UPDATE (server/db/row-locks.ts).
+    const org = await loadOrganization(tx, instanceId, idOrSlug, { lock: 'update' });
     const before = await organizationViewOf(tx, org);
     const members = await membershipsWithUsers(tx, instanceId, { organizationId: org.id });
     for (const m of members) await removeMembershipInTx(d, instanceId, org, m.membership.userId, { force: true });

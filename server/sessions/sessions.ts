@@ -81,7 +81,10 @@ async function sessionUser(db: Db, instanceId: string, userId: string) {
   const [user] = await db
     .select({ id: users.id, banned: users.banned, sessionsVersion: users.sessionsVersion })
     .from(users)
-    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))
+    // The KEY SHARE the session's foreign key takes anyway, taken at the read: a deletion in
+    // flight is waited for here, and the user it removed is a 422 not_found, not a foreign-key error.
+    .for('key share');
   if (!user) throw validationError('user_id', 'not_found', 'No user was found with that user_id.');
   if (user.banned) throw new AppError('USER_BANNED', { message: 'Sessions cannot be created for a banned user.', meta: { user_id: userId } });
   return user;

@@ -45,8 +45,8 @@ export async function createApiToken(
   auditCtx: AuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
-    // Serialises mints of one user, so the cap holds under concurrency.
-    await tx.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).for('update');
+    // Serialises mints of one user, so the cap holds under concurrency; NO KEY UPDATE (server/db/row-locks.ts).
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).for('no key update');
     const [count] = await tx
       .select({ n: sql<number>`count(*)::int` })
       .from(apiTokens)

@@ -41,8 +41,8 @@ export async function addUserIdentifier(deps: D, instanceId: string, userId: str
   return deps.db
     .transaction(async (tx) => {
       const d = { db: tx, clock: deps.clock };
-      // Locks the user row: two racing adds count each other against the cap.
-      const [user] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId))).for('update');
+      // Locks the user row: two racing adds count each other against the cap (NO KEY UPDATE: server/db/row-locks.ts).
+      const [user] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId))).for('no key update');
       if (!user) await getUser(d, instanceId, userId); // 404, as for any missing user
       if ((await kind.count(tx, userId)) >= MAX_IDENTIFIERS) {
         throw new AppError('CONFLICT', { message: `A user holds at most ${MAX_IDENTIFIERS} of these.`, meta: { reason: 'too_many_identifiers' } });

@@ -1,3 +1,4 @@
+import type { ParentLock } from '../db/row-locks';
 import { containsPattern } from '../http/like';
 import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
@@ -312,9 +313,9 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
   return deps.db
     .transaction(async (tx) => {
       // Metadata is read, merged and written back: the row lock makes the bound hold against the stored value.
-      if (input.public_metadata || input.private_metadata || input.unsafe_metadata) {
-        await tx.select({ id: users.id }).from(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId))).for('update');
-      }
+      // A new username (a unique column) takes FOR UPDATE anyway: asked first, not as an upgrade (server/db/row-locks.ts).
+      const lock: ParentLock | null = input.username !== undefined ? 'update' : input.public_metadata || input.private_metadata || input.unsafe_metadata ? 'no key update' : null;
+      if (lock) await tx.select({ id: users.id }).from(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId))).for(lock);
       const current = await loadUser(tx, instanceId, id);
       const patch: Partial<typeof users.$inferInsert> = { updatedAt: deps.clock.now() };
       if (input.first_name !== undefined) patch.firstName = input.first_name;
@@ -365,6 +366,9 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
 /** Deletes the user; its live sessions are revoked first (session.revoked each), then go with it. */
 export async function deleteUser(deps: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, id: string) {
   return deps.db.transaction(async (tx) => {
+    // The deletion's FOR UPDATE, first: later it would wait on a sign-in's KEY SHARE while holding
+    // the organizations' locks that sign-in may queue for (server/db/row-locks.ts).
+    await tx.select({ id: users.id }).from(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId))).for('update');
     const current = userView(await loadUser(tx, instanceId, id), deps.clock.now());
     await removeUserMemberships({ ...deps, db: tx }, instanceId, id);
     await revokeLiveSessions({ ...deps, db: tx }, instanceId, id);
