@@ -29,6 +29,14 @@ const configSchema = z.object({
   DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')),
   /** Distinct statement texts a PostgreSQL connection keeps prepared besides the hot ones (server/db/statement-cache.ts); 0: only those. */
   DATABASE_PREPARED_STATEMENTS: optional(z.coerce.number().int().min(0).max(100_000)),
+  /** PostgreSQL connections of each process: database operations that run at once (server/db/admission.ts). */
+  DATABASE_POOL_SIZE: optional(z.coerce.number().int().min(1).max(1000)).transform((v) => v ?? 10),
+  /** Database operations that may wait for a connection; past it, 503 database_busy at once. */
+  DATABASE_QUEUE: optional(z.coerce.number().int().min(0).max(100_000)).transform((v) => v ?? 100),
+  /** Seconds an operation waits for a connection before 503 database_busy. */
+  DATABASE_QUEUE_TIMEOUT: optional(z.coerce.number().min(0.01).max(600)).transform((v) => v ?? 5),
+  /** Seconds to open a connection before the request fails with 503 database_unavailable. */
+  DATABASE_CONNECT_TIMEOUT: optional(z.coerce.number().min(1).max(600)).transform((v) => v ?? 5),
   REDIS_URL: optional(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL')),
   ENCRYPTION_KEY: optional(
     z.string().refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, {

@@ -53,7 +53,13 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   let database = opts.database;
   if (!database) {
     if (config.DATABASE_URL) {
-      database = openPostgres(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
+      database = openPostgres(config.DATABASE_URL, {
+        max: config.DATABASE_POOL_SIZE,
+        preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+        queue: config.DATABASE_QUEUE,
+        queueTimeoutMs: config.DATABASE_QUEUE_TIMEOUT * 1000,
+        connectTimeout: config.DATABASE_CONNECT_TIMEOUT,
+      });
     } else {
       lock = acquireLock(config.DATA_DIR, opts.port ?? null);
       try {

@@ -12,6 +12,7 @@ import { sql } from 'drizzle-orm';
 import * as schema from './schema';
 import { withAfterCommit } from './after-commit';
 import { StatementCache, withStatementCache } from './statement-cache';
+import { Admission, withAdmission } from './admission';
 
 export type Schema = typeof schema;
 /** A database handle or a transaction: domain functions accept either. */
@@ -35,10 +36,24 @@ export const DEFAULT_PREPARED_STATEMENTS = 1000;
 export const MIGRATIONS_DIR = path.resolve(process.cwd(), 'drizzle');
 const MIGRATION_LOCK = 7_301_994_211;
 
-export function openPostgres(url: string, opts: { max?: number; preparedStatements?: number } = {}): Database {
-  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connection: { application_name: 'latchkey' } });
+export interface PostgresOptions {
+  /** Connections (DATABASE_POOL_SIZE): operations that run at once. */
+  max?: number;
+  preparedStatements?: number;
+  /** Operations that may wait for a connection (DATABASE_QUEUE), each at most `queueTimeoutMs`. */
+  queue?: number;
+  queueTimeoutMs?: number;
+  /** Seconds to open a connection (DATABASE_CONNECT_TIMEOUT). */
+  connectTimeout?: number;
+}
+
+export function openPostgres(url: string, opts: PostgresOptions = {}): Database {
+  const max = opts.max ?? 10;
+  const client = postgres(url, { max, connect_timeout: opts.connectTimeout ?? 5, onnotice: () => {}, connection: { application_name: 'latchkey' } });
   const statements = new StatementCache(opts.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS);
-  const db = withAfterCommit(drizzlePostgres(withStatementCache(client, statements), { schema }) as unknown as Db);
+  // postgres.js queues without bound when every connection is busy: the admission bounds it.
+  const admission = new Admission(max, opts.queue ?? 100, opts.queueTimeoutMs ?? 5000);
+  const db = withAfterCommit(drizzlePostgres(withStatementCache(withAdmission(client, admission), statements), { schema }) as unknown as Db);
   return {
     db,
     kind: 'postgres',

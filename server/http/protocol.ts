@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import type { BodyMedia } from './body';
 import { AppError, isAppError, type ErrorCode } from './errors';
+import { databaseFault, type DatabaseFault } from '../db/errors';
 import type { SurfaceEnv } from './request-context';
 
 /**
@@ -22,8 +23,30 @@ export interface Protocol {
 /** Turns anything thrown into an AppError; unexpected errors are logged (with their stack) and become INTERNAL_ERROR. */
 export function toAppError(deps: Deps, err: unknown, c: Context<SurfaceEnv>): AppError {
   if (isAppError(err)) return err;
+  const fault = databaseFault(err);
+  if (fault) {
+    deps.logger.warn({ req_id: c.get('requestId'), err, fault }, 'database fault');
+    return databaseFaultError(fault, err);
+  }
   deps.logger.error({ req_id: c.get('requestId'), err }, 'unhandled error');
   return new AppError('INTERNAL_ERROR');
+}
+
+/** Seconds a client is asked to wait: a restart takes a few, a busy pool frees within one. */
+export const RETRY_AFTER_SECONDS: Record<'unavailable' | 'busy', number> = { unavailable: 2, busy: 1 };
+
+/** The answer to a database fault: 503 with Retry-After while it lasts, 409 for a row removed meanwhile. */
+export function databaseFaultError(fault: DatabaseFault, cause?: unknown): AppError {
+  if (fault === 'removed_meanwhile') {
+    return new AppError('CONFLICT', { message: 'A resource this request refers to was removed meanwhile.', meta: { reason: 'removed_meanwhile' }, cause });
+  }
+  const retryAfter = RETRY_AFTER_SECONDS[fault];
+  return new AppError('SERVICE_UNAVAILABLE', {
+    message: fault === 'busy' ? 'The database is busy; retry after the given delay.' : 'The database is unavailable; retry after the given delay.',
+    meta: { reason: fault === 'busy' ? 'database_busy' : 'database_unavailable', retry_after: retryAfter },
+    headers: { 'retry-after': String(retryAfter) },
+    cause,
+  });
 }
 
 const withHeaders = (res: Response, err: AppError) => {

@@ -29,4 +29,8 @@ export const REASONS = {
   invalid_element: 'invalid_element',
   invalid_value: 'invalid_value',
   custom: 'custom',
+  // Database faults (server/db/errors.ts): 503 with Retry-After, and a write that lost a row it refers to.
+  database_unavailable: 'database_unavailable',
+  database_busy: 'database_busy',
+  removed_meanwhile: 'removed_meanwhile',
 } as const;
