@@ -72,6 +72,13 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     await database.migrate();
   }
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  // Reconnects on its own; while it is away rate limits are per node and invalidations wait for the TTLs.
+  let redisWarnedAt = 0;
+  redis?.on('error', (err: unknown) => {
+    if (Date.now() - redisWarnedAt < 60_000) return;
+    redisWarnedAt = Date.now();
+    logger.warn({ err }, 'redis connection error');
+  });
   const caches = new CacheRegistry();
   const ownMailer = opts.mailer === undefined && config.SMTP_URL ? createSmtpMailer(config.SMTP_URL) : null;
   const deps: Deps = {
@@ -79,7 +86,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     config,
     clock: opts.clock ?? systemClock,
     logger,
-    limiter: createLimiter(redis ? new RedisLimiterStore(redis) : new MemoryLimiterStore()),
+    limiter: createLimiter(
+      redis ? new RedisLimiterStore(redis, undefined, { onDegraded: (err) => logger.warn({ err }, 'rate limits are per node: redis does not answer') }) : new MemoryLimiterStore(),
+    ),
     metrics: createMetrics({ defaultMetrics: opts.defaultMetrics, webhookQueueDepth: () => pendingMessageCount(deps) }),
     keyCache: caches.get(SECRET_KEY_CACHE, 1000),
     caches,

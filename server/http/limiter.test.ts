@@ -69,3 +69,25 @@ describe('redis limiter', () => {
     }
   });
 });
+
+describe('redis limiter, Redis out of reach', () => {
+  it('decides from the node’s own memory at once: the limit holds per node, nothing fails or waits', async () => {
+    const gone = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, lazyConnect: false });
+    gone.on('error', () => {});
+    let warned = 0;
+    const store = new RedisLimiterStore(gone, 'latchkey:test:gone:', { timeoutMs: 100, onDegraded: () => warned++ });
+    try {
+      const limiter = createLimiter(store);
+      const t = Date.now();
+      const started = performance.now();
+      const decisions = [];
+      for (let i = 0; i < 5; i++) decisions.push((await limiter.check(rule, 'k', t)).allowed);
+      expect(decisions).toEqual([true, true, true, false, false]);
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(store.degraded).toBe(true);
+      expect(warned).toBe(1);
+    } finally {
+      gone.disconnect();
+    }
+  });
+});

@@ -105,19 +105,64 @@ end
 local edge = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
 return {0, n, tonumber(edge[2]) + window - now}`;
 
+/**
+ * Budgets shared by every node through Redis. While Redis is unreachable (not connected, or a
+ * decision not answered within `timeoutMs`) each node decides alone from its own memory
+ * store: the limits stay enforced, per node rather than across nodes, and requests neither
+ * fail nor wait for Redis (failing open to a per-node limit, not closed: Redis holds only
+ * counters, and refusing every request while they are out of reach would turn a cache
+ * outage into an outage). Shared budgets resume as soon as Redis answers again.
+ */
+const AWAY = new Set(['reconnecting', 'close', 'end', 'wait']);
+
 export class RedisLimiterStore implements LimiterStore {
   private seq = 0;
   private readonly nodeTag = randomBytes(6).toString('hex');
+  private readonly local = new MemoryLimiterStore();
+  /** When this node last noticed Redis unreachable (for one warning per minute), 0 when fine. */
+  private degradedSince = 0;
+  private warnedAt = 0;
 
-  constructor(private readonly redis: Redis, private readonly prefix = 'latchkey:rl:') {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'latchkey:rl:',
+    private readonly opts: { timeoutMs?: number; onDegraded?: (err: unknown) => void } = {},
+  ) {
     redis.defineCommand('latchkeyTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
   }
 
+  /** Whether decisions are per node now (Redis unreachable). */
+  get degraded() {
+    return this.degradedSince !== 0;
+  }
+
   async take(key: string, limit: number, windowMs: number, now: number): Promise<StoreDecision> {
+    // Between connection attempts (and after the end) nothing would answer: no wait for it.
+    if (AWAY.has(this.redis.status)) return this.fallBack(key, limit, windowMs, now, new Error(`redis ${this.redis.status}`));
     // Members must be unique across nodes and within one millisecond.
     const member = `${now}:${this.nodeTag}:${(this.seq = (this.seq + 1) % 1e9)}`;
     const run = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<[number, number, number]>>).latchkeyTake!;
-    const [admitted, count, retryAfterMs] = await run.call(this.redis, `${this.prefix}${key}`, now, windowMs, limit, member);
-    return { allowed: admitted === 1, count, retryAfterMs };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const [admitted, count, retryAfterMs] = await Promise.race([
+        run.call(this.redis, `${this.prefix}${key}`, now, windowMs, limit, member),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('redis did not answer in time')), this.opts.timeoutMs ?? 250))),
+      ]);
+      this.degradedSince = 0;
+      return { allowed: admitted === 1, count, retryAfterMs };
+    } catch (err) {
+      return this.fallBack(key, limit, windowMs, now, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private fallBack(key: string, limit: number, windowMs: number, now: number, err: unknown) {
+    if (!this.degradedSince) this.degradedSince = now;
+    if (now - this.warnedAt >= 60_000) {
+      this.warnedAt = now;
+      this.opts.onDegraded?.(err);
+    }
+    return this.local.take(key, limit, windowMs, now);
   }
 }
