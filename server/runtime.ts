@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { loadConfig, type Config } from './config';
 import { openPglite, openPostgres, type Database } from './db/client';
+import { survivePostgresWriteAfterClose } from './db/driver-guard';
 import { acquireLock, releaseLock, type EmbeddedLock } from './db/embedded-lock';
 import { resolveTxt } from 'node:dns/promises';
 import { systemClock, type Clock, type Deps, type TxtResolver } from './deps';
@@ -39,12 +40,15 @@ export interface RuntimeOptions {
   mailer?: Mailer | null;
   /** Host name resolution for outbound requests (tests point names at chosen addresses). */
   dns?: DnsResolver;
+  /** A server process (not a test or the CLI): outlive postgres.js's write-after-close bug (server/db/driver-guard.ts). */
+  survivesDriverCrash?: boolean;
   /** TXT resolver (tests); default node:dns/promises. */
   txtResolver?: TxtResolver;
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL, opts.logDestination);
+  if (config.DATABASE_URL && opts.survivesDriverCrash) survivePostgresWriteAfterClose(logger);
   // Before the database opens: a missing key must stop the start, not a later request.
   const cipher = createCipher(loadEncryptionKey(config, logger));
   const geoip = config.GEOIP_DATABASE ? openGeoIpDatabase(config.GEOIP_DATABASE) : null;
@@ -89,7 +93,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     limiter: createLimiter(
       redis ? new RedisLimiterStore(redis, undefined, { onDegraded: (err) => logger.warn({ err }, 'rate limits are per node: redis does not answer') }) : new MemoryLimiterStore(),
     ),
-    metrics: createMetrics({ defaultMetrics: opts.defaultMetrics, webhookQueueDepth: () => pendingMessageCount(deps) }),
+    metrics: createMetrics({ defaultMetrics: opts.defaultMetrics, webhookQueueDepth: () => pendingMessageCount(deps), database: database.stats }),
     keyCache: caches.get(SECRET_KEY_CACHE, 1000),
     caches,
     cacheInvalidation: createCacheInvalidation(caches, { redisUrl: config.REDIS_URL, publisher: redis, logger, database }),

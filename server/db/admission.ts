@@ -23,6 +23,8 @@ interface Waiter {
 export class Admission {
   private running = 0;
   private readonly waiting: Waiter[] = [];
+  /** Operations refused so far (queue full or wait timed out). */
+  refused = 0;
 
   constructor(
     readonly slots: number,
@@ -47,7 +49,10 @@ export class Admission {
   }
 
   private wait(): Promise<void> {
-    if (this.waiting.length >= this.queue) return Promise.reject(new DatabaseBusyError('queue_full'));
+    if (this.waiting.length >= this.queue) {
+      this.refused++;
+      return Promise.reject(new DatabaseBusyError('queue_full'));
+    }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         grant: () => {
@@ -57,6 +62,7 @@ export class Admission {
         timer: setTimeout(() => {
           const at = this.waiting.indexOf(waiter);
           if (at !== -1) this.waiting.splice(at, 1);
+          this.refused++;
           reject(new DatabaseBusyError('wait_timeout'));
         }, this.waitMs),
       };
@@ -77,16 +83,20 @@ type Sql = import('postgres').Sql;
 /**
  * The pool's client with its operations admitted by `admission`: a transaction (`begin`) and
  * a statement outside one (`unsafe`, what Drizzle sends) each take a slot for their length.
- * Statements inside a transaction use its connection and are not counted again.
+ * Statements inside a transaction use its connection and are not counted again. `current`
+ * names the pool's client at the time of each call.
  */
-export function withAdmission(client: Sql, admission: Admission): Sql {
-  const methods = client as unknown as Record<string | symbol, (...a: unknown[]) => unknown>;
+export function withAdmission(current: () => Sql, admission: Admission): Sql {
+  const methodOf = (name: 'unsafe' | 'begin') => {
+    const client = current();
+    return (...a: unknown[]) => (client as unknown as Record<string, (...x: unknown[]) => unknown>)[name]!.apply(client, a);
+  };
   // Drizzle awaits `unsafe(...)` or `unsafe(...).values()`: the statement starts on either, once admitted.
   const unsafe = (...args: unknown[]) => {
     let started: Promise<unknown> | null = null;
     const start = (values: boolean) =>
       (started ??= admission.run(() => {
-        const q = methods.unsafe!.apply(client, args) as PromiseLike<unknown> & { values(): PromiseLike<unknown> };
+        const q = methodOf('unsafe')(...args) as PromiseLike<unknown> & { values(): PromiseLike<unknown> };
         return values ? q.values() : q;
       }));
     return {
@@ -95,9 +105,10 @@ export function withAdmission(client: Sql, admission: Admission): Sql {
       catch: (fail?: (e: unknown) => unknown) => start(false).catch(fail),
     };
   };
-  const begin = (...args: unknown[]) => admission.run(() => methods.begin!.apply(client, args) as PromiseLike<unknown>);
+  const begin = (...args: unknown[]) => admission.run(() => methodOf('begin')(...args) as PromiseLike<unknown>);
   const overrides: Record<string | symbol, unknown> = { unsafe, begin };
-  return new Proxy(client, {
-    get: (target, prop) => (prop in overrides ? overrides[prop] : Reflect.get(target, prop)),
+  // The client may be replaced (openPostgres starts the pool over after a driver fault): always the current one.
+  return new Proxy(current(), {
+    get: (_target, prop) => (prop in overrides ? overrides[prop] : Reflect.get(current(), prop)),
   });
 }

@@ -13,6 +13,7 @@ import * as schema from './schema';
 import { withAfterCommit } from './after-commit';
 import { StatementCache, withStatementCache } from './statement-cache';
 import { Admission, withAdmission } from './admission';
+import { onDriverFault } from './driver-guard';
 
 export type Schema = typeof schema;
 /** A database handle or a transaction: domain functions accept either. */
@@ -26,6 +27,8 @@ export interface Database {
   close(): Promise<void>;
   /** PGlite only: the data directory as a tarball, which `openPglite(null, { loadDataDir })` starts from. */
   dumpDataDir?(): Promise<Blob>;
+  /** PostgreSQL only: statements sent, and operations running, waiting for a connection and refused (server/db/admission.ts). */
+  stats?(): { statements: number; running: number; waiting: number; refused: number };
   /** LISTEN on a channel (NOTIFY is delivered at commit); returns the UNLISTEN. */
   listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
 }
@@ -49,11 +52,19 @@ export interface PostgresOptions {
 
 export function openPostgres(url: string, opts: PostgresOptions = {}): Database {
   const max = opts.max ?? 10;
-  const client = postgres(url, { max, connect_timeout: opts.connectTimeout ?? 5, onnotice: () => {}, connection: { application_name: 'latchkey' } });
+  const open = (n: number) => postgres(url, { max: n, connect_timeout: opts.connectTimeout ?? 5, onnotice: () => {}, connection: { application_name: 'latchkey' } });
+  let client = open(max);
+  // LISTEN keeps a connection of its own, outside the pool (which a driver fault replaces).
+  const listener = open(1);
+  const unregister = onDriverFault(() => {
+    const old = client;
+    client = open(max);
+    void old.end({ timeout: 0 }).catch(() => {});
+  });
   const statements = new StatementCache(opts.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS);
   // postgres.js queues without bound when every connection is busy: the admission bounds it.
   const admission = new Admission(max, opts.queue ?? 100, opts.queueTimeoutMs ?? 5000);
-  const db = withAfterCommit(drizzlePostgres(withStatementCache(withAdmission(client, admission), statements), { schema }) as unknown as Db);
+  const db = withAfterCommit(drizzlePostgres(withStatementCache(withAdmission(() => client, admission), statements), { schema }) as unknown as Db);
   return {
     db,
     kind: 'postgres',
@@ -71,9 +82,13 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Database 
     async ping() {
       await db.execute(sql`select 1`);
     },
-    close: () => client.end({ timeout: 5 }),
+    async close() {
+      unregister();
+      await Promise.all([client.end({ timeout: 5 }), listener.end({ timeout: 5 })]);
+    },
+    stats: () => ({ statements: statements.sent, ...admission.load, refused: admission.refused }),
     async listen(channel, onNotify) {
-      const sub = await client.listen(channel, (payload) => onNotify(payload));
+      const sub = await listener.listen(channel, (payload) => onNotify(payload));
       return () => sub.unlisten();
     },
   };

@@ -16,6 +16,8 @@ import type { Sql } from 'postgres';
 export class StatementCache {
   private readonly prepared = new Set<string>();
   private readonly seen = new Set<string>();
+  /** Statements sent through the client so far (the latchkey_database_statements_total metric). */
+  sent = 0;
 
   constructor(readonly limit: number) {}
 
@@ -48,8 +50,10 @@ type Options = { prepare?: boolean } & Record<string, unknown>;
  * whether to prepare, and the clients of transactions and savepoints do the same.
  */
 export function withStatementCache(client: Sql, cache: StatementCache): Sql {
-  const unsafe = (text: string, params?: unknown[], opts?: Options) =>
-    client.unsafe(text, params as never, params?.length && !opts?.prepare && cache.shouldPrepare(text) ? { ...opts, prepare: true } : opts);
+  const unsafe = (text: string, params?: unknown[], opts?: Options) => {
+    cache.sent++;
+    return client.unsafe(text, params as never, params?.length && !opts?.prepare && cache.shouldPrepare(text) ? { ...opts, prepare: true } : opts);
+  };
   const methods = client as unknown as Record<string | symbol, unknown>;
   const scoped =
     (method: 'begin' | 'savepoint') =>

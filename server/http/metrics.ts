@@ -13,9 +13,39 @@ export interface Metrics {
   protection: Counter<'instance' | 'rule'>;
 }
 
-export function createMetrics(opts: { defaultMetrics?: boolean; /** Pending webhook messages, read at scrape time. */ webhookQueueDepth?: () => Promise<number> } = {}): Metrics {
+export interface MetricsOptions {
+  defaultMetrics?: boolean;
+  /** Pending webhook messages, read at scrape time. */
+  webhookQueueDepth?: () => Promise<number>;
+  /** The database client's counters (PostgreSQL), read at scrape time. */
+  database?: () => { statements: number; running: number; waiting: number; refused: number };
+}
+
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const database = opts.database;
+  if (database) {
+    const seen = { statements: 0, refused: 0 };
+    const grow = (counter: Counter, key: 'statements' | 'refused') => {
+      const now = database()[key];
+      counter.inc(now - seen[key]);
+      seen[key] = now;
+    };
+    new Counter({ name: 'latchkey_database_statements_total', help: 'Statements sent to PostgreSQL', registers: [registry], collect() { grow(this, 'statements'); } });
+    new Counter({ name: 'latchkey_database_refused_total', help: 'Database operations shed with 503 database_busy (wait queue full or wait too long)', registers: [registry], collect() { grow(this, 'refused'); } });
+    new Gauge({
+      name: 'latchkey_database_operations',
+      help: 'Database operations holding a connection (running) or waiting for one (waiting)',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const { running, waiting } = database();
+        this.set({ state: 'running' }, running);
+        this.set({ state: 'waiting' }, waiting);
+      },
+    });
+  }
   const queueDepth = opts.webhookQueueDepth;
   if (queueDepth) {
     new Gauge({

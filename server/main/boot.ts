@@ -49,7 +49,7 @@ export async function boot(): Promise<Booted | null> {
   const role = processRole(orExit(() => httpWorkerCount(config)));
   const open = async (port: number | null) => {
     try {
-      return await createRuntime(config, { port, defaultMetrics: port !== null });
+      return await createRuntime(config, { port, defaultMetrics: port !== null, survivesDriverCrash: true });
     } catch (e) {
       // A file a variable names (GEOIP_DATABASE) is read here, after loadConfig.
       if (e instanceof ConfigError) {

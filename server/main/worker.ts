@@ -20,7 +20,7 @@ try {
 }
 let runtime;
 try {
-  runtime = await createRuntime(config, { port: null, defaultMetrics: true });
+  runtime = await createRuntime(config, { port: null, defaultMetrics: true, survivesDriverCrash: true });
 } catch (e) {
   if (e instanceof ConfigError) {
     process.stderr.write(`${e.message}\n`);
