@@ -55,6 +55,9 @@ export interface PasswordBenchResult {
   /** CPU ms of the server's main thread (the event loop) per operation: what is not hashing. Null off Linux. */
   signInMainMs: number | null;
   signUpMainMs: number | null;
+  /** Statements sent to PostgreSQL per operation (the server's latchkey_database_statements_total). */
+  signInStatements: number | null;
+  signUpStatements: number | null;
   non2xx: number;
 }
 
@@ -66,6 +69,12 @@ function mainThreadCpuMs(pid: number): number | null {
   } catch {
     return null;
   }
+}
+/** Statements the server has sent to PostgreSQL (its /metrics), or null. Two scrapes bracket a row. */
+async function statementsSent(base: string): Promise<number | null> {
+  const text = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.text(), () => '');
+  const m = /^latchkey_database_statements_total (\d+)/m.exec(text);
+  return m ? Number(m[1]) : null;
 }
 /** USER_HZ: 100 on every Linux build that matters here. */
 const CLOCK_TICKS = 100;
@@ -110,11 +119,15 @@ export async function measurePasswords(
     const half = opts.seconds / 2;
     const results = { in: [] as autocannon.Result[], up: [] as autocannon.Result[] };
     const mainMs = { in: 0 as number | null, up: 0 as number | null };
+    const statements = { in: 0 as number | null, up: 0 as number | null };
     const measured = async (row: 'in' | 'up', run: () => Promise<autocannon.Result>) => {
       const before = mainThreadCpuMs(server.child.pid!);
+      const sentBefore = await statementsSent(base);
       results[row].push(await run());
       const after = mainThreadCpuMs(server.child.pid!);
+      const sentAfter = await statementsSent(base);
       mainMs[row] = before === null || after === null || mainMs[row] === null ? null : mainMs[row] + after - before;
+      statements[row] = sentBefore === null || sentAfter === null || statements[row] === null ? null : statements[row] + sentAfter - sentBefore;
     };
     for (let r = 0; r < 2; r++) {
       await measured('in', () => signIn(half));
@@ -141,6 +154,8 @@ export async function measurePasswords(
       signInMainMs: perOp(mainMs.in, results.in),
       signUpMainMs: perOp(mainMs.up, results.up),
       signUpRatio: signUpPerSecond / ceiling.perSecond,
+      signInStatements: perOp(statements.in, results.in),
+      signUpStatements: perOp(statements.up, results.up),
       non2xx,
     };
   } finally {
