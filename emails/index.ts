@@ -4,6 +4,7 @@ import newDeviceSignIn from './new_device_sign_in';
 import organizationInvitation from './organization_invitation';
 import passwordResetCode from './password_reset_code';
 import signInLink from './sign_in_link';
+import smsTestMessage from './sms/test_message';
 import smsVerificationCode from './sms/verification_code';
 import verificationCode from './verification_code';
 
@@ -23,6 +24,7 @@ export const EMAIL_TEMPLATES = {
 
 export const SMS_TEMPLATES = {
   verification_code: smsVerificationCode,
+  test_message: smsTestMessage,
 } as const;
 
 export type EmailTemplateName = keyof typeof EMAIL_TEMPLATES;

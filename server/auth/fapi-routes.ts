@@ -14,7 +14,7 @@ import { startEnterpriseSignIn } from '../sso/flow';
 import { SSO_REQUEST_TTL_MS } from '../sso/saml';
 import { bindingFor, codeChallengeInput, codeVerifierInput, setFlowCookie } from './flow-binding';
 import { claimSignIn } from './claim';
-import { emailAddress, username } from '../users/schemas';
+import { emailAddress, phoneNumber, username } from '../users/schemas';
 import type { Deps } from '../deps';
 import {
   attemptFirstFactor,
@@ -28,7 +28,7 @@ import {
   signInView,
   type SignInStep,
 } from './sign-ins';
-import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, signUpView } from './sign-ups';
+import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, signUpView, type SignUpStrategy } from './sign-ups';
 import { OAUTH_STRATEGY_RE } from '../social/schemas';
 import { startSocialSignIn, startSocialSignUp } from '../social/fapi-routes';
 
@@ -93,9 +93,11 @@ export const signUpAttemptSchema = z
     optional_fields: z.array(z.string()),
     missing_fields: z.array(z.string()),
     unverified_fields: z.array(z.string()),
-    verifications: z.object({ email_address: verificationSchema, external_account: verificationSchema.optional() }),
-    /** Null for a sign-up through a social provider (the provider tells the address). */
+    verifications: z.object({ email_address: verificationSchema, phone_number: verificationSchema.optional(), external_account: verificationSchema.optional() }),
+    /** Null for a sign-up through a social provider (the provider tells the address), or by phone number. */
     email_address: z.string().nullable(),
+    /** A phone sign-up's number; absent or null otherwise. */
+    phone_number: z.string().nullable().optional(),
     username: z.string().nullable(),
     first_name: z.string().nullable(),
     last_name: z.string().nullable(),
@@ -176,6 +178,8 @@ export const createSignUpBody = z.strictObject({
   redirect_url: redirectUrl.optional(),
   code_challenge: codeChallengeInput.optional(),
   email_address: emailAddress.optional(),
+  /** A phone sign-up (instead of email_address): verified by an SMS code (`phone_code`). */
+  phone_number: phoneNumber.optional(),
   password: passwordInput.optional(),
   username: username.optional(),
   first_name: name.optional(),
@@ -189,10 +193,12 @@ export const createSignUpBody = z.strictObject({
   const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
   if (isOauth(v.strategy)) {
     if (v.redirect_url === undefined) need('redirect_url');
-  } else if (v.email_address === undefined) need('email_address');
+  } else if (v.email_address !== undefined && v.phone_number !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['phone_number'], message: 'sign up with an email address or a phone number, not both', params: { reason: 'invalid' } });
+  } else if (v.email_address === undefined && v.phone_number === undefined) need('email_address');
 });
-const prepareVerificationBody = z.strictObject({ strategy: strategyOf(['email_code']) });
-const attemptVerificationBody = z.strictObject({ strategy: strategyOf(['email_code']).optional(), code: codeInput });
+const prepareVerificationBody = z.strictObject({ strategy: strategyOf(['email_code', 'phone_code']) });
+const attemptVerificationBody = z.strictObject({ strategy: strategyOf(['email_code', 'phone_code']).optional(), code: codeInput });
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -420,7 +426,7 @@ export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   response: signUpResponse,
   handle: async ({ deps, auth, body }) => {
     if (isOauth(body.strategy)) return startSocialSignUp(deps, auth, body.strategy!, body.redirect_url!, body.code_challenge);
-    const created = await createSignUp(deps, auth.instance, { ...body, email_address: body.email_address! }, auth.client);
+    const created = await createSignUp(deps, auth.instance, body, auth.client);
     auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
     return {
       response: await signUpView(deps, auth.instance, created.attempt),
@@ -439,13 +445,13 @@ export const getSignUpEndpoint = endpoint<FapiAuth>({
 });
 
 export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareVerificationBody>>({
-  summary: 'Email a 6-digit code to the sign-up’s address (1 per 30 s and 5 per hour per address)',
+  summary: 'Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address)',
   audit: AUTH_FLOW,
   body: prepareVerificationBody,
   response: signUpResponse,
-  handle: async ({ deps, auth, params, request }) => {
+  handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
-    await prepareSignUpVerification(deps, auth.instance, attempt, { acceptLanguage: request.acceptLanguage });
+    await prepareSignUpVerification(deps, auth.instance, attempt, { acceptLanguage: request.acceptLanguage, strategy: body.strategy as SignUpStrategy });
     return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
   },
 });
@@ -457,7 +463,7 @@ export const attemptVerificationEndpoint = endpoint<FapiAuth, z.output<typeof at
   response: signUpResponse,
   handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
-    const done = await attemptSignUpVerification(deps, auth.instance, attempt, body.code, auditCtxOf(auth, request));
+    const done = await attemptSignUpVerification(deps, auth.instance, attempt, body.code, auditCtxOf(auth, request), body.strategy as SignUpStrategy | undefined);
     renewClientToken(auth, done);
     return { response: await signUpView(deps, auth.instance, done.attempt), client: await clientView(deps, auth.instance, done.client) };
   },

@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
+import { instances } from '../db/schema';
 import type { VerificationPurpose } from '../db/schema';
 import { deliverEmail, sendEmail, sendSms } from '../email/mailer';
 import { renderTemplate } from '../email/render';
@@ -6,6 +8,8 @@ import { builtInEmailTemplate } from '../email/templates';
 import { localeCandidates } from '../localization/locales';
 import { resolveEmailTemplate } from '../localization/resolve';
 import { CODE_TTL_MS, issueCode } from './codes';
+import { deliverSmsAfterCommit } from '../sms/delivery';
+import { assertCountryAllowed, spendSmsBudgets } from '../sms/pumping';
 
 type D = Deps;
 
@@ -76,7 +80,13 @@ export async function sendCode(
   return row;
 }
 
-/** Issues a code (reissue caps apply) and texts it (the SMS outbox), in one transaction. */
+/**
+ * Issues a code (reissue caps apply) and texts it, in one transaction; the provider gets it
+ * after the commit (server/sms/delivery.ts), or it stays in the dev outbox when the instance
+ * has none. SMS pumping protection applies whether or not anybody gets the code, so the
+ * answer is the same: the country allow-list first (422 country_not_allowed on `param`),
+ * then, once the reissue caps let the code out, the per-number and per-country budgets.
+ */
 export async function sendSmsCode(
   deps: D,
   input: {
@@ -84,17 +94,24 @@ export async function sendSmsCode(
     attemptId: string;
     purpose: VerificationPurpose;
     phone: string;
-    /** Null: the code is issued and counted, but nobody gets it (a sign-in for a number nobody has). */
+    /** The user the code is for; null: nobody yet (a sign-up) or nobody at all (a sign-in for a number nobody has). */
     userId: string | null;
+    /** Whether the SMS goes out; default: when `userId` names a user. A sign-up texts a number no user has yet. */
+    send?: boolean;
+    /** The field a refused country is reported on. */
+    param?: string;
     locale?: string | null;
     acceptLanguage?: string | null;
   },
 ) {
-  return deps.db.transaction(async (tx) => {
+  await assertCountryAllowed(deps, input.instanceId, input.phone, input.param ?? 'phone_number');
+  const [instance] = await deps.db.select({ id: instances.id, environment: instances.environment }).from(instances).where(eq(instances.id, input.instanceId));
+  const { row, sms } = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const { code, row } = await issueCode(d, { instanceId: input.instanceId, attemptId: input.attemptId, purpose: input.purpose, address: input.phone });
-    if (input.userId === null) return row;
-    await sendSms(d, {
+    await spendSmsBudgets(deps, instance!, input.phone);
+    if (!(input.send ?? input.userId !== null)) return { row, sms: null };
+    const sms = await sendSms(d, {
       instanceId: input.instanceId,
       to: input.phone,
       template: 'verification_code',
@@ -103,6 +120,8 @@ export async function sendSmsCode(
       ...(input.locale ? { locale: input.locale } : {}),
       acceptLanguage: input.acceptLanguage ?? null,
     });
-    return row;
+    return { row, sms };
   });
+  deliverSmsAfterCommit(deps, sms);
+  return row;
 }

@@ -239,7 +239,7 @@ export async function prepareFirstFactor(
   // A lockout slows password guessing only: codes and links prove the mailbox or phone, and stay open to the owner.
   if (strategy === 'phone_code') {
     // The number itself: a code to a number nobody has verified is issued and counted, not sent.
-    await sendSmsCode(deps, { instanceId: instance.id, attemptId: a.id, purpose: 'sign_in_phone', phone: a.identifier, userId: a.userId, acceptLanguage: opts.acceptLanguage });
+    await sendSmsCode(deps, { instanceId: instance.id, attemptId: a.id, purpose: 'sign_in_phone', phone: a.identifier, userId: a.userId, param: 'identifier', acceptLanguage: opts.acceptLanguage });
     return a;
   }
   await assertPasswordAllowed(deps, instance.id, a.identifier);

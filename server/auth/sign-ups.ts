@@ -2,7 +2,7 @@ import type { AuditContext } from '../http/actor';
 import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
-import { emailAddresses, signUpAttempts, users } from '../db/schema';
+import { emailAddresses, phoneNumbers, signUpAttempts, users } from '../db/schema';
 import { allValidationProblems, AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { assertMetadata } from '../http/metadata';
@@ -12,7 +12,8 @@ import { completeSignIn } from './complete-sign-in';
 import { createUser } from '../users/users';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword } from './password-policy';
-import { sendCode } from './send-code';
+import { sendCode, sendSmsCode } from './send-code';
+import { assertCountryAllowed } from '../sms/pumping';
 import { completeWaitlistEntry, waitlistAdmits } from '../waitlist/waitlist';
 import { acceptInvitations, hasPendingInvitation } from '../invitations/invitations';
 
@@ -21,6 +22,10 @@ import { acceptInvitations, hasPendingInvitation } from '../invitations/invitati
  * and attempt (check it) the verification of the email address. A verified attempt
  * creates the user (user.created, address verified by `email_code`) and a session on the
  * client (session.created) in one transaction.
+ *
+ * Phone sign-up: the attempt names a `phone_number` instead of an email address (the
+ * instance must take phone numbers, `sign_in_methods.phone_code`, and sign-up must be
+ * public), and the code goes by SMS (`phone_code`; SMS pumping protection applies).
  *
  * Instance settings: `sign_up_mode` public | restricted (only `allowlist` addresses or
  * domains, and invited addresses: server/invitations) | waitlist (only people invited from the waitlist, with their ticket); `username_required`,
@@ -32,7 +37,9 @@ type SignUpRow = typeof signUpAttempts.$inferSelect;
 export const SIGN_UP_TTL_MS = 24 * 3_600_000;
 
 export interface SignUpInput {
-  email_address: string;
+  /** One identifier: an email address, or a phone number (E.164). */
+  email_address?: string;
+  phone_number?: string;
   password?: string;
   username?: string;
   first_name?: string;
@@ -82,9 +89,9 @@ export async function checkSignUpMode(deps: Pick<Deps, 'db' | 'clock'>, instance
   }
 }
 
-export function signUpFields(instance: InstanceContext) {
+export function signUpFields(instance: InstanceContext, identifier: 'email_address' | 'phone_number' = 'email_address') {
   const s = instance.settings;
-  const required = ['email_address'];
+  const required: string[] = [identifier];
   const optional: string[] = [];
   (s.password_required ? required : optional).push('password');
   (s.username_required ? required : optional).push('username');
@@ -101,6 +108,36 @@ async function assertEmailFree(db: Db, instanceId: string, email: string) {
   if (taken) throw validationError('email_address', 'taken', 'That email address is already taken.');
 }
 
+async function assertPhoneFree(db: Db, instanceId: string, phone: string) {
+  const [taken] = await db
+    .select({ id: phoneNumbers.id })
+    .from(phoneNumbers)
+    .where(and(eq(phoneNumbers.instanceId, instanceId), eq(phoneNumbers.phoneNumber, phone)))
+    .limit(1);
+  if (taken) throw validationError('phone_number', 'taken', 'That phone number is already taken.');
+}
+
+/**
+ * A phone sign-up needs the instance to take phone numbers (as phone sign-in does) and
+ * public sign-up: the allow-list, invitations and the waitlist name email addresses.
+ */
+function checkPhoneSignUp(instance: InstanceContext) {
+  if (!instance.settings.sign_in_methods.phone_code) {
+    throw validationError('phone_number', 'identifier_not_allowed', 'This application does not take phone numbers: sign up with an email address.');
+  }
+  const mode = instance.settings.sign_up_mode;
+  if (mode !== 'public') {
+    throw new AppError('SIGN_UP_NOT_ALLOWED', {
+      message: 'Sign-up with a phone number is open only when anyone may sign up: sign up with an email address.',
+      meta: { reason: mode === 'waitlist' ? 'waitlist' : 'restricted', sign_up_mode: mode, param: 'phone_number' },
+    });
+  }
+}
+
+/** The attempt's own checks of its identifier: the sign-up mode for an email address, phone rules for a number. */
+const checkIdentifier = (deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, a: Pick<SignUpRow, 'emailAddress' | 'phoneNumber'>) =>
+  a.phoneNumber !== null ? checkPhoneSignUp(instance) : checkSignUpMode(deps, instance, a.emailAddress!);
+
 async function assertUsernameFree(db: Db, instanceId: string, username: string | undefined) {
   if (!username) return;
   const [user] = await db
@@ -113,8 +150,9 @@ async function assertUsernameFree(db: Db, instanceId: string, username: string |
 
 export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, a: SignUpRow) {
   const code = await latestCode(deps, a.id, 'sign_up');
-  const verified = a.emailVerifiedAt !== null;
-  const { required, optional } = signUpFields(instance);
+  const byPhone = a.phoneNumber !== null;
+  const verified = (byPhone ? a.phoneVerifiedAt : a.emailVerifiedAt) !== null;
+  const { required, optional } = signUpFields(instance, byPhone ? 'phone_number' : 'email_address');
   return {
     object: 'sign_up_attempt' as const,
     id: a.id,
@@ -122,9 +160,12 @@ export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
     required_fields: required,
     optional_fields: optional,
     missing_fields: [] as string[],
-    unverified_fields: verified ? [] : ['email_address'],
-    verifications: { email_address: verificationView('email_code', code, deps.clock.now(), verified) },
+    unverified_fields: verified ? [] : [byPhone ? 'phone_number' : 'email_address'],
+    verifications: byPhone
+      ? { email_address: null, phone_number: verificationView('phone_code', code, deps.clock.now(), verified) }
+      : { email_address: verificationView('email_code', code, deps.clock.now(), verified) },
     email_address: a.emailAddress,
+    phone_number: a.phoneNumber,
     username: a.username,
     first_name: a.firstName,
     last_name: a.lastName,
@@ -145,7 +186,13 @@ export async function createSignUp(
   client: ClientRow | null,
 ): Promise<{ attempt: SignUpRow; client: ClientRow; newClientToken: string | null }> {
   const s = instance.settings;
-  await checkSignUpMode(deps, instance, input.email_address, { ticket: input.ticket });
+  const phone = input.phone_number ?? null;
+  if (phone !== null) {
+    checkPhoneSignUp(instance);
+    await assertCountryAllowed(deps, instance.id, phone, 'phone_number');
+  } else {
+    await checkSignUpMode(deps, instance, input.email_address!, { ticket: input.ticket });
+  }
   const required = (param: 'password' | 'username' | 'first_name' | 'last_name', missing: boolean) => () => {
     if (missing) throw validationError(param, 'required', `${param} is required.`);
   };
@@ -155,9 +202,9 @@ export async function createSignUp(
     required('username', s.username_required && input.username === undefined),
     required('first_name', s.name_required && !input.first_name),
     required('last_name', s.name_required && !input.last_name),
-    () => input.password !== undefined && checkNewPassword(deps, instance, input.password, [input.email_address, input.username]),
+    () => input.password !== undefined && checkNewPassword(deps, instance, input.password, [input.email_address ?? phone ?? undefined, input.username]),
     () => assertMetadata('unsafe_metadata', input.unsafe_metadata ?? {}),
-    () => assertEmailFree(deps.db, instance.id, input.email_address),
+    () => (phone !== null ? assertPhoneFree(deps.db, instance.id, phone) : assertEmailFree(deps.db, instance.id, input.email_address!)),
     () => assertUsernameFree(deps.db, instance.id, input.username),
   ]);
   const passwordDigest = input.password === undefined ? null : await deps.passwords.hash(input.password);
@@ -174,7 +221,8 @@ export async function createSignUp(
         id: newId('sua'),
         instanceId: instance.id,
         clientId: c.id,
-        emailAddress: input.email_address,
+        emailAddress: phone === null ? input.email_address! : null,
+        phoneNumber: phone,
         username: input.username ?? null,
         firstName: input.first_name ?? null,
         lastName: input.last_name ?? null,
@@ -208,17 +256,46 @@ function assertOpen(a: SignUpRow) {
   }
 }
 
-/** Emails a verification code to the attempt's address (reissue caps apply). */
-export async function prepareSignUpVerification(deps: Deps, instance: InstanceContext, attempt: SignUpRow, opts: { acceptLanguage?: string | null } = {}) {
+/** The strategy that verifies the attempt's identifier; another is refused. */
+function assertStrategy(attempt: SignUpRow, strategy: SignUpStrategy | undefined) {
+  const own = attempt.phoneNumber !== null ? 'phone_code' : 'email_code';
+  if (strategy !== undefined && strategy !== own) {
+    throw validationError('strategy', 'invalid_value', `This sign-up verifies its ${own === 'phone_code' ? 'phone number with phone_code' : 'email address with email_code'}.`);
+  }
+}
+
+export type SignUpStrategy = 'email_code' | 'phone_code';
+
+/** Emails (or, for a phone sign-up, texts) a verification code to the attempt's identifier (reissue caps apply). */
+export async function prepareSignUpVerification(
+  deps: Deps,
+  instance: InstanceContext,
+  attempt: SignUpRow,
+  opts: { acceptLanguage?: string | null; strategy?: SignUpStrategy } = {},
+) {
   assertOpen(attempt);
+  assertStrategy(attempt, opts.strategy);
   // The mode may have tightened since the attempt was made.
-  await checkSignUpMode(deps, instance, attempt.emailAddress);
+  await checkIdentifier(deps, instance, attempt);
+  if (attempt.phoneNumber !== null) {
+    await sendSmsCode(deps, {
+      instanceId: instance.id,
+      attemptId: attempt.id,
+      purpose: 'sign_up',
+      phone: attempt.phoneNumber,
+      userId: null,
+      send: true,
+      locale: attempt.locale,
+      acceptLanguage: opts.acceptLanguage,
+    });
+    return attempt;
+  }
   await sendCode(deps, {
     instanceId: instance.id,
     attemptId: attempt.id,
     purpose: 'sign_up',
-    address: attempt.emailAddress,
-    to: attempt.emailAddress,
+    address: attempt.emailAddress!,
+    to: attempt.emailAddress!,
     // In the language chosen at sign-up, else the browser's.
     locale: attempt.locale,
     acceptLanguage: opts.acceptLanguage,
@@ -236,9 +313,12 @@ export async function attemptSignUpVerification(
   attempt: SignUpRow,
   code: string,
   auditCtx: AuditContext,
+  strategy?: SignUpStrategy,
 ): Promise<{ attempt: SignUpRow; client: ClientRow; clientToken: string | null }> {
   assertOpen(attempt);
-  await checkSignUpMode(deps, instance, attempt.emailAddress);
+  assertStrategy(attempt, strategy);
+  await checkIdentifier(deps, instance, attempt);
+  const byPhone = attempt.phoneNumber !== null;
   const outcome = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const check = await checkCode(d, { attemptId: attempt.id, purpose: 'sign_up', code });
@@ -247,7 +327,7 @@ export async function attemptSignUpVerification(
       d,
       instance.id,
       {
-        email_address: [attempt.emailAddress],
+        ...(byPhone ? { phone_number: [attempt.phoneNumber!] } : { email_address: [attempt.emailAddress!] }),
         username: attempt.username ?? undefined,
         first_name: attempt.firstName ?? undefined,
         last_name: attempt.lastName ?? undefined,
@@ -255,16 +335,18 @@ export async function attemptSignUpVerification(
         unsafe_metadata: attempt.unsafeMetadata,
         ...(attempt.locale ? { locale: attempt.locale } : {}),
       },
-      { verificationStrategy: 'email_code', audit: auditCtx },
+      { verificationStrategy: byPhone ? 'phone_code' : 'email_code', audit: auditCtx },
     );
-    // An invited person's waitlist entry is completed by this sign-up.
-    await completeWaitlistEntry(d, instance.id, attempt.emailAddress, user.id);
-    await acceptInvitations(tx, instance.id, attempt.emailAddress, deps.clock.now());
+    if (!byPhone) {
+      // An invited person's waitlist entry is completed by this sign-up.
+      await completeWaitlistEntry(d, instance.id, attempt.emailAddress!, user.id);
+      await acceptInvitations(tx, instance.id, attempt.emailAddress!, deps.clock.now());
+    }
     const end = await completeSignIn(d, instance, { way: 'sign_up', userId: user.id, client: { id: attempt.clientId }, presentedClient: true, auditCtx });
     const now = deps.clock.now();
     const [done] = await tx
       .update(signUpAttempts)
-      .set({ status: 'complete', emailVerifiedAt: now, createdUserId: user.id, createdSessionId: end.sessionId, updatedAt: now })
+      .set({ status: 'complete', ...(byPhone ? { phoneVerifiedAt: now } : { emailVerifiedAt: now }), createdUserId: user.id, createdSessionId: end.sessionId, updatedAt: now })
       .where(and(eq(signUpAttempts.id, attempt.id), eq(signUpAttempts.status, 'missing_requirements')))
       .returning();
     if (!done) throw new AppError('CONFLICT', { message: 'This sign-up attempt changed meanwhile.', meta: { status: 'complete' } });

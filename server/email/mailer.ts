@@ -7,7 +7,8 @@ import { emitEvent } from '../events/events';
 import { validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { emailAddress, phoneNumber } from '../users/schemas';
-import { emailView, smsView, type EmailRow, type EmailView, type SmsView } from './messages';
+import { emailView, smsView, type EmailRow, type EmailView, type SmsRow, type SmsView } from './messages';
+import { hasCredentials, loadSmsSettings } from '../sms/settings';
 import { localeCandidates } from '../localization/locales';
 import { builtInEmailFor, builtInSmsFor, resolveEmailTemplate, resolveSmsTemplate } from '../localization/resolve';
 import { instanceSettings } from '../instances/settings';
@@ -273,8 +274,10 @@ export async function retryQueuedEmails(deps: MailDeps, opts: { limit?: number }
 }
 
 /**
- * Renders a built-in SMS, records it and emits sms.created in one transaction. There is
- * no SMS provider yet: every SMS is delivered to the dev outbox.
+ * Renders a built-in SMS, records it and emits sms.created in one transaction. Without an
+ * SMS provider (server/sms/settings.ts) it is delivered to the dev outbox at once; with one
+ * it is written `queued`: hand it over after the commit (deliverSmsAfterCommit), or the
+ * retry sweep sends it within seconds.
  */
 export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' | 'clock' | 'logger' | 'config'>, input: SendSmsInput<N>): Promise<SmsView> {
   const to = phoneNumber.safeParse(input.to);
@@ -293,19 +296,25 @@ export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' |
     ({ body } = await renderSms(template, data));
   }
   const now = deps.clock.now();
-  const row = {
+  const provider = await loadSmsSettings(deps, input.instanceId);
+  const viaProvider = hasCredentials(provider);
+  const row: SmsRow = {
     id: newId('sms'),
     instanceId: input.instanceId,
     userId: input.userId ?? null,
     to: to.data,
-    from: null,
+    from: viaProvider && !provider!.messagingServiceId ? provider!.fromNumber : null,
     template: template.name,
     locale: template.locale,
     body,
     data: storedData(template.variables, data, template.name),
-    status: 'delivered' as const,
-    deliveredBy: 'outbox' as const,
+    status: viaProvider ? 'queued' : 'delivered',
+    deliveredBy: viaProvider ? provider!.provider : 'outbox',
     error: null,
+    errorCode: null,
+    providerMessageId: null,
+    attempts: viaProvider ? 0 : 1,
+    nextAttemptAt: viaProvider ? now : null,
     createdAt: now,
     updatedAt: now,
   };

@@ -46,6 +46,10 @@ export function smsView(r: SmsRow) {
     status: r.status,
     delivered_by: r.deliveredBy,
     error: r.error,
+    error_code: r.errorCode,
+    provider_message_id: r.providerMessageId,
+    attempts: r.attempts,
+    next_attempt_at: r.nextAttemptAt,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
   };

@@ -5,6 +5,7 @@ import { cursorPageSchema, pageQuery } from '../http/pagination';
 import type { BapiAuth } from '../keys/bapi-auth';
 import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
 import { emailAddress, phoneNumber } from '../users/schemas';
+import { SMS_STATUSES } from '../db/schema';
 import { assertOutboxReadable, getEmail, getSms, listEmails, listSms } from './messages';
 
 const status = z.enum(['queued', 'delivered', 'failed']);
@@ -44,9 +45,14 @@ export const smsSchema = z
     locale: z.string(),
     body: z.string(),
     data: z.record(z.string(), z.unknown()),
-    status,
-    delivered_by: z.enum(['outbox']),
+    status: z.enum(SMS_STATUSES).meta({ description: 'queued (not yet accepted by the provider; retried), sent, delivered, undelivered or failed' }),
+    delivered_by: z.enum(['outbox', 'twilio']),
     error: z.string().nullable(),
+    /** The provider's error code (Twilio's 21211, 30003…) or ours (http_503, timeout). */
+    error_code: z.string().nullable(),
+    provider_message_id: z.string().nullable(),
+    attempts: z.number().int(),
+    next_attempt_at: z.number().int().nullable(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })

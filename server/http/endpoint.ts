@@ -56,6 +56,8 @@ export interface Endpoint<Auth = unknown, B = unknown, Q = unknown> {
   body?: z.ZodType<B>;
   /** Also take the body as multipart/form-data (an upload: its `file` part becomes `{content_type, data}`; http/body.ts). */
   multipart?: true;
+  /** Also take the body as application/x-www-form-urlencoded (a provider's callback on a JSON surface). */
+  form?: true;
   query?: z.ZodType<Q>;
   /** Path parameters; every one is a string of storable text unless narrowed here. */
   params?: z.ZodType<Record<string, string>>;

@@ -147,7 +147,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       if (instanceId) await enforceNetworkAcl(deps, surface.name, instanceId, request);
       const auth = await surface.authenticate(c, route);
       const params = pathParams(c, endpoint);
-      const media = endpoint.multipart ? [...protocol.media, 'multipart' as const] : protocol.media;
+      const media = [...protocol.media, ...(endpoint.multipart ? (['multipart'] as const) : []), ...(endpoint.form ? (['form'] as const) : [])];
       const parsed = hasBody ? await parseBody(c, media, { strictForm: protocol.strictForm }) : { raw: '', value: undefined };
       const body = hasBody ? validate(endpoint.body ?? EMPTY_BODY, parsed.value, 'body') : undefined;
       const query = validate(endpoint.query ?? EMPTY_QUERY, queryObject(c), 'query');

@@ -15,7 +15,7 @@ export interface BudgetSpec {
   defaultLimit(config: Pick<Config, 'BAPI_RATE_LIMIT'>, environment: 'test' | 'live'): number;
 }
 
-export const BUDGET_SUBJECTS = ['ip', 'key', 'user', 'organization'] as const;
+export const BUDGET_SUBJECTS = ['ip', 'key', 'user', 'organization', 'phone_number', 'country_code'] as const;
 export type BudgetSubject = (typeof BUDGET_SUBJECTS)[number];
 
 export const BUDGETS = {
@@ -69,6 +69,22 @@ export const BUDGETS = {
     per: 'organization',
     description: 'Organization invitations an organization’s members send from the frontend API',
     defaultLimit: () => 100,
+  },
+  // SMS pumping (server/sms/pumping.ts): whoever asks, texts to one number and to one country's
+  // calling code are bounded, since a fraudster earns from the carrier per message sent.
+  sms_per_number: {
+    rule: 'sms_number',
+    windowMs: 3_600_000,
+    per: 'phone_number',
+    description: 'SMS sent to one phone number (codes and test sends), whoever asks',
+    defaultLimit: () => 10,
+  },
+  sms_per_country: {
+    rule: 'sms_country',
+    windowMs: 3_600_000,
+    per: 'country_code',
+    description: 'SMS sent to the numbers of one country calling code (+44, +1 …), whoever asks (1000 on live instances, 100 on test ones)',
+    defaultLimit: (_config, environment) => (environment === 'live' ? 1000 : 100),
   },
   bapi_per_key: {
     rule: 'bapi_key',

@@ -261,7 +261,7 @@ export async function createUser(
     userId,
     phoneNumber: p,
     verificationStatus: 'verified' as const,
-    verificationStrategy: 'admin',
+    verificationStrategy: opts.verificationStrategy ?? 'admin',
     createdAt: now,
     updatedAt: now,
   }));

@@ -23,6 +23,7 @@ import { bapiProtection as protection } from '../../protection/routes';
 import { bapiOauthApplications as oauthApps } from '../../oauth/routes';
 import { bapiApiKeys as apiKeys } from '../../apikeys/routes';
 import { bapiBilling as billing } from '../../billing/routes';
+import { bapiSms as sms } from '../../sms/routes';
 import { bapiLtiPlatforms as ltiPlatforms } from '../../lti/routes';
 import { bapiWaitlist as waitlist } from '../../waitlist/routes';
 import { bapiSocialProviders as social } from '../../social/routes';
@@ -187,6 +188,10 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/emails/:id',               'emails:read',     messages.getEmail),
   route('GET',    '/v1/sms',                      'sms:read',        messages.listSms),
   route('GET',    '/v1/sms/:id',                  'sms:read',        messages.getSms),
+  route('GET',    '/v1/sms_settings',             'sms:read',        sms.getSettings),
+  route('PATCH',  '/v1/sms_settings',             'sms:write',       sms.updateSettings),
+  route('POST',   '/v1/sms_settings/test_send',   'sms:write',       sms.testSend),
+  route('POST',   '/v1/sms_callbacks/twilio/:instance_id', PUBLIC,   sms.twilioStatusCallback),
 
   route('GET',    '/v1/rate_limit_policy',        'rate_limit:read',    limits.getPolicy),
   route('PATCH',  '/v1/rate_limit_policy',        'rate_limit:write',   limits.updatePolicy),

@@ -25,6 +25,7 @@ import { dashboardProtection as protection } from '../../protection/routes';
 import { dashboardApiKeys as apiKeys } from '../../apikeys/routes';
 import { instanceMetricsEndpoint } from '../../analytics/routes';
 import { dashboardBilling as billing } from '../../billing/routes';
+import { dashboardSms as sms } from '../../sms/routes';
 import { dashboardLtiPlatforms as ltiPlatforms } from '../../lti/routes';
 import { dashboardWaitlist as waitlist } from '../../waitlist/routes';
 import { dashboardSso as sso } from '../../sso/routes';
@@ -114,6 +115,9 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${INSTANCE}/emails/:id`,                      VIEWER,   messages.getEmail),
   route('GET',    `${INSTANCE}/sms`,                             VIEWER,   messages.listSms),
   route('GET',    `${INSTANCE}/sms/:id`,                         VIEWER,   messages.getSms),
+  route('GET',    `${INSTANCE}/sms_settings`,                    VIEWER,   sms.getSettings),
+  route('PATCH',  `${INSTANCE}/sms_settings`,                    ADMIN,    sms.updateSettings),
+  route('POST',   `${INSTANCE}/sms_settings/test_send`,          ADMIN,    sms.testSend),
 
   route('GET',    `${INSTANCE}/email_templates`,                 VIEWER,   l10n.listEmailTemplatesEndpoint),
   route('GET',    `${INSTANCE}/email_templates/:template`,       VIEWER,   l10n.getEmailTemplateEndpoint),

@@ -43,7 +43,10 @@ export const signUpAttempts = pgTable(
     id: text('id').primaryKey(),
     instanceId: text('instance_id').notNull(),
     clientId: text('client_id').notNull(),
-    emailAddress: text('email_address').notNull(),
+    /** Null for a phone sign-up: then `phone_number` is the identifier. */
+    emailAddress: text('email_address'),
+    /** A phone sign-up's number (E.164), verified by an SMS code. */
+    phoneNumber: text('phone_number'),
     username: text('username'),
     firstName: text('first_name'),
     lastName: text('last_name'),
@@ -54,6 +57,7 @@ export const signUpAttempts = pgTable(
     locale: text('locale'),
     status: text('status', { enum: SIGN_UP_STATUSES }).notNull(),
     emailVerifiedAt: millis('email_verified_at'),
+    phoneVerifiedAt: millis('phone_verified_at'),
     createdUserId: text('created_user_id'),
     createdSessionId: text('created_session_id'),
     abandonAt: millis('abandon_at').notNull(),

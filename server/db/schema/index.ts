@@ -26,3 +26,4 @@ export * from './waitlist';
 export * from './social';
 export * from './sso';
 export * from './invitations';
+export * from './sms';

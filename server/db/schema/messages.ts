@@ -38,7 +38,21 @@ export const emails = pgTable(
   ],
 );
 
-/** Every SMS (the `sms` resource). No provider yet: they stay in the dev outbox. */
+/**
+ * An SMS's delivery status: `queued` until the provider accepts it (retried meanwhile),
+ * `sent` once accepted, then `delivered` or `undelivered` as the carrier reports; `failed`
+ * when the provider refused it or every retry failed.
+ */
+export const SMS_STATUSES = ['queued', 'sent', 'delivered', 'undelivered', 'failed'] as const;
+export type SmsStatus = (typeof SMS_STATUSES)[number];
+
+/**
+ * Every SMS (the `sms` resource). Without a provider (server/sms) it stays in the dev outbox
+ * (`delivered` at once); with one it is written `queued` and delivered after the commit.
+ * The row is the delivery's state machine: `attempts` is its version (a delivery claims it by
+ * bumping it), and `next_attempt_at` is when a `queued` one is due, first at once, then as a
+ * retry or when a claim's lease lapses (its process stopped between two writes).
+ */
 export const smsMessages = pgTable(
   'sms_messages',
   {
@@ -51,10 +65,20 @@ export const smsMessages = pgTable(
     locale: text('locale').notNull(),
     body: text('body').notNull(),
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
-    status: text('status', { enum: MESSAGE_STATUSES }).notNull(),
-    deliveredBy: text('delivered_by', { enum: ['outbox'] }).notNull(),
+    status: text('status', { enum: SMS_STATUSES }).notNull(),
+    deliveredBy: text('delivered_by', { enum: ['outbox', 'twilio'] }).notNull(),
     error: text('error'),
+    /** The provider's error code (Twilio's `21211`, `30003`, …) or ours (`http_503`, `timeout`). */
+    errorCode: text('error_code'),
+    /** The provider's id of the message (Twilio's `SM…`): its status callbacks name it. */
+    providerMessageId: text('provider_message_id'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: millis('next_attempt_at'),
     ...timestamps(),
   },
-  (t) => [index('sms_messages_instance_idx').on(t.instanceId, t.id)],
+  (t) => [
+    index('sms_messages_instance_idx').on(t.instanceId, t.id),
+    index('sms_messages_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'queued'`),
+    index('sms_messages_provider_idx').on(t.providerMessageId),
+  ],
 );

@@ -1,0 +1,155 @@
+import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { instances, smsMessages, type SmsStatus } from '../db/schema';
+import { smsView, type SmsRow, type SmsView } from '../email/messages';
+import { AppError } from '../http/errors';
+import { formFields } from '../http/body';
+import { CallbackSignatureInvalid, SmsSendError } from './provider';
+import { REASONS } from './reasons';
+import { loadSmsSettings, smsProviderSetup, statusCallbackUrlOf } from './settings';
+import { PROVIDERS } from './twilio';
+
+export type SmsDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'cipher' | 'dns' | 'testTrustedCas'>;
+
+/**
+ * A send the provider did not take (timeout, network, its 5xx or 429) is tried again after
+ * these delays; after the last, the SMS is `failed`. A code lives 10 minutes: so do retries.
+ */
+export const SMS_RETRY_DELAYS_MS = [15_000, 60_000, 3 * 60_000, 5 * 60_000] as const;
+/**
+ * A claimed SMS is due again this long after its claim: a process that stopped between the
+ * claim and recording the outcome leaves it to the sweep, never lost (sent twice at worst).
+ */
+export const SMS_CLAIM_LEASE_MS = 60_000;
+
+/** How far along a status is: a late or repeated callback never moves an SMS back. */
+const RANK: Record<SmsStatus, number> = { queued: 0, sent: 1, delivered: 2, undelivered: 2, failed: 2 };
+
+/**
+ * Delivers one `queued` SMS now: after the commit that wrote it, from the retry sweep, or
+ * for a test send. Answers the SMS as it stands afterwards; never throws for a failed send
+ * (the row says how it failed and when it is tried again).
+ */
+export async function deliverSms(deps: SmsDeps, smsId: string): Promise<SmsView | null> {
+  const [row] = await deps.db.select().from(smsMessages).where(eq(smsMessages.id, smsId));
+  if (!row) return null;
+  if (row.status !== 'queued') return smsView(row);
+  return (await attemptDelivery(deps, row)) ?? smsView((await deps.db.select().from(smsMessages).where(eq(smsMessages.id, smsId)))[0]!);
+}
+
+/** After the commit that wrote it: hands a queued SMS to the provider, off the request's path (the sweep retries a failure). */
+export function deliverSmsAfterCommit(deps: SmsDeps, sms: Pick<SmsView, 'id' | 'status'> | null) {
+  if (!sms || sms.status !== 'queued') return;
+  deliverSms(deps, sms.id).catch((err: unknown) => deps.logger.warn({ err, sms_id: sms.id }, 'SMS delivery failed'));
+}
+
+/**
+ * One attempt. The claim bumps `attempts` (the row's version: of two nodes, one wins) and
+ * moves `next_attempt_at` a lease ahead; the outcome is written only over that claim.
+ * Null when another delivery claimed the row first.
+ */
+async function attemptDelivery(deps: SmsDeps, row: SmsRow): Promise<SmsView | null> {
+  const claimedAt = deps.clock.now();
+  const [claimed] = await deps.db
+    .update(smsMessages)
+    .set({ attempts: row.attempts + 1, nextAttemptAt: claimedAt + SMS_CLAIM_LEASE_MS, updatedAt: claimedAt })
+    .where(and(eq(smsMessages.id, row.id), eq(smsMessages.attempts, row.attempts), eq(smsMessages.status, 'queued')))
+    .returning();
+  if (!claimed) return null;
+
+  const outcome = await sendClaimed(deps, claimed);
+  const [done] = await deps.db
+    .update(smsMessages)
+    .set({ ...outcome, updatedAt: deps.clock.now() })
+    .where(and(eq(smsMessages.id, claimed.id), eq(smsMessages.attempts, claimed.attempts), eq(smsMessages.status, 'queued')))
+    .returning();
+  return smsView(done ?? { ...claimed, ...outcome });
+}
+
+type Outcome = Pick<SmsRow, 'status' | 'error' | 'errorCode' | 'nextAttemptAt'> & Partial<Pick<SmsRow, 'providerMessageId'>>;
+
+async function sendClaimed(deps: SmsDeps, claimed: SmsRow): Promise<Outcome> {
+  const [instance] = await deps.db.select({ id: instances.id, environment: instances.environment }).from(instances).where(eq(instances.id, claimed.instanceId));
+  const setup = instance ? await smsProviderSetup(deps, instance) : null;
+  if (!setup) {
+    deps.logger.warn({ sms_id: claimed.id }, 'SMS not sent: the instance has no SMS provider any more');
+    return { status: 'failed', error: 'No SMS provider is configured for this instance any more.', errorCode: REASONS.not_configured, nextAttemptAt: null };
+  }
+  try {
+    const accepted = await setup.provider.send(setup.connection, { to: claimed.to, body: claimed.body, statusCallbackUrl: setup.statusCallbackUrl });
+    deps.logger.debug({ sms_id: claimed.id, attempts: claimed.attempts, status: accepted.status }, 'SMS accepted by the provider');
+    return { status: accepted.status, providerMessageId: accepted.providerMessageId, error: null, errorCode: null, nextAttemptAt: null };
+  } catch (err) {
+    const failure = err instanceof SmsSendError ? err : new SmsSendError(err instanceof Error ? err.message : String(err), 'internal_error', true);
+    const delay = failure.retryable ? SMS_RETRY_DELAYS_MS[claimed.attempts - 1] : undefined;
+    deps.logger.warn({ sms_id: claimed.id, attempts: claimed.attempts, error_code: failure.code, retry: delay !== undefined }, 'SMS delivery failed');
+    return delay === undefined
+      ? { status: 'failed', error: failure.message, errorCode: failure.code, nextAttemptAt: null }
+      : { status: 'queued', error: failure.message, errorCode: failure.code, nextAttemptAt: deps.clock.now() + delay };
+  }
+}
+
+/**
+ * The retry sweep: every `queued` SMS whose time has come — a retry that fell due, a claim
+ * whose process stopped, one written but never handed over. Run it every 10 s.
+ */
+export async function retryDueSms(deps: SmsDeps, opts: { limit?: number } = {}) {
+  const due = await deps.db
+    .select()
+    .from(smsMessages)
+    .where(and(eq(smsMessages.status, 'queued'), lte(smsMessages.nextAttemptAt, deps.clock.now())))
+    .orderBy(asc(smsMessages.nextAttemptAt))
+    .limit(opts.limit ?? 50);
+  const result = { attempted: 0, sent: 0, queued: 0, failed: 0 };
+  for (const row of due) {
+    const after = await attemptDelivery(deps, row);
+    if (!after) continue;
+    result.attempted++;
+    if (after.status === 'queued') result.queued++;
+    else if (after.status === 'failed') result.failed++;
+    else result.sent++;
+  }
+  return result;
+}
+
+/**
+ * A provider's status callback (public: its signature is the credential). Verified with the
+ * instance's auth token over the callback URL we gave it (never the request's Host) and the
+ * form fields; moves the SMS it names forward (sent → delivered, undelivered or failed),
+ * never back. 403 signature_invalid for a bad or missing signature.
+ */
+export async function receiveStatusCallback(deps: SmsDeps, providerName: string, instanceId: string, rawBody: string, header: (name: string) => string | undefined) {
+  const refused = () => new AppError('FORBIDDEN', { message: 'The status callback’s signature does not verify.', meta: { reason: REASONS.signature_invalid } });
+  const provider = PROVIDERS[providerName];
+  const settings = provider ? await loadSmsSettings(deps, instanceId) : undefined;
+  if (!provider || !settings?.authTokenEncrypted || settings.provider !== provider.name) throw refused();
+  let report;
+  try {
+    report = provider.parseCallback({
+      url: statusCallbackUrlOf(deps.config.PUBLIC_URL, provider.name, instanceId),
+      form: formFields(rawBody, false),
+      header,
+      authToken: deps.cipher.decrypt(settings.authTokenEncrypted),
+    });
+  } catch (err) {
+    if (err instanceof CallbackSignatureInvalid) throw refused();
+    throw err;
+  }
+  const behind = (Object.keys(RANK) as SmsStatus[]).filter((s) => RANK[s] < RANK[report.status]);
+  const [updated] = behind.length
+    ? await deps.db
+        .update(smsMessages)
+        .set({
+          status: report.status,
+          nextAttemptAt: null,
+          ...(report.errorCode ? { errorCode: report.errorCode, error: report.error } : {}),
+          updatedAt: deps.clock.now(),
+        })
+        .where(and(eq(smsMessages.instanceId, instanceId), eq(smsMessages.providerMessageId, report.providerMessageId), inArray(smsMessages.status, behind)))
+        .returning()
+    : [];
+  if (updated && (updated.status === 'failed' || updated.status === 'undelivered')) {
+    deps.logger.warn({ sms_id: updated.id, status: updated.status, error_code: updated.errorCode }, 'SMS not delivered');
+  }
+  return { object: 'sms_status_callback' as const, received: true, sms_id: updated?.id ?? null, status: updated?.status ?? null };
+}
