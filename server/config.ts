@@ -103,6 +103,8 @@ const configSchema = z.object({
   WEB_CONCURRENCY: optional(z.coerce.number().int().min(1).max(1024)),
   /** Seconds SIGTERM waits for in-flight requests before closing their connections. */
   SHUTDOWN_TIMEOUT: optional(z.coerce.number().min(0).max(600)).transform((v) => v ?? 10),
+  /** Seconds an SMS provider's API has to answer a send; past it the send is retried (server/sms/delivery.ts). */
+  SMS_PROVIDER_TIMEOUT: optional(z.coerce.number().min(0.1).max(60)).transform((v) => v ?? 10),
 });
 
 export type Config = Omit<z.output<typeof configSchema>, 'PUBLIC_URL'> & { PUBLIC_URL: string };

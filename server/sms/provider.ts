@@ -10,6 +10,8 @@ export interface SmsConnection {
   messagingServiceId: string | null;
   /** Null: the provider's own API. Checked by the SSRF guard like every customer-given URL. */
   apiBaseUrl: string | null;
+  /** How long the API has to answer (SMS_PROVIDER_TIMEOUT). */
+  timeoutMs: number;
   policy: TargetPolicy;
   resolve: DnsResolver;
   testTrustedCas?: readonly string[];

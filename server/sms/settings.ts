@@ -115,6 +115,7 @@ export async function smsProviderSetup(deps: SetupDeps, instance: Instance, row?
       from: r.fromNumber,
       messagingServiceId: r.messagingServiceId,
       apiBaseUrl: r.apiBaseUrl,
+      timeoutMs: deps.config.SMS_PROVIDER_TIMEOUT * 1000,
       policy: targetPolicy(deps.config, instance.environment),
       ...outboundNetwork(deps),
     },

@@ -5,7 +5,6 @@ import { TargetRefused } from '../http/ssrf';
 import { CallbackSignatureInvalid, SmsSendError, type SmsProvider } from './provider';
 
 export const TWILIO_API_BASE = 'https://api.twilio.com';
-const TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Twilio's message statuses (Messages resource, `status`) as ours. */
@@ -68,14 +67,14 @@ export const twilioProvider: SmsProvider = {
           accept: 'application/json',
         },
         body: form.toString(),
-        timeoutMs: TIMEOUT_MS,
+        timeoutMs: conn.timeoutMs,
         maxResponseBytes: MAX_RESPONSE_BYTES,
         policy: conn.policy,
         resolve: conn.resolve,
         testTrustedCas: conn.testTrustedCas,
       });
     } catch (err) {
-      if (err instanceof OutboundTimeout) throw new SmsSendError(`Twilio did not answer within ${TIMEOUT_MS / 1000} s.`, 'timeout', true);
+      if (err instanceof OutboundTimeout) throw new SmsSendError(`Twilio did not answer within ${conn.timeoutMs / 1000} s.`, 'timeout', true);
       if (err instanceof TargetRefused) throw new SmsSendError(`The API base is not allowed: ${err.message}`, 'target_refused', false);
       throw new SmsSendError(`Twilio could not be reached: ${err instanceof Error ? err.message : String(err)}`, 'network_error', true);
     }

@@ -1,0 +1,80 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { twilioSignature } from '../sms/twilio';
+
+export interface FakeTwilioMessage {
+  sid: string;
+  accountSid: string;
+  /** The request's HTTP Basic credentials, decoded (`AccountSid:AuthToken`). */
+  basicAuth: string | null;
+  form: Record<string, string>;
+}
+
+/**
+ * A local stand-in for Twilio's Messages API on loopback. It checks HTTP Basic against the
+ * account it was made with (401 and Twilio's error 20003 otherwise), records every message,
+ * and answers like Twilio (201 with a `SM…` sid, status `queued`). `failNext` answers the
+ * next requests with a status (503…) or hangs them (`'hang'`, for timeouts). `callback`
+ * posts a signed status callback to the message's StatusCallback, as Twilio does.
+ */
+export async function startFakeTwilio(account: { sid: string; authToken: string }) {
+  const messages: FakeTwilioMessage[] = [];
+  const requests: { path: string; basicAuth: string | null; status: number }[] = [];
+  const state = { failNext: [] as (number | 'hang' | { status: number; code: number; message: string })[], seq: 0 };
+  const hanging = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const header = req.headers.authorization ?? '';
+      const basicAuth = header.startsWith('Basic ') ? Buffer.from(header.slice(6), 'base64').toString('utf8') : null;
+      const answer = (status: number, body: unknown) => {
+        requests.push({ path: req.url ?? '', basicAuth, status });
+        res.statusCode = status;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(body));
+      };
+      const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(req.url ?? '');
+      if (req.method !== 'POST' || !match) return answer(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+      const fail = state.failNext.shift();
+      if (fail === 'hang') {
+        requests.push({ path: req.url ?? '', basicAuth, status: 0 });
+        hanging.add(res);
+        return;
+      }
+      if (typeof fail === 'number') return answer(fail, { code: 20500, message: 'Internal server error', status: fail });
+      if (fail) return answer(fail.status, { code: fail.code, message: fail.message, status: fail.status });
+      if (basicAuth !== `${account.sid}:${account.authToken}` || match[1] !== account.sid) {
+        return answer(401, { code: 20003, message: 'Authenticate', status: 401 });
+      }
+      const form = Object.fromEntries(new URLSearchParams(raw));
+      const sid = `SM${(++state.seq).toString(16).padStart(32, '0')}`;
+      messages.push({ sid, accountSid: match[1]!, basicAuth, form });
+      answer(201, { sid, account_sid: match[1], to: form.To, from: form.From ?? null, body: form.Body, status: 'queued', error_code: null, error_message: null });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  /** The form and signature Twilio would post for a status change of `sid`. */
+  function signedCallback(sid: string, status: string, extra: Record<string, string> = {}) {
+    const message = messages.find((m) => m.sid === sid);
+    if (!message) throw new Error(`No message ${sid}`);
+    const url = message.form.StatusCallback!;
+    const form: Record<string, string> = { AccountSid: account.sid, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, To: message.form.To!, ApiVersion: '2010-04-01', ...extra };
+    return { url, form, body: new URLSearchParams(form).toString(), signature: twilioSignature(account.authToken, url, form) };
+  }
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    messages,
+    requests,
+    state,
+    signedCallback,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hanging) res.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
