@@ -236,7 +236,7 @@ describe('sign-up by email code', () => {
     const strategy = await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'phone_code' } });
     expect(strategy.status).toBe(422);
     expect(strategy.body.errors[0]).toMatchObject({ meta: { param: 'strategy' } });
-    expect(strategy.body.errors[0].message).toBe('strategy: unsupported; supported strategies: email_code.');
+    expect(strategy.body.errors[0].message).toBe('This sign-up verifies its email address with email_code.');
   });
 
   it('requires username and names when the instance says so; without password_required a password is optional', async () => {

@@ -240,6 +240,10 @@ describe('sendSms', () => {
       status: 'delivered',
       delivered_by: 'outbox',
       error: null,
+      error_code: null,
+      provider_message_id: null,
+      attempts: 1,
+      next_attempt_at: null,
       created_at: h.clock.now(),
       updated_at: h.clock.now(),
     });

@@ -352,12 +352,14 @@ describe('built-in templates', () => {
     expect(out.text).toContain('The code expires in 10 minutes.');
   });
 
+  const SMS_BODIES: Record<(typeof SMS_TEMPLATE_NAMES)[number], string> = {
+    verification_code: '123456 is your Acme verification code. It expires in 10 minutes. Don’t share it.',
+    test_message: 'This is a test message from Acme: SMS delivery works.',
+  };
   it.each(SMS_TEMPLATE_NAMES)('SMS %s validates and renders', async (name) => {
     const t = builtInSmsTemplate(name);
     expect(await validateTemplate({ text: t.body }, t.variables, { sms: true })).toEqual([]);
-    expect((await renderSms(t, { code: '123456', app_name: 'Acme', expires_in_minutes: 10 })).body).toBe(
-      '123456 is your Acme verification code. It expires in 10 minutes. Don’t share it.',
-    );
+    expect((await renderSms(t, { code: '123456', app_name: 'Acme', expires_in_minutes: 10 })).body).toBe(SMS_BODIES[name]);
   });
 
   it('resolves a locale to the most specific copy there is, then English', () => {

@@ -40,11 +40,14 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
       federation_per_ip: expect.objectContaining({ limit: 50, default: 50, min: 1, max: 50, window_seconds: 10, per: 'ip' }),
       invitations_per_user: expect.objectContaining({ limit: 20, default: 20, min: 1, max: 20, window_seconds: 3600, per: 'user' }),
       invitations_per_organization: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 86_400, per: 'organization' }),
+      sms_per_number: expect.objectContaining({ limit: 10, default: 10, min: 1, max: 10, window_seconds: 3600, per: 'phone_number' }),
+      sms_per_country: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 3600, per: 'country_code' }),
       bapi_per_key: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 10, per: 'key' }),
     });
     const live = await h.createInstance({ environment: 'live' });
     const liveRes = await h.call('GET', '/v1/rate_limit_policy', { key: live.secret });
     expect(liveRes.body.budgets.bapi_per_key).toMatchObject({ limit: 1000, default: 1000, max: 1000 });
+    expect(liveRes.body.budgets.sms_per_country).toMatchObject({ limit: 1000, default: 1000, max: 1000 });
   });
 
   it('may only tighten: above the default or below 1 is 422 naming the budget and its bounds', async () => {

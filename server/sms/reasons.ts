@@ -9,6 +9,4 @@ export const REASONS = {
   number_limit: 'number_limit',
   country_limit: 'country_limit',
   invalid_country_code: 'invalid_country_code',
-  invalid_account_id: 'invalid_account_id',
-  invalid_messaging_service_id: 'invalid_messaging_service_id',
 } as const;
