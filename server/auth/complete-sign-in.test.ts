@@ -172,7 +172,7 @@ async function ssoOutcome(b: FapiTestClient, res: Response, attemptId: string): 
   return b.call('GET', `/v1/client/sign_ins/${attemptId}`);
 }
 
-const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 'saml' | 'oidc_sso', Driver> = {
+const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 'saml' | 'oidc_sso' | 'phone_sign_up', Driver> = {
   password: async (_w, b, p) => b.call('POST', '/v1/client/sign_ins', { body: { identifier: p.username, password: PASSWORD } }),
   email_code: async (_w, b, p) => {
     const id = await createAttempt(b, p.email);
@@ -261,12 +261,25 @@ const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 's
     await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } });
     return b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code: await codeSentTo(h, email) } });
   },
+  /** A sign-up with a phone number, verified by an SMS code (the `sign_up` way too). */
+  phone_sign_up: async (_w, b) => {
+    const phone = `+1555020${String(++n).padStart(4, '0')}`;
+    const created = await b.call('POST', '/v1/client/sign_ups', { body: { phone_number: phone, password: PASSWORD } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.response.id;
+    await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'phone_code' } });
+    const sms = (await h.smsOutbox(phone))[0]!;
+    return b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { strategy: 'phone_code', code: sms.data.code } });
+  },
 };
 
 /** The ways as the rules below address them: every kind of WAYS, and both codes. */
-const WAY_NAMES = ['password', 'email_code', 'phone_code', 'link', 'reset', 'ticket', 'impersonation', 'social', 'saml', 'oidc_sso', 'lti', 'sign_up'] as const;
+const WAY_NAMES = ['password', 'email_code', 'phone_code', 'link', 'reset', 'ticket', 'impersonation', 'social', 'saml', 'oidc_sso', 'lti', 'sign_up', 'phone_sign_up'] as const;
 type WayName = (typeof WAY_NAMES)[number];
-const kindOfName = (w: WayName): WayKind => (w === 'email_code' || w === 'phone_code' ? 'code' : w === 'saml' || w === 'oidc_sso' ? 'sso' : w);
+const kindOfName = (w: WayName): WayKind =>
+  w === 'email_code' || w === 'phone_code' ? 'code' : w === 'saml' || w === 'oidc_sso' ? 'sso' : w === 'phone_sign_up' ? 'sign_up' : w;
+/** Both sign-ups make a new user: rules about an existing one do not apply. */
+const isSignUp = (w: WayName) => kindOfName(w) === 'sign_up';
 const SSO_WAYS = ['saml', 'oidc_sso'] as const;
 
 afterAll(async () => {
@@ -320,7 +333,7 @@ beforeAll(async () => {
 });
 
 eachWay('a banned user is refused (USER_BANNED), nothing signed in', async (way) => {
-  if (way === 'sign_up') return; // a new user cannot be banned yet
+  if (isSignUp(way)) return; // a new user cannot be banned yet
   const p = await plain.person({ way });
   expect((await bapi(plain.i, 'POST', `/v1/users/${p.id}/ban`)).status).toBe(200);
   const b = browserOf(h, plain.i);
@@ -330,7 +343,7 @@ eachWay('a banned user is refused (USER_BANNED), nothing signed in', async (way)
 });
 
 eachWay('an operator’s lock refuses every way but impersonation', async (way) => {
-  if (way === 'sign_up') return;
+  if (isSignUp(way)) return;
   const p = await plain.person({ way });
   expect((await bapi(plain.i, 'POST', `/v1/users/${p.id}/lock`)).status).toBe(200);
   const b = browserOf(h, plain.i);
@@ -345,7 +358,7 @@ eachWay('an operator’s lock refuses every way but impersonation', async (way) 
 });
 
 eachWay('a timed lockout (an attacker’s wrong passwords) stops the password only', async (way) => {
-  if (way === 'sign_up') return;
+  if (isSignUp(way)) return;
   const p = await lockout.person({ way });
   for (let k = 0; k < 3; k++) await browserOf(h, lockout.i).call('POST', '/v1/client/sign_ins', { body: { identifier: p.email, password: `guess ${k}` } });
   expect((await bapi(lockout.i, 'GET', `/v1/users/${p.id}`)).body.locked).toBe(true);
@@ -361,7 +374,7 @@ eachWay('a timed lockout (an attacker’s wrong passwords) stops the password on
 });
 
 eachWay('a user with TOTP is asked for it: the session starts pending (impersonation excepted)', async (way) => {
-  if (way === 'sign_up') return; // a new user has no factor
+  if (isSignUp(way)) return; // a new user has no factor
   const p = await plain.person({ way });
   await enrollTotp(h, plain.i.instanceId, p.id);
   const b = browserOf(h, plain.i);
@@ -381,7 +394,7 @@ eachWay('a user with TOTP is asked for it: the session starts pending (impersona
 });
 
 eachWay('mfa_required: a user without a factor gets a pending session with setup_mfa (impersonation excepted)', async (way) => {
-  const p = way === 'sign_up' ? (null as unknown as Person) : await mfa.person({ way });
+  const p = isSignUp(way) ? (null as unknown as Person) : await mfa.person({ way });
   const b = browserOf(h, mfa.i);
   const out = await DRIVERS[way](mfa, b, p);
   expect(out.status, JSON.stringify(out.body)).toBe(200);
@@ -394,7 +407,7 @@ eachWay('mfa_required: a user without a factor gets a pending session with setup
 });
 
 eachWay('SSO only belongs to the user: password and code ways are refused whatever identifier was typed', async (way) => {
-  if (way === 'sign_up') return;
+  if (isSignUp(way)) return;
   const p = await plain.person({ way, ssoAddress: true });
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
@@ -410,7 +423,7 @@ eachWay('SSO only belongs to the user: password and code ways are refused whatev
 });
 
 eachWay('the client token is rotated at sign-in: the token held before no longer names the client', async (way) => {
-  const p = way === 'sign_up' ? (null as unknown as Person) : await plain.person({ way });
+  const p = isSignUp(way) ? (null as unknown as Person) : await plain.person({ way });
   const b = browserOf(h, plain.i);
   // The browser already holds a client (a token an attacker might have planted or seen).
   expect((await b.call('POST', '/v1/client/sign_ins', { body: { identifier: `someone${++n}@example.com` } })).status).toBe(200);

@@ -84,8 +84,8 @@ export async function sendCode(
  * Issues a code (reissue caps apply) and texts it, in one transaction; the provider gets it
  * after the commit (server/sms/delivery.ts), or it stays in the dev outbox when the instance
  * has none. SMS pumping protection applies whether or not anybody gets the code, so the
- * answer is the same: the country allow-list first (422 country_not_allowed on `param`),
- * then, once the reissue caps let the code out, the per-number and per-country budgets.
+ * answer is the same: the country allow-list (422 country_not_allowed on `param`), then the
+ * per-number and per-country budgets (each request for a code counts), then the reissue caps.
  */
 export async function sendSmsCode(
   deps: D,
@@ -106,10 +106,11 @@ export async function sendSmsCode(
 ) {
   await assertCountryAllowed(deps, input.instanceId, input.phone, input.param ?? 'phone_number');
   const [instance] = await deps.db.select({ id: instances.id, environment: instances.environment }).from(instances).where(eq(instances.id, input.instanceId));
+  // Before the transaction: the budgets read the policy and audit a refusal on their own connection.
+  await spendSmsBudgets(deps, instance!, input.phone);
   const { row, sms } = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const { code, row } = await issueCode(d, { instanceId: input.instanceId, attemptId: input.attemptId, purpose: input.purpose, address: input.phone });
-    await spendSmsBudgets(deps, instance!, input.phone);
     if (!(input.send ?? input.userId !== null)) return { row, sms: null };
     const sms = await sendSms(d, {
       instanceId: input.instanceId,

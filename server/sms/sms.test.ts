@@ -12,7 +12,7 @@ import { retryDueSms, SMS_CLAIM_LEASE_MS, SMS_RETRY_DELAYS_MS } from './delivery
 /** SMS through Twilio, end to end against a fake Twilio on loopback. */
 const ACCOUNT = { sid: `AC${'a1'.repeat(16)}`, authToken: 'twilio-auth-token-secret' };
 const FROM = '+15005550006';
-const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_TARGETS: '1', SMS_PROVIDER_TIMEOUT: '0.3' } });
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_TARGETS: '1', SMS_PROVIDER_TIMEOUT: '2' } });
 let fake: Awaited<ReturnType<typeof startFakeTwilio>>;
 let n = 0;
 /** A fresh UK mobile number per call: each has its own per-number budget. */
@@ -37,7 +37,7 @@ async function configured(settings: Parameters<typeof instanceWith>[1] = {}, ext
 async function settled(smsId: string) {
   for (let k = 0; k < 100; k++) {
     const [row] = await h.runtime.deps.db.select().from(smsMessages).where(eq(smsMessages.id, smsId));
-    if (row && row.status !== 'queued') return row;
+    if (row && (row.status !== 'queued' || row.error)) return row;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`SMS ${smsId} never settled`);
