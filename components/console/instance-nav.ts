@@ -43,5 +43,6 @@ export const SETTINGS_NAV = [
   { segment: 'organizations', key: 'organizations' },
   { segment: 'session-token', key: 'sessionToken' },
   { segment: 'domain', key: 'domain' },
+  { segment: 'sms', key: 'sms' },
   { segment: 'danger', key: 'danger' },
 ] as const;

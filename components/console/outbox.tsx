@@ -155,6 +155,7 @@ function MessageView({ message }: { message: Email | Sms }) {
     [t('template'), message.template],
     [t('sent'), dates.dateTime(message.created_at)],
     [t('status'), t.has(`messageStatus.${message.status}`) ? t(`messageStatus.${message.status}`) : message.status],
+    ...(message.error ? ([[t('deliveryError'), message.object === 'sms' && message.error_code ? `${message.error_code}: ${message.error}` : message.error]] as Array<[string, string]>) : []),
   ];
   return (
     <Card className="min-w-0 self-start">

@@ -41,3 +41,4 @@ export type SignInMethods = Settings['sign_in_methods'];
 export type SecretKey = InstanceItem<'GET /keys'>;
 export type CreatedKey = InstanceResponse<'POST /keys'>;
 export type ActorToken = InstanceResponse<'POST /users/{id}/impersonate'>;
+export type SmsSettings = InstanceResponse<'GET /sms_settings'>;
