@@ -23,8 +23,8 @@ export const updateSmsSettingsBody = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: 'A Twilio messaging service, which picks the sender; used instead of from_number when set.' }),
-  api_base_url: z.string().max(2048).nullable().optional().meta({ description: 'The provider API base; null: the provider’s own. For tests and proxies; a private or non-https one is refused like a webhook target.' }),
-  allowed_country_codes: z.array(callingCode).max(250).optional().meta({ description: 'Country calling codes SMS may go to (`1`, `44`); empty: every country.' }),
+  api_base_url: z.string().max(2048).nullable().optional().meta({ description: 'The provider API base; null: the provider’s own. For tests and proxies; a private or non-https one is refused like a webhook target (422 invalid_url).' }),
+  allowed_country_codes: z.array(callingCode).max(250).optional().meta({ description: 'Country calling codes SMS may go to (`1`, `44`); empty: every country. A code not in use is refused (422 invalid_country_code).' }),
 });
 
 export const smsSettingsSchema = z

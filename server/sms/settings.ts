@@ -3,8 +3,8 @@ import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { smsSettings } from '../db/schema';
 import type { AuditContext } from '../http/actor';
-import { AppError } from '../http/errors';
-import { outboundNetwork, refusalError, targetPolicy } from '../http/outbound';
+import { AppError, validationError } from '../http/errors';
+import { outboundNetwork, targetPolicy } from '../http/outbound';
 import { checkTargetUrl, TargetRefused } from '../http/ssrf';
 import type { InstanceContext } from '../instances/instances';
 import type { SmsConnection, SmsProvider } from './provider';
@@ -66,7 +66,7 @@ export async function updateSmsSettings(deps: Pick<Deps, 'db' | 'clock' | 'ciphe
     try {
       checkTargetUrl(input.api_base_url, targetPolicy(deps.config, instance.environment));
     } catch (err) {
-      if (err instanceof TargetRefused && err.reason !== 'unresolvable') throw refusalError('api_base_url', { reason: err.reason, message: err.message }, instance.environment);
+      if (err instanceof TargetRefused) throw validationError('api_base_url', 'invalid_url', err.message);
       throw err;
     }
   }
