@@ -181,6 +181,14 @@ export type SignUpAttempt = {
       expire_at: (number) | (null);
       external_verification_redirect_url?: string | null;
     }) | (null);
+    phone_number?: ({
+      object: "verification";
+      status: "unverified" | "verified" | "failed" | "expired";
+      strategy: string;
+      attempts: number;
+      expire_at: (number) | (null);
+      external_verification_redirect_url?: string | null;
+    }) | (null);
     external_account?: ({
       object: "verification";
       status: "unverified" | "verified" | "failed" | "expired";
@@ -191,6 +199,7 @@ export type SignUpAttempt = {
     }) | (null);
   };
   email_address: string | null;
+  phone_number?: string | null;
   username: string | null;
   first_name: string | null;
   last_name: string | null;
@@ -606,6 +615,7 @@ export interface FapiOperations {
       redirect_url?: string;
       code_challenge?: string;
       email_address?: string;
+      phone_number?: string;
       password?: string;
       username?: string;
       first_name?: string;
@@ -627,14 +637,14 @@ export interface FapiOperations {
     body: never;
     query: never;
   };
-  /** Email a 6-digit code to the sign-up’s address (1 per 30 s and 5 per hour per address) */
+  /** Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address) */
   "POST /v1/client/sign_ups/{id}/prepare_verification": {
     response: {
       response: SignUpAttempt;
       client: Client;
     };
     body: {
-      strategy: "email_code";
+      strategy: "email_code" | "phone_code";
     };
     query: never;
   };
@@ -645,7 +655,7 @@ export interface FapiOperations {
       client: Client;
     };
     body: {
-      strategy?: "email_code";
+      strategy?: "email_code" | "phone_code";
       code: string;
     };
     query: never;

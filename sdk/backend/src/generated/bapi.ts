@@ -477,11 +477,29 @@ export type Sms = {
   data: {
     [key: string]: unknown;
   };
-  status: "queued" | "delivered" | "failed";
-  delivered_by: "outbox";
+  status: "queued" | "sent" | "delivered" | "undelivered" | "failed";
+  delivered_by: "outbox" | "twilio";
   error: string | null;
+  error_code: string | null;
+  provider_message_id: string | null;
+  attempts: number;
+  next_attempt_at: (number) | (null);
   created_at: number;
   updated_at: number;
+};
+
+export type SmsSettings = {
+  object: "sms_settings";
+  provider: "twilio";
+  configured: boolean;
+  account_id: string | null;
+  auth_token_set: boolean;
+  from_number: string | null;
+  messaging_service_id: string | null;
+  api_base_url: string | null;
+  allowed_country_codes: Array<string>;
+  status_callback_url: string;
+  updated_at: (number) | (null);
 };
 
 export type RateLimitPolicy = {
@@ -493,7 +511,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     sign_up_per_ip: {
@@ -502,7 +520,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     attempts_per_ip: {
@@ -511,7 +529,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     verification_sends_per_ip: {
@@ -520,7 +538,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     federation_per_ip: {
@@ -529,7 +547,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     invitations_per_user: {
@@ -538,7 +556,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     invitations_per_organization: {
@@ -547,7 +565,25 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
+      description: string;
+    };
+    sms_per_number: {
+      limit: number;
+      default: number;
+      min: number;
+      max: number;
+      window_seconds: number;
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
+      description: string;
+    };
+    sms_per_country: {
+      limit: number;
+      default: number;
+      min: number;
+      max: number;
+      window_seconds: number;
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     bapi_per_key: {
@@ -556,7 +592,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
   };
@@ -1935,12 +1971,53 @@ export interface BapiOperations {
       next_cursor: string | null;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; to?: string; user_id?: string; template?: "verification_code" };
+    query: { limit?: number; starting_after?: string; to?: string; user_id?: string; template?: "verification_code" | "test_message" };
   };
   /** Get a sent SMS. Test instances only */
   "GET /v1/sms/{id}": {
     response: Sms;
     body: never;
+    query: never;
+  };
+  /** The SMS provider settings: account, sender, whether the auth token is set (never the token), the country allow-list and the status callback URL */
+  "GET /v1/sms_settings": {
+    response: SmsSettings;
+    body: never;
+    query: never;
+  };
+  /** Set the SMS provider’s account id, auth token (write-only, encrypted at rest), sender or messaging service, API base and the country allow-list */
+  "PATCH /v1/sms_settings": {
+    response: SmsSettings;
+    body: {
+      provider?: "twilio";
+      account_id?: (string) | (null);
+      auth_token?: (string) | (null);
+      from_number?: (string) | (null);
+      messaging_service_id?: (string) | (null);
+      api_base_url?: (string) | (null);
+      allowed_country_codes?: Array<string>;
+    };
+    query: never;
+  };
+  /** Text a test message to a number through the provider and answer the SMS with its delivery status (409 not_configured without a provider) */
+  "POST /v1/sms_settings/test_send": {
+    response: Sms;
+    body: {
+      to: string;
+    };
+    query: never;
+  };
+  /** Receive Twilio’s delivery status callbacks (X-Twilio-Signature verified with the instance’s auth token; 403 signature_invalid) */
+  "POST /v1/sms_callbacks/twilio/{instance_id}": {
+    response: {
+      object: "sms_status_callback";
+      received: true;
+      sms_id: string | null;
+      status: string | null;
+    };
+    body: {
+      [key: string]: StorableJson;
+    };
     query: never;
   };
   /** Read the rate-limit policy: each budget with its value, default and bounds */
@@ -1960,6 +2037,8 @@ export interface BapiOperations {
       federation_per_ip?: (number) | (null);
       invitations_per_user?: (number) | (null);
       invitations_per_organization?: (number) | (null);
+      sms_per_number?: (number) | (null);
+      sms_per_country?: (number) | (null);
       bapi_per_key?: (number) | (null);
       budgets?: {
         sign_in_per_ip?: (number) | (null);
@@ -1969,6 +2048,8 @@ export interface BapiOperations {
         federation_per_ip?: (number) | (null);
         invitations_per_user?: (number) | (null);
         invitations_per_organization?: (number) | (null);
+        sms_per_number?: (number) | (null);
+        sms_per_country?: (number) | (null);
         bapi_per_key?: (number) | (null);
       };
     };
@@ -2358,4 +2439,4 @@ export interface BapiOperations {
   };
 }
 
-export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";
+export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";

@@ -236,11 +236,29 @@ export type Sms = {
   data: {
     [key: string]: unknown;
   };
-  status: "queued" | "delivered" | "failed";
-  delivered_by: "outbox";
+  status: "queued" | "sent" | "delivered" | "undelivered" | "failed";
+  delivered_by: "outbox" | "twilio";
   error: string | null;
+  error_code: string | null;
+  provider_message_id: string | null;
+  attempts: number;
+  next_attempt_at: (number) | (null);
   created_at: number;
   updated_at: number;
+};
+
+export type SmsSettings = {
+  object: "sms_settings";
+  provider: "twilio";
+  configured: boolean;
+  account_id: string | null;
+  auth_token_set: boolean;
+  from_number: string | null;
+  messaging_service_id: string | null;
+  api_base_url: string | null;
+  allowed_country_codes: Array<string>;
+  status_callback_url: string;
+  updated_at: (number) | (null);
 };
 
 export type Localization = {
@@ -533,7 +551,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     sign_up_per_ip: {
@@ -542,7 +560,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     attempts_per_ip: {
@@ -551,7 +569,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     verification_sends_per_ip: {
@@ -560,7 +578,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     federation_per_ip: {
@@ -569,7 +587,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     invitations_per_user: {
@@ -578,7 +596,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     invitations_per_organization: {
@@ -587,7 +605,25 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
+      description: string;
+    };
+    sms_per_number: {
+      limit: number;
+      default: number;
+      min: number;
+      max: number;
+      window_seconds: number;
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
+      description: string;
+    };
+    sms_per_country: {
+      limit: number;
+      default: number;
+      min: number;
+      max: number;
+      window_seconds: number;
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
     bapi_per_key: {
@@ -596,7 +632,7 @@ export type RateLimitPolicy = {
       min: number;
       max: number;
       window_seconds: number;
-      per: "ip" | "key" | "user" | "organization";
+      per: "ip" | "key" | "user" | "organization" | "phone_number" | "country_code";
       description: string;
     };
   };
@@ -1905,12 +1941,40 @@ export interface DashboardOperations {
       next_cursor: string | null;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; to?: string; user_id?: string; template?: "verification_code" };
+    query: { limit?: number; starting_after?: string; to?: string; user_id?: string; template?: "verification_code" | "test_message" };
   };
   /** Get a sent SMS. Test instances only */
   "GET /accounts/{accountId}/instances/{instanceId}/sms/{id}": {
     response: Sms;
     body: never;
+    query: never;
+  };
+  /** The SMS provider settings: account, sender, whether the auth token is set (never the token), the country allow-list and the status callback URL */
+  "GET /accounts/{accountId}/instances/{instanceId}/sms_settings": {
+    response: SmsSettings;
+    body: never;
+    query: never;
+  };
+  /** Set the SMS provider’s account id, auth token (write-only, encrypted at rest), sender or messaging service, API base and the country allow-list */
+  "PATCH /accounts/{accountId}/instances/{instanceId}/sms_settings": {
+    response: SmsSettings;
+    body: {
+      provider?: "twilio";
+      account_id?: (string) | (null);
+      auth_token?: (string) | (null);
+      from_number?: (string) | (null);
+      messaging_service_id?: (string) | (null);
+      api_base_url?: (string) | (null);
+      allowed_country_codes?: Array<string>;
+    };
+    query: never;
+  };
+  /** Text a test message to a number through the provider and answer the SMS with its delivery status (409 not_configured without a provider) */
+  "POST /accounts/{accountId}/instances/{instanceId}/sms_settings/test_send": {
+    response: Sms;
+    body: {
+      to: string;
+    };
     query: never;
   };
   /** Every email template with its variable schema, state (built_in, overridden, disabled) and overrides per locale */
@@ -2815,6 +2879,8 @@ export interface DashboardOperations {
       federation_per_ip?: (number) | (null);
       invitations_per_user?: (number) | (null);
       invitations_per_organization?: (number) | (null);
+      sms_per_number?: (number) | (null);
+      sms_per_country?: (number) | (null);
       bapi_per_key?: (number) | (null);
       budgets?: {
         sign_in_per_ip?: (number) | (null);
@@ -2824,6 +2890,8 @@ export interface DashboardOperations {
         federation_per_ip?: (number) | (null);
         invitations_per_user?: (number) | (null);
         invitations_per_organization?: (number) | (null);
+        sms_per_number?: (number) | (null);
+        sms_per_country?: (number) | (null);
         bapi_per_key?: (number) | (null);
       };
     };
@@ -3195,4 +3263,4 @@ export interface DashboardOperations {
   };
 }
 
-export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";
+export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms_settings" | "/accounts/{accountId}/instances/{instanceId}/sms_settings/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";
