@@ -1,0 +1,180 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, normalize } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createApiHandler } from '../../api';
+import { setSettings } from '../../testing/fapi-helpers';
+import { createHarness, type TestHarness, type TestInstance } from '../../testing/harness';
+import type { InstanceSettings } from '../../instances/settings';
+
+/**
+ * Clerk's own browser client against Latchkey, as a migrating customer runs it: the API on a
+ * real loopback socket (PUBLIC_URL = that address), an app page on another port of the same
+ * host that loads `@clerk/clerk-js`'s browser bundle from node_modules with the instance's
+ * publishable key and `proxyUrl` = the instance's fapi_url, driven from Chromium. The app's
+ * server side runs whatever handler a test gives it (e.g. `@clerk/backend`'s authenticateRequest).
+ *
+ * The app and the API share the host 127.0.0.1 (ports differ): one site, as an app at
+ * app.example.com and Latchkey at auth.example.com are, so the FAPI's SameSite=Lax client
+ * cookie travels with clerk-js's credentialed requests.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromiumBinary = () => existsSync(CHROMIUM);
+
+const ROOT = join(__dirname, '../../..');
+const CLERK_JS_DIST = join(ROOT, 'node_modules/@clerk/clerk-js/dist');
+const CLERK_UI_DIST = join(ROOT, 'node_modules/@clerk/ui/dist');
+
+/** clerk-js (like @clerk/backend) splits a key on `_` and decodes it with atob: a key whose base64url holds `-` or `_` is refused by Clerk's parser. */
+export const clerkParsesKey = (pk: string) => /^pk_(test|live)_[A-Za-z0-9]+$/.test(pk) && Buffer.from(pk.split('_')[2]!, 'base64').toString().includes('.');
+
+export interface FapiCall {
+  method: string;
+  url: URL;
+  status: number;
+  /** clerk-js's body (form-encoded), when it sent one. */
+  body: string | null;
+  response: string;
+}
+
+export interface ClerkBrowserHarness {
+  h: TestHarness;
+  inst: TestInstance;
+  apiUrl: string;
+  fapiUrl: string;
+  appOrigin: string;
+  browser: Browser;
+  /** Every FAPI request the browser made (newest last), for assertions and for reading what clerk-js sends. */
+  calls: FapiCall[];
+  /** The app's own server side: answers `/app/*` paths (default 404). */
+  setAppHandler(handler: (req: Request) => Promise<Response> | Response): void;
+  /** A new browser context with a page on the app, clerk-js loaded (`window.Clerk`), `Clerk.load()` awaited unless `load: false`. */
+  openApp(opts?: { ui?: boolean; load?: boolean; path?: string }): Promise<{ context: BrowserContext; page: Page }>;
+  close(): Promise<void>;
+}
+
+async function listen(handler: RequestListener): Promise<{ server: Server; port: number }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+function serveFile(res: ServerResponse, root: string, rel: string) {
+  const file = normalize(join(root, rel));
+  if (!file.startsWith(root) || !existsSync(file)) return void res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(file));
+}
+
+async function toFetchRequest(req: IncomingMessage, origin: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+  const body = chunks.length && req.method !== 'GET' && req.method !== 'HEAD' ? Buffer.concat(chunks) : undefined;
+  return new Request(`${origin}${req.url}`, { method: req.method, headers, body });
+}
+
+async function sendFetchResponse(res: ServerResponse, answer: Response) {
+  const out: Record<string, string | string[]> = {};
+  answer.headers.forEach((v, k) => k !== 'set-cookie' && (out[k] = v));
+  const cookies = answer.headers.getSetCookie();
+  if (cookies.length) out['set-cookie'] = cookies;
+  res.writeHead(answer.status, out).end(Buffer.from(await answer.arrayBuffer()));
+}
+
+const page = (pk: string, fapiUrl: string, ui: boolean) => `<!doctype html>
+<html><head><title>Clerk app</title></head><body>
+<div id="app"></div>
+${ui ? '<script src="/clerk-ui/ui.browser.js"></script>' : ''}
+<script src="/clerk-js/clerk.browser.js" data-clerk-publishable-key="${pk}" data-clerk-proxy-url="${fapiUrl}"></script>
+</body></html>`;
+
+export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceSettings>; env?: Record<string, string> } = {}): Promise<ClerkBrowserHarness> {
+  let apiListener: RequestListener = (_req, res) => res.writeHead(503).end();
+  const api = await listen((req, res) => apiListener(req, res));
+  const apiUrl = `http://127.0.0.1:${api.port}`;
+  const h = await createHarness({ env: { PUBLIC_URL: apiUrl, ...o.env } });
+  apiListener = getRequestListener(createApiHandler(h.runtime));
+
+  let inst = await h.createInstance();
+  for (let tries = 0; !clerkParsesKey(inst.publishableKey) && tries < 50; tries++) inst = await h.createInstance();
+  if (!clerkParsesKey(inst.publishableKey)) throw new Error('no instance key clerk-js can parse');
+  const fapiUrl = `${apiUrl}/fapi/${inst.instanceId}`;
+
+  let appHandler: (req: Request) => Promise<Response> | Response = () => new Response('not found', { status: 404 });
+  const calls: FapiCall[] = [];
+  let appOrigin = '';
+  const app = await listen((req, res) => {
+    const url = req.url ?? '/';
+    if (url.startsWith('/clerk-js/')) return serveFile(res, CLERK_JS_DIST, url.slice('/clerk-js/'.length).split('?')[0]!);
+    if (url.startsWith('/clerk-ui/')) return serveFile(res, CLERK_UI_DIST, url.slice('/clerk-ui/'.length).split('?')[0]!);
+    if (url.startsWith('/app/')) {
+      void toFetchRequest(req, appOrigin)
+        .then((r) => appHandler(r))
+        .then((answer) => sendFetchResponse(res, answer))
+        .catch((e: unknown) => res.writeHead(500).end(String(e)));
+      return;
+    }
+    const ui = url.includes('ui=1');
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page(inst.publishableKey, fapiUrl, ui));
+  });
+  appOrigin = `http://127.0.0.1:${app.port}`;
+  await setSettings(h, inst.instanceId, { allowed_origins: [appOrigin], ...o.settings });
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-blink-features=AutomationControlled'],
+  });
+
+  const openApp: ClerkBrowserHarness['openApp'] = async ({ ui = false, load = true, path = '/' } = {}) => {
+    const context = await browser.newContext();
+    const p = await context.newPage();
+    const pending = new Map<string, { method: string; url: URL; body: string | null }>();
+    p.on('request', (r) => {
+      if (!r.url().startsWith(fapiUrl)) return;
+      pending.set(r.url() + r.method(), { method: r.method(), url: new URL(r.url()), body: r.postData() });
+    });
+    p.on('response', (r) => {
+      const req = r.request();
+      const seen = pending.get(req.url() + req.method());
+      if (!seen) return;
+      void r.text().then(
+        (response) => calls.push({ ...seen, status: r.status(), response }),
+        () => calls.push({ ...seen, status: r.status(), response: '' }),
+      );
+    });
+    if (process.env.CLERK_JS_LOG) {
+      p.on('console', (m) => process.stderr.write(`[page ${m.type()}] ${m.text()}\n`));
+      p.on('response', (r) => r.url().startsWith(fapiUrl) && process.stderr.write(`[fapi] ${r.request().method()} ${r.url().slice(fapiUrl.length)} → ${r.status()}\n`));
+    }
+    await p.goto(`${appOrigin}${path}${ui ? (path.includes('?') ? '&' : '?') + 'ui=1' : ''}`);
+    await p.waitForFunction(() => 'Clerk' in window);
+    if (load) {
+      await p.evaluate(async (withUi) => {
+        const w = window as unknown as { Clerk: { load(o?: object): Promise<void> }; __internal_ClerkUICtor?: unknown };
+        await w.Clerk.load(withUi ? { ui: { ClerkUI: w.__internal_ClerkUICtor } } : {});
+      }, ui);
+    }
+    return { context, page: p };
+  };
+
+  return {
+    h,
+    inst,
+    apiUrl,
+    fapiUrl,
+    appOrigin,
+    browser,
+    calls,
+    setAppHandler: (handler) => void (appHandler = handler),
+    openApp,
+    async close() {
+      await browser.close();
+      api.server.close();
+      app.server.close();
+      await h.close();
+    },
+  };
+}
