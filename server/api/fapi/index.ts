@@ -22,6 +22,7 @@ import { joinWaitlistEndpoint } from '../../waitlist/routes';
 import { oauthCallbackEndpoint } from '../../social/fapi-routes';
 import { Hono } from 'hono';
 import { buildOpenApi } from '../../http/openapi';
+import { clerkFapiDialect } from '../../clerk/fapi/dialect';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -188,8 +189,12 @@ export function createFapi(deps: Deps) {
       return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;
     },
   });
+  // Clerk's browser client speaks its own dialect of this API (server/clerk/fapi): translated, then served here again.
   // CORS for the instance's allowed origins, preflights included, on the FAPI only.
-  const app = new Hono().use(`${FAPI_PREFIX}/*`, fapiCors(deps)).route('/', surface);
+  const app: Hono = new Hono()
+    .use(`${FAPI_PREFIX}/*`, clerkFapiDialect(deps, fapiRoutes as RouteEntry<unknown, unknown>[], (req, env) => app.fetch(req, env)))
+    .use(`${FAPI_PREFIX}/*`, fapiCors(deps))
+    .route('/', surface);
   // Unmatched paths get the surface's own JSON 404/405.
   app.notFound((c) => surface.fetch(c.req.raw, c.env));
   return app;

@@ -1,0 +1,42 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Clerk's browser client (`@clerk/clerk-js`, and everything built on it) sends these query
+ * parameters on every FAPI request; their presence selects the Clerk dialect of the FAPI,
+ * as `Clerk-API-Version` selects it on the BAPI. Without them the FAPI is Latchkey's own.
+ */
+export const CLERK_JS_VERSION_PARAM = '_clerk_js_version';
+export const CLERK_API_VERSION_PARAM = '__clerk_api_version';
+/** The dev-browser token of Clerk's development instances (query parameter, and cookie on the app's side). */
+export const DEV_BROWSER_PARAM = '__clerk_db_jwt';
+export const DEV_BROWSER_HEADER = 'Clerk-Db-Jwt';
+
+/** Clerk's own parameters, taken off the URL before Latchkey's routes see it (their query schemas stay strict). */
+export const CLERK_QUERY_PARAMS = [
+  CLERK_JS_VERSION_PARAM,
+  CLERK_API_VERSION_PARAM,
+  DEV_BROWSER_PARAM,
+  '_method',
+  '_clerk_session_id',
+  '_clerk_retry_attempt',
+  'rotating_token_nonce',
+  '__domain',
+  'debug',
+  'expired_token',
+] as const;
+
+export interface ClerkFapiRequest {
+  /** `_clerk_session_id`: the session the browser acts as (multi-session). */
+  sessionId: string | null;
+  /** The dev-browser token sent, if any. */
+  devBrowser: string | null;
+  /** `expired_token`: the session token clerk-js holds, sent when it asks for a fresh one after an error. */
+  expiredToken: string | null;
+}
+
+const current = new AsyncLocalStorage<ClerkFapiRequest>();
+
+export const isClerkFapiRequest = (url: URL) => url.searchParams.has(CLERK_JS_VERSION_PARAM) || url.searchParams.has(CLERK_API_VERSION_PARAM);
+export const runInClerkMode = <T>(ctx: ClerkFapiRequest, fn: () => Promise<T>) => current.run(ctx, fn);
+/** The Clerk request being served, or undefined outside the dialect. */
+export const clerkFapiRequest = (): ClerkFapiRequest | undefined => current.getStore();

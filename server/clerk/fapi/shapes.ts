@@ -1,0 +1,185 @@
+/**
+ * Latchkey's FAPI resources in the JSON shapes clerk-js parses (its resources' `fromJSON`):
+ * plain functions from one JSON value to another, no database. Field names that are the same
+ * on both sides pass through; what Clerk has and Latchkey lacks gets Clerk's empty value.
+ */
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const arr = (v: unknown): Json[] => (Array.isArray(v) ? (v.filter(isObject) as Json[]) : []);
+
+const identification = (kind: 'email_address' | 'phone_number', e: Json) => ({
+  ...e,
+  object: kind,
+  verification: isObject(e.verification) ? { attempts: null, expire_at: null, ...e.verification } : null,
+  linked_to: [],
+  reserved: false,
+  matches_sso_connection: false,
+});
+
+/** A user as `GET /v1/me` (or the BAPI) answers it → Clerk's user. */
+export function clerkUser(u: Json) {
+  return {
+    ...u,
+    object: 'user',
+    email_addresses: arr(u.email_addresses).map((e) => identification('email_address', e)),
+    phone_numbers: arr(u.phone_numbers).map((p) => identification('phone_number', p)),
+    primary_web3_wallet_id: null,
+    web3_wallets: [],
+    external_accounts: [],
+    enterprise_accounts: [],
+    passkeys: [],
+    saml_accounts: [],
+    organization_memberships: arr(u.organization_memberships),
+    profile_image_id: null,
+    image_url: u.image_url || '',
+    has_image: Boolean(u.has_image),
+    totp_enabled: Boolean(u.totp_enabled ?? u.two_factor_enabled),
+    backup_code_enabled: Boolean(u.backup_code_enabled),
+    two_factor_enabled: Boolean(u.two_factor_enabled),
+    create_organization_enabled: u.create_organization_enabled ?? true,
+    create_organizations_limit: null,
+    delete_self_enabled: u.delete_self_enabled ?? true,
+    legal_accepted_at: null,
+  };
+}
+
+/** The public part of a user that Clerk shows on session lists and account switchers. */
+export const publicUserData = (u: Json) => {
+  const primary = arr(u.email_addresses).find((e) => e.id === u.primary_email_address_id);
+  return {
+    first_name: u.first_name ?? null,
+    last_name: u.last_name ?? null,
+    image_url: u.image_url || '',
+    has_image: Boolean(u.has_image),
+    identifier: (primary?.email_address as string | undefined) ?? (u.username as string | null) ?? '',
+    user_id: u.id,
+  };
+};
+
+/** Clerk writes its task keys with hyphens. */
+const TASK_KEYS: Record<string, string> = { setup_mfa: 'setup-mfa' };
+
+/** A session of the client → Clerk's session, with its user (clerk.user comes from here). */
+export function clerkSession(s: Json, user: Json | null, lastActiveToken: string | null = null) {
+  const tasks = arr(s.tasks).map((t) => ({ key: TASK_KEYS[String(t.key)] ?? t.key }));
+  return {
+    object: 'session',
+    id: s.id,
+    status: s.status,
+    expire_at: s.expire_at,
+    abandon_at: s.abandon_at,
+    last_active_at: s.last_active_at,
+    last_active_organization_id: s.last_active_organization_id ?? null,
+    actor: s.impersonated_by ? { sub: s.impersonated_by } : null,
+    user: user ? clerkUser(user) : null,
+    public_user_data: user ? publicUserData(user) : null,
+    factor_verification_age: null,
+    tasks: tasks.length ? tasks : null,
+    last_active_token: lastActiveToken ? { object: 'token', jwt: lastActiveToken } : null,
+    created_at: s.created_at,
+    updated_at: s.last_active_at ?? s.created_at,
+  };
+}
+
+const verification = (v: unknown) =>
+  isObject(v)
+    ? {
+        object: 'verification',
+        status: v.status,
+        strategy: v.strategy,
+        attempts: v.attempts ?? null,
+        expire_at: v.expire_at ?? null,
+        error: null,
+        verified_at_client: null,
+        external_verification_redirect_url: v.external_verification_redirect_url ?? null,
+        nonce: null,
+        message: null,
+      }
+    : null;
+
+/** Clerk's identifier kind of a sign-in's identifier. */
+const identifierKind = (identifier: unknown) =>
+  typeof identifier !== 'string' ? null : identifier.includes('@') ? 'email_address' : identifier.startsWith('+') ? 'phone_number' : 'username';
+
+/**
+ * A sign-in attempt → Clerk's sign_in. `userEmailId`: the id of the address a code goes to
+ * (Clerk's `email_code` factor names it; clerk-js sends it back to prepare the factor).
+ */
+export function clerkSignIn(a: Json, userEmailId: string | null = null) {
+  const factor = (f: Json) => {
+    const strategy = String(f.strategy);
+    const out: Json = { strategy, safe_identifier: f.safe_identifier ?? null, primary: true };
+    if (strategy === 'email_code' || strategy === 'email_link' || strategy === 'reset_password_email_code') out.email_address_id = userEmailId ?? `idn_${a.id}`;
+    return out;
+  };
+  return {
+    object: 'sign_in',
+    id: a.id,
+    status: a.status === 'abandoned' ? 'needs_identifier' : a.status,
+    supported_identifiers: a.supported_identifiers ?? [],
+    identifier: a.identifier ?? null,
+    supported_first_factors: arr(a.supported_first_factors).map(factor),
+    supported_second_factors: a.supported_second_factors ? arr(a.supported_second_factors).map(factor) : null,
+    first_factor_verification: verification(a.first_factor_verification),
+    second_factor_verification: verification(a.second_factor_verification),
+    user_data: null,
+    created_session_id: a.created_session_id ?? null,
+    abandon_at: a.abandon_at,
+    identifier_kind: identifierKind(a.identifier),
+  };
+}
+
+/** A sign-up attempt → Clerk's sign_up. */
+export function clerkSignUp(a: Json) {
+  const v = isObject(a.verifications) ? a.verifications : {};
+  const email = verification(v.email_address);
+  return {
+    object: 'sign_up',
+    id: a.id,
+    status: a.status,
+    required_fields: a.required_fields ?? [],
+    optional_fields: a.optional_fields ?? [],
+    missing_fields: a.missing_fields ?? [],
+    unverified_fields: a.unverified_fields ?? [],
+    verifications: {
+      email_address: email ? { ...email, status: email.status ?? 'unverified', next_action: email.status === 'verified' ? '' : 'needs_attempt', supported_strategies: ['email_code'] } : null,
+      phone_number: null,
+      web3_wallet: null,
+      external_account: verification(v.external_account),
+    },
+    username: a.username ?? null,
+    email_address: a.email_address ?? null,
+    phone_number: null,
+    web3_wallet: null,
+    external_account_strategy: null,
+    external_account: null,
+    has_password: Boolean(a.password_enabled),
+    password_enabled: Boolean(a.password_enabled),
+    first_name: a.first_name ?? null,
+    last_name: a.last_name ?? null,
+    unsafe_metadata: a.unsafe_metadata ?? {},
+    public_metadata: {},
+    custom_action: false,
+    external_id: null,
+    created_session_id: a.created_session_id ?? null,
+    created_user_id: a.created_user_id ?? null,
+    abandon_at: a.abandon_at,
+    legal_accepted_at: null,
+    locale: null,
+  };
+}
+
+/** Any Latchkey resource → Clerk's, by its `object`; others pass through. */
+export function clerkResource(v: unknown): unknown {
+  if (!isObject(v)) return v;
+  switch (v.object) {
+    case 'sign_in_attempt':
+      return clerkSignIn(v);
+    case 'sign_up_attempt':
+      return clerkSignUp(v);
+    case 'user':
+      return clerkUser(v);
+    default:
+      return v;
+  }
+}
