@@ -93,7 +93,12 @@ ${ui ? '<script src="/clerk-ui/ui.browser.js"></script>' : ''}
 
 export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceSettings>; env?: Record<string, string> } = {}): Promise<ClerkBrowserHarness> {
   let apiListener: RequestListener = (_req, res) => res.writeHead(503).end();
-  const api = await listen((req, res) => apiListener(req, res));
+  // Each browser context is its own visitor: its own address (per-IP limits), told by its user agent's tag.
+  const api = await listen((req, res) => {
+    const n = /LatchkeyVisitor\/(\d+)/.exec(req.headers['user-agent'] ?? '')?.[1];
+    if (n) Object.defineProperty(req.socket, 'remoteAddress', { value: `10.77.${Math.floor(Number(n) / 250)}.${(Number(n) % 250) + 1}`, configurable: true });
+    apiListener(req, res);
+  });
   const apiUrl = `http://127.0.0.1:${api.port}`;
   const h = await createHarness({ env: { PUBLIC_URL: apiUrl, ...o.env } });
   apiListener = getRequestListener(createApiHandler(h.runtime));
@@ -128,8 +133,15 @@ export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceS
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-blink-features=AutomationControlled'],
   });
 
+  const defaultUserAgent = await browser.newPage().then(async (p) => {
+    const ua = await p.evaluate(() => navigator.userAgent);
+    await p.close();
+    return ua.replace('HeadlessChrome', 'Chrome');
+  });
+  let visitors = 0;
   const openApp: ClerkBrowserHarness['openApp'] = async ({ ui = false, load = true, path = '/' } = {}) => {
-    const context = await browser.newContext();
+    const userAgent = `${defaultUserAgent} LatchkeyVisitor/${++visitors}`;
+    const context = await browser.newContext({ userAgent });
     const p = await context.newPage();
     const pending = new Map<string, { method: string; url: URL; body: string | null }>();
     p.on('request', (r) => {
