@@ -1,3 +1,4 @@
+import { createClerkClient, verifyToken } from '@clerk/backend';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeSentTo } from '../testing/auth-flows';
@@ -54,7 +55,7 @@ const apiError = async <A,>(page: Page, fn: (clerk: any, arg: A) => Promise<unkn
 /** Waits for clerk-js on a (re)loaded page and loads it. */
 async function loadClerk(page: Page) {
   await page.waitForFunction(() => 'Clerk' in window);
-  await inPage(page, async (clerk) => clerk.load(), null);
+  await inPage(page, async (clerk) => clerk.load({ telemetry: false }), null);
 }
 
 const state = (page: Page) =>
@@ -176,6 +177,70 @@ describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
       code,
     );
     expect(await state(page)).toMatchObject({ userId, email: address });
+    await context.close();
+  }, 60_000);
+});
+
+/** The app's server side as a Clerk app writes it: `@clerk/backend`'s authenticateRequest, following its handshake redirects. */
+function serveProtectedPage() {
+  x.setAppHandler(async (req) => {
+    const clerk = createClerkClient({ secretKey: x.inst.secret, publishableKey: x.inst.publishableKey, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
+    const state = await clerk.authenticateRequest(req, { proxyUrl: x.fapiUrl });
+    const location = state.headers.get('location');
+    if (location) return new Response(null, { status: 307, headers: state.headers });
+    const auth = state.isAuthenticated ? state.toAuth() : null;
+    const headers = new Headers(state.headers);
+    headers.set('content-type', 'application/json');
+    return new Response(JSON.stringify({ status: state.status, reason: state.reason, userId: auth?.userId ?? null, sessionId: auth?.sessionId ?? null }), { headers });
+  });
+}
+
+async function signInWithPassword(page: Page, address: string) {
+  await inPage(
+    page,
+    async (clerk, { address, password }) => {
+      const si = await clerk.client.signIn.create({ identifier: address, password });
+      await clerk.setActive({ session: si.createdSessionId });
+    },
+    { address, password: PASSWORD },
+  );
+}
+
+describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
+  it('getToken, the __session and __client_uat cookies on the app, verifyToken and authenticateRequest (through the handshake) agree', async () => {
+    const address = email('tok');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, address);
+    const token = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }), null);
+    expect(token).toMatch(/^ey/);
+    const cookies = await context.cookies(x.appOrigin);
+    const session = cookies.find((c) => c.name === '__session');
+    expect(session?.value).toMatch(/^ey/);
+    expect(Number(cookies.find((c) => c.name === '__client_uat')?.value)).toBeGreaterThan(0);
+
+    const verified = await verifyToken(session!.value, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', authorizedParties: [x.appOrigin] });
+    expect(verified).toMatchObject({ sub: userId, azp: x.appOrigin });
+
+    // A page load: development keys and no dev browser on the app yet, so the SDK asks for the
+    // handshake; the FAPI answers with the cookies, and the page lands signed in.
+    serveProtectedPage();
+    const handshakes = x.calls.length;
+    await page.goto(`${x.appOrigin}/app/protected`);
+    const body = JSON.parse((await page.textContent('body')) ?? '{}');
+    expect(body).toMatchObject({ status: 'signed-in', userId });
+    expect(x.calls.slice(handshakes).some((c) => c.url.pathname.endsWith('/v1/client/handshake'))).toBe(true);
+    expect(page.url()).toBe(`${x.appOrigin}/app/protected`);
+    const after = await context.cookies(x.appOrigin);
+    expect(after.find((c) => c.name === '__clerk_db_jwt')?.value).toMatch(/^ct_/);
+    await context.close();
+  }, 60_000);
+
+  it('a signed-out browser: authenticateRequest answers signed-out after the handshake', async () => {
+    serveProtectedPage();
+    const { context, page } = await x.openApp();
+    await page.goto(`${x.appOrigin}/app/protected`);
+    expect(JSON.parse((await page.textContent('body')) ?? '{}')).toMatchObject({ status: 'signed-out', userId: null });
     await context.close();
   }, 60_000);
 });

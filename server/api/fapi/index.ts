@@ -23,6 +23,7 @@ import { oauthCallbackEndpoint } from '../../social/fapi-routes';
 import { Hono } from 'hono';
 import { buildOpenApi } from '../../http/openapi';
 import { clerkFapiDialect } from '../../clerk/fapi/dialect';
+import * as clerkDev from '../../clerk/fapi/handshake';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -173,6 +174,9 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/organizations/:id/billing/checkout',              notImpersonated(org('org:sys_memberships:manage'), 'start a checkout'), orgBilling.checkout),
   fapiRoute('POST',   '/v1/organizations/:id/billing/portal',                notImpersonated(org('org:sys_memberships:manage'), 'open the billing portal'), orgBilling.portal),
   fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
+  // Clerk's development-instance contract (server/clerk/fapi/handshake.ts): @clerk/backend's handshake, clerk-js's dev browser.
+  fapiRoute('POST',   '/v1/dev_browser',                  CLIENT,        clerkDev.devBrowserEndpoint),
+  fapiRoute('GET',    '/v1/client/handshake',             CLIENT,        clerkDev.handshakeEndpoint),
 ];
 
 export function createFapi(deps: Deps) {

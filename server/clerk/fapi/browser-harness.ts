@@ -166,7 +166,7 @@ export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceS
     if (load) {
       await p.evaluate(async (withUi) => {
         const w = window as unknown as { Clerk: { load(o?: object): Promise<void> }; __internal_ClerkUICtor?: unknown };
-        await w.Clerk.load(withUi ? { ui: { ClerkUI: w.__internal_ClerkUICtor } } : {});
+        await w.Clerk.load({ telemetry: false, ...(withUi ? { ui: { ClerkUI: w.__internal_ClerkUICtor } } : {}) });
       }, ui);
     }
     return { context, page: p };

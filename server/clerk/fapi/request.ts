@@ -11,7 +11,7 @@ import { CLERK_QUERY_PARAMS, DEV_BROWSER_PARAM, type ClerkFapiRequest } from './
  * - body fields the route does not take (clerk-js adds `locale`, `timezone`, `intent`,
  *   `tab_state`, captcha fields…) are left out: Latchkey's strict schemas would refuse them;
  * - the dev-browser token (`__clerk_db_jwt`) is the client's token: it stands in for the
- *   `__client` cookie a browser on another site cannot send.
+ *   `__client` cookie a browser on another site cannot send (handshake.ts).
  */
 
 type AnyRoute = RouteEntry<unknown, unknown>;
@@ -57,13 +57,9 @@ export async function toLatchkeyRequest(req: Request, routes: AnyRoute[]): Promi
   }
 
   const headers = new Headers(req.headers);
-  if (ctx.devBrowser) {
-    const others = (headers.get('cookie') ?? '')
-      .split(';')
-      .map((c) => c.trim())
-      .filter((c) => c && !c.startsWith('__client='));
-    headers.set('cookie', [...others, `__client=${ctx.devBrowser}`].join('; '));
-  }
+  // The FAPI's own cookie wins: a dev-browser token the app kept may be one a sign-in has since rotated.
+  const cookies = headers.get('cookie') ?? '';
+  if (ctx.devBrowser && !/(?:^|;\s*)__client=/.test(cookies)) headers.set('cookie', cookies ? `${cookies}; __client=${ctx.devBrowser}` : `__client=${ctx.devBrowser}`);
 
   let body: string | ArrayBuffer | undefined;
   if (method !== 'GET' && method !== 'HEAD' && req.method !== 'GET') {
