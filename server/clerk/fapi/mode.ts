@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * Clerk's browser client (`@clerk/clerk-js`, and everything built on it) sends these query
- * parameters on every FAPI request; their presence selects the Clerk dialect of the FAPI,
- * as `Clerk-API-Version` selects it on the BAPI. Without them the FAPI is Latchkey's own.
+ * Clerk's browser client (`@clerk/clerk-js` 6, and everything built on it) sends
+ * `__clerk_api_version` and `_clerk_js_version` on every FAPI request, and `@clerk/backend`
+ * sends `__clerk_api_version` with its handshake. The API version selects the Clerk dialect of
+ * the FAPI, as `Clerk-API-Version` selects it on the BAPI; without it the FAPI is Latchkey's
+ * own (a client sending only its SDK version, `_clerk_js_version`, included).
  */
 export const CLERK_JS_VERSION_PARAM = '_clerk_js_version';
 export const CLERK_API_VERSION_PARAM = '__clerk_api_version';
@@ -36,7 +38,7 @@ export interface ClerkFapiRequest {
 
 const current = new AsyncLocalStorage<ClerkFapiRequest>();
 
-export const isClerkFapiRequest = (url: URL) => url.searchParams.has(CLERK_JS_VERSION_PARAM) || url.searchParams.has(CLERK_API_VERSION_PARAM);
+export const isClerkFapiRequest = (url: URL) => url.searchParams.has(CLERK_API_VERSION_PARAM);
 export const runInClerkMode = <T>(ctx: ClerkFapiRequest, fn: () => Promise<T>) => current.run(ctx, fn);
 /** The Clerk request being served, or undefined outside the dialect. */
 export const clerkFapiRequest = (): ClerkFapiRequest | undefined => current.getStore();
