@@ -21,12 +21,22 @@ export const CLERK_API_VERSION_HEADER = 'clerk-api-version';
 export const CLERK_LIST_PARAMS = ['offset', 'paginated', 'order_by', 'requesting_user_id', 'expired_token', 'request_origin'] as const;
 export type ClerkListParams = Partial<Record<(typeof CLERK_LIST_PARAMS)[number], string>>;
 
-const mode = new AsyncLocalStorage<{ list: ClerkListParams }>();
+/**
+ * Body fields of the SDK's `sessions.refreshSession` beside `refresh_token`: taken off the body
+ * (the route's own schema stays strict) into the request's Clerk context (see
+ * clerkRefreshParams and server/clerk/routes.ts).
+ */
+export const CLERK_REFRESH_FIELDS = ['expired_token', 'request_origin', 'request_originating_ip', 'request_headers', 'format'] as const;
+export type ClerkRefreshParams = Partial<Record<(typeof CLERK_REFRESH_FIELDS)[number], unknown>>;
+
+const mode = new AsyncLocalStorage<{ list: ClerkListParams; refresh: ClerkRefreshParams }>();
 
 /** True while serving a request that carries the Clerk-API-Version header. */
 export const inClerkMode = () => mode.getStore() !== undefined;
 /** The Clerk list parameters of the request being served (empty outside Clerk mode). */
 export const clerkListParams = (): ClerkListParams => mode.getStore()?.list ?? {};
+/** The refresh fields the SDK sent (empty outside Clerk mode). */
+export const clerkRefreshParams = (): ClerkRefreshParams => mode.getStore()?.refresh ?? {};
 
 /** Moves Clerk's list parameters from the URL to the request's Clerk context. */
 function takeListParams(req: Request): { req: Request | null; list: ClerkListParams } {
@@ -111,15 +121,23 @@ function shapeError(body: Json): void {
  */
 const IGNORED_BODY_FIELDS = ['skip_password_requirement', 'requesting_user_id', 'notify', 'skip_legal_checks'];
 
-/** A JSON request without IGNORED_BODY_FIELDS (read within the body limit; anything else is left to the router), or null when not JSON. */
-async function withoutIgnoredFields(c: Context<SurfaceEnv>): Promise<Request | null> {
+const isRefresh = (req: Request) => req.method === 'POST' && /\/v1\/sessions\/[^/]+\/refresh$/.test(new URL(req.url).pathname);
+
+/**
+ * A JSON request without IGNORED_BODY_FIELDS and, on a session refresh, without
+ * CLERK_REFRESH_FIELDS (copied to `refresh`); read within the body limit, anything else is left
+ * to the router. `request` is null when the body is not JSON.
+ */
+async function withoutClerkFields(c: Context<SurfaceEnv>): Promise<{ request: Request | null; refresh: ClerkRefreshParams }> {
   const req = c.req.raw;
-  if (req.method === 'GET' || !(req.headers.get('content-type') ?? '').startsWith('application/json')) return null;
+  const refresh: ClerkRefreshParams = {};
+  if (req.method === 'GET' || !(req.headers.get('content-type') ?? '').startsWith('application/json')) return { request: null, refresh };
   const text = Buffer.from(await readLimited(c)).toString('utf8');
   const headers = new Headers(req.headers);
   headers.delete('content-length');
-  const rebuilt = (body: string) => new Request(req.url, { method: req.method, headers, body });
-  if (!IGNORED_BODY_FIELDS.some((f) => text.includes(`"${f}"`))) return rebuilt(text);
+  const rebuilt = (body: string) => ({ request: new Request(req.url, { method: req.method, headers, body }), refresh });
+  const fields: readonly string[] = isRefresh(req) ? [...IGNORED_BODY_FIELDS, ...CLERK_REFRESH_FIELDS] : IGNORED_BODY_FIELDS;
+  if (!fields.some((f) => text.includes(`"${f}"`))) return rebuilt(text);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -127,7 +145,8 @@ async function withoutIgnoredFields(c: Context<SurfaceEnv>): Promise<Request | n
     return rebuilt(text);
   }
   if (!isObject(body)) return rebuilt(text);
-  for (const f of IGNORED_BODY_FIELDS) delete body[f];
+  for (const f of CLERK_REFRESH_FIELDS) if (fields.includes(f) && f in body) refresh[f] = body[f];
+  for (const f of fields) delete body[f];
   return rebuilt(JSON.stringify(body));
 }
 
@@ -135,11 +154,11 @@ async function withoutIgnoredFields(c: Context<SurfaceEnv>): Promise<Request | n
 export function clerkCompat(): MiddlewareHandler<SurfaceEnv> {
   return async (c, next) => {
     if (c.req.header(CLERK_API_VERSION_HEADER) === undefined) return next();
-    const rewritten = await withoutIgnoredFields(c);
+    const { request: rewritten, refresh } = await withoutClerkFields(c);
     if (rewritten) c.req.raw = rewritten;
     const { req, list } = c.req.method === 'GET' ? takeListParams(c.req.raw) : { req: null, list: {} };
     if (req) c.req.raw = req;
-    await mode.run({ list }, next);
+    await mode.run({ list, refresh }, next);
     const res = c.res;
     const type = res.headers.get('content-type') ?? '';
     if (!type.startsWith('application/json') || res.status === 204) return;

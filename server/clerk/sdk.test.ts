@@ -51,6 +51,30 @@ async function sdkError(p: Promise<unknown>) {
   return err!;
 }
 
+describe('@clerk/backend: refreshSession', () => {
+  it('exchanges the refresh token, checking that expired_token is this session’s', async () => {
+    const c = clerk();
+    const u = await c.users.createUser({ emailAddress: [email()] });
+    // Latchkey's BAPI mints the session with its refresh token (the SDK's Session type drops it).
+    const minted = (await h.call('POST', '/v1/sessions', { key: inst.secret, body: { user_id: u.id } })).body as { id: string; jwt: string; refresh_token: string };
+    const other = (await h.call('POST', '/v1/sessions', { key: inst.secret, body: { user_id: u.id } })).body as { jwt: string };
+
+    const mismatched = await sdkError(c.sessions.refreshSession(minted.id, { expired_token: other.jwt, refresh_token: minted.refresh_token, request_origin: 'https://app.example.com' }));
+    expect(mismatched.status).toBe(401);
+    expect(mismatched.errors[0]!.code).toBe('TOKEN_INVALID');
+
+    const refreshed = await c.sessions.refreshSession(minted.id, { expired_token: minted.jwt, refresh_token: minted.refresh_token, request_origin: 'https://app.example.com' });
+    const claims = await verifyToken(refreshed.jwt, { secretKey: inst.secret, apiUrl: API_URL, apiVersion: 'v1' });
+    expect(claims.sid).toBe(minted.id);
+    // The refresh token rotates: the answer (the SDK hands it over as parsed) carries the next one, which refreshes again.
+    const next = (refreshed as unknown as { refresh_token: string }).refresh_token;
+    expect(next).toMatch(/^rt_/);
+    expect(next).not.toBe(minted.refresh_token);
+    const again = await c.sessions.refreshSession(minted.id, { expired_token: refreshed.jwt, refresh_token: next, request_origin: 'https://app.example.com' });
+    expect(again.jwt).toMatch(/^ey/);
+  });
+});
+
 describe('@clerk/backend: users', () => {
   it('creates, gets, lists with filters and offset, counts, updates, bans and deletes', async () => {
     const c = clerk();
