@@ -1,8 +1,8 @@
 import { createClerkClient, verifyToken } from '@clerk/backend';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeSentTo } from '../testing/auth-flows';
-import { createTestUser } from '../testing/fapi-helpers';
+import { codeSentTo, enrollTotp } from '../testing/auth-flows';
+import { createTestUser, totpCode } from '../testing/fapi-helpers';
 import { required } from '../testing/requirements';
 import { CHROMIUM, hasChromiumBinary, startClerkBrowserHarness, type ClerkBrowserHarness } from './fapi/browser-harness';
 
@@ -236,11 +236,93 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
     await context.close();
   }, 60_000);
 
+  it('createOrganization and setActive({ organization }): clerk.organization, and the token carries org_id', async () => {
+    const address = email('org');
+    await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, address);
+    const orgId = await inPage(
+      page,
+      async (clerk) => {
+        const org = await clerk.createOrganization({ name: 'Acme' });
+        await clerk.setActive({ organization: org.id });
+        return org.id as string;
+      },
+      null,
+    );
+    expect(orgId).toMatch(/^org_/);
+    const seen = await inPage(page, async (clerk) => ({ id: clerk.organization?.id, name: clerk.organization?.name, role: clerk.user?.organizationMemberships?.[0]?.role }), null);
+    expect(seen).toEqual({ id: orgId, name: 'Acme', role: 'org:admin' });
+    const token = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }), null);
+    const claims = await verifyToken(token, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1' });
+    expect(claims).toMatchObject({ org_id: orgId, org_role: 'org:admin' });
+    await context.close();
+  }, 60_000);
+
   it('a signed-out browser: authenticateRequest answers signed-out after the handshake', async () => {
     serveProtectedPage();
     const { context, page } = await x.openApp();
     await page.goto(`${x.appOrigin}/app/protected`);
     expect(JSON.parse((await page.textContent('body')) ?? '{}')).toMatchObject({ status: 'signed-out', userId: null });
+    await context.close();
+  }, 60_000);
+});
+
+// Last: enrolling TOTP moves the server's test clock forward (30 s), ahead of the browser's.
+describe.skipIf(!hasChromium)('second factors and multi-session', () => {
+  it('a TOTP user: needs_second_factor, a wrong code is form_code_incorrect, the right one completes; a backup code works too', async () => {
+    const address = email('totp');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { secret, backupCodes } = await enrollTotp(x.h, x.inst.instanceId, userId);
+    const { context, page } = await x.openApp();
+    const first = await inPage(
+      page,
+      async (clerk, { address, password }) => {
+        const si = await clerk.client.signIn.create({ identifier: address, password });
+        return { status: si.status as string, factors: si.supportedSecondFactors?.map((f: { strategy: string }) => f.strategy) as string[] };
+      },
+      { address, password: PASSWORD },
+    );
+    expect(first).toEqual({ status: 'needs_second_factor', factors: ['totp', 'backup_code'] });
+    const wrong = await apiError(page, (clerk, c: string) => clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code: c }), '000000');
+    expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'], params: ['code'] });
+    await inPage(
+      page,
+      async (clerk, code) => {
+        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code });
+        await clerk.setActive({ session: si.createdSessionId });
+      },
+      totpCode(x.h, secret),
+    );
+    expect(await state(page)).toMatchObject({ userId, email: address });
+    await context.close();
+
+    const second = await x.openApp();
+    await inPage(
+      second.page,
+      async (clerk, { address, password, code }) => {
+        await clerk.client.signIn.create({ identifier: address, password });
+        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'backup_code', code });
+        await clerk.setActive({ session: si.createdSessionId });
+      },
+      { address, password: PASSWORD, code: backupCodes[0]! },
+    );
+    expect(await state(second.page)).toMatchObject({ userId });
+    await second.context.close();
+  }, 60_000);
+
+  it('two accounts in one browser: both sessions on the client, setActive switches between them', async () => {
+    const [a, b] = [email('multi-a'), email('multi-b')];
+    const ids = [await createTestUser(x.h, x.inst, { email_address: [a], password: PASSWORD }), await createTestUser(x.h, x.inst, { email_address: [b], password: PASSWORD })];
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, a);
+    const firstSession = (await state(page)).sessionId;
+    await signInWithPassword(page, b);
+    const both = await state(page);
+    expect(both).toMatchObject({ userId: ids[1], email: b });
+    expect(both.sessions).toHaveLength(2);
+    await inPage(page, async (clerk, s) => clerk.setActive({ session: s }), firstSession);
+    expect(await state(page)).toMatchObject({ userId: ids[0], sessionId: firstSession });
     await context.close();
   }, 60_000);
 });
