@@ -6,6 +6,7 @@ import { signInView } from '../../auth/sign-ins';
 import { signUpView } from '../../auth/sign-ups';
 import { clientExpiresAt, clientView, type ClientRow } from '../../sessions/clients';
 import { meView } from '../../users/me';
+import { membershipView, membershipsWithUsers } from '../../organizations/memberships';
 import { clerkSession, clerkSignIn, clerkSignUp } from './shapes';
 
 type D = Pick<Deps, 'db' | 'clock'>;
@@ -34,6 +35,13 @@ async function signUpInProgress(deps: D, instance: InstanceContext, client: Clie
   return clerkSignUp(await signUpView(deps, instance, row));
 }
 
+/** The user as `GET /v1/me` answers it, with the organizations they belong to (Clerk's user carries them). */
+async function userWithMemberships(deps: D, instance: InstanceContext, userId: string): Promise<Record<string, unknown>> {
+  const user = (await meView(deps, instance.id, userId)) as unknown as Record<string, unknown>;
+  const rows = instance.settings.organizations_enabled ? await membershipsWithUsers(deps.db, instance.id, { userId, limit: 100 }) : [];
+  return { ...user, organization_memberships: rows.map(membershipView) };
+}
+
 /**
  * Clerk's client: the live sessions each with its user, the sign-in and sign-up in progress,
  * the active session. clerk-js takes `clerk.session` and `clerk.user` from it.
@@ -43,7 +51,7 @@ export async function clerkClient(deps: D, instance: InstanceContext, client: Cl
   const view = await clientView(deps, instance, client);
   const users = new Map<string, Record<string, unknown>>();
   for (const s of view.sessions) {
-    if (!users.has(s.user_id)) users.set(s.user_id, (await meView(deps, instance.id, s.user_id)) as unknown as Record<string, unknown>);
+    if (!users.has(s.user_id)) users.set(s.user_id, await userWithMemberships(deps, instance, s.user_id));
   }
   return {
     object: 'client' as const,

@@ -29,7 +29,7 @@ export function clerkUser(u: Json) {
     enterprise_accounts: [],
     passkeys: [],
     saml_accounts: [],
-    organization_memberships: arr(u.organization_memberships),
+    organization_memberships: arr(u.organization_memberships).map(clerkMembership),
     profile_image_id: null,
     image_url: u.image_url || '',
     has_image: Boolean(u.has_image),
@@ -169,6 +169,27 @@ export function clerkSignUp(a: Json) {
   };
 }
 
+/** An organization → Clerk's (a member's view: never private metadata). */
+export function clerkOrganization(o: Json) {
+  const { private_metadata: _hidden, ...org } = o;
+  return {
+    ...org,
+    object: 'organization',
+    image_url: o.image_url || '',
+    has_image: Boolean(o.has_image),
+    members_count: o.members_count ?? 0,
+    pending_invitations_count: o.pending_invitations_count ?? 0,
+    admin_delete_enabled: true,
+    max_allowed_memberships: o.max_allowed_memberships ?? 0,
+  };
+}
+
+/** A membership → Clerk's, with its organization (clerk.organization is the active one's). */
+export function clerkMembership(m: Json) {
+  const { private_metadata: _hidden, ...membership } = m;
+  return { ...membership, object: 'organization_membership', organization: isObject(m.organization) ? clerkOrganization(m.organization) : null };
+}
+
 /** Any Latchkey resource → Clerk's, by its `object`; others pass through. */
 export function clerkResource(v: unknown): unknown {
   if (!isObject(v)) return v;
@@ -179,6 +200,10 @@ export function clerkResource(v: unknown): unknown {
       return clerkSignUp(v);
     case 'user':
       return clerkUser(v);
+    case 'organization':
+      return clerkOrganization(v);
+    case 'organization_membership':
+      return clerkMembership(v);
     default:
       return v;
   }
