@@ -326,3 +326,21 @@ describe.skipIf(!hasChromium)('second factors and multi-session', () => {
     await context.close();
   }, 60_000);
 });
+
+describe.skipIf(!hasChromium)('Clerk’s prebuilt UI (@clerk/ui)', () => {
+  it('mountSignIn shows the application’s name and signs in with a password through its screens', async () => {
+    const address = email('ui');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp({ ui: true });
+    await inPage(page, async (clerk) => clerk.mountSignIn(document.getElementById('app'), { fallbackRedirectUrl: '/signed-in' }), null);
+    await page.getByText('Sign in to Test').waitFor({ timeout: 15_000 });
+    await page.locator('input[name="identifier"]').fill(address);
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await page.locator('input[name="password"]').fill(PASSWORD);
+    // Signed in, the component sends the page to the after-sign-in URL, where Clerk loads again.
+    await Promise.all([page.waitForURL(`${x.appOrigin}/signed-in`, { timeout: 20_000 }), page.getByRole('button', { name: 'Continue', exact: true }).click()]);
+    await loadClerk(page);
+    expect(await state(page)).toMatchObject({ userId, email: address });
+    await context.close();
+  }, 90_000);
+});

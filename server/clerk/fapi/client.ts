@@ -4,7 +4,7 @@ import type { Deps } from '../../deps';
 import type { InstanceContext } from '../../instances/instances';
 import { signInView } from '../../auth/sign-ins';
 import { signUpView } from '../../auth/sign-ups';
-import { clientExpiresAt, clientView, type ClientRow } from '../../sessions/clients';
+import { clientView, type ClientRow } from '../../sessions/clients';
 import { meView } from '../../users/me';
 import { membershipView, membershipsWithUsers } from '../../organizations/memberships';
 import { clerkSession, clerkSignIn, clerkSignUp } from './shapes';
@@ -61,7 +61,9 @@ export async function clerkClient(deps: D, instance: InstanceContext, client: Cl
     sign_up: await signUpInProgress(deps, instance, client),
     last_active_session_id: view.last_active_session_id,
     captcha_bypass: false,
-    cookie_expires_at: clientExpiresAt(instance, client),
+    // Null: clerk-js would otherwise send a client near its expiry through Clerk's ITP "touch"
+    // redirect (GET /v1/client/touch), which Latchkey does not serve.
+    cookie_expires_at: null,
     created_at: client.createdAt,
     updated_at: client.updatedAt,
   };

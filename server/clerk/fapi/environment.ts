@@ -37,6 +37,10 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
   );
   const production = instance.environment === 'live';
   const fapiHost = new URL(instance.fapiUrl).host;
+  // The hosted pages, where Clerk names its Account Portal. On development instances clerk-js
+  // decorates a link to another origin with its dev browser, which it only keeps for Clerk's own
+  // hosts (a link would throw "Missing dev browser"): there the app's own pages are the default.
+  const hosted = (page: string) => (production ? `${env.instance.fapi_url}/${page}` : '');
   return {
     object: 'environment' as const,
     id: instance.id,
@@ -58,10 +62,10 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
       logo_image_url: env.branding.logo_url ?? '',
       favicon_image_url: '',
       home_url: '',
-      sign_in_url: `${env.instance.fapi_url}/sign-in`,
-      sign_up_url: `${env.instance.fapi_url}/sign-up`,
-      user_profile_url: `${env.instance.fapi_url}/profile`,
-      waitlist_url: `${env.instance.fapi_url}/waitlist`,
+      sign_in_url: hosted('sign-in'),
+      sign_up_url: hosted('sign-up'),
+      user_profile_url: hosted('profile'),
+      waitlist_url: hosted('waitlist'),
       after_sign_in_url: '',
       after_sign_up_url: '',
       after_sign_out_one_url: '',
