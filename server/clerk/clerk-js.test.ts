@@ -55,7 +55,7 @@ const apiError = async <A,>(page: Page, fn: (clerk: any, arg: A) => Promise<unkn
 /** Waits for clerk-js on a (re)loaded page and loads it. */
 async function loadClerk(page: Page) {
   await page.waitForFunction(() => 'Clerk' in window);
-  await inPage(page, async (clerk) => clerk.load({ telemetry: false }), null);
+  await inPage(page, async (clerk) => clerk.load({ telemetry: false, ui: { ClerkUI: (window as unknown as { __internal_ClerkUICtor?: unknown }).__internal_ClerkUICtor } }), null);
 }
 
 const state = (page: Page) =>
@@ -341,6 +341,27 @@ describe.skipIf(!hasChromium)('Clerk’s prebuilt UI (@clerk/ui)', () => {
     await Promise.all([page.waitForURL(`${x.appOrigin}/signed-in`, { timeout: 20_000 }), page.getByRole('button', { name: 'Continue', exact: true }).click()]);
     await loadClerk(page);
     expect(await state(page)).toMatchObject({ userId, email: address });
+    await context.close();
+  }, 90_000);
+});
+
+describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: sign-up and profile', () => {
+  it('mountSignUp: email and password, the emailed code, signed in; mountUserProfile shows the account', async () => {
+    const address = email('ui-up');
+    const { context, page } = await x.openApp({ ui: true });
+    await inPage(page, async (clerk) => clerk.mountSignUp(document.getElementById('app'), { fallbackRedirectUrl: '/signed-up?ui=1' }), null);
+    await page.getByText('Create your account').waitFor({ timeout: 15_000 });
+    await page.locator('input[name="emailAddress"]').fill(address);
+    await page.locator('input[name="password"]').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await page.getByText('Verify your email').waitFor({ timeout: 15_000 });
+    const code = await codeSentTo(x.h, address);
+    await Promise.all([page.waitForURL(`${x.appOrigin}/signed-up?ui=1`, { timeout: 20_000 }), page.keyboard.type(code)]);
+    await loadClerk(page);
+    expect(await state(page)).toMatchObject({ email: address, userId: expect.stringMatching(/^user_/) });
+
+    await inPage(page, async (clerk) => clerk.mountUserProfile(document.getElementById('app')), null);
+    await page.getByText(address).first().waitFor({ timeout: 15_000 });
     await context.close();
   }, 90_000);
 });

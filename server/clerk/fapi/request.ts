@@ -10,6 +10,7 @@ import { CLERK_QUERY_PARAMS, DEV_BROWSER_PARAM, type ClerkFapiRequest } from './
  * - Clerk's own query parameters go to the request's Clerk context (mode.ts);
  * - body fields the route does not take (clerk-js adds `locale`, `timezone`, `intent`,
  *   `tab_state`, captcha fields…) are left out: Latchkey's strict schemas would refuse them;
+ *   so are empty optional fields of a form that is not an update;
  * - the dev-browser token (`__clerk_db_jwt`) is the client's token: it stands in for the
  *   `__client` cookie a browser on another site cannot send (handshake.ts).
  */
@@ -69,7 +70,9 @@ export async function toLatchkeyRequest(req: Request, routes: AnyRoute[]): Promi
     const fields = bodyFields(routeOf(routes, method, url.pathname));
     if (type.startsWith(FORM) && fields) {
       const form = new URLSearchParams(new TextDecoder().decode(raw));
-      for (const k of [...form.keys()]) if (!fields.has(k)) form.delete(k);
+      // Clerk's forms send an untouched optional field as empty ("username="): not given. An
+      // update (PATCH) keeps it, where empty clears the field.
+      for (const [k, v] of [...form.entries()]) if (!fields.has(k) || (v === '' && method !== 'PATCH')) form.delete(k);
       body = form.toString();
       headers.delete('content-length');
     }
