@@ -259,6 +259,37 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
     await context.close();
   }, 60_000);
 
+  it('user.update, and an email address added and verified with its code through clerk.user', async () => {
+    const address = email('user');
+    const added = email('user-added');
+    await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, address);
+    const named = await inPage(page, async (clerk) => (await clerk.user.update({ firstName: 'Ada', lastName: 'Lovelace' })).fullName as string, null);
+    expect(named).toBe('Ada Lovelace');
+    await inPage(
+      page,
+      async (clerk, a) => {
+        const e = await clerk.user.createEmailAddress({ email: a });
+        await e.prepareVerification({ strategy: 'email_code' });
+      },
+      added,
+    );
+    const code = await codeSentTo(x.h, added);
+    const status = await inPage(
+      page,
+      async (clerk, { a, code }) => {
+        await clerk.user.reload();
+        const e = clerk.user.emailAddresses.find((x: { emailAddress: string }) => x.emailAddress === a);
+        return (await e.attemptVerification({ code })).verification.status as string;
+      },
+      { a: added, code },
+    );
+    expect(status).toBe('verified');
+    expect(await inPage(page, async (clerk) => ({ first: clerk.user.firstName, emails: clerk.user.emailAddresses.length }), null)).toEqual({ first: 'Ada', emails: 2 });
+    await context.close();
+  }, 60_000);
+
   it('a signed-out browser: authenticateRequest answers signed-out after the handshake', async () => {
     serveProtectedPage();
     const { context, page } = await x.openApp();

@@ -50,6 +50,8 @@ export async function toLatchkeyRequest(req: Request, routes: AnyRoute[]): Promi
   };
   for (const p of CLERK_QUERY_PARAMS) q.delete(p);
 
+  // clerk-js writes a collection's path with a trailing slash (`/v1/me/email_addresses/`).
+  if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.slice(0, -1);
   const prefix = /^\/fapi\/[^/]+/.exec(url.pathname)?.[0] ?? '';
   const alias = ALIASES[`${method} ${url.pathname.slice(prefix.length)}`];
   if (alias) {

@@ -200,6 +200,9 @@ export function clerkResource(v: unknown): unknown {
       return clerkSignUp(v);
     case 'user':
       return clerkUser(v);
+    case 'email_address':
+    case 'phone_number':
+      return identification(v.object, v);
     case 'organization':
       return clerkOrganization(v);
     case 'organization_membership':
