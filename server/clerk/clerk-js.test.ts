@@ -24,8 +24,12 @@ const PASSWORD = 'correct horse battery staple 42';
 let seq = 0;
 const email = (tag: string) => `clerkjs-${tag}-${++seq}-${Date.now()}@example.com`;
 
-/** Runs `fn` in the page with `window.Clerk`; a thrown ClerkAPIResponseError comes back as `{error: {status, codes, params}}`. */
-async function inPage<T, A>(page: Page, fn: (clerk: any, arg: A) => Promise<T>, arg: A): Promise<T> {
+/** `window.Clerk` as the page's code sees it: clerk-js's browser bundle, untyped here. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type PageClerk = any;
+
+/** Runs `fn` (its source, so it may use only its arguments) in the page with `window.Clerk`. */
+async function inPage<T, A>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<T>, arg: A): Promise<T> {
   const source = fn.toString();
   return page.evaluate(
     async ({ source, arg }) => {
@@ -37,7 +41,7 @@ async function inPage<T, A>(page: Page, fn: (clerk: any, arg: A) => Promise<T>, 
 }
 
 /** What a ClerkAPIResponseError carries, as Clerk's UI reads it. */
-const apiError = async <A,>(page: Page, fn: (clerk: any, arg: A) => Promise<unknown>, arg: A) =>
+const apiError = async <A,>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<unknown>, arg: A) =>
   inPage(
     page,
     async (clerk, { source, arg }) => {
