@@ -400,3 +400,42 @@ describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: sign-up and profile', () =
     await context.close();
   }, 90_000);
 });
+
+describe.skipIf(!hasChromium)('the dev browser (Clerk’s development contract)', () => {
+  const clerkParams = '__clerk_api_version=2026-08-20&_clerk_js_version=6.40.0';
+  const fapi = (path: string, init: RequestInit = {}, devBrowser?: string) =>
+    fetch(`${x.fapiUrl}${path}${path.includes('?') ? '&' : '?'}${clerkParams}${devBrowser ? `&__clerk_db_jwt=${devBrowser}` : ''}`, {
+      ...init,
+      headers: { origin: x.appOrigin, ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...init.headers },
+    });
+
+  it('POST /v1/dev_browser names a client; __clerk_db_jwt is that client on every request, and follows a sign-in’s rotation (Clerk-Db-Jwt)', async () => {
+    const created = await fapi('/v1/dev_browser', { method: 'POST' });
+    expect(created.status).toBe(200);
+    const { id: devBrowser } = (await created.json()) as { id: string };
+    expect(devBrowser).toMatch(/^ct_/);
+
+    const address = email('db');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const signIn = await fapi('/v1/client/sign_ins', { method: 'POST', body: new URLSearchParams({ identifier: address, password: PASSWORD, locale: 'en-US' }) }, devBrowser);
+    expect(signIn.status).toBe(200);
+    const rotated = signIn.headers.get('clerk-db-jwt');
+    expect(rotated).toMatch(/^ct_/);
+    expect(rotated).not.toBe(devBrowser);
+    const body = (await signIn.json()) as { response: { status: string }; client: { sessions: { user: { id: string } }[] } };
+    expect(body.response.status).toBe('complete');
+    expect(body.client.sessions[0]!.user.id).toBe(userId);
+
+    const client = (await (await fapi('/v1/client', {}, rotated!)).json()) as { response: { sessions: { user: { id: string } }[] } };
+    expect(client.response.sessions.map((s) => s.user.id)).toEqual([userId]);
+    // The token before the rotation names nobody any more.
+    expect(((await (await fapi('/v1/client', {}, devBrowser)).json()) as { response: unknown }).response).toBeNull();
+  }, 60_000);
+
+  it('live instances hand out no dev browser', async () => {
+    const live = await x.h.createInstance({ environment: 'live' });
+    const res = await fetch(`${x.apiUrl}/fapi/${live.instanceId}/v1/dev_browser?${clerkParams}`, { method: 'POST' });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('resource_not_found');
+  }, 30_000);
+});

@@ -6,7 +6,7 @@ import { findClient } from '../../sessions/clients';
 import { clerkClient } from './client';
 import { clerkEnvironment } from './environment';
 import { clerkErrorBody } from './errors';
-import { DEV_BROWSER_HEADER, isClerkFapiRequest, runInClerkMode, type ClerkFapiRequest } from './mode';
+import { DEV_BROWSER_HEADER, isClerkFapiRequest, type ClerkFapiRequest } from './mode';
 import { toLatchkeyRequest } from './request';
 import { clerkResource, clerkSession } from './shapes';
 
@@ -32,12 +32,12 @@ export function clerkFapiDialect(
     if (!isClerkFapiRequest(url)) return next();
     const instanceId = /^\/fapi\/([^/]+)/.exec(url.pathname)?.[1] ?? '';
     const instance = await instanceContext(deps, instanceId).catch(() => null);
-    const { request, ctx } = await toLatchkeyRequest(c.req.raw, routes);
+    const { request, ctx } = await toLatchkeyRequest(c.req.raw, routes, { devBrowser: instance?.environment === 'test' });
     // The instance is the fapi_url's: Clerk's client sends no publishable key.
     if (instance && !request.headers.has('x-publishable-key')) request.headers.set('x-publishable-key', instance.publishableKey);
-    const res = await runInClerkMode(ctx, async () => dispatch(request, c.env));
+    const res = await dispatch(request, c.env);
     if (!instance) return res;
-    return runInClerkMode(ctx, () => toClerkResponse(deps, instance, request, ctx, res));
+    return toClerkResponse(deps, instance, request, ctx, res);
   };
 }
 

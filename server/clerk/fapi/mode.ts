@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
  * Clerk's browser client (`@clerk/clerk-js` 6, and everything built on it) sends
  * `__clerk_api_version` and `_clerk_js_version` on every FAPI request, and `@clerk/backend`
@@ -28,17 +26,8 @@ export const CLERK_QUERY_PARAMS = [
 ] as const;
 
 export interface ClerkFapiRequest {
-  /** `_clerk_session_id`: the session the browser acts as (multi-session). */
-  sessionId: string | null;
-  /** The dev-browser token sent, if any. */
+  /** The dev-browser token sent (`__clerk_db_jwt`), if any. */
   devBrowser: string | null;
-  /** `expired_token`: the session token clerk-js holds, sent when it asks for a fresh one after an error. */
-  expiredToken: string | null;
 }
 
-const current = new AsyncLocalStorage<ClerkFapiRequest>();
-
 export const isClerkFapiRequest = (url: URL) => url.searchParams.has(CLERK_API_VERSION_PARAM);
-export const runInClerkMode = <T>(ctx: ClerkFapiRequest, fn: () => Promise<T>) => current.run(ctx, fn);
-/** The Clerk request being served, or undefined outside the dialect. */
-export const clerkFapiRequest = (): ClerkFapiRequest | undefined => current.getStore();

@@ -38,16 +38,13 @@ function bodyFields(route: AnyRoute | undefined): Set<string> | null {
   return shape ? new Set(Object.keys(shape)) : null;
 }
 
-export async function toLatchkeyRequest(req: Request, routes: AnyRoute[]): Promise<{ request: Request; ctx: ClerkFapiRequest }> {
+export async function toLatchkeyRequest(req: Request, routes: AnyRoute[], opts: { devBrowser: boolean }): Promise<{ request: Request; ctx: ClerkFapiRequest }> {
   const url = new URL(req.url);
   const q = url.searchParams;
   const override = req.method === 'POST' ? q.get('_method')?.toUpperCase() : undefined;
   let method = override && ['PATCH', 'PUT', 'DELETE'].includes(override) ? override : req.method;
-  const ctx: ClerkFapiRequest = {
-    sessionId: q.get('_clerk_session_id'),
-    devBrowser: q.get(DEV_BROWSER_PARAM),
-    expiredToken: q.get('expired_token'),
-  };
+  // A client credential in a URL: Clerk's development contract, so test instances only (handshake.ts).
+  const ctx: ClerkFapiRequest = { devBrowser: opts.devBrowser ? q.get(DEV_BROWSER_PARAM) : null };
   for (const p of CLERK_QUERY_PARAMS) q.delete(p);
 
   // clerk-js writes a collection's path with a trailing slash (`/v1/me/email_addresses/`).
