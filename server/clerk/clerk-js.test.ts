@@ -62,6 +62,12 @@ async function loadClerk(page: Page) {
   await inPage(page, async (clerk) => clerk.load({ telemetry: false, ui: { ClerkUI: (window as unknown as { __internal_ClerkUICtor?: unknown }).__internal_ClerkUICtor } }), null);
 }
 
+/** The code emailed to an address, once its mail is written (the answer may come first). */
+async function emailedCode(address: string): Promise<string> {
+  await expect.poll(async () => (await x.h.outbox(address)).length, { timeout: 10_000 }).toBeGreaterThan(0);
+  return codeSentTo(x.h, address);
+}
+
 const state = (page: Page) =>
   inPage(
     page,
@@ -114,7 +120,7 @@ describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
       { address, password: PASSWORD },
     );
     expect(created).toEqual({ status: 'missing_requirements', unverified: ['email_address'], inClient: true });
-    const code = await codeSentTo(x.h, address);
+    const code = await emailedCode(address);
     const wrong = await apiError(page, (clerk, c: string) => clerk.client.signUp.attemptEmailAddressVerification({ code: c }), code === '000000' ? '111111' : '000000');
     expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'], params: ['code'] });
     const done = await inPage(
@@ -171,7 +177,7 @@ describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
       address,
     );
     expect(factor).toMatchObject({ status: 'needs_first_factor', emailAddressId: expect.stringMatching(/^idn_/), inClient: true });
-    const code = await codeSentTo(x.h, address);
+    const code = await emailedCode(address);
     await inPage(
       page,
       async (clerk, c) => {
@@ -279,7 +285,7 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
       },
       added,
     );
-    const code = await codeSentTo(x.h, added);
+    const code = await emailedCode(added);
     const status = await inPage(
       page,
       async (clerk, { a, code }) => {
@@ -390,7 +396,7 @@ describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: sign-up and profile', () =
     await page.locator('input[name="password"]').fill(PASSWORD);
     await page.getByRole('button', { name: 'Continue', exact: true }).click();
     await page.getByText('Verify your email').waitFor({ timeout: 15_000 });
-    const code = await codeSentTo(x.h, address);
+    const code = await emailedCode(address);
     await Promise.all([page.waitForURL(`${x.appOrigin}/signed-up?ui=1`, { timeout: 20_000 }), page.keyboard.type(code)]);
     await loadClerk(page);
     expect(await state(page)).toMatchObject({ email: address, userId: expect.stringMatching(/^user_/) });
