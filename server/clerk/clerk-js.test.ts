@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeSentTo, enrollTotp } from '../testing/auth-flows';
 import { createTestUser, totpCode } from '../testing/fapi-helpers';
 import { required } from '../testing/requirements';
-import { CHROMIUM, hasChromiumBinary, startClerkBrowserHarness, type ClerkBrowserHarness } from './fapi/browser-harness';
+import { CHROMIUM, hasChromiumBinary, startClerkBrowserHarness, type ClerkBrowserHarness } from '../testing/clerk-browser';
 
 /**
  * `@clerk/clerk-js` 6.x, its own browser bundle from npm, unchanged, in Chromium, against an

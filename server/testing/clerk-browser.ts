@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createApiHandler } from '../../api';
-import { setSettings } from '../../testing/fapi-helpers';
-import { createHarness, type TestHarness, type TestInstance } from '../../testing/harness';
-import type { InstanceSettings } from '../../instances/settings';
+import { createApiHandler } from '../api';
+import { setSettings } from './fapi-helpers';
+import { createHarness, type TestHarness, type TestInstance } from './harness';
+import type { InstanceSettings } from '../instances/settings';
 
 /**
  * Clerk's own browser client against Latchkey, as a migrating customer runs it: the API on a
@@ -23,7 +23,7 @@ import type { InstanceSettings } from '../../instances/settings';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromiumBinary = () => existsSync(CHROMIUM);
 
-const ROOT = join(__dirname, '../../..');
+const ROOT = join(__dirname, '../..');
 const CLERK_JS_DIST = join(ROOT, 'node_modules/@clerk/clerk-js/dist');
 const CLERK_UI_DIST = join(ROOT, 'node_modules/@clerk/ui/dist');
 
