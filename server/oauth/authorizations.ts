@@ -3,12 +3,15 @@ import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { oauthAuthorizations, oauthRefreshTokens, oauthRevokedTokens } from '../db/schema';
 import { newId } from '../db/ids';
-import { generateSecret, sha256Hex } from '../crypto/secrets';
+import { sha256Hex } from '../crypto/secrets';
+import { newRefreshToken, successorOf, type RefreshTokenKind } from '../crypto/refresh-rotation';
 import { authorizationOfJti } from './tokens';
 
 type D = Pick<Deps, 'db' | 'clock'>;
 
 export const REFRESH_TOKEN_PREFIX = 'ort_';
+/** The provider's refresh tokens (crypto/refresh-rotation.ts). */
+const OAUTH_REFRESH_TOKEN: RefreshTokenKind = { prefix: REFRESH_TOKEN_PREFIX, macPurpose: 'oauth-refresh-token' };
 /** A refresh token unused this long expires; each rotation starts a new one. */
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 
@@ -30,7 +33,7 @@ export async function createAuthorization(
  * of the same token lands on the same row).
  */
 export async function issueRefreshToken(db: Db, now: number, authorizationId: string, successor?: string): Promise<string> {
-  const token = successor ?? generateSecret(REFRESH_TOKEN_PREFIX);
+  const token = successor ?? newRefreshToken(OAUTH_REFRESH_TOKEN);
   await db
     .insert(oauthRefreshTokens)
     .values({ digest: sha256Hex(token), authorizationId, createdAt: now, expiresAt: now + REFRESH_TOKEN_TTL_MS })
@@ -38,11 +41,8 @@ export async function issueRefreshToken(db: Db, now: number, authorizationId: st
   return token;
 }
 
-/**
- * The token a refresh token rotates into, derived from it (as sessions do): a client that
- * refreshes twice at once (two tabs, a retry) gets the same successor within the grace window.
- */
-export const successorOf = (deps: Pick<Deps, 'cipher'>, token: string) => `${REFRESH_TOKEN_PREFIX}${deps.cipher.mac('oauth-refresh-token', token)}`;
+/** The token a refresh token rotates into, derived from it: concurrent refreshes get the same one. */
+export const refreshSuccessorOf = (deps: Pick<Deps, 'cipher'>, token: string) => successorOf(deps.cipher, OAUTH_REFRESH_TOKEN, token);
 
 /** Revokes authorizations: their refresh tokens stop working and their access tokens read as inactive. */
 export async function revokeAuthorizations(db: Db, now: number, ids: string[]) {

@@ -8,8 +8,8 @@ import { endpoint, jsonResult, type RequestInfo } from '../http/endpoint';
 import { enforceLimit } from '../http/rate-limit';
 import type { InstanceContext } from '../instances/instances';
 import type { ApplicationRow } from './applications';
-import { createAuthorization, issueRefreshToken, revokeAuthorizations, successorOf } from './authorizations';
-import { REFRESH_GRACE_MS } from '../sessions/sessions';
+import { createAuthorization, issueRefreshToken, refreshSuccessorOf, revokeAuthorizations } from './authorizations';
+import { rotationState } from '../crypto/refresh-rotation';
 import { authenticateClient } from './client-auth';
 import { userClaims } from './claims';
 import { oauthError } from './errors';
@@ -127,7 +127,7 @@ async function exchangeCode(deps: D, instance: InstanceContext, app: Application
 }
 
 /**
- * RFC 6749 §6: rotated on every use. A rotated token presented again within the sessions'
+ * RFC 6749 §6: rotated on every use (crypto/refresh-rotation.ts). A rotated token presented again within the
  * grace window (concurrent refreshes) gets the same successor; after it, it is reuse and the
  * whole authorization is revoked.
  */
@@ -147,13 +147,13 @@ async function refresh(deps: D, instance: InstanceContext, app: ApplicationRow, 
     await revokeAuthorizations(deps.db, now, [authorization.id]);
     return oauthError('invalid_grant', 'The refresh token was already used; every token of this grant is revoked.');
   };
-  if (token.rotatedAt !== null && now - token.rotatedAt > REFRESH_GRACE_MS) throw await reused();
+  if (rotationState(token.rotatedAt, now) === 'reused') throw await reused();
   if (token.expiresAt <= now) throw oauthError('invalid_grant', 'The refresh token has expired.');
   const granted = parseScope(authorization.scope);
   const asked = body.scope === undefined ? granted : parseScope(body.scope);
   if (asked.some((s) => !granted.includes(s))) throw oauthError('invalid_scope', 'A refresh may only narrow the granted scope.');
 
-  const successor = successorOf(deps, presented);
+  const successor = refreshSuccessorOf(deps, presented);
   await deps.db.transaction(async (tx) => {
     // Rotates only a current token; a concurrent refresh of the same one finds it rotated and shares its successor.
     await tx

@@ -1,7 +1,6 @@
 import { joinTransaction } from '../db/join-transaction';
 import { systemContext, type AuditContext } from '../http/actor';
 import { and, desc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
-import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -13,6 +12,7 @@ import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
 import { toCursorPage } from '../http/pagination';
 import { sha256Hex } from '../crypto/secrets';
+import { newRefreshToken, REFRESH_GRACE_MS, rotationState, successorOf, type RefreshTokenKind } from '../crypto/refresh-rotation';
 import type { InstanceContext } from '../instances/instances';
 import { activityColumns, latestActivityView, type ClientActivity } from './activity';
 import { isLive, transition, type SessionAction } from './lifecycle';
@@ -28,8 +28,7 @@ type CreateD = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 type SessionRow = typeof sessions.$inferSelect;
 export type Actor = { sub: string } & Record<string, unknown>;
 
-/** Concurrent refreshes (several tabs) within this window get the same successor. */
-export const REFRESH_GRACE_MS = 10_000;
+export { REFRESH_GRACE_MS };
 
 export const sessionView = (s: SessionRow) => ({
   object: 'session' as const,
@@ -55,9 +54,8 @@ const STATUS_ERRORS = {
   abandoned: 'SESSION_ABANDONED',
 } as const;
 
-const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
-/** The successor of a refresh token is derived from it, so a grace-window retry gets the same one. */
-const successorOf = (deps: D, token: string) => `rt_${deps.cipher.mac('refresh-token', token)}`;
+/** A session's refresh tokens (crypto/refresh-rotation.ts). */
+const SESSION_REFRESH_TOKEN: RefreshTokenKind = { prefix: 'rt_', macPurpose: 'refresh-token' };
 
 /** `expire_at` from the creation time, `abandon_at` from the last activity (never past expire_at). */
 export function timesFor(instance: InstanceContext, now: number, createdAt = now) {
@@ -140,7 +138,7 @@ export async function createSession(
         })
         .returning(),
     ]);
-    const refreshToken = newRefreshToken();
+    const refreshToken = newRefreshToken(SESSION_REFRESH_TOKEN);
     const d = { db: tx, clock: deps.clock };
     await Promise.all([
       tx.insert(refreshTokens).values({ digest: sha256Hex(refreshToken), sessionId: row!.id, createdAt: now }),
@@ -338,7 +336,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
 export async function refreshSession(deps: D, instance: InstanceContext, sessionId: string, refreshToken: string) {
   if (!/^rt_[A-Za-z0-9_-]{20,100}$/.test(refreshToken)) throw new AppError('REFRESH_TOKEN_INVALID');
   const digest = sha256Hex(refreshToken);
-  const successor = successorOf(deps, refreshToken);
+  const successor = successorOf(deps.cipher, SESSION_REFRESH_TOKEN, refreshToken);
   const fast = await rotateCurrentToken(deps, instance, sessionId, digest, sha256Hex(successor));
   if (fast) {
     const token = await signSessionJwt(deps, instance, fast);
@@ -353,11 +351,12 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
   if (dead) throw dead;
 
   const now = deps.clock.now();
-  let rotatedAt = found.rotatedAt;
-  if (rotatedAt === null) {
+  const state = rotationState(found.rotatedAt, now);
+  if (state === 'current') {
     const { abandonAt } = timesFor(instance, now, s.createdAt);
     // One statement: rotate (only if still current), store the successor, mark activity.
-    const result = await deps.db.execute(sql`
+    // When a concurrent refresh rotated it first, nothing changes and its successor is the same.
+    await deps.db.execute(sql`
       with rotated as (
         update ${refreshTokens} set rotated_at = ${now}
         where digest = ${digest} and rotated_at is null
@@ -372,8 +371,7 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
       )
       select count(*)::int as n from rotated`);
     afterCommit(() => forgetSessionHere(deps, s.id));
-    if (Number(rowsOf<{ n: number }>(result)[0]?.n) === 0) rotatedAt = now; // a concurrent refresh won: same successor
-  } else if (now - rotatedAt > REFRESH_GRACE_MS) {
+  } else if (state === 'reused') {
     await applySessionAction(deps, instance.id, s.id, 'revoke', systemContext('system:refresh_token_reuse')).catch(() => undefined);
     throw new AppError('REFRESH_TOKEN_REUSED');
   }
