@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -8,7 +8,7 @@ import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets'
 import { emitEvent } from '../events/events';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound, validationError } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { forgetApiKey } from './cache';
 
 /**
@@ -138,9 +138,7 @@ export async function listApiKeys(deps: Pick<Deps, 'db'>, instanceId: string, q:
   const filters: (SQL | undefined)[] = [eq(apiKeys.instanceId, instanceId)];
   if (q.subject !== undefined) filters.push(eq(apiKeys.subject, q.subject));
   if (q.revoked !== undefined) filters.push(q.revoked ? isNotNull(apiKeys.revokedAt) : isNull(apiKeys.revokedAt));
-  if (q.starting_after) filters.push(lt(apiKeys.id, q.starting_after));
-  const rows = await deps.db.select().from(apiKeys).where(and(...filters)).orderBy(desc(apiKeys.id)).limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, apiKeyView);
+  return cursorList(q, newestFirst(apiKeys.id), tableRows(deps.db, apiKeys, ...filters), apiKeyView);
 }
 
 export interface UpdateApiKeyInput {

@@ -1,9 +1,9 @@
-import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { auditLogs } from '../db/schema';
 import { newId } from '../db/ids';
 import { kindOfRef, type ActorKind } from '../http/actor';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { auditTrail } from '../http/transaction';
 
 export interface AuditEntry {
@@ -72,7 +72,5 @@ export async function listAuditLogs(deps: Pick<Deps, 'db'>, instanceId: string, 
   if (q.target !== undefined) filters.push(eq(auditLogs.target, q.target));
   if (q.since !== undefined) filters.push(gte(auditLogs.createdAt, q.since));
   if (q.until !== undefined) filters.push(lt(auditLogs.createdAt, q.until));
-  if (q.starting_after) filters.push(lt(auditLogs.id, q.starting_after));
-  const rows = await deps.db.select().from(auditLogs).where(and(...filters)).orderBy(desc(auditLogs.id)).limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, auditLogView);
+  return cursorList(q, newestFirst(auditLogs.id), tableRows(deps.db, auditLogs, ...filters), auditLogView);
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -6,7 +6,7 @@ import { isId, newId } from '../db/ids';
 import { billingPlans, type PlanPrice } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { uniqueViolation } from '../db/errors';
 
 export type PlanRow = typeof billingPlans.$inferSelect;
@@ -82,9 +82,7 @@ export const getPlan = async (deps: Pick<Deps, 'db'>, instanceId: string, id: st
 export async function listPlans(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string; payer?: 'user' | 'organization' }) {
   const filters: (SQL | undefined)[] = [eq(billingPlans.instanceId, instanceId)];
   if (q.payer) filters.push(eq(billingPlans.payer, q.payer));
-  if (q.starting_after) filters.push(lt(billingPlans.id, q.starting_after));
-  const rows = await deps.db.select().from(billingPlans).where(and(...filters)).orderBy(desc(billingPlans.id)).limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, planView);
+  return cursorList(q, newestFirst(billingPlans.id), tableRows(deps.db, billingPlans, ...filters), planView);
 }
 
 export async function updatePlan(

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { isId, newId } from '../db/ids';
@@ -6,7 +6,7 @@ import { prepared } from '../db/prepared';
 import { billingPlans, billingProcessorEvents, billingSubscriptions, organizations, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, type Keyset } from '../http/cursor-list';
 import { instanceContext } from '../instances/instances';
 import { planForPrice, type PlanRow } from './plans';
 import { SignatureInvalid, type SubscriptionSnapshot } from './processor';
@@ -52,13 +52,8 @@ export async function listSubscriptions(deps: Pick<Deps, 'db'>, instanceId: stri
   const filters: (SQL | undefined)[] = [eq(billingSubscriptions.instanceId, instanceId)];
   if (q.subject) filters.push(eq(billingSubscriptions.subject, q.subject));
   if (q.status) filters.push(eq(billingSubscriptions.status, q.status));
-  if (q.starting_after) filters.push(lt(billingSubscriptions.id, q.starting_after));
-  const rows = await withPlans(deps.db).where(and(...filters)).orderBy(desc(billingSubscriptions.id)).limit(q.limit + 1);
-  return toCursorPage(
-    rows.map((r) => ({ ...r, id: r.s.id })),
-    q.limit,
-    viewOf,
-  );
+  const rows = (k: Keyset) => withPlans(deps.db).where(and(...filters, k.after)).orderBy(k.orderBy).limit(k.limit);
+  return cursorList(q, newestFirst(billingSubscriptions.id), rows, viewOf, (r) => r.s.id);
 }
 
 /** The subject's subscription that counts now: the newest entitled one, else the newest undeleted one. */

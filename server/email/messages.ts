@@ -1,8 +1,8 @@
-import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { emails, smsMessages } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 
 export type EmailRow = typeof emails.$inferSelect;
 export type SmsRow = typeof smsMessages.$inferSelect;
@@ -67,12 +67,10 @@ export interface MessageQuery {
 /** An instance's emails, newest first; `to` matches case-insensitively. */
 export async function listEmails(deps: Pick<Deps, 'db'>, instanceId: string, q: MessageQuery) {
   const filters: (SQL | undefined)[] = [eq(emails.instanceId, instanceId)];
-  if (q.starting_after) filters.push(lt(emails.id, q.starting_after));
   if (q.to !== undefined) filters.push(sql`lower(${emails.to}) = ${q.to.toLowerCase()}`);
   if (q.user_id !== undefined) filters.push(eq(emails.userId, q.user_id));
   if (q.template !== undefined) filters.push(eq(emails.template, q.template));
-  const rows = await deps.db.select().from(emails).where(and(...filters)).orderBy(desc(emails.id)).limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, emailView);
+  return cursorList(q, newestFirst(emails.id), tableRows(deps.db, emails, ...filters), emailView);
 }
 
 export async function getEmail(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<EmailView> {
@@ -83,12 +81,10 @@ export async function getEmail(deps: Pick<Deps, 'db'>, instanceId: string, id: s
 
 export async function listSms(deps: Pick<Deps, 'db'>, instanceId: string, q: MessageQuery) {
   const filters: (SQL | undefined)[] = [eq(smsMessages.instanceId, instanceId)];
-  if (q.starting_after) filters.push(lt(smsMessages.id, q.starting_after));
   if (q.to !== undefined) filters.push(eq(smsMessages.to, q.to));
   if (q.user_id !== undefined) filters.push(eq(smsMessages.userId, q.user_id));
   if (q.template !== undefined) filters.push(eq(smsMessages.template, q.template));
-  const rows = await deps.db.select().from(smsMessages).where(and(...filters)).orderBy(desc(smsMessages.id)).limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, smsView);
+  return cursorList(q, newestFirst(smsMessages.id), tableRows(deps.db, smsMessages, ...filters), smsView);
 }
 
 export async function getSms(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<SmsView> {

@@ -21,17 +21,6 @@ export interface CursorPage<T> {
   next_cursor: string | null;
 }
 
-/** `rows` was fetched with `limit + 1`: the extra row only says another page exists. */
-export function toCursorPage<R extends { id: string }, T>(rows: R[], limit: number, map: (r: R) => T): CursorPage<T> {
-  const hasMore = rows.length > limit;
-  const page = hasMore ? rows.slice(0, limit) : rows;
-  return {
-    data: page.map(map),
-    has_more: hasMore,
-    next_cursor: hasMore ? page[page.length - 1]!.id : null,
-  };
-}
-
 export const cursorPageSchema = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
 

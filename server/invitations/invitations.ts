@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, or, isNull, gt, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, isNull, gt, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { newId } from '../db/ids';
@@ -6,7 +6,7 @@ import { invitations, type INSTANCE_INVITATION_STATUSES } from '../db/schema';
 import { audit } from '../audit/audit';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 
 /**
  * Instance invitations: an email address admitted to sign up while the instance's
@@ -93,10 +93,9 @@ export async function listInvitations(
   const filters: (SQL | undefined)[] = [eq(invitations.instanceId, instanceId)];
   if (q.status) filters.push(inArray(invitations.status, q.status));
   if (q.query) filters.push(eq(invitations.emailKey, q.query.toLowerCase()));
-  if (q.starting_after) filters.push(lt(invitations.id, q.starting_after));
-  const rows = await deps.db.select().from(invitations).where(and(...filters)).orderBy(desc(invitations.id)).limit(q.limit + 1);
+  const rows = tableRows(deps.db, invitations, ...filters);
   const now = deps.clock.now();
-  return toCursorPage(rows, q.limit, (r) => invitationView(r, now));
+  return cursorList(q, newestFirst(invitations.id), rows, (r) => invitationView(r, now));
 }
 
 export async function revokeInvitation(deps: D, instanceId: string, id: string, ctx: AuditContext): Promise<InvitationView> {

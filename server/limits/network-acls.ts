@@ -1,4 +1,4 @@
-import { and, count, desc, eq, lt } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { networkAcls, type NetworkAclAction } from '../db/schema';
@@ -6,7 +6,7 @@ import { newId } from '../db/ids';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound, validationError } from '../http/errors';
 import { cidrContains, formatCidr, parseCidr, parseIp, type Cidr } from '../http/ip';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { REASONS } from './reasons';
 
 /**
@@ -137,13 +137,7 @@ export async function getNetworkAcl(deps: Pick<Deps, 'db'>, instanceId: string, 
 }
 
 export async function listNetworkAcls(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string }) {
-  const rows = await deps.db
-    .select()
-    .from(networkAcls)
-    .where(and(eq(networkAcls.instanceId, instanceId), q.starting_after ? lt(networkAcls.id, q.starting_after) : undefined))
-    .orderBy(desc(networkAcls.id))
-    .limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, networkAclView);
+  return cursorList(q, newestFirst(networkAcls.id), tableRows(deps.db, networkAcls, eq(networkAcls.instanceId, instanceId)), networkAclView);
 }
 
 export type UpdateNetworkAclInput = Partial<CreateNetworkAclInput>;

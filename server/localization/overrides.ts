@@ -1,11 +1,11 @@
 import type { AuditContext } from '../http/actor';
-import { and, desc, eq, like, lt, type SQL } from 'drizzle-orm';
+import { and, eq, like, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { localizationRevisions, localizations, type LocalizationContent } from '../db/schema';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { findResource, type CatalogResource, type ResourceKind } from './catalog';
 import { checkContent } from './validate';
 
@@ -179,9 +179,7 @@ export async function listRevisions(deps: Pick<Deps, 'db'>, instanceId: string, 
     eq(localizationRevisions.resource, q.resource),
     eq(localizationRevisions.locale, q.locale),
   ];
-  if (q.starting_after) filters.push(lt(localizationRevisions.id, q.starting_after));
-  const rows = await deps.db.select().from(localizationRevisions).where(and(...filters)).orderBy(desc(localizationRevisions.id)).limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, revisionView);
+  return cursorList(q, newestFirst(localizationRevisions.id), tableRows(deps.db, localizationRevisions, ...filters), revisionView);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -8,7 +8,7 @@ import { newId } from '../db/ids';
 import type { AuditContext } from '../http/actor';
 import { notFound, validationError } from '../http/errors';
 import { targetPolicy } from '../http/outbound';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { checkTargetUrl, TargetRefused } from '../http/ssrf';
 import type { Environment } from '../instances/instances';
 import type { CreatePlatformInput, UpdatePlatformInput } from './schemas';
@@ -114,13 +114,7 @@ export async function getPlatform(deps: Pick<Deps, 'db'>, instance: LtiInstance,
 }
 
 export async function listPlatforms(deps: Pick<Deps, 'db'>, instance: LtiInstance, q: { limit: number; starting_after?: string }) {
-  const rows = await deps.db
-    .select()
-    .from(ltiPlatforms)
-    .where(and(eq(ltiPlatforms.instanceId, instance.id), q.starting_after ? lt(ltiPlatforms.id, q.starting_after) : undefined))
-    .orderBy(desc(ltiPlatforms.id))
-    .limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, (r) => platformView(r, instance.fapiUrl));
+  return cursorList(q, newestFirst(ltiPlatforms.id), tableRows(deps.db, ltiPlatforms, eq(ltiPlatforms.instanceId, instance.id)), (r) => platformView(r, instance.fapiUrl));
 }
 
 /** The issuer and client_id name the registration and stay; everything else may change. */

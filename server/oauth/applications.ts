@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -7,7 +7,7 @@ import { isId, newId } from '../db/ids';
 import { generateSecret, sha256Hex } from '../crypto/secrets';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound, validationError } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { REASONS } from './reasons';
 
 export type ApplicationRow = typeof oauthApplications.$inferSelect;
@@ -129,13 +129,7 @@ export async function getApplication(deps: Pick<Deps, 'db'>, instanceId: string,
 }
 
 export async function listApplications(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string }) {
-  const rows = await deps.db
-    .select()
-    .from(oauthApplications)
-    .where(and(eq(oauthApplications.instanceId, instanceId), q.starting_after ? lt(oauthApplications.id, q.starting_after) : undefined))
-    .orderBy(desc(oauthApplications.id))
-    .limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, applicationView);
+  return cursorList(q, newestFirst(oauthApplications.id), tableRows(deps.db, oauthApplications, eq(oauthApplications.instanceId, instanceId)), applicationView);
 }
 
 /** `public` is fixed at creation: turning a confidential client public would leave it a secret it must no longer use. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, gt, inArray, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { uniqueViolation } from '../db/errors';
@@ -8,6 +8,7 @@ import { checkCode } from '../auth/codes';
 import { sendCode } from '../auth/send-code';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
+import { lightList, oldestFirst, tableRows } from '../http/cursor-list';
 import { newId } from '../db/ids';
 import { getInstance } from '../instances/instances';
 import { instanceSettings } from '../instances/settings';
@@ -100,13 +101,7 @@ export async function getDomain(deps: Pick<Deps, 'db'>, instanceId: string, orgI
 
 export async function listDomains(deps: Pick<Deps, 'db'>, instanceId: string, orgIdOrSlug: string, q: { limit: number; starting_after?: string }) {
   const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
-  const rows = await deps.db
-    .select()
-    .from(organizationDomains)
-    .where(and(eq(organizationDomains.organizationId, org.id), q.starting_after ? gt(organizationDomains.id, q.starting_after) : undefined))
-    .orderBy(asc(organizationDomains.id))
-    .limit(q.limit + 1);
-  return { object: 'list' as const, data: rows.slice(0, q.limit).map(domainView), has_more: rows.length > q.limit };
+  return lightList(q, oldestFirst(organizationDomains.id), tableRows(deps.db, organizationDomains, eq(organizationDomains.organizationId, org.id)), domainView);
 }
 
 async function saveDomain(d: D, instanceId: string, id: string, patch: Partial<DomainRow>) {

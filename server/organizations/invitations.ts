@@ -6,6 +6,7 @@ import { deliverAfterCommit, sendEmail } from '../email/mailer';
 import type { EmailView } from '../email/messages';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
+import { lightList, oldestFirst, tableRows } from '../http/cursor-list';
 import { newId } from '../db/ids';
 import { assertMetadata } from '../http/metadata';
 import { generateSecret, sha256Hex } from '../crypto/secrets';
@@ -232,19 +233,8 @@ export async function listInvitations(
 ) {
   const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
   const now = deps.clock.now();
-  const rows = await deps.db
-    .select()
-    .from(organizationInvitations)
-    .where(
-      and(
-        eq(organizationInvitations.organizationId, org.id),
-        q.starting_after ? gt(organizationInvitations.id, q.starting_after) : undefined,
-        statusFilter(q.status, now),
-      ),
-    )
-    .orderBy(asc(organizationInvitations.id))
-    .limit(q.limit + 1);
-  return { object: 'list' as const, data: rows.slice(0, q.limit).map((r) => invitationView(r, orgLike(org), now)), has_more: rows.length > q.limit };
+  const rows = tableRows(deps.db, organizationInvitations, eq(organizationInvitations.organizationId, org.id), statusFilter(q.status, now));
+  return lightList(q, oldestFirst(organizationInvitations.id), rows, (r) => invitationView(r, orgLike(org), now));
 }
 
 /** The lower-cased verified email addresses of a user. */

@@ -1,11 +1,11 @@
-import { and, asc, desc, eq, gt, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { emailAddresses, organizationMemberships, organizations, roles, sessions, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, lightList, newestFirst, oldestFirst, type Keyset } from '../http/cursor-list';
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { loadOrganization, organizationView, type OrganizationRow } from './organization-view';
@@ -61,14 +61,13 @@ export function publicMembershipView(m: MembershipView) {
 export async function membershipsWithUsers(
   db: Db,
   instanceId: string,
-  q: { organizationId?: string; userId?: string; roles?: string[]; after?: string; before?: string; limit?: number; newestFirst?: boolean },
+  q: { organizationId?: string; userId?: string; roles?: string[]; limit?: number; page?: Keyset },
 ): Promise<MembershipJoined[]> {
   const filters: (SQL | undefined)[] = [eq(organizationMemberships.instanceId, instanceId)];
   if (q.organizationId) filters.push(eq(organizationMemberships.organizationId, q.organizationId));
   if (q.userId) filters.push(eq(organizationMemberships.userId, q.userId));
   if (q.roles) filters.push(inArray(organizationMemberships.role, q.roles));
-  if (q.after) filters.push(gt(organizationMemberships.id, q.after));
-  if (q.before) filters.push(lt(organizationMemberships.id, q.before));
+  if (q.page?.after) filters.push(q.page.after);
   const query = db
     .select({
       membership: organizationMemberships,
@@ -84,8 +83,9 @@ export async function membershipsWithUsers(
     .leftJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
     .leftJoin(roles, and(eq(roles.instanceId, organizationMemberships.instanceId), eq(roles.key, organizationMemberships.role)))
     .where(and(...filters))
-    .orderBy(q.newestFirst ? desc(organizationMemberships.id) : asc(organizationMemberships.id));
-  const rows = q.limit !== undefined ? await query.limit(q.limit) : await query;
+    .orderBy(q.page?.orderBy ?? asc(organizationMemberships.id));
+  const limit = q.page?.limit ?? q.limit;
+  const rows = limit !== undefined ? await query.limit(limit) : await query;
   return rows.map((r) => ({ ...r, membersCount: Number(r.membersCount) }));
 }
 
@@ -267,20 +267,16 @@ export async function listOrganizationMemberships(
   q: { limit: number; starting_after?: string; role?: string[] },
 ) {
   const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
-  const rows = await membershipsWithUsers(deps.db, instanceId, { organizationId: org.id, roles: q.role, after: q.starting_after, limit: q.limit + 1 });
-  return { object: 'list' as const, data: rows.slice(0, q.limit).map(membershipView), has_more: rows.length > q.limit };
+  const rows = (page: Keyset) => membershipsWithUsers(deps.db, instanceId, { organizationId: org.id, roles: q.role, page });
+  return lightList(q, oldestFirst(organizationMemberships.id), rows, membershipView);
 }
 
 /** A user's memberships across organizations, newest first (cursor envelope). */
 export async function listUserMemberships(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, q: { limit: number; starting_after?: string }) {
   const [user] = await deps.db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
   if (!user) throw notFound('user');
-  const rows = await membershipsWithUsers(deps.db, instanceId, { userId, before: q.starting_after, limit: q.limit + 1, newestFirst: true });
-  return toCursorPage(
-    rows.map((r) => ({ ...r, id: r.membership.id })),
-    q.limit,
-    membershipView,
-  );
+  const rows = (page: Keyset) => membershipsWithUsers(deps.db, instanceId, { userId, page });
+  return cursorList(q, newestFirst(organizationMemberships.id), rows, membershipView, (r) => r.membership.id);
 }
 
 /** The membership of a user in an organization with its permissions, for FAPI checks and JWT claims; null when none or suspended. */

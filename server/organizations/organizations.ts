@@ -1,6 +1,6 @@
 import { forgetSsoDomains } from '../sso/domains-cache';
 import { containsPattern } from '../http/like';
-import { and, desc, eq, exists, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, exists, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { uniqueViolation } from '../db/errors';
@@ -16,7 +16,7 @@ import { emitEvent } from '../events/events';
 import { revokeKeysOfSubject } from '../apikeys/lifecycle';
 import { validationError } from '../http/errors';
 import { newId } from '../db/ids';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, type Keyset } from '../http/cursor-list';
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { auditOrgChange, type OrgAuditContext } from './audit';
@@ -205,7 +205,6 @@ export async function listOrganizations(
   q: { limit: number; starting_after?: string; query?: string; user_id?: string },
 ) {
   const filters: (SQL | undefined)[] = [eq(organizations.instanceId, instanceId)];
-  if (q.starting_after) filters.push(lt(organizations.id, q.starting_after));
   if (q.query) {
     const pattern = containsPattern(q.query);
     filters.push(or(ilike(organizations.name, pattern), ilike(organizations.slug, pattern), eq(organizations.id, q.query)));
@@ -220,15 +219,7 @@ export async function listOrganizations(
       ),
     );
   }
-  const rows = await deps.db
-    .select({ org: organizations, count: membersCountSql })
-    .from(organizations)
-    .where(and(...filters))
-    .orderBy(desc(organizations.id))
-    .limit(q.limit + 1);
-  return toCursorPage(
-    rows.map((r) => ({ id: r.org.id, ...r })),
-    q.limit,
-    (r) => organizationView(r.org, Number(r.count)),
-  );
+  const rows = (k: Keyset) =>
+    deps.db.select({ org: organizations, count: membersCountSql }).from(organizations).where(and(...filters, k.after)).orderBy(k.orderBy).limit(k.limit);
+  return cursorList(q, newestFirst(organizations.id), rows, (r) => organizationView(r.org, Number(r.count)), (r) => r.org.id);
 }

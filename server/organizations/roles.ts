@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
@@ -6,6 +6,7 @@ import { uniqueViolation } from '../db/errors';
 import { instances, organizationInvitations, organizationMemberships, permissions, roles } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
+import { lightList, oldestFirst, tableRows } from '../http/cursor-list';
 import { newId } from '../db/ids';
 import { instanceSettings } from '../instances/settings';
 import { auditOrgChange, type OrgAuditContext } from './audit';
@@ -110,13 +111,7 @@ async function loadPermission(db: Db, instanceId: string, id: string) {
 
 export async function listPermissions(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, q: { limit: number; starting_after?: string }) {
   await ensureBuiltIns(deps, instanceId);
-  const rows = await deps.db
-    .select()
-    .from(permissions)
-    .where(and(eq(permissions.instanceId, instanceId), q.starting_after ? gt(permissions.id, q.starting_after) : undefined))
-    .orderBy(asc(permissions.id))
-    .limit(q.limit + 1);
-  return { object: 'list' as const, data: rows.slice(0, q.limit).map(permissionView), has_more: rows.length > q.limit };
+  return lightList(q, oldestFirst(permissions.id), tableRows(deps.db, permissions, eq(permissions.instanceId, instanceId)), permissionView);
 }
 
 export async function getPermission(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, id: string) {
@@ -217,13 +212,7 @@ async function assertPermissionsExist(db: Db, instanceId: string, keys: string[]
 
 export async function listRoles(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, q: { limit: number; starting_after?: string }) {
   await ensureBuiltIns(deps, instanceId);
-  const rows = await deps.db
-    .select()
-    .from(roles)
-    .where(and(eq(roles.instanceId, instanceId), q.starting_after ? gt(roles.id, q.starting_after) : undefined))
-    .orderBy(asc(roles.id))
-    .limit(q.limit + 1);
-  return { object: 'list' as const, data: rows.slice(0, q.limit).map(roleView), has_more: rows.length > q.limit };
+  return lightList(q, oldestFirst(roles.id), tableRows(deps.db, roles, eq(roles.instanceId, instanceId)), roleView);
 }
 
 export async function getRole(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, id: string) {

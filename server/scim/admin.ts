@@ -1,9 +1,9 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { scimGroupMembers, scimGroups, scimUsers } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { notFound } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, oldestFirst, tableRows, type Keyset } from '../http/cursor-list';
 import { auditOrgChange } from '../organizations/audit';
 import { loadOrganization } from '../organizations/organization-view';
 import { assertRole, ensureBuiltIns } from '../organizations/roles';
@@ -53,33 +53,16 @@ const organizationOf = async (deps: Pick<Deps, 'db'>, instanceId: string, idOrSl
 /** Groups of an organization's directory (or of every directory of the instance), oldest first (cursor envelope). */
 export async function listDirectoryGroups(deps: Pick<Deps, 'db'>, instanceId: string, q: ListQ) {
   const orgId = await organizationOf(deps, instanceId, q.organization_id);
-  const rows = await deps.db
-    .select({ g: scimGroups, membersCount })
-    .from(scimGroups)
-    .where(and(orgId ? eq(scimGroups.organizationId, orgId) : eq(scimGroups.instanceId, instanceId), q.starting_after ? gt(scimGroups.id, q.starting_after) : undefined))
-    .orderBy(asc(scimGroups.id))
-    .limit(q.limit + 1);
-  return toCursorPage(
-    rows.map((r) => ({ ...r.g, membersCount: Number(r.membersCount) })),
-    q.limit,
-    directoryGroupView,
-  );
+  const scope = orgId ? eq(scimGroups.organizationId, orgId) : eq(scimGroups.instanceId, instanceId);
+  const rows = (k: Keyset) => deps.db.select({ g: scimGroups, membersCount }).from(scimGroups).where(and(scope, k.after)).orderBy(k.orderBy).limit(k.limit);
+  return cursorList(q, oldestFirst(scimGroups.id), rows, (r) => directoryGroupView({ ...r.g, membersCount: Number(r.membersCount) }), (r) => r.g.id);
 }
 
 /** Users of an organization's directory (or of every directory of the instance), oldest first (cursor envelope on the user id). */
 export async function listDirectoryUsers(deps: Pick<Deps, 'db'>, instanceId: string, q: ListQ) {
   const orgId = await organizationOf(deps, instanceId, q.organization_id);
-  const rows = await deps.db
-    .select()
-    .from(scimUsers)
-    .where(and(orgId ? eq(scimUsers.organizationId, orgId) : eq(scimUsers.instanceId, instanceId), q.starting_after ? gt(scimUsers.userId, q.starting_after) : undefined))
-    .orderBy(asc(scimUsers.userId))
-    .limit(q.limit + 1);
-  return toCursorPage(
-    rows.map((r) => ({ ...r, id: r.userId })),
-    q.limit,
-    directoryUserView,
-  );
+  const scope = orgId ? eq(scimUsers.organizationId, orgId) : eq(scimUsers.instanceId, instanceId);
+  return cursorList(q, oldestFirst(scimUsers.userId), tableRows(deps.db, scimUsers, scope), directoryUserView, (r) => r.userId);
 }
 
 /**

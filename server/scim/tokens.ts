@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { prepared } from '../db/prepared';
 import { newId } from '../db/ids';
@@ -6,7 +6,7 @@ import { organizations, scimTokens } from '../db/schema';
 import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets';
 import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { loadOrganization } from '../organizations/organization-view';
 
 type TokenRow = typeof scimTokens.$inferSelect;
@@ -47,19 +47,8 @@ export async function listScimTokens(
   q: { organization_id?: string; limit: number; starting_after?: string },
 ) {
   const orgId = q.organization_id ? (await loadOrganization(deps.db, instanceId, q.organization_id)).id : undefined;
-  const rows = await deps.db
-    .select()
-    .from(scimTokens)
-    .where(
-      and(
-        eq(scimTokens.instanceId, instanceId),
-        orgId ? eq(scimTokens.organizationId, orgId) : undefined,
-        q.starting_after ? lt(scimTokens.id, q.starting_after) : undefined,
-      ),
-    )
-    .orderBy(desc(scimTokens.id))
-    .limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, scimTokenView);
+  const where = [eq(scimTokens.instanceId, instanceId), orgId ? eq(scimTokens.organizationId, orgId) : undefined];
+  return cursorList(q, newestFirst(scimTokens.id), tableRows(deps.db, scimTokens, ...where), scimTokenView);
 }
 
 /**

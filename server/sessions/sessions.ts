@@ -1,6 +1,6 @@
 import { joinTransaction } from '../db/join-transaction';
 import { systemContext, type AuditContext } from '../http/actor';
-import { and, desc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -10,7 +10,7 @@ import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { sha256Hex } from '../crypto/secrets';
 import { newRefreshToken, REFRESH_GRACE_MS, rotationState, successorOf, type RefreshTokenKind } from '../crypto/refresh-rotation';
 import type { InstanceContext } from '../instances/instances';
@@ -421,9 +421,7 @@ export async function listSessions(
   const filters: (SQL | undefined)[] = [eq(sessions.instanceId, instanceId)];
   if (q.user_id) filters.push(eq(sessions.userId, q.user_id));
   if (q.status) filters.push(eq(sessions.status, q.status));
-  if (q.starting_after) filters.push(lt(sessions.id, q.starting_after));
-  const rows = await deps.db.select().from(sessions).where(and(...filters)).orderBy(desc(sessions.id)).limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, sessionView);
+  return cursorList(q, newestFirst(sessions.id), tableRows(deps.db, sessions, ...filters), sessionView);
 }
 
 /** Moves overdue live sessions to expired or abandoned. Run periodically. */

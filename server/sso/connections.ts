@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { newId } from '../db/ids';
 import { organizationDomains, ssoConnections } from '../db/schema';
@@ -6,7 +6,7 @@ import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { guardedRequest, outboundNetwork } from '../http/outbound';
 import { TargetRefused } from '../http/ssrf';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { instanceContext } from '../instances/instances';
 import { loadOrganization } from '../organizations/organization-view';
 import { assertRole, ensureBuiltIns } from '../organizations/roles';
@@ -228,19 +228,8 @@ export async function listConnections(
 ) {
   const instance = await instanceContext(deps, instanceId);
   const orgId = q.organization_id ? (await loadOrganization(deps.db, instanceId, q.organization_id)).id : undefined;
-  const rows = await deps.db
-    .select()
-    .from(ssoConnections)
-    .where(
-      and(
-        eq(ssoConnections.instanceId, instanceId),
-        orgId ? eq(ssoConnections.organizationId, orgId) : undefined,
-        q.starting_after ? lt(ssoConnections.id, q.starting_after) : undefined,
-      ),
-    )
-    .orderBy(desc(ssoConnections.id))
-    .limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, (r) => connectionView(r, instance.fapiUrl));
+  const where = [eq(ssoConnections.instanceId, instanceId), orgId ? eq(ssoConnections.organizationId, orgId) : undefined];
+  return cursorList(q, newestFirst(ssoConnections.id), tableRows(deps.db, ssoConnections, ...where), (r) => connectionView(r, instance.fapiUrl));
 }
 
 /** Updates a connection; ssoConnection.updated. A new client secret replaces the old one. */

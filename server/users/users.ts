@@ -13,7 +13,7 @@ import { revokeKeysOfSubject } from '../apikeys/lifecycle';
 import type { AuditContext } from '../http/actor';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, oldestFirst, type Keyset } from '../http/cursor-list';
 import { revokeLiveSessions } from '../sessions/sessions';
 import { enrollUserByEmailDomain } from '../organizations/domains';
 import { removeUserMemberships } from '../organizations/memberships';
@@ -495,24 +495,16 @@ export async function listUsers(deps: Pick<Deps, 'db' | 'clock'>, instanceId: st
   const { limit: _l, starting_after: _s, order_by: _o, ...filterInput } = q;
   const sort = sortOf(q.order_by);
   if (sort) return listUsersSorted(deps, instanceId, q, filterInput, sort);
+  const order = ascending ? oldestFirst(users.id) : newestFirst(users.id);
   if (!hasFilters(filterInput)) {
-    const rows = await plainPage(deps.db, ascending, Boolean(q.starting_after)).execute({
-      instanceId,
-      cursor: q.starting_after,
-      limit: q.limit + 1,
-    });
-    return toCursorPage(rows, q.limit, view);
+    // The same keyset, in the statement prepared for this order and cursor shape.
+    const plain = (k: Keyset) => plainPage(deps.db, ascending, Boolean(q.starting_after)).execute({ instanceId, cursor: q.starting_after, limit: k.limit });
+    return cursorList(q, order, plain, view);
   }
   const filters = userFilters(deps.db, instanceId, q);
-  if (q.starting_after) filters.push(ascending ? gt(users.id, q.starting_after) : lt(users.id, q.starting_after));
-  const rows = await deps.db.query.users.findMany({
-    where: and(...filters),
-    orderBy: ascending ? asc(users.id) : desc(users.id),
-    limit: q.limit + 1,
-    with: withIdentifiers,
-    extras: twoFactorExtra,
-  });
-  return toCursorPage(rows, q.limit, view);
+  const rows = (k: Keyset) =>
+    deps.db.query.users.findMany({ where: and(...filters, k.after), orderBy: k.orderBy, limit: k.limit, with: withIdentifiers, extras: twoFactorExtra });
+  return cursorList(q, order, rows, view);
 }
 
 /**
@@ -535,14 +527,16 @@ async function listUsersSorted(
     const key = cursor && sql`cast(${cursor.key} as ${sort.type})`;
     if (key) filters.push(sort.ascending ? sql`(${sort.key}, ${users.id}) > (${key}, ${q.starting_after})` : sql`(${sort.key}, ${users.id}) < (${key}, ${q.starting_after})`);
   }
-  const rows = await deps.db.query.users.findMany({
-    where: and(...filters),
-    orderBy: sort.ascending ? [asc(sort.key), asc(users.id)] : [desc(sort.key), desc(users.id)],
-    limit: q.limit + 1,
-    with: withIdentifiers,
-    extras: twoFactorExtra,
-  });
-  return toCursorPage(rows, q.limit, (u: UserRow) => userView(u, deps.clock.now()));
+  // The keyset is (sort key, id), built above from the cursor user's key: only the page size comes from k.
+  const rows = (k: Keyset) =>
+    deps.db.query.users.findMany({
+      where: and(...filters),
+      orderBy: sort.ascending ? [asc(sort.key), asc(users.id)] : [desc(sort.key), desc(users.id)],
+      limit: k.limit,
+      with: withIdentifiers,
+      extras: twoFactorExtra,
+    });
+  return cursorList(q, sort.ascending ? oldestFirst(users.id) : newestFirst(users.id), rows, (u: UserRow) => userView(u, deps.clock.now()));
 }
 
 /** How many users match the list filters (GET /v1/users/count). */

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, ilike, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, eq, gt, ilike, inArray, or, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -10,7 +10,7 @@ import { emitEvent } from '../events/events';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound } from '../http/errors';
 import { containsPattern } from '../http/like';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import type { InstanceContext } from '../instances/instances';
 import { TICKET_PREFIX } from '../sessions/tickets';
 
@@ -132,9 +132,7 @@ export async function listWaitlistEntries(deps: Pick<Deps, 'db'>, instanceId: st
   const filters: (SQL | undefined)[] = [eq(waitlistEntries.instanceId, instanceId)];
   if (q.status) filters.push(eq(waitlistEntries.status, q.status));
   if (q.query) filters.push(or(ilike(waitlistEntries.emailKey, containsPattern(q.query.toLowerCase())), eq(waitlistEntries.id, q.query)));
-  if (q.starting_after) filters.push(lt(waitlistEntries.id, q.starting_after));
-  const rows = await deps.db.select().from(waitlistEntries).where(and(...filters)).orderBy(desc(waitlistEntries.id)).limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, waitlistEntryView);
+  return cursorList(q, newestFirst(waitlistEntries.id), tableRows(deps.db, waitlistEntries, ...filters), waitlistEntryView);
 }
 
 function assertNotCompleted(row: WaitlistEntryRow, doing: string) {

@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, gte, inArray, lt, ne } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, ne } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { webhookAttempts, webhookMessages, type WebhookMessageStatus } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows, type Keyset } from '../http/cursor-list';
 import { endpointView, loadEndpoint, type ActorContext } from './endpoints';
 
 type MessageRow = typeof webhookMessages.$inferSelect;
@@ -57,20 +57,13 @@ export async function listDeliveries(
   q: { limit: number; starting_after?: string; status?: WebhookMessageStatus },
 ) {
   await loadEndpoint(deps.db, instanceId, endpointId);
-  const rows = await deps.db
-    .select()
-    .from(webhookMessages)
-    .where(
-      and(
-        eq(webhookMessages.endpointId, endpointId),
-        q.status ? eq(webhookMessages.status, q.status) : undefined,
-        q.starting_after ? lt(webhookMessages.id, q.starting_after) : undefined,
-      ),
-    )
-    .orderBy(desc(webhookMessages.id))
-    .limit(q.limit + 1);
-  const attempts = await withAttempts(deps, rows);
-  return toCursorPage(rows, q.limit, (m) => messageView(m, attempts.get(m.id) ?? []));
+  const messages = tableRows(deps.db, webhookMessages, eq(webhookMessages.endpointId, endpointId), q.status ? eq(webhookMessages.status, q.status) : undefined);
+  const withTheirAttempts = async (k: Keyset) => {
+    const rows = await messages(k);
+    const attempts = await withAttempts(deps, rows);
+    return rows.map((m) => ({ m, attempts: attempts.get(m.id) ?? [] }));
+  };
+  return cursorList(q, newestFirst(webhookMessages.id), withTheirAttempts, (r) => messageView(r.m, r.attempts), (r) => r.m.id);
 }
 
 async function getMessage(deps: Pick<Deps, 'db'>, id: string) {
