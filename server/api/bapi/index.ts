@@ -3,10 +3,11 @@ import type { Deps } from '../../deps';
 import { bapiAuditLogs as auditLogs } from '../../audit/routes';
 import { bapiMessages as messages } from '../../email/routes';
 import { listEmittedEventTypesEndpoint } from '../../events/routes';
-import { endpoint, type Method, type MountableEndpoint } from '../../http/endpoint';
+import { endpoint } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
 import { buildOpenApi } from '../../http/openapi';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import { routeTable, type GuardAuth } from '../../http/route-table';
 import { anonymousActor, secretKeyActor } from '../../http/actor';
 import { jsonProtocol } from '../../http/protocol';
 import { ANY_KEY, authenticateSecretKey, bapiInstanceId, authorizeSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from '../../keys/bapi-auth';
@@ -37,16 +38,12 @@ import { bapiAllowlist as allowlist } from '../../allowlist/routes';
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
 /** A public route's handler gets no key (null); every other one the key's auth. */
-const route = <G extends BapiGuard['scope'] | BapiGuard>(
-  method: Method,
-  path: string,
-  guard: G,
-  ep: MountableEndpoint<G extends typeof PUBLIC ? BapiAuth | null : BapiAuth>,
-): BapiRoute => ({
-  method,
-  path,
-  guard: typeof guard === 'string' ? { scope: guard } : guard,
-  endpoint: ep as MountableEndpoint<BapiAuth | null>,
+interface BapiAuthUnder extends GuardAuth {
+  readonly auth: this['guard'] extends typeof PUBLIC ? BapiAuth | null : BapiAuth;
+}
+/** A guard is written as its one scope, or in full. */
+const route = routeTable<BapiGuard, BapiAuth | null, BapiGuard['scope'] | BapiGuard, BapiAuthUnder>({
+  guard: (g) => (typeof g === 'string' ? { scope: g } : g),
 });
 
 /** Minting a session with an `actor` is impersonation. */

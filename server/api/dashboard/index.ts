@@ -1,8 +1,8 @@
 import type { Deps } from '../../deps';
 import { anonymousActor, operatorActor } from '../../http/actor';
 import { jsonProtocol } from '../../http/protocol';
-import type { Method, MountableEndpoint } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import { routeTable } from '../../http/route-table';
 import { buildOpenApi } from '../../http/openapi';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from '../../operators/console-auth';
 import * as dash from '../../operators/routes';
@@ -36,12 +36,7 @@ const ACCOUNT = '/accounts/:accountId';
 const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
 const ORG = `${INSTANCE}/organizations/:id`;
 
-const route = (method: Method, path: string, guard: ConsoleGuard, ep: MountableEndpoint<ConsoleAuth>): RouteEntry<ConsoleGuard, ConsoleAuth> => ({
-  method,
-  path: `${DASHBOARD_PREFIX}${path}`,
-  guard,
-  endpoint: ep,
-});
+const route = routeTable<ConsoleGuard, ConsoleAuth>({ prefix: DASHBOARD_PREFIX });
 
 /**
  * One route a line: method, path under /v1/dashboard, guard, endpoint. Guards

@@ -1,8 +1,7 @@
 import type { Deps } from '../../deps';
 import { jsonProtocol } from '../../http/protocol';
-import type { Method } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import type { MountableEndpoint } from '../../http/endpoint';
+import { routeTable, type GuardAuth } from '../../http/route-table';
 import * as auth from '../../auth/fapi-routes';
 import * as environment from '../../auth/environment';
 import * as orgs from '../../organizations/fapi-routes';
@@ -29,14 +28,11 @@ import * as clerkDev from '../../clerk/fapi/handshake';
 export const FAPI_PREFIX = '/fapi/:instanceId';
 
 /** What a route's handler receives: a guard naming `org` or `user` has it resolved by the router. */
-type AuthFor<G extends FapiGuard> = G extends { org: string } ? OrgMemberAuth : G extends { user: object } ? SignedInAuth : MeAuth;
+interface FapiAuthUnder extends GuardAuth {
+  readonly auth: this['guard'] extends { org: string } ? OrgMemberAuth : this['guard'] extends { user: object } ? SignedInAuth : MeAuth;
+}
 
-export const fapiRoute = <G extends FapiGuard>(method: Method, path: string, guard: G, ep: MountableEndpoint<AuthFor<G>>): RouteEntry<FapiGuard, MeAuth> => ({
-  method,
-  path: `${FAPI_PREFIX}${path}`,
-  guard,
-  endpoint: ep as unknown as MountableEndpoint<MeAuth>,
-});
+export const fapiRoute = routeTable<FapiGuard, MeAuth, FapiGuard, FapiAuthUnder>({ prefix: FAPI_PREFIX });
 
 /** Guards: the publishable key (required, or checked when sent), whether the client is resolved, limits, caching. */
 const PK_CLIENT = { key: 'required', client: true } as const satisfies FapiGuard;

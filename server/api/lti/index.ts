@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps';
-import type { Method, MountableEndpoint } from '../../http/endpoint';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import { routeTable } from '../../http/route-table';
 import { authenticateLti, ltiActor, ltiProtocol, type LtiAuth } from '../../lti/auth';
 import * as lti from '../../lti/routes';
 import { fapiInstanceId } from '../../sessions/fapi-auth';
@@ -10,12 +10,7 @@ import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 export type LtiGuard = { kind: 'public' };
 const PUBLIC: LtiGuard = { kind: 'public' };
 
-const route = (method: Method, path: string, guard: LtiGuard, ep: MountableEndpoint<LtiAuth>): RouteEntry<LtiGuard, LtiAuth> => ({
-  method,
-  path: `${FAPI_BASE}${path}`,
-  guard,
-  endpoint: ep,
-});
+const route = routeTable<LtiGuard, LtiAuth>({ prefix: FAPI_BASE });
 
 /**
  * LTI 1.3 under each instance's fapi_url, one route a line: form posts and query strings in,

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import type { Deps } from '../../deps';
-import type { Method, MountableEndpoint } from '../../http/endpoint';
 import { oauthProtocol } from '../../http/protocol';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import { routeTable } from '../../http/route-table';
 import { authenticateOidc, oidcActor, type OidcAuth, type OidcGuard } from '../../oauth/provider-auth';
 import * as oidc from '../../oauth/provider-routes';
 import { tokenEndpoint } from '../../oauth/token-endpoint';
@@ -10,12 +10,7 @@ import { fapiInstanceId } from '../../sessions/fapi-auth';
 import { fapiCors } from '../../sessions/fapi-origin';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 
-const route = (method: Method, path: string, guard: OidcGuard, ep: MountableEndpoint<OidcAuth>): RouteEntry<OidcGuard, OidcAuth> => ({
-  method,
-  path: `${FAPI_BASE}${path}`,
-  guard,
-  endpoint: ep,
-});
+const route = routeTable<OidcGuard, OidcAuth>({ prefix: FAPI_BASE });
 
 const PUBLIC: OidcGuard = { kind: 'public', cache: 'public, max-age=60' };
 const BROWSER: OidcGuard = { kind: 'browser' };

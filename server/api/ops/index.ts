@@ -4,11 +4,12 @@ import type { Deps } from '../../deps';
 import type { Database } from '../../db/client';
 import type { EmbeddedLock } from '../../db/embedded-lock';
 import { anonymousActor } from '../../http/actor';
-import { endpoint, jsonResult, textResult, type Method } from '../../http/endpoint';
+import { endpoint, jsonResult, textResult } from '../../http/endpoint';
 import { AppError } from '../../http/errors';
 import { jsonProtocol } from '../../http/protocol';
 import { bearerToken } from '../../http/request-context';
-import { buildSurface, type RouteEntry } from '../../http/router';
+import { buildSurface } from '../../http/router';
+import { routeTable } from '../../http/route-table';
 import { constantTimeEqual } from '../../crypto/secrets';
 
 /** Who may call: anyone, the holder of METRICS_TOKEN (when set), or the CLI of this embedded-store server. */
@@ -56,12 +57,7 @@ function opsEndpoints(database: Database) {
 /** Health, readiness, metrics and the CLI bridge of an embedded-store server. */
 export function createOps(deps: Deps, database: Database, lock: EmbeddedLock | null) {
   const ops = opsEndpoints(database);
-  const route = (method: Method, path: string, guard: OpsGuard, ep: RouteEntry<OpsGuard, null>['endpoint']): RouteEntry<OpsGuard, null> => ({
-    method,
-    path,
-    guard,
-    endpoint: ep,
-  });
+  const route = routeTable<OpsGuard, null>();
   return buildSurface<OpsGuard, null>(deps, {
     name: 'ops',
     protocol: jsonProtocol(),

@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
 import type { Deps } from '../../deps';
 import { anonymousActor, scimTokenActor } from '../../http/actor';
-import type { Method, MountableEndpoint } from '../../http/endpoint';
 import { AppError } from '../../http/errors';
 import { scimProtocol } from '../../http/protocol';
 import { enforceLimit, rateLimitHeaders } from '../../http/rate-limit';
 import { bearerToken } from '../../http/request-context';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import { routeTable, type GuardAuth } from '../../http/route-table';
 import * as scim from '../../scim/surface-routes';
 import type { ScimAuth } from '../../scim/surface-routes';
 import { resolveScimToken, type ScimCaller } from '../../scim/tokens';
@@ -18,12 +18,11 @@ export const SCIM_PREFIX = '/scim/v2';
 type ScimGuard = 'public' | 'token';
 type ScimRoute = RouteEntry<ScimGuard, ScimAuth | null>;
 
-const route = <G extends ScimGuard>(
-  method: Method,
-  path: string,
-  guard: G,
-  ep: MountableEndpoint<G extends 'public' ? ScimAuth | null : ScimAuth>,
-): ScimRoute => ({ method, path: `${SCIM_PREFIX}${path}`, guard, endpoint: ep as MountableEndpoint<ScimAuth | null> });
+/** Discovery's handlers get no token (null); every other one the token's auth. */
+interface ScimAuthUnder extends GuardAuth {
+  readonly auth: this['guard'] extends 'public' ? ScimAuth | null : ScimAuth;
+}
+const route = routeTable<ScimGuard, ScimAuth | null, ScimGuard, ScimAuthUnder>({ prefix: SCIM_PREFIX });
 
 /** One route a line: method, path under /scim/v2, guard, endpoint. */
 export const scimRoutes: ScimRoute[] = [

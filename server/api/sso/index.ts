@@ -1,9 +1,9 @@
 import type { Deps } from '../../deps';
 import { anonymousActor } from '../../http/actor';
-import type { Method, MountableEndpoint } from '../../http/endpoint';
 import { notFound } from '../../http/errors';
 import { htmlProtocol } from '../../http/protocol';
 import { buildSurface, type RouteEntry } from '../../http/router';
+import { routeTable } from '../../http/route-table';
 import { servedFapiUrl } from '../../instances/custom-domain';
 import { instanceContext } from '../../instances/instances';
 import { enforceIpBudget } from '../../limits/policy';
@@ -13,12 +13,9 @@ import { FAPI_PREFIX } from '../fapi';
 
 type SsoGuard = 'idp';
 
-const route = (method: Method, path: string, ep: MountableEndpoint<SsoAuth>): RouteEntry<SsoGuard, SsoAuth> => ({
-  method,
-  path: `${FAPI_PREFIX}${path}`,
-  guard: 'idp',
-  endpoint: ep,
-});
+const route = routeTable<SsoGuard, SsoAuth>({ prefix: FAPI_PREFIX });
+/** The identity provider's browser, cross-site (see below). */
+const IDP: SsoGuard = 'idp';
 
 /**
  * Enterprise SSO under each fapi_url, one route a line. The IdP's browser posts and
@@ -27,9 +24,9 @@ const route = (method: Method, path: string, ep: MountableEndpoint<SsoAuth>): Ro
  * that asked for it. Errors are an HTML page (htmlProtocol).
  */
 export const ssoRoutes: RouteEntry<SsoGuard, SsoAuth>[] = [
-  route('GET',  '/sso/saml/:connection_id/metadata', sso.samlMetadata),
-  route('POST', '/sso/saml/:connection_id/acs',      sso.samlAcs),
-  route('GET',  '/sso/oidc/:connection_id/callback', sso.oidcCallback),
+  route('GET',  '/sso/saml/:connection_id/metadata', IDP, sso.samlMetadata),
+  route('POST', '/sso/saml/:connection_id/acs',      IDP, sso.samlAcs),
+  route('GET',  '/sso/oidc/:connection_id/callback', IDP, sso.oidcCallback),
 ];
 
 export function createSso(deps: Deps) {
