@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { endpoint } from './endpoint';
 import { routeTable, type GuardAuth } from './route-table';
 
@@ -8,8 +9,8 @@ const PUBLIC = 'public' as const;
 interface AuthUnder extends GuardAuth {
   readonly auth: this['guard'] extends typeof PUBLIC ? Auth | null : Auth;
 }
-const needsAuth = endpoint<Auth>({ summary: 'x', audit: { unaudited: 'test' }, handle: async ({ auth }) => auth.who });
-const takesNone = endpoint<Auth | null>({ summary: 'y', audit: { unaudited: 'test' }, handle: async ({ auth }) => auth?.who ?? null });
+const needsAuth = endpoint<Auth>({ summary: 'x', response: z.string(), audit: { unaudited: 'test' }, handle: async ({ auth }) => auth.who });
+const takesNone = endpoint<Auth | null>({ summary: 'y', response: z.string().nullable(), audit: { unaudited: 'test' }, handle: async ({ auth }) => auth?.who ?? null });
 
 describe('routeTable', () => {
   it('builds one entry a line: the path under the prefix, the guard as the surface reads it', () => {
