@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
 import mjml2html from 'mjml';
+import { isHttpUrl } from '../http/url';
 
 /**
  * The one renderer and validator of templates: the mailer, and later the template
@@ -133,15 +134,6 @@ export function assertValidSchema(schema: TemplateSchema) {
     seen.add(v.name);
   }
 }
-
-const isHttpUrl = (s: string) => {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'https:' || u.protocol === 'http:';
-  } catch {
-    return false;
-  }
-};
 
 /**
  * The render context: exactly the schema's variables (others are dropped), on an object

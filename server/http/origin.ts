@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { httpUrl } from './url';
 
 /** Methods that change nothing, so carry no CSRF risk. */
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -6,12 +7,7 @@ export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The http(s) origin of a URL, or null. */
 export function originOf(value: string | undefined): string | null {
   if (!value || value === 'null') return null;
-  try {
-    const u = new URL(value);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
-  } catch {
-    return null;
-  }
+  return httpUrl(value)?.origin ?? null;
 }
 
 /** The origin a browser named for this request: `Origin`, or `Referer` when there is no Origin header. */

@@ -5,6 +5,7 @@ import { claimsTemplateSchema } from '../sessions/claims-template';
 import { brandingSettingsSchema, DEFAULT_BRANDING } from './branding-settings';
 import { DEFAULT_PASSWORD_POLICY, DEFAULT_SIGN_IN_METHODS, passwordPolicySchema, signInMethodsSchema } from '../auth/password-rules';
 import { attackProtectionSchema, DEFAULT_ATTACK_PROTECTION, DEFAULT_RISK_BASED_MFA, riskBasedMfaSchema } from '../protection/settings';
+import { httpUrl, isHttpUrl } from '../http/url';
 
 /** Per-instance settings with their defaults; stored as JSON on the instance. */
 export const instanceSettingsSchema = z.object({
@@ -164,22 +165,7 @@ function isUnderPath(pathname: string, base: string): boolean {
   return pathname.startsWith(prefix);
 }
 
-const isOrigin = (v: string) => {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v.replace(/\/$/, '');
-  } catch {
-    return false;
-  }
-};
-const isHttpUrl = (v: string) => {
-  try {
-    const u = new URL(v);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
+const isOrigin = (v: string) => httpUrl(v)?.origin === v.replace(/\/$/, '');
 
 type Shape = typeof instanceSettingsSchema.shape;
 /** The field schemas without their defaults, so an absent field stays absent in a patch. */
@@ -201,7 +187,7 @@ export const settingsPatchSchema = z.strictObject({
     .max(100)
     .optional(),
   redirect_urls: z
-    .array(z.string().max(2048).refine(isHttpUrl, { message: 'must be an absolute http(s) URL', params: { reason: 'invalid_url' } }))
+    .array(z.string().max(2048).refine((v) => isHttpUrl(v), { message: 'must be an absolute http(s) URL', params: { reason: 'invalid_url' } }))
     .max(100)
     .optional(),
   username_required: field('username_required'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isHttpUrl } from '../http/url';
 
 /**
  * Attack protection and risk-based MFA settings, stored on the instance's settings (so
@@ -43,15 +44,6 @@ export type RiskBasedMfa = z.output<typeof riskBasedMfaSchema>;
 export const DEFAULT_ATTACK_PROTECTION = attackProtectionSchema.parse({});
 export const DEFAULT_RISK_BASED_MFA = riskBasedMfaSchema.parse({});
 
-const isHttpUrl = (v: string) => {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.search && !u.hash;
-  } catch {
-    return false;
-  }
-};
-
 /** PATCH /v1/attack_protection: any subset of fields; bounds as above. */
 export const attackProtectionPatch = z.strictObject({
   user_lockout: z
@@ -68,7 +60,7 @@ export const attackProtectionPatch = z.strictObject({
       range_api_url: z
         .string()
         .max(2048)
-        .refine(isHttpUrl, { message: 'must be an absolute http(s) URL without credentials, query or fragment', params: { reason: 'invalid_url' } })
+        .refine((v) => isHttpUrl(v, { bare: true }), { message: 'must be an absolute http(s) URL without credentials, query or fragment', params: { reason: 'invalid_url' } })
         .meta({ description: 'The range API’s base URL: http(s), no credentials, query or fragment (422 invalid_url otherwise); null: none.' })
         .nullable()
         .optional(),

@@ -1,23 +1,16 @@
 import { z } from 'zod';
 import { SOCIAL_PROVIDER_KINDS } from '../db/schema';
+import { isHttpUrl } from '../http/url';
 
 /** A provider's name is the slug of its FAPI strategy, `oauth_<name>`. */
 export const PROVIDER_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 export const OAUTH_STRATEGY_RE = /^oauth_([a-z0-9][a-z0-9_-]{0,39})$/;
 
-const isHttpUrl = (v: string) => {
-  try {
-    const u = new URL(v);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
 const url = z
   .string()
   .trim()
   .max(2048)
-  .refine(isHttpUrl, { message: 'must be an absolute http(s) URL', params: { reason: 'invalid_url' } })
+  .refine((v) => isHttpUrl(v), { message: 'must be an absolute http(s) URL', params: { reason: 'invalid_url' } })
   .meta({ description: 'An absolute http(s) URL (422 invalid_url otherwise).' });
 const scope = z.string().trim().min(1).max(128).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/);
 
