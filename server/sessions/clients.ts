@@ -1,5 +1,5 @@
 import type { AuditContext } from '../http/actor';
-import { and, desc, eq, gt, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { clients, sessions, users } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
@@ -10,6 +10,7 @@ import { sessionTasksFor } from '../users/mfa';
 import { applySessionAction, sessionView, settleOverdue, timesFor } from './sessions';
 import { updateSessions } from './session-state';
 import { signSessionJwt } from './tokens';
+import { liveSessions } from './live-sessions';
 
 /**
  * A client is one browser or app. Its token is a secret (`ct_` + 32 random bytes,
@@ -90,25 +91,6 @@ export async function setActiveSession(
   return { client: row!, token };
 }
 
-/** Live sessions of a client (active or pending and not overdue), newest first. */
-async function liveSessionsOf(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, clientId: string) {
-  const now = deps.clock.now();
-  const rows = await deps.db
-    .select()
-    .from(sessions)
-    .where(
-      and(
-        eq(sessions.clientId, clientId),
-        eq(sessions.instanceId, instanceId),
-        inArray(sessions.status, ['active', 'pending']),
-        gt(sessions.expireAt, now),
-        gt(sessions.abandonAt, now),
-      ),
-    )
-    .orderBy(desc(sessions.id));
-  return rows;
-}
-
 export const signedOutClient = () => ({
   object: 'client' as const,
   id: null,
@@ -126,7 +108,7 @@ export const signedOutClient = () => ({
  */
 export async function clientView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null) {
   if (!client) return signedOutClient();
-  const rows = await liveSessionsOf(deps, instance.id, client.id);
+  const rows = await liveSessions(deps.db, instance.id, { clientId: client.id }, { now: deps.clock.now() });
   const tasks = await sessionTasksFor(deps.db, instance, rows);
   // A pending session lists what it awaits, e.g. `[{ key: 'setup_mfa' }]` (users/mfa.ts).
   const live = rows.map((r, i) => ({ ...sessionView(r), tasks: tasks[i]! }));
@@ -181,10 +163,7 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
 export async function revokeClient(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, instanceId: string, clientId: string, auditCtx: AuditContext) {
   await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const live = await tx
-      .select({ id: sessions.id })
-      .from(sessions)
-      .where(and(eq(sessions.clientId, clientId), eq(sessions.instanceId, instanceId), inArray(sessions.status, ['active', 'pending'])));
+    const live = await liveSessions(tx, instanceId, { clientId });
     for (const s of live) await applySessionAction(d, instanceId, s.id, 'end', auditCtx);
     await tx.update(clients).set({ revokedAt: deps.clock.now(), lastActiveSessionId: null }).where(eq(clients.id, clientId));
   });

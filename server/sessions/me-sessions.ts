@@ -1,5 +1,5 @@
 import type { AuditContext } from '../http/actor';
-import { and, desc, eq, gt, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { sessions } from '../db/schema';
@@ -10,6 +10,7 @@ import type { SignedInAuth } from './fapi-auth';
 import type { Me } from '../users/me';
 import { sessionSchema } from './schemas';
 import { applySessionAction, sessionView, settleOverdue } from './sessions';
+import { liveSessions } from './live-sessions';
 
 /**
  * The signed-in user's own sessions across every device (FAPI, for a "devices" page):
@@ -39,25 +40,8 @@ const meQuery = z.object({
 });
 type MeQuery = z.output<typeof meQuery>;
 
-async function liveSessionsOfUser(deps: D, instanceId: string, userId: string) {
-  const now = deps.clock.now();
-  return deps.db
-    .select()
-    .from(sessions)
-    .where(
-      and(
-        eq(sessions.userId, userId),
-        eq(sessions.instanceId, instanceId),
-        inArray(sessions.status, ['active', 'pending']),
-        gt(sessions.expireAt, now),
-        gt(sessions.abandonAt, now),
-      ),
-    )
-    .orderBy(desc(sessions.id));
-}
-
 export async function listMySessions(deps: D, instanceId: string, me: Me, clientId: string | null) {
-  const rows = await liveSessionsOfUser(deps, instanceId, me.userId);
+  const rows = await liveSessions(deps.db, instanceId, { userId: me.userId }, { now: deps.clock.now() });
   return {
     object: 'list' as const,
     data: rows.map((r) => ({ ...sessionView(r), current: r.id === me.sessionId, this_client: clientId !== null && r.clientId === clientId })),
@@ -79,7 +63,7 @@ export async function revokeMySession(deps: D, instanceId: string, me: Me, id: s
 
 /** Revokes every live session of the user except the current one. */
 export async function revokeMyOtherSessions(deps: D, instanceId: string, me: Me, auditCtx: AuditContext) {
-  const rows = await liveSessionsOfUser(deps, instanceId, me.userId);
+  const rows = await liveSessions(deps.db, instanceId, { userId: me.userId }, { now: deps.clock.now() });
   for (const r of rows.filter((s) => s.id !== me.sessionId)) {
     await applySessionAction(deps, instanceId, r.id, 'revoke', auditCtx).catch((e: unknown) => {
       // Ended or revoked meanwhile: nothing left to do for it.

@@ -13,6 +13,7 @@ import { clientSchema, clientSessionSchema } from './fapi-routes';
 import { sessionSchema } from './schemas';
 import { applySessionAction, settleOverdue, timesFor } from './sessions';
 import { isLive } from './lifecycle';
+import { liveSessions } from './live-sessions';
 import { updateSessions } from './session-state';
 import { orgClaims } from '../organizations/claims';
 
@@ -69,11 +70,7 @@ export async function endClientSession(deps: D, instance: InstanceContext, clien
 
 /** Ends every live session of the client, each with session.ended; the client stays. */
 export async function endAllClientSessions(deps: D, instance: InstanceContext, client: ClientRow, auditCtx: AuditContext) {
-  const live = await deps.db
-    .select()
-    .from(sessions)
-    .where(and(eq(sessions.clientId, client.id), eq(sessions.instanceId, instance.id)));
-  for (const s of live.filter((r) => isLive(r.status))) {
+  for (const s of await liveSessions(deps.db, instance.id, { clientId: client.id })) {
     if (await settleOverdue(deps, s)) continue;
     await applySessionAction(deps, instance.id, s.id, 'end', auditCtx).catch((e: unknown) => {
       // Ended or revoked meanwhile: nothing left to do for it.

@@ -1,10 +1,11 @@
-import { and, desc, eq, gt, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { sessions } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
 import type { LimitRule } from '../http/limiter';
 import type { ClientRow } from '../sessions/clients';
 import { settleOverdue } from '../sessions/sessions';
+import { liveSessions } from '../sessions/live-sessions';
 import { authenticateApiToken, UAT_PREFIX, type MeScope } from './api-tokens';
 import { mfaStatus } from './mfa';
 import { getUser } from './users';
@@ -70,19 +71,7 @@ export async function resolveMe(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalida
     const dead = await settleOverdue(deps, row);
     if (dead) throw dead;
   } else {
-    const live = await deps.db
-      .select()
-      .from(sessions)
-      .where(
-        and(
-          eq(sessions.clientId, client.id),
-          eq(sessions.instanceId, auth.instance.id),
-          inArray(sessions.status, ['active', 'pending']),
-          gt(sessions.expireAt, now),
-          gt(sessions.abandonAt, now),
-        ),
-      )
-      .orderBy(desc(sessions.id));
+    const live = await liveSessions(deps.db, auth.instance.id, { clientId: client.id }, { now });
     row = live.find((s) => s.id === client.lastActiveSessionId) ?? live[0];
     if (!row) throw new AppError('UNAUTHENTICATED', { message: 'Sign in first: this device has no live session.' });
   }
