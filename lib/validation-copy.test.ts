@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOGS } from '../messages';
-import { REASONS as HTTP_REASONS } from '../server/http/reasons';
+import { DATABASE_FAULT_REASONS, REASONS as HTTP_REASONS } from '../server/http/reasons';
 import { ALL_REASONS } from '../server/reasons';
 import { ApiError } from './api-client';
 import { humanizeParam, validationCopy, VALIDATION_KEYS } from './validation-copy';
@@ -23,13 +23,14 @@ describe('VALIDATION_FAILED as copy', () => {
   });
 
   it('gives every reason of request validation a message; a domain reason without one keeps the server’s message', () => {
-    for (const reason of Object.values(HTTP_REASONS)) expect(VALIDATION_KEYS, reason).toContain(validationCopy(invalid({ param: 'x', reason }))?.key);
+    for (const reason of Object.values(HTTP_REASONS).filter((r) => !DATABASE_FAULT_REASONS.includes(r))) expect(VALIDATION_KEYS, reason).toContain(validationCopy(invalid({ param: 'x', reason }))?.key);
     for (const reason of ALL_REASONS) {
       const copy = validationCopy(invalid({ param: 'x', reason }));
       if (copy) expect(VALIDATION_KEYS).toContain(copy.key);
     }
     expect(validationCopy(invalid({ param: 'saml', reason: 'metadata_unreachable' }))).toBeUndefined();
     expect(validationCopy(new ApiError(409, 'CONFLICT', 'x'))).toBeUndefined();
+    for (const reason of DATABASE_FAULT_REASONS) expect(validationCopy(new ApiError(503, 'SERVICE_UNAVAILABLE', 'x', { reason }))).toBeUndefined();
   });
 
   it('names every message and field label in each language', () => {

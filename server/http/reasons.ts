@@ -34,3 +34,6 @@ export const REASONS = {
   database_busy: 'database_busy',
   removed_meanwhile: 'removed_meanwhile',
 } as const;
+
+/** The reasons above that are not about the request's input: a client retries (503) or re-reads (409) instead of fixing a field. */
+export const DATABASE_FAULT_REASONS: readonly string[] = [REASONS.database_unavailable, REASONS.database_busy, REASONS.removed_meanwhile];
