@@ -21,6 +21,7 @@ export const ID_PREFIXES = [
   'socp', 'eac', 'socf',
   'ssoc', 'ssoa', 'ssor',
   'inv',
+  'passkey',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

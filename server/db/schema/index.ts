@@ -27,3 +27,4 @@ export * from './social';
 export * from './sso';
 export * from './invitations';
 export * from './sms';
+export * from './passkeys';
