@@ -18,9 +18,10 @@ import { REASONS as waitlist } from './waitlist/reasons';
 import { REASONS as social } from './social/reasons';
 import { REASONS as sso } from './sso/reasons';
 import { REASONS as sms } from './sms/reasons';
+import { REASONS as passkeys } from './passkeys/reasons';
 
 /** Each domain's registered reasons, keyed by its directory; `http`'s are answered everywhere. docs/conventions.md: one table each. */
-export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, limits, protection, oauth, apikeys, billing, lti, waitlist, social, sso, sms } as const;
+export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, limits, protection, oauth, apikeys, billing, lti, waitlist, social, sso, sms, passkeys } as const;
 
 type Domains = typeof REASONS_BY_DOMAIN;
 /** A `meta.reason` the server may answer: `AppError` and `validationError` take nothing else. */

@@ -88,7 +88,7 @@ async function connection(i: TestInstance, domainName: string, provider: 'saml' 
  * oidc-corp.test, and the LTI platform registered (its social provider comes once the IdP knows
  * every callback).
  */
-async function world(settings: Partial<InstanceSettings> = {}): Promise<World> {
+async function world(settings: Parameters<typeof instanceWith>[1] = {}): Promise<World> {
   const i = await instanceWith(h, { sign_in_methods: ALL_METHODS, redirect_urls: ['https://app.example.com/'], ...settings });
   worlds.push(i);
   const saml = await connection(i, SAML_DOMAIN, 'saml');

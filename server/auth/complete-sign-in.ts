@@ -13,6 +13,7 @@ import { createSession, type Actor } from '../sessions/sessions';
 import { activeSsoDomains } from '../sso/connections';
 import { emailDomain } from '../organizations/domains';
 import { secondFactorOf } from '../users/mfa';
+import { passkeyOf } from '../passkeys/passkeys';
 
 /**
  * The one ending of every way into a session. Each way (a password, a code, a link, a
@@ -28,8 +29,11 @@ import { secondFactorOf } from '../users/mfa';
  *   their IdP only: password, code, link and reset ways answer `sso_required`, whatever
  *   identifier was typed;
  * - the user's second factor is asked on every way but impersonation (and SSO through a
- *   connection whose IdP is declared to enforce MFA): the session starts `pending` and the
- *   sign-in attempt `needs_second_factor`; risk-based step-up applies to passwords;
+ *   connection whose IdP is declared to enforce MFA, and a passkey, which is two factors by
+ *   itself: a device held and its user verification): the session starts `pending` and the
+ *   sign-in attempt `needs_second_factor`; risk-based step-up applies to passwords. The
+ *   second factor is TOTP; under `mfa_required` a passkey counts as one too (then a user
+ *   with only a passkey is asked for it after a password or a code);
  * - under `mfa_required`, a user without a second factor gets a `pending` session with the
  *   `setup_mfa` task;
  * - the client's token is rotated when the request that completes the sign-in is the
@@ -41,7 +45,7 @@ import { secondFactorOf } from '../users/mfa';
 type D = Deps;
 type SignInRow = typeof signInAttempts.$inferSelect;
 
-export type WayKind = 'password' | 'code' | 'link' | 'reset' | 'ticket' | 'impersonation' | 'social' | 'sso' | 'lti' | 'sign_up';
+export type WayKind = 'password' | 'code' | 'link' | 'reset' | 'ticket' | 'impersonation' | 'social' | 'sso' | 'lti' | 'sign_up' | 'passkey';
 
 export interface WayRules {
   /** A timed lockout (failed guesses on the account) stops it. */
@@ -72,6 +76,12 @@ export const WAYS: Record<WayKind, WayRules> = {
   social: federated,
   sso: federated,
   lti: federated,
+  /**
+   * A passkey with user verification (always required) is possession and the device's PIN or
+   * biometric at once: no second factor is asked after it. Nothing is guessed, so a timed
+   * lockout does not stop it; bans, an operator's lock and SSO-only users are refused.
+   */
+  passkey: { ...proved, asksSecondFactor: false },
   /** A new user has no second factor yet; `mfa_required` still applies. */
   sign_up: federated,
   /** An operator acting as the user: audited, limited within the session (users/impersonation), never asks the user's factors. */
@@ -89,7 +99,8 @@ export type WayIn =
   | `oauth_${string}`
   | 'enterprise_sso'
   | 'lti'
-  | 'sign_up';
+  | 'sign_up'
+  | 'passkey';
 
 export function kindOf(way: WayIn): WayKind {
   if (way.startsWith('oauth_')) return 'social';
@@ -156,6 +167,7 @@ async function userForSignIn(d: D, instanceId: string, userId: string) {
       sessionsVersion: users.sessionsVersion,
       primaryEmailAddressId: users.primaryEmailAddressId,
       secondFactor: secondFactorOf(users.id),
+      passkey: passkeyOf(users.id),
     })
     .from(users)
     .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))
@@ -200,12 +212,15 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
   let newClientToken: string | null = null;
   if (!clientId) ({ client: { id: clientId }, token: newClientToken } = await createClient(d, instance.id));
   const origin: SignInOrigin = { clientId, ip: input.auditCtx.ip, userAgent: input.auditCtx.userAgent };
-  const secondFactor = rules.asksSecondFactor && !input.idpEnforcesMfa && user.secondFactor;
+  // TOTP is asked whenever the user has it; a passkey where the instance asks for a second factor.
+  const passkeyFactor = instance.settings.sign_in_methods.passkey && user.passkey;
+  const enrolled = user.secondFactor || passkeyFactor;
+  const secondFactor = rules.asksSecondFactor && !input.idpEnforcesMfa && (user.secondFactor || (instance.settings.mfa_required && passkeyFactor));
   const risk = rules.riskStepUp ? await riskOf(d, instance, user.id, origin) : [];
   const stepUpTo = risk.length > 0 && !secondFactor ? await stepUpAddress(d, user.id) : null;
   const needsSecondFactor = secondFactor || stepUpTo !== null;
   const status =
-    needsSecondFactor || (rules.mfaRequired && instance.settings.mfa_required && !user.secondFactor) ? 'pending' : 'active';
+    needsSecondFactor || (rules.mfaRequired && instance.settings.mfa_required && !enrolled) ? 'pending' : 'active';
 
   const { session } = await createSession(
     d,

@@ -14,7 +14,7 @@ import { isAllowedRedirect, type InstanceSettings } from '../instances/settings'
 import { hostedLocale } from '../localization/hosted-locale';
 import { resolveHostedCopy } from '../localization/resolve';
 import { clientView, type ClientRow } from '../sessions/clients';
-import { SECOND_FACTORS } from './sign-ins';
+import { secondFactorsOfInstance } from './sign-ins';
 
 /**
  * `GET {fapi_url}/v1/environment`: what a sign-in UI (the hosted pages, an SDK) needs to
@@ -148,7 +148,7 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
       },
       identifiers: identifiersOf(s.sign_in_methods),
       first_factors: firstFactorsOf(s.sign_in_methods),
-      second_factors: SECOND_FACTORS.map((f) => f.strategy),
+      second_factors: secondFactorsOfInstance(s.sign_in_methods),
       mfa_required: s.mfa_required,
       social: await enabledSocialProviders(deps, instance.id),
       actions: { delete_self: s.delete_self_enabled },

@@ -16,9 +16,14 @@ import { bindingFor, codeChallengeInput, codeVerifierInput, setFlowCookie } from
 import { claimSignIn } from './claim';
 import { emailAddress, phoneNumber, username } from '../users/schemas';
 import type { Deps } from '../deps';
+import { assertionInput } from '../passkeys/schemas';
+import { assertionOptions } from '../passkeys/sign-in';
+import { relyingPartyOf } from '../passkeys/relying-party';
 import {
+  assertPasskeyStep,
   attemptFirstFactor,
   attemptSecondFactor,
+  createPasskeySignIn,
   createSignIn,
   loadSignIn,
   prepareFirstFactor,
@@ -61,6 +66,8 @@ const verificationSchema = z
     expire_at: z.number().int().nullable(),
     /** oauth_<provider>, enterprise_sso: where to send the browser (the provider, the IdP). */
     external_verification_redirect_url: z.string().nullable().optional(),
+    /** passkey (in the answer that prepared it): the WebAuthn request options as JSON, for startAuthentication({ optionsJSON: JSON.parse(nonce) }). */
+    nonce: z.string().optional(),
   })
   .nullable();
 
@@ -130,7 +137,7 @@ const isOauth = (strategy: string | undefined) => strategy !== undefined && OAUT
 
 export const createSignInBody = z
   .strictObject({
-    strategy: strategyOrOauth(['password', 'ticket', 'enterprise_sso']).optional(),
+    strategy: strategyOrOauth(['password', 'ticket', 'enterprise_sso', 'passkey']).optional(),
     identifier: z.string().trim().min(1).max(320).optional(),
     password: passwordInput.optional(),
     ticket: z.string().min(1).max(512).optional(),
@@ -147,11 +154,13 @@ export const createSignInBody = z
       if (v.ticket === undefined) need('ticket');
       return;
     }
+    // A username-less passkey sign-in: the passkey names the user.
+    if (v.strategy === 'passkey') return;
     if (v.identifier === undefined) need('identifier');
     if (v.strategy === 'password' && v.password === undefined) need('password');
   });
 
-const prepareFirstFactorBody = z.strictObject({ strategy: strategyOf(['email_code', 'email_link', 'phone_code', 'reset_password_email_code']) });
+const prepareFirstFactorBody = z.strictObject({ strategy: strategyOf(['email_code', 'email_link', 'phone_code', 'reset_password_email_code', 'passkey']) });
 const attemptFirstFactorBody = z.discriminatedUnion(
   'strategy',
   [
@@ -159,17 +168,20 @@ const attemptFirstFactorBody = z.discriminatedUnion(
     z.strictObject({ strategy: z.literal('email_code'), code: codeInput }),
     z.strictObject({ strategy: z.literal('phone_code'), code: codeInput }),
     z.strictObject({ strategy: z.literal('reset_password_email_code'), code: codeInput }),
+    z.strictObject({ strategy: z.literal('passkey'), public_key_credential: assertionInput }),
   ],
   {
     error: (iss) =>
       iss.code === 'invalid_union'
-        ? strategyError(['password', 'email_code', 'phone_code', 'reset_password_email_code'])({ input: (iss.input as { strategy?: unknown } | undefined)?.strategy })
+        ? strategyError(['password', 'email_code', 'phone_code', 'reset_password_email_code', 'passkey'])({ input: (iss.input as { strategy?: unknown } | undefined)?.strategy })
         : undefined,
   },
 );
-const secondFactorStrategy = strategyOf(['totp', 'backup_code', 'email_code']);
-const prepareSecondFactorBody = z.strictObject({ strategy: secondFactorStrategy });
-const attemptSecondFactorBody = z.strictObject({ strategy: secondFactorStrategy, code: codeInput });
+const prepareSecondFactorBody = z.strictObject({ strategy: strategyOf(['totp', 'backup_code', 'email_code', 'passkey']) });
+const attemptSecondFactorBody = z.union([
+  z.strictObject({ strategy: strategyOf(['totp', 'backup_code', 'email_code']), code: codeInput }),
+  z.strictObject({ strategy: z.literal('passkey'), public_key_credential: assertionInput }),
+]);
 const resetPasswordBody = z.strictObject({ password: passwordInput });
 
 export const createSignUpBody = z.strictObject({
@@ -242,7 +254,7 @@ const AUTH_FLOW = { unaudited: 'authentication flow: attempts are kept on the si
 function signInStepEndpoint<I>(
   summary: string,
   body: z.ZodType<I>,
-  step: (deps: Deps, instance: FapiAuth['instance'], attempt: Awaited<ReturnType<typeof loadSignIn>>, input: I, audit: ReturnType<typeof auditCtxOf>) => Promise<SignInStep>,
+  step: (deps: Deps, instance: FapiAuth['instance'], attempt: Awaited<ReturnType<typeof loadSignIn>>, input: I, audit: ReturnType<typeof auditCtxOf>, auth: FapiAuth) => Promise<SignInStep>,
 ) {
   return endpoint<FapiAuth, I>({
     summary,
@@ -251,11 +263,26 @@ function signInStepEndpoint<I>(
     response: signInResponse,
     handle: async ({ deps, auth, params, body: input, request }) => {
       const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
-      const done = await step(deps, auth.instance, attempt, input, auditCtxOf(auth, request));
+      const done = await step(deps, auth.instance, attempt, input, auditCtxOf(auth, request), auth);
       renewClientToken(auth, done);
       return signInAnswer(deps, auth, done);
     },
   });
+}
+
+/** A passkey's answer carries the request's relying party (server/passkeys/relying-party.ts). */
+function withPasskeyRp<I extends { strategy: string }>(input: I, auth: FapiAuth) {
+  type Passkey = { strategy: 'passkey'; credential: z.output<typeof assertionInput>; rp: ReturnType<typeof relyingPartyOf> };
+  if (!('public_key_credential' in input)) return input as Exclude<I, { public_key_credential: unknown }>;
+  return { strategy: 'passkey', credential: input.public_key_credential, rp: relyingPartyOf(auth.instance, auth.servedUrl) } as Passkey;
+}
+
+/** A sign-in answer whose first or second factor verification carries the passkey options just prepared. */
+async function passkeyOptionsAnswer(deps: Deps, auth: FapiAuth, attempt: Awaited<ReturnType<typeof loadSignIn>>, factor: 'first' | 'second', client: ClientRow | null = null) {
+  const { options, expiresAt } = await assertionOptions(deps, auth.instance, relyingPartyOf(auth.instance, auth.servedUrl), attempt, factor === 'first' ? 'sign_in' : 'second_factor');
+  const answer = await signInAnswer(deps, auth, { attempt, client });
+  const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'passkey', attempts: 0, expire_at: expiresAt, nonce: JSON.stringify(options) };
+  return { ...answer, response: { ...answer.response, [factor === 'first' ? 'first_factor_verification' : 'second_factor_verification']: verification } };
 }
 
 async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep) {
@@ -301,6 +328,14 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
         client: await clientView(deps, auth.instance, end.client),
       };
     }
+    if (body.strategy === 'passkey' && body.identifier === undefined) {
+      const created = await createPasskeySignIn(deps, auth.instance, auth.client);
+      const token = created.newClientToken ?? auth.clientToken!;
+      auth.issueClientToken(token);
+      auth.client = created.client;
+      auth.clientToken = token;
+      return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
+    }
     if (body.password !== undefined) await spendAttemptBudget(deps, auth, request);
     const ssoBinding = body.strategy === 'enterprise_sso' ? bindingFor(auth.mode, body.code_challenge) : null;
     const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client);
@@ -320,6 +355,10 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
       const answer = await signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
       const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'enterprise_sso', attempts: 0, expire_at: null };
       return { ...answer, response: { ...answer.response, first_factor_verification: { ...verification, external_verification_redirect_url: url } } };
+    }
+    if (body.strategy === 'passkey') {
+      await assertPasskeyStep(deps, auth.instance, created.attempt, 'first');
+      return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
     }
     if (body.password !== undefined) {
       // attemptFirstFactor refuses a locked account before hashing.
@@ -348,6 +387,10 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
   response: signInResponse,
   handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    if (body.strategy === 'passkey') {
+      await assertPasskeyStep(deps, auth.instance, attempt, 'first');
+      return passkeyOptionsAnswer(deps, auth, attempt, 'first');
+    }
     await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage, ip: request.ip, userAgent: request.userAgent });
     return signInAnswer(deps, auth, { attempt, client: null });
   },
@@ -372,9 +415,9 @@ export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string }>({
 });
 
 export const attemptFirstFactorEndpoint = signInStepEndpoint(
-  'Attempt a first factor: password, email_code or reset_password_email_code',
+  'Attempt a first factor: password, email_code, phone_code, reset_password_email_code, or passkey (public_key_credential)',
   attemptFirstFactorBody,
-  attemptFirstFactor,
+  (deps, instance, attempt, input, audit, auth) => attemptFirstFactor(deps, instance, attempt, withPasskeyRp(input, auth), audit),
 );
 
 const claimBody = z.strictObject({ claim_nonce: z.string().min(1).max(256), code_verifier: codeVerifierInput });
@@ -399,15 +442,19 @@ export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof pr
   response: signInResponse,
   handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    if (body.strategy === 'passkey') {
+      await assertPasskeyStep(deps, auth.instance, attempt, 'second');
+      return passkeyOptionsAnswer(deps, auth, attempt, 'second');
+    }
     await prepareSecondFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage });
     return signInAnswer(deps, auth, { attempt, client: null });
   },
 });
 
 export const attemptSecondFactorEndpoint = signInStepEndpoint(
-  'Attempt a second factor (totp or backup_code); success activates the pending session',
+  'Attempt a second factor (totp, backup_code or email_code with code; passkey with public_key_credential); success activates the pending session',
   attemptSecondFactorBody,
-  attemptSecondFactor,
+  (deps, instance, attempt, input, audit, auth) => attemptSecondFactor(deps, instance, attempt, withPasskeyRp(input, auth), audit),
 );
 
 export const resetPasswordEndpoint = signInStepEndpoint(

@@ -48,10 +48,16 @@ export const signInMethodsSchema = z
      * asking browser is signed in wherever the link is opened).
      */
     email_link_same_browser: z.boolean().default(false),
+    /**
+     * Passkeys (WebAuthn): users register them on their profile and sign in with one as a
+     * first factor (username-less or after an identifier); one counts as a second factor
+     * where the instance asks for one (server/passkeys).
+     */
+    passkey: z.boolean().default(false),
   })
   .refine((m) => m.password || m.email_code || m.phone_code || m.email_link, {
     message: 'keep password, email_code, email_link or phone_code on: users need a way to sign in',
     params: { reason: 'no_first_factor' },
   });
 export type SignInMethods = z.output<typeof signInMethodsSchema>;
-export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true, phone_code: false, email_link: false, email_link_same_browser: false };
+export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true, phone_code: false, email_link: false, email_link_same_browser: false, passkey: false };

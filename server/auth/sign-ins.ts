@@ -10,7 +10,11 @@ import type { InstanceContext } from '../instances/instances';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { applySessionAction, revokeLiveSessions } from '../sessions/sessions';
 import { bumpSessionsVersion } from '../sessions/session-state';
-import { verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
+import { hasSecondFactor, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
+import { hasPasskey } from '../passkeys/passkeys';
+import { isPasskeyOnly, PASSKEY_ONLY_IDENTIFIER, verifyAssertion } from '../passkeys/sign-in';
+import type { RelyingParty } from '../passkeys/relying-party';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
@@ -48,15 +52,17 @@ export { SIGN_IN_TTL_MS };
 /** Wrong second-factor codes one attempt allows; then it is abandoned and its pending session revoked. */
 export const SECOND_FACTOR_MAX_FAILURES = 5;
 
-export type FirstFactorStrategy = 'password' | 'email_code' | 'email_link' | 'phone_code' | 'reset_password_email_code';
+export type FirstFactorStrategy = 'password' | 'email_code' | 'email_link' | 'phone_code' | 'reset_password_email_code' | 'passkey';
 const isEmail = (identifier: string) => identifier.includes('@');
 /** An E.164 number (`+` and digits): a phone number identifier. */
 export const isPhone = (identifier: string) => /^\+[1-9]\d{6,14}$/.test(identifier);
 
 /** The first factors an identifier may use under the instance's sign-in methods. */
 export function firstFactorsFor(identifier: string, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
+  if (identifier === PASSKEY_ONLY_IDENTIFIER) return [{ strategy: 'passkey' as const }];
   const safe = isEmail(identifier) ? identifier : null;
   return [
+    ...(methods.passkey ? [{ strategy: 'passkey' as const }] : []),
     ...(methods.password ? [{ strategy: 'password' as const }] : []),
     ...(methods.phone_code && isPhone(identifier) ? [{ strategy: 'phone_code' as const, safe_identifier: identifier }] : []),
     ...(methods.email_code ? [{ strategy: 'email_code' as const, safe_identifier: safe }] : []),
@@ -67,6 +73,7 @@ export function firstFactorsFor(identifier: string, methods: SignInMethods = DEF
 
 /** Every first factor the instance offers, whatever the identifier (the environment's `first_factors`). */
 export const firstFactorsOf = (methods: SignInMethods) => [
+  ...(methods.passkey ? ['passkey'] : []),
   ...(methods.password ? ['password'] : []),
   ...(methods.phone_code ? ['phone_code'] : []),
   ...(methods.email_code ? ['email_code'] : []),
@@ -84,8 +91,12 @@ export const identifiersOf = (methods: SignInMethods) => [
 /** Refuses a first factor the instance has turned off (reset by email code goes with the password), or phone_code for another identifier. */
 function assertStrategyAllowed(instance: InstanceContext, a: Pick<SignInRow, 'identifier'>, strategy: FirstFactorStrategy) {
   const methods = instance.settings.sign_in_methods;
+  // An attempt started without an identifier (a username-less passkey) takes nothing else.
+  if (isPasskeyOnly(a) && strategy !== 'passkey') throw validationError('strategy', 'strategy_not_allowed', 'This sign-in was started for a passkey; send its answer (strategy passkey).');
   const allowed =
-    strategy === 'email_code'
+    strategy === 'passkey'
+      ? methods.passkey
+      : strategy === 'email_code'
       ? methods.email_code
       : strategy === 'email_link'
         ? methods.email_link
@@ -96,12 +107,20 @@ function assertStrategyAllowed(instance: InstanceContext, a: Pick<SignInRow, 'id
 }
 
 export const SECOND_FACTORS = [{ strategy: 'totp' as const }, { strategy: 'backup_code' as const }];
-/** A second factor of sign-in: the user's TOTP or backup code, or an email code when risk-based MFA steps up a user without TOTP. */
-export type SignInSecondFactor = SecondFactorStrategy | 'email_code';
+/** The second factors an instance may ask for: TOTP and backup codes, and passkeys when they are on. */
+export const secondFactorsOfInstance = (methods: SignInMethods) => [...SECOND_FACTORS.map((f) => f.strategy), ...(methods.passkey ? ['passkey' as const] : [])];
+/** A second factor of sign-in: the user's TOTP, backup code or passkey, or an email code when risk-based MFA steps up a user without TOTP. */
+export type SignInSecondFactor = SecondFactorStrategy | 'email_code' | 'passkey';
 
-/** The second factors an attempt takes: the email code of a step-up, else TOTP and backup codes. */
-function secondFactorsOf(a: SignInRow): { strategy: SignInSecondFactor; safe_identifier?: string }[] {
-  return a.stepUpAddress ? [{ strategy: 'email_code', safe_identifier: maskEmail(a.stepUpAddress) }] : SECOND_FACTORS;
+/**
+ * The second factors an attempt takes: the email code of a step-up, else the user's own —
+ * TOTP and backup codes when they have TOTP, a passkey when they have one and passkeys are on.
+ */
+async function secondFactorsOf(deps: Pick<Deps, 'db'>, a: SignInRow, methods: SignInMethods): Promise<{ strategy: SignInSecondFactor; safe_identifier?: string }[]> {
+  if (a.stepUpAddress) return [{ strategy: 'email_code', safe_identifier: maskEmail(a.stepUpAddress) }];
+  if (!a.userId) return SECOND_FACTORS;
+  const [totp, passkey] = await Promise.all([hasSecondFactor(deps.db, a.userId), methods.passkey ? hasPasskey(deps, a.userId) : false]);
+  return [...(totp ? SECOND_FACTORS : []), ...(passkey ? [{ strategy: 'passkey' as const }] : [])];
 }
 
 /** The user an identifier names in this instance, or null. */
@@ -145,10 +164,10 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow,
     object: 'sign_in_attempt' as const,
     id: a.id,
     status: a.status,
-    identifier: a.identifier as string | null,
+    identifier: isPasskeyOnly(a) ? null : (a.identifier as string | null),
     supported_identifiers: identifiersOf(methods),
     supported_first_factors: firstFactorsFor(a.identifier, methods) as { strategy: string; safe_identifier?: string | null }[],
-    supported_second_factors: a.status === 'needs_second_factor' ? secondFactorsOf(a) : null,
+    supported_second_factors: a.status === 'needs_second_factor' ? await secondFactorsOf(deps, a, methods) : null,
     step_up_reasons: a.riskReasons,
     first_factor_verification: first,
     second_factor_verification: a.secondFactorStrategy
@@ -181,6 +200,30 @@ export async function createSignIn(
     const attempt = await recordSignInAttempt(d, { instanceId: instance.id, clientId: c.id, identifier, userId });
     return { attempt, client: c, newClientToken };
   });
+}
+
+/** Starts a username-less passkey sign-in: an attempt without an identifier (the passkey will name the user). */
+export async function createPasskeySignIn(deps: D, instance: InstanceContext, client: ClientRow | null) {
+  if (!instance.settings.sign_in_methods.passkey) throw validationError('strategy', 'strategy_not_allowed', 'This application does not accept passkey sign-ins.');
+  return deps.db.transaction(async (tx) => {
+    const d = { ...deps, db: tx };
+    let newClientToken: string | null = null;
+    let c = client;
+    if (!c) ({ client: c, token: newClientToken } = await createClient(d, instance.id));
+    const attempt = await recordSignInAttempt(d, { instanceId: instance.id, clientId: c.id, identifier: PASSKEY_ONLY_IDENTIFIER, userId: null });
+    return { attempt, client: c, newClientToken };
+  });
+}
+
+/** Refuses a passkey step for an attempt that is not waiting for it (the options come with the same checks). */
+export async function assertPasskeyStep(deps: Pick<Deps, 'db'>, instance: InstanceContext, a: SignInRow, factor: 'first' | 'second') {
+  if (factor === 'first') {
+    assertStatus(a, 'needs_first_factor');
+    assertStrategyAllowed(instance, a, 'passkey');
+  } else {
+    assertStatus(a, 'needs_second_factor');
+    await assertOffered(deps, instance, a, 'passkey');
+  }
 }
 
 /** The client's own live attempt; another client's, another instance's or an abandoned one is 404. */
@@ -341,6 +384,7 @@ const originOf = (a: SignInRow, ctx: AuditContext): SignInOrigin => ({ clientId:
 
 export type FirstFactorInput =
   | { strategy: 'password'; password: string }
+  | { strategy: 'passkey'; credential: AuthenticationResponseJSON; rp: RelyingParty }
   | { strategy: 'email_code' | 'phone_code' | 'reset_password_email_code'; code: string };
 
 /** Attempts a first factor. Every failure answers the same whether or not the identifier names a user. */
@@ -353,6 +397,11 @@ export async function attemptFirstFactor(
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_first_factor');
   assertStrategyAllowed(instance, a, input.strategy);
+  if (input.strategy === 'passkey') {
+    // Verified (and its challenge spent) before the transaction: a refusal keeps nothing.
+    const proved = await verifyAssertion(deps, instance, input.rp, a, 'sign_in', input.credential, auditCtx);
+    return deps.db.transaction((tx) => completeFirstFactor({ ...deps, db: tx }, instance, { ...a, userId: proved.userId }, 'passkey', auditCtx, { presentedClient: true }));
+  }
   if (input.strategy === 'password') {
     // The lock and the digest in one read, before the costly hash.
     const [stored] = a.userId
@@ -442,16 +491,20 @@ export async function attemptSecondFactor(
   deps: D,
   instance: InstanceContext,
   a: SignInRow,
-  input: { strategy: SignInSecondFactor; code: string },
+  input: { strategy: Exclude<SignInSecondFactor, 'passkey'>; code: string } | { strategy: 'passkey'; credential: AuthenticationResponseJSON; rp: RelyingParty },
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_second_factor');
   await assertSecondFactorOpen(deps, instance, a);
-  assertOffered(a, input.strategy);
-  const ok =
-    input.strategy === 'email_code'
-      ? await checkStepUpCode(deps, a, input.code)
-      : await verifySecondFactor(deps, instance.id, a.userId!, input.strategy, input.code);
+  await assertOffered(deps, instance, a, input.strategy);
+  // A passkey's refusal is no guess (nothing to count): verifyAssertion throws it as it is.
+  let ok: boolean;
+  if (input.strategy === 'passkey') {
+    await verifyAssertion(deps, instance, input.rp, a, 'second_factor', input.credential, auditCtx);
+    ok = true;
+  } else {
+    ok = input.strategy === 'email_code' ? await checkStepUpCode(deps, a, input.code) : await verifySecondFactor(deps, instance.id, a.userId!, input.strategy, input.code);
+  }
   const now = deps.clock.now();
   if (!ok) {
     const failures = a.secondFactorFailures + 1;
@@ -500,8 +553,8 @@ async function assertSecondFactorOpen(deps: D, instance: InstanceContext, a: Sig
   await assertNotLocked(deps, instance, a, { timed: a.firstFactorStrategy === 'password' });
 }
 
-function assertOffered(a: SignInRow, strategy: SignInSecondFactor) {
-  const offered = secondFactorsOf(a).map((f) => f.strategy);
+async function assertOffered(deps: Pick<Deps, 'db'>, instance: InstanceContext, a: SignInRow, strategy: SignInSecondFactor) {
+  const offered = (await secondFactorsOf(deps, a, instance.settings.sign_in_methods)).map((f) => f.strategy);
   if (!offered.includes(strategy)) {
     throw validationError('strategy', 'invalid_value', `This sign-in takes ${offered.join(' or ')} as its second factor.`);
   }
@@ -528,7 +581,7 @@ export async function prepareSecondFactor(
 ) {
   assertStatus(a, 'needs_second_factor');
   await assertSecondFactorOpen(deps, instance, a);
-  assertOffered(a, strategy);
+  await assertOffered(deps, instance, a, strategy);
   if (strategy !== 'email_code') return a;
   await sendCode(deps, {
     instanceId: instance.id,

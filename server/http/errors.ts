@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   TICKET_INVALID: { status: 422, message: 'The ticket is invalid, expired or already used.', expose: true },
   CREDENTIALS_INVALID: { status: 422, message: 'The identifier or password is incorrect.', expose: true },
   CODE_INCORRECT: { status: 422, message: 'The code is incorrect.', expose: true },
+  /** A passkey's answer did not verify; `meta.reason` says why (server/passkeys/reasons.ts). */
+  PASSKEY_INVALID: { status: 422, message: 'The passkey could not be verified.', expose: true },
   CODE_EXPIRED: { status: 422, message: 'The code has expired or was replaced; request a new one.', expose: true },
   SIGN_UP_NOT_ALLOWED: { status: 403, message: 'Sign-up is not open to this email address.', expose: true },
   API_KEY_INVALID: { status: 404, message: 'The API key is unknown, revoked or expired.', expose: true },

@@ -62,6 +62,8 @@ export interface FapiGuard {
 
 export interface FapiAuth {
   instance: InstanceContext;
+  /** The fapi_url this request reached the instance by (its custom domain's root, or its path under PUBLIC_URL). */
+  servedUrl: string;
   mode: 'web' | 'native';
   /** The client of this request, or null for a signed-out visitor (or when the route does not resolve clients). */
   client: ClientRow | null;
@@ -238,6 +240,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
   };
   const auth: MeAuth = {
     instance,
+    servedUrl,
     mode,
     client: null,
     clientToken: null,

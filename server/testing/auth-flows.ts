@@ -3,7 +3,8 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { events, instances } from '../db/schema';
 import { instanceContext } from '../instances/instances';
-import type { InstanceSettings } from '../instances/settings';
+import type { z } from 'zod';
+import type { instanceSettingsSchema } from '../instances/settings';
 import { beginTotpEnrollment, confirmTotp } from '../users/mfa';
 import { fapiClient, type FapiTestClient } from './fapi-client';
 import type { TestHarness, TestInstance } from './harness';
@@ -12,8 +13,8 @@ import type { TestHarness, TestInstance } from './harness';
 
 export type { TestInstance } from './harness';
 
-/** A fresh instance with these settings (a new instance has no cached settings yet). */
-export async function instanceWith(h: TestHarness, settings: Partial<InstanceSettings> = {}): Promise<TestInstance> {
+/** A fresh instance with these settings, defaults filled in as when stored (a new instance has no cached settings yet). */
+export async function instanceWith(h: TestHarness, settings: Partial<z.input<typeof instanceSettingsSchema>> = {}): Promise<TestInstance> {
   const created = await h.createInstance();
   if (Object.keys(settings).length) await h.runtime.deps.db.update(instances).set({ settings }).where(eq(instances.id, created.instanceId));
   return created;

@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
-import { backupCodes, instances, sessions, totpFactors, users } from '../db/schema';
+import { backupCodes, instances, passkeys, sessions, totpFactors, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -174,14 +174,17 @@ export async function sessionTasksFor(
 ): Promise<SessionTask[][]> {
   if (!instance.settings.mfa_required || !list.some((s) => s.status === 'pending')) return list.map(() => []);
   const pendingUsers = [...new Set(list.filter((s) => s.status === 'pending').map((s) => s.userId))];
-  const enrolled = new Set(
-    (
-      await db
-        .select({ userId: totpFactors.userId })
-        .from(totpFactors)
-        .where(and(inArray(totpFactors.userId, pendingUsers), eq(totpFactors.status, 'verified')))
-    ).map((r) => r.userId),
-  );
+  const [totp, withPasskeys] = await Promise.all([
+    db
+      .select({ userId: totpFactors.userId })
+      .from(totpFactors)
+      .where(and(inArray(totpFactors.userId, pendingUsers), eq(totpFactors.status, 'verified'))),
+    // Under mfa_required a passkey is a second factor (server/passkeys) while passkeys are on.
+    instance.settings.sign_in_methods.passkey
+      ? db.selectDistinct({ userId: passkeys.userId }).from(passkeys).where(inArray(passkeys.userId, pendingUsers))
+      : [],
+  ]);
+  const enrolled = new Set([...totp, ...withPasskeys].map((r) => r.userId));
   return list.map((s) => (s.status === 'pending' && !enrolled.has(s.userId) ? [{ key: 'setup_mfa' as const }] : []));
 }
 

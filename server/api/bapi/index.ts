@@ -23,6 +23,7 @@ import { bapiScim as scim } from '../../scim/routes';
 import { bapiProtection as protection } from '../../protection/routes';
 import { bapiOauthApplications as oauthApps } from '../../oauth/routes';
 import { bapiApiKeys as apiKeys } from '../../apikeys/routes';
+import { bapiPasskeys as passkeys } from '../../passkeys/routes';
 import { bapiBilling as billing } from '../../billing/routes';
 import { bapiSms as sms } from '../../sms/routes';
 import { bapiLtiPlatforms as ltiPlatforms } from '../../lti/routes';
@@ -79,6 +80,8 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/users/:id/profile_image',  'users:write',     bapiProfileImage.set),
   route('DELETE', '/v1/users/:id/profile_image',  'users:write',     bapiProfileImage.remove),
   route('DELETE', '/v1/users/:id/mfa',            'users:write',     users.disableMfa),
+  route('GET',    '/v1/users/:id/passkeys',       'users:read',      passkeys.list),
+  route('DELETE', '/v1/users/:id/passkeys/:passkey_id', 'users:write', passkeys.remove),
   route('GET',    '/v1/users/:id/sessions',       'sessions:read',   clerkList(sessions.listOfUser)),
   route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', clerkList(orgs.listUserMemberships)),
   route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeOfUser),

@@ -23,6 +23,7 @@ import { dashboardSocialProviders as social } from '../../social/routes';
 import { dashboardScim as scim } from '../../scim/routes';
 import { dashboardProtection as protection } from '../../protection/routes';
 import { dashboardApiKeys as apiKeys } from '../../apikeys/routes';
+import { dashboardPasskeys as passkeys } from '../../passkeys/routes';
 import { instanceMetricsEndpoint } from '../../analytics/routes';
 import { dashboardBilling as billing } from '../../billing/routes';
 import { dashboardSms as sms } from '../../sms/routes';
@@ -90,6 +91,8 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${INSTANCE}/users/:id/unlock`,                ADMIN,    protection.unlockUser),
   route('PUT',    `${INSTANCE}/users/:id/password`,              ADMIN,    account.setPassword),
   route('DELETE', `${INSTANCE}/users/:id/mfa`,                   ADMIN,    users.disableMfa),
+  route('GET',    `${INSTANCE}/users/:id/passkeys`,              VIEWER,   passkeys.list),
+  route('DELETE', `${INSTANCE}/users/:id/passkeys/:passkey_id`,  ADMIN,    passkeys.remove),
   route('POST',   `${INSTANCE}/users/:id/email_addresses`,       ADMIN,    account.emailAddresses.add),
   route('POST',   `${INSTANCE}/users/:id/email_addresses/:email_address_id/verify`, ADMIN, account.emailAddresses.verify),
   route('DELETE', `${INSTANCE}/users/:id/email_addresses/:email_address_id`,        ADMIN, account.emailAddresses.remove),

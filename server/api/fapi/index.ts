@@ -10,6 +10,7 @@ import * as sessions from '../../sessions/fapi-routes';
 import * as meSessions from '../../sessions/me-sessions';
 import * as signOut from '../../sessions/sign-out-routes';
 import * as me from '../../users/me-routes';
+import { myPasskeys } from '../../passkeys/routes';
 import { myApiKeys, organizationApiKeys as orgApiKeys } from '../../apikeys/fapi-routes';
 import { myBilling, organizationBilling as orgBilling } from '../../billing/fapi-routes';
 import { logoImageEndpoint } from '../../instances/branding-routes';
@@ -129,6 +130,11 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/me/totp/attempt_verification', notImpersonated(ME_PENDING),        me.confirmTotpEndpoint),
   fapiRoute('DELETE', '/v1/me/totp',                      notImpersonated(ME),        me.deleteTotpEndpoint),
   fapiRoute('POST',   '/v1/me/backup_codes',              notImpersonated(ME),        me.regenerateBackupCodesEndpoint),
+  fapiRoute('GET',    '/v1/me/passkeys',                  ME,        myPasskeys.list),
+  fapiRoute('POST',   '/v1/me/passkeys/prepare_registration', notImpersonated(ME_PENDING), myPasskeys.prepare),
+  fapiRoute('POST',   '/v1/me/passkeys',                  notImpersonated(ME_PENDING),        myPasskeys.create),
+  fapiRoute('PATCH',  '/v1/me/passkeys/:id',              notImpersonated(ME),        myPasskeys.rename),
+  fapiRoute('DELETE', '/v1/me/passkeys/:id',              notImpersonated(ME),        myPasskeys.remove),
   fapiRoute('GET',    '/v1/me/sessions',                  ME,        meSessions.listMySessionsEndpoint),
   fapiRoute('POST',   '/v1/me/sessions/revoke_others',    notImpersonated(ME, 'end the account’s sessions'),        meSessions.revokeMyOtherSessionsEndpoint),
   fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       notImpersonated(ME, 'end the account’s sessions'),        meSessions.revokeMySessionEndpoint),

@@ -1,0 +1,136 @@
+import { and, eq } from 'drizzle-orm';
+import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { Deps } from '../deps';
+import { audit } from '../audit/audit';
+import { passkeys, signInAttempts } from '../db/schema';
+import type { AuditContext } from '../http/actor';
+import { AppError } from '../http/errors';
+import type { InstanceContext } from '../instances/instances';
+import { CHALLENGE_TTL_MS, issueChallenge, takeChallenge } from './challenges';
+import { assertPasskeysOn, userHandleOf, type PasskeyRow } from './passkeys';
+import type { RelyingParty } from './relying-party';
+
+/**
+ * Passkey assertions for a sign-in attempt: as its first factor (username-less — the
+ * credential names the user — or after an identifier, offering that user's passkeys), and
+ * as its second factor.
+ *
+ * The challenge is bound to the attempt, which belongs to the client that made it (every
+ * step loads the attempt by the caller's client: another browser gets 404), as every way in
+ * is bound (server/auth/flow-binding.ts); it is single use and lives 5 minutes. User
+ * verification is required. The credential is looked up within the instance only (another
+ * instance's passkey is unknown here, even on the shared PUBLIC_URL host), must belong to the
+ * attempt's user when it has one, and its user handle must name the same user. A counter
+ * that does not move forward (when the authenticator keeps one) is a cloned authenticator:
+ * refused (`sign_count_regressed`) and audited.
+ */
+type D = Deps;
+type SignInRow = typeof signInAttempts.$inferSelect;
+type Purpose = 'sign_in' | 'second_factor';
+
+/** The identifier of an attempt started without one, for a username-less passkey sign-in. */
+export const PASSKEY_ONLY_IDENTIFIER = '';
+export const isPasskeyOnly = (a: Pick<SignInRow, 'identifier'>) => a.identifier === PASSKEY_ONLY_IDENTIFIER;
+
+/**
+ * The options of an assertion for the attempt, its challenge stored. For an identified
+ * attempt whose identifier names nobody (or a user without passkeys), one made-up
+ * credential id derived from the identifier is offered, so the answer does not tell
+ * whether the account exists or has passkeys.
+ */
+export async function assertionOptions(d: D, instance: InstanceContext, rp: RelyingParty, a: SignInRow, purpose: Purpose) {
+  assertPasskeysOn(instance);
+  const own = a.userId
+    ? await d.db
+        .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
+        .from(passkeys)
+        .where(and(eq(passkeys.userId, a.userId), eq(passkeys.instanceId, instance.id), eq(passkeys.rpId, rp.id)))
+    : [];
+  const allowCredentials = isPasskeyOnly(a)
+    ? []
+    : own.length > 0
+      ? own.map((p) => ({ id: p.credentialId, transports: p.transports }))
+      : [{ id: d.cipher.mac('passkey-decoy', `${instance.id}:${a.identifier.toLowerCase()}`).slice(0, 22) }];
+  const { challenge, expiresAt } = await issueChallenge(d, { subject: a.id, purpose, instanceId: instance.id, userId: a.userId, rpId: rp.id });
+  const options = await generateAuthenticationOptions({ rpID: rp.id, allowCredentials, challenge, timeout: CHALLENGE_TTL_MS, userVerification: 'required' });
+  return { options, expiresAt };
+}
+
+const unknownCredential = () =>
+  new AppError('PASSKEY_INVALID', { message: 'This passkey is not registered here.', meta: { reason: 'unknown_credential' } });
+
+/**
+ * Verifies the browser's answer to the attempt's challenge (taken first, so spent whatever
+ * the outcome) and moves the passkey's counter on; answers the user it proves. Runs outside
+ * any transaction: a refusal must not give the challenge back.
+ */
+export async function verifyAssertion(
+  d: D,
+  instance: InstanceContext,
+  rp: RelyingParty,
+  a: SignInRow,
+  purpose: Purpose,
+  response: AuthenticationResponseJSON,
+  auditCtx: AuditContext,
+): Promise<{ userId: string; passkeyId: string }> {
+  assertPasskeysOn(instance);
+  const challenge = await takeChallenge(d, { subject: a.id, purpose, instanceId: instance.id, rpId: rp.id });
+  const [passkey] = await d.db
+    .select()
+    .from(passkeys)
+    .where(and(eq(passkeys.instanceId, instance.id), eq(passkeys.credentialId, response.id)));
+  if (!passkey || (challenge.userId !== null && passkey.userId !== challenge.userId)) throw unknownCredential();
+  const handle = response.response.userHandle;
+  if (handle !== undefined && handle !== userHandleOf(passkey.userId)) throw unknownCredential();
+  let verified;
+  try {
+    verified = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: rp.origins,
+      expectedRPID: rp.id,
+      // The counter is checked below, where a regression is told apart and audited.
+      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: 0, transports: passkey.transports as never },
+      requireUserVerification: true,
+    });
+  } catch (err) {
+    throw new AppError('PASSKEY_INVALID', {
+      message: 'The passkey’s answer did not verify (wrong challenge, origin or relying party, no user verification, or a bad signature).',
+      meta: { reason: 'verification_failed' },
+      cause: err,
+    });
+  }
+  if (!verified.verified) throw new AppError('PASSKEY_INVALID', { meta: { reason: 'verification_failed' } });
+  const { newCounter, credentialBackedUp } = verified.authenticationInfo;
+  if (!(await advanceCounter(d, passkey, newCounter, credentialBackedUp))) {
+    await audit(d, {
+      ...auditCtx,
+      instanceId: instance.id,
+      action: 'passkey.sign_count_regressed',
+      target: passkey.id,
+      details: { user_id: passkey.userId, stored: passkey.signCount, presented: newCounter, sign_in_attempt_id: a.id },
+    });
+    throw new AppError('PASSKEY_INVALID', {
+      message: 'This passkey’s signature counter went backwards: the authenticator may have been cloned. It was refused.',
+      meta: { reason: 'sign_count_regressed' },
+    });
+  }
+  return { userId: passkey.userId, passkeyId: passkey.id };
+}
+
+/**
+ * Stores the new counter and the last use in one conditional UPDATE: only when the counter
+ * moved forward (or the authenticator keeps none: both 0), and only from the value read, so
+ * of two racing answers with the same counter one loses.
+ */
+async function advanceCounter(d: D, p: PasskeyRow, presented: number, backedUp: boolean): Promise<boolean> {
+  const keepsNone = p.signCount === 0 && presented === 0;
+  if (!keepsNone && presented <= p.signCount) return false;
+  const now = d.clock.now();
+  const [moved] = await d.db
+    .update(passkeys)
+    .set({ signCount: presented, backedUp, lastUsedAt: now, updatedAt: now })
+    .where(and(eq(passkeys.id, p.id), eq(passkeys.signCount, p.signCount)))
+    .returning({ id: passkeys.id });
+  return moved !== undefined || keepsNone;
+}
