@@ -13,7 +13,7 @@ import { createSession, type Actor } from '../sessions/sessions';
 import { activeSsoDomains } from '../sso/connections';
 import { emailDomain } from '../organizations/domains';
 import { secondFactorOf } from '../users/mfa';
-import { passkeyOf } from '../passkeys/passkeys';
+import { passkeyOfUser } from '../passkeys/passkeys';
 
 /**
  * The one ending of every way into a session. Each way (a password, a code, a link, a
@@ -167,7 +167,7 @@ async function userForSignIn(d: D, instanceId: string, userId: string) {
       sessionsVersion: users.sessionsVersion,
       primaryEmailAddressId: users.primaryEmailAddressId,
       secondFactor: secondFactorOf(users.id),
-      passkey: passkeyOf(users.id),
+      passkey: passkeyOfUser(),
     })
     .from(users)
     .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))

@@ -1,5 +1,4 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -65,8 +64,12 @@ export const passkeyView = (p: PasskeyRow) => ({
 });
 export type PasskeyView = ReturnType<typeof passkeyView>;
 
-/** Whether the user has a passkey, as a column of a query on users. */
-export const passkeyOf = (userId: AnyPgColumn) => sql<boolean>`exists (select 1 from ${passkeys} where ${passkeys.userId} = ${userId})`.mapWith(Boolean);
+/**
+ * Whether the user has a passkey, as a column of a query `from(users)`. Spelled out: drizzle
+ * renders a column of a one-table query unqualified, and a bare "id" inside the subquery
+ * would be the passkey's own.
+ */
+export const passkeyOfUser = () => sql<boolean>`exists (select 1 from passkeys pk where pk.user_id = "users"."id")`.mapWith(Boolean);
 
 export async function hasPasskey(d: Pick<D, 'db'>, userId: string): Promise<boolean> {
   const [row] = await d.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).limit(1);
@@ -118,7 +121,8 @@ export async function registrationOptions(d: D, instance: InstanceContext, rp: R
     userID: utf8(user.id),
     userName,
     userDisplayName: displayName,
-    challenge,
+    // As bytes: a string would be encoded once more.
+    challenge: Buffer.from(challenge, 'base64url'),
     timeout: CHALLENGE_TTL_MS,
     attestationType: 'none',
     // The authenticators that already hold a passkey of this user here are not asked again.

@@ -52,7 +52,7 @@ export async function assertionOptions(d: D, instance: InstanceContext, rp: Rely
       ? own.map((p) => ({ id: p.credentialId, transports: p.transports }))
       : [{ id: d.cipher.mac('passkey-decoy', `${instance.id}:${a.identifier.toLowerCase()}`).slice(0, 22) }];
   const { challenge, expiresAt } = await issueChallenge(d, { subject: a.id, purpose, instanceId: instance.id, userId: a.userId, rpId: rp.id });
-  const options = await generateAuthenticationOptions({ rpID: rp.id, allowCredentials, challenge, timeout: CHALLENGE_TTL_MS, userVerification: 'required' });
+  const options = await generateAuthenticationOptions({ rpID: rp.id, allowCredentials, challenge: Buffer.from(challenge, 'base64url'), timeout: CHALLENGE_TTL_MS, userVerification: 'required' });
   return { options, expiresAt };
 }
 
