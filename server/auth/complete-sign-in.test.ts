@@ -5,8 +5,8 @@ import { sharedHarness } from '../testing/harness';
 import { ltiLaunches, startFakePlatform, type FakePlatform } from '../testing/lti-platform';
 import { makeSamlIdp, samlIdpFor, type SamlIdpForConnection } from '../testing/saml-idp';
 import { browseUntil, openOidcIdp, type OidcIdp } from '../testing/social-idps';
-import type { InstanceSettings } from '../instances/settings';
 import { WAYS, type WayKind } from './complete-sign-in';
+import { registerPasskey, signInWithPasskey, softAuthenticator, type SoftAuthenticator } from '../testing/passkey-authenticator';
 
 /**
  * Every rule of the ending of a sign-in (complete-sign-in.ts) against every way in, over HTTP
@@ -44,6 +44,8 @@ interface Person {
   /** The subject at the OIDC SSO IdP, and at the LTI platform. */
   ssoSub: string;
   ltiSub: string;
+  /** The person's passkey authenticator (it holds a registered passkey for the passkey way). */
+  authenticator: SoftAuthenticator;
 }
 interface World {
   i: TestInstance;
@@ -61,7 +63,7 @@ interface World {
   person(opts?: { way?: WayName; ssoAddress?: boolean }): Promise<Person>;
 }
 const callbackOf = (t: TestInstance) => `http://localhost:3000/fapi/${t.instanceId}/v1/oauth_callback`;
-const ALL_METHODS = { password: true, email_code: true, username: true, phone_code: true, email_link: true, email_link_same_browser: false };
+const ALL_METHODS = { password: true, email_code: true, username: true, phone_code: true, email_link: true, email_link_same_browser: false, passkey: true };
 const bapi = (i: TestInstance, method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
 
 /** An organization with `domain` verified, and an active connection of `provider` serving it. */
@@ -129,9 +131,17 @@ async function world(settings: Parameters<typeof instanceWith>[1] = {}): Promise
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         id = res.body.id;
       }
+      const authenticator = softAuthenticator();
+      if (opts.way === 'passkey') {
+        // Registered from a session of their own (under mfa_required it completes setup_mfa).
+        const b = browserOf(h, i);
+        const minted = await bapi(i, 'POST', '/v1/sign_in_tokens', { user_id: id });
+        expect((await b.signInWithTicket(minted.body.token)).status).toBe(200);
+        await registerPasskey(b, authenticator);
+      }
       idp.accounts.set(p.sub, { email: p.email, email_verified: true });
       if (ssoEmail) idp.accounts.set(p.ssoSub, { email: ssoEmail, email_verified: true });
-      return { id, ...p };
+      return { id, ...p, authenticator };
     },
   };
   return w;
@@ -253,6 +263,8 @@ const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 's
     if (res.status !== 303) return pageRefusal(res);
     return b.call('GET', '/v1/client');
   },
+  // Username-less: the attempt is made without an identifier, the passkey names the person.
+  passkey: async (_w, b, p) => signInWithPasskey(b, p.authenticator),
   sign_up: async (_w, b) => {
     const email = `newcomer${++n}@example.com`;
     const created = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: PASSWORD } });
@@ -274,7 +286,7 @@ const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 's
 };
 
 /** The ways as the rules below address them: every kind of WAYS, and both codes. */
-const WAY_NAMES = ['password', 'email_code', 'phone_code', 'link', 'reset', 'ticket', 'impersonation', 'social', 'saml', 'oidc_sso', 'lti', 'sign_up', 'phone_sign_up'] as const;
+const WAY_NAMES = ['password', 'email_code', 'phone_code', 'link', 'reset', 'ticket', 'impersonation', 'social', 'saml', 'oidc_sso', 'lti', 'sign_up', 'phone_sign_up', 'passkey'] as const;
 type WayName = (typeof WAY_NAMES)[number];
 const kindOfName = (w: WayName): WayKind =>
   w === 'email_code' || w === 'phone_code' ? 'code' : w === 'saml' || w === 'oidc_sso' ? 'sso' : w === 'phone_sign_up' ? 'sign_up' : w;
@@ -373,7 +385,7 @@ eachWay('a timed lockout (an attacker’s wrong passwords) stops the password on
   }
 });
 
-eachWay('a user with TOTP is asked for it: the session starts pending (impersonation excepted)', async (way) => {
+eachWay('a user with TOTP is asked for it: the session starts pending (impersonation and a passkey excepted)', async (way) => {
   if (isSignUp(way)) return; // a new user has no factor
   const p = await plain.person({ way });
   await enrollTotp(h, plain.i.instanceId, p.id);
@@ -381,7 +393,8 @@ eachWay('a user with TOTP is asked for it: the session starts pending (impersona
   const out = await DRIVERS[way](plain, b, p);
   expect(out.status, JSON.stringify(out.body)).toBe(200);
   const session = await sessionOf(plain, b);
-  if (way === 'impersonation') {
+  if (way === 'impersonation' || way === 'passkey') {
+    // A passkey with user verification is two factors by itself.
     expect(session?.status).toBe('active');
   } else if (way === 'lti') {
     // A launch has no sign-in attempt of the browser's: the session waits, pending.
@@ -393,13 +406,14 @@ eachWay('a user with TOTP is asked for it: the session starts pending (impersona
   }
 });
 
-eachWay('mfa_required: a user without a factor gets a pending session with setup_mfa (impersonation excepted)', async (way) => {
+eachWay('mfa_required: a user without a factor gets a pending session with setup_mfa (impersonation and a passkey excepted)', async (way) => {
   const p = isSignUp(way) ? (null as unknown as Person) : await mfa.person({ way });
   const b = browserOf(h, mfa.i);
   const out = await DRIVERS[way](mfa, b, p);
   expect(out.status, JSON.stringify(out.body)).toBe(200);
   const client = (await b.call('GET', '/v1/client')).body;
-  if (way === 'impersonation') {
+  // Whoever signs in with a passkey has one, and under mfa_required it is their second factor.
+  if (way === 'impersonation' || way === 'passkey') {
     expect(client.sessions[0]).toMatchObject({ status: 'active' });
   } else {
     expect(client.sessions[0]).toMatchObject({ status: 'pending', tasks: [{ key: 'setup_mfa' }] });
@@ -411,7 +425,7 @@ eachWay('SSO only belongs to the user: password and code ways are refused whatev
   const p = await plain.person({ way, ssoAddress: true });
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
-  const refused = way === 'password' || way === 'email_code' || way === 'phone_code' || way === 'link' || way === 'reset';
+  const refused = way === 'password' || way === 'email_code' || way === 'phone_code' || way === 'link' || way === 'reset' || way === 'passkey';
   if (refused) {
     if (way === 'link') expect(code(out)).toBe('LINK_FAILED');
     else expect(out.body.errors?.[0], JSON.stringify(out.body)).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'sso_required' } });

@@ -33,6 +33,7 @@ const ALLOWED = new Set([
   'GET /v1/me/api_keys',
   'GET /v1/me/billing',
   'GET /v1/client/me/api_tokens',
+  'GET /v1/me/passkeys',
 ]);
 
 const meRoutes = fapiRoutes
