@@ -73,6 +73,22 @@ export type PhoneNumber = {
   updated_at: number;
 };
 
+export type Passkey = {
+  object: "passkey";
+  id: string;
+  user_id: string;
+  name: string;
+  credential_id: string;
+  aaguid: string;
+  transports: Array<string>;
+  device_type: "singleDevice" | "multiDevice";
+  backed_up: boolean;
+  rp_id: string;
+  last_used_at: (number) | (null);
+  created_at: number;
+  updated_at: number;
+};
+
 export type Session = {
   object: "session";
   id: string;
@@ -887,6 +903,26 @@ export interface BapiOperations {
     body: never;
     query: never;
   };
+  /** A user’s passkeys (light list; never the public keys) */
+  "GET /v1/users/{id}/passkeys": {
+    response: {
+      object: "list";
+      data: Array<Passkey>;
+      has_more: boolean;
+    };
+    body: never;
+    query: never;
+  };
+  /** Delete a user’s passkey (a lost or compromised device); emits passkey.deleted */
+  "DELETE /v1/users/{id}/passkeys/{passkey_id}": {
+    response: {
+      object: "passkey";
+      id: string;
+      deleted: true;
+    };
+    body: never;
+    query: never;
+  };
   /** List a user’s sessions */
   "GET /v1/users/{id}/sessions": {
     response: {
@@ -1552,7 +1588,7 @@ export interface BapiOperations {
     body: {
       url: string;
       description?: string;
-      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked">;
+      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.deleted">;
       disabled?: boolean;
       svix_headers?: boolean;
     };
@@ -1580,7 +1616,7 @@ export interface BapiOperations {
     body: {
       url?: string;
       description?: string;
-      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked">;
+      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.deleted">;
       disabled?: boolean;
       svix_headers?: boolean;
     };
@@ -2439,4 +2475,4 @@ export interface BapiOperations {
   };
 }
 
-export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";
+export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";

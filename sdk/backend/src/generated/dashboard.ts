@@ -80,6 +80,22 @@ export type User = {
   updated_at: number;
 };
 
+export type Passkey = {
+  object: "passkey";
+  id: string;
+  user_id: string;
+  name: string;
+  credential_id: string;
+  aaguid: string;
+  transports: Array<string>;
+  device_type: "singleDevice" | "multiDevice";
+  backed_up: boolean;
+  rp_id: string;
+  last_used_at: (number) | (null);
+  created_at: number;
+  updated_at: number;
+};
+
 export type OrganizationMembership = {
   object: "organization_membership";
   id: string;
@@ -1121,6 +1137,7 @@ export interface DashboardOperations {
             phone_code: boolean;
             email_link: boolean;
             email_link_same_browser: boolean;
+            passkey: boolean;
           };
           password_policy: {
             min_length: number;
@@ -1198,6 +1215,7 @@ export interface DashboardOperations {
           phone_code: boolean;
           email_link: boolean;
           email_link_same_browser: boolean;
+          passkey: boolean;
         };
         password_policy: {
           min_length: number;
@@ -1276,6 +1294,7 @@ export interface DashboardOperations {
           phone_code: boolean;
           email_link: boolean;
           email_link_same_browser: boolean;
+          passkey: boolean;
         };
         password_policy: {
           min_length: number;
@@ -1351,6 +1370,7 @@ export interface DashboardOperations {
           phone_code: boolean;
           email_link: boolean;
           email_link_same_browser: boolean;
+          passkey: boolean;
         };
         password_policy: {
           min_length: number;
@@ -1483,6 +1503,7 @@ export interface DashboardOperations {
         phone_code: boolean;
         email_link: boolean;
         email_link_same_browser: boolean;
+        passkey: boolean;
       };
       password_policy: {
         min_length: number;
@@ -1548,6 +1569,7 @@ export interface DashboardOperations {
         phone_code?: boolean;
         email_link?: boolean;
         email_link_same_browser?: boolean;
+        passkey?: boolean;
       };
       branding?: {
         application_name?: (string) | (null);
@@ -1769,6 +1791,26 @@ export interface DashboardOperations {
   "DELETE /accounts/{accountId}/instances/{instanceId}/users/{id}/mfa": {
     response: {
       user_id: string;
+    };
+    body: never;
+    query: never;
+  };
+  /** A user’s passkeys (light list; never the public keys) */
+  "GET /accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys": {
+    response: {
+      object: "list";
+      data: Array<Passkey>;
+      has_more: boolean;
+    };
+    body: never;
+    query: never;
+  };
+  /** Delete a user’s passkey (a lost or compromised device); emits passkey.deleted */
+  "DELETE /accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys/{passkey_id}": {
+    response: {
+      object: "passkey";
+      id: string;
+      deleted: true;
     };
     body: never;
     query: never;
@@ -2199,7 +2241,7 @@ export interface DashboardOperations {
     body: {
       url: string;
       description?: string;
-      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked">;
+      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.deleted">;
       disabled?: boolean;
       svix_headers?: boolean;
     };
@@ -2217,7 +2259,7 @@ export interface DashboardOperations {
     body: {
       url?: string;
       description?: string;
-      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked">;
+      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.deleted">;
       disabled?: boolean;
       svix_headers?: boolean;
     };
@@ -3263,4 +3305,4 @@ export interface DashboardOperations {
   };
 }
 
-export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms_settings" | "/accounts/{accountId}/instances/{instanceId}/sms_settings/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";
+export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys/{passkey_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms_settings" | "/accounts/{accountId}/instances/{instanceId}/sms_settings/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";

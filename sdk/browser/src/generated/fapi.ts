@@ -148,6 +148,7 @@ export type SignInAttempt = {
     attempts: number;
     expire_at: (number) | (null);
     external_verification_redirect_url?: string | null;
+    nonce?: string;
   }) | (null);
   second_factor_verification: ({
     object: "verification";
@@ -156,6 +157,7 @@ export type SignInAttempt = {
     attempts: number;
     expire_at: (number) | (null);
     external_verification_redirect_url?: string | null;
+    nonce?: string;
   }) | (null);
   created_session_id: string | null;
   abandon_at: (number) | (null);
@@ -179,6 +181,7 @@ export type SignUpAttempt = {
       attempts: number;
       expire_at: (number) | (null);
       external_verification_redirect_url?: string | null;
+      nonce?: string;
     }) | (null);
     phone_number?: ({
       object: "verification";
@@ -187,6 +190,7 @@ export type SignUpAttempt = {
       attempts: number;
       expire_at: (number) | (null);
       external_verification_redirect_url?: string | null;
+      nonce?: string;
     }) | (null);
     external_account?: ({
       object: "verification";
@@ -195,6 +199,7 @@ export type SignUpAttempt = {
       attempts: number;
       expire_at: (number) | (null);
       external_verification_redirect_url?: string | null;
+      nonce?: string;
     }) | (null);
   };
   email_address: string | null;
@@ -316,6 +321,22 @@ export type ConnectedAccount = {
   }) | (null);
   removable: boolean;
   created_at: number;
+};
+
+export type Passkey = {
+  object: "passkey";
+  id: string;
+  user_id: string;
+  name: string;
+  credential_id: string;
+  aaguid: string;
+  transports: Array<string>;
+  device_type: "singleDevice" | "multiDevice";
+  backed_up: boolean;
+  rp_id: string;
+  last_used_at: (number) | (null);
+  created_at: number;
+  updated_at: number;
 };
 
 export type MeSession = {
@@ -526,7 +547,7 @@ export interface FapiOperations {
       client: Client;
     };
     body: {
-      strategy: "email_code" | "email_link" | "phone_code" | "reset_password_email_code";
+      strategy: "email_code" | "email_link" | "phone_code" | "reset_password_email_code" | "passkey";
     };
     query: never;
   };
@@ -536,7 +557,7 @@ export interface FapiOperations {
     body: never;
     query: { token: string };
   };
-  /** Attempt a first factor: password, email_code or reset_password_email_code */
+  /** Attempt a first factor: password, email_code, phone_code, reset_password_email_code, or passkey (public_key_credential) */
   "POST /v1/client/sign_ins/{id}/attempt_first_factor": {
     response: {
       response: SignInAttempt;
@@ -554,6 +575,23 @@ export interface FapiOperations {
     }) | ({
       strategy: "reset_password_email_code";
       code: string;
+    }) | ({
+      strategy: "passkey";
+      public_key_credential?: {
+        id: string;
+        rawId: string;
+        type: "public-key";
+        clientExtensionResults?: {
+          [key: string]: StorableJson;
+        };
+        authenticatorAttachment?: "platform" | "cross-platform";
+        response: {
+          clientDataJSON: string;
+          authenticatorData: string;
+          signature: string;
+          userHandle?: string;
+        };
+      };
     });
     query: never;
   };
@@ -576,20 +614,37 @@ export interface FapiOperations {
       client: Client;
     };
     body: {
-      strategy: "totp" | "backup_code" | "email_code";
+      strategy: "totp" | "backup_code" | "email_code" | "passkey";
     };
     query: never;
   };
-  /** Attempt a second factor (totp or backup_code); success activates the pending session */
+  /** Attempt a second factor (totp, backup_code or email_code with code; passkey with public_key_credential); success activates the pending session */
   "POST /v1/client/sign_ins/{id}/attempt_second_factor": {
     response: {
       response: SignInAttempt;
       client: Client;
     };
-    body: {
+    body: ({
       strategy: "totp" | "backup_code" | "email_code";
       code: string;
-    };
+    }) | ({
+      strategy: "passkey";
+      public_key_credential?: {
+        id: string;
+        rawId: string;
+        type: "public-key";
+        clientExtensionResults?: {
+          [key: string]: StorableJson;
+        };
+        authenticatorAttachment?: "platform" | "cross-platform";
+        response: {
+          clientDataJSON: string;
+          authenticatorData: string;
+          signature: string;
+          userHandle?: string;
+        };
+      };
+    });
     query: never;
   };
   /** Set a new password after a verified reset code; revokes the user’s other sessions and signs in */
@@ -1012,6 +1067,71 @@ export interface FapiOperations {
     body: {
       code: string;
     };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** The signed-in user’s passkeys (light list) */
+  "GET /v1/me/passkeys": {
+    response: {
+      object: "list";
+      data: Array<Passkey>;
+      has_more: boolean;
+    };
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Finish registering a passkey: the browser’s answer (public_key_credential) verified against this session’s challenge; emits passkey.created */
+  "POST /v1/me/passkeys": {
+    response: Passkey;
+    body: {
+      public_key_credential?: {
+        id: string;
+        rawId: string;
+        type: "public-key";
+        clientExtensionResults?: {
+          [key: string]: StorableJson;
+        };
+        authenticatorAttachment?: "platform" | "cross-platform";
+        response: {
+          clientDataJSON: string;
+          attestationObject: string;
+          authenticatorData?: string;
+          transports?: Array<string>;
+          publicKeyAlgorithm?: number;
+          publicKey?: string;
+        };
+      };
+      name?: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Start registering a passkey: the WebAuthn creation options (for startRegistration), with a challenge bound to this session for 5 minutes */
+  "POST /v1/me/passkeys/prepare_registration": {
+    response: {
+      object: "passkey_registration";
+      options: {
+        [key: string]: unknown;
+      };
+      expire_at: number;
+    };
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Rename one of the user’s passkeys */
+  "PATCH /v1/me/passkeys/{id}": {
+    response: Passkey;
+    body: {
+      name: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Delete one of the user’s passkeys; emits passkey.deleted */
+  "DELETE /v1/me/passkeys/{id}": {
+    response: {
+      object: "passkey";
+      id: string;
+      deleted: true;
+    };
+    body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
   /** The signed-in user’s live sessions on every device, marked current and this_client */
@@ -1529,4 +1649,4 @@ export interface FapiOperations {
   };
 }
 
-export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh" | "/v1/dev_browser" | "/v1/client/handshake";
+export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/passkeys" | "/v1/me/passkeys/prepare_registration" | "/v1/me/passkeys/{id}" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh" | "/v1/dev_browser" | "/v1/client/handshake";
