@@ -25,6 +25,7 @@ import type { ApiToken, Me, MeSession, MeWithImpersonator } from '@/lib/fapi/typ
 import type { FapiResponse } from '@/lib/generated/fapi';
 import { deviceParts } from '@/lib/session-activity';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { PasskeysSection } from './passkeys';
 import { ConnectedAppsSection } from './connected-apps';
 import { ApiKeysSection } from './api-keys-section';
 import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section';
@@ -168,6 +169,7 @@ function Sections() {
           <>
             <PasswordSection me={me} onChanged={load} />
             <MfaSection me={me} onChanged={load} />
+            <PasskeysSection />
             <SessionsSection />
             <TokensSection />
             <ConnectedAppsSection />

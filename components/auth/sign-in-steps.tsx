@@ -13,6 +13,7 @@ import { useHosted } from './hosted-context';
 import { useSignInStep } from './sign-in';
 import { AuthCard, AuthForm, TextLink, WhenReady, Working, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
+import { PasskeySecondFactorButton, useSecondFactors } from './passkeys';
 
 /** The sign-in attempt this tab is in the middle of; none: back to the sign-in page. */
 function useSignInFlow(): FlowState | null {
@@ -149,11 +150,14 @@ export function FactorTwoPage() {
   const { instanceId, env, client, call, href } = useHosted();
   const flow = useSignInFlow();
   const step = useSignInStep();
-  const { formError, fieldErrors, setFieldErrors, reset, busy, run } = useFormErrors(FACTOR_FIELDS);
+  const { formError, fieldErrors, setFieldErrors, reset, busy, run, show } = useFormErrors(FACTOR_FIELDS);
   const [strategy, setStrategy] = useState<'totp' | 'backup_code'>('totp');
   const [code, setCode] = useState('');
   const [over, setOver] = useState(false);
-  const ready = env && client && flow;
+  const factors = useSecondFactors(flow?.id ?? null);
+  const withPasskey = factors?.includes('passkey') ?? false;
+  const passkeyOnly = withPasskey && !factors!.includes('totp');
+  const ready = env && client && flow && factors;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -196,6 +200,11 @@ export function FactorTwoPage() {
               <Alert tone="error">{formError}</Alert>
               <Button onClick={() => window.location.assign(href('/sign-in'))}>{t('startOver')}</Button>
             </div>
+          ) : passkeyOnly ? (
+            <div className="flex flex-col gap-4">
+              {formError && <Alert tone="error">{formError}</Alert>}
+              <PasskeySecondFactorButton primary attemptId={flow!.id} onAnswer={(res) => step(res, flow!.identifier)} onError={show} />
+            </div>
           ) : (
             <AuthForm
               onSubmit={submit}
@@ -203,9 +212,12 @@ export function FactorTwoPage() {
               submitLabel={t('submit')}
               busy={busy}
               after={
-                <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
-                  {strategy === 'totp' ? t('useBackup') : t('useTotp')}
-                </Button>
+                <>
+                  <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
+                    {strategy === 'totp' ? t('useBackup') : t('useTotp')}
+                  </Button>
+                  {withPasskey && <PasskeySecondFactorButton attemptId={flow!.id} onAnswer={(res) => step(res, flow!.identifier)} onError={show} />}
+                </>
               }
             >
               {strategy === 'totp' ? (

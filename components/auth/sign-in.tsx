@@ -14,6 +14,7 @@ import { appName, needsMfaSetup, useEndSession, useHosted } from './hosted-conte
 import { AuthCard, AuthForm, Divider, Working, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 import { SocialButtons } from './social-buttons';
+import { PasskeySignInButton, usePasskeyAutofill, usePasskeysOffered } from './passkeys';
 
 const FIELDS = ['identifier', 'password'] as const;
 
@@ -110,6 +111,10 @@ function SignInForm() {
   const [identifier, setIdentifier] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState<'password' | 'code' | 'link' | null>(null);
+  // Passkeys: the browser's autofill offers them in the identifier field, and a button opens its dialog.
+  const withPasskey = usePasskeysOffered();
+  const passkeyDone = (res: SignInAnswer) => step(res, '');
+  usePasskeyAutofill(withPasskey, passkeyDone, show);
 
   function requireFields(withPassword: boolean): boolean {
     const missing: Record<string, string> = {};
@@ -186,7 +191,7 @@ function SignInForm() {
       busy={busy === (primary ? primary.way : 'password')}
       disabled={busy !== null}
       after={
-        others.length > 0 && (
+        (others.length > 0 || withPasskey) && (
           <>
             <Divider label={t('or')} />
             {others.map((w) => (
@@ -194,6 +199,7 @@ function SignInForm() {
                 {w.label}
               </Button>
             ))}
+            {withPasskey && <PasskeySignInButton identifier={identifier} disabled={busy !== null} onAnswer={passkeyDone} onError={show} />}
           </>
         )
       }
@@ -204,7 +210,7 @@ function SignInForm() {
             {...p}
             name="identifier"
             type="text"
-            autoComplete="username"
+            autoComplete={withPasskey ? 'username webauthn' : 'username'}
             autoFocus
             value={identifier}
             onChange={(e) => setIdentifier(e.target.value)}

@@ -13,6 +13,7 @@ const METHODS = ['password', 'email_code', 'email_link', 'email_link_same_browse
 /** How users sign in on the hosted pages and the Frontend API: password, emailed code or link (optionally only in the browser that asked), username, phone number with an SMS code. */
 export function SignInMethodsSettings() {
   const t = useTranslations('console.signInMethods');
+  const tp = useTranslations('passkeys.settings');
   const { canWrite } = useConsole();
   const instance = useInstance();
   const settings = useSettingsPatch(['sign_in_methods']);
@@ -44,6 +45,18 @@ export function SignInMethodsSettings() {
                 <p className="pl-6 text-xs text-zinc-600 dark:text-zinc-400">{t(`hints.${m}`)}</p>
               </div>
             ))}
+            <div className="flex flex-col gap-0.5">
+              <Checkbox
+                label={tp('label')}
+                checked={methods.passkey ?? false}
+                disabled={!canWrite}
+                onChange={(e) => {
+                  setSaved(false);
+                  setMethods((current) => ({ ...current, passkey: e.target.checked }));
+                }}
+              />
+              <p className="pl-6 text-xs text-zinc-600 dark:text-zinc-400">{tp('hint')}</p>
+            </div>
           </fieldset>
           {noFactor && (
             <p id="sign-in-methods-error" role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">

@@ -18,6 +18,7 @@ import { CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
 import { AccessTokensCard, AddIdentifierDialog, ApiKeysCard, EditProfileDialog, OrganizationsCard, SecurityCard, useReloadOn } from './user-account-cards';
+import { PasskeysCard } from './user-passkeys-card';
 
 /** How long an impersonation link can be used: an hour (the API's default), stated before it is made. */
 const IMPERSONATION_LINK_SECONDS = 3600;
@@ -54,6 +55,7 @@ export function UserDetail({ userId }: { userId: string }) {
       <Sessions {...props} />
       <OrganizationsCard {...props} />
       <div className="grid gap-8 xl:grid-cols-2">
+        <PasskeysCard {...props} />
         <AccessTokensCard {...props} />
         <ApiKeysCard {...props} />
       </div>
