@@ -14,7 +14,7 @@ import { hasSecondFactor, verifySecondFactor, type SecondFactorStrategy } from '
 import { hasPasskey } from '../passkeys/passkeys';
 import { isPasskeyOnly, PASSKEY_ONLY_IDENTIFIER, verifyAssertion } from '../passkeys/sign-in';
 import type { RelyingParty } from '../passkeys/relying-party';
-import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON } from '../passkeys/webauthn';
 import type { PasswordHasher } from '../users/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';

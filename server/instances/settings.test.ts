@@ -68,7 +68,7 @@ describe('stored settings that fail validation', () => {
       (fields) => invalid.push(...fields),
     );
     expect(s.branding).toEqual({ application_name: 'Acme', primary_color: '#112233', support_email: null });
-    expect(s.sign_in_methods).toEqual({ password: true, email_code: true, username: true, phone_code: false, email_link: false, email_link_same_browser: false });
+    expect(s.sign_in_methods).toEqual({ password: true, email_code: true, username: true, phone_code: false, email_link: false, email_link_same_browser: false, passkey: false });
     expect(invalid).toEqual([
       { path: 'branding.support_email', message: 'missing' },
       { path: 'branding.extra', message: 'unknown field, dropped' },

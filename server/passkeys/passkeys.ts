@@ -1,5 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from './webauthn';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { emailAddresses, instances, passkeys, sessions, users } from '../db/schema';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from './webauthn';
 import { PASSKEY_NAME_MAX } from './passkeys';
 
 /**

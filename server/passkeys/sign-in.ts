@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from './webauthn';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { passkeys, signInAttempts } from '../db/schema';

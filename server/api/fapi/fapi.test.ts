@@ -184,7 +184,7 @@ describe('web clients', () => {
       expect(res.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param } });
     }
     const res = await browser().call('POST', '/v1/client/sign_ins', { body: { strategy: 'saml', identifier: 'a@example.com' } });
-    expect(res.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso.');
+    expect(res.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso, passkey.');
   });
 
   it('shows a revoked session no more, but keeps the client', async () => {
