@@ -99,6 +99,7 @@ beforeAll(async () => {
     sign_in_tokens: signInToken.id,
     emails: emails.body.data[0]?.id ?? 'email_01J00000000000000000000000',
     sms: 'sms_01J00000000000000000000000',
+    passkeys: 'passkey_01J00000000000000000000000',
     network_acls: acl.id,
     scim_tokens: scimToken.id,
     scim_groups: scimGroup.body.id,
