@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisLimiterStore } from '../server/http/limiter';
+import { RedisLimiterStore } from '../server/infra/limiter';
 
 export interface LimiterBenchRow {
   name: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCidr, type Cidr } from './http/ip';
+import { parseCidr, type Cidr } from './infra/ip';
 
 const optional = <T extends z.ZodTypeAny>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());

@@ -1,15 +1,15 @@
 import type { Config } from './config';
 import type { Db } from './db/client';
-import type { Limiter } from './http/limiter';
-import type { Logger } from './http/logger';
-import type { Metrics } from './http/metrics';
-import type { CacheRegistry, TtlCache } from './http/ttl-cache';
-import type { CacheInvalidation } from './http/invalidation';
+import type { Limiter } from './infra/limiter';
+import type { Logger } from './infra/logger';
+import type { Metrics } from './infra/metrics';
+import type { CacheRegistry, TtlCache } from './infra/ttl-cache';
+import type { CacheInvalidation } from './infra/invalidation';
 import type { Cipher } from './crypto/cipher';
 import type { instances } from './db/schema';
-import type { Mailer } from './email/transport';
-import type { DnsResolver } from './http/ssrf';
-import type { PasswordPool } from './users/password-pool';
+import type { Mailer } from './infra/mail-transport';
+import type { DnsResolver } from './infra/ssrf';
+import type { PasswordHasher } from './crypto/passwords';
 
 export interface Clock {
   now(): number;
@@ -63,9 +63,21 @@ export interface Deps {
   /** TXT lookups (organization domain verification). */
   txtResolver: TxtResolver;
   /** Password hashing and verification, off the event loop, with a bounded queue (503 past it). */
-  passwords: PasswordPool;
+  passwords: PasswordHashing;
   /** Optional GeoIP lookup (IP → ISO country code): with it, risk-based MFA also counts a new country. */
   geoip?: GeoIpLookup;
+}
+
+/** Password hashing and verification off the event loop (users/password-pool.ts). */
+export interface PasswordHashing {
+  /** An argon2id digest of a new password at the configured cost. */
+  hash(password: string): Promise<string>;
+  verify(password: string, digest: string, hasher: PasswordHasher): Promise<boolean>;
+  /** Whether a stored digest should be re-hashed at the configured cost after a successful check. */
+  needsRehash(hasher: PasswordHasher, digest: string): boolean;
+  /** A digest to verify against when the user is unknown, so that timing does not tell. */
+  dummyDigest(): Promise<string>;
+  close(): Promise<void>;
 }
 
 /** An IP address's ISO 3166-1 alpha-2 country, or null when unknown. */

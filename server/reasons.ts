@@ -1,3 +1,4 @@
+import type { Reason, ReasonsByDomain } from './http/errors';
 import { REASONS as auth } from './auth/reasons';
 import { REASONS as email } from './email/reasons';
 import { REASONS as http } from './http/reasons';

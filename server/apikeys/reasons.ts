@@ -9,3 +9,9 @@ export const REASONS = {
   too_many_keys: 'too_many_keys',
   impersonation: 'impersonation',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    apikeys: typeof REASONS;
+  }
+}

@@ -4,7 +4,7 @@ import { prepared } from '../db/prepared';
 import { apiKeys } from '../db/schema';
 import { sha256Hex } from '../crypto/secrets';
 import { AppError } from '../http/errors';
-import type { Reason } from '../reasons';
+import type { Reason } from '../http/errors';
 import { AK_RE, apiKeyView, matchesDigest, type ApiKeyRow } from './api-keys';
 import { apiKeyCache } from './cache';
 

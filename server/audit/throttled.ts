@@ -1,5 +1,6 @@
 import type { Deps } from '../deps';
-import { audit, type AuditEntry } from './audit';
+import type { AuditEntry } from '../http/transaction';
+import { audit } from './audit';
 
 /** Repeated refusals (rate limits, network ACL denials) are audited at most once per this interval per key on each node. */
 export const THROTTLED_AUDIT_INTERVAL_MS = 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OutgoingEmail } from '../email/transport';
+import type { OutgoingEmail } from '../infra/mail-transport';
 import { browserOf } from '../testing/auth-flows';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 

@@ -5,7 +5,7 @@ import { budgetRule } from '../limits/policy';
 import { endpoint, redirect, type RequestInfo } from '../http/endpoint';
 import { auditContextOf } from '../http/actor';
 import { metadataInput } from '../http/metadata';
-import { enforceLimit } from '../http/rate-limit';
+import { enforceLimit } from '../limits/rate-limit';
 import { newId } from '../db/ids';
 import { clientView, type ClientRow } from '../sessions/clients';
 import { clientSchema } from '../sessions/fapi-routes';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords';
 
 /** The instance's password policy (settings.password_policy): a length and the kinds of characters a password needs. */
 export const passwordPolicySchema = z.strictObject({

@@ -24,3 +24,9 @@ export const REASONS = {
   claim_invalid: 'claim_invalid',
   sso_required: 'sso_required',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    auth: typeof REASONS;
+  }
+}

@@ -15,7 +15,7 @@ import { hasPasskey } from '../passkeys/passkeys';
 import { isPasskeyOnly, PASSKEY_ONLY_IDENTIFIER, verifyAssertion } from '../passkeys/sign-in';
 import type { RelyingParty } from '../passkeys/relying-party';
 import type { AuthenticationResponseJSON } from '../passkeys/webauthn';
-import type { PasswordHasher } from '../users/passwords';
+import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
 import { describeRequest, maskEmail, type SignInOrigin } from '../protection/risk';

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps';
-import type { TargetPolicy } from '../http/ssrf';
+import type { TargetPolicy } from '../infra/ssrf';
 
 /**
  * What Latchkey asks of a payment processor. Stripe is the first implementation

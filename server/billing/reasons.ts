@@ -11,3 +11,9 @@ export const REASONS = {
   processor_error: 'processor_error',
   impersonation: 'impersonation',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    billing: typeof REASONS;
+  }
+}

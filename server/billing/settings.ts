@@ -5,7 +5,7 @@ import { billingSettings } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError, validationError } from '../http/errors';
 import { outboundNetwork } from '../http/outbound';
-import { checkTargetUrl, TargetRefused } from '../http/ssrf';
+import { checkTargetUrl, TargetRefused } from '../infra/ssrf';
 import type { InstanceContext } from '../instances/instances';
 import { targetPolicy } from '../webhooks/policy';
 import type { BillingProcessor, ProcessorConnection } from './processor';

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, ran
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
-import type { Logger } from '../http/logger';
+import type { Logger } from '../infra/logger';
 
 /** AES-256-GCM for secrets kept at rest (signing keys). Blobs: `v1.<key id>.<iv>.<tag>.<ciphertext>`. */
 export interface Cipher {

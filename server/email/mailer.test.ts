@@ -6,7 +6,7 @@ import { AppError } from '../http/errors';
 import { sharedHarness } from '../testing/harness';
 import { logSink } from '../testing/log-sink';
 import { deliverEmail, retryQueuedEmails, RETRY_DELAYS_MS, sendEmail, sendSms } from './mailer';
-import type { Mailer, OutgoingEmail } from './transport';
+import type { Mailer, OutgoingEmail } from '../infra/mail-transport';
 import { raceTest } from '../testing/races';
 
 // Lets a test make the event write fail, to prove the email row goes with it.

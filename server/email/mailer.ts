@@ -25,7 +25,7 @@ import {
   type TemplateData,
   type TemplateSchema,
 } from './render';
-import { describeDeliveryError } from './transport';
+import { describeDeliveryError } from '../infra/mail-transport';
 
 type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>;
 

@@ -5,3 +5,9 @@
 export const REASONS = {
   live_instance: 'live_instance',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    email: typeof REASONS;
+  }
+}

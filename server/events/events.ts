@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { events } from '../db/schema';
 import { newId } from '../db/ids';
-import { insertAndFanOut, queueMessages } from '../webhooks/fanout';
+import { insertAndFanOut, queueMessages } from './webhook-fanout';
 import type { EventType } from './types';
 
 /**

@@ -1,4 +1,4 @@
-import type { Reason } from '../reasons';
+import type { REASONS as HTTP_REASONS } from './reasons';
 
 /**
  * The one registry of error codes. A code is never renamed; `expose` says whether a
@@ -72,7 +72,18 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** `reason` only from the registry (server/reasons.ts), so a misspelt one does not compile. */
+/**
+ * Each domain's `meta.reason`s, keyed by its directory: every `<domain>/reasons.ts` adds its own
+ * entry to this interface, and server/reasons.ts lists them all for the docs and tests.
+ */
+export interface ReasonsByDomain {
+  http: typeof HTTP_REASONS;
+}
+
+/** A `meta.reason` the server may answer: `AppError` and `validationError` take nothing else. */
+export type Reason = { [D in keyof ReasonsByDomain]: ReasonsByDomain[D][keyof ReasonsByDomain[D]] }[keyof ReasonsByDomain];
+
+/** `reason` only from the registry, so a misspelt one does not compile. */
 export type ErrorMeta = { reason?: Reason } & Record<string, unknown>;
 
 export interface ErrorEntry {

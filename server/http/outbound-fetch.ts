@@ -1,5 +1,5 @@
 import { guardedRequest, type OutboundRequest } from './outbound';
-import type { DnsResolver, TargetPolicy } from './ssrf';
+import type { DnsResolver, TargetPolicy } from '../infra/ssrf';
 
 /** What a library's pluggable fetch passes (openid-client's `customFetch`, oauth4webapi's CustomFetchOptions). */
 export interface FetchOptions {

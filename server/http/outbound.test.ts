@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardedRequest, OutboundTimeout } from './outbound';
-import { TargetRefused } from './ssrf';
+import { TargetRefused } from '../infra/ssrf';
 
 let server: Server;
 let port: number;

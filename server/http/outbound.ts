@@ -4,7 +4,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import type { Config } from '../config';
 import type { Deps } from '../deps';
 import { AppError, validationError } from './errors';
-import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy, type TargetRefusal } from './ssrf';
+import { checkTargetUrl, resolveTarget, type DnsResolver, type TargetPolicy, type TargetRefusal } from '../infra/ssrf';
 
 /**
  * The policy of every outbound request to a URL a customer gave (webhooks, an LTI platform's

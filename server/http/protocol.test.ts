@@ -5,6 +5,7 @@ import { anonymousActor } from './actor';
 import { endpoint, htmlPage, jsonResult, noContent, redirect, type Method } from './endpoint';
 import { AppError } from './errors';
 import { htmlProtocol, jsonProtocol, oauthProtocol, SCIM_ERROR_SCHEMA, scimProtocol, type Protocol } from './protocol';
+import { ROUTER_GUARDS } from '../api/router-guards';
 import { buildSurface, type RouteEntry } from './router';
 
 /** A throwaway surface per protocol: what each wire format does with results and errors. */
@@ -33,7 +34,7 @@ function surface(protocol: Protocol, routes: [Method, string, Guard, RouteEntry<
       return null;
     },
     actorOf: (_auth, request) => anonymousActor(request),
-  });
+  }, ROUTER_GUARDS);
   return (method: string, path: string, init: RequestInit = {}) => (app ??= build()).request(path, { method, ...init });
 }
 

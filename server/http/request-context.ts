@@ -4,7 +4,7 @@ import { newId } from '../db/ids';
 import type { Config } from '../config';
 import type { RequestInfo } from './endpoint';
 import { requestOrigin } from './origin';
-import { cidrContains, normalizeIp, parseCidr, parseIp, type Cidr } from './ip';
+import { cidrContains, normalizeIp, parseCidr, parseIp, type Cidr } from '../infra/ip';
 import { apiSecurityHeaders } from './security-headers';
 
 export type SurfaceEnv = {

@@ -1,8 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../deps';
-import { audit } from '../audit/audit';
-import { enforceNetworkAcl } from '../limits/guard';
 import type { Actor } from './actor';
 import { parseBody } from './body';
 import { isSpecialResult, type Endpoint, type Method, type MountableEndpoint, type RequestInfo, type SpecialResult } from './endpoint';
@@ -10,7 +8,7 @@ import { AppError } from './errors';
 import { toAppError, type Protocol } from './protocol';
 import { requestContext, requestInfo, type SurfaceEnv } from './request-context';
 import { unknownResponseFields } from './response-check';
-import { auditTrail, transactionKeepingRefusals, type AuditTrail } from './transaction';
+import { auditTrail, transactionKeepingRefusals, type AuditEntry, type AuditTrail } from './transaction';
 import { isStorableText, validate } from './validate';
 
 export interface RouteEntry<Guard, Auth> {
@@ -24,6 +22,14 @@ export interface RouteInput {
   body: unknown;
   query: unknown;
   params: Record<string, string>;
+}
+
+/** What the router runs on behalf of the domains that own it; server/api/router-guards.ts supplies them to every surface. */
+export interface RouterGuards {
+  /** Refuses a request that the instance's network ACL denies (before authentication, hence before any rate limit). */
+  networkAcl(deps: Deps, surface: string, instanceId: string, request: RequestInfo): Promise<void>;
+  /** Writes the router's audit entry of a state change, inside that change's transaction. */
+  audit(deps: Deps, entry: AuditEntry): Promise<void>;
 }
 
 export interface Surface<Guard, Auth> {
@@ -130,7 +136,7 @@ function auditTarget(spec: { target?: string }, params: Record<string, string>, 
  * Builds a Hono app from a surface's route table: one place adds authentication, input
  * validation, authorization, audit, rendering in the surface's protocol, logging and errors.
  */
-export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Auth>): Hono<SurfaceEnv> {
+export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Auth>, guards: RouterGuards): Hono<SurfaceEnv> {
   const { protocol } = surface;
   const app = new Hono<SurfaceEnv>();
   app.use('*', requestContext(deps, surface.name));
@@ -144,7 +150,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       c.set('route', route.path);
       const request = requestInfo(c, deps.config);
       const instanceId = await surface.instanceOf?.(c, route);
-      if (instanceId) await enforceNetworkAcl(deps, surface.name, instanceId, request);
+      if (instanceId) await guards.networkAcl(deps, surface.name, instanceId, request);
       const auth = await surface.authenticate(c, route);
       const params = pathParams(c, endpoint);
       const media = [...protocol.media, ...(endpoint.multipart ? (['multipart'] as const) : []), ...(endpoint.form ? (['form'] as const) : [])];
@@ -163,7 +169,7 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
           const trail: AuditTrail = { written: 0 };
           const result = await auditTrail.run(trail, () => handle(tx));
           if (trail.written === 0) {
-            await audit(tx, {
+            await guards.audit(tx, {
               instanceId: actorInstance(auth),
               actor: actor.ref,
               actorKind: actor.kind,

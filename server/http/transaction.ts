@@ -1,7 +1,20 @@
 import type { Deps } from '../deps';
 import { AppError, isAppError } from './errors';
+import type { ActorKind } from './actor';
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** One audit log entry, as audit/audit.ts writes it and the router asks for it. */
+export interface AuditEntry {
+  instanceId: string | null;
+  actor: string;
+  actorKind?: ActorKind;
+  action: string;
+  target?: string | null;
+  ip?: string | null;
+  userAgent?: string | null;
+  details?: Record<string, unknown>;
+}
 
 /** Counts the audit entries written for one request (audit/audit.ts increments it). */
 export interface AuditTrail {

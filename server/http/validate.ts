@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Reason } from '../reasons';
+import type { Reason } from './errors';
 import { AppError, type ErrorEntry } from './errors';
 import { pathDeeperThan } from './metadata';
 

@@ -10,3 +10,9 @@ export const REASONS = {
   domain_in_use: 'domain_in_use',
   low_contrast: 'low_contrast',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    instances: typeof REASONS;
+  }
+}

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { Deps, ResolvedKey } from '../deps';
 import { AppError } from '../http/errors';
 import { bearerToken, clientIp } from '../http/request-context';
-import { enforceLimit, rateLimitHeaders } from '../http/rate-limit';
+import { enforceLimit, rateLimitHeaders } from '../limits/rate-limit';
 import { resolveSecretKey } from './secret-keys';
 import { budgetRule } from '../limits/policy';
 import { grants, type Scope } from './scopes';

@@ -5,7 +5,7 @@ import { networkAcls, type NetworkAclAction } from '../db/schema';
 import { newId } from '../db/ids';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound, validationError } from '../http/errors';
-import { cidrContains, formatCidr, parseCidr, parseIp, type Cidr } from '../http/ip';
+import { cidrContains, formatCidr, parseCidr, parseIp, type Cidr } from '../infra/ip';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { REASONS } from './reasons';
 

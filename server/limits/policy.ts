@@ -5,8 +5,8 @@ import { audit } from '../audit/audit';
 import type { AuditContext } from '../http/actor';
 import { rateLimitPolicies } from '../db/schema';
 import { AppError } from '../http/errors';
-import type { LimitRule } from '../http/limiter';
-import { enforceLimit, type LimitScope } from '../http/rate-limit';
+import type { LimitRule } from '../infra/limiter';
+import { enforceLimit, type LimitScope } from './rate-limit';
 import { clientIp } from '../http/request-context';
 import { BUDGET_NAMES, BUDGETS, MIN_BUDGET, type BudgetName, type BudgetSubject } from './budgets';
 

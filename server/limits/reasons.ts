@@ -8,3 +8,9 @@ export const REASONS = {
   not_in_allow_list: 'not_in_allow_list',
   too_many_rules: 'too_many_rules',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    limits: typeof REASONS;
+  }
+}

@@ -4,7 +4,7 @@ import type { Deps } from '../deps';
 import { sendEmail } from '../email/mailer';
 import { renderTemplate, sampleData, validateTemplate, type EmailTemplateParts, type TemplateData } from '../email/render';
 import { AppError, notFound, validationError } from '../http/errors';
-import { enforceLimit } from '../http/rate-limit';
+import { enforceLimit } from '../limits/rate-limit';
 import type { InstanceSettings } from '../instances/settings';
 import { getUser } from '../users/users';
 import { localeCandidates } from './locales';

@@ -14,3 +14,9 @@ export const REASONS = {
   mjml_error: 'mjml_error',
   syntax_error: 'syntax_error',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    localization: typeof REASONS;
+  }
+}

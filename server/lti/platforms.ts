@@ -9,7 +9,7 @@ import type { AuditContext } from '../http/actor';
 import { notFound, validationError } from '../http/errors';
 import { targetPolicy } from '../http/outbound';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
-import { checkTargetUrl, TargetRefused } from '../http/ssrf';
+import { checkTargetUrl, TargetRefused } from '../infra/ssrf';
 import type { Environment } from '../instances/instances';
 import type { CreatePlatformInput, UpdatePlatformInput } from './schemas';
 import { forgetJwks } from './jwks';

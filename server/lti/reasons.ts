@@ -26,3 +26,9 @@ export const REASONS = {
   target_link_uri_not_allowed: 'target_link_uri_not_allowed',
   user_banned: 'user_banned',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    lti: typeof REASONS;
+  }
+}

@@ -2,7 +2,7 @@ import { createServer, STATUS_CODES, type RequestListener, type Server } from 'n
 import type { Socket } from 'node:net';
 import { AppError, type ErrorCode } from '../http/errors';
 import { newId } from '../db/ids';
-import type { Logger } from '../http/logger';
+import type { Logger } from '../infra/logger';
 
 /** Request line plus headers, in bytes: Node's default, set here so NODE_OPTIONS can't change it unseen. */
 export const MAX_HEADER_BYTES = 16 * 1024;

@@ -7,3 +7,9 @@ export const REASONS = {
   redirect_uri_not_allowed: 'redirect_uri_not_allowed',
   public_client: 'public_client',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    oauth: typeof REASONS;
+  }
+}

@@ -5,7 +5,7 @@ import type { Deps } from '../deps';
 import { oauthAuthorizations, oauthCodes, oauthRefreshTokens } from '../db/schema';
 import { constantTimeEqual, sha256Hex } from '../crypto/secrets';
 import { endpoint, jsonResult, type RequestInfo } from '../http/endpoint';
-import { enforceLimit } from '../http/rate-limit';
+import { enforceLimit } from '../limits/rate-limit';
 import type { InstanceContext } from '../instances/instances';
 import type { ApplicationRow } from './applications';
 import { createAuthorization, issueRefreshToken, refreshSuccessorOf, revokeAuthorizations } from './authorizations';

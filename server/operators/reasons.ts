@@ -10,3 +10,9 @@ export const REASONS = {
   sign_in_required: 'sign_in_required',
   last_owner: 'last_owner',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    operators: typeof REASONS;
+  }
+}

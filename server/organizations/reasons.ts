@@ -29,3 +29,9 @@ export const REASONS = {
   role_in_use: 'role_in_use',
   admin_needs_system_permissions: 'admin_needs_system_permissions',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    organizations: typeof REASONS;
+  }
+}

@@ -5,3 +5,9 @@
 export const REASONS = {
   password_compromised: 'password_compromised',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    protection: typeof REASONS;
+  }
+}

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { emailAddresses, knownDevices, users, type KnownDeviceKind } from '../db/schema';
 import { newId } from '../db/ids';
 import { sendEmail } from '../email/mailer';
-import { parseIp } from '../http/ssrf';
+import { parseIp } from '../infra/ssrf';
 import type { InstanceContext } from '../instances/instances';
 import { describeDevice } from '../sessions/user-agent';
 

@@ -16,3 +16,9 @@ export const REASONS = {
   reserved_claim: 'reserved_claim',
   unknown_shortcode: 'unknown_shortcode',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    sessions: typeof REASONS;
+  }
+}

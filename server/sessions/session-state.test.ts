@@ -5,7 +5,7 @@ import { createApiHandler } from '../api';
 import { createRuntime, type Runtime } from '../runtime';
 import { signedInClient } from '../testing/fapi-helpers';
 import { createHarness, type TestHarness, type TestInstance } from '../testing/harness';
-import { TtlCache } from '../http/ttl-cache';
+import { TtlCache } from '../infra/ttl-cache';
 
 // ---------------------------------------------------------------- one choke point
 

@@ -1,5 +1,5 @@
 import type { SmsStatus } from '../db/schema';
-import type { DnsResolver, TargetPolicy } from '../http/ssrf';
+import type { DnsResolver, TargetPolicy } from '../infra/ssrf';
 
 /** What a provider needs to reach its API for one instance: its credentials and the SSRF guard's inputs. */
 export interface SmsConnection {

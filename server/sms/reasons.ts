@@ -10,3 +10,9 @@ export const REASONS = {
   country_limit: 'country_limit',
   invalid_country_code: 'invalid_country_code',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    sms: typeof REASONS;
+  }
+}

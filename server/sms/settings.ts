@@ -5,7 +5,7 @@ import { smsSettings } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError, validationError } from '../http/errors';
 import { outboundNetwork, targetPolicy } from '../http/outbound';
-import { checkTargetUrl, TargetRefused } from '../http/ssrf';
+import { checkTargetUrl, TargetRefused } from '../infra/ssrf';
 import type { InstanceContext } from '../instances/instances';
 import type { SmsConnection, SmsProvider } from './provider';
 import { REASONS } from './reasons';

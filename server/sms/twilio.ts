@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SmsStatus } from '../db/schema';
 import { guardedRequest, OutboundTimeout } from '../http/outbound';
-import { TargetRefused } from '../http/ssrf';
+import { TargetRefused } from '../infra/ssrf';
 import { CallbackSignatureInvalid, SmsSendError, type SmsProvider } from './provider';
 
 export const TWILIO_API_BASE = 'https://api.twilio.com';

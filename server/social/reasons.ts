@@ -14,3 +14,9 @@ export const REASONS = {
   email_missing: 'email_missing',
   email_not_verified: 'email_not_verified',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    social: typeof REASONS;
+  }
+}

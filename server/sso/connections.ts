@@ -5,7 +5,7 @@ import { organizationDomains, ssoConnections } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { guardedRequest, outboundNetwork } from '../http/outbound';
-import { TargetRefused } from '../http/ssrf';
+import { TargetRefused } from '../infra/ssrf';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { instanceContext } from '../instances/instances';
 import { loadOrganization } from '../organizations/organization-view';

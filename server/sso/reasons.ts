@@ -30,3 +30,9 @@ export const REASONS = {
   flow_binding_mismatch: 'flow_binding_mismatch',
 } as const;
 export type SsoReason = keyof typeof REASONS;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    sso: typeof REASONS;
+  }
+}

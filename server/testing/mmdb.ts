@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import { parseIp } from '../http/ssrf';
+import { parseIp } from '../infra/ssrf';
 
 /**
  * A tiny MaxMind DB (the .mmdb format of GeoLite2-Country and GeoIP2-Country) written for

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { sessions } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
-import type { LimitRule } from '../http/limiter';
+import type { LimitRule } from '../infra/limiter';
 import type { ClientRow } from '../sessions/clients';
 import { settleOverdue } from '../sessions/sessions';
 import { liveSessions } from '../sessions/live-sessions';

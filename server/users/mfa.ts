@@ -10,9 +10,9 @@ import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { applicationName } from '../instances/branding-settings';
-import type { Reason } from '../reasons';
+import type { Reason } from '../http/errors';
 import { applySessionAction } from '../sessions/sessions';
-import type { PasswordHasher } from './passwords';
+import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from './users';
 
 /**

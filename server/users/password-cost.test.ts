@@ -2,7 +2,7 @@ import argon2 from 'argon2';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { PasswordPool } from './password-pool';
-import { argon2Params, needsRehash, OWASP_ARGON2_COST } from './passwords';
+import { argon2Params, needsRehash, OWASP_ARGON2_COST } from '../crypto/passwords';
 import { eq } from 'drizzle-orm';
 import { users } from '../db/schema';
 import { browserOf } from '../testing/auth-flows';

@@ -3,8 +3,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import argon2 from 'argon2';
+import type { PasswordHashing } from '../deps';
 import { AppError } from '../http/errors';
-import { needsRehash, OWASP_ARGON2_COST, workerJob, type Argon2Cost, type PasswordHasher, type WorkerJob } from './passwords';
+import { needsRehash, OWASP_ARGON2_COST, workerJob, type Argon2Cost, type PasswordHasher, type WorkerJob } from '../crypto/passwords';
 
 /** Resolved from the working directory, like the migrations: the same under tsx, Vitest and Next.js. */
 export const PASSWORD_WORKER_FILE = path.resolve(process.cwd(), 'server/users/password-worker.mjs');
@@ -26,7 +27,7 @@ export interface PasswordPoolOptions {
  * wait; past that the job is refused with 503 SERVICE_UNAVAILABLE and Retry-After, so a
  * burst of sign-ins sheds load instead of stalling every request behind it.
  */
-export class PasswordPool {
+export class PasswordPool implements PasswordHashing {
   readonly threads: number;
   readonly queueLimit: number;
   readonly argon2: Argon2Cost;

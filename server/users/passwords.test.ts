@@ -8,7 +8,8 @@ import { browserOf } from '../testing/auth-flows';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { storedPassword } from '../testing/fapi-helpers';
-import type { PasswordHasher } from './passwords';
+import type { PasswordHasher } from '../crypto/passwords';
+import type { PasswordPool } from './password-pool';
 
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 /** Through the runtime's password pool, as sign-in does. */
@@ -283,7 +284,7 @@ describe('a full password queue sheds load', () => {
     const created = await hb.call('POST', '/v1/users', { key: app.secret, body: { email_address: email, password_digest: digest, password_hasher: 'bcrypt' } });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
 
-    const pool = hb.runtime.deps.passwords;
+    const pool = hb.runtime.deps.passwords as PasswordPool;
     // Hold the one thread, and fill the one place in the queue with a sign-in.
     const release = await pool.acquire();
     const queued = signIn(email, PASSWORD);
@@ -319,7 +320,7 @@ describe('a full password queue sheds load', () => {
   });
 
   it('a backend password set answers 503 too while the queue is full', async () => {
-    const pool = hb.runtime.deps.passwords;
+    const pool = hb.runtime.deps.passwords as PasswordPool;
     const release = await pool.acquire();
     const waiter = pool.acquire();
     try {

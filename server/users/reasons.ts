@@ -25,3 +25,9 @@ export const REASONS = {
   no_primary_email: 'no_primary_email',
   delete_self_disabled: 'delete_self_disabled',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    users: typeof REASONS;
+  }
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { localeInput } from '../localization/locales';
 import { metadataInput } from '../http/metadata';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
-import { DIGEST_FORMATS, PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
+import { DIGEST_FORMATS, PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords';
 
 /** PATCH metadata: merged into the stored object; a `null` value deletes its key. Bounded like any metadata. */
 const metadataPatch = metadataInput;

@@ -4,7 +4,7 @@ import { emailAddresses, events, users } from '../db/schema';
 import { sharedHarness } from '../testing/harness';
 import { storedPassword } from '../testing/fapi-helpers';
 import { expectError } from '../testing/expect';
-import type { PasswordHasher } from './passwords';
+import type { PasswordHasher } from '../crypto/passwords';
 import { raceTest } from '../testing/races';
 
 // Many requests per key below; the default test-instance budget (100 / 10 s) is not under test here.

@@ -18,7 +18,7 @@ import { revokeLiveSessions } from '../sessions/sessions';
 import { enrollUserByEmailDomain } from '../organizations/domains';
 import { removeUserMemberships } from '../organizations/memberships';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
-import { digestProblem, importLimitText, type PasswordHasher } from './passwords';
+import { digestProblem, importLimitText, type PasswordHasher } from '../crypto/passwords';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
 import { count as countMetric } from '../analytics/metrics';
 

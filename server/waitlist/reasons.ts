@@ -8,3 +8,9 @@ export const REASONS = {
   already_user: 'already_user',
   completed: 'completed',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    waitlist: typeof REASONS;
+  }
+}

@@ -5,7 +5,7 @@ import { eventEnvelope } from '../events/events';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
 import { guardedRequest, outboundNetwork, OutboundTimeout } from '../http/outbound';
-import { TargetRefused } from '../http/ssrf';
+import { TargetRefused } from '../infra/ssrf';
 import { signingSecrets } from './endpoints';
 import {
   DELIVERY_TIMEOUT_MS,

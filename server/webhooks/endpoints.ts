@@ -7,7 +7,7 @@ import { EVENT_TYPES } from '../events/types';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
-import { checkTargetUrl, resolveTarget, TargetRefused } from '../http/ssrf';
+import { checkTargetUrl, resolveTarget, TargetRefused } from '../infra/ssrf';
 import { generateWebhookSecret } from './signing';
 import { refusalError } from '../http/outbound';
 import { PREVIOUS_SECRET_TTL_MS, targetPolicy } from './policy';

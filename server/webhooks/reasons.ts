@@ -10,3 +10,9 @@ export const REASONS = {
   private_address: 'private_address',
   endpoint_disabled: 'endpoint_disabled',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    webhooks: typeof REASONS;
+  }
+}

@@ -6,6 +6,7 @@ import { listEmittedEventTypesEndpoint } from '../../events/routes';
 import { endpoint } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
 import { buildOpenApi } from '../../http/openapi';
+import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable, type GuardAuth } from '../../http/route-table';
 import { anonymousActor, secretKeyActor } from '../../http/actor';
@@ -263,5 +264,5 @@ export function createBapi(deps: Deps) {
       if (r.method !== 'POST' || key === undefined || !auth) return run(d);
       return runIdempotent(d, { instanceId: auth.instance.id, credentialId: auth.keyId, key, method: r.method, path: c.req.path, rawBody }, run);
     },
-  });
+  }, ROUTER_GUARDS);
 }

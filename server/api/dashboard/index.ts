@@ -234,7 +234,7 @@ export function createDashboard(deps: Deps) {
     protocol: jsonProtocol(),
     authenticate: (c, r) => authenticateConsole(deps, c, r.guard),
     actorOf: (auth, request) => (auth.operatorId ? operatorActor(auth.operatorId, request) : anonymousActor(request)),
-  });
+  }, ROUTER_GUARDS);
 }
 
 /** The dashboard API's OpenAPI document (not served; the SDK type generator reads it). */

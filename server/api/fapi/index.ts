@@ -194,7 +194,7 @@ export function createFapi(deps: Deps) {
       const out = await run(d);
       return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;
     },
-  });
+  }, ROUTER_GUARDS);
   // Clerk's browser client speaks its own dialect of this API (server/clerk/fapi): translated, then served here again.
   // CORS for the instance's allowed origins, preflights included, on the FAPI only.
   const app: Hono = new Hono()

@@ -31,5 +31,5 @@ export function createLti(deps: Deps) {
     instanceOf: async (c) => fapiInstanceId(c),
     authenticate: (c) => authenticateLti(deps, c),
     actorOf: ltiActor,
-  });
+  }, ROUTER_GUARDS);
 }

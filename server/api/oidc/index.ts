@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Deps } from '../../deps';
 import { oauthProtocol } from '../../http/protocol';
+import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable } from '../../http/route-table';
 import { authenticateOidc, oidcActor, type OidcAuth, type OidcGuard } from '../../oauth/provider-auth';
@@ -48,7 +49,7 @@ export function createOidc(deps: Deps) {
       const out = await run(d);
       return r.guard.cache && out.status === 200 ? { ...out, headers: { ...out.headers, 'cache-control': r.guard.cache } } : out;
     },
-  });
+  }, ROUTER_GUARDS);
   // Browser apps (SPAs) call discovery, token, userinfo and revocation from the instance's allowed origins.
   const app = new Hono().use(`${FAPI_BASE}/*`, fapiCors(deps)).route('/', surface);
   app.notFound((c) => surface.fetch(c.req.raw, c.env));

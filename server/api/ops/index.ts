@@ -77,5 +77,5 @@ export function createOps(deps: Deps, database: Database, lock: EmbeddedLock | n
       return null;
     },
     actorOf: (_auth, request) => anonymousActor(request),
-  });
+  }, ROUTER_GUARDS);
 }

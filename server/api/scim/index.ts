@@ -3,8 +3,9 @@ import type { Deps } from '../../deps';
 import { anonymousActor, scimTokenActor } from '../../http/actor';
 import { AppError } from '../../http/errors';
 import { scimProtocol } from '../../http/protocol';
-import { enforceLimit, rateLimitHeaders } from '../../http/rate-limit';
+import { enforceLimit, rateLimitHeaders } from '../../limits/rate-limit';
 import { bearerToken } from '../../http/request-context';
+import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable, type GuardAuth } from '../../http/route-table';
 import * as scim from '../../scim/surface-routes';
@@ -98,5 +99,5 @@ export function createScim(deps: Deps) {
     instanceOf: async (c, r) => (r.guard === 'token' ? (await scimCaller(deps, c)).instanceId : null),
     authenticate: (c, r) => authenticateScim(deps, c, r.guard),
     actorOf: (auth, request) => (auth ? scimTokenActor(auth.tokenId, request) : anonymousActor(request)),
-  });
+  }, ROUTER_GUARDS);
 }

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps';
 import { anonymousActor } from '../../http/actor';
 import { notFound } from '../../http/errors';
 import { htmlProtocol } from '../../http/protocol';
+import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable } from '../../http/route-table';
 import { servedFapiUrl } from '../../instances/custom-domain';
@@ -43,5 +44,5 @@ export function createSso(deps: Deps) {
       return { instance, servedUrl: servedFapiUrl(c.env, deps.config, instance) };
     },
     actorOf: (_auth, request) => anonymousActor(request),
-  });
+  }, ROUTER_GUARDS);
 }

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { scrub } from '../http/redact';
+import { scrub } from './redact';
 
 export interface OutgoingEmail {
   from: string;

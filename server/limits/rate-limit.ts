@@ -1,8 +1,8 @@
 import type { Deps } from '../deps';
 import { auditThrottled } from '../audit/throttled';
-import type { RequestOrigin } from './actor';
-import { AppError } from './errors';
-import type { LimitDecision, LimitRule } from './limiter';
+import type { RequestOrigin } from '../http/actor';
+import { AppError } from '../http/errors';
+import type { LimitDecision, LimitRule } from '../infra/limiter';
 
 /** The IETF RateLimit headers of a decision. */
 export const rateLimitHeaders = (d: LimitDecision): Record<string, string> => ({
