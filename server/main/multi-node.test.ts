@@ -11,7 +11,7 @@ import { createSecretKey, revokeSecretKey } from '../keys/secret-keys';
 import { createRuntime, type Runtime } from '../runtime';
 import { exited, processDatabase } from '../testing/processes';
 import { answer, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver';
-import { createEndpoint } from '../webhooks/endpoints';
+import { createEndpoint } from '../webhooks/webhook-endpoints';
 
 /**
  * The multi-node scenario (issue 24): two API nodes and one webhook worker, real processes

@@ -15,7 +15,7 @@ import { getUser } from '../users/users';
 import { findApplication, type ApplicationRow } from './applications';
 import type { OAuthErrorCode } from './errors';
 import { consentPage, pageLocale, providerErrorPage } from './pages';
-import type { OidcAuth } from './provider-auth';
+import type { OidcAuth } from './oidc-caller';
 import { parseScope } from './scopes';
 
 type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher'>;

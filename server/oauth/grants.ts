@@ -6,7 +6,7 @@ import { oauthApplications, oauthAuthorizations, oauthGrants } from '../db/schem
 import type { AuditContext } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { notFound } from '../http/errors';
-import type { SignedInAuth } from '../sessions/fapi-auth';
+import type { SignedInAuth } from '../api/fapi/authenticate';
 import { auditContextOf } from '../http/actor';
 import { revokeAuthorizations } from './authorizations';
 

@@ -13,7 +13,7 @@ import { rotationState } from '../crypto/refresh-rotation';
 import { authenticateClient } from './client-auth';
 import { userClaims } from './claims';
 import { oauthError } from './errors';
-import { tokenLimits, type OidcAuth } from './provider-auth';
+import { tokenLimits, type OidcAuth } from './oidc-caller';
 import { parseScope, USER_SCOPES } from './scopes';
 import { signAccessToken, signIdToken } from './tokens';
 

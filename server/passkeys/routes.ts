@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../keys/bapi-auth';
-import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
-import type { SignedInAuth } from '../sessions/fapi-auth';
-import { meQuery, type MeQuery } from '../users/me-routes';
+import type { BapiAuth } from '../api/bapi/authenticate';
+import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
+import type { SignedInAuth } from '../api/fapi/authenticate';
+import { meQuery, type MeQuery } from '../api/fapi/users';
 import { assertPasskeysOn, deletePasskey, listUserPasskeys, registerPasskey, registrationOptions, renamePasskey } from './passkeys';
 import { relyingPartyOf } from './relying-party';
 import { attestationInput, deletedPasskeySchema, passkeyListSchema, passkeyName, passkeySchema, registrationSchema } from './schemas';

@@ -6,7 +6,7 @@ import { sessions } from '../db/schema';
 import { endpoint } from '../http/endpoint';
 import { auditContextOf } from '../http/actor';
 import { AppError, notFound } from '../http/errors';
-import type { SignedInAuth } from './fapi-auth';
+import type { SignedInAuth } from '../api/fapi/authenticate';
 import type { Me } from '../users/me';
 import { sessionSchema } from './schemas';
 import { applySessionAction, sessionView, settleOverdue } from './sessions';

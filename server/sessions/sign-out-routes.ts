@@ -1,7 +1,7 @@
 import type { AuditContext } from '../http/actor';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { FapiAuth } from './fapi-auth';
+import type { FapiAuth } from '../api/fapi/authenticate';
 import type { Deps } from '../deps';
 import { clients, sessions } from '../db/schema';
 import { endpoint } from '../http/endpoint';
@@ -9,7 +9,7 @@ import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { changedActivity, type ClientActivity } from './activity';
 import { clientView, type ClientRow } from './clients';
-import { clientSchema, clientSessionSchema } from './fapi-routes';
+import { clientSchema, clientSessionSchema } from '../api/fapi/sessions';
 import { sessionSchema } from './schemas';
 import { applySessionAction, settleOverdue, timesFor } from './sessions';
 import { isLive } from './lifecycle';

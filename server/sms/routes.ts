@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { smsSchema } from '../email/routes';
+import { smsSchema } from '../email/endpoints';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../keys/bapi-auth';
-import { routeInstance, type ConsoleAuth } from '../operators/console-auth';
+import type { BapiAuth } from '../api/bapi/authenticate';
+import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { receiveStatusCallback } from './delivery';
 import { smsSettingsSchema, testSendBody, updateSmsSettingsBody } from './schemas';
 import { getSmsSettings, updateSmsSettings } from './settings';

@@ -5,7 +5,7 @@ import { endpoint, htmlPage, redirect } from '../http/endpoint';
 import { isAppError } from '../http/errors';
 import { errorPage } from '../http/protocol';
 import { clientView } from '../sessions/clients';
-import type { FapiAuth } from '../sessions/fapi-auth';
+import type { FapiAuth } from '../api/fapi/authenticate';
 import { completeSocialFlow, FLOW_TTL_MS, startSocialFlow } from './flow';
 import { bindingFor, setFlowCookie } from '../auth/flow-binding';
 

@@ -6,7 +6,7 @@ import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
 import { guardedRequest, outboundNetwork, OutboundTimeout } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
-import { signingSecrets } from './endpoints';
+import { signingSecrets } from './webhook-endpoints';
 import {
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_FAILING_MS,

@@ -10,7 +10,7 @@ import { exited, processDatabase } from '../testing/processes';
 import { answer, startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { createUser } from '../users/users';
 import { DEFAULT_LEASE_MS } from './delivery';
-import { createEndpoint } from './endpoints';
+import { createEndpoint } from './webhook-endpoints';
 import { runWebhookWorkerOnce } from './worker';
 
 /** Real worker processes (`npm run worker`) on a fresh PostgreSQL database. */

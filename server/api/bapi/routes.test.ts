@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANY_KEY, PUBLIC } from '../../keys/bapi-auth';
+import { ANY_KEY, PUBLIC } from './authenticate';
 import { isScope } from '../../keys/scopes';
 import { sharedHarness } from '../../testing/harness';
 import { expectNoDuplicateRoutes, servedSurface } from '../../testing/route-table';

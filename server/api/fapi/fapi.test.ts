@@ -10,7 +10,7 @@ import { createSession } from '../../sessions/sessions';
 import { fapiClient } from '../../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../../testing/harness';
 import { isApiPath } from '../index';
-import { clearedClientCookie, clientCookie } from '../../sessions/fapi-auth';
+import { clearedClientCookie, clientCookie } from './authenticate';
 
 const h = sharedHarness();
 const A = sharedInstance(h);

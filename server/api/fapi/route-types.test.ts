@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bapiRoutes } from '../bapi';
 import { fapiRoute } from './index';
-import { getMeEndpoint } from '../../users/me-routes';
-import { getUserEndpoint } from '../../users/routes';
+import { getMeEndpoint } from './users';
+import { getUserEndpoint } from '../../users/endpoints';
 
 /** Compile-time checks (tsc runs over tests): a route's endpoint must take its surface's auth. */
 describe('typed route tables', () => {

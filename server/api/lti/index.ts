@@ -1,9 +1,9 @@
 import type { Deps } from '../../deps';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable } from '../../http/route-table';
-import { authenticateLti, ltiActor, ltiProtocol, type LtiAuth } from '../../lti/auth';
-import * as lti from '../../lti/routes';
-import { fapiInstanceId } from '../../sessions/fapi-auth';
+import { authenticateLti, ltiActor, ltiProtocol, type LtiAuth } from './authenticate';
+import * as lti from '../../lti/endpoints';
+import { fapiInstanceId } from '../fapi/authenticate';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 
 /** Public routes: the platform's id_token is what authenticates a launch (verified by the handler). */

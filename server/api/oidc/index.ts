@@ -4,11 +4,11 @@ import { oauthProtocol } from '../../http/protocol';
 import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable } from '../../http/route-table';
-import { authenticateOidc, oidcActor, type OidcAuth, type OidcGuard } from '../../oauth/provider-auth';
-import * as oidc from '../../oauth/provider-routes';
+import { authenticateOidc, oidcActor, type OidcAuth, type OidcGuard } from '../../oauth/oidc-caller';
+import * as oidc from './oauth';
 import { tokenEndpoint } from '../../oauth/token-endpoint';
-import { fapiInstanceId } from '../../sessions/fapi-auth';
-import { fapiCors } from '../../sessions/fapi-origin';
+import { fapiInstanceId } from '../fapi/authenticate';
+import { fapiCors } from '../fapi/origin';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 
 const route = routeTable<OidcGuard, OidcAuth>({ prefix: FAPI_BASE });

@@ -8,8 +8,8 @@ import { routeTable } from '../../http/route-table';
 import { servedFapiUrl } from '../../instances/custom-domain';
 import { instanceContext } from '../../instances/instances';
 import { enforceIpBudget } from '../../limits/policy';
-import { fapiInstanceId } from '../../sessions/fapi-auth';
-import { ssoSurface as sso, type SsoAuth } from '../../sso/routes';
+import { fapiInstanceId } from '../fapi/authenticate';
+import { ssoSurface as sso, type SsoAuth } from '../../sso/endpoints';
 import { FAPI_PREFIX } from '../fapi';
 
 type SsoGuard = 'idp';

@@ -1,0 +1,447 @@
+import { createClerkClient, verifyToken } from '@clerk/backend';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeSentTo, enrollTotp } from '../../../testing/auth-flows';
+import { createTestUser, totpCode } from '../../../testing/fapi-helpers';
+import { required } from '../../../testing/requirements';
+import { CHROMIUM, hasChromiumBinary, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+
+/**
+ * `@clerk/clerk-js` 6.x, its own browser bundle from npm, unchanged, in Chromium, against an
+ * instance's FAPI (server/clerk/fapi): the instance's pk_test_ key and `proxyUrl` = its fapi_url.
+ */
+const hasChromium = required(`Chromium at ${CHROMIUM}`, hasChromiumBinary(), 'the clerk-js tests in Chromium');
+
+let x: ClerkBrowserHarness;
+beforeAll(async () => {
+  if (hasChromium) x = await startClerkBrowserHarness({ settings: { name_required: false } });
+}, 120_000);
+afterAll(async () => {
+  await x?.close();
+});
+
+const PASSWORD = 'correct horse battery staple 42';
+let seq = 0;
+const email = (tag: string) => `clerkjs-${tag}-${++seq}-${Date.now()}@example.com`;
+
+/** `window.Clerk` as the page's code sees it: clerk-js's browser bundle, untyped here. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type PageClerk = any;
+
+/** Runs `fn` (its source, so it may use only its arguments) in the page with `window.Clerk`. */
+async function inPage<T, A>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<T>, arg: A): Promise<T> {
+  const source = fn.toString();
+  return page.evaluate(
+    async ({ source, arg }) => {
+      const f = new Function(`return (${source})`)() as (c: unknown, a: unknown) => Promise<unknown>;
+      return f((window as unknown as { Clerk: unknown }).Clerk, arg);
+    },
+    { source, arg },
+  ) as Promise<T>;
+}
+
+/** What a ClerkAPIResponseError carries, as Clerk's UI reads it. */
+const apiError = async <A,>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<unknown>, arg: A) =>
+  inPage(
+    page,
+    async (clerk, { source, arg }) => {
+      try {
+        await (new Function(`return (${source})`)() as (c: unknown, a: unknown) => Promise<unknown>)(clerk, arg);
+        return null;
+      } catch (e) {
+        const err = e as { status?: number; errors?: { code: string; longMessage?: string; meta?: { paramName?: string } }[] };
+        return { status: err.status, codes: err.errors?.map((x) => x.code), params: err.errors?.map((x) => x.meta?.paramName), long: err.errors?.[0]?.longMessage };
+      }
+    },
+    { source: fn.toString(), arg },
+  );
+
+/** Waits for clerk-js on a (re)loaded page and loads it. */
+async function loadClerk(page: Page) {
+  await page.waitForFunction(() => 'Clerk' in window);
+  await inPage(page, async (clerk) => clerk.load({ telemetry: false, ui: { ClerkUI: (window as unknown as { __internal_ClerkUICtor?: unknown }).__internal_ClerkUICtor } }), null);
+}
+
+/** The code emailed to an address, once its mail is written (the answer may come first). */
+async function emailedCode(address: string): Promise<string> {
+  await expect.poll(async () => (await x.h.outbox(address)).length, { timeout: 10_000 }).toBeGreaterThan(0);
+  return codeSentTo(x.h, address);
+}
+
+const state = (page: Page) =>
+  inPage(
+    page,
+    async (clerk) => ({
+      loaded: clerk.loaded as boolean,
+      userId: (clerk.user?.id as string | undefined) ?? null,
+      email: (clerk.user?.primaryEmailAddress?.emailAddress as string | undefined) ?? null,
+      sessionId: (clerk.session?.id as string | undefined) ?? null,
+      sessions: (clerk.client?.sessions ?? []).map((s: { id: string }) => s.id) as string[],
+    }),
+    null,
+  );
+
+describe.skipIf(!hasChromium)('boot', () => {
+  it('clerk.load() finishes: the environment from the instance, a signed-out client', async () => {
+    const { context, page } = await x.openApp();
+    const env = await inPage(
+      page,
+      async (clerk) => ({
+        name: clerk.__internal_environment?.displayConfig?.applicationName,
+        password: clerk.__internal_environment?.userSettings?.attributes?.password?.enabled,
+        orgs: clerk.__internal_environment?.organizationSettings?.enabled,
+        dev: clerk.__internal_environment?.isDevelopmentOrStaging?.(),
+      }),
+      null,
+    );
+    expect(env).toEqual({ name: 'Test', password: true, orgs: true, dev: true });
+    expect(await state(page)).toMatchObject({ loaded: true, userId: null, sessionId: null });
+    // What clerk-js sent: its _method override and its version parameters, no publishable key.
+    const boot = x.calls.filter((c) => /\/v1\/(environment|client)$/.test(c.url.pathname));
+    expect(boot.map((c) => `${c.method} ${c.url.pathname.split('/v1/')[1]}${c.url.searchParams.get('_method') ? ` _method=${c.url.searchParams.get('_method')}` : ''}`)).toEqual(
+      expect.arrayContaining(['POST environment _method=PATCH', 'GET client']),
+    );
+    expect(boot.every((c) => c.status === 200 && c.url.searchParams.has('_clerk_js_version'))).toBe(true);
+    await context.close();
+  }, 60_000);
+});
+
+describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
+  it('signUp.create, the email code, setActive: clerk.user is the new user', async () => {
+    const { context, page } = await x.openApp();
+    const address = email('up');
+    const created = await inPage(
+      page,
+      async (clerk, { address, password }) => {
+        const su = await clerk.client.signUp.create({ emailAddress: address, password });
+        await su.prepareEmailAddressVerification({ strategy: 'email_code' });
+        return { status: su.status, unverified: su.unverifiedFields, inClient: clerk.client.signUp.id === su.id };
+      },
+      { address, password: PASSWORD },
+    );
+    expect(created).toEqual({ status: 'missing_requirements', unverified: ['email_address'], inClient: true });
+    const code = await emailedCode(address);
+    const wrong = await apiError(page, (clerk, c: string) => clerk.client.signUp.attemptEmailAddressVerification({ code: c }), code === '000000' ? '111111' : '000000');
+    expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'], params: ['code'] });
+    const done = await inPage(
+      page,
+      async (clerk, c) => {
+        const su = await clerk.client.signUp.attemptEmailAddressVerification({ code: c });
+        await clerk.setActive({ session: su.createdSessionId });
+        return su.status as string;
+      },
+      code,
+    );
+    expect(done).toBe('complete');
+    expect(await state(page)).toMatchObject({ email: address, userId: expect.stringMatching(/^user_/), sessionId: expect.stringMatching(/^sess_/) });
+    await context.close();
+  }, 60_000);
+
+  it('signIn.create with a password; a wrong one is form_password_incorrect; sign-out', async () => {
+    const address = email('in');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp();
+    const wrong = await apiError(page, (clerk, a: string) => clerk.client.signIn.create({ identifier: a, password: 'not the password at all' }), address);
+    expect(wrong).toMatchObject({ status: 422, codes: ['form_password_incorrect'], params: ['password'] });
+    const signedIn = await inPage(
+      page,
+      async (clerk, { address, password }) => {
+        const si = await clerk.client.signIn.create({ identifier: address, password });
+        await clerk.setActive({ session: si.createdSessionId });
+        return si.status as string;
+      },
+      { address, password: PASSWORD },
+    );
+    expect(signedIn).toBe('complete');
+    expect(await state(page)).toMatchObject({ userId, email: address });
+    // Signing out sends the page to the after-sign-out URL (the app's root), where Clerk loads again.
+    await Promise.all([page.waitForEvent('load'), inPage(page, async (clerk) => clerk.signOut(), null)]);
+    await loadClerk(page);
+    expect(await state(page)).toMatchObject({ userId: null, sessionId: null });
+    expect(x.calls.some((c) => c.url.pathname.endsWith('/v1/client/sessions') && c.url.searchParams.get('_method') === 'DELETE' && c.status === 200)).toBe(true);
+    await context.close();
+  }, 60_000);
+
+  it('prepareFirstFactor / attemptFirstFactor with an email code (the factor names email_address_id)', async () => {
+    const address = email('code');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address] });
+    const { context, page } = await x.openApp();
+    const factor = await inPage(
+      page,
+      async (clerk, a) => {
+        const si = await clerk.client.signIn.create({ identifier: a });
+        const f = si.supportedFirstFactors.find((x: { strategy: string }) => x.strategy === 'email_code');
+        await si.prepareFirstFactor({ strategy: 'email_code', emailAddressId: f.emailAddressId });
+        return { status: si.status, emailAddressId: f.emailAddressId as string, inClient: clerk.client.signIn.id === si.id };
+      },
+      address,
+    );
+    expect(factor).toMatchObject({ status: 'needs_first_factor', emailAddressId: expect.stringMatching(/^idn_/), inClient: true });
+    const code = await emailedCode(address);
+    await inPage(
+      page,
+      async (clerk, c) => {
+        const si = await clerk.client.signIn.attemptFirstFactor({ strategy: 'email_code', code: c });
+        await clerk.setActive({ session: si.createdSessionId });
+      },
+      code,
+    );
+    expect(await state(page)).toMatchObject({ userId, email: address });
+    await context.close();
+  }, 60_000);
+});
+
+/** The app's server side as a Clerk app writes it: `@clerk/backend`'s authenticateRequest, following its handshake redirects. */
+function serveProtectedPage() {
+  x.setAppHandler(async (req) => {
+    const clerk = createClerkClient({ secretKey: x.inst.secret, publishableKey: x.inst.publishableKey, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
+    const state = await clerk.authenticateRequest(req, { proxyUrl: x.fapiUrl });
+    const location = state.headers.get('location');
+    if (location) return new Response(null, { status: 307, headers: state.headers });
+    const auth = state.isAuthenticated ? state.toAuth() : null;
+    const headers = new Headers(state.headers);
+    headers.set('content-type', 'application/json');
+    return new Response(JSON.stringify({ status: state.status, reason: state.reason, userId: auth?.userId ?? null, sessionId: auth?.sessionId ?? null }), { headers });
+  });
+}
+
+async function signInWithPassword(page: Page, address: string) {
+  await inPage(
+    page,
+    async (clerk, { address, password }) => {
+      const si = await clerk.client.signIn.create({ identifier: address, password });
+      await clerk.setActive({ session: si.createdSessionId });
+    },
+    { address, password: PASSWORD },
+  );
+}
+
+describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
+  it('getToken, the __session and __client_uat cookies on the app, verifyToken and authenticateRequest (through the handshake) agree', async () => {
+    const address = email('tok');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, address);
+    const token = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }), null);
+    expect(token).toMatch(/^ey/);
+    const cookies = await context.cookies(x.appOrigin);
+    const session = cookies.find((c) => c.name === '__session');
+    expect(session?.value).toMatch(/^ey/);
+    expect(Number(cookies.find((c) => c.name === '__client_uat')?.value)).toBeGreaterThan(0);
+
+    const verified = await verifyToken(session!.value, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', authorizedParties: [x.appOrigin] });
+    expect(verified).toMatchObject({ sub: userId, azp: x.appOrigin });
+
+    // A page load: development keys and no dev browser on the app yet, so the SDK asks for the
+    // handshake; the FAPI answers with the cookies, and the page lands signed in.
+    serveProtectedPage();
+    const handshakes = x.calls.length;
+    await page.goto(`${x.appOrigin}/app/protected`);
+    const body = JSON.parse((await page.textContent('body')) ?? '{}');
+    expect(body).toMatchObject({ status: 'signed-in', userId });
+    expect(x.calls.slice(handshakes).some((c) => c.url.pathname.endsWith('/v1/client/handshake'))).toBe(true);
+    expect(page.url()).toBe(`${x.appOrigin}/app/protected`);
+    const after = await context.cookies(x.appOrigin);
+    expect(after.find((c) => c.name === '__clerk_db_jwt')?.value).toMatch(/^ct_/);
+    await context.close();
+  }, 60_000);
+
+  it('createOrganization and setActive({ organization }): clerk.organization, and the token carries org_id', async () => {
+    const address = email('org');
+    await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, address);
+    const orgId = await inPage(
+      page,
+      async (clerk) => {
+        const org = await clerk.createOrganization({ name: 'Acme' });
+        await clerk.setActive({ organization: org.id });
+        return org.id as string;
+      },
+      null,
+    );
+    expect(orgId).toMatch(/^org_/);
+    const seen = await inPage(page, async (clerk) => ({ id: clerk.organization?.id, name: clerk.organization?.name, role: clerk.user?.organizationMemberships?.[0]?.role }), null);
+    expect(seen).toEqual({ id: orgId, name: 'Acme', role: 'org:admin' });
+    const token = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }), null);
+    const claims = await verifyToken(token, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1' });
+    expect(claims).toMatchObject({ org_id: orgId, org_role: 'org:admin' });
+    await context.close();
+  }, 60_000);
+
+  it('user.update, and an email address added and verified with its code through clerk.user', async () => {
+    const address = email('user');
+    const added = email('user-added');
+    await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, address);
+    const named = await inPage(page, async (clerk) => (await clerk.user.update({ firstName: 'Ada', lastName: 'Lovelace' })).fullName as string, null);
+    expect(named).toBe('Ada Lovelace');
+    await inPage(
+      page,
+      async (clerk, a) => {
+        const e = await clerk.user.createEmailAddress({ email: a });
+        await e.prepareVerification({ strategy: 'email_code' });
+      },
+      added,
+    );
+    const code = await emailedCode(added);
+    const status = await inPage(
+      page,
+      async (clerk, { a, code }) => {
+        await clerk.user.reload();
+        const e = clerk.user.emailAddresses.find((x: { emailAddress: string }) => x.emailAddress === a);
+        return (await e.attemptVerification({ code })).verification.status as string;
+      },
+      { a: added, code },
+    );
+    expect(status).toBe('verified');
+    expect(await inPage(page, async (clerk) => ({ first: clerk.user.firstName, emails: clerk.user.emailAddresses.length }), null)).toEqual({ first: 'Ada', emails: 2 });
+    await context.close();
+  }, 60_000);
+
+  it('a signed-out browser: authenticateRequest answers signed-out after the handshake', async () => {
+    serveProtectedPage();
+    const { context, page } = await x.openApp();
+    await page.goto(`${x.appOrigin}/app/protected`);
+    expect(JSON.parse((await page.textContent('body')) ?? '{}')).toMatchObject({ status: 'signed-out', userId: null });
+    await context.close();
+  }, 60_000);
+});
+
+// Last: enrolling TOTP moves the server's test clock forward (30 s), ahead of the browser's.
+describe.skipIf(!hasChromium)('second factors and multi-session', () => {
+  it('a TOTP user: needs_second_factor, a wrong code is form_code_incorrect, the right one completes; a backup code works too', async () => {
+    const address = email('totp');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { secret, backupCodes } = await enrollTotp(x.h, x.inst.instanceId, userId);
+    const { context, page } = await x.openApp();
+    const first = await inPage(
+      page,
+      async (clerk, { address, password }) => {
+        const si = await clerk.client.signIn.create({ identifier: address, password });
+        return { status: si.status as string, factors: si.supportedSecondFactors?.map((f: { strategy: string }) => f.strategy) as string[] };
+      },
+      { address, password: PASSWORD },
+    );
+    expect(first).toEqual({ status: 'needs_second_factor', factors: ['totp', 'backup_code'] });
+    const wrong = await apiError(page, (clerk, c: string) => clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code: c }), '000000');
+    expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'], params: ['code'] });
+    await inPage(
+      page,
+      async (clerk, code) => {
+        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code });
+        await clerk.setActive({ session: si.createdSessionId });
+      },
+      totpCode(x.h, secret),
+    );
+    expect(await state(page)).toMatchObject({ userId, email: address });
+    await context.close();
+
+    const second = await x.openApp();
+    await inPage(
+      second.page,
+      async (clerk, { address, password, code }) => {
+        await clerk.client.signIn.create({ identifier: address, password });
+        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'backup_code', code });
+        await clerk.setActive({ session: si.createdSessionId });
+      },
+      { address, password: PASSWORD, code: backupCodes[0]! },
+    );
+    expect(await state(second.page)).toMatchObject({ userId });
+    await second.context.close();
+  }, 60_000);
+
+  it('two accounts in one browser: both sessions on the client, setActive switches between them', async () => {
+    const [a, b] = [email('multi-a'), email('multi-b')];
+    const ids = [await createTestUser(x.h, x.inst, { email_address: [a], password: PASSWORD }), await createTestUser(x.h, x.inst, { email_address: [b], password: PASSWORD })];
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, a);
+    const firstSession = (await state(page)).sessionId;
+    await signInWithPassword(page, b);
+    const both = await state(page);
+    expect(both).toMatchObject({ userId: ids[1], email: b });
+    expect(both.sessions).toHaveLength(2);
+    await inPage(page, async (clerk, s) => clerk.setActive({ session: s }), firstSession);
+    expect(await state(page)).toMatchObject({ userId: ids[0], sessionId: firstSession });
+    await context.close();
+  }, 60_000);
+});
+
+describe.skipIf(!hasChromium)('Clerk’s prebuilt UI (@clerk/ui)', () => {
+  it('mountSignIn shows the application’s name and signs in with a password through its screens', async () => {
+    const address = email('ui');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { context, page } = await x.openApp({ ui: true });
+    await inPage(page, async (clerk) => clerk.mountSignIn(document.getElementById('app'), { fallbackRedirectUrl: '/signed-in' }), null);
+    await page.getByText('Sign in to Test').waitFor({ timeout: 15_000 });
+    await page.locator('input[name="identifier"]').fill(address);
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await page.locator('input[name="password"]').fill(PASSWORD);
+    // Signed in, the component sends the page to the after-sign-in URL, where Clerk loads again.
+    await Promise.all([page.waitForURL(`${x.appOrigin}/signed-in`, { timeout: 20_000 }), page.getByRole('button', { name: 'Continue', exact: true }).click()]);
+    await loadClerk(page);
+    expect(await state(page)).toMatchObject({ userId, email: address });
+    await context.close();
+  }, 90_000);
+});
+
+describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: sign-up and profile', () => {
+  it('mountSignUp: email and password, the emailed code, signed in; mountUserProfile shows the account', async () => {
+    const address = email('ui-up');
+    const { context, page } = await x.openApp({ ui: true });
+    await inPage(page, async (clerk) => clerk.mountSignUp(document.getElementById('app'), { fallbackRedirectUrl: '/signed-up?ui=1' }), null);
+    await page.getByText('Create your account').waitFor({ timeout: 15_000 });
+    await page.locator('input[name="emailAddress"]').fill(address);
+    await page.locator('input[name="password"]').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await page.getByText('Verify your email').waitFor({ timeout: 15_000 });
+    const code = await emailedCode(address);
+    await Promise.all([page.waitForURL(`${x.appOrigin}/signed-up?ui=1`, { timeout: 20_000 }), page.keyboard.type(code)]);
+    await loadClerk(page);
+    expect(await state(page)).toMatchObject({ email: address, userId: expect.stringMatching(/^user_/) });
+
+    await inPage(page, async (clerk) => clerk.mountUserProfile(document.getElementById('app')), null);
+    await page.getByText(address).first().waitFor({ timeout: 15_000 });
+    await context.close();
+  }, 90_000);
+});
+
+describe.skipIf(!hasChromium)('the dev browser (Clerk’s development contract)', () => {
+  const clerkParams = '__clerk_api_version=2026-08-20&_clerk_js_version=6.40.0';
+  const fapi = (path: string, init: RequestInit = {}, devBrowser?: string) =>
+    fetch(`${x.fapiUrl}${path}${path.includes('?') ? '&' : '?'}${clerkParams}${devBrowser ? `&__clerk_db_jwt=${devBrowser}` : ''}`, {
+      ...init,
+      headers: { origin: x.appOrigin, ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...init.headers },
+    });
+
+  it('POST /v1/dev_browser names a client; __clerk_db_jwt is that client on every request, and follows a sign-in’s rotation (Clerk-Db-Jwt)', async () => {
+    const created = await fapi('/v1/dev_browser', { method: 'POST' });
+    expect(created.status).toBe(200);
+    const { id: devBrowser } = (await created.json()) as { id: string };
+    expect(devBrowser).toMatch(/^ct_/);
+
+    const address = email('db');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const signIn = await fapi('/v1/client/sign_ins', { method: 'POST', body: new URLSearchParams({ identifier: address, password: PASSWORD, locale: 'en-US' }) }, devBrowser);
+    expect(signIn.status).toBe(200);
+    const rotated = signIn.headers.get('clerk-db-jwt');
+    expect(rotated).toMatch(/^ct_/);
+    expect(rotated).not.toBe(devBrowser);
+    const body = (await signIn.json()) as { response: { status: string }; client: { sessions: { user: { id: string } }[] } };
+    expect(body.response.status).toBe('complete');
+    expect(body.client.sessions[0]!.user.id).toBe(userId);
+
+    const client = (await (await fapi('/v1/client', {}, rotated!)).json()) as { response: { sessions: { user: { id: string } }[] } };
+    expect(client.response.sessions.map((s) => s.user.id)).toEqual([userId]);
+    // The token before the rotation names nobody any more.
+    expect(((await (await fapi('/v1/client', {}, devBrowser)).json()) as { response: unknown }).response).toBeNull();
+  }, 60_000);
+
+  it('live instances hand out no dev browser', async () => {
+    const live = await x.h.createInstance({ environment: 'live' });
+    const res = await fetch(`${x.apiUrl}/fapi/${live.instanceId}/v1/dev_browser?${clerkParams}`, { method: 'POST' });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('resource_not_found');
+  }, 30_000);
+});

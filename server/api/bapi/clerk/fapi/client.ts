@@ -1,0 +1,70 @@
+import { and, desc, eq, gt } from 'drizzle-orm';
+import { signInAttempts, signUpAttempts } from '../../../../db/schema';
+import type { Deps } from '../../../../deps';
+import type { InstanceContext } from '../../../../instances/instances';
+import { signInView } from '../../../../auth/sign-ins';
+import { signUpView } from '../../../../auth/sign-ups';
+import { clientView, type ClientRow } from '../../../../sessions/clients';
+import { meView } from '../../../../users/me';
+import { membershipView, membershipsWithUsers } from '../../../../organizations/memberships';
+import { clerkSession, clerkSignIn, clerkSignUp } from './shapes';
+
+type D = Pick<Deps, 'db' | 'clock'>;
+
+/** The client's sign-in in progress (Clerk's `client.sign_in`): its newest live attempt that is not complete. */
+async function signInInProgress(deps: D, instance: InstanceContext, client: ClientRow) {
+  const [row] = await deps.db
+    .select()
+    .from(signInAttempts)
+    .where(and(eq(signInAttempts.clientId, client.id), eq(signInAttempts.instanceId, instance.id), gt(signInAttempts.abandonAt, deps.clock.now())))
+    .orderBy(desc(signInAttempts.id))
+    .limit(1);
+  if (!row || row.status === 'complete' || row.status === 'abandoned') return null;
+  return clerkSignIn(await signInView(deps, row, instance.settings.sign_in_methods));
+}
+
+/** The client's sign-up in progress (Clerk's `client.sign_up`). */
+async function signUpInProgress(deps: D, instance: InstanceContext, client: ClientRow) {
+  const [row] = await deps.db
+    .select()
+    .from(signUpAttempts)
+    .where(and(eq(signUpAttempts.clientId, client.id), eq(signUpAttempts.instanceId, instance.id), gt(signUpAttempts.abandonAt, deps.clock.now())))
+    .orderBy(desc(signUpAttempts.id))
+    .limit(1);
+  if (!row || row.status !== 'missing_requirements') return null;
+  return clerkSignUp(await signUpView(deps, instance, row));
+}
+
+/** The user as `GET /v1/me` answers it, with the organizations they belong to (Clerk's user carries them). */
+async function userWithMemberships(deps: D, instance: InstanceContext, userId: string): Promise<Record<string, unknown>> {
+  const user = (await meView(deps, instance.id, userId)) as unknown as Record<string, unknown>;
+  const rows = instance.settings.organizations_enabled ? await membershipsWithUsers(deps.db, instance.id, { userId, limit: 100 }) : [];
+  return { ...user, organization_memberships: rows.map(membershipView) };
+}
+
+/**
+ * Clerk's client: the live sessions each with its user, the sign-in and sign-up in progress,
+ * the active session. clerk-js takes `clerk.session` and `clerk.user` from it.
+ */
+export async function clerkClient(deps: D, instance: InstanceContext, client: ClientRow | null) {
+  if (!client) return null;
+  const view = await clientView(deps, instance, client);
+  const users = new Map<string, Record<string, unknown>>();
+  for (const s of view.sessions) {
+    if (!users.has(s.user_id)) users.set(s.user_id, await userWithMemberships(deps, instance, s.user_id));
+  }
+  return {
+    object: 'client' as const,
+    id: client.id,
+    sessions: view.sessions.map((s) => clerkSession(s, users.get(s.user_id) ?? null)),
+    sign_in: await signInInProgress(deps, instance, client),
+    sign_up: await signUpInProgress(deps, instance, client),
+    last_active_session_id: view.last_active_session_id,
+    captcha_bypass: false,
+    // Null: clerk-js would otherwise send a client near its expiry through Clerk's ITP "touch"
+    // redirect (GET /v1/client/touch), which Latchkey does not serve.
+    cookie_expires_at: null,
+    created_at: client.createdAt,
+    updated_at: client.updatedAt,
+  };
+}

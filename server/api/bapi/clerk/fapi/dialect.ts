@@ -1,0 +1,87 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Deps } from '../../../../deps';
+import type { RouteEntry } from '../../../../http/router';
+import { instanceContext, type InstanceContext } from '../../../../instances/instances';
+import { findClient } from '../../../../sessions/clients';
+import { clerkClient } from './client';
+import { clerkEnvironment } from './environment';
+import { clerkErrorBody } from './errors';
+import { DEV_BROWSER_HEADER, isClerkFapiRequest, type ClerkFapiRequest } from './mode';
+import { toLatchkeyRequest } from './request';
+import { clerkResource, clerkSession } from './shapes';
+
+/**
+ * The Clerk dialect of the FAPI, for `@clerk/clerk-js` (and `@clerk/nextjs`, `@clerk/clerk-react`,
+ * Clerk's prebuilt components, which all run on it) pointed at an instance's fapi_url with
+ * `proxyUrl`. Selected by the parameters clerk-js sends on every request (mode.ts); without them
+ * this middleware does nothing. A Clerk request is translated (request.ts), served by
+ * Latchkey's own routes — same guards, limits, audit and `completeSignIn` — and its answer put
+ * in Clerk's envelope: `{response, client}` where `client` is the browser's client after the
+ * request, in Clerk's shapes (client.ts, shapes.ts, environment.ts, errors.ts).
+ *
+ * `dispatch` serves the translated request through the surface again (routes are matched
+ * before middleware runs, so a changed method or path needs a new dispatch).
+ */
+export function clerkFapiDialect(
+  deps: Deps,
+  routes: RouteEntry<unknown, unknown>[],
+  dispatch: (req: Request, env: unknown) => Response | Promise<Response>,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    if (!isClerkFapiRequest(url)) return next();
+    const instanceId = /^\/fapi\/([^/]+)/.exec(url.pathname)?.[1] ?? '';
+    const instance = await instanceContext(deps, instanceId).catch(() => null);
+    const { request, ctx } = await toLatchkeyRequest(c.req.raw, routes, { devBrowser: instance?.environment === 'test' });
+    // The instance is the fapi_url's: Clerk's client sends no publishable key.
+    if (instance && !request.headers.has('x-publishable-key')) request.headers.set('x-publishable-key', instance.publishableKey);
+    const res = await dispatch(request, c.env);
+    if (!instance) return res;
+    return toClerkResponse(deps, instance, request, ctx, res);
+  };
+}
+
+/** Paths whose answers are already Clerk's (or need no envelope). */
+const AS_IS = [/\/v1\/client\/sessions\/[^/]+\/tokens(\/[^/]+)?$/, /\/v1\/dev_browser$/, /\/v1\/client\/handshake$/];
+
+/** The client token the browser holds after this answer: the one it set (none if it cleared it), else the one it sent. */
+function clientTokenAfter(request: Request, res: Response): string | null {
+  for (const cookie of res.headers.getSetCookie()) {
+    const m = /^__client=([^;]*);/.exec(cookie);
+    if (m) return /max-age=0/i.test(cookie) ? null : m[1]!;
+  }
+  const sent = /(?:^|;\s*)__client=([^;]+)/.exec(request.headers.get('cookie') ?? '');
+  return sent?.[1] ?? null;
+}
+
+async function toClerkResponse(deps: Deps, instance: InstanceContext, request: Request, ctx: ClerkFapiRequest, res: Response): Promise<Response> {
+  const headers = new Headers(res.headers);
+  const token = clientTokenAfter(request, res);
+  if (ctx.devBrowser && token && token !== ctx.devBrowser) {
+    // The client's token rotated (a sign-in completed): the browser's dev-browser token follows.
+    headers.set(DEV_BROWSER_HEADER, token);
+    headers.append('access-control-expose-headers', DEV_BROWSER_HEADER);
+  }
+  if (!(res.headers.get('content-type') ?? '').includes('json') || res.status === 204) return new Response(res.body, { status: res.status, headers });
+  const body: unknown = await res.json();
+  const path = new URL(request.url).pathname;
+  let out: unknown;
+  if (res.status >= 400) out = clerkErrorBody(body);
+  else if (AS_IS.some((re) => re.test(path))) out = body;
+  else if (path.endsWith('/v1/environment')) out = clerkEnvironment(body as never, instance);
+  else {
+    const client = token ? await clerkClient(deps, instance, (await findClient(deps, instance, token)).client) : null;
+    const b = body as { object?: string; response?: unknown };
+    if (b.object === 'client') out = { response: client, client: null };
+    else {
+      const inner = b.response ?? body;
+      const obj = inner as { object?: string; id?: string };
+      const response =
+        obj?.object === 'session' ? (client?.sessions.find((s) => s.id === obj.id) ?? clerkSession(obj as never, null)) : clerkResource(inner);
+      out = { response, client };
+    }
+  }
+  headers.delete('content-length');
+  headers.set('content-type', 'application/json');
+  return new Response(JSON.stringify(out), { status: res.status, headers });
+}

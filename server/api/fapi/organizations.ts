@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import { endpoint } from '../../http/endpoint';
+import { auditContextOf } from '../../http/actor';
+import { AppError } from '../../http/errors';
+import { lightListSchema } from '../../http/pagination';
+import type { OrgMemberAuth, SignedInAuth } from './authenticate';
+import { REASONS } from '../../organizations/reasons';
+import { meQuery, type MeQuery } from './users';
+import { organizationEndpointsFor } from '../../organizations/endpoints';
+import { publicInvitationView } from '../../organizations/invitation-view';
+import { acceptInvitation, listUserInvitations } from '../../organizations/invitations';
+import {
+  membershipsWithUsers,
+  membershipView,
+  publicMembershipView,
+  removeMembership,
+} from '../../organizations/memberships';
+import { publicOrganizationView } from '../../organizations/organization-view';
+import { createOrganization } from '../../organizations/organizations';
+import {
+  createDomainBody,
+  lightQuery,
+  listInvitationsQuery,
+  listMembershipsQuery,
+  publicInvitationSchema,
+  publicMembershipSchema,
+  publicOrganizationSchema,
+  slug,
+  updateDomainBody,
+} from '../../organizations/schemas';
+import { acceptSuggestion, listUserSuggestions } from '../../organizations/suggestions';
+
+/**
+ * FAPI endpoints of organizations, for the signed-in user (a live session; personal
+ * access tokens are not accepted). The route table (server/api/fapi) names the
+ * permission each needs; the router resolves the user and their membership first
+ * (server/sessions/fapi-auth.ts): without the permission 403 FORBIDDEN (reason
+ * `missing_permission`, meta.permission); an organization the user is not a member of
+ * is 404; everything answers 403 (reason `organizations_disabled`) when the instance
+ * turned organizations off.
+ */
+
+const membershipList = lightListSchema(publicMembershipSchema);
+
+export const listMyMembershipsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'The signed-in user’s organization memberships (light envelope)',
+  query: meQuery,
+  response: membershipList,
+  handle: async ({ deps, auth }) => {
+    const { me } = auth;
+    const rows = await membershipsWithUsers(deps.db, auth.instance.id, { userId: me.userId, limit: 501 });
+    return { object: 'list' as const, data: rows.slice(0, 500).map((r) => publicMembershipView(membershipView(r))), has_more: rows.length > 500 };
+  },
+});
+
+export const leaveOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
+  summary: 'Leave an organization (the last admin cannot)',
+  audit: { action: 'organization_membership.deleted' },
+  query: meQuery,
+  response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
+  handle: async ({ deps, auth, actor }) => {
+    const { me, org: { organization: org } } = auth;
+    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId, auditContextOf(actor))), deleted: true as const };
+  },
+});
+
+const createOrgBody = z.strictObject({ name: z.string().trim().min(1).max(256), slug: slug.optional() });
+
+export const createOrganizationEndpoint = endpoint<SignedInAuth, z.output<typeof createOrgBody>, MeQuery>({
+  summary: 'Create an organization, joining it with the creator role (when the instance allows it)',
+  audit: { action: 'organization.created' },
+  body: createOrgBody,
+  query: meQuery,
+  response: publicOrganizationSchema,
+  handle: async ({ deps, auth, body }) => {
+    const { me } = auth;
+    if (!auth.instance.settings.organization_creation_enabled) {
+      throw new AppError('FORBIDDEN', { message: 'Users cannot create organizations in this application.', meta: { reason: REASONS.organization_creation_disabled } });
+    }
+    return publicOrganizationView(await createOrganization(deps, auth.instance.id, { ...body, created_by: me.userId }));
+  },
+});
+
+const roleBody = z.strictObject({ role: z.string().min(1).max(64) });
+const inviteBody = z.strictObject({
+  email_address: z.string().trim().max(320).pipe(z.email({ message: 'must be a valid email address' })),
+  role: z.string().min(1).max(64).optional(),
+  redirect_url: z.string().max(2048).optional(),
+});
+
+/**
+ * The organization, its members, invitations and domains as on BAPI, for a member whose role
+ * holds the permission the route table names: public views, no metadata in bodies, the invitation
+ * made by the user, and a domain is never marked verified here.
+ */
+export const memberOrganizations = organizationEndpointsFor<OrgMemberAuth>({
+  instanceOf: (auth) => auth.instance.id,
+  show: { organization: publicOrganizationView, membership: publicMembershipView, invitation: publicInvitationView },
+  schemas: { organization: publicOrganizationSchema, membership: publicMembershipSchema, invitation: publicInvitationSchema },
+  bodies: {
+    updateOrganization: z.strictObject({ name: z.string().trim().min(1).max(256).optional(), slug: slug.optional() }),
+    updateMembership: roleBody,
+    createInvitation: inviteBody,
+    createDomain: createDomainBody.omit({ verified: true }),
+    updateDomain: updateDomainBody.omit({ verified: true }),
+  },
+  queries: {
+    none: meQuery,
+    light: meQuery.extend(lightQuery),
+    memberships: meQuery.extend(listMembershipsQuery.shape),
+    invitations: meQuery.extend(listInvitationsQuery.shape),
+  },
+  inviterOf: (auth) => auth.me.userId,
+});
+
+const invitationList = lightListSchema(publicInvitationSchema);
+
+export const listMyInvitationsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'Pending invitations to the signed-in user’s verified email addresses',
+  query: meQuery,
+  response: invitationList,
+  handle: async ({ deps, auth }) => {
+    const { me } = auth;
+    const list = await listUserInvitations(deps, auth.instance.id, me.userId);
+    return { ...list, data: list.data.map(publicInvitationView) };
+  },
+});
+
+const acceptedSchema = z.object({ object: z.literal('organization_invitation_acceptance'), invitation: publicInvitationSchema, membership: publicMembershipSchema });
+const accepted = (r: Awaited<ReturnType<typeof acceptInvitation>>) => ({
+  object: 'organization_invitation_acceptance' as const,
+  invitation: publicInvitationView(r.invitation),
+  membership: publicMembershipView(r.membership),
+});
+
+export const acceptMyInvitationEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'Accept an invitation to one of the user’s verified addresses: the user joins with its role',
+  audit: { action: 'organization_invitation.accepted' },
+  query: meQuery,
+  response: acceptedSchema,
+  handle: async ({ deps, auth, params }) => {
+    const { me } = auth;
+    return accepted(await acceptInvitation(deps, auth.instance.id, me.userId, { id: params.id! }));
+  },
+});
+
+const tokenBody = z.strictObject({ token: z.string().min(1).max(128) });
+
+export const acceptInvitationByTokenEndpoint = endpoint<SignedInAuth, z.output<typeof tokenBody>, MeQuery>({
+  summary: 'Accept the invitation of an accept link’s invitation_token (the user must hold the invited address, verified)',
+  audit: { action: 'organization_invitation.accepted' },
+  body: tokenBody,
+  query: meQuery,
+  response: acceptedSchema,
+  handle: async ({ deps, auth, body }) => {
+    const { me } = auth;
+    return accepted(await acceptInvitation(deps, auth.instance.id, me.userId, { token: body.token }));
+  },
+});
+
+export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'Organizations suggested to the user by their verified email domain',
+  query: meQuery,
+  response: lightListSchema(
+    z.object({
+      object: z.literal('organization_suggestion'),
+      id: z.string(),
+      status: z.enum(['pending', 'accepted']),
+      public_organization_data: publicInvitationSchema.shape.public_organization_data,
+      created_at: z.number().int(),
+      updated_at: z.number().int(),
+    }),
+  ),
+  handle: async ({ deps, auth }) => {
+    const { me } = auth;
+    return listUserSuggestions(deps, auth.instance.id, me.userId);
+  },
+});
+
+export const acceptMySuggestionEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'Join a suggested organization with the default role',
+  audit: { action: 'organization_suggestion.accepted' },
+  query: meQuery,
+  response: publicMembershipSchema,
+  handle: async ({ deps, auth, params }) => {
+    const { me } = auth;
+    return publicMembershipView(await acceptSuggestion(deps, auth.instance.id, me.userId, params.id!));
+  },
+});
