@@ -1,8 +1,6 @@
 import type { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, updateApiKey } from './api-keys';
 import {
   apiKeyListSchema,
@@ -12,12 +10,10 @@ import {
   listApiKeysQuery,
   revokeApiKeyBody,
   updateApiKeyBody,
-  verifyApiKeyBody,
 } from './schemas';
-import { verifyApiKey } from './verify';
 
 /** The API key endpoints of a surface that manages every key of an instance (BAPI, dashboard). */
-function apiKeyEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
+export function apiKeyEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
   return {
     create: endpoint<Auth, z.output<typeof createApiKeyBody>>({
       summary: 'Mint an end-user API key for a user or organization; the answer carries its ak_ secret, once',
@@ -53,18 +49,3 @@ function apiKeyEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
     }),
   };
 }
-
-/** BAPI: the key's instance. */
-export const bapiApiKeys = {
-  ...apiKeyEndpointsFor<BapiAuth>((auth) => auth.instance),
-  verify: endpoint<BapiAuth, z.output<typeof verifyApiKeyBody>>({
-    summary: 'Verify a presented ak_ key: the key with its subject, scopes and claims, or 404 API_KEY_INVALID (unknown, revoked, expired)',
-    audit: { unaudited: 'a read sent as POST (the secret stays out of the URL); uses show in last_used_at' },
-    body: verifyApiKeyBody,
-    response: apiKeySchema,
-    handle: ({ deps, auth, body }) => verifyApiKey(deps, auth.instance.id, body.secret),
-  }),
-};
-
-/** Dashboard: the route's instance; audit names the operator. */
-export const dashboardApiKeys = apiKeyEndpointsFor<ConsoleAuth>(routeInstance);

@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { endpoint } from '../http/endpoint';
 import { validationError } from '../http/errors';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { listAuditLogs } from './audit';
 
 export const auditLogSchema = z
@@ -50,6 +48,3 @@ export const auditLogEndpointsFor = <Auth>(instanceOf: (auth: Auth) => { id: str
     },
   }),
 });
-
-export const bapiAuditLogs = auditLogEndpointsFor<BapiAuth>((auth) => auth.instance);
-export const dashboardAuditLogs = auditLogEndpointsFor<ConsoleAuth>(routeInstance);

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { createPlan, deletePlan, getPlan, listPlans, updatePlan } from './plans';
 import {
   billingSettingsSchema,
@@ -14,15 +12,14 @@ import {
   subscriptionListSchema,
   updateBillingSettingsBody,
   updatePlanBody,
-  webhookAckSchema,
 } from './schemas';
 import { getBillingSettings, updateBillingSettings } from './settings';
-import { listSubscriptions, receiveProcessorWebhook } from './subscriptions';
+import { listSubscriptions } from './subscriptions';
 
 type Instance = { id: string; environment: 'test' | 'live' };
 
 /** Plans, processor settings and subscriptions of a surface that manages a whole instance (BAPI, dashboard). */
-function billingEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance) {
+export function billingEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance) {
   return {
     createPlan: endpoint<Auth, z.output<typeof createPlanBody>>({
       summary: 'Create a plan for users or organizations: key, name, prices (the processor’s price ids) and feature keys',
@@ -75,18 +72,3 @@ function billingEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance) {
     }),
   };
 }
-
-export const bapiBilling = {
-  ...billingEndpointsFor<BapiAuth>((auth) => auth.instance),
-  /** Public: Stripe calls it, and its signature over the raw body is the credential. */
-  stripeWebhook: endpoint<BapiAuth | null, Record<string, unknown>>({
-    summary: 'Receive the payment processor’s events (Stripe-Signature verified over the raw body; 400 signature_invalid; idempotent on the event id)',
-    audit: { unaudited: 'the processor’s own events, recorded by id; each subscription change emits its event' },
-    body: z.record(z.string(), z.unknown()),
-    params: z.object({ instance_id: z.string().min(1).max(64) }),
-    response: webhookAckSchema,
-    handle: ({ deps, params, raw }) => receiveProcessorWebhook(deps, 'stripe', params.instance_id!, raw),
-  }),
-};
-
-export const dashboardBilling = billingEndpointsFor<ConsoleAuth>(routeInstance);

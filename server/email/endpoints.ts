@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { EMAIL_TEMPLATE_NAMES, SMS_TEMPLATE_NAMES } from '../../emails';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { emailAddress, phoneNumber } from '../users/schemas';
 import { SMS_STATUSES } from '../db/schema';
 import { assertOutboxReadable, getEmail, getSms, listEmails, listSms } from './messages';
@@ -109,6 +107,3 @@ export function messageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
     }),
   };
 }
-
-export const bapiMessages = messageEndpointsFor<BapiAuth>((auth) => auth.instance);
-export const dashboardMessages = messageEndpointsFor<ConsoleAuth>(routeInstance);

@@ -6,6 +6,8 @@ import { acceptImage, imageUploadSchema, versionedImage, type ImageUpload } from
 import { applicationName } from './branding-settings';
 import { getInstance, type InstanceContext } from './instances';
 import { instanceSettings } from './settings';
+import { z } from 'zod';
+
 
 /**
  * Instance branding: what end users see of the application on the hosted pages, in emails
@@ -62,3 +64,12 @@ export async function logoImage(deps: Pick<Deps, 'db'>, instanceId: string, vers
   const [row] = await deps.db.select().from(instanceLogos).where(eq(instanceLogos.instanceId, instanceId));
   return { ...versionedImage(row, version, ifNoneMatch), row: row! };
 }
+
+export const brandingSchema = z
+  .object({
+    application_name: z.string(),
+    logo_url: z.string().nullable(),
+    primary_color: z.string().nullable(),
+    support_email: z.string().nullable(),
+  })
+  .meta({ id: 'Branding' });

@@ -1,8 +1,6 @@
 import type { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { createNetworkAcl, deleteNetworkAcl, getNetworkAcl, listNetworkAcls, updateNetworkAcl } from './network-acls';
 import { getRateLimitPolicy, updateRateLimitPolicy, type PolicyInstance } from './policy';
 import { aclListSchema, aclSchema, createAclBody, deletedAclSchema, listAclsQuery, patchPolicyBody, policySchema, updateAclBody } from './schemas';
@@ -12,7 +10,7 @@ import { aclListSchema, aclSchema, createAclBody, deletedAclSchema, listAclsQuer
  * same bodies and domain calls; only how the caller's instance is found differs.
  * The domain writes each audit entry in its own transaction, with before/after details.
  */
-function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => PolicyInstance) {
+export function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => PolicyInstance) {
   return {
     getPolicy: endpoint<Auth>({
       summary: 'Read the rate-limit policy: each budget with its value, default and bounds',
@@ -59,9 +57,3 @@ function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => PolicyInstance
     }),
   };
 }
-
-/** BAPI: the key's instance. */
-export const bapiProtection = protectionEndpointsFor<BapiAuth>((auth) => auth.instance);
-
-/** Dashboard: the route's instance (of an account the operator belongs to). */
-export const dashboardProtection = protectionEndpointsFor<ConsoleAuth>(routeInstance);

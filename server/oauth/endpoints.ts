@@ -1,16 +1,7 @@
 import type { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
-import {
-  createApplication,
-  deleteApplication,
-  getApplication,
-  listApplications,
-  rotateApplicationSecret,
-  updateApplication,
-} from './applications';
+import { createApplication, deleteApplication, getApplication, listApplications, rotateApplicationSecret, updateApplication } from './applications';
 import {
   applicationListSchema,
   applicationSchema,
@@ -22,7 +13,7 @@ import {
 } from './schemas';
 
 /** The OAuth applications of one surface (BAPI, dashboard): the same bodies and answers; only the caller's instance differs. */
-function oauthApplicationsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
+export function oauthApplicationsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
   return {
     create: endpoint<Auth, z.output<typeof createApplicationBody>>({
       summary: 'Create an OAuth application; a confidential one’s client_secret is in this answer only',
@@ -64,6 +55,3 @@ function oauthApplicationsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) 
     }),
   };
 }
-
-export const bapiOauthApplications = oauthApplicationsFor<BapiAuth>((auth) => auth.instance);
-export const dashboardOauthApplications = oauthApplicationsFor<ConsoleAuth>(routeInstance);

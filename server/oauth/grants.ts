@@ -4,10 +4,7 @@ import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { oauthApplications, oauthAuthorizations, oauthGrants } from '../db/schema';
 import type { AuditContext } from '../http/actor';
-import { endpoint } from '../http/endpoint';
 import { notFound } from '../http/errors';
-import type { SignedInAuth } from '../api/fapi/authenticate';
-import { auditContextOf } from '../http/actor';
 import { revokeAuthorizations } from './authorizations';
 
 type D = Pick<Deps, 'db' | 'clock'>;
@@ -72,16 +69,3 @@ export async function revokeUserGrant(deps: D, instanceId: string, userId: strin
     return { object: 'oauth_grant' as const, id: grant.id, deleted: true as const };
   });
 }
-
-export const listMyGrantsEndpoint = endpoint<SignedInAuth>({
-  summary: 'The apps the signed-in user has allowed (OAuth consents)',
-  response: z.object({ object: z.literal('list'), data: z.array(grantSchema), has_more: z.boolean() }),
-  handle: ({ deps, auth }) => listUserGrants(deps, auth.instance.id, auth.me.userId),
-});
-
-export const revokeMyGrantEndpoint = endpoint<SignedInAuth>({
-  summary: 'Withdraw a consent: the app’s tokens for this user stop working',
-  audit: { action: 'oauth_grant.revoked', recordedBy: 'domain' },
-  response: z.object({ object: z.literal('oauth_grant'), id: z.string(), deleted: z.literal(true) }),
-  handle: ({ deps, auth, params, actor }) => revokeUserGrant(deps, auth.instance.id, auth.me.userId, params.id!, auditContextOf(actor)),
-});

@@ -3,12 +3,17 @@ import type { Deps } from '../deps';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, lightListSchema } from '../http/pagination';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { attemptDomainVerification, createDomain, deleteDomain, getDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
 import type { InvitationView } from './invitation-view';
 import { createInvitations, getInvitation, listInvitations, revokeInvitation } from './invitations';
-import { addMembership, listOrganizationMemberships, listUserMemberships, removeMembership, updateMembership, type MembershipView } from './memberships';
+import {
+  addMembership,
+  listOrganizationMemberships,
+  listUserMemberships,
+  removeMembership,
+  updateMembership,
+  type MembershipView,
+} from './memberships';
 import type { OrganizationView } from './organization-view';
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations';
 import {
@@ -308,7 +313,7 @@ function catalogEndpointsFor<Auth, C, U>(
  * bulk and single-invitation reads, a user's memberships, roles and permissions (BAPI, dashboard).
  * Path parameters: `id` the organization (or role, permission, user), `invitation_id`.
  */
-function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
+export function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
   const roles = catalogEndpointsFor(instanceOf, 'role', { schema: roleSchema, createBody: createRoleBody, updateBody: updateRoleBody },
     { list: listRoles, get: getRole, create: createRole, update: updateRole, delete: deleteRole }, {
       list: 'The instance’s roles (light envelope); org:admin and org:member are built in',
@@ -373,9 +378,3 @@ function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string
     updatePermission: permissions.update, deletePermission: permissions.delete,
   };
 }
-
-/** BAPI: the key's instance. */
-export const bapiOrganizations = serverOrganizationEndpointsFor<BapiAuth>((auth) => auth.instance.id);
-
-/** Dashboard: the route's instance (of an account the operator belongs to). */
-export const dashboardOrganizations = serverOrganizationEndpointsFor<ConsoleAuth>((auth) => routeInstance(auth).id);

@@ -1,15 +1,13 @@
 import type { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { userSchema } from '../users/schemas';
 import { lockUser, unlockUser } from './lockout';
 import { getAttackProtection, getRiskBasedMfa, updateAttackProtection, updateRiskBasedMfa } from './policy';
 import { attackProtectionPatch, attackProtectionView, riskBasedMfaPatch, riskBasedMfaView } from './settings';
 
 /** The attack protection and risk-based MFA endpoints of one surface (BAPI, dashboard); only the caller's instance differs. */
-function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
+export function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
   return {
     getAttackProtection: endpoint<Auth>({
       summary: 'User lockout and breached-password settings',
@@ -49,6 +47,3 @@ function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }
     }),
   };
 }
-
-export const bapiProtection = protectionEndpointsFor<BapiAuth>((auth) => auth.instance);
-export const dashboardProtection = protectionEndpointsFor<ConsoleAuth>(routeInstance);

@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { instanceContext } from '../instances/instances';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import { getUser } from '../users/users';
 import {
   listSessionsQuery,
@@ -17,15 +15,7 @@ import {
   userSessionsQuery,
   verifyBody,
 } from './schemas';
-import {
-  applySessionAction,
-  getSession,
-  listSessions,
-  mintSession,
-  refreshSession,
-  revokeUserSessions,
-  verifySession,
-} from './sessions';
+import { applySessionAction, getSession, listSessions, mintSession, refreshSession, revokeUserSessions, verifySession } from './sessions';
 
 /**
  * The session endpoints of one surface: `instanceOf` names the instance the caller acts on.
@@ -93,6 +83,3 @@ export function sessionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
     }),
   };
 }
-
-export const bapiSessions = sessionEndpointsFor<BapiAuth>((auth) => auth.instance);
-export const dashboardSessions = sessionEndpointsFor<ConsoleAuth>(routeInstance);

@@ -1,8 +1,6 @@
 import type { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
 import type { InstanceContext } from '../instances/instances';
 import { createProvider, deleteProvider, getProvider, listProviders, updateProvider } from './providers';
 import { createProviderBody, deletedProviderSchema, providerListSchema, providerSchema, updateProviderBody } from './schemas';
@@ -11,7 +9,7 @@ import { createProviderBody, deletedProviderSchema, providerListSchema, provider
  * Social provider endpoints of one surface (BAPI, dashboard): the same bodies and domain
  * calls; only how the caller's instance is found differs. The domain audits each change.
  */
-function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pick<InstanceContext, 'id' | 'fapiUrl'>) {
+export function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pick<InstanceContext, 'id' | 'fapiUrl'>) {
   return {
     list: endpoint<Auth>({
       summary: 'List the social sign-in providers (at most 20; the client secret is never returned)',
@@ -46,9 +44,3 @@ function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pick<Insta
     }),
   };
 }
-
-/** BAPI: the key's instance. */
-export const bapiSocialProviders = socialProviderEndpointsFor<BapiAuth>((auth) => auth.instance);
-
-/** Dashboard: the route's instance (of an account the operator belongs to). */
-export const dashboardSocialProviders = socialProviderEndpointsFor<ConsoleAuth>(routeInstance);

@@ -1,29 +1,18 @@
 import { z } from 'zod';
-import { endpoint, redirect, textResult } from '../http/endpoint';
-import { AppError, notFound } from '../http/errors';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
-import { clientCookie } from '../api/fapi/authenticate';
-import type { InstanceContext } from '../instances/instances';
-import type { Deps } from '../deps';
-import type { RequestInfo } from '../http/endpoint';
-import type { Profile } from '@node-saml/node-saml';
-import { createConnection, deleteConnection, getConnection, listConnections, loadConnection, updateConnection, type ConnectionRow } from './connections';
-import { assertBrowserBound, auditSsoFailure, awaitSsoClaim, completeSso, pendingRequest, type SsoIdentity } from './flow';
-import { oidcCallback } from './oidc';
-import { samlAttribute, spMetadata, SsoRefused, validateSamlResponse } from './saml';
-import { connectionList, connectionSchema, createConnectionBody, listConnectionsQuery, updateConnectionBody } from './schemas';
+import { endpoint } from '../http/endpoint';
+import { deleteConnection, getConnection, updateConnection } from './connections';
+import { connectionSchema, updateConnectionBody } from './schemas';
 
-type Out<T extends z.ZodType> = z.output<T>;
+export type Out<T extends z.ZodType> = z.output<T>;
 
 /** What a connection change records: the fields sent (never their values, a client secret among them) and whether the IdP is trusted to enforce MFA. */
-const connectionChange = (body: unknown) => {
+export const connectionChange = (body: unknown) => {
   const b = (body ?? {}) as { idp_enforces_mfa?: boolean };
   return { fields: Object.keys(b).sort(), ...(b.idp_enforces_mfa !== undefined ? { idp_enforces_mfa: b.idp_enforces_mfa } : {}) };
 };
 
 /** `param` names the connection; on console paths `params.id` is its organization. */
-const crud = <Auth>(instanceOf: (auth: Auth) => string, param: string, orgOf: (params: Record<string, string>) => string | undefined) => ({
+export const crud = <Auth>(instanceOf: (auth: Auth) => string, param: string, orgOf: (params: Record<string, string>) => string | undefined) => ({
   get: endpoint<Auth>({
     summary: 'An SSO connection (never its client secret)',
     response: connectionSchema,
@@ -43,181 +32,3 @@ const crud = <Auth>(instanceOf: (auth: Auth) => string, param: string, orgOf: (p
     handle: ({ deps, auth, params }) => deleteConnection(deps, instanceOf(auth), params[param]!, orgOf(params)),
   }),
 });
-
-const bapiInstance = (auth: BapiAuth) => auth.instance.id;
-
-/** BAPI: `/v1/sso_connections` (scopes sso_connections:read|write). */
-export const bapiSso = {
-  create: endpoint<BapiAuth, Out<typeof createConnectionBody>>({
-    summary: 'Create an SSO connection (SAML 2.0 or OIDC) for an organization’s verified domains',
-    audit: { action: 'sso_connection.created', details: connectionChange },
-    body: createConnectionBody,
-    response: connectionSchema,
-    status: 201,
-    handle: ({ deps, auth, body }) => createConnection(deps, auth.instance.id, body),
-  }),
-  list: endpoint<BapiAuth, never, Out<typeof listConnectionsQuery>>({
-    summary: 'List SSO connections, newest first, optionally of one organization (cursor pagination)',
-    query: listConnectionsQuery,
-    response: connectionList,
-    handle: ({ deps, auth, query }) => listConnections(deps, auth.instance.id, query),
-  }),
-  ...crud<BapiAuth>(bapiInstance, 'id', () => undefined),
-};
-
-const consoleInstance = (auth: ConsoleAuth) => routeInstance(auth).id;
-const orgPage = listConnectionsQuery.omit({ organization_id: true });
-
-/** Dashboard: the organization page's SSO section (`:id` the organization). */
-export const dashboardSso = {
-  create: endpoint<ConsoleAuth, Out<typeof createConnectionBody>>({
-    summary: 'Create an SSO connection for this organization',
-    audit: { action: 'sso_connection.created', details: connectionChange },
-    body: createConnectionBody,
-    response: connectionSchema,
-    status: 201,
-    handle: async ({ deps, auth, params, body }) => {
-      if (body.organization_id !== params.id) throw notFound('organization');
-      return createConnection(deps, consoleInstance(auth), body);
-    },
-  }),
-  list: endpoint<ConsoleAuth, never, Out<typeof orgPage>>({
-    summary: 'This organization’s SSO connections, newest first',
-    query: orgPage,
-    response: connectionList,
-    handle: ({ deps, auth, params, query }) => listConnections(deps, consoleInstance(auth), { ...query, organization_id: params.id! }),
-  }),
-  ...crud<ConsoleAuth>(consoleInstance, 'connection_id', (params) => params.id),
-};
-
-// ---------------------------------------------------------------------------------------
-// The SSO surface under each fapi_url: SP metadata, the ACS and the OIDC callback.
-
-export interface SsoAuth {
-  instance: InstanceContext;
-  servedUrl: string;
-}
-
-const auditCtxOf = (request: RequestInfo) => ({ actor: 'anonymous', ip: request.ip, userAgent: request.userAgent });
-
-const DEFAULT_ATTRIBUTES = {
-  email: ['email', 'mail', 'emailAddress', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress'],
-  first_name: ['firstName', 'givenName', 'given_name', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname'],
-  last_name: ['lastName', 'surname', 'sn', 'family_name', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname'],
-  groups: ['groups', 'memberOf', 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups'],
-};
-type Field = keyof typeof DEFAULT_ATTRIBUTES;
-const namesOf = (c: ConnectionRow, field: Field) => (c.attributeMapping[field] ? [c.attributeMapping[field]!] : DEFAULT_ATTRIBUTES[field]);
-const clip = (s: string | null | undefined, n = 256) => (s ? s.slice(0, n) : null);
-
-function samlIdentity(c: ConnectionRow, profile: Profile): SsoIdentity {
-  const first = (field: Field) => namesOf(c, field).map((n) => samlAttribute(profile, n)[0]).find((v) => v) ?? null;
-  const nameId = profile.nameID ?? '';
-  const email = first('email') ?? (nameId.includes('@') ? nameId : null);
-  const groups = namesOf(c, 'groups').flatMap((n) => samlAttribute(profile, n)).slice(0, 100);
-  const identity = { email: clip(email, 320), first_name: clip(first('first_name')), last_name: clip(first('last_name')), groups };
-  return { subject: nameId.slice(0, 512), email: identity.email, emailVerified: true, firstName: identity.first_name, lastName: identity.last_name, groups, attributes: identity };
-}
-
-function oidcIdentity(c: ConnectionRow, claims: Record<string, unknown>): SsoIdentity {
-  const str = (field: Field) => namesOf(c, field).map((n) => claims[n]).find((v): v is string => typeof v === 'string' && v.length > 0) ?? null;
-  const rawGroups = namesOf(c, 'groups').map((n) => claims[n]).find((v) => Array.isArray(v)) as unknown[] | undefined;
-  const groups = (rawGroups ?? []).filter((g): g is string => typeof g === 'string').slice(0, 100);
-  const identity = { email: clip(str('email'), 320), first_name: clip(str('first_name')), last_name: clip(str('last_name')), groups };
-  return {
-    subject: String(claims.sub).slice(0, 512),
-    email: identity.email,
-    // Enterprise IdPs vouch for their own domains; an explicit `email_verified: false` is refused.
-    emailVerified: claims.email_verified !== false,
-    firstName: identity.first_name,
-    lastName: identity.last_name,
-    groups,
-    attributes: identity,
-  };
-}
-
-async function activeConnection(deps: Deps, auth: SsoAuth, id: string, provider: 'saml' | 'oidc') {
-  const c = await loadConnection(deps, auth.instance.id, id);
-  if (c.provider !== provider) throw notFound('SSO connection');
-  if (!c.active) throw new SsoRefused('connection_inactive', 'This SSO connection is not active.');
-  return c;
-}
-
-/** Runs a callback; a refusal is audited with its reason and answered as an error page (FORBIDDEN). */
-async function refusedIsAudited<T>(deps: Deps, auth: SsoAuth, connectionId: string, request: RequestInfo, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (isNotFound(err)) throw err;
-    const reason = await auditSsoFailure(deps, auth.instance.id, connectionId, err, auditCtxOf(request));
-    if (!(err instanceof SsoRefused)) throw err;
-    throw new AppError('FORBIDDEN', { message: `Single sign-on was refused (${reason}).`, meta: { reason: err.reason } });
-  }
-}
-const isNotFound = (err: unknown) => err instanceof AppError && err.code === 'NOT_FOUND';
-
-function finish(auth: SsoAuth, done: { redirectUrl: string; newClientToken: string | null }) {
-  const headers: Record<string, string> = { 'cache-control': 'no-store' };
-  if (done.newClientToken) headers['set-cookie'] = clientCookie(auth.instance, done.newClientToken, auth.instance.settings.session_lifetime_seconds, auth.servedUrl);
-  return redirect(done.redirectUrl, 303, headers);
-}
-
-/** A verified answer: signs in the browser it is bound to, or — bound to a native app — waits for the app's claim. */
-async function answer(deps: Deps, auth: SsoAuth, c: ConnectionRow, pending: Awaited<ReturnType<typeof pendingRequest>>, identity: SsoIdentity, request: RequestInfo) {
-  if (pending?.codeChallenge) return redirect(await awaitSsoClaim(deps, auth.instance, pending, identity), 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-  return finish(auth, await completeSso(deps, auth.instance, c, pending, identity, auditCtxOf(request)));
-}
-
-const SIGN_IN_AUDIT = { action: 'sso.sign_in', recordedBy: 'domain' as const };
-
-export const ssoSurface = {
-  samlMetadata: endpoint<SsoAuth>({
-    summary: 'The SAML service-provider metadata of a connection (entity id, ACS URL)',
-    response: z.string(),
-    handle: async ({ deps, auth, params }) => {
-      const c = await loadConnection(deps, auth.instance.id, params.connection_id!);
-      if (c.provider !== 'saml') throw notFound('SSO connection');
-      return textResult(spMetadata(deps, c, auth.instance.fapiUrl), 'application/samlmetadata+xml; charset=utf-8');
-    },
-  }),
-  samlAcs: endpoint<SsoAuth, { SAMLResponse: string; RelayState?: string }>({
-    summary: 'The assertion consumer service (HTTP-POST binding): a signed response signs the user in and redirects to redirect_url',
-    audit: SIGN_IN_AUDIT,
-    body: z.object({ SAMLResponse: z.string().min(1).max(512 * 1024), RelayState: z.string().max(1024).optional() }),
-    response: z.unknown(),
-    handle: async ({ deps, auth, params, body, request, raw }) =>
-      refusedIsAudited(deps, auth, params.connection_id!, request, async () => {
-        const c = await activeConnection(deps, auth, params.connection_id!, 'saml');
-        const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
-        const pending = inResponseTo ? await pendingRequest(deps, c, inResponseTo) : null;
-        if (inResponseTo && !pending) throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers no request of ours.');
-        if (!inResponseTo && !c.allowIdpInitiated) throw new SsoRefused('idp_initiated_disabled', 'IdP-initiated sign-in is not enabled for this connection.');
-        // IdP-initiated (no request): completeSso signs in a new client of the browser that posts, never a client of ours.
-        if (pending) assertBrowserBound(pending, raw.header('cookie'));
-        return answer(deps, auth, c, pending, samlIdentity(c, profile), request);
-      }),
-  }),
-  oidcCallback: endpoint<SsoAuth, never, Record<string, string>>({
-    summary: 'The OIDC redirect URI: the code is redeemed with PKCE, state and nonce checked, and the user signed in',
-    audit: SIGN_IN_AUDIT,
-    query: z.record(z.string().max(64), z.string().max(4096)),
-    response: z.unknown(),
-    handle: async ({ deps, auth, params, query, request, raw }) =>
-      refusedIsAudited(deps, auth, params.connection_id!, request, async () => {
-        const c = await activeConnection(deps, auth, params.connection_id!, 'oidc');
-        if (query.error) throw new SsoRefused('idp_error', `The identity provider answered ${query.error.slice(0, 64)}.`);
-        const pending = query.state ? await pendingRequest(deps, c, query.state) : null;
-        if (!pending) throw new SsoRefused('in_response_to_mismatch', 'The state answers no request of ours.');
-        // Before the code is redeemed: an answer carried to another browser redeems nothing.
-        assertBrowserBound(pending, raw.header('cookie'));
-        const current = new URL(`${auth.instance.fapiUrl}/sso/oidc/${c.id}/callback`);
-        for (const [k, v] of Object.entries(query)) current.searchParams.set(k, v);
-        const claims = await oidcCallback(deps, auth.instance, c, current, {
-          state: pending.handle,
-          codeVerifier: deps.cipher.decrypt(pending.codeVerifier!),
-          nonce: pending.nonce!,
-        });
-        return answer(deps, auth, c, pending, oidcIdentity(c, claims), request);
-      }),
-  }),
-};

@@ -12,7 +12,7 @@ import { enrollUserByEmailDomain } from '../organizations/domains';
 import type { Me } from './me';
 import { assertIdentifiersFree, deleteUser, getUser, rethrowTaken } from './users';
 import type { UserView } from './schemas';
-import { revokeMyOtherSessions } from '../sessions/me-sessions';
+import { revokeMyOtherSessions } from '../sessions/my-sessions';
 import type { AuditContext } from '../http/actor';
 import { audit } from '../audit/audit';
 

@@ -19,7 +19,7 @@ type Caller<Auth> = (auth: Auth) => WebhookInstance;
  * The webhook endpoints of one surface (BAPI, dashboard): the same bodies, answers and
  * domain calls; only the caller differs. `params.id` is the endpoint, `params.message_id` a message.
  */
-function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
+export function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
   return {
     create: endpoint<Auth, z.output<typeof createEndpointBody>>({
       summary: 'Create a webhook endpoint; the answer carries its whsec_ signing secret',

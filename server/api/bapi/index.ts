@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps';
-import { bapiAuditLogs as auditLogs } from '../../audit/endpoints';
-import { bapiMessages as messages } from '../../email/endpoints';
+import { bapiAuditLogs as auditLogs } from './audit';
+import { bapiMessages as messages } from './email';
 import { listEmittedEventTypesEndpoint } from './events';
 import { endpoint } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
@@ -12,7 +12,7 @@ import { routeTable, type GuardAuth } from '../../http/route-table';
 import { anonymousActor, secretKeyActor } from '../../http/actor';
 import { jsonProtocol } from '../../http/protocol';
 import { ANY_KEY, authenticateSecretKey, bapiInstanceId, authorizeSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from './authenticate';
-import { bapiSessions as sessions } from '../../sessions/endpoints';
+import { bapiSessions as sessions } from './sessions';
 import * as tickets from './sessions';
 import * as signing from './signing';
 import { bapiOrganizations as orgs } from '../../organizations/endpoints';

@@ -4,6 +4,8 @@ import { auditContextOf } from '../../http/actor';
 import type { BapiAuth } from './authenticate';
 import { actorSchema } from '../../sessions/schemas';
 import { createTicket, revokeTicket, type TicketKind } from '../../sessions/tickets';
+import { sessionEndpointsFor } from '../../sessions/endpoints';
+
 
 /** BAPI endpoints of actor tokens (impersonation:write) and sign-in tokens (sign_in_tokens:write). */
 
@@ -77,3 +79,5 @@ const revokeEndpoint = (kind: TicketKind, schema: z.ZodType) =>
 
 export const revokeActorTokenEndpoint = revokeEndpoint('actor_token', actorTokenSchema);
 export const revokeSignInTokenEndpoint = revokeEndpoint('sign_in_token', signInTokenSchema);
+
+export const bapiSessions = sessionEndpointsFor<BapiAuth>((auth) => auth.instance);

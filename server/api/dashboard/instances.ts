@@ -1,21 +1,11 @@
 import { z } from 'zod';
-import { bytesResult, endpoint } from '../../http/endpoint';
+import { endpoint } from '../../http/endpoint';
 import { routeInstance, type ConsoleAuth } from './authenticate';
-import type { FapiAuth } from '../fapi/authenticate';
-import { brandingView, deleteLogo, logoImage, logoUploadSchema, setLogo } from '../../instances/branding';
+import { brandingSchema, brandingView, deleteLogo, logoUploadSchema, setLogo } from '../../instances/branding';
 import { auditContextOf } from '../../http/actor';
 import { brandingSettingsSchema } from '../../instances/branding-settings';
 import { getInstance, updateInstanceSettings } from '../../instances/instances';
 import { instanceSettings } from '../../instances/settings';
-
-export const brandingSchema = z
-  .object({
-    application_name: z.string(),
-    logo_url: z.string().nullable(),
-    primary_color: z.string().nullable(),
-    support_email: z.string().nullable(),
-  })
-  .meta({ id: 'Branding' });
 
 /** Dashboard: the instance's branding; the name, colour and support address change with PATCH …/branding (or …/settings {branding}). */
 export const getBrandingEndpoint = endpoint<ConsoleAuth>({
@@ -55,15 +45,5 @@ export const deleteLogoEndpoint = endpoint<ConsoleAuth>({
   handle: async ({ deps, auth }) => {
     await deleteLogo(deps, routeInstance(auth).id);
     return { object: 'logo' as const, deleted: true as const };
-  },
-});
-
-/** FAPI, public: the logo image at its version (immutable caching, ETag, 304). */
-export const logoImageEndpoint = endpoint<FapiAuth>({
-  summary: 'The instance’s logo image (the URL names its version: cached for a year); 304 on a matching If-None-Match',
-  response: z.unknown(),
-  handle: async ({ deps, auth, params, raw }) => {
-    const { notModified, row, headers } = await logoImage(deps, auth.instance.id, params.version!, raw.header('if-none-match'));
-    return notModified ? bytesResult(new Uint8Array(0), row.contentType, headers, 304) : bytesResult(row.bytes, row.contentType, headers);
   },
 });

@@ -7,6 +7,8 @@ import { notFound } from '../../http/errors';
 import { routeInstance, type ConsoleAuth } from './authenticate';
 import { claimsTemplateSchema, renderClaims, type ClaimsTemplate, type ClaimsUser } from '../../sessions/claims-template';
 import { claimsUser } from '../../sessions/tokens';
+import { sessionEndpointsFor } from '../../sessions/endpoints';
+
 
 /** Who a preview renders for when the instance has no user yet. */
 const SAMPLE_USER: ClaimsUser = {
@@ -59,3 +61,5 @@ export const previewSessionTokenEndpoint = endpoint<ConsoleAuth, z.output<typeof
     return { object: 'session_token_preview' as const, user_id: user.id, ...previewPayload(deps, instance.fapiUrl, instance.settings.session_token_lifetime_seconds, template, user) };
   },
 });
+
+export const dashboardSessions = sessionEndpointsFor<ConsoleAuth>(routeInstance);

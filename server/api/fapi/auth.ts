@@ -515,3 +515,33 @@ export const attemptVerificationEndpoint = endpoint<FapiAuth, z.output<typeof at
     return { response: await signUpView(deps, auth.instance, done.attempt), client: await clientView(deps, auth.instance, done.client) };
   },
 });
+
+/**
+ * `GET {fapi_url}/v1/environment`: what a sign-in UI (the hosted pages, an SDK) needs to
+ * draw itself before anyone signs in — public, no client, no secrets (never the allowlist).
+ *
+ * With `?redirect_url=`, it also says whether hosted pages may send the browser there
+ * afterwards (isAllowedRedirect: the fapi_url's origin, or under an entry of the
+ * instance's `redirect_urls`); a page must not redirect to a URL answered `allowed: false`.
+ *
+ * `localization` is the language of the hosted pages and the instance's enabled
+ * overrides of their copy in it (dotted keys of `messages/<locale>/hosted.json` → text).
+ * The language: `?locale=` when supported, else the signed-in user's locale (a client
+ * with an active session), else Accept-Language, else the instance's `default_locale`,
+ * else English — always one of the hosted catalogs (en, fr, de; `fr-CA` → `fr`).
+ */
+
+const environmentQuery = z.object({
+  redirect_url: z.string().max(4096).optional(),
+  publishable_key: z.string().max(512).optional(),
+  _is_native: z.string().max(8).optional(),
+  locale: z.string().max(64).optional(),
+});
+export const getEnvironmentEndpoint = endpoint<FapiAuth, never, z.output<typeof environmentQuery>>({
+  summary:
+    'What a sign-in UI needs: the instance’s name and keys, sign-up mode and fields, factors, the hosted pages’ language and copy overrides; with redirect_url, whether it is allowed',
+  query: environmentQuery,
+  response: environmentSchema,
+  handle: ({ deps, auth, query, request }) =>
+    environmentView(deps, auth.instance, { redirectUrl: query.redirect_url, locale: query.locale, acceptLanguage: request.acceptLanguage, client: auth.client }),
+});

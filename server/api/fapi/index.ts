@@ -3,23 +3,28 @@ import { jsonProtocol } from '../../http/protocol';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable, type GuardAuth } from '../../http/route-table';
 import * as auth from './auth';
-import * as environment from '../../auth/environment';
 import * as orgs from './organizations';
 import { memberOrganizations as member } from './organizations';
 import * as sessions from './sessions';
-import * as meSessions from '../../sessions/me-sessions';
-import * as signOut from '../../sessions/sign-out-routes';
 import * as me from './users';
 import { myPasskeys } from '../../passkeys/routes';
 import { myApiKeys, organizationApiKeys as orgApiKeys } from './apikeys';
 import { myBilling, organizationBilling as orgBilling } from './billing';
-import { logoImageEndpoint } from '../dashboard/instances';
-import * as profileImage from '../../users/profile-image-endpoints';
-import { authenticateFapi, authorizeFapi, fapiActor, fapiInstanceId, type FapiGuard, type MeAuth, type OrgMemberAuth, type SignedInAuth } from './authenticate';
+import { logoImageEndpoint } from './instances';
+import {
+  authenticateFapi,
+  authorizeFapi,
+  fapiActor,
+  fapiInstanceId,
+  type FapiGuard,
+  type MeAuth,
+  type OrgMemberAuth,
+  type SignedInAuth,
+} from './authenticate';
 import { fapiCors } from './origin';
-import * as oauthGrants from '../../oauth/grants';
-import { joinWaitlistEndpoint } from '../../waitlist/endpoints';
-import { oauthCallbackEndpoint } from '../../social/fapi-routes';
+import * as oauthGrants from './oauth';
+import { joinWaitlistEndpoint } from './waitlist';
+import { oauthCallbackEndpoint } from './social';
 import { Hono } from 'hono';
 import { buildOpenApi } from '../../http/openapi';
 import { clerkFapiDialect } from '../../clerk/fapi/dialect';
@@ -81,9 +86,9 @@ const ME_PATCH = notImpersonated(ME_WRITE, SIGN_IN_METHODS, ['username', 'primar
  * Browsers and native apps call it; it never answers 401 to GET /v1/client.
  */
 export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
-  fapiRoute('GET',    '/v1/environment',                  CLIENT,        environment.getEnvironmentEndpoint),
+  fapiRoute('GET',    '/v1/environment',                  CLIENT,        auth.getEnvironmentEndpoint),
   fapiRoute('GET',    '/v1/branding/logo/:version',       PUBLIC,        logoImageEndpoint),
-  fapiRoute('GET',    '/v1/users/:id/profile_image/:version', PUBLIC,    profileImage.profileImageEndpoint),
+  fapiRoute('GET',    '/v1/users/:id/profile_image/:version', PUBLIC,    me.profileImageEndpoint),
   fapiRoute('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
   fapiRoute('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
@@ -102,18 +107,18 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/waitlist',                                       WAITLIST, joinWaitlistEndpoint),
   fapiRoute('GET',    '/v1/oauth_callback',                                 CALLBACK, oauthCallbackEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.createSessionTokenEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        signOut.endSessionEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        signOut.removeSessionEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/touch',    CLIENT,        signOut.touchSessionEndpoint),
-  fapiRoute('DELETE', '/v1/client/sessions',              CLIENT,        signOut.endAllSessionsEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        sessions.endSessionEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        sessions.removeSessionEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/touch',    CLIENT,        sessions.touchSessionEndpoint),
+  fapiRoute('DELETE', '/v1/client/sessions',              CLIENT,        sessions.endAllSessionsEndpoint),
   fapiRoute('POST',   '/v1/client/me/api_tokens',         notImpersonated(ME, 'mint personal access tokens'),        me.createApiTokenEndpoint),
   fapiRoute('GET',    '/v1/client/me/api_tokens',         ME,        me.listApiTokensEndpoint),
   fapiRoute('POST',   '/v1/client/me/api_tokens/:id/revoke', notImpersonated(ME, 'revoke personal access tokens'),     me.revokeApiTokenEndpoint),
   fapiRoute('GET',    '/v1/me',                           ME_READ,        me.getMeEndpoint),
   fapiRoute('PATCH',  '/v1/me',                           ME_PATCH,        me.updateMeEndpoint),
   fapiRoute('DELETE', '/v1/me',                           notImpersonated(ME, 'delete the account'),        me.deleteMeEndpoint),
-  fapiRoute('POST',   '/v1/me/profile_image',             ME_WRITE,        profileImage.setMyProfileImageEndpoint),
-  fapiRoute('DELETE', '/v1/me/profile_image',             ME_WRITE,        profileImage.deleteMyProfileImageEndpoint),
+  fapiRoute('POST',   '/v1/me/profile_image',             ME_WRITE,        me.setMyProfileImageEndpoint),
+  fapiRoute('DELETE', '/v1/me/profile_image',             ME_WRITE,        me.deleteMyProfileImageEndpoint),
   fapiRoute('POST',   '/v1/me/email_addresses',           notImpersonated(ME),        me.myEmailAddresses.add),
   fapiRoute('POST',   '/v1/me/email_addresses/:id/prepare_verification', notImpersonated(ME_SEND), me.myEmailAddresses.prepare),
   fapiRoute('POST',   '/v1/me/email_addresses/:id/attempt_verification', notImpersonated(ME), me.myEmailAddresses.attempt),

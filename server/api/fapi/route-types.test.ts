@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bapiRoutes } from '../bapi';
 import { fapiRoute } from './index';
 import { getMeEndpoint } from './users';
-import { getUserEndpoint } from '../../users/endpoints';
+import { getUserEndpoint } from '../bapi/users';
 
 /** Compile-time checks (tsc runs over tests): a route's endpoint must take its surface's auth. */
 describe('typed route tables', () => {

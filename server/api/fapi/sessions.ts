@@ -7,6 +7,13 @@ import { clientSessionToken, clientView, revokeClient, signedOutClient } from '.
 import { refreshBody, sessionSchema, tokenResponseSchema } from '../../sessions/schemas';
 import { refreshSession } from '../../sessions/sessions';
 import { allowedOrigins } from './origin';
+import type { SignedInAuth } from './authenticate';
+import { meSessionList, listMySessions, revokeMySession, revokeMyOtherSessions } from '../../sessions/my-sessions';
+import { meQuery, type MeQuery } from './users';
+import { type ClientRow } from '../../sessions/clients';
+import { auditOf, freshClient, endClientSession, endAllClientSessions, touchClientSession } from '../../sessions/sign-out';
+
+
 
 /** FAPI endpoints of clients and sessions; mounted by server/api/fapi (sign-ins, tickets included, are in server/auth). */
 
@@ -73,3 +80,87 @@ export const refreshSessionEndpoint = endpoint<FapiAuth, z.output<typeof refresh
   handle: ({ deps, auth, params, body }) => refreshSession(deps, auth.instance, params.id!, body.refresh_token),
 });
 
+
+export const listMySessionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+  summary: 'The signed-in user’s live sessions on every device, marked current and this_client',
+  query: meQuery,
+  response: meSessionList,
+  handle: async ({ deps, auth }) => {
+    const { me } = auth;
+    return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
+  },
+});
+export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+  summary: 'Revoke one of the signed-in user’s sessions, on any device (session.revoked)',
+  audit: { action: 'session.revoked' },
+  query: meQuery,
+  response: sessionSchema,
+  handle: async ({ deps, auth, params, actor }) => {
+    const { me } = auth;
+    return revokeMySession(deps, auth.instance.id, me, params.id!, auditContextOf(actor));
+  },
+});
+export const revokeMyOtherSessionsEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+  summary: 'Sign out other devices: revoke every live session of the signed-in user but the current one',
+  audit: { action: 'session.revoked_others' },
+  query: meQuery,
+  response: meSessionList,
+  handle: async ({ deps, auth, actor }) => {
+    const { me } = auth;
+    await revokeMyOtherSessions(deps, auth.instance.id, me, auditContextOf(actor));
+    return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
+  },
+});
+
+const requireClient = (auth: FapiAuth): ClientRow => {
+  if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
+  return auth.client;
+};
+const sessionResponse = z.object({ response: sessionSchema, client: clientSchema });
+export const endSessionEndpoint = endpoint<FapiAuth>({
+  summary: 'Sign one session of this client out (session.ended)',
+  audit: { action: 'session.ended' },
+  response: sessionResponse,
+  handle: async ({ deps, auth, params, request }) => {
+    const client = requireClient(auth);
+    const session = await endClientSession(deps, auth.instance, client, params.id!, 'end', auditOf(client, request));
+    return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
+  },
+});
+export const removeSessionEndpoint = endpoint<FapiAuth>({
+  summary: 'Remove one session from this client (session.removed)',
+  audit: { action: 'session.removed' },
+  response: sessionResponse,
+  handle: async ({ deps, auth, params, request }) => {
+    const client = requireClient(auth);
+    const session = await endClientSession(deps, auth.instance, client, params.id!, 'remove', auditOf(client, request));
+    return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
+  },
+});
+export const endAllSessionsEndpoint = endpoint<FapiAuth>({
+  summary: 'Sign every session of this client out (session.ended each); the client stays',
+  audit: { action: 'session.ended_all' },
+  response: z.object({ response: clientSchema, client: clientSchema }),
+  handle: async ({ deps, auth, request }) => {
+    const client = requireClient(auth);
+    await endAllClientSessions(deps, auth.instance, client, auditOf(client, request));
+    const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
+    return { response: view, client: view };
+  },
+});
+/** A form post sends "" for none. */
+const touchBody = z.strictObject({
+  active_organization_id: z.preprocess((v) => (v === '' ? null : v), z.string().max(64).nullable().optional()),
+});
+export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody>>({
+  summary: 'Make a live session of this client the active one (switch user), optionally set its active organization, and mark activity',
+  audit: { unaudited: 'activity mark: recorded as the session’s latest_activity and active organization' },
+  body: touchBody,
+  response: z.object({ response: clientSessionSchema, client: clientSchema }),
+  handle: async ({ deps, auth, params, body, request }) => {
+    const client = requireClient(auth);
+    await touchClientSession(deps, auth.instance, client, params.id!, body.active_organization_id, request);
+    const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
+    return { response: view.sessions.find((s) => s.id === params.id)!, client: view };
+  },
+});

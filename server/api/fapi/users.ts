@@ -19,8 +19,23 @@ import {
   removeMyIdentifier,
   type IdentifierKindName,
 } from '../../users/my-account';
-import { apiTokenListSchema, apiTokenSchema, emailAddress, emailAddressSchema, phoneNumber, phoneNumberSchema, userSchema, username } from '../../users/schemas';
+import {
+  apiTokenListSchema,
+  apiTokenSchema,
+  emailAddress,
+  emailAddressSchema,
+  phoneNumber,
+  phoneNumberSchema,
+  userSchema,
+  username,
+} from '../../users/schemas';
 import { connectedAccountSchema, disconnectSocialAccount, listConnectedAccounts } from '../../users/connected-accounts';
+import { bytesResult } from '../../http/endpoint';
+import type { ImageUpload } from '../../http/images';
+import type { FapiAuth } from './authenticate';
+import { deleteProfileImage, profileImage, profileImageUploadSchema, setProfileImage } from '../../users/profile-image';
+import { UPLOAD } from '../../users/endpoints';
+
 
 /** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
 
@@ -300,4 +315,36 @@ export const disconnectAccountEndpoint = endpoint<SignedInAuth, never, MeQuery>(
   query: meQuery,
   response: z.object({ object: z.literal('connected_account'), id: z.string(), deleted: z.literal(true) }),
   handle: ({ deps, auth, params }) => disconnectSocialAccount(deps, auth.instance.id, auth.me.userId, params.id!),
+});
+
+export const setMyProfileImageEndpoint = endpoint<SignedInAuth, ImageUpload, MeQuery>({
+  summary: `Set the signed-in user’s profile image (${UPLOAD})`,
+  multipart: true,
+  body: profileImageUploadSchema,
+  query: meQuery,
+  response: meSchema,
+  audit: { action: 'user.profile_image_updated' },
+  handle: async ({ deps, auth, body }) => {
+    await setProfileImage(deps, auth.instance.id, auth.me.userId, body);
+    return meView(deps, auth.instance.id, auth.me.userId);
+  },
+});
+export const deleteMyProfileImageEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+  summary: 'Remove the signed-in user’s profile image',
+  query: meQuery,
+  response: meSchema,
+  audit: { action: 'user.profile_image_deleted' },
+  handle: async ({ deps, auth }) => {
+    await deleteProfileImage(deps, auth.instance.id, auth.me.userId);
+    return meView(deps, auth.instance.id, auth.me.userId);
+  },
+});
+/** FAPI, public: a user's profile image at its version (immutable caching, ETag, 304), as the user's `image_url` says. */
+export const profileImageEndpoint = endpoint<FapiAuth>({
+  summary: 'A user’s profile image (the URL names its version: cached for a year); 304 on a matching If-None-Match',
+  response: userSchema.shape.image_url,
+  handle: async ({ deps, auth, params, raw }) => {
+    const { notModified, row, headers } = await profileImage(deps, auth.instance.id, params.id!, params.version!, raw.header('if-none-match'));
+    return notModified ? bytesResult(new Uint8Array(0), row.contentType, headers, 304) : bytesResult(row.bytes, row.contentType, headers);
+  },
 });

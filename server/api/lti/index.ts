@@ -2,7 +2,7 @@ import type { Deps } from '../../deps';
 import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable } from '../../http/route-table';
 import { authenticateLti, ltiActor, ltiProtocol, type LtiAuth } from './authenticate';
-import * as lti from '../../lti/endpoints';
+import * as lti from './lti';
 import { fapiInstanceId } from '../fapi/authenticate';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 

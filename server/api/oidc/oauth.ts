@@ -8,7 +8,7 @@ import { AppError } from '../../http/errors';
 import { endpoint, htmlPage, jsonResult, redirect } from '../../http/endpoint';
 import type { InstanceContext } from '../../instances/instances';
 import { LOCALE_COOKIE } from '../../../i18n/locales';
-import { endClientSession } from '../../sessions/sign-out-routes';
+import { endClientSession } from '../../sessions/sign-out';
 import { resolveMe } from '../../users/me';
 import { publishedKeys } from '../../signing/signing-keys';
 import { jwksSchema } from '../bapi/signing';

@@ -9,7 +9,7 @@ import { servedFapiUrl } from '../../instances/custom-domain';
 import { instanceContext } from '../../instances/instances';
 import { enforceIpBudget } from '../../limits/policy';
 import { fapiInstanceId } from '../fapi/authenticate';
-import { ssoSurface as sso, type SsoAuth } from '../../sso/endpoints';
+import { ssoSurface as sso, type SsoAuth } from './sso';
 import { FAPI_PREFIX } from '../fapi';
 
 type SsoGuard = 'idp';

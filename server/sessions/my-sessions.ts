@@ -3,10 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { sessions } from '../db/schema';
-import { endpoint } from '../http/endpoint';
-import { auditContextOf } from '../http/actor';
 import { AppError, notFound } from '../http/errors';
-import type { SignedInAuth } from '../api/fapi/authenticate';
 import type { Me } from '../users/me';
 import { sessionSchema } from './schemas';
 import { applySessionAction, sessionView, settleOverdue } from './sessions';
@@ -31,14 +28,7 @@ type D = Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>;
 export const meSessionSchema = sessionSchema
   .extend({ current: z.boolean(), this_client: z.boolean() })
   .meta({ id: 'MeSession' });
-const meSessionList = z.object({ object: z.literal('list'), data: z.array(meSessionSchema), has_more: z.boolean() });
-
-const meQuery = z.object({
-  session_id: z.string().max(64).optional(),
-  publishable_key: z.string().max(512).optional(),
-  _is_native: z.string().max(8).optional(),
-});
-type MeQuery = z.output<typeof meQuery>;
+export const meSessionList = z.object({ object: z.literal('list'), data: z.array(meSessionSchema), has_more: z.boolean() });
 
 export async function listMySessions(deps: D, instanceId: string, me: Me, clientId: string | null) {
   const rows = await liveSessions(deps.db, instanceId, { userId: me.userId }, { now: deps.clock.now() });
@@ -71,36 +61,3 @@ export async function revokeMyOtherSessions(deps: D, instanceId: string, me: Me,
     });
   }
 }
-
-export const listMySessionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'The signed-in user’s live sessions on every device, marked current and this_client',
-  query: meQuery,
-  response: meSessionList,
-  handle: async ({ deps, auth }) => {
-    const { me } = auth;
-    return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
-  },
-});
-
-export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
-  summary: 'Revoke one of the signed-in user’s sessions, on any device (session.revoked)',
-  audit: { action: 'session.revoked' },
-  query: meQuery,
-  response: sessionSchema,
-  handle: async ({ deps, auth, params, actor }) => {
-    const { me } = auth;
-    return revokeMySession(deps, auth.instance.id, me, params.id!, auditContextOf(actor));
-  },
-});
-
-export const revokeMyOtherSessionsEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
-  summary: 'Sign out other devices: revoke every live session of the signed-in user but the current one',
-  audit: { action: 'session.revoked_others' },
-  query: meQuery,
-  response: meSessionList,
-  handle: async ({ deps, auth, actor }) => {
-    const { me } = auth;
-    await revokeMyOtherSessions(deps, auth.instance.id, me, auditContextOf(actor));
-    return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
-  },
-});

@@ -1,16 +1,11 @@
 import type { AuditContext } from '../http/actor';
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
-import type { FapiAuth } from '../api/fapi/authenticate';
 import type { Deps } from '../deps';
 import { clients, sessions } from '../db/schema';
-import { endpoint } from '../http/endpoint';
 import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { changedActivity, type ClientActivity } from './activity';
-import { clientView, type ClientRow } from './clients';
-import { clientSchema, clientSessionSchema } from '../api/fapi/sessions';
-import { sessionSchema } from './schemas';
+import { type ClientRow } from './clients';
 import { applySessionAction, settleOverdue, timesFor } from './sessions';
 import { isLive } from './lifecycle';
 import { liveSessions } from './live-sessions';
@@ -36,11 +31,6 @@ import { orgClaims } from '../organizations/claims';
 
 type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>;
 
-const requireClient = (auth: FapiAuth): ClientRow => {
-  if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
-  return auth.client;
-};
-
 async function sessionOfClient(deps: D, instance: InstanceContext, clientId: string, id: string) {
   const [row] = await deps.db
     .select()
@@ -50,13 +40,13 @@ async function sessionOfClient(deps: D, instance: InstanceContext, clientId: str
   return row;
 }
 
-const auditOf = (client: ClientRow, request: { ip: string | null; userAgent: string | null }): AuditContext => ({
+export const auditOf = (client: ClientRow, request: { ip: string | null; userAgent: string | null }): AuditContext => ({
   actor: `client:${client.id}`,
   ip: request.ip,
   userAgent: request.userAgent,
 });
 
-async function freshClient(deps: D, clientId: string) {
+export async function freshClient(deps: D, clientId: string) {
   const [row] = await deps.db.select().from(clients).where(eq(clients.id, clientId));
   return row!;
 }
@@ -121,57 +111,3 @@ export async function touchClientSession(
     return touched;
   });
 }
-
-const sessionResponse = z.object({ response: sessionSchema, client: clientSchema });
-
-export const endSessionEndpoint = endpoint<FapiAuth>({
-  summary: 'Sign one session of this client out (session.ended)',
-  audit: { action: 'session.ended' },
-  response: sessionResponse,
-  handle: async ({ deps, auth, params, request }) => {
-    const client = requireClient(auth);
-    const session = await endClientSession(deps, auth.instance, client, params.id!, 'end', auditOf(client, request));
-    return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
-  },
-});
-
-export const removeSessionEndpoint = endpoint<FapiAuth>({
-  summary: 'Remove one session from this client (session.removed)',
-  audit: { action: 'session.removed' },
-  response: sessionResponse,
-  handle: async ({ deps, auth, params, request }) => {
-    const client = requireClient(auth);
-    const session = await endClientSession(deps, auth.instance, client, params.id!, 'remove', auditOf(client, request));
-    return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
-  },
-});
-
-export const endAllSessionsEndpoint = endpoint<FapiAuth>({
-  summary: 'Sign every session of this client out (session.ended each); the client stays',
-  audit: { action: 'session.ended_all' },
-  response: z.object({ response: clientSchema, client: clientSchema }),
-  handle: async ({ deps, auth, request }) => {
-    const client = requireClient(auth);
-    await endAllClientSessions(deps, auth.instance, client, auditOf(client, request));
-    const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
-    return { response: view, client: view };
-  },
-});
-
-/** A form post sends "" for none. */
-const touchBody = z.strictObject({
-  active_organization_id: z.preprocess((v) => (v === '' ? null : v), z.string().max(64).nullable().optional()),
-});
-
-export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody>>({
-  summary: 'Make a live session of this client the active one (switch user), optionally set its active organization, and mark activity',
-  audit: { unaudited: 'activity mark: recorded as the session’s latest_activity and active organization' },
-  body: touchBody,
-  response: z.object({ response: clientSessionSchema, client: clientSchema }),
-  handle: async ({ deps, auth, params, body, request }) => {
-    const client = requireClient(auth);
-    await touchClientSession(deps, auth.instance, client, params.id!, body.active_organization_id, request);
-    const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
-    return { response: view.sessions.find((s) => s.id === params.id)!, client: view };
-  },
-});

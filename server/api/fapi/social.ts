@@ -1,13 +1,55 @@
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import { auditContextOf } from '../http/actor';
-import { endpoint, htmlPage, redirect } from '../http/endpoint';
-import { isAppError } from '../http/errors';
-import { errorPage } from '../http/protocol';
-import { clientView } from '../sessions/clients';
-import type { FapiAuth } from '../api/fapi/authenticate';
-import { completeSocialFlow, FLOW_TTL_MS, startSocialFlow } from './flow';
-import { bindingFor, setFlowCookie } from '../auth/flow-binding';
+import { auditContextOf } from '../../http/actor';
+import { endpoint, htmlPage, redirect } from '../../http/endpoint';
+import { isAppError } from '../../http/errors';
+import { errorPage } from '../../http/protocol';
+import type { FapiAuth } from './authenticate';
+import { completeSocialFlow } from '../../social/flow';
+import type { Deps } from '../../deps';
+import { clientView } from '../../sessions/clients';
+import { FLOW_TTL_MS, startSocialFlow } from '../../social/flow';
+import { bindingFor, setFlowCookie } from '../../auth/flow-binding';
+
+
+const callbackQuery = z.object({
+  state: z.string().max(512).optional(),
+  code: z.string().max(4096).optional(),
+  error: z.string().max(512).optional(),
+  error_description: z.string().max(2048).optional(),
+  iss: z.string().max(2048).optional(),
+  scope: z.string().max(2048).optional(),
+  session_state: z.string().max(2048).optional(),
+  authuser: z.string().max(64).optional(),
+  prompt: z.string().max(256).optional(),
+  hd: z.string().max(256).optional(),
+});
+/**
+ * The provider's redirect back. Success: 303 to the flow's redirect_url with the client's
+ * session active (or pending on a second factor: the sign-in attempt id the flow announced
+ * then answers GET /v1/client/sign_ins/:id as needs_second_factor). Failure: an HTML page
+ * naming the reason; every outcome is in the audit log.
+ */
+export const oauthCallbackEndpoint = endpoint<FapiAuth, never, z.output<typeof callbackQuery>>({
+  summary: 'Social sign-in callback: the provider redirects here (register {fapi_url}/v1/oauth_callback at the provider)',
+  audit: { action: 'social.sign_in', recordedBy: 'domain' },
+  query: callbackQuery,
+  response: z.unknown(),
+  handle: async ({ deps, auth, query, actor, request, raw }) => {
+    const rawQuery = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]).toString();
+    try {
+      const browser = { client: auth.client, cookieHeader: raw.header('cookie') };
+      const done = await completeSocialFlow(deps, auth.instance, browser, query, rawQuery, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+      if (done.kind === 'awaiting_claim') return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+      const token = done.step.clientToken ?? auth.clientToken;
+      if (token) auth.issueClientToken(token);
+      return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store' });
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      const reason = typeof err.meta.reason === 'string' ? err.meta.reason : err.code;
+      return htmlPage(errorPage('Sign-in could not be completed', `${err.message} (${reason})`), err.status, { 'cache-control': 'no-store' });
+    }
+  },
+});
 
 /**
  * FAPI side of social sign-in: `strategy: "oauth_<name>"` on sign-in or sign-up creation
@@ -33,7 +75,6 @@ async function start(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: 
   };
   return { started, verification, client: await clientView(deps, auth.instance, started.client) };
 }
-
 export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, codeChallenge?: string) {
   const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_in', codeChallenge);
   const f = started.flow;
@@ -57,7 +98,6 @@ export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: st
     client,
   };
 }
-
 export async function startSocialSignUp(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, codeChallenge?: string) {
   const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_up', codeChallenge);
   const f = started.flow;
@@ -86,44 +126,3 @@ export async function startSocialSignUp(deps: Deps, auth: FapiAuth, strategy: st
     client,
   };
 }
-
-const callbackQuery = z.object({
-  state: z.string().max(512).optional(),
-  code: z.string().max(4096).optional(),
-  error: z.string().max(512).optional(),
-  error_description: z.string().max(2048).optional(),
-  iss: z.string().max(2048).optional(),
-  scope: z.string().max(2048).optional(),
-  session_state: z.string().max(2048).optional(),
-  authuser: z.string().max(64).optional(),
-  prompt: z.string().max(256).optional(),
-  hd: z.string().max(256).optional(),
-});
-
-/**
- * The provider's redirect back. Success: 303 to the flow's redirect_url with the client's
- * session active (or pending on a second factor: the sign-in attempt id the flow announced
- * then answers GET /v1/client/sign_ins/:id as needs_second_factor). Failure: an HTML page
- * naming the reason; every outcome is in the audit log.
- */
-export const oauthCallbackEndpoint = endpoint<FapiAuth, never, z.output<typeof callbackQuery>>({
-  summary: 'Social sign-in callback: the provider redirects here (register {fapi_url}/v1/oauth_callback at the provider)',
-  audit: { action: 'social.sign_in', recordedBy: 'domain' },
-  query: callbackQuery,
-  response: z.unknown(),
-  handle: async ({ deps, auth, query, actor, request, raw }) => {
-    const rawQuery = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]).toString();
-    try {
-      const browser = { client: auth.client, cookieHeader: raw.header('cookie') };
-      const done = await completeSocialFlow(deps, auth.instance, browser, query, rawQuery, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
-      if (done.kind === 'awaiting_claim') return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-      const token = done.step.clientToken ?? auth.clientToken;
-      if (token) auth.issueClientToken(token);
-      return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store' });
-    } catch (err) {
-      if (!isAppError(err)) throw err;
-      const reason = typeof err.meta.reason === 'string' ? err.meta.reason : err.code;
-      return htmlPage(errorPage('Sign-in could not be completed', `${err.message} (${reason})`), err.status, { 'cache-control': 'no-store' });
-    }
-  },
-});

@@ -1,0 +1,4 @@
+import type { BapiAuth } from './authenticate';
+import { protectionEndpointsFor } from '../../protection/endpoints';
+
+export const bapiProtection = protectionEndpointsFor<BapiAuth>((auth) => auth.instance);

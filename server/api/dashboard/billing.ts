@@ -1,0 +1,4 @@
+import { routeInstance, type ConsoleAuth } from './authenticate';
+import { billingEndpointsFor } from '../../billing/endpoints';
+
+export const dashboardBilling = billingEndpointsFor<ConsoleAuth>(routeInstance);
