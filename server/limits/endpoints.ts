@@ -10,7 +10,7 @@ import { aclListSchema, aclSchema, createAclBody, deletedAclSchema, listAclsQuer
  * same bodies and domain calls; only how the caller's instance is found differs.
  * The domain writes each audit entry in its own transaction, with before/after details.
  */
-export function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => PolicyInstance) {
+export function limitEndpointsFor<Auth>(instanceOf: (auth: Auth) => PolicyInstance) {
   return {
     getPolicy: endpoint<Auth>({
       summary: 'Read the rate-limit policy: each budget with its value, default and bounds',

@@ -5,7 +5,7 @@ import { setGroupRole } from './admin';
 import { directoryGroupSchema, scimTokenSchema, setGroupRoleBody } from './schemas';
 import { revokeScimToken } from './tokens';
 
-export type Out<T extends z.ZodType> = z.output<T>;
+type Out<T extends z.ZodType> = z.output<T>;
 
 /** `param` names the token (or group); on console paths `params.id` is its organization. */
 export const revoke = <Auth>(instanceOf: (auth: Auth) => string, param: string) =>

@@ -3,7 +3,7 @@ import { endpoint } from '../http/endpoint';
 import { deleteConnection, getConnection, updateConnection } from './connections';
 import { connectionSchema, updateConnectionBody } from './schemas';
 
-export type Out<T extends z.ZodType> = z.output<T>;
+type Out<T extends z.ZodType> = z.output<T>;
 
 /** What a connection change records: the fields sent (never their values, a client secret among them) and whether the IdP is trusted to enforce MFA. */
 export const connectionChange = (body: unknown) => {

@@ -1,5 +1,5 @@
 import type { BapiAuth } from './authenticate';
-import { protectionEndpointsFor } from '../../limits/endpoints';
+import { limitEndpointsFor } from '../../limits/endpoints';
 
 /** BAPI: the key's instance. */
-export const bapiProtection = protectionEndpointsFor<BapiAuth>((auth) => auth.instance);
+export const bapiLimits = limitEndpointsFor<BapiAuth>((auth) => auth.instance);

@@ -1,5 +1,5 @@
 import { routeInstance, type ConsoleAuth } from './authenticate';
-import { protectionEndpointsFor } from '../../limits/endpoints';
+import { limitEndpointsFor } from '../../limits/endpoints';
 
 /** Dashboard: the route's instance (of an account the operator belongs to). */
-export const dashboardProtection = protectionEndpointsFor<ConsoleAuth>(routeInstance);
+export const dashboardLimits = limitEndpointsFor<ConsoleAuth>(routeInstance);

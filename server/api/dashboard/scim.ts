@@ -1,9 +1,10 @@
+import { z } from 'zod';
 import { endpoint } from '../../http/endpoint';
 import { routeInstance, type ConsoleAuth } from './authenticate';
 import { listDirectoryGroups, listDirectoryUsers } from '../../scim/admin';
 import { createdScimTokenSchema, createScimTokenBody, directoryGroupList, directoryUserList, orgPageQuery, scimTokenList } from '../../scim/schemas';
 import { createScimToken, listScimTokens } from '../../scim/tokens';
-import { Out, revoke, mapGroup } from '../../scim/endpoints';
+import { revoke, mapGroup } from '../../scim/endpoints';
 
 const consoleInstance = (auth: ConsoleAuth) => routeInstance(auth).id;
 /** Dashboard: the organization page's directory section (`:id` the organization). */
@@ -15,20 +16,20 @@ export const dashboardScim = {
     response: createdScimTokenSchema,
     handle: ({ deps, auth, params, body }) => createScimToken(deps, consoleInstance(auth), { organization_id: params.id!, name: body.name }),
   }),
-  listTokens: endpoint<ConsoleAuth, never, Out<typeof orgPageQuery>>({
+  listTokens: endpoint<ConsoleAuth, never, z.output<typeof orgPageQuery>>({
     summary: 'This organization’s SCIM tokens, newest first',
     query: orgPageQuery,
     response: scimTokenList,
     handle: ({ deps, auth, params, query }) => listScimTokens(deps, consoleInstance(auth), { ...query, organization_id: params.id! }),
   }),
   revokeToken: revoke<ConsoleAuth>(consoleInstance, 'token_id'),
-  listUsers: endpoint<ConsoleAuth, never, Out<typeof orgPageQuery>>({
+  listUsers: endpoint<ConsoleAuth, never, z.output<typeof orgPageQuery>>({
     summary: 'The users this organization’s directory provisioned',
     query: orgPageQuery,
     response: directoryUserList,
     handle: ({ deps, auth, params, query }) => listDirectoryUsers(deps, consoleInstance(auth), { ...query, organization_id: params.id! }),
   }),
-  listGroups: endpoint<ConsoleAuth, never, Out<typeof orgPageQuery>>({
+  listGroups: endpoint<ConsoleAuth, never, z.output<typeof orgPageQuery>>({
     summary: 'This organization’s directory groups with their role mappings',
     query: orgPageQuery,
     response: directoryGroupList,

@@ -1,15 +1,16 @@
+import { z } from 'zod';
 import { endpoint } from '../../http/endpoint';
 import { notFound } from '../../http/errors';
 import { routeInstance, type ConsoleAuth } from './authenticate';
 import { createConnection, listConnections } from '../../sso/connections';
 import { connectionList, connectionSchema, createConnectionBody, listConnectionsQuery } from '../../sso/schemas';
-import { Out, connectionChange, crud } from '../../sso/endpoints';
+import { connectionChange, crud } from '../../sso/endpoints';
 
 const consoleInstance = (auth: ConsoleAuth) => routeInstance(auth).id;
 const orgPage = listConnectionsQuery.omit({ organization_id: true });
 /** Dashboard: the organization page's SSO section (`:id` the organization). */
 export const dashboardSso = {
-  create: endpoint<ConsoleAuth, Out<typeof createConnectionBody>>({
+  create: endpoint<ConsoleAuth, z.output<typeof createConnectionBody>>({
     summary: 'Create an SSO connection for this organization',
     audit: { action: 'sso_connection.created', details: connectionChange },
     body: createConnectionBody,
@@ -20,7 +21,7 @@ export const dashboardSso = {
       return createConnection(deps, consoleInstance(auth), body);
     },
   }),
-  list: endpoint<ConsoleAuth, never, Out<typeof orgPage>>({
+  list: endpoint<ConsoleAuth, never, z.output<typeof orgPage>>({
     summary: 'This organization’s SSO connections, newest first',
     query: orgPage,
     response: connectionList,

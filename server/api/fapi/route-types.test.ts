@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bapiRoutes } from '../bapi';
 import { fapiRoute } from './index';
 import { getMeEndpoint } from './users';
-import { getUserEndpoint } from '../bapi/users';
+import { bapiUsers } from '../bapi/users';
 
 /** Compile-time checks (tsc runs over tests): a route's endpoint must take its surface's auth. */
 describe('typed route tables', () => {
@@ -12,7 +12,7 @@ describe('typed route tables', () => {
     fapiRoute('GET', '/v1/x', { key: 'optional', client: true }, getMeEndpoint);
     // A BAPI endpoint needs a secret key's auth: it does not fit the FAPI.
     // @ts-expect-error -- BapiAuth is not the FAPI's auth
-    fapiRoute('GET', '/v1/y', { key: 'optional', client: true, user: {} }, getUserEndpoint);
+    fapiRoute('GET', '/v1/y', { key: 'optional', client: true, user: {} }, bapiUsers.get);
     // With the guard that resolves the user, it compiles.
     expect(fapiRoute('GET', '/v1/me', { key: 'optional', client: true, user: { tokenScope: 'me:read' } }, getMeEndpoint).path).toContain('/v1/me');
     expect(bapiRoutes.length).toBeGreaterThan(0);

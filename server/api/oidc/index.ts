@@ -25,7 +25,7 @@ const BEARER: OidcGuard = { kind: 'bearer' };
 export const oidcRoutes: RouteEntry<OidcGuard, OidcAuth>[] = [
   route('GET',    '/.well-known/openid-configuration',        PUBLIC,  oidc.openidConfigurationEndpoint),
   route('GET',    '/.well-known/oauth-authorization-server',  PUBLIC,  oidc.authorizationServerMetadataEndpoint),
-  route('GET',    '/.well-known/jwks.json',                   PUBLIC,  oidc.jwksEndpoint),
+  route('GET',    '/.well-known/jwks.json',                   PUBLIC,  oidc.oidcJwksEndpoint),
   route('GET',    '/oauth2/authorize',                        BROWSER, oidc.authorizeEndpoint),
   route('POST',   '/oauth2/consent',                          BROWSER, oidc.consentEndpoint),
   route('POST',   '/oauth2/token',                            CLIENT,  tokenEndpoint),
@@ -33,8 +33,8 @@ export const oidcRoutes: RouteEntry<OidcGuard, OidcAuth>[] = [
   route('POST',   '/oauth2/userinfo',                         BEARER,  oidc.userinfoPostEndpoint),
   route('POST',   '/oauth2/revoke',                           CLIENT,  oidc.revokeEndpoint),
   route('POST',   '/oauth2/introspect',                       CLIENT,  oidc.introspectEndpoint),
-  route('GET',    '/oauth2/end_session',                      BROWSER, oidc.endSessionEndpoint),
-  route('POST',   '/oauth2/end_session',                      BROWSER, oidc.endSessionPostEndpoint),
+  route('GET',    '/oauth2/end_session',                      BROWSER, oidc.oidcEndSessionEndpoint),
+  route('POST',   '/oauth2/end_session',                      BROWSER, oidc.oidcEndSessionPostEndpoint),
 ];
 
 export function createOidc(deps: Deps) {

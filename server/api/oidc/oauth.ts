@@ -74,7 +74,7 @@ export const authorizationServerMetadataEndpoint = endpoint<OidcAuth>({
   handle: async ({ auth }) => providerMetadata(auth.instance),
 });
 
-export const jwksEndpoint = endpoint<OidcAuth>({
+export const oidcJwksEndpoint = endpoint<OidcAuth>({
   summary: 'The instance’s public signing keys (JWKS)',
   response: jwksSchema,
   handle: async ({ deps, auth }) => ({ keys: await publishedKeys(deps, auth.instance.id) }),
@@ -291,14 +291,14 @@ async function endSession(deps: D, ctx: { auth: OidcAuth; params: EndSessionPara
   return target ? redirect(target, ctx.posted ? 303 : 302, NO_STORE) : page(loggedOutPage(l));
 }
 
-export const endSessionEndpoint = endpoint<OidcAuth, never, EndSessionParams>({
+export const oidcEndSessionEndpoint = endpoint<OidcAuth, never, EndSessionParams>({
   summary: 'RP-initiated logout (OpenID RP-Initiated Logout 1.0)',
   query: endSessionParams,
   response: htmlResponse,
   handle: ({ deps, auth, query, request, actor }) => endSession(deps, { auth, params: query, request, actor, posted: false }),
 });
 
-export const endSessionPostEndpoint = endpoint<OidcAuth, EndSessionParams>({
+export const oidcEndSessionPostEndpoint = endpoint<OidcAuth, EndSessionParams>({
   summary: 'RP-initiated logout by form post (also the confirmation page’s answer)',
   audit: { unaudited: 'ending the session is audited by the sessions domain' },
   body: endSessionParams,
