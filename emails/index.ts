@@ -1,4 +1,4 @@
-import type { TemplateVariable } from '../server/email/render';
+import type { TemplateVariable } from '../server/localization/render';
 import invitation from './invitation';
 import newDeviceSignIn from './new_device_sign_in';
 import organizationInvitation from './organization_invitation';

@@ -1,4 +1,4 @@
-import type { EmailTemplateParts, TemplateVariable } from '../server/email/render';
+import type { EmailTemplateParts, TemplateVariable } from '../server/localization/render';
 
 /** A built-in email: its variables, and its copy per built-in locale (en, fr, de; add locales beside them). */
 export interface EmailTemplateDefinition {

@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { passwordPolicySchema } from './password-rules';
+import { passwordPolicySchema } from '../instances/password-rules';
 import { brandingView } from '../instances/branding';
 import { brandingSchema } from '../instances/branding';
 import { firstFactorsOf, identifiersOf } from './sign-ins';

@@ -3,7 +3,7 @@ import { AppError, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { rejectCompromisedPassword } from '../protection/breached';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type PasswordHasher } from '../crypto/passwords';
-import { CHARACTER_RULES, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from './password-rules';
+import { CHARACTER_RULES, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '../instances/password-rules';
 
 /**
  * The password policy of FAPI (sign-up, password reset, password change): the instance's

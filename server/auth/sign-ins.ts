@@ -22,7 +22,7 @@ import { describeRequest, maskEmail, type SignInOrigin } from '../protection/ris
 import { completeSignIn, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
 import { checkCode, latestCode, verificationView } from './codes';
 import { checkNewPassword, checkPassword } from './password-policy';
-import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from './password-rules';
+import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from '../instances/password-rules';
 import { sendCode, sendSmsCode } from './send-code';
 import { assertPasswordAllowed } from '../sso/flow';
 

@@ -7,7 +7,7 @@ import { AppError, validationError } from '../http/errors';
 import { outboundNetwork } from '../http/outbound';
 import { checkTargetUrl, TargetRefused } from '../infra/ssrf';
 import type { InstanceContext } from '../instances/instances';
-import { targetPolicy } from '../webhooks/policy';
+import { targetPolicy } from '../http/outbound';
 import type { BillingProcessor, ProcessorConnection } from './processor';
 import { PROCESSORS } from './stripe';
 

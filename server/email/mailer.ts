@@ -9,7 +9,7 @@ import { newId } from '../db/ids';
 import { emailAddress, phoneNumber } from '../users/schemas';
 import { emailView, smsView, type EmailRow, type EmailView, type SmsRow, type SmsView } from './messages';
 import { hasCredentials, loadSmsSettings } from '../sms/settings';
-import { localeCandidates } from '../localization/locales';
+import { localeCandidates } from '../instances/locales';
 import { builtInEmailFor, builtInSmsFor, resolveEmailTemplate, resolveSmsTemplate } from '../localization/resolve';
 import { instanceSettings } from '../instances/settings';
 import { logoUrl } from '../instances/branding';
@@ -24,7 +24,7 @@ import {
   type EmailTemplateParts,
   type TemplateData,
   type TemplateSchema,
-} from './render';
+} from '../localization/render';
 import { describeDeliveryError } from '../infra/mail-transport';
 
 type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>;

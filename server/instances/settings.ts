@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { localeInput, normalizeLocale } from '../localization/locales';
+import { localeInput, normalizeLocale } from './locales';
 import { customDomainInput } from './custom-domain';
-import { claimsTemplateSchema } from '../sessions/claims-template';
+import { claimsTemplateSchema } from './claims-template';
 import { brandingSettingsSchema, DEFAULT_BRANDING } from './branding-settings';
-import { DEFAULT_PASSWORD_POLICY, DEFAULT_SIGN_IN_METHODS, passwordPolicySchema, signInMethodsSchema } from '../auth/password-rules';
-import { attackProtectionSchema, DEFAULT_ATTACK_PROTECTION, DEFAULT_RISK_BASED_MFA, riskBasedMfaSchema } from '../protection/settings';
+import { DEFAULT_PASSWORD_POLICY, DEFAULT_SIGN_IN_METHODS, passwordPolicySchema, signInMethodsSchema } from './password-rules';
+import { attackProtectionSchema, DEFAULT_ATTACK_PROTECTION, DEFAULT_RISK_BASED_MFA, riskBasedMfaSchema } from './protection-settings';
 import { httpUrl, isHttpUrl } from '../http/url';
 
 /** Per-instance settings with their defaults; stored as JSON on the instance. */

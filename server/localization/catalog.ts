@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { EMAIL_TEMPLATES, SMS_TEMPLATES, type EmailTemplateName, type SmsTemplateName } from '../../emails';
-import type { EmailTemplateParts, TemplateVariable } from '../email/render';
-import { BUILT_IN_LOCALES, normalizeLocale } from './locales';
+import type { EmailTemplateParts, TemplateVariable } from './render';
+import { BUILT_IN_LOCALES, normalizeLocale } from '../instances/locales';
 import { messageArguments } from './icu';
 
 /**

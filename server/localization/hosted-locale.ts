@@ -1,5 +1,5 @@
 import { isLocale, type Locale } from '../../i18n/locales';
-import { languageChain, localeCandidates, type LocalePreferences } from './locales';
+import { languageChain, localeCandidates, type LocalePreferences } from '../instances/locales';
 
 /**
  * The language of the hosted pages for a request: the first preference with a hosted

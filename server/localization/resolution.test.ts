@@ -13,7 +13,7 @@ import { setSettings } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { findResource, hostedCatalogs, resourceCatalog } from './catalog';
 import { parseIcu } from './icu';
-import { localeCandidates, normalizeLocale, parseAcceptLanguage } from './locales';
+import { localeCandidates, normalizeLocale, parseAcceptLanguage } from '../instances/locales';
 import { saveLocalization } from './overrides';
 import { mergeHostedMessages, resolveHostedCopy } from './resolve';
 

@@ -2,9 +2,9 @@ import { and, eq, like } from 'drizzle-orm';
 import { EMAIL_TEMPLATES, SMS_TEMPLATES, type EmailTemplateName, type SmsTemplateName } from '../../emails';
 import type { Deps } from '../deps';
 import { localizations } from '../db/schema';
-import type { EmailTemplate, SmsTemplate } from '../email/render';
-import { builtInEmailTemplate, builtInSmsTemplate } from '../email/templates';
-import { languageChain } from './locales';
+import type { EmailTemplate, SmsTemplate } from './render';
+import { builtInEmailTemplate, builtInSmsTemplate } from './built-in-templates';
+import { languageChain } from '../instances/locales';
 import type { LocalizationRow } from './overrides';
 
 /** Where a message's copy came from: an operator's override, or the built-in copy. */

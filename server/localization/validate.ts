@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LocalizationContent } from '../db/schema';
-import { TEMPLATE_LIMITS, validateTemplate, type TemplateProblem } from '../email/render';
+import { TEMPLATE_LIMITS, validateTemplate, type TemplateProblem } from './render';
 import { AppError, validationError } from '../http/errors';
 import type { CatalogResource } from './catalog';
 import { parseIcu } from './icu';

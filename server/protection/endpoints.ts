@@ -4,7 +4,7 @@ import { endpoint } from '../http/endpoint';
 import { userSchema } from '../users/schemas';
 import { lockUser, unlockUser } from './lockout';
 import { getAttackProtection, getRiskBasedMfa, updateAttackProtection, updateRiskBasedMfa } from './policy';
-import { attackProtectionPatch, attackProtectionView, riskBasedMfaPatch, riskBasedMfaView } from './settings';
+import { attackProtectionPatch, attackProtectionView, riskBasedMfaPatch, riskBasedMfaView } from '../instances/protection-settings';
 
 /** The attack protection and risk-based MFA endpoints of one surface (BAPI, dashboard); only the caller's instance differs. */
 export function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {

@@ -1,7 +1,7 @@
 import { lt, lte } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { identifierLockouts, signInFailures } from '../db/schema';
-import { LOCKOUT_BOUNDS } from './settings';
+import { LOCKOUT_BOUNDS } from '../instances/protection-settings';
 
 /**
  * Drops lockout state nobody needs any more: failed attempts older than the longest

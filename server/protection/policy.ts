@@ -2,7 +2,7 @@ import type { Deps } from '../deps';
 import type { AuditContext } from '../http/actor';
 import { getInstance, instanceContext, updateInstanceSettings } from '../instances/instances';
 import { instanceSettings } from '../instances/settings';
-import type { AttackProtection, AttackProtectionPatch, RiskBasedMfa, RiskBasedMfaPatch } from './settings';
+import type { AttackProtection, AttackProtectionPatch, RiskBasedMfa, RiskBasedMfaPatch } from '../instances/protection-settings';
 
 type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'config'>;
 

@@ -9,7 +9,7 @@ import { orgClaims } from '../organizations/claims';
 import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
 import { and, eq } from 'drizzle-orm';
 import { emailAddresses, users } from '../db/schema';
-import { renderClaims, type ClaimsUser } from './claims-template';
+import { renderClaims, type ClaimsUser } from '../instances/claims-template';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 

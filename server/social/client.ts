@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { outboundNetwork } from '../http/outbound';
 import { guardedFetch } from '../http/outbound-fetch';
 import type { InstanceContext } from '../instances/instances';
-import { targetPolicy } from '../webhooks/policy';
+import { targetPolicy } from '../http/outbound';
 import type { ProviderRow } from './providers';
 
 type D = Pick<Deps, 'config' | 'dns' | 'testTrustedCas' | 'cipher' | 'caches' | 'clock'>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { localeInput } from '../localization/locales';
+import { localeInput } from '../instances/locales';
 import { metadataInput } from '../http/metadata';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 import { DIGEST_FORMATS, PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords';

@@ -4,17 +4,10 @@ import { events, instances, webhookAttempts, webhookEndpoints, webhookMessages }
 import { eventEnvelope } from '../events/events';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
-import { guardedRequest, outboundNetwork, OutboundTimeout } from '../http/outbound';
+import { guardedRequest, outboundNetwork, OutboundTimeout, targetPolicy } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
 import { signingSecrets } from './webhook-endpoints';
-import {
-  DELIVERY_TIMEOUT_MS,
-  DISABLE_AFTER_FAILING_MS,
-  MAX_RETRY_AFTER_MS,
-  RESPONSE_KEEP_BYTES,
-  RETRY_SCHEDULE_MS,
-  targetPolicy,
-} from './policy';
+import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, MAX_RETRY_AFTER_MS, RESPONSE_KEEP_BYTES, RETRY_SCHEDULE_MS } from './policy';
 import { signatureHeader } from './signing';
 import { count as countMetric } from '../analytics/metrics';
 

@@ -1,6 +1,3 @@
-/** Webhook targets follow the policy of every outbound request (server/http/outbound.ts). */
-export { targetPolicy } from '../http/outbound';
-
 /** Delays before attempts 2…8; the first attempt is immediate. After the 8th failure the message is failed. */
 export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
 /** An endpoint whose attempts have all failed for this long is disabled. */

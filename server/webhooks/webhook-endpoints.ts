@@ -10,7 +10,8 @@ import { toCursorPage } from '../http/pagination';
 import { checkTargetUrl, resolveTarget, TargetRefused } from '../infra/ssrf';
 import { generateWebhookSecret } from './signing';
 import { refusalError } from '../http/outbound';
-import { PREVIOUS_SECRET_TTL_MS, targetPolicy } from './policy';
+import { targetPolicy } from '../http/outbound';
+import { PREVIOUS_SECRET_TTL_MS } from './policy';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'config' | 'dns'>;

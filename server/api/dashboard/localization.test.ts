@@ -8,7 +8,7 @@ import { bootstrapEmptyStore } from '../../instances/bootstrap';
 import { claimedConsole, consoleBrowser, invitedViewer, type ConsoleBrowser } from '../../testing/console-client';
 import { expectError } from '../../testing/expect';
 import { sharedHarness } from '../../testing/harness';
-import { TEST_SEND_LIMIT } from '../../localization/email-templates';
+import { TEST_SEND_LIMIT } from '../../email/custom-templates';
 
 const h = sharedHarness();
 let owner: Awaited<ReturnType<typeof claimedConsole>>;

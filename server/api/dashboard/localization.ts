@@ -14,8 +14,8 @@ import {
   saveEmailTemplate,
   templateName,
   testSendEmailTemplate,
-} from '../../localization/email-templates';
-import { localeInput, SUPPORTED_LANGUAGES } from '../../localization/locales';
+} from '../../email/custom-templates';
+import { localeInput, SUPPORTED_LANGUAGES } from '../../instances/locales';
 import {
   deleteLocalization,
   getLocalization,

@@ -5,7 +5,7 @@ import { users } from '../../db/schema';
 import { endpoint } from '../../http/endpoint';
 import { notFound } from '../../http/errors';
 import { routeInstance, type ConsoleAuth } from './authenticate';
-import { claimsTemplateSchema, renderClaims, type ClaimsTemplate, type ClaimsUser } from '../../sessions/claims-template';
+import { claimsTemplateSchema, renderClaims, type ClaimsTemplate, type ClaimsUser } from '../../instances/claims-template';
 import { claimsUser } from '../../sessions/tokens';
 import { sessionEndpointsFor } from '../../sessions/endpoints';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { localeInput } from '../localization/locales';
+import { localeInput } from '../../instances/locales';
 import { FAPI_BUDGETS, type FapiAuth } from './authenticate';
 import { budgetRule } from '../../limits/policy';
 import { endpoint, redirect, type RequestInfo } from '../../http/endpoint';

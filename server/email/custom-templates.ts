@@ -1,17 +1,17 @@
-import { instanceInfo } from '../email/mailer';
+import { instanceInfo } from './mailer';
 import { EMAIL_TEMPLATES, type EmailTemplateName } from '../../emails';
 import type { Deps } from '../deps';
-import { sendEmail } from '../email/mailer';
-import { renderTemplate, sampleData, validateTemplate, type EmailTemplateParts, type TemplateData } from '../email/render';
+import { sendEmail } from './mailer';
+import { renderTemplate, sampleData, validateTemplate, type EmailTemplateParts, type TemplateData } from '../localization/render';
 import { AppError, notFound, validationError } from '../http/errors';
 import { enforceLimit } from '../limits/rate-limit';
 import type { InstanceSettings } from '../instances/settings';
 import { getUser } from '../users/users';
-import { localeCandidates } from './locales';
-import { deleteLocalization, findLocalization, listLocalizations, saveLocalization, type LocalizationView } from './overrides';
+import { localeCandidates } from '../instances/locales';
+import { deleteLocalization, findLocalization, listLocalizations, saveLocalization, type LocalizationView } from '../localization/overrides';
 import type { AuditContext } from '../http/actor';
-import { builtInEmailFor, resolveEmailTemplate } from './resolve';
-import { contentInvalid } from './validate';
+import { builtInEmailFor, resolveEmailTemplate } from '../localization/resolve';
+import { contentInvalid } from '../localization/validate';
 
 /**
  * Email templates as the dashboard shows them: each built-in with its variable schema

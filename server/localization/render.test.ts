@@ -13,7 +13,7 @@ import {
   type EmailTemplate,
   type TemplateSchema,
 } from './render';
-import { builtInEmailTemplate, builtInSmsTemplate, localeChain } from './templates';
+import { builtInEmailTemplate, builtInSmsTemplate, localeChain } from './built-in-templates';
 
 // Count MJML compilations, to prove a template compiles once.
 const mjmlCalls = vi.hoisted(() => ({ count: 0 }));
