@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { ssoRequired } from '../organizations/sso-domains';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { newId } from '../db/ids';
@@ -10,7 +11,7 @@ import { assertUserRowNotLocked, clearFailedAttempts } from '../protection/locko
 import { rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
 import { createSession, type Actor } from '../sessions/sessions';
-import { activeSsoDomains } from '../sso/connections';
+import { activeSsoDomains } from '../organizations/sso-domains';
 import { emailDomain } from '../organizations/domains';
 import { secondFactorOf } from '../users/mfa';
 import { passkeyOfUser } from '../passkeys/passkeys';
@@ -149,12 +150,6 @@ export interface SignInEnd {
 }
 
 const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { param: 'password' } });
-/** 403 sso_required: `who` ("This account", "This email address") signs in through its IdP only. */
-export const ssoRequired = (who: string) =>
-  new AppError('FORBIDDEN', {
-    message: `${who} signs in with single sign-on (strategy enterprise_sso), not a password or a code.`,
-    meta: { reason: 'sso_required', param: 'strategy' },
-  });
 
 /** The user as every rule needs them, in one read. */
 async function userForSignIn(d: D, instanceId: string, userId: string) {

@@ -20,11 +20,11 @@ import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
 import { describeRequest, maskEmail, type SignInOrigin } from '../protection/risk';
 import { completeSignIn, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
-import { checkCode, latestCode, verificationView } from './codes';
-import { checkNewPassword, checkPassword } from './password-policy';
+import { checkCode, latestCode, verificationView } from '../verification/codes';
+import { checkNewPassword, checkPassword } from '../users/password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from '../instances/password-rules';
-import { sendCode, sendSmsCode } from './send-code';
-import { assertPasswordAllowed } from '../sso/flow';
+import { sendCode, sendSmsCode } from '../verification/send-code';
+import { assertPasswordAllowed } from '../organizations/sso-domains';
 
 /**
  * FAPI sign-in by identifier (email address, username, or phone number when `phone_code` is
@@ -49,6 +49,7 @@ type SignInRow = typeof signInAttempts.$inferSelect;
 type D = Deps;
 
 export { SIGN_IN_TTL_MS };
+
 /** Wrong second-factor codes one attempt allows; then it is abandoned and its pending session revoked. */
 export const SECOND_FACTOR_MAX_FAILURES = 5;
 
@@ -179,6 +180,7 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow,
     updated_at: a.updatedAt as number | null,
   };
 }
+
 /** Creates a sign-in attempt (and the client when there is none). Answers the same whether or not the identifier exists. */
 export async function createSignIn(
   deps: D,

@@ -10,9 +10,9 @@ import type { InstanceContext } from '../instances/instances';
 import { createClient, type ClientRow } from '../sessions/clients';
 import { completeSignIn } from './complete-sign-in';
 import { createUser } from '../users/users';
-import { checkCode, latestCode, verificationView } from './codes';
-import { checkNewPassword } from './password-policy';
-import { sendCode, sendSmsCode } from './send-code';
+import { checkCode, latestCode, verificationView } from '../verification/codes';
+import { checkNewPassword } from '../users/password-policy';
+import { sendCode, sendSmsCode } from '../verification/send-code';
 import { assertCountryAllowed } from '../sms/pumping';
 import { completeWaitlistEntry, waitlistAdmits } from '../waitlist/waitlist';
 import { acceptInvitations, hasPendingInvitation } from '../invitations/invitations';
@@ -178,6 +178,7 @@ export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
     updated_at: a.updatedAt,
   };
 }
+
 /** Creates a sign-up attempt (and the client when there is none). Nothing is sent yet. */
 export async function createSignUp(
   deps: Deps,

@@ -8,7 +8,6 @@ import { getInstance, type InstanceContext } from './instances';
 import { instanceSettings } from './settings';
 import { z } from 'zod';
 
-
 /**
  * Instance branding: what end users see of the application on the hosted pages, in emails
  * and SMS. The application name (else the instance's name), the primary colour and the

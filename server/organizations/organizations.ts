@@ -1,4 +1,4 @@
-import { forgetSsoDomains } from './sso-domains-cache';
+import { forgetSsoDomains } from './sso-domains';
 import { containsPattern } from '../http/like';
 import { and, eq, exists, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorPageSchema, lightListSchema, pageQuery } from '../http/pagination';
 import { metadataInput as metadata } from '../http/metadata';
-import { emailAddress } from '../users/schemas';
+import { emailAddress } from '../email/addresses';
 import { ENROLLMENT_MODES } from '../db/schema';
 import { PERMISSION_KEY_RE, ROLE_KEY_RE } from './roles';
 
@@ -14,12 +14,14 @@ export const slug = z
   .min(2)
   .max(64)
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'may contain only lower-case letters, digits and inner "-"');
+
 const orgName = z.string().trim().min(1).max(256);
 const imageUrl = z
   .string()
   .max(2048)
   .refine((v) => /^https?:\/\//.test(v), { message: 'must be an http(s) URL', params: { reason: 'invalid_url' } })
   .meta({ pattern: '^https?://' });
+
 const roleKey = z.string().max(64).regex(ROLE_KEY_RE, 'must look like org:<name>');
 const userId = z.string().min(1).max(64);
 const maxMemberships = z.number().int().min(0).max(100_000);
@@ -78,6 +80,7 @@ export const organizationSchema = z
     updated_at: z.number().int(),
   })
   .meta({ id: 'Organization' });
+
 export const publicOrganizationSchema = organizationSchema.omit({ private_metadata: true }).meta({ id: 'PublicOrganization' });
 
 export const deletedSchema = (object: string) => z.object({ object: z.literal(object), id: z.string(), deleted: z.literal(true) }).passthrough();
@@ -88,11 +91,13 @@ export const createMembershipBody = z.strictObject({
   public_metadata: metadata.optional(),
   private_metadata: metadata.optional(),
 });
+
 export const updateMembershipBody = z.strictObject({
   role: roleKey.optional(),
   public_metadata: metadata.optional(),
   private_metadata: metadata.optional(),
 });
+
 export const listMembershipsQuery = z.strictObject({ ...lightQuery, role: oneOrMany(roleKey).optional() });
 export const userMembershipsQuery = z.strictObject({ ...pageQuery });
 
@@ -119,6 +124,7 @@ export const membershipSchema = z
     updated_at: z.number().int(),
   })
   .meta({ id: 'OrganizationMembership' });
+
 export const publicMembershipSchema = membershipSchema
   .omit({ private_metadata: true, organization: true })
   .extend({ organization: publicOrganizationSchema })
@@ -140,6 +146,7 @@ const invitationFields = {
   expires_in_days: z.number().int().min(1).max(365).optional(),
   notify: z.boolean().optional(),
 };
+
 export const createInvitationBody = z.strictObject(invitationFields);
 export const bulkInvitationBody = z
   .array(z.strictObject(invitationFields))
@@ -168,6 +175,7 @@ export const invitationSchema = z
     updated_at: z.number().int(),
   })
   .meta({ id: 'OrganizationInvitation' });
+
 export const publicInvitationSchema = invitationSchema.omit({ private_metadata: true }).meta({ id: 'PublicOrganizationInvitation' });
 
 const domainName = z
@@ -176,24 +184,29 @@ const domainName = z
   .toLowerCase()
   .max(253)
   .regex(/^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/, 'must be a domain name such as example.com');
+
 export const createDomainBody = z.strictObject({
   name: domainName.meta({ description: 'Not a public email provider’s domain such as gmail.com (422 public_email_domain).' }),
   enrollment_mode: z.enum(ENROLLMENT_MODES).optional(),
   /** BAPI only: the domain is trusted as verified by the operator. */
   verified: z.boolean().optional(),
 });
+
 export const updateDomainBody = z.strictObject({
   enrollment_mode: z.enum(ENROLLMENT_MODES).optional(),
   verified: z.boolean().optional(),
 });
+
 export const prepareDomainVerificationBody = z.discriminatedUnion('strategy', [
   z.strictObject({ strategy: z.literal('email_code'), affiliation_email_address: emailAddress }),
   z.strictObject({ strategy: z.literal('dns_record') }),
 ]);
+
 export const attemptDomainVerificationBody = z.discriminatedUnion('strategy', [
   z.strictObject({ strategy: z.literal('email_code'), code: z.string().trim().min(1).max(16) }),
   z.strictObject({ strategy: z.literal('dns_record') }),
 ]);
+
 export const domainSchema = z
   .object({
     object: z.literal('organization_domain'),
@@ -212,6 +225,7 @@ export const domainSchema = z
     updated_at: z.number().int(),
   })
   .meta({ id: 'OrganizationDomain' });
+
 export const domainLightList = lightListSchema(domainSchema);
 
 const permissionKey = z.string().max(140).regex(PERMISSION_KEY_RE, 'must look like org:<feature>:<action>');
@@ -227,11 +241,13 @@ export const createRoleBody = z.strictObject({
   description: description.optional(),
   permissions: z.array(permissionKey).max(200).optional(),
 });
+
 export const updateRoleBody = z.strictObject({
   name: label.optional(),
   description: description.optional(),
   permissions: z.array(permissionKey).max(200).optional(),
 });
+
 export const listRolesQuery = z.strictObject({ ...lightQuery });
 
 export const permissionSchema = z
@@ -246,6 +262,7 @@ export const permissionSchema = z
     updated_at: z.number().int(),
   })
   .meta({ id: 'Permission' });
+
 export const roleSchema = z
   .object({
     object: z.literal('role'),

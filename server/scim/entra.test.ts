@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, events } from '../db/schema';
-import { orgClaims } from '../organizations/claims';
+import { orgClaims } from '../sessions/org-claims';
 import { memberAccess } from '../organizations/memberships';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { createDirectory, scimCaller } from '../testing/scim';
@@ -16,6 +16,7 @@ let key: string;
 let instanceId: string;
 let orgId: string;
 let token: string;
+
 const scim = scimCaller(() => h, () => token);
 const patch = (path: string, Operations: unknown[]) => scim('PATCH', path, { schemas: [PATCH_SCHEMA], Operations });
 const q = (filter: string) => encodeURIComponent(filter);

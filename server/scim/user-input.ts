@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ScimEmail, ScimEnterprise } from '../db/schema';
-import { emailAddress } from '../users/schemas';
+import { emailAddress } from '../email/addresses';
 import { ENTERPRISE_SCHEMA } from './discovery';
 import { invalidValue } from './errors';
 import { getCaseless } from './filter';

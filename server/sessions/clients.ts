@@ -6,7 +6,7 @@ import { AppError, notFound } from '../http/errors';
 import { newId } from '../db/ids';
 import { generateSecret, sha256Hex } from '../crypto/secrets';
 import type { InstanceContext } from '../instances/instances';
-import { sessionTasksFor } from '../users/mfa';
+import { sessionTasksFor } from './session-tasks';
 import { applySessionAction, sessionView, settleOverdue, timesFor } from './sessions';
 import { updateSessions } from './session-state';
 import { signSessionJwt } from './tokens';
@@ -34,6 +34,7 @@ export function clientCookieSpec(instance: Pick<InstanceContext, 'kind' | 'fapiU
   if (instance.kind === 'platform') return { name: CONSOLE_CLIENT_COOKIE, path: '/' };
   return { name: CUSTOMER_CLIENT_COOKIE, path: new URL(instance.fapiUrl).pathname || '/' };
 }
+
 const CLIENT_TOKEN_RE = /^ct_[A-Za-z0-9_-]{43}$/;
 
 /**
@@ -123,6 +124,7 @@ export async function clientView(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
     updated_at: client.updatedAt as number | null,
   };
 }
+
 /**
  * A fresh session JWT for a live session of this client. Another client's (or
  * instance's) session is 404; a dead one answers its SESSION_* code. Counts as activity:

@@ -10,7 +10,7 @@ import { applySessionAction, settleOverdue, timesFor } from './sessions';
 import { isLive } from './lifecycle';
 import { liveSessions } from './live-sessions';
 import { updateSessions } from './session-state';
-import { orgClaims } from '../organizations/claims';
+import { orgClaims } from './org-claims';
 
 /**
  * Sign-out and switching on FAPI, for multi-session clients (several signed-in users on

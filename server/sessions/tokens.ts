@@ -5,7 +5,7 @@ import type { LtiSessionContext } from '../db/schema';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { billingClaims, claimsOfPlans, type EntitledPlan } from '../billing/subscriptions';
-import { orgClaims } from '../organizations/claims';
+import { orgClaims } from './org-claims';
 import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
 import { and, eq } from 'drizzle-orm';
 import { emailAddresses, users } from '../db/schema';

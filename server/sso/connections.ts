@@ -11,7 +11,7 @@ import { instanceContext } from '../instances/instances';
 import { loadOrganization } from '../organizations/organization-view';
 import { assertRole, ensureBuiltIns } from '../organizations/roles';
 import { targetPolicy } from '../http/outbound';
-import { domainsCacheOf, forgetSsoDomains } from '../organizations/sso-domains-cache';
+import { forgetSsoDomains } from '../organizations/sso-domains';
 import { parseIdpMetadata, spUrls } from './saml';
 import { generateSpSigningKey } from './sp-signing';
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas';
@@ -66,6 +66,7 @@ export function connectionView(c: ConnectionRow, fapiUrl: string) {
     updated_at: c.updatedAt,
   };
 }
+
 export type ConnectionView = ReturnType<typeof connectionView>;
 
 const METADATA_MAX_BYTES = 256 * 1024;
@@ -289,31 +290,4 @@ export async function activeConnectionForEmail(deps: Pick<Deps, 'db'>, instanceI
     .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true), sql`${ssoConnections.domains} @> ${JSON.stringify([domain])}::jsonb`))
     .limit(1);
   return row ?? null;
-}
-
-const domainOf = (email: string) => {
-  const at = email.lastIndexOf('@');
-  return at < 0 ? null : email.slice(at + 1).toLowerCase();
-};
-
-/** The domains of the instance's active connections (cached per node, see domains-cache.ts). */
-export async function activeSsoDomains(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string): Promise<ReadonlySet<string>> {
-  const cache = domainsCacheOf(deps);
-  const cached = cache.get(instanceId, deps.clock.now());
-  if (cached) return cached;
-  const ticket = cache.begin();
-  const rows = await deps.db
-    .select({ domains: ssoConnections.domains })
-    .from(ssoConnections)
-    .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true)));
-  const domains = new Set(rows.flatMap((r) => r.domains.map((d) => d.toLowerCase())));
-  cache.setIfUnchanged(instanceId, domains, deps.clock.now(), ticket);
-  return domains;
-}
-
-/** Whether an active connection serves the email address's domain (activeConnectionForEmail, cached). */
-export async function hasActiveConnectionForEmail(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, email: string): Promise<boolean> {
-  const domain = domainOf(email);
-  if (!domain) return false;
-  return (await activeSsoDomains(deps, instanceId)).has(domain);
 }

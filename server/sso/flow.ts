@@ -12,7 +12,7 @@ import { isAllowedRedirect } from '../instances/settings';
 import { addMembershipInTx, updateMembership } from '../organizations/memberships';
 import { loadOrganization } from '../organizations/organization-view';
 import { ensureBuiltIns } from '../organizations/roles';
-import { completeSignIn, ssoRequired } from '../auth/complete-sign-in';
+import { completeSignIn } from '../auth/complete-sign-in';
 import { createUser, updateUser } from '../users/users';
 import {
   bindingColumns,
@@ -24,7 +24,7 @@ import {
   withClaimNonce,
   type FlowBinding,
 } from '../auth/flow-binding';
-import { activeConnectionForEmail, hasActiveConnectionForEmail, loadConnection, type ConnectionRow } from './connections';
+import { activeConnectionForEmail, loadConnection, type ConnectionRow } from './connections';
 import { emailDomain } from '../organizations/domains';
 import { oidcAuthorizationUrl } from './oidc';
 import { samlFor, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
@@ -331,11 +331,6 @@ export async function auditSsoFailure(deps: Pick<Deps, 'db' | 'clock'>, instance
     details: { reason },
   });
   return reason;
-}
-
-/** The domain of an email identifier has an active connection: its users sign in through their IdP, never with a password or an email code. */
-export async function assertPasswordAllowed(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, identifier: string) {
-  if (await hasActiveConnectionForEmail(deps, instanceId, identifier)) throw ssoRequired('This email address');
 }
 
 /** strategy enterprise_sso: the IdP URL for an email whose domain has an active connection. */

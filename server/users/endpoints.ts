@@ -3,13 +3,12 @@ import { auditContextOf } from '../http/actor';
 import type { Deps } from '../deps';
 import { endpoint } from '../http/endpoint';
 import { instanceContext } from '../instances/instances';
-import { rejectCompromisedPassword } from '../protection/breached';
+import { rejectCompromisedPassword } from './breached-passwords';
 import { createUserBody, deletedUserSchema, listUsersQuery, updateUserBody, userListSchema, userSchema, type UpdateUserInput } from './schemas';
 import { createUser, deleteUser, getUser, listUsers, setBanned, updateUser } from './users';
 import { removeAllMfa } from './mfa';
 import type { ImageUpload } from '../http/images';
 import { deleteProfileImage, profileImageUploadSchema, setProfileImage } from './profile-image';
-
 
 /** A password set through the API is checked like one chosen on the FAPI, unless `skip_password_checks`. */
 export async function rejectCompromised(deps: Deps, instanceId: string, body: { password?: string; skip_password_checks?: boolean }) {

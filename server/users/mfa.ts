@@ -1,5 +1,5 @@
 import type { AuditContext } from '../http/actor';
-import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
@@ -43,7 +43,6 @@ const BACKUP_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 const BACKUP_CODE_LENGTH = 10;
 
 export type SecondFactorStrategy = 'totp' | 'backup_code';
-export type SessionTask = { key: 'setup_mfa' };
 
 const totpFor = (secretBase32: string, label = 'user', issuer = 'Latchkey') =>
   new TOTP({

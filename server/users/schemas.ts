@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress, phoneNumber } from '../email/addresses';
 import { localeInput } from '../instances/locales';
 import { metadataInput } from '../http/metadata';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
@@ -10,13 +11,12 @@ const metadataPatch = metadataInput;
 const oneOrMany = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item).max(10));
 
-export const emailAddress = z.string().trim().max(320).pipe(z.email({ message: 'must be a valid email address' }));
-export const phoneNumber = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100');
 export const username = z
   .string()
   .min(3)
   .max(64)
   .regex(/^[A-Za-z0-9_.-]+$/, 'may contain only letters, digits, "_", "." and "-"');
+
 const name = z.string().trim().max(256);
 const password = z
   .string()
@@ -26,6 +26,7 @@ const password = z
     description:
       'Unless skip_password_checks is true, must not equal one of the user’s identifiers (case-insensitive), nor be a common or breached password when attack protection checks for them (422 password_compromised otherwise).',
   });
+
 const passwordDigest = z
   .string()
   .min(1)
@@ -223,6 +224,7 @@ export const apiTokenSchema = z
     created_at: z.number().int(),
   })
   .meta({ id: 'ApiToken' });
+
 export const apiTokenListSchema = z.object({ object: z.literal('list'), data: z.array(apiTokenSchema), has_more: z.boolean() });
 
 export const deletedUserSchema = z.object({ object: z.literal('user'), id: z.string(), deleted: z.literal(true) });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorPageSchema, lightListSchema, pageQuery } from '../http/pagination';
-import { emailAddress } from '../users/schemas';
+import { emailAddress } from '../email/addresses';
 import { MAX_BULK_INVITE } from './waitlist';
 
 const status = z.enum(['pending', 'invited', 'completed', 'rejected']);
@@ -14,6 +14,7 @@ export const bulkInviteBody = z.strictObject({
   ids: z.array(z.string().min(1).max(64)).min(1).max(MAX_BULK_INVITE),
   expires_in_days: expiresInDays.optional(),
 });
+
 export const rejectWaitlistEntryBody = z.strictObject({});
 
 export const listWaitlistQuery = z.strictObject({

@@ -6,7 +6,7 @@ import { cursorPageSchema, pageQuery } from '../../http/pagination';
 import type { BapiAuth } from './authenticate';
 import { INSTANCE_INVITATION_STATUSES } from '../../db/schema';
 import { createInvitation, listInvitations, revokeInvitation } from '../../invitations/invitations';
-import { emailAddress } from '../../users/schemas';
+import { emailAddress } from '../../email/addresses';
 
 const invitationSchema = z
   .object({

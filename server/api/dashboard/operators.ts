@@ -12,7 +12,8 @@ import { instanceSettingsSchema, settingsPatchSchema } from '../../instances/set
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../../keys/secret-keys';
 import { ACTOR_TOKEN_TTL, actorTokenSchema } from '../bapi/sessions';
 import { createTicket } from '../../sessions/tickets';
-import { emailAddress, userSchema } from '../../users/schemas';
+import { userSchema } from '../../users/schemas';
+import { emailAddress } from '../../email/addresses';
 import { getUser } from '../../users/users';
 import { routeInstance, type ConsoleAuth } from './authenticate';
 import { assertSettingsRoles } from '../../organizations/roles';
@@ -35,6 +36,7 @@ const operatorId = (auth: ConsoleAuth) => {
   if (!auth.operatorId) throw new AppError('UNAUTHENTICATED', { message: 'Sign in to the console first.' });
   return auth.operatorId;
 };
+
 const accountOf = (auth: ConsoleAuth) => {
   if (!auth.account) throw notFound('account');
   return auth.account;
@@ -198,6 +200,7 @@ const invitationSchema = z.object({
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
+
 const inviteBody = z.strictObject({ email_address: emailAddress, role: z.enum(OPERATOR_ROLES).default('viewer') });
 
 export const listInvitationsEndpoint = endpoint<ConsoleAuth>({
@@ -360,6 +363,7 @@ const secretKeySchema = z.object({
   last_used_at: z.number().int().nullable(),
   revoked_at: z.number().int().nullable(),
 });
+
 const createKeyBody = z.strictObject({
   name: z.string().trim().max(256).optional(),
   scopes: z.union([z.literal('*'), z.array(z.string().max(64)).min(1).max(64)]).default('*'),

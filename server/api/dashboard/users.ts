@@ -6,21 +6,19 @@ import { routeInstance, type ConsoleAuth } from './authenticate';
 import {
   apiTokenListSchema,
   apiTokenSchema,
-  emailAddress,
   emailAddressSchema,
-  phoneNumber,
   phoneNumberSchema,
   listUsersQuery,
   updateUserBody,
   userSchema,
 } from '../../users/schemas';
+import { emailAddress, phoneNumber } from '../../email/addresses';
 import { getUser } from '../../users/users';
 import { listApiTokens, revokeApiToken } from '../../users/api-tokens';
 import { addUserIdentifier, removeUserIdentifier, setUserPassword, verifyUserIdentifier } from '../../users/operator-account';
 import type { IdentifierKindName } from '../../users/my-account';
 import { rejectCompromised, userEndpointsFor } from '../../users/endpoints';
 import { profileImageEndpointsFor } from '../../users/endpoints';
-
 
 /** The console edits names, username, external_id, the primary email address and phone number, and metadata (the password has its own route). */
 const fields = updateUserBody.shape;
@@ -35,6 +33,7 @@ const consoleUpdateUserBody = z.strictObject({
   private_metadata: fields.private_metadata,
   unsafe_metadata: fields.unsafe_metadata,
 });
+
 export const dashboardUsers = userEndpointsFor<ConsoleAuth>(routeInstance, consoleUpdateUserBody);
 const { limit: _limit, starting_after: _after, ...exportFilters } = listUsersQuery.shape;
 const exportUsersQuery = z.strictObject(exportFilters);
@@ -53,6 +52,7 @@ export const exportUsersEndpoint = endpoint<ConsoleAuth, never, z.output<typeof 
     });
   },
 });
+
 /** An operator's add: the address or number, verified at once when `verified` (default false: the user verifies it). */
 function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.ZodType<string>, schema: z.ZodType, what: { one: string; many: string }) {
   const addBody = z.strictObject({ [kind]: value, verified: z.boolean().optional() } as Record<K, z.ZodType<string>> & { verified: z.ZodOptional<z.ZodBoolean> });
@@ -81,12 +81,14 @@ function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.Zod
     }),
   };
 }
+
 const setPasswordBody = z.strictObject({
   password: updateUserBody.shape.password.unwrap(),
   skip_password_checks: z.boolean().optional(),
   /** Revoke every live session of the user (and bump sessions_version). */
   sign_out_of_all_sessions: z.boolean().optional(),
 });
+
 /** Dashboard only: what the console's user page changes beyond the user PATCH. `params.id` is the user. */
 export const dashboardUserAccount = {
   emailAddresses: identifierEndpoints('email_address', emailAddress, emailAddressSchema, { one: 'an email address', many: 'email addresses' }),

@@ -51,6 +51,7 @@ const name = z.string().trim().max(256);
 
 const strategyError = (supported: string[]) => (iss: { code?: string; input?: unknown }) =>
   iss.input === undefined ? `required; supported strategies: ${supported.join(', ')}.` : `unsupported; supported strategies: ${supported.join(', ')}.`;
+
 const strategyOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: strategyError([...values]) });
 
@@ -132,6 +133,7 @@ const strategyOrOauth = (values: readonly string[]) =>
       }
     })
     .meta({ description: `${values.join(', ')} or oauth_<provider> (a social provider of the instance; then redirect_url is required).` });
+
 const redirectUrl = z.string().max(2048).meta({ description: 'oauth_<provider>, enterprise_sso: where the browser lands once signed in at the provider or IdP (an allowed redirect URL of the instance).' });
 const isOauth = (strategy: string | undefined) => strategy !== undefined && OAUTH_STRATEGY_RE.test(strategy);
 
@@ -537,6 +539,7 @@ const environmentQuery = z.object({
   _is_native: z.string().max(8).optional(),
   locale: z.string().max(64).optional(),
 });
+
 export const getEnvironmentEndpoint = endpoint<FapiAuth, never, z.output<typeof environmentQuery>>({
   summary:
     'What a sign-in UI needs: the instance’s name and keys, sign-up mode and fields, factors, the hosted pages’ language and copy overrides; with redirect_url, whether it is allowed',

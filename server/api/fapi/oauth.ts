@@ -9,6 +9,7 @@ export const listMyGrantsEndpoint = endpoint<SignedInAuth>({
   response: z.object({ object: z.literal('list'), data: z.array(grantSchema), has_more: z.boolean() }),
   handle: ({ deps, auth }) => listUserGrants(deps, auth.instance.id, auth.me.userId),
 });
+
 export const revokeMyGrantEndpoint = endpoint<SignedInAuth>({
   summary: 'Withdraw a consent: the app’s tokens for this user stop working',
   audit: { action: 'oauth_grant.revoked', recordedBy: 'domain' },

@@ -13,8 +13,6 @@ import { meQuery, type MeQuery } from './users';
 import { type ClientRow } from '../../sessions/clients';
 import { auditOf, freshClient, endClientSession, endAllClientSessions, touchClientSession } from '../../sessions/sign-out';
 
-
-
 /** FAPI endpoints of clients and sessions; mounted by server/api/fapi (sign-ins, tickets included, are in server/auth). */
 
 /** A session as the client lists it: with the tasks a pending one awaits (`setup_mfa`). */
@@ -80,7 +78,6 @@ export const refreshSessionEndpoint = endpoint<FapiAuth, z.output<typeof refresh
   handle: ({ deps, auth, params, body }) => refreshSession(deps, auth.instance, params.id!, body.refresh_token),
 });
 
-
 export const listMySessionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'The signed-in user’s live sessions on every device, marked current and this_client',
   query: meQuery,
@@ -90,6 +87,7 @@ export const listMySessionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
     return listMySessions(deps, auth.instance.id, me, auth.client?.id ?? null);
   },
 });
+
 export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Revoke one of the signed-in user’s sessions, on any device (session.revoked)',
   audit: { action: 'session.revoked' },
@@ -100,6 +98,7 @@ export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, nev
     return revokeMySession(deps, auth.instance.id, me, params.id!, auditContextOf(actor));
   },
 });
+
 export const revokeMyOtherSessionsEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Sign out other devices: revoke every live session of the signed-in user but the current one',
   audit: { action: 'session.revoked_others' },
@@ -116,6 +115,7 @@ const requireClient = (auth: FapiAuth): ClientRow => {
   if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
   return auth.client;
 };
+
 const sessionResponse = z.object({ response: sessionSchema, client: clientSchema });
 export const endSessionEndpoint = endpoint<FapiAuth>({
   summary: 'Sign one session of this client out (session.ended)',
@@ -127,6 +127,7 @@ export const endSessionEndpoint = endpoint<FapiAuth>({
     return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
   },
 });
+
 export const removeSessionEndpoint = endpoint<FapiAuth>({
   summary: 'Remove one session from this client (session.removed)',
   audit: { action: 'session.removed' },
@@ -137,6 +138,7 @@ export const removeSessionEndpoint = endpoint<FapiAuth>({
     return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
   },
 });
+
 export const endAllSessionsEndpoint = endpoint<FapiAuth>({
   summary: 'Sign every session of this client out (session.ended each); the client stays',
   audit: { action: 'session.ended_all' },
@@ -148,10 +150,12 @@ export const endAllSessionsEndpoint = endpoint<FapiAuth>({
     return { response: view, client: view };
   },
 });
+
 /** A form post sends "" for none. */
 const touchBody = z.strictObject({
   active_organization_id: z.preprocess((v) => (v === '' ? null : v), z.string().max(64).nullable().optional()),
 });
+
 export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody>>({
   summary: 'Make a live session of this client the active one (switch user), optionally set its active organization, and mark activity',
   audit: { unaudited: 'activity mark: recorded as the session’s latest_activity and active organization' },

@@ -10,7 +10,6 @@ import { clientView } from '../../sessions/clients';
 import { FLOW_TTL_MS, startSocialFlow } from '../../social/flow';
 import { bindingFor, setFlowCookie } from '../../auth/flow-binding';
 
-
 const callbackQuery = z.object({
   state: z.string().max(512).optional(),
   code: z.string().max(4096).optional(),
@@ -23,6 +22,7 @@ const callbackQuery = z.object({
   prompt: z.string().max(256).optional(),
   hd: z.string().max(256).optional(),
 });
+
 /**
  * The provider's redirect back. Success: 303 to the flow's redirect_url with the client's
  * session active (or pending on a second factor: the sign-in attempt id the flow announced
@@ -75,6 +75,7 @@ async function start(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: 
   };
   return { started, verification, client: await clientView(deps, auth.instance, started.client) };
 }
+
 export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, codeChallenge?: string) {
   const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_in', codeChallenge);
   const f = started.flow;
@@ -98,6 +99,7 @@ export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: st
     client,
   };
 }
+
 export async function startSocialSignUp(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, codeChallenge?: string) {
   const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_up', codeChallenge);
   const f = started.flow;

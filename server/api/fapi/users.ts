@@ -19,23 +19,14 @@ import {
   removeMyIdentifier,
   type IdentifierKindName,
 } from '../../users/my-account';
-import {
-  apiTokenListSchema,
-  apiTokenSchema,
-  emailAddress,
-  emailAddressSchema,
-  phoneNumber,
-  phoneNumberSchema,
-  userSchema,
-  username,
-} from '../../users/schemas';
+import { apiTokenListSchema, apiTokenSchema, emailAddressSchema, phoneNumberSchema, userSchema, username } from '../../users/schemas';
+import { emailAddress, phoneNumber } from '../../email/addresses';
 import { connectedAccountSchema, disconnectSocialAccount, listConnectedAccounts } from '../../users/connected-accounts';
 import { bytesResult } from '../../http/endpoint';
 import type { ImageUpload } from '../../http/images';
 import type { FapiAuth } from './authenticate';
 import { deleteProfileImage, profileImage, profileImageUploadSchema, setProfileImage } from '../../users/profile-image';
 import { UPLOAD } from '../../users/endpoints';
-
 
 /** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
 
@@ -44,6 +35,7 @@ export const meQuery = z.object({
   publishable_key: z.string().max(512).optional(),
   _is_native: z.string().max(8).optional(),
 });
+
 export type MeQuery = z.output<typeof meQuery>;
 
 export const meSchema = userSchema
@@ -73,11 +65,11 @@ const disableBody = z
     params: { reason: 'required' },
   });
 
-
 const scopesInput = z.preprocess(
   (v) => (typeof v === 'string' ? v.split(/[\s,]+/).filter(Boolean) : v),
   z.array(z.enum(ME_SCOPES)).min(1).max(ME_SCOPES.length * 2),
 );
+
 export const createApiTokenBody = z.strictObject({
   name: z.string().trim().min(1).max(128),
   scopes: scopesInput,
@@ -329,6 +321,7 @@ export const setMyProfileImageEndpoint = endpoint<SignedInAuth, ImageUpload, MeQ
     return meView(deps, auth.instance.id, auth.me.userId);
   },
 });
+
 export const deleteMyProfileImageEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Remove the signed-in user’s profile image',
   query: meQuery,
@@ -339,6 +332,7 @@ export const deleteMyProfileImageEndpoint = endpoint<SignedInAuth, Record<string
     return meView(deps, auth.instance.id, auth.me.userId);
   },
 });
+
 /** FAPI, public: a user's profile image at its version (immutable caching, ETag, 304), as the user's `image_url` says. */
 export const profileImageEndpoint = endpoint<FapiAuth>({
   summary: 'A user’s profile image (the URL names its version: cached for a year); 304 on a matching If-None-Match',

@@ -13,12 +13,14 @@ async function startLogin({ deps, auth, actor }: Pick<EndpointContext<LtiAuth, u
   auth.setCookie(stateCookieName(state), state, Math.floor(STATE_TTL_MS / 1000));
   return redirect(location, 302);
 }
+
 export const loginGetEndpoint = endpoint<LtiAuth, never, LoginParams>({
   summary: LOGIN_SUMMARY,
   query: loginParams,
   response: noJson,
   handle: (ctx) => startLogin(ctx, ctx.query),
 });
+
 export const loginPostEndpoint = endpoint<LtiAuth, LoginParams>({
   summary: `${LOGIN_SUMMARY} (form post)`,
   body: loginParams,
@@ -26,6 +28,7 @@ export const loginPostEndpoint = endpoint<LtiAuth, LoginParams>({
   response: noJson,
   handle: (ctx) => startLogin(ctx, ctx.body),
 });
+
 export const launchEndpoint = endpoint<LtiAuth, z.output<typeof launchParams>>({
   summary: 'LTI launch: verifies the platform’s id_token, signs the learner in (JIT user, session with the launch context) and lands on target_link_uri',
   audit: { action: 'lti.launch', recordedBy: 'domain' },

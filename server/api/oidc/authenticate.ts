@@ -29,5 +29,6 @@ export async function authenticateOidc(deps: Deps, c: Context, guard: OidcGuard)
   }
   return auth;
 }
+
 export const oidcActor = (auth: OidcAuth, request: RequestOrigin): Actor =>
   auth.client ? clientActor(auth.client.id, request) : anonymousActor(request);

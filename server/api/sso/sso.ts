@@ -18,6 +18,7 @@ export interface SsoAuth {
   instance: InstanceContext;
   servedUrl: string;
 }
+
 const auditCtxOf = (request: RequestInfo) => ({ actor: 'anonymous', ip: request.ip, userAgent: request.userAgent });
 const DEFAULT_ATTRIBUTES = {
   email: ['email', 'mail', 'emailAddress', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress'],
@@ -25,6 +26,7 @@ const DEFAULT_ATTRIBUTES = {
   last_name: ['lastName', 'surname', 'sn', 'family_name', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname'],
   groups: ['groups', 'memberOf', 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups'],
 };
+
 type Field = keyof typeof DEFAULT_ATTRIBUTES;
 const namesOf = (c: ConnectionRow, field: Field) => (c.attributeMapping[field] ? [c.attributeMapping[field]!] : DEFAULT_ATTRIBUTES[field]);
 const clip = (s: string | null | undefined, n = 256) => (s ? s.slice(0, n) : null);
@@ -36,6 +38,7 @@ function samlIdentity(c: ConnectionRow, profile: Profile): SsoIdentity {
   const identity = { email: clip(email, 320), first_name: clip(first('first_name')), last_name: clip(first('last_name')), groups };
   return { subject: nameId.slice(0, 512), email: identity.email, emailVerified: true, firstName: identity.first_name, lastName: identity.last_name, groups, attributes: identity };
 }
+
 function oidcIdentity(c: ConnectionRow, claims: Record<string, unknown>): SsoIdentity {
   const str = (field: Field) => namesOf(c, field).map((n) => claims[n]).find((v): v is string => typeof v === 'string' && v.length > 0) ?? null;
   const rawGroups = namesOf(c, 'groups').map((n) => claims[n]).find((v) => Array.isArray(v)) as unknown[] | undefined;
@@ -52,12 +55,14 @@ function oidcIdentity(c: ConnectionRow, claims: Record<string, unknown>): SsoIde
     attributes: identity,
   };
 }
+
 async function activeConnection(deps: Deps, auth: SsoAuth, id: string, provider: 'saml' | 'oidc') {
   const c = await loadConnection(deps, auth.instance.id, id);
   if (c.provider !== provider) throw notFound('SSO connection');
   if (!c.active) throw new SsoRefused('connection_inactive', 'This SSO connection is not active.');
   return c;
 }
+
 /** Runs a callback; a refusal is audited with its reason and answered as an error page (FORBIDDEN). */
 async function refusedIsAudited<T>(deps: Deps, auth: SsoAuth, connectionId: string, request: RequestInfo, run: () => Promise<T>): Promise<T> {
   try {
@@ -69,17 +74,20 @@ async function refusedIsAudited<T>(deps: Deps, auth: SsoAuth, connectionId: stri
     throw new AppError('FORBIDDEN', { message: `Single sign-on was refused (${reason}).`, meta: { reason: err.reason } });
   }
 }
+
 const isNotFound = (err: unknown) => err instanceof AppError && err.code === 'NOT_FOUND';
 function finish(auth: SsoAuth, done: { redirectUrl: string; newClientToken: string | null }) {
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   if (done.newClientToken) headers['set-cookie'] = clientCookie(auth.instance, done.newClientToken, auth.instance.settings.session_lifetime_seconds, auth.servedUrl);
   return redirect(done.redirectUrl, 303, headers);
 }
+
 /** A verified answer: signs in the browser it is bound to, or — bound to a native app — waits for the app's claim. */
 async function answer(deps: Deps, auth: SsoAuth, c: ConnectionRow, pending: Awaited<ReturnType<typeof pendingRequest>>, identity: SsoIdentity, request: RequestInfo) {
   if (pending?.codeChallenge) return redirect(await awaitSsoClaim(deps, auth.instance, pending, identity), 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   return finish(auth, await completeSso(deps, auth.instance, c, pending, identity, auditCtxOf(request)));
 }
+
 const SIGN_IN_AUDIT = { action: 'sso.sign_in', recordedBy: 'domain' as const };
 export const ssoSurface = {
   samlMetadata: endpoint<SsoAuth>({

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps';
 import { AppError, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
-import { rejectCompromisedPassword } from '../protection/breached';
+import { rejectCompromisedPassword } from './breached-passwords';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type PasswordHasher } from '../crypto/passwords';
 import { CHARACTER_RULES, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '../instances/password-rules';
 

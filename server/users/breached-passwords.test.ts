@@ -13,6 +13,7 @@ import { createHarness, type TestHarness } from '../testing/harness';
 let h: TestHarness;
 let A: TestInstance;
 let n = 0;
+
 const LEAKED = 'a leaked but long passphrase';
 const sha1 = (p: string) => createHash('sha1').update(p).digest('hex').toUpperCase();
 
@@ -20,6 +21,7 @@ const sha1 = (p: string) => createHash('sha1').update(p).digest('hex').toUpperCa
 let rangeApi: Server;
 let rangeUrl: string;
 let mode: 'ok' | 'error' | 'hang' = 'ok';
+
 const asked: string[] = [];
 
 beforeAll(async () => {
@@ -46,6 +48,7 @@ afterAll(async () => {
 const compromised = { code: 'VALIDATION_FAILED', meta: { param: 'password', reason: 'password_compromised' } };
 const signUp = (i: TestInstance, password: string) =>
   browserOf(h, i).call('POST', '/v1/client/sign_ups', { body: { email_address: `new${++n}@example.com`, password } });
+
 const createUser = (i: TestInstance, body: Record<string, unknown>) =>
   h.call('POST', '/v1/users', { key: i.secret, body: { email_address: [`user${++n}@example.com`], ...body } });
 

@@ -12,6 +12,7 @@ import type { InstanceContext } from '../instances/instances';
  */
 
 let common: Promise<Set<string>> | null = null;
+
 /** Loaded once, on first use (about 50 000 entries). */
 function commonPasswords(): Promise<Set<string>> {
   common ??= import('@zxcvbn-ts/language-common').then(({ dictionary }) => new Set(dictionary['passwords-common'].map((p) => p.toLowerCase())));

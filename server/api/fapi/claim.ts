@@ -1,12 +1,12 @@
-import type { Deps } from '../deps';
-import type { AuditContext } from '../http/actor';
-import type { InstanceContext } from '../instances/instances';
-import { notFound } from '../http/errors';
-import { claimSocialSignIn } from '../social/flow';
-import { claimSsoSignIn } from '../sso/flow';
-import type { ClientRow } from '../sessions/clients';
-import { claimRefused } from './flow-binding';
-import { loadSignIn, type SignInStep } from './sign-ins';
+import type { Deps } from '../../deps';
+import type { AuditContext } from '../../http/actor';
+import type { InstanceContext } from '../../instances/instances';
+import { notFound } from '../../http/errors';
+import { claimSocialSignIn } from '../../social/flow';
+import { claimSsoSignIn } from '../../sso/flow';
+import type { ClientRow } from '../../sessions/clients';
+import { claimRefused } from '../../auth/flow-binding';
+import { loadSignIn, type SignInStep } from '../../auth/sign-ins';
 
 /**
  * `POST /v1/client/sign_ins/:id/claim`: a native app takes the sign-in its browser finished

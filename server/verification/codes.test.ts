@@ -14,6 +14,7 @@ beforeAll(async () => {
 
 const issue = (attemptId: string, address: string) =>
   h.runtime.deps.db.transaction((tx) => issueCode({ ...h.runtime.deps, db: tx }, { instanceId, attemptId, purpose: 'sign_in', address }));
+
 const check = (attemptId: string, code: string, accept?: boolean) =>
   h.runtime.deps.db.transaction((tx) => checkCode({ ...h.runtime.deps, db: tx }, { attemptId, purpose: 'sign_in', code, accept }));
 
