@@ -6,7 +6,6 @@ import { renderTemplate, sampleData, validateTemplate, type EmailTemplateParts, 
 import { AppError, notFound, validationError } from '../http/errors';
 import { enforceLimit } from '../limits/rate-limit';
 import type { InstanceSettings } from '../instances/settings';
-import { getUser } from '../users/users';
 import { localeCandidates } from '../instances/locales';
 import { deleteLocalization, findLocalization, listLocalizations, saveLocalization, type LocalizationView } from '../localization/overrides';
 import type { AuditContext } from '../http/actor';
@@ -148,6 +147,13 @@ export async function previewEmailTemplate(deps: Pick<Deps, 'db' | 'config'>, in
   return { object: 'email_preview' as const, template: name, locale, ...rendered };
 }
 
+/** The operator as users/users.ts's getUser answers: their addresses, which are verified, which is primary. */
+export interface TestRecipient {
+  id: string;
+  primary_email_address_id: string | null;
+  email_addresses: { id: string; email_address: string; verification: { status: string } | null }[];
+}
+
 /**
  * Renders a draft (or the current template) and sends it to the operator's own verified
  * address, recorded as an email of the instance (email.created, the outbox). At most
@@ -155,10 +161,9 @@ export async function previewEmailTemplate(deps: Pick<Deps, 'db' | 'config'>, in
  */
 export async function testSendEmailTemplate(
   deps: Deps,
-  args: { instance: { id: string; name: string; settings: InstanceSettings }; platformId: string; operatorId: string; name: EmailTemplateName; input: DraftInput },
+  args: { instance: { id: string; name: string; settings: InstanceSettings }; operator: TestRecipient; name: EmailTemplateName; input: DraftInput },
 ) {
-  const { instance, name, input } = args;
-  const operator = await getUser(deps, args.platformId, args.operatorId);
+  const { instance, operator, name, input } = args;
   const verified = operator.email_addresses.filter((e) => e.verification?.status === 'verified');
   const to = verified.find((e) => e.id === operator.primary_email_address_id) ?? verified[0];
   if (!to) {
@@ -167,7 +172,7 @@ export async function testSendEmailTemplate(
   const { locale, parts } = await draftOrEffective(deps, instance.id, instance.settings, name, input);
   const info = await instanceInfo(deps, instance.id);
   const data = dataFor(name, info.name, info.branding, input.data);
-  await enforceLimit(deps, 'dashboard', TEST_SEND_LIMIT, args.operatorId);
+  await enforceLimit(deps, 'dashboard', TEST_SEND_LIMIT, operator.id);
   return sendEmail(deps, { instanceId: instance.id, to: to.email_address, template: name, data: data as never, content: { ...parts, locale } }).catch((e: unknown) => {
     throw badData(e);
   });

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { instanceContext } from '../instances/instances';
-import { getUser } from '../users/users';
 import {
   listSessionsQuery,
   mintedSessionSchema,
@@ -64,16 +63,6 @@ export function sessionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
       response: sessionSchema,
       audit: { unaudited: 'a read sent as POST, so the token stays out of URLs and logs' },
       handle: async ({ deps, auth, body }) => verifySession(deps, await instanceContext(deps, instanceOf(auth).id), body.token),
-    }),
-    listOfUser: endpoint<Auth, never, z.output<typeof userSessionsQuery>>({
-      summary: 'List a user’s sessions',
-      query: userSessionsQuery,
-      response: sessionListSchema,
-      handle: async ({ deps, auth, params, query }) => {
-        const instanceId = instanceOf(auth).id;
-        await getUser(deps, instanceId, params.id!);
-        return listSessions(deps, instanceId, { ...query, user_id: params.id! });
-      },
     }),
     revokeOfUser: endpoint<Auth>({
       summary: 'Revoke every session of a user and increment their sessions_version',

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { Deps } from '../deps';
 import { sessions } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
-import type { Me } from '../users/me';
 import { sessionSchema } from './schemas';
 import { applySessionAction, sessionView, settleOverdue } from './sessions';
 import { liveSessions } from './live-sessions';
@@ -24,6 +23,8 @@ import { liveSessions } from './live-sessions';
  */
 
 type D = Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>;
+/** The signed-in user and the session they call with (users/me.ts's Me); null for a personal access token. */
+type Me = { userId: string; sessionId: string | null };
 
 export const meSessionSchema = sessionSchema
   .extend({ current: z.boolean(), this_client: z.boolean() })

@@ -7,6 +7,8 @@ import { rejectCompromisedPassword } from './breached-passwords';
 import { createUserBody, deletedUserSchema, listUsersQuery, updateUserBody, userListSchema, userSchema, type UpdateUserInput } from './schemas';
 import { createUser, deleteUser, getUser, listUsers, setBanned, updateUser } from './users';
 import { removeAllMfa } from './mfa';
+import { sessionListSchema, userSessionsQuery } from '../sessions/schemas';
+import { listSessions } from '../sessions/sessions';
 import type { ImageUpload } from '../http/images';
 import { deleteProfileImage, profileImageUploadSchema, setProfileImage } from './profile-image';
 
@@ -76,6 +78,16 @@ export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string 
       response: z.object({ user_id: z.string() }),
       audit: { action: 'user.mfa_disabled', target: 'id' },
       handle: ({ deps, auth, params }) => removeAllMfa(deps, instanceOf(auth).id, params.id!),
+    }),
+    listSessions: endpoint<Auth, never, z.output<typeof userSessionsQuery>>({
+      summary: 'List a user’s sessions',
+      query: userSessionsQuery,
+      response: sessionListSchema,
+      handle: async ({ deps, auth, params, query }) => {
+        const instanceId = instanceOf(auth).id;
+        await getUser(deps, instanceId, params.id!);
+        return listSessions(deps, instanceId, { ...query, user_id: params.id! });
+      },
     }),
   };
 }

@@ -103,7 +103,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${INSTANCE}/users/:id/api_tokens`,            VIEWER,   account.listApiTokens),
   route('POST',   `${INSTANCE}/users/:id/api_tokens/:token_id/revoke`, ADMIN, account.revokeApiToken),
   route('POST',   `${INSTANCE}/users/:id/impersonate`,           ADMIN,    dash.impersonateEndpoint),
-  route('GET',    `${INSTANCE}/users/:id/sessions`,              VIEWER,   sessions.listOfUser),
+  route('GET',    `${INSTANCE}/users/:id/sessions`,              VIEWER,   users.listSessions),
   route('POST',   `${INSTANCE}/users/:id/sessions/revoke`,       ADMIN,    sessions.revokeOfUser),
   route('POST',   `${INSTANCE}/sessions/:id/revoke`,             ADMIN,    sessions.revoke),
 

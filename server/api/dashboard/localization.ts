@@ -16,6 +16,7 @@ import {
   testSendEmailTemplate,
 } from '../../email/custom-templates';
 import { localeInput, SUPPORTED_LANGUAGES } from '../../instances/locales';
+import { getUser } from '../../users/users';
 import {
   deleteLocalization,
   getLocalization,
@@ -229,12 +230,11 @@ export const testSendEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<type
   body: testSendBody,
   response: emailSchema,
   status: 201,
-  handle: ({ deps, auth, params, body }) => {
+  handle: async ({ deps, auth, params, body }) => {
     const { to: _to, cc: _cc, bcc: _bcc, recipient: _r, recipients: _rs, email_address: _e, ...draft } = body;
     return testSendEmailTemplate(deps, {
       instance: instanceOf(auth),
-      platformId: auth.platform.id,
-      operatorId: auth.operatorId!,
+      operator: await getUser(deps, auth.platform.id, auth.operatorId!),
       name: templateName(params.template!),
       input: { ...draft, locale: localeOr(auth, draft.locale) },
     });
