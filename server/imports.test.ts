@@ -3,9 +3,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Module boundaries of server/ (issue 13, "Clean dependencies"): no import cycle, type-only
- * imports included (they tie modules together just the same), and no domain module
- * reaching into a surface's route table under server/api/.
+ * Module boundaries of server/: no import cycle between files, type-only imports included
+ * (they tie modules together just the same), and the folders in layers (LAYERS below).
  */
 const ROOT = resolve(__dirname);
 const SPEC_RE = /(?:^|\n)\s*(?:(?:import|export)\s[^;]*?\sfrom\s+|import\s+)'(\.[^']+)'/g;
@@ -27,6 +26,82 @@ const graph = new Map(
     const deps = [...readFileSync(file, 'utf8').matchAll(SPEC_RE)].map((m) => resolveSpec(file, m[1]!)).filter((p) => p !== undefined);
     return [name(file), [...new Set(deps.map(name))]] as const;
   }),
+);
+
+/**
+ * The layers of server/, bottom first: each folder (a top-level file counts as one; each
+ * surface under api/ as one; testing/ and tests aside) imports only folders listed before
+ * it. This list is the rule (README, "Layout"); a new folder fails until it is placed here.
+ */
+export const LAYERS = [
+  // Plumbing: the database, process services, configuration, secrets, the dependency bag, the router.
+  'db',
+  'infra',
+  'config.ts',
+  'crypto',
+  'deps.ts',
+  'http',
+  // Records every domain writes: the audit log, events (and their webhook fan-out), keys, limits.
+  'audit',
+  'events',
+  'keys',
+  'signing',
+  'analytics',
+  'limits',
+  // Domains, each on those it needs.
+  'instances',
+  'localization',
+  'email',
+  'verification',
+  'billing',
+  'apikeys',
+  'sessions',
+  'organizations',
+  'users',
+  'invitations',
+  'protection',
+  'waitlist',
+  'auth',
+  'social',
+  'sso',
+  'webhooks',
+  'allowlist',
+  'people',
+  'operators',
+  'scim',
+  'oauth',
+  'lti',
+  'reasons.ts',
+  // Assembly: the runtime (deps built from configuration), the CLI's commands.
+  'runtime.ts',
+  'cli',
+  // Surfaces: each one's authentication, route table and adapters; then their registry.
+  'api/router-guards.ts',
+  'api/fapi',
+  'api/bapi',
+  'api/dashboard',
+  'api/oidc',
+  'api/lti',
+  'api/sso',
+  'api/scim',
+  'api/ops',
+  'api/surfaces.ts',
+  'api/index.ts',
+  'api/next.ts',
+  // The processes.
+  'main',
+] as const;
+
+/** The layer a server file belongs to: its top folder, a surface under api/, or a top-level file. */
+function folderOf(file: string): string {
+  const parts = file.split('/');
+  if (parts.length === 1) return file;
+  if (parts[0] === 'api') return parts.length > 2 ? `api/${parts[1]}` : file;
+  return parts[0]!;
+}
+
+const folderImports = [...graph].flatMap(([file, deps]) =>
+  deps.filter((d) => !d.startsWith('..') && folderOf(d) !== folderOf(file)).map((d) => ({ file, dep: d, from: folderOf(file), to: folderOf(d) })),
 );
 
 /** The cycle closed by each back edge of a depth-first walk, from its smallest member: every tangle shows at least one. */
@@ -61,10 +136,18 @@ describe('server imports', () => {
     expect(cycles().map((c) => [...c, c[0]].join(' → '))).toEqual([]);
   });
 
-  it('reach server/api/ only from the surfaces, the processes that serve them (main/) and tests', () => {
-    const offenders = [...graph].flatMap(([file, deps]) =>
-      /^(api|main|testing)\//.test(file) ? [] : deps.filter((d) => d.startsWith('api/')).map((d) => `${file} → ${d}`),
-    );
-    expect(offenders).toEqual([]);
+  it('place every folder of server/ in a layer', () => {
+    const listed = new Set<string>(LAYERS);
+    const folders = new Set([...graph.keys()].filter((f) => !f.startsWith('testing/')).map(folderOf));
+    expect([...folders].filter((f) => !listed.has(f)).sort()).toEqual([]);
+    expect(LAYERS.filter((f) => !folders.has(f))).toEqual([]);
+  });
+
+  it('import only from the layers below theirs (so no folder cycle either)', () => {
+    const rank = new Map<string, number>(LAYERS.map((f, i) => [f, i]));
+    const upward = folderImports
+      .filter(({ file, from, to }) => !file.startsWith('testing/') && (rank.get(to) ?? Infinity) >= (rank.get(from) ?? -1))
+      .map(({ file, dep }) => `${file} → ${dep}`);
+    expect(upward).toEqual([]);
   });
 });
