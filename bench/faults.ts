@@ -323,7 +323,7 @@ async function main() {
     const { createRuntime } = await import('../server/runtime');
     const { createInstance, defaultAccount } = await import('../server/instances/instances');
     const { createSecretKey, revokeSecretKey } = await import('../server/keys/secret-keys');
-    const { createEndpoint } = await import('../server/webhooks/endpoints');
+    const { createEndpoint } = await import('../server/webhooks/webhook-endpoints');
     const { systemContext } = await import('../server/http/actor');
     const runtime = await createRuntime(loadConfig({ ...common, LOG_LEVEL: 'silent' }));
     await runtime.deps.cacheInvalidation.ready;

@@ -52,6 +52,7 @@ export const LAYERS = [
   'instances',
   'localization',
   'email',
+  'sms',
   'verification',
   'billing',
   'apikeys',

@@ -10,7 +10,6 @@ import { REASONS as sessions } from './sessions/reasons';
 import { REASONS as users } from './users/reasons';
 import { REASONS as webhooks } from './webhooks/reasons';
 import { REASONS as limits } from './limits/reasons';
-import { REASONS as protection } from './protection/reasons';
 import { REASONS as oauth } from './oauth/reasons';
 import { REASONS as apikeys } from './apikeys/reasons';
 import { REASONS as billing } from './billing/reasons';

@@ -11,7 +11,7 @@ import { ErrorState } from './states';
 import { useFormError } from './use-form-error';
 import type { AttackProtection, RiskBasedMfa } from '@/lib/generated/dashboard';
 
-/** GET/PATCH …/attack_protection (server/protection/settings.ts). */
+/** GET/PATCH …/attack_protection (server/instances/protection-settings.ts). */
 
 const FIELDS = ['user_lockout.max_attempts', 'user_lockout.window_minutes', 'user_lockout.lockout_minutes', 'breached_passwords.range_api_url'] as const;
 /** The bounds the API enforces, shown as hints. */

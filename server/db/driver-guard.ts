@@ -1,4 +1,4 @@
-import type { Logger } from '../infra/logger';
+import type { Logger } from 'pino';
 
 /**
  * postgres.js 3.4.9 defers small writes with setImmediate; when the server closes the

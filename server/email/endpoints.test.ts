@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedHarness, sharedInstance } from '../testing/harness';
-import { sendEmail, sendSms } from './mailer';
+import { sendEmail } from './mailer';
+import { sendSms } from '../sms/send';
 import type { EmailView, SmsView } from './messages';
 
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });

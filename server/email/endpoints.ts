@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EMAIL_TEMPLATE_NAMES, SMS_TEMPLATE_NAMES } from '../../emails';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
-import { emailAddress, phoneNumber } from '../users/schemas';
+import { emailAddress, phoneNumber } from './addresses';
 import { SMS_STATUSES } from '../db/schema';
 import { assertOutboxReadable, getEmail, getSms, listEmails, listSms } from './messages';
 

@@ -5,7 +5,8 @@ import { emails, events, smsMessages } from '../db/schema';
 import { AppError } from '../http/errors';
 import { sharedHarness } from '../testing/harness';
 import { logSink } from '../testing/log-sink';
-import { deliverEmail, retryQueuedEmails, RETRY_DELAYS_MS, sendEmail, sendSms } from './mailer';
+import { deliverEmail, retryQueuedEmails, RETRY_DELAYS_MS, sendEmail } from './mailer';
+import { sendSms } from '../sms/send';
 import type { Mailer, OutgoingEmail } from '../infra/mail-transport';
 import { raceTest } from '../testing/races';
 

@@ -1,22 +1,20 @@
 import { and, eq, lte, or, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import type { EmailDataOf, EmailTemplateName, SmsDataOf, SmsTemplateName } from '../../emails';
+import type { EmailDataOf, EmailTemplateName } from '../../emails';
 import type { Deps } from '../deps';
-import { emails, instanceLogos, instances, smsMessages, users } from '../db/schema';
+import { emails, instanceLogos, instances, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { validationError } from '../http/errors';
 import { newId } from '../db/ids';
-import { emailAddress, phoneNumber } from '../users/schemas';
-import { emailView, smsView, type EmailRow, type EmailView, type SmsRow, type SmsView } from './messages';
-import { hasCredentials, loadSmsSettings } from '../sms/settings';
+import { emailAddress } from './addresses';
+import { emailView, type EmailRow, type EmailView } from './messages';
 import { localeCandidates } from '../instances/locales';
-import { builtInEmailFor, builtInSmsFor, resolveEmailTemplate, resolveSmsTemplate } from '../localization/resolve';
+import { builtInEmailFor, resolveEmailTemplate } from '../localization/resolve';
 import { instanceSettings } from '../instances/settings';
 import { logoUrl } from '../instances/branding';
 import { applicationName } from '../instances/branding-settings';
 import { fapiUrlFor } from '../instances/custom-domain';
 import {
-  renderSms,
   renderTemplate,
   templateContext,
   TemplateInvalidError,
@@ -53,20 +51,8 @@ export interface SendEmailInput<N extends EmailTemplateName = EmailTemplateName>
   content?: EmailTemplateParts & { locale: string };
 }
 
-export interface SendSmsInput<N extends SmsTemplateName = SmsTemplateName> {
-  instanceId: string;
-  /** E.164. */
-  to: string;
-  template: N;
-  data: SmsDataOf<N>;
-  /** As for emails: the recipient's locale (else the user's), then Accept-Language, instance default, English. */
-  locale?: string | null;
-  acceptLanguage?: string | null;
-  userId?: string | null;
-}
-
 /** The variables a message was rendered with, as given (absent optional ones left out). */
-function storedData(schema: TemplateSchema, data: TemplateData, name: string): Record<string, string | number> {
+export function storedData(schema: TemplateSchema, data: TemplateData, name: string): Record<string, string | number> {
   return Object.fromEntries(Object.entries(templateContext(schema, data, name)).filter(([, v]) => v !== ''));
 }
 
@@ -94,7 +80,7 @@ export async function instanceInfo(deps: Pick<Deps, 'db' | 'config'>, instanceId
 }
 
 /** The locales to try for a message, per the resolution order (see SendEmailInput.locale). */
-async function candidatesFor(
+export async function candidatesFor(
   deps: Pick<Deps, 'db'>,
   input: { instanceId: string; locale?: string | null; acceptLanguage?: string | null; userId?: string | null },
   defaultLocale: string,
@@ -108,7 +94,7 @@ async function candidatesFor(
 }
 
 /** The instance's name and branding fill what the caller left out (`app_name`, `logo_url`, `support_email`). */
-function withBranding(data: object, instance: { name: string; branding: { logo_url: string; support_email: string } }): TemplateData {
+export function withBranding(data: object, instance: { name: string; branding: { logo_url: string; support_email: string } }): TemplateData {
   const d = data as TemplateData;
   const fill: TemplateData = { app_name: instance.name, ...instance.branding };
   return { ...Object.fromEntries(Object.entries(fill).filter(([k]) => d[k] === undefined || d[k] === null || d[k] === '')), ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined && v !== null && v !== '')) };
@@ -271,57 +257,4 @@ export async function retryQueuedEmails(deps: MailDeps, opts: { limit?: number }
     else result.failed++;
   }
   return result;
-}
-
-/**
- * Renders a built-in SMS, records it and emits sms.created in one transaction. Without an
- * SMS provider (server/sms/settings.ts) it is delivered to the dev outbox at once; with one
- * it is written `queued`: hand it over after the commit (deliverSmsAfterCommit), or the
- * retry sweep sends it within seconds.
- */
-export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' | 'clock' | 'logger' | 'config'>, input: SendSmsInput<N>): Promise<SmsView> {
-  const to = phoneNumber.safeParse(input.to);
-  if (!to.success) throw validationError('to', 'invalid', 'The recipient must be an E.164 phone number such as +14155550100.');
-  const instance = await instanceInfo(deps, input.instanceId);
-  const data = withBranding(input.data, instance);
-  const candidates = await candidatesFor(deps, input, instance.defaultLocale);
-  const resolved = await resolveSmsTemplate(deps, input.instanceId, input.template, candidates);
-  let template = resolved.template;
-  let body: string;
-  try {
-    ({ body } = await renderSms(template, data));
-  } catch (err) {
-    if (resolved.source !== 'override' || !(err instanceof TemplateInvalidError)) throw err;
-    template = builtInSmsFor(input.template, candidates);
-    ({ body } = await renderSms(template, data));
-  }
-  const now = deps.clock.now();
-  const provider = await loadSmsSettings(deps, input.instanceId);
-  const viaProvider = hasCredentials(provider);
-  const row: SmsRow = {
-    id: newId('sms'),
-    instanceId: input.instanceId,
-    userId: input.userId ?? null,
-    to: to.data,
-    from: viaProvider && !provider!.messagingServiceId ? provider!.fromNumber : null,
-    template: template.name,
-    locale: template.locale,
-    body,
-    data: storedData(template.variables, data, template.name),
-    status: viaProvider ? 'queued' : 'delivered',
-    deliveredBy: viaProvider ? provider!.provider : 'outbox',
-    error: null,
-    errorCode: null,
-    providerMessageId: null,
-    attempts: viaProvider ? 0 : 1,
-    nextAttemptAt: viaProvider ? now : null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  const view = smsView(row);
-  await deps.db.transaction(async (tx) => {
-    await tx.insert(smsMessages).values(row);
-    await emitEvent({ db: tx, clock: deps.clock }, input.instanceId, 'sms.created', view);
-  });
-  return view;
 }

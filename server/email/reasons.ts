@@ -4,6 +4,8 @@
  */
 export const REASONS = {
   live_instance: 'live_instance',
+  no_verified_email_address: 'no_verified_email_address',
+  unknown_variable: 'unknown_variable',
 } as const;
 
 declare module '../http/errors' {

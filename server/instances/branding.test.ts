@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendEmail, sendSms } from '../email/mailer';
+import { sendEmail } from '../email/mailer';
+import { sendSms } from '../sms/send';
 import { beginTotpEnrollment } from '../users/mfa';
 import { createUser } from '../users/users';
 import { systemContext } from '../http/actor';

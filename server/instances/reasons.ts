@@ -9,6 +9,10 @@ export const REASONS = {
   public_url_host: 'public_url_host',
   domain_in_use: 'domain_in_use',
   low_contrast: 'low_contrast',
+  reserved_claim: 'reserved_claim',
+  unknown_shortcode: 'unknown_shortcode',
+  unsupported_locale: 'unsupported_locale',
+  no_first_factor: 'no_first_factor',
 } as const;
 
 declare module '../http/errors' {

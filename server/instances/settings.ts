@@ -65,7 +65,7 @@ export const instanceSettingsSchema = z.object({
   sign_in_methods: signInMethodsSchema.default(DEFAULT_SIGN_IN_METHODS),
   /** What a password chosen on the FAPI must be (sign-up, reset, change); the breach check is attack protection's. */
   password_policy: passwordPolicySchema.default(DEFAULT_PASSWORD_POLICY),
-  /** Extra claims of every session JWT, with `{{user.…}}` shortcodes (server/sessions/claims-template.ts). */
+  /** Extra claims of every session JWT, with `{{user.…}}` shortcodes (server/instances/claims-template.ts). */
   session_token_claims: claimsTemplateSchema.default({}),
   /** Signed-in users may delete their own account (`DELETE {fapi_url}/v1/me`, the hosted profile). */
   delete_self_enabled: z.boolean().default(true),

@@ -2,7 +2,7 @@ import type { Config } from '../config';
 
 /**
  * The per-instance rate-limit budgets (DESIGN.md, "Default limits"). Each holds over any
- * interval of its window (server/http/limiter.ts). The default is the built-in fixed limit
+ * interval of its window (server/infra/limiter.ts). The default is the built-in fixed limit
  * and the ceiling: an instance's policy may only lower a budget, never below 1.
  */
 export interface BudgetSpec {

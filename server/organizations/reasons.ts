@@ -28,6 +28,7 @@ export const REASONS = {
   system_permission: 'system_permission',
   role_in_use: 'role_in_use',
   admin_needs_system_permissions: 'admin_needs_system_permissions',
+  sso_required: 'sso_required',
 } as const;
 
 declare module '../http/errors' {

@@ -11,7 +11,6 @@ import {
   sessionListSchema,
   sessionSchema,
   tokenResponseSchema,
-  userSessionsQuery,
   verifyBody,
 } from './schemas';
 import { applySessionAction, getSession, listSessions, mintSession, refreshSession, revokeUserSessions, verifySession } from './sessions';

@@ -13,8 +13,6 @@ export const REASONS = {
   revoked: 'revoked',
   invalid: 'invalid',
   organizations_disabled: 'organizations_disabled',
-  reserved_claim: 'reserved_claim',
-  unknown_shortcode: 'unknown_shortcode',
 } as const;
 
 declare module '../http/errors' {

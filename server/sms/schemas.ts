@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { phoneNumber } from '../users/schemas';
+import { phoneNumber } from '../email/addresses';
 import { isCallingCode } from './country-codes';
 
 const callingCode = z

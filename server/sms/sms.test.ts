@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, smsMessages, smsSettings } from '../db/schema';
-import { sendSms } from '../email/mailer';
+import { sendSms } from './send';
 import { browserOf, instanceWith } from '../testing/auth-flows';
 import { expectError } from '../testing/expect';
 import { bapiWith, type TestInstance } from '../testing/fapi-helpers';

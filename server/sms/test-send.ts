@@ -1,6 +1,6 @@
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { sendSms } from '../email/mailer';
+import { sendSms } from './send';
 import type { SmsView } from '../email/messages';
 import type { AuditContext } from '../http/actor';
 import type { InstanceContext } from '../instances/instances';

@@ -4,7 +4,6 @@ export const REASONS = {
   domain_taken: 'domain_taken',
   metadata_invalid: 'metadata_invalid',
   metadata_unreachable: 'metadata_unreachable',
-  sso_required: 'sso_required',
   no_connection: 'no_connection',
   // Refused sign-ins (FORBIDDEN on the SSO pages; the audit entry sso.sign_in_failed names the reason).
   invalid_signature: 'invalid_signature',

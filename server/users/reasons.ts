@@ -24,6 +24,9 @@ export const REASONS = {
   unverified: 'unverified',
   no_primary_email: 'no_primary_email',
   delete_self_disabled: 'delete_self_disabled',
+  password_compromised: 'password_compromised',
+  too_short: 'too_short',
+  too_long: 'too_long',
 } as const;
 
 declare module '../http/errors' {

@@ -26,7 +26,7 @@ import { bapiOauthApplications as oauthApps } from '../../oauth/endpoints';
 import { bapiApiKeys as apiKeys } from '../../apikeys/endpoints';
 import { bapiPasskeys as passkeys } from '../../passkeys/routes';
 import { bapiBilling as billing } from '../../billing/endpoints';
-import { bapiSms as sms } from '../../sms/routes';
+import { bapiSms as sms } from '../../sms/endpoints';
 import { bapiLtiPlatforms as ltiPlatforms } from '../../lti/endpoints';
 import { bapiWaitlist as waitlist } from '../../waitlist/endpoints';
 import { bapiSocialProviders as social } from '../../social/endpoints';

@@ -7,10 +7,10 @@ import { buildOpenApi } from '../../http/openapi';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from './authenticate';
 import * as dash from './operators';
 import * as l10n from './localization';
-import { dashboardWebhooks as webhooks } from '../../webhooks/webhook-endpoints';
-import { dashboardOauthApplications as oauthApps } from '../../oauth/endpoints';
-import { dashboardOrganizations as orgs } from '../../organizations/endpoints';
-import { dashboardAuditLogs as auditLogs } from '../../audit/endpoints';
+import { dashboardWebhooks as webhooks } from './webhooks';
+import { dashboardOauthApplications as oauthApps } from './oauth';
+import { dashboardOrganizations as orgs } from './organizations';
+import { dashboardAuditLogs as auditLogs } from './audit';
 import { listPeopleEndpoint } from './people';
 import * as branding from './instances';
 import { previewSessionTokenEndpoint } from './sessions';
@@ -25,11 +25,11 @@ import { dashboardProtection as protection } from '../../protection/endpoints';
 import { dashboardApiKeys as apiKeys } from '../../apikeys/endpoints';
 import { dashboardPasskeys as passkeys } from '../../passkeys/routes';
 import { instanceMetricsEndpoint } from './analytics';
-import { dashboardBilling as billing } from '../../billing/endpoints';
-import { dashboardSms as sms } from '../../sms/routes';
-import { dashboardLtiPlatforms as ltiPlatforms } from '../../lti/endpoints';
-import { dashboardWaitlist as waitlist } from '../../waitlist/endpoints';
-import { dashboardSso as sso } from '../../sso/endpoints';
+import { dashboardBilling as billing } from './billing';
+import { dashboardSms as sms } from './sms';
+import { dashboardLtiPlatforms as ltiPlatforms } from './lti';
+import { dashboardWaitlist as waitlist } from './waitlist';
+import { dashboardSso as sso } from './sso';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
 export const DASHBOARD_PREFIX = '/v1/dashboard';
@@ -41,7 +41,7 @@ const route = routeTable<ConsoleGuard, ConsoleAuth>({ prefix: DASHBOARD_PREFIX }
 
 /**
  * One route a line: method, path under /v1/dashboard, guard, endpoint. Guards
- * (operators/console-auth.ts): PUBLIC needs no session; OPERATOR a console session;
+ * (api/dashboard/authenticate.ts): PUBLIC needs no session; OPERATOR a console session;
  * VIEWER / ADMIN / OWNER that role (or higher) in `:accountId`. Another account's ids are
  * 404; too low a role 403; every write needs the console's Origin (CSRF).
  */

@@ -269,7 +269,7 @@ describe('localizations', () => {
     expect(replaced.body).toMatchObject({ id: created.body.id, locale: 'fr-CA', content: { body: 'Code : {{code}}' } });
     expect((await auditOf('localization.updated')).length).toBe(2);
 
-    const sms = await import('../../email/mailer').then((m) => m.sendSms(h.runtime.deps, { instanceId, to: '+14155550123', template: 'verification_code', data: { code: '777' }, locale: 'fr-CA' }));
+    const sms = await import('../../sms/send').then((m) => m.sendSms(h.runtime.deps, { instanceId, to: '+14155550123', template: 'verification_code', data: { code: '777' }, locale: 'fr-CA' }));
     expect(sms).toMatchObject({ locale: 'fr-CA', body: 'Code : 777' });
   });
 
@@ -289,7 +289,7 @@ describe('localizations', () => {
     const [row] = (await owner.b.dash('GET', `${base}/localizations?kind=sms`)).body.data;
     const disabled = await owner.b.dash('PATCH', `${base}/localizations/${row.id}`, { body: { enabled: false } });
     expect(disabled.body).toMatchObject({ id: row.id, enabled: false, content: row.content });
-    const { sendSms } = await import('../../email/mailer');
+    const { sendSms } = await import('../../sms/send');
     expect((await sendSms(h.runtime.deps, { instanceId, to: '+14155550124', template: 'verification_code', data: { code: '5' }, locale: 'fr-CA' })).body).toMatch(/^5 est votre code/);
     const edited = await owner.b.dash('PATCH', `${base}/localizations/${row.id}`, { body: { enabled: true, content: { body: 'Nouveau {{code}}' } } });
     expect(edited.body).toMatchObject({ enabled: true, content: { body: 'Nouveau {{code}}' } });

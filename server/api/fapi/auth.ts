@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { environmentSchema, environmentView } from '../../auth/environment';
 import { localeInput } from '../../instances/locales';
 import { FAPI_BUDGETS, type FapiAuth } from './authenticate';
 import { budgetRule } from '../../limits/policy';
@@ -14,7 +15,8 @@ import { startEnterpriseSignIn } from '../../sso/flow';
 import { SSO_REQUEST_TTL_MS } from '../../sso/saml';
 import { bindingFor, codeChallengeInput, codeVerifierInput, setFlowCookie } from '../../auth/flow-binding';
 import { claimSignIn } from './claim';
-import { emailAddress, phoneNumber, username } from '../../users/schemas';
+import { username } from '../../users/schemas';
+import { emailAddress, phoneNumber } from '../../email/addresses';
 import type { Deps } from '../../deps';
 import { assertionInput } from '../../passkeys/schemas';
 import { assertionOptions } from '../../passkeys/sign-in';

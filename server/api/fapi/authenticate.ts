@@ -155,7 +155,7 @@ export const FAPI_BUDGETS = {
   sign_up: 'sign_up_per_ip',
   /** Password and code attempts (first and second factor, sign-up verification, new password). */
   attempt: 'attempts_per_ip',
-  /** Verification-code sends; the per-address reissue caps apply besides (server/auth/codes.ts). */
+  /** Verification-code sends; the per-address reissue caps apply besides (server/verification/codes.ts). */
   verification: 'verification_sends_per_ip',
   /** A provider's redirect back (social sign-in callbacks). */
   federation: 'federation_per_ip',

@@ -27,8 +27,8 @@ import { joinWaitlistEndpoint } from './waitlist';
 import { oauthCallbackEndpoint } from './social';
 import { Hono } from 'hono';
 import { buildOpenApi } from '../../http/openapi';
-import { clerkFapiDialect } from '../../clerk/fapi/dialect';
-import * as clerkDev from '../../clerk/fapi/handshake';
+import { clerkFapiDialect } from './clerk/dialect';
+import * as clerkDev from './clerk/handshake';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';

@@ -34,7 +34,7 @@ import { acceptSuggestion, listUserSuggestions } from '../../organizations/sugge
  * FAPI endpoints of organizations, for the signed-in user (a live session; personal
  * access tokens are not accepted). The route table (server/api/fapi) names the
  * permission each needs; the router resolves the user and their membership first
- * (server/sessions/fapi-auth.ts): without the permission 403 FORBIDDEN (reason
+ * (server/api/fapi/authenticate.ts): without the permission 403 FORBIDDEN (reason
  * `missing_permission`, meta.permission); an organization the user is not a member of
  * is 404; everything answers 403 (reason `organizations_disabled`) when the instance
  * turned organizations off.

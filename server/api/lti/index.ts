@@ -14,7 +14,7 @@ const route = routeTable<LtiGuard, LtiAuth>({ prefix: FAPI_BASE });
 
 /**
  * LTI 1.3 under each instance's fapi_url, one route a line: form posts and query strings in,
- * redirects and HTML pages out (server/lti/auth.ts, ltiProtocol). Cross-site by design: the
+ * redirects and HTML pages out (server/api/lti/authenticate.ts, ltiProtocol). Cross-site by design: the
  * FAPI's origin check does not apply; state and nonce bind the login to its launch.
  */
 export const ltiRoutes: RouteEntry<LtiGuard, LtiAuth>[] = [

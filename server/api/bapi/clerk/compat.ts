@@ -24,7 +24,7 @@ export type ClerkListParams = Partial<Record<(typeof CLERK_LIST_PARAMS)[number],
 /**
  * Body fields of the SDK's `sessions.refreshSession` beside `refresh_token`: taken off the body
  * (the route's own schema stays strict) into the request's Clerk context (see
- * clerkRefreshParams and server/clerk/routes.ts).
+ * clerkRefreshParams and server/api/bapi/clerk/endpoints.ts).
  */
 export const CLERK_REFRESH_FIELDS = ['expired_token', 'request_origin', 'request_originating_ip', 'request_headers', 'format'] as const;
 export type ClerkRefreshParams = Partial<Record<(typeof CLERK_REFRESH_FIELDS)[number], unknown>>;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { RouteEntry } from '../../../../http/router';
-import type { MountableEndpoint } from '../../../../http/endpoint';
+import type { RouteEntry } from '../../../http/router';
+import type { MountableEndpoint } from '../../../http/endpoint';
 import { CLERK_QUERY_PARAMS, DEV_BROWSER_PARAM, type ClerkFapiRequest } from './mode';
 
 /**

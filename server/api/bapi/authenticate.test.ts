@@ -1,9 +1,9 @@
-import { systemContext } from '../http/actor';
+import { systemContext } from '../../http/actor';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { secretKeys } from '../db/schema';
-import { sharedHarness } from '../testing/harness';
-import { revokeSecretKey } from './secret-keys';
+import { secretKeys } from '../../db/schema';
+import { sharedHarness } from '../../testing/harness';
+import { revokeSecretKey } from '../../keys/secret-keys';
 
 const h = sharedHarness();
 let instanceId: string;

@@ -1,12 +1,12 @@
 import { and, desc, eq, gt } from 'drizzle-orm';
-import { signInAttempts, signUpAttempts } from '../../../../db/schema';
-import type { Deps } from '../../../../deps';
-import type { InstanceContext } from '../../../../instances/instances';
-import { signInView } from '../../../../auth/sign-ins';
-import { signUpView } from '../../../../auth/sign-ups';
-import { clientView, type ClientRow } from '../../../../sessions/clients';
-import { meView } from '../../../../users/me';
-import { membershipView, membershipsWithUsers } from '../../../../organizations/memberships';
+import { signInAttempts, signUpAttempts } from '../../../db/schema';
+import type { Deps } from '../../../deps';
+import type { InstanceContext } from '../../../instances/instances';
+import { signInView } from '../../../auth/sign-ins';
+import { signUpView } from '../../../auth/sign-ups';
+import { clientView, type ClientRow } from '../../../sessions/clients';
+import { meView } from '../../../users/me';
+import { membershipView, membershipsWithUsers } from '../../../organizations/memberships';
 import { clerkSession, clerkSignIn, clerkSignUp } from './shapes';
 
 type D = Pick<Deps, 'db' | 'clock'>;

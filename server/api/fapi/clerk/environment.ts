@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { environmentSchema } from '../../../../auth/environment';
-import type { InstanceContext } from '../../../../instances/instances';
+import type { environmentSchema } from '../../../auth/environment';
+import type { InstanceContext } from '../../../instances/instances';
 
 type Environment = z.output<typeof environmentSchema>;
 

@@ -1,15 +1,15 @@
 import { SignJWT } from 'jose';
 import { z } from 'zod';
-import { endpoint, redirect } from '../../../../http/endpoint';
-import { AppError, validationError } from '../../../../http/errors';
-import { isAllowedRedirect } from '../../../../instances/settings';
-import type { InstanceContext } from '../../../../instances/instances';
-import { REASONS } from '../../../../social/reasons';
-import { clientSessionToken, clientView, createClient, type ClientRow } from '../../../../sessions/clients';
-import type { FapiAuth } from '../../../fapi/authenticate';
-import { allowedOrigins } from '../../../fapi/origin';
-import { ALG, currentSigner } from '../../../../signing/signing-keys';
-import type { Deps } from '../../../../deps';
+import { endpoint, redirect } from '../../../http/endpoint';
+import { AppError, validationError } from '../../../http/errors';
+import { isAllowedRedirect } from '../../../instances/settings';
+import type { InstanceContext } from '../../../instances/instances';
+import { REASONS } from '../../../social/reasons';
+import { clientSessionToken, clientView, createClient, type ClientRow } from '../../../sessions/clients';
+import type { FapiAuth } from '../authenticate';
+import { allowedOrigins } from '../origin';
+import { ALG, currentSigner } from '../../../signing/signing-keys';
+import type { Deps } from '../../../deps';
 
 /**
  * Clerk's development-instance contract, for `@clerk/backend` and clerk-js pointed at a test

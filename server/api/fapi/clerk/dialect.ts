@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Deps } from '../../../../deps';
-import type { RouteEntry } from '../../../../http/router';
-import { instanceContext, type InstanceContext } from '../../../../instances/instances';
-import { findClient } from '../../../../sessions/clients';
+import type { Deps } from '../../../deps';
+import type { RouteEntry } from '../../../http/router';
+import { instanceContext, type InstanceContext } from '../../../instances/instances';
+import { findClient } from '../../../sessions/clients';
 import { clerkClient } from './client';
 import { clerkEnvironment } from './environment';
 import { clerkErrorBody } from './errors';

@@ -2,9 +2,6 @@ import { z } from 'zod';
 import { smsSchema } from '../email/endpoints';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
-import { receiveStatusCallback } from './delivery';
 import { smsSettingsSchema, testSendBody, updateSmsSettingsBody } from './schemas';
 import { getSmsSettings, updateSmsSettings } from './settings';
 import { sendTestSms } from './test-send';
@@ -12,7 +9,7 @@ import { sendTestSms } from './test-send';
 type Instance = { id: string; environment: 'test' | 'live' };
 
 /** The SMS provider settings and the test send, on a surface that manages a whole instance (BAPI, dashboard). */
-function smsEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance) {
+export function smsEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance) {
   return {
     getSettings: endpoint<Auth>({
       summary: 'The SMS provider settings: account, sender, whether the auth token is set (never the token), the country allow-list and the status callback URL',
@@ -35,19 +32,3 @@ function smsEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance) {
     }),
   };
 }
-
-export const bapiSms = {
-  ...smsEndpointsFor<BapiAuth>((auth) => auth.instance),
-  /** Public: the provider calls it, and its signature over the URL and the fields is the credential. */
-  twilioStatusCallback: endpoint<BapiAuth | null, Record<string, unknown>>({
-    summary: 'Receive Twilio’s delivery status callbacks (X-Twilio-Signature verified with the instance’s auth token; 403 signature_invalid)',
-    audit: { unaudited: 'the provider’s status reports, recorded on the SMS they name' },
-    form: true,
-    body: z.record(z.string(), z.unknown()),
-    params: z.object({ instance_id: z.string().min(1).max(64) }),
-    response: z.object({ object: z.literal('sms_status_callback'), received: z.literal(true), sms_id: z.string().nullable(), status: z.string().nullable() }),
-    handle: ({ deps, params, raw }) => receiveStatusCallback(deps, 'twilio', params.instance_id!, raw.body, raw.header),
-  }),
-};
-
-export const dashboardSms = smsEndpointsFor<ConsoleAuth>(routeInstance);
