@@ -95,7 +95,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/sessions/:id/verify',      'sessions:read',   clerk.verifySessionByIdEndpoint),
   route('POST',   '/v1/sessions/:id/tokens',      'sessions:write',  clerk.sessionTokenEndpoint),
   route('POST',   '/v1/sessions/:id/tokens/:template', 'sessions:write', clerk.sessionTemplateTokenEndpoint),
-  route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  clerk.refreshSessionEndpoint),
+  route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  clerk.clerkRefreshSessionEndpoint),
 
   route('POST',   '/v1/invitations',              'invitations:write', invitations.create),
   route('GET',    '/v1/invitations',              'invitations:read',  clerkList(invitations.list)),

@@ -91,7 +91,7 @@ export const verifySessionByIdEndpoint: typeof bapiSessions.verify = {
  * the SDK sends the session token it holds (`expired_token`), that token must be one this
  * instance signed for this session — expired is fine, forged or another session's is not.
  */
-export const refreshSessionEndpoint: typeof bapiSessions.refresh = {
+export const clerkRefreshSessionEndpoint: typeof bapiSessions.refresh = {
   ...bapiSessions.refresh,
   handle: async (ctx) => {
     const expired = clerkRefreshParams().expired_token;
