@@ -59,6 +59,7 @@ export const LAYERS = [
   'sessions',
   'organizations',
   'users',
+  'passkeys',
   'invitations',
   'protection',
   'waitlist',

@@ -2,20 +2,9 @@ import { eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { auditLogs } from '../db/schema';
 import { newId } from '../db/ids';
-import { kindOfRef, type ActorKind } from '../http/actor';
+import { kindOfRef } from '../http/actor';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
-import { auditTrail } from '../http/transaction';
-
-export interface AuditEntry {
-  instanceId: string | null;
-  actor: string;
-  actorKind?: ActorKind;
-  action: string;
-  target?: string | null;
-  ip?: string | null;
-  userAgent?: string | null;
-  details?: Record<string, unknown>;
-}
+import { auditTrail, type AuditEntry } from '../http/transaction';
 
 /**
  * Call inside the transaction of the change it records. The router audits every state

@@ -11,7 +11,7 @@ import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { applicationName } from '../instances/branding-settings';
 import { applySessionAction } from '../sessions/sessions';
-import { sessionTasksFor } from '../users/mfa';
+import { sessionTasksFor } from '../sessions/session-tasks';
 import { CHALLENGE_TTL_MS, issueChallenge, takeChallenge } from './challenges';
 import type { RelyingParty } from './relying-party';
 

@@ -12,3 +12,9 @@ export const REASONS = {
   too_many_passkeys: 'too_many_passkeys',
   session_pending: 'session_pending',
 } as const;
+
+declare module '../http/errors' {
+  interface ReasonsByDomain {
+    passkeys: typeof REASONS;
+  }
+}

@@ -1,4 +1,5 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
+import { domainOf } from '../organizations/sso-domains';
 import type { Deps } from '../deps';
 import { newId } from '../db/ids';
 import { organizationDomains, ssoConnections } from '../db/schema';

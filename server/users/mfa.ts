@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
-import { backupCodes, instances, passkeys, sessions, totpFactors, users } from '../db/schema';
+import { backupCodes, instances, sessions, totpFactors, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -159,32 +159,6 @@ export async function initialSessionStatus(
 ): Promise<'active' | 'pending'> {
   if (!instance.settings.mfa_required) return 'active';
   return (await hasSecondFactor(deps.db, userId)) ? 'active' : 'pending';
-}
-
-/**
- * Tasks a session must complete before it becomes active. Only pending sessions have
- * any; `setup_mfa` when the instance requires MFA and the user has not enrolled.
- * Takes the set of users with a verified factor among `userIds` in one query.
- */
-export async function sessionTasksFor(
-  db: Db,
-  instance: InstanceContext,
-  list: { userId: string; status: string }[],
-): Promise<SessionTask[][]> {
-  if (!instance.settings.mfa_required || !list.some((s) => s.status === 'pending')) return list.map(() => []);
-  const pendingUsers = [...new Set(list.filter((s) => s.status === 'pending').map((s) => s.userId))];
-  const [totp, withPasskeys] = await Promise.all([
-    db
-      .select({ userId: totpFactors.userId })
-      .from(totpFactors)
-      .where(and(inArray(totpFactors.userId, pendingUsers), eq(totpFactors.status, 'verified'))),
-    // Under mfa_required a passkey is a second factor (server/passkeys) while passkeys are on.
-    instance.settings.sign_in_methods.passkey
-      ? db.selectDistinct({ userId: passkeys.userId }).from(passkeys).where(inArray(passkeys.userId, pendingUsers))
-      : [],
-  ]);
-  const enrolled = new Set([...totp, ...withPasskeys].map((r) => r.userId));
-  return list.map((s) => (s.status === 'pending' && !enrolled.has(s.userId) ? [{ key: 'setup_mfa' as const }] : []));
 }
 
 const mfaError = (reason: Reason, message: string) => new AppError('VALIDATION_FAILED', { message, meta: { param: 'code', reason } });

@@ -5,7 +5,7 @@ import { webhookAttempts, webhookMessages, type WebhookMessageStatus } from '../
 import { emitEvent } from '../events/events';
 import { AppError, notFound } from '../http/errors';
 import { cursorList, newestFirst, tableRows, type Keyset } from '../http/cursor-list';
-import { endpointView, loadEndpoint, type ActorContext } from './endpoints';
+import { endpointView, loadEndpoint, type ActorContext } from './webhook-endpoints';
 
 type MessageRow = typeof webhookMessages.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;

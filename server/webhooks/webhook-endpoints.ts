@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -6,7 +6,7 @@ import { webhookEndpoints } from '../db/schema';
 import { EVENT_TYPES } from '../events/types';
 import { notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
-import { toCursorPage } from '../http/pagination';
+import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { checkTargetUrl, resolveTarget, TargetRefused } from '../infra/ssrf';
 import { generateWebhookSecret } from './signing';
 import { refusalError } from '../http/outbound';
@@ -114,13 +114,7 @@ export async function getEndpoint(deps: Pick<Deps, 'db'>, instanceId: string, id
 }
 
 export async function listEndpoints(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string }) {
-  const rows = await deps.db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.instanceId, instanceId), q.starting_after ? lt(webhookEndpoints.id, q.starting_after) : undefined))
-    .orderBy(desc(webhookEndpoints.id))
-    .limit(q.limit + 1);
-  return toCursorPage(rows, q.limit, endpointView);
+  return cursorList(q, newestFirst(webhookEndpoints.id), tableRows(deps.db, webhookEndpoints, eq(webhookEndpoints.instanceId, instanceId)), endpointView);
 }
 
 export interface UpdateEndpointInput {

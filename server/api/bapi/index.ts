@@ -15,27 +15,27 @@ import { ANY_KEY, authenticateSecretKey, bapiInstanceId, authorizeSecretKey, PUB
 import { bapiSessions as sessions } from './sessions';
 import * as tickets from './sessions';
 import * as signing from './signing';
-import { bapiOrganizations as orgs } from '../../organizations/endpoints';
-import { bapiUsers as users } from '../../users/endpoints';
-import { bapiProfileImage } from '../../users/profile-image-endpoints';
-import { bapiWebhooks as webhooks } from '../../webhooks/webhook-endpoints';
-import { bapiProtection as limits } from '../../limits/endpoints';
-import { bapiScim as scim } from '../../scim/endpoints';
-import { bapiProtection as protection } from '../../protection/endpoints';
-import { bapiOauthApplications as oauthApps } from '../../oauth/endpoints';
-import { bapiApiKeys as apiKeys } from '../../apikeys/endpoints';
-import { bapiPasskeys as passkeys } from '../../passkeys/routes';
-import { bapiBilling as billing } from '../../billing/endpoints';
-import { bapiSms as sms } from '../../sms/endpoints';
-import { bapiLtiPlatforms as ltiPlatforms } from '../../lti/endpoints';
-import { bapiWaitlist as waitlist } from '../../waitlist/endpoints';
-import { bapiSocialProviders as social } from '../../social/endpoints';
-import { bapiSso as sso } from '../../sso/endpoints';
+import { bapiOrganizations as orgs } from './organizations';
+import { bapiUsers as users } from './users';
+import { bapiProfileImage } from './users';
+import { bapiWebhooks as webhooks } from './webhooks';
+import { bapiLimits as limits } from './limits';
+import { bapiScim as scim } from './scim';
+import { bapiProtection as protection } from './protection';
+import { bapiOauthApplications as oauthApps } from './oauth';
+import { bapiApiKeys as apiKeys } from './apikeys';
+import { bapiBilling as billing } from './billing';
+import { bapiSms as sms } from './sms';
+import { bapiLtiPlatforms as ltiPlatforms } from './lti';
+import { bapiWaitlist as waitlist } from './waitlist';
+import { bapiSocialProviders as social } from './social';
+import { bapiSso as sso } from './sso';
 import { clerkCompat } from './clerk/compat';
 import { clerkList } from './clerk/lists';
 import * as clerk from './clerk/endpoints';
 import { bapiInvitations as invitations } from './invitations';
 import { bapiAllowlist as allowlist } from './allowlist';
+import { bapiPasskeys as passkeys } from './passkeys';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
@@ -83,7 +83,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('DELETE', '/v1/users/:id/mfa',            'users:write',     users.disableMfa),
   route('GET',    '/v1/users/:id/passkeys',       'users:read',      passkeys.list),
   route('DELETE', '/v1/users/:id/passkeys/:passkey_id', 'users:write', passkeys.remove),
-  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   clerkList(sessions.listOfUser)),
+  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   clerkList(users.listSessions)),
   route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', clerkList(orgs.listUserMemberships)),
   route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeOfUser),
 

@@ -37,7 +37,7 @@ import {
 } from '../../auth/sign-ins';
 import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, signUpView, type SignUpStrategy } from '../../auth/sign-ups';
 import { OAUTH_STRATEGY_RE } from '../../social/schemas';
-import { startSocialSignIn, startSocialSignUp } from '../../social/fapi-routes';
+import { startSocialSignIn, startSocialSignUp } from './social';
 
 /**
  * FAPI endpoints of end-user authentication: sign-ups and sign-ins with their factors

@@ -1,13 +1,12 @@
 import type { Deps } from '../../deps';
 import { jsonProtocol } from '../../http/protocol';
+import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { routeTable, type GuardAuth } from '../../http/route-table';
 import * as auth from './auth';
 import * as orgs from './organizations';
 import { memberOrganizations as member } from './organizations';
 import * as sessions from './sessions';
 import * as me from './users';
-import { myPasskeys } from '../../passkeys/routes';
 import { myApiKeys, organizationApiKeys as orgApiKeys } from './apikeys';
 import { myBilling, organizationBilling as orgBilling } from './billing';
 import { logoImageEndpoint } from './instances';
@@ -25,6 +24,8 @@ import { fapiCors } from './origin';
 import * as oauthGrants from './oauth';
 import { joinWaitlistEndpoint } from './waitlist';
 import { oauthCallbackEndpoint } from './social';
+import { routeTable, type GuardAuth } from '../../http/route-table';
+import { myPasskeys } from './passkeys';
 import { Hono } from 'hono';
 import { buildOpenApi } from '../../http/openapi';
 import { clerkFapiDialect } from './clerk/dialect';
@@ -140,9 +141,9 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/me/passkeys',                  notImpersonated(ME_PENDING),        myPasskeys.create),
   fapiRoute('PATCH',  '/v1/me/passkeys/:id',              notImpersonated(ME),        myPasskeys.rename),
   fapiRoute('DELETE', '/v1/me/passkeys/:id',              notImpersonated(ME),        myPasskeys.remove),
-  fapiRoute('GET',    '/v1/me/sessions',                  ME,        meSessions.listMySessionsEndpoint),
-  fapiRoute('POST',   '/v1/me/sessions/revoke_others',    notImpersonated(ME, 'end the account’s sessions'),        meSessions.revokeMyOtherSessionsEndpoint),
-  fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       notImpersonated(ME, 'end the account’s sessions'),        meSessions.revokeMySessionEndpoint),
+  fapiRoute('GET',    '/v1/me/sessions',                  ME,        sessions.listMySessionsEndpoint),
+  fapiRoute('POST',   '/v1/me/sessions/revoke_others',    notImpersonated(ME, 'end the account’s sessions'),        sessions.revokeMyOtherSessionsEndpoint),
+  fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       notImpersonated(ME, 'end the account’s sessions'),        sessions.revokeMySessionEndpoint),
   fapiRoute('GET',    '/v1/me/oauth_grants',              ME,        oauthGrants.listMyGrantsEndpoint),
   fapiRoute('DELETE', '/v1/me/oauth_grants/:id',          notImpersonated(ME, 'revoke what applications were granted'),        oauthGrants.revokeMyGrantEndpoint),
   fapiRoute('GET',    '/v1/me/organization_memberships',                     ORG_USER, orgs.listMyMembershipsEndpoint),

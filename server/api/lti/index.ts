@@ -1,9 +1,10 @@
 import type { Deps } from '../../deps';
+import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { routeTable } from '../../http/route-table';
 import { authenticateLti, ltiActor, ltiProtocol, type LtiAuth } from './authenticate';
 import * as lti from './lti';
 import { fapiInstanceId } from '../fapi/authenticate';
+import { routeTable } from '../../http/route-table';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 
 /** Public routes: the platform's id_token is what authenticates a launch (verified by the handler). */

@@ -8,6 +8,7 @@ import { endpoint, jsonResult, textResult } from '../../http/endpoint';
 import { AppError } from '../../http/errors';
 import { jsonProtocol } from '../../http/protocol';
 import { bearerToken } from '../../http/request-context';
+import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface } from '../../http/router';
 import { routeTable } from '../../http/route-table';
 import { constantTimeEqual } from '../../crypto/secrets';

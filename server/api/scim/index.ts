@@ -7,9 +7,9 @@ import { enforceLimit, rateLimitHeaders } from '../../limits/rate-limit';
 import { bearerToken } from '../../http/request-context';
 import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { routeTable, type GuardAuth } from '../../http/route-table';
 import * as scim from './scim';
 import type { ScimAuth } from './scim';
+import { routeTable, type GuardAuth } from '../../http/route-table';
 import { resolveScimToken, type ScimCaller } from '../../scim/tokens';
 
 /** SCIM 2.0 (RFC 7644) under `{PUBLIC_URL}/scim/v2`; the bearer token names the organization. */

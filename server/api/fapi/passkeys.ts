@@ -1,22 +1,18 @@
 import { z } from 'zod';
-import { auditContextOf } from '../http/actor';
-import { endpoint } from '../http/endpoint';
-import type { BapiAuth } from '../api/bapi/authenticate';
-import { routeInstance, type ConsoleAuth } from '../api/dashboard/authenticate';
-import type { SignedInAuth } from '../api/fapi/authenticate';
-import { meQuery, type MeQuery } from '../api/fapi/users';
-import { assertPasskeysOn, deletePasskey, listUserPasskeys, registerPasskey, registrationOptions, renamePasskey } from './passkeys';
-import { relyingPartyOf } from './relying-party';
-import { attestationInput, deletedPasskeySchema, passkeyListSchema, passkeyName, passkeySchema, registrationSchema } from './schemas';
+import { auditContextOf } from '../../http/actor';
+import { endpoint } from '../../http/endpoint';
+import type { SignedInAuth } from './authenticate';
+import { meQuery, type MeQuery } from './users';
+import { assertPasskeysOn, deletePasskey, listUserPasskeys, registerPasskey, registrationOptions, renamePasskey } from '../../passkeys/passkeys';
+import { relyingPartyOf } from '../../passkeys/relying-party';
+import { attestationInput, deletedPasskeySchema, passkeyListSchema, passkeyName, passkeySchema, registrationSchema } from '../../passkeys/schemas';
 
 /** Passkey endpoints: the signed-in user's own (FAPI /v1/me/passkeys), and a user's on the BAPI and the console. */
 
 const registerBody = z.strictObject({ public_key_credential: attestationInput, name: passkeyName.optional() });
 const renameBody = z.strictObject({ name: passkeyName });
-
 /** The session that registers (a personal access token never reaches these routes: their guard wants a session). */
 const sessionOf = (auth: SignedInAuth) => ({ userId: auth.me.userId, sessionId: auth.me.sessionId! });
-
 export const myPasskeys = {
   prepare: endpoint<SignedInAuth, Record<string, never>, MeQuery>({
     summary: 'Start registering a passkey: the WebAuthn creation options (for startRegistration), with a challenge bound to this session for 5 minutes',
@@ -62,23 +58,3 @@ export const myPasskeys = {
     },
   }),
 };
-
-/** A user's passkeys on a surface that manages every user of an instance (BAPI, dashboard). */
-function userPasskeyEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
-  return {
-    list: endpoint<Auth>({
-      summary: 'A user’s passkeys (light list; never the public keys)',
-      response: passkeyListSchema,
-      handle: ({ deps, auth, params }) => listUserPasskeys(deps, instanceOf(auth).id, params.id!),
-    }),
-    remove: endpoint<Auth>({
-      summary: 'Delete a user’s passkey (a lost or compromised device); emits passkey.deleted',
-      audit: { action: 'passkey.deleted', target: 'passkey_id' },
-      response: deletedPasskeySchema,
-      handle: ({ deps, auth, params }) => deletePasskey(deps, instanceOf(auth), params.id!, params.passkey_id!),
-    }),
-  };
-}
-
-export const bapiPasskeys = userPasskeyEndpointsFor<BapiAuth>((auth) => auth.instance);
-export const dashboardPasskeys = userPasskeyEndpointsFor<ConsoleAuth>(routeInstance);
