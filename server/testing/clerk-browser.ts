@@ -5,6 +5,8 @@ import { join, normalize } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createApiHandler } from '../api';
+import { expect } from 'vitest';
+import { codeSentTo } from './auth-flows';
 import { setSettings } from './fapi-helpers';
 import { createHarness, type TestHarness, type TestInstance } from './harness';
 import type { InstanceSettings } from '../instances/settings';
@@ -188,4 +190,74 @@ export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceS
       await h.close();
     },
   };
+}
+
+/** `window.Clerk` as the page's code sees it: clerk-js's browser bundle, untyped here. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type PageClerk = any;
+
+/** Runs `fn` (its source, so it may use only its arguments) in the page with `window.Clerk`. */
+export async function inPage<T, A>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<T>, arg: A): Promise<T> {
+  const source = fn.toString();
+  return page.evaluate(
+    async ({ source, arg }) => {
+      const f = new Function(`return (${source})`)() as (c: unknown, a: unknown) => Promise<unknown>;
+      return f((window as unknown as { Clerk: unknown }).Clerk, arg);
+    },
+    { source, arg },
+  ) as Promise<T>;
+}
+
+/** What a ClerkAPIResponseError carries, as Clerk's UI reads it. */
+export const apiError = async <A,>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<unknown>, arg: A) =>
+  inPage(
+    page,
+    async (clerk, { source, arg }) => {
+      try {
+        await (new Function(`return (${source})`)() as (c: unknown, a: unknown) => Promise<unknown>)(clerk, arg);
+        return null;
+      } catch (e) {
+        const err = e as { status?: number; errors?: { code: string; longMessage?: string; meta?: { paramName?: string } }[] };
+        return { status: err.status, codes: err.errors?.map((x) => x.code), params: err.errors?.map((x) => x.meta?.paramName), long: err.errors?.[0]?.longMessage };
+      }
+    },
+    { source: fn.toString(), arg },
+  );
+
+/** Waits for clerk-js on a (re)loaded page and loads it. */
+export async function loadClerk(page: Page) {
+  await page.waitForFunction(() => 'Clerk' in window);
+  await inPage(page, async (clerk) => clerk.load({ telemetry: false, ui: { ClerkUI: (window as unknown as { __internal_ClerkUICtor?: unknown }).__internal_ClerkUICtor } }), null);
+}
+
+/** Who clerk-js says is signed in on the page. */
+export const clerkState = (page: Page) =>
+  inPage(
+    page,
+    async (clerk) => ({
+      loaded: clerk.loaded as boolean,
+      userId: (clerk.user?.id as string | undefined) ?? null,
+      email: (clerk.user?.primaryEmailAddress?.emailAddress as string | undefined) ?? null,
+      sessionId: (clerk.session?.id as string | undefined) ?? null,
+      sessions: (clerk.client?.sessions ?? []).map((s: { id: string }) => s.id) as string[],
+    }),
+    null,
+  );
+
+/** The code emailed to an address, once its mail is written (the answer may come first). */
+export async function codeEmailedTo(x: ClerkBrowserHarness, address: string): Promise<string> {
+  await expect.poll(async () => (await x.h.outbox(address)).length, { timeout: 10_000 }).toBeGreaterThan(0);
+  return codeSentTo(x.h, address);
+}
+
+/** Signs in on the page with clerk-js (identifier and password) and makes the new session active. */
+export async function signIn(page: Page, identifier: string, password: string) {
+  await inPage(
+    page,
+    async (clerk, { identifier, password }) => {
+      const si = await clerk.client.signIn.create({ identifier, password });
+      await clerk.setActive({ session: si.createdSessionId });
+    },
+    { identifier, password },
+  );
 }

@@ -30,6 +30,7 @@ import { Hono } from 'hono';
 import { buildOpenApi } from '../../http/openapi';
 import { clerkFapiDialect } from './clerk/dialect';
 import * as clerkDev from './clerk/handshake';
+import { templateTokenEndpoint } from './clerk/tokens';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -185,6 +186,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   // Clerk's development-instance contract (server/clerk/fapi/handshake.ts): @clerk/backend's handshake, clerk-js's dev browser.
   fapiRoute('POST',   '/v1/dev_browser',                  CLIENT,        clerkDev.devBrowserEndpoint),
   fapiRoute('GET',    '/v1/client/handshake',             CLIENT,        clerkDev.handshakeEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/tokens/:template', CLIENT, templateTokenEndpoint),
 ];
 
 export function createFapi(deps: Deps) {

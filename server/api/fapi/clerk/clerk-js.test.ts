@@ -1,10 +1,10 @@
 import { createClerkClient, verifyToken } from '@clerk/backend';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeSentTo, enrollTotp } from '../../../testing/auth-flows';
+import { enrollTotp } from '../../../testing/auth-flows';
 import { createTestUser, totpCode } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { CHROMIUM, hasChromiumBinary, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import { apiError, CHROMIUM, clerkState, codeEmailedTo, signIn, hasChromiumBinary, inPage, loadClerk, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
 
 /**
  * `@clerk/clerk-js` 6.x, its own browser bundle from npm, unchanged, in Chromium, against an
@@ -24,62 +24,8 @@ const PASSWORD = 'correct horse battery staple 42';
 let seq = 0;
 const email = (tag: string) => `clerkjs-${tag}-${++seq}-${Date.now()}@example.com`;
 
-/** `window.Clerk` as the page's code sees it: clerk-js's browser bundle, untyped here. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type PageClerk = any;
-
-/** Runs `fn` (its source, so it may use only its arguments) in the page with `window.Clerk`. */
-async function inPage<T, A>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<T>, arg: A): Promise<T> {
-  const source = fn.toString();
-  return page.evaluate(
-    async ({ source, arg }) => {
-      const f = new Function(`return (${source})`)() as (c: unknown, a: unknown) => Promise<unknown>;
-      return f((window as unknown as { Clerk: unknown }).Clerk, arg);
-    },
-    { source, arg },
-  ) as Promise<T>;
-}
-
-/** What a ClerkAPIResponseError carries, as Clerk's UI reads it. */
-const apiError = async <A,>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<unknown>, arg: A) =>
-  inPage(
-    page,
-    async (clerk, { source, arg }) => {
-      try {
-        await (new Function(`return (${source})`)() as (c: unknown, a: unknown) => Promise<unknown>)(clerk, arg);
-        return null;
-      } catch (e) {
-        const err = e as { status?: number; errors?: { code: string; longMessage?: string; meta?: { paramName?: string } }[] };
-        return { status: err.status, codes: err.errors?.map((x) => x.code), params: err.errors?.map((x) => x.meta?.paramName), long: err.errors?.[0]?.longMessage };
-      }
-    },
-    { source: fn.toString(), arg },
-  );
-
-/** Waits for clerk-js on a (re)loaded page and loads it. */
-async function loadClerk(page: Page) {
-  await page.waitForFunction(() => 'Clerk' in window);
-  await inPage(page, async (clerk) => clerk.load({ telemetry: false, ui: { ClerkUI: (window as unknown as { __internal_ClerkUICtor?: unknown }).__internal_ClerkUICtor } }), null);
-}
-
-/** The code emailed to an address, once its mail is written (the answer may come first). */
-async function emailedCode(address: string): Promise<string> {
-  await expect.poll(async () => (await x.h.outbox(address)).length, { timeout: 10_000 }).toBeGreaterThan(0);
-  return codeSentTo(x.h, address);
-}
-
-const state = (page: Page) =>
-  inPage(
-    page,
-    async (clerk) => ({
-      loaded: clerk.loaded as boolean,
-      userId: (clerk.user?.id as string | undefined) ?? null,
-      email: (clerk.user?.primaryEmailAddress?.emailAddress as string | undefined) ?? null,
-      sessionId: (clerk.session?.id as string | undefined) ?? null,
-      sessions: (clerk.client?.sessions ?? []).map((s: { id: string }) => s.id) as string[],
-    }),
-    null,
-  );
+const emailedCode = (address: string) => codeEmailedTo(x, address);
+const state = clerkState;
 
 describe.skipIf(!hasChromium)('boot', () => {
   it('clerk.load() finishes: the environment from the instance, a signed-out client', async () => {
@@ -205,16 +151,7 @@ function serveProtectedPage() {
   });
 }
 
-async function signInWithPassword(page: Page, address: string) {
-  await inPage(
-    page,
-    async (clerk, { address, password }) => {
-      const si = await clerk.client.signIn.create({ identifier: address, password });
-      await clerk.setActive({ session: si.createdSessionId });
-    },
-    { address, password: PASSWORD },
-  );
-}
+const signInWithPassword = (page: Page, address: string) => signIn(page, address, PASSWORD);
 
 describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
   it('getToken, the __session and __client_uat cookies on the app, verifyToken and authenticateRequest (through the handshake) agree', async () => {

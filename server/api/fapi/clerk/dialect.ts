@@ -37,8 +37,39 @@ export function clerkFapiDialect(
     if (instance && !request.headers.has('x-publishable-key')) request.headers.set('x-publishable-key', instance.publishableKey);
     const res = await dispatch(request, c.env);
     if (!instance) return res;
-    return toClerkResponse(deps, instance, request, ctx, res);
+    const list = ctx.list && res.status === 200 ? await wholeList(request, res.clone(), (r) => dispatch(r, c.env)) : null;
+    return toClerkResponse(deps, instance, request, ctx, res, list);
   };
+}
+
+interface LatchkeyList {
+  object: 'list';
+  data: { id: string }[];
+  has_more: boolean;
+}
+const isList = (v: unknown): v is LatchkeyList => (v as LatchkeyList | null)?.object === 'list' && Array.isArray((v as LatchkeyList).data);
+/** How many items a Clerk list reads through Latchkey's cursor pages: `total_count` is exact up to this many. */
+const MAX_WALK = 5_000;
+
+/**
+ * Every item of a Latchkey list (its cursor pages, `starting_after` the last id seen, each
+ * page served again through the router and its guards), or null when the answer is no list.
+ */
+async function wholeList(request: Request, res: Response, fetchPage: (r: Request) => Response | Promise<Response>): Promise<unknown[] | null> {
+  if (!(res.headers.get('content-type') ?? '').includes('json')) return null;
+  let page: unknown = await res.json();
+  if (!isList(page)) return null;
+  const items: unknown[] = [...page.data];
+  while (page.has_more && page.data.length > 0 && items.length < MAX_WALK) {
+    const url = new URL(request.url);
+    url.searchParams.set('starting_after', page.data[page.data.length - 1]!.id);
+    const next = await fetchPage(new Request(url, { method: 'GET', headers: request.headers }));
+    if (next.status !== 200) break;
+    page = await next.json();
+    if (!isList(page)) break;
+    items.push(...page.data);
+  }
+  return items;
 }
 
 /** Paths whose answers are already Clerk's (or need no envelope). */
@@ -54,7 +85,10 @@ function clientTokenAfter(request: Request, res: Response): string | null {
   return sent?.[1] ?? null;
 }
 
-async function toClerkResponse(deps: Deps, instance: InstanceContext, request: Request, ctx: ClerkFapiRequest, res: Response): Promise<Response> {
+/** A user's profile image, as Clerk's image resource (`user.setProfileImage` answers one). */
+const clerkImage = (user: { id?: string; image_url?: string | null }) => ({ object: 'image', id: `img_${user.id}`, name: null, public_url: user.image_url ?? null });
+
+async function toClerkResponse(deps: Deps, instance: InstanceContext, request: Request, ctx: ClerkFapiRequest, res: Response, list: unknown[] | null): Promise<Response> {
   const headers = new Headers(res.headers);
   const token = clientTokenAfter(request, res);
   if (ctx.devBrowser && token && token !== ctx.devBrowser) {
@@ -67,6 +101,11 @@ async function toClerkResponse(deps: Deps, instance: InstanceContext, request: R
   const path = new URL(request.url).pathname;
   let out: unknown;
   if (res.status >= 400) out = clerkErrorBody(body);
+  else if (list && ctx.list) {
+    // Clerk's page of the whole list, and its size.
+    const page = list.slice(ctx.list.offset, ctx.list.offset + ctx.list.limit).map(clerkResource);
+    out = { response: { data: page, total_count: list.length }, client: null };
+  } else if (path.endsWith('/v1/me/profile_image')) out = { response: clerkImage(body as never), client: null };
   else if (AS_IS.some((re) => re.test(path))) out = body;
   else if (path.endsWith('/v1/environment')) out = clerkEnvironment(body as never, instance);
   else {

@@ -10,6 +10,8 @@ export const CLERK_API_VERSION_PARAM = '__clerk_api_version';
 /** The dev-browser token of Clerk's development instances (query parameter, and cookie on the app's side). */
 export const DEV_BROWSER_PARAM = '__clerk_db_jwt';
 export const DEV_BROWSER_HEADER = 'Clerk-Db-Jwt';
+/** The session of the client a request acts for (clerk-js sends it with several sessions on one client). */
+export const CLERK_SESSION_PARAM = '_clerk_session_id';
 
 /** Clerk's own parameters, taken off the URL before Latchkey's routes see it (their query schemas stay strict). */
 export const CLERK_QUERY_PARAMS = [
@@ -17,7 +19,7 @@ export const CLERK_QUERY_PARAMS = [
   CLERK_API_VERSION_PARAM,
   DEV_BROWSER_PARAM,
   '_method',
-  '_clerk_session_id',
+  CLERK_SESSION_PARAM,
   '_clerk_retry_attempt',
   'rotating_token_nonce',
   '__domain',
@@ -28,6 +30,8 @@ export const CLERK_QUERY_PARAMS = [
 export interface ClerkFapiRequest {
   /** The dev-browser token sent (`__clerk_db_jwt`), if any. */
   devBrowser: string | null;
+  /** Clerk's page of a list (`limit`, `offset`): the answer is `{data, total_count}` (dialect.ts). */
+  list: { limit: number; offset: number } | null;
 }
 
 export const isClerkFapiRequest = (url: URL) => url.searchParams.has(CLERK_API_VERSION_PARAM);

@@ -190,6 +190,16 @@ export function clerkMembership(m: Json) {
   return { ...membership, object: 'organization_membership', organization: isObject(m.organization) ? clerkOrganization(m.organization) : null };
 }
 
+/** An invitation to an organization (an admin's list, or the invitee's own). */
+export const clerkInvitation = (i: Json) => ({ ...i, role_name: i.role_name ?? null, public_metadata: i.public_metadata ?? {} });
+
+/** A domain: Clerk calls its email-code verification the "affiliation" one. */
+export function clerkDomain(d: Json) {
+  const v = isObject(d.verification) ? d.verification : {};
+  const verification = { status: v.status ?? 'unverified', strategy: v.strategy ?? null, attempts: null, expire_at: null, verified_at: v.verified_at ?? null };
+  return { ...d, verification, affiliation_verification: verification, total_pending_invitations: 0, total_pending_suggestions: 0 };
+}
+
 /** Any Latchkey resource → Clerk's, by its `object`; others pass through. */
 export function clerkResource(v: unknown): unknown {
   if (!isObject(v)) return v;
@@ -207,6 +217,18 @@ export function clerkResource(v: unknown): unknown {
       return clerkOrganization(v);
     case 'organization_membership':
       return clerkMembership(v);
+    case 'organization_invitation':
+      return clerkInvitation(v);
+    // Accepting an invitation: Clerk answers the invitation (the membership reaches clerk-js with the client).
+    case 'organization_invitation_acceptance':
+      return isObject(v.invitation) ? clerkInvitation(v.invitation) : v;
+    case 'organization_domain':
+      return clerkDomain(v);
+    // TOTP enrollment has one secret per user: Clerk's resource id names none.
+    case 'totp':
+      return { id: 'totp', backup_codes: null, created_at: null, updated_at: null, ...v };
+    case 'backup_codes':
+      return { object: 'backup_code', id: 'backup_code', codes: v.backup_codes, created_at: null, updated_at: null };
     default:
       return v;
   }
