@@ -32,6 +32,9 @@ const PARAMS: Record<string, string> = { CREDENTIALS_INVALID: 'password', CODE_I
 function validationCode(param: string | undefined, reason: string | undefined): string {
   if (reason === 'taken') return param === 'username' ? 'form_username_exists' : 'form_identifier_exists';
   if (reason === 'required') return 'form_param_missing';
+  // A wrong current password (password change, TOTP removal) and a wrong TOTP or backup code on /v1/me.
+  if (reason === 'incorrect_password') return 'form_password_incorrect';
+  if (reason === 'incorrect_code') return 'form_code_incorrect';
   if (param === 'password' && reason === 'too_short') return 'form_password_length_too_short';
   if (param === 'password' && reason === 'breached') return 'form_password_pwned';
   if (param === 'password') return 'form_password_validation_failed';

@@ -223,7 +223,7 @@ export function clerkResource(v: unknown): unknown {
     case 'organization_invitation_acceptance':
       return isObject(v.invitation) ? clerkInvitation(v.invitation) : v;
     case 'organization_domain':
-      return clerkDomain(v);
+      return v.deleted ? v : clerkDomain(v);
     // TOTP enrollment has one secret per user: Clerk's resource id names none.
     case 'totp':
       return { id: 'totp', backup_codes: null, created_at: null, updated_at: null, ...v };
