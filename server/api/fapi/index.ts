@@ -31,6 +31,7 @@ import { buildOpenApi } from '../../http/openapi';
 import { clerkFapiDialect } from './clerk/dialect';
 import * as clerkDev from './clerk/handshake';
 import { templateTokenEndpoint } from './clerk/tokens';
+import * as clerkOrgs from './clerk/organizations';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -187,6 +188,8 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/dev_browser',                  CLIENT,        clerkDev.devBrowserEndpoint),
   fapiRoute('GET',    '/v1/client/handshake',             CLIENT,        clerkDev.handshakeEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens/:template', CLIENT, templateTokenEndpoint),
+  fapiRoute('GET',    '/v1/organizations/:id/roles',                         org('org:sys_memberships:read'), clerkOrgs.organizationRolesEndpoint),
+  fapiRoute('GET',    '/v1/organizations/:id/membership_requests',           org('org:sys_memberships:manage'), clerkOrgs.membershipRequestsEndpoint),
 ];
 
 export function createFapi(deps: Deps) {

@@ -6,6 +6,7 @@ import { findClient } from '../../../sessions/clients';
 import { clerkClient } from './client';
 import { clerkEnvironment } from './environment';
 import { clerkErrorBody } from './errors';
+import { validationError } from '../../http/errors';
 import { DEV_BROWSER_HEADER, isClerkFapiRequest, type ClerkFapiRequest } from './mode';
 import { toLatchkeyRequest } from './request';
 import { clerkResource, clerkSession } from './shapes';
@@ -30,6 +31,7 @@ export function clerkFapiDialect(
   return async (c, next) => {
     const url = new URL(c.req.url);
     if (!isClerkFapiRequest(url)) return next();
+    if (c.req.method === 'POST' && BULK_INVITATIONS.test(url.pathname)) return bulkInvitations(c.req.raw, (r) => dispatch(r, c.env));
     const instanceId = /^\/fapi\/([^/]+)/.exec(url.pathname)?.[1] ?? '';
     const instance = await instanceContext(deps, instanceId).catch(() => null);
     const { request, ctx } = await toLatchkeyRequest(c.req.raw, routes, { devBrowser: instance?.environment === 'test' });
@@ -40,6 +42,43 @@ export function clerkFapiDialect(
     const list = ctx.list && res.status === 200 ? await wholeList(request, res.clone(), (r) => dispatch(r, c.env)) : null;
     return toClerkResponse(deps, instance, request, ctx, res, list);
   };
+}
+
+const BULK_INVITATIONS = /^\/fapi\/[^/]+\/v1\/organizations\/[^/]+\/invitations\/bulk\/?$/;
+/** As many invitations as Latchkey's own bulk invitation takes (BAPI). */
+const MAX_BULK = 50;
+
+/**
+ * `POST /v1/organizations/:id/invitations/bulk` (Clerk's invitation screen): `email_address`
+ * repeated, one `role`. Each address is invited through the organization's own invitation route
+ * in turn — its guard, sending budgets and audit for each — and the answer lists the
+ * invitations. The first refusal is the answer (the invitations before it stay sent).
+ */
+async function bulkInvitations(req: Request, fetchClerk: (r: Request) => Response | Promise<Response>): Promise<Response> {
+  const form = new URLSearchParams(await req.text());
+  const addresses = form.getAll('email_address');
+  if (addresses.length === 0 || addresses.length > MAX_BULK) {
+    const error = validationError('email_address', addresses.length ? 'too_long' : 'required', `Send 1 to ${MAX_BULK} email addresses.`);
+    return Response.json(clerkErrorBody({ errors: error.entries() }), { status: error.status });
+  }
+  const url = new URL(req.url);
+  url.pathname = url.pathname.replace(/\/bulk\/?$/, '');
+  const invitations: unknown[] = [];
+  let last: { response?: unknown; client?: unknown } = {};
+  let headers = new Headers();
+  for (const address of addresses) {
+    const body = new URLSearchParams({ email_address: address, ...(form.get('role') ? { role: form.get('role')! } : {}) });
+    const sent = new Headers(req.headers);
+    sent.delete('content-length');
+    const res = await fetchClerk(new Request(url, { method: 'POST', headers: sent, body }));
+    if (res.status !== 200) return res;
+    last = (await res.json()) as typeof last;
+    invitations.push(last.response);
+    // The answer's headers (CORS, no-store…) are the invitation route's.
+    headers = new Headers(res.headers);
+  }
+  headers.delete('content-length');
+  return new Response(JSON.stringify({ response: invitations, client: last.client ?? null }), { status: 200, headers });
 }
 
 interface LatchkeyList {

@@ -88,6 +88,8 @@ function typed(field: z.ZodType | undefined, value: string): unknown {
   return value;
 }
 
+const emptyIsNone = (field: z.ZodType | undefined) => field?.safeParse('').data === null;
+
 /** Clerk's path (under the fapi_url) renamed by ALIASES, with the body fields the alias adds. */
 function aliased(method: string, path: string): { method: string; path: string; body?: Record<string, string> } {
   for (const a of ALIASES) {
@@ -157,8 +159,9 @@ export async function toLatchkeyRequest(req: Request, routes: AnyRoute[], opts: 
       const form = new URLSearchParams(new TextDecoder().decode(raw));
       const json: Record<string, unknown> = {};
       // Clerk's forms send an untouched optional field as empty ("username="): not given. An
-      // update (PATCH) keeps it, where empty clears the field.
-      for (const [k, v] of form.entries()) if (k in fields && (v !== '' || method === 'PATCH')) json[k] = typed(fields[k], v);
+      // update (PATCH) keeps it, where empty clears the field, and so does a field that reads
+      // empty as none (`active_organization_id=`: the personal account).
+      for (const [k, v] of form.entries()) if (k in fields && (v !== '' || method === 'PATCH' || emptyIsNone(fields[k]))) json[k] = typed(fields[k], v);
       Object.assign(json, alias.body);
       body = JSON.stringify(json);
       headers.set('content-type', 'application/json');

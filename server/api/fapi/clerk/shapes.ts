@@ -200,6 +200,21 @@ export function clerkDomain(d: Json) {
   return { ...d, verification, affiliation_verification: verification, total_pending_invitations: 0, total_pending_suggestions: 0 };
 }
 
+/** A role: Clerk lists its permissions as objects (Latchkey names them by key). */
+export const clerkRole = (r: Json) => ({
+  ...r,
+  permissions: (Array.isArray(r.permissions) ? r.permissions : []).map((key) => ({
+    object: 'permission',
+    id: key,
+    key,
+    name: key,
+    description: '',
+    type: typeof key === 'string' && key.startsWith('org:sys_') ? 'system' : 'user',
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  })),
+});
+
 /** Any Latchkey resource → Clerk's, by its `object`; others pass through. */
 export function clerkResource(v: unknown): unknown {
   if (!isObject(v)) return v;
@@ -222,6 +237,8 @@ export function clerkResource(v: unknown): unknown {
     // Accepting an invitation: Clerk answers the invitation (the membership reaches clerk-js with the client).
     case 'organization_invitation_acceptance':
       return isObject(v.invitation) ? clerkInvitation(v.invitation) : v;
+    case 'role':
+      return clerkRole(v);
     case 'organization_domain':
       return v.deleted ? v : clerkDomain(v);
     // TOTP enrollment has one secret per user: Clerk's resource id names none.

@@ -1,0 +1,99 @@
+import { createClerkClient } from '@clerk/backend';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestUser } from '../../../testing/fapi-helpers';
+import { required } from '../../../testing/requirements';
+import { CHROMIUM, hasChromiumBinary, inPage, signIn, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+
+/**
+ * Clerk's prebuilt components (`@clerk/ui` 1.34's browser bundle, passed to `Clerk.load({ ui })`)
+ * acting against an instance's FAPI through clerk-js, driven through their screens as a user does.
+ */
+const hasChromium = required(`Chromium at ${CHROMIUM}`, hasChromiumBinary(), 'the clerk-js tests in Chromium');
+
+let x: ClerkBrowserHarness;
+beforeAll(async () => {
+  if (hasChromium) x = await startClerkBrowserHarness({ settings: { name_required: false } });
+}, 120_000);
+afterAll(async () => {
+  await x?.close();
+});
+
+const PASSWORD = 'correct horse battery staple 42';
+let seq = 0;
+const email = (tag: string) => `clerkui-${tag}-${++seq}-${Date.now()}@example.com`;
+
+async function signedInWithUi(tag: string) {
+  const address = email(tag);
+  const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+  const { context, page } = await x.openApp({ ui: true });
+  await signIn(page, address, PASSWORD);
+  return { userId, address, context, page };
+}
+
+/** The active organization as clerk-js and its session token say. */
+const activeOrganization = (page: Page) =>
+  inPage(
+    page,
+    async (clerk) => {
+      const token = (await clerk.session.getToken({ skipCache: true })) as string;
+      const claims = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { org_id?: string };
+      return { name: (clerk.organization?.name as string | undefined) ?? null, id: (clerk.organization?.id as string | undefined) ?? null, tokenOrg: claims.org_id ?? null };
+    },
+    null,
+  );
+
+/** The switcher's button, showing the active organization (or the personal account). */
+const trigger = (page: Page) => page.locator('.cl-organizationSwitcherTrigger');
+const popover = (page: Page) => page.locator('.cl-organizationSwitcherPopoverCard');
+
+/**
+ * Through the switcher's "Create organization": the name, then the invitation step, its role
+ * picker filled from the instance's roles (Member, the default), which invites `invite` or is skipped.
+ */
+async function createThroughSwitcher(page: Page, name: string, invite?: string) {
+  await trigger(page).click();
+  await popover(page).getByText('Create organization').click();
+  await page.locator('input[name="name"]').fill(name);
+  await page.getByRole('button', { name: 'Create organization' }).last().click();
+  await page.getByText('Invite new members').waitFor({ timeout: 15_000 });
+  await page.getByText('Member', { exact: true }).waitFor({ timeout: 15_000 });
+  if (!invite) return page.getByRole('button', { name: 'Skip' }).click();
+  await page.getByPlaceholder('example@email.com', { exact: false }).fill(invite);
+  await page.getByRole('button', { name: 'Send invitations' }).click();
+  await page.getByText('Invitations successfully sent').waitFor({ timeout: 15_000 });
+  await page.getByRole('button', { name: 'Finish' }).click();
+}
+
+describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: the organization switcher', () => {
+  it('mountOrganizationSwitcher: creates two organizations through its screens, switches between them and back to the personal account', async () => {
+    const { context, page } = await signedInWithUi('switcher');
+    await inPage(page, async (clerk) => clerk.mountOrganizationSwitcher(document.getElementById('app')), null);
+    await page.getByText('Personal account').waitFor({ timeout: 15_000 });
+
+    const invited = email('switcher-invited');
+    await createThroughSwitcher(page, 'Switch Co', invited);
+    await expect.poll(() => trigger(page).innerText(), { timeout: 15_000 }).toContain('Switch Co');
+    const first = await activeOrganization(page);
+    expect(first).toMatchObject({ name: 'Switch Co', id: expect.stringMatching(/^org_/) });
+    expect(first.tokenOrg).toBe(first.id);
+    const backend = createClerkClient({ secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
+    const invitations = await backend.organizations.getOrganizationInvitationList({ organizationId: first.id!, status: ['pending'] });
+    expect(invitations.data.map((i) => [i.emailAddress, i.role])).toEqual([[invited, 'org:member']]);
+
+    await createThroughSwitcher(page, 'Second Org');
+    await expect.poll(() => trigger(page).innerText(), { timeout: 15_000 }).toContain('Second Org');
+    expect((await activeOrganization(page)).name).toBe('Second Org');
+
+    // Switch back through the list: the other organization, then the personal account.
+    await trigger(page).click();
+    await popover(page).getByText('Switch Co').click();
+    await expect.poll(() => trigger(page).innerText(), { timeout: 15_000 }).toContain('Switch Co');
+    expect(await activeOrganization(page)).toEqual(first);
+    await trigger(page).click();
+    await popover(page).getByText('Personal account').click();
+    await expect.poll(() => trigger(page).innerText(), { timeout: 15_000 }).toContain('Personal account');
+    expect(await activeOrganization(page)).toEqual({ name: null, id: null, tokenOrg: null });
+    await context.close();
+  }, 120_000);
+});

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { endpoint } from '../../../http/endpoint';
+import { lightListSchema } from '../../../http/pagination';
+import { listRoles } from '../../../organizations/roles';
+import { lightQuery, roleSchema } from '../../../organizations/schemas';
+import type { OrgMemberAuth } from '../authenticate';
+import { meQuery } from '../users';
+
+/**
+ * Organization reads Clerk's components make that Latchkey's own FAPI has no route for. The
+ * route table guards them like the organization's other routes (a member whose role holds
+ * the permission); the Clerk dialect (dialect.ts) pages and shapes their lists.
+ */
+
+/** The roles a member can be given, for the role pickers of Clerk's invitation and member screens. */
+export const organizationRolesEndpoint = endpoint<OrgMemberAuth, never, { limit: number; starting_after?: string }>({
+  summary: 'The roles a member of this organization can hold (the instance’s roles)',
+  query: meQuery.extend(lightQuery),
+  response: lightListSchema(roleSchema),
+  handle: ({ deps, auth, query }) => listRoles(deps, auth.instance.id, query),
+});
+
+/**
+ * Requests to join the organization. Latchkey has none: a user offered an organization by
+ * their verified email domain joins by accepting the suggestion (`/v1/me/organization_suggestions`),
+ * so this list is always empty.
+ */
+export const membershipRequestsEndpoint = endpoint<OrgMemberAuth, never, object>({
+  summary: 'Requests to join the organization (Latchkey has none: suggestions are accepted by the user)',
+  query: meQuery.extend({ ...lightQuery, status: z.string().max(32).optional() }),
+  response: lightListSchema(z.object({ id: z.string() })),
+  handle: async () => ({ object: 'list' as const, data: [], has_more: false }),
+});
