@@ -66,7 +66,7 @@ async function listen(handler: RequestListener): Promise<{ server: Server; port:
 function serveFile(res: ServerResponse, root: string, rel: string) {
   const file = normalize(join(root, rel));
   if (!file.startsWith(root) || !existsSync(file)) return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(file));
+  res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(file));
 }
 
 async function toFetchRequest(req: IncomingMessage, origin: string): Promise<Request> {
@@ -124,7 +124,7 @@ export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceS
       return;
     }
     const ui = url.includes('ui=1');
-    res.writeHead(200, { 'content-type': 'text/html' }).end(page(inst.publishableKey, fapiUrl, ui));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(inst.publishableKey, fapiUrl, ui));
   });
   appOrigin = `http://127.0.0.1:${app.port}`;
   await setSettings(h, inst.instanceId, { allowed_origins: [appOrigin], ...o.settings });

@@ -1,9 +1,9 @@
 import { createClerkClient } from '@clerk/backend';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../../testing/fapi-helpers';
+import { createTestUser, totpCode } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { CHROMIUM, hasChromiumBinary, inPage, signIn, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import { CHROMIUM, clerkState, codeEmailedTo, hasChromiumBinary, inPage, signIn, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
 
 /**
  * Clerk's prebuilt components (`@clerk/ui` 1.34's browser bundle, passed to `Clerk.load({ ui })`)
@@ -94,6 +94,67 @@ describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: the organization switcher'
     await popover(page).getByText('Personal account').click();
     await expect.poll(() => trigger(page).innerText(), { timeout: 15_000 }).toContain('Personal account');
     expect(await activeOrganization(page)).toEqual({ name: null, id: null, tokenOrg: null });
+    await context.close();
+  }, 120_000);
+});
+
+describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: the user profile', () => {
+  it('mountUserProfile: adds an email address with its emailed code, changes the password, enables TOTP', async () => {
+    const { context, page, address, userId } = await signedInWithUi('profile');
+    await inPage(page, async (clerk) => clerk.mountUserProfile(document.getElementById('app')), null);
+    await page.getByText(address).first().waitFor({ timeout: 15_000 });
+
+    // An email address: the form, the code emailed to it, then listed.
+    const added = email('profile-added');
+    await page.getByRole('button', { name: 'Add email address' }).click();
+    await page.locator('input[name="emailAddress"]').fill(added);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByText('Verify email address').waitFor({ timeout: 15_000 });
+    await page.keyboard.type(await codeEmailedTo(x, added));
+    await page.getByText('Verify email address').waitFor({ state: 'hidden', timeout: 15_000 });
+    await page.getByText(added).first().waitFor({ timeout: 15_000 });
+    const backend = createClerkClient({ secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
+    const emails = (await backend.users.getUser(userId)).emailAddresses.map((e) => [e.emailAddress, e.verification?.status]);
+    expect(emails).toContainEqual([added, 'verified']);
+
+    // The password, on the security page.
+    await page.getByText('Security', { exact: true }).click();
+    await page.getByRole('button', { name: /Update password|Change password/ }).click();
+    const NEW = 'another horse battery staple 43';
+    await page.locator('input[name="currentPassword"]').fill(PASSWORD);
+    await page.locator('input[name="newPassword"]').fill(NEW);
+    await page.locator('input[name="confirmPassword"]').fill(NEW);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('input[name="newPassword"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    const other = await x.openApp();
+    await signIn(other.page, address, NEW);
+    expect((await clerkState(other.page)).userId).toBe(userId);
+    await other.context.close();
+
+    // TOTP: the authenticator app's secret, a current code, the backup codes.
+    await page.getByRole('button', { name: 'Add two-step verification' }).click();
+    await page.getByText('Authenticator application').click();
+    await page.getByText('Can’t scan QR code?').click();
+    // The key is shown in a read-only field to copy.
+    const secret = /\b[A-Z2-7]{32}\b/.exec(await page.locator('#app').innerHTML())?.[0];
+    expect(secret).toBeDefined();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.keyboard.type(totpCode(x.h, secret!));
+    await page.getByText('Two-step verification is now enabled').waitFor({ timeout: 15_000 });
+    const shown = (await page.locator('#app').innerText()).match(/\b[a-z0-9]{10}\b/g) ?? [];
+    expect(shown.length).toBeGreaterThanOrEqual(10);
+    await page.getByRole('button', { name: 'Finish' }).click();
+    await page.getByText('Authenticator application').first().waitFor({ timeout: 15_000 });
+    const mfa = await inPage(page, async (clerk) => {
+      const u = await clerk.user.reload();
+      return { totp: u.totpEnabled as boolean, backupCodes: u.backupCodeEnabled as boolean, twoFactor: u.twoFactorEnabled as boolean };
+    }, null);
+    expect(mfa).toEqual({ totp: true, backupCodes: true, twoFactor: true });
+    // The next sign-in asks for the second factor.
+    const next = await x.openApp();
+    const status = await inPage(next.page, async (clerk, { a, p }) => (await clerk.client.signIn.create({ identifier: a, password: p })).status as string, { a: address, p: NEW });
+    expect(status).toBe('needs_second_factor');
+    await next.context.close();
     await context.close();
   }, 120_000);
 });

@@ -44,6 +44,8 @@ const ALIASES: Alias[] = [
     path: '/v1/organizations/:id/domains/:domain_id/attempt_affiliation_verification',
     to: { method: 'POST', path: '/v1/organizations/:id/domains/:domain_id/attempt_verification', body: { strategy: 'email_code' } },
   },
+  // The account's sessions on every device (the profile's "Active devices").
+  { method: 'GET', path: '/v1/me/sessions/active', to: { method: 'GET', path: '/v1/me/sessions' } },
   { method: 'POST', path: '/v1/organizations/:id/domains/:domain_id/update_enrollment_mode', to: { method: 'PATCH', path: '/v1/organizations/:id/domains/:domain_id' } },
 ];
 
