@@ -146,7 +146,7 @@ async function toClerkResponse(deps: Deps, instance: InstanceContext, request: R
     out = { response: { data: page, total_count: list.length }, client: null };
   } else if (request.method === 'GET' && path.endsWith('/v1/me/sessions') && isList(body)) {
     // Clerk answers the account's sessions as a bare array, each with its latest activity.
-    out = body.data.map((s) => ({ ...s, actor: (s as { impersonated_by?: string | null }).impersonated_by ? { sub: (s as { impersonated_by: string }).impersonated_by } : null }));
+    out = (body.data as { impersonated_by?: string | null }[]).map((s) => ({ ...s, actor: s.impersonated_by ? { sub: s.impersonated_by } : null }));
   } else if (path.endsWith('/v1/me/profile_image')) out = { response: clerkImage(body as never), client: null };
   else if (AS_IS.some((re) => re.test(path))) out = body;
   else if (path.endsWith('/v1/environment')) out = clerkEnvironment(body as never, instance);
