@@ -184,7 +184,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/organizations/:id/billing/checkout',              notImpersonated(org('org:sys_memberships:manage'), 'start a checkout'), orgBilling.checkout),
   fapiRoute('POST',   '/v1/organizations/:id/billing/portal',                notImpersonated(org('org:sys_memberships:manage'), 'open the billing portal'), orgBilling.portal),
   fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
-  // Clerk's development-instance contract (server/clerk/fapi/handshake.ts): @clerk/backend's handshake, clerk-js's dev browser.
+  // Clerk's development-instance contract (server/api/fapi/clerk/handshake.ts): @clerk/backend's handshake, clerk-js's dev browser.
   fapiRoute('POST',   '/v1/dev_browser',                  CLIENT,        clerkDev.devBrowserEndpoint),
   fapiRoute('GET',    '/v1/client/handshake',             CLIENT,        clerkDev.handshakeEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens/:template', CLIENT, templateTokenEndpoint),
@@ -206,7 +206,7 @@ export function createFapi(deps: Deps) {
       return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;
     },
   }, ROUTER_GUARDS);
-  // Clerk's browser client speaks its own dialect of this API (server/clerk/fapi): translated, then served here again.
+  // Clerk's browser client speaks its own dialect of this API (server/api/fapi/clerk): translated, then served here again.
   // CORS for the instance's allowed origins, preflights included, on the FAPI only.
   const app: Hono = new Hono()
     .use(`${FAPI_PREFIX}/*`, clerkFapiDialect(deps, fapiRoutes as RouteEntry<unknown, unknown>[], (req, env) => app.fetch(req, env)))

@@ -8,7 +8,7 @@ import { apiError, CHROMIUM, clerkState, codeEmailedTo, signIn, hasChromiumBinar
 
 /**
  * `@clerk/clerk-js` 6.x, its own browser bundle from npm, unchanged, in Chromium, against an
- * instance's FAPI (server/clerk/fapi): the instance's pk_test_ key and `proxyUrl` = its fapi_url.
+ * instance's FAPI (server/api/fapi/clerk): the instance's pk_test_ key and `proxyUrl` = its fapi_url.
  */
 const hasChromium = required(`Chromium at ${CHROMIUM}`, hasChromiumBinary(), 'the clerk-js tests in Chromium');
 

@@ -6,7 +6,7 @@ import { findClient } from '../../../sessions/clients';
 import { clerkClient } from './client';
 import { clerkEnvironment } from './environment';
 import { clerkErrorBody } from './errors';
-import { validationError } from '../../http/errors';
+import { validationError } from '../../../http/errors';
 import { DEV_BROWSER_HEADER, isClerkFapiRequest, type ClerkFapiRequest } from './mode';
 import { toLatchkeyRequest } from './request';
 import { clerkResource, clerkSession } from './shapes';

@@ -11,7 +11,7 @@ import { settleOverdue } from '../../../sessions/sessions';
  * Latchkey has no named JWT templates: every session JWT carries the instance's one session
  * token template (`session_token_claims`, server/sessions/claims-template.ts), which
  * `getToken()` without a template answers. So every name is unknown: 404 naming the template,
- * as the BAPI's `/v1/sessions/:id/tokens/:template` answers (server/clerk/routes.ts). The
+ * as the BAPI's `/v1/sessions/:id/tokens/:template` answers (server/api/bapi/clerk/endpoints.ts). The
  * session is checked first, so a session that is not this client's, or no longer live,
  * answers as such.
  */
