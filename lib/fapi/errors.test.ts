@@ -22,6 +22,13 @@ describe('FAPI errors as copy', () => {
     expect(describeFapiError(api(422, 'CREDENTIALS_INVALID', { param: 'password' }))).toEqual(describeFapiError(api(422, 'CREDENTIALS_INVALID', {})));
   });
 
+  it('tells a cloned passkey and another site’s passkey apart from one that did not verify', () => {
+    expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'sign_count_regressed' }))).toEqual({ key: 'passkeyCloned' });
+    expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'unknown_credential' }))).toEqual({ key: 'passkeyUnknown' });
+    expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'verification_failed' }))).toEqual({ key: 'passkeyInvalid' });
+    expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'challenge_invalid' }))).toEqual({ key: 'passkeyInvalid' });
+  });
+
   it('carries waits and falls back to a generic message', () => {
     expect(describeFapiError(api(429, 'RATE_LIMITED', { retry_after: 7 }))).toEqual({ key: 'rateLimited', values: { seconds: 7 } });
     expect(describeFapiError(api(429, 'TOO_MANY_ATTEMPTS', { reason: 'code_reissue', retry_after: 21 }))).toEqual({ key: 'codeReissue', values: { seconds: 21 } });
@@ -61,6 +68,7 @@ describe('FAPI errors as copy', () => {
       api(401, 'UNAUTHENTICATED'),
       ...['session_pending', 'mfa_required', 'impersonation', undefined].map((reason) => api(403, 'FORBIDDEN', { reason })),
       api(403, 'ORIGIN_NOT_ALLOWED'),
+      ...['sign_count_regressed', 'unknown_credential', 'verification_failed'].map((reason) => api(422, 'PASSKEY_INVALID', { reason })),
       new NetworkError('x'),
     ];
     for (const locale of ['en', 'fr', 'de'] as const) {

@@ -58,6 +58,10 @@ export function describeFapiError(error: unknown): FapiErrorInfo {
       const remaining = error.meta.remaining_attempts;
       return typeof remaining === 'number' ? { key: 'codeIncorrectRemaining', values: { count: remaining }, param: 'code' } : { key: 'codeIncorrect', param: 'code' };
     }
+    case 'PASSKEY_INVALID':
+      if (reason === 'sign_count_regressed') return { key: 'passkeyCloned' };
+      if (reason === 'unknown_credential') return { key: 'passkeyUnknown' };
+      return { key: 'passkeyInvalid' };
     case 'CODE_EXPIRED':
       if (reason === 'not_prepared') return { key: 'codeNotSent', param: 'code' };
       if (reason === 'used') return { key: 'codeUsed', param: 'code' };
