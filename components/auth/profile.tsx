@@ -194,7 +194,11 @@ function ProfileTabs({ account, security }: { account: ReactNode; security: Reac
   const id = useId();
   const [tab, setTab] = useState<Tab>('account');
   useEffect(() => {
-    if (window.location.hash === '#security') setTab('security');
+    // On load, and when a link on this page (or the address bar) moves to #security without a reload.
+    const fromHash = () => window.location.hash === '#security' && setTab('security');
+    fromHash();
+    window.addEventListener('hashchange', fromHash);
+    return () => window.removeEventListener('hashchange', fromHash);
   }, []);
   const choose = (next: Tab, focus = false) => {
     setTab(next);
