@@ -2,6 +2,7 @@ import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import consoleEn from '../messages/en/console.json' with { type: 'json' };
 import en from '../messages/en/hosted.json' with { type: 'json' };
 import pk from '../messages/en/passkeys.json' with { type: 'json' };
+import { BUDGETS } from '../server/limits/budgets';
 import { cli, createOperatorAccount, latestCode, uniqueEmail } from './support/helpers';
 
 /**
@@ -27,21 +28,27 @@ async function passkeysOn(page: Page, accountId: string, name: string) {
   await page.getByLabel(pk.settings.label).check();
   await page.getByRole('button', { name: consoleEn.signInMethods.save }).click();
   await expect(page.getByText(consoleEn.signInMethods.saved)).toBeVisible();
+  // What the hosted pages read: the FAPI environment offers passkeys once the instance cache (5 s) has the save.
+  await expect
+    .poll(async () => ((await (await fetch(`${instance.fapi_url}/v1/environment`)).json()) as { user_settings: { first_factors: string[] } }).user_settings.first_factors, { timeout: 15_000 })
+    .toContain('passkey');
   const key = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   return { ...instance, secret: key.secret };
+}
+
+/** A browser without passkey autofill (conditional mediation): the hosted sign-in offers only its button. */
+function withoutAutofill() {
+  PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
 }
 
 async function signedOut(context: BrowserContext) {
   await context.clearCookies();
 }
 
-// Not passing yet: the profile's Passkeys card did not appear in the first run (to investigate: env first_factors after the console save, or browserSupportsWebAuthn).
-test.fixme('passkeys: register on the hosted profile, sign in by autofill and with an identifier; a clone and another instance are refused', async ({ page, browser }) => {
+test('passkeys: register on the hosted profile, sign in by autofill and with an identifier; a clone and another instance are refused', async ({ page, browser }) => {
   const accountId = await createOperatorAccount(page, { firstName: 'Pia', email: uniqueEmail('passkey-owner'), password: 'passkey owner passphrase', accountName: 'Passkey Co' });
-  // Wait out the instance cache (5 s) after the setting changes.
   const instance = await passkeysOn(page, accountId, 'Passkey Shop');
   const other = await passkeysOn(page, accountId, 'Other Shop');
-  await page.waitForTimeout(5_500);
 
   const context = await browser.newContext();
   const user = await context.newPage();
@@ -56,7 +63,9 @@ test.fixme('passkeys: register on the hosted profile, sign in by autofill and wi
     await user.getByLabel(en.code.label).fill(await latestCode(instance.secret, email));
     await user.getByRole('button', { name: en.signUp.verifySubmit }).click();
     await expect(user.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+    // The sign-up landed on the profile: the hash alone (no reload) opens the Security tab.
     await user.goto(`${instance.fapi_url}/profile#security`);
+    await expect(user.getByRole('tab', { name: en.profile.tabs.security })).toHaveAttribute('aria-selected', 'true');
     await user.getByRole('button', { name: pk.profile.add }).click();
     await expect(user.getByRole('list', { name: pk.profile.title }).getByText('Passkey', { exact: true })).toBeVisible();
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
@@ -67,12 +76,15 @@ test.fixme('passkeys: register on the hosted profile, sign in by autofill and wi
   await test.step('signed out, the identifier field offers the passkey (conditional UI) and it signs in', async () => {
     await signedOut(context);
     await user.goto(`${instance.fapi_url}/sign-in`);
-    const field = user.getByLabel(en.fields.identifier);
-    await expect(field).toHaveAttribute('autocomplete', 'username webauthn');
-    // The virtual authenticator answers the pending conditional request once the field is used.
-    await field.click();
+    await expect(user.getByLabel(en.fields.identifier)).toHaveAttribute('autocomplete', 'username webauthn');
+    // Chromium's virtual environment answers a conditional (autofill) request as soon as the page
+    // makes it, where a person would pick the passkey in the field's autofill: no click here.
     await expect(user.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
   });
+
+  // From here on, browsers without passkey autofill: the button is the way in, and no autofill
+  // request answered on page load races it (nor retries a refused answer).
+  await context.addInitScript(withoutAutofill);
 
   await test.step('signed out again, the button after the identifier signs in with that user’s passkey', async () => {
     await signedOut(context);
@@ -83,16 +95,20 @@ test.fixme('passkeys: register on the hosted profile, sign in by autofill and wi
   });
 
   await test.step('a cloned credential (the same key, its counter behind) is refused', async () => {
+    // Every browser here shares 127.0.0.1, and its attempts on this instance (the sign-up's code,
+    // two passkey sign-ins) spent the per-IP attempt budget: the clone's answer waits out its window.
+    await user.waitForTimeout(BUDGETS.attempts_per_ip.windowMs);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     const genuine = credentials[0]!;
     expect(genuine.signCount).toBeGreaterThan(1);
     const cloneContext = await browser.newContext();
+    await cloneContext.addInitScript(withoutAutofill);
     const attacker = await cloneContext.newPage();
     const clone = await virtualAuthenticator(attacker);
     await clone.cdp.send('WebAuthn.addCredential', { authenticatorId: clone.authenticatorId, credential: { ...genuine, signCount: 0 } });
     await attacker.goto(`${instance.fapi_url}/sign-in`);
     await attacker.getByRole('button', { name: pk.signIn.button }).click();
-    await expect(attacker.getByRole('alert')).toContainText(/counter went backwards/);
+    await expect(attacker.getByRole('alert').filter({ hasText: en.errors.passkeyCloned })).toBeVisible();
     await expect(attacker.getByRole('heading', { name: en.profile.title, level: 1 })).toHaveCount(0);
     await cloneContext.close();
   });
@@ -101,7 +117,7 @@ test.fixme('passkeys: register on the hosted profile, sign in by autofill and wi
     await signedOut(context);
     await user.goto(`${other.fapi_url}/sign-in`);
     await user.getByRole('button', { name: pk.signIn.button }).click();
-    await expect(user.getByRole('alert')).toContainText(/not registered here/);
+    await expect(user.getByRole('alert').filter({ hasText: en.errors.passkeyUnknown })).toBeVisible();
     await expect(user.getByRole('heading', { name: en.profile.title, level: 1 })).toHaveCount(0);
   });
 
