@@ -51,6 +51,11 @@ export function EmailInput(props: ControlProps & Omit<InputHTMLAttributes<HTMLIn
   return <IdentifierInput type="email" autoComplete="email" {...props} />;
 }
 
+/** A phone number in international format (E.164): the phone keyboard and autofill. */
+export function PhoneInput(props: ControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
+  return <IdentifierInput type="tel" inputMode="tel" autoComplete="tel" {...props} />;
+}
+
 /** A 6-digit code: numeric keyboard, one-time-code autofill, digits only. */
 export function CodeInput({ className, onChange, ...rest }: ControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange'> & { onChange(value: string): void }) {
   return (

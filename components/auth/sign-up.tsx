@@ -3,22 +3,24 @@
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
-import { Alert, Field, Input, Skeleton } from '@/components/ui';
+import { Alert, Button, Field, Input, Skeleton } from '@/components/ui';
 import { clearFlow, readFlow, writeFlow, type FlowState } from '@/lib/fapi/flow';
 import type { SignUpAnswer } from '@/lib/fapi/types';
 import { CodeForm } from './code-form';
-import { EmailInput, IdentifierInput, PasswordInput, usePasswordHint } from './fields';
+import { EmailInput, IdentifierInput, PasswordInput, PhoneInput, usePasswordHint } from './fields';
 import { useFragmentTicket } from './fragment-ticket';
 import { appName, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
 import { SocialButtons } from './social-buttons';
 
-const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'password'] as const;
+const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'phone_number', 'password'] as const;
 type Values = Record<(typeof FIELDS)[number], string>;
+type Identifier = 'email_address' | 'phone_number';
 
 /**
- * `{fapi}/sign-up`: the fields the instance asks for, then the email code. In waitlist mode
+ * `{fapi}/sign-up`: the fields the instance asks for, then the code by email (or by SMS for a
+ * phone number, when the environment offers phone sign-up). In waitlist mode
  * only with a waitlist invitation's `#ticket=…`; without one the page points to `/waitlist`.
  */
 export function SignUpPage() {
@@ -75,28 +77,32 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
   const askName = required.has('first_name') || required.has('last_name');
   const askUsername = required.has('username');
   const askPassword = required.has('password');
-  const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: '', password: '' });
+  const phoneOffered = env?.user_settings.sign_up.identifiers.includes('phone_number') ?? false;
+  const [chosen, setChosen] = useState<Identifier>('email_address');
+  const identifier: Identifier = phoneOffered ? chosen : 'email_address';
+  const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: '', phone_number: '', password: '' });
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   const asked: (keyof Values)[] = [
     ...(askName ? (['first_name', 'last_name'] as const) : []),
     ...(askUsername ? (['username'] as const) : []),
-    'email_address',
+    identifier,
     ...(askPassword ? (['password'] as const) : []),
   ];
 
   const submit = handleSubmit(
     async () => {
-      const body: Record<string, string> = { email_address: values.email_address.trim() };
-      for (const k of asked) if (k !== 'email_address') body[k] = k === 'password' ? values[k] : values[k].trim();
+      const body: Record<string, string> = {};
+      for (const k of asked) body[k] = k === 'password' ? values[k] : values[k].trim();
       // The language the page speaks becomes the user's: later emails (reset codes, invitations) follow it.
       if (env?.localization) body.locale = env.localization.locale;
       if (ticket) body.ticket = ticket;
       const created = await call<SignUpAnswer>('/v1/client/sign_ups', { json: body });
       setClient(created.client);
       const id = created.response.id;
-      await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy: 'email_code' } });
-      writeFlow(instanceId, 'sign_up', { id, identifier: created.response.email_address ?? '', sentAt: Date.now() });
+      const strategy = identifier === 'phone_number' ? 'phone_code' : 'email_code';
+      await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy } });
+      writeFlow(instanceId, 'sign_up', { id, identifier: created.response.phone_number ?? created.response.email_address ?? '', sentAt: Date.now(), strategy });
       router.push(href('/sign-up/verify'));
     },
     { stayBusy: true, check: () => Object.fromEntries(asked.filter((k) => !values[k].trim()).map((k) => [k, te('required')])) },
@@ -128,17 +134,28 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
           )}
         </Field>
       )}
-      <Field label={tf('email')} error={fieldErrors.email_address}>
-        {(p) => (
-          <EmailInput
-            {...p}
-            name="email_address"
-            autoFocus={!askName && !askUsername}
-            value={values.email_address}
-            onChange={set('email_address')}
-          />
-        )}
-      </Field>
+      {identifier === 'phone_number' ? (
+        <Field label={tf('phone')} hint={tf('phoneHint')} error={fieldErrors.phone_number}>
+          {(p) => <PhoneInput {...p} name="phone_number" autoFocus={!askName && !askUsername} value={values.phone_number} onChange={set('phone_number')} />}
+        </Field>
+      ) : (
+        <Field label={tf('email')} error={fieldErrors.email_address}>
+          {(p) => (
+            <EmailInput
+              {...p}
+              name="email_address"
+              autoFocus={!askName && !askUsername}
+              value={values.email_address}
+              onChange={set('email_address')}
+            />
+          )}
+        </Field>
+      )}
+      {phoneOffered && (
+        <Button variant="ghost" size="sm" onClick={() => setChosen(identifier === 'phone_number' ? 'email_address' : 'phone_number')} className="self-start px-1.5 text-indigo-600 dark:text-indigo-400">
+          {identifier === 'phone_number' ? t('useEmail') : t('usePhone')}
+        </Button>
+      )}
       {askPassword && (
         <Field label={tf('password')} hint={passwordHint} error={fieldErrors.password}>
           {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" value={values.password} onChange={set('password')} />}
@@ -148,7 +165,7 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
   );
 }
 
-/** `{fapi}/sign-up/verify`: the email code that creates the account. */
+/** `{fapi}/sign-up/verify`: the email (or SMS) code that creates the account. */
 export function SignUpVerifyPage() {
   const t = useTranslations('hosted.verify');
   const ts = useTranslations('hosted.signUp');
@@ -163,9 +180,10 @@ export function SignUpVerifyPage() {
   }, [instanceId, router, href]);
 
   const ready = env && client && flow;
+  const strategy = flow?.strategy === 'phone_code' ? 'phone_code' : 'email_code';
   return (
     <AuthCard
-      title={ts('verifyTitle')}
+      title={strategy === 'phone_code' ? ts('verifyPhoneTitle') : ts('verifyTitle')}
       subtitle={
         flow ? (
           t.rich('sentTo', { address: flow.identifier, strong })
@@ -173,7 +191,7 @@ export function SignUpVerifyPage() {
           <Skeleton className="mx-auto h-5 w-48" />
         )
       }
-      footer={<TextLink href={href('/sign-up')}>{ts('changeEmail')}</TextLink>}
+      footer={<TextLink href={href('/sign-up')}>{strategy === 'phone_code' ? ts('changePhone') : ts('changeEmail')}</TextLink>}
     >
       <WhenReady value={ready} fields={1}>
         {(flow) => (
@@ -188,7 +206,7 @@ export function SignUpVerifyPage() {
               }
             }}
             onResend={async () => {
-              await call(`/v1/client/sign_ups/${flow.id}/prepare_verification`, { json: { strategy: 'email_code' } });
+              await call(`/v1/client/sign_ups/${flow.id}/prepare_verification`, { json: { strategy } });
               writeFlow(instanceId, 'sign_up', { ...flow, sentAt: Date.now() });
             }}
           />

@@ -14,18 +14,24 @@ import { InlineError } from './states';
 
 type Kind = 'emails' | 'sms';
 
-/** `…/outbox`: what a test instance would have sent by email and SMS, rendered safely. */
+/**
+ * `…/outbox`: what a test instance would have sent by email and SMS, rendered safely. On a
+ * live instance, the SMS and their delivery status only, without their text (the API
+ * withholds it: body_redacted) and no emails (403 live_instance).
+ */
 export function Outbox() {
   const t = useTranslations('console.outbox');
   const instance = useInstance();
   const [kind, setKind] = useState<Kind>('emails');
 
   if (instance.environment === 'live') {
-    // The API refuses live outboxes (403 live_instance); say why instead of asking.
     return (
       <div className="flex flex-col gap-6">
-        <PageHeader title={t('title')} description={t('description', { name: instance.name })} />
+        <PageHeader title={t('title')} description={t('liveDescriptionSms', { name: instance.name })} />
         <LiveExplanation />
+        <section aria-label={t('tabs.sms')}>
+          <MessageList kind="sms" />
+        </section>
       </div>
     );
   }
@@ -127,7 +133,7 @@ function MessageList({ kind }: { kind: Kind }) {
                       active ? 'bg-indigo-50 dark:bg-indigo-950/50' : 'hover:bg-zinc-50 dark:hover:bg-zinc-800/40',
                     )}
                   >
-                    <span className="truncate text-sm font-medium">{m.object === 'email' ? m.subject : m.body}</span>
+                    <span className="truncate text-sm font-medium">{m.object === 'email' ? m.subject : (m.body ?? t(`messageStatus.${m.status}`))}</span>
                     <span className="truncate text-xs text-zinc-600 dark:text-zinc-400">{t('toLine', { to: m.to })}</span>
                     <span className="flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
                       <Badge>{m.template}</Badge>
@@ -155,6 +161,7 @@ function MessageView({ message }: { message: Email | Sms }) {
     [t('template'), message.template],
     [t('sent'), dates.dateTime(message.created_at)],
     [t('status'), t.has(`messageStatus.${message.status}`) ? t(`messageStatus.${message.status}`) : message.status],
+    ...(message.object === 'sms' && message.delivered_by !== 'outbox' ? ([[t('attempts'), String(message.attempts)]] as Array<[string, string]>) : []),
     ...(message.error ? ([[t('deliveryError'), message.object === 'sms' && message.error_code ? `${message.error_code}: ${message.error}` : message.error]] as Array<[string, string]>) : []),
   ];
   return (
@@ -174,6 +181,8 @@ function MessageView({ message }: { message: Email | Sms }) {
               <pre tabIndex={0} className="max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">{message.text}</pre>
             </section>
           </>
+        ) : message.body === null ? (
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('bodyRedacted')}</p>
         ) : (
           <pre className="whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-sm dark:bg-zinc-800">{message.body}</pre>
         )}

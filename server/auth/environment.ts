@@ -8,7 +8,8 @@ import { LOCALES } from '../../i18n/locales';
 import { socialProviders, users } from '../db/schema';
 import type { Deps } from '../deps';
 import { getInstance, type InstanceContext } from '../instances/instances';
-import { isAllowedRedirect, type InstanceSettings } from '../instances/settings';
+import { isAllowedRedirect } from '../instances/settings';
+import { signUpFields, signUpIdentifiers } from './sign-ups';
 import { hostedLocale } from '../localization/hosted-locale';
 import { resolveHostedCopy } from '../localization/resolve';
 import { clientView, type ClientRow } from '../sessions/clients';
@@ -33,6 +34,12 @@ export const environmentSchema = z
         open: z.boolean(),
         required_fields: z.array(z.string()),
         optional_fields: z.array(z.string()),
+        /**
+         * What a sign-up may name as its identifier: `email_address` always; `phone_number`
+         * too when phone codes are on and anyone may sign up (then the code goes by SMS and
+         * `phone_number` replaces `email_address` among the required fields).
+         */
+        identifiers: z.array(z.enum(['email_address', 'phone_number'])),
       }),
       identifiers: z.array(z.string()),
       first_factors: z.array(z.string()),
@@ -55,16 +62,6 @@ export const environmentSchema = z
     }),
   })
   .meta({ id: 'Environment' });
-
-/** Sign-up fields by the instance settings (the same rule sign-ups.ts enforces). */
-export function signUpFields(s: Pick<InstanceSettings, 'password_required' | 'username_required' | 'name_required'>) {
-  const required = ['email_address'];
-  const optional: string[] = [];
-  (s.password_required ? required : optional).push('password');
-  (s.username_required ? required : optional).push('username');
-  for (const f of ['first_name', 'last_name']) (s.name_required ? required : optional).push(f);
-  return { required, optional };
-}
 
 /** The locale of the user of the client's active session, if any. */
 async function signedInUserLocale(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null): Promise<string | null> {
@@ -104,7 +101,7 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
     acceptLanguage: opts.acceptLanguage,
     instanceDefault: s.default_locale,
   });
-  const fields = signUpFields(s);
+  const fields = signUpFields(instance);
   return {
     object: 'environment' as const,
     instance: {
@@ -121,6 +118,7 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
         open: s.sign_up_mode === 'public' || (s.sign_up_mode === 'restricted' && s.allowlist.length > 0),
         required_fields: fields.required,
         optional_fields: fields.optional,
+        identifiers: signUpIdentifiers(s),
       },
       identifiers: identifiersOf(s.sign_in_methods),
       first_factors: firstFactorsOf(s.sign_in_methods),

@@ -7,6 +7,7 @@ import { allValidationProblems, AppError, notFound, validationError } from '../h
 import { newId } from '../db/ids';
 import { assertMetadata } from '../http/metadata';
 import type { InstanceContext } from '../instances/instances';
+import type { InstanceSettings } from '../instances/settings';
 import { createClient, type ClientRow } from '../sessions/clients';
 import { completeSignIn } from './complete-sign-in';
 import { createUser } from '../users/users';
@@ -121,6 +122,13 @@ async function assertPhoneFree(db: Db, instanceId: string, phone: string) {
  * A phone sign-up needs the instance to take phone numbers (as phone sign-in does) and
  * public sign-up: the allow-list, invitations and the waitlist name email addresses.
  */
+export const phoneSignUpOpen = (s: Pick<InstanceSettings, 'sign_in_methods' | 'sign_up_mode'>) => s.sign_in_methods.phone_code && s.sign_up_mode === 'public';
+
+/** The identifiers a sign-up may name (the environment advertises them to sign-up forms). */
+export const signUpIdentifiers = (s: Pick<InstanceSettings, 'sign_in_methods' | 'sign_up_mode'>): ('email_address' | 'phone_number')[] =>
+  phoneSignUpOpen(s) ? ['email_address', 'phone_number'] : ['email_address'];
+
+/** Why a phone sign-up is refused (see phoneSignUpOpen). */
 function checkPhoneSignUp(instance: InstanceContext) {
   if (!instance.settings.sign_in_methods.phone_code) {
     throw validationError('phone_number', 'identifier_not_allowed', 'This application does not take phone numbers: sign up with an email address.');

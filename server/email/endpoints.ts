@@ -41,8 +41,10 @@ export const smsSchema = z
     from: z.string().nullable(),
     template: z.string(),
     locale: z.string(),
-    body: z.string(),
+    body: z.string().nullable().meta({ description: 'The text sent; null on a live instance, where it carries a one-time code (body_redacted).' }),
+    /** The template variables it was rendered with; empty when the body is withheld. */
     data: z.record(z.string(), z.unknown()),
+    body_redacted: z.boolean().meta({ description: 'True on a live instance: the body and data are withheld, the delivery fields are not.' }),
     status: z.enum(SMS_STATUSES).meta({ description: 'queued (not yet accepted by the provider; retried), sent, delivered, undelivered or failed' }),
     delivered_by: z.enum(['outbox', 'twilio']),
     error: z.string().nullable(),
@@ -73,8 +75,9 @@ export const listSmsQuery = z.strictObject({
 type Environment = Parameters<typeof assertOutboxReadable>[0];
 
 /**
- * The dev outbox of the instance `instanceOf` names for a surface's caller: test
- * instances only, on every surface. `params.id` is the email or SMS.
+ * The outbox of the instance `instanceOf` names for a surface's caller. Emails: test
+ * instances only. SMS: every instance, so a live operator follows delivery; on a live
+ * instance without their text (it carries codes). `params.id` is the email or SMS.
  */
 export function messageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string; environment: Environment }) {
   const outbox = (auth: Auth, what: string) => {
@@ -82,6 +85,7 @@ export function messageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
     assertOutboxReadable(instance.environment, what);
     return instance.id;
   };
+  const redactionOf = (auth: Auth) => ({ redact: instanceOf(auth).environment !== 'test' });
   return {
     listEmails: endpoint<Auth, never, z.output<typeof listEmailsQuery>>({
       summary: 'List sent emails (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
@@ -95,15 +99,15 @@ export function messageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
       handle: async ({ deps, auth, params }) => getEmail(deps, outbox(auth, 'Emails'), params.id!),
     }),
     listSms: endpoint<Auth, never, z.output<typeof listSmsQuery>>({
-      summary: 'List sent SMS (the dev outbox), newest first; filter by to, user_id, template. Test instances only',
+      summary: 'List sent SMS with their delivery status, newest first; filter by to, user_id, template. On a live instance the body and data are withheld (body_redacted)',
       query: listSmsQuery,
       response: cursorPageSchema(smsSchema),
-      handle: async ({ deps, auth, query }) => listSms(deps, outbox(auth, 'SMS messages'), query),
+      handle: async ({ deps, auth, query }) => listSms(deps, instanceOf(auth).id, query, redactionOf(auth)),
     }),
     getSms: endpoint<Auth>({
-      summary: 'Get a sent SMS. Test instances only',
+      summary: 'Get a sent SMS with its delivery status. On a live instance the body and data are withheld (body_redacted)',
       response: smsSchema,
-      handle: async ({ deps, auth, params }) => getSms(deps, outbox(auth, 'SMS messages'), params.id!),
+      handle: async ({ deps, auth, params }) => getSms(deps, instanceOf(auth).id, params.id!, redactionOf(auth)),
     }),
   };
 }

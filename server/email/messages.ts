@@ -31,8 +31,12 @@ export function emailView(r: EmailRow) {
 }
 export type EmailView = ReturnType<typeof emailView>;
 
-/** The `sms` resource. */
-export function smsView(r: SmsRow) {
+/**
+ * The `sms` resource. `redact` (the SMS routes of a live instance): the body and the
+ * template data, which carry the one-time code, are withheld; the delivery fields stay.
+ */
+export function smsView(r: SmsRow, opts: { redact?: boolean } = {}) {
+  const redact = opts.redact ?? false;
   return {
     object: 'sms' as const,
     id: r.id,
@@ -41,8 +45,9 @@ export function smsView(r: SmsRow) {
     from: r.from,
     template: r.template,
     locale: r.locale,
-    body: r.body,
-    data: r.data,
+    body: redact ? null : r.body,
+    data: redact ? {} : r.data,
+    body_redacted: redact,
     status: r.status,
     delivered_by: r.deliveredBy,
     error: r.error,
@@ -79,23 +84,25 @@ export async function getEmail(deps: Pick<Deps, 'db'>, instanceId: string, id: s
   return emailView(row);
 }
 
-export async function listSms(deps: Pick<Deps, 'db'>, instanceId: string, q: MessageQuery) {
+/** An instance's SMS, newest first; `redact` as smsView's. */
+export async function listSms(deps: Pick<Deps, 'db'>, instanceId: string, q: MessageQuery, opts: { redact?: boolean } = {}) {
   const filters: (SQL | undefined)[] = [eq(smsMessages.instanceId, instanceId)];
   if (q.to !== undefined) filters.push(eq(smsMessages.to, q.to));
   if (q.user_id !== undefined) filters.push(eq(smsMessages.userId, q.user_id));
   if (q.template !== undefined) filters.push(eq(smsMessages.template, q.template));
-  return cursorList(q, newestFirst(smsMessages.id), tableRows(deps.db, smsMessages, ...filters), smsView);
+  return cursorList(q, newestFirst(smsMessages.id), tableRows(deps.db, smsMessages, ...filters), (r) => smsView(r, opts));
 }
 
-export async function getSms(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<SmsView> {
+export async function getSms(deps: Pick<Deps, 'db'>, instanceId: string, id: string, opts: { redact?: boolean } = {}): Promise<SmsView> {
   const [row] = await deps.db.select().from(smsMessages).where(and(eq(smsMessages.id, id), eq(smsMessages.instanceId, instanceId)));
   if (!row) throw notFound('sms');
-  return smsView(row);
+  return smsView(row, opts);
 }
 
 /**
- * Messages carry one-time codes and links: the APIs show them for test instances only.
- * 403 FORBIDDEN (meta.reason live_instance) otherwise.
+ * Emails carry one-time codes and links: the APIs show them for test instances only.
+ * 403 FORBIDDEN (meta.reason live_instance) otherwise. (SMS are shown everywhere, their
+ * text withheld on live instances: an operator follows their delivery.)
  */
 export function assertOutboxReadable(environment: 'test' | 'live', what: string): void {
   if (environment !== 'test') {

@@ -62,8 +62,8 @@ export interface TestHarness {
   createKey(instanceId: string, scopes: string): Promise<{ id: string; secret: string }>;
   /** Emails sent to an address (any instance), newest first: read codes with `(await h.outbox(to))[0].data.code`. */
   outbox(to: string): Promise<EmailView[]>;
-  /** SMS sent to a number, newest first. */
-  smsOutbox(to: string): Promise<SmsView[]>;
+  /** SMS sent to a number (any instance), newest first, as stored: the text included, for the code. */
+  smsOutbox(to: string): Promise<(SmsView & { body: string })[]>;
   close(): Promise<void>;
 }
 
@@ -118,7 +118,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<TestHarn
     },
     async smsOutbox(to) {
       const rows = await runtime.deps.db.select().from(smsMessages).where(eq(smsMessages.to, to)).orderBy(desc(smsMessages.id));
-      return rows.map(smsView);
+      return rows.map((r) => ({ ...smsView(r), body: r.body }));
     },
     close: () => runtime.close(),
   };

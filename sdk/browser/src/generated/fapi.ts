@@ -31,6 +31,7 @@ export type Environment = {
       open: boolean;
       required_fields: Array<string>;
       optional_fields: Array<string>;
+      identifiers: Array<"email_address" | "phone_number">;
     };
     identifiers: Array<string>;
     first_factors: Array<string>;
