@@ -35,6 +35,7 @@ describe('GET /v1/environment', () => {
           open: true,
           required_fields: ['email_address', 'password', 'first_name', 'last_name'],
           optional_fields: ['username'],
+          identifiers: ['email_address'],
         },
         first_factors: ['password', 'email_code', 'reset_password_email_code'],
         second_factors: ['totp', 'backup_code'],
@@ -54,6 +55,23 @@ describe('GET /v1/environment', () => {
       const i = await instanceWith(h, settings);
       const res = await browserOf(h, i).call('GET', '/v1/environment');
       expect(res.body.user_settings.sign_up.open, JSON.stringify(settings)).toBe(open);
+    }
+  });
+
+  it('offers phone sign-up when phone codes are on and anyone may sign up (the rule the sign-up enforces)', async () => {
+    const methods = { password: true, email_code: true, username: true, phone_code: true, email_link: false, email_link_same_browser: false };
+    for (const [settings, identifiers] of [
+      [{ sign_in_methods: methods }, ['email_address', 'phone_number']],
+      [{ sign_in_methods: { ...methods, phone_code: false } }, ['email_address']],
+      [{ sign_in_methods: methods, sign_up_mode: 'restricted' as const, allowlist: ['acme.com'] }, ['email_address']],
+    ] as const) {
+      const i = await instanceWith(h, settings);
+      const b = browserOf(h, i);
+      const phone = '+447700900123'; // each instance its own: never taken
+      const env = (await b.call('GET', '/v1/environment')).body;
+      expect(env.user_settings.sign_up.identifiers, JSON.stringify(settings)).toEqual(identifiers);
+      const created = await b.call('POST', '/v1/client/sign_ups', { body: { phone_number: phone, password: 'a long enough passphrase' } });
+      expect(created.status === 200, JSON.stringify(created.body)).toBe(identifiers.includes('phone_number' as never));
     }
   });
 

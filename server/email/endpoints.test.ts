@@ -9,6 +9,7 @@ const test = sharedInstance(h);
 const live = sharedInstance(h, { environment: 'live' });
 const sent: EmailView[] = [];
 let sms: SmsView[] = [];
+let liveSms: SmsView;
 
 beforeAll(async () => {
   const d = h.runtime.deps;
@@ -30,6 +31,7 @@ beforeAll(async () => {
     await sendSms(d, { instanceId: test.instanceId, to: '+14155550100', template: 'verification_code', data: { code: '111111' }, userId: 'user_a' }),
     await sendSms(d, { instanceId: test.instanceId, to: '+14155550199', template: 'verification_code', data: { code: '222222' } }),
   ];
+  liveSms = await sendSms(d, { instanceId: live.instanceId, to: '+14155550100', template: 'verification_code', data: { code: '999999' }, userId: 'user_l' });
 });
 
 const get = (path: string, key = test.secret) => h.call('GET', path, { key });
@@ -83,7 +85,7 @@ describe('GET /v1/emails', () => {
   });
 
   it('answers 403 FORBIDDEN on a live instance: codes are secrets in production', async () => {
-    for (const path of ['/v1/emails', `/v1/emails/${sent[0]!.id}`, '/v1/sms', `/v1/sms/${sms[0]!.id}`]) {
+    for (const path of ['/v1/emails', `/v1/emails/${sent[0]!.id}`]) {
       const res = await get(path, live.secret);
       expect(res.status).toBe(403);
       expect(res.body.errors[0]).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/only be read on test instances/), meta: { reason: 'live_instance' } });
@@ -116,6 +118,21 @@ describe('GET /v1/sms', () => {
     expect(await get(`/v1/sms/${sms[1]!.id}`)).toMatchObject({ status: 200, body: sms[1] });
     expect((await get('/v1/sms?to=555')).status).toBe(422);
     expect((await get('/v1/sms/sms_01ARZ3NDEKTSV4RRFFQ69G5FAV')).status).toBe(404);
+  });
+
+  it('on a live instance, lists and gets SMS with their delivery status but never their text or data (the code)', async () => {
+    const redacted = { ...liveSms, body: null, data: {}, body_redacted: true };
+    const list = await get('/v1/sms', live.secret);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual({ data: [redacted], has_more: false, next_cursor: null });
+    expect(list.body.data[0]).toMatchObject({ status: 'delivered', delivered_by: 'outbox', to: '+14155550100', template: 'verification_code', attempts: 1, user_id: 'user_l' });
+    const one = await get(`/v1/sms/${liveSms.id}`, live.secret);
+    expect(one).toMatchObject({ status: 200, body: redacted });
+    expect(ids((await get('/v1/sms?user_id=user_l', live.secret)).body)).toEqual([liveSms.id]);
+    for (const res of [list, one]) expect(JSON.stringify(res.body)).not.toContain('999999');
+    // A test instance's SMS still show their text; another instance's stay out of reach.
+    expect((await get(`/v1/sms/${sms[0]!.id}`)).body).toMatchObject({ body: expect.stringContaining('111111'), body_redacted: false });
+    expect((await get(`/v1/sms/${sms[0]!.id}`, live.secret)).status).toBe(404);
   });
 
   it('requires sms:read', async () => {

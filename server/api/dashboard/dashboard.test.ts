@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../cli/commands';
 import { auditLogs } from '../../db/schema';
-import { sendEmail } from '../../email/mailer';
+import { sendEmail, sendSms } from '../../email/mailer';
 import { bootstrapConsole, bootstrapEmptyStore } from '../../instances/bootstrap';
 import { issueSetupLink } from '../../instances/platform';
 import { claimedConsole, consoleBrowser, consoleSetupToken, type ConsoleBrowser } from '../../testing/console-client';
@@ -340,7 +340,7 @@ describe('users, sessions, impersonation, audit log, outbox', () => {
     expect((await owner.b.dash('GET', `${inst()}/audit_logs?since=10&until=5`)).status).toBe(422);
   });
 
-  it('shows the email and SMS outbox of test instances only', async () => {
+  it('shows the email and SMS outbox of test instances, and a live instance’s SMS without their text', async () => {
     await sendEmail(h.runtime.deps, { instanceId: dev.instance.id, to: 'ann@acme.com', template: 'verification_code', data: { code: '123456' } });
     const list = await owner.b.dash('GET', `${inst()}/emails?to=ann@acme.com`);
     expect(list.status).toBe(200);
@@ -353,6 +353,13 @@ describe('users, sessions, impersonation, audit log, outbox', () => {
     const refused = await owner.b.dash('GET', `/accounts/${owner.accountId}/instances/${live.id}/emails`);
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0].meta.reason).toBe('live_instance');
+    const text = await sendSms(h.runtime.deps, { instanceId: live.id, to: '+14155550142', template: 'verification_code', data: { code: '424242' } });
+    const texts = await owner.b.dash('GET', `/accounts/${owner.accountId}/instances/${live.id}/sms`);
+    expect(texts.status).toBe(200);
+    expect(texts.body.data).toEqual([{ ...text, body: null, data: {}, body_redacted: true }]);
+    const textOne = await owner.b.dash('GET', `/accounts/${owner.accountId}/instances/${live.id}/sms/${text.id}`);
+    expect(textOne.body).toMatchObject({ id: text.id, status: 'delivered', body: null, body_redacted: true });
+    expect(JSON.stringify([texts.body, textOne.body])).not.toContain('424242');
   });
 
   it('deletes a user, audited', async () => {
