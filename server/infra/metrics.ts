@@ -11,6 +11,11 @@ export interface Metrics {
   webhookDeliveries: Counter<'outcome'>;
   /** Attack protection at work, by instance and rule (user_lockout, step_up, password_compromised). */
   protection: Counter<'instance' | 'rule'>;
+  /**
+   * SMS handed to a provider, by provider and outcome: a send's answer (sent, retrying,
+   * failed) and each status a callback moved an SMS to (delivered, undelivered, failed).
+   */
+  smsDeliveries: Counter<'provider' | 'status'>;
 }
 
 export interface MetricsOptions {
@@ -94,6 +99,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       name: 'latchkey_attack_protection_total',
       help: 'Attack protection actions by instance and rule: user_lockout, step_up (risk-based MFA), password_compromised',
       labelNames: ['instance', 'rule'],
+      registers: [registry],
+    }),
+    smsDeliveries: new Counter({
+      name: 'latchkey_sms_deliveries_total',
+      help: 'SMS delivery outcomes by provider and status: sent, retrying, failed (a send) and delivered, undelivered, failed (a status callback)',
+      labelNames: ['provider', 'status'],
       registers: [registry],
     }),
   };

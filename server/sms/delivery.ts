@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { instances, smsMessages, type SmsStatus } from '../db/schema';
 import { smsView, type SmsRow, type SmsView } from '../email/messages';
@@ -9,7 +9,7 @@ import { REASONS } from './reasons';
 import { loadSmsSettings, smsProviderSetup, statusCallbackUrlOf } from './settings';
 import { PROVIDERS } from './twilio';
 
-export type SmsDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'cipher' | 'dns' | 'testTrustedCas'>;
+export type SmsDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'cipher' | 'dns' | 'testTrustedCas' | 'metrics'>;
 
 /**
  * A send the provider did not take (timeout, network, its 5xx or 429) is tried again after
@@ -58,12 +58,17 @@ async function attemptDelivery(deps: SmsDeps, row: SmsRow): Promise<SmsView | nu
   if (!claimed) return null;
 
   const outcome = await sendClaimed(deps, claimed);
+  deps.metrics.smsDeliveries.inc({ provider: claimed.deliveredBy, status: outcome.status === 'queued' ? 'retrying' : outcome.status });
+  // Over the claim, and only while `queued`: a status callback that came first (it names the
+  // SMS by id) has already moved it forward, and the outcome must not move it back.
   const [done] = await deps.db
     .update(smsMessages)
     .set({ ...outcome, updatedAt: deps.clock.now() })
     .where(and(eq(smsMessages.id, claimed.id), eq(smsMessages.attempts, claimed.attempts), eq(smsMessages.status, 'queued')))
     .returning();
-  return smsView(done ?? { ...claimed, ...outcome });
+  if (done) return smsView(done);
+  const [now] = await deps.db.select().from(smsMessages).where(eq(smsMessages.id, claimed.id));
+  return smsView(now ?? { ...claimed, ...outcome });
 }
 
 type Outcome = Pick<SmsRow, 'status' | 'error' | 'errorCode' | 'nextAttemptAt'> & Partial<Pick<SmsRow, 'providerMessageId'>>;
@@ -76,7 +81,7 @@ async function sendClaimed(deps: SmsDeps, claimed: SmsRow): Promise<Outcome> {
     return { status: 'failed', error: 'No SMS provider is configured for this instance any more.', errorCode: REASONS.not_configured, nextAttemptAt: null };
   }
   try {
-    const accepted = await setup.provider.send(setup.connection, { to: claimed.to, body: claimed.body, statusCallbackUrl: setup.statusCallbackUrl });
+    const accepted = await setup.provider.send(setup.connection, { to: claimed.to, body: claimed.body, statusCallbackUrl: setup.statusCallbackUrl(claimed.id) });
     deps.logger.debug({ sms_id: claimed.id, attempts: claimed.attempts, status: accepted.status }, 'SMS accepted by the provider');
     return { status: accepted.status, providerMessageId: accepted.providerMessageId, error: null, errorCode: null, nextAttemptAt: null };
   } catch (err) {
@@ -117,8 +122,20 @@ export async function retryDueSms(deps: SmsDeps, opts: { limit?: number } = {}) 
  * instance's auth token over the callback URL we gave it (never the request's Host) and the
  * form fields; moves the SMS it names forward (sent → delivered, undelivered or failed),
  * never back. 403 signature_invalid for a bad or missing signature.
+ *
+ * The URL names the SMS (`sms_id`, signed with it), so a report that arrives before the
+ * send's outcome is written — Twilio may call back within milliseconds — finds its SMS and
+ * records its status and message id; the outcome then finds the SMS no longer `queued` and
+ * leaves it. Callbacks for sends made before URLs named the SMS match on the message id.
  */
-export async function receiveStatusCallback(deps: SmsDeps, providerName: string, instanceId: string, rawBody: string, header: (name: string) => string | undefined) {
+export async function receiveStatusCallback(
+  deps: SmsDeps,
+  providerName: string,
+  instanceId: string,
+  smsId: string | undefined,
+  rawBody: string,
+  header: (name: string) => string | undefined,
+) {
   const refused = () => new AppError('FORBIDDEN', { message: 'The status callback’s signature does not verify.', meta: { reason: REASONS.signature_invalid } });
   const provider = PROVIDERS[providerName];
   const settings = provider ? await loadSmsSettings(deps, instanceId) : undefined;
@@ -126,7 +143,7 @@ export async function receiveStatusCallback(deps: SmsDeps, providerName: string,
   let report;
   try {
     report = provider.parseCallback({
-      url: statusCallbackUrlOf(deps.config.PUBLIC_URL, provider.name, instanceId),
+      url: statusCallbackUrlOf(deps.config.PUBLIC_URL, provider.name, instanceId, smsId),
       form: formFields(rawBody, false),
       header,
       authToken: deps.cipher.decrypt(settings.authTokenEncrypted),
@@ -136,18 +153,21 @@ export async function receiveStatusCallback(deps: SmsDeps, providerName: string,
     throw err;
   }
   const behind = (Object.keys(RANK) as SmsStatus[]).filter((s) => RANK[s] < RANK[report.status]);
+  const named = smsId ? eq(smsMessages.id, smsId) : eq(smsMessages.providerMessageId, report.providerMessageId);
   const [updated] = behind.length
     ? await deps.db
         .update(smsMessages)
         .set({
           status: report.status,
           nextAttemptAt: null,
-          ...(report.errorCode ? { errorCode: report.errorCode, error: report.error } : {}),
+          providerMessageId: sql`coalesce(${smsMessages.providerMessageId}, ${report.providerMessageId})`,
+          ...(report.errorCode ? { errorCode: report.errorCode, error: report.error } : { errorCode: null, error: null }),
           updatedAt: deps.clock.now(),
         })
-        .where(and(eq(smsMessages.instanceId, instanceId), eq(smsMessages.providerMessageId, report.providerMessageId), inArray(smsMessages.status, behind)))
+        .where(and(eq(smsMessages.instanceId, instanceId), named, inArray(smsMessages.status, behind)))
         .returning()
     : [];
+  if (updated) deps.metrics.smsDeliveries.inc({ provider: provider.name, status: updated.status });
   if (updated && (updated.status === 'failed' || updated.status === 'undelivered')) {
     deps.logger.warn({ sms_id: updated.id, status: updated.status, error_code: updated.errorCode }, 'SMS not delivered');
   }

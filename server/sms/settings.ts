@@ -14,9 +14,13 @@ import { PROVIDERS } from './twilio';
 type SettingsRow = typeof smsSettings.$inferSelect;
 type Instance = Pick<InstanceContext, 'id' | 'environment'>;
 
-/** Where the provider reports status changes of the instance's messages (the StatusCallback of each send). */
-export const statusCallbackUrlOf = (publicUrl: string, provider: string, instanceId: string) =>
-  `${publicUrl.replace(/\/+$/, '')}/v1/sms_callbacks/${provider}/${instanceId}`;
+/**
+ * Where the provider reports status changes of the instance's messages. Each send names it
+ * with the SMS's own id (`?sms_id=`, under the provider's signature): a report that arrives
+ * before the send's outcome is written still finds its SMS.
+ */
+export const statusCallbackUrlOf = (publicUrl: string, provider: string, instanceId: string, smsId?: string) =>
+  `${publicUrl.replace(/\/+$/, '')}/v1/sms_callbacks/${provider}/${instanceId}${smsId ? `?sms_id=${encodeURIComponent(smsId)}` : ''}`;
 
 export const hasCredentials = (r: SettingsRow | undefined): r is SettingsRow =>
   Boolean(r?.accountId && r.authTokenEncrypted && (r.fromNumber || r.messagingServiceId));
@@ -96,7 +100,8 @@ export async function updateSmsSettings(deps: Pick<Deps, 'db' | 'clock' | 'ciphe
 export interface ProviderSetup {
   provider: SmsProvider;
   connection: SmsConnection;
-  statusCallbackUrl: string;
+  /** The StatusCallback of one SMS. */
+  statusCallbackUrl(smsId: string): string;
 }
 
 type SetupDeps = Pick<Deps, 'db' | 'cipher' | 'config' | 'dns' | 'testTrustedCas'>;
@@ -119,7 +124,7 @@ export async function smsProviderSetup(deps: SetupDeps, instance: Instance, row?
       policy: targetPolicy(deps.config, instance.environment),
       ...outboundNetwork(deps),
     },
-    statusCallbackUrl: statusCallbackUrlOf(deps.config.PUBLIC_URL, r.provider, instance.id),
+    statusCallbackUrl: (smsId) => statusCallbackUrlOf(deps.config.PUBLIC_URL, r.provider, instance.id, smsId),
   };
 }
 

@@ -8,6 +8,7 @@ import { bapiWith, type TestInstance } from '../testing/fapi-helpers';
 import { startFakeTwilio } from '../testing/fake-twilio';
 import { sharedHarness } from '../testing/harness';
 import { retryDueSms, SMS_CLAIM_LEASE_MS, SMS_RETRY_DELAYS_MS } from './delivery';
+import { twilioSignature } from './twilio';
 
 /** SMS through Twilio, end to end against a fake Twilio on loopback. */
 const ACCOUNT = { sid: `AC${'a1'.repeat(16)}`, authToken: 'twilio-auth-token-secret' };
@@ -44,7 +45,15 @@ async function settled(smsId: string) {
 }
 
 function postCallback(i: TestInstance, cb: { url: string; body: string; signature: string }, signature = cb.signature) {
-  return h.call('POST', new URL(cb.url).pathname, { raw: cb.body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature } });
+  const url = new URL(cb.url);
+  return h.call('POST', url.pathname + url.search, { raw: cb.body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature } });
+}
+
+/** latchkey_sms_deliveries_total for Twilio and a status, as GET /metrics answers it. */
+async function deliveriesCounted(status: string): Promise<number> {
+  const text = await (await h.request('GET', '/metrics')).text();
+  const m = new RegExp(`^latchkey_sms_deliveries_total\\{provider="twilio",status="${status}"\\} (\\d+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
 }
 
 describe('SMS settings', () => {
@@ -100,7 +109,7 @@ describe('an SMS code through Twilio', () => {
     expect(sms).toMatchObject({ status: 'sent', attempts: 1, error: null, nextAttemptAt: null });
     const sent = fake.messages.find((m) => m.form.To === phone)!;
     expect(sent.basicAuth).toBe(`${ACCOUNT.sid}:${ACCOUNT.authToken}`);
-    expect(sent.form).toMatchObject({ To: phone, From: FROM, StatusCallback: `http://localhost:3000/v1/sms_callbacks/twilio/${i.instanceId}` });
+    expect(sent.form).toMatchObject({ To: phone, From: FROM, StatusCallback: `http://localhost:3000/v1/sms_callbacks/twilio/${i.instanceId}?sms_id=${sms.id}` });
     expect(sms.providerMessageId).toBe(sent.sid);
     const code = /(\d{6})/.exec(sent.form.Body!)![1]!;
 
@@ -131,6 +140,66 @@ describe('an SMS code through Twilio', () => {
     const cb = fake.signedCallback(sms.provider_message_id, 'undelivered', { ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });
     expect((await postCallback(i, cb)).status).toBe(200);
     expect((await h.call('GET', `/v1/sms/${sms.id}`, { key: i.secret })).body).toMatchObject({ status: 'undelivered', error_code: '30003', error: 'Unreachable destination handset' });
+  });
+
+  it('records a callback that overtakes the send’s answer; the outcome saved afterwards does not move the SMS back', async () => {
+    const i = await configured();
+    const to = ukNumber();
+    const early: { status: number; body: Record<string, unknown> }[] = [];
+    fake.state.beforeAnswer = async (m) => {
+      early.push(await postCallback(i, fake.signedCallback(m.sid, 'delivered')));
+    };
+    const sms = (await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to } })).body;
+    fake.state.beforeAnswer = undefined;
+    const sent = fake.messages.find((m) => m.form.To === to)!;
+    expect(sent.form.StatusCallback).toBe(`http://localhost:3000/v1/sms_callbacks/twilio/${i.instanceId}?sms_id=${sms.id}`);
+    expect(early).toEqual([expect.objectContaining({ status: 200, body: { object: 'sms_status_callback', received: true, sms_id: sms.id, status: 'delivered' } })]);
+    const expected = { status: 'delivered', provider_message_id: sent.sid, attempts: 1, error: null, error_code: null, next_attempt_at: null };
+    expect(sms).toMatchObject(expected);
+    expect((await h.call('GET', `/v1/sms/${sms.id}`, { key: i.secret })).body).toMatchObject(expected);
+    // Nothing is due: the SMS is not sent again.
+    h.clock.advance(SMS_CLAIM_LEASE_MS);
+    await retryDueSms(h.runtime.deps);
+    expect(fake.messages.filter((m) => m.form.To === to)).toHaveLength(1);
+  });
+
+  it('refuses a callback whose SMS id was changed (the id is under the signature); one without an id matches the message id', async () => {
+    const i = await configured();
+    const first = (await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to: ukNumber() } })).body;
+    const second = (await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to: ukNumber() } })).body;
+    const cb = fake.signedCallback(first.provider_message_id, 'failed', { ErrorCode: '30008', ErrorMessage: 'Unknown error' });
+    expectError(await postCallback(i, { ...cb, url: cb.url.replace(first.id, second.id) }), 403, 'FORBIDDEN', { reason: 'signature_invalid' });
+    expect((await h.call('GET', `/v1/sms/${second.id}`, { key: i.secret })).body.status).toBe('sent');
+
+    // A send made before StatusCallback named the SMS: its callback URL is the bare one.
+    const bare = `http://localhost:3000/v1/sms_callbacks/twilio/${i.instanceId}`;
+    const form = Object.fromEntries(new URLSearchParams(fake.signedCallback(second.provider_message_id, 'delivered').body));
+    const res = await postCallback(i, { url: bare, body: new URLSearchParams(form).toString(), signature: twilioSignature(ACCOUNT.authToken, bare, form) });
+    expect(res.body).toEqual({ object: 'sms_status_callback', received: true, sms_id: second.id, status: 'delivered' });
+  });
+
+  it('counts delivery outcomes by provider and status in the Prometheus metrics', async () => {
+    const i = await configured();
+    const before = { sent: await deliveriesCounted('sent'), retrying: await deliveriesCounted('retrying'), failed: await deliveriesCounted('failed'), delivered: await deliveriesCounted('delivered') };
+    fake.state.failNext.push(503, { status: 400, code: 21211, message: "The 'To' number is not a valid phone number." });
+    const retrying = (await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to: ukNumber() } })).body;
+    await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to: ukNumber() } });
+    const ok = (await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to: ukNumber() } })).body;
+    const delivered = fake.signedCallback(ok.provider_message_id, 'delivered');
+    await postCallback(i, delivered);
+    // A repeated callback changes nothing and is not counted again.
+    await postCallback(i, delivered);
+    expect({ sent: await deliveriesCounted('sent'), retrying: await deliveriesCounted('retrying'), failed: await deliveriesCounted('failed'), delivered: await deliveriesCounted('delivered') }).toEqual({
+      sent: before.sent + 1,
+      retrying: before.retrying + 1,
+      failed: before.failed + 1,
+      delivered: before.delivered + 1,
+    });
+    // The retry goes out, and is counted as sent.
+    h.clock.advance(SMS_RETRY_DELAYS_MS[0]);
+    await retryDueSms(h.runtime.deps);
+    expect((await h.call('GET', `/v1/sms/${retrying.id}`, { key: i.secret })).body.status).toBe('sent');
+    expect(await deliveriesCounted('sent')).toBe(before.sent + 2);
   });
 
   it('stays in the dev outbox when no provider is configured', async () => {

@@ -14,13 +14,19 @@ export interface FakeTwilioMessage {
  * A local stand-in for Twilio's Messages API on loopback. It checks HTTP Basic against the
  * account it was made with (401 and Twilio's error 20003 otherwise), records every message,
  * and answers like Twilio (201 with a `SM…` sid, status `queued`). `failNext` answers the
- * next requests with a status (503…) or hangs them (`'hang'`, for timeouts). `callback`
- * posts a signed status callback to the message's StatusCallback, as Twilio does.
+ * next requests with a status (503…) or hangs them (`'hang'`, for timeouts).
+ * `signedCallback` makes the signed status callback Twilio would post to the message's
+ * StatusCallback; `beforeAnswer` lets one arrive before the send is answered.
  */
 export async function startFakeTwilio(account: { sid: string; authToken: string }) {
   const messages: FakeTwilioMessage[] = [];
   const requests: { path: string; basicAuth: string | null; status: number }[] = [];
-  const state = { failNext: [] as (number | 'hang' | { status: number; code: number; message: string })[], seq: 0 };
+  const state = {
+    failNext: [] as (number | 'hang' | { status: number; code: number; message: string })[],
+    seq: 0,
+    /** Runs after a message is recorded and before the API answers (a status callback that overtakes the answer). */
+    beforeAnswer: undefined as ((message: FakeTwilioMessage) => Promise<void>) | undefined,
+  };
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -49,8 +55,11 @@ export async function startFakeTwilio(account: { sid: string; authToken: string 
       }
       const form = Object.fromEntries(new URLSearchParams(raw));
       const sid = `SM${(++state.seq).toString(16).padStart(32, '0')}`;
-      messages.push({ sid, accountSid: match[1]!, basicAuth, form });
-      answer(201, { sid, account_sid: match[1], to: form.To, from: form.From ?? null, body: form.Body, status: 'queued', error_code: null, error_message: null });
+      const message = { sid, accountSid: match[1]!, basicAuth, form };
+      messages.push(message);
+      const accepted = () => answer(201, { sid, account_sid: match[1], to: form.To, from: form.From ?? null, body: form.Body, status: 'queued', error_code: null, error_message: null });
+      if (!state.beforeAnswer) return accepted();
+      state.beforeAnswer(message).then(accepted, () => answer(500, { code: 20500, message: 'Internal server error', status: 500 }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
