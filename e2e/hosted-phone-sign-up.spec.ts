@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
+import { startFakeTwilio } from '../server/testing/fake-twilio';
 import { bapi, cli, createOperatorAccount, smsCode, uniqueEmail } from './support/helpers';
 
 test('phone sign-up on the hosted page: offered once phone codes are on; the code goes by SMS and the account has the number verified', async ({ page, browser }) => {
@@ -61,4 +62,40 @@ test('phone sign-up on the hosted page: offered once phone codes are on; the cod
     await again.context().close();
   });
   await visitor.context().close();
+});
+
+test('the console’s SMS card: Twilio settings saved, a test SMS reaches Twilio (a local fake) with them, and the outbox shows its delivery status', async ({ page }) => {
+  const account = { sid: `AC${'e5'.repeat(16)}`, authToken: 'e2e-twilio-auth-token' };
+  const fake = await startFakeTwilio(account);
+  try {
+    const accountId = await createOperatorAccount(page, { firstName: 'Tom', email: uniqueEmail('sms-owner'), password: 'texting all day long', accountName: 'Texts Co' });
+    const instance = cli<{ instance_id: string }>('instance', 'create', '--name', 'Texts', '--env', 'test', '--account', accountId);
+    const base = `/accounts/${accountId}/instances/${instance.instance_id}`;
+    const t = en.smsSettings;
+
+    await page.goto(`${base}/settings/sms`);
+    await expect(page.getByText(t.notConfigured)).toBeVisible();
+    await page.getByLabel(t.accountId).fill(account.sid);
+    await page.getByLabel(t.authToken).fill(account.authToken);
+    await page.getByLabel(t.fromNumber).fill('+15005550006');
+    await page.getByLabel(t.apiBase).fill(fake.url);
+    await page.getByRole('button', { name: t.save }).click();
+    await expect(page.getByText(t.saved)).toBeVisible();
+    await expect(page.getByText(t.configured)).toBeVisible();
+
+    await page.getByLabel(t.testTo).fill('+14155550123');
+    await page.getByRole('button', { name: t.testSend }).click();
+    await expect(page.getByText(t.testResult.replace('{status}', 'sent'))).toBeVisible();
+    expect(fake.messages).toHaveLength(1);
+    expect(fake.messages[0]).toMatchObject({ basicAuth: `${account.sid}:${account.authToken}`, form: { To: '+14155550123', From: '+15005550006' } });
+    expect(fake.messages[0]!.form.StatusCallback).toMatch(new RegExp(`/v1/sms_callbacks/twilio/${instance.instance_id}\\?sms_id=sms_`));
+
+    await page.goto(`${base}/outbox`);
+    await page.getByRole('tab', { name: en.outbox.tabs.sms }).click();
+    await expect(page.getByText(/This is a test message from/).first()).toBeVisible();
+    await expect(page.getByRole('definition').filter({ hasText: /^Sent$/ })).toBeVisible();
+    await expect(page.getByRole('definition').filter({ hasText: /^1$/ })).toBeVisible();
+  } finally {
+    await fake.close();
+  }
 });
