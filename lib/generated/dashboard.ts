@@ -249,10 +249,11 @@ export type Sms = {
   from: string | null;
   template: string;
   locale: string;
-  body: string;
+  body: string | null;
   data: {
     [key: string]: unknown;
   };
+  body_redacted: boolean;
   status: "queued" | "sent" | "delivered" | "undelivered" | "failed";
   delivered_by: "outbox" | "twilio";
   error: string | null;
@@ -1976,7 +1977,7 @@ export interface DashboardOperations {
     body: never;
     query: never;
   };
-  /** List sent SMS (the dev outbox), newest first; filter by to, user_id, template. Test instances only */
+  /** List sent SMS with their delivery status, newest first; filter by to, user_id, template. On a live instance the body and data are withheld (body_redacted) */
   "GET /accounts/{accountId}/instances/{instanceId}/sms": {
     response: {
       data: Array<Sms>;
@@ -1986,7 +1987,7 @@ export interface DashboardOperations {
     body: never;
     query: { limit?: number; starting_after?: string; to?: string; user_id?: string; template?: "verification_code" | "test_message" };
   };
-  /** Get a sent SMS. Test instances only */
+  /** Get a sent SMS with its delivery status. On a live instance the body and data are withheld (body_redacted) */
   "GET /accounts/{accountId}/instances/{instanceId}/sms/{id}": {
     response: Sms;
     body: never;

@@ -2055,7 +2055,7 @@ export interface BapiOperations {
     body: {
       [key: string]: StorableJson;
     };
-    query: never;
+    query: { sms_id?: string };
   };
   /** Read the rate-limit policy: each budget with its value, default and bounds */
   "GET /v1/rate_limit_policy": {
