@@ -12,7 +12,7 @@ import { createRuntime, setSharedRuntime, type Runtime } from '../runtime';
 import { sweepSessions } from '../sessions/sessions';
 import { rollUpActivity } from '../analytics/metrics';
 import { retryQueuedEmails } from '../email/mailer';
-import { retryDueSms } from '../sms/delivery';
+import { checkStuckSms, retryDueSms } from '../sms/delivery';
 import { purgeWebhookMessages } from '../webhooks/messages';
 import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker';
 import { drainServer, httpWorkerCount, processRole, superviseWorkers } from './cluster';
@@ -115,6 +115,8 @@ export async function boot(): Promise<Booted | null> {
     setInterval(() => retryQueuedEmails(deps).catch((err: unknown) => deps.logger.warn({ err }, 'email retry failed')), 30 * 1000).unref();
     // SMS whose provider send failed (with backoff), or whose process stopped mid-delivery, go out again.
     setInterval(() => retryDueSms(deps).catch((err: unknown) => deps.logger.warn({ err }, 'SMS retry failed')), 10 * 1000).unref();
+    // SMS whose status callback never came: their status is read from the provider.
+    setInterval(() => checkStuckSms(deps).catch((err: unknown) => deps.logger.warn({ err }, 'SMS status check failed')), 60 * 1000).unref();
   }
 
   const worker: WebhookWorker | null = housekeeper && config.WEBHOOK_WORKER ? await startWebhookWorker(deps, runtime.database) : null;

@@ -1,10 +1,10 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { instances, smsMessages, type SmsStatus } from '../db/schema';
 import { smsView, type SmsRow, type SmsView } from '../email/messages';
 import { AppError } from '../http/errors';
 import { formFields } from '../http/body';
-import { CallbackSignatureInvalid, SmsSendError } from './provider';
+import { CallbackSignatureInvalid, SmsSendError, type ProviderStatusReport } from './provider';
 import { REASONS } from './reasons';
 import { loadSmsSettings, smsProviderSetup, statusCallbackUrlOf } from './settings';
 import { PROVIDERS } from './twilio';
@@ -152,24 +152,81 @@ export async function receiveStatusCallback(
     if (err instanceof CallbackSignatureInvalid) throw refused();
     throw err;
   }
-  const behind = (Object.keys(RANK) as SmsStatus[]).filter((s) => RANK[s] < RANK[report.status]);
   const named = smsId ? eq(smsMessages.id, smsId) : eq(smsMessages.providerMessageId, report.providerMessageId);
-  const [updated] = behind.length
-    ? await deps.db
-        .update(smsMessages)
-        .set({
-          status: report.status,
-          nextAttemptAt: null,
-          providerMessageId: sql`coalesce(${smsMessages.providerMessageId}, ${report.providerMessageId})`,
-          ...(report.errorCode ? { errorCode: report.errorCode, error: report.error } : { errorCode: null, error: null }),
-          updatedAt: deps.clock.now(),
-        })
-        .where(and(eq(smsMessages.instanceId, instanceId), named, inArray(smsMessages.status, behind)))
-        .returning()
-    : [];
-  if (updated) deps.metrics.smsDeliveries.inc({ provider: provider.name, status: updated.status });
-  if (updated && (updated.status === 'failed' || updated.status === 'undelivered')) {
+  const updated = await applyStatusReport(deps, provider.name, instanceId, named, report);
+  return { object: 'sms_status_callback' as const, received: true, sms_id: updated?.id ?? null, status: updated?.status ?? null };
+}
+
+/**
+ * Moves the SMS `named` to the status a provider reported, only forward, recording the
+ * message id if it had none and the error (or clearing an earlier attempt's); counted and,
+ * when not delivered, logged. Null when it changed nothing (already as far or further).
+ */
+async function applyStatusReport(deps: SmsDeps, providerName: string, instanceId: string, named: SQL, report: ProviderStatusReport): Promise<SmsRow | null> {
+  const behind = (Object.keys(RANK) as SmsStatus[]).filter((s) => RANK[s] < RANK[report.status]);
+  if (!behind.length) return null;
+  const [updated] = await deps.db
+    .update(smsMessages)
+    .set({
+      status: report.status,
+      nextAttemptAt: null,
+      providerMessageId: sql`coalesce(${smsMessages.providerMessageId}, ${report.providerMessageId})`,
+      ...(report.errorCode ? { errorCode: report.errorCode, error: report.error } : { errorCode: null, error: null }),
+      updatedAt: deps.clock.now(),
+    })
+    .where(and(eq(smsMessages.instanceId, instanceId), named, inArray(smsMessages.status, behind)))
+    .returning();
+  if (!updated) return null;
+  deps.metrics.smsDeliveries.inc({ provider: providerName, status: updated.status });
+  if (updated.status === 'failed' || updated.status === 'undelivered') {
     deps.logger.warn({ sms_id: updated.id, status: updated.status, error_code: updated.errorCode }, 'SMS not delivered');
   }
-  return { object: 'sms_status_callback' as const, received: true, sms_id: updated?.id ?? null, status: updated?.status ?? null };
+  return updated;
+}
+
+/** A `sent` SMS whose status has not moved for this long is asked about (its callback never came: PUBLIC_URL out of Twilio's reach, a lost request)… */
+export const SMS_STATUS_CHECK_AFTER_MS = 10 * 60_000;
+/** …again every SMS_STATUS_CHECK_AFTER_MS, until this long after it was written: a carrier that reports no delivery leaves it `sent`. */
+export const SMS_STATUS_CHECK_UNTIL_MS = 60 * 60_000;
+
+/**
+ * The status check: reads from the provider the status of each SMS stuck in `sent` (see
+ * SMS_STATUS_CHECK_AFTER_MS) and moves it forward as a callback would. An SMS whose status
+ * did not move has its `updated_at` set to the check, so the next one waits its turn. Run it
+ * every minute.
+ */
+export async function checkStuckSms(deps: SmsDeps, opts: { limit?: number } = {}) {
+  const now = deps.clock.now();
+  const stuck = await deps.db
+    .select({ sms: smsMessages, environment: instances.environment })
+    .from(smsMessages)
+    .innerJoin(instances, eq(instances.id, smsMessages.instanceId))
+    .where(
+      and(
+        eq(smsMessages.status, 'sent'),
+        ne(smsMessages.deliveredBy, 'outbox'),
+        isNotNull(smsMessages.providerMessageId),
+        lte(smsMessages.updatedAt, now - SMS_STATUS_CHECK_AFTER_MS),
+        gte(smsMessages.createdAt, now - SMS_STATUS_CHECK_UNTIL_MS),
+      ),
+    )
+    .orderBy(asc(smsMessages.updatedAt))
+    .limit(opts.limit ?? 50);
+  const result = { checked: 0, moved: 0 };
+  for (const { sms, environment } of stuck) {
+    const setup = await smsProviderSetup(deps, { id: sms.instanceId, environment });
+    let moved: SmsRow | null = null;
+    if (setup) {
+      result.checked++;
+      try {
+        const report = await setup.provider.fetchStatus(setup.connection, sms.providerMessageId!);
+        moved = await applyStatusReport(deps, setup.provider.name, sms.instanceId, eq(smsMessages.id, sms.id), report);
+      } catch (err) {
+        deps.logger.warn({ err, sms_id: sms.id }, 'SMS status check failed');
+      }
+    }
+    if (moved) result.moved++;
+    else await deps.db.update(smsMessages).set({ updatedAt: now }).where(and(eq(smsMessages.id, sms.id), eq(smsMessages.status, 'sent')));
+  }
+  return result;
 }

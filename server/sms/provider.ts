@@ -57,12 +57,14 @@ export class SmsSendError extends Error {
 export class CallbackSignatureInvalid extends Error {}
 
 /**
- * An SMS provider. Twilio is the one built in (twilio.ts); another implements the same three
+ * An SMS provider. Twilio is the one built in (twilio.ts); another implements the same
  * operations and joins PROVIDERS.
  */
 export interface SmsProvider {
   name: 'twilio';
   send(conn: SmsConnection, message: OutgoingSms): Promise<ProviderAccepted>;
+  /** A message's status as the provider has it now (for one whose callback never came); throws SmsSendError. */
+  fetchStatus(conn: SmsConnection, providerMessageId: string): Promise<ProviderStatusReport>;
   /** The provider's own status word as ours. */
   mapStatus(raw: string): SmsStatus;
   /**

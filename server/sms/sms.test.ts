@@ -7,7 +7,7 @@ import { expectError } from '../testing/expect';
 import { bapiWith, type TestInstance } from '../testing/fapi-helpers';
 import { startFakeTwilio } from '../testing/fake-twilio';
 import { sharedHarness } from '../testing/harness';
-import { retryDueSms, SMS_CLAIM_LEASE_MS, SMS_RETRY_DELAYS_MS } from './delivery';
+import { checkStuckSms, retryDueSms, SMS_CLAIM_LEASE_MS, SMS_RETRY_DELAYS_MS, SMS_STATUS_CHECK_AFTER_MS, SMS_STATUS_CHECK_UNTIL_MS } from './delivery';
 import { twilioSignature } from './twilio';
 
 /** SMS through Twilio, end to end against a fake Twilio on loopback. */
@@ -176,6 +176,41 @@ describe('an SMS code through Twilio', () => {
     const form = Object.fromEntries(new URLSearchParams(fake.signedCallback(second.provider_message_id, 'delivered').body));
     const res = await postCallback(i, { url: bare, body: new URLSearchParams(form).toString(), signature: twilioSignature(ACCOUNT.authToken, bare, form) });
     expect(res.body).toEqual({ object: 'sms_status_callback', received: true, sms_id: second.id, status: 'delivered' });
+  });
+
+  it('reads the status of an SMS stuck in sent from Twilio (its callback never came), every 10 minutes within the first hour', async () => {
+    const i = await configured();
+    const reaches = (await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to: ukNumber() } })).body;
+    const silent = (await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to: ukNumber() } })).body;
+    const reads = (sid: string) => fake.requests.filter((r) => r.path.endsWith(`/Messages/${sid}.json`));
+    fake.messages.find((m) => m.sid === reaches.provider_message_id)!.status = 'delivered';
+    fake.messages.find((m) => m.sid === silent.provider_message_id)!.status = 'sent';
+
+    // Not yet: a callback may still come.
+    await checkStuckSms(h.runtime.deps);
+    expect(reads(reaches.provider_message_id)).toEqual([]);
+
+    h.clock.advance(SMS_STATUS_CHECK_AFTER_MS);
+    await checkStuckSms(h.runtime.deps);
+    expect(reads(reaches.provider_message_id)).toEqual([{ path: expect.any(String), basicAuth: `${ACCOUNT.sid}:${ACCOUNT.authToken}`, status: 200 }]);
+    expect((await h.call('GET', `/v1/sms/${reaches.id}`, { key: i.secret })).body).toMatchObject({ status: 'delivered', error: null });
+    const still = (await h.call('GET', `/v1/sms/${silent.id}`, { key: i.secret })).body;
+    expect(still).toMatchObject({ status: 'sent', updated_at: h.clock.now() });
+
+    // Checked again only after another 10 minutes; the carrier's report then comes through.
+    await checkStuckSms(h.runtime.deps);
+    expect(reads(silent.provider_message_id)).toHaveLength(1);
+    Object.assign(fake.messages.find((m) => m.sid === silent.provider_message_id)!, { status: 'undelivered', errorCode: 30003 });
+    h.clock.advance(SMS_STATUS_CHECK_AFTER_MS);
+    await checkStuckSms(h.runtime.deps);
+    expect((await h.call('GET', `/v1/sms/${silent.id}`, { key: i.secret })).body).toMatchObject({ status: 'undelivered', error_code: '30003', error: 'Unreachable destination handset' });
+    expect(reads(reaches.provider_message_id)).toHaveLength(1);
+
+    // Past the first hour an SMS left `sent` (a carrier without delivery reports) is left alone.
+    const quiet = (await h.call('POST', '/v1/sms_settings/test_send', { key: i.secret, body: { to: ukNumber() } })).body;
+    h.clock.advance(SMS_STATUS_CHECK_UNTIL_MS + 1);
+    await checkStuckSms(h.runtime.deps);
+    expect(reads(quiet.provider_message_id)).toEqual([]);
   });
 
   it('counts delivery outcomes by provider and status in the Prometheus metrics', async () => {

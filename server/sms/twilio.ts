@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SmsStatus } from '../db/schema';
 import { guardedRequest, OutboundTimeout } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
-import { CallbackSignatureInvalid, SmsSendError, type SmsProvider } from './provider';
+import { CallbackSignatureInvalid, SmsSendError, type SmsConnection, type SmsProvider } from './provider';
 
 export const TWILIO_API_BASE = 'https://api.twilio.com';
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -47,45 +47,60 @@ function parseJson(body: string): Record<string, unknown> {
   }
 }
 
-/** The Messages API: `POST {base}/2010-04-01/Accounts/{AccountSid}/Messages.json`, HTTP Basic with the account and its auth token. */
+/** One call of Twilio's REST API under `/2010-04-01/Accounts/{AccountSid}`, HTTP Basic with the account and its auth token; its JSON, or an SmsSendError. */
+async function twilioCall(conn: SmsConnection, method: 'GET' | 'POST', path: string, form?: URLSearchParams): Promise<Record<string, unknown>> {
+  const base = (conn.apiBaseUrl ?? TWILIO_API_BASE).replace(/\/+$/, '');
+  let res;
+  try {
+    res = await guardedRequest({
+      url: `${base}/2010-04-01/Accounts/${encodeURIComponent(conn.accountId)}${path}`,
+      method,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${conn.accountId}:${conn.authToken}`).toString('base64')}`,
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        accept: 'application/json',
+      },
+      body: form?.toString() ?? '',
+      timeoutMs: conn.timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      policy: conn.policy,
+      resolve: conn.resolve,
+      testTrustedCas: conn.testTrustedCas,
+    });
+  } catch (err) {
+    if (err instanceof OutboundTimeout) throw new SmsSendError(`Twilio did not answer within ${conn.timeoutMs / 1000} s.`, 'timeout', true);
+    if (err instanceof TargetRefused) throw new SmsSendError(`The API base is not allowed: ${err.message}`, 'target_refused', false);
+    throw new SmsSendError(`Twilio could not be reached: ${err instanceof Error ? err.message : String(err)}`, 'network_error', true);
+  }
+  const body = parseJson(res.body);
+  if (res.status >= 200 && res.status < 300 && typeof body.sid === 'string') return body;
+  const code = body.code !== undefined && body.code !== null ? String(body.code) : `http_${res.status}`;
+  const said = typeof body.message === 'string' ? body.message : `HTTP ${res.status}`;
+  // 5xx and 429: Twilio may take the same request later; any other answer is final.
+  throw new SmsSendError(`Twilio refused the message: ${said}`, code, res.status >= 500 || res.status === 429);
+}
+
+/** The Messages API: `POST …/Messages.json` to send, `GET …/Messages/{MessageSid}.json` to read a status. */
 export const twilioProvider: SmsProvider = {
   name: 'twilio',
 
   async send(conn, message) {
-    const base = (conn.apiBaseUrl ?? TWILIO_API_BASE).replace(/\/+$/, '');
     const form = new URLSearchParams({ To: message.to, Body: message.body, StatusCallback: message.statusCallbackUrl });
     if (conn.messagingServiceId) form.set('MessagingServiceSid', conn.messagingServiceId);
     else if (conn.from) form.set('From', conn.from);
-    let res;
-    try {
-      res = await guardedRequest({
-        url: `${base}/2010-04-01/Accounts/${encodeURIComponent(conn.accountId)}/Messages.json`,
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${conn.accountId}:${conn.authToken}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-        },
-        body: form.toString(),
-        timeoutMs: conn.timeoutMs,
-        maxResponseBytes: MAX_RESPONSE_BYTES,
-        policy: conn.policy,
-        resolve: conn.resolve,
-        testTrustedCas: conn.testTrustedCas,
-      });
-    } catch (err) {
-      if (err instanceof OutboundTimeout) throw new SmsSendError(`Twilio did not answer within ${conn.timeoutMs / 1000} s.`, 'timeout', true);
-      if (err instanceof TargetRefused) throw new SmsSendError(`The API base is not allowed: ${err.message}`, 'target_refused', false);
-      throw new SmsSendError(`Twilio could not be reached: ${err instanceof Error ? err.message : String(err)}`, 'network_error', true);
-    }
-    const body = parseJson(res.body);
-    if (res.status >= 200 && res.status < 300 && typeof body.sid === 'string') {
-      return { providerMessageId: body.sid, status: STATUSES[String(body.status)] ?? 'sent' };
-    }
-    const code = body.code !== undefined && body.code !== null ? String(body.code) : `http_${res.status}`;
-    const said = typeof body.message === 'string' ? body.message : `HTTP ${res.status}`;
-    // 5xx and 429: Twilio may take the same request later; any other answer is final.
-    throw new SmsSendError(`Twilio refused the message: ${said}`, code, res.status >= 500 || res.status === 429);
+    const body = await twilioCall(conn, 'POST', '/Messages.json', form);
+    return { providerMessageId: String(body.sid), status: STATUSES[String(body.status)] ?? 'sent' };
+  },
+
+  async fetchStatus(conn, providerMessageId) {
+    const body = await twilioCall(conn, 'GET', `/Messages/${encodeURIComponent(providerMessageId)}.json`);
+    const errorCode = body.error_code !== undefined && body.error_code !== null ? String(body.error_code) : null;
+    return {
+      providerMessageId,
+      status: twilioProvider.mapStatus(String(body.status)),
+      errorCode,
+      error: errorCode ? (typeof body.error_message === 'string' ? body.error_message : `Twilio error ${errorCode}`) : null,
+    };
   },
 
   mapStatus: (raw) => STATUSES[raw] ?? 'sent',

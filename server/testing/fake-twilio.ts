@@ -8,13 +8,17 @@ export interface FakeTwilioMessage {
   /** The request's HTTP Basic credentials, decoded (`AccountSid:AuthToken`). */
   basicAuth: string | null;
   form: Record<string, string>;
+  /** What `GET …/Messages/{sid}.json` answers (Twilio's words: queued, sent, delivered…); set it to move the message on. */
+  status: string;
+  errorCode?: number;
 }
 
 /**
  * A local stand-in for Twilio's Messages API on loopback. It checks HTTP Basic against the
  * account it was made with (401 and Twilio's error 20003 otherwise), records every message,
  * and answers like Twilio (201 with a `SM…` sid, status `queued`). `failNext` answers the
- * next requests with a status (503…) or hangs them (`'hang'`, for timeouts).
+ * next requests with a status (503…) or hangs them (`'hang'`, for timeouts). `GET
+ * …/Messages/{sid}.json` answers a message with its `status`.
  * `signedCallback` makes the signed status callback Twilio would post to the message's
  * StatusCallback; `beforeAnswer` lets one arrive before the send is answered.
  */
@@ -40,6 +44,13 @@ export async function startFakeTwilio(account: { sid: string; authToken: string 
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify(body));
       };
+      const read = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\/([^/]+)\.json$/.exec(req.url ?? '');
+      if (req.method === 'GET' && read) {
+        const found = messages.find((m) => m.sid === read[2]);
+        if (basicAuth !== `${account.sid}:${account.authToken}` || read[1] !== account.sid) return answer(401, { code: 20003, message: 'Authenticate', status: 401 });
+        if (!found) return answer(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+        return answer(200, { sid: found.sid, account_sid: account.sid, to: found.form.To, status: found.status, error_code: found.errorCode ?? null, error_message: found.errorCode ? 'Unreachable destination handset' : null });
+      }
       const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !match) return answer(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
       const fail = state.failNext.shift();
@@ -55,7 +66,7 @@ export async function startFakeTwilio(account: { sid: string; authToken: string 
       }
       const form = Object.fromEntries(new URLSearchParams(raw));
       const sid = `SM${(++state.seq).toString(16).padStart(32, '0')}`;
-      const message = { sid, accountSid: match[1]!, basicAuth, form };
+      const message: FakeTwilioMessage = { sid, accountSid: match[1]!, basicAuth, form, status: 'queued' };
       messages.push(message);
       const accepted = () => answer(201, { sid, account_sid: match[1], to: form.To, from: form.From ?? null, body: form.Body, status: 'queued', error_code: null, error_message: null });
       if (!state.beforeAnswer) return accepted();
