@@ -60,7 +60,7 @@ describe('GET /v1/environment', () => {
   });
 
   it('offers phone sign-up when phone codes are on and anyone may sign up (the rule the sign-up enforces)', async () => {
-    const methods = { password: true, email_code: true, username: true, phone_code: true, email_link: false, email_link_same_browser: false };
+    const methods = { password: true, email_code: true, username: true, phone_code: true, email_link: false, email_link_same_browser: false, passkey: false };
     const cases: [Partial<InstanceSettings>, string[]][] = [
       [{ sign_in_methods: methods }, ['email_address', 'phone_number']],
       [{ sign_in_methods: { ...methods, phone_code: false } }, ['email_address']],
