@@ -238,6 +238,7 @@ describe('sendSms', () => {
       locale: 'en',
       body: '654321 is your Test verification code. Don’t share it.',
       data: { code: '654321', app_name: 'Test' },
+      body_redacted: false,
       status: 'delivered',
       delivered_by: 'outbox',
       error: null,
