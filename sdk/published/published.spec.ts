@@ -253,6 +253,8 @@ describe('in a customer project', () => {
         const direct = await fetch(`${api.fapiUrl}/v1/client`, { headers: { 'x-publishable-key': api.publishableKey }, signal: AbortSignal.timeout(5000) }).then((r) => r.status, (err: Error) => err.message);
         throw new Error(JSON.stringify({ logs, errors, fapiPaths, direct, api: api.output().slice(-4000) }), { cause: e });
       });
+      // The hosted page's navigation lands before the next one starts (else Chromium interrupts one with the other).
+      await page.waitForURL((u) => u.pathname.endsWith('/sign-up'), { waitUntil: 'load' });
       expect(errors).toEqual([]);
       expect(new URL(hosted).searchParams.get('redirect_url')).toBe('https://app.example.com/welcome');
       expect(logs[0]).toBe('false null');
