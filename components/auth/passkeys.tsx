@@ -13,6 +13,7 @@ import {
 } from '@simplewebauthn/browser';
 import { Alert, AsyncContent, Button, Card, CardHeader, ConfirmDialog, EmptyState, Field, FormDialog, Input } from '@/components/ui';
 import type { SignInAnswer } from '@/lib/fapi/types';
+import type { FapiResponse } from '@/lib/generated/fapi';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
@@ -141,13 +142,7 @@ export function PasskeySecondFactorButton({ attemptId, primary, onAnswer, onErro
   );
 }
 
-interface Passkey {
-  id: string;
-  name: string;
-  created_at: number;
-  last_used_at: number | null;
-  backed_up: boolean;
-}
+type Passkey = FapiResponse<'GET /v1/me/passkeys'>['data'][number];
 
 /** The profile's "Passkeys": the user's passkeys, add one (the browser's dialog), rename, delete. */
 export function PasskeysSection() {
@@ -228,6 +223,7 @@ export function PasskeysSection() {
                     {' · '}
                     {p.last_used_at ? t('lastUsed', { date: when(p.last_used_at) }) : t('neverUsed')}
                   </p>
+                  {p.status === 'disabled' && <p className="text-xs text-red-700 dark:text-red-400">{t('disabled')}</p>}
                 </div>
                 <div className="flex gap-2">
                   <Button

@@ -44,6 +44,11 @@ export function PasskeysCard({ base, version, onChanged }: UserPageProps) {
                   <Badge>{t('synced')}</Badge>
                 </span>
               )}
+              {p.status === 'disabled' && (
+                <span className="ml-2" title={t('disabledHint')}>
+                  <Badge tone="red">{t('disabled')}</Badge>
+                </span>
+              )}
             </Td>
             <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{p.last_used_at ? dates.relative(p.last_used_at) : t('never')}</Td>
             <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(p.created_at)}</Td>

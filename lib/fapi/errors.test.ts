@@ -24,6 +24,7 @@ describe('FAPI errors as copy', () => {
 
   it('tells a cloned passkey and another site’s passkey apart from one that did not verify', () => {
     expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'sign_count_regressed' }))).toEqual({ key: 'passkeyCloned' });
+    expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'passkey_disabled' }))).toEqual({ key: 'passkeyDisabled' });
     expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'unknown_credential' }))).toEqual({ key: 'passkeyUnknown' });
     expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'verification_failed' }))).toEqual({ key: 'passkeyInvalid' });
     expect(describeFapiError(api(422, 'PASSKEY_INVALID', { reason: 'challenge_invalid' }))).toEqual({ key: 'passkeyInvalid' });
@@ -68,7 +69,7 @@ describe('FAPI errors as copy', () => {
       api(401, 'UNAUTHENTICATED'),
       ...['session_pending', 'mfa_required', 'impersonation', undefined].map((reason) => api(403, 'FORBIDDEN', { reason })),
       api(403, 'ORIGIN_NOT_ALLOWED'),
-      ...['sign_count_regressed', 'unknown_credential', 'verification_failed'].map((reason) => api(422, 'PASSKEY_INVALID', { reason })),
+      ...['sign_count_regressed', 'passkey_disabled', 'unknown_credential', 'verification_failed'].map((reason) => api(422, 'PASSKEY_INVALID', { reason })),
       new NetworkError('x'),
     ];
     for (const locale of ['en', 'fr', 'de'] as const) {

@@ -60,6 +60,7 @@ export function describeFapiError(error: unknown): FapiErrorInfo {
     }
     case 'PASSKEY_INVALID':
       if (reason === 'sign_count_regressed') return { key: 'passkeyCloned' };
+      if (reason === 'passkey_disabled') return { key: 'passkeyDisabled' };
       if (reason === 'unknown_credential') return { key: 'passkeyUnknown' };
       return { key: 'passkeyInvalid' };
     case 'CODE_EXPIRED':

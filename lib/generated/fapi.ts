@@ -337,6 +337,9 @@ export type Passkey = {
   backed_up: boolean;
   rp_id: string;
   last_used_at: (number) | (null);
+  status: "active" | "disabled";
+  disabled_reason: ("sign_count_regressed") | (null);
+  disabled_at: (number) | (null);
   created_at: number;
   updated_at: number;
 };

@@ -6,7 +6,7 @@ import { ltiLaunches, startFakePlatform, type FakePlatform } from '../testing/lt
 import { makeSamlIdp, samlIdpFor, type SamlIdpForConnection } from '../testing/saml-idp';
 import { browseUntil, openOidcIdp, type OidcIdp } from '../testing/social-idps';
 import { WAYS, type WayKind } from './complete-sign-in';
-import { registerPasskey, signInWithPasskey, softAuthenticator, type SoftAuthenticator } from '../testing/passkey-authenticator';
+import { passkeyOptionsOf, registerPasskey, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
 
 /**
  * Every rule of the ending of a sign-in (complete-sign-in.ts) against every way in, over HTTP
@@ -452,7 +452,7 @@ eachWay('the client token is rotated at sign-in: the token held before no longer
   expect(seen.body.sessions ?? seen.body.response?.sessions ?? []).toEqual([]);
 });
 
-describe('the answer is bound to the browser that asked (ways that leave the browser)', () => {
+describe('the answer is bound to the browser that asked (ways that leave the browser, and a passkey’s challenge)', () => {
   /** A victim's browser that holds a client of its own. */
   const victimOf = async (w: World) => {
     const victim = browserOf(h, w.i);
@@ -497,6 +497,22 @@ describe('the answer is bound to the browser that asked (ways that leave the bro
     expect(await res.text()).toContain('flow_binding_mismatch');
     expect(await sessionOf(plain, attacker)).toBeNull();
     expect(await sessionOf(plain, victim)).toBeNull();
+  });
+
+  it('passkey: the answer to one browser’s challenge, carried to another browser, signs in nobody', async () => {
+    const p = await plain.person({ way: 'passkey' });
+    const asked = browserOf(h, plain.i);
+    const started = await asked.call('POST', '/v1/client/sign_ins', { body: { strategy: 'passkey' } });
+    const answer = p.authenticator.assert(passkeyOptionsOf(started), TEST_ORIGIN);
+    const id = started.body.response.id as string;
+    const other = await victimOf(plain);
+    // To the attempt it answers: not the other browser's (404); to the other browser's own attempt: another challenge.
+    expect((await other.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } })).status).toBe(404);
+    const own = await other.call('POST', '/v1/client/sign_ins', { body: { strategy: 'passkey' } });
+    const swapped = await other.call('POST', `/v1/client/sign_ins/${own.body.response.id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } });
+    expect(swapped).toMatchObject({ status: 422, body: { errors: [{ code: 'PASSKEY_INVALID', meta: { reason: 'verification_failed' } }] } });
+    expect(await sessionOf(plain, other)).toBeNull();
+    expect(await sessionOf(plain, asked)).toBeNull();
   });
 
   it('email link with email_link_same_browser: opened in another browser it signs in nobody', async () => {

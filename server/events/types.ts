@@ -15,7 +15,7 @@ export const EVENT_TYPES = [
   'ssoConnection.created', 'ssoConnection.updated', 'ssoConnection.deleted',
   'webhook.test',
   'apiKey.created', 'apiKey.revoked',
-  'passkey.created', 'passkey.deleted',
+  'passkey.created', 'passkey.updated', 'passkey.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -6,6 +6,9 @@ import { sharedHarness } from '../testing/harness';
 import { claimedConsole } from '../testing/console-client';
 import { passkeyOptionsOf, registerPasskey, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
 import { CHALLENGE_TTL_MS } from './challenges';
+import { advanceCounter } from './sign-in';
+import { passkeys } from '../db/schema';
+import { eq } from 'drizzle-orm';
 
 /**
  * Passkeys over the FAPI, BAPI and dashboard, with a software authenticator (ES256, "none"
@@ -318,23 +321,48 @@ describe('sign-in with a passkey (first factor)', () => {
     expect(errorOf(expired)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'challenge_invalid' } });
   });
 
-  it('refuses a cloned authenticator (its counter behind), audited; the genuine one goes on', async () => {
+  it('a cloned authenticator (its counter behind) is refused and disables the passkey: the clone trying higher, and the original, are refused too', async () => {
     const u = await userWithPasskey();
     expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
     expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
     const genuine = u.authn.credentials[0]!;
     const cloned = u.authn.clone({ ...genuine, signCount: 0 });
-    for (const signCount of [1, 2]) {
-      const b = browserOf(h, A);
-      const out = await signInWithPasskey(b, u.authn, { credential: cloned, signCount });
-      expect(out.status, String(signCount)).toBe(422);
-      expect(errorOf(out)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'sign_count_regressed' } });
-      expect(await sessionOf(b)).toBeUndefined();
-    }
+    const b = browserOf(h, A);
+    const { result: out, events } = await eventsDuring(h, A.instanceId, () => signInWithPasskey(b, u.authn, { credential: cloned, signCount: 2 }));
+    expect(out.status).toBe(422);
+    expect(errorOf(out)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'sign_count_regressed' } });
+    expect(await sessionOf(b)).toBeUndefined();
+    expect(events.map((e) => e.type)).toEqual(['passkey.updated']);
+    expect(events[0]!.data).toMatchObject({ id: u.passkey.id, status: 'disabled', disabled_reason: 'sign_count_regressed' });
     const log = await bapi(A, 'GET', `/v1/audit_logs?target=${u.passkey.id}&action=passkey.sign_count_regressed`);
-    expect(log.body.data).toHaveLength(2);
-    expect(log.body.data[0].details).toMatchObject({ user_id: u.userId, stored: 2, presented: 2 });
-    expect((await signInWithPasskey(browserOf(h, A), u.authn, { credential: genuine })).status).toBe(200);
+    expect(log.body.data).toHaveLength(1);
+    expect(log.body.data[0].details).toMatchObject({ user_id: u.userId, stored: 2, presented: 2, disabled: true });
+
+    // The clone again with a counter ahead, and the genuine authenticator: neither signs in.
+    for (const [who, credential, signCount] of [['clone', cloned, 50], ['genuine', genuine, 3]] as const) {
+      const again = browserOf(h, A);
+      const refused = await signInWithPasskey(again, u.authn, { credential, signCount });
+      expect(errorOf(refused), who).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'passkey_disabled' } });
+      expect(await sessionOf(again)).toBeUndefined();
+    }
+    // The user sees it disabled; the console too; deleted, the same authenticator registers anew and signs in.
+    expect((await u.b.call('GET', '/v1/me/passkeys')).body.data).toEqual([expect.objectContaining({ id: u.passkey.id, status: 'disabled', disabled_reason: 'sign_count_regressed' })]);
+    expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({ status: 'disabled' });
+    expect((await u.b.call('DELETE', `/v1/me/passkeys/${u.passkey.id}`)).status).toBe(200);
+    u.authn.credentials.length = 0;
+    await registerPasskey(u.b, u.authn);
+    expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
+  });
+
+  it('moves the counter from what is stored at that moment, not from what was read: two genuine answers read together both count', async () => {
+    const u = await userWithPasskey();
+    const [read] = await h.runtime.deps.db.select().from(passkeys).where(eq(passkeys.id, u.passkey.id));
+    expect(await advanceCounter(h.runtime.deps, read!, 3, false)).toBe(true);
+    expect(await advanceCounter(h.runtime.deps, read!, 4, false)).toBe(true);
+    expect(await advanceCounter(h.runtime.deps, read!, 4, false)).toBe(false);
+    expect(await advanceCounter(h.runtime.deps, read!, 2, false)).toBe(false);
+    const [now] = await h.runtime.deps.db.select().from(passkeys).where(eq(passkeys.id, u.passkey.id));
+    expect(now).toMatchObject({ signCount: 4, disabledAt: null });
   });
 
   it('refuses without user verification, from another origin or for another relying party', async () => {

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from './webauthn';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -59,6 +59,10 @@ export const passkeyView = (p: PasskeyRow) => ({
   backed_up: p.backedUp,
   rp_id: p.rpId,
   last_used_at: p.lastUsedAt,
+  /** `disabled` once its counter went backwards (a cloned authenticator): it signs no one in. */
+  status: p.disabledAt === null ? ('active' as const) : ('disabled' as const),
+  disabled_reason: p.disabledReason,
+  disabled_at: p.disabledAt,
   created_at: p.createdAt,
   updated_at: p.updatedAt,
 });
@@ -69,10 +73,15 @@ export type PasskeyView = ReturnType<typeof passkeyView>;
  * renders a column of a one-table query unqualified, and a bare "id" inside the subquery
  * would be the passkey's own.
  */
-export const passkeyOfUser = () => sql<boolean>`exists (select 1 from passkeys pk where pk.user_id = "users"."id")`.mapWith(Boolean);
+export const passkeyOfUser = () =>
+  sql<boolean>`exists (select 1 from passkeys pk where pk.user_id = "users"."id" and pk.disabled_at is null)`.mapWith(Boolean);
 
 export async function hasPasskey(d: Pick<D, 'db'>, userId: string): Promise<boolean> {
-  const [row] = await d.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).limit(1);
+  const [row] = await d.db
+    .select({ id: passkeys.id })
+    .from(passkeys)
+    .where(and(eq(passkeys.userId, userId), isNull(passkeys.disabledAt)))
+    .limit(1);
   return row !== undefined;
 }
 

@@ -8,6 +8,7 @@ export const REASONS = {
   verification_failed: 'verification_failed',
   unknown_credential: 'unknown_credential',
   sign_count_regressed: 'sign_count_regressed',
+  passkey_disabled: 'passkey_disabled',
   credential_exists: 'credential_exists',
   too_many_passkeys: 'too_many_passkeys',
   session_pending: 'session_pending',

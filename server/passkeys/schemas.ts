@@ -71,6 +71,9 @@ export const passkeySchema = z
     backed_up: z.boolean(),
     rp_id: z.string(),
     last_used_at: z.number().int().nullable(),
+    status: z.enum(['active', 'disabled']).meta({ description: '`disabled` once its counter went backwards (a cloned authenticator): it signs no one in' }),
+    disabled_reason: z.enum(['sign_count_regressed']).nullable(),
+    disabled_at: z.number().int().nullable(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })

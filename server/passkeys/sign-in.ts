@@ -1,13 +1,14 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull, lt } from 'drizzle-orm';
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from './webauthn';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
+import { emitEvent } from '../events/events';
 import { passkeys, signInAttempts } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { CHALLENGE_TTL_MS, issueChallenge, takeChallenge } from './challenges';
-import { assertPasskeysOn, userHandleOf, type PasskeyRow } from './passkeys';
+import { assertPasskeysOn, passkeyView, userHandleOf, type PasskeyRow } from './passkeys';
 import type { RelyingParty } from './relying-party';
 
 /**
@@ -22,7 +23,10 @@ import type { RelyingParty } from './relying-party';
  * instance's passkey is unknown here, even on the shared PUBLIC_URL host), must belong to the
  * attempt's user when it has one, and its user handle must name the same user. A counter
  * that does not move forward (when the authenticator keeps one) is a cloned authenticator:
- * refused (`sign_count_regressed`) and audited.
+ * refused (`sign_count_regressed`), audited, and the passkey disabled — nothing tells the
+ * clone from the original, and a clone that merely tried again with a higher counter would
+ * otherwise pass. A disabled passkey is refused (`passkey_disabled`) until the user deletes it
+ * and registers another.
  */
 type D = Deps;
 type SignInRow = typeof signInAttempts.$inferSelect;
@@ -44,7 +48,7 @@ export async function assertionOptions(d: D, instance: InstanceContext, rp: Rely
     ? await d.db
         .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
         .from(passkeys)
-        .where(and(eq(passkeys.userId, a.userId), eq(passkeys.instanceId, instance.id), eq(passkeys.rpId, rp.id)))
+        .where(and(eq(passkeys.userId, a.userId), eq(passkeys.instanceId, instance.id), eq(passkeys.rpId, rp.id), isNull(passkeys.disabledAt)))
     : [];
   const allowCredentials = isPasskeyOnly(a)
     ? []
@@ -82,6 +86,7 @@ export async function verifyAssertion(
   if (!passkey || (challenge.userId !== null && passkey.userId !== challenge.userId)) throw unknownCredential();
   const handle = response.response.userHandle;
   if (handle !== undefined && handle !== userHandleOf(passkey.userId)) throw unknownCredential();
+  if (passkey.disabledAt !== null) throw disabled();
   let verified;
   try {
     verified = await verifyAuthenticationResponse({
@@ -103,34 +108,54 @@ export async function verifyAssertion(
   if (!verified.verified) throw new AppError('PASSKEY_INVALID', { meta: { reason: 'verification_failed' } });
   const { newCounter, credentialBackedUp } = verified.authenticationInfo;
   if (!(await advanceCounter(d, passkey, newCounter, credentialBackedUp))) {
-    await audit(d, {
-      ...auditCtx,
-      instanceId: instance.id,
-      action: 'passkey.sign_count_regressed',
-      target: passkey.id,
-      details: { user_id: passkey.userId, stored: passkey.signCount, presented: newCounter, sign_in_attempt_id: a.id },
-    });
+    await disableCloned(d, instance, passkey, newCounter, a, auditCtx);
     throw new AppError('PASSKEY_INVALID', {
-      message: 'This passkey’s signature counter went backwards: the authenticator may have been cloned. It was refused.',
+      message: 'This passkey’s signature counter went backwards: the authenticator may have been cloned. It was refused and disabled.',
       meta: { reason: 'sign_count_regressed' },
     });
   }
   return { userId: passkey.userId, passkeyId: passkey.id };
 }
 
+const disabled = () =>
+  new AppError('PASSKEY_INVALID', {
+    message: 'This passkey was disabled (its authenticator may have been cloned). Delete it and register a new one.',
+    meta: { reason: 'passkey_disabled' },
+  });
+
 /**
- * Stores the new counter and the last use in one conditional UPDATE: only when the counter
- * moved forward (or the authenticator keeps none: both 0), and only from the value read, so
- * of two racing answers with the same counter one loses.
+ * Stores the new counter and the last use in one conditional UPDATE: only while the counter
+ * moves forward from what is stored at that moment (or the authenticator keeps none: both 0)
+ * and the passkey is enabled. Two genuine answers racing (counters 5 and 6 over a stored 4)
+ * both pass; the same counter twice, or one behind, does not.
  */
-async function advanceCounter(d: D, p: PasskeyRow, presented: number, backedUp: boolean): Promise<boolean> {
-  const keepsNone = p.signCount === 0 && presented === 0;
-  if (!keepsNone && presented <= p.signCount) return false;
+export async function advanceCounter(d: D, p: PasskeyRow, presented: number, backedUp: boolean): Promise<boolean> {
   const now = d.clock.now();
   const [moved] = await d.db
     .update(passkeys)
     .set({ signCount: presented, backedUp, lastUsedAt: now, updatedAt: now })
-    .where(and(eq(passkeys.id, p.id), eq(passkeys.signCount, p.signCount)))
+    .where(and(eq(passkeys.id, p.id), isNull(passkeys.disabledAt), presented === 0 ? eq(passkeys.signCount, 0) : lt(passkeys.signCount, presented)))
     .returning({ id: passkeys.id });
-  return moved !== undefined || keepsNone;
+  return moved !== undefined;
+}
+
+/** A regressed counter disables the passkey, audited (`passkey.sign_count_regressed`) with `passkey.updated`. */
+async function disableCloned(d: D, instance: InstanceContext, passkey: PasskeyRow, presented: number, a: SignInRow, auditCtx: AuditContext) {
+  await d.db.transaction(async (tx) => {
+    const dt = { ...d, db: tx };
+    const now = d.clock.now();
+    const [row] = await tx
+      .update(passkeys)
+      .set({ disabledAt: now, disabledReason: 'sign_count_regressed', updatedAt: now })
+      .where(and(eq(passkeys.id, passkey.id), isNull(passkeys.disabledAt)))
+      .returning();
+    await audit(dt, {
+      ...auditCtx,
+      instanceId: instance.id,
+      action: 'passkey.sign_count_regressed',
+      target: passkey.id,
+      details: { user_id: passkey.userId, stored: passkey.signCount, presented, sign_in_attempt_id: a.id, disabled: row !== undefined },
+    });
+    if (row) await emitEvent(dt, instance.id, 'passkey.updated', passkeyView(row));
+  });
 }

@@ -71,7 +71,8 @@ export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' |
   const view = smsView(row);
   await deps.db.transaction(async (tx) => {
     await tx.insert(smsMessages).values(row);
-    await emitEvent({ db: tx, clock: deps.clock }, input.instanceId, 'sms.created', view);
+    // Delivered by a provider, the code has no reason to travel to webhook endpoints (and sit in their logs).
+    await emitEvent({ db: tx, clock: deps.clock }, input.instanceId, 'sms.created', viaProvider ? smsView(row, { redact: true }) : view);
   });
   return view;
 }

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, smsMessages, smsSettings } from '../db/schema';
 import { sendSms } from './send';
-import { browserOf, instanceWith } from '../testing/auth-flows';
+import { browserOf, eventsDuring, instanceWith } from '../testing/auth-flows';
 import { expectError } from '../testing/expect';
 import { bapiWith, type TestInstance } from '../testing/fapi-helpers';
 import { startFakeTwilio } from '../testing/fake-twilio';
@@ -100,8 +100,12 @@ describe('an SMS code through Twilio', () => {
     const user = await bapiWith(h, i).ok('POST', '/v1/users', { phone_number: [phone] });
     const b = browserOf(h, i);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: phone } })).body.response.id;
-    const prepared = await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'phone_code' } });
+    const { result: prepared, events } = await eventsDuring(h, i.instanceId, () =>
+      b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'phone_code' } }),
+    );
     expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
+    // sms.created announces it without the code: Twilio delivers it, the webhook consumer has no need of it.
+    expect(events.find((e) => e.type === 'sms.created')?.data).toMatchObject({ to: phone, delivered_by: 'twilio', body: null, data: {}, body_redacted: true });
 
     const [queued] = await h.smsOutbox(phone);
     expect(queued).toMatchObject({ delivered_by: 'twilio', from: FROM, template: 'verification_code' });

@@ -6,7 +6,8 @@ import { users } from './users';
  * A user's passkeys (WebAuthn credentials), id `passkey_…`. The public key is the COSE key
  * the authenticator answered at registration (base64url); the credential id is unique in
  * an instance. `sign_count` is the authenticator's counter as last seen: an assertion with a
- * counter not above it (when either is non-zero) is a cloned authenticator and refused.
+ * counter not above it (when either is non-zero) is a cloned authenticator: refused, and the
+ * passkey disabled.
  * `rp_id` is the relying party the credential is scoped to (the fapi_url's host it was
  * registered on).
  */
@@ -29,6 +30,13 @@ export const passkeys = pgTable(
     rpId: text('rp_id').notNull(),
     name: text('name').notNull(),
     lastUsedAt: millis('last_used_at'),
+    /**
+     * Set when the passkey stops signing anyone in: its counter went backwards (a cloned
+     * authenticator — the clone and the original are told apart by nothing, so both stop).
+     * The user deletes it and registers a new one.
+     */
+    disabledAt: millis('disabled_at'),
+    disabledReason: text('disabled_reason', { enum: ['sign_count_regressed'] }),
     ...timestamps(),
   },
   (t) => [uniqueIndex('passkeys_credential_uq').on(t.instanceId, t.credentialId), index('passkeys_user_idx').on(t.userId, t.id)],

@@ -85,6 +85,9 @@ export type Passkey = {
   backed_up: boolean;
   rp_id: string;
   last_used_at: (number) | (null);
+  status: "active" | "disabled";
+  disabled_reason: ("sign_count_regressed") | (null);
+  disabled_at: (number) | (null);
   created_at: number;
   updated_at: number;
 };
@@ -1589,7 +1592,7 @@ export interface BapiOperations {
     body: {
       url: string;
       description?: string;
-      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.deleted">;
+      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.updated" | "passkey.deleted">;
       disabled?: boolean;
       svix_headers?: boolean;
     };
@@ -1617,7 +1620,7 @@ export interface BapiOperations {
     body: {
       url?: string;
       description?: string;
-      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.deleted">;
+      event_types?: Array<"*" | "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "webhook.test" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.updated" | "passkey.deleted">;
       disabled?: boolean;
       svix_headers?: boolean;
     };
