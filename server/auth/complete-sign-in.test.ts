@@ -420,14 +420,16 @@ eachWay('mfa_required: a user without a factor gets a pending session with setup
   }
 });
 
-eachWay('SSO only belongs to the user: password and code ways are refused whatever identifier was typed', async (way) => {
+eachWay('SSO only belongs to the user: password, code, passkey and social ways are refused whatever identifier was typed', async (way) => {
   if (isSignUp(way)) return;
   const p = await plain.person({ way, ssoAddress: true });
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
-  const refused = way === 'password' || way === 'email_code' || way === 'phone_code' || way === 'link' || way === 'reset' || way === 'passkey';
+  const refused = way === 'password' || way === 'email_code' || way === 'phone_code' || way === 'link' || way === 'reset' || way === 'passkey' || way === 'social';
   if (refused) {
     if (way === 'link') expect(code(out)).toBe('LINK_FAILED');
+    // The social callback answers a page naming the reason; the FAPI an error body.
+    else if (way === 'social') expect(out).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: 'sso_required' } }] } });
     else expect(out.body.errors?.[0], JSON.stringify(out.body)).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'sso_required' } });
     expect(await sessionOf(plain, b)).toBeNull();
   } else {
@@ -450,6 +452,18 @@ eachWay('the client token is rotated at sign-in: the token held before no longer
   stale.token = before;
   const seen = await stale.call('GET', '/v1/client');
   expect(seen.body.sessions ?? seen.body.response?.sessions ?? []).toEqual([]);
+});
+
+it('SSO only: a social sign-up with an address at an SSO domain is refused and creates nobody', async () => {
+  const email = `newcomer${++n}@${SAML_DOMAIN}`;
+  const sub = `sub-new-${n}`;
+  idp.accounts.set(sub, { email, email_verified: true });
+  const b = browserOf(h, plain.i);
+  const out = await DRIVERS.social(plain, b, { sub } as Person);
+  expect(out).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: 'sso_required' } }] } });
+  expect(await sessionOf(plain, b)).toBeNull();
+  const found = await bapi(plain.i, 'GET', `/v1/users?email_address=${encodeURIComponent(email)}`);
+  expect(found.body.data ?? found.body).toEqual([]);
 });
 
 describe('the answer is bound to the browser that asked (ways that leave the browser, and a passkey’s challenge)', () => {

@@ -27,8 +27,8 @@ import { passkeyOfUser } from '../passkeys/passkeys';
  *   codes, links and the password reset stay open, so an attacker's wrong guesses never
  *   cut the owner off what proves they hold the mailbox or phone;
  * - a user with a verified address at a domain of an active SSO connection signs in through
- *   their IdP only: password, code, link and reset ways answer `sso_required`, whatever
- *   identifier was typed;
+ *   their IdP only: password, code, link, reset, passkey and social ways answer `sso_required`,
+ *   whatever identifier was typed;
  * - the user's second factor is asked on every way but impersonation (and SSO through a
  *   connection whose IdP is declared to enforce MFA, and a passkey, which is two factors by
  *   itself: a device held and its user verification): the session starts `pending` and the
@@ -74,7 +74,12 @@ export const WAYS: Record<WayKind, WayRules> = {
   reset: proved,
   /** A sign-in token: the app's backend vouches for the first factor only. */
   ticket: federated,
-  social: federated,
+  /**
+   * A social provider proves a mailbox only as the provider saw it: an account made at the
+   * provider with a company address outlives the IdP's deprovisioning, so a user who must sign
+   * in through SSO is refused here too.
+   */
+  social: { ...federated, refusedWhenSsoOnly: true },
   sso: federated,
   lti: federated,
   /**
