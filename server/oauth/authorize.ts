@@ -172,7 +172,7 @@ async function signedIn(deps: D, auth: OidcAuth) {
   });
   if (!me?.sessionId) return null;
   const [row] = await deps.db.select({ createdAt: sessions.createdAt }).from(sessions).where(eq(sessions.id, me.sessionId));
-  return row ? { userId: me.userId, sessionId: me.sessionId, authTime: row.createdAt } : null;
+  return row ? { userId: me.userId, sessionId: me.sessionId, authTime: row.createdAt, impersonatedBy: me.actor } : null;
 }
 
 /** The hosted sign-in, coming back to this authorize request (with a signed `auth_after` when a fresh sign-in is needed). */
@@ -290,6 +290,8 @@ export async function authorize(deps: D, input: AuthorizeInput) {
       // Whatever sign-in happens next is a fresh one.
       return redirect(toSignIn(deps, instance, req, null), after);
     }
+    // An operator acting as the user must not hand a third-party app tokens in the user's name.
+    if (user.impersonatedBy) return fail('access_denied', 'An impersonation session cannot authorize applications.');
     const { authAfter } = req;
     const stale = req.prompts.has('login') || authAfter.kind !== 'absent' || (req.maxAge !== null && user.authTime < now - req.maxAge * 1000);
     if (stale && !(authAfter.kind === 'verified' && user.authTime > authAfter.at)) {

@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import { createLocalJWKSet, jwtVerify, decodeProtectedHeader } from 'jose';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLogs } from '../db/schema';
+import { auditLogs, oauthCodes, oauthGrants } from '../db/schema';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { browserOf, instanceWith, signUp, type TestInstance } from '../testing/auth-flows';
 import type { FapiTestClient } from '../testing/fapi-client';
@@ -60,6 +60,28 @@ describe('discovery', () => {
     const jwks = await h.call('GET', `/fapi/${inst.instanceId}/.well-known/jwks.json`);
     expect(jwks.status).toBe(200);
     expect(jwks.body.keys.length).toBeGreaterThan(0);
+  });
+});
+
+describe('impersonation', () => {
+  it('an impersonation session authorizes no application: the RP hears access_denied, no code, no grant', async () => {
+    const app = await createOAuthApp(h, inst, { scopes: ['openid', 'profile', 'email'] });
+    const config = await relyingParty(h, inst, app);
+    const flow = await startCodeFlow(config, { scope: 'openid email' });
+    const actor = await h.call('POST', '/v1/actor_tokens', { key: inst.secret, body: { user_id: userId, actor: { sub: 'support_agent' } } });
+    expect(actor.status, JSON.stringify(actor.body)).toBe(200);
+    const agent = browserOf(h, inst);
+    expect((await agent.signInWithTicket(actor.body.token)).status).toBe(200);
+    const res = await browserGet(h, agent, flow.url);
+    expect(res.status).toBe(302);
+    const back = new URL(res.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('code')).toBeNull();
+    expect(back.searchParams.get('state')).toBe(flow.state);
+    expect(await h.runtime.deps.db.select().from(oauthGrants).where(eq(oauthGrants.userId, userId))).toEqual([]);
+    expect(await h.runtime.deps.db.select().from(oauthCodes).where(eq(oauthCodes.userId, userId))).toEqual([]);
+    // The user's own session still authorizes (the same request, consented).
+    expect((await authorizeAs(browser, flow.url)).searchParams.get('code')).toEqual(expect.any(String));
   });
 });
 
