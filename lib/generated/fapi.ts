@@ -871,9 +871,45 @@ export interface FapiOperations {
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** Update the signed-in user: names, username, unsafe_metadata (merged). A session, or a uat_ token with me:write */
+  /** Update the signed-in user: names, username, unsafe_metadata (merged); answers as GET /v1/me. A session, or a uat_ token with me:write */
   "PATCH /v1/me": {
-    response: Me;
+    response: {
+      object: "user";
+      id: string;
+      external_id: string | null;
+      first_name: string | null;
+      last_name: string | null;
+      username: string | null;
+      primary_email_address_id: string | null;
+      primary_phone_number_id: string | null;
+      email_addresses: Array<EmailAddress>;
+      phone_numbers: Array<PhoneNumber>;
+      password_enabled: boolean;
+      two_factor_enabled: boolean;
+      public_metadata: {
+        [key: string]: unknown;
+      };
+      unsafe_metadata: {
+        [key: string]: unknown;
+      };
+      banned: boolean;
+      locked: boolean;
+      locked_until: (number) | (null);
+      sessions_version: number;
+      last_sign_in_at: (number) | (null);
+      locale: string | null;
+      image_url: string;
+      has_image: boolean;
+      created_at: number;
+      updated_at: number;
+      totp_enabled: boolean;
+      backup_code_enabled: boolean;
+      impersonator: ({
+        ref: string;
+        name: string | null;
+        email: string | null;
+      }) | (null);
+    };
     body: {
       first_name?: (string) | (null);
       last_name?: (string) | (null);

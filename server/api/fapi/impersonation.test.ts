@@ -96,7 +96,8 @@ describe('every /v1/me route is classified for impersonation sessions', () => {
     const agent = await impersonate(user.id);
     const named = await agent.call('PATCH', '/v1/me', { body: { first_name: 'Seen', unsafe_metadata: { theme: 'dark' } } });
     expect(named.status).toBe(200);
-    expect(named.body).toMatchObject({ first_name: 'Seen', unsafe_metadata: { theme: 'dark' } });
+    // The answer is GET /v1/me's: the hosted profile keeps its impersonation banner after saving.
+    expect(named.body).toMatchObject({ first_name: 'Seen', unsafe_metadata: { theme: 'dark' }, impersonator: { ref: 'support_agent' } });
     const primary = named.body.primary_email_address_id as string;
     for (const body of [{ username: `agent${n}` }, { username: null }, { primary_email_address_id: primary }, { primary_phone_number_id: 'idn_00000000000000000000000000' }, { first_name: 'x', username: `agent${n}` }]) {
       const res = await agent.call('PATCH', '/v1/me', { body });

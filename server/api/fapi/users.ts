@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Deps } from '../../deps';
 import { endpoint } from '../../http/endpoint';
 import { auditContextOf } from '../../http/actor';
 import { metadataInput } from '../../http/metadata';
@@ -76,30 +77,35 @@ export const createApiTokenBody = z.strictObject({
   expires_in_seconds: z.coerce.number().int().min(60).max(365 * 86400).optional(),
 });
 
+const meWithImpersonatorSchema = meSchema.extend({ impersonator: z.object({ ref: z.string(), name: z.string().nullable(), email: z.string().nullable() }).nullable() });
+
+/** The user as /v1/me answers it, with who impersonates them in an impersonation session (so the banner stays after an update). */
+async function meWithImpersonator(deps: Deps, auth: SignedInAuth) {
+  const { me } = auth;
+  const [person] = me.actor ? await resolvePeople(deps, auth.instance.id, [me.actor]) : [];
+  const impersonator = me.actor ? { ref: me.actor, name: person?.name ?? null, email: person?.email ?? null } : null;
+  return { ...(await meView(deps, auth.instance.id, me.userId)), impersonator };
+}
+
 export const getMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'The signed-in user (no private metadata); in an impersonation session, who impersonates (an operator by name). A session, or a uat_ token with me:read',
   query: meQuery,
-  response: meSchema.extend({ impersonator: z.object({ ref: z.string(), name: z.string().nullable(), email: z.string().nullable() }).nullable() }),
-  handle: async ({ deps, auth }) => {
-    const { me } = auth;
-    const [person] = me.actor ? await resolvePeople(deps, auth.instance.id, [me.actor]) : [];
-    const impersonator = me.actor ? { ref: me.actor, name: person?.name ?? null, email: person?.email ?? null } : null;
-    return { ...(await meView(deps, auth.instance.id, me.userId)), impersonator };
-  },
+  response: meWithImpersonatorSchema,
+  handle: ({ deps, auth }) => meWithImpersonator(deps, auth),
 });
 
 export const updateMeEndpoint = endpoint<SignedInAuth, z.output<typeof updateMeBody>, MeQuery>({
-  summary: 'Update the signed-in user: names, username, unsafe_metadata (merged). A session, or a uat_ token with me:write',
+  summary: 'Update the signed-in user: names, username, unsafe_metadata (merged); answers as GET /v1/me. A session, or a uat_ token with me:write',
   audit: { action: 'user.updated' },
   body: updateMeBody,
   query: meQuery,
-  response: meSchema,
+  response: meWithImpersonatorSchema,
   handle: async ({ deps, auth, actor, body }) => {
     const { me } = auth;
     if (body.primary_email_address_id !== undefined) await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'email_address', body.primary_email_address_id);
     if (body.primary_phone_number_id !== undefined) await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'phone_number', body.primary_phone_number_id);
     await updateUser(deps, auth.instance.id, me.userId, body, auditContextOf(actor));
-    return meView(deps, auth.instance.id, me.userId);
+    return meWithImpersonator(deps, auth);
   },
 });
 
