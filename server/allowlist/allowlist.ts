@@ -47,21 +47,44 @@ export async function listAllowlistIdentifiers(deps: D, instanceId: string) {
   return { object: 'list' as const, data: list.map((i) => allowlistIdentifierView(instanceId, i, at)), has_more: false };
 }
 
-/** Adds an entry (a repeat is a no-op answering the existing entry). */
+/**
+ * Adds an entry (a repeat is a no-op answering the existing entry). The list is read and
+ * written back under the instance's row lock, so concurrent adds and deletes keep each other.
+ */
 export async function addAllowlistIdentifier(deps: D, instanceId: string, identifier: string, ctx: AuditContext) {
-  const { list } = await currentAllowlist(deps, instanceId);
   const id = allowlistIdentifierId(identifier);
-  const existing = list.find((i) => allowlistIdentifierId(i) === id);
-  if (existing) return allowlistIdentifierView(instanceId, existing, deps.clock.now());
-  if (list.length >= 1000) throw new AppError('VALIDATION_FAILED', { message: 'The allowlist holds at most 1000 entries.', meta: { param: 'identifier', reason: 'too_large' } });
-  await updateInstanceSettings(deps, instanceId, { allowlist: [...list, identifier.trim()] }, ctx, 'allowlist_identifier.created');
-  return allowlistIdentifierView(instanceId, identifier.trim(), deps.clock.now());
+  let entry = identifier.trim();
+  let at = deps.clock.now();
+  await updateInstanceSettings(
+    deps,
+    instanceId,
+    ({ allowlist }) => {
+      const existing = allowlist.find((i) => allowlistIdentifierId(i) === id);
+      if (existing) {
+        entry = existing;
+        return null;
+      }
+      if (allowlist.length >= 1000) throw new AppError('VALIDATION_FAILED', { message: 'The allowlist holds at most 1000 entries.', meta: { param: 'identifier', reason: 'too_large' } });
+      at = deps.clock.now();
+      return { allowlist: [...allowlist, entry] };
+    },
+    ctx,
+    'allowlist_identifier.created',
+  );
+  return allowlistIdentifierView(instanceId, entry, at);
 }
 
 export async function deleteAllowlistIdentifier(deps: D, instanceId: string, id: string, ctx: AuditContext) {
-  const { list } = await currentAllowlist(deps, instanceId);
-  const entry = list.find((i) => allowlistIdentifierId(i) === id);
-  if (!entry) throw notFound('allowlist identifier');
-  await updateInstanceSettings(deps, instanceId, { allowlist: list.filter((i) => i !== entry) }, ctx, 'allowlist_identifier.deleted');
+  await updateInstanceSettings(
+    deps,
+    instanceId,
+    ({ allowlist }) => {
+      const entry = allowlist.find((i) => allowlistIdentifierId(i) === id);
+      if (!entry) throw notFound('allowlist identifier');
+      return { allowlist: allowlist.filter((i) => i !== entry) };
+    },
+    ctx,
+    'allowlist_identifier.deleted',
+  );
   return { object: 'allowlist_identifier' as const, id, deleted: true as const };
 }

@@ -179,13 +179,21 @@ export const settingsView = (row: Instance) => ({ ...instanceSettings(row.settin
 export async function updateInstanceSettings(
   deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'config'>,
   instanceId: string,
-  patch: SettingsPatch | Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>,
+  /**
+   * The change; or a function of the current settings, read under the row lock, answering the
+   * change (null: nothing to change, nothing written) — for a change computed from what is
+   * stored, such as adding to a list, that two concurrent callers must not overwrite.
+   */
+  patch:
+    | SettingsPatch
+    | Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>
+    | ((current: InstanceSettings) => Omit<SettingsPatch, 'custom_domain'> | null),
   auditCtx: { actor: string; actorKind?: ActorKind; ip?: string | null; userAgent?: string | null },
   /** The audit action; protection settings have their own. */
   action = 'instance.settings_updated',
 ): Promise<ReturnType<typeof settingsView>> {
-  const { custom_domain: domain, ...settingsPatch } = patch as SettingsPatch;
-  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(settingsPatch).filter(([, v]) => v !== undefined));
+  const { custom_domain: domain } = typeof patch === 'function' ? {} : (patch as SettingsPatch);
+  let changes: Record<string, unknown> = {};
   let previousDomain: string | null = null;
   const row = await deps.db
     .transaction(async (tx) => {
@@ -193,6 +201,10 @@ export async function updateInstanceSettings(
       // each other's changes; a custom domain (a unique column) takes FOR UPDATE, first (server/db/row-locks.ts).
       const current = await getInstance({ db: tx }, instanceId, domain !== undefined ? 'update' : 'no key update');
       previousDomain = current.customDomain;
+      const resolved = typeof patch === 'function' ? patch(instanceSettings(current.settings)) : patch;
+      if (resolved === null) return current;
+      const { custom_domain: _domain, ...settingsPatch } = resolved as SettingsPatch;
+      changes = Object.fromEntries(Object.entries(settingsPatch).filter(([, v]) => v !== undefined));
       const next = { ...current.settings, ...changes };
       if (settingsPatch.branding) next.branding = { ...instanceSettings(current.settings).branding, ...settingsPatch.branding };
       const parsed = instanceSettingsSchema.safeParse(next);
