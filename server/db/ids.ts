@@ -22,6 +22,7 @@ export const ID_PREFIXES = [
   'ssoc', 'ssoa', 'ssor',
   'inv',
   'passkey',
+  'jtmp',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -21,7 +21,12 @@ export const SHORTCODE_FIELDS = [
   'created_at',
 ] as const;
 
-export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'sv', 'sts', 'azp', 'act', 'org_id', 'org_role', 'org_slug', 'org_permissions', 'pla', 'fea', 'lti']);
+export const RESERVED_CLAIMS: ReadonlySet<string> = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'sv', 'sts', 'azp', 'act', 'org_id', 'org_role', 'org_slug', 'org_permissions', 'pla', 'fea', 'lti']);
+/**
+ * What a named JWT template (server/sessions/jwt-templates.ts) cannot set: the session token's
+ * built-in claims, but `aud`, which Clerk's templates set for the service the token is for.
+ */
+export const JWT_TEMPLATE_RESERVED_CLAIMS: ReadonlySet<string> = new Set([...RESERVED_CLAIMS].filter((c) => c !== 'aud'));
 export const TEMPLATE_MAX_BYTES = 4096;
 /** What the rendered claims may weigh (a session JWT travels in a cookie). */
 export const RENDERED_MAX_BYTES = 4096;
@@ -54,20 +59,22 @@ function shortcodes(v: unknown): Array<{ field: string; raw: string }> {
   return [];
 }
 
-/** The template as a setting: a JSON object of at most 4 KiB, 3 levels, known shortcodes, no built-in claim names. */
-export const claimsTemplateSchema = z.record(z.string().min(1).max(64), z.unknown()).superRefine((v, ctx) => {
+/** A template: a JSON object of at most 4 KiB, 3 levels, known shortcodes, none of the `reserved` claim names. */
+export const claimsTemplateSchemaFor = (reserved: ReadonlySet<string>) => z.record(z.string().min(1).max(64), z.unknown()).superRefine((v, ctx) => {
   if (JSON.stringify(v).length > TEMPLATE_MAX_BYTES) {
     ctx.addIssue({ code: 'custom', message: `the template must be at most ${TEMPLATE_MAX_BYTES} bytes`, params: { reason: 'too_large' } });
     return;
   }
   if (depth(v) > 3) ctx.addIssue({ code: 'custom', message: 'the template nests at most 3 levels', params: { reason: 'too_deep' } });
-  const reserved = Object.keys(v).filter((k) => RESERVED_CLAIMS.has(k));
-  if (reserved.length) ctx.addIssue({ code: 'custom', message: `${reserved.join(', ')} cannot be set: built-in claims`, path: [reserved[0]!], params: { reason: 'reserved_claim' } });
+  const taken = Object.keys(v).filter((k) => reserved.has(k));
+  if (taken.length) ctx.addIssue({ code: 'custom', message: `${taken.join(', ')} cannot be set: built-in claims`, path: [taken[0]!], params: { reason: 'reserved_claim' } });
   const unknown = shortcodes(v).filter((s) => !(SHORTCODE_FIELDS as readonly string[]).includes(s.field));
   if (unknown.length) {
     ctx.addIssue({ code: 'custom', message: `unknown shortcode ${unknown[0]!.raw}; use {{user.<${SHORTCODE_FIELDS.join('|')}>}}`, params: { reason: 'unknown_shortcode' } });
   }
 });
+/** The session token template (`session_token_claims`). */
+export const claimsTemplateSchema = claimsTemplateSchemaFor(RESERVED_CLAIMS);
 export type ClaimsTemplate = z.output<typeof claimsTemplateSchema>;
 
 function fieldValue(u: ClaimsUser, field: string): unknown {
@@ -125,7 +132,7 @@ function render(v: unknown, u: ClaimsUser): unknown {
  * The template's claims for a user, or `null` when they would weigh more than
  * RENDERED_MAX_BYTES (large metadata): the token then goes without them rather than fail.
  */
-export function renderClaims(template: ClaimsTemplate, user: ClaimsUser): Record<string, unknown> | null {
-  const claims = Object.fromEntries(Object.entries(template).filter(([k]) => !RESERVED_CLAIMS.has(k)).map(([k, v]) => [k, render(v, user)]));
+export function renderClaims(template: ClaimsTemplate, user: ClaimsUser, reserved: ReadonlySet<string> = RESERVED_CLAIMS): Record<string, unknown> | null {
+  const claims = Object.fromEntries(Object.entries(template).filter(([k]) => !reserved.has(k)).map(([k, v]) => [k, render(v, user)]));
   return JSON.stringify(claims).length > RENDERED_MAX_BYTES ? null : claims;
 }

@@ -132,6 +132,17 @@ export async function clientView(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
  * origin that asked, when allowed.
  */
 export async function clientSessionToken(deps: D, instance: InstanceContext, clientId: string, sessionId: string, azp: string | null = null) {
+  const { session, sessionsVersion } = await liveClientSession(deps, instance, clientId, sessionId);
+  const token = await signSessionJwt(deps, instance, { ...session, sessionsVersion, azp });
+  return { object: 'token' as const, jwt: token.jwt };
+}
+
+/**
+ * The checks every token of a client's session passes (the session JWT, a named JWT
+ * template's): the session is this client's (else 404), live (else its code), and its activity
+ * is marked. Answers the session as it now is, with the user's sessions_version.
+ */
+export async function liveClientSession(deps: D, instance: InstanceContext, clientId: string, sessionId: string) {
   const [found] = await deps.db
     .select({ session: sessions, sessionsVersion: users.sessionsVersion })
     .from(sessions)
@@ -154,8 +165,7 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
     const [current] = await deps.db.select().from(sessions).where(eq(sessions.id, s.id));
     throw (current && (await settleOverdue(deps, current))) ?? new AppError('SESSION_REVOKED');
   }
-  const token = await signSessionJwt(deps, instance, { ...s, status: touched.status, sessionsVersion: found.sessionsVersion, azp });
-  return { object: 'token' as const, jwt: token.jwt };
+  return { session: { ...s, status: touched.status }, sessionsVersion: found.sessionsVersion };
 }
 
 /**

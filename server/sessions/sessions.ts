@@ -385,11 +385,17 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
  * SESSION_* code of a dead or overdue one.
  */
 export async function sessionToken(deps: D, instance: InstanceContext, sessionId: string) {
-  const found = await loadSessionState(deps, instance.id, sessionId);
+  const found = await liveSession(deps, instance.id, sessionId);
+  return signSessionJwt(deps, instance, { ...found.session, sessionsVersion: found.sessionsVersion });
+}
+
+/** The checks every token the BAPI mints for a session passes: the instance's (else 404) and live (else its code). */
+export async function liveSession(deps: D, instanceId: string, sessionId: string) {
+  const found = await loadSessionState(deps, instanceId, sessionId);
   if (!found) throw notFound('session');
   const dead = await settleOverdue(deps, found.session);
   if (dead) throw dead;
-  return signSessionJwt(deps, instance, { ...found.session, sessionsVersion: found.sessionsVersion });
+  return found;
 }
 
 /**

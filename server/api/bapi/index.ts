@@ -35,6 +35,7 @@ import { clerkList } from './clerk/lists';
 import * as clerk from './clerk/endpoints';
 import { bapiInvitations as invitations } from './invitations';
 import { bapiAllowlist as allowlist } from './allowlist';
+import { bapiJwtTemplates as jwtTemplates } from './jwt-templates';
 import { bapiPasskeys as passkeys } from './passkeys';
 
 type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
@@ -95,6 +96,11 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/sessions/:id/verify',      'sessions:read',   clerk.verifySessionByIdEndpoint),
   route('POST',   '/v1/sessions/:id/tokens',      'sessions:write',  clerk.sessionTokenEndpoint),
   route('POST',   '/v1/sessions/:id/tokens/:template', 'sessions:write', clerk.sessionTemplateTokenEndpoint),
+  route('GET',    '/v1/jwt_templates',            'jwt_templates:read',  clerkList(jwtTemplates.list, { bareArray: true })),
+  route('POST',   '/v1/jwt_templates',            'jwt_templates:write', jwtTemplates.create),
+  route('GET',    '/v1/jwt_templates/:id',        'jwt_templates:read',  jwtTemplates.get),
+  route('PATCH',  '/v1/jwt_templates/:id',        'jwt_templates:write', jwtTemplates.update),
+  route('DELETE', '/v1/jwt_templates/:id',        'jwt_templates:write', jwtTemplates.delete),
   route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  clerk.clerkRefreshSessionEndpoint),
 
   route('POST',   '/v1/invitations',              'invitations:write', invitations.create),

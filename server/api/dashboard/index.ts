@@ -28,6 +28,7 @@ import { instanceMetricsEndpoint } from './analytics';
 import { dashboardBilling as billing } from './billing';
 import { dashboardSms as sms } from './sms';
 import { dashboardLtiPlatforms as ltiPlatforms } from './lti';
+import { dashboardJwtTemplates as jwtTemplates } from './jwt-templates';
 import { dashboardWaitlist as waitlist } from './waitlist';
 import { dashboardSso as sso } from './sso';
 import { dashboardPasskeys as passkeys } from './passkeys';
@@ -74,6 +75,11 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('PUT',    `${INSTANCE}/branding/logo`,                   ADMIN,    branding.putLogoEndpoint),
   route('DELETE', `${INSTANCE}/branding/logo`,                   ADMIN,    branding.deleteLogoEndpoint),
   route('POST',   `${INSTANCE}/session_token/preview`,           ADMIN,    previewSessionTokenEndpoint),
+  route('GET',    `${INSTANCE}/jwt_templates`,                   VIEWER,   jwtTemplates.list),
+  route('POST',   `${INSTANCE}/jwt_templates`,                   ADMIN,    jwtTemplates.create),
+  route('GET',    `${INSTANCE}/jwt_templates/:id`,               VIEWER,   jwtTemplates.get),
+  route('PATCH',  `${INSTANCE}/jwt_templates/:id`,               ADMIN,    jwtTemplates.update),
+  route('DELETE', `${INSTANCE}/jwt_templates/:id`,               ADMIN,    jwtTemplates.delete),
   route('GET',    `${INSTANCE}/keys`,                            VIEWER,   dash.listKeysEndpoint),
   route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.createKeyEndpoint),
   route('POST',   `${INSTANCE}/keys/:keyId/revoke`,              ADMIN,    dash.revokeKeyEndpoint),

@@ -28,3 +28,4 @@ export * from './sso';
 export * from './invitations';
 export * from './sms';
 export * from './passkeys';
+export * from './jwt-templates';

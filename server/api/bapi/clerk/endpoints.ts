@@ -7,6 +7,7 @@ import { bapiOrganizations } from '../organizations';
 import { updateOrganizationBody } from '../../../organizations/schemas';
 import { bapiSessions } from '../sessions';
 import { sessionToken } from '../../../sessions/sessions';
+import { sessionTemplateToken } from '../../../sessions/jwt-templates';
 import { bapiUsers } from '../users';
 import { listUsersQuery } from '../../../users/schemas';
 import { countUsers } from '../../../users/users';
@@ -62,16 +63,12 @@ export const sessionTokenEndpoint = endpoint<BapiAuth>({
   },
 });
 
-/** POST /v1/sessions/:id/tokens/:template: Latchkey has no JWT templates, so every name is unknown. */
+/** POST /v1/sessions/:id/tokens/:template: a JWT from the named template (server/sessions/jwt-templates.ts) for a live session. */
 export const sessionTemplateTokenEndpoint = endpoint<BapiAuth>({
-  summary: 'Get a session JWT from a JWT template (none exist: always 404)',
+  summary: 'Get a JWT from a named JWT template for a live session (unknown template: 404)',
   response: tokenSchema,
-  audit: { unaudited: 'refuses every template' },
-  handle: async ({ deps, auth, params }) => {
-    // The session is checked first, so an unknown session still answers as one.
-    await bapiSessions.get.handle({ deps, auth, params } as never);
-    throw new AppError('NOT_FOUND', { message: `No JWT template named ${params.template} exists.`, meta: { param: 'template' } });
-  },
+  audit: { unaudited: 'mints a short-lived token of an existing session, like the session token' },
+  handle: async ({ deps, auth, params }) => sessionTemplateToken(deps, await instanceContext(deps, auth.instance.id), params.id!, params.template!),
 });
 
 /** POST /v1/sessions/:id/verify `{token}`: POST /v1/sessions/verify, also checking the token is this session's. */

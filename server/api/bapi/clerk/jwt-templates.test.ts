@@ -1,0 +1,231 @@
+import { createClerkClient, verifyToken } from '@clerk/backend';
+import { and, eq } from 'drizzle-orm';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { auditLogs } from '../../../db/schema';
+import { createTestUser, setSettings, signedInClient } from '../../../testing/fapi-helpers';
+import { sharedHarness, sharedInstance } from '../../../testing/harness';
+
+/**
+ * Named JWT templates: the BAPI's /v1/jwt_templates (raw and through `@clerk/backend`), and
+ * tokens minted from them over the BAPI (`sessions.getToken(id, template)`) and the FAPI
+ * (clerk-js's `session.getToken({ template })`), verified with jose against the instance's
+ * JWKS and with `@clerk/backend`'s verifyToken. The SDK's fetch is routed to the API handler.
+ */
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const inst = sharedInstance(h);
+const API_URL = 'http://localhost:3000';
+const FAPI_URL = () => `${API_URL}/fapi/${inst.instanceId}`;
+
+beforeAll(() => {
+  const real = globalThis.fetch;
+  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    if (!req.url.startsWith(`${API_URL}/`)) return real(input, init);
+    const headers: Record<string, string> = {};
+    req.headers.forEach((v, k) => (headers[k] = v));
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : new Uint8Array(await req.arrayBuffer());
+    return h.request(req.method, req.url.slice(API_URL.length), { headers, raw: body?.byteLength ? body : undefined });
+  });
+});
+afterAll(() => vi.unstubAllGlobals());
+
+const clerk = () => createClerkClient({ secretKey: inst.secret, publishableKey: inst.publishableKey, apiUrl: API_URL, apiVersion: 'v1' });
+let seq = 0;
+const email = () => `jwt${++seq}.${Date.now()}@example.com`;
+const create = (body: Record<string, unknown>, key = inst.secret) => h.call('POST', '/v1/jwt_templates', { key, body });
+
+async function instanceJwks() {
+  const res = await h.call('GET', `/fapi/${inst.instanceId}/.well-known/jwks.json`);
+  expect(res.status).toBe(200);
+  return createLocalJWKSet(res.body);
+}
+
+async function auditOf(action: string, target: string) {
+  return h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, action), eq(auditLogs.target, target)));
+}
+
+describe('BAPI /v1/jwt_templates', () => {
+  it('creates with defaults, reads, lists, updates and deletes a template, auditing each change', async () => {
+    const created = await create({ name: 'hasura', claims: { role: 'member', email: '{{user.primary_email_address}}' } });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      object: 'jwt_template',
+      name: 'hasura',
+      claims: { role: 'member', email: '{{user.primary_email_address}}' },
+      lifetime: 60,
+      allowed_clock_skew: 5,
+      custom_signing_key: false,
+      signing_algorithm: 'RS256',
+    });
+    const id = created.body.id as string;
+    expect(id).toMatch(/^jtmp_[0-9A-HJKMNP-TV-Z]{26}$/);
+
+    expect((await h.call('GET', `/v1/jwt_templates/${id}`, { key: inst.secret })).body).toEqual(created.body);
+    const list = await h.call('GET', '/v1/jwt_templates', { key: inst.secret });
+    expect(Object.keys(list.body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
+    expect(list.body.data.map((t: { id: string }) => t.id)).toContain(id);
+
+    const patched = await h.call('PATCH', `/v1/jwt_templates/${id}`, { key: inst.secret, body: { lifetime: 3600, allowed_clock_skew: 0, claims: { role: 'admin' } } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'hasura', lifetime: 3600, allowed_clock_skew: 0, claims: { role: 'admin' } });
+    const reset = await h.call('PATCH', `/v1/jwt_templates/${id}`, { key: inst.secret, body: { lifetime: null } });
+    expect(reset.body.lifetime).toBe(60);
+
+    const deleted = await h.call('DELETE', `/v1/jwt_templates/${id}`, { key: inst.secret });
+    expect(deleted.body).toEqual({ object: 'jwt_template', id, deleted: true });
+    expect((await h.call('GET', `/v1/jwt_templates/${id}`, { key: inst.secret })).status).toBe(404);
+    expect((await h.call('DELETE', `/v1/jwt_templates/${id}`, { key: inst.secret })).status).toBe(404);
+
+    const [createdEntry] = await auditOf('jwt_template.created', id);
+    expect(createdEntry).toMatchObject({ instanceId: inst.instanceId, actorKind: 'secret_key', details: { name: 'hasura' } });
+    const updates = await auditOf('jwt_template.updated', id);
+    expect(updates.map((e) => e.details)).toEqual([{ fields: ['allowed_clock_skew', 'claims', 'lifetime'] }, { fields: ['lifetime'] }]);
+    expect(await auditOf('jwt_template.deleted', id)).toHaveLength(1);
+  });
+
+  it('refuses bad names, reserved claims, unknown shortcodes, out-of-range numbers, custom keys and a taken name (422), with nothing written', async () => {
+    const cases: Array<[Record<string, unknown>, string, string?]> = [
+      [{ name: 'has space', claims: {} }, 'name'],
+      [{ name: 'x'.repeat(65), claims: {} }, 'name'],
+      [{ name: '', claims: {} }, 'name'],
+      [{ name: 'ok', claims: { sub: 'someone' } }, 'claims', 'reserved_claim'],
+      [{ name: 'ok', claims: { sid: 'sess_x' } }, 'claims', 'reserved_claim'],
+      [{ name: 'ok', claims: { iss: 'https://evil.example' } }, 'claims', 'reserved_claim'],
+      [{ name: 'ok', claims: { x: '{{user.password}}' } }, 'claims', 'unknown_shortcode'],
+      [{ name: 'ok', claims: { big: 'x'.repeat(5000) } }, 'claims', 'too_large'],
+      [{ name: 'ok', claims: {}, lifetime: 29 }, 'lifetime'],
+      [{ name: 'ok', claims: {}, lifetime: 86_401 }, 'lifetime'],
+      [{ name: 'ok', claims: {}, allowed_clock_skew: 31 }, 'allowed_clock_skew'],
+      [{ name: 'ok', claims: {}, custom_signing_key: true, signing_algorithm: 'HS256', signing_key: 'k' }, 'custom_signing_key'],
+      [{ name: 'ok', claims: [] }, 'claims'],
+    ];
+    for (const [body, param, reason] of cases) {
+      const res = await create(body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.errors[0].code).toBe('VALIDATION_FAILED');
+      expect(res.body.errors[0].meta.param, JSON.stringify(body)).toMatch(new RegExp(`^${param}`));
+      if (reason) expect(res.body.errors[0].meta.reason).toBe(reason);
+    }
+    expect((await create({ name: 'dup', claims: {} })).status).toBe(200);
+    const taken = await create({ name: 'dup', claims: { a: 1 } });
+    expect(taken.status).toBe(422);
+    expect(taken.body.errors[0].meta).toMatchObject({ param: 'name', reason: 'taken' });
+    const other = await create({ name: 'other', claims: {} });
+    const renamed = await h.call('PATCH', `/v1/jwt_templates/${other.body.id}`, { key: inst.secret, body: { name: 'dup' } });
+    expect(renamed.body.errors[0].meta).toMatchObject({ param: 'name', reason: 'taken' });
+    // `aud` is the template's to set (the service the token is for).
+    expect((await create({ name: 'with-aud', claims: { aud: 'convex' } })).status).toBe(200);
+  });
+
+  it('needs jwt_templates scopes, and another instance’s template is 404', async () => {
+    const reader = await h.createKey(inst.instanceId, 'jwt_templates:read');
+    expect((await h.call('GET', '/v1/jwt_templates', { key: reader.secret })).status).toBe(200);
+    const refused = await create({ name: 'nope', claims: {} }, reader.secret);
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0]).toMatchObject({ code: 'SCOPE_MISSING', meta: { required_scope: 'jwt_templates:write' } });
+    const sessionsOnly = await h.createKey(inst.instanceId, 'sessions:read');
+    expect((await h.call('GET', '/v1/jwt_templates', { key: sessionsOnly.secret })).status).toBe(403);
+
+    const mine = await create({ name: 'mine', claims: {} });
+    const elsewhere = await h.createInstance();
+    expect((await h.call('GET', `/v1/jwt_templates/${mine.body.id}`, { key: elsewhere.secret })).status).toBe(404);
+    expect((await h.call('PATCH', `/v1/jwt_templates/${mine.body.id}`, { key: elsewhere.secret, body: { lifetime: 100 } })).status).toBe(404);
+    expect((await h.call('DELETE', `/v1/jwt_templates/${mine.body.id}`, { key: elsewhere.secret })).status).toBe(404);
+  });
+
+  it('serves @clerk/backend’s jwtTemplates API (list paginated, create, get, update, delete)', async () => {
+    const c = clerk();
+    const t = await c.jwtTemplates.create({ name: 'sdk-made', claims: { plan: '{{user.public_metadata.plan}}' }, lifetime: 120, allowedClockSkew: 10 });
+    expect(t).toMatchObject({ name: 'sdk-made', lifetime: 120, allowedClockSkew: 10, customSigningKey: false, signingAlgorithm: 'RS256' });
+    expect((await c.jwtTemplates.get(t.id)).claims).toEqual({ plan: '{{user.public_metadata.plan}}' });
+    const list = await c.jwtTemplates.list();
+    expect(list.data.map((x) => x.id)).toContain(t.id);
+    expect(list.totalCount).toBe(list.data.length);
+    const updated = await c.jwtTemplates.update({ templateId: t.id, name: 'sdk-made', claims: { plan: 'fixed' }, lifetime: 300 });
+    expect(updated).toMatchObject({ lifetime: 300, claims: { plan: 'fixed' } });
+    // Clerk answers the list as a plain array unless `paginated` is asked.
+    const bare = await h.call('GET', '/v1/jwt_templates', { key: inst.secret, headers: { 'clerk-api-version': '2025-11-10' } });
+    expect(Array.isArray(bare.body)).toBe(true);
+    expect(await c.jwtTemplates.delete(t.id)).toMatchObject({ id: t.id, deleted: true });
+  });
+});
+
+describe('minting: POST /v1/sessions/:id/tokens/:template and /v1/client/sessions/:id/tokens/:template', () => {
+  it('BAPI: @clerk/backend’s sessions.getToken(id, template) answers a JWT verifyToken and jose accept, with the template’s claims', async () => {
+    const c = clerk();
+    const u = await c.users.createUser({ emailAddress: [email()], firstName: 'Ada', publicMetadata: { plan: 'pro' } });
+    await c.jwtTemplates.create({ name: 'supabase', claims: { aud: 'authenticated', role: 'authenticated', plan: '{{user.public_metadata.plan}}', greeting: 'hi {{user.first_name}}' }, lifetime: 600, allowedClockSkew: 10 });
+    const s = await c.sessions.createSession({ userId: u.id });
+    const { jwt } = await c.sessions.getToken(s.id, 'supabase');
+
+    const claims = await verifyToken(jwt, { secretKey: inst.secret, apiUrl: API_URL, apiVersion: 'v1' });
+    expect(claims).toMatchObject({ iss: FAPI_URL(), sub: u.id, aud: 'authenticated', role: 'authenticated', plan: 'pro', greeting: 'hi Ada' });
+    expect(claims.exp - claims.iat).toBe(600);
+    expect(claims.iat - claims.nbf!).toBe(10);
+    expect(claims.jti).toMatch(/^[0-9a-f]{20}$/);
+    expect(claims).not.toHaveProperty('sid');
+    expect(claims).not.toHaveProperty('azp');
+
+    const { payload, protectedHeader } = await jwtVerify(jwt, await instanceJwks(), { issuer: FAPI_URL(), audience: 'authenticated' });
+    expect(payload.sub).toBe(u.id);
+    expect(protectedHeader.alg).toBe('RS256');
+    // The session token's key: the same kid.
+    expect(protectedHeader.kid).toBe(decodeProtectedHeader((await c.sessions.getToken(s.id)).jwt).kid);
+
+    // Two tokens are two jtis.
+    expect((await verifyToken((await c.sessions.getToken(s.id, 'supabase')).jwt, { secretKey: inst.secret, apiUrl: API_URL })).jti).not.toBe(claims.jti);
+    // Not a session token: Latchkey's session verification refuses it.
+    const asSession = await h.call('POST', '/v1/sessions/verify', { key: inst.secret, body: { token: jwt } });
+    expect(asSession.status).toBeGreaterThanOrEqual(400);
+
+    const unknown = await h.call('POST', `/v1/sessions/${s.id}/tokens/nope`, { key: inst.secret });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errors[0].meta).toMatchObject({ param: 'template' });
+    expect((await h.call('POST', '/v1/sessions/sess_01J00000000000000000000000/tokens/supabase', { key: inst.secret })).status).toBe(404);
+
+    await c.sessions.revokeSession(s.id);
+    const revoked = await h.call('POST', `/v1/sessions/${s.id}/tokens/supabase`, { key: inst.secret });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.errors[0].code).toBe('SESSION_REVOKED');
+  });
+
+  it('FAPI: a client’s live session gets the template’s JWT with azp; another client’s session is 404, an ended one refused, an unknown template 404', async () => {
+    await setSettings(h, inst.instanceId, { allowed_origins: ['https://app.example.com'] });
+    const userId = await createTestUser(h, inst, { email_address: [email()], username: `fapi${Date.now()}` });
+    await create({ name: 'fapi-tpl', claims: { name: '{{user.username}}', static: [1, 2] }, lifetime: 30, allowed_clock_skew: 0 });
+    const { b, sessionId } = await signedInClient(h, inst, userId);
+
+    const res = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`, { origin: 'https://app.example.com' });
+    expect(res.status).toBe(200);
+    expect(res.body.object).toBe('token');
+    const { payload } = await jwtVerify(res.body.jwt, await instanceJwks(), { issuer: FAPI_URL() });
+    expect(payload).toMatchObject({ sub: userId, azp: 'https://app.example.com', static: [1, 2] });
+    expect(payload.name).toMatch(/^fapi/);
+    expect(payload.exp! - payload.iat!).toBe(30);
+    expect(payload.nbf).toBe(payload.iat);
+    const viaSdk = await verifyToken(res.body.jwt, { secretKey: inst.secret, apiUrl: API_URL, authorizedParties: ['https://app.example.com'] });
+    expect(viaSdk.sub).toBe(userId);
+
+    // The FAPI's own origin is azp too; an origin the instance does not allow is refused by the FAPI.
+    const own = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`);
+    expect((await jwtVerify(own.body.jwt, await instanceJwks())).payload.azp).toBe(new URL(API_URL).origin);
+    expect((await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`, { origin: 'https://evil.example.com' })).status).toBe(403);
+
+    const unknown = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/missing`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errors[0].meta).toMatchObject({ param: 'template' });
+
+    const other = await signedInClient(h, inst, userId);
+    expect((await other.b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`)).status).toBe(404);
+
+    expect((await b.call('POST', `/v1/client/sessions/${sessionId}/end`)).status).toBe(200);
+    const ended = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`);
+    expect(ended.status).toBeGreaterThanOrEqual(400);
+    expect(ended.status).not.toBe(200);
+    // The session token path answers the same for it.
+    const sessionTokenAnswer = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`);
+    expect(ended.status).toBe(sessionTokenAnswer.status);
+    expect(ended.body.errors[0].code).toBe(sessionTokenAnswer.body.errors[0].code);
+  });
+});
