@@ -1640,6 +1640,114 @@ export interface DashboardOperations {
     };
     query: never;
   };
+  /** List JWT templates, newest first (cursor pagination) */
+  "GET /accounts/{accountId}/instances/{instanceId}/jwt_templates": {
+    response: {
+      data: Array<{
+        object: "jwt_template";
+        id: string;
+        name: string;
+        claims: {
+          [key: string]: unknown;
+        };
+        lifetime: number;
+        allowed_clock_skew: number;
+        custom_signing_key: false;
+        signing_algorithm: "RS256";
+        created_at: number;
+        updated_at: number;
+      }>;
+      has_more: boolean;
+      next_cursor: string | null;
+    };
+    body: never;
+    query: { limit?: number; starting_after?: string };
+  };
+  /** Create a JWT template (name, claims with {{user.…}} shortcodes, lifetime, allowed clock skew) */
+  "POST /accounts/{accountId}/instances/{instanceId}/jwt_templates": {
+    response: {
+      object: "jwt_template";
+      id: string;
+      name: string;
+      claims: {
+        [key: string]: unknown;
+      };
+      lifetime: number;
+      allowed_clock_skew: number;
+      custom_signing_key: false;
+      signing_algorithm: "RS256";
+      created_at: number;
+      updated_at: number;
+    };
+    body: {
+      name: string;
+      claims: {
+        [key: string]: StorableJson;
+      };
+      lifetime?: (number) | (null);
+      allowed_clock_skew?: (number) | (null);
+      custom_signing_key?: false;
+      signing_algorithm?: ("RS256") | (null);
+    };
+    query: never;
+  };
+  /** Get a JWT template */
+  "GET /accounts/{accountId}/instances/{instanceId}/jwt_templates/{id}": {
+    response: {
+      object: "jwt_template";
+      id: string;
+      name: string;
+      claims: {
+        [key: string]: unknown;
+      };
+      lifetime: number;
+      allowed_clock_skew: number;
+      custom_signing_key: false;
+      signing_algorithm: "RS256";
+      created_at: number;
+      updated_at: number;
+    };
+    body: never;
+    query: never;
+  };
+  /** Update a JWT template (name, claims, lifetime, allowed clock skew; null lifetime or skew: the default) */
+  "PATCH /accounts/{accountId}/instances/{instanceId}/jwt_templates/{id}": {
+    response: {
+      object: "jwt_template";
+      id: string;
+      name: string;
+      claims: {
+        [key: string]: unknown;
+      };
+      lifetime: number;
+      allowed_clock_skew: number;
+      custom_signing_key: false;
+      signing_algorithm: "RS256";
+      created_at: number;
+      updated_at: number;
+    };
+    body: {
+      name?: string;
+      claims?: {
+        [key: string]: StorableJson;
+      };
+      lifetime?: (number) | (null);
+      allowed_clock_skew?: (number) | (null);
+      custom_signing_key?: false;
+      signing_algorithm?: ("RS256") | (null);
+    };
+    query: never;
+  };
+  /** Delete a JWT template; getToken with its name answers 404 from then on */
+  "DELETE /accounts/{accountId}/instances/{instanceId}/jwt_templates/{id}": {
+    response: {
+      object: "jwt_template";
+      id: string;
+      deleted: true;
+    };
+    body: never;
+    query: never;
+  };
   /** Secret keys of an instance (a hint only; the secret is never shown again) */
   "GET /accounts/{accountId}/instances/{instanceId}/keys": {
     response: {
@@ -3309,4 +3417,4 @@ export interface DashboardOperations {
   };
 }
 
-export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys/{passkey_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms_settings" | "/accounts/{accountId}/instances/{instanceId}/sms_settings/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";
+export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/jwt_templates" | "/accounts/{accountId}/instances/{instanceId}/jwt_templates/{id}" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys/{passkey_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms_settings" | "/accounts/{accountId}/instances/{instanceId}/sms_settings/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";

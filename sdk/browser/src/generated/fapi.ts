@@ -1699,7 +1699,7 @@ export interface FapiOperations {
     body: never;
     query: { redirect_url: string; suffixed_cookies?: "true" | "false"; __clerk_hs_reason?: string; format?: string; __session?: string; organization_id?: string };
   };
-  /** A session JWT from a named JWT template (none exist: 404 naming the template) */
+  /** A JWT from a named JWT template for a live session of this client (unknown template: 404) */
   "POST /v1/client/sessions/{id}/tokens/{template}": {
     response: {
       object: "token";
