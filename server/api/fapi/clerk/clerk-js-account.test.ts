@@ -295,12 +295,17 @@ describe.skipIf(!hasChromium)('sessions and tokens through clerk-js', () => {
     await context.close();
   }, 90_000);
 
-  it('getToken({ template }): no JWT template exists, so 404 naming it (Clerk’s error shape); getToken() carries the session token claims', async () => {
-    const { context, page, userId } = await signedIn('tpl');
+  it('getToken({ template }): the named JWT template’s claims, verified by verifyToken; an unknown name is 404 naming it (Clerk’s error shape)', async () => {
+    const { context, page, userId, address } = await signedIn('tpl');
+    const created = await x.h.call('POST', '/v1/jwt_templates', { key: x.inst.secret, body: { name: 'convex', claims: { aud: 'convex', email: '{{user.primary_email_address}}', tier: 'gold' }, lifetime: 120 } });
+    expect(created.status).toBe(200);
+    const jwt = await inPage(page, async (clerk) => clerk.session.getToken({ template: 'convex', skipCache: true }), null);
+    const claims = await verifyToken(jwt, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', authorizedParties: [x.appOrigin] });
+    expect(claims).toMatchObject({ sub: userId, aud: 'convex', email: address, tier: 'gold', azp: x.appOrigin });
+    expect(claims.exp - claims.iat).toBe(120);
+    expect(claims).not.toHaveProperty('sid');
     const err = await apiError(page, (clerk) => clerk.session.getToken({ template: 'supabase', skipCache: true }), null);
     expect(err).toMatchObject({ status: 404, codes: ['resource_not_found'], params: ['template'], long: expect.stringContaining('supabase') });
-    const token = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }), null);
-    expect(await verifyToken(token, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1' })).toMatchObject({ sub: userId });
     await context.close();
   }, 60_000);
 });
