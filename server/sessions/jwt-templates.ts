@@ -34,7 +34,8 @@ import { claimsUser } from './tokens';
  */
 export const JWT_TEMPLATE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export const LIFETIME_MIN = 30;
-export const LIFETIME_MAX = 86_400;
+/** An hour, as the session token's: a retired signing key stays published 65 minutes (server/signing/signing-keys.ts), so every token stays verifiable through a rotation. */
+export const LIFETIME_MAX = 3600;
 export const LIFETIME_DEFAULT = 60;
 export const CLOCK_SKEW_MAX = 30;
 export const CLOCK_SKEW_DEFAULT = 5;

@@ -9,7 +9,7 @@ import { newId } from '../db/ids';
 export const ALG = 'RS256';
 /**
  * How long a retired key stays published: the longest lifetime of anything it may have
- * signed (session JWTs live 60 s; OIDC tokens up to an hour) plus clock skew.
+ * signed (session JWTs and JWT-template tokens up to an hour, OIDC tokens up to an hour) plus clock skew.
  */
 export const RETIRED_KEY_RETENTION_MS = 65 * 60 * 1000;
 const CACHE_TTL_MS = 5_000;
