@@ -1,8 +1,14 @@
+import { JwtTemplates } from '@/components/console/jwt-templates';
 import { SessionTokenTemplate } from '@/components/console/session-token-template';
 import { titled } from '@/lib/page-metadata';
 
 export const generateMetadata = titled('console.titles', 'settings');
 
 export default function Page() {
-  return <SessionTokenTemplate />;
+  return (
+    <div className="flex flex-col gap-6">
+      <SessionTokenTemplate />
+      <JwtTemplates />
+    </div>
+  );
 }
