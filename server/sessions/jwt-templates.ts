@@ -45,7 +45,10 @@ export const MAX_TEMPLATES = 100;
 const nameSchema = z.string().regex(JWT_TEMPLATE_NAME, 'use 1 to 64 letters, digits, _ or -');
 const lifetimeSchema = z.number().int().min(LIFETIME_MIN).max(LIFETIME_MAX).meta({ description: `Seconds a token lives (${LIFETIME_MIN}–${LIFETIME_MAX}, default ${LIFETIME_DEFAULT})` });
 const skewSchema = z.number().int().min(0).max(CLOCK_SKEW_MAX).meta({ description: `Seconds nbf is set before iat (0–${CLOCK_SKEW_MAX}, default ${CLOCK_SKEW_DEFAULT})` });
-export const jwtTemplateClaimsSchema = claimsTemplateSchemaFor(JWT_TEMPLATE_RESERVED_CLAIMS);
+export const jwtTemplateClaimsSchema = claimsTemplateSchemaFor(JWT_TEMPLATE_RESERVED_CLAIMS).meta({
+  description:
+    'The claims: a JSON object of at most 4 KiB and 3 levels (422 too_large, 422 too_deep), claim names of 1 to 64 characters (422 invalid_key), none of the built-in claims but aud (422 reserved_claim); a string may be or contain {{user.<field>}} shortcodes (422 unknown_shortcode for an unknown field).',
+});
 
 /** Clerk's SDK may send these; Latchkey signs with the instance key only (RS256). */
 const signingFields = {

@@ -74,6 +74,7 @@ beforeAll(async () => {
     deployment_ids: ['d-1'],
     target_link_uris: ['https://app.example.com/lti'],
   });
+  const jwtTemplate = await post('/v1/jwt_templates', { name: 'supabase', claims: { aud: 'authenticated' } });
   const waitlistEntry = await post('/v1/waitlist_entries', { email_address: 'waiting@example.com' });
   const socialProvider = await post('/v1/social_providers', { kind: 'oidc', name: 'seed', issuer: 'https://id.example.com', client_id: 'seed', client_secret: 'seed' });
   const deliveries = await h.call('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`, { key });
@@ -112,6 +113,7 @@ beforeAll(async () => {
     social_providers: socialProvider.id,
     sso_connections: ssoConnection.id,
     tokens: 'supabase',
+    jwt_templates: jwtTemplate.id,
     allowlist_identifiers: 'alid_00000000000000000000000000',
   });
   doc = (await h.call('GET', '/v1/openapi.json')).body;
