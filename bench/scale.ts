@@ -55,6 +55,9 @@ export interface PasswordBenchResult {
   /** CPU ms of the server's main thread (the event loop) per operation: what is not hashing. Null off Linux. */
   signInMainMs: number | null;
   signUpMainMs: number | null;
+  /** The kernel's share (stime) of signInMainMs / signUpMainMs: socket writes to PostgreSQL and the clients. */
+  signInKernelMs: number | null;
+  signUpKernelMs: number | null;
   /** Statements sent to PostgreSQL per operation (the server's latchkey_database_statements_total). */
   signInStatements: number | null;
   signUpStatements: number | null;
@@ -63,9 +66,15 @@ export interface PasswordBenchResult {
 
 /** CPU time (user + system, ms) of a process's main thread so far, from /proc; null where there is none. */
 function mainThreadCpuMs(pid: number): number | null {
+  return mainThreadTimes(pid)?.total ?? null;
+}
+/** The main thread's user and system (kernel) CPU time so far, ms. */
+function mainThreadTimes(pid: number): { total: number; kernel: number } | null {
   try {
     const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    const user = (Number(fields[11]) * 1000) / CLOCK_TICKS;
+    const kernel = (Number(fields[12]) * 1000) / CLOCK_TICKS;
+    return { total: user + kernel, kernel };
   } catch {
     return null;
   }
@@ -120,11 +129,15 @@ export async function measurePasswords(
     const results = { in: [] as autocannon.Result[], up: [] as autocannon.Result[] };
     const mainMs = { in: 0 as number | null, up: 0 as number | null };
     const statements = { in: 0 as number | null, up: 0 as number | null };
+    const kernelMs = { in: 0 as number | null, up: 0 as number | null };
     const measured = async (row: 'in' | 'up', run: () => Promise<autocannon.Result>) => {
+      const kBefore = mainThreadTimes(server.child.pid!)?.kernel ?? null;
       const before = mainThreadCpuMs(server.child.pid!);
       const sentBefore = await statementsSent(base);
       results[row].push(await run());
       const after = mainThreadCpuMs(server.child.pid!);
+      const kAfter = mainThreadTimes(server.child.pid!)?.kernel ?? null;
+      kernelMs[row] = kBefore === null || kAfter === null || kernelMs[row] === null ? null : kernelMs[row] + kAfter - kBefore;
       const sentAfter = await statementsSent(base);
       mainMs[row] = before === null || after === null || mainMs[row] === null ? null : mainMs[row] + after - before;
       statements[row] = sentBefore === null || sentAfter === null || statements[row] === null ? null : statements[row] + sentAfter - sentBefore;
@@ -153,6 +166,8 @@ export async function measurePasswords(
       signInRatio: signInPerSecond / ceiling.perSecond,
       signInMainMs: perOp(mainMs.in, results.in),
       signUpMainMs: perOp(mainMs.up, results.up),
+      signInKernelMs: perOp(kernelMs.in, results.in),
+      signUpKernelMs: perOp(kernelMs.up, results.up),
       signUpRatio: signUpPerSecond / ceiling.perSecond,
       signInStatements: perOp(statements.in, results.in),
       signUpStatements: perOp(statements.up, results.up),
