@@ -180,6 +180,14 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
     expect(page.url()).toBe(`${x.appOrigin}/app/protected`);
     const after = await context.cookies(x.appOrigin);
     expect(after.find((c) => c.name === '__clerk_db_jwt')?.value).toMatch(/^ct_/);
+
+    // The handshake URL that browser followed, carried to another browser, signs that one in as nobody.
+    const followed = x.calls.slice(handshakes).find((c) => c.url.pathname.endsWith('/v1/client/handshake'))!.url.toString();
+    const other = await x.openApp();
+    await other.page.goto(followed);
+    await other.page.waitForURL((u) => u.pathname === '/app/protected');
+    expect(JSON.parse((await other.page.textContent('body')) ?? '{}')).toMatchObject({ status: 'signed-out', userId: null });
+    await other.context.close();
     await context.close();
   }, 60_000);
 
