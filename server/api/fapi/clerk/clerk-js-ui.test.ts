@@ -98,6 +98,34 @@ describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: the organization switcher'
   }, 120_000);
 });
 
+describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: the organization profile', () => {
+  it('mountOrganizationProfile: renames the organization through its General page and lists the members', async () => {
+    const { context, page, address } = await signedInWithUi('orgprofile');
+    await inPage(
+      page,
+      async (clerk) => {
+        const org = await clerk.createOrganization({ name: 'Profile Co' });
+        await clerk.setActive({ organization: org.id });
+      },
+      null,
+    );
+    await inPage(page, async (clerk) => clerk.mountOrganizationProfile(document.getElementById('app')), null);
+    // It opens on General: the organization's name, then renamed through "Update profile".
+    await page.getByText('Profile Co').first().waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: /update profile/i }).click();
+    await page.locator('input[name="name"]').fill('Renamed Co');
+    await page.getByRole('button', { name: /^save$/i }).click();
+    await expect.poll(async () => (await activeOrganization(page)).name, { timeout: 15_000 }).toBe('Renamed Co');
+    // Members: the signed-in user, the organization's admin.
+    await page.getByText('Members', { exact: true }).first().click();
+    await page.getByText(address).first().waitFor({ timeout: 15_000 });
+    const backend = createClerkClient({ secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
+    const id = (await activeOrganization(page)).id!;
+    expect((await backend.organizations.getOrganization({ organizationId: id })).name).toBe('Renamed Co');
+    await context.close();
+  }, 120_000);
+});
+
 describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: the user profile', () => {
   it('mountUserProfile: adds an email address with its emailed code, changes the password, enables TOTP', async () => {
     const { context, page, address, userId } = await signedInWithUi('profile');
