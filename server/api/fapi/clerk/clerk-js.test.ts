@@ -211,6 +211,24 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
     const token = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }), null);
     const claims = await verifyToken(token, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1' });
     expect(claims).toMatchObject({ org_id: orgId, org_role: 'org:admin' });
+
+    // A member added by the backend; the admin changes their role, lists and removes them through clerk-js.
+    const colleague = await createTestUser(x.h, x.inst, { email_address: [email('org-colleague')], password: PASSWORD });
+    const added = await x.h.call('POST', `/v1/organizations/${orgId}/memberships`, { key: x.inst.secret, body: { user_id: colleague, role: 'org:member' } });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const members = await inPage(
+      page,
+      async (clerk, userId) => {
+        const org = clerk.organization!;
+        const updated = await org.updateMember({ userId, role: 'org:admin' });
+        const listed = await org.getMemberships();
+        await org.removeMember(userId);
+        const after = await org.getMemberships();
+        return { updated: updated.role, listed: listed.total_count, after: after.total_count };
+      },
+      colleague,
+    );
+    expect(members).toEqual({ updated: 'org:admin', listed: 2, after: 1 });
     await context.close();
   }, 60_000);
 
