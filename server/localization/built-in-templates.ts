@@ -1,7 +1,6 @@
 import { EMAIL_TEMPLATES, SMS_TEMPLATES, type EmailTemplateName, type SmsTemplateName } from '../../emails';
+import { DEFAULT_LOCALE } from '../instances/locales';
 import type { EmailTemplate, EmailTemplateParts, SmsTemplate } from './render';
-
-export const DEFAULT_LOCALE = 'en';
 
 /** `fr-CA` → [`fr-ca`, `fr`, `en`]: the locales tried, most specific first. */
 export function localeChain(locale: string | null | undefined): string[] {
