@@ -72,7 +72,7 @@ export type AttackProtectionPatch = z.output<typeof attackProtectionPatch>;
 export const riskBasedMfaPatch = z.strictObject({ enabled: z.boolean().optional() });
 export type RiskBasedMfaPatch = z.output<typeof riskBasedMfaPatch>;
 
-export const attackProtectionView = z
+export const attackProtectionViewSchema = z
   .object({
     object: z.literal('attack_protection'),
     user_lockout: z.object({
@@ -85,7 +85,7 @@ export const attackProtectionView = z
   })
   .meta({ id: 'AttackProtection' });
 
-export const riskBasedMfaView = z
+export const riskBasedMfaViewSchema = z
   .object({
     object: z.literal('risk_based_mfa'),
     enabled: z.boolean(),
