@@ -33,7 +33,7 @@ export const tokenBody = z.object({
 });
 type TokenBody = z.output<typeof tokenBody>;
 
-export const tokenResponseSchema = z.object({
+export const oauthTokenResponseSchema = z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int(),
@@ -41,7 +41,7 @@ export const tokenResponseSchema = z.object({
   id_token: z.string().optional(),
   refresh_token: z.string().optional(),
 });
-type TokenResponse = z.output<typeof tokenResponseSchema>;
+type TokenResponse = z.output<typeof oauthTokenResponseSchema>;
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -205,6 +205,6 @@ export const tokenEndpoint = endpoint<OidcAuth, TokenBody>({
   // The tokens are their own record; failed client authentications are audited by the domain.
   audit: { unaudited: 'token issuance; client authentication failures are audited by the domain' },
   body: tokenBody,
-  response: tokenResponseSchema,
+  response: oauthTokenResponseSchema,
   handle: ({ deps, auth, body, request }) => token(deps, auth, body, request),
 });

@@ -10,7 +10,7 @@ import {
   revokedAllSchema,
   sessionListSchema,
   sessionSchema,
-  tokenResponseSchema,
+  sessionTokensSchema,
   verifyBody,
 } from './schemas';
 import { applySessionAction, getSession, listSessions, mintSession, refreshSession, revokeUserSessions, verifySession } from './sessions';
@@ -51,7 +51,7 @@ export function sessionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
     refresh: endpoint<Auth, z.output<typeof refreshBody>>({
       summary: 'Exchange a refresh token for a session JWT and the next refresh token',
       body: refreshBody,
-      response: tokenResponseSchema,
+      response: sessionTokensSchema,
       audit: { unaudited: 'the token refresh hot path; rotation is kept on the refresh token, and reuse revokes the session with its own entry' },
       handle: async ({ deps, auth, params, body }) =>
         refreshSession(deps, await instanceContext(deps, instanceOf(auth).id), params.id!, body.refresh_token),

@@ -45,8 +45,8 @@ export const sessionSchema = z
   })
   .meta({ id: 'Session' });
 
-export const tokenResponseSchema = z.object({ jwt: z.string(), refresh_token: z.string(), expires_in: z.number().int() });
-export const mintedSessionSchema = sessionSchema.extend(tokenResponseSchema.shape);
+export const sessionTokensSchema = z.object({ jwt: z.string(), refresh_token: z.string(), expires_in: z.number().int() });
+export const mintedSessionSchema = sessionSchema.extend(sessionTokensSchema.shape);
 
 export const mintSessionBody = z.strictObject({ user_id: z.string().min(1).max(64), actor: actorSchema.optional() });
 export const refreshBody = z.strictObject({ refresh_token: z.string().min(1).max(256) });

@@ -4,7 +4,7 @@ import { AppError } from '../../http/errors';
 import { auditContextOf } from '../../http/actor';
 import { endpoint } from '../../http/endpoint';
 import { clientSessionToken, clientView, revokeClient, signedOutClient } from '../../sessions/clients';
-import { refreshBody, sessionSchema, tokenResponseSchema } from '../../sessions/schemas';
+import { refreshBody, sessionSchema, sessionTokensSchema } from '../../sessions/schemas';
 import { refreshSession } from '../../sessions/sessions';
 import { allowedOrigins } from './origin';
 import type { SignedInAuth } from './authenticate';
@@ -74,7 +74,7 @@ export const refreshSessionEndpoint = endpoint<FapiAuth, z.output<typeof refresh
   summary: 'Exchange a refresh token (the credential) for a session JWT and the next refresh token',
   audit: { unaudited: 'hot path: token rotation is recorded on the session (reuse revokes it, audited as session.revoked)' },
   body: refreshBody,
-  response: tokenResponseSchema,
+  response: sessionTokensSchema,
   handle: ({ deps, auth, params, body }) => refreshSession(deps, auth.instance, params.id!, body.refresh_token),
 });
 
