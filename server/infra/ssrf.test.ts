@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkTargetUrl, isForbiddenAddress, parseIp, resolveTarget, TargetRefused } from './ssrf';
+import { checkTargetUrl, isForbiddenAddress, parseIpBytes, resolveTarget, TargetRefused } from './ssrf';
 
 const strict = { allowPrivate: false, requireHttps: false };
 
 describe('parseIp', () => {
-  const hex = (ip: string) => Buffer.from(parseIp(ip) ?? []).toString('hex');
+  const hex = (ip: string) => Buffer.from(parseIpBytes(ip) ?? []).toString('hex');
 
   it('reads every spelling of the same IPv6 address to the same 16 bytes', () => {
     for (const ip of ['::127.0.0.1', '::7f00:1', '0:0:0:0:0:0:7f00:1', '0000:0000:0000:0000:0000:0000:127.0.0.1', '[::7F00:1]', '::7f00:1%eth0']) {
@@ -17,7 +17,7 @@ describe('parseIp', () => {
   });
 
   it.each(['1::2::3', '::ffff:256.0.0.1', '12345::', '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7::8', '::1:2:3:4:5:6:1.2.3.4', 'example.com', '', '1.2.3', '0x7f.1'])('returns null for %j', (ip) =>
-    expect(parseIp(ip)).toBeNull(),
+    expect(parseIpBytes(ip)).toBeNull(),
   );
 });
 

@@ -11,7 +11,7 @@ export const systemResolver: DnsResolver = async (hostname) =>
  * An IP address as its bytes: 4 for IPv4, 16 for IPv6 (any spelling: `::` compression, a
  * dotted-quad tail, brackets, a zone). Null when the text is not an IP address.
  */
-export function parseIp(address: string): Uint8Array | null {
+export function parseIpBytes(address: string): Uint8Array | null {
   const bare = address.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
   const family = isIP(bare);
   if (family === 4) return Uint8Array.from(bare.split('.'), Number);
@@ -36,7 +36,7 @@ interface Range {
 
 const range = (cidr: string): Range => {
   const [net, bits] = cidr.split('/');
-  return { bytes: parseIp(net!)!, bits: Number(bits) };
+  return { bytes: parseIpBytes(net!)!, bits: Number(bits) };
 };
 
 function within(address: Uint8Array, r: Range): boolean {
@@ -120,7 +120,7 @@ function isGlobal(address: Uint8Array): boolean {
  * unparseable counts as forbidden.
  */
 export function isForbiddenAddress(address: string): boolean {
-  const bytes = parseIp(address);
+  const bytes = parseIpBytes(address);
   return bytes === null || !isGlobal(bytes);
 }
 

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { emailAddresses, knownDevices, users, type KnownDeviceKind } from '../db/schema';
 import { newId } from '../db/ids';
 import { sendEmail } from '../email/mailer';
-import { parseIp } from '../infra/ssrf';
+import { parseIpBytes } from '../infra/ssrf';
 import type { InstanceContext } from '../instances/instances';
 import { describeDevice } from '../sessions/user-agent';
 
@@ -28,7 +28,7 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 /** The /24 of an IPv4 address or the /48 of an IPv6 one (IPv4-mapped IPv6 counts as IPv4); null when not an address. */
 export function networkOf(ip: string): string | null {
-  let bytes = parseIp(ip);
+  let bytes = parseIpBytes(ip);
   if (!bytes) return null;
   const mapped = bytes.length === 16 && bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
   if (mapped) bytes = bytes.subarray(12);

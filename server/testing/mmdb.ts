@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import { parseIp } from '../infra/ssrf';
+import { parseIpBytes } from '../infra/ssrf';
 
 /**
  * A tiny MaxMind DB (the .mmdb format of GeoLite2-Country and GeoIP2-Country) written for
@@ -48,7 +48,7 @@ export function buildCountryMmdb(networks: Record<string, string>): Buffer {
   for (const [cidr, iso] of Object.entries(networks)) {
     const [net, len] = cidr.split('/');
     const v4 = isIPv4(net!);
-    const bytes = parseIp(net!)!;
+    const bytes = parseIpBytes(net!)!;
     const bits = [...(v4 ? new Array<number>(96).fill(0) : []), ...[...bytes].flatMap((b) => [7, 6, 5, 4, 3, 2, 1, 0].map((i) => (b >> i) & 1))];
     const prefix = (v4 ? 96 : 0) + Number(len);
     if (!offsets.has(iso)) {
