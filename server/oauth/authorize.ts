@@ -21,7 +21,7 @@ import { parseScope } from './scopes';
 type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher'>;
 
 /** Codes live a minute (RFC 6749 §4.1.2 recommends at most ten). */
-export const CODE_TTL_MS = 60_000;
+export const OAUTH_CODE_TTL_MS = 60_000;
 export const CODE_PREFIX = 'oac_';
 const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 const CHALLENGE_RE = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -234,7 +234,7 @@ async function issueCode(deps: D, instance: InstanceContext, req: ValidRequest, 
     nonce: req.nonce,
     codeChallenge: req.codeChallenge,
     authTime: user.authTime,
-    expiresAt: deps.clock.now() + CODE_TTL_MS,
+    expiresAt: deps.clock.now() + OAUTH_CODE_TTL_MS,
   });
   return code;
 }

@@ -15,7 +15,7 @@ import { newId } from '../db/ids';
  *   per-IP budgets; past them 429 TOO_MANY_ATTEMPTS (meta.reason `code_reissue`).
  * - A new code for the same attempt and purpose supersedes the previous one.
  */
-export const CODE_TTL_MS = 10 * 60_000;
+export const VERIFICATION_CODE_TTL_MS = 10 * 60_000;
 export const CODE_MAX_FAILURES = 5;
 export const REISSUE_CAPS = [
   { windowMs: 30_000, limit: 1 },
@@ -89,7 +89,7 @@ export async function issueCode(
       address,
       digest: codeDigest(deps, id, code),
       status: 'pending',
-      expiresAt: now + CODE_TTL_MS,
+      expiresAt: now + VERIFICATION_CODE_TTL_MS,
       createdAt: now,
       updatedAt: now,
     })

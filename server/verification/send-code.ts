@@ -8,7 +8,7 @@ import { renderTemplate } from '../localization/render';
 import { builtInEmailTemplate } from '../localization/built-in-templates';
 import { localeCandidates } from '../instances/locales';
 import { resolveEmailTemplate } from '../localization/resolve';
-import { CODE_TTL_MS, issueCode } from './codes';
+import { VERIFICATION_CODE_TTL_MS, issueCode } from './codes';
 import { deliverSmsAfterCommit } from '../sms/delivery';
 import { assertCountryAllowed, spendSmsBudgets } from '../sms/pumping';
 
@@ -55,7 +55,7 @@ export async function sendCode(
   const { email, row } = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const { code, row } = await issueCode(d, { ...input, link: input.linkUrl !== undefined });
-    const expires_in_minutes = CODE_TTL_MS / 60_000;
+    const expires_in_minutes = VERIFICATION_CODE_TTL_MS / 60_000;
     const data = input.linkUrl ? { url: input.linkUrl(code), expires_in_minutes, ...input.requested } : { code, expires_in_minutes };
     if (!input.to) {
       // The same lookups and render as a real send, so the answer takes as long.
@@ -117,7 +117,7 @@ export async function sendSmsCode(
       instanceId: input.instanceId,
       to: input.phone,
       template: 'verification_code',
-      data: { code, expires_in_minutes: CODE_TTL_MS / 60_000 },
+      data: { code, expires_in_minutes: VERIFICATION_CODE_TTL_MS / 60_000 },
       userId: input.userId,
       ...(input.locale ? { locale: input.locale } : {}),
       acceptLanguage: input.acceptLanguage ?? null,
