@@ -10,7 +10,7 @@ import type { InstanceContext } from '../instances/instances';
 import { assertUserRowNotLocked, clearFailedAttempts } from '../protection/lockout';
 import { rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
 import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
-import { createSession, type Actor } from '../sessions/sessions';
+import { createSession, type SessionActor } from '../sessions/sessions';
 import { activeSsoDomains } from '../organizations/sso-domains';
 import { emailDomain } from '../organizations/domains';
 import { secondFactorOf } from '../users/mfa';
@@ -135,7 +135,7 @@ export interface SignInEnding {
   /** The request that completes the sign-in presented this client's token: it is rotated. */
   presentedClient: boolean;
   /** Impersonation: who acts. */
-  actor?: Actor | null;
+  actor?: SessionActor | null;
   /** SSO: the connection declares that its IdP enforces MFA. */
   idpEnforcesMfa?: boolean;
   /** What the way adds to the session (an LTI launch's context and course organization). */

@@ -4,7 +4,7 @@ import type { InstanceContext } from '../instances/instances';
 import type { ClientRow } from '../sessions/clients';
 import { consumeTicket, ticketInvalid, ticketRedeemedAction } from '../sessions/tickets';
 import { isAppError } from '../http/errors';
-import type { Actor } from '../sessions/sessions';
+import type { SessionActor } from '../sessions/sessions';
 import { completeSignIn, type SignInEnd } from './complete-sign-in';
 
 /**
@@ -19,7 +19,7 @@ export async function signInWithTicket(
   instance: InstanceContext,
   input: { ticket: string; client: ClientRow | null },
   request: { ip?: string | null; userAgent?: string | null },
-): Promise<SignInEnd & { actor: Actor | null }> {
+): Promise<SignInEnd & { actor: SessionActor | null }> {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const ticket = await consumeTicket(d, instance, input.ticket);

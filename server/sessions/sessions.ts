@@ -26,7 +26,7 @@ type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches' | 'cacheInvalidation'>;
 /** Creating a session changes no cached state: nothing to invalidate. */
 type CreateD = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 type SessionRow = typeof sessions.$inferSelect;
-export type Actor = { sub: string } & Record<string, unknown>;
+export type SessionActor = { sub: string } & Record<string, unknown>;
 
 export { REFRESH_GRACE_MS };
 
@@ -100,7 +100,7 @@ export async function createSession(
     /** The user as the caller read it in this transaction (not banned): spares the read. */
     user?: { id: string; sessionsVersion: number };
     clientId?: string | null;
-    actor?: Actor | null;
+    actor?: SessionActor | null;
     status?: 'active' | 'pending';
     /** The requesting browser or app; none for headless (BAPI-minted) sessions. */
     activity?: ClientActivity;
@@ -159,7 +159,7 @@ export async function createSession(
 }
 
 /** Headless minting: the session, a JWT and a refresh token, with no redeem step. */
-export async function mintSession(deps: CreateD, instance: InstanceContext, input: { userId: string; actor?: Actor | null }, auditCtx: AuditContext) {
+export async function mintSession(deps: CreateD, instance: InstanceContext, input: { userId: string; actor?: SessionActor | null }, auditCtx: AuditContext) {
   const created = await createSession(deps, instance, input, auditCtx);
   const token = await signSessionJwt(deps, instance, { ...created.session, sessionsVersion: created.sessionsVersion });
   return { ...sessionView(created.session), jwt: token.jwt, refresh_token: created.refreshToken, expires_in: token.expires_in };
@@ -308,7 +308,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     id: string;
     user_id: string;
     status: string;
-    actor: Actor | string | null;
+    actor: SessionActor | string | null;
     lti: LtiSessionContext | string | null;
     expire_at: number | string;
     last_active_organization_id: string | null;
@@ -320,7 +320,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     id: row.id,
     userId: row.user_id,
     status: row.status,
-    actor: typeof row.actor === 'string' ? (JSON.parse(row.actor) as Actor) : row.actor,
+    actor: typeof row.actor === 'string' ? (JSON.parse(row.actor) as SessionActor) : row.actor,
     lti: typeof row.lti === 'string' ? (JSON.parse(row.lti) as LtiSessionContext) : row.lti,
     expireAt: Number(row.expire_at),
     lastActiveOrganizationId: row.last_active_organization_id,

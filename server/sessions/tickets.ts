@@ -7,7 +7,7 @@ import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { generateSecret, sha256Hex } from '../crypto/secrets';
 import type { InstanceContext } from '../instances/instances';
-import type { Actor } from './sessions';
+import type { SessionActor } from './sessions';
 
 /**
  * One-time tickets: actor tokens (redeem for an impersonation session) and sign-in
@@ -47,7 +47,7 @@ export const ticketView = (t: TicketRow) => ({
 export async function createTicket(
   deps: Pick<Deps, 'db' | 'clock'>,
   instanceId: string,
-  input: { kind: TicketKind; userId: string; actor?: Actor | null; expiresInSeconds: number },
+  input: { kind: TicketKind; userId: string; actor?: SessionActor | null; expiresInSeconds: number },
   auditCtx: AuditContext,
 ) {
   return deps.db.transaction(async (tx) => {
