@@ -14,11 +14,11 @@ export interface BapiAuth {
 }
 
 /** No key at all (the OpenAPI document). */
-export const PUBLIC = 'public' as const;
+export const NO_KEY = 'public' as const;
 /** Any valid key of the instance, no scope and no rate limit (the JWKS). */
 export const ANY_KEY = 'any_key' as const;
 export interface BapiGuard {
-  scope: Scope | typeof PUBLIC | typeof ANY_KEY;
+  scope: Scope | typeof NO_KEY | typeof ANY_KEY;
   /** A further scope some requests need (minting with `actor` needs impersonation:write), checked before any replay. */
   also?: { scope: Scope; when(body: unknown): boolean };
 }
@@ -35,7 +35,7 @@ export async function bapiInstanceId(deps: Deps, c: Context): Promise<string | n
 
 /** Contract rules 1–5: 401 UNAUTHENTICATED, 401 INVALID_KEY, 429 RATE_LIMITED, 403 SCOPE_MISSING. */
 export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiGuard): Promise<BapiAuth | null> {
-  if (guard.scope === PUBLIC) return null;
+  if (guard.scope === NO_KEY) return null;
   const header = c.req.header('authorization');
   if (!header) throw new AppError('UNAUTHENTICATED', { message: 'Send your secret key as "Authorization: Bearer sk_…".' });
   const secret = bearerToken(header);

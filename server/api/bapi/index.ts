@@ -11,7 +11,7 @@ import { buildSurface, type RouteEntry } from '../../http/router';
 import { routeTable, type GuardAuth } from '../../http/route-table';
 import { anonymousActor, secretKeyActor } from '../../http/actor';
 import { jsonProtocol } from '../../http/protocol';
-import { ANY_KEY, authenticateSecretKey, bapiInstanceId, authorizeSecretKey, PUBLIC, type BapiAuth, type BapiGuard } from './authenticate';
+import { ANY_KEY, authenticateSecretKey, bapiInstanceId, authorizeSecretKey, NO_KEY, type BapiAuth, type BapiGuard } from './authenticate';
 import { bapiSessions as sessions } from './sessions';
 import * as tickets from './sessions';
 import * as signing from './signing';
@@ -42,7 +42,7 @@ type BapiRoute = RouteEntry<BapiGuard, BapiAuth | null>;
 
 /** A public route's handler gets no key (null); every other one the key's auth. */
 interface BapiAuthUnder extends GuardAuth {
-  readonly auth: this['guard'] extends typeof PUBLIC ? BapiAuth | null : BapiAuth;
+  readonly auth: this['guard'] extends typeof NO_KEY ? BapiAuth | null : BapiAuth;
 }
 /** A guard is written as its one scope, or in full. */
 const route = routeTable<BapiGuard, BapiAuth | null, BapiGuard['scope'] | BapiGuard, BapiAuthUnder>({
@@ -66,7 +66,7 @@ const openApiEndpoint = endpoint<BapiAuth | null>({
  * PUBLIC needs no key; ANY_KEY needs a valid key but no scope and is not rate limited.
  */
 export const bapiRoutes: BapiRoute[] = [
-  route('GET',    '/v1/openapi.json',             PUBLIC,            openApiEndpoint),
+  route('GET',    '/v1/openapi.json',             NO_KEY,            openApiEndpoint),
   route('GET',    '/v1/jwks',                     ANY_KEY,           signing.jwksEndpoint),
   route('POST',   '/v1/jwks/rotate',              'jwks:write',      signing.rotateSigningKeysEndpoint),
 
@@ -198,7 +198,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/sms_settings',             'sms:read',        sms.getSettings),
   route('PATCH',  '/v1/sms_settings',             'sms:write',       sms.updateSettings),
   route('POST',   '/v1/sms_settings/test_send',   'sms:write',       sms.testSend),
-  route('POST',   '/v1/sms_callbacks/twilio/:instance_id', PUBLIC,   sms.twilioStatusCallback),
+  route('POST',   '/v1/sms_callbacks/twilio/:instance_id', NO_KEY,   sms.twilioStatusCallback),
 
   route('GET',    '/v1/rate_limit_policy',        'rate_limit:read',    limits.getPolicy),
   route('PATCH',  '/v1/rate_limit_policy',        'rate_limit:write',   limits.updatePolicy),
@@ -234,7 +234,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/billing/settings',         'billing:read',    billing.getSettings),
   route('PATCH',  '/v1/billing/settings',         'billing:write',   billing.updateSettings),
   route('GET',    '/v1/subscriptions',            'billing:read',    billing.listSubscriptions),
-  route('POST',   '/v1/billing/webhooks/stripe/:instance_id', PUBLIC, billing.stripeWebhook),
+  route('POST',   '/v1/billing/webhooks/stripe/:instance_id', NO_KEY, billing.stripeWebhook),
   route('GET',    '/v1/waitlist_entries',             'waitlist:read',   waitlist.list),
   route('POST',   '/v1/waitlist_entries',             'waitlist:write',  waitlist.create),
   route('GET',    '/v1/waitlist_entries/:id',         'waitlist:read',   waitlist.get),
@@ -249,7 +249,7 @@ export function bapiOpenApi(publicUrl: string) {
     serverUrl: publicUrl,
     routes: bapiRoutes,
     describeGuard: (g) =>
-      g.scope === PUBLIC ? { security: false } : g.scope === ANY_KEY ? { security: true } : { security: true, scope: g.scope },
+      g.scope === NO_KEY ? { security: false } : g.scope === ANY_KEY ? { security: true } : { security: true, scope: g.scope },
   });
 }
 

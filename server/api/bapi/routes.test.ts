@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANY_KEY, PUBLIC } from './authenticate';
+import { ANY_KEY, NO_KEY } from './authenticate';
 import { isScope } from '../../keys/scopes';
 import { sharedHarness } from '../../testing/harness';
 import { expectNoDuplicateRoutes, servedSurface } from '../../testing/route-table';
@@ -17,7 +17,7 @@ describe('BAPI route table', () => {
   it('declares exactly one valid scope on every route', () => {
     for (const r of bapiRoutes) {
       const name = `${r.method} ${r.path}`;
-      if (r.guard.scope === PUBLIC) expect(PUBLIC_ROUTES, `${name} is public`).toContain(name);
+      if (r.guard.scope === NO_KEY) expect(PUBLIC_ROUTES, `${name} is public`).toContain(name);
       else if (r.guard.scope === ANY_KEY) expect(ANY_KEY_ROUTES, `${name} needs no scope`).toContain(name);
       else expect(isScope(r.guard.scope), `${name} scope ${r.guard.scope}`).toBe(true);
     }
@@ -37,7 +37,7 @@ describe('BAPI route table', () => {
       const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
       const op = res.body.paths[path]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${r.path}`).toBeDefined();
-      if (r.guard.scope !== PUBLIC && r.guard.scope !== ANY_KEY) expect(op['x-required-scope']).toBe(r.guard.scope);
+      if (r.guard.scope !== NO_KEY && r.guard.scope !== ANY_KEY) expect(op['x-required-scope']).toBe(r.guard.scope);
     }
     const createUser = res.body.paths['/v1/users'].post;
     expect(createUser.requestBody.content['application/json'].schema.properties).toHaveProperty('email_address');
