@@ -108,7 +108,7 @@ export type WayIn =
   | 'sign_up'
   | 'passkey';
 
-export function kindOf(way: WayIn): WayKind {
+export function wayKindOf(way: WayIn): WayKind {
   if (way.startsWith('oauth_')) return 'social';
   switch (way) {
     case 'email_code':
@@ -203,7 +203,7 @@ async function refuseIfBarred(d: D, instance: InstanceContext, rules: WayRules, 
  * the attempt on and records the sign-in. Runs in the caller's transaction.
  */
 export async function completeSignIn(d: D, instance: InstanceContext, input: SignInEnding): Promise<SignInEnd> {
-  const rules = WAYS[kindOf(input.way)];
+  const rules = WAYS[wayKindOf(input.way)];
   const user = await userForSignIn(d, instance.id, input.userId);
   if (!user) throw credentialsInvalid();
   await refuseIfBarred(d, instance, rules, user);

@@ -14,14 +14,14 @@ export type LocalizationRow = typeof localizations.$inferSelect;
 type RevisionRow = typeof localizationRevisions.$inferSelect;
 
 
-export const kindOf = (resource: string): ResourceKind => resource.slice(0, resource.indexOf('.')) as ResourceKind;
+export const resourceKindOf = (resource: string): ResourceKind => resource.slice(0, resource.indexOf('.')) as ResourceKind;
 
 export const localizationView = (r: LocalizationRow) => ({
   object: 'localization' as const,
   id: r.id,
   locale: r.locale,
   resource: r.resource,
-  kind: kindOf(r.resource),
+  kind: resourceKindOf(r.resource),
   content: r.content,
   enabled: r.enabled,
   updated_by: r.updatedBy,
@@ -43,7 +43,7 @@ export const revisionView = (r: RevisionRow) => ({
 
 /** Email overrides are audited as template changes, the rest as localization changes. */
 const auditAction = (resource: string, change: 'updated' | 'deleted' | 'restored') =>
-  `${kindOf(resource) === 'email' ? 'email_template' : 'localization'}.${change}`;
+  `${resourceKindOf(resource) === 'email' ? 'email_template' : 'localization'}.${change}`;
 
 export function resourceOrThrow(key: string, opts: { messagesDir?: string } = {}): CatalogResource {
   const resource = findResource(key, opts);
