@@ -3,7 +3,7 @@ import { checkTargetUrl, isForbiddenAddress, parseIpBytes, resolveTarget, Target
 
 const strict = { allowPrivate: false, requireHttps: false };
 
-describe('parseIp', () => {
+describe('parseIpBytes', () => {
   const hex = (ip: string) => Buffer.from(parseIpBytes(ip) ?? []).toString('hex');
 
   it('reads every spelling of the same IPv6 address to the same 16 bytes', () => {
