@@ -6,23 +6,23 @@
  * outside generator (schemathesis and the like) would and see whether the server agrees.
  */
 
-export type Schema = Record<string, unknown> & {
+export type JsonSchema = Record<string, unknown> & {
   $ref?: string;
   type?: string | string[];
   enum?: unknown[];
   const?: unknown;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-  not?: Schema;
-  if?: Schema;
-  then?: Schema;
-  properties?: Record<string, Schema>;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  not?: JsonSchema;
+  if?: JsonSchema;
+  then?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
   required?: string[];
-  additionalProperties?: Schema | boolean;
-  propertyNames?: Schema;
+  additionalProperties?: JsonSchema | boolean;
+  propertyNames?: JsonSchema;
   dependentRequired?: Record<string, string[]>;
-  items?: Schema;
+  items?: JsonSchema;
   minItems?: number;
   maxItems?: number;
   minLength?: number;
@@ -57,7 +57,7 @@ const STRING_POOL = [
 ];
 
 /** Calls `f` for every string the pool and the schema's own lengths suggest. */
-function stringCandidates(s: Schema, extra: string[]): string[] {
+function stringCandidates(s: JsonSchema, extra: string[]): string[] {
   const out = [...extra, ...STRING_POOL];
   for (const n of [s.minLength, s.maxLength]) {
     if (n === undefined || n > 4096) continue;
@@ -71,10 +71,10 @@ export interface ExampleOptions {
   strings?: string[];
   /** At most this many examples of one value (strings, numbers...). */
   perValue?: number;
-  components: Record<string, Schema>;
+  components: Record<string, JsonSchema>;
 }
 
-export function deref(schema: Schema, components: Record<string, Schema>): Schema {
+export function deref(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
   let s = schema;
   while (s.$ref) {
     const name = s.$ref.replace('#/components/schemas/', '');
@@ -85,7 +85,7 @@ export function deref(schema: Schema, components: Record<string, Schema>): Schem
   return s;
 }
 
-const typesOf = (s: Schema): string[] | null => (s.type === undefined ? null : Array.isArray(s.type) ? s.type : [s.type]);
+const typesOf = (s: JsonSchema): string[] | null => (s.type === undefined ? null : Array.isArray(s.type) ? s.type : [s.type]);
 
 function regexOf(pattern: string): RegExp {
   return new RegExp(pattern, 'u');
@@ -94,7 +94,7 @@ function regexOf(pattern: string): RegExp {
 const utf16Len = (v: string) => [...v].length; // JSON Schema counts code points
 
 /** Whether `value` meets `schema` (the subset above; unknown keywords make it throw). */
-export function isValid(schema: Schema | boolean, value: unknown, components: Record<string, Schema>): boolean {
+export function isValid(schema: JsonSchema | boolean, value: unknown, components: Record<string, JsonSchema>): boolean {
   if (schema === true) return true;
   if (schema === false) return false;
   const s = deref(schema, components);
@@ -154,7 +154,7 @@ function hasType(t: string, v: unknown): boolean {
 }
 
 /** Examples of one schema, deterministic; the first is the "plain" one used to fill required fields. */
-export function examples(schema: Schema | boolean, opts: ExampleOptions, depth = 0, uncapped = false): unknown[] {
+export function examples(schema: JsonSchema | boolean, opts: ExampleOptions, depth = 0, uncapped = false): unknown[] {
   if (schema === true || schema === false) return schema ? ['x', 1, true, null, {}] : [];
   if (depth > 8) return [];
   const s = deref(schema, opts.components);
@@ -192,10 +192,10 @@ export function examples(schema: Schema | boolean, opts: ExampleOptions, depth =
 }
 
 /** Two schemas' constraints on one value, for generating candidates; the full schema still filters them (b's pattern wins here). */
-function merge(a: Schema, b: Schema): Schema {
-  const out: Schema = { ...a, ...b };
+function merge(a: JsonSchema, b: JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...a, ...b };
   if (a.properties && b.properties) {
-    const props: Record<string, Schema> = { ...a.properties };
+    const props: Record<string, JsonSchema> = { ...a.properties };
     for (const [k, v] of Object.entries(b.properties)) props[k] = props[k] ? { allOf: [props[k]!, v] } : v;
     out.properties = props;
   }
@@ -213,7 +213,7 @@ function dedupe(vs: unknown[]): unknown[] {
   });
 }
 
-function arrayExamples(s: Schema, opts: ExampleOptions, depth: number): unknown[][] {
+function arrayExamples(s: JsonSchema, opts: ExampleOptions, depth: number): unknown[][] {
   const items = examples(s.items ?? true, opts, depth + 1);
   if (items.length === 0) return (s.minItems ?? 0) === 0 ? [[]] : [];
   const min = Math.max(s.minItems ?? 0, 0);
@@ -227,7 +227,7 @@ function arrayExamples(s: Schema, opts: ExampleOptions, depth: number): unknown[
   return out;
 }
 
-function objectExamples(s: Schema, opts: ExampleOptions, depth: number): Record<string, unknown>[] {
+function objectExamples(s: JsonSchema, opts: ExampleOptions, depth: number): Record<string, unknown>[] {
   const props = s.properties ?? {};
   const required = s.required ?? [];
   if (depth > 6) return [];

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUDGET_NAMES } from '../../limits/budgets';
 import { sharedHarness } from '../../testing/harness';
-import { examples, isValid, type Schema } from '../../testing/schema-examples';
+import { examples, isValid, type JsonSchema } from '../../testing/schema-examples';
 
 /**
  * The OpenAPI document must be at least as strict as the server: a request the document
@@ -11,12 +11,12 @@ import { examples, isValid, type Schema } from '../../testing/schema-examples';
  */
 
 interface Operation {
-  parameters: { name: string; in: 'path' | 'query'; required: boolean; schema: Schema }[];
-  requestBody?: { required: boolean; content: Record<string, { schema: Schema }> };
+  parameters: { name: string; in: 'path' | 'query'; required: boolean; schema: JsonSchema }[];
+  requestBody?: { required: boolean; content: Record<string, { schema: JsonSchema }> };
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, JsonSchema> };
 }
 
 /**
