@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claimedConsole } from '../testing/console-client';
 import { fapiClient } from '../testing/fapi-client';
-import { mintSession } from '../testing/fapi-helpers';
+import { mintNewUserSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { and, eq } from 'drizzle-orm';
 import { dailyMetricCounts, dailyMetrics } from '../db/schema';
@@ -34,8 +34,8 @@ describe('instance metrics', () => {
     expect(today(before.series.users_created)).toBe(0);
     expect(before.checklist).toEqual({ secret_key_used: false, first_user: false, webhook_endpoint: false, branding: false, custom_domain: false });
 
-    await mintSession(h, key);
-    await mintSession(h, key);
+    await mintNewUserSession(h, key);
+    await mintNewUserSession(h, key);
     await h.call('POST', '/v1/users', { key, body: { email_address: ['pw@example.com'], password: 'a long enough passphrase' } });
     const browser = fapiClient(h, instanceId, { publishableKey: created.body.publishable_key });
     const started = await browser.call('POST', '/v1/client/sign_ins', { body: { identifier: 'pw@example.com' } });
@@ -73,7 +73,7 @@ describe('instance metrics', () => {
     const key = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances/${instanceId}/keys`, { body: { scopes: '*' } })).body.secret;
     // A node of the previous release, mid rolling upgrade, still adds to daily_metrics.
     await h.runtime.deps.db.insert(dailyMetrics).values({ instanceId, metric: 'sign_ins', day: dayOf(h.clock.now()), value: 2 });
-    await Promise.all(Array.from({ length: 40 }, () => mintSession(h, key)));
+    await Promise.all(Array.from({ length: 40 }, () => mintNewUserSession(h, key)));
     const counted = await metricsOf(instanceId);
     expect(today(counted.series.sign_ins)).toBe(42);
     expect(today(counted.series.users_created)).toBe(40);

@@ -5,7 +5,7 @@ import { sha256Hex } from '../crypto/secrets';
 import { instanceContext } from '../instances/instances';
 import { keyLookupStatement } from '../keys/secret-keys';
 import { explainQuery } from '../testing/explain';
-import { mintSession } from '../testing/fapi-helpers';
+import { mintNewUserSession } from '../testing/fapi-helpers';
 import { sharedHarness, type TestInstance } from '../testing/harness';
 import { stateQuery } from './session-state';
 import { rotationStatement } from './sessions';
@@ -17,10 +17,10 @@ import { rotationStatement } from './sessions';
  */
 const h = sharedHarness();
 let i: TestInstance;
-let session: Awaited<ReturnType<typeof mintSession>>;
+let session: Awaited<ReturnType<typeof mintNewUserSession>>;
 beforeAll(async () => {
   i = await h.createInstance();
-  session = await mintSession(h, i.secret);
+  session = await mintNewUserSession(h, i.secret);
 }, 60_000);
 
 const db = () => h.runtime.deps.db;

@@ -4,7 +4,7 @@ import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
 import { instanceWith } from '../testing/auth-flows';
-import { eventsOf, mintSession } from '../testing/fapi-helpers';
+import { eventsOf, mintNewUserSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { REFRESH_GRACE_MS, applySessionAction } from './sessions';
 import { raceTest } from '../testing/races';
@@ -19,7 +19,7 @@ beforeAll(async () => {
 const DAY = 86_400_000;
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 
-const mint = (k = key) => mintSession(h, k);
+const mint = (k = key) => mintNewUserSession(h, k);
 const refresh = (id: string, token: string, k = key) => h.call('POST', `/v1/sessions/${id}/refresh`, { key: k, body: { refresh_token: token } });
 const getSession = async (id: string, k = key) => (await h.call('GET', `/v1/sessions/${id}`, { key: k })).body;
 const eventsFor = async (instance: string, type: string, sessionId: string) => (await eventsOf(h, instance, type)).filter((e) => e.data.id === sessionId);

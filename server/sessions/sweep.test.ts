@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../db/schema';
 import { instanceWith } from '../testing/auth-flows';
-import { mintSession } from '../testing/fapi-helpers';
+import { mintNewUserSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { applySessionAction, sweepSessions } from './sessions';
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
-const mint = () => mintSession(h, key);
+const mint = () => mintNewUserSession(h, key);
 const statusOf = async (id: string) => (await h.call('GET', `/v1/sessions/${id}`, { key })).body.status;
 const refresh = (id: string, token: string) => h.call('POST', `/v1/sessions/${id}/refresh`, { key, body: { refresh_token: token } });
 

@@ -2,7 +2,7 @@ import { systemContext } from '../http/actor';
 import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { instanceWith } from '../testing/auth-flows';
-import { mintSession } from '../testing/fapi-helpers';
+import { mintNewUserSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { applySessionAction } from './sessions';
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 const verify = (token: string, k = key) => h.call('POST', '/v1/sessions/verify', { key: k, body: { token } });
 
-const mint = (k = key) => mintSession(h, k);
+const mint = (k = key) => mintNewUserSession(h, k);
 
 /** Replaces one character in the middle of a segment (0 header, 1 payload, 2 signature). */
 function tamper(jwt: string, segment: number): string {

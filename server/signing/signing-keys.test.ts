@@ -3,7 +3,7 @@ import { createRemoteJWKSet, customFetch, decodeProtectedHeader, jwtVerify } fro
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../cli/commands';
 import { auditLogs, signingKeys } from '../db/schema';
-import { mintSession } from '../testing/fapi-helpers';
+import { mintNewUserSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
 import { currentSigner, RETIRED_KEY_RETENTION_MS } from './signing-keys';
 
@@ -22,7 +22,7 @@ const remoteJwks = (key: string) =>
   createRemoteJWKSet(new URL('http://localhost:3000/v1/jwks'), {
     [customFetch]: (url: string) => h.request('GET', new URL(url).pathname, { key }),
   });
-const mint = (key: string) => mintSession(h, key);
+const mint = (key: string) => mintNewUserSession(h, key);
 const verify = (key: string, token: string) => h.call('POST', '/v1/sessions/verify', { key, body: { token } });
 
 describe('GET /v1/jwks', () => {

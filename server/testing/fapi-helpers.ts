@@ -62,7 +62,7 @@ export interface MintedSession {
 }
 
 /** A session of a new user, minted through BAPI with `key` (POST /v1/users, then POST /v1/sessions). */
-export async function mintSession(h: TestHarness, key: string): Promise<MintedSession> {
+export async function mintNewUserSession(h: TestHarness, key: string): Promise<MintedSession> {
   const email = `s${Math.random().toString(36).slice(2)}@example.com`;
   const user = (await h.call('POST', '/v1/users', { key, body: { email_address: [email] } })).body.id;
   const res = await h.call('POST', '/v1/sessions', { key, body: { user_id: user } });
