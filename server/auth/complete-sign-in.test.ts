@@ -6,7 +6,7 @@ import { ltiLaunches, startFakePlatform, type FakePlatform } from '../testing/lt
 import { makeSamlIdp, samlIdpFor, type SamlIdpForConnection } from '../testing/saml-idp';
 import { browseUntil, openOidcIdp, type OidcIdp } from '../testing/social-idps';
 import { WAYS, type WayKind } from './complete-sign-in';
-import { passkeyOptionsOf, registerPasskey, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
+import { passkeyOptionsOf, registerPasskeyOverFapi, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
 
 /**
  * Every rule of the ending of a sign-in (complete-sign-in.ts) against every way in, over HTTP
@@ -137,7 +137,7 @@ async function world(settings: Parameters<typeof instanceWith>[1] = {}): Promise
         const b = browserOf(h, i);
         const minted = await bapi(i, 'POST', '/v1/sign_in_tokens', { user_id: id });
         expect((await b.signInWithTicket(minted.body.token)).status).toBe(200);
-        await registerPasskey(b, authenticator);
+        await registerPasskeyOverFapi(b, authenticator);
       }
       idp.accounts.set(p.sub, { email: p.email, email_verified: true });
       if (ssoEmail) idp.accounts.set(p.ssoSub, { email: ssoEmail, email_verified: true });

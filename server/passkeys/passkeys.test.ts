@@ -4,7 +4,7 @@ import type { FapiTestClient } from '../testing/fapi-client';
 import { fapiClient } from '../testing/fapi-client';
 import { sharedHarness } from '../testing/harness';
 import { claimedConsole } from '../testing/console-client';
-import { passkeyOptionsOf, registerPasskey, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
+import { passkeyOptionsOf, registerPasskeyOverFapi, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
 import { CHALLENGE_TTL_MS } from './challenges';
 import { advanceCounter } from './sign-in';
 import { passkeys } from '../db/schema';
@@ -188,7 +188,7 @@ describe('registration (FAPI /v1/me/passkeys)', () => {
   it('renames and deletes (passkey.deleted, audited); another user’s passkey is 404', async () => {
     const u = await signedInUser();
     const other = await signedInUser();
-    const pk = await registerPasskey(u.b, u.authn);
+    const pk = await registerPasskeyOverFapi(u.b, u.authn);
     expect(pk).toMatchObject({ name: 'Passkey' });
     const renamed = await u.b.call('PATCH', `/v1/me/passkeys/${pk.id}`, { body: { name: '  Phone  ' } });
     expect(renamed.body).toMatchObject({ id: pk.id, name: 'Phone' });
@@ -211,7 +211,7 @@ describe('registration (FAPI /v1/me/passkeys)', () => {
 /** The user of a fresh sign-up with a registered passkey. */
 async function userWithPasskey(i = A) {
   const u = await signedInUser(i);
-  const passkey = await registerPasskey(u.b, u.authn);
+  const passkey = await registerPasskeyOverFapi(u.b, u.authn);
   return { ...u, passkey };
 }
 const sessionOf = async (b: FapiTestClient) => (await b.call('GET', '/v1/client')).body.sessions[0] as { id: string; status: string; user_id: string } | undefined;
@@ -350,7 +350,7 @@ describe('sign-in with a passkey (first factor)', () => {
     expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({ status: 'disabled' });
     expect((await u.b.call('DELETE', `/v1/me/passkeys/${u.passkey.id}`)).status).toBe(200);
     u.authn.credentials.length = 0;
-    await registerPasskey(u.b, u.authn);
+    await registerPasskeyOverFapi(u.b, u.authn);
     expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
   });
 
@@ -441,7 +441,7 @@ describe('a passkey as the second factor', () => {
     const { userId } = await signUp(h, b, { email_address: email, password: PASSWORD });
     expect(await sessionOf(b)).toMatchObject({ status: 'pending', tasks: [{ key: 'setup_mfa' }] });
     const authn = softAuthenticator();
-    await registerPasskey(b, authn);
+    await registerPasskeyOverFapi(b, authn);
     expect(await sessionOf(b)).toMatchObject({ status: 'active', tasks: [] });
 
     const c = browserOf(h, i);

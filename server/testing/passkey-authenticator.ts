@@ -141,7 +141,7 @@ interface FapiCaller {
 }
 
 /** Registers a passkey of `authenticator` for the user signed in on `b`, over the FAPI; answers the passkey. */
-export async function registerPasskey(b: FapiCaller, authenticator: SoftAuthenticator, o: { origin?: string; name?: string } = {}) {
+export async function registerPasskeyOverFapi(b: FapiCaller, authenticator: SoftAuthenticator, o: { origin?: string; name?: string } = {}) {
   const prepared = await b.call('POST', '/v1/me/passkeys/prepare_registration');
   if (prepared.status !== 200) throw new Error(`prepare_registration: ${JSON.stringify(prepared.body)}`);
   const { response } = authenticator.register(prepared.body.options, o.origin ?? TEST_ORIGIN);
