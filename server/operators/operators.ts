@@ -25,7 +25,7 @@ const RANK: Record<OperatorRole, number> = { viewer: 0, admin: 1, owner: 2 };
 export const roleAtLeast = (held: OperatorRole, needed: OperatorRole) => RANK[held] >= RANK[needed];
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
-export const INVITATION_TOKEN_PREFIX = 'inv_';
+export const OPERATOR_INVITATION_TOKEN_PREFIX = 'inv_';
 const INVITATION_TOKEN_RE = /^inv_[A-Za-z0-9_-]{43}$/;
 
 export interface AuditRequest {
@@ -59,7 +59,7 @@ export async function membershipRole(deps: Pick<Deps, 'db'>, userId: string, acc
   return row?.role ?? null;
 }
 
-export async function addMembership(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, userId: string, role: OperatorRole) {
+export async function addOperatorMembership(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, userId: string, role: OperatorRole) {
   const now = deps.clock.now();
   const [row] = await deps.db
     .insert(accountMemberships)
@@ -141,14 +141,14 @@ export async function completeSetup(
       const [renamed] = await tx.update(accounts).set({ name: input.account_name }).where(eq(accounts.id, candidate.id)).returning();
       account = renamed!;
     }
-    await addMembership(d, account.id, user.id, 'owner');
+    await addOperatorMembership(d, account.id, user.id, 'owner');
     await audit(d, { instanceId: null, ...operatorContext(user.id, request), action: 'console.setup_completed', target: account.id, details: { setup_token_id: setupId, user_id: user.id } });
     const signedIn = await signInOperator(d, platform, user.id, request);
     return { user, account: account!, ...signedIn };
   });
 }
 
-export const invitationView = (r: typeof accountInvitations.$inferSelect) => ({
+export const operatorInvitationView = (r: typeof accountInvitations.$inferSelect) => ({
   object: 'account_invitation' as const,
   id: r.id,
   account_id: r.accountId,
@@ -167,7 +167,7 @@ export const invitationView = (r: typeof accountInvitations.$inferSelect) => ({
  * in this answer only, so an operator can pass it on where no mail is sent. An inviter grants at
  * most their own role.
  */
-export async function createInvitation(
+export async function createOperatorInvitation(
   deps: Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>,
   platform: InstanceContext,
   input: { accountId: string; emailAddress: string; role: OperatorRole; inviterId: string; inviterRole: OperatorRole; inviterName: string | null },
@@ -176,7 +176,7 @@ export async function createInvitation(
   if (!roleAtLeast(input.inviterRole, input.role)) {
     throw new AppError('FORBIDDEN', { message: `An ${input.inviterRole} cannot invite an ${input.role}.`, meta: { reason: 'role_too_high' } });
   }
-  const token = generateSecret(INVITATION_TOKEN_PREFIX);
+  const token = generateSecret(OPERATOR_INVITATION_TOKEN_PREFIX);
   const now = deps.clock.now();
   const row = await deps.db.transaction(async (tx) => {
     // A newer invitation to the same address replaces a pending one.
@@ -215,16 +215,16 @@ export async function createInvitation(
     template: 'invitation',
     data: { url, inviter_name: input.inviterName, app_name: 'Latchkey' },
   });
-  return { ...invitationView(row), url };
+  return { ...operatorInvitationView(row), url };
 }
 
-export async function listInvitations(deps: Pick<Deps, 'db'>, accountId: string) {
+export async function listOperatorInvitations(deps: Pick<Deps, 'db'>, accountId: string) {
   const rows = await deps.db
     .select()
     .from(accountInvitations)
     .where(and(eq(accountInvitations.accountId, accountId), eq(accountInvitations.status, 'pending')))
     .orderBy(asc(accountInvitations.id));
-  return { object: 'list' as const, data: rows.map(invitationView), has_more: false };
+  return { object: 'list' as const, data: rows.map(operatorInvitationView), has_more: false };
 }
 
 /**
@@ -234,7 +234,7 @@ export async function listInvitations(deps: Pick<Deps, 'db'>, accountId: string)
  * the given password, and signed in; when an operator with that address exists, 409
  * CONFLICT (sign in first). The token is single-use (one conditional UPDATE).
  */
-export async function acceptInvitation(
+export async function acceptOperatorInvitation(
   deps: D,
   platform: InstanceContext,
   input: { token: string; operatorId: string | null; password?: string; first_name?: string; last_name?: string },
@@ -275,7 +275,7 @@ export async function acceptInvitation(
     }
     // An invitation never lowers a role the operator already holds (nor leaves the account ownerless).
     const held = await membershipRole(d, userId, inv.accountId);
-    const membership = await addMembership(d, inv.accountId, userId, held && roleAtLeast(held, inv.role) ? held : inv.role);
+    const membership = await addOperatorMembership(d, inv.accountId, userId, held && roleAtLeast(held, inv.role) ? held : inv.role);
     await audit(d, {
       instanceId: null,
       ...operatorContext(userId, request),
@@ -283,7 +283,7 @@ export async function acceptInvitation(
       target: inv.id,
       details: { account_id: inv.accountId, role: inv.role },
     });
-    return { invitation: invitationView(inv), membership, userId, signedIn };
+    return { invitation: operatorInvitationView(inv), membership, userId, signedIn };
   });
 }
 
@@ -307,7 +307,7 @@ export async function accountInstance(deps: Pick<Deps, 'db'>, accountId: string,
 }
 
 /** Revokes a pending invitation of this account (a used or revoked one: 409 CONFLICT). */
-export async function revokeInvitation(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, invitationId: string, auditCtx: AuditContext) {
+export async function revokeOperatorInvitation(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, invitationId: string, auditCtx: AuditContext) {
   return deps.db.transaction(async (tx) => {
     const where = and(eq(accountInvitations.id, invitationId), eq(accountInvitations.accountId, accountId));
     const [current] = await tx.select().from(accountInvitations).where(where).for('update');
@@ -317,7 +317,7 @@ export async function revokeInvitation(deps: Pick<Deps, 'db' | 'clock'>, account
     }
     const [row] = await tx.update(accountInvitations).set({ status: 'revoked', updatedAt: deps.clock.now() }).where(where).returning();
     await audit({ db: tx, clock: deps.clock }, { instanceId: null, ...auditCtx, action: 'account_invitation.revoked', target: invitationId, details: { account_id: accountId } });
-    return invitationView(row!);
+    return operatorInvitationView(row!);
   });
 }
 

@@ -18,16 +18,16 @@ import { getUser } from '../../users/users';
 import { routeInstance, type ConsoleAuth } from './authenticate';
 import { assertSettingsRoles } from '../../organizations/roles';
 import {
-  acceptInvitation,
+  acceptOperatorInvitation,
   accountInstances,
-  addMembership,
+  addOperatorMembership,
   changeMembership,
   completeSetup,
-  createInvitation,
-  listInvitations,
+  createOperatorInvitation,
+  listOperatorInvitations,
   listMembers,
   operatorAccounts,
-  revokeInvitation,
+  revokeOperatorInvitation,
 } from '../../operators/operators';
 
 /** Endpoints of the dashboard API (server/api/dashboard): the console's data calls. */
@@ -111,7 +111,7 @@ export const acceptInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof ac
   body: acceptBody,
   response: meSchema,
   handle: async ({ deps, auth, body }) => {
-    const done = await acceptInvitation(deps, auth.platform, { ...body, operatorId: auth.operatorId }, auth.request);
+    const done = await acceptOperatorInvitation(deps, auth.platform, { ...body, operatorId: auth.operatorId }, auth.request);
     if (done.signedIn) auth.setConsoleCookie(done.signedIn.clientToken);
     return operatorMe(deps, auth.platform.id, done.userId);
   },
@@ -138,7 +138,7 @@ export const createAccountEndpoint = endpoint<ConsoleAuth, z.output<typeof creat
     const account = await deps.db.transaction(async (tx) => {
       const d = { ...deps, db: tx };
       const created = await createAccount(d, body.name);
-      await addMembership(d, created.id, id, 'owner');
+      await addOperatorMembership(d, created.id, id, 'owner');
       await audit(d, { instanceId: null, action: 'account.created', target: created.id, ...auditContextOf(actor) });
       return created;
     });
@@ -206,7 +206,7 @@ const inviteBody = z.strictObject({ email_address: emailAddress, role: z.enum(OP
 export const listInvitationsEndpoint = endpoint<ConsoleAuth>({
   summary: 'Pending operator invitations of an account',
   response: lightListSchema(invitationSchema),
-  handle: ({ deps, auth }) => listInvitations(deps, accountOf(auth).id),
+  handle: ({ deps, auth }) => listOperatorInvitations(deps, accountOf(auth).id),
 });
 
 export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof inviteBody>>({
@@ -220,7 +220,7 @@ export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof in
     const account = accountOf(auth);
     const me = await getUser(deps, auth.platform.id, id);
     const inviterName = [me.first_name, me.last_name].filter(Boolean).join(' ') || null;
-    return createInvitation(deps, auth.platform, {
+    return createOperatorInvitation(deps, auth.platform, {
       accountId: account.id,
       emailAddress: body.email_address,
       role: body.role,
@@ -235,7 +235,7 @@ export const revokeInvitationEndpoint = endpoint<ConsoleAuth>({
   summary: 'Revoke a pending invitation',
   audit: { action: 'account_invitation.revoked', target: 'invitationId' },
   response: invitationSchema,
-  handle: ({ deps, auth, actor, params }) => revokeInvitation(deps, accountOf(auth).id, params.invitationId!, auditContextOf(actor)),
+  handle: ({ deps, auth, actor, params }) => revokeOperatorInvitation(deps, accountOf(auth).id, params.invitationId!, auditContextOf(actor)),
 });
 
 const memberBody = z.strictObject({ role: z.enum(OPERATOR_ROLES) });
