@@ -4,8 +4,8 @@ import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, lightListSchema } from '../http/pagination';
 import { attemptDomainVerification, createDomain, deleteDomain, getDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
-import type { InvitationView } from './invitation-view';
-import { createInvitations, getInvitation, listInvitations, revokeInvitation } from './invitations';
+import type { OrganizationInvitationView } from './invitation-view';
+import { createInvitations, getInvitation, listOrganizationInvitations, revokeOrganizationInvitation } from './invitations';
 import {
   addMembership,
   listOrganizationMemberships,
@@ -74,7 +74,7 @@ export interface OrganizationAudience<Auth> {
   show: {
     organization: (o: OrganizationView) => unknown;
     membership: (m: MembershipView) => unknown;
-    invitation: (i: InvitationView) => unknown;
+    invitation: (i: OrganizationInvitationView) => unknown;
   };
   schemas: { organization: z.ZodObject; membership: z.ZodObject; invitation: z.ZodObject };
   bodies: {
@@ -245,7 +245,7 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
       query: queries.invitations,
       response: lightListSchema(schemas.invitation),
       handle: async ({ deps, auth, params, query }) => {
-        const list = await listInvitations(deps, instanceOf(auth), params.id!, query);
+        const list = await listOrganizationInvitations(deps, instanceOf(auth), params.id!, query);
         return { ...list, data: list.data.map(show.invitation) };
       },
     }),
@@ -254,7 +254,7 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
       query: queries.none,
       response: schemas.invitation,
       audit: { action: 'organization_invitation.revoked' },
-      handle: async ({ deps, auth, params }) => show.invitation(await revokeInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!)),
+      handle: async ({ deps, auth, params }) => show.invitation(await revokeOrganizationInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!)),
     }),
 
     ...domainEndpointsFor(audience),

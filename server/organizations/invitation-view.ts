@@ -7,7 +7,7 @@ type OrgLike = { id: string; name: string; slug: string; image_url: string | nul
 export const invitationStatus = (inv: Pick<InvitationRow, 'status' | 'expiresAt'>, now: number) =>
   inv.status === 'pending' && inv.expiresAt <= now ? ('expired' as const) : inv.status;
 
-export function invitationView(inv: InvitationRow, org: OrgLike, now: number) {
+export function organizationInvitationView(inv: InvitationRow, org: OrgLike, now: number) {
   return {
     object: 'organization_invitation' as const,
     id: inv.id,
@@ -25,9 +25,9 @@ export function invitationView(inv: InvitationRow, org: OrgLike, now: number) {
     updated_at: inv.updatedAt,
   };
 }
-export type InvitationView = ReturnType<typeof invitationView>;
+export type OrganizationInvitationView = ReturnType<typeof organizationInvitationView>;
 
-export function publicInvitationView(v: InvitationView) {
+export function publicInvitationView(v: OrganizationInvitationView) {
   const { private_metadata: _hidden, ...rest } = v;
   return rest;
 }

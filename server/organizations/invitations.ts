@@ -12,7 +12,7 @@ import { assertMetadata } from '../http/metadata';
 import { generateSecret, sha256Hex } from '../crypto/secrets';
 import { instanceContext } from '../instances/instances';
 import { isAllowedRedirect } from '../instances/settings';
-import { invitationStatus, invitationView, type InvitationView } from './invitation-view';
+import { invitationStatus, organizationInvitationView, type OrganizationInvitationView } from './invitation-view';
 import { addMembershipInTx, assertSeatAvailable } from './memberships';
 import { loadOrganization, type OrganizationRow } from './organization-view';
 import { assertRole, ensureBuiltIns } from './roles';
@@ -24,8 +24,8 @@ import { assertRole, ensureBuiltIns } from './roles';
  * they have no account), which creates the membership. Pending invitations expire
  * (default 30 days); statuses: pending, accepted, revoked, expired (derived).
  */
-export const INVITATION_TOKEN_PREFIX = 'oit_';
-export const DEFAULT_INVITATION_DAYS = 30;
+export const ORGANIZATION_INVITATION_TOKEN_PREFIX = 'oit_';
+export const DEFAULT_ORGANIZATION_INVITATION_DAYS = 30;
 
 type InvitationRow = typeof organizationInvitations.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock'>;
@@ -33,7 +33,7 @@ type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer' | 'ca
 
 const orgLike = (o: OrganizationRow) => ({ id: o.id, name: o.name, slug: o.slug, image_url: o.imageUrl });
 
-export interface CreateInvitationInput {
+export interface CreateOrganizationInvitationInput {
   email_address: string;
   role?: string;
   redirect_url?: string;
@@ -78,9 +78,9 @@ async function createInvitationInTx(
   deps: MailDeps,
   instanceId: string,
   org: OrganizationRow,
-  input: CreateInvitationInput,
+  input: CreateOrganizationInvitationInput,
   opts: { defaultRole: string; fapiUrl: string; param?: string },
-): Promise<{ view: InvitationView; email: EmailView | null }> {
+): Promise<{ view: OrganizationInvitationView; email: EmailView | null }> {
   assertMetadata('public_metadata', input.public_metadata ?? {});
   assertMetadata('private_metadata', input.private_metadata ?? {});
   const d = { db: deps.db, clock: deps.clock };
@@ -106,7 +106,7 @@ async function createInvitationInTx(
     throw new AppError('CONFLICT', { message: `${input.email_address} already has a pending invitation.`, meta: { reason: 'duplicate_invitation', email_address: input.email_address, param: 'email_address' } });
   }
   await assertSeatAvailable(deps.db, org, await pendingCount(deps.db, org.id, now));
-  const token = generateSecret(INVITATION_TOKEN_PREFIX);
+  const token = generateSecret(ORGANIZATION_INVITATION_TOKEN_PREFIX);
   const [row] = await deps.db
     .insert(organizationInvitations)
     .values({
@@ -122,12 +122,12 @@ async function createInvitationInTx(
       publicMetadata: input.public_metadata ?? {},
       privateMetadata: input.private_metadata ?? {},
       inviterUserId: input.inviter_user_id ?? null,
-      expiresAt: now + (input.expires_in_days ?? DEFAULT_INVITATION_DAYS) * 86_400_000,
+      expiresAt: now + (input.expires_in_days ?? DEFAULT_ORGANIZATION_INVITATION_DAYS) * 86_400_000,
       createdAt: now,
       updatedAt: now,
     })
     .returning();
-  const view = invitationView(row!, orgLike(org), now);
+  const view = organizationInvitationView(row!, orgLike(org), now);
   await emitEvent(d, instanceId, 'organizationInvitation.created', view);
   let email: EmailView | null = null;
   if (input.notify !== false) {
@@ -152,7 +152,7 @@ async function inviterName(db: Db, instanceId: string, userId: string) {
 }
 
 /** Creates invitations in one transaction (all or none); each with its event and email. */
-export async function createInvitations(deps: MailDeps, instanceId: string, orgIdOrSlug: string, inputs: CreateInvitationInput[]): Promise<InvitationView[]> {
+export async function createInvitations(deps: MailDeps, instanceId: string, orgIdOrSlug: string, inputs: CreateOrganizationInvitationInput[]): Promise<OrganizationInvitationView[]> {
   await ensureBuiltIns(deps, instanceId);
   const instance = await instanceContext(deps, instanceId);
   inputs.forEach((input, i) => {
@@ -168,7 +168,7 @@ export async function createInvitations(deps: MailDeps, instanceId: string, orgI
   }
   const results = await deps.db.transaction(async (tx) => {
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
-    const out: { view: InvitationView; email: EmailView | null }[] = [];
+    const out: { view: OrganizationInvitationView; email: EmailView | null }[] = [];
     for (const input of inputs) {
       out.push(await createInvitationInTx({ ...deps, db: tx }, instanceId, org, input, { defaultRole: instance.settings.organization_default_role, fapiUrl: instance.fapiUrl }));
     }
@@ -189,7 +189,7 @@ async function loadInvitation(db: Db, instanceId: string, organizationId: string
 
 export async function getInvitation(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, orgIdOrSlug: string, id: string) {
   const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
-  return invitationView(await loadInvitation(deps.db, instanceId, org.id, id), orgLike(org), deps.clock.now());
+  return organizationInvitationView(await loadInvitation(deps.db, instanceId, org.id, id), orgLike(org), deps.clock.now());
 }
 
 const notPending = (inv: InvitationRow, now: number) => {
@@ -198,14 +198,14 @@ const notPending = (inv: InvitationRow, now: number) => {
 };
 
 /** Revokes a pending invitation: organizationInvitation.revoked. Anything else is 409. */
-export async function revokeInvitation(deps: D, instanceId: string, orgIdOrSlug: string, id: string) {
+export async function revokeOrganizationInvitation(deps: D, instanceId: string, orgIdOrSlug: string, id: string) {
   return deps.db.transaction(async (tx) => {
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
     const inv = await loadInvitation(tx, instanceId, org.id, id);
     const now = deps.clock.now();
     if (invitationStatus(inv, now) !== 'pending') throw notPending(inv, now);
     const [row] = await tx.update(organizationInvitations).set({ status: 'revoked', updatedAt: now }).where(eq(organizationInvitations.id, id)).returning();
-    const view = invitationView(row!, orgLike(org), now);
+    const view = organizationInvitationView(row!, orgLike(org), now);
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'organizationInvitation.revoked', view);
     return view;
   });
@@ -225,7 +225,7 @@ function statusFilter(statuses: InvitationStatusFilter[] | undefined, now: numbe
 }
 
 /** An organization's invitations, oldest first, in the light envelope. */
-export async function listInvitations(
+export async function listOrganizationInvitations(
   deps: Pick<Deps, 'db' | 'clock'>,
   instanceId: string,
   orgIdOrSlug: string,
@@ -234,7 +234,7 @@ export async function listInvitations(
   const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
   const now = deps.clock.now();
   const rows = tableRows(deps.db, organizationInvitations, eq(organizationInvitations.organizationId, org.id), statusFilter(q.status, now));
-  return lightList(q, oldestFirst(organizationInvitations.id), rows, (r) => invitationView(r, orgLike(org), now));
+  return lightList(q, oldestFirst(organizationInvitations.id), rows, (r) => organizationInvitationView(r, orgLike(org), now));
 }
 
 /** The lower-cased verified email addresses of a user. */
@@ -258,7 +258,7 @@ export async function listUserInvitations(deps: Pick<Deps, 'db' | 'clock'>, inst
     .where(and(eq(organizationInvitations.instanceId, instanceId), inArray(organizationInvitations.emailKey, keys), statusFilter(['pending'], now)))
     .orderBy(asc(organizationInvitations.id))
     .limit(101);
-  return { object: 'list' as const, data: rows.slice(0, 100).map((r) => invitationView(r.inv, orgLike(r.org), now)), has_more: rows.length > 100 };
+  return { object: 'list' as const, data: rows.slice(0, 100).map((r) => organizationInvitationView(r.inv, orgLike(r.org), now)), has_more: rows.length > 100 };
 }
 
 /**
@@ -267,7 +267,7 @@ export async function listUserInvitations(deps: Pick<Deps, 'db' | 'clock'>, inst
  * with the invitation's role: organizationInvitation.accepted and
  * organizationMembership.created, in one transaction. Found by id or by the link's token.
  */
-export async function acceptInvitation(deps: D, instanceId: string, userId: string, by: { id: string } | { token: string }) {
+export async function acceptOrganizationInvitation(deps: D, instanceId: string, userId: string, by: { id: string } | { token: string }) {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock };
     const where = 'id' in by ? eq(organizationInvitations.id, by.id) : eq(organizationInvitations.tokenDigest, sha256Hex(by.token));
@@ -280,7 +280,7 @@ export async function acceptInvitation(deps: D, instanceId: string, userId: stri
     if (invitationStatus(inv!, now) !== 'pending') throw notPending(inv!, now);
     const membership = await addMembershipInTx(d, instanceId, org, { userId, role: inv!.role });
     const [row] = await tx.update(organizationInvitations).set({ status: 'accepted', updatedAt: now }).where(eq(organizationInvitations.id, inv!.id)).returning();
-    const view = invitationView(row!, orgLike(org), now);
+    const view = organizationInvitationView(row!, orgLike(org), now);
     await emitEvent(d, instanceId, 'organizationInvitation.accepted', view);
     return { invitation: view, membership };
   });
@@ -310,12 +310,12 @@ export async function createEnrollmentInvitation(d: D, instanceId: string, org: 
       role,
       status: 'pending',
       tokenDigest: null,
-      expiresAt: now + DEFAULT_INVITATION_DAYS * 86_400_000,
+      expiresAt: now + DEFAULT_ORGANIZATION_INVITATION_DAYS * 86_400_000,
       createdAt: now,
       updatedAt: now,
     })
     .returning();
-  const view = invitationView(row!, orgLike(org), now);
+  const view = organizationInvitationView(row!, orgLike(org), now);
   await emitEvent(d, instanceId, 'organizationInvitation.created', view);
   return view;
 }

@@ -21,7 +21,7 @@ import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { domainView } from './domain-view';
-import { invitationView } from './invitation-view';
+import { organizationInvitationView } from './invitation-view';
 import { addMembershipInTx, membershipsWithUsers, removeMembershipInTx } from './memberships';
 import { loadOrganization, organizationView, type OrganizationRow, type OrganizationView } from './organization-view';
 import { ensureBuiltIns } from './roles';
@@ -185,7 +185,7 @@ export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock' | 'cach
       .set({ status: 'revoked', updatedAt: now })
       .where(and(eq(organizationInvitations.organizationId, org.id), eq(organizationInvitations.status, 'pending')))
       .returning();
-    for (const inv of pending) await emitEvent(d, instanceId, 'organizationInvitation.revoked', invitationView(inv, before, now));
+    for (const inv of pending) await emitEvent(d, instanceId, 'organizationInvitation.revoked', organizationInvitationView(inv, before, now));
     const domains = await tx.delete(organizationDomains).where(eq(organizationDomains.organizationId, org.id)).returning();
     for (const dom of domains) await emitEvent(d, instanceId, 'organizationDomain.deleted', { ...domainView(dom), deleted: true });
     await updateSessions(d, { lastActiveOrganizationId: null }, and(eq(sessions.instanceId, instanceId), eq(sessions.lastActiveOrganizationId, org.id)));

@@ -8,7 +8,7 @@ import { REASONS } from '../../organizations/reasons';
 import { meQuery, type MeQuery } from './users';
 import { organizationEndpointsFor } from '../../organizations/endpoints';
 import { publicInvitationView } from '../../organizations/invitation-view';
-import { acceptInvitation, listUserInvitations } from '../../organizations/invitations';
+import { acceptOrganizationInvitation, listUserInvitations } from '../../organizations/invitations';
 import {
   membershipsWithUsers,
   membershipView,
@@ -127,7 +127,7 @@ export const listMyInvitationsEndpoint = endpoint<SignedInAuth, never, MeQuery>(
 });
 
 const acceptedSchema = z.object({ object: z.literal('organization_invitation_acceptance'), invitation: publicInvitationSchema, membership: publicMembershipSchema });
-const accepted = (r: Awaited<ReturnType<typeof acceptInvitation>>) => ({
+const accepted = (r: Awaited<ReturnType<typeof acceptOrganizationInvitation>>) => ({
   object: 'organization_invitation_acceptance' as const,
   invitation: publicInvitationView(r.invitation),
   membership: publicMembershipView(r.membership),
@@ -140,7 +140,7 @@ export const acceptMyInvitationEndpoint = endpoint<SignedInAuth, never, MeQuery>
   response: acceptedSchema,
   handle: async ({ deps, auth, params }) => {
     const { me } = auth;
-    return accepted(await acceptInvitation(deps, auth.instance.id, me.userId, { id: params.id! }));
+    return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { id: params.id! }));
   },
 });
 
@@ -154,7 +154,7 @@ export const acceptInvitationByTokenEndpoint = endpoint<SignedInAuth, z.output<t
   response: acceptedSchema,
   handle: async ({ deps, auth, body }) => {
     const { me } = auth;
-    return accepted(await acceptInvitation(deps, auth.instance.id, me.userId, { token: body.token }));
+    return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { token: body.token }));
   },
 });
 
