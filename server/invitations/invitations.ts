@@ -16,7 +16,7 @@ import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 type Row = typeof invitations.$inferSelect;
 export type InvitationStatus = (typeof INSTANCE_INVITATION_STATUSES)[number];
 
-export function invitationView(r: Row, now: number) {
+export function instanceInvitationView(r: Row, now: number) {
   const status = r.status === 'pending' && r.expiresAt !== null && r.expiresAt <= now ? 'expired' : r.status;
   return {
     object: 'invitation' as const,
@@ -32,9 +32,9 @@ export function invitationView(r: Row, now: number) {
     updated_at: r.updatedAt,
   };
 }
-export type InvitationView = ReturnType<typeof invitationView>;
+export type InstanceInvitationView = ReturnType<typeof instanceInvitationView>;
 
-export interface CreateInvitationInput {
+export interface CreateInstanceInvitationInput {
   email_address: string;
   public_metadata?: Record<string, unknown>;
   redirect_url?: string;
@@ -52,7 +52,7 @@ const pendingFilter = (instanceId: string, emailKey: string, now: number): SQL =
     or(isNull(invitations.expiresAt), gt(invitations.expiresAt, now)),
   )!;
 
-export async function createInvitation(deps: D, instanceId: string, input: CreateInvitationInput, ctx: AuditContext): Promise<InvitationView> {
+export async function createInstanceInvitation(deps: D, instanceId: string, input: CreateInstanceInvitationInput, ctx: AuditContext): Promise<InstanceInvitationView> {
   const now = deps.clock.now();
   const emailKey = input.email_address.toLowerCase();
   return deps.db.transaction(async (tx) => {
@@ -79,13 +79,13 @@ export async function createInvitation(deps: D, instanceId: string, input: Creat
       })
       .returning();
     await audit({ db: tx, clock: deps.clock }, { instanceId, ...auditFields(ctx), action: 'invitation.created', target: row!.id });
-    return invitationView(row!, now);
+    return instanceInvitationView(row!, now);
   });
 }
 
 const auditFields = (ctx: AuditContext) => ({ actor: ctx.actor, actorKind: ctx.actorKind, ip: ctx.ip, userAgent: ctx.userAgent });
 
-export async function listInvitations(
+export async function listInstanceInvitations(
   deps: D,
   instanceId: string,
   q: { limit: number; starting_after?: string; status?: InvitationStatus[]; query?: string },
@@ -95,20 +95,20 @@ export async function listInvitations(
   if (q.query) filters.push(eq(invitations.emailKey, q.query.toLowerCase()));
   const rows = tableRows(deps.db, invitations, ...filters);
   const now = deps.clock.now();
-  return cursorList(q, newestFirst(invitations.id), rows, (r) => invitationView(r, now));
+  return cursorList(q, newestFirst(invitations.id), rows, (r) => instanceInvitationView(r, now));
 }
 
-export async function revokeInvitation(deps: D, instanceId: string, id: string, ctx: AuditContext): Promise<InvitationView> {
+export async function revokeInstanceInvitation(deps: D, instanceId: string, id: string, ctx: AuditContext): Promise<InstanceInvitationView> {
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     const [row] = await tx.select().from(invitations).where(and(eq(invitations.id, id), eq(invitations.instanceId, instanceId))).limit(1);
     if (!row) throw notFound('invitation');
-    if (invitationView(row, now).status !== 'pending') {
-      throw new AppError('CONFLICT', { message: `The invitation is ${invitationView(row, now).status}; only a pending one can be revoked.` });
+    if (instanceInvitationView(row, now).status !== 'pending') {
+      throw new AppError('CONFLICT', { message: `The invitation is ${instanceInvitationView(row, now).status}; only a pending one can be revoked.` });
     }
     const [updated] = await tx.update(invitations).set({ status: 'revoked', updatedAt: now }).where(eq(invitations.id, id)).returning();
     await audit({ db: tx, clock: deps.clock }, { instanceId, ...auditFields(ctx), action: 'invitation.revoked', target: id });
-    return invitationView(updated!, now);
+    return instanceInvitationView(updated!, now);
   });
 }
 

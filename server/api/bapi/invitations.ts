@@ -5,7 +5,7 @@ import { metadataInput } from '../../http/metadata';
 import { cursorPageSchema, pageQuery } from '../../http/pagination';
 import type { BapiAuth } from './authenticate';
 import { INSTANCE_INVITATION_STATUSES } from '../../db/schema';
-import { createInvitation, listInvitations, revokeInvitation } from '../../invitations/invitations';
+import { createInstanceInvitation, listInstanceInvitations, revokeInstanceInvitation } from '../../invitations/invitations';
 import { emailAddress } from '../../email/addresses';
 
 const invitationSchema = z
@@ -50,18 +50,18 @@ export const bapiInvitations = {
     body: createBody,
     response: invitationSchema,
     audit: { action: 'invitation.created', recordedBy: 'domain' },
-    handle: ({ deps, auth, body, actor }) => createInvitation(deps, auth.instance.id, body, auditContextOf(actor)),
+    handle: ({ deps, auth, body, actor }) => createInstanceInvitation(deps, auth.instance.id, body, auditContextOf(actor)),
   }),
   list: endpoint<BapiAuth, never, z.output<typeof listQuery>>({
     summary: 'List instance invitations, newest first',
     query: listQuery,
     response: cursorPageSchema(invitationSchema),
-    handle: ({ deps, auth, query }) => listInvitations(deps, auth.instance.id, query),
+    handle: ({ deps, auth, query }) => listInstanceInvitations(deps, auth.instance.id, query),
   }),
   revoke: endpoint<BapiAuth>({
     summary: 'Revoke a pending invitation',
     response: invitationSchema,
     audit: { action: 'invitation.revoked', recordedBy: 'domain' },
-    handle: ({ deps, auth, params, actor }) => revokeInvitation(deps, auth.instance.id, params.id!, auditContextOf(actor)),
+    handle: ({ deps, auth, params, actor }) => revokeInstanceInvitation(deps, auth.instance.id, params.id!, auditContextOf(actor)),
   }),
 };
