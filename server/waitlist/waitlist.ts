@@ -25,7 +25,7 @@ export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;
 type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>;
 
 /** An invitation is good for this many days unless the inviter says otherwise. */
-export const DEFAULT_INVITATION_DAYS = 30;
+export const DEFAULT_WAITLIST_INVITATION_DAYS = 30;
 /** Entries one bulk invite may name. */
 export const MAX_BULK_INVITE = 100;
 
@@ -168,7 +168,7 @@ async function inviteInTx(deps: MailDeps, instance: Pick<InstanceContext, 'id' |
     .set({
       status: 'invited',
       ticketDigest: sha256Hex(ticket),
-      ticketExpiresAt: now + (input.expires_in_days ?? DEFAULT_INVITATION_DAYS) * 86_400_000,
+      ticketExpiresAt: now + (input.expires_in_days ?? DEFAULT_WAITLIST_INVITATION_DAYS) * 86_400_000,
       invitedAt: now,
       updatedAt: now,
     })
