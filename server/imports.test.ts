@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -128,6 +129,59 @@ function cycles(): string[][] {
   for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
   return [...found.values()];
 }
+
+/**
+ * The names a file declares and exports: exported declarations, and `export { a as b }` of its
+ * own bindings. A re-export (`export … from`, or `export { x }` of an imported x) hands on a
+ * binding declared elsewhere, so it is not counted again; nor is `export default`.
+ */
+function declaredExports(file: string): string[] {
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const imported = new Set<string>();
+  const names: string[] = [];
+  const bindingNames = (n: ts.BindingName): string[] =>
+    ts.isIdentifier(n) ? [n.text] : n.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : bindingNames(e.name)));
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st)) {
+      const clause = st.importClause;
+      if (clause?.name) imported.add(clause.name.text);
+      const bindings = clause?.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) imported.add(bindings.name.text);
+      if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) imported.add(el.name.text);
+      continue;
+    }
+    if (ts.isExportDeclaration(st)) {
+      if (st.moduleSpecifier || !st.exportClause || !ts.isNamedExports(st.exportClause)) continue;
+      for (const el of st.exportClause.elements) if (!imported.has((el.propertyName ?? el.name).getText(sf))) names.push(el.name.getText(sf));
+      continue;
+    }
+    const modifiers = ts.canHaveModifiers(st) ? ts.getModifiers(st) : undefined;
+    if (!modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) || modifiers.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)) continue;
+    if (ts.isVariableStatement(st)) names.push(...st.declarationList.declarations.flatMap((d) => bindingNames(d.name)));
+    else if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st) || ts.isModuleDeclaration(st)) && st.name)
+      names.push(st.name.text);
+  }
+  return [...new Set(names)];
+}
+
+/** Names several files of server/ may each export by design: every domain's registry of its reasons. */
+const SHARED_NAMES = new Set(['REASONS']);
+
+describe('server exports', () => {
+  const exporters = new Map<string, string[]>();
+  for (const file of sources(ROOT)) for (const n of declaredExports(file)) exporters.set(n, [...(exporters.get(n) ?? []), name(file)]);
+
+  it('sees the names it checks', () => {
+    expect(exporters.get('LAYERS')).toBeUndefined(); // test files are not sources
+    expect(exporters.get('createApiHandler')).toEqual(['api/surfaces.ts']); // api/index.ts only re-exports it
+    expect(exporters.get('REASONS')?.length).toBeGreaterThan(1);
+  });
+
+  it('declare each exported name in one file (an import says which thing it means)', () => {
+    const twice = [...exporters].filter(([n, files]) => files.length > 1 && !SHARED_NAMES.has(n)).map(([n, files]) => `${n}: ${files.sort().join(', ')}`);
+    expect(twice.sort()).toEqual([]);
+  });
+});
 
 describe('server imports', () => {
   it('sees the modules it checks', () => {
