@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq } from 'drizzle-orm';
-import { SignJWT } from 'jose';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -14,10 +13,10 @@ import { AppError, notFound, validationError } from '../http/errors';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 import { claimsTemplateSchemaFor, JWT_TEMPLATE_RESERVED_CLAIMS, renderClaims, RENDERED_MAX_BYTES } from '../instances/claims-template';
 import type { InstanceContext } from '../instances/instances';
-import { ALG, currentSigner } from '../signing/signing-keys';
+import { currentSigner } from '../signing/signing-keys';
 import { liveClientSession } from './clients';
 import { liveSession } from './sessions';
-import { claimsUser } from './tokens';
+import { claimsUser, signWithSessionKey } from './tokens';
 
 /**
  * Named JWT templates, Clerk's `session.getToken({ template })`: claims written like the
@@ -205,15 +204,7 @@ export async function signTemplateJwt(
   const signer = await currentSigner(deps, instance.id);
   const now = Math.floor(deps.clock.now() / 1000);
   const exp = Math.max(now, Math.min(now + template.lifetime, Math.floor(s.expireAt / 1000)));
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
-    .setIssuer(instance.fapiUrl)
-    .setSubject(s.userId)
-    .setIssuedAt(now)
-    .setNotBefore(now - template.allowedClockSkew)
-    .setExpirationTime(exp)
-    .setJti(randomBytes(10).toString('hex'))
-    .sign(signer.key);
+  return signWithSessionKey(signer, instance, claims, { sub: s.userId, iat: now, nbf: now - template.allowedClockSkew, exp, jti: randomBytes(10).toString('hex') });
 }
 
 /** FAPI: a template token for a session of this client (the session token's checks, server/sessions/clients.ts). */

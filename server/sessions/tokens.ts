@@ -71,15 +71,25 @@ export async function signSessionJwt(
     const custom = user ? renderClaims(instance.settings.session_token_claims, user) : null;
     if (custom) for (const [k, v] of Object.entries(custom)) if (!(k in claims)) claims[k] = v;
   }
-  const jwt = await new SignJWT(claims)
+  const jwt = await signWithSessionKey(signer, instance, claims, { sub: s.userId, iat: now, nbf: now, exp: now + lifetime });
+  return { jwt, expires_in: lifetime };
+}
+
+/** A JWT signed with the instance's session key (its kid in the JWKS), issued by the fapi_url: session and template tokens. */
+export function signWithSessionKey(
+  signer: Awaited<ReturnType<typeof currentSigner>>,
+  instance: Pick<InstanceContext, 'fapiUrl'>,
+  claims: JWTPayload,
+  t: { sub: string; iat: number; nbf: number; exp: number; jti?: string },
+): Promise<string> {
+  const jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
     .setIssuer(instance.fapiUrl)
-    .setSubject(s.userId)
-    .setIssuedAt(now)
-    .setNotBefore(now)
-    .setExpirationTime(now + lifetime)
-    .sign(signer.key);
-  return { jwt, expires_in: lifetime };
+    .setSubject(t.sub)
+    .setIssuedAt(t.iat)
+    .setNotBefore(t.nbf)
+    .setExpirationTime(t.exp);
+  return (t.jti ? jwt.setJti(t.jti) : jwt).sign(signer.key);
 }
 
 /** What a session token template reads of a user: one query, only when the instance has a template. */
