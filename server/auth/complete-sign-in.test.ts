@@ -466,6 +466,31 @@ it('SSO only: a social sign-up with an address at an SSO domain is refused and c
   expect(found.body.data ?? found.body).toEqual([]);
 });
 
+it('SSO only: a password sign-up with an address at an SSO domain is refused when made, and creates nobody', async () => {
+  const email = `signup${++n}@${SAML_DOMAIN.toUpperCase()}`;
+  const b = browserOf(h, plain.i);
+  const out = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: PASSWORD } });
+  expect(out).toMatchObject({ status: 403, body: { errors: [{ code: 'FORBIDDEN', meta: { reason: 'sso_required' } }] } });
+  expect(await sessionOf(plain, b)).toBeNull();
+});
+
+it('SSO only: a sign-up made before its domain gained a connection is refused at its code, and creates nobody', async () => {
+  const domain = `late${++n}.test`;
+  const email = `early@${domain}`;
+  const b = browserOf(h, plain.i);
+  const created = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: PASSWORD } });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const id = created.body.response?.id ?? created.body.id;
+  expect((await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } })).status).toBe(200);
+  const code = await codeSentTo(h, email);
+  await connection(plain.i, domain, 'saml');
+  const out = await b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code } });
+  expect(out).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: 'sso_required' } }] } });
+  expect(await sessionOf(plain, b)).toBeNull();
+  const found = await bapi(plain.i, 'GET', `/v1/users?email_address=${encodeURIComponent(email)}`);
+  expect(found.body.data ?? found.body).toEqual([]);
+});
+
 describe('the answer is bound to the browser that asked (ways that leave the browser, and a passkey’s challenge)', () => {
   /** A victim's browser that holds a client of its own. */
   const victimOf = async (w: World) => {

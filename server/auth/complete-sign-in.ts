@@ -27,7 +27,7 @@ import { passkeyOfUser } from '../passkeys/passkeys';
  *   codes, links and the password reset stay open, so an attacker's wrong guesses never
  *   cut the owner off what proves they hold the mailbox or phone;
  * - a user with a verified address at a domain of an active SSO connection signs in through
- *   their IdP only: password, code, link, reset, passkey and social ways answer `sso_required`,
+ *   their IdP only: password, code, link, reset, passkey, social and sign-up ways answer `sso_required`,
  *   whatever identifier was typed;
  * - the user's second factor is asked on every way but impersonation (and SSO through a
  *   connection whose IdP is declared to enforce MFA, and a passkey, which is two factors by
@@ -88,8 +88,11 @@ export const WAYS: Record<WayKind, WayRules> = {
    * lockout does not stop it; bans, an operator's lock and SSO-only users are refused.
    */
   passkey: { ...proved, asksSecondFactor: false },
-  /** A new user has no second factor yet; `mfa_required` still applies. */
-  sign_up: federated,
+  /**
+   * A new user has no second factor yet; `mfa_required` still applies. An address at an SSO
+   * domain is refused when the sign-up is made (checkSignUpMode), and again here.
+   */
+  sign_up: { ...federated, refusedWhenSsoOnly: true },
   /** An operator acting as the user: audited, limited within the session (users/impersonation), never asks the user's factors. */
   impersonation: { stoppedByLockout: false, stoppedByOperatorLock: false, refusedWhenSsoOnly: false, asksSecondFactor: false, riskStepUp: false, mfaRequired: false },
 };

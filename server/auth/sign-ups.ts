@@ -17,6 +17,7 @@ import { sendCode, sendSmsCode } from '../verification/send-code';
 import { assertCountryAllowed } from '../sms/pumping';
 import { completeWaitlistEntry, waitlistAdmits } from '../waitlist/waitlist';
 import { acceptInvitations, hasPendingInvitation } from '../invitations/invitations';
+import { assertPasswordAllowed } from '../organizations/sso-domains';
 
 /**
  * FAPI sign-up: create an attempt with the user's fields, prepare (email a 6-digit code)
@@ -62,11 +63,15 @@ export function isAllowListed(allowlist: readonly string[], email: string): bool
 }
 
 /**
+ * An address at a domain of an active SSO connection signs up through its IdP only (403
+ * `sso_required`), whatever the mode: a password or social account made with a company
+ * address would outlive the IdP's deprovisioning.
  * Restricted mode admits allow-listed addresses and domains, and addresses holding a pending
  * instance invitation. Waitlist mode, `creating` the sign-up: the waitlist invitation's ticket if
  * any (needed then); later steps need the invitation still standing.
  */
-export async function checkSignUpMode(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, email: string, creating?: { ticket?: string }) {
+export async function checkSignUpMode(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instance: InstanceContext, email: string, creating?: { ticket?: string }) {
+  await assertPasswordAllowed(deps, instance.id, email);
   const mode = instance.settings.sign_up_mode;
   const ticket = creating ? (creating.ticket ?? null) : undefined;
   if (mode === 'waitlist' && (ticket === null || !(await waitlistAdmits(deps, instance.id, email, ticket)))) {
@@ -143,7 +148,7 @@ function checkPhoneSignUp(instance: InstanceContext) {
 }
 
 /** The attempt's own checks of its identifier: the sign-up mode for an email address, phone rules for a number. */
-const checkIdentifier = (deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, a: Pick<SignUpRow, 'emailAddress' | 'phoneNumber'>) =>
+const checkIdentifier = (deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instance: InstanceContext, a: Pick<SignUpRow, 'emailAddress' | 'phoneNumber'>) =>
   a.phoneNumber !== null ? checkPhoneSignUp(instance) : checkSignUpMode(deps, instance, a.emailAddress!);
 
 async function assertUsernameFree(db: Db, instanceId: string, username: string | undefined) {
