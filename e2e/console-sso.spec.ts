@@ -55,7 +55,7 @@ async function startIdp(user: string) {
   };
 }
 
-test('SSO: an operator adds a SAML connection on the organization page; a user of its domain signs in through the identity provider', async ({ page, browser }) => {
+test('SSO: an operator adds a SAML connection on the organization page; a user of its domain signs up and in through the identity provider', async ({ page, browser }) => {
   const accountId = await createOperatorAccount(page, { firstName: 'Ingrid', email: uniqueEmail('sso-owner'), password: 'single sign-on rocks', accountName: 'SSO Co' });
   const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Enterprise', '--env', 'test', '--account', accountId);
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
@@ -85,6 +85,17 @@ test('SSO: an operator adds a SAML connection on the organization page; a user o
 
     const connection = (await bapi<{ data: Array<{ saml: { sp_metadata_url: string } }> }>(secret, 'GET', `/v1/sso_connections?organization_id=${org.id}`)).data[0]!;
     idp.useSp(await (await fetch(connection.saml.sp_metadata_url.replace(/^https?:\/\/[^/]+/, E2E_BASE_URL))).text());
+
+    await test.step('the user tries the hosted sign-up with a password: sent to the IdP instead, comes back signed up', async () => {
+      const visitor = await (await browser.newContext()).newPage();
+      await visitor.goto(`${instance.fapi_url}/sign-up`);
+      await visitor.getByLabel(hosted.fields.email).fill(user);
+      await visitor.getByLabel(hosted.fields.password, { exact: true }).fill('a password the IdP replaces');
+      await visitor.getByRole('button', { name: hosted.signUp.submit, exact: true }).click();
+      await expect(visitor.getByRole('heading', { name: hosted.profile.title, level: 1 })).toBeVisible({ timeout: 30_000 });
+      await expect(visitor.getByRole('listitem', { name: user })).toBeVisible();
+      await visitor.context().close();
+    });
 
     await test.step('the user types their email on the hosted sign-in, goes to the IdP and comes back signed in', async () => {
       const visitor = await (await browser.newContext()).newPage();

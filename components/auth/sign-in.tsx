@@ -7,12 +7,12 @@ import { Alert, Button, Field, Skeleton } from '@/components/ui';
 import { clearFlow, writeFlow } from '@/lib/fapi/flow';
 import type { Me, SignInAnswer } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
-import { ApiError } from '@/lib/api-client';
 import { IdentifierInput, PasswordInput } from './fields';
 import { forgetFragmentTicket, useFragmentTicket } from './fragment-ticket';
 import { appName, needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, Divider, Working, PendingAuthCard, TextLink, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
+import { isSsoRequired, useIdentityProvider } from './identity-provider';
 import { SocialButtons } from './social-buttons';
 import { PasskeySignInButton, usePasskeyAutofill, usePasskeysOffered } from './passkeys';
 
@@ -87,27 +87,8 @@ function SignInForm() {
   const withUsername = env?.user_settings.identifiers.includes('username') ?? true;
   const identifierLabel = withPhone ? (withUsername ? tf('identifierPhone') : tf('emailOrPhone')) : withUsername ? tf('identifier') : tf('email');
 
-  /**
-   * Enterprise SSO: an email whose domain has an active connection goes to its identity
-   * provider. False when no connection serves the domain (the form goes on as usual).
-   */
-  async function toIdentityProvider(): Promise<boolean> {
-    const email = identifier.trim();
-    if (!email.includes('@')) return false;
-    try {
-      // Back to these pages first, as after a social sign-in: a second factor is asked there, then on to redirect_url.
-      const back = new URL(href('/sign-in/sso-callback'), window.location.href).href;
-      const res = await call<SignInAnswer>('/v1/client/sign_ins', { json: { strategy: 'enterprise_sso', identifier: email, redirect_url: back } });
-      const url = (res.response.first_factor_verification as { external_verification_redirect_url?: string } | null)?.external_verification_redirect_url;
-      if (!url) return false;
-      writeFlow(instanceId, 'sign_in', { id: res.response.id, identifier: email });
-      window.location.assign(url);
-      return true;
-    } catch (err) {
-      if (err instanceof ApiError && err.meta.reason === 'no_connection') return false;
-      throw err;
-    }
-  }
+  const identityProvider = useIdentityProvider();
+  const toIdentityProvider = () => identityProvider(identifier);
   const [identifier, setIdentifier] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState<'password' | 'code' | 'link' | null>(null);
@@ -135,7 +116,7 @@ function SignInForm() {
       if (!requireFields(way === 'password')) return setBusy(null);
       await action();
     } catch (err) {
-      if (err instanceof ApiError && err.meta.reason === 'sso_required' && (await toIdentityProvider().catch(() => false))) return;
+      if (isSsoRequired(err) && (await toIdentityProvider().catch(() => false))) return;
       show(err);
       setBusy(null);
     }

@@ -12,6 +12,7 @@ import { useFragmentTicket } from './fragment-ticket';
 import { appName, useHosted } from './hosted-context';
 import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
+import { isSsoRequired, useIdentityProvider } from './identity-provider';
 import { SocialButtons } from './social-buttons';
 
 const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'phone_number', 'password'] as const;
@@ -72,6 +73,7 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
   const te = useTranslations('hosted.errors');
   const router = useRouter();
   const { instanceId, env, call, href, setClient } = useHosted();
+  const toIdentityProvider = useIdentityProvider();
   const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(FIELDS);
   const required = new Set(env?.user_settings.sign_up.required_fields ?? []);
   const askName = required.has('first_name') || required.has('last_name');
@@ -97,7 +99,12 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
       // The language the page speaks becomes the user's: later emails (reset codes, invitations) follow it.
       if (env?.localization) body.locale = env.localization.locale;
       if (ticket) body.ticket = ticket;
-      const created = await call<SignUpAnswer>('/v1/client/sign_ups', { json: body });
+      const created = await call<SignUpAnswer>('/v1/client/sign_ups', { json: body }).catch(async (err: unknown) => {
+        // An address at a domain with SSO signs up through its IdP (just-in-time), not here.
+        if (isSsoRequired(err) && (await toIdentityProvider(values.email_address).catch(() => false))) return null;
+        throw err;
+      });
+      if (!created) return;
       setClient(created.client);
       const id = created.response.id;
       const strategy = identifier === 'phone_number' ? 'phone_code' : 'email_code';
