@@ -1,14 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, normalize } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createApiHandler } from '../api';
 import { expect } from 'vitest';
+import { listen, startApiServer } from './api-server';
 import { codeSentTo } from './auth-flows';
 import { setSettings } from './fapi-helpers';
-import { createHarness, type TestHarness, type TestInstance } from './harness';
+import type { TestHarness, TestInstance } from './harness';
 import type { InstanceSettings } from '../instances/settings';
 
 /**
@@ -57,12 +55,6 @@ export interface ClerkBrowserHarness {
   close(): Promise<void>;
 }
 
-async function listen(handler: RequestListener): Promise<{ server: Server; port: number }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port };
-}
-
 function serveFile(res: ServerResponse, root: string, rel: string) {
   const file = normalize(join(root, rel));
   if (!file.startsWith(root) || !existsSync(file)) return void res.writeHead(404).end();
@@ -94,16 +86,15 @@ ${ui ? '<script src="/clerk-ui/ui.browser.js"></script>' : ''}
 </body></html>`;
 
 export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceSettings>; env?: Record<string, string> } = {}): Promise<ClerkBrowserHarness> {
-  let apiListener: RequestListener = (_req, res) => res.writeHead(503).end();
   // Each browser context is its own visitor: its own address (per-IP limits), told by its user agent's tag.
-  const api = await listen((req, res) => {
-    const n = /LatchkeyVisitor\/(\d+)/.exec(req.headers['user-agent'] ?? '')?.[1];
-    if (n) Object.defineProperty(req.socket, 'remoteAddress', { value: `10.77.${Math.floor(Number(n) / 250)}.${(Number(n) % 250) + 1}`, configurable: true });
-    apiListener(req, res);
+  const api = await startApiServer({
+    env: o.env,
+    beforeRequest: (req: IncomingMessage) => {
+      const n = /LatchkeyVisitor\/(\d+)/.exec(req.headers['user-agent'] ?? '')?.[1];
+      if (n) Object.defineProperty(req.socket, 'remoteAddress', { value: `10.77.${Math.floor(Number(n) / 250)}.${(Number(n) % 250) + 1}`, configurable: true });
+    },
   });
-  const apiUrl = `http://127.0.0.1:${api.port}`;
-  const h = await createHarness({ env: { PUBLIC_URL: apiUrl, ...o.env } });
-  apiListener = getRequestListener(createApiHandler(h.runtime));
+  const { h, apiUrl } = api;
 
   const inst = await h.createInstance();
   if (!clerkParsesKey(inst.publishableKey)) throw new Error(`clerk-js cannot parse ${inst.publishableKey}`);
@@ -126,7 +117,7 @@ export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceS
     const ui = url.includes('ui=1');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(inst.publishableKey, fapiUrl, ui));
   });
-  appOrigin = `http://127.0.0.1:${app.port}`;
+  appOrigin = app.url;
   await setSettings(h, inst.instanceId, { allowed_origins: [appOrigin], ...o.settings });
 
   const browser = await chromium.launch({
@@ -185,9 +176,8 @@ export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceS
     openApp,
     async close() {
       await browser.close();
-      api.server.close();
-      app.server.close();
-      await h.close();
+      await app.close();
+      await api.close();
     },
   };
 }

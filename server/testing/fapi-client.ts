@@ -32,7 +32,7 @@ export function fapiClient(
   instanceId: string,
   /**
    * `origin`: the page a browser runs on, sent as `Origin` (default the FAPI's own,
-   * http://localhost:3000). `host`: call the instance on its custom domain (that `Host`,
+   * PUBLIC_URL's origin). `host`: call the instance on its custom domain (that `Host`,
    * paths at the root, default origin `https://<host>`).
    */
   opts: { publishableKey?: string; native?: boolean; origin?: string; host?: string } = {},
@@ -51,7 +51,7 @@ export function fapiClient(
     if (opts.host) headers.host ??= opts.host;
     if (opts.publishableKey && !o.noKey) headers['x-publishable-key'] ??= opts.publishableKey;
     // Browsers send Origin on every state change (fetch, XHR, form POST); apps do not.
-    const ownOrigin = opts.host ? `https://${opts.host}` : 'http://localhost:3000';
+    const ownOrigin = opts.host ? `https://${opts.host}` : new URL(h.runtime.deps.config.PUBLIC_URL).origin;
     const origin = o.origin === undefined ? (opts.origin ?? ownOrigin) : o.origin;
     if (!native && method !== 'GET' && origin !== null) headers.origin ??= origin;
     if (native && state.token !== null) headers.authorization ??= `Bearer ${state.token}`;

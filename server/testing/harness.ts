@@ -125,9 +125,24 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<TestHarn
   return harness;
 }
 
-const notOpenYet = (): never => {
+export const notOpenYet = (): never => {
   throw new Error('shared harnesses and instances open in beforeAll: use them inside hooks and tests');
 };
+
+/** A harness that is `get()` at each use: one opened in a beforeAll, named before it opens. */
+export function deferredHarness(get: () => TestHarness): TestHarness {
+  return {
+    get runtime() { return get().runtime; },
+    get clock() { return get().clock; },
+    request: (method, path, o) => get().request(method, path, o),
+    call: (method, path, o) => get().call(method, path, o),
+    createInstance: (o) => get().createInstance(o),
+    createKey: (instanceId, scopes) => get().createKey(instanceId, scopes),
+    outbox: (to) => get().outbox(to),
+    smsOutbox: (to) => get().smsOutbox(to),
+    close: () => get().close(),
+  };
+}
 
 /**
  * The harness of the tests in the enclosing file or describe block: opened in its beforeAll,
@@ -139,18 +154,7 @@ export function sharedHarness(opts?: HarnessOptions): TestHarness {
     opened = await createHarness(opts);
   });
   afterAll(() => opened?.close());
-  const h = () => opened ?? notOpenYet();
-  return {
-    get runtime() { return h().runtime; },
-    get clock() { return h().clock; },
-    request: (method, path, o) => h().request(method, path, o),
-    call: (method, path, o) => h().call(method, path, o),
-    createInstance: (o) => h().createInstance(o),
-    createKey: (instanceId, scopes) => h().createKey(instanceId, scopes),
-    outbox: (to) => h().outbox(to),
-    smsOutbox: (to) => h().smsOutbox(to),
-    close: () => h().close(),
-  };
+  return deferredHarness(() => opened ?? notOpenYet());
 }
 
 /** A fresh instance of `h` (and its secret key), created in beforeAll once the harness is open. */

@@ -1,36 +1,26 @@
 import { createClerkClient, verifyToken } from '@clerk/backend';
 import { and, eq } from 'drizzle-orm';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLogs } from '../../../db/schema';
 import { createTestUser, setSettings, signedInClient } from '../../../testing/fapi-helpers';
-import { sharedHarness, sharedInstance } from '../../../testing/harness';
+import { sharedApiServer } from '../../../testing/api-server';
+import { sharedInstance } from '../../../testing/harness';
 
 /**
  * Named JWT templates: the BAPI's /v1/jwt_templates (raw and through `@clerk/backend`), and
  * tokens minted from them over the BAPI (`sessions.getToken(id, template)`) and the FAPI
  * (clerk-js's `session.getToken({ template })`), verified with jose against the instance's
- * JWKS and with `@clerk/backend`'s verifyToken. The SDK's fetch is routed to the API handler.
+ * JWKS and with `@clerk/backend`'s verifyToken. The SDK runs with its default options (its own
+ * fetch) against the API on a real socket, PUBLIC_URL = its address.
  */
-const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+const api = sharedApiServer({ env: { BAPI_RATE_LIMIT: '100000' } });
+const h = api.h;
 const inst = sharedInstance(h);
-const API_URL = 'http://localhost:3000';
-const FAPI_URL = () => `${API_URL}/fapi/${inst.instanceId}`;
+const API_URL = () => api.apiUrl;
+const FAPI_URL = () => `${API_URL()}/fapi/${inst.instanceId}`;
 
-beforeAll(() => {
-  const real = globalThis.fetch;
-  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
-    const req = new Request(input, init);
-    if (!req.url.startsWith(`${API_URL}/`)) return real(input, init);
-    const headers: Record<string, string> = {};
-    req.headers.forEach((v, k) => (headers[k] = v));
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : new Uint8Array(await req.arrayBuffer());
-    return h.request(req.method, req.url.slice(API_URL.length), { headers, raw: body?.byteLength ? body : undefined });
-  });
-});
-afterAll(() => vi.unstubAllGlobals());
-
-const clerk = () => createClerkClient({ secretKey: inst.secret, publishableKey: inst.publishableKey, apiUrl: API_URL, apiVersion: 'v1' });
+const clerk = () => createClerkClient({ secretKey: inst.secret, publishableKey: inst.publishableKey, apiUrl: API_URL(), apiVersion: 'v1' });
 let seq = 0;
 const email = () => `jwt${++seq}.${Date.now()}@example.com`;
 const create = (body: Record<string, unknown>, key = inst.secret) => h.call('POST', '/v1/jwt_templates', { key, body });
@@ -159,7 +149,7 @@ describe('minting: POST /v1/sessions/:id/tokens/:template and /v1/client/session
     const s = await c.sessions.createSession({ userId: u.id });
     const { jwt } = await c.sessions.getToken(s.id, 'supabase');
 
-    const claims = await verifyToken(jwt, { secretKey: inst.secret, apiUrl: API_URL, apiVersion: 'v1' });
+    const claims = await verifyToken(jwt, { secretKey: inst.secret, apiUrl: API_URL(), apiVersion: 'v1' });
     expect(claims).toMatchObject({ iss: FAPI_URL(), sub: u.id, aud: 'authenticated', role: 'authenticated', plan: 'pro', greeting: 'hi Ada' });
     expect(claims.exp - claims.iat).toBe(600);
     expect(claims.iat - claims.nbf!).toBe(10);
@@ -174,7 +164,7 @@ describe('minting: POST /v1/sessions/:id/tokens/:template and /v1/client/session
     expect(protectedHeader.kid).toBe(decodeProtectedHeader((await c.sessions.getToken(s.id)).jwt).kid);
 
     // Two tokens are two jtis.
-    expect((await verifyToken((await c.sessions.getToken(s.id, 'supabase')).jwt, { secretKey: inst.secret, apiUrl: API_URL })).jti).not.toBe(claims.jti);
+    expect((await verifyToken((await c.sessions.getToken(s.id, 'supabase')).jwt, { secretKey: inst.secret, apiUrl: API_URL() })).jti).not.toBe(claims.jti);
     // Not a session token: Latchkey's session verification refuses it.
     const asSession = await h.call('POST', '/v1/sessions/verify', { key: inst.secret, body: { token: jwt } });
     expect(asSession.status).toBeGreaterThanOrEqual(400);
@@ -204,12 +194,12 @@ describe('minting: POST /v1/sessions/:id/tokens/:template and /v1/client/session
     expect(payload.name).toMatch(/^fapi/);
     expect(payload.exp! - payload.iat!).toBe(30);
     expect(payload.nbf).toBe(payload.iat);
-    const viaSdk = await verifyToken(res.body.jwt, { secretKey: inst.secret, apiUrl: API_URL, authorizedParties: ['https://app.example.com'] });
+    const viaSdk = await verifyToken(res.body.jwt, { secretKey: inst.secret, apiUrl: API_URL(), authorizedParties: ['https://app.example.com'] });
     expect(viaSdk.sub).toBe(userId);
 
     // The FAPI's own origin is azp too; an origin the instance does not allow is refused by the FAPI.
     const own = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`);
-    expect((await jwtVerify(own.body.jwt, await instanceJwks())).payload.azp).toBe(new URL(API_URL).origin);
+    expect((await jwtVerify(own.body.jwt, await instanceJwks())).payload.azp).toBe(new URL(API_URL()).origin);
     expect((await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`, { origin: 'https://evil.example.com' })).status).toBe(403);
 
     const unknown = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/missing`);

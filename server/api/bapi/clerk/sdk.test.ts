@@ -1,43 +1,34 @@
 import { createPublicKey } from 'node:crypto';
 import { createClerkClient, verifyToken } from '@clerk/backend';
 import { verifyWebhook } from '@clerk/backend/webhooks';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../../http/actor';
 import { instanceContext } from '../../../instances/instances';
 import { beginTotpEnrollment, confirmTotp } from '../../../users/mfa';
 import { createTestUser, setSettings, signedInClient, totpCode } from '../../../testing/fapi-helpers';
-import { sharedHarness, sharedInstance } from '../../../testing/harness';
+import { sharedApiServer } from '../../../testing/api-server';
+import { sharedInstance } from '../../../testing/harness';
 import { answer, startWebhookReceiver, type WebhookReceiver } from '../../../testing/webhook-receiver';
 import { runWebhookWorkerOnce } from '../../../webhooks/worker';
 
 /**
- * Clerk's own backend SDK (`@clerk/backend`), unchanged, against the in-process BAPI: only
- * `apiUrl` points at Latchkey. The SDK's fetch (the global one under NODE_ENV=test) is
- * routed to the API handler.
+ * Clerk's own backend SDK (`@clerk/backend`), unchanged and with its default options (its own
+ * fetch), against the API on a real socket: only `apiUrl` points at Latchkey.
  */
-const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
+const api = sharedApiServer({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
+const h = api.h;
 const inst = sharedInstance(h);
-const API_URL = 'http://localhost:3000';
+const API_URL = () => api.apiUrl;
 let rx: WebhookReceiver;
 
 beforeAll(async () => {
-  const real = globalThis.fetch;
-  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
-    const req = new Request(input, init);
-    if (!req.url.startsWith(`${API_URL}/`)) return real(input, init);
-    const headers: Record<string, string> = {};
-    req.headers.forEach((v, k) => (headers[k] = v));
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : new Uint8Array(await req.arrayBuffer());
-    return h.request(req.method, req.url.slice(API_URL.length), { headers, raw: body?.byteLength ? body : undefined });
-  });
   rx = await startWebhookReceiver();
 });
 afterAll(async () => {
-  vi.unstubAllGlobals();
   await rx?.close();
 });
 
-const clerk = () => createClerkClient({ secretKey: inst.secret, publishableKey: inst.publishableKey, apiUrl: API_URL, apiVersion: 'v1' });
+const clerk = () => createClerkClient({ secretKey: inst.secret, publishableKey: inst.publishableKey, apiUrl: API_URL(), apiVersion: 'v1' });
 let seq = 0;
 const email = () => `sdk${++seq}.${Date.now()}@example.com`;
 
@@ -64,7 +55,7 @@ describe('@clerk/backend: refreshSession', () => {
     expect(mismatched.errors[0]!.code).toBe('TOKEN_INVALID');
 
     const refreshed = await c.sessions.refreshSession(minted.id, { expired_token: minted.jwt, refresh_token: minted.refresh_token, request_origin: 'https://app.example.com' });
-    const claims = await verifyToken(refreshed.jwt, { secretKey: inst.secret, apiUrl: API_URL, apiVersion: 'v1' });
+    const claims = await verifyToken(refreshed.jwt, { secretKey: inst.secret, apiUrl: API_URL(), apiVersion: 'v1' });
     expect(claims.sid).toBe(minted.id);
     // The refresh token rotates: the answer (the SDK hands it over as parsed) carries the next one, which refreshes again.
     const next = (refreshed as unknown as { refresh_token: string }).refresh_token;
@@ -172,7 +163,7 @@ describe('@clerk/backend: sessions and tokens', () => {
     expect(verified.id).toBe(s.id);
 
     // verifyToken with the JWKS fetched from the BAPI, and with the PEM of that key.
-    const claims = await verifyToken(jwt, { secretKey: inst.secret, apiUrl: API_URL, apiVersion: 'v1' });
+    const claims = await verifyToken(jwt, { secretKey: inst.secret, apiUrl: API_URL(), apiVersion: 'v1' });
     expect(claims.sub).toBe(u.id);
     expect(claims.sid).toBe(s.id);
     const jwks = await c.jwks.getJwks();
@@ -182,7 +173,7 @@ describe('@clerk/backend: sessions and tokens', () => {
     // authenticateRequest with a bearer token. The SDK parses the publishable key only to
     // find the frontend API for cookie handshakes; it wants standard base64 of a dotted host.
     const sdkPublishableKey = `pk_test_${Buffer.from('latchkey.example.com$').toString('base64')}`;
-    const state = await createClerkClient({ secretKey: inst.secret, publishableKey: sdkPublishableKey, apiUrl: API_URL }).authenticateRequest(new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }), {
+    const state = await createClerkClient({ secretKey: inst.secret, publishableKey: sdkPublishableKey, apiUrl: API_URL() }).authenticateRequest(new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }), {
       jwtKey: pem,
     });
     expect(state.isAuthenticated).toBe(true);
@@ -275,7 +266,7 @@ describe('@clerk/backend: invitations and allowlist, honoured by restricted sign
     const refused = await fapi('/v1/client/sign_ups', { email_address: outsider, password: 'correct horse battery staple 9' });
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0].code).toBe('SIGN_UP_NOT_ALLOWED');
-    const other = createClerkClient({ secretKey: fresh.secret, apiUrl: API_URL, apiVersion: 'v1' });
+    const other = createClerkClient({ secretKey: fresh.secret, apiUrl: API_URL(), apiVersion: 'v1' });
     await other.invitations.createInvitation({ emailAddress: outsider });
     const admitted = await fapi('/v1/client/sign_ups', { email_address: outsider, password: 'correct horse battery staple 9' });
     expect(admitted.status, JSON.stringify(admitted.body)).toBe(200);
@@ -328,7 +319,7 @@ describe('azp in session JWTs', () => {
     const { b, sessionId } = await signedInClient(h, fresh, userId);
     const res = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`, { origin: 'https://app.example.com' });
     expect(res.status).toBe(200);
-    const other = createClerkClient({ secretKey: fresh.secret, publishableKey: `pk_test_${Buffer.from('latchkey.example.com$').toString('base64')}`, apiUrl: API_URL, apiVersion: 'v1' });
+    const other = createClerkClient({ secretKey: fresh.secret, publishableKey: `pk_test_${Buffer.from('latchkey.example.com$').toString('base64')}`, apiUrl: API_URL(), apiVersion: 'v1' });
     const bearer = () => new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${res.body.jwt}` } });
     expect((await other.authenticateRequest(bearer(), { authorizedParties: ['https://app.example.com'] })).isAuthenticated).toBe(true);
     expect((await other.authenticateRequest(bearer(), { authorizedParties: ['https://elsewhere.example.com'] })).isAuthenticated).toBe(false);
