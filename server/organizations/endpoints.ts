@@ -79,6 +79,7 @@ export interface OrganizationAudience<Auth> {
   schemas: { organization: z.ZodObject; membership: z.ZodObject; invitation: z.ZodObject };
   bodies: {
     updateOrganization: z.ZodType<Out<typeof updateOrganizationBody>>;
+    createMembership: z.ZodType<Out<typeof createMembershipBody>>;
     updateMembership: z.ZodType<Out<typeof updateMembershipBody>>;
     createInvitation: z.ZodType<Out<typeof createInvitationBody>>;
     createDomain: z.ZodType<Out<typeof createDomainBody>>;
@@ -102,7 +103,13 @@ export function serverAudience<Auth>(instanceOf: (auth: Auth) => string): Organi
     instanceOf,
     show: { organization: same, membership: same, invitation: same },
     schemas: { organization: organizationSchema, membership: membershipSchema, invitation: invitationSchema },
-    bodies: { updateOrganization: updateOrganizationBody, updateMembership: updateMembershipBody, createInvitation: createInvitationBody, createDomain: createDomainBody, updateDomain: updateDomainBody },
+    bodies: {
+      updateOrganization: updateOrganizationBody,
+      createMembership: createMembershipBody,
+      updateMembership: updateMembershipBody,       createInvitation: createInvitationBody,
+      createDomain: createDomainBody,
+      updateDomain: updateDomainBody,
+    },
     queries: { light: z.strictObject(lightQuery), memberships: listMembershipsQuery, invitations: listInvitationsQuery },
   };
 }
@@ -208,6 +215,15 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
         return { ...list, data: list.data.map(show.membership) };
       },
     }),
+    createMembership: endpoint<Auth, Out<typeof createMembershipBody>, object>({
+      summary: 'Add a user of the instance to an organization directly (default role from the instance settings)',
+      body: bodies.createMembership,
+      query: queries.none,
+      response: schemas.membership,
+      audit: { action: 'organization_membership.created' },
+      handle: async ({ deps, auth, actor, params, body }) =>
+        show.membership(await addMembership(deps, instanceOf(auth), params.id!, body, auditContextOf(actor))),
+    }),
     // The domain records a role change as organization_membership.role_changed; the router a metadata-only update.
     updateMembership: endpoint<Auth, Out<typeof updateMembershipBody>, object>({
       summary: 'Change a member’s role or metadata (the last admin cannot be demoted)',
@@ -309,7 +325,7 @@ function catalogEndpointsFor<Auth, C, U>(
 }
 
 /**
- * What only servers and operators do: create and list organizations, add members directly,
+ * What only servers and operators do: create and list organizations,
  * bulk and single-invitation reads, a user's memberships, roles and permissions (BAPI, dashboard).
  * Path parameters: `id` the organization (or role, permission, user), `invitation_id`.
  */
@@ -342,13 +358,6 @@ export function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) =>
       query: listOrganizationsQuery,
       response: cursorPageSchema(organizationSchema),
       handle: ({ deps, auth, query }) => listOrganizations(deps, instanceOf(auth), query),
-    }),
-    createMembership: endpoint<Auth, Out<typeof createMembershipBody>>({
-      summary: 'Add a user to an organization (default role from the instance settings)',
-      body: createMembershipBody,
-      response: membershipSchema,
-      audit: { action: 'organization_membership.created' },
-      handle: ({ deps, auth, actor, params, body }) => addMembership(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
     }),
     listUserMemberships: endpoint<Auth, never, Out<typeof userMembershipsQuery>>({
       summary: 'A user’s organization memberships, newest first (cursor pagination)',

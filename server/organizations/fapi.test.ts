@@ -130,6 +130,39 @@ describe('FAPI organizations', () => {
     expect(deleted.types).toEqual(['organizationMembership.deleted', 'organization.deleted']);
   });
 
+  it('adds a user of the instance directly (POST …/memberships) for a member holding org:sys_memberships:manage only', async () => {
+    const { org, adminId, member } = await team();
+    const newcomer = await newUser('newcomer');
+    expectError(await member.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer } }), 403, 'FORBIDDEN', { reason: 'missing_permission' });
+    const admin = await signedInClient(h, i, adminId);
+
+    const { result: added, types } = await eventTypes(() => admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer, role: 'org:admin' } }));
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body).toMatchObject({ object: 'organization_membership', role: 'org:admin', public_user_data: { user_id: newcomer }, organization: { id: org.id } });
+    expect(added.body).not.toHaveProperty('private_metadata');
+    expect(types).toEqual(['organizationMembership.created']);
+    const log = await bapiOk('GET', `/v1/audit_logs?action=organization_membership.created&target=${added.body.id}`);
+    expect(log.data[0]).toMatchObject({ actor: expect.stringMatching(/^session:sess_/), actor_kind: 'user' });
+
+    // Without a role: the instance's default one.
+    const plain = await newUser('plain');
+    expect((await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: plain } })).body.role).toBe('org:member');
+
+    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer } }), 409, 'CONFLICT', { reason: 'already_member', param: 'user_id' });
+    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: await newUser(), role: 'org:nobody' } }), 422, 'VALIDATION_FAILED', { param: 'role' });
+    // Metadata is the server's: the FAPI body takes none.
+    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: await newUser(), public_metadata: { a: 1 } } }), 422, 'VALIDATION_FAILED', { param: 'public_metadata' });
+    // A user of another instance is no user here.
+    const other = await h.createInstance();
+    const stranger = await createTestUser(h, other, { email_address: uniqEmail('stranger') });
+    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: stranger } }), 422, 'VALIDATION_FAILED', { param: 'user_id', reason: 'not_found' });
+
+    // The organization's cap holds.
+    await bapiOk('PATCH', `/v1/organizations/${org.id}`, { max_allowed_memberships: 4 });
+    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: await newUser() } }), 403, 'FORBIDDEN', { reason: 'membership_limit' });
+    expect((await bapiOk('GET', `/v1/organizations/${org.id}/memberships`)).data).toHaveLength(4);
+  });
+
   it('sets the active organization: jwt claims follow it, and a removed member loses them at the next refresh', async () => {
     const { org, memberId, member } = await team();
     const touch = (body: unknown) => member.b.call('POST', `/v1/client/sessions/${member.sessionId}/touch`, { body });

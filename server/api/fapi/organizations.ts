@@ -19,6 +19,7 @@ import { publicOrganizationView } from '../../organizations/organization-view';
 import { createOrganization } from '../../organizations/organizations';
 import {
   createDomainBody,
+  createMembershipBody,
   lightQuery,
   listInvitationsQuery,
   listMembershipsQuery,
@@ -91,7 +92,8 @@ const inviteBody = z.strictObject({
 /**
  * The organization, its members, invitations and domains as on BAPI, for a member whose role
  * holds the permission the route table names: public views, no metadata in bodies, the invitation
- * made by the user, and a domain is never marked verified here.
+ * made by the user, and a domain is never marked verified here. A member added directly
+ * (`POST …/memberships`, Clerk's `organization.addMember`) must already be a user of the instance.
  */
 export const memberOrganizations = organizationEndpointsFor<OrgMemberAuth>({
   instanceOf: (auth) => auth.instance.id,
@@ -99,6 +101,7 @@ export const memberOrganizations = organizationEndpointsFor<OrgMemberAuth>({
   schemas: { organization: publicOrganizationSchema, membership: publicMembershipSchema, invitation: publicInvitationSchema },
   bodies: {
     updateOrganization: z.strictObject({ name: z.string().trim().min(1).max(256).optional(), slug: slug.optional() }),
+    createMembership: createMembershipBody.omit({ public_metadata: true, private_metadata: true }),
     updateMembership: roleBody,
     createInvitation: inviteBody,
     createDomain: createDomainBody.omit({ verified: true }),

@@ -1369,7 +1369,7 @@ export interface BapiOperations {
     };
     query: never;
   };
-  /** Add a user to an organization (default role from the instance settings) */
+  /** Add a user of the instance to an organization directly (default role from the instance settings) */
   "POST /v1/organizations/{id}/memberships": {
     response: OrganizationMembership;
     body: {

@@ -2651,7 +2651,7 @@ export interface DashboardOperations {
     body: never;
     query: { limit?: number; starting_after?: string; role?: Array<string> };
   };
-  /** Add a user to an organization (default role from the instance settings) */
+  /** Add a user of the instance to an organization directly (default role from the instance settings) */
   "POST /accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships": {
     response: OrganizationMembership;
     body: {

@@ -1386,6 +1386,15 @@ export interface FapiOperations {
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string; limit?: number; starting_after?: string; role?: Array<string> };
   };
+  /** Add a user of the instance to an organization directly (default role from the instance settings) */
+  "POST /v1/organizations/{id}/memberships": {
+    response: PublicOrganizationMembership;
+    body: {
+      user_id: string;
+      role?: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
   /** Change a member’s role or metadata (the last admin cannot be demoted) */
   "PATCH /v1/organizations/{id}/memberships/{user_id}": {
     response: PublicOrganizationMembership;
@@ -1465,6 +1474,12 @@ export interface FapiOperations {
       name: string;
       enrollment_mode?: "manual_invitation" | "automatic_invitation" | "automatic_suggestion";
     };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Get a domain with its verification state and TXT record */
+  "GET /v1/organizations/{id}/domains/{domain_id}": {
+    response: OrganizationDomain;
+    body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
   /** Change a domain’s enrollment mode, or mark it verified */

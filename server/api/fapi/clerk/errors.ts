@@ -25,6 +25,13 @@ const CODES: Record<string, string> = {
   CONFLICT: 'conflict',
 };
 
+/** Latchkey reasons Clerk has a code of its own for (its components show their own message for each). */
+const REASON_CODES: Record<string, string> = {
+  already_member: 'already_a_member_in_organization',
+  membership_limit: 'organization_membership_quota_exceeded',
+  last_admin: 'organization_minimum_permissions_needed',
+};
+
 /** Which parameter Clerk's form highlights for a code, when Latchkey names none. */
 const PARAMS: Record<string, string> = { CREDENTIALS_INVALID: 'password', CODE_INCORRECT: 'code', CODE_EXPIRED: 'code' };
 
@@ -47,7 +54,8 @@ function clerkError(e: Json): Json {
   const code = String(e.code);
   const param = typeof meta.param === 'string' ? meta.param : PARAMS[code];
   const reason = typeof meta.reason === 'string' ? meta.reason : undefined;
-  const clerkCode = code === 'VALIDATION_FAILED' ? validationCode(param, reason) : (CODES[code] ?? code.toLowerCase());
+  const clerkCode =
+    (reason && REASON_CODES[reason]) ?? (code === 'VALIDATION_FAILED' ? validationCode(param, reason) : (CODES[code] ?? code.toLowerCase()));
   const message = typeof e.message === 'string' ? e.message : code;
   return {
     code: clerkCode,

@@ -1,0 +1,119 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestUser } from '../../../testing/fapi-helpers';
+import { required } from '../../../testing/requirements';
+import { apiError, CHROMIUM, hasChromiumBinary, inPage, signIn, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+
+/**
+ * An organization's admin work through `@clerk/clerk-js` 6.x (its browser bundle from npm,
+ * unchanged, in Chromium) against an instance's FAPI: `organization.addMember`, `getDomain`,
+ * and a plain member refused each (Clerk's error shape).
+ */
+const hasChromium = required(`Chromium at ${CHROMIUM}`, hasChromiumBinary(), 'the clerk-js tests in Chromium');
+
+let x: ClerkBrowserHarness;
+beforeAll(async () => {
+  if (hasChromium) x = await startClerkBrowserHarness({ settings: { name_required: false } });
+}, 120_000);
+afterAll(async () => {
+  await x?.close();
+});
+
+const PASSWORD = 'correct horse battery staple 42';
+let seq = 0;
+const email = (tag: string) => `clerkjs-${tag}-${++seq}-${Date.now()}@example.com`;
+
+/** A new user signed in through clerk-js in a browser of their own. */
+async function signedIn(tag: string) {
+  const address = email(tag);
+  const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+  const { context, page } = await x.openApp();
+  await signIn(page, address, PASSWORD);
+  return { userId, address, context, page };
+}
+
+/** An organization created through clerk-js and made active. */
+const createOrganization = (page: Page, name: string) =>
+  inPage(
+    page,
+    async (clerk, name) => {
+      const org = await clerk.createOrganization({ name });
+      await clerk.setActive({ organization: org.id });
+      return org.id as string;
+    },
+    name,
+  );
+
+/** Makes the organization active in a member's browser (they joined after the page loaded). */
+const activate = (page: Page, orgId: string) =>
+  inPage(
+    page,
+    async (clerk, orgId) => {
+      await clerk.user.reload();
+      await clerk.setActive({ organization: orgId });
+      return clerk.organization?.id as string;
+    },
+    orgId,
+  );
+
+describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () => {
+  it('addMember: a user of the instance joins with the role given; again is already_a_member_in_organization; a plain member is refused', async () => {
+    const admin = await signedIn('add-admin');
+    const member = await signedIn('add-member');
+    const later = await createTestUser(x.h, x.inst, { email_address: [email('add-later')], password: PASSWORD });
+    const orgId = await createOrganization(admin.page, 'Direct Members');
+
+    const added = await inPage(
+      admin.page,
+      async (clerk, userId) => {
+        const m = await clerk.organization.addMember({ userId, role: 'org:member' });
+        const list = await clerk.organization.getMemberships();
+        return { id: m.id as string, role: m.role as string, userId: m.publicUserData?.userId as string, org: m.organization?.id as string, total: list.total_count as number };
+      },
+      member.userId,
+    );
+    expect(added).toEqual({ id: expect.stringMatching(/^orgmem_/), role: 'org:member', userId: member.userId, org: orgId, total: 2 });
+    // The member sees it on their next reload.
+    expect(await activate(member.page, orgId)).toBe(orgId);
+
+    const again = await apiError(admin.page, (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:member' }), member.userId);
+    expect(again).toMatchObject({ status: 409, codes: ['already_a_member_in_organization'], params: ['user_id'] });
+    const badRole = await apiError(admin.page, (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:overlord' }), later);
+    expect(badRole).toMatchObject({ status: 422, params: ['role'] });
+    const nobody = await apiError(admin.page, (clerk) => clerk.organization.addMember({ userId: 'user_nobody', role: 'org:member' }), null);
+    expect(nobody).toMatchObject({ status: 422, params: ['user_id'] });
+
+    // A plain member (org:member: no org:sys_memberships:manage) may not add anyone.
+    const refused = await apiError(member.page, (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:member' }), later);
+    expect(refused).toMatchObject({ status: 403, codes: ['not_allowed_access'] });
+    expect(await inPage(admin.page, async (clerk) => (await clerk.organization.getMemberships()).total_count as number, null)).toBe(2);
+    await admin.context.close();
+    await member.context.close();
+  }, 90_000);
+
+  it('getDomain: one domain by its id; a plain member (no org:sys_domains:read) is refused', async () => {
+    const admin = await signedIn('dom-admin');
+    const member = await signedIn('dom-member');
+    const orgId = await createOrganization(admin.page, 'One Domain');
+    const name = `clerkjs-${++seq}-${Date.now()}.example.org`;
+    const got = await inPage(
+      admin.page,
+      async (clerk, name) => {
+        const created = await clerk.organization.createDomain(name);
+        const d = await clerk.organization.getDomain({ domainId: created.id });
+        return { id: d.id as string, created: created.id as string, name: d.name as string, org: d.organizationId as string, status: d.verification?.status as string, mode: d.enrollmentMode as string };
+      },
+      name,
+    );
+    expect(got).toEqual({ id: got.created, created: got.created, name, org: orgId, status: 'unverified', mode: 'manual_invitation' });
+    const unknown = await apiError(admin.page, (clerk) => clerk.organization.getDomain({ domainId: 'orgdmn_nothing' }), null);
+    expect(unknown).toMatchObject({ status: 404, codes: ['resource_not_found'] });
+
+    await inPage(admin.page, async (clerk, userId) => clerk.organization.addMember({ userId, role: 'org:member' }), member.userId);
+    await activate(member.page, orgId);
+    const refused = await apiError(member.page, (clerk, id: string) => clerk.organization.getDomain({ domainId: id }), got.id);
+    expect(refused).toMatchObject({ status: 403, codes: ['not_allowed_access'] });
+    await admin.context.close();
+    await member.context.close();
+  }, 90_000);
+});
