@@ -10,7 +10,12 @@ import { useInstance, useInstanceApi } from './instance-context';
 import { useSettingsPatch } from './settings-form';
 import type { InstanceResponse } from '@/lib/console/types';
 
-const SHORTCODES = ['first_name', 'last_name', 'full_name', 'username', 'primary_email_address', 'email_verified', 'public_metadata', 'public_metadata.plan', 'external_id', 'id', 'created_at'];
+const SHORTCODES = [
+  ...['first_name', 'last_name', 'full_name', 'username', 'primary_email_address', 'email_verified', 'public_metadata', 'public_metadata.plan', 'external_id', 'id', 'created_at'].map((f) => `user.${f}`),
+  // The session's active organization (null on the personal account).
+  ...['id', 'name', 'slug', 'role', 'image_url', 'public_metadata'].map((f) => `org.${f}`),
+  'org_membership.public_metadata',
+];
 
 type Preview = InstanceResponse<'POST /session_token/preview'>;
 
@@ -101,7 +106,7 @@ export function SessionTokenTemplate() {
               )}
             </Field>
             <p className="text-xs text-zinc-600 dark:text-zinc-400">
-              {t('shortcodes')} {SHORTCODES.map((s) => `{{user.${s}}}`).join(', ')}
+              {t('shortcodes')} {SHORTCODES.map((s) => `{{${s}}}`).join(', ')}
             </p>
             {canWrite && (
               <div>

@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimedConsole, consoleInstance } from '../testing/console-client';
 import { expectError } from '../testing/expect';
+import { createTestUser, setSettings, signedInClient } from '../testing/fapi-helpers';
 import { createHarness, type TestHarness } from '../testing/harness';
 
 let h: TestHarness;
@@ -60,6 +61,26 @@ describe('session token template', () => {
     expectError(await patch({ x: 'y'.repeat(5000) }), 422, 'VALIDATION_FAILED', { reason: 'too_large' });
     expectError(await patch({ a: { b: { c: { d: 1 } } } }), 422, 'VALIDATION_FAILED', { reason: 'too_deep' });
     expectError(await patch(['not', 'an', 'object']), 422, 'VALIDATION_FAILED');
+  });
+
+  it('renders {{org.…}} and {{org_membership.…}} from the session’s active organization, null on the personal account; built-in org claims stay', async () => {
+    const inst = await h.createInstance();
+    await setSettings(h, inst.instanceId, {
+      session_token_claims: { org_name: '{{org.name}}', tier: '{{org.public_metadata.tier}}', seat: '{{org_membership.public_metadata.seat}}', where: 'in {{org.slug}}' },
+    });
+    const userId = await createTestUser(h, inst, { email_address: ['org.member@example.com'] });
+    const org = (await h.call('POST', '/v1/organizations', { key: inst.secret, body: { name: 'Globex', slug: 'globex', public_metadata: { tier: 'silver' } } })).body;
+    expect((await h.call('POST', `/v1/organizations/${org.id}/memberships`, { key: inst.secret, body: { user_id: userId, role: 'org:member', public_metadata: { seat: 7 } } })).status).toBe(200);
+    const { b, sessionId } = await signedInClient(h, inst, userId);
+    const token = async () => decodeJwt((await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`)).body.jwt);
+
+    expect(await token()).toMatchObject({ org_name: null, tier: null, seat: null, where: 'in ' });
+    expect(await token()).not.toHaveProperty('org_id');
+    expect((await b.call('POST', `/v1/client/sessions/${sessionId}/touch`, { body: { active_organization_id: org.id } })).status).toBe(200);
+    expect(await token()).toMatchObject({ org_id: org.id, org_slug: 'globex', org_role: 'org:member', org_name: 'Globex', tier: 'silver', seat: 7, where: 'in globex' });
+    // The BAPI's session token too.
+    const viaBapi = await h.call('POST', `/v1/sessions/${sessionId}/tokens`, { key: inst.secret });
+    expect(decodeJwt(viaBapi.body.jwt)).toMatchObject({ org_id: org.id, org_name: 'Globex', seat: 7 });
   });
 
   it('previews the payload for a user without saving', async () => {

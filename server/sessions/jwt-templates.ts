@@ -11,18 +11,19 @@ import type { AuditContext } from '../http/actor';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { AppError, notFound, validationError } from '../http/errors';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
-import { claimsTemplateSchemaFor, JWT_TEMPLATE_RESERVED_CLAIMS, renderClaims, RENDERED_MAX_BYTES } from '../instances/claims-template';
+import { claimsTemplateSchemaFor, JWT_TEMPLATE_RESERVED_CLAIMS, renderClaims, RENDERED_MAX_BYTES, usesOrgShortcodes } from '../instances/claims-template';
 import type { InstanceContext } from '../instances/instances';
 import { currentSigner } from '../signing/signing-keys';
 import { liveClientSession } from './clients';
 import { liveSession } from './sessions';
-import { claimsUser, signWithSessionKey } from './tokens';
+import { claimsOrg } from './org-claims';
+import { activeOrganizationId, claimsUser, signWithSessionKey } from './tokens';
 
 /**
  * Named JWT templates, Clerk's `session.getToken({ template })`: claims written like the
- * session token template (`{{user.…}}` shortcodes, server/instances/claims-template.ts; `aud`
- * may be set, the session token's built-in claims may not), a lifetime and an allowed clock
- * skew. A token is minted for a live session and signed with the instance's session signing
+ * session token template (`{{user.…}}` and the active organization's `{{org.…}}` shortcodes,
+ * server/instances/claims-template.ts; `aud` and `org_*` may be set, the session token's other
+ * built-in claims may not), a lifetime and an allowed clock skew. A token is minted for a live session and signed with the instance's session signing
  * key (same `kid`, same JWKS), so whatever verifies session tokens verifies these.
  *
  * Its claims: the rendered template, then `iss` (fapi_url), `sub` (the user), `iat`,
@@ -46,7 +47,7 @@ const lifetimeSchema = z.number().int().min(LIFETIME_MIN).max(LIFETIME_MAX).meta
 const skewSchema = z.number().int().min(0).max(CLOCK_SKEW_MAX).meta({ description: `Seconds nbf is set before iat (0–${CLOCK_SKEW_MAX}, default ${CLOCK_SKEW_DEFAULT})` });
 export const jwtTemplateClaimsSchema = claimsTemplateSchemaFor(JWT_TEMPLATE_RESERVED_CLAIMS).meta({
   description:
-    'The claims: a JSON object of at most 4 KiB and 3 levels (422 too_large, 422 too_deep), claim names of 1 to 64 characters (422 invalid_key), none of the built-in claims but aud (422 reserved_claim); a string may be or contain {{user.<field>}} shortcodes (422 unknown_shortcode for an unknown field).',
+    'The claims: a JSON object of at most 4 KiB and 3 levels (422 too_large, 422 too_deep), claim names of 1 to 64 characters (422 invalid_key), none of the built-in claims but aud and org_id, org_role, org_slug, org_permissions (422 reserved_claim); a string may be or contain {{user.<field>}}, {{org.<field>}} or {{org_membership.<field>}} shortcodes (the active organization’s; 422 unknown_shortcode for an unknown one).',
 });
 
 /** Clerk's SDK may send these; Latchkey signs with the instance key only (RS256). */
@@ -190,12 +191,14 @@ export async function signTemplateJwt(
   deps: MintDeps,
   instance: InstanceContext,
   template: JwtTemplateRow,
-  s: { userId: string; expireAt: number; actor: { sub: string } | null },
+  s: { userId: string; expireAt: number; actor: { sub: string } | null; lastActiveOrganizationId: string | null },
   azp: string | null,
 ): Promise<string> {
   const user = await claimsUser(deps.db, instance.id, s.userId);
   if (!user) throw notFound('session');
-  const custom = renderClaims(template.claims, user, JWT_TEMPLATE_RESERVED_CLAIMS);
+  const orgId = activeOrganizationId(instance, s);
+  const org = orgId && usesOrgShortcodes(template.claims) ? await claimsOrg(deps.db, instance.id, orgId, s.userId) : null;
+  const custom = renderClaims(template.claims, { user, org }, JWT_TEMPLATE_RESERVED_CLAIMS);
   // A token without the claims its consumer expects is worse than none (the session token, in a cookie, goes without them instead).
   if (!custom) throw validationError('template', 'too_large', `The template's claims for this user weigh more than ${RENDERED_MAX_BYTES} bytes.`);
   const claims: Record<string, unknown> = { ...custom };

@@ -5,11 +5,11 @@ import type { LtiSessionContext } from '../db/schema';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { billingClaims, claimsOfPlans, type EntitledPlan } from '../billing/subscriptions';
-import { orgClaims } from './org-claims';
+import { claimsOrg, orgClaims, orgClaimsOf } from './org-claims';
 import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
 import { and, eq } from 'drizzle-orm';
 import { emailAddresses, users } from '../db/schema';
-import { renderClaims, type ClaimsUser } from '../instances/claims-template';
+import { renderClaims, usesOrgShortcodes, type ClaimsUser } from '../instances/claims-template';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
@@ -58,22 +58,29 @@ export async function signSessionJwt(
   if (s.azp) claims.azp = s.azp;
   if (s.actor) claims.act = { sub: s.actor.sub };
   if (s.lti) claims.lti = s.lti;
-  if (s.lastActiveOrganizationId && instance.settings.organizations_enabled) {
-    const org = await orgClaims(deps.db, instance.id, s.lastActiveOrganizationId, s.userId);
-    if (org) Object.assign(claims, org);
-  }
-  const orgId = typeof claims.org_id === 'string' ? claims.org_id : null;
+  const template = instance.settings.session_token_claims;
+  const activeOrgId = activeOrganizationId(instance, s);
+  // A template that reads the organization ({{org.…}}) gets it with the built-in claims, in one query.
+  const readsOrg = activeOrgId !== null && usesOrgShortcodes(template);
+  const orgContext = readsOrg ? await claimsOrg(deps.db, instance.id, activeOrgId, s.userId) : null;
+  const org = readsOrg ? orgContext && orgClaimsOf(orgContext) : activeOrgId && (await orgClaims(deps.db, instance.id, activeOrgId, s.userId));
+  if (org) Object.assign(claims, org);
+  const orgId = org ? org.org_id : null;
   // Plans read with the session (refresh) cover its organization; the org claim may be absent (not a member): then only the user's count.
   Object.assign(claims, s.plans ? claimsOfPlans(s.plans, s.userId, orgId) : await billingClaims(deps.db, instance.id, s.userId, orgId));
   // The instance's template adds its claims; built-in ones always win.
-  if (Object.keys(instance.settings.session_token_claims).length > 0) {
+  if (Object.keys(template).length > 0) {
     const user = await claimsUser(deps.db, instance.id, s.userId);
-    const custom = user ? renderClaims(instance.settings.session_token_claims, user) : null;
+    const custom = user ? renderClaims(template, { user, org: orgContext }) : null;
     if (custom) for (const [k, v] of Object.entries(custom)) if (!(k in claims)) claims[k] = v;
   }
   const jwt = await signWithSessionKey(signer, instance, claims, { sub: s.userId, iat: now, nbf: now, exp: now + lifetime });
   return { jwt, expires_in: lifetime };
 }
+
+/** The session's active organization, while the instance has organizations on. */
+export const activeOrganizationId = (instance: Pick<InstanceContext, 'settings'>, s: { lastActiveOrganizationId?: string | null }) =>
+  instance.settings.organizations_enabled ? (s.lastActiveOrganizationId ?? null) : null;
 
 /** A JWT signed with the instance's session key (its kid in the JWKS), issued by the fapi_url: session and template tokens. */
 export function signWithSessionKey(

@@ -44,7 +44,8 @@ async function previewUser(deps: Pick<Deps, 'db'>, instanceId: string, userId: s
 /** The payload a session JWT would carry with a template (built-in claims as for a plain session). */
 export function previewPayload(deps: Pick<Deps, 'clock'>, fapiUrl: string, lifetime: number, template: ClaimsTemplate, user: ClaimsUser) {
   const now = Math.floor(deps.clock.now() / 1000);
-  const custom = renderClaims(template, user);
+  // Rendered as for a session on the personal account ({{org.…}} null).
+  const custom = renderClaims(template, { user, org: null });
   const builtIn = { iss: fapiUrl, sub: user.id, sid: 'sess_preview', sv: 1, sts: 'active', iat: now, nbf: now, exp: now + lifetime };
   return { payload: { ...(custom ?? {}), ...builtIn }, omitted: custom === null };
 }

@@ -1,6 +1,6 @@
 import { createClerkClient, verifyToken } from '@clerk/backend';
 import { and, eq } from 'drizzle-orm';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { auditLogs } from '../../../db/schema';
 import { createTestUser, setSettings, signedInClient } from '../../../testing/fapi-helpers';
@@ -217,5 +217,106 @@ describe('minting: POST /v1/sessions/:id/tokens/:template and /v1/client/session
     const sessionTokenAnswer = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`);
     expect(ended.status).toBe(sessionTokenAnswer.status);
     expect(ended.body.errors[0].code).toBe(sessionTokenAnswer.body.errors[0].code);
+  });
+});
+
+describe('{{org.…}} and {{org_membership.…}} shortcodes', () => {
+  it('render the session’s active organization over the BAPI and the FAPI, null on the personal account and once the membership is gone', async () => {
+    const c = clerk();
+    const user = await c.users.createUser({ emailAddress: [email()], skipPasswordRequirement: true });
+    const slug = `acme-${Date.now()}`;
+    const org = await h.call('POST', '/v1/organizations', {
+      key: inst.secret,
+      body: { name: 'Acme Rockets', slug, image_url: 'https://img.example.com/acme.png', public_metadata: { tier: 'gold', limits: { seats: 5 } } },
+    });
+    expect(org.status, JSON.stringify(org.body)).toBe(200);
+    const orgId = org.body.id as string;
+    const member = await h.call('POST', `/v1/organizations/${orgId}/memberships`, { key: inst.secret, body: { user_id: user.id, role: 'org:admin', public_metadata: { team: 'launch' } } });
+    expect(member.status, JSON.stringify(member.body)).toBe(200);
+    // Clerk's own names for them: a template token carries no organization claims of its own, so org_* are the template's to set.
+    await c.jwtTemplates.create({
+      name: 'with-org',
+      claims: {
+        org_id: '{{org.id}}',
+        org_role: '{{org.role}}',
+        org_slug: '{{org.slug}}',
+        org_name: '{{org.name}}',
+        org_image: '{{org.image_url}}',
+        org_has_image: '{{org.has_image}}',
+        org_meta: '{{org.public_metadata}}',
+        tier: '{{org.public_metadata.tier}}',
+        seats: '{{org.public_metadata.limits.seats}}',
+        perms: '{{org_membership.permissions}}',
+        membership: { meta: '{{org_membership.public_metadata}}', team: '{{org_membership.public_metadata.team}}' },
+        label: '{{org.name}} ({{org.role}})',
+        user: '{{user.id}}',
+      },
+    });
+    const { b, sessionId } = await signedInClient(h, inst, user.id);
+    const minted = async () => {
+      const fapi = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/with-org`);
+      expect(fapi.status, JSON.stringify(fapi.body)).toBe(200);
+      const bapi = await c.sessions.getToken(sessionId, 'with-org');
+      const both = [await verifyToken(fapi.body.jwt, { secretKey: inst.secret, apiUrl: API_URL() }), await verifyToken(bapi.jwt, { secretKey: inst.secret, apiUrl: API_URL() })];
+      expect(both[0]).toMatchObject({ ...both[1], iat: expect.any(Number), exp: expect.any(Number), nbf: expect.any(Number), jti: expect.any(String), azp: expect.any(String) });
+      return both;
+    };
+    const personal = {
+      org_id: null,
+      org_role: null,
+      org_slug: null,
+      org_name: null,
+      org_image: null,
+      org_has_image: null,
+      org_meta: null,
+      tier: null,
+      seats: null,
+      perms: null,
+      membership: { meta: null, team: null },
+      label: ' ()',
+      user: user.id,
+    };
+
+    // The personal account: every organization shortcode is null (text around them keeps its text).
+    for (const claims of await minted()) expect(claims).toMatchObject(personal);
+
+    expect((await b.call('POST', `/v1/client/sessions/${sessionId}/touch`, { body: { active_organization_id: orgId } })).status).toBe(200);
+    const sessionToken = decodeJwt((await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`)).body.jwt);
+    expect(sessionToken.org_id).toBe(orgId);
+    expect(sessionToken.org_permissions).toEqual(expect.arrayContaining([expect.stringMatching(/^org:/)]));
+    for (const claims of await minted()) {
+      expect(claims).toMatchObject({
+        org_id: orgId,
+        org_role: 'org:admin',
+        org_slug: slug,
+        org_name: 'Acme Rockets',
+        org_image: 'https://img.example.com/acme.png',
+        org_has_image: true,
+        org_meta: { tier: 'gold', limits: { seats: 5 } },
+        tier: 'gold',
+        seats: 5,
+        // The user's permissions in it, as the session token lists them.
+        perms: sessionToken.org_permissions,
+        membership: { meta: { team: 'launch' }, team: 'launch' },
+        label: 'Acme Rockets (org:admin)',
+        user: user.id,
+      });
+    }
+
+    // Removed from the organization (another admin stays: the last one cannot leave): nothing of it is rendered any more.
+    const other = await c.users.createUser({ emailAddress: [email()], skipPasswordRequirement: true });
+    expect((await h.call('POST', `/v1/organizations/${orgId}/memberships`, { key: inst.secret, body: { user_id: other.id, role: 'org:admin' } })).status).toBe(200);
+    expect((await h.call('DELETE', `/v1/organizations/${orgId}/memberships/${user.id}`, { key: inst.secret })).status).toBe(200);
+    for (const claims of await minted()) expect(claims).toMatchObject(personal);
+  });
+
+  it('refuses an unknown organization field or scope (422 unknown_shortcode), where Clerk would leave it as text', async () => {
+    for (const claims of [{ x: '{{org.private_metadata}}' }, { x: '{{org_membership.private_metadata}}' }, { x: 'id: {{organization.id}}' }, { x: '{{session.actor}}' }]) {
+      const res = await create({ name: 'bad-org', claims });
+      expect(res.status, JSON.stringify(claims)).toBe(422);
+      expect(res.body.errors[0].meta).toMatchObject({ reason: 'unknown_shortcode' });
+    }
+    // The session token's other built-in claims stay refused in a template.
+    for (const claim of ['pla', 'fea', 'sts']) expect((await create({ name: 'bad-org', claims: { [claim]: 'x' } })).body.errors[0].meta.reason).toBe('reserved_claim');
   });
 });
