@@ -90,6 +90,19 @@ export const jwtTemplateListSchema = cursorPageSchema(jwtTemplateSchema);
 export const deletedJwtTemplateSchema = z.object({ object: z.literal('jwt_template'), id: z.string(), deleted: z.literal(true) });
 export const listJwtTemplatesQuery = z.strictObject({ ...pageQuery });
 export const templateTokenSchema = z.object({ object: z.literal('token'), jwt: z.string() });
+/**
+ * `POST /v1/sessions/:id/tokens[/:template]` (`@clerk/backend`'s `sessions.getToken(id, template, expiresInSeconds)`):
+ * the token's lifetime, bounded as a template's; never past the session's end.
+ */
+export const mintTokenBody = z.strictObject({
+  expires_in_seconds: z
+    .number()
+    .int()
+    .min(LIFETIME_MIN)
+    .max(LIFETIME_MAX)
+    .nullish()
+    .meta({ description: `Seconds the token lives (${LIFETIME_MIN}–${LIFETIME_MAX}; default: the template's lifetime, or the instance's session token lifetime), never past the session's end` }),
+});
 
 export const jwtTemplateView = (r: JwtTemplateRow) => ({
   object: 'jwt_template' as const,
@@ -186,13 +199,14 @@ async function templateNamed(db: Db, instanceId: string, name: string): Promise<
 
 type MintDeps = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
-/** Signs a token of a template for a (checked, live) session. */
+/** Signs a token of a template for a (checked, live) session; `lifetime` (seconds) instead of the template's. */
 export async function signTemplateJwt(
   deps: MintDeps,
   instance: InstanceContext,
   template: JwtTemplateRow,
   s: { userId: string; expireAt: number; actor: { sub: string } | null; lastActiveOrganizationId: string | null },
   azp: string | null,
+  lifetime: number = template.lifetime,
 ): Promise<string> {
   const user = await claimsUser(deps.db, instance.id, s.userId);
   if (!user) throw notFound('session');
@@ -206,7 +220,7 @@ export async function signTemplateJwt(
   if (s.actor) claims.act = { sub: s.actor.sub };
   const signer = await currentSigner(deps, instance.id);
   const now = Math.floor(deps.clock.now() / 1000);
-  const exp = Math.max(now, Math.min(now + template.lifetime, Math.floor(s.expireAt / 1000)));
+  const exp = Math.max(now, Math.min(now + lifetime, Math.floor(s.expireAt / 1000)));
   return signWithSessionKey(signer, instance, claims, { sub: s.userId, iat: now, nbf: now - template.allowedClockSkew, exp, jti: randomBytes(10).toString('hex') });
 }
 
@@ -224,9 +238,9 @@ export async function clientTemplateToken(
   return { object: 'token' as const, jwt: await signTemplateJwt(deps, instance, template, session, azp) };
 }
 
-/** BAPI: a template token for a live session of the instance (the session token's checks, server/sessions/sessions.ts). */
-export async function sessionTemplateToken(deps: MintDeps & Pick<Deps, 'cacheInvalidation'>, instance: InstanceContext, sessionId: string, templateName: string) {
+/** BAPI: a template token for a live session of the instance (the session token's checks, server/sessions/sessions.ts); `lifetime` instead of the template's. */
+export async function sessionTemplateToken(deps: MintDeps & Pick<Deps, 'cacheInvalidation'>, instance: InstanceContext, sessionId: string, templateName: string, lifetime?: number) {
   const { session } = await liveSession(deps, instance.id, sessionId);
   const template = await templateNamed(deps.db, instance.id, templateName);
-  return { object: 'token' as const, jwt: await signTemplateJwt(deps, instance, template, session, null) };
+  return { object: 'token' as const, jwt: await signTemplateJwt(deps, instance, template, session, null, lifetime) };
 }

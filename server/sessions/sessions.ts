@@ -384,9 +384,10 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
  * (Clerk's POST /v1/sessions/:id/tokens): NOT_FOUND for another instance's id, the
  * SESSION_* code of a dead or overdue one.
  */
-export async function sessionToken(deps: D, instance: InstanceContext, sessionId: string) {
+/** A fresh session JWT of a live session; `lifetime` (seconds) instead of the instance's token lifetime, never past the session's end. */
+export async function sessionToken(deps: D, instance: InstanceContext, sessionId: string, lifetime?: number) {
   const found = await liveSession(deps, instance.id, sessionId);
-  return signSessionJwt(deps, instance, { ...found.session, sessionsVersion: found.sessionsVersion });
+  return signSessionJwt(deps, instance, { ...found.session, sessionsVersion: found.sessionsVersion, lifetime });
 }
 
 /** The checks every token the BAPI mints for a session passes: the instance's (else 404) and live (else its code). */

@@ -47,12 +47,14 @@ export async function signSessionJwt(
     lti?: LtiSessionContext | null;
     /** The entitled plans of the user and the session's organization, when the caller read them already (refresh). */
     plans?: readonly EntitledPlan[];
+    /** Seconds the token lives instead of the instance's session_token_lifetime_seconds (the BAPI's `expires_in_seconds`). */
+    lifetime?: number;
   },
 ): Promise<{ jwt: string; expires_in: number }> {
   const signer = await currentSigner(deps, instance.id);
   const now = Math.floor(deps.clock.now() / 1000);
   // A jwt never outlives its session.
-  const exp = Math.min(now + instance.settings.session_token_lifetime_seconds, Math.floor(s.expireAt / 1000));
+  const exp = Math.min(now + (s.lifetime ?? instance.settings.session_token_lifetime_seconds), Math.floor(s.expireAt / 1000));
   const lifetime = Math.max(0, exp - now);
   const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status };
   if (s.azp) claims.azp = s.azp;

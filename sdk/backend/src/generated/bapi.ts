@@ -1030,7 +1030,9 @@ export interface BapiOperations {
       object: "token";
       jwt: string;
     };
-    body: never;
+    body: {
+      expires_in_seconds?: (number) | (null);
+    };
     query: never;
   };
   /** Get a JWT from a named JWT template for a live session (unknown template: 404) */
@@ -1039,7 +1041,9 @@ export interface BapiOperations {
       object: "token";
       jwt: string;
     };
-    body: never;
+    body: {
+      expires_in_seconds?: (number) | (null);
+    };
     query: never;
   };
   /** List JWT templates, newest first (cursor pagination) */

@@ -7,7 +7,7 @@ import { bapiOrganizations } from '../organizations';
 import { updateOrganizationBody } from '../../../organizations/schemas';
 import { bapiSessions } from '../sessions';
 import { sessionToken } from '../../../sessions/sessions';
-import { sessionTemplateToken } from '../../../sessions/jwt-templates';
+import { mintTokenBody, sessionTemplateToken, templateTokenSchema } from '../../../sessions/jwt-templates';
 import { bapiUsers } from '../users';
 import { listUsersQuery } from '../../../users/schemas';
 import { countUsers } from '../../../users/users';
@@ -50,25 +50,28 @@ export const updateOrganizationMetadataEndpoint = {
   body: updateOrganizationBody.pick({ public_metadata: true, private_metadata: true }),
 };
 
-const tokenSchema = z.object({ object: z.literal('token'), jwt: z.string() });
+type MintTokenBody = z.output<typeof mintTokenBody> | undefined;
 
-/** POST /v1/sessions/:id/tokens: a fresh session JWT of a live session. */
-export const sessionTokenEndpoint = endpoint<BapiAuth>({
+/** POST /v1/sessions/:id/tokens `{expires_in_seconds?}`: a fresh session JWT of a live session. */
+export const sessionTokenEndpoint = endpoint<BapiAuth, MintTokenBody>({
   summary: 'Get a fresh session JWT for a live session',
-  response: tokenSchema,
+  body: mintTokenBody,
+  response: templateTokenSchema,
   audit: { unaudited: 'mints a short-lived token of an existing session, like a refresh' },
-  handle: async ({ deps, auth, params }) => {
-    const { jwt } = await sessionToken(deps, await instanceContext(deps, auth.instance.id), params.id!);
+  handle: async ({ deps, auth, params, body }) => {
+    const { jwt } = await sessionToken(deps, await instanceContext(deps, auth.instance.id), params.id!, body?.expires_in_seconds ?? undefined);
     return { object: 'token' as const, jwt };
   },
 });
 
-/** POST /v1/sessions/:id/tokens/:template: a JWT from the named template (server/sessions/jwt-templates.ts) for a live session. */
-export const sessionTemplateTokenEndpoint = endpoint<BapiAuth>({
+/** POST /v1/sessions/:id/tokens/:template `{expires_in_seconds?}`: a JWT from the named template (server/sessions/jwt-templates.ts) for a live session. */
+export const sessionTemplateTokenEndpoint = endpoint<BapiAuth, MintTokenBody>({
   summary: 'Get a JWT from a named JWT template for a live session (unknown template: 404)',
-  response: tokenSchema,
+  body: mintTokenBody,
+  response: templateTokenSchema,
   audit: { unaudited: 'mints a short-lived token of an existing session, like the session token' },
-  handle: async ({ deps, auth, params }) => sessionTemplateToken(deps, await instanceContext(deps, auth.instance.id), params.id!, params.template!),
+  handle: async ({ deps, auth, params, body }) =>
+    sessionTemplateToken(deps, await instanceContext(deps, auth.instance.id), params.id!, params.template!, body?.expires_in_seconds ?? undefined),
 });
 
 /** POST /v1/sessions/:id/verify `{token}`: POST /v1/sessions/verify, also checking the token is this session's. */

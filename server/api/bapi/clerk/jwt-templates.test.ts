@@ -320,3 +320,56 @@ describe('{{org.…}} and {{org_membership.…}} shortcodes', () => {
     for (const claim of ['pla', 'fea', 'sts']) expect((await create({ name: 'bad-org', claims: { [claim]: 'x' } })).body.errors[0].meta.reason).toBe('reserved_claim');
   });
 });
+
+describe('expires_in_seconds: @clerk/backend’s sessions.getToken(id, template, expiresInSeconds)', () => {
+  it('sets the lifetime of a template token and of a session token, 30–3600 s (422 naming the field otherwise)', async () => {
+    const c = clerk();
+    const u = await c.users.createUser({ emailAddress: [email()], skipPasswordRequirement: true });
+    await c.jwtTemplates.create({ name: 'short-lived', claims: { role: 'reader' }, lifetime: 60 });
+    const s = await c.sessions.createSession({ userId: u.id });
+    const lifetime = (jwt: string) => {
+      const { exp, iat } = decodeJwt(jwt);
+      return exp! - iat!;
+    };
+
+    const templated = await c.sessions.getToken(s.id, 'short-lived', 900);
+    expect(lifetime(templated.jwt)).toBe(900);
+    expect(await verifyToken(templated.jwt, { secretKey: inst.secret, apiUrl: API_URL() })).toMatchObject({ sub: u.id, role: 'reader' });
+    expect(lifetime((await c.sessions.getToken(s.id, 'short-lived')).jwt)).toBe(60);
+    const session = await c.sessions.getToken(s.id, undefined, 120);
+    expect(lifetime(session.jwt)).toBe(120);
+    expect((await c.sessions.verifySession(s.id, session.jwt)).id).toBe(s.id);
+    expect(lifetime((await c.sessions.getToken(s.id)).jwt)).toBe(60);
+    // The bounds are the template lifetime's.
+    expect(lifetime((await c.sessions.getToken(s.id, 'short-lived', 30)).jwt)).toBe(30);
+    expect(lifetime((await c.sessions.getToken(s.id, undefined, 3600)).jwt)).toBe(3600);
+
+    for (const [template, seconds] of [['short-lived', 29], ['short-lived', 3601], [undefined, 0], [undefined, 86400], ['short-lived', 1.5]] as const) {
+      const err = await c.sessions.getToken(s.id, template, seconds).then(
+        () => null,
+        (e: { status: number; errors: { code: string; meta?: { paramName?: string } }[] }) => e,
+      );
+      expect(err, `${template} ${seconds}`).not.toBeNull();
+      expect(err!.status).toBe(422);
+      expect(err!.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { paramName: 'expires_in_seconds' } });
+    }
+    const typed = await h.call('POST', `/v1/sessions/${s.id}/tokens`, { key: inst.secret, body: { expires_in_seconds: '120' } });
+    expect(typed.status).toBe(422);
+    expect(typed.body.errors[0].meta.param).toBe('expires_in_seconds');
+  });
+
+  it('never past the session’s end', async () => {
+    const short = await h.createInstance();
+    await setSettings(h, short.instanceId, { session_lifetime_seconds: 300 });
+    const c = createClerkClient({ secretKey: short.secret, apiUrl: API_URL(), apiVersion: 'v1' });
+    const u = await c.users.createUser({ emailAddress: [email()], skipPasswordRequirement: true });
+    await c.jwtTemplates.create({ name: 'hour', claims: {} });
+    const s = await c.sessions.createSession({ userId: u.id });
+    const end = Math.floor(s.expireAt / 1000);
+    for (const { jwt } of [await c.sessions.getToken(s.id, 'hour', 3600), await c.sessions.getToken(s.id, undefined, 3600)]) {
+      const { exp, iat } = decodeJwt(jwt);
+      expect(exp).toBe(end);
+      expect(exp! - iat!).toBeLessThanOrEqual(300);
+    }
+  });
+});
