@@ -18,14 +18,14 @@ export const METRIC_SHARDS = 16;
 
 /** Adds to today's value of a counter, on one of its shards picked at random. */
 export async function count(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, metric: Counter, n = 1) {
-  await deps.db
-    .insert(dailyMetricCounts)
-    .values({ instanceId, metric, day: dayOf(deps.clock.now()), shard: randomInt(METRIC_SHARDS), value: n })
-    .onConflictDoUpdate({
-      target: [dailyMetricCounts.instanceId, dailyMetricCounts.metric, dailyMetricCounts.day, dailyMetricCounts.shard],
-      set: { value: sql`${dailyMetricCounts.value} + excluded.value` },
-    });
+  await deps.db.execute(countWrite(deps, instanceId, metric, n));
 }
+
+/** count's write, to send with others (db/together.ts). */
+export const countWrite = (deps: Pick<Deps, 'clock'>, instanceId: string, metric: Counter, n = 1) =>
+  sql`insert into ${dailyMetricCounts} (instance_id, metric, day, shard, value)
+      values (${instanceId}, ${metric}, ${dayOf(deps.clock.now())}, ${randomInt(METRIC_SHARDS)}, ${n})
+      on conflict (instance_id, metric, day, shard) do update set value = ${dailyMetricCounts.value} + excluded.value`;
 
 /**
  * Sets today's gauges of every instance from the users and sessions tables: users who were

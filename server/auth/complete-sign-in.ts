@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { ssoRequired } from '../organizations/sso-domains';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -7,10 +7,11 @@ import { emailAddresses, signInAttempts, users, type LtiSessionContext } from '.
 import type { AuditContext } from '../http/actor';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
-import { assertUserRowNotLocked, clearFailedAttempts } from '../protection/lockout';
-import { rememberOrigin, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
-import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
-import { createSession, type SessionActor } from '../sessions/sessions';
+import { assertUserRowNotLocked, clearFailedAttemptsWrite } from '../protection/lockout';
+import { rememberOriginWrite, riskOf, sendNewDeviceEmail, stepUpAddress, type SignInOrigin } from '../protection/risk';
+import { activeSessionPart, createClient, type ClientRow } from '../sessions/clients';
+import { newSessionParts, type SessionActor } from '../sessions/sessions';
+import { rowFromJson, writeTogether, type Part } from '../db/together';
 import { activeSsoDomains } from '../organizations/sso-domains';
 import { emailDomain } from '../organizations/domains';
 import { secondFactorOf } from '../users/mfa';
@@ -225,20 +226,36 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
   const status =
     needsSecondFactor || (rules.mfaRequired && instance.settings.mfa_required && !enrolled) ? 'pending' : 'active';
 
-  const { session } = await createSession(
+  // The session, the client, the attempt and the sign-in's records: one statement (db/together.ts).
+  const created = newSessionParts(
     d,
     instance,
-    { userId: user.id, user, clientId, status, actor: input.actor ?? null, activity: input.auditCtx, lti: input.lti, lastActiveOrganizationId: input.lastActiveOrganizationId },
+    { userId: user.id, clientId, status, actor: input.actor ?? null, activity: input.auditCtx, lti: input.lti, lastActiveOrganizationId: input.lastActiveOrganizationId },
     input.auditCtx,
   );
+  const session = created.session;
   const rotate = input.presentedClient && newClientToken === null;
   const riskReasons = risk.length > 0 ? risk : null;
-  const now = d.clock.now();
-  const [{ client, token: rotatedToken }, attempt] = await Promise.all([
-    setActiveSession(d, clientId, session.id, { rotate }),
-    moveAttempt(d, instance, input, { user, sessionId: session.id, clientId, needsSecondFactor, riskReasons, stepUpTo, now }),
-    needsSecondFactor || input.way === 'impersonation' ? null : signInCompleted(d, instance, { userId: user.id, riskReasons }, origin),
-  ]);
+  const active = activeSessionPart(d, clientId, session.id, { rotate });
+  const fields = {
+    status: needsSecondFactor ? ('needs_second_factor' as const) : ('complete' as const),
+    userId: user.id,
+    firstFactorStrategy: input.way,
+    sessionId: session.id,
+    riskReasons,
+    stepUpAddress: stepUpTo,
+    updatedAt: d.clock.now(),
+  };
+  const moved = input.attempt ? movedAttemptPart(input.attempt, fields) : null;
+  const completed = needsSecondFactor || input.way === 'impersonation' ? null : signInCompletedPart(d, instance, { userId: user.id, riskReasons }, origin);
+  const answers = await writeTogether(d.db, [...created.parts, active.part, ...(moved ? [moved.part] : []), ...(completed ? [completed] : [])]);
+  const { client, token: rotatedToken } = active.result(answers[created.parts.length]!);
+  // A way without an attempt records one when a second factor is due.
+  const attempt = moved
+    ? moved.result(answers[created.parts.length + 1]!)
+    : needsSecondFactor
+      ? await recordSignInAttempt(d, { instanceId: instance.id, clientId, identifier: await identifierOf(d, user), ...fields })
+      : null;
   if (needsSecondFactor && risk.length > 0) {
     d.metrics.protection.inc({ instance: instance.id, rule: 'step_up' });
     await audit(d, {
@@ -254,42 +271,22 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
   return { attempt, sessionId: session.id, status, client, clientToken: newClientToken ?? rotatedToken };
 }
 
-/** The attempt moves to complete or needs_second_factor; a way without one records one when a second factor is due. */
-async function moveAttempt(
-  d: D,
-  instance: InstanceContext,
-  input: SignInEnding,
-  s: {
-    user: { id: string; primaryEmailAddressId: string | null };
-    sessionId: string;
-    clientId: string;
-    needsSecondFactor: boolean;
-    riskReasons: string[] | null;
-    stepUpTo: string | null;
-    now: number;
-  },
-): Promise<SignInRow | null> {
-  const fields = {
-    status: s.needsSecondFactor ? ('needs_second_factor' as const) : ('complete' as const),
-    userId: s.user.id,
-    firstFactorStrategy: input.way,
-    sessionId: s.sessionId,
-    riskReasons: s.riskReasons,
-    stepUpAddress: s.stepUpTo,
-    updatedAt: s.now,
+/** The attempt moves on (complete or needs_second_factor); one that changed meanwhile is CONFLICT (and the transaction rolls back). */
+function movedAttemptPart(a: SignInRow, fields: Pick<SignInRow, 'status' | 'userId' | 'firstFactorStrategy' | 'sessionId' | 'riskReasons' | 'stepUpAddress' | 'updatedAt'>) {
+  const part: Part = {
+    returning: {
+      attempt: sql`update ${signInAttempts}
+                     set status = ${fields.status}, user_id = ${fields.userId}, first_factor_strategy = ${fields.firstFactorStrategy}, session_id = ${fields.sessionId},
+                         risk_reasons = ${fields.riskReasons ? JSON.stringify(fields.riskReasons) : null}::jsonb, step_up_address = ${fields.stepUpAddress}, updated_at = ${fields.updatedAt}
+                   where id = ${a.id} and status = ${a.status} returning *`,
+    },
   };
-  const a = input.attempt;
-  if (a) {
-    const [next] = await d.db
-      .update(signInAttempts)
-      .set(fields)
-      .where(and(eq(signInAttempts.id, a.id), eq(signInAttempts.status, a.status)))
-      .returning();
+  const result = (answers: Record<string, unknown>) => {
+    const next = rowFromJson(signInAttempts, answers.attempt);
     if (!next) throw new AppError('CONFLICT', { message: 'This sign-in attempt changed meanwhile; start again.' });
     return next;
-  }
-  if (!s.needsSecondFactor) return null;
-  return recordSignInAttempt(d, { instanceId: instance.id, clientId: s.clientId, identifier: await identifierOf(d, s.user), ...fields });
+  };
+  return { part, result };
 }
 
 export const SIGN_IN_TTL_MS = 24 * 3_600_000;
@@ -319,10 +316,19 @@ async function identifierOf(d: D, user: { id: string; primaryEmailAddressId: str
  * new-device notice when risk-based MFA found it new.
  */
 export async function signInCompleted(d: D, instance: InstanceContext, a: { userId: string; riskReasons: string[] | null }, origin: SignInOrigin) {
-  await Promise.all([
-    d.db.update(users).set({ lastSignInAt: d.clock.now() }).where(eq(users.id, a.userId)),
-    clearFailedAttempts(d, instance, a.userId),
-    rememberOrigin(d, instance, a.userId, origin),
-  ]);
-  if (a.riskReasons?.length) await sendNewDeviceEmail(d, instance, a.userId, origin);
+  await writeTogether(d.db, [signInCompletedPart(d, instance, a, origin)]);
+}
+
+/** signInCompleted as a part of a statement of several writes (db/together.ts). */
+function signInCompletedPart(d: D, instance: InstanceContext, a: { userId: string; riskReasons: string[] | null }, origin: SignInOrigin): Part {
+  return {
+    writes: [
+      sql`update ${users} set last_sign_in_at = ${d.clock.now()} where id = ${a.userId}`,
+      clearFailedAttemptsWrite(instance, a.userId),
+      rememberOriginWrite(d, instance, a.userId, origin),
+    ],
+    after: async (db) => {
+      if (a.riskReasons?.length) await sendNewDeviceEmail({ ...d, db }, instance, a.userId, origin);
+    },
+  };
 }

@@ -2,7 +2,8 @@ import { eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { events } from '../db/schema';
 import { newId } from '../db/ids';
-import { insertAndFanOut, queueMessages } from './webhook-fanout';
+import { fanOutPart, insertAndFanOut, queueMessages } from './webhook-fanout';
+import type { Part } from '../db/together';
 import type { EventType } from './types';
 
 /**
@@ -27,6 +28,12 @@ export async function emitEvent(
     await insertAndFanOut(deps.db, { id, instanceId, type, createdAt, data });
   }
   return id;
+}
+
+/** emitEvent as a part of a statement of several writes (db/together.ts); `id` is the event's. */
+export function eventPart(deps: Pick<Deps, 'clock'>, instanceId: string, type: Exclude<EventType, 'webhook.test'>, data: Record<string, unknown>): Part & { id: string } {
+  const id = newId('evt');
+  return { id, ...fanOutPart({ id, instanceId, type, createdAt: deps.clock.now(), data }) };
 }
 
 export const eventEnvelope = (e: typeof events.$inferSelect) => ({

@@ -1,24 +1,23 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { events, webhookEndpoints, webhookMessages } from '../db/schema';
 import { newId } from '../db/ids';
+import { fromJson, type Part } from '../db/together';
 
 /** Channel a committed fan-out notifies, so workers (in any process) wake at once instead of at their next poll. */
 export const WEBHOOK_CHANNEL = 'latchkey_webhooks';
 
-/** The enabled endpoints of the event's instance that subscribe to its type (or to `*`). */
-const subscribers = (db: Db, event: Pick<EventRef, 'instanceId' | 'type'>) =>
-  db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.instanceId, event.instanceId),
-        eq(webhookEndpoints.disabled, false),
-        sql`(${webhookEndpoints.eventTypes} @> '["*"]'::jsonb or ${webhookEndpoints.eventTypes} @> ${JSON.stringify([event.type])}::jsonb)`,
-      ),
-    );
+/** The enabled endpoints of the event's instance that subscribe to its type (or to `*`): their ids. */
+const subscribers = (event: Pick<EventRef, 'instanceId' | 'type'>) =>
+  sql`select ${webhookEndpoints.id} from ${webhookEndpoints}
+      where ${webhookEndpoints.instanceId} = ${event.instanceId} and ${webhookEndpoints.disabled} = false
+        and (${webhookEndpoints.eventTypes} @> '["*"]'::jsonb or ${webhookEndpoints.eventTypes} @> ${JSON.stringify([event.type])}::jsonb)`;
+
+/** The event's row written to the outbox. */
+const eventInsert = (event: EventRef & { data: Record<string, unknown> }) =>
+  sql`insert into ${events} (id, instance_id, type, data, created_at)
+      values (${event.id}, ${event.instanceId}, ${event.type}, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt})`;
 
 export interface EventRef {
   id: string;
@@ -33,9 +32,20 @@ export interface EventRef {
  * caller's transaction.
  */
 export async function insertAndFanOut(db: Db, event: EventRef & { data: Record<string, unknown> }): Promise<number> {
-  const insert = db.insert(events).values({ id: event.id, instanceId: event.instanceId, type: event.type, data: event.data, createdAt: event.createdAt });
-  const found = rowsOf<{ id: string }>(await db.execute(sql`with inserted as (${insert.getSQL()}) ${subscribers(db, event).getSQL()}`));
+  const found = rowsOf<{ id: string }>(await db.execute(sql`with inserted as (${eventInsert(event)}) ${subscribers(event)}`));
   return queueMessages(db, event, found.map((r) => r.id));
+}
+
+/**
+ * insertAndFanOut as a part of a statement of several writes (db/together.ts): the event's
+ * insert and the ids of its subscribers, then their messages.
+ */
+export function fanOutPart(event: EventRef & { data: Record<string, unknown> }): Part {
+  return {
+    writes: [eventInsert(event)],
+    reads: { subscribers: sql`(select coalesce(json_agg(s.id), '[]'::json) from (${subscribers(event)}) s)` },
+    after: (db, answers) => queueMessages(db, event, fromJson<string[]>(answers.subscribers)),
+  };
 }
 
 /** One pending message per endpoint, written in the event's transaction. */

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { identifierLockouts, signInFailures, users } from '../db/schema';
@@ -155,8 +155,14 @@ const lockAudit = (instance: InstanceContext, ctx: AuditContext, action: string,
 
 /** A completed sign-in starts the count afresh. */
 export async function clearFailedAttempts(deps: Pick<Deps, 'db'>, instance: InstanceContext, userId: string): Promise<void> {
-  if (!lockoutOf(instance).enabled) return;
-  await deps.db.delete(signInFailures).where(and(eq(signInFailures.instanceId, instance.id), eq(signInFailures.subject, `user:${userId}`)));
+  const write = clearFailedAttemptsWrite(instance, userId);
+  if (write) await deps.db.execute(write);
+}
+
+/** clearFailedAttempts' write, to send with others (db/together.ts); null when lockout is off. */
+export function clearFailedAttemptsWrite(instance: InstanceContext, userId: string): SQL | null {
+  if (!lockoutOf(instance).enabled) return null;
+  return sql`delete from ${signInFailures} where instance_id = ${instance.id} and subject = ${`user:${userId}`}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, eq, or, type SQL } from 'drizzle-orm';
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { emailAddresses, knownDevices, users, type KnownDeviceKind } from '../db/schema';
 import { newId } from '../db/ids';
@@ -63,11 +63,15 @@ export async function riskOf(
 
 /** Remembers where a completed sign-in (or sign-up) came from. */
 export async function rememberOrigin(deps: Pick<Deps, 'db' | 'clock' | 'geoip'>, instance: InstanceContext, userId: string, origin: SignInOrigin) {
+  await deps.db.execute(rememberOriginWrite(deps, instance, userId, origin));
+}
+
+/** rememberOrigin's write, to send with others (db/together.ts). */
+export function rememberOriginWrite(deps: Pick<Deps, 'clock' | 'geoip'>, instance: InstanceContext, userId: string, origin: SignInOrigin): SQL {
   const now = deps.clock.now();
-  await deps.db
-    .insert(knownDevices)
-    .values(markersOf(deps, origin).map((m) => ({ id: newId('kdev'), instanceId: instance.id, userId, kind: m.kind, value: m.value, firstSeenAt: now, lastSeenAt: now })))
-    .onConflictDoUpdate({ target: [knownDevices.userId, knownDevices.kind, knownDevices.value], set: { lastSeenAt: now } });
+  const rows = markersOf(deps, origin).map((m) => sql`(${newId('kdev')}, ${instance.id}, ${userId}, ${m.kind}, ${m.value}, ${now}, ${now})`);
+  return sql`insert into ${knownDevices} (id, instance_id, user_id, kind, value, first_seen_at, last_seen_at) values ${sql.join(rows, sql`, `)}
+             on conflict (user_id, kind, value) do update set last_seen_at = excluded.last_seen_at`;
 }
 
 /** The verified address a step-up code goes to: the primary one when verified, else any verified one; null when none. */

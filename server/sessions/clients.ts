@@ -1,5 +1,6 @@
 import type { AuditContext } from '../http/actor';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { rowFromJson, writeTogether, type Part } from '../db/together';
 import type { Deps } from '../deps';
 import { clients, sessions, users } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
@@ -83,13 +84,22 @@ export async function setActiveSession(
   sessionId: string,
   opts: { rotate?: boolean } = {},
 ): Promise<{ client: ClientRow; token: string | null }> {
+  const active = activeSessionPart(deps, clientId, sessionId, opts);
+  const [answers] = await writeTogether(deps.db, [active.part]);
+  return active.result(answers!);
+}
+
+/** setActiveSession as a part of a statement of several writes (db/together.ts); `result` reads its answers. */
+export function activeSessionPart(deps: Pick<Deps, 'clock'>, clientId: string, sessionId: string, opts: { rotate?: boolean } = {}) {
   const token = opts.rotate ? generateSecret(CLIENT_TOKEN_PREFIX) : null;
-  const [row] = await deps.db
-    .update(clients)
-    .set({ lastActiveSessionId: sessionId, updatedAt: deps.clock.now(), ...(token ? { tokenDigest: sha256Hex(token) } : {}) })
-    .where(eq(clients.id, clientId))
-    .returning();
-  return { client: row!, token };
+  const part: Part = {
+    returning: {
+      client: sql`update ${clients} set last_active_session_id = ${sessionId}, updated_at = ${deps.clock.now()},
+                    token_digest = coalesce(${token ? sha256Hex(token) : null}::text, token_digest)
+                  where id = ${clientId} returning *`,
+    },
+  };
+  return { part, result: (answers: Record<string, unknown>) => ({ client: rowFromJson(clients, answers.client)!, token }) };
 }
 
 export const signedOutClient = () => ({

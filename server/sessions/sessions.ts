@@ -6,7 +6,8 @@ import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
 import { executePrepared, prepared } from '../db/prepared';
 import { refreshTokens, sessions, users, type LtiSessionContext, type SessionStatus } from '../db/schema';
-import { emitEvent } from '../events/events';
+import { emitEvent, eventPart } from '../events/events';
+import { writeTogether, type Part } from '../db/together';
 import { AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
@@ -17,7 +18,7 @@ import type { InstanceContext } from '../instances/instances';
 import { activityColumns, latestActivityView, type ClientActivity } from './activity';
 import { isLive, transition, type SessionAction } from './lifecycle';
 import { signSessionJwt, verifySessionJwt } from './tokens';
-import { count as countMetric } from '../analytics/metrics';
+import { countWrite } from '../analytics/metrics';
 import { afterCommit } from '../db/after-commit';
 import { entitledPlansJson, type EntitledPlan } from '../billing/subscriptions';
 import { bumpSessionsVersion, cachedSessionState, forgetSessionHere, loadSessionState, updateSessions, type SessionWriter } from './session-state';
@@ -88,6 +89,80 @@ async function sessionUser(db: Db, instanceId: string, userId: string) {
   return user;
 }
 
+/** What a new session starts with: who, on which client, pending or active, from where. */
+export interface NewSession {
+  userId: string;
+  clientId?: string | null;
+  actor?: SessionActor | null;
+  status?: 'active' | 'pending';
+  /** The requesting browser or app; none for headless (BAPI-minted) sessions. */
+  activity?: ClientActivity;
+  /** The LTI launch the session starts from (server/lti). */
+  lti?: LtiSessionContext | null;
+  /** The organization active from the start (an LTI launch's course organization). */
+  lastActiveOrganizationId?: string | null;
+}
+
+/**
+ * A new session's row and first refresh token, and its writes as parts of one statement
+ * (db/together.ts): the sign-ins counter, the session, its refresh token, session.created
+ * (and session.pending when it starts pending), and an impersonation's audit entry.
+ * createSession sends them alone; a sign-in sends them with its own writes. The caller has
+ * read the user (present, not banned).
+ */
+export function newSessionParts(deps: Pick<Deps, 'clock'>, instance: InstanceContext, input: NewSession, auditCtx: AuditContext) {
+  const now = deps.clock.now();
+  const { expireAt, abandonAt } = timesFor(instance, now);
+  const activity = input.activity ? activityColumns(input.activity) : null;
+  const row: SessionRow = {
+    id: newId('sess'),
+    instanceId: instance.id,
+    userId: input.userId,
+    clientId: input.clientId ?? null,
+    status: input.status ?? 'active',
+    actor: input.actor ?? null,
+    lastActiveOrganizationId: input.lastActiveOrganizationId ?? null,
+    lti: input.lti ?? null,
+    ipAddress: activity?.ipAddress ?? null,
+    userAgent: activity?.userAgent ?? null,
+    browserName: activity?.browserName ?? null,
+    browserVersion: activity?.browserVersion ?? null,
+    deviceType: activity?.deviceType ?? null,
+    osName: activity?.osName ?? null,
+    isMobile: activity?.isMobile ?? null,
+    lastActiveAt: now,
+    expireAt,
+    abandonAt,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const refreshToken = newRefreshToken(SESSION_REFRESH_TOKEN);
+  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+  const writes: Part = {
+    writes: [
+      countWrite(deps, instance.id, 'sign_ins'),
+      sql`insert into ${sessions} (id, instance_id, user_id, client_id, status, actor, last_active_organization_id, lti,
+            ip_address, user_agent, browser_name, browser_version, device_type, os_name, is_mobile,
+            last_active_at, expire_at, abandon_at, created_at, updated_at)
+          values (${row.id}, ${row.instanceId}, ${row.userId}, ${row.clientId}, ${row.status}, ${json(row.actor)}::jsonb, ${row.lastActiveOrganizationId}, ${json(row.lti)}::jsonb,
+            ${row.ipAddress}, ${row.userAgent}, ${row.browserName}, ${row.browserVersion}, ${row.deviceType}, ${row.osName}, ${row.isMobile}::boolean,
+            ${now}, ${expireAt}, ${abandonAt}, ${now}, ${now})`,
+      sql`insert into ${refreshTokens} (digest, session_id, created_at) values (${sha256Hex(refreshToken)}, ${row.id}, ${now})`,
+    ],
+  };
+  const view = sessionView(row);
+  const parts: Part[] = [writes, eventPart(deps, instance.id, 'session.created', view)];
+  if (row.status === 'pending') parts.push(eventPart(deps, instance.id, 'session.pending', view));
+  const actor = input.actor;
+  if (actor) {
+    parts.push({
+      after: (db) =>
+        audit({ db, clock: deps.clock }, { instanceId: instance.id, ...auditCtx, action: 'impersonation.session_created', target: row.id, details: { user_id: row.userId, actor } }),
+    });
+  }
+  return { session: row, refreshToken, parts };
+}
+
 /**
  * Creates a session with its first refresh token; emits session.created (and
  * session.pending when it starts pending). Runs in the caller's transaction if any.
@@ -95,66 +170,17 @@ async function sessionUser(db: Db, instanceId: string, userId: string) {
 export async function createSession(
   deps: CreateD,
   instance: InstanceContext,
-  input: {
-    userId: string;
+  input: NewSession & {
     /** The user as the caller read it in this transaction (not banned): spares the read. */
     user?: { id: string; sessionsVersion: number };
-    clientId?: string | null;
-    actor?: SessionActor | null;
-    status?: 'active' | 'pending';
-    /** The requesting browser or app; none for headless (BAPI-minted) sessions. */
-    activity?: ClientActivity;
-    /** The LTI launch the session starts from (server/lti). */
-    lti?: LtiSessionContext | null;
-    /** The organization active from the start (an LTI launch's course organization). */
-    lastActiveOrganizationId?: string | null;
   },
   auditCtx: AuditContext,
 ) {
   return joinTransaction(deps.db, async (tx) => {
     const user = input.user?.id === input.userId ? input.user : await sessionUser(tx, instance.id, input.userId);
-    const now = deps.clock.now();
-    const { expireAt, abandonAt } = timesFor(instance, now);
-    // Independent writes of one transaction, sent together: postgres.js pipelines them.
-    const [, [row]] = await Promise.all([
-      countMetric({ db: tx, clock: deps.clock }, instance.id, 'sign_ins'),
-      tx
-        .insert(sessions)
-        .values({
-          id: newId('sess'),
-          instanceId: instance.id,
-          userId: user.id,
-          clientId: input.clientId ?? null,
-          status: input.status ?? 'active',
-          actor: input.actor ?? null,
-          lti: input.lti ?? null,
-          lastActiveOrganizationId: input.lastActiveOrganizationId ?? null,
-          ...(input.activity ? activityColumns(input.activity) : {}),
-          lastActiveAt: now,
-          expireAt,
-          abandonAt,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning(),
-    ]);
-    const refreshToken = newRefreshToken(SESSION_REFRESH_TOKEN);
-    const d = { db: tx, clock: deps.clock };
-    await Promise.all([
-      tx.insert(refreshTokens).values({ digest: sha256Hex(refreshToken), sessionId: row!.id, createdAt: now }),
-      emitEvent(d, instance.id, 'session.created', sessionView(row!)),
-    ]);
-    if (row!.status === 'pending') await emitEvent(d, instance.id, 'session.pending', sessionView(row!));
-    if (input.actor) {
-      await audit(d, {
-        instanceId: instance.id,
-        ...auditCtx,
-        action: 'impersonation.session_created',
-        target: row!.id,
-        details: { user_id: user.id, actor: input.actor },
-      });
-    }
-    return { session: row!, refreshToken, sessionsVersion: user.sessionsVersion };
+    const created = newSessionParts(deps, instance, { ...input, userId: user.id }, auditCtx);
+    await writeTogether(tx, created.parts);
+    return { session: created.session, refreshToken: created.refreshToken, sessionsVersion: user.sessionsVersion };
   });
 }
 
