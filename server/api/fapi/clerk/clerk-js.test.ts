@@ -1,8 +1,9 @@
 import { createClerkClient, verifyToken } from '@clerk/backend';
+import { decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrollTotp } from '../../../testing/auth-flows';
-import { createTestUser, totpCode } from '../../../testing/fapi-helpers';
+import { createTestUser, setSettings, signedInClient, totpCode } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
 import { apiError, CHROMIUM, clerkState, codeEmailedTo, signIn, hasChromiumBinary, inPage, loadClerk, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
 
@@ -400,6 +401,75 @@ describe.skipIf(!hasChromium)('the dev browser (Clerk’s development contract)'
     // The token before the rotation names nobody any more.
     expect(((await (await fapi('/v1/client', {}, devBrowser)).json()) as { response: unknown }).response).toBeNull();
   }, 60_000);
+
+  it('an app URL carrying __clerk_db_jwt, opened in another browser, signs that browser in as the client’s user on a test instance (Clerk’s development contract), but not a browser with a client of its own', async () => {
+    serveProtectedPage();
+    const address = email('carried');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const a = await x.openApp();
+    await signInWithPassword(a.page, address);
+    await a.page.goto(`${x.appOrigin}/app/protected`);
+    const signedIn = JSON.parse((await a.page.textContent('body')) ?? '{}') as { sessionId: string };
+    expect(signedIn).toMatchObject({ status: 'signed-in', userId });
+    // The handshake gave the app the dev browser: the client's own token.
+    const devBrowser = (await a.context.cookies(x.appOrigin)).find((c) => c.name === '__clerk_db_jwt')!.value;
+    expect(devBrowser).toMatch(/^ct_/);
+    const carried = `${x.appOrigin}/app/protected?__clerk_db_jwt=${devBrowser}`;
+
+    // Another browser, with no cookie of the FAPI's nor of the app's: @clerk/backend syncs the dev
+    // browser from the URL through the handshake, and the page lands signed in as that user.
+    const b = await x.browser.newContext();
+    const bPage = await b.newPage();
+    await bPage.goto(carried);
+    await bPage.waitForURL((u) => u.pathname === '/app/protected' && !u.searchParams.has('__clerk_db_jwt'));
+    expect(JSON.parse((await bPage.textContent('body')) ?? '{}')).toMatchObject({ status: 'signed-in', userId });
+    expect((await b.cookies(x.appOrigin)).find((c) => c.name === '__clerk_db_jwt')?.value).toBe(devBrowser);
+
+    // A browser signed in as someone else keeps its own account: the FAPI's own client cookie wins over the URL's token.
+    const otherAddress = email('carried-other');
+    const otherId = await createTestUser(x.h, x.inst, { email_address: [otherAddress], password: PASSWORD });
+    const c = await x.openApp();
+    await signInWithPassword(c.page, otherAddress);
+    await c.page.goto(carried);
+    await c.page.waitForURL((u) => u.pathname === '/app/protected' && !u.searchParams.has('__clerk_db_jwt'));
+    expect(JSON.parse((await c.page.textContent('body')) ?? '{}')).toMatchObject({ status: 'signed-in', userId: otherId });
+    expect((await c.context.cookies(x.appOrigin)).find((k) => k.name === '__clerk_db_jwt')?.value).not.toBe(devBrowser);
+
+    // The URL carries the client, not a copy of its session: once that session is over, the link signs in nobody.
+    expect((await x.h.call('POST', `/v1/sessions/${signedIn.sessionId}/revoke`, { key: x.inst.secret })).status).toBe(200);
+    const d = await x.browser.newContext();
+    const dPage = await d.newPage();
+    await dPage.goto(carried);
+    await dPage.waitForURL((u) => u.pathname === '/app/protected' && !u.searchParams.has('__clerk_db_jwt'));
+    expect(JSON.parse((await dPage.textContent('body')) ?? '{}')).toMatchObject({ status: 'signed-out', userId: null });
+    for (const ctx of [a.context, b, c.context, d]) await ctx.close();
+  }, 90_000);
+
+  it('live instances honour no dev-browser token: a signed-in client’s token as __clerk_db_jwt is nobody, on the FAPI and the handshake', async () => {
+    const live = await x.h.createInstance({ environment: 'live' });
+    await setSettings(x.h, live.instanceId, { allowed_origins: [x.appOrigin] });
+    const liveFapi = `${x.apiUrl}/fapi/${live.instanceId}`;
+    expect((await fetch(`${liveFapi}/v1/dev_browser?${clerkParams}`, { method: 'POST', headers: { origin: x.appOrigin } })).status).toBe(404);
+
+    const userId = await createTestUser(x.h, live, { email_address: [email('live')] });
+    const { b: signedIn, sessionId } = await signedInClient(x.h, live, userId);
+    const token = signedIn.token!;
+    const getClient = (headers: Record<string, string>, query = '') =>
+      fetch(`${liveFapi}/v1/client?${clerkParams}${query}`, { headers }).then(async (r) => ((await r.json()) as { response: { sessions: { id: string }[] } | null }).response);
+    // The token is good: as the FAPI's cookie it is the signed-in client.
+    expect((await getClient({ cookie: `__client=${token}` }))?.sessions.map((s) => s.id)).toEqual([sessionId]);
+    // In the URL, on a live instance, it is nobody.
+    expect(await getClient({}, `&__clerk_db_jwt=${token}`)).toBeNull();
+    const minted = await fetch(`${liveFapi}/v1/client/sessions/${sessionId}/tokens?${clerkParams}&__clerk_db_jwt=${token}`, { method: 'POST', headers: { origin: x.appOrigin } });
+    expect(minted.status).toBeGreaterThanOrEqual(400);
+
+    // The handshake a carried link would reach: the app is told to drop its session, and gets no dev browser.
+    const handshake = await fetch(`${liveFapi}/v1/client/handshake?redirect_url=${encodeURIComponent(`${x.appOrigin}/app/protected`)}&${clerkParams}&__clerk_db_jwt=${token}`, { redirect: 'manual' });
+    expect(handshake.status).toBe(302);
+    const directives = decodeJwt(new URL(handshake.headers.get('location')!).searchParams.get('__clerk_handshake')!).handshake as string[];
+    expect(directives.find((d) => d.startsWith('__session='))).toMatch(/^__session=;.*Max-Age=0/);
+    expect(directives.some((d) => d.startsWith('__clerk_db_jwt'))).toBe(false);
+  }, 30_000);
 
   it('live instances hand out no dev browser', async () => {
     const live = await x.h.createInstance({ environment: 'live' });
