@@ -23,8 +23,9 @@ import { activeOrganizationId, claimsUser, signWithSessionKey } from './tokens';
  * Named JWT templates, Clerk's `session.getToken({ template })`: claims written like the
  * session token template (`{{user.…}}` and the active organization's `{{org.…}}` shortcodes,
  * server/instances/claims-template.ts; `aud` and `org_*` may be set, the session token's other
- * built-in claims may not), a lifetime and an allowed clock skew. A token is minted for a live session and signed with the instance's session signing
- * key (same `kid`, same JWKS), so whatever verifies session tokens verifies these.
+ * built-in claims may not), a lifetime and an allowed clock skew. A token is minted for a live
+ * session and signed with the instance's session signing key (same `kid`, same JWKS), so
+ * whatever verifies session tokens verifies these.
  *
  * Its claims: the rendered template, then `iss` (fapi_url), `sub` (the user), `iat`,
  * `exp` (iat + lifetime, never past the session's end), `nbf` (iat − allowed clock skew),
@@ -95,13 +96,7 @@ export const templateTokenSchema = z.object({ object: z.literal('token'), jwt: z
  * the token's lifetime, bounded as a template's; never past the session's end.
  */
 export const mintTokenBody = z.strictObject({
-  expires_in_seconds: z
-    .number()
-    .int()
-    .min(LIFETIME_MIN)
-    .max(LIFETIME_MAX)
-    .nullish()
-    .meta({ description: `Seconds the token lives (${LIFETIME_MIN}–${LIFETIME_MAX}; default: the template's lifetime, or the instance's session token lifetime), never past the session's end` }),
+  expires_in_seconds: lifetimeSchema.nullish().meta({ description: `Seconds the token lives (${LIFETIME_MIN}–${LIFETIME_MAX}; default: the template's lifetime, or the instance's session token lifetime), never past the session's end` }),
 });
 
 export const jwtTemplateView = (r: JwtTemplateRow) => ({
