@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { bytesResult } from './endpoint';
 import { AppError, validationError } from './errors';
 
 /**
@@ -19,6 +20,11 @@ export function sniffImage(bytes: Buffer): ImageType | null {
   if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/i.test(head)) return 'image/svg+xml';
   return null;
 }
+
+/** What a user uploads (a profile image, an organization's logo): under the request body's 1 MiB once base64-encoded. */
+export const USER_UPLOAD_MAX_BYTES = 512 * 1024;
+/** How an upload route takes a user's image (its summary says it). */
+export const USER_UPLOAD = 'PNG, JPEG, WebP or SVG, at most 512 KiB, its bytes checked against the type: JSON {content_type?, data: base64} or multipart/form-data with a `file` part';
 
 /** `{content_type, data: base64}`; without content_type the bytes say what they are. */
 export const imageUploadSchema = (maxBytes: number, types: readonly ImageType[] = IMAGE_TYPES) =>
@@ -62,3 +68,7 @@ export function versionedImage(row: { version: string } | undefined, version: st
   };
   return { notModified: ifNoneMatch === etag, headers };
 }
+
+/** The answer at a stored image's URL (`versionedImage`'s outcome): its bytes, or 304 without them. */
+export const storedImageResult = ({ notModified, row, headers }: { notModified: boolean; row: { bytes: Uint8Array; contentType: string }; headers: Record<string, string> }) =>
+  bytesResult(notModified ? new Uint8Array(0) : row.bytes, row.contentType, headers, notModified ? 304 : 200);

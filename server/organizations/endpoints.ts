@@ -5,6 +5,8 @@ import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, lightListSchema } from '../http/pagination';
 import { attemptDomainVerification, createDomain, deleteDomain, getDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
 import type { OrganizationInvitationView } from './invitation-view';
+import { USER_UPLOAD, type ImageUpload } from '../http/images';
+import { deleteOrganizationLogo, organizationLogoUploadSchema, setOrganizationLogo } from './logo';
 import { createInvitations, getInvitation, listOrganizationInvitations, revokeOrganizationInvitation } from './invitations';
 import {
   addMembership,
@@ -204,6 +206,23 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
       response: deletedSchema('organization'),
       audit: { action: 'organization.deleted' },
       handle: ({ deps, auth, actor, params }) => deleteOrganization(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+    }),
+
+    setLogo: endpoint<Auth, ImageUpload, object>({
+      summary: `Set the organization’s logo (${USER_UPLOAD}); its image_url is then the logo’s public URL`,
+      multipart: true,
+      body: organizationLogoUploadSchema,
+      query: queries.none,
+      response: schemas.organization,
+      audit: { action: 'organization.logo_updated' },
+      handle: async ({ deps, auth, params, body }) => show.organization(await setOrganizationLogo(deps, instanceOf(auth), params.id!, body)),
+    }),
+    deleteLogo: endpoint<Auth, never, object>({
+      summary: 'Remove the organization’s logo (404 without one)',
+      query: queries.none,
+      response: schemas.organization,
+      audit: { action: 'organization.logo_deleted' },
+      handle: async ({ deps, auth, params }) => show.organization(await deleteOrganizationLogo(deps, instanceOf(auth), params.id!)),
     }),
 
     listMemberships: endpoint<Auth, never, Out<typeof listMembershipsQuery>>({

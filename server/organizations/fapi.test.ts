@@ -163,6 +163,41 @@ describe('FAPI organizations', () => {
     expect((await bapiOk('GET', `/v1/organizations/${org.id}/memberships`)).data).toHaveLength(4);
   });
 
+  it('an admin (org:sys_profile:manage) sets the organization’s logo: image_url is its public URL, served with immutable caching; removing it', async () => {
+    const { org, member, admin } = await team();
+    const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const upload = { data: PNG.toString('base64') };
+    expectError(await member.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: upload }), 403, 'FORBIDDEN', { reason: 'missing_permission' });
+    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: { data: Buffer.from('<html></html>').toString('base64') } }), 422, 'VALIDATION_FAILED', { reason: 'type_mismatch' });
+    expect((await admin.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: { data: Buffer.concat([PNG, Buffer.alloc(600 * 1024)]).toString('base64') } })).status).toBeGreaterThanOrEqual(413);
+
+    const { result: set, types } = await eventTypes(() => admin.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: upload }));
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ object: 'organization', id: org.id, has_image: true });
+    expect(set.body).not.toHaveProperty('private_metadata');
+    expect(types).toEqual(['organization.updated']);
+    expect((await bapiOk('GET', `/v1/audit_logs?action=organization.logo_updated&target=${org.id}`)).data).toHaveLength(1);
+    const url = new URL(set.body.image_url);
+    expect(url.pathname).toMatch(new RegExp(`^/fapi/${i.instanceId}/v1/organization_logos/${org.id}/[0-9a-f]{16}$`));
+    expect((await bapiOk('GET', `/v1/organizations/${org.id}`)).image_url).toBe(set.body.image_url);
+
+    // Public, like a profile image: no client needed.
+    const image = await h.request('GET', url.pathname);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(image.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+    expect((await h.request('GET', url.pathname, { headers: { 'if-none-match': image.headers.get('etag')! } })).status).toBe(304);
+    const other = await h.createInstance();
+    expect((await h.request('GET', url.pathname.replace(i.instanceId, other.instanceId))).status).toBe(404);
+
+    expectError(await member.b.call('DELETE', `/v1/organizations/${org.id}/logo`), 403, 'FORBIDDEN', { reason: 'missing_permission' });
+    const removed = await admin.b.call('DELETE', `/v1/organizations/${org.id}/logo`);
+    expect(removed.body).toMatchObject({ has_image: false, image_url: null });
+    expect((await h.request('GET', url.pathname)).status).toBe(404);
+    expectError(await admin.b.call('DELETE', `/v1/organizations/${org.id}/logo`), 404, 'NOT_FOUND');
+  });
+
   it('sets the active organization: jwt claims follow it, and a removed member loses them at the next refresh', async () => {
     const { org, memberId, member } = await team();
     const touch = (body: unknown) => member.b.call('POST', `/v1/client/sessions/${member.sessionId}/touch`, { body });

@@ -9,7 +9,7 @@ import { createUser, deleteUser, getUser, listUsers, setBanned, updateUser } fro
 import { removeAllMfa } from './mfa';
 import { sessionListSchema, userSessionsQuery } from '../sessions/schemas';
 import { listSessions } from '../sessions/sessions';
-import type { ImageUpload } from '../http/images';
+import { USER_UPLOAD, type ImageUpload } from '../http/images';
 import { deleteProfileImage, profileImageUploadSchema, setProfileImage } from './profile-image';
 
 /** A password set through the API is checked like one chosen on the FAPI, unless `skip_password_checks`. */
@@ -92,12 +92,11 @@ export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string 
   };
 }
 
-export const UPLOAD = 'PNG, JPEG, WebP or SVG, at most 512 KiB, its bytes checked against the type: JSON {content_type?, data: base64} or multipart/form-data with a `file` part';
 /** Set or remove a user's profile image for the BAPI and the dashboard (`params.id` is the user). */
 export function profileImageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
   return {
     set: endpoint<Auth, ImageUpload>({
-      summary: `Set the user’s profile image (${UPLOAD})`,
+      summary: `Set the user’s profile image (${USER_UPLOAD})`,
       multipart: true,
       body: profileImageUploadSchema,
       response: userSchema,

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { userImages, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { notFound } from '../http/errors';
-import { acceptImage, imageUploadSchema, versionedImage, type ImageUpload } from '../http/images';
+import { acceptImage, imageUploadSchema, USER_UPLOAD_MAX_BYTES, versionedImage, type ImageUpload } from '../http/images';
 import { pathFapiUrl } from '../instances/custom-domain';
 import { getUser } from './users';
 
@@ -14,9 +14,7 @@ import { getUser } from './users';
  * `image_url` is that URL; changing or removing the image is a `user.updated`.
  */
 
-/** Under the request body's 1 MiB once base64-encoded. */
-export const PROFILE_IMAGE_MAX_BYTES = 512 * 1024;
-export const profileImageUploadSchema = imageUploadSchema(PROFILE_IMAGE_MAX_BYTES);
+export const profileImageUploadSchema = imageUploadSchema(USER_UPLOAD_MAX_BYTES);
 
 type D = Pick<Deps, 'db' | 'clock' | 'config'>;
 
@@ -33,7 +31,7 @@ async function setImageUrl(deps: D, instanceId: string, userId: string, url: str
 /** Replaces the user's profile image; answers the user. Call inside the route's transaction. */
 export async function setProfileImage(deps: D, instanceId: string, userId: string, input: ImageUpload) {
   await getUser(deps, instanceId, userId);
-  const { bytes, contentType, version } = acceptImage(input, PROFILE_IMAGE_MAX_BYTES, 'profile image');
+  const { bytes, contentType, version } = acceptImage(input, USER_UPLOAD_MAX_BYTES, 'profile image');
   const row = { userId, instanceId, contentType, bytes, version, updatedAt: deps.clock.now() };
   await deps.db.insert(userImages).values(row).onConflictDoUpdate({ target: userImages.userId, set: row });
   return setImageUrl(deps, instanceId, userId, imageUrl(deps, instanceId, userId, version));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { bytesResult, endpoint } from '../../http/endpoint';
+import { endpoint } from '../../http/endpoint';
+import { storedImageResult } from '../../http/images';
 import type { FapiAuth } from './authenticate';
 import { logoImage } from '../../instances/branding';
 
@@ -8,7 +9,6 @@ export const logoImageEndpoint = endpoint<FapiAuth>({
   summary: 'The instance’s logo image (the URL names its version: cached for a year); 304 on a matching If-None-Match',
   response: z.unknown(),
   handle: async ({ deps, auth, params, raw }) => {
-    const { notModified, row, headers } = await logoImage(deps, auth.instance.id, params.version!, raw.header('if-none-match'));
-    return notModified ? bytesResult(new Uint8Array(0), row.contentType, headers, 304) : bytesResult(row.bytes, row.contentType, headers);
+    return storedImageResult(await logoImage(deps, auth.instance.id, params.version!, raw.header('if-none-match')));
   },
 });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { endpoint } from '../../http/endpoint';
+import { storedImageResult } from '../../http/images';
+import { organizationLogoImage } from '../../organizations/logo';
 import { auditContextOf } from '../../http/actor';
 import { AppError } from '../../http/errors';
 import { lightListSchema } from '../../http/pagination';
-import type { OrgMemberAuth, SignedInAuth } from './authenticate';
+import type { FapiAuth, OrgMemberAuth, SignedInAuth } from './authenticate';
 import { REASONS } from '../../organizations/reasons';
 import { meQuery, type MeQuery } from './users';
 import { organizationEndpointsFor } from '../../organizations/endpoints';
@@ -189,4 +191,12 @@ export const acceptMySuggestionEndpoint = endpoint<SignedInAuth, never, MeQuery>
     const { me } = auth;
     return publicMembershipView(await acceptSuggestion(deps, auth.instance.id, me.userId, params.id!));
   },
+});
+
+/** FAPI, public: an organization's logo at its version (immutable caching, ETag, 304), as the organization's `image_url` says. */
+export const organizationLogoEndpoint = endpoint<FapiAuth>({
+  summary: 'An organization’s logo (the URL names its version: cached for a year); 304 on a matching If-None-Match',
+  response: z.unknown(),
+  handle: async ({ deps, auth, params, raw }) =>
+    storedImageResult(await organizationLogoImage(deps, auth.instance.id, params.id!, params.version!, raw.header('if-none-match'))),
 });

@@ -23,11 +23,9 @@ import {
 import { apiTokenListSchema, apiTokenSchema, emailAddressSchema, phoneNumberSchema, userSchema, username } from '../../users/schemas';
 import { emailAddress, phoneNumber } from '../../email/addresses';
 import { connectedAccountSchema, disconnectSocialAccount, listConnectedAccounts } from '../../users/connected-accounts';
-import { bytesResult } from '../../http/endpoint';
-import type { ImageUpload } from '../../http/images';
+import { storedImageResult, USER_UPLOAD, type ImageUpload } from '../../http/images';
 import type { FapiAuth } from './authenticate';
 import { deleteProfileImage, profileImage, profileImageUploadSchema, setProfileImage } from '../../users/profile-image';
-import { UPLOAD } from '../../users/endpoints';
 
 /** FAPI endpoints of the signed-in user: profile, MFA, personal access tokens; mounted by server/api/fapi. */
 
@@ -316,7 +314,7 @@ export const disconnectAccountEndpoint = endpoint<SignedInAuth, never, MeQuery>(
 });
 
 export const setMyProfileImageEndpoint = endpoint<SignedInAuth, ImageUpload, MeQuery>({
-  summary: `Set the signed-in user’s profile image (${UPLOAD})`,
+  summary: `Set the signed-in user’s profile image (${USER_UPLOAD})`,
   multipart: true,
   body: profileImageUploadSchema,
   query: meQuery,
@@ -344,7 +342,6 @@ export const profileImageEndpoint = endpoint<FapiAuth>({
   summary: 'A user’s profile image (the URL names its version: cached for a year); 304 on a matching If-None-Match',
   response: userSchema.shape.image_url,
   handle: async ({ deps, auth, params, raw }) => {
-    const { notModified, row, headers } = await profileImage(deps, auth.instance.id, params.id!, params.version!, raw.header('if-none-match'));
-    return notModified ? bytesResult(new Uint8Array(0), row.contentType, headers, 304) : bytesResult(row.bytes, row.contentType, headers);
+    return storedImageResult(await profileImage(deps, auth.instance.id, params.id!, params.version!, raw.header('if-none-match')));
   },
 });

@@ -1,6 +1,6 @@
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { millis, timestamps } from './columns';
-import { instanceRef } from './instances';
+import { bytea, instanceRef } from './instances';
 import { users, type Metadata } from './users';
 
 /** A customer's customer: members with roles, invitations, verified domains. */
@@ -22,6 +22,19 @@ export const organizations = pgTable(
   },
   (t) => [uniqueIndex('organizations_slug_uq').on(t.instanceId, t.slug), index('organizations_instance_idx').on(t.instanceId, t.id)],
 );
+
+/** An organization's logo: the image itself, checked and at most 512 KiB, served by the FAPI with caching. */
+export const organizationLogos = pgTable('organization_logos', {
+  organizationId: text('organization_id')
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  instanceId: instanceRef('cascade'),
+  contentType: text('content_type').notNull(),
+  bytes: bytea('bytes').notNull(),
+  /** The first 16 hex digits of the image's SHA-256, in the URL. */
+  version: text('version').notNull(),
+  updatedAt: millis('updated_at').notNull(),
+});
 
 export const organizationMemberships = pgTable(
   'organization_memberships',

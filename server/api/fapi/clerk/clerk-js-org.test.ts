@@ -7,7 +7,7 @@ import { apiError, CHROMIUM, hasChromiumBinary, inPage, signIn, startClerkBrowse
 /**
  * An organization's admin work through `@clerk/clerk-js` 6.x (its browser bundle from npm,
  * unchanged, in Chromium) against an instance's FAPI: `organization.addMember`, `getDomain`,
- * and a plain member refused each (Clerk's error shape).
+ * `setLogo`, and a plain member refused each (Clerk's error shape).
  */
 const hasChromium = required(`Chromium at ${CHROMIUM}`, hasChromiumBinary(), 'the clerk-js tests in Chromium');
 
@@ -113,6 +113,50 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
     await activate(member.page, orgId);
     const refused = await apiError(member.page, (clerk, id: string) => clerk.organization.getDomain({ domainId: id }), got.id);
     expect(refused).toMatchObject({ status: 403, codes: ['not_allowed_access'] });
+    await admin.context.close();
+    await member.context.close();
+  }, 90_000);
+
+  it('setLogo: the admin uploads a file, clerk.organization.imageUrl is its public URL and the image is served; a plain member is refused; setLogo({ file: null }) removes it', async () => {
+    const admin = await signedIn('logo-admin');
+    const member = await signedIn('logo-member');
+    const orgId = await createOrganization(admin.page, 'Logo Works');
+    const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const seen = await inPage(
+      admin.page,
+      async (clerk, png) => {
+        const before = clerk.organization.imageUrl as string;
+        const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
+        const org = await clerk.organization.setLogo({ file: new Blob([bytes], { type: 'image/png' }) });
+        return { before, returned: org.imageUrl as string, hasImage: org.hasImage as boolean, active: clerk.organization.imageUrl as string };
+      },
+      PNG,
+    );
+    expect(seen.before).toBe('');
+    expect(seen.hasImage).toBe(true);
+    expect(seen.returned).toContain(`/v1/organization_logos/${orgId}/`);
+    // The answer's client carries the change: clerk.organization (the active one) shows it at once.
+    expect(seen.active).toBe(seen.returned);
+    const served = await fetch(seen.returned);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(PNG, 'base64'))).toBe(true);
+
+    // A plain member (no org:sys_profile:manage) may not change it.
+    await inPage(admin.page, async (clerk, userId) => clerk.organization.addMember({ userId, role: 'org:member' }), member.userId);
+    expect(await activate(member.page, orgId)).toBe(orgId);
+    expect(await inPage(member.page, async (clerk) => clerk.organization.imageUrl as string, null)).toBe(seen.returned);
+    const refused = await apiError(member.page, async (clerk) => clerk.organization.setLogo({ file: new Blob(['<svg xmlns="http://www.w3.org/2000/svg"/>'], { type: 'image/svg+xml' }) }), null);
+    expect(refused).toMatchObject({ status: 403, codes: ['not_allowed_access'] });
+    const notAnImage = await apiError(admin.page, async (clerk) => clerk.organization.setLogo({ file: new Blob(['<html></html>'], { type: 'image/png' }) }), null);
+    expect(notAnImage).toMatchObject({ status: 422, codes: ['form_param_format_invalid'] });
+
+    const removed = await inPage(admin.page, async (clerk) => {
+      const org = await clerk.organization.setLogo({ file: null });
+      return { hasImage: org.hasImage as boolean, imageUrl: org.imageUrl as string, active: clerk.organization.imageUrl as string };
+    }, null);
+    expect(removed).toEqual({ hasImage: false, imageUrl: '', active: '' });
+    expect((await fetch(seen.returned)).status).toBe(404);
     await admin.context.close();
     await member.context.close();
   }, 90_000);

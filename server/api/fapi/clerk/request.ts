@@ -47,6 +47,8 @@ const ALIASES: Alias[] = [
   // The account's sessions on every device (the profile's "Active devices").
   { method: 'GET', path: '/v1/me/sessions/active', to: { method: 'GET', path: '/v1/me/sessions' } },
   { method: 'POST', path: '/v1/organizations/:id/domains/:domain_id/update_enrollment_mode', to: { method: 'PATCH', path: '/v1/organizations/:id/domains/:domain_id' } },
+  // `organization.setLogo` uploads with a PUT; Latchkey's uploads are POSTs (as `/v1/me/profile_image`).
+  { method: 'PUT', path: '/v1/organizations/:id/logo', to: { method: 'POST' } },
 ];
 
 const FORM = 'application/x-www-form-urlencoded';
