@@ -1,5 +1,6 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * The load generator, run once per bench by bench/run.ts as
@@ -33,13 +34,17 @@ interface Mint {
   headers: Record<string, string>;
   userIds: string[];
 }
-export type Row =
+export type Row = (
   | { id: string; kind: 'get'; url: string; headers: Record<string, string> }
   | { id: string; kind: 'post'; url: string; headers: Record<string, string>; body: string }
   | { id: string; kind: 'refresh'; fapiUrl: string; mint: Mint }
   | { id: string; kind: 'verify'; url: string; headers: Record<string, string>; mint: Mint }
   | { id: string; kind: 'ceiling'; url: string }
-  | { id: string; kind: 'exchange'; tokenUrl: string; headers: Record<string, string>; redirectUri: string; mintCode: CodeMint };
+  | { id: string; kind: 'exchange'; tokenUrl: string; headers: Record<string, string>; redirectUri: string; mintCode: CodeMint }
+) & {
+  /** The server's process group (it was started detached): its CPU time per request is measured from /proc. */
+  pgid?: number;
+};
 /** A browser signed in on the minter: GET `authorizeUrl` with `cookie` answers a redirect carrying a fresh code. */
 interface CodeMint {
   authorizeUrl: string;
@@ -62,6 +67,36 @@ function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[idx]!;
+}
+
+// ---------------------------------------------------------------- server CPU
+
+const CLOCK_TICK_MS = 1000 / 100; // USER_HZ: 100 on Linux
+
+/**
+ * CPU time (user + system, ms) of every process in a process group so far, all their threads
+ * (libuv's pool included: WebCrypto signs there), from /proc; null where there is no /proc.
+ */
+function groupCpuMs(pgid: number | undefined): number | null {
+  if (pgid === undefined) return null;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // after "pid (comm) ": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+      if (Number(fields[2]) !== pgid) continue;
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return ticks * CLOCK_TICK_MS;
 }
 
 // ---------------------------------------------------------------- minting sessions
@@ -168,9 +203,17 @@ interface Hit {
   exhausted: number;
 }
 
-function cannon(opts: autocannon.Options, samples: number[] | null) {
+/** The server CPU (ms) the last cannon() of each process group took, read around the load alone (minting left out). */
+const lastCpuMs = new Map<number, number>();
+
+function cannon(opts: autocannon.Options, samples: number[] | null, pgid?: number) {
+  const cpuBefore = groupCpuMs(pgid);
   return new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon(opts, (err, result) => {
+      const cpuAfter = groupCpuMs(pgid);
+      if (pgid !== undefined && cpuBefore !== null && cpuAfter !== null) lastCpuMs.set(pgid, cpuAfter - cpuBefore);
+      return err ? reject(err) : resolve(result);
+    });
     // autocannon's histogram keeps whole milliseconds: keep the exact 2xx times for p50/p99.
     if (samples) {
       instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
@@ -193,12 +236,12 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
   const base = { connections: plan.connections, duration: seconds };
   switch (row.kind) {
     case 'get':
-      return fromResult(await cannon({ ...base, url: row.url, headers: row.headers }, samples));
+      return fromResult(await cannon({ ...base, url: row.url, headers: row.headers }, samples, row.pgid));
     case 'verify': {
       const { jwt } = await mintOne(row.mint);
       const body = JSON.stringify({ token: jwt });
       return fromResult(
-        await cannon({ ...base, url: row.url, method: 'POST', headers: { ...row.headers, 'content-type': 'application/json' }, body }, samples),
+        await cannon({ ...base, url: row.url, method: 'POST', headers: { ...row.headers, 'content-type': 'application/json' }, body }, samples, row.pgid),
       );
     }
     case 'refresh': {
@@ -218,12 +261,13 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
           requests: [{ method: 'POST', setupRequest }],
         },
         samples,
+        row.pgid,
       );
       sessions.used(r);
       return fromResult(r, exhausted);
     }
     case 'post':
-      return fromResult(await cannon({ ...base, url: row.url, method: 'POST', headers: row.headers, body: row.body }, samples));
+      return fromResult(await cannon({ ...base, url: row.url, method: 'POST', headers: row.headers, body: row.body }, samples, row.pgid));
     case 'exchange': {
       await codes.topUp(seconds, () => mintCode(row.mintCode));
       let exhausted = 0;
@@ -233,7 +277,7 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
         if (!code) exhausted++;
         return { ...req, body: `grant_type=authorization_code&redirect_uri=${redirect}&code=${code ?? 'oac_pool_exhausted'}` };
       };
-      const r = await cannon({ ...base, url: row.tokenUrl, headers: row.headers, requests: [{ method: 'POST', setupRequest }] }, samples);
+      const r = await cannon({ ...base, url: row.tokenUrl, headers: row.headers, requests: [{ method: 'POST', setupRequest }] }, samples, row.pgid);
       codes.used(r);
       return fromResult(r, exhausted);
     }
@@ -304,7 +348,7 @@ async function paced(rate: number, seconds: number, next: () => PacedRequest) {
 const acc = new Map(
   plan.rows.map((r) => [
     r.id,
-    { ok: 0, seconds: 0, non2xx: 0, errors: 0, timeouts: 0, exhausted: 0, rounds: [] as number[], samples: [] as number[] },
+    { ok: 0, seconds: 0, non2xx: 0, errors: 0, timeouts: 0, exhausted: 0, rounds: [] as number[], samples: [] as number[], cpuMs: 0, cpuOk: 0 },
   ]),
 );
 
@@ -312,7 +356,14 @@ for (const row of plan.rows) await hit(row, plan.warmupSeconds, null);
 for (let round = 0; round < plan.rounds; round++) {
   for (const row of plan.rows) {
     const a = acc.get(row.id)!;
+    if (row.pgid !== undefined) lastCpuMs.delete(row.pgid);
     const r = await hit(row, plan.secondsPerRound, row.kind === 'ceiling' ? null : a.samples);
+    const cpu = row.pgid === undefined ? undefined : lastCpuMs.get(row.pgid);
+    if (cpu === undefined) a.cpuOk = -Infinity;
+    else {
+      a.cpuMs += cpu;
+      a.cpuOk += r.ok;
+    }
     a.ok += r.ok;
     a.seconds += r.seconds;
     a.non2xx += r.non2xx;
@@ -354,6 +405,8 @@ const out = plan.rows.map((row) => {
   return {
     id: row.id,
     requestsPerSecond: a.ok / a.seconds,
+    // CPU time of the server's processes (all threads) per successful request, over the measured rounds
+    cpuMicrosPerRequest: a.cpuOk > 0 ? (a.cpuMs * 1000) / a.cpuOk : null,
     roundsRps: a.rounds,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),

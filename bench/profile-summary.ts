@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
  * Summarises a V8 .cpuprofile (from `BENCH_CPU_PROF=dir npm run bench`):
  *   node --import tsx bench/profile-summary.ts dir/CPU.*.cpuprofile [top] [from-seconds]
  * Prints self time by function, by file/package, and inclusive time of selected frames.
+ * A negative from-seconds counts back from the profile's end: `-10` keeps its last 10 s (a
+ * one-row run of BENCH_DURATION=6 ends with its measured rounds, then idles until stopped).
  */
 interface Node {
   id: number;
@@ -21,8 +23,9 @@ const file = process.argv[2];
 if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top] [from-seconds]');
 const top = Number(process.argv[3] ?? 30);
 /** Samples before this many seconds into the profile (start-up, module loading) are left out. */
-const fromMicros = Number(process.argv[4] ?? 0) * 1e6;
 const prof = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const from = Number(process.argv[4] ?? 0);
+const fromMicros = from < 0 ? prof.timeDeltas.reduce((a, b) => a + b, 0) + from * 1e6 : from * 1e6;
 
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
