@@ -57,24 +57,31 @@ export function createLimiter(store: LimiterStore): Limiter {
 }
 
 export class MemoryLimiterStore implements LimiterStore {
-  /** Admitted hit times per key, oldest first. */
-  private readonly logs = new Map<string, { hits: number[]; windowMs: number }>();
+  /** Admitted hit times per key, oldest first, from `head` on (the ones before it have left the window). */
+  private readonly logs = new Map<string, { hits: number[]; head: number; windowMs: number }>();
   private lastSweep = 0;
 
   async take(key: string, limit: number, windowMs: number, now: number): Promise<StoreDecision> {
     this.sweep(now);
     let log = this.logs.get(key);
-    if (!log) this.logs.set(key, (log = { hits: [], windowMs }));
+    if (!log) this.logs.set(key, (log = { hits: [], head: 0, windowMs }));
     log.windowMs = windowMs;
     const hits = log.hits;
-    let expired = 0;
-    while (expired < hits.length && hits[expired]! <= now - windowMs) expired++;
-    if (expired) hits.splice(0, expired);
-    if (hits.length >= limit) {
-      return { allowed: false, count: hits.length, retryAfterMs: hits[hits.length - limit]! + windowMs - now };
+    let head = log.head;
+    while (head < hits.length && hits[head]! <= now - windowMs) head++;
+    // Expired hits are dropped once they are half the log, not on every hit: a large budget's
+    // log holds tens of thousands of times, and moving them all per request costs more than the request.
+    if (head > 0 && head * 2 >= hits.length) {
+      hits.splice(0, head);
+      head = 0;
+    }
+    log.head = head;
+    const count = hits.length - head;
+    if (count >= limit) {
+      return { allowed: false, count, retryAfterMs: hits[hits.length - limit]! + windowMs - now };
     }
     hits.push(now);
-    return { allowed: true, count: hits.length, retryAfterMs: 0 };
+    return { allowed: true, count: count + 1, retryAfterMs: 0 };
   }
 
   private sweep(now: number) {
