@@ -60,6 +60,16 @@ const socketAddress = (c: Context) =>
  * nothing is known (a host that hides the peer).
  */
 export function clientIp(c: Context, config: ProxyConfig): string | null {
+  // Several guards ask for it per request (the network ACL, rate limits, the actor): worked out once.
+  const known = clientIps.get(c);
+  if (known !== undefined) return known;
+  const ip = clientIpOf(c, config);
+  clientIps.set(c, ip);
+  return ip;
+}
+const clientIps = new WeakMap<Context, string | null>();
+
+function clientIpOf(c: Context, config: ProxyConfig): string | null {
   const peer = normalizeIp(socketAddress(c) ?? '');
   if (!config.TRUST_PROXY) return peer;
   const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);

@@ -23,11 +23,19 @@ export interface BapiGuard {
   also?: { scope: Scope; when(body: unknown): boolean };
 }
 
+/** The request's key resolved once: the network ACL guard asks for its instance before authenticate checks it. */
+const resolvedKeys = new WeakMap<Context, Promise<ResolvedKey>>();
+function resolveRequestKey(deps: Deps, c: Context, secret: string): Promise<ResolvedKey> {
+  let key = resolvedKeys.get(c);
+  if (!key) resolvedKeys.set(c, (key = resolveSecretKey(deps, secret)));
+  return key;
+}
+
 /** The instance a request's key belongs to, for the network ACL guard; null when the key does not resolve (authenticate answers that). */
 export async function bapiInstanceId(deps: Deps, c: Context): Promise<string | null> {
   const secret = bearerToken(c.req.header('authorization'));
   if (!secret) return null;
-  return resolveSecretKey(deps, secret).then(
+  return resolveRequestKey(deps, c, secret).then(
     (key) => key.instance.id,
     () => null,
   );
@@ -40,7 +48,7 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
   if (!header) throw new AppError('UNAUTHENTICATED', { message: 'Send your secret key as "Authorization: Bearer sk_…".' });
   const secret = bearerToken(header);
   if (!secret) throw new AppError('UNAUTHENTICATED', { message: 'The Authorization header must be "Bearer <secret key>".' });
-  const key = await resolveSecretKey(deps, secret);
+  const key = await resolveRequestKey(deps, c, secret);
   const auth = { instance: key.instance, keyId: key.keyId, scopes: key.scopes };
   if (guard.scope === ANY_KEY) return auth;
 
