@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Deps } from '../deps';
 import type { InstanceContext } from '../instances/instances';
-import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
+import { ALG, currentSigner, publicKeyFor, signRs256Jws } from '../signing/signing-keys';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
@@ -44,14 +44,11 @@ export async function signAccessToken(
   const jti = newJti(t.authorizationId);
   const claims: Record<string, unknown> = { client_id: t.clientId, scope: t.scope, jti };
   if (t.authTime !== undefined) claims.auth_time = seconds(t.authTime);
-  const token = await new SignJWT(claims)
-    .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: ACCESS_TOKEN_TYP })
-    .setIssuer(instance.fapiUrl)
-    .setSubject(t.subject)
-    .setAudience(instance.fapiUrl)
-    .setIssuedAt(now)
-    .setExpirationTime(now + ACCESS_TOKEN_TTL_S)
-    .sign(signer.key);
+  const token = signRs256Jws(
+    signer.key,
+    { alg: ALG, kid: signer.kid, typ: ACCESS_TOKEN_TYP },
+    { ...claims, iss: instance.fapiUrl, sub: t.subject, aud: instance.fapiUrl, iat: now, exp: now + ACCESS_TOKEN_TTL_S },
+  );
   return { token, expiresIn: ACCESS_TOKEN_TTL_S, jti };
 }
 
@@ -65,14 +62,11 @@ export async function signIdToken(
   const now = seconds(deps.clock.now());
   const payload: Record<string, unknown> = { ...t.claims, auth_time: seconds(t.authTime), azp: t.clientId };
   if (t.nonce !== null) payload.nonce = t.nonce;
-  return new SignJWT(payload)
-    .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
-    .setIssuer(instance.fapiUrl)
-    .setSubject(t.userId)
-    .setAudience(t.clientId)
-    .setIssuedAt(now)
-    .setExpirationTime(now + ID_TOKEN_TTL_S)
-    .sign(signer.key);
+  return signRs256Jws(
+    signer.key,
+    { alg: ALG, kid: signer.kid, typ: 'JWT' },
+    { ...payload, iss: instance.fapiUrl, sub: t.userId, aud: t.clientId, iat: now, exp: now + ID_TOKEN_TTL_S },
+  );
 }
 
 /** The claims of a JWT signed by one of the instance's published keys, or null (any failure, expiry included unless allowed). */

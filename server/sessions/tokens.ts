@@ -1,12 +1,12 @@
-import { KeyObject, verify as verifyRsa } from 'node:crypto';
-import { SignJWT, type JWTPayload } from 'jose';
+import { type KeyObject, verify as verifyRsa } from 'node:crypto';
+import type { JWTPayload } from 'jose';
 import type { Deps } from '../deps';
 import type { LtiSessionContext } from '../db/schema';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { billingClaims, claimsOfPlans, type EntitledPlan } from '../billing/subscriptions';
 import { claimsOrg, orgClaims, orgClaimsOf } from './org-claims';
-import { ALG, currentSigner, publicKeyFor } from '../signing/signing-keys';
+import { ALG, currentSigner, keyObjectOf, publicKeyFor, signRs256Jws } from '../signing/signing-keys';
 import { and, eq } from 'drizzle-orm';
 import { emailAddresses, users } from '../db/schema';
 import { renderClaims, usesOrgShortcodes, type ClaimsUser } from '../instances/claims-template';
@@ -91,14 +91,10 @@ export function signWithSessionKey(
   claims: JWTPayload,
   t: { sub: string; iat: number; nbf: number; exp: number; jti?: string },
 ): Promise<string> {
-  const jwt = new SignJWT(claims)
-    .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
-    .setIssuer(instance.fapiUrl)
-    .setSubject(t.sub)
-    .setIssuedAt(t.iat)
-    .setNotBefore(t.nbf)
-    .setExpirationTime(t.exp);
-  return (t.jti ? jwt.setJti(t.jti) : jwt).sign(signer.key);
+  // Claims first, then the registered ones in this order (as SignJWT's setters added them).
+  const payload: Record<string, unknown> = { ...claims, iss: instance.fapiUrl, sub: t.sub, iat: t.iat, nbf: t.nbf, exp: t.exp };
+  if (t.jti) payload.jti = t.jti;
+  return Promise.resolve(signRs256Jws(signer.key, { alg: ALG, kid: signer.kid, typ: 'JWT' }, payload));
 }
 
 /** What a session token template reads of a user: one query, only when the instance has a template. */
@@ -137,14 +133,6 @@ export async function verifySessionJwt(deps: D, instance: InstanceContext, token
   if (!key) throw new AppError(jws.payload.iss !== instance.fapiUrl ? 'TOKEN_WRONG_INSTANCE' : 'TOKEN_UNKNOWN_KEY');
   return checkRs256(jws, keyObjectOf(key), instance.fapiUrl, Math.floor(deps.clock.now() / 1000));
 }
-
-/** CryptoKey → KeyObject, once per imported key (the public-key cache keeps the CryptoKey). */
-const keyObjects = new WeakMap<CryptoKey, KeyObject>();
-const keyObjectOf = (key: CryptoKey) => {
-  let k = keyObjects.get(key);
-  if (!k) keyObjects.set(key, (k = KeyObject.from(key)));
-  return k;
-};
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);

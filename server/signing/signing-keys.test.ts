@@ -1,11 +1,11 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { createRemoteJWKSet, customFetch, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createRemoteJWKSet, customFetch, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../cli/commands';
 import { auditLogs, signingKeys } from '../db/schema';
 import { mintNewUserSession } from '../testing/fapi-helpers';
 import { sharedHarness } from '../testing/harness';
-import { currentSigner, RETIRED_KEY_RETENTION_MS } from './signing-keys';
+import { currentSigner, RETIRED_KEY_RETENTION_MS, signRs256Jws } from './signing-keys';
 
 /** Default limits: the test instances below are held to 100 requests / 10 s per key. */
 const h = sharedHarness();
@@ -24,6 +24,29 @@ const remoteJwks = (key: string) =>
   });
 const mint = (key: string) => mintNewUserSession(h, key);
 const verify = (key: string, token: string) => h.call('POST', '/v1/sessions/verify', { key, body: { token } });
+
+describe('signRs256Jws', () => {
+  it('gives the bytes jose’s SignJWT gives for the same header and claims, and they verify', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048 });
+    const claims = { sid: 'sess_1', sv: 2, sts: 'active', org_permissions: ['a', 'b'], meta: { 'é': 'ü' } };
+    const byJose = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'kid_1', typ: 'JWT' })
+      .setIssuer('https://issuer.example')
+      .setSubject('user_1')
+      .setIssuedAt(1_800_000_000)
+      .setNotBefore(1_800_000_000)
+      .setExpirationTime(1_800_000_060)
+      .sign(privateKey);
+    const ours = signRs256Jws(
+      privateKey,
+      { alg: 'RS256', kid: 'kid_1', typ: 'JWT' },
+      { ...claims, iss: 'https://issuer.example', sub: 'user_1', iat: 1_800_000_000, nbf: 1_800_000_000, exp: 1_800_000_060 },
+    );
+    expect(ours).toBe(byJose);
+    const { payload } = await jwtVerify(ours, publicKey, { currentDate: new Date(1_800_000_010_000) });
+    expect(payload).toMatchObject({ sid: 'sess_1', sub: 'user_1' });
+  });
+});
 
 describe('GET /v1/jwks', () => {
   it('needs a valid key but no scope', async () => {
