@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { isId, newId } from '../db/ids';
@@ -212,7 +212,7 @@ export interface EntitledPlan {
  * The same rows as entitledPlans, as a SQL expression (a json array) for a statement that
  * already knows the user and organization: token refresh reads them in its one round trip.
  */
-export const entitledPlansJson = (instanceId: SQL | string, userId: SQL, orgId: SQL) => sql`(
+export const entitledPlansJson = (instanceId: SQL | Placeholder | string, userId: SQL, orgId: SQL) => sql`(
   select coalesce(json_agg(json_build_object('subject', bs.subject, 'key', bp.key, 'features', bp.features) order by bs.id desc), '[]'::json)
     from ${billingSubscriptions} bs join ${billingPlans} bp on bp.id = bs.plan_id
    where bs.instance_id = ${instanceId} and (bs.subject = ${userId} or bs.subject = coalesce(${orgId}, ''))

@@ -1,10 +1,10 @@
 import { joinTransaction } from '../db/join-transaction';
 import { systemContext, type AuditContext } from '../http/actor';
-import { and, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lt, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
-import { executePrepared, prepared } from '../db/prepared';
+import { prepared, preparedSql } from '../db/prepared';
 import { refreshTokens, sessions, users, type LtiSessionContext, type SessionStatus } from '../db/schema';
 import { emitEvent, eventPart } from '../events/events';
 import { writeTogether, type Part } from '../db/together';
@@ -293,42 +293,75 @@ const refreshLookup = prepared((db) =>
     .prepare('refresh_lookup'),
 );
 
+type Param<T> = T | Placeholder;
+
 /**
  * The statement of the common refresh, in one round trip: when the token is current and its
  * session live and within its deadlines, rotate it, store the successor and mark activity;
- * answers what the jwt needs (no row otherwise). Apart so that a test can EXPLAIN it.
+ * answers what the jwt needs (no row otherwise). `idleCap` (now + the inactivity timeout) is
+ * null when the instance has none. Apart so that a test can EXPLAIN it.
  */
-export function rotationStatement(instance: InstanceContext, sessionId: string, digest: string, successorDigest: string, now: number): SQL {
-  const inactivity = instance.settings.session_inactivity_timeout_seconds;
-  const abandonAt = inactivity === null ? sql`expire_at` : sql`least(expire_at, ${now + inactivity * 1000}::bigint)`;
+function rotationSql(v: {
+  instanceId: Param<string>;
+  sessionId: Param<string>;
+  digest: Param<string>;
+  successorDigest: Param<string>;
+  now: Param<number>;
+  idleCap: Param<number> | null;
+}): SQL {
+  const abandonAt = v.idleCap === null ? sql`expire_at` : sql`least(expire_at, ${v.idleCap}::bigint)`;
   return sql`
     with target as (
       select s.id, s.user_id, s.status, s.actor, s.lti, s.expire_at, s.last_active_organization_id, u.sessions_version
       from ${refreshTokens} t
       join ${sessions} s on s.id = t.session_id
       join ${users} u on u.id = s.user_id
-      where t.digest = ${digest} and t.rotated_at is null and s.id = ${sessionId} and s.instance_id = ${instance.id}
-        and s.status in ('active', 'pending') and s.expire_at > ${now} and s.abandon_at > ${now}
+      where t.digest = ${v.digest} and t.rotated_at is null and s.id = ${v.sessionId} and s.instance_id = ${v.instanceId}
+        and s.status in ('active', 'pending') and s.expire_at > ${v.now} and s.abandon_at > ${v.now}
     ), rotated as (
-      update ${refreshTokens} set rotated_at = ${now}
-      where digest = ${digest} and rotated_at is null and exists (select 1 from target)
+      update ${refreshTokens} set rotated_at = ${v.now}
+      where digest = ${v.digest} and rotated_at is null and exists (select 1 from target)
       returning session_id
     ), successor as (
       insert into ${refreshTokens} (digest, session_id, created_at)
-      select ${successorDigest}, session_id, ${now} from rotated
+      select ${v.successorDigest}, session_id, ${v.now} from rotated
       on conflict (digest) do nothing
     ), touched as (
-      update ${sessions} set last_active_at = ${now}, abandon_at = ${abandonAt}, updated_at = ${now}
+      update ${sessions} set last_active_at = ${v.now}, abandon_at = ${abandonAt}, updated_at = ${v.now}
       where id in (select session_id from rotated)
     )
     select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version,
-           ${entitledPlansJson(instance.id, sql`target.user_id`, sql`target.last_active_organization_id`)} as plans
+           ${entitledPlansJson(v.instanceId, sql`target.user_id`, sql`target.last_active_organization_id`)} as plans
       from target where exists (select 1 from rotated)`;
 }
 
+/** rotationStatement with its values in place (the EXPLAIN test's form). */
+export function rotationStatement(instance: InstanceContext, sessionId: string, digest: string, successorDigest: string, now: number): SQL {
+  const inactivity = instance.settings.session_inactivity_timeout_seconds;
+  return rotationSql({ instanceId: instance.id, sessionId, digest, successorDigest, now, idleCap: inactivity === null ? null : now + inactivity * 1000 });
+}
+
+/** The two forms of the rotation (with and without an inactivity timeout), prepared once per handle. */
+const rotationWith = (idle: boolean) => {
+  const p = sql.placeholder;
+  return preparedSql(idle ? 'refresh_rotate_idle' : 'refresh_rotate', () =>
+    rotationSql({ instanceId: p('instanceId'), sessionId: p('sessionId'), digest: p('digest'), successorDigest: p('successorDigest'), now: p('now'), idleCap: idle ? p('idleCap') : null }),
+  );
+};
+const rotations = { idle: rotationWith(true), always: rotationWith(false) };
+
 /** The common refresh (rotationStatement), prepared: null to take the careful path. */
 async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId: string, digest: string, successorDigest: string) {
-  const result = await executePrepared(deps.db, 'refresh_rotate', rotationStatement(instance, sessionId, digest, successorDigest, deps.clock.now()));
+  const now = deps.clock.now();
+  const inactivity = instance.settings.session_inactivity_timeout_seconds;
+  const result = await (inactivity === null ? rotations.always : rotations.idle)(deps.db).execute({
+    instanceId: instance.id,
+    sessionId,
+    digest,
+    successorDigest,
+    now,
+    idleCap: inactivity === null ? undefined : now + inactivity * 1000,
+  });
   afterCommit(() => forgetSessionHere(deps, sessionId));
   const [row] = rowsOf<{
     id: string;
