@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { ssoRequired } from '../organizations/sso-domains';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -12,6 +12,7 @@ import { rememberOriginWrite, riskOf, sendNewDeviceEmail, stepUpAddress, type Si
 import { activeSessionPart, createClient, type ClientRow } from '../sessions/clients';
 import { newSessionParts, type SessionActor } from '../sessions/sessions';
 import { rowFromJson, writeTogether, type Part } from '../db/together';
+import { rowsOf } from '../db/rows';
 import { activeSsoDomains } from '../organizations/sso-domains';
 import { emailDomain } from '../organizations/domains';
 import { secondFactorOf } from '../users/mfa';
@@ -162,24 +163,37 @@ const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { p
 
 /** The user as every rule needs them, in one read. */
 async function userForSignIn(d: D, instanceId: string, userId: string) {
-  const [user] = await d.db
-    .select({
-      id: users.id,
-      banned: users.banned,
-      locked: users.locked,
-      lockedUntil: users.lockedUntil,
-      sessionsVersion: users.sessionsVersion,
-      primaryEmailAddressId: users.primaryEmailAddressId,
-      secondFactor: secondFactorOf(users.id),
-      passkey: passkeyOfUser(),
-    })
-    .from(users)
-    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))
-    // Locked before the session (a child row) is inserted: the sign-in writes the user row later
-    // (last sign-in, lockout counters), and asking for that lock after taking KEY SHARE through
-    // the session would deadlock behind a deletion or a username change (server/db/row-locks.ts).
-    .for('no key update');
-  return user;
+  // Written out rather than built by Drizzle: a sign-in's one read, sent as often as sign-ins.
+  const [row] = rowsOf<{
+    id: string;
+    banned: boolean;
+    locked: boolean;
+    locked_until: number | string | null;
+    sessions_version: number;
+    primary_email_address_id: string | null;
+    second_factor: boolean;
+    passkey: boolean;
+  }>(
+    await d.db.execute(sql`
+      select ${users.id}, ${users.banned}, ${users.locked}, ${users.lockedUntil}, ${users.sessionsVersion}, ${users.primaryEmailAddressId},
+             ${secondFactorOf(users.id)} as second_factor, ${passkeyOfUser()} as passkey
+        from ${users} where ${users.id} = ${userId} and ${users.instanceId} = ${instanceId}
+      -- Locked before the session (a child row) is inserted: the sign-in writes the user row later
+      -- (last sign-in, lockout counters), and asking for that lock after taking KEY SHARE through
+      -- the session would deadlock behind a deletion or a username change (server/db/row-locks.ts).
+      for no key update`),
+  );
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    banned: row.banned,
+    locked: row.locked,
+    lockedUntil: row.locked_until === null ? null : Number(row.locked_until),
+    sessionsVersion: Number(row.sessions_version),
+    primaryEmailAddressId: row.primary_email_address_id,
+    secondFactor: row.second_factor,
+    passkey: row.passkey,
+  };
 }
 
 /** Whether the user must sign in through SSO: one of their verified addresses is at a domain of an active connection. */
@@ -296,12 +310,24 @@ export async function recordSignInAttempt(
   d: Pick<D, 'db' | 'clock'>,
   row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier' | 'userId'> & Partial<SignInRow>,
 ): Promise<SignInRow> {
-  const now = d.clock.now();
-  const [recorded] = await d.db
-    .insert(signInAttempts)
-    .values({ id: newId('sia'), status: 'needs_first_factor', abandonAt: now + SIGN_IN_TTL_MS, createdAt: now, updatedAt: now, ...row })
-    .returning();
+  const [recorded] = await d.db.insert(signInAttempts).values({ ...attemptDefaults(d), ...row }).returning();
   return recorded!;
+}
+
+const attemptDefaults = (d: Pick<D, 'clock'>) => {
+  const now = d.clock.now();
+  return { id: newId('sia'), status: 'needs_first_factor' as const, abandonAt: now + SIGN_IN_TTL_MS, createdAt: now, updatedAt: now };
+};
+
+/**
+ * recordSignInAttempt's write for an attempt waiting for its first factor, to send with
+ * others (db/together.ts), `returning *`: the user may be a subquery of the same statement.
+ */
+export function newAttemptWrite(d: Pick<D, 'clock'>, row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier'> & { userId: SQL }): SQL {
+  const a = attemptDefaults(d);
+  return sql`insert into ${signInAttempts} (id, instance_id, client_id, identifier, user_id, status, abandon_at, created_at, updated_at)
+             values (${a.id}, ${row.instanceId}, ${row.clientId}, ${row.identifier}, ${row.userId}, ${a.status}, ${a.abandonAt}, ${a.createdAt}, ${a.updatedAt})
+             returning *`;
 }
 
 async function identifierOf(d: D, user: { id: string; primaryEmailAddressId: string | null }) {

@@ -1,5 +1,5 @@
 import type { AuditContext } from '../http/actor';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -7,7 +7,8 @@ import { emailAddresses, phoneNumbers, signInAttempts, users, type SignInStatus 
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
-import { createClient, setActiveSession, type ClientRow } from '../sessions/clients';
+import { createClient, newClient, setActiveSession, type ClientRow } from '../sessions/clients';
+import { fromJson, rowFromJson, writeTogether } from '../db/together';
 import { applySessionAction, revokeLiveSessions } from '../sessions/sessions';
 import { bumpSessionsVersion } from '../sessions/session-state';
 import { hasSecondFactor, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
@@ -19,7 +20,7 @@ import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
 import { describeRequest, maskEmail, type SignInOrigin } from '../protection/risk';
-import { completeSignIn, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
+import { completeSignIn, newAttemptWrite, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
 import { checkCode, latestCode, verificationView } from '../verification/codes';
 import { checkNewPassword, checkPassword } from '../users/password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from '../instances/password-rules';
@@ -124,29 +125,26 @@ async function secondFactorsOf(deps: Pick<Deps, 'db'>, a: SignInRow, methods: Si
   return [...(totp ? SECOND_FACTORS : []), ...(passkey ? [{ strategy: 'passkey' as const }] : [])];
 }
 
-/** The user an identifier names in this instance, or null. */
-async function findUserId(db: Db, instanceId: string, identifier: string): Promise<string | null> {
+/** The user an identifier names in this instance: a scalar subquery (null for nobody). */
+function userIdOf(instanceId: string, identifier: string): SQL {
   const key = identifier.toLowerCase();
   if (isEmail(identifier)) {
-    const [row] = await db
-      .select({ userId: emailAddresses.userId })
-      .from(emailAddresses)
-      .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, key)));
-    return row?.userId ?? null;
+    return sql`(select ${emailAddresses.userId} from ${emailAddresses} where ${emailAddresses.instanceId} = ${instanceId} and ${emailAddresses.emailKey} = ${key})`;
   }
   if (isPhone(identifier)) {
     // Only a verified number signs in: anyone may have typed an unverified one into their profile.
-    const [row] = await db
-      .select({ userId: phoneNumbers.userId })
-      .from(phoneNumbers)
-      .where(and(eq(phoneNumbers.instanceId, instanceId), eq(phoneNumbers.phoneNumber, identifier), eq(phoneNumbers.verificationStatus, 'verified')));
-    return row?.userId ?? null;
+    return sql`(select ${phoneNumbers.userId} from ${phoneNumbers}
+                where ${phoneNumbers.instanceId} = ${instanceId} and ${phoneNumbers.phoneNumber} = ${identifier} and ${phoneNumbers.verificationStatus} = 'verified')`;
   }
-  const [row] = await db
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.instanceId, instanceId), eq(users.usernameKey, key)));
-  return row?.id ?? null;
+  return sql`(select ${users.id} from ${users} where ${users.instanceId} = ${instanceId} and ${users.usernameKey} = ${key})`;
+}
+
+/** What a password check reads of the user: the digest, and the lock (refused before the costly hash). */
+interface StoredPassword {
+  digest: string | null;
+  hasher: string | null;
+  locked: boolean;
+  lockedUntil: number | null;
 }
 
 export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
@@ -181,27 +179,43 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow,
   };
 }
 
-/** Creates a sign-in attempt (and the client when there is none). Answers the same whether or not the identifier exists. */
+/**
+ * Creates a sign-in attempt (and the client when there is none), in one statement. Answers
+ * the same whether or not the identifier exists. `withPassword`: a password comes with it,
+ * and what its check needs of the user is read in the same statement (`stored`).
+ */
 export async function createSignIn(
   deps: D,
   instance: InstanceContext,
   identifier: string,
   client: ClientRow | null,
-): Promise<{ attempt: SignInRow; client: ClientRow; newClientToken: string | null }> {
+  opts: { withPassword?: boolean } = {},
+): Promise<{ attempt: SignInRow; client: ClientRow; newClientToken: string | null; stored?: StoredPassword | null }> {
   const methods = instance.settings.sign_in_methods;
   const allowed = isEmail(identifier) || (isPhone(identifier) ? methods.phone_code : methods.username);
   if (!allowed) {
     throw validationError('identifier', 'identifier_not_allowed', methods.phone_code ? 'Sign in with your email address or phone number.' : 'Sign in with your email address.');
   }
-  return deps.db.transaction(async (tx) => {
-    const d = { ...deps, db: tx };
-    const userId = await findUserId(tx, instance.id, identifier);
-    let newClientToken: string | null = null;
-    let c = client;
-    if (!c) ({ client: c, token: newClientToken } = await createClient(d, instance.id));
-    const attempt = await recordSignInAttempt(d, { instanceId: instance.id, clientId: c.id, identifier, userId });
-    return { attempt, client: c, newClientToken };
-  });
+  const userId = userIdOf(instance.id, identifier);
+  const fresh = client ? null : newClient(deps, instance.id);
+  const c = client ?? fresh!.client;
+  const stored = sql`(select to_json(x) from (
+      select ${users.passwordDigest} as digest, ${users.passwordHasher} as hasher, ${users.locked} as locked, ${users.lockedUntil} as "lockedUntil"
+        from ${users} where ${users.id} = ${userId} and ${users.instanceId} = ${instance.id}) x)`;
+  const [answers] = await writeTogether(deps.db, [
+    {
+      writes: [fresh?.write ?? null],
+      returning: { attempt: newAttemptWrite(deps, { instanceId: instance.id, clientId: c.id, identifier, userId }) },
+      reads: opts.withPassword ? { stored } : {},
+    },
+  ]);
+  const attempt = rowFromJson(signInAttempts, answers!.attempt)!;
+  return {
+    attempt,
+    client: c,
+    newClientToken: fresh?.token ?? null,
+    ...(opts.withPassword ? { stored: fromJson<StoredPassword | null>(answers!.stored) } : {}),
+  };
 }
 
 /** Starts a username-less passkey sign-in: an attempt without an identifier (the passkey will name the user). */
@@ -385,7 +399,8 @@ export async function completeFirstFactor(
 const originOf = (a: SignInRow, ctx: AuditContext): SignInOrigin => ({ clientId: a.clientId, ip: ctx.ip, userAgent: ctx.userAgent });
 
 export type FirstFactorInput =
-  | { strategy: 'password'; password: string }
+  /** `stored`: the user's digest and lock as createSignIn read them (undefined: read here). */
+  | { strategy: 'password'; password: string; stored?: StoredPassword | null }
   | { strategy: 'passkey'; credential: AuthenticationResponseJSON; rp: RelyingParty }
   | { strategy: 'email_code' | 'phone_code' | 'reset_password_email_code'; code: string };
 
@@ -406,7 +421,10 @@ export async function attemptFirstFactor(
   }
   if (input.strategy === 'password') {
     // The lock and the digest in one read, before the costly hash.
-    const [stored] = a.userId
+    const [stored] =
+      input.stored !== undefined
+        ? input.stored && a.userId ? [input.stored] : []
+        : a.userId
       ? await deps.db
           .select({ digest: users.passwordDigest, hasher: users.passwordHasher, locked: users.locked, lockedUntil: users.lockedUntil })
           .from(users)

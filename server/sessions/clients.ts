@@ -64,13 +64,18 @@ export async function findClient(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
 
 /** A new client and its token (shown to the caller once). Runs in the caller's transaction if any. */
 export async function createClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string) {
+  const fresh = newClient(deps, instanceId);
+  await deps.db.execute(fresh.write);
+  return { client: fresh.client, token: fresh.token };
+}
+
+/** createClient's row, token and write, to send with others (db/together.ts). */
+export function newClient(deps: Pick<Deps, 'clock'>, instanceId: string) {
   const token = generateSecret(CLIENT_TOKEN_PREFIX);
   const now = deps.clock.now();
-  const [client] = await deps.db
-    .insert(clients)
-    .values({ id: newId('client'), instanceId, tokenDigest: sha256Hex(token), createdAt: now, updatedAt: now })
-    .returning();
-  return { client: client!, token };
+  const client: ClientRow = { id: newId('client'), instanceId, tokenDigest: sha256Hex(token), lastActiveSessionId: null, createdAt: now, updatedAt: now, revokedAt: null };
+  const write = sql`insert into ${clients} (id, instance_id, token_digest, created_at, updated_at) values (${client.id}, ${instanceId}, ${client.tokenDigest}, ${now}, ${now})`;
+  return { client, token, write };
 }
 
 /**

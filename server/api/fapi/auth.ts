@@ -342,7 +342,7 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
     }
     if (body.password !== undefined) await spendAttemptBudget(deps, auth, request);
     const ssoBinding = body.strategy === 'enterprise_sso' ? bindingFor(auth.mode, body.code_challenge) : null;
-    const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client);
+    const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client, { withPassword: body.password !== undefined });
     const token = created.newClientToken ?? auth.clientToken!;
     auth.issueClientToken(token);
     auth.client = created.client;
@@ -366,7 +366,7 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
     }
     if (body.password !== undefined) {
       // attemptFirstFactor refuses a locked account before hashing.
-      const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password }, auditCtxOf(auth, request));
+      const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password, stored: created.stored }, auditCtxOf(auth, request));
       renewClientToken(auth, step);
       return signInAnswer(deps, auth, step);
     }
