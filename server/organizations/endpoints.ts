@@ -86,6 +86,7 @@ export interface OrganizationAudience<Auth> {
     createInvitation: z.ZodType<Out<typeof createInvitationBody>>;
     createDomain: z.ZodType<Out<typeof createDomainBody>>;
     updateDomain: z.ZodType<Out<typeof updateDomainBody>>;
+    setLogo: z.ZodType<ImageUpload>;
   };
   queries: {
     /** Of a route that takes no query of its own (undefined: none). */
@@ -111,6 +112,8 @@ export function serverAudience<Auth>(instanceOf: (auth: Auth) => string): Organi
       updateMembership: updateMembershipBody,       createInvitation: createInvitationBody,
       createDomain: createDomainBody,
       updateDomain: updateDomainBody,
+      // Clerk's backend SDK names who uploaded the logo: accepted, not kept (the audit log has the caller).
+      setLogo: organizationLogoUploadSchema.extend({ uploader_user_id: z.string().max(64).optional() }),
     },
     queries: { light: z.strictObject(lightQuery), memberships: listMembershipsQuery, invitations: listInvitationsQuery },
   };
@@ -211,7 +214,7 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
     setLogo: endpoint<Auth, ImageUpload, object>({
       summary: `Set the organization’s logo (${USER_UPLOAD}); its image_url is then the logo’s public URL`,
       multipart: true,
-      body: organizationLogoUploadSchema,
+      body: bodies.setLogo,
       query: queries.none,
       response: schemas.organization,
       audit: { action: 'organization.logo_updated' },

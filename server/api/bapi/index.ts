@@ -121,6 +121,8 @@ export const bapiRoutes: BapiRoute[] = [
   route('PATCH',  '/v1/organizations/:id',                               'organizations:write', orgs.updateOrganization),
   route('PATCH',  '/v1/organizations/:id/metadata',                      'organizations:write', clerk.updateOrganizationMetadataEndpoint),
   route('DELETE', '/v1/organizations/:id',                               'organizations:write', orgs.deleteOrganization),
+  route('PUT',    '/v1/organizations/:id/logo',                          'organizations:write', orgs.setLogo),
+  route('DELETE', '/v1/organizations/:id/logo',                          'organizations:write', orgs.deleteLogo),
   route('POST',   '/v1/organizations/:id/memberships',                   'organizations:write', orgs.createMembership),
   route('GET',    '/v1/organizations/:id/memberships',                   'organizations:read',  clerkList(orgs.listMemberships)),
   route('PATCH',  '/v1/organizations/:id/memberships/:user_id',          'organizations:write', orgs.updateMembership),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint } from '../../http/endpoint';
 import { storedImageResult } from '../../http/images';
-import { organizationLogoImage } from '../../organizations/logo';
+import { organizationLogoImage, organizationLogoUploadSchema } from '../../organizations/logo';
 import { auditContextOf } from '../../http/actor';
 import { AppError } from '../../http/errors';
 import { lightListSchema } from '../../http/pagination';
@@ -108,6 +108,7 @@ export const memberOrganizations = organizationEndpointsFor<OrgMemberAuth>({
     createInvitation: inviteBody,
     createDomain: createDomainBody.omit({ verified: true }),
     updateDomain: updateDomainBody.omit({ verified: true }),
+    setLogo: organizationLogoUploadSchema,
   },
   queries: {
     none: meQuery,

@@ -203,6 +203,23 @@ describe('@clerk/backend: sessions and tokens', () => {
 });
 
 describe('@clerk/backend: organizations', () => {
+  it('sets (multipart upload, naming the uploader) and deletes an organization’s logo (updateOrganizationLogo, deleteOrganizationLogo)', async () => {
+    const c = clerk();
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const owner = await c.users.createUser({ emailAddress: [email()] });
+    const org = await c.organizations.createOrganization({ name: 'Logo Co', createdBy: owner.id });
+    expect(org.hasImage).toBe(false);
+    const withLogo = await c.organizations.updateOrganizationLogo(org.id, { file: new Blob([png], { type: 'image/png' }), uploaderUserId: owner.id });
+    expect(withLogo.hasImage).toBe(true);
+    expect(withLogo.imageUrl).toContain(`/v1/organization_logos/${org.id}/`);
+    const image = await h.request('GET', new URL(withLogo.imageUrl).pathname);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await image.arrayBuffer()).equals(png)).toBe(true);
+    const cleared = await c.organizations.deleteOrganizationLogo(org.id);
+    expect(cleared.hasImage).toBe(false);
+    expect(cleared.imageUrl).toBe('');
+  });
+
   it('manages an organization, its metadata, memberships and invitations', async () => {
     const c = clerk();
     const owner = await c.users.createUser({ emailAddress: [email()] });
