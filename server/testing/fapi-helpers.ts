@@ -66,7 +66,7 @@ export async function mintNewUserSession(h: TestHarness, key: string): Promise<M
   const email = `s${Math.random().toString(36).slice(2)}@example.com`;
   const user = (await h.call('POST', '/v1/users', { key, body: { email_address: [email] } })).body.id;
   const res = await h.call('POST', '/v1/sessions', { key, body: { user_id: user } });
-  expect(res.status).toBe(200);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
 
