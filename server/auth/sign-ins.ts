@@ -11,7 +11,7 @@ import { createClient, newClient, setActiveSession, type ClientRow } from '../se
 import { fromJson, rowFromJson, writeTogether } from '../db/together';
 import { applySessionAction, revokeLiveSessions } from '../sessions/sessions';
 import { bumpSessionsVersion } from '../sessions/session-state';
-import { hasSecondFactor, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
+import { hasSecondFactor, recordSecondFactor, verifySecondFactor, type SecondFactorStrategy } from '../users/mfa';
 import { hasPasskey } from '../passkeys/passkeys';
 import { isPasskeyOnly, PASSKEY_ONLY_IDENTIFIER, verifyAssertion } from '../passkeys/sign-in';
 import type { RelyingParty } from '../passkeys/relying-party';
@@ -553,6 +553,8 @@ export async function attemptSecondFactor(
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     await applySessionAction(d, instance.id, a.sessionId!, 'activate', auditCtx);
+    // The session's second factor is fresh (reverification, `fva`): a TOTP or backup code, not a risk step-up's email code.
+    if (input.strategy === 'totp' || input.strategy === 'backup_code') await recordSecondFactor(d, a.sessionId!);
     const { client } = await setActiveSession(d, a.clientId, a.sessionId!);
     const [next] = await tx
       .update(signInAttempts)

@@ -17,7 +17,7 @@ export const SHORTCODE_FIELDS = {
 type Scope = keyof typeof SHORTCODE_FIELDS;
 const isShortcode = (scope: string, field: string) => Object.hasOwn(SHORTCODE_FIELDS, scope) && (SHORTCODE_FIELDS[scope as Scope] as readonly string[]).includes(field);
 
-export const RESERVED_CLAIMS: ReadonlySet<string> = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'sv', 'sts', 'azp', 'act', 'org_id', 'org_role', 'org_slug', 'org_permissions', 'pla', 'fea', 'lti']);
+export const RESERVED_CLAIMS: ReadonlySet<string> = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'sv', 'sts', 'azp', 'act', 'org_id', 'org_role', 'org_slug', 'org_permissions', 'pla', 'fea', 'lti', 'fva']);
 /** Built-in claims of a session token that a template token does not carry, so its template may set them (as Clerk's). */
 const TEMPLATE_SETTABLE = new Set([
   // The service the token is for.

@@ -133,6 +133,10 @@ export function newSessionParts(deps: Pick<Deps, 'clock'>, instance: InstanceCon
     lastActiveAt: now,
     expireAt,
     abandonAt,
+    // Null: the sign-in (created_at) is the first factor's proof; a second factor is recorded when proved.
+    firstFactorVerifiedAt: null,
+    secondFactorVerifiedAt: null,
+    reverification: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -312,7 +316,8 @@ function rotationSql(v: {
   const abandonAt = v.idleCap === null ? sql`expire_at` : sql`least(expire_at, ${v.idleCap}::bigint)`;
   return sql`
     with target as (
-      select s.id, s.user_id, s.status, s.actor, s.lti, s.expire_at, s.last_active_organization_id, u.sessions_version
+      select s.id, s.user_id, s.status, s.actor, s.lti, s.expire_at, s.last_active_organization_id, u.sessions_version,
+             s.created_at, s.first_factor_verified_at, s.second_factor_verified_at
       from ${refreshTokens} t
       join ${sessions} s on s.id = t.session_id
       join ${users} u on u.id = s.user_id
@@ -331,6 +336,7 @@ function rotationSql(v: {
       where id in (select session_id from rotated)
     )
     select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version,
+           created_at, first_factor_verified_at, second_factor_verified_at,
            ${entitledPlansJson(v.instanceId, sql`target.user_id`, sql`target.last_active_organization_id`)} as plans
       from target where exists (select 1 from rotated)`;
 }
@@ -372,6 +378,9 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     expire_at: number | string;
     last_active_organization_id: string | null;
     sessions_version: number;
+    created_at: number | string;
+    first_factor_verified_at: number | string | null;
+    second_factor_verified_at: number | string | null;
     plans: EntitledPlan[] | string;
   }>(result);
   if (!row) return null;
@@ -384,6 +393,9 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     expireAt: Number(row.expire_at),
     lastActiveOrganizationId: row.last_active_organization_id,
     sessionsVersion: Number(row.sessions_version),
+    createdAt: Number(row.created_at),
+    firstFactorVerifiedAt: row.first_factor_verified_at === null ? null : Number(row.first_factor_verified_at),
+    secondFactorVerifiedAt: row.second_factor_verified_at === null ? null : Number(row.second_factor_verified_at),
     plans: typeof row.plans === 'string' ? (JSON.parse(row.plans) as EntitledPlan[]) : row.plans,
   };
 }

@@ -1,5 +1,5 @@
 import type { AuditContext } from '../http/actor';
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
@@ -12,6 +12,7 @@ import type { InstanceContext } from '../instances/instances';
 import { applicationName } from '../instances/branding-settings';
 import type { Reason } from '../http/errors';
 import { applySessionAction } from '../sessions/sessions';
+import { updateSessions } from '../sessions/session-state';
 import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from './users';
 
@@ -233,6 +234,8 @@ export async function confirmTotp(deps: D, instance: InstanceContext, userId: st
     await tx.update(totpFactors).set({ status: 'verified', verifiedAt: now, updatedAt: now }).where(eq(totpFactors.userId, userId));
     const codes = await replaceBackupCodes(d, userId);
     await emitUserUpdated(d, instance.id, userId);
+    // The code just proved is this session's second factor.
+    if (sessionId) await recordSecondFactor(d, sessionId);
     if (sessionId) {
       const [s] = await tx
         .select({ status: sessions.status })
@@ -244,27 +247,34 @@ export async function confirmTotp(deps: D, instance: InstanceContext, userId: st
   });
 }
 
-/** New backup codes (the old ones stop working); needs a current TOTP code. */
-export async function regenerateBackupCodes(deps: D, instanceId: string, userId: string, code: string) {
+/**
+ * What re-verifies the user for a change of their MFA: a current TOTP code, the password, or
+ * `reverified` — the router checked that the session's factors were proved within Clerk's
+ * strict window (FapiGuard.reverification, sessions/reverification.ts).
+ */
+export type MfaProof = { code: string } | { password: string } | { reverified: true };
+
+/** New backup codes (the old ones stop working), for a current TOTP code or a reverified session. */
+export async function regenerateBackupCodes(deps: D, instanceId: string, userId: string, proof: { code: string } | { reverified: true }) {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     if ((await factorOf(tx, userId, true))?.status !== 'verified') {
       throw new AppError('CONFLICT', { message: 'Enable TOTP before making backup codes.', meta: { reason: 'not_enrolled' } });
     }
-    if (!(await verifySecondFactor(d, instanceId, userId, 'totp', code))) throw invalidCode();
+    if ('code' in proof && !(await verifySecondFactor(d, instanceId, userId, 'totp', proof.code))) throw invalidCode();
     return { object: 'backup_codes' as const, backup_codes: await replaceBackupCodes(d, userId) };
   });
 }
 
 /**
- * Disables TOTP (and drops the backup codes) after re-verification: a current TOTP code
- * or the user's password. Refused with 403 while the instance requires MFA.
+ * Disables TOTP (and drops the backup codes) after re-verification: a current TOTP code,
+ * the user's password, or a reverified session. Refused with 403 while the instance requires MFA.
  */
 export async function disableTotp(
   deps: D & Pick<Deps, 'passwords'>,
   instance: InstanceContext,
   userId: string,
-  proof: { code?: string; password?: string },
+  proof: MfaProof,
 ) {
   if (instance.settings.mfa_required) {
     throw new AppError('FORBIDDEN', { message: 'This instance requires MFA: it cannot be disabled.', meta: { reason: 'mfa_required' } });
@@ -272,9 +282,9 @@ export async function disableTotp(
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     if ((await factorOf(tx, userId, true))?.status !== 'verified') throw new AppError('CONFLICT', { message: 'TOTP is not enabled.', meta: { reason: 'not_enrolled' } });
-    let ok = false;
-    if (proof.code !== undefined) ok = await verifySecondFactor(d, instance.id, userId, 'totp', proof.code);
-    else if (proof.password !== undefined) {
+    let ok = 'reverified' in proof;
+    if ('code' in proof) ok = await verifySecondFactor(d, instance.id, userId, 'totp', proof.code);
+    else if ('password' in proof) {
       const [u] = await tx.select({ digest: users.passwordDigest, hasher: users.passwordHasher }).from(users).where(eq(users.id, userId));
       ok = !!u?.digest && !!u.hasher && (await deps.passwords.verify(proof.password, u.digest, u.hasher as PasswordHasher));
       if (!ok) throw new AppError('VALIDATION_FAILED', { message: 'The password is incorrect.', meta: { param: 'password', reason: 'incorrect_password' } });
@@ -282,6 +292,7 @@ export async function disableTotp(
     if (!ok) throw invalidCode();
     await tx.delete(backupCodes).where(eq(backupCodes.userId, userId));
     await tx.delete(totpFactors).where(eq(totpFactors.userId, userId));
+    await forgetSecondFactors(d, userId);
     await emitUserUpdated(d, instance.id, userId);
     return { object: 'totp' as const, deleted: true };
   });
@@ -294,10 +305,11 @@ export async function disableTotp(
  * Emits user.updated when the user had a verified factor. Answers `{user_id}` as Clerk does.
  * Runs in the router's audited transaction.
  */
-export async function removeAllMfa(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
+export async function removeAllMfa(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, instanceId: string, userId: string) {
   const before = await getUser(deps, instanceId, userId);
   await deps.db.delete(backupCodes).where(eq(backupCodes.userId, userId));
   await deps.db.delete(totpFactors).where(and(eq(totpFactors.userId, userId), eq(totpFactors.instanceId, instanceId)));
+  await forgetSecondFactors(deps, userId);
   if (before.two_factor_enabled) await emitUserUpdated(deps, instanceId, userId);
   return { user_id: userId };
 }
@@ -305,4 +317,17 @@ export async function removeAllMfa(deps: Pick<Deps, 'db' | 'clock'>, instanceId:
 /** user.updated carries the full user (two_factor_enabled changed). */
 async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
   await emitEvent(deps, instanceId, 'user.updated', await getUser(deps, instanceId, userId));
+}
+
+/**
+ * A second factor was proved on the session outside a reverification (the sign-in's second
+ * step, TOTP enrollment): it counts as fresh (sessions/reverification.ts).
+ */
+export async function recordSecondFactor(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, sessionId: string) {
+  await updateSessions(deps, { secondFactorVerifiedAt: deps.clock.now() }, eq(sessions.id, sessionId));
+}
+
+/** The user no longer has a second factor: no session of theirs counts one as proved (their `fva` says -1 again). */
+async function forgetSecondFactors(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, userId: string) {
+  await updateSessions(deps, { secondFactorVerifiedAt: null }, and(eq(sessions.userId, userId), isNotNull(sessions.secondFactorVerifiedAt)));
 }

@@ -19,6 +19,8 @@ import type { SystemPermission } from '../../organizations/roles';
 import type { MeScope } from '../../users/api-tokens';
 import { resolveMe, type Me } from '../../users/me';
 import { refuseImpersonation, type ImpersonationRule } from '../../users/impersonation';
+import { assertReverified } from '../../auth/reverification';
+import type { ReverificationRequirement } from '../../sessions/factor-verification';
 
 /**
  * FAPI credentials. The instance comes from the path (`/fapi/<instance_id>`); the
@@ -58,6 +60,12 @@ export interface FapiGuard {
    * once the membership and permission are checked.
    */
   sends?: keyof typeof SENDING_BUDGETS;
+  /**
+   * The signed-in session's factors must have been proved within this requirement (Clerk's
+   * reverification, server/sessions/reverification.ts), else 403 REVERIFICATION_REQUIRED with
+   * `meta.session_verification`; checked once the user is resolved, after impersonation.
+   */
+  reverification?: ReverificationRequirement;
 }
 
 export interface FapiAuth {
@@ -112,6 +120,7 @@ async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth
   const sessionId = c.req.query('session_id');
   const me = await resolveMe(deps, auth, { sessionId, tokenScope: guard.user.tokenScope, allowPending: guard.user.allowPending });
   refuseImpersonation(guard.impersonation, me, null);
+  if (guard.reverification) await assertReverified(deps, auth.instance, me, guard.reverification);
   Object.assign(auth, { me });
   if (!guard.org) return;
   const orgIdOrSlug = c.req.param('id') ?? '';

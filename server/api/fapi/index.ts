@@ -32,6 +32,8 @@ import { clerkFapiDialect } from './clerk/dialect';
 import * as clerkDev from './clerk/handshake';
 import { templateTokenEndpoint } from './clerk/tokens';
 import * as clerkOrgs from './clerk/organizations';
+import * as clerkVerify from './clerk/verification';
+import { STRICT } from '../../sessions/factor-verification';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -83,6 +85,8 @@ const notImpersonated = <G extends FapiGuard>(guard: G, refused = SIGN_IN_METHOD
   ({ ...guard, impersonation: { refused, ...(whenBodyHas ? { whenBodyHas } : {}) } }) as const satisfies FapiGuard;
 /** PATCH /v1/me: names and metadata are the app's; the username and the primary identifiers sign in. */
 const ME_PATCH = notImpersonated(ME_WRITE, SIGN_IN_METHODS, ['username', 'primary_email_address_id', 'primary_phone_number_id']);
+/** Clerk's sensitive account actions: proved by the session's recent verification (Clerk's `strict`: 10 minutes) instead of a code in the body. */
+const REVERIFIED = { ...ME, reverification: STRICT } as const satisfies FapiGuard;
 
 /**
  * The frontend API, one route a line: method, path under the fapi_url, guard, endpoint.
@@ -195,6 +199,15 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens/:template', CLIENT, templateTokenEndpoint),
   fapiRoute('GET',    '/v1/organizations/:id/roles',                         org('org:sys_memberships:read'), clerkOrgs.organizationRolesEndpoint),
   fapiRoute('GET',    '/v1/organizations/:id/membership_requests',           org('org:sys_memberships:manage'), clerkOrgs.membershipRequestsEndpoint),
+  // Clerk's reverification (server/sessions/reverification.ts): a session of this client verified again, then the actions it unlocks.
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify',                       CLIENT,  clerkVerify.startVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_first_factor',  SEND,    clerkVerify.prepareFirstFactorVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_first_factor',  ATTEMPT, clerkVerify.attemptFirstFactorVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_second_factor', CLIENT,  clerkVerify.prepareSecondFactorVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_second_factor', ATTEMPT, clerkVerify.attemptSecondFactorVerificationEndpoint),
+  fapiRoute('POST',   '/v1/me/backup_codes/reverified',   notImpersonated(REVERIFIED),        me.regenerateBackupCodesReverifiedEndpoint),
+  fapiRoute('DELETE', '/v1/me/totp/reverified',           notImpersonated(REVERIFIED),        me.deleteTotpReverifiedEndpoint),
+  fapiRoute('DELETE', '/v1/me/reverified',                notImpersonated(REVERIFIED, 'delete the account'), me.deleteMeEndpoint),
 ];
 
 export function createFapi(deps: Deps) {

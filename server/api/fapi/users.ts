@@ -142,7 +142,7 @@ export const deleteTotpEndpoint = endpoint<SignedInAuth, z.output<typeof disable
   handle: async ({ deps, auth, body }) => {
     const { me } = auth;
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    return disableTotp(deps, auth.instance, me.userId, body);
+    return disableTotp(deps, auth.instance, me.userId, body.code !== undefined ? { code: body.code } : { password: body.password! });
   },
 });
 
@@ -155,8 +155,30 @@ export const regenerateBackupCodesEndpoint = endpoint<SignedInAuth, z.output<typ
   handle: async ({ deps, auth, body }) => {
     const { me } = auth;
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    return regenerateBackupCodes(deps, auth.instance.id, me.userId, body.code);
+    return regenerateBackupCodes(deps, auth.instance.id, me.userId, { code: body.code });
   },
+});
+
+/**
+ * The same MFA changes for a session whose factors were proved recently instead of a code in
+ * the body (Clerk's `user.createBackupCode()` and `user.disableTOTP()`, which send none): the
+ * route's guard (FapiGuard.reverification) answers 403 REVERIFICATION_REQUIRED until the
+ * session is verified again (POST /v1/client/sessions/:id/verify).
+ */
+export const regenerateBackupCodesReverifiedEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+  summary: 'New backup codes (the old ones stop working) for a session verified within 10 minutes; answered once',
+  audit: { action: 'mfa.backup_codes_regenerated' },
+  query: meQuery,
+  response: z.object({ object: z.literal('backup_codes'), backup_codes: z.array(z.string()) }),
+  handle: ({ deps, auth }) => regenerateBackupCodes(deps, auth.instance.id, auth.me.userId, { reverified: true }),
+});
+
+export const deleteTotpReverifiedEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+  summary: 'Disable TOTP and drop the backup codes, for a session verified within 10 minutes',
+  audit: { action: 'mfa.totp_disabled' },
+  query: meQuery,
+  response: z.object({ object: z.literal('totp'), deleted: z.literal(true) }),
+  handle: ({ deps, auth }) => disableTotp(deps, auth.instance, auth.me.userId, { reverified: true }),
 });
 
 export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof createApiTokenBody>, MeQuery>({

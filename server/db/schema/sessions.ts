@@ -12,6 +12,18 @@ export interface LtiSessionContext {
   roles: string[];
 }
 
+/**
+ * A verification of a live session in progress (Clerk's reverification, server/sessions/reverification.ts):
+ * the level asked, how far it got, when it started, and the strategies prepared.
+ */
+export interface SessionReverification {
+  level: 'first_factor' | 'second_factor' | 'multi_factor';
+  status: 'needs_first_factor' | 'needs_second_factor' | 'complete';
+  started_at: number;
+  first_factor_strategy: string | null;
+  second_factor_strategy: string | null;
+}
+
 export const SESSION_STATUSES = ['pending', 'active', 'ended', 'revoked', 'removed', 'expired', 'abandoned'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
@@ -55,6 +67,15 @@ export const sessions = pgTable(
     lastActiveAt: millis('last_active_at').notNull(),
     expireAt: millis('expire_at').notNull(),
     abandonAt: millis('abandon_at').notNull(),
+    /**
+     * When the user last proved a first factor on this session: null is its sign-in (created_at);
+     * a reverification moves it. Clerk's `fva` claim and `factor_verification_age` read it.
+     */
+    firstFactorVerifiedAt: millis('first_factor_verified_at'),
+    /** When a second factor (TOTP or a backup code) was last proved on it: at sign-in or reverification; null: never. */
+    secondFactorVerifiedAt: millis('second_factor_verified_at'),
+    /** The reverification in progress, if any. */
+    reverification: jsonb('reverification').$type<SessionReverification>(),
     ...timestamps(),
   },
   (t) => [

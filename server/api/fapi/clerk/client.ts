@@ -1,5 +1,6 @@
-import { and, desc, eq, gt } from 'drizzle-orm';
-import { signInAttempts, signUpAttempts } from '../../../db/schema';
+import { and, desc, eq, gt, inArray } from 'drizzle-orm';
+import { sessions, signInAttempts, signUpAttempts } from '../../../db/schema';
+import { factorVerificationAge } from '../../../sessions/factor-verification';
 import type { Deps } from '../../../deps';
 import type { InstanceContext } from '../../../instances/instances';
 import { signInView } from '../../../auth/sign-ins';
@@ -42,6 +43,16 @@ async function userWithMemberships(deps: D, instance: InstanceContext, userId: s
   return { ...user, organization_memberships: rows.map(membershipView) };
 }
 
+/** Each session's `factor_verification_age` (minutes since its first and second factor were proved). */
+async function factorAges(deps: D, ids: string[]): Promise<Map<string, [number, number]>> {
+  if (ids.length === 0) return new Map();
+  const rows = await deps.db
+    .select({ id: sessions.id, createdAt: sessions.createdAt, firstFactorVerifiedAt: sessions.firstFactorVerifiedAt, secondFactorVerifiedAt: sessions.secondFactorVerifiedAt })
+    .from(sessions)
+    .where(inArray(sessions.id, ids));
+  return new Map(rows.map((r) => [r.id, factorVerificationAge(r, deps.clock.now())]));
+}
+
 /**
  * Clerk's client: the live sessions each with its user, the sign-in and sign-up in progress,
  * the active session. clerk-js takes `clerk.session` and `clerk.user` from it.
@@ -53,10 +64,11 @@ export async function clerkClient(deps: D, instance: InstanceContext, client: Cl
   for (const s of view.sessions) {
     if (!users.has(s.user_id)) users.set(s.user_id, await userWithMemberships(deps, instance, s.user_id));
   }
+  const ages = await factorAges(deps, view.sessions.map((s) => s.id));
   return {
     object: 'client' as const,
     id: client.id,
-    sessions: view.sessions.map((s) => clerkSession(s, users.get(s.user_id) ?? null)),
+    sessions: view.sessions.map((s) => clerkSession(s, users.get(s.user_id) ?? null, null, ages.get(s.id) ?? null)),
     sign_in: await signInInProgress(deps, instance, client),
     sign_up: await signUpInProgress(deps, instance, client),
     last_active_session_id: view.last_active_session_id,

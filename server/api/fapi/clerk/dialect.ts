@@ -9,7 +9,7 @@ import { clerkErrorBody } from './errors';
 import { validationError } from '../../../http/errors';
 import { DEV_BROWSER_HEADER, isClerkFapiRequest, type ClerkFapiRequest } from './mode';
 import { toLatchkeyRequest } from './request';
-import { clerkResource, clerkSession } from './shapes';
+import { clerkResource, clerkSession, clerkSessionVerification } from './shapes';
 
 /**
  * The Clerk dialect of the FAPI, for `@clerk/clerk-js` (and `@clerk/nextjs`, `@clerk/clerk-react`,
@@ -157,8 +157,13 @@ async function toClerkResponse(deps: Deps, instance: InstanceContext, request: R
     else {
       const inner = b.response ?? body;
       const obj = inner as { object?: string; id?: string };
+      const sessionOfClient = (id: unknown) => client?.sessions.find((s) => s.id === id);
       const response =
-        obj?.object === 'session' ? (client?.sessions.find((s) => s.id === obj.id) ?? clerkSession(obj as never, null)) : clerkResource(inner);
+        obj?.object === 'session'
+          ? (sessionOfClient(obj.id) ?? clerkSession(obj as never, null))
+          : obj?.object === 'session_verification'
+            ? clerkSessionVerification(obj as never, sessionOfClient((obj as { session_id?: string }).session_id) ?? null)
+            : clerkResource(inner);
       out = { response, client };
     }
   }

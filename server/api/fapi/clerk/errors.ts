@@ -20,6 +20,8 @@ const CODES: Record<string, string> = {
   SIGN_UP_NOT_ALLOWED: 'not_allowed_access',
   USER_BANNED: 'user_banned',
   USER_LOCKED: 'user_locked',
+  // Clerk's useReverification opens its verification on this code; meta.session_verification says the level.
+  REVERIFICATION_REQUIRED: 'session_reverification_required',
   MALFORMED_REQUEST: 'malformed_request_parameters',
   METHOD_NOT_ALLOWED: 'resource_not_found',
   CONFLICT: 'conflict',

@@ -60,7 +60,7 @@ export const publicUserData = (u: Json) => {
 const TASK_KEYS: Record<string, string> = { setup_mfa: 'setup-mfa' };
 
 /** A session of the client → Clerk's session, with its user (clerk.user comes from here). */
-export function clerkSession(s: Json, user: Json | null, lastActiveToken: string | null = null) {
+export function clerkSession(s: Json, user: Json | null, lastActiveToken: string | null = null, factorVerificationAge: [number, number] | null = null) {
   const tasks = arr(s.tasks).map((t) => ({ key: TASK_KEYS[String(t.key)] ?? t.key }));
   return {
     object: 'session',
@@ -73,7 +73,7 @@ export function clerkSession(s: Json, user: Json | null, lastActiveToken: string
     actor: s.impersonated_by ? { sub: s.impersonated_by } : null,
     user: user ? clerkUser(user) : null,
     public_user_data: user ? publicUserData(user) : null,
-    factor_verification_age: null,
+    factor_verification_age: factorVerificationAge,
     tasks: tasks.length ? tasks : null,
     last_active_token: lastActiveToken ? { object: 'token', jwt: lastActiveToken } : null,
     created_at: s.created_at,
@@ -214,6 +214,24 @@ export const clerkRole = (r: Json) => ({
     updated_at: r.updated_at,
   })),
 });
+
+/** A session verification (reverification) → Clerk's, with the session it verifies in Clerk's shape. */
+export function clerkSessionVerification(v: Json, session: unknown) {
+  const factor = (f: Json) => ({ ...f, safe_identifier: f.safe_identifier ?? null, primary: f.primary ?? true });
+  return {
+    object: 'session_verification',
+    id: v.id,
+    status: v.status,
+    level: v.level,
+    session,
+    supported_first_factors: arr(v.supported_first_factors).map(factor),
+    supported_second_factors: v.supported_second_factors ? arr(v.supported_second_factors).map(factor) : null,
+    first_factor_verification: verification(v.first_factor_verification),
+    second_factor_verification: verification(v.second_factor_verification),
+    created_at: v.started_at,
+    updated_at: v.started_at,
+  };
+}
 
 /** Any Latchkey resource → Clerk's, by its `object`; others pass through. */
 export function clerkResource(v: unknown): unknown {
