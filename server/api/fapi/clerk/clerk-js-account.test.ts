@@ -1,4 +1,7 @@
 import { createClerkClient, verifyToken } from '@clerk/backend';
+import { eq } from 'drizzle-orm';
+import { decodeJwt } from 'jose';
+import { sessions } from '../../../db/schema';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser, totpCode } from '../../../testing/fapi-helpers';
@@ -336,6 +339,54 @@ describe.skipIf(!hasChromium)('TOTP enrollment through clerk-js', () => {
     const status = await inPage(other.page, async (clerk, { a, p }) => (await clerk.client.signIn.create({ identifier: a, password: p })).status as string, { a: address, p: PASSWORD });
     expect(status).toBe('needs_second_factor');
     await other.context.close();
+    await context.close();
+  }, 60_000);
+
+  it('reverification: createBackupCode is 403 session_reverification_required until the session is verified again with TOTP (form_code_incorrect for a wrong code); then new codes, the token’s fva passes has({ reverification: "strict" }), and disableTOTP', async () => {
+    const { context, page, userId } = await signedIn('reverify');
+    const secret = await inPage(page, async (clerk) => (await clerk.user.createTOTP()).secret as string, null);
+    await inPage(page, async (clerk, code) => clerk.user.verifyTOTP({ code }), totpCode(x.h, secret));
+    // Signed in (and enrolled) 20 minutes ago, as far as the session knows.
+    const sessionId = (await clerkState(page)).sessionId!;
+    const longAgo = x.h.clock.now() - 20 * 60_000;
+    await x.h.runtime.deps.db.update(sessions).set({ firstFactorVerifiedAt: longAgo, secondFactorVerifiedAt: longAgo }).where(eq(sessions.id, sessionId));
+
+    const refused = await apiError(page, (clerk) => clerk.user.createBackupCode(), null);
+    expect(refused).toMatchObject({ status: 403, codes: ['session_reverification_required'] });
+    const started = await inPage(page, async (clerk) => {
+      const v = await clerk.session.startVerification({ level: 'second_factor' });
+      return { status: v.status as string, level: v.level as string, second: v.supportedSecondFactors.map((f: { strategy: string }) => f.strategy) as string[] };
+    }, null);
+    expect(started).toEqual({ status: 'needs_second_factor', level: 'second_factor', second: ['totp', 'backup_code'] });
+    const wrong = await apiError(page, (clerk) => clerk.session.attemptSecondFactorVerification({ strategy: 'totp', code: '000000' }), null);
+    expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'] });
+    // The next step's code: the enrollment's was this step's (a code is accepted once).
+    const done = await inPage(
+      page,
+      async (clerk, code) => {
+        const v = await clerk.session.attemptSecondFactorVerification({ strategy: 'totp', code });
+        return { status: v.status as string, age: v.session.factorVerificationAge as number[] };
+      },
+      totpCode(x.h, secret, 1),
+    );
+    expect(done).toEqual({ status: 'complete', age: [20, 0] });
+
+    const codes = await inPage(page, async (clerk) => (await clerk.user.createBackupCode()).codes.length as number, null);
+    expect(codes).toBe(10);
+    const jwt = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }) as Promise<string>, null);
+    expect(decodeJwt(jwt).fva).toEqual([20, 0]);
+    const backend = createClerkClient({ secretKey: x.inst.secret, publishableKey: x.inst.publishableKey, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
+    const state = await backend.authenticateRequest(new Request(`${x.appOrigin}/app/x`, { headers: { authorization: `Bearer ${jwt}` } }), { clockSkewInMs: 300_000 });
+    const auth = state.toAuth();
+    expect(auth?.userId).toBe(userId);
+    expect((auth as { has(p: object): boolean }).has({ reverification: 'strict' })).toBe(true);
+
+    const after = await inPage(page, async (clerk) => {
+      await clerk.user.disableTOTP();
+      await clerk.user.reload();
+      return clerk.user.totpEnabled as boolean;
+    }, null);
+    expect(after).toBe(false);
     await context.close();
   }, 60_000);
 });
