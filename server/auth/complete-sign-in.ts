@@ -3,7 +3,7 @@ import { ssoRequired } from '../organizations/sso-domains';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { newId } from '../db/ids';
-import { emailAddresses, signInAttempts, users, type LtiSessionContext } from '../db/schema';
+import { emailAddresses, signInAttempts, users, type LtiSessionContext, type sessions } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -47,6 +47,7 @@ import { passkeyOfUser } from '../passkeys/passkeys';
  */
 type D = Deps;
 type SignInRow = typeof signInAttempts.$inferSelect;
+type SessionRow = typeof sessions.$inferSelect;
 
 export type WayKind = 'password' | 'code' | 'link' | 'reset' | 'ticket' | 'impersonation' | 'social' | 'sso' | 'lti' | 'sign_up' | 'passkey';
 
@@ -154,6 +155,8 @@ export interface SignInEnd {
   attempt: SignInRow | null;
   sessionId: string;
   status: 'active' | 'pending';
+  /** The session as created. */
+  session: SessionRow;
   client: ClientRow;
   /** A token to hand to the browser or app: the new client's, or the rotated one. Null: keep what it has. */
   clientToken: string | null;
@@ -282,7 +285,7 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
       details: { sign_in_attempt_id: attempt?.id ?? null, reasons: risk, second_factor: stepUpTo ? 'email_code' : 'totp', session_id: session.id },
     });
   }
-  return { attempt, sessionId: session.id, status, client, clientToken: newClientToken ?? rotatedToken };
+  return { attempt, sessionId: session.id, status, session, client, clientToken: newClientToken ?? rotatedToken };
 }
 
 /** The attempt moves on (complete or needs_second_factor); one that changed meanwhile is CONFLICT (and the transaction rolls back). */

@@ -3,7 +3,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
-import { emailAddresses, phoneNumbers, signInAttempts, users, type SignInStatus } from '../db/schema';
+import { emailAddresses, phoneNumbers, signInAttempts, users, type SignInStatus, type sessions } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -368,6 +368,8 @@ export interface SignInStep {
   client: ClientRow | null;
   /** The client token to hand over (a rotated or new one); null keeps the one it has. */
   clientToken?: string | null;
+  /** The session this step created, if it created one. */
+  session?: typeof sessions.$inferSelect;
 }
 
 /**
@@ -393,7 +395,7 @@ export async function completeFirstFactor(
     presentedClient: opts.presentedClient,
     auditCtx,
   });
-  return { attempt: end.attempt!, client: end.client, clientToken: end.clientToken };
+  return { attempt: end.attempt!, client: end.client, clientToken: end.clientToken, session: end.session };
 }
 
 const originOf = (a: SignInRow, ctx: AuditContext): SignInOrigin => ({ clientId: a.clientId, ip: ctx.ip, userAgent: ctx.userAgent });

@@ -122,9 +122,15 @@ export const signedOutClient = () => ({
  * the last one signed into while it lives, else the newest live one. A missing client
  * is the signed-out visitor: `id` and `session` null.
  */
-export async function clientView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null) {
+export async function clientView(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instance: InstanceContext,
+  client: ClientRow | null,
+  /** The client's live sessions when the caller knows them without a read: a client made by this request holds only the session it just created. */
+  known?: (typeof sessions.$inferSelect)[],
+) {
   if (!client) return signedOutClient();
-  const rows = await liveSessions(deps.db, instance.id, { clientId: client.id }, { now: deps.clock.now() });
+  const rows = known ?? (await liveSessions(deps.db, instance.id, { clientId: client.id }, { now: deps.clock.now() }));
   const tasks = await sessionTasksFor(deps.db, instance, rows);
   // A pending session lists what it awaits, e.g. `[{ key: 'setup_mfa' }]` (users/mfa.ts).
   const live = rows.map((r, i) => ({ ...sessionView(r), tasks: tasks[i]! }));

@@ -289,10 +289,12 @@ async function passkeyOptionsAnswer(deps: Deps, auth: FapiAuth, attempt: Awaited
   return { ...answer, response: { ...answer.response, [factor === 'first' ? 'first_factor_verification' : 'second_factor_verification']: verification } };
 }
 
-async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep) {
+/** `newClient`: the client was made by this request, so its one live session is the step's (no read). */
+async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep, opts: { newClient?: boolean } = {}) {
+  const known = opts.newClient && step.session && step.client ? [step.session] : undefined;
   return {
     response: await signInView(deps, step.attempt, auth.instance.settings.sign_in_methods),
-    client: await clientView(deps, auth.instance, step.client ?? auth.client),
+    client: await clientView(deps, auth.instance, step.client ?? auth.client, known),
   };
 }
 
@@ -368,7 +370,7 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
       // attemptFirstFactor refuses a locked account before hashing.
       const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password, stored: created.stored }, auditCtxOf(auth, request));
       renewClientToken(auth, step);
-      return signInAnswer(deps, auth, step);
+      return signInAnswer(deps, auth, step, { newClient: created.newClientToken !== null });
     }
     // No lock check here: a lockout stops password guesses, never the codes that prove the mailbox.
     return signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
