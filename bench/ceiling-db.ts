@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import { generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import { generateKeyPair, jwtVerify } from 'jose';
+import { signRs256Jws } from '../server/signing/signing-keys';
 import postgres from 'postgres';
 
 /**
@@ -20,7 +21,7 @@ import postgres from 'postgres';
  *                            token of the same header and claims signed by this process's key)
  *   POST /fapi/:ins/v1/sessions/:sid/refresh  one prepared write (the refresh rotation: check
  *                            and rotate the token, add its successor, touch the session) + one
- *                            RS256 signature of the new session jwt
+ *                            RS256 signature of the new session jwt (node:crypto one-shot, as the server signs)
  *   POST /fapi/:ins/oauth2/token  client_credentials: the application by client_id (one prepared
  *                            query), its secret's SHA-256 compared in constant time + one RS256
  *                            signature (the endpoint writes nothing: no write to count)
@@ -76,16 +77,11 @@ const CRYPTO = process.env.CEILING_CRYPTO === '1';
 const ALG = 'RS256';
 const keys = CRYPTO ? await generateKeyPair(ALG, { modulusLength: 2048 }) : null;
 const ISS = `http://127.0.0.1/fapi/${instanceId}`;
-const signJwt = (sub: string, claims: Record<string, unknown>, seconds: number) => {
+// Signed the way the server signs (node:crypto's one-shot RS256): the ceiling's crypto is never
+// slower than the server's, so a faster signing call does not raise the ratios by itself.
+const signJwt = async (sub: string, claims: Record<string, unknown>, seconds: number) => {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: ALG, kid: 'kid_ceiling', typ: 'JWT' })
-    .setIssuer(ISS)
-    .setSubject(sub)
-    .setIssuedAt(now)
-    .setNotBefore(now)
-    .setExpirationTime(now + seconds)
-    .sign(keys!.privateKey);
+  return signRs256Jws(keys!.privateKey, { alg: ALG, kid: 'kid_ceiling', typ: 'JWT' }, { ...claims, iss: ISS, sub, iat: now, nbf: now, exp: now + seconds });
 };
 // A token shaped as the server's session jwts, re-signed every 30 s so it never expires mid-run.
 let ownToken = keys ? await signJwt('user_01KAQZ3V6R8C5W7Y9X2B4N6M8S', { sid: 'sess_01KAQZ3V6R8C5W7Y9X2B4N6M8R', sv: 0, sts: 'active' }, 60) : '';
