@@ -78,7 +78,12 @@ describe('CLI with the embedded store, as an operator runs it', () => {
   const port = 41000 + Math.floor(Math.random() * 2000);
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' };
   const cli = (...args: string[]) => spawnSync(tsx, ['server/cli/index.ts', ...args], { cwd: root, env, encoding: 'utf8' });
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  let running: ReturnType<typeof spawn> | null = null;
+  // Also when the test times out: its `finally` may never run, and the server would outlive the run.
+  afterAll(() => {
+    if (running?.exitCode === null && running.signalCode === null) process.kill(-running.pid!, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('works directly, then through a running server, and the data survives a restart', async () => {
     const direct = cli('instance', 'create', '--name', 'Direct', '--json');
@@ -86,6 +91,7 @@ describe('CLI with the embedded store, as an operator runs it', () => {
     const instance = JSON.parse(direct.stdout);
 
     const server = spawn(tsx, ['server/main/api.ts'], { cwd: root, env, stdio: 'ignore', detached: true });
+    running = server;
     try {
       await waitFor(`http://127.0.0.1:${port}/readyz`);
       // The server holds the store: the CLI works through it instead of opening it twice.
