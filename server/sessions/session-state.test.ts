@@ -32,7 +32,7 @@ const WRITES = [
  * which moves activity columns only (never status) and drops the session from this node's
  * cache right after (forgetSessionHere) — nothing another node must learn at once.
  */
-const ACTIVITY_ONLY = /update \$\{sessions\} set last_active_at = \$\{now\}, abandon_at = \$\{abandonAt\}, updated_at = \$\{now\}/;
+const ACTIVITY_ONLY = /update \$\{sessions\} set last_active_at = \$\{(v\.)?now\}, abandon_at = \$\{abandonAt\}, updated_at = \$\{(v\.)?now\}/;
 
 describe('session state has one writer', () => {
   it('every UPDATE of sessions and every sessions_version bump goes through session-state.ts', () => {
