@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { expect } from 'vitest';
 import { listen, startApiServer } from './api-server';
 import { codeSentTo } from './auth-flows';
-import { setSettings } from './fapi-helpers';
+import { createTestUser, setSettings } from './fapi-helpers';
 import type { TestHarness, TestInstance } from './harness';
 import type { InstanceSettings } from '../instances/settings';
 
@@ -251,3 +251,23 @@ export async function signIn(page: Page, identifier: string, password: string) {
     { identifier, password },
   );
 }
+
+/** A new user (`address`, `password`) signed in through clerk-js in a browser of their own. */
+export async function signedInClerkUser(x: ClerkBrowserHarness, address: string, password: string) {
+  const userId = await createTestUser(x.h, x.inst, { email_address: [address], password });
+  const { context, page } = await x.openApp();
+  await signIn(page, address, password);
+  return { userId, address, context, page };
+}
+
+/** An organization created through clerk-js and made active. */
+export const createActiveOrganization = (page: Page, name: string) =>
+  inPage(
+    page,
+    async (clerk, name) => {
+      const org = await clerk.createOrganization({ name });
+      await clerk.setActive({ organization: org.id });
+      return org.id as string;
+    },
+    name,
+  );

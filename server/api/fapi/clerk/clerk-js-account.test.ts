@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser, totpCode } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { apiError, CHROMIUM, clerkState, codeEmailedTo, hasChromiumBinary, inPage, signIn, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import { apiError, CHROMIUM, clerkState, codeEmailedTo, hasChromiumBinary, createActiveOrganization, inPage, signIn, signedInClerkUser, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
 
 /**
  * The account half of `@clerk/clerk-js` 6.x (its browser bundle from npm, unchanged, in
@@ -30,24 +30,9 @@ let seq = 0;
 const email = (tag: string) => `clerkjs-${tag}-${++seq}-${Date.now()}@example.com`;
 
 /** A new user signed in through clerk-js in a browser of their own. */
-async function signedIn(tag: string, address = email(tag)) {
-  const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
-  const { context, page } = await x.openApp();
-  await signIn(page, address, PASSWORD);
-  return { userId, address, context, page };
-}
+const signedIn = (tag: string, address = email(tag)) => signedInClerkUser(x, address, PASSWORD);
 
-/** An organization created through clerk-js and made active. */
-const createOrganization = (page: Page, name: string) =>
-  inPage(
-    page,
-    async (clerk, name) => {
-      const org = await clerk.createOrganization({ name });
-      await clerk.setActive({ organization: org.id });
-      return org.id as string;
-    },
-    name,
-  );
+const createOrganization = createActiveOrganization;
 
 describe.skipIf(!hasChromium)('organizations through clerk-js', () => {
   it('invitations: an admin invites, lists and revokes; the invitee sees the pending one and accepts it', async () => {

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { apiError, CHROMIUM, hasChromiumBinary, inPage, signIn, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import { apiError, CHROMIUM, hasChromiumBinary, createActiveOrganization, inPage, signedInClerkUser, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
 
 /**
  * An organization's admin work through `@clerk/clerk-js` 6.x (its browser bundle from npm,
@@ -24,25 +24,9 @@ let seq = 0;
 const email = (tag: string) => `clerkjs-${tag}-${++seq}-${Date.now()}@example.com`;
 
 /** A new user signed in through clerk-js in a browser of their own. */
-async function signedIn(tag: string) {
-  const address = email(tag);
-  const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
-  const { context, page } = await x.openApp();
-  await signIn(page, address, PASSWORD);
-  return { userId, address, context, page };
-}
+const signedIn = (tag: string) => signedInClerkUser(x, email(tag), PASSWORD);
 
-/** An organization created through clerk-js and made active. */
-const createOrganization = (page: Page, name: string) =>
-  inPage(
-    page,
-    async (clerk, name) => {
-      const org = await clerk.createOrganization({ name });
-      await clerk.setActive({ organization: org.id });
-      return org.id as string;
-    },
-    name,
-  );
+const createOrganization = createActiveOrganization;
 
 /** Makes the organization active in a member's browser (they joined after the page loaded). */
 const activate = (page: Page, orgId: string) =>
