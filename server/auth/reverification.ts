@@ -1,14 +1,15 @@
 import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { sessions, users, type SessionReverification } from '../db/schema';
+import { sessions, type SessionReverification } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
-import { assertUserRowNotLocked, recordFailedAttempt } from '../protection/lockout';
+import { assertNotLocked, assertUserRowNotLocked, recordFailedAttempt } from '../protection/lockout';
+import { maskEmail } from '../protection/risk';
+import { checkGuessedPassword, storedPasswordOf } from './password-guess';
 import { limitMfaAttempts } from '../users/me';
 import { hasSecondFactor, invalidCode, mfaStatus, verifySecondFactor } from '../users/mfa';
-import { checkPassword } from '../users/password-policy';
 import { getUser } from '../users/users';
 import { checkCode, latestCode, VERIFICATION_CODE_TTL_MS, verificationView } from '../verification/codes';
 import { sendCode } from '../verification/send-code';
@@ -81,9 +82,8 @@ function inProgress(deps: Pick<Deps, 'clock'>, row: SessionRow, status: SessionR
 /** The factors a user can prove: a password, a code to a verified email address; TOTP and backup codes. */
 async function factorsOf(deps: D, instance: InstanceContext, userId: string) {
   const user = await getUser(deps, instance.id, userId);
-  const [row] = await deps.db.select({ digest: users.passwordDigest }).from(users).where(eq(users.id, userId));
   const first: { strategy: 'password' | 'email_code'; email_address_id?: string; safe_identifier?: string; primary?: boolean }[] = [];
-  if (row?.digest) first.push({ strategy: 'password' });
+  if (user.password_enabled) first.push({ strategy: 'password' });
   for (const e of user.email_addresses) {
     if (e.verification?.status !== 'verified') continue;
     first.push({ strategy: 'email_code', email_address_id: e.id, safe_identifier: maskEmail(e.email_address), primary: e.id === user.primary_email_address_id });
@@ -94,12 +94,6 @@ async function factorsOf(deps: D, instance: InstanceContext, userId: string) {
   if (mfa.backup_codes_remaining > 0) second.push({ strategy: 'backup_code' });
   return { first, second, emails: user.email_addresses };
 }
-
-/** `ada@example.com` → `a**@example.com`: enough to recognise one's own address. */
-const maskEmail = (address: string) => {
-  const at = address.indexOf('@');
-  return at <= 1 ? address : `${address[0]}${'*'.repeat(Math.min(at - 1, 5))}${address.slice(at)}`;
-};
 
 /** The status a verification of `level` starts in (or moves to once the first factor is proved). */
 function nextStatus(level: VerificationLevel, withSecondFactor: boolean, firstDone: boolean): SessionReverification['status'] {
@@ -178,6 +172,11 @@ export async function prepareFirstFactorVerification(
   return verificationAnswer(deps, instance, await saveVerification(deps, row, { reverification: { ...v, first_factor_strategy: input.strategy } }));
 }
 
+/** The account a reverification's wrong guesses count against. */
+const lockTargetOf = (row: SessionRow) => ({ userId: row.userId, identifier: row.userId });
+
+const passwordIncorrect = () => new AppError('CREDENTIALS_INVALID', { message: 'The password is incorrect.', meta: { param: 'password' } });
+
 const unsupported = (param: string, offered: string[]) =>
   validationError(param, 'invalid_value', offered.length ? `This verification takes ${offered.join(' or ')}.` : 'This account has no factor for this step.');
 
@@ -196,17 +195,10 @@ export async function attemptFirstFactorVerification(
   const row = await verifiableSession(deps, instance, clientId, sessionId);
   const v = inProgress(deps, row, 'needs_first_factor');
   await limitMfaAttempts(deps, instance.id, row.userId);
-  const lockTarget = { userId: row.userId, identifier: row.userId };
   if (input.strategy === 'password') {
-    const [stored] = await deps.db
-      .select({ digest: users.passwordDigest, hasher: users.passwordHasher, locked: users.locked, lockedUntil: users.lockedUntil })
-      .from(users)
-      .where(and(eq(users.id, row.userId), eq(users.instanceId, instance.id)));
+    const stored = await storedPasswordOf(deps.db, instance.id, row.userId);
     if (stored) assertUserRowNotLocked(deps, instance, stored);
-    const known = stored?.digest && stored.hasher ? { digest: stored.digest, hasher: stored.hasher } : null;
-    if (!(await checkPassword(deps, input.password, known))) {
-      throw (await recordFailedAttempt(deps, instance, lockTarget, auditCtx)) ?? new AppError('CREDENTIALS_INVALID', { message: 'The password is incorrect.', meta: { param: 'password' } });
-    }
+    await checkGuessedPassword(deps, instance, stored, input.password, lockTargetOf(row), auditCtx, passwordIncorrect);
   } else {
     // A wrong code is committed (its try counts) before it is answered.
     const check = await deps.db.transaction((tx) => checkCode({ ...deps, db: tx }, { attemptId: row.id, purpose: 'reauthentication', code: input.code }));
@@ -240,11 +232,10 @@ export async function attemptSecondFactorVerification(
 ) {
   const row = await verifiableSession(deps, instance, clientId, sessionId);
   const v = inProgress(deps, row, 'needs_second_factor');
-  const [user] = await deps.db.select({ locked: users.locked, lockedUntil: users.lockedUntil }).from(users).where(eq(users.id, row.userId));
-  if (user) assertUserRowNotLocked(deps, instance, user);
+  await assertNotLocked(deps, instance, lockTargetOf(row));
   await limitMfaAttempts(deps, instance.id, row.userId);
   if (!(await verifySecondFactor(deps, instance.id, row.userId, input.strategy, input.code))) {
-    throw (await recordFailedAttempt(deps, instance, { userId: row.userId, identifier: row.userId }, auditCtx)) ?? invalidCode();
+    throw (await recordFailedAttempt(deps, instance, lockTargetOf(row), auditCtx)) ?? invalidCode();
   }
   return factorProved(deps, instance, row, { ...v, status: 'complete', second_factor_strategy: input.strategy }, { secondFactorVerifiedAt: deps.clock.now() }, auditCtx);
 }

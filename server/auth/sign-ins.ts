@@ -20,9 +20,10 @@ import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
 import { describeRequest, maskEmail, type SignInOrigin } from '../protection/risk';
+import { checkGuessedPassword, storedPasswordOf, type StoredPassword } from './password-guess';
 import { completeSignIn, newAttemptWrite, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
 import { checkCode, latestCode, verificationView } from '../verification/codes';
-import { checkNewPassword, checkPassword } from '../users/password-policy';
+import { checkNewPassword } from '../users/password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from '../instances/password-rules';
 import { sendCode, sendSmsCode } from '../verification/send-code';
 import { assertPasswordAllowed } from '../organizations/sso-domains';
@@ -139,13 +140,6 @@ function userIdOf(instanceId: string, identifier: string): SQL {
   return sql`(select ${users.id} from ${users} where ${users.instanceId} = ${instanceId} and ${users.usernameKey} = ${key})`;
 }
 
-/** What a password check reads of the user: the digest, and the lock (refused before the costly hash). */
-interface StoredPassword {
-  digest: string | null;
-  hasher: string | null;
-  locked: boolean;
-  lockedUntil: number | null;
-}
 
 export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
   const now = deps.clock.now();
@@ -423,20 +417,11 @@ export async function attemptFirstFactor(
   }
   if (input.strategy === 'password') {
     // The lock and the digest in one read, before the costly hash.
-    const [stored] =
-      input.stored !== undefined
-        ? input.stored && a.userId ? [input.stored] : []
-        : a.userId
-      ? await deps.db
-          .select({ digest: users.passwordDigest, hasher: users.passwordHasher, locked: users.locked, lockedUntil: users.lockedUntil })
-          .from(users)
-          .where(and(eq(users.id, a.userId), eq(users.instanceId, instance.id)))
-      : [];
+    const stored = !a.userId ? null : input.stored !== undefined ? input.stored : await storedPasswordOf(deps.db, instance.id, a.userId);
     if (stored) assertUserRowNotLocked(deps, instance, stored);
     else await assertNotLocked(deps, instance, a);
     await assertPasswordAllowed(deps, instance.id, a.identifier);
-    const known = stored?.digest && stored.hasher ? { digest: stored.digest, hasher: stored.hasher } : null;
-    if (!(await checkPassword(deps, input.password, known))) throw (await recordFailedAttempt(deps, instance, a, auditCtx)) ?? credentialsInvalid();
+    const known = await checkGuessedPassword(deps, instance, stored, input.password, a, auditCtx, credentialsInvalid);
     // An imported digest becomes argon2id, and one made at another cost takes the configured one, at the first successful sign-in.
     const rehash = known && deps.passwords.needsRehash(known.hasher as PasswordHasher, known.digest) ? await deps.passwords.hash(input.password) : null;
     return deps.db.transaction(async (tx) => {
