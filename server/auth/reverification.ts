@@ -49,7 +49,7 @@ export const REVERIFICATION_TTL_MS = VERIFICATION_CODE_TTL_MS;
  */
 export async function assertReverified(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, me: { userId: string; sessionId: string | null }, r: ReverificationRequirement) {
   const [row] = me.sessionId ? await deps.db.select().from(sessions).where(and(eq(sessions.id, me.sessionId), eq(sessions.instanceId, instance.id))) : [];
-  if (!row || !meetsRequirement(row, await hasSecondFactor(deps.db, me.userId), r, deps.clock.now())) throw reverificationRequired(r);
+  if (!row || !meetsRequirement(factorVerificationAge(row, await hasSecondFactor(deps.db, me.userId), deps.clock.now()), r)) throw reverificationRequired(r);
 }
 
 /** A live, active session of this client that is not an impersonation: the one a verification is about (404 for another client's). */
@@ -129,7 +129,7 @@ async function verificationAnswer(deps: D, instance: InstanceContext, row: Sessi
     supported_second_factors: factors.second.length ? factors.second : null,
     first_factor_verification: first,
     second_factor_verification: second,
-    factor_verification_age: factorVerificationAge(row, now),
+    factor_verification_age: factorVerificationAge(row, factors.second.length > 0, now),
     started_at: v.started_at,
   };
 }

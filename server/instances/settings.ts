@@ -17,6 +17,13 @@ export const instanceSettingsSchema = z.object({
   session_token_lifetime_seconds: z.number().int().min(30).max(3600).default(60),
   /** New sessions of users without a second factor start pending with the `setup_mfa` task. */
   mfa_required: z.boolean().default(false),
+  /**
+   * Sensitive account changes (deleting the account, adding or removing an identifier or a
+   * factor, new backup codes, a password change without the current one) want the session's
+   * factors proved within this many minutes (reverification). It can be made shorter or
+   * longer, never turned off.
+   */
+  reverification_window_minutes: z.number().int().min(1).max(1440).default(10),
   /** Browser origins (scheme://host[:port]) allowed to call the FAPI with cookies, besides the fapi_url's own. */
   allowed_origins: z.array(z.string().max(2048)).max(100).default([]),
   /**
@@ -182,6 +189,7 @@ export const settingsPatchSchema = z.strictObject({
   session_inactivity_timeout_seconds: field('session_inactivity_timeout_seconds'),
   session_token_lifetime_seconds: field('session_token_lifetime_seconds'),
   mfa_required: field('mfa_required'),
+  reverification_window_minutes: field('reverification_window_minutes'),
   allowed_origins: z
     .array(z.string().max(2048).refine(isOrigin, { message: 'must be an origin such as https://app.example.com', params: { reason: 'invalid_origin' } }))
     .max(100)

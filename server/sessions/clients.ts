@@ -11,6 +11,7 @@ import { sessionTasksFor } from './session-tasks';
 import { applySessionAction, sessionView, settleOverdue, timesFor } from './sessions';
 import { updateSessions } from './session-state';
 import { signSessionJwt } from './tokens';
+import { secondFactorOf } from './factor-verification';
 import { liveSessions } from './live-sessions';
 
 /**
@@ -153,8 +154,8 @@ export async function clientView(
  * origin that asked, when allowed.
  */
 export async function clientSessionToken(deps: D, instance: InstanceContext, clientId: string, sessionId: string, azp: string | null = null) {
-  const { session, sessionsVersion } = await liveClientSession(deps, instance, clientId, sessionId);
-  const token = await signSessionJwt(deps, instance, { ...session, sessionsVersion, azp });
+  const { session, sessionsVersion, withSecondFactor } = await liveClientSession(deps, instance, clientId, sessionId);
+  const token = await signSessionJwt(deps, instance, { ...session, sessionsVersion, azp, withSecondFactor });
   return { object: 'token' as const, jwt: token.jwt };
 }
 
@@ -165,7 +166,7 @@ export async function clientSessionToken(deps: D, instance: InstanceContext, cli
  */
 export async function liveClientSession(deps: D, instance: InstanceContext, clientId: string, sessionId: string) {
   const [found] = await deps.db
-    .select({ session: sessions, sessionsVersion: users.sessionsVersion })
+    .select({ session: sessions, sessionsVersion: users.sessionsVersion, withSecondFactor: secondFactorOf(users.id) })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.id, sessionId), eq(sessions.instanceId, instance.id), eq(sessions.clientId, clientId)));
@@ -186,7 +187,7 @@ export async function liveClientSession(deps: D, instance: InstanceContext, clie
     const [current] = await deps.db.select().from(sessions).where(eq(sessions.id, s.id));
     throw (current && (await settleOverdue(deps, current))) ?? new AppError('SESSION_REVOKED');
   }
-  return { session: { ...s, status: touched.status }, sessionsVersion: found.sessionsVersion };
+  return { session: { ...s, status: touched.status }, sessionsVersion: found.sessionsVersion, withSecondFactor: found.withSecondFactor };
 }
 
 /**

@@ -18,6 +18,7 @@ import type { InstanceContext } from '../instances/instances';
 import { activityColumns, latestActivityView, type ClientActivity } from './activity';
 import { isLive, transition, type SessionAction } from './lifecycle';
 import { signSessionJwt, verifySessionJwt } from './tokens';
+import { secondFactorOf } from './factor-verification';
 import { countWrite } from '../analytics/metrics';
 import { afterCommit } from '../db/after-commit';
 import { entitledPlansJson, type EntitledPlan } from '../billing/subscriptions';
@@ -317,7 +318,7 @@ function rotationSql(v: {
   return sql`
     with target as (
       select s.id, s.user_id, s.status, s.actor, s.lti, s.expire_at, s.last_active_organization_id, u.sessions_version,
-             s.created_at, s.first_factor_verified_at, s.second_factor_verified_at
+             s.created_at, s.first_factor_verified_at, s.second_factor_verified_at, ${secondFactorOf(sql`s.user_id`)} as with_second_factor
       from ${refreshTokens} t
       join ${sessions} s on s.id = t.session_id
       join ${users} u on u.id = s.user_id
@@ -336,7 +337,7 @@ function rotationSql(v: {
       where id in (select session_id from rotated)
     )
     select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version,
-           created_at, first_factor_verified_at, second_factor_verified_at,
+           created_at, first_factor_verified_at, second_factor_verified_at, with_second_factor,
            ${entitledPlansJson(v.instanceId, sql`target.user_id`, sql`target.last_active_organization_id`)} as plans
       from target where exists (select 1 from rotated)`;
 }
@@ -381,6 +382,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     created_at: number | string;
     first_factor_verified_at: number | string | null;
     second_factor_verified_at: number | string | null;
+    with_second_factor: boolean | string;
     plans: EntitledPlan[] | string;
   }>(result);
   if (!row) return null;
@@ -396,6 +398,7 @@ async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId:
     createdAt: Number(row.created_at),
     firstFactorVerifiedAt: row.first_factor_verified_at === null ? null : Number(row.first_factor_verified_at),
     secondFactorVerifiedAt: row.second_factor_verified_at === null ? null : Number(row.second_factor_verified_at),
+    withSecondFactor: row.with_second_factor === true || row.with_second_factor === 't' || row.with_second_factor === 'true',
     plans: typeof row.plans === 'string' ? (JSON.parse(row.plans) as EntitledPlan[]) : row.plans,
   };
 }

@@ -10,7 +10,7 @@ import { ALG, currentSigner, keyObjectOf, publicKeyFor, signRs256Jws } from '../
 import { and, eq } from 'drizzle-orm';
 import { emailAddresses, users } from '../db/schema';
 import { renderClaims, usesOrgShortcodes, type ClaimsUser } from '../instances/claims-template';
-import { factorVerificationAge, type FactorTimes } from './factor-verification';
+import { factorVerificationAge, hasSecondFactor, type FactorTimes } from './factor-verification';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
@@ -29,7 +29,7 @@ export interface SessionClaims extends JWTPayload {
   /** Their features: `u:<feature>,…,o:<feature>,…`. */
   fea?: string;
   lti?: LtiSessionContext;
-  /** Minutes since the session's first and second factor were proved (-1: never a second): Clerk's reverification claim. */
+  /** Minutes since the session's first and second factor were proved (-1: the user has no second factor): Clerk's reverification claim (factor-verification.ts). */
   fva?: [number, number];
 }
 
@@ -52,6 +52,8 @@ export async function signSessionJwt(
     plans?: readonly EntitledPlan[];
     /** Seconds the token lives instead of the instance's session_token_lifetime_seconds (the BAPI's `expires_in_seconds`). */
     lifetime?: number;
+    /** Whether the user has a second factor, when the caller read it already (`fva`); else read here. */
+    withSecondFactor?: boolean;
   } & FactorTimes,
 ): Promise<{ jwt: string; expires_in: number }> {
   const signer = await currentSigner(deps, instance.id);
@@ -59,7 +61,8 @@ export async function signSessionJwt(
   // A jwt never outlives its session.
   const exp = Math.min(now + (s.lifetime ?? instance.settings.session_token_lifetime_seconds), Math.floor(s.expireAt / 1000));
   const lifetime = Math.max(0, exp - now);
-  const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status, fva: factorVerificationAge(s, deps.clock.now()) };
+  const withSecondFactor = s.withSecondFactor ?? (await hasSecondFactor(deps.db, s.userId));
+  const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status, fva: factorVerificationAge(s, withSecondFactor, deps.clock.now()) };
   if (s.azp) claims.azp = s.azp;
   if (s.actor) claims.act = { sub: s.actor.sub };
   if (s.lti) claims.lti = s.lti;

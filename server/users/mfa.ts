@@ -1,6 +1,5 @@
 import type { AuditContext } from '../http/actor';
-import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, eq, isNotNull, isNull, lt, or } from 'drizzle-orm';
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { Deps } from '../deps';
@@ -13,6 +12,7 @@ import { applicationName } from '../instances/branding-settings';
 import type { Reason } from '../http/errors';
 import { applySessionAction } from '../sessions/sessions';
 import { updateSessions } from '../sessions/session-state';
+import { hasSecondFactor, secondFactorOf } from '../sessions/factor-verification';
 import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from './users';
 
@@ -74,18 +74,7 @@ async function factorOf(db: Db, userId: string, forUpdate = false) {
   return row ?? null;
 }
 
-/** Whether the user has a verified second factor (TOTP; backup codes come with it). */
-/** hasSecondFactor as a column of a query on users: `select({ …, secondFactor: secondFactorOf(users.id) })`. */
-export const secondFactorOf = (userId: AnyPgColumn) =>
-  sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${userId} and ${totpFactors.status} = 'verified')`.mapWith(Boolean);
-
-export async function hasSecondFactor(db: Db, userId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ userId: totpFactors.userId })
-    .from(totpFactors)
-    .where(and(eq(totpFactors.userId, userId), eq(totpFactors.status, 'verified')));
-  return row !== undefined;
-}
+export { hasSecondFactor, secondFactorOf };
 
 /**
  * Checks a TOTP code against the user's factor and, when it matches, records its step in
@@ -234,8 +223,6 @@ export async function confirmTotp(deps: D, instance: InstanceContext, userId: st
     await tx.update(totpFactors).set({ status: 'verified', verifiedAt: now, updatedAt: now }).where(eq(totpFactors.userId, userId));
     const codes = await replaceBackupCodes(d, userId);
     await emitUserUpdated(d, instance.id, userId);
-    // The code just proved is this session's second factor.
-    if (sessionId) await recordSecondFactor(d, sessionId);
     if (sessionId) {
       const [s] = await tx
         .select({ status: sessions.status })
@@ -321,7 +308,8 @@ async function emitUserUpdated(deps: Pick<Deps, 'db' | 'clock'>, instanceId: str
 
 /**
  * A second factor was proved on the session outside a reverification (the sign-in's second
- * step, TOTP enrollment): it counts as fresh (sessions/reverification.ts).
+ * step): it counts as fresh (auth/reverification.ts). Enrolling one proves nothing: it shows
+ * only that the caller holds the secret the server just handed to that same session.
  */
 export async function recordSecondFactor(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, sessionId: string) {
   await updateSessions(deps, { secondFactorVerifiedAt: deps.clock.now() }, eq(sessions.id, sessionId));

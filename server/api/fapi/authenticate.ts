@@ -20,7 +20,7 @@ import type { MeScope } from '../../users/api-tokens';
 import { resolveMe, type Me } from '../../users/me';
 import { refuseImpersonation, type ImpersonationRule } from '../../users/impersonation';
 import { assertReverified } from '../../auth/reverification';
-import type { ReverificationRequirement } from '../../sessions/factor-verification';
+import { requirementOf } from '../../sessions/factor-verification';
 
 /**
  * FAPI credentials. The instance comes from the path (`/fapi/<instance_id>`); the
@@ -61,11 +61,14 @@ export interface FapiGuard {
    */
   sends?: keyof typeof SENDING_BUDGETS;
   /**
-   * The signed-in session's factors must have been proved within this requirement (Clerk's
-   * reverification, server/sessions/reverification.ts), else 403 REVERIFICATION_REQUIRED with
-   * `meta.session_verification`; checked once the user is resolved, after impersonation.
+   * A sensitive account change: the signed-in session's factors must have been proved within
+   * the instance's `reverification_window_minutes` (Clerk's strict level; server/auth/reverification.ts),
+   * else 403 REVERIFICATION_REQUIRED with `meta.session_verification`; checked once the user is
+   * resolved, after impersonation. `unlessBodyHas`: a body naming one of these fields carries its
+   * own proof (the current password), which the handler checks; then the rule is checked once
+   * the body is read (authorizeFapi).
    */
-  reverification?: ReverificationRequirement;
+  reverification?: { unlessBodyHas?: readonly string[] };
 }
 
 export interface FapiAuth {
@@ -120,7 +123,7 @@ async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth
   const sessionId = c.req.query('session_id');
   const me = await resolveMe(deps, auth, { sessionId, tokenScope: guard.user.tokenScope, allowPending: guard.user.allowPending });
   refuseImpersonation(guard.impersonation, me, null);
-  if (guard.reverification) await assertReverified(deps, auth.instance, me, guard.reverification);
+  if (guard.reverification && !guard.reverification.unlessBodyHas) await assertReverified(deps, auth.instance, me, requirementOf(auth.instance.settings));
   Object.assign(auth, { me });
   if (!guard.org) return;
   const orgIdOrSlug = c.req.param('id') ?? '';
@@ -153,9 +156,12 @@ async function spendSendingBudgets(deps: Deps, c: Context, auth: OrgMemberAuth, 
 }
 
 /** The guard's checks that need the validated body: an impersonation rule naming body fields. */
-export function authorizeFapi(guard: FapiGuard, auth: MeAuth, body: unknown) {
+export async function authorizeFapi(deps: Pick<Deps, 'db' | 'clock'>, guard: FapiGuard, auth: MeAuth, body: unknown) {
   const sent = body !== null && typeof body === 'object' ? Object.keys(body) : [];
-  refuseImpersonation(guard.impersonation, (auth as Partial<SignedInAuth>).me, sent);
+  const me = (auth as Partial<SignedInAuth>).me;
+  refuseImpersonation(guard.impersonation, me, sent);
+  const selfProved = guard.reverification?.unlessBodyHas;
+  if (me && selfProved && !selfProved.some((f) => sent.includes(f))) await assertReverified(deps, auth.instance, me, requirementOf(auth.instance.settings));
 }
 
 /** The per-IP budget of each guard's `limit` (server/limits/budgets.ts; the instance's policy may tighten it). */

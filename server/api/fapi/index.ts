@@ -33,7 +33,6 @@ import * as clerkDev from './clerk/handshake';
 import { templateTokenEndpoint } from './clerk/tokens';
 import * as clerkOrgs from './clerk/organizations';
 import * as clerkVerify from './clerk/verification';
-import { STRICT } from '../../sessions/factor-verification';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -85,8 +84,8 @@ const notImpersonated = <G extends FapiGuard>(guard: G, refused = SIGN_IN_METHOD
   ({ ...guard, impersonation: { refused, ...(whenBodyHas ? { whenBodyHas } : {}) } }) as const satisfies FapiGuard;
 /** PATCH /v1/me: names and metadata are the app's; the username and the primary identifiers sign in. */
 const ME_PATCH = notImpersonated(ME_WRITE, SIGN_IN_METHODS, ['username', 'primary_email_address_id', 'primary_phone_number_id']);
-/** Clerk's sensitive account actions: proved by the session's recent verification (Clerk's `strict`: 10 minutes) instead of a code in the body. */
-const REVERIFIED = { ...ME, reverification: STRICT } as const satisfies FapiGuard;
+/** Clerk's sensitive account actions: proved by the session's recent verification (within the instance's reverification window) instead of a code in the body. */
+const REVERIFIED = { ...ME, reverification: {} } as const satisfies FapiGuard;
 
 /**
  * The frontend API, one route a line: method, path under the fapi_url, guard, endpoint.
@@ -218,7 +217,7 @@ export function createFapi(deps: Deps) {
     actorOf: (auth, request) => fapiActor(auth, request),
     instanceOf: async (c) => fapiInstanceId(c),
     authenticate: (c, r) => authenticateFapi(deps, c, r.guard),
-    authorize: (auth, r, input) => authorizeFapi(r.guard, auth, input.body),
+    authorize: (auth, r, input) => authorizeFapi(deps, r.guard, auth, input.body),
     around: async ({ route: r, deps: d, run }) => {
       const out = await run(d);
       return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;

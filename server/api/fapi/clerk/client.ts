@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, inArray } from 'drizzle-orm';
 import { sessions, signInAttempts, signUpAttempts } from '../../../db/schema';
-import { factorVerificationAge } from '../../../sessions/factor-verification';
+import { factorVerificationAge, secondFactorOf } from '../../../sessions/factor-verification';
 import type { Deps } from '../../../deps';
 import type { InstanceContext } from '../../../instances/instances';
 import { signInView } from '../../../auth/sign-ins';
@@ -47,10 +47,17 @@ async function userWithMemberships(deps: D, instance: InstanceContext, userId: s
 async function factorAges(deps: D, ids: string[]): Promise<Map<string, [number, number]>> {
   if (ids.length === 0) return new Map();
   const rows = await deps.db
-    .select({ id: sessions.id, createdAt: sessions.createdAt, firstFactorVerifiedAt: sessions.firstFactorVerifiedAt, secondFactorVerifiedAt: sessions.secondFactorVerifiedAt })
+    .select({
+      id: sessions.id,
+      createdAt: sessions.createdAt,
+      firstFactorVerifiedAt: sessions.firstFactorVerifiedAt,
+      secondFactorVerifiedAt: sessions.secondFactorVerifiedAt,
+      actor: sessions.actor,
+      withSecondFactor: secondFactorOf(sessions.userId),
+    })
     .from(sessions)
     .where(inArray(sessions.id, ids));
-  return new Map(rows.map((r) => [r.id, factorVerificationAge(r, deps.clock.now())]));
+  return new Map(rows.map((r) => [r.id, factorVerificationAge(r, r.withSecondFactor, deps.clock.now())]));
 }
 
 /**
