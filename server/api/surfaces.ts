@@ -36,7 +36,8 @@ export const FAPI_BASE = '/fapi/:instanceId';
 export const SURFACES: readonly SurfaceEntry[] = [
   { name: 'dashboard', base: 'public_url', prefixes: ['/v1/dashboard'], create: (r) => createDashboard(r.deps).fetch },
   { name: 'bapi', base: 'public_url', prefixes: ['/v1'], create: (r) => createBapi(r.deps).fetch },
-  { name: 'fapi', base: 'fapi_url', prefixes: ['/v1'], create: (r) => createFapi(r.deps).fetch },
+  // `/npm`: Clerk's browser bundles, at the paths Clerk's SDKs build from the fapi_url.
+  { name: 'fapi', base: 'fapi_url', prefixes: ['/v1', '/npm'], create: (r) => createFapi(r.deps).fetch },
   // The OpenID Provider owns /.well-known (discovery and the JWKS) besides /oauth2.
   { name: 'oidc', base: 'fapi_url', prefixes: ['/oauth2', '/.well-known'], create: (r) => createOidc(r.deps).fetch },
   // LTI 1.3 launches: cross-site form posts in, redirects and HTML pages out.

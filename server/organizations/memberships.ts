@@ -8,7 +8,7 @@ import { newId } from '../db/ids';
 import { cursorList, lightList, newestFirst, oldestFirst, type Keyset } from '../http/cursor-list';
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
-import { loadOrganization, organizationView, type OrganizationRow } from './organization-view';
+import { loadOrganization, membersCountColumn, organizationView, type OrganizationRow } from './organization-view';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
 import { updateSessions } from '../sessions/session-state';
@@ -72,7 +72,7 @@ export async function membershipsWithUsers(
     .select({
       membership: organizationMemberships,
       organization: organizations,
-      membersCount: sql<number>`(select count(*)::int from organization_memberships c where c.organization_id = ${organizations.id})`,
+      membersCount: membersCountColumn,
       user: { id: users.id, firstName: users.firstName, lastName: users.lastName, username: users.username, email: emailAddresses.emailAddress },
       roleName: roles.name,
       permissions: roles.permissions,

@@ -136,6 +136,17 @@ describe('memberships', () => {
     expect((await ok('GET', `/v1/organizations/${org.id}`)).members_count).toBe(1);
   });
 
+  it('lists each organization with its members_count, as its own read does; include_members_count is accepted', async () => {
+    const org = await ok('POST', '/v1/organizations', { name: uniq('counted') });
+    for (const u of [await newUser('c1'), await newUser('c2')]) await ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: u });
+    const empty = await ok('POST', '/v1/organizations', { name: uniq('empty') });
+    expect((await ok('GET', `/v1/organizations/${org.id}`)).members_count).toBe(2);
+    const counts = (list: { data: { id: string; members_count: number }[] }) => Object.fromEntries(list.data.map((o) => [o.id, o.members_count]));
+    expect(counts(await ok('GET', '/v1/organizations?limit=100'))).toMatchObject({ [org.id]: 2, [empty.id]: 0 });
+    expect(counts(await ok('GET', `/v1/organizations?query=${org.slug}&include_members_count=true`))).toEqual({ [org.id]: 2 });
+    expectError(await call('GET', '/v1/organizations?include_members_count=yes'), 422, 'VALIDATION_FAILED', { param: 'include_members_count' });
+  });
+
   it('keeps the last admin: it cannot be removed or demoted', async () => {
     const admin = await newUser('admin');
     const org = await ok('POST', '/v1/organizations', { name: uniq('solo'), created_by: admin });

@@ -23,13 +23,11 @@ import { auditOrgChange, type OrgAuditContext } from './audit';
 import { domainView } from './domain-view';
 import { organizationInvitationView } from './invitation-view';
 import { addMembershipInTx, membershipsWithUsers, removeMembershipInTx } from './memberships';
-import { loadOrganization, organizationView, type OrganizationRow, type OrganizationView } from './organization-view';
+import { loadOrganization, membersCountColumn, organizationView, type OrganizationRow, type OrganizationView } from './organization-view';
 import { ensureBuiltIns } from './roles';
 import { updateSessions } from '../sessions/session-state';
 
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
-
-const membersCountSql = sql<number>`(select count(*)::int from organization_memberships m where m.organization_id = ${organizations.id})`;
 
 export async function membersCount(db: Db, organizationId: string): Promise<number> {
   const [row] = await db
@@ -220,6 +218,6 @@ export async function listOrganizations(
     );
   }
   const rows = (k: Keyset) =>
-    deps.db.select({ org: organizations, count: membersCountSql }).from(organizations).where(and(...filters, k.after)).orderBy(k.orderBy).limit(k.limit);
+    deps.db.select({ org: organizations, count: membersCountColumn }).from(organizations).where(and(...filters, k.after)).orderBy(k.orderBy).limit(k.limit);
   return cursorList(q, newestFirst(organizations.id), rows, (r) => organizationView(r.org, Number(r.count)), (r) => r.org.id);
 }

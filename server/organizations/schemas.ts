@@ -61,6 +61,10 @@ export const listOrganizationsQuery = z.strictObject({
   ...pageQuery,
   query: z.string().trim().min(1).max(256).optional(),
   user_id: userId.optional(),
+  include_members_count: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('Accepted for Clerk’s SDKs (`includeMembersCount`); every organization always carries `members_count`'),
 });
 
 export const organizationSchema = z

@@ -31,6 +31,7 @@ import { buildOpenApi } from '../../http/openapi';
 import { clerkFapiDialect } from './clerk/dialect';
 import * as clerkDev from './clerk/handshake';
 import { templateTokenEndpoint } from './clerk/tokens';
+import { clerkBundleEndpoint } from './clerk/bundles';
 import * as clerkOrgs from './clerk/organizations';
 import * as clerkVerify from './clerk/verification';
 
@@ -96,6 +97,8 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/branding/logo/:version',       PUBLIC,        logoImageEndpoint),
   fapiRoute('GET',    '/v1/users/:id/profile_image/:version', PUBLIC,    me.profileImageEndpoint),
   fapiRoute('GET',    '/v1/organization_logos/:id/:version', PUBLIC,     orgs.organizationLogoEndpoint),
+  // Clerk's browser bundles, where @clerk/nextjs and @clerk/clerk-react load them from (server/clerk-bundles).
+  fapiRoute('GET',    '/npm/@clerk/:package/dist/:file',  PUBLIC,        clerkBundleEndpoint),
   fapiRoute('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
   fapiRoute('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),

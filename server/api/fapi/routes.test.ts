@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { sharedHarness } from '../../testing/harness';
 import { expectNoDuplicateRoutes, servedSurface } from '../../testing/route-table';
 import { createFapi, fapiRoutes } from './index';
+import { SURFACES } from '../surfaces';
 
 const h = sharedHarness();
 
 describe('FAPI route table', () => {
-  it('has no duplicate method and path, all under the fapi_url', () => {
+  it('has no duplicate method and path, all under the fapi_url and its surface prefixes', () => {
     expectNoDuplicateRoutes(fapiRoutes);
-    for (const r of fapiRoutes) expect(r.path).toMatch(/^\/fapi\/:instanceId\/(v1|\.well-known)\//);
+    const prefixes = SURFACES.find((s) => s.name === 'fapi')!.prefixes.map((p) => p.slice(1)).join('|');
+    for (const r of fapiRoutes) expect(r.path).toMatch(new RegExp(`^/fapi/:instanceId/(${prefixes})/`));
   });
 
   it('names the permission of every organization route, and a signed-in user wherever one is resolved', () => {

@@ -1324,7 +1324,7 @@ export interface BapiOperations {
       next_cursor: string | null;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; query?: string; user_id?: string };
+    query: { limit?: number; starting_after?: string; query?: string; user_id?: string; include_members_count?: "true" | "false" };
   };
   /** Get an organization by id or slug */
   "GET /v1/organizations/{id}": {

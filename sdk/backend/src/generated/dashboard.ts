@@ -2587,7 +2587,7 @@ export interface DashboardOperations {
       next_cursor: string | null;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; query?: string; user_id?: string };
+    query: { limit?: number; starting_after?: string; query?: string; user_id?: string; include_members_count?: "true" | "false" };
   };
   /** Create an organization (created_by joins with the creator role) */
   "POST /accounts/{accountId}/instances/{instanceId}/organizations": {
