@@ -1,6 +1,7 @@
 /**
  * `npm run bench:faults` (also a target of `npm run bench`: BENCH_TARGETS=faults): the faults a
- * production deployment meets, each scripted against a deployment of its own: a PostgreSQL
+ * production deployment meets, each scripted against a deployment of its own
+ * (server/testing/deployment.ts, shared with the fault suite faults/): a PostgreSQL
  * started here (initdb + pg_ctl, a temporary data directory, a free port, trust auth), a Redis
  * started here (`redis-server --port <free> --save ''`), two API nodes (`server/main/api.ts`,
  * one process each; node A also delivers webhooks) and one webhook worker
@@ -29,17 +30,32 @@
  * longest answer, time to recover (from the fault's end to the last failure), writes
  * acknowledged and lost. Prints a table and one JSON line; writes bench/results/faults.json.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import {
+  call,
+  exited,
+  freePort,
+  killAll,
+  load,
+  mixedStep,
+  postgresPrimary,
+  readStep,
+  redisServer,
+  ROOT,
+  rssMiB,
+  sleep,
+  startNode,
+  summarise as summariseSamples,
+  type LoadContext as Ctx,
+  type Node,
+  type Sample,
+} from '../server/testing/deployment';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const num = (name: string, dflt: number) => Number(env[name] ?? dflt);
 const CLIENTS = num('BENCH_FAULT_CLIENTS', 10);
@@ -50,212 +66,10 @@ const STORM_CLIENTS = num('BENCH_FAULT_STORM_CLIENTS', 200);
 const WEBHOOK_WAIT = num('BENCH_FAULT_WEBHOOK_WAIT', 90);
 /** Load before and after each fault, seconds. */
 const CALM = num('BENCH_FAULT_CALM_SECONDS', 3);
-/** A request with no answer after this long counts as hung. */
-const HANG_MS = 30_000;
 const ONLY = env.BENCH_FAULTS ? new Set(env.BENCH_FAULTS.split(',').map((s) => s.trim())) : null;
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (msg: string) => process.stderr.write(`[faults] ${msg}\n`);
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-
-// ---------------------------------------------------------------- processes
-
-const live = new Set<ChildProcess>();
-const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
-
-function startProcess(cmd: string, args: string[], extraEnv: Record<string, string>, name: string) {
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-6000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  return { child, name, output: () => tail };
-}
-
-/** PostgreSQL in a temporary directory; as root, its programs run as the `postgres` user. */
-function postgresServer(port: number) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'latchkey-faults-pg-'));
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
-    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
-    chownSync(dir, uid, gid);
-  }
-  const pg = (args: string[]) => {
-    const [cmd, a] = asRoot ? ['runuser', ['-u', 'postgres', '--', ...args]] : [args[0]!, args.slice(1)];
-    const out = spawnSync(cmd, a, { encoding: 'utf8', timeout: 120_000 });
-    if (out.status !== 0) throw new Error(`${args.join(' ')}: ${out.stderr || out.stdout}`);
-  };
-  const data = path.join(dir, 'data');
-  pg(['initdb', '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']);
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=64MB`;
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/latchkey`,
-    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    start: () => pg(['pg_ctl', '-D', data, '-l', path.join(dir, 'log'), '-o', opts, '-w', '-t', '60', 'start']),
-    stop: () => pg(['pg_ctl', '-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']),
-    remove() {
-      try {
-        pg(['pg_ctl', '-D', data, '-m', 'immediate', '-w', 'stop']);
-      } catch {
-        /* not running */
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function redisServer(port: number) {
-  let proc: ChildProcess | null = null;
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async start() {
-      proc = startProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {}, 'redis').child;
-      for (let i = 0; i < 100; i++) {
-        const up = await new Promise<boolean>((resolve) => {
-          const c = connect(port, '127.0.0.1', () => (c.end(), resolve(true)));
-          c.on('error', () => resolve(false));
-        });
-        if (up) return;
-        await sleep(50);
-      }
-      throw new Error('redis-server did not start');
-    },
-    async stop() {
-      if (!proc) return;
-      proc.kill('SIGKILL');
-      await exited(proc);
-      proc = null;
-    },
-  };
-}
-
-interface Node {
-  name: string;
-  base: string;
-  child: ChildProcess;
-  output(): string;
-}
-
-async function startNode(name: string, script: string, extra: Record<string, string>, common: Record<string, string>): Promise<Node> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const p = startProcess(process.execPath, ['--import', 'tsx', script], { ...common, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, ...extra }, name);
-  if (script.endsWith('api.ts')) {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const up = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
-      if (up) break;
-      if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`${name} did not start:\n${p.output()}`);
-      await sleep(200);
-    }
-  }
-  p.child.once('exit', (code, signal) => {
-    if (signal !== 'SIGKILL' && signal !== 'SIGTERM') log(`  ! ${name} exited (${code ?? signal}):\n${p.output()}`);
-  });
-  return { name, base, child: p.child, output: p.output };
-}
-
-const rssMiB = (pid: number) => {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-};
-
-// ---------------------------------------------------------------- load
-
-interface Sample {
-  at: number;
-  node: string;
-  op: string;
-  status: number;
-  ms: number;
-  retryAfter: boolean;
-}
-
-interface Ctx {
-  secret: string;
-  userIds: string[];
-  acked: Map<string, string>; // user id → scenario
-  scenario: string;
-}
-
-async function call(base: string, method: string, pathname: string, secret: string, body?: unknown) {
-  const started = performance.now();
-  try {
-    const res = await fetch(`${base}${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(HANG_MS),
-    });
-    const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-    return { status: res.status, json, ms: performance.now() - started, retryAfter: res.headers.has('retry-after') };
-  } catch {
-    return { status: 0, json: null, ms: performance.now() - started, retryAfter: false };
-  }
-}
-
-let seq = 0;
-/** One mixed step on `node`: create a user (a write), read a user, mint and verify a session. */
-async function step(node: Node, ctx: Ctx, samples: Sample[], t0: number) {
-  const n = seq++;
-  const record = (op: string, r: { status: number; ms: number; retryAfter: boolean }) =>
-    samples.push({ at: Date.now() - t0, node: node.name, op, status: r.status, ms: r.ms, retryAfter: r.retryAfter });
-  switch (n % 3) {
-    case 0: {
-      const r = await call(node.base, 'POST', '/v1/users', ctx.secret, { email_address: [`f${n}.${randomBytes(3).toString('hex')}@faults.example.com`] });
-      record('create user', r);
-      if (r.status === 200 && typeof r.json?.id === 'string') {
-        ctx.acked.set(r.json.id, ctx.scenario);
-        ctx.userIds.push(r.json.id);
-      }
-      return;
-    }
-    case 1: {
-      const id = ctx.userIds[n % ctx.userIds.length]!;
-      record('get user', await call(node.base, 'GET', `/v1/users/${id}`, ctx.secret));
-      return;
-    }
-    default: {
-      const id = ctx.userIds[n % ctx.userIds.length]!;
-      const minted = await call(node.base, 'POST', '/v1/sessions', ctx.secret, { user_id: id });
-      record('mint session', minted);
-      if (minted.status === 200) record('verify', await call(node.base, 'POST', '/v1/sessions/verify', ctx.secret, { token: minted.json?.jwt }));
-    }
-  }
-}
-
-/** `clients` loops, each stepping on the nodes in turn, until `stop` resolves. */
-async function load(nodes: () => Node[], ctx: Ctx, clients: number, stop: Promise<unknown>, t0: number, stepFn = step) {
-  const samples: Sample[] = [];
-  let done = false;
-  void stop.then(() => (done = true));
-  let turn = 0;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (!done) {
-        const ns = nodes();
-        await stepFn(ns[turn++ % ns.length]!, ctx, samples, t0);
-      }
-    }),
-  );
-  return samples;
-}
 
 interface ScenarioResult {
   scenario: string;
@@ -274,48 +88,31 @@ interface ScenarioResult {
 }
 
 function summarise(scenario: string, fault: string, samples: Sample[], faultEndAt: number, notes: string[]): Omit<ScenarioResult, 'writesAcknowledged' | 'writesLost'> {
-  const failed = samples.filter((s) => s.status < 200 || s.status >= 300);
-  const statuses: Record<string, number> = {};
-  for (const s of samples) statuses[s.status === 0 ? 'no answer' : String(s.status)] = (statuses[s.status === 0 ? 'no answer' : String(s.status)] ?? 0) + 1;
-  const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
-  const lastFailure = failed.reduce((m, s) => Math.max(m, s.at + s.ms), -Infinity);
-  return {
-    scenario,
-    fault,
-    requests: samples.length,
-    failed: failed.length,
-    statuses,
-    unavailableWithRetryAfter: samples.filter((s) => s.status === 503 && s.retryAfter).length,
-    maxMs: Math.round(ms.at(-1) ?? 0),
-    p99Ms: Math.round(ms[Math.floor(ms.length * 0.99)] ?? 0),
-    recoverSeconds: Number.isFinite(lastFailure) ? Math.max(0, (lastFailure - faultEndAt) / 1000) : 0,
-    notes,
-  };
+  const { requests, failed, statuses, unavailableWithRetryAfter, maxMs, p99Ms, recoverSeconds } = summariseSamples(samples, faultEndAt);
+  return { scenario, fault, requests, failed, statuses, unavailableWithRetryAfter, maxMs, p99Ms, recoverSeconds, notes };
 }
 
 // ---------------------------------------------------------------- main
 
 async function main() {
   const results: ScenarioResult[] = [];
-  const pgPort = await freePort();
-  const redisPort = await freePort();
-  const pg = postgresServer(pgPort);
-  const redis = redisServer(redisPort);
+  const pg = await postgresPrimary();
+  const redis = await redisServer();
+  const pgUrl = pg.adminUrl.replace(/\/postgres$/, '/latchkey');
   let admin: postgres.Sql | null = null;
   try {
-    log(`PostgreSQL on 127.0.0.1:${pgPort}, Redis on 127.0.0.1:${redisPort} (both started here, removed at the end)`);
-    pg.start();
+    log(`PostgreSQL on 127.0.0.1:${pg.port}, Redis at ${redis.url} (both started here, removed at the end)`);
     await redis.start();
     const setup = postgres(pg.adminUrl, { max: 1, onnotice: () => {} });
     await setup.unsafe('create database latchkey');
     await setup.end();
-    admin = postgres(pg.url, { max: 2, onnotice: () => {} });
+    admin = postgres(pgUrl, { max: 2, onnotice: () => {} });
 
-    const common = { DATABASE_URL: pg.url, REDIS_URL: redis.url, ENCRYPTION_KEY, LOG_LEVEL: env.BENCH_FAULT_LOG_LEVEL ?? 'error', NODE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', WEB_CONCURRENCY: '1', BAPI_RATE_LIMIT: '100000000', SHUTDOWN_TIMEOUT: '3' };
+    const common = { DATABASE_URL: pgUrl, REDIS_URL: redis.url, ENCRYPTION_KEY, LOG_LEVEL: env.BENCH_FAULT_LOG_LEVEL ?? 'error', NODE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', WEB_CONCURRENCY: '1', BAPI_RATE_LIMIT: '100000000', SHUTDOWN_TIMEOUT: '3' };
     log('starting node A (with webhook delivery), node B and a webhook worker');
-    const A = await startNode('A', 'server/main/api.ts', { WEBHOOK_WORKER: '1' }, common);
-    const B = await startNode('B', 'server/main/api.ts', { WEBHOOK_WORKER: '0' }, common);
-    const worker = await startNode('worker', 'server/main/worker.ts', {}, common);
+    const A = await startNode('A', 'server/main/api.ts', { ...common, WEBHOOK_WORKER: '1' });
+    const B = await startNode('B', 'server/main/api.ts', { ...common, WEBHOOK_WORKER: '0' });
+    const worker = await startNode('worker', 'server/main/worker.ts', common);
     const nodes: Node[] = [A, B];
 
     // The instance, its key, a webhook receiver and endpoint, through an in-process runtime.
@@ -369,7 +166,7 @@ async function main() {
       const t0 = Date.now();
       let finish!: () => void;
       const stop = new Promise<void>((r) => (finish = r));
-      const loading = load(live, ctx, clients, stop, t0);
+      const loading = load(live, ctx, clients, stop, t0, mixedStep);
       await sleep(CALM * 1000);
       const { endAt, notes } = await inject(t0);
       await sleep(CALM * 1000);
@@ -427,19 +224,14 @@ async function main() {
         rss.max[0] = Math.max(rss.max[0]!, rssMiB(A.child.pid!));
         rss.max[1] = Math.max(rss.max[1]!, rssMiB(B.child.pid!));
       }, 250);
-      const readOnly = async (node: Node, c: Ctx, samples: Sample[], t0: number) => {
-        const id = c.userIds[seq++ % c.userIds.length]!;
-        const r = await call(node.base, 'GET', `/v1/users/${id}`, c.secret);
-        samples.push({ at: Date.now() - t0, node: node.name, op: 'get user', status: r.status, ms: r.ms, retryAfter: r.retryAfter });
-      };
       ctx.scenario = 'storm';
       log(`storm: every statement on users held behind a lock for ${STORM}s, ${STORM_CLIENTS} clients reading users`);
       const t0 = Date.now();
       let finish!: () => void;
       const stop = new Promise<void>((r) => (finish = r));
-      const loading = load(() => nodes, ctx, STORM_CLIENTS, stop, t0, readOnly);
+      const loading = load(() => nodes, ctx, STORM_CLIENTS, stop, t0, readStep);
       await sleep(CALM * 1000);
-      const holder = postgres(pg.url, { max: 1, onnotice: () => {} });
+      const holder = postgres(pgUrl, { max: 1, onnotice: () => {} });
       await holder.begin(async (tx) => {
         await tx`lock table users in access exclusive mode`;
         await tx`select pg_sleep(${STORM})`;
@@ -492,7 +284,7 @@ async function main() {
     for (const n of [A, B, worker]) if (n.child.exitCode === null) n.child.kill('SIGTERM');
     await Promise.all([A, B, worker].map((n) => Promise.race([exited(n.child), sleep(5000)])));
   } finally {
-    for (const c of live) c.kill('SIGKILL');
+    await killAll();
     await admin?.end({ timeout: 1 }).catch(() => {});
     await redis.stop().catch(() => {});
     pg.remove();
@@ -519,15 +311,13 @@ async function main() {
 }
 
 process.on('SIGINT', () => {
-  for (const c of live) c.kill('SIGKILL');
-  process.exit(130);
+  void killAll().finally(() => process.exit(130));
 });
 
 main().then(
   () => process.exit(0),
   (err: unknown) => {
     log(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    for (const c of live) c.kill('SIGKILL');
-    process.exit(1);
+    void killAll().finally(() => process.exit(1));
   },
 );

@@ -83,6 +83,8 @@ const configSchema = z.object({
   ALLOW_PRIVATE_WEBHOOK_TARGETS: optional(booleanFlag).transform((v) => v ?? false),
   /** Whether `npm start` / `npm run api` also deliver webhooks (set 0 on nodes that should only serve; run `npm run worker` elsewhere). */
   WEBHOOK_WORKER: optional(booleanFlag).transform((v) => v ?? true),
+  /** How long a webhook worker's claim on a message lasts: a dead worker's messages go out again from another after it. */
+  WEBHOOK_LEASE_SECONDS: optional(z.coerce.number().int().min(5).max(3600)).transform((v) => v ?? 60),
   /** Password hashes/verifies that run at once (worker threads); default os.availableParallelism(). */
   PASSWORD_HASH_THREADS: optional(z.coerce.number().int().min(1).max(256)),
   /** Password jobs that may wait for a thread; past it, 503 with Retry-After. Default 16 per thread. */

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { loadConfig, type Config } from './config';
 import { openPglite, openPostgres, type Database } from './db/client';
-import { survivePostgresWriteAfterClose } from './db/driver-guard';
+import { postgresDriverPatched, survivePostgresWriteAfterClose } from './db/driver-guard';
 import { acquireLock, releaseLock, type EmbeddedLock } from './db/embedded-lock';
 import { resolveTxt } from 'node:dns/promises';
 import { systemClock, type Clock, type Deps, type TxtResolver } from './deps';
@@ -48,7 +48,10 @@ export interface RuntimeOptions {
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL, opts.logDestination);
-  if (config.DATABASE_URL && opts.survivesDriverCrash) survivePostgresWriteAfterClose(logger);
+  if (config.DATABASE_URL && opts.survivesDriverCrash) {
+    survivePostgresWriteAfterClose(logger);
+    if (!postgresDriverPatched()) logger.error('postgres.js is not patched (installed with --ignore-scripts?): run `npx patch-package`, or requests may wait on connections PostgreSQL closed (docs/production.md)');
+  }
   // Before the database opens: a missing key must stop the start, not a later request.
   const cipher = createCipher(loadEncryptionKey(config, logger));
   const geoip = config.GEOIP_DATABASE ? openGeoIpDatabase(config.GEOIP_DATABASE) : null;

@@ -119,7 +119,7 @@ export async function boot(): Promise<Booted | null> {
     setInterval(() => checkStuckSms(deps).catch((err: unknown) => deps.logger.warn({ err }, 'SMS status check failed')), 60 * 1000).unref();
   }
 
-  const worker: WebhookWorker | null = housekeeper && config.WEBHOOK_WORKER ? await startWebhookWorker(deps, runtime.database) : null;
+  const worker: WebhookWorker | null = housekeeper && config.WEBHOOK_WORKER ? await startWebhookWorker(deps, runtime.database, { leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000 }) : null;
 
   const servers = new Set<Server>();
   let closing = false;

@@ -9,7 +9,8 @@ import { systemContext } from '../http/actor';
 import { createInstance, defaultAccount } from '../instances/instances';
 import { createSecretKey, revokeSecretKey } from '../keys/secret-keys';
 import { createRuntime, type Runtime } from '../runtime';
-import { exited, processDatabase } from '../testing/processes';
+import { exited } from '../testing/deployment';
+import { processDatabase } from '../testing/processes';
 import { answer, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver';
 import { createEndpoint } from '../webhooks/webhook-endpoints';
 

@@ -33,7 +33,7 @@ try {
   throw e;
 }
 const { deps } = runtime;
-const worker = await startWebhookWorker(deps, runtime.database);
+const worker = await startWebhookWorker(deps, runtime.database, { leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000 });
 deps.logger.info('webhook worker started');
 
 let closing = false;

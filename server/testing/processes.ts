@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { exited } from './deployment';
 import { asAdmin as asAdminOf, databaseUrl } from './postgres-admin';
 import { required } from './requirements';
 
@@ -36,6 +37,3 @@ export async function processDatabase(name: string) {
     drop: () => asAdmin((admin) => admin.unsafe(`drop database if exists ${dbName} with (force)`)),
   };
 }
-
-export const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
