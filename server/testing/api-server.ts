@@ -5,19 +5,26 @@ import { afterAll, beforeAll } from 'vitest';
 import { createApiHandler } from '../api';
 import { createHarness, deferredHarness, notOpenYet, type HarnessOptions, type TestHarness } from './harness';
 
-/** A request listener on a real loopback socket (127.0.0.1, a free port). */
-export async function listen(handler: RequestListener): Promise<{ server: Server; port: number; url: string; close(): Promise<void> }> {
+/**
+ * A request listener on a real loopback socket (127.0.0.1, a free port). `host` names it in
+ * its URL: `latchkey.localhost` where a browser needs a domain name with a dot (WebAuthn
+ * refuses an IP address as its relying party id, Clerk's key parser a host without a dot);
+ * browsers resolve every `*.localhost` to the loopback and count it a secure context.
+ */
+export async function listen(handler: RequestListener, host: LoopbackName = '127.0.0.1'): Promise<{ server: Server; port: number; url: string; close(): Promise<void> }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     server,
     port,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     // Clients keep connections alive (fetch's pool): close them, or the server never ends.
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }
+
+export type LoopbackName = '127.0.0.1' | 'latchkey.localhost';
 
 export interface ApiServer {
   h: TestHarness;
@@ -32,13 +39,13 @@ export interface ApiServer {
  * an SDK's own fetch, a browser. The harness's in-process calls (`h.call`) still work beside it.
  * `beforeRequest` sees each request first (e.g. to give each browser context its own address).
  */
-export async function startApiServer(o: HarnessOptions & { beforeRequest?: (req: IncomingMessage) => void } = {}): Promise<ApiServer> {
+export async function startApiServer(o: HarnessOptions & { beforeRequest?: (req: IncomingMessage) => void; host?: LoopbackName } = {}): Promise<ApiServer> {
   // The address is PUBLIC_URL, known once listening: requests wait for the harness behind it.
   let api: RequestListener = (_req, res) => res.writeHead(503).end();
   const server = await listen((req, res) => {
     o.beforeRequest?.(req);
     api(req, res);
-  });
+  }, o.host);
   const h = await createHarness({ ...o, env: { PUBLIC_URL: server.url, ...o.env } });
   api = getRequestListener(createApiHandler(h.runtime));
   return {

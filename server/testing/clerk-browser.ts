@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, normalize } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { listen, startApiServer } from './api-server';
+import { listen, startApiServer, type LoopbackName } from './api-server';
 import { codeSentTo } from './auth-flows';
 import { createTestUser, setSettings } from './fapi-helpers';
 import type { TestHarness, TestInstance } from './harness';
@@ -85,10 +85,11 @@ ${ui ? '<script src="/clerk-ui/ui.browser.js"></script>' : ''}
 <script src="/clerk-js/clerk.browser.js" data-clerk-publishable-key="${pk}" data-clerk-proxy-url="${fapiUrl}"></script>
 </body></html>`;
 
-export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceSettings>; env?: Record<string, string> } = {}): Promise<ClerkBrowserHarness> {
+export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceSettings>; env?: Record<string, string>; host?: LoopbackName } = {}): Promise<ClerkBrowserHarness> {
   // Each browser context is its own visitor: its own address (per-IP limits), told by its user agent's tag.
   const api = await startApiServer({
     env: o.env,
+    host: o.host,
     beforeRequest: (req: IncomingMessage) => {
       const n = /LatchkeyVisitor\/(\d+)/.exec(req.headers['user-agent'] ?? '')?.[1];
       if (n) Object.defineProperty(req.socket, 'remoteAddress', { value: `10.77.${Math.floor(Number(n) / 250)}.${(Number(n) % 250) + 1}`, configurable: true });
@@ -116,7 +117,7 @@ export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceS
     }
     const ui = url.includes('ui=1');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(inst.publishableKey, fapiUrl, ui));
-  });
+  }, o.host);
   appOrigin = app.url;
   await setSettings(h, inst.instanceId, { allowed_origins: [appOrigin], ...o.settings });
 

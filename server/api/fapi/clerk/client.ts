@@ -7,6 +7,7 @@ import { signInView } from '../../../auth/sign-ins';
 import { signUpView } from '../../../auth/sign-ups';
 import { clientView, type ClientRow } from '../../../sessions/clients';
 import { meView } from '../../../users/me';
+import { listPasskeys } from '../../../passkeys/passkeys';
 import { membershipView, membershipsWithUsers } from '../../../organizations/memberships';
 import { clerkSession, clerkSignIn, clerkSignUp } from './shapes';
 
@@ -36,11 +37,12 @@ async function signUpInProgress(deps: D, instance: InstanceContext, client: Clie
   return clerkSignUp(await signUpView(deps, instance, row));
 }
 
-/** The user as `GET /v1/me` answers it, with the organizations they belong to (Clerk's user carries them). */
+/** The user as `GET /v1/me` answers it, with the organizations they belong to and their passkeys (Clerk's user carries them). */
 async function userWithMemberships(deps: D, instance: InstanceContext, userId: string): Promise<Record<string, unknown>> {
   const user = (await meView(deps, instance.id, userId)) as unknown as Record<string, unknown>;
   const rows = instance.settings.organizations_enabled ? await membershipsWithUsers(deps.db, instance.id, { userId, limit: 100 }) : [];
-  return { ...user, organization_memberships: rows.map(membershipView) };
+  const keys = instance.settings.sign_in_methods.passkey ? await listPasskeys(deps, instance.id, userId) : [];
+  return { ...user, organization_memberships: rows.map(membershipView), passkeys: keys };
 }
 
 /** Each session's `factor_verification_age` (minutes since its first and second factor were proved). */

@@ -158,12 +158,16 @@ async function toClerkResponse(deps: Deps, instance: InstanceContext, request: R
       const inner = b.response ?? body;
       const obj = inner as { object?: string; id?: string };
       const sessionOfClient = (id: unknown) => client?.sessions.find((s) => s.id === id);
+      // The client's copy of a user carries what `/v1/me` does not (memberships, passkeys).
+      const userOfClient = (id: unknown) => client?.sessions.find((s) => s.public_user_data?.user_id === id)?.user;
       const response =
         obj?.object === 'session'
           ? (sessionOfClient(obj.id) ?? clerkSession(obj as never, null))
           : obj?.object === 'session_verification'
             ? clerkSessionVerification(obj as never, sessionOfClient((obj as { session_id?: string }).session_id) ?? null)
-            : clerkResource(inner);
+            : obj?.object === 'user'
+              ? (userOfClient(obj.id) ?? clerkResource(inner))
+              : clerkResource(inner);
       out = { response, client };
     }
   }

@@ -8,7 +8,7 @@ type Environment = z.output<typeof environmentSchema>;
  * Latchkey's environment (`GET /v1/environment`) in Clerk's shape: what clerk-js and Clerk's
  * prebuilt components read to decide which fields, factors and buttons to show. Everything
  * comes from the instance's settings and branding; what Latchkey does not have (web3,
- * passkeys, captcha, billing, waitlist sign-up) is off.
+ * captcha, billing, waitlist sign-up) is off.
  */
 export function clerkEnvironment(env: Environment, instance: InstanceContext) {
   const s = instance.settings;
@@ -115,7 +115,7 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
         password: attribute(true, { required: required.has('password') }),
         authenticator_app: attribute(us.second_factors.includes('totp'), { used_for_second_factor: true, second_factors: ['totp'] }),
         backup_code: attribute(us.second_factors.includes('backup_code'), { used_for_second_factor: true, second_factors: ['backup_code'] }),
-        passkey: attribute(false),
+        passkey: attribute(firstFactors.has('passkey'), { used_for_first_factor: true, first_factors: ['passkey'], verifications: ['passkey'] }),
       },
       actions: { delete_self: us.actions.delete_self, create_organization: s.organizations_enabled },
       social,
@@ -143,7 +143,7 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
         allowed_special_characters: '',
       },
       username_settings: { min_length: 1, max_length: 64 },
-      passkey_settings: { allow_autofill: false, show_sign_in_button: false },
+      passkey_settings: { allow_autofill: firstFactors.has('passkey'), show_sign_in_button: firstFactors.has('passkey') },
       // Latchkey never says whether an account exists (README, "No existence oracle").
       attack_protection: { enumeration_protection: { enabled: true }, user_lockout: { enabled: s.attack_protection.user_lockout.enabled } },
     },

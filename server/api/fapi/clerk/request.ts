@@ -54,6 +54,11 @@ const ALIASES: Alias[] = [
   { method: 'POST', path: '/v1/me/backup_codes', to: { method: 'POST', path: '/v1/me/backup_codes/reverified' } },
   { method: 'DELETE', path: '/v1/me/totp', to: { method: 'DELETE', path: '/v1/me/totp/reverified' } },
   { method: 'DELETE', path: '/v1/me', to: { method: 'DELETE', path: '/v1/me/reverified' } },
+  // `user.createPasskey()`: Clerk creates an unverified passkey carrying the creation options,
+  // then verifies it with the browser's credential. Latchkey's registration is the session's
+  // (one at a time), so the id in the second path names nothing the route needs.
+  { method: 'POST', path: '/v1/me/passkeys', to: { method: 'POST', path: '/v1/me/passkeys/prepare_registration' } },
+  { method: 'POST', path: '/v1/me/passkeys/:id/attempt_verification', to: { method: 'POST', path: '/v1/me/passkeys' } },
 ];
 
 const FORM = 'application/x-www-form-urlencoded';

@@ -1,3 +1,5 @@
+import { CHALLENGE_TTL_MS } from '../../../passkeys/challenges';
+
 /**
  * Latchkey's FAPI resources in the JSON shapes clerk-js parses (its resources' `fromJSON`):
  * plain functions from one JSON value to another, no database. Field names that are the same
@@ -27,7 +29,7 @@ export function clerkUser(u: Json) {
     web3_wallets: [],
     external_accounts: [],
     enterprise_accounts: [],
-    passkeys: [],
+    passkeys: arr(u.passkeys).map(clerkPasskey),
     saml_accounts: [],
     organization_memberships: arr(u.organization_memberships).map(clerkMembership),
     profile_image_id: null,
@@ -42,6 +44,35 @@ export function clerkUser(u: Json) {
     legal_accepted_at: null,
   };
 }
+
+/** A registered passkey → Clerk's: verified by its registration (clerk-js reads only its name and dates). */
+export const clerkPasskey = (p: Json) => ({
+  object: 'passkey',
+  id: p.id,
+  name: p.name ?? null,
+  last_used_at: p.last_used_at ?? null,
+  verification: { object: 'verification', status: 'verified', strategy: 'passkey', attempts: null, expire_at: null, nonce: null, message: null, error: null },
+  created_at: p.created_at,
+  updated_at: p.updated_at,
+});
+
+/**
+ * A passkey registration just prepared → Clerk's unverified passkey: its verification's
+ * `nonce` holds the creation options (JSON), which clerk-js hands to the browser before
+ * `attempt_verification`. The registration is the session's (one at a time), so its id names
+ * no row.
+ */
+export const clerkPendingPasskey = (r: Json) => ({
+  object: 'passkey',
+  id: PENDING_PASSKEY_ID,
+  name: null,
+  last_used_at: null,
+  verification: { object: 'verification', status: 'unverified', strategy: 'passkey', attempts: null, expire_at: r.expire_at ?? null, nonce: JSON.stringify(r.options), message: null, error: null },
+  // Issued a challenge's lifetime before it expires.
+  created_at: Number(r.expire_at) - CHALLENGE_TTL_MS,
+  updated_at: Number(r.expire_at) - CHALLENGE_TTL_MS,
+});
+export const PENDING_PASSKEY_ID = 'passkey_registration';
 
 /** The public part of a user that Clerk shows on session lists and account switchers. */
 export const publicUserData = (u: Json) => {
@@ -92,7 +123,8 @@ const verification = (v: unknown) =>
         error: null,
         verified_at_client: null,
         external_verification_redirect_url: v.external_verification_redirect_url ?? null,
-        nonce: null,
+        // A passkey step's WebAuthn options, as JSON (clerk-js parses it into the browser's call).
+        nonce: typeof v.nonce === 'string' ? v.nonce : null,
         message: null,
       }
     : null;
@@ -257,6 +289,10 @@ export function clerkResource(v: unknown): unknown {
       return isObject(v.invitation) ? clerkInvitation(v.invitation) : v;
     case 'role':
       return clerkRole(v);
+    case 'passkey':
+      return v.deleted ? v : clerkPasskey(v);
+    case 'passkey_registration':
+      return clerkPendingPasskey(v);
     case 'organization_domain':
       return v.deleted ? v : clerkDomain(v);
     // TOTP enrollment has one secret per user: Clerk's resource id names none.
