@@ -33,6 +33,7 @@ import * as clerkDev from './clerk/handshake';
 import { templateTokenEndpoint } from './clerk/tokens';
 import { clerkBundleEndpoint } from './clerk/bundles';
 import * as clerkOrgs from './clerk/organizations';
+import * as clerkEnterprise from './clerk/enterprise-connections';
 import * as clerkVerify from './clerk/verification';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
@@ -140,6 +141,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/me/change_password/prepare',   notImpersonated(ME_SEND, 'change the password'),        me.prepareReauthenticationEndpoint),
   fapiRoute('GET',    '/v1/me/connected_accounts',        ME,        me.listConnectedAccountsEndpoint),
   fapiRoute('DELETE', '/v1/me/connected_accounts/:id',    notImpersonated(ME),        me.disconnectAccountEndpoint),
+  fapiRoute('GET',    '/v1/me/enterprise_connections',    ME,        clerkEnterprise.myEnterpriseConnectionsEndpoint),
   fapiRoute('POST',   '/v1/me/change_password',           notImpersonated(ME, 'change the password'),        me.changePasswordEndpoint),
   fapiRoute('POST',   '/v1/me/totp',                      notImpersonated(ME_PENDING),        me.createTotpEndpoint),
   fapiRoute('POST',   '/v1/me/totp/attempt_verification', notImpersonated(ME_PENDING),        me.confirmTotpEndpoint),

@@ -111,6 +111,9 @@ async function wholeList(request: Request, res: Response, fetchPage: (r: Request
   return items;
 }
 
+/** Lists Clerk answers as a bare array in its envelope. */
+const BARE_LISTS = [/\/v1\/me\/enterprise_connections$/];
+
 /** Paths whose answers are already Clerk's (or need no envelope). */
 const AS_IS = [/\/v1\/client\/sessions\/[^/]+\/tokens(\/[^/]+)?$/, /\/v1\/dev_browser$/, /\/v1\/client\/handshake$/];
 
@@ -147,6 +150,8 @@ async function toClerkResponse(deps: Deps, instance: InstanceContext, request: R
   } else if (request.method === 'GET' && path.endsWith('/v1/me/sessions') && isList(body)) {
     // Clerk answers the account's sessions as a bare array, each with its latest activity.
     out = (body.data as { impersonated_by?: string | null }[]).map((s) => ({ ...s, actor: s.impersonated_by ? { sub: s.impersonated_by } : null }));
+  } else if (BARE_LISTS.some((re) => re.test(path)) && isList(body)) {
+    out = { response: body.data.map(clerkResource), client: null };
   } else if (path.endsWith('/v1/me/profile_image')) out = { response: clerkImage(body as never), client: null };
   else if (AS_IS.some((re) => re.test(path))) out = body;
   else if (path.endsWith('/v1/environment')) out = clerkEnvironment(body as never, instance);

@@ -265,6 +265,20 @@ export function clerkSessionVerification(v: Json, session: unknown) {
   };
 }
 
+/** A user's SSO connection → Clerk's enterprise connection (Clerk names providers `saml_custom`, `oidc_custom`). */
+export const clerkEnterpriseConnection = (c: Json) => ({
+  ...c,
+  provider: `${String(c.provider)}_custom`,
+  logo_public_url: null,
+  sync_user_attributes: true,
+  disable_additional_identifications: false,
+  // Latchkey links an SSO identity to a user by their verified address, never from the profile.
+  allow_organization_account_linking: false,
+  custom_attributes: [],
+  saml_connection: null,
+  oauth_config: null,
+});
+
 /** Any Latchkey resource → Clerk's, by its `object`; others pass through. */
 export function clerkResource(v: unknown): unknown {
   if (!isObject(v)) return v;
@@ -293,6 +307,8 @@ export function clerkResource(v: unknown): unknown {
       return v.deleted ? v : clerkPasskey(v);
     case 'passkey_registration':
       return clerkPendingPasskey(v);
+    case 'enterprise_connection':
+      return clerkEnterpriseConnection(v);
     case 'organization_domain':
       return v.deleted ? v : clerkDomain(v);
     // TOTP enrollment has one secret per user: Clerk's resource id names none.
