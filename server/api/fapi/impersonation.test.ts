@@ -21,6 +21,7 @@ const ALLOWED = new Set([
   'POST /v1/me/profile_image',
   'DELETE /v1/me/profile_image',
   'GET /v1/me/connected_accounts',
+  'GET /v1/me/enterprise_connections',
   'GET /v1/me/sessions',
   'GET /v1/me/oauth_grants',
   'GET /v1/me/organization_memberships',
