@@ -1,3 +1,4 @@
+import { transferableStrategy } from '../social/transfer';
 import type { AuditContext } from '../http/actor';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
@@ -152,6 +153,9 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow,
     const latest = codes.reduce((l, c) => (c && (!l || c.createdAt >= l.createdAt) ? c : l), null);
     const strategyOf = { sign_in: 'email_code', sign_in_phone: 'phone_code', sign_in_link: 'email_link' } as Record<string, string>;
     first = latest ? verificationView(strategyOf[latest.purpose] ?? 'reset_password_email_code', latest, now) : null;
+    // A social sign-in that found no user, waiting for the client's sign-up to take it over.
+    const transfer = first ? null : await transferableStrategy(deps, a);
+    if (transfer) first = { object: 'verification' as const, status: 'transferable' as const, strategy: transfer, attempts: 0, expire_at: null };
   }
   return {
     object: 'sign_in_attempt' as const,

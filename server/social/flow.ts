@@ -1,8 +1,8 @@
-import { and, eq, isNull, lt } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { emailAddresses, externalAccounts, socialFlows, socialProviders } from '../db/schema';
+import { emailAddresses, externalAccounts, signInAttempts, socialFlows, socialProviders } from '../db/schema';
 import { newId } from '../db/ids';
 import { sha256Hex } from '../crypto/secrets';
 import type { AuditContext } from '../http/actor';
@@ -12,6 +12,7 @@ import { isAllowedRedirect } from '../instances/settings';
 import { createClient, type ClientRow } from '../sessions/clients';
 import { completeFirstFactor, type SignInStep } from '../auth/sign-ins';
 import { recordSignInAttempt } from '../auth/complete-sign-in';
+import { completeRedirectUrl } from '../auth/complete-redirect';
 import { bindingColumns, browserHoldsFlow, claimRefused, newFlowNonce, nonceMatches, verifierMatches, withClaimNonce, type FlowBinding } from '../auth/flow-binding';
 import { checkSignUpMode } from '../auth/sign-ups';
 import { createUser } from '../users/users';
@@ -19,6 +20,7 @@ import { providerConfig, providerFetch } from './client';
 import { callbackUrl, findEnabledProvider, strategyOf, type ProviderRow } from './providers';
 import { REASONS } from './reasons';
 import { OAUTH_STRATEGY_RE } from './schemas';
+import { transferableFlow } from './transfer';
 
 /**
  * Social sign-in (`strategy: "oauth_<name>"`): authorization code flow with PKCE (S256),
@@ -50,7 +52,15 @@ export async function startSocialFlow(
   deps: D,
   instance: InstanceContext,
   client: ClientRow | null,
-  input: { strategy: string; redirect_url: string; purpose: 'sign_in' | 'sign_up'; binding: FlowBinding },
+  input: {
+    strategy: string;
+    redirect_url: string;
+    /** Where to land once signed in completely (default redirect_url). */
+    complete_redirect_url?: string;
+    purpose: 'sign_in' | 'sign_up';
+    new_user?: 'create' | 'transfer';
+    binding: FlowBinding;
+  },
 ) {
   const name = OAUTH_STRATEGY_RE.exec(input.strategy)?.[1];
   const provider = name ? await findEnabledProvider(deps, instance.id, name) : null;
@@ -58,6 +68,7 @@ export async function startSocialFlow(
   if (!isAllowedRedirect(instance.settings, instance.fapiUrl, input.redirect_url)) {
     throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed redirect URLs.');
   }
+  const completeUrl = completeRedirectUrl(instance, input.redirect_url, input.complete_redirect_url, REASONS.redirect_url_not_allowed);
   const config = await providerConfig(deps, instance, provider).catch((err: unknown) => {
     throw new AppError('SERVICE_UNAVAILABLE', { message: 'The social provider could not be reached.', cause: err, meta: { reason: REASONS.provider_error } });
   });
@@ -92,6 +103,8 @@ export async function startSocialFlow(
         nonce,
         codeVerifierEncrypted: deps.cipher.encrypt(verifier),
         redirectUrl: input.redirect_url,
+        completeRedirectUrl: completeUrl,
+        newUser: input.new_user ?? 'create',
         ...bindingColumns(input.binding),
         expiresAt: now + FLOW_TTL_MS,
         createdAt: now,
@@ -162,8 +175,11 @@ async function exchange(deps: D, instance: InstanceContext, p: ProviderRow, flow
   };
 }
 
-/** The user this identity signs in: linked, linked now by verified email, or created. */
-async function resolveUser(d: D, instance: InstanceContext, p: ProviderRow, id: Identity, auditCtx: AuditContext) {
+/**
+ * The user this identity signs in: linked, linked now by verified email, or created — or,
+ * for a flow that transfers new users to a sign-up, null (nobody created yet).
+ */
+async function resolveUser(d: D, instance: InstanceContext, p: ProviderRow, id: Identity, auditCtx: AuditContext, newUser: 'create' | 'transfer') {
   const now = d.clock.now();
   const [linked] = await d.db
     .select()
@@ -179,23 +195,30 @@ async function resolveUser(d: D, instance: InstanceContext, p: ProviderRow, id: 
     .from(emailAddresses)
     .where(and(eq(emailAddresses.instanceId, instance.id), eq(emailAddresses.emailKey, id.email.toLowerCase())));
   if (!id.emailVerified) throw refused('email_not_verified', 'The provider has not verified this email address, so it cannot sign in here.');
-  let userId: string;
-  let outcome: 'linked' | 'created';
   if (address) {
     if (address.verificationStatus !== 'verified') throw refused('email_not_verified', 'This email address is not verified on the account it belongs to.');
-    userId = address.userId;
-    outcome = 'linked';
-  } else {
-    await checkSignUpMode(d, instance, id.email, {});
-    const user = await createUser(
-      d,
-      instance.id,
-      { email_address: [id.email], ...(id.firstName ? { first_name: id.firstName } : {}), ...(id.lastName ? { last_name: id.lastName } : {}) },
-      { verificationStrategy: strategyOf(p.name), audit: auditCtx },
-    );
-    userId = user.id;
-    outcome = 'created';
+    await linkAccount(d, instance, p, id, address.userId);
+    return { userId: address.userId, outcome: 'linked' as const };
   }
+  if (newUser === 'transfer') return null;
+  return { userId: await createUserOf(d, instance, p, id, auditCtx), outcome: 'created' as const };
+}
+
+/** A new user from a verified identity (sign-up mode and allowlist apply), linked to the provider account. */
+async function createUserOf(d: D, instance: InstanceContext, p: ProviderRow, id: Identity, auditCtx: AuditContext) {
+  await checkSignUpMode(d, instance, id.email!, {});
+  const user = await createUser(
+    d,
+    instance.id,
+    { email_address: [id.email!], ...(id.firstName ? { first_name: id.firstName } : {}), ...(id.lastName ? { last_name: id.lastName } : {}) },
+    { verificationStrategy: strategyOf(p.name), audit: auditCtx },
+  );
+  await linkAccount(d, instance, p, id, user.id);
+  return user.id;
+}
+
+async function linkAccount(d: D, instance: InstanceContext, p: ProviderRow, id: Identity, userId: string) {
+  const now = d.clock.now();
   await d.db.insert(externalAccounts).values({
     id: newId('eac'),
     instanceId: instance.id,
@@ -207,7 +230,6 @@ async function resolveUser(d: D, instance: InstanceContext, p: ProviderRow, id: 
     createdAt: now,
     updatedAt: now,
   });
-  return { userId, outcome };
 }
 
 export interface CallbackQuery {
@@ -219,7 +241,7 @@ export interface CallbackQuery {
 
 /** The answer of a callback: signed in (the browser's flow), or waiting for the native app's claim. */
 export type CallbackOutcome =
-  | { kind: 'signed_in'; step: SignInStep; redirectUrl: string; outcome: 'existing' | 'linked' | 'created' }
+  | { kind: 'signed_in'; step: SignInStep; redirectUrl: string; outcome: 'existing' | 'linked' | 'created' | 'transferable' }
   | { kind: 'awaiting_claim'; redirectUrl: string };
 
 /**
@@ -314,7 +336,11 @@ async function enabledProvider(deps: Pick<D, 'db'>, flow: FlowRow) {
   return provider;
 }
 
-/** Signs in the user of a verified identity on the flow's client: the sign-in attempt announced at the start, completed. */
+/**
+ * Signs in the user of a verified identity on the flow's client: the sign-in attempt announced
+ * at the start, completed. A new user of a flow that transfers (Clerk's) is not created here:
+ * the attempt waits `transferable` with the identity kept on the flow (transferSocialSignIn).
+ */
 async function finishSocialFlow(
   deps: D,
   instance: InstanceContext,
@@ -327,27 +353,73 @@ async function finishSocialFlow(
 ) {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const { userId, outcome } = await resolveUser(d, instance, p, identity, auditCtx);
+    const resolved = await resolveUser(d, instance, p, identity, auditCtx, f.newUser);
     const attempt = await recordSignInAttempt(d, {
       id: f.signInId,
       instanceId: instance.id,
       clientId: f.clientId,
       identifier: identity.email ?? `${strategyOf(p.name)}:${identity.subject}`,
-      userId,
+      userId: resolved?.userId ?? null,
     });
+    if (!resolved) {
+      await tx.update(socialFlows).set({ identityEncrypted: deps.cipher.encrypt(JSON.stringify(identity)) }).where(eq(socialFlows.id, f.id));
+      await auditSocialSignIn(d, instance, auditCtx, f, p, null, 'transferable', attempt);
+      return { step: { attempt, client: null } as SignInStep, redirectUrl: f.redirectUrl, outcome: 'transferable' as const };
+    }
     const step = await completeFirstFactor(d, instance, attempt, strategyOf(p.name), auditCtx, { presentedClient });
-    await audit(d, {
-      instanceId: instance.id,
-      actor: auditCtx.actor,
-      actorKind: auditCtx.actorKind,
-      action: 'social.sign_in',
-      target: userId,
-      ip: auditCtx.ip,
-      userAgent: auditCtx.userAgent,
-      details: { provider: p.name, outcome, purpose: f.purpose, sign_in_attempt_id: f.signInId, session_id: step.attempt.sessionId, status: step.attempt.status },
-    });
-    return { step, redirectUrl: f.redirectUrl, outcome };
+    await auditSocialSignIn(d, instance, auditCtx, f, p, resolved.userId, resolved.outcome, step.attempt);
+    return { step, redirectUrl: landingOf(f, step), outcome: resolved.outcome };
   });
+}
+
+/** A complete sign-in lands on the flow's complete URL when it has one; anything left to do (a second factor, a transfer) on redirect_url. */
+const landingOf = (f: FlowRow, step: SignInStep) => (step.attempt.status === 'complete' && f.completeRedirectUrl ? f.completeRedirectUrl : f.redirectUrl);
+
+async function auditSocialSignIn(d: D, instance: InstanceContext, auditCtx: AuditContext, f: FlowRow, p: ProviderRow, userId: string | null, outcome: string, attempt: SignInStep['attempt']) {
+  await audit(d, {
+    instanceId: instance.id,
+    actor: auditCtx.actor,
+    actorKind: auditCtx.actorKind,
+    action: 'social.sign_in',
+    target: userId ?? f.signInId,
+    ip: auditCtx.ip,
+    userAgent: auditCtx.userAgent,
+    details: { provider: p.name, outcome, purpose: f.purpose, sign_in_attempt_id: f.signInId, session_id: attempt.sessionId, status: attempt.status },
+  });
+}
+
+/**
+ * Clerk's transfer (`signUp.create({ transfer: true })`): the client's social sign-in that found
+ * no user becomes a sign-up — the user is created from the provider's verified identity (sign-up
+ * mode and allowlist apply), linked, and signed in on the same client through the attempt the
+ * flow announced. Only the client that started the flow (and came back through its callback with
+ * the flow cookie) holds such a sign-in; once used it is gone. Null: nothing to transfer.
+ */
+export async function transferSocialSignIn(deps: D, instance: InstanceContext, clientId: string, auditCtx: AuditContext) {
+  const found = await transferableFlow(deps, instance.id, { clientId });
+  if (!found) return null;
+  const seen: { flow?: FlowRow; provider?: ProviderRow } = { flow: found.flow };
+  return auditedFailure(deps, instance, auditCtx, seen, () =>
+    deps.db.transaction(async (tx) => {
+      const d = { ...deps, db: tx };
+      // Single use: the identity goes as the user is made.
+      const [taken] = await tx
+        .update(socialFlows)
+        .set({ identityEncrypted: null })
+        .where(and(eq(socialFlows.id, found.flow.id), isNotNull(socialFlows.identityEncrypted)))
+        .returning({ id: socialFlows.id });
+      if (!taken) return null;
+      const provider = await enabledProvider(d, found.flow);
+      seen.provider = provider;
+      const identity = JSON.parse(deps.cipher.decrypt(found.flow.identityEncrypted!)) as Identity;
+      const userId = await createUserOf(d, instance, provider, identity, auditCtx);
+      const [attempt] = await tx.update(signInAttempts).set({ userId, updatedAt: deps.clock.now() }).where(eq(signInAttempts.id, found.attempt.id)).returning();
+      // The transfer is the client's own request: its token is rotated.
+      const step = await completeFirstFactor(d, instance, attempt!, strategyOf(provider.name), auditCtx, { presentedClient: true });
+      await auditSocialSignIn(d, instance, auditCtx, found.flow, provider, userId, 'created', step.attempt);
+      return { step, userId };
+    }),
+  );
 }
 
 /** Runs a step of the flow; a failure is audited (social.sign_in_failed, with its reason) and thrown on. */

@@ -13,6 +13,7 @@ import { addMembershipInTx, updateMembership } from '../organizations/membership
 import { loadOrganization } from '../organizations/organization-view';
 import { ensureBuiltIns } from '../organizations/roles';
 import { completeSignIn } from '../auth/complete-sign-in';
+import { completeRedirectUrl } from '../auth/complete-redirect';
 import { createUser, updateUser } from '../users/users';
 import {
   bindingColumns,
@@ -60,7 +61,7 @@ export async function startSso(
   deps: Deps,
   instance: InstanceContext,
   c: ConnectionRow,
-  input: { signInAttemptId: string | null; clientId: string | null; redirectUrl: string | null; binding: FlowBinding },
+  input: { signInAttemptId: string | null; clientId: string | null; redirectUrl: string | null; completeRedirectUrl?: string | null; binding: FlowBinding },
 ): Promise<{ url: string; requestId: string }> {
   const now = deps.clock.now();
   const row = {
@@ -70,6 +71,7 @@ export async function startSso(
     signInAttemptId: input.signInAttemptId,
     clientId: input.clientId,
     redirectUrl: input.redirectUrl,
+    completeRedirectUrl: input.completeRedirectUrl ?? null,
     ...bindingColumns(input.binding),
     expiresAt: now + SSO_REQUEST_TTL_MS,
     createdAt: now,
@@ -240,9 +242,11 @@ export async function completeSso(
       userAgent: auditCtx.userAgent,
       details: { connection_id: c.id, provider: c.provider, subject: identity.subject, user: linked, role, session_id: session.id, session_status: end.status, idp_initiated: request === null },
     });
-    return { userId, sessionId: session.id, newClientToken };
+    return { userId, sessionId: session.id, newClientToken, complete: end.attempt?.status === 'complete' };
   });
-  return { ...outcome, redirectUrl: request?.redirectUrl ?? instance.fapiUrl };
+  // Signed in completely: the complete URL when the start gave one; a second factor still due: redirect_url.
+  const landing = outcome.complete && request?.completeRedirectUrl ? request.completeRedirectUrl : (request?.redirectUrl ?? instance.fapiUrl);
+  return { userId: outcome.userId, sessionId: outcome.sessionId, newClientToken: outcome.newClientToken, redirectUrl: landing };
 }
 
 /**
@@ -337,13 +341,14 @@ export async function auditSsoFailure(deps: Pick<Deps, 'db' | 'clock'>, instance
 export async function startEnterpriseSignIn(
   deps: Deps,
   instance: InstanceContext,
-  input: { identifier: string; signInAttemptId: string; clientId: string; redirectUrl: string | undefined; binding: FlowBinding },
+  input: { identifier: string; signInAttemptId: string; clientId: string; redirectUrl: string | undefined; completeRedirectUrl?: string; binding: FlowBinding },
 ): Promise<{ url: string; requestId: string; crossSitePost: boolean }> {
   const redirectUrl = checkRedirectUrl(instance, input.redirectUrl);
+  const completeUrl = completeRedirectUrl(instance, redirectUrl, input.completeRedirectUrl, 'invalid_value');
   const c = await activeConnectionForEmail(deps, instance.id, input.identifier);
   if (!c) throw validationError('identifier', 'no_connection', 'No active SSO connection serves this email address’s domain.');
   try {
-    const started = await startSso(deps, instance, c, { signInAttemptId: input.signInAttemptId, clientId: input.clientId, redirectUrl, binding: input.binding });
+    const started = await startSso(deps, instance, c, { signInAttemptId: input.signInAttemptId, clientId: input.clientId, redirectUrl, completeRedirectUrl: completeUrl, binding: input.binding });
     // SAML's HTTP-POST binding comes back by a cross-site POST from the IdP.
     return { ...started, crossSitePost: c.provider === 'saml' };
   } catch (err) {

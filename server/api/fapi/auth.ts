@@ -37,7 +37,7 @@ import {
 } from '../../auth/sign-ins';
 import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, signUpView, type SignUpStrategy } from '../../auth/sign-ups';
 import { OAUTH_STRATEGY_RE } from '../../social/schemas';
-import { startSocialSignIn, startSocialSignUp } from './social';
+import { startSocialSignIn, startSocialSignUp, transferSignUp } from './social';
 
 /**
  * FAPI endpoints of end-user authentication: sign-ups and sign-ins with their factors
@@ -63,7 +63,7 @@ const strategyOf = <const T extends readonly [string, ...string[]]>(values: T) =
 const verificationSchema = z
   .object({
     object: z.literal('verification'),
-    status: z.enum(['unverified', 'verified', 'failed', 'expired']),
+    status: z.enum(['unverified', 'verified', 'failed', 'expired', 'transferable']),
     strategy: z.string(),
     attempts: z.number().int(),
     expire_at: z.number().int().nullable(),
@@ -137,15 +137,31 @@ const strategyOrOauth = (values: readonly string[]) =>
     .meta({ description: `${values.join(', ')} or oauth_<provider> (a social provider of the instance; then redirect_url is required).` });
 
 const redirectUrl = z.string().max(2048).meta({ description: 'oauth_<provider>, enterprise_sso: where the browser lands once signed in at the provider or IdP (an allowed redirect URL of the instance).' });
+const completeRedirectUrl = z
+  .string()
+  .max(2048)
+  .meta({
+    description:
+      'oauth_<provider>, enterprise_sso (Clerk’s name): where the browser lands when the sign-in completed at once; redirect_url then serves only a sign-in with more to do (a second factor, a transfer). Relative to redirect_url; an allowed redirect URL.',
+  });
 const isOauth = (strategy: string | undefined) => strategy !== undefined && OAUTH_STRATEGY_RE.test(strategy);
 
 export const createSignInBody = z
   .strictObject({
-    strategy: strategyOrOauth(['password', 'ticket', 'enterprise_sso', 'passkey']).optional(),
+    /** `saml`: Clerk's former name of `enterprise_sso`. */
+    strategy: strategyOrOauth(['password', 'ticket', 'enterprise_sso', 'saml', 'passkey']).optional(),
     identifier: z.string().trim().min(1).max(320).optional(),
     password: passwordInput.optional(),
     ticket: z.string().min(1).max(512).optional(),
     redirect_url: redirectUrl.optional(),
+    action_complete_redirect_url: completeRedirectUrl.optional(),
+    new_user: z
+      .enum(['create', 'transfer'])
+      .optional()
+      .meta({
+        description:
+          'oauth_<provider>: a provider account with no user here is signed up at once (`create`, the default) or leaves the sign-in `transferable` for this client’s sign-up with `transfer: true` (`transfer`, Clerk’s flow).',
+      }),
     code_challenge: codeChallengeInput.optional(),
   })
   .superRefine((v, ctx) => {
@@ -164,7 +180,17 @@ export const createSignInBody = z
     if (v.strategy === 'password' && v.password === undefined) need('password');
   });
 
-const prepareFirstFactorBody = z.strictObject({ strategy: strategyOf(['email_code', 'email_link', 'phone_code', 'reset_password_email_code', 'passkey']) });
+const prepareFirstFactorBody = z
+  .strictObject({
+    strategy: strategyOf(['email_code', 'email_link', 'phone_code', 'reset_password_email_code', 'passkey', 'enterprise_sso']),
+    /** enterprise_sso: start (again) at the IdP of the attempt's identifier. */
+    redirect_url: redirectUrl.optional(),
+    action_complete_redirect_url: completeRedirectUrl.optional(),
+    code_challenge: codeChallengeInput.optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.strategy === 'enterprise_sso' && v.redirect_url === undefined) ctx.addIssue({ code: 'custom', path: ['redirect_url'], message: 'is required', params: { reason: 'required' } });
+  });
 const attemptFirstFactorBody = z.discriminatedUnion(
   'strategy',
   [
@@ -192,6 +218,9 @@ export const createSignUpBody = z.strictObject({
   /** oauth_<provider>: sign up through a social provider (then redirect_url is required and no other field applies). */
   strategy: strategyOrOauth([]).optional(),
   redirect_url: redirectUrl.optional(),
+  action_complete_redirect_url: completeRedirectUrl.optional(),
+  /** Clerk's transfer: this client's social sign-in that found no user (`transferable`) becomes this sign-up; no other field applies. */
+  transfer: z.boolean().optional(),
   code_challenge: codeChallengeInput.optional(),
   email_address: emailAddress.optional(),
   /** A phone sign-up (instead of email_address): verified by an SMS code (`phone_code`). */
@@ -207,6 +236,7 @@ export const createSignUpBody = z.strictObject({
   ticket: z.string().min(1).max(512).optional(),
 }).superRefine((v, ctx) => {
   const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
+  if (v.transfer) return;
   if (isOauth(v.strategy)) {
     if (v.redirect_url === undefined) need('redirect_url');
   } else if (v.email_address !== undefined && v.phone_number !== undefined) {
@@ -289,6 +319,27 @@ async function passkeyOptionsAnswer(deps: Deps, auth: FapiAuth, attempt: Awaited
   return { ...answer, response: { ...answer.response, [factor === 'first' ? 'first_factor_verification' : 'second_factor_verification']: verification } };
 }
 
+/** An enterprise sign-in started at the IdP of the attempt's identifier: the answer names where to send the browser, and sets the flow cookie. */
+async function startSsoAnswer(
+  deps: Deps,
+  auth: FapiAuth,
+  at: { attempt: Awaited<ReturnType<typeof loadSignIn>>; client: ClientRow | null },
+  input: { binding: ReturnType<typeof bindingFor>; redirectUrl: string | undefined; completeRedirectUrl: string | undefined },
+) {
+  const { url, requestId, crossSitePost } = await startEnterpriseSignIn(deps, auth.instance, {
+    identifier: at.attempt.identifier,
+    signInAttemptId: at.attempt.id,
+    clientId: at.attempt.clientId,
+    redirectUrl: input.redirectUrl,
+    completeRedirectUrl: input.completeRedirectUrl,
+    binding: input.binding,
+  });
+  setFlowCookie(auth, requestId, input.binding, SSO_REQUEST_TTL_MS, { crossSitePost });
+  const answer = await signInAnswer(deps, auth, at);
+  const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'enterprise_sso', attempts: 0, expire_at: null };
+  return { ...answer, response: { ...answer.response, first_factor_verification: { ...verification, external_verification_redirect_url: url } } };
+}
+
 /** `newClient`: the client was made by this request, so its one live session is the step's (no read). */
 async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep, opts: { newClient?: boolean } = {}) {
   const known = opts.newClient && step.session && step.client ? [step.session] : undefined;
@@ -308,7 +359,9 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   body: createSignInBody,
   response: signInResponse,
   handle: async ({ deps, auth, body, request }) => {
-    if (isOauth(body.strategy)) return startSocialSignIn(deps, auth, body.strategy!, body.redirect_url!, body.code_challenge);
+    if (isOauth(body.strategy)) {
+      return startSocialSignIn(deps, auth, body.strategy!, { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url, newUser: body.new_user }, body.code_challenge);
+    }
     if (body.strategy === 'ticket') {
       const end = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
       auth.issueClientToken(end.clientToken ?? auth.clientToken!);
@@ -343,25 +396,13 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
       return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
     }
     if (body.password !== undefined) await spendAttemptBudget(deps, auth, request);
-    const ssoBinding = body.strategy === 'enterprise_sso' ? bindingFor(auth.mode, body.code_challenge) : null;
+    const ssoBinding = body.strategy === 'enterprise_sso' || body.strategy === 'saml' ? bindingFor(auth.mode, body.code_challenge) : null;
     const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client, { withPassword: body.password !== undefined });
     const token = created.newClientToken ?? auth.clientToken!;
     auth.issueClientToken(token);
     auth.client = created.client;
     auth.clientToken = token;
-    if (ssoBinding) {
-      const { url, requestId, crossSitePost } = await startEnterpriseSignIn(deps, auth.instance, {
-        identifier: body.identifier!,
-        signInAttemptId: created.attempt.id,
-        clientId: created.client.id,
-        redirectUrl: body.redirect_url,
-        binding: ssoBinding,
-      });
-      setFlowCookie(auth, requestId, ssoBinding, SSO_REQUEST_TTL_MS, { crossSitePost });
-      const answer = await signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
-      const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'enterprise_sso', attempts: 0, expire_at: null };
-      return { ...answer, response: { ...answer.response, first_factor_verification: { ...verification, external_verification_redirect_url: url } } };
-    }
+    if (ssoBinding) return startSsoAnswer(deps, auth, created, { binding: ssoBinding, redirectUrl: body.redirect_url, completeRedirectUrl: body.action_complete_redirect_url });
     if (body.strategy === 'passkey') {
       await assertPasskeyStep(deps, auth.instance, created.attempt, 'first');
       return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
@@ -396,6 +437,10 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
     if (body.strategy === 'passkey') {
       await assertPasskeyStep(deps, auth.instance, attempt, 'first');
       return passkeyOptionsAnswer(deps, auth, attempt, 'first');
+    }
+    if (body.strategy === 'enterprise_sso') {
+      const binding = bindingFor(auth.mode, body.code_challenge);
+      return startSsoAnswer(deps, auth, { attempt, client: null }, { binding, redirectUrl: body.redirect_url, completeRedirectUrl: body.action_complete_redirect_url });
     }
     await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage, ip: request.ip, userAgent: request.userAgent });
     return signInAnswer(deps, auth, { attempt, client: null });
@@ -477,8 +522,9 @@ export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   audit: AUTH_FLOW,
   body: createSignUpBody,
   response: signUpResponse,
-  handle: async ({ deps, auth, body }) => {
-    if (isOauth(body.strategy)) return startSocialSignUp(deps, auth, body.strategy!, body.redirect_url!, body.code_challenge);
+  handle: async ({ deps, auth, body, request }) => {
+    if (body.transfer) return transferSignUp(deps, auth, auditCtxOf(auth, request));
+    if (isOauth(body.strategy)) return startSocialSignUp(deps, auth, body.strategy!, { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url }, body.code_challenge);
     const created = await createSignUp(deps, auth.instance, body, auth.client);
     auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
     return {

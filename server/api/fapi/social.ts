@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { auditContextOf } from '../../http/actor';
 import { endpoint, htmlPage, redirect } from '../../http/endpoint';
-import { isAppError } from '../../http/errors';
+import { isAppError, validationError } from '../../http/errors';
 import { errorPage } from '../../http/protocol';
 import type { FapiAuth } from './authenticate';
-import { completeSocialFlow } from '../../social/flow';
+import { completeSocialFlow, transferSocialSignIn } from '../../social/flow';
+import type { AuditContext } from '../../http/actor';
 import type { Deps } from '../../deps';
 import { clientView } from '../../sessions/clients';
 import { FLOW_TTL_MS, startSocialFlow } from '../../social/flow';
@@ -57,9 +58,23 @@ export const oauthCallbackEndpoint = endpoint<FapiAuth, never, z.output<typeof c
  * external_verification_redirect_url`); the provider sends the browser back to
  * `{fapi_url}/v1/oauth_callback`, which signs in and redirects to the `redirect_url`.
  */
-async function start(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, purpose: 'sign_in' | 'sign_up', codeChallenge: string | undefined) {
+/** Where a social flow lands (server/auth/complete-redirect.ts), and what a provider account without a user does. */
+interface SocialStart {
+  redirectUrl: string;
+  completeRedirectUrl?: string;
+  newUser?: 'create' | 'transfer';
+}
+
+async function start(deps: Deps, auth: FapiAuth, strategy: string, o: SocialStart, purpose: 'sign_in' | 'sign_up', codeChallenge: string | undefined) {
   const binding = bindingFor(auth.mode, codeChallenge);
-  const started = await startSocialFlow(deps, auth.instance, auth.client, { strategy, redirect_url: redirectUrl, purpose, binding });
+  const started = await startSocialFlow(deps, auth.instance, auth.client, {
+    strategy,
+    redirect_url: o.redirectUrl,
+    complete_redirect_url: o.completeRedirectUrl,
+    purpose,
+    new_user: o.newUser,
+    binding,
+  });
   const token = started.newClientToken ?? auth.clientToken!;
   auth.issueClientToken(token);
   setFlowCookie(auth, started.flow.id, binding, FLOW_TTL_MS, { crossSitePost: false });
@@ -76,8 +91,8 @@ async function start(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: 
   return { started, verification, client: await clientView(deps, auth.instance, started.client) };
 }
 
-export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, codeChallenge?: string) {
-  const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_in', codeChallenge);
+export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: string, o: SocialStart, codeChallenge?: string) {
+  const { started, verification, client } = await start(deps, auth, strategy, o, 'sign_in', codeChallenge);
   const f = started.flow;
   return {
     response: {
@@ -100,31 +115,52 @@ export async function startSocialSignIn(deps: Deps, auth: FapiAuth, strategy: st
   };
 }
 
-export async function startSocialSignUp(deps: Deps, auth: FapiAuth, strategy: string, redirectUrl: string, codeChallenge?: string) {
-  const { started, verification, client } = await start(deps, auth, strategy, redirectUrl, 'sign_up', codeChallenge);
+export async function startSocialSignUp(deps: Deps, auth: FapiAuth, strategy: string, o: SocialStart, codeChallenge?: string) {
+  const { started, verification, client } = await start(deps, auth, strategy, o, 'sign_up', codeChallenge);
   const f = started.flow;
   return {
-    response: {
-      object: 'sign_up_attempt' as const,
-      id: f.signInId,
-      status: 'missing_requirements' as const,
-      required_fields: [],
-      optional_fields: [],
-      missing_fields: [],
-      unverified_fields: ['external_account'],
-      verifications: { email_address: null, external_account: verification },
-      email_address: null,
-      username: null,
-      first_name: null,
-      last_name: null,
-      password_enabled: false,
-      unsafe_metadata: {},
-      created_user_id: null,
-      created_session_id: null,
-      abandon_at: f.createdAt + FLOW_TTL_MS,
-      created_at: f.createdAt,
-      updated_at: f.createdAt,
-    },
+    response: { ...socialSignUp(f.signInId, f.createdAt), verifications: { email_address: null, external_account: verification } },
     client,
   };
+}
+
+/** A sign-up through a social provider: the attempt the flow announced, waiting for the provider (or, once done, complete). */
+const socialSignUp = (id: string, createdAt: number, done: { userId: string; sessionId: string | null } | null = null) => ({
+  object: 'sign_up_attempt' as const,
+  id,
+  status: done ? ('complete' as const) : ('missing_requirements' as const),
+  required_fields: [],
+  optional_fields: [],
+  missing_fields: [],
+  unverified_fields: done ? [] : ['external_account'],
+  verifications: { email_address: null, external_account: null },
+  email_address: null,
+  username: null,
+  first_name: null,
+  last_name: null,
+  password_enabled: false,
+  unsafe_metadata: {},
+  created_user_id: done?.userId ?? null,
+  created_session_id: done?.sessionId ?? null,
+  abandon_at: createdAt + FLOW_TTL_MS,
+  created_at: createdAt,
+  updated_at: createdAt,
+});
+
+/**
+ * `POST /v1/client/sign_ups` with `transfer: true`: the client's social sign-in that found no
+ * user (`transferable`) signs a new user up from the provider's identity, on this client.
+ */
+export async function transferSignUp(deps: Deps, auth: FapiAuth, auditCtx: AuditContext) {
+  const done = auth.client ? await transferSocialSignIn(deps, auth.instance, auth.client.id, auditCtx) : null;
+  if (!done) throw validationError('transfer', 'invalid_value', 'No sign-in of this client is waiting to be transferred to a sign-up.');
+  const { step, userId } = done;
+  if (step.clientToken) {
+    auth.issueClientToken(step.clientToken);
+    auth.clientToken = step.clientToken;
+  }
+  const attempt = step.attempt;
+  const verified = { object: 'verification' as const, status: 'verified' as const, strategy: attempt.firstFactorStrategy ?? 'oauth', attempts: 0, expire_at: null };
+  const response = socialSignUp(attempt.id, attempt.createdAt, { userId, sessionId: attempt.sessionId });
+  return { response: { ...response, verifications: { email_address: null, external_account: verified } }, client: await clientView(deps, auth.instance, step.client ?? auth.client) };
 }

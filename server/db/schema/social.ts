@@ -73,6 +73,14 @@ export const socialFlows = pgTable(
     nonce: text('nonce').notNull(),
     codeVerifierEncrypted: text('code_verifier_encrypted').notNull(),
     redirectUrl: text('redirect_url').notNull(),
+    /** Where the browser goes when the callback signed in completely (Clerk's `action_complete_redirect_url`); null: `redirect_url`. */
+    completeRedirectUrl: text('complete_redirect_url'),
+    /**
+     * A provider account without a user here: `create` signs a user up at once; `transfer`
+     * (Clerk's flow) leaves the sign-in `transferable`, the identity kept (encrypted) until the
+     * same client's sign-up with `transfer: true` creates the user.
+     */
+    newUser: text('new_user', { enum: ['create', 'transfer'] }).notNull().default('create'),
     ...flowBindingColumns(),
     expiresAt: millis('expires_at').notNull(),
     usedAt: millis('used_at'),

@@ -98,6 +98,8 @@ export const ssoRequests = pgTable(
     signInAttemptId: text('sign_in_attempt_id'),
     clientId: text('client_id'),
     redirectUrl: text('redirect_url'),
+    /** Where the browser goes when the sign-in completed (Clerk's `action_complete_redirect_url`); null: `redirect_url`. */
+    completeRedirectUrl: text('complete_redirect_url'),
     codeVerifier: text('code_verifier'),
     nonce: text('nonce'),
     ...flowBindingColumns(),

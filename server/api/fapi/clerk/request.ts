@@ -30,6 +30,9 @@ interface Alias {
 }
 
 const ALIASES: Alias[] = [
+  // Clerk never signs a user up from a sign-in: a provider account without a user leaves the
+  // sign-in `transferable`, and clerk-js's handleRedirectCallback transfers it to a sign-up.
+  { method: 'POST', path: '/v1/client/sign_ins', to: { method: 'POST', body: { new_user: 'transfer' } } },
   // clerk-js "touches" the environment at start; it reads the answer as GET's.
   { method: 'PATCH', path: '/v1/environment', to: { method: 'GET' } },
   // Organization domains: Clerk names the email-code verification "affiliation" and changes the

@@ -120,7 +120,8 @@ const verification = (v: unknown) =>
         strategy: v.strategy,
         attempts: v.attempts ?? null,
         expire_at: v.expire_at ?? null,
-        error: null,
+        // A social sign-in that found no user: Clerk names why, and clerk-js transfers it to a sign-up.
+        error: v.status === 'transferable' ? { code: 'external_account_not_found', message: 'The External Account was not found.', long_message: null, meta: {} } : null,
         verified_at_client: null,
         external_verification_redirect_url: v.external_verification_redirect_url ?? null,
         // A passkey step's WebAuthn options, as JSON (clerk-js parses it into the browser's call).
@@ -144,10 +145,12 @@ export function clerkSignIn(a: Json, userEmailId: string | null = null) {
     if (strategy === 'email_code' || strategy === 'email_link' || strategy === 'reset_password_email_code') out.email_address_id = userEmailId ?? `idn_${a.id}`;
     return out;
   };
+  const transferable = isObject(a.first_factor_verification) && a.first_factor_verification.status === 'transferable';
   return {
     object: 'sign_in',
     id: a.id,
-    status: a.status === 'abandoned' ? 'needs_identifier' : a.status,
+    // Clerk's transferable sign-in has no identifier of a user of the instance yet.
+    status: a.status === 'abandoned' || transferable ? 'needs_identifier' : a.status,
     supported_identifiers: a.supported_identifiers ?? [],
     identifier: a.identifier ?? null,
     supported_first_factors: arr(a.supported_first_factors).map(factor),
