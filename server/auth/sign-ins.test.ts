@@ -149,9 +149,9 @@ describe('sign-in with a password', () => {
     const b = browserOf(h, A);
     const none = await b.call('POST', '/v1/client/sign_ins', { body: {} });
     expect(none.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'identifier', reason: 'required' } });
-    const bad = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'x@example.com', strategy: 'saml' } });
+    const bad = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'x@example.com', strategy: 'web3_metamask_signature' } });
     expect(bad.body.errors[0]).toMatchObject({ meta: { param: 'strategy' } });
-    expect(bad.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso, passkey.');
+    expect(bad.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso, saml, passkey.');
     const id = (await start(b, 'x@example.com')).body.response.id;
     const factor = await attempt(b, id, { strategy: 'phone_code', code: '1' });
     expect(factor.body.errors[0]).toMatchObject({ meta: { param: 'strategy' } });

@@ -173,7 +173,7 @@ describe('web clients', () => {
 
   it('refuses unknown strategies and incomplete bodies with a clear 422', async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ strategy: 'saml', identifier: 'a@example.com' }, 'strategy'],
+      [{ strategy: 'web3_metamask_signature', identifier: 'a@example.com' }, 'strategy'],
       [{ strategy: 'ticket' }, 'ticket'],
       [{ ticket: 'tkt_x' }, 'identifier'],
       [{}, 'identifier'],
@@ -183,8 +183,8 @@ describe('web clients', () => {
       expect(res.status).toBe(422);
       expect(res.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param } });
     }
-    const res = await browser().call('POST', '/v1/client/sign_ins', { body: { strategy: 'saml', identifier: 'a@example.com' } });
-    expect(res.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso, passkey.');
+    const res = await browser().call('POST', '/v1/client/sign_ins', { body: { strategy: 'web3_metamask_signature', identifier: 'a@example.com' } });
+    expect(res.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso, saml, passkey.');
   });
 
   it('shows a revoked session no more, but keeps the client', async () => {
