@@ -1116,6 +1116,7 @@ export interface DashboardOperations {
           session_inactivity_timeout_seconds: (number) | (null);
           session_token_lifetime_seconds: number;
           mfa_required: boolean;
+          reverification_window_minutes: number;
           allowed_origins: Array<string>;
           redirect_urls: Array<string>;
           sign_up_mode: "public" | "restricted" | "waitlist";
@@ -1194,6 +1195,7 @@ export interface DashboardOperations {
         session_inactivity_timeout_seconds: (number) | (null);
         session_token_lifetime_seconds: number;
         mfa_required: boolean;
+        reverification_window_minutes: number;
         allowed_origins: Array<string>;
         redirect_urls: Array<string>;
         sign_up_mode: "public" | "restricted" | "waitlist";
@@ -1273,6 +1275,7 @@ export interface DashboardOperations {
         session_inactivity_timeout_seconds: (number) | (null);
         session_token_lifetime_seconds: number;
         mfa_required: boolean;
+        reverification_window_minutes: number;
         allowed_origins: Array<string>;
         redirect_urls: Array<string>;
         sign_up_mode: "public" | "restricted" | "waitlist";
@@ -1349,6 +1352,7 @@ export interface DashboardOperations {
         session_inactivity_timeout_seconds: (number) | (null);
         session_token_lifetime_seconds: number;
         mfa_required: boolean;
+        reverification_window_minutes: number;
         allowed_origins: Array<string>;
         redirect_urls: Array<string>;
         sign_up_mode: "public" | "restricted" | "waitlist";
@@ -1482,6 +1486,7 @@ export interface DashboardOperations {
       session_inactivity_timeout_seconds: (number) | (null);
       session_token_lifetime_seconds: number;
       mfa_required: boolean;
+      reverification_window_minutes: number;
       allowed_origins: Array<string>;
       redirect_urls: Array<string>;
       sign_up_mode: "public" | "restricted" | "waitlist";
@@ -1544,6 +1549,7 @@ export interface DashboardOperations {
       session_inactivity_timeout_seconds?: (number) | (null);
       session_token_lifetime_seconds?: number;
       mfa_required?: boolean;
+      reverification_window_minutes?: number;
       allowed_origins?: Array<string>;
       redirect_urls?: Array<string>;
       username_required?: boolean;

@@ -144,7 +144,7 @@ export type SignInAttempt = {
   step_up_reasons: (Array<string>) | (null);
   first_factor_verification: ({
     object: "verification";
-    status: "unverified" | "verified" | "failed" | "expired";
+    status: "unverified" | "verified" | "failed" | "expired" | "transferable";
     strategy: string;
     attempts: number;
     expire_at: (number) | (null);
@@ -153,7 +153,7 @@ export type SignInAttempt = {
   }) | (null);
   second_factor_verification: ({
     object: "verification";
-    status: "unverified" | "verified" | "failed" | "expired";
+    status: "unverified" | "verified" | "failed" | "expired" | "transferable";
     strategy: string;
     attempts: number;
     expire_at: (number) | (null);
@@ -177,7 +177,7 @@ export type SignUpAttempt = {
   verifications: {
     email_address: ({
       object: "verification";
-      status: "unverified" | "verified" | "failed" | "expired";
+      status: "unverified" | "verified" | "failed" | "expired" | "transferable";
       strategy: string;
       attempts: number;
       expire_at: (number) | (null);
@@ -186,7 +186,7 @@ export type SignUpAttempt = {
     }) | (null);
     phone_number?: ({
       object: "verification";
-      status: "unverified" | "verified" | "failed" | "expired";
+      status: "unverified" | "verified" | "failed" | "expired" | "transferable";
       strategy: string;
       attempts: number;
       expire_at: (number) | (null);
@@ -195,7 +195,7 @@ export type SignUpAttempt = {
     }) | (null);
     external_account?: ({
       object: "verification";
-      status: "unverified" | "verified" | "failed" | "expired";
+      status: "unverified" | "verified" | "failed" | "expired" | "transferable";
       strategy: string;
       attempts: number;
       expire_at: (number) | (null);
@@ -603,6 +603,8 @@ export interface FapiOperations {
       password?: string;
       ticket?: string;
       redirect_url?: string;
+      action_complete_redirect_url?: string;
+      new_user?: "create" | "transfer";
       code_challenge?: string;
     };
     query: never;
@@ -623,7 +625,10 @@ export interface FapiOperations {
       client: Client;
     };
     body: {
-      strategy: "email_code" | "email_link" | "phone_code" | "reset_password_email_code" | "passkey";
+      strategy: "email_code" | "email_link" | "phone_code" | "reset_password_email_code" | "passkey" | "enterprise_sso";
+      redirect_url?: string;
+      action_complete_redirect_url?: string;
+      code_challenge?: string;
     };
     query: never;
   };
@@ -743,6 +748,8 @@ export interface FapiOperations {
     body: {
       strategy?: string;
       redirect_url?: string;
+      action_complete_redirect_url?: string;
+      transfer?: boolean;
       code_challenge?: string;
       email_address?: string;
       phone_number?: string;
