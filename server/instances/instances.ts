@@ -187,7 +187,7 @@ export async function updateInstanceSettings(
   patch:
     | SettingsPatch
     | Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>
-    | ((current: InstanceSettings) => Omit<SettingsPatch, 'custom_domain'> | null),
+    | ((current: InstanceSettings) => (Omit<SettingsPatch, 'custom_domain'> & Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>) | null),
   auditCtx: { actor: string; actorKind?: ActorKind; ip?: string | null; userAgent?: string | null },
   /** The audit action; protection settings have their own. */
   action = 'instance.settings_updated',

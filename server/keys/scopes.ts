@@ -6,7 +6,7 @@ export const SCOPE_RESOURCES = [
   'users', 'sessions', 'impersonation', 'sign_in_tokens', 'events', 'webhooks', 'organizations',
   'roles', 'rate_limit', 'audit_logs', 'keys', 'jwks', 'api_keys', 'scim_tokens', 'network_acls',
   'attack_protection', 'risk_based_mfa', 'waitlist', 'billing', 'sso', 'oauth_applications', 'lti',
-  'emails', 'sms', 'sso_connections', 'invitations', 'allowlist', 'jwt_templates',
+  'emails', 'sms', 'sso_connections', 'invitations', 'allowlist', 'jwt_templates', 'instance',
 ] as const;
 
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];

@@ -7,7 +7,7 @@ import { instances, organizationInvitations, organizationMemberships, permission
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import { lightList, oldestFirst, tableRows } from '../http/cursor-list';
-import { newId } from '../db/ids';
+import { isId, newId } from '../db/ids';
 import { instanceSettings } from '../instances/settings';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 
@@ -90,6 +90,15 @@ export async function assertRole(db: Db, instanceId: string, key: string, param 
   const [row] = await db.select().from(roles).where(and(eq(roles.instanceId, instanceId), eq(roles.key, key)));
   if (!row) throw validationError(param, 'unknown_role', `${param} names no role of this instance.`);
   return row;
+}
+
+/** The key of a role named by its id (`role_…`) or its key, as Clerk's `…_role_id` fields do; 422 `unknown_role` naming `param` when the instance has none. */
+export async function roleKeyByIdOrKey(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, ref: string, param: string): Promise<string> {
+  await ensureBuiltIns(deps, instanceId);
+  if (!isId('role', ref)) return (await assertRole(deps.db, instanceId, ref, param)).key;
+  const [row] = await deps.db.select({ key: roles.key }).from(roles).where(and(eq(roles.instanceId, instanceId), eq(roles.id, ref)));
+  if (!row) throw validationError(param, 'unknown_role', `${param} names no role of this instance.`);
+  return row.key;
 }
 
 /** Role keys whose permissions include `permission`. */

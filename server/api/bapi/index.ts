@@ -33,6 +33,7 @@ import { bapiSso as sso } from './sso';
 import { clerkCompat } from './clerk/compat';
 import { clerkList } from './clerk/lists';
 import * as clerk from './clerk/endpoints';
+import * as clerkInstance from './clerk/instance';
 import { bapiInvitations as invitations } from './invitations';
 import { bapiAllowlist as allowlist } from './allowlist';
 import { bapiJwtTemplates as jwtTemplates } from './jwt-templates';
@@ -106,6 +107,11 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/invitations',              'invitations:write', invitations.create),
   route('GET',    '/v1/invitations',              'invitations:read',  clerkList(invitations.list)),
   route('POST',   '/v1/invitations/:id/revoke',   'invitations:write', invitations.revoke),
+  route('GET',    '/v1/instance',                 'instance:read',     clerkInstance.getInstanceEndpoint),
+  route('PATCH',  '/v1/instance',                 'instance:write',    clerkInstance.updateInstanceEndpoint),
+  route('PATCH',  '/v1/instance/restrictions',    'instance:write',    clerkInstance.updateRestrictionsEndpoint),
+  route('GET',    '/v1/instance/organization_settings', 'instance:read',  clerkInstance.getOrganizationSettingsEndpoint),
+  route('PATCH',  '/v1/instance/organization_settings', 'instance:write', clerkInstance.updateOrganizationSettingsEndpoint),
   route('GET',    '/v1/allowlist_identifiers',    'allowlist:read',    clerkList(allowlist.list)),
   route('POST',   '/v1/allowlist_identifiers',    'allowlist:write',   allowlist.create),
   route('DELETE', '/v1/allowlist_identifiers/:id','allowlist:write',   allowlist.delete),

@@ -1196,6 +1196,71 @@ export interface BapiOperations {
     body: never;
     query: never;
   };
+  /** The instance in Clerk’s shape: id, environment_type (development, production), allowed_origins; also hibp, support_email and test_mode as PATCH takes them */
+  "GET /v1/instance": {
+    response: {
+      object: "instance";
+      id: string;
+      environment_type: string;
+      allowed_origins: Array<string>;
+      [key: string]: unknown;
+    };
+    body: never;
+    query: never;
+  };
+  /** Change the instance as Clerk’s `instance.update` does (204): allowed_origins, hibp (the breached-password check), support_email (the branding’s support address); test_mode and enhanced_email_deliverability only false (422 unsupported otherwise) */
+  "PATCH /v1/instance": {
+    response: unknown;
+    body: {
+      allowed_origins?: Array<string>;
+      hibp?: boolean | null;
+      support_email?: (string) | (null);
+      test_mode?: boolean | null;
+      enhanced_email_deliverability?: boolean | null;
+    };
+    query: never;
+  };
+  /** Clerk’s `instance.updateRestrictions`: allowlist turns restricted sign-up on or off; blocklist, subaddress, disposable-domain and Gmail-dot blocking only false (422 unsupported otherwise) */
+  "PATCH /v1/instance/restrictions": {
+    response: {
+      object: "instance_restrictions";
+      [key: string]: unknown;
+    };
+    body: {
+      allowlist?: boolean | null;
+      blocklist?: boolean | null;
+      block_email_subaddresses?: boolean | null;
+      block_disposable_email_domains?: boolean | null;
+      ignore_dots_for_gmail_addresses?: boolean | null;
+    };
+    query: never;
+  };
+  /** The instance’s organization settings in Clerk’s shape */
+  "GET /v1/instance/organization_settings": {
+    response: {
+      object: "organization_settings";
+      [key: string]: unknown;
+    };
+    body: never;
+    query: never;
+  };
+  /** Clerk’s `instance.updateOrganizationSettings`: enabled, max_allowed_memberships, creator_role_id and domains_default_role_id (a role’s id or key; 422 unknown_role); admin_delete_enabled and domains_enabled only true, domains_enrollment_modes only all three (422 unsupported otherwise) */
+  "PATCH /v1/instance/organization_settings": {
+    response: {
+      object: "organization_settings";
+      [key: string]: unknown;
+    };
+    body: {
+      enabled?: boolean | null;
+      max_allowed_memberships?: (number) | (null);
+      admin_delete_enabled?: boolean | null;
+      domains_enabled?: boolean | null;
+      domains_enrollment_modes?: Array<"manual_invitation" | "automatic_invitation" | "automatic_suggestion">;
+      creator_role_id?: (string) | (null);
+      domains_default_role_id?: (string) | (null);
+    };
+    query: never;
+  };
   /** List the allowlist identifiers of restricted sign-up (at most 1000: one page) */
   "GET /v1/allowlist_identifiers": {
     response: {
@@ -2607,4 +2672,4 @@ export interface BapiOperations {
   };
 }
 
-export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/jwt_templates" | "/v1/jwt_templates/{id}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";
+export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/jwt_templates" | "/v1/jwt_templates/{id}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/instance" | "/v1/instance/restrictions" | "/v1/instance/organization_settings" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";

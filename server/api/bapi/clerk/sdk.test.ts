@@ -238,6 +238,10 @@ describe('@clerk/backend: organizations', () => {
     expect(m.publicUserData?.userId).toBe(member.id);
     const members = await c.organizations.getOrganizationMembershipList({ organizationId: org.id });
     expect(members.totalCount).toBe(2);
+    // The list counts members as the organization's own read does.
+    const counted = await c.organizations.getOrganizationList({ includeMembersCount: true, query: org.slug });
+    expect(counted.data.map((o) => [o.id, o.membersCount])).toEqual([[org.id, 2]]);
+    expect((await c.organizations.getOrganization({ organizationId: org.id })).membersCount).toBe(2);
     expect((await c.organizations.updateOrganizationMembership({ organizationId: org.id, userId: member.id, role: 'org:admin' })).role).toBe('org:admin');
     const mine = await c.users.getOrganizationMembershipList({ userId: member.id });
     expect(mine.data.map((x) => x.organization.id)).toEqual([org.id]);
