@@ -9,6 +9,11 @@ import { customDomainInput } from '../instances/custom-domain';
 import { ensurePlatformInstance, issueSetupLink } from '../instances/platform';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../keys/secret-keys';
 import { rotateSigningKeys } from '../signing/signing-keys';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { reportText, runClerkImport } from '../imports/clerk-import';
+import { ExportFormatError } from '../imports/clerk-export';
+import { ClerkApiError } from '../imports/clerk-api';
 
 export interface CliResult {
   exitCode: number;
@@ -27,6 +32,9 @@ export const USAGE = `Usage: npm run cli -- <command>
   keys revoke KEY_ID
   keys rotate-signing --instance ID [--json]  the next signing key starts signing; the current one retires
   setup-link [--json]                       a new one-time console setup link (creates an owner and an account; older links stop working)
+  import clerk [FILE] --instance ID [--from-api] [--clerk-secret-key KEY] [--clerk-api-url URL] [--dry-run] [--no-events] [--json]
+                                            users of a Clerk export (CSV or JSON) with their ids; with --from-api, organizations
+                                            and memberships from Clerk's Backend API (key from CLERK_SECRET_KEY unless given)
 `;
 
 class UsageError extends Error {}
@@ -35,6 +43,39 @@ const ok = (stdout: string): CliResult => ({ exitCode: 0, stdout: stdout.endsWit
 const fail = (stderr: string, exitCode = 1): CliResult => ({ exitCode, stdout: '', stderr: `${stderr}\n` });
 
 type Values = Record<string, string | boolean | undefined>;
+
+/** What a command may use beyond its arguments: where progress goes, the caller's environment and directory. */
+export interface CliIo {
+  progress?: (line: string) => void;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+const DEFAULT_CLERK_API_URL = 'https://api.clerk.com';
+
+const IMPORT_OPTIONS = {
+  instance: { type: 'string' },
+  'from-api': { type: 'boolean' },
+  'clerk-secret-key': { type: 'string' },
+  'clerk-api-url': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'no-events': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+/**
+ * The arguments a command sends to the server that holds the embedded store: that process has
+ * neither our directory nor our environment, so the file's path is made absolute and the Clerk
+ * secret key of our environment is passed along (in the request body over loopback, never a URL).
+ */
+export function argvForServer(argv: string[], io: Required<Pick<CliIo, 'env' | 'cwd'>>): string[] {
+  if (argv[0] !== 'import') return argv;
+  const [group, action, ...rest] = argv;
+  const { values, positionals } = parse(rest, IMPORT_OPTIONS);
+  const out = [group!, action!, ...rest.map((a) => (positionals.includes(a) ? path.resolve(io.cwd, a) : a))];
+  if (values['from-api'] && values['clerk-secret-key'] === undefined && io.env.CLERK_SECRET_KEY) out.push('--clerk-secret-key', io.env.CLERK_SECRET_KEY);
+  return out;
+}
 
 function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
   try {
@@ -57,9 +98,10 @@ const table = (rows: Record<string, unknown>[]) =>
   rows.length === 0 ? '(none)' : rows.map((r) => Object.values(r).map((v) => (v === null ? '-' : String(v))).join('  ')).join('\n');
 
 /** Every CLI command, over explicit deps: the CLI runs them directly, or through a running server. */
-export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult> {
+export async function runCommand(deps: Deps, argv: string[], io: CliIo = {}): Promise<CliResult> {
   const [group, action, ...rest] = argv;
   const actor = 'cli';
+  const progressLines: string[] = [];
   try {
     if (group === 'migrate') return ok('Migrations are applied.');
     if (group === 'instance' && action === 'create') {
@@ -127,11 +169,41 @@ export async function runCommand(deps: Deps, argv: string[]): Promise<CliResult>
       const { url } = await issueSetupLink(deps, actor);
       return ok(values.json ? JSON.stringify({ url }) : `Console setup link (works once):\n  ${url}`);
     }
+    if (group === 'import' && action === 'clerk') {
+      const { values, positionals } = parse(rest, IMPORT_OPTIONS);
+      if (positionals.length > 1) throw new UsageError('import clerk takes one export FILE.');
+      const fromApi = values['from-api'] === true;
+      if (positionals.length === 0 && !fromApi) throw new UsageError('import clerk needs an export FILE, --from-api, or both.');
+      const secretKey = optionalString(values, 'clerk-secret-key') ?? io.env?.CLERK_SECRET_KEY;
+      if (fromApi && !secretKey) throw new UsageError('--from-api needs a Clerk secret key: set CLERK_SECRET_KEY or pass --clerk-secret-key.');
+      const fileName = positionals[0];
+      let file: { name: string; text: string } | undefined;
+      if (fileName !== undefined) {
+        try {
+          file = { name: path.basename(fileName), text: readFileSync(path.resolve(io.cwd ?? process.cwd(), fileName), 'utf8') };
+        } catch (e) {
+          return fail(`Error: ${fileName} could not be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        }
+      }
+      const progress = io.progress ?? ((line: string) => progressLines.push(line));
+      const report = await runClerkImport(deps, {
+        instanceId: required(values, 'instance'),
+        file,
+        fromApi: fromApi ? { url: optionalString(values, 'clerk-api-url') ?? DEFAULT_CLERK_API_URL, secretKey: secretKey! } : undefined,
+        dryRun: values['dry-run'] === true,
+        events: values['no-events'] !== true,
+        audit: systemContext(actor),
+        progress,
+      });
+      const result = ok(values.json ? JSON.stringify(report) : reportText(report));
+      return { ...result, stderr: progressLines.map((l) => `${l}\n`).join('') };
+    }
     if (group === undefined || group === 'help' || group === '--help') return ok(USAGE);
     throw new UsageError(`Unknown command: ${argv.join(' ')}`);
   } catch (e) {
     if (e instanceof UsageError) return fail(`${e.message}\n\n${USAGE}`, 2);
     if (isAppError(e)) return fail(`Error: ${e.message}${e.meta.param ? ` (${String(e.meta.param)})` : ''}`);
+    if (e instanceof ExportFormatError || e instanceof ClerkApiError) return fail(`${progressLines.map((l) => `${l}\n`).join('')}Error: ${e.message}`);
     throw e;
   }
 }

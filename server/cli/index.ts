@@ -2,7 +2,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from '../config';
 import { DataDirInUseError, readLiveLock } from '../db/embedded-lock';
 import { createRuntime } from '../runtime';
-import { runCommand, type CliResult } from './commands';
+import { argvForServer, runCommand, type CliResult } from './commands';
 
 async function throughServer(port: number, token: string, argv: string[]): Promise<CliResult | null> {
   try {
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
     // The embedded store belongs to one process: a running server does the work for us.
     const lock = readLiveLock(config.DATA_DIR);
     if (lock?.port && lock.token) {
-      result = await throughServer(lock.port, lock.token, argv);
+      result = await throughServer(lock.port, lock.token, argvForServer(argv, { env: process.env, cwd: process.cwd() }));
       if (!result) {
         process.stderr.write(
           `A Latchkey server (pid ${lock.pid}) holds ${config.DATA_DIR} but did not answer on port ${lock.port}. ` +
@@ -56,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
       throw e;
     }
     try {
-      result = await runCommand(runtime.deps, argv);
+      result = await runCommand(runtime.deps, argv, { progress: (line) => process.stderr.write(`${line}\n`), env: process.env, cwd: process.cwd() });
     } finally {
       await runtime.close();
     }

@@ -47,7 +47,13 @@ export function newId<P extends IdPrefix>(prefix: P): `${P}_${string}` {
 }
 
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+/** Clerk's ids: the prefix and 27 base62 characters (`user_2NNEqL2nrIRdJ194ndJqAHwEfxC`). */
+const CLERK_ID_RE = /^[0-9A-Za-z]{27}$/;
+/** Users and organizations imported from Clerk keep their ids (server/imports): ours or Clerk's format. */
+export const IMPORTED_ID_PREFIXES = ['user', 'org'] as const satisfies readonly IdPrefix[];
 
 export function isId(prefix: IdPrefix, value: string): boolean {
-  return value.startsWith(`${prefix}_`) && ULID_RE.test(value.slice(prefix.length + 1));
+  if (!value.startsWith(`${prefix}_`)) return false;
+  const rest = value.slice(prefix.length + 1);
+  return ULID_RE.test(rest) || ((IMPORTED_ID_PREFIXES as readonly string[]).includes(prefix) && CLERK_ID_RE.test(rest));
 }

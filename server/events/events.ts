@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { events } from '../db/schema';
 import { newId } from '../db/ids';
-import { fanOutPart, insertAndFanOut, queueMessages } from './webhook-fanout';
+import { fanOutPart, insertAndFanOut, insertManyAndFanOut, queueMessages } from './webhook-fanout';
 import type { Part } from '../db/together';
 import type { EventType } from './types';
 
@@ -28,6 +28,11 @@ export async function emitEvent(
     await insertAndFanOut(deps.db, { id, instanceId, type, createdAt, data });
   }
   return id;
+}
+
+/** emitEvent for many changes of one type in one transaction (an import's batch), in the order given. */
+export async function emitEvents(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, type: Exclude<EventType, 'webhook.test'>, data: Record<string, unknown>[]) {
+  await insertManyAndFanOut(deps.db, { instanceId, type, createdAt: deps.clock.now() }, data.map((d) => ({ id: newId('evt'), data: d })));
 }
 
 /** emitEvent as a part of a statement of several writes (db/together.ts); `id` is the event's. */

@@ -48,6 +48,33 @@ export function fanOutPart(event: EventRef & { data: Record<string, unknown> }):
   };
 }
 
+/**
+ * Many events of one type at once (an import's batch): one insert of the events, one query
+ * for their subscribers, one insert of the messages.
+ */
+export async function insertManyAndFanOut(db: Db, head: Omit<EventRef, 'id'>, list: { id: string; data: Record<string, unknown> }[]): Promise<void> {
+  if (list.length === 0) return;
+  await db.insert(events).values(list.map((e) => ({ ...head, id: e.id, data: e.data })));
+  const endpointIds = rowsOf<{ id: string }>(await db.execute(subscribers(head))).map((r) => r.id);
+  if (endpointIds.length === 0) return;
+  await db.insert(webhookMessages).values(
+    list.flatMap((e) =>
+      endpointIds.map((endpointId) => ({
+        id: newId('msg'),
+        instanceId: head.instanceId,
+        endpointId,
+        eventId: e.id,
+        eventType: head.type,
+        status: 'pending' as const,
+        nextAttemptAt: head.createdAt,
+        createdAt: head.createdAt,
+        updatedAt: head.createdAt,
+      })),
+    ),
+  );
+  await db.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
+}
+
 /** One pending message per endpoint, written in the event's transaction. */
 export async function queueMessages(db: Db, event: EventRef, endpointIds: string[]): Promise<number> {
   if (endpointIds.length === 0) return 0;

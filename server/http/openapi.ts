@@ -12,15 +12,17 @@ export const STORABLE_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
 export const NON_BLANK_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*[^\\s\\u0000\\uD800-\\uDFFF][^\\u0000\\uD800-\\uDFFF]*$';
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
+/** Users and organizations imported from Clerk keep Clerk's ids: 27 base62 characters after the prefix. */
+const ULID_OR_CLERK = `(?:${ULID}|[0-9A-Za-z]{27})`;
 const SLUG = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?';
 /**
  * The id a path parameter takes, by the path segment before it (`/users/{id}` → `user_…`).
  * Organizations are also addressed by slug.
  */
 const PATH_ID_PATTERNS: Record<string, string> = {
-  users: `^user_${ULID}$`,
-  memberships: `^user_${ULID}$`,
-  organizations: `^(?:org_${ULID}|${SLUG})$`,
+  users: `^user_${ULID_OR_CLERK}$`,
+  memberships: `^user_${ULID_OR_CLERK}$`,
+  organizations: `^(?:org_${ULID_OR_CLERK}|${SLUG})$`,
   invitations: `^orginv_${ULID}$`,
   domains: `^orgdmn_${ULID}$`,
   roles: `^role_${ULID}$`,
