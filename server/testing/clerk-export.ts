@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
 
 /**
@@ -90,7 +90,7 @@ export function generateClerkCsv(size: number, tag = randomBytes(3).toString('he
 
 /** The CLI as an operator runs it, in a child process of its own (node --import tsx, so a kill reaches it). */
 export function cliProcess(env: Record<string, string>) {
-  const root = path.resolve(__dirname, '../..');
+  const root = fileURLToPath(new URL('../..', import.meta.url));
   const children = new Set<ChildProcess>();
   return {
     run(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
