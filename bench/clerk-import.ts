@@ -78,8 +78,9 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.table(results);
-console.log(JSON.stringify({ benchmark: 'clerk-import', cpus: os.availableParallelism(), results }));
+const columns = ['store', 'users', 'command_s', 'import_s', 'rerun_s', 'created', 'skipped'] as const;
+process.stdout.write(`${columns.join('\t')}\n${results.map((r) => columns.map((c) => r[c]).join('\t')).join('\n')}\n`);
+process.stdout.write(`${JSON.stringify({ benchmark: 'clerk-import', cpus: os.availableParallelism(), results })}\n`);
 const out = fileURLToPath(new URL('./results/', import.meta.url));
 mkdirSync(out, { recursive: true });
 writeFileSync(path.join(out, 'clerk-import.json'), `${JSON.stringify({ cpus: os.availableParallelism(), results }, null, 2)}\n`);

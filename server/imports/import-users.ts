@@ -1,4 +1,5 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { emailAddresses, phoneNumbers, totpFactors, users } from '../db/schema';
@@ -139,35 +140,19 @@ function storedUsers(db: Db, instanceId: string, ids: string[]) {
 
 /** Identifiers and ids of the batch that belong to someone else: by key, whose. */
 async function heldElsewhere(db: Db, instanceId: string, batch: Checked[]) {
-  const ids = batch.map((c) => c.source.id);
-  const emails = batch.flatMap((c) => c.emails.map((e) => e.key));
-  const phones = batch.flatMap((c) => c.phones.map((p) => p.number));
-  const usernames = batch.flatMap((c) => (c.source.username ? [c.source.username.toLowerCase()] : []));
   const held = new Map<string, string>();
-  for (const r of await db.select({ id: users.id }).from(users).where(and(inArray(users.id, ids), ne(users.instanceId, instanceId)))) {
+  for (const r of await db.select({ id: users.id }).from(users).where(and(inArray(users.id, batch.map((c) => c.source.id)), ne(users.instanceId, instanceId)))) {
     held.set(`id:${r.id}`, 'another instance');
   }
-  if (emails.length) {
-    const rows = await db
-      .select({ key: emailAddresses.emailKey, userId: emailAddresses.userId })
-      .from(emailAddresses)
-      .where(and(eq(emailAddresses.instanceId, instanceId), inArray(emailAddresses.emailKey, emails)));
-    for (const r of rows) held.set(`email:${r.key}`, r.userId);
-  }
-  if (phones.length) {
-    const rows = await db
-      .select({ number: phoneNumbers.phoneNumber, userId: phoneNumbers.userId })
-      .from(phoneNumbers)
-      .where(and(eq(phoneNumbers.instanceId, instanceId), inArray(phoneNumbers.phoneNumber, phones)));
-    for (const r of rows) held.set(`phone:${r.number}`, r.userId);
-  }
-  if (usernames.length) {
-    const rows = await db
-      .select({ key: users.usernameKey, id: users.id })
-      .from(users)
-      .where(and(eq(users.instanceId, instanceId), inArray(users.usernameKey, usernames)));
-    for (const r of rows) held.set(`username:${r.key}`, r.id);
-  }
+  /** Who holds each of `keys` in a unique column of the instance. */
+  const holders = async (kind: string, keys: string[], key: AnyPgColumn, owner: AnyPgColumn, instance: AnyPgColumn) => {
+    if (keys.length === 0) return;
+    const rows = await db.select({ key, owner }).from(key.table).where(and(eq(instance, instanceId), inArray(key, keys)));
+    for (const r of rows as { key: string; owner: string }[]) held.set(`${kind}:${r.key}`, r.owner);
+  };
+  await holders('email', batch.flatMap((c) => c.emails.map((e) => e.key)), emailAddresses.emailKey, emailAddresses.userId, emailAddresses.instanceId);
+  await holders('phone', batch.flatMap((c) => c.phones.map((p) => p.number)), phoneNumbers.phoneNumber, phoneNumbers.userId, phoneNumbers.instanceId);
+  await holders('username', batch.flatMap((c) => (c.source.username ? [c.source.username.toLowerCase()] : [])), users.usernameKey, users.id, users.instanceId);
   return held;
 }
 
