@@ -74,6 +74,8 @@ export const LAYERS = [
   'scim',
   'oauth',
   'lti',
+  // Moving another system's users and organizations in (Clerk's exports and Backend API).
+  'imports',
   'reasons.ts',
   // Assembly: the runtime (deps built from configuration), the CLI's commands.
   'runtime.ts',

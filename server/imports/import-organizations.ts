@@ -10,7 +10,7 @@ import { organizationView } from '../organizations/organization-view';
 import { createPermission, createRole, ensureBuiltIns, PERMISSION_KEY_RE, ROLE_KEY_RE } from '../organizations/roles';
 import { slug as slugInput } from '../organizations/schemas';
 import type { ClerkApi, ClerkMembership, ClerkOrganization } from './clerk-api';
-import type { Outcome, Skipped } from './import-users';
+import type { ImportOutcome, Skipped } from './import-users';
 
 /**
  * Writes Clerk's organizations and memberships into an instance, keeping the `org_…` ids:
@@ -23,8 +23,8 @@ import type { Outcome, Skipped } from './import-users';
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
 
 export interface OrganizationImportSummary {
-  organizations: Record<Outcome, number>;
-  memberships: Record<Outcome, number>;
+  organizations: Record<ImportOutcome, number>;
+  memberships: Record<ImportOutcome, number>;
   rolesCreated: string[];
   skipped: Skipped[];
 }
@@ -138,7 +138,7 @@ async function writeOrganization(
       const [stored] = await tx.select().from(organizations).where(eq(organizations.id, row.id)).for('update');
       const creator = typeof o.created_by === 'string' ? o.created_by : null;
       const [creatorRow] = creator ? await tx.select({ id: users.id }).from(users).where(and(eq(users.id, creator), eq(users.instanceId, instanceId))) : [];
-      let outcome: Outcome = 'unchanged';
+      let outcome: ImportOutcome = 'unchanged';
       if (!stored) {
         await tx.insert(organizations).values({ ...row, createdBy: creatorRow?.id ?? null });
         outcome = 'created';

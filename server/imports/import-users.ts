@@ -31,7 +31,7 @@ export const CLERK_HASHERS: Record<string, PasswordHasher> = {
   scrypt_werkzeug: 'scrypt',
 };
 
-export type Outcome = 'created' | 'updated' | 'unchanged';
+export type ImportOutcome = 'created' | 'updated' | 'unchanged';
 
 export interface Skipped {
   where: string;
@@ -159,7 +159,7 @@ async function heldElsewhere(db: Db, instanceId: string, batch: Checked[]) {
 /** What writing one user takes: rows to insert, a patch of its user row, the event it emits. */
 interface Plan {
   checked: Checked;
-  outcome: Outcome;
+  outcome: ImportOutcome;
   user?: typeof users.$inferInsert;
   patch?: Partial<typeof users.$inferInsert>;
   newEmails: (typeof emailAddresses.$inferInsert)[];
