@@ -76,6 +76,8 @@ export const LAYERS = [
   'lti',
   // Moving another system's users and organizations in (Clerk's exports and Backend API).
   'imports',
+  // Clerk's browser bundles, served by the FAPI.
+  'clerk-bundles',
   'reasons.ts',
   // Assembly: the runtime (deps built from configuration), the CLI's commands.
   'runtime.ts',

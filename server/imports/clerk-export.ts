@@ -1,4 +1,3 @@
-import { parse as parseCsv } from 'csv-parse/sync';
 import type { Metadata } from '../db/schema/users';
 
 /**
@@ -63,10 +62,11 @@ export const CSV_COLUMNS = [
 export class ExportFormatError extends Error {}
 
 /** JSON when the file name ends in .json or its first character opens an array or an object; CSV otherwise. */
-export function readClerkExport(text: string, fileName: string): ReadExport {
+export async function readClerkExport(text: string, fileName: string): Promise<ReadExport> {
   const body = text.replace(/^\uFEFF/, '');
   const json = /\.json$/i.test(fileName) || /^\s*[[{]/.test(body);
-  return json ? readJson(body) : readCsv(body);
+  // Loaded when a CSV is read: no other path of the server needs the parser.
+  return json ? readJson(body) : readCsv(body, (await import('csv-parse/sync')).parse);
 }
 
 /** Several addresses or numbers in one cell: separated by `|`, `,` or `;`. */
@@ -93,7 +93,7 @@ function identifiers(primary: string | null, verified: string[], unverified: str
   return [...out.values()];
 }
 
-function readCsv(text: string): ReadExport {
+function readCsv(text: string, parseCsv: typeof import('csv-parse/sync').parse): ReadExport {
   const unreadable: UnreadableRecord[] = [];
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {

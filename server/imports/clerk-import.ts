@@ -40,7 +40,7 @@ const tally = (s: { created: number; updated: number; unchanged: number }) => `$
 
 export async function runClerkImport(deps: Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>, req: ClerkImportRequest): Promise<ClerkImportReport> {
   const instance = await getInstance(deps, req.instanceId);
-  const exported = req.file ? readClerkExport(req.file.text, req.file.name) : null;
+  const exported = req.file ? await readClerkExport(req.file.text, req.file.name) : null;
   let users: UserImportSummary = { created: 0, updated: 0, unchanged: 0, skipped: [] };
   if (exported) {
     const started = Date.now();
