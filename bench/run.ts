@@ -66,6 +66,7 @@
  *   BENCH_PROTECTION_USERS  users seeded on each protection instance (default 20)
  *   BENCH_WEBHOOK_EVENTS  backlog drained by one worker (default 2000)
  *   BENCH_WEBHOOK_RATE    events/s for the latency run (default 100), for BENCH_WEBHOOK_SECONDS (default 5)
+ *   BENCH_WEBHOOK_BIG_BACKLOG  messages written into the outbox and drained, with the worker's RSS (default 0: skipped)
  *   BENCH_ENDPOINTS    comma-separated subset of user,list,refresh,verify,cc,exchange,apikey (default all; the bare
  *                      ceiling always runs, the jose sign/verify ceiling with refresh/verify)
  *   BENCH_REFRESH_GUESS refreshes/s assumed when sizing the first refresh pool (default 1000)
@@ -120,6 +121,7 @@ const REFRESH_GUESS = Number(env.BENCH_REFRESH_GUESS ?? 1000);
 const WEBHOOK_EVENTS = Number(env.BENCH_WEBHOOK_EVENTS ?? 2000);
 const WEBHOOK_RATE = Number(env.BENCH_WEBHOOK_RATE ?? 100);
 const WEBHOOK_SECONDS = Number(env.BENCH_WEBHOOK_SECONDS ?? 5);
+const WEBHOOK_BIG_BACKLOG = Number(env.BENCH_WEBHOOK_BIG_BACKLOG ?? 0);
 const SCIM_USERS = Number(env.BENCH_SCIM_USERS ?? 10_000);
 const GROWTH_MAX = Number(env.BENCH_GROWTH_MAX ?? 1_000_000);
 const GROWTH_SESSIONS = Number(env.BENCH_GROWTH_SESSIONS ?? 20_000);
@@ -782,7 +784,7 @@ async function main() {
   if (!ONLY || ONLY.has('webhooks')) {
     webhooks = await measureWebhooks(
       { cli, startServer, waitFor, stop, log, post },
-      { port: PORT_BASE + 30, backlog: WEBHOOK_EVENTS, rate: WEBHOOK_RATE, seconds: WEBHOOK_SECONDS },
+      { port: PORT_BASE + 30, backlog: WEBHOOK_EVENTS, rate: WEBHOOK_RATE, seconds: WEBHOOK_SECONDS, bigBacklog: WEBHOOK_BIG_BACKLOG, databaseUrl: DATABASE_URL },
     );
   }
 
@@ -976,6 +978,12 @@ async function main() {
             ['delivery throughput', `backlog of ${webhooks.backlog}`, `${webhooks.deliveredPerSecond.toFixed(0)} events/s`],
             ['latency change → receiver, p50', `${webhooks.latencyRate}/s for ${webhooks.latencySeconds}s`, `${webhooks.p50.toFixed(1)} ms`],
             ['latency change → receiver, p99', `${webhooks.latencySamples} events`, `${webhooks.p99.toFixed(1)} ms`],
+            ...(webhooks.big
+              ? [
+                  ['delivery throughput', `backlog of ${webhooks.big.messages} in the outbox`, `${webhooks.big.deliveredPerSecond.toFixed(0)} events/s`],
+                  ['worker RSS draining it', 'before → most', `${webhooks.big.rssBeforeMiB.toFixed(0)} → ${webhooks.big.rssMaxMiB.toFixed(0)} MiB`],
+                ]
+              : []),
           ],
         ),
     );

@@ -8,12 +8,20 @@
  *               BENCH_WEBHOOK_SECONDS; latency = arrival at the receiver − the event's timestamp
  *               (taken in the transaction of the change), p50 and p99
  *
+ *   big backlog BENCH_WEBHOOK_BIG_BACKLOG messages (e.g. 100000; 0, the default, skips it)
+ *               written straight into the outbox (copies of a delivered one) while the worker
+ *               runs: events/s draining them, and the worker's RSS (its process tree, sampled
+ *               every 500 ms) before and at most: memory must stay bounded by the batch, not
+ *               grow with the backlog
+ *
  * The changes are made through `npm run api` (CPU 1, its own worker off), on a test instance
  * with ALLOW_PRIVATE_WEBHOOK_TARGETS=1 so the receiver can listen on 127.0.0.1.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import postgres from 'postgres';
 
 export interface BenchServer {
   name: string;
@@ -35,6 +43,8 @@ export interface WebhookBenchHelpers {
 export interface WebhookBenchResult {
   backlog: number;
   deliveredPerSecond: number;
+  /** The big backlog's drain (null when skipped). */
+  big: { messages: number; deliveredPerSecond: number; rssBeforeMiB: number; rssMaxMiB: number } | null;
   latencyRate: number;
   latencySeconds: number;
   latencySamples: number;
@@ -87,7 +97,7 @@ async function waitUntil(check: () => boolean, timeoutMs: number, what: string) 
 
 export async function measureWebhooks(
   h: WebhookBenchHelpers,
-  opts: { port: number; backlog: number; rate: number; seconds: number },
+  opts: { port: number; backlog: number; rate: number; seconds: number; bigBacklog: number; databaseUrl: string },
 ): Promise<WebhookBenchResult> {
   const instance = (await h.cli(['instance', 'create', '--name', 'Webhooks bench', '--env', 'test', '--json'])) as { instance_id: string };
   const key = (await h.cli(['keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--json'])) as { secret: string };
@@ -142,9 +152,11 @@ export async function measureWebhooks(
       .slice(before)
       .map((a) => a.at - a.eventTimestamp)
       .sort((a, b) => a - b);
+    const big = opts.bigBacklog > 0 ? await drainBigBacklog(h, opts, worker, receiver.arrivals) : null;
     return {
       backlog: opts.backlog,
       deliveredPerSecond,
+      big,
       latencyRate: opts.rate,
       latencySeconds: opts.seconds,
       latencySamples: latencies.length,
@@ -156,5 +168,46 @@ export async function measureWebhooks(
     if (worker) await h.stop(worker.child);
     await h.stop(api.child);
     receiver.close();
+  }
+}
+
+/** RSS of a process and its descendants (npm → sh → node), MiB. */
+function treeRssMiB(pid: number): number {
+  let kib = 0;
+  const visit = (p: number) => {
+    try {
+      kib += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+      for (const t of readdirSync(`/proc/${p}/task`)) {
+        for (const c of readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean)) visit(Number(c));
+      }
+    } catch {
+      /* exited */
+    }
+  };
+  visit(pid);
+  return kib / 1024;
+}
+
+async function drainBigBacklog(h: WebhookBenchHelpers, opts: { bigBacklog: number; databaseUrl: string }, worker: BenchServer, arrivals: Arrival[]) {
+  const sql = postgres(opts.databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    h.log(`webhooks: a backlog of ${opts.bigBacklog} messages written into the outbox, drained by the running worker`);
+    const rssBeforeMiB = treeRssMiB(worker.child.pid!);
+    let rssMaxMiB = rssBeforeMiB;
+    const sampler = setInterval(() => (rssMaxMiB = Math.max(rssMaxMiB, treeRssMiB(worker.child.pid!))), 500);
+    const before = arrivals.length;
+    await sql`
+      insert into webhook_messages (id, instance_id, endpoint_id, event_id, event_type, status, attempts, round_attempts, next_attempt_at, locked_until, created_at, updated_at)
+      select 'msg_bench' || lpad(g::text, 17, '0') || substr(md5(random()::text), 1, 4), m.instance_id, m.endpoint_id, m.event_id, m.event_type, 'pending', 0, 0, m.created_at, null, m.created_at, m.created_at
+      from (select * from webhook_messages where status = 'succeeded' limit 1) m, generate_series(1, ${opts.bigBacklog}) g`;
+    try {
+      await waitUntil(() => arrivals.length >= before + opts.bigBacklog, 1_800_000, `${opts.bigBacklog} backlog deliveries`);
+    } finally {
+      clearInterval(sampler);
+    }
+    const drained = arrivals.slice(before, before + opts.bigBacklog);
+    return { messages: opts.bigBacklog, deliveredPerSecond: (drained.length - 1) / ((drained.at(-1)!.at - drained[0]!.at) / 1000), rssBeforeMiB, rssMaxMiB };
+  } finally {
+    await sql.end({ timeout: 1 });
   }
 }

@@ -9,6 +9,12 @@ export interface Metrics {
   aclDenials: Counter<'surface' | 'instance' | 'rule'>;
   /** Webhook attempts by outcome (succeeded, retrying, failed, gone, endpoint_disabled, superseded). */
   webhookDeliveries: Counter<'outcome'>;
+  /**
+   * Webhook messages claimed again after an earlier claim lapsed or was given back
+   * unfinished (a worker died or stopped mid-delivery): the earlier attempt's outcome is
+   * unknown, so the receiver may get these twice — the only duplicates there are.
+   */
+  webhookRedeliveries: Counter;
   /** Attack protection at work, by instance and rule (user_lockout, step_up, password_compromised). */
   protection: Counter<'instance' | 'rule'>;
   /**
@@ -93,6 +99,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       name: 'latchkey_webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    webhookRedeliveries: new Counter({
+      name: 'latchkey_webhook_redeliveries_total',
+      help: 'Webhook messages claimed again after a claim lapsed or was given back unfinished: their earlier attempt may have reached the receiver (a possible duplicate)',
       registers: [registry],
     }),
     protection: new Counter({

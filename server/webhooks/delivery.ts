@@ -1,9 +1,10 @@
-import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { events, instances, webhookAttempts, webhookEndpoints, webhookMessages } from '../db/schema';
 import { eventEnvelope } from '../events/events';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
+import { databaseFault } from '../db/errors';
 import { guardedRequest, outboundNetwork, OutboundTimeout, targetPolicy } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
 import { signingSecrets } from './webhook-endpoints';
@@ -22,10 +23,11 @@ export const DEFAULT_LEASE_MS = 60_000;
  * workers off the same rows; the lease (locked_until) keeps them off after the claim
  * commits, and lets another worker take the message over if this one dies.
  */
-export async function claimDueMessages(deps: Pick<Deps, 'db' | 'clock'>, limit: number, leaseMs = DEFAULT_LEASE_MS): Promise<MessageRow[]> {
+export async function claimDueMessages(deps: Pick<Deps, 'db' | 'clock' | 'metrics'>, limit: number, leaseMs = DEFAULT_LEASE_MS): Promise<MessageRow[]> {
   const now = deps.clock.now();
+  // The claim before this one, if any: set means it lapsed or was given back unfinished.
   const due = deps.db
-    .select({ id: webhookMessages.id })
+    .select({ id: webhookMessages.id, earlierClaim: webhookMessages.lockedUntil })
     .from(webhookMessages)
     .where(
       and(
@@ -36,23 +38,29 @@ export async function claimDueMessages(deps: Pick<Deps, 'db' | 'clock'>, limit: 
     )
     .orderBy(webhookMessages.nextAttemptAt)
     .limit(limit)
-    .for('update', { skipLocked: true });
-  return deps.db
+    .for('update', { skipLocked: true })
+    .as('due');
+  const claimed = await deps.db
     .update(webhookMessages)
     .set({ lockedUntil: now + leaseMs })
-    .where(inArray(webhookMessages.id, due))
-    .returning();
+    .from(due)
+    .where(eq(webhookMessages.id, due.id))
+    .returning({ ...getTableColumns(webhookMessages), reclaimed: sql<boolean>`${due.earlierClaim} is not null` });
+  const reclaimed = claimed.filter((m) => m.reclaimed).length;
+  if (reclaimed) deps.metrics.webhookRedeliveries.inc(reclaimed);
+  return claimed.map(({ reclaimed: _, ...m }) => m);
 }
 
 /**
  * Gives back the leases of claimed messages that are still pending (a worker stopping with
- * deliveries unfinished): another worker takes them at once instead of when the lease lapses.
+ * deliveries unfinished): another worker takes them at once instead of when the lease lapses
+ * (a lease ending now, not none: the next claim counts them as redeliveries).
  */
-export async function releaseClaims(deps: Pick<Deps, 'db'>, ids: string[]): Promise<void> {
+export async function releaseClaims(deps: Pick<Deps, 'db' | 'clock'>, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await deps.db
     .update(webhookMessages)
-    .set({ lockedUntil: null })
+    .set({ lockedUntil: deps.clock.now() })
     .where(and(inArray(webhookMessages.id, ids), eq(webhookMessages.status, 'pending')));
 }
 
@@ -157,17 +165,40 @@ export async function deliverMessage(deps: DeliveryDeps, d: ClaimedDelivery): Pr
     // The same values under Svix's names, for receivers that verify with Svix or Clerk's verifyWebhook.
     ...(endpoint.svixHeaders ? { 'svix-id': signed.id, 'svix-timestamp': signed.timestamp, 'svix-signature': signed.signature } : {}),
   }, body);
-  const outcome = await acknowledge(deps, msg, endpoint, result);
+  const outcome = await acknowledgeWhileClaimed(deps, msg, endpoint, result);
   deps.metrics.webhookDeliveries.inc({ outcome });
   deps.logger.debug({ message_id: msg.id, endpoint_id: endpoint.id, status: result.statusCode, outcome }, 'webhook attempt');
   return outcome;
 }
 
 /**
- * Records the attempt and moves the message (and the endpoint's failure streak) on, in one
- * statement. A worker whose lease expired and was overtaken records its attempt but moves nothing.
+ * The attempt's outcome is known (the receiver answered, or did not): its record is tried
+ * again while the database is unavailable, as long as the claim lasts, so an outage between
+ * the POST and its record does not become a second delivery. Past the claim the message is
+ * another worker's (and counted as a redelivery).
  */
-async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: EndpointRow, r: AttemptResult): Promise<Outcome> {
+async function acknowledgeWhileClaimed(deps: DeliveryDeps, msg: MessageRow, endpoint: EndpointRow, r: AttemptResult): Promise<Outcome> {
+  const attemptId = newId('msga');
+  for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
+    try {
+      return await acknowledge(deps, msg, endpoint, r, attemptId);
+    } catch (err) {
+      if (databaseFault(err) !== 'unavailable' && databaseFault(err) !== 'busy') throw err;
+      if (deps.clock.now() + wait + ACK_MARGIN_MS >= (msg.lockedUntil ?? 0)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** What is left of a claim when the last acknowledgement may be tried. */
+const ACK_MARGIN_MS = 1000;
+
+/**
+ * Records the attempt and moves the message (and the endpoint's failure streak) on, in one
+ * statement. A worker whose lease expired and was overtaken records its attempt but moves
+ * nothing. The same `attemptId` again (a retry whose first try committed unseen) records nothing.
+ */
+async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: EndpointRow, r: AttemptResult, attemptId: string): Promise<Outcome> {
   const now = deps.clock.now();
   const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
   const gone = r.statusCode === 410;
@@ -194,8 +225,9 @@ async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: Endpoi
     ), attempt as (
       -- Not when the endpoint (and with it the message) was deleted meanwhile.
       insert into ${webhookAttempts} (id, message_id, url, status_code, duration_ms, response, error, created_at)
-      select ${newId('msga')}, ${msg.id}, ${endpoint.url}, ${r.statusCode}::int, ${r.durationMs}::int, ${r.response}, ${r.error}, ${now}::bigint
+      select ${attemptId}, ${msg.id}, ${endpoint.url}, ${r.statusCode}::int, ${r.durationMs}::int, ${r.response}, ${r.error}, ${now}::bigint
       where exists (select 1 from ${webhookMessages} where id = ${msg.id})
+      on conflict (id) do nothing
     ), streak as (
       update ${webhookEndpoints} set ${endpointChange}
       where id = ${endpoint.id} and exists (select 1 from moved) ${ok ? sql`and failing_since is not null` : sql``}

@@ -6,7 +6,7 @@ import { sharedHarness } from '../testing/harness';
 import { expectError } from '../testing/expect';
 import { answer, startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { instanceMetrics } from '../analytics/metrics';
-import { claimDueMessages } from './delivery';
+import { claimDueMessages, releaseClaims } from './delivery';
 import { MESSAGE_RETENTION_MS, purgeWebhookMessages } from './messages';
 import { RETRY_SCHEDULE_MS } from './policy';
 import { runWebhookWorkerOnce } from './worker';
@@ -385,6 +385,33 @@ describe('delivery', () => {
     expect(await claimDueMessages(deps(), 10)).toEqual([]);
     h.clock.advance(60_000);
     expect(await work()).toBe(6);
+    await disable(ep.id);
+  });
+
+  it('counts a message claimed again after its claim lapsed or was given back unfinished (a possible duplicate), and no other', async () => {
+    const redeliveries = async () => (await deps().metrics.registry.getSingleMetric('latchkey_webhook_redeliveries_total')!.get()).values[0]?.value ?? 0;
+    const ep = await createEndpoint({ event_types: ['user.created'] });
+    const before = await redeliveries();
+    for (let i = 0; i < 3; i++) await createUser();
+    const first = await claimDueMessages(deps(), 10);
+    expect(first).toHaveLength(3);
+    expect(await redeliveries()).toBe(before);
+    // The worker that claimed them died: the lease lapses, another claims them, counted.
+    h.clock.advance(60_000);
+    const again = await claimDueMessages(deps(), 10);
+    expect(again.map((m) => m.id).sort()).toEqual(first.map((m) => m.id).sort());
+    expect(await redeliveries()).toBe(before + 3);
+    // A stopping worker gives back what it could not finish: claimable at once, counted.
+    await releaseClaims(deps(), [again[0]!.id]);
+    expect((await claimDueMessages(deps(), 10)).map((m) => m.id)).toEqual([again[0]!.id]);
+    expect(await redeliveries()).toBe(before + 4);
+    // Those claims lapse in turn (counted again); once delivered and acknowledged, nothing is claimed or counted.
+    h.clock.advance(60_000);
+    expect(await work()).toBe(3);
+    expect(await redeliveries()).toBe(before + 7);
+    h.clock.advance(60_000);
+    expect(await work()).toBe(0);
+    expect(await redeliveries()).toBe(before + 7);
     await disable(ep.id);
   });
 });
