@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
-import { canStartPostgres, exited, killGroup, postgresPrimary, readStep, redisServer, rssMiB, sleep, type PostgresServer } from '../server/testing/deployment';
+import { canStartServers, exited, killGroup, postgresPrimary, readStep, redisServer, rssMiB, sleep, type PostgresServer } from '../server/testing/deployment';
+import { required } from '../server/testing/requirements';
 import { LEASE_SECONDS, startCluster, type Cluster } from './cluster';
 
 /**
@@ -20,7 +21,7 @@ let pg: PostgresServer;
 let redis: Awaited<ReturnType<typeof redisServer>>;
 let c: Cluster;
 
-describe.skipIf(!canStartPostgres())('faults: PostgreSQL restarted and crashed, Redis down, a connection storm, a node killed', () => {
+describe.skipIf(!required('initdb/pg_ctl (PostgreSQL server binaries) and redis-server', canStartServers(), 'the fault suite'))('faults: PostgreSQL restarted and crashed, Redis down, a connection storm, a node killed', () => {
   beforeAll(async () => {
     pg = await postgresPrimary();
     redis = await redisServer();

@@ -52,9 +52,10 @@ function pgRun(args: string[], timeoutMs = 120_000) {
   return out.stdout;
 }
 
-/** Whether this machine can start PostgreSQL servers of its own (initdb, and a `postgres` user when root). */
-export function canStartPostgres(): boolean {
+/** Whether this machine can start PostgreSQL servers (initdb, and a `postgres` user when root) and Redis of its own. */
+export function canStartServers(): boolean {
   if (!PG_BIN && spawnSync('initdb', ['--version']).status !== 0) return false;
+  if (spawnSync('redis-server', ['--version']).status !== 0) return false;
   return !asRoot || spawnSync('id', ['-u', 'postgres']).status === 0;
 }
 
@@ -116,7 +117,8 @@ export async function postgresStandby(primary: PostgresServer, name = 'standby')
   const data = path.join(dir, 'data');
   pgRun(['pg_basebackup', '-D', data, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-X', 'stream', '-R']);
   // After the line -R wrote: the standby's name, which synchronous_standby_names refers to.
-  appendFileSync(data + '/postgresql.auto.conf', `\nprimary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}'\n`);
+  // Promoted, it has no standby of its own: a synchronous_standby_names copied from the primary would hold every commit.
+  appendFileSync(data + '/postgresql.auto.conf', `\nprimary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}'\nsynchronous_standby_names = ''\n`);
   const server = postgresServer(dir, data, await freePort());
   server.start();
   return server;
