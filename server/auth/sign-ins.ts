@@ -28,6 +28,7 @@ import { checkNewPassword } from '../users/password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from '../instances/password-rules';
 import { sendCode, sendSmsCode } from '../verification/send-code';
 import { assertPasswordAllowed } from '../organizations/sso-domains';
+import { assertAppUrl, emailLinkUrl, type LinkOutcome } from './email-links';
 
 /**
  * FAPI sign-in by identifier (email address, username, or phone number when `phone_code` is
@@ -288,8 +289,11 @@ export async function prepareFirstFactor(
   instance: InstanceContext,
   a: SignInRow,
   strategy: Exclude<FirstFactorStrategy, 'password'>,
-  /** The request's Accept-Language: the email is in the user's locale, else this one; its IP and User-Agent, which a link's email names. */
-  opts: { acceptLanguage?: string | null; ip?: string | null; userAgent?: string | null } = {},
+  /**
+   * The request's Accept-Language: the email is in the user's locale, else this one; its IP and User-Agent, which a link's email names;
+   * `redirectUrl`: the app's page a link lands on once opened (email-links.ts).
+   */
+  opts: { acceptLanguage?: string | null; ip?: string | null; userAgent?: string | null; redirectUrl?: string } = {},
 ) {
   assertStatus(a, 'needs_first_factor');
   assertStrategyAllowed(instance, a, strategy);
@@ -300,6 +304,7 @@ export async function prepareFirstFactor(
     return a;
   }
   await assertPasswordAllowed(deps, instance.id, a.identifier);
+  if (strategy === 'email_link') assertAppUrl(instance, opts.redirectUrl);
   const recipient = await codeRecipient(deps.db, instance.id, a);
   await sendCode(deps, {
     instanceId: instance.id,
@@ -309,15 +314,10 @@ export async function prepareFirstFactor(
     to: recipient.to,
     userId: a.userId,
     acceptLanguage: opts.acceptLanguage,
-    ...(strategy === 'email_link' ? { linkUrl: (secret: string) => signInLinkUrl(instance, a.id, secret), requested: describeRequest(deps, opts) } : {}),
+    ...(strategy === 'email_link' ? { linkUrl: (secret: string) => emailLinkUrl(instance, a.id, secret, opts.redirectUrl), requested: describeRequest(deps, opts) } : {}),
   });
   return a;
 }
-
-/** The FAPI's `GET /v1/verify`: the attempt's id and the link's secret. */
-const signInLinkUrl = (instance: InstanceContext, attemptId: string, secret: string) => `${instance.fapiUrl}/v1/verify?token=${attemptId}.${secret}`;
-
-export type LinkOutcome = 'verified' | 'expired' | 'failed' | 'client_mismatch';
 
 /**
  * Redeems an emailed sign-in link: its secret is checked like a code (single use, 10
@@ -333,8 +333,8 @@ export async function redeemSignInLink(
   token: string,
   clickedBy: string | null,
   auditCtx: AuditContext,
-): Promise<{ status: LinkOutcome; clientToken: string | null }> {
-  const done = (status: LinkOutcome, clientToken: string | null = null) => ({ status, clientToken });
+): Promise<{ status: LinkOutcome; clientToken: string | null; sessionId: string | null }> {
+  const done = (status: LinkOutcome, clientToken: string | null = null, sessionId: string | null = null) => ({ status, clientToken, sessionId });
   const dot = token.indexOf('.');
   if (dot < 1) return done('failed');
   const [a] = await deps.db
@@ -351,7 +351,7 @@ export async function redeemSignInLink(
       if (!check.ok) return done(check.error.code === 'CODE_EXPIRED' ? 'expired' : 'failed');
       // Opened in the browser that asked, its token rotates; opened elsewhere, that browser is not in the request.
       const step = await completeFirstFactor(d, instance, a, 'email_link', auditCtx, { presentedClient: clickedBy === a.clientId });
-      return done('verified', step.clientToken ?? null);
+      return done('verified', step.clientToken ?? null, step.attempt.sessionId);
     })
     .catch((err: unknown) => {
       if (err instanceof AppError) return done('failed');

@@ -15,6 +15,7 @@ import { startEnterpriseSignIn } from '../../sso/flow';
 import { SSO_REQUEST_TTL_MS } from '../../sso/saml';
 import { bindingFor, codeChallengeInput, codeVerifierInput, setFlowCookie } from '../../auth/flow-binding';
 import { claimSignIn } from './claim';
+import { afterLinkUrl } from '../../auth/email-links';
 import { username } from '../../users/schemas';
 import { emailAddress, phoneNumber } from '../../email/addresses';
 import type { Deps } from '../../deps';
@@ -136,7 +137,7 @@ const strategyOrOauth = (values: readonly string[]) =>
     })
     .meta({ description: `${values.join(', ')} or oauth_<provider> (a social provider of the instance; then redirect_url is required).` });
 
-const redirectUrl = z.string().max(2048).meta({ description: 'oauth_<provider>, enterprise_sso: where the browser lands once signed in at the provider or IdP (an allowed redirect URL of the instance).' });
+const redirectUrl = z.string().max(2048).meta({ description: 'oauth_<provider>, enterprise_sso: where the browser lands once signed in at the provider or IdP (an allowed redirect URL of the instance); email_link: the app’s page the link lands on once opened, with __clerk_status (an allowed origin or redirect URL).' });
 const completeRedirectUrl = z
   .string()
   .max(2048)
@@ -183,7 +184,7 @@ export const createSignInBody = z
 const prepareFirstFactorBody = z
   .strictObject({
     strategy: strategyOf(['email_code', 'email_link', 'phone_code', 'reset_password_email_code', 'passkey', 'enterprise_sso']),
-    /** enterprise_sso: start (again) at the IdP of the attempt's identifier. */
+    /** enterprise_sso: start (again) at the IdP of the attempt's identifier; email_link: the app's page the link lands on once opened (email-links.ts). */
     redirect_url: redirectUrl.optional(),
     action_complete_redirect_url: completeRedirectUrl.optional(),
     code_challenge: codeChallengeInput.optional(),
@@ -442,7 +443,7 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
       const binding = bindingFor(auth.mode, body.code_challenge);
       return startSsoAnswer(deps, auth, { attempt, client: null }, { binding, redirectUrl: body.redirect_url, completeRedirectUrl: body.action_complete_redirect_url });
     }
-    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage, ip: request.ip, userAgent: request.userAgent });
+    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage, ip: request.ip, userAgent: request.userAgent, redirectUrl: body.redirect_url });
     return signInAnswer(deps, auth, { attempt, client: null });
   },
 });
@@ -453,15 +454,16 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
  * says so — `?status=verified`, `expired`, `failed`, or `client_mismatch` when the instance
  * wants the link opened in the browser that asked and this is another.
  */
-export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string }>({
-  summary: 'An emailed sign-in link (email_link): completes the sign-in of the browser that asked, then 303 to {fapi_url}/sign-in/link-verified?status=…',
+export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string; redirect_url?: string }>({
+  summary:
+    'An emailed sign-in link (email_link): completes the sign-in of the browser that asked, then 303 to the app’s redirect_url (__clerk_status, __clerk_created_session) or {fapi_url}/sign-in/link-verified?status=…',
   audit: AUTH_FLOW,
-  query: z.object({ token: z.string().max(256) }),
+  query: z.object({ token: z.string().max(256), redirect_url: z.string().max(2048).optional() }),
   response: z.unknown(),
   handle: async ({ deps, auth, query, actor, request }) => {
-    const { status, clientToken } = await redeemSignInLink(deps, auth.instance, query.token, auth.client?.id ?? null, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
-    if (clientToken) auth.issueClientToken(clientToken);
-    return redirect(`${auth.instance.fapiUrl}/sign-in/link-verified?status=${status}`, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    const outcome = await redeemSignInLink(deps, auth.instance, query.token, auth.client?.id ?? null, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+    if (outcome.clientToken) auth.issueClientToken(outcome.clientToken);
+    return redirect(afterLinkUrl(auth.instance, outcome, query.redirect_url), 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   },
 });
 

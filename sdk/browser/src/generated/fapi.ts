@@ -632,11 +632,11 @@ export interface FapiOperations {
     };
     query: never;
   };
-  /** An emailed sign-in link (email_link): completes the sign-in of the browser that asked, then 303 to {fapi_url}/sign-in/link-verified?status=… */
+  /** An emailed sign-in link (email_link): completes the sign-in of the browser that asked, then 303 to the app’s redirect_url (__clerk_status, __clerk_created_session) or {fapi_url}/sign-in/link-verified?status=… */
   "GET /v1/verify": {
     response: unknown;
     body: never;
-    query: { token: string };
+    query: { token: string; redirect_url?: string };
   };
   /** Attempt a first factor: password, email_code, phone_code, reset_password_email_code, or passkey (public_key_credential) */
   "POST /v1/client/sign_ins/{id}/attempt_first_factor": {

@@ -2,12 +2,11 @@ import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { endpoint, redirect } from '../../../http/endpoint';
 import { AppError, validationError } from '../../../http/errors';
-import { isAllowedRedirect } from '../../../instances/settings';
+import { isAllowedAppUrl } from '../../../auth/email-links';
 import type { InstanceContext } from '../../../instances/instances';
 import { REASONS } from '../../../social/reasons';
 import { clientSessionToken, clientView, createClient, type ClientRow } from '../../../sessions/clients';
 import type { FapiAuth } from '../authenticate';
-import { allowedOrigins } from '../origin';
 import { ALG, currentSigner } from '../../../signing/signing-keys';
 import type { Deps } from '../../../deps';
 
@@ -85,8 +84,7 @@ export const handshakeEndpoint = endpoint<FapiAuth, never, z.output<typeof hands
     } catch {
       throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not a URL.');
     }
-    const allowed = allowedOrigins(instance, instance.fapiUrl).has(target.origin) || isAllowedRedirect(instance.settings, instance.fapiUrl, target.href);
-    if (!allowed) throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed origins or redirect URLs.');
+    if (!isAllowedAppUrl(instance, target.href)) throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed origins or redirect URLs.');
 
     const secure = target.protocol === 'https:';
     const suffix = query.suffixed_cookies === 'true' ? await cookieSuffix(instance.publishableKey) : null;
