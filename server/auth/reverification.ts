@@ -18,21 +18,26 @@ import { REASONS as USER_REASONS } from '../users/reasons';
 import { meetsRequirement, reverificationRequired, factorVerificationAge, type ReverificationRequirement, type VerificationLevel } from '../sessions/factor-verification';
 import { settleOverdue } from '../sessions/sessions';
 import { updateSessions } from '../sessions/session-state';
+import { hasPasskey } from '../passkeys/passkeys';
+import { assertionOptions, verifyAssertion } from '../passkeys/sign-in';
+import type { RelyingParty } from '../passkeys/relying-party';
+import type { AuthenticationResponseJSON } from '../passkeys/webauthn';
 
 /**
- * Reverification (Clerk's "step-up" of a signed-in session): sensitive account actions want
+ * Reverification (Clerk's "step-up" of a signed-in session): sensitive account changes want
  * the session's factors proved recently, not a code in the request. Each session records when
  * its user last proved a first factor (its sign-in, then each reverification) and a second
- * factor (TOTP or a backup code: at sign-in, at TOTP enrollment, at reverification); the
- * session token carries their ages in minutes (`fva`, -1 for a second factor never proved)
+ * factor (TOTP, a backup code or a passkey: at sign-in, at reverification — never by enrolling
+ * one); the session token carries their ages in minutes (`fva`, sessions/factor-verification.ts)
  * and Clerk's session resource as `factor_verification_age`.
  *
  * A verification is started on a session for a level (`first_factor`, `second_factor`,
  * `multi_factor`), then its factors are attempted — the password or an emailed code first,
- * a TOTP or backup code second — through the same checks as a sign-in: the password's
- * constant-time verify and the account lockout, TOTP replay protection and single-use backup
- * codes, the emailed code's own tries; and the per-user limit of code attempts
- * (limitMfaAttempts). Routes guarded by a requirement (FapiGuard.reverification) answer 403
+ * a TOTP or backup code second, a passkey for both at once (it is two factors by itself) —
+ * through the same checks as a sign-in: the password's constant-time verify and the account
+ * lockout, TOTP replay protection and single-use backup codes, the emailed code's own tries,
+ * the passkey's challenge and counter; and the per-user limit of code attempts
+ * (limitMfaAttempts). Routes guarded by FapiGuard.reverification answer 403
  * REVERIFICATION_REQUIRED with `meta.session_verification: {level, after_minutes}` until then.
  */
 
@@ -62,7 +67,8 @@ async function verifiableSession(deps: D, instance: InstanceContext, clientId: s
   if (!row) throw notFound('session');
   const dead = await settleOverdue(deps, row);
   if (dead) throw dead;
-  if (row.status === 'pending') {
+  // A session pending on its setup_mfa task may verify (enrolling is guarded); one awaiting its second factor may not.
+  if (row.status === 'pending' && (await hasSecondFactor(deps.db, row.userId))) {
     throw new AppError('FORBIDDEN', { message: 'This session is pending: complete its tasks first.', meta: { reason: USER_REASONS.session_pending, session_id: row.id } });
   }
   if (row.actor) throw new AppError('FORBIDDEN', { message: 'An impersonation session cannot be verified again.', meta: { reason: USER_REASONS.impersonation } });
@@ -70,29 +76,32 @@ async function verifiableSession(deps: D, instance: InstanceContext, clientId: s
 }
 
 /** The verification in progress on the session (409 when none was started, or it is over). */
-function inProgress(deps: Pick<Deps, 'clock'>, row: SessionRow, status: SessionReverification['status']): SessionReverification {
+function inProgress(deps: Pick<Deps, 'clock'>, row: SessionRow, statuses: SessionReverification['status'][]): SessionReverification {
   const v = row.reverification;
   if (!v || v.started_at + REVERIFICATION_TTL_MS <= deps.clock.now()) {
     throw new AppError('CONFLICT', { message: 'Start a verification of this session first (POST …/verify).', meta: { reason: REASONS.reverification_not_started } });
   }
-  if (v.status !== status) throw new AppError('CONFLICT', { message: `This verification is ${v.status}, not ${status}.`, meta: { status: v.status } });
+  if (!statuses.includes(v.status)) throw new AppError('CONFLICT', { message: `This verification is ${v.status}, not ${statuses.join(' or ')}.`, meta: { status: v.status } });
   return v;
 }
 
-/** The factors a user can prove: a password, a code to a verified email address; TOTP and backup codes. */
+/** The factors a user can prove: a password, a code to a verified email address; TOTP and backup codes; a passkey (either step, both at once). */
 async function factorsOf(deps: D, instance: InstanceContext, userId: string) {
   const user = await getUser(deps, instance.id, userId);
-  const first: { strategy: 'password' | 'email_code'; email_address_id?: string; safe_identifier?: string; primary?: boolean }[] = [];
+  const passkey = instance.settings.sign_in_methods.passkey && (await hasPasskey(deps, userId));
+  const first: { strategy: 'password' | 'email_code' | 'passkey'; email_address_id?: string; safe_identifier?: string; primary?: boolean }[] = [];
   if (user.password_enabled) first.push({ strategy: 'password' });
   for (const e of user.email_addresses) {
     if (e.verification?.status !== 'verified') continue;
     first.push({ strategy: 'email_code', email_address_id: e.id, safe_identifier: maskEmail(e.email_address), primary: e.id === user.primary_email_address_id });
   }
+  if (passkey) first.push({ strategy: 'passkey' });
   const mfa = await mfaStatus(deps, userId);
-  const second: { strategy: 'totp' | 'backup_code' }[] = [];
+  const second: { strategy: 'totp' | 'backup_code' | 'passkey' }[] = [];
   if (mfa.totp_enabled) second.push({ strategy: 'totp' });
   if (mfa.backup_codes_remaining > 0) second.push({ strategy: 'backup_code' });
-  return { first, second, emails: user.email_addresses };
+  if (passkey && mfa.totp_enabled) second.push({ strategy: 'passkey' });
+  return { first, second, withSecondFactor: mfa.totp_enabled, emails: user.email_addresses };
 }
 
 /** The status a verification of `level` starts in (or moves to once the first factor is proved). */
@@ -129,7 +138,7 @@ async function verificationAnswer(deps: D, instance: InstanceContext, row: Sessi
     supported_second_factors: factors.second.length ? factors.second : null,
     first_factor_verification: first,
     second_factor_verification: second,
-    factor_verification_age: factorVerificationAge(row, factors.second.length > 0, now),
+    factor_verification_age: factorVerificationAge(row, factors.withSecondFactor, now),
     started_at: v.started_at,
   };
 }
@@ -149,17 +158,32 @@ export async function startSessionVerification(deps: D, instance: InstanceContex
   return verificationAnswer(deps, instance, await saveVerification(deps, row, { reverification: v }));
 }
 
-/** Sends the emailed code of an `email_code` first factor (to `email_address_id`, a verified address of the user's; default the primary one). */
+/** A passkey step's answer: the assertion options as `nonce` (JSON), as at sign-in; the challenge is the session's. */
+async function withPasskeyOptions(deps: D, instance: InstanceContext, rp: RelyingParty, row: SessionRow, step: 'first' | 'second') {
+  const { options, expiresAt } = await assertionOptions(deps, instance, rp, ceremonyOf(row), 'reverification');
+  const answer = await verificationAnswer(deps, instance, row);
+  const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'passkey', attempts: null, expire_at: expiresAt, nonce: JSON.stringify(options) };
+  return { ...answer, [step === 'first' ? 'first_factor_verification' : 'second_factor_verification']: verification };
+}
+
+/** A reverification's passkey ceremony is bound to the session, and offers only its user's passkeys. */
+const ceremonyOf = (row: SessionRow) => ({ id: row.id, userId: row.userId, identifier: row.userId });
+
+/**
+ * Prepares the first factor: `email_code` sends a code (to `email_address_id`, a verified
+ * address of the user's; default the primary one), `passkey` answers the assertion options;
+ * a password needs nothing.
+ */
 export async function prepareFirstFactorVerification(
   deps: D,
   instance: InstanceContext,
   clientId: string | null,
   sessionId: string,
-  input: { strategy: 'email_code' | 'password'; email_address_id?: string },
-  acceptLanguage: string | null,
+  input: { strategy: 'email_code' | 'password' | 'passkey'; email_address_id?: string },
+  request: { acceptLanguage: string | null; rp: RelyingParty },
 ) {
   const row = await verifiableSession(deps, instance, clientId, sessionId);
-  const v = inProgress(deps, row, 'needs_first_factor');
+  const v = inProgress(deps, row, ['needs_first_factor']);
   const factors = await factorsOf(deps, instance, row.userId);
   if (!factors.first.some((f) => f.strategy === input.strategy)) throw unsupported('strategy', factors.first.map((f) => f.strategy));
   if (input.strategy === 'email_code') {
@@ -167,9 +191,10 @@ export async function prepareFirstFactorVerification(
     const to = input.email_address_id ? offered.find((f) => f.email_address_id === input.email_address_id) : (offered.find((f) => f.primary) ?? offered[0]);
     if (!to) throw validationError('email_address_id', 'not_found', 'email_address_id is not one of your verified addresses.');
     const address = factors.emails.find((e) => e.id === to.email_address_id)!.email_address;
-    await sendCode(deps, { instanceId: instance.id, attemptId: row.id, purpose: 'reauthentication', address, to: address, userId: row.userId, acceptLanguage });
+    await sendCode(deps, { instanceId: instance.id, attemptId: row.id, purpose: 'reauthentication', address, to: address, userId: row.userId, acceptLanguage: request.acceptLanguage });
   }
-  return verificationAnswer(deps, instance, await saveVerification(deps, row, { reverification: { ...v, first_factor_strategy: input.strategy } }));
+  const saved = await saveVerification(deps, row, { reverification: { ...v, first_factor_strategy: input.strategy } });
+  return input.strategy === 'passkey' ? withPasskeyOptions(deps, instance, request.rp, saved, 'first') : verificationAnswer(deps, instance, saved);
 }
 
 /** The account a reverification's wrong guesses count against. */
@@ -180,20 +205,29 @@ const passwordIncorrect = () => new AppError('CREDENTIALS_INVALID', { message: '
 const unsupported = (param: string, offered: string[]) =>
   validationError(param, 'invalid_value', offered.length ? `This verification takes ${offered.join(' or ')}.` : 'This account has no factor for this step.');
 
+/** A passkey's answer, with the relying party the request came by. */
+export interface PasskeyAnswer {
+  strategy: 'passkey';
+  credential: AuthenticationResponseJSON;
+  rp: RelyingParty;
+}
+
 /**
  * Proves the first factor: the password (the account lockout and its constant-time check, as
- * at sign-in) or the emailed code. The session's first factor is then fresh.
+ * at sign-in) or the emailed code; a passkey proves both factors. The session's first factor
+ * is then fresh.
  */
 export async function attemptFirstFactorVerification(
   deps: D,
   instance: InstanceContext,
   clientId: string | null,
   sessionId: string,
-  input: { strategy: 'password'; password: string } | { strategy: 'email_code'; code: string },
+  input: { strategy: 'password'; password: string } | { strategy: 'email_code'; code: string } | PasskeyAnswer,
   auditCtx: AuditContext,
 ) {
   const row = await verifiableSession(deps, instance, clientId, sessionId);
-  const v = inProgress(deps, row, 'needs_first_factor');
+  const v = inProgress(deps, row, ['needs_first_factor']);
+  if (input.strategy === 'passkey') return passkeyProved(deps, instance, row, v, input, auditCtx);
   await limitMfaAttempts(deps, instance.id, row.userId);
   if (input.strategy === 'password') {
     const stored = await storedPasswordOf(deps.db, instance.id, row.userId);
@@ -209,35 +243,58 @@ export async function attemptFirstFactorVerification(
   return factorProved(deps, instance, row, { ...v, status, first_factor_strategy: input.strategy }, { firstFactorVerifiedAt: deps.clock.now() }, auditCtx);
 }
 
-/** Prepares a second factor: TOTP and backup codes need nothing sent; only the strategy is checked. */
-export async function prepareSecondFactorVerification(deps: D, instance: InstanceContext, clientId: string | null, sessionId: string, strategy: 'totp' | 'backup_code') {
+/** Prepares a second factor: TOTP and backup codes need nothing sent (only the strategy is checked); a passkey answers the assertion options. */
+export async function prepareSecondFactorVerification(
+  deps: D,
+  instance: InstanceContext,
+  clientId: string | null,
+  sessionId: string,
+  strategy: 'totp' | 'backup_code' | 'passkey',
+  rp: RelyingParty,
+) {
   const row = await verifiableSession(deps, instance, clientId, sessionId);
-  const v = inProgress(deps, row, 'needs_second_factor');
+  const v = inProgress(deps, row, ['needs_second_factor']);
   const factors = await factorsOf(deps, instance, row.userId);
   if (!factors.second.some((f) => f.strategy === strategy)) throw unsupported('strategy', factors.second.map((f) => f.strategy));
-  return verificationAnswer(deps, instance, await saveVerification(deps, row, { reverification: { ...v, second_factor_strategy: strategy } }));
+  const saved = await saveVerification(deps, row, { reverification: { ...v, second_factor_strategy: strategy } });
+  return strategy === 'passkey' ? withPasskeyOptions(deps, instance, rp, saved, 'second') : verificationAnswer(deps, instance, saved);
 }
 
 /**
  * Proves the second factor: a current TOTP code (never one seen before) or an unused backup
- * code (spent). A wrong one counts towards the account lockout, as at sign-in.
+ * code (spent); a wrong one counts towards the account lockout, as at sign-in. Or a passkey.
  */
 export async function attemptSecondFactorVerification(
   deps: D,
   instance: InstanceContext,
   clientId: string | null,
   sessionId: string,
-  input: { strategy: 'totp' | 'backup_code'; code: string },
+  input: { strategy: 'totp' | 'backup_code'; code: string } | PasskeyAnswer,
   auditCtx: AuditContext,
 ) {
   const row = await verifiableSession(deps, instance, clientId, sessionId);
-  const v = inProgress(deps, row, 'needs_second_factor');
+  const v = inProgress(deps, row, ['needs_second_factor']);
+  if (input.strategy === 'passkey') return passkeyProved(deps, instance, row, v, input, auditCtx);
   await assertNotLocked(deps, instance, lockTargetOf(row));
   await limitMfaAttempts(deps, instance.id, row.userId);
   if (!(await verifySecondFactor(deps, instance.id, row.userId, input.strategy, input.code))) {
     throw (await recordFailedAttempt(deps, instance, lockTargetOf(row), auditCtx)) ?? invalidCode();
   }
   return factorProved(deps, instance, row, { ...v, status: 'complete', second_factor_strategy: input.strategy }, { secondFactorVerifiedAt: deps.clock.now() }, auditCtx);
+}
+
+/**
+ * A passkey answers the session's challenge (server/passkeys/sign-in.ts: its user's passkey,
+ * user verification, the counter): two factors at once, so the verification is complete
+ * whichever step it was at.
+ */
+async function passkeyProved(deps: D, instance: InstanceContext, row: SessionRow, v: SessionReverification, input: PasskeyAnswer, auditCtx: AuditContext) {
+  const factors = await factorsOf(deps, instance, row.userId);
+  if (!factors.first.some((f) => f.strategy === 'passkey')) throw unsupported('strategy', (v.status === 'needs_first_factor' ? factors.first : factors.second).map((f) => f.strategy));
+  await verifyAssertion(deps, instance, input.rp, ceremonyOf(row), 'reverification', input.credential, auditCtx);
+  const now = deps.clock.now();
+  const strategies = { first_factor_strategy: v.first_factor_strategy ?? 'passkey', second_factor_strategy: 'passkey' };
+  return factorProved(deps, instance, row, { ...v, ...strategies, status: 'complete' }, { firstFactorVerifiedAt: now, secondFactorVerifiedAt: now }, auditCtx);
 }
 
 /** Records a proved factor on the session, and audits it (`session.reverified`), in one transaction. */
@@ -252,8 +309,10 @@ async function factorProved(
   const next = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const saved = await saveVerification(d, row, { ...times, reverification: v });
-    const factor = times.secondFactorVerifiedAt !== undefined ? 'second_factor' : 'first_factor';
-    const strategy = factor === 'second_factor' ? v.second_factor_strategy : v.first_factor_strategy;
+    const first = times.firstFactorVerifiedAt !== undefined;
+    const second = times.secondFactorVerifiedAt !== undefined;
+    const factor = first && second ? 'multi_factor' : second ? 'second_factor' : 'first_factor';
+    const strategy = second ? v.second_factor_strategy : v.first_factor_strategy;
     await audit(d, { instanceId: instance.id, ...auditCtx, action: 'session.reverified', target: row.id, details: { level: v.level, factor, strategy, status: v.status } });
     return saved;
   });

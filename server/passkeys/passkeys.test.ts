@@ -6,7 +6,7 @@ import { sharedHarness } from '../testing/harness';
 import { claimedConsole } from '../testing/console-client';
 import { passkeyOptionsOf, registerPasskeyOverFapi, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
 import { CHALLENGE_TTL_MS } from './challenges';
-import { advanceCounter } from './sign-in';
+import { advanceCounter, OUT_OF_ORDER_WINDOW } from './sign-in';
 import { passkeys } from '../db/schema';
 import { eq } from 'drizzle-orm';
 
@@ -352,6 +352,38 @@ describe('sign-in with a passkey (first factor)', () => {
     u.authn.credentials.length = 0;
     await registerPasskeyOverFapi(u.b, u.authn);
     expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
+  });
+
+  it('two genuine answers arriving out of order (6 before 5): the late one alone is refused, the passkey stays usable', async () => {
+    const u = await userWithPasskey();
+    expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
+    // Two tabs start a sign-in; the authenticator answers the first (counter 2), then the second (3); the second reaches the server first.
+    const [tab1, tab2] = [browserOf(h, A), browserOf(h, A)];
+    const started1 = await tab1.call('POST', '/v1/client/sign_ins', { body: { strategy: 'passkey' } });
+    const started2 = await tab2.call('POST', '/v1/client/sign_ins', { body: { strategy: 'passkey' } });
+    const answer1 = u.authn.assert(passkeyOptionsOf(started1), TEST_ORIGIN);
+    const answer2 = u.authn.assert(passkeyOptionsOf(started2), TEST_ORIGIN);
+    const attempt = (b: FapiTestClient, started: typeof started1, answer: unknown) =>
+      b.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } });
+    expect((await attempt(tab2, started2, answer2)).status).toBe(200);
+    const { result: late, events } = await eventsDuring(h, A.instanceId, () => attempt(tab1, started1, answer1));
+    expect(late.status).toBe(422);
+    expect(errorOf(late)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'sign_count_late' } });
+    expect(events).toEqual([]);
+    expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({ status: 'active' });
+    // Still the user's: the next sign-in passes.
+    expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
+  });
+
+  it('a clone is still caught: a counter far behind, or the stored one again, disables the passkey', async () => {
+    for (const behind of [OUT_OF_ORDER_WINDOW + 1, 0]) {
+      const u = await userWithPasskey();
+      for (let i = 0; i < OUT_OF_ORDER_WINDOW + 2; i++) expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
+      const stored = u.authn.credentials[0]!.signCount;
+      const out = await signInWithPasskey(browserOf(h, A), u.authn, { signCount: stored - behind });
+      expect(errorOf(out), `behind ${behind}`).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'sign_count_regressed' } });
+      expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({ status: 'disabled', disabled_reason: 'sign_count_regressed' });
+    }
   });
 
   it('moves the counter from what is stored at that moment, not from what was read: two genuine answers read together both count', async () => {

@@ -8,6 +8,8 @@ export const REASONS = {
   verification_failed: 'verification_failed',
   unknown_credential: 'unknown_credential',
   sign_count_regressed: 'sign_count_regressed',
+  /** A genuine answer overtaken by a later one of the same authenticator: refused alone, the passkey stays usable. */
+  sign_count_late: 'sign_count_late',
   passkey_disabled: 'passkey_disabled',
   credential_exists: 'credential_exists',
   too_many_passkeys: 'too_many_passkeys',

@@ -8,6 +8,7 @@ import type { AuditContext } from '../http/actor';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { CHALLENGE_TTL_MS, issueChallenge, takeChallenge } from './challenges';
+import { REASONS } from './reasons';
 import { assertPasskeysOn, passkeyView, userHandleOf, type PasskeyRow } from './passkeys';
 import type { RelyingParty } from './relying-party';
 
@@ -22,7 +23,8 @@ import type { RelyingParty } from './relying-party';
  * verification is required. The credential is looked up within the instance only (another
  * instance's passkey is unknown here, even on the shared PUBLIC_URL host), must belong to the
  * attempt's user when it has one, and its user handle must name the same user. A counter
- * that does not move forward (when the authenticator keeps one) is a cloned authenticator:
+ * that does not move forward (when the authenticator keeps one) is a cloned authenticator —
+ * unless it is a little behind (OUT_OF_ORDER_WINDOW: a genuine answer overtaken, refused alone):
  * refused (`sign_count_regressed`), audited, and the passkey disabled — nothing tells the
  * clone from the original, and a clone that merely tried again with a higher counter would
  * otherwise pass. A disabled passkey is refused (`passkey_disabled`) until the user deletes it
@@ -30,7 +32,9 @@ import type { RelyingParty } from './relying-party';
  */
 type D = Deps;
 type SignInRow = typeof signInAttempts.$inferSelect;
-type Purpose = 'sign_in' | 'second_factor';
+type Purpose = 'sign_in' | 'second_factor' | 'reverification';
+/** What an assertion's challenge is bound to: a sign-in attempt, or the session a reverification is of (its user's passkeys offered). */
+export type Ceremony = Pick<SignInRow, 'id' | 'userId' | 'identifier'>;
 
 /** The identifier of an attempt started without one, for a username-less passkey sign-in. */
 export const PASSKEY_ONLY_IDENTIFIER = '';
@@ -42,7 +46,7 @@ export const isPasskeyOnly = (a: Pick<SignInRow, 'identifier'>) => a.identifier 
  * credential id derived from the identifier is offered, so the answer does not tell
  * whether the account exists or has passkeys.
  */
-export async function assertionOptions(d: D, instance: InstanceContext, rp: RelyingParty, a: SignInRow, purpose: Purpose) {
+export async function assertionOptions(d: D, instance: InstanceContext, rp: RelyingParty, a: Ceremony, purpose: Purpose) {
   assertPasskeysOn(instance);
   const own = a.userId
     ? await d.db
@@ -72,7 +76,7 @@ export async function verifyAssertion(
   d: D,
   instance: InstanceContext,
   rp: RelyingParty,
-  a: SignInRow,
+  a: Ceremony,
   purpose: Purpose,
   response: AuthenticationResponseJSON,
   auditCtx: AuditContext,
@@ -108,6 +112,14 @@ export async function verifyAssertion(
   if (!verified.verified) throw new AppError('PASSKEY_INVALID', { meta: { reason: 'verification_failed' } });
   const { newCounter, credentialBackedUp } = verified.authenticationInfo;
   if (!(await advanceCounter(d, passkey, newCounter, credentialBackedUp))) {
+    const [now] = await d.db.select({ signCount: passkeys.signCount, disabledAt: passkeys.disabledAt }).from(passkeys).where(eq(passkeys.id, passkey.id));
+    if (now?.disabledAt != null) throw disabled();
+    if (now && arrivedLate(now.signCount, newCounter)) {
+      throw new AppError('PASSKEY_INVALID', {
+        message: 'A later answer of this passkey arrived first (two sign-ins at once?): this one is refused, the passkey stays usable. Try again.',
+        meta: { reason: REASONS.sign_count_late },
+      });
+    }
     await disableCloned(d, instance, passkey, newCounter, a, auditCtx);
     throw new AppError('PASSKEY_INVALID', {
       message: 'This passkey’s signature counter went backwards: the authenticator may have been cloned. It was refused and disabled.',
@@ -122,6 +134,15 @@ const disabled = () =>
     message: 'This passkey was disabled (its authenticator may have been cloned). Delete it and register a new one.',
     meta: { reason: 'passkey_disabled' },
   });
+
+/**
+ * How far behind the stored counter a genuine answer may arrive: two ceremonies of one
+ * authenticator at once (two tabs) can be answered 5 then 6 and reach the server 6 then 5.
+ * Such a late answer is refused without disabling the passkey (arrivedLate); the same counter
+ * again, or one further behind, is a clone.
+ */
+export const OUT_OF_ORDER_WINDOW = 4;
+const arrivedLate = (stored: number, presented: number) => presented > 0 && presented < stored && stored - presented <= OUT_OF_ORDER_WINDOW;
 
 /**
  * Stores the new counter and the last use in one conditional UPDATE: only while the counter
@@ -140,7 +161,7 @@ export async function advanceCounter(d: D, p: PasskeyRow, presented: number, bac
 }
 
 /** A regressed counter disables the passkey, audited (`passkey.sign_count_regressed`) with `passkey.updated`. */
-async function disableCloned(d: D, instance: InstanceContext, passkey: PasskeyRow, presented: number, a: SignInRow, auditCtx: AuditContext) {
+async function disableCloned(d: D, instance: InstanceContext, passkey: PasskeyRow, presented: number, a: Ceremony, auditCtx: AuditContext) {
   await d.db.transaction(async (tx) => {
     const dt = { ...d, db: tx };
     const now = d.clock.now();
@@ -154,7 +175,7 @@ async function disableCloned(d: D, instance: InstanceContext, passkey: PasskeyRo
       instanceId: instance.id,
       action: 'passkey.sign_count_regressed',
       target: passkey.id,
-      details: { user_id: passkey.userId, stored: passkey.signCount, presented, sign_in_attempt_id: a.id, disabled: row !== undefined },
+      details: { user_id: passkey.userId, stored: passkey.signCount, presented, ceremony_of: a.id, disabled: row !== undefined },
     });
     if (row) await emitEvent(dt, instance.id, 'passkey.updated', passkeyView(row));
   });

@@ -87,7 +87,7 @@ describe('fva as Clerk’s has() reads it', () => {
     expect(seen.fva[1]).toBeGreaterThan(100_000);
     expect(seen).toMatchObject({ strict_mfa: false, strict: false, lax: false });
     h.clock.advance(30_000);
-    const refused = await b.call('POST', '/v1/me/backup_codes/reverified');
+    const refused = await b.call('POST', '/v1/me/backup_codes', { body: { code: totpCode(h, started.body.secret) } });
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0]).toMatchObject({ code: 'REVERIFICATION_REQUIRED', meta: { session_verification: { level: 'second_factor', after_minutes: 10 } } });
   });

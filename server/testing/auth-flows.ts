@@ -82,3 +82,24 @@ export async function signUp(
   if (done.status !== 200) throw new Error(`verification failed: ${JSON.stringify(done.body)}`);
   return { userId: done.body.response.created_user_id, sessionId: done.body.response.created_session_id };
 }
+
+/**
+ * A new user with `password` (and TOTP when asked), signed in on a fresh browser through a
+ * sign-in token (and its TOTP step), then left `staleBy` minutes (default 11): past the default
+ * reverification window, the session's factors are no longer fresh.
+ */
+export async function staleSignedInUser(h: TestHarness, i: TestInstance, email: string, password: string, opts: { totp?: boolean; staleBy?: number } = {}) {
+  const userId = (await h.call('POST', '/v1/users', { key: i.secret, body: { email_address: [email], password } })).body.id as string;
+  const totp = opts.totp ? await enrollTotp(h, i.instanceId, userId) : null;
+  const b = browserOf(h, i);
+  const ticket = (await h.call('POST', '/v1/sign_in_tokens', { key: i.secret, body: { user_id: userId } })).body.token as string;
+  const res = await b.signInWithTicket(ticket);
+  let sessionId = res.body.response.created_session_id as string | null;
+  if (totp) {
+    const second = await b.call('POST', `/v1/client/sign_ins/${res.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: totp.totp.generate({ timestamp: h.clock.now() }) } });
+    if (second.body.response?.status !== 'complete') throw new Error(`second factor: ${JSON.stringify(second.body)}`);
+    sessionId = second.body.response.created_session_id;
+  }
+  h.clock.advance((opts.staleBy ?? 11) * 60_000);
+  return { userId, email, b, sessionId: sessionId!, totp };
+}

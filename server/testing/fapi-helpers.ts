@@ -87,3 +87,20 @@ export async function signedInClient(
 /** The TOTP code of a base32 secret at the harness clock's time (plus `offsetSteps` 30 s steps). */
 export const totpCode = (h: TestHarness, secret: string, offsetSteps = 0) =>
   TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: h.clock.now() + offsetSteps * 30_000 });
+
+/**
+ * Verifies the session again (reverification) so that the routes guarded by it answer:
+ * with the password when the user has no second factor, else with a TOTP code of `totpSecret`
+ * (the clock moves one 30 s step first: codes are single use per step).
+ */
+export async function reverify(h: TestHarness, b: ReturnType<typeof fapiClient>, sessionId: string, proof: { password?: string; totpSecret?: string }) {
+  const verify = (step: string, body: Record<string, unknown>) => b.call('POST', `/v1/client/sessions/${sessionId}/verify${step}`, { body });
+  let v = await verify('', { level: 'second_factor' });
+  if (v.body.status === 'needs_first_factor') v = await verify('/attempt_first_factor', { strategy: 'password', password: proof.password });
+  if (v.body.status === 'needs_second_factor') {
+    h.clock.advance(30_000);
+    v = await verify('/attempt_second_factor', { strategy: 'totp', code: totpCode(h, proof.totpSecret!) });
+  }
+  if (v.body.status !== 'complete') throw new Error(`reverification failed: ${JSON.stringify(v.body)}`);
+  return v.body;
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { backupCodes, totpFactors } from '../db/schema';
 import { instanceContext } from '../instances/instances';
 import { fapiClient } from '../testing/fapi-client';
-import { createTestUser, eventsOf, setSettings, signedInClient, totpCode } from '../testing/fapi-helpers';
+import { createTestUser, eventsOf, reverify, setSettings, signedInClient, totpCode } from '../testing/fapi-helpers';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 import { hasSecondFactor, initialSessionStatus, verifySecondFactor } from './mfa';
 import { raceTest } from '../testing/races';
@@ -20,6 +20,8 @@ const signedInUser = async () => {
   const userId = await newUser();
   return { userId, ...(await signedInClient(h, A, userId)) };
 };
+/** Enrolling proves nothing: the session proves the new factor before a guarded MFA change. */
+const reverifyWithTotp = (b: ReturnType<typeof fapiClient>, sessionId: string, secret: string) => reverify(h, b, sessionId, { totpSecret: secret });
 /** Enrolls TOTP from a signed-in browser; answers the secret and the backup codes. */
 async function enroll(b: ReturnType<typeof fapiClient>) {
   const started = await b.call('POST', '/v1/me/totp');
@@ -32,7 +34,7 @@ async function enroll(b: ReturnType<typeof fapiClient>) {
 
 describe('TOTP enrollment', () => {
   it('answers a secret and an otpauth URI, stores the secret encrypted, and confirms with a code', async () => {
-    const { userId, b } = await signedInUser();
+    const { userId, b, sessionId } = await signedInUser();
     const started = await b.call('POST', '/v1/me/totp');
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ object: 'totp', verified: false });
@@ -79,7 +81,9 @@ describe('TOTP enrollment', () => {
     const searched = await h.call('GET', `/v1/users?query=${encodeURIComponent(`mfa${n}@example.com`)}`, { key: A.secret });
     expect(searched.body.data[0].two_factor_enabled).toBe(true);
 
-    // Enrolling again while enabled is a conflict; confirming again too.
+    // Enrolling again while enabled is a conflict (once the session proved its factor); confirming again too.
+    expect((await b.call('POST', '/v1/me/totp')).status).toBe(403);
+    await reverifyWithTotp(b, sessionId, started.body.secret);
     expect((await b.call('POST', '/v1/me/totp')).status).toBe(409);
     expect((await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: totpCode(h, started.body.secret, 1) } })).status).toBe(409);
   });
@@ -129,7 +133,7 @@ describe('verifySecondFactor', () => {
   });
 
   it('spends each backup code once, in any case or with dashes; regeneration voids the old ones', async () => {
-    const { userId, b } = await signedInUser();
+    const { userId, b, sessionId } = await signedInUser();
     const { secret, backupCodes: codes } = await enroll(b);
     const deps = h.runtime.deps;
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', codes[0]!)).toBe(true);
@@ -139,7 +143,9 @@ describe('verifySecondFactor', () => {
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', 'not-a-code')).toBe(false);
     expect(await verifySecondFactor(deps, B.instanceId, userId, 'backup_code', codes[2]!)).toBe(false);
 
-    // Regeneration needs a fresh TOTP code.
+    // Regeneration needs the session verified again; a code sent too must be right.
+    expect((await b.call('POST', '/v1/me/backup_codes', { body: {} })).status).toBe(403);
+    await reverifyWithTotp(b, sessionId, secret);
     const refused = await b.call('POST', '/v1/me/backup_codes', { body: { code: '12345x' } });
     expect(refused.status).toBe(422);
     h.clock.advance(30_000);
@@ -171,30 +177,34 @@ describe('verifySecondFactor', () => {
 });
 
 describe('disabling TOTP', () => {
-  it('needs a current code or the password, and drops the backup codes', async () => {
+  it('needs the session verified again (a code or password sent too is checked), and drops the backup codes', async () => {
     const userId = await newUser(A, { password: 'correct horse battery' });
-    const { b } = await signedInClient(h, A, userId);
+    const { b, sessionId } = await signedInClient(h, A, userId);
     const { secret, backupCodes: codes } = await enroll(b);
     const none = await b.call('DELETE', '/v1/me/totp', { body: {} });
-    expect(none.status).toBe(422);
+    expect(none.status).toBe(403);
+    expect(none.body.errors[0].code).toBe('REVERIFICATION_REQUIRED');
+    await reverifyWithTotp(b, sessionId, secret);
     const wrongPw = await b.call('DELETE', '/v1/me/totp', { body: { password: 'wrong password!' } });
     expect(wrongPw.status).toBe(422);
     expect(wrongPw.body.errors[0].meta).toMatchObject({ param: 'password', reason: 'incorrect_password' });
     const replayed = await b.call('DELETE', '/v1/me/totp', { body: { code: totpCode(h, secret) } });
-    expect(replayed.status).toBe(422); // the confirmation already spent this step
+    expect(replayed.status).toBe(422); // the reverification already spent this step
+    const both = await b.call('DELETE', '/v1/me/totp', { body: { code: totpCode(h, secret), password: 'correct horse battery' } });
+    expect(both.status).toBe(422);
     const ok = await b.call('DELETE', '/v1/me/totp', { body: { password: 'correct horse battery' } });
     expect(ok.status).toBe(200);
     expect(await hasSecondFactor(h.runtime.deps.db, userId)).toBe(false);
     expect(await verifySecondFactor(h.runtime.deps, A.instanceId, userId, 'backup_code', codes[3]!)).toBe(false);
     expect((await b.call('GET', '/v1/me')).body.two_factor_enabled).toBe(false);
     expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body.two_factor_enabled).toBe(false);
-    expect((await b.call('DELETE', '/v1/me/totp', { body: { password: 'correct horse battery' } })).status).toBe(409);
+    h.clock.advance(61_000); // past the attempt cap's window
+    expect((await b.call('DELETE', '/v1/me/totp', { body: {} })).status).toBe(409);
 
-    // Re-enroll, then disable by a fresh code (a minute on: past the attempt cap's window).
-    h.clock.advance(61_000);
+    // Re-enroll, prove it, then disable by the verified session alone.
     const again = await enroll(b);
-    h.clock.advance(30_000);
-    const byCode = await b.call('DELETE', '/v1/me/totp', { body: { code: totpCode(h, again.secret) } });
+    await reverifyWithTotp(b, sessionId, again.secret);
+    const byCode = await b.call('DELETE', '/v1/me/totp');
     expect(byCode.status).toBe(200);
   });
 
@@ -238,6 +248,7 @@ describe('mfa_required', () => {
     expect(await initialSessionStatus(h.runtime.deps, await instanceContext(h.runtime.deps, I.instanceId), userId)).toBe('active');
 
     // While MFA is required it cannot be disabled.
+    await reverifyWithTotp(b, sessionId, secret);
     h.clock.advance(30_000);
     const disable = await b.call('DELETE', '/v1/me/totp', { body: { code: totpCode(h, secret) } });
     expect(disable.status).toBe(403);

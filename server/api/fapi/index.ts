@@ -34,7 +34,7 @@ import { templateTokenEndpoint } from './clerk/tokens';
 import { clerkBundleEndpoint } from './clerk/bundles';
 import * as clerkOrgs from './clerk/organizations';
 import * as clerkEnterprise from './clerk/enterprise-connections';
-import * as clerkVerify from './clerk/verification';
+import * as sessionVerify from './session-verification';
 
 /** Every FAPI path lives under an instance's fapi_url: `{PUBLIC_URL}/fapi/<instance_id>`. */
 export const FAPI_PREFIX = '/fapi/:instanceId';
@@ -86,8 +86,16 @@ const notImpersonated = <G extends FapiGuard>(guard: G, refused = SIGN_IN_METHOD
   ({ ...guard, impersonation: { refused, ...(whenBodyHas ? { whenBodyHas } : {}) } }) as const satisfies FapiGuard;
 /** PATCH /v1/me: names and metadata are the app's; the username and the primary identifiers sign in. */
 const ME_PATCH = notImpersonated(ME_WRITE, SIGN_IN_METHODS, ['username', 'primary_email_address_id', 'primary_phone_number_id']);
-/** Clerk's sensitive account actions: proved by the session's recent verification (within the instance's reverification window) instead of a code in the body. */
+/**
+ * Sensitive account changes: the session must have proved its factors within the instance's
+ * reverification window (403 REVERIFICATION_REQUIRED until it verifies again: POST
+ * /v1/client/sessions/:id/verify). Enrolling a factor is one of them, and proves nothing.
+ */
 const REVERIFIED = { ...ME, reverification: {} } as const satisfies FapiGuard;
+/** Enrolling a factor: also from a session pending on its setup_mfa task (just signed in, so fresh). */
+const REVERIFIED_PENDING = { ...ME_PENDING, reverification: {} } as const satisfies FapiGuard;
+/** A password change: the current password in the body proves it; without it (an emailed code, or no password yet) the session must be fresh. */
+const PASSWORD_CHANGE = { ...ME, reverification: { unlessBodyHas: ['current_password'] } } as const satisfies FapiGuard;
 
 /**
  * The frontend API, one route a line: method, path under the fapi_url, guard, endpoint.
@@ -127,31 +135,31 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/client/me/api_tokens/:id/revoke', notImpersonated(ME, 'revoke personal access tokens'),     me.revokeApiTokenEndpoint),
   fapiRoute('GET',    '/v1/me',                           ME_READ,        me.getMeEndpoint),
   fapiRoute('PATCH',  '/v1/me',                           ME_PATCH,        me.updateMeEndpoint),
-  fapiRoute('DELETE', '/v1/me',                           notImpersonated(ME, 'delete the account'),        me.deleteMeEndpoint),
+  fapiRoute('DELETE', '/v1/me',                           notImpersonated(REVERIFIED, 'delete the account'),        me.deleteMeEndpoint),
   fapiRoute('POST',   '/v1/me/profile_image',             ME_WRITE,        me.setMyProfileImageEndpoint),
   fapiRoute('DELETE', '/v1/me/profile_image',             ME_WRITE,        me.deleteMyProfileImageEndpoint),
-  fapiRoute('POST',   '/v1/me/email_addresses',           notImpersonated(ME),        me.myEmailAddresses.add),
+  fapiRoute('POST',   '/v1/me/email_addresses',           notImpersonated(REVERIFIED),        me.myEmailAddresses.add),
   fapiRoute('POST',   '/v1/me/email_addresses/:id/prepare_verification', notImpersonated(ME_SEND), me.myEmailAddresses.prepare),
   fapiRoute('POST',   '/v1/me/email_addresses/:id/attempt_verification', notImpersonated(ME), me.myEmailAddresses.attempt),
-  fapiRoute('DELETE', '/v1/me/email_addresses/:id',       notImpersonated(ME),        me.myEmailAddresses.remove),
-  fapiRoute('POST',   '/v1/me/phone_numbers',             notImpersonated(ME),        me.myPhoneNumbers.add),
+  fapiRoute('DELETE', '/v1/me/email_addresses/:id',       notImpersonated(REVERIFIED),        me.myEmailAddresses.remove),
+  fapiRoute('POST',   '/v1/me/phone_numbers',             notImpersonated(REVERIFIED),        me.myPhoneNumbers.add),
   fapiRoute('POST',   '/v1/me/phone_numbers/:id/prepare_verification', notImpersonated(ME_SEND), me.myPhoneNumbers.prepare),
   fapiRoute('POST',   '/v1/me/phone_numbers/:id/attempt_verification', notImpersonated(ME), me.myPhoneNumbers.attempt),
-  fapiRoute('DELETE', '/v1/me/phone_numbers/:id',         notImpersonated(ME),        me.myPhoneNumbers.remove),
+  fapiRoute('DELETE', '/v1/me/phone_numbers/:id',         notImpersonated(REVERIFIED),        me.myPhoneNumbers.remove),
   fapiRoute('POST',   '/v1/me/change_password/prepare',   notImpersonated(ME_SEND, 'change the password'),        me.prepareReauthenticationEndpoint),
   fapiRoute('GET',    '/v1/me/connected_accounts',        ME,        me.listConnectedAccountsEndpoint),
   fapiRoute('DELETE', '/v1/me/connected_accounts/:id',    notImpersonated(ME),        me.disconnectAccountEndpoint),
   fapiRoute('GET',    '/v1/me/enterprise_connections',    ME,        clerkEnterprise.myEnterpriseConnectionsEndpoint),
-  fapiRoute('POST',   '/v1/me/change_password',           notImpersonated(ME, 'change the password'),        me.changePasswordEndpoint),
-  fapiRoute('POST',   '/v1/me/totp',                      notImpersonated(ME_PENDING),        me.createTotpEndpoint),
+  fapiRoute('POST',   '/v1/me/change_password',           notImpersonated(PASSWORD_CHANGE, 'change the password'),        me.changePasswordEndpoint),
+  fapiRoute('POST',   '/v1/me/totp',                      notImpersonated(REVERIFIED_PENDING),        me.createTotpEndpoint),
   fapiRoute('POST',   '/v1/me/totp/attempt_verification', notImpersonated(ME_PENDING),        me.confirmTotpEndpoint),
-  fapiRoute('DELETE', '/v1/me/totp',                      notImpersonated(ME),        me.deleteTotpEndpoint),
-  fapiRoute('POST',   '/v1/me/backup_codes',              notImpersonated(ME),        me.regenerateBackupCodesEndpoint),
+  fapiRoute('DELETE', '/v1/me/totp',                      notImpersonated(REVERIFIED),        me.deleteTotpEndpoint),
+  fapiRoute('POST',   '/v1/me/backup_codes',              notImpersonated(REVERIFIED),        me.regenerateBackupCodesEndpoint),
   fapiRoute('GET',    '/v1/me/passkeys',                  ME,        myPasskeys.list),
-  fapiRoute('POST',   '/v1/me/passkeys/prepare_registration', notImpersonated(ME_PENDING), myPasskeys.prepare),
-  fapiRoute('POST',   '/v1/me/passkeys',                  notImpersonated(ME_PENDING),        myPasskeys.create),
+  fapiRoute('POST',   '/v1/me/passkeys/prepare_registration', notImpersonated(REVERIFIED_PENDING), myPasskeys.prepare),
+  fapiRoute('POST',   '/v1/me/passkeys',                  notImpersonated(REVERIFIED_PENDING),        myPasskeys.create),
   fapiRoute('PATCH',  '/v1/me/passkeys/:id',              notImpersonated(ME),        myPasskeys.rename),
-  fapiRoute('DELETE', '/v1/me/passkeys/:id',              notImpersonated(ME),        myPasskeys.remove),
+  fapiRoute('DELETE', '/v1/me/passkeys/:id',              notImpersonated(REVERIFIED),        myPasskeys.remove),
   fapiRoute('GET',    '/v1/me/sessions',                  ME,        sessions.listMySessionsEndpoint),
   fapiRoute('POST',   '/v1/me/sessions/revoke_others',    notImpersonated(ME, 'end the account’s sessions'),        sessions.revokeMyOtherSessionsEndpoint),
   fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       notImpersonated(ME, 'end the account’s sessions'),        sessions.revokeMySessionEndpoint),
@@ -203,15 +211,12 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens/:template', CLIENT, templateTokenEndpoint),
   fapiRoute('GET',    '/v1/organizations/:id/roles',                         org('org:sys_memberships:read'), clerkOrgs.organizationRolesEndpoint),
   fapiRoute('GET',    '/v1/organizations/:id/membership_requests',           org('org:sys_memberships:manage'), clerkOrgs.membershipRequestsEndpoint),
-  // Clerk's reverification (server/sessions/reverification.ts): a session of this client verified again, then the actions it unlocks.
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify',                       CLIENT,  clerkVerify.startVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_first_factor',  SEND,    clerkVerify.prepareFirstFactorVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_first_factor',  ATTEMPT, clerkVerify.attemptFirstFactorVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_second_factor', CLIENT,  clerkVerify.prepareSecondFactorVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_second_factor', ATTEMPT, clerkVerify.attemptSecondFactorVerificationEndpoint),
-  fapiRoute('POST',   '/v1/me/backup_codes/reverified',   notImpersonated(REVERIFIED),        me.regenerateBackupCodesReverifiedEndpoint),
-  fapiRoute('DELETE', '/v1/me/totp/reverified',           notImpersonated(REVERIFIED),        me.deleteTotpReverifiedEndpoint),
-  fapiRoute('DELETE', '/v1/me/reverified',                notImpersonated(REVERIFIED, 'delete the account'), me.deleteMeEndpoint),
+  // Reverification (server/auth/reverification.ts): a session of this client verified again, for the REVERIFIED routes.
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify',                       CLIENT,  sessionVerify.startVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_first_factor',  SEND,    sessionVerify.prepareFirstFactorVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_first_factor',  ATTEMPT, sessionVerify.attemptFirstFactorVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_second_factor', CLIENT,  sessionVerify.prepareSecondFactorVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_second_factor', ATTEMPT, sessionVerify.attemptSecondFactorVerificationEndpoint),
 ];
 
 export function createFapi(deps: Deps) {

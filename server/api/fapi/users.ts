@@ -7,7 +7,7 @@ import { createApiToken, listApiTokens, ME_SCOPES, revokeApiToken } from '../../
 import type { SignedInAuth } from './authenticate';
 import { limitMfaAttempts, meView } from '../../users/me';
 import { resolvePeople } from '../../people/people';
-import { beginTotpEnrollment, confirmTotp, disableTotp, regenerateBackupCodes } from '../../users/mfa';
+import { beginTotpEnrollment, confirmTotp, disableTotp, regenerateBackupCodes, type MfaProof } from '../../users/mfa';
 import { updateUser } from '../../users/users';
 import {
   addMyIdentifier,
@@ -56,13 +56,18 @@ export const updateMeBody = z.strictObject({
 
 const code = z.string().trim().min(1).max(64);
 const codeBody = z.strictObject({ code });
+/** The session's reverification is the proof (the route's guard); a code or password sent as well is checked too. */
 const disableBody = z
   .strictObject({ code: code.optional(), password: z.string().min(1).max(256).optional() })
-  .refine((b) => (b.code === undefined) !== (b.password === undefined), {
-    message: 'send either code (a current TOTP code) or password',
+  .refine((b) => b.code === undefined || b.password === undefined, {
+    message: 'send code (a current TOTP code) or password, not both',
     path: ['code'],
-    params: { reason: 'required' },
+    params: { reason: 'conflict' },
   });
+const optionalCodeBody = z.strictObject({ code: code.optional() });
+/** What proves a change of the user's MFA: the session's reverification, and the code or password sent with it. */
+const mfaProofOf = (b: { code?: string; password?: string }): MfaProof =>
+  b.code !== undefined ? { code: b.code } : b.password !== undefined ? { password: b.password } : { reverified: true };
 
 const scopesInput = z.preprocess(
   (v) => (typeof v === 'string' ? v.split(/[\s,]+/).filter(Boolean) : v),
@@ -134,7 +139,7 @@ export const confirmTotpEndpoint = endpoint<SignedInAuth, z.output<typeof codeBo
 });
 
 export const deleteTotpEndpoint = endpoint<SignedInAuth, z.output<typeof disableBody>, MeQuery>({
-  summary: 'Disable TOTP and drop the backup codes, re-verified by a current TOTP code or the password',
+  summary: 'Disable TOTP and drop the backup codes, for a session verified within the instance’s reverification window',
   audit: { action: 'mfa.totp_disabled' },
   body: disableBody,
   query: meQuery,
@@ -142,43 +147,21 @@ export const deleteTotpEndpoint = endpoint<SignedInAuth, z.output<typeof disable
   handle: async ({ deps, auth, body }) => {
     const { me } = auth;
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    return disableTotp(deps, auth.instance, me.userId, body.code !== undefined ? { code: body.code } : { password: body.password! });
+    return disableTotp(deps, auth.instance, me.userId, mfaProofOf(body));
   },
 });
 
-export const regenerateBackupCodesEndpoint = endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
-  summary: 'New backup codes (the old ones stop working), for a current TOTP code; answered once',
+export const regenerateBackupCodesEndpoint = endpoint<SignedInAuth, z.output<typeof optionalCodeBody>, MeQuery>({
+  summary: 'New backup codes (the old ones stop working), for a session verified within the instance’s reverification window; answered once',
   audit: { action: 'mfa.backup_codes_regenerated' },
-  body: codeBody,
+  body: optionalCodeBody,
   query: meQuery,
   response: z.object({ object: z.literal('backup_codes'), backup_codes: z.array(z.string()) }),
   handle: async ({ deps, auth, body }) => {
     const { me } = auth;
     await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    return regenerateBackupCodes(deps, auth.instance.id, me.userId, { code: body.code });
+    return regenerateBackupCodes(deps, auth.instance.id, me.userId, body.code !== undefined ? { code: body.code } : { reverified: true });
   },
-});
-
-/**
- * The same MFA changes for a session whose factors were proved recently instead of a code in
- * the body (Clerk's `user.createBackupCode()` and `user.disableTOTP()`, which send none): the
- * route's guard (FapiGuard.reverification) answers 403 REVERIFICATION_REQUIRED until the
- * session is verified again (POST /v1/client/sessions/:id/verify).
- */
-export const regenerateBackupCodesReverifiedEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
-  summary: 'New backup codes (the old ones stop working) for a session verified within 10 minutes; answered once',
-  audit: { action: 'mfa.backup_codes_regenerated' },
-  query: meQuery,
-  response: z.object({ object: z.literal('backup_codes'), backup_codes: z.array(z.string()) }),
-  handle: ({ deps, auth }) => regenerateBackupCodes(deps, auth.instance.id, auth.me.userId, { reverified: true }),
-});
-
-export const deleteTotpReverifiedEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
-  summary: 'Disable TOTP and drop the backup codes, for a session verified within 10 minutes',
-  audit: { action: 'mfa.totp_disabled' },
-  query: meQuery,
-  response: z.object({ object: z.literal('totp'), deleted: z.literal(true) }),
-  handle: ({ deps, auth }) => disableTotp(deps, auth.instance, auth.me.userId, { reverified: true }),
 });
 
 export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof createApiTokenBody>, MeQuery>({

@@ -42,14 +42,15 @@ export const passkeys = pgTable(
   (t) => [uniqueIndex('passkeys_credential_uq').on(t.instanceId, t.credentialId), index('passkeys_user_idx').on(t.userId, t.id)],
 );
 
-export const PASSKEY_CHALLENGE_PURPOSES = ['registration', 'sign_in', 'second_factor'] as const;
+export const PASSKEY_CHALLENGE_PURPOSES = ['registration', 'sign_in', 'second_factor', 'reverification'] as const;
 export type PasskeyChallengePurpose = (typeof PASSKEY_CHALLENGE_PURPOSES)[number];
 
 /**
  * The live WebAuthn challenge of one ceremony, single use: a registration is bound to the
  * session that asked (`subject` = its `sess_…`), a sign-in or second factor to the sign-in
- * attempt (`sia_…`), which belongs to the client that made it. A new challenge for the same
- * subject and purpose replaces the old one; verifying deletes it whatever the outcome.
+ * attempt (`sia_…`), which belongs to the client that made it, a reverification to the session
+ * it verifies. A new challenge for the same subject and purpose replaces the old one;
+ * verifying deletes it whatever the outcome.
  */
 export const passkeyChallenges = pgTable(
   'passkey_challenges',

@@ -536,6 +536,7 @@ export type SessionVerification = {
     strategy: string;
     attempts: number | null;
     expire_at: number | null;
+    nonce?: string;
   }) | (null);
   second_factor_verification: ({
     object: "verification";
@@ -543,6 +544,7 @@ export type SessionVerification = {
     strategy: string;
     attempts: number | null;
     expire_at: number | null;
+    nonce?: string;
   }) | (null);
   factor_verification_age: [number, number];
   started_at: number;
@@ -1163,7 +1165,7 @@ export interface FapiOperations {
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** Disable TOTP and drop the backup codes, re-verified by a current TOTP code or the password */
+  /** Disable TOTP and drop the backup codes, for a session verified within the instance’s reverification window */
   "DELETE /v1/me/totp": {
     response: {
       object: "totp";
@@ -1187,14 +1189,14 @@ export interface FapiOperations {
     };
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** New backup codes (the old ones stop working), for a current TOTP code; answered once */
+  /** New backup codes (the old ones stop working), for a session verified within the instance’s reverification window; answered once */
   "POST /v1/me/backup_codes": {
     response: {
       object: "backup_codes";
       backup_codes: Array<string>;
     };
     body: {
-      code: string;
+      code?: string;
     };
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
@@ -1845,16 +1847,16 @@ export interface FapiOperations {
     };
     query: never;
   };
-  /** Prepare the first factor of a session verification: email_code sends a code to a verified address (email_address_id, default the primary one) */
+  /** Prepare the first factor of a session verification: email_code sends a code to a verified address (email_address_id, default the primary one); passkey answers the assertion options as nonce */
   "POST /v1/client/sessions/{id}/verify/prepare_first_factor": {
     response: SessionVerification;
     body: {
-      strategy: "email_code" | "password";
+      strategy: "email_code" | "password" | "passkey";
       email_address_id?: string;
     };
     query: never;
   };
-  /** Prove the first factor of a session verification: the password, or the emailed code */
+  /** Prove the first factor of a session verification: the password, the emailed code, or a passkey (both factors at once) */
   "POST /v1/client/sessions/{id}/verify/attempt_first_factor": {
     response: SessionVerification;
     body: ({
@@ -1863,54 +1865,60 @@ export interface FapiOperations {
     }) | ({
       strategy: "email_code";
       code: string;
+    }) | ({
+      strategy: "passkey";
+      public_key_credential?: {
+        id: string;
+        rawId: string;
+        type: "public-key";
+        clientExtensionResults?: {
+          [key: string]: StorableJson;
+        };
+        authenticatorAttachment?: "platform" | "cross-platform";
+        response: {
+          clientDataJSON: string;
+          authenticatorData: string;
+          signature: string;
+          userHandle?: string;
+        };
+      };
     });
     query: never;
   };
-  /** Prepare the second factor of a session verification (totp, backup_code: nothing is sent) */
+  /** Prepare the second factor of a session verification (totp, backup_code: nothing is sent; passkey: the assertion options as nonce) */
   "POST /v1/client/sessions/{id}/verify/prepare_second_factor": {
     response: SessionVerification;
     body: {
-      strategy: "totp" | "backup_code";
+      strategy: "totp" | "backup_code" | "passkey";
     };
     query: never;
   };
-  /** Prove the second factor of a session verification: a current TOTP code or an unused backup code */
+  /** Prove the second factor of a session verification: a current TOTP code, an unused backup code, or a passkey */
   "POST /v1/client/sessions/{id}/verify/attempt_second_factor": {
     response: SessionVerification;
-    body: {
+    body: ({
       strategy: "totp" | "backup_code";
       code: string;
-    };
+    }) | ({
+      strategy: "passkey";
+      public_key_credential?: {
+        id: string;
+        rawId: string;
+        type: "public-key";
+        clientExtensionResults?: {
+          [key: string]: StorableJson;
+        };
+        authenticatorAttachment?: "platform" | "cross-platform";
+        response: {
+          clientDataJSON: string;
+          authenticatorData: string;
+          signature: string;
+          userHandle?: string;
+        };
+      };
+    });
     query: never;
-  };
-  /** New backup codes (the old ones stop working) for a session verified within 10 minutes; answered once */
-  "POST /v1/me/backup_codes/reverified": {
-    response: {
-      object: "backup_codes";
-      backup_codes: Array<string>;
-    };
-    body: never;
-    query: { session_id?: string; publishable_key?: string; _is_native?: string };
-  };
-  /** Disable TOTP and drop the backup codes, for a session verified within 10 minutes */
-  "DELETE /v1/me/totp/reverified": {
-    response: {
-      object: "totp";
-      deleted: true;
-    };
-    body: never;
-    query: { session_id?: string; publishable_key?: string; _is_native?: string };
-  };
-  /** Delete the signed-in user’s account, when the instance allows it (user_settings.actions.delete_self) */
-  "DELETE /v1/me/reverified": {
-    response: {
-      object: "user";
-      id: string;
-      deleted: true;
-    };
-    body: never;
-    query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
 }
 
-export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/organization_logos/{id}/{version}" | "/npm/@clerk/{package}/dist/{file}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/enterprise_connections" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/passkeys" | "/v1/me/passkeys/prepare_registration" | "/v1/me/passkeys/{id}" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh" | "/v1/dev_browser" | "/v1/client/handshake" | "/v1/client/sessions/{id}/tokens/{template}" | "/v1/organizations/{id}/roles" | "/v1/organizations/{id}/membership_requests" | "/v1/client/sessions/{id}/verify" | "/v1/client/sessions/{id}/verify/prepare_first_factor" | "/v1/client/sessions/{id}/verify/attempt_first_factor" | "/v1/client/sessions/{id}/verify/prepare_second_factor" | "/v1/client/sessions/{id}/verify/attempt_second_factor" | "/v1/me/backup_codes/reverified" | "/v1/me/totp/reverified" | "/v1/me/reverified";
+export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/organization_logos/{id}/{version}" | "/npm/@clerk/{package}/dist/{file}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/enterprise_connections" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/passkeys" | "/v1/me/passkeys/prepare_registration" | "/v1/me/passkeys/{id}" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh" | "/v1/dev_browser" | "/v1/client/handshake" | "/v1/client/sessions/{id}/tokens/{template}" | "/v1/organizations/{id}/roles" | "/v1/organizations/{id}/membership_requests" | "/v1/client/sessions/{id}/verify" | "/v1/client/sessions/{id}/verify/prepare_first_factor" | "/v1/client/sessions/{id}/verify/attempt_first_factor" | "/v1/client/sessions/{id}/verify/prepare_second_factor" | "/v1/client/sessions/{id}/verify/attempt_second_factor";

@@ -52,11 +52,6 @@ const ALIASES: Alias[] = [
   { method: 'POST', path: '/v1/organizations/:id/domains/:domain_id/update_enrollment_mode', to: { method: 'PATCH', path: '/v1/organizations/:id/domains/:domain_id' } },
   // `organization.setLogo` uploads with a PUT; Latchkey's uploads are POSTs (as `/v1/me/profile_image`).
   { method: 'PUT', path: '/v1/organizations/:id/logo', to: { method: 'POST' } },
-  // Sensitive account actions clerk-js sends without a code: Clerk proves them by the session's
-  // recent reverification (403 session_reverification_required until then), as these routes do.
-  { method: 'POST', path: '/v1/me/backup_codes', to: { method: 'POST', path: '/v1/me/backup_codes/reverified' } },
-  { method: 'DELETE', path: '/v1/me/totp', to: { method: 'DELETE', path: '/v1/me/totp/reverified' } },
-  { method: 'DELETE', path: '/v1/me', to: { method: 'DELETE', path: '/v1/me/reverified' } },
   // `user.createPasskey()`: Clerk creates an unverified passkey carrying the creation options,
   // then verifies it with the browser's credential. Latchkey's registration is the session's
   // (one at a time), so the id in the second path names nothing the route needs.

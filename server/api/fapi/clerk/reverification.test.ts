@@ -2,8 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../../../db/schema';
-import { codeSentTo, enrollTotp } from '../../../testing/auth-flows';
-import { createTestUser, signedInClient } from '../../../testing/fapi-helpers';
+import { codeSentTo, staleSignedInUser } from '../../../testing/auth-flows';
 import type { FapiTestClient } from '../../../testing/fapi-client';
 import { sharedHarness, sharedInstance } from '../../../testing/harness';
 
@@ -18,24 +17,8 @@ const A = sharedInstance(h);
 const PASSWORD = 'correct horse battery staple 42';
 let seq = 0;
 
-/**
- * A user with a password (and TOTP when asked), signed in through a ticket (and its TOTP
- * second step), 11 minutes ago: the session's factors are no longer fresh.
- */
-async function user(opts: { totp?: boolean } = {}) {
-  const email = `rv-${++seq}@example.com`;
-  const userId = await createTestUser(h, A, { email_address: [email], password: PASSWORD });
-  const totp = opts.totp ? await enrollTotp(h, A.instanceId, userId) : null;
-  const { b, res } = await signedInClient(h, A, userId);
-  let sessionId = res.body.response.created_session_id as string | null;
-  if (totp) {
-    const second = await b.call('POST', `/v1/client/sign_ins/${res.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: totp.totp.generate({ timestamp: h.clock.now() }) } });
-    expect(second.body.response.status).toBe('complete');
-    sessionId = second.body.response.created_session_id;
-  }
-  h.clock.advance(11 * MINUTES);
-  return { userId, email, b, sessionId: sessionId!, totp };
-}
+/** A user with a password (and TOTP when asked), signed in 11 minutes ago: the session's factors are no longer fresh. */
+const user = (opts: { totp?: boolean } = {}) => staleSignedInUser(h, A, `rv-${++seq}@example.com`, PASSWORD, opts);
 
 const verify = (b: FapiTestClient, sessionId: string, step = '', body: Record<string, unknown> = {}) =>
   b.call('POST', `/v1/client/sessions/${sessionId}/verify${step ? `/${step}` : ''}`, { body });
@@ -58,14 +41,14 @@ describe('the session token’s fva claim', () => {
 describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () => {
   it('a TOTP user: 403 REVERIFICATION_REQUIRED with the level; verified by TOTP the codes are made; 11 minutes on, 403 again', async () => {
     const { b, sessionId, userId, totp } = await user({ totp: true });
-    const refused = await b.call('POST', '/v1/me/backup_codes/reverified');
+    const refused = await b.call('POST', '/v1/me/backup_codes');
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0]).toMatchObject({
       code: 'REVERIFICATION_REQUIRED',
       meta: { reason: 'reverification_required', session_verification: { level: 'second_factor', after_minutes: 10 } },
     });
-    // Latchkey's own contract is as it was: a code in the body.
-    expect((await b.call('POST', '/v1/me/backup_codes', { body: {} })).status).toBe(422);
+    // A current TOTP code in the body is no longer enough: the session itself must be fresh.
+    expect((await b.call('POST', '/v1/me/backup_codes', { body: { code: totp!.totp.generate({ timestamp: h.clock.now() }) } })).status).toBe(403);
 
     const started = await verify(b, sessionId, '', { level: 'second_factor' });
     expect(started.status).toBe(200);
@@ -88,17 +71,17 @@ describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () =
     const audited = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'session.reverified'), eq(auditLogs.target, sessionId)));
     expect(audited.map((a) => a.details)).toEqual([{ level: 'second_factor', factor: 'second_factor', strategy: 'totp', status: 'complete' }]);
 
-    const codes = await b.call('POST', '/v1/me/backup_codes/reverified');
+    const codes = await b.call('POST', '/v1/me/backup_codes');
     expect(codes.status).toBe(200);
     expect(codes.body.backup_codes).toHaveLength(10);
 
     h.clock.advance(11 * MINUTES);
-    expect((await b.call('DELETE', '/v1/me/totp/reverified')).status).toBe(403);
+    expect((await b.call('DELETE', '/v1/me/totp')).status).toBe(403);
     // A backup code proves the second factor too (and is spent); then TOTP goes, and the token's second factor with it.
     await verify(b, sessionId, '', { level: 'second_factor' });
     const backup = await verify(b, sessionId, 'attempt_second_factor', { strategy: 'backup_code', code: codes.body.backup_codes[0] });
     expect(backup.body.status).toBe('complete');
-    const disabled = await b.call('DELETE', '/v1/me/totp/reverified');
+    const disabled = await b.call('DELETE', '/v1/me/totp');
     expect(disabled.status).toBe(200);
     expect(disabled.body).toEqual({ object: 'totp', deleted: true });
     expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body.two_factor_enabled).toBe(false);
@@ -107,7 +90,7 @@ describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () =
 
   it('a user without a second factor: the first factor, by password or emailed code; account deletion', async () => {
     const { b, sessionId, email, userId } = await user();
-    expect((await b.call('DELETE', '/v1/me/reverified')).status).toBe(403);
+    expect((await b.call('DELETE', '/v1/me')).status).toBe(403);
     const started = await verify(b, sessionId, '', { level: 'second_factor' });
     expect(started.body).toMatchObject({
       status: 'needs_first_factor',
@@ -125,7 +108,7 @@ describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () =
     const done = await verify(b, sessionId, 'attempt_first_factor', { strategy: 'email_code', code: await codeSentTo(h, email) });
     expect(done.body).toMatchObject({ status: 'complete', first_factor_verification: { status: 'verified', strategy: 'email_code' }, factor_verification_age: [0, -1] });
 
-    const deleted = await b.call('DELETE', '/v1/me/reverified');
+    const deleted = await b.call('DELETE', '/v1/me');
     expect(deleted.status).toBe(200);
     expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).status).toBe(404);
   });
