@@ -56,5 +56,6 @@ describe.skipIf(!required('initdb/pg_ctl (PostgreSQL server binaries) and redis-
     const d = await c.deliveredOf('failover', (LEASE_SECONDS + 10) * 1000 - (Date.now() - r.t0 - r.endAt));
     process.stderr.write(`[faults]   webhooks after the failover: ${JSON.stringify(d)}\n`);
     expect(d.missing).toBe(0);
+    expect(d.duplicated).toBe(0);
   }, 180_000);
 });
