@@ -4,6 +4,7 @@ import { rowsOf } from '../db/rows';
 import { events, webhookEndpoints, webhookMessages } from '../db/schema';
 import { newId } from '../db/ids';
 import { fromJson, type Part } from '../db/together';
+import { insertRows } from '../db/insert-rows';
 
 /** Channel a committed fan-out notifies, so workers (in any process) wake at once instead of at their next poll. */
 export const WEBHOOK_CHANNEL = 'latchkey_webhooks';
@@ -54,7 +55,7 @@ export function fanOutPart(event: EventRef & { data: Record<string, unknown> }):
  */
 export async function insertManyAndFanOut(db: Db, head: Omit<EventRef, 'id'>, list: { id: string; data: Record<string, unknown> }[]): Promise<void> {
   if (list.length === 0) return;
-  await db.insert(events).values(list.map((e) => ({ ...head, id: e.id, data: e.data })));
+  await insertRows(db, events, list.map((e) => ({ ...head, id: e.id, data: e.data })));
   const endpointIds = rowsOf<{ id: string }>(await db.execute(subscribers(head))).map((r) => r.id);
   if (endpointIds.length === 0) return;
   await db.insert(webhookMessages).values(

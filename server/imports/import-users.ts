@@ -5,6 +5,7 @@ import type { Db } from '../db/client';
 import { emailAddresses, phoneNumbers, totpFactors, users } from '../db/schema';
 import { isId, newId } from '../db/ids';
 import { uniqueViolation } from '../db/errors';
+import { insertRows } from '../db/insert-rows';
 import { digestProblem, importLimitText, type PasswordHasher } from '../crypto/passwords';
 import { emitEvents } from '../events/events';
 import { count as countMetric } from '../analytics/metrics';
@@ -284,11 +285,9 @@ async function write(deps: D, instanceId: string, plans: Plan[], opts: UserImpor
   if (toWrite.length === 0) return;
   await deps.db.transaction(async (tx) => {
     const created = toWrite.filter((p) => p.user);
-    if (created.length) await tx.insert(users).values(created.map((p) => p.user!));
-    const emails = toWrite.flatMap((p) => p.newEmails);
-    const phones = toWrite.flatMap((p) => p.newPhones);
-    if (emails.length) await tx.insert(emailAddresses).values(emails);
-    if (phones.length) await tx.insert(phoneNumbers).values(phones);
+    await insertRows(tx, users, created.map((p) => p.user!));
+    await insertRows(tx, emailAddresses, toWrite.flatMap((p) => p.newEmails));
+    await insertRows(tx, phoneNumbers, toWrite.flatMap((p) => p.newPhones));
     const verifyEmails = toWrite.flatMap((p) => p.verifyEmails);
     const verifyPhones = toWrite.flatMap((p) => p.verifyPhones);
     if (verifyEmails.length) {
@@ -373,8 +372,10 @@ export async function importUsers(deps: D, instanceId: string, exported: Exporte
         continue;
       }
       const p = plan(deps, instanceId, c, storedById.get(c.source.id), totpById.get(c.source.id));
-      const hasTotp = totpById.get(c.source.id)?.status === 'verified' || p.totp !== undefined;
-      p.view = viewOf(p, storedById.get(c.source.id), hasTotp, deps.clock.now()) as unknown as Record<string, unknown>;
+      if (opts.events && !opts.dryRun && p.outcome !== 'unchanged') {
+        const hasTotp = totpById.get(c.source.id)?.status === 'verified' || p.totp !== undefined;
+        p.view = viewOf(p, storedById.get(c.source.id), hasTotp, deps.clock.now()) as unknown as Record<string, unknown>;
+      }
       plans.push(p);
     }
     const tally = (written: Plan[]) => written.forEach((p) => summary[p.outcome]++);
