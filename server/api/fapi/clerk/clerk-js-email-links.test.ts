@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIGN_IN_METHODS } from '../../../instances/password-rules';
 import { createTestUser, setSettings } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { apiError, CHROMIUM, clerkState, hasChromiumBinary, inPage, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import { apiError, CHROMIUM, clerkState, hasChromiumBinary, inPage, loadClerk, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
 
 /**
  * Email links through `@clerk/clerk-js` 6.x (its browser bundle from npm, unchanged, in
@@ -41,7 +41,8 @@ const startLinkSignIn = (page: Page, identifier: string, redirectUrl: string) =>
     async (clerk, { identifier, redirectUrl }) => {
       const si = await clerk.client.signIn.create({ identifier });
       const factor = (si.supportedFirstFactors as { strategy: string; emailAddressId: string }[]).find((f) => f.strategy === 'email_link');
-      const { startEmailLinkFlow } = si.createEmailLinkFlow();
+      const { startEmailLinkFlow, cancelEmailLinkFlow } = si.createEmailLinkFlow();
+      (window as unknown as { __cancelLinkFlow: () => void }).__cancelLinkFlow = cancelEmailLinkFlow;
       (window as unknown as { __linkFlow: Promise<unknown> }).__linkFlow = startEmailLinkFlow({ emailAddressId: factor!.emailAddressId, redirectUrl }).then(
         (done: { status: string; createdSessionId: string; firstFactorVerification: { status: string } }) => ({
           status: done.status,
@@ -114,7 +115,7 @@ describe.skipIf(!hasChromium)('email links through clerk-js', () => {
     for (const c of [asker.context, opener.context, again.context]) await c.close();
   }, 90_000);
 
-  it('with email_link_same_browser another browser is client_mismatch and the link stays unused; opened in the asking browser it signs that browser in', async () => {
+  it('with email_link_same_browser another browser is client_mismatch and the link stays unused; opened in the asking browser, handleEmailLinkVerification signs that tab in', async () => {
     await setSettings(x.h, x.inst.instanceId, { sign_in_methods: { ...LINKS_ON, email_link_same_browser: true } });
     try {
       const address = email('same');
@@ -127,11 +128,19 @@ describe.skipIf(!hasChromium)('email links through clerk-js', () => {
       expect(elsewhere.landed.searchParams.get('__clerk_status')).toBe('client_mismatch');
       expect(elsewhere.landed.searchParams.get('__clerk_created_session')).toBeNull();
 
-      // The asking browser opens it in a new tab: that tab lands verified, the first tab's flow completes.
+      // The asking browser opens it in a new tab: that tab lands verified and, the session being its
+      // client's, Clerk's handleEmailLinkVerification makes it active there. The sign-in rotates the
+      // client's token, so the first tab stops polling first: a poll in flight with the old token
+      // would be answered as a client gone.
+      await inPage(asker.page, async () => (window as unknown as { __cancelLinkFlow: () => void }).__cancelLinkFlow(), null);
+      await asker.page.waitForLoadState('networkidle');
       const tab = await asker.context.newPage();
       await tab.goto(link);
-      expect(new URL(tab.url()).searchParams.get('__clerk_status')).toBe('verified');
-      expect(await finishLinkSignIn(asker.page)).toMatchObject({ status: 'complete', verification: 'verified', userId });
+      const landed = new URL(tab.url());
+      expect(landed.searchParams.get('__clerk_status')).toBe('verified');
+      await loadClerk(tab);
+      await inPage(tab, async (clerk) => clerk.handleEmailLinkVerification({}), null);
+      expect(await clerkState(tab)).toMatchObject({ userId, sessionId: landed.searchParams.get('__clerk_created_session') });
       for (const c of [asker.context, elsewhere.context]) await c.close();
     } finally {
       await setSettings(x.h, x.inst.instanceId, { sign_in_methods: LINKS_ON });
