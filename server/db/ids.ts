@@ -5,7 +5,7 @@ import { monotonicFactory } from 'ulid';
 export const ID_PREFIXES = [
   'acct', 'ins', 'key', 'user', 'idn', 'evt', 'aud', 'sess', 'client', 'org', 'orgmem', 'orginv',
   'orgdmn', 'role', 'perm', 'whep', 'msg', 'oa', 'req', 'kid', 'rt', 'act', 'sit', 'sia', 'sua', 'ver',
-  'pat', 'orgsug',
+  'pat', 'orgsug', 'orgmemreq',
   'acctmem', 'acctinv', 'setup',
   'email', 'sms',
   'loc', 'locrev',

@@ -126,10 +126,24 @@ describe('domain enrollment of new users', () => {
     const sugg = (await b.call('GET', '/v1/me/organization_suggestions')).body;
     expect(sugg).toMatchObject({ object: 'list', has_more: false });
     expect(sugg.data).toEqual([expect.objectContaining({ object: 'organization_suggestion', status: 'pending', public_organization_data: expect.objectContaining({ id: org.id }) })]);
+    // Accepting asks the organization's admins: a membership request, no membership yet.
     const { result: acc, events } = await eventTypes(() => b.call('POST', `/v1/me/organization_suggestions/${sugg.data[0].id}/accept`));
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
-    expect(acc.body.public_user_data.user_id).toBe(userId);
-    expect(events.map((e) => e.type)).toEqual(['organizationMembership.created']);
+    expect(acc.body).toMatchObject({ object: 'organization_suggestion', id: sugg.data[0].id, status: 'accepted' });
+    expect(events).toEqual([]);
+    const requests = await ok('GET', `/v1/organizations/${org.id}/membership_requests`);
+    expect(requests.data).toEqual([expect.objectContaining({ object: 'organization_membership_request', organization_id: org.id, status: 'pending', public_user_data: expect.objectContaining({ user_id: userId }) })]);
+    const { result: letIn, events: joined } = await eventTypes(() => ok('POST', `/v1/organizations/${org.id}/membership_requests/${requests.data[0].id}/accept`));
+    expect(letIn).toMatchObject({ id: requests.data[0].id, status: 'accepted' });
+    expect(joined.map((e) => e.type)).toEqual(['organizationMembership.created']);
+    expect((await b.call('GET', '/v1/me/organization_memberships')).body.data).toEqual([expect.objectContaining({ organization: expect.objectContaining({ id: org.id }) })]);
+    expectError(await h.call('POST', `/v1/organizations/${org.id}/membership_requests/${requests.data[0].id}/reject`, { key: i.secret }), 409, 'CONFLICT');
+    expect((await ok('GET', `/v1/organizations/${org.id}/membership_requests`)).data).toEqual([]);
+    expect((await ok('GET', `/v1/organizations/${org.id}/membership_requests?status=accepted`)).data).toEqual([expect.objectContaining({ id: requests.data[0].id, status: 'accepted' })]);
+    // Another organization's path never reaches the request.
+    const other = await newOrg();
+    expectError(await h.call('POST', `/v1/organizations/${other.id}/membership_requests/${requests.data[0].id}/accept`, { key: i.secret }), 404, 'NOT_FOUND');
+    expectError(await h.call('GET', `/v1/organizations/${org.id}/membership_requests?status=revoked`, { key: i.secret }), 422, 'VALIDATION_FAILED');
     expect((await b.call('GET', '/v1/me/organization_suggestions')).body.data).toEqual([]);
     expectError(await b.call('POST', `/v1/me/organization_suggestions/${sugg.data[0].id}/accept`), 409, 'CONFLICT');
   });

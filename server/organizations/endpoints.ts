@@ -7,6 +7,7 @@ import { attemptDomainVerification, createDomain, deleteDomain, getDomain, listD
 import type { OrganizationInvitationView } from './invitation-view';
 import { USER_UPLOAD, type ImageUpload } from '../http/images';
 import { deleteOrganizationLogo, organizationLogoUploadSchema, setOrganizationLogo } from './logo';
+import { acceptMembershipRequest, listMembershipRequests, rejectMembershipRequest, type MembershipRequestStatus } from './membership-requests';
 import { createInvitations, getInvitation, listOrganizationInvitations, revokeOrganizationInvitation } from './invitations';
 import {
   addMembership,
@@ -45,7 +46,9 @@ import {
   invitationSchema,
   lightQuery,
   listInvitationsQuery,
+  listMembershipRequestsQuery,
   listMembershipsQuery,
+  membershipRequestSchema,
   listOrganizationsQuery,
   listRolesQuery,
   membershipCursorList,
@@ -94,6 +97,7 @@ export interface OrganizationAudience<Auth> {
     light: z.ZodType<LightQuery>;
     memberships: z.ZodType<Out<typeof listMembershipsQuery>>;
     invitations: z.ZodType<Out<typeof listInvitationsQuery>>;
+    membershipRequests: z.ZodType<LightQuery & { status?: MembershipRequestStatus }>;
   };
   /** The inviter of an invitation made on this surface, when the caller is a user. */
   inviterOf?: (auth: Auth) => string;
@@ -115,7 +119,7 @@ export function serverAudience<Auth>(instanceOf: (auth: Auth) => string): Organi
       // Clerk's backend SDK names who uploaded the logo: accepted, not kept (the audit log has the caller).
       setLogo: organizationLogoUploadSchema.extend({ uploader_user_id: z.string().max(64).optional() }),
     },
-    queries: { light: z.strictObject(lightQuery), memberships: listMembershipsQuery, invitations: listInvitationsQuery },
+    queries: { light: z.strictObject(lightQuery), memberships: listMembershipsQuery, invitations: listInvitationsQuery, membershipRequests: listMembershipRequestsQuery },
   };
 }
 
@@ -296,6 +300,40 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
     }),
 
     ...domainEndpointsFor(audience),
+    ...membershipRequestEndpointsFor(audience),
+  };
+}
+
+/**
+ * Requests to join an organization (accepted suggestions, membership-requests.ts): the same
+ * view on every surface (the requester's public data only). Path parameters: `id` the
+ * organization, `request_id`.
+ */
+function membershipRequestEndpointsFor<Auth>({ instanceOf, queries }: OrganizationAudience<Auth>) {
+  return {
+    listMembershipRequests: endpoint<Auth, never, LightQuery & { status?: MembershipRequestStatus }>({
+      summary: 'Requests to join the organization, oldest first (light envelope); status pending unless told',
+      query: queries.membershipRequests,
+      response: lightListSchema(membershipRequestSchema),
+      handle: ({ deps, auth, params, query }) => listMembershipRequests(deps, instanceOf(auth), params.id!, query),
+    }),
+    acceptMembershipRequest: endpoint<Auth, never, object>({
+      summary: 'Let the requester in with the instance’s default role (organizationMembership.created)',
+      query: queries.none,
+      response: membershipRequestSchema,
+      audit: { action: 'organization_membership_request.accepted' },
+      handle: async ({ deps, auth, params }) => {
+        const { membership: _joined, ...request } = await acceptMembershipRequest(deps, instanceOf(auth), params.id!, params.request_id!);
+        return request;
+      },
+    }),
+    rejectMembershipRequest: endpoint<Auth, never, object>({
+      summary: 'Turn a request to join down',
+      query: queries.none,
+      response: membershipRequestSchema,
+      audit: { action: 'organization_membership_request.rejected' },
+      handle: ({ deps, auth, params }) => rejectMembershipRequest(deps, instanceOf(auth), params.id!, params.request_id!),
+    }),
   };
 }
 

@@ -25,20 +25,23 @@ interface MembershipJoined {
   permissions: string[] | null;
 }
 
+/** What every member sees of a member or a requester. */
+export const publicUserData = (u: MembershipJoined['user']) => ({
+  user_id: u.id,
+  first_name: u.firstName,
+  last_name: u.lastName,
+  username: u.username,
+  identifier: u.email ?? u.username ?? u.id,
+  image_url: null,
+  has_image: false,
+});
+
 export function membershipView(m: MembershipJoined) {
   return {
     object: 'organization_membership' as const,
     id: m.membership.id,
     organization: organizationView(m.organization, m.membersCount),
-    public_user_data: {
-      user_id: m.user.id,
-      first_name: m.user.firstName,
-      last_name: m.user.lastName,
-      username: m.user.username,
-      identifier: m.user.email ?? m.user.username ?? m.user.id,
-      image_url: null,
-      has_image: false,
-    },
+    public_user_data: publicUserData(m.user),
     role: m.membership.role,
     role_name: m.roleName,
     permissions: [...(m.permissions ?? [])].sort(),

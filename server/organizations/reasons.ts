@@ -21,6 +21,7 @@ export const REASONS = {
   wrong_domain: 'wrong_domain',
   txt_record_not_found: 'txt_record_not_found',
   suggestion_accepted: 'suggestion_accepted',
+  membership_request_answered: 'membership_request_answered',
   unknown_role: 'unknown_role',
   unknown_permission: 'unknown_permission',
   reserved: 'reserved',

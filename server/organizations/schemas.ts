@@ -105,20 +105,37 @@ export const updateMembershipBody = z.strictObject({
 export const listMembershipsQuery = z.strictObject({ ...lightQuery, role: oneOrMany(roleKey).optional() });
 export const userMembershipsQuery = z.strictObject({ ...pageQuery });
 
+/** The public part of a member (or requester) that every member may see. */
+const publicUserDataSchema = z.object({
+  user_id: z.string(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  username: z.string().nullable(),
+  identifier: z.string(),
+  image_url: z.string().nullable(),
+  has_image: z.boolean(),
+});
+
+export const listMembershipRequestsQuery = z.strictObject({ ...lightQuery, status: z.enum(['pending', 'accepted', 'rejected']).optional() });
+
+export const membershipRequestSchema = z
+  .object({
+    object: z.literal('organization_membership_request'),
+    id: z.string(),
+    organization_id: z.string(),
+    status: z.enum(['pending', 'accepted', 'rejected']),
+    public_user_data: publicUserDataSchema,
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'OrganizationMembershipRequest' });
+
 export const membershipSchema = z
   .object({
     object: z.literal('organization_membership'),
     id: z.string(),
     organization: organizationSchema,
-    public_user_data: z.object({
-      user_id: z.string(),
-      first_name: z.string().nullable(),
-      last_name: z.string().nullable(),
-      username: z.string().nullable(),
-      identifier: z.string(),
-      image_url: z.string().nullable(),
-      has_image: z.boolean(),
-    }),
+    public_user_data: publicUserDataSchema,
     role: z.string(),
     role_name: z.string().nullable(),
     permissions: z.array(z.string()),

@@ -2,8 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { organizations, organizationSuggestions } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
-import { instanceContext } from '../instances/instances';
-import { addMembershipInTx, type MembershipView } from './memberships';
+import { requestMembershipInTx } from './membership-requests';
 import { loadOrganization, publicOrganizationView } from './organization-view';
 import { organizationViewOf } from './organizations';
 
@@ -32,9 +31,12 @@ export async function listUserSuggestions(deps: Pick<Deps, 'db'>, instanceId: st
   return { object: 'list' as const, data, has_more: rows.length > 100 };
 }
 
-/** Joins the suggested organization with the default role: organizationMembership.created. Another user's suggestion is 404. */
-export async function acceptSuggestion(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, userId: string, id: string): Promise<MembershipView> {
-  const role = (await instanceContext(deps, instanceId)).settings.organization_default_role;
+/**
+ * Accepts a suggestion: the user asks the organization's admins to let them in (a membership
+ * request, membership-requests.ts); they join once an admin accepts. Answers the suggestion,
+ * accepted. Another user's suggestion is 404; an accepted one 409.
+ */
+export async function acceptSuggestion(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string, id: string) {
   return deps.db.transaction(async (tx) => {
     const [s] = await tx
       .select()
@@ -43,9 +45,10 @@ export async function acceptSuggestion(deps: Pick<Deps, 'db' | 'clock' | 'caches
       .for('update');
     if (!s) throw notFound('suggestion');
     if (s.status !== 'pending') throw new AppError('CONFLICT', { message: 'This suggestion was already accepted.', meta: { reason: 'suggestion_accepted' } });
-    const org = await loadOrganization(tx, instanceId, s.organizationId, { lock: true });
-    const membership = await addMembershipInTx({ db: tx, clock: deps.clock }, instanceId, org, { userId, role });
-    await tx.update(organizationSuggestions).set({ status: 'accepted', updatedAt: deps.clock.now() }).where(eq(organizationSuggestions.id, id));
-    return membership;
+    const org = await loadOrganization(tx, instanceId, s.organizationId);
+    await requestMembershipInTx({ db: tx, clock: deps.clock }, instanceId, org.id, userId);
+    const now = deps.clock.now();
+    await tx.update(organizationSuggestions).set({ status: 'accepted', updatedAt: now }).where(eq(organizationSuggestions.id, id));
+    return suggestionView({ ...s, status: 'accepted', updatedAt: now }, publicOrganizationView(await organizationViewOf(tx, org)));
   });
 }

@@ -185,6 +185,9 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/organizations/:id/invitations',                   org('org:sys_memberships:manage'), member.listInvitations),
   fapiRoute('POST',   '/v1/organizations/:id/invitations',                   INVITE, member.createInvitation),
   fapiRoute('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', org('org:sys_memberships:manage'), member.revokeInvitation),
+  fapiRoute('GET',    '/v1/organizations/:id/membership_requests',           org('org:sys_memberships:manage'), member.listMembershipRequests),
+  fapiRoute('POST',   '/v1/organizations/:id/membership_requests/:request_id/accept', org('org:sys_memberships:manage'), member.acceptMembershipRequest),
+  fapiRoute('POST',   '/v1/organizations/:id/membership_requests/:request_id/reject', org('org:sys_memberships:manage'), member.rejectMembershipRequest),
   fapiRoute('GET',    '/v1/organizations/:id/domains',                       org('org:sys_domains:read'), member.listDomains),
   fapiRoute('POST',   '/v1/organizations/:id/domains',                       org('org:sys_domains:manage'), member.createDomain),
   fapiRoute('GET',    '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:read'), member.getDomain),
@@ -210,7 +213,6 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/client/handshake',             CLIENT,        clerkDev.handshakeEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens/:template', CLIENT, templateTokenEndpoint),
   fapiRoute('GET',    '/v1/organizations/:id/roles',                         org('org:sys_memberships:read'), clerkOrgs.organizationRolesEndpoint),
-  fapiRoute('GET',    '/v1/organizations/:id/membership_requests',           org('org:sys_memberships:manage'), clerkOrgs.membershipRequestsEndpoint),
   // Reverification (server/auth/reverification.ts): a session of this client verified again, for the REVERIFIED routes.
   fapiRoute('POST',   '/v1/client/sessions/:id/verify',                       CLIENT,  sessionVerify.startVerificationEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_first_factor',  SEND,    sessionVerify.prepareFirstFactorVerificationEndpoint),

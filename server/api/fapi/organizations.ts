@@ -24,6 +24,7 @@ import {
   createMembershipBody,
   lightQuery,
   listInvitationsQuery,
+  listMembershipRequestsQuery,
   listMembershipsQuery,
   publicInvitationSchema,
   publicMembershipSchema,
@@ -115,6 +116,7 @@ export const memberOrganizations = organizationEndpointsFor<OrgMemberAuth>({
     light: meQuery.extend(lightQuery),
     memberships: meQuery.extend(listMembershipsQuery.shape),
     invitations: meQuery.extend(listInvitationsQuery.shape),
+    membershipRequests: meQuery.extend(listMembershipRequestsQuery.shape),
   },
   inviterOf: (auth) => auth.me.userId,
 });
@@ -164,19 +166,19 @@ export const acceptInvitationByTokenEndpoint = endpoint<SignedInAuth, z.output<t
   },
 });
 
+const suggestionSchema = z.object({
+  object: z.literal('organization_suggestion'),
+  id: z.string(),
+  status: z.enum(['pending', 'accepted']),
+  public_organization_data: publicInvitationSchema.shape.public_organization_data,
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+});
+
 export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   summary: 'Organizations suggested to the user by their verified email domain',
   query: meQuery,
-  response: lightListSchema(
-    z.object({
-      object: z.literal('organization_suggestion'),
-      id: z.string(),
-      status: z.enum(['pending', 'accepted']),
-      public_organization_data: publicInvitationSchema.shape.public_organization_data,
-      created_at: z.number().int(),
-      updated_at: z.number().int(),
-    }),
-  ),
+  response: lightListSchema(suggestionSchema),
   handle: async ({ deps, auth }) => {
     const { me } = auth;
     return listUserSuggestions(deps, auth.instance.id, me.userId);
@@ -184,14 +186,11 @@ export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, MeQuery>(
 });
 
 export const acceptMySuggestionEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'Join a suggested organization with the default role',
+  summary: 'Ask to join a suggested organization: a membership request its admins accept (the user then joins with the default role) or reject',
   audit: { action: 'organization_suggestion.accepted' },
   query: meQuery,
-  response: publicMembershipSchema,
-  handle: async ({ deps, auth, params }) => {
-    const { me } = auth;
-    return publicMembershipView(await acceptSuggestion(deps, auth.instance.id, me.userId, params.id!));
-  },
+  response: suggestionSchema,
+  handle: async ({ deps, auth, params }) => acceptSuggestion(deps, auth.instance.id, auth.me.userId, params.id!),
 });
 
 /** FAPI, public: an organization's logo at its version (immutable caching, ETag, 304), as the organization's `image_url` says. */

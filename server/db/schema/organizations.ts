@@ -139,6 +139,27 @@ export const organizationSuggestions = pgTable(
   (t) => [uniqueIndex('organization_suggestions_uq').on(t.organizationId, t.userId), index('organization_suggestions_user_idx').on(t.userId)],
 );
 
+/**
+ * A user's request to join an organization (`orgmemreq_`), made by accepting a suggestion;
+ * its admins accept or reject it (server/organizations/membership-requests.ts).
+ */
+export const organizationMembershipRequests = pgTable(
+  'organization_membership_requests',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'accepted', 'rejected'] }).notNull(),
+    ...timestamps(),
+  },
+  (t) => [uniqueIndex('organization_membership_requests_uq').on(t.organizationId, t.userId), index('organization_membership_requests_user_idx').on(t.userId)],
+);
+
 /** `org:<feature>:<action>`; system ones (`org:sys_…`) are built in per instance. */
 export const permissions = pgTable(
   'permissions',

@@ -245,6 +245,24 @@ export type OrganizationInvitation = {
   updated_at: number;
 };
 
+export type OrganizationMembershipRequest = {
+  object: "organization_membership_request";
+  id: string;
+  organization_id: string;
+  status: "pending" | "accepted" | "rejected";
+  public_user_data: {
+    user_id: string;
+    first_name: string | null;
+    last_name: string | null;
+    username: string | null;
+    identifier: string;
+    image_url: string | null;
+    has_image: boolean;
+  };
+  created_at: number;
+  updated_at: number;
+};
+
 export type OrganizationDomain = {
   object: "organization_domain";
   id: string;
@@ -1588,6 +1606,28 @@ export interface BapiOperations {
     body: never;
     query: never;
   };
+  /** Requests to join the organization, oldest first (light envelope); status pending unless told */
+  "GET /v1/organizations/{id}/membership_requests": {
+    response: {
+      object: "list";
+      data: Array<OrganizationMembershipRequest>;
+      has_more: boolean;
+    };
+    body: never;
+    query: { limit?: number; starting_after?: string; status?: "pending" | "accepted" | "rejected" };
+  };
+  /** Let the requester in with the instance’s default role (organizationMembership.created) */
+  "POST /v1/organizations/{id}/membership_requests/{request_id}/accept": {
+    response: OrganizationMembershipRequest;
+    body: never;
+    query: never;
+  };
+  /** Turn a request to join down */
+  "POST /v1/organizations/{id}/membership_requests/{request_id}/reject": {
+    response: OrganizationMembershipRequest;
+    body: never;
+    query: never;
+  };
   /** Add a domain to an organization (public email domains are refused) */
   "POST /v1/organizations/{id}/domains": {
     response: OrganizationDomain;
@@ -2672,4 +2712,4 @@ export interface BapiOperations {
   };
 }
 
-export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/jwt_templates" | "/v1/jwt_templates/{id}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/instance" | "/v1/instance/restrictions" | "/v1/instance/organization_settings" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";
+export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/jwt_templates" | "/v1/jwt_templates/{id}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/instance" | "/v1/instance/restrictions" | "/v1/instance/organization_settings" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/membership_requests" | "/v1/organizations/{id}/membership_requests/{request_id}/accept" | "/v1/organizations/{id}/membership_requests/{request_id}/reject" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";

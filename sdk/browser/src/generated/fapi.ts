@@ -436,6 +436,24 @@ export type PublicOrganizationInvitation = {
   updated_at: number;
 };
 
+export type OrganizationMembershipRequest = {
+  object: "organization_membership_request";
+  id: string;
+  organization_id: string;
+  status: "pending" | "accepted" | "rejected";
+  public_user_data: {
+    user_id: string;
+    first_name: string | null;
+    last_name: string | null;
+    username: string | null;
+    identifier: string;
+    image_url: string | null;
+    has_image: boolean;
+  };
+  created_at: number;
+  updated_at: number;
+};
+
 export type OrganizationDomain = {
   object: "organization_domain";
   id: string;
@@ -1414,9 +1432,22 @@ export interface FapiOperations {
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** Join a suggested organization with the default role */
+  /** Ask to join a suggested organization: a membership request its admins accept (the user then joins with the default role) or reject */
   "POST /v1/me/organization_suggestions/{id}/accept": {
-    response: PublicOrganizationMembership;
+    response: {
+      object: "organization_suggestion";
+      id: string;
+      status: "pending" | "accepted";
+      public_organization_data: {
+        id: string;
+        name: string;
+        slug: string;
+        image_url: string | null;
+        has_image: boolean;
+      };
+      created_at: number;
+      updated_at: number;
+    };
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
@@ -1548,6 +1579,28 @@ export interface FapiOperations {
   /** Revoke a pending invitation */
   "POST /v1/organizations/{id}/invitations/{invitation_id}/revoke": {
     response: PublicOrganizationInvitation;
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Requests to join the organization, oldest first (light envelope); status pending unless told */
+  "GET /v1/organizations/{id}/membership_requests": {
+    response: {
+      object: "list";
+      data: Array<OrganizationMembershipRequest>;
+      has_more: boolean;
+    };
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string; limit?: number; starting_after?: string; status?: "pending" | "accepted" | "rejected" };
+  };
+  /** Let the requester in with the instance’s default role (organizationMembership.created) */
+  "POST /v1/organizations/{id}/membership_requests/{request_id}/accept": {
+    response: OrganizationMembershipRequest;
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Turn a request to join down */
+  "POST /v1/organizations/{id}/membership_requests/{request_id}/reject": {
+    response: OrganizationMembershipRequest;
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
@@ -1827,18 +1880,6 @@ export interface FapiOperations {
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string; limit?: number; starting_after?: string };
   };
-  /** Requests to join the organization (Latchkey has none: suggestions are accepted by the user) */
-  "GET /v1/organizations/{id}/membership_requests": {
-    response: {
-      object: "list";
-      data: Array<{
-        id: string;
-      }>;
-      has_more: boolean;
-    };
-    body: never;
-    query: { session_id?: string; publishable_key?: string; _is_native?: string; limit?: number; starting_after?: string; status?: string };
-  };
   /** Start verifying a session of this client again, for a level: first_factor, second_factor (the first for a user without one) or multi_factor */
   "POST /v1/client/sessions/{id}/verify": {
     response: SessionVerification;
@@ -1921,4 +1962,4 @@ export interface FapiOperations {
   };
 }
 
-export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/organization_logos/{id}/{version}" | "/npm/@clerk/{package}/dist/{file}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/enterprise_connections" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/passkeys" | "/v1/me/passkeys/prepare_registration" | "/v1/me/passkeys/{id}" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh" | "/v1/dev_browser" | "/v1/client/handshake" | "/v1/client/sessions/{id}/tokens/{template}" | "/v1/organizations/{id}/roles" | "/v1/organizations/{id}/membership_requests" | "/v1/client/sessions/{id}/verify" | "/v1/client/sessions/{id}/verify/prepare_first_factor" | "/v1/client/sessions/{id}/verify/attempt_first_factor" | "/v1/client/sessions/{id}/verify/prepare_second_factor" | "/v1/client/sessions/{id}/verify/attempt_second_factor";
+export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/organization_logos/{id}/{version}" | "/npm/@clerk/{package}/dist/{file}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/enterprise_connections" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/passkeys" | "/v1/me/passkeys/prepare_registration" | "/v1/me/passkeys/{id}" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/membership_requests" | "/v1/organizations/{id}/membership_requests/{request_id}/accept" | "/v1/organizations/{id}/membership_requests/{request_id}/reject" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh" | "/v1/dev_browser" | "/v1/client/handshake" | "/v1/client/sessions/{id}/tokens/{template}" | "/v1/organizations/{id}/roles" | "/v1/client/sessions/{id}/verify" | "/v1/client/sessions/{id}/verify/prepare_first_factor" | "/v1/client/sessions/{id}/verify/attempt_first_factor" | "/v1/client/sessions/{id}/verify/prepare_second_factor" | "/v1/client/sessions/{id}/verify/attempt_second_factor";

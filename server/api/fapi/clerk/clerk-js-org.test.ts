@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../../testing/fapi-helpers';
+import { bapiWith, createTestUser } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
 import { apiError, CHROMIUM, hasChromiumBinary, createActiveOrganization, inPage, signedInClerkUser, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
 
@@ -144,4 +144,53 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
     await admin.context.close();
     await member.context.close();
   }, 90_000);
+
+  it('membership requests: a user of a verified automatic_suggestion domain accepts the suggestion, the admin lists the request and accepts it (or rejects another); a plain member may not see them', async () => {
+    const admin = await signedIn('req-admin');
+    const orgId = await createOrganization(admin.page, 'Requests Welcome');
+    const domain = `req-${++seq}-${Date.now()}.example.org`;
+    const bapi = bapiWith(x.h, x.inst);
+    const d = await bapi.ok('POST', `/v1/organizations/${orgId}/domains`, { name: domain, enrollment_mode: 'automatic_suggestion' });
+    await bapi.ok('PATCH', `/v1/organizations/${orgId}/domains/${d.id}`, { verified: true });
+
+    // Two users of the domain: each is offered the organization and asks to join.
+    const ask = async (tag: string) => {
+      const u = await signedInClerkUser(x, `${tag}-${++seq}@${domain}`, PASSWORD);
+      const asked = await inPage(u.page, async (clerk) => {
+        const list = await clerk.user.getOrganizationSuggestions();
+        const s = await list.data[0].accept();
+        return { total: list.total_count as number, org: list.data[0].publicOrganizationData.id as string, status: s.status as string, memberships: clerk.user.organizationMemberships.length as number };
+      }, null);
+      expect(asked).toEqual({ total: 1, org: orgId, status: 'accepted', memberships: 0 });
+      return u;
+    };
+    const welcome = await ask('welcome');
+    const turnedDown = await ask('turned-down');
+
+    const listed = await inPage(admin.page, async (clerk) => {
+      const list = await clerk.organization.getMembershipRequests();
+      return { total: list.total_count as number, users: list.data.map((r: { publicUserData: { userId: string }; status: string; organizationId: string }) => [r.publicUserData.userId, r.status, r.organizationId]) };
+    }, null);
+    expect(listed).toEqual({ total: 2, users: [[welcome.userId, 'pending', orgId], [turnedDown.userId, 'pending', orgId]] });
+
+    const answered = await inPage(admin.page, async (clerk, { welcome, turnedDown }) => {
+      const list = await clerk.organization.getMembershipRequests();
+      const byUser = (id: string) => list.data.find((r: { publicUserData: { userId: string } }) => r.publicUserData.userId === id);
+      const accepted = await byUser(welcome).accept();
+      const rejected = await byUser(turnedDown).reject();
+      const after = await clerk.organization.getMembershipRequests();
+      const members = await clerk.organization.getMemberships();
+      return { accepted: accepted.status as string, rejected: rejected.status as string, left: after.total_count as number, members: members.total_count as number };
+    }, { welcome: welcome.userId, turnedDown: turnedDown.userId });
+    expect(answered).toEqual({ accepted: 'accepted', rejected: 'revoked', left: 0, members: 2 });
+
+    // The accepted user is a member on their next reload; the rejected one is not.
+    expect(await activate(welcome.page, orgId)).toBe(orgId);
+    expect(await inPage(turnedDown.page, async (clerk) => { await clerk.user.reload(); return clerk.user.organizationMemberships.length as number; }, null)).toBe(0);
+
+    // A plain member (no org:sys_memberships:manage) may not list or answer requests.
+    const refused = await apiError(welcome.page, (clerk) => clerk.organization.getMembershipRequests(), null);
+    expect(refused).toMatchObject({ status: 403, codes: ['not_allowed_access'] });
+    for (const u of [admin, welcome, turnedDown]) await u.context.close();
+  }, 120_000);
 });

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { endpoint } from '../../../http/endpoint';
 import { lightListSchema } from '../../../http/pagination';
 import { listRoles } from '../../../organizations/roles';
@@ -18,16 +17,4 @@ export const organizationRolesEndpoint = endpoint<OrgMemberAuth, never, { limit:
   query: meQuery.extend(lightQuery),
   response: lightListSchema(roleSchema),
   handle: ({ deps, auth, query }) => listRoles(deps, auth.instance.id, query),
-});
-
-/**
- * Requests to join the organization. Latchkey has none: a user offered an organization by
- * their verified email domain joins by accepting the suggestion (`/v1/me/organization_suggestions`),
- * so this list is always empty.
- */
-export const membershipRequestsEndpoint = endpoint<OrgMemberAuth, never, object>({
-  summary: 'Requests to join the organization (Latchkey has none: suggestions are accepted by the user)',
-  query: meQuery.extend({ ...lightQuery, status: z.string().max(32).optional() }),
-  response: lightListSchema(z.object({ id: z.string() })),
-  handle: async () => ({ object: 'list' as const, data: [], has_more: false }),
 });

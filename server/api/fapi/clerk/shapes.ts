@@ -306,6 +306,9 @@ export function clerkResource(v: unknown): unknown {
       return isObject(v.invitation) ? clerkInvitation(v.invitation) : v;
     case 'role':
       return clerkRole(v);
+    // Clerk calls a rejected request to join `revoked`.
+    case 'organization_membership_request':
+      return v.status === 'rejected' ? { ...v, status: 'revoked' } : v;
     case 'passkey':
       return v.deleted ? v : clerkPasskey(v);
     case 'passkey_registration':
