@@ -132,6 +132,17 @@ export function ltiLaunches(h: TestHarness, instanceId: string, platform: FakePl
   }
   /** Login, then the platform's authorization answer: the form it posts back. */
   async function authorize(params: Record<string, string> = { lti_message_hint: 'mh-1' }): Promise<Authorized & { setCookie: string[] }> {
+    // The platform's clock agrees with the tool's (the harness clock), however long the file has run.
+    const shape = platform.claims;
+    const iat = Math.floor(h.clock.now() / 1000);
+    platform.claims = (c) => ({ iat, exp: iat + 300, ...shape(c) });
+    try {
+      return await authorizeNow(params);
+    } finally {
+      platform.claims = shape;
+    }
+  }
+  async function authorizeNow(params: Record<string, string>): Promise<Authorized & { setCookie: string[] }> {
     const res = await login(params);
     if (res.status !== 302) throw new Error(`LTI login answered ${res.status}: ${await res.text()}`);
     const location = new URL(res.headers.get('location')!);
