@@ -87,8 +87,13 @@ describe('import clerk', () => {
     expect((await h.call('GET', `/v1/users/${exported.users[1]!.id}`, { key: A.secret })).body.first_name).toBe('Grace, Jr.');
     expect((await h.call('GET', `/v1/users/${exported.users[2]!.id}`, { key: A.secret })).body.first_name).toBe('Line\nBreak');
     for (const i of [1, 2]) expect((await h.call('GET', `/v1/users/${exported.users[i]!.id}`, { key: A.secret })).body.email_addresses).toHaveLength(2);
-    // The users are found by their Clerk ids wherever an id is taken: a list filtered by id, a session for one.
-    expect((await h.call('POST', '/v1/sessions', { key: A.secret, body: { user_id: u.id } })).status).toBe(200);
+    // A session for the Clerk id, its token's sub, and the token verified.
+    const session = await h.call('POST', '/v1/sessions', { key: A.secret, body: { user_id: u.id } });
+    expect(session.status).toBe(200);
+    const token = await h.call('POST', `/v1/sessions/${session.body.id}/tokens`, { key: A.secret, body: {} });
+    expect(JSON.parse(Buffer.from(token.body.jwt.split('.')[1], 'base64url').toString()).sub).toBe(u.id);
+    const verified = await h.call('POST', '/v1/sessions/verify', { key: A.secret, body: { token: token.body.jwt } });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
 
     const events = rowsOf<{ n: number }>(await h.runtime.deps.db.execute(sql`select count(*)::int as n from events where instance_id = ${A.instanceId} and type = 'user.created'`));
     expect(Number(events[0]!.n)).toBe(SIZE);
