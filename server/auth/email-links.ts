@@ -2,7 +2,7 @@ import { validationError } from '../http/errors';
 import { originOf } from '../http/origin';
 import type { InstanceContext } from '../instances/instances';
 import { isAllowedRedirect } from '../instances/settings';
-import { REASONS } from '../social/reasons';
+import { REASONS } from '../instances/reasons';
 
 /**
  * Emailed links (`GET {fapi_url}/v1/verify?token=…`) and where they send the browser that

@@ -14,6 +14,7 @@ import { hostedLocale } from '../localization/hosted-locale';
 import { resolveHostedCopy } from '../localization/resolve';
 import { clientView, type ClientRow } from '../sessions/clients';
 import { secondFactorsOfInstance } from './sign-ins';
+import { strategyOf } from './social-transfer';
 
 export const environmentSchema = z
   .object({
@@ -79,7 +80,7 @@ async function enabledSocialProviders(deps: Pick<Deps, 'db'>, instanceId: string
     .from(socialProviders)
     .where(and(eq(socialProviders.instanceId, instanceId), eq(socialProviders.enabled, true)))
     .orderBy(asc(socialProviders.id));
-  return rows.map((r) => ({ strategy: `oauth_${r.name}`, name: r.name, display_name: r.displayName, kind: r.kind }));
+  return rows.map((r) => ({ strategy: strategyOf(r.name), name: r.name, display_name: r.displayName, kind: r.kind }));
 }
 
 export interface EnvironmentOptions {

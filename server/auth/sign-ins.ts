@@ -1,4 +1,4 @@
-import { transferableStrategy } from '../social/transfer';
+import { transferableStrategy } from './social-transfer';
 import type { AuditContext } from '../http/actor';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';

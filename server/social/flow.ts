@@ -17,10 +17,11 @@ import { bindingColumns, browserHoldsFlow, claimRefused, newFlowNonce, nonceMatc
 import { checkSignUpMode } from '../auth/sign-ups';
 import { createUser } from '../users/users';
 import { providerConfig, providerFetch } from './client';
-import { callbackUrl, findEnabledProvider, strategyOf, type ProviderRow } from './providers';
+import { callbackUrl, findEnabledProvider, type ProviderRow } from './providers';
 import { REASONS } from './reasons';
+import { REASONS as INSTANCE_REASONS } from '../instances/reasons';
 import { OAUTH_STRATEGY_RE } from './schemas';
-import { transferableFlow } from './transfer';
+import { strategyOf, transferableFlow } from '../auth/social-transfer';
 
 /**
  * Social sign-in (`strategy: "oauth_<name>"`): authorization code flow with PKCE (S256),
@@ -66,9 +67,9 @@ export async function startSocialFlow(
   const provider = name ? await findEnabledProvider(deps, instance.id, name) : null;
   if (!provider) throw validationError('strategy', REASONS.unknown_provider, `${input.strategy} names no enabled social provider of this instance.`);
   if (!isAllowedRedirect(instance.settings, instance.fapiUrl, input.redirect_url)) {
-    throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed redirect URLs.');
+    throw validationError('redirect_url', INSTANCE_REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed redirect URLs.');
   }
-  const completeUrl = completeRedirectUrl(instance, input.redirect_url, input.complete_redirect_url, REASONS.redirect_url_not_allowed);
+  const completeUrl = completeRedirectUrl(instance, input.redirect_url, input.complete_redirect_url, INSTANCE_REASONS.redirect_url_not_allowed);
   const config = await providerConfig(deps, instance, provider).catch((err: unknown) => {
     throw new AppError('SERVICE_UNAVAILABLE', { message: 'The social provider could not be reached.', cause: err, meta: { reason: REASONS.provider_error } });
   });

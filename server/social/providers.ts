@@ -10,6 +10,7 @@ import type { InstanceContext } from '../instances/instances';
 import { REASONS } from './reasons';
 import type { z } from 'zod';
 import type { createProviderBody, updateProviderBody } from './schemas';
+import { strategyOf } from '../auth/social-transfer';
 
 /**
  * Social sign-in providers of an instance: presets (Google, Microsoft, GitHub) and any
@@ -44,7 +45,6 @@ export const PRESETS: Record<Exclude<SocialProviderKind, 'oidc'>, Preset> = {
   },
 };
 
-export const strategyOf = (name: string): `oauth_${string}` => `oauth_${name}`;
 /** Where the provider sends the browser back: one callback per instance, on its fapi_url. */
 export const callbackUrl = (instance: Pick<InstanceContext, 'fapiUrl'>) => `${instance.fapiUrl}/v1/oauth_callback`;
 

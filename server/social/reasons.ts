@@ -5,7 +5,6 @@
 export const REASONS = {
   unknown_provider: 'unknown_provider',
   too_many_providers: 'too_many_providers',
-  redirect_url_not_allowed: 'redirect_url_not_allowed',
   state_invalid: 'state_invalid',
   client_mismatch: 'client_mismatch',
   flow_binding_mismatch: 'flow_binding_mismatch',

@@ -4,7 +4,7 @@ import { endpoint, redirect } from '../../../http/endpoint';
 import { AppError, validationError } from '../../../http/errors';
 import { isAllowedAppUrl } from '../../../auth/email-links';
 import type { InstanceContext } from '../../../instances/instances';
-import { REASONS } from '../../../social/reasons';
+import { REASONS } from '../../../instances/reasons';
 import { clientSessionToken, clientView, createClient, type ClientRow } from '../../../sessions/clients';
 import type { FapiAuth } from '../authenticate';
 import { ALG, currentSigner } from '../../../signing/signing-keys';

@@ -75,7 +75,7 @@ export const clerkPendingPasskey = (r: Json) => ({
 export const PENDING_PASSKEY_ID = 'passkey_registration';
 
 /** The public part of a user that Clerk shows on session lists and account switchers. */
-export const publicUserData = (u: Json) => {
+const clerkPublicUserData = (u: Json) => {
   const primary = arr(u.email_addresses).find((e) => e.id === u.primary_email_address_id);
   return {
     first_name: u.first_name ?? null,
@@ -103,7 +103,7 @@ export function clerkSession(s: Json, user: Json | null, lastActiveToken: string
     last_active_organization_id: s.last_active_organization_id ?? null,
     actor: s.impersonated_by ? { sub: s.impersonated_by } : null,
     user: user ? clerkUser(user) : null,
-    public_user_data: user ? publicUserData(user) : null,
+    public_user_data: user ? clerkPublicUserData(user) : null,
     factor_verification_age: factorVerificationAge,
     tasks: tasks.length ? tasks : null,
     last_active_token: lastActiveToken ? { object: 'token', jwt: lastActiveToken } : null,

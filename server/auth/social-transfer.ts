@@ -1,7 +1,6 @@
 import { and, desc, eq, gt, isNotNull, isNull } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { signInAttempts, socialFlows, socialProviders } from '../db/schema';
-import { strategyOf } from './providers';
 
 /**
  * Clerk's transfer of a social sign-in to a sign-up: a flow started with `new_user: "transfer"`
@@ -10,6 +9,9 @@ import { strategyOf } from './providers';
  * `transfer: true` (flow.ts, transferSocialSignIn) creates the user.
  */
 type D = Pick<Deps, 'db' | 'clock'>;
+
+/** A social provider's sign-in strategy: `oauth_` and its name. */
+export const strategyOf = (name: string): `oauth_${string}` => `oauth_${name}`;
 
 /** The flow whose sign-in attempt waits `transferable` (null when `attemptId` is none such). */
 export async function transferableFlow(deps: D, instanceId: string, where: { attemptId: string } | { clientId: string }) {
