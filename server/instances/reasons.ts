@@ -15,7 +15,7 @@ export const REASONS = {
   no_first_factor: 'no_first_factor',
   // A redirect_url that is none of the instance's allowed origins or redirect URLs (social and SSO flows, email links, the handshake).
   redirect_url_not_allowed: 'redirect_url_not_allowed',
-  // A Clerk setting Latchkey has no counterpart for, set to anything but what Latchkey does (clerk-settings.ts).
+  // A Clerk setting Latchkey has no counterpart for, set to anything but what Latchkey does (../api/bapi/clerk/instance-settings.ts).
   unsupported: 'unsupported',
 } as const;
 

@@ -8,7 +8,7 @@ import { sharedInstance } from '../../../testing/harness';
 
 /**
  * `@clerk/backend`'s `instance.*` calls, the SDK unchanged with its default options, against the
- * API on a real socket (server/instances/clerk-settings.ts): each maps onto Latchkey's settings.
+ * API on a real socket (./instance-settings.ts): each maps onto Latchkey's settings.
  */
 const api = sharedApiServer({ env: { BAPI_RATE_LIMIT: '100000' } });
 const h = api.h;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Deps } from '../deps';
-import { ENROLLMENT_MODES } from '../db/schema';
-import type { AuditContext } from '../http/actor';
-import { roleKeyByIdOrKey } from '../organizations/roles';
-import { brandingSettingsSchema } from './branding-settings';
-import { instanceContext, updateInstanceSettings, type InstanceContext } from './instances';
-import { settingsPatchSchema, type InstanceSettings } from './settings';
+import type { Deps } from '../../../deps';
+import { ENROLLMENT_MODES } from '../../../db/schema';
+import type { AuditContext } from '../../../http/actor';
+import { roleKeyByIdOrKey } from '../../../organizations/roles';
+import { brandingSettingsSchema } from '../../../instances/branding-settings';
+import { instanceContext, updateInstanceSettings, type InstanceContext } from '../../../instances/instances';
+import { settingsPatchSchema, type InstanceSettings } from '../../../instances/settings';
 
 /**
  * Clerk's instance settings (`@clerk/backend`'s `instance.*`: `/v1/instance`, its
