@@ -188,5 +188,12 @@ export function HostedProvider({ instanceId, base, children }: { instanceId: str
   );
 }
 
+/** The hosted pages below it with another FAPI caller (the profile's reverification wraps it). */
+export function HostedOverride({ call, children }: { call: FapiCall; children: ReactNode }) {
+  const outer = useHosted();
+  const value = useMemo(() => ({ ...outer, call }), [outer, call]);
+  return <HostedContext.Provider value={value}>{children}</HostedContext.Provider>;
+}
+
 /** The name end users see: the branding's application name (the instance's name when unset). */
 export const appName = (env: Environment) => env.branding?.application_name ?? env.instance.name;

@@ -31,12 +31,12 @@ import { ApiKeysSection } from './api-keys-section';
 import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section';
 import { BillingSection } from './billing-section';
 import { ConnectedAccountsSection, DeleteAccountSection, IdentifiersSection, PasswordSection } from './account-sections';
-import { CodeInput, PasswordInput } from './fields';
 import { ProfilePhoto } from './profile-photo';
 import { appName, needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
 import { HostedPage, InstanceMark, LoadError, LockIcon } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
+import { ReverificationBoundary } from './reverification';
 import { useFormErrors } from './use-form-errors';
 
 /** `{fapi}/profile`: the signed-in user's account — names, email addresses, MFA, devices, personal access tokens. */
@@ -73,7 +73,13 @@ export function ProfilePage() {
             {t('loading')}
           </span>
         ) : null}
-        {env && signedIn ? <Sections key={session.id} /> : <SectionSkeletons />}
+        {env && signedIn ? (
+          <ReverificationBoundary key={session.id}>
+            <Sections />
+          </ReverificationBoundary>
+        ) : (
+          <SectionSkeletons />
+        )}
       </div>
     </HostedPage>
   );
@@ -362,7 +368,6 @@ function MfaSection({ me, onChanged }: { me: Me; onChanged(): void }) {
       />
       <DisableDialog
         open={mode === 'disable'}
-        passwordEnabled={me.password_enabled}
         onClose={() => setMode('idle')}
         onDone={() => {
           setMode('idle');
@@ -373,82 +378,40 @@ function MfaSection({ me, onChanged }: { me: Me; onChanged(): void }) {
   );
 }
 
-const CODE_FIELDS = ['code'] as const;
-const DISABLE_FIELDS = ['code', 'password'] as const;
-
+/**
+ * New backup codes, or TOTP turned off: the server asks the session to be verified recently
+ * (the profile's ReverificationBoundary opens that dialog), so these only confirm.
+ */
 function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone(codes: string[]): void }) {
   const t = useTranslations('hosted.mfa');
-  const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(CODE_FIELDS);
-  const [code, setCode] = useState('');
-
-  const submit = handleSubmit(
-    async () => {
-      const res = await call<FapiResponse<'POST /v1/me/backup_codes'>>('/v1/me/backup_codes', { json: { code } });
-      setCode('');
-      onDone(res.backup_codes);
-    },
-    { check: () => code.length !== 6 && { code: te('codeFormat') } },
-  );
-
+  const { formError, busy, handleSubmit } = useFormErrors(NO_FIELDS);
+  const submit = handleSubmit(async () => {
+    const res = await call<FapiResponse<'POST /v1/me/backup_codes'>>('/v1/me/backup_codes', { json: {} });
+    onDone(res.backup_codes);
+  });
   return (
     <FormDialog open={open} onClose={onClose} title={t('regenerateTitle')} onSubmit={submit} error={formError} submitLabel={t('regenerateConfirm')} busy={busy}>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('regenerateDescription')}</p>
-      <Field label={t('codeLabel')} error={fieldErrors.code}>
-        {(p) => <CodeInput {...p} name="code" autoFocus value={code} onChange={setCode} />}
-      </Field>
     </FormDialog>
   );
 }
 
-function DisableDialog({ open, passwordEnabled, onClose, onDone }: { open: boolean; passwordEnabled: boolean; onClose(): void; onDone(): void }) {
+function DisableDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone(): void }) {
   const t = useTranslations('hosted.mfa');
-  const tf = useTranslations('hosted.fields');
-  const te = useTranslations('hosted.errors');
   const { call } = useHosted();
-  const { formError, fieldErrors, reset, busy, handleSubmit } = useFormErrors(DISABLE_FIELDS);
-  const [withPassword, setWithPassword] = useState(false);
-  const [value, setValue] = useState('');
-
-  const submit = handleSubmit(
-    async () => {
-      await call('/v1/me/totp', { method: 'DELETE', json: withPassword ? { password: value } : { code: value } });
-      setValue('');
-      onDone();
-    },
-    { check: (): Record<string, string> | false => (withPassword ? !value && { password: te('required') } : value.length !== 6 && { code: te('codeFormat') }) },
-  );
-
+  const { formError, busy, handleSubmit } = useFormErrors(NO_FIELDS);
+  const submit = handleSubmit(async () => {
+    await call('/v1/me/totp', { method: 'DELETE', json: {} });
+    onDone();
+  });
   return (
     <FormDialog open={open} onClose={onClose} title={t('disableTitle')} onSubmit={submit} error={formError} submitLabel={t('disableConfirm')} busy={busy} danger>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('disableDescription')}</p>
-      {withPassword ? (
-        <Field key="password" label={tf('password')} error={fieldErrors.password}>
-          {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
-        </Field>
-      ) : (
-        <Field key="code" label={t('codeLabel')} error={fieldErrors.code}>
-          {(p) => <CodeInput {...p} name="code" autoFocus value={value} onChange={setValue} />}
-        </Field>
-      )}
-      {passwordEnabled && (
-        <Button
-          variant="ghost"
-          size="sm"
-          className="self-start"
-          onClick={() => {
-            setWithPassword((v) => !v);
-            setValue('');
-            reset();
-          }}
-        >
-          {withPassword ? t('useCodeInstead') : t('usePasswordInstead')}
-        </Button>
-      )}
     </FormDialog>
   );
 }
+const NO_FIELDS = [] as const;
 
 function RowsSkeleton({ height }: { height: string }) {
   return (

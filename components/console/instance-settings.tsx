@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, CancelSubmit, Card, CardBody, CardHeader, Checkbox, Field, Select } from '@/components/ui';
+import { Alert, CancelSubmit, Card, CardBody, CardHeader, Checkbox, Field, Input, Select } from '@/components/ui';
 import { api } from '@/lib/console/paths';
 import type { Settings } from '@/lib/console/types';
 import { errorParam, errorReason, mutate } from '@/lib/console/use-dashboard';
@@ -18,7 +18,7 @@ import { useFormError } from './use-form-error';
 const SECTION_FIELDS = {
   general: ['default_locale', 'allowed_origins', 'redirect_urls'],
   signUp: ['sign_up_mode', 'allowlist', 'username_required', 'name_required', 'password_required', 'mfa_required', 'delete_self_enabled'],
-  sessions: ['session_lifetime_seconds', 'session_inactivity_timeout_seconds', 'session_token_lifetime_seconds'],
+  sessions: ['session_lifetime_seconds', 'session_inactivity_timeout_seconds', 'session_token_lifetime_seconds', 'reverification_window_minutes'],
 } as const;
 export type SettingsSection = keyof typeof SECTION_FIELDS;
 type SettingsField = (typeof SECTION_FIELDS)[SettingsSection][number];
@@ -28,6 +28,8 @@ const RANGES = {
   lifetime: [300, 10 * 365 * 86400],
   inactivity: [300, 365 * 86400],
   token: [30, 3600],
+  /** Minutes. */
+  reverification: [1, 1440],
 } as const;
 
 type Draft = Omit<Settings, 'session_lifetime_seconds' | 'session_inactivity_timeout_seconds' | 'session_token_lifetime_seconds'> & {
@@ -100,9 +102,11 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
     else if (inactivity !== null && outside(inactivity, RANGES.inactivity)) errors.session_inactivity_timeout_seconds = t('inactivityRange');
     if (token === null) errors.session_token_lifetime_seconds = t('positiveNumber');
     else if (outside(token, RANGES.token)) errors.session_token_lifetime_seconds = t('tokenRange');
+    const window = draft.reverification_window_minutes;
+    if (!Number.isInteger(window) || outside(window, RANGES.reverification)) errors.reverification_window_minutes = t('reverificationRange');
     setLocal(errors);
     if (Object.keys(errors).length > 0) return null;
-    return { session_lifetime_seconds: lifetime, session_inactivity_timeout_seconds: inactivity, session_token_lifetime_seconds: token };
+    return { session_lifetime_seconds: lifetime, session_inactivity_timeout_seconds: inactivity, session_token_lifetime_seconds: token, reverification_window_minutes: window };
   }
 
   async function submit(e: FormEvent) {
@@ -236,6 +240,21 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
             </div>
             <Field label={t('tokenLifetime')} hint={t('tokenLifetimeHint')} error={fieldError('session_token_lifetime_seconds')}>
               {(p) => <DurationInput control={p} value={draft.tokenLifetime} onChange={(d) => set('tokenLifetime', d)} units={['seconds', 'minutes']} disabled={disabled} />}
+            </Field>
+            <Field label={t('reverificationWindow')} hint={t('reverificationWindowHint')} error={fieldError('reverification_window_minutes')}>
+              {(p) => (
+                <Input
+                  {...p}
+                  type="number"
+                  inputMode="numeric"
+                  min={RANGES.reverification[0]}
+                  max={RANGES.reverification[1]}
+                  className="w-32"
+                  value={Number.isNaN(draft.reverification_window_minutes) ? '' : draft.reverification_window_minutes}
+                  disabled={disabled}
+                  onChange={(e) => set('reverification_window_minutes', e.target.valueAsNumber)}
+                />
+              )}
             </Field>
           </CardBody>
         </Card>

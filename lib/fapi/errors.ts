@@ -106,6 +106,8 @@ export function describeFapiError(error: unknown): FapiErrorInfo {
       return { key: 'forbidden' };
     case 'ORIGIN_NOT_ALLOWED':
       return { key: 'originNotAllowed' };
+    case 'REVERIFICATION_REQUIRED':
+      return { key: 'reverificationRequired' };
     default:
       return { key: 'generic' };
   }
