@@ -316,11 +316,106 @@ describe('the table of ways', () => {
   });
 });
 
-/** Runs `rule` for every way, each in a fresh browser, with a person made for it (sign-up: none). */
-function eachWay(rule: string, run: (way: WayName) => Promise<void>) {
-  describe(rule, () => {
-    for (const way of WAY_NAMES) it(way, () => run(way));
+/** A rule that does not apply to a way, and why: reported as a skipped test under that name. */
+type Skip = { skip: string };
+/** The error a way answers with when refused: a FAPI `code`, or the reason of a 403 (FAPI body or a callback's page). */
+type Refused = { refused: string };
+const NEW_USER: Skip = { skip: 'a sign-up makes a new user, whom this rule cannot concern yet' };
+const NO_FACTOR: Skip = { skip: 'a sign-up makes a new user, who has no factor yet' };
+
+/**
+ * What each rule does to each way: one row per rule, one cell per way. The rows are typed over
+ * every way, so a way added to WAY_NAMES fails to compile until it decides every rule.
+ */
+const EXPECTED = {
+  banned: {
+    password: { refused: 'USER_BANNED' }, email_code: { refused: 'USER_BANNED' }, phone_code: { refused: 'USER_BANNED' }, link: { refused: 'LINK_FAILED' },
+    reset: { refused: 'USER_BANNED' }, ticket: { refused: 'USER_BANNED' }, impersonation: { refused: 'USER_BANNED' }, social: { refused: 'USER_BANNED' },
+    saml: { refused: 'USER_BANNED' }, oidc_sso: { refused: 'USER_BANNED' }, lti: { refused: 'USER_BANNED' }, passkey: { refused: 'USER_BANNED' },
+    sign_up: NEW_USER, phone_sign_up: NEW_USER,
+  },
+  locked: {
+    password: { refused: 'USER_LOCKED' }, email_code: { refused: 'USER_LOCKED' }, phone_code: { refused: 'USER_LOCKED' }, link: { refused: 'LINK_FAILED' },
+    reset: { refused: 'USER_LOCKED' }, ticket: { refused: 'USER_LOCKED' }, impersonation: 'signed_in', social: { refused: 'USER_LOCKED' },
+    saml: { refused: 'USER_LOCKED' }, oidc_sso: { refused: 'USER_LOCKED' }, lti: { refused: 'USER_LOCKED' }, passkey: { refused: 'USER_LOCKED' },
+    sign_up: NEW_USER, phone_sign_up: NEW_USER,
+  },
+  lockout: {
+    password: { refused: 'USER_LOCKED' }, email_code: 'signed_in', phone_code: 'signed_in', link: 'signed_in',
+    reset: 'signed_in', ticket: 'signed_in', impersonation: 'signed_in', social: 'signed_in',
+    saml: 'signed_in', oidc_sso: 'signed_in', lti: 'signed_in', passkey: 'signed_in',
+    sign_up: NEW_USER, phone_sign_up: NEW_USER,
+  },
+  // A passkey with user verification is two factors by itself; a launch has no sign-in attempt of the browser's.
+  totp: {
+    password: 'needs_second_factor', email_code: 'needs_second_factor', phone_code: 'needs_second_factor', link: 'needs_second_factor',
+    reset: 'needs_second_factor', ticket: 'needs_second_factor', impersonation: 'active', social: 'needs_second_factor',
+    saml: 'needs_second_factor', oidc_sso: 'needs_second_factor', lti: 'pending', passkey: 'active',
+    sign_up: NO_FACTOR, phone_sign_up: NO_FACTOR,
+  },
+  // Whoever signs in with a passkey has one, and under mfa_required it is their second factor.
+  mfa_required: {
+    password: 'setup_mfa', email_code: 'setup_mfa', phone_code: 'setup_mfa', link: 'setup_mfa',
+    reset: 'setup_mfa', ticket: 'setup_mfa', impersonation: 'active', social: 'setup_mfa',
+    saml: 'setup_mfa', oidc_sso: 'setup_mfa', lti: 'setup_mfa', passkey: 'active',
+    sign_up: 'setup_mfa', phone_sign_up: 'setup_mfa',
+  },
+  sso_only: {
+    password: { refused: 'sso_required' }, email_code: { refused: 'sso_required' }, phone_code: { refused: 'sso_required' }, link: { refused: 'LINK_FAILED' },
+    reset: { refused: 'sso_required' }, ticket: 'signed_in', impersonation: 'signed_in', social: { refused: 'sso_required' },
+    saml: 'signed_in', oidc_sso: 'signed_in', lti: 'signed_in', passkey: { refused: 'sso_required' },
+    sign_up: NEW_USER, phone_sign_up: NEW_USER,
+  },
+  rotation: {
+    password: 'rotated', email_code: 'rotated', phone_code: 'rotated', link: 'rotated',
+    reset: 'rotated', ticket: 'rotated', impersonation: 'rotated', social: 'rotated',
+    saml: 'rotated', oidc_sso: 'rotated', lti: 'rotated', passkey: 'rotated',
+    sign_up: 'rotated', phone_sign_up: 'rotated',
+  },
+} as const satisfies {
+  banned: Record<WayName, Refused | Skip>;
+  locked: Record<WayName, Refused | 'signed_in' | Skip>;
+  lockout: Record<WayName, Refused | 'signed_in' | Skip>;
+  totp: Record<WayName, 'needs_second_factor' | 'pending' | 'active' | Skip>;
+  mfa_required: Record<WayName, 'setup_mfa' | 'active' | Skip>;
+  sso_only: Record<WayName, Refused | 'signed_in' | Skip>;
+  rotation: Record<WayName, 'rotated' | Skip>;
+};
+type Rule = keyof typeof EXPECTED;
+type Decided<R extends Rule> = Exclude<(typeof EXPECTED)[R][WayName], Skip>;
+const isSkip = (d: unknown): d is Skip => typeof d === 'object' && d !== null && 'skip' in d;
+
+describe('the table of outcomes', () => {
+  it('decides every rule for every way', () => {
+    for (const row of Object.values(EXPECTED)) expect(Object.keys(row).sort()).toEqual([...WAY_NAMES].sort());
   });
+});
+
+/**
+ * Runs `rule` for every way, each in a fresh browser, with its expected outcome; a way the rule
+ * does not apply to is a visible skip naming why.
+ */
+function eachWay<R extends Rule>(rule: R, title: string, run: (way: WayName, expected: Decided<R>) => Promise<void>) {
+  describe(title, () => {
+    for (const way of WAY_NAMES) {
+      const expected = EXPECTED[rule][way] as Decided<R> | Skip;
+      if (isSkip(expected)) it.skip(`${way}: does not apply (${expected.skip})`, () => {});
+      else it(way, () => run(way, expected));
+    }
+  });
+}
+
+/** A refusal as its way answers it, and nobody signed in. */
+async function expectRefused(out: Outcome, expected: Refused, w: World, b: FapiTestClient) {
+  if (expected.refused === 'sso_required') expect(out, JSON.stringify(out.body)).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: 'sso_required' } }] } });
+  else expect(code(out), JSON.stringify(out.body)).toBe(expected.refused);
+  expect(await sessionOf(w, b)).toBeNull();
+}
+
+/** A sign-in that went through: an active session on the browser's client. */
+async function expectSignedIn(out: Outcome, w: World, b: FapiTestClient) {
+  expect(out.status, JSON.stringify(out.body)).toBe(200);
+  expect((await sessionOf(w, b))?.status).toBe('active');
 }
 
 let plain: World;
@@ -344,101 +439,66 @@ beforeAll(async () => {
   }
 });
 
-eachWay('a banned user is refused (USER_BANNED), nothing signed in', async (way) => {
-  if (isSignUp(way)) return; // a new user cannot be banned yet
+eachWay('banned', 'a banned user is refused (USER_BANNED), nothing signed in', async (way, expected) => {
   const p = await plain.person({ way });
   expect((await bapi(plain.i, 'POST', `/v1/users/${p.id}/ban`)).status).toBe(200);
   const b = browserOf(h, plain.i);
-  const out = await DRIVERS[way](plain, b, p);
-  expect(code(out), JSON.stringify(out.body)).toBe(way === 'link' ? 'LINK_FAILED' : 'USER_BANNED');
-  expect(await sessionOf(plain, b)).toBeNull();
+  await expectRefused(await DRIVERS[way](plain, b, p), expected, plain, b);
 });
 
-eachWay('an operator’s lock refuses every way but impersonation', async (way) => {
-  if (isSignUp(way)) return;
+eachWay('locked', 'an operator’s lock refuses every way but impersonation', async (way, expected) => {
   const p = await plain.person({ way });
   expect((await bapi(plain.i, 'POST', `/v1/users/${p.id}/lock`)).status).toBe(200);
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
-  if (way === 'impersonation') {
-    expect(out.status, JSON.stringify(out.body)).toBe(200);
-    expect((await sessionOf(plain, b))?.status).toBe('active');
-  } else {
-    expect(code(out), JSON.stringify(out.body)).toBe(way === 'link' ? 'LINK_FAILED' : 'USER_LOCKED');
-    expect(await sessionOf(plain, b)).toBeNull();
-  }
+  if (expected === 'signed_in') await expectSignedIn(out, plain, b);
+  else await expectRefused(out, expected, plain, b);
 });
 
-eachWay('a timed lockout (an attacker’s wrong passwords) stops the password only', async (way) => {
-  if (isSignUp(way)) return;
+eachWay('lockout', 'a timed lockout (an attacker’s wrong passwords) stops the password only', async (way, expected) => {
   const p = await lockout.person({ way });
   for (let k = 0; k < 3; k++) await browserOf(h, lockout.i).call('POST', '/v1/client/sign_ins', { body: { identifier: p.email, password: `guess ${k}` } });
   expect((await bapi(lockout.i, 'GET', `/v1/users/${p.id}`)).body.locked).toBe(true);
   const b = browserOf(h, lockout.i);
   const out = await DRIVERS[way](lockout, b, p);
-  if (way === 'password') {
-    expect(code(out)).toBe('USER_LOCKED');
-    expect(await sessionOf(lockout, b)).toBeNull();
-  } else {
-    expect(out.status, JSON.stringify(out.body)).toBe(200);
-    expect((await sessionOf(lockout, b))?.status).toBe('active');
-  }
+  if (expected === 'signed_in') await expectSignedIn(out, lockout, b);
+  else await expectRefused(out, expected, lockout, b);
 });
 
-eachWay('a user with TOTP is asked for it: the session starts pending (impersonation and a passkey excepted)', async (way) => {
-  if (isSignUp(way)) return; // a new user has no factor
+eachWay('totp', 'a user with TOTP is asked for it: the session starts pending (impersonation and a passkey excepted)', async (way, expected) => {
   const p = await plain.person({ way });
   await enrollTotp(h, plain.i.instanceId, p.id);
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
   expect(out.status, JSON.stringify(out.body)).toBe(200);
   const session = await sessionOf(plain, b);
-  if (way === 'impersonation' || way === 'passkey') {
-    // A passkey with user verification is two factors by itself.
-    expect(session?.status).toBe('active');
-  } else if (way === 'lti') {
-    // A launch has no sign-in attempt of the browser's: the session waits, pending.
-    expect(session?.status).toBe('pending');
-  } else {
-    expect(session?.status).toBe('pending');
+  expect(session?.status).toBe(expected === 'active' ? 'active' : 'pending');
+  if (expected === 'needs_second_factor') {
     expect(out.body.response.status).toBe('needs_second_factor');
     expect(out.body.response.supported_second_factors).toContainEqual({ strategy: 'totp' });
   }
 });
 
-eachWay('mfa_required: a user without a factor gets a pending session with setup_mfa (impersonation and a passkey excepted)', async (way) => {
+eachWay('mfa_required', 'mfa_required: a user without a factor gets a pending session with setup_mfa (impersonation and a passkey excepted)', async (way, expected) => {
   const p = isSignUp(way) ? (null as unknown as Person) : await mfa.person({ way });
   const b = browserOf(h, mfa.i);
   const out = await DRIVERS[way](mfa, b, p);
   expect(out.status, JSON.stringify(out.body)).toBe(200);
   const client = (await b.call('GET', '/v1/client')).body;
-  // Whoever signs in with a passkey has one, and under mfa_required it is their second factor.
-  if (way === 'impersonation' || way === 'passkey') {
-    expect(client.sessions[0]).toMatchObject({ status: 'active' });
-  } else {
-    expect(client.sessions[0]).toMatchObject({ status: 'pending', tasks: [{ key: 'setup_mfa' }] });
-  }
+  if (expected === 'active') expect(client.sessions[0]).toMatchObject({ status: 'active' });
+  else expect(client.sessions[0]).toMatchObject({ status: 'pending', tasks: [{ key: 'setup_mfa' }] });
 });
 
-eachWay('SSO only belongs to the user: password, code, passkey and social ways are refused whatever identifier was typed', async (way) => {
-  if (isSignUp(way)) return;
+eachWay('sso_only', 'SSO only belongs to the user: password, code, passkey and social ways are refused whatever identifier was typed', async (way, expected) => {
   const p = await plain.person({ way, ssoAddress: true });
   const b = browserOf(h, plain.i);
   const out = await DRIVERS[way](plain, b, p);
-  const refused = way === 'password' || way === 'email_code' || way === 'phone_code' || way === 'link' || way === 'reset' || way === 'passkey' || way === 'social';
-  if (refused) {
-    if (way === 'link') expect(code(out)).toBe('LINK_FAILED');
-    // The social callback answers a page naming the reason; the FAPI an error body.
-    else if (way === 'social') expect(out).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: 'sso_required' } }] } });
-    else expect(out.body.errors?.[0], JSON.stringify(out.body)).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'sso_required' } });
-    expect(await sessionOf(plain, b)).toBeNull();
-  } else {
-    expect(out.status, JSON.stringify(out.body)).toBe(200);
-    expect(await sessionOf(plain, b)).not.toBeNull();
-  }
+  if (expected !== 'signed_in') return expectRefused(out, expected, plain, b);
+  expect(out.status, JSON.stringify(out.body)).toBe(200);
+  expect(await sessionOf(plain, b)).not.toBeNull();
 });
 
-eachWay('the client token is rotated at sign-in: the token held before no longer names the client', async (way) => {
+eachWay('rotation', 'the client token is rotated at sign-in: the token held before no longer names the client', async (way) => {
   const p = isSignUp(way) ? (null as unknown as Person) : await plain.person({ way });
   const b = browserOf(h, plain.i);
   // The browser already holds a client (a token an attacker might have planted or seen).
