@@ -386,6 +386,16 @@ describe('sign-in with a passkey (first factor)', () => {
     }
   });
 
+  it('a lagging clone answering a challenge issued after the last sign-in is caught, however small its lag', async () => {
+    const u = await userWithPasskey();
+    for (let i = 0; i < 3; i++) expect((await signInWithPasskey(browserOf(h, A), u.authn)).status).toBe(200);
+    const stored = u.authn.credentials[0]!.signCount;
+    h.clock.advance(1000);
+    const out = await signInWithPasskey(browserOf(h, A), u.authn, { signCount: stored - 2 });
+    expect(errorOf(out)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'sign_count_regressed' } });
+    expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({ status: 'disabled', disabled_reason: 'sign_count_regressed' });
+  });
+
   it('moves the counter from what is stored at that moment, not from what was read: two genuine answers read together both count', async () => {
     const u = await userWithPasskey();
     const [read] = await h.runtime.deps.db.select().from(passkeys).where(eq(passkeys.id, u.passkey.id));

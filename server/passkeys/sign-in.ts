@@ -112,9 +112,9 @@ export async function verifyAssertion(
   if (!verified.verified) throw new AppError('PASSKEY_INVALID', { meta: { reason: 'verification_failed' } });
   const { newCounter, credentialBackedUp } = verified.authenticationInfo;
   if (!(await advanceCounter(d, passkey, newCounter, credentialBackedUp))) {
-    const [now] = await d.db.select({ signCount: passkeys.signCount, disabledAt: passkeys.disabledAt }).from(passkeys).where(eq(passkeys.id, passkey.id));
+    const [now] = await d.db.select({ signCount: passkeys.signCount, disabledAt: passkeys.disabledAt, lastUsedAt: passkeys.lastUsedAt }).from(passkeys).where(eq(passkeys.id, passkey.id));
     if (now?.disabledAt != null) throw disabled();
-    if (now && arrivedLate(now.signCount, newCounter)) {
+    if (now && arrivedLate(now, challenge.createdAt, newCounter)) {
       throw new AppError('PASSKEY_INVALID', {
         message: 'A later answer of this passkey arrived first (two sign-ins at once?): this one is refused, the passkey stays usable. Try again.',
         meta: { reason: REASONS.sign_count_late },
@@ -138,11 +138,18 @@ const disabled = () =>
 /**
  * How far behind the stored counter a genuine answer may arrive: two ceremonies of one
  * authenticator at once (two tabs) can be answered 5 then 6 and reach the server 6 then 5.
- * Such a late answer is refused without disabling the passkey (arrivedLate); the same counter
- * again, or one further behind, is a clone.
+ * Such a late answer is refused without disabling the passkey (arrivedLate), but only when its
+ * challenge was issued before the stored counter was accepted (its ceremony was in flight
+ * then): a lagging clone answering a challenge issued afterwards is caught, whatever its lag.
+ * The same counter again, or one further behind, is a clone too.
  */
 export const OUT_OF_ORDER_WINDOW = 4;
-const arrivedLate = (stored: number, presented: number) => presented > 0 && presented < stored && stored - presented <= OUT_OF_ORDER_WINDOW;
+const arrivedLate = (stored: { signCount: number; lastUsedAt: number | null }, challengeIssuedAt: number, presented: number) =>
+  presented > 0 &&
+  presented < stored.signCount &&
+  stored.signCount - presented <= OUT_OF_ORDER_WINDOW &&
+  stored.lastUsedAt !== null &&
+  challengeIssuedAt <= stored.lastUsedAt;
 
 /**
  * Stores the new counter and the last use in one conditional UPDATE: only while the counter
