@@ -101,6 +101,7 @@ beforeAll(async () => {
     emails: emails.body.data[0]?.id ?? 'email_01J00000000000000000000000',
     sms: 'sms_01J00000000000000000000000',
     passkeys: 'passkey_01J00000000000000000000000',
+    membership_requests: 'orgmemreq_01J00000000000000000000000',
     network_acls: acl.id,
     scim_tokens: scimToken.id,
     scim_groups: scimGroup.body.id,
