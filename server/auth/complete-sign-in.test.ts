@@ -318,8 +318,8 @@ describe('the table of ways', () => {
 
 /** A rule that does not apply to a way, and why: reported as a skipped test under that name. */
 type Skip = { skip: string };
-/** The error a way answers with when refused: a FAPI `code`, or the reason of a 403 (FAPI body or a callback's page). */
-type Refused = { refused: string };
+/** The error a way answers with when refused: a FAPI `code`, or `sso_required` (FORBIDDEN; on a callback's page, `page`: the reason of its 403). */
+type Refused = { refused: string; page?: true };
 const NEW_USER: Skip = { skip: 'a sign-up makes a new user, whom this rule cannot concern yet' };
 const NO_FACTOR: Skip = { skip: 'a sign-up makes a new user, who has no factor yet' };
 
@@ -362,7 +362,7 @@ const EXPECTED = {
   },
   sso_only: {
     password: { refused: 'sso_required' }, email_code: { refused: 'sso_required' }, phone_code: { refused: 'sso_required' }, link: { refused: 'LINK_FAILED' },
-    reset: { refused: 'sso_required' }, ticket: 'signed_in', impersonation: 'signed_in', social: { refused: 'sso_required' },
+    reset: { refused: 'sso_required' }, ticket: 'signed_in', impersonation: 'signed_in', social: { refused: 'sso_required', page: true },
     saml: 'signed_in', oidc_sso: 'signed_in', lti: 'signed_in', passkey: { refused: 'sso_required' },
     sign_up: NEW_USER, phone_sign_up: NEW_USER,
   },
@@ -407,7 +407,9 @@ function eachWay<R extends Rule>(rule: R, title: string, run: (way: WayName, exp
 
 /** A refusal as its way answers it, and nobody signed in. */
 async function expectRefused(out: Outcome, expected: Refused, w: World, b: FapiTestClient) {
-  if (expected.refused === 'sso_required') expect(out, JSON.stringify(out.body)).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: 'sso_required' } }] } });
+  // The social callback answers a page naming the reason; the FAPI an error body.
+  if (expected.page) expect(out, JSON.stringify(out.body)).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: expected.refused } }] } });
+  else if (expected.refused === 'sso_required') expect(out.body.errors?.[0], JSON.stringify(out.body)).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'sso_required' } });
   else expect(code(out), JSON.stringify(out.body)).toBe(expected.refused);
   expect(await sessionOf(w, b)).toBeNull();
 }
