@@ -14,7 +14,22 @@ export interface RequestInfo {
   origin?: string | null;
 }
 
-export interface EndpointContext<Auth, B, Q> {
+/**
+ * The `:name` segments of a route path, as a union of names:
+ * `PathParams<'/v1/users/:id/passkeys/:passkey_id'>` is `'id' | 'passkey_id'`.
+ */
+export type PathParams<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | PathParams<`/${Rest}`>
+  : Path extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+/**
+ * The path parameters an endpoint reads are its fourth type argument (`endpoint<Auth, B, Q, 'id'>`):
+ * its handler's `params` has exactly those, and a route table mounts it only on a path naming
+ * each of them (`route()` checks the path's `:name` segments at compile time).
+ */
+export interface EndpointContext<Auth, B, Q, P extends string = string> {
   /** `deps.db` is a transaction when the request is audited or runs under an Idempotency-Key. */
   deps: Deps;
   auth: Auth;
@@ -22,7 +37,7 @@ export interface EndpointContext<Auth, B, Q> {
   actor: Actor;
   body: B;
   query: Q;
-  params: Record<string, string>;
+  params: Record<P, string>;
   request: RequestInfo;
   /**
    * The request body exactly as received and its headers, for the few endpoints that verify
@@ -51,7 +66,7 @@ export type AuditSpec =
   | { unaudited: string };
 
 /** What a route does, independent of where it is mounted: input, output and the handler. */
-export interface Endpoint<Auth = unknown, B = unknown, Q = unknown> {
+export interface Endpoint<Auth = unknown, B = unknown, Q = unknown, P extends string = string> {
   summary: string;
   body?: z.ZodType<B>;
   /** Also take the body as multipart/form-data (an upload: its `file` part becomes `{content_type, data}`; http/body.ts). */
@@ -60,27 +75,28 @@ export interface Endpoint<Auth = unknown, B = unknown, Q = unknown> {
   form?: true;
   query?: z.ZodType<Q>;
   /** Path parameters; every one is a string of storable text unless narrowed here. */
-  params?: z.ZodType<Record<string, string>>;
+  params?: z.ZodType<Record<P, string>>;
   response: z.ZodType;
   /** Success status of a JSON result, 200 unless said (204 sends no body). */
   status?: 200 | 201 | 202 | 204;
   audit?: AuditSpec;
   /** A property, not a method, so an endpoint for one auth cannot be mounted where another is given. */
-  handle: (ctx: EndpointContext<Auth, B, Q>) => Promise<unknown>;
+  handle: (ctx: EndpointContext<Auth, B, Q, P>) => Promise<unknown>;
 }
 
 /**
  * An endpoint as a route table holds it: any body and query, but the auth must be the
  * surface's (an endpoint that needs a signed-in user does not fit a route whose guard
- * resolves none).
+ * resolves none), and every path parameter it reads must be among the path's (`P`).
  */
-export type MountableEndpoint<Auth> = Omit<Endpoint<Auth, any, any>, 'handle'> & { // eslint-disable-line @typescript-eslint/no-explicit-any
-  handle: (ctx: EndpointContext<Auth, never, never>) => Promise<unknown>;
+export type MountableEndpoint<Auth, P extends string = string> = Omit<Endpoint<Auth, any, any>, 'handle' | 'params'> & { // eslint-disable-line @typescript-eslint/no-explicit-any
+  params?: z.ZodType<Record<string, string>>;
+  handle: (ctx: EndpointContext<Auth, never, never, P>) => Promise<unknown>;
 };
 
-export function endpoint<Auth, B = Record<string, never>, Q = Record<string, never>>(
-  def: Endpoint<Auth, B, Q>,
-): Endpoint<Auth, B, Q> {
+export function endpoint<Auth, B = Record<string, never>, Q = Record<string, never>, P extends string = string>(
+  def: Endpoint<Auth, B, Q, P>,
+): Endpoint<Auth, B, Q, P> {
   return def;
 }
 

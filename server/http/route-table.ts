@@ -1,4 +1,4 @@
-import type { Method, MountableEndpoint } from './endpoint';
+import type { Method, MountableEndpoint, PathParams } from './endpoint';
 import type { RouteEntry } from './router';
 
 /**
@@ -20,12 +20,18 @@ type AuthUnder<F extends GuardAuth, G> = (F & { readonly guard: G })['auth'];
  * The line builder of a surface's route table: `route(method, path, guard, endpoint)`, the
  * path under the surface's `prefix`, the guard as written (`GuardIn`) turned into the
  * surface's `Guard` by `guard`, and the endpoint checked at compile time against the auth
- * its guard gives (`F`).
+ * its guard gives (`F`) and against the path parameters of `Prefix` and the path: an endpoint
+ * reading `params.id` does not compile on a path without `:id`.
  */
-export function routeTable<Guard, Auth, GuardIn = Guard, F extends GuardAuth = SameAuth<Auth>>(
-  opts: { prefix?: string; guard?: (written: GuardIn) => Guard } = {},
+export function routeTable<Guard, Auth, GuardIn = Guard, F extends GuardAuth = SameAuth<Auth>, Prefix extends string = ''>(
+  opts: { prefix?: Prefix; guard?: (written: GuardIn) => Guard } = {},
 ) {
-  return <G extends GuardIn>(method: Method, path: string, guard: G, ep: MountableEndpoint<AuthUnder<F, G>>): RouteEntry<Guard, Auth> => ({
+  return <G extends GuardIn, Path extends string>(
+    method: Method,
+    path: Path,
+    guard: G,
+    ep: MountableEndpoint<AuthUnder<F, G>, PathParams<`${Prefix}${Path}`>>,
+  ): RouteEntry<Guard, Auth> => ({
     method,
     path: `${opts.prefix ?? ''}${path}`,
     guard: opts.guard ? opts.guard(guard) : (guard as unknown as Guard),

@@ -3,7 +3,7 @@ import { anonymousActor, operatorActor } from '../../http/actor';
 import { jsonProtocol } from '../../http/protocol';
 import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { routeTable } from '../../http/route-table';
+import { routeTable, type SameAuth } from '../../http/route-table';
 import { buildOpenApi } from '../../http/openapi';
 import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type ConsoleAuth, type ConsoleGuard } from './authenticate';
 import * as dash from './operators';
@@ -39,7 +39,7 @@ const ACCOUNT = '/accounts/:accountId';
 const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
 const ORG = `${INSTANCE}/organizations/:id`;
 
-const route = routeTable<ConsoleGuard, ConsoleAuth>({ prefix: DASHBOARD_PREFIX });
+const route = routeTable<ConsoleGuard, ConsoleAuth, ConsoleGuard, SameAuth<ConsoleAuth>, typeof DASHBOARD_PREFIX>({ prefix: DASHBOARD_PREFIX });
 
 /**
  * One route a line: method, path under /v1/dashboard, guard, endpoint. Guards

@@ -44,7 +44,7 @@ interface FapiAuthUnder extends GuardAuth {
   readonly auth: this['guard'] extends { org: string } ? OrgMemberAuth : this['guard'] extends { user: object } ? SignedInAuth : MeAuth;
 }
 
-export const fapiRoute = routeTable<FapiGuard, MeAuth, FapiGuard, FapiAuthUnder>({ prefix: FAPI_PREFIX });
+export const fapiRoute = routeTable<FapiGuard, MeAuth, FapiGuard, FapiAuthUnder, typeof FAPI_PREFIX>({ prefix: FAPI_PREFIX });
 
 /** Guards: the publishable key (required, or checked when sent), whether the client is resolved, limits, caching. */
 const PK_CLIENT = { key: 'required', client: true } as const satisfies FapiGuard;

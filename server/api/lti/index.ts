@@ -4,14 +4,14 @@ import { buildSurface, type RouteEntry } from '../../http/router';
 import { authenticateLti, ltiActor, ltiProtocol, type LtiAuth } from './authenticate';
 import * as lti from './lti';
 import { fapiInstanceId } from '../fapi/authenticate';
-import { routeTable } from '../../http/route-table';
+import { routeTable, type SameAuth } from '../../http/route-table';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 
 /** Public routes: the platform's id_token is what authenticates a launch (verified by the handler). */
 export type LtiGuard = { kind: 'public' };
 const PUBLIC: LtiGuard = { kind: 'public' };
 
-const route = routeTable<LtiGuard, LtiAuth>({ prefix: FAPI_BASE });
+const route = routeTable<LtiGuard, LtiAuth, LtiGuard, SameAuth<LtiAuth>, typeof FAPI_BASE>({ prefix: FAPI_BASE });
 
 /**
  * LTI 1.3 under each instance's fapi_url, one route a line: form posts and query strings in,

@@ -6,13 +6,13 @@ import { buildSurface, type RouteEntry } from '../../http/router';
 import { type OidcAuth, type OidcGuard } from '../../oauth/oidc-caller';
 import { authenticateOidc, oidcActor } from './authenticate';
 import * as oidc from './oauth';
-import { routeTable } from '../../http/route-table';
+import { routeTable, type SameAuth } from '../../http/route-table';
 import { tokenEndpoint } from '../../oauth/token-endpoint';
 import { fapiInstanceId } from '../fapi/authenticate';
 import { fapiCors } from '../fapi/origin';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
 
-const route = routeTable<OidcGuard, OidcAuth>({ prefix: FAPI_BASE });
+const route = routeTable<OidcGuard, OidcAuth, OidcGuard, SameAuth<OidcAuth>, typeof FAPI_BASE>({ prefix: FAPI_BASE });
 
 const PUBLIC: OidcGuard = { kind: 'public', cache: 'public, max-age=60' };
 const BROWSER: OidcGuard = { kind: 'browser' };

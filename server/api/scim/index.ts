@@ -23,7 +23,7 @@ type ScimRoute = RouteEntry<ScimGuard, ScimAuth | null>;
 interface ScimAuthUnder extends GuardAuth {
   readonly auth: this['guard'] extends 'public' ? ScimAuth | null : ScimAuth;
 }
-const route = routeTable<ScimGuard, ScimAuth | null, ScimGuard, ScimAuthUnder>({ prefix: SCIM_PREFIX });
+const route = routeTable<ScimGuard, ScimAuth | null, ScimGuard, ScimAuthUnder, typeof SCIM_PREFIX>({ prefix: SCIM_PREFIX });
 
 /** One route a line: method, path under /scim/v2, guard, endpoint. */
 export const scimRoutes: ScimRoute[] = [

@@ -4,7 +4,7 @@ import { notFound } from '../../http/errors';
 import { htmlProtocol } from '../../http/protocol';
 import { ROUTER_GUARDS } from '../router-guards';
 import { buildSurface, type RouteEntry } from '../../http/router';
-import { routeTable } from '../../http/route-table';
+import { routeTable, type SameAuth } from '../../http/route-table';
 import { servedFapiUrl } from '../../instances/custom-domain';
 import { instanceContext } from '../../instances/instances';
 import { enforceIpBudget } from '../../limits/policy';
@@ -14,7 +14,7 @@ import { FAPI_PREFIX } from '../fapi';
 
 type SsoGuard = 'idp';
 
-const route = routeTable<SsoGuard, SsoAuth>({ prefix: FAPI_PREFIX });
+const route = routeTable<SsoGuard, SsoAuth, SsoGuard, SameAuth<SsoAuth>, typeof FAPI_PREFIX>({ prefix: FAPI_PREFIX });
 /** The identity provider's browser, cross-site (see below). */
 const IDP: SsoGuard = 'idp';
 
