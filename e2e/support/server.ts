@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Agent, setGlobalDispatcher } from 'undici';
+
+// The spec's own fetches open a connection each. With keep-alive, a request sent just as the
+// server closes an idle connection (its keep-alive timeout) fails with "other side closed": the
+// client's idle timer is coarse and fires late when the runner is busy (twice in one CI run).
+setGlobalDispatcher(new Agent({ pipelining: 0 }));
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_BASE_URL = `http://localhost:${E2E_PORT}`;
