@@ -188,6 +188,11 @@ describe('refusals', () => {
     await expectRefused(await postAcs(await samlResponse(requestId, { Audience: 'https://evil.example/sp' })), 'wrong_audience');
   });
 
+  it('a response signed by the connection\'s key that names another issuer', async () => {
+    const { requestId } = await startSignIn();
+    await expectRefused(await postAcs(await samlResponse(requestId, { Issuer: 'https://evil.example/saml' })), 'wrong_issuer');
+  });
+
   it('a wrong recipient', async () => {
     const { requestId } = await startSignIn();
     await expectRefused(await postAcs(await samlResponse(requestId, { SubjectRecipient: 'https://evil.example/acs' })), 'wrong_recipient');

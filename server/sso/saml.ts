@@ -138,6 +138,17 @@ export async function validateSamlResponse(deps: SamlDeps, c: ConnectionRow, fap
   if (destination !== null && destination !== sp.acsUrl) throw new SsoRefused('wrong_destination', 'The SAML response is addressed to another Destination.');
   // The verified assertion (node-saml returns the signed element, or the signed response's only assertion).
   const assertion = new DOMParser().parseFromString(profile.getAssertionXml?.() ?? "", 'text/xml').documentElement;
+  // node-saml checks idpIssuer only on logout messages: the response's Issuer (optional) and the
+  // signed assertion's (required) must both name the connection's IdP.
+  const issuerOf = (el: Element | null | undefined) => {
+    const first = el ? Array.from(el.childNodes).find((n) => (n as Element).localName === 'Issuer') : undefined;
+    return first ? (first.textContent ?? '').trim() : null;
+  };
+  const responseIssuer = issuerOf(responseRoot);
+  const assertionIssuer = issuerOf(assertion);
+  if (!c.idpEntityId || assertionIssuer !== c.idpEntityId || (responseIssuer !== null && responseIssuer !== c.idpEntityId)) {
+    throw new SsoRefused('wrong_issuer', 'The SAML response names another Issuer than the connection\'s identity provider.');
+  }
   const confirmations = Array.from(assertion?.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:assertion', 'SubjectConfirmationData') ?? []);
   if (confirmations.length === 0 || confirmations.some((d) => attr(d, 'Recipient') !== sp.acsUrl)) {
     throw new SsoRefused('wrong_recipient', 'The SAML assertion is meant for another Recipient.');
