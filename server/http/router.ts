@@ -1,10 +1,11 @@
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { Actor } from './actor';
 import { parseBody } from './body';
 import { isSpecialResult, type Endpoint, type Method, type MountableEndpoint, type RequestInfo, type SpecialResult } from './endpoint';
 import { AppError } from './errors';
+import { dialectCallOf, serveInDialect, type DialectLayer } from './dialect';
 import { toAppError, type Protocol } from './protocol';
 import { requestContext, requestInfo, type SurfaceEnv } from './request-context';
 import { unknownResponseFields } from './response-check';
@@ -42,8 +43,8 @@ export interface Surface<Guard, Auth> {
    * hence before any rate limit. Surfaces without it (dashboard, ops) are never subject to one.
    */
   instanceOf?(c: Context<SurfaceEnv>, route: RouteEntry<Guard, Auth>): Promise<string | null>;
-  /** Runs around every route, after the request id is set (a compatibility dialect reshaping answers). */
-  middleware?: MiddlewareHandler<SurfaceEnv>[];
+  /** Another vendor's dialect of the surface (http/dialect.ts), in front of its routes; the translated request is served by this surface again. */
+  dialect?: DialectLayer;
   /** Runs before input parsing: credentials, limits, the route's guard. */
   authenticate(c: Context<SurfaceEnv>, route: RouteEntry<Guard, Auth>): Promise<Auth>;
   /** The actor of an authenticated request. */
@@ -147,9 +148,10 @@ function auditTarget(spec: { target?: string }, params: Record<string, string>, 
 export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Auth>, guards: RouterGuards): Hono<SurfaceEnv> {
   const { protocol } = surface;
   const app = new Hono<SurfaceEnv>();
+  // First: a dialect's request is translated and served again, logged once as the route that served it.
+  if (surface.dialect) app.use('*', surface.dialect((req, env) => app.fetch(req, env)));
   app.use('*', requestContext(deps, surface.name));
   app.onError((err, c) => protocol.renderError(toAppError(deps, err, c), c));
-  for (const m of surface.middleware ?? []) app.use('*', m);
 
   for (const route of surface.routes) {
     const { endpoint } = route;
@@ -170,7 +172,13 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       const actor = surface.actorOf(auth, request);
       const raw = { body: parsed.raw, header: (name: string) => c.req.header(name) };
       const spec = endpoint.audit;
-      const handle = (d: Deps) => endpoint.handle({ deps: d, auth, actor, body: body as never, query: query as never, params, request, raw });
+      // A dialect's request (http/dialect.ts) runs the endpoint as its call says: a list as the dialect's page, the line's step around it.
+      const call = dialectCallOf(c.env);
+      const handle = (d: Deps) => {
+        const ctx = { deps: d, auth, actor, body, query, params, request, raw };
+        const run = (x: typeof ctx) => endpoint.handle({ ...x, body: x.body as never, query: x.query as never });
+        return call ? serveInDialect(call, ctx, endpoint.query, run) : run(ctx);
+      };
       const run = async (d: Deps): Promise<Rendered> => {
         // Unaudited routes, and domains that audit inside their own transaction, run as they are.
         if (!spec || 'unaudited' in spec || spec.recordedBy === 'domain') return render(protocol, endpoint, await handle(d));

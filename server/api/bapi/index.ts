@@ -30,8 +30,8 @@ import { bapiLtiPlatforms as ltiPlatforms } from './lti';
 import { bapiWaitlist as waitlist } from './waitlist';
 import { bapiSocialProviders as social } from './social';
 import { bapiSso as sso } from './sso';
-import { clerkCompat } from './clerk/compat';
-import { clerkList } from './clerk/lists';
+import { bapiClerkDialect, checkExpiredToken, clerkLine, REFRESH_FIELDS, type BapiClerkLine } from './clerk/dialect';
+import { dialectLayer } from '../../http/dialect';
 import * as clerk from './clerk/endpoints';
 import * as clerkInstance from './clerk/instance';
 import { bapiInvitations as invitations } from './invitations';
@@ -72,7 +72,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/jwks/rotate',              'jwks:write',      signing.rotateSigningKeysEndpoint),
 
   route('POST',   '/v1/users',                    'users:write',     users.create),
-  route('GET',    '/v1/users',                    'users:read',      clerkList(users.list, { bareArray: true })),
+  route('GET',    '/v1/users',                    'users:read',      users.list),
   route('GET',    '/v1/users/count',              'users:read',      clerk.countUsersEndpoint),
   route('GET',    '/v1/users/:id',                'users:read',      users.get),
   route('PATCH',  '/v1/users/:id',                'users:write',     users.update),
@@ -85,34 +85,34 @@ export const bapiRoutes: BapiRoute[] = [
   route('DELETE', '/v1/users/:id/mfa',            'users:write',     users.disableMfa),
   route('GET',    '/v1/users/:id/passkeys',       'users:read',      passkeys.list),
   route('DELETE', '/v1/users/:id/passkeys/:passkey_id', 'users:write', passkeys.remove),
-  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   clerkList(users.listSessions)),
-  route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', clerkList(orgs.listUserMemberships)),
+  route('GET',    '/v1/users/:id/sessions',       'sessions:read',   users.listSessions),
+  route('GET',    '/v1/users/:id/organization_memberships', 'organizations:read', orgs.listUserMemberships),
   route('POST',   '/v1/users/:id/sessions/revoke','sessions:write',  sessions.revokeOfUser),
 
   route('POST',   '/v1/sessions',                 MINT_SESSION,      sessions.mint),
-  route('GET',    '/v1/sessions',                 'sessions:read',   clerkList(sessions.list)),
+  route('GET',    '/v1/sessions',                 'sessions:read',   sessions.list),
   route('POST',   '/v1/sessions/verify',          'sessions:read',   sessions.verify),
   route('GET',    '/v1/sessions/:id',             'sessions:read',   sessions.get),
   route('POST',   '/v1/sessions/:id/revoke',      'sessions:write',  sessions.revoke),
   route('POST',   '/v1/sessions/:id/verify',      'sessions:read',   clerk.verifySessionByIdEndpoint),
   route('POST',   '/v1/sessions/:id/tokens',      'sessions:write',  clerk.sessionTokenEndpoint),
   route('POST',   '/v1/sessions/:id/tokens/:template', 'sessions:write', clerk.sessionTemplateTokenEndpoint),
-  route('GET',    '/v1/jwt_templates',            'jwt_templates:read',  clerkList(jwtTemplates.list, { bareArray: true })),
+  route('GET',    '/v1/jwt_templates',            'jwt_templates:read',  jwtTemplates.list),
   route('POST',   '/v1/jwt_templates',            'jwt_templates:write', jwtTemplates.create),
   route('GET',    '/v1/jwt_templates/:id',        'jwt_templates:read',  jwtTemplates.get),
   route('PATCH',  '/v1/jwt_templates/:id',        'jwt_templates:write', jwtTemplates.update),
   route('DELETE', '/v1/jwt_templates/:id',        'jwt_templates:write', jwtTemplates.delete),
-  route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  clerk.clerkRefreshSessionEndpoint),
+  route('POST',   '/v1/sessions/:id/refresh',     'sessions:write',  sessions.refresh),
 
   route('POST',   '/v1/invitations',              'invitations:write', invitations.create),
-  route('GET',    '/v1/invitations',              'invitations:read',  clerkList(invitations.list)),
+  route('GET',    '/v1/invitations',              'invitations:read',  invitations.list),
   route('POST',   '/v1/invitations/:id/revoke',   'invitations:write', invitations.revoke),
   route('GET',    '/v1/instance',                 'instance:read',     clerkInstance.getClerkInstanceEndpoint),
   route('PATCH',  '/v1/instance',                 'instance:write',    clerkInstance.updateClerkInstanceEndpoint),
   route('PATCH',  '/v1/instance/restrictions',    'instance:write',    clerkInstance.updateClerkRestrictionsEndpoint),
   route('GET',    '/v1/instance/organization_settings', 'instance:read',  clerkInstance.getClerkOrganizationSettingsEndpoint),
   route('PATCH',  '/v1/instance/organization_settings', 'instance:write', clerkInstance.updateClerkOrganizationSettingsEndpoint),
-  route('GET',    '/v1/allowlist_identifiers',    'allowlist:read',    clerkList(allowlist.list)),
+  route('GET',    '/v1/allowlist_identifiers',    'allowlist:read',    allowlist.list),
   route('POST',   '/v1/allowlist_identifiers',    'allowlist:write',   allowlist.create),
   route('DELETE', '/v1/allowlist_identifiers/:id','allowlist:write',   allowlist.delete),
 
@@ -122,7 +122,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/sign_in_tokens/:id/revoke','sign_in_tokens:write', tickets.revokeSignInTokenEndpoint),
 
   route('POST',   '/v1/organizations',                                   'organizations:write', orgs.createOrganization),
-  route('GET',    '/v1/organizations',                                   'organizations:read',  clerkList(orgs.listOrganizations)),
+  route('GET',    '/v1/organizations',                                   'organizations:read',  orgs.listOrganizations),
   route('GET',    '/v1/organizations/:id',                               'organizations:read',  orgs.getOrganization),
   route('PATCH',  '/v1/organizations/:id',                               'organizations:write', orgs.updateOrganization),
   route('PATCH',  '/v1/organizations/:id/metadata',                      'organizations:write', clerk.updateOrganizationMetadataEndpoint),
@@ -130,12 +130,12 @@ export const bapiRoutes: BapiRoute[] = [
   route('PUT',    '/v1/organizations/:id/logo',                          'organizations:write', orgs.setLogo),
   route('DELETE', '/v1/organizations/:id/logo',                          'organizations:write', orgs.deleteLogo),
   route('POST',   '/v1/organizations/:id/memberships',                   'organizations:write', orgs.createMembership),
-  route('GET',    '/v1/organizations/:id/memberships',                   'organizations:read',  clerkList(orgs.listMemberships)),
+  route('GET',    '/v1/organizations/:id/memberships',                   'organizations:read',  orgs.listMemberships),
   route('PATCH',  '/v1/organizations/:id/memberships/:user_id',          'organizations:write', orgs.updateMembership),
   route('DELETE', '/v1/organizations/:id/memberships/:user_id',          'organizations:write', orgs.deleteMembership),
   route('POST',   '/v1/organizations/:id/invitations',                   'organizations:write', orgs.createInvitation),
   route('POST',   '/v1/organizations/:id/invitations/bulk',              'organizations:write', orgs.bulkCreateInvitations),
-  route('GET',    '/v1/organizations/:id/invitations',                   'organizations:read',  clerkList(orgs.listInvitations)),
+  route('GET',    '/v1/organizations/:id/invitations',                   'organizations:read',  orgs.listInvitations),
   route('GET',    '/v1/organizations/:id/invitations/:invitation_id',    'organizations:read',  orgs.getInvitation),
   route('POST',   '/v1/organizations/:id/invitations/:invitation_id/revoke', 'organizations:write', orgs.revokeInvitation),
   route('GET',    '/v1/organizations/:id/membership_requests',           'organizations:read',  orgs.listMembershipRequests),
@@ -253,6 +253,28 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/waitlist_entries/:id/reject',  'waitlist:write',  waitlist.reject),
 ];
 
+/**
+ * Clerk's dialect of this API (`@clerk/backend`, under the Clerk-API-Version header;
+ * server/api/bapi/clerk/dialect.ts), one line per path the SDK calls that the route table does
+ * not answer as it is; every other path it calls is the route's own. A `list` answers Clerk's
+ * page of the whole list (`offset`, `{data, total_count}`; `bare`: a plain array unless
+ * `paginated`).
+ */
+export const bapiClerkLines: BapiClerkLine[] = [
+  clerkLine('GET',  '/v1/users',                                { list: { bare: true } }),
+  clerkLine('GET',  '/v1/users/:id/sessions',                   { list: {} }),
+  clerkLine('GET',  '/v1/users/:id/organization_memberships',   { list: {} }),
+  clerkLine('GET',  '/v1/sessions',                             { list: {} }),
+  clerkLine('GET',  '/v1/jwt_templates',                        { list: { bare: true } }),
+  clerkLine('GET',  '/v1/invitations',                          { list: {} }),
+  clerkLine('GET',  '/v1/allowlist_identifiers',                { list: {} }),
+  clerkLine('GET',  '/v1/organizations',                        { list: {} }),
+  clerkLine('GET',  '/v1/organizations/:id/memberships',        { list: {} }),
+  clerkLine('GET',  '/v1/organizations/:id/invitations',        { list: {} }),
+  // sessions.refreshSession: the session token the SDK holds must be one of this session's.
+  clerkLine('POST', '/v1/sessions/:id/refresh',                 { takes: REFRESH_FIELDS, around: checkExpiredToken }),
+];
+
 export function bapiOpenApi(publicUrl: string) {
   return buildOpenApi({
     title: 'Latchkey backend API',
@@ -269,8 +291,8 @@ export function createBapi(deps: Deps) {
     name: 'bapi',
     routes: bapiRoutes,
     protocol: jsonProtocol(),
-    // Clerk's dialect, only for requests carrying the Clerk-API-Version header (server/clerk).
-    middleware: [clerkCompat()],
+    // Clerk's dialect, only for requests carrying the Clerk-API-Version header (bapiClerkLines above).
+    dialect: dialectLayer(bapiClerkDialect(bapiClerkLines, bapiRoutes)),
     instanceOf: (c) => bapiInstanceId(deps, c),
     authenticate: (c, r) => authenticateSecretKey(deps, c, r.guard),
     actorOf: (auth, request) => (auth ? secretKeyActor(auth.keyId, request) : anonymousActor(request)),

@@ -12,9 +12,6 @@ import { bapiUsers } from '../users';
 import { listUsersQuery } from '../../../users/schemas';
 import { countUsers } from '../../../users/users';
 import { metadataInput } from '../../../http/metadata';
-import { isAppError } from '../../../http/errors';
-import { verifySessionJwt } from '../../../sessions/tokens';
-import { clerkRefreshParams } from './compat';
 
 /**
  * The paths `@clerk/backend` calls that Latchkey's own contract names differently, mounted
@@ -82,29 +79,5 @@ export const verifySessionByIdEndpoint: typeof bapiSessions.verify = {
     const session = (await bapiSessions.verify.handle(ctx)) as { id: string };
     if (session.id !== ctx.params.id) throw new AppError('NOT_FOUND', { message: 'The token is not one of this session.' });
     return session;
-  },
-};
-
-/**
- * POST /v1/sessions/:id/refresh under the Clerk dialect (`sessions.refreshSession`): Latchkey's
- * refresh (the refresh token rotates: the answer carries the next one beside `jwt`), and when
- * the SDK sends the session token it holds (`expired_token`), that token must be one this
- * instance signed for this session — expired is fine, forged or another session's is not.
- */
-export const clerkRefreshSessionEndpoint: typeof bapiSessions.refresh = {
-  ...bapiSessions.refresh,
-  handle: async (ctx) => {
-    const expired = clerkRefreshParams().expired_token;
-    if (expired !== undefined) {
-      if (typeof expired !== 'string' || expired.length > 8192) throw new AppError('TOKEN_INVALID');
-      const instance = await instanceContext(ctx.deps, ctx.auth.instance.id);
-      await verifySessionJwt(ctx.deps, instance, expired).catch((e: unknown) => {
-        if (!(isAppError(e) && e.code === 'TOKEN_EXPIRED')) throw e;
-      });
-      // Authentic (signature and issuer checked above): its session must be this one.
-      const sid = (JSON.parse(Buffer.from(expired.split('.')[1]!, 'base64url').toString('utf8')) as { sid?: unknown }).sid;
-      if (sid !== ctx.params.id) throw new AppError('TOKEN_INVALID', { message: 'expired_token is not a token of this session.' });
-    }
-    return bapiSessions.refresh.handle(ctx);
   },
 };
