@@ -28,24 +28,24 @@ export function apiKeyEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: strin
       response: apiKeyListSchema,
       handle: ({ deps, auth, query }) => listApiKeys(deps, instanceOf(auth).id, query),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get an API key (never its secret)',
       response: apiKeySchema,
-      handle: ({ deps, auth, params }) => getApiKey(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getApiKey(deps, instanceOf(auth).id, params.id),
     }),
-    update: endpoint<Auth, z.output<typeof updateApiKeyBody>>({
+    update: endpoint<Auth, z.output<typeof updateApiKeyBody>, never, 'id'>({
       summary: 'Update an API key’s name, description, scopes or claims',
       audit: { action: 'api_key.updated', recordedBy: 'domain' },
       body: updateApiKeyBody,
       response: apiKeySchema,
-      handle: ({ deps, auth, params, body, actor }) => updateApiKey(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => updateApiKey(deps, instanceOf(auth).id, params.id, body, auditContextOf(actor)),
     }),
-    revoke: endpoint<Auth, z.output<typeof revokeApiKeyBody>>({
+    revoke: endpoint<Auth, z.output<typeof revokeApiKeyBody>, never, 'id'>({
       summary: 'Revoke an API key for good (a revoked one: no change)',
       audit: { action: 'api_key.revoked', recordedBy: 'domain' },
       body: revokeApiKeyBody,
       response: apiKeySchema,
-      handle: ({ deps, auth, params, body, actor }) => revokeApiKey(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => revokeApiKey(deps, instanceOf(auth).id, params.id, body, auditContextOf(actor)),
     }),
   };
 }

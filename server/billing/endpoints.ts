@@ -34,23 +34,23 @@ export function billingEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance) 
       response: planListSchema,
       handle: ({ deps, auth, query }) => listPlans(deps, instanceOf(auth).id, query),
     }),
-    getPlan: endpoint<Auth>({
+    getPlan: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a plan by id or key',
       response: planSchema,
-      handle: ({ deps, auth, params }) => getPlan(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getPlan(deps, instanceOf(auth).id, params.id),
     }),
-    updatePlan: endpoint<Auth, z.output<typeof updatePlanBody>>({
+    updatePlan: endpoint<Auth, z.output<typeof updatePlanBody>, never, 'id'>({
       summary: 'Update a plan’s name, description, prices or features (its key and payer are fixed)',
       audit: { action: 'plan.updated', recordedBy: 'domain' },
       body: updatePlanBody,
       response: planSchema,
-      handle: ({ deps, auth, params, body, actor }) => updatePlan(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => updatePlan(deps, instanceOf(auth).id, params.id, body, auditContextOf(actor)),
     }),
-    deletePlan: endpoint<Auth>({
+    deletePlan: endpoint<Auth, never, never, 'id'>({
       summary: 'Delete a plan; its subscriptions stay, without features',
       audit: { action: 'plan.deleted', recordedBy: 'domain' },
       response: z.object({ object: z.literal('plan'), id: z.string(), deleted: z.literal(true) }),
-      handle: ({ deps, auth, params, actor }) => deletePlan(deps, instanceOf(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => deletePlan(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
     getSettings: endpoint<Auth>({
       summary: 'The payment processor settings: whether each secret is set (never the secret), the API base and the webhook URL to give the processor',

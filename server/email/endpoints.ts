@@ -93,10 +93,10 @@ export function messageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
       response: cursorPageSchema(emailSchema),
       handle: async ({ deps, auth, query }) => listEmails(deps, outbox(auth, 'Emails'), query),
     }),
-    getEmail: endpoint<Auth>({
+    getEmail: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a sent email. Test instances only',
       response: emailSchema,
-      handle: async ({ deps, auth, params }) => getEmail(deps, outbox(auth, 'Emails'), params.id!),
+      handle: async ({ deps, auth, params }) => getEmail(deps, outbox(auth, 'Emails'), params.id),
     }),
     listSms: endpoint<Auth, never, z.output<typeof listSmsQuery>>({
       summary: 'List sent SMS with their delivery status, newest first; filter by to, user_id, template. On a live instance the body and data are withheld (body_redacted)',
@@ -104,10 +104,10 @@ export function messageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
       response: cursorPageSchema(smsSchema),
       handle: async ({ deps, auth, query }) => listSms(deps, instanceOf(auth).id, query, redactionOf(auth)),
     }),
-    getSms: endpoint<Auth>({
+    getSms: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a sent SMS with its delivery status. On a live instance the body and data are withheld (body_redacted)',
       response: smsSchema,
-      handle: async ({ deps, auth, params }) => getSms(deps, instanceOf(auth).id, params.id!, redactionOf(auth)),
+      handle: async ({ deps, auth, params }) => getSms(deps, instanceOf(auth).id, params.id, redactionOf(auth)),
     }),
   };
 }

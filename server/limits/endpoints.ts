@@ -37,23 +37,23 @@ export function limitEndpointsFor<Auth>(instanceOf: (auth: Auth) => PolicyInstan
       response: aclSchema,
       handle: ({ deps, auth, body, actor }) => createNetworkAcl(deps, instanceOf(auth).id, body, auditContextOf(actor)),
     }),
-    getAcl: endpoint<Auth>({
+    getAcl: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a network ACL rule',
       response: aclSchema,
-      handle: ({ deps, auth, params }) => getNetworkAcl(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getNetworkAcl(deps, instanceOf(auth).id, params.id),
     }),
-    updateAcl: endpoint<Auth, z.output<typeof updateAclBody>>({
+    updateAcl: endpoint<Auth, z.output<typeof updateAclBody>, never, 'id'>({
       summary: 'Update a network ACL rule (action, cidr, surfaces, description)',
       audit: { action: 'network_acl.updated', recordedBy: 'domain' },
       body: updateAclBody,
       response: aclSchema,
-      handle: ({ deps, auth, params, body, actor }) => updateNetworkAcl(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => updateNetworkAcl(deps, instanceOf(auth).id, params.id, body, auditContextOf(actor)),
     }),
-    deleteAcl: endpoint<Auth>({
+    deleteAcl: endpoint<Auth, never, never, 'id'>({
       summary: 'Delete a network ACL rule',
       audit: { action: 'network_acl.deleted', recordedBy: 'domain' },
       response: deletedAclSchema,
-      handle: ({ deps, auth, params, actor }) => deleteNetworkAcl(deps, instanceOf(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => deleteNetworkAcl(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
   };
 }

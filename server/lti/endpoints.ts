@@ -21,23 +21,23 @@ export function ltiPlatformsFor<Auth>(instanceOf: (auth: Auth) => LtiInstance) {
       response: platformListSchema,
       handle: ({ deps, auth, query }) => listPlatforms(deps, instanceOf(auth), query),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get an LTI platform',
       response: platformSchema,
-      handle: ({ deps, auth, params }) => getPlatform(deps, instanceOf(auth), params.id!),
+      handle: ({ deps, auth, params }) => getPlatform(deps, instanceOf(auth), params.id),
     }),
-    update: endpoint<Auth, z.output<typeof updatePlatformBody>>({
+    update: endpoint<Auth, z.output<typeof updatePlatformBody>, never, 'id'>({
       summary: 'Update an LTI platform (name, endpoints, deployment allowlist, target link URIs); issuer and client_id stay',
       audit: { action: 'lti_platform.updated' },
       body: updatePlatformBody,
       response: platformSchema,
-      handle: ({ deps, auth, params, body, actor }) => updatePlatform(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => updatePlatform(deps, instanceOf(auth), params.id, body, auditContextOf(actor)),
     }),
-    delete: endpoint<Auth>({
+    delete: endpoint<Auth, never, never, 'id'>({
       summary: 'Delete an LTI platform; its launches stop, its users and sessions stay',
       audit: { action: 'lti_platform.deleted' },
       response: deletedPlatformSchema,
-      handle: ({ deps, auth, params, actor }) => deletePlatform(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => deletePlatform(deps, instanceOf(auth), params.id, auditContextOf(actor)),
     }),
   };
 }

@@ -29,29 +29,29 @@ export function oauthApplicationsFor<Auth>(instanceOf: (auth: Auth) => { id: str
       response: applicationListSchema,
       handle: ({ deps, auth, query }) => listApplications(deps, instanceOf(auth).id, query),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get an OAuth application',
       response: applicationSchema,
-      handle: ({ deps, auth, params }) => getApplication(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getApplication(deps, instanceOf(auth).id, params.id),
     }),
-    update: endpoint<Auth, z.output<typeof updateApplicationBody>>({
+    update: endpoint<Auth, z.output<typeof updateApplicationBody>, never, 'id'>({
       summary: 'Update an OAuth application (name, redirect URIs, scopes, consent screen)',
       audit: { action: 'oauth_application.updated' },
       body: updateApplicationBody,
       response: applicationSchema,
-      handle: ({ deps, auth, params, body, actor }) => updateApplication(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => updateApplication(deps, instanceOf(auth).id, params.id, body, auditContextOf(actor)),
     }),
-    delete: endpoint<Auth>({
+    delete: endpoint<Auth, never, never, 'id'>({
       summary: 'Delete an OAuth application; its tokens stop being active',
       audit: { action: 'oauth_application.deleted' },
       response: deletedApplicationSchema,
-      handle: ({ deps, auth, params, actor }) => deleteApplication(deps, instanceOf(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => deleteApplication(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
-    rotateSecret: endpoint<Auth>({
+    rotateSecret: endpoint<Auth, never, never, 'id'>({
       summary: 'Replace the client secret (the old one stops working); the new one is in this answer only',
       audit: { action: 'oauth_application.secret_rotated' },
       response: applicationWithSecretSchema,
-      handle: ({ deps, auth, params, actor }) => rotateApplicationSecret(deps, instanceOf(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => rotateApplicationSecret(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
   };
 }

@@ -130,56 +130,56 @@ export function serverAudience<Auth>(instanceOf: (auth: Auth) => string): Organi
  */
 function domainEndpointsFor<Auth>({ instanceOf, bodies, queries }: OrganizationAudience<Auth>) {
   return {
-    createDomain: endpoint<Auth, Out<typeof createDomainBody>, object>({
+    createDomain: endpoint<Auth, Out<typeof createDomainBody>, object, 'id'>({
       summary: 'Add a domain to an organization (public email domains are refused)',
       body: bodies.createDomain,
       query: queries.none,
       response: domainSchema,
       audit: { action: 'organization_domain.created' },
-      handle: ({ deps, auth, params, body }) => createDomain(deps, instanceOf(auth), params.id!, body),
+      handle: ({ deps, auth, params, body }) => createDomain(deps, instanceOf(auth), params.id, body),
     }),
-    listDomains: endpoint<Auth, never, LightQuery>({
+    listDomains: endpoint<Auth, never, LightQuery, 'id'>({
       summary: 'An organization’s domains (light envelope)',
       query: queries.light,
       response: domainLightList,
-      handle: ({ deps, auth, params, query }) => listDomains(deps, instanceOf(auth), params.id!, query),
+      handle: ({ deps, auth, params, query }) => listDomains(deps, instanceOf(auth), params.id, query),
     }),
-    getDomain: endpoint<Auth, never, object>({
+    getDomain: endpoint<Auth, never, object, 'domain_id' | 'id'>({
       summary: 'Get a domain with its verification state and TXT record',
       query: queries.none,
       response: domainSchema,
-      handle: ({ deps, auth, params }) => getDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
+      handle: ({ deps, auth, params }) => getDomain(deps, instanceOf(auth), params.id, params.domain_id),
     }),
-    updateDomain: endpoint<Auth, Out<typeof updateDomainBody>, object>({
+    updateDomain: endpoint<Auth, Out<typeof updateDomainBody>, object, 'domain_id' | 'id'>({
       summary: 'Change a domain’s enrollment mode, or mark it verified',
       body: bodies.updateDomain,
       query: queries.none,
       response: domainSchema,
       audit: { action: 'organization_domain.updated' },
-      handle: ({ deps, auth, params, body }) => updateDomain(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+      handle: ({ deps, auth, params, body }) => updateDomain(deps, instanceOf(auth), params.id, params.domain_id, body),
     }),
-    deleteDomain: endpoint<Auth, never, object>({
+    deleteDomain: endpoint<Auth, never, object, 'domain_id' | 'id'>({
       summary: 'Remove a domain',
       query: queries.none,
       response: deletedSchema('organization_domain'),
       audit: { action: 'organization_domain.deleted' },
-      handle: ({ deps, auth, params }) => deleteDomain(deps, instanceOf(auth), params.id!, params.domain_id!),
+      handle: ({ deps, auth, params }) => deleteDomain(deps, instanceOf(auth), params.id, params.domain_id),
     }),
-    prepareDomainVerification: endpoint<Auth, Out<typeof prepareDomainVerificationBody>, object>({
+    prepareDomainVerification: endpoint<Auth, Out<typeof prepareDomainVerificationBody>, object, 'domain_id' | 'id'>({
       summary: 'Start verifying a domain: email a code to an address at it, or get the TXT record to publish',
       body: prepareDomainVerificationBody,
       query: queries.none,
       response: domainSchema,
       audit: { action: 'organization_domain.verification_prepared' },
-      handle: ({ deps, auth, params, body }) => prepareDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+      handle: ({ deps, auth, params, body }) => prepareDomainVerification(deps, instanceOf(auth), params.id, params.domain_id, body),
     }),
-    attemptDomainVerification: endpoint<Auth, Out<typeof attemptDomainVerificationBody>, object>({
+    attemptDomainVerification: endpoint<Auth, Out<typeof attemptDomainVerificationBody>, object, 'domain_id' | 'id'>({
       summary: 'Complete a domain verification: the emailed code, or a TXT record lookup',
       body: attemptDomainVerificationBody,
       query: queries.none,
       response: domainSchema,
       audit: { action: 'organization_domain.verification_attempted' },
-      handle: ({ deps, auth, params, body }) => attemptDomainVerification(deps, instanceOf(auth), params.id!, params.domain_id!, body),
+      handle: ({ deps, auth, params, body }) => attemptDomainVerification(deps, instanceOf(auth), params.id, params.domain_id, body),
     }),
   };
 }
@@ -193,85 +193,85 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
   const { instanceOf, show, schemas, bodies, queries } = audience;
   const deletedMembership = schemas.membership.extend({ deleted: z.literal(true) });
   return {
-    getOrganization: endpoint<Auth, never, object>({
+    getOrganization: endpoint<Auth, never, object, 'id'>({
       summary: 'Get an organization by id or slug',
       query: queries.none,
       response: schemas.organization,
-      handle: async ({ deps, auth, params }) => show.organization(await getOrganization(deps, instanceOf(auth), params.id!)),
+      handle: async ({ deps, auth, params }) => show.organization(await getOrganization(deps, instanceOf(auth), params.id)),
     }),
-    updateOrganization: endpoint<Auth, Out<typeof updateOrganizationBody>, object>({
+    updateOrganization: endpoint<Auth, Out<typeof updateOrganizationBody>, object, 'id'>({
       summary: 'Update an organization (metadata is deep-merged; null deletes a key)',
       body: bodies.updateOrganization,
       query: queries.none,
       response: schemas.organization,
       audit: { action: 'organization.updated' },
-      handle: async ({ deps, auth, params, body }) => show.organization(await updateOrganization(deps, instanceOf(auth), params.id!, body)),
+      handle: async ({ deps, auth, params, body }) => show.organization(await updateOrganization(deps, instanceOf(auth), params.id, body)),
     }),
-    deleteOrganization: endpoint<Auth, never, object>({
+    deleteOrganization: endpoint<Auth, never, object, 'id'>({
       summary: 'Delete an organization: its memberships are removed and pending invitations revoked',
       query: queries.none,
       response: deletedSchema('organization'),
       audit: { action: 'organization.deleted' },
-      handle: ({ deps, auth, actor, params }) => deleteOrganization(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, actor, params }) => deleteOrganization(deps, instanceOf(auth), params.id, auditContextOf(actor)),
     }),
 
-    setLogo: endpoint<Auth, ImageUpload, object>({
+    setLogo: endpoint<Auth, ImageUpload, object, 'id'>({
       summary: `Set the organization’s logo (${USER_UPLOAD}); its image_url is then the logo’s public URL`,
       multipart: true,
       body: bodies.setLogo,
       query: queries.none,
       response: schemas.organization,
       audit: { action: 'organization.logo_updated' },
-      handle: async ({ deps, auth, params, body }) => show.organization(await setOrganizationLogo(deps, instanceOf(auth), params.id!, body)),
+      handle: async ({ deps, auth, params, body }) => show.organization(await setOrganizationLogo(deps, instanceOf(auth), params.id, body)),
     }),
-    deleteLogo: endpoint<Auth, never, object>({
+    deleteLogo: endpoint<Auth, never, object, 'id'>({
       summary: 'Remove the organization’s logo (404 without one)',
       query: queries.none,
       response: schemas.organization,
       audit: { action: 'organization.logo_deleted' },
-      handle: async ({ deps, auth, params }) => show.organization(await deleteOrganizationLogo(deps, instanceOf(auth), params.id!)),
+      handle: async ({ deps, auth, params }) => show.organization(await deleteOrganizationLogo(deps, instanceOf(auth), params.id)),
     }),
 
-    listMemberships: endpoint<Auth, never, Out<typeof listMembershipsQuery>>({
+    listMemberships: endpoint<Auth, never, Out<typeof listMembershipsQuery>, 'id'>({
       summary: 'The members of an organization, oldest first (light envelope)',
       query: queries.memberships,
       response: lightListSchema(schemas.membership),
       handle: async ({ deps, auth, params, query }) => {
-        const list = await listOrganizationMemberships(deps, instanceOf(auth), params.id!, query);
+        const list = await listOrganizationMemberships(deps, instanceOf(auth), params.id, query);
         return { ...list, data: list.data.map(show.membership) };
       },
     }),
-    createMembership: endpoint<Auth, Out<typeof createMembershipBody>, object>({
+    createMembership: endpoint<Auth, Out<typeof createMembershipBody>, object, 'id'>({
       summary: 'Add a user of the instance to an organization directly (default role from the instance settings)',
       body: bodies.createMembership,
       query: queries.none,
       response: schemas.membership,
       audit: { action: 'organization_membership.created' },
       handle: async ({ deps, auth, actor, params, body }) =>
-        show.membership(await addMembership(deps, instanceOf(auth), params.id!, body, auditContextOf(actor))),
+        show.membership(await addMembership(deps, instanceOf(auth), params.id, body, auditContextOf(actor))),
     }),
     // The domain records a role change as organization_membership.role_changed; the router a metadata-only update.
-    updateMembership: endpoint<Auth, Out<typeof updateMembershipBody>, object>({
+    updateMembership: endpoint<Auth, Out<typeof updateMembershipBody>, object, 'id' | 'user_id'>({
       summary: 'Change a member’s role or metadata (the last admin cannot be demoted)',
       body: bodies.updateMembership,
       query: queries.none,
       response: schemas.membership,
       audit: { action: 'organization_membership.updated' },
       handle: async ({ deps, auth, actor, params, body }) =>
-        show.membership(await updateMembership(deps, instanceOf(auth), params.id!, params.user_id!, body, auditContextOf(actor))),
+        show.membership(await updateMembership(deps, instanceOf(auth), params.id, params.user_id, body, auditContextOf(actor))),
     }),
-    deleteMembership: endpoint<Auth, never, object>({
+    deleteMembership: endpoint<Auth, never, object, 'id' | 'user_id'>({
       summary: 'Remove a member (the last admin cannot be removed)',
       query: queries.none,
       response: deletedMembership,
       audit: { action: 'organization_membership.deleted' },
       handle: async ({ deps, auth, actor, params }) => ({
-        ...(show.membership(await removeMembership(deps, instanceOf(auth), params.id!, params.user_id!, auditContextOf(actor))) as object),
+        ...(show.membership(await removeMembership(deps, instanceOf(auth), params.id, params.user_id, auditContextOf(actor))) as object),
         deleted: true as const,
       }),
     }),
 
-    createInvitation: endpoint<Auth, Out<typeof createInvitationBody>, object>({
+    createInvitation: endpoint<Auth, Out<typeof createInvitationBody>, object, 'id'>({
       summary: 'Invite an email address to an organization; the invitation email carries the accept link',
       body: bodies.createInvitation,
       query: queries.none,
@@ -279,24 +279,24 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
       audit: { action: 'organization_invitation.created' },
       handle: async ({ deps, auth, params, body }) => {
         const invitation = audience.inviterOf ? { ...body, inviter_user_id: audience.inviterOf(auth) } : body;
-        return show.invitation((await createInvitations(deps, instanceOf(auth), params.id!, [invitation]))[0]!);
+        return show.invitation((await createInvitations(deps, instanceOf(auth), params.id, [invitation]))[0]!);
       },
     }),
-    listInvitations: endpoint<Auth, never, Out<typeof listInvitationsQuery>>({
+    listInvitations: endpoint<Auth, never, Out<typeof listInvitationsQuery>, 'id'>({
       summary: 'An organization’s invitations, oldest first (light envelope; status filter)',
       query: queries.invitations,
       response: lightListSchema(schemas.invitation),
       handle: async ({ deps, auth, params, query }) => {
-        const list = await listOrganizationInvitations(deps, instanceOf(auth), params.id!, query);
+        const list = await listOrganizationInvitations(deps, instanceOf(auth), params.id, query);
         return { ...list, data: list.data.map(show.invitation) };
       },
     }),
-    revokeInvitation: endpoint<Auth, never, object>({
+    revokeInvitation: endpoint<Auth, never, object, 'id' | 'invitation_id'>({
       summary: 'Revoke a pending invitation',
       query: queries.none,
       response: schemas.invitation,
       audit: { action: 'organization_invitation.revoked' },
-      handle: async ({ deps, auth, params }) => show.invitation(await revokeOrganizationInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!)),
+      handle: async ({ deps, auth, params }) => show.invitation(await revokeOrganizationInvitation(deps, instanceOf(auth), params.id, params.invitation_id)),
     }),
 
     ...domainEndpointsFor(audience),
@@ -311,28 +311,28 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
  */
 function membershipRequestEndpointsFor<Auth>({ instanceOf, queries }: OrganizationAudience<Auth>) {
   return {
-    listMembershipRequests: endpoint<Auth, never, LightQuery & { status?: MembershipRequestStatus }>({
+    listMembershipRequests: endpoint<Auth, never, LightQuery & { status?: MembershipRequestStatus }, 'id'>({
       summary: 'Requests to join the organization, oldest first (light envelope); status pending unless told',
       query: queries.membershipRequests,
       response: lightListSchema(membershipRequestSchema),
-      handle: ({ deps, auth, params, query }) => listMembershipRequests(deps, instanceOf(auth), params.id!, query),
+      handle: ({ deps, auth, params, query }) => listMembershipRequests(deps, instanceOf(auth), params.id, query),
     }),
-    acceptMembershipRequest: endpoint<Auth, never, object>({
+    acceptMembershipRequest: endpoint<Auth, never, object, 'id' | 'request_id'>({
       summary: 'Let the requester in with the instance’s default role (organizationMembership.created)',
       query: queries.none,
       response: membershipRequestSchema,
       audit: { action: 'organization_membership_request.accepted' },
       handle: async ({ deps, auth, params }) => {
-        const { membership: _joined, ...request } = await acceptMembershipRequest(deps, instanceOf(auth), params.id!, params.request_id!);
+        const { membership: _joined, ...request } = await acceptMembershipRequest(deps, instanceOf(auth), params.id, params.request_id);
         return request;
       },
     }),
-    rejectMembershipRequest: endpoint<Auth, never, object>({
+    rejectMembershipRequest: endpoint<Auth, never, object, 'id' | 'request_id'>({
       summary: 'Turn a request to join down',
       query: queries.none,
       response: membershipRequestSchema,
       audit: { action: 'organization_membership_request.rejected' },
-      handle: ({ deps, auth, params }) => rejectMembershipRequest(deps, instanceOf(auth), params.id!, params.request_id!),
+      handle: ({ deps, auth, params }) => rejectMembershipRequest(deps, instanceOf(auth), params.id, params.request_id),
     }),
   };
 }
@@ -363,23 +363,23 @@ function catalogEndpointsFor<Auth, C, U>(
       audit: { action: `${noun}.created` },
       handle: ({ deps, auth, actor, body }) => domain.create(deps, instanceOf(auth), body, auditContextOf(actor)),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: `Get a ${noun}`,
       response: schema,
-      handle: ({ deps, auth, params }) => domain.get(deps, instanceOf(auth), params.id!),
+      handle: ({ deps, auth, params }) => domain.get(deps, instanceOf(auth), params.id),
     }),
-    update: endpoint<Auth, U>({
+    update: endpoint<Auth, U, never, 'id'>({
       summary: summaries.update,
       body: updateBody,
       response: schema,
       audit: { action: `${noun}.updated` },
-      handle: ({ deps, auth, actor, params, body }) => domain.update(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, actor, params, body }) => domain.update(deps, instanceOf(auth), params.id, body, auditContextOf(actor)),
     }),
-    delete: endpoint<Auth>({
+    delete: endpoint<Auth, never, never, 'id'>({
       summary: summaries.delete,
       response: deletedSchema(noun),
       audit: { action: `${noun}.deleted` },
-      handle: ({ deps, auth, actor, params }) => domain.delete(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, actor, params }) => domain.delete(deps, instanceOf(auth), params.id, auditContextOf(actor)),
     }),
   };
 }
@@ -419,27 +419,27 @@ export function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) =>
       response: cursorPageSchema(organizationSchema),
       handle: ({ deps, auth, query }) => listOrganizations(deps, instanceOf(auth), query),
     }),
-    listUserMemberships: endpoint<Auth, never, Out<typeof userMembershipsQuery>>({
+    listUserMemberships: endpoint<Auth, never, Out<typeof userMembershipsQuery>, 'id'>({
       summary: 'A user’s organization memberships, newest first (cursor pagination)',
       query: userMembershipsQuery,
       response: membershipCursorList,
-      handle: ({ deps, auth, params, query }) => listUserMemberships(deps, instanceOf(auth), params.id!, query),
+      handle: ({ deps, auth, params, query }) => listUserMemberships(deps, instanceOf(auth), params.id, query),
     }),
-    bulkCreateInvitations: endpoint<Auth, Out<typeof bulkInvitationBody>>({
+    bulkCreateInvitations: endpoint<Auth, Out<typeof bulkInvitationBody>, never, 'id'>({
       summary: 'Invite up to 50 addresses at once (all or none)',
       body: bulkInvitationBody,
       response: lightListSchema(invitationSchema),
       audit: { action: 'organization_invitation.created', target: 'id' },
       handle: async ({ deps, auth, params, body }) => ({
         object: 'list' as const,
-        data: await createInvitations(deps, instanceOf(auth), params.id!, body),
+        data: await createInvitations(deps, instanceOf(auth), params.id, body),
         has_more: false,
       }),
     }),
-    getInvitation: endpoint<Auth>({
+    getInvitation: endpoint<Auth, never, never, 'id' | 'invitation_id'>({
       summary: 'Get an invitation',
       response: invitationSchema,
-      handle: ({ deps, auth, params }) => getInvitation(deps, instanceOf(auth), params.id!, params.invitation_id!),
+      handle: ({ deps, auth, params }) => getInvitation(deps, instanceOf(auth), params.id, params.invitation_id),
     }),
 
     listRoles: roles.list, createRole: roles.create, getRole: roles.get, updateRole: roles.update, deleteRole: roles.delete,

@@ -33,17 +33,17 @@ export function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: s
       audit: { action: 'risk_based_mfa.updated', recordedBy: 'domain' },
       handle: ({ deps, auth, body, actor }) => updateRiskBasedMfa(deps, instanceOf(auth).id, body, auditContextOf(actor)),
     }),
-    lockUser: endpoint<Auth>({
+    lockUser: endpoint<Auth, never, never, 'id'>({
       summary: 'Lock a user until unlocked: every sign-in step answers 403 USER_LOCKED, even with lockout protection off (a no-op when so locked)',
       response: userSchema,
       audit: { action: 'user.locked' },
-      handle: ({ deps, auth, params }) => lockUser(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => lockUser(deps, instanceOf(auth).id, params.id),
     }),
-    unlockUser: endpoint<Auth>({
+    unlockUser: endpoint<Auth, never, never, 'id'>({
       summary: 'End a user’s lockout after failed sign-in attempts, or an operator’s lock (a no-op when not locked)',
       response: userSchema,
       audit: { action: 'user.unlocked' },
-      handle: ({ deps, auth, params }) => unlockUser(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => unlockUser(deps, instanceOf(auth).id, params.id),
     }),
   };
 }

@@ -37,24 +37,24 @@ export function sessionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
       response: sessionListSchema,
       handle: ({ deps, auth, query }) => listSessions(deps, instanceOf(auth).id, query),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a session',
       response: sessionSchema,
-      handle: ({ deps, auth, params }) => getSession(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getSession(deps, instanceOf(auth).id, params.id),
     }),
-    revoke: endpoint<Auth>({
+    revoke: endpoint<Auth, never, never, 'id'>({
       summary: 'Revoke a session (signs that device out)',
       response: sessionSchema,
       audit: { action: 'session.revoked' },
-      handle: ({ deps, auth, actor, params }) => applySessionAction(deps, instanceOf(auth).id, params.id!, 'revoke', auditContextOf(actor)),
+      handle: ({ deps, auth, actor, params }) => applySessionAction(deps, instanceOf(auth).id, params.id, 'revoke', auditContextOf(actor)),
     }),
-    refresh: endpoint<Auth, z.output<typeof refreshBody>>({
+    refresh: endpoint<Auth, z.output<typeof refreshBody>, never, 'id'>({
       summary: 'Exchange a refresh token for a session JWT and the next refresh token',
       body: refreshBody,
       response: sessionTokensSchema,
       audit: { unaudited: 'the token refresh hot path; rotation is kept on the refresh token, and reuse revokes the session with its own entry' },
       handle: async ({ deps, auth, params, body }) =>
-        refreshSession(deps, await instanceContext(deps, instanceOf(auth).id), params.id!, body.refresh_token),
+        refreshSession(deps, await instanceContext(deps, instanceOf(auth).id), params.id, body.refresh_token),
     }),
     verify: endpoint<Auth, z.output<typeof verifyBody>>({
       summary: 'Verify a session JWT authoritatively, including revocation',
@@ -63,11 +63,11 @@ export function sessionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
       audit: { unaudited: 'a read sent as POST, so the token stays out of URLs and logs' },
       handle: async ({ deps, auth, body }) => verifySession(deps, await instanceContext(deps, instanceOf(auth).id), body.token),
     }),
-    revokeOfUser: endpoint<Auth>({
+    revokeOfUser: endpoint<Auth, never, never, 'id'>({
       summary: 'Revoke every session of a user and increment their sessions_version',
       response: revokedAllSchema,
       audit: { action: 'session.revoked_all' },
-      handle: ({ deps, auth, actor, params }) => revokeUserSessions(deps, instanceOf(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, actor, params }) => revokeUserSessions(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
   };
 }

@@ -31,23 +31,23 @@ export function jwtTemplateEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: 
       response: jwtTemplateSchema,
       handle: ({ deps, auth, body, actor }) => createJwtTemplate(deps, instanceOf(auth).id, body, auditContextOf(actor)),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a JWT template',
       response: jwtTemplateSchema,
-      handle: ({ deps, auth, params }) => getJwtTemplate(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getJwtTemplate(deps, instanceOf(auth).id, params.id),
     }),
-    update: endpoint<Auth, z.output<typeof updateJwtTemplateBody>>({
+    update: endpoint<Auth, z.output<typeof updateJwtTemplateBody>, never, 'id'>({
       summary: 'Update a JWT template (name, claims, lifetime, allowed clock skew; null lifetime or skew: the default)',
       audit: { action: 'jwt_template.updated' },
       body: updateJwtTemplateBody,
       response: jwtTemplateSchema,
-      handle: ({ deps, auth, params, body, actor }) => updateJwtTemplate(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => updateJwtTemplate(deps, instanceOf(auth).id, params.id, body, auditContextOf(actor)),
     }),
-    delete: endpoint<Auth>({
+    delete: endpoint<Auth, never, never, 'id'>({
       summary: 'Delete a JWT template; getToken with its name answers 404 from then on',
       audit: { action: 'jwt_template.deleted' },
       response: deletedJwtTemplateSchema,
-      handle: ({ deps, auth, params, actor }) => deleteJwtTemplate(deps, instanceOf(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => deleteJwtTemplate(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
   };
 }

@@ -24,23 +24,23 @@ export function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pic
       status: 201,
       handle: ({ deps, auth, body, actor }) => createProvider(deps, instanceOf(auth), body, auditContextOf(actor)),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a social provider',
       response: providerSchema,
-      handle: ({ deps, auth, params }) => getProvider(deps, instanceOf(auth), params.id!),
+      handle: ({ deps, auth, params }) => getProvider(deps, instanceOf(auth), params.id),
     }),
-    update: endpoint<Auth, z.output<typeof updateProviderBody>>({
+    update: endpoint<Auth, z.output<typeof updateProviderBody>, never, 'id'>({
       summary: 'Update a social provider (client id or secret, issuer, endpoints, scopes, enabled)',
       audit: { action: 'social_provider.updated', recordedBy: 'domain' },
       body: updateProviderBody,
       response: providerSchema,
-      handle: ({ deps, auth, params, body, actor }) => updateProvider(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => updateProvider(deps, instanceOf(auth), params.id, body, auditContextOf(actor)),
     }),
-    delete: endpoint<Auth>({
+    delete: endpoint<Auth, never, never, 'id'>({
       summary: 'Delete a social provider (its users keep their accounts; the strategy stops working)',
       audit: { action: 'social_provider.deleted', recordedBy: 'domain' },
       response: deletedProviderSchema,
-      handle: ({ deps, auth, params, actor }) => deleteProvider(deps, instanceOf(auth), params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => deleteProvider(deps, instanceOf(auth), params.id, auditContextOf(actor)),
     }),
   };
 }

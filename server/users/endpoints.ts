@@ -40,53 +40,53 @@ export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string 
       response: userListSchema,
       handle: ({ deps, auth, query }) => listUsers(deps, instanceOf(auth).id, query),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a user',
       response: userSchema,
-      handle: ({ deps, auth, params }) => getUser(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getUser(deps, instanceOf(auth).id, params.id),
     }),
-    update: endpoint<Auth, UpdateUserInput>({
+    update: endpoint<Auth, UpdateUserInput, never, 'id'>({
       summary: 'Update a user (metadata is deep-merged; null deletes a key)',
       body: updateBody,
       response: userSchema,
       audit: { action: 'user.updated', recordedBy: 'domain' },
       handle: async ({ deps, auth, params, body, actor }) => {
         await rejectCompromised(deps, instanceOf(auth).id, body);
-        return updateUser(deps, instanceOf(auth).id, params.id!, body, auditContextOf(actor));
+        return updateUser(deps, instanceOf(auth).id, params.id, body, auditContextOf(actor));
       },
     }),
-    delete: endpoint<Auth>({
+    delete: endpoint<Auth, never, never, 'id'>({
       summary: 'Delete a user',
       response: deletedUserSchema,
       audit: { action: 'user.deleted' },
-      handle: ({ deps, auth, params }) => deleteUser(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => deleteUser(deps, instanceOf(auth).id, params.id),
     }),
-    ban: endpoint<Auth>({
+    ban: endpoint<Auth, never, never, 'id'>({
       summary: 'Ban a user',
       response: userSchema,
       audit: { action: 'user.banned' },
-      handle: ({ deps, auth, params }) => setBanned(deps, instanceOf(auth).id, params.id!, true),
+      handle: ({ deps, auth, params }) => setBanned(deps, instanceOf(auth).id, params.id, true),
     }),
-    unban: endpoint<Auth>({
+    unban: endpoint<Auth, never, never, 'id'>({
       summary: 'Unban a user',
       response: userSchema,
       audit: { action: 'user.unbanned' },
-      handle: ({ deps, auth, params }) => setBanned(deps, instanceOf(auth).id, params.id!, false),
+      handle: ({ deps, auth, params }) => setBanned(deps, instanceOf(auth).id, params.id, false),
     }),
-    disableMfa: endpoint<Auth>({
+    disableMfa: endpoint<Auth, never, never, 'id'>({
       summary: 'Turn off a user’s second factor: delete their TOTP factor and backup codes (answers {user_id}, as Clerk does)',
       response: z.object({ user_id: z.string() }),
       audit: { action: 'user.mfa_disabled', target: 'id' },
-      handle: ({ deps, auth, params }) => removeAllMfa(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => removeAllMfa(deps, instanceOf(auth).id, params.id),
     }),
-    listSessions: endpoint<Auth, never, z.output<typeof userSessionsQuery>>({
+    listSessions: endpoint<Auth, never, z.output<typeof userSessionsQuery>, 'id'>({
       summary: 'List a user’s sessions',
       query: userSessionsQuery,
       response: sessionListSchema,
       handle: async ({ deps, auth, params, query }) => {
         const instanceId = instanceOf(auth).id;
-        await getUser(deps, instanceId, params.id!);
-        return listSessions(deps, instanceId, { ...query, user_id: params.id! });
+        await getUser(deps, instanceId, params.id);
+        return listSessions(deps, instanceId, { ...query, user_id: params.id });
       },
     }),
   };
@@ -95,19 +95,19 @@ export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string 
 /** Set or remove a user's profile image for the BAPI and the dashboard (`params.id` is the user). */
 export function profileImageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
   return {
-    set: endpoint<Auth, ImageUpload>({
+    set: endpoint<Auth, ImageUpload, never, 'id'>({
       summary: `Set the user’s profile image (${USER_UPLOAD})`,
       multipart: true,
       body: profileImageUploadSchema,
       response: userSchema,
       audit: { action: 'user.profile_image_updated' },
-      handle: ({ deps, auth, params, body }) => setProfileImage(deps, instanceOf(auth).id, params.id!, body),
+      handle: ({ deps, auth, params, body }) => setProfileImage(deps, instanceOf(auth).id, params.id, body),
     }),
-    remove: endpoint<Auth>({
+    remove: endpoint<Auth, never, never, 'id'>({
       summary: 'Remove the user’s profile image',
       response: userSchema,
       audit: { action: 'user.profile_image_deleted' },
-      handle: ({ deps, auth, params }) => deleteProfileImage(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => deleteProfileImage(deps, instanceOf(auth).id, params.id),
     }),
   };
 }

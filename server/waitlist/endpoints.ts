@@ -22,10 +22,10 @@ export function waitlistEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance)
       response: waitlistEntryListSchema,
       handle: ({ deps, auth, query }) => listWaitlistEntries(deps, instanceOf(auth).id, query),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a waitlist entry',
       response: waitlistEntrySchema,
-      handle: ({ deps, auth, params }) => getWaitlistEntry(deps, instanceOf(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getWaitlistEntry(deps, instanceOf(auth).id, params.id),
     }),
     create: endpoint<Auth, z.output<typeof createWaitlistEntryBody>>({
       summary: 'Add an email address to the waitlist (pending); one already listed is 409',
@@ -34,19 +34,19 @@ export function waitlistEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance)
       response: waitlistEntrySchema,
       handle: ({ deps, auth, body, actor }) => createWaitlistEntry(deps, instanceOf(auth).id, body, auditContextOf(actor)),
     }),
-    invite: endpoint<Auth, z.output<typeof inviteWaitlistEntryBody>>({
+    invite: endpoint<Auth, z.output<typeof inviteWaitlistEntryBody>, never, 'id'>({
       summary: 'Invite a waitlist entry: emails a sign-up link carrying a one-time ticket (again: a new ticket); status invited',
       audit: { action: 'waitlist_entry.invited', recordedBy: 'domain' },
       body: inviteWaitlistEntryBody,
       response: waitlistEntrySchema,
-      handle: ({ deps, auth, params, body, actor }) => inviteWaitlistEntry(deps, instanceOf(auth), params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => inviteWaitlistEntry(deps, instanceOf(auth), params.id, body, auditContextOf(actor)),
     }),
-    reject: endpoint<Auth, z.output<typeof rejectWaitlistEntryBody>>({
+    reject: endpoint<Auth, z.output<typeof rejectWaitlistEntryBody>, never, 'id'>({
       summary: 'Reject a waitlist entry (its ticket stops working); status rejected',
       audit: { action: 'waitlist_entry.rejected', recordedBy: 'domain' },
       body: rejectWaitlistEntryBody,
       response: waitlistEntrySchema,
-      handle: ({ deps, auth, params, actor }) => rejectWaitlistEntry(deps, instanceOf(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => rejectWaitlistEntry(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
   };
 }

@@ -50,62 +50,62 @@ export function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
       response: endpointListSchema,
       handle: ({ deps, auth, query }) => listEndpoints(deps, caller(auth).id, query),
     }),
-    get: endpoint<Auth>({
+    get: endpoint<Auth, never, never, 'id'>({
       summary: 'Get a webhook endpoint',
       response: endpointSchema,
-      handle: ({ deps, auth, params }) => getEndpoint(deps, caller(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => getEndpoint(deps, caller(auth).id, params.id),
     }),
-    update: endpoint<Auth, z.output<typeof updateEndpointBody>>({
+    update: endpoint<Auth, z.output<typeof updateEndpointBody>, never, 'id'>({
       summary: 'Update a webhook endpoint (url, description, event_types, disabled)',
       audit: { action: 'webhook_endpoint.updated' },
       body: updateEndpointBody,
       response: endpointSchema,
-      handle: ({ deps, auth, params, body, actor }) => updateEndpoint(deps, caller(auth), params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => updateEndpoint(deps, caller(auth), params.id, body, auditContextOf(actor)),
     }),
-    delete: endpoint<Auth>({
+    delete: endpoint<Auth, never, never, 'id'>({
       summary: 'Delete a webhook endpoint with its delivery log',
       audit: { action: 'webhook_endpoint.deleted' },
       response: deletedEndpointSchema,
-      handle: ({ deps, auth, params, actor }) => deleteEndpoint(deps, caller(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => deleteEndpoint(deps, caller(auth).id, params.id, auditContextOf(actor)),
     }),
-    revealSecret: endpoint<Auth>({
+    revealSecret: endpoint<Auth, never, never, 'id'>({
       summary: 'Reveal the signing secret of a webhook endpoint (audited)',
       response: secretSchema,
-      handle: ({ deps, auth, params, actor }) => revealSecret(deps, caller(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => revealSecret(deps, caller(auth).id, params.id, auditContextOf(actor)),
     }),
-    rotateSecret: endpoint<Auth>({
+    rotateSecret: endpoint<Auth, never, never, 'id'>({
       summary: 'Rotate the signing secret; the previous one keeps signing beside it for 24 h',
       audit: { action: 'webhook_endpoint.secret_rotated' },
       response: secretSchema,
-      handle: ({ deps, auth, params, actor }) => rotateSecret(deps, caller(auth).id, params.id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => rotateSecret(deps, caller(auth).id, params.id, auditContextOf(actor)),
     }),
-    deliveries: endpoint<Auth, never, z.output<typeof listDeliveriesQuery>>({
+    deliveries: endpoint<Auth, never, z.output<typeof listDeliveriesQuery>, 'id'>({
       summary: 'List the messages sent to an endpoint, newest first, each with every attempt',
       query: listDeliveriesQuery,
       response: messageListSchema,
-      handle: ({ deps, auth, params, query }) => listDeliveries(deps, caller(auth).id, params.id!, query),
+      handle: ({ deps, auth, params, query }) => listDeliveries(deps, caller(auth).id, params.id, query),
     }),
-    retry: endpoint<Auth>({
+    retry: endpoint<Auth, never, never, 'id' | 'message_id'>({
       summary: 'Deliver a message again now, with a fresh retry schedule and the same webhook-id',
       audit: { action: 'webhook_message.retried', target: 'message_id' },
       response: messageSchema,
       status: 202,
-      handle: ({ deps, auth, params, actor }) => retryMessage(deps, caller(auth).id, params.id!, params.message_id!, auditContextOf(actor)),
+      handle: ({ deps, auth, params, actor }) => retryMessage(deps, caller(auth).id, params.id, params.message_id, auditContextOf(actor)),
     }),
-    recover: endpoint<Auth, z.output<typeof recoverBody>>({
+    recover: endpoint<Auth, z.output<typeof recoverBody>, never, 'id'>({
       summary: 'Deliver again every failed message of an endpoint created since a time (ms)',
       audit: { action: 'webhook_endpoint.recovered' },
       body: recoverBody,
       response: recoverySchema,
       status: 202,
-      handle: ({ deps, auth, params, body, actor }) => recoverFailed(deps, caller(auth).id, params.id!, body, auditContextOf(actor)),
+      handle: ({ deps, auth, params, body, actor }) => recoverFailed(deps, caller(auth).id, params.id, body, auditContextOf(actor)),
     }),
-    test: endpoint<Auth>({
+    test: endpoint<Auth, never, never, 'id'>({
       summary: 'Emit webhook.test to this endpoint only',
       audit: { action: 'webhook_endpoint.tested' },
       response: messageSchema,
       status: 202,
-      handle: ({ deps, auth, params }) => sendTestEvent(deps, caller(auth).id, params.id!),
+      handle: ({ deps, auth, params }) => sendTestEvent(deps, caller(auth).id, params.id),
     }),
   };
 }

@@ -30,7 +30,7 @@ export const bapiScim = {
     response: scimTokenList,
     handle: ({ deps, auth, query }) => listScimTokens(deps, auth.instance.id, query),
   }),
-  revokeToken: revoke<BapiAuth>(bapiInstance, 'id'),
+  revokeToken: revoke(bapiInstance, 'id'),
   listUsers: endpoint<BapiAuth, never, z.output<typeof directoryListQuery>>({
     summary: 'The users directories provisioned, of one organization or all (cursor pagination)',
     query: directoryListQuery,
@@ -43,5 +43,5 @@ export const bapiScim = {
     response: directoryGroupList,
     handle: ({ deps, auth, query }) => listDirectoryGroups(deps, auth.instance.id, query),
   }),
-  mapGroup: mapGroup<BapiAuth>(bapiInstance, 'id'),
+  mapGroup: mapGroup(bapiInstance, 'id'),
 };

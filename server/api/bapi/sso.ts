@@ -22,5 +22,5 @@ export const bapiSso = {
     response: connectionList,
     handle: ({ deps, auth, query }) => listConnections(deps, auth.instance.id, query),
   }),
-  ...crud<BapiAuth>(bapiInstance, 'id', () => undefined),
+  ...crud(bapiInstance, 'id', (): string | undefined => undefined),
 };

@@ -10,7 +10,7 @@ const consoleInstance = (auth: ConsoleAuth) => routeInstance(auth).id;
 const orgPage = listConnectionsQuery.omit({ organization_id: true });
 /** Dashboard: the organization page's SSO section (`:id` the organization). */
 export const dashboardSso = {
-  create: endpoint<ConsoleAuth, z.output<typeof createConnectionBody>>({
+  create: endpoint<ConsoleAuth, z.output<typeof createConnectionBody>, never, 'id'>({
     summary: 'Create an SSO connection for this organization',
     audit: { action: 'sso_connection.created', details: connectionChange },
     body: createConnectionBody,
@@ -21,11 +21,11 @@ export const dashboardSso = {
       return createConnection(deps, consoleInstance(auth), body);
     },
   }),
-  list: endpoint<ConsoleAuth, never, z.output<typeof orgPage>>({
+  list: endpoint<ConsoleAuth, never, z.output<typeof orgPage>, 'id'>({
     summary: 'This organization’s SSO connections, newest first',
     query: orgPage,
     response: connectionList,
-    handle: ({ deps, auth, params, query }) => listConnections(deps, consoleInstance(auth), { ...query, organization_id: params.id! }),
+    handle: ({ deps, auth, params, query }) => listConnections(deps, consoleInstance(auth), { ...query, organization_id: params.id }),
   }),
-  ...crud<ConsoleAuth>(consoleInstance, 'connection_id', (params) => params.id),
+  ...crud(consoleInstance, 'connection_id', (params: Record<'id', string>) => params.id),
 };
