@@ -35,10 +35,10 @@ export const bapiAllowlist = {
     audit: { action: 'allowlist_identifier.created', recordedBy: 'domain' },
     handle: ({ deps, auth, body, actor }) => addAllowlistIdentifier(deps, auth.instance.id, body.identifier, auditContextOf(actor)),
   }),
-  delete: endpoint<BapiAuth>({
+  delete: endpoint<BapiAuth, never, never, 'id'>({
     summary: 'Remove an allowlist identifier',
     response: z.object({ object: z.literal('allowlist_identifier'), id: z.string(), deleted: z.literal(true) }),
     audit: { action: 'allowlist_identifier.deleted', recordedBy: 'domain' },
-    handle: ({ deps, auth, params, actor }) => deleteAllowlistIdentifier(deps, auth.instance.id, params.id!, auditContextOf(actor)),
+    handle: ({ deps, auth, params, actor }) => deleteAllowlistIdentifier(deps, auth.instance.id, params.id, auditContextOf(actor)),
   }),
 };

@@ -58,10 +58,10 @@ export const bapiInvitations = {
     response: cursorPageSchema(invitationSchema),
     handle: ({ deps, auth, query }) => listInstanceInvitations(deps, auth.instance.id, query),
   }),
-  revoke: endpoint<BapiAuth>({
+  revoke: endpoint<BapiAuth, never, never, 'id'>({
     summary: 'Revoke a pending invitation',
     response: invitationSchema,
     audit: { action: 'invitation.revoked', recordedBy: 'domain' },
-    handle: ({ deps, auth, params, actor }) => revokeInstanceInvitation(deps, auth.instance.id, params.id!, auditContextOf(actor)),
+    handle: ({ deps, auth, params, actor }) => revokeInstanceInvitation(deps, auth.instance.id, params.id, auditContextOf(actor)),
   }),
 };

@@ -70,11 +70,11 @@ export const createSignInTokenEndpoint = endpoint<BapiAuth, z.output<typeof crea
 });
 
 const revokeEndpoint = (kind: TicketKind, schema: z.ZodType) =>
-  endpoint<BapiAuth>({
+  endpoint<BapiAuth, never, never, 'id'>({
     summary: `Revoke a pending ${kind.replaceAll('_', ' ')} (a redeemed one is 409)`,
     audit: { action: kind === 'actor_token' ? 'impersonation.actor_token_revoked' : 'sign_in_token.revoked', recordedBy: 'domain' },
     response: schema,
-    handle: ({ deps, auth, params, actor }) => revokeTicket(deps, auth.instance.id, kind, params.id!, auditContextOf(actor)),
+    handle: ({ deps, auth, params, actor }) => revokeTicket(deps, auth.instance.id, kind, params.id, auditContextOf(actor)),
   });
 
 export const revokeActorTokenEndpoint = revokeEndpoint('actor_token', actorTokenSchema);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { endpoint } from '../../../http/endpoint';
+import { endpoint, type Endpoint } from '../../../http/endpoint';
 import { AppError } from '../../../http/errors';
 import { instanceContext } from '../../../instances/instances';
 import type { BapiAuth } from '../authenticate';
@@ -50,29 +50,30 @@ export const updateOrganizationMetadataEndpoint = {
 type MintTokenBody = z.output<typeof mintTokenBody> | undefined;
 
 /** POST /v1/sessions/:id/tokens `{expires_in_seconds?}`: a fresh session JWT of a live session. */
-export const sessionTokenEndpoint = endpoint<BapiAuth, MintTokenBody>({
+export const sessionTokenEndpoint = endpoint<BapiAuth, MintTokenBody, never, 'id'>({
   summary: 'Get a fresh session JWT for a live session',
   body: mintTokenBody,
   response: templateTokenSchema,
   audit: { unaudited: 'mints a short-lived token of an existing session, like a refresh' },
   handle: async ({ deps, auth, params, body }) => {
-    const { jwt } = await sessionToken(deps, await instanceContext(deps, auth.instance.id), params.id!, body?.expires_in_seconds ?? undefined);
+    const { jwt } = await sessionToken(deps, await instanceContext(deps, auth.instance.id), params.id, body?.expires_in_seconds ?? undefined);
     return { object: 'token' as const, jwt };
   },
 });
 
 /** POST /v1/sessions/:id/tokens/:template `{expires_in_seconds?}`: a JWT from the named template (server/sessions/jwt-templates.ts) for a live session. */
-export const sessionTemplateTokenEndpoint = endpoint<BapiAuth, MintTokenBody>({
+export const sessionTemplateTokenEndpoint = endpoint<BapiAuth, MintTokenBody, never, 'id' | 'template'>({
   summary: 'Get a JWT from a named JWT template for a live session (unknown template: 404)',
   body: mintTokenBody,
   response: templateTokenSchema,
   audit: { unaudited: 'mints a short-lived token of an existing session, like the session token' },
   handle: async ({ deps, auth, params, body }) =>
-    sessionTemplateToken(deps, await instanceContext(deps, auth.instance.id), params.id!, params.template!, body?.expires_in_seconds ?? undefined),
+    sessionTemplateToken(deps, await instanceContext(deps, auth.instance.id), params.id, params.template, body?.expires_in_seconds ?? undefined),
 });
 
 /** POST /v1/sessions/:id/verify `{token}`: POST /v1/sessions/verify, also checking the token is this session's. */
-export const verifySessionByIdEndpoint: typeof bapiSessions.verify = {
+type Verify = Parameters<typeof bapiSessions.verify.handle>[0];
+export const verifySessionByIdEndpoint: Endpoint<BapiAuth, Verify['body'], Verify['query'], 'id'> = {
   ...bapiSessions.verify,
   summary: 'Verify a session JWT of this session, including revocation',
   handle: async (ctx) => {
