@@ -16,7 +16,8 @@ const listQuery = meQuery.extend(pageQuery);
 type CreateBody = z.output<typeof createOwnApiKeyBody>;
 type RevokeBody = z.output<typeof revokeApiKeyBody>;
 
-function selfServiceEndpoints<Auth extends SignedInAuth>(whose: string, subjectOf: (auth: Auth) => string) {
+/** `keyParam` names the key's path parameter (the organization's routes have the organization's `:id` too). */
+function selfServiceEndpoints<Auth extends SignedInAuth, K extends string>(whose: string, keyParam: K, subjectOf: (auth: Auth) => string) {
   return {
     list: endpoint<Auth, never, z.output<typeof listQuery>>({
       summary: `${whose} unrevoked API keys, newest first (cursor pagination)`,
@@ -33,17 +34,17 @@ function selfServiceEndpoints<Auth extends SignedInAuth>(whose: string, subjectO
       handle: ({ deps, auth, body, actor }) =>
         createApiKey(deps, auth.instance.id, { ...body, subject: subjectOf(auth), created_by: auth.me.userId }, auditContextOf(actor)),
     }),
-    revoke: endpoint<Auth, RevokeBody, z.output<typeof meQuery>>({
+    revoke: endpoint<Auth, RevokeBody, z.output<typeof meQuery>, K>({
       summary: `Revoke one of ${whose} API keys (another subject’s is 404)`,
       audit: { action: 'api_key.revoked', recordedBy: 'domain' },
       body: revokeApiKeyBody,
       query: meQuery,
       response: apiKeySchema,
       handle: ({ deps, auth, params, body, actor }) =>
-        revokeApiKey(deps, auth.instance.id, params.key_id ?? params.id!, { ...body, subject: subjectOf(auth) }, auditContextOf(actor)),
+        revokeApiKey(deps, auth.instance.id, params[keyParam], { ...body, subject: subjectOf(auth) }, auditContextOf(actor)),
     }),
   };
 }
 
-export const myApiKeys = selfServiceEndpoints<SignedInAuth>('the signed-in user’s', (auth) => auth.me.userId);
-export const organizationApiKeys = selfServiceEndpoints<OrgMemberAuth>('the organization’s (org:sys_api_keys:manage)', (auth) => auth.org.organization.id);
+export const myApiKeys = selfServiceEndpoints('the signed-in user’s', 'id', (auth: SignedInAuth) => auth.me.userId);
+export const organizationApiKeys = selfServiceEndpoints('the organization’s (org:sys_api_keys:manage)', 'key_id', (auth: OrgMemberAuth) => auth.org.organization.id);

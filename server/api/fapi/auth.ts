@@ -291,13 +291,13 @@ function signInStepEndpoint<I>(
   body: z.ZodType<I>,
   step: (deps: Deps, instance: FapiAuth['instance'], attempt: Awaited<ReturnType<typeof loadSignIn>>, input: I, audit: ReturnType<typeof auditCtxOf>, auth: FapiAuth) => Promise<SignInStep>,
 ) {
-  return endpoint<FapiAuth, I>({
+  return endpoint<FapiAuth, I, never, 'id'>({
     summary,
     audit: AUTH_FLOW,
     body,
     response: signInResponse,
     handle: async ({ deps, auth, params, body: input, request }) => {
-      const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+      const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
       const done = await step(deps, auth.instance, attempt, input, auditCtxOf(auth, request), auth);
       renewClientToken(auth, done);
       return signInAnswer(deps, auth, done);
@@ -419,22 +419,22 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   },
 });
 
-export const getSignInEndpoint = endpoint<FapiAuth>({
+export const getSignInEndpoint = endpoint<FapiAuth, never, never, 'id'>({
   summary: 'This client’s sign-in attempt',
   response: signInResponse,
   handle: async ({ deps, auth, params }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
     return signInAnswer(deps, auth, { attempt, client: null });
   },
 });
 
-export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareFirstFactorBody>>({
+export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareFirstFactorBody>, never, 'id'>({
   summary: 'Send the email code of email_code or reset_password_email_code (1 per 30 s and 5 per hour per address)',
   audit: AUTH_FLOW,
   body: prepareFirstFactorBody,
   response: signInResponse,
   handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
     if (body.strategy === 'passkey') {
       await assertPasskeyStep(deps, auth.instance, attempt, 'first');
       return passkeyOptionsAnswer(deps, auth, attempt, 'first');
@@ -475,26 +475,26 @@ export const attemptFirstFactorEndpoint = signInStepEndpoint(
 
 const claimBody = z.strictObject({ claim_nonce: z.string().min(1).max(256), code_verifier: codeVerifierInput });
 
-export const claimSignInEndpoint = endpoint<FapiAuth, z.output<typeof claimBody>>({
+export const claimSignInEndpoint = endpoint<FapiAuth, z.output<typeof claimBody>, never, 'id'>({
   summary:
     'Native apps: claim the oauth_<provider> or enterprise_sso sign-in this attempt started, with the claim_nonce the browser came back with (on redirect_url) and the code_verifier of the start’s code_challenge',
   audit: AUTH_FLOW,
   body: claimBody,
   response: signInResponse,
   handle: async ({ deps, auth, params, body, request }) => {
-    const step = await claimSignIn(deps, auth.instance, auth.client, params.id!, { claimNonce: body.claim_nonce, codeVerifier: body.code_verifier }, auditCtxOf(auth, request));
+    const step = await claimSignIn(deps, auth.instance, auth.client, params.id, { claimNonce: body.claim_nonce, codeVerifier: body.code_verifier }, auditCtxOf(auth, request));
     renewClientToken(auth, step);
     return signInAnswer(deps, auth, step);
   },
 });
 
-export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>>({
+export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>, never, 'id'>({
   summary: 'Prepare a second factor: email_code (a risk-based step-up) sends the code; totp and backup_code need nothing sent',
   audit: AUTH_FLOW,
   body: prepareSecondFactorBody,
   response: signInResponse,
   handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id!);
+    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
     if (body.strategy === 'passkey') {
       await assertPasskeyStep(deps, auth.instance, attempt, 'second');
       return passkeyOptionsAnswer(deps, auth, attempt, 'second');
@@ -536,34 +536,34 @@ export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   },
 });
 
-export const getSignUpEndpoint = endpoint<FapiAuth>({
+export const getSignUpEndpoint = endpoint<FapiAuth, never, never, 'id'>({
   summary: 'This client’s sign-up attempt',
   response: signUpResponse,
   handle: async ({ deps, auth, params }) => {
-    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
+    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
     return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
   },
 });
 
-export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareVerificationBody>>({
+export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareVerificationBody>, never, 'id'>({
   summary: 'Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address)',
   audit: AUTH_FLOW,
   body: prepareVerificationBody,
   response: signUpResponse,
   handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
+    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
     await prepareSignUpVerification(deps, auth.instance, attempt, { acceptLanguage: request.acceptLanguage, strategy: body.strategy as SignUpStrategy });
     return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
   },
 });
 
-export const attemptVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptVerificationBody>>({
+export const attemptVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptVerificationBody>, never, 'id'>({
   summary: 'Check the email code; success creates the user and a session on the client',
   audit: AUTH_FLOW,
   body: attemptVerificationBody,
   response: signUpResponse,
   handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id!);
+    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
     const done = await attemptSignUpVerification(deps, auth.instance, attempt, body.code, auditCtxOf(auth, request), body.strategy as SignUpStrategy | undefined);
     renewClientToken(auth, done);
     return { response: await signUpView(deps, auth.instance, done.attempt), client: await clientView(deps, auth.instance, done.client) };

@@ -10,9 +10,9 @@ export const listMyGrantsEndpoint = endpoint<SignedInAuth>({
   handle: ({ deps, auth }) => listUserGrants(deps, auth.instance.id, auth.me.userId),
 });
 
-export const revokeMyGrantEndpoint = endpoint<SignedInAuth>({
+export const revokeMyGrantEndpoint = endpoint<SignedInAuth, never, never, 'id'>({
   summary: 'Withdraw a consent: the app’s tokens for this user stop working',
   audit: { action: 'oauth_grant.revoked', recordedBy: 'domain' },
   response: z.object({ object: z.literal('oauth_grant'), id: z.string(), deleted: z.literal(true) }),
-  handle: ({ deps, auth, params, actor }) => revokeUserGrant(deps, auth.instance.id, auth.me.userId, params.id!, auditContextOf(actor)),
+  handle: ({ deps, auth, params, actor }) => revokeUserGrant(deps, auth.instance.id, auth.me.userId, params.id, auditContextOf(actor)),
 });

@@ -141,14 +141,14 @@ const accepted = (r: Awaited<ReturnType<typeof acceptOrganizationInvitation>>) =
   membership: publicMembershipView(r.membership),
 });
 
-export const acceptMyInvitationEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+export const acceptMyInvitationEndpoint = endpoint<SignedInAuth, never, MeQuery, 'id'>({
   summary: 'Accept an invitation to one of the user’s verified addresses: the user joins with its role',
   audit: { action: 'organization_invitation.accepted' },
   query: meQuery,
   response: acceptedSchema,
   handle: async ({ deps, auth, params }) => {
     const { me } = auth;
-    return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { id: params.id! }));
+    return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { id: params.id }));
   },
 });
 
@@ -185,18 +185,18 @@ export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, MeQuery>(
   },
 });
 
-export const acceptMySuggestionEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+export const acceptMySuggestionEndpoint = endpoint<SignedInAuth, never, MeQuery, 'id'>({
   summary: 'Ask to join a suggested organization: a membership request its admins accept (the user then joins with the default role) or reject',
   audit: { action: 'organization_suggestion.accepted' },
   query: meQuery,
   response: suggestionSchema,
-  handle: async ({ deps, auth, params }) => acceptSuggestion(deps, auth.instance.id, auth.me.userId, params.id!),
+  handle: async ({ deps, auth, params }) => acceptSuggestion(deps, auth.instance.id, auth.me.userId, params.id),
 });
 
 /** FAPI, public: an organization's logo at its version (immutable caching, ETag, 304), as the organization's `image_url` says. */
-export const organizationLogoEndpoint = endpoint<FapiAuth>({
+export const organizationLogoEndpoint = endpoint<FapiAuth, never, never, 'id' | 'version'>({
   summary: 'An organization’s logo (the URL names its version: cached for a year); 304 on a matching If-None-Match',
   response: z.unknown(),
   handle: async ({ deps, auth, params, raw }) =>
-    storedImageResult(await organizationLogoImage(deps, auth.instance.id, params.id!, params.version!, raw.header('if-none-match'))),
+    storedImageResult(await organizationLogoImage(deps, auth.instance.id, params.id, params.version, raw.header('if-none-match'))),
 });

@@ -39,22 +39,22 @@ export const myPasskeys = {
       return listUserPasskeys(deps, auth.instance.id, auth.me.userId);
     },
   }),
-  rename: endpoint<SignedInAuth, z.output<typeof renameBody>, MeQuery>({
+  rename: endpoint<SignedInAuth, z.output<typeof renameBody>, MeQuery, 'id'>({
     summary: 'Rename one of the user’s passkeys',
     audit: { action: 'passkey.renamed' },
     body: renameBody,
     query: meQuery,
     response: passkeySchema,
-    handle: ({ deps, auth, params, body }) => renamePasskey(deps, auth.instance, auth.me.userId, params.id!, body.name),
+    handle: ({ deps, auth, params, body }) => renamePasskey(deps, auth.instance, auth.me.userId, params.id, body.name),
   }),
-  remove: endpoint<SignedInAuth, never, MeQuery>({
+  remove: endpoint<SignedInAuth, never, MeQuery, 'id'>({
     summary: 'Delete one of the user’s passkeys; emits passkey.deleted',
     audit: { action: 'passkey.deleted' },
     query: meQuery,
     response: deletedPasskeySchema,
     handle: ({ deps, auth, params }) => {
       assertPasskeysOn(auth.instance);
-      return deletePasskey(deps, auth.instance, auth.me.userId, params.id!);
+      return deletePasskey(deps, auth.instance, auth.me.userId, params.id);
     },
   }),
 };

@@ -58,7 +58,7 @@ export const deleteClientEndpoint = endpoint<FapiAuth>({
   },
 });
 
-export const createSessionTokenEndpoint = endpoint<FapiAuth>({
+export const createSessionTokenEndpoint = endpoint<FapiAuth, never, never, 'id'>({
   summary: 'A fresh session JWT for a live session of this client',
   audit: { unaudited: 'hot path: a short-lived token for a live session; changes nothing' },
   response: z.object({ object: z.literal('token'), jwt: z.string() }),
@@ -66,16 +66,16 @@ export const createSessionTokenEndpoint = endpoint<FapiAuth>({
     if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
     // azp: the allowed browser origin asking for the token (Clerk's authorizedParties check reads it).
     const azp = request.origin && allowedOrigins(auth.instance, auth.instance.fapiUrl).has(request.origin) ? request.origin : null;
-    return clientSessionToken(deps, auth.instance, auth.client.id, params.id!, azp);
+    return clientSessionToken(deps, auth.instance, auth.client.id, params.id, azp);
   },
 });
 
-export const refreshSessionEndpoint = endpoint<FapiAuth, z.output<typeof refreshBody>>({
+export const refreshSessionEndpoint = endpoint<FapiAuth, z.output<typeof refreshBody>, never, 'id'>({
   summary: 'Exchange a refresh token (the credential) for a session JWT and the next refresh token',
   audit: { unaudited: 'hot path: token rotation is recorded on the session (reuse revokes it, audited as session.revoked)' },
   body: refreshBody,
   response: sessionTokensSchema,
-  handle: ({ deps, auth, params, body }) => refreshSession(deps, auth.instance, params.id!, body.refresh_token),
+  handle: ({ deps, auth, params, body }) => refreshSession(deps, auth.instance, params.id, body.refresh_token),
 });
 
 export const listMySessionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
@@ -88,14 +88,14 @@ export const listMySessionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   },
 });
 
-export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+export const revokeMySessionEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery, 'id'>({
   summary: 'Revoke one of the signed-in user’s sessions, on any device (session.revoked)',
   audit: { action: 'session.revoked' },
   query: meQuery,
   response: sessionSchema,
   handle: async ({ deps, auth, params, actor }) => {
     const { me } = auth;
-    return revokeMySession(deps, auth.instance.id, me, params.id!, auditContextOf(actor));
+    return revokeMySession(deps, auth.instance.id, me, params.id, auditContextOf(actor));
   },
 });
 
@@ -117,24 +117,24 @@ const requireClient = (auth: FapiAuth): ClientRow => {
 };
 
 const sessionResponse = z.object({ response: sessionSchema, client: clientSchema });
-export const endSessionEndpoint = endpoint<FapiAuth>({
+export const endSessionEndpoint = endpoint<FapiAuth, never, never, 'id'>({
   summary: 'Sign one session of this client out (session.ended)',
   audit: { action: 'session.ended' },
   response: sessionResponse,
   handle: async ({ deps, auth, params, request }) => {
     const client = requireClient(auth);
-    const session = await endClientSession(deps, auth.instance, client, params.id!, 'end', auditOf(client, request));
+    const session = await endClientSession(deps, auth.instance, client, params.id, 'end', auditOf(client, request));
     return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
   },
 });
 
-export const removeSessionEndpoint = endpoint<FapiAuth>({
+export const removeSessionEndpoint = endpoint<FapiAuth, never, never, 'id'>({
   summary: 'Remove one session from this client (session.removed)',
   audit: { action: 'session.removed' },
   response: sessionResponse,
   handle: async ({ deps, auth, params, request }) => {
     const client = requireClient(auth);
-    const session = await endClientSession(deps, auth.instance, client, params.id!, 'remove', auditOf(client, request));
+    const session = await endClientSession(deps, auth.instance, client, params.id, 'remove', auditOf(client, request));
     return { response: session, client: await clientView(deps, auth.instance, await freshClient(deps, client.id)) };
   },
 });
@@ -156,14 +156,14 @@ const touchBody = z.strictObject({
   active_organization_id: z.preprocess((v) => (v === '' ? null : v), z.string().max(64).nullable().optional()),
 });
 
-export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody>>({
+export const touchSessionEndpoint = endpoint<FapiAuth, z.output<typeof touchBody>, never, 'id'>({
   summary: 'Make a live session of this client the active one (switch user), optionally set its active organization, and mark activity',
   audit: { unaudited: 'activity mark: recorded as the session’s latest_activity and active organization' },
   body: touchBody,
   response: z.object({ response: clientSessionSchema, client: clientSchema }),
   handle: async ({ deps, auth, params, body, request }) => {
     const client = requireClient(auth);
-    await touchClientSession(deps, auth.instance, client, params.id!, body.active_organization_id, request);
+    await touchClientSession(deps, auth.instance, client, params.id, body.active_organization_id, request);
     const view = await clientView(deps, auth.instance, await freshClient(deps, client.id));
     return { response: view.sessions.find((s) => s.id === params.id)!, client: view };
   },

@@ -192,14 +192,14 @@ export const listApiTokensEndpoint = endpoint<SignedInAuth, never, MeQuery>({
   },
 });
 
-export const revokeApiTokenEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+export const revokeApiTokenEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery, 'id'>({
   summary: 'Revoke one of the signed-in user’s personal access tokens',
   audit: { action: 'api_token.revoked' },
   query: meQuery,
   response: apiTokenSchema,
   handle: async ({ deps, auth, params, actor }) => {
     const { me } = auth;
-    return revokeApiToken(deps, auth.instance.id, me.userId, params.id!, auditContextOf(actor));
+    return revokeApiToken(deps, auth.instance.id, me.userId, params.id, auditContextOf(actor));
   },
 });
 
@@ -227,28 +227,28 @@ function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.Zod
       response: schema,
       handle: ({ deps, auth, body }) => addMyIdentifier(deps, auth.instance.id, auth.me.userId, kind, body[kind]),
     }),
-    prepare: endpoint<SignedInAuth, z.output<typeof prepareBody>, MeQuery>({
+    prepare: endpoint<SignedInAuth, z.output<typeof prepareBody>, MeQuery, 'id'>({
       summary: `Send a verification code by ${channel} to one of the signed-in user’s unverified ${what.many}`,
       audit: { unaudited: 'sends a code; the verification itself is audited' },
       body: prepareBody,
       query: meQuery,
       response: z.object({ verification: verificationSchema }).loose(),
-      handle: ({ deps, auth, params, request }) => prepareMyVerification(deps, auth.instance, auth.me.userId, kind, params.id!, request.acceptLanguage),
+      handle: ({ deps, auth, params, request }) => prepareMyVerification(deps, auth.instance, auth.me.userId, kind, params.id, request.acceptLanguage),
     }),
-    attempt: endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
+    attempt: endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery, 'id'>({
       summary: `Verify one of the signed-in user’s ${what.many} with the code sent there`,
       audit: { action: `user.${kind}_verified` },
       body: codeBody,
       query: meQuery,
       response: schema,
-      handle: ({ deps, auth, params, body }) => attemptMyVerification(deps, auth.instance.id, auth.me.userId, kind, params.id!, body.code),
+      handle: ({ deps, auth, params, body }) => attemptMyVerification(deps, auth.instance.id, auth.me.userId, kind, params.id, body.code),
     }),
-    remove: endpoint<SignedInAuth, never, MeQuery>({
+    remove: endpoint<SignedInAuth, never, MeQuery, 'id'>({
       summary: `Remove one of the signed-in user’s ${what.many} (never the primary one)`,
       audit: { action: `user.${kind}_removed` },
       query: meQuery,
       response: z.object({ object: z.literal(kind), id: z.string(), deleted: z.literal(true) }),
-      handle: ({ deps, auth, params }) => removeMyIdentifier(deps, auth.instance.id, auth.me.userId, kind, params.id!),
+      handle: ({ deps, auth, params }) => removeMyIdentifier(deps, auth.instance.id, auth.me.userId, kind, params.id),
     }),
   };
 }
@@ -310,12 +310,12 @@ export const listConnectedAccountsEndpoint = endpoint<SignedInAuth, never, MeQue
   handle: async ({ deps, auth }) => ({ object: 'list' as const, data: await listConnectedAccounts(deps, auth.instance.id, auth.me.userId), has_more: false }),
 });
 
-export const disconnectAccountEndpoint = endpoint<SignedInAuth, never, MeQuery>({
+export const disconnectAccountEndpoint = endpoint<SignedInAuth, never, MeQuery, 'id'>({
   summary: 'Disconnect one of the signed-in user’s social accounts (enterprise SSO identities belong to the organization: 404)',
   audit: { action: 'user.external_account_removed' },
   query: meQuery,
   response: z.object({ object: z.literal('connected_account'), id: z.string(), deleted: z.literal(true) }),
-  handle: ({ deps, auth, params }) => disconnectSocialAccount(deps, auth.instance.id, auth.me.userId, params.id!),
+  handle: ({ deps, auth, params }) => disconnectSocialAccount(deps, auth.instance.id, auth.me.userId, params.id),
 });
 
 export const setMyProfileImageEndpoint = endpoint<SignedInAuth, ImageUpload, MeQuery>({
@@ -343,10 +343,10 @@ export const deleteMyProfileImageEndpoint = endpoint<SignedInAuth, Record<string
 });
 
 /** FAPI, public: a user's profile image at its version (immutable caching, ETag, 304), as the user's `image_url` says. */
-export const profileImageEndpoint = endpoint<FapiAuth>({
+export const profileImageEndpoint = endpoint<FapiAuth, never, never, 'id' | 'version'>({
   summary: 'A user’s profile image (the URL names its version: cached for a year); 304 on a matching If-None-Match',
   response: userSchema.shape.image_url,
   handle: async ({ deps, auth, params, raw }) => {
-    return storedImageResult(await profileImage(deps, auth.instance.id, params.id!, params.version!, raw.header('if-none-match')));
+    return storedImageResult(await profileImage(deps, auth.instance.id, params.id, params.version, raw.header('if-none-match')));
   },
 });

@@ -10,7 +10,7 @@ import { allowedOrigins } from '../origin';
  * the session token's checks first (another client's session is 404, an ended one answers
  * its code), then an unknown template is 404 naming it.
  */
-export const templateTokenEndpoint = endpoint<FapiAuth>({
+export const templateTokenEndpoint = endpoint<FapiAuth, never, never, 'id' | 'template'>({
   summary: 'A JWT from a named JWT template for a live session of this client (unknown template: 404)',
   audit: { unaudited: 'a short-lived token of a live session, like the session token; changes nothing' },
   response: templateTokenSchema,
@@ -18,6 +18,6 @@ export const templateTokenEndpoint = endpoint<FapiAuth>({
     if (!auth.client) throw new AppError('UNAUTHENTICATED', { message: 'This device is signed out: no valid client.' });
     // azp: the allowed browser origin asking for the token, as on the session token.
     const azp = request.origin && allowedOrigins(auth.instance, auth.instance.fapiUrl).has(request.origin) ? request.origin : null;
-    return clientTemplateToken(deps, auth.instance, auth.client.id, params.id!, params.template!, azp);
+    return clientTemplateToken(deps, auth.instance, auth.client.id, params.id, params.template, azp);
   },
 });
