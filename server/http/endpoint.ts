@@ -75,7 +75,7 @@ export interface Endpoint<Auth = unknown, B = unknown, Q = unknown, P extends st
   form?: true;
   query?: z.ZodType<Q>;
   /** Path parameters; every one is a string of storable text unless narrowed here. */
-  params?: z.ZodType<Record<P, string>>;
+  params?: z.ZodType<Record<string, string>>;
   response: z.ZodType;
   /** Success status of a JSON result, 200 unless said (204 sends no body). */
   status?: 200 | 201 | 202 | 204;
@@ -89,12 +89,11 @@ export interface Endpoint<Auth = unknown, B = unknown, Q = unknown, P extends st
  * surface's (an endpoint that needs a signed-in user does not fit a route whose guard
  * resolves none), and every path parameter it reads must be among the path's (`P`).
  */
-export type MountableEndpoint<Auth, P extends string = string> = Omit<Endpoint<Auth, any, any>, 'handle' | 'params'> & { // eslint-disable-line @typescript-eslint/no-explicit-any
-  params?: z.ZodType<Record<string, string>>;
+export type MountableEndpoint<Auth, P extends string = string> = Omit<Endpoint<Auth, any, any>, 'handle'> & { // eslint-disable-line @typescript-eslint/no-explicit-any
   handle: (ctx: EndpointContext<Auth, never, never, P>) => Promise<unknown>;
 };
 
-export function endpoint<Auth, B = Record<string, never>, Q = Record<string, never>, P extends string = string>(
+export function endpoint<Auth, B = Record<string, never>, Q = Record<string, never>, P extends string = never>(
   def: Endpoint<Auth, B, Q, P>,
 ): Endpoint<Auth, B, Q, P> {
   return def;

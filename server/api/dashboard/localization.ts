@@ -177,23 +177,23 @@ export const listEmailTemplatesEndpoint = endpoint<ConsoleAuth>({
   handle: ({ deps, auth }) => listEmailTemplates(deps, routeInstance(auth).id),
 });
 
-export const getEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output<typeof localeQuery>>({
+export const getEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output<typeof localeQuery>, 'template'>({
   summary: 'One email template in a locale (default: the instance’s): its base copy, override, and the copy readers get',
   query: localeQuery,
   response: templateDetailSchema,
   handle: ({ deps, auth, params, query }) => {
     const i = routeInstance(auth);
-    return getEmailTemplate(deps, i.id, i.settings, templateName(params.template!), localeOr(auth, query.locale));
+    return getEmailTemplate(deps, i.id, i.settings, templateName(params.template), localeOr(auth, query.locale));
   },
 });
 
-export const putEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof putTemplateBody>>({
+export const putEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof putTemplateBody>, never, 'template'>({
   summary: 'Override an email template in a locale (default: the instance’s); validated as the mailer compiles it (422 lists each problem with its part, line and column); the saved version joins the revision history; audited',
   audit: { action: 'email_template.updated', target: 'template' },
   body: putTemplateBody,
   response: templateDetailSchema,
   handle: async ({ deps, auth, actor, params, body }) => {
-    const name = templateName(params.template!);
+    const name = templateName(params.template);
     const i = routeInstance(auth);
     const locale = localeOr(auth, body.locale);
     await saveEmailTemplate(deps, i.id, name, { ...body, locale }, auditContextOf(actor));
@@ -201,13 +201,13 @@ export const putEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof pu
   },
 });
 
-export const deleteEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output<typeof localeQuery>>({
+export const deleteEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output<typeof localeQuery>, 'template'>({
   summary: 'Drop the override of a template in a locale (default: the instance’s): the built-in copy applies again; audited',
   audit: { action: 'email_template.deleted', target: 'template' },
   query: localeQuery,
   response: templateDetailSchema,
   handle: async ({ deps, auth, actor, params, query }) => {
-    const name = templateName(params.template!);
+    const name = templateName(params.template);
     const i = routeInstance(auth);
     const locale = localeOr(auth, query.locale);
     await deleteEmailTemplateOverride(deps, i.id, name, locale, auditContextOf(actor));
@@ -215,16 +215,16 @@ export const deleteEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output
   },
 });
 
-export const previewEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof previewBody>>({
+export const previewEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof previewBody>, never, 'template'>({
   summary: 'Render an unsaved draft (or, without one, the current template) to subject, HTML and text with sample or given values; sends and writes nothing',
   audit: { unaudited: 'a read sent as POST: compiles a draft, stores and sends nothing' },
   body: previewBody,
   response: previewSchema,
   handle: ({ deps, auth, params, body }) =>
-    previewEmailTemplate(deps, instanceOf(auth), templateName(params.template!), { ...body, locale: localeOr(auth, body.locale) }),
+    previewEmailTemplate(deps, instanceOf(auth), templateName(params.template), { ...body, locale: localeOr(auth, body.locale) }),
 });
 
-export const testSendEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof testSendBody>>({
+export const testSendEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof testSendBody>, never, 'template'>({
   summary: 'Send a draft (or the current template) to your own verified address — the recipient cannot be chosen; 5 a minute per operator; recorded as an email (email.created)',
   audit: { action: 'email_template.test_sent', target: 'template' },
   body: testSendBody,
@@ -235,28 +235,28 @@ export const testSendEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<type
     return testSendEmailTemplate(deps, {
       instance: instanceOf(auth),
       operator: await getUser(deps, auth.platform.id, auth.operatorId!),
-      name: templateName(params.template!),
+      name: templateName(params.template),
       input: { ...draft, locale: localeOr(auth, draft.locale) },
     });
   },
 });
 
-export const listEmailTemplateRevisionsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof revisionsQuery>>({
+export const listEmailTemplateRevisionsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof revisionsQuery>, 'template'>({
   summary: 'Saved versions of a template’s override in a locale (default: the instance’s), newest first',
   query: revisionsQuery,
   response: cursorPageSchema(revisionSchema),
   handle: ({ deps, auth, params, query }) =>
-    listRevisions(deps, routeInstance(auth).id, { ...query, resource: `email.${templateName(params.template!)}`, locale: localeOr(auth, query.locale) }),
+    listRevisions(deps, routeInstance(auth).id, { ...query, resource: `email.${templateName(params.template)}`, locale: localeOr(auth, query.locale) }),
 });
 
-export const restoreEmailTemplateRevisionEndpoint = endpoint<ConsoleAuth>({
+export const restoreEmailTemplateRevisionEndpoint = endpoint<ConsoleAuth, never, never, 'revisionId' | 'template'>({
   summary: 'Save a revision as the template’s override in its locale again (validated again); audited',
   audit: { action: 'email_template.restored', target: 'template' },
   response: templateDetailSchema,
   handle: async ({ deps, auth, actor, params }) => {
-    const name = templateName(params.template!);
+    const name = templateName(params.template);
     const i = routeInstance(auth);
-    const restored = await restoreRevision(deps, i.id, params.revisionId!, auditContextOf(actor), { resource: `email.${name}` });
+    const restored = await restoreRevision(deps, i.id, params.revisionId, auditContextOf(actor), { resource: `email.${name}` });
     return getEmailTemplate(deps, i.id, i.settings, name, restored.locale);
   },
 });
@@ -283,25 +283,25 @@ export const createLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof 
   handle: async ({ deps, auth, actor, body }) => (await saveLocalization(deps, routeInstance(auth).id, body, auditContextOf(actor))).localization,
 });
 
-export const updateLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof patchLocalizationBody>>({
+export const updateLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof patchLocalizationBody>, never, 'localizationId'>({
   summary: 'Edit an override’s content or enabled flag; audited',
   audit: { action: 'localization.updated', target: 'localizationId' },
   body: patchLocalizationBody,
   response: localizationSchema,
   handle: ({ deps, auth, actor, params, body }) => {
     if (body.content === undefined && body.enabled === undefined) throw validationError('body', 'empty', 'Give content, enabled or both.');
-    return updateLocalization(deps, routeInstance(auth).id, params.localizationId!, body, auditContextOf(actor));
+    return updateLocalization(deps, routeInstance(auth).id, params.localizationId, body, auditContextOf(actor));
   },
 });
 
-export const deleteLocalizationEndpoint = endpoint<ConsoleAuth>({
+export const deleteLocalizationEndpoint = endpoint<ConsoleAuth, never, never, 'localizationId'>({
   summary: 'Remove an override: the base copy renders again; audited',
   audit: { action: 'localization.deleted', target: 'localizationId' },
   response: z.object({ object: z.literal('localization'), id: z.string(), deleted: z.literal(true) }),
   handle: async ({ deps, auth, actor, params }) => {
     const instanceId = routeInstance(auth).id;
-    await getLocalization(deps, instanceId, params.localizationId!);
-    const row = await deleteLocalization(deps, instanceId, params.localizationId!, auditContextOf(actor));
+    await getLocalization(deps, instanceId, params.localizationId);
+    const row = await deleteLocalization(deps, instanceId, params.localizationId, auditContextOf(actor));
     return { object: 'localization' as const, id: localizationView(row).id, deleted: true as const };
   },
 });

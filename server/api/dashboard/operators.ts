@@ -231,11 +231,11 @@ export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof in
   },
 });
 
-export const revokeInvitationEndpoint = endpoint<ConsoleAuth>({
+export const revokeInvitationEndpoint = endpoint<ConsoleAuth, never, never, 'invitationId'>({
   summary: 'Revoke a pending invitation',
   audit: { action: 'account_invitation.revoked', target: 'invitationId' },
   response: invitationSchema,
-  handle: ({ deps, auth, actor, params }) => revokeOperatorInvitation(deps, accountOf(auth).id, params.invitationId!, auditContextOf(actor)),
+  handle: ({ deps, auth, actor, params }) => revokeOperatorInvitation(deps, accountOf(auth).id, params.invitationId, auditContextOf(actor)),
 });
 
 const memberBody = z.strictObject({ role: z.enum(OPERATOR_ROLES) });
@@ -247,24 +247,24 @@ async function memberView(deps: Deps, auth: ConsoleAuth, membershipId: string) {
   return found;
 }
 
-export const updateMemberEndpoint = endpoint<ConsoleAuth, z.output<typeof memberBody>>({
+export const updateMemberEndpoint = endpoint<ConsoleAuth, z.output<typeof memberBody>, never, 'membershipId'>({
   summary: 'Change an operator’s role in the account (an account keeps at least one owner)',
   audit: { action: 'account_membership.updated', target: 'membershipId' },
   body: memberBody,
   response: memberSchema,
   handle: async ({ deps, auth, actor, params, body }) => {
-    await changeMembership(deps, accountOf(auth).id, params.membershipId!, body.role, auditContextOf(actor));
-    return memberView(deps, auth, params.membershipId!);
+    await changeMembership(deps, accountOf(auth).id, params.membershipId, body.role, auditContextOf(actor));
+    return memberView(deps, auth, params.membershipId);
   },
 });
 
-export const removeMemberEndpoint = endpoint<ConsoleAuth>({
+export const removeMemberEndpoint = endpoint<ConsoleAuth, never, never, 'membershipId'>({
   summary: 'Remove an operator from the account (not the last owner)',
   audit: { action: 'account_membership.removed', target: 'membershipId' },
   response: z.object({ object: z.literal('account_membership'), id: z.string(), deleted: z.literal(true) }),
   handle: async ({ deps, auth, actor, params }) => {
-    await changeMembership(deps, accountOf(auth).id, params.membershipId!, null, auditContextOf(actor));
-    return { object: 'account_membership' as const, id: params.membershipId!, deleted: true as const };
+    await changeMembership(deps, accountOf(auth).id, params.membershipId, null, auditContextOf(actor));
+    return { object: 'account_membership' as const, id: params.membershipId, deleted: true as const };
   },
 });
 
@@ -384,7 +384,7 @@ export const createKeyEndpoint = endpoint<ConsoleAuth, z.output<typeof createKey
   handle: ({ deps, auth, actor, body }) => createSecretKey(deps, { instanceId: routeInstance(auth).id, scopes: body.scopes, name: body.name }, auditContextOf(actor)),
 });
 
-export const revokeKeyEndpoint = endpoint<ConsoleAuth>({
+export const revokeKeyEndpoint = endpoint<ConsoleAuth, never, never, 'keyId'>({
   summary: 'Revoke a secret key',
   audit: { action: 'secret_key.revoked', target: 'keyId' },
   response: z.object({ id: z.string(), revoked_at: z.number().int().nullable() }),
@@ -393,7 +393,7 @@ export const revokeKeyEndpoint = endpoint<ConsoleAuth>({
     const [key] = await deps.db
       .select({ id: secretKeys.id })
       .from(secretKeys)
-      .where(and(eq(secretKeys.id, params.keyId!), eq(secretKeys.instanceId, instance.id)));
+      .where(and(eq(secretKeys.id, params.keyId), eq(secretKeys.instanceId, instance.id)));
     if (!key) throw notFound('secret key');
     return revokeSecretKey(deps, key.id, auditContextOf(actor));
   },
@@ -405,7 +405,7 @@ const impersonateBody = z.strictObject({
   expires_in_seconds: z.number().int().min(30).max(ACTOR_TOKEN_TTL.max).default(ACTOR_TOKEN_TTL.default),
 });
 
-export const impersonateEndpoint = endpoint<ConsoleAuth, z.output<typeof impersonateBody>>({
+export const impersonateEndpoint = endpoint<ConsoleAuth, z.output<typeof impersonateBody>, never, 'id'>({
   summary: 'Impersonate a user: an actor token (actor sub `operator:<user_id>`) a FAPI sign-in redeems; audited',
   audit: { action: 'impersonation.actor_token_created', target: 'id' },
   body: impersonateBody,
@@ -415,7 +415,7 @@ export const impersonateEndpoint = endpoint<ConsoleAuth, z.output<typeof imperso
     createTicket(
       deps,
       routeInstance(auth).id,
-      { kind: 'actor_token', userId: params.id!, actor: { sub: actor.ref }, expiresInSeconds: body.expires_in_seconds },
+      { kind: 'actor_token', userId: params.id, actor: { sub: actor.ref }, expiresInSeconds: body.expires_in_seconds },
       auditContextOf(actor),
     ).catch((e: unknown) => {
       // The user is in the path here: a missing one is 404, as on every other user route.

@@ -57,27 +57,27 @@ export const exportUsersEndpoint = endpoint<ConsoleAuth, never, z.output<typeof 
 function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.ZodType<string>, schema: z.ZodType, what: { one: string; many: string }) {
   const addBody = z.strictObject({ [kind]: value, verified: z.boolean().optional() } as Record<K, z.ZodType<string>> & { verified: z.ZodOptional<z.ZodBoolean> });
   type AddBody = Record<K, string> & { verified?: boolean };
-  const idParam = kind === 'email_address' ? 'email_address_id' : 'phone_number_id';
+  const idParam = (kind === 'email_address' ? 'email_address_id' : 'phone_number_id') as `${K}_id`;
   return {
-    add: endpoint<ConsoleAuth, AddBody>({
+    add: endpoint<ConsoleAuth, AddBody, never, 'id'>({
       summary: `Add ${what.one} to a user, unverified or (verified: true) verified on the operator’s word, primary when the user has none`,
       audit: { action: `user.${kind}_added`, target: 'id' },
       body: addBody as unknown as z.ZodType<AddBody>,
       status: 201,
       response: schema,
-      handle: ({ deps, auth, params, body }) => addUserIdentifier(deps, routeInstance(auth).id, params.id!, kind, body[kind], body.verified ?? false),
+      handle: ({ deps, auth, params, body }) => addUserIdentifier(deps, routeInstance(auth).id, params.id, kind, body[kind], body.verified ?? false),
     }),
-    verify: endpoint<ConsoleAuth>({
+    verify: endpoint<ConsoleAuth, never, never, 'id' | `${K}_id`>({
       summary: `Mark one of a user’s ${what.many} verified (strategy admin); a verified one is left as it is`,
       audit: { action: `user.${kind}_verified`, target: 'id' },
       response: schema,
-      handle: ({ deps, auth, params }) => verifyUserIdentifier(deps, routeInstance(auth).id, params.id!, kind, params[idParam]!),
+      handle: ({ deps, auth, params }) => verifyUserIdentifier(deps, routeInstance(auth).id, params.id, kind, params[idParam]),
     }),
-    remove: endpoint<ConsoleAuth>({
+    remove: endpoint<ConsoleAuth, never, never, 'id' | `${K}_id`>({
       summary: `Remove one of a user’s ${what.many} (never the primary one: 409 primary_identifier)`,
       audit: { action: `user.${kind}_removed`, target: 'id' },
       response: z.object({ object: z.literal(kind), id: z.string(), deleted: z.literal(true) }),
-      handle: ({ deps, auth, params }) => removeUserIdentifier(deps, routeInstance(auth).id, params.id!, kind, params[idParam]!),
+      handle: ({ deps, auth, params }) => removeUserIdentifier(deps, routeInstance(auth).id, params.id, kind, params[idParam]),
     }),
   };
 }
@@ -93,30 +93,30 @@ const setPasswordBody = z.strictObject({
 export const dashboardUserAccount = {
   emailAddresses: identifierEndpoints('email_address', emailAddress, emailAddressSchema, { one: 'an email address', many: 'email addresses' }),
   phoneNumbers: identifierEndpoints('phone_number', phoneNumber, phoneNumberSchema, { one: 'a phone number', many: 'phone numbers' }),
-  setPassword: endpoint<ConsoleAuth, z.output<typeof setPasswordBody>>({
+  setPassword: endpoint<ConsoleAuth, z.output<typeof setPasswordBody>, never, 'id'>({
     summary: 'Set or reset a user’s password (checked like the BAPI’s unless skip_password_checks), optionally signing them out everywhere',
     body: setPasswordBody,
     response: userSchema,
     audit: { action: 'user.updated', recordedBy: 'domain' },
     handle: async ({ deps, auth, params, body, actor }) => {
       await rejectCompromised(deps, routeInstance(auth).id, body);
-      return setUserPassword(deps, routeInstance(auth).id, params.id!, body, auditContextOf(actor));
+      return setUserPassword(deps, routeInstance(auth).id, params.id, body, auditContextOf(actor));
     },
   }),
-  listApiTokens: endpoint<ConsoleAuth>({
+  listApiTokens: endpoint<ConsoleAuth, never, never, 'id'>({
     summary: 'A user’s unrevoked personal access tokens (no secrets; light envelope: at most 50)',
     response: apiTokenListSchema,
     handle: async ({ deps, auth, params }) => {
       const instanceId = routeInstance(auth).id;
-      await getUser(deps, instanceId, params.id!);
-      return listApiTokens(deps, instanceId, params.id!);
+      await getUser(deps, instanceId, params.id);
+      return listApiTokens(deps, instanceId, params.id);
     },
   }),
-  revokeApiToken: endpoint<ConsoleAuth>({
+  revokeApiToken: endpoint<ConsoleAuth, never, never, 'id' | 'token_id'>({
     summary: 'Revoke one of a user’s personal access tokens (a revoked one is a no-op)',
     response: apiTokenSchema,
     audit: { action: 'api_token.revoked', recordedBy: 'domain' },
-    handle: ({ deps, auth, params, actor }) => revokeApiToken(deps, routeInstance(auth).id, params.id!, params.token_id!, auditContextOf(actor)),
+    handle: ({ deps, auth, params, actor }) => revokeApiToken(deps, routeInstance(auth).id, params.id, params.token_id, auditContextOf(actor)),
   }),
 };
 

@@ -53,7 +53,7 @@ export const resourceTypesEndpoint = endpoint<ScimAuth | null>({
   },
 });
 
-export const resourceTypeEndpoint = endpoint<ScimAuth | null>({
+export const resourceTypeEndpoint = endpoint<ScimAuth | null, never, never, 'id'>({
   summary: 'One SCIM resource type',
   response: resource,
   handle: async ({ deps, auth, params }) => {
@@ -72,11 +72,11 @@ export const schemasEndpoint = endpoint<ScimAuth | null>({
   },
 });
 
-export const schemaEndpoint = endpoint<ScimAuth | null>({
+export const schemaEndpoint = endpoint<ScimAuth | null, never, never, 'id'>({
   summary: 'One SCIM schema',
   response: resource,
   handle: async ({ deps, auth, params }) => {
-    const found = schemaResources(baseOf(auth, deps.config.PUBLIC_URL)).find((s) => s.id.toLowerCase() === params.id!.toLowerCase());
+    const found = schemaResources(baseOf(auth, deps.config.PUBLIC_URL)).find((s) => s.id.toLowerCase() === params.id.toLowerCase());
     if (!found) throw new AppError('NOT_FOUND', { message: `No schema ${params.id}.` });
     return found;
   },
@@ -105,48 +105,48 @@ export const createUserEndpoint = endpoint<ScimAuth, Body>({
   },
 });
 
-export const getUserEndpoint = endpoint<ScimAuth, never, Projection>({
+export const getUserEndpoint = endpoint<ScimAuth, never, Projection, 'id'>({
   summary: 'Get a user of the directory',
   query: projectionQuery,
   response: resource,
   handle: async ({ deps, auth, actor, params, query }) => {
     const dir = dirOf(auth, actor);
-    const row = await getScimUser(deps, dir, params.id!);
+    const row = await getScimUser(deps, dir, params.id);
     return withVersion(projectUser(row, dir, query), row.version);
   },
 });
 
-export const replaceUserEndpoint = endpoint<ScimAuth, Body>({
+export const replaceUserEndpoint = endpoint<ScimAuth, Body, never, 'id'>({
   summary: 'Replace a user (PUT); If-Match is honoured',
   audit: { action: 'scim_user.replaced' },
   body: resourceBody,
   response: resource,
   handle: async ({ deps, auth, actor, params, body }) => {
     const dir = dirOf(auth, actor);
-    const row = await replaceScimUser(deps, dir, params.id!, body);
+    const row = await replaceScimUser(deps, dir, params.id, body);
     return withVersion(userResource(row, dir), row.version);
   },
 });
 
-export const patchUserEndpoint = endpoint<ScimAuth, PatchBody>({
+export const patchUserEndpoint = endpoint<ScimAuth, PatchBody, never, 'id'>({
   summary: 'Patch a user (add/replace/remove, Okta and Entra shapes); If-Match is honoured',
   audit: { action: 'scim_user.patched' },
   body: patchBody,
   response: resource,
   handle: async ({ deps, auth, actor, params, body }) => {
     const dir = dirOf(auth, actor);
-    const row = await patchScimUser(deps, dir, params.id!, body);
+    const row = await patchScimUser(deps, dir, params.id, body);
     return withVersion(userResource(row, dir), row.version);
   },
 });
 
-export const deleteUserEndpoint = endpoint<ScimAuth>({
+export const deleteUserEndpoint = endpoint<ScimAuth, never, never, 'id'>({
   summary: 'Deprovision a user: the membership goes; a user the directory created that belongs nowhere else is deleted',
   audit: { action: 'scim_user.deleted' },
   response: resource,
   status: 204,
   handle: async ({ deps, auth, actor, params }) => {
-    await deleteScimUser(deps, dirOf(auth, actor), params.id!);
+    await deleteScimUser(deps, dirOf(auth, actor), params.id);
     return noContent();
   },
 });
@@ -173,46 +173,46 @@ export const createGroupEndpoint = endpoint<ScimAuth, Body>({
   },
 });
 
-export const getGroupEndpoint = endpoint<ScimAuth, never, Projection>({
+export const getGroupEndpoint = endpoint<ScimAuth, never, Projection, 'id'>({
   summary: 'Get a group (excludedAttributes=members skips its members)',
   query: projectionQuery,
   response: resource,
   handle: async ({ deps, auth, actor, params, query }) => {
-    const { group, resource: r } = await getScimGroup(deps, dirOf(auth, actor), params.id!, query);
+    const { group, resource: r } = await getScimGroup(deps, dirOf(auth, actor), params.id, query);
     return withVersion(r, group.version);
   },
 });
 
-export const replaceGroupEndpoint = endpoint<ScimAuth, Body>({
+export const replaceGroupEndpoint = endpoint<ScimAuth, Body, never, 'id'>({
   summary: 'Replace a group and its members (PUT); If-Match is honoured',
   audit: { action: 'scim_group.replaced' },
   body: resourceBody,
   response: resource,
   handle: async ({ deps, auth, actor, params, body }) => {
-    const { group, resource: r } = await replaceScimGroup(deps, dirOf(auth, actor), params.id!, body);
+    const { group, resource: r } = await replaceScimGroup(deps, dirOf(auth, actor), params.id, body);
     return withVersion(r, group.version);
   },
 });
 
-export const patchGroupEndpoint = endpoint<ScimAuth, PatchBody, Projection>({
+export const patchGroupEndpoint = endpoint<ScimAuth, PatchBody, Projection, 'id'>({
   summary: 'Patch a group: add members, remove them by filter or value, replace them, rename',
   audit: { action: 'scim_group.patched' },
   body: patchBody,
   query: projectionQuery,
   response: resource,
   handle: async ({ deps, auth, actor, params, body, query }) => {
-    const { group, resource: r } = await patchScimGroup(deps, dirOf(auth, actor), params.id!, body, query);
+    const { group, resource: r } = await patchScimGroup(deps, dirOf(auth, actor), params.id, body, query);
     return withVersion(r, group.version);
   },
 });
 
-export const deleteGroupEndpoint = endpoint<ScimAuth>({
+export const deleteGroupEndpoint = endpoint<ScimAuth, never, never, 'id'>({
   summary: 'Delete a group; members of a mapped group lose its role',
   audit: { action: 'scim_group.deleted' },
   response: resource,
   status: 204,
   handle: async ({ deps, auth, actor, params }) => {
-    await deleteScimGroup(deps, dirOf(auth, actor), params.id!);
+    await deleteScimGroup(deps, dirOf(auth, actor), params.id);
     return noContent();
   },
 });

@@ -90,23 +90,23 @@ async function answer(deps: Deps, auth: SsoAuth, c: ConnectionRow, pending: Awai
 
 const SIGN_IN_AUDIT = { action: 'sso.sign_in', recordedBy: 'domain' as const };
 export const ssoSurface = {
-  samlMetadata: endpoint<SsoAuth>({
+  samlMetadata: endpoint<SsoAuth, never, never, 'connection_id'>({
     summary: 'The SAML service-provider metadata of a connection (entity id, ACS URL)',
     response: z.string(),
     handle: async ({ deps, auth, params }) => {
-      const c = await loadConnection(deps, auth.instance.id, params.connection_id!);
+      const c = await loadConnection(deps, auth.instance.id, params.connection_id);
       if (c.provider !== 'saml') throw notFound('SSO connection');
       return textResult(spMetadata(deps, c, auth.instance.fapiUrl), 'application/samlmetadata+xml; charset=utf-8');
     },
   }),
-  samlAcs: endpoint<SsoAuth, { SAMLResponse: string; RelayState?: string }>({
+  samlAcs: endpoint<SsoAuth, { SAMLResponse: string; RelayState?: string }, never, 'connection_id'>({
     summary: 'The assertion consumer service (HTTP-POST binding): a signed response signs the user in and redirects to redirect_url',
     audit: SIGN_IN_AUDIT,
     body: z.object({ SAMLResponse: z.string().min(1).max(512 * 1024), RelayState: z.string().max(1024).optional() }),
     response: z.unknown(),
     handle: async ({ deps, auth, params, body, request, raw }) =>
-      refusedIsAudited(deps, auth, params.connection_id!, request, async () => {
-        const c = await activeConnection(deps, auth, params.connection_id!, 'saml');
+      refusedIsAudited(deps, auth, params.connection_id, request, async () => {
+        const c = await activeConnection(deps, auth, params.connection_id, 'saml');
         const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
         const pending = inResponseTo ? await pendingRequest(deps, c, inResponseTo) : null;
         if (inResponseTo && !pending) throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers no request of ours.');
@@ -116,14 +116,14 @@ export const ssoSurface = {
         return answer(deps, auth, c, pending, samlIdentity(c, profile), request);
       }),
   }),
-  oidcCallback: endpoint<SsoAuth, never, Record<string, string>>({
+  oidcCallback: endpoint<SsoAuth, never, Record<string, string>, 'connection_id'>({
     summary: 'The OIDC redirect URI: the code is redeemed with PKCE, state and nonce checked, and the user signed in',
     audit: SIGN_IN_AUDIT,
     query: z.record(z.string().max(64), z.string().max(4096)),
     response: z.unknown(),
     handle: async ({ deps, auth, params, query, request, raw }) =>
-      refusedIsAudited(deps, auth, params.connection_id!, request, async () => {
-        const c = await activeConnection(deps, auth, params.connection_id!, 'oidc');
+      refusedIsAudited(deps, auth, params.connection_id, request, async () => {
+        const c = await activeConnection(deps, auth, params.connection_id, 'oidc');
         if (query.error) throw new SsoRefused('idp_error', `The identity provider answered ${query.error.slice(0, 64)}.`);
         const pending = query.state ? await pendingRequest(deps, c, query.state) : null;
         if (!pending) throw new SsoRefused('in_response_to_mismatch', 'The state answers no request of ours.');
