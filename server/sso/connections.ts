@@ -13,7 +13,8 @@ import { loadOrganization } from '../organizations/organization-view';
 import { assertRole, ensureBuiltIns } from '../organizations/roles';
 import { targetPolicy } from '../http/outbound';
 import { forgetSsoDomains } from '../organizations/sso-domains';
-import { parseIdpMetadata, spUrls } from './saml';
+import { spUrls } from './saml';
+import { assertReadableCertificate, certificateDetails, parseIdpMetadata } from './idp-metadata';
 import { generateSpSigningKey } from './sp-signing';
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas';
 
@@ -24,7 +25,7 @@ export const DEFAULT_OIDC_SCOPES = 'openid email profile';
 export const oidcRedirectUri = (fapiUrl: string, connectionId: string) => `${fapiUrl}/sso/oidc/${connectionId}/callback`;
 
 /** The connection as every surface and event shows it: never the client secret. */
-export function connectionView(c: ConnectionRow, fapiUrl: string) {
+export function connectionView(c: ConnectionRow, fapiUrl: string, now = Date.now()) {
   const sp = spUrls(fapiUrl, c.id);
   return {
     object: 'sso_connection' as const,
@@ -38,12 +39,16 @@ export function connectionView(c: ConnectionRow, fapiUrl: string) {
     role_mapping: c.roleMapping,
     default_role: c.defaultRole,
     idp_enforces_mfa: c.idpEnforcesMfa,
+    idp_preset: c.idpPreset,
     saml:
       c.provider === 'saml'
         ? {
             idp_entity_id: c.idpEntityId,
             idp_sso_url: c.idpSsoUrl,
+            idp_sso_binding: c.idpSsoBinding,
             idp_certificates: c.idpCertificates,
+            idp_certificate_details: certificateDetails(c.idpCertificates, now),
+            name_id_format: c.nameIdFormat,
             idp_metadata_url: c.idpMetadataUrl,
             allow_idp_initiated: c.allowIdpInitiated,
             sign_authn_requests: c.signAuthnRequests,
@@ -109,13 +114,18 @@ async function samlColumns(deps: D, instanceId: string, input: NonNullable<Creat
   }
   if (input.idp_entity_id !== undefined) out.idpEntityId = input.idp_entity_id;
   if (input.idp_sso_url !== undefined) out.idpSsoUrl = input.idp_sso_url;
-  if (input.idp_certificates !== undefined) out.idpCertificates = input.idp_certificates;
+  if (input.idp_certificates !== undefined) {
+    input.idp_certificates.forEach((c, n) => assertReadableCertificate(c, 'saml.idp_certificates', n));
+    out.idpCertificates = input.idp_certificates;
+  }
+  if (input.idp_sso_binding !== undefined) out.idpSsoBinding = input.idp_sso_binding;
+  if (input.name_id_format !== undefined) out.nameIdFormat = input.name_id_format;
   if (input.allow_idp_initiated !== undefined) out.allowIdpInitiated = input.allow_idp_initiated;
   if (input.idp_metadata_url !== undefined) out.idpMetadataUrl = input.idp_metadata_url;
   const xml = input.idp_metadata_xml ?? (input.idp_metadata_url ? await fetchMetadata(deps, instanceId, input.idp_metadata_url) : undefined);
   if (xml !== undefined) {
-    const md = parseIdpMetadata(xml);
-    Object.assign(out, { idpEntityId: md.entityId, idpSsoUrl: md.ssoUrl, idpCertificates: md.certificates });
+    const md = parseIdpMetadata(xml, input.idp_entity_id);
+    Object.assign(out, { idpEntityId: md.entityId, idpSsoUrl: md.ssoUrl, idpSsoBinding: md.ssoBinding, idpCertificates: md.certificates });
   }
   return out;
 }
@@ -185,6 +195,9 @@ export async function createConnection(deps: D, instanceId: string, input: Creat
     idpEnforcesMfa: input.idp_enforces_mfa ?? false,
     idpEntityId: null,
     idpSsoUrl: null,
+    idpSsoBinding: 'redirect',
+    nameIdFormat: 'unspecified',
+    idpPreset: input.idp_preset ?? 'generic',
     idpCertificates: [],
     idpMetadataUrl: null,
     allowIdpInitiated: false,
@@ -252,6 +265,7 @@ export async function updateConnection(deps: D, instanceId: string, id: string, 
     ...(input.role_mapping ? { roleMapping: input.role_mapping } : {}),
     ...(input.default_role !== undefined ? { defaultRole: input.default_role } : {}),
     ...(input.idp_enforces_mfa !== undefined ? { idpEnforcesMfa: input.idp_enforces_mfa } : {}),
+    ...(input.idp_preset !== undefined ? { idpPreset: input.idp_preset } : {}),
     ...saml,
     ...(input.oidc?.issuer !== undefined ? { oidcIssuer: input.oidc.issuer } : {}),
     ...(input.oidc?.client_id !== undefined ? { oidcClientId: input.oidc.client_id } : {}),

@@ -28,7 +28,7 @@ import {
 import { activeConnectionForEmail, loadConnection, type ConnectionRow } from './connections';
 import { emailDomain } from '../organizations/domains';
 import { oidcAuthorizationUrl } from './oidc';
-import { samlFor, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
+import { authnRequestUrl, SSO_REQUEST_TTL_MS, SsoRefused } from './saml';
 
 type RequestRow = typeof ssoRequests.$inferSelect;
 
@@ -78,7 +78,7 @@ export async function startSso(
   };
   if (c.provider === 'saml') {
     const handle = `_${randomBytes(20).toString('hex')}`;
-    const url = await samlFor(deps, c, instance.fapiUrl, handle).getAuthorizeUrlAsync('', undefined, {});
+    const url = await authnRequestUrl(deps, c, instance.fapiUrl, handle, row.id);
     await deps.db.insert(ssoRequests).values({ ...row, handle });
     return { url, requestId: row.id };
   }
@@ -100,9 +100,12 @@ export function assertBrowserBound(request: RequestRow, cookieHeader: string | u
   }
 }
 
-/** The waiting request of a handle (SAML InResponseTo or OIDC state); null when unknown, used or expired. */
-export async function pendingRequest(deps: Pick<Deps, 'db' | 'clock'>, c: ConnectionRow, handle: string): Promise<RequestRow | null> {
-  const [row] = await deps.db.select().from(ssoRequests).where(and(eq(ssoRequests.connectionId, c.id), eq(ssoRequests.handle, handle)));
+/** The waiting request of a handle (SAML InResponseTo or OIDC state), or of its id; null when unknown, used or expired. */
+export async function pendingRequest(deps: Pick<Deps, 'db' | 'clock'>, c: ConnectionRow, handle: string, by: 'handle' | 'id' = 'handle'): Promise<RequestRow | null> {
+  const [row] = await deps.db
+    .select()
+    .from(ssoRequests)
+    .where(and(eq(ssoRequests.connectionId, c.id), eq(by === 'id' ? ssoRequests.id : ssoRequests.handle, handle)));
   if (!row || row.consumedAt !== null || row.expiresAt <= deps.clock.now()) return null;
   return row;
 }

@@ -3,7 +3,7 @@ import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@n
 import { and, eq, gt, isNull, lt } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { ssoAssertionIds, ssoConnections, ssoRequests } from '../db/schema';
-import { validationError } from '../http/errors';
+import { bareCertificate } from './idp-metadata';
 import type { SsoReason } from './reasons';
 
 type ConnectionRow = typeof ssoConnections.$inferSelect;
@@ -18,39 +18,6 @@ export const spUrls = (fapiUrl: string, connectionId: string) => ({
   acsUrl: `${fapiUrl}/sso/saml/${connectionId}/acs`,
   metadataUrl: `${fapiUrl}/sso/saml/${connectionId}/metadata`,
 });
-
-const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
-const DS = 'http://www.w3.org/2000/09/xmldsig#';
-const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
-
-/** Entity id, HTTP-Redirect SSO URL and signing certificates of an IdP metadata document. */
-export function parseIdpMetadata(xml: string): { entityId: string; ssoUrl: string; certificates: string[] } {
-  const bad = (why: string) => validationError('saml.idp_metadata_xml', 'metadata_invalid', `The IdP metadata ${why}.`);
-  if (/<!DOCTYPE/i.test(xml)) throw bad('must not contain a DOCTYPE');
-  let doc: ReturnType<DOMParser['parseFromString']>;
-  try {
-    doc = new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml');
-  } catch {
-    throw bad('is not well-formed XML');
-  }
-  const root = doc.documentElement;
-  if (!root || root.localName !== 'EntityDescriptor' || root.namespaceURI !== MD) throw bad('is not an EntityDescriptor');
-  const entityId = root.getAttribute('entityID');
-  const idp = root.getElementsByTagNameNS(MD, 'IDPSSODescriptor')[0];
-  if (!entityId || !idp) throw bad('has no IDPSSODescriptor with an entityID');
-  const services = Array.from(idp.getElementsByTagNameNS(MD, 'SingleSignOnService'));
-  const ssoUrl = services.find((s) => s.getAttribute('Binding') === REDIRECT_BINDING)?.getAttribute('Location');
-  if (!ssoUrl) throw bad('names no HTTP-Redirect SingleSignOnService');
-  const certificates = Array.from(idp.getElementsByTagNameNS(MD, 'KeyDescriptor'))
-    .filter((k) => (k.getAttribute('use') ?? 'signing') === 'signing')
-    .flatMap((k) => Array.from(k.getElementsByTagNameNS(DS, 'X509Certificate')).map((c) => (c.textContent ?? '').replace(/\s+/g, '')))
-    .filter((c) => c.length > 0);
-  if (certificates.length === 0) throw bad('names no signing certificate');
-  return { entityId, ssoUrl, certificates: [...new Set(certificates)].slice(0, 4) };
-}
-
-/** Certificates as node-saml takes them: base64 DER without PEM armour. */
-const bareCert = (c: string) => c.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
 
 /**
  * InResponseTo is checked against the AuthnRequests this connection sent and that are
@@ -72,6 +39,15 @@ function requestStore(deps: Pick<Deps, 'db' | 'clock'>, connectionId: string): C
   };
 }
 
+/** `none`: a NameIDPolicy without Format. AD FS refuses an emailAddress policy (MSIS1000), Shibboleth one it has no rule for. */
+const NAME_ID_FORMAT_URNS: Record<ConnectionRow['nameIdFormat'], string | null> = {
+  unspecified: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
+  email_address: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+  persistent: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+  transient: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient',
+  none: null,
+};
+
 type SamlDeps = Pick<Deps, 'db' | 'clock' | 'cipher'>;
 
 /** The connection's SP signing key, when its AuthnRequests go out signed. */
@@ -87,7 +63,7 @@ export function samlFor(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, reque
     callbackUrl: sp.acsUrl,
     entryPoint: c.idpSsoUrl ?? undefined,
     idpIssuer: c.idpEntityId ?? undefined,
-    idpCert: c.idpCertificates.length ? c.idpCertificates.map(bareCert) : ['-'],
+    idpCert: c.idpCertificates.length ? c.idpCertificates.map(bareCertificate) : ['-'],
     // At least one of the response and its assertion must carry a valid signature (node-saml refuses neither).
     wantAssertionsSigned: false,
     wantAuthnResponseSigned: false,
@@ -95,7 +71,9 @@ export function samlFor(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, reque
     validateInResponseTo: c.allowIdpInitiated ? ValidateInResponseTo.ifPresent : ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: SSO_REQUEST_TTL_MS,
     cacheProvider: requestStore(deps, c.id),
-    identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+    identifierFormat: NAME_ID_FORMAT_URNS[c.nameIdFormat],
+    // HTTP-POST binding carries the request base64 encoded, not deflated (SAML Bindings §3.5.4).
+    ...(c.idpSsoBinding === 'post' ? { authnRequestBinding: 'HTTP-POST', skipRequestCompression: true } : {}),
     disableRequestedAuthnContext: true,
     generateUniqueId: () => requestId ?? `_${crypto.randomUUID()}`,
   });
@@ -108,6 +86,21 @@ export function samlFor(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, reque
  */
 export const spMetadata = (deps: SamlDeps, c: ConnectionRow, fapiUrl: string) =>
   samlFor(deps, c, fapiUrl).generateServiceProviderMetadata(null, c.signAuthnRequests && c.spSigningCertificate ? c.spSigningCertificate : null);
+
+/**
+ * Where the browser goes to reach the IdP: the AuthnRequest in the redirect's query, or —
+ * for an HTTP-POST-only IdP — our page that posts it (samlRequestForm).
+ */
+export async function authnRequestUrl(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, handle: string, requestRowId: string): Promise<string> {
+  if (c.idpSsoBinding === 'post') return `${fapiUrl}/sso/saml/${c.id}/requests/${requestRowId}`;
+  return samlFor(deps, c, fapiUrl, handle).getAuthorizeUrlAsync('', undefined, {});
+}
+
+/** The fields of an HTTP-POST AuthnRequest answering request `handle` (same id, so InResponseTo still matches). */
+export async function authnRequestFields(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, handle: string) {
+  const message = await samlFor(deps, c, fapiUrl, handle).getAuthorizeMessageAsync('', undefined, {});
+  return Object.fromEntries(Object.entries(message).map(([k, v]) => [k, String(v)]));
+}
 
 export class SsoRefused extends Error {
   constructor(readonly reason: SsoReason, message: string) {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { SAML_NAME_ID_FORMATS, SSO_IDP_PRESETS } from '../db/schema';
+import { MAX_IDP_CERTIFICATES } from './idp-metadata';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 
 const domainName = z
@@ -29,13 +31,22 @@ const certificate = z.string().trim().min(64).max(16_384);
 export const samlInput = z.strictObject({
   idp_entity_id: z.string().trim().min(1).max(1024).optional(),
   idp_sso_url: httpUrl.optional(),
-  idp_certificates: z.array(certificate).max(4).optional(),
+  idp_certificates: z.array(certificate).max(MAX_IDP_CERTIFICATES).optional(),
+  /** How the AuthnRequest reaches idp_sso_url (read from the metadata when it is given). */
+  idp_sso_binding: z.enum(['redirect', 'post']).optional(),
+  name_id_format: z
+    .enum(SAML_NAME_ID_FORMATS)
+    .meta({ description: 'The NameIDPolicy of the AuthnRequests: unspecified (default: the IdP sends its configured format), email_address, persistent, transient, or none (a NameIDPolicy without Format: the IdP’s default).' })
+    .optional(),
   /** The IdP's metadata document: entity id, SSO URL and certificates are read from it. */
   idp_metadata_xml: z
     .string()
     .min(1)
     .max(256 * 1024)
-    .meta({ description: 'An EntityDescriptor with an IDPSSODescriptor, an HTTP-Redirect SingleSignOnService and a signing certificate (422 metadata_invalid otherwise).' })
+    .meta({
+      description:
+        'An EntityDescriptor, or an EntitiesDescriptor holding the IdP (picked by idp_entity_id when it holds several), with an IDPSSODescriptor, an HTTP-Redirect or HTTP-POST SingleSignOnService and readable signing certificates (422 metadata_invalid otherwise).',
+    })
     .optional(),
   /** Fetched once (through the SSRF guard) on create/update, like idp_metadata_xml. */
   idp_metadata_url: httpUrl
@@ -69,6 +80,9 @@ const common = {
   /** IdP group → organization role key; the highest mapped group wins over default_role. */
   role_mapping: z.record(z.string().min(1).max(256), roleKey).refine((r) => Object.keys(r).length <= 100, 'at most 100 entries'),
   default_role: roleKey.nullable(),
+  idp_preset: z.enum(SSO_IDP_PRESETS).meta({
+    description: 'The identity provider (okta, entra, adfs, google, onelogin, jumpcloud, shibboleth, keycloak, ping, auth0, generic): its attribute names are read first.',
+  }),
   idp_enforces_mfa: z.boolean().meta({
     description:
       'The IdP enforces MFA itself: users signing in through this connection are not asked the instance’s second factor (default false; every change is audited).',
@@ -85,6 +99,7 @@ export const createConnectionBody = z
     role_mapping: common.role_mapping.optional(),
     default_role: common.default_role.optional(),
     idp_enforces_mfa: common.idp_enforces_mfa.optional(),
+    idp_preset: common.idp_preset.optional(),
     saml: samlInput.optional(),
     oidc: oidcInput.meta({ description: 'Required for provider oidc (422 required otherwise).' }).optional(),
   })
@@ -103,6 +118,7 @@ export const updateConnectionBody = z.strictObject({
   role_mapping: common.role_mapping.optional(),
   default_role: common.default_role.optional(),
   idp_enforces_mfa: common.idp_enforces_mfa.optional(),
+  idp_preset: common.idp_preset.optional(),
   saml: samlInput.optional(),
   oidc: oidcInput.partial().optional(),
 });
@@ -123,11 +139,18 @@ export const connectionSchema = z
     role_mapping: z.record(z.string(), z.string()),
     default_role: z.string().nullable(),
     idp_enforces_mfa: z.boolean(),
+    idp_preset: z.enum(SSO_IDP_PRESETS),
     saml: z
       .object({
         idp_entity_id: z.string().nullable(),
         idp_sso_url: z.string().nullable(),
+        idp_sso_binding: z.enum(['redirect', 'post']),
         idp_certificates: z.array(z.string()),
+        /** One per readable certificate, in order: an expired one stays (an IdP may still sign with it) and says so. */
+        idp_certificate_details: z.array(
+          z.object({ subject: z.string(), fingerprint_sha256: z.string(), not_before: z.number().int(), not_after: z.number().int(), expired: z.boolean() }),
+        ),
+        name_id_format: z.enum(SAML_NAME_ID_FORMATS),
         idp_metadata_url: z.string().nullable(),
         allow_idp_initiated: z.boolean(),
         sign_authn_requests: z.boolean(),

@@ -66,6 +66,14 @@ export async function samlIdpFor(h: TestHarness, instanceId: string, conn: SamlC
     return extract.request!.id as string;
   }
 
+  /** The AuthnRequest id of the auto-submitting form an HTTP-POST connection's request page answers. */
+  async function requestIdOfForm(html: string): Promise<string> {
+    const SAMLRequest = /name="SAMLRequest" value="([^"]+)"/.exec(html)?.[1];
+    if (!SAMLRequest) throw new Error('no SAMLRequest in the form');
+    const { extract } = await idp.idp.parseLoginRequest(sp, 'post', { body: { SAMLRequest } });
+    return extract.request!.id as string;
+  }
+
   /** A signed SAMLResponse (base64) answering `requestId` ('' for IdP-initiated), with any template value overridden. */
   async function response(requestId: string, o: ResponseOptions): Promise<string> {
     const now = new Date();
@@ -115,6 +123,6 @@ export async function samlIdpFor(h: TestHarness, instanceId: string, conn: SamlC
     return res;
   }
 
-  return { sp, requestIdOf, response, postAcs };
+  return { sp, requestIdOf, requestIdOfForm, response, postAcs };
 }
 export type SamlIdpForConnection = Awaited<ReturnType<typeof samlIdpFor>>;

@@ -26,6 +26,7 @@ const IDP: SsoGuard = 'idp';
  */
 export const ssoRoutes: RouteEntry<SsoGuard, SsoAuth>[] = [
   route('GET',  '/sso/saml/:connection_id/metadata', IDP, sso.samlMetadata),
+  route('GET',  '/sso/saml/:connection_id/requests/:request_id', IDP, sso.samlRequestForm),
   route('POST', '/sso/saml/:connection_id/acs',      IDP, sso.samlAcs),
   route('GET',  '/sso/oidc/:connection_id/callback', IDP, sso.oidcCallback),
 ];

@@ -9,7 +9,8 @@ import type { Profile } from '@node-saml/node-saml';
 import { loadConnection, type ConnectionRow } from '../../sso/connections';
 import { assertBrowserBound, auditSsoFailure, awaitSsoClaim, completeSso, pendingRequest, type SsoIdentity } from '../../sso/flow';
 import { oidcCallback } from '../../sso/oidc';
-import { samlAttribute, spMetadata, SsoRefused, validateSamlResponse } from '../../sso/saml';
+import { authnRequestFields, samlAttribute, spMetadata, SsoRefused, validateSamlResponse } from '../../sso/saml';
+import { autoPostForm } from '../../http/auto-post-form';
 
 // ---------------------------------------------------------------------------------------
 // The SSO surface under each fapi_url: SP metadata, the ACS and the OIDC callback.
@@ -97,6 +98,18 @@ export const ssoSurface = {
       const c = await loadConnection(deps, auth.instance.id, params.connection_id);
       if (c.provider !== 'saml') throw notFound('SSO connection');
       return textResult(spMetadata(deps, c, auth.instance.fapiUrl), 'application/samlmetadata+xml; charset=utf-8');
+    },
+  }),
+  samlRequestForm: endpoint<SsoAuth, never, never, 'connection_id' | 'request_id'>({
+    summary: 'The AuthnRequest of a sign-in in flight as an auto-submitting form, for an IdP that offers only the HTTP-POST binding',
+    response: z.string(),
+    handle: async ({ deps, auth, params }) => {
+      const c = await activeConnection(deps, auth, params.connection_id, 'saml').catch(() => {
+        throw notFound('SSO request');
+      });
+      const pending = c.idpSsoBinding === 'post' ? await pendingRequest(deps, c, params.request_id, 'id') : null;
+      if (!pending || !c.idpSsoUrl) throw notFound('SSO request');
+      return autoPostForm(c.idpSsoUrl, await authnRequestFields(deps, c, auth.instance.fapiUrl, pending.handle), 'Signing in…');
     },
   }),
   samlAcs: endpoint<SsoAuth, { SAMLResponse: string; RelayState?: string }, never, 'connection_id'>({

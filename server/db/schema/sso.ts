@@ -5,6 +5,12 @@ import { users } from './users';
 
 export const SSO_PROVIDERS = ['saml', 'oidc'] as const;
 export type SsoProvider = (typeof SSO_PROVIDERS)[number];
+/** The NameID format an AuthnRequest asks for (`none`: a NameIDPolicy without Format, the IdP's default). */
+export const SAML_NAME_ID_FORMATS = ['unspecified', 'email_address', 'persistent', 'transient', 'none'] as const;
+export type SamlNameIdFormat = (typeof SAML_NAME_ID_FORMATS)[number];
+/** IdP presets: each brings its own attribute names first (server/sso/attributes.ts) and its setup steps. */
+export const SSO_IDP_PRESETS = ['generic', 'okta', 'entra', 'adfs', 'google', 'onelogin', 'jumpcloud', 'shibboleth', 'keycloak', 'ping', 'auth0'] as const;
+export type SsoIdpPreset = (typeof SSO_IDP_PRESETS)[number];
 
 /** How IdP attributes (SAML attribute names, OIDC claim names) map onto the user. */
 export interface SsoAttributeMapping {
@@ -40,6 +46,10 @@ export const ssoConnections = pgTable(
     // SAML
     idpEntityId: text('idp_entity_id'),
     idpSsoUrl: text('idp_sso_url'),
+    /** How the AuthnRequest reaches idp_sso_url: a redirect, or an auto-submitting form for HTTP-POST-only IdPs. */
+    idpSsoBinding: text('idp_sso_binding', { enum: ['redirect', 'post'] }).notNull().default('redirect'),
+    nameIdFormat: text('name_id_format', { enum: SAML_NAME_ID_FORMATS }).notNull().default('unspecified'),
+    idpPreset: text('idp_preset', { enum: SSO_IDP_PRESETS }).notNull().default('generic'),
     /** PEM or base64 DER certificates the IdP signs with. */
     idpCertificates: jsonb('idp_certificates').$type<string[]>().notNull(),
     idpMetadataUrl: text('idp_metadata_url'),
