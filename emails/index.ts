@@ -7,6 +7,7 @@ import signInLink from './sign_in_link';
 import smsTestMessage from './sms/test_message';
 import smsVerificationCode from './sms/verification_code';
 import verificationCode from './verification_code';
+import verificationLink from './verification_link';
 
 /**
  * The built-in templates, keyed by name, each with its copy per locale. To add a
@@ -16,6 +17,7 @@ import verificationCode from './verification_code';
 export const EMAIL_TEMPLATES = {
   verification_code: verificationCode,
   sign_in_link: signInLink,
+  verification_link: verificationLink,
   password_reset_code: passwordResetCode,
   invitation,
   organization_invitation: organizationInvitation,

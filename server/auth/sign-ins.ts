@@ -20,7 +20,7 @@ import type { AuthenticationResponseJSON } from '../passkeys/webauthn';
 import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
-import { describeRequest, maskEmail, type SignInOrigin } from '../protection/risk';
+import { maskEmail, type SignInOrigin } from '../protection/risk';
 import { checkGuessedPassword, storedPasswordOf, type StoredPassword } from './password-guess';
 import { completeSignIn, newAttemptWrite, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
 import { checkCode, latestCode, verificationView } from '../verification/codes';
@@ -28,7 +28,7 @@ import { checkNewPassword } from '../users/password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from '../instances/password-rules';
 import { sendCode, sendSmsCode } from '../verification/send-code';
 import { assertPasswordAllowed } from '../organizations/sso-domains';
-import { assertAppUrl, emailLinkUrl, type LinkOutcome } from './email-links';
+import { assertAppUrl, emailLink, redeemLink, type LinkRedemption } from './email-links';
 
 /**
  * FAPI sign-in by identifier (email address, username, or phone number when `phone_code` is
@@ -314,49 +314,35 @@ export async function prepareFirstFactor(
     to: recipient.to,
     userId: a.userId,
     acceptLanguage: opts.acceptLanguage,
-    ...(strategy === 'email_link' ? { linkUrl: (secret: string) => emailLinkUrl(instance, a.id, secret, opts.redirectUrl), requested: describeRequest(deps, opts) } : {}),
+    ...(strategy === 'email_link' ? emailLink(deps, instance, a.id, opts) : {}),
   });
   return a;
 }
 
 /**
- * Redeems an emailed sign-in link: its secret is checked like a code (single use, 10
- * minutes, 5 wrong tries), then the first factor completes for the attempt's own client —
- * the browser that asked is signed in (its tab, polling the attempt, moves on); whoever
- * clicked gets nothing but the outcome. With `sign_in_methods.email_link_same_browser`, a
- * click from any other client (`clickedBy`, the clicking browser's) is `client_mismatch`
- * and leaves the link as it was. Never throws for a bad link.
+ * Redeems an emailed sign-in link (email-links.ts redeemLink): the first factor completes for
+ * the attempt's own client — the browser that asked is signed in (its tab, polling the attempt,
+ * moves on); whoever clicked gets nothing but the outcome, unless it is that browser (`clickedBy`,
+ * the clicking browser's client).
  */
-export async function redeemSignInLink(
-  deps: D,
-  instance: InstanceContext,
-  token: string,
-  clickedBy: string | null,
-  auditCtx: AuditContext,
-): Promise<{ status: LinkOutcome; clientToken: string | null; sessionId: string | null }> {
-  const done = (status: LinkOutcome, clientToken: string | null = null, sessionId: string | null = null) => ({ status, clientToken, sessionId });
-  const dot = token.indexOf('.');
-  if (dot < 1) return done('failed');
-  const [a] = await deps.db
-    .select()
-    .from(signInAttempts)
-    .where(and(eq(signInAttempts.id, token.slice(0, dot)), eq(signInAttempts.instanceId, instance.id)));
-  if (!a || a.status !== 'needs_first_factor' || a.abandonAt <= deps.clock.now()) return done('expired');
-  if (!instance.settings.sign_in_methods.email_link) return done('failed');
-  if (instance.settings.sign_in_methods.email_link_same_browser && clickedBy !== a.clientId) return done('client_mismatch');
-  return deps.db
-    .transaction(async (tx) => {
-      const d = { ...deps, db: tx };
-      const check = await checkCode(d, { attemptId: a.id, purpose: 'sign_in_link', code: token.slice(dot + 1), accept: a.userId !== null });
-      if (!check.ok) return done(check.error.code === 'CODE_EXPIRED' ? 'expired' : 'failed');
+export function redeemSignInLink(deps: D, instance: InstanceContext, attemptId: string, secret: string, clickedBy: string | null, auditCtx: AuditContext): Promise<LinkRedemption> {
+  return redeemLink(deps, instance, {
+    load: async () => {
+      const [a] = await deps.db
+        .select()
+        .from(signInAttempts)
+        .where(and(eq(signInAttempts.id, attemptId), eq(signInAttempts.instanceId, instance.id)));
+      if (!a || a.status !== 'needs_first_factor' || a.abandonAt <= deps.clock.now()) return null;
+      return { flow: a, sameBrowser: clickedBy === a.clientId };
+    },
+    redeem: async (d, a) => {
+      const check = await checkCode(d, { attemptId: a.id, purpose: 'sign_in_link', code: secret, accept: a.userId !== null });
+      if (!check.ok) return check;
       // Opened in the browser that asked, its token rotates; opened elsewhere, that browser is not in the request.
       const step = await completeFirstFactor(d, instance, a, 'email_link', auditCtx, { presentedClient: clickedBy === a.clientId });
-      return done('verified', step.clientToken ?? null, step.attempt.sessionId);
-    })
-    .catch((err: unknown) => {
-      if (err instanceof AppError) return done('failed');
-      throw err;
-    });
+      return { ok: true, clientToken: step.clientToken ?? null, sessionId: step.attempt.sessionId };
+    },
+  });
 }
 
 const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { param: 'password' } });

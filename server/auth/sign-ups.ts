@@ -11,13 +11,14 @@ import type { InstanceSettings } from '../instances/settings';
 import { createClient, type ClientRow } from '../sessions/clients';
 import { completeSignIn } from './complete-sign-in';
 import { createUser } from '../users/users';
-import { checkCode, latestCode, verificationView } from '../verification/codes';
+import { checkCode, latestCode, samePurposes, verificationView } from '../verification/codes';
 import { checkNewPassword } from '../users/password-policy';
 import { sendCode, sendSmsCode } from '../verification/send-code';
 import { assertCountryAllowed } from '../sms/pumping';
 import { completeWaitlistEntry, waitlistAdmits } from '../waitlist/waitlist';
 import { acceptInvitations, hasPendingInvitation } from '../invitations/invitations';
 import { assertPasswordAllowed } from '../organizations/sso-domains';
+import { assertLinkAsked, emailLink, redeemLink, type LinkRedemption } from './email-links';
 
 /**
  * FAPI sign-up: create an attempt with the user's fields, prepare (email a 6-digit code)
@@ -162,8 +163,9 @@ async function assertUsernameFree(db: Db, instanceId: string, username: string |
 }
 
 export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, a: SignUpRow) {
-  const code = await latestCode(deps, a.id, 'sign_up');
   const byPhone = a.phoneNumber !== null;
+  const code = await latestCode(deps, a.id, byPhone ? 'sign_up' : samePurposes('sign_up'));
+  const emailStrategy = code?.purpose === 'sign_up_link' ? 'email_link' : 'email_code';
   const verified = (byPhone ? a.phoneVerifiedAt : a.emailVerifiedAt) !== null;
   const { required, optional } = signUpFields(instance, byPhone ? 'phone_number' : 'email_address');
   return {
@@ -176,7 +178,7 @@ export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
     unverified_fields: verified ? [] : [byPhone ? 'phone_number' : 'email_address'],
     verifications: byPhone
       ? { email_address: null, phone_number: verificationView('phone_code', code, deps.clock.now(), verified) }
-      : { email_address: verificationView('email_code', code, deps.clock.now(), verified) },
+      : { email_address: verificationView(emailStrategy, code, deps.clock.now(), verified) },
     email_address: a.emailAddress,
     phone_number: a.phoneNumber,
     username: a.username,
@@ -270,25 +272,31 @@ function assertOpen(a: SignUpRow) {
   }
 }
 
-/** The strategy that verifies the attempt's identifier; another is refused. */
+/** A strategy that verifies the attempt's identifier (a code; for an address also a link, assertLinkAsked); another is refused. */
 function assertStrategy(attempt: SignUpRow, strategy: SignUpStrategy | undefined) {
   const own = attempt.phoneNumber !== null ? 'phone_code' : 'email_code';
+  if (strategy === 'email_link' && own === 'email_code') return;
   if (strategy !== undefined && strategy !== own) {
     throw validationError('strategy', 'invalid_value', `This sign-up verifies its ${own === 'phone_code' ? 'phone number with phone_code' : 'email address with email_code'}.`);
   }
 }
 
-export type SignUpStrategy = 'email_code' | 'phone_code';
+export type SignUpStrategy = 'email_code' | 'email_link' | 'phone_code';
 
-/** Emails (or, for a phone sign-up, texts) a verification code to the attempt's identifier (reissue caps apply). */
+/**
+ * Emails (or, for a phone sign-up, texts) a verification code to the attempt's identifier
+ * (reissue caps apply). `email_link` emails a link instead (`redirectUrl`, a page of the app,
+ * required): opened, it completes this sign-up for the browser that made it (redeemSignUpLink).
+ */
 export async function prepareSignUpVerification(
   deps: Deps,
   instance: InstanceContext,
   attempt: SignUpRow,
-  opts: { acceptLanguage?: string | null; strategy?: SignUpStrategy } = {},
+  opts: { acceptLanguage?: string | null; strategy?: SignUpStrategy; redirectUrl?: string; ip?: string | null; userAgent?: string | null } = {},
 ) {
   assertOpen(attempt);
   assertStrategy(attempt, opts.strategy);
+  if (opts.strategy === 'email_link') assertLinkAsked(instance, opts.redirectUrl);
   // The mode may have tightened since the attempt was made.
   await checkIdentifier(deps, instance, attempt);
   if (attempt.phoneNumber !== null) {
@@ -313,14 +321,57 @@ export async function prepareSignUpVerification(
     // In the language chosen at sign-up, else the browser's.
     locale: attempt.locale,
     acceptLanguage: opts.acceptLanguage,
+    ...(opts.strategy === 'email_link' ? { purpose: 'sign_up_link' as const, ...emailLink(deps, instance, attempt.id, opts) } : {}),
   });
   return attempt;
 }
 
 /**
- * Checks the code; on success creates the user and an active session (or a pending one
- * when the instance requires MFA) on the client and makes it the client's active session.
+ * The verified attempt becomes a user (its address or number verified by `strategy`) with an
+ * active session (or a pending one when the instance requires MFA) on the attempt's client,
+ * made the client's active session; runs in the caller's transaction. `presentedClient`: the
+ * request is the attempt's own client (its token rotates).
  */
+async function finishSignUp(
+  d: Deps,
+  instance: InstanceContext,
+  attempt: SignUpRow,
+  strategy: SignUpStrategy,
+  auditCtx: AuditContext,
+  presentedClient: boolean,
+): Promise<{ attempt: SignUpRow; client: ClientRow; clientToken: string | null }> {
+  const byPhone = attempt.phoneNumber !== null;
+  const user = await createUser(
+    d,
+    instance.id,
+    {
+      ...(byPhone ? { phone_number: [attempt.phoneNumber!] } : { email_address: [attempt.emailAddress!] }),
+      username: attempt.username ?? undefined,
+      first_name: attempt.firstName ?? undefined,
+      last_name: attempt.lastName ?? undefined,
+      ...(attempt.passwordDigest ? { password_digest: attempt.passwordDigest, password_hasher: 'argon2id' as const } : {}),
+      unsafe_metadata: attempt.unsafeMetadata,
+      ...(attempt.locale ? { locale: attempt.locale } : {}),
+    },
+    { verificationStrategy: strategy, audit: auditCtx },
+  );
+  if (!byPhone) {
+    // An invited person's waitlist entry is completed by this sign-up.
+    await completeWaitlistEntry(d, instance.id, attempt.emailAddress!, user.id);
+    await acceptInvitations(d.db, instance.id, attempt.emailAddress!, d.clock.now());
+  }
+  const end = await completeSignIn(d, instance, { way: 'sign_up', userId: user.id, client: { id: attempt.clientId }, presentedClient, auditCtx });
+  const now = d.clock.now();
+  const [done] = await d.db
+    .update(signUpAttempts)
+    .set({ status: 'complete', ...(byPhone ? { phoneVerifiedAt: now } : { emailVerifiedAt: now }), createdUserId: user.id, createdSessionId: end.sessionId, updatedAt: now })
+    .where(and(eq(signUpAttempts.id, attempt.id), eq(signUpAttempts.status, 'missing_requirements')))
+    .returning();
+  if (!done) throw new AppError('CONFLICT', { message: 'This sign-up attempt changed meanwhile.', meta: { status: 'complete' } });
+  return { attempt: done, client: end.client, clientToken: end.clientToken };
+}
+
+/** Checks the code; on success creates the user and signs the client in (finishSignUp). */
 export async function attemptSignUpVerification(
   deps: Deps,
   instance: InstanceContext,
@@ -330,6 +381,7 @@ export async function attemptSignUpVerification(
   strategy?: SignUpStrategy,
 ): Promise<{ attempt: SignUpRow; client: ClientRow; clientToken: string | null }> {
   assertOpen(attempt);
+  if (strategy === 'email_link') throw validationError('strategy', 'invalid_value', 'An email link is verified by opening it, not by sending its code.');
   assertStrategy(attempt, strategy);
   await checkIdentifier(deps, instance, attempt);
   const byPhone = attempt.phoneNumber !== null;
@@ -337,35 +389,35 @@ export async function attemptSignUpVerification(
     const d = { ...deps, db: tx };
     const check = await checkCode(d, { attemptId: attempt.id, purpose: 'sign_up', code });
     if (!check.ok) return check;
-    const user = await createUser(
-      d,
-      instance.id,
-      {
-        ...(byPhone ? { phone_number: [attempt.phoneNumber!] } : { email_address: [attempt.emailAddress!] }),
-        username: attempt.username ?? undefined,
-        first_name: attempt.firstName ?? undefined,
-        last_name: attempt.lastName ?? undefined,
-        ...(attempt.passwordDigest ? { password_digest: attempt.passwordDigest, password_hasher: 'argon2id' as const } : {}),
-        unsafe_metadata: attempt.unsafeMetadata,
-        ...(attempt.locale ? { locale: attempt.locale } : {}),
-      },
-      { verificationStrategy: byPhone ? 'phone_code' : 'email_code', audit: auditCtx },
-    );
-    if (!byPhone) {
-      // An invited person's waitlist entry is completed by this sign-up.
-      await completeWaitlistEntry(d, instance.id, attempt.emailAddress!, user.id);
-      await acceptInvitations(tx, instance.id, attempt.emailAddress!, deps.clock.now());
-    }
-    const end = await completeSignIn(d, instance, { way: 'sign_up', userId: user.id, client: { id: attempt.clientId }, presentedClient: true, auditCtx });
-    const now = deps.clock.now();
-    const [done] = await tx
-      .update(signUpAttempts)
-      .set({ status: 'complete', ...(byPhone ? { phoneVerifiedAt: now } : { emailVerifiedAt: now }), createdUserId: user.id, createdSessionId: end.sessionId, updatedAt: now })
-      .where(and(eq(signUpAttempts.id, attempt.id), eq(signUpAttempts.status, 'missing_requirements')))
-      .returning();
-    if (!done) throw new AppError('CONFLICT', { message: 'This sign-up attempt changed meanwhile.', meta: { status: 'complete' } });
-    return { ok: true as const, attempt: done, client: end.client, clientToken: end.clientToken };
+    return { ok: true as const, ...(await finishSignUp(d, instance, attempt, byPhone ? 'phone_code' : 'email_code', auditCtx, true)) };
   });
   if (!outcome.ok) throw outcome.error;
   return outcome;
+}
+
+/**
+ * Redeems an emailed sign-up link (email-links.ts redeemLink: single use, 10 minutes, bound to
+ * its attempt; `email_link_same_browser` refuses another browser): the sign-up completes for
+ * the browser that made it, whose tab (polling the attempt) moves on; the browser that opened
+ * the link gets nothing but the outcome, unless it is that browser.
+ */
+export function redeemSignUpLink(deps: Deps, instance: InstanceContext, attemptId: string, secret: string, clickedBy: string | null, auditCtx: AuditContext): Promise<LinkRedemption> {
+  return redeemLink(deps, instance, {
+    load: async () => {
+      const [a] = await deps.db
+        .select()
+        .from(signUpAttempts)
+        .where(and(eq(signUpAttempts.id, attemptId), eq(signUpAttempts.instanceId, instance.id)));
+      if (!a || a.status !== 'missing_requirements' || a.abandonAt <= deps.clock.now() || a.emailAddress === null) return null;
+      // The mode may have tightened since the attempt was made (a refusal is a failed link).
+      await checkIdentifier(deps, instance, a);
+      return { flow: a, sameBrowser: clickedBy === a.clientId };
+    },
+    redeem: async (d, a) => {
+      const check = await checkCode(d, { attemptId: a.id, purpose: 'sign_up_link', code: secret });
+      if (!check.ok) return check;
+      const done = await finishSignUp(d, instance, a, 'email_link', auditCtx, clickedBy === a.clientId);
+      return { ok: true, clientToken: done.clientToken, sessionId: done.attempt.createdSessionId };
+    },
+  });
 }

@@ -1,6 +1,6 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, gt, inArray } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import { emailAddresses, phoneNumbers, users } from '../db/schema';
+import { emailAddresses, phoneNumbers, sessions, users } from '../db/schema';
 import { newId } from '../db/ids';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
@@ -15,6 +15,7 @@ import type { UserView } from './schemas';
 import { revokeMyOtherSessions } from '../sessions/my-sessions';
 import type { AuditContext } from '../http/actor';
 import { audit } from '../audit/audit';
+import { assertLinkAsked, emailLink, redeemLink, type LinkRedemption } from '../auth/email-links';
 
 /**
  * What signed-in users change of their own account on the FAPI (the hosted profile): email
@@ -166,13 +167,91 @@ export async function addMyIdentifier(deps: D, instanceId: string, userId: strin
     .catch(rethrowTaken);
 }
 
-/** Sends a code to one of the user's unverified identifiers, by email or SMS (the reissue caps of every code apply). */
-export async function prepareMyVerification(deps: D, instance: InstanceContext, userId: string, kindName: IdentifierKindName, id: string, acceptLanguage: string | null) {
+/** What asks for an email link instead of a code: the app's page it lands on (required), and the asking request (named in the email). */
+export interface LinkAsked {
+  redirectUrl?: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Sends a code to one of the user's unverified identifiers, by email or SMS (the reissue caps of
+ * every code apply); for an email address, `link` emails a link instead (redeemAddressLink).
+ */
+export async function prepareMyVerification(
+  deps: D,
+  instance: InstanceContext,
+  userId: string,
+  kindName: IdentifierKindName,
+  id: string,
+  acceptLanguage: string | null,
+  link?: LinkAsked,
+) {
   const kind = IDENTIFIER_KINDS[kindName];
   const row = await mine(kind, deps.db, instance.id, userId, id);
   if (row.verified) throw new AppError('CONFLICT', { message: 'This is already verified.', meta: { reason: 'already_verified' } });
-  const code = await kind.send(deps, instance.id, userId, row, acceptLanguage);
-  return { ...identifierView(await getUser(deps, instance.id, userId), kind, id), verification: verificationView(kind.strategy, code, deps.clock.now())! };
+  if (link) assertLinkAsked(instance, link.redirectUrl);
+  const code = link
+    ? await sendCode(deps, {
+        instanceId: instance.id,
+        attemptId: row.id,
+        purpose: 'email_verification_link',
+        address: row.value,
+        to: row.value,
+        userId,
+        acceptLanguage,
+        ...emailLink(deps, instance, row.id, link),
+      })
+    : await kind.send(deps, instance.id, userId, row, acceptLanguage);
+  return { ...identifierView(await getUser(deps, instance.id, userId), kind, id), verification: verificationView(link ? 'email_link' : kind.strategy, code, deps.clock.now())! };
+}
+
+/** One of the signed-in user's identifiers, as the user resource shows it. */
+export async function getMyIdentifier(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string, kindName: IdentifierKindName, id: string) {
+  const kind = IDENTIFIER_KINDS[kindName];
+  await mine(kind, deps.db, instanceId, userId, id);
+  return identifierView(await getUser(deps, instanceId, userId), kind, id);
+}
+
+/** Whether a browser (client) holds a live session of the user: "the browser that asked" for a link of the account. */
+async function holdsSessionOf(deps: Pick<Deps, 'db' | 'clock'>, clientId: string | null, userId: string) {
+  if (!clientId) return false;
+  const [s] = await deps.db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(eq(sessions.clientId, clientId), eq(sessions.userId, userId), inArray(sessions.status, ['active', 'pending']), gt(sessions.expireAt, deps.clock.now())))
+    .limit(1);
+  return s !== undefined;
+}
+
+/**
+ * Opens an emailed link that verifies an address added to an account (email-links.ts
+ * redeemLink: single use, 10 minutes, bound to that address): the address is verified (as by
+ * its code: `user.updated`, organization domain enrollment, audited) wherever the link is
+ * opened, and nobody is signed in. Under `email_link_same_browser` the opener must be a browser
+ * signed in to the account.
+ */
+export function redeemAddressLink(deps: D, instance: InstanceContext, addressId: string, secret: string, clickedBy: string | null, auditCtx: AuditContext): Promise<LinkRedemption> {
+  return redeemLink(deps, instance, {
+    load: async () => {
+      const [row] = await deps.db
+        .select({ id: emailAddresses.id, userId: emailAddresses.userId, value: emailAddresses.emailAddress, status: emailAddresses.verificationStatus })
+        .from(emailAddresses)
+        .where(and(eq(emailAddresses.id, addressId), eq(emailAddresses.instanceId, instance.id)));
+      if (!row || row.status === 'verified') return null;
+      return { flow: row, sameBrowser: await holdsSessionOf(deps, clickedBy, row.userId) };
+    },
+    redeem: async (d, row) => {
+      const check = await checkCode(d, { attemptId: row.id, purpose: 'email_verification_link', code: secret });
+      if (!check.ok) return check;
+      await EMAIL.markVerified(d.db, row.id, 'email_link', d.clock.now());
+      await enrollUserByEmailDomain(d, instance.id, row.userId, [row.value]);
+      await emitUserUpdated(d, instance.id, row.userId);
+      const { actor, actorKind, ip, userAgent } = auditCtx;
+      await audit(d, { instanceId: instance.id, actor, actorKind, action: 'user.email_address_verified', target: row.userId, ip, userAgent, details: { email_address_id: row.id, strategy: 'email_link' } });
+      return { ok: true, clientToken: null, sessionId: null };
+    },
+  });
 }
 
 /** Verifies the identifier with its code; a verified email address then counts for organization domain enrollment. */

@@ -23,6 +23,18 @@ export const REISSUE_CAPS = [
 ] as const;
 
 type CodeRow = typeof verificationCodes.$inferSelect;
+
+/**
+ * The two ways of one verification (a code to type, a link to open): a new one of either
+ * supersedes the other, so only the latest asked for works.
+ */
+const SAME_VERIFICATION: Partial<Record<VerificationPurpose, readonly VerificationPurpose[]>> = {
+  sign_up: ['sign_up', 'sign_up_link'],
+  sign_up_link: ['sign_up', 'sign_up_link'],
+  email_verification: ['email_verification', 'email_verification_link'],
+  email_verification_link: ['email_verification', 'email_verification_link'],
+};
+export const samePurposes = (purpose: VerificationPurpose) => SAME_VERIFICATION[purpose] ?? [purpose];
 type D = Pick<Deps, 'db' | 'clock' | 'cipher'>;
 
 const codeDigest = (deps: Pick<Deps, 'cipher'>, id: string, code: string) => deps.cipher.mac('verification-code', `${id}.${code}`);
@@ -72,7 +84,7 @@ export async function issueCode(
     .where(
       and(
         eq(verificationCodes.attemptId, input.attemptId),
-        eq(verificationCodes.purpose, input.purpose),
+        inArray(verificationCodes.purpose, samePurposes(input.purpose)),
         inArray(verificationCodes.status, ['pending', 'locked']),
       ),
     );
@@ -97,12 +109,12 @@ export async function issueCode(
   return { code, row: row! };
 }
 
-/** The latest code of an attempt for a purpose, if any. */
-export async function latestCode(deps: Pick<Deps, 'db'>, attemptId: string, purpose: VerificationPurpose): Promise<CodeRow | null> {
+/** The latest code of an attempt for a purpose (or either way of its verification: a code or a link), if any. */
+export async function latestCode(deps: Pick<Deps, 'db'>, attemptId: string, purpose: VerificationPurpose | readonly VerificationPurpose[]): Promise<CodeRow | null> {
   const [row] = await deps.db
     .select()
     .from(verificationCodes)
-    .where(and(eq(verificationCodes.attemptId, attemptId), eq(verificationCodes.purpose, purpose)))
+    .where(and(eq(verificationCodes.attemptId, attemptId), typeof purpose === 'string' ? eq(verificationCodes.purpose, purpose) : inArray(verificationCodes.purpose, purpose)))
     .orderBy(desc(verificationCodes.createdAt), desc(verificationCodes.id))
     .limit(1);
   return row ?? null;

@@ -16,6 +16,7 @@ type D = Deps;
 
 const TEMPLATE = {
   sign_up: 'verification_code',
+  sign_up_link: 'verification_link',
   sign_in: 'verification_code',
   sign_in_phone: 'verification_code',
   sign_in_link: 'sign_in_link',
@@ -23,6 +24,7 @@ const TEMPLATE = {
   domain_affiliation: 'verification_code',
   second_factor: 'verification_code',
   email_verification: 'verification_code',
+  email_verification_link: 'verification_link',
   phone_verification: 'verification_code',
   reauthentication: 'verification_code',
 } as const satisfies Record<VerificationPurpose, string>;
@@ -46,9 +48,9 @@ export async function sendCode(
     /** See SendEmailInput: the recipient's locale (else the user's), then Accept-Language. */
     locale?: string | null;
     acceptLanguage?: string | null;
-    /** A sign-in link (purpose `sign_in_link`): the URL that carries the secret. */
+    /** A link (purposes `…_link`): the URL that carries the secret. */
     linkUrl?: (secret: string) => string;
-    /** A sign-in link: when, from where and on what device it was asked for (risk.ts describeRequest). */
+    /** A link: when, from where and on what device it was asked for (risk.ts describeRequest). */
     requested?: { time: string; location: string; device: string };
   },
 ) {

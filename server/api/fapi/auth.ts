@@ -15,7 +15,8 @@ import { startEnterpriseSignIn } from '../../sso/flow';
 import { SSO_REQUEST_TTL_MS } from '../../sso/saml';
 import { bindingFor, codeChallengeInput, codeVerifierInput, setFlowCookie } from '../../auth/flow-binding';
 import { claimSignIn } from './claim';
-import { afterLinkUrl } from '../../auth/email-links';
+import { afterLinkUrl, splitLinkToken } from '../../auth/email-links';
+import { redeemAddressLink } from '../../users/my-account';
 import { username } from '../../users/schemas';
 import { emailAddress, phoneNumber } from '../../email/addresses';
 import type { Deps } from '../../deps';
@@ -36,7 +37,7 @@ import {
   signInView,
   type SignInStep,
 } from '../../auth/sign-ins';
-import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, signUpView, type SignUpStrategy } from '../../auth/sign-ups';
+import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, redeemSignUpLink, signUpView, type SignUpStrategy } from '../../auth/sign-ups';
 import { OAUTH_STRATEGY_RE } from '../../social/schemas';
 import { startSocialSignIn, startSocialSignUp, transferSignUp } from './social';
 
@@ -244,7 +245,11 @@ export const createSignUpBody = z.strictObject({
     ctx.addIssue({ code: 'custom', path: ['phone_number'], message: 'sign up with an email address or a phone number, not both', params: { reason: 'invalid' } });
   } else if (v.email_address === undefined && v.phone_number === undefined) need('email_address');
 });
-const prepareVerificationBody = z.strictObject({ strategy: strategyOf(['email_code', 'phone_code']) });
+const prepareVerificationBody = z.strictObject({
+  strategy: strategyOf(['email_code', 'email_link', 'phone_code']),
+  /** email_link: the app's page the link lands on once opened (required then). */
+  redirect_url: z.string().max(2048).optional().meta({ description: 'email_link: the app’s page the link lands on once opened, with __clerk_status (an allowed origin or redirect URL; required).' }),
+});
 const attemptVerificationBody = z.strictObject({ strategy: strategyOf(['email_code', 'phone_code']).optional(), code: codeInput });
 
 // ---------------------------------------------------------------------------------------
@@ -448,20 +453,33 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
   },
 });
 
+/** Whose link a token is, by the id it carries: a sign-up's, an address's (added to an account), else a sign-in's. */
+const LINK_REDEEMERS = [
+  { prefix: 'sua_', redeem: redeemSignUpLink },
+  { prefix: 'idn_', redeem: redeemAddressLink },
+  { prefix: '', redeem: redeemSignInLink },
+] as const;
+
 /**
- * The emailed sign-in link lands here: the sign-in of the browser that asked completes (its
- * tab, polling the attempt, moves on), and whoever clicked is sent to the hosted page that
- * says so — `?status=verified`, `expired`, `failed`, or `client_mismatch` when the instance
- * wants the link opened in the browser that asked and this is another.
+ * An emailed link lands here (`email_link`): the sign-in or sign-up of the browser that asked
+ * completes (its tab, polling the attempt, moves on), or the address added to an account is
+ * verified; whoever clicked is sent to the app's `redirect_url` with Clerk's `__clerk_status`
+ * (`verified`, `expired`, `failed`, or `client_mismatch` when the instance wants the link opened
+ * in the browser that asked and this is another), else to the hosted page that says so.
  */
 export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string; redirect_url?: string }>({
   summary:
-    'An emailed sign-in link (email_link): completes the sign-in of the browser that asked, then 303 to the app’s redirect_url (__clerk_status, __clerk_created_session) or {fapi_url}/sign-in/link-verified?status=…',
+    'An emailed link (email_link): completes the sign-in or sign-up of the browser that asked, or verifies the address it was sent to, then 303 to the app’s redirect_url (__clerk_status, __clerk_created_session) or {fapi_url}/sign-in/link-verified?status=…',
   audit: AUTH_FLOW,
   query: z.object({ token: z.string().max(256), redirect_url: z.string().max(2048).optional() }),
   response: z.unknown(),
   handle: async ({ deps, auth, query, actor, request }) => {
-    const outcome = await redeemSignInLink(deps, auth.instance, query.token, auth.client?.id ?? null, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
+    const token = splitLinkToken(query.token);
+    const ctx = { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent };
+    const clickedBy = auth.client?.id ?? null;
+    const outcome = token
+      ? await LINK_REDEEMERS.find((r) => token.id.startsWith(r.prefix))!.redeem(deps, auth.instance, token.id, token.secret, clickedBy, ctx)
+      : { status: 'failed' as const, clientToken: null, sessionId: null };
     if (outcome.clientToken) auth.issueClientToken(outcome.clientToken);
     return redirect(afterLinkUrl(auth.instance, outcome, query.redirect_url), 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   },
@@ -546,13 +564,20 @@ export const getSignUpEndpoint = endpoint<FapiAuth, never, never, 'id'>({
 });
 
 export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareVerificationBody>, never, 'id'>({
-  summary: 'Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address)',
+  summary:
+    'Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address); email_link emails a link that completes the sign-up of this browser once opened',
   audit: AUTH_FLOW,
   body: prepareVerificationBody,
   response: signUpResponse,
   handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
-    await prepareSignUpVerification(deps, auth.instance, attempt, { acceptLanguage: request.acceptLanguage, strategy: body.strategy as SignUpStrategy });
+    await prepareSignUpVerification(deps, auth.instance, attempt, {
+      acceptLanguage: request.acceptLanguage,
+      strategy: body.strategy as SignUpStrategy,
+      redirectUrl: body.redirect_url,
+      ip: request.ip,
+      userAgent: request.userAgent,
+    });
     return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
   },
 });

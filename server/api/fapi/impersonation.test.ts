@@ -17,6 +17,8 @@ const A = sharedInstance(h);
 /** The /v1/me routes an impersonation session may use (PATCH /v1/me: names and metadata only, below). */
 const ALLOWED = new Set([
   'GET /v1/me',
+  'GET /v1/me/email_addresses/:id',
+  'GET /v1/me/phone_numbers/:id',
   'PATCH /v1/me',
   'POST /v1/me/profile_image',
   'DELETE /v1/me/profile_image',

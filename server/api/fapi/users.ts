@@ -15,6 +15,7 @@ import {
   attemptMyVerification,
   changeMyPassword,
   deleteMyAccount,
+  getMyIdentifier,
   prepareMyVerification,
   prepareReauthentication,
   removeMyIdentifier,
@@ -216,7 +217,14 @@ const verificationSchema = z.object({
 /** Add, verify (prepare + attempt) and remove: the same four endpoints for email addresses and phone numbers. */
 function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.ZodType<string>, schema: z.ZodType, what: { one: string; many: string }) {
   const channel = kind === 'email_address' ? 'email' : 'SMS';
-  const prepareBody = z.strictObject({ strategy: z.literal(kind === 'email_address' ? 'email_code' : 'phone_code').optional() });
+  const prepareBody: z.ZodType<{ strategy?: string; redirect_url?: string }> =
+    kind === 'email_address'
+      ? z.strictObject({
+          strategy: z.enum(['email_code', 'email_link']).optional(),
+          /** email_link: the app's page the link lands on once opened (required then). */
+          redirect_url: z.string().max(2048).optional(),
+        })
+      : z.strictObject({ strategy: z.literal('phone_code').optional() });
   return {
     add: endpoint<SignedInAuth, Record<K, string>, MeQuery>({
       summary: `Add ${what.one} to the signed-in user, unverified (then prepare_verification and attempt_verification)`,
@@ -227,13 +235,31 @@ function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.Zod
       response: schema,
       handle: ({ deps, auth, body }) => addMyIdentifier(deps, auth.instance.id, auth.me.userId, kind, body[kind]),
     }),
-    prepare: endpoint<SignedInAuth, z.output<typeof prepareBody>, MeQuery, 'id'>({
-      summary: `Send a verification code by ${channel} to one of the signed-in user’s unverified ${what.many}`,
+    get: endpoint<SignedInAuth, never, MeQuery, 'id'>({
+      summary: `One of the signed-in user’s ${what.many}, with its verification (a page waiting for an emailed link polls it)`,
+      query: meQuery,
+      response: schema,
+      handle: ({ deps, auth, params }) => getMyIdentifier(deps, auth.instance.id, auth.me.userId, kind, params.id),
+    }),
+    prepare: endpoint<SignedInAuth, { strategy?: string; redirect_url?: string }, MeQuery, 'id'>({
+      summary:
+        kind === 'email_address'
+          ? `Send a verification code by email to one of the signed-in user’s unverified ${what.many}; email_link (with redirect_url) emails a link that verifies it once opened`
+          : `Send a verification code by ${channel} to one of the signed-in user’s unverified ${what.many}`,
       audit: { unaudited: 'sends a code; the verification itself is audited' },
       body: prepareBody,
       query: meQuery,
       response: z.object({ verification: verificationSchema }).loose(),
-      handle: ({ deps, auth, params, request }) => prepareMyVerification(deps, auth.instance, auth.me.userId, kind, params.id, request.acceptLanguage),
+      handle: ({ deps, auth, params, body, request }) =>
+        prepareMyVerification(
+          deps,
+          auth.instance,
+          auth.me.userId,
+          kind,
+          params.id,
+          request.acceptLanguage,
+          body.strategy === 'email_link' ? { redirectUrl: body.redirect_url, ip: request.ip, userAgent: request.userAgent } : undefined,
+        ),
     }),
     attempt: endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery, 'id'>({
       summary: `Verify one of the signed-in user’s ${what.many} with the code sent there`,

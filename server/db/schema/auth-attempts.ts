@@ -66,7 +66,20 @@ export const signUpAttempts = pgTable(
   (t) => [index('sign_up_attempts_client_idx').on(t.clientId)],
 );
 
-export const VERIFICATION_PURPOSES = ['sign_up', 'sign_in', 'sign_in_phone', 'sign_in_link', 'reset_password', 'domain_affiliation', 'second_factor', 'email_verification', 'phone_verification', 'reauthentication'] as const;
+export const VERIFICATION_PURPOSES = [
+  'sign_up',
+  'sign_up_link',
+  'sign_in',
+  'sign_in_phone',
+  'sign_in_link',
+  'reset_password',
+  'domain_affiliation',
+  'second_factor',
+  'email_verification',
+  'email_verification_link',
+  'phone_verification',
+  'reauthentication',
+] as const;
 export type VerificationPurpose = (typeof VERIFICATION_PURPOSES)[number];
 export const VERIFICATION_STATUSES = ['pending', 'verified', 'locked', 'superseded'] as const;
 /**

@@ -2085,7 +2085,7 @@ export interface DashboardOperations {
       next_cursor: string | null;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; to?: string; user_id?: string; template?: "verification_code" | "sign_in_link" | "password_reset_code" | "invitation" | "organization_invitation" | "new_device_sign_in" };
+    query: { limit?: number; starting_after?: string; to?: string; user_id?: string; template?: "verification_code" | "sign_in_link" | "verification_link" | "password_reset_code" | "invitation" | "organization_invitation" | "new_device_sign_in" };
   };
   /** Get a sent email. Test instances only */
   "GET /accounts/{accountId}/instances/{instanceId}/emails/{id}": {

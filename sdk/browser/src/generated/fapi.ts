@@ -652,7 +652,7 @@ export interface FapiOperations {
     };
     query: never;
   };
-  /** An emailed sign-in link (email_link): completes the sign-in of the browser that asked, then 303 to the app’s redirect_url (__clerk_status, __clerk_created_session) or {fapi_url}/sign-in/link-verified?status=… */
+  /** An emailed link (email_link): completes the sign-in or sign-up of the browser that asked, or verifies the address it was sent to, then 303 to the app’s redirect_url (__clerk_status, __clerk_created_session) or {fapi_url}/sign-in/link-verified?status=… */
   "GET /v1/verify": {
     response: unknown;
     body: never;
@@ -794,14 +794,15 @@ export interface FapiOperations {
     body: never;
     query: never;
   };
-  /** Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address) */
+  /** Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address); email_link emails a link that completes the sign-up of this browser once opened */
   "POST /v1/client/sign_ups/{id}/prepare_verification": {
     response: {
       response: SignUpAttempt;
       client: Client;
     };
     body: {
-      strategy: "email_code" | "phone_code";
+      strategy: "email_code" | "email_link" | "phone_code";
+      redirect_url?: string;
     };
     query: never;
   };
@@ -1041,29 +1042,10 @@ export interface FapiOperations {
     };
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** Send a verification code by email to one of the signed-in user’s unverified email addresses */
-  "POST /v1/me/email_addresses/{id}/prepare_verification": {
-    response: {
-      verification: {
-        object: "verification";
-        status: string;
-        strategy: string;
-        attempts: number;
-        expire_at: (number) | (null);
-      };
-      [key: string]: unknown;
-    };
-    body: {
-      strategy?: "email_code";
-    };
-    query: { session_id?: string; publishable_key?: string; _is_native?: string };
-  };
-  /** Verify one of the signed-in user’s email addresses with the code sent there */
-  "POST /v1/me/email_addresses/{id}/attempt_verification": {
+  /** One of the signed-in user’s email addresses, with its verification (a page waiting for an emailed link polls it) */
+  "GET /v1/me/email_addresses/{id}": {
     response: EmailAddress;
-    body: {
-      code: string;
-    };
+    body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
   /** Remove one of the signed-in user’s email addresses (never the primary one) */
@@ -1076,12 +1058,54 @@ export interface FapiOperations {
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
+  /** Send a verification code by email to one of the signed-in user’s unverified email addresses; email_link (with redirect_url) emails a link that verifies it once opened */
+  "POST /v1/me/email_addresses/{id}/prepare_verification": {
+    response: {
+      verification: {
+        object: "verification";
+        status: string;
+        strategy: string;
+        attempts: number;
+        expire_at: (number) | (null);
+      };
+      [key: string]: unknown;
+    };
+    body: {
+      strategy?: "email_code" | "email_link";
+      redirect_url?: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Verify one of the signed-in user’s email addresses with the code sent there */
+  "POST /v1/me/email_addresses/{id}/attempt_verification": {
+    response: EmailAddress;
+    body: {
+      code: string;
+    };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
   /** Add a phone number to the signed-in user, unverified (then prepare_verification and attempt_verification) */
   "POST /v1/me/phone_numbers": {
     response: PhoneNumber;
     body: {
       phone_number: string;
     };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** One of the signed-in user’s phone numbers, with its verification (a page waiting for an emailed link polls it) */
+  "GET /v1/me/phone_numbers/{id}": {
+    response: PhoneNumber;
+    body: never;
+    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+  };
+  /** Remove one of the signed-in user’s phone numbers (never the primary one) */
+  "DELETE /v1/me/phone_numbers/{id}": {
+    response: {
+      object: "phone_number";
+      id: string;
+      deleted: true;
+    };
+    body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
   /** Send a verification code by SMS to one of the signed-in user’s unverified phone numbers */
@@ -1107,16 +1131,6 @@ export interface FapiOperations {
     body: {
       code: string;
     };
-    query: { session_id?: string; publishable_key?: string; _is_native?: string };
-  };
-  /** Remove one of the signed-in user’s phone numbers (never the primary one) */
-  "DELETE /v1/me/phone_numbers/{id}": {
-    response: {
-      object: "phone_number";
-      id: string;
-      deleted: true;
-    };
-    body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
   /** Email a code to the signed-in user’s primary address, to change the password without the current one */
@@ -1962,4 +1976,4 @@ export interface FapiOperations {
   };
 }
 
-export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/organization_logos/{id}/{version}" | "/npm/@clerk/{package}/dist/{file}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/email_addresses/{id}" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/phone_numbers/{id}" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/enterprise_connections" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/passkeys" | "/v1/me/passkeys/prepare_registration" | "/v1/me/passkeys/{id}" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/membership_requests" | "/v1/organizations/{id}/membership_requests/{request_id}/accept" | "/v1/organizations/{id}/membership_requests/{request_id}/reject" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh" | "/v1/dev_browser" | "/v1/client/handshake" | "/v1/client/sessions/{id}/tokens/{template}" | "/v1/organizations/{id}/roles" | "/v1/client/sessions/{id}/verify" | "/v1/client/sessions/{id}/verify/prepare_first_factor" | "/v1/client/sessions/{id}/verify/attempt_first_factor" | "/v1/client/sessions/{id}/verify/prepare_second_factor" | "/v1/client/sessions/{id}/verify/attempt_second_factor";
+export type FapiPath = "/v1/environment" | "/v1/branding/logo/{version}" | "/v1/users/{id}/profile_image/{version}" | "/v1/organization_logos/{id}/{version}" | "/npm/@clerk/{package}/dist/{file}" | "/v1/client" | "/v1/client/sign_ins" | "/v1/client/sign_ins/{id}" | "/v1/client/sign_ins/{id}/prepare_first_factor" | "/v1/verify" | "/v1/client/sign_ins/{id}/attempt_first_factor" | "/v1/client/sign_ins/{id}/claim" | "/v1/client/sign_ins/{id}/prepare_second_factor" | "/v1/client/sign_ins/{id}/attempt_second_factor" | "/v1/client/sign_ins/{id}/reset_password" | "/v1/client/sign_ups" | "/v1/client/sign_ups/{id}" | "/v1/client/sign_ups/{id}/prepare_verification" | "/v1/client/sign_ups/{id}/attempt_verification" | "/v1/waitlist" | "/v1/oauth_callback" | "/v1/client/sessions/{id}/tokens" | "/v1/client/sessions/{id}/end" | "/v1/client/sessions/{id}/remove" | "/v1/client/sessions/{id}/touch" | "/v1/client/sessions" | "/v1/client/me/api_tokens" | "/v1/client/me/api_tokens/{id}/revoke" | "/v1/me" | "/v1/me/profile_image" | "/v1/me/email_addresses" | "/v1/me/email_addresses/{id}" | "/v1/me/email_addresses/{id}/prepare_verification" | "/v1/me/email_addresses/{id}/attempt_verification" | "/v1/me/phone_numbers" | "/v1/me/phone_numbers/{id}" | "/v1/me/phone_numbers/{id}/prepare_verification" | "/v1/me/phone_numbers/{id}/attempt_verification" | "/v1/me/change_password/prepare" | "/v1/me/connected_accounts" | "/v1/me/connected_accounts/{id}" | "/v1/me/enterprise_connections" | "/v1/me/change_password" | "/v1/me/totp" | "/v1/me/totp/attempt_verification" | "/v1/me/backup_codes" | "/v1/me/passkeys" | "/v1/me/passkeys/prepare_registration" | "/v1/me/passkeys/{id}" | "/v1/me/sessions" | "/v1/me/sessions/revoke_others" | "/v1/me/sessions/{id}/revoke" | "/v1/me/oauth_grants" | "/v1/me/oauth_grants/{id}" | "/v1/me/organization_memberships" | "/v1/me/organization_memberships/{id}" | "/v1/me/organization_invitations" | "/v1/me/organization_invitations/accept" | "/v1/me/organization_invitations/{id}/accept" | "/v1/me/organization_suggestions" | "/v1/me/organization_suggestions/{id}/accept" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/membership_requests" | "/v1/organizations/{id}/membership_requests/{request_id}/accept" | "/v1/organizations/{id}/membership_requests/{request_id}/reject" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/me/api_keys" | "/v1/me/api_keys/{id}/revoke" | "/v1/organizations/{id}/api_keys" | "/v1/organizations/{id}/api_keys/{key_id}/revoke" | "/v1/me/billing" | "/v1/me/billing/checkout" | "/v1/me/billing/portal" | "/v1/organizations/{id}/billing" | "/v1/organizations/{id}/billing/checkout" | "/v1/organizations/{id}/billing/portal" | "/v1/sessions/{id}/refresh" | "/v1/dev_browser" | "/v1/client/handshake" | "/v1/client/sessions/{id}/tokens/{template}" | "/v1/organizations/{id}/roles" | "/v1/client/sessions/{id}/verify" | "/v1/client/sessions/{id}/verify/prepare_first_factor" | "/v1/client/sessions/{id}/verify/attempt_first_factor" | "/v1/client/sessions/{id}/verify/prepare_second_factor" | "/v1/client/sessions/{id}/verify/attempt_second_factor";

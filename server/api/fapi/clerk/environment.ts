@@ -97,7 +97,8 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
           required: required.has('email_address'),
           used_for_first_factor: identifiers.has('email_address'),
           first_factors: emailFirst,
-          verifications: ['email_code'],
+          // Sign-ups and added addresses are verified by a code, or by an emailed link when the instance sends links.
+          verifications: ['email_code', ...(firstFactors.has('email_link') ? ['email_link'] : [])],
           verify_at_sign_up: true,
         }),
         phone_number: attribute(identifiers.has('phone_number'), {
