@@ -3,9 +3,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { inspectRoutes } from 'hono/dev';
 import { describe, expect, it } from 'vitest';
 import { FAPI_BASE, SURFACES, type SurfaceBase } from './api/surfaces';
-import { bapiRoutes } from './api/bapi';
+import { bapiClerkLines, bapiRoutes } from './api/bapi';
 import { dashboardRoutes } from './api/dashboard';
-import { fapiRoutes } from './api/fapi';
+import { fapiClerkLines, fapiRoutes } from './api/fapi';
 import { ltiRoutes } from './api/lti';
 import { oidcRoutes } from './api/oidc';
 import { createOps } from './api/ops';
@@ -175,7 +175,7 @@ function tableRoutes(): TableRoute[] {
     ops: inspectRoutes(createOps(h.runtime.deps, h.runtime.database, null)).filter((r) => !r.isMiddleware),
   };
   expect(Object.keys(tables).sort(), 'every surface of the registry has its table here').toEqual(SURFACES.map((s) => s.name).sort());
-  return SURFACES.flatMap((s) =>
+  const routes = SURFACES.flatMap((s) =>
     tables[s.name]!.map((r) => ({
       surface: s.name,
       base: s.base,
@@ -184,6 +184,18 @@ function tableRoutes(): TableRoute[] {
       summary: r.endpoint?.summary ?? '',
     })),
   );
+  // Every line of a surface's dialect table is a path its clients call: named with its method too.
+  const dialects = { bapi: bapiClerkLines, fapi: fapiClerkLines };
+  const lines = Object.entries(dialects).flatMap(([name, table]) =>
+    table.map((l) => ({
+      surface: `${name} (Clerk dialect)`,
+      base: SURFACES.find((s) => s.name === name)!.base,
+      method: l.method,
+      path: l.path.replace(/:[A-Za-z_]+/g, ':'),
+      summary: l.to ? `Clerk's name of ${l.to.method} ${l.to.path}` : 'answered in Clerk’s shape',
+    })),
+  );
+  return [...routes, ...lines];
 }
 
 describe('docs', () => {

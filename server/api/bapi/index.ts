@@ -30,7 +30,7 @@ import { bapiLtiPlatforms as ltiPlatforms } from './lti';
 import { bapiWaitlist as waitlist } from './waitlist';
 import { bapiSocialProviders as social } from './social';
 import { bapiSso as sso } from './sso';
-import { bapiClerkDialect, checkExpiredToken, clerkLine, REFRESH_FIELDS, type BapiClerkLine } from './clerk/dialect';
+import { bapiClerkDialect, bapiClerkLine as clerkLine, checkExpiredToken, REFRESH_FIELDS, type BapiClerkLine } from './clerk/dialect';
 import { dialectLayer } from '../../http/dialect';
 import * as clerk from './clerk/endpoints';
 import * as clerkInstance from './clerk/instance';

@@ -3,7 +3,7 @@ import { browserOf } from '../../testing/auth-flows';
 import type { FapiResult, FapiTestClient } from '../../testing/fapi-client';
 import { createTestUser, signedInClient } from '../../testing/fapi-helpers';
 import { sharedHarness, sharedInstance } from '../../testing/harness';
-import { FAPI_PREFIX, fapiRoutes } from './index';
+import { FAPI_PREFIX, fapiClerkLines, fapiRoutes } from './index';
 
 /**
  * Issue #33, item 8: an impersonation session (an actor token redeemed) may look and act
@@ -108,6 +108,36 @@ describe('every /v1/me route is classified for impersonation sessions', () => {
     }
     const after = (await h.call('GET', `/v1/users/${user.id}`, { key: A.secret })).body;
     expect(after).toMatchObject({ first_name: 'Seen', username: null });
+  });
+});
+
+describe('every line of the Clerk dialect is classified as the route it is', () => {
+  const CLERK = '__clerk_api_version=2025-11-10&_clerk_js_version=6.40.0';
+  /** A line called as clerk-js calls it: GET, or POST with `_method` for another method; a form body. */
+  const clerkProbe = (b: FapiTestClient, line: { method: string; path: string }) => {
+    const path = `${line.path.replace(/:[a-z_]+/g, 'x_00000000000000000000000000')}?${CLERK}`;
+    if (line.method === 'GET') return b.call('GET', path);
+    return b.call('POST', line.method === 'POST' ? path : `${path}&_method=${line.method}`, { form: { probe: 'true' } });
+  };
+
+  it('refuses an impersonation session on a line whose route refuses it, and only there; the user’s own session is not refused', async () => {
+    const user = await newUser();
+    const agent = await impersonate(user.id);
+    const own = (await signedInClient(h, A, user.id)).b;
+    const wrong: string[] = [];
+    for (const line of fapiClerkLines) {
+      const to = line.to ?? line;
+      const route = fapiRoutes.find((r) => r.method === to.method && r.path === FAPI_PREFIX + to.path);
+      if (!route) {
+        wrong.push(`${label(line)}: no route ${label(to)}`);
+        continue;
+      }
+      const [asAgent, asUser] = [await clerkProbe(agent, line), await clerkProbe(own, line)];
+      if (isImpersonationRefusal(asUser)) wrong.push(`${label(line)}: refuses the user’s own session`);
+      const refused = isImpersonationRefusal(asAgent);
+      if (refused !== (route.guard.impersonation !== undefined)) wrong.push(`${label(line)} (${label(to)}): ${refused ? 'refused' : 'not refused'} under impersonation (${asAgent.status})`);
+    }
+    expect(wrong).toEqual([]);
   });
 });
 

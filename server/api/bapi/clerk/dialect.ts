@@ -37,7 +37,7 @@ const MAX_SCAN = 10_000;
 /** The BAPI dialect's reshapers need nothing beyond the answer. */
 type State = Record<string, never>;
 export type BapiClerkLine = DialectLine<State, BapiAuth>;
-export const clerkLine = dialectLine<State, BapiAuth>;
+export const bapiClerkLine = dialectLine<State, BapiAuth>;
 
 type Json = Record<string, unknown>;
 

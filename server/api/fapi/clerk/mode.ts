@@ -1,3 +1,6 @@
+import type { Deps } from '../../../deps';
+import type { InstanceContext } from '../../../instances/instances';
+
 /**
  * Clerk's browser client (`@clerk/clerk-js` 6, and everything built on it) sends
  * `__clerk_api_version` and `_clerk_js_version` on every FAPI request, and `@clerk/backend`
@@ -27,11 +30,13 @@ export const CLERK_QUERY_PARAMS = [
   'expired_token',
 ] as const;
 
-export interface ClerkFapiRequest {
+/** What the dialect's reshapers know of a request beside its answer. */
+export interface ClerkFapiState {
+  deps: Deps;
+  /** The fapi_url's instance: Clerk's client sends no publishable key. */
+  instance: InstanceContext;
   /** The dev-browser token sent (`__clerk_db_jwt`), if any. */
   devBrowser: string | null;
-  /** Clerk's page of a list (`limit`, `offset`): the answer is `{data, total_count}` (dialect.ts). */
-  list: { limit: number; offset: number } | null;
 }
 
 export const isClerkFapiRequest = (url: URL) => url.searchParams.has(CLERK_API_VERSION_PARAM);
