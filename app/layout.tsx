@@ -3,6 +3,7 @@ import { NextIntlClientProvider } from 'next-intl';
 import { getLocale, getMessages } from 'next-intl/server';
 import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
+import { DataProvider } from '@/lib/query/provider';
 import { THEME_BOOT_SCRIPT } from '@/components/ui/theme-toggle';
 import { NONCE_HEADER } from '@/server/http/security-headers';
 import './globals.css';
@@ -25,7 +26,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       </head>
       <body className="min-h-screen bg-zinc-50 text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
         <NextIntlClientProvider locale={locale} messages={messages}>
-          {children}
+          <DataProvider>{children}</DataProvider>
         </NextIntlClientProvider>
       </body>
     </html>

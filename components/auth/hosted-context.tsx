@@ -18,6 +18,8 @@ import { CATALOGS } from '@/messages';
  */
 type HostedValue = {
   instanceId: string;
+  /** The path the hosted pages and the FAPI live under ('' on a custom domain, else `/fapi/<instance_id>`). */
+  base: string;
   env: Environment | null;
   client: Client | null;
   /** Set when the environment or the client could not be loaded. */
@@ -162,6 +164,7 @@ export function HostedProvider({ instanceId, base, children }: { instanceId: str
   const value = useMemo<HostedValue>(
     () => ({
       instanceId,
+      base,
       env,
       client,
       loadError,
@@ -177,7 +180,7 @@ export function HostedProvider({ instanceId, base, children }: { instanceId: str
       afterAuth,
       goToDestination,
     }),
-    [instanceId, env, client, loadError, call, redirectUrl, locale, href, afterAuth, goToDestination],
+    [instanceId, base, env, client, loadError, call, redirectUrl, locale, href, afterAuth, goToDestination],
   );
   return (
     <HostedContext.Provider value={value}>

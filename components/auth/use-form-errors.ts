@@ -3,10 +3,12 @@
 import { useCallback, useState, type FormEvent } from 'react';
 import { ApiError } from '@/lib/api-client';
 import { useFapiError, type FapiErrorMessage } from '@/lib/fapi/use-fapi-error';
+import { errorsByField, fieldOfParam } from '@/lib/form-fields';
 
 /**
  * Where a form shows a failed request: under the field the error names (meta.param) when
- * the form has it, else in the alert at the top of the form.
+ * the form has it (lib/form-fields.ts: the field or one enclosing it), else in the alert at
+ * the top of the form.
  */
 export function useFormErrors(fields: readonly string[]) {
   const describe = useFapiError();
@@ -20,13 +22,11 @@ export function useFormErrors(fields: readonly string[]) {
   const show = useCallback(
     (error: unknown): FapiErrorMessage => {
       const info = describe(error);
-      if (info.param && fields.includes(info.param)) {
+      if (fieldOfParam(fields, info.param)) {
         // A 422 names each invalid field in its own entry: all are shown at once, the first per field.
         const entries = error instanceof ApiError ? error.all.map(describe) : [info];
-        const shown: Record<string, string> = {};
-        for (const e of entries) if (e.param && fields.includes(e.param) && !(e.param in shown)) shown[e.param] = e.message;
         setFormError(null);
-        setFieldErrors(shown);
+        setFieldErrors(Object.fromEntries([...errorsByField(fields, entries, (e) => e.param)].map(([field, e]) => [field, e.message])));
       } else {
         setFieldErrors({});
         setFormError(info.message);

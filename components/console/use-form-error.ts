@@ -2,22 +2,22 @@
 
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '@/lib/api-client';
+import { errorsByField, fieldOfParam } from '@/lib/form-fields';
 import { useErrorMessage } from '@/lib/use-error-message';
 
 /**
  * Error state of a form: an API error naming a field (meta.param) is shown under that
- * field when the form has it; anything else in the Alert at the top.
+ * field when the form has it (lib/form-fields.ts: the field or one enclosing it); anything
+ * else in the Alert at the top.
  */
 export function useFormError(fields: readonly string[]) {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const errorMessage = useErrorMessage();
-  const param = error instanceof ApiError ? error.param : undefined;
-  const fieldOf = (p: string | undefined) => (p ? fields.find((f) => p === f || p.startsWith(`${f}.`)) : undefined);
-  const field = fieldOf(param);
+  const all = error instanceof ApiError ? error.all : [];
+  const field = fieldOfParam(fields, all[0]?.param);
   // A 422 names each invalid field in its own entry: every field of this form shows its own.
-  const byField = new Map<string, ApiError>();
-  if (field && error instanceof ApiError) for (const e of error.all) if (fieldOf(e.param) && !byField.has(fieldOf(e.param)!)) byField.set(fieldOf(e.param)!, e);
+  const byField = field ? errorsByField(fields, all, (e) => e.param) : new Map<string, ApiError>();
   /**
    * Submits: the previous error cleared and `busy` meanwhile; a failure shown where it
    * belongs. `stayBusy`: on success the page navigates away, the button keeps loading.

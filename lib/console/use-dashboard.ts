@@ -1,6 +1,6 @@
 'use client';
 
-import { useCallback, useEffect, useState } from 'react';
+import { useResource, type Resource } from '../query/use-resource';
 import { ApiError, requestJson } from '../api-client';
 import { api, query, signInHref } from './paths';
 import type { ConsoleInfo } from './types';
@@ -36,61 +36,27 @@ function redirectWhenPending(error: unknown): boolean {
   return true;
 }
 
-export type DashboardState<T> = {
-  data: T | undefined;
-  error: unknown;
-  loading: boolean;
-  /** Fetches again, keeping the current data on screen meanwhile. */
-  reload: () => void;
-  /** Replaces the data locally (e.g. with a write's answer). */
-  setData: (data: T) => void;
-};
+export type DashboardState<T> = Resource<T>;
+
+/** A dashboard GET: a 401 sends the browser to /sign-in, a pending session to the MFA setup (the page keeps loading meanwhile). */
+async function dashboardGet<T>(path: string): Promise<T> {
+  try {
+    return (await requestJson<T>(path)).body;
+  } catch (error) {
+    if (redirectWhenPending(error)) return new Promise<T>(() => {});
+    redirectWhenSignedOut(error);
+    throw error;
+  }
+}
 
 /**
- * GETs a dashboard API path (`null`: nothing yet) and keeps its answer. A 401 sends the
- * browser to /sign-in, a pending session (MFA to set up) to the platform's hosted
+ * GETs a dashboard API path (`null`: nothing yet) through the shared cache (lib/query): a
+ * write elsewhere on the page refreshes it with `useInvalidate()`. A 401 sends the browser
+ * to /sign-in, a pending session (MFA to set up) to the platform's hosted
  * /sign-in/setup-mfa; other errors are returned for the page to show where they happen.
  */
 export function useDashboard<T>(path: string | null): DashboardState<T> {
-  const [state, setState] = useState<{ path: string | null; data: T | undefined; error: unknown; loading: boolean }>({
-    path,
-    data: undefined,
-    error: undefined,
-    loading: path !== null,
-  });
-  const [version, setVersion] = useState(0);
-
-  useEffect(() => {
-    if (path === null) return;
-    let cancelled = false;
-    setState((s) => (s.path === path ? { ...s, loading: true } : { path, data: undefined, error: undefined, loading: true }));
-    requestJson<T>(path).then(
-      ({ body }) => {
-        if (!cancelled) setState({ path, data: body, error: undefined, loading: false });
-      },
-      (error: unknown) => {
-        if (cancelled) return;
-        // A pending session leaves for the MFA setup: the page keeps its loading state meanwhile.
-        if (redirectWhenPending(error)) return;
-        redirectWhenSignedOut(error);
-        setState({ path, data: undefined, error, loading: false });
-      },
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [path, version]);
-
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
-  const setData = useCallback((data: T) => setState((s) => ({ ...s, data, error: undefined, loading: false })), []);
-  const current = state.path === path;
-  return {
-    data: current ? state.data : undefined,
-    error: current ? state.error : undefined,
-    loading: path !== null && (!current || state.loading),
-    reload,
-    setData,
-  };
+  return useResource<T>(path, () => dashboardGet<T>(path!));
 }
 
 /** A dashboard write (POST/PATCH/DELETE) with a JSON body; throws ApiError/NetworkError, redirects on 401 and on a pending session. */
