@@ -53,15 +53,18 @@ import ssoFr from './fr/sso.json';
 import passkeysEn from './en/passkeys.json';
 import passkeysFr from './fr/passkeys.json';
 import passkeysDe from './de/passkeys.json';
+import portalEn from './en/portal.json';
+import portalFr from './fr/portal.json';
+import portalDe from './de/portal.json';
 
 /**
  * next-intl catalogs, one file per namespace so features can add theirs without
  * touching another's. Every locale must hold every key of `en` (catalogs.test.ts).
  */
 export const CATALOGS = {
-  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn, protection: protectionEn, oauth: oauthEn, apikeys: apikeysEn, billing: billingEn, lti: ltiEn, waitlist: waitlistEn, social: socialEn, sso: ssoEn, passkeys: passkeysEn },
-  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr, protection: protectionFr, oauth: oauthFr, apikeys: apikeysFr, billing: billingFr, lti: ltiFr, waitlist: waitlistFr, social: socialFr, sso: ssoFr, passkeys: passkeysFr },
-  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe, protection: protectionDe, oauth: oauthDe, apikeys: apikeysDe, billing: billingDe, lti: ltiDe, waitlist: waitlistDe, social: socialDe, sso: ssoDe, passkeys: passkeysDe },
+  en: { common: commonEn, console: consoleEn, hosted: hostedEn, organizations: organizationsEn, templates: templatesEn, webhooks: webhooksEn, domains: domainsEn, limits: limitsEn, directory: directoryEn, protection: protectionEn, oauth: oauthEn, apikeys: apikeysEn, billing: billingEn, lti: ltiEn, waitlist: waitlistEn, social: socialEn, sso: ssoEn, passkeys: passkeysEn, portal: portalEn },
+  fr: { common: commonFr, console: consoleFr, hosted: hostedFr, organizations: organizationsFr, templates: templatesFr, webhooks: webhooksFr, domains: domainsFr, limits: limitsFr, directory: directoryFr, protection: protectionFr, oauth: oauthFr, apikeys: apikeysFr, billing: billingFr, lti: ltiFr, waitlist: waitlistFr, social: socialFr, sso: ssoFr, passkeys: passkeysFr, portal: portalFr },
+  de: { common: commonDe, console: consoleDe, hosted: hostedDe, organizations: organizationsDe, templates: templatesDe, webhooks: webhooksDe, domains: domainsDe, limits: limitsDe, directory: directoryDe, protection: protectionDe, oauth: oauthDe, apikeys: apikeysDe, billing: billingDe, lti: ltiDe, waitlist: waitlistDe, social: socialDe, sso: ssoDe, passkeys: passkeysDe, portal: portalDe },
 } satisfies Record<Locale, Record<string, unknown>>;
 
 export type Messages = (typeof CATALOGS)['en'];

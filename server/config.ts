@@ -101,6 +101,17 @@ const configSchema = z.object({
    * steps up a sign-in from a country the user has not signed in from. Read once at start.
    */
   GEOIP_DATABASE: optional(z.string().min(1)),
+  /**
+   * The DNS servers TXT lookups (organization domain verification, the admin portal) ask:
+   * comma-separated `host` or `host:port` (IPv6 in brackets: `[::1]:53`); default the system's resolver.
+   */
+  DNS_RESOLVER: optional(
+    z
+      .string()
+      .max(512)
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .refine((l) => l.length > 0 && l.every((s) => /^(\[[0-9a-fA-F:.]+\]|[0-9.]+|[0-9a-fA-F:]+)(:\d{1,5})?$/.test(s)), 'must be IP addresses, each with an optional :port'),
+  ),
   /** HTTP worker processes for `npm start` / `npm run api` (node:cluster); default 1 per core with DATABASE_URL, 1 on the embedded store. */
   WEB_CONCURRENCY: optional(z.coerce.number().int().min(1).max(1024)),
   /** Seconds SIGTERM waits for in-flight requests before closing their connections. */

@@ -11,6 +11,7 @@ import { oidcRoutes } from './api/oidc';
 import { createOps } from './api/ops';
 import { scimRoutes } from './api/scim';
 import { ssoRoutes } from './api/sso';
+import { portalRoutes } from './api/portal';
 import { sharedHarness } from './testing/harness';
 
 /**
@@ -171,6 +172,7 @@ function tableRoutes(): TableRoute[] {
     oidc: oidcRoutes,
     lti: ltiRoutes,
     sso: ssoRoutes,
+    portal: portalRoutes,
     scim: scimRoutes,
     ops: inspectRoutes(createOps(h.runtime.deps, h.runtime.database, null)).filter((r) => !r.isMiddleware),
   };

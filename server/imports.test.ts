@@ -74,6 +74,8 @@ export const LAYERS = [
   'scim',
   'oauth',
   'lti',
+  // The admin portal: an organization's IT admin configures its SSO, directory and domains.
+  'portal',
   // Moving another system's users and organizations in (Clerk's exports and Backend API).
   'imports',
   // Clerk's browser bundles, served by the FAPI.
@@ -90,6 +92,7 @@ export const LAYERS = [
   'api/oidc',
   'api/lti',
   'api/sso',
+  'api/portal',
   'api/scim',
   'api/ops',
   'api/surfaces.ts',

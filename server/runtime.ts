@@ -5,7 +5,7 @@ import { loadConfig, type Config } from './config';
 import { openPglite, openPostgres, type Database } from './db/client';
 import { postgresDriverPatched, survivePostgresWriteAfterClose } from './db/driver-guard';
 import { acquireLock, releaseLock, type EmbeddedLock } from './db/embedded-lock';
-import { resolveTxt } from 'node:dns/promises';
+import { Resolver, resolveTxt } from 'node:dns/promises';
 import { systemClock, type Clock, type Deps, type TxtResolver } from './deps';
 import { createLimiter, MemoryLimiterStore, RedisLimiterStore } from './infra/limiter';
 import { createLogger } from './infra/logger';
@@ -103,7 +103,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     cipher,
     mailer: opts.mailer !== undefined ? opts.mailer : ownMailer,
     dns: opts.dns ?? systemResolver,
-    txtResolver: opts.txtResolver ?? { resolveTxt },
+    txtResolver: opts.txtResolver ?? txtResolverFor(config.DNS_RESOLVER),
     passwords: new PasswordPool({
       threads: config.PASSWORD_HASH_THREADS,
       queue: config.PASSWORD_HASH_QUEUE,
@@ -125,6 +125,14 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
       if (lock) releaseLock(config.DATA_DIR);
     },
   };
+}
+
+/** TXT lookups through DNS_RESOLVER's servers when set, else the system's resolver. */
+function txtResolverFor(servers: string[] | undefined): TxtResolver {
+  if (!servers) return { resolveTxt };
+  const resolver = new Resolver({ timeout: 3000, tries: 2 });
+  resolver.setServers(servers);
+  return { resolveTxt: (name) => resolver.resolveTxt(name) };
 }
 
 const SHARED = Symbol.for('latchkey.runtime');

@@ -20,6 +20,7 @@ import { Breadcrumbs } from './breadcrumbs';
 import { useConsole } from './console-context';
 import { OrganizationDirectory } from './organization-directory';
 import { OrganizationSso } from './organization-sso';
+import { PortalLinkButton } from './portal-link';
 import { useInstance } from './instance-context';
 import { CardList, CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
@@ -89,7 +90,8 @@ function OrganizationHeader({ org, base, onSaved }: { org: Organization; base: s
           </div>
         </div>
         {canWrite && (
-          <div className="flex gap-2">
+          <div className="flex flex-wrap gap-2">
+            <PortalLinkButton base={base} />
             <Button variant="secondary" onClick={() => setEditing(true)}>
               {t('edit')}
             </Button>

@@ -8,6 +8,7 @@ import { createScim } from './scim';
 import { createOidc } from './oidc';
 import { createLti } from './lti';
 import { createSso } from './sso';
+import { createPortal } from './portal';
 
 export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -38,6 +39,8 @@ export const SURFACES: readonly SurfaceEntry[] = [
   { name: 'bapi', base: 'public_url', prefixes: ['/v1'], create: (r) => createBapi(r.deps).fetch },
   // `/npm`: Clerk's browser bundles, at the paths Clerk's SDKs build from the fapi_url.
   { name: 'fapi', base: 'fapi_url', prefixes: ['/v1', '/npm'], create: (r) => createFapi(r.deps).fetch },
+  // The admin portal's API (issue 49): the portal pages' same-origin calls, by the __portal cookie.
+  { name: 'portal', base: 'fapi_url', prefixes: ['/v1/portal'], create: (r) => createPortal(r.deps).fetch },
   // The OpenID Provider owns /.well-known (discovery and the JWKS) besides /oauth2.
   { name: 'oidc', base: 'fapi_url', prefixes: ['/oauth2', '/.well-known'], create: (r) => createOidc(r.deps).fetch },
   // LTI 1.3 launches: cross-site form posts in, redirects and HTML pages out.

@@ -3,7 +3,8 @@
  * to every endpoint. Domain functions that change state take it, and audit entries record
  * its `kind` and `ref`: `key:<key id>`, `operator:<user id>`, `session:<session id>` (an end
  * user signed in), `user:<user id>` (an end user by personal access token), `scim:<token id>` (an
- * organization's directory), `lti:<platform id>` (an LTI platform's verified launch), `anonymous`.
+ * organization's directory), `lti:<platform id>` (an LTI platform's verified launch), `portal:<link id>` (an organization's IT
+ * admin in the admin portal), `anonymous`.
  */
 export type ActorKind =
   | 'secret_key'
@@ -15,6 +16,7 @@ export type ActorKind =
   | 'oauth_client'
   | 'api_key'
   | 'lti_platform'
+  | 'portal'
   | 'anonymous'
   | 'system';
 
@@ -56,6 +58,7 @@ const KIND_OF_PREFIX: Record<string, ActorKind> = {
   client: 'client',
   scim: 'scim_token',
   lti: 'lti_platform',
+  portal: 'portal',
   anonymous: 'anonymous',
 };
 
@@ -83,4 +86,6 @@ export const tokenUserActor = (userId: string, request: RequestOrigin) =>
 /** An organization's directory (identity provider) calling the SCIM surface with its token. */
 export const scimTokenActor = (tokenId: string, request: RequestOrigin) => actorOf('scim_token', tokenId, `scim:${tokenId}`, request);
 /** An LTI platform whose id_token was verified (server/lti): `lti:<platform id>`. */
+/** An organization's IT admin in the admin portal, by the link that opened the session: `portal:<link id>`. */
+export const portalActor = (linkId: string, request: RequestOrigin) => actorOf('portal', linkId, `portal:${linkId}`, request);
 export const ltiPlatformContext = (platformId: string, request: RequestOrigin): AuditContext => auditContextOf(actorOf('lti_platform', platformId, `lti:${platformId}`, request));

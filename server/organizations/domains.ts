@@ -178,13 +178,22 @@ export async function prepareDomainVerification(
   return domainView(row!);
 }
 
-/** TXT records come in chunks that join into one value. */
-async function txtValues(deps: Pick<Deps, 'txtResolver'>, name: string): Promise<string[]> {
+/** TXT records come in chunks that join into one value; a failed lookup says why (its DNS error code). */
+async function txtValues(deps: Pick<Deps, 'txtResolver'>, name: string): Promise<{ values: string[]; error: string | null }> {
   try {
-    return (await deps.txtResolver.resolveTxt(name)).map((chunks) => chunks.join(''));
-  } catch {
-    return [];
+    return { values: (await deps.txtResolver.resolveTxt(name)).map((chunks) => chunks.join('')), error: null };
+  } catch (err) {
+    return { values: [], error: String((err as { code?: unknown }).code ?? 'ESERVFAIL') };
   }
+}
+
+/** Why the TXT record did not verify, in words an IT admin can act on. */
+function txtFailure(name: string, found: { values: string[]; error: string | null }): string {
+  if (found.error === null && found.values.length > 0) return `The TXT records at ${name} do not hold the expected value (found ${found.values.length}); check the value was copied whole.`;
+  if (found.error === null || found.error === 'ENOTFOUND' || found.error === 'ENODATA') {
+    return `No TXT record ${name} with the expected value was found. No TXT record exists there yet; DNS changes can take a while to show.`;
+  }
+  return `No TXT record ${name} with the expected value was found: the DNS lookup failed (${found.error}); try again shortly.`;
 }
 
 /** Completes a verification: the email code, or a TXT lookup. organizationDomain.updated once verified. */
@@ -199,10 +208,8 @@ export async function attemptDomainVerification(
   const current = await loadDomain(deps.db, instanceId, org.id, id);
   if (current.verificationStatus === 'verified') return domainView(current);
   if (input.strategy === 'dns_record') {
-    const values = await txtValues(deps, txtRecordName(current.name));
-    if (!values.includes(current.txtRecordValue)) {
-      throw validationError('strategy', 'txt_record_not_found', `No TXT record ${txtRecordName(current.name)} with the expected value was found.`);
-    }
+    const found = await txtValues(deps, txtRecordName(current.name));
+    if (!found.values.includes(current.txtRecordValue)) throw validationError('strategy', 'txt_record_not_found', txtFailure(txtRecordName(current.name), found));
     return deps.db.transaction(async (tx) => {
       await assertNotVerifiedElsewhere(tx, instanceId, current);
       return saveDomain({ db: tx, clock: deps.clock }, instanceId, id, verifiedBy('dns_record', deps.clock.now()));

@@ -219,7 +219,7 @@ describe('roles and permissions', () => {
     const admin = roles.data.find((r: { key: string }) => r.key === 'org:admin');
     expect(admin).toMatchObject({ object: 'role', id: expect.stringMatching(/^role_/), is_system: true });
     expect(admin.permissions).toEqual(
-      ['org:sys_api_keys:manage', 'org:sys_domains:manage', 'org:sys_domains:read', 'org:sys_memberships:manage', 'org:sys_memberships:read', 'org:sys_profile:delete', 'org:sys_profile:manage'],
+      ['org:sys_api_keys:manage', 'org:sys_domains:manage', 'org:sys_domains:read', 'org:sys_memberships:manage', 'org:sys_memberships:read', 'org:sys_portal:manage', 'org:sys_profile:delete', 'org:sys_profile:manage'],
     );
     expect(roles.data.find((r: { key: string }) => r.key === 'org:member').permissions).toEqual(['org:sys_memberships:read']);
     const perms = await ok('GET', '/v1/permissions');

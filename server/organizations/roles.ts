@@ -27,6 +27,7 @@ export const SYSTEM_PERMISSIONS = [
   { key: 'org:sys_domains:read', name: 'Read domains', description: 'See the organization’s domains.' },
   { key: 'org:sys_domains:manage', name: 'Manage domains', description: 'Add, verify and remove the organization’s domains.' },
   { key: 'org:sys_api_keys:manage', name: 'Manage API keys', description: 'List, create and revoke the organization’s API keys.' },
+  { key: 'org:sys_portal:manage', name: 'Open the admin portal', description: 'Get admin portal links to set up the organization’s SSO, directory sync and domains.' },
 ] as const;
 export type SystemPermission = (typeof SYSTEM_PERMISSIONS)[number]['key'];
 

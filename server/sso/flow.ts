@@ -110,8 +110,17 @@ export async function pendingRequest(deps: Pick<Deps, 'db' | 'clock'>, c: Connec
   return row;
 }
 
+/** The IdP's email, when a sign-in through `c` may use it: present, verified, of one of the connection's domains. */
+export function acceptedEmail(c: Pick<ConnectionRow, 'domains'>, identity: Pick<SsoIdentity, 'email' | 'emailVerified'>): string {
+  const email = identity.email?.trim().toLowerCase() ?? null;
+  if (!email || !email.includes('@')) throw new SsoRefused('no_email', 'The identity provider sent no email address.');
+  if (!identity.emailVerified) throw new SsoRefused('email_not_verified', 'The identity provider did not verify the email address.');
+  if (!c.domains.includes(emailDomain(email))) throw new SsoRefused('email_domain_mismatch', 'The email address is not of a domain of this connection.');
+  return email;
+}
+
 /** The highest role mapped from the IdP's groups (more permissions first, then key order), else the connection's default. */
-async function roleFor(db: Db, instanceId: string, c: ConnectionRow, groups: string[], fallback: string): Promise<string> {
+export async function roleFor(db: Db, instanceId: string, c: ConnectionRow, groups: string[], fallback: string): Promise<string> {
   const mapped = [...new Set(groups.map((g) => c.roleMapping[g]).filter((r): r is string => !!r))];
   if (mapped.length > 0) {
     const [top] = await db
@@ -140,10 +149,7 @@ export async function completeSso(
   identity: SsoIdentity,
   auditCtx: AuditContext,
 ): Promise<{ redirectUrl: string; userId: string; sessionId: string; newClientToken: string | null }> {
-  const email = identity.email?.trim().toLowerCase() ?? null;
-  if (!email || !email.includes('@')) throw new SsoRefused('no_email', 'The identity provider sent no email address.');
-  if (!identity.emailVerified) throw new SsoRefused('email_not_verified', 'The identity provider did not verify the email address.');
-  if (!c.domains.includes(emailDomain(email))) throw new SsoRefused('email_domain_mismatch', 'The email address is not of a domain of this connection.');
+  const email = acceptedEmail(c, identity);
   await ensureBuiltIns(deps, instance.id);
 
   const outcome = await deps.db.transaction(async (tx) => {

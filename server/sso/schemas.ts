@@ -89,8 +89,8 @@ const common = {
   }),
 };
 
-export const createConnectionBody = z
-  .strictObject({
+/** The fields of a new connection, before the cross-field rules (createConnectionRules). */
+export const createConnectionFields = z.strictObject({
     organization_id: z.string().min(1).max(64),
     provider: z.enum(['saml', 'oidc']),
     ...common,
@@ -102,12 +102,16 @@ export const createConnectionBody = z
     idp_preset: common.idp_preset.optional(),
     saml: samlInput.optional(),
     oidc: oidcInput.meta({ description: 'Required for provider oidc (422 required otherwise).' }).optional(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.provider === 'saml' && v.oidc) ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'is for OIDC connections', params: { reason: 'invalid_value' } });
-    if (v.provider === 'oidc' && v.saml) ctx.addIssue({ code: 'custom', path: ['saml'], message: 'is for SAML connections', params: { reason: 'invalid_value' } });
-    if (v.provider === 'oidc' && !v.oidc) ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'is required', params: { reason: 'required' } });
-  });
+});
+
+/** A provider's own settings only, and OIDC's required (every surface that creates connections). */
+export function createConnectionRules(v: { provider: 'saml' | 'oidc'; saml?: unknown; oidc?: unknown }, ctx: z.RefinementCtx) {
+  if (v.provider === 'saml' && v.oidc) ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'is for OIDC connections', params: { reason: 'invalid_value' } });
+  if (v.provider === 'oidc' && v.saml) ctx.addIssue({ code: 'custom', path: ['saml'], message: 'is for SAML connections', params: { reason: 'invalid_value' } });
+  if (v.provider === 'oidc' && !v.oidc) ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'is required', params: { reason: 'required' } });
+}
+
+export const createConnectionBody = createConnectionFields.superRefine(createConnectionRules);
 export type CreateConnectionInput = z.output<typeof createConnectionBody>;
 
 export const updateConnectionBody = z.strictObject({

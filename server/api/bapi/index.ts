@@ -15,7 +15,7 @@ import { ANY_KEY, authenticateSecretKey, bapiInstanceId, authorizeSecretKey, NO_
 import { bapiSessions as sessions } from './sessions';
 import * as tickets from './sessions';
 import * as signing from './signing';
-import { bapiOrganizations as orgs } from './organizations';
+import { bapiOrganizations as orgs, bapiPortalLink } from './organizations';
 import { bapiUsers as users } from './users';
 import { bapiProfileImage } from './users';
 import { bapiWebhooks as webhooks } from './webhooks';
@@ -148,6 +148,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('DELETE', '/v1/organizations/:id/domains/:domain_id',            'organizations:write', orgs.deleteDomain),
   route('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', 'organizations:write', orgs.prepareDomainVerification),
   route('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', 'organizations:write', orgs.attemptDomainVerification),
+  route('POST',   '/v1/organizations/:id/portal_links',                  'organizations:write', bapiPortalLink),
 
   route('GET',    '/v1/roles',                    'roles:read',      orgs.listRoles),
   route('POST',   '/v1/roles',                    'roles:write',     orgs.createRole),

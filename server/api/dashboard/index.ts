@@ -10,7 +10,7 @@ import * as dash from './operators';
 import * as l10n from './localization';
 import { dashboardWebhooks as webhooks } from './webhooks';
 import { dashboardOauthApplications as oauthApps } from './oauth';
-import { dashboardOrganizations as orgs } from './organizations';
+import { dashboardOrganizations as orgs, dashboardPortalLink } from './organizations';
 import { dashboardAuditLogs as auditLogs } from './audit';
 import { listPeopleEndpoint } from './people';
 import * as branding from './instances';
@@ -177,6 +177,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${ORG}/domains`,                              ADMIN,    orgs.createDomain),
   route('PATCH',  `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.updateDomain),
   route('DELETE', `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.deleteDomain),
+  route('POST',   `${ORG}/portal_links`,                         ADMIN,    dashboardPortalLink),
   route('GET',    `${ORG}/scim_tokens`,                          VIEWER,   scim.listTokens),
   route('POST',   `${ORG}/scim_tokens`,                          ADMIN,    scim.createToken),
   route('POST',   `${ORG}/scim_tokens/:token_id/revoke`,         ADMIN,    scim.revokeToken),

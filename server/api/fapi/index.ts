@@ -198,6 +198,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('DELETE', '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), member.deleteDomain),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), member.prepareDomainVerification),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), member.attemptDomainVerification),
+  fapiRoute('POST',   '/v1/organizations/:id/portal_links',                  notImpersonated(org('org:sys_portal:manage'), 'open the admin portal'), orgs.portalLinkEndpoint),
   fapiRoute('GET',    '/v1/me/api_keys',                  ME,        myApiKeys.list),
   fapiRoute('POST',   '/v1/me/api_keys',                  notImpersonated(ME, 'mint API keys'),        myApiKeys.create),
   fapiRoute('POST',   '/v1/me/api_keys/:id/revoke',       notImpersonated(ME, 'revoke API keys'),        myApiKeys.revoke),

@@ -9,6 +9,7 @@ import type { FapiAuth, OrgMemberAuth, SignedInAuth } from './authenticate';
 import { REASONS } from '../../organizations/reasons';
 import { meQuery, type MeQuery } from './users';
 import { organizationEndpointsFor } from '../../organizations/endpoints';
+import { portalLinkEndpointFor } from '../../portal/endpoints';
 import { publicInvitationView } from '../../organizations/invitation-view';
 import { acceptOrganizationInvitation, listUserInvitations } from '../../organizations/invitations';
 import {
@@ -200,3 +201,6 @@ export const organizationLogoEndpoint = endpoint<FapiAuth, never, never, 'id' | 
   handle: async ({ deps, auth, params, raw }) =>
     storedImageResult(await organizationLogoImage(deps, auth.instance.id, params.id, params.version, raw.header('if-none-match'))),
 });
+
+/** FAPI: a member holding org:sys_portal:manage asks for an admin portal link of their organization ("Set up SSO" in the app). */
+export const portalLinkEndpoint = portalLinkEndpointFor<OrgMemberAuth>((auth) => auth.instance.id, (auth) => auth.org.organization.id);

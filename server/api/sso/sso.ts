@@ -11,6 +11,7 @@ import { assertBrowserBound, auditSsoFailure, awaitSsoClaim, completeSso, pendin
 import { oidcCallback } from '../../sso/oidc';
 import { authnRequestFields, samlAttribute, spMetadata, SsoRefused, validateSamlResponse } from '../../sso/saml';
 import { autoPostForm } from '../../http/auto-post-form';
+import { claimedInResponseTo, completeConnectionTest, pendingTestOf } from '../../portal/sso-tests';
 
 // ---------------------------------------------------------------------------------------
 // The SSO surface under each fapi_url: SP metadata, the ACS and the OIDC callback.
@@ -89,6 +90,26 @@ async function answer(deps: Deps, auth: SsoAuth, c: ConnectionRow, pending: Awai
   return finish(auth, await completeSso(deps, auth.instance, c, pending, identity, auditCtxOf(request)));
 }
 
+/**
+ * The admin portal's "Test connection" answer (server/portal/sso-tests.ts), when the request
+ * it answers is a test's and came back to the browser that started it: checked like a
+ * sign-in, signing no one in, then the browser goes to the portal's result page.
+ */
+async function portalTest(deps: Deps, auth: SsoAuth, connectionId: string, handle: string | null, cookie: string | undefined) {
+  if (!handle) return null;
+  const c = await loadConnection(deps, auth.instance.id, connectionId);
+  const pending = await pendingRequest(deps, c, handle);
+  if (!pending) return null;
+  const test = await pendingTestOf(deps, pending.id);
+  if (!test) return null;
+  try {
+    assertBrowserBound(pending, cookie);
+  } catch {
+    return null;
+  }
+  return { test, pending };
+}
+
 const SIGN_IN_AUDIT = { action: 'sso.sign_in', recordedBy: 'domain' as const };
 export const ssoSurface = {
   samlMetadata: endpoint<SsoAuth, never, never, 'connection_id'>({
@@ -117,8 +138,23 @@ export const ssoSurface = {
     audit: SIGN_IN_AUDIT,
     body: z.object({ SAMLResponse: z.string().min(1).max(512 * 1024), RelayState: z.string().max(1024).optional() }),
     response: z.unknown(),
-    handle: async ({ deps, auth, params, body, request, raw }) =>
-      refusedIsAudited(deps, auth, params.connection_id, request, async () => {
+    handle: async ({ deps, auth, params, body, request, raw }) => {
+      const testing = await portalTest(deps, auth, params.connection_id, claimedInResponseTo(body.SAMLResponse), raw.header('cookie'));
+      if (testing) {
+        const landing = await completeConnectionTest(
+          deps,
+          auth.instance,
+          testing.test,
+          async (c) => {
+            const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
+            if (inResponseTo !== testing.pending.handle) throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers another request.');
+            return samlIdentity(c, profile);
+          },
+          body.SAMLResponse,
+        );
+        return redirect(landing, 303, { 'cache-control': 'no-store' });
+      }
+      return refusedIsAudited(deps, auth, params.connection_id, request, async () => {
         const c = await activeConnection(deps, auth, params.connection_id, 'saml');
         const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
         const pending = inResponseTo ? await pendingRequest(deps, c, inResponseTo) : null;
@@ -127,15 +163,31 @@ export const ssoSurface = {
         // IdP-initiated (no request): completeSso signs in a new client of the browser that posts, never a client of ours.
         if (pending) assertBrowserBound(pending, raw.header('cookie'));
         return answer(deps, auth, c, pending, samlIdentity(c, profile), request);
-      }),
+      });
+    },
   }),
   oidcCallback: endpoint<SsoAuth, never, Record<string, string>, 'connection_id'>({
     summary: 'The OIDC redirect URI: the code is redeemed with PKCE, state and nonce checked, and the user signed in',
     audit: SIGN_IN_AUDIT,
     query: z.record(z.string().max(64), z.string().max(4096)),
     response: z.unknown(),
-    handle: async ({ deps, auth, params, query, request, raw }) =>
-      refusedIsAudited(deps, auth, params.connection_id, request, async () => {
+    handle: async ({ deps, auth, params, query, request, raw }) => {
+      const testing = await portalTest(deps, auth, params.connection_id, query.state ?? null, raw.header('cookie'));
+      if (testing) {
+        const landing = await completeConnectionTest(deps, auth.instance, testing.test, async (c) => {
+          if (query.error) throw new SsoRefused('idp_error', `The identity provider answered ${query.error.slice(0, 64)}.`);
+          const current = new URL(`${auth.instance.fapiUrl}/sso/oidc/${c.id}/callback`);
+          for (const [k, v] of Object.entries(query)) current.searchParams.set(k, v);
+          const claims = await oidcCallback(deps, auth.instance, c, current, {
+            state: testing.pending.handle,
+            codeVerifier: deps.cipher.decrypt(testing.pending.codeVerifier!),
+            nonce: testing.pending.nonce!,
+          });
+          return oidcIdentity(c, claims);
+        });
+        return redirect(landing, 303, { 'cache-control': 'no-store' });
+      }
+      return refusedIsAudited(deps, auth, params.connection_id, request, async () => {
         const c = await activeConnection(deps, auth, params.connection_id, 'oidc');
         if (query.error) throw new SsoRefused('idp_error', `The identity provider answered ${query.error.slice(0, 64)}.`);
         const pending = query.state ? await pendingRequest(deps, c, query.state) : null;
@@ -150,6 +202,7 @@ export const ssoSurface = {
           nonce: pending.nonce!,
         });
         return answer(deps, auth, c, pending, oidcIdentity(c, claims), request);
-      }),
+      });
+    },
   }),
 };

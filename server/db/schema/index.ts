@@ -29,3 +29,4 @@ export * from './invitations';
 export * from './sms';
 export * from './passkeys';
 export * from './jwt-templates';
+export * from './portal';

@@ -284,6 +284,15 @@ export type OrganizationDomain = {
   updated_at: number;
 };
 
+export type PortalLink = {
+  object: "portal_link";
+  id: string;
+  organization_id: string;
+  intent: "sso" | "dsync" | "domain_verification" | "audit_logs";
+  link: string;
+  expires_at: number;
+};
+
 export type Role = {
   object: "role";
   id: string;
@@ -456,10 +465,20 @@ export type SsoConnection = {
   };
   default_role: string | null;
   idp_enforces_mfa: boolean;
+  idp_preset: "generic" | "okta" | "entra" | "adfs" | "google" | "onelogin" | "jumpcloud" | "shibboleth" | "keycloak" | "ping" | "auth0";
   saml: ({
     idp_entity_id: string | null;
     idp_sso_url: string | null;
+    idp_sso_binding: "redirect" | "post";
     idp_certificates: Array<string>;
+    idp_certificate_details: Array<{
+      subject: string;
+      fingerprint_sha256: string;
+      not_before: number;
+      not_after: number;
+      expired: boolean;
+    }>;
+    name_id_format: "unspecified" | "email_address" | "persistent" | "transient" | "none";
     idp_metadata_url: string | null;
     allow_idp_initiated: boolean;
     sign_authn_requests: boolean;
@@ -1696,6 +1715,16 @@ export interface BapiOperations {
     });
     query: never;
   };
+  /** A single-use admin portal link (5 minutes) for the organization’s IT admin: SSO, directory sync, domain verification or audit logs */
+  "POST /v1/organizations/{id}/portal_links": {
+    response: PortalLink;
+    body: {
+      intent: "sso" | "dsync" | "domain_verification" | "audit_logs";
+      return_url?: string;
+      success_url?: string;
+    };
+    query: never;
+  };
   /** The instance’s roles (light envelope); org:admin and org:member are built in */
   "GET /v1/roles": {
     response: {
@@ -2143,11 +2172,14 @@ export interface BapiOperations {
         [key: string]: string;
       };
       default_role?: (string) | (null);
+      idp_preset?: "generic" | "okta" | "entra" | "adfs" | "google" | "onelogin" | "jumpcloud" | "shibboleth" | "keycloak" | "ping" | "auth0";
       idp_enforces_mfa?: boolean;
       saml?: {
         idp_entity_id?: string;
         idp_sso_url?: string;
         idp_certificates?: Array<string>;
+        idp_sso_binding?: "redirect" | "post";
+        name_id_format?: "unspecified" | "email_address" | "persistent" | "transient" | "none";
         idp_metadata_xml?: string;
         idp_metadata_url?: string;
         allow_idp_initiated?: boolean;
@@ -2196,10 +2228,13 @@ export interface BapiOperations {
       };
       default_role?: (string) | (null);
       idp_enforces_mfa?: boolean;
+      idp_preset?: "generic" | "okta" | "entra" | "adfs" | "google" | "onelogin" | "jumpcloud" | "shibboleth" | "keycloak" | "ping" | "auth0";
       saml?: {
         idp_entity_id?: string;
         idp_sso_url?: string;
         idp_certificates?: Array<string>;
+        idp_sso_binding?: "redirect" | "post";
+        name_id_format?: "unspecified" | "email_address" | "persistent" | "transient" | "none";
         idp_metadata_xml?: string;
         idp_metadata_url?: string;
         allow_idp_initiated?: boolean;
@@ -2712,4 +2747,4 @@ export interface BapiOperations {
   };
 }
 
-export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/jwt_templates" | "/v1/jwt_templates/{id}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/instance" | "/v1/instance/restrictions" | "/v1/instance/organization_settings" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/membership_requests" | "/v1/organizations/{id}/membership_requests/{request_id}/accept" | "/v1/organizations/{id}/membership_requests/{request_id}/reject" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";
+export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/jwt_templates" | "/v1/jwt_templates/{id}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/instance" | "/v1/instance/restrictions" | "/v1/instance/organization_settings" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/membership_requests" | "/v1/organizations/{id}/membership_requests/{request_id}/accept" | "/v1/organizations/{id}/membership_requests/{request_id}/reject" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/organizations/{id}/portal_links" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";

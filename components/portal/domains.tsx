@@ -1,0 +1,119 @@
+'use client';
+
+import { useTranslations } from 'next-intl';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { Badge, Button, Field, Input, ValueField } from '@/components/ui';
+import { ErrorLine, Section } from './portal';
+import { reasonOf, usePortalCall, usePortalError } from './portal-context';
+
+export type PortalDomain = {
+  id: string;
+  name: string;
+  verification: { status: 'unverified' | 'verified'; strategy: string | null; verified_at: number | null };
+  txt_record: { type: 'TXT'; name: string; value: string };
+};
+
+/** The organization's domains (every intent but audit logs): add, see the TXT record, verify by DNS. */
+export function usePortalDomains() {
+  const { call } = usePortalCall();
+  const [domains, setDomains] = useState<PortalDomain[] | null>(null);
+  const reload = useCallback(() => call<{ data: PortalDomain[] }>('/domains').then((r) => setDomains(r.data)), [call]);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { domains, reload };
+}
+
+export function PortalDomains() {
+  const t = useTranslations('portal.domains');
+  const { call } = usePortalCall();
+  const describe = usePortalError();
+  const { domains, reload } = usePortalDomains();
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function add(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await call('/domains', { json: { name } });
+      setName('');
+      await reload();
+    } catch (err) {
+      setError(describe(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <Section title={t('title')} intro={t('intro')}>
+      {domains?.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('empty')}</p>}
+      <ul className="flex flex-col gap-4">
+        {domains?.map((d) => (
+          <DomainRow key={d.id} domain={d} onChange={reload} />
+        ))}
+      </ul>
+      <form onSubmit={add} className="flex flex-col gap-2 sm:flex-row sm:items-end">
+        <div className="flex-1">
+          <Field label={t('name')}>{(p) => <Input {...p} value={name} placeholder={t('placeholder')} onChange={(e) => setName(e.target.value)} required />}</Field>
+        </div>
+        <Button type="submit" loading={busy}>
+          {t('add')}
+        </Button>
+      </form>
+      <ErrorLine message={error} />
+    </Section>
+  );
+}
+
+function DomainRow({ domain, onChange }: { domain: PortalDomain; onChange: () => Promise<void> }) {
+  const t = useTranslations('portal.domains');
+  const { call } = usePortalCall();
+  const describe = usePortalError();
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const verified = domain.verification.status === 'verified';
+  async function verify() {
+    setBusy(true);
+    setFailure(null);
+    try {
+      await call(`/domains/${domain.id}/verify`, { method: 'POST' });
+      await onChange();
+    } catch (err) {
+      const reason = reasonOf(err);
+      setFailure(reason === 'txt_record_not_found' || reason === 'domain_taken' ? t(`reasons.${reason}`) : describe(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+  async function remove() {
+    await call(`/domains/${domain.id}`, { method: 'DELETE' }).catch((err: unknown) => setFailure(describe(err)));
+    await onChange();
+  }
+  const status = verified ? 'verified' : failure ? 'failed' : 'pending';
+  return (
+    <li className="flex flex-col gap-3 rounded-lg p-4 ring-1 ring-zinc-200 dark:ring-zinc-800" aria-label={domain.name}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <span className="font-medium">{domain.name}</span>
+        <Badge tone={verified ? 'green' : failure ? 'red' : 'amber'}>{t(`status.${status}`)}</Badge>
+      </div>
+      {!verified && (
+        <>
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('instructions')}</p>
+          <ValueField label={t('recordName', { domain: domain.name })} value={domain.txt_record.name} wrap />
+          <ValueField label={t('recordValue', { domain: domain.name })} value={domain.txt_record.value} wrap />
+          {failure && <p className="text-sm text-red-700 dark:text-red-300">{t('failed', { reason: failure })}</p>}
+          <div className="flex flex-wrap gap-2">
+            <Button onClick={verify} loading={busy}>
+              {busy ? t('verifying') : t('verify')}
+            </Button>
+            <Button variant="ghost" onClick={remove}>
+              {t('remove')}
+            </Button>
+          </div>
+        </>
+      )}
+    </li>
+  );
+}
