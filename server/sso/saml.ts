@@ -171,12 +171,3 @@ function reasonOf(err: unknown): SsoReason {
   if (/status/i.test(m)) return 'idp_error';
   return 'invalid_response';
 }
-
-/** A SAML attribute's values (profile attributes are strings or arrays of strings). */
-export function samlAttribute(profile: Profile, name: string | undefined): string[] {
-  if (!name) return [];
-  const v = (profile as Record<string, unknown>)[name] ?? (profile.attributes as Record<string, unknown> | undefined)?.[name];
-  if (typeof v === 'string') return [v];
-  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
-  return [];
-}

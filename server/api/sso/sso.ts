@@ -5,11 +5,11 @@ import { clientCookie } from '../fapi/authenticate';
 import type { InstanceContext } from '../../instances/instances';
 import type { Deps } from '../../deps';
 import type { RequestInfo } from '../../http/endpoint';
-import type { Profile } from '@node-saml/node-saml';
 import { loadConnection, type ConnectionRow } from '../../sso/connections';
 import { assertBrowserBound, auditSsoFailure, awaitSsoClaim, completeSso, pendingRequest, type SsoIdentity } from '../../sso/flow';
 import { oidcCallback } from '../../sso/oidc';
-import { authnRequestFields, samlAttribute, spMetadata, SsoRefused, validateSamlResponse } from '../../sso/saml';
+import { oidcIdentity, samlIdentity } from '../../sso/identity';
+import { authnRequestFields, spMetadata, SsoRefused, validateSamlResponse } from '../../sso/saml';
 import { autoPostForm } from '../../http/auto-post-form';
 import { claimedInResponseTo, completeConnectionTest, pendingTestOf } from '../../portal/sso-tests';
 
@@ -22,42 +22,6 @@ export interface SsoAuth {
 }
 
 const auditCtxOf = (request: RequestInfo) => ({ actor: 'anonymous', ip: request.ip, userAgent: request.userAgent });
-const DEFAULT_ATTRIBUTES = {
-  email: ['email', 'mail', 'emailAddress', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress'],
-  first_name: ['firstName', 'givenName', 'given_name', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname'],
-  last_name: ['lastName', 'surname', 'sn', 'family_name', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname'],
-  groups: ['groups', 'memberOf', 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups'],
-};
-
-type Field = keyof typeof DEFAULT_ATTRIBUTES;
-const namesOf = (c: ConnectionRow, field: Field) => (c.attributeMapping[field] ? [c.attributeMapping[field]!] : DEFAULT_ATTRIBUTES[field]);
-const clip = (s: string | null | undefined, n = 256) => (s ? s.slice(0, n) : null);
-function samlIdentity(c: ConnectionRow, profile: Profile): SsoIdentity {
-  const first = (field: Field) => namesOf(c, field).map((n) => samlAttribute(profile, n)[0]).find((v) => v) ?? null;
-  const nameId = profile.nameID ?? '';
-  const email = first('email') ?? (nameId.includes('@') ? nameId : null);
-  const groups = namesOf(c, 'groups').flatMap((n) => samlAttribute(profile, n)).slice(0, 100);
-  const identity = { email: clip(email, 320), first_name: clip(first('first_name')), last_name: clip(first('last_name')), groups };
-  return { subject: nameId.slice(0, 512), email: identity.email, emailVerified: true, firstName: identity.first_name, lastName: identity.last_name, groups, attributes: identity };
-}
-
-function oidcIdentity(c: ConnectionRow, claims: Record<string, unknown>): SsoIdentity {
-  const str = (field: Field) => namesOf(c, field).map((n) => claims[n]).find((v): v is string => typeof v === 'string' && v.length > 0) ?? null;
-  const rawGroups = namesOf(c, 'groups').map((n) => claims[n]).find((v) => Array.isArray(v)) as unknown[] | undefined;
-  const groups = (rawGroups ?? []).filter((g): g is string => typeof g === 'string').slice(0, 100);
-  const identity = { email: clip(str('email'), 320), first_name: clip(str('first_name')), last_name: clip(str('last_name')), groups };
-  return {
-    subject: String(claims.sub).slice(0, 512),
-    email: identity.email,
-    // Enterprise IdPs vouch for their own domains; an explicit `email_verified: false` is refused.
-    emailVerified: claims.email_verified !== false,
-    firstName: identity.first_name,
-    lastName: identity.last_name,
-    groups,
-    attributes: identity,
-  };
-}
-
 async function activeConnection(deps: Deps, auth: SsoAuth, id: string, provider: 'saml' | 'oidc') {
   const c = await loadConnection(deps, auth.instance.id, id);
   if (c.provider !== provider) throw notFound('SSO connection');
