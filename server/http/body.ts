@@ -10,13 +10,20 @@ export interface ParsedBody {
 
 /** The body's bytes, refusing more than MAX_BODY_BYTES (413). */
 export async function readLimited(c: Context): Promise<Uint8Array> {
-  const length = c.req.header('content-length');
+  const body = await bodyWithinLimit(c.req.raw);
+  if (!body) throw tooLarge();
+  return body;
+}
+
+/** The body's bytes, or null when it is more than MAX_BODY_BYTES. */
+export async function bodyWithinLimit(req: Request): Promise<Uint8Array<ArrayBuffer> | null> {
+  const length = req.headers.get('content-length');
   const declared = Number(length ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (declared > MAX_BODY_BYTES) return null;
   // A declared length within the limit is enforced by Node's HTTP parser: read it whole,
   // which skips the web-stream wrapping of the socket.
-  if (length !== undefined && Number.isInteger(declared)) return declared === 0 ? new Uint8Array() : new Uint8Array(await c.req.raw.arrayBuffer());
-  const stream = c.req.raw.body;
+  if (length !== null && Number.isInteger(declared)) return declared === 0 ? new Uint8Array() : new Uint8Array(await req.arrayBuffer());
+  const stream = req.body;
   if (!stream) return new Uint8Array();
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -27,14 +34,14 @@ export async function readLimited(c: Context): Promise<Uint8Array> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      return null;
     }
     chunks.push(value);
   }
   return Buffer.concat(chunks);
 }
 
-const tooLarge = () =>
+export const tooLarge = () =>
   new AppError('PAYLOAD_TOO_LARGE', { message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
 
 export type BodyMedia = 'json' | 'form' | 'scim' | 'multipart';

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { jsonResult, type EndpointContext, type Method } from './endpoint';
 import { AppError, validationError } from './errors';
-import { MAX_BODY_BYTES } from './body';
+import { bodyWithinLimit, tooLarge } from './body';
 
 /**
  * A dialect of a surface: another vendor's SDK (Clerk's) speaking to it in its own paths, fields
@@ -158,34 +158,6 @@ export const dialectCallOf = (env: unknown): DialectCall | null => {
   return call instanceof DialectCall ? call : null;
 };
 
-const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', { message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
-
-/** The body, read within the router's limit, or null past it. */
-async function bodyWithin(req: Request): Promise<Uint8Array<ArrayBuffer> | null> {
-  if (Number(req.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return null;
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
-}
-
 /** The dialect as a middleware in front of a surface's routes, given how to serve a translated request. */
 export type DialectLayer = (dispatch: (req: Request, env: unknown) => Response | Promise<Response>) => MiddlewareHandler;
 
@@ -218,7 +190,7 @@ async function serve<S, Auth>(d: Dialect<S, Auth>, req: Request, dispatch: Dispa
   const to = line?.to;
   if (to) url.pathname = prefix + to.path.replace(/:([A-Za-z_]+)/g, (_, n: string) => found!.values[n] ?? '');
   const target = to?.method ?? (method as Method);
-  const body = req.method === 'GET' || req.method === 'HEAD' ? new Uint8Array() : await bodyWithin(req);
+  const body = req.method === 'GET' || req.method === 'HEAD' ? new Uint8Array() : await bodyWithinLimit(req);
   if (!body) return refuse(d, tooLarge());
   const renamed: Renamed<S, Auth> = { method: target, url, line, route: routeAt(d.routes, target, url.pathname), body };
   return line?.each ? fanOut(d, req, renamed, line.each, dispatch) : once(d, req, renamed, dispatch);
