@@ -66,6 +66,8 @@ const openApiEndpoint = endpoint<BapiAuth | null>({
  * The backend API, one route a line: method, path, the one scope it requires, endpoint.
  * PUBLIC needs no key; ANY_KEY needs a valid key but no scope and is not rate limited.
  */
+// One route a line, its columns aligned: the formatter leaves the table as written.
+// prettier-ignore
 export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/openapi.json',             NO_KEY,            openApiEndpoint),
   route('GET',    '/v1/jwks',                     ANY_KEY,           signing.jwksEndpoint),
@@ -261,6 +263,8 @@ export const bapiRoutes: BapiRoute[] = [
  * page of the whole list (`offset`, `{data, total_count}`; `bare`: a plain array unless
  * `paginated`).
  */
+// One route a line, its columns aligned: the formatter leaves the table as written.
+// prettier-ignore
 export const bapiClerkLines: BapiClerkLine[] = [
   clerkLine('GET',  '/v1/users',                                { list: { bare: true } }),
   clerkLine('GET',  '/v1/users/:id/sessions',                   { list: {} }),

@@ -47,6 +47,8 @@ const route = routeTable<ConsoleGuard, ConsoleAuth, ConsoleGuard, SameAuth<Conso
  * VIEWER / ADMIN / OWNER that role (or higher) in `:accountId`. Another account's ids are
  * 404; too low a role 403; every write needs the console's Origin (CSRF).
  */
+// One route a line, its columns aligned: the formatter leaves the table as written.
+// prettier-ignore
 export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    '/console',                                    PUBLIC,   dash.consoleInfoEndpoint),
   route('POST',   '/setup',                                      PUBLIC,   dash.setupEndpoint),

@@ -102,6 +102,8 @@ const PASSWORD_CHANGE = { ...ME, reverification: { unlessBodyHas: ['current_pass
  * The frontend API, one route a line: method, path under the fapi_url, guard, endpoint.
  * Browsers and native apps call it; it never answers 401 to GET /v1/client.
  */
+// One route a line, its columns aligned: the formatter leaves the table as written.
+// prettier-ignore
 export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/environment',                  CLIENT,        auth.getEnvironmentEndpoint),
   fapiRoute('GET',    '/v1/branding/logo/:version',       PUBLIC,        logoImageEndpoint),

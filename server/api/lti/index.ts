@@ -18,6 +18,8 @@ const route = routeTable<LtiGuard, LtiAuth, LtiGuard, SameAuth<LtiAuth>, typeof 
  * redirects and HTML pages out (server/api/lti/authenticate.ts, ltiProtocol). Cross-site by design: the
  * FAPI's origin check does not apply; state and nonce bind the login to its launch.
  */
+// One route a line, its columns aligned: the formatter leaves the table as written.
+// prettier-ignore
 export const ltiRoutes: RouteEntry<LtiGuard, LtiAuth>[] = [
   route('GET',  '/lti/login',  PUBLIC, lti.loginGetEndpoint),
   route('POST', '/lti/login',  PUBLIC, lti.loginPostEndpoint),

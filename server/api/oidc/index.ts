@@ -23,6 +23,8 @@ const BEARER: OidcGuard = { kind: 'bearer' };
  * The instance's OpenID Provider under its fapi_url (issuer = fapi_url), one route a line.
  * Errors are OAuth's `{error, error_description}` (server/http/protocol.ts, oauthProtocol).
  */
+// One route a line, its columns aligned: the formatter leaves the table as written.
+// prettier-ignore
 export const oidcRoutes: RouteEntry<OidcGuard, OidcAuth>[] = [
   route('GET',    '/.well-known/openid-configuration',        PUBLIC,  oidc.openidConfigurationEndpoint),
   route('GET',    '/.well-known/oauth-authorization-server',  PUBLIC,  oidc.authorizationServerMetadataEndpoint),

@@ -26,6 +26,8 @@ interface ScimAuthUnder extends GuardAuth {
 const route = routeTable<ScimGuard, ScimAuth | null, ScimGuard, ScimAuthUnder, typeof SCIM_PREFIX>({ prefix: SCIM_PREFIX });
 
 /** One route a line: method, path under /scim/v2, guard, endpoint. */
+// One route a line, its columns aligned: the formatter leaves the table as written.
+// prettier-ignore
 export const scimRoutes: ScimRoute[] = [
   route('GET',    '/ServiceProviderConfig', 'public', scim.serviceProviderConfigEndpoint),
   route('GET',    '/ResourceTypes',         'public', scim.resourceTypesEndpoint),

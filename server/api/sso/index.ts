@@ -24,6 +24,8 @@ const IDP: SsoGuard = 'idp';
  * InResponseTo (SAML) or state with PKCE and nonce (OIDC) bind a response to the sign-in
  * that asked for it. Errors are an HTML page (htmlProtocol).
  */
+// One route a line, its columns aligned: the formatter leaves the table as written.
+// prettier-ignore
 export const ssoRoutes: RouteEntry<SsoGuard, SsoAuth>[] = [
   route('GET',  '/sso/saml/:connection_id/metadata', IDP, sso.samlMetadata),
   route('GET',  '/sso/saml/:connection_id/requests/:request_id', IDP, sso.samlRequestForm),
