@@ -4,13 +4,11 @@ import type { Error as ApiErrorBody, Localization } from '@/lib/generated/dashbo
 import { ApiError, NetworkError } from '../api-client';
 import type { InstanceItem, InstanceResponse } from './types';
 
-/** The email-template and localization answers (types generated from server/localization/schemas). */
+/** The email-template and localization answers (types generated from server/api/dashboard/localization.ts). */
 export type { EmailTemplate as EmailTemplateDetail, Localization } from '@/lib/generated/dashboard';
 export type LocalizationContent = Localization['content'];
 export type EmailContent = Extract<LocalizationContent, { mjml: string }>;
-export type ResourceKind = Localization['kind'];
 export type EmailTemplateSummary = InstanceItem<'GET /email_templates'>;
-export type TemplateVariable = EmailTemplateSummary['variables'][number];
 export type TemplateState = EmailTemplateSummary['state'];
 export type Revision = InstanceItem<'GET /email_templates/{template}/revisions'>;
 export type Preview = InstanceResponse<'POST /email_templates/{template}/preview'>;

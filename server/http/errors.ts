@@ -39,7 +39,7 @@ export const ERROR_CODES = {
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts. Try again later.', expose: true },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Retry after the given delay.', expose: true },
   USER_BANNED: { status: 403, message: 'This user is banned.', expose: true },
-  /** A sensitive action wants the session's factors proved recently: `meta.session_verification` says which level, within how many minutes (server/sessions/reverification.ts). */
+  /** A sensitive action wants the session's factors proved recently: `meta.session_verification` says which level, within how many minutes (server/auth/reverification.ts). */
   REVERIFICATION_REQUIRED: { status: 403, message: 'Verify your identity again to do this.', expose: true },
   USER_LOCKED: { status: 403, message: 'This account is locked after too many failed attempts; try again later.', expose: true },
   REFRESH_TOKEN_INVALID: { status: 401, message: 'The refresh token is not valid for this session.', expose: true },

@@ -13,7 +13,7 @@ export const REASONS = {
   revoked: 'revoked',
   invalid: 'invalid',
   organizations_disabled: 'organizations_disabled',
-  /** A route guarded by reverification: the session's factors were not proved recently enough (server/sessions/reverification.ts). */
+  /** A route guarded by reverification: the session's factors were not proved recently enough (server/auth/reverification.ts). */
   reverification_required: 'reverification_required',
 } as const;
 

@@ -237,7 +237,7 @@ export async function confirmTotp(deps: D, instance: InstanceContext, userId: st
 /**
  * What re-verifies the user for a change of their MFA: a current TOTP code, the password, or
  * `reverified` — the router checked that the session's factors were proved within Clerk's
- * strict window (FapiGuard.reverification, sessions/reverification.ts).
+ * strict window (FapiGuard.reverification, auth/reverification.ts).
  */
 export type MfaProof = { code: string } | { password: string } | { reverified: true };
 

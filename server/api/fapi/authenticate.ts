@@ -279,7 +279,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
   };
   if (!guard.client) return auth;
   await resolveClient(deps, c, auth, authorization, mode);
-  // CSRF: one guard for every route that resolves the client (see fapi-origin.ts).
+  // CSRF: one guard for every route that resolves the client (see origin.ts).
   checkOrigin(c, instance, mode, servedUrl);
   await resolveGuardedUser(deps, c, guard, auth);
   return auth;

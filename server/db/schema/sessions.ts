@@ -13,7 +13,7 @@ export interface LtiSessionContext {
 }
 
 /**
- * A verification of a live session in progress (Clerk's reverification, server/sessions/reverification.ts):
+ * A verification of a live session in progress (Clerk's reverification, server/auth/reverification.ts):
  * the level asked, how far it got, when it started, and the strategies prepared.
  */
 export interface SessionReverification {
