@@ -1,7 +1,7 @@
 export { Alert } from './alert';
 export { AsyncContent, ErrorAlert } from './async-content';
 export { Badge } from './badge';
-export { Button, type ButtonProps } from './button';
+export { Button } from './button';
 export { Card, CardBody, CardHeader } from './card';
 export { cn, focusRing } from './cn';
 export { CancelSubmit, ConfirmDialog, FormActions, FormDialog } from './confirm-dialog';
@@ -12,7 +12,7 @@ export { FactList } from './fact-list';
 export { Field, type ControlProps } from './field';
 export { Checkbox, Input, Select, Textarea } from './input';
 export { LanguageSelect, rememberLocale } from './language-select';
-export { THEME_BOOT_SCRIPT, ThemeToggle } from './theme-toggle';
+export { ThemeToggle } from './theme-toggle';
 export { PageHeader } from './page-header';
 export { Skeleton, Spinner } from './spinner';
 export { ActionCell, Table, Td, Th, Thead, Tr } from './table';

@@ -5,10 +5,8 @@
 import type { DashboardItem, DashboardOperations, DashboardResponse } from '@/lib/generated/dashboard';
 
 export type {
-  AuditLog,
   Email,
   EmailAddress,
-  PhoneNumber,
   Person,
   Session,
   Sms,

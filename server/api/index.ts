@@ -1,1 +1,1 @@
-export { createApiHandler, isApiPath, SURFACES, surfaceOf, type FetchHandler } from './surfaces';
+export { createApiHandler, isApiPath, type FetchHandler } from './surfaces';

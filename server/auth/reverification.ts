@@ -142,7 +142,6 @@ async function verificationAnswer(deps: D, instance: InstanceContext, row: Sessi
     started_at: v.started_at,
   };
 }
-export type SessionVerificationView = Awaited<ReturnType<typeof verificationAnswer>>;
 
 async function saveVerification(deps: D, row: SessionRow, set: Partial<typeof sessions.$inferInsert>): Promise<SessionRow> {
   const [next] = await updateSessions(deps, { ...set, updatedAt: deps.clock.now() }, eq(sessions.id, row.id));

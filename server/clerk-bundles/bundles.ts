@@ -57,9 +57,6 @@ function installedPackage(name: string): Promise<InstalledPackage> {
   return found;
 }
 
-/** The installed version of a served package (`clerk-js`, `ui`). */
-export const installedBundleVersion = async (served: keyof typeof BUNDLE_PACKAGES) => (await installedPackage(BUNDLE_PACKAGES[served])).version;
-
 /**
  * Whether `spec` (the URL's `@…`) names the installed version: the exact version, its
  * major (`6`), its major.minor (`6.40`) or `latest`; null when it does not (a tag such as

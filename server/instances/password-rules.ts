@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords';
+import { PASSWORD_MIN_LENGTH } from '../crypto/passwords';
 
 /** The instance's password policy (settings.password_policy): a length and the kinds of characters a password needs. */
 export const passwordPolicySchema = z.strictObject({
@@ -26,8 +26,6 @@ export const CHARACTER_RULES = [
   { key: 'require_digit', reason: 'missing_digit', test: (p: string) => /\p{Nd}/u.test(p), what: 'a digit' },
   { key: 'require_symbol', reason: 'missing_symbol', test: (p: string) => /[^\p{L}\p{N}\s]/u.test(p), what: 'a symbol' },
 ] as const;
-
-export { PASSWORD_MAX_LENGTH };
 
 /** How users may sign in (settings.sign_in_methods): at least one first factor stays on. */
 export const signInMethodsSchema = z

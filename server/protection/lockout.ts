@@ -153,13 +153,7 @@ const lockAudit = (instance: InstanceContext, ctx: AuditContext, action: string,
   userAgent: ctx.userAgent,
 });
 
-/** A completed sign-in starts the count afresh. */
-export async function clearFailedAttempts(deps: Pick<Deps, 'db'>, instance: InstanceContext, userId: string): Promise<void> {
-  const write = clearFailedAttemptsWrite(instance, userId);
-  if (write) await deps.db.execute(write);
-}
-
-/** clearFailedAttempts' write, to send with others (db/together.ts); null when lockout is off. */
+/** A completed sign-in starts the count afresh: the write, to send with others (db/together.ts); null when lockout is off. */
 export function clearFailedAttemptsWrite(instance: InstanceContext, userId: string): SQL | null {
   if (!lockoutOf(instance).enabled) return null;
   return sql`delete from ${signInFailures} where instance_id = ${instance.id} and subject = ${`user:${userId}`}`;

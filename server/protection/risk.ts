@@ -61,12 +61,7 @@ export async function riskOf(
   return markers.filter((m) => !known.some((k) => k.kind === m.kind && k.value === m.value)).map((m) => m.reason);
 }
 
-/** Remembers where a completed sign-in (or sign-up) came from. */
-export async function rememberOrigin(deps: Pick<Deps, 'db' | 'clock' | 'geoip'>, instance: InstanceContext, userId: string, origin: SignInOrigin) {
-  await deps.db.execute(rememberOriginWrite(deps, instance, userId, origin));
-}
-
-/** rememberOrigin's write, to send with others (db/together.ts). */
+/** Remembers where a completed sign-in (or sign-up) came from: the write, to send with others (db/together.ts). */
 export function rememberOriginWrite(deps: Pick<Deps, 'clock' | 'geoip'>, instance: InstanceContext, userId: string, origin: SignInOrigin): SQL {
   const now = deps.clock.now();
   const rows = markersOf(deps, origin).map((m) => sql`(${newId('kdev')}, ${instance.id}, ${userId}, ${m.kind}, ${m.value}, ${now}, ${now})`);

@@ -39,7 +39,6 @@ const settingsView = (publicUrl: string, instanceId: string, r: SettingsRow | un
   status_callback_url: statusCallbackUrlOf(publicUrl, r?.provider ?? 'twilio', instanceId),
   updated_at: r?.updatedAt ?? null,
 });
-export type SmsSettingsView = ReturnType<typeof settingsView>;
 
 export async function loadSmsSettings(deps: Pick<Deps, 'db'>, instanceId: string) {
   const [row] = await deps.db.select().from(smsSettings).where(eq(smsSettings.instanceId, instanceId));

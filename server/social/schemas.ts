@@ -73,13 +73,3 @@ export const providerSchema = z
 export const providerListSchema = z.object({ object: z.literal('list'), data: z.array(providerSchema), has_more: z.boolean() });
 export const deletedProviderSchema = z.object({ object: z.literal('social_provider'), id: z.string(), deleted: z.literal(true) });
 
-export const externalAccountSchema = z.object({
-  object: z.literal('external_account'),
-  id: z.string(),
-  provider: z.string(),
-  provider_user_id: z.string(),
-  email_address: z.string().nullable(),
-  verified: z.boolean(),
-  created_at: z.number().int(),
-  updated_at: z.number().int(),
-});

@@ -73,7 +73,6 @@ export function connectionView(c: ConnectionRow, fapiUrl: string, now = Date.now
   };
 }
 
-export type ConnectionView = ReturnType<typeof connectionView>;
 
 const METADATA_MAX_BYTES = 256 * 1024;
 

@@ -42,7 +42,6 @@ export const waitlistEntryView = (r: WaitlistEntryRow) => ({
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
-export type WaitlistEntryView = ReturnType<typeof waitlistEntryView>;
 
 /**
  * What the FAPI answers whoever joins: the same for a new address and for one already on the

@@ -35,7 +35,6 @@ export const messageView = (m: MessageRow, attempts: AttemptRow[]) => ({
   created_at: m.createdAt,
   updated_at: m.updatedAt,
 });
-export type MessageView = ReturnType<typeof messageView>;
 
 async function withAttempts(deps: Pick<Deps, 'db'>, rows: MessageRow[]) {
   if (rows.length === 0) return new Map<string, AttemptRow[]>();
