@@ -21,7 +21,7 @@ export function useFapi<T>(path: string | null, query?: Record<string, string>) 
   return { ...resource, message: resource.error === undefined ? null : describe(resource.error).message };
 }
 
-/** The path of the cache keys of a FAPI path on this page, for `useInvalidate()`. */
+/** The path of the cache keys of a FAPI path on this page, for `useInvalidate()`. @public (no caller yet) */
 export function useFapiPath(): (path: string) => string {
   const { base } = useHosted();
   return useCallback((path: string) => `${base}${path}`, [base]);

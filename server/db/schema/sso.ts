@@ -8,7 +8,7 @@ export type SsoProvider = (typeof SSO_PROVIDERS)[number];
 /** The NameID format an AuthnRequest asks for (`none`: a NameIDPolicy without Format, the IdP's default). */
 export const SAML_NAME_ID_FORMATS = ['unspecified', 'email_address', 'persistent', 'transient', 'none'] as const;
 export type SamlNameIdFormat = (typeof SAML_NAME_ID_FORMATS)[number];
-/** IdP presets: each brings its own attribute names first (server/sso/attributes.ts) and its setup steps. */
+/** IdP presets: each brings its own attribute names first and its setup steps (idp_preset in server/sso/schemas.ts). */
 export const SSO_IDP_PRESETS = ['generic', 'okta', 'entra', 'adfs', 'google', 'onelogin', 'jumpcloud', 'shibboleth', 'keycloak', 'ping', 'auth0'] as const;
 export type SsoIdpPreset = (typeof SSO_IDP_PRESETS)[number];
 
