@@ -9,7 +9,6 @@ export const REASONS = {
   test_required: 'test_required',
   test_pending: 'test_pending',
 } as const;
-export type PortalReason = keyof typeof REASONS;
 
 declare module '../http/errors' {
   interface ReasonsByDomain {
