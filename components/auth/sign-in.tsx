@@ -1,6 +1,6 @@
 'use client';
 
-import { useRouter } from 'next/navigation';
+import { useRouter, useSearchParams } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Alert, Button, Field, Skeleton } from '@/components/ui';
@@ -41,7 +41,9 @@ export function SignInPage() {
   const { env, client, loadError, href } = useHosted();
   const router = useRouter();
   const ticket = useFragmentTicket();
-  const [anotherAccount, setAnotherAccount] = useState(false);
+  // prompt=login: the OpenID Provider asks for a fresh sign-in, so the session the browser has is not offered.
+  const freshSignIn = useSearchParams().get('prompt') === 'login';
+  const [anotherAccount, setAnotherAccount] = useState(freshSignIn);
 
   const session = client?.session ?? null;
   const pendingSetup = needsMfaSetup(session);

@@ -247,7 +247,7 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
   const created = newSessionParts(
     d,
     instance,
-    { userId: user.id, clientId, status, actor: input.actor ?? null, activity: input.auditCtx, lti: input.lti, lastActiveOrganizationId: input.lastActiveOrganizationId },
+    { userId: user.id, clientId, status, actor: input.actor ?? null, activity: input.auditCtx, lti: input.lti, lastActiveOrganizationId: input.lastActiveOrganizationId, signInWay: input.way },
     input.auditCtx,
   );
   const session = created.session;

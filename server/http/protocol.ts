@@ -85,6 +85,9 @@ const OAUTH_ERRORS: Partial<Record<ErrorCode, { error: string; status?: number }
 
 const quoted = (s: string) => s.replace(/["\\]/g, "'");
 
+/** RFC 6749 §4.1.2.1 / §5.2: an error_description is printable ASCII without `"` and `\\` (typographic quotes become `'`). */
+export const oauthDescription = (s: string) => s.replace(/[\u2018\u2019]/g, "'").replace(/[\u201C\u201D"\\]/g, "'").replace(/[^\x20-\x7E]/g, '');
+
 /**
  * OAuth 2.0 / OIDC (RFC 6749 §5.2, RFC 6750 §3): `{error, error_description}`, never
  * cached. A domain error may name its OAuth code in `meta.oauth_error`. Bearer failures
@@ -100,7 +103,7 @@ export const oauthProtocol: Protocol = {
     const mapped = OAUTH_ERRORS[err.code];
     const error = typeof err.meta.oauth_error === 'string' ? err.meta.oauth_error : (mapped?.error ?? err.code.toLowerCase());
     const status = mapped?.status ?? err.status;
-    const res = c.json({ error, error_description: err.message }, status as 400);
+    const res = c.json({ error, error_description: oauthDescription(err.message) }, status as 400);
     withHeaders(res, err);
     res.headers.set('cache-control', 'no-store');
     if (!res.headers.has('www-authenticate') && (status === 401 || error === 'insufficient_scope')) {
@@ -110,7 +113,7 @@ export const oauthProtocol: Protocol = {
         'www-authenticate',
         scheme === 'Basic' || !c.req.header('authorization')
           ? `${scheme} ${realm}`
-          : `Bearer ${realm}, error="${error}", error_description="${quoted(err.message)}"`,
+          : `Bearer ${realm}, error="${error}", error_description="${quoted(oauthDescription(err.message))}"`,
       );
     }
     return res;

@@ -7,9 +7,8 @@ import { ltiPlatforms } from '../db/schema';
 import { newId } from '../db/ids';
 import type { AuditContext } from '../http/actor';
 import { notFound, validationError } from '../http/errors';
-import { targetPolicy } from '../http/outbound';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
-import { checkTargetUrl, TargetRefused } from '../infra/ssrf';
+import { checkJwksUri } from '../http/remote-jwks';
 import type { Environment } from '../instances/instances';
 import type { CreatePlatformInput, UpdatePlatformInput } from './schemas';
 import { forgetJwks } from './jwks';
@@ -58,16 +57,7 @@ function browserUrl(param: string, raw: string): string {
   return raw;
 }
 
-/** The JWKS URL passes the outbound policy of the instance (https and public addresses on live instances). */
-function jwksUrl(d: D, instance: LtiInstance, raw: string): string {
-  try {
-    checkTargetUrl(raw, targetPolicy(d.config, instance.environment));
-    return raw;
-  } catch (e) {
-    if (e instanceof TargetRefused) throw validationError('jwks_uri', 'invalid_url', e.message);
-    throw e;
-  }
-}
+const jwksUrl = (d: D, instance: LtiInstance, raw: string) => checkJwksUri(d.config, instance.environment, raw);
 
 const unique = (list: string[]) => [...new Set(list)];
 

@@ -9,11 +9,15 @@ import type { AuditContext } from '../http/actor';
 import { AppError, notFound, validationError } from '../http/errors';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { REASONS } from './reasons';
+import { checkJwksUri } from '../http/remote-jwks';
+import { instanceContext } from '../instances/instances';
 
 export type ApplicationRow = typeof oauthApplications.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
+/** Writers check a jwks_uri against the instance's outbound policy. */
+type C = D & Pick<Deps, 'config'>;
 /** Writers also tell every node to forget the application. */
-type W = D & Pick<Deps, 'cacheInvalidation'>;
+type W = C & Pick<Deps, 'cacheInvalidation'>;
 
 const APP_CACHE_TTL_MS = 5_000;
 const APP_CACHE = 'oauth-app';
@@ -54,6 +58,8 @@ export const applicationView = (r: ApplicationRow) => ({
   public: r.public,
   scopes: r.scopes,
   consent_screen_enabled: r.consentScreenEnabled,
+  jwks_uri: r.jwksUri,
+  jwks: r.jwks,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
@@ -87,6 +93,8 @@ export interface ApplicationInput {
   public: boolean;
   scopes: string[];
   consent_screen_enabled: boolean;
+  jwks_uri: string | null;
+  jwks: { keys: Record<string, unknown>[] } | null;
 }
 
 export async function loadApplication(db: Db, instanceId: string, id: string): Promise<ApplicationRow> {
@@ -99,8 +107,19 @@ export async function loadApplication(db: Db, instanceId: string, id: string): P
 }
 
 /** Creates an app; a confidential one's `client_secret` is in this answer only. */
-export async function createApplication(deps: D, instanceId: string, input: ApplicationInput, ctx: AuditContext) {
+/** The client's keys: a jwks_uri the instance may fetch, or a key set (which is used when both are set). */
+async function clientKeys(deps: C, instanceId: string, input: Partial<Pick<ApplicationInput, 'jwks_uri' | 'jwks'>>) {
+  const patch: Partial<typeof oauthApplications.$inferInsert> = {};
+  if (input.jwks_uri !== undefined) {
+    patch.jwksUri = input.jwks_uri === null ? null : checkJwksUri(deps.config, (await instanceContext(deps, instanceId)).environment, input.jwks_uri);
+  }
+  if (input.jwks !== undefined) patch.jwks = input.jwks;
+  return patch;
+}
+
+export async function createApplication(deps: C, instanceId: string, input: ApplicationInput, ctx: AuditContext) {
   const secret = input.public ? null : generateSecret(CLIENT_SECRET_PREFIX);
+  const keys = await clientKeys(deps, instanceId, input);
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     const [row] = await tx
@@ -115,6 +134,8 @@ export async function createApplication(deps: D, instanceId: string, input: Appl
         scopes: [...new Set(input.scopes)],
         consentScreenEnabled: input.consent_screen_enabled,
         secretDigest: secret ? sha256Hex(secret) : null,
+        jwksUri: keys.jwksUri ?? null,
+        jwks: keys.jwks ?? null,
         createdAt: now,
         updatedAt: now,
       })
@@ -140,6 +161,7 @@ export async function updateApplication(deps: W, instanceId: string, id: string,
   if (input.post_logout_redirect_uris !== undefined) patch.postLogoutRedirectUris = checkUris('post_logout_redirect_uris', input.post_logout_redirect_uris);
   if (input.scopes !== undefined) patch.scopes = [...new Set(input.scopes)];
   if (input.consent_screen_enabled !== undefined) patch.consentScreenEnabled = input.consent_screen_enabled;
+  Object.assign(patch, await clientKeys(deps, instanceId, input));
   return deps.db.transaction(async (tx) => {
     await loadApplication(tx, instanceId, id);
     const [row] = await tx.update(oauthApplications).set(patch).where(eq(oauthApplications.id, id)).returning();

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
-import { oauthAuthorizations, oauthRefreshTokens, oauthRevokedTokens } from '../db/schema';
+import { oauthAuthorizations, oauthRefreshTokens, oauthRevokedTokens, type OAuthAuthorizationContext } from '../db/schema';
 import { newId } from '../db/ids';
 import { sha256Hex } from '../crypto/secrets';
 import { newRefreshToken, successorOf, type RefreshTokenKind } from '../crypto/refresh-rotation';
@@ -18,7 +18,7 @@ export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 export async function createAuthorization(
   db: Db,
   now: number,
-  a: { instanceId: string; applicationId: string; userId: string; scope: string; authTime: number },
+  a: { instanceId: string; applicationId: string; userId: string; scope: string; authTime: number; context: OAuthAuthorizationContext | null },
 ) {
   const [row] = await db
     .insert(oauthAuthorizations)
@@ -53,18 +53,24 @@ export async function revokeAuthorizations(db: Db, now: number, ids: string[]) {
     .where(and(inArray(oauthAuthorizations.id, ids), isNull(oauthAuthorizations.revokedAt)));
 }
 
-/** Whether an access token (by its jti) is still in force: neither revoked itself nor its authorization. */
-export async function accessTokenInForce(deps: Pick<Deps, 'db'>, instanceId: string, jti: string): Promise<boolean> {
+/**
+ * The authorization of an access token (by its jti) still in force, with what it carries
+ * (`context`: null for client_credentials): null when the token or its authorization was revoked.
+ */
+export async function accessTokenAuthorization(deps: Pick<Deps, 'db'>, instanceId: string, jti: string): Promise<{ context: OAuthAuthorizationContext | null } | null> {
   const [revoked] = await deps.db.select({ jti: oauthRevokedTokens.jti }).from(oauthRevokedTokens).where(eq(oauthRevokedTokens.jti, jti));
-  if (revoked) return false;
+  if (revoked) return null;
   const authorizationId = authorizationOfJti(jti);
-  if (!authorizationId) return true;
+  if (!authorizationId) return { context: null };
   const [row] = await deps.db
-    .select({ revokedAt: oauthAuthorizations.revokedAt })
+    .select({ revokedAt: oauthAuthorizations.revokedAt, context: oauthAuthorizations.context })
     .from(oauthAuthorizations)
     .where(and(eq(oauthAuthorizations.id, authorizationId), eq(oauthAuthorizations.instanceId, instanceId)));
-  return !!row && row.revokedAt === null;
+  return row && row.revokedAt === null ? { context: row.context } : null;
 }
+
+/** Whether an access token (by its jti) is still in force: neither revoked itself nor its authorization. */
+export const accessTokenInForce = async (deps: Pick<Deps, 'db'>, instanceId: string, jti: string) => (await accessTokenAuthorization(deps, instanceId, jti)) !== null;
 
 /** RFC 7009 for an access token: remembered as revoked until it would have expired. */
 export async function revokeAccessToken(deps: D, instanceId: string, jti: string, expiresAtMs: number) {

@@ -2,11 +2,12 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { oauthCodes, oauthGrants, sessions } from '../db/schema';
+import { oauthCodes, oauthGrants, sessions, type OAuthAuthorizationContext } from '../db/schema';
 import { newId } from '../db/ids';
 import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets';
 import type { Actor } from '../http/actor';
 import { htmlPage, redirect, type RequestInfo } from '../http/endpoint';
+import { oauthDescription } from '../http/protocol';
 import { isAppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { LOCALE_COOKIE } from '../../i18n/locales';
@@ -14,11 +15,15 @@ import { resolveMe } from '../users/me';
 import { getUser } from '../users/users';
 import { findApplication, type ApplicationRow } from './applications';
 import type { OAuthErrorCode } from './errors';
-import { consentPage, pageLocale, providerErrorPage } from './pages';
+import { consentPage, formPostPage, pageLocale, providerErrorPage, type PageLocale } from './pages';
 import type { OidcAuth } from './oidc-caller';
 import { parseScope } from './scopes';
+import { authenticationOf } from './authentication';
+import { ClaimsRequestError, parseClaimsRequest } from './claims-request';
+import { mergeRequestObject, RequestObjectError } from './request-object';
+import { verifyIdTokenHint } from './tokens';
 
-type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher'>;
+type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher' | 'config' | 'dns' | 'testTrustedCas' | 'logger'>;
 
 /** Codes live a minute (RFC 6749 §4.1.2 recommends at most ten). */
 export const OAUTH_CODE_TTL_MS = 60_000;
@@ -26,7 +31,11 @@ export const CODE_PREFIX = 'oac_';
 const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 const CHALLENGE_RE = /^[A-Za-z0-9._~-]{43,128}$/;
 /** The request parameters carried from the authorize request to sign-in and consent, and back. */
-const CARRIED = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'ui_locales', 'login_hint', 'auth_after'] as const;
+const CARRIED = [
+  'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age',
+  'ui_locales', 'claims_locales', 'login_hint', 'id_token_hint', 'acr_values', 'claims', 'display', 'response_mode', 'auth_after',
+] as const;
+const RESPONSE_MODES = new Set(['query', 'form_post']);
 type Carried = (typeof CARRIED)[number];
 
 /** Query or form parameters as sent; any repetition is refused later (RFC 6749 §3.1). */
@@ -44,6 +53,7 @@ interface ValidRequest {
   maxAge: number | null;
   /** `auth_after` as sent: the browser was sent to sign in again (see reauthentication below). */
   authAfter: Reauthentication;
+  claims: OAuthAuthorizationContext['claims'];
   params: Partial<Record<Carried, string>>;
 }
 
@@ -65,18 +75,50 @@ function single(params: AuthorizeParams, name: string): string | undefined {
   return v === '' ? undefined : v;
 }
 
-/** Client and redirect_uri first: until both check out, nothing may be sent to the redirect_uri. */
-async function identifyClient(deps: D, instance: InstanceContext, params: AuthorizeParams) {
-  const clientId = params.client_id;
+/**
+ * Client and redirect_uri first: until both check out, nothing may be sent to the redirect_uri.
+ * A request object (Core §6.1) is read once the client is known (its keys verify it); its
+ * redirect_uri supersedes the query's. One that does not check out answers
+ * invalid_request_object at the query's redirect_uri when that one is registered.
+ */
+async function identifyClient(deps: D, instance: InstanceContext, sent: AuthorizeParams) {
+  const clientId = sent.client_id;
   if (typeof clientId !== 'string') throw new PageError('client_id is missing or repeated.');
   const app = await findApplication(deps, instance.id, clientId);
   if (!app) throw new PageError('The client_id is not an application of this instance.');
+  let params = sent;
+  if (sent.request_uri !== undefined) {
+    throw new EarlyRedirectError(redirectUriOf(app, sent), 'request_uri_not_supported', 'request_uri is not supported; send the request object by value (request).');
+  }
+  if (sent.request !== undefined) {
+    try {
+      params = await mergeRequestObject(deps, instance, app, sent);
+    } catch (e) {
+      if (e instanceof RequestObjectError) throw new EarlyRedirectError(redirectUriOf(app, sent), 'invalid_request_object', e.message);
+      throw e;
+    }
+  }
+  return { app, params, redirectUri: redirectUriOf(app, params) };
+}
+
+function redirectUriOf(app: ApplicationRow, params: AuthorizeParams) {
   const given = params.redirect_uri;
   if (Array.isArray(given)) throw new PageError('redirect_uri is repeated.');
   const redirectUri = given ?? (app.redirectUris.length === 1 ? app.redirectUris[0]! : undefined);
   if (redirectUri === undefined) throw new PageError('redirect_uri is required.');
   if (!app.redirectUris.includes(redirectUri)) throw new PageError('The redirect_uri is not registered for this application.');
-  return { app, redirectUri };
+  return redirectUri;
+}
+
+/** An error about the request object, known before the request is validated: sent to the (registered) redirect_uri. */
+class EarlyRedirectError extends Error {
+  constructor(
+    readonly redirectUri: string,
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+  }
 }
 
 /**
@@ -142,7 +184,16 @@ function validate(deps: Pick<Deps, 'cipher'>, app: ApplicationRow, redirectUri: 
   }
   const maxAge = carried.max_age === undefined ? null : Number(carried.max_age);
   if (maxAge !== null && (!Number.isSafeInteger(maxAge) || maxAge < 0)) throw new RedirectError('invalid_request', 'max_age is a number of seconds.');
+  if (carried.response_mode !== undefined && !RESPONSE_MODES.has(carried.response_mode)) throw new RedirectError('invalid_request', 'response_mode is query or form_post.');
+  let claims: OAuthAuthorizationContext['claims'];
+  try {
+    claims = parseClaimsRequest(carried.claims);
+  } catch (e) {
+    if (e instanceof ClaimsRequestError) throw new RedirectError('invalid_request', e.message);
+    throw e;
+  }
   return {
+    claims,
     app,
     redirectUri,
     state: carried.state ?? null,
@@ -156,11 +207,21 @@ function validate(deps: Pick<Deps, 'cipher'>, app: ApplicationRow, redirectUri: 
   };
 }
 
-function toRedirectUri(redirectUri: string, instance: InstanceContext, values: Record<string, string | null>) {
-  const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries(values)) if (v !== null) url.searchParams.set(k, v);
-  url.searchParams.set('iss', instance.fapiUrl);
-  return url.toString();
+/**
+ * The answer at the redirect_uri, with `iss` (RFC 9207): in its query, or posted by the
+ * browser (response_mode=form_post, OAuth 2.0 Form Post Response Mode).
+ */
+function respond(l: PageLocale, instance: InstanceContext, to: { redirectUri: string; formPost: boolean; status: 302 | 303 }, values: Record<string, string | null>) {
+  const answer: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) if (v !== null) answer[k] = k === 'error_description' ? oauthDescription(v) : v;
+  answer.iss = instance.fapiUrl;
+  if (to.formPost) {
+    const page = formPostPage(l, to.redirectUri, answer);
+    return htmlPage(page.html, 200, page.headers);
+  }
+  const url = new URL(to.redirectUri);
+  for (const [k, v] of Object.entries(answer)) url.searchParams.set(k, v);
+  return redirect(url.toString(), to.status);
 }
 
 /** The browser's signed-in user: its active session (not pending), with when it signed in. */
@@ -171,8 +232,11 @@ async function signedIn(deps: D, auth: OidcAuth) {
     throw e;
   });
   if (!me?.sessionId) return null;
-  const [row] = await deps.db.select({ createdAt: sessions.createdAt }).from(sessions).where(eq(sessions.id, me.sessionId));
-  return row ? { userId: me.userId, sessionId: me.sessionId, authTime: row.createdAt, impersonatedBy: me.actor } : null;
+  const [row] = await deps.db
+    .select({ createdAt: sessions.createdAt, signInWay: sessions.signInWay, secondFactorVerifiedAt: sessions.secondFactorVerifiedAt })
+    .from(sessions)
+    .where(eq(sessions.id, me.sessionId));
+  return row ? { userId: me.userId, sessionId: me.sessionId, authTime: row.createdAt, impersonatedBy: me.actor, ...authenticationOf(row) } : null;
 }
 
 /** The hosted sign-in, coming back to this authorize request (with a signed `auth_after` when a fresh sign-in is needed). */
@@ -187,6 +251,8 @@ function toSignIn(deps: Pick<Deps, 'cipher'>, instance: InstanceContext, req: Va
   signIn.searchParams.set('redirect_url', back);
   const locale = req.params.ui_locales?.split(' ')[0];
   if (locale) signIn.searchParams.set('locale', locale);
+  // A fresh sign-in is due: the hosted page asks for it, never offering to continue with the session the browser has.
+  if (authAfter !== null) signIn.searchParams.set('prompt', 'login');
   return signIn.toString();
 }
 
@@ -222,7 +288,9 @@ async function recordConsent(deps: D, instance: InstanceContext, req: ValidReque
   });
 }
 
-async function issueCode(deps: D, instance: InstanceContext, req: ValidRequest, user: { userId: string; authTime: number }) {
+type SignedIn = NonNullable<Awaited<ReturnType<typeof signedIn>>>;
+
+async function issueCode(deps: D, instance: InstanceContext, req: ValidRequest, user: SignedIn) {
   const code = generateSecret(CODE_PREFIX);
   await deps.db.insert(oauthCodes).values({
     digest: sha256Hex(code),
@@ -234,6 +302,7 @@ async function issueCode(deps: D, instance: InstanceContext, req: ValidRequest, 
     nonce: req.nonce,
     codeChallenge: req.codeChallenge,
     authTime: user.authTime,
+    context: { acr: user.acr, amr: user.amr, sid: user.sessionId, claims: req.claims },
     expiresAt: deps.clock.now() + OAUTH_CODE_TTL_MS,
   });
   return code;
@@ -261,7 +330,7 @@ export interface AuthorizeInput {
 export async function authorize(deps: D, input: AuthorizeInput) {
   const { auth, request } = input;
   const { instance } = auth;
-  const after = input.decision === undefined ? 302 : 303;
+  const status = input.decision === undefined ? 302 : 303;
   const locale = (userLocale: string | null = null) =>
     pageLocale({
       uiLocales: typeof input.params.ui_locales === 'string' ? input.params.ui_locales : null,
@@ -270,34 +339,45 @@ export async function authorize(deps: D, input: AuthorizeInput) {
       acceptLanguage: request.acceptLanguage,
       instanceDefault: instance.settings.default_locale ?? null,
     });
+  const formPost = (params: AuthorizeParams) => params.response_mode === 'form_post';
   let client: Awaited<ReturnType<typeof identifyClient>>;
   try {
     client = await identifyClient(deps, instance, input.params);
   } catch (e) {
     if (e instanceof PageError) return htmlPage(providerErrorPage(locale(), e.message, request.requestId), 400, { 'cache-control': 'no-store' });
+    if (e instanceof EarlyRedirectError) {
+      const to = { redirectUri: e.redirectUri, formPost: formPost(input.params), status } as const;
+      return respond(locale(), instance, to, { error: e.error, error_description: e.description, state: stateOf(input.params) });
+    }
     throw e;
   }
+  const { params } = client;
+  const to = { redirectUri: client.redirectUri, formPost: formPost(params), status } as const;
   let req: ValidRequest | null = null;
   const fail = (error: OAuthErrorCode, description: string) =>
-    redirect(toRedirectUri(client.redirectUri, instance, { error, error_description: description, state: req?.state ?? stateOf(input.params) }), after);
+    respond(locale(), instance, to, { error, error_description: description, state: req?.state ?? stateOf(params) });
   try {
-    req = validate(deps, client.app, client.redirectUri, input.params);
+    req = validate(deps, client.app, client.redirectUri, params);
     const user = await signedIn(deps, auth);
     const now = deps.clock.now();
     if (input.decision === 'deny') return fail('access_denied', 'The user denied access.');
-    if (!user) {
-      if (req.prompts.has('none')) return fail('login_required', 'The user is not signed in.');
+    const hint = req.params.id_token_hint ? await verifyIdTokenHint(deps, instance, req.params.id_token_hint) : null;
+    if (req.params.id_token_hint && !hint) return fail('invalid_request', 'id_token_hint is not an ID token of this provider.');
+    // The RP names who it expects (Core §3.1.2.1): another user signed in here must not answer for them.
+    const otherUser = hint !== null && user !== null && hint.sub !== user.userId;
+    if (!user || otherUser) {
+      if (req.prompts.has('none')) return fail('login_required', otherUser ? 'Another user is signed in.' : 'The user is not signed in.');
       // Whatever sign-in happens next is a fresh one.
-      return redirect(toSignIn(deps, instance, req, null), after);
+      return redirect(toSignIn(deps, instance, req, otherUser ? now : null), status);
     }
     // An operator acting as the user must not hand a third-party app tokens in the user's name.
     if (user.impersonatedBy) return fail('access_denied', 'An impersonation session cannot authorize applications.');
     const { authAfter } = req;
     const stale = req.prompts.has('login') || authAfter.kind !== 'absent' || (req.maxAge !== null && user.authTime < now - req.maxAge * 1000);
-    if (stale && !(authAfter.kind === 'verified' && user.authTime > authAfter.at)) {
+    if (stale && !(authAfter.kind === 'verified' && user.authTime >= authAfter.at)) {
       // Sent to sign in again already, and came back with the old session: the RP hears it.
       if (authAfter.kind === 'verified' || req.prompts.has('none')) return fail('login_required', 'A fresh sign-in is required.');
-      return redirect(toSignIn(deps, instance, req, now), after);
+      return redirect(toSignIn(deps, instance, req, now), status);
     }
     if (req.app.consentScreenEnabled && input.decision !== 'allow') {
       const granted = await grantedScopes(deps, req.app.id, user.userId);
@@ -320,7 +400,7 @@ export async function authorize(deps: D, input: AuthorizeInput) {
     }
     if (input.decision === 'allow' && req.app.consentScreenEnabled) await recordConsent(deps, instance, req, user.userId, input.actor);
     const code = await issueCode(deps, instance, req, user);
-    return redirect(toRedirectUri(req.redirectUri, instance, { code, state: req.state }), after);
+    return respond(locale(), instance, to, { code, state: req.state });
   } catch (e) {
     if (e instanceof RedirectError) return fail(e.error, e.description);
     throw e;

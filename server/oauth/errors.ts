@@ -14,6 +14,8 @@ export type OAuthErrorCode =
   | 'insufficient_scope'
   | 'login_required'
   | 'consent_required'
+  | 'invalid_request_object'
+  | 'request_uri_not_supported'
   | 'server_error';
 
 const CODE_FOR_STATUS: Record<number, ErrorCode> = { 400: 'MALFORMED_REQUEST', 401: 'INVALID_KEY', 403: 'FORBIDDEN' };

@@ -14,6 +14,8 @@ import { type ClientRow } from '../sessions/clients';
 export interface OidcGuard {
   kind: 'public' | 'browser' | 'client' | 'bearer';
   cache?: string;
+  /** A browser route a relying party's page posts to (the authorization request by POST): no same-origin check, and it changes nothing by itself. */
+  crossSite?: boolean;
 }
 
 export interface OidcAuth {

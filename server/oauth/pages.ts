@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CATALOGS } from '../../messages';
 import type { Locale } from '../../i18n/locales';
 import { hostedLocale } from '../localization/hosted-locale';
@@ -63,3 +64,22 @@ export const logoutConfirmPage = (l: PageLocale, action: string, params: Record<
   );
 
 export const loggedOutPage = (l: PageLocale) => layout(l.locale, l.copy.logout.done, '');
+
+/** The one script of the form_post page; the page's CSP allows it by its digest and nothing else. */
+const FORM_POST_SCRIPT = 'document.forms[0].submit()';
+const FORM_POST_SCRIPT_HASH = `'sha256-${createHash('sha256').update(FORM_POST_SCRIPT).digest('base64')}'`;
+
+/**
+ * OAuth 2.0 Form Post Response Mode: a page whose form posts the answer to the redirect_uri
+ * as soon as it loads (a button when scripts are off). Its own CSP: the one script, and a
+ * form that may go only to the redirect_uri's origin.
+ */
+export function formPostPage(l: PageLocale, redirectUri: string, values: Record<string, string>) {
+  const html = layout(
+    l.locale,
+    l.copy.formPost.title,
+    `<form method="post" action="${escapeHtml(redirectUri)}">${hidden(values)}<noscript><div class="actions"><button class="primary" type="submit">${escapeHtml(l.copy.formPost.submit)}</button></div></noscript></form><script>${FORM_POST_SCRIPT}</script>`,
+  );
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src ${FORM_POST_SCRIPT_HASH}; form-action ${new URL(redirectUri).origin}; base-uri 'none'; frame-ancestors 'none'`;
+  return { html, headers: { 'cache-control': 'no-store', 'content-security-policy': csp } };
+}

@@ -130,9 +130,13 @@ describe('authorization code with PKCE', () => {
     expect(typeof claims.auth_time).toBe('number');
     expect(claims.email).toBe('ada@example.com');
     expect(claims.email_verified).toBe(true);
-    expect(claims.given_name).toBe('Ada');
-    expect(claims.family_name).toBe('Lovelace');
-    expect(claims.name).toBe('Ada Lovelace');
+    // Core §5.4: with an access token, the profile's claims are the UserInfo answer's (email stays, docs/oidc-provider.md).
+    expect(claims.given_name).toBeUndefined();
+    expect(claims.name).toBeUndefined();
+    // How the user signed in: one factor.
+    expect(claims.acr).toBe('1');
+    expect(claims.amr).toBeUndefined(); // a sign-up's session names no factor of its own
+    expect(claims.sid).toMatch(/^sess_/);
     expect(tokens.refresh_token).toMatch(/^ort_/);
 
     // RFC 9068: a resource server verifies the access token offline against the JWKS.
@@ -143,7 +147,7 @@ describe('authorization code with PKCE', () => {
     expect(typeof payload.jti).toBe('string');
 
     const info = await client.fetchUserInfo(config, tokens.access_token, userId);
-    expect(info).toMatchObject({ sub: userId, email: 'ada@example.com', email_verified: true, given_name: 'Ada' });
+    expect(info).toMatchObject({ sub: userId, email: 'ada@example.com', email_verified: true, given_name: 'Ada', family_name: 'Lovelace', name: 'Ada Lovelace' });
 
     // Refresh rotates. A concurrent refresh (within the 10 s grace window) gets the same
     // successor; after it, the rotated token presented again revokes the whole grant.

@@ -15,6 +15,13 @@ const scopes = z
   )
   .max(50);
 const name = z.string().trim().min(1).max(256);
+const jwksUri = z.string().trim().min(1).max(2048).nullable().meta({
+  description: 'Where the client publishes its public keys (for RS256 request objects); fetched through the SSRF guard: https and a public address on live instances (422 invalid_url otherwise).',
+});
+const jwks = z
+  .object({ keys: z.array(z.record(z.string(), z.unknown())).min(1).max(10) })
+  .nullable()
+  .meta({ description: 'The client’s public keys as a JSON Web Key Set (for RS256 request objects); used instead of jwks_uri when both are set.' });
 
 export const createApplicationBody = z.strictObject({
   name,
@@ -23,6 +30,8 @@ export const createApplicationBody = z.strictObject({
   public: z.boolean().default(false),
   scopes: scopes.default(['openid', 'profile', 'email']),
   consent_screen_enabled: z.boolean().default(true),
+  jwks_uri: jwksUri.default(null),
+  jwks: jwks.default(null),
 });
 
 export const updateApplicationBody = z.strictObject({
@@ -31,6 +40,8 @@ export const updateApplicationBody = z.strictObject({
   post_logout_redirect_uris: uris.optional(),
   scopes: scopes.optional(),
   consent_screen_enabled: z.boolean().optional(),
+  jwks_uri: jwksUri.optional(),
+  jwks: jwks.optional(),
 });
 
 export const listApplicationsQuery = z.object(pageQuery);
@@ -47,6 +58,8 @@ export const applicationSchema = z
     public: z.boolean(),
     scopes: z.array(z.string()),
     consent_screen_enabled: z.boolean(),
+    jwks_uri: z.string().nullable(),
+    jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Deps } from '../deps';
-import { oauthAuthorizations, oauthCodes, oauthRefreshTokens } from '../db/schema';
+import { oauthAuthorizations, oauthCodes, oauthRefreshTokens, type OAuthAuthorizationContext } from '../db/schema';
 import { constantTimeEqual, sha256Hex } from '../crypto/secrets';
 import { endpoint, jsonResult, type RequestInfo } from '../http/endpoint';
 import { enforceLimit } from '../limits/rate-limit';
@@ -11,7 +11,7 @@ import type { ApplicationRow } from './applications';
 import { createAuthorization, issueRefreshToken, refreshSuccessorOf, revokeAuthorizations } from './authorizations';
 import { rotationState } from '../crypto/refresh-rotation';
 import { authenticateClient } from './client-auth';
-import { userClaims } from './claims';
+import { idTokenClaimNames, userClaims } from './claims';
 import { oauthError } from './errors';
 import { tokenLimits, type OidcAuth } from './oidc-caller';
 import { parseScope, USER_SCOPES } from './scopes';
@@ -62,7 +62,7 @@ async function userTokens(
   deps: D,
   instance: InstanceContext,
   app: ApplicationRow,
-  a: { authorizationId: string; userId: string; scope: string; authTime: number; nonce: string | null; refreshToken: string | null },
+  a: { authorizationId: string; userId: string; scope: string; authTime: number; nonce: string | null; refreshToken: string | null; context: OAuthAuthorizationContext | null },
 ): Promise<TokenResponse> {
   const scopes = parseScope(a.scope);
   const access = await signAccessToken(deps, instance, {
@@ -74,9 +74,9 @@ async function userTokens(
   });
   const out: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: a.scope };
   if (scopes.includes('openid')) {
-    const claims = await userClaims(deps, instance.id, a.userId, scopes);
+    const claims = await userClaims(deps, instance.id, a.userId, idTokenClaimNames(scopes, a.context));
     if (!claims) throw oauthError('invalid_grant', 'The user of this grant no longer exists or is banned.');
-    out.id_token = await signIdToken(deps, instance, { clientId: app.id, userId: a.userId, authTime: a.authTime, nonce: a.nonce, claims });
+    out.id_token = await signIdToken(deps, instance, { clientId: app.id, userId: a.userId, authTime: a.authTime, nonce: a.nonce, claims, authentication: a.context });
   }
   if (a.refreshToken) out.refresh_token = a.refreshToken;
   return out;
@@ -118,12 +118,13 @@ async function exchangeCode(deps: D, instance: InstanceContext, app: Application
       userId: row.userId,
       scope: row.scope,
       authTime: row.authTime,
+      context: row.context,
     });
     await tx.update(oauthCodes).set({ authorizationId: authorization.id }).where(eq(oauthCodes.digest, digest));
     const refreshToken = parseScope(row.scope).includes('offline_access') ? await issueRefreshToken(tx, now, authorization.id) : null;
     return { authorizationId: authorization.id, refreshToken };
   });
-  return userTokens(deps, instance, app, { ...issued, userId: row.userId, scope: row.scope, authTime: row.authTime, nonce: row.nonce });
+  return userTokens(deps, instance, app, { ...issued, userId: row.userId, scope: row.scope, authTime: row.authTime, nonce: row.nonce, context: row.context });
 }
 
 /**
@@ -169,6 +170,7 @@ async function refresh(deps: D, instance: InstanceContext, app: ApplicationRow, 
     authTime: authorization.authTime,
     nonce: null,
     refreshToken: successor,
+    context: authorization.context,
   });
 }
 

@@ -52,16 +52,21 @@ export async function signAccessToken(
   return { token, expiresIn: ACCESS_TOKEN_TTL_S, jti };
 }
 
-/** OIDC Core §2 ID token for `clientId`, with the scope's claims. */
+/** OIDC Core §2 ID token for `clientId`, with the user's claims it carries and how the user signed in (`acr`, `amr`, `sid`). */
 export async function signIdToken(
   deps: D,
   instance: InstanceContext,
-  t: { clientId: string; userId: string; authTime: number; nonce: string | null; claims: Record<string, unknown> },
+  t: { clientId: string; userId: string; authTime: number; nonce: string | null; claims: Record<string, unknown>; authentication: { acr: string; amr: string[]; sid: string | null } | null },
 ): Promise<string> {
   const signer = await currentSigner(deps, instance.id);
   const now = seconds(deps.clock.now());
   const payload: Record<string, unknown> = { ...t.claims, auth_time: seconds(t.authTime), azp: t.clientId };
   if (t.nonce !== null) payload.nonce = t.nonce;
+  if (t.authentication) {
+    payload.acr = t.authentication.acr;
+    if (t.authentication.amr.length > 0) payload.amr = t.authentication.amr;
+    if (t.authentication.sid) payload.sid = t.authentication.sid;
+  }
   return signRs256Jws(
     signer.key,
     { alg: ALG, kid: signer.kid, typ: 'JWT' },

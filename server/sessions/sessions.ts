@@ -102,6 +102,8 @@ export interface NewSession {
   lti?: LtiSessionContext | null;
   /** The organization active from the start (an LTI launch's course organization). */
   lastActiveOrganizationId?: string | null;
+  /** How the user signed in (completeSignIn's way), for the OpenID Provider's `amr`. */
+  signInWay?: string | null;
 }
 
 /**
@@ -137,6 +139,7 @@ export function newSessionParts(deps: Pick<Deps, 'clock'>, instance: InstanceCon
     // Null: the sign-in (created_at) is the first factor's proof; a second factor is recorded when proved.
     firstFactorVerifiedAt: null,
     secondFactorVerifiedAt: null,
+    signInWay: input.signInWay ?? null,
     reverification: null,
     createdAt: now,
     updatedAt: now,
@@ -148,10 +151,10 @@ export function newSessionParts(deps: Pick<Deps, 'clock'>, instance: InstanceCon
       countWrite(deps, instance.id, 'sign_ins'),
       sql`insert into ${sessions} (id, instance_id, user_id, client_id, status, actor, last_active_organization_id, lti,
             ip_address, user_agent, browser_name, browser_version, device_type, os_name, is_mobile,
-            last_active_at, expire_at, abandon_at, created_at, updated_at)
+            last_active_at, expire_at, abandon_at, sign_in_way, created_at, updated_at)
           values (${row.id}, ${row.instanceId}, ${row.userId}, ${row.clientId}, ${row.status}, ${json(row.actor)}::jsonb, ${row.lastActiveOrganizationId}, ${json(row.lti)}::jsonb,
             ${row.ipAddress}, ${row.userAgent}, ${row.browserName}, ${row.browserVersion}, ${row.deviceType}, ${row.osName}, ${row.isMobile}::boolean,
-            ${now}, ${expireAt}, ${abandonAt}, ${now}, ${now})`,
+            ${now}, ${expireAt}, ${abandonAt}, ${row.signInWay}, ${now}, ${now})`,
       sql`insert into ${refreshTokens} (digest, session_id, created_at) values (${sha256Hex(refreshToken)}, ${row.id}, ${now})`,
     ],
   };

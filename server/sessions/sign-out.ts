@@ -58,16 +58,21 @@ export async function endClientSession(deps: D, instance: InstanceContext, clien
   return applySessionAction(deps, instance.id, id, action, auditCtx);
 }
 
-/** Ends every live session of the client, each with session.ended; the client stays. */
-export async function endAllClientSessions(deps: D, instance: InstanceContext, client: ClientRow, auditCtx: AuditContext) {
+/** Ends every live session of the client (only `userId`'s when given), each with session.ended; the client stays. */
+export async function endAllClientSessions(deps: D, instance: InstanceContext, client: ClientRow, auditCtx: AuditContext, only?: { userId: string }) {
+  const ended = new Set<string>();
   for (const s of await liveSessions(deps.db, instance.id, { clientId: client.id })) {
+    if (only && s.userId !== only.userId) continue;
+    ended.add(s.id);
     if (await settleOverdue(deps, s)) continue;
     await applySessionAction(deps, instance.id, s.id, 'end', auditCtx).catch((e: unknown) => {
       // Ended or revoked meanwhile: nothing left to do for it.
       if (!(e instanceof AppError && e.code === 'CONFLICT')) throw e;
     });
   }
-  await deps.db.update(clients).set({ lastActiveSessionId: null }).where(eq(clients.id, client.id));
+  if (!only || (client.lastActiveSessionId !== null && ended.has(client.lastActiveSessionId))) {
+    await deps.db.update(clients).set({ lastActiveSessionId: null }).where(eq(clients.id, client.id));
+  }
 }
 
 /**

@@ -25,7 +25,7 @@ export async function authenticateOidc(deps: Deps, c: Context, guard: OidcGuard)
     const token = getCookie(c, clientCookieSpec(instance).name);
     if (token) auth.client = (await findClient(deps, instance, token)).client;
     // A consent or logout form posted from another origin is refused (CSRF), as on the FAPI.
-    checkOrigin(c, instance, 'web', servedFapiUrl(c.env, deps.config, instance));
+    if (!guard.crossSite) checkOrigin(c, instance, 'web', servedFapiUrl(c.env, deps.config, instance));
   }
   return auth;
 }

@@ -16,6 +16,7 @@ const route = routeTable<OidcGuard, OidcAuth, OidcGuard, SameAuth<OidcAuth>, typ
 
 const PUBLIC: OidcGuard = { kind: 'public', cache: 'public, max-age=60' };
 const BROWSER: OidcGuard = { kind: 'browser' };
+const RP_POST: OidcGuard = { kind: 'browser', crossSite: true };
 const CLIENT: OidcGuard = { kind: 'client' };
 const BEARER: OidcGuard = { kind: 'bearer' };
 
@@ -30,6 +31,7 @@ export const oidcRoutes: RouteEntry<OidcGuard, OidcAuth>[] = [
   route('GET',    '/.well-known/oauth-authorization-server',  PUBLIC,  oidc.authorizationServerMetadataEndpoint),
   route('GET',    '/.well-known/jwks.json',                   PUBLIC,  oidc.oidcJwksEndpoint),
   route('GET',    '/oauth2/authorize',                        BROWSER, oidc.authorizeEndpoint),
+  route('POST',   '/oauth2/authorize',                        RP_POST, oidc.authorizePostEndpoint),
   route('POST',   '/oauth2/consent',                          BROWSER, oidc.consentEndpoint),
   route('POST',   '/oauth2/token',                            CLIENT,  tokenEndpoint),
   route('GET',    '/oauth2/userinfo',                         BEARER,  oidc.userinfoEndpoint),

@@ -8,19 +8,20 @@ import { AppError } from '../../http/errors';
 import { endpoint, htmlPage, jsonResult, redirect } from '../../http/endpoint';
 import type { InstanceContext } from '../../instances/instances';
 import { LOCALE_COOKIE } from '../../../i18n/locales';
-import { endClientSession } from '../../sessions/sign-out';
-import { resolveMe } from '../../users/me';
+import { endAllClientSessions } from '../../sessions/sign-out';
 import { publishedKeys } from '../../signing/signing-keys';
 import { jwksSchema } from '../bapi/signing';
 import { findApplication } from '../../oauth/applications';
-import { accessTokenInForce, revokeAccessToken, revokeAuthorizations } from '../../oauth/authorizations';
+import { accessTokenAuthorization, accessTokenInForce, revokeAccessToken, revokeAuthorizations } from '../../oauth/authorizations';
 import { authenticateClient } from '../../oauth/client-auth';
 import { authorize, authorizeParams } from '../../oauth/authorize';
-import { userClaims } from '../../oauth/claims';
+import { releasedClaimNames, userClaims } from '../../oauth/claims';
 import { oauthError } from '../../oauth/errors';
 import { loggedOutPage, logoutConfirmPage, pageLocale, providerErrorPage } from '../../oauth/pages';
 import type { OidcAuth } from '../../oauth/oidc-caller';
 import { CLAIMS_SUPPORTED, OIDC_SCOPES, parseScope } from '../../oauth/scopes';
+import { ACR_VALUES } from '../../oauth/authentication';
+import { REQUEST_OBJECT_ALGS } from '../../oauth/request-object';
 import { GRANT_TYPES } from '../../oauth/token-endpoint';
 import { ACCESS_TOKEN_TYP, verifyAccessToken, verifyIdTokenHint } from '../../oauth/tokens';
 import { bearerToken } from '../../http/request-context';
@@ -41,7 +42,7 @@ export function providerMetadata(instance: InstanceContext) {
     end_session_endpoint: `${issuer}/oauth2/end_session`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     response_types_supported: ['code'],
-    response_modes_supported: ['query'],
+    response_modes_supported: ['query', 'form_post'],
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
@@ -51,11 +52,13 @@ export function providerMetadata(instance: InstanceContext) {
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     scopes_supported: [...OIDC_SCOPES],
     claims_supported: CLAIMS_SUPPORTED,
+    acr_values_supported: [...ACR_VALUES],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     ui_locales_supported: ['en', 'fr', 'de'],
     authorization_response_iss_parameter_supported: true,
-    claims_parameter_supported: false,
-    request_parameter_supported: false,
+    claims_parameter_supported: true,
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
     request_uri_parameter_supported: false,
   };
 }
@@ -89,6 +92,15 @@ export const authorizeEndpoint = endpoint<OidcAuth, never, z.output<typeof autho
   handle: ({ deps, auth, query, request, actor }) => authorize(deps, { auth, params: query, request, actor }),
 });
 
+/** OIDC Core §3.1.2.1: the same request as a form post (from the relying party's page, so from another origin). */
+export const authorizePostEndpoint = endpoint<OidcAuth, z.output<typeof authorizeParams>>({
+  summary: 'Authorization endpoint by form post (OIDC Core §3.1.2.1): the same answers as GET',
+  audit: { unaudited: 'an authorization request sent as POST; a consent it records is audited by the domain' },
+  body: authorizeParams,
+  response: htmlResponse,
+  handle: ({ deps, auth, body, request, actor }) => authorize(deps, { auth, params: body, request, actor }),
+});
+
 const consentBody = authorizeParams;
 
 export const consentEndpoint = endpoint<OidcAuth, z.output<typeof consentBody>>({
@@ -104,14 +116,19 @@ export const consentEndpoint = endpoint<OidcAuth, z.output<typeof consentBody>>(
   },
 });
 
-/** RFC 6750 §2.1: the access token from the Authorization header; §3.1 errors with WWW-Authenticate. */
-async function userinfo(deps: D, auth: OidcAuth) {
-  const token = bearerToken(auth.authorization);
-  if (!token) throw oauthError('invalid_request', 'Send the access token as Authorization: Bearer.', 401);
+/**
+ * RFC 6750: the access token from the Authorization header (§2.1) or, on POST, a form body's
+ * `access_token` (§2.2), not both; §3.1 errors with WWW-Authenticate. The answer holds the
+ * claims of the token's scopes and those the `claims` parameter asked for the UserInfo answer.
+ */
+async function userinfo(deps: D, auth: OidcAuth, formToken?: string) {
+  const header = bearerToken(auth.authorization);
+  if (header && formToken) throw oauthError('invalid_request', 'Send the access token once: in the Authorization header or the form body.');
+  const token = header ?? formToken;
+  if (!token) throw oauthError('invalid_request', 'Send the access token as Authorization: Bearer (or access_token in a POST form body).', 401);
   const claims = await verifyAccessToken(deps, auth.instance, token);
-  if (!claims || !(await accessTokenInForce(deps, auth.instance.id, claims.jti))) {
-    throw oauthError('invalid_token', 'The access token is invalid, expired or revoked.', 401);
-  }
+  const authorization = claims ? await accessTokenAuthorization(deps, auth.instance.id, claims.jti) : null;
+  if (!claims || !authorization) throw oauthError('invalid_token', 'The access token is invalid, expired or revoked.', 401);
   const scopes = parseScope(claims.scope);
   if (!scopes.includes('openid') || claims.sub === claims.client_id) {
     throw new AppError('FORBIDDEN', {
@@ -120,7 +137,7 @@ async function userinfo(deps: D, auth: OidcAuth) {
       headers: { 'www-authenticate': 'Bearer realm="latchkey", error="insufficient_scope", scope="openid"' },
     });
   }
-  const user = await userClaims(deps, auth.instance.id, claims.sub, scopes);
+  const user = await userClaims(deps, auth.instance.id, claims.sub, releasedClaimNames(scopes, authorization.context?.claims?.userinfo));
   if (!user) throw oauthError('invalid_token', 'The user of this token no longer exists or is banned.', 401);
   return jsonResult(user, 200, NO_STORE);
 }
@@ -133,12 +150,14 @@ export const userinfoEndpoint = endpoint<OidcAuth>({
   handle: ({ deps, auth }) => userinfo(deps, auth),
 });
 
-export const userinfoPostEndpoint = endpoint<OidcAuth, Record<string, never>>({
-  summary: 'UserInfo by POST (OIDC Core §5.3.1)',
+const userinfoForm = z.object({ access_token: z.string().min(1).max(8192).optional() });
+
+export const userinfoPostEndpoint = endpoint<OidcAuth, z.output<typeof userinfoForm>>({
+  summary: 'UserInfo by POST (OIDC Core §5.3.1): the token in the Authorization header or the form body (RFC 6750 §2.2)',
   audit: { unaudited: 'a read sent as POST' },
-  body: z.object({}),
+  body: userinfoForm,
   response: userinfoSchema,
-  handle: ({ deps, auth }) => userinfo(deps, auth),
+  handle: ({ deps, auth, body }) => userinfo(deps, auth, body.access_token),
 });
 
 const tokenParam = z.object({
@@ -251,7 +270,7 @@ const endSessionParams = z.object({
 type EndSessionParams = z.output<typeof endSessionParams>;
 
 /**
- * OpenID RP-Initiated Logout 1.0: ends this browser's active session, then goes to a
+ * OpenID RP-Initiated Logout 1.0: ends this browser's sessions, then goes to a
  * registered post_logout_redirect_uri (with `state`) or shows a signed-out page. Without a
  * valid id_token_hint the user confirms first (a page with a form), so that a foreign page
  * cannot sign anyone out with a link.
@@ -281,13 +300,8 @@ async function endSession(deps: D, ctx: { auth: OidcAuth; params: EndSessionPara
     const kept = Object.fromEntries(Object.entries(carried).filter((e): e is [string, string] => e[1] !== undefined));
     return page(logoutConfirmPage(l, `${instance.fapiUrl}/oauth2/end_session`, kept));
   }
-  if (auth.client) {
-    const me = await resolveMe(deps, { instance, client: auth.client, bearer: null }, { allowPending: true }).catch(() => null);
-    // With a hint, only that user's session ends: another user signed in since stays.
-    if (me?.sessionId && (!hint || hint.sub === me.userId)) {
-      await endClientSession(deps, instance, auth.client, me.sessionId, 'end', auditContextOf(ctx.actor)).catch(() => null);
-    }
-  }
+  // Every session of this browser ends (with a hint, every session of that user: another user signed in since stays).
+  if (auth.client) await endAllClientSessions(deps, instance, auth.client, auditContextOf(ctx.actor), hint ? { userId: hint.sub } : undefined);
   return target ? redirect(target, ctx.posted ? 303 : 302, NO_STORE) : page(loggedOutPage(l));
 }
 

@@ -4,6 +4,18 @@ import { instanceRef } from './instances';
 import { users } from './users';
 
 /**
+ * What an authorization carries from the authorize request to its tokens: the session's `acr`
+ * and `amr` (OIDC Core §2), its id (`sid`), and the claims the `claims` parameter asked for
+ * by destination (OIDC Core §5.5), with the essential ones.
+ */
+export interface OAuthAuthorizationContext {
+  acr: string;
+  amr: string[];
+  sid: string | null;
+  claims: { userinfo: string[]; id_token: string[] } | null;
+}
+
+/**
  * An OAuth application (`oa_`) of an instance: a relying party of the instance's OpenID
  * Provider. Its id is its public `client_id`; a confidential app's secret is kept only as
  * its SHA-256 digest (shown once at creation and rotation).
@@ -22,6 +34,9 @@ export const oauthApplications = pgTable(
     scopes: jsonb('scopes').$type<string[]>().notNull(),
     consentScreenEnabled: boolean('consent_screen_enabled').notNull(),
     secretDigest: text('secret_digest'),
+    /** The client's public keys (OIDC Core §6.1 signed request objects): a JWKS URL, fetched through the SSRF guard, or the set itself. */
+    jwksUri: text('jwks_uri'),
+    jwks: jsonb('jwks').$type<{ keys: Record<string, unknown>[] }>(),
     ...timestamps(),
   },
   (t) => [index('oauth_applications_instance_idx').on(t.instanceId, t.id)],
@@ -64,6 +79,8 @@ export const oauthAuthorizations = pgTable(
     scope: text('scope').notNull(),
     /** The sign-in time (ms) the ID tokens of this authorization report as auth_time. */
     authTime: millis('auth_time').notNull(),
+    /** How the user signed in and what the request asked for: the ID tokens' acr/amr, the claims parameter's. */
+    context: jsonb('context').$type<OAuthAuthorizationContext>(),
     createdAt: millis('created_at').notNull(),
     revokedAt: millis('revoked_at'),
   },
@@ -85,6 +102,7 @@ export const oauthCodes = pgTable('oauth_codes', {
   nonce: text('nonce'),
   codeChallenge: text('code_challenge'),
   authTime: millis('auth_time').notNull(),
+  context: jsonb('context').$type<OAuthAuthorizationContext>(),
   expiresAt: millis('expires_at').notNull(),
   /** Set by the exchange; a second exchange revokes this authorization. */
   authorizationId: text('authorization_id'),

@@ -72,6 +72,8 @@ export const sessions = pgTable(
      * a reverification moves it. Clerk's `fva` claim and `factor_verification_age` read it.
      */
     firstFactorVerifiedAt: millis('first_factor_verified_at'),
+    /** How the session was signed into (completeSignIn's way: password, email_code, passkey, oauth_google, …); null before it was recorded. */
+    signInWay: text('sign_in_way'),
     /** When a second factor (TOTP or a backup code) was last proved on it: at sign-in or reverification; null: never. */
     secondFactorVerifiedAt: millis('second_factor_verified_at'),
     /** The reverification in progress, if any. */

@@ -363,6 +363,12 @@ export type OAuthApplication = {
   public: boolean;
   scopes: Array<string>;
   consent_screen_enabled: boolean;
+  jwks_uri: string | null;
+  jwks: ({
+    keys: Array<{
+      [key: string]: unknown;
+    }>;
+  }) | (null);
   created_at: number;
   updated_at: number;
 };
@@ -1965,6 +1971,12 @@ export interface BapiOperations {
       public: boolean;
       scopes: Array<string>;
       consent_screen_enabled: boolean;
+      jwks_uri: string | null;
+      jwks: ({
+        keys: Array<{
+          [key: string]: unknown;
+        }>;
+      }) | (null);
       created_at: number;
       updated_at: number;
       client_secret: string | null;
@@ -1976,6 +1988,12 @@ export interface BapiOperations {
       public?: boolean;
       scopes?: Array<string>;
       consent_screen_enabled?: boolean;
+      jwks_uri?: (string) | (null);
+      jwks?: ({
+        keys: Array<{
+          [key: string]: StorableJson;
+        }>;
+      }) | (null);
     };
     query: never;
   };
@@ -2004,6 +2022,12 @@ export interface BapiOperations {
       post_logout_redirect_uris?: Array<string>;
       scopes?: Array<string>;
       consent_screen_enabled?: boolean;
+      jwks_uri?: (string) | (null);
+      jwks?: ({
+        keys: Array<{
+          [key: string]: StorableJson;
+        }>;
+      }) | (null);
     };
     query: never;
   };
@@ -2029,6 +2053,12 @@ export interface BapiOperations {
       public: boolean;
       scopes: Array<string>;
       consent_screen_enabled: boolean;
+      jwks_uri: string | null;
+      jwks: ({
+        keys: Array<{
+          [key: string]: unknown;
+        }>;
+      }) | (null);
       created_at: number;
       updated_at: number;
       client_secret: string | null;

@@ -380,6 +380,12 @@ export type OAuthApplication = {
   public: boolean;
   scopes: Array<string>;
   consent_screen_enabled: boolean;
+  jwks_uri: string | null;
+  jwks: ({
+    keys: Array<{
+      [key: string]: unknown;
+    }>;
+  }) | (null);
   created_at: number;
   updated_at: number;
 };
@@ -2489,6 +2495,12 @@ export interface DashboardOperations {
       public: boolean;
       scopes: Array<string>;
       consent_screen_enabled: boolean;
+      jwks_uri: string | null;
+      jwks: ({
+        keys: Array<{
+          [key: string]: unknown;
+        }>;
+      }) | (null);
       created_at: number;
       updated_at: number;
       client_secret: string | null;
@@ -2500,6 +2512,12 @@ export interface DashboardOperations {
       public?: boolean;
       scopes?: Array<string>;
       consent_screen_enabled?: boolean;
+      jwks_uri?: (string) | (null);
+      jwks?: ({
+        keys: Array<{
+          [key: string]: StorableJson;
+        }>;
+      }) | (null);
     };
     query: never;
   };
@@ -2518,6 +2536,12 @@ export interface DashboardOperations {
       post_logout_redirect_uris?: Array<string>;
       scopes?: Array<string>;
       consent_screen_enabled?: boolean;
+      jwks_uri?: (string) | (null);
+      jwks?: ({
+        keys: Array<{
+          [key: string]: StorableJson;
+        }>;
+      }) | (null);
     };
     query: never;
   };
@@ -2543,6 +2567,12 @@ export interface DashboardOperations {
       public: boolean;
       scopes: Array<string>;
       consent_screen_enabled: boolean;
+      jwks_uri: string | null;
+      jwks: ({
+        keys: Array<{
+          [key: string]: unknown;
+        }>;
+      }) | (null);
       created_at: number;
       updated_at: number;
       client_secret: string | null;
