@@ -5,6 +5,7 @@ import { sharedHarness } from '../testing/harness';
 import { createTestUser } from '../testing/fapi-helpers';
 import { explain as explainRaw, explainQuery } from '../testing/explain';
 import { userFilters } from './users';
+import { SEARCH_CANDIDATES } from './search';
 
 /**
  * The hot user queries have an index for every filter GET /v1/users offers, and the planner
@@ -53,16 +54,21 @@ describe('indexes for the user list filters (EXPLAIN)', () => {
     expect(await planOf({ external_id: ['ext_1'] })).toMatch(/users_external_id_idx/);
     expect(await planOf({ username: ['plan_1'] })).toMatch(/users_username_uq/);
   });
-  it('query (ILIKE %…%): one union of id lookups, no sequential scan; trigram indexes serve each pattern', async () => {
+  it('query: one union of bounded prefix ranges, each on its own index, no sequential scan', async () => {
     const plan = await planOf({ query: 'plan3' });
     expect(plan).not.toMatch(/Seq Scan/);
-    // On a few thousand users the planner still reads the instance's index and filters; the
-    // trigram indexes are what it can use on large instances, for each searched column.
-    for (const column of ['first_name', 'last_name', 'username', 'external_id']) {
-      expect(await explain(`select id from users where ${column} ilike '%plan3%'`)).toMatch(/users_query_trgm_idx/);
+    for (const index of ['users_search_first_idx', 'users_search_last_idx', 'users_search_username_idx', 'users_search_external_idx', 'email_addresses_search_idx', 'email_addresses_domain_idx']) {
+      expect(plan).toContain(index);
     }
-    expect(await explain(`select user_id from email_addresses where email_key ilike '%plan3%'`)).toMatch(/email_addresses_trgm_idx/);
-    expect(await explain(`select user_id from phone_numbers where phone_number ilike '%5550%'`)).toMatch(/phone_numbers_trgm_idx/);
+    // Every field is cut at its first matches (SEARCH_CANDIDATES), so a one-letter query on a big instance stays bounded.
+    expect(plan.match(/Limit/g)?.length).toBeGreaterThanOrEqual(7);
+    const phone = await planOf({ query: '+1 555 010' });
+    expect(phone).not.toMatch(/Seq Scan/);
+    expect(phone).toContain('phone_numbers_search_idx');
+    expect(await planOf({ query: '5550102' })).not.toMatch(/Seq Scan/);
+    // A run of digits inside a number: the trigram index, which the planner takes once the table is large.
+    expect(await explain(`select user_id from phone_numbers where phone_number like '%5550102%'`)).toMatch(/phone_numbers_trgm_idx/);
+    expect(await planOf({ query: 'plan3 person' })).not.toMatch(/Seq Scan/);
   });
   it('the console filters: banned and locked (partial indexes), date ranges, no sequential scan', async () => {
     expect(await planOf({ banned: true })).toMatch(/users_banned_idx/);
@@ -79,8 +85,16 @@ describe('indexes for the user list filters (EXPLAIN)', () => {
       return (await db.select({ id: users.id }).from(users).where(and(...userFilters(db, instanceId, { query })))).length;
     };
     expect(await ids('plan3@example')).toBe(1);
+    expect(await ids('plan3@example.com')).toBe(1);
+    expect(await ids('example.org')).toBe(Math.min(BULK, SEARCH_CANDIDATES));
+    expect(await ids('bulk1717 person1717')).toBe(1);
     expect(await ids('555010200')).toBe(1);
+    expect(await ids('+1 (555) 010-2')).toBe(1);
     expect(await ids('Plan')).toBe(5);
+    // 3,000 users match: each field gives its first SEARCH_CANDIDATES, the union a bounded set.
+    const many = await ids('bulk');
+    expect(many).toBeGreaterThanOrEqual(SEARCH_CANDIDATES);
+    expect(many).toBeLessThan(BULK);
     expect(await ids('nobody-like-this')).toBe(0);
   });
 });

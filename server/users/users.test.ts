@@ -579,7 +579,7 @@ describe('GET /v1/users', () => {
     expect(idsOf(await list('?username=ada'))).toEqual([]);
   });
 
-  it('query matches names, usernames and email substrings, case-insensitively', async () => {
+  it('query matches prefixes of names, usernames, addresses and their domains, case-insensitively', async () => {
     expect(idsOf(await list('?query=lovelace'))).toEqual([ids.ada]);
     expect(idsOf(await list('?query=GRACE'))).toEqual([ids.grace]);
     expect(idsOf(await list('?query=hopper'))).toEqual([ids.grace]);
@@ -588,15 +588,21 @@ describe('GET /v1/users', () => {
     expect(idsOf(await list('?query=example.com'))).toEqual([ids.percent, ids.grace, ids.ada]);
     expect(idsOf(await list(`?query=${ids.alan}`))).toEqual([ids.alan]);
     expect(idsOf(await list('?query=nobody-matches-this'))).toEqual([]);
+    expect(idsOf(await list('?query=ada%20LOVE'))).toEqual([ids.ada]);
+    expect(idsOf(await list('?query=g.hopper@example.com'))).toEqual([ids.grace]);
+    expect(idsOf(await list('?query=ext-gr'))).toEqual([ids.grace]);
+    // A prefix, not any substring: the middle of a word does not match.
+    expect(idsOf(await list('?query=velace'))).toEqual([]);
   });
 
   it('query treats % and _ literally', async () => {
-    expect(idsOf(await list(`?query=${encodeURIComponent('%')}`))).toEqual([ids.percent]);
-    expect(idsOf(await list(`?query=${encodeURIComponent('r_n')}`))).toEqual([ids.percent]);
+    expect(idsOf(await list(`?query=${encodeURIComponent('100%')}`))).toEqual([ids.percent]);
+    expect(idsOf(await list(`?query=${encodeURIComponent('odd.char_')}`))).toEqual([ids.percent]);
+    expect(idsOf(await list(`?query=${encodeURIComponent('odd.cha_')}`))).toEqual([]);
   });
 
   it('combines filters', async () => {
-    expect(idsOf(await list('?query=a&external_id=ext-ada&external_id=ext-grace'))).toEqual([ids.grace, ids.ada]);
+    expect(idsOf(await list('?query=example&external_id=ext-ada&external_id=ext-grace'))).toEqual([ids.grace, ids.ada]);
     expect(idsOf(await list('?query=grace&username=ada_l'))).toEqual([]);
   });
 

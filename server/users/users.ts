@@ -1,6 +1,6 @@
 import type { ParentLock } from '../db/row-locks';
-import { containsPattern } from '../http/like';
-import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { userSearch } from './search';
+import { and, asc, desc, eq, gt, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
@@ -441,35 +441,7 @@ export function userFilters(db: Db, instanceId: string, q: UserFilterInput): (SQ
       ),
     );
   }
-  if (q.query) {
-    // One union of the users each trigram index finds (users_query_trgm_idx, email_addresses_trgm_idx,
-    // phone_numbers_trgm_idx), not an OR over every user of the instance.
-    const pattern = containsPattern(q.query);
-    const byUser = db
-      .select({ id: users.id })
-      .from(users)
-      .where(
-        and(
-          eq(users.instanceId, instanceId),
-          or(
-            eq(users.id, q.query),
-            ilike(users.firstName, pattern),
-            ilike(users.lastName, pattern),
-            ilike(users.username, pattern),
-            ilike(users.externalId, pattern),
-          ),
-        ),
-      );
-    const byEmail = db
-      .select({ id: emailAddresses.userId })
-      .from(emailAddresses)
-      .where(and(eq(emailAddresses.instanceId, instanceId), ilike(emailAddresses.emailKey, pattern)));
-    const byPhone = db
-      .select({ id: phoneNumbers.userId })
-      .from(phoneNumbers)
-      .where(and(eq(phoneNumbers.instanceId, instanceId), ilike(phoneNumbers.phoneNumber, pattern)));
-    filters.push(sql`${users.id} in (${byUser} union ${byEmail} union ${byPhone})`);
-  }
+  if (q.query) filters.push(sql`${users.id} = any(array(${userSearch(instanceId, q.query)}))`);
   if (q.banned !== undefined) filters.push(eq(users.banned, q.banned));
   if (q.locked !== undefined) filters.push(eq(users.locked, q.locked));
   if (q.created_after !== undefined) filters.push(gte(users.createdAt, q.created_after));

@@ -49,14 +49,11 @@ export const users = pgTable(
       sql`lower(coalesce(${t.firstName}, '') || ' ' || coalesce(${t.lastName}, '') || ' ' || coalesce(${t.username}, ''))`,
       t.id,
     ),
-    // GET /v1/users?query= (ILIKE '%…%'): trigram indexes (pg_trgm), here and on emails and phones.
-    index('users_query_trgm_idx').using(
-      'gin',
-      t.firstName.op('gin_trgm_ops'),
-      t.lastName.op('gin_trgm_ops'),
-      t.username.op('gin_trgm_ops'),
-      t.externalId.op('gin_trgm_ops'),
-    ),
+    // GET /v1/users?query= (server/users/search.ts): prefix ranges, lower-cased in the C collation.
+    index('users_search_first_idx').on(t.instanceId, sql`(lower(${t.firstName}) collate "C")`),
+    index('users_search_last_idx').on(t.instanceId, sql`(lower(${t.lastName}) collate "C")`),
+    index('users_search_username_idx').on(t.instanceId, sql`(${t.usernameKey} collate "C")`),
+    index('users_search_external_idx').on(t.instanceId, sql`(${t.externalId} collate "C")`),
   ],
 );
 
@@ -78,7 +75,8 @@ export const emailAddresses = pgTable(
   (t) => [
     uniqueIndex('email_addresses_uq').on(t.instanceId, t.emailKey),
     index('email_addresses_user_idx').on(t.userId),
-    index('email_addresses_trgm_idx').using('gin', t.emailKey.op('gin_trgm_ops')),
+    index('email_addresses_search_idx').on(t.instanceId, sql`(${t.emailKey} collate "C")`),
+    index('email_addresses_domain_idx').on(t.instanceId, sql`(split_part(${t.emailKey}, '@', 2) collate "C")`),
   ],
 );
 
@@ -98,6 +96,8 @@ export const phoneNumbers = pgTable(
   (t) => [
     uniqueIndex('phone_numbers_uq').on(t.instanceId, t.phoneNumber),
     index('phone_numbers_user_idx').on(t.userId),
+    index('phone_numbers_search_idx').on(t.instanceId, sql`(${t.phoneNumber} collate "C")`),
+    // A run of digits anywhere in a number (pg_trgm).
     index('phone_numbers_trgm_idx').using('gin', t.phoneNumber.op('gin_trgm_ops')),
   ],
 );
