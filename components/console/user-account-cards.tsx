@@ -2,12 +2,13 @@
 
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { ActionCell, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, FactList, Field, FormDialog, Input, Td, Tr } from '@/components/ui';
 import { displayName, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
 import type { InstanceResponse, User } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
@@ -18,20 +19,14 @@ import type { ApiKey, ApiToken } from '@/lib/generated/dashboard';
 
 /**
  * The user page's cards beyond profile and contact details: security (password, two-step
- * verification, lock), organizations, personal access tokens and API keys. Every write calls
- * `onChanged`, which reloads the user and every table of the page (`version` counts those).
+ * verification, lock), organizations, personal access tokens and API keys. A write refetches
+ * what it changed (`useInvalidate`): the user and everything below `base`, or the API keys.
  */
 
-export type UserPageProps = { user: User; base: string; version: number; onChanged: () => void };
+export type UserPageProps = { user: User; base: string };
 
-/** Fetches a table again whenever the page says something changed. */
-export function useReloadOn(version: number, reload: () => void) {
-  useEffect(() => {
-    if (version > 0) reload();
-  }, [version, reload]);
-}
-
-export function SecurityCard({ user, base, onChanged }: UserPageProps) {
+export function SecurityCard({ user, base }: UserPageProps) {
+  const invalidate = useInvalidate();
   const t = useTranslations('console.user');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -75,7 +70,7 @@ export function SecurityCard({ user, base, onChanged }: UserPageProps) {
           onSaved={(signedOut) => {
             setDialog(null);
             void act('password', async () => {
-              onChanged();
+              await invalidate(base);
               return signedOut ? t('passwordSavedSignedOut') : t('passwordSaved');
             });
           }}
@@ -89,7 +84,7 @@ export function SecurityCard({ user, base, onChanged }: UserPageProps) {
         confirmLabel={t('disableMfa')}
         onConfirm={async () => {
           await mutate('DELETE', `${base}/mfa`);
-          onChanged();
+          await invalidate(base);
         }}
       />
     </Card>
@@ -133,14 +128,13 @@ function PasswordDialog({ base, onClose, onSaved }: { base: string; onClose: () 
   );
 }
 
-export function OrganizationsCard({ base, version }: UserPageProps) {
+export function OrganizationsCard({ base }: UserPageProps) {
   const t = useTranslations('console.user');
   const dates = useDates();
   const { account } = useConsole();
   const instance = useInstance();
   const cursor = useCursorPages([]);
   const memberships = useDashboard<InstanceResponse<'GET /users/{id}/organization_memberships'>>(`${base}/organization_memberships${query({ limit: 20, starting_after: cursor.current })}`);
-  useReloadOn(version, memberships.reload);
   return (
     <Card>
       <CardHeader title={t('orgsTitle')} description={t('orgsDescription')} />
@@ -177,12 +171,12 @@ export function OrganizationsCard({ base, version }: UserPageProps) {
   );
 }
 
-export function AccessTokensCard({ base, version, onChanged }: UserPageProps) {
+export function AccessTokensCard({ base }: UserPageProps) {
+  const invalidate = useInvalidate();
   const t = useTranslations('console.user');
   const dates = useDates();
   const { canWrite } = useConsole();
   const tokens = useDashboard<InstanceResponse<'GET /users/{id}/api_tokens'>>(`${base}/api_tokens`);
-  useReloadOn(version, tokens.reload);
   const [confirm, setConfirm] = useState<ApiToken | null>(null);
   return (
     <Card>
@@ -230,14 +224,15 @@ export function AccessTokensCard({ base, version, onChanged }: UserPageProps) {
         confirmLabel={t('revoke')}
         onConfirm={async () => {
           await mutate('POST', `${base}/api_tokens/${encodeURIComponent(confirm!.id)}/revoke`);
-          onChanged();
+          await invalidate(base);
         }}
       />
     </Card>
   );
 }
 
-export function ApiKeysCard({ user, version, onChanged }: UserPageProps) {
+export function ApiKeysCard({ user }: UserPageProps) {
+  const invalidate = useInvalidate();
   const t = useTranslations('console.user');
   const dates = useDates();
   const { account, canWrite } = useConsole();
@@ -245,7 +240,6 @@ export function ApiKeysCard({ user, version, onChanged }: UserPageProps) {
   const cursor = useCursorPages([]);
   const keysBase = `${api.instance(account.id, instance.id)}/api_keys`;
   const keys = useDashboard<InstanceResponse<'GET /api_keys'>>(`${keysBase}${query({ subject: user.id, revoked: 'false', limit: 20, starting_after: cursor.current })}`);
-  useReloadOn(version, keys.reload);
   const [confirm, setConfirm] = useState<ApiKey | null>(null);
   return (
     <Card>
@@ -296,7 +290,7 @@ export function ApiKeysCard({ user, version, onChanged }: UserPageProps) {
         confirmLabel={t('revoke')}
         onConfirm={async () => {
           await mutate('POST', `${keysBase}/${encodeURIComponent(confirm!.id)}/revoke`, {});
-          onChanged();
+          await invalidate(keysBase);
         }}
       />
     </Card>

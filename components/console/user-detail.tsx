@@ -3,7 +3,7 @@
 import { personLabel, usePeople } from './person';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useCallback, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, FactList, Field, SecretValue, ShownOnce, Skeleton, Td, Textarea, Tr } from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
@@ -11,13 +11,14 @@ import { deviceParts } from '@/lib/session-activity';
 import type { ActorToken, EmailAddress, InstanceResponse, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { Breadcrumbs } from './breadcrumbs';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
-import { AccessTokensCard, AddIdentifierDialog, ApiKeysCard, EditProfileDialog, OrganizationsCard, SecurityCard, useReloadOn } from './user-account-cards';
+import { AccessTokensCard, AddIdentifierDialog, ApiKeysCard, EditProfileDialog, OrganizationsCard, SecurityCard } from './user-account-cards';
 import { PasskeysCard } from './user-passkeys-card';
 
 /** How long an impersonation link can be used: an hour (the API's default), stated before it is made. */
@@ -26,24 +27,18 @@ const IMPERSONATION_LINK_SECONDS = 3600;
 /**
  * `…/users/[userId]`: profile (names, username), contact details (add, verify, make primary,
  * remove), security (password, two-step verification, lock), sessions, organizations,
- * personal access tokens, API keys, ban, delete, metadata and impersonation. After every
- * write the user and every table on the page are fetched again.
+ * personal access tokens, API keys, ban, delete, metadata and impersonation. After a write
+ * a card refetches what it changed: the user and everything below it (`useInvalidate(base)`).
  */
 export function UserDetail({ userId }: { userId: string }) {
   const { account } = useConsole();
   const instance = useInstance();
   const base = `${api.instance(account.id, instance.id)}/users/${encodeURIComponent(userId)}`;
   const user = useDashboard<User>(base);
-  const [version, setVersion] = useState(0);
-  const { reload } = user;
-  const onChanged = useCallback(() => {
-    reload();
-    setVersion((v) => v + 1);
-  }, [reload]);
 
   if (user.error) return <ErrorState error={user.error} onRetry={user.reload} />;
   if (!user.data) return <UserSkeleton />;
-  const props = { user: user.data, base, version, onChanged };
+  const props = { user: user.data, base };
   return (
     <div className="flex flex-col gap-8">
       <UserHeader {...props} />
@@ -59,15 +54,12 @@ export function UserDetail({ userId }: { userId: string }) {
         <AccessTokensCard {...props} />
         <ApiKeysCard {...props} />
       </div>
-      <MetadataEditor user={user.data} base={base} onSaved={(u) => {
-        user.setData(u);
-        setVersion((v) => v + 1);
-      }} />
+      <MetadataEditor user={user.data} base={base} onSaved={user.setData} />
     </div>
   );
 }
 
-type PageProps = { user: User; base: string; version: number; onChanged: () => void };
+type PageProps = { user: User; base: string };
 
 function UserSkeleton() {
   return (
@@ -88,7 +80,8 @@ function UserSkeleton() {
   );
 }
 
-function UserHeader({ user, base, onChanged }: PageProps) {
+function UserHeader({ user, base }: PageProps) {
+  const invalidate = useInvalidate();
   const t = useTranslations('console.user');
   const tUsers = useTranslations('console.users');
   const tConfirm = useTranslations('console.confirm');
@@ -106,7 +99,7 @@ function UserHeader({ user, base, onChanged }: PageProps) {
   const lift = (action: 'unban' | 'unlock') =>
     act(action, async () => {
       await mutate<User>('POST', `${base}/${action}`);
-      onChanged();
+      await invalidate(base);
     });
   const impersonate = async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, { expires_in_seconds: IMPERSONATION_LINK_SECONDS }));
 
@@ -168,7 +161,7 @@ function UserHeader({ user, base, onChanged }: PageProps) {
         confirmLabel={t('ban')}
         onConfirm={async () => {
           await mutate<User>('POST', `${base}/ban`);
-          onChanged();
+          await invalidate(base);
         }}
       />
       <ConfirmDialog
@@ -179,7 +172,7 @@ function UserHeader({ user, base, onChanged }: PageProps) {
         confirmLabel={t('lock')}
         onConfirm={async () => {
           await mutate<User>('POST', `${base}/lock`);
-          onChanged();
+          await invalidate(base);
         }}
       />
       <ConfirmDialog
@@ -236,7 +229,8 @@ type Kind = 'email_address' | 'phone_number';
 /** An email address or phone number as the contact list shows it: its id, the address or number, its verification. */
 type ContactItem = Pick<EmailAddress, 'id' | 'verification'> & { value: string };
 
-function Identifiers({ user, base, onChanged }: PageProps) {
+function Identifiers({ user, base }: PageProps) {
+  const invalidate = useInvalidate();
   const t = useTranslations('console.user');
   const { canWrite } = useConsole();
   const [adding, setAdding] = useState<Kind | null>(null);
@@ -246,13 +240,13 @@ function Identifiers({ user, base, onChanged }: PageProps) {
   const verify = (kind: Kind, item: ContactItem) =>
     act(`verify:${item.id}`, async () => {
       await mutate('POST', `${path(kind)}/${encodeURIComponent(item.id)}/verify`);
-      onChanged();
+      await invalidate(base);
       return t('identifierVerified', { value: item.value });
     });
   const makePrimary = (kind: Kind, item: ContactItem) =>
     act(`primary:${item.id}`, async () => {
       await mutate('PATCH', base, kind === 'email_address' ? { primary_email_address_id: item.id } : { primary_phone_number_id: item.id });
-      onChanged();
+      await invalidate(base);
       return t('madePrimary', { value: item.value });
     });
   const list = (kind: Kind) => ({
@@ -306,7 +300,7 @@ function Identifiers({ user, base, onChanged }: PageProps) {
           onClose={() => setAdding(null)}
           onAdded={() => {
             setAdding(null);
-            onChanged();
+            void invalidate(base);
           }}
         />
       )}
@@ -318,7 +312,7 @@ function Identifiers({ user, base, onChanged }: PageProps) {
         confirmLabel={t('remove')}
         onConfirm={async () => {
           await mutate('DELETE', `${path(removing!.kind)}/${encodeURIComponent(removing!.item.id)}`);
-          onChanged();
+          await invalidate(base);
         }}
       />
     </Card>
@@ -397,7 +391,8 @@ function ContactList({
   );
 }
 
-function Facts({ user, base, onChanged }: PageProps) {
+function Facts({ user, base }: PageProps) {
+  const invalidate = useInvalidate();
   const t = useTranslations('console.user');
   const { canWrite } = useConsole();
   const dates = useDates();
@@ -432,7 +427,7 @@ function Facts({ user, base, onChanged }: PageProps) {
           onClose={() => setEditing(false)}
           onSaved={() => {
             setEditing(false);
-            onChanged();
+            void invalidate(base);
           }}
         />
       )}
@@ -442,13 +437,13 @@ function Facts({ user, base, onChanged }: PageProps) {
 
 const LIVE_STATUSES = new Set(['active', 'pending']);
 
-function Sessions({ base, version, onChanged }: PageProps) {
+function Sessions({ base }: PageProps) {
+  const invalidate = useInvalidate();
   const t = useTranslations('console.user');
   const dates = useDates();
   const { account, canWrite } = useConsole();
   const instance = useInstance();
   const sessions = useDashboard<InstanceResponse<'GET /users/{id}/sessions'>>(`${base}/sessions?limit=100`);
-  useReloadOn(version, sessions.reload);
   const people = usePeople(sessions.data?.data.map((x) => x.impersonated_by) ?? []);
   const [confirm, setConfirm] = useState<Session | 'all' | null>(null);
   const live = sessions.data?.data.filter((s) => LIVE_STATUSES.has(s.status)) ?? [];
@@ -517,7 +512,7 @@ function Sessions({ base, version, onChanged }: PageProps) {
         onConfirm={async () => {
           if (confirm === 'all') await mutate('POST', `${base}/sessions/revoke`);
           else if (confirm) await mutate('POST', `${api.instance(account.id, instance.id)}/sessions/${confirm.id}/revoke`);
-          onChanged();
+          await invalidate(base);
         }}
       />
     </Card>

@@ -6,19 +6,20 @@ import { ActionCell, Badge, Card, CardHeader, ConfirmDialog, Td, Tr } from '@/co
 import { useDates } from '@/lib/console/format';
 import type { InstanceResponse } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { CardTable } from './states';
-import { useReloadOn, type UserPageProps } from './user-account-cards';
+import type { UserPageProps } from './user-account-cards';
 
 type Passkey = InstanceResponse<'GET /users/{id}/passkeys'>['data'][number];
 
 /** The user page's passkeys: each one's name, when it was added and last used; admins delete one (a lost device). */
-export function PasskeysCard({ base, version, onChanged }: UserPageProps) {
+export function PasskeysCard({ base }: UserPageProps) {
+  const invalidate = useInvalidate();
   const t = useTranslations('passkeys.console');
   const dates = useDates();
   const { canWrite } = useConsole();
   const passkeys = useDashboard<InstanceResponse<'GET /users/{id}/passkeys'>>(`${base}/passkeys`);
-  useReloadOn(version, passkeys.reload);
   const [confirm, setConfirm] = useState<Passkey | null>(null);
   return (
     <Card>
@@ -68,7 +69,7 @@ export function PasskeysCard({ base, version, onChanged }: UserPageProps) {
         confirmLabel={t('delete')}
         onConfirm={async () => {
           await mutate('DELETE', `${base}/passkeys/${encodeURIComponent(confirm!.id)}`);
-          onChanged();
+          await invalidate(base);
         }}
       />
     </Card>
