@@ -7,13 +7,12 @@ import type { Me } from '@/lib/fapi/types';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeInput, PasswordInput, usePasswordHint } from './fields';
 import { useHosted } from './hosted-context';
-import { useList } from './hosted-list';
+import { useList, useMeChanged } from './hosted-list';
 import { useFormErrors } from './use-form-errors';
 import type { FapiItem } from '@/lib/generated/fapi';
 
 /** The hosted profile's own-account sections: email addresses, password, account deletion. */
 
-type Changed = { me: Me; onChanged(): void };
 
 /** Email addresses or phone numbers: the same list, dialogs and endpoints. */
 const KINDS = {
@@ -41,7 +40,8 @@ const KINDS = {
 type KindName = keyof typeof KINDS;
 type Identifier = { id: string; value: string };
 
-export function IdentifiersSection({ me, onChanged, kind }: Changed & { kind: KindName }) {
+export function IdentifiersSection({ me, kind }: { me: Me; kind: KindName }) {
+  const meChanged = useMeChanged();
   const t = useTranslations('hosted.profile');
   const ta = useTranslations(`hosted.account.${kind}`);
   const tc = useTranslations('hosted.account');
@@ -59,7 +59,7 @@ export function IdentifiersSection({ me, onChanged, kind }: Changed & { kind: Ki
     setError(null);
     try {
       await call('/v1/me', { method: 'PATCH', json: { [k.primaryField]: id } });
-      onChanged();
+      meChanged();
     } catch (e) {
       setError(describe(e).message);
     }
@@ -124,7 +124,7 @@ export function IdentifiersSection({ me, onChanged, kind }: Changed & { kind: Ki
           onClose={() => setAdding(false)}
           onAdded={(added) => {
             setAdding(false);
-            onChanged();
+            meChanged();
             setVerifying(added);
           }}
         />
@@ -136,7 +136,7 @@ export function IdentifiersSection({ me, onChanged, kind }: Changed & { kind: Ki
           onClose={() => setVerifying(null)}
           onVerified={() => {
             setVerifying(null);
-            onChanged();
+            meChanged();
           }}
         />
       )}
@@ -150,7 +150,7 @@ export function IdentifiersSection({ me, onChanged, kind }: Changed & { kind: Ki
         onConfirm={async () => {
           await call(`${k.path}/${encodeURIComponent(removing!.id)}`, { method: 'DELETE' });
           setRemoving(null);
-          onChanged();
+          meChanged();
         }}
       />
     </Card>
@@ -228,7 +228,8 @@ function VerifyIdentifierDialog({ kind, identifier, onClose, onVerified }: { kin
   );
 }
 
-export function PasswordSection({ me, onChanged }: Changed) {
+export function PasswordSection({ me }: { me: Me }) {
+  const meChanged = useMeChanged();
   const ta = useTranslations('hosted.account');
   const [open, setOpen] = useState(false);
   const [done, setDone] = useState(false);
@@ -254,10 +255,10 @@ export function PasswordSection({ me, onChanged }: Changed) {
         <ChangePasswordDialog
           hasPassword={me.password_enabled}
           onClose={() => setOpen(false)}
-          onChanged={() => {
+          onDone={() => {
             setOpen(false);
             setDone(true);
-            onChanged();
+            meChanged();
           }}
         />
       )}
@@ -268,7 +269,7 @@ export function PasswordSection({ me, onChanged }: Changed) {
 const PASSWORD_FIELDS = ['current_password', 'code', 'password', 'new_password'] as const;
 
 /** With the current password, or (forgotten, or none yet) a code emailed to the primary address. */
-function ChangePasswordDialog({ hasPassword, onClose, onChanged }: { hasPassword: boolean; onClose(): void; onChanged(): void }) {
+function ChangePasswordDialog({ hasPassword, onClose, onDone }: { hasPassword: boolean; onClose(): void; onDone(): void }) {
   const ta = useTranslations('hosted.account');
   const te = useTranslations('hosted.errors');
   const { call } = useHosted();
@@ -286,7 +287,7 @@ function ChangePasswordDialog({ hasPassword, onClose, onChanged }: { hasPassword
       await call('/v1/me/change_password', {
         json: { ...(withCode ? { code: proof } : { current_password: proof }), new_password: next, sign_out_of_other_sessions: signOutOthers },
       });
-      onChanged();
+      onDone();
     },
     {
       check: () => {

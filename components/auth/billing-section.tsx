@@ -1,12 +1,12 @@
 'use client';
 
 import { useFormatter, useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Badge, Button, Card, CardHeader, FactList, Skeleton } from '@/components/ui';
 import type { BillingStatus } from '@/lib/console/billing';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
-import { SectionError, useList } from './hosted-list';
+import { SectionError, useFapi, useList } from './hosted-list';
 import type { FapiItem, FapiResponse } from '@/lib/generated/fapi';
 
 const ENTITLED = new Set(['active', 'trialing', 'past_due']);
@@ -46,16 +46,10 @@ function PlanRow({ label, base, canManage, organization = false }: { label: stri
   const { call, client } = useHosted();
   const describe = useFapiError();
   const format = useFormatter();
-  const [status, setStatus] = useState<BillingStatus | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data: status, message: error } = useFapi<BillingStatus>(base);
   const [portalError, setPortalError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const impersonated = !!client?.session?.impersonated_by;
-
-  const load = useCallback(() => {
-    call<BillingStatus>(base).then(setStatus, (e: unknown) => setError(describe(e).message));
-  }, [call, describe, base]);
-  useEffect(load, [load]);
 
   async function openPortal() {
     setBusy(true);

@@ -2,7 +2,7 @@
 
 import { useCallback } from 'react';
 import { Alert, CardBody } from '@/components/ui';
-import { useResource } from '@/lib/query/use-resource';
+import { useInvalidate, useResource } from '@/lib/query/use-resource';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 
@@ -21,10 +21,17 @@ export function useFapi<T>(path: string | null, query?: Record<string, string>) 
   return { ...resource, message: resource.error === undefined ? null : describe(resource.error).message };
 }
 
-/** The path of the cache keys of a FAPI path on this page, for `useInvalidate()`. @public (no caller yet) */
-export function useFapiPath(): (path: string) => string {
+/** After a write: refetches the FAPI GETs of `path` and below it on screen (only `path` with `exact`); see `useInvalidate`. */
+export function useFapiInvalidate(): (path: string, options?: { exact?: boolean }) => Promise<void> {
   const { base } = useHosted();
-  return useCallback((path: string) => `${base}${path}`, [base]);
+  const invalidate = useInvalidate();
+  return useCallback((path, options) => invalidate(`${base}${path}`, options), [base, invalidate]);
+}
+
+/** After a write that changes the signed-in user: GET /v1/me again for every section showing it. */
+export function useMeChanged(): () => void {
+  const invalidate = useFapiInvalidate();
+  return useCallback(() => void invalidate('/v1/me', { exact: true }), [invalidate]);
 }
 
 /** A FAPI list (`{data}`): the items (null until there), the error as copy, `load` to fetch again; `query` a module constant. */

@@ -16,7 +16,7 @@ function initials(me: Me): string {
 }
 
 /** The profile photo: shown (else the initials), uploaded (POST /v1/me/profile_image) or removed. */
-export function ProfilePhoto({ me, onChanged }: { me: Me; onChanged(me: Me): void }) {
+export function ProfilePhoto({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
   const t = useTranslations('hosted.profile');
   const { call } = useHosted();
   const describe = useFapiError();
@@ -27,7 +27,7 @@ export function ProfilePhoto({ me, onChanged }: { me: Me; onChanged(me: Me): voi
     setError(null);
     setBusy(true);
     try {
-      onChanged(await change());
+      onSaved(await change());
     } catch (err) {
       setError(describe(err).message);
     } finally {

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
+import { useEffect, useId, useState, type ReactNode } from 'react';
 import {
   Alert,
   AsyncContent,
@@ -33,7 +33,7 @@ import { BillingSection } from './billing-section';
 import { ConnectedAccountsSection, DeleteAccountSection, IdentifiersSection, PasswordSection } from './account-sections';
 import { ProfilePhoto } from './profile-photo';
 import { appName, needsMfaSetup, useEndSession, useHosted } from './hosted-context';
-import { SectionError, useList } from './hosted-list';
+import { SectionError, useFapi, useList, useMeChanged } from './hosted-list';
 import { HostedPage, InstanceMark, LoadError, LockIcon } from './shell';
 import { BackupCodes, TotpEnrollment } from './totp';
 import { ReverificationBoundary } from './reverification';
@@ -134,20 +134,13 @@ function SectionSkeletons() {
   ));
 }
 
-/** Loads /v1/me once for the sections; each section loads its own list. */
+/** GET /v1/me for the sections (a section's write refetches it: useMeChanged); each section loads its own list. */
 function Sections() {
   const t = useTranslations('hosted.profile');
-  const { call } = useHosted();
-  const describe = useFapiError();
-  const [me, setMe] = useState<Me | MeWithImpersonator | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const load = useCallback(() => {
-    setError(null);
-    call<MeWithImpersonator>('/v1/me').then(setMe, (e: unknown) => setError(describe(e).message));
-  }, [call, describe]);
-  useEffect(load, [load]);
+  const loaded = useFapi<Me | MeWithImpersonator>('/v1/me');
+  const me = loaded.data;
 
-  if (error) return <Alert tone="error">{error}</Alert>;
+  if (loaded.message) return <Alert tone="error">{loaded.message}</Alert>;
   if (!me) return <SectionSkeletons />;
   const impersonator = 'impersonator' in me ? me.impersonator : null;
   return (
@@ -163,9 +156,9 @@ function Sections() {
       <ProfileTabs
         account={
           <>
-            <ProfileSection me={me} onSaved={setMe} />
-            <IdentifiersSection kind="email" me={me} onChanged={load} />
-            <IdentifiersSection kind="phone" me={me} onChanged={load} />
+            <ProfileSection me={me} onSaved={loaded.setData} />
+            <IdentifiersSection kind="email" me={me} />
+            <IdentifiersSection kind="phone" me={me} />
             <ConnectedAccountsSection />
             <BillingSection />
             <DeleteAccountSection />
@@ -173,8 +166,8 @@ function Sections() {
         }
         security={
           <>
-            <PasswordSection me={me} onChanged={load} />
-            <MfaSection me={me} onChanged={load} />
+            <PasswordSection me={me} />
+            <MfaSection me={me} />
             <PasskeysSection />
             <SessionsSection />
             <TokensSection />
@@ -269,7 +262,7 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
     <Card>
       <CardHeader title={t('profileTitle')} description={t('profileDescription')} />
       <CardBody className="flex flex-col gap-6">
-        <ProfilePhoto me={me} onChanged={onSaved} />
+        <ProfilePhoto me={me} onSaved={onSaved} />
         <form onSubmit={save} noValidate className="flex flex-col gap-4">
           {formError && <Alert tone="error">{formError}</Alert>}
           {saved && !dirty && <Alert tone="success">{t('saved')}</Alert>}
@@ -297,7 +290,8 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
   );
 }
 
-function MfaSection({ me, onChanged }: { me: Me; onChanged(): void }) {
+function MfaSection({ me }: { me: Me }) {
+  const meChanged = useMeChanged();
   const t = useTranslations('hosted.mfa');
   const { env } = useHosted();
   const [mode, setMode] = useState<'idle' | 'enroll' | 'disable' | 'regenerate'>('idle');
@@ -328,7 +322,7 @@ function MfaSection({ me, onChanged }: { me: Me; onChanged(): void }) {
             onEnabled={(backup) => {
               setCodes(backup);
               setMode('idle');
-              onChanged();
+              meChanged();
             }}
           />
         )}
@@ -363,7 +357,7 @@ function MfaSection({ me, onChanged }: { me: Me; onChanged(): void }) {
         onDone={(backup) => {
           setMode('idle');
           setCodes(backup);
-          onChanged();
+          meChanged();
         }}
       />
       <DisableDialog
@@ -371,7 +365,7 @@ function MfaSection({ me, onChanged }: { me: Me; onChanged(): void }) {
         onClose={() => setMode('idle')}
         onDone={() => {
           setMode('idle');
-          onChanged();
+          meChanged();
         }}
       />
     </Card>
