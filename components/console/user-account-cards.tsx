@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import { useState, type ReactNode } from 'react';
+import { useCallback, useState, type ReactNode } from 'react';
 import { ActionCell, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, FactList, Field, FormDialog, Input, Td, Tr } from '@/components/ui';
 import { displayName, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
@@ -10,7 +10,7 @@ import type { InstanceResponse, User } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
-import { useInstance } from './instance-context';
+import { useInstance, useInstanceApi } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { CardTable } from './states';
 import { useActions } from './use-actions';
@@ -25,8 +25,17 @@ import type { ApiKey, ApiToken } from '@/lib/generated/dashboard';
 
 export type UserPageProps = { user: User; base: string };
 
-export function SecurityCard({ user, base }: UserPageProps) {
+/** After a write to the user: the user and all below it, and the instance's API keys (a ban revokes the user's), fetched again. */
+export function useUserChanged(base: string): () => Promise<void> {
   const invalidate = useInvalidate();
+  const keys = useInstanceApi('api_keys');
+  return useCallback(async () => {
+    await Promise.all([invalidate(base), invalidate(keys)]);
+  }, [invalidate, base, keys]);
+}
+
+export function SecurityCard({ user, base }: UserPageProps) {
+  const userChanged = useUserChanged(base);
   const t = useTranslations('console.user');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -70,7 +79,7 @@ export function SecurityCard({ user, base }: UserPageProps) {
           onSaved={(signedOut) => {
             setDialog(null);
             void act('password', async () => {
-              await invalidate(base);
+              await userChanged();
               return signedOut ? t('passwordSavedSignedOut') : t('passwordSaved');
             });
           }}
@@ -84,7 +93,7 @@ export function SecurityCard({ user, base }: UserPageProps) {
         confirmLabel={t('disableMfa')}
         onConfirm={async () => {
           await mutate('DELETE', `${base}/mfa`);
-          await invalidate(base);
+          await userChanged();
         }}
       />
     </Card>
@@ -172,7 +181,7 @@ export function OrganizationsCard({ base }: UserPageProps) {
 }
 
 export function AccessTokensCard({ base }: UserPageProps) {
-  const invalidate = useInvalidate();
+  const userChanged = useUserChanged(base);
   const t = useTranslations('console.user');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -224,7 +233,7 @@ export function AccessTokensCard({ base }: UserPageProps) {
         confirmLabel={t('revoke')}
         onConfirm={async () => {
           await mutate('POST', `${base}/api_tokens/${encodeURIComponent(confirm!.id)}/revoke`);
-          await invalidate(base);
+          await userChanged();
         }}
       />
     </Card>

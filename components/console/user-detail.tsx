@@ -11,14 +11,13 @@ import { deviceParts } from '@/lib/session-activity';
 import type { ActorToken, EmailAddress, InstanceResponse, Session, User } from '@/lib/console/types';
 import { isObject, mergePatch } from '@/lib/console/merge-patch';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useInvalidate } from '@/lib/query/use-resource';
 import { Breadcrumbs } from './breadcrumbs';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
-import { AccessTokensCard, AddIdentifierDialog, ApiKeysCard, EditProfileDialog, OrganizationsCard, SecurityCard } from './user-account-cards';
+import { AccessTokensCard, AddIdentifierDialog, ApiKeysCard, EditProfileDialog, OrganizationsCard, SecurityCard, useUserChanged } from './user-account-cards';
 import { PasskeysCard } from './user-passkeys-card';
 
 /** How long an impersonation link can be used: an hour (the API's default), stated before it is made. */
@@ -28,7 +27,7 @@ const IMPERSONATION_LINK_SECONDS = 3600;
  * `…/users/[userId]`: profile (names, username), contact details (add, verify, make primary,
  * remove), security (password, two-step verification, lock), sessions, organizations,
  * personal access tokens, API keys, ban, delete, metadata and impersonation. After a write
- * a card refetches what it changed: the user and everything below it (`useInvalidate(base)`).
+ * a card refetches what it changed: the user and everything below it, and the API keys (`useUserChanged`).
  */
 export function UserDetail({ userId }: { userId: string }) {
   const { account } = useConsole();
@@ -81,7 +80,7 @@ function UserSkeleton() {
 }
 
 function UserHeader({ user, base }: PageProps) {
-  const invalidate = useInvalidate();
+  const userChanged = useUserChanged(base);
   const t = useTranslations('console.user');
   const tUsers = useTranslations('console.users');
   const tConfirm = useTranslations('console.confirm');
@@ -99,7 +98,7 @@ function UserHeader({ user, base }: PageProps) {
   const lift = (action: 'unban' | 'unlock') =>
     act(action, async () => {
       await mutate<User>('POST', `${base}/${action}`);
-      await invalidate(base);
+      await userChanged();
     });
   const impersonate = async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, { expires_in_seconds: IMPERSONATION_LINK_SECONDS }));
 
@@ -161,7 +160,7 @@ function UserHeader({ user, base }: PageProps) {
         confirmLabel={t('ban')}
         onConfirm={async () => {
           await mutate<User>('POST', `${base}/ban`);
-          await invalidate(base);
+          await userChanged();
         }}
       />
       <ConfirmDialog
@@ -172,7 +171,7 @@ function UserHeader({ user, base }: PageProps) {
         confirmLabel={t('lock')}
         onConfirm={async () => {
           await mutate<User>('POST', `${base}/lock`);
-          await invalidate(base);
+          await userChanged();
         }}
       />
       <ConfirmDialog
@@ -230,7 +229,7 @@ type Kind = 'email_address' | 'phone_number';
 type ContactItem = Pick<EmailAddress, 'id' | 'verification'> & { value: string };
 
 function Identifiers({ user, base }: PageProps) {
-  const invalidate = useInvalidate();
+  const userChanged = useUserChanged(base);
   const t = useTranslations('console.user');
   const { canWrite } = useConsole();
   const [adding, setAdding] = useState<Kind | null>(null);
@@ -240,13 +239,13 @@ function Identifiers({ user, base }: PageProps) {
   const verify = (kind: Kind, item: ContactItem) =>
     act(`verify:${item.id}`, async () => {
       await mutate('POST', `${path(kind)}/${encodeURIComponent(item.id)}/verify`);
-      await invalidate(base);
+      await userChanged();
       return t('identifierVerified', { value: item.value });
     });
   const makePrimary = (kind: Kind, item: ContactItem) =>
     act(`primary:${item.id}`, async () => {
       await mutate('PATCH', base, kind === 'email_address' ? { primary_email_address_id: item.id } : { primary_phone_number_id: item.id });
-      await invalidate(base);
+      await userChanged();
       return t('madePrimary', { value: item.value });
     });
   const list = (kind: Kind) => ({
@@ -300,7 +299,7 @@ function Identifiers({ user, base }: PageProps) {
           onClose={() => setAdding(null)}
           onAdded={() => {
             setAdding(null);
-            void invalidate(base);
+            void userChanged();
           }}
         />
       )}
@@ -312,7 +311,7 @@ function Identifiers({ user, base }: PageProps) {
         confirmLabel={t('remove')}
         onConfirm={async () => {
           await mutate('DELETE', `${path(removing!.kind)}/${encodeURIComponent(removing!.item.id)}`);
-          await invalidate(base);
+          await userChanged();
         }}
       />
     </Card>
@@ -392,7 +391,7 @@ function ContactList({
 }
 
 function Facts({ user, base }: PageProps) {
-  const invalidate = useInvalidate();
+  const userChanged = useUserChanged(base);
   const t = useTranslations('console.user');
   const { canWrite } = useConsole();
   const dates = useDates();
@@ -427,7 +426,7 @@ function Facts({ user, base }: PageProps) {
           onClose={() => setEditing(false)}
           onSaved={() => {
             setEditing(false);
-            void invalidate(base);
+            void userChanged();
           }}
         />
       )}
@@ -438,7 +437,7 @@ function Facts({ user, base }: PageProps) {
 const LIVE_STATUSES = new Set(['active', 'pending']);
 
 function Sessions({ base }: PageProps) {
-  const invalidate = useInvalidate();
+  const userChanged = useUserChanged(base);
   const t = useTranslations('console.user');
   const dates = useDates();
   const { account, canWrite } = useConsole();
@@ -512,7 +511,7 @@ function Sessions({ base }: PageProps) {
         onConfirm={async () => {
           if (confirm === 'all') await mutate('POST', `${base}/sessions/revoke`);
           else if (confirm) await mutate('POST', `${api.instance(account.id, instance.id)}/sessions/${confirm.id}/revoke`);
-          await invalidate(base);
+          await userChanged();
         }}
       />
     </Card>

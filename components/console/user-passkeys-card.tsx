@@ -6,16 +6,15 @@ import { ActionCell, Badge, Card, CardHeader, ConfirmDialog, Td, Tr } from '@/co
 import { useDates } from '@/lib/console/format';
 import type { InstanceResponse } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
-import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { CardTable } from './states';
-import type { UserPageProps } from './user-account-cards';
+import { useUserChanged, type UserPageProps } from './user-account-cards';
 
 type Passkey = InstanceResponse<'GET /users/{id}/passkeys'>['data'][number];
 
 /** The user page's passkeys: each one's name, when it was added and last used; admins delete one (a lost device). */
 export function PasskeysCard({ base }: UserPageProps) {
-  const invalidate = useInvalidate();
+  const userChanged = useUserChanged(base);
   const t = useTranslations('passkeys.console');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -69,7 +68,7 @@ export function PasskeysCard({ base }: UserPageProps) {
         confirmLabel={t('delete')}
         onConfirm={async () => {
           await mutate('DELETE', `${base}/passkeys/${encodeURIComponent(confirm!.id)}`);
-          await invalidate(base);
+          await userChanged();
         }}
       />
     </Card>
