@@ -16,6 +16,7 @@ import {
 } from '@/lib/console/organizations';
 import { pages } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { Breadcrumbs } from './breadcrumbs';
 import { useConsole } from './console-context';
 import { OrganizationDirectory } from './organization-directory';
@@ -52,8 +53,8 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
   const roleKeys: RoleChoice[] = roles.data?.data.map((r) => ({ key: r.key, name: r.name })) ?? DEFAULT_ROLES;
   return (
     <div className="flex flex-col gap-8">
-      <OrganizationHeader org={org.data} base={base} onSaved={org.reload} />
-      <Members base={base} roles={roleKeys} permissionNames={Object.fromEntries((permissions.data?.data ?? []).map((p) => [p.key, p.name]))} onChange={org.reload} />
+      <OrganizationHeader org={org.data} base={base} />
+      <Members base={base} roles={roleKeys} permissionNames={Object.fromEntries((permissions.data?.data ?? []).map((p) => [p.key, p.name]))} />
       <Invitations base={base} roles={roleKeys} />
       <Domains base={base} />
       <OrganizationDirectory base={base} roles={roleKeys} />
@@ -62,7 +63,8 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
   );
 }
 
-function OrganizationHeader({ org, base, onSaved }: { org: Organization; base: string; onSaved: () => void }) {
+function OrganizationHeader({ org, base }: { org: Organization; base: string }) {
+  const invalidate = useInvalidate();
   const t = useTranslations('organizations.detail');
   const tConfirm = useTranslations('console.confirm');
   const dates = useDates();
@@ -109,7 +111,7 @@ function OrganizationHeader({ org, base, onSaved }: { org: Organization; base: s
           onClose={() => setEditing(false)}
           onSaved={() => {
             setEditing(false);
-            onSaved();
+            void invalidate(base, { exact: true });
           }}
         />
       )}
@@ -154,7 +156,10 @@ function RoleSelect({ value, roles, onChange, label, disabled }: { value: string
 }
 
 /** `permissionNames`: key → name, so the permissions column reads as names (keys on hover). */
-function Members({ base, roles, permissionNames, onChange }: { base: string; roles: RoleChoice[]; permissionNames: Record<string, string>; onChange: () => void }) {
+function Members({ base, roles, permissionNames }: { base: string; roles: RoleChoice[]; permissionNames: Record<string, string> }) {
+  const invalidate = useInvalidate();
+  /** A membership changed: the members and the organization (its member count). */
+  const membersChanged = () => Promise.all([invalidate(`${base}/memberships`), invalidate(base, { exact: true })]);
   const t = useTranslations('organizations.detail');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -169,7 +174,7 @@ function Members({ base, roles, permissionNames, onChange }: { base: string; rol
   function changeRole(m: Membership, next: string) {
     void rowAction.act('row', async () => {
       await mutate('PATCH', `${base}/memberships/${encodeURIComponent(m.public_user_data.user_id)}`, { role: next });
-      members.reload();
+      await invalidate(`${base}/memberships`);
     });
   }
 
@@ -177,8 +182,7 @@ function Members({ base, roles, permissionNames, onChange }: { base: string; rol
     await mutate('POST', `${base}/memberships`, { user_id: userId.trim(), role });
     setUserId('');
     setPickerKey((k) => k + 1);
-    members.reload();
-    onChange();
+    await membersChanged();
   });
 
   return (
@@ -242,8 +246,7 @@ function Members({ base, roles, permissionNames, onChange }: { base: string; rol
         confirmLabel={t('remove')}
         onConfirm={async () => {
           if (removing) await mutate('DELETE', `${base}/memberships/${encodeURIComponent(removing.public_user_data.user_id)}`);
-          members.reload();
-          onChange();
+          await membersChanged();
         }}
       />
     </Card>
@@ -253,6 +256,7 @@ function Members({ base, roles, permissionNames, onChange }: { base: string; rol
 const STATUS_TONES = { pending: 'amber', accepted: 'green', revoked: 'neutral', expired: 'neutral' } as const;
 
 function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
+  const invalidate = useInvalidate();
   const t = useTranslations('organizations.detail');
   const dates = useDates();
   const { canWrite } = useConsole();
@@ -265,7 +269,7 @@ function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
   const invite = form.handleSubmit(async () => {
     await mutate('POST', `${base}/invitations`, { email_address: email.trim(), role });
     setEmail('');
-    invitations.reload();
+    await invalidate(`${base}/invitations`);
   });
 
   return (
@@ -316,7 +320,7 @@ function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
         confirmLabel={t('revoke')}
         onConfirm={async () => {
           if (revoking) await mutate('POST', `${base}/invitations/${encodeURIComponent(revoking.id)}/revoke`);
-          invitations.reload();
+          await invalidate(`${base}/invitations`);
         }}
       />
     </Card>
@@ -324,6 +328,7 @@ function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
 }
 
 function Domains({ base }: { base: string }) {
+  const invalidate = useInvalidate();
   const t = useTranslations('organizations.detail');
   const { canWrite } = useConsole();
   const domains = useDashboard<InstanceResponse<'GET /organizations/{id}/domains'>>(`${base}/domains?limit=500`);
@@ -336,14 +341,14 @@ function Domains({ base }: { base: string }) {
   function update(d: Domain, patch: { enrollment_mode?: EnrollmentMode; verified?: boolean }) {
     void rowAction.act('row', async () => {
       await mutate('PATCH', `${base}/domains/${encodeURIComponent(d.id)}`, patch);
-      domains.reload();
+      await invalidate(`${base}/domains`);
     });
   }
 
   const add = form.handleSubmit(async () => {
     await mutate('POST', `${base}/domains`, { name: name.trim(), enrollment_mode: mode });
     setName('');
-    domains.reload();
+    await invalidate(`${base}/domains`);
   });
 
   return (
@@ -429,7 +434,7 @@ function Domains({ base }: { base: string }) {
         confirmLabel={t('remove')}
         onConfirm={async () => {
           if (removing) await mutate('DELETE', `${base}/domains/${encodeURIComponent(removing.id)}`);
-          domains.reload();
+          await invalidate(`${base}/domains`);
         }}
       />
     </Card>

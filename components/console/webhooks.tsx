@@ -8,6 +8,7 @@ import { useDates } from '@/lib/console/format';
 import { query } from '@/lib/console/paths';
 import { EVENT_TYPES, type CreatedWebhookEndpoint, type WebhookEndpoint, type WebhookSecret } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
 import { AllOrSome, toggled } from './all-or-some';
@@ -82,7 +83,6 @@ export function Webhooks() {
         <EndpointDetail
           key={selected.id}
           endpoint={selected}
-          onChanged={list.reload}
           onDeleted={() => {
             setSelectedId(null);
             list.reload();
@@ -133,11 +133,15 @@ function EndpointStatus({ endpoint }: { endpoint: WebhookEndpoint }) {
   return endpoint.failing_since ? <Badge tone="amber">{t('failing')}</Badge> : <Badge tone="green">{t('enabled')}</Badge>;
 }
 
-function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookEndpoint; onChanged: () => void; onDeleted: () => void }) {
+function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; onDeleted: () => void }) {
   const t = useTranslations('webhooks');
   const dates = useDates();
   const { canWrite } = useConsole();
-  const path = `${useInstanceApi('webhook_endpoints')}/${endpoint.id}`;
+  const endpoints = useInstanceApi('webhook_endpoints');
+  const path = `${endpoints}/${endpoint.id}`;
+  const invalidate = useInvalidate();
+  /** The endpoint changed: the list (which the detail shows it from) again. */
+  const changed = () => invalidate(endpoints, { exact: true });
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [rotating, setRotating] = useState(false);
@@ -175,7 +179,7 @@ function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookE
                 onClick={() =>
                   act('toggle', async () => {
                     await mutate('PATCH', path, { disabled: !endpoint.disabled });
-                    onChanged();
+                    await changed();
                   })
                 }
               >
@@ -230,7 +234,7 @@ function EndpointDetail({ endpoint, onChanged, onDeleted }: { endpoint: WebhookE
           onClose={() => setEditing(false)}
           onSaved={() => {
             setEditing(false);
-            onChanged();
+            void changed();
           }}
         />
       )}

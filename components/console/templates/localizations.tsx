@@ -6,6 +6,7 @@ import { Alert, Badge, Button, Card, CardBody, Checkbox, Field, PageHeader, Sele
 import { api } from '@/lib/console/paths';
 import { callTemplates, localeName, ProblemsError, type CatalogResource, type Localization, type LocalizationContent, type LocalizationList, type Problem } from '@/lib/console/templates';
 import { useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from '../console-context';
 import { useInstance } from '../instance-context';
@@ -83,7 +84,6 @@ export function Localizations() {
               locale={locale}
               override={override}
               canWrite={canWrite}
-              onChanged={list.reload}
               notice={notice}
               setNotice={setNotice}
             />
@@ -126,7 +126,6 @@ function OverrideForm({
   locale,
   override,
   canWrite,
-  onChanged,
   notice,
   setNotice,
 }: {
@@ -135,13 +134,13 @@ function OverrideForm({
   locale: string;
   override: Localization | null;
   canWrite: boolean;
-  onChanged: () => void;
   notice: Notice | null;
   setNotice: (n: Notice | null) => void;
 }) {
   const t = useTranslations('templates.localizations');
   const uiLocale = useLocale();
   const errorMessage = useErrorMessage();
+  const invalidate = useInvalidate();
   const fields = FIELDS[resource.kind];
   const baseLocale = locale in resource.base ? locale : locale.split('-')[0]! in resource.base ? locale.split('-')[0]! : 'en';
   const baseCopy = (resource.base[baseLocale] ?? Object.values(resource.base)[0] ?? {}) as Record<string, string | null>;
@@ -164,7 +163,7 @@ function OverrideForm({
     try {
       await action();
       setNotice({ tone: 'success', text: success });
-      onChanged();
+      void invalidate(url);
     } catch (e) {
       if (e instanceof ProblemsError) setProblems(e.problems);
       setNotice({ tone: 'error', text: e instanceof ProblemsError ? t('invalid', { count: e.problems.length }) : errorMessage(e) });
