@@ -158,6 +158,21 @@ class Parser {
       this.pos++;
       const inner = this.or(depth + 1);
       this.expect(']');
+      // Entra's `emails[type eq "work"].value eq "x"`, read as `emails[type eq "work" and value eq "x"]`.
+      const next = this.peek();
+      if (next?.t === 'word' && next.v.startsWith('.')) {
+        this.pos++;
+        const sub = parseAttrPath(next.v.slice(1));
+        if (sub.sub || sub.uri) throw invalidFilter(`"${next.v}" is not a sub-attribute.`);
+        const subOp = this.keyword();
+        if (subOp === 'pr') {
+          this.pos++;
+          return { op: 'valuePath', path, filter: { op: 'and', left: inner, right: { op: 'pr', path: sub } } };
+        }
+        if (!subOp || !(COMPARE_OPS as readonly string[]).includes(subOp)) throw invalidFilter(`expected an operator after "${next.v}".`);
+        this.pos++;
+        return { op: 'valuePath', path, filter: { op: 'and', left: inner, right: { op: subOp as CompareOp, path: sub, value: this.compValue() } } };
+      }
       return { op: 'valuePath', path, filter: inner };
     }
     const op = this.keyword();

@@ -10,13 +10,31 @@ import { PATCH_SCHEMA } from './discovery';
  * "work"].value`, `members[value eq "…"]`) and extension URNs in paths. The result is then
  * validated and stored like a PUT, so PATCH and PUT share one set of rules.
  */
-export const patchBody = z.looseObject({
-  schemas: z.array(z.string()).optional(),
-  Operations: z
-    .array(z.looseObject({ op: z.string().max(16), path: z.string().max(1024).optional(), value: z.unknown().optional() }))
-    .min(1)
-    .max(1000),
-});
+export const patchBody = z.preprocess(
+  (body) => foldKeys(body, ['schemas', 'Operations'], (operations) => (Array.isArray(operations) ? operations.map((o) => foldKeys(o, ['op', 'path', 'value'])) : operations)),
+  z.looseObject({
+    schemas: z.array(z.string()).optional(),
+    Operations: z
+      .array(z.looseObject({ op: z.string().max(16), path: z.string().max(1024).optional(), value: z.unknown().optional() }))
+      .min(1)
+      .max(1000),
+  }),
+);
+
+/**
+ * The PatchOp's own attribute names in their schema's case: names are case-insensitive
+ * (RFC 7643 §2.1), and some directories send `operations` or `Op`. Values are left as sent.
+ */
+function foldKeys(v: unknown, names: string[], inner: (second: unknown) => unknown = (x) => x): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, value] of Object.entries(v)) {
+    const name = names.find((n) => n.toLowerCase() === k.toLowerCase());
+    if (name && name in out) continue;
+    out[name ?? k] = name === names[1] ? inner(value) : value;
+  }
+  return out;
+}
 export type PatchBody = z.output<typeof patchBody>;
 type Operation = PatchBody['Operations'][number];
 

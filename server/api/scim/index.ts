@@ -88,6 +88,7 @@ async function authenticateScim(deps: Deps, c: Context, guard: ScimGuard): Promi
     organizationId: caller.organizationId,
     tokenId: caller.tokenId,
     ifMatch: c.req.header('if-match') ?? null,
+    ifNoneMatch: c.req.header('if-none-match') ?? null,
     baseUrl: `${deps.config.PUBLIC_URL.replace(/\/$/, '')}${SCIM_PREFIX}`,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { auditContextOf, type Actor } from '../../http/actor';
-import { endpoint, jsonResult, noContent } from '../../http/endpoint';
+import { bytesResult, endpoint, jsonResult, noContent } from '../../http/endpoint';
 import { AppError } from '../../http/errors';
 import { listQuery, projectionQuery, type ListQuery, type Projection } from '../../scim/attributes';
 import { etagOf, type Directory } from '../../scim/directory';
@@ -16,6 +16,7 @@ export interface ScimAuth {
   organizationId: string;
   tokenId: string;
   ifMatch: string | null;
+  ifNoneMatch: string | null;
   baseUrl: string;
 }
 
@@ -33,6 +34,14 @@ const dirOf = (auth: ScimAuth, actor: Actor): Directory => ({
 /** A single resource with its ETag (and Location when created). */
 const withVersion = (value: Record<string, unknown>, version: number, status = 200, location?: string) =>
   jsonResult(value, status, { etag: etagOf(version), ...(location ? { location } : {}) });
+
+/** A read answers 304 without a body when If-None-Match names its current version (RFC 7644 §3.14, RFC 9110 §13.1.2: weak comparison). */
+function readWithVersion(auth: ScimAuth, value: Record<string, unknown>, version: number) {
+  const etag = etagOf(version);
+  const tags = (auth.ifNoneMatch ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
+  if (tags.includes('*') || tags.includes(etag.replace(/^W\//, ''))) return bytesResult(new Uint8Array(0), 'application/scim+json', { etag }, 304);
+  return withVersion(value, version);
+}
 
 const baseOf = (auth: ScimAuth | null, publicUrl: string) => auth?.baseUrl ?? `${publicUrl}/scim/v2`;
 
@@ -112,7 +121,7 @@ export const getUserEndpoint = endpoint<ScimAuth, never, Projection, 'id'>({
   handle: async ({ deps, auth, actor, params, query }) => {
     const dir = dirOf(auth, actor);
     const row = await getScimUser(deps, dir, params.id);
-    return withVersion(projectUser(row, dir, query), row.version);
+    return readWithVersion(auth, projectUser(row, dir, query), row.version);
   },
 });
 
@@ -179,7 +188,7 @@ export const getGroupEndpoint = endpoint<ScimAuth, never, Projection, 'id'>({
   response: resource,
   handle: async ({ deps, auth, actor, params, query }) => {
     const { group, resource: r } = await getScimGroup(deps, dirOf(auth, actor), params.id, query);
-    return withVersion(r, group.version);
+    return readWithVersion(auth, r, group.version);
   },
 });
 
