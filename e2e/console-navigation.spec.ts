@@ -36,8 +36,8 @@ test('the sidebar groups an instance’s pages; settings is a section of sub-pag
     await expect(page.getByRole('heading', { name: en.settingsNav.sessions, level: 1 })).toBeVisible();
     await expect(sections.getByRole('link', { name: en.settingsNav.sessions })).toHaveAttribute('aria-current', 'page');
     await page.getByRole('checkbox', { name: en.settings.inactivityEnabled }).check();
-    await page.getByRole('button', { name: en.settings.save }).click();
-    await expect(page.getByText(en.settings.saved)).toBeVisible();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
     await page.reload();
     await expect(page.getByRole('checkbox', { name: en.settings.inactivityEnabled })).toBeChecked();
 

@@ -58,8 +58,8 @@ test('settings: the password policy and the organization settings, each entry ch
     await min.blur();
     await expect(page.getByText(en.passwordPolicy.minInvalid)).toHaveCount(0);
     await page.getByLabel(en.passwordPolicy.rules.require_digit).check();
-    await page.getByRole('button', { name: en.passwordPolicy.save }).click();
-    await expect(page.getByText(en.passwordPolicy.saved)).toBeVisible();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
 
     const visitor = await (await browser.newContext()).newPage();
     await visitor.goto(`${instance.fapi_url}/sign-up`);
@@ -76,11 +76,14 @@ test('settings: the password policy and the organization settings, each entry ch
     await methods.getByLabel(en.signInMethods.methods.password, { exact: true }).uncheck();
     await methods.getByLabel(en.signInMethods.methods.email_code).uncheck();
     await expect(page.getByText(en.signInMethods.noFactor)).toBeVisible();
-    await expect(page.getByRole('button', { name: en.signInMethods.save })).toBeDisabled();
+    // Refused before it is sent: the reason stays beside the switches, nothing is saved.
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.signInMethods.noFactor)).toBeVisible();
+    await expect(page.getByText(en.unsaved.saved)).toHaveCount(0);
     await methods.getByLabel(en.signInMethods.methods.email_code).check();
     await methods.getByLabel(en.signInMethods.methods.username).uncheck();
-    await page.getByRole('button', { name: en.signInMethods.save }).click();
-    await expect(page.getByText(en.signInMethods.saved)).toBeVisible();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
 
     const visitor = await (await browser.newContext()).newPage();
     await visitor.goto(`${instance.fapi_url}/sign-in`);
@@ -95,8 +98,8 @@ test('settings: the password policy and the organization settings, each entry ch
     const phone = `+1415555${String(Date.now()).slice(-4)}`;
     await bapi(secret, 'POST', '/v1/users', { email_address: [uniqueEmail('phone-user')], phone_number: [phone] });
     await page.getByRole('group', { name: en.signInMethods.title }).getByLabel(en.signInMethods.methods.phone_code).check();
-    await page.getByRole('button', { name: en.signInMethods.save }).click();
-    await expect(page.getByText(en.signInMethods.saved)).toBeVisible();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
 
     const visitor = await (await browser.newContext()).newPage();
     await visitor.goto(`${instance.fapi_url}/sign-in`);
@@ -114,8 +117,8 @@ test('settings: the password policy and the organization settings, each entry ch
     const email = uniqueEmail('link-user');
     await bapi(secret, 'POST', '/v1/users', { email_address: [email] });
     await page.getByRole('group', { name: en.signInMethods.title }).getByLabel(en.signInMethods.methods.email_link).check();
-    await page.getByRole('button', { name: en.signInMethods.save }).click();
-    await expect(page.getByText(en.signInMethods.saved)).toBeVisible();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
 
     const visitor = await (await browser.newContext()).newPage();
     await visitor.goto(`${instance.fapi_url}/sign-in`);

@@ -21,8 +21,8 @@ test('phone sign-up on the hosted page: offered once phone codes are on; the cod
 
   await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/sign-up`);
   await page.getByRole('group', { name: en.signInMethods.title }).getByLabel(en.signInMethods.methods.phone_code).check();
-  await page.getByRole('button', { name: en.signInMethods.save }).click();
-  await expect(page.getByText(en.signInMethods.saved)).toBeVisible();
+  await page.getByRole('button', { name: en.unsaved.save }).click();
+  await expect(page.getByText(en.unsaved.saved)).toBeVisible();
 
   const visitor = await (await browser.newContext()).newPage();
   await test.step('a visitor switches to a phone number, is refused a malformed one, and signs up with the SMS code', async () => {

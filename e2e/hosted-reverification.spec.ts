@@ -24,11 +24,11 @@ test('a stale session is asked to verify again in place: by password to add an a
     const field = page.getByLabel(consoleEn.settings.reverificationWindow);
     await expect(field).toHaveValue('10');
     await field.fill('0');
-    await page.getByRole('button', { name: consoleEn.settings.save }).click();
+    await page.getByRole('button', { name: consoleEn.unsaved.save }).click();
     await expect(page.getByText(consoleEn.settings.reverificationRange)).toBeVisible();
     await field.fill('1');
-    await page.getByRole('button', { name: consoleEn.settings.save }).click();
-    await expect(page.getByText(consoleEn.settings.saved)).toBeVisible();
+    await page.getByRole('button', { name: consoleEn.unsaved.save }).click();
+    await expect(page.getByText(consoleEn.unsaved.saved)).toBeVisible();
   });
 
   const context = await browser.newContext();

@@ -131,8 +131,8 @@ test('first run to a revoked end-user session', async ({ browser }) => {
     await expect(consolePage.getByRole('heading', { name: 'General', level: 1 })).toBeVisible();
     await screenshot(consolePage, 'console-settings');
     await consolePage.getByLabel('Default language').selectOption('fr');
-    await consolePage.getByRole('button', { name: 'Save settings' }).click();
-    await expect(consolePage.getByText('Settings saved.')).toBeVisible();
+    await consolePage.getByRole('button', { name: 'Save changes' }).click();
+    await expect(consolePage.getByText('Changes saved.')).toBeVisible();
     await consolePage.reload();
     await expect(consolePage.getByLabel('Default language')).toHaveValue('fr');
   });

@@ -26,8 +26,8 @@ async function passkeysOn(page: Page, accountId: string, name: string) {
   const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', name, '--env', 'test', '--account', accountId);
   await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/sign-up`);
   await page.getByLabel(pk.settings.label).check();
-  await page.getByRole('button', { name: consoleEn.signInMethods.save }).click();
-  await expect(page.getByText(consoleEn.signInMethods.saved)).toBeVisible();
+  await page.getByRole('button', { name: consoleEn.unsaved.save }).click();
+  await expect(page.getByText(consoleEn.unsaved.saved)).toBeVisible();
   // What the hosted pages read: the FAPI environment offers passkeys once the instance cache (5 s) has the save.
   await expect
     .poll(async () => ((await (await fetch(`${instance.fapi_url}/v1/environment`)).json()) as { user_settings: { first_factors: string[] } }).user_settings.first_factors, { timeout: 15_000 })

@@ -53,8 +53,8 @@ test('waitlist: a person joins on the hosted page, the operator invites them, th
   await test.step('the operator turns sign-up to waitlist mode in the console settings', async () => {
     await operator.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/sign-up`);
     await operator.getByLabel(consoleEn.settings.signUpMode).selectOption('waitlist');
-    await operator.getByRole('button', { name: 'Save settings' }).click();
-    await expect(operator.getByText('Settings saved.')).toBeVisible();
+    await operator.getByRole('button', { name: 'Save changes' }).click();
+    await expect(operator.getByText('Changes saved.')).toBeVisible();
   });
 
   const visitor = await (await browser.newContext()).newPage();

@@ -43,6 +43,7 @@ export const VALIDATION_KEYS = [
   'lowContrast',
   'unverified',
   'typeMismatch',
+  'txtRecordNotFound',
 ] as const;
 export type ValidationKey = (typeof VALIDATION_KEYS)[number];
 
@@ -78,6 +79,7 @@ const BY_REASON: Record<string, ValidationKey> = {
   password_compromised: 'passwordCompromised',
   before_since: 'beforeSince',
   public_email_domain: 'publicEmailDomain',
+  txt_record_not_found: 'txtRecordNotFound',
   low_contrast: 'lowContrast',
   unverified: 'unverified',
   type_mismatch: 'typeMismatch',

@@ -45,3 +45,19 @@ describe('message catalogs', () => {
     });
   }
 });
+
+describe('words a page shows side by side', () => {
+  const console = (locale: (typeof LOCALES)[number]) => CATALOGS[locale] as unknown as { users: { banned: string }; user: Record<string, string> };
+  for (const locale of LOCALES) {
+    it(`${locale}: banning and locking a user read as two different things`, () => {
+      const { users, user } = console(locale);
+      const ban = [users.banned, user.ban!, user.unban!, user.banTitle!].join(' ').toLowerCase();
+      const lock = [user.lock!, user.lockState!, user.notLocked!, user.lockedForever!].join(' ').toLowerCase();
+      // A stem of the lock's copy (German "sperr", French "verrouill") must not name the ban too.
+      const stems = { en: 'lock', fr: 'verrouill', de: 'sperr' }[locale];
+      expect(lock).toContain(stems);
+      expect(ban).not.toContain(stems);
+      expect(user.ban).not.toBe(user.lock);
+    });
+  }
+});

@@ -42,6 +42,13 @@ export function usePasskeysOffered(): boolean {
 const cancelled = (e: unknown) => e instanceof Error && (e.name === 'AbortError' || e.name === 'NotAllowedError');
 
 /**
+ * The browser refuses WebAuthn for this page's host (an IP address, or a host outside the
+ * relying party): the background autofill then fails before anyone acted, so it says nothing;
+ * the passkey button still answers the error when clicked.
+ */
+const refusedForHost = (e: unknown) => e instanceof Error && e.name === 'SecurityError';
+
+/**
  * Conditional UI: a username-less attempt whose options wait on the autofill of the input with
  * `autocomplete="username webauthn"`; a passkey picked there signs in (`onAnswer`). A failed
  * answer starts a new wait (a challenge is single use).
@@ -62,7 +69,7 @@ export function usePasskeyAutofill(enabled: boolean, onAnswer: (res: SignInAnswe
       try {
         answer = await startAuthentication({ optionsJSON: optionsOf(created.response.first_factor_verification as Verification), useBrowserAutofill: true });
       } catch (e) {
-        if (!cancelled(e)) handlers.current.onError(e);
+        if (!cancelled(e) && !refusedForHost(e)) handlers.current.onError(e);
         return;
       }
       try {
@@ -146,10 +153,14 @@ type Passkey = FapiResponse<'GET /v1/me/passkeys'>['data'][number];
 
 /** The profile's "Passkeys": the user's passkeys, add one (the browser's dialog), rename, delete. */
 export function PasskeysSection() {
+  // Nothing is asked of the server when the instance takes no passkeys (it would answer 403).
+  return usePasskeysOffered() ? <OwnPasskeys /> : null;
+}
+
+function OwnPasskeys() {
   const t = useTranslations('passkeys.profile');
   const { call } = useHosted();
   const describe = useFapiError();
-  const offered = usePasskeysOffered();
   const { list, setList, error, load } = useList<Passkey>('/v1/me/passkeys');
   const [adding, setAdding] = useState(false);
   const [addError, setAddError] = useState<string | null>(null);
@@ -157,8 +168,6 @@ export function PasskeysSection() {
   const [name, setName] = useState('');
   const [renameError, setRenameError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Passkey | null>(null);
-
-  if (!offered) return null;
 
   async function add() {
     setAdding(true);

@@ -1,6 +1,6 @@
 'use client';
 
-import { useRouter } from 'next/navigation';
+import { useRouter, useSearchParams } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { Alert, Button, Field, Input, Skeleton } from '@/components/ui';
@@ -14,6 +14,7 @@ import { AuthCard, AuthForm, PendingAuthCard, TextLink, WhenReady, strong } from
 import { useFormErrors } from './use-form-errors';
 import { isSsoRequired, useIdentityProvider } from './identity-provider';
 import { SocialButtons } from './social-buttons';
+import { useInvitationPreview, type InvitationPreview } from './organization-invitation';
 
 const FIELDS = ['first_name', 'last_name', 'username', 'email_address', 'phone_number', 'password'] as const;
 type Values = Record<(typeof FIELDS)[number], string>;
@@ -29,12 +30,16 @@ export function SignUpPage() {
   const tw = useTranslations('waitlist.hosted');
   const { env, client, loadError, href } = useHosted();
   const ticket = useFragmentTicket();
+  // From an organization invitation: its address is prefilled, locked, and verified by the link.
+  const invitationToken = useSearchParams().get('invitation_token');
+  const preview = useInvitationPreview(invitationToken);
+  const invitation = preview?.status === 'pending' && invitationToken ? { token: invitationToken, preview } : null;
   const footer = (
     <>
       {t('haveAccount')} <TextLink href={href('/sign-in')}>{t('signInLink')}</TextLink>
     </>
   );
-  if (loadError || !env || !client) return <PendingAuthCard title={t('title')} footer={footer} fields={2} />;
+  if (loadError || !env || !client || preview === undefined) return <PendingAuthCard title={t('title')} footer={footer} fields={2} />;
   const waitlist = env.user_settings.sign_up.mode === 'waitlist';
   if (waitlist && !ticket) {
     return (
@@ -58,21 +63,25 @@ export function SignUpPage() {
     );
   }
   return (
-    <AuthCard title={t('title')} subtitle={t('subtitle', { name: appName(env) })} footer={footer}>
-      <SocialButtons flow="sign_up" />
-      <SignUpForm ticket={waitlist ? ticket : null} />
+    <AuthCard title={t('title')} subtitle={invitation ? t('invitedSubtitle', { organization: invitation.preview.organization.name }) : t('subtitle', { name: appName(env) })} footer={footer}>
+      {!invitation && <SocialButtons flow="sign_up" />}
+      <SignUpForm ticket={waitlist ? ticket : null} invitation={invitation} />
     </AuthCard>
   );
 }
 
-/** `ticket`: a waitlist invitation's, sent with the sign-up. */
-function SignUpForm({ ticket }: { ticket: string | null }) {
+/**
+ * `ticket`: a waitlist invitation's, sent with the sign-up. `invitation`: an organization
+ * invitation's token, sent as the ticket: the invited address is locked, and the sign-up
+ * completes without a code (the server verifies it only for that address).
+ */
+function SignUpForm({ ticket, invitation }: { ticket: string | null; invitation: { token: string; preview: InvitationPreview } | null }) {
   const t = useTranslations('hosted.signUp');
   const tf = useTranslations('hosted.fields');
   const passwordHint = usePasswordHint();
   const te = useTranslations('hosted.errors');
   const router = useRouter();
-  const { instanceId, env, call, href, setClient } = useHosted();
+  const { instanceId, env, call, href, setClient, afterAuth } = useHosted();
   const toIdentityProvider = useIdentityProvider();
   const { formError, fieldErrors, busy, handleSubmit } = useFormErrors(FIELDS);
   const required = new Set(env?.user_settings.sign_up.required_fields ?? []);
@@ -81,8 +90,8 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
   const askPassword = required.has('password');
   const phoneOffered = env?.user_settings.sign_up.identifiers.includes('phone_number') ?? false;
   const [chosen, setChosen] = useState<Identifier>('email_address');
-  const identifier: Identifier = phoneOffered ? chosen : 'email_address';
-  const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: '', phone_number: '', password: '' });
+  const identifier: Identifier = phoneOffered && !invitation ? chosen : 'email_address';
+  const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: invitation?.preview.email_address ?? '', phone_number: '', password: '' });
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   const asked: (keyof Values)[] = [
@@ -99,6 +108,10 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
       // The language the page speaks becomes the user's: later emails (reset codes, invitations) follow it.
       if (env?.localization) body.locale = env.localization.locale;
       if (ticket) body.ticket = ticket;
+      if (invitation) {
+        body.ticket = invitation.token;
+        body.email_address = invitation.preview.email_address;
+      }
       const created = await call<SignUpAnswer>('/v1/client/sign_ups', { json: body }).catch(async (err: unknown) => {
         // An address at a domain with SSO signs up through its IdP (just-in-time), not here.
         if (isSsoRequired(err) && (await toIdentityProvider(values.email_address).catch(() => false))) return null;
@@ -106,6 +119,7 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
       });
       if (!created) return;
       setClient(created.client);
+      if (created.response.status === 'complete') return afterAuth(created.client, created.response.created_session_id);
       const id = created.response.id;
       const strategy = identifier === 'phone_number' ? 'phone_code' : 'email_code';
       await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy } });
@@ -146,19 +160,20 @@ function SignUpForm({ ticket }: { ticket: string | null }) {
           {(p) => <PhoneInput {...p} name="phone_number" autoFocus={!askName && !askUsername} value={values.phone_number} onChange={set('phone_number')} />}
         </Field>
       ) : (
-        <Field label={tf('email')} error={fieldErrors.email_address}>
+        <Field label={tf('email')} hint={invitation ? t('invitedAddress') : undefined} error={fieldErrors.email_address}>
           {(p) => (
             <EmailInput
               {...p}
               name="email_address"
-              autoFocus={!askName && !askUsername}
+              autoFocus={!askName && !askUsername && !invitation}
+              readOnly={!!invitation}
               value={values.email_address}
               onChange={set('email_address')}
             />
           )}
         </Field>
       )}
-      {phoneOffered && (
+      {phoneOffered && !invitation && (
         <Button variant="ghost" size="sm" onClick={() => setChosen(identifier === 'phone_number' ? 'email_address' : 'phone_number')} className="self-start px-1.5 text-indigo-600 dark:text-indigo-400">
           {identifier === 'phone_number' ? t('useEmail') : t('usePhone')}
         </Button>

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { ActionCell, Badge, Button, Card, ConfirmDialog, Field, FormDialog, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Thead, Tr, cn } from '@/components/ui';
+import { ActionCell, Badge, Button, Card, ConfirmDialog, Field, FormDialog, Input, PageHeader, SecretValue, Select, ShownOnceDialog, Table, Td, Thead, Tr, cn } from '@/components/ui';
 import type { ApiKey, CreatedApiKey } from '@/lib/console/api-keys';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
@@ -12,6 +12,7 @@ import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { SearchBox } from './search-box';
 import { CardList } from './states';
+import { UserPicker } from './user-picker';
 import { useFormError } from './use-form-error';
 import type { InstanceResponse } from '@/lib/console/types';
 
@@ -121,6 +122,7 @@ export function ApiKeysList() {
 function CreateApiKeyDialog({ path, onClose, onCreated }: { path: string; onClose: () => void; onCreated: (key: CreatedApiKey) => void }) {
   const t = useTranslations('apikeys.console');
   const form = useFormError(['subject', 'name', 'description', 'scopes', 'expires_in_seconds']);
+  const [owner, setOwner] = useState<'user' | 'organization'>('user');
   const [subject, setSubject] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -141,8 +143,28 @@ function CreateApiKeyDialog({ path, onClose, onCreated }: { path: string; onClos
 
   return (
     <FormDialog open onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
-      <Field label={t('subject')} hint={t('subjectHint')} error={form.fieldError('subject')}>
-        {(p) => <Input {...p} name="subject" required value={subject} onChange={(e) => setSubject(e.target.value)} spellCheck={false} autoFocus />}
+      <Field label={t('owner')}>
+        {(p) => (
+          <Select
+            {...p}
+            value={owner}
+            onChange={(e) => {
+              setOwner(e.target.value as 'user' | 'organization');
+              setSubject('');
+            }}
+            options={['user', 'organization'] as const}
+            optionLabel={(o) => t(`owners.${o}`)}
+          />
+        )}
+      </Field>
+      <Field label={t('subject')} hint={owner === 'user' ? t('subjectUserHint') : t('subjectHint')} error={form.fieldError('subject')}>
+        {(p) =>
+          owner === 'user' ? (
+            <UserPicker control={p} value={subject} onChange={setSubject} />
+          ) : (
+            <Input {...p} name="subject" required value={subject} onChange={(e) => setSubject(e.target.value)} spellCheck={false} placeholder="org_…" />
+          )
+        }
       </Field>
       <Field label={t('name')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} />}

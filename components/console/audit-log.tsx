@@ -1,8 +1,9 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
-import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { Button, Card, EmptyState, FactList, Field, Input, PageHeader, SidePanel, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
+import { useAuditActionLabel } from '@/lib/console/audit-actions';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
 import type { InstanceResponse } from '@/lib/console/types';
@@ -12,7 +13,9 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
 import { InlineError } from './states';
-import { PersonRef, usePeople } from './person';
+import { PersonRef, usePeople, type People } from './person';
+
+type AuditEntry = InstanceResponse<'GET /audit_logs'>['data'][number];
 
 type Filters = { action: string; actor: string; target: string; since: string; until: string };
 const FILTER_FIELDS = ['action', 'actor', 'target', 'since', 'until'] as const;
@@ -47,6 +50,8 @@ export function AuditLog() {
     starting_after: cursor.current,
   })}`;
   const entries = useDashboard<InstanceResponse<'GET /audit_logs'>>(path);
+  const actionLabel = useAuditActionLabel();
+  const [shown, setShown] = useState<AuditEntry | null>(null);
   const people = usePeople(entries.data?.data.flatMap((e) => [e.actor, e.target]) ?? []);
   // A filter the API refused (e.g. until before since) is shown under its field.
   const errorMessage = useErrorMessage();
@@ -112,25 +117,23 @@ export function AuditLog() {
                     <Tr key={entry.id} className={entries.loading ? 'opacity-60' : undefined}>
                       <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.dateTime(entry.created_at)}</Td>
                       <Td>
-                        <Badge tone="indigo">{entry.action}</Badge>
+                        <span className="block font-medium">{actionLabel(entry.action)}</span>
+                        <span className="block font-mono text-xs text-zinc-500 dark:text-zinc-400">{entry.action}</span>
                       </Td>
-                      <Td className="max-w-56">
-                        <PersonRef value={entry.actor} people={people} />
+                      <Td>
+                        <div className="max-w-56 min-w-0">
+                          <PersonRef value={entry.actor} people={people} />
+                        </div>
                       </Td>
-                      <Td className="max-w-56">
-                        <PersonRef value={entry.target} people={people} />
+                      <Td>
+                        <div className="max-w-56 min-w-0">
+                          <PersonRef value={entry.target} people={people} />
+                        </div>
                       </Td>
                       <Td className="text-xs">
-                        {Object.keys(entry.details).length > 0 || entry.ip ? (
-                          <details>
-                            <summary className="cursor-pointer text-indigo-600 dark:text-indigo-400">{t('show')}</summary>
-                            <pre tabIndex={0} className="mt-2 max-w-md overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">
-                              {JSON.stringify({ ...entry.details, ...(entry.ip ? { ip: entry.ip } : {}), ...(entry.user_agent ? { user_agent: entry.user_agent } : {}) }, null, 2)}
-                            </pre>
-                          </details>
-                        ) : (
-                          <span className="text-zinc-500 dark:text-zinc-400">—</span>
-                        )}
+                        <Button variant="ghost" size="sm" onClick={() => setShown(entry)} aria-label={t('showEntry', { action: actionLabel(entry.action) })}>
+                          {t('show')}
+                        </Button>
                       </Td>
                     </Tr>
                   ))}
@@ -139,6 +142,61 @@ export function AuditLog() {
         )}
         <Pager state={cursor} page={entries.data} loading={entries.loading} />
       </Card>
+      <SidePanel open={shown !== null} onClose={() => setShown(null)} title={shown ? actionLabel(shown.action) : ''}>
+        {shown && <AuditEntryDetails entry={shown} people={people} />}
+      </SidePanel>
     </div>
+  );
+}
+
+/** One entry in full: who, what, when, from where, and each detail on its own line. */
+function AuditEntryDetails({ entry, people }: { entry: AuditEntry; people: People }) {
+  const t = useTranslations('console.audit');
+  const dates = useDates();
+  const details = Object.entries(entry.details);
+  const facts: Array<[string, ReactNode]> = [
+    [t('time'), dates.dateTime(entry.created_at)],
+    [t('actionCode'), <code key="a" className="font-mono text-xs">{entry.action}</code>],
+    [t('actor'), <RefWithId key="actor" value={entry.actor} people={people} />],
+    [t('target'), <RefWithId key="target" value={entry.target} people={people} />],
+    ...(entry.ip ? [[t('ip'), <code key="ip" className="font-mono text-xs">{entry.ip}</code>] as [string, ReactNode]] : []),
+    ...(entry.user_agent ? [[t('userAgent'), <span key="ua" className="text-xs">{entry.user_agent}</span>] as [string, ReactNode]] : []),
+  ];
+  return (
+    <div className="flex flex-col gap-6">
+      <FactList facts={facts} className="grid-cols-[minmax(6rem,auto)_1fr] gap-x-4 gap-y-3" />
+      <section aria-labelledby="audit-entry-details" className="flex flex-col gap-2">
+        <h3 id="audit-entry-details" className="text-sm font-semibold">
+          {t('details')}
+        </h3>
+        {details.length === 0 ? (
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('noDetails')}</p>
+        ) : (
+          <FactList
+            className="grid-cols-[minmax(6rem,auto)_1fr] gap-x-4 gap-y-2"
+            facts={details.map(([key, value]) => [
+              key,
+              typeof value === 'object' && value !== null ? (
+                <pre key={key} className="overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-zinc-800">
+                  {JSON.stringify(value, null, 2)}
+                </pre>
+              ) : (
+                <span key={key} className="font-mono text-xs">{String(value)}</span>
+              ),
+            ])}
+          />
+        )}
+      </section>
+    </div>
+  );
+}
+
+/** A ref as its name with the raw id under it (both readable in the panel). */
+function RefWithId({ value, people }: { value: string | null; people: People }) {
+  return (
+    <span className="flex flex-col gap-0.5">
+      <PersonRef value={value} people={people} />
+      {value && people.has(value) && <code className="font-mono text-xs break-all text-zinc-500 dark:text-zinc-400">{value}</code>}
+    </span>
   );
 }

@@ -180,7 +180,7 @@ function CreatePlanDialog({ path, onClose, onCreated }: { path: string; onClose:
   const [features, setFeatures] = useState('');
 
   const submit = form.handleSubmit(async () => {
-    const prices = priceId.trim() ? [{ processor_price_id: priceId.trim(), amount: Math.round(Number(amount || 0)), currency: currency.trim().toLowerCase(), interval }] : [];
+    const prices = priceId.trim() ? [{ processor_price_id: priceId.trim(), amount: Math.round(Number((amount || '0').replace(',', '.')) * 100), currency: currency.trim().toLowerCase(), interval }] : [];
     await mutate('POST', path, { key: key.trim(), name, payer, prices, features: words(features) });
     onCreated();
   });
@@ -205,7 +205,7 @@ function CreatePlanDialog({ path, onClose, onCreated }: { path: string; onClose:
         {(p) => <Input {...p} name="processor_price_id" value={priceId} onChange={(e) => setPriceId(e.target.value)} spellCheck={false} placeholder="price_…" />}
       </Field>
       <div className="grid grid-cols-3 gap-3">
-        <Field label={t('amount')}>{(p) => <Input {...p} name="amount" type="number" min={0} value={amount} onChange={(e) => setAmount(e.target.value)} />}</Field>
+        <Field label={t('amount')} hint={t('amountHint')}>{(p) => <Input {...p} name="amount" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />}</Field>
         <Field label={t('currency')}>{(p) => <Input {...p} name="currency" maxLength={3} value={currency} onChange={(e) => setCurrency(e.target.value)} />}</Field>
         <Field label={t('interval')}>
           {(p) => (

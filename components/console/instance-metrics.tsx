@@ -3,7 +3,8 @@
 import { useFormatter, useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Card, CardBody, CardHeader, Select, Skeleton } from '@/components/ui';
-import { api } from '@/lib/console/paths';
+import Link from 'next/link';
+import { api, pages } from '@/lib/console/paths';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
@@ -119,9 +120,14 @@ function BarChart({ title, series }: { title: string; series: { points: Point[];
   );
 }
 
+/** Where each step of the checklist is done. */
+const STEP_PAGES = { secret_key_used: 'api-keys', first_user: 'users', webhook_endpoint: 'webhooks', branding: 'settings/branding', custom_domain: 'settings/domain' } as const;
+
 function Checklist({ checklist }: { checklist: Metrics['checklist'] }) {
   const t = useTranslations('console.metrics');
-  const steps = ['secret_key_used', 'first_user', 'webhook_endpoint', 'branding', 'custom_domain'] as const;
+  const { account } = useConsole();
+  const instance = useInstance();
+  const steps = Object.keys(STEP_PAGES) as (keyof typeof STEP_PAGES)[];
   const done = steps.filter((s) => checklist[s]).length;
   return (
     <section aria-label={t('checklistTitle')} className="flex flex-col gap-2">
@@ -132,7 +138,9 @@ function Checklist({ checklist }: { checklist: Metrics['checklist'] }) {
             <span aria-hidden className={checklist[step] ? 'text-emerald-600 dark:text-emerald-400' : 'text-zinc-500 dark:text-zinc-400'}>
               {checklist[step] ? '✓' : '○'}
             </span>
-            <span>{t(`checklist.${step}`)}</span>
+            <Link href={pages.instance(account.id, instance.id, STEP_PAGES[step])} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+              {t(`checklist.${step}`)}
+            </Link>
             <span className="sr-only">{checklist[step] ? t('stepDone') : t('stepToDo')}</span>
           </li>
         ))}

@@ -1,18 +1,17 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type FormEvent } from 'react';
-import { Alert, CancelSubmit, Card, CardBody, CardHeader, Checkbox, Field, Input, Select } from '@/components/ui';
-import { api } from '@/lib/console/paths';
+import { useState } from 'react';
+import { Alert, Card, CardBody, CardHeader, Checkbox, Field, Input, Select } from '@/components/ui';
 import type { Settings } from '@/lib/console/types';
-import { errorParam, errorReason, mutate } from '@/lib/console/use-dashboard';
+import { errorParam, errorReason } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { toDuration, toSeconds, type Duration } from '@/lib/console/duration';
 import { isLocale, LOCALES } from '@/i18n/locales';
 import { DurationInput } from './duration-input';
 import { useInstance } from './instance-context';
 import { ListEditor } from './list-editor';
-import { useFormError } from './use-form-error';
+import { useSettingsPart } from './settings-draft';
 
 /** The settings each sub-page of the settings section edits (and PATCHes, nothing else). */
 const SECTION_FIELDS = {
@@ -47,89 +46,91 @@ const draftOf = (s: Settings): Draft => ({
   tokenLifetime: toDuration(s.session_token_lifetime_seconds, ['seconds', 'minutes']),
 });
 
+/** A section's settings of a draft as the API takes them (durations in seconds, null when not a number). */
+function sectionBody(section: SettingsSection, d: Draft): Record<string, unknown> {
+  if (section === 'general') return { default_locale: d.default_locale, allowed_origins: d.allowed_origins, redirect_urls: d.redirect_urls };
+  if (section === 'signUp') {
+    return {
+      sign_up_mode: d.sign_up_mode,
+      allowlist: d.allowlist,
+      username_required: d.username_required,
+      name_required: d.name_required,
+      password_required: d.password_required,
+      mfa_required: d.mfa_required,
+      delete_self_enabled: d.delete_self_enabled,
+    };
+  }
+  return {
+    session_lifetime_seconds: toSeconds(d.lifetime),
+    session_inactivity_timeout_seconds: d.inactivityEnabled ? toSeconds(d.inactivity) : null,
+    session_token_lifetime_seconds: toSeconds(d.tokenLifetime),
+    reverification_window_minutes: d.reverification_window_minutes,
+  };
+}
+
 /**
  * One sub-page's form of an instance's settings: General (language, origins, redirect URLs),
  * Sign-up and sign-in (mode, required fields, MFA, self-deletion) or Sessions (lifetimes).
- * Saving PATCHes that sub-page's settings only.
+ * A part of the page's draft (SettingsDraft): the page's bar saves it with the page's other cards.
  */
 export function InstanceSettings({ section }: { section: SettingsSection }) {
   const t = useTranslations('console.settings');
   const tl = useTranslations('common.languages');
-  const { account, canWrite, reloadInstances } = useConsole();
+  const { canWrite } = useConsole();
   const instance = useInstance();
   const [draft, setDraft] = useState<Draft>(() => draftOf(instance.settings));
   const [local, setLocal] = useState<Partial<Record<SettingsField, string>>>({});
-  const [saved, setSaved] = useState(false);
-  const form = useFormError(SECTION_FIELDS[section]);
+  const part = useSettingsPart(`settings-${section}`, {
+    draft,
+    saved: draftOf(instance.settings),
+    setDraft: (d) => {
+      setDraft(d);
+      setLocal({});
+    },
+    body: (d) => sectionBody(section, d),
+    validate: section === 'sessions' ? validateSessions : undefined,
+    fields: SECTION_FIELDS[section],
+  });
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
-    setSaved(false);
     setDraft((d) => ({ ...d, [key]: value }));
+    if (local[key as SettingsField]) setLocal((l) => ({ ...l, [key]: undefined }));
   };
-  const fieldError = (f: SettingsField) => local[f] ?? listEntryError(f) ?? form.fieldError(f);
+  const fieldError = (f: SettingsField) => local[f] ?? listEntryError(f) ?? part.fieldError(f);
 
   /** The API names a bad list entry (`allowed_origins.2`, reason invalid_origin): say which, in the reader's language. */
   function listEntryError(f: SettingsField): string | undefined {
-    const param = errorParam(form.error);
-    const reason = errorReason(form.error);
+    const param = errorParam(part.error);
+    const reason = errorReason(part.error);
     if (!param?.startsWith(`${f}.`) || (reason !== 'invalid_origin' && reason !== 'invalid_url')) return undefined;
     const list = f === 'allowed_origins' ? draft.allowed_origins : f === 'redirect_urls' ? draft.redirect_urls : [];
     const value = list[Number(param.slice(f.length + 1))] ?? '';
     return reason === 'invalid_origin' ? t('invalidOrigin', { value }) : t('invalidUrl', { value });
   }
 
-  /** The section's settings as the API takes them; null when a duration is out of range (shown under it). */
-  function sectionBody(): Record<string, unknown> | null {
-    if (section === 'general') return { default_locale: draft.default_locale, allowed_origins: draft.allowed_origins, redirect_urls: draft.redirect_urls };
-    if (section === 'signUp') {
-      return {
-        sign_up_mode: draft.sign_up_mode,
-        allowlist: draft.allowlist,
-        username_required: draft.username_required,
-        name_required: draft.name_required,
-        password_required: draft.password_required,
-        mfa_required: draft.mfa_required,
-        delete_self_enabled: draft.delete_self_enabled,
-      };
-    }
-    const lifetime = toSeconds(draft.lifetime);
-    const inactivity = draft.inactivityEnabled ? toSeconds(draft.inactivity) : null;
-    const token = toSeconds(draft.tokenLifetime);
+  /** The session durations in range (each error shown under its field). */
+  function validateSessions(d: Draft): boolean {
+    const body = sectionBody('sessions', d);
     const errors: typeof local = {};
     const outside = (v: number, [min, max]: readonly [number, number]) => v < min || v > max;
+    const lifetime = body.session_lifetime_seconds as number | null;
+    const inactivity = body.session_inactivity_timeout_seconds as number | null;
+    const token = body.session_token_lifetime_seconds as number | null;
     if (lifetime === null) errors.session_lifetime_seconds = t('positiveNumber');
     else if (outside(lifetime, RANGES.lifetime)) errors.session_lifetime_seconds = t('lifetimeRange');
-    if (draft.inactivityEnabled && inactivity === null) errors.session_inactivity_timeout_seconds = t('positiveNumber');
+    if (d.inactivityEnabled && inactivity === null) errors.session_inactivity_timeout_seconds = t('positiveNumber');
     else if (inactivity !== null && outside(inactivity, RANGES.inactivity)) errors.session_inactivity_timeout_seconds = t('inactivityRange');
     if (token === null) errors.session_token_lifetime_seconds = t('positiveNumber');
     else if (outside(token, RANGES.token)) errors.session_token_lifetime_seconds = t('tokenRange');
-    const window = draft.reverification_window_minutes;
+    const window = d.reverification_window_minutes;
     if (!Number.isInteger(window) || outside(window, RANGES.reverification)) errors.reverification_window_minutes = t('reverificationRange');
     setLocal(errors);
-    if (Object.keys(errors).length > 0) return null;
-    return { session_lifetime_seconds: lifetime, session_inactivity_timeout_seconds: inactivity, session_token_lifetime_seconds: token, reverification_window_minutes: window };
-  }
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    form.clear();
-    setSaved(false);
-    setLocal({});
-    const body = sectionBody();
-    if (!body) return;
-    void form.run(async () => {
-      const settings = await mutate<Settings>('PATCH', `${api.instance(account.id, instance.id)}/settings`, body);
-      setDraft(draftOf(settings));
-      setSaved(true);
-      reloadInstances();
-    });
+    return Object.keys(errors).length === 0;
   }
 
   const disabled = !canWrite;
   return (
-    <form className="flex flex-col gap-8" onSubmit={submit} noValidate>
+    <div className="flex flex-col gap-8">
       {!canWrite && <Alert tone="info">{t('readOnly')}</Alert>}
-      {form.formError && <Alert tone="error">{form.formError}</Alert>}
-      {saved && <Alert tone="success">{t('saved')}</Alert>}
 
       {section === 'general' && (
         <Card>
@@ -214,6 +215,7 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
                 <Checkbox label={t('mfaRequired')} checked={draft.mfa_required} disabled={disabled} onChange={(e) => set('mfa_required', e.target.checked)} />
                 <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('mfaRequiredHint')}</p>
               </div>
+              <MfaMethods passkeys={instance.settings.sign_in_methods.passkey ?? false} />
               <div className="flex flex-col gap-1">
                 <Checkbox label={t('deleteSelf')} checked={draft.delete_self_enabled} disabled={disabled} onChange={(e) => set('delete_self_enabled', e.target.checked)} />
                 <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('deleteSelfHint')}</p>
@@ -260,18 +262,32 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
         </Card>
       )}
 
-      {canWrite && (
-        <CancelSubmit
-          onCancel={() => {
-            setDraft(draftOf(instance.settings));
-            setLocal({});
-            form.clear();
-            setSaved(false);
-          }}
-          submitLabel={t('save')}
-          busy={form.busy}
-        />
-      )}
-    </form>
+    </div>
+  );
+}
+
+/** The second factors the instance takes (server/auth/sign-ins.ts, secondFactorsOfInstance): TOTP and backup codes always, passkeys when they are on. */
+function MfaMethods({ passkeys }: { passkeys: boolean }) {
+  const t = useTranslations('console.settings');
+  const methods = [
+    ['totp', true],
+    ['backup_code', true],
+    ['passkey', passkeys],
+  ] as const;
+  return (
+    <section aria-label={t('mfaMethods')} className="flex flex-col gap-2">
+      <p className="text-sm font-medium">{t('mfaMethods')}</p>
+      <ul className="flex flex-col gap-1 text-sm">
+        {methods.map(([method, on]) => (
+          <li key={method} className="flex items-center gap-2">
+            <span aria-hidden className={on ? 'text-emerald-600 dark:text-emerald-400' : 'text-zinc-400'}>
+              {on ? '✓' : '○'}
+            </span>
+            <span>{t(`mfaMethod.${method}`)}</span>
+            <span className="text-xs text-zinc-500 dark:text-zinc-400">— {on ? t('mfaAllowed') : t('mfaOff')}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

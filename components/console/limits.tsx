@@ -1,6 +1,6 @@
 'use client';
 
-import { useTranslations } from 'next-intl';
+import { useFormatter, useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
@@ -30,6 +30,12 @@ export function Limits() {
 
 function RateLimits() {
   const t = useTranslations('limits');
+  const format = useFormatter();
+  // A window as people say it: 3600 → "1 hour", 10 → "10 seconds".
+  const windowLabel = (seconds: number) => {
+    const [unit, size] = seconds % 3600 === 0 ? (['hour', 3600] as const) : seconds % 60 === 0 ? (['minute', 60] as const) : (['second', 1] as const);
+    return format.number(seconds / size, { style: 'unit', unit, unitDisplay: 'long' });
+  };
   const { canWrite } = useConsole();
   const path = `${useInstanceApi()}/rate_limit_policy`;
   const policy = useDashboard<RateLimitPolicy>(path);
@@ -68,7 +74,7 @@ function RateLimits() {
                   <Field
                     key={name}
                     label={t(`budgets.${name}`)}
-                    hint={t('budgetHint', { window: b.window_seconds, default: b.default, min: b.min, max: b.max })}
+                    hint={t('budgetHint', { window: windowLabel(b.window_seconds), default: b.default, min: b.min, max: b.max })}
                     error={form.fieldError(name)}
                   >
                     {(p) => (

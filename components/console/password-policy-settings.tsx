@@ -8,7 +8,7 @@ import { pages } from '@/lib/console/paths';
 import type { PasswordPolicy } from '@/lib/console/types';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { SettingsForm, useSettingsPatch } from './settings-form';
+import { useSettingsPart } from './settings-draft';
 
 const RULES = ['require_uppercase', 'require_lowercase', 'require_digit', 'require_symbol'] as const;
 
@@ -17,27 +17,35 @@ export function PasswordPolicySettings() {
   const t = useTranslations('console.passwordPolicy');
   const { account, canWrite } = useConsole();
   const instance = useInstance();
-  const settings = useSettingsPatch(['password_policy']);
-  const { form } = settings;
-  const [policy, setPolicy] = useState<PasswordPolicy>(instance.settings.password_policy);
-  const [minText, setMinText] = useState(String(instance.settings.password_policy.min_length));
+  const saved = instance.settings.password_policy;
+  const [policy, setPolicy] = useState<PasswordPolicy>(saved);
+  const [minText, setMinText] = useState(String(saved.min_length));
   const [minError, setMinError] = useState<string | null>(null);
-
-  const checkMin = () => {
-    const ok = /^\d+$/.test(minText.trim()) && Number(minText) >= 8 && Number(minText) <= 128;
-    setMinError(ok ? null : t('minInvalid'));
-    return ok;
+  const validMin = (text: string) => /^\d+$/.test(text.trim()) && Number(text) >= 8 && Number(text) <= 128;
+  const checkMin = (text = minText) => {
+    setMinError(validMin(text) ? null : t('minInvalid'));
+    return validMin(text);
   };
-
-  const save = () => checkMin() && settings.save({ password_policy: { ...policy, min_length: Number(minText) } });
+  const part = useSettingsPart('password-policy', {
+    draft: { policy, minText },
+    saved: { policy: saved, minText: String(saved.min_length) },
+    setDraft: (d) => {
+      setPolicy(d.policy);
+      setMinText(d.minText);
+      setMinError(null);
+    },
+    body: (d) => ({ password_policy: { ...d.policy, min_length: validMin(d.minText) ? Number(d.minText) : d.minText } }),
+    validate: (d) => checkMin(d.minText),
+    fields: ['password_policy'],
+  });
 
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} />
       <CardBody>
-        <SettingsForm settings={settings} onSubmit={save} savedLabel={t('saved')} saveLabel={t('save')}>
+        <div className="flex flex-col gap-5">
           <div className="max-w-48">
-            <Field label={t('minLength')} hint={t('minLengthHint')} error={minError ?? form.fieldError('password_policy')}>
+            <Field label={t('minLength')} hint={t('minLengthHint')} error={minError ?? part.fieldError('password_policy')}>
               {(p) => (
                 <Input
                   {...p}
@@ -48,7 +56,7 @@ export function PasswordPolicySettings() {
                     setMinText(e.target.value);
                     if (minError) setMinError(null);
                   }}
-                  onBlur={checkMin}
+                  onBlur={() => checkMin()}
                 />
               )}
             </Field>
@@ -65,7 +73,7 @@ export function PasswordPolicySettings() {
               {t('protectionLink')}
             </Link>
           </p>
-        </SettingsForm>
+        </div>
       </CardBody>
     </Card>
   );

@@ -34,7 +34,7 @@ export function PersonRef({ value, people }: { value: string | null; people: Peo
   const p = people.get(value);
   if (!p) {
     return (
-      <span className="font-mono text-xs" title={value}>
+      <span className="block truncate font-mono text-xs" title={value}>
         {value}
       </span>
     );

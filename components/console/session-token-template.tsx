@@ -121,7 +121,7 @@ export function SessionTokenTemplate() {
             <p className="text-xs text-zinc-600 dark:text-zinc-400">{preview ? t('previewFor', { user: preview.user_id }) : t('previewHint')}</p>
             {previewError && <Alert tone="error">{previewError}</Alert>}
             {preview?.omitted && <Alert tone="warning">{t('omitted')}</Alert>}
-            <pre tabIndex={0} aria-label={t('preview')} className="max-h-96 overflow-auto rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">
+            <pre tabIndex={0} aria-label={t('preview')} className="overflow-auto rounded-md bg-zinc-100 p-3 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere] dark:bg-zinc-800">
               {preview ? JSON.stringify(preview.payload, null, 2) : '…'}
             </pre>
           </div>

@@ -1,12 +1,13 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Alert, Card, CardBody, CardHeader, Checkbox } from '@/components/ui';
 import type { SignInMethods } from '@/lib/console/types';
+import { ipHostOf } from '@/lib/ip-host';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
-import { SettingsForm, useSettingsPatch } from './settings-form';
+import { useSettingsPart } from './settings-draft';
 
 const METHODS = ['password', 'email_code', 'email_link', 'email_link_same_browser', 'username', 'phone_code'] as const;
 
@@ -16,19 +17,27 @@ export function SignInMethodsSettings() {
   const tp = useTranslations('passkeys.settings');
   const { canWrite } = useConsole();
   const instance = useInstance();
-  const settings = useSettingsPatch(['sign_in_methods']);
-  const { form, setSaved } = settings;
   const [methods, setMethods] = useState<SignInMethods>(instance.settings.sign_in_methods);
+  const part = useSettingsPart('sign-in-methods', {
+    draft: methods,
+    saved: instance.settings.sign_in_methods,
+    setDraft: setMethods,
+    body: (m) => ({ sign_in_methods: m }),
+    // At least one way to prove who one is (shown below the switches).
+    validate: (m) => m.password || m.email_code || m.phone_code || m.email_link,
+    fields: ['sign_in_methods'],
+  });
+  // The hosted pages live at the instance's FAPI URL; an operator reaching the console by IP likely serves users that way too.
+  const [ipHost, setIpHost] = useState<string | null>(null);
+  useEffect(() => setIpHost(ipHostOf(instance.fapi_url) ?? ipHostOf(window.location.href)), [instance.fapi_url]);
   const noFactor = !methods.password && !methods.email_code && !methods.phone_code && !methods.email_link;
-
-  const save = () => !noFactor && settings.save({ sign_in_methods: methods });
 
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} />
       <CardBody>
-        <SettingsForm settings={settings} onSubmit={save} savedLabel={t('saved')} saveLabel={t('save')} disabled={noFactor}>
-          {form.fieldError('sign_in_methods') && <Alert tone="error">{form.fieldError('sign_in_methods')}</Alert>}
+        <div className="flex flex-col gap-5">
+          {part.fieldError('sign_in_methods') && <Alert tone="error">{part.fieldError('sign_in_methods')}</Alert>}
           <fieldset className="flex flex-col gap-3" aria-describedby={noFactor ? 'sign-in-methods-error' : undefined}>
             <legend className="sr-only">{t('title')}</legend>
             {METHODS.map((m) => (
@@ -37,10 +46,7 @@ export function SignInMethodsSettings() {
                   label={t(`methods.${m}`)}
                   checked={methods[m]}
                   disabled={!canWrite}
-                  onChange={(e) => {
-                    setSaved(false);
-                    setMethods((current) => ({ ...current, [m]: e.target.checked }));
-                  }}
+                  onChange={(e) => setMethods((current) => ({ ...current, [m]: e.target.checked }))}
                 />
                 <p className="pl-6 text-xs text-zinc-600 dark:text-zinc-400">{t(`hints.${m}`)}</p>
               </div>
@@ -50,12 +56,10 @@ export function SignInMethodsSettings() {
                 label={tp('label')}
                 checked={methods.passkey ?? false}
                 disabled={!canWrite}
-                onChange={(e) => {
-                  setSaved(false);
-                  setMethods((current) => ({ ...current, passkey: e.target.checked }));
-                }}
+                onChange={(e) => setMethods((current) => ({ ...current, passkey: e.target.checked }))}
               />
               <p className="pl-6 text-xs text-zinc-600 dark:text-zinc-400">{tp('hint')}</p>
+              {methods.passkey && ipHost && <Alert tone="warning">{tp('ipHost', { host: ipHost })}</Alert>}
             </div>
           </fieldset>
           {noFactor && (
@@ -63,7 +67,7 @@ export function SignInMethodsSettings() {
               {t('noFactor')}
             </p>
           )}
-        </SettingsForm>
+        </div>
       </CardBody>
     </Card>
   );

@@ -13,7 +13,7 @@ import type { SocialProvider } from '@/lib/generated/dashboard';
 import type { InstanceResponse } from '@/lib/console/types';
 
 /** The dashboard API's social provider (server/social/schemas.ts); the client secret is never returned. */
-const KINDS = ['google', 'microsoft', 'github', 'oidc'] as const;
+const KINDS = ['google', 'microsoft', 'github', 'linkedin', 'gitlab', 'slack', 'oidc'] as const;
 
 /** `…/social`: the instance's social sign-in providers (buttons on the hosted pages). */
 export function SocialProviders() {
@@ -86,7 +86,8 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
       display_name: opt(displayName),
       client_id: opt(clientId),
       client_secret: secret || undefined,
-      issuer: kind === 'github' ? undefined : opt(issuer),
+      // Google's and Microsoft's issuers are known; only a custom OpenID provider names its own.
+      issuer: kind === 'oidc' ? opt(issuer) : undefined,
       tenant_id: kind === 'microsoft' ? opt(tenantId) : undefined,
       enabled,
     };
@@ -124,7 +125,7 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
       <Field label={t('clientSecret')} hint={t('clientSecretHint')} error={form.fieldError('client_secret')}>
         {(p) => <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} maxLength={2048} />}
       </Field>
-      {kind !== 'github' && (
+      {kind === 'oidc' && (
         <Field label={t('issuer')} error={form.fieldError('issuer')}>
           {(p) => <Input {...p} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://id.example.com" />}
         </Field>

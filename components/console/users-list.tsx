@@ -216,12 +216,13 @@ export function UsersList() {
                     const name = displayName(user);
                     const email = primaryEmail(user);
                     return (
-                      <Tr key={user.id} className={cn(users.loading && 'opacity-60')}>
+                      // The link stretches over the row (after:inset-0): a click anywhere on it opens the user.
+                      <Tr key={user.id} className={cn('relative cursor-pointer', users.loading && 'opacity-60')}>
                         <Td>
                           <Link
                             href={pages.user(account.id, instance.id, user.id)}
                             onClick={() => (leaving.current = true)}
-                            className={cn('flex items-center gap-3 rounded-md', focusRing)}
+                            className={cn('flex items-center gap-3 rounded-md after:absolute after:inset-0', focusRing)}
                           >
                             <span aria-hidden className="grid size-8 shrink-0 place-items-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300">
                               {initials(name, email)}

@@ -17,4 +17,5 @@ export { PageHeader } from './page-header';
 export { Skeleton, Spinner } from './spinner';
 export { ActionCell, Table, Td, Th, Thead, Tr } from './table';
 export { ShownOnceDialog } from './shown-once-dialog';
+export { SidePanel } from './side-panel';
 export { SecretValue, ShownOnce, ValueField } from './value-field';

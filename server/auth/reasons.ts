@@ -15,6 +15,8 @@ export const REASONS = {
   missing_symbol: 'missing_symbol',
   matches_identifier: 'matches_identifier',
   claim_invalid: 'claim_invalid',
+  /** A sign-up's organization invitation token names no pending invitation to its email address. */
+  invitation_invalid: 'invitation_invalid',
   /** A factor attempted on a session with no verification started (or one past its 10 minutes): server/auth/reverification.ts. */
   reverification_not_started: 'reverification_not_started',
 } as const;

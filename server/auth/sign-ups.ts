@@ -19,6 +19,7 @@ import { completeWaitlistEntry, waitlistAdmits } from '../waitlist/waitlist';
 import { acceptInvitations, hasPendingInvitation } from '../invitations/invitations';
 import { assertPasswordAllowed } from '../organizations/sso-domains';
 import { assertLinkAsked, emailLink, redeemLink, type LinkRedemption } from './email-links';
+import { isOrganizationInvitationToken, pendingInvitationFor } from '../organizations/invitations';
 
 /**
  * FAPI sign-up: create an attempt with the user's fields, prepare (email a 6-digit code)
@@ -49,7 +50,11 @@ export interface SignUpInput {
   last_name?: string;
   unsafe_metadata?: Record<string, unknown>;
   locale?: string;
-  /** A waitlist invitation's sign-up ticket (`tkt_…`): required in waitlist mode. */
+  /**
+   * A waitlist invitation's sign-up ticket (`tkt_…`, required in waitlist mode), or an
+   * organization invitation's token (`oit_…`): the link proved the invited address, so the
+   * sign-up completes at once with that address verified (strategy `ticket`).
+   */
   ticket?: string;
 }
 
@@ -200,6 +205,7 @@ export async function createSignUp(
   instance: InstanceContext,
   input: SignUpInput,
   client: ClientRow | null,
+  auditCtx: AuditContext,
 ): Promise<{ attempt: SignUpRow; client: ClientRow; newClientToken: string | null }> {
   const s = instance.settings;
   const phone = input.phone_number ?? null;
@@ -207,7 +213,13 @@ export async function createSignUp(
     checkPhoneSignUp(instance);
     await assertCountryAllowed(deps, instance.id, phone, 'phone_number');
   } else {
-    await checkSignUpMode(deps, instance, input.email_address!, { ticket: input.ticket });
+    const waitlistTicket = isOrganizationInvitationToken(input.ticket) ? undefined : input.ticket;
+    await checkSignUpMode(deps, instance, input.email_address!, { ticket: waitlistTicket });
+  }
+  // Only for the invited address, only through its own pending invitation's token.
+  const invited = isOrganizationInvitationToken(input.ticket) && phone === null && (await pendingInvitationFor(deps, instance.id, input.ticket, input.email_address!));
+  if (isOrganizationInvitationToken(input.ticket) && !invited) {
+    throw validationError('ticket', 'invitation_invalid', 'This invitation is not for this email address, or is no longer pending.');
   }
   const required = (param: 'password' | 'username' | 'first_name' | 'last_name', missing: boolean) => () => {
     if (missing) throw validationError(param, 'required', `${param} is required.`);
@@ -251,7 +263,9 @@ export async function createSignUp(
         updatedAt: now,
       })
       .returning();
-    return { attempt: attempt!, client: c, newClientToken };
+    if (!invited) return { attempt: attempt!, client: c, newClientToken };
+    const done = await finishSignUp(d, instance, attempt!, 'ticket', auditCtx, true);
+    return { attempt: done.attempt, client: done.client, newClientToken: done.clientToken ?? newClientToken };
   });
 }
 
@@ -336,7 +350,7 @@ async function finishSignUp(
   d: Deps,
   instance: InstanceContext,
   attempt: SignUpRow,
-  strategy: SignUpStrategy,
+  strategy: SignUpStrategy | 'ticket',
   auditCtx: AuditContext,
   presentedClient: boolean,
 ): Promise<{ attempt: SignUpRow; client: ClientRow; clientToken: string | null }> {

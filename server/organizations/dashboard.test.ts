@@ -121,3 +121,27 @@ describe('dashboard: organizations', () => {
     expect((await entriesOf(() => owner.b.dash('DELETE', orgPath))).entries).toEqual([{ action: 'organization.deleted', target: org.id, ...by }]);
   });
 });
+
+describe('dashboard: checking a domain’s DNS now', () => {
+  it('verifies the domain when its TXT record is published, says txt_record_not_found before; a viewer may not', async () => {
+    const records = new Map<string, string[][]>();
+    h.runtime.deps.txtResolver = {
+      resolveTxt: async (name) => {
+        const found = records.get(name);
+        if (!found) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+        return found;
+      },
+    };
+    const org = await owner.b.dash('POST', `${base}/organizations`, { body: { name: 'Dns Co' } });
+    const orgPath = `${base}/organizations/${org.body.id}`;
+    const dom = await owner.b.dash('POST', `${orgPath}/domains`, { body: { name: 'dnsco.example.com' } });
+    expect(dom.body.verification.status).toBe('unverified');
+    const check = `${orgPath}/domains/${dom.body.id}/attempt_verification`;
+    expectError(await owner.b.dash('POST', check, { body: { strategy: 'dns_record' } }), 422, 'VALIDATION_FAILED', { reason: 'txt_record_not_found' });
+    expectError(await viewer.dash('POST', check, { body: { strategy: 'dns_record' } }), 403, 'FORBIDDEN');
+    records.set(dom.body.txt_record.name, [[dom.body.txt_record.value]]);
+    const verified = await owner.b.dash('POST', check, { body: { strategy: 'dns_record' } });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    expect(verified.body.verification).toMatchObject({ status: 'verified', strategy: 'dns_record' });
+  });
+});

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
-import { emailAddresses, organizationInvitations, organizationMemberships, organizations, users } from '../db/schema';
+import { emailAddresses, organizationInvitations, organizationMemberships, organizations, roles, users } from '../db/schema';
 import { deliverAfterCommit, sendEmail } from '../email/mailer';
 import type { EmailView } from '../email/messages';
 import { emitEvent } from '../events/events';
@@ -235,6 +235,49 @@ export async function listOrganizationInvitations(
   const now = deps.clock.now();
   const rows = tableRows(deps.db, organizationInvitations, eq(organizationInvitations.organizationId, org.id), statusFilter(q.status, now));
   return lightList(q, oldestFirst(organizationInvitations.id), rows, (r) => organizationInvitationView(r, orgLike(org), now));
+}
+
+/** Whether a sign-up ticket is an organization invitation's token (else a waitlist ticket). */
+export const isOrganizationInvitationToken = (ticket: string | undefined): ticket is string => ticket?.startsWith(ORGANIZATION_INVITATION_TOKEN_PREFIX) ?? false;
+
+/** The invitation a link's token names, in this instance (any status), with its organization. */
+async function invitationByToken(db: Db, instanceId: string, token: string) {
+  const [row] = await db
+    .select({ inv: organizationInvitations, org: organizations })
+    .from(organizationInvitations)
+    .innerJoin(organizations, eq(organizations.id, organizationInvitations.organizationId))
+    .where(and(eq(organizationInvitations.instanceId, instanceId), eq(organizationInvitations.tokenDigest, sha256Hex(token))));
+  return row ?? null;
+}
+
+/** Whether `token` names a pending invitation to exactly `emailAddress` (the sign-up may then skip verifying it). */
+export async function pendingInvitationFor(deps: D, instanceId: string, token: string, emailAddress: string): Promise<boolean> {
+  const found = await invitationByToken(deps.db, instanceId, token);
+  return !!found && invitationStatus(found.inv, deps.clock.now()) === 'pending' && found.inv.emailKey === emailAddress.toLowerCase();
+}
+
+/**
+ * What the invitation page shows the holder of the link before they sign in: the
+ * organization, who invited them, the role and the invited address (the token proves the
+ * link was received at that address). An unknown token is 404.
+ */
+export async function previewInvitation(deps: D, instanceId: string, token: string) {
+  const found = await invitationByToken(deps.db, instanceId, token);
+  if (!found) throw notFound('invitation');
+  const { inv, org } = found;
+  const [role] = await deps.db.select({ name: roles.name }).from(roles).where(and(eq(roles.instanceId, instanceId), eq(roles.key, inv.role)));
+  const [inviter] = inv.inviterUserId
+    ? await deps.db.select({ first: users.firstName, last: users.lastName }).from(users).where(and(eq(users.id, inv.inviterUserId), eq(users.instanceId, instanceId)))
+    : [];
+  return {
+    object: 'organization_invitation_preview' as const,
+    email_address: inv.emailAddress,
+    status: invitationStatus(inv, deps.clock.now()),
+    organization: { name: org.name, image_url: org.imageUrl },
+    role: { key: inv.role, name: role?.name ?? inv.role },
+    inviter_name: (inviter && [inviter.first, inviter.last].filter(Boolean).join(' ')) || null,
+    expires_at: inv.expiresAt,
+  };
 }
 
 /** The lower-cased verified email addresses of a user. */

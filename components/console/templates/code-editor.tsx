@@ -2,8 +2,9 @@
 
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { html } from '@codemirror/lang-html';
-import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorState, RangeSetBuilder, StateEffect, StateField, type Extension } from '@codemirror/state';
+import { tags } from '@lezer/highlight';
 import { Decoration, EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
 
@@ -36,13 +37,26 @@ const problemLines = StateField.define<DecorationSet>({
   provide: (f) => EditorView.decorations.from(f),
 });
 
+// Colours are CSS variables (app/globals.css) so the editor follows the light or dark theme.
 const theme = EditorView.theme({
-  '&': { fontSize: '13px', border: '1px solid rgb(212 212 216)', borderRadius: '6px', backgroundColor: 'white' },
+  '&': { fontSize: '13px', border: '1px solid var(--code-border)', borderRadius: '6px', backgroundColor: 'var(--code-bg)', color: 'var(--code-fg)' },
   '&.cm-focused': { outline: '2px solid rgb(99 102 241)', outlineOffset: '1px' },
+  '.cm-content': { caretColor: 'var(--code-caret)' },
+  '.cm-cursor, .cm-dropCursor': { borderLeftColor: 'var(--code-caret)' },
+  '&.cm-focused .cm-selectionBackground, .cm-selectionBackground': { backgroundColor: 'var(--code-selection)' },
+  '.cm-activeLine': { backgroundColor: 'var(--code-active-line)' },
   '.cm-scroller': { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace', minHeight: '8rem', maxHeight: '32rem', overflow: 'auto' },
-  '.cm-gutters': { backgroundColor: 'rgb(244 244 245)', color: 'rgb(113 113 122)', border: 'none' },
-  '.cm-problem-line': { backgroundColor: 'rgb(254 226 226)', boxShadow: 'inset 3px 0 0 rgb(220 38 38)' },
+  '.cm-gutters': { backgroundColor: 'var(--code-gutter-bg)', color: 'var(--code-gutter-fg)', border: 'none' },
+  '.cm-problem-line': { backgroundColor: 'var(--code-problem-bg)', boxShadow: 'inset 3px 0 0 rgb(220 38 38)' },
 });
+
+const highlight = HighlightStyle.define([
+  { tag: [tags.tagName, tags.angleBracket], color: 'var(--code-tag)' },
+  { tag: tags.attributeName, color: 'var(--code-attribute)' },
+  { tag: [tags.string, tags.attributeValue], color: 'var(--code-string)' },
+  { tag: tags.comment, color: 'var(--code-comment)', fontStyle: 'italic' },
+  { tag: [tags.keyword, tags.processingInstruction, tags.documentMeta], color: 'var(--code-keyword)' },
+]);
 
 export type CodeEditorHandle = {
   /** Inserts text at the cursor (replacing the selection) and focuses the editor. */
@@ -78,7 +92,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, Props>(function CodeEdito
       drawSelection(),
       highlightActiveLine(),
       EditorView.lineWrapping,
-      syntaxHighlighting(defaultHighlightStyle),
+      syntaxHighlighting(highlight),
       problemLines,
       theme,
       EditorState.readOnly.of(readOnly),

@@ -2,7 +2,7 @@
 
 import { useLocale, useTranslations } from 'next-intl';
 import { useMemo, useState } from 'react';
-import { Alert, Badge, Button, Card, CardBody, Checkbox, Field, PageHeader, Select, Skeleton, Textarea, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, Checkbox, Field, Input, PageHeader, Select, Skeleton, Textarea, cn, focusRing } from '@/components/ui';
 import { api } from '@/lib/console/paths';
 import { callTemplates, localeName, ProblemsError, type CatalogResource, type Localization, type LocalizationContent, type LocalizationList, type Problem } from '@/lib/console/templates';
 import { useDashboard } from '@/lib/console/use-dashboard';
@@ -23,8 +23,10 @@ export function Localizations() {
   const instance = useInstance();
   const url = `${api.instance(account.id, instance.id)}/localizations`;
   const list = useDashboard<LocalizationList>(url);
-  const [locale, setLocale] = useState('fr');
+  // The instance's own language first (an operator overrides the copy their users read).
+  const [locale, setLocale] = useState(instance.settings.default_locale || 'en');
   const [resourceKey, setResourceKey] = useState('email.verification_code');
+  const [search, setSearch] = useState('');
   // Kept here: the form starts afresh after each save, and the message must outlive it.
   const [notice, setNotice] = useState<Notice | null>(null);
   const pick = (next: { locale?: string; resource?: string }) => {
@@ -45,7 +47,7 @@ export function Localizations() {
         <Skeleton className="h-40 w-full" />
       ) : (
         <>
-          <div className="grid gap-4 sm:grid-cols-2">
+          <div className="grid gap-4 sm:grid-cols-3">
             <Field label={t('language')}>
               {(p) => (
                 <Select
@@ -57,13 +59,16 @@ export function Localizations() {
                 />
               )}
             </Field>
+            <Field label={t('search')} hint={t('searchHint', { count: data.catalog.resources.length })}>
+              {(p) => <Input {...p} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="sign_in.title" />}
+            </Field>
             <Field label={t('resource')}>
               {(p) => (
                 <Select {...p} value={resourceKey} onChange={(e) => pick({ resource: e.target.value })}>
                   {(['email', 'sms', 'hosted'] as const).map((kind) => (
                     <optgroup key={kind} label={t(`kinds.${kind}`)}>
                       {data.catalog.resources
-                        .filter((r) => r.kind === kind)
+                        .filter((r) => r.kind === kind && (r.key === resourceKey || r.key.toLowerCase().includes(search.trim().toLowerCase())))
                         .map((r) => (
                           <option key={r.key} value={r.key}>
                             {r.key}

@@ -178,6 +178,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${ORG}/domains`,                              VIEWER,   orgs.listDomains),
   route('POST',   `${ORG}/domains`,                              ADMIN,    orgs.createDomain),
   route('PATCH',  `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.updateDomain),
+  route('POST',   `${ORG}/domains/:domain_id/attempt_verification`, ADMIN, orgs.attemptDomainVerification),
   route('DELETE', `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.deleteDomain),
   route('POST',   `${ORG}/portal_links`,                         ADMIN,    dashboardPortalLink),
   route('GET',    `${ORG}/scim_tokens`,                          VIEWER,   scim.listTokens),

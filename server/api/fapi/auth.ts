@@ -234,7 +234,11 @@ export const createSignUpBody = z.strictObject({
   unsafe_metadata: metadataInput.optional(),
   /** The user's language (emails, SMS, hosted pages); else the request's Accept-Language. */
   locale: localeInput.optional(),
-  /** The sign-up ticket of a waitlist invitation (the link's `ticket`): required in waitlist mode. */
+  /**
+   * The sign-up ticket of a waitlist invitation (the link's `ticket`, required in waitlist mode), or
+   * an organization invitation's `invitation_token` (`oit_…`): then the invited address is
+   * verified by the link and the sign-up completes at once (no code).
+   */
   ticket: z.string().min(1).max(512).optional(),
 }).superRefine((v, ctx) => {
   const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
@@ -545,7 +549,7 @@ export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   handle: async ({ deps, auth, body, request }) => {
     if (body.transfer) return transferSignUp(deps, auth, auditCtxOf(auth, request));
     if (isOauth(body.strategy)) return startSocialSignUp(deps, auth, body.strategy!, { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url }, body.code_challenge);
-    const created = await createSignUp(deps, auth.instance, body, auth.client);
+    const created = await createSignUp(deps, auth.instance, body, auth.client, auditCtxOf(auth, request));
     auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
     return {
       response: await signUpView(deps, auth.instance, created.attempt),

@@ -127,6 +127,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/client/sign_ups/:id/prepare_verification',       SEND,    auth.prepareVerificationEndpoint),
   fapiRoute('POST',   '/v1/client/sign_ups/:id/attempt_verification',       ATTEMPT, auth.attemptVerificationEndpoint),
   fapiRoute('POST',   '/v1/waitlist',                                       WAITLIST, joinWaitlistEndpoint),
+  fapiRoute('POST',   '/v1/organization_invitations/preview',               PUBLIC,   orgs.previewInvitationEndpoint),
   fapiRoute('GET',    '/v1/oauth_callback',                                 CALLBACK, oauthCallbackEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.createSessionTokenEndpoint),
   fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        sessions.endSessionEndpoint),

@@ -11,7 +11,7 @@ import { meQuery, type MeQuery } from './users';
 import { organizationEndpointsFor } from '../../organizations/endpoints';
 import { portalLinkEndpointFor } from '../../portal/endpoints';
 import { publicInvitationView } from '../../organizations/invitation-view';
-import { acceptOrganizationInvitation, listUserInvitations } from '../../organizations/invitations';
+import { acceptOrganizationInvitation, listUserInvitations, previewInvitation } from '../../organizations/invitations';
 import {
   membershipsWithUsers,
   membershipView,
@@ -165,6 +165,24 @@ export const acceptInvitationByTokenEndpoint = endpoint<SignedInAuth, z.output<t
     const { me } = auth;
     return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { token: body.token }));
   },
+});
+
+const invitationPreviewSchema = z.object({
+  object: z.literal('organization_invitation_preview'),
+  email_address: z.string(),
+  status: z.enum(['pending', 'accepted', 'revoked', 'expired']),
+  organization: z.object({ name: z.string(), image_url: z.string().nullable() }),
+  role: z.object({ key: z.string(), name: z.string() }),
+  inviter_name: z.string().nullable(),
+  expires_at: z.number().int(),
+});
+
+export const previewInvitationEndpoint = endpoint<FapiAuth, z.output<typeof tokenBody>>({
+  summary: 'What an accept link’s invitation_token invites to, before signing in: the organization, the inviter, the role and the invited address',
+  audit: { unaudited: 'a read sent as POST, so the token stays out of URLs and logs' },
+  body: tokenBody,
+  response: invitationPreviewSchema,
+  handle: ({ deps, auth, body }) => previewInvitation(deps, auth.instance.id, body.token),
 });
 
 const suggestionSchema = z.object({

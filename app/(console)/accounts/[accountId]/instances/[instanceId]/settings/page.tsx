@@ -1,5 +1,6 @@
 import { InstanceNameCard } from '@/components/console/instance-general';
 import { InstanceSettings } from '@/components/console/instance-settings';
+import { SettingsDraft } from '@/components/console/settings-draft';
 import { titled } from '@/lib/page-metadata';
 
 export const generateMetadata = titled('console.titles', 'settings');
@@ -9,7 +10,9 @@ export default function Page() {
   return (
     <>
       <InstanceNameCard />
-      <InstanceSettings section="general" />
+      <SettingsDraft>
+        <InstanceSettings section="general" />
+      </SettingsDraft>
     </>
   );
 }
