@@ -127,6 +127,14 @@ function MessageRow({
           <p className="font-mono text-xs text-zinc-600 dark:text-zinc-400">
             {t('ids', { message: message.id, event: message.event_id })}
           </p>
+          {message.payload && (
+            <details>
+              <summary className="cursor-pointer text-sm font-medium">{t('payload')}</summary>
+              <pre tabIndex={0} aria-label={t('payload')} className="mt-2 max-h-80 overflow-auto rounded bg-white p-2 font-mono text-xs whitespace-pre-wrap break-all ring-1 ring-inset ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800">
+                {JSON.stringify(message.payload, null, 2)}
+              </pre>
+            </details>
+          )}
           {message.attempts.length === 0 ? (
             <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('noAttempts')}</p>
           ) : (
@@ -139,8 +147,9 @@ function MessageRow({
                     <span>{t('duration', { ms: a.duration_ms })}</span>
                   </div>
                   {a.error && <p className="text-xs text-red-700 dark:text-red-300">{a.error}</p>}
+                  {a.response && <p className="text-xs font-medium">{t('response')}</p>}
                   {a.response && (
-                    <pre tabIndex={0} className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">{a.response}</pre>
+                    <pre tabIndex={0} aria-label={t('response')} className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">{a.response}</pre>
                   )}
                 </li>
               ))}

@@ -2,7 +2,7 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Td, Tr, cn, focusRing } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Select, Td, Tr, cn, focusRing } from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
 import { query } from '@/lib/console/paths';
@@ -148,6 +148,9 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
   const [shown, setShown] = useState<{ title: string; secret: string; warning?: string } | null>(null);
   const { busy, act, alert } = useActions<'test' | 'toggle' | 'reveal'>();
   const [deliveriesVersion, setDeliveriesVersion] = useState(0);
+  // A test: webhook.test, or an example of a type the endpoint subscribes to.
+  const testTypes = ['webhook.test', ...(endpoint.event_types.includes('*') ? SUBSCRIBABLE : endpoint.event_types)];
+  const [testType, setTestType] = useState('webhook.test');
 
   return (
     <Card>
@@ -157,6 +160,7 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
         actions={
           canWrite && (
             <div className="flex flex-wrap gap-2">
+              <Select aria-label={t('testType')} value={testType} onChange={(e) => setTestType(e.target.value)} options={testTypes} className="h-8 w-56 text-sm" />
               <Button
                 variant="secondary"
                 size="sm"
@@ -164,7 +168,7 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
                 disabled={endpoint.disabled}
                 onClick={() =>
                   act('test', async () => {
-                    await mutate('POST', `${path}/test`);
+                    await mutate('POST', `${path}/test`, testType === 'webhook.test' ? {} : { event_type: testType });
                     setDeliveriesVersion((v) => v + 1);
                     return t('testSent');
                   })

@@ -9,7 +9,7 @@ import type { EventType } from './types';
 /**
  * Writes an event to the outbox, with one webhook message per subscribed endpoint. Call it
  * with the transaction of the change, so the change, its event and its deliveries commit
- * together or not at all. `onlyEndpointId`: webhook.test's single recipient.
+ * together or not at all. `onlyEndpointId`: a test event's single recipient.
  */
 export async function emitEvent(
   deps: Pick<Deps, 'db' | 'clock'>,
@@ -20,8 +20,8 @@ export async function emitEvent(
 ) {
   const id = newId('evt');
   const createdAt = deps.clock.now();
-  if (type === 'webhook.test') {
-    // Goes only to the endpoint it names, never to `*` subscribers.
+  if (type === 'webhook.test' || opts.onlyEndpointId) {
+    // A test (webhook.test, or an example of another type) goes only to the endpoint it names, never to `*` subscribers.
     await deps.db.insert(events).values({ id, instanceId, type, data, createdAt });
     await queueMessages(deps.db, { id, instanceId, type, createdAt }, opts.onlyEndpointId ? [opts.onlyEndpointId] : []);
   } else {

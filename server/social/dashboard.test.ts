@@ -46,3 +46,18 @@ describe('dashboard social providers', () => {
     expect(res.status).toBe(403);
   });
 });
+
+describe('social presets beyond Google, Microsoft and GitHub', () => {
+  it('LinkedIn, GitLab and Slack are OpenID Connect presets: the issuer and scopes are filled in', async () => {
+    for (const [kind, issuer] of [
+      ['linkedin', 'https://www.linkedin.com/oauth'],
+      ['gitlab', 'https://gitlab.com'],
+      ['slack', 'https://slack.com'],
+    ] as const) {
+      const created = await owner.b.dash('POST', base, { body: { kind, client_id: `${kind}-client`, client_secret: 'preset-secret' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body).toMatchObject({ kind, name: kind, strategy: `oauth_${kind}`, issuer, scopes: ['openid', 'email', 'profile'] });
+      await owner.b.dash('DELETE', `${base}/${created.body.id}`);
+    }
+  });
+});

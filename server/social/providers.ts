@@ -13,7 +13,7 @@ import type { createProviderBody, updateProviderBody } from './schemas';
 import { strategyOf } from '../auth/social-transfer';
 
 /**
- * Social sign-in providers of an instance: presets (Google, Microsoft, GitHub) and any
+ * Social sign-in providers of an instance: presets (Google, Microsoft, GitHub, LinkedIn, GitLab, Slack) and any
  * OIDC issuer. The client secret is encrypted with ENCRYPTION_KEY and never leaves the
  * server; changes are audited with their actor (never with the secret).
  */
@@ -43,6 +43,10 @@ export const PRESETS: Record<Exclude<SocialProviderKind, 'oidc'>, Preset> = {
       api_base_url: 'https://api.github.com',
     },
   },
+  // OpenID Connect providers: their issuer's discovery document names the rest.
+  linkedin: { displayName: 'LinkedIn', issuer: 'https://www.linkedin.com/oauth', scopes: ['openid', 'email', 'profile'], endpoints: {} },
+  gitlab: { displayName: 'GitLab', issuer: 'https://gitlab.com', scopes: ['openid', 'email', 'profile'], endpoints: {} },
+  slack: { displayName: 'Slack', issuer: 'https://slack.com', scopes: ['openid', 'email', 'profile'], endpoints: {} },
 };
 
 /** Where the provider sends the browser back: one callback per instance, on its fapi_url. */

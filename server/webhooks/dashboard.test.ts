@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs } from '../db/schema';
 import { claimedConsole, invitedViewer, type ConsoleBrowser } from '../testing/console-client';
 import { sharedHarness } from '../testing/harness';
+import { expectError } from '../testing/expect';
 import { startWebhookReceiver, verifyDelivery, type WebhookReceiver } from '../testing/webhook-receiver';
 import { runWebhookWorkerOnce } from './worker';
 
@@ -21,6 +22,35 @@ beforeAll(async () => {
   viewer = await invitedViewer(h, owner);
 });
 afterAll(() => rx.close());
+
+describe('test events of the types an endpoint subscribes to', () => {
+  it('sends an example of a subscribed type to this endpoint only; the log shows the payload sent and the answer received', async () => {
+    const mine = await owner.b.dash('POST', base, { body: { url: `${rx.url}/examples`, event_types: ['organization.created', 'user.created'] } });
+    const other = await owner.b.dash('POST', base, { body: { url: `${rx.url}/everything`, event_types: ['*'] } });
+    expect(other.status).toBe(200);
+    const sent = await owner.b.dash('POST', `${base}/${mine.body.id}/test`, { body: { event_type: 'organization.created' } });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+    expect(sent.body).toMatchObject({ event_type: 'organization.created', payload: { object: 'event', type: 'organization.created', data: { object: 'organization', id: 'org_example' } } });
+    const before = rx.received.length;
+    await runWebhookWorkerOnce(h.runtime.deps);
+    const got = rx.received.slice(before);
+    expect(got.map((r) => r.path)).toEqual(['/examples']);
+    expect(verifyDelivery(mine.body.secret, got[0]!)).toMatchObject({ type: 'organization.created', data: { name: 'Example Inc' } });
+
+    const log = await owner.b.dash('GET', `${base}/${mine.body.id}/deliveries`);
+    expect(log.body.data[0]).toMatchObject({
+      event_type: 'organization.created',
+      payload: { type: 'organization.created', data: { id: 'org_example' } },
+      attempts: [expect.objectContaining({ status_code: 200, response: expect.any(String) })],
+    });
+    expectError(await owner.b.dash('POST', `${base}/${mine.body.id}/test`, { body: { event_type: 'session.created' } }), 422, 'VALIDATION_FAILED', { param: 'event_type', reason: 'not_subscribed' });
+    expectError(await owner.b.dash('POST', `${base}/${mine.body.id}/test`, { body: { event_type: 'webhook.test' } }), 422, 'VALIDATION_FAILED', { param: 'event_type' });
+    expect((await owner.b.dash('POST', `${base}/${other.body.id}/test`, { body: { event_type: 'session.created' } })).status).toBe(202);
+    // The next file's tests start from an instance without endpoints.
+    for (const id of [mine.body.id, other.body.id]) await owner.b.dash('DELETE', `${base}/${id}`);
+    await runWebhookWorkerOnce(h.runtime.deps);
+  });
+});
 
 describe('dashboard webhook endpoints', () => {
   let endpointId: string;

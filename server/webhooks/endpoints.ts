@@ -19,6 +19,7 @@ import {
   endpointListSchema,
   endpointSchema,
   listDeliveriesQuery,
+  testEventBody,
   listEndpointsQuery,
   messageListSchema,
   messageSchema,
@@ -100,12 +101,13 @@ export function webhookEndpointsFor<Auth>(caller: Caller<Auth>) {
       status: 202,
       handle: ({ deps, auth, params, body, actor }) => recoverFailed(deps, caller(auth).id, params.id, body, auditContextOf(actor)),
     }),
-    test: endpoint<Auth, never, never, 'id'>({
-      summary: 'Emit webhook.test to this endpoint only',
+    test: endpoint<Auth, z.output<typeof testEventBody>, never, 'id'>({
+      summary: 'Send a test event to this endpoint only: webhook.test, or an example of `event_type` (one it subscribes to)',
       audit: { action: 'webhook_endpoint.tested' },
+      body: testEventBody,
       response: messageSchema,
       status: 202,
-      handle: ({ deps, auth, params }) => sendTestEvent(deps, caller(auth).id, params.id),
+      handle: ({ deps, auth, params, body }) => sendTestEvent(deps, caller(auth).id, params.id, body.event_type),
     }),
   };
 }

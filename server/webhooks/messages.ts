@@ -1,14 +1,17 @@
 import { and, asc, eq, gte, inArray, lt, ne } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { webhookAttempts, webhookMessages, type WebhookMessageStatus } from '../db/schema';
-import { emitEvent } from '../events/events';
-import { AppError, notFound } from '../http/errors';
+import { events, webhookAttempts, webhookMessages, type WebhookMessageStatus } from '../db/schema';
+import { emitEvent, eventEnvelope } from '../events/events';
+import { AppError, notFound, validationError } from '../http/errors';
+import type { EventType } from '../events/types';
+import { exampleEventData } from './examples';
 import { cursorList, newestFirst, tableRows, type Keyset } from '../http/cursor-list';
 import { endpointView, loadEndpoint, type ActorContext } from './webhook-endpoints';
 
 type MessageRow = typeof webhookMessages.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
+type EventRow = typeof events.$inferSelect;
 
 export const attemptView = (a: AttemptRow) => ({
   object: 'webhook_attempt' as const,
@@ -22,7 +25,8 @@ export const attemptView = (a: AttemptRow) => ({
   created_at: a.createdAt,
 });
 
-export const messageView = (m: MessageRow, attempts: AttemptRow[]) => ({
+/** `event`: what each attempt sent (the event's envelope); null once the event is gone. */
+export const messageView = (m: MessageRow, attempts: AttemptRow[], event: EventRow | null) => ({
   object: 'webhook_message' as const,
   id: m.id,
   endpoint_id: m.endpointId,
@@ -32,9 +36,18 @@ export const messageView = (m: MessageRow, attempts: AttemptRow[]) => ({
   attempt_count: m.attempts,
   next_attempt_at: m.status === 'pending' ? m.nextAttemptAt : null,
   attempts: attempts.map(attemptView),
+  /** The body each attempt POSTed: the event's envelope (null once the event is gone). */
+  payload: event ? eventEnvelope(event) : null,
   created_at: m.createdAt,
   updated_at: m.updatedAt,
 });
+
+/** The events of messages, by id. */
+async function eventsOf(deps: Pick<Deps, 'db'>, rows: MessageRow[]) {
+  if (rows.length === 0) return new Map<string, EventRow>();
+  const found = await deps.db.select().from(events).where(inArray(events.id, [...new Set(rows.map((r) => r.eventId))]));
+  return new Map(found.map((e) => [e.id, e]));
+}
 
 async function withAttempts(deps: Pick<Deps, 'db'>, rows: MessageRow[]) {
   if (rows.length === 0) return new Map<string, AttemptRow[]>();
@@ -59,15 +72,15 @@ export async function listDeliveries(
   const messages = tableRows(deps.db, webhookMessages, eq(webhookMessages.endpointId, endpointId), q.status ? eq(webhookMessages.status, q.status) : undefined);
   const withTheirAttempts = async (k: Keyset) => {
     const rows = await messages(k);
-    const attempts = await withAttempts(deps, rows);
-    return rows.map((m) => ({ m, attempts: attempts.get(m.id) ?? [] }));
+    const [attempts, sent] = await Promise.all([withAttempts(deps, rows), eventsOf(deps, rows)]);
+    return rows.map((m) => ({ m, attempts: attempts.get(m.id) ?? [], event: sent.get(m.eventId) ?? null }));
   };
-  return cursorList(q, newestFirst(webhookMessages.id), withTheirAttempts, (r) => messageView(r.m, r.attempts), (r) => r.m.id);
+  return cursorList(q, newestFirst(webhookMessages.id), withTheirAttempts, (r) => messageView(r.m, r.attempts, r.event), (r) => r.m.id);
 }
 
 async function getMessage(deps: Pick<Deps, 'db'>, id: string) {
   const [row] = await deps.db.select().from(webhookMessages).where(eq(webhookMessages.id, id));
-  return messageView(row!, (await withAttempts(deps, [row!])).get(id) ?? []);
+  return messageView(row!, (await withAttempts(deps, [row!])).get(id) ?? [], (await eventsOf(deps, [row!])).get(row!.eventId) ?? null);
 }
 
 function assertEnabled(endpoint: { disabled: boolean }) {
@@ -126,18 +139,26 @@ export async function recoverFailed(
   });
 }
 
-/** Emits webhook.test, delivered to this endpoint only; returns its message. */
-export async function sendTestEvent(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, endpointId: string) {
+/**
+ * Sends a test event to this endpoint only and returns its message: webhook.test (the
+ * endpoint as its data), or `eventType` with example data (./examples.ts), which the
+ * endpoint must subscribe to.
+ */
+export async function sendTestEvent(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, endpointId: string, eventType?: Exclude<EventType, 'webhook.test'>) {
   const eventId = await deps.db.transaction(async (tx) => {
     const endpoint = await loadEndpoint(tx, instanceId, endpointId);
     assertEnabled(endpoint);
-    return emitEvent({ db: tx, clock: deps.clock }, instanceId, 'webhook.test', endpointView(endpoint), { onlyEndpointId: endpointId });
+    if (!eventType) return emitEvent({ db: tx, clock: deps.clock }, instanceId, 'webhook.test', endpointView(endpoint), { onlyEndpointId: endpointId });
+    if (!endpoint.eventTypes.includes('*') && !endpoint.eventTypes.includes(eventType)) {
+      throw validationError('event_type', 'not_subscribed', `This endpoint does not subscribe to ${eventType}.`);
+    }
+    return emitEvent({ db: tx, clock: deps.clock }, instanceId, eventType, exampleEventData(eventType), { onlyEndpointId: endpointId });
   });
   const [row] = await deps.db
     .select()
     .from(webhookMessages)
     .where(and(eq(webhookMessages.eventId, eventId), eq(webhookMessages.endpointId, endpointId)));
-  return messageView(row!, []);
+  return messageView(row!, [], (await eventsOf(deps, [row!])).get(row!.eventId) ?? null);
 }
 
 /** How long delivered and failed messages (with their attempts) stay in the delivery log. */

@@ -9,6 +9,8 @@ export const REASONS = {
   credentials_not_allowed: 'credentials_not_allowed',
   private_address: 'private_address',
   endpoint_disabled: 'endpoint_disabled',
+  /** A test event of a type the endpoint does not subscribe to. */
+  not_subscribed: 'not_subscribed',
 } as const;
 
 declare module '../http/errors' {

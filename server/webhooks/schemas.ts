@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOK_MESSAGE_STATUSES } from '../db/schema';
-import { EVENT_TYPES } from '../events/types';
+import { EVENT_TYPES, type EventType } from '../events/types';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 
 const url = z
@@ -87,6 +87,10 @@ export const messageSchema = z
     attempt_count: z.number().int(),
     next_attempt_at: z.number().int().nullable(),
     attempts: z.array(attemptSchema),
+    /** What each attempt POSTed: the event envelope; null once the event is gone. */
+    payload: z
+      .object({ object: z.literal('event'), id: z.string(), type: z.string(), timestamp: z.number().int(), instance_id: z.string(), data: z.record(z.string(), z.unknown()) })
+      .nullable(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })
@@ -113,3 +117,6 @@ export const recoverySchema = z.object({ object: z.literal('webhook_recovery'), 
 
 export const endpointListSchema = cursorPageSchema(endpointSchema);
 export const messageListSchema = cursorPageSchema(messageSchema);
+
+/** A test event: webhook.test without `event_type`, else an example of that type. */
+export const testEventBody = z.strictObject({ event_type: z.enum(EVENT_TYPES.filter((t) => t !== 'webhook.test') as [Exclude<EventType, 'webhook.test'>, ...Exclude<EventType, 'webhook.test'>[]]).optional() });

@@ -3,7 +3,7 @@ import { flowBindingColumns, millis, timestamps } from './columns';
 import { instanceRef } from './instances';
 import { users } from './users';
 
-export const SOCIAL_PROVIDER_KINDS = ['google', 'microsoft', 'github', 'oidc'] as const;
+export const SOCIAL_PROVIDER_KINDS = ['google', 'microsoft', 'github', 'linkedin', 'gitlab', 'slack', 'oidc'] as const;
 export type SocialProviderKind = (typeof SOCIAL_PROVIDER_KINDS)[number];
 
 /**
