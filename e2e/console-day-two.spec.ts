@@ -200,3 +200,24 @@ test('settings: one save for the page, a sticky bar while unsaved, and leaving a
   await page.goto(`${base}/settings/sign-up`);
   await expect(mfa).toBeChecked();
 });
+
+test('the overview’s quickstart: a framework, this instance’s keys in the environment block, copy buttons', async ({ page }) => {
+  const { base } = await operatorWithInstance(page, 'quick');
+  await page.goto(base);
+  await expect(page.getByRole('heading', { name: en.quickstart.title })).toBeVisible();
+  const envLabel = en.quickstart.env.replace('{file}', '.env.local');
+  const env = page.getByLabel(envLabel, { exact: true }).first();
+  await expect(env).toContainText('NEXT_PUBLIC_LATCHKEY_PUBLISHABLE_KEY=pk_test_');
+  await expect(env).toContainText(`LATCHKEY_API_URL=${E2E_BASE_URL}`);
+  await expect(page.getByText(en.quickstart.secretHint)).toBeVisible();
+  // Each block has its copy button.
+  expect(await page.getByRole('button', { name: /Copy/ }).count()).toBeGreaterThanOrEqual(4);
+  await screenshot(page, 'console-overview-quickstart');
+
+  await page.getByRole('button', { name: en.quickstart.frameworks.express }).click();
+  await expect(page.getByRole('button', { name: en.quickstart.frameworks.express })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByLabel('server.js', { exact: true })).toContainText('latchkeyExpress');
+
+  await page.getByRole('button', { name: en.quickstart.frameworks.clerk }).click();
+  await expect(page.getByLabel(envLabel, { exact: true }).first()).toContainText('NEXT_PUBLIC_CLERK_PROXY_URL=http');
+});

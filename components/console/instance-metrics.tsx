@@ -121,7 +121,15 @@ function BarChart({ title, series }: { title: string; series: { points: Point[];
 }
 
 /** Where each step of the checklist is done. */
-const STEP_PAGES = { secret_key_used: 'api-keys', first_user: 'users', webhook_endpoint: 'webhooks', branding: 'settings/branding', custom_domain: 'settings/domain' } as const;
+const STEP_PAGES = {
+  secret_key_used: '',
+  first_user: 'users',
+  first_sign_in: 'users',
+  webhook_endpoint: 'webhooks',
+  branding: 'settings/branding',
+  production_instance: '',
+  custom_domain: 'settings/domain',
+} as const;
 
 function Checklist({ checklist }: { checklist: Metrics['checklist'] }) {
   const t = useTranslations('console.metrics');
@@ -138,7 +146,7 @@ function Checklist({ checklist }: { checklist: Metrics['checklist'] }) {
             <span aria-hidden className={checklist[step] ? 'text-emerald-600 dark:text-emerald-400' : 'text-zinc-500 dark:text-zinc-400'}>
               {checklist[step] ? '✓' : '○'}
             </span>
-            <Link href={pages.instance(account.id, instance.id, STEP_PAGES[step])} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+            <Link href={step === 'production_instance' ? pages.account(account.id) : pages.instance(account.id, instance.id, STEP_PAGES[step])} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
               {t(`checklist.${step}`)}
             </Link>
             <span className="sr-only">{checklist[step] ? t('stepDone') : t('stepToDo')}</span>

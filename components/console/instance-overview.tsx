@@ -30,6 +30,7 @@ import { AllOrSome, toggled } from './all-or-some';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { InstanceMetrics } from './instance-metrics';
+import { Quickstart } from './quickstart';
 import { CardTable } from './states';
 import { useFormError } from './use-form-error';
 
@@ -38,6 +39,8 @@ export function InstanceOverview() {
   const t = useTranslations('console.overview');
   const tEnv = useTranslations('console.environment');
   const instance = useInstance();
+  // A secret key created on this page fills the quickstart's environment block (it is shown once).
+  const [newSecret, setNewSecret] = useState<string | null>(null);
   return (
     <div className="flex flex-col gap-8">
       <PageHeader
@@ -49,6 +52,7 @@ export function InstanceOverview() {
         }
         description={t('description')}
       />
+      <Quickstart secretKey={newSecret} />
       <Card>
         <CardHeader title={t('apiTitle')} description={t('apiDescription')} />
         <CardBody className="flex flex-col gap-4">
@@ -66,12 +70,12 @@ export function InstanceOverview() {
         </CardBody>
       </Card>
       <InstanceMetrics />
-      <SecretKeys />
+      <SecretKeys onCreated={setNewSecret} />
     </div>
   );
 }
 
-function SecretKeys() {
+function SecretKeys({ onCreated }: { onCreated: (secret: string) => void }) {
   const t = useTranslations('console.keys');
   const dates = useDates();
   const { account, canWrite } = useConsole();
@@ -132,6 +136,7 @@ function SecretKeys() {
           onCreated={(key) => {
             setCreating(false);
             setCreated(key);
+            onCreated(key.secret);
             keys.reload();
           }}
         />

@@ -32,7 +32,15 @@ describe('instance metrics', () => {
     expect(before).toMatchObject({ object: 'instance_metrics', days: 7 });
     expect(before.series.users_created).toHaveLength(7);
     expect(today(before.series.users_created)).toBe(0);
-    expect(before.checklist).toEqual({ secret_key_used: false, first_user: false, webhook_endpoint: false, branding: false, custom_domain: false });
+    expect(before.checklist).toEqual({
+      secret_key_used: false,
+      first_user: false,
+      first_sign_in: false,
+      webhook_endpoint: false,
+      branding: false,
+      production_instance: false,
+      custom_domain: false,
+    });
 
     await mintNewUserSession(h, key);
     await mintNewUserSession(h, key);
@@ -47,7 +55,10 @@ describe('instance metrics', () => {
     expect(today(counted.series.sign_ins)).toBe(2);
     expect(today(counted.series.sign_in_failures)).toBe(1);
     expect(today(counted.series.daily_active_users)).toBe(0); // gauges wait for the roll-up
-    expect(counted.checklist).toMatchObject({ secret_key_used: true, first_user: true, branding: false });
+    expect(counted.checklist).toMatchObject({ secret_key_used: true, first_user: true, first_sign_in: true, branding: false, production_instance: false });
+    // A live instance in the same account ticks the production step of the test instance's checklist.
+    await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Metrics live', environment: 'live' } });
+    expect((await metricsOf(instanceId)).checklist).toMatchObject({ production_instance: true });
     await owner.b.dash('PATCH', `/accounts/${owner.accountId}/instances/${instanceId}/branding`, { body: { support_email: 'help@example.com' } });
     expect((await metricsOf(instanceId)).checklist).toMatchObject({ branding: true });
 

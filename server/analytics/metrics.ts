@@ -98,6 +98,10 @@ async function gettingStarted(deps: Pick<Deps, 'db'>, instanceId: string) {
     .select({
       secret_key_used: exists(sql`select 1 from ${secretKeys} where ${secretKeys.instanceId} = ${instanceId} and ${secretKeys.lastUsedAt} is not null`),
       first_user: exists(sql`select 1 from ${users} where ${users.instanceId} = ${instanceId}`),
+      first_sign_in: exists(sql`select 1 from ${sessions} where ${sessions.instanceId} = ${instanceId}`),
+      // A live instance beside this one in its account (the one real users will sign in to).
+      // (Qualified by hand: a single-table select writes its columns unqualified, which the subquery's alias would capture.)
+      production_instance: sql<boolean>`("instances"."environment" = 'live' or exists (select 1 from ${instances} as live where live.account_id = "instances"."account_id" and live.environment = 'live'))`,
       webhook_endpoint: exists(sql`select 1 from ${webhookEndpoints} where ${webhookEndpoints.instanceId} = ${instanceId}`),
       custom_domain: sql<boolean>`${instances.customDomain} is not null`,
       // A logo, or any of the branding settings (application name, colour, support address).
@@ -108,6 +112,8 @@ async function gettingStarted(deps: Pick<Deps, 'db'>, instanceId: string) {
   return {
     secret_key_used: !!row?.secret_key_used,
     first_user: !!row?.first_user,
+    first_sign_in: !!row?.first_sign_in,
+    production_instance: !!row?.production_instance,
     webhook_endpoint: !!row?.webhook_endpoint,
     branding: !!row?.branding,
     custom_domain: !!row?.custom_domain,

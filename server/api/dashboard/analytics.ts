@@ -14,7 +14,7 @@ export const instanceMetricsEndpoint = endpoint<ConsoleAuth, never, z.output<typ
     object: z.literal('instance_metrics'),
     days: z.number().int(),
     series: z.object(Object.fromEntries([...COUNTERS, ...GAUGES].map((m) => [m, z.array(point)]))),
-    checklist: z.object({ secret_key_used: z.boolean(), first_user: z.boolean(), webhook_endpoint: z.boolean(), branding: z.boolean(), custom_domain: z.boolean() }),
+    checklist: z.object({ secret_key_used: z.boolean(), first_user: z.boolean(), first_sign_in: z.boolean(), webhook_endpoint: z.boolean(), branding: z.boolean(), production_instance: z.boolean(), custom_domain: z.boolean() }),
   }),
   handle: ({ deps, auth, query }) => instanceMetrics(deps, routeInstance(auth).id, query.days),
 });

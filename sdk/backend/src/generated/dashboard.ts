@@ -1496,8 +1496,10 @@ export interface DashboardOperations {
       checklist: {
         secret_key_used: boolean;
         first_user: boolean;
+        first_sign_in: boolean;
         webhook_endpoint: boolean;
         branding: boolean;
+        production_instance: boolean;
         custom_domain: boolean;
       };
     };
