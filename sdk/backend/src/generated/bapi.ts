@@ -349,6 +349,16 @@ export type WebhookMessage = {
     error: string | null;
     created_at: number;
   }>;
+  payload: ({
+    object: "event";
+    id: string;
+    type: string;
+    timestamp: number;
+    instance_id: string;
+    data: {
+      [key: string]: unknown;
+    };
+  }) | (null);
   created_at: number;
   updated_at: number;
 };
@@ -1924,10 +1934,12 @@ export interface BapiOperations {
     body: never;
     query: never;
   };
-  /** Emit webhook.test to this endpoint only */
+  /** Send a test event to this endpoint only: webhook.test, or an example of `event_type` (one it subscribes to) */
   "POST /v1/webhook_endpoints/{id}/test": {
     response: WebhookMessage;
-    body: never;
+    body: {
+      event_type?: "user.created" | "user.updated" | "user.deleted" | "user.banned" | "user.unbanned" | "session.created" | "session.revoked" | "session.ended" | "session.pending" | "session.removed" | "email.created" | "sms.created" | "organization.created" | "organization.updated" | "organization.deleted" | "organizationMembership.created" | "organizationMembership.updated" | "organizationMembership.deleted" | "organizationInvitation.created" | "organizationInvitation.accepted" | "organizationInvitation.revoked" | "organizationDomain.created" | "organizationDomain.updated" | "organizationDomain.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "waitlistEntry.created" | "waitlistEntry.updated" | "subscription.created" | "subscription.updated" | "subscription.deleted" | "scimToken.created" | "scimToken.revoked" | "ssoConnection.created" | "ssoConnection.updated" | "ssoConnection.deleted" | "apiKey.created" | "apiKey.revoked" | "passkey.created" | "passkey.updated" | "passkey.deleted";
+    };
     query: never;
   };
   /** List the messages sent to an endpoint, newest first, each with every attempt */
