@@ -35,7 +35,7 @@ export const portalRoutes: RouteEntry<PortalGuard, PortalAuth>[] = [
   route('POST',   '/v1/portal/domains',                                       DOMAINS, portal.portalDomains.create),
   route('POST',   '/v1/portal/domains/:domain_id/verify',                     DOMAINS, portal.portalDomains.verify),
   route('DELETE', '/v1/portal/domains/:domain_id',                            DOMAINS, portal.portalDomains.delete),
-  route('GET',    '/v1/portal/roles',                                         ROLES,   portal.portalRoles),
+  route('GET',    '/v1/portal/roles',                                         ROLES,   portal.listPortalRolesEndpoint),
   route('GET',    '/v1/portal/sso_connections',                               SSO,     portal.portalSso.list),
   route('POST',   '/v1/portal/sso_connections',                               SSO,     portal.portalSso.create),
   route('GET',    '/v1/portal/sso_connections/:connection_id',                SSO,     portal.portalSso.get),

@@ -194,7 +194,7 @@ export const portalSso = {
   }),
 };
 
-export const portalRoles = endpoint<S>({
+export const listPortalRolesEndpoint = endpoint<S>({
   summary: 'The organization roles IdP groups can map to',
   response: lightListSchema(roleSchema),
   handle: ({ deps, auth }) => listRoles(deps, instanceOf(auth), { limit: 100 }),
