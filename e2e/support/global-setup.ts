@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { E2E_BASE_URL, RUN_DIR, SCREENSHOT_DIR, STATE_FILE, serverEnv, type RunState } from './server';
+import { startDnsServer } from '../../server/testing/dns-server';
+import { DNS_RECORDS_FILE, E2E_BASE_URL, E2E_DNS_PORT, RUN_DIR, SCREENSHOT_DIR, STATE_FILE, serverEnv, type RunState } from './server';
 
 const START_TIMEOUT_MS = 5 * 60_000; // npm start builds the console first when its sources changed
 
@@ -13,6 +14,12 @@ const START_TIMEOUT_MS = 5 * 60_000; // npm start builds the console first when 
 export default async function globalSetup() {
   mkdirSync(RUN_DIR, { recursive: true });
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  // TXT records the specs publish (name → values) in DNS_RECORDS_FILE, read at each question.
+  writeFileSync(DNS_RECORDS_FILE, '{}');
+  const dns = await startDnsServer((name) => {
+    const records = existsSync(DNS_RECORDS_FILE) ? (JSON.parse(readFileSync(DNS_RECORDS_FILE, 'utf8')) as Record<string, string[][]>) : {};
+    return records[name];
+  }, E2E_DNS_PORT);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'latchkey-e2e-'));
   const log = createWriteStream(path.join(RUN_DIR, 'server.log'));
   const server = spawn(process.execPath, [path.resolve('node_modules/tsx/dist/cli.mjs'), 'server/main/start.ts'], {
@@ -39,6 +46,7 @@ export default async function globalSetup() {
     await Promise.race([consoleReady(), exited, timeout('the console')]);
   } catch (error) {
     server.kill('SIGTERM'); // never leave a server behind a failed start
+    await dns.close();
     throw error;
   }
 
@@ -47,6 +55,7 @@ export default async function globalSetup() {
 
   return async () => {
     server.kill('SIGTERM');
+    await dns.close();
     await new Promise((resolve) => setTimeout(resolve, 500));
     log.end();
   };

@@ -13,6 +13,9 @@ export const E2E_BASE_URL = `http://localhost:${E2E_PORT}`;
 export const RUN_DIR = path.resolve('e2e/.run', String(E2E_PORT));
 export const STATE_FILE = path.join(RUN_DIR, 'state.json');
 export const SCREENSHOT_DIR = path.resolve('e2e/screenshots');
+/** The loopback DNS server global setup starts (TXT records for domain verification), and the file of its records. */
+export const E2E_DNS_PORT = E2E_PORT + 1;
+export const DNS_RECORDS_FILE = path.join(RUN_DIR, 'dns.json');
 
 /** What global setup learnt from the server it started. */
 export type RunState = { baseUrl: string; dataDir: string; setupUrl: string };
@@ -33,6 +36,8 @@ export function serverEnv(dataDir: string): NodeJS.ProcessEnv {
     NEXT_TELEMETRY_DISABLED: '1',
     // Test instances may deliver webhooks to a receiver the spec starts on 127.0.0.1.
     ALLOW_PRIVATE_WEBHOOK_TARGETS: '1',
+    // Domain verification asks the specs' DNS server (e2e/support/global-setup.ts).
+    DNS_RESOLVER: `127.0.0.1:${E2E_DNS_PORT}`,
   };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
