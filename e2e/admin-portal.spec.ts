@@ -36,7 +36,7 @@ test('admin portal: a link from the BAPI; the IT admin verifies the domain by DN
     });
 
     await test.step('the domain: its TXT record published, Verify looks it up through the loopback DNS server', async () => {
-      await admin.getByLabel(portal.domains.name).fill(domain);
+      await admin.getByRole('textbox', { name: portal.domains.name, exact: true }).fill(domain);
       await admin.getByRole('button', { name: portal.domains.add }).click();
       const row = admin.getByRole('listitem', { name: domain });
       await row.getByRole('button', { name: portal.domains.verify }).click();

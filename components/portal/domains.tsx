@@ -13,14 +13,24 @@ export type PortalDomain = {
   txt_record: { type: 'TXT'; name: string; value: string };
 };
 
+const DOMAINS_CHANGED = 'latchkey-portal-domains-changed';
+
 /** The organization's domains (every intent but audit logs): add, see the TXT record, verify by DNS. */
 export function usePortalDomains() {
   const { call } = usePortalCall();
   const [domains, setDomains] = useState<PortalDomain[] | null>(null);
-  const reload = useCallback(() => call<{ data: PortalDomain[] }>('/domains').then((r) => setDomains(r.data)), [call]);
+  const load = useCallback(() => call<{ data: PortalDomain[] }>('/domains').then((r) => setDomains(r.data)), [call]);
   useEffect(() => {
-    void reload();
-  }, [reload]);
+    void load();
+    // Every section showing the domains (the SSO step's picker) follows a change made in another.
+    const onChange = () => void load();
+    window.addEventListener(DOMAINS_CHANGED, onChange);
+    return () => window.removeEventListener(DOMAINS_CHANGED, onChange);
+  }, [load]);
+  const reload = useCallback(async () => {
+    await load();
+    window.dispatchEvent(new Event(DOMAINS_CHANGED));
+  }, [load]);
   return { domains, reload };
 }
 
