@@ -143,8 +143,15 @@ describe('domain enrollment of new users', () => {
     // Another organization's path never reaches the request.
     const other = await newOrg();
     expectError(await h.call('POST', `/v1/organizations/${other.id}/membership_requests/${requests.data[0].id}/accept`, { key: i.secret }), 404, 'NOT_FOUND');
-    expectError(await h.call('GET', `/v1/organizations/${org.id}/membership_requests?status=revoked`, { key: i.secret }), 422, 'VALIDATION_FAILED');
+    // `revoked` is Clerk's name for rejected (none here); an unknown status is refused.
+    expect((await ok('GET', `/v1/organizations/${org.id}/membership_requests?status=revoked`)).data).toEqual([]);
+    expectError(await h.call('GET', `/v1/organizations/${org.id}/membership_requests?status=gone`, { key: i.secret }), 422, 'VALIDATION_FAILED');
     expect((await b.call('GET', '/v1/me/organization_suggestions')).body.data).toEqual([]);
+    // The accepted suggestion is listed when asked for by its status (alone, or with pending).
+    for (const q of ['status=accepted', 'status=pending,accepted', 'status=pending&status=accepted']) {
+      expect((await b.call('GET', `/v1/me/organization_suggestions?${q}`)).body.data).toEqual([expect.objectContaining({ id: sugg.data[0].id, status: 'accepted' })]);
+    }
+    expectError(await b.call('GET', '/v1/me/organization_suggestions?status=rejected'), 422, 'VALIDATION_FAILED');
     expectError(await b.call('POST', `/v1/me/organization_suggestions/${sugg.data[0].id}/accept`), 409, 'CONFLICT');
   });
 

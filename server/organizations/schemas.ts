@@ -116,7 +116,14 @@ const publicUserDataSchema = z.object({
   has_image: z.boolean(),
 });
 
-export const listMembershipRequestsQuery = z.strictObject({ ...lightQuery, status: z.enum(['pending', 'accepted', 'rejected']).optional() });
+export const listMembershipRequestsQuery = z.strictObject({
+  ...lightQuery,
+  /** `revoked` is Clerk's name for `rejected`. */
+  status: z
+    .enum(['pending', 'accepted', 'rejected', 'revoked'])
+    .transform((v) => (v === 'revoked' ? 'rejected' : v))
+    .optional(),
+});
 
 export const membershipRequestSchema = z
   .object({

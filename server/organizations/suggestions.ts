@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { organizations, organizationSuggestions } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
@@ -18,12 +18,15 @@ export const suggestionView = (s: SuggestionRow, organization: ReturnType<typeof
   updated_at: s.updatedAt,
 });
 
-export async function listUserSuggestions(deps: Pick<Deps, 'db'>, instanceId: string, userId: string) {
+export type SuggestionStatus = SuggestionRow['status'];
+
+/** The user's suggestions in these statuses (pending unless told: the accepted ones are requests to join awaiting an admin). */
+export async function listUserSuggestions(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, statuses: readonly SuggestionStatus[] = ['pending']) {
   const rows = await deps.db
     .select({ s: organizationSuggestions, org: organizations })
     .from(organizationSuggestions)
     .innerJoin(organizations, eq(organizations.id, organizationSuggestions.organizationId))
-    .where(and(eq(organizationSuggestions.instanceId, instanceId), eq(organizationSuggestions.userId, userId), eq(organizationSuggestions.status, 'pending')))
+    .where(and(eq(organizationSuggestions.instanceId, instanceId), eq(organizationSuggestions.userId, userId), inArray(organizationSuggestions.status, [...statuses])))
     .orderBy(asc(organizationSuggestions.id))
     .limit(101);
   const data = [];

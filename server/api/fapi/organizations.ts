@@ -194,13 +194,22 @@ const suggestionSchema = z.object({
   updated_at: z.number().int(),
 });
 
-export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'Organizations suggested to the user by their verified email domain',
-  query: meQuery,
+const suggestionsQuery = meQuery.extend({
+  /** One status or several, repeated or comma-separated (clerk-js sends a list either way): `pending` (default), `accepted`. */
+  status: z
+    .union([z.string().max(64), z.array(z.string().max(64)).max(4)])
+    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((one) => one.split(',')))
+    .pipe(z.array(z.enum(['pending', 'accepted'])).min(1))
+    .optional(),
+});
+
+export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, z.output<typeof suggestionsQuery>>({
+  summary: 'Organizations suggested to the user by their verified email domain; status pending (default) or accepted (asked to join), comma-separated for both',
+  query: suggestionsQuery,
   response: lightListSchema(suggestionSchema),
-  handle: async ({ deps, auth }) => {
+  handle: async ({ deps, auth, query }) => {
     const { me } = auth;
-    return listUserSuggestions(deps, auth.instance.id, me.userId);
+    return listUserSuggestions(deps, auth.instance.id, me.userId, query.status);
   },
 });
 

@@ -1649,7 +1649,7 @@ export interface BapiOperations {
       has_more: boolean;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; status?: "pending" | "accepted" | "rejected" };
+    query: { limit?: number; starting_after?: string; status?: "pending" | "accepted" | "rejected" | "revoked" };
   };
   /** Let the requester in with the instance’s default role (organizationMembership.created) */
   "POST /v1/organizations/{id}/membership_requests/{request_id}/accept": {

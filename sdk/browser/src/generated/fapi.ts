@@ -1454,7 +1454,7 @@ export interface FapiOperations {
     body: never;
     query: { session_id?: string; publishable_key?: string; _is_native?: string };
   };
-  /** Organizations suggested to the user by their verified email domain */
+  /** Organizations suggested to the user by their verified email domain; status pending (default) or accepted (asked to join), comma-separated for both */
   "GET /v1/me/organization_suggestions": {
     response: {
       object: "list";
@@ -1475,7 +1475,7 @@ export interface FapiOperations {
       has_more: boolean;
     };
     body: never;
-    query: { session_id?: string; publishable_key?: string; _is_native?: string };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string; status?: (string) | (Array<string>) };
   };
   /** Ask to join a suggested organization: a membership request its admins accept (the user then joins with the default role) or reject */
   "POST /v1/me/organization_suggestions/{id}/accept": {
@@ -1635,7 +1635,7 @@ export interface FapiOperations {
       has_more: boolean;
     };
     body: never;
-    query: { session_id?: string; publishable_key?: string; _is_native?: string; limit?: number; starting_after?: string; status?: "pending" | "accepted" | "rejected" };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string; limit?: number; starting_after?: string; status?: "pending" | "accepted" | "rejected" | "revoked" };
   };
   /** Let the requester in with the instance’s default role (organizationMembership.created) */
   "POST /v1/organizations/{id}/membership_requests/{request_id}/accept": {

@@ -162,6 +162,12 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
         return { total: list.total_count as number, org: list.data[0].publicOrganizationData.id as string, status: s.status as string, memberships: clerk.user.organizationMemberships.length as number };
       }, null);
       expect(asked).toEqual({ total: 1, org: orgId, status: 'accepted', memberships: 0 });
+      // The accepted suggestion is no longer pending; asked for with its status (one or several), it is listed.
+      const byStatus = await inPage(u.page, async (clerk) => {
+        const statuses = async (status?: string | string[]) => (await clerk.user.getOrganizationSuggestions(status ? { status } : undefined)).data.map((s: { status: string }) => s.status);
+        return { plain: await statuses(), accepted: await statuses('accepted'), both: await statuses(['pending', 'accepted']) };
+      }, null);
+      expect(byStatus).toEqual({ plain: [], accepted: ['accepted'], both: ['accepted'] });
       return u;
     };
     const welcome = await ask('welcome');
@@ -183,6 +189,12 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
       return { accepted: accepted.status as string, rejected: rejected.status as string, left: after.total_count as number, members: members.total_count as number };
     }, { welcome: welcome.userId, turnedDown: turnedDown.userId });
     expect(answered).toEqual({ accepted: 'accepted', rejected: 'revoked', left: 0, members: 2 });
+    // Clerk's status filter: `revoked` (Latchkey's rejected) and `accepted` list the answered requests.
+    const answeredLists = await inPage(admin.page, async (clerk) => {
+      const users = async (status: string) => (await clerk.organization.getMembershipRequests({ status })).data.map((r: { publicUserData: { userId: string }; status: string }) => [r.publicUserData.userId, r.status]);
+      return { revoked: await users('revoked'), accepted: await users('accepted') };
+    }, null);
+    expect(answeredLists).toEqual({ revoked: [[turnedDown.userId, 'revoked']], accepted: [[welcome.userId, 'accepted']] });
 
     // The accepted user is a member on their next reload; the rejected one is not.
     expect(await activate(welcome.page, orgId)).toBe(orgId);

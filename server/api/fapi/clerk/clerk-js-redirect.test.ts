@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bapiWith, createTestUser, setSettings } from '../../../testing/fapi-helpers';
+import { bapiWith, createTestUser, setSettings, totpCode } from '../../../testing/fapi-helpers';
+import { enrollTotp } from '../../../testing/auth-flows';
 import { required } from '../../../testing/requirements';
 import { makeSamlIdp, samlIdpFor, type SamlIdpForConnection } from '../../../testing/saml-idp';
 import { openOidcIdp, startFakeGitHub, type OidcIdp } from '../../../testing/social-idps';
@@ -119,6 +120,37 @@ describe.skipIf(!hasChromium)('social and SSO redirects started from clerk-js', 
     const { context, page } = await x.openApp();
     await redirectFlow(page, 'signIn', { strategy: 'oauth_github', ...urls() }, /\/done$/);
     expect(await clerkState(page)).toMatchObject({ userId, email });
+    await context.close();
+  }, 90_000);
+
+  it('oauth_github for a user with TOTP: the callback leaves the sign-in needs_second_factor, handleRedirectCallback sends to the second factor, attemptSecondFactor signs in', async () => {
+    const email = `gh-mfa-${++seq}@example.com`;
+    const userId = await createTestUser(x.h, x.inst, { email_address: [email] });
+    const { secret } = await enrollTotp(x.h, x.inst.instanceId, userId);
+    gh.loginAs = { id: 4200 + seq, login: `gh${seq}`, name: 'Grace Hopper', emails: [{ email, primary: true, verified: true }] };
+    const { context, page } = await x.openApp();
+    await redirectFlow(page, 'signIn', { strategy: 'oauth_github', ...urls() }, /\/sso-callback/);
+    expect(await inPage(page, async (clerk) => ({ status: clerk.client.signIn.status, user: clerk.user?.id ?? null }), null)).toEqual({ status: 'needs_second_factor', user: null });
+    await inPage(page, async (clerk, secondFactorUrl) => clerk.handleRedirectCallback({ secondFactorUrl }), `${x.appOrigin}/factor-two`).catch(() => undefined);
+    await page.waitForURL(/\/factor-two/, { timeout: 30_000 });
+    await loadClerk(page);
+    const wrong = await inPage(
+      page,
+      async (clerk) => clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code: '000000' }).then(() => null, (e: { errors?: { code: string }[] }) => e.errors?.[0]?.code),
+      null,
+    );
+    expect(wrong).toBe('form_code_incorrect');
+    const done = await inPage(
+      page,
+      async (clerk, code) => {
+        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code });
+        await clerk.setActive({ session: si.createdSessionId });
+        return { status: si.status as string, sessionId: si.createdSessionId as string };
+      },
+      totpCode(x.h, secret),
+    );
+    expect(done).toMatchObject({ status: 'complete', sessionId: expect.stringMatching(/^sess_/) });
+    expect(await clerkState(page)).toMatchObject({ userId, email, sessionId: done.sessionId });
     await context.close();
   }, 90_000);
 

@@ -64,23 +64,27 @@ async function factorAges(deps: D, ids: string[]): Promise<Map<string, [number, 
 
 /**
  * Clerk's client: the live sessions each with its user, the sign-in and sign-up in progress,
- * the active session. clerk-js takes `clerk.session` and `clerk.user` from it.
+ * the active session. clerk-js takes `clerk.session` and `clerk.user` from it. A session pending
+ * on the second factor of a sign-in in progress is not one yet for Clerk (it makes the session
+ * when the sign-in completes; clerk-js would take a pending one for a signed-in user with tasks
+ * to do); one pending on a task (`setup_mfa`) is.
  */
 export async function clerkClient(deps: D, instance: InstanceContext, client: ClientRow | null) {
   if (!client) return null;
   const view = await clientView(deps, instance, client);
+  const live = view.sessions.filter((s) => s.status !== 'pending' || s.tasks.length > 0);
   const users = new Map<string, Record<string, unknown>>();
-  for (const s of view.sessions) {
+  for (const s of live) {
     if (!users.has(s.user_id)) users.set(s.user_id, await userWithMemberships(deps, instance, s.user_id));
   }
-  const ages = await factorAges(deps, view.sessions.map((s) => s.id));
+  const ages = await factorAges(deps, live.map((s) => s.id));
   return {
     object: 'client' as const,
     id: client.id,
-    sessions: view.sessions.map((s) => clerkSession(s, users.get(s.user_id) ?? null, null, ages.get(s.id) ?? null)),
+    sessions: live.map((s) => clerkSession(s, users.get(s.user_id) ?? null, null, ages.get(s.id) ?? null)),
     sign_in: await signInInProgress(deps, instance, client),
     sign_up: await signUpInProgress(deps, instance, client),
-    last_active_session_id: view.last_active_session_id,
+    last_active_session_id: (live.find((s) => s.id === view.last_active_session_id) ?? live[0])?.id ?? null,
     captcha_bypass: false,
     // Null: clerk-js would otherwise send a client near its expiry through Clerk's ITP "touch"
     // redirect (GET /v1/client/touch), which Latchkey does not serve.

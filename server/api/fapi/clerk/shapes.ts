@@ -158,7 +158,8 @@ export function clerkSignIn(a: Json, userEmailId: string | null = null) {
     first_factor_verification: verification(a.first_factor_verification),
     second_factor_verification: verification(a.second_factor_verification),
     user_data: null,
-    created_session_id: a.created_session_id ?? null,
+    // Clerk names the session once the sign-in is complete (a second factor still due: none yet).
+    created_session_id: a.status === 'complete' ? (a.created_session_id ?? null) : null,
     abandon_at: a.abandon_at,
     identifier_kind: identifierKind(a.identifier),
   };
