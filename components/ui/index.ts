@@ -4,7 +4,7 @@ export { Badge } from './badge';
 export { Button } from './button';
 export { Card, CardBody, CardHeader } from './card';
 export { cn, focusRing } from './cn';
-export { CancelSubmit, ConfirmDialog, FormActions, FormDialog } from './confirm-dialog';
+export { ConfirmDialog, FormActions, FormDialog } from './confirm-dialog';
 export { CopyButton, CopyField } from './copy-button';
 export { Dialog } from './dialog';
 export { EmptyState } from './empty-state';
