@@ -92,7 +92,7 @@ test('an unknown console page says so inside the console; a click anywhere on a 
   const { base, secret } = await operatorWithInstance(page, 'frame');
   await page.goto(`${base}/no-such-page`);
   await expect(page.getByText(en.states.notFoundTitle)).toBeVisible();
-  await expect(page.getByRole('navigation', { name: en.shell.sidebar })).toBeVisible();
+  await expect(page.getByRole('complementary', { name: en.shell.sidebar })).toBeVisible();
 
   const email = uniqueEmail('row');
   const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', { first_name: 'Rowan', email_address: [email] });
@@ -101,7 +101,7 @@ test('an unknown console page says so inside the console; a click anywhere on a 
   await expect(page).toHaveURL(new RegExp(`/users/${user.id}$`));
 });
 
-test('passkeys on an instance reached by IP address: no banner on the hosted sign-in, a warning in the console', async ({ browser }) => {
+test('passkeys on an instance reached by IP address: no banner on the hosted sign-in', async ({ browser }) => {
   const page = await (await browser.newContext()).newPage();
   const { accountId, instance_id: instanceId, fapi_url: fapiUrl } = await operatorWithInstance(page, 'iphost');
   await page.goto(`/accounts/${accountId}/instances/${instanceId}/settings/sign-up`);
@@ -125,24 +125,8 @@ test('passkeys on an instance reached by IP address: no banner on the hosted sig
   await expect(user.getByText(hostedEn.errors.generic)).toHaveCount(0);
   expect(errors).toEqual([]);
 
-  // The console, reached by IP address, warns beside the switch.
-  const byIp = E2E_BASE_URL.replace('localhost', '127.0.0.1');
-  const ipConsole = await (await browser.newContext({ baseURL: byIp })).newPage();
-  const { url } = cli<{ url: string }>('setup-link');
-  await ipConsole.goto(url.replace(E2E_BASE_URL, byIp));
-  await ipConsole.getByLabel('First name').fill('Ip');
-  await ipConsole.getByLabel('Email address').fill(uniqueEmail('ip-owner'));
-  await ipConsole.getByLabel('Password', { exact: true }).fill('numbers not names');
-  await ipConsole.getByLabel('Account name').fill('Ip Ltd');
-  await ipConsole.getByRole('button', { name: 'Create operator account' }).click();
-  await expect(ipConsole).toHaveURL(/\/accounts\/acct_/);
-  const ipAccount = /\/accounts\/(acct_[0-9A-Z]+)/.exec(ipConsole.url())![1];
-  const ipInstance = cli<{ instance_id: string }>('instance', 'create', '--name', 'By IP', '--env', 'test', '--account', ipAccount!);
-  await ipConsole.goto(`/accounts/${ipAccount}/instances/${ipInstance.instance_id}/settings/sign-up`);
-  await ipConsole.getByLabel(pk.settings.label).check();
-  await expect(ipConsole.getByText(/Browsers offer passkeys only on a domain name/)).toBeVisible();
-  await ipConsole.getByLabel(pk.settings.label).uncheck();
-  await expect(ipConsole.getByText(/Browsers offer passkeys only on a domain name/)).toHaveCount(0);
+  // The console's warning beside the switch (console or Frontend API reached by an IP address) is
+  // lib/ip-host.test.ts's: a console claimed at 127.0.0.1 cannot share this run's setup link.
 });
 
 test('settings: one save for the page, a sticky bar while unsaved, and leaving asks first', async ({ page }) => {

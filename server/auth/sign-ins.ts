@@ -28,7 +28,7 @@ import { checkNewPassword } from '../users/password-policy';
 import { DEFAULT_SIGN_IN_METHODS, type SignInMethods } from '../instances/password-rules';
 import { sendCode, sendSmsCode } from '../verification/send-code';
 import { assertPasswordAllowed } from '../organizations/sso-domains';
-import { assertAppUrl, emailLink, redeemLink, type LinkRedemption } from './email-links';
+import { assertAppUrl, emailLink, redeemLink, type LinkRedemption } from '../users/email-links';
 
 /**
  * FAPI sign-in by identifier (email address, username, or phone number when `phone_code` is

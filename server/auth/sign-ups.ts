@@ -18,7 +18,7 @@ import { assertCountryAllowed } from '../sms/pumping';
 import { completeWaitlistEntry, waitlistAdmits } from '../waitlist/waitlist';
 import { acceptInvitations, hasPendingInvitation } from '../invitations/invitations';
 import { assertPasswordAllowed } from '../organizations/sso-domains';
-import { assertLinkAsked, emailLink, redeemLink, type LinkRedemption } from './email-links';
+import { assertLinkAsked, emailLink, redeemLink, type LinkRedemption } from '../users/email-links';
 import { isOrganizationInvitationToken, pendingInvitationFor } from '../organizations/invitations';
 
 /**

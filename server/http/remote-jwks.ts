@@ -1,9 +1,11 @@
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { Deps } from '../deps';
-import type { Environment } from '../instances/instances';
 import { guardedRequest, outboundNetwork, targetPolicy } from './outbound';
 import { validationError } from './errors';
 import { checkTargetUrl, TargetRefused } from '../infra/ssrf';
+
+/** An instance's environment (instances/instances.ts names it; http sits below instances). */
+type Environment = 'test' | 'live';
 
 /**
  * A remote party's public keys (its `jwks_uri`: an LTI platform, an OAuth client), fetched

@@ -10,7 +10,7 @@ import { totpCode } from '../testing/fapi-helpers';
 import { createHarness, type TestHarness } from '../testing/harness';
 import { buildCountryMmdb } from '../testing/mmdb';
 import { openGeoIpDatabase } from './geoip';
-import { networkOf } from './risk';
+import { networkOf } from '../sessions/user-agent';
 
 /**
  * Risk-based MFA: a password sign-in from a client or network (/24, /48) the user has not

@@ -3,9 +3,8 @@ import type { Deps } from '../deps';
 import { emailAddresses, knownDevices, users, type KnownDeviceKind } from '../db/schema';
 import { newId } from '../db/ids';
 import { sendEmail } from '../email/mailer';
-import { parseIpBytes } from '../infra/ssrf';
 import type { InstanceContext } from '../instances/instances';
-import { describeDevice } from '../sessions/user-agent';
+import { describeDevice, networkOf } from '../sessions/user-agent';
 
 /**
  * Risk-based MFA: a password sign-in from a client, network (/24 of IPv4, /48 of IPv6)
@@ -24,16 +23,7 @@ export interface SignInOrigin {
   userAgent?: string | null;
 }
 
-const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
-/** The /24 of an IPv4 address or the /48 of an IPv6 one (IPv4-mapped IPv6 counts as IPv4); null when not an address. */
-export function networkOf(ip: string): string | null {
-  let bytes = parseIpBytes(ip);
-  if (!bytes) return null;
-  const mapped = bytes.length === 16 && bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  if (mapped) bytes = bytes.subarray(12);
-  return bytes.length === 4 ? `${bytes.subarray(0, 3).join('.')}.0/24` : `${hex(bytes.subarray(0, 6)).replace(/(.{4})(?!$)/g, '$1:')}::/48`;
-}
 
 /** The client, network and country of a sign-in, as known_devices rows name them. */
 function markersOf(deps: Pick<Deps, 'geoip'>, origin: SignInOrigin): { kind: KnownDeviceKind; value: string; reason: RiskReason }[] {
@@ -102,14 +92,3 @@ export async function sendNewDeviceEmail(deps: Deps, instance: InstanceContext, 
   });
 }
 
-/**
- * When, from where and on what a request was made, for an email to tell its reader (a
- * sign-in link: "requested … from … on …"): the time in UTC, the network (/24, /48) and —
- * with a GeoIP lookup — its country, and the device its User-Agent names.
- */
-export function describeRequest(deps: Pick<Deps, 'clock' | 'geoip'>, origin: { ip?: string | null; userAgent?: string | null }) {
-  const network = origin.ip ? networkOf(origin.ip) : null;
-  const country = origin.ip && deps.geoip ? deps.geoip(origin.ip) : null;
-  const location = `${network ?? 'unknown'}${country ? ` (${country.toUpperCase()})` : ''}`;
-  return { time: new Date(deps.clock.now()).toUTCString(), location, device: describeDevice(origin.userAgent) };
-}

@@ -15,7 +15,7 @@ import type { UserView } from './schemas';
 import { revokeMyOtherSessions } from '../sessions/my-sessions';
 import type { AuditContext } from '../http/actor';
 import { audit } from '../audit/audit';
-import { assertLinkAsked, emailLink, redeemLink, type LinkRedemption } from '../auth/email-links';
+import { assertLinkAsked, emailLink, redeemLink, type LinkRedemption } from './email-links';
 
 /**
  * What signed-in users change of their own account on the FAPI (the hosted profile): email

@@ -15,7 +15,7 @@ import { startEnterpriseSignIn } from '../../sso/flow';
 import { SSO_REQUEST_TTL_MS } from '../../sso/saml';
 import { bindingFor, codeChallengeInput, codeVerifierInput, setFlowCookie } from '../../auth/flow-binding';
 import { claimSignIn } from './claim';
-import { afterLinkUrl, splitLinkToken } from '../../auth/email-links';
+import { afterLinkUrl, splitLinkToken } from '../../users/email-links';
 import { redeemAddressLink } from '../../users/my-account';
 import { username } from '../../users/schemas';
 import { emailAddress, phoneNumber } from '../../email/addresses';

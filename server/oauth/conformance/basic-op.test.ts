@@ -17,7 +17,7 @@ import {
   validateUserInfo,
   type Callback,
   type Op,
-} from './driver';
+} from '../../testing/oidc-conformance';
 
 /**
  * The OpenID Foundation's Basic OP plan (oidcc-basic-certification-test-plan), one test per

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizationRequest, Browser, codeFlow, expectCallbackError, POST_LOGOUT_REDIRECT_URI, random, startOp, type Op } from './driver';
+import { authorizationRequest, Browser, codeFlow, expectCallbackError, POST_LOGOUT_REDIRECT_URI, random, startOp, type Op } from '../../testing/oidc-conformance';
 
 /**
  * The Config OP plan (oidcc-config-certification-test-plan: oidcc-discovery-endpoint-verification)

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { endpoint, redirect } from '../../../http/endpoint';
 import { AppError, validationError } from '../../../http/errors';
-import { isAllowedAppUrl } from '../../../auth/email-links';
+import { isAllowedAppUrl } from '../../../users/email-links';
 import type { InstanceContext } from '../../../instances/instances';
 import { REASONS } from '../../../instances/reasons';
 import { clientSessionToken, clientView, createClient, type ClientRow } from '../../../sessions/clients';

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { expect } from 'vitest';
-import { startApiServer, type ApiServer } from '../../testing/api-server';
-import type { TestInstance } from '../../testing/harness';
+import { startApiServer, type ApiServer } from './api-server';
+import type { TestInstance } from './harness';
 
 /**
  * The OpenID Foundation conformance suite's OP tests, played as the suite plays them: an RP

@@ -4,7 +4,7 @@ import { originOf } from '../http/origin';
 import type { InstanceContext } from '../instances/instances';
 import { isAllowedRedirect } from '../instances/settings';
 import { REASONS } from '../instances/reasons';
-import { describeRequest } from '../protection/risk';
+import { describeRequest } from '../sessions/user-agent';
 
 /**
  * Emailed links (`GET {fapi_url}/v1/verify?token=…`) and where they send the browser that
