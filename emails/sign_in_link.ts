@@ -1,5 +1,5 @@
 import { layout } from './layout';
-import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, EXPIRES_IN_MINUTES, type EmailTemplateDefinition } from './types';
+import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, EXPIRES_IN_MINUTES, LINK_REQUEST, type EmailTemplateDefinition } from './types';
 
 export default {
   name: 'sign_in_link',
@@ -10,9 +10,7 @@ export default {
     LOGO_URL,
     SUPPORT_EMAIL,
     EXPIRES_IN_MINUTES,
-    { name: 'time', type: 'string', required: false, description: 'When the link was asked for (UTC)', sample: 'Sat, 22 Nov 2025 10:24:00 GMT' },
-    { name: 'location', type: 'string', required: false, description: 'Where it was asked from: the network (/24, /48), with the country when GeoIP is set up', sample: '203.0.113.0/24 (FR)' },
-    { name: 'device', type: 'string', required: false, description: 'The browser and operating system that asked', sample: 'Firefox on macOS' },
+    ...LINK_REQUEST,
   ],
   locales: {
     en: {
