@@ -18,6 +18,7 @@ export const REASONS = {
   mfa_required: 'mfa_required',
   incorrect_code: 'incorrect_code',
   incorrect_password: 'incorrect_password',
+  strategy_not_allowed: 'strategy_not_allowed',
   too_many_identifiers: 'too_many_identifiers',
   already_verified: 'already_verified',
   primary_identifier: 'primary_identifier',
