@@ -24,7 +24,7 @@ test('an operator overrides a French hosted-page title; the French sign-up page 
     await expect(page.getByRole('heading', { name: en.localizations.title })).toBeVisible();
     await page.getByLabel(en.localizations.language).selectOption('fr');
     await page.getByLabel(en.localizations.resource).selectOption('hosted.signUp.title');
-    await page.getByLabel(en.localizations.fields.text).fill(heading);
+    await page.getByLabel(en.localizations.fields.text, { exact: true }).fill(heading);
     await page.getByRole('button', { name: en.localizations.save }).click();
     await expect(page.getByText(en.localizations.saved, { exact: true })).toBeVisible();
   });
