@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { CATALOGS } from '../../messages';
 import type { Locale } from '../../i18n/locales';
 import { hostedLocale } from '../localization/hosted-locale';
+import { autoPost, escapeHtml, hiddenInputs } from '../http/auto-post-form';
 
 /**
  * The provider's own hosted pages (consent, errors, logout), rendered by the OIDC router as
@@ -10,8 +10,6 @@ import { hostedLocale } from '../localization/hosted-locale';
  */
 type Copy = (typeof CATALOGS)['en']['oauth'];
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 const fill = (template: string, values: Record<string, string>) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
 
@@ -34,11 +32,6 @@ function layout(locale: Locale, title: string, body: string): string {
   return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
-const hidden = (params: Record<string, string>) =>
-  Object.entries(params)
-    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
-    .join('');
-
 export function consentPage(l: PageLocale, a: { action: string; appName: string; user: string; scopes: string[]; params: Record<string, string> }): string {
   const { copy } = l;
   const scopeText = (s: string) => (s in copy.consent.scopes && s !== 'other' ? copy.consent.scopes[s as keyof Copy['consent']['scopes']] : fill(copy.consent.scopes.other, { scope: s }));
@@ -46,7 +39,7 @@ export function consentPage(l: PageLocale, a: { action: string; appName: string;
   const body =
     `<p><small>${escapeHtml(fill(copy.consent.signedInAs, { user: a.user }))}</small></p>` +
     `<p>${escapeHtml(fill(copy.consent.intro, { app: a.appName }))}</p><ul>${items}</ul>` +
-    `<form method="post" action="${escapeHtml(a.action)}">${hidden(a.params)}<div class="actions">` +
+    `<form method="post" action="${escapeHtml(a.action)}">${hiddenInputs(a.params)}<div class="actions">` +
     `<button type="submit" name="decision" value="deny">${escapeHtml(copy.consent.deny)}</button>` +
     `<button type="submit" name="decision" value="allow">${escapeHtml(copy.consent.allow)}</button></div></form>` +
     `<p><small>${escapeHtml(copy.consent.note)}</small></p>`;
@@ -60,26 +53,17 @@ export const logoutConfirmPage = (l: PageLocale, action: string, params: Record<
   layout(
     l.locale,
     l.copy.logout.confirmTitle,
-    `<form method="post" action="${escapeHtml(action)}">${hidden({ ...params, confirm: '1' })}<div class="actions"><button class="primary" type="submit">${escapeHtml(l.copy.logout.confirm)}</button></div></form>`,
+    `<form method="post" action="${escapeHtml(action)}">${hiddenInputs({ ...params, confirm: '1' })}<div class="actions"><button class="primary" type="submit">${escapeHtml(l.copy.logout.confirm)}</button></div></form>`,
   );
 
 export const loggedOutPage = (l: PageLocale) => layout(l.locale, l.copy.logout.done, '');
 
-/** The one script of the form_post page; the page's CSP allows it by its digest and nothing else. */
-const FORM_POST_SCRIPT = 'document.forms[0].submit()';
-const FORM_POST_SCRIPT_HASH = `'sha256-${createHash('sha256').update(FORM_POST_SCRIPT).digest('base64')}'`;
-
 /**
  * OAuth 2.0 Form Post Response Mode: a page whose form posts the answer to the redirect_uri
- * as soon as it loads (a button when scripts are off). Its own CSP: the one script, and a
- * form that may go only to the redirect_uri's origin.
+ * as soon as it loads (a button when scripts are off); the form may go only to the redirect_uri's origin.
  */
 export function formPostPage(l: PageLocale, redirectUri: string, values: Record<string, string>) {
-  const html = layout(
-    l.locale,
-    l.copy.formPost.title,
-    `<form method="post" action="${escapeHtml(redirectUri)}">${hidden(values)}<noscript><div class="actions"><button class="primary" type="submit">${escapeHtml(l.copy.formPost.submit)}</button></div></noscript></form><script>${FORM_POST_SCRIPT}</script>`,
-  );
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src ${FORM_POST_SCRIPT_HASH}; form-action ${new URL(redirectUri).origin}; base-uri 'none'; frame-ancestors 'none'`;
-  return { html, headers: { 'cache-control': 'no-store', 'content-security-policy': csp } };
+  const button = `<div class="actions"><button class="primary" type="submit">${escapeHtml(l.copy.formPost.submit)}</button></div>`;
+  const { markup, headers } = autoPost(redirectUri, values, button, { inlineStyles: true, formActionOrigin: new URL(redirectUri).origin });
+  return { html: layout(l.locale, l.copy.formPost.title, markup), headers };
 }
