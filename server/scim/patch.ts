@@ -11,7 +11,11 @@ import { PATCH_SCHEMA } from './discovery';
  * validated and stored like a PUT, so PATCH and PUT share one set of rules.
  */
 export const patchBody = z.preprocess(
-  (body) => foldKeys(body, ['schemas', 'Operations'], (operations) => (Array.isArray(operations) ? operations.map((o) => foldKeys(o, ['op', 'path', 'value'])) : operations)),
+  (body) => {
+    const folded = foldKeys(body, ['schemas', 'Operations']);
+    const operations = (folded as { Operations?: unknown } | null)?.Operations;
+    return Array.isArray(operations) ? { ...(folded as object), Operations: operations.map((o) => foldKeys(o, ['op', 'path', 'value'])) } : folded;
+  },
   z.looseObject({
     schemas: z.array(z.string()).optional(),
     Operations: z
@@ -25,13 +29,12 @@ export const patchBody = z.preprocess(
  * The PatchOp's own attribute names in their schema's case: names are case-insensitive
  * (RFC 7643 §2.1), and some directories send `operations` or `Op`. Values are left as sent.
  */
-function foldKeys(v: unknown, names: string[], inner: (second: unknown) => unknown = (x) => x): unknown {
+function foldKeys(v: unknown, names: string[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
   const out: Record<string, unknown> = {};
   for (const [k, value] of Object.entries(v)) {
-    const name = names.find((n) => n.toLowerCase() === k.toLowerCase());
-    if (name && name in out) continue;
-    out[name ?? k] = name === names[1] ? inner(value) : value;
+    const name = names.find((n) => n.toLowerCase() === k.toLowerCase()) ?? k;
+    if (!(name in out)) out[name] = value;
   }
   return out;
 }
