@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import { listen, startApiServer, type LoopbackName } from './api-server';
 import { codeSentTo } from './auth-flows';
 import { createTestUser, setSettings } from './fapi-helpers';
-import type { TestHarness, TestInstance } from './harness';
+import { TestClock, type TestHarness, type TestInstance } from './harness';
 import type { InstanceSettings } from '../instances/settings';
 
 /**
@@ -28,7 +28,8 @@ const CLERK_JS_DIST = join(ROOT, 'node_modules/@clerk/clerk-js/dist');
 const CLERK_UI_DIST = join(ROOT, 'node_modules/@clerk/ui/dist');
 
 /** clerk-js (like @clerk/backend) splits a key on `_` and decodes it with atob: a key whose base64url holds `-` or `_` is refused by Clerk's parser. */
-export const clerkParsesKey = (pk: string) => /^pk_(test|live)_[A-Za-z0-9]+$/.test(pk) && Buffer.from(pk.split('_')[2]!, 'base64').toString().includes('.');
+export const clerkParsesKey = (pk: string) =>
+  /^pk_(test|live)_[A-Za-z0-9]+$/.test(pk) && Buffer.from(pk.split('_')[2]!, 'base64').toString().includes('.');
 
 export interface FapiCall {
   method: string;
@@ -85,14 +86,21 @@ ${ui ? '<script src="/clerk-ui/ui.browser.js"></script>' : ''}
 <script src="/clerk-js/clerk.browser.js" data-clerk-publishable-key="${pk}" data-clerk-proxy-url="${fapiUrl}"></script>
 </body></html>`;
 
-export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceSettings>; env?: Record<string, string>; host?: LoopbackName } = {}): Promise<ClerkBrowserHarness> {
+export async function startClerkBrowserHarness(
+  o: { settings?: Partial<InstanceSettings>; env?: Record<string, string>; host?: LoopbackName } = {},
+): Promise<ClerkBrowserHarness> {
   // Each browser context is its own visitor: its own address (per-IP limits), told by its user agent's tag.
   const api = await startApiServer({
+    clock: TestClock.running(),
     env: o.env,
     host: o.host,
     beforeRequest: (req: IncomingMessage) => {
       const n = /LatchkeyVisitor\/(\d+)/.exec(req.headers['user-agent'] ?? '')?.[1];
-      if (n) Object.defineProperty(req.socket, 'remoteAddress', { value: `10.77.${Math.floor(Number(n) / 250)}.${(Number(n) % 250) + 1}`, configurable: true });
+      if (n)
+        Object.defineProperty(req.socket, 'remoteAddress', {
+          value: `10.77.${Math.floor(Number(n) / 250)}.${(Number(n) % 250) + 1}`,
+          configurable: true,
+        });
     },
   });
   const { h, apiUrl } = api;
@@ -152,7 +160,12 @@ export async function startClerkBrowserHarness(o: { settings?: Partial<InstanceS
     });
     if (process.env.CLERK_JS_LOG) {
       p.on('console', (m) => process.stderr.write(`[page ${m.type()}] ${m.text()}\n`));
-      p.on('response', (r) => r.url().startsWith(fapiUrl) && process.stderr.write(`[fapi] ${r.request().method()} ${r.url().slice(fapiUrl.length)} → ${r.status()}\n`));
+      p.on(
+        'response',
+        (r) =>
+          r.url().startsWith(fapiUrl) &&
+          process.stderr.write(`[fapi] ${r.request().method()} ${r.url().slice(fapiUrl.length)} → ${r.status()}\n`),
+      );
     }
     await p.goto(`${appOrigin}${path}${ui ? (path.includes('?') ? '&' : '?') + 'ui=1' : ''}`);
     await p.waitForFunction(() => 'Clerk' in window);
@@ -200,7 +213,7 @@ export async function inPage<T, A>(page: Page, fn: (clerk: PageClerk, arg: A) =>
 }
 
 /** What a ClerkAPIResponseError carries, as Clerk's UI reads it. */
-export const apiError = async <A,>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<unknown>, arg: A) =>
+export const apiError = async <A>(page: Page, fn: (clerk: PageClerk, arg: A) => Promise<unknown>, arg: A) =>
   inPage(
     page,
     async (clerk, { source, arg }) => {
@@ -209,7 +222,12 @@ export const apiError = async <A,>(page: Page, fn: (clerk: PageClerk, arg: A) =>
         return null;
       } catch (e) {
         const err = e as { status?: number; errors?: { code: string; longMessage?: string; meta?: { paramName?: string } }[] };
-        return { status: err.status, codes: err.errors?.map((x) => x.code), params: err.errors?.map((x) => x.meta?.paramName), long: err.errors?.[0]?.longMessage };
+        return {
+          status: err.status,
+          codes: err.errors?.map((x) => x.code),
+          params: err.errors?.map((x) => x.meta?.paramName),
+          long: err.errors?.[0]?.longMessage,
+        };
       }
     },
     { source: fn.toString(), arg },
@@ -218,7 +236,12 @@ export const apiError = async <A,>(page: Page, fn: (clerk: PageClerk, arg: A) =>
 /** Waits for clerk-js on a (re)loaded page and loads it. */
 export async function loadClerk(page: Page) {
   await page.waitForFunction(() => 'Clerk' in window);
-  await inPage(page, async (clerk) => clerk.load({ telemetry: false, ui: { ClerkUI: (window as unknown as { __internal_ClerkUICtor?: unknown }).__internal_ClerkUICtor } }), null);
+  await inPage(
+    page,
+    async (clerk) =>
+      clerk.load({ telemetry: false, ui: { ClerkUI: (window as unknown as { __internal_ClerkUICtor?: unknown }).__internal_ClerkUICtor } }),
+    null,
+  );
 }
 
 /** Who clerk-js says is signed in on the page. */

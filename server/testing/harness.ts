@@ -17,10 +17,20 @@ import { openTestDatabase } from './database';
 import type { Database } from '../db/client';
 
 export class TestClock implements Clock {
-  constructor(private t = Date.now()) {}
-  now = () => this.t;
+  private offset = 0;
+  /** Frozen at `frozenAt` (by default the moment it is made); `null`: runs with the real clock. */
+  constructor(private frozenAt: number | null = Date.now()) {}
+  /**
+   * A clock that runs with real time (`advance` still moves it on): for a server whose tokens are
+   * checked by code we do not run on this clock (a browser's clerk-js, @clerk/backend in an app),
+   * where a frozen clock makes a token minted a minute into the file look expired.
+   */
+  static running() {
+    return new TestClock(null);
+  }
+  now = () => (this.frozenAt ?? Date.now()) + this.offset;
   advance(ms: number) {
-    this.t += ms;
+    this.offset += ms;
   }
 }
 
@@ -50,6 +60,8 @@ export interface HarnessOptions {
   dns?: DnsResolver;
   /** Share another harness's database: a second node of the same deployment (its close leaves the database open). */
   database?: Database;
+  /** Default: a clock frozen when the harness starts (see `TestClock.running()`). */
+  clock?: TestClock;
 }
 
 export interface TestHarness {
@@ -69,7 +81,7 @@ export interface TestHarness {
 
 /** The API in-process over a fresh database, called with `app.request`-style Requests. */
 export async function createHarness(opts: HarnessOptions = {}): Promise<TestHarness> {
-  const clock = new TestClock();
+  const clock = opts.clock ?? new TestClock();
   const database = opts.database ? { ...opts.database, close: async () => {} } : await openTestDatabase();
   const config: Config = loadConfig({
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -132,8 +144,12 @@ export const notOpenYet = (): never => {
 /** A harness that is `get()` at each use: one opened in a beforeAll, named before it opens. */
 export function deferredHarness(get: () => TestHarness): TestHarness {
   return {
-    get runtime() { return get().runtime; },
-    get clock() { return get().clock; },
+    get runtime() {
+      return get().runtime;
+    },
+    get clock() {
+      return get().clock;
+    },
     request: (method, path, o) => get().request(method, path, o),
     call: (method, path, o) => get().call(method, path, o),
     createInstance: (o) => get().createInstance(o),
@@ -165,9 +181,17 @@ export function sharedInstance(h: TestHarness, opts?: Parameters<TestHarness['cr
   });
   const i = () => created ?? notOpenYet();
   return {
-    get instanceId() { return i().instanceId; },
-    get secret() { return i().secret; },
-    get keyId() { return i().keyId; },
-    get publishableKey() { return i().publishableKey; },
+    get instanceId() {
+      return i().instanceId;
+    },
+    get secret() {
+      return i().secret;
+    },
+    get keyId() {
+      return i().keyId;
+    },
+    get publishableKey() {
+      return i().publishableKey;
+    },
   };
 }

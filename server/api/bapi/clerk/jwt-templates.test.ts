@@ -4,6 +4,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from '
 import { describe, expect, it } from 'vitest';
 import { auditLogs } from '../../../db/schema';
 import { createTestUser, setSettings, signedInClient } from '../../../testing/fapi-helpers';
+import { TestClock } from '../../../testing/harness';
 import { sharedApiServer } from '../../../testing/api-server';
 import { sharedInstance } from '../../../testing/harness';
 
@@ -14,7 +15,7 @@ import { sharedInstance } from '../../../testing/harness';
  * JWKS and with `@clerk/backend`'s verifyToken. The SDK runs with its default options (its own
  * fetch) against the API on a real socket, PUBLIC_URL = its address.
  */
-const api = sharedApiServer({ env: { BAPI_RATE_LIMIT: '100000' } });
+const api = sharedApiServer({ clock: TestClock.running(), env: { BAPI_RATE_LIMIT: '100000' } });
 const h = api.h;
 const inst = sharedInstance(h);
 const API_URL = () => api.apiUrl;
@@ -32,7 +33,10 @@ async function instanceJwks() {
 }
 
 async function auditOf(action: string, target: string) {
-  return h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, action), eq(auditLogs.target, target)));
+  return h.runtime.deps.db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.action, action), eq(auditLogs.target, target)));
 }
 
 describe('BAPI /v1/jwt_templates', () => {
@@ -56,7 +60,10 @@ describe('BAPI /v1/jwt_templates', () => {
     expect(Object.keys(list.body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
     expect(list.body.data.map((t: { id: string }) => t.id)).toContain(id);
 
-    const patched = await h.call('PATCH', `/v1/jwt_templates/${id}`, { key: inst.secret, body: { lifetime: 3600, allowed_clock_skew: 0, claims: { role: 'admin' } } });
+    const patched = await h.call('PATCH', `/v1/jwt_templates/${id}`, {
+      key: inst.secret,
+      body: { lifetime: 3600, allowed_clock_skew: 0, claims: { role: 'admin' } },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'hasura', lifetime: 3600, allowed_clock_skew: 0, claims: { role: 'admin' } });
     const reset = await h.call('PATCH', `/v1/jwt_templates/${id}`, { key: inst.secret, body: { lifetime: null } });
@@ -120,13 +127,20 @@ describe('BAPI /v1/jwt_templates', () => {
     const mine = await create({ name: 'mine', claims: {} });
     const elsewhere = await h.createInstance();
     expect((await h.call('GET', `/v1/jwt_templates/${mine.body.id}`, { key: elsewhere.secret })).status).toBe(404);
-    expect((await h.call('PATCH', `/v1/jwt_templates/${mine.body.id}`, { key: elsewhere.secret, body: { lifetime: 100 } })).status).toBe(404);
+    expect((await h.call('PATCH', `/v1/jwt_templates/${mine.body.id}`, { key: elsewhere.secret, body: { lifetime: 100 } })).status).toBe(
+      404,
+    );
     expect((await h.call('DELETE', `/v1/jwt_templates/${mine.body.id}`, { key: elsewhere.secret })).status).toBe(404);
   });
 
   it('serves @clerk/backend’s jwtTemplates API (list paginated, create, get, update, delete)', async () => {
     const c = clerk();
-    const t = await c.jwtTemplates.create({ name: 'sdk-made', claims: { plan: '{{user.public_metadata.plan}}' }, lifetime: 120, allowedClockSkew: 10 });
+    const t = await c.jwtTemplates.create({
+      name: 'sdk-made',
+      claims: { plan: '{{user.public_metadata.plan}}' },
+      lifetime: 120,
+      allowedClockSkew: 10,
+    });
     expect(t).toMatchObject({ name: 'sdk-made', lifetime: 120, allowedClockSkew: 10, customSigningKey: false, signingAlgorithm: 'RS256' });
     expect((await c.jwtTemplates.get(t.id)).claims).toEqual({ plan: '{{user.public_metadata.plan}}' });
     const list = await c.jwtTemplates.list();
@@ -145,12 +159,24 @@ describe('minting: POST /v1/sessions/:id/tokens/:template and /v1/client/session
   it('BAPI: @clerk/backend’s sessions.getToken(id, template) answers a JWT verifyToken and jose accept, with the template’s claims', async () => {
     const c = clerk();
     const u = await c.users.createUser({ emailAddress: [email()], firstName: 'Ada', publicMetadata: { plan: 'pro' } });
-    await c.jwtTemplates.create({ name: 'supabase', claims: { aud: 'authenticated', role: 'authenticated', plan: '{{user.public_metadata.plan}}', greeting: 'hi {{user.first_name}}' }, lifetime: 600, allowedClockSkew: 10 });
+    await c.jwtTemplates.create({
+      name: 'supabase',
+      claims: { aud: 'authenticated', role: 'authenticated', plan: '{{user.public_metadata.plan}}', greeting: 'hi {{user.first_name}}' },
+      lifetime: 600,
+      allowedClockSkew: 10,
+    });
     const s = await c.sessions.createSession({ userId: u.id });
     const { jwt } = await c.sessions.getToken(s.id, 'supabase');
 
     const claims = await verifyToken(jwt, { secretKey: inst.secret, apiUrl: API_URL(), apiVersion: 'v1' });
-    expect(claims).toMatchObject({ iss: FAPI_URL(), sub: u.id, aud: 'authenticated', role: 'authenticated', plan: 'pro', greeting: 'hi Ada' });
+    expect(claims).toMatchObject({
+      iss: FAPI_URL(),
+      sub: u.id,
+      aud: 'authenticated',
+      role: 'authenticated',
+      plan: 'pro',
+      greeting: 'hi Ada',
+    });
     expect(claims.exp - claims.iat).toBe(600);
     expect(claims.iat - claims.nbf!).toBe(10);
     expect(claims.jti).toMatch(/^[0-9a-f]{20}$/);
@@ -164,7 +190,9 @@ describe('minting: POST /v1/sessions/:id/tokens/:template and /v1/client/session
     expect(protectedHeader.kid).toBe(decodeProtectedHeader((await c.sessions.getToken(s.id)).jwt).kid);
 
     // Two tokens are two jtis.
-    expect((await verifyToken((await c.sessions.getToken(s.id, 'supabase')).jwt, { secretKey: inst.secret, apiUrl: API_URL() })).jti).not.toBe(claims.jti);
+    expect(
+      (await verifyToken((await c.sessions.getToken(s.id, 'supabase')).jwt, { secretKey: inst.secret, apiUrl: API_URL() })).jti,
+    ).not.toBe(claims.jti);
     // Not a session token: Latchkey's session verification refuses it.
     const asSession = await h.call('POST', '/v1/sessions/verify', { key: inst.secret, body: { token: jwt } });
     expect(asSession.status).toBeGreaterThanOrEqual(400);
@@ -194,13 +222,19 @@ describe('minting: POST /v1/sessions/:id/tokens/:template and /v1/client/session
     expect(payload.name).toMatch(/^fapi/);
     expect(payload.exp! - payload.iat!).toBe(30);
     expect(payload.nbf).toBe(payload.iat);
-    const viaSdk = await verifyToken(res.body.jwt, { secretKey: inst.secret, apiUrl: API_URL(), authorizedParties: ['https://app.example.com'] });
+    const viaSdk = await verifyToken(res.body.jwt, {
+      secretKey: inst.secret,
+      apiUrl: API_URL(),
+      authorizedParties: ['https://app.example.com'],
+    });
     expect(viaSdk.sub).toBe(userId);
 
     // The FAPI's own origin is azp too; an origin the instance does not allow is refused by the FAPI.
     const own = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`);
     expect((await jwtVerify(own.body.jwt, await instanceJwks())).payload.azp).toBe(new URL(API_URL()).origin);
-    expect((await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`, { origin: 'https://evil.example.com' })).status).toBe(403);
+    expect((await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/fapi-tpl`, { origin: 'https://evil.example.com' })).status).toBe(
+      403,
+    );
 
     const unknown = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/missing`);
     expect(unknown.status).toBe(404);
@@ -227,11 +261,19 @@ describe('{{org.…}} and {{org_membership.…}} shortcodes', () => {
     const slug = `acme-${Date.now()}`;
     const org = await h.call('POST', '/v1/organizations', {
       key: inst.secret,
-      body: { name: 'Acme Rockets', slug, image_url: 'https://img.example.com/acme.png', public_metadata: { tier: 'gold', limits: { seats: 5 } } },
+      body: {
+        name: 'Acme Rockets',
+        slug,
+        image_url: 'https://img.example.com/acme.png',
+        public_metadata: { tier: 'gold', limits: { seats: 5 } },
+      },
     });
     expect(org.status, JSON.stringify(org.body)).toBe(200);
     const orgId = org.body.id as string;
-    const member = await h.call('POST', `/v1/organizations/${orgId}/memberships`, { key: inst.secret, body: { user_id: user.id, role: 'org:admin', public_metadata: { team: 'launch' } } });
+    const member = await h.call('POST', `/v1/organizations/${orgId}/memberships`, {
+      key: inst.secret,
+      body: { user_id: user.id, role: 'org:admin', public_metadata: { team: 'launch' } },
+    });
     expect(member.status, JSON.stringify(member.body)).toBe(200);
     // Clerk's own names for them: a template token carries no organization claims of its own, so org_* are the template's to set.
     await c.jwtTemplates.create({
@@ -257,8 +299,18 @@ describe('{{org.…}} and {{org_membership.…}} shortcodes', () => {
       const fapi = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens/with-org`);
       expect(fapi.status, JSON.stringify(fapi.body)).toBe(200);
       const bapi = await c.sessions.getToken(sessionId, 'with-org');
-      const both = [await verifyToken(fapi.body.jwt, { secretKey: inst.secret, apiUrl: API_URL() }), await verifyToken(bapi.jwt, { secretKey: inst.secret, apiUrl: API_URL() })];
-      expect(both[0]).toMatchObject({ ...both[1], iat: expect.any(Number), exp: expect.any(Number), nbf: expect.any(Number), jti: expect.any(String), azp: expect.any(String) });
+      const both = [
+        await verifyToken(fapi.body.jwt, { secretKey: inst.secret, apiUrl: API_URL() }),
+        await verifyToken(bapi.jwt, { secretKey: inst.secret, apiUrl: API_URL() }),
+      ];
+      expect(both[0]).toMatchObject({
+        ...both[1],
+        iat: expect.any(Number),
+        exp: expect.any(Number),
+        nbf: expect.any(Number),
+        jti: expect.any(String),
+        azp: expect.any(String),
+      });
       return both;
     };
     const personal = {
@@ -305,19 +357,28 @@ describe('{{org.…}} and {{org_membership.…}} shortcodes', () => {
 
     // Removed from the organization (another admin stays: the last one cannot leave): nothing of it is rendered any more.
     const other = await c.users.createUser({ emailAddress: [email()], skipPasswordRequirement: true });
-    expect((await h.call('POST', `/v1/organizations/${orgId}/memberships`, { key: inst.secret, body: { user_id: other.id, role: 'org:admin' } })).status).toBe(200);
+    expect(
+      (await h.call('POST', `/v1/organizations/${orgId}/memberships`, { key: inst.secret, body: { user_id: other.id, role: 'org:admin' } }))
+        .status,
+    ).toBe(200);
     expect((await h.call('DELETE', `/v1/organizations/${orgId}/memberships/${user.id}`, { key: inst.secret })).status).toBe(200);
     for (const claims of await minted()) expect(claims).toMatchObject(personal);
   });
 
   it('refuses an unknown organization field or scope (422 unknown_shortcode), where Clerk would leave it as text', async () => {
-    for (const claims of [{ x: '{{org.private_metadata}}' }, { x: '{{org_membership.private_metadata}}' }, { x: 'id: {{organization.id}}' }, { x: '{{session.actor}}' }]) {
+    for (const claims of [
+      { x: '{{org.private_metadata}}' },
+      { x: '{{org_membership.private_metadata}}' },
+      { x: 'id: {{organization.id}}' },
+      { x: '{{session.actor}}' },
+    ]) {
       const res = await create({ name: 'bad-org', claims });
       expect(res.status, JSON.stringify(claims)).toBe(422);
       expect(res.body.errors[0].meta).toMatchObject({ reason: 'unknown_shortcode' });
     }
     // The session token's other built-in claims stay refused in a template.
-    for (const claim of ['pla', 'fea', 'sts']) expect((await create({ name: 'bad-org', claims: { [claim]: 'x' } })).body.errors[0].meta.reason).toBe('reserved_claim');
+    for (const claim of ['pla', 'fea', 'sts'])
+      expect((await create({ name: 'bad-org', claims: { [claim]: 'x' } })).body.errors[0].meta.reason).toBe('reserved_claim');
   });
 });
 
@@ -344,7 +405,13 @@ describe('expires_in_seconds: @clerk/backend’s sessions.getToken(id, template,
     expect(lifetime((await c.sessions.getToken(s.id, 'short-lived', 30)).jwt)).toBe(30);
     expect(lifetime((await c.sessions.getToken(s.id, undefined, 3600)).jwt)).toBe(3600);
 
-    for (const [template, seconds] of [['short-lived', 29], ['short-lived', 3601], [undefined, 0], [undefined, 86400], ['short-lived', 1.5]] as const) {
+    for (const [template, seconds] of [
+      ['short-lived', 29],
+      ['short-lived', 3601],
+      [undefined, 0],
+      [undefined, 86400],
+      ['short-lived', 1.5],
+    ] as const) {
       const err = await c.sessions.getToken(s.id, template, seconds).then(
         () => null,
         (e: { status: number; errors: { code: string; meta?: { paramName?: string } }[] }) => e,

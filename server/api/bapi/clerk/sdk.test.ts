@@ -6,6 +6,7 @@ import { systemContext } from '../../../http/actor';
 import { instanceContext } from '../../../instances/instances';
 import { beginTotpEnrollment, confirmTotp } from '../../../users/mfa';
 import { createTestUser, setSettings, signedInClient, totpCode } from '../../../testing/fapi-helpers';
+import { TestClock } from '../../../testing/harness';
 import { sharedApiServer } from '../../../testing/api-server';
 import { sharedInstance } from '../../../testing/harness';
 import { answer, startWebhookReceiver, type WebhookReceiver } from '../../../testing/webhook-receiver';
@@ -15,7 +16,7 @@ import { runWebhookWorkerOnce } from '../../../webhooks/worker';
  * Clerk's own backend SDK (`@clerk/backend`), unchanged and with its default options (its own
  * fetch), against the API on a real socket: only `apiUrl` points at Latchkey.
  */
-const api = sharedApiServer({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
+const api = sharedApiServer({ clock: TestClock.running(), env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
 const h = api.h;
 const inst = sharedInstance(h);
 const API_URL = () => api.apiUrl;
@@ -36,7 +37,8 @@ const email = () => `sdk${++seq}.${Date.now()}@example.com`;
 async function sdkError(p: Promise<unknown>) {
   const err = await p.then(
     () => null,
-    (e: unknown) => e as { status: number; clerkTraceId: string; errors: { code: string; meta?: { paramName?: string } }[]; clerkError?: boolean },
+    (e: unknown) =>
+      e as { status: number; clerkTraceId: string; errors: { code: string; meta?: { paramName?: string } }[]; clerkError?: boolean },
   );
   expect(err, 'the call should have failed').not.toBeNull();
   return err!;
@@ -47,21 +49,39 @@ describe('@clerk/backend: refreshSession', () => {
     const c = clerk();
     const u = await c.users.createUser({ emailAddress: [email()] });
     // Latchkey's BAPI mints the session with its refresh token (the SDK's Session type drops it).
-    const minted = (await h.call('POST', '/v1/sessions', { key: inst.secret, body: { user_id: u.id } })).body as { id: string; jwt: string; refresh_token: string };
+    const minted = (await h.call('POST', '/v1/sessions', { key: inst.secret, body: { user_id: u.id } })).body as {
+      id: string;
+      jwt: string;
+      refresh_token: string;
+    };
     const other = (await h.call('POST', '/v1/sessions', { key: inst.secret, body: { user_id: u.id } })).body as { jwt: string };
 
-    const mismatched = await sdkError(c.sessions.refreshSession(minted.id, { expired_token: other.jwt, refresh_token: minted.refresh_token, request_origin: 'https://app.example.com' }));
+    const mismatched = await sdkError(
+      c.sessions.refreshSession(minted.id, {
+        expired_token: other.jwt,
+        refresh_token: minted.refresh_token,
+        request_origin: 'https://app.example.com',
+      }),
+    );
     expect(mismatched.status).toBe(401);
     expect(mismatched.errors[0]!.code).toBe('TOKEN_INVALID');
 
-    const refreshed = await c.sessions.refreshSession(minted.id, { expired_token: minted.jwt, refresh_token: minted.refresh_token, request_origin: 'https://app.example.com' });
+    const refreshed = await c.sessions.refreshSession(minted.id, {
+      expired_token: minted.jwt,
+      refresh_token: minted.refresh_token,
+      request_origin: 'https://app.example.com',
+    });
     const claims = await verifyToken(refreshed.jwt, { secretKey: inst.secret, apiUrl: API_URL(), apiVersion: 'v1' });
     expect(claims.sid).toBe(minted.id);
     // The refresh token rotates: the answer (the SDK hands it over as parsed) carries the next one, which refreshes again.
     const next = (refreshed as unknown as { refresh_token: string }).refresh_token;
     expect(next).toMatch(/^rt_/);
     expect(next).not.toBe(minted.refresh_token);
-    const again = await c.sessions.refreshSession(minted.id, { expired_token: refreshed.jwt, refresh_token: next, request_origin: 'https://app.example.com' });
+    const again = await c.sessions.refreshSession(minted.id, {
+      expired_token: refreshed.jwt,
+      refresh_token: next,
+      request_origin: 'https://app.example.com',
+    });
     expect(again.jwt).toMatch(/^ey/);
   });
 });
@@ -69,7 +89,12 @@ describe('@clerk/backend: refreshSession', () => {
 describe('@clerk/backend: users', () => {
   it('creates, gets, lists with filters and offset, counts, updates, bans and deletes', async () => {
     const c = clerk();
-    const a = await c.users.createUser({ emailAddress: [email()], password: 'correct horse battery staple 9', firstName: 'Ann', externalId: 'ext-ann' });
+    const a = await c.users.createUser({
+      emailAddress: [email()],
+      password: 'correct horse battery staple 9',
+      firstName: 'Ann',
+      externalId: 'ext-ann',
+    });
     const b = await c.users.createUser({ emailAddress: [email()], skipPasswordRequirement: true, firstName: 'Bob' });
     expect(a.id).toMatch(/^user_/);
     expect(a.emailAddresses[0]!.linkedTo).toEqual([]);
@@ -121,7 +146,7 @@ describe('@clerk/backend: users', () => {
     expect((await c.users.getUser(u.id)).locked).toBe(true);
     expect((await c.users.unlockUser(u.id)).locked).toBe(false);
 
-    // Enrolled in place (the harness clock stays put: the session tests verify JWTs against real time).
+    // Enrolled in place (the server runs on the real clock: the session tests verify JWTs against real time).
     const context = await instanceContext(h.runtime.deps, inst.instanceId);
     const { secret } = await beginTotpEnrollment(h.runtime.deps, context, u.id);
     await confirmTotp(h.runtime.deps, context, u.id, totpCode(h, secret), null, systemContext('test'));
@@ -167,13 +192,19 @@ describe('@clerk/backend: sessions and tokens', () => {
     expect(claims.sub).toBe(u.id);
     expect(claims.sid).toBe(s.id);
     const jwks = await c.jwks.getJwks();
-    const pem = createPublicKey({ key: jwks.keys![0] as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+    const pem = createPublicKey({ key: jwks.keys![0] as never, format: 'jwk' })
+      .export({ type: 'spki', format: 'pem' })
+      .toString();
     expect((await verifyToken(jwt, { jwtKey: pem })).sid).toBe(s.id);
 
     // authenticateRequest with a bearer token. The SDK parses the publishable key only to
     // find the frontend API for cookie handshakes; it wants standard base64 of a dotted host.
     const sdkPublishableKey = `pk_test_${Buffer.from('latchkey.example.com$').toString('base64')}`;
-    const state = await createClerkClient({ secretKey: inst.secret, publishableKey: sdkPublishableKey, apiUrl: API_URL() }).authenticateRequest(new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }), {
+    const state = await createClerkClient({
+      secretKey: inst.secret,
+      publishableKey: sdkPublishableKey,
+      apiUrl: API_URL(),
+    }).authenticateRequest(new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }), {
       jwtKey: pem,
     });
     expect(state.isAuthenticated).toBe(true);
@@ -209,7 +240,10 @@ describe('@clerk/backend: organizations', () => {
     const owner = await c.users.createUser({ emailAddress: [email()] });
     const org = await c.organizations.createOrganization({ name: 'Logo Co', createdBy: owner.id });
     expect(org.hasImage).toBe(false);
-    const withLogo = await c.organizations.updateOrganizationLogo(org.id, { file: new Blob([png], { type: 'image/png' }), uploaderUserId: owner.id });
+    const withLogo = await c.organizations.updateOrganizationLogo(org.id, {
+      file: new Blob([png], { type: 'image/png' }),
+      uploaderUserId: owner.id,
+    });
     expect(withLogo.hasImage).toBe(true);
     expect(withLogo.imageUrl).toContain(`/v1/organization_logos/${org.id}/`);
     const image = await h.request('GET', new URL(withLogo.imageUrl).pathname);
@@ -242,16 +276,27 @@ describe('@clerk/backend: organizations', () => {
     const counted = await c.organizations.getOrganizationList({ includeMembersCount: true, query: org.slug });
     expect(counted.data.map((o) => [o.id, o.membersCount])).toEqual([[org.id, 2]]);
     expect((await c.organizations.getOrganization({ organizationId: org.id })).membersCount).toBe(2);
-    expect((await c.organizations.updateOrganizationMembership({ organizationId: org.id, userId: member.id, role: 'org:admin' })).role).toBe('org:admin');
+    expect(
+      (await c.organizations.updateOrganizationMembership({ organizationId: org.id, userId: member.id, role: 'org:admin' })).role,
+    ).toBe('org:admin');
     const mine = await c.users.getOrganizationMembershipList({ userId: member.id });
     expect(mine.data.map((x) => x.organization.id)).toEqual([org.id]);
     await c.organizations.deleteOrganizationMembership({ organizationId: org.id, userId: member.id });
 
-    const inv = await c.organizations.createOrganizationInvitation({ organizationId: org.id, emailAddress: email(), role: 'org:member', inviterUserId: owner.id });
+    const inv = await c.organizations.createOrganizationInvitation({
+      organizationId: org.id,
+      emailAddress: email(),
+      role: 'org:member',
+      inviterUserId: owner.id,
+    });
     expect(inv.status).toBe('pending');
     expect((await c.organizations.getOrganizationInvitationList({ organizationId: org.id })).data.map((i) => i.id)).toEqual([inv.id]);
     expect((await c.organizations.getOrganizationInvitation({ organizationId: org.id, invitationId: inv.id })).id).toBe(inv.id);
-    const revoked = await c.organizations.revokeOrganizationInvitation({ organizationId: org.id, invitationId: inv.id, requestingUserId: owner.id });
+    const revoked = await c.organizations.revokeOrganizationInvitation({
+      organizationId: org.id,
+      invitationId: inv.id,
+      requestingUserId: owner.id,
+    });
     expect(revoked.status).toBe('revoked');
     await c.organizations.deleteOrganization(org.id);
   });
@@ -297,7 +342,10 @@ describe('@clerk/backend: invitations and allowlist, honoured by restricted sign
 describe('@clerk/backend/webhooks', () => {
   it('verifyWebhook accepts a delivery to an endpoint with svix_headers', async () => {
     rx.reply = answer(200, 'ok');
-    const created = await h.call('POST', '/v1/webhook_endpoints', { key: inst.secret, body: { url: `${rx.url}/clerk`, svix_headers: true } });
+    const created = await h.call('POST', '/v1/webhook_endpoints', {
+      key: inst.secret,
+      body: { url: `${rx.url}/clerk`, svix_headers: true },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body.svix_headers).toBe(true);
     expect((await h.call('POST', `/v1/webhook_endpoints/${created.body.id}/test`, { key: inst.secret })).status).toBe(202);
@@ -311,7 +359,11 @@ describe('@clerk/backend/webhooks', () => {
       signingSecret: created.body.secret,
     });
     expect(evt.type).toBe('webhook.test');
-    const tampered = new Request('https://app.example.com/webhooks', { method: 'POST', headers, body: got.body.replace('webhook.test', 'user.deleted') });
+    const tampered = new Request('https://app.example.com/webhooks', {
+      method: 'POST',
+      headers,
+      body: got.body.replace('webhook.test', 'user.deleted'),
+    });
     await expect(verifyWebhook(tampered, { signingSecret: created.body.secret })).rejects.toThrow();
   });
 });
@@ -326,7 +378,10 @@ describe('without the Clerk-API-Version header, the contract is unchanged', () =
     expect(offset.status).toBe(422);
     expect(offset.body.errors[0].meta).toEqual({ param: 'offset', reason: 'unknown_field' });
     expect(offset.body).not.toHaveProperty('clerk_trace_id');
-    const clerkMode = await h.call('GET', '/v1/users?limit=1&offset=0&paginated=true', { key: inst.secret, headers: { 'clerk-api-version': '2025-11-10' } });
+    const clerkMode = await h.call('GET', '/v1/users?limit=1&offset=0&paginated=true', {
+      key: inst.secret,
+      headers: { 'clerk-api-version': '2025-11-10' },
+    });
     expect(clerkMode.headers.get('content-type')).toBe('application/json');
     expect(Object.keys(clerkMode.body).sort()).toEqual(['data', 'total_count']);
   });
@@ -340,9 +395,16 @@ describe('azp in session JWTs', () => {
     const { b, sessionId } = await signedInClient(h, fresh, userId);
     const res = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`, { origin: 'https://app.example.com' });
     expect(res.status).toBe(200);
-    const other = createClerkClient({ secretKey: fresh.secret, publishableKey: `pk_test_${Buffer.from('latchkey.example.com$').toString('base64')}`, apiUrl: API_URL(), apiVersion: 'v1' });
+    const other = createClerkClient({
+      secretKey: fresh.secret,
+      publishableKey: `pk_test_${Buffer.from('latchkey.example.com$').toString('base64')}`,
+      apiUrl: API_URL(),
+      apiVersion: 'v1',
+    });
     const bearer = () => new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${res.body.jwt}` } });
     expect((await other.authenticateRequest(bearer(), { authorizedParties: ['https://app.example.com'] })).isAuthenticated).toBe(true);
-    expect((await other.authenticateRequest(bearer(), { authorizedParties: ['https://elsewhere.example.com'] })).isAuthenticated).toBe(false);
+    expect((await other.authenticateRequest(bearer(), { authorizedParties: ['https://elsewhere.example.com'] })).isAuthenticated).toBe(
+      false,
+    );
   });
 });

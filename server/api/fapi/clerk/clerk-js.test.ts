@@ -5,7 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrollTotp } from '../../../testing/auth-flows';
 import { createTestUser, setSettings, signedInClient, totpCode } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { apiError, CHROMIUM, clerkState, codeEmailedTo, signIn, hasChromiumBinary, inPage, loadClerk, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import {
+  apiError,
+  CHROMIUM,
+  clerkState,
+  codeEmailedTo,
+  signIn,
+  hasChromiumBinary,
+  inPage,
+  loadClerk,
+  startClerkBrowserHarness,
+  type ClerkBrowserHarness,
+} from '../../../testing/clerk-browser';
 
 /**
  * `@clerk/clerk-js` 6.x, its own browser bundle from npm, unchanged, in Chromium, against an
@@ -45,9 +56,12 @@ describe.skipIf(!hasChromium)('boot', () => {
     expect(await state(page)).toMatchObject({ loaded: true, userId: null, sessionId: null });
     // What clerk-js sent: its _method override and its version parameters, no publishable key.
     const boot = x.calls.filter((c) => /\/v1\/(environment|client)$/.test(c.url.pathname));
-    expect(boot.map((c) => `${c.method} ${c.url.pathname.split('/v1/')[1]}${c.url.searchParams.get('_method') ? ` _method=${c.url.searchParams.get('_method')}` : ''}`)).toEqual(
-      expect.arrayContaining(['POST environment _method=PATCH', 'GET client']),
-    );
+    expect(
+      boot.map(
+        (c) =>
+          `${c.method} ${c.url.pathname.split('/v1/')[1]}${c.url.searchParams.get('_method') ? ` _method=${c.url.searchParams.get('_method')}` : ''}`,
+      ),
+    ).toEqual(expect.arrayContaining(['POST environment _method=PATCH', 'GET client']));
     expect(boot.every((c) => c.status === 200 && c.url.searchParams.has('_clerk_js_version'))).toBe(true);
     await context.close();
   }, 60_000);
@@ -68,7 +82,11 @@ describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
     );
     expect(created).toEqual({ status: 'missing_requirements', unverified: ['email_address'], inClient: true });
     const code = await emailedCode(address);
-    const wrong = await apiError(page, (clerk, c: string) => clerk.client.signUp.attemptEmailAddressVerification({ code: c }), code === '000000' ? '111111' : '000000');
+    const wrong = await apiError(
+      page,
+      (clerk, c: string) => clerk.client.signUp.attemptEmailAddressVerification({ code: c }),
+      code === '000000' ? '111111' : '000000',
+    );
     expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'], params: ['code'] });
     const done = await inPage(
       page,
@@ -80,7 +98,11 @@ describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
       code,
     );
     expect(done).toBe('complete');
-    expect(await state(page)).toMatchObject({ email: address, userId: expect.stringMatching(/^user_/), sessionId: expect.stringMatching(/^sess_/) });
+    expect(await state(page)).toMatchObject({
+      email: address,
+      userId: expect.stringMatching(/^user_/),
+      sessionId: expect.stringMatching(/^sess_/),
+    });
     await context.close();
   }, 60_000);
 
@@ -88,7 +110,11 @@ describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
     const address = email('in');
     const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
     const { context, page } = await x.openApp();
-    const wrong = await apiError(page, (clerk, a: string) => clerk.client.signIn.create({ identifier: a, password: 'not the password at all' }), address);
+    const wrong = await apiError(
+      page,
+      (clerk, a: string) => clerk.client.signIn.create({ identifier: a, password: 'not the password at all' }),
+      address,
+    );
     expect(wrong).toMatchObject({ status: 422, codes: ['form_password_incorrect'], params: ['password'] });
     const signedIn = await inPage(
       page,
@@ -105,7 +131,11 @@ describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
     await Promise.all([page.waitForEvent('load'), inPage(page, async (clerk) => clerk.signOut(), null)]);
     await loadClerk(page);
     expect(await state(page)).toMatchObject({ userId: null, sessionId: null });
-    expect(x.calls.some((c) => c.url.pathname.endsWith('/v1/client/sessions') && c.url.searchParams.get('_method') === 'DELETE' && c.status === 200)).toBe(true);
+    expect(
+      x.calls.some(
+        (c) => c.url.pathname.endsWith('/v1/client/sessions') && c.url.searchParams.get('_method') === 'DELETE' && c.status === 200,
+      ),
+    ).toBe(true);
     await context.close();
   }, 60_000);
 
@@ -141,14 +171,23 @@ describe.skipIf(!hasChromium)('sign-up and sign-in', () => {
 /** The app's server side as a Clerk app writes it: `@clerk/backend`'s authenticateRequest, following its handshake redirects. */
 function serveProtectedPage() {
   x.setAppHandler(async (req) => {
-    const clerk = createClerkClient({ secretKey: x.inst.secret, publishableKey: x.inst.publishableKey, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
+    const clerk = createClerkClient({
+      secretKey: x.inst.secret,
+      publishableKey: x.inst.publishableKey,
+      apiUrl: x.apiUrl,
+      apiVersion: 'v1',
+      telemetry: { disabled: true },
+    });
     const state = await clerk.authenticateRequest(req, { proxyUrl: x.fapiUrl });
     const location = state.headers.get('location');
     if (location) return new Response(null, { status: 307, headers: state.headers });
     const auth = state.isAuthenticated ? state.toAuth() : null;
     const headers = new Headers(state.headers);
     headers.set('content-type', 'application/json');
-    return new Response(JSON.stringify({ status: state.status, reason: state.reason, userId: auth?.userId ?? null, sessionId: auth?.sessionId ?? null }), { headers });
+    return new Response(
+      JSON.stringify({ status: state.status, reason: state.reason, userId: auth?.userId ?? null, sessionId: auth?.sessionId ?? null }),
+      { headers },
+    );
   });
 }
 
@@ -167,7 +206,12 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
     expect(session?.value).toMatch(/^ey/);
     expect(Number(cookies.find((c) => c.name === '__client_uat')?.value)).toBeGreaterThan(0);
 
-    const verified = await verifyToken(session!.value, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', authorizedParties: [x.appOrigin] });
+    const verified = await verifyToken(session!.value, {
+      secretKey: x.inst.secret,
+      apiUrl: x.apiUrl,
+      apiVersion: 'v1',
+      authorizedParties: [x.appOrigin],
+    });
     expect(verified).toMatchObject({ sub: userId, azp: x.appOrigin });
 
     // A page load: development keys and no dev browser on the app yet, so the SDK asks for the
@@ -183,7 +227,10 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
     expect(after.find((c) => c.name === '__clerk_db_jwt')?.value).toMatch(/^ct_/);
 
     // The handshake URL that browser followed, carried to another browser, signs that one in as nobody.
-    const followed = x.calls.slice(handshakes).find((c) => c.url.pathname.endsWith('/v1/client/handshake'))!.url.toString();
+    const followed = x.calls
+      .slice(handshakes)
+      .find((c) => c.url.pathname.endsWith('/v1/client/handshake'))!
+      .url.toString();
     const other = await x.openApp();
     await other.page.goto(followed);
     await other.page.waitForURL((u) => u.pathname === '/app/protected');
@@ -207,7 +254,15 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
       null,
     );
     expect(orgId).toMatch(/^org_/);
-    const seen = await inPage(page, async (clerk) => ({ id: clerk.organization?.id, name: clerk.organization?.name, role: clerk.user?.organizationMemberships?.[0]?.role }), null);
+    const seen = await inPage(
+      page,
+      async (clerk) => ({
+        id: clerk.organization?.id,
+        name: clerk.organization?.name,
+        role: clerk.user?.organizationMemberships?.[0]?.role,
+      }),
+      null,
+    );
     expect(seen).toEqual({ id: orgId, name: 'Acme', role: 'org:admin' });
     const token = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }), null);
     const claims = await verifyToken(token, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1' });
@@ -215,7 +270,10 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
 
     // A member added by the backend; the admin changes their role, lists and removes them through clerk-js.
     const colleague = await createTestUser(x.h, x.inst, { email_address: [email('org-colleague')], password: PASSWORD });
-    const added = await x.h.call('POST', `/v1/organizations/${orgId}/memberships`, { key: x.inst.secret, body: { user_id: colleague, role: 'org:member' } });
+    const added = await x.h.call('POST', `/v1/organizations/${orgId}/memberships`, {
+      key: x.inst.secret,
+      body: { user_id: colleague, role: 'org:member' },
+    });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     const members = await inPage(
       page,
@@ -239,7 +297,11 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
     await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
     const { context, page } = await x.openApp();
     await signInWithPassword(page, address);
-    const named = await inPage(page, async (clerk) => (await clerk.user.update({ firstName: 'Ada', lastName: 'Lovelace' })).fullName as string, null);
+    const named = await inPage(
+      page,
+      async (clerk) => (await clerk.user.update({ firstName: 'Ada', lastName: 'Lovelace' })).fullName as string,
+      null,
+    );
     expect(named).toBe('Ada Lovelace');
     await inPage(
       page,
@@ -260,7 +322,10 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
       { a: added, code },
     );
     expect(status).toBe('verified');
-    expect(await inPage(page, async (clerk) => ({ first: clerk.user.firstName, emails: clerk.user.emailAddresses.length }), null)).toEqual({ first: 'Ada', emails: 2 });
+    expect(await inPage(page, async (clerk) => ({ first: clerk.user.firstName, emails: clerk.user.emailAddresses.length }), null)).toEqual({
+      first: 'Ada',
+      emails: 2,
+    });
     await context.close();
   }, 60_000);
 
@@ -274,64 +339,6 @@ describe.skipIf(!hasChromium)('tokens, cookies and @clerk/backend', () => {
 });
 
 // Last: enrolling TOTP moves the server's test clock forward (30 s), ahead of the browser's.
-describe.skipIf(!hasChromium)('second factors and multi-session', () => {
-  it('a TOTP user: needs_second_factor, a wrong code is form_code_incorrect, the right one completes; a backup code works too', async () => {
-    const address = email('totp');
-    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
-    const { secret, backupCodes } = await enrollTotp(x.h, x.inst.instanceId, userId);
-    const { context, page } = await x.openApp();
-    const first = await inPage(
-      page,
-      async (clerk, { address, password }) => {
-        const si = await clerk.client.signIn.create({ identifier: address, password });
-        return { status: si.status as string, factors: si.supportedSecondFactors?.map((f: { strategy: string }) => f.strategy) as string[] };
-      },
-      { address, password: PASSWORD },
-    );
-    expect(first).toEqual({ status: 'needs_second_factor', factors: ['totp', 'backup_code'] });
-    const wrong = await apiError(page, (clerk, c: string) => clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code: c }), '000000');
-    expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'], params: ['code'] });
-    await inPage(
-      page,
-      async (clerk, code) => {
-        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code });
-        await clerk.setActive({ session: si.createdSessionId });
-      },
-      totpCode(x.h, secret),
-    );
-    expect(await state(page)).toMatchObject({ userId, email: address });
-    await context.close();
-
-    const second = await x.openApp();
-    await inPage(
-      second.page,
-      async (clerk, { address, password, code }) => {
-        await clerk.client.signIn.create({ identifier: address, password });
-        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'backup_code', code });
-        await clerk.setActive({ session: si.createdSessionId });
-      },
-      { address, password: PASSWORD, code: backupCodes[0]! },
-    );
-    expect(await state(second.page)).toMatchObject({ userId });
-    await second.context.close();
-  }, 60_000);
-
-  it('two accounts in one browser: both sessions on the client, setActive switches between them', async () => {
-    const [a, b] = [email('multi-a'), email('multi-b')];
-    const ids = [await createTestUser(x.h, x.inst, { email_address: [a], password: PASSWORD }), await createTestUser(x.h, x.inst, { email_address: [b], password: PASSWORD })];
-    const { context, page } = await x.openApp();
-    await signInWithPassword(page, a);
-    const firstSession = (await state(page)).sessionId;
-    await signInWithPassword(page, b);
-    const both = await state(page);
-    expect(both).toMatchObject({ userId: ids[1], email: b });
-    expect(both.sessions).toHaveLength(2);
-    await inPage(page, async (clerk, s) => clerk.setActive({ session: s }), firstSession);
-    expect(await state(page)).toMatchObject({ userId: ids[0], sessionId: firstSession });
-    await context.close();
-  }, 60_000);
-});
-
 describe.skipIf(!hasChromium)('Clerk’s prebuilt UI (@clerk/ui)', () => {
   it('mountSignIn shows the application’s name and signs in with a password through its screens', async () => {
     const address = email('ui');
@@ -343,7 +350,10 @@ describe.skipIf(!hasChromium)('Clerk’s prebuilt UI (@clerk/ui)', () => {
     await page.getByRole('button', { name: 'Continue', exact: true }).click();
     await page.locator('input[name="password"]').fill(PASSWORD);
     // Signed in, the component sends the page to the after-sign-in URL, where Clerk loads again.
-    await Promise.all([page.waitForURL(`${x.appOrigin}/signed-in`, { timeout: 20_000 }), page.getByRole('button', { name: 'Continue', exact: true }).click()]);
+    await Promise.all([
+      page.waitForURL(`${x.appOrigin}/signed-in`, { timeout: 20_000 }),
+      page.getByRole('button', { name: 'Continue', exact: true }).click(),
+    ]);
     await loadClerk(page);
     expect(await state(page)).toMatchObject({ userId, email: address });
     await context.close();
@@ -354,7 +364,11 @@ describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: sign-up and profile', () =
   it('mountSignUp: email and password, the emailed code, signed in; mountUserProfile shows the account', async () => {
     const address = email('ui-up');
     const { context, page } = await x.openApp({ ui: true });
-    await inPage(page, async (clerk) => clerk.mountSignUp(document.getElementById('app'), { fallbackRedirectUrl: '/signed-up?ui=1' }), null);
+    await inPage(
+      page,
+      async (clerk) => clerk.mountSignUp(document.getElementById('app'), { fallbackRedirectUrl: '/signed-up?ui=1' }),
+      null,
+    );
     await page.getByText('Create your account').waitFor({ timeout: 15_000 });
     await page.locator('input[name="emailAddress"]').fill(address);
     await page.locator('input[name="password"]').fill(PASSWORD);
@@ -387,7 +401,11 @@ describe.skipIf(!hasChromium)('the dev browser (Clerk’s development contract)'
 
     const address = email('db');
     const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
-    const signIn = await fapi('/v1/client/sign_ins', { method: 'POST', body: new URLSearchParams({ identifier: address, password: PASSWORD, locale: 'en-US' }) }, devBrowser);
+    const signIn = await fapi(
+      '/v1/client/sign_ins',
+      { method: 'POST', body: new URLSearchParams({ identifier: address, password: PASSWORD, locale: 'en-US' }) },
+      devBrowser,
+    );
     expect(signIn.status).toBe(200);
     const rotated = signIn.headers.get('clerk-db-jwt');
     expect(rotated).toMatch(/^ct_/);
@@ -449,22 +467,32 @@ describe.skipIf(!hasChromium)('the dev browser (Clerk’s development contract)'
     const live = await x.h.createInstance({ environment: 'live' });
     await setSettings(x.h, live.instanceId, { allowed_origins: [x.appOrigin] });
     const liveFapi = `${x.apiUrl}/fapi/${live.instanceId}`;
-    expect((await fetch(`${liveFapi}/v1/dev_browser?${clerkParams}`, { method: 'POST', headers: { origin: x.appOrigin } })).status).toBe(404);
+    expect((await fetch(`${liveFapi}/v1/dev_browser?${clerkParams}`, { method: 'POST', headers: { origin: x.appOrigin } })).status).toBe(
+      404,
+    );
 
     const userId = await createTestUser(x.h, live, { email_address: [email('live')] });
     const { b: signedIn, sessionId } = await signedInClient(x.h, live, userId);
     const token = signedIn.token!;
     const getClient = (headers: Record<string, string>, query = '') =>
-      fetch(`${liveFapi}/v1/client?${clerkParams}${query}`, { headers }).then(async (r) => ((await r.json()) as { response: { sessions: { id: string }[] } | null }).response);
+      fetch(`${liveFapi}/v1/client?${clerkParams}${query}`, { headers }).then(
+        async (r) => ((await r.json()) as { response: { sessions: { id: string }[] } | null }).response,
+      );
     // The token is good: as the FAPI's cookie it is the signed-in client.
     expect((await getClient({ cookie: `__client=${token}` }))?.sessions.map((s) => s.id)).toEqual([sessionId]);
     // In the URL, on a live instance, it is nobody.
     expect(await getClient({}, `&__clerk_db_jwt=${token}`)).toBeNull();
-    const minted = await fetch(`${liveFapi}/v1/client/sessions/${sessionId}/tokens?${clerkParams}&__clerk_db_jwt=${token}`, { method: 'POST', headers: { origin: x.appOrigin } });
+    const minted = await fetch(`${liveFapi}/v1/client/sessions/${sessionId}/tokens?${clerkParams}&__clerk_db_jwt=${token}`, {
+      method: 'POST',
+      headers: { origin: x.appOrigin },
+    });
     expect(minted.status).toBeGreaterThanOrEqual(400);
 
     // The handshake a carried link would reach: the app is told to drop its session, and gets no dev browser.
-    const handshake = await fetch(`${liveFapi}/v1/client/handshake?redirect_url=${encodeURIComponent(`${x.appOrigin}/app/protected`)}&${clerkParams}&__clerk_db_jwt=${token}`, { redirect: 'manual' });
+    const handshake = await fetch(
+      `${liveFapi}/v1/client/handshake?redirect_url=${encodeURIComponent(`${x.appOrigin}/app/protected`)}&${clerkParams}&__clerk_db_jwt=${token}`,
+      { redirect: 'manual' },
+    );
     expect(handshake.status).toBe(302);
     const directives = decodeJwt(new URL(handshake.headers.get('location')!).searchParams.get('__clerk_handshake')!).handshake as string[];
     expect(directives.find((d) => d.startsWith('__session='))).toMatch(/^__session=;.*Max-Age=0/);
@@ -477,4 +505,74 @@ describe.skipIf(!hasChromium)('the dev browser (Clerk’s development contract)'
     expect(res.status).toBe(404);
     expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('resource_not_found');
   }, 30_000);
+});
+
+// Last: enrolling TOTP moves the server’s clock a 30 s step ahead of real time, and @clerk/backend in the
+// app checks a session token’s nbf against real time (5 s of skew).
+describe.skipIf(!hasChromium)('second factors and multi-session', () => {
+  it('a TOTP user: needs_second_factor, a wrong code is form_code_incorrect, the right one completes; a backup code works too', async () => {
+    const address = email('totp');
+    const userId = await createTestUser(x.h, x.inst, { email_address: [address], password: PASSWORD });
+    const { secret, backupCodes } = await enrollTotp(x.h, x.inst.instanceId, userId);
+    const { context, page } = await x.openApp();
+    const first = await inPage(
+      page,
+      async (clerk, { address, password }) => {
+        const si = await clerk.client.signIn.create({ identifier: address, password });
+        return {
+          status: si.status as string,
+          factors: si.supportedSecondFactors?.map((f: { strategy: string }) => f.strategy) as string[],
+        };
+      },
+      { address, password: PASSWORD },
+    );
+    expect(first).toEqual({ status: 'needs_second_factor', factors: ['totp', 'backup_code'] });
+    const wrong = await apiError(
+      page,
+      (clerk, c: string) => clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code: c }),
+      '000000',
+    );
+    expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'], params: ['code'] });
+    await inPage(
+      page,
+      async (clerk, code) => {
+        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code });
+        await clerk.setActive({ session: si.createdSessionId });
+      },
+      totpCode(x.h, secret),
+    );
+    expect(await state(page)).toMatchObject({ userId, email: address });
+    await context.close();
+
+    const second = await x.openApp();
+    await inPage(
+      second.page,
+      async (clerk, { address, password, code }) => {
+        await clerk.client.signIn.create({ identifier: address, password });
+        const si = await clerk.client.signIn.attemptSecondFactor({ strategy: 'backup_code', code });
+        await clerk.setActive({ session: si.createdSessionId });
+      },
+      { address, password: PASSWORD, code: backupCodes[0]! },
+    );
+    expect(await state(second.page)).toMatchObject({ userId });
+    await second.context.close();
+  }, 60_000);
+
+  it('two accounts in one browser: both sessions on the client, setActive switches between them', async () => {
+    const [a, b] = [email('multi-a'), email('multi-b')];
+    const ids = [
+      await createTestUser(x.h, x.inst, { email_address: [a], password: PASSWORD }),
+      await createTestUser(x.h, x.inst, { email_address: [b], password: PASSWORD }),
+    ];
+    const { context, page } = await x.openApp();
+    await signInWithPassword(page, a);
+    const firstSession = (await state(page)).sessionId;
+    await signInWithPassword(page, b);
+    const both = await state(page);
+    expect(both).toMatchObject({ userId: ids[1], email: b });
+    expect(both.sessions).toHaveLength(2);
+    await inPage(page, async (clerk, s) => clerk.setActive({ session: s }), firstSession);
+    expect(await state(page)).toMatchObject({ userId: ids[0], sessionId: firstSession });
+    await context.close();
+  }, 60_000);
 });
