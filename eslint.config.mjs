@@ -2,7 +2,20 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.next/**', 'node_modules/**', 'data/**', 'drizzle/**', 'next-env.d.ts', 'bench/results/**', 'e2e/screenshots/**', 'sdk/*/dist/**', 'examples/*/.next/**', 'examples/*/next-env.d.ts'] },
+  {
+    ignores: [
+      '.next/**',
+      'node_modules/**',
+      'data/**',
+      'drizzle/**',
+      'next-env.d.ts',
+      'bench/results/**',
+      'e2e/screenshots/**',
+      'sdk/*/dist/**',
+      'examples/*/.next/**',
+      'examples/*/next-env.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -40,5 +40,7 @@ export function proxy(request: NextRequest) {
 
 export const config = {
   // Pages only: API prefixes never reach Next.js in `npm start`, and need no locale.
-  matcher: ['/((?!_next/|v1/|fapi/[^/]+/v1/|fapi/[^/]+/npm/|fapi/[^/]+/\\.well-known/|fapi/[^/]+/oauth2/|fapi/[^/]+/lti/|fapi/[^/]+/sso/|scim/v2|healthz|readyz|metrics|internal/|favicon|icon\\.svg).*)'],
+  matcher: [
+    '/((?!_next/|v1/|fapi/[^/]+/v1/|fapi/[^/]+/npm/|fapi/[^/]+/\\.well-known/|fapi/[^/]+/oauth2/|fapi/[^/]+/lti/|fapi/[^/]+/sso/|scim/v2|healthz|readyz|metrics|internal/|favicon|icon\\.svg).*)',
+  ],
 };

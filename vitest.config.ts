@@ -3,7 +3,16 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-const include = ['server/**/*.test.ts', 'bench/**/*.test.ts', 'i18n/**/*.test.ts', 'messages/**/*.test.ts', 'lib/**/*.test.ts', 'lib/**/*.test.tsx', 'sdk/**/*.test.ts', 'sdk/**/*.test.tsx'];
+const include = [
+  'server/**/*.test.ts',
+  'bench/**/*.test.ts',
+  'i18n/**/*.test.ts',
+  'messages/**/*.test.ts',
+  'lib/**/*.test.ts',
+  'lib/**/*.test.tsx',
+  'sdk/**/*.test.ts',
+  'sdk/**/*.test.tsx',
+];
 
 /**
  * Test files that replace a module (vi.mock): a module another file already loaded in the

@@ -71,7 +71,8 @@ const rotate = (sid: string, digest: string, successor: string, now: number) => 
   )
   select id, user_id, status, expire_at, sessions_version from target where exists (select 1 from rotated)`;
 
-const appById = (id: string) => sql`select id, secret_digest, scopes from oauth_applications where id = ${id} and instance_id = ${instanceId}`;
+const appById = (id: string) =>
+  sql`select id, secret_digest, scopes from oauth_applications where id = ${id} and instance_id = ${instanceId}`;
 
 const CRYPTO = process.env.CEILING_CRYPTO === '1';
 const ALG = 'RS256';
@@ -81,15 +82,30 @@ const ISS = `http://127.0.0.1/fapi/${instanceId}`;
 // slower than the server's, so a faster signing call does not raise the ratios by itself.
 const signJwt = async (sub: string, claims: Record<string, unknown>, seconds: number) => {
   const now = Math.floor(Date.now() / 1000);
-  return signRs256Jws(keys!.privateKey, { alg: ALG, kid: 'kid_ceiling', typ: 'JWT' }, { ...claims, iss: ISS, sub, iat: now, nbf: now, exp: now + seconds });
+  return signRs256Jws(
+    keys!.privateKey,
+    { alg: ALG, kid: 'kid_ceiling', typ: 'JWT' },
+    { ...claims, iss: ISS, sub, iat: now, nbf: now, exp: now + seconds },
+  );
 };
 // A token shaped as the server's session jwts, re-signed every 30 s so it never expires mid-run.
-let ownToken = keys ? await signJwt('user_01KAQZ3V6R8C5W7Y9X2B4N6M8S', { sid: 'sess_01KAQZ3V6R8C5W7Y9X2B4N6M8R', sv: 0, sts: 'active' }, 60) : '';
-if (keys) setInterval(() => void signJwt('user_01KAQZ3V6R8C5W7Y9X2B4N6M8S', { sid: 'sess_01KAQZ3V6R8C5W7Y9X2B4N6M8R', sv: 0, sts: 'active' }, 60).then((t) => (ownToken = t)), 30_000).unref();
-const verifyOwn = () => jwtVerify(ownToken, keys!.publicKey, { algorithms: [ALG], issuer: ISS, requiredClaims: ['sub', 'sid', 'exp', 'iat'] });
+let ownToken = keys
+  ? await signJwt('user_01KAQZ3V6R8C5W7Y9X2B4N6M8S', { sid: 'sess_01KAQZ3V6R8C5W7Y9X2B4N6M8R', sv: 0, sts: 'active' }, 60)
+  : '';
+if (keys)
+  setInterval(
+    () =>
+      void signJwt('user_01KAQZ3V6R8C5W7Y9X2B4N6M8S', { sid: 'sess_01KAQZ3V6R8C5W7Y9X2B4N6M8R', sv: 0, sts: 'active' }, 60).then(
+        (t) => (ownToken = t),
+      ),
+    30_000,
+  ).unref();
+const verifyOwn = () =>
+  jwtVerify(ownToken, keys!.publicKey, { algorithms: [ALG], issuer: ISS, requiredClaims: ['sub', 'sid', 'exp', 'iat'] });
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-const sidOf = (token: string) => String((JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { sid?: unknown }).sid);
+const sidOf = (token: string) =>
+  String((JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { sid?: unknown }).sid);
 
 function readBody(req: import('node:http').IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -112,13 +128,21 @@ createServer((req, res) => {
   const pathname = q === -1 ? raw : raw.slice(0, q);
   let work: Promise<unknown>;
   if (pathname.startsWith('/v1/users/')) {
-    work = getUser(pathname.slice('/v1/users/'.length)).then((rows) => (rows[0] ? send(res, 200, rows[0]) : send(res, 404, { error: 'not found' })));
+    work = getUser(pathname.slice('/v1/users/'.length)).then((rows) =>
+      rows[0] ? send(res, 200, rows[0]) : send(res, 404, { error: 'not found' }),
+    );
   } else if (pathname === '/v1/users') {
     const limit = Math.min(100, Number(new URLSearchParams(q === -1 ? '' : raw.slice(q + 1)).get('limit') ?? 10) || 10);
     work = listUsers(limit + 1).then((rows) => send(res, 200, { data: rows.slice(0, limit), has_more: rows.length > limit }));
   } else if (pathname === '/v1/api_keys/verify' && req.method === 'POST') {
     work = readBody(req)
-      .then((raw) => keyByDigest(createHash('sha256').update(String((JSON.parse(raw) as { secret?: unknown }).secret)).digest('hex')))
+      .then((raw) =>
+        keyByDigest(
+          createHash('sha256')
+            .update(String((JSON.parse(raw) as { secret?: unknown }).secret))
+            .digest('hex'),
+        ),
+      )
       .then((rows) => (rows[0] && rows[0].revoked_at === null ? send(res, 200, rows[0]) : send(res, 404, { error: 'not found' })));
   } else if (pathname === '/v1/sessions/verify' && req.method === 'POST') {
     work = readBody(req)
@@ -140,11 +164,17 @@ createServer((req, res) => {
     });
   } else if (CRYPTO && req.method === 'POST' && pathname.endsWith('/oauth2/token')) {
     work = readBody(req).then(async (raw) => {
-      const [id, secret] = Buffer.from(String(req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString().split(':');
+      const [id, secret] = Buffer.from(String(req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+        .toString()
+        .split(':');
       const form = new URLSearchParams(raw);
       const [app] = await appById(decodeURIComponent(id ?? ''));
       const given = Buffer.from(sha256(decodeURIComponent(secret ?? '')));
-      if (form.get('grant_type') !== 'client_credentials' || !app?.secret_digest || !timingSafeEqual(given, Buffer.from(String(app.secret_digest).padEnd(given.length).slice(0, given.length)))) {
+      if (
+        form.get('grant_type') !== 'client_credentials' ||
+        !app?.secret_digest ||
+        !timingSafeEqual(given, Buffer.from(String(app.secret_digest).padEnd(given.length).slice(0, given.length)))
+      ) {
         return send(res, 401, { error: 'invalid_client' });
       }
       const accessToken = await signJwt(String(app.id), { client_id: app.id, scope: form.get('scope') ?? '' }, 3600);

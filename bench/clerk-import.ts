@@ -47,7 +47,8 @@ async function measure(store: string, env: Record<string, string>): Promise<Resu
     };
     const first = await timed();
     const second = await timed();
-    if (second.report.users.unchanged !== first.report.users.created) throw new Error(`the second run changed something: ${JSON.stringify(second.report.users)}`);
+    if (second.report.users.unchanged !== first.report.users.created)
+      throw new Error(`the second run changed something: ${JSON.stringify(second.report.users)}`);
     return {
       store,
       users: size,

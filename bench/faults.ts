@@ -87,7 +87,13 @@ interface ScenarioResult {
   notes: string[];
 }
 
-function summarise(scenario: string, fault: string, samples: Sample[], faultEndAt: number, notes: string[]): Omit<ScenarioResult, 'writesAcknowledged' | 'writesLost'> {
+function summarise(
+  scenario: string,
+  fault: string,
+  samples: Sample[],
+  faultEndAt: number,
+  notes: string[],
+): Omit<ScenarioResult, 'writesAcknowledged' | 'writesLost'> {
   const { requests, failed, statuses, unavailableWithRetryAfter, maxMs, p99Ms, recoverSeconds } = summariseSamples(samples, faultEndAt);
   return { scenario, fault, requests, failed, statuses, unavailableWithRetryAfter, maxMs, p99Ms, recoverSeconds, notes };
 }
@@ -108,7 +114,17 @@ async function main() {
     await setup.end();
     admin = postgres(pgUrl, { max: 2, onnotice: () => {} });
 
-    const common = { DATABASE_URL: pgUrl, REDIS_URL: redis.url, ENCRYPTION_KEY, LOG_LEVEL: env.BENCH_FAULT_LOG_LEVEL ?? 'error', NODE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', WEB_CONCURRENCY: '1', BAPI_RATE_LIMIT: '100000000', SHUTDOWN_TIMEOUT: '3' };
+    const common = {
+      DATABASE_URL: pgUrl,
+      REDIS_URL: redis.url,
+      ENCRYPTION_KEY,
+      LOG_LEVEL: env.BENCH_FAULT_LOG_LEVEL ?? 'error',
+      NODE_ENV: 'production',
+      ALLOW_PRIVATE_WEBHOOK_TARGETS: '1',
+      WEB_CONCURRENCY: '1',
+      BAPI_RATE_LIMIT: '100000000',
+      SHUTDOWN_TIMEOUT: '3',
+    };
     log('starting node A (with webhook delivery), node B and a webhook worker');
     const A = await startNode('A', 'server/main/api.ts', { ...common, WEBHOOK_WORKER: '1' });
     const B = await startNode('B', 'server/main/api.ts', { ...common, WEBHOOK_WORKER: '0' });
@@ -143,7 +159,12 @@ async function main() {
     });
     const rxPort = await freePort();
     await new Promise<void>((r) => receiver.listen(rxPort, '127.0.0.1', () => r()));
-    await createEndpoint(runtime.deps, { id: instance.id, environment: 'test' }, { url: `http://127.0.0.1:${rxPort}/hooks`, event_types: ['user.created'] }, { actor: 'faults' });
+    await createEndpoint(
+      runtime.deps,
+      { id: instance.id, environment: 'test' },
+      { url: `http://127.0.0.1:${rxPort}/hooks`, event_types: ['user.created'] },
+      { actor: 'faults' },
+    );
 
     const ctx: Ctx = { secret, userIds: [], acked: new Map(), scenario: 'seed' };
     for (let i = 0; i < 10; i++) {
@@ -160,7 +181,13 @@ async function main() {
       const found = await admin!<{ id: string }[]>`select id from users where id = any(${ids})`;
       return { acked: ids.length, lost: ids.length - found.length };
     };
-    const run = async (scenario: string, fault: string, clients: number, inject: (t0: number) => Promise<{ endAt: number; notes: string[] }>, live: () => Node[] = () => nodes) => {
+    const run = async (
+      scenario: string,
+      fault: string,
+      clients: number,
+      inject: (t0: number) => Promise<{ endAt: number; notes: string[] }>,
+      live: () => Node[] = () => nodes,
+    ) => {
       log(`${scenario}: ${fault}`);
       ctx.scenario = scenario;
       const t0 = Date.now();
@@ -175,7 +202,9 @@ async function main() {
       const w = await lost(scenario);
       const r: ScenarioResult = { ...summarise(scenario, fault, samples, endAt, notes), writesAcknowledged: w.acked, writesLost: w.lost };
       results.push(r);
-      log(`  ${r.requests} requests, ${r.failed} failed (${JSON.stringify(r.statuses)}), longest ${r.maxMs} ms, recovered ${r.recoverSeconds.toFixed(1)} s after, ${r.writesLost}/${r.writesAcknowledged} writes lost`);
+      log(
+        `  ${r.requests} requests, ${r.failed} failed (${JSON.stringify(r.statuses)}), longest ${r.maxMs} ms, recovered ${r.recoverSeconds.toFixed(1)} s after, ${r.writesLost}/${r.writesAcknowledged} writes lost`,
+      );
       return r;
     };
 
@@ -303,9 +332,15 @@ async function main() {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   process.stdout.write(`\n${[line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')}\n`);
-  for (const r of results) process.stdout.write(`${r.scenario}: ${r.fault}; statuses ${JSON.stringify(r.statuses)}${r.notes.length ? `; ${r.notes.join('; ')}` : ''}\n`);
+  for (const r of results)
+    process.stdout.write(
+      `${r.scenario}: ${r.fault}; statuses ${JSON.stringify(r.statuses)}${r.notes.length ? `; ${r.notes.join('; ')}` : ''}\n`,
+    );
   mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(path.join(ROOT, 'bench', 'results', 'faults.json'), `${JSON.stringify({ date: new Date().toISOString(), loadAverage: os.loadavg(), results }, null, 2)}\n`);
+  writeFileSync(
+    path.join(ROOT, 'bench', 'results', 'faults.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), loadAverage: os.loadavg(), results }, null, 2)}\n`,
+  );
   process.stdout.write(`${JSON.stringify(results)}\n`);
   return results;
 }

@@ -39,7 +39,13 @@ async function runFor(op: Op, inFlight: number, ms: number): Promise<number> {
   return done;
 }
 
-export async function measureLimiter(opts: { redisUrl: string; inFlight: number; seconds: number; rounds: number; warmupSeconds: number }): Promise<LimiterBenchRow[]> {
+export async function measureLimiter(opts: {
+  redisUrl: string;
+  inFlight: number;
+  seconds: number;
+  rounds: number;
+  warmupSeconds: number;
+}): Promise<LimiterBenchRow[]> {
   const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
   try {
     const prefix = `latchkey:bench:${randomBytes(4).toString('hex')}:`;
@@ -66,7 +72,10 @@ export async function measureLimiter(opts: { redisUrl: string; inFlight: number;
 }
 
 export function limiterTable(rows: LimiterBenchRow[]): string {
-  const lines = [['operation', 'per second', 'vs ping', 'vs script'], ...rows.map((r) => [r.name, r.perSecond.toFixed(0), r.vsPing.toFixed(2), r.vsScript.toFixed(2)])];
+  const lines = [
+    ['operation', 'per second', 'vs ping', 'vs script'],
+    ...rows.map((r) => [r.name, r.perSecond.toFixed(0), r.vsPing.toFixed(2), r.vsScript.toFixed(2)]),
+  ];
   const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
   return lines.map((l) => l.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
 }

@@ -157,7 +157,9 @@ class Pool<T> {
     await Promise.all(Array.from({ length: 16 }, worker));
     const took = (performance.now() - started) / 1000;
     mintSeconds += took;
-    log(`minted ${missing} ${this.what} in ${took.toFixed(1)}s (${(missing / took).toFixed(0)}/s); pool ${this.items.length - this.next} unused`);
+    log(
+      `minted ${missing} ${this.what} in ${took.toFixed(1)}s (${(missing / took).toFixed(0)}/s); pool ${this.items.length - this.next} unused`,
+    );
   }
 
   /** The next unused one, let go of here; undefined once the pool has run dry. */
@@ -241,7 +243,11 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
       const { jwt } = await mintOne(row.mint);
       const body = JSON.stringify({ token: jwt });
       return fromResult(
-        await cannon({ ...base, url: row.url, method: 'POST', headers: { ...row.headers, 'content-type': 'application/json' }, body }, samples, row.pgid),
+        await cannon(
+          { ...base, url: row.url, method: 'POST', headers: { ...row.headers, 'content-type': 'application/json' }, body },
+          samples,
+          row.pgid,
+        ),
       );
     }
     case 'refresh': {
@@ -277,7 +283,11 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
         if (!code) exhausted++;
         return { ...req, body: `grant_type=authorization_code&redirect_uri=${redirect}&code=${code ?? 'oac_pool_exhausted'}` };
       };
-      const r = await cannon({ ...base, url: row.tokenUrl, headers: row.headers, requests: [{ method: 'POST', setupRequest }] }, samples, row.pgid);
+      const r = await cannon(
+        { ...base, url: row.tokenUrl, headers: row.headers, requests: [{ method: 'POST', setupRequest }] },
+        samples,
+        row.pgid,
+      );
       codes.used(r);
       return fromResult(r, exhausted);
     }
@@ -287,7 +297,8 @@ async function hit(row: Row, seconds: number, samples: number[] | null): Promise
         signal: AbortSignal.timeout((seconds + 30) * 1000),
       });
       const body = (await res.json()) as { ops?: number; seconds?: number; error?: string };
-      if (res.status !== 200 || body.ops === undefined || body.seconds === undefined) throw new Error(`${row.url} → ${res.status} ${JSON.stringify(body)}`);
+      if (res.status !== 200 || body.ops === undefined || body.seconds === undefined)
+        throw new Error(`${row.url} → ${res.status} ${JSON.stringify(body)}`);
       return { ok: body.ops, seconds: body.seconds, non2xx: 0, errors: 0, timeouts: 0, exhausted: 0 };
     }
   }
@@ -314,16 +325,20 @@ async function paced(rate: number, seconds: number, next: () => PacedRequest) {
     const req = next();
     const started = performance.now();
     inFlight++;
-    const r = http.request(req.url, { method: 'POST', agent, headers: { ...req.headers, 'content-length': Buffer.byteLength(req.body) } }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        inFlight--;
-        if (res.statusCode! >= 200 && res.statusCode! < 300) {
-          ok++;
-          samples.push(performance.now() - started);
-        } else non2xx++;
-      });
-    });
+    const r = http.request(
+      req.url,
+      { method: 'POST', agent, headers: { ...req.headers, 'content-length': Buffer.byteLength(req.body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          inFlight--;
+          if (res.statusCode! >= 200 && res.statusCode! < 300) {
+            ok++;
+            samples.push(performance.now() - started);
+          } else non2xx++;
+        });
+      },
+    );
     r.on('error', () => {
       inFlight--;
       non2xx++;
@@ -348,7 +363,18 @@ async function paced(rate: number, seconds: number, next: () => PacedRequest) {
 const acc = new Map(
   plan.rows.map((r) => [
     r.id,
-    { ok: 0, seconds: 0, non2xx: 0, errors: 0, timeouts: 0, exhausted: 0, rounds: [] as number[], samples: [] as number[], cpuMs: 0, cpuOk: 0 },
+    {
+      ok: 0,
+      seconds: 0,
+      non2xx: 0,
+      errors: 0,
+      timeouts: 0,
+      exhausted: 0,
+      rounds: [] as number[],
+      samples: [] as number[],
+      cpuMs: 0,
+      cpuOk: 0,
+    },
   ]),
 );
 
@@ -397,7 +423,10 @@ for (const row of plan.rows) {
   halfRate.set(row.id, { rate, p50: percentile(sorted, 50), p99: percentile(sorted, 99), ok: r.ok, non2xx: r.non2xx });
 }
 
-if (sessions.items.length) log(`refresh pool: ${sessions.next} used of ${sessions.items.length} minted (${mintSeconds.toFixed(1)}s minting, outside the measurements)`);
+if (sessions.items.length)
+  log(
+    `refresh pool: ${sessions.next} used of ${sessions.items.length} minted (${mintSeconds.toFixed(1)}s minting, outside the measurements)`,
+  );
 
 const out = plan.rows.map((row) => {
   const a = acc.get(row.id)!;

@@ -11,7 +11,12 @@ import Provider from 'oidc-provider';
 const port = Number(process.env.PORT ?? 4799);
 const issuer = `http://127.0.0.1:${port}`;
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const jwk = { ...(await exportJWK(await importPKCS8(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, 'RS256', { extractable: true }))), kid: 'bench', alg: 'RS256', use: 'sig' };
+const jwk = {
+  ...(await exportJWK(await importPKCS8(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, 'RS256', { extractable: true }))),
+  kid: 'bench',
+  alg: 'RS256',
+  use: 'sig',
+};
 
 const provider = new Provider(issuer, {
   clients: [
@@ -34,7 +39,12 @@ const provider = new Provider(issuer, {
       enabled: true,
       defaultResource: () => 'https://api.example.com',
       useGrantedResource: () => true,
-      getResourceServerInfo: () => ({ scope: 'api', audience: 'https://api.example.com', accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+      getResourceServerInfo: () => ({
+        scope: 'api',
+        audience: 'https://api.example.com',
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: 'RS256' } },
+      }),
     },
   },
 });

@@ -39,15 +39,24 @@ prof.samples.forEach((id, i) => {
   selfTime.set(id, (selfTime.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
 });
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
-const idle = [...selfTime].filter(([id]) => ['(idle)', '(program)'].includes(byId.get(id)!.callFrame.functionName)).reduce((a, [, t]) => a + t, 0);
+const idle = [...selfTime]
+  .filter(([id]) => ['(idle)', '(program)'].includes(byId.get(id)!.callFrame.functionName))
+  .reduce((a, [, t]) => a + t, 0);
 process.stdout.on('error', () => process.exit(0)); // e.g. piped into head
 
 const short = (url: string) =>
-  url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'nm:').replace(/^\/work\/main\//, '') || '(native)';
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, 'nm:')
+    .replace(/^\/work\/main\//, '') || '(native)';
 const frameKey = (n: Node) => `${n.callFrame.functionName || '(anonymous)'}  ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 const pkg = (n: Node) => {
   const s = short(n.callFrame.url);
-  if (s.startsWith('nm:')) return s.split('/').slice(0, s.startsWith('nm:@') ? 2 : 1).join('/');
+  if (s.startsWith('nm:'))
+    return s
+      .split('/')
+      .slice(0, s.startsWith('nm:@') ? 2 : 1)
+      .join('/');
   if (s.startsWith('node:')) return s;
   return s === '(native)' ? `(${n.callFrame.functionName})` : s;
 };
@@ -83,5 +92,8 @@ for (const [id, t] of selfTime) {
   }
 }
 out('\ninclusive time (project and framework frames):');
-for (const [k, t] of [...inclusive].filter(([k]) => !k.includes('node:') && !k.startsWith('(')).sort((a, b) => b[1] - a[1]).slice(0, top))
+for (const [k, t] of [...inclusive]
+  .filter(([k]) => !k.includes('node:') && !k.startsWith('('))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top))
   out(`  ${pct(t)}  ${k}`);

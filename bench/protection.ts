@@ -27,7 +27,11 @@ export interface ProtectionBenchResult {
 type Helpers = WebhookBenchHelpers & { stop(child: ChildProcess): Promise<void> };
 
 async function json(url: string, method: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const parsed = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(parsed)}`);
   return parsed!;
@@ -40,7 +44,10 @@ interface Target {
 }
 
 async function prepareInstance(h: Helpers, base: string, name: string, on: boolean, users: number): Promise<Target> {
-  const instance = (await h.cli(['instance', 'create', '--name', name, '--env', 'test', '--json'])) as { instance_id: string; publishable_key: string };
+  const instance = (await h.cli(['instance', 'create', '--name', name, '--env', 'test', '--json'])) as {
+    instance_id: string;
+    publishable_key: string;
+  };
   const key = (await h.cli(['keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--json'])) as { secret: string };
   const auth = { authorization: `Bearer ${key.secret}` };
   await json(`${base}/v1/attack_protection`, 'PATCH', auth, { user_lockout: { enabled: on }, breached_passwords: { enabled: on } });
@@ -96,7 +103,14 @@ export async function measureProtection(
   h: Helpers,
   opts: { port: number; seconds: number; rounds: number; connections: number; users: number },
 ): Promise<ProtectionBenchResult> {
-  const server: BenchServer = h.startServer('protection', 'npm', ['run', '--silent', 'api'], opts.port, { TRUST_PROXY: '1', WEBHOOK_WORKER: '0', PASSWORD_HASH_QUEUE: '1000' }, 0);
+  const server: BenchServer = h.startServer(
+    'protection',
+    'npm',
+    ['run', '--silent', 'api'],
+    opts.port,
+    { TRUST_PROXY: '1', WEBHOOK_WORKER: '0', PASSWORD_HASH_QUEUE: '1000' },
+    0,
+  );
   try {
     await h.waitFor(server, '/healthz', 60_000);
     const base = `http://127.0.0.1:${opts.port}`;
@@ -104,11 +118,19 @@ export async function measureProtection(
     const on = await prepareInstance(h, base, 'ProtectionOn', true, opts.users);
     const off = await prepareInstance(h, base, 'ProtectionOff', false, opts.users);
     // One sign-in each, checked: stepped up when on, complete when off.
-    for (const [t, want] of [[on, 'needs_second_factor'], [off, 'complete']] as const) {
-      const res = await json(`${base}/fapi/${t.instanceId}/v1/client/sign_ins`, 'POST', { 'x-publishable-key': t.publishableKey, 'x-forwarded-for': freshAddress() }, {
-        identifier: t.emails[0],
-        password: 'a bench passphrase 42',
-      });
+    for (const [t, want] of [
+      [on, 'needs_second_factor'],
+      [off, 'complete'],
+    ] as const) {
+      const res = await json(
+        `${base}/fapi/${t.instanceId}/v1/client/sign_ins`,
+        'POST',
+        { 'x-publishable-key': t.publishableKey, 'x-forwarded-for': freshAddress() },
+        {
+          identifier: t.emails[0],
+          password: 'a bench passphrase 42',
+        },
+      );
       const status = (res.response as { status: string }).status;
       if (status !== want) throw new Error(`protection: a sign-in on ${t.instanceId} is ${status}, not ${want}`);
     }
@@ -117,7 +139,10 @@ export async function measureProtection(
     const total = { on: { ok: 0, s: 0 }, off: { ok: 0, s: 0 }, non2xx: 0 };
     const slice = opts.seconds / opts.rounds;
     for (let r = 0; r < opts.rounds; r++) {
-      for (const [name, t] of [['on', on], ['off', off]] as const) {
+      for (const [name, t] of [
+        ['on', on],
+        ['off', off],
+      ] as const) {
         const res = await hit(base, t, slice, opts.connections);
         total[name].ok += res['2xx'];
         total[name].s += res.duration;

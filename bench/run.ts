@@ -89,7 +89,16 @@ import { limiterTable, measureLimiter, type LimiterBenchRow } from './limiter';
 import { measureScim, type ScimBenchResult } from './scim';
 import type { SdkVerifyResult } from './sdk-verify';
 import { measureProtection, type ProtectionBenchResult } from './protection';
-import { measureCluster, measureGrowth, measurePasswords, measureSoak, type ClusterBenchResult, type GrowthRow, type PasswordBenchResult, type SoakResult } from './scale';
+import {
+  measureCluster,
+  measureGrowth,
+  measurePasswords,
+  measureSoak,
+  type ClusterBenchResult,
+  type GrowthRow,
+  type PasswordBenchResult,
+  type SoakResult,
+} from './scale';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -205,7 +214,11 @@ function run(cmd: string, args: string[], opts: { env?: Env; timeoutMs: number; 
 }
 
 const lastJsonLine = (out: string): unknown => {
-  const line = out.trim().split('\n').reverse().find((l) => /^[[{]/.test(l.trim()));
+  const line = out
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => /^[[{]/.test(l.trim()));
   if (!line) throw new Error(`no JSON in output:\n${out}`);
   return JSON.parse(line);
 };
@@ -309,15 +322,24 @@ async function seed(port: number, secret: string): Promise<{ userId: string; use
     const worker = async () => {
       while (next <= USERS) {
         const n = next++;
-        const res = await post(`http://127.0.0.1:${port}/v1/users`, { authorization: `Bearer ${secret}` }, { email_address: [`u${n}@example.com`], first_name: `U${n}` });
-        if (res.status !== 200 || typeof res.body?.id !== 'string') throw new Error(`POST /v1/users → ${res.status} ${JSON.stringify(res.body)}`);
+        const res = await post(
+          `http://127.0.0.1:${port}/v1/users`,
+          { authorization: `Bearer ${secret}` },
+          { email_address: [`u${n}@example.com`], first_name: `U${n}` },
+        );
+        if (res.status !== 200 || typeof res.body?.id !== 'string')
+          throw new Error(`POST /v1/users → ${res.status} ${JSON.stringify(res.body)}`);
         ids.push(res.body.id);
       }
     };
     await Promise.all(Array.from({ length: 10 }, worker));
     ids.sort();
     const userId = ids[Math.floor(ids.length / 2)]!;
-    const res = await post(`http://127.0.0.1:${port}/v1/api_keys`, { authorization: `Bearer ${secret}` }, { subject: userId, name: 'Bench', scopes: ['read:bench'], claims: { plan: 'bench' } });
+    const res = await post(
+      `http://127.0.0.1:${port}/v1/api_keys`,
+      { authorization: `Bearer ${secret}` },
+      { subject: userId, name: 'Bench', scopes: ['read:bench'], claims: { plan: 'bench' } },
+    );
     const key = res.body as { secret?: string } | null;
     if (res.status !== 200 || !key?.secret) throw new Error(`POST /v1/api_keys → ${res.status} ${JSON.stringify(key)}`);
     return { userId, userIds: ids, apiKeySecret: key.secret };
@@ -418,8 +440,7 @@ function fmt(n: number | null, digits: number) {
 
 function table(head: string[], body: string[][], leftColumns = 2): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -436,7 +457,10 @@ const measured = (r: Row) => [
 ];
 
 const usersTable = (rows: Row[]) =>
-  table([...MEASURED, 'vs bare', 'vs db', 'vs composite'], rows.map((r) => [...measured(r), fmt(r.vsBare, 2), fmt(r.vsDb, 2), fmt(r.vsComposite, 2)]));
+  table(
+    [...MEASURED, 'vs bare', 'vs db', 'vs composite'],
+    rows.map((r) => [...measured(r), fmt(r.vsBare, 2), fmt(r.vsDb, 2), fmt(r.vsComposite, 2)]),
+  );
 
 const sessionsTable = (rows: Row[]) =>
   table(
@@ -474,7 +498,9 @@ async function main() {
   if (CPU_PROF) mkdirSync(CPU_PROF, { recursive: true });
   const hitSeconds = Math.max(WARMUP, DURATION / ROUNDS);
   if (hitSeconds > JWT_LIFETIME_SECONDS - 10) {
-    throw new Error(`verify mints one jwt per hit and jwts live ${JWT_LIFETIME_SECONDS}s: keep BENCH_WARMUP and BENCH_DURATION/BENCH_ROUNDS under ${JWT_LIFETIME_SECONDS - 10}s`);
+    throw new Error(
+      `verify mints one jwt per hit and jwts live ${JWT_LIFETIME_SECONDS}s: keep BENCH_WARMUP and BENCH_DURATION/BENCH_ROUNDS under ${JWT_LIFETIME_SECONDS - 10}s`,
+    );
   }
 
   log(`recreating database ${DB_NAME}`);
@@ -522,7 +548,13 @@ async function main() {
     key: 'apikey',
     group: 'users',
     label: 'POST /v1/api_keys/verify',
-    row: (id, base) => ({ id, kind: 'post', url: `${base}/v1/api_keys/verify`, headers: { ...auth, 'content-type': 'application/json' }, body: apiKeyBody }),
+    row: (id, base) => ({
+      id,
+      kind: 'post',
+      url: `${base}/v1/api_keys/verify`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: apiKeyBody,
+    }),
     check: async (base) => {
       const r = await post(`${base}/v1/api_keys/verify`, auth, { secret: apiKeySecret });
       return r.status === 200 && r.body?.subject === userId ? null : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
@@ -541,7 +573,8 @@ async function main() {
   const fapiOf = (base: string) => `${base}/fapi/${instance.instance_id}`;
   const mintOnce = async () => {
     const r = await post(`${minterBase}/v1/sessions`, auth, { user_id: userId });
-    if (r.status !== 200 || typeof r.body?.refresh_token !== 'string') throw new Error(`POST /v1/sessions → ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 200 || typeof r.body?.refresh_token !== 'string')
+      throw new Error(`POST /v1/sessions → ${r.status} ${JSON.stringify(r.body)}`);
     return r.body as { id: string; jwt: string; refresh_token: string };
   };
   const refreshEndpoint: Endpoint = {
@@ -599,7 +632,12 @@ async function main() {
       });
       const cookie = /^(__client=[^;]+);/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
       if (signIn.status !== 200 || !cookie) throw new Error(`FAPI sign-in → ${signIn.status} ${(await signIn.text()).slice(0, 200)}`);
-      const q = new URLSearchParams({ response_type: 'code', client_id: String(app.body!.client_id), redirect_uri: REDIRECT_URI, scope: 'openid' });
+      const q = new URLSearchParams({
+        response_type: 'code',
+        client_id: String(app.body!.client_id),
+        redirect_uri: REDIRECT_URI,
+        scope: 'openid',
+      });
       return {
         basic: `Basic ${Buffer.from(`${String(app.body!.client_id)}:${String(app.body!.client_secret)}`).toString('base64')}`,
         mintCode: { authorizeUrl: `${fapiOf(minterBase)}/oauth2/authorize?${q}`, cookie },
@@ -608,7 +646,12 @@ async function main() {
   let oauthReady: Awaited<ReturnType<typeof oauth>> | null = null;
   const FORM = 'application/x-www-form-urlencoded';
   const tokenPost = async (url: string, authorization: string, body: string) => {
-    const res = await fetch(url, { method: 'POST', headers: { authorization, 'content-type': FORM }, body, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization, 'content-type': FORM },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
     const text = await res.text();
     return res.status === 200 && text.includes('"access_token"') ? null : `HTTP ${res.status} ${text.slice(0, 200)}`;
   };
@@ -616,7 +659,13 @@ async function main() {
     key: 'cc',
     group: 'oauth',
     label: 'client_credentials',
-    row: (id, base) => ({ id, kind: 'post', url: `${fapiOf(base)}/oauth2/token`, headers: { authorization: oauthReady!.basic, 'content-type': FORM }, body: 'grant_type=client_credentials&scope=api' }),
+    row: (id, base) => ({
+      id,
+      kind: 'post',
+      url: `${fapiOf(base)}/oauth2/token`,
+      headers: { authorization: oauthReady!.basic, 'content-type': FORM },
+      body: 'grant_type=client_credentials&scope=api',
+    }),
     check: async (base) => {
       oauthReady = await oauth();
       return tokenPost(`${fapiOf(base)}/oauth2/token`, oauthReady.basic, 'grant_type=client_credentials&scope=api');
@@ -626,13 +675,28 @@ async function main() {
     key: 'exchange',
     group: 'oauth',
     label: 'authorization_code exchange',
-    row: (id, base) => ({ id, kind: 'exchange', tokenUrl: `${fapiOf(base)}/oauth2/token`, headers: { authorization: oauthReady!.basic, 'content-type': FORM }, redirectUri: REDIRECT_URI, mintCode: oauthReady!.mintCode }),
+    row: (id, base) => ({
+      id,
+      kind: 'exchange',
+      tokenUrl: `${fapiOf(base)}/oauth2/token`,
+      headers: { authorization: oauthReady!.basic, 'content-type': FORM },
+      redirectUri: REDIRECT_URI,
+      mintCode: oauthReady!.mintCode,
+    }),
     check: async (base) => {
       oauthReady = await oauth();
-      const res = await fetch(oauthReady.mintCode.authorizeUrl, { headers: { cookie: oauthReady.mintCode.cookie }, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(oauthReady.mintCode.authorizeUrl, {
+        headers: { cookie: oauthReady.mintCode.cookie },
+        redirect: 'manual',
+        signal: AbortSignal.timeout(10_000),
+      });
       const code = new URL(res.headers.get('location') ?? 'x:/').searchParams.get('code');
       if (!code) return `authorize → ${res.status} ${res.headers.get('location')}`;
-      return tokenPost(`${fapiOf(base)}/oauth2/token`, oauthReady.basic, `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`);
+      return tokenPost(
+        `${fapiOf(base)}/oauth2/token`,
+        oauthReady.basic,
+        `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
+      );
     },
   };
   const PROVIDER_BASIC = `Basic ${Buffer.from('bench:bench-secret-bench-secret-bench-secret').toString('base64')}`;
@@ -641,7 +705,13 @@ async function main() {
     alsoFor: ['exchange'],
     group: 'oauth',
     label: 'client_credentials',
-    row: (id, base) => ({ id, kind: 'post', url: `${base}/token`, headers: { authorization: PROVIDER_BASIC, 'content-type': FORM }, body: 'grant_type=client_credentials&scope=api' }),
+    row: (id, base) => ({
+      id,
+      kind: 'post',
+      url: `${base}/token`,
+      headers: { authorization: PROVIDER_BASIC, 'content-type': FORM },
+      body: 'grant_type=client_credentials&scope=api',
+    }),
     check: (base) => tokenPost(`${base}/token`, PROVIDER_BASIC, 'grant_type=client_credentials&scope=api'),
   };
 
@@ -732,7 +802,10 @@ async function main() {
   const meta = new Map<string, { target: string; key: string; group: Group; endpoint: string }>();
   try {
     const wantSessions = targets.some(
-      (t) => t.key !== 'jose' && t.key !== 'oidc-provider' && t.endpoints.some((e) => (e.group === 'sessions' || e.group === 'oauth') && wanted(e)),
+      (t) =>
+        t.key !== 'jose' &&
+        t.key !== 'oidc-provider' &&
+        t.endpoints.some((e) => (e.group === 'sessions' || e.group === 'oauth') && wanted(e)),
     );
     if (wantSessions) {
       log(`minter (npm run api): starting on port ${minterPort} (CPU 1)`);
@@ -769,7 +842,8 @@ async function main() {
       `measuring ${plan.length} rows: ${WARMUP}s warm-up each, then ${ROUNDS} round-robin rounds of ${(DURATION / ROUNDS).toFixed(1)}s ` +
         `(${DURATION}s per row, ${CONNECTIONS} connections, autocannon on CPU 1) ≈ ${plan.length * (WARMUP + DURATION)}s plus minting`,
     );
-    if (loadBefore > 1) log(`note: 1-minute load average is ${loadBefore.toFixed(2)} before measuring; other work on this machine skews the numbers`);
+    if (loadBefore > 1)
+      log(`note: 1-minute load average is ${loadBefore.toFixed(2)} before measuring; other work on this machine skews the numbers`);
     for (const r of plan.length ? await load(plan) : []) {
       const { id, ...rest } = r;
       if (r.non2xx || r.errors || r.timeouts) log(`  ! ${id}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
@@ -784,7 +858,14 @@ async function main() {
   if (!ONLY || ONLY.has('webhooks')) {
     webhooks = await measureWebhooks(
       { cli, startServer, waitFor, stop, log, post },
-      { port: PORT_BASE + 30, backlog: WEBHOOK_EVENTS, rate: WEBHOOK_RATE, seconds: WEBHOOK_SECONDS, bigBacklog: WEBHOOK_BIG_BACKLOG, databaseUrl: DATABASE_URL },
+      {
+        port: PORT_BASE + 30,
+        backlog: WEBHOOK_EVENTS,
+        rate: WEBHOOK_RATE,
+        seconds: WEBHOOK_SECONDS,
+        bigBacklog: WEBHOOK_BIG_BACKLOG,
+        databaseUrl: DATABASE_URL,
+      },
     );
   }
 
@@ -792,10 +873,12 @@ async function main() {
   if (!ONLY || ONLY.has('limiter')) {
     const redisUrl = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     log(`measuring limiter decisions on ${redisUrl}`);
-    limiter = await measureLimiter({ redisUrl, inFlight: CONNECTIONS, seconds: DURATION, rounds: ROUNDS, warmupSeconds: WARMUP }).catch((err: unknown) => {
-      log(`  ! limiter: ${String(err)}`);
-      return null;
-    });
+    limiter = await measureLimiter({ redisUrl, inFlight: CONNECTIONS, seconds: DURATION, rounds: ROUNDS, warmupSeconds: WARMUP }).catch(
+      (err: unknown) => {
+        log(`  ! limiter: ${String(err)}`);
+        return null;
+      },
+    );
   }
 
   let sdkVerify: SdkVerifyResult | null = null;
@@ -826,7 +909,13 @@ async function main() {
   if (!ONLY || ONLY.has('protection')) {
     protection = await measureProtection(
       { cli, startServer, waitFor, stop, log, post },
-      { port: PORT_BASE + 50, seconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, users: Number(env.BENCH_PROTECTION_USERS ?? 20) },
+      {
+        port: PORT_BASE + 50,
+        seconds: DURATION,
+        rounds: ROUNDS,
+        connections: CONNECTIONS,
+        users: Number(env.BENCH_PROTECTION_USERS ?? 20),
+      },
     );
   }
 
@@ -840,7 +929,10 @@ async function main() {
       if (out.code !== 0) throw new Error(`${args.join(' ')} failed: ${out.stderr}`);
       return out.stdout;
     };
-    passwords = await measurePasswords({ ...helpers, runPinned }, { port: PORT_BASE + 60, seconds: DURATION, connections: CONNECTIONS }).catch((err: unknown) => {
+    passwords = await measurePasswords(
+      { ...helpers, runPinned },
+      { port: PORT_BASE + 60, seconds: DURATION, connections: CONNECTIONS },
+    ).catch((err: unknown) => {
       log(`  ! passwords: ${String(err)}`);
       return null;
     });
@@ -848,7 +940,13 @@ async function main() {
   let cluster: ClusterBenchResult | null = null;
   if (!ONLY || ONLY.has('cluster')) {
     log(`measuring one process vs one per core (${cpus} cores), servers unpinned`);
-    cluster = await measureCluster(helpers, { port: PORT_BASE + 61, seconds: DURATION, connections: CONNECTIONS, userPath: `/v1/users/${userId}`, auth }).catch((err: unknown) => {
+    cluster = await measureCluster(helpers, {
+      port: PORT_BASE + 61,
+      seconds: DURATION,
+      connections: CONNECTIONS,
+      userPath: `/v1/users/${userId}`,
+      auth,
+    }).catch((err: unknown) => {
       log(`  ! cluster: ${String(err)}`);
       return null;
     });
@@ -856,12 +954,17 @@ async function main() {
   let growth: GrowthRow[] | null = null;
   if (!ONLY || ONLY.has('growth')) {
     log(`measuring growth up to ${GROWTH_MAX} users`);
-    growth = await measureGrowth(helpers, { port: PORT_BASE + 62, seconds: DURATION / 2, connections: CONNECTIONS, databaseUrl: DATABASE_URL, max: GROWTH_MAX, sessionsPerStep: GROWTH_SESSIONS }).catch(
-      (err: unknown) => {
-        log(`  ! growth: ${String(err)}`);
-        return null;
-      },
-    );
+    growth = await measureGrowth(helpers, {
+      port: PORT_BASE + 62,
+      seconds: DURATION / 2,
+      connections: CONNECTIONS,
+      databaseUrl: DATABASE_URL,
+      max: GROWTH_MAX,
+      sessionsPerStep: GROWTH_SESSIONS,
+    }).catch((err: unknown) => {
+      log(`  ! growth: ${String(err)}`);
+      return null;
+    });
   }
   let soak: SoakResult | null = null;
   if (!ONLY || ONLY.has('soak')) {
@@ -912,7 +1015,10 @@ async function main() {
     out.push(
       `\nvs bare = req/s ÷ bare node:http; vs db = req/s ÷ node:http + 1 postgres.js query (same endpoint).\n\n${usersTable(usersRows)}`,
     );
-    if (aim !== null) out.push(`\nFast path GET /v1/users/:id at ${aim.toFixed(2)} of the database ceiling (aim ≥ 0.60): ${aim >= 0.6 ? 'met' : 'NOT met'}.`);
+    if (aim !== null)
+      out.push(
+        `\nFast path GET /v1/users/:id at ${aim.toFixed(2)} of the database ceiling (aim ≥ 0.60): ${aim >= 0.6 ? 'met' : 'NOT met'}.`,
+      );
   }
   const sessionRows = rows.filter((r) => r.group === 'sessions');
   if (sessionRows.length) {
@@ -926,7 +1032,9 @@ async function main() {
     }
     for (const r of sessionRows.filter((x) => x.key !== 'db' && x.key !== 'composite' && x.endpoint === verifyEndpoint.label)) {
       const v = r.vsDb;
-      out.push(`${r.target}: authoritative verify at ${fmt(v, 2)} of the one-query database ceiling (aim ≥ 0.80): ${v !== null && v >= 0.8 ? 'met' : 'NOT met'}.`);
+      out.push(
+        `${r.target}: authoritative verify at ${fmt(v, 2)} of the one-query database ceiling (aim ≥ 0.80): ${v !== null && v >= 0.8 ? 'met' : 'NOT met'}.`,
+      );
     }
     for (const r of sessionRows.filter((x) => x.halfRate)) {
       const h = r.halfRate!;
@@ -948,10 +1056,12 @@ async function main() {
   ];
   const aimRows = rows.filter((r) => r.vsComposite !== null && compositeAims.some(([e]) => e === r.endpoint));
   if (aimRows.length) {
-    out.push('\nAgainst each row\'s composite ceiling (the same work it cannot avoid, on the same core, same run; issue 39):');
+    out.push("\nAgainst each row's composite ceiling (the same work it cannot avoid, on the same core, same run; issue 39):");
     for (const r of aimRows) {
       const aimFor = compositeAims.find(([e]) => e === r.endpoint)![1];
-      out.push(`${r.target} ${r.endpoint}: ${fmt(r.vsComposite, 2)} of its composite (aim ≥ ${aimFor.toFixed(2)}): ${r.vsComposite! >= aimFor ? 'met' : 'NOT met'}.`);
+      out.push(
+        `${r.target} ${r.endpoint}: ${fmt(r.vsComposite, 2)} of its composite (aim ≥ ${aimFor.toFixed(2)}): ${r.vsComposite! >= aimFor ? 'met' : 'NOT met'}.`,
+      );
     }
   }
   const oauthRows = rows.filter((r) => r.group === 'oauth');
@@ -976,12 +1086,24 @@ async function main() {
           ['measure', 'setting', 'value'],
           [
             ['delivery throughput', `backlog of ${webhooks.backlog}`, `${webhooks.deliveredPerSecond.toFixed(0)} events/s`],
-            ['latency change → receiver, p50', `${webhooks.latencyRate}/s for ${webhooks.latencySeconds}s`, `${webhooks.p50.toFixed(1)} ms`],
+            [
+              'latency change → receiver, p50',
+              `${webhooks.latencyRate}/s for ${webhooks.latencySeconds}s`,
+              `${webhooks.p50.toFixed(1)} ms`,
+            ],
             ['latency change → receiver, p99', `${webhooks.latencySamples} events`, `${webhooks.p99.toFixed(1)} ms`],
             ...(webhooks.big
               ? [
-                  ['delivery throughput', `backlog of ${webhooks.big.messages} in the outbox`, `${webhooks.big.deliveredPerSecond.toFixed(0)} events/s`],
-                  ['worker RSS draining it', 'before → most', `${webhooks.big.rssBeforeMiB.toFixed(0)} → ${webhooks.big.rssMaxMiB.toFixed(0)} MiB`],
+                  [
+                    'delivery throughput',
+                    `backlog of ${webhooks.big.messages} in the outbox`,
+                    `${webhooks.big.deliveredPerSecond.toFixed(0)} events/s`,
+                  ],
+                  [
+                    'worker RSS draining it',
+                    'before → most',
+                    `${webhooks.big.rssBeforeMiB.toFixed(0)} → ${webhooks.big.rssMaxMiB.toFixed(0)} MiB`,
+                  ],
                 ]
               : []),
           ],
@@ -989,7 +1111,9 @@ async function main() {
     );
   }
   if (limiter) {
-    out.push(`\nLimiter: decisions/s on Redis from one connection, ${CONNECTIONS} in flight (bench/limiter.ts).\n\n${limiterTable(limiter)}`);
+    out.push(
+      `\nLimiter: decisions/s on Redis from one connection, ${CONNECTIONS} in flight (bench/limiter.ts).\n\n${limiterTable(limiter)}`,
+    );
   }
   if (sdkVerify) {
     out.push(
@@ -1009,8 +1133,18 @@ async function main() {
         table(
           ['measure', 'setting', 'value', 'vs ceiling'],
           [
-            ['provision POST /Users', `${scim.users} users, empty organization`, `${scim.provisionedPerSecond.toFixed(0)} users/s in ${scim.provisionSeconds.toFixed(1)} s`, fmt(scim.provisionVsCeiling, 3)],
-            ['GET /Users?filter=userName eq', `p50 ${scim.lookupP50} ms, p99 ${scim.lookupP99} ms, ${scim.lookupNon2xx} non-2xx`, `${scim.lookupsPerSecond.toFixed(0)} req/s`, fmt(scim.lookupVsCeiling, 2)],
+            [
+              'provision POST /Users',
+              `${scim.users} users, empty organization`,
+              `${scim.provisionedPerSecond.toFixed(0)} users/s in ${scim.provisionSeconds.toFixed(1)} s`,
+              fmt(scim.provisionVsCeiling, 3),
+            ],
+            [
+              'GET /Users?filter=userName eq',
+              `p50 ${scim.lookupP50} ms, p99 ${scim.lookupP99} ms, ${scim.lookupNon2xx} non-2xx`,
+              `${scim.lookupsPerSecond.toFixed(0)} req/s`,
+              fmt(scim.lookupVsCeiling, 2),
+            ],
             ['ceiling: one query', '', `${scim.ceilingQueriesPerSecond.toFixed(0)} queries/s`, '1.00'],
           ],
         ),
@@ -1035,8 +1169,22 @@ async function main() {
         table(
           ['operation', 'per second', 'vs hash rate', 'event loop ms/op', 'of it kernel', 'statements/op'],
           [
-            ['password sign-in', passwords.signInPerSecond.toFixed(1), passwords.signInRatio.toFixed(2), passwords.signInMainMs?.toFixed(1) ?? '-', passwords.signInKernelMs?.toFixed(1) ?? '-', passwords.signInStatements?.toFixed(1) ?? '-'],
-            ['sign-up with password', passwords.signUpPerSecond.toFixed(1), passwords.signUpRatio.toFixed(2), passwords.signUpMainMs?.toFixed(1) ?? '-', passwords.signUpKernelMs?.toFixed(1) ?? '-', passwords.signUpStatements?.toFixed(1) ?? '-'],
+            [
+              'password sign-in',
+              passwords.signInPerSecond.toFixed(1),
+              passwords.signInRatio.toFixed(2),
+              passwords.signInMainMs?.toFixed(1) ?? '-',
+              passwords.signInKernelMs?.toFixed(1) ?? '-',
+              passwords.signInStatements?.toFixed(1) ?? '-',
+            ],
+            [
+              'sign-up with password',
+              passwords.signUpPerSecond.toFixed(1),
+              passwords.signUpRatio.toFixed(2),
+              passwords.signUpMainMs?.toFixed(1) ?? '-',
+              passwords.signUpKernelMs?.toFixed(1) ?? '-',
+              passwords.signUpStatements?.toFixed(1) ?? '-',
+            ],
             ['argon2id hash (ceiling)', passwords.hashPerSecond.toFixed(1), '1.00', '-', '-', '-'],
           ],
           1,
@@ -1050,7 +1198,16 @@ async function main() {
   if (cluster) {
     out.push(
       `\nCluster: GET /v1/users/:id on npm run api, ${cluster.cpus} cores (os.cpus().length), servers and autocannon unpinned.\n\n` +
-        table(['HTTP workers', 'req/s', 'p99 ms', 'vs one'], cluster.rows.map((r) => [String(r.workers), r.perSecond.toFixed(0), r.p99.toFixed(1), (r.perSecond / cluster!.rows[0]!.perSecond).toFixed(2)]), 1),
+        table(
+          ['HTTP workers', 'req/s', 'p99 ms', 'vs one'],
+          cluster.rows.map((r) => [
+            String(r.workers),
+            r.perSecond.toFixed(0),
+            r.p99.toFixed(1),
+            (r.perSecond / cluster!.rows[0]!.perSecond).toFixed(2),
+          ]),
+          1,
+        ),
     );
   }
   if (growth?.length) {
@@ -1058,7 +1215,14 @@ async function main() {
       `\nGrowth: one npm run api process (CPU 0); users and sessions seeded by SQL; refresh = fresh sessions of random users, query = GET /v1/users?query=<one address>&limit=10.\n\n` +
         table(
           ['users', 'refresh/s', 'refresh p99 ms', 'query/s', 'query p99 ms', 'seed s'],
-          growth.map((g) => [String(g.users), g.refreshPerSecond.toFixed(0), g.refreshP99.toFixed(1), g.queryPerSecond.toFixed(0), g.queryP99.toFixed(1), g.seedSeconds.toFixed(1)]),
+          growth.map((g) => [
+            String(g.users),
+            g.refreshPerSecond.toFixed(0),
+            g.refreshP99.toFixed(1),
+            g.queryPerSecond.toFixed(0),
+            g.queryP99.toFixed(1),
+            g.seedSeconds.toFixed(1),
+          ]),
           1,
         ),
     );

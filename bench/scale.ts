@@ -26,14 +26,22 @@ const PROF = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${proce
 const API = [process.execPath, [...PROF, '--import', 'tsx', 'server/main/api.ts']] as const;
 
 async function json(url: string, method: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(url, {
+    method,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const parsed = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(parsed)}`);
   return parsed!;
 }
 
 async function newInstance(h: Helpers, name: string) {
-  const instance = (await h.cli(['instance', 'create', '--name', name, '--env', 'test', '--json'])) as { instance_id: string; publishable_key: string };
+  const instance = (await h.cli(['instance', 'create', '--name', name, '--env', 'test', '--json'])) as {
+    instance_id: string;
+    publishable_key: string;
+  };
   const key = (await h.cli(['keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--json'])) as { secret: string };
   return { id: instance.instance_id, publishableKey: instance.publishable_key, auth: { authorization: `Bearer ${key.secret}` } };
 }
@@ -81,7 +89,10 @@ function mainThreadTimes(pid: number): { total: number; kernel: number } | null 
 }
 /** Statements the server has sent to PostgreSQL (its /metrics), or null. Two scrapes bracket a row. */
 async function statementsSent(base: string): Promise<number | null> {
-  const text = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.text(), () => '');
+  const text = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) }).then(
+    (r) => r.text(),
+    () => '',
+  );
   const m = /^latchkey_database_statements_total (\d+)/m.exec(text);
   return m ? Number(m[1]) : null;
 }
@@ -92,13 +103,23 @@ export async function measurePasswords(
   h: Helpers & { runPinned(args: string[], env: Record<string, string>): Promise<string> },
   opts: { port: number; seconds: number; connections: number },
 ): Promise<PasswordBenchResult> {
-  const server = h.startServer('passwords', API[0], [...API[1]], opts.port, { TRUST_PROXY: '1', WEBHOOK_WORKER: '0', PASSWORD_HASH_QUEUE: '1000', WEB_CONCURRENCY: '1' }, 0);
+  const server = h.startServer(
+    'passwords',
+    API[0],
+    [...API[1]],
+    opts.port,
+    { TRUST_PROXY: '1', WEBHOOK_WORKER: '0', PASSWORD_HASH_QUEUE: '1000', WEB_CONCURRENCY: '1' },
+    0,
+  );
   try {
     await h.waitFor(server, '/healthz', 60_000);
     const base = `http://127.0.0.1:${opts.port}`;
     const i = await newInstance(h, 'Passwords');
     // Protections off: the rows measure the password path, bench/protection.ts their cost.
-    await json(`${base}/v1/attack_protection`, 'PATCH', i.auth, { user_lockout: { enabled: false }, breached_passwords: { enabled: false } });
+    await json(`${base}/v1/attack_protection`, 'PATCH', i.auth, {
+      user_lockout: { enabled: false },
+      breached_passwords: { enabled: false },
+    });
     await json(`${base}/v1/risk_based_mfa`, 'PATCH', i.auth, { enabled: false });
     const emails: string[] = [];
     for (let n = 0; n < 20; n++) {
@@ -108,20 +129,45 @@ export async function measurePasswords(
     let addr = 0;
     let k = 0;
     const fapi = `${base}/fapi/${i.id}/v1/client`;
-    const headers = () => ({ 'content-type': 'application/json', 'x-publishable-key': i.publishableKey, 'x-forwarded-for': `10.9.${(++addr >> 8) & 255}.${addr & 255}` });
+    const headers = () => ({
+      'content-type': 'application/json',
+      'x-publishable-key': i.publishableKey,
+      'x-forwarded-for': `10.9.${(++addr >> 8) & 255}.${addr & 255}`,
+    });
     const signIn = (seconds: number) =>
       cannon({
         url: `${fapi}/sign_ins`,
         connections: opts.connections,
         duration: seconds,
-        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: headers(), body: JSON.stringify({ identifier: emails[k++ % emails.length], password: 'a bench passphrase 42' }) }) }],
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req) => ({
+              ...req,
+              headers: headers(),
+              body: JSON.stringify({ identifier: emails[k++ % emails.length], password: 'a bench passphrase 42' }),
+            }),
+          },
+        ],
       });
     const signUp = (seconds: number) =>
       cannon({
         url: `${fapi}/sign_ups`,
         connections: opts.connections,
         duration: seconds,
-        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: headers(), body: JSON.stringify({ email_address: `new${++k}.${randomBytes(3).toString('hex')}@signup.example.com`, password: 'a new bench passphrase 43' }) }) }],
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req) => ({
+              ...req,
+              headers: headers(),
+              body: JSON.stringify({
+                email_address: `new${++k}.${randomBytes(3).toString('hex')}@signup.example.com`,
+                password: 'a new bench passphrase 43',
+              }),
+            }),
+          },
+        ],
       });
     await signIn(1);
     await signUp(1);
@@ -140,7 +186,8 @@ export async function measurePasswords(
       kernelMs[row] = kBefore === null || kAfter === null || kernelMs[row] === null ? null : kernelMs[row] + kAfter - kBefore;
       const sentAfter = await statementsSent(base);
       mainMs[row] = before === null || after === null || mainMs[row] === null ? null : mainMs[row] + after - before;
-      statements[row] = sentBefore === null || sentAfter === null || statements[row] === null ? null : statements[row] + sentAfter - sentBefore;
+      statements[row] =
+        sentBefore === null || sentAfter === null || statements[row] === null ? null : statements[row] + sentAfter - sentBefore;
     };
     for (let r = 0; r < 2; r++) {
       await measured('in', () => signIn(half));
@@ -149,7 +196,12 @@ export async function measurePasswords(
     const rate = (rs: autocannon.Result[]) => rs.reduce((a, r) => a + r['2xx'], 0) / rs.reduce((a, r) => a + r.duration, 0);
     const non2xx = [...results.in, ...results.up].reduce((a, r) => a + r.non2xx, 0);
     await h.stop(server.child);
-    const ceiling = JSON.parse((await h.runPinned(['bench/ceiling-argon2.ts'], { BENCH_SECONDS: String(opts.seconds), BENCH_INFLIGHT: String(opts.connections) })).trim().split('\n').pop()!) as {
+    const ceiling = JSON.parse(
+      (await h.runPinned(['bench/ceiling-argon2.ts'], { BENCH_SECONDS: String(opts.seconds), BENCH_INFLIGHT: String(opts.connections) }))
+        .trim()
+        .split('\n')
+        .pop()!,
+    ) as {
       perSecond: number;
       memoryCost: number;
       timeCost: number;
@@ -185,11 +237,21 @@ export interface ClusterBenchResult {
   rows: { workers: number; perSecond: number; p99: number }[];
 }
 
-export async function measureCluster(h: Helpers, opts: { port: number; seconds: number; connections: number; userPath: string; auth: Record<string, string> }): Promise<ClusterBenchResult> {
+export async function measureCluster(
+  h: Helpers,
+  opts: { port: number; seconds: number; connections: number; userPath: string; auth: Record<string, string> },
+): Promise<ClusterBenchResult> {
   const cpus = os.cpus().length;
   const rows: ClusterBenchResult['rows'] = [];
   for (const workers of [...new Set([1, cpus])]) {
-    const server = h.startServer(`cluster ×${workers}`, API[0], [...API[1]], opts.port, { WEB_CONCURRENCY: String(workers), WEBHOOK_WORKER: '0' }, null);
+    const server = h.startServer(
+      `cluster ×${workers}`,
+      API[0],
+      [...API[1]],
+      opts.port,
+      { WEB_CONCURRENCY: String(workers), WEBHOOK_WORKER: '0' },
+      null,
+    );
     try {
       await h.waitFor(server, '/readyz', 120_000);
       const url = `http://127.0.0.1:${opts.port}${opts.userPath}`;
@@ -273,16 +335,27 @@ export async function measureGrowth(
             method: 'POST',
             setupRequest: (req) => {
               const n = next++ % tokens.length; // past the pool: a reused token, answered 401 and not counted
-              return { ...req, path: new URL(`${fapi}/${ids[n]}/refresh`).pathname, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: tokens[n] }) };
+              return {
+                ...req,
+                path: new URL(`${fapi}/${ids[n]}/refresh`).pathname,
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ refresh_token: tokens[n] }),
+              };
             },
           },
         ],
       });
       if (next > tokens.length) h.log(`  ! growth ${size}: the refresh pool (${tokens.length}) ran dry; raise BENCH_GROWTH_SESSIONS`);
       const target = Math.max(1, Math.floor(size / 2));
-      const query = await cannon({ url: `${base}/v1/users?query=g${target}@growth&limit=10`, connections: opts.connections, duration: opts.seconds, headers: i.auth });
+      const query = await cannon({
+        url: `${base}/v1/users?query=g${target}@growth&limit=10`,
+        connections: opts.connections,
+        duration: opts.seconds,
+        headers: i.auth,
+      });
       const check = await json(`${base}/v1/users?query=g${target}@growth&limit=10`, 'GET', i.auth);
-      if ((check.data as unknown[]).length !== 1) h.log(`  ! growth ${size}: query matched ${(check.data as unknown[]).length} users, not 1`);
+      if ((check.data as unknown[]).length !== 1)
+        h.log(`  ! growth ${size}: query matched ${(check.data as unknown[]).length} users, not 1`);
       rows.push({
         users: size,
         seedSeconds,
@@ -291,7 +364,9 @@ export async function measureGrowth(
         queryPerSecond: okPerSecond(query),
         queryP99: query.latency.p99,
       });
-      h.log(`growth ${size}: refresh ${rows.at(-1)!.refreshPerSecond.toFixed(0)}/s, query ${rows.at(-1)!.queryPerSecond.toFixed(0)}/s (seeded in ${seedSeconds.toFixed(1)} s)`);
+      h.log(
+        `growth ${size}: refresh ${rows.at(-1)!.refreshPerSecond.toFixed(0)}/s, query ${rows.at(-1)!.queryPerSecond.toFixed(0)}/s (seeded in ${seedSeconds.toFixed(1)} s)`,
+      );
     }
   } finally {
     await h.stop(server.child);
@@ -325,7 +400,12 @@ export async function measureSoak(h: Helpers, opts: { port: number; seconds: num
     const base = `http://127.0.0.1:${opts.port}`;
     const i = await newInstance(h, 'Soak');
     const userIds: string[] = [];
-    for (let n = 0; n < 50; n++) userIds.push(String((await json(`${base}/v1/users`, 'POST', i.auth, { email_address: [`soak${n}@soak.example.com`], first_name: `Soak${n}` })).id));
+    for (let n = 0; n < 50; n++)
+      userIds.push(
+        String(
+          (await json(`${base}/v1/users`, 'POST', i.auth, { email_address: [`soak${n}@soak.example.com`], first_name: `Soak${n}` })).id,
+        ),
+      );
     const pid = server.child.pid!;
     const samples: [number, number][] = [];
     const t0 = Date.now();
@@ -347,7 +427,11 @@ export async function measureSoak(h: Helpers, opts: { port: number; seconds: num
       Array.from({ length: opts.inFlight }, async () => {
         while (Date.now() < end) {
           const userId = userIds[n++ % userIds.length]!;
-          const s = (await json(`${base}/v1/sessions`, 'POST', i.auth, { user_id: userId }).catch(() => null)) as { id: string; jwt: string; refresh_token: string } | null;
+          const s = (await json(`${base}/v1/sessions`, 'POST', i.auth, { user_id: userId }).catch(() => null)) as {
+            id: string;
+            jwt: string;
+            refresh_token: string;
+          } | null;
           if (!s) {
             failures++;
             continue;

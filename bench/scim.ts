@@ -65,7 +65,14 @@ export async function measureScim(
   const instance = (await h.cli(['instance', 'create', '--name', 'SCIM bench', '--env', 'live', '--json'])) as { instance_id: string };
   const key = (await h.cli(['keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--json'])) as { secret: string };
   const base = `http://127.0.0.1:${opts.port}`;
-  const api: BenchServer = h.startServer('scim: npm run api', 'npm', ['run', 'api'], opts.port, { SCIM_RATE_LIMIT: '100000000', WEBHOOK_WORKER: '0' }, 0);
+  const api: BenchServer = h.startServer(
+    'scim: npm run api',
+    'npm',
+    ['run', 'api'],
+    opts.port,
+    { SCIM_RATE_LIMIT: '100000000', WEBHOOK_WORKER: '0' },
+    0,
+  );
   try {
     await h.waitFor(api, '/readyz', 120_000);
     const bapi = async (path: string, body: unknown) => {
@@ -93,7 +100,13 @@ export async function measureScim(
           const res = await fetch(`${base}/scim/v2/Users`, {
             method: 'POST',
             headers: scimHeaders,
-            body: JSON.stringify({ schemas: [SCIM_USER], userName, externalId: `ext-${n}`, name: { givenName: `Employee${n}`, familyName: 'Bench' }, active: true }),
+            body: JSON.stringify({
+              schemas: [SCIM_USER],
+              userName,
+              externalId: `ext-${n}`,
+              name: { givenName: `Employee${n}`, familyName: 'Bench' },
+              active: true,
+            }),
             signal: AbortSignal.timeout(30_000),
           });
           await res.arrayBuffer();
@@ -106,13 +119,21 @@ export async function measureScim(
 
     h.log(`scim: userName eq look-ups for ${opts.seconds}s`);
     const lookupPath = (name: string) => `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${name}"`)}`;
-    await autocannon({ url: base, connections: opts.connections, duration: 2, headers: scimHeaders, requests: [{ method: 'GET', path: lookupPath(userNames[0]!) }] });
+    await autocannon({
+      url: base,
+      connections: opts.connections,
+      duration: 2,
+      headers: scimHeaders,
+      requests: [{ method: 'GET', path: lookupPath(userNames[0]!) }],
+    });
     const lookups = await autocannon({
       url: base,
       connections: opts.connections,
       duration: opts.seconds,
       headers: scimHeaders,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: lookupPath(userNames[Math.floor(Math.random() * userNames.length)]!) }) }],
+      requests: [
+        { method: 'GET', setupRequest: (req) => ({ ...req, path: lookupPath(userNames[Math.floor(Math.random() * userNames.length)]!) }) },
+      ],
     });
     const ceiling = await ceilingRate(
       opts.databaseUrl,

@@ -23,7 +23,12 @@ export interface SdkVerifyResult {
   concurrency: number;
 }
 
-export async function measureSdkVerify(o: { seconds: number; rounds: number; concurrency: number; warmupSeconds: number }): Promise<SdkVerifyResult> {
+export async function measureSdkVerify(o: {
+  seconds: number;
+  rounds: number;
+  concurrency: number;
+  warmupSeconds: number;
+}): Promise<SdkVerifyResult> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
   const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   const jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
@@ -78,7 +83,14 @@ export async function measureSdkVerify(o: { seconds: number; rounds: number; con
   jwks.close();
   const sdkPerSecond = sdk / o.seconds;
   const rawPerSecond = rawN / o.seconds;
-  return { sdkPerSecond, rawPerSecond, ratio: sdkPerSecond / rawPerSecond, seconds: o.seconds, rounds: o.rounds, concurrency: o.concurrency };
+  return {
+    sdkPerSecond,
+    rawPerSecond,
+    ratio: sdkPerSecond / rawPerSecond,
+    seconds: o.seconds,
+    rounds: o.rounds,
+    concurrency: o.concurrency,
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -114,7 +114,10 @@ export async function measureWebhooks(
   };
   try {
     await h.waitFor(api, '/readyz', 120_000);
-    const ep = await h.post(`http://127.0.0.1:${opts.port}/v1/webhook_endpoints`, auth, { url: receiver.url, event_types: ['user.created'] });
+    const ep = await h.post(`http://127.0.0.1:${opts.port}/v1/webhook_endpoints`, auth, {
+      url: receiver.url,
+      event_types: ['user.created'],
+    });
     if (ep.status !== 200) throw new Error(`POST /v1/webhook_endpoints → ${ep.status} ${JSON.stringify(ep.body)}`);
 
     h.log(`webhooks: queueing a backlog of ${opts.backlog} user.created events (no worker running)`);
@@ -188,7 +191,12 @@ function treeRssMiB(pid: number): number {
   return kib / 1024;
 }
 
-async function drainBigBacklog(h: WebhookBenchHelpers, opts: { bigBacklog: number; databaseUrl: string }, worker: BenchServer, arrivals: Arrival[]) {
+async function drainBigBacklog(
+  h: WebhookBenchHelpers,
+  opts: { bigBacklog: number; databaseUrl: string },
+  worker: BenchServer,
+  arrivals: Arrival[],
+) {
   const sql = postgres(opts.databaseUrl, { max: 1, onnotice: () => {} });
   try {
     h.log(`webhooks: a backlog of ${opts.bigBacklog} messages written into the outbox, drained by the running worker`);
@@ -206,7 +214,12 @@ async function drainBigBacklog(h: WebhookBenchHelpers, opts: { bigBacklog: numbe
       clearInterval(sampler);
     }
     const drained = arrivals.slice(before, before + opts.bigBacklog);
-    return { messages: opts.bigBacklog, deliveredPerSecond: (drained.length - 1) / ((drained.at(-1)!.at - drained[0]!.at) / 1000), rssBeforeMiB, rssMaxMiB };
+    return {
+      messages: opts.bigBacklog,
+      deliveredPerSecond: (drained.length - 1) / ((drained.at(-1)!.at - drained[0]!.at) / 1000),
+      rssBeforeMiB,
+      rssMaxMiB,
+    };
   } finally {
     await sql.end({ timeout: 1 });
   }

@@ -15,7 +15,9 @@ function publishTxt(name: string, value: string) {
 
 const sameOrigin = (url: string) => url.replace(/^https?:\/\/[^/]+/, E2E_BASE_URL);
 
-test('admin portal: a link from the BAPI; the IT admin verifies the domain by DNS, sets up SAML from the IdP metadata, tests, activates; a user of the domain signs in through SSO', async ({ browser }) => {
+test('admin portal: a link from the BAPI; the IT admin verifies the domain by DNS, sets up SAML from the IdP metadata, tests, activates; a user of the domain signs in through SSO', async ({
+  browser,
+}) => {
   const instance = createTestInstance('Portal SSO');
   const org = await bapi<{ id: string }>(instance.secret, 'POST', '/v1/organizations', { name: 'Acme' });
   const domain = `acme${Date.now().toString(36)}.test`;
@@ -27,7 +29,9 @@ test('admin portal: a link from the BAPI; the IT admin verifies the domain by DN
   try {
     await test.step('the link opens the portal once; the same link again shows a clear page', async () => {
       await admin.goto(link);
-      await expect(admin.getByRole('heading', { name: portal.header.setupFor.replace('{organization}', 'Acme') })).toBeVisible({ timeout: 30_000 });
+      await expect(admin.getByRole('heading', { name: portal.header.setupFor.replace('{organization}', 'Acme') })).toBeVisible({
+        timeout: 30_000,
+      });
       expect(admin.url()).not.toContain('#');
       const other = await (await browser.newContext()).newPage();
       await other.goto(link);
@@ -93,7 +97,9 @@ test('admin portal: directory sync set up from a link; an Okta-shaped SCIM reque
   const { link } = await bapi<{ link: string }>(instance.secret, 'POST', `/v1/organizations/${org.id}/portal_links`, { intent: 'dsync' });
   const admin = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
   await admin.goto(link);
-  await expect(admin.getByRole('heading', { name: portal.header.setupFor.replace('{organization}', 'Globex') })).toBeVisible({ timeout: 30_000 });
+  await expect(admin.getByRole('heading', { name: portal.header.setupFor.replace('{organization}', 'Globex') })).toBeVisible({
+    timeout: 30_000,
+  });
   const baseUrl = (await admin.getByLabel(portal.dsync.baseUrl, { exact: true }).textContent())!;
   await admin.getByRole('button', { name: portal.dsync.createToken }).click();
   const token = (await admin.getByLabel(portal.dsync.token, { exact: true }).textContent())!;
@@ -102,7 +108,11 @@ test('admin portal: directory sync set up from a link; an Okta-shaped SCIM reque
   // What Okta sends when it pushes a new user.
   const res = await fetch(`${sameOrigin(baseUrl)}/Users`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json; charset=utf-8', 'user-agent': 'Okta SCIM Client 1.0.0' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/scim+json; charset=utf-8',
+      'user-agent': 'Okta SCIM Client 1.0.0',
+    },
     body: JSON.stringify({
       schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
       userName: 'grace@globex.test',
@@ -121,7 +131,11 @@ test('admin portal: directory sync set up from a link; an Okta-shaped SCIM reque
   await expect(admin.getByTestId('scim-users')).toHaveText('1');
   await expect(admin.getByText(portal.dsync.never)).toHaveCount(0);
   await screenshot(admin, 'portal-dsync');
-  const members = await bapi<{ data: Array<{ public_user_data: { identifier: string } }> }>(instance.secret, 'GET', `/v1/organizations/${org.id}/memberships`);
+  const members = await bapi<{ data: Array<{ public_user_data: { identifier: string } }> }>(
+    instance.secret,
+    'GET',
+    `/v1/organizations/${org.id}/memberships`,
+  );
   expect(JSON.stringify(members)).toContain('grace@globex.test');
   await admin.context().close();
 });

@@ -5,9 +5,26 @@ import { cli, createOperatorAccount, latestCode, screenshot, uniqueEmail } from 
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
-test('branding: the operator sets an application name, a logo, a primary colour and a support address; the hosted sign-in shows them', async ({ page, browser }) => {
-  const accountId = await createOperatorAccount(page, { firstName: 'Bea', email: uniqueEmail('brand-owner'), password: 'brand new passphrase', accountName: 'Brand Co' });
-  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Teal Shop', '--env', 'test', '--account', accountId);
+test('branding: the operator sets an application name, a logo, a primary colour and a support address; the hosted sign-in shows them', async ({
+  page,
+  browser,
+}) => {
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Bea',
+    email: uniqueEmail('brand-owner'),
+    password: 'brand new passphrase',
+    accountName: 'Brand Co',
+  });
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Teal Shop',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/branding`);
   const card = page.getByRole('region', { name: en.branding.logo });
 
@@ -38,8 +55,13 @@ test('branding: the operator sets an application name, a logo, a primary colour 
     await expect(visitor).toHaveTitle(`${hosted.titles.signIn} · Teal Store`);
     await expect(visitor.getByText('Teal Shop', { exact: true })).toHaveCount(0);
     await expect(visitor.locator('main img').first()).toHaveAttribute('src', /\/v1\/branding\/logo\/[0-9a-f]{16}$/);
-    await expect(visitor.getByRole('link', { name: hosted.support.replace('{email}', 'help@teal.example') })).toHaveAttribute('href', 'mailto:help@teal.example');
-    const background = await visitor.getByRole('button', { name: hosted.signIn.submit, exact: true }).evaluate((el) => getComputedStyle(el).backgroundColor);
+    await expect(visitor.getByRole('link', { name: hosted.support.replace('{email}', 'help@teal.example') })).toHaveAttribute(
+      'href',
+      'mailto:help@teal.example',
+    );
+    const background = await visitor
+      .getByRole('button', { name: hosted.signIn.submit, exact: true })
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(background).toBe('rgb(15, 118, 110)');
     await screenshot(visitor, 'hosted-branded-sign-in');
     await visitor.context().close();

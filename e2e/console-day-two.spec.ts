@@ -11,10 +11,13 @@ import { E2E_BASE_URL, E2E_PORT } from './support/server';
 /** WCAG contrast ratio of two CSS rgb() colours. */
 function contrast(a: string, b: string): number {
   const lum = (css: string) => {
-    const [r, g, bl] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number).map((v) => {
-      const c = v / 255;
-      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
+    const [r, g, bl] = (css.match(/[\d.]+/g) ?? [])
+      .slice(0, 3)
+      .map(Number)
+      .map((v) => {
+        const c = v / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
   };
   const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
@@ -26,15 +29,31 @@ async function expectNothingSpills(cells: Locator) {
   const spilled = await cells.evaluateAll((tds) =>
     tds.flatMap((td) => {
       const edge = td.getBoundingClientRect().right + 1;
-      return [...td.querySelectorAll('*')].filter((el) => el.getBoundingClientRect().right > edge).map((el) => `${el.tagName}: ${el.textContent?.slice(0, 40)}`);
+      return [...td.querySelectorAll('*')]
+        .filter((el) => el.getBoundingClientRect().right > edge)
+        .map((el) => `${el.tagName}: ${el.textContent?.slice(0, 40)}`);
     }),
   );
   expect(spilled).toEqual([]);
 }
 
 async function operatorWithInstance(page: Page, tag: string) {
-  const accountId = await createOperatorAccount(page, { firstName: 'Dana', email: uniqueEmail(`${tag}-owner`), password: 'day two of the console', accountName: `${tag} Ltd` });
-  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', `${tag} app`, '--env', 'test', '--account', accountId);
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Dana',
+    email: uniqueEmail(`${tag}-owner`),
+    password: 'day two of the console',
+    accountName: `${tag} Ltd`,
+  });
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    `${tag} app`,
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   return { accountId, ...instance, secret, base: `/accounts/${accountId}/instances/${instance.instance_id}` };
 }
@@ -45,7 +64,10 @@ test('dark mode: the email template editor shows its markup light on dark', asyn
   await page.goto(`${base}/templates/verification_code`);
   const editor = page.locator('.cm-editor').first();
   await expect(editor).toBeVisible();
-  const [background, text] = await editor.evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el.querySelector('.cm-line')!).color]);
+  const [background, text] = await editor.evaluate((el) => [
+    getComputedStyle(el).backgroundColor,
+    getComputedStyle(el.querySelector('.cm-line')!).color,
+  ]);
   // Dark behind, and the text readable on it (AA: 4.5:1).
   expect(contrast(background, 'rgb(0, 0, 0)')).toBeLessThan(3);
   expect(contrast(background, text)).toBeGreaterThanOrEqual(4.5);
@@ -55,7 +77,11 @@ test('dark mode: the email template editor shows its markup light on dark', asyn
 
 test('the audit log: labels for people, ids kept in their cells, details in a side panel', async ({ page }) => {
   const { base, secret } = await operatorWithInstance(page, 'audit');
-  const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', { first_name: 'Bo', last_name: 'Brown', email_address: [uniqueEmail('bo')] });
+  const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', {
+    first_name: 'Bo',
+    last_name: 'Brown',
+    email_address: [uniqueEmail('bo')],
+  });
   await bapi(secret, 'POST', `/v1/users/${user.id}/ban`);
   await page.setViewportSize({ width: 1100, height: 800 });
   await page.goto(`${base}/audit`);
@@ -110,7 +136,12 @@ test('passkeys on an instance reached by IP address: no banner on the hosted sig
   await page.getByRole('button', { name: en.unsaved.save }).click();
   await expect(page.getByText(en.unsaved.saved)).toBeVisible();
   await expect
-    .poll(async () => ((await (await fetch(`${fapiUrl}/v1/environment`)).json()) as { user_settings: { first_factors: string[] } }).user_settings.first_factors, { timeout: 15_000 })
+    .poll(
+      async () =>
+        ((await (await fetch(`${fapiUrl}/v1/environment`)).json()) as { user_settings: { first_factors: string[] } }).user_settings
+          .first_factors,
+      { timeout: 15_000 },
+    )
     .toContain('passkey');
 
   // The hosted sign-in at 127.0.0.1: the browser refuses WebAuthn there; the page says nothing of it.

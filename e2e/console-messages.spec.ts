@@ -8,11 +8,29 @@ import { bapi, cli, createOperatorAccount, createTestInstance, uniqueEmail } fro
 
 /** ICU copy with its placeholders filled the simple way (`{field}`) and plurals taken as "other". */
 const fill = (message: string, values: Record<string, string | number>) =>
-  message.replace(/\{(\w+), plural, one \{[^}]*\} other \{([^}]*)\}\}/g, (_, name: string, other: string) => other.replace('#', String(values[name]))).replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
+  message
+    .replace(/\{(\w+), plural, one \{[^}]*\} other \{([^}]*)\}\}/g, (_, name: string, other: string) =>
+      other.replace('#', String(values[name])),
+    )
+    .replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
 
 test('a refused value is told in the UI’s language, per field, never as the validator’s text', async ({ page, browser }) => {
-  const accountId = await createOperatorAccount(page, { firstName: 'Mia', email: uniqueEmail('messages-owner'), password: 'plain words please', accountName: 'Words Co' });
-  const { instance_id: instanceId } = cli<{ instance_id: string }>('instance', 'create', '--name', 'Words', '--env', 'test', '--account', accountId);
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Mia',
+    email: uniqueEmail('messages-owner'),
+    password: 'plain words please',
+    accountName: 'Words Co',
+  });
+  const { instance_id: instanceId } = cli<{ instance_id: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Words',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instanceId, '--scopes', '*', '--name', 'e2e');
   const taken = uniqueEmail('taken');
   await bapi(secret, 'POST', '/v1/users', { email_address: [taken] });

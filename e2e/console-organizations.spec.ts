@@ -4,7 +4,10 @@ import { E2E_BASE_URL } from './support/server';
 import { cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
 
 async function expectNoHorizontalScroll(page: Page) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }
 
@@ -26,7 +29,12 @@ test('an operator creates an organization, manages its members, invitations and 
   const domain = `acme-${Date.now().toString(36)}.example.com`;
 
   await test.step('an operator of their own account and a test instance with a user', async () => {
-    const accountId = await createOperatorAccount(page, { firstName: 'Olga', email: uniqueEmail('orgs-owner'), password: 'teams and their roles', accountName: 'Orgs GmbH' });
+    const accountId = await createOperatorAccount(page, {
+      firstName: 'Olga',
+      email: uniqueEmail('orgs-owner'),
+      password: 'teams and their roles',
+      accountName: 'Orgs GmbH',
+    });
     const created = cli<{ instance_id: string }>('instance', 'create', '--name', 'Orgs', '--env', 'test', '--account', accountId);
     secret = cli<{ secret: string }>('keys', 'create', '--instance', created.instance_id, '--scopes', '*', '--name', 'e2e').secret;
     base = `/accounts/${accountId}/instances/${created.instance_id}`;
@@ -51,7 +59,9 @@ test('an operator creates an organization, manages its members, invitations and 
     await permissionDialog.getByLabel(en.roles.permissionDescription).fill('See the invoices of the organization');
     await permissionDialog.getByRole('button', { name: en.roles.createPermission }).click();
     await expect(permissionDialog).toBeHidden();
-    await expect(page.getByRole('table', { name: en.roles.permissionsTitle }).getByRole('row', { name: /org:invoices:read/ })).toContainText('See the invoices');
+    await expect(
+      page.getByRole('table', { name: en.roles.permissionsTitle }).getByRole('row', { name: /org:invoices:read/ }),
+    ).toContainText('See the invoices');
 
     await page.getByRole('button', { name: en.roles.createRole }).click();
     const roleDialog = page.getByRole('dialog', { name: en.roles.createRoleTitle });
@@ -133,7 +143,9 @@ test('an operator creates an organization, manages its members, invitations and 
     await expect(row).toContainText('Read invoices');
     await expect(row).not.toContainText('org:invoices:read');
     await page.reload();
-    await expect(page.getByRole('table', { name: en.detail.membersTitle }).getByRole('combobox', { name: `Role of ${member.email}` })).toHaveValue('org:billing');
+    await expect(
+      page.getByRole('table', { name: en.detail.membersTitle }).getByRole('combobox', { name: `Role of ${member.email}` }),
+    ).toHaveValue('org:billing');
   });
 
   await test.step('the organization is edited: a bad entry is flagged when left, then name, limit and metadata are saved', async () => {
@@ -153,7 +165,9 @@ test('an operator creates an organization, manages its members, invitations and 
   await test.step('an address is invited by email and the invitation is listed', async () => {
     await page.getByRole('textbox', { name: en.detail.email }).fill(invitee);
     await page.getByRole('button', { name: en.detail.invite, exact: true }).click();
-    const row = page.getByRole('table', { name: en.detail.invitationsTitle }).getByRole('row', { name: new RegExp(invitee.replace(/[.+]/g, '\\$&')) });
+    const row = page
+      .getByRole('table', { name: en.detail.invitationsTitle })
+      .getByRole('row', { name: new RegExp(invitee.replace(/[.+]/g, '\\$&')) });
     await expect(row).toContainText(en.detail.invitationStatus.pending);
     await expect(row.getByText('Member', { exact: true })).toHaveAttribute('title', 'org:member');
     await page.getByRole('textbox', { name: en.detail.email }).fill(invitee);
@@ -164,7 +178,9 @@ test('an operator creates an organization, manages its members, invitations and 
     await page.getByRole('textbox', { name: en.detail.email }).fill(second);
     await page.getByRole('combobox', { name: en.detail.role, exact: true }).last().selectOption({ label: 'Billing' });
     await page.getByRole('button', { name: en.detail.invite, exact: true }).click();
-    const secondRow = page.getByRole('table', { name: en.detail.invitationsTitle }).getByRole('row', { name: new RegExp(second.replace(/[.+]/g, '\\$&')) });
+    const secondRow = page
+      .getByRole('table', { name: en.detail.invitationsTitle })
+      .getByRole('row', { name: new RegExp(second.replace(/[.+]/g, '\\$&')) });
     await expect(secondRow.getByText('Billing', { exact: true })).toHaveAttribute('title', 'org:billing');
     await secondRow.getByRole('button', { name: `Revoke the invitation of ${second}` }).click();
     await page.getByRole('dialog', { name: en.detail.revokeTitle }).getByRole('button', { name: en.detail.revoke }).click();

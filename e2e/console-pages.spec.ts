@@ -10,8 +10,22 @@ import { cli, createOperatorAccount, uniqueEmail } from './support/helpers';
 test('every instance page of the console renders and passes a WCAG 2.1 AA scan, light and dark', async ({ browser }) => {
   test.setTimeout(720_000); // ~50 page loads with a full axe scan each
   const page = await (await browser.newContext()).newPage();
-  const accountId = await createOperatorAccount(page, { firstName: 'Paige', email: uniqueEmail('pages-owner'), password: 'every page at once', accountName: 'Pages Inc' });
-  const { instance_id: instanceId } = cli<{ instance_id: string }>('instance', 'create', '--name', 'Pages', '--env', 'test', '--account', accountId);
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Paige',
+    email: uniqueEmail('pages-owner'),
+    password: 'every page at once',
+    accountName: 'Pages Inc',
+  });
+  const { instance_id: instanceId } = cli<{ instance_id: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Pages',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const problems: string[] = [];
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => localStorage.setItem('latchkey_theme', t), theme);
@@ -23,7 +37,8 @@ test('every instance page of the console renders and passes a WCAG 2.1 AA scan, 
       await expect(page.getByRole('heading', { level: 1 }).first(), url).toBeVisible();
       await expect(page.getByRole('alert').filter({ hasText: /error|went wrong/i }), url).toHaveCount(0);
       const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-      for (const v of violations) problems.push(`${theme} ${segment || 'overview'}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      for (const v of violations)
+        problems.push(`${theme} ${segment || 'overview'}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
     }
   }
   expect(problems).toEqual([]);

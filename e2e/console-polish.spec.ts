@@ -17,7 +17,12 @@ test('the account page: an invitation link to copy, no Remove for the last owner
     if (r.status() === 404) missing.push(r.url());
   });
 
-  const accountId = await createOperatorAccount(page, { firstName: 'Polly', email: uniqueEmail('polish-owner'), password: 'polished to a shine', accountName: 'Polish Ltd' });
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Polly',
+    email: uniqueEmail('polish-owner'),
+    password: 'polished to a shine',
+    accountName: 'Polish Ltd',
+  });
 
   await test.step('the only owner is not offered Remove', async () => {
     const members = page.getByRole('table', { name: en.account.membersTitle });
@@ -67,7 +72,16 @@ test('the account page: an invitation link to copy, no Remove for the last owner
     await page.reload();
     await expect(page.getByRole('heading', { name: 'Polish Holdings', level: 1 })).toBeVisible();
 
-    const { instance_id: instanceId } = cli<{ instance_id: string }>('instance', 'create', '--name', 'Scratch', '--env', 'test', '--account', accountId);
+    const { instance_id: instanceId } = cli<{ instance_id: string }>(
+      'instance',
+      'create',
+      '--name',
+      'Scratch',
+      '--env',
+      'test',
+      '--account',
+      accountId,
+    );
     // The overview: activity figures over a chosen period, charts, the getting-started checklist; AA in both themes.
     await page.goto(`/accounts/${accountId}/instances/${instanceId}`);
     await expect(page.getByText(en.metrics.totalUsers)).toBeVisible();
@@ -83,7 +97,12 @@ test('the account page: an invitation link to copy, no Remove for the last owner
     await name.fill('Scratch pad');
     await page.locator('form').filter({ has: name }).getByRole('button', { name: en.rename.save }).click();
     await expect(page.getByText(en.rename.saved)).toBeVisible();
-    await expect(page.getByRole('navigation').getByRole('link', { name: /Scratch pad/ }).first()).toBeVisible();
+    await expect(
+      page
+        .getByRole('navigation')
+        .getByRole('link', { name: /Scratch pad/ })
+        .first(),
+    ).toBeVisible();
 
     await page.getByRole('navigation', { name: en.settingsNav.label }).getByRole('link', { name: en.settingsNav.danger }).click();
     await page.getByRole('button', { name: en.instanceGeneral.delete }).click();

@@ -3,14 +3,22 @@ import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
 import { bapi, cli, createOperatorAccount, latestEmail, screenshot, smsCode, uniqueEmail } from './support/helpers';
 
-
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
 
 test('settings: the session token template with its live preview, saved and carried by new tokens', async ({ page }) => {
-  const accountId = await createOperatorAccount(page, { firstName: 'Sam', email: uniqueEmail('settings-owner'), password: 'settled in nicely', accountName: 'Settings Co' });
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Sam',
+    email: uniqueEmail('settings-owner'),
+    password: 'settled in nicely',
+    accountName: 'Settings Co',
+  });
   const instance = cli<{ instance_id: string }>('instance', 'create', '--name', 'Tokens', '--env', 'test', '--account', accountId);
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
-  const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', { email_address: [uniqueEmail('claims')], first_name: 'Grace', public_metadata: { plan: 'enterprise' } });
+  const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', {
+    email_address: [uniqueEmail('claims')],
+    first_name: 'Grace',
+    public_metadata: { plan: 'enterprise' },
+  });
 
   await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/session-token`);
   const template = page.getByLabel(en.sessionToken.template);
@@ -43,8 +51,22 @@ test('settings: the session token template with its live preview, saved and carr
 });
 
 test('settings: the password policy and the organization settings, each entry checked when it is left', async ({ page, browser }) => {
-  const accountId = await createOperatorAccount(page, { firstName: 'Pat', email: uniqueEmail('policy-owner'), password: 'policies are fun', accountName: 'Policy Co' });
-  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Policies', '--env', 'test', '--account', accountId);
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Pat',
+    email: uniqueEmail('policy-owner'),
+    password: 'policies are fun',
+    accountName: 'Policy Co',
+  });
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Policies',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const settings = `/accounts/${accountId}/instances/${instance.instance_id}/settings`;
   await page.goto(`${settings}/sign-up`);

@@ -6,9 +6,26 @@ import { bapi, cli, createOperatorAccount, screenshot, uniqueEmail } from './sup
 import { E2E_BASE_URL } from './support/server';
 import { startIdp } from './support/saml-idp';
 
-test('SSO: an operator adds a SAML connection on the organization page; a user of its domain signs up and in through the identity provider', async ({ page, browser }) => {
-  const accountId = await createOperatorAccount(page, { firstName: 'Ingrid', email: uniqueEmail('sso-owner'), password: 'single sign-on rocks', accountName: 'SSO Co' });
-  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Enterprise', '--env', 'test', '--account', accountId);
+test('SSO: an operator adds a SAML connection on the organization page; a user of its domain signs up and in through the identity provider', async ({
+  page,
+  browser,
+}) => {
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Ingrid',
+    email: uniqueEmail('sso-owner'),
+    password: 'single sign-on rocks',
+    accountName: 'SSO Co',
+  });
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Enterprise',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const org = await bapi<{ id: string }>(secret, 'POST', '/v1/organizations', { name: 'Acme' });
   const domain = await bapi<{ id: string }>(secret, 'POST', `/v1/organizations/${org.id}/domains`, { name: 'acme.test' });
@@ -34,7 +51,9 @@ test('SSO: an operator adds a SAML connection on the organization page; a user o
       await screenshot(page, 'console-sso-connection');
     });
 
-    const connection = (await bapi<{ data: Array<{ saml: { sp_metadata_url: string } }> }>(secret, 'GET', `/v1/sso_connections?organization_id=${org.id}`)).data[0]!;
+    const connection = (
+      await bapi<{ data: Array<{ saml: { sp_metadata_url: string } }> }>(secret, 'GET', `/v1/sso_connections?organization_id=${org.id}`)
+    ).data[0]!;
     idp.useSp(await (await fetch(connection.saml.sp_metadata_url.replace(/^https?:\/\/[^/]+/, E2E_BASE_URL))).text());
 
     await test.step('the user tries the hosted sign-up with a password: sent to the IdP instead, comes back signed up', async () => {

@@ -15,11 +15,23 @@ async function expectAccessible(page: Page) {
 }
 
 test('users list: create a user, filter, sort, choose columns, keep it all in the URL, export CSV', async ({ page }) => {
-  const accountId = await createOperatorAccount(page, { firstName: 'Uma', email: uniqueEmail('users-owner'), password: 'many users here', accountName: 'Users Co' });
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Uma',
+    email: uniqueEmail('users-owner'),
+    password: 'many users here',
+    accountName: 'Users Co',
+  });
   const instance = cli<{ instance_id: string }>('instance', 'create', '--name', 'Crowd', '--env', 'test', '--account', accountId);
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
-  for (const [first, email] of [['Zoe', 'zoe@crowd.test'], ['Bob', 'bob@crowd.test']]) {
-    const res = await fetch(`${E2E_BASE_URL}/v1/users`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ first_name: first, email_address: [email] }) });
+  for (const [first, email] of [
+    ['Zoe', 'zoe@crowd.test'],
+    ['Bob', 'bob@crowd.test'],
+  ]) {
+    const res = await fetch(`${E2E_BASE_URL}/v1/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ first_name: first, email_address: [email] }),
+    });
     expect(res.ok).toBe(true);
   }
   const list = `/accounts/${accountId}/instances/${instance.instance_id}/users`;
@@ -98,24 +110,51 @@ test('users list: create a user, filter, sort, choose columns, keep it all in th
   });
 });
 
-test('the user page: profile, contact details, password, two-step, lock, sessions, organizations, tokens and keys; every table refreshes', async ({ page }) => {
+test('the user page: profile, contact details, password, two-step, lock, sessions, organizations, tokens and keys; every table refreshes', async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const tp = en.user;
-  const accountId = await createOperatorAccount(page, { firstName: 'Ivy', email: uniqueEmail('user-page-owner'), password: 'one user at a time', accountName: 'User Page Co' });
-  const instance = cli<{ instance_id: string; publishable_key: string; fapi_url: string }>('instance', 'create', '--name', 'Profiles', '--env', 'test', '--account', accountId);
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Ivy',
+    email: uniqueEmail('user-page-owner'),
+    password: 'one user at a time',
+    accountName: 'User Page Co',
+  });
+  const instance = cli<{ instance_id: string; publishable_key: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Profiles',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const password = 'first long passphrase';
-  const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', { first_name: 'Grace', email_address: ['grace@profiles.test'], password });
+  const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', {
+    first_name: 'Grace',
+    email_address: ['grace@profiles.test'],
+    password,
+  });
 
   // The user signs in as a native app would, turns on TOTP and mints a personal access token.
   const fapi = async (method: string, path: string, token: string | null, body?: unknown) => {
     const response = await fetch(`${instance.fapi_url}${path}${token ? '' : '?_is_native=1'}`, {
       method,
-      headers: { 'x-publishable-key': instance.publishable_key, 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        'x-publishable-key': instance.publishable_key,
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     expect(response.ok, `${method} ${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
-    return { token: response.headers.get('authorization')?.replace(/^Bearer /, '') ?? token, body: (await response.json()) as Record<string, unknown> };
+    return {
+      token: response.headers.get('authorization')?.replace(/^Bearer /, '') ?? token,
+      body: (await response.json()) as Record<string, unknown>,
+    };
   };
   const signedIn = await fapi('POST', '/v1/client/sign_ins', null, { identifier: 'grace@profiles.test', password });
   const token = signedIn.token!;
@@ -171,7 +210,10 @@ test('the user page: profile, contact details, password, two-step, lock, session
     await added.getByRole('button', { name: tp.makePrimaryItem.replace('{value}', 'grace@navy.test') }).click();
     await expect(added).toContainText(tp.primary);
     await contact.getByRole('button', { name: tp.removeItem.replace('{value}', 'grace@profiles.test') }).click();
-    await page.getByRole('dialog', { name: tp.removeIdentifierTitle.replace('{value}', 'grace@profiles.test') }).getByRole('button', { name: tp.remove }).click();
+    await page
+      .getByRole('dialog', { name: tp.removeIdentifierTitle.replace('{value}', 'grace@profiles.test') })
+      .getByRole('button', { name: tp.remove })
+      .click();
     await expect(contact.getByText('grace@profiles.test')).toHaveCount(0);
 
     await page.getByRole('button', { name: tp.addPhone }).click();
@@ -234,7 +276,10 @@ test('the user page: profile, contact details, password, two-step, lock, session
     await expect(page.getByRole('dialog')).toHaveCount(0);
     await page.getByRole('button', { name: tp.impersonate, exact: true }).click();
     await readmeScreenshot(page, 'console-impersonation-confirm');
-    await page.getByRole('dialog', { name: /^Sign in as / }).getByRole('button', { name: tp.impersonateConfirmButton }).click();
+    await page
+      .getByRole('dialog', { name: /^Sign in as / })
+      .getByRole('button', { name: tp.impersonateConfirmButton })
+      .click();
     const link = page.getByRole('dialog', { name: tp.impersonateTitle });
     await expect(link).toContainText(tp.impersonateExpires.replace(' {time}.', ''));
     await link.getByRole('button', { name: tp.done }).click();

@@ -26,7 +26,10 @@ async function startReceiver(): Promise<{ server: Server; url: string; received:
 }
 
 async function expectNoHorizontalScroll(page: Page) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }
 
@@ -48,7 +51,12 @@ test('an operator adds a webhook endpoint, receives a signed test event, retries
 
   try {
     await test.step('an operator of their own account and a test instance', async () => {
-      const accountId = await createOperatorAccount(page, { firstName: 'Wendy', email: uniqueEmail('webhooks-owner'), password: 'signed deliveries only', accountName: 'Hooks Ltd' });
+      const accountId = await createOperatorAccount(page, {
+        firstName: 'Wendy',
+        email: uniqueEmail('webhooks-owner'),
+        password: 'signed deliveries only',
+        accountName: 'Hooks Ltd',
+      });
       const created = cli<{ instance_id: string }>('instance', 'create', '--name', 'Hooks', '--env', 'test', '--account', accountId);
       base = `/accounts/${accountId}/instances/${created.instance_id}`;
     });
@@ -183,7 +191,12 @@ test('an operator adds a webhook endpoint, receives a signed test event, retries
       await page.setViewportSize({ width: 375, height: 800 });
       await page.reload();
       await expect(page.getByRole('heading', { name: en.title, level: 1 })).toBeVisible();
-      await expect(page.getByRole('region', { name: en.deliveries.title }).getByRole('button', { name: /webhook\.test/ }).first()).toBeVisible();
+      await expect(
+        page
+          .getByRole('region', { name: en.deliveries.title })
+          .getByRole('button', { name: /webhook\.test/ })
+          .first(),
+      ).toBeVisible();
       await expectNoHorizontalScroll(page);
       await screenshot(page, 'console-webhooks-phone');
     });

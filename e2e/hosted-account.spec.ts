@@ -16,7 +16,9 @@ const row = (page: Page, address: string) => page.getByRole('listitem', { name: 
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
-test('the hosted account page: upload a photo, add, verify and make primary an email address, remove the old one, change the password, delete the account', async ({ page }) => {
+test('the hosted account page: upload a photo, add, verify and make primary an email address, remove the old one, change the password, delete the account', async ({
+  page,
+}) => {
   const instance = createTestInstance('Account Portal');
   const first = uniqueEmail('nell');
   const second = uniqueEmail('nell-work');
@@ -51,7 +53,10 @@ test('the hosted account page: upload a photo, add, verify and make primary an e
     await page.getByRole('dialog').getByLabel(ta.email.label).fill(second);
     await page.getByRole('dialog').getByRole('button', { name: ta.email.addSubmit }).click();
     await expect(page.getByRole('dialog').getByRole('heading', { name: ta.email.verifyTitle })).toBeVisible();
-    await page.getByRole('dialog').getByLabel(ta.codeLabel).fill(await latestCode(instance.secret, second));
+    await page
+      .getByRole('dialog')
+      .getByLabel(ta.codeLabel)
+      .fill(await latestCode(instance.secret, second));
     await page.getByRole('dialog').getByRole('button', { name: ta.verify }).click();
     await expect(page.getByRole('dialog')).toHaveCount(0);
     await expect(row(page, second)).toContainText(en.profile.verified);
@@ -72,7 +77,10 @@ test('the hosted account page: upload a photo, add, verify and make primary an e
     await page.getByRole('dialog').getByLabel(ta.phone.label).fill(phone);
     await page.getByRole('dialog').getByRole('button', { name: ta.phone.addSubmit }).click();
     await expect(page.getByRole('dialog').getByRole('heading', { name: ta.phone.verifyTitle })).toBeVisible();
-    await page.getByRole('dialog').getByLabel(ta.codeLabel).fill(await smsCode(instance.secret, phone));
+    await page
+      .getByRole('dialog')
+      .getByLabel(ta.codeLabel)
+      .fill(await smsCode(instance.secret, phone));
     await page.getByRole('dialog').getByRole('button', { name: ta.verify }).click();
     await expect(row(page, phone)).toContainText(en.profile.verified);
   });

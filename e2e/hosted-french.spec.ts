@@ -36,7 +36,9 @@ test('the hosted pages speak French, from Accept-Language and from ?locale=', as
     await screenshot(page, 'hosted-fr-profile');
     // The page's language became the user's, for the emails that follow.
     const users = (await (
-      await fetch(`${E2E_BASE_URL}/v1/users?query=${encodeURIComponent(user.email)}`, { headers: { authorization: `Bearer ${instance.secret}` } })
+      await fetch(`${E2E_BASE_URL}/v1/users?query=${encodeURIComponent(user.email)}`, {
+        headers: { authorization: `Bearer ${instance.secret}` },
+      })
     ).json()) as { data: Array<{ locale: string | null }> };
     expect(users.data[0]?.locale).toBe('fr');
   });

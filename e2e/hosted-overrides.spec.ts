@@ -15,8 +15,22 @@ test('an operator overrides a French hosted-page title; the French sign-up page 
   let instance = { instance_id: '', fapi_url: '' };
 
   await test.step('an operator of their own account and a test instance', async () => {
-    accountId = await createOperatorAccount(page, { firstName: 'Odile', email: operator.email, password: operator.password, accountName: 'Boutique SARL' });
-    instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Boutique', '--env', 'test', '--account', accountId);
+    accountId = await createOperatorAccount(page, {
+      firstName: 'Odile',
+      email: operator.email,
+      password: operator.password,
+      accountName: 'Boutique SARL',
+    });
+    instance = cli<{ instance_id: string; fapi_url: string }>(
+      'instance',
+      'create',
+      '--name',
+      'Boutique',
+      '--env',
+      'test',
+      '--account',
+      accountId,
+    );
   });
 
   await test.step('the localizations page overrides the French sign-up title', async () => {

@@ -4,9 +4,26 @@ import hosted from '../messages/en/hosted.json' with { type: 'json' };
 import { startFakeTwilio } from '../server/testing/fake-twilio';
 import { bapi, cli, createOperatorAccount, smsCode, uniqueEmail } from './support/helpers';
 
-test('phone sign-up on the hosted page: offered once phone codes are on; the code goes by SMS and the account has the number verified', async ({ page, browser }) => {
-  const accountId = await createOperatorAccount(page, { firstName: 'Pia', email: uniqueEmail('phone-owner'), password: 'numbers all the way', accountName: 'Phone Co' });
-  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Phone Shop', '--env', 'test', '--account', accountId);
+test('phone sign-up on the hosted page: offered once phone codes are on; the code goes by SMS and the account has the number verified', async ({
+  page,
+  browser,
+}) => {
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Pia',
+    email: uniqueEmail('phone-owner'),
+    password: 'numbers all the way',
+    accountName: 'Phone Co',
+  });
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Phone Shop',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const phone = `+3361234${String(Date.now()).slice(-4)}`;
   const password = 'a phone passphrase 2026';
@@ -46,12 +63,13 @@ test('phone sign-up on the hosted page: offered once phone codes are on; the cod
   });
 
   await test.step('the user has the number, verified by the SMS code, and signs in with it', async () => {
-    const users = await bapi<{ data: Array<{ phone_numbers: Array<{ phone_number: string; verification: { status: string; strategy: string } }> }> }>(
-      secret,
-      'GET',
-      `/v1/users?query=${encodeURIComponent(phone)}`,
-    );
-    expect(users.data[0]?.phone_numbers[0]).toMatchObject({ phone_number: phone, verification: { status: 'verified', strategy: 'phone_code' } });
+    const users = await bapi<{
+      data: Array<{ phone_numbers: Array<{ phone_number: string; verification: { status: string; strategy: string } }> }>;
+    }>(secret, 'GET', `/v1/users?query=${encodeURIComponent(phone)}`);
+    expect(users.data[0]?.phone_numbers[0]).toMatchObject({
+      phone_number: phone,
+      verification: { status: 'verified', strategy: 'phone_code' },
+    });
 
     const again = await (await browser.newContext()).newPage();
     await again.goto(`${instance.fapi_url}/sign-in`);
@@ -64,11 +82,18 @@ test('phone sign-up on the hosted page: offered once phone codes are on; the cod
   await visitor.context().close();
 });
 
-test('the console’s SMS card: Twilio settings saved, a test SMS reaches Twilio (a local fake) with them, and the outbox shows its delivery status', async ({ page }) => {
+test('the console’s SMS card: Twilio settings saved, a test SMS reaches Twilio (a local fake) with them, and the outbox shows its delivery status', async ({
+  page,
+}) => {
   const account = { sid: `AC${'e5'.repeat(16)}`, authToken: 'e2e-twilio-auth-token' };
   const fake = await startFakeTwilio(account);
   try {
-    const accountId = await createOperatorAccount(page, { firstName: 'Tom', email: uniqueEmail('sms-owner'), password: 'texting all day long', accountName: 'Texts Co' });
+    const accountId = await createOperatorAccount(page, {
+      firstName: 'Tom',
+      email: uniqueEmail('sms-owner'),
+      password: 'texting all day long',
+      accountName: 'Texts Co',
+    });
     const instance = cli<{ instance_id: string }>('instance', 'create', '--name', 'Texts', '--env', 'test', '--account', accountId);
     const base = `/accounts/${accountId}/instances/${instance.instance_id}`;
     const t = en.smsSettings;
@@ -87,7 +112,10 @@ test('the console’s SMS card: Twilio settings saved, a test SMS reaches Twilio
     await page.getByRole('button', { name: t.testSend }).click();
     await expect(page.getByText(t.testResult.replace('{status}', 'sent'))).toBeVisible();
     expect(fake.messages).toHaveLength(1);
-    expect(fake.messages[0]).toMatchObject({ basicAuth: `${account.sid}:${account.authToken}`, form: { To: '+14155550123', From: '+15005550006' } });
+    expect(fake.messages[0]).toMatchObject({
+      basicAuth: `${account.sid}:${account.authToken}`,
+      form: { To: '+14155550123', From: '+15005550006' },
+    });
     expect(fake.messages[0]!.form.StatusCallback).toMatch(new RegExp(`/v1/sms_callbacks/twilio/${instance.instance_id}\\?sms_id=sms_`));
 
     await page.goto(`${base}/outbox`);

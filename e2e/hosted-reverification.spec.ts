@@ -13,10 +13,27 @@ const tr = en.reverify;
  * left past it by the server's own clock, so the change answers 403 and the page asks for the
  * verification in place (password, then an emailed code), then completes the change.
  */
-test('a stale session is asked to verify again in place: by password to add an address, by an emailed code to delete the account', async ({ page, browser }) => {
+test('a stale session is asked to verify again in place: by password to add an address, by an emailed code to delete the account', async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(240_000);
-  const accountId = await createOperatorAccount(page, { firstName: 'Rhea', email: uniqueEmail('reverify-owner'), password: 'verify me again please', accountName: 'Reverify Co' });
-  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Reverify', '--env', 'test', '--account', accountId);
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Rhea',
+    email: uniqueEmail('reverify-owner'),
+    password: 'verify me again please',
+    accountName: 'Reverify Co',
+  });
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Reverify',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
 
   await test.step('the console sets the reverification window to 1 minute', async () => {
@@ -64,7 +81,10 @@ test('a stale session is asked to verify again in place: by password to add an a
     await expect(verify).toHaveCount(0);
     // The change went through: the address's own verification is asked next.
     await expect(user.getByRole('dialog').getByRole('heading', { name: ta.email.verifyTitle })).toBeVisible();
-    await user.getByRole('dialog').getByLabel(ta.codeLabel).fill(await latestCode(secret, second));
+    await user
+      .getByRole('dialog')
+      .getByLabel(ta.codeLabel)
+      .fill(await latestCode(secret, second));
     await user.getByRole('dialog').getByRole('button', { name: ta.verify }).click();
     await expect(user.getByRole('listitem', { name: second, exact: true })).toContainText(en.profile.verified);
   });
@@ -83,7 +103,9 @@ test('a stale session is asked to verify again in place: by password to add an a
     await verify.getByLabel(tr.emailCodeLabel).fill(await latestCode(secret, email));
     await verify.getByRole('button', { name: tr.confirm }).click();
     await expect(user.getByRole('heading', { name: en.signIn.title })).toBeVisible();
-    const gone = await fetch(`${E2E_BASE_URL}/v1/users?email_address=${encodeURIComponent(email)}`, { headers: { authorization: `Bearer ${secret}` } });
+    const gone = await fetch(`${E2E_BASE_URL}/v1/users?email_address=${encodeURIComponent(email)}`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
     expect(((await gone.json()) as { data: unknown[] }).data).toEqual([]);
   });
   await context.close();

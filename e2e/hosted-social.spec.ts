@@ -6,9 +6,15 @@ import { startOidcIdp } from '../server/testing/social-idps';
 import { createTestInstance, latestCode, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
-test('a social sign-in of an account with two-step verification asks for the second factor on the hosted pages, then lands signed in', async ({ page }) => {
+test('a social sign-in of an account with two-step verification asks for the second factor on the hosted pages, then lands signed in', async ({
+  page,
+}) => {
   const instance = createTestInstance('Social MFA');
-  const idp = await startOidcIdp({ clientId: 'latchkey', clientSecret: 'idp-secret', redirectUris: [`${instance.fapi_url}/v1/oauth_callback`] });
+  const idp = await startOidcIdp({
+    clientId: 'latchkey',
+    clientSecret: 'idp-secret',
+    redirectUris: [`${instance.fapi_url}/v1/oauth_callback`],
+  });
   const user = { email: uniqueEmail('erin'), password: 'radium-polonium-1898' };
   let backupCode = '';
 
@@ -17,7 +23,14 @@ test('a social sign-in of an account with two-step verification asks for the sec
       const res = await fetch(`${E2E_BASE_URL}/v1/social_providers`, {
         method: 'POST',
         headers: { authorization: `Bearer ${instance.secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ kind: 'oidc', name: 'acme', display_name: 'Acme ID', issuer: idp.issuer, client_id: 'latchkey', client_secret: 'idp-secret' }),
+        body: JSON.stringify({
+          kind: 'oidc',
+          name: 'acme',
+          display_name: 'Acme ID',
+          issuer: idp.issuer,
+          client_id: 'latchkey',
+          client_secret: 'idp-secret',
+        }),
       });
       expect(res.status).toBe(201);
     });

@@ -89,14 +89,22 @@ test('first run to a revoked end-user session', async ({ browser }) => {
   });
 
   const sessionId = await hosted.evaluate(async (fapi) => {
-    const env = (await (await fetch(`${fapi}/v1/environment`)).json()) as { publishable_key?: string; instance?: { publishable_key?: string } };
+    const env = (await (await fetch(`${fapi}/v1/environment`)).json()) as {
+      publishable_key?: string;
+      instance?: { publishable_key?: string };
+    };
     const pk = env.publishable_key ?? env.instance?.publishable_key ?? '';
-    const client = (await (await fetch(`${fapi}/v1/client`, { headers: { 'x-publishable-key': pk } })).json()) as { last_active_session_id: string };
+    const client = (await (await fetch(`${fapi}/v1/client`, { headers: { 'x-publishable-key': pk } })).json()) as {
+      last_active_session_id: string;
+    };
     return client.last_active_session_id;
   }, fapiUrl);
   expect(sessionId).toMatch(/^sess_/);
   const refresh = () =>
-    hosted.evaluate(async ([fapi, sid]) => (await fetch(`${fapi}/v1/client/sessions/${sid}/tokens`, { method: 'POST' })).status, [fapiUrl, sessionId] as const);
+    hosted.evaluate(async ([fapi, sid]) => (await fetch(`${fapi}/v1/client/sessions/${sid}/tokens`, { method: 'POST' })).status, [
+      fapiUrl,
+      sessionId,
+    ] as const);
   expect(await refresh()).toBe(200);
 
   await test.step('the operator finds the user, sees the session and revokes it', async () => {

@@ -1,13 +1,20 @@
 import { expect, test } from '@playwright/test';
 import { bapi, createTestInstance, latestEmail, screenshot, uniqueEmail } from './support/helpers';
 
-
 test('an invited person follows the email link, signs up and joins the organization', async ({ page }) => {
   const instance = createTestInstance('Agency');
   const invitee = { email: uniqueEmail('lin'), password: 'printing-press-1450' };
-  const inviter = await bapi<{ id: string }>(instance.secret, 'POST', '/v1/users', { email_address: [uniqueEmail('ada')], first_name: 'Ada', last_name: 'Lovelace' });
+  const inviter = await bapi<{ id: string }>(instance.secret, 'POST', '/v1/users', {
+    email_address: [uniqueEmail('ada')],
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+  });
   const org = await bapi<{ id: string }>(instance.secret, 'POST', '/v1/organizations', { name: 'Northwind', created_by: inviter.id });
-  await bapi(instance.secret, 'POST', `/v1/organizations/${org.id}/invitations`, { email_address: invitee.email, role: 'org:member', inviter_user_id: inviter.id });
+  await bapi(instance.secret, 'POST', `/v1/organizations/${org.id}/invitations`, {
+    email_address: invitee.email,
+    role: 'org:member',
+    inviter_user_id: inviter.id,
+  });
   const invitation = await latestEmail(instance.secret, invitee.email, 'organization_invitation');
   const link = invitation.data.url as string;
   expect(link).toContain(`${instance.fapi_url}/organization-invitation?invitation_token=`);
@@ -41,6 +48,8 @@ test('an invited person follows the email link, signs up and joins the organizat
   );
   expect(members.data.map((m) => m.role)).toContain('org:member');
   // No verification code was sent: the invitation email is the only one.
-  const mail = await fetch(`${instance.fapi_url.replace(/\/fapi\/.*$/, '')}/v1/emails?to=${encodeURIComponent(invitee.email)}`, { headers: { authorization: `Bearer ${instance.secret}` } });
+  const mail = await fetch(`${instance.fapi_url.replace(/\/fapi\/.*$/, '')}/v1/emails?to=${encodeURIComponent(invitee.email)}`, {
+    headers: { authorization: `Bearer ${instance.secret}` },
+  });
   expect(((await mail.json()) as { data: Array<{ template: string }> }).data.map((m) => m.template)).toEqual(['organization_invitation']);
 });

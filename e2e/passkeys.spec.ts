@@ -17,20 +17,41 @@ async function virtualAuthenticator(page: Page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { cdp, authenticatorId };
 }
 
 async function passkeysOn(page: Page, accountId: string, name: string) {
-  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', name, '--env', 'test', '--account', accountId);
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    name,
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/sign-up`);
   await page.getByLabel(pk.settings.label).check();
   await page.getByRole('button', { name: consoleEn.unsaved.save }).click();
   await expect(page.getByText(consoleEn.unsaved.saved)).toBeVisible();
   // What the hosted pages read: the FAPI environment offers passkeys once the instance cache (5 s) has the save.
   await expect
-    .poll(async () => ((await (await fetch(`${instance.fapi_url}/v1/environment`)).json()) as { user_settings: { first_factors: string[] } }).user_settings.first_factors, { timeout: 15_000 })
+    .poll(
+      async () =>
+        ((await (await fetch(`${instance.fapi_url}/v1/environment`)).json()) as { user_settings: { first_factors: string[] } })
+          .user_settings.first_factors,
+      { timeout: 15_000 },
+    )
     .toContain('passkey');
   const key = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   return { ...instance, secret: key.secret };
@@ -45,8 +66,16 @@ async function signedOut(context: BrowserContext) {
   await context.clearCookies();
 }
 
-test('passkeys: register on the hosted profile, sign in by autofill and with an identifier; a clone and another instance are refused', async ({ page, browser }) => {
-  const accountId = await createOperatorAccount(page, { firstName: 'Pia', email: uniqueEmail('passkey-owner'), password: 'passkey owner passphrase', accountName: 'Passkey Co' });
+test('passkeys: register on the hosted profile, sign in by autofill and with an identifier; a clone and another instance are refused', async ({
+  page,
+  browser,
+}) => {
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Pia',
+    email: uniqueEmail('passkey-owner'),
+    password: 'passkey owner passphrase',
+    accountName: 'Passkey Co',
+  });
   const instance = await passkeysOn(page, accountId, 'Passkey Shop');
   const other = await passkeysOn(page, accountId, 'Other Shop');
 

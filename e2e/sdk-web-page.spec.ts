@@ -27,15 +27,35 @@ test.afterAll(() => {
  */
 test('the web page example: signs in through the hosted pages and calls the Express example API with its token', async ({ page }) => {
   execFileSync(process.execPath, [path.resolve('node_modules/typescript/bin/tsc'), '-p', 'sdk/browser/tsconfig.json']);
-  const accountId = await createOperatorAccount(page, { firstName: 'Esme', email: uniqueEmail('sdk-owner'), password: 'examples that run', accountName: 'SDK Examples' });
-  const instance = cli<{ instance_id: string; publishable_key: string }>('instance', 'create', '--name', 'Web page example', '--env', 'test', '--account', accountId);
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Esme',
+    email: uniqueEmail('sdk-owner'),
+    password: 'examples that run',
+    accountName: 'SDK Examples',
+  });
+  const instance = cli<{ instance_id: string; publishable_key: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Web page example',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'example');
 
   const port = await freePort();
   const origin = `http://localhost:${port}`;
   let out = '';
   example = spawn(process.execPath, ['--import', 'tsx', 'sdk/examples/express-api/server.ts'], {
-    env: { ...process.env, PORT: String(port), LATCHKEY_PUBLISHABLE_KEY: instance.publishable_key, LATCHKEY_SECRET_KEY: secret, LATCHKEY_API_URL: E2E_BASE_URL },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LATCHKEY_PUBLISHABLE_KEY: instance.publishable_key,
+      LATCHKEY_SECRET_KEY: secret,
+      LATCHKEY_API_URL: E2E_BASE_URL,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   example.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -44,8 +64,12 @@ test('the web page example: signs in through the hosted pages and calls the Expr
 
   // The operator lets the app's origin call the FAPI and be sent back to (console settings).
   const saved = await page.evaluate(
-    async ({ url, body }) => (await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status,
-    { url: `/v1/dashboard/accounts/${accountId}/instances/${instance.instance_id}/settings`, body: { allowed_origins: [origin], redirect_urls: [`${origin}/`] } },
+    async ({ url, body }) =>
+      (await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status,
+    {
+      url: `/v1/dashboard/accounts/${accountId}/instances/${instance.instance_id}/settings`,
+      body: { allowed_origins: [origin], redirect_urls: [`${origin}/`] },
+    },
   );
   expect(saved).toBe(200);
   const email = uniqueEmail('web-page-visitor');

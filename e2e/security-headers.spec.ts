@@ -14,7 +14,9 @@ async function watchViolations(page: Page) {
   await page.exposeFunction('reportCspViolation', (v: string) => violations.push(v));
   await page.addInitScript(() =>
     document.addEventListener('securitypolicyviolation', (e) =>
-      (window as unknown as { reportCspViolation(v: string): void }).reportCspViolation(`${e.violatedDirective} ${e.blockedURI} on ${location.pathname}`),
+      (window as unknown as { reportCspViolation(v: string): void }).reportCspViolation(
+        `${e.violatedDirective} ${e.blockedURI} on ${location.pathname}`,
+      ),
     ),
   );
   page.on('console', (m) => {
@@ -35,7 +37,11 @@ function expectPageHeaders(res: Response | null, what: string) {
   expect(csp, what).toContain("object-src 'none'");
   expect(csp, what).toContain("base-uri 'self'");
   expect(csp, what).not.toContain('unsafe-eval');
-  const scriptSrc = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src')) ?? '';
+  const scriptSrc =
+    csp
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('script-src')) ?? '';
   expect(scriptSrc, what).not.toContain('unsafe-inline');
   const nonce = /'nonce-([^']+)'/.exec(scriptSrc)?.[1];
   expect(nonce, what).toBeTruthy();
@@ -46,14 +52,22 @@ function expectPageHeaders(res: Response | null, what: string) {
 async function expectScriptsNonced(page: Page, nonce: string, what: string) {
   const nonces = await page.evaluate(() => [...document.scripts].map((s) => s.nonce));
   expect(nonces.length, what).toBeGreaterThan(0);
-  expect(nonces.filter((n) => n !== nonce), what).toEqual([]);
+  expect(
+    nonces.filter((n) => n !== nonce),
+    what,
+  ).toEqual([]);
 }
 
 test('console and hosted pages send the security headers, with a fresh script nonce, and work under them', async ({ page }) => {
   const violations = await watchViolations(page);
 
   await test.step('the console: the setup page’s form creates an account, the instance page renders', async () => {
-    const accountId = await createOperatorAccount(page, { firstName: 'Cora', email: uniqueEmail('csp-owner'), password: 'headers on every page', accountName: 'CSP Inc' });
+    const accountId = await createOperatorAccount(page, {
+      firstName: 'Cora',
+      email: uniqueEmail('csp-owner'),
+      password: 'headers on every page',
+      accountName: 'CSP Inc',
+    });
     // The inline theme script runs before the page paints (it carries the nonce): it applies the stored theme.
     await page.evaluate(() => localStorage.setItem('latchkey_theme', 'dark'));
     const first = await page.goto(`/accounts/${accountId}`);
@@ -78,9 +92,15 @@ test('console and hosted pages send the security headers, with a fresh script no
     await expect(page.getByRole('heading', { name: en.organizationInvitation.title }).first()).toBeVisible();
 
     // The API behind them: no framing, no sniffing, nothing to run.
-    const api = await page.request.get(`${instance.fapi_url}/v1/environment`, { headers: { 'x-publishable-key': instance.publishable_key } });
+    const api = await page.request.get(`${instance.fapi_url}/v1/environment`, {
+      headers: { 'x-publishable-key': instance.publishable_key },
+    });
     expect(api.status()).toBe(200);
-    expect(api.headers()).toMatchObject({ 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'strict-origin-when-cross-origin' });
+    expect(api.headers()).toMatchObject({
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'strict-origin-when-cross-origin',
+    });
     expect(api.headers()['content-security-policy']).toContain("default-src 'none'");
   });
 
@@ -89,7 +109,9 @@ test('console and hosted pages send the security headers, with a fresh script no
 
   await test.step('another site cannot frame a page; the LTI surface, which platforms frame, it can', async () => {
     const instance = createTestInstance('Framed');
-    await page.setContent(`<iframe name="page" src="${instance.fapi_url}/sign-in"></iframe><iframe name="lti" src="${instance.fapi_url}/lti/login"></iframe>`);
+    await page.setContent(
+      `<iframe name="page" src="${instance.fapi_url}/sign-in"></iframe><iframe name="lti" src="${instance.fapi_url}/lti/login"></iframe>`,
+    );
     await expect(page.frame({ name: 'lti' })!.getByRole('heading', { level: 1 })).toBeVisible();
     await expect(page.frame({ name: 'page' })!.getByRole('heading', { level: 1 })).toHaveCount(0);
   });

@@ -36,8 +36,22 @@ test('an operator overrides the French verification email; a French end user rec
   let instance = { instance_id: '', fapi_url: '', secret: '' };
 
   await test.step('an operator of their own account and a test instance', async () => {
-    accountId = await createOperatorAccount(page, { firstName: 'Émile', email: operator.email, password: operator.password, accountName: 'Boutique SAS' });
-    const created = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Boutique', '--env', 'test', '--account', accountId);
+    accountId = await createOperatorAccount(page, {
+      firstName: 'Émile',
+      email: operator.email,
+      password: operator.password,
+      accountName: 'Boutique SAS',
+    });
+    const created = cli<{ instance_id: string; fapi_url: string }>(
+      'instance',
+      'create',
+      '--name',
+      'Boutique',
+      '--env',
+      'test',
+      '--account',
+      accountId,
+    );
     const key = cli<{ secret: string }>('keys', 'create', '--instance', created.instance_id, '--scopes', '*', '--name', 'e2e');
     instance = { ...created, secret: key.secret };
   });

@@ -10,7 +10,6 @@ import { E2E_BASE_URL } from './support/server';
 const wl = waitlistEn.hosted;
 const WHSEC = 'whsec_e2e_waitlist_billing';
 
-
 /** A customer.subscription.created event as Stripe sends it, signed with the stripe package's own test helper. */
 async function deliverSubscription(instanceId: string, subject: string, price: string) {
   const now = Math.floor(Date.now() / 1000);
@@ -30,7 +29,18 @@ async function deliverSubscription(instanceId: string, subject: string, price: s
         cancel_at: null,
         canceled_at: null,
         metadata: { latchkey_subject: subject },
-        items: { object: 'list', data: [{ id: `si_e2e_${now}`, object: 'subscription_item', price: { id: price, object: 'price' }, current_period_start: now, current_period_end: now + 30 * 86400 }] },
+        items: {
+          object: 'list',
+          data: [
+            {
+              id: `si_e2e_${now}`,
+              object: 'subscription_item',
+              price: { id: price, object: 'price' },
+              current_period_start: now,
+              current_period_end: now + 30 * 86400,
+            },
+          ],
+        },
       },
     },
   });
@@ -43,10 +53,26 @@ async function deliverSubscription(instanceId: string, subject: string, price: s
   expect(await response.json()).toEqual({ received: true, applied: true });
 }
 
-test('waitlist: a person joins on the hosted page, the operator invites them, they sign up; their organization’s plan shows on the profile', async ({ browser }) => {
+test('waitlist: a person joins on the hosted page, the operator invites them, they sign up; their organization’s plan shows on the profile', async ({
+  browser,
+}) => {
   const operator = await (await browser.newContext()).newPage();
-  const accountId = await createOperatorAccount(operator, { firstName: 'Wanda', email: uniqueEmail('waitlist-owner'), password: 'a long enough passphrase', accountName: 'Waitlist Co' });
-  const instance = cli<{ instance_id: string; fapi_url: string }>('instance', 'create', '--name', 'Queue', '--env', 'test', '--account', accountId);
+  const accountId = await createOperatorAccount(operator, {
+    firstName: 'Wanda',
+    email: uniqueEmail('waitlist-owner'),
+    password: 'a long enough passphrase',
+    accountName: 'Waitlist Co',
+  });
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Queue',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const person = { email: uniqueEmail('waiting'), password: 'first in the queue 2026' };
 
@@ -97,12 +123,18 @@ test('waitlist: a person joins on the hosted page, the operator invites them, th
 
   let userId = '';
   await test.step('the entry is completed, in the console and on the BAPI', async () => {
-    const entries = await bapi<{ data: Array<{ email_address: string; status: string; user_id: string | null }> }>(secret, 'GET', `/v1/waitlist_entries?query=${encodeURIComponent(person.email)}`);
+    const entries = await bapi<{ data: Array<{ email_address: string; status: string; user_id: string | null }> }>(
+      secret,
+      'GET',
+      `/v1/waitlist_entries?query=${encodeURIComponent(person.email)}`,
+    );
     expect(entries.data).toMatchObject([{ email_address: person.email, status: 'completed' }]);
     userId = entries.data[0]!.user_id!;
     expect(userId).toMatch(/^user_/);
     await operator.reload();
-    await expect(operator.getByRole('row', { name: new RegExp(person.email.replace(/[+.]/g, '\\$&')) })).toContainText(waitlistEn.console.statuses.completed);
+    await expect(operator.getByRole('row', { name: new RegExp(person.email.replace(/[+.]/g, '\\$&')) })).toContainText(
+      waitlistEn.console.statuses.completed,
+    );
   });
 
   await test.step('an organization of theirs subscribes through Stripe; the hosted profile shows its plan', async () => {

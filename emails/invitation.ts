@@ -5,7 +5,13 @@ export default {
   name: 'invitation',
   description: 'An invitation to sign up to the application.',
   variables: [
-    { name: 'url', type: 'url', required: true, description: 'The link that accepts the invitation', sample: 'https://example.com/sign-up?invitation=sample' },
+    {
+      name: 'url',
+      type: 'url',
+      required: true,
+      description: 'The link that accepts the invitation',
+      sample: 'https://example.com/sign-up?invitation=sample',
+    },
     { name: 'inviter_name', type: 'string', required: false, description: 'Who sent the invitation', sample: 'Ada Lovelace' },
     APP_NAME,
     LOGO_URL,

@@ -5,9 +5,21 @@ export default {
   name: 'new_device_sign_in',
   description: 'A notice that the account was signed in to from a device not seen before.',
   variables: [
-    { name: 'device', type: 'string', required: true, description: 'The browser and operating system of the sign-in', sample: 'Firefox on macOS' },
+    {
+      name: 'device',
+      type: 'string',
+      required: true,
+      description: 'The browser and operating system of the sign-in',
+      sample: 'Firefox on macOS',
+    },
     { name: 'ip', type: 'string', required: true, description: 'The IP address of the sign-in', sample: '203.0.113.7' },
-    { name: 'time', type: 'string', required: true, description: 'When the sign-in happened, formatted for the reader', sample: '22 November 2025, 10:24 UTC' },
+    {
+      name: 'time',
+      type: 'string',
+      required: true,
+      description: 'When the sign-in happened, formatted for the reader',
+      sample: '22 November 2025, 10:24 UTC',
+    },
     APP_NAME,
     LOGO_URL,
     SUPPORT_EMAIL,

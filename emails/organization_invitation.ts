@@ -5,8 +5,20 @@ export default {
   name: 'organization_invitation',
   description: 'An invitation to join an organization.',
   variables: [
-    { name: 'organization_name', type: 'string', required: true, description: 'The organization the user is invited to', sample: 'Acme Corp' },
-    { name: 'url', type: 'url', required: true, description: 'The link that accepts the invitation', sample: 'https://example.com/accept-invitation?ticket=sample' },
+    {
+      name: 'organization_name',
+      type: 'string',
+      required: true,
+      description: 'The organization the user is invited to',
+      sample: 'Acme Corp',
+    },
+    {
+      name: 'url',
+      type: 'url',
+      required: true,
+      description: 'The link that accepts the invitation',
+      sample: 'https://example.com/accept-invitation?ticket=sample',
+    },
     { name: 'inviter_name', type: 'string', required: false, description: 'Who sent the invitation', sample: 'Ada Lovelace' },
     APP_NAME,
     LOGO_URL,

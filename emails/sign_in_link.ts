@@ -5,7 +5,13 @@ export default {
   name: 'sign_in_link',
   description: 'A one-time link that signs the user in (magic link).',
   variables: [
-    { name: 'url', type: 'url', required: true, description: 'The one-time sign-in link', sample: 'https://example.com/sign-in/verify?token=sample' },
+    {
+      name: 'url',
+      type: 'url',
+      required: true,
+      description: 'The one-time sign-in link',
+      sample: 'https://example.com/sign-in/verify?token=sample',
+    },
     APP_NAME,
     LOGO_URL,
     SUPPORT_EMAIL,

@@ -52,7 +52,25 @@ export const EXPIRES_IN_MINUTES = {
 
 /** When, from where and on what an emailed link was asked for (sessions/user-agent.ts describeRequest). */
 export const LINK_REQUEST = [
-  { name: 'time', type: 'string', required: false, description: 'When the link was asked for (UTC)', sample: 'Sat, 22 Nov 2025 10:24:00 GMT' },
-  { name: 'location', type: 'string', required: false, description: 'Where it was asked from: the network (/24, /48), with the country when GeoIP is set up', sample: '203.0.113.0/24 (FR)' },
-  { name: 'device', type: 'string', required: false, description: 'The browser and operating system that asked', sample: 'Firefox on macOS' },
+  {
+    name: 'time',
+    type: 'string',
+    required: false,
+    description: 'When the link was asked for (UTC)',
+    sample: 'Sat, 22 Nov 2025 10:24:00 GMT',
+  },
+  {
+    name: 'location',
+    type: 'string',
+    required: false,
+    description: 'Where it was asked from: the network (/24, /48), with the country when GeoIP is set up',
+    sample: '203.0.113.0/24 (FR)',
+  },
+  {
+    name: 'device',
+    type: 'string',
+    required: false,
+    description: 'The browser and operating system that asked',
+    sample: 'Firefox on macOS',
+  },
 ] as const satisfies readonly TemplateVariable[];

@@ -5,7 +5,13 @@ export default {
   name: 'verification_link',
   description: 'A one-time link that verifies an email address: a sign-up, or an address added to an account (email_link).',
   variables: [
-    { name: 'url', type: 'url', required: true, description: 'The one-time verification link', sample: 'https://example.com/v1/verify?token=sample' },
+    {
+      name: 'url',
+      type: 'url',
+      required: true,
+      description: 'The one-time verification link',
+      sample: 'https://example.com/v1/verify?token=sample',
+    },
     APP_NAME,
     LOGO_URL,
     SUPPORT_EMAIL,

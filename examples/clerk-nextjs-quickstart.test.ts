@@ -39,7 +39,8 @@ const APP_ORIGIN = `https://127.0.0.1:${PORTS.appTls}`;
 const available = required('Chromium', hasChromiumBinary(), 'the Clerk Next.js quickstart test');
 
 /** The environment without any Clerk or Next.js public variable of the caller's: the app gets only what the test gives it. */
-const cleanEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLERK_|NEXT_PUBLIC_)/.test(k))) as NodeJS.ProcessEnv;
+const cleanEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLERK_|NEXT_PUBLIC_)/.test(k))) as NodeJS.ProcessEnv;
 
 const children: ChildProcess[] = [];
 function spawnNode(args: string[], env: Record<string, string>, cwd: string, name: string): ChildProcess {
@@ -55,7 +56,10 @@ const finished = (child: ChildProcess) =>
 async function answers(url: string, timeoutMs: number) {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const status = await fetch(url).then((r) => r.status, () => 0);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status > 0 && status < 500) return;
     if (Date.now() > end) throw new Error(`${url} did not answer in ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 250));
@@ -79,7 +83,15 @@ function tlsProxy(cert: { certPem: string; keyPem: string }, port: number, upstr
 describe.skipIf(!available)('Clerk’s Next.js quickstart against a fresh Latchkey (docs/clerk.md#nextjs)', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-nextjs-'));
   const caFile = path.join(dataDir, 'ca.pem');
-  const latchkeyEnv = { PORT: String(PORTS.latchkey), HOST: '127.0.0.1', PUBLIC_URL, TRUST_PROXY: '1', TRUSTED_PROXIES: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const latchkeyEnv = {
+    PORT: String(PORTS.latchkey),
+    HOST: '127.0.0.1',
+    PUBLIC_URL,
+    TRUST_PROXY: '1',
+    TRUSTED_PROXIES: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
   const cli = cliProcess(latchkeyEnv);
   const proxies: https.Server[] = [];
   let browser: Browser;
@@ -87,7 +99,7 @@ describe.skipIf(!available)('Clerk’s Next.js quickstart against a fresh Latchk
   let appEnv: Record<string, string>;
 
   /** `npm run cli -- …args`, its JSON answer. */
-  const latchkey = async <T,>(args: string[]): Promise<T> => {
+  const latchkey = async <T>(args: string[]): Promise<T> => {
     const r = await cli.run(args);
     if (r.code !== 0) throw new Error(`npm run cli -- ${args.join(' ')}: ${r.stderr}`);
     return (args.includes('--json') ? JSON.parse(r.stdout) : r.stdout) as T;
@@ -105,14 +117,57 @@ describe.skipIf(!available)('Clerk’s Next.js quickstart against a fresh Latchk
     lap('Latchkey up');
 
     // Steps 1-3 of the docs: the instance, its keys, the app's origin, the users.
-    const instance = await latchkey<{ instance_id: string; publishable_key: string; fapi_url: string }>(['instance', 'create', '--name', 'Shop', '--env', 'test', '--json']);
+    const instance = await latchkey<{ instance_id: string; publishable_key: string; fapi_url: string }>([
+      'instance',
+      'create',
+      '--name',
+      'Shop',
+      '--env',
+      'test',
+      '--json',
+    ]);
     expect(instance.fapi_url).toBe(`${PUBLIC_URL}/fapi/${instance.instance_id}`);
     expect(instance.publishable_key).toMatch(/^pk_test_/);
-    const appKey = await latchkey<{ secret: string }>(['keys', 'create', '--instance', instance.instance_id, '--scopes', 'users:read', '--name', 'Next.js app', '--json']);
-    const adminKey = await latchkey<{ secret: string }>(['keys', 'create', '--instance', instance.instance_id, '--scopes', 'instance:write', '--name', 'Setup', '--json']);
+    const appKey = await latchkey<{ secret: string }>([
+      'keys',
+      'create',
+      '--instance',
+      instance.instance_id,
+      '--scopes',
+      'users:read',
+      '--name',
+      'Next.js app',
+      '--json',
+    ]);
+    const adminKey = await latchkey<{ secret: string }>([
+      'keys',
+      'create',
+      '--instance',
+      instance.instance_id,
+      '--scopes',
+      'instance:write',
+      '--name',
+      'Setup',
+      '--json',
+    ]);
     const { stdout: patched } = await promisify(execFile)(
       'curl',
-      ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'PATCH', `${PUBLIC_URL}/v1/instance`, '-H', `Authorization: Bearer ${adminKey.secret}`, '-H', 'Content-Type: application/json', '-d', JSON.stringify({ allowed_origins: [APP_ORIGIN] })],
+      [
+        '-sS',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '-X',
+        'PATCH',
+        `${PUBLIC_URL}/v1/instance`,
+        '-H',
+        `Authorization: Bearer ${adminKey.secret}`,
+        '-H',
+        'Content-Type: application/json',
+        '-d',
+        JSON.stringify({ allowed_origins: [APP_ORIGIN] }),
+      ],
       { env: { ...process.env, CURL_CA_BUNDLE: caFile } },
     );
     expect(patched).toBe('204');
@@ -201,7 +256,10 @@ describe.skipIf(!available)('Clerk’s Next.js quickstart against a fresh Latchk
     // Renewal in the page: clerk-js fetches a new session token and the app's cookie follows.
     // (Tokens carry their second of issue and no jti: one minted in the same second is the same token.)
     const first = await sessionCookie();
-    const renew = () => page.evaluate(() => (window as unknown as { Clerk: { session: { getToken(o: object): Promise<string> } } }).Clerk.session.getToken({ skipCache: true }));
+    const renew = () =>
+      page.evaluate(() =>
+        (window as unknown as { Clerk: { session: { getToken(o: object): Promise<string> } } }).Clerk.session.getToken({ skipCache: true }),
+      );
     await expect.poll(async () => (await renew(), sessionCookie())).not.toBe(first);
     expect(await routeHandler(page)).toMatchObject({ status: 200, body: { userId: user.id } });
 
@@ -218,7 +276,10 @@ describe.skipIf(!available)('Clerk’s Next.js quickstart against a fresh Latchk
 
     // Sign-out from <UserButton />'s menu: back on the home page, signed out everywhere.
     await page.getByRole('button', { name: /open user menu/i }).click();
-    await page.getByRole('menuitem', { name: 'Sign out' }).or(page.getByRole('button', { name: 'Sign out', exact: true })).click();
+    await page
+      .getByRole('menuitem', { name: 'Sign out' })
+      .or(page.getByRole('button', { name: 'Sign out', exact: true }))
+      .click();
     await page.waitForURL(`${APP_ORIGIN}/`);
     await expect.poll(async () => (await routeHandler(page)).status).toBe(401);
     await page.goto(`${APP_ORIGIN}/dashboard`);

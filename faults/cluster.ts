@@ -40,7 +40,12 @@ export async function startCluster(databaseUrl: string, extraEnv: Record<string,
   const instance = await createInstance(runtime.deps, { accountId: account.id, name: 'Faults', environment: 'test' });
   const secret = (await createSecretKey(runtime.deps, { instanceId: instance.id, scopes: '*' }, systemContext('faults'))).secret;
   const receiver: WebhookReceiver = await startWebhookReceiver();
-  await createEndpoint(runtime.deps, { id: instance.id, environment: 'test' }, { url: `${receiver.url}/hooks`, event_types: ['user.created'] }, { actor: 'faults' });
+  await createEndpoint(
+    runtime.deps,
+    { id: instance.id, environment: 'test' },
+    { url: `${receiver.url}/hooks`, event_types: ['user.created'] },
+    { actor: 'faults' },
+  );
   // Only the setup runs in this process: the faults are the nodes' to survive.
   await runtime.close();
   const ctx: LoadContext = { secret, userIds: [], acked: new Map(), scenario: 'seed' };
@@ -110,11 +115,17 @@ export async function startCluster(databaseUrl: string, extraEnv: Record<string,
         await sleep(250);
         seen = deliveries();
       }
-      return { acknowledged: ids.length, missing: ids.filter((id) => !seen.has(id)).length, duplicated: ids.filter((id) => (seen.get(id) ?? 0) > 1).length };
+      return {
+        acknowledged: ids.length,
+        missing: ids.filter((id) => !seen.has(id)).length,
+        duplicated: ids.filter((id) => (seen.get(id) ?? 0) > 1).length,
+      };
     },
     /** The processes that exited though nothing killed them, with their last output. */
     died: (...expected: Node[]) =>
-      [A, B, worker].filter((n) => !expected.includes(n) && (n.child.exitCode !== null || n.child.signalCode !== null)).map((n) => `${n.name} (exit ${n.child.exitCode ?? n.child.signalCode}):\n${n.output()}`),
+      [A, B, worker]
+        .filter((n) => !expected.includes(n) && (n.child.exitCode !== null || n.child.signalCode !== null))
+        .map((n) => `${n.name} (exit ${n.child.exitCode ?? n.child.signalCode}):\n${n.output()}`),
     async close() {
       await killAll();
       await receiver.close();

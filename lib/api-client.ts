@@ -58,7 +58,14 @@ export async function requestJson<T>(url: string, init: RequestInit & { json?: u
     const [first, ...rest] = (body as ErrorBody | null)?.errors ?? [];
     const traceId = (body as ErrorBody | null)?.trace_id;
     const others = rest.map((e) => new ApiError(response.status, e.code ?? 'INTERNAL_ERROR', e.message ?? '', e.meta ?? {}, traceId));
-    throw new ApiError(response.status, first?.code ?? 'INTERNAL_ERROR', first?.message ?? response.statusText, first?.meta ?? {}, traceId, others);
+    throw new ApiError(
+      response.status,
+      first?.code ?? 'INTERNAL_ERROR',
+      first?.message ?? response.statusText,
+      first?.meta ?? {},
+      traceId,
+      others,
+    );
   }
   return { body: body as T, response };
 }

@@ -20,7 +20,11 @@ export function fieldOfParam<F extends string>(fields: readonly F[], param: stri
  * The first error under each field of a form (a 422 names each invalid field in its own
  * entry); errors that no field owns are left out.
  */
-export function errorsByField<F extends string, E>(fields: readonly F[], errors: readonly E[], paramOf: (error: E) => string | undefined): Map<F, E> {
+export function errorsByField<F extends string, E>(
+  fields: readonly F[],
+  errors: readonly E[],
+  paramOf: (error: E) => string | undefined,
+): Map<F, E> {
   const byField = new Map<F, E>();
   for (const error of errors) {
     const field = fieldOfParam(fields, paramOf(error));

@@ -10,6 +10,8 @@ export type { SessionActivity };
 export function deviceParts(activity: SessionActivity | null | undefined, opts: { version?: boolean } = {}) {
   if (!activity || (!activity.browser_name && !activity.os_name)) return null;
   const browser =
-    activity.browser_name && opts.version && activity.browser_version ? `${activity.browser_name} ${activity.browser_version}` : activity.browser_name;
+    activity.browser_name && opts.version && activity.browser_version
+      ? `${activity.browser_name} ${activity.browser_version}`
+      : activity.browser_name;
   return { browser, os: activity.os_name };
 }

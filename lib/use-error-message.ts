@@ -18,7 +18,11 @@ export function useErrorMessage(): (error: unknown) => string {
       if (error instanceof NetworkError) return t('errors.network');
       const copy = validationCopy(error);
       if (copy) {
-        const segment = copy.param.split('.').filter((p) => !/^\d+$/.test(p)).pop() ?? copy.param;
+        const segment =
+          copy.param
+            .split('.')
+            .filter((p) => !/^\d+$/.test(p))
+            .pop() ?? copy.param;
         const field = t.has(`fields.${segment}`) ? t(`fields.${segment}`) : humanizeParam(copy.param);
         return t(`validation.${copy.key}`, { field, ...copy.values });
       }

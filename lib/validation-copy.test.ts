@@ -9,9 +9,21 @@ const invalid = (meta: Record<string, unknown>) => new ApiError(422, 'VALIDATION
 
 describe('VALIDATION_FAILED as copy', () => {
   it('says what is wrong from meta.reason and the bound the server names', () => {
-    expect(validationCopy(invalid({ param: 'email_address', reason: 'required' }))).toEqual({ key: 'required', param: 'email_address', values: {} });
-    expect(validationCopy(invalid({ param: 'password', reason: 'too_small', min_length: 8 }))).toEqual({ key: 'tooShort', param: 'password', values: { min: 8 } });
-    expect(validationCopy(invalid({ param: 'name', reason: 'too_big', max_length: 256 }))).toEqual({ key: 'tooLong', param: 'name', values: { max: 256 } });
+    expect(validationCopy(invalid({ param: 'email_address', reason: 'required' }))).toEqual({
+      key: 'required',
+      param: 'email_address',
+      values: {},
+    });
+    expect(validationCopy(invalid({ param: 'password', reason: 'too_small', min_length: 8 }))).toEqual({
+      key: 'tooShort',
+      param: 'password',
+      values: { min: 8 },
+    });
+    expect(validationCopy(invalid({ param: 'name', reason: 'too_big', max_length: 256 }))).toEqual({
+      key: 'tooLong',
+      param: 'name',
+      values: { max: 256 },
+    });
     expect(validationCopy(invalid({ param: 'max_allowed_memberships', reason: 'too_small', minimum: 0 }))?.key).toBe('tooSmall');
     expect(validationCopy(invalid({ param: 'email_address', reason: 'invalid_format' }))?.key).toBe('invalidEmail');
     expect(validationCopy(invalid({ param: 'url', reason: 'private_address' }))?.key).toBe('privateAddress');
@@ -23,14 +35,16 @@ describe('VALIDATION_FAILED as copy', () => {
   });
 
   it('gives every reason of request validation a message; a domain reason without one keeps the server’s message', () => {
-    for (const reason of Object.values(HTTP_REASONS).filter((r) => !DATABASE_FAULT_REASONS.includes(r))) expect(VALIDATION_KEYS, reason).toContain(validationCopy(invalid({ param: 'x', reason }))?.key);
+    for (const reason of Object.values(HTTP_REASONS).filter((r) => !DATABASE_FAULT_REASONS.includes(r)))
+      expect(VALIDATION_KEYS, reason).toContain(validationCopy(invalid({ param: 'x', reason }))?.key);
     for (const reason of ALL_REASONS) {
       const copy = validationCopy(invalid({ param: 'x', reason }));
       if (copy) expect(VALIDATION_KEYS).toContain(copy.key);
     }
     expect(validationCopy(invalid({ param: 'saml', reason: 'metadata_unreachable' }))).toBeUndefined();
     expect(validationCopy(new ApiError(409, 'CONFLICT', 'x'))).toBeUndefined();
-    for (const reason of DATABASE_FAULT_REASONS) expect(validationCopy(new ApiError(503, 'SERVICE_UNAVAILABLE', 'x', { reason }))).toBeUndefined();
+    for (const reason of DATABASE_FAULT_REASONS)
+      expect(validationCopy(new ApiError(503, 'SERVICE_UNAVAILABLE', 'x', { reason }))).toBeUndefined();
   });
 
   it('names every message and field label in each language', () => {

@@ -85,7 +85,11 @@ const BY_REASON: Record<string, ValidationKey> = {
   type_mismatch: 'typeMismatch',
 };
 
-function keyOf(reason: string, param: string, meta: Record<string, unknown>): { key: ValidationKey; values: Record<string, string | number> } | undefined {
+function keyOf(
+  reason: string,
+  param: string,
+  meta: Record<string, unknown>,
+): { key: ValidationKey; values: Record<string, string | number> } | undefined {
   const minLength = num(meta, 'min_length');
   const maxLength = num(meta, 'max_length');
   if (reason === 'too_small' || reason === 'too_short') {
@@ -115,7 +119,21 @@ function keyOf(reason: string, param: string, meta: Record<string, unknown>): { 
  * server text is a validator's ("name: Invalid input…"), so they always get our copy. A
  * domain's own reason without copy here keeps the server's message, which names the problem.
  */
-const SHAPE_REASONS = new Set(['invalid', 'body_unreadable', 'invalid_utf8', 'repeated_parameter', 'invalid_type', 'invalid_format', 'invalid_union', 'invalid_key', 'invalid_element', 'invalid_value', 'not_multiple_of', 'custom', 'malformed']);
+const SHAPE_REASONS = new Set([
+  'invalid',
+  'body_unreadable',
+  'invalid_utf8',
+  'repeated_parameter',
+  'invalid_type',
+  'invalid_format',
+  'invalid_union',
+  'invalid_key',
+  'invalid_element',
+  'invalid_value',
+  'not_multiple_of',
+  'custom',
+  'malformed',
+]);
 
 /** The copy of one VALIDATION_FAILED error; undefined for any other error, and for a domain reason whose server message is the copy. */
 export function validationCopy(error: unknown): ValidationCopy | undefined {
@@ -128,7 +146,11 @@ export function validationCopy(error: unknown): ValidationCopy | undefined {
 
 /** A field's name when the catalog has no label for it: `event_types` → "Event types", `saml.idp_metadata_url` → "Idp metadata url". */
 export function humanizeParam(param: string): string {
-  const last = param.split('.').filter((p) => !/^\d+$/.test(p)).pop() ?? param;
+  const last =
+    param
+      .split('.')
+      .filter((p) => !/^\d+$/.test(p))
+      .pop() ?? param;
   const words = last.replace(/_/g, ' ').trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }

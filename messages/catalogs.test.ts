@@ -47,7 +47,8 @@ describe('message catalogs', () => {
 });
 
 describe('words a page shows side by side', () => {
-  const console = (locale: (typeof LOCALES)[number]) => (CATALOGS[locale] as unknown as { console: { users: { banned: string }; user: Record<string, string> } }).console;
+  const console = (locale: (typeof LOCALES)[number]) =>
+    (CATALOGS[locale] as unknown as { console: { users: { banned: string }; user: Record<string, string> } }).console;
   for (const locale of LOCALES) {
     it(`${locale}: banning and locking a user read as two different things`, () => {
       const { users, user } = console(locale);

@@ -26,7 +26,13 @@ const list = process.argv.includes('--list');
 
 for (const abs of files(root)) {
   const f = relative(root, abs);
-  const src = ts.createSourceFile(f, readFileSync(abs, 'utf8'), ts.ScriptTarget.Latest, false, f.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const src = ts.createSourceFile(
+    f,
+    readFileSync(abs, 'utf8'),
+    ts.ScriptTarget.Latest,
+    false,
+    f.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const visit = (node) => {
     if (ts.isNonNullExpression(node)) {
       counts.all += 1;

@@ -45,7 +45,11 @@ for (const path of sources(ROOT)) {
 const folders = [...new Set([...arrows.keys(), ...[...arrows.values()].flatMap((s) => [...s])])].sort();
 // Tarjan's strongly connected sets.
 let index = 0;
-const idx = new Map(), low = new Map(), onStack = new Set(), stack = [], sets = [];
+const idx = new Map(),
+  low = new Map(),
+  onStack = new Set(),
+  stack = [],
+  sets = [];
 const visit = (v) => {
   idx.set(v, index);
   low.set(v, index++);

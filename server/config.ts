@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import { parseCidr, type Cidr } from './infra/ip';
 
-const optional = <T extends z.ZodTypeAny>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const optional = <T extends z.ZodTypeAny>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
-const booleanFlag = z
-  .enum(['0', '1', 'true', 'false', 'yes', 'no'])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const booleanFlag = z.enum(['0', '1', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 
 function isSmtpUrl(v: string): boolean {
   try {
@@ -43,9 +40,7 @@ const configSchema = z.object({
       message: 'must be 32 bytes as 64 hex characters or base64',
     }),
   ),
-  LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])).transform(
-    (v) => v ?? 'info',
-  ),
+  LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])).transform((v) => v ?? 'info'),
   METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
   TRUST_PROXY: optional(booleanFlag).transform((v) => v ?? false),
   /**
@@ -53,14 +48,17 @@ const configSchema = z.object({
    * CIDRs); the client is the rightmost hop outside them. Default: loopback, private and
    * link-local ranges.
    */
-  TRUSTED_PROXIES: optional(z.string().max(4096))
-    .transform((v, ctx): Cidr[] | undefined => {
-      if (v === undefined) return undefined;
-      const blocks = v.split(',').map((s) => s.trim()).filter(Boolean).map((s) => ({ s, cidr: parseCidr(s) }));
-      const bad = blocks.find((b) => !b.cidr);
-      if (bad) ctx.addIssue({ code: 'custom', message: `${bad.s} is not an IPv4 or IPv6 address or CIDR block` });
-      return blocks.map((b) => b.cidr!);
-    }),
+  TRUSTED_PROXIES: optional(z.string().max(4096)).transform((v, ctx): Cidr[] | undefined => {
+    if (v === undefined) return undefined;
+    const blocks = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => ({ s, cidr: parseCidr(s) }));
+    const bad = blocks.find((b) => !b.cidr);
+    if (bad) ctx.addIssue({ code: 'custom', message: `${bad.s} is not an IPv4 or IPv6 address or CIDR block` });
+    return blocks.map((b) => b.cidr!);
+  }),
   BAPI_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
   /** Requests per SCIM token per 10 s (default 600). */
   SCIM_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
@@ -93,7 +91,13 @@ const configSchema = z.object({
    * argon2id cost of new digests (OWASP's baseline by default: m=19 MiB, t=2, p=1). A stored
    * digest made at another cost is re-hashed to this one at the user's next sign-in.
    */
-  PASSWORD_ARGON2_MEMORY_KIB: optional(z.coerce.number().int().min(8 * 1024).max(1024 * 1024)).transform((v) => v ?? 19 * 1024),
+  PASSWORD_ARGON2_MEMORY_KIB: optional(
+    z.coerce
+      .number()
+      .int()
+      .min(8 * 1024)
+      .max(1024 * 1024),
+  ).transform((v) => v ?? 19 * 1024),
   PASSWORD_ARGON2_TIME: optional(z.coerce.number().int().min(1).max(10)).transform((v) => v ?? 2),
   PASSWORD_ARGON2_PARALLELISM: optional(z.coerce.number().int().min(1).max(16)).transform((v) => v ?? 1),
   /**
@@ -109,8 +113,16 @@ const configSchema = z.object({
     z
       .string()
       .max(512)
-      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-      .refine((l) => l.length > 0 && l.every((s) => /^(\[[0-9a-fA-F:.]+\]|[0-9.]+|[0-9a-fA-F:]+)(:\d{1,5})?$/.test(s)), 'must be IP addresses, each with an optional :port'),
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine(
+        (l) => l.length > 0 && l.every((s) => /^(\[[0-9a-fA-F:.]+\]|[0-9.]+|[0-9a-fA-F:]+)(:\d{1,5})?$/.test(s)),
+        'must be IP addresses, each with an optional :port',
+      ),
   ),
   /** HTTP worker processes for `npm start` / `npm run api` (node:cluster); default 1 per core with DATABASE_URL, 1 on the embedded store. */
   WEB_CONCURRENCY: optional(z.coerce.number().int().min(1).max(1024)),

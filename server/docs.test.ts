@@ -20,7 +20,12 @@ import { sharedHarness } from './testing/harness';
  * reference with its method.
  */
 const ROOT = resolve(__dirname, '..');
-const DOC_FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOC_FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
 /** Routes deliberately left out of the reference, each with its reason (internal only). */
@@ -50,8 +55,14 @@ function anchorsOf(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const [, text] of prose(markdown).matchAll(/^#{1,6} (.+)$/gm)) {
-    const plain = text!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*]/g, '').trim();
-    const slug = plain.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+    const plain = text!
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/[`*]/g, '')
+      .trim();
+    const slug = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     anchors.add(n === 0 ? slug : `${slug}-${n}`);
@@ -67,7 +78,10 @@ function linksOf(markdown: string): string[] {
 
 const METHOD = '(?:GET|POST|PUT|PATCH|DELETE|HEAD)';
 /** `GET /v1/x`, `GET / PATCH /v1/x`, `POST|GET {fapi_url}/v1/x`, `PUT …/x`, `GET I/x`. */
-const INLINE_RE = new RegExp(`\\b(${METHOD}(?:\\s*[/|,]\\s*${METHOD}\\b)*)\\s+\`?(\\{[A-Za-z_]+\\})?((?:…|I|A)?/[^\\s\`,;)"']*|[IA]\\b)`, 'g');
+const INLINE_RE = new RegExp(
+  `\\b(${METHOD}(?:\\s*[/|,]\\s*${METHOD}\\b)*)\\s+\`?(\\{[A-Za-z_]+\\})?((?:…|I|A)?/[^\\s\`,;)"']*|[IA]\\b)`,
+  'g',
+);
 const PATH_TOKEN_RE = /^(\{[A-Za-z_]+\})?((?:…|I|A)?\/\S*|[IA])$/;
 const ROOTS = { I: '/v1/dashboard/accounts/:/instances/:', A: '/v1/dashboard/accounts/:' } as const;
 
@@ -84,11 +98,17 @@ const baseOf = (marker: string | undefined): SurfaceBase | null =>
 
 /** A written path as the route tables spell it: params `:`, no query, the console's `A`/`I` shorthands expanded; `[/x]` gives both. */
 function normalise(written: string, prefix = ''): string[] {
-  let path = written.replace(/[?#].*$/, '').replace(/(?<!\/)[.:]$/, '').replace(/…$/, '');
+  let path = written
+    .replace(/[?#].*$/, '')
+    .replace(/(?<!\/)[.:]$/, '')
+    .replace(/…$/, '');
   const root = /^([IA])(?=\/|$)/.exec(path)?.[1] as keyof typeof ROOTS | undefined;
   if (root) path = ROOTS[root] + path.slice(1);
   else if (prefix && path.startsWith('/') && !path.startsWith(prefix)) path = prefix + path;
-  path = path.replace(/:[A-Za-z_]+/g, ':').replace(/\{[A-Za-z_]+\}/g, ':').replace(/<[A-Za-z_ ]+>/g, ':');
+  path = path
+    .replace(/:[A-Za-z_]+/g, ':')
+    .replace(/\{[A-Za-z_]+\}/g, ':')
+    .replace(/<[A-Za-z_ ]+>/g, ':');
   const optional = /\[([^\]]*)\]/.exec(path);
   if (optional) return [...normalise(path.replace(optional[0], '')), ...normalise(path.replace(optional[0], optional[1]!))];
   return [path.length > 1 ? path.replace(/\/$/, '') : path];
@@ -102,13 +122,18 @@ function tableBase(header: string): { base: SurfaceBase | null; prefix: string }
   return { base: baseOf(marker), prefix: marker ? under.slice(marker.length) : under };
 }
 
-const cellsOf = (row: string) => row.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim());
+const cellsOf = (row: string) =>
+  row
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
 
 /** Every method and path the reference names: in prose and table cells (`GET /x`), and in tables by a Method column × a Path column. */
 function documentedRoutes(markdown: string): DocRoute[] {
   const out: DocRoute[] = [];
   const add = (methods: string, base: SurfaceBase | null, paths: string[]) => {
-    for (const method of methods.match(new RegExp(`\\b${METHOD}\\b`, 'g')) ?? []) for (const path of paths) out.push({ method, base, path });
+    for (const method of methods.match(new RegExp(`\\b${METHOD}\\b`, 'g')) ?? [])
+      for (const path of paths) out.push({ method, base, path });
   };
   const text = prose(markdown);
   const lines = text.split('\n');
@@ -116,7 +141,12 @@ function documentedRoutes(markdown: string): DocRoute[] {
     for (const m of chunk.matchAll(INLINE_RE)) add(m[1]!, baseOf(m[2]) ?? base, normalise(m[3]!));
   };
   // Prose: each paragraph as one line, so a route broken over two lines still reads.
-  inline(lines.map((l) => (l.startsWith('|') ? '\n' : l)).join('\n').replace(/\n[ \t]*(?=\S)/g, ' '));
+  inline(
+    lines
+      .map((l) => (l.startsWith('|') ? '\n' : l))
+      .join('\n')
+      .replace(/\n[ \t]*(?=\S)/g, ' '),
+  );
   let header: ReturnType<typeof tableBase> | null = null;
   for (const line of lines) {
     if (!line.startsWith('|')) {
@@ -143,8 +173,7 @@ function documentedRoutes(markdown: string): DocRoute[] {
       const [, marker, written] = PATH_TOKEN_RE.exec(token)!;
       rowBase ??= baseOf(marker);
       const absolute = written!.startsWith('…') ? [] : normalise(written!, header!.prefix);
-      const relatives =
-        i === 0 ? [] : ancestorsOf(previous).flatMap((a) => normalise(written!.replace(/^…/, '')).map((p) => a + p));
+      const relatives = i === 0 ? [] : ancestorsOf(previous).flatMap((a) => normalise(written!.replace(/^…/, '')).map((p) => a + p));
       if (i === 0 && written!.startsWith('…')) absolute.push(...normalise(written!));
       previous = absolute[0] ?? relatives[relatives.length - 1] ?? previous;
       return [...absolute, ...relatives];
@@ -212,7 +241,10 @@ describe('docs', () => {
         const [path, anchor] = target.split('#') as [string, string | undefined];
         const dest = path ? relative(ROOT, resolve(dirname(join(ROOT, file)), decodeURIComponent(path))) : file;
         if (!existsSync(join(ROOT, dest))) dead.push(`${file}: ${target} (no ${dest})`);
-        else if (anchor !== undefined && !(statSync(join(ROOT, dest)).isFile() && dest.endsWith('.md') && anchorsOf(read(dest)).has(anchor)))
+        else if (
+          anchor !== undefined &&
+          !(statSync(join(ROOT, dest)).isFile() && dest.endsWith('.md') && anchorsOf(read(dest)).has(anchor))
+        )
           dead.push(`${file}: ${target} (no heading #${anchor} in ${dest})`);
       }
     }
@@ -224,7 +256,8 @@ describe('docs', () => {
     expect(routes.length).toBeGreaterThan(400);
     const documented = DOC_FILES.flatMap((f) => documentedRoutes(read(f)));
     // A path both bases serve (BAPI and FAPI organizations) counts for the FAPI only where the text says `{fapi_url}`.
-    const servedOn = (method: string, path: string, base: SurfaceBase) => routes.some((r) => r.method === method && r.path === path && r.base === base);
+    const servedOn = (method: string, path: string, base: SurfaceBase) =>
+      routes.some((r) => r.method === method && r.path === path && r.base === base);
     const names = (r: TableRoute) => (d: DocRoute) => {
       if (d.method !== r.method) return false;
       const other: SurfaceBase = r.base === 'fapi_url' ? 'public_url' : 'fapi_url';
@@ -237,6 +270,10 @@ describe('docs', () => {
       .filter((r) => !(`${r.method} ${r.path}` in UNDOCUMENTED) && !documented.some(names(r)))
       .map((r) => `${r.surface} ${r.method} ${r.path} — ${r.summary}`);
     expect(missing).toEqual([]);
-    for (const name of Object.keys(UNDOCUMENTED)) expect(routes.map((r) => `${r.method} ${r.path}`), `${name} is still a route`).toContain(name);
+    for (const name of Object.keys(UNDOCUMENTED))
+      expect(
+        routes.map((r) => `${r.method} ${r.path}`),
+        `${name} is still a route`,
+      ).toContain(name);
   });
 });

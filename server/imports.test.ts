@@ -111,7 +111,9 @@ function folderOf(file: string): string {
 }
 
 const folderImports = [...graph].flatMap(([file, deps]) =>
-  deps.filter((d) => !d.startsWith('..') && folderOf(d) !== folderOf(file)).map((d) => ({ file, dep: d, from: folderOf(file), to: folderOf(d) })),
+  deps
+    .filter((d) => !d.startsWith('..') && folderOf(d) !== folderOf(file))
+    .map((d) => ({ file, dep: d, from: folderOf(file), to: folderOf(d) })),
 );
 
 /** The cycle closed by each back edge of a depth-first walk, from its smallest member: every tangle shows at least one. */
@@ -159,13 +161,23 @@ function declaredExports(file: string): string[] {
     }
     if (ts.isExportDeclaration(st)) {
       if (st.moduleSpecifier || !st.exportClause || !ts.isNamedExports(st.exportClause)) continue;
-      for (const el of st.exportClause.elements) if (!imported.has((el.propertyName ?? el.name).getText(sf))) names.push(el.name.getText(sf));
+      for (const el of st.exportClause.elements)
+        if (!imported.has((el.propertyName ?? el.name).getText(sf))) names.push(el.name.getText(sf));
       continue;
     }
     const modifiers = ts.canHaveModifiers(st) ? ts.getModifiers(st) : undefined;
-    if (!modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) || modifiers.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)) continue;
+    if (!modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) || modifiers.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword))
+      continue;
     if (ts.isVariableStatement(st)) names.push(...st.declarationList.declarations.flatMap((d) => bindingNames(d.name)));
-    else if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st) || ts.isModuleDeclaration(st)) && st.name)
+    else if (
+      (ts.isFunctionDeclaration(st) ||
+        ts.isClassDeclaration(st) ||
+        ts.isInterfaceDeclaration(st) ||
+        ts.isTypeAliasDeclaration(st) ||
+        ts.isEnumDeclaration(st) ||
+        ts.isModuleDeclaration(st)) &&
+      st.name
+    )
       names.push(st.name.text);
   }
   return [...new Set(names)];
@@ -185,7 +197,9 @@ describe('server exports', () => {
   });
 
   it('declare each exported name in one file (an import says which thing it means)', () => {
-    const twice = [...exporters].filter(([n, files]) => files.length > 1 && !SHARED_NAMES.has(n)).map(([n, files]) => `${n}: ${files.sort().join(', ')}`);
+    const twice = [...exporters]
+      .filter(([n, files]) => files.length > 1 && !SHARED_NAMES.has(n))
+      .map(([n, files]) => `${n}: ${files.sort().join(', ')}`);
     expect(twice.sort()).toEqual([]);
   });
 });

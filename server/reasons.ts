@@ -26,6 +26,29 @@ import { REASONS as portal } from './portal/reasons';
  * Each domain's registered reasons, keyed by its directory; `http`'s are answered everywhere. docs/conventions.md:
  * one table each. Exactly the domains registered in http/errors.ts's ReasonsByDomain (`satisfies` checks both ways).
  */
-export const REASONS_BY_DOMAIN = { http, auth, users, sessions, organizations, operators, instances, localization, email, webhooks, limits, oauth, apikeys, billing, lti, waitlist, social, sso, sms, passkeys, verification, portal } as const satisfies ReasonsByDomain;
+export const REASONS_BY_DOMAIN = {
+  http,
+  auth,
+  users,
+  sessions,
+  organizations,
+  operators,
+  instances,
+  localization,
+  email,
+  webhooks,
+  limits,
+  oauth,
+  apikeys,
+  billing,
+  lti,
+  waitlist,
+  social,
+  sso,
+  sms,
+  passkeys,
+  verification,
+  portal,
+} as const satisfies ReasonsByDomain;
 
 export const ALL_REASONS: ReadonlySet<Reason> = new Set(Object.values(REASONS_BY_DOMAIN).flatMap((r) => Object.values(r)));

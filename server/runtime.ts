@@ -50,12 +50,19 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const logger = createLogger(config.LOG_LEVEL, opts.logDestination);
   if (config.DATABASE_URL && opts.survivesDriverCrash) {
     survivePostgresWriteAfterClose(logger);
-    if (!postgresDriverPatched()) logger.error('postgres.js is not patched (installed with --ignore-scripts?): run `npx patch-package`, or requests may wait on connections PostgreSQL closed (docs/production.md)');
+    if (!postgresDriverPatched())
+      logger.error(
+        'postgres.js is not patched (installed with --ignore-scripts?): run `npx patch-package`, or requests may wait on connections PostgreSQL closed (docs/production.md)',
+      );
   }
   // Before the database opens: a missing key must stop the start, not a later request.
   const cipher = createCipher(loadEncryptionKey(config, logger));
   const geoip = config.GEOIP_DATABASE ? openGeoIpDatabase(config.GEOIP_DATABASE) : null;
-  if (geoip) logger.info({ database_type: geoip.databaseType, built_at: geoip.builtAt.toISOString() }, 'GeoIP country lookups on (risk-based MFA counts new countries)');
+  if (geoip)
+    logger.info(
+      { database_type: geoip.databaseType, built_at: geoip.builtAt.toISOString() },
+      'GeoIP country lookups on (risk-based MFA counts new countries)',
+    );
   let lock: EmbeddedLock | null = null;
   let database = opts.database;
   if (!database) {
@@ -94,9 +101,17 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     clock: opts.clock ?? systemClock,
     logger,
     limiter: createLimiter(
-      redis ? new RedisLimiterStore(redis, undefined, { onDegraded: (err) => logger.warn({ err }, 'rate limits are per node: redis does not answer') }) : new MemoryLimiterStore(),
+      redis
+        ? new RedisLimiterStore(redis, undefined, {
+            onDegraded: (err) => logger.warn({ err }, 'rate limits are per node: redis does not answer'),
+          })
+        : new MemoryLimiterStore(),
     ),
-    metrics: createMetrics({ defaultMetrics: opts.defaultMetrics, webhookQueueDepth: () => pendingMessageCount(deps), database: database.stats }),
+    metrics: createMetrics({
+      defaultMetrics: opts.defaultMetrics,
+      webhookQueueDepth: () => pendingMessageCount(deps),
+      database: database.stats,
+    }),
     keyCache: caches.get(SECRET_KEY_CACHE, 1000),
     caches,
     cacheInvalidation: createCacheInvalidation(caches, { redisUrl: config.REDIS_URL, publisher: redis, logger, database }),
@@ -107,7 +122,11 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     passwords: new PasswordPool({
       threads: config.PASSWORD_HASH_THREADS,
       queue: config.PASSWORD_HASH_QUEUE,
-      argon2: { memoryCost: config.PASSWORD_ARGON2_MEMORY_KIB, timeCost: config.PASSWORD_ARGON2_TIME, parallelism: config.PASSWORD_ARGON2_PARALLELISM },
+      argon2: {
+        memoryCost: config.PASSWORD_ARGON2_MEMORY_KIB,
+        timeCost: config.PASSWORD_ARGON2_TIME,
+        parallelism: config.PASSWORD_ARGON2_PARALLELISM,
+      },
     }),
     ...(geoip ? { geoip: geoip.lookup } : {}),
   };

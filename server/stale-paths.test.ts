@@ -39,7 +39,8 @@ function comments(file: string, text: string): { line: number; text: string }[] 
   const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const ranges = new Map<number, ts.CommentRange>();
   const visit = (node: ts.Node) => {
-    for (const r of [...(ts.getLeadingCommentRanges(text, node.pos) ?? []), ...(ts.getTrailingCommentRanges(text, node.end) ?? [])]) ranges.set(r.pos, r);
+    for (const r of [...(ts.getLeadingCommentRanges(text, node.pos) ?? []), ...(ts.getTrailingCommentRanges(text, node.end) ?? [])])
+      ranges.set(r.pos, r);
     node.forEachChild(visit);
   };
   visit(src);
@@ -56,12 +57,19 @@ function exists(path: string, under = '', orIgnored = true): boolean {
   let p = path.replace(/[.,;:)]+$/, '').replace(/\/$/, '');
   while (p.endsWith(']') && p.split('[').length < p.split(']').length) p = p.slice(0, -1); // a Markdown link's bracket
   p = join(under, p);
-  return [p, `${p}.ts`, `${p}.tsx`, `${p}.mjs`, `${p}.md`].some((c) => existsSync(join(ROOT, c))) || (orIgnored && IGNORED(join(under, path)));
+  return (
+    [p, `${p}.ts`, `${p}.tsx`, `${p}.mjs`, `${p}.md`].some((c) => existsSync(join(ROOT, c))) || (orIgnored && IGNORED(join(under, path)))
+  );
 }
 
 function stale(file: string, line: number, text: string): string[] {
   const found: string[] = [];
-  const patterns: [RegExp, string][] = file.startsWith('server/') ? [[PATH, ''], [SERVER_PATH, 'server']] : [[PATH, '']];
+  const patterns: [RegExp, string][] = file.startsWith('server/')
+    ? [
+        [PATH, ''],
+        [SERVER_PATH, 'server'],
+      ]
+    : [[PATH, '']];
   for (const raw of text.split('\n')) {
     for (const [pattern, under] of patterns) {
       for (const m of raw.matchAll(pattern)) {

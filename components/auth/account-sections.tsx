@@ -13,7 +13,6 @@ import type { FapiItem } from '@/lib/generated/fapi';
 
 /** The hosted profile's own-account sections: email addresses, password, account deletion. */
 
-
 /** Email addresses or phone numbers: the same list, dialogs and endpoints. */
 const KINDS = {
   email: {
@@ -23,7 +22,8 @@ const KINDS = {
     strategy: 'email_code',
     inputType: 'email',
     autoComplete: 'email',
-    items: (me: Me) => me.email_addresses.map((a) => ({ id: a.id, value: a.email_address, verified: a.verification?.status === 'verified' })),
+    items: (me: Me) =>
+      me.email_addresses.map((a) => ({ id: a.id, value: a.email_address, verified: a.verification?.status === 'verified' })),
     primary: (me: Me) => me.primary_email_address_id,
   },
   phone: {
@@ -33,7 +33,8 @@ const KINDS = {
     strategy: 'phone_code',
     inputType: 'tel',
     autoComplete: 'tel',
-    items: (me: Me) => (me.phone_numbers ?? []).map((p) => ({ id: p.id, value: p.phone_number, verified: p.verification?.status === 'verified' })),
+    items: (me: Me) =>
+      (me.phone_numbers ?? []).map((p) => ({ id: p.id, value: p.phone_number, verified: p.verification?.status === 'verified' })),
     primary: (me: Me) => me.primary_phone_number_id ?? null,
   },
 } as const;
@@ -177,7 +178,17 @@ function AddIdentifierDialog({ kind, onClose, onAdded }: { kind: KindName; onClo
     <FormDialog open onClose={onClose} title={ta('addTitle')} onSubmit={submit} error={formError} submitLabel={ta('addSubmit')} busy={busy}>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('addDescription')}</p>
       <Field label={ta('label')} hint={ta('hint')} error={fieldErrors[k.field]}>
-        {(p) => <Input {...p} type={k.inputType} name={k.field} autoComplete={k.autoComplete} autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
+        {(p) => (
+          <Input
+            {...p}
+            type={k.inputType}
+            name={k.field}
+            autoComplete={k.autoComplete}
+            autoFocus
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+          />
+        )}
       </Field>
     </FormDialog>
   );
@@ -198,7 +209,17 @@ function useSendOnce(when: boolean, send: () => Promise<void>) {
 }
 
 /** Sends a code to the address or number when it opens, then checks the code typed. */
-function VerifyIdentifierDialog({ kind, identifier, onClose, onVerified }: { kind: KindName; identifier: Identifier; onClose(): void; onVerified(): void }) {
+function VerifyIdentifierDialog({
+  kind,
+  identifier,
+  onClose,
+  onVerified,
+}: {
+  kind: KindName;
+  identifier: Identifier;
+  onClose(): void;
+  onVerified(): void;
+}) {
   const ta = useTranslations(`hosted.account.${kind}`);
   const tc = useTranslations('hosted.account');
   const te = useTranslations('hosted.errors');
@@ -239,7 +260,14 @@ export function PasswordSection({ me }: { me: Me }) {
         title={ta('passwordTitle')}
         description={me.password_enabled ? ta('passwordSet') : ta('passwordNotSet')}
         actions={
-          <Button size="sm" variant="secondary" onClick={() => { setDone(false); setOpen(true); }}>
+          <Button
+            size="sm"
+            variant="secondary"
+            onClick={() => {
+              setDone(false);
+              setOpen(true);
+            }}
+          >
             {me.password_enabled ? ta('changePassword') : ta('setPassword')}
           </Button>
         }
@@ -285,14 +313,19 @@ function ChangePasswordDialog({ hasPassword, onClose, onDone }: { hasPassword: b
   const submit = handleSubmit(
     async () => {
       await call('/v1/me/change_password', {
-        json: { ...(withCode ? { code: proof } : { current_password: proof }), new_password: next, sign_out_of_other_sessions: signOutOthers },
+        json: {
+          ...(withCode ? { code: proof } : { current_password: proof }),
+          new_password: next,
+          sign_out_of_other_sessions: signOutOthers,
+        },
       });
       onDone();
     },
     {
       check: () => {
         const errors: Record<string, string> = {};
-        if (withCode ? proof.length !== 6 : !proof) errors[withCode ? 'code' : 'current_password'] = withCode ? te('codeFormat') : te('required');
+        if (withCode ? proof.length !== 6 : !proof)
+          errors[withCode ? 'code' : 'current_password'] = withCode ? te('codeFormat') : te('required');
         if (!next) errors.password = te('required');
         return Object.keys(errors).length > 0 && errors;
       },
@@ -300,7 +333,15 @@ function ChangePasswordDialog({ hasPassword, onClose, onDone }: { hasPassword: b
   );
 
   return (
-    <FormDialog open onClose={onClose} title={hasPassword ? ta('changePassword') : ta('setPassword')} onSubmit={submit} error={formError} submitLabel={ta('savePassword')} busy={busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={hasPassword ? ta('changePassword') : ta('setPassword')}
+      onSubmit={submit}
+      error={formError}
+      submitLabel={ta('savePassword')}
+      busy={busy}
+    >
       {withCode ? (
         <>
           <p className="text-sm text-zinc-600 dark:text-zinc-400">{ta('codeSent')}</p>
@@ -310,11 +351,22 @@ function ChangePasswordDialog({ hasPassword, onClose, onDone }: { hasPassword: b
         </>
       ) : (
         <Field key="current" label={ta('currentPassword')} error={fieldErrors.current_password}>
-          {(p) => <PasswordInput {...p} name="current_password" autoComplete="current-password" autoFocus value={proof} onChange={(e) => setProof(e.target.value)} />}
+          {(p) => (
+            <PasswordInput
+              {...p}
+              name="current_password"
+              autoComplete="current-password"
+              autoFocus
+              value={proof}
+              onChange={(e) => setProof(e.target.value)}
+            />
+          )}
         </Field>
       )}
       <Field label={ta('newPassword')} hint={passwordHint} error={fieldErrors.password ?? fieldErrors.new_password}>
-        {(p) => <PasswordInput {...p} name="new_password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />}
+        {(p) => (
+          <PasswordInput {...p} name="new_password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
+        )}
       </Field>
       <Checkbox label={ta('signOutOthers')} checked={signOutOthers} onChange={(e) => setSignOutOthers(e.target.checked)} />
       {hasPassword && !withCode && (
@@ -390,7 +442,9 @@ export function ConnectedAccountsSection() {
             <span className="min-w-0 text-sm">
               <span className="font-medium">{a.provider_name}</span>
               {a.email_address && <span className="block break-all text-zinc-600 dark:text-zinc-400">{a.email_address}</span>}
-              {a.organization && <span className="block text-zinc-600 dark:text-zinc-400">{ta('enterpriseOf', { organization: a.organization.name })}</span>}
+              {a.organization && (
+                <span className="block text-zinc-600 dark:text-zinc-400">{ta('enterpriseOf', { organization: a.organization.name })}</span>
+              )}
             </span>
             {a.removable && (
               <Button size="sm" variant="ghost" onClick={() => setRemoving(a)}>

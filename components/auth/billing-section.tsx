@@ -41,7 +41,17 @@ export function BillingSection() {
 }
 
 /** One payer's plan: `base` answers its status, `base/portal` the processor's billing portal. */
-function PlanRow({ label, base, canManage, organization = false }: { label: string; base: string; canManage: boolean; organization?: boolean }) {
+function PlanRow({
+  label,
+  base,
+  canManage,
+  organization = false,
+}: {
+  label: string;
+  base: string;
+  canManage: boolean;
+  organization?: boolean;
+}) {
   const t = useTranslations('billing.profile');
   const { call, client } = useHosted();
   const describe = useFapiError();
@@ -55,7 +65,10 @@ function PlanRow({ label, base, canManage, organization = false }: { label: stri
     setBusy(true);
     setPortalError(null);
     try {
-      const portal = await call<FapiResponse<'POST /v1/me/billing/portal'>>(`${base}/portal`, { method: 'POST', json: { return_url: window.location.href } });
+      const portal = await call<FapiResponse<'POST /v1/me/billing/portal'>>(`${base}/portal`, {
+        method: 'POST',
+        json: { return_url: window.location.href },
+      });
       window.location.assign(portal.url);
     } catch (e) {
       setPortalError(describe(e).message);
@@ -87,7 +100,9 @@ function PlanRow({ label, base, canManage, organization = false }: { label: stri
         <Skeleton className="h-10 rounded-md" />
       ) : sub ? (
         <div className="space-y-3">
-          <Badge tone={ENTITLED.has(sub.status) ? 'green' : 'amber'}>{t(`status.${sub.status in STATUS_KEYS ? sub.status : 'other'}`)}</Badge>
+          <Badge tone={ENTITLED.has(sub.status) ? 'green' : 'amber'}>
+            {t(`status.${sub.status in STATUS_KEYS ? sub.status : 'other'}`)}
+          </Badge>
           <FactList facts={facts} className="grid-cols-[10rem_1fr] gap-x-4 gap-y-1" />
         </div>
       ) : (

@@ -95,7 +95,14 @@ export function CodeForm({
         onResend && (
           <p className="text-center text-sm text-zinc-600 dark:text-zinc-400">
             {t('notReceived')}{' '}
-            <Button variant="ghost" size="sm" onClick={resend} loading={resending} disabled={secondsLeft > 0} className="px-1.5 text-indigo-600 dark:text-indigo-400">
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={resend}
+              loading={resending}
+              disabled={secondsLeft > 0}
+              className="px-1.5 text-indigo-600 dark:text-indigo-400"
+            >
               {secondsLeft > 0 ? t('resendIn', { seconds: secondsLeft }) : t('resend')}
             </Button>
           </p>

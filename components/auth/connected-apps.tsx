@@ -27,12 +27,7 @@ export function ConnectedAppsSection() {
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} />
-      <AsyncContent
-        data={list}
-        error={error && <SectionError message={error} />}
-        loading={null}
-        empty={<EmptyState title={t('empty')} />}
-      >
+      <AsyncContent data={list} error={error && <SectionError message={error} />} loading={null} empty={<EmptyState title={t('empty')} />}>
         {(grants) => (
           <ul aria-label={t('title')} className="divide-y divide-zinc-100 dark:divide-zinc-800">
             {grants.map((g) => (
@@ -41,7 +36,12 @@ export function ConnectedAppsSection() {
                   <p className="font-medium">{g.application.name}</p>
                   <p className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{t('scopes', { scopes: g.scopes.join(' ') })}</p>
                 </div>
-                <Button variant="secondary" size="sm" aria-label={t('revokeLabel', { app: g.application.name })} onClick={() => setRevoking(g)}>
+                <Button
+                  variant="secondary"
+                  size="sm"
+                  aria-label={t('revokeLabel', { app: g.application.name })}
+                  onClick={() => setRevoking(g)}
+                >
                   {t('revoke')}
                 </Button>
               </li>

@@ -33,7 +33,16 @@ export function PasswordInput({ className, ...rest }: ControlProps & Omit<InputH
 
 function EyeIcon({ crossed }: { crossed: boolean }) {
   return (
-    <svg aria-hidden viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth={1.6} strokeLinecap="round" strokeLinejoin="round" className="size-5">
+    <svg
+      aria-hidden
+      viewBox="0 0 20 20"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.6}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      className="size-5"
+    >
       <path d="M1.5 10S4.5 4 10 4s8.5 6 8.5 6-3 6-8.5 6S1.5 10 1.5 10Z" />
       <circle cx="10" cy="10" r="2.5" />
       {crossed && <path d="M3 17 17 3" />}
@@ -57,7 +66,11 @@ export function PhoneInput(props: ControlProps & Omit<InputHTMLAttributes<HTMLIn
 }
 
 /** A 6-digit code: numeric keyboard, one-time-code autofill, digits only. */
-export function CodeInput({ className, onChange, ...rest }: ControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange'> & { onChange(value: string): void }) {
+export function CodeInput({
+  className,
+  onChange,
+  ...rest
+}: ControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange'> & { onChange(value: string): void }) {
   return (
     <Input
       {...rest}

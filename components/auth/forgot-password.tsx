@@ -14,7 +14,8 @@ import { useFormErrors } from './use-form-errors';
 const EMAIL_FIELDS = ['identifier', 'email_address'] as const;
 const PASSWORD_FIELDS = ['password'] as const;
 
-type Stage = { step: 'email' } | { step: 'code'; id: string; email: string; sentAt: number } | { step: 'password'; id: string; email: string };
+type Stage =
+  { step: 'email' } | { step: 'code'; id: string; email: string; sentAt: number } | { step: 'password'; id: string; email: string };
 
 /**
  * `{fapi}/forgot-password`: the email address → the emailed code → a new password, which
@@ -75,15 +76,7 @@ function EmailStep({ onSent }: { onSent(id: string, email: string): void }) {
   return (
     <AuthForm onSubmit={submit} error={formError} submitLabel={t('sendCode')} busy={busy}>
       <Field label={tf('email')} error={fieldErrors.identifier}>
-        {(p) => (
-          <EmailInput
-            {...p}
-            name="email_address"
-            autoFocus
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        )}
+        {(p) => <EmailInput {...p} name="email_address" autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />}
       </Field>
     </AuthForm>
   );
@@ -132,7 +125,16 @@ function NewPasswordStep({ stage }: { stage: { id: string; email: string } }) {
       {/* Lets password managers file the new password under the right account. */}
       <input type="text" name="username" autoComplete="username" value={stage.email} readOnly hidden />
       <Field label={tf('newPassword')} hint={passwordHint} error={fieldErrors.password}>
-        {(p) => <PasswordInput {...p} name="password" autoComplete="new-password" autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />}
+        {(p) => (
+          <PasswordInput
+            {...p}
+            name="password"
+            autoComplete="new-password"
+            autoFocus
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        )}
       </Field>
       <Alert tone="info">{t('signsOutEverywhere')}</Alert>
     </AuthForm>

@@ -60,7 +60,9 @@ export function useEndSession(then: (client: Client) => void, { stayBusy = false
     setBusy(true);
     setError(null);
     try {
-      then((await call<FapiResponse<'POST /v1/client/sessions/{id}/end'>>(`/v1/client/sessions/${sessionId}/end`, { method: 'POST' })).client);
+      then(
+        (await call<FapiResponse<'POST /v1/client/sessions/{id}/end'>>(`/v1/client/sessions/${sessionId}/end`, { method: 'POST' })).client,
+      );
       if (!stayBusy) setBusy(false);
     } catch (e) {
       setError(describe(e).message);
@@ -88,7 +90,8 @@ function hostedMessages(env: Environment) {
   return { ...catalog, hosted: mergeHostedMessages(catalog.hosted, overrides) };
 }
 
-export const needsMfaSetup = (s: ClientSession | null | undefined) => !!s && s.status === 'pending' && s.tasks.some((t) => t.key === 'setup_mfa');
+export const needsMfaSetup = (s: ClientSession | null | undefined) =>
+  !!s && s.status === 'pending' && s.tasks.some((t) => t.key === 'setup_mfa');
 
 /** `base`: the path the hosted pages and the FAPI live under ('' on the instance's custom domain, else `/fapi/<instance_id>`). */
 export function HostedProvider({ instanceId, base, children }: { instanceId: string; base: string; children: ReactNode }) {

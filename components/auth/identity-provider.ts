@@ -18,8 +18,11 @@ export function useIdentityProvider() {
     try {
       // Back to these pages first, as after a social sign-in: a second factor is asked there, then on to redirect_url.
       const back = new URL(href('/sign-in/sso-callback'), window.location.href).href;
-      const res = await call<SignInAnswer>('/v1/client/sign_ins', { json: { strategy: 'enterprise_sso', identifier: email, redirect_url: back } });
-      const url = (res.response.first_factor_verification as { external_verification_redirect_url?: string } | null)?.external_verification_redirect_url;
+      const res = await call<SignInAnswer>('/v1/client/sign_ins', {
+        json: { strategy: 'enterprise_sso', identifier: email, redirect_url: back },
+      });
+      const url = (res.response.first_factor_verification as { external_verification_redirect_url?: string } | null)
+        ?.external_verification_redirect_url;
       if (!url) return false;
       writeFlow(instanceId, 'sign_in', { id: res.response.id, identifier: email });
       window.location.assign(url);

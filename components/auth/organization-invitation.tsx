@@ -90,7 +90,10 @@ export function OrganizationInvitationPage() {
     setBusy(true);
     setError(null);
     try {
-      const result = await call<FapiResponse<'POST /v1/me/organization_invitations/accept'>>('/v1/me/organization_invitations/accept', { method: 'POST', json: { token } });
+      const result = await call<FapiResponse<'POST /v1/me/organization_invitations/accept'>>('/v1/me/organization_invitations/accept', {
+        method: 'POST',
+        json: { token },
+      });
       setJoined(result.membership.organization.name);
     } catch (e) {
       setError(e instanceof ApiError && e.status === 404 ? t('notForYou') : describe(e).message);
@@ -137,11 +140,17 @@ function InvitationSummary({ preview }: { preview: InvitationPreview }) {
   const t = useTranslations('hosted.organizationInvitation');
   const values = { organization: preview.organization.name, role: preview.role.name, strong };
   return (
-    <div className="mb-5 flex items-center gap-3 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="invitation-summary">
+    <div
+      className="mb-5 flex items-center gap-3 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
+      data-testid="invitation-summary"
+    >
       {preview.organization.image_url ? (
         <img src={preview.organization.image_url} alt="" className="size-10 rounded-md object-cover" />
       ) : (
-        <span aria-hidden className="flex size-10 shrink-0 items-center justify-center rounded-md bg-zinc-100 text-base font-semibold dark:bg-zinc-800">
+        <span
+          aria-hidden
+          className="flex size-10 shrink-0 items-center justify-center rounded-md bg-zinc-100 text-base font-semibold dark:bg-zinc-800"
+        >
           {preview.organization.name.slice(0, 1).toUpperCase()}
         </span>
       )}

@@ -2,7 +2,26 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type ReactNode } from 'react';
-import { ActionCell, AsyncContent, Button, Card, CardHeader, ConfirmDialog, CopyField, EmptyState, Field, FormDialog, Input, Select, ShownOnceDialog, Skeleton, Table, Td, Thead, Tr } from '@/components/ui';
+import {
+  ActionCell,
+  AsyncContent,
+  Button,
+  Card,
+  CardHeader,
+  ConfirmDialog,
+  CopyField,
+  EmptyState,
+  Field,
+  FormDialog,
+  Input,
+  Select,
+  ShownOnceDialog,
+  Skeleton,
+  Table,
+  Td,
+  Thead,
+  Tr,
+} from '@/components/ui';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { useHosted } from './hosted-context';
 import { SectionError, useList } from './hosted-list';
@@ -129,9 +148,19 @@ export function CreateOwnSecretDialog(props: {
     );
   }
   return (
-    <FormDialog open onClose={props.onClose} title={t('createTitle')} onSubmit={submit} error={formError} submitLabel={t('createSubmit')} busy={busy}>
+    <FormDialog
+      open
+      onClose={props.onClose}
+      title={t('createTitle')}
+      onSubmit={submit}
+      error={formError}
+      submitLabel={t('createSubmit')}
+      busy={busy}
+    >
       <Field label={t('nameLabel')} hint={t('nameHint')} error={fieldErrors.name}>
-        {(p) => <Input {...p} name="name" autoFocus maxLength={props.nameMaxLength} value={name} onChange={(e) => setName(e.target.value)} />}
+        {(p) => (
+          <Input {...p} name="name" autoFocus maxLength={props.nameMaxLength} value={name} onChange={(e) => setName(e.target.value)} />
+        )}
       </Field>
       {props.children?.(fieldErrors)}
       <Field label={t('expiry')} error={fieldErrors.expires_in_seconds}>

@@ -67,13 +67,18 @@ export function usePasskeyAutofill(enabled: boolean, onAnswer: (res: SignInAnswe
       const created = await call<SignInAnswer>('/v1/client/sign_ins', { json: { strategy: 'passkey' } });
       let answer;
       try {
-        answer = await startAuthentication({ optionsJSON: optionsOf(created.response.first_factor_verification as Verification), useBrowserAutofill: true });
+        answer = await startAuthentication({
+          optionsJSON: optionsOf(created.response.first_factor_verification as Verification),
+          useBrowserAutofill: true,
+        });
       } catch (e) {
         if (!cancelled(e) && !refusedForHost(e)) handlers.current.onError(e);
         return;
       }
       try {
-        const res = await call<SignInAnswer>(`/v1/client/sign_ins/${created.response.id}/attempt_first_factor`, { json: { strategy: 'passkey', public_key_credential: answer } });
+        const res = await call<SignInAnswer>(`/v1/client/sign_ins/${created.response.id}/attempt_first_factor`, {
+          json: { strategy: 'passkey', public_key_credential: answer },
+        });
         handlers.current.onAnswer(res);
       } catch (e) {
         handlers.current.onError(e);
@@ -88,7 +93,17 @@ export function usePasskeyAutofill(enabled: boolean, onAnswer: (res: SignInAnswe
 }
 
 /** The browser's passkey dialog: for `identifier`'s passkeys when one is typed, else any passkey of this site. */
-export function PasskeySignInButton({ identifier, disabled, onAnswer, onError }: { identifier: string; disabled?: boolean; onAnswer(res: SignInAnswer): void; onError(e: unknown): void }) {
+export function PasskeySignInButton({
+  identifier,
+  disabled,
+  onAnswer,
+  onError,
+}: {
+  identifier: string;
+  disabled?: boolean;
+  onAnswer(res: SignInAnswer): void;
+  onError(e: unknown): void;
+}) {
   const t = useTranslations('passkeys.signIn');
   const { call } = useHosted();
   const [busy, setBusy] = useState(false);
@@ -96,9 +111,13 @@ export function PasskeySignInButton({ identifier, disabled, onAnswer, onError }:
     setBusy(true);
     try {
       WebAuthnAbortService.cancelCeremony();
-      const created = await call<SignInAnswer>('/v1/client/sign_ins', { json: identifier.trim() ? { strategy: 'passkey', identifier: identifier.trim() } : { strategy: 'passkey' } });
+      const created = await call<SignInAnswer>('/v1/client/sign_ins', {
+        json: identifier.trim() ? { strategy: 'passkey', identifier: identifier.trim() } : { strategy: 'passkey' },
+      });
       const answer = await startAuthentication({ optionsJSON: optionsOf(created.response.first_factor_verification as Verification) });
-      const res = await call<SignInAnswer>(`/v1/client/sign_ins/${created.response.id}/attempt_first_factor`, { json: { strategy: 'passkey', public_key_credential: answer } });
+      const res = await call<SignInAnswer>(`/v1/client/sign_ins/${created.response.id}/attempt_first_factor`, {
+        json: { strategy: 'passkey', public_key_credential: answer },
+      });
       onAnswer(res);
     } catch (e) {
       if (!cancelled(e)) onError(e);
@@ -127,16 +146,32 @@ export function useSecondFactors(attemptId: string | null): string[] | null {
 }
 
 /** "Use a passkey" on the second-factor page. */
-export function PasskeySecondFactorButton({ attemptId, primary, onAnswer, onError }: { attemptId: string; primary?: boolean; onAnswer(res: SignInAnswer): void; onError(e: unknown): void }) {
+export function PasskeySecondFactorButton({
+  attemptId,
+  primary,
+  onAnswer,
+  onError,
+}: {
+  attemptId: string;
+  primary?: boolean;
+  onAnswer(res: SignInAnswer): void;
+  onError(e: unknown): void;
+}) {
   const t = useTranslations('passkeys.factorTwo');
   const { call } = useHosted();
   const [busy, setBusy] = useState(false);
   async function verify() {
     setBusy(true);
     try {
-      const prepared = await call<SignInAnswer>(`/v1/client/sign_ins/${attemptId}/prepare_second_factor`, { json: { strategy: 'passkey' } });
+      const prepared = await call<SignInAnswer>(`/v1/client/sign_ins/${attemptId}/prepare_second_factor`, {
+        json: { strategy: 'passkey' },
+      });
       const answer = await startAuthentication({ optionsJSON: optionsOf(prepared.response.second_factor_verification as Verification) });
-      onAnswer(await call<SignInAnswer>(`/v1/client/sign_ins/${attemptId}/attempt_second_factor`, { json: { strategy: 'passkey', public_key_credential: answer } }));
+      onAnswer(
+        await call<SignInAnswer>(`/v1/client/sign_ins/${attemptId}/attempt_second_factor`, {
+          json: { strategy: 'passkey', public_key_credential: answer },
+        }),
+      );
     } catch (e) {
       if (!cancelled(e)) onError(e);
       setBusy(false);
@@ -174,7 +209,9 @@ function OwnPasskeys() {
     setAddError(null);
     try {
       WebAuthnAbortService.cancelCeremony();
-      const { options } = await call<{ options: PublicKeyCredentialCreationOptionsJSON }>('/v1/me/passkeys/prepare_registration', { method: 'POST' });
+      const { options } = await call<{ options: PublicKeyCredentialCreationOptionsJSON }>('/v1/me/passkeys/prepare_registration', {
+        method: 'POST',
+      });
       const credential = await startRegistration({ optionsJSON: options });
       await call('/v1/me/passkeys', { json: { public_key_credential: credential } });
       load();
@@ -256,8 +293,18 @@ function OwnPasskeys() {
           </ul>
         )}
       </AsyncContent>
-      <FormDialog open={renaming !== null} onClose={() => setRenaming(null)} title={t('renameTitle')} onSubmit={(e) => void rename(e)} error={renameError} submitLabel={t('save')} busy={false}>
-        <Field label={t('nameLabel')}>{(p) => <Input {...p} name="passkey_name" maxLength={64} autoFocus value={name} onChange={(e) => setName(e.target.value)} />}</Field>
+      <FormDialog
+        open={renaming !== null}
+        onClose={() => setRenaming(null)}
+        title={t('renameTitle')}
+        onSubmit={(e) => void rename(e)}
+        error={renameError}
+        submitLabel={t('save')}
+        busy={false}
+      >
+        <Field label={t('nameLabel')}>
+          {(p) => <Input {...p} name="passkey_name" maxLength={64} autoFocus value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
       </FormDialog>
       <ConfirmDialog
         open={deleting !== null}

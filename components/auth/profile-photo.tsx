@@ -41,15 +41,24 @@ export function ProfilePhoto({ me, onSaved }: { me: Me; onSaved(me: Me): void })
     if (!file) return;
     if (!IMAGE_UPLOAD_TYPES.includes(file.type)) return setError(t('photoType'));
     if (file.size > IMAGE_UPLOAD_MAX_BYTES) return setError(t('photoSize'));
-    await run(async () => call<Me>('/v1/me/profile_image', { method: 'POST', json: { content_type: file.type, data: await fileBase64(file) } }));
+    await run(async () =>
+      call<Me>('/v1/me/profile_image', { method: 'POST', json: { content_type: file.type, data: await fileBase64(file) } }),
+    );
   }
 
   return (
     <section aria-label={t('photo')} className="flex flex-wrap items-center gap-4">
       {me.has_image && me.image_url ? (
-        <img src={me.image_url} alt={t('photoAlt')} className="size-16 rounded-full border border-zinc-200 object-cover dark:border-zinc-700" />
+        <img
+          src={me.image_url}
+          alt={t('photoAlt')}
+          className="size-16 rounded-full border border-zinc-200 object-cover dark:border-zinc-700"
+        />
       ) : (
-        <span aria-hidden className="flex size-16 items-center justify-center rounded-full bg-zinc-200 text-xl font-semibold text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200">
+        <span
+          aria-hidden
+          className="flex size-16 items-center justify-center rounded-full bg-zinc-200 text-xl font-semibold text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200"
+        >
           {initials(me)}
         </span>
       )}
@@ -60,7 +69,13 @@ export function ProfilePhoto({ me, onSaved }: { me: Me; onSaved(me: Me): void })
         </label>
         <p className="text-xs text-zinc-600 dark:text-zinc-400">{t('photoHint')}</p>
         {me.has_image && (
-          <Button size="sm" variant="ghost" className="self-start" disabled={busy} onClick={() => run(() => call<Me>('/v1/me/profile_image', { method: 'DELETE' }))}>
+          <Button
+            size="sm"
+            variant="ghost"
+            className="self-start"
+            disabled={busy}
+            onClick={() => run(() => call<Me>('/v1/me/profile_image', { method: 'DELETE' }))}
+          >
             {t('removePhoto')}
           </Button>
         )}

@@ -223,7 +223,9 @@ function ProfileTabs({ account, security }: { account: ReactNode; security: Reac
             className={cn(
               '-mb-px border-b-2 px-4 py-2 text-sm font-medium',
               focusRing,
-              tab === name ? 'border-indigo-600 text-zinc-900 dark:border-indigo-400 dark:text-zinc-100' : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100',
+              tab === name
+                ? 'border-indigo-600 text-zinc-900 dark:border-indigo-400 dark:text-zinc-100'
+                : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100',
             )}
           >
             {t(name)}
@@ -231,7 +233,14 @@ function ProfileTabs({ account, security }: { account: ReactNode; security: Reac
         ))}
       </div>
       {TABS.map((name) => (
-        <div key={name} role="tabpanel" id={`${id}-${name}-panel`} aria-labelledby={`${id}-${name}-tab`} hidden={tab !== name} className="flex min-w-0 flex-col gap-6 [&>*]:min-w-0">
+        <div
+          key={name}
+          role="tabpanel"
+          id={`${id}-${name}-panel`}
+          aria-labelledby={`${id}-${name}-tab`}
+          hidden={tab !== name}
+          className="flex min-w-0 flex-col gap-6 [&>*]:min-w-0"
+        >
           {name === 'account' ? account : security}
         </div>
       ))}
@@ -253,7 +262,10 @@ function ProfileSection({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
 
   const save = handleSubmit(async () => {
     setSaved(false);
-    const updated = await call<Me>('/v1/me', { method: 'PATCH', json: { first_name: first.trim() || null, last_name: last.trim() || null } });
+    const updated = await call<Me>('/v1/me', {
+      method: 'PATCH',
+      json: { first_name: first.trim() || null, last_name: last.trim() || null },
+    });
     onSaved(updated);
     setSaved(true);
   });
@@ -385,7 +397,15 @@ function RegenerateDialog({ open, onClose, onDone }: { open: boolean; onClose():
     onDone(res.backup_codes);
   });
   return (
-    <FormDialog open={open} onClose={onClose} title={t('regenerateTitle')} onSubmit={submit} error={formError} submitLabel={t('regenerateConfirm')} busy={busy}>
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title={t('regenerateTitle')}
+      onSubmit={submit}
+      error={formError}
+      submitLabel={t('regenerateConfirm')}
+      busy={busy}
+    >
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('regenerateDescription')}</p>
     </FormDialog>
   );
@@ -400,7 +420,16 @@ function DisableDialog({ open, onClose, onDone }: { open: boolean; onClose(): vo
     onDone();
   });
   return (
-    <FormDialog open={open} onClose={onClose} title={t('disableTitle')} onSubmit={submit} error={formError} submitLabel={t('disableConfirm')} busy={busy} danger>
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title={t('disableTitle')}
+      onSubmit={submit}
+      error={formError}
+      submitLabel={t('disableConfirm')}
+      busy={busy}
+      danger
+    >
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('disableDescription')}</p>
     </FormDialog>
   );
@@ -470,7 +499,8 @@ function SessionsSection() {
                       {s.impersonated_by && <Badge tone="amber">{t('impersonated')}</Badge>}
                     </p>
                     <p className="text-zinc-600 dark:text-zinc-400">
-                      {t('signedInAt', { date: dates.dateTime(s.created_at) })} · {t('lastActive', { when: dates.relative(s.last_active_at) })}
+                      {t('signedInAt', { date: dates.dateTime(s.created_at) })} ·{' '}
+                      {t('lastActive', { when: dates.relative(s.last_active_at) })}
                     </p>
                   </div>
                   {!s.current && (
@@ -528,8 +558,16 @@ function TokensSection() {
           ),
         },
         { header: t('scopes'), className: 'font-mono text-xs', cell: (token) => token.scopes.join(', ') },
-        { header: t('expires'), className: 'whitespace-nowrap', cell: (token) => (token.expires_at ? dates.dateTime(token.expires_at) : t('neverExpires')) },
-        { header: t('lastUsed'), className: 'whitespace-nowrap', cell: (token) => (token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')) },
+        {
+          header: t('expires'),
+          className: 'whitespace-nowrap',
+          cell: (token) => (token.expires_at ? dates.dateTime(token.expires_at) : t('neverExpires')),
+        },
+        {
+          header: t('lastUsed'),
+          className: 'whitespace-nowrap',
+          cell: (token) => (token.last_used_at ? dates.relative(token.last_used_at) : t('neverUsed')),
+        },
       ]}
       createDialog={(done) => <CreateTokenDialog {...done} />}
     />

@@ -128,7 +128,8 @@ function ReverifyDialog({ onVerified, onClose }: { onVerified(): void; onClose()
 
   const submit = handleSubmit(
     async () => {
-      if (strategy === 'password') return done(await verify<Verification>('/attempt_first_factor', { strategy: 'password', password: value }));
+      if (strategy === 'password')
+        return done(await verify<Verification>('/attempt_first_factor', { strategy: 'password', password: value }));
       if (strategy === 'totp' || strategy === 'backup_code') await verify('/prepare_second_factor', { strategy });
       done(await verify<Verification>(`/attempt_${step}_factor`, { strategy, code: value.trim() }));
     },
@@ -158,7 +159,14 @@ function ReverifyDialog({ onVerified, onClose }: { onVerified(): void; onClose()
       {strategies.length > 1 ? (
         <div className="flex flex-wrap gap-2" role="group" aria-label={t('methods')}>
           {strategies.map((s) => (
-            <Button key={s} type="button" size="sm" variant={s === strategy ? 'primary' : 'secondary'} aria-pressed={s === strategy} onClick={() => choose(s)}>
+            <Button
+              key={s}
+              type="button"
+              size="sm"
+              variant={s === strategy ? 'primary' : 'secondary'}
+              aria-pressed={s === strategy}
+              onClick={() => choose(s)}
+            >
               {t(`strategy.${s}`)}
             </Button>
           ))}
@@ -166,7 +174,16 @@ function ReverifyDialog({ onVerified, onClose }: { onVerified(): void; onClose()
       ) : null}
       {strategy === 'password' ? (
         <Field key="password" label={tf('password')} error={fieldErrors.password}>
-          {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />}
+          {(p) => (
+            <PasswordInput
+              {...p}
+              name="password"
+              autoComplete="current-password"
+              autoFocus
+              value={value}
+              onChange={(e) => setValue(e.target.value)}
+            />
+          )}
         </Field>
       ) : null}
       {strategy === 'email_code' && !codeSent ? (
@@ -175,7 +192,11 @@ function ReverifyDialog({ onVerified, onClose }: { onVerified(): void; onClose()
         </Button>
       ) : null}
       {needsInput && strategy !== 'password' ? (
-        <Field key={strategy} label={t(strategy === 'backup_code' ? 'backupCodeLabel' : strategy === 'totp' ? 'totpLabel' : 'emailCodeLabel')} error={fieldErrors.code}>
+        <Field
+          key={strategy}
+          label={t(strategy === 'backup_code' ? 'backupCodeLabel' : strategy === 'totp' ? 'totpLabel' : 'emailCodeLabel')}
+          error={fieldErrors.code}
+        >
           {(p) =>
             strategy === 'backup_code' ? (
               <PasswordInput {...p} name="code" autoComplete="off" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />

@@ -57,7 +57,11 @@ export function HostedFooter() {
 export function LockIcon({ className }: { className?: string }) {
   return (
     <svg aria-hidden viewBox="0 0 20 20" fill="currentColor" className={className}>
-      <path fillRule="evenodd" d="M10 1a4.5 4.5 0 0 0-4.5 4.5V9H5a2 2 0 0 0-2 2v6a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2v-6a2 2 0 0 0-2-2h-.5V5.5A4.5 4.5 0 0 0 10 1Zm3 8V5.5a3 3 0 1 0-6 0V9h6Z" clipRule="evenodd" />
+      <path
+        fillRule="evenodd"
+        d="M10 1a4.5 4.5 0 0 0-4.5 4.5V9H5a2 2 0 0 0-2 2v6a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2v-6a2 2 0 0 0-2-2h-.5V5.5A4.5 4.5 0 0 0 10 1Zm3 8V5.5a3 3 0 1 0-6 0V9h6Z"
+        clipRule="evenodd"
+      />
     </svg>
   );
 }
@@ -80,14 +84,22 @@ export function InstanceMark({ name, logoUrl, small = false }: { name: string; l
  */
 function brandStyle(color: string | null | undefined): CSSProperties | undefined {
   if (!color) return undefined;
-  return { '--color-indigo-400': color, '--color-indigo-500': color, '--color-indigo-600': color, '--color-indigo-700': color } as CSSProperties;
+  return {
+    '--color-indigo-400': color,
+    '--color-indigo-500': color,
+    '--color-indigo-600': color,
+    '--color-indigo-700': color,
+  } as CSSProperties;
 }
 
 /** The page around a hosted card: centred on the screen, footer below. */
 export function HostedPage({ children, wide = false }: { children: ReactNode; wide?: boolean }) {
   const { env } = useHosted();
   return (
-    <div className="flex min-h-screen flex-col items-center justify-center px-4 py-10 sm:py-16" style={brandStyle(env?.branding?.primary_color)}>
+    <div
+      className="flex min-h-screen flex-col items-center justify-center px-4 py-10 sm:py-16"
+      style={brandStyle(env?.branding?.primary_color)}
+    >
       <main className={cn('w-full min-w-0', wide ? 'max-w-3xl' : 'max-w-sm')}>{children}</main>
       <HostedFooter />
     </div>
@@ -100,7 +112,17 @@ export function HostedPage({ children, wide = false }: { children: ReactNode; wi
  * same size hold the place of the mark, the name, the title and the links (whose language
  * and copy the environment decides).
  */
-export function AuthCard({ title, subtitle, children, footer }: { title: ReactNode; subtitle?: ReactNode; children: ReactNode; footer?: ReactNode }) {
+export function AuthCard({
+  title,
+  subtitle,
+  children,
+  footer,
+}: {
+  title: ReactNode;
+  subtitle?: ReactNode;
+  children: ReactNode;
+  footer?: ReactNode;
+}) {
   const { env, loadError } = useHosted();
   return (
     <HostedPage>
@@ -110,7 +132,10 @@ export function AuthCard({ title, subtitle, children, footer }: { title: ReactNo
             {env ? (
               <InstanceMark name={appName(env)} logoUrl={env.branding?.logo_url} />
             ) : loadError ? (
-              <span aria-hidden className="flex size-10 items-center justify-center rounded-lg bg-zinc-200 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400">
+              <span
+                aria-hidden
+                className="flex size-10 items-center justify-center rounded-lg bg-zinc-200 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400"
+              >
                 <LockIcon className="size-5" />
               </span>
             ) : (
@@ -175,7 +200,17 @@ export function FormSkeleton({ fields = 2, buttons = 1 }: { fields?: number; but
  * The card a page shows until the environment and client are loaded: the load error, or a
  * skeleton of the form (the page's `footer` below it).
  */
-export function PendingAuthCard({ title, footer, fields, buttons }: { title: ReactNode; footer?: ReactNode; fields?: number; buttons?: 1 | 2 }) {
+export function PendingAuthCard({
+  title,
+  footer,
+  fields,
+  buttons,
+}: {
+  title: ReactNode;
+  footer?: ReactNode;
+  fields?: number;
+  buttons?: 1 | 2;
+}) {
   const { loadError } = useHosted();
   if (loadError) {
     return (
@@ -192,7 +227,15 @@ export function PendingAuthCard({ title, footer, fields, buttons }: { title: Rea
 }
 
 /** Inside a card: the load error, a skeleton of `fields` inputs until `value` is there, then `children(value)`. */
-export function WhenReady<T>({ value, fields, children }: { value: T | null | undefined | false; fields?: number; children: (value: T) => ReactNode }) {
+export function WhenReady<T>({
+  value,
+  fields,
+  children,
+}: {
+  value: T | null | undefined | false;
+  fields?: number;
+  children: (value: T) => ReactNode;
+}) {
   const { loadError } = useHosted();
   if (loadError) return <LoadError />;
   if (!value) return <FormSkeleton fields={fields} />;
@@ -226,7 +269,23 @@ export const strong = (chunks: ReactNode) => <strong className="font-medium text
  * A hosted page's form: the form-level `error` on top, the fields (`children`), the submit
  * button (loading while `busy`), then what comes `after` it (another way in, "Resend code"…).
  */
-export function AuthForm({ onSubmit, error, submitLabel, busy, disabled, after, children }: { onSubmit: (e: FormEvent) => void; error: string | null; submitLabel: ReactNode; busy: boolean; disabled?: boolean; after?: ReactNode; children: ReactNode }) {
+export function AuthForm({
+  onSubmit,
+  error,
+  submitLabel,
+  busy,
+  disabled,
+  after,
+  children,
+}: {
+  onSubmit: (e: FormEvent) => void;
+  error: string | null;
+  submitLabel: ReactNode;
+  busy: boolean;
+  disabled?: boolean;
+  after?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
       {error && <Alert tone="error">{error}</Alert>}
@@ -240,7 +299,17 @@ export function AuthForm({ onSubmit, error, submitLabel, busy, disabled, after, 
 }
 
 /** A step the page takes by itself (redeeming a ticket, signing out): a spinner saying so (`label`), or its `error` with a way on. */
-export function Working({ label, error, actionLabel, onAction }: { label: string; error: string | null; actionLabel: string; onAction: () => void }) {
+export function Working({
+  label,
+  error,
+  actionLabel,
+  onAction,
+}: {
+  label: string;
+  error: string | null;
+  actionLabel: string;
+  onAction: () => void;
+}) {
   return error ? (
     <div className="flex flex-col gap-4">
       <Alert tone="error">{error}</Alert>

@@ -56,18 +56,18 @@ export function SignInVerifyPage() {
           strategy === 'email_link' ? (
             <LinkWaiting flow={flow} />
           ) : (
-          <CodeForm
-            sentAt={flow.sentAt}
-            submitLabel={t('submit')}
-            onSubmit={async (code) => {
-              const res = await call<SignInAnswer>(`/v1/client/sign_ins/${flow.id}/attempt_first_factor`, { json: { strategy, code } });
-              step(res, flow.identifier);
-            }}
-            onResend={async () => {
-              await call(`/v1/client/sign_ins/${flow.id}/prepare_first_factor`, { json: { strategy } });
-              writeFlow(instanceId, 'sign_in', { ...flow, sentAt: Date.now() });
-            }}
-          />
+            <CodeForm
+              sentAt={flow.sentAt}
+              submitLabel={t('submit')}
+              onSubmit={async (code) => {
+                const res = await call<SignInAnswer>(`/v1/client/sign_ins/${flow.id}/attempt_first_factor`, { json: { strategy, code } });
+                step(res, flow.identifier);
+              }}
+              onResend={async () => {
+                await call(`/v1/client/sign_ins/${flow.id}/prepare_first_factor`, { json: { strategy } });
+                writeFlow(instanceId, 'sign_in', { ...flow, sentAt: Date.now() });
+              }}
+            />
           )
         }
       </WhenReady>
@@ -133,7 +133,10 @@ export function LinkVerifiedPage() {
   }, []);
   if (!status) return <AuthCard title={t('title')}>{<Skeleton className="mx-auto h-5 w-48" />}</AuthCard>;
   return (
-    <AuthCard title={t(`${status}Title`)} footer={status === 'verified' ? undefined : <TextLink href={href('/sign-in')}>{t('signInAgain')}</TextLink>}>
+    <AuthCard
+      title={t(`${status}Title`)}
+      footer={status === 'verified' ? undefined : <TextLink href={href('/sign-in')}>{t('signInAgain')}</TextLink>}
+    >
       <p role="status" className="text-center text-sm text-zinc-600 dark:text-zinc-400">
         {t(status)}
       </p>
@@ -167,7 +170,9 @@ export function FactorTwoPage() {
     if (!code.trim()) return setFieldErrors({ code: te('required') });
     void run(
       async () => {
-        const res = await call<SignInAnswer>(`/v1/client/sign_ins/${flow.id}/attempt_second_factor`, { json: { strategy, code: code.trim() } });
+        const res = await call<SignInAnswer>(`/v1/client/sign_ins/${flow.id}/attempt_second_factor`, {
+          json: { strategy, code: code.trim() },
+        });
         step(res, flow.identifier);
       },
       {
@@ -216,7 +221,9 @@ export function FactorTwoPage() {
                   <Button variant="ghost" onClick={() => switchTo(strategy === 'totp' ? 'backup_code' : 'totp')}>
                     {strategy === 'totp' ? t('useBackup') : t('useTotp')}
                   </Button>
-                  {withPasskey && <PasskeySecondFactorButton attemptId={flow!.id} onAnswer={(res) => step(res, flow!.identifier)} onError={show} />}
+                  {withPasskey && (
+                    <PasskeySecondFactorButton attemptId={flow!.id} onAnswer={(res) => step(res, flow!.identifier)} onError={show} />
+                  )}
                 </>
               }
             >
@@ -262,7 +269,8 @@ export function SocialReturnPage() {
   useEffect(() => {
     if (!flow) return;
     call<SignInAnswer>(`/v1/client/sign_ins/${encodeURIComponent(flow.id)}`).then(
-      (res) => (['complete', 'needs_second_factor'].includes(res.response.status) ? step(res, flow.identifier) : setError(t('socialIncomplete'))),
+      (res) =>
+        ['complete', 'needs_second_factor'].includes(res.response.status) ? step(res, flow.identifier) : setError(t('socialIncomplete')),
       (e: unknown) => setError(describe(e).message),
     );
     // Once per arrival: `step` and `describe` are new functions each render.
@@ -270,7 +278,12 @@ export function SocialReturnPage() {
 
   return (
     <AuthCard title={t('title')}>
-      <Working label={t('socialReturning')} error={error} actionLabel={t('backToSignIn')} onAction={() => window.location.assign(href('/sign-in'))} />
+      <Working
+        label={t('socialReturning')}
+        error={error}
+        actionLabel={t('backToSignIn')}
+        onAction={() => window.location.assign(href('/sign-in'))}
+      />
     </AuthCard>
   );
 }

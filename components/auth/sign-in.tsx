@@ -87,7 +87,13 @@ function SignInForm() {
   const withPhone = factors.includes('phone_code');
   const withLink = factors.includes('email_link');
   const withUsername = env?.user_settings.identifiers.includes('username') ?? true;
-  const identifierLabel = withPhone ? (withUsername ? tf('identifierPhone') : tf('emailOrPhone')) : withUsername ? tf('identifier') : tf('email');
+  const identifierLabel = withPhone
+    ? withUsername
+      ? tf('identifierPhone')
+      : tf('emailOrPhone')
+    : withUsername
+      ? tf('identifier')
+      : tf('email');
 
   const identityProvider = useIdentityProvider();
   const toIdentityProvider = () => identityProvider(identifier);
@@ -155,7 +161,10 @@ function SignInForm() {
     });
   const codeLabel = withPhone ? t('sendCode') : t('emailCode');
   // Without a password, the first of the code and the link is the form's own button; the others follow it.
-  const ways = [...(withCode || withPhone ? [{ way: 'code' as const, label: codeLabel, run: sendCode }] : []), ...(withLink ? [{ way: 'link' as const, label: t('emailLink'), run: sendLink }] : [])];
+  const ways = [
+    ...(withCode || withPhone ? [{ way: 'code' as const, label: codeLabel, run: sendCode }] : []),
+    ...(withLink ? [{ way: 'link' as const, label: t('emailLink'), run: sendLink }] : []),
+  ];
   const primary = withPassword ? null : (ways[0] ?? null);
   const others = ways.filter((w) => w !== primary);
 
@@ -203,7 +212,15 @@ function SignInForm() {
       {withPassword && (
         <div className="flex flex-col gap-1.5">
           <Field label={tf('password')} error={fieldErrors.password}>
-            {(p) => <PasswordInput {...p} name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
+            {(p) => (
+              <PasswordInput
+                {...p}
+                name="password"
+                autoComplete="current-password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            )}
           </Field>
           <TextLink href={href('/forgot-password')} className="self-end text-sm">
             {t('forgotPassword')}
@@ -235,7 +252,12 @@ function TicketRedemption({ ticket }: { ticket: string }) {
 
   return (
     <AuthCard title={t('ticketTitle')}>
-      <Working label={t('ticketRedeeming')} error={error} actionLabel={t('backToSignIn')} onAction={() => window.location.assign(href('/sign-in'))} />
+      <Working
+        label={t('ticketRedeeming')}
+        error={error}
+        actionLabel={t('backToSignIn')}
+        onAction={() => window.location.assign(href('/sign-in'))}
+      />
     </AuthCard>
   );
 }
@@ -257,11 +279,7 @@ function AlreadySignedIn({ onAnotherAccount }: { onAnotherAccount(): void }) {
     <AuthCard
       title={t('alreadyTitle')}
       subtitle={
-        me === undefined ? (
-          <Skeleton className="mx-auto h-5 w-48" />
-        ) : email ? (
-          t.rich('alreadyAs', { who: email, strong })
-        ) : undefined
+        me === undefined ? <Skeleton className="mx-auto h-5 w-48" /> : email ? t.rich('alreadyAs', { who: email, strong }) : undefined
       }
     >
       <div className="flex flex-col gap-3">

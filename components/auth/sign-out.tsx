@@ -33,7 +33,11 @@ export function SignOutPage() {
 
   return (
     <AuthCard title={t('title')}>
-      {loadError ? <LoadError /> : <Working label={t('signingOut')} error={error} actionLabel={t('retry')} onAction={() => window.location.reload()} />}
+      {loadError ? (
+        <LoadError />
+      ) : (
+        <Working label={t('signingOut')} error={error} actionLabel={t('retry')} onAction={() => window.location.reload()} />
+      )}
     </AuthCard>
   );
 }

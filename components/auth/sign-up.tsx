@@ -63,7 +63,13 @@ export function SignUpPage() {
     );
   }
   return (
-    <AuthCard title={t('title')} subtitle={invitation ? t('invitedSubtitle', { organization: invitation.preview.organization.name }) : t('subtitle', { name: appName(env) })} footer={footer}>
+    <AuthCard
+      title={t('title')}
+      subtitle={
+        invitation ? t('invitedSubtitle', { organization: invitation.preview.organization.name }) : t('subtitle', { name: appName(env) })
+      }
+      footer={footer}
+    >
       {!invitation && <SocialButtons flow="sign_up" />}
       <SignUpForm ticket={waitlist ? ticket : null} invitation={invitation} />
     </AuthCard>
@@ -91,7 +97,14 @@ function SignUpForm({ ticket, invitation }: { ticket: string | null; invitation:
   const phoneOffered = env?.user_settings.sign_up.identifiers.includes('phone_number') ?? false;
   const [chosen, setChosen] = useState<Identifier>('email_address');
   const identifier: Identifier = phoneOffered && !invitation ? chosen : 'email_address';
-  const [values, setValues] = useState<Values>({ first_name: '', last_name: '', username: '', email_address: invitation?.preview.email_address ?? '', phone_number: '', password: '' });
+  const [values, setValues] = useState<Values>({
+    first_name: '',
+    last_name: '',
+    username: '',
+    email_address: invitation?.preview.email_address ?? '',
+    phone_number: '',
+    password: '',
+  });
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   const asked: (keyof Values)[] = [
@@ -123,7 +136,12 @@ function SignUpForm({ ticket, invitation }: { ticket: string | null; invitation:
       const id = created.response.id;
       const strategy = identifier === 'phone_number' ? 'phone_code' : 'email_code';
       await call(`/v1/client/sign_ups/${id}/prepare_verification`, { json: { strategy } });
-      writeFlow(instanceId, 'sign_up', { id, identifier: created.response.phone_number ?? created.response.email_address ?? '', sentAt: Date.now(), strategy });
+      writeFlow(instanceId, 'sign_up', {
+        id,
+        identifier: created.response.phone_number ?? created.response.email_address ?? '',
+        sentAt: Date.now(),
+        strategy,
+      });
       router.push(href('/sign-up/verify'));
     },
     { stayBusy: true, check: () => Object.fromEntries(asked.filter((k) => !values[k].trim()).map((k) => [k, te('required')])) },
@@ -134,7 +152,9 @@ function SignUpForm({ ticket, invitation }: { ticket: string | null; invitation:
       {askName && (
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <Field label={tf('firstName')} error={fieldErrors.first_name}>
-            {(p) => <Input {...p} name="first_name" autoComplete="given-name" autoFocus value={values.first_name} onChange={set('first_name')} />}
+            {(p) => (
+              <Input {...p} name="first_name" autoComplete="given-name" autoFocus value={values.first_name} onChange={set('first_name')} />
+            )}
           </Field>
           <Field label={tf('lastName')} error={fieldErrors.last_name}>
             {(p) => <Input {...p} name="last_name" autoComplete="family-name" value={values.last_name} onChange={set('last_name')} />}
@@ -157,7 +177,15 @@ function SignUpForm({ ticket, invitation }: { ticket: string | null; invitation:
       )}
       {identifier === 'phone_number' ? (
         <Field label={tf('phone')} hint={tf('phoneHint')} error={fieldErrors.phone_number}>
-          {(p) => <PhoneInput {...p} name="phone_number" autoFocus={!askName && !askUsername} value={values.phone_number} onChange={set('phone_number')} />}
+          {(p) => (
+            <PhoneInput
+              {...p}
+              name="phone_number"
+              autoFocus={!askName && !askUsername}
+              value={values.phone_number}
+              onChange={set('phone_number')}
+            />
+          )}
         </Field>
       ) : (
         <Field label={tf('email')} hint={invitation ? t('invitedAddress') : undefined} error={fieldErrors.email_address}>
@@ -174,7 +202,12 @@ function SignUpForm({ ticket, invitation }: { ticket: string | null; invitation:
         </Field>
       )}
       {phoneOffered && !invitation && (
-        <Button variant="ghost" size="sm" onClick={() => setChosen(identifier === 'phone_number' ? 'email_address' : 'phone_number')} className="self-start px-1.5 text-indigo-600 dark:text-indigo-400">
+        <Button
+          variant="ghost"
+          size="sm"
+          onClick={() => setChosen(identifier === 'phone_number' ? 'email_address' : 'phone_number')}
+          className="self-start px-1.5 text-indigo-600 dark:text-indigo-400"
+        >
           {identifier === 'phone_number' ? t('useEmail') : t('usePhone')}
         </Button>
       )}
@@ -206,13 +239,7 @@ export function SignUpVerifyPage() {
   return (
     <AuthCard
       title={strategy === 'phone_code' ? ts('verifyPhoneTitle') : ts('verifyTitle')}
-      subtitle={
-        flow ? (
-          t.rich('sentTo', { address: flow.identifier, strong })
-        ) : (
-          <Skeleton className="mx-auto h-5 w-48" />
-        )
-      }
+      subtitle={flow ? t.rich('sentTo', { address: flow.identifier, strong }) : <Skeleton className="mx-auto h-5 w-48" />}
       footer={<TextLink href={href('/sign-up')}>{strategy === 'phone_code' ? ts('changePhone') : ts('changeEmail')}</TextLink>}
     >
       <WhenReady value={ready} fields={1}>

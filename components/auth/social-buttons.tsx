@@ -32,7 +32,9 @@ export function SocialButtons({ flow }: { flow: 'sign_in' | 'sign_up' }) {
     try {
       // Back to these pages first: an account with a second factor asks for it there.
       const back = new URL(href('/sign-in/sso-callback'), window.location.href).href;
-      const res = await call<Started>(flow === 'sign_in' ? '/v1/client/sign_ins' : '/v1/client/sign_ups', { json: { strategy, redirect_url: back } });
+      const res = await call<Started>(flow === 'sign_in' ? '/v1/client/sign_ins' : '/v1/client/sign_ups', {
+        json: { strategy, redirect_url: back },
+      });
       writeFlow(instanceId, 'sign_in', { id: res.response.id, identifier: '' });
       const attempt = res.response;
       const url =
@@ -50,7 +52,13 @@ export function SocialButtons({ flow }: { flow: 'sign_in' | 'sign_up' }) {
     <div className="flex flex-col gap-3">
       {error && <Alert tone="error">{error}</Alert>}
       {providers.map((p) => (
-        <Button key={p.strategy} variant="secondary" loading={busy === p.strategy} disabled={busy !== null} onClick={() => void go(p.strategy)}>
+        <Button
+          key={p.strategy}
+          variant="secondary"
+          loading={busy === p.strategy}
+          disabled={busy !== null}
+          onClick={() => void go(p.strategy)}
+        >
           {t('continueWith', { provider: p.display_name })}
         </Button>
       ))}

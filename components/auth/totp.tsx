@@ -71,7 +71,13 @@ export function TotpEnrollment({ onEnabled, onCancel }: { onEnabled(backupCodes:
       </ol>
       <div className="flex justify-center">
         {qr ? (
-          <img src={qr} alt={t('qrAlt')} width={192} height={192} className="rounded-lg bg-white p-1 ring-1 ring-zinc-200 dark:ring-zinc-700" />
+          <img
+            src={qr}
+            alt={t('qrAlt')}
+            width={192}
+            height={192}
+            className="rounded-lg bg-white p-1 ring-1 ring-zinc-200 dark:ring-zinc-700"
+          />
         ) : (
           <Skeleton className="size-48 rounded-lg" />
         )}

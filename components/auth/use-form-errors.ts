@@ -40,7 +40,10 @@ export function useFormErrors(fields: readonly string[]) {
    * `stayBusy`: on success the page moves on, the button keeps loading.
    */
   const run = useCallback(
-    async (action: () => Promise<void>, { stayBusy = false, onFailed }: { stayBusy?: boolean; onFailed?: (info: FapiErrorMessage) => void } = {}) => {
+    async (
+      action: () => Promise<void>,
+      { stayBusy = false, onFailed }: { stayBusy?: boolean; onFailed?: (info: FapiErrorMessage) => void } = {},
+    ) => {
       setBusy(true);
       try {
         await action();
@@ -59,7 +62,10 @@ export function useFormErrors(fields: readonly string[]) {
    * field errors `check` finds (a record, or false when all is well), else `run(action, options)`.
    */
   const handleSubmit =
-    (action: () => Promise<void>, { check, ...options }: Parameters<typeof run>[1] & { check?: () => Record<string, string> | false } = {}) =>
+    (
+      action: () => Promise<void>,
+      { check, ...options }: Parameters<typeof run>[1] & { check?: () => Record<string, string> | false } = {},
+    ) =>
     (e: FormEvent) => {
       e.preventDefault();
       reset();

@@ -51,19 +51,26 @@ export function AcceptInvitation({ token }: { token: string | null }) {
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!state || !('signedIn' in state)) return;
-    void form.run(async () => {
-      const extra = state.signedIn ? {} : Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ''));
-      const { body } = await requestJson<Me>(api.acceptInvitation, { method: 'POST', json: { token, ...extra } });
-      // The account joined: the one that is new to this operator (else their first).
-      const before = new Set(state.me?.accounts.map((a) => a.id) ?? []);
-      const joined = body.accounts.find((a) => !before.has(a.id)) ?? body.accounts[0];
-      router.replace(joined ? pages.account(joined.id) : pages.home);
-    }, { stayBusy: true });
+    void form.run(
+      async () => {
+        const extra = state.signedIn ? {} : Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ''));
+        const { body } = await requestJson<Me>(api.acceptInvitation, { method: 'POST', json: { token, ...extra } });
+        // The account joined: the one that is new to this operator (else their first).
+        const before = new Set(state.me?.accounts.map((a) => a.id) ?? []);
+        const joined = body.accounts.find((a) => !before.has(a.id)) ?? body.accounts[0];
+        router.replace(joined ? pages.account(joined.id) : pages.home);
+      },
+      { stayBusy: true },
+    );
   }
 
   let content;
   if (invalid) {
-    content = <Alert tone="error" title={t('invalidTitle')}>{t('invalidDescription')}</Alert>;
+    content = (
+      <Alert tone="error" title={t('invalidTitle')}>
+        {t('invalidDescription')}
+      </Alert>
+    );
   } else if (state === null) {
     content = (
       <div className="flex flex-col gap-4" aria-busy>
@@ -103,8 +110,19 @@ export function AcceptInvitation({ token }: { token: string | null }) {
                 {t('haveAccount')}
               </Link>
             </p>
-            <NameFields labels={{ firstName: t('firstName'), lastName: t('lastName') }} values={values} onChange={set} fieldError={form.fieldError} />
-            <NewPasswordField label={t('password')} hint={t('passwordHint')} value={values.password} onChange={set('password')} error={form.fieldError('password')} />
+            <NameFields
+              labels={{ firstName: t('firstName'), lastName: t('lastName') }}
+              values={values}
+              onChange={set}
+              fieldError={form.fieldError}
+            />
+            <NewPasswordField
+              label={t('password')}
+              hint={t('passwordHint')}
+              value={values.password}
+              onChange={set('password')}
+              error={form.fieldError('password')}
+            />
           </>
         )}
         <Button type="submit" loading={form.busy} className="w-full">

@@ -4,7 +4,25 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardHeader, ConfirmDialog, CopyField, Field, FormDialog, Input, PageHeader, Select, Td, Tr, cn, focusRing } from '@/components/ui';
+import {
+  ActionCell,
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardHeader,
+  ConfirmDialog,
+  CopyField,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  Select,
+  Td,
+  Tr,
+  cn,
+  focusRing,
+} from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { Instance, Invitation, Member, Role } from '@/lib/console/types';
@@ -32,7 +50,6 @@ export function AccountPage() {
     </div>
   );
 }
-
 
 function InstancesCard() {
   const t = useTranslations('console.account');
@@ -63,12 +80,17 @@ function InstancesCard() {
               <li key={instance.id}>
                 <Link
                   href={pages.instance(account.id, instance.id)}
-                  className={cn('flex flex-wrap items-center gap-x-4 gap-y-1 px-5 py-3.5 hover:bg-zinc-50 dark:hover:bg-zinc-800/40', focusRing)}
+                  className={cn(
+                    'flex flex-wrap items-center gap-x-4 gap-y-1 px-5 py-3.5 hover:bg-zinc-50 dark:hover:bg-zinc-800/40',
+                    focusRing,
+                  )}
                 >
                   <span className="min-w-0 flex-1 font-medium">{instance.name}</span>
                   <Badge tone={instance.environment === 'live' ? 'green' : 'amber'}>{tEnv(instance.environment)}</Badge>
                   <span className="hidden font-mono text-xs text-zinc-500 dark:text-zinc-400 sm:inline">{instance.id}</span>
-                  <span className="text-xs text-zinc-500 dark:text-zinc-400">{t('createdOn', { date: dates.date(instance.created_at) })}</span>
+                  <span className="text-xs text-zinc-500 dark:text-zinc-400">
+                    {t('createdOn', { date: dates.date(instance.created_at) })}
+                  </span>
                 </Link>
               </li>
             ))}
@@ -97,7 +119,15 @@ function CreateInstanceDialog({ onClose, onCreated }: { onClose: () => void; onC
   });
 
   return (
-    <FormDialog open onClose={onClose} title={t('createInstanceTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('createInstanceTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('create')}
+      busy={form.busy}
+    >
       <Field label={t('instanceName')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
       </Field>
@@ -111,7 +141,14 @@ function CreateInstanceDialog({ onClose, onCreated }: { onClose: () => void; onC
               environment === env ? 'ring-indigo-500 bg-indigo-50/50 dark:bg-indigo-950/40' : 'ring-zinc-300 dark:ring-zinc-700',
             )}
           >
-            <input type="radio" name="environment" value={env} checked={environment === env} onChange={() => setEnvironment(env)} className={cn('mt-0.5 accent-indigo-600', focusRing)} />
+            <input
+              type="radio"
+              name="environment"
+              value={env}
+              checked={environment === env}
+              onChange={() => setEnvironment(env)}
+              className={cn('mt-0.5 accent-indigo-600', focusRing)}
+            />
             <span className="flex flex-col">
               <span className="text-sm font-medium">{tEnv(env)}</span>
               <span className="text-xs text-zinc-600 dark:text-zinc-400">{t(`environmentHint.${env}`)}</span>
@@ -126,7 +163,17 @@ function CreateInstanceDialog({ onClose, onCreated }: { onClose: () => void; onC
 function AccountNameCard() {
   const t = useTranslations('console.account');
   const { account, reloadMe } = useConsole();
-  return <RenameCard title={t('nameTitle')} description={t('nameDescription')} label={t('name')} name={account.name} path={api.account(account.id)} disabled={false} onSaved={reloadMe} />;
+  return (
+    <RenameCard
+      title={t('nameTitle')}
+      description={t('nameDescription')}
+      label={t('name')}
+      name={account.name}
+      path={api.account(account.id)}
+      disabled={false}
+      onSaved={reloadMe}
+    />
+  );
 }
 
 function MembersCard() {
@@ -243,7 +290,11 @@ function InvitationsCard() {
     e.preventDefault();
     setSent(null);
     void form.run(async () => {
-      const { url } = await mutate<DashboardResponse<'POST /accounts/{accountId}/invitations'>>('POST', `${api.account(account.id)}/invitations`, { email_address: email, role });
+      const { url } = await mutate<DashboardResponse<'POST /accounts/{accountId}/invitations'>>(
+        'POST',
+        `${api.account(account.id)}/invitations`,
+        { email_address: email, role },
+      );
       setSent({ email, url });
       setEmail('');
       invitations.reload();
@@ -265,10 +316,29 @@ function InvitationsCard() {
         )}
         <div className="grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-start">
           <Field label={t('inviteEmail')} error={form.fieldError('email_address')}>
-            {(p) => <Input {...p} type="email" name="email_address" required value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />}
+            {(p) => (
+              <Input
+                {...p}
+                type="email"
+                name="email_address"
+                required
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+                autoComplete="off"
+              />
+            )}
           </Field>
           <Field label={t('inviteRole')} error={form.fieldError('role')}>
-            {(p) => <Select {...p} name="role" value={role} onChange={(e) => setRole(e.target.value as Role)} options={invitable} optionLabel={(r) => t(`roles.${r}`)} />}
+            {(p) => (
+              <Select
+                {...p}
+                name="role"
+                value={role}
+                onChange={(e) => setRole(e.target.value as Role)}
+                options={invitable}
+                optionLabel={(r) => t(`roles.${r}`)}
+              />
+            )}
           </Field>
           <Button type="submit" loading={form.busy} className="sm:mt-[1.625rem]">
             {t('invite')}

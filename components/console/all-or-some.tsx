@@ -14,7 +14,25 @@ export function toggled(set: ReadonlySet<string>, item: string, on: boolean): Se
  * Everything or a chosen few (API key scopes, webhook event types): two radios named `name`,
  * the `children` picking the few when "some" is chosen, and the `error` under them.
  */
-export function AllOrSome({ legend, name, all, onAll, allLabel, someLabel, error, children }: { legend: string; name: string; all: boolean; onAll: (all: boolean) => void; allLabel: string; someLabel: string; error?: string | null; children: ReactNode }) {
+export function AllOrSome({
+  legend,
+  name,
+  all,
+  onAll,
+  allLabel,
+  someLabel,
+  error,
+  children,
+}: {
+  legend: string;
+  name: string;
+  all: boolean;
+  onAll: (all: boolean) => void;
+  allLabel: string;
+  someLabel: string;
+  error?: string | null;
+  children: ReactNode;
+}) {
   return (
     <fieldset className="flex flex-col gap-2">
       <legend className="mb-1.5 text-sm font-medium">{legend}</legend>

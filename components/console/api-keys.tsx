@@ -2,7 +2,25 @@
 
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { ActionCell, Badge, Button, Card, ConfirmDialog, Field, FormDialog, Input, PageHeader, SecretValue, Select, ShownOnceDialog, Table, Td, Thead, Tr, cn } from '@/components/ui';
+import {
+  ActionCell,
+  Badge,
+  Button,
+  Card,
+  ConfirmDialog,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  SecretValue,
+  Select,
+  ShownOnceDialog,
+  Table,
+  Td,
+  Thead,
+  Tr,
+  cn,
+} from '@/components/ui';
 import type { ApiKey, CreatedApiKey } from '@/lib/console/api-keys';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
@@ -27,14 +45,20 @@ export function ApiKeysList() {
   const base = `${api.instance(account.id, instance.id)}/api_keys`;
   const [subject, setSubject] = useState('');
   const cursor = useCursorPages([subject]);
-  const keys = useDashboard<InstanceResponse<'GET /api_keys'>>(`${base}${query({ subject, limit: PAGE_SIZE, starting_after: cursor.current })}`);
+  const keys = useDashboard<InstanceResponse<'GET /api_keys'>>(
+    `${base}${query({ subject, limit: PAGE_SIZE, starting_after: cursor.current })}`,
+  );
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
 
   return (
     <div className="flex flex-col gap-6">
-      <PageHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
+      <PageHeader
+        title={t('title')}
+        description={t('description')}
+        actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>}
+      />
       <SearchBox label={t('filter')} placeholder={t('filterPlaceholder')} onSearch={setSubject} />
       <Card>
         <CardList
@@ -48,7 +72,10 @@ export function ApiKeysList() {
         >
           {(items) => (
             <Table caption={t('title')}>
-              <Thead columns={[t('name'), t('subject'), t('scopes'), t('created'), t('lastUsed'), t('status')]} actions={canWrite && t('actions')} />
+              <Thead
+                columns={[t('name'), t('subject'), t('scopes'), t('created'), t('lastUsed'), t('status')]}
+                actions={canWrite && t('actions')}
+              />
               <tbody aria-busy={keys.loading || undefined}>
                 {items.map((key) => (
                   <Tr key={key.id} className={cn(keys.loading && 'opacity-60')}>
@@ -100,7 +127,13 @@ export function ApiKeysList() {
           }}
         />
       )}
-      <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
+      <ShownOnceDialog
+        value={created}
+        onClose={() => setCreated(null)}
+        title={t('createdTitle')}
+        warning={t('createdWarning')}
+        doneLabel={t('done')}
+      >
         {(key) => <SecretValue value={key.secret} label={t('secret')} />}
       </ShownOnceDialog>
       <ConfirmDialog
@@ -142,7 +175,15 @@ function CreateApiKeyDialog({ path, onClose, onCreated }: { path: string; onClos
   });
 
   return (
-    <FormDialog open onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('createTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('createSubmit')}
+      busy={form.busy}
+    >
       <Field label={t('owner')}>
         {(p) => (
           <Select
@@ -162,7 +203,15 @@ function CreateApiKeyDialog({ path, onClose, onCreated }: { path: string; onClos
           owner === 'user' ? (
             <UserPicker control={p} value={subject} onChange={setSubject} />
           ) : (
-            <Input {...p} name="subject" required value={subject} onChange={(e) => setSubject(e.target.value)} spellCheck={false} placeholder="org_…" />
+            <Input
+              {...p}
+              name="subject"
+              required
+              value={subject}
+              onChange={(e) => setSubject(e.target.value)}
+              spellCheck={false}
+              placeholder="org_…"
+            />
           )
         }
       </Field>

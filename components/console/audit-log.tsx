@@ -20,7 +20,13 @@ type AuditEntry = InstanceResponse<'GET /audit_logs'>['data'][number];
 type Filters = { action: string; actor: string; target: string; since: string; until: string };
 const FILTER_FIELDS = ['action', 'actor', 'target', 'since', 'until'] as const;
 /** Each filter's input: a placeholder for the free-text ones, a date picker for the range. */
-const FILTER_INPUTS = { action: { placeholder: 'user.banned' }, actor: { placeholder: 'operator:user_…' }, target: { placeholder: 'user_…' }, since: { type: 'date' }, until: { type: 'date' } };
+const FILTER_INPUTS = {
+  action: { placeholder: 'user.banned' },
+  actor: { placeholder: 'operator:user_…' },
+  target: { placeholder: 'user_…' },
+  since: { type: 'date' },
+  until: { type: 'date' },
+};
 const EMPTY: Filters = { action: '', actor: '', target: '', since: '', until: '' };
 
 /** A `<input type="date">` value as ms at the start (or, for `until`, the end) of that local day. */
@@ -71,7 +77,11 @@ export function AuditLog() {
     <div className="flex flex-col gap-6">
       <PageHeader title={t('title')} description={t('description', { name: instance.name })} />
       <Card>
-        <form onSubmit={apply} noValidate className="grid gap-3 border-b border-zinc-200 px-5 py-4 sm:grid-cols-2 lg:grid-cols-5 dark:border-zinc-800">
+        <form
+          onSubmit={apply}
+          noValidate
+          className="grid gap-3 border-b border-zinc-200 px-5 py-4 sm:grid-cols-2 lg:grid-cols-5 dark:border-zinc-800"
+        >
           {FILTER_FIELDS.map((key) => (
             <Field key={key} label={t(key)} error={fieldError(key)}>
               {(p) => <Input {...p} {...FILTER_INPUTS[key]} value={draft[key]} onChange={set(key)} />}
@@ -98,7 +108,10 @@ export function AuditLog() {
         {apiError !== undefined && !filterFailed ? (
           <InlineError error={apiError} onRetry={entries.reload} />
         ) : apiError !== undefined ? null : entries.data && entries.data.data.length === 0 ? (
-          <EmptyState title={filtered ? t('noMatchesTitle') : t('emptyTitle')} description={filtered ? t('noMatchesDescription') : t('emptyDescription')} />
+          <EmptyState
+            title={filtered ? t('noMatchesTitle') : t('emptyTitle')}
+            description={filtered ? t('noMatchesDescription') : t('emptyDescription')}
+          />
         ) : (
           <Table caption={t('title')}>
             <Thead columns={[t('time'), t('action'), t('actor'), t('target'), t('details')]} />
@@ -131,7 +144,12 @@ export function AuditLog() {
                         </div>
                       </Td>
                       <Td className="text-xs">
-                        <Button variant="ghost" size="sm" onClick={() => setShown(entry)} aria-label={t('showEntry', { action: actionLabel(entry.action) })}>
+                        <Button
+                          variant="ghost"
+                          size="sm"
+                          onClick={() => setShown(entry)}
+                          aria-label={t('showEntry', { action: actionLabel(entry.action) })}
+                        >
                           {t('show')}
                         </Button>
                       </Td>
@@ -156,11 +174,34 @@ function AuditEntryDetails({ entry, people }: { entry: AuditEntry; people: Peopl
   const details = Object.entries(entry.details);
   const facts: Array<[string, ReactNode]> = [
     [t('time'), dates.dateTime(entry.created_at)],
-    [t('actionCode'), <code key="a" className="font-mono text-xs">{entry.action}</code>],
+    [
+      t('actionCode'),
+      <code key="a" className="font-mono text-xs">
+        {entry.action}
+      </code>,
+    ],
     [t('actor'), <RefWithId key="actor" value={entry.actor} people={people} />],
     [t('target'), <RefWithId key="target" value={entry.target} people={people} />],
-    ...(entry.ip ? [[t('ip'), <code key="ip" className="font-mono text-xs">{entry.ip}</code>] as [string, ReactNode]] : []),
-    ...(entry.user_agent ? [[t('userAgent'), <span key="ua" className="text-xs">{entry.user_agent}</span>] as [string, ReactNode]] : []),
+    ...(entry.ip
+      ? [
+          [
+            t('ip'),
+            <code key="ip" className="font-mono text-xs">
+              {entry.ip}
+            </code>,
+          ] as [string, ReactNode],
+        ]
+      : []),
+    ...(entry.user_agent
+      ? [
+          [
+            t('userAgent'),
+            <span key="ua" className="text-xs">
+              {entry.user_agent}
+            </span>,
+          ] as [string, ReactNode],
+        ]
+      : []),
   ];
   return (
     <div className="flex flex-col gap-6">
@@ -177,11 +218,16 @@ function AuditEntryDetails({ entry, people }: { entry: AuditEntry; people: Peopl
             facts={details.map(([key, value]) => [
               key,
               typeof value === 'object' && value !== null ? (
-                <pre key={key} className="overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-zinc-800">
+                <pre
+                  key={key}
+                  className="overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-zinc-800"
+                >
                   {JSON.stringify(value, null, 2)}
                 </pre>
               ) : (
-                <span key={key} className="font-mono text-xs">{String(value)}</span>
+                <span key={key} className="font-mono text-xs">
+                  {String(value)}
+                </span>
               ),
             ])}
           />

@@ -2,7 +2,26 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr, cn } from '@/components/ui';
+import {
+  ActionCell,
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  ConfirmDialog,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  Select,
+  Table,
+  Td,
+  Thead,
+  Tr,
+  cn,
+} from '@/components/ui';
 import type { BillingSettings, Plan } from '@/lib/console/billing';
 import { api, query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -23,17 +42,31 @@ export function BillingPage() {
   const instance = useInstance();
   const base = `${api.instance(account.id, instance.id)}/billing`;
   const cursor = useCursorPages([]);
-  const plans = useDashboard<InstanceResponse<'GET /billing/plans'>>(`${base}/plans${query({ limit: PAGE_SIZE, starting_after: cursor.current })}`);
+  const plans = useDashboard<InstanceResponse<'GET /billing/plans'>>(
+    `${base}/plans${query({ limit: PAGE_SIZE, starting_after: cursor.current })}`,
+  );
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Plan | null>(null);
 
   return (
     <div className="flex flex-col gap-6">
-      <PageHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setCreating(true)}>{t('createPlan')}</Button>} />
+      <PageHeader
+        title={t('title')}
+        description={t('description')}
+        actions={canWrite && <Button onClick={() => setCreating(true)}>{t('createPlan')}</Button>}
+      />
       <ProcessorSettings path={`${base}/settings`} canWrite={canWrite} />
       <Card>
         <CardHeader title={t('plansTitle')} />
-        <CardList data={plans.data?.data} error={plans.error} onRetry={plans.reload} columns={4} rows={3} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
+        <CardList
+          data={plans.data?.data}
+          error={plans.error}
+          onRetry={plans.reload}
+          columns={4}
+          rows={3}
+          emptyTitle={t('emptyTitle')}
+          emptyDescription={t('emptyDescription')}
+        >
           {(items) => (
             <Table caption={t('plansTitle')}>
               <Thead columns={[t('name'), t('payer'), t('prices'), t('features')]} actions={canWrite && t('actions')} />
@@ -136,7 +169,15 @@ function ProcessorSettings({ path, canWrite }: { path: string; canWrite: boolean
           <Field label={t('secretKey')} hint={t('secretKeyHint')} error={form.fieldError('secret_key')}>
             {(p) => (
               <div className="flex items-center gap-2">
-                <Input {...p} name="secret_key" type="password" autoComplete="off" disabled={!canWrite} value={secretKey} onChange={(e) => setSecretKey(e.target.value)} />
+                <Input
+                  {...p}
+                  name="secret_key"
+                  type="password"
+                  autoComplete="off"
+                  disabled={!canWrite}
+                  value={secretKey}
+                  onChange={(e) => setSecretKey(e.target.value)}
+                />
                 {setBadge(current?.secret_key_set)}
               </div>
             )}
@@ -144,13 +185,30 @@ function ProcessorSettings({ path, canWrite }: { path: string; canWrite: boolean
           <Field label={t('webhookSecret')} hint={t('webhookSecretHint')} error={form.fieldError('webhook_signing_secret')}>
             {(p) => (
               <div className="flex items-center gap-2">
-                <Input {...p} name="webhook_signing_secret" type="password" autoComplete="off" disabled={!canWrite} value={webhookSecret} onChange={(e) => setWebhookSecret(e.target.value)} />
+                <Input
+                  {...p}
+                  name="webhook_signing_secret"
+                  type="password"
+                  autoComplete="off"
+                  disabled={!canWrite}
+                  value={webhookSecret}
+                  onChange={(e) => setWebhookSecret(e.target.value)}
+                />
                 {setBadge(current?.webhook_signing_secret_set)}
               </div>
             )}
           </Field>
           <Field label={t('apiBase')} hint={t('apiBaseHint')} error={form.fieldError('api_base_url')}>
-            {(p) => <Input {...p} name="api_base_url" disabled={!canWrite} value={apiBase ?? current?.api_base_url ?? ''} onChange={(e) => setApiBase(e.target.value)} spellCheck={false} />}
+            {(p) => (
+              <Input
+                {...p}
+                name="api_base_url"
+                disabled={!canWrite}
+                value={apiBase ?? current?.api_base_url ?? ''}
+                onChange={(e) => setApiBase(e.target.value)}
+                spellCheck={false}
+              />
+            )}
           </Field>
           {form.formError && <Alert tone="error">{form.formError}</Alert>}
           {saved && <Alert tone="success">{t('saved')}</Alert>}
@@ -180,13 +238,30 @@ function CreatePlanDialog({ path, onClose, onCreated }: { path: string; onClose:
   const [features, setFeatures] = useState('');
 
   const submit = form.handleSubmit(async () => {
-    const prices = priceId.trim() ? [{ processor_price_id: priceId.trim(), amount: Math.round(Number((amount || '0').replace(',', '.')) * 100), currency: currency.trim().toLowerCase(), interval }] : [];
+    const prices = priceId.trim()
+      ? [
+          {
+            processor_price_id: priceId.trim(),
+            amount: Math.round(Number((amount || '0').replace(',', '.')) * 100),
+            currency: currency.trim().toLowerCase(),
+            interval,
+          },
+        ]
+      : [];
     await mutate('POST', path, { key: key.trim(), name, payer, prices, features: words(features) });
     onCreated();
   });
 
   return (
-    <FormDialog open onClose={onClose} title={t('createPlan')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('createPlan')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('createSubmit')}
+      busy={form.busy}
+    >
       <Field label={t('key')} error={form.fieldError('key')}>
         {(p) => <Input {...p} name="key" required value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} autoFocus />}
       </Field>
@@ -202,11 +277,24 @@ function CreatePlanDialog({ path, onClose, onCreated }: { path: string; onClose:
         )}
       </Field>
       <Field label={t('priceId')} error={form.fieldError('prices')}>
-        {(p) => <Input {...p} name="processor_price_id" value={priceId} onChange={(e) => setPriceId(e.target.value)} spellCheck={false} placeholder="price_…" />}
+        {(p) => (
+          <Input
+            {...p}
+            name="processor_price_id"
+            value={priceId}
+            onChange={(e) => setPriceId(e.target.value)}
+            spellCheck={false}
+            placeholder="price_…"
+          />
+        )}
       </Field>
       <div className="grid grid-cols-3 gap-3">
-        <Field label={t('amount')} hint={t('amountHint')}>{(p) => <Input {...p} name="amount" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />}</Field>
-        <Field label={t('currency')}>{(p) => <Input {...p} name="currency" maxLength={3} value={currency} onChange={(e) => setCurrency(e.target.value)} />}</Field>
+        <Field label={t('amount')} hint={t('amountHint')}>
+          {(p) => <Input {...p} name="amount" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />}
+        </Field>
+        <Field label={t('currency')}>
+          {(p) => <Input {...p} name="currency" maxLength={3} value={currency} onChange={(e) => setCurrency(e.target.value)} />}
+        </Field>
         <Field label={t('interval')}>
           {(p) => (
             <Select {...p} name="interval" value={interval} onChange={(e) => setInterval(e.target.value as 'month' | 'year')}>

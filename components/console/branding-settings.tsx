@@ -45,7 +45,8 @@ export function BrandingSettings() {
   const [logoError, setLogoError] = useState<string | null>(null);
   const [logoBusy, setLogoBusy] = useState(false);
 
-  const checkColor = (v = color) => (v && !HEX.test(v) ? t('colorInvalid') : v && contrastWithWhite(v) < 4.5 ? t('colorContrast') : undefined);
+  const checkColor = (v = color) =>
+    v && !HEX.test(v) ? t('colorInvalid') : v && contrastWithWhite(v) < 4.5 ? t('colorContrast') : undefined;
   const checkAppName = (v = appName) => (v.trim().length > 100 ? t('appNameInvalid') : undefined);
   const checkSupport = (v = support) => (v && !EMAIL.test(v) ? t('emailInvalid') : undefined);
 
@@ -55,7 +56,9 @@ export function BrandingSettings() {
     const problems = { appName: checkAppName(), color: checkColor(), support: checkSupport() };
     setLocal(problems);
     if (problems.appName || problems.color || problems.support) return;
-    settings.save({ branding: { application_name: appName.trim() || null, primary_color: color || null, support_email: support.trim() || null } });
+    settings.save({
+      branding: { application_name: appName.trim() || null, primary_color: color || null, support_email: support.trim() || null },
+    });
   }
 
   async function upload(e: ChangeEvent<HTMLInputElement>) {
@@ -93,7 +96,11 @@ export function BrandingSettings() {
       <CardBody className="flex flex-col gap-6">
         <section aria-label={t('logo')} className="flex flex-wrap items-center gap-4">
           {logo ? (
-            <img src={logo} alt={t('logoPreview')} className="size-16 rounded-lg border border-zinc-200 object-contain dark:border-zinc-700" />
+            <img
+              src={logo}
+              alt={t('logoPreview')}
+              className="size-16 rounded-lg border border-zinc-200 object-contain dark:border-zinc-700"
+            />
           ) : (
             <span className="flex size-16 items-center justify-center rounded-lg border border-dashed border-zinc-300 text-xs text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
               {t('noLogo')}
@@ -122,8 +129,22 @@ export function BrandingSettings() {
         <form onSubmit={save} noValidate className="flex flex-col gap-4">
           {form.formError && <Alert tone="error">{form.formError}</Alert>}
           {saved && <Alert tone="success">{t('saved')}</Alert>}
-          <Field label={t('appName')} hint={t('appNameHint', { name: instance.name })} error={local.appName ?? form.fieldError('branding.application_name')}>
-            {(p) => <Input {...p} value={appName} maxLength={120} disabled={!canWrite} placeholder={instance.name} onChange={(e) => setAppName(e.target.value)} onBlur={() => setLocal((l) => ({ ...l, appName: checkAppName() }))} />}
+          <Field
+            label={t('appName')}
+            hint={t('appNameHint', { name: instance.name })}
+            error={local.appName ?? form.fieldError('branding.application_name')}
+          >
+            {(p) => (
+              <Input
+                {...p}
+                value={appName}
+                maxLength={120}
+                disabled={!canWrite}
+                placeholder={instance.name}
+                onChange={(e) => setAppName(e.target.value)}
+                onBlur={() => setLocal((l) => ({ ...l, appName: checkAppName() }))}
+              />
+            )}
           </Field>
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label={t('color')} hint={t('colorHint')} error={local.color ?? form.fieldError('branding.primary_color')}>
@@ -140,12 +161,33 @@ export function BrandingSettings() {
                     }}
                     className="h-10 w-12 rounded border border-zinc-300 dark:border-zinc-700"
                   />
-                  <Input {...p} value={color} disabled={!canWrite} placeholder="#4f46e5" onChange={(e) => setColor(e.target.value.trim())} onBlur={() => setLocal((l) => ({ ...l, color: checkColor() }))} spellCheck={false} />
+                  <Input
+                    {...p}
+                    value={color}
+                    disabled={!canWrite}
+                    placeholder="#4f46e5"
+                    onChange={(e) => setColor(e.target.value.trim())}
+                    onBlur={() => setLocal((l) => ({ ...l, color: checkColor() }))}
+                    spellCheck={false}
+                  />
                 </div>
               )}
             </Field>
-            <Field label={t('supportEmail')} hint={t('supportEmailHint')} error={local.support ?? form.fieldError('branding.support_email')}>
-              {(p) => <Input {...p} type="email" value={support} disabled={!canWrite} onChange={(e) => setSupport(e.target.value)} onBlur={() => setLocal((l) => ({ ...l, support: checkSupport() }))} />}
+            <Field
+              label={t('supportEmail')}
+              hint={t('supportEmailHint')}
+              error={local.support ?? form.fieldError('branding.support_email')}
+            >
+              {(p) => (
+                <Input
+                  {...p}
+                  type="email"
+                  value={support}
+                  disabled={!canWrite}
+                  onChange={(e) => setSupport(e.target.value)}
+                  onBlur={() => setLocal((l) => ({ ...l, support: checkSupport() }))}
+                />
+              )}
             </Field>
           </div>
           {canWrite && (

@@ -55,7 +55,13 @@ export function ConsoleShell({ accountId, children }: { accountId: string; child
 
   return (
     <div className="min-h-screen lg:flex">
-      <a href="#main" className={cn('sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 dark:focus:bg-zinc-900', focusRing)}>
+      <a
+        href="#main"
+        className={cn(
+          'sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 dark:focus:bg-zinc-900',
+          focusRing,
+        )}
+      >
         {t('shell.skipToContent')}
       </a>
       {/* Phone: the sidebar is an overlay behind a menu button. */}
@@ -69,7 +75,13 @@ export function ConsoleShell({ accountId, children }: { accountId: string; child
           menuOpen ? 'translate-x-0' : 'max-lg:invisible',
         )}
       >
-        <Sidebar accountId={accountId} me={me.data} instances={instances.data?.data} instancesLoading={instances.loading && !instances.data} onClose={() => setMenuOpen(false)} />
+        <Sidebar
+          accountId={accountId}
+          me={me.data}
+          instances={instances.data?.data}
+          instancesLoading={instances.loading && !instances.data}
+          onClose={() => setMenuOpen(false)}
+        />
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
         <TopBar me={me.data} menuOpen={menuOpen} onMenu={() => setMenuOpen((o) => !o)} />
@@ -149,7 +161,11 @@ function Sidebar({
         ) : (
           <Skeleton className="h-9 w-full" />
         )}
-        <Link href={accountHref} className={linkClass(pathname === accountHref)} aria-current={pathname === accountHref ? 'page' : undefined}>
+        <Link
+          href={accountHref}
+          className={linkClass(pathname === accountHref)}
+          aria-current={pathname === accountHref ? 'page' : undefined}
+        >
           {t('shell.accountOverview')}
         </Link>
       </div>
@@ -180,7 +196,11 @@ function Sidebar({
                       // A visual heading only: a labelled group would make every link's label ambiguous ("Users").
                       return (
                         <div key={group ?? 'top'}>
-                          {group && <p className="px-2.5 pb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t(`nav.groups.${group}`)}</p>}
+                          {group && (
+                            <p className="px-2.5 pb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">
+                              {t(`nav.groups.${group}`)}
+                            </p>
+                          )}
                           <ul className="flex flex-col gap-0.5">
                             {entries.map((entry) => {
                               const href = pages.instance(accountId, instance.id, entry.segment);
@@ -230,7 +250,14 @@ function TopBar({ me, menuOpen, onMenu }: { me: Me | undefined; menuOpen: boolea
   return (
     <header className="sticky top-0 z-20 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-900/90">
       <div className="flex h-14 items-center gap-3 px-4 sm:px-6 lg:px-8">
-        <Button variant="secondary" size="sm" className="lg:hidden" aria-expanded={menuOpen} aria-controls="console-sidebar" onClick={onMenu}>
+        <Button
+          variant="secondary"
+          size="sm"
+          className="lg:hidden"
+          aria-expanded={menuOpen}
+          aria-controls="console-sidebar"
+          onClick={onMenu}
+        >
           {t('shell.menu')}
         </Button>
         <div className="flex-1" />
@@ -238,7 +265,10 @@ function TopBar({ me, menuOpen, onMenu }: { me: Me | undefined; menuOpen: boolea
         <div className="hidden items-center gap-2 sm:flex">
           {me ? (
             <>
-              <span aria-hidden className="grid size-8 place-items-center rounded-full bg-zinc-200 text-xs font-semibold text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200">
+              <span
+                aria-hidden
+                className="grid size-8 place-items-center rounded-full bg-zinc-200 text-xs font-semibold text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200"
+              >
                 {initials(name, email)}
               </span>
               <div className="flex min-w-0 flex-col leading-tight" data-testid="operator">

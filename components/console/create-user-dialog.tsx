@@ -14,7 +14,15 @@ type Values = Record<(typeof FIELDS)[number], string>;
 export function CreateUserDialog({ base, onClose, onCreated }: { base: string; onClose: () => void; onCreated: (id: string) => void }) {
   const t = useTranslations('console.createUser');
   const form = useFormError(FIELDS);
-  const [v, setV] = useState<Values>({ email_address: '', phone_number: '', username: '', password: '', first_name: '', last_name: '', identifier: '' });
+  const [v, setV] = useState<Values>({
+    email_address: '',
+    phone_number: '',
+    username: '',
+    password: '',
+    first_name: '',
+    last_name: '',
+    identifier: '',
+  });
   const [local, setLocal] = useState<Partial<Values>>({});
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }));
   const err = (k: keyof Values) => local[k] || form.fieldError(k) || (k === 'email_address' ? form.fieldError('identifier') : undefined);
@@ -45,7 +53,15 @@ export function CreateUserDialog({ base, onClose, onCreated }: { base: string; o
   });
 
   return (
-    <FormDialog open onClose={onClose} title={t('title')} onSubmit={submit} error={form.formError} submitLabel={t('submit')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('title')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('submit')}
+      busy={form.busy}
+    >
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('description')}</p>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label={t('firstName')} error={err('first_name')}>
@@ -65,7 +81,16 @@ export function CreateUserDialog({ base, onClose, onCreated }: { base: string; o
         {(p) => <Input {...p} value={v.username} onChange={set('username')} spellCheck={false} />}
       </Field>
       <Field label={t('password')} hint={t('passwordHint')} error={err('password')}>
-        {(p) => <Input {...p} type="password" autoComplete="new-password" value={v.password} onChange={set('password')} onBlur={check('password')} />}
+        {(p) => (
+          <Input
+            {...p}
+            type="password"
+            autoComplete="new-password"
+            value={v.password}
+            onChange={set('password')}
+            onBlur={check('password')}
+          />
+        )}
       </Field>
     </FormDialog>
   );

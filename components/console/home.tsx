@@ -68,16 +68,21 @@ function CreateAccount({ me }: { me: Me }) {
   const form = useFormError(['name']);
   const [name, setName] = useState('');
 
-  const submit = form.handleSubmit(async () => {
-    const account = await mutate<Account>('POST', api.accounts, { name });
-    router.push(pages.account(account.id));
-  }, { stayBusy: true });
+  const submit = form.handleSubmit(
+    async () => {
+      const account = await mutate<Account>('POST', api.accounts, { name });
+      router.push(pages.account(account.id));
+    },
+    { stayBusy: true },
+  );
 
   return (
     <>
       <div>
         <h1 className="text-xl font-semibold tracking-tight">{t('createTitle')}</h1>
-        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{me.accounts.length ? t('createDescription') : t('noAccountDescription')}</p>
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+          {me.accounts.length ? t('createDescription') : t('noAccountDescription')}
+        </p>
       </div>
       <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
         {form.formError && <Alert tone="error">{form.formError}</Alert>}
@@ -86,7 +91,10 @@ function CreateAccount({ me }: { me: Me }) {
         </Field>
         <div className="flex flex-wrap items-center justify-between gap-3">
           {me.accounts[0] ? (
-            <Link href={pages.account(me.accounts[0].id)} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+            <Link
+              href={pages.account(me.accounts[0].id)}
+              className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+            >
               {t('cancel')}
             </Link>
           ) : (

@@ -15,7 +15,17 @@ export function InstanceNameCard() {
   const t = useTranslations('console.instanceGeneral');
   const { account, canWrite, reloadInstances } = useConsole();
   const instance = useInstance();
-  return <RenameCard title={t('nameTitle')} description={t('nameDescription')} label={t('name')} name={instance.name} path={api.instance(account.id, instance.id)} disabled={!canWrite} onSaved={reloadInstances} />;
+  return (
+    <RenameCard
+      title={t('nameTitle')}
+      description={t('nameDescription')}
+      label={t('name')}
+      name={instance.name}
+      path={api.instance(account.id, instance.id)}
+      disabled={!canWrite}
+      onSaved={reloadInstances}
+    />
+  );
 }
 
 /** Settings › Danger zone: owners delete the instance after typing its name; others are told who can. */

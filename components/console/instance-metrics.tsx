@@ -26,14 +26,24 @@ export function InstanceMetrics() {
   const [days, setDays] = useState<(typeof PERIODS)[number]>('30');
   const metrics = useDashboard<Metrics>(`${api.instance(account.id, instance.id)}/metrics?days=${days}`);
   const m = metrics.data;
-  const percent = (ok: number, failed: number) => (ok + failed === 0 ? '—' : format.number(ok / (ok + failed), { style: 'percent', maximumFractionDigits: 1 }));
+  const percent = (ok: number, failed: number) =>
+    ok + failed === 0 ? '—' : format.number(ok / (ok + failed), { style: 'percent', maximumFractionDigits: 1 });
 
   return (
     <Card>
       <CardHeader
         title={t('title')}
         description={t('description')}
-        actions={<Select aria-label={t('period')} value={days} onChange={(e) => setDays(e.target.value as (typeof PERIODS)[number])} options={PERIODS} optionLabel={(d) => t('lastDays', { days: Number(d) })} className="h-9 w-40" />}
+        actions={
+          <Select
+            aria-label={t('period')}
+            value={days}
+            onChange={(e) => setDays(e.target.value as (typeof PERIODS)[number])}
+            options={PERIODS}
+            optionLabel={(d) => t('lastDays', { days: Number(d) })}
+            className="h-9 w-40"
+          />
+        }
       />
       <CardBody className="flex flex-col gap-6">
         {metrics.error ? (
@@ -48,7 +58,10 @@ export function InstanceMetrics() {
               <Tile label={t('dailyActive')} value={format.number(latest(m.series.daily_active_users))} />
               <Tile label={t('monthlyActive')} value={format.number(latest(m.series.monthly_active_users))} />
               <Tile label={t('activeSessions')} value={format.number(latest(m.series.active_sessions))} />
-              <Tile label={t('webhookSuccess')} value={percent(sum(m.series.webhook_deliveries_succeeded), sum(m.series.webhook_deliveries_failed))} />
+              <Tile
+                label={t('webhookSuccess')}
+                value={percent(sum(m.series.webhook_deliveries_succeeded), sum(m.series.webhook_deliveries_failed))}
+              />
             </dl>
             <div className="grid gap-6 lg:grid-cols-3">
               <BarChart title={t('signUpsChart')} series={[{ points: m.series.users_created, className: 'fill-indigo-500' }]} />
@@ -92,13 +105,17 @@ function BarChart({ title, series }: { title: string; series: { points: Point[];
     <figure className="flex flex-col gap-2">
       <figcaption className="text-sm font-medium">{title}</figcaption>
       {empty ? (
-        <p className="flex h-28 items-center justify-center rounded-md bg-zinc-50 px-3 text-center text-sm text-zinc-600 dark:bg-zinc-950 dark:text-zinc-400">{t('noDataYet')}</p>
+        <p className="flex h-28 items-center justify-center rounded-md bg-zinc-50 px-3 text-center text-sm text-zinc-600 dark:bg-zinc-950 dark:text-zinc-400">
+          {t('noDataYet')}
+        </p>
       ) : (
         <svg viewBox="0 0 100 40" preserveAspectRatio="none" className="h-28 w-full rounded-md bg-zinc-50 dark:bg-zinc-950" aria-hidden>
           {series.map((s, i) =>
             s.points.map((p, d) => {
               const h = (p.value / max) * 38;
-              return <rect key={`${i}-${d}`} x={d * slot + slot * 0.1 + i * bar} y={40 - h} width={bar} height={h} className={s.className} />;
+              return (
+                <rect key={`${i}-${d}`} x={d * slot + slot * 0.1 + i * bar} y={40 - h} width={bar} height={h} className={s.className} />
+              );
             }),
           )}
         </svg>
@@ -139,14 +156,19 @@ function Checklist({ checklist }: { checklist: Metrics['checklist'] }) {
   const done = steps.filter((s) => checklist[s]).length;
   return (
     <section aria-label={t('checklistTitle')} className="flex flex-col gap-2">
-      <h3 className="text-sm font-medium">{t('checklistTitle')} · {t('checklistProgress', { done, total: steps.length })}</h3>
+      <h3 className="text-sm font-medium">
+        {t('checklistTitle')} · {t('checklistProgress', { done, total: steps.length })}
+      </h3>
       <ul className="grid gap-2 sm:grid-cols-2">
         {steps.map((step) => (
           <li key={step} className="flex items-center gap-2 text-sm">
             <span aria-hidden className={checklist[step] ? 'text-emerald-600 dark:text-emerald-400' : 'text-zinc-500 dark:text-zinc-400'}>
               {checklist[step] ? '✓' : '○'}
             </span>
-            <Link href={step === 'production_instance' ? pages.account(account.id) : pages.instance(account.id, instance.id, STEP_PAGES[step])} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+            <Link
+              href={step === 'production_instance' ? pages.account(account.id) : pages.instance(account.id, instance.id, STEP_PAGES[step])}
+              className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+            >
               {t(`checklist.${step}`)}
             </Link>
             <span className="sr-only">{checklist[step] ? t('stepDone') : t('stepToDo')}</span>

@@ -60,10 +60,20 @@ export function InstanceOverview() {
           <ValueField value={instance.fapi_url} label={t('fapiUrl')} />
           <ValueField value={instance.id} label={t('instanceId')} />
           <div className="flex flex-wrap gap-x-6 gap-y-2 pt-1 text-sm">
-            <a href={`${instance.fapi_url}/sign-in`} target="_blank" rel="noreferrer" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+            <a
+              href={`${instance.fapi_url}/sign-in`}
+              target="_blank"
+              rel="noreferrer"
+              className="font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+            >
               {t('hostedSignIn')} ↗
             </a>
-            <a href={`${instance.fapi_url}/sign-up`} target="_blank" rel="noreferrer" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+            <a
+              href={`${instance.fapi_url}/sign-up`}
+              target="_blank"
+              rel="noreferrer"
+              className="font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+            >
               {t('hostedSignUp')} ↗
             </a>
           </div>
@@ -89,7 +99,11 @@ function SecretKeys({ onCreated }: { onCreated: (secret: string) => void }) {
 
   return (
     <Card>
-      <CardHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>} />
+      <CardHeader
+        title={t('title')}
+        description={t('description')}
+        actions={canWrite && <Button onClick={() => setCreating(true)}>{t('create')}</Button>}
+      />
       <CardTable
         data={active}
         error={keys.error}
@@ -141,7 +155,13 @@ function SecretKeys({ onCreated }: { onCreated: (secret: string) => void }) {
           }}
         />
       )}
-      <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
+      <ShownOnceDialog
+        value={created}
+        onClose={() => setCreated(null)}
+        title={t('createdTitle')}
+        warning={t('createdWarning')}
+        doneLabel={t('done')}
+      >
         {(key) => <SecretValue value={key.secret} label={t('secret')} />}
       </ShownOnceDialog>
       <ConfirmDialog
@@ -176,15 +196,35 @@ function CreateKeyDialog({ path, onClose, onCreated }: { path: string; onClose: 
       setScopeError(t('scopesRequired'));
       return;
     }
-    void form.run(async () => onCreated(await mutate<CreatedKey>('POST', path, { ...(name.trim() ? { name: name.trim() } : {}), scopes: all ? '*' : [...scopes].sort() })));
+    void form.run(async () =>
+      onCreated(
+        await mutate<CreatedKey>('POST', path, { ...(name.trim() ? { name: name.trim() } : {}), scopes: all ? '*' : [...scopes].sort() }),
+      ),
+    );
   }
 
   return (
-    <FormDialog open onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('createTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('createSubmit')}
+      busy={form.busy}
+    >
       <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
       </Field>
-      <AllOrSome legend={t('scopes')} name="scope-mode" all={all} onAll={setAll} allLabel={t('allScopesOption')} someLabel={t('someScopesOption')} error={scopeError ?? form.fieldError('scopes')}>
+      <AllOrSome
+        legend={t('scopes')}
+        name="scope-mode"
+        all={all}
+        onAll={setAll}
+        allLabel={t('allScopesOption')}
+        someLabel={t('someScopesOption')}
+        error={scopeError ?? form.fieldError('scopes')}
+      >
         <div className="max-h-64 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
           <table className="w-full text-sm">
             <thead>
@@ -204,7 +244,12 @@ function CreateKeyDialog({ path, onClose, onCreated }: { path: string; onClose: 
                     const scope = `${resource}:${action}`;
                     return (
                       <td key={action} className="py-1">
-                        <Checkbox label="" aria-label={scope} checked={scopes.has(scope)} onChange={(e) => setScopes((current) => toggled(current, scope, e.target.checked))} />
+                        <Checkbox
+                          label=""
+                          aria-label={scope}
+                          checked={scopes.has(scope)}
+                          onChange={(e) => setScopes((current) => toggled(current, scope, e.target.checked))}
+                        />
                       </td>
                     );
                   })}

@@ -17,7 +17,12 @@ import { useSettingsPart } from './settings-draft';
 const SECTION_FIELDS = {
   general: ['default_locale', 'allowed_origins', 'redirect_urls'],
   signUp: ['sign_up_mode', 'allowlist', 'username_required', 'name_required', 'password_required', 'mfa_required', 'delete_self_enabled'],
-  sessions: ['session_lifetime_seconds', 'session_inactivity_timeout_seconds', 'session_token_lifetime_seconds', 'reverification_window_minutes'],
+  sessions: [
+    'session_lifetime_seconds',
+    'session_inactivity_timeout_seconds',
+    'session_token_lifetime_seconds',
+    'reverification_window_minutes',
+  ],
 } as const;
 export type SettingsSection = keyof typeof SECTION_FIELDS;
 type SettingsField = (typeof SECTION_FIELDS)[SettingsSection][number];
@@ -48,7 +53,8 @@ const draftOf = (s: Settings): Draft => ({
 
 /** A section's settings of a draft as the API takes them (durations in seconds, null when not a number). */
 function sectionBody(section: SettingsSection, d: Draft): Record<string, unknown> {
-  if (section === 'general') return { default_locale: d.default_locale, allowed_origins: d.allowed_origins, redirect_urls: d.redirect_urls };
+  if (section === 'general')
+    return { default_locale: d.default_locale, allowed_origins: d.allowed_origins, redirect_urls: d.redirect_urls };
   if (section === 'signUp') {
     return {
       sign_up_mode: d.sign_up_mode,
@@ -118,11 +124,13 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
     if (lifetime === null) errors.session_lifetime_seconds = t('positiveNumber');
     else if (outside(lifetime, RANGES.lifetime)) errors.session_lifetime_seconds = t('lifetimeRange');
     if (d.inactivityEnabled && inactivity === null) errors.session_inactivity_timeout_seconds = t('positiveNumber');
-    else if (inactivity !== null && outside(inactivity, RANGES.inactivity)) errors.session_inactivity_timeout_seconds = t('inactivityRange');
+    else if (inactivity !== null && outside(inactivity, RANGES.inactivity))
+      errors.session_inactivity_timeout_seconds = t('inactivityRange');
     if (token === null) errors.session_token_lifetime_seconds = t('positiveNumber');
     else if (outside(token, RANGES.token)) errors.session_token_lifetime_seconds = t('tokenRange');
     const window = d.reverification_window_minutes;
-    if (!Number.isInteger(window) || outside(window, RANGES.reverification)) errors.reverification_window_minutes = t('reverificationRange');
+    if (!Number.isInteger(window) || outside(window, RANGES.reverification))
+      errors.reverification_window_minutes = t('reverificationRange');
     setLocal(errors);
     return Object.keys(errors).length === 0;
   }
@@ -202,9 +210,24 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
               )}
               <div className="flex flex-col gap-3">
                 <p className="text-sm font-medium">{t('requiredAtSignUp')}</p>
-                <Checkbox label={t('passwordRequired')} checked={draft.password_required} disabled={disabled} onChange={(e) => set('password_required', e.target.checked)} />
-                <Checkbox label={t('nameRequired')} checked={draft.name_required} disabled={disabled} onChange={(e) => set('name_required', e.target.checked)} />
-                <Checkbox label={t('usernameRequired')} checked={draft.username_required} disabled={disabled} onChange={(e) => set('username_required', e.target.checked)} />
+                <Checkbox
+                  label={t('passwordRequired')}
+                  checked={draft.password_required}
+                  disabled={disabled}
+                  onChange={(e) => set('password_required', e.target.checked)}
+                />
+                <Checkbox
+                  label={t('nameRequired')}
+                  checked={draft.name_required}
+                  disabled={disabled}
+                  onChange={(e) => set('name_required', e.target.checked)}
+                />
+                <Checkbox
+                  label={t('usernameRequired')}
+                  checked={draft.username_required}
+                  disabled={disabled}
+                  onChange={(e) => set('username_required', e.target.checked)}
+                />
               </div>
             </CardBody>
           </Card>
@@ -212,12 +235,22 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
             <CardHeader title={t('securityTitle')} description={t('securityDescription')} />
             <CardBody className="flex flex-col gap-5">
               <div className="flex flex-col gap-1">
-                <Checkbox label={t('mfaRequired')} checked={draft.mfa_required} disabled={disabled} onChange={(e) => set('mfa_required', e.target.checked)} />
+                <Checkbox
+                  label={t('mfaRequired')}
+                  checked={draft.mfa_required}
+                  disabled={disabled}
+                  onChange={(e) => set('mfa_required', e.target.checked)}
+                />
                 <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('mfaRequiredHint')}</p>
               </div>
               <MfaMethods passkeys={instance.settings.sign_in_methods.passkey ?? false} />
               <div className="flex flex-col gap-1">
-                <Checkbox label={t('deleteSelf')} checked={draft.delete_self_enabled} disabled={disabled} onChange={(e) => set('delete_self_enabled', e.target.checked)} />
+                <Checkbox
+                  label={t('deleteSelf')}
+                  checked={draft.delete_self_enabled}
+                  disabled={disabled}
+                  onChange={(e) => set('delete_self_enabled', e.target.checked)}
+                />
                 <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{t('deleteSelfHint')}</p>
               </div>
             </CardBody>
@@ -230,20 +263,57 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
           <CardHeader title={t('sessionsTitle')} description={t('sessionsDescription')} />
           <CardBody className="flex flex-col gap-5">
             <Field label={t('sessionLifetime')} hint={t('sessionLifetimeHint')} error={fieldError('session_lifetime_seconds')}>
-              {(p) => <DurationInput control={p} value={draft.lifetime} onChange={(d) => set('lifetime', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
+              {(p) => (
+                <DurationInput
+                  control={p}
+                  value={draft.lifetime}
+                  onChange={(d) => set('lifetime', d)}
+                  units={['minutes', 'hours', 'days']}
+                  disabled={disabled}
+                />
+              )}
             </Field>
             <div className="flex flex-col gap-3">
-              <Checkbox label={t('inactivityEnabled')} checked={draft.inactivityEnabled} disabled={disabled} onChange={(e) => set('inactivityEnabled', e.target.checked)} />
+              <Checkbox
+                label={t('inactivityEnabled')}
+                checked={draft.inactivityEnabled}
+                disabled={disabled}
+                onChange={(e) => set('inactivityEnabled', e.target.checked)}
+              />
               {draft.inactivityEnabled && (
-                <Field label={t('inactivityTimeout')} hint={t('inactivityTimeoutHint')} error={fieldError('session_inactivity_timeout_seconds')}>
-                  {(p) => <DurationInput control={p} value={draft.inactivity} onChange={(d) => set('inactivity', d)} units={['minutes', 'hours', 'days']} disabled={disabled} />}
+                <Field
+                  label={t('inactivityTimeout')}
+                  hint={t('inactivityTimeoutHint')}
+                  error={fieldError('session_inactivity_timeout_seconds')}
+                >
+                  {(p) => (
+                    <DurationInput
+                      control={p}
+                      value={draft.inactivity}
+                      onChange={(d) => set('inactivity', d)}
+                      units={['minutes', 'hours', 'days']}
+                      disabled={disabled}
+                    />
+                  )}
                 </Field>
               )}
             </div>
             <Field label={t('tokenLifetime')} hint={t('tokenLifetimeHint')} error={fieldError('session_token_lifetime_seconds')}>
-              {(p) => <DurationInput control={p} value={draft.tokenLifetime} onChange={(d) => set('tokenLifetime', d)} units={['seconds', 'minutes']} disabled={disabled} />}
+              {(p) => (
+                <DurationInput
+                  control={p}
+                  value={draft.tokenLifetime}
+                  onChange={(d) => set('tokenLifetime', d)}
+                  units={['seconds', 'minutes']}
+                  disabled={disabled}
+                />
+              )}
             </Field>
-            <Field label={t('reverificationWindow')} hint={t('reverificationWindowHint')} error={fieldError('reverification_window_minutes')}>
+            <Field
+              label={t('reverificationWindow')}
+              hint={t('reverificationWindowHint')}
+              error={fieldError('reverification_window_minutes')}
+            >
               {(p) => (
                 <Input
                   {...p}
@@ -261,7 +331,6 @@ export function InstanceSettings({ section }: { section: SettingsSection }) {
           </CardBody>
         </Card>
       )}
-
     </div>
   );
 }

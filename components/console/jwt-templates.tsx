@@ -31,8 +31,20 @@ export function JwtTemplates() {
 
   return (
     <Card className="overflow-hidden">
-      <CardHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setEditing('new')}>{t('add')}</Button>} />
-      <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={2} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
+      <CardHeader
+        title={t('title')}
+        description={t('description')}
+        actions={canWrite && <Button onClick={() => setEditing('new')}>{t('add')}</Button>}
+      />
+      <CardList
+        data={list.data?.data}
+        error={list.error}
+        onRetry={list.reload}
+        columns={4}
+        rows={2}
+        emptyTitle={t('emptyTitle')}
+        emptyDescription={t('emptyDescription')}
+      >
         {(items) => (
           <Table caption={t('title')}>
             <Thead columns={[t('name'), t('claims'), t('lifetime'), t('skew')]} actions={canWrite ? t('actions') : undefined} />
@@ -43,7 +55,14 @@ export function JwtTemplates() {
                   <Td className="max-w-md truncate font-mono text-xs">{JSON.stringify(tpl.claims)}</Td>
                   <Td>{t('seconds', { n: tpl.lifetime })}</Td>
                   <Td>{t('seconds', { n: tpl.allowed_clock_skew })}</Td>
-                  {canWrite && <EditDeleteCell onEdit={() => setEditing(tpl)} onDelete={() => setDeleting(tpl)} editLabel={t('edit')} deleteLabel={t('delete')} />}
+                  {canWrite && (
+                    <EditDeleteCell
+                      onEdit={() => setEditing(tpl)}
+                      onDelete={() => setDeleting(tpl)}
+                      editLabel={t('edit')}
+                      deleteLabel={t('delete')}
+                    />
+                  )}
                 </Tr>
               ))}
             </tbody>
@@ -61,7 +80,15 @@ export function JwtTemplates() {
           }}
         />
       )}
-      <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { name: deleting?.name ?? '' })} confirmLabel={t('delete')} />
+      <DeleteDialog
+        item={deleting}
+        path={base}
+        onClose={() => setDeleting(null)}
+        onDeleted={list.reload}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { name: deleting?.name ?? '' })}
+        confirmLabel={t('delete')}
+      />
     </Card>
   );
 }
@@ -102,9 +129,28 @@ function TemplateDialog({ template, onClose, onSaved }: { template: JwtTemplate 
   });
 
   return (
-    <FormDialog open onClose={onClose} title={template ? t('editTitle') : t('addTitle')} onSubmit={submit} error={form.formError} submitLabel={template ? t('save') : t('add')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={template ? t('editTitle') : t('addTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={template ? t('save') : t('add')}
+      busy={form.busy}
+    >
       <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
-        {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} autoFocus required maxLength={64} pattern="[A-Za-z0-9_\-]+" placeholder="supabase" />}
+        {(p) => (
+          <Input
+            {...p}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            autoFocus
+            required
+            maxLength={64}
+            pattern="[A-Za-z0-9_\-]+"
+            placeholder="supabase"
+          />
+        )}
       </Field>
       <Field label={t('claims')} hint={t('claimsHint')} error={jsonError ?? form.fieldError('claims')}>
         {(p) => (

@@ -2,7 +2,24 @@
 
 import { useFormatter, useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  Checkbox,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  Select,
+  Table,
+  Td,
+  Thead,
+  Tr,
+} from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import { ACL_SURFACES, BUDGET_NAMES, type NetworkAcl, type RateLimitPolicy } from '@/lib/console/limits';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -33,7 +50,8 @@ function RateLimits() {
   const format = useFormatter();
   // A window as people say it: 3600 → "1 hour", 10 → "10 seconds".
   const windowLabel = (seconds: number) => {
-    const [unit, size] = seconds % 3600 === 0 ? (['hour', 3600] as const) : seconds % 60 === 0 ? (['minute', 60] as const) : (['second', 1] as const);
+    const [unit, size] =
+      seconds % 3600 === 0 ? (['hour', 3600] as const) : seconds % 60 === 0 ? (['minute', 60] as const) : (['second', 1] as const);
     return format.number(seconds / size, { style: 'unit', unit, unitDisplay: 'long' });
   };
   const { canWrite } = useConsole();
@@ -126,8 +144,20 @@ function NetworkAcls() {
 
   return (
     <Card className="overflow-hidden">
-      <CardHeader title={t('acls')} description={t('aclsDescription')} actions={canWrite && <Button onClick={() => setAdding(true)}>{t('addRule')}</Button>} />
-      <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={2} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
+      <CardHeader
+        title={t('acls')}
+        description={t('aclsDescription')}
+        actions={canWrite && <Button onClick={() => setAdding(true)}>{t('addRule')}</Button>}
+      />
+      <CardList
+        data={list.data?.data}
+        error={list.error}
+        onRetry={list.reload}
+        columns={4}
+        rows={2}
+        emptyTitle={t('emptyTitle')}
+        emptyDescription={t('emptyDescription')}
+      >
         {(items) => (
           <Table caption={t('acls')}>
             <Thead columns={[t('action'), t('cidr'), t('surfaces'), t('descriptionLabel'), '']} />
@@ -164,7 +194,15 @@ function NetworkAcls() {
           }}
         />
       )}
-      <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { cidr: deleting?.cidr ?? '' })} confirmLabel={t('delete')} />
+      <DeleteDialog
+        item={deleting}
+        path={base}
+        onClose={() => setDeleting(null)}
+        onDeleted={list.reload}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { cidr: deleting?.cidr ?? '' })}
+        confirmLabel={t('delete')}
+      />
     </Card>
   );
 }
@@ -184,7 +222,15 @@ function RuleDialog({ path, onClose, onSaved }: { path: string; onClose: () => v
   });
 
   return (
-    <FormDialog open onClose={onClose} title={t('addRule')} onSubmit={submit} error={form.formError} submitLabel={t('addRule')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('addRule')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('addRule')}
+      busy={form.busy}
+    >
       <Field label={t('action')} hint={t('actionHint')} error={form.fieldError('action')}>
         {(p) => (
           <Select {...p} name="action" value={action} onChange={(e) => setAction(e.target.value as 'allow' | 'deny')}>
@@ -194,7 +240,17 @@ function RuleDialog({ path, onClose, onSaved }: { path: string; onClose: () => v
         )}
       </Field>
       <Field label={t('cidr')} hint={t('cidrHint')} error={form.fieldError('cidr')}>
-        {(p) => <Input {...p} name="cidr" value={cidr} onChange={(e) => setCidr(e.target.value)} placeholder="203.0.113.0/24" autoFocus required />}
+        {(p) => (
+          <Input
+            {...p}
+            name="cidr"
+            value={cidr}
+            onChange={(e) => setCidr(e.target.value)}
+            placeholder="203.0.113.0/24"
+            autoFocus
+            required
+          />
+        )}
       </Field>
       <fieldset className="flex flex-col gap-2">
         <legend className="mb-1.5 text-sm font-medium">{t('surfaces')}</legend>

@@ -37,14 +37,23 @@ export function ListEditor({
   }
 
   return (
-    <fieldset className="flex flex-col gap-2" aria-describedby={[hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}>
+    <fieldset
+      className="flex flex-col gap-2"
+      aria-describedby={[hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}
+    >
       <legend className="mb-1 text-sm font-medium text-zinc-800 dark:text-zinc-200">{label}</legend>
       {values.length > 0 && (
         <ul className="flex flex-col gap-1.5">
           {values.map((value, index) => (
             <li key={`${value}-${index}`} className="flex items-center gap-2">
               <code className="min-w-0 flex-1 truncate rounded-md bg-zinc-100 px-3 py-2 font-mono text-xs dark:bg-zinc-800">{value}</code>
-              <Button variant="ghost" size="sm" disabled={disabled} onClick={() => onChange(values.filter((_, i) => i !== index))} aria-label={t('remove', { value })}>
+              <Button
+                variant="ghost"
+                size="sm"
+                disabled={disabled}
+                onClick={() => onChange(values.filter((_, i) => i !== index))}
+                aria-label={t('remove', { value })}
+              >
                 {t('removeShort')}
               </Button>
             </li>

@@ -36,7 +36,15 @@ export function LtiPlatforms() {
         actions={canWrite && <Button onClick={() => setEditing('new')}>{t('add')}</Button>}
       />
       <Card className="overflow-hidden">
-        <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={2} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
+        <CardList
+          data={list.data?.data}
+          error={list.error}
+          onRetry={list.reload}
+          columns={4}
+          rows={2}
+          emptyTitle={t('emptyTitle')}
+          emptyDescription={t('emptyDescription')}
+        >
           {(items) => (
             <Table caption={t('title')}>
               <Thead columns={[t('name'), t('issuer'), t('clientId'), t('deploymentIds')]} actions={canWrite ? t('actions') : undefined} />
@@ -47,7 +55,14 @@ export function LtiPlatforms() {
                     <Td className="break-all font-mono text-xs">{p.issuer}</Td>
                     <Td className="font-mono text-xs">{p.client_id}</Td>
                     <Td className="break-all font-mono text-xs">{p.deployment_ids.join(' ')}</Td>
-                    {canWrite && <EditDeleteCell onEdit={() => setEditing(p)} onDelete={() => setDeleting(p)} editLabel={t('edit')} deleteLabel={t('delete')} />}
+                    {canWrite && (
+                      <EditDeleteCell
+                        onEdit={() => setEditing(p)}
+                        onDelete={() => setDeleting(p)}
+                        editLabel={t('edit')}
+                        deleteLabel={t('delete')}
+                      />
+                    )}
                   </Tr>
                 ))}
               </tbody>
@@ -66,21 +81,39 @@ export function LtiPlatforms() {
           }}
         />
       )}
-      <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { name: deleting?.name ?? '' })} confirmLabel={t('delete')} />
+      <DeleteDialog
+        item={deleting}
+        path={base}
+        onClose={() => setDeleting(null)}
+        onDeleted={list.reload}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { name: deleting?.name ?? '' })}
+        confirmLabel={t('delete')}
+      />
     </div>
   );
 }
 
 const FIELDS = ['name', 'issuer', 'client_id', 'authorization_endpoint', 'jwks_uri', 'deployment_ids', 'target_link_uris'] as const;
 type Values = Record<(typeof FIELDS)[number], string>;
-const EMPTY: Values = { name: '', issuer: '', client_id: '', authorization_endpoint: '', jwks_uri: '', deployment_ids: '', target_link_uris: '' };
+const EMPTY: Values = {
+  name: '',
+  issuer: '',
+  client_id: '',
+  authorization_endpoint: '',
+  jwks_uri: '',
+  deployment_ids: '',
+  target_link_uris: '',
+};
 
 /** Mounted on opening, so its state starts from `platform` (null: a new registration). */
 function PlatformDialog({ platform, onClose, onSaved }: { platform: LtiPlatform | null; onClose(): void; onSaved(): void }) {
   const t = useTranslations('lti');
   const base = useInstanceApi('lti_platforms');
   const form = useFormError([...FIELDS]);
-  const [values, setValues] = useState<Values>(platform ? (Object.fromEntries(FIELDS.map((f) => [f, [platform[f]].flat().join('\n')])) as Values) : EMPTY);
+  const [values, setValues] = useState<Values>(
+    platform ? (Object.fromEntries(FIELDS.map((f) => [f, [platform[f]].flat().join('\n')])) as Values) : EMPTY,
+  );
   const [orgs, setOrgs] = useState(platform?.organizations_from_contexts ?? false);
   const set = (k: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
@@ -99,12 +132,29 @@ function PlatformDialog({ platform, onClose, onSaved }: { platform: LtiPlatform 
   });
 
   return (
-    <FormDialog open onClose={onClose} title={platform ? t('editTitle') : t('addTitle')} onSubmit={submit} error={form.formError} submitLabel={platform ? t('save') : t('add')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={platform ? t('editTitle') : t('addTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={platform ? t('save') : t('add')}
+      busy={form.busy}
+    >
       <Field label={t('name')} error={form.fieldError('name')}>
         {(p) => <Input {...p} value={values.name} onChange={set('name')} autoFocus required maxLength={256} />}
       </Field>
       <Field label={t('issuer')} hint={platform ? t('fixedHint') : t('issuerHint')} error={form.fieldError('issuer')}>
-        {(p) => <Input {...p} value={values.issuer} onChange={set('issuer')} disabled={!!platform} required placeholder="https://canvas.instructure.com" />}
+        {(p) => (
+          <Input
+            {...p}
+            value={values.issuer}
+            onChange={set('issuer')}
+            disabled={!!platform}
+            required
+            placeholder="https://canvas.instructure.com"
+          />
+        )}
       </Field>
       <Field label={t('clientId')} hint={platform ? t('fixedHint') : undefined} error={form.fieldError('client_id')}>
         {(p) => <Input {...p} value={values.client_id} onChange={set('client_id')} disabled={!!platform} required maxLength={255} />}
@@ -119,7 +169,15 @@ function PlatformDialog({ platform, onClose, onSaved }: { platform: LtiPlatform 
         {(p) => <Textarea {...p} value={values.deployment_ids} onChange={set('deployment_ids')} rows={2} />}
       </Field>
       <Field label={t('targetLinkUris')} hint={t('targetLinkUrisHint')} error={form.fieldError('target_link_uris')}>
-        {(p) => <Textarea {...p} value={values.target_link_uris} onChange={set('target_link_uris')} rows={2} placeholder="https://app.example.com/lti" />}
+        {(p) => (
+          <Textarea
+            {...p}
+            value={values.target_link_uris}
+            onChange={set('target_link_uris')}
+            rows={2}
+            placeholder="https://app.example.com/lti"
+          />
+        )}
       </Field>
       <Checkbox label={t('organizationsLabel')} checked={orgs} onChange={(e) => setOrgs(e.target.checked)} />
     </FormDialog>

@@ -2,7 +2,24 @@
 
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { Badge, Button, Card, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, SecretValue, ShownOnceDialog, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
+import {
+  Badge,
+  Button,
+  Card,
+  Checkbox,
+  ConfirmDialog,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  SecretValue,
+  ShownOnceDialog,
+  Table,
+  Td,
+  Textarea,
+  Thead,
+  Tr,
+} from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
@@ -39,7 +56,15 @@ export function OAuthApplications() {
         actions={canWrite && <Button onClick={() => setEditing('new')}>{t('add')}</Button>}
       />
       <Card className="overflow-hidden">
-        <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={2} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
+        <CardList
+          data={list.data?.data}
+          error={list.error}
+          onRetry={list.reload}
+          columns={4}
+          rows={2}
+          emptyTitle={t('emptyTitle')}
+          emptyDescription={t('emptyDescription')}
+        >
           {(items) => (
             <Table caption={t('title')}>
               <Thead columns={[t('name'), t('clientId'), t('type'), t('redirectUris')]} actions={canWrite ? t('actions') : undefined} />
@@ -53,7 +78,12 @@ export function OAuthApplications() {
                     </Td>
                     <Td className="break-all font-mono text-xs">{a.redirect_uris.join(' ')}</Td>
                     {canWrite && (
-                      <EditDeleteCell onEdit={() => setEditing(a)} onDelete={() => setDeleting(a)} editLabel={t('edit')} deleteLabel={t('delete')}>
+                      <EditDeleteCell
+                        onEdit={() => setEditing(a)}
+                        onDelete={() => setDeleting(a)}
+                        editLabel={t('edit')}
+                        deleteLabel={t('delete')}
+                      >
                         {!a.public && (
                           <Button variant="secondary" size="sm" onClick={() => setRotating(a)}>
                             {t('rotate')}
@@ -80,7 +110,15 @@ export function OAuthApplications() {
           }}
         />
       )}
-      <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteDescription', { name: deleting?.name ?? '' })} confirmLabel={t('delete')} />
+      <DeleteDialog
+        item={deleting}
+        path={base}
+        onClose={() => setDeleting(null)}
+        onDeleted={list.reload}
+        title={t('deleteTitle')}
+        description={t('deleteDescription', { name: deleting?.name ?? '' })}
+        confirmLabel={t('delete')}
+      />
       <ConfirmDialog
         open={rotating !== null}
         onClose={() => setRotating(null)}
@@ -92,7 +130,13 @@ export function OAuthApplications() {
           setSecret(rotated.client_secret);
         }}
       />
-      <ShownOnceDialog value={secret} onClose={() => setSecret(null)} title={t('secretTitle')} warning={t('secretWarning')} doneLabel={t('done')}>
+      <ShownOnceDialog
+        value={secret}
+        onClose={() => setSecret(null)}
+        title={t('secretTitle')}
+        warning={t('secretWarning')}
+        doneLabel={t('done')}
+      >
         {(value) => <SecretValue value={value} label={t('clientSecret')} />}
       </ShownOnceDialog>
     </div>
@@ -127,12 +171,28 @@ function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; on
   });
 
   return (
-    <FormDialog open onClose={onClose} title={app ? t('editTitle') : t('addTitle')} onSubmit={submit} error={form.formError} submitLabel={app ? t('save') : t('add')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={app ? t('editTitle') : t('addTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={app ? t('save') : t('add')}
+      busy={form.busy}
+    >
       <Field label={t('name')} error={form.fieldError('name')}>
         {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} autoFocus required maxLength={256} />}
       </Field>
       <Field label={t('redirectUris')} hint={t('redirectUrisHint')} error={form.fieldError('redirect_uris')}>
-        {(p) => <Textarea {...p} value={redirects} onChange={(e) => setRedirects(e.target.value)} rows={3} placeholder="https://app.example.com/callback" />}
+        {(p) => (
+          <Textarea
+            {...p}
+            value={redirects}
+            onChange={(e) => setRedirects(e.target.value)}
+            rows={3}
+            placeholder="https://app.example.com/callback"
+          />
+        )}
       </Field>
       <Field label={t('postLogoutRedirectUris')} error={form.fieldError('post_logout_redirect_uris')}>
         {(p) => <Textarea {...p} value={logouts} onChange={(e) => setLogouts(e.target.value)} rows={2} />}

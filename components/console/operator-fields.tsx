@@ -29,10 +29,33 @@ export function NameFields({
 }
 
 /** A new operator's password (at least 8 characters). */
-export function NewPasswordField({ label, hint, value, onChange, error }: { label: string; hint: string; value: string; onChange: Change; error?: string }) {
+export function NewPasswordField({
+  label,
+  hint,
+  value,
+  onChange,
+  error,
+}: {
+  label: string;
+  hint: string;
+  value: string;
+  onChange: Change;
+  error?: string;
+}) {
   return (
     <Field label={label} hint={hint} error={error}>
-      {(p) => <Input {...p} type="password" name="password" autoComplete="new-password" required minLength={8} value={value} onChange={onChange} />}
+      {(p) => (
+        <Input
+          {...p}
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={value}
+          onChange={onChange}
+        />
+      )}
     </Field>
   );
 }

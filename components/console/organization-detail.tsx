@@ -3,7 +3,24 @@
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, FactList, Field, Input, Select, Skeleton, Td, Tr } from '@/components/ui';
+import {
+  ActionCell,
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  ConfirmDialog,
+  CopyField,
+  FactList,
+  Field,
+  Input,
+  Select,
+  Skeleton,
+  Td,
+  Tr,
+} from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import {
   ENROLLMENT_MODES,
@@ -54,7 +71,11 @@ export function OrganizationDetail({ orgId }: { orgId: string }) {
   return (
     <div className="flex flex-col gap-8">
       <OrganizationHeader org={org.data} base={base} />
-      <Members base={base} roles={roleKeys} permissionNames={Object.fromEntries((permissions.data?.data ?? []).map((p) => [p.key, p.name]))} />
+      <Members
+        base={base}
+        roles={roleKeys}
+        permissionNames={Object.fromEntries((permissions.data?.data ?? []).map((p) => [p.key, p.name]))}
+      />
       <Invitations base={base} roles={roleKeys} />
       <Domains base={base} />
       <OrganizationDirectory base={base} roles={roleKeys} />
@@ -85,7 +106,9 @@ function OrganizationHeader({ org, base }: { org: Organization; base: string }) 
       <Breadcrumbs segment="organizations" current={org.name} />
       <header className="flex flex-wrap items-center justify-between gap-4">
         <div className="flex min-w-0 items-center gap-3">
-          {org.image_url && <img src={org.image_url} alt="" className="size-10 shrink-0 rounded-md object-cover" referrerPolicy="no-referrer" />}
+          {org.image_url && (
+            <img src={org.image_url} alt="" className="size-10 shrink-0 rounded-md object-cover" referrerPolicy="no-referrer" />
+          )}
           <div className="min-w-0">
             <h1 className="truncate text-2xl font-semibold tracking-tight">{org.name}</h1>
             <p className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{org.id}</p>
@@ -141,7 +164,19 @@ function RoleBadge({ roles, role }: { roles: RoleChoice[]; role: string }) {
   );
 }
 
-function RoleSelect({ value, roles, onChange, label, disabled }: { value: string; roles: RoleChoice[]; onChange: (role: string) => void; label: string; disabled?: boolean }) {
+function RoleSelect({
+  value,
+  roles,
+  onChange,
+  label,
+  disabled,
+}: {
+  value: string;
+  roles: RoleChoice[];
+  onChange: (role: string) => void;
+  label: string;
+  disabled?: boolean;
+}) {
   return (
     <Select
       aria-label={label}
@@ -206,7 +241,9 @@ function Members({ base, roles, permissionNames }: { base: string; roles: RoleCh
             <Tr key={m.id}>
               <Td>
                 <span className="flex min-w-0 flex-col">
-                  <span className="truncate font-medium">{[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}</span>
+                  <span className="truncate font-medium">
+                    {[m.public_user_data.first_name, m.public_user_data.last_name].filter(Boolean).join(' ') || who}
+                  </span>
                   <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{who}</span>
                 </span>
               </Td>
@@ -218,7 +255,9 @@ function Members({ base, roles, permissionNames }: { base: string; roles: RoleCh
                 )}
               </Td>
               <Td className="text-xs text-zinc-600 dark:text-zinc-400">
-                <span title={m.permissions.join(', ') || undefined}>{m.permissions.map((p) => permissionNames[p] ?? p).join(', ') || '—'}</span>
+                <span title={m.permissions.join(', ') || undefined}>
+                  {m.permissions.map((p) => permissionNames[p] ?? p).join(', ') || '—'}
+                </span>
               </Td>
               <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(m.created_at)}</Td>
               {canWrite && (
@@ -297,7 +336,11 @@ function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
             </Td>
             <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(inv.expires_at)}</Td>
             {canWrite && (
-              <ActionCell show={inv.status === 'pending'} onClick={() => setRevoking(inv)} aria-label={t('revokeInvitation', { email: inv.email_address })}>
+              <ActionCell
+                show={inv.status === 'pending'}
+                onClick={() => setRevoking(inv)}
+                aria-label={t('revokeInvitation', { email: inv.email_address })}
+              >
                 {t('revoke')}
               </ActionCell>
             )}
@@ -399,12 +442,22 @@ function Domains({ base }: { base: string }) {
                           />
                         </span>
                         {!verified && (
-                          <Button variant="secondary" size="sm" onClick={() => checkDns(d)} aria-label={t('checkDnsOf', { domain: d.name })}>
+                          <Button
+                            variant="secondary"
+                            size="sm"
+                            onClick={() => checkDns(d)}
+                            aria-label={t('checkDnsOf', { domain: d.name })}
+                          >
                             {t('checkDns')}
                           </Button>
                         )}
                         {!verified && (
-                          <Button variant="ghost" size="sm" onClick={() => update(d, { verified: true })} aria-label={t('markVerifiedOf', { domain: d.name })}>
+                          <Button
+                            variant="ghost"
+                            size="sm"
+                            onClick={() => update(d, { verified: true })}
+                            aria-label={t('markVerifiedOf', { domain: d.name })}
+                          >
                             {t('markVerified')}
                           </Button>
                         )}
@@ -435,7 +488,15 @@ function Domains({ base }: { base: string }) {
             {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="example.com" spellCheck={false} />}
           </Field>
           <Field label={t('enrollmentMode')} error={form.fieldError('enrollment_mode')}>
-            {(p) => <Select {...p} value={mode} onChange={(e) => setMode(e.target.value as EnrollmentMode)} options={ENROLLMENT_MODES} optionLabel={(m) => t(`enrollment.${m}`)} />}
+            {(p) => (
+              <Select
+                {...p}
+                value={mode}
+                onChange={(e) => setMode(e.target.value as EnrollmentMode)}
+                options={ENROLLMENT_MODES}
+                optionLabel={(m) => t(`enrollment.${m}`)}
+              />
+            )}
           </Field>
         </AddForm>
       )}
@@ -455,11 +516,29 @@ function Domains({ base }: { base: string }) {
 }
 
 /** The role picked for a new member or invitation. */
-function RoleField({ form, value, roles, onChange }: { form: ReturnType<typeof useFormError>; value: string; roles: RoleChoice[]; onChange: (role: string) => void }) {
+function RoleField({
+  form,
+  value,
+  roles,
+  onChange,
+}: {
+  form: ReturnType<typeof useFormError>;
+  value: string;
+  roles: RoleChoice[];
+  onChange: (role: string) => void;
+}) {
   const t = useTranslations('organizations.detail');
   return (
     <Field label={t('role')} error={form.fieldError('role')}>
-      {(p) => <Select {...p} value={value} onChange={(e) => onChange(e.target.value)} options={keysWith(roles, value)} optionLabel={(key) => roleName(roles, key)} />}
+      {(p) => (
+        <Select
+          {...p}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          options={keysWith(roles, value)}
+          optionLabel={(key) => roleName(roles, key)}
+        />
+      )}
     </Field>
   );
 }

@@ -2,7 +2,25 @@
 
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { ActionCell, Badge, Button, Card, CardHeader, ConfirmDialog, CopyField, Field, FormDialog, Input, SecretValue, Select, ShownOnceDialog, Table, Td, Thead, Tr } from '@/components/ui';
+import {
+  ActionCell,
+  Badge,
+  Button,
+  Card,
+  CardHeader,
+  ConfirmDialog,
+  CopyField,
+  Field,
+  FormDialog,
+  Input,
+  SecretValue,
+  Select,
+  ShownOnceDialog,
+  Table,
+  Td,
+  Thead,
+  Tr,
+} from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
@@ -12,7 +30,6 @@ import { roleName, type RoleChoice } from './role-choice';
 import { useFormError } from './use-form-error';
 import type { InstanceResponse } from '@/lib/console/types';
 import type { CreatedScimToken as CreatedToken, ScimGroup, ScimToken } from '@/lib/generated/dashboard';
-
 
 /**
  * The organization page's directory (SCIM) section: its tokens (created and shown once,
@@ -90,7 +107,13 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: Ro
           }}
         />
       )}
-      <ShownOnceDialog value={created} onClose={() => setCreated(null)} title={t('createdTitle')} warning={t('createdWarning')} doneLabel={t('done')}>
+      <ShownOnceDialog
+        value={created}
+        onClose={() => setCreated(null)}
+        title={t('createdTitle')}
+        warning={t('createdWarning')}
+        doneLabel={t('done')}
+      >
         {(token) => (
           <>
             <CopyField label={t('endpoint')} value={endpoint} />
@@ -119,7 +142,15 @@ function CreateTokenDialog({ path, onClose, onCreated }: { path: string; onClose
   const [name, setName] = useState('');
   const submit = form.handleSubmit(async () => onCreated(await mutate<CreatedToken>('POST', path, { name: name.trim() })));
   return (
-    <FormDialog open onClose={onClose} title={t('createToken')} onSubmit={submit} error={form.formError} submitLabel={t('createSubmit')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('createToken')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('createSubmit')}
+      busy={form.busy}
+    >
       <Field label={t('name')} hint={t('nameHint')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Okta" autoFocus />}
       </Field>
@@ -149,7 +180,15 @@ function Groups({ base, roles }: { base: string; roles: RoleChoice[] }) {
       <h3 className="px-5 pt-4 text-sm font-semibold">{t('groupsTitle')}</h3>
       <p className="px-5 text-xs text-zinc-600 dark:text-zinc-400">{t('groupsDescription')}</p>
       {error && <p className="px-5 pt-2 text-sm text-red-600">{error}</p>}
-      <CardList data={groups.data?.data} error={groups.error} onRetry={groups.reload} columns={3} rows={1} emptyTitle={t('noGroupsTitle')} emptyDescription={t('noGroupsDescription')}>
+      <CardList
+        data={groups.data?.data}
+        error={groups.error}
+        onRetry={groups.reload}
+        columns={3}
+        rows={1}
+        emptyTitle={t('noGroupsTitle')}
+        emptyDescription={t('noGroupsDescription')}
+      >
         {(items) => (
           <Table caption={t('groupsTitle')}>
             <Thead columns={[t('group'), t('members'), t('role')]} />
@@ -160,7 +199,12 @@ function Groups({ base, roles }: { base: string; roles: RoleChoice[] }) {
                   <Td>{g.members_count}</Td>
                   <Td>
                     {canWrite ? (
-                      <Select aria-label={t('roleOf', { group: g.display_name })} value={g.role ?? ''} onChange={(e) => void map(g, e.target.value)} className="h-8 min-w-36 text-sm">
+                      <Select
+                        aria-label={t('roleOf', { group: g.display_name })}
+                        value={g.role ?? ''}
+                        onChange={(e) => void map(g, e.target.value)}
+                        className="h-8 min-w-36 text-sm"
+                      >
                         <option value="">{t('noRole')}</option>
                         {(g.role && !roles.some((r) => r.key === g.role) ? [{ key: g.role, name: g.role }, ...roles] : roles).map((r) => (
                           <option key={r.key} value={r.key}>
@@ -189,7 +233,15 @@ function Users({ base }: { base: string }) {
   return (
     <div className="border-t border-zinc-200 dark:border-zinc-800">
       <h3 className="px-5 pt-4 text-sm font-semibold">{t('usersTitle')}</h3>
-      <CardList data={users.data?.data} error={users.error} onRetry={users.reload} columns={4} rows={2} emptyTitle={t('noUsersTitle')} emptyDescription={t('noUsersDescription')}>
+      <CardList
+        data={users.data?.data}
+        error={users.error}
+        onRetry={users.reload}
+        columns={4}
+        rows={2}
+        emptyTitle={t('noUsersTitle')}
+        emptyDescription={t('noUsersDescription')}
+      >
         {(items) => (
           <Table caption={t('usersTitle')}>
             <Thead columns={[t('userName'), t('displayName'), t('status'), t('updated')]} />

@@ -22,7 +22,17 @@ function parseObject(text: string): { value?: Record<string, unknown>; error?: b
 }
 
 /** Edits an organization's name, slug, member limit, logo URL and metadata (PATCH; metadata replaced key by key, `null` deletes). */
-export function EditOrganizationDialog({ org, base, onClose, onSaved }: { org: Organization; base: string; onClose: () => void; onSaved: () => void }) {
+export function EditOrganizationDialog({
+  org,
+  base,
+  onClose,
+  onSaved,
+}: {
+  org: Organization;
+  base: string;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
   const t = useTranslations('organizations.edit');
   const form = useFormError(FIELDS);
   const [values, setValues] = useState({
@@ -59,7 +69,11 @@ export function EditOrganizationDialog({ org, base, onClose, onSaved }: { org: O
     const priv = parseObject(values.private_metadata).value!;
     // Keys that were removed are sent as null: PATCH merges metadata.
     const removed = (before: Record<string, unknown>, after: Record<string, unknown>) =>
-      Object.fromEntries(Object.keys(before).filter((k) => !(k in after)).map((k) => [k, null]));
+      Object.fromEntries(
+        Object.keys(before)
+          .filter((k) => !(k in after))
+          .map((k) => [k, null]),
+      );
     await mutate('PATCH', base, {
       name: values.name.trim(),
       slug: values.slug.trim(),
@@ -80,16 +94,51 @@ export function EditOrganizationDialog({ org, base, onClose, onSaved }: { org: O
         {(p) => <Input {...p} value={values.slug} onChange={set('slug')} onBlur={blur('slug')} spellCheck={false} />}
       </Field>
       <Field label={t('memberLimit')} hint={t('memberLimitHint')} error={error('max_allowed_memberships')}>
-        {(p) => <Input {...p} inputMode="numeric" value={values.max_allowed_memberships} onChange={set('max_allowed_memberships')} onBlur={blur('max_allowed_memberships')} />}
+        {(p) => (
+          <Input
+            {...p}
+            inputMode="numeric"
+            value={values.max_allowed_memberships}
+            onChange={set('max_allowed_memberships')}
+            onBlur={blur('max_allowed_memberships')}
+          />
+        )}
       </Field>
       <Field label={t('logo')} hint={t('logoHint')} error={error('image_url')}>
-        {(p) => <Input {...p} type="url" value={values.image_url} onChange={set('image_url')} onBlur={blur('image_url')} placeholder="https://…" />}
+        {(p) => (
+          <Input
+            {...p}
+            type="url"
+            value={values.image_url}
+            onChange={set('image_url')}
+            onBlur={blur('image_url')}
+            placeholder="https://…"
+          />
+        )}
       </Field>
       <Field label={t('publicMetadata')} hint={t('publicMetadataHint')} error={error('public_metadata')}>
-        {(p) => <Textarea {...p} rows={3} value={values.public_metadata} onChange={set('public_metadata')} onBlur={blur('public_metadata')} spellCheck={false} />}
+        {(p) => (
+          <Textarea
+            {...p}
+            rows={3}
+            value={values.public_metadata}
+            onChange={set('public_metadata')}
+            onBlur={blur('public_metadata')}
+            spellCheck={false}
+          />
+        )}
       </Field>
       <Field label={t('privateMetadata')} hint={t('privateMetadataHint')} error={error('private_metadata')}>
-        {(p) => <Textarea {...p} rows={3} value={values.private_metadata} onChange={set('private_metadata')} onBlur={blur('private_metadata')} spellCheck={false} />}
+        {(p) => (
+          <Textarea
+            {...p}
+            rows={3}
+            value={values.private_metadata}
+            onChange={set('private_metadata')}
+            onBlur={blur('private_metadata')}
+            spellCheck={false}
+          />
+        )}
       </Field>
     </FormDialog>
   );

@@ -10,7 +10,13 @@ import { useInstance } from './instance-context';
 import { SettingsForm, useSettingsPatch } from './settings-form';
 import type { InstanceResponse } from '@/lib/console/types';
 
-const FIELDS = ['organizations_enabled', 'organization_creation_enabled', 'organization_default_role', 'organization_creator_role', 'organization_max_allowed_memberships'] as const;
+const FIELDS = [
+  'organizations_enabled',
+  'organization_creation_enabled',
+  'organization_default_role',
+  'organization_creator_role',
+  'organization_max_allowed_memberships',
+] as const;
 
 /** The instance's organization settings: on or off, who may create them, the roles new members and creators get, the member limit of new organizations. */
 export function OrganizationSettings() {
@@ -53,14 +59,35 @@ export function OrganizationSettings() {
         <SettingsForm settings={settings} onSubmit={save} savedLabel={t('saved')} saveLabel={t('save')}>
           <div className="flex flex-col gap-2">
             <Checkbox label={t('enabled')} checked={enabled} disabled={!canWrite} onChange={(e) => setEnabled(e.target.checked)} />
-            <Checkbox label={t('creation')} checked={creation} disabled={!canWrite || !enabled} onChange={(e) => setCreation(e.target.checked)} />
+            <Checkbox
+              label={t('creation')}
+              checked={creation}
+              disabled={!canWrite || !enabled}
+              onChange={(e) => setCreation(e.target.checked)}
+            />
           </div>
           <div className="grid gap-4 sm:grid-cols-3">
             <Field label={t('defaultRole')} hint={t('defaultRoleHint')} error={form.fieldError('organization_default_role')}>
-              {(p) => <Select {...p} value={defaultRole} disabled={!canWrite} onChange={(e) => setDefaultRole(e.target.value)} options={withCurrent(defaultRole)} />}
+              {(p) => (
+                <Select
+                  {...p}
+                  value={defaultRole}
+                  disabled={!canWrite}
+                  onChange={(e) => setDefaultRole(e.target.value)}
+                  options={withCurrent(defaultRole)}
+                />
+              )}
             </Field>
             <Field label={t('creatorRole')} hint={t('creatorRoleHint')} error={form.fieldError('organization_creator_role')}>
-              {(p) => <Select {...p} value={creatorRole} disabled={!canWrite} onChange={(e) => setCreatorRole(e.target.value)} options={withCurrent(creatorRole)} />}
+              {(p) => (
+                <Select
+                  {...p}
+                  value={creatorRole}
+                  disabled={!canWrite}
+                  onChange={(e) => setCreatorRole(e.target.value)}
+                  options={withCurrent(creatorRole)}
+                />
+              )}
             </Field>
             <Field label={t('limit')} hint={t('limitHint')} error={limitError ?? form.fieldError('organization_max_allowed_memberships')}>
               {(p) => (

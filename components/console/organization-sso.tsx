@@ -37,7 +37,15 @@ export function OrganizationSso({ base }: { base: string }) {
           )
         }
       />
-      <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={1} emptyTitle={t('emptyTitle')} emptyDescription={t('emptyDescription')}>
+      <CardList
+        data={list.data?.data}
+        error={list.error}
+        onRetry={list.reload}
+        columns={4}
+        rows={1}
+        emptyTitle={t('emptyTitle')}
+        emptyDescription={t('emptyDescription')}
+      >
         {(items) => (
           <Table caption={t('title')}>
             <Thead columns={[t('name'), t('domains'), t('idpUrls'), t('status')]} actions={canWrite && t('actions')} />

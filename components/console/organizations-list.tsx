@@ -57,13 +57,18 @@ export function OrganizationsList() {
           row={(org) => (
             <Tr key={org.id} className={cn(orgs.loading && 'opacity-60')}>
               <Td>
-                <Link href={orgPages.organization(account.id, instance.id, org.id)} className={cn('flex min-w-0 flex-col rounded-md', focusRing)}>
+                <Link
+                  href={orgPages.organization(account.id, instance.id, org.id)}
+                  className={cn('flex min-w-0 flex-col rounded-md', focusRing)}
+                >
                   <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">{org.name}</span>
                   <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{org.slug}</span>
                 </Link>
               </Td>
               <Td className="text-zinc-600 dark:text-zinc-400">
-                {org.max_allowed_memberships > 0 ? t('membersOf', { count: org.members_count, max: org.max_allowed_memberships }) : org.members_count}
+                {org.max_allowed_memberships > 0
+                  ? t('membersOf', { count: org.members_count, max: org.max_allowed_memberships })
+                  : org.members_count}
               </Td>
               <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(org.created_at)}</Td>
             </Tr>
@@ -100,7 +105,15 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
   });
 
   return (
-    <FormDialog open={open} onClose={onClose} title={t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={t('create')} busy={form.busy}>
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title={t('createTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('create')}
+      busy={form.busy}
+    >
       <Field label={t('name')} error={form.fieldError('name')}>
         {(p) => <Input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
       </Field>

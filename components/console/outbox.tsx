@@ -59,7 +59,9 @@ export function Outbox() {
             className={cn(
               'rounded-md px-3 py-1.5 text-sm font-medium',
               focusRing,
-              kind === k ? 'bg-white shadow-sm dark:bg-zinc-800' : 'text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100',
+              kind === k
+                ? 'bg-white shadow-sm dark:bg-zinc-800'
+                : 'text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100',
             )}
           >
             {t(`tabs.${k}`)}
@@ -88,7 +90,9 @@ function MessageList({ kind }: { kind: Kind }) {
   const { account } = useConsole();
   const instance = useInstance();
   const cursor = useCursorPages([kind]);
-  const list = useDashboard<InstanceResponse<'GET /emails'> | InstanceResponse<'GET /sms'>>(`${api.instance(account.id, instance.id)}/${kind}${query({ limit: 20, starting_after: cursor.current })}`);
+  const list = useDashboard<InstanceResponse<'GET /emails'> | InstanceResponse<'GET /sms'>>(
+    `${api.instance(account.id, instance.id)}/${kind}${query({ limit: 20, starting_after: cursor.current })}`,
+  );
   const [selectedId, setSelectedId] = useState<string | null>(null);
 
   if (list.error && errorReason(list.error) === 'live_instance') return <LiveExplanation />;
@@ -133,7 +137,9 @@ function MessageList({ kind }: { kind: Kind }) {
                       active ? 'bg-indigo-50 dark:bg-indigo-950/50' : 'hover:bg-zinc-50 dark:hover:bg-zinc-800/40',
                     )}
                   >
-                    <span className="truncate text-sm font-medium">{m.object === 'email' ? m.subject : (m.body ?? t(`messageStatus.${m.status}`))}</span>
+                    <span className="truncate text-sm font-medium">
+                      {m.object === 'email' ? m.subject : (m.body ?? t(`messageStatus.${m.status}`))}
+                    </span>
                     <span className="truncate text-xs text-zinc-600 dark:text-zinc-400">{t('toLine', { to: m.to })}</span>
                     <span className="flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
                       <Badge>{m.template}</Badge>
@@ -161,8 +167,14 @@ function MessageView({ message }: { message: Email | Sms }) {
     [t('template'), message.template],
     [t('sent'), dates.dateTime(message.created_at)],
     [t('status'), t.has(`messageStatus.${message.status}`) ? t(`messageStatus.${message.status}`) : message.status],
-    ...(message.object === 'sms' && message.delivered_by !== 'outbox' ? ([[t('attempts'), String(message.attempts)]] as Array<[string, string]>) : []),
-    ...(message.error ? ([[t('deliveryError'), message.object === 'sms' && message.error_code ? `${message.error_code}: ${message.error}` : message.error]] as Array<[string, string]>) : []),
+    ...(message.object === 'sms' && message.delivered_by !== 'outbox'
+      ? ([[t('attempts'), String(message.attempts)]] as Array<[string, string]>)
+      : []),
+    ...(message.error
+      ? ([
+          [t('deliveryError'), message.object === 'sms' && message.error_code ? `${message.error_code}: ${message.error}` : message.error],
+        ] as Array<[string, string]>)
+      : []),
   ];
   return (
     <Card className="min-w-0 self-start">
@@ -174,11 +186,21 @@ function MessageView({ message }: { message: Email | Sms }) {
             <section className="flex flex-col gap-2">
               <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t('html')}</h3>
               {/* No scripts, no same-origin: the message cannot reach the console. */}
-              <iframe title={t('preview', { subject: message.subject })} sandbox="" srcDoc={message.html} className="h-[28rem] w-full rounded-md bg-white ring-1 ring-zinc-200 dark:ring-zinc-800" />
+              <iframe
+                title={t('preview', { subject: message.subject })}
+                sandbox=""
+                srcDoc={message.html}
+                className="h-[28rem] w-full rounded-md bg-white ring-1 ring-zinc-200 dark:ring-zinc-800"
+              />
             </section>
             <section className="flex flex-col gap-2">
               <h3 className="text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t('text')}</h3>
-              <pre tabIndex={0} className="max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">{message.text}</pre>
+              <pre
+                tabIndex={0}
+                className="max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800"
+              >
+                {message.text}
+              </pre>
             </section>
           </>
         ) : message.body === null ? (

@@ -64,7 +64,13 @@ export function PasswordPolicySettings() {
           <fieldset className="flex flex-col gap-2">
             <legend className="mb-2 text-sm font-medium">{t('require')}</legend>
             {RULES.map((rule) => (
-              <Checkbox key={rule} label={t(`rules.${rule}`)} checked={policy[rule]} disabled={!canWrite} onChange={(e) => setPolicy((p) => ({ ...p, [rule]: e.target.checked }))} />
+              <Checkbox
+                key={rule}
+                label={t(`rules.${rule}`)}
+                checked={policy[rule]}
+                disabled={!canWrite}
+                onChange={(e) => setPolicy((p) => ({ ...p, [rule]: e.target.checked }))}
+              />
             ))}
           </fieldset>
           <p className="text-sm text-zinc-600 dark:text-zinc-400">

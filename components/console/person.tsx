@@ -17,7 +17,9 @@ export function usePeople(refs: ReadonlyArray<string | null | undefined>): Peopl
   const { account } = useConsole();
   const instance = useInstance();
   const key = [...new Set(refs.filter((r): r is string => !!r))].sort().join(',');
-  const state = useDashboard<InstanceResponse<'GET /people'>>(key ? `${api.instance(account.id, instance.id)}/people${query({ refs: key })}` : null);
+  const state = useDashboard<InstanceResponse<'GET /people'>>(
+    key ? `${api.instance(account.id, instance.id)}/people${query({ refs: key })}` : null,
+  );
   return useMemo(() => new Map((state.data?.data ?? []).map((p) => [p.ref, p])), [state.data]);
 }
 

@@ -41,9 +41,28 @@ export function PortalLinkButton({ base }: { base: string }) {
       <Button variant="secondary" onClick={() => setOpen(true)}>
         {t('button')}
       </Button>
-      <FormDialog open={open} onClose={close} title={t('title')} onSubmit={create} error={error} submitLabel={t('create')} busy={busy} disabled={made !== null}>
+      <FormDialog
+        open={open}
+        onClose={close}
+        title={t('title')}
+        onSubmit={create}
+        error={error}
+        submitLabel={t('create')}
+        busy={busy}
+        disabled={made !== null}
+      >
         <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('description')}</p>
-        <Field label={t('intent')}>{(p) => <Select {...p} value={intent} options={INTENTS} optionLabel={(v) => t(`intents.${v}`)} onChange={(e) => setIntent(e.target.value as typeof intent)} />}</Field>
+        <Field label={t('intent')}>
+          {(p) => (
+            <Select
+              {...p}
+              value={intent}
+              options={INTENTS}
+              optionLabel={(v) => t(`intents.${v}`)}
+              onChange={(e) => setIntent(e.target.value as typeof intent)}
+            />
+          )}
+        </Field>
         {made && (
           <>
             <ValueField label={t('link')} value={made.link} wrap />

@@ -13,7 +13,12 @@ import type { AttackProtection, RiskBasedMfa } from '@/lib/generated/dashboard';
 
 /** GET/PATCH …/attack_protection (server/instances/protection-settings.ts). */
 
-const FIELDS = ['user_lockout.max_attempts', 'user_lockout.window_minutes', 'user_lockout.lockout_minutes', 'breached_passwords.range_api_url'] as const;
+const FIELDS = [
+  'user_lockout.max_attempts',
+  'user_lockout.window_minutes',
+  'user_lockout.lockout_minutes',
+  'breached_passwords.range_api_url',
+] as const;
 /** The bounds the API enforces, shown as hints. */
 const BOUNDS = { max_attempts: [3, 100], window_minutes: [1, 1440], lockout_minutes: [1, 10080] } as const;
 
@@ -83,7 +88,11 @@ export function ProtectionSettings() {
   const disabled = !canWrite;
   const error = protection.error ?? risk.error;
   const number = (key: 'max_attempts' | 'window_minutes' | 'lockout_minutes') => (
-    <Field label={t(`lockout.${key}`)} hint={t('bounds', { min: BOUNDS[key][0], max: BOUNDS[key][1] })} error={form.fieldError(`user_lockout.${key}`)}>
+    <Field
+      label={t(`lockout.${key}`)}
+      hint={t('bounds', { min: BOUNDS[key][0], max: BOUNDS[key][1] })}
+      error={form.fieldError(`user_lockout.${key}`)}
+    >
       {(p) => (
         <Input
           {...p}
@@ -108,7 +117,17 @@ export function ProtectionSettings() {
       {saved && <Alert tone="success">{t('saved')}</Alert>}
       <AsyncContent
         data={draft}
-        error={error ? <ErrorState error={error} onRetry={() => { protection.reload(); risk.reload(); }} /> : undefined}
+        error={
+          error ? (
+            <ErrorState
+              error={error}
+              onRetry={() => {
+                protection.reload();
+                risk.reload();
+              }}
+            />
+          ) : undefined
+        }
         loading={<Skeleton className="h-64" />}
       >
         {(d) => (
@@ -116,7 +135,12 @@ export function ProtectionSettings() {
             <Card>
               <CardHeader title={t('lockout.title')} description={t('lockout.description')} />
               <CardBody className="flex flex-col gap-5">
-                <Checkbox label={t('lockout.enabled')} checked={d.lockoutEnabled} disabled={disabled} onChange={(e) => set('lockoutEnabled', e.target.checked)} />
+                <Checkbox
+                  label={t('lockout.enabled')}
+                  checked={d.lockoutEnabled}
+                  disabled={disabled}
+                  onChange={(e) => set('lockoutEnabled', e.target.checked)}
+                />
                 {number('max_attempts')}
                 {number('window_minutes')}
                 {number('lockout_minutes')}
@@ -125,8 +149,17 @@ export function ProtectionSettings() {
             <Card>
               <CardHeader title={t('breached.title')} description={t('breached.description')} />
               <CardBody className="flex flex-col gap-5">
-                <Checkbox label={t('breached.enabled')} checked={d.breachedEnabled} disabled={disabled} onChange={(e) => set('breachedEnabled', e.target.checked)} />
-                <Field label={t('breached.rangeApiUrl')} hint={t('breached.rangeApiUrlHint')} error={form.fieldError('breached_passwords.range_api_url')}>
+                <Checkbox
+                  label={t('breached.enabled')}
+                  checked={d.breachedEnabled}
+                  disabled={disabled}
+                  onChange={(e) => set('breachedEnabled', e.target.checked)}
+                />
+                <Field
+                  label={t('breached.rangeApiUrl')}
+                  hint={t('breached.rangeApiUrlHint')}
+                  error={form.fieldError('breached_passwords.range_api_url')}
+                >
                   {(p) => (
                     <Input
                       {...p}
@@ -143,8 +176,15 @@ export function ProtectionSettings() {
             <Card>
               <CardHeader title={t('risk.title')} description={t('risk.description')} />
               <CardBody className="flex flex-col gap-2">
-                <Checkbox label={t('risk.enabled')} checked={d.riskEnabled} disabled={disabled} onChange={(e) => set('riskEnabled', e.target.checked)} />
-                <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">{risk.data?.geoip_enabled ? t('risk.geoipOn') : t('risk.geoipOff')}</p>
+                <Checkbox
+                  label={t('risk.enabled')}
+                  checked={d.riskEnabled}
+                  disabled={disabled}
+                  onChange={(e) => set('riskEnabled', e.target.checked)}
+                />
+                <p className="pl-6 text-xs text-zinc-500 dark:text-zinc-400">
+                  {risk.data?.geoip_enabled ? t('risk.geoipOn') : t('risk.geoipOff')}
+                </p>
               </CardBody>
             </Card>
             {canWrite && (

@@ -24,7 +24,13 @@ export function Quickstart({ secretKey }: { secretKey: string | null }) {
   const [framework, setFramework] = useState<Framework>('nextjs');
   const [apiUrl, setApiUrl] = useState('');
   useEffect(() => setApiUrl(window.location.origin), []);
-  const q = quickstart(framework, { publishableKey: instance.publishable_key, fapiUrl: instance.fapi_url, apiUrl, secretKey, instanceId: instance.id });
+  const q = quickstart(framework, {
+    publishableKey: instance.publishable_key,
+    fapiUrl: instance.fapi_url,
+    apiUrl,
+    secretKey,
+    instanceId: instance.id,
+  });
   const next = NEXT_STEP[framework];
 
   return (
@@ -41,7 +47,9 @@ export function Quickstart({ secretKey }: { secretKey: string | null }) {
               className={cn(
                 'rounded-md px-3 py-1.5 text-sm font-medium ring-1 ring-inset',
                 focusRing,
-                framework === f ? 'bg-indigo-600 text-white ring-indigo-600' : 'bg-white text-zinc-700 ring-zinc-300 hover:bg-zinc-50 dark:bg-zinc-900 dark:text-zinc-200 dark:ring-zinc-700 dark:hover:bg-zinc-800',
+                framework === f
+                  ? 'bg-indigo-600 text-white ring-indigo-600'
+                  : 'bg-white text-zinc-700 ring-zinc-300 hover:bg-zinc-50 dark:bg-zinc-900 dark:text-zinc-200 dark:ring-zinc-700 dark:hover:bg-zinc-800',
               )}
             >
               {t(`frameworks.${f}`)}
@@ -57,7 +65,9 @@ export function Quickstart({ secretKey }: { secretKey: string | null }) {
           )}
           <Step n={q.install ? 2 : 1} title={t('env', { file: q.env.file })}>
             <Code snippet={q.env} label={t('env', { file: q.env.file })} />
-            {!secretKey && q.env.code.includes('sk_test_…') && <p className="text-xs text-zinc-600 dark:text-zinc-400">{t('secretHint')}</p>}
+            {!secretKey && q.env.code.includes('sk_test_…') && (
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">{t('secretHint')}</p>
+            )}
           </Step>
           {q.snippets.map((s, i) => (
             <Step key={s.file} n={(q.install ? 3 : 2) + i} title={s.file === 'terminal' ? t('run') : s.file}>
@@ -68,7 +78,10 @@ export function Quickstart({ secretKey }: { secretKey: string | null }) {
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           {t(`then.${framework}`)}{' '}
           {next && (
-            <Link href={pages.instance(account.id, instance.id, next)} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+            <Link
+              href={pages.instance(account.id, instance.id, next)}
+              className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+            >
               {t(`nextLink.${framework}`)}
             </Link>
           )}
@@ -82,7 +95,10 @@ function Step({ n, title, children }: { n: number; title: string; children: Reac
   return (
     <li className="flex flex-col gap-2">
       <p className="text-sm font-medium">
-        <span aria-hidden className="mr-2 inline-flex size-5 items-center justify-center rounded-full bg-indigo-100 text-xs text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300">
+        <span
+          aria-hidden
+          className="mr-2 inline-flex size-5 items-center justify-center rounded-full bg-indigo-100 text-xs text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300"
+        >
           {n}
         </span>
         {title}
@@ -96,7 +112,11 @@ function Step({ n, title, children }: { n: number; title: string; children: Reac
 function Code({ snippet, label }: { snippet: Snippet; label: string }) {
   return (
     <div className="relative">
-      <pre tabIndex={0} aria-label={label} className="overflow-x-auto rounded-md bg-zinc-950 p-3 pr-20 font-mono text-xs leading-relaxed text-zinc-100">
+      <pre
+        tabIndex={0}
+        aria-label={label}
+        className="overflow-x-auto rounded-md bg-zinc-950 p-3 pr-20 font-mono text-xs leading-relaxed text-zinc-100"
+      >
         {snippet.code}
       </pre>
       <div className="absolute top-2 right-2">

@@ -7,7 +7,23 @@ import { mutate } from '@/lib/console/use-dashboard';
 import { useFormError } from './use-form-error';
 
 /** A card that renames something (an account, an instance) with `PATCH path {name}`. */
-export function RenameCard({ title, description, label, name, path, disabled, onSaved }: { title: string; description: string; label: string; name: string; path: string; disabled: boolean; onSaved(): void }) {
+export function RenameCard({
+  title,
+  description,
+  label,
+  name,
+  path,
+  disabled,
+  onSaved,
+}: {
+  title: string;
+  description: string;
+  label: string;
+  name: string;
+  path: string;
+  disabled: boolean;
+  onSaved(): void;
+}) {
   const t = useTranslations('console.rename');
   const form = useFormError(['name']);
   const [value, setValue] = useState(name);
@@ -35,7 +51,17 @@ export function RenameCard({ title, description, label, name, path, disabled, on
           {saved && <Alert tone="success">{t('saved')}</Alert>}
           <div className="grid gap-3 sm:grid-cols-[1fr_auto] sm:items-start">
             <Field label={label} error={blank ? t('required') : form.fieldError('name')}>
-              {(p) => <Input {...p} name="name" maxLength={256} value={value} disabled={disabled} onChange={(e) => setValue(e.target.value)} onBlur={() => setBlank(!value.trim())} />}
+              {(p) => (
+                <Input
+                  {...p}
+                  name="name"
+                  maxLength={256}
+                  value={value}
+                  disabled={disabled}
+                  onChange={(e) => setValue(e.target.value)}
+                  onBlur={() => setBlank(!value.trim())}
+                />
+              )}
             </Field>
             {!disabled && (
               <Button type="submit" loading={form.busy} className="sm:mt-[1.625rem]">

@@ -2,7 +2,21 @@
 
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from 'react';
-import { ActionCell, Badge, Button, Card, CardHeader, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Td, Tr } from '@/components/ui';
+import {
+  ActionCell,
+  Badge,
+  Button,
+  Card,
+  CardHeader,
+  Checkbox,
+  ConfirmDialog,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  Td,
+  Tr,
+} from '@/components/ui';
 import { orgApi, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
@@ -62,7 +76,12 @@ export function RolesEditor() {
                     {t('edit')}
                   </Button>
                   {!r.is_system && (
-                    <Button variant="ghost" size="sm" onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })} aria-label={t('deleteRole', { role: r.key })}>
+                    <Button
+                      variant="ghost"
+                      size="sm"
+                      onClick={() => setDeleting({ kind: 'role', id: r.id, key: r.key })}
+                      aria-label={t('deleteRole', { role: r.key })}
+                    >
                       {t('delete')}
                     </Button>
                   )}
@@ -77,7 +96,13 @@ export function RolesEditor() {
         <CardHeader
           title={t('permissionsTitle')}
           description={t('permissionsDescription')}
-          actions={canWrite && <Button variant="secondary" onClick={() => setCreatingPermission(true)}>{t('createPermission')}</Button>}
+          actions={
+            canWrite && (
+              <Button variant="secondary" onClick={() => setCreatingPermission(true)}>
+                {t('createPermission')}
+              </Button>
+            )
+          }
         />
         <CardTable
           data={permissions.data?.data}
@@ -95,7 +120,11 @@ export function RolesEditor() {
               <NameCell name={p.name} keyName={p.key} builtIn={p.type === 'system'} />
               <Td className="text-zinc-600 dark:text-zinc-400">{p.description || '—'}</Td>
               {canWrite && (
-                <ActionCell show={p.type === 'user'} onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })} aria-label={t('deletePermission', { permission: p.key })}>
+                <ActionCell
+                  show={p.type === 'user'}
+                  onClick={() => setDeleting({ kind: 'permission', id: p.id, key: p.key })}
+                  aria-label={t('deletePermission', { permission: p.key })}
+                >
                   {t('delete')}
                 </ActionCell>
               )}
@@ -111,7 +140,12 @@ export function RolesEditor() {
         onClose={() => setEditing(null)}
         onSaved={roles.reload}
       />
-      <PermissionDialog open={creatingPermission} path={permissionsPath} onClose={() => setCreatingPermission(false)} onSaved={permissions.reload} />
+      <PermissionDialog
+        open={creatingPermission}
+        path={permissionsPath}
+        onClose={() => setCreatingPermission(false)}
+        onSaved={permissions.reload}
+      />
       <ConfirmDialog
         open={deleting !== null}
         onClose={() => setDeleting(null)}
@@ -150,17 +184,36 @@ type Described = { key: string; name: string; description: string };
 const BLANK: Described = { key: 'org:', name: '', description: '' };
 
 /** `org:` and the name in lower case, runs of anything else as one `_`: "Billing Admin" → `org:billing_admin`. */
-const keyFromName = (name: string) => `org:${name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+const keyFromName = (name: string) =>
+  `org:${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')}`;
 
 /**
  * The name, key and description fields of a role or a permission (`keyHint`, `keyProps`: what differs
  * between the two). With `deriveKey`, the key follows the name until the operator edits it.
  */
-function KeyNameDescription({ form, values, onChange, keyHint, keyProps, deriveKey = false }: { form: ReturnType<typeof useFormError>; values: Described; onChange: (values: Described) => void; keyHint: string; keyProps: InputHTMLAttributes<HTMLInputElement>; deriveKey?: boolean }) {
+function KeyNameDescription({
+  form,
+  values,
+  onChange,
+  keyHint,
+  keyProps,
+  deriveKey = false,
+}: {
+  form: ReturnType<typeof useFormError>;
+  values: Described;
+  onChange: (values: Described) => void;
+  keyHint: string;
+  keyProps: InputHTMLAttributes<HTMLInputElement>;
+  deriveKey?: boolean;
+}) {
   const t = useTranslations('organizations.roles');
   const set = (field: keyof Described) => (e: { target: { value: string } }) => {
     const next = { ...values, [field]: e.target.value };
-    if (field === 'name' && deriveKey && (values.key === BLANK.key || values.key === keyFromName(values.name))) next.key = keyFromName(next.name);
+    if (field === 'name' && deriveKey && (values.key === BLANK.key || values.key === keyFromName(values.name)))
+      next.key = keyFromName(next.name);
     onChange(next);
   };
   return (
@@ -218,8 +271,23 @@ function RoleDialog({
   }
 
   return (
-    <FormDialog open={role !== null} onClose={onClose} title={isNew ? t('createRoleTitle') : t('editRoleTitle')} onSubmit={submit} error={form.formError} submitLabel={t('save')} busy={form.busy}>
-      <KeyNameDescription form={form} values={values} onChange={setValues} keyHint={t('roleKeyHint')} keyProps={{ readOnly: !isNew }} deriveKey={isNew} />
+    <FormDialog
+      open={role !== null}
+      onClose={onClose}
+      title={isNew ? t('createRoleTitle') : t('editRoleTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('save')}
+      busy={form.busy}
+    >
+      <KeyNameDescription
+        form={form}
+        values={values}
+        onChange={setValues}
+        keyHint={t('roleKeyHint')}
+        keyProps={{ readOnly: !isNew }}
+        deriveKey={isNew}
+      />
       <fieldset className="flex flex-col gap-2">
         <legend className="mb-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">{t('permissions')}</legend>
         {permissions.map((p) => (
@@ -250,8 +318,22 @@ function PermissionDialog({ open, path, onClose, onSaved }: { open: boolean; pat
   });
 
   return (
-    <FormDialog open={open} onClose={onClose} title={t('createPermissionTitle')} onSubmit={submit} error={form.formError} submitLabel={t('createPermission')} busy={form.busy}>
-      <KeyNameDescription form={form} values={values} onChange={setValues} keyHint={t('permissionKeyHint')} keyProps={{ autoFocus: true }} />
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title={t('createPermissionTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('createPermission')}
+      busy={form.busy}
+    >
+      <KeyNameDescription
+        form={form}
+        values={values}
+        onChange={setValues}
+        keyHint={t('permissionKeyHint')}
+        keyProps={{ autoFocus: true }}
+      />
     </FormDialog>
   );
 }

@@ -5,7 +5,19 @@ import { Button, ConfirmDialog, Td } from '@/components/ui';
 import { mutate } from '@/lib/console/use-dashboard';
 
 /** A list row's last cell: Edit, any further actions, then Delete, right-aligned. */
-export function EditDeleteCell({ onEdit, onDelete, editLabel, deleteLabel, children }: { onEdit(): void; onDelete(): void; editLabel: string; deleteLabel: string; children?: ReactNode }) {
+export function EditDeleteCell({
+  onEdit,
+  onDelete,
+  editLabel,
+  deleteLabel,
+  children,
+}: {
+  onEdit(): void;
+  onDelete(): void;
+  editLabel: string;
+  deleteLabel: string;
+  children?: ReactNode;
+}) {
   return (
     <Td className="whitespace-nowrap text-right">
       <div className="flex justify-end gap-2">
@@ -22,7 +34,23 @@ export function EditDeleteCell({ onEdit, onDelete, editLabel, deleteLabel, child
 }
 
 /** Asks before `DELETE {path}/{item.id}`; `onDeleted` then (reload the list). */
-export function DeleteDialog({ item, path, onClose, onDeleted, title, description, confirmLabel }: { item: { id: string } | null; path: string; onClose(): void; onDeleted(): void; title: string; description: string; confirmLabel: string }) {
+export function DeleteDialog({
+  item,
+  path,
+  onClose,
+  onDeleted,
+  title,
+  description,
+  confirmLabel,
+}: {
+  item: { id: string } | null;
+  path: string;
+  onClose(): void;
+  onDeleted(): void;
+  title: string;
+  description: string;
+  confirmLabel: string;
+}) {
   return (
     <ConfirmDialog
       open={item !== null}

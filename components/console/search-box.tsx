@@ -7,7 +7,17 @@ import { Input } from '@/components/ui';
  * A list's search field: calls `onSearch` with the trimmed text as the operator types, once
  * they pause, or at once on Enter.
  */
-export function SearchBox({ label, placeholder, onSearch, initial = '' }: { label: string; placeholder: string; onSearch: (query: string) => void; initial?: string }) {
+export function SearchBox({
+  label,
+  placeholder,
+  onSearch,
+  initial = '',
+}: {
+  label: string;
+  placeholder: string;
+  onSearch: (query: string) => void;
+  initial?: string;
+}) {
   const id = useId();
   const [search, setSearch] = useState(initial);
 
@@ -17,7 +27,14 @@ export function SearchBox({ label, placeholder, onSearch, initial = '' }: { labe
   }, [search, onSearch]);
 
   return (
-    <form role="search" onSubmit={(e) => { e.preventDefault(); onSearch(search.trim()); }} className="max-w-md">
+    <form
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSearch(search.trim());
+      }}
+      className="max-w-md"
+    >
       <label htmlFor={id} className="sr-only">
         {label}
       </label>

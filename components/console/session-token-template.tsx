@@ -11,7 +11,19 @@ import { useSettingsPatch } from './settings-form';
 import type { InstanceResponse } from '@/lib/console/types';
 
 const SHORTCODES = [
-  ...['first_name', 'last_name', 'full_name', 'username', 'primary_email_address', 'email_verified', 'public_metadata', 'public_metadata.plan', 'external_id', 'id', 'created_at'].map((f) => `user.${f}`),
+  ...[
+    'first_name',
+    'last_name',
+    'full_name',
+    'username',
+    'primary_email_address',
+    'email_verified',
+    'public_metadata',
+    'public_metadata.plan',
+    'external_id',
+    'id',
+    'created_at',
+  ].map((f) => `user.${f}`),
   // The session's active organization (null on the personal account).
   ...['id', 'name', 'slug', 'role', 'image_url', 'public_metadata'].map((f) => `org.${f}`),
   'org_membership.public_metadata',
@@ -118,10 +130,16 @@ export function SessionTokenTemplate() {
           </div>
           <div className="flex min-w-0 flex-col gap-2">
             <h3 className="text-sm font-medium">{t('preview')}</h3>
-            <p className="text-xs text-zinc-600 dark:text-zinc-400">{preview ? t('previewFor', { user: preview.user_id }) : t('previewHint')}</p>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">
+              {preview ? t('previewFor', { user: preview.user_id }) : t('previewHint')}
+            </p>
             {previewError && <Alert tone="error">{previewError}</Alert>}
             {preview?.omitted && <Alert tone="warning">{t('omitted')}</Alert>}
-            <pre tabIndex={0} aria-label={t('preview')} className="overflow-auto rounded-md bg-zinc-100 p-3 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere] dark:bg-zinc-800">
+            <pre
+              tabIndex={0}
+              aria-label={t('preview')}
+              className="overflow-auto rounded-md bg-zinc-100 p-3 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere] dark:bg-zinc-800"
+            >
               {preview ? JSON.stringify(preview.payload, null, 2) : '…'}
             </pre>
           </div>

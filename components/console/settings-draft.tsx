@@ -114,7 +114,11 @@ export function SettingsDraft({ children }: { children: ReactNode }) {
         {children}
       </div>
       {canWrite && unsaved && (
-        <div role="region" aria-label={t('label')} className="sticky bottom-0 z-20 -mx-1 mt-6 flex flex-col gap-3 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 shadow-lg sm:flex-row sm:items-center dark:border-amber-800 dark:bg-amber-950">
+        <div
+          role="region"
+          aria-label={t('label')}
+          className="sticky bottom-0 z-20 -mx-1 mt-6 flex flex-col gap-3 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 shadow-lg sm:flex-row sm:items-center dark:border-amber-800 dark:bg-amber-950"
+        >
           <p className="flex-1 text-sm font-medium text-amber-950 dark:text-amber-100">{t('message')}</p>
           {form.error !== undefined && (
             <p role="alert" className="text-sm text-red-700 dark:text-red-300">
@@ -156,7 +160,21 @@ export function SettingsDraft({ children }: { children: ReactNode }) {
  */
 export function useSettingsPart<D>(
   id: string,
-  { draft, saved, setDraft, body, validate, fields }: { draft: D; saved: D; setDraft: (d: D) => void; body: (d: D) => Record<string, unknown>; validate?: (d: D) => boolean; fields: readonly string[] },
+  {
+    draft,
+    saved,
+    setDraft,
+    body,
+    validate,
+    fields,
+  }: {
+    draft: D;
+    saved: D;
+    setDraft: (d: D) => void;
+    body: (d: D) => Record<string, unknown>;
+    validate?: (d: D) => boolean;
+    fields: readonly string[];
+  },
 ) {
   const context = useContext(Context);
   if (!context) throw new Error('useSettingsPart outside SettingsDraft');

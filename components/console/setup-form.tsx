@@ -22,7 +22,9 @@ const FIELDS = ['email_address', 'password', 'first_name', 'last_name', 'account
 async function landingOf(me: Me): Promise<string> {
   const account = me.accounts[0];
   if (!account) return pages.home;
-  const instances = await requestJson<DashboardResponse<'GET /accounts/{accountId}/instances'>>(`${api.account(account.id)}/instances`).then(
+  const instances = await requestJson<DashboardResponse<'GET /accounts/{accountId}/instances'>>(
+    `${api.account(account.id)}/instances`,
+  ).then(
     ({ body }) => body.data,
     () => [],
   );
@@ -40,11 +42,14 @@ export function SetupForm({ token }: { token: string | null }) {
 
   const invalidToken = !token || errorReason(form.error) === 'setup_token_invalid';
 
-  const submit = form.handleSubmit(async () => {
-    const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ''));
-    const { body: me } = await requestJson<Me>(api.setup, { method: 'POST', json: { token, ...body } });
-    router.replace(await landingOf(me));
-  }, { stayBusy: true });
+  const submit = form.handleSubmit(
+    async () => {
+      const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ''));
+      const { body: me } = await requestJson<Me>(api.setup, { method: 'POST', json: { token, ...body } });
+      router.replace(await landingOf(me));
+    },
+    { stayBusy: true },
+  );
 
   return (
     <CenteredCard title={t('title')} description={t('description')}>
@@ -56,13 +61,36 @@ export function SetupForm({ token }: { token: string | null }) {
       ) : (
         <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
           {form.formError && <Alert tone="error">{form.formError}</Alert>}
-          <NameFields labels={{ firstName: t('firstName'), lastName: t('lastName') }} values={values} onChange={set} fieldError={form.fieldError} />
+          <NameFields
+            labels={{ firstName: t('firstName'), lastName: t('lastName') }}
+            values={values}
+            onChange={set}
+            fieldError={form.fieldError}
+          />
           <Field label={t('email')} error={form.fieldError('email_address')}>
-            {(p) => <Input {...p} type="email" name="email" autoComplete="email" required value={values.email_address} onChange={set('email_address')} />}
+            {(p) => (
+              <Input
+                {...p}
+                type="email"
+                name="email"
+                autoComplete="email"
+                required
+                value={values.email_address}
+                onChange={set('email_address')}
+              />
+            )}
           </Field>
-          <NewPasswordField label={t('password')} hint={t('passwordHint')} value={values.password} onChange={set('password')} error={form.fieldError('password')} />
+          <NewPasswordField
+            label={t('password')}
+            hint={t('passwordHint')}
+            value={values.password}
+            onChange={set('password')}
+            error={form.fieldError('password')}
+          />
           <Field label={t('accountName')} hint={t('accountNameHint')} error={form.fieldError('account_name')}>
-            {(p) => <Input {...p} name="account_name" autoComplete="organization" value={values.account_name} onChange={set('account_name')} />}
+            {(p) => (
+              <Input {...p} name="account_name" autoComplete="organization" value={values.account_name} onChange={set('account_name')} />
+            )}
           </Field>
           <Button type="submit" loading={form.busy} className="mt-2 w-full">
             {t('submit')}

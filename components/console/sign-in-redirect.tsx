@@ -50,7 +50,13 @@ export function SignInRedirect({ redirectUrl, locale }: { redirectUrl: string | 
               <Alert tone="error" className="w-full text-left">
                 {errorMessage(error)}
               </Alert>
-              <Button variant="secondary" onClick={() => { setError(undefined); setAttempt((a) => a + 1); }}>
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  setError(undefined);
+                  setAttempt((a) => a + 1);
+                }}
+              >
                 {t('retry')}
               </Button>
             </>

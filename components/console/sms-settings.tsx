@@ -10,7 +10,11 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { useFormError } from './use-form-error';
 
-const codes = (s: string) => s.split(/[\s,]+/).map((c) => c.replace(/^\+/, '')).filter(Boolean);
+const codes = (s: string) =>
+  s
+    .split(/[\s,]+/)
+    .map((c) => c.replace(/^\+/, ''))
+    .filter(Boolean);
 const orNull = (s: string) => s.trim() || null;
 
 /** `…/settings/sms`: the SMS provider (Twilio; the auth token write-only), the country allow-list, and a test send. */
@@ -27,7 +31,17 @@ export function SmsSettingsPage() {
   );
 }
 
-function ProviderCard({ path, settings, reload, canWrite }: { path: string; settings: SmsSettings | undefined; reload: () => void; canWrite: boolean }) {
+function ProviderCard({
+  path,
+  settings,
+  reload,
+  canWrite,
+}: {
+  path: string;
+  settings: SmsSettings | undefined;
+  reload: () => void;
+  canWrite: boolean;
+}) {
   const t = useTranslations('console.smsSettings');
   const form = useFormError(['account_id', 'auth_token', 'from_number', 'messaging_service_id', 'api_base_url', 'allowed_country_codes']);
   const [draft, setDraft] = useState<Record<string, string>>({});
@@ -66,16 +80,30 @@ function ProviderCard({ path, settings, reload, canWrite }: { path: string; sett
       <CardHeader
         title={t('title')}
         description={t('description')}
-        actions={settings && <Badge tone={settings.configured ? 'green' : 'neutral'}>{settings.configured ? t('configured') : t('notConfigured')}</Badge>}
+        actions={
+          settings && (
+            <Badge tone={settings.configured ? 'green' : 'neutral'}>{settings.configured ? t('configured') : t('notConfigured')}</Badge>
+          )
+        }
       />
       <CardBody>
         <form onSubmit={submit} className="flex max-w-xl flex-col gap-4">
-          <Field label={t('callbackUrl')}>{(p) => <Input {...p} readOnly value={settings?.status_callback_url ?? ''} className="font-mono" />}</Field>
+          <Field label={t('callbackUrl')}>
+            {(p) => <Input {...p} readOnly value={settings?.status_callback_url ?? ''} className="font-mono" />}
+          </Field>
           {text('account_id', t('accountId'))}
           <Field label={t('authToken')} hint={t('authTokenHint')} error={form.fieldError('auth_token')}>
             {(p) => (
               <div className="flex items-center gap-2">
-                <Input {...p} name="auth_token" type="password" autoComplete="off" disabled={!canWrite} value={authToken} onChange={(e) => setAuthToken(e.target.value)} />
+                <Input
+                  {...p}
+                  name="auth_token"
+                  type="password"
+                  autoComplete="off"
+                  disabled={!canWrite}
+                  value={authToken}
+                  onChange={(e) => setAuthToken(e.target.value)}
+                />
                 <Badge tone={settings?.auth_token_set ? 'green' : 'neutral'}>{settings?.auth_token_set ? t('isSet') : t('notSet')}</Badge>
               </div>
             )}
@@ -129,7 +157,9 @@ function TestSendCard({ path }: { path: string }) {
       <CardBody>
         <form onSubmit={submit} className="flex max-w-xl flex-col gap-4">
           <Field label={t('testTo')} error={form.fieldError('to')}>
-            {(p) => <Input {...p} name="to" type="tel" required placeholder="+14155550123" value={to} onChange={(e) => setTo(e.target.value)} />}
+            {(p) => (
+              <Input {...p} name="to" type="tel" required placeholder="+14155550123" value={to} onChange={(e) => setTo(e.target.value)} />
+            )}
           </Field>
           {form.formError && <Alert tone="error">{form.formError}</Alert>}
           {result && (

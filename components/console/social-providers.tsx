@@ -2,7 +2,22 @@
 
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { Badge, Button, Card, Checkbox, CopyField, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr } from '@/components/ui';
+import {
+  Badge,
+  Button,
+  Card,
+  Checkbox,
+  CopyField,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  Select,
+  Table,
+  Td,
+  Thead,
+  Tr,
+} from '@/components/ui';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
@@ -27,13 +42,28 @@ export function SocialProviders() {
 
   return (
     <div className="flex flex-col gap-6">
-      <PageHeader title={t('title')} description={t('description')} actions={canWrite && <Button onClick={() => setEditing('new')}>{t('add')}</Button>} />
+      <PageHeader
+        title={t('title')}
+        description={t('description')}
+        actions={canWrite && <Button onClick={() => setEditing('new')}>{t('add')}</Button>}
+      />
       <CopyField label={t('callbackUrl')} value={`${instance.fapi_url}/v1/oauth_callback`} />
       <Card className="overflow-hidden">
-        <CardList data={list.data?.data} error={list.error} onRetry={list.reload} columns={4} rows={2} emptyTitle={t('empty')} emptyDescription={t('emptyDescription')}>
+        <CardList
+          data={list.data?.data}
+          error={list.error}
+          onRetry={list.reload}
+          columns={4}
+          rows={2}
+          emptyTitle={t('empty')}
+          emptyDescription={t('emptyDescription')}
+        >
           {(items) => (
             <Table caption={t('title')}>
-              <Thead columns={[t('displayName'), t('strategy'), t('clientId'), t('status')]} actions={canWrite ? t('actions') : undefined} />
+              <Thead
+                columns={[t('displayName'), t('strategy'), t('clientId'), t('status')]}
+                actions={canWrite ? t('actions') : undefined}
+              />
               <tbody>
                 {items.map((p) => (
                   <Tr key={p.id}>
@@ -43,7 +73,14 @@ export function SocialProviders() {
                     <Td>
                       <Badge tone={p.enabled ? 'green' : 'neutral'}>{p.enabled ? t('enabled') : t('disabled')}</Badge>
                     </Td>
-                    {canWrite && <EditDeleteCell onEdit={() => setEditing(p)} onDelete={() => setDeleting(p)} editLabel={t('edit')} deleteLabel={t('delete')} />}
+                    {canWrite && (
+                      <EditDeleteCell
+                        onEdit={() => setEditing(p)}
+                        onDelete={() => setDeleting(p)}
+                        editLabel={t('edit')}
+                        deleteLabel={t('delete')}
+                      />
+                    )}
                   </Tr>
                 ))}
               </tbody>
@@ -61,7 +98,15 @@ export function SocialProviders() {
           }}
         />
       )}
-      <DeleteDialog item={deleting} path={base} onClose={() => setDeleting(null)} onDeleted={list.reload} title={t('deleteTitle')} description={t('deleteConfirm', { name: deleting?.display_name ?? '' })} confirmLabel={t('delete')} />
+      <DeleteDialog
+        item={deleting}
+        path={base}
+        onClose={() => setDeleting(null)}
+        onDeleted={list.reload}
+        title={t('deleteTitle')}
+        description={t('deleteConfirm', { name: deleting?.display_name ?? '' })}
+        confirmLabel={t('delete')}
+      />
     </div>
   );
 }
@@ -97,7 +142,15 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
   });
 
   return (
-    <FormDialog open onClose={onClose} title={provider ? t('editTitle') : t('addTitle')} onSubmit={submit} error={form.formError} submitLabel={provider ? t('save') : t('add')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={provider ? t('editTitle') : t('addTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={provider ? t('save') : t('add')}
+      busy={form.busy}
+    >
       {!provider && (
         <Field label={t('kind')}>
           {(p) => (
@@ -113,7 +166,15 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
       )}
       {!provider && (
         <Field label={t('name')} error={form.fieldError('name')}>
-          {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder={kind === 'oidc' ? 'acme' : kind} maxLength={40} />}
+          {(p) => (
+            <Input
+              {...p}
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              placeholder={kind === 'oidc' ? 'acme' : kind}
+              maxLength={40}
+            />
+          )}
         </Field>
       )}
       <Field label={t('displayName')} error={form.fieldError('display_name')}>
@@ -123,7 +184,9 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
         {(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} required maxLength={512} />}
       </Field>
       <Field label={t('clientSecret')} hint={t('clientSecretHint')} error={form.fieldError('client_secret')}>
-        {(p) => <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} maxLength={2048} />}
+        {(p) => (
+          <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} maxLength={2048} />
+        )}
       </Field>
       {kind === 'oidc' && (
         <Field label={t('issuer')} error={form.fieldError('issuer')}>

@@ -35,7 +35,17 @@ const FIELDS = [
  * sign-in and signed AuthnRequests as options; OIDC with issuer, client id and a write-only
  * secret. Domains are picked among the organization's verified ones.
  */
-export function SsoConnectionDialog({ base, connection, onClose, onSaved }: { base: string; connection: SsoConnection | null; onClose: () => void; onSaved: () => void }) {
+export function SsoConnectionDialog({
+  base,
+  connection,
+  onClose,
+  onSaved,
+}: {
+  base: string;
+  connection: SsoConnection | null;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
   const t = useTranslations('sso.form');
   const form = useFormError(FIELDS);
   const domains = useDashboard<InstanceResponse<'GET /organizations/{id}/domains'>>(`${base}/domains?limit=100`);
@@ -79,18 +89,38 @@ export function SsoConnectionDialog({ base, connection, onClose, onSaved }: { ba
     if (Object.keys(problems).length > 0) return;
     const oidc = { issuer: issuer.trim(), client_id: clientId.trim(), ...(clientSecret ? { client_secret: clientSecret } : {}) };
     const body = { name: name.trim(), domains: picked, active, ...(provider === 'saml' ? { saml: samlBody() } : { oidc }) };
-    await mutate(connection ? 'PATCH' : 'POST', connection ? `${base}/sso_connections/${encodeURIComponent(connection.id)}` : `${base}/sso_connections`, connection ? body : { ...body, provider, organization_id: organizationOf(base) });
+    await mutate(
+      connection ? 'PATCH' : 'POST',
+      connection ? `${base}/sso_connections/${encodeURIComponent(connection.id)}` : `${base}/sso_connections`,
+      connection ? body : { ...body, provider, organization_id: organizationOf(base) },
+    );
     onSaved();
   });
 
   return (
-    <FormDialog open onClose={onClose} title={connection ? t('editTitle') : t('createTitle')} onSubmit={submit} error={form.formError} submitLabel={connection ? t('save') : t('create')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={connection ? t('editTitle') : t('createTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={connection ? t('save') : t('create')}
+      busy={form.busy}
+    >
       <Field label={t('name')} error={error('name')}>
         {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} onBlur={required('name', name)} autoFocus />}
       </Field>
       {!connection && (
         <Field label={t('provider')}>
-          {(p) => <Select {...p} value={provider} onChange={(e) => setProvider(e.target.value as 'saml' | 'oidc')} options={['saml', 'oidc'] as const} optionLabel={(v) => t(`providers.${v}`)} />}
+          {(p) => (
+            <Select
+              {...p}
+              value={provider}
+              onChange={(e) => setProvider(e.target.value as 'saml' | 'oidc')}
+              options={['saml', 'oidc'] as const}
+              optionLabel={(v) => t(`providers.${v}`)}
+            />
+          )}
         </Field>
       )}
       <fieldset className="flex flex-col gap-2" aria-invalid={error('domains') ? true : undefined}>
@@ -99,7 +129,12 @@ export function SsoConnectionDialog({ base, connection, onClose, onSaved }: { ba
           <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('noVerifiedDomain')}</p>
         ) : (
           verified.map((d) => (
-            <Checkbox key={d} label={d} checked={picked.includes(d)} onChange={(e) => setPicked((list) => (e.target.checked ? [...list, d] : list.filter((x) => x !== d)))} />
+            <Checkbox
+              key={d}
+              label={d}
+              checked={picked.includes(d)}
+              onChange={(e) => setPicked((list) => (e.target.checked ? [...list, d] : list.filter((x) => x !== d)))}
+            />
           ))
         )}
         {error('domains') && (
@@ -111,16 +146,41 @@ export function SsoConnectionDialog({ base, connection, onClose, onSaved }: { ba
       {provider === 'saml' ? (
         <>
           <Field label={t('source')}>
-            {(p) => <Select {...p} value={source} onChange={(e) => setSource(e.target.value as Source)} options={SOURCES} optionLabel={(v) => t(`sources.${v}`)} />}
+            {(p) => (
+              <Select
+                {...p}
+                value={source}
+                onChange={(e) => setSource(e.target.value as Source)}
+                options={SOURCES}
+                optionLabel={(v) => t(`sources.${v}`)}
+              />
+            )}
           </Field>
           {source === 'metadata_xml' && (
             <Field label={t('metadataXml')} hint={connection ? t('keepHint') : undefined} error={error('saml.idp_metadata_xml')}>
-              {(p) => <Textarea {...p} rows={5} value={xml} onChange={(e) => setXml(e.target.value)} spellCheck={false} placeholder="<EntityDescriptor …>" />}
+              {(p) => (
+                <Textarea
+                  {...p}
+                  rows={5}
+                  value={xml}
+                  onChange={(e) => setXml(e.target.value)}
+                  spellCheck={false}
+                  placeholder="<EntityDescriptor …>"
+                />
+              )}
             </Field>
           )}
           {source === 'metadata_url' && (
             <Field label={t('metadataUrl')} error={error('saml.idp_metadata_url')}>
-              {(p) => <Input {...p} type="url" value={metadataUrl} onChange={(e) => setMetadataUrl(e.target.value)} placeholder="https://idp.example.com/metadata.xml" />}
+              {(p) => (
+                <Input
+                  {...p}
+                  type="url"
+                  value={metadataUrl}
+                  onChange={(e) => setMetadataUrl(e.target.value)}
+                  placeholder="https://idp.example.com/metadata.xml"
+                />
+              )}
             </Field>
           )}
           {source === 'manual' && (
@@ -132,7 +192,16 @@ export function SsoConnectionDialog({ base, connection, onClose, onSaved }: { ba
                 {(p) => <Input {...p} type="url" value={ssoUrl} onChange={(e) => setSsoUrl(e.target.value)} />}
               </Field>
               <Field label={t('certificate')} hint={connection ? t('keepHint') : undefined} error={error('saml.idp_certificates')}>
-                {(p) => <Textarea {...p} rows={4} value={certificate} onChange={(e) => setCertificate(e.target.value)} spellCheck={false} placeholder="-----BEGIN CERTIFICATE-----" />}
+                {(p) => (
+                  <Textarea
+                    {...p}
+                    rows={4}
+                    value={certificate}
+                    onChange={(e) => setCertificate(e.target.value)}
+                    spellCheck={false}
+                    placeholder="-----BEGIN CERTIFICATE-----"
+                  />
+                )}
               </Field>
             </>
           )}
@@ -142,13 +211,36 @@ export function SsoConnectionDialog({ base, connection, onClose, onSaved }: { ba
       ) : (
         <>
           <Field label={t('issuer')} error={error('oidc.issuer')}>
-            {(p) => <Input {...p} type="url" value={issuer} onChange={(e) => setIssuer(e.target.value)} onBlur={required('oidc.issuer', issuer)} placeholder="https://login.example.com" />}
+            {(p) => (
+              <Input
+                {...p}
+                type="url"
+                value={issuer}
+                onChange={(e) => setIssuer(e.target.value)}
+                onBlur={required('oidc.issuer', issuer)}
+                placeholder="https://login.example.com"
+              />
+            )}
           </Field>
           <Field label={t('clientId')} error={error('oidc.client_id')}>
-            {(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} onBlur={required('oidc.client_id', clientId)} spellCheck={false} />}
+            {(p) => (
+              <Input
+                {...p}
+                value={clientId}
+                onChange={(e) => setClientId(e.target.value)}
+                onBlur={required('oidc.client_id', clientId)}
+                spellCheck={false}
+              />
+            )}
           </Field>
-          <Field label={t('clientSecret')} hint={connection?.oidc?.client_secret_set ? t('secretSet') : t('secretHint')} error={error('oidc.client_secret')}>
-            {(p) => <Input {...p} type="password" autoComplete="off" value={clientSecret} onChange={(e) => setClientSecret(e.target.value)} />}
+          <Field
+            label={t('clientSecret')}
+            hint={connection?.oidc?.client_secret_set ? t('secretSet') : t('secretHint')}
+            error={error('oidc.client_secret')}
+          >
+            {(p) => (
+              <Input {...p} type="password" autoComplete="off" value={clientSecret} onChange={(e) => setClientSecret(e.target.value)} />
+            )}
           </Field>
         </>
       )}

@@ -28,7 +28,11 @@ export function ErrorState({ error, notFound, onRetry }: { error?: unknown; notF
     );
   }
   if (error instanceof ApiError && error.status === 403) {
-    return <Alert tone="warning" title={t('forbiddenTitle')}>{t('forbiddenDescription')}</Alert>;
+    return (
+      <Alert tone="warning" title={t('forbiddenTitle')}>
+        {t('forbiddenDescription')}
+      </Alert>
+    );
   }
   return <ErrorAlert title={t('errorTitle')} message={errorMessage(error)} onRetry={onRetry} />;
 }
@@ -74,7 +78,17 @@ type CardListProps<T> = {
  * `columns` × `rows` while loading, the empty state (when `emptyTitle` is given, with
  * `emptyAction` under it) for an empty list, else `children(data)`.
  */
-export function CardList<T>({ data, error, onRetry, columns, rows, emptyTitle, emptyDescription, emptyAction, children }: CardListProps<T> & { children: (data: T) => ReactNode }) {
+export function CardList<T>({
+  data,
+  error,
+  onRetry,
+  columns,
+  rows,
+  emptyTitle,
+  emptyDescription,
+  emptyAction,
+  children,
+}: CardListProps<T> & { children: (data: T) => ReactNode }) {
   return (
     <AsyncContent
       data={data}
@@ -91,7 +105,14 @@ export function CardList<T>({ data, error, onRetry, columns, rows, emptyTitle, e
  * A CardList of rows shown as a table: captioned `caption`, headed `headings` (then the row
  * buttons' column, when `actions` names it), one `row(item)` each; `busy` while a new page loads.
  */
-export function CardTable<T>({ caption, headings, actions, busy, row, ...list }: CardListProps<T[]> & { caption: string; headings: ReactNode[]; actions?: string | false; busy?: boolean; row: (item: T) => ReactNode }) {
+export function CardTable<T>({
+  caption,
+  headings,
+  actions,
+  busy,
+  row,
+  ...list
+}: CardListProps<T[]> & { caption: string; headings: ReactNode[]; actions?: string | false; busy?: boolean; row: (item: T) => ReactNode }) {
   return (
     <CardList {...list}>
       {(items) => (

@@ -3,7 +3,22 @@
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
 import { useCallback, useState, type ReactNode } from 'react';
-import { ActionCell, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, FactList, Field, FormDialog, Input, Td, Tr } from '@/components/ui';
+import {
+  ActionCell,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  Checkbox,
+  ConfirmDialog,
+  FactList,
+  Field,
+  FormDialog,
+  Input,
+  Td,
+  Tr,
+} from '@/components/ui';
 import { displayName, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
 import type { InstanceResponse, User } from '@/lib/console/types';
@@ -42,7 +57,11 @@ export function SecurityCard({ user, base }: UserPageProps) {
   const [dialog, setDialog] = useState<'password' | 'mfa' | null>(null);
   const { act, alert } = useActions();
   const name = displayName(user) ?? primaryEmail(user) ?? user.id;
-  const lockState = !user.locked ? t('notLocked') : user.locked_until === null ? t('lockedForever') : t('lockedUntilDate', { date: dates.dateTime(user.locked_until) });
+  const lockState = !user.locked
+    ? t('notLocked')
+    : user.locked_until === null
+      ? t('lockedForever')
+      : t('lockedUntilDate', { date: dates.dateTime(user.locked_until) });
   const facts: Array<[string, ReactNode]> = [
     [t('passwordLabel'), user.password_enabled ? t('passwordSet') : t('passwordNone')],
     [t('twoStep'), user.two_factor_enabled ? <Badge tone="green">{t('twoStepOn')}</Badge> : <Badge>{t('twoStepOff')}</Badge>],
@@ -115,7 +134,15 @@ function PasswordDialog({ base, onClose, onSaved }: { base: string; onClose: () 
     onSaved(signOut);
   });
   return (
-    <FormDialog open onClose={onClose} title={t('passwordTitle')} onSubmit={submit} error={form.formError} submitLabel={t('savePassword')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('passwordTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('savePassword')}
+      busy={form.busy}
+    >
       <Field label={t('newPassword')} hint={t('passwordHint')} error={(tooShort && t('passwordTooShort')) || form.fieldError('password')}>
         {(p) => (
           <Input
@@ -143,7 +170,9 @@ export function OrganizationsCard({ base }: UserPageProps) {
   const { account } = useConsole();
   const instance = useInstance();
   const cursor = useCursorPages([]);
-  const memberships = useDashboard<InstanceResponse<'GET /users/{id}/organization_memberships'>>(`${base}/organization_memberships${query({ limit: 20, starting_after: cursor.current })}`);
+  const memberships = useDashboard<InstanceResponse<'GET /users/{id}/organization_memberships'>>(
+    `${base}/organization_memberships${query({ limit: 20, starting_after: cursor.current })}`,
+  );
   return (
     <Card>
       <CardHeader title={t('orgsTitle')} description={t('orgsDescription')} />
@@ -215,7 +244,9 @@ export function AccessTokensCard({ base }: UserPageProps) {
             </Td>
             <Td className="font-mono text-xs">{token.scopes.join(' ')}</Td>
             <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.relative(token.last_used_at)}</Td>
-            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{token.expires_at ? dates.dateTime(token.expires_at) : t('noExpiry')}</Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">
+              {token.expires_at ? dates.dateTime(token.expires_at) : t('noExpiry')}
+            </Td>
             <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(token.created_at)}</Td>
             {canWrite && (
               <ActionCell onClick={() => setConfirm(token)} aria-label={t('revokeToken', { name: token.name })}>
@@ -248,7 +279,9 @@ export function ApiKeysCard({ user }: UserPageProps) {
   const instance = useInstance();
   const cursor = useCursorPages([]);
   const keysBase = `${api.instance(account.id, instance.id)}/api_keys`;
-  const keys = useDashboard<InstanceResponse<'GET /api_keys'>>(`${keysBase}${query({ subject: user.id, revoked: 'false', limit: 20, starting_after: cursor.current })}`);
+  const keys = useDashboard<InstanceResponse<'GET /api_keys'>>(
+    `${keysBase}${query({ subject: user.id, revoked: 'false', limit: 20, starting_after: cursor.current })}`,
+  );
   const [confirm, setConfirm] = useState<ApiKey | null>(null);
   return (
     <Card>
@@ -256,7 +289,10 @@ export function ApiKeysCard({ user }: UserPageProps) {
         title={t('apiKeysTitle')}
         description={t('apiKeysDescription')}
         actions={
-          <Link href={pages.instance(account.id, instance.id, 'api-keys')} className="text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+          <Link
+            href={pages.instance(account.id, instance.id, 'api-keys')}
+            className="text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+          >
             {t('allApiKeys')}
           </Link>
         }
@@ -307,7 +343,17 @@ export function ApiKeysCard({ user }: UserPageProps) {
 }
 
 /** Names and username (PATCH …/users/:id); an empty username clears it. */
-export function EditProfileDialog({ user, base, onClose, onSaved }: { user: User; base: string; onClose: () => void; onSaved: () => void }) {
+export function EditProfileDialog({
+  user,
+  base,
+  onClose,
+  onSaved,
+}: {
+  user: User;
+  base: string;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
   const t = useTranslations('console.user');
   const form = useFormError(['first_name', 'last_name', 'username']);
   const [v, setV] = useState({ first_name: user.first_name ?? '', last_name: user.last_name ?? '', username: user.username ?? '' });
@@ -318,7 +364,15 @@ export function EditProfileDialog({ user, base, onClose, onSaved }: { user: User
     onSaved();
   });
   return (
-    <FormDialog open onClose={onClose} title={t('editProfileTitle')} onSubmit={submit} error={form.formError} submitLabel={t('save')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={t('editProfileTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('save')}
+      busy={form.busy}
+    >
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label={t('firstName')} error={form.fieldError('first_name')}>
           {(p) => <Input {...p} value={v.first_name} onChange={set('first_name')} autoFocus />}
@@ -335,7 +389,17 @@ export function EditProfileDialog({ user, base, onClose, onSaved }: { user: User
 }
 
 /** Adds an email address or phone number, verified at once when the operator says so. */
-export function AddIdentifierDialog({ kind, base, onClose, onAdded }: { kind: 'email_address' | 'phone_number'; base: string; onClose: () => void; onAdded: () => void }) {
+export function AddIdentifierDialog({
+  kind,
+  base,
+  onClose,
+  onAdded,
+}: {
+  kind: 'email_address' | 'phone_number';
+  base: string;
+  onClose: () => void;
+  onAdded: () => void;
+}) {
   const t = useTranslations('console.user');
   const form = useFormError([kind]);
   const [value, setValue] = useState('');
@@ -352,7 +416,15 @@ export function AddIdentifierDialog({ kind, base, onClose, onAdded }: { kind: 'e
     onAdded();
   });
   return (
-    <FormDialog open onClose={onClose} title={email ? t('addEmailTitle') : t('addPhoneTitle')} onSubmit={submit} error={form.formError} submitLabel={t('add')} busy={form.busy}>
+    <FormDialog
+      open
+      onClose={onClose}
+      title={email ? t('addEmailTitle') : t('addPhoneTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('add')}
+      busy={form.busy}
+    >
       <Field
         label={email ? t('emailLabel') : t('phoneLabel')}
         hint={email ? undefined : t('phoneHint')}

@@ -4,7 +4,25 @@ import { personLabel, usePeople } from './person';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { ActionCell, Alert, Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, Dialog, FactList, Field, SecretValue, ShownOnce, Skeleton, Td, Textarea, Tr } from '@/components/ui';
+import {
+  ActionCell,
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  ConfirmDialog,
+  Dialog,
+  FactList,
+  Field,
+  SecretValue,
+  ShownOnce,
+  Skeleton,
+  Td,
+  Textarea,
+  Tr,
+} from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import { deviceParts } from '@/lib/session-activity';
@@ -17,7 +35,15 @@ import { useInstance } from './instance-context';
 import { CardTable, ErrorState } from './states';
 import { useActions } from './use-actions';
 import { useFormError } from './use-form-error';
-import { AccessTokensCard, AddIdentifierDialog, ApiKeysCard, EditProfileDialog, OrganizationsCard, SecurityCard, useUserChanged } from './user-account-cards';
+import {
+  AccessTokensCard,
+  AddIdentifierDialog,
+  ApiKeysCard,
+  EditProfileDialog,
+  OrganizationsCard,
+  SecurityCard,
+  useUserChanged,
+} from './user-account-cards';
 import { PasskeysCard } from './user-passkeys-card';
 
 /** How long an impersonation link can be used: an hour (the API's default), stated before it is made. */
@@ -100,7 +126,8 @@ function UserHeader({ user, base }: PageProps) {
       await mutate<User>('POST', `${base}/${action}`);
       await userChanged();
     });
-  const impersonate = async () => setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, { expires_in_seconds: IMPERSONATION_LINK_SECONDS }));
+  const impersonate = async () =>
+    setTicket(await mutate<ActorToken>('POST', `${base}/impersonate`, { expires_in_seconds: IMPERSONATION_LINK_SECONDS }));
 
   const deleteConfirmText = email ?? user.id;
   const ticketLink = (ticket: ActorToken) => `${instance.fapi_url}/sign-in#ticket=${encodeURIComponent(ticket.token)}`;
@@ -109,7 +136,10 @@ function UserHeader({ user, base }: PageProps) {
       <Breadcrumbs segment="users" current={name ?? email ?? user.id} />
       <header className="flex flex-wrap items-center justify-between gap-4">
         <div className="flex min-w-0 items-center gap-4">
-          <span aria-hidden className="grid size-14 shrink-0 place-items-center rounded-full bg-indigo-100 text-lg font-semibold text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300">
+          <span
+            aria-hidden
+            className="grid size-14 shrink-0 place-items-center rounded-full bg-indigo-100 text-lg font-semibold text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300"
+          >
             {initials(name, email)}
           </span>
           <div className="min-w-0">
@@ -365,12 +395,24 @@ function ContactList({
                 {canWrite && (
                   <span className="ml-auto flex flex-wrap gap-1">
                     {!verified && (
-                      <Button variant="ghost" size="sm" loading={busy === `verify:${item.id}`} onClick={() => onVerify(item)} aria-label={t('verifyItem', { value: item.value })}>
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        loading={busy === `verify:${item.id}`}
+                        onClick={() => onVerify(item)}
+                        aria-label={t('verifyItem', { value: item.value })}
+                      >
                         {t('verify')}
                       </Button>
                     )}
                     {verified && !primary && (
-                      <Button variant="ghost" size="sm" loading={busy === `primary:${item.id}`} onClick={() => onMakePrimary(item)} aria-label={t('makePrimaryItem', { value: item.value })}>
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        loading={busy === `primary:${item.id}`}
+                        onClick={() => onMakePrimary(item)}
+                        aria-label={t('makePrimaryItem', { value: item.value })}
+                      >
                         {t('makePrimary')}
                       </Button>
                     )}
@@ -523,7 +565,10 @@ function SessionDevice({ session }: { session: Session }) {
   const t = useTranslations('console.user');
   const activity = session.latest_activity;
   const parts = deviceParts(activity, { version: true });
-  const name = parts?.browser && parts.os ? t('deviceOn', { browser: parts.browser, os: parts.os }) : (parts?.browser ?? parts?.os ?? t('unknownDevice'));
+  const name =
+    parts?.browser && parts.os
+      ? t('deviceOn', { browser: parts.browser, os: parts.os })
+      : (parts?.browser ?? parts?.os ?? t('unknownDevice'));
   const type = activity?.device_type;
   return (
     <div className="text-sm">
@@ -544,7 +589,8 @@ type MetaKey = 'public_metadata' | 'private_metadata' | 'unsafe_metadata';
 const META_KEYS: MetaKey[] = ['public_metadata', 'private_metadata', 'unsafe_metadata'];
 
 /** Each metadata object as indented JSON, for its textarea. */
-const textOf = (user: User) => Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(user[k] ?? {}, null, 2)])) as Record<MetaKey, string>;
+const textOf = (user: User) =>
+  Object.fromEntries(META_KEYS.map((k) => [k, JSON.stringify(user[k] ?? {}, null, 2)])) as Record<MetaKey, string>;
 
 function MetadataEditor({ user, base, onSaved }: { user: User; base: string; onSaved: (u: User) => void }) {
   const t = useTranslations('console.user');

@@ -50,7 +50,9 @@ export function PasskeysCard({ base }: UserPageProps) {
                 </span>
               )}
             </Td>
-            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{p.last_used_at ? dates.relative(p.last_used_at) : t('never')}</Td>
+            <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">
+              {p.last_used_at ? dates.relative(p.last_used_at) : t('never')}
+            </Td>
             <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(p.created_at)}</Td>
             {canWrite && (
               <ActionCell onClick={() => setConfirm(p)} aria-label={t('deleteLabel', { name: p.name })}>

@@ -9,7 +9,8 @@ import { useDashboard } from '@/lib/console/use-dashboard';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 
-const primaryEmail = (u: User) => u.email_addresses.find((e) => e.id === u.primary_email_address_id)?.email_address ?? u.email_addresses[0]?.email_address ?? null;
+const primaryEmail = (u: User) =>
+  u.email_addresses.find((e) => e.id === u.primary_email_address_id)?.email_address ?? u.email_addresses[0]?.email_address ?? null;
 export const userLabel = (u: User) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.username || primaryEmail(u) || u.id;
 
 /** Waits `ms` after the last change before answering the value. */
@@ -42,7 +43,9 @@ export function UserPicker({ control, value, onChange }: { control: ControlProps
   };
   const term = useDebounced(text.trim(), 200);
   const search = open && term.length >= 2 && !term.startsWith('user_');
-  const found = useDashboard<InstanceResponse<'GET /users'>>(search ? `${api.instance(account.id, instance.id)}/users${query({ query: term, limit: 8 })}` : null);
+  const found = useDashboard<InstanceResponse<'GET /users'>>(
+    search ? `${api.instance(account.id, instance.id)}/users${query({ query: term, limit: 8 })}` : null,
+  );
   const options = search ? (found.data?.data ?? []) : [];
 
   function choose(u: User) {

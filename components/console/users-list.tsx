@@ -4,7 +4,22 @@ import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { Badge, Button, Card, Checkbox, EmptyState, PageHeader, Select, Skeleton, Table, Td, Thead, Tr, cn, focusRing } from '@/components/ui';
+import {
+  Badge,
+  Button,
+  Card,
+  Checkbox,
+  EmptyState,
+  PageHeader,
+  Select,
+  Skeleton,
+  Table,
+  Td,
+  Thead,
+  Tr,
+  cn,
+  focusRing,
+} from '@/components/ui';
 import { displayName, initials, primaryEmail, useDates } from '@/lib/console/format';
 import { api, pages, query } from '@/lib/console/paths';
 import type { InstanceResponse, User } from '@/lib/console/types';
@@ -134,7 +149,14 @@ export function UsersList() {
         actions={
           canWrite && (
             <div className="flex flex-wrap gap-2">
-              <a className={cn('inline-flex h-10 items-center rounded-md px-4 text-sm font-medium ring-1 ring-inset ring-zinc-300 dark:ring-zinc-700', focusRing)} href={`${base}/export.csv${query(filters)}`} download>
+              <a
+                className={cn(
+                  'inline-flex h-10 items-center rounded-md px-4 text-sm font-medium ring-1 ring-inset ring-zinc-300 dark:ring-zinc-700',
+                  focusRing,
+                )}
+                href={`${base}/export.csv${query(filters)}`}
+                download
+              >
                 {t('export')}
               </a>
               <Button onClick={() => setCreating(true)}>{t('create')}</Button>
@@ -152,13 +174,31 @@ export function UsersList() {
           </Button>
           <label className="flex items-center gap-2">
             <span className="font-medium">{t('sort')}</span>
-            <Select value={params.get('order_by') ?? '-created_at'} onChange={(e) => update({ order_by: e.target.value === '-created_at' ? null : e.target.value })} options={ORDERS} optionLabel={(o) => t(`orders.${o}`)} className="h-10" />
+            <Select
+              value={params.get('order_by') ?? '-created_at'}
+              onChange={(e) => update({ order_by: e.target.value === '-created_at' ? null : e.target.value })}
+              options={ORDERS}
+              optionLabel={(o) => t(`orders.${o}`)}
+              className="h-10"
+            />
           </label>
           <details className="relative">
-            <summary className={cn('flex h-10 cursor-pointer items-center rounded-md px-3 ring-1 ring-inset ring-zinc-300 dark:ring-zinc-700', focusRing)}>{t('columns')}</summary>
+            <summary
+              className={cn(
+                'flex h-10 cursor-pointer items-center rounded-md px-3 ring-1 ring-inset ring-zinc-300 dark:ring-zinc-700',
+                focusRing,
+              )}
+            >
+              {t('columns')}
+            </summary>
             <div className="absolute right-0 z-10 mt-1 flex w-48 flex-col gap-2 rounded-md border border-zinc-200 bg-white p-3 shadow-lg sm:left-0 sm:right-auto dark:border-zinc-700 dark:bg-zinc-900">
               {COLUMNS.map((c) => (
-                <Checkbox key={c} label={t(`columnNames.${c}`)} checked={columns.has(c)} onChange={(e) => toggleColumn(c, e.target.checked)} />
+                <Checkbox
+                  key={c}
+                  label={t(`columnNames.${c}`)}
+                  checked={columns.has(c)}
+                  onChange={(e) => toggleColumn(c, e.target.checked)}
+                />
               ))}
             </div>
           </details>
@@ -169,11 +209,22 @@ export function UsersList() {
           )}
         </div>
         {filtersOpen && (
-          <div id={filtersId} role="group" aria-label={t('filters')} className="grid grid-cols-2 gap-3 rounded-lg p-3 text-sm ring-1 ring-inset ring-zinc-200 sm:grid-cols-4 dark:ring-zinc-800">
+          <div
+            id={filtersId}
+            role="group"
+            aria-label={t('filters')}
+            className="grid grid-cols-2 gap-3 rounded-lg p-3 text-sm ring-1 ring-inset ring-zinc-200 sm:grid-cols-4 dark:ring-zinc-800"
+          >
             {FLAGS.map((f) => (
               <label key={f} className="flex min-w-0 flex-col gap-1">
                 <span className="font-medium">{t(`flags.${f}`)}</span>
-                <Select value={params.get(f) ?? ''} onChange={(e) => update({ [f]: e.target.value || null })} options={['true', 'false'] as const} optionLabel={(v) => t(v === 'true' ? 'yes' : 'no')} className="h-9 w-full">
+                <Select
+                  value={params.get(f) ?? ''}
+                  onChange={(e) => update({ [f]: e.target.value || null })}
+                  options={['true', 'false'] as const}
+                  optionLabel={(v) => t(v === 'true' ? 'yes' : 'no')}
+                  className="h-9 w-full"
+                >
                   <option value="">{t('any')}</option>
                 </Select>
               </label>
@@ -181,7 +232,15 @@ export function UsersList() {
             {RANGES.map((r) => (
               <label key={r} className="flex min-w-0 flex-col gap-1">
                 <span className="font-medium">{t(`ranges.${r}`)}</span>
-                <input type="date" value={params.get(r) ?? ''} onChange={(e) => update({ [r]: e.target.value || null })} className={cn('h-9 w-full min-w-0 rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-900', focusRing)} />
+                <input
+                  type="date"
+                  value={params.get(r) ?? ''}
+                  onChange={(e) => update({ [r]: e.target.value || null })}
+                  className={cn(
+                    'h-9 w-full min-w-0 rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-900',
+                    focusRing,
+                  )}
+                />
               </label>
             ))}
           </div>
@@ -191,7 +250,10 @@ export function UsersList() {
         {users.error ? (
           <InlineError error={users.error} onRetry={users.reload} />
         ) : users.data && users.data.data.length === 0 ? (
-          <EmptyState title={filtered ? t('noMatchesTitle') : t('emptyTitle')} description={filtered ? t('noMatchesFiltered') : t('emptyDescription')} />
+          <EmptyState
+            title={filtered ? t('noMatchesTitle') : t('emptyTitle')}
+            description={filtered ? t('noMatchesFiltered') : t('emptyDescription')}
+          />
         ) : (
           <Table caption={t('title')}>
             <Thead columns={[t('user'), ...shown.map((c) => t(`columnNames.${c}`))]} />
@@ -224,11 +286,16 @@ export function UsersList() {
                             onClick={() => (leaving.current = true)}
                             className={cn('flex items-center gap-3 rounded-md after:absolute after:inset-0', focusRing)}
                           >
-                            <span aria-hidden className="grid size-8 shrink-0 place-items-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300">
+                            <span
+                              aria-hidden
+                              className="grid size-8 shrink-0 place-items-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300"
+                            >
                               {initials(name, email)}
                             </span>
                             <span className="flex min-w-0 flex-col">
-                              <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">{name ?? email ?? user.id}</span>
+                              <span className="truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">
+                                {name ?? email ?? user.id}
+                              </span>
                               <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{user.id}</span>
                             </span>
                             {user.banned && <Badge tone="red">{t('banned')}</Badge>}
@@ -246,27 +313,56 @@ export function UsersList() {
             </tbody>
           </Table>
         )}
-        <UrlPager cursors={cursors} page={users.data} loading={users.loading} onPages={(next) => update({ pages: next.join(',') || null }, true)} />
+        <UrlPager
+          cursors={cursors}
+          page={users.data}
+          loading={users.loading}
+          onPages={(next) => update({ pages: next.join(',') || null }, true)}
+        />
       </Card>
-      {creating && <CreateUserDialog base={base} onClose={() => setCreating(false)} onCreated={(id) => router.push(pages.user(account.id, instance.id, id))} />}
+      {creating && (
+        <CreateUserDialog
+          base={base}
+          onClose={() => setCreating(false)}
+          onCreated={(id) => router.push(pages.user(account.id, instance.id, id))}
+        />
+      )}
     </div>
   );
 }
 
 /** Previous / Next with the cursor stack in the URL (`pages`), so reload and back keep the page. */
-function UrlPager({ cursors, page, loading, onPages }: { cursors: string[]; page: InstanceResponse<'GET /users'> | undefined; loading: boolean; onPages: (cursors: string[]) => void }) {
+function UrlPager({
+  cursors,
+  page,
+  loading,
+  onPages,
+}: {
+  cursors: string[];
+  page: InstanceResponse<'GET /users'> | undefined;
+  loading: boolean;
+  onPages: (cursors: string[]) => void;
+}) {
   const t = useTranslations('common');
   const tPager = useTranslations('console.pager');
   const hasNext = Boolean(page?.has_more && page.next_cursor);
   if (cursors.length === 0 && !hasNext) return null;
   return (
-    <nav aria-label={tPager('label')} className="flex items-center justify-between gap-3 border-t border-zinc-200 px-5 py-3 dark:border-zinc-800">
+    <nav
+      aria-label={tPager('label')}
+      className="flex items-center justify-between gap-3 border-t border-zinc-200 px-5 py-3 dark:border-zinc-800"
+    >
       <span className="text-sm text-zinc-600 dark:text-zinc-400">{tPager('page', { number: cursors.length + 1 })}</span>
       <div className="flex gap-2">
         <Button variant="secondary" size="sm" disabled={cursors.length === 0 || loading} onClick={() => onPages(cursors.slice(0, -1))}>
           {t('previous')}
         </Button>
-        <Button variant="secondary" size="sm" disabled={!hasNext || loading} onClick={() => page?.next_cursor && onPages([...cursors, page.next_cursor].slice(-50))}>
+        <Button
+          variant="secondary"
+          size="sm"
+          disabled={!hasNext || loading}
+          onClick={() => page?.next_cursor && onPages([...cursors, page.next_cursor].slice(-50))}
+        >
           {t('next')}
         </Button>
       </div>

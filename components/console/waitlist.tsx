@@ -2,7 +2,23 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Badge, Button, Card, Checkbox, ConfirmDialog, Field, FormDialog, Input, PageHeader, Select, Table, Td, Thead, Tr, cn } from '@/components/ui';
+import {
+  Badge,
+  Button,
+  Card,
+  Checkbox,
+  ConfirmDialog,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  Select,
+  Table,
+  Td,
+  Thead,
+  Tr,
+  cn,
+} from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
@@ -16,7 +32,12 @@ import { useFormError } from './use-form-error';
 import type { InstanceResponse } from '@/lib/console/types';
 
 const PAGE_SIZE = 20;
-const TONES: Record<WaitlistStatus, 'amber' | 'green' | 'red' | undefined> = { pending: undefined, invited: 'amber', completed: 'green', rejected: 'red' };
+const TONES: Record<WaitlistStatus, 'amber' | 'green' | 'red' | undefined> = {
+  pending: undefined,
+  invited: 'amber',
+  completed: 'green',
+  rejected: 'red',
+};
 
 /** `…/waitlist`: the instance's waitlist, filtered by status and address; add, invite (one or the selected), reject. */
 export function WaitlistList() {
@@ -28,7 +49,9 @@ export function WaitlistList() {
   const [status, setStatus] = useState<WaitlistStatus | ''>('');
   const [search, setSearch] = useState('');
   const cursor = useCursorPages([status, search]);
-  const entries = useDashboard<InstanceResponse<'GET /waitlist_entries'>>(`${base}${query({ status, query: search, limit: PAGE_SIZE, starting_after: cursor.current })}`);
+  const entries = useDashboard<InstanceResponse<'GET /waitlist_entries'>>(
+    `${base}${query({ status, query: search, limit: PAGE_SIZE, starting_after: cursor.current })}`,
+  );
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [adding, setAdding] = useState(false);
   const [inviting, setInviting] = useState<string[] | null>(null);
@@ -92,7 +115,10 @@ export function WaitlistList() {
         >
           {(items) => (
             <Table caption={t('title')}>
-              <Thead columns={[...(canWrite ? [t('select')] : []), t('email'), t('status'), t('joined'), t('invited')]} actions={canWrite && t('actions')} />
+              <Thead
+                columns={[...(canWrite ? [t('select')] : []), t('email'), t('status'), t('joined'), t('invited')]}
+                actions={canWrite && t('actions')}
+              />
               <tbody aria-busy={entries.loading || undefined}>
                 {items.map((entry) => (
                   <Tr key={entry.id} className={cn(entries.loading && 'opacity-60')}>
@@ -115,7 +141,9 @@ export function WaitlistList() {
                       <Badge tone={TONES[entry.status]}>{t(`statuses.${entry.status}`)}</Badge>
                     </Td>
                     <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{dates.date(entry.created_at)}</Td>
-                    <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">{entry.invited_at ? dates.date(entry.invited_at) : '—'}</Td>
+                    <Td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">
+                      {entry.invited_at ? dates.date(entry.invited_at) : '—'}
+                    </Td>
                     {canWrite && (
                       <Td className="text-right whitespace-nowrap">
                         {canInvite(entry) && (
@@ -191,9 +219,19 @@ function AddEntryDialog({ open, path, onClose, onAdded }: { open: boolean; path:
   }
 
   return (
-    <FormDialog open={open} onClose={onClose} title={t('addTitle')} onSubmit={submit} error={form.formError} submitLabel={t('addSubmit')} busy={form.busy}>
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title={t('addTitle')}
+      onSubmit={submit}
+      error={form.formError}
+      submitLabel={t('addSubmit')}
+      busy={form.busy}
+    >
       <Field label={t('email')} error={form.fieldError('email_address')}>
-        {(p) => <Input {...p} name="email_address" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />}
+        {(p) => (
+          <Input {...p} name="email_address" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+        )}
       </Field>
     </FormDialog>
   );

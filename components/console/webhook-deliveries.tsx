@@ -23,7 +23,9 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
   const { canWrite } = useConsole();
   const [status, setStatus] = useState<StatusFilter>('');
   const cursor = useCursorPages([status]);
-  const log = useDashboard<InstanceResponse<'GET /webhook_endpoints/{id}/deliveries'>>(`${path}/deliveries${query({ limit: 20, status, starting_after: cursor.current })}`);
+  const log = useDashboard<InstanceResponse<'GET /webhook_endpoints/{id}/deliveries'>>(
+    `${path}/deliveries${query({ limit: 20, status, starting_after: cursor.current })}`,
+  );
   const [openId, setOpenId] = useState<string | null>(null);
   const { busy: retrying, act, alert } = useActions();
   const reload = log.reload;
@@ -49,7 +51,13 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
         <div className="flex items-end gap-2">
           <Field label={t('status')}>
             {(p) => (
-              <Select {...p} value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)} options={['pending', 'succeeded', 'failed'] as const} optionLabel={(s) => t(`statuses.${s}`)}>
+              <Select
+                {...p}
+                value={status}
+                onChange={(e) => setStatus(e.target.value as StatusFilter)}
+                options={['pending', 'succeeded', 'failed'] as const}
+                optionLabel={(s) => t(`statuses.${s}`)}
+              >
                 <option value="">{t('allStatuses')}</option>
               </Select>
             )}
@@ -109,12 +117,21 @@ function MessageRow({
   return (
     <li>
       <div className="flex flex-wrap items-center gap-3 px-4 py-3">
-        <button type="button" aria-expanded={open} onClick={onToggle} className={cn('flex min-w-0 flex-1 flex-wrap items-center gap-3 rounded text-left', focusRing)}>
+        <button
+          type="button"
+          aria-expanded={open}
+          onClick={onToggle}
+          className={cn('flex min-w-0 flex-1 flex-wrap items-center gap-3 rounded text-left', focusRing)}
+        >
           <Badge tone={STATUS_TONE[message.status]}>{t(`statuses.${message.status}`)}</Badge>
           <span className="font-mono text-xs">{message.event_type}</span>
           <span className="text-xs text-zinc-600 dark:text-zinc-400">{dates.dateTime(message.created_at)}</span>
           <span className="text-xs text-zinc-600 dark:text-zinc-400">{t('attemptCount', { count: message.attempt_count })}</span>
-          {message.next_attempt_at !== null && <span className="text-xs text-zinc-600 dark:text-zinc-400">{t('nextAttempt', { when: dates.relative(message.next_attempt_at) })}</span>}
+          {message.next_attempt_at !== null && (
+            <span className="text-xs text-zinc-600 dark:text-zinc-400">
+              {t('nextAttempt', { when: dates.relative(message.next_attempt_at) })}
+            </span>
+          )}
         </button>
         {canRetry && (
           <Button variant="ghost" size="sm" loading={retrying} onClick={onRetry} aria-label={t('retryMessage', { id: message.id })}>
@@ -124,13 +141,15 @@ function MessageRow({
       </div>
       {open && (
         <div className="flex flex-col gap-2 bg-zinc-50 px-4 py-3 dark:bg-zinc-900/50">
-          <p className="font-mono text-xs text-zinc-600 dark:text-zinc-400">
-            {t('ids', { message: message.id, event: message.event_id })}
-          </p>
+          <p className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{t('ids', { message: message.id, event: message.event_id })}</p>
           {message.payload && (
             <details>
               <summary className="cursor-pointer text-sm font-medium">{t('payload')}</summary>
-              <pre tabIndex={0} aria-label={t('payload')} className="mt-2 max-h-80 overflow-auto rounded bg-white p-2 font-mono text-xs whitespace-pre-wrap break-all ring-1 ring-inset ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800">
+              <pre
+                tabIndex={0}
+                aria-label={t('payload')}
+                className="mt-2 max-h-80 overflow-auto rounded bg-white p-2 font-mono text-xs whitespace-pre-wrap break-all ring-1 ring-inset ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
+              >
                 {JSON.stringify(message.payload, null, 2)}
               </pre>
             </details>
@@ -140,16 +159,27 @@ function MessageRow({
           ) : (
             <ol className="flex flex-col gap-2">
               {message.attempts.map((a) => (
-                <li key={a.id} className="flex flex-col gap-1 rounded-md bg-white p-3 ring-1 ring-inset ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800">
+                <li
+                  key={a.id}
+                  className="flex flex-col gap-1 rounded-md bg-white p-3 ring-1 ring-inset ring-zinc-200 dark:bg-zinc-900 dark:ring-zinc-800"
+                >
                   <div className="flex flex-wrap items-center gap-3 text-xs">
-                    <Badge tone={a.status_code !== null && a.status_code >= 200 && a.status_code < 300 ? 'green' : 'red'}>{a.status_code ?? t('noResponse')}</Badge>
+                    <Badge tone={a.status_code !== null && a.status_code >= 200 && a.status_code < 300 ? 'green' : 'red'}>
+                      {a.status_code ?? t('noResponse')}
+                    </Badge>
                     <span>{dates.dateTime(a.created_at)}</span>
                     <span>{t('duration', { ms: a.duration_ms })}</span>
                   </div>
                   {a.error && <p className="text-xs text-red-700 dark:text-red-300">{a.error}</p>}
                   {a.response && <p className="text-xs font-medium">{t('response')}</p>}
                   {a.response && (
-                    <pre tabIndex={0} aria-label={t('response')} className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800">{a.response}</pre>
+                    <pre
+                      tabIndex={0}
+                      aria-label={t('response')}
+                      className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-800"
+                    >
+                      {a.response}
+                    </pre>
                   )}
                 </li>
               ))}
@@ -176,7 +206,9 @@ function RecoverForm({ path, onRecovered }: { path: string; onRecovered: () => v
     e.preventDefault();
     void act('recover', async () => {
       const ms = new Date(since).getTime();
-      const res = await mutate<InstanceResponse<'POST /webhook_endpoints/{id}/recover'>>('POST', `${path}/recover`, { since: Number.isFinite(ms) ? ms : 0 });
+      const res = await mutate<InstanceResponse<'POST /webhook_endpoints/{id}/recover'>>('POST', `${path}/recover`, {
+        since: Number.isFinite(ms) ? ms : 0,
+      });
       onRecovered();
       return t('recovered', { count: res.requeued });
     });

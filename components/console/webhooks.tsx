@@ -2,7 +2,27 @@
 
 import { useTranslations } from 'next-intl';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, CardBody, CardHeader, Checkbox, ConfirmDialog, Dialog, Field, FormDialog, Input, PageHeader, SecretValue, Select, Td, Tr, cn, focusRing } from '@/components/ui';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  CardHeader,
+  Checkbox,
+  ConfirmDialog,
+  Dialog,
+  Field,
+  FormDialog,
+  Input,
+  PageHeader,
+  SecretValue,
+  Select,
+  Td,
+  Tr,
+  cn,
+  focusRing,
+} from '@/components/ui';
 import { requestJson } from '@/lib/api-client';
 import { useDates } from '@/lib/console/format';
 import { query } from '@/lib/console/paths';
@@ -64,7 +84,14 @@ export function Webhooks() {
                   onClick={() => setSelectedId(e.id)}
                   className={cn('flex flex-col items-start gap-0.5 rounded text-left', focusRing)}
                 >
-                  <span className={cn('break-all font-mono text-xs', selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300')}>{e.url}</span>
+                  <span
+                    className={cn(
+                      'break-all font-mono text-xs',
+                      selected?.id === e.id && 'font-semibold text-indigo-700 dark:text-indigo-300',
+                    )}
+                  >
+                    {e.url}
+                  </span>
                   {e.description && <span className="text-xs text-zinc-600 dark:text-zinc-400">{e.description}</span>}
                 </button>
               </Td>
@@ -100,7 +127,13 @@ export function Webhooks() {
           }}
         />
       )}
-      <SecretDialog open={created !== null} onClose={() => setCreated(null)} title={t('createdTitle')} secret={created?.secret ?? ''} warning={t('createdWarning')} />
+      <SecretDialog
+        open={created !== null}
+        onClose={() => setCreated(null)}
+        title={t('createdTitle')}
+        secret={created?.secret ?? ''}
+        warning={t('createdWarning')}
+      />
     </div>
   );
 }
@@ -160,7 +193,13 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
         actions={
           canWrite && (
             <div className="flex flex-wrap gap-2">
-              <Select aria-label={t('testType')} value={testType} onChange={(e) => setTestType(e.target.value)} options={testTypes} className="h-8 w-56 text-sm" />
+              <Select
+                aria-label={t('testType')}
+                value={testType}
+                onChange={(e) => setTestType(e.target.value)}
+                options={testTypes}
+                className="h-8 w-56 text-sm"
+              />
               <Button
                 variant="secondary"
                 size="sm"
@@ -201,7 +240,9 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
       />
       <CardBody className="flex flex-col gap-6">
         {alert}
-        {endpoint.disabled && endpoint.disabled_reason && <Alert tone="warning">{t(`disabledExplanation.${endpoint.disabled_reason}`)}</Alert>}
+        {endpoint.disabled && endpoint.disabled_reason && (
+          <Alert tone="warning">{t(`disabledExplanation.${endpoint.disabled_reason}`)}</Alert>
+        )}
         <section className="flex flex-col gap-2">
           <h3 className="text-sm font-semibold">{t('subscribedTo')}</h3>
           <EventTypeBadges types={endpoint.event_types} />
@@ -264,7 +305,13 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
           setShown({ title: t('rotatedTitle'), secret: s.secret, warning: t('rotatedWarning') });
         }}
       />
-      <SecretDialog open={shown !== null} onClose={() => setShown(null)} title={shown?.title ?? ''} secret={shown?.secret ?? ''} warning={shown?.warning} />
+      <SecretDialog
+        open={shown !== null}
+        onClose={() => setShown(null)}
+        title={shown?.title ?? ''}
+        secret={shown?.secret ?? ''}
+        warning={shown?.warning}
+      />
     </Card>
   );
 }
@@ -274,7 +321,19 @@ async function mutateGet<T>(path: string): Promise<T> {
   return (await requestJson<T>(path)).body;
 }
 
-function SecretDialog({ open, onClose, title, secret, warning }: { open: boolean; onClose: () => void; title: string; secret: string; warning?: string }) {
+function SecretDialog({
+  open,
+  onClose,
+  title,
+  secret,
+  warning,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: string;
+  secret: string;
+  warning?: string;
+}) {
   const t = useTranslations('webhooks');
   return (
     <Dialog open={open} onClose={onClose} title={title}>
@@ -291,7 +350,15 @@ function SecretDialog({ open, onClose, title, secret, warning }: { open: boolean
 }
 
 /** Mounted on opening, so its state starts from `endpoint` (none: a new endpoint). */
-function EndpointDialog({ endpoint, onClose, onSaved }: { endpoint?: WebhookEndpoint; onClose: () => void; onSaved: (e: WebhookEndpoint) => void }) {
+function EndpointDialog({
+  endpoint,
+  onClose,
+  onSaved,
+}: {
+  endpoint?: WebhookEndpoint;
+  onClose: () => void;
+  onSaved: (e: WebhookEndpoint) => void;
+}) {
   const t = useTranslations('webhooks');
   const path = useInstanceApi('webhook_endpoints');
   const { environment } = useInstance();
@@ -312,7 +379,13 @@ function EndpointDialog({ endpoint, onClose, onSaved }: { endpoint?: WebhookEndp
       return;
     }
     const body = { url: url.trim(), description: description.trim(), event_types: all ? ['*'] : [...types].sort() };
-    void form.run(async () => onSaved(endpoint ? await mutate<WebhookEndpoint>('PATCH', `${path}/${endpoint.id}`, body) : await mutate<WebhookEndpoint>('POST', path, body)));
+    void form.run(async () =>
+      onSaved(
+        endpoint
+          ? await mutate<WebhookEndpoint>('PATCH', `${path}/${endpoint.id}`, body)
+          : await mutate<WebhookEndpoint>('POST', path, body),
+      ),
+    );
   }
 
   return (
@@ -326,15 +399,41 @@ function EndpointDialog({ endpoint, onClose, onSaved }: { endpoint?: WebhookEndp
       busy={form.busy}
     >
       <Field label={t('url')} hint={environment === 'test' ? t('urlHintTest') : t('urlHint')} error={form.fieldError('url')}>
-        {(p) => <Input {...p} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus required />}
+        {(p) => (
+          <Input
+            {...p}
+            name="url"
+            type="url"
+            inputMode="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="https://example.com/webhooks"
+            autoFocus
+            required
+          />
+        )}
       </Field>
       <Field label={t('descriptionLabel')} error={form.fieldError('description')}>
         {(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />}
       </Field>
-      <AllOrSome legend={t('eventTypes')} name="event-mode" all={all} onAll={setAll} allLabel={t('allEventsOption')} someLabel={t('someEventsOption')} error={typesError ?? form.fieldError('event_types')}>
+      <AllOrSome
+        legend={t('eventTypes')}
+        name="event-mode"
+        all={all}
+        onAll={setAll}
+        allLabel={t('allEventsOption')}
+        someLabel={t('someEventsOption')}
+        error={typesError ?? form.fieldError('event_types')}
+      >
         <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto rounded-md p-3 ring-1 ring-inset ring-zinc-200 sm:grid-cols-2 dark:ring-zinc-800">
           {SUBSCRIBABLE.map((type) => (
-            <Checkbox key={type} label={type} checked={types.has(type)} onChange={(e) => setTypes((current) => toggled(current, type, e.target.checked))} className="shrink-0" />
+            <Checkbox
+              key={type}
+              label={type}
+              checked={types.has(type)}
+              onChange={(e) => setTypes((current) => toggled(current, type, e.target.checked))}
+              className="shrink-0"
+            />
           ))}
         </div>
       </AllOrSome>

@@ -60,12 +60,29 @@ export function PortalAuditLogs() {
   return (
     <Section title={t('title')} intro={t('intro')}>
       <form onSubmit={apply} className="grid grid-cols-1 gap-3 sm:grid-cols-4 sm:items-end">
-        <Field label={t('from')}>{(p) => <Input {...p} type="date" value={filters.from} onChange={(e) => setFilters({ ...filters, from: e.target.value })} />}</Field>
-        <Field label={t('to')}>{(p) => <Input {...p} type="date" value={filters.to} onChange={(e) => setFilters({ ...filters, to: e.target.value })} />}</Field>
-        <Field label={t('actor')}>{(p) => <Input {...p} value={filters.actor} placeholder="portal:ptl_…" onChange={(e) => setFilters({ ...filters, actor: e.target.value })} />}</Field>
+        <Field label={t('from')}>
+          {(p) => <Input {...p} type="date" value={filters.from} onChange={(e) => setFilters({ ...filters, from: e.target.value })} />}
+        </Field>
+        <Field label={t('to')}>
+          {(p) => <Input {...p} type="date" value={filters.to} onChange={(e) => setFilters({ ...filters, to: e.target.value })} />}
+        </Field>
+        <Field label={t('actor')}>
+          {(p) => (
+            <Input
+              {...p}
+              value={filters.actor}
+              placeholder="portal:ptl_…"
+              onChange={(e) => setFilters({ ...filters, actor: e.target.value })}
+            />
+          )}
+        </Field>
         <div className="flex gap-2">
           <Button type="submit">{t('apply')}</Button>
-          <a className="inline-flex h-10 items-center rounded-md px-3 text-sm font-medium ring-1 ring-zinc-300 hover:bg-zinc-50 dark:ring-zinc-700" href={exportUrl} download>
+          <a
+            className="inline-flex h-10 items-center rounded-md px-3 text-sm font-medium ring-1 ring-zinc-300 hover:bg-zinc-50 dark:ring-zinc-700"
+            href={exportUrl}
+            download
+          >
             {t('export')}
           </a>
         </div>

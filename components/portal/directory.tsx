@@ -33,7 +33,10 @@ export function PortalDirectory() {
   }, [call]);
   useEffect(() => {
     void reload();
-    call<{ data: Role[] }>('/roles').then((r) => setRoles(r.data), () => undefined);
+    call<{ data: Role[] }>('/roles').then(
+      (r) => setRoles(r.data),
+      () => undefined,
+    );
     const timer = setInterval(() => void reload().catch(() => undefined), 10_000);
     return () => clearInterval(timer);
   }, [reload, call]);
@@ -64,16 +67,31 @@ export function PortalDirectory() {
         {live.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('noTokens')}</p>}
         <ul className="flex flex-col gap-2">
           {live.map((tok) => (
-            <li key={tok.id} className="flex flex-wrap items-center justify-between gap-2 rounded-md p-3 text-sm ring-1 ring-zinc-200 dark:ring-zinc-800">
+            <li
+              key={tok.id}
+              className="flex flex-wrap items-center justify-between gap-2 rounded-md p-3 text-sm ring-1 ring-zinc-200 dark:ring-zinc-800"
+            >
               <span>
                 <span className="font-medium">{tok.name}</span>{' '}
                 <span className="text-zinc-500">{tok.last_used_at ? t('lastUsed', { time: when(tok.last_used_at) }) : t('neverUsed')}</span>
               </span>
               <span className="flex gap-2">
-                <Button size="sm" variant="secondary" onClick={() => run(async () => setSecret((await call<{ token: string }>(`/directory/tokens/${tok.id}/rotate`, { method: 'POST' })).token))}>
+                <Button
+                  size="sm"
+                  variant="secondary"
+                  onClick={() =>
+                    run(async () =>
+                      setSecret((await call<{ token: string }>(`/directory/tokens/${tok.id}/rotate`, { method: 'POST' })).token),
+                    )
+                  }
+                >
                   {t('rotate')}
                 </Button>
-                <Button size="sm" variant="ghost" onClick={() => run(async () => void (await call(`/directory/tokens/${tok.id}/revoke`, { method: 'POST' })))}>
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  onClick={() => run(async () => void (await call(`/directory/tokens/${tok.id}/revoke`, { method: 'POST' })))}
+                >
                   {t('revoke')}
                 </Button>
               </span>
@@ -82,14 +100,24 @@ export function PortalDirectory() {
         </ul>
         <form onSubmit={create} className="flex flex-col gap-2 sm:flex-row sm:items-end">
           <div className="flex-1">
-            <Field label={t('tokenName')}>{(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} required maxLength={256} />}</Field>
+            <Field label={t('tokenName')}>
+              {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} required maxLength={256} />}
+            </Field>
           </div>
           <Button type="submit">{t('createToken')}</Button>
         </form>
       </div>
       <div className="flex flex-col gap-2">
         <Field label={t('instructionsFor')}>
-          {(p) => <Select {...p} value={idp} options={DSYNC_IDPS} optionLabel={(v) => tIdp(v)} onChange={(e) => setIdp(e.target.value as typeof idp)} />}
+          {(p) => (
+            <Select
+              {...p}
+              value={idp}
+              options={DSYNC_IDPS}
+              optionLabel={(v) => tIdp(v)}
+              onChange={(e) => setIdp(e.target.value as typeof idp)}
+            />
+          )}
         </Field>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">{t(`instructions.${idp}`)}</p>
       </div>
@@ -118,13 +146,20 @@ export function PortalDirectory() {
           {groups.map((g) => (
             <li key={g.id} className="flex flex-wrap items-center justify-between gap-2 text-sm">
               <span>
-                {g.display_name} <Badge>{t('members')}: {g.members_count}</Badge>
+                {g.display_name}{' '}
+                <Badge>
+                  {t('members')}: {g.members_count}
+                </Badge>
               </span>
               <select
                 aria-label={`${t('role')}: ${g.display_name}`}
                 className="h-9 rounded-md px-2 ring-1 ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700"
                 value={g.role ?? ''}
-                onChange={(e) => run(async () => void (await call(`/directory/groups/${g.id}`, { method: 'PATCH', json: { role: e.target.value || null } })))}
+                onChange={(e) =>
+                  run(
+                    async () => void (await call(`/directory/groups/${g.id}`, { method: 'PATCH', json: { role: e.target.value || null } })),
+                  )
+                }
               >
                 <option value="">{t('noRole')}</option>
                 {roles.map((r) => (

@@ -66,7 +66,9 @@ export function PortalDomains() {
       </ul>
       <form onSubmit={add} className="flex flex-col gap-2 sm:flex-row sm:items-end">
         <div className="flex-1">
-          <Field label={t('name')}>{(p) => <Input {...p} value={name} placeholder={t('placeholder')} onChange={(e) => setName(e.target.value)} required />}</Field>
+          <Field label={t('name')}>
+            {(p) => <Input {...p} value={name} placeholder={t('placeholder')} onChange={(e) => setName(e.target.value)} required />}
+          </Field>
         </div>
         <Button type="submit" loading={busy}>
           {t('add')}

@@ -23,7 +23,13 @@ export function usePortalCall(): { call: PortalCall; base: string } {
   const { base } = useHosted();
   const call = useCallback<PortalCall>(
     async <T,>(path: string, init: { method?: string; json?: unknown } = {}) =>
-      (await requestJson<T>(`${base}/v1/portal${path}`, { method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'), json: init.json, cache: 'no-store' })).body,
+      (
+        await requestJson<T>(`${base}/v1/portal${path}`, {
+          method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
+          json: init.json,
+          cache: 'no-store',
+        })
+      ).body,
     [base],
   );
   return { call, base };

@@ -109,12 +109,17 @@ export function PortalFrame({ session, children }: { session: PortalSession; chi
             {env && <InstanceMark name={appName(env)} logoUrl={env.branding?.logo_url} />}
             <div className="min-w-0">
               <p className="text-sm text-zinc-500 dark:text-zinc-400">{t(`intent.${session.intent}`)}</p>
-              <h1 className="truncate text-xl font-semibold tracking-tight">{t('setupFor', { organization: session.organization.name })}</h1>
+              <h1 className="truncate text-xl font-semibold tracking-tight">
+                {t('setupFor', { organization: session.organization.name })}
+              </h1>
             </div>
           </div>
           <div className="flex flex-wrap gap-2">
             {session.return_url && (
-              <a className="inline-flex h-10 items-center rounded-md px-4 text-sm font-medium text-zinc-700 ring-1 ring-zinc-300 hover:bg-zinc-50 dark:text-zinc-200 dark:ring-zinc-700" href={session.return_url}>
+              <a
+                className="inline-flex h-10 items-center rounded-md px-4 text-sm font-medium text-zinc-700 ring-1 ring-zinc-300 hover:bg-zinc-50 dark:text-zinc-200 dark:ring-zinc-700"
+                href={session.return_url}
+              >
                 {t('back')}
               </a>
             )}

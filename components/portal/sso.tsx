@@ -16,7 +16,14 @@ type Connection = {
   provider: 'saml' | 'oidc';
   domains: string[];
   active: boolean;
-  saml: { idp_entity_id: string | null; idp_sso_url: string | null; idp_certificates: string[]; sp_entity_id: string; sp_acs_url: string; sp_metadata_url: string } | null;
+  saml: {
+    idp_entity_id: string | null;
+    idp_sso_url: string | null;
+    idp_certificates: string[];
+    sp_entity_id: string;
+    sp_acs_url: string;
+    sp_metadata_url: string;
+  } | null;
   oidc: { issuer: string | null; client_id: string | null; client_secret_set: boolean; redirect_uri: string } | null;
 };
 
@@ -51,8 +58,11 @@ export function PortalSso() {
   const verified = (domains ?? []).filter((d) => d.verification.status === 'verified').map((d) => d.name);
   return (
     <Section title={t('title')} intro={t('intro')}>
-      {connections?.map((c) => <ConnectionCard key={c.id} connection={c} onChange={reload} />)}
-      {connections?.length === 0 && (verified.length === 0 ? <Alert tone="warning">{t('needDomain')}</Alert> : <NewConnection domains={verified} onCreated={reload} />)}
+      {connections?.map((c) => (
+        <ConnectionCard key={c.id} connection={c} onChange={reload} />
+      ))}
+      {connections?.length === 0 &&
+        (verified.length === 0 ? <Alert tone="warning">{t('needDomain')}</Alert> : <NewConnection domains={verified} onCreated={reload} />)}
     </Section>
   );
 }
@@ -79,7 +89,15 @@ function NewConnection({ domains, onCreated }: { domains: string[]; onCreated: (
           provider,
           name: name || t(`idp.${idp}`),
           domains: picked,
-          ...(provider === 'oidc' ? { oidc: { issuer: oidc.issuer.trim(), client_id: oidc.client_id.trim(), ...(oidc.client_secret ? { client_secret: oidc.client_secret } : {}) } } : {}),
+          ...(provider === 'oidc'
+            ? {
+                oidc: {
+                  issuer: oidc.issuer.trim(),
+                  client_id: oidc.client_id.trim(),
+                  ...(oidc.client_secret ? { client_secret: oidc.client_secret } : {}),
+                },
+              }
+            : {}),
         },
       });
       window.localStorage.setItem('latchkey-portal-idp', idp);
@@ -96,7 +114,10 @@ function NewConnection({ domains, onCreated }: { domains: string[]; onCreated: (
         <legend className="mb-2 text-sm font-medium">{t('pick')}</legend>
         <div className="grid grid-cols-1 gap-2 sm:grid-cols-2">
           {IDPS.map((key) => (
-            <label key={key} className="flex cursor-pointer items-center gap-2 rounded-md p-3 text-sm ring-1 ring-zinc-200 has-[:checked]:ring-2 has-[:checked]:ring-indigo-600 dark:ring-zinc-800">
+            <label
+              key={key}
+              className="flex cursor-pointer items-center gap-2 rounded-md p-3 text-sm ring-1 ring-zinc-200 has-[:checked]:ring-2 has-[:checked]:ring-indigo-600 dark:ring-zinc-800"
+            >
               <input type="radio" name="idp" value={key} checked={idp === key} onChange={() => setIdp(key)} className="accent-indigo-600" />
               {t(`idp.${key}`)}
             </label>
@@ -105,20 +126,41 @@ function NewConnection({ domains, onCreated }: { domains: string[]; onCreated: (
       </fieldset>
       {idp && (
         <>
-          <Field label={t('name')}>{(p) => <Input {...p} value={name} placeholder={t(`idp.${idp}`)} onChange={(e) => setName(e.target.value)} />}</Field>
+          <Field label={t('name')}>
+            {(p) => <Input {...p} value={name} placeholder={t(`idp.${idp}`)} onChange={(e) => setName(e.target.value)} />}
+          </Field>
           <fieldset className="flex flex-col gap-1">
             <legend className="mb-1 text-sm font-medium">{t('domains')}</legend>
             {domains.map((d) => (
-              <Checkbox key={d} label={d} checked={picked.includes(d)} onChange={(e) => setPicked(e.target.checked ? [...picked, d] : picked.filter((x) => x !== d))} />
+              <Checkbox
+                key={d}
+                label={d}
+                checked={picked.includes(d)}
+                onChange={(e) => setPicked(e.target.checked ? [...picked, d] : picked.filter((x) => x !== d))}
+              />
             ))}
           </fieldset>
           {idp === 'oidc' && (
             <>
               <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('instructions.oidc')}</p>
-              <Field label={t('issuer')}>{(p) => <Input {...p} type="url" value={oidc.issuer} onChange={(e) => setOidc({ ...oidc, issuer: e.target.value })} required />}</Field>
-              <Field label={t('clientId')}>{(p) => <Input {...p} value={oidc.client_id} onChange={(e) => setOidc({ ...oidc, client_id: e.target.value })} required />}</Field>
+              <Field label={t('issuer')}>
+                {(p) => (
+                  <Input {...p} type="url" value={oidc.issuer} onChange={(e) => setOidc({ ...oidc, issuer: e.target.value })} required />
+                )}
+              </Field>
+              <Field label={t('clientId')}>
+                {(p) => <Input {...p} value={oidc.client_id} onChange={(e) => setOidc({ ...oidc, client_id: e.target.value })} required />}
+              </Field>
               <Field label={t('clientSecret')}>
-                {(p) => <Input {...p} type="password" autoComplete="off" value={oidc.client_secret} onChange={(e) => setOidc({ ...oidc, client_secret: e.target.value })} />}
+                {(p) => (
+                  <Input
+                    {...p}
+                    type="password"
+                    autoComplete="off"
+                    value={oidc.client_secret}
+                    onChange={(e) => setOidc({ ...oidc, client_secret: e.target.value })}
+                  />
+                )}
               </Field>
             </>
           )}
@@ -151,7 +193,10 @@ function ConnectionCard({ connection: c, onChange }: { connection: Connection; o
   useEffect(() => {
     if (test?.status !== 'pending') return;
     const timer = setInterval(() => {
-      call<ConnectionTest>(`/sso_connections/${c.id}/tests/${test.id}`).then((next) => next.status !== 'pending' && setTest(next), () => undefined);
+      call<ConnectionTest>(`/sso_connections/${c.id}/tests/${test.id}`).then(
+        (next) => next.status !== 'pending' && setTest(next),
+        () => undefined,
+      );
     }, 1500);
     return () => clearInterval(timer);
   }, [test, c.id, call]);
@@ -181,7 +226,8 @@ function ConnectionCard({ connection: c, onChange }: { connection: Connection; o
       setError(describe(err));
     }
   }
-  const configured = c.provider === 'saml' ? !!(c.saml?.idp_entity_id && c.saml.idp_sso_url && c.saml.idp_certificates.length) : !!c.oidc?.client_id;
+  const configured =
+    c.provider === 'saml' ? !!(c.saml?.idp_entity_id && c.saml.idp_sso_url && c.saml.idp_certificates.length) : !!c.oidc?.client_id;
   return (
     <div className="flex flex-col gap-5" aria-label={c.name} role="group">
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -201,11 +247,14 @@ function ConnectionCard({ connection: c, onChange }: { connection: Connection; o
         )}
         {c.oidc && <ValueField label={t('redirectUri')} value={c.oidc.redirect_uri} wrap />}
       </div>
-      <IdpSettings connection={c} onSaved={async () => {
-        setSaved(true);
-        setTest(null);
-        await onChange();
-      }} />
+      <IdpSettings
+        connection={c}
+        onSaved={async () => {
+          setSaved(true);
+          setTest(null);
+          await onChange();
+        }}
+      />
       {saved && !test && <Alert tone="info">{t('saved')}</Alert>}
       {configured && (
         <div className="flex flex-col gap-3">
@@ -287,22 +336,44 @@ function IdpSettings({ connection: c, onSaved }: { connection: Connection; onSav
         <>
           {c.saml?.idp_entity_id && <p className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">{c.saml.idp_entity_id}</p>}
           <Field label={t('metadataXml')}>{(p) => <Textarea {...p} rows={4} value={xml} onChange={(e) => setXml(e.target.value)} />}</Field>
-          <Field label={t('metadataFile')}>{(p) => <input {...p} type="file" accept=".xml,application/xml,text/xml" className="text-sm" onChange={(e) => void upload(e.target.files?.[0])} />}</Field>
+          <Field label={t('metadataFile')}>
+            {(p) => (
+              <input
+                {...p}
+                type="file"
+                accept=".xml,application/xml,text/xml"
+                className="text-sm"
+                onChange={(e) => void upload(e.target.files?.[0])}
+              />
+            )}
+          </Field>
           <Field label={t('metadataUrl2')}>{(p) => <Input {...p} type="url" value={url} onChange={(e) => setUrl(e.target.value)} />}</Field>
           <details>
             <summary className="cursor-pointer text-sm font-medium">{t('manual')}</summary>
             <div className="mt-3 flex flex-col gap-3">
-              <Field label={t('idpEntityId')}>{(p) => <Input {...p} value={entityId} onChange={(e) => setEntityId(e.target.value)} />}</Field>
-              <Field label={t('idpSsoUrl')}>{(p) => <Input {...p} type="url" value={ssoUrl} onChange={(e) => setSsoUrl(e.target.value)} />}</Field>
-              <Field label={t('idpCertificate')}>{(p) => <Textarea {...p} rows={4} value={cert} onChange={(e) => setCert(e.target.value)} />}</Field>
+              <Field label={t('idpEntityId')}>
+                {(p) => <Input {...p} value={entityId} onChange={(e) => setEntityId(e.target.value)} />}
+              </Field>
+              <Field label={t('idpSsoUrl')}>
+                {(p) => <Input {...p} type="url" value={ssoUrl} onChange={(e) => setSsoUrl(e.target.value)} />}
+              </Field>
+              <Field label={t('idpCertificate')}>
+                {(p) => <Textarea {...p} rows={4} value={cert} onChange={(e) => setCert(e.target.value)} />}
+              </Field>
             </div>
           </details>
         </>
       ) : (
         <>
-          <Field label={t('issuer')}>{(p) => <Input {...p} type="url" value={issuer} onChange={(e) => setIssuer(e.target.value)} required />}</Field>
-          <Field label={t('clientId')}>{(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} required />}</Field>
-          <Field label={t('clientSecret')}>{(p) => <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} />}</Field>
+          <Field label={t('issuer')}>
+            {(p) => <Input {...p} type="url" value={issuer} onChange={(e) => setIssuer(e.target.value)} required />}
+          </Field>
+          <Field label={t('clientId')}>
+            {(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} required />}
+          </Field>
+          <Field label={t('clientSecret')}>
+            {(p) => <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} />}
+          </Field>
         </>
       )}
       <div>
@@ -322,10 +393,15 @@ export function TestResultView({ test }: { test: ConnectionTest }) {
   const r = test.result;
   const detail = r?.detail === 'unsigned' || r?.detail === 'certificate_mismatch' ? r.detail : null;
   const reasonKey = detail ?? test.reason ?? 'generic';
-  const reasonText = t.has(`reasons.${reasonKey}` as 'reasons.generic') ? t(`reasons.${reasonKey}` as 'reasons.generic', { reason: test.reason ?? '' }) : t('reasons.generic', { reason: test.reason ?? '' });
+  const reasonText = t.has(`reasons.${reasonKey}` as 'reasons.generic')
+    ? t(`reasons.${reasonKey}` as 'reasons.generic', { reason: test.reason ?? '' })
+    : t('reasons.generic', { reason: test.reason ?? '' });
   return (
     <div className="flex flex-col gap-3" role="region" aria-label={t('result.title')}>
-      <Alert tone={test.status === 'succeeded' ? 'success' : 'error'} title={test.status === 'succeeded' ? t('result.succeeded') : t('result.failed')}>
+      <Alert
+        tone={test.status === 'succeeded' ? 'success' : 'error'}
+        title={test.status === 'succeeded' ? t('result.succeeded') : t('result.failed')}
+      >
         {test.status === 'failed' && (
           <>
             <p>{reasonText}</p>
@@ -353,7 +429,13 @@ export function TestResultView({ test }: { test: ConnectionTest }) {
         <div className="text-sm">
           <p className="font-medium">{t('result.mapping')}</p>
           <ul className="mt-1 list-disc pl-5">
-            {r.mapping.email_domain && <li>{r.mapping.domain_allowed ? t('result.domainOk', { domain: r.mapping.email_domain }) : t('result.domainNo', { domain: r.mapping.email_domain })}</li>}
+            {r.mapping.email_domain && (
+              <li>
+                {r.mapping.domain_allowed
+                  ? t('result.domainOk', { domain: r.mapping.email_domain })
+                  : t('result.domainNo', { domain: r.mapping.email_domain })}
+              </li>
+            )}
             {r.mapping.role && <li>{t('result.role', { role: r.mapping.role })}</li>}
           </ul>
         </div>

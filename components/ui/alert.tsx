@@ -8,9 +8,22 @@ const tones = {
   warning: 'bg-amber-50 text-amber-900 ring-amber-200 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-900',
 } as const;
 
-export function Alert({ tone = 'info', title, children, className }: { tone?: keyof typeof tones; title?: ReactNode; children?: ReactNode; className?: string }) {
+export function Alert({
+  tone = 'info',
+  title,
+  children,
+  className,
+}: {
+  tone?: keyof typeof tones;
+  title?: ReactNode;
+  children?: ReactNode;
+  className?: string;
+}) {
   return (
-    <div role={tone === 'error' ? 'alert' : 'status'} className={cn('rounded-md px-4 py-3 text-sm ring-1 ring-inset', tones[tone], className)}>
+    <div
+      role={tone === 'error' ? 'alert' : 'status'}
+      className={cn('rounded-md px-4 py-3 text-sm ring-1 ring-inset', tones[tone], className)}
+    >
       {title && <p className="font-medium">{title}</p>}
       {children && <div className={title ? 'mt-1' : undefined}>{children}</div>}
     </div>

@@ -94,7 +94,19 @@ export function FormActions({ children }: { children: ReactNode }) {
 }
 
 /** "Cancel" and the submit button (`busy`: loading; `danger`: a destructive action) at the foot of a form. */
-export function CancelSubmit({ onCancel, submitLabel, busy, danger = false, disabled }: { onCancel: () => void; submitLabel: ReactNode; busy: boolean; danger?: boolean; disabled?: boolean }) {
+export function CancelSubmit({
+  onCancel,
+  submitLabel,
+  busy,
+  danger = false,
+  disabled,
+}: {
+  onCancel: () => void;
+  submitLabel: ReactNode;
+  busy: boolean;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
   const tCommon = useTranslations('common');
   return (
     <FormActions>

@@ -18,7 +18,13 @@ export function CopyButton({ value, label, describedBy }: { value: string; label
     setTimeout(() => setCopied(false), 2000);
   }
   return (
-    <Button variant="secondary" size="sm" onClick={copy} aria-label={label ? `${t('copy')}: ${label}` : undefined} aria-describedby={describedBy}>
+    <Button
+      variant="secondary"
+      size="sm"
+      onClick={copy}
+      aria-label={label ? `${t('copy')}: ${label}` : undefined}
+      aria-describedby={describedBy}
+    >
       <span aria-live="polite" className="inline-block min-w-[4.5rem] text-center">
         {copied ? t('copied') : t('copy')}
       </span>

@@ -13,7 +13,17 @@ export type ControlProps = {
  * A labelled form control: `<Field label="Email">{(p) => <Input {...p} name="email" />}</Field>`.
  * The error is shown under the control it belongs to and announced.
  */
-export function Field({ label, hint, error, children }: { label: ReactNode; hint?: ReactNode; error?: ReactNode; children: (props: ControlProps) => ReactNode }) {
+export function Field({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: ReactNode;
+  children: (props: ControlProps) => ReactNode;
+}) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;

@@ -18,7 +18,11 @@ export function LanguageSelect({ onChange, className }: { onChange: (locale: str
       aria-label={t('language')}
       value={locale}
       onChange={(e) => onChange(e.target.value)}
-      className={cn('h-8 rounded-md border-0 bg-transparent py-0 pr-7 pl-2 ring-1 ring-inset ring-zinc-300 dark:ring-zinc-700', focusRing, className)}
+      className={cn(
+        'h-8 rounded-md border-0 bg-transparent py-0 pr-7 pl-2 ring-1 ring-inset ring-zinc-300 dark:ring-zinc-700',
+        focusRing,
+        className,
+      )}
     >
       {LOCALES.map((l) => (
         <option key={l} value={l}>

@@ -5,7 +5,14 @@ import { Button } from './button';
 import { Dialog } from './dialog';
 import { ShownOnce } from './value-field';
 
-type Props<T> = { value: T | null; onClose: () => void; title: ReactNode; warning: ReactNode; doneLabel: ReactNode; children: (value: T) => ReactNode };
+type Props<T> = {
+  value: T | null;
+  onClose: () => void;
+  title: ReactNode;
+  warning: ReactNode;
+  doneLabel: ReactNode;
+  children: (value: T) => ReactNode;
+};
 
 /** A just-created secret shown once: open while `value` is set; the fields (`children`, given the value) and one button that closes it. */
 export function ShownOnceDialog<T>({ value, onClose, title, warning, doneLabel, children }: Props<T>) {

@@ -8,7 +8,17 @@ import { focusRing } from './cn';
  * A panel sliding in from the right on the native <dialog> (focus trapped and restored by the
  * browser, Escape closes it): details too long for a table cell, read beside the list.
  */
-export function SidePanel({ open, onClose, title, children }: { open: boolean; onClose: () => void; title: ReactNode; children: ReactNode }) {
+export function SidePanel({
+  open,
+  onClose,
+  title,
+  children,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: ReactNode;
+  children: ReactNode;
+}) {
   const t = useTranslations('common');
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -32,7 +42,11 @@ export function SidePanel({ open, onClose, title, children }: { open: boolean; o
             <h2 id={titleId} className="text-lg font-semibold break-words">
               {title}
             </h2>
-            <button type="button" onClick={onClose} className={`rounded-md px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800 ${focusRing}`}>
+            <button
+              type="button"
+              onClick={onClose}
+              className={`rounded-md px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800 ${focusRing}`}
+            >
               {t('close')}
             </button>
           </div>

@@ -42,7 +42,11 @@ export function ThemeToggle({ className }: { className?: string }) {
       onClick={next}
       aria-label={t('label', { theme: t(theme) })}
       title={t('label', { theme: t(theme) })}
-      className={cn('inline-flex size-8 items-center justify-center rounded-md text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800', focusRing, className)}
+      className={cn(
+        'inline-flex size-8 items-center justify-center rounded-md text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
+        focusRing,
+        className,
+      )}
     >
       <svg aria-hidden viewBox="0 0 20 20" fill="currentColor" className="size-4">
         {theme === 'dark' ? (
@@ -50,7 +54,11 @@ export function ThemeToggle({ className }: { className?: string }) {
         ) : theme === 'light' ? (
           <path d="M10 14.5a4.5 4.5 0 1 0 0-9 4.5 4.5 0 0 0 0 9ZM10 0a1 1 0 0 1 1 1v1a1 1 0 1 1-2 0V1a1 1 0 0 1 1-1Zm0 17a1 1 0 0 1 1 1v1a1 1 0 1 1-2 0v-1a1 1 0 0 1 1-1ZM0 10a1 1 0 0 1 1-1h1a1 1 0 1 1 0 2H1a1 1 0 0 1-1-1Zm17 0a1 1 0 0 1 1-1h1a1 1 0 1 1 0 2h-1a1 1 0 0 1-1-1Z" />
         ) : (
-          <path fillRule="evenodd" d="M2 4a2 2 0 0 1 2-2h12a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2h-4v2h2a1 1 0 1 1 0 2H6a1 1 0 1 1 0-2h2v-2H4a2 2 0 0 1-2-2V4Zm2 0h12v8H4V4Z" clipRule="evenodd" />
+          <path
+            fillRule="evenodd"
+            d="M2 4a2 2 0 0 1 2-2h12a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2h-4v2h2a1 1 0 1 1 0 2H6a1 1 0 1 1 0-2h2v-2H4a2 2 0 0 1-2-2V4Zm2 0h12v8H4V4Z"
+            clipRule="evenodd"
+          />
         )}
       </svg>
     </button>

@@ -20,7 +20,10 @@ export function ValueField({ value, label, wrap = false }: { value: string; labe
       <div className="flex items-start gap-2">
         <code
           aria-label={label}
-          className={cn('min-w-0 flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-xs select-all dark:bg-zinc-800', wrap ? 'break-all' : 'truncate')}
+          className={cn(
+            'min-w-0 flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-xs select-all dark:bg-zinc-800',
+            wrap ? 'break-all' : 'truncate',
+          )}
         >
           {value}
         </code>

@@ -38,7 +38,9 @@ export default async function globalSetup() {
     server.stdout.on('data', onData);
     server.stderr.on('data', onData);
   });
-  const exited = new Promise<never>((_, reject) => server.on('exit', (code) => reject(new Error(`the server exited with ${code}; see ${path.join(RUN_DIR, 'server.log')}`))));
+  const exited = new Promise<never>((_, reject) =>
+    server.on('exit', (code) => reject(new Error(`the server exited with ${code}; see ${path.join(RUN_DIR, 'server.log')}`))),
+  );
 
   let url: string;
   try {

@@ -13,7 +13,10 @@ export function cli<T>(...args: string[]): T {
 }
 
 /** Claims a CLI setup link in the console as a new operator with their own account; answers the account id. */
-export async function createOperatorAccount(page: Page, operator: { firstName: string; email: string; password: string; accountName: string }): Promise<string> {
+export async function createOperatorAccount(
+  page: Page,
+  operator: { firstName: string; email: string; password: string; accountName: string },
+): Promise<string> {
   const { url } = cli<{ url: string }>('setup-link');
   await page.goto(url);
   await page.getByLabel('First name').fill(operator.firstName);
@@ -29,12 +32,28 @@ export type TestInstance = { instance_id: string; publishable_key: string; fapi_
 
 /** A test instance with a secret key that can read its outbox, made through the CLI. */
 export function createTestInstance(name: string): TestInstance {
-  const instance = cli<{ instance_id: string; publishable_key: string; fapi_url: string }>('instance', 'create', '--name', name, '--env', 'test');
+  const instance = cli<{ instance_id: string; publishable_key: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    name,
+    '--env',
+    'test',
+  );
   const key = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   return { ...instance, secret: key.secret };
 }
 
-type Email = { id: string; to: string; template: string; subject: string; data: Record<string, unknown>; html: string; text: string; locale: string };
+type Email = {
+  id: string;
+  to: string;
+  template: string;
+  subject: string;
+  data: Record<string, unknown>;
+  html: string;
+  text: string;
+  locale: string;
+};
 
 /** The newest email of a template to an address, read from the dev outbox through the BAPI. */
 export async function latestEmail(secret: string, to: string, template?: string): Promise<Email> {

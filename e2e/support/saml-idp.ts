@@ -9,7 +9,6 @@ const fixture = (name: string) => readFileSync(join(process.cwd(), 'server/sso/f
 const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
-
 /**
  * A SAML identity provider on loopback, built with samlify: it answers an AuthnRequest for
  * `user` with a signed response, posted back to the SP's ACS by an auto-submitting form.
@@ -21,14 +20,24 @@ export async function startIdp(user: string) {
       const url = new URL(req.url ?? '/', 'http://idp');
       if (url.pathname !== '/sso' || !sp) return res.writeHead(404).end();
       const { extract } = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams) });
-      const { context, entityEndpoint } = (await idp.createLoginResponse(sp, { extract }, 'post', { email: user }, undefined, false, url.searchParams.get('RelayState') ?? undefined)) as {
+      const { context, entityEndpoint } = (await idp.createLoginResponse(
+        sp,
+        { extract },
+        'post',
+        { email: user },
+        undefined,
+        false,
+        url.searchParams.get('RelayState') ?? undefined,
+      )) as {
         context: string;
         entityEndpoint: string;
       };
       const relay = url.searchParams.get('RelayState');
-      res.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<!doctype html><html lang="en"><body><form method="post" action="${entityEndpoint}"><input type="hidden" name="SAMLResponse" value="${context}">${relay ? `<input type="hidden" name="RelayState" value="${relay}">` : ''}</form><script>document.forms[0].submit()</script></body></html>`,
-      );
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><html lang="en"><body><form method="post" action="${entityEndpoint}"><input type="hidden" name="SAMLResponse" value="${context}">${relay ? `<input type="hidden" name="RelayState" value="${relay}">` : ''}</form><script>document.forms[0].submit()</script></body></html>`,
+        );
     })().catch((err: unknown) => res.writeHead(500).end(String(err)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

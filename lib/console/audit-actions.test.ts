@@ -29,10 +29,17 @@ describe('audit action labels', () => {
 
   for (const locale of ['en', 'fr', 'de']) {
     it(`names the resource and the verb of every action in ${locale}`, () => {
-      const audit = (JSON.parse(readFileSync(path.resolve(`messages/${locale}/console.json`), 'utf8')) as { audit: { resources: Record<string, string>; verbs: Record<string, string> } }).audit;
+      const audit = (
+        JSON.parse(readFileSync(path.resolve(`messages/${locale}/console.json`), 'utf8')) as {
+          audit: { resources: Record<string, string>; verbs: Record<string, string> };
+        }
+      ).audit;
       const missing = actions.flatMap((a) => {
         const { resource, verb } = splitAction(a);
-        return [...(audit.resources[resource] ? [] : [`resource ${resource}`]), ...(!verb || audit.verbs[verb] ? [] : [`verb ${verb} (${a})`])];
+        return [
+          ...(audit.resources[resource] ? [] : [`resource ${resource}`]),
+          ...(!verb || audit.verbs[verb] ? [] : [`verb ${verb} (${a})`]),
+        ];
       });
       expect([...new Set(missing)]).toEqual([]);
     });

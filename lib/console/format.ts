@@ -7,7 +7,8 @@ export function useDates() {
   const format = useFormatter();
   const t = useTranslations('common');
   return {
-    dateTime: (ms: number | null | undefined) => (ms ? format.dateTime(new Date(ms), { dateStyle: 'medium', timeStyle: 'short' }) : t('never')),
+    dateTime: (ms: number | null | undefined) =>
+      ms ? format.dateTime(new Date(ms), { dateStyle: 'medium', timeStyle: 'short' }) : t('never'),
     date: (ms: number | null | undefined) => (ms ? format.dateTime(new Date(ms), { dateStyle: 'medium' }) : t('never')),
     relative: (ms: number | null | undefined) => (ms ? format.relativeTime(new Date(ms), new Date()) : t('never')),
   };
@@ -18,7 +19,10 @@ export function displayName(user: { first_name: string | null; last_name: string
   return full || user.username || null;
 }
 
-export function primaryEmail(user: { primary_email_address_id: string | null; email_addresses: Array<{ id: string; email_address: string }> }): string | null {
+export function primaryEmail(user: {
+  primary_email_address_id: string | null;
+  email_addresses: Array<{ id: string; email_address: string }>;
+}): string | null {
   return (user.email_addresses.find((e) => e.id === user.primary_email_address_id) ?? user.email_addresses[0])?.email_address ?? null;
 }
 

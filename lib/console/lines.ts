@@ -1,2 +1,6 @@
 /** The non-blank lines of a textarea, trimmed. */
-export const lines = (s: string) => s.split('\n').map((l) => l.trim()).filter(Boolean);
+export const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);

@@ -18,13 +18,15 @@ export const pages = {
   account: (accountId: string) => `/accounts/${encodeURIComponent(accountId)}`,
   instance: (accountId: string, instanceId: string, section = '') =>
     `/accounts/${encodeURIComponent(accountId)}/instances/${encodeURIComponent(instanceId)}${section ? `/${section}` : ''}`,
-  user: (accountId: string, instanceId: string, userId: string) => `${pages.instance(accountId, instanceId, 'users')}/${encodeURIComponent(userId)}`,
+  user: (accountId: string, instanceId: string, userId: string) =>
+    `${pages.instance(accountId, instanceId, 'users')}/${encodeURIComponent(userId)}`,
 };
 
 /** `?a=1&b=2` from the defined, non-empty values (empty string when none). */
 export function query(params: Record<string, string | number | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
   const s = search.toString();
   return s ? `?${s}` : '';
 }

@@ -27,7 +27,14 @@ export function quickstart(framework: Framework, v: QuickstartValues): Quickstar
     case 'nextjs':
       return {
         install: 'npm install @latchkey/browser @latchkey/backend',
-        env: { file: '.env.local', code: [`NEXT_PUBLIC_LATCHKEY_PUBLISHABLE_KEY=${v.publishableKey}`, `LATCHKEY_SECRET_KEY=${secret}`, `LATCHKEY_API_URL=${v.apiUrl}`].join('\n') },
+        env: {
+          file: '.env.local',
+          code: [
+            `NEXT_PUBLIC_LATCHKEY_PUBLISHABLE_KEY=${v.publishableKey}`,
+            `LATCHKEY_SECRET_KEY=${secret}`,
+            `LATCHKEY_API_URL=${v.apiUrl}`,
+          ].join('\n'),
+        },
         snippets: [
           {
             file: 'app/providers.tsx',
@@ -95,7 +102,12 @@ createRoot(document.getElementById('root')!).render(
     case 'express':
       return {
         install: 'npm install @latchkey/backend express',
-        env: { file: '.env', code: [`LATCHKEY_PUBLISHABLE_KEY=${v.publishableKey}`, `LATCHKEY_SECRET_KEY=${secret}`, `LATCHKEY_API_URL=${v.apiUrl}`].join('\n') },
+        env: {
+          file: '.env',
+          code: [`LATCHKEY_PUBLISHABLE_KEY=${v.publishableKey}`, `LATCHKEY_SECRET_KEY=${secret}`, `LATCHKEY_API_URL=${v.apiUrl}`].join(
+            '\n',
+          ),
+        },
         snippets: [
           {
             file: 'server.js',
@@ -113,7 +125,15 @@ app.listen(4000);`,
     case 'oidc':
       return {
         install: null,
-        env: { file: '.env', code: [`OIDC_ISSUER=${v.fapiUrl}`, `OIDC_DISCOVERY_URL=${v.fapiUrl}/.well-known/openid-configuration`, 'OIDC_CLIENT_ID=oa_… (create one under OAuth applications)', 'OIDC_CLIENT_SECRET=…'].join('\n') },
+        env: {
+          file: '.env',
+          code: [
+            `OIDC_ISSUER=${v.fapiUrl}`,
+            `OIDC_DISCOVERY_URL=${v.fapiUrl}/.well-known/openid-configuration`,
+            'OIDC_CLIENT_ID=oa_… (create one under OAuth applications)',
+            'OIDC_CLIENT_SECRET=…',
+          ].join('\n'),
+        },
         snippets: [
           {
             file: 'sign-in.ts',
@@ -136,7 +156,12 @@ const url = client.buildAuthorizationUrl(config, {
         install: null,
         env: {
           file: '.env.local',
-          code: [`NEXT_PUBLIC_CLERK_PUBLISHABLE_KEY=${v.publishableKey}`, `NEXT_PUBLIC_CLERK_PROXY_URL=${v.fapiUrl}`, `CLERK_SECRET_KEY=${secret}`, `CLERK_API_URL=${v.apiUrl}`].join('\n'),
+          code: [
+            `NEXT_PUBLIC_CLERK_PUBLISHABLE_KEY=${v.publishableKey}`,
+            `NEXT_PUBLIC_CLERK_PROXY_URL=${v.fapiUrl}`,
+            `CLERK_SECRET_KEY=${secret}`,
+            `CLERK_API_URL=${v.apiUrl}`,
+          ].join('\n'),
         },
         snippets: [
           {

@@ -4,19 +4,16 @@
  */
 import type { DashboardItem, DashboardOperations, DashboardResponse } from '@/lib/generated/dashboard';
 
-export type {
-  Email,
-  EmailAddress,
-  Person,
-  Session,
-  Sms,
-  User,
-} from '@/lib/generated/dashboard';
+export type { Email, EmailAddress, Person, Session, Sms, User } from '@/lib/generated/dashboard';
 
 /** The path of the instance-scoped operations, which InstanceResponse and InstanceItem leave out. */
 type InstancePath = '/accounts/{accountId}/instances/{instanceId}';
 /** An instance-scoped operation by method and the path under the instance: `'GET /users'`. */
-export type InstanceOperation = keyof DashboardOperations extends infer K ? (K extends `${infer M} ${InstancePath}${infer P}` ? `${M} ${P}` : never) : never;
+export type InstanceOperation = keyof DashboardOperations extends infer K
+  ? K extends `${infer M} ${InstancePath}${infer P}`
+    ? `${M} ${P}`
+    : never
+  : never;
 type Full<K extends InstanceOperation> = K extends `${infer M} ${infer P}` ? `${M} ${InstancePath}${P}` & keyof DashboardOperations : never;
 
 /** The answer of an instance-scoped operation: `InstanceResponse<'GET /users'>`. */

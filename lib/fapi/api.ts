@@ -1,6 +1,9 @@
 import { requestJson } from '../api-client';
 
-export type FapiCall = <T>(path: string, init?: { method?: string; json?: unknown; query?: Record<string, string | undefined> }) => Promise<T>;
+export type FapiCall = <T>(
+  path: string,
+  init?: { method?: string; json?: unknown; query?: Record<string, string | undefined> },
+) => Promise<T>;
 
 /**
  * The FAPI from a hosted page: same origin as the page (`base` from hostedBase:

@@ -7,19 +7,33 @@ const api = (status: number, code: string, meta: Record<string, unknown> = {}) =
 
 describe('FAPI errors as copy', () => {
   it('puts errors at the field they concern', () => {
-    expect(describeFapiError(api(422, 'CREDENTIALS_INVALID', { param: 'password' }))).toEqual({ key: 'credentialsInvalid', param: 'password' });
+    expect(describeFapiError(api(422, 'CREDENTIALS_INVALID', { param: 'password' }))).toEqual({
+      key: 'credentialsInvalid',
+      param: 'password',
+    });
     expect(describeFapiError(api(422, 'CODE_INCORRECT', { param: 'code', remaining_attempts: 2 }))).toEqual({
       key: 'codeIncorrectRemaining',
       values: { count: 2 },
       param: 'code',
     });
-    expect(describeFapiError(api(422, 'VALIDATION_FAILED', { param: 'password', reason: 'too_short' }))).toEqual({ key: 'passwordTooShort', param: 'password', values: { min: 8 } });
-    expect(describeFapiError(api(422, 'VALIDATION_FAILED', { param: 'email_address', reason: 'taken' }))).toEqual({ key: 'emailTaken', param: 'email_address' });
-    expect(describeFapiError(api(403, 'SIGN_UP_NOT_ALLOWED', { reason: 'restricted', param: 'email_address' })).param).toBe('email_address');
+    expect(describeFapiError(api(422, 'VALIDATION_FAILED', { param: 'password', reason: 'too_short' }))).toEqual({
+      key: 'passwordTooShort',
+      param: 'password',
+      values: { min: 8 },
+    });
+    expect(describeFapiError(api(422, 'VALIDATION_FAILED', { param: 'email_address', reason: 'taken' }))).toEqual({
+      key: 'emailTaken',
+      param: 'email_address',
+    });
+    expect(describeFapiError(api(403, 'SIGN_UP_NOT_ALLOWED', { reason: 'restricted', param: 'email_address' })).param).toBe(
+      'email_address',
+    );
   });
 
   it('answers a wrong identifier exactly like a wrong password', () => {
-    expect(describeFapiError(api(422, 'CREDENTIALS_INVALID', { param: 'password' }))).toEqual(describeFapiError(api(422, 'CREDENTIALS_INVALID', {})));
+    expect(describeFapiError(api(422, 'CREDENTIALS_INVALID', { param: 'password' }))).toEqual(
+      describeFapiError(api(422, 'CREDENTIALS_INVALID', {})),
+    );
   });
 
   it('tells a cloned passkey and another site’s passkey apart from one that did not verify', () => {
@@ -32,7 +46,10 @@ describe('FAPI errors as copy', () => {
 
   it('carries waits and falls back to a generic message', () => {
     expect(describeFapiError(api(429, 'RATE_LIMITED', { retry_after: 7 }))).toEqual({ key: 'rateLimited', values: { seconds: 7 } });
-    expect(describeFapiError(api(429, 'TOO_MANY_ATTEMPTS', { reason: 'code_reissue', retry_after: 21 }))).toEqual({ key: 'codeReissue', values: { seconds: 21 } });
+    expect(describeFapiError(api(429, 'TOO_MANY_ATTEMPTS', { reason: 'code_reissue', retry_after: 21 }))).toEqual({
+      key: 'codeReissue',
+      values: { seconds: 21 },
+    });
     expect(describeFapiError(api(429, 'TOO_MANY_ATTEMPTS', { reason: 'second_factor_attempts' })).restart).toBe(true);
     expect(describeFapiError(api(500, 'SOMETHING_NEW'))).toEqual({ key: 'generic' });
     expect(describeFapiError(new NetworkError('x'))).toEqual({ key: 'network' });
@@ -69,7 +86,9 @@ describe('FAPI errors as copy', () => {
       api(401, 'UNAUTHENTICATED'),
       ...['session_pending', 'mfa_required', 'impersonation', undefined].map((reason) => api(403, 'FORBIDDEN', { reason })),
       api(403, 'ORIGIN_NOT_ALLOWED'),
-      ...['sign_count_regressed', 'passkey_disabled', 'unknown_credential', 'verification_failed'].map((reason) => api(422, 'PASSKEY_INVALID', { reason })),
+      ...['sign_count_regressed', 'passkey_disabled', 'unknown_credential', 'verification_failed'].map((reason) =>
+        api(422, 'PASSKEY_INVALID', { reason }),
+      ),
       new NetworkError('x'),
     ];
     for (const locale of ['en', 'fr', 'de'] as const) {

@@ -23,7 +23,8 @@ function validation(e: ApiError): FapiErrorInfo {
   const reason = reasonOf(e);
   if (reason === 'required') return { key: 'required', param };
   if (param === 'password') {
-    if (reason === 'too_short') return { key: 'passwordTooShort', param, values: { min: typeof e.meta.min_length === 'number' ? e.meta.min_length : 8 } };
+    if (reason === 'too_short')
+      return { key: 'passwordTooShort', param, values: { min: typeof e.meta.min_length === 'number' ? e.meta.min_length : 8 } };
     if (reason === 'missing_uppercase') return { key: 'passwordNeedsUppercase', param };
     if (reason === 'missing_lowercase') return { key: 'passwordNeedsLowercase', param };
     if (reason === 'missing_digit') return { key: 'passwordNeedsDigit', param };
@@ -32,7 +33,8 @@ function validation(e: ApiError): FapiErrorInfo {
     if (reason === 'matches_identifier') return { key: 'passwordMatchesIdentifier', param };
   }
   if (reason === 'password_compromised') return { key: 'passwordCompromised', param };
-  if ((reason === 'too_big' || reason === 'too_long') && typeof e.meta.max_length === 'number') return { key: 'tooLong', param, values: { max: e.meta.max_length } };
+  if ((reason === 'too_big' || reason === 'too_long') && typeof e.meta.max_length === 'number')
+    return { key: 'tooLong', param, values: { max: e.meta.max_length } };
   if (reason === 'incorrect_password') return { key: 'passwordIncorrect', param };
   if (reason === 'unverified') return { key: 'emailUnverified', param };
   if (param === 'code' && reason === 'incorrect_code') return { key: 'codeIncorrect', param };
@@ -56,7 +58,9 @@ export function describeFapiError(error: unknown): FapiErrorInfo {
       return { key: 'credentialsInvalid', param: 'password' };
     case 'CODE_INCORRECT': {
       const remaining = error.meta.remaining_attempts;
-      return typeof remaining === 'number' ? { key: 'codeIncorrectRemaining', values: { count: remaining }, param: 'code' } : { key: 'codeIncorrect', param: 'code' };
+      return typeof remaining === 'number'
+        ? { key: 'codeIncorrectRemaining', values: { count: remaining }, param: 'code' }
+        : { key: 'codeIncorrect', param: 'code' };
     }
     case 'PASSKEY_INVALID':
       if (reason === 'sign_count_regressed') return { key: 'passkeyCloned' };

@@ -4,7 +4,13 @@
  * The attempt itself lives on the server, bound to this browser's client cookie.
  */
 /** `strategy`: how a sign-in's code was sent (an email code unless said). */
-export type FlowState = { id: string; identifier: string; sentAt?: number; resetPassword?: boolean; strategy?: 'email_code' | 'phone_code' | 'email_link' };
+export type FlowState = {
+  id: string;
+  identifier: string;
+  sentAt?: number;
+  resetPassword?: boolean;
+  strategy?: 'email_code' | 'phone_code' | 'email_link';
+};
 export type FlowKind = 'sign_in' | 'sign_up';
 
 const keyOf = (instanceId: string, kind: FlowKind) => `latchkey:${instanceId}:${kind}`;

@@ -21,7 +21,10 @@ describe('hosted pages on a custom domain (proxy.ts)', () => {
   });
 
   it('does not rewrite without the header or with a malformed instance id', () => {
-    for (const headers of [{}, { [CUSTOM_DOMAIN_INSTANCE_HEADER]: '../x' }, { [CUSTOM_DOMAIN_INSTANCE_HEADER]: 'ins_short' }] as Record<string, string>[]) {
+    for (const headers of [{}, { [CUSTOM_DOMAIN_INSTANCE_HEADER]: '../x' }, { [CUSTOM_DOMAIN_INSTANCE_HEADER]: 'ins_short' }] as Record<
+      string,
+      string
+    >[]) {
       expect(isRewrite(proxy(new NextRequest('http://localhost:3000/sign-in', { headers })))).toBe(false);
     }
   });

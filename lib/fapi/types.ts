@@ -4,14 +4,7 @@
  */
 import type { FapiResponse } from '@/lib/generated/fapi';
 
-export type {
-  ApiToken,
-  Client,
-  ClientSession,
-  Environment,
-  Me,
-  MeSession,
-} from '@/lib/generated/fapi';
+export type { ApiToken, Client, ClientSession, Environment, Me, MeSession } from '@/lib/generated/fapi';
 
 /** GET /v1/me: the user, and in an impersonation session who impersonates them. */
 export type MeWithImpersonator = FapiResponse<'GET /v1/me'>;

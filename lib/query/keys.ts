@@ -22,7 +22,10 @@ const segmentsOf = (path: string) => path.split('/').filter(Boolean);
  * Which cached GETs a write to `path` makes stale: `path` itself (with any query) and every
  * path below it; with `exact`, only `path` itself (with any query).
  */
-export function staleAfter(path: string, { exact = false }: { exact?: boolean } = {}): { queryKey: QueryKey; predicate?: (query: Query) => boolean } {
+export function staleAfter(
+  path: string,
+  { exact = false }: { exact?: boolean } = {},
+): { queryKey: QueryKey; predicate?: (query: Query) => boolean } {
   const queryKey = segmentsOf(path.split('?', 1)[0]!);
   return exact ? { queryKey, predicate: (query) => query.queryKey.length === queryKey.length + 1 } : { queryKey };
 }

@@ -67,7 +67,16 @@ const U = '/v1/dashboard/accounts/a/instances/i/users';
 
 describe('keyOf', () => {
   it('is the path segments and the query as an object, whatever its order', () => {
-    expect(keyOf(`${U}?limit=20&query=ada`)).toEqual(['v1', 'dashboard', 'accounts', 'a', 'instances', 'i', 'users', { limit: '20', query: 'ada' }]);
+    expect(keyOf(`${U}?limit=20&query=ada`)).toEqual([
+      'v1',
+      'dashboard',
+      'accounts',
+      'a',
+      'instances',
+      'i',
+      'users',
+      { limit: '20', query: 'ada' },
+    ]);
     expect(keyOf('/fapi/ins_1/v1/me/sessions')).toEqual(['fapi', 'ins_1', 'v1', 'me', 'sessions', {}]);
     expect(keyOf('/v1/x?a=1&a=2')).toEqual(['v1', 'x', { a: ['1', '2'] }]);
   });

@@ -32,7 +32,10 @@ export function useResource<T>(url: string | null, fetcher: () => Promise<T>): R
   const query = useQuery({ queryKey, queryFn: fetcher, enabled: url !== null });
   const fresh = (updatedAt: number) => url !== null && since.url === url && updatedAt >= since.at;
   const reload = useCallback(() => void client.refetchQueries({ queryKey, exact: true }), [client, queryKey]);
-  const setData = useCallback((data: T | ((last: T | undefined) => T | undefined)) => void client.setQueryData<T>(queryKey, data), [client, queryKey]);
+  const setData = useCallback(
+    (data: T | ((last: T | undefined) => T | undefined)) => void client.setQueryData<T>(queryKey, data),
+    [client, queryKey],
+  );
   return {
     data: fresh(query.dataUpdatedAt) ? query.data : undefined,
     error: fresh(query.errorUpdatedAt) ? (query.error ?? undefined) : undefined,

@@ -18,11 +18,19 @@ const user = await latchkey.users.create({ email_address: ['smoke@example.com'] 
 const { jwt } = await latchkey.sessions.create({ user_id: user.id });
 
 const auth: SessionAuth = await verifyToken(jwt, { publishableKey: env('LATCHKEY_PUBLISHABLE_KEY') });
-const next = await createNextAuth({ publishableKey: env('LATCHKEY_PUBLISHABLE_KEY') }).auth(new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }));
+const next = await createNextAuth({ publishableKey: env('LATCHKEY_PUBLISHABLE_KEY') }).auth(
+  new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }),
+);
 
 const secret = 'whsec_' + btoa('a webhook secret of 32 bytes....');
 const body = JSON.stringify({ type: 'user.created', data: { id: user.id } });
 const signature = new Webhook(secret).sign('msg_smoke', new Date(), body);
-const event = await verifyWebhook({ body, headers: { 'webhook-id': 'msg_smoke', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature } }, secret);
+const event = await verifyWebhook(
+  {
+    body,
+    headers: { 'webhook-id': 'msg_smoke', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature },
+  },
+  secret,
+);
 
 process.stdout.write(`${JSON.stringify({ userId: user.id, verifiedUserId: auth.userId, nextStatus: next.status, webhook: event.type })}\n`);

@@ -51,7 +51,8 @@ export function toTs(s: Schema | undefined, indent = ''): string {
       const props = Object.entries((s.properties ?? {}) as Record<string, Schema>).map(
         ([k, v]) => `${inner}${ident(k)}${req.has(k) ? '' : '?'}: ${toTs(v, inner)};`,
       );
-      if (s.additionalProperties && s.additionalProperties !== false) props.push(`${inner}[key: string]: ${s.properties ? 'unknown' : toTs(s.additionalProperties, inner)};`);
+      if (s.additionalProperties && s.additionalProperties !== false)
+        props.push(`${inner}[key: string]: ${s.properties ? 'unknown' : toTs(s.additionalProperties, inner)};`);
       if (props.length === 0) return s.additionalProperties === false ? 'Record<string, never>' : 'Record<string, unknown>';
       return `{\n${props.join('\n')}\n${indent}}`;
     }
@@ -90,9 +91,17 @@ export function generate(doc: Doc, prefix: string, stripPath = ''): string {
       const response = toTs(ok?.[1].content?.['application/json']?.schema, '    ');
       const body = op.requestBody ? toTs(op.requestBody.content['application/json'].schema, '    ') : 'never';
       const query = (op.parameters as Schema[]).filter((p) => p.in === 'query');
-      const q = query.length ? `{ ${query.map((p) => `${ident(p.name)}${p.required ? '' : '?'}: ${toTs(p.schema)}`).join('; ')} }` : 'never';
+      const q = query.length
+        ? `{ ${query.map((p) => `${ident(p.name)}${p.required ? '' : '?'}: ${toTs(p.schema)}`).join('; ')} }`
+        : 'never';
       out.push(`  /** ${String(op.summary ?? '').replace(/\*\//g, '*\\/')} */`);
-      out.push(`  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: {`, `    response: ${response};`, `    body: ${body};`, `    query: ${q};`, '  };');
+      out.push(
+        `  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: {`,
+        `    response: ${response};`,
+        `    body: ${body};`,
+        `    query: ${q};`,
+        '  };',
+      );
     }
   }
   out.push('}', '', `export type ${prefix}Path = ${paths.map((p) => JSON.stringify(p)).join(' | ')};`, '');

@@ -16,7 +16,9 @@ it('the UI’s generated API types match the route tables (run `npm run ui:gener
 });
 
 it('converts the JSON Schema zod emits into TypeScript', () => {
-  expect(toTs({ type: 'object', properties: { a: { type: 'string' }, b: { type: ['integer', 'null'] } }, required: ['a'] })).toBe('{\n  a: string;\n  b?: number | null;\n}');
+  expect(toTs({ type: 'object', properties: { a: { type: 'string' }, b: { type: ['integer', 'null'] } }, required: ['a'] })).toBe(
+    '{\n  a: string;\n  b?: number | null;\n}',
+  );
   expect(toTs({ anyOf: [{ $ref: '#/components/schemas/User' }, { type: 'null' }] })).toBe('(User) | (null)');
   expect(toTs({ type: 'array', items: { enum: ['a', 'b'] } })).toBe('Array<"a" | "b">');
 });

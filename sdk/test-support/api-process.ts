@@ -43,11 +43,23 @@ export async function startApi(o: { script?: string; env?: Record<string, string
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-sdk-'));
   const url = `http://localhost:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...o.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    ...o.env,
+  };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   // node --import tsx, not the tsx CLI: a kill must reach the server itself.
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', o.script ?? 'server/main/api.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', o.script ?? 'server/main/api.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
@@ -62,7 +74,9 @@ export async function startApi(o: { script?: string; env?: Record<string, string
   const banner = new Promise<StartedApi>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const [instanceId, publishableKey, fapiUrl, secretKey] = ['Instance', 'Publishable key', 'FAPI URL', 'Secret key'].map((l) => field(out, l));
+      const [instanceId, publishableKey, fapiUrl, secretKey] = ['Instance', 'Publishable key', 'FAPI URL', 'Secret key'].map((l) =>
+        field(out, l),
+      );
       if (instanceId && publishableKey && fapiUrl && secretKey && out.includes('Console:')) {
         resolve({ url, port, instanceId, publishableKey, fapiUrl, secretKey, output: () => out, stop });
       }
@@ -84,7 +98,13 @@ export async function startApi(o: { script?: string; env?: Record<string, string
 
 async function untilAnswering(url: string) {
   for (let i = 0; i < 100; i++) {
-    if (await fetch(url).then(() => true, () => false)) return;
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} never answered`);

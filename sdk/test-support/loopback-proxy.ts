@@ -44,7 +44,13 @@ export async function loopbackProxy(upstream: string) {
 
   const server = createServer((req, res) => {
     const fault = faults.shift();
-    seen.push({ method: req.method!, path: req.url!, at: performance.now(), idempotencyKey: req.headers['idempotency-key'] as string | undefined, fault: fault?.kind ?? 'passed' });
+    seen.push({
+      method: req.method!,
+      path: req.url!,
+      at: performance.now(),
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      fault: fault?.kind ?? 'passed',
+    });
     if (!fault) return pass(req, res);
     req.resume();
     if (fault.kind === 'drop') return;

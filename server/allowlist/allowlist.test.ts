@@ -13,7 +13,10 @@ describe('allowlist identifiers (BAPI)', () => {
     const first = await add('keep@acme.com');
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     const names = Array.from({ length: 8 }, (_, k) => `user${k}@acme.com`);
-    const [removed, ...added] = await Promise.all([h.call('DELETE', `/v1/allowlist_identifiers/${first.body.id}`, { key: i.secret }), ...names.map(add)]);
+    const [removed, ...added] = await Promise.all([
+      h.call('DELETE', `/v1/allowlist_identifiers/${first.body.id}`, { key: i.secret }),
+      ...names.map(add),
+    ]);
     expect(removed!.status).toBe(200);
     for (const a of added) expect(a.status, JSON.stringify(a.body)).toBe(200);
 

@@ -64,7 +64,11 @@ export async function addAllowlistIdentifier(deps: D, instanceId: string, identi
         entry = existing;
         return null;
       }
-      if (allowlist.length >= 1000) throw new AppError('VALIDATION_FAILED', { message: 'The allowlist holds at most 1000 entries.', meta: { param: 'identifier', reason: 'too_large' } });
+      if (allowlist.length >= 1000)
+        throw new AppError('VALIDATION_FAILED', {
+          message: 'The allowlist holds at most 1000 entries.',
+          meta: { param: 'identifier', reason: 'too_large' },
+        });
       at = deps.clock.now();
       return { allowlist: [...allowlist, entry] };
     },

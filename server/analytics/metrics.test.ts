@@ -24,9 +24,12 @@ const today = (series: { value: number }[]) => series.at(-1)!.value;
 
 describe('instance metrics', () => {
   it('counts users, sign-ins and failures as they happen, and today’s active users after the roll-up', async () => {
-    const created = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Metrics', environment: 'test' } });
+    const created = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, {
+      body: { name: 'Metrics', environment: 'test' },
+    });
     const instanceId: string = created.body.id;
-    const key = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances/${instanceId}/keys`, { body: { scopes: '*' } })).body.secret;
+    const key = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances/${instanceId}/keys`, { body: { scopes: '*' } })).body
+      .secret;
 
     const before = await metricsOf(instanceId);
     expect(before).toMatchObject({ object: 'instance_metrics', days: 7 });
@@ -47,7 +50,9 @@ describe('instance metrics', () => {
     await h.call('POST', '/v1/users', { key, body: { email_address: ['pw@example.com'], password: 'a long enough passphrase' } });
     const browser = fapiClient(h, instanceId, { publishableKey: created.body.publishable_key });
     const started = await browser.call('POST', '/v1/client/sign_ins', { body: { identifier: 'pw@example.com' } });
-    const wrong = await browser.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, { body: { strategy: 'password', password: 'not the passphrase' } });
+    const wrong = await browser.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'password', password: 'not the passphrase' },
+    });
     expect(wrong.status).toBe(422);
 
     const counted = await metricsOf(instanceId);
@@ -55,11 +60,19 @@ describe('instance metrics', () => {
     expect(today(counted.series.sign_ins)).toBe(2);
     expect(today(counted.series.sign_in_failures)).toBe(1);
     expect(today(counted.series.daily_active_users)).toBe(0); // gauges wait for the roll-up
-    expect(counted.checklist).toMatchObject({ secret_key_used: true, first_user: true, first_sign_in: true, branding: false, production_instance: false });
+    expect(counted.checklist).toMatchObject({
+      secret_key_used: true,
+      first_user: true,
+      first_sign_in: true,
+      branding: false,
+      production_instance: false,
+    });
     // A live instance in the same account ticks the production step of the test instance's checklist.
     await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Metrics live', environment: 'live' } });
     expect((await metricsOf(instanceId)).checklist).toMatchObject({ production_instance: true });
-    await owner.b.dash('PATCH', `/accounts/${owner.accountId}/instances/${instanceId}/branding`, { body: { support_email: 'help@example.com' } });
+    await owner.b.dash('PATCH', `/accounts/${owner.accountId}/instances/${instanceId}/branding`, {
+      body: { support_email: 'help@example.com' },
+    });
     expect((await metricsOf(instanceId)).checklist).toMatchObject({ branding: true });
 
     await rollUpActivity(h.runtime.deps);
@@ -81,7 +94,8 @@ describe('instance metrics', () => {
   it('spreads a counter over rows, so concurrent sign-ins do not queue on one, and reads their sum with the older table’s', async () => {
     const created = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Busy', environment: 'test' } });
     const instanceId: string = created.body.id;
-    const key = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances/${instanceId}/keys`, { body: { scopes: '*' } })).body.secret;
+    const key = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances/${instanceId}/keys`, { body: { scopes: '*' } })).body
+      .secret;
     // A node of the previous release, mid rolling upgrade, still adds to daily_metrics.
     await h.runtime.deps.db.insert(dailyMetrics).values({ instanceId, metric: 'sign_ins', day: dayOf(h.clock.now()), value: 2 });
     await Promise.all(Array.from({ length: 40 }, () => mintNewUserSession(h, key)));

@@ -7,7 +7,13 @@ const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
 /** Added to as they happen, in the transaction of what they count. */
-export const COUNTERS = ['users_created', 'sign_ins', 'sign_in_failures', 'webhook_deliveries_succeeded', 'webhook_deliveries_failed'] as const;
+export const COUNTERS = [
+  'users_created',
+  'sign_ins',
+  'sign_in_failures',
+  'webhook_deliveries_succeeded',
+  'webhook_deliveries_failed',
+] as const;
 /** Set for the current day by `rollUpActivity`. */
 export const GAUGES = ['total_users', 'daily_active_users', 'monthly_active_users', 'active_sessions'] as const;
 export type Counter = (typeof COUNTERS)[number];
@@ -45,7 +51,10 @@ export async function rollUpActivity(deps: Pick<Deps, 'db' | 'clock'>) {
     .from(sessions)
     .where(gte(sessions.lastActiveAt, now - 30 * DAY_MS))
     .groupBy(sessions.instanceId);
-  const totals = await deps.db.select({ instanceId: users.instanceId, n: sql<number>`count(*)` }).from(users).groupBy(users.instanceId);
+  const totals = await deps.db
+    .select({ instanceId: users.instanceId, n: sql<number>`count(*)` })
+    .from(users)
+    .groupBy(users.instanceId);
   const rows = [
     ...active.flatMap((a) => [
       { instanceId: a.instanceId, metric: 'daily_active_users', value: Number(a.daily) },
@@ -58,7 +67,10 @@ export async function rollUpActivity(deps: Pick<Deps, 'db' | 'clock'>) {
     await deps.db
       .insert(dailyMetrics)
       .values(rows.slice(i, i + 500))
-      .onConflictDoUpdate({ target: [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day], set: { value: sql`excluded.value` } });
+      .onConflictDoUpdate({
+        target: [dailyMetrics.instanceId, dailyMetrics.metric, dailyMetrics.day],
+        set: { value: sql`excluded.value` },
+      });
   }
   return rows.length;
 }
@@ -85,7 +97,10 @@ export async function instanceMetrics(deps: Pick<Deps, 'db' | 'clock'>, instance
   const series = Object.fromEntries(
     [...COUNTERS, ...GAUGES].map((metric) => [
       metric,
-      Array.from({ length: days }, (_, i) => ({ date: (first + i) * DAY_MS, value: rows.find((r) => r.metric === metric && r.day === first + i)?.value ?? 0 })),
+      Array.from({ length: days }, (_, i) => ({
+        date: (first + i) * DAY_MS,
+        value: rows.find((r) => r.metric === metric && r.day === first + i)?.value ?? 0,
+      })),
     ]),
   ) as Record<Counter | Gauge, { date: number; value: number }[]>;
   return { object: 'instance_metrics' as const, days, series, checklist: await gettingStarted(deps, instanceId) };
@@ -96,7 +111,9 @@ async function gettingStarted(deps: Pick<Deps, 'db'>, instanceId: string) {
   const exists = (q: ReturnType<typeof sql>) => sql<boolean>`exists (${q})`;
   const [row] = await deps.db
     .select({
-      secret_key_used: exists(sql`select 1 from ${secretKeys} where ${secretKeys.instanceId} = ${instanceId} and ${secretKeys.lastUsedAt} is not null`),
+      secret_key_used: exists(
+        sql`select 1 from ${secretKeys} where ${secretKeys.instanceId} = ${instanceId} and ${secretKeys.lastUsedAt} is not null`,
+      ),
       first_user: exists(sql`select 1 from ${users} where ${users.instanceId} = ${instanceId}`),
       first_sign_in: exists(sql`select 1 from ${sessions} where ${sessions.instanceId} = ${instanceId}`),
       // A live instance beside this one in its account (the one real users will sign in to).

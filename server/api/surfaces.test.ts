@@ -16,7 +16,12 @@ function apiRouteHandlerPaths(): string[] {
       if (statSync(full).isDirectory()) walk(full);
       else if (name === 'route.ts' && readFileSync(full, 'utf8').includes('apiRouteHandlers')) {
         const rel = path.relative(path.join(ROOT, 'app'), path.dirname(full)).split(path.sep);
-        out.push(`/${rel.filter((p) => p !== '[[...path]]').map((p) => (p === '[instanceId]' ? ':instanceId' : p)).join('/')}`);
+        out.push(
+          `/${rel
+            .filter((p) => p !== '[[...path]]')
+            .map((p) => (p === '[instanceId]' ? ':instanceId' : p))
+            .join('/')}`,
+        );
       }
     }
   };
@@ -24,8 +29,7 @@ function apiRouteHandlerPaths(): string[] {
   return out.sort();
 }
 
-const fullPrefixes = () =>
-  SURFACES.flatMap((s) => s.prefixes.map((p) => (s.base === 'fapi_url' ? `${FAPI_BASE}${p}` : p))).sort();
+const fullPrefixes = () => SURFACES.flatMap((s) => s.prefixes.map((p) => (s.base === 'fapi_url' ? `${FAPI_BASE}${p}` : p))).sort();
 
 describe('the surfaces registry', () => {
   it('dispatches each path to the surface with the most specific prefix', () => {

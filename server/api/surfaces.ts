@@ -103,7 +103,8 @@ export async function destinationOf(
   pathname: string,
 ): Promise<Destination> {
   const instanceId = await instanceIdForHost(deps, requestHostname(header, deps.config.TRUST_PROXY));
-  if (instanceId) return surfaceOf(customDomainPath(instanceId, pathname)) ? { to: 'api' } : { to: 'pages', customDomainInstance: instanceId };
+  if (instanceId)
+    return surfaceOf(customDomainPath(instanceId, pathname)) ? { to: 'api' } : { to: 'pages', customDomainInstance: instanceId };
   return isApiPath(pathname) ? { to: 'api' } : { to: 'pages', customDomainInstance: null };
 }
 

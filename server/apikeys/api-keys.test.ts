@@ -35,7 +35,13 @@ async function mint(body: Record<string, unknown> = {}) {
 
 describe('POST /v1/api_keys', () => {
   it('mints a key for a user: every field, the ak_ secret once, a digest at rest', async () => {
-    const key = await mint({ description: 'Deploys', scopes: ['write:deploys', 'read:builds', 'read:builds'], claims: { team: 'ops', tier: 2 }, expires_in_seconds: 3600, created_by: userId });
+    const key = await mint({
+      description: 'Deploys',
+      scopes: ['write:deploys', 'read:builds', 'read:builds'],
+      claims: { team: 'ops', tier: 2 },
+      expires_in_seconds: 3600,
+      created_by: userId,
+    });
     expect(key).toEqual({
       object: 'api_key',
       id: expect.stringMatching(/^apik_[0-9A-Z]{26}$/),
@@ -97,12 +103,17 @@ describe('POST /v1/api_keys', () => {
 
   it('refuses another instance’s user as subject', async () => {
     const stranger = await createTestUser(h, other, { email_address: ['stranger@example.com'] });
-    expectError(await bapi('POST', '/v1/api_keys', { subject: stranger, name: 'x' }), 422, 'VALIDATION_FAILED', { param: 'subject', reason: 'not_found' });
+    expectError(await bapi('POST', '/v1/api_keys', { subject: stranger, name: 'x' }), 422, 'VALIDATION_FAILED', {
+      param: 'subject',
+      reason: 'not_found',
+    });
   });
 
   it('needs api_keys:write to mint and api_keys:read to verify', async () => {
     const reader = await h.createKey(i.instanceId, 'api_keys:read');
-    expectError(await bapi('POST', '/v1/api_keys', { subject: userId, name: 'x' }, reader.secret), 403, 'SCOPE_MISSING', { required_scope: 'api_keys:write' });
+    expectError(await bapi('POST', '/v1/api_keys', { subject: userId, name: 'x' }, reader.secret), 403, 'SCOPE_MISSING', {
+      required_scope: 'api_keys:write',
+    });
     const users = await h.createKey(i.instanceId, 'users:read');
     expectError(await verify('ak_x', users.secret), 403, 'SCOPE_MISSING', { required_scope: 'api_keys:read' });
   });
@@ -127,7 +138,14 @@ describe('POST /v1/api_keys/verify', () => {
     const key = await mint({ scopes: ['read:x'], claims: { plan: 'pro' } });
     const res = await verify(key.secret);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: 'api_key', id: key.id, subject: userId, scopes: ['read:x'], claims: { plan: 'pro' }, revoked: false });
+    expect(res.body).toMatchObject({
+      object: 'api_key',
+      id: key.id,
+      subject: userId,
+      scopes: ['read:x'],
+      claims: { plan: 'pro' },
+      revoked: false,
+    });
     expect(res.body).not.toHaveProperty('secret');
   });
 
@@ -192,11 +210,13 @@ describe('POST /v1/api_keys/verify', () => {
     const second = await createRuntime(h.runtime.deps.config, { database: h.runtime.database, clock: h.clock });
     const node2 = createApiHandler(second);
     const verifyOn2 = async (secret: string) => {
-      const res = await node2(new Request('http://localhost:3000/v1/api_keys/verify', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${i.secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ secret }),
-      }));
+      const res = await node2(
+        new Request('http://localhost:3000/v1/api_keys/verify', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${i.secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ secret }),
+        }),
+      );
       return { status: res.status, body: (await res.json()) as { errors?: { meta: { reason: string } }[] } };
     };
     try {
@@ -236,7 +256,10 @@ describe('list, get, update', () => {
     const res = await bapi('PATCH', `/v1/api_keys/${key.id}`, { name: 'Renamed', description: null, scopes: ['b', 'c'], claims: null });
     expect(res.body).toMatchObject({ name: 'Renamed', description: null, scopes: ['b', 'c'], claims: null });
     expect((await verify(key.secret)).body).toMatchObject({ name: 'Renamed', scopes: ['b', 'c'], claims: null });
-    expectError(await bapi('PATCH', `/v1/api_keys/${key.id}`, { subject: orgId }), 422, 'VALIDATION_FAILED', { param: 'subject', reason: 'unknown_field' });
+    expectError(await bapi('PATCH', `/v1/api_keys/${key.id}`, { subject: orgId }), 422, 'VALIDATION_FAILED', {
+      param: 'subject',
+      reason: 'unknown_field',
+    });
     expectError(await bapi('PATCH', `/v1/api_keys/${key.id}`, { expiration: 1 }), 422, 'VALIDATION_FAILED', { reason: 'unknown_field' });
     expectError(await bapi('PATCH', '/v1/api_keys/apik_01J0000000000000000000000Z', { name: 'x' }), 404, 'NOT_FOUND');
     const log = await bapi('GET', `/v1/audit_logs?action=api_key.updated&target=${key.id}`);
@@ -265,7 +288,11 @@ describe('lifecycle', () => {
     expect((await bapi('DELETE', `/v1/organizations/${org}`)).status).toBe(200);
 
     h.clock.advance(1000); // past this node's cache
-    for (const [who, reason] of [['banned', 'user_banned'], ['deleted', 'user_deleted'], ['org', 'organization_deleted']] as const) {
+    for (const [who, reason] of [
+      ['banned', 'user_banned'],
+      ['deleted', 'user_deleted'],
+      ['org', 'organization_deleted'],
+    ] as const) {
       expectError(await verify(keys[who].secret), 404, 'API_KEY_INVALID', { reason: 'revoked' });
       expect((await bapi('GET', `/v1/api_keys/${keys[who].id}`)).body).toMatchObject({ revoked: true, revocation_reason: reason });
       const log = await bapi('GET', `/v1/audit_logs?action=api_key.revoked&target=${keys[who].id}`);

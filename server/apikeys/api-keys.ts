@@ -49,13 +49,22 @@ const isSubjectId = (s: string) => isId('user', s) || isId('org', s);
 async function lockSubject(db: Db, instanceId: string, subject: string) {
   const table = subject.startsWith('user_') ? users : organizations;
   const [row] = isSubjectId(subject)
-    ? await db.select({ id: table.id }).from(table).where(and(eq(table.id, subject), eq(table.instanceId, instanceId))).for('no key update')
+    ? await db
+        .select({ id: table.id })
+        .from(table)
+        .where(and(eq(table.id, subject), eq(table.instanceId, instanceId)))
+        .for('no key update')
     : [];
   if (!row) throw validationError('subject', 'not_found', 'subject names no user or organization of this instance.');
 }
 
 async function assertUser(db: Db, instanceId: string, userId: string, param: string) {
-  const [row] = isId('user', userId) ? await db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId))) : [];
+  const [row] = isId('user', userId)
+    ? await db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))
+    : [];
   if (!row) throw validationError(param, 'not_found', `${param} names no user of this instance.`);
 }
 
@@ -69,7 +78,14 @@ export interface CreateApiKeyInput {
   created_by?: string | null;
 }
 
-async function auditKey(d: Pick<Deps, 'db' | 'clock'>, instanceId: string, ctx: AuditContext, action: string, row: ApiKeyRow, details: Record<string, unknown> = {}) {
+async function auditKey(
+  d: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  ctx: AuditContext,
+  action: string,
+  row: ApiKeyRow,
+  details: Record<string, unknown> = {},
+) {
   await audit(d, { instanceId, ...ctx, action, target: row.id, details: { subject: row.subject, name: row.name, ...details } });
 }
 
@@ -85,7 +101,10 @@ export async function createApiKey(deps: D, instanceId: string, input: CreateApi
       .from(apiKeys)
       .where(and(eq(apiKeys.instanceId, instanceId), eq(apiKeys.subject, input.subject), isNull(apiKeys.revokedAt)));
     if (Number(count?.n ?? 0) >= MAX_KEYS_PER_SUBJECT) {
-      throw new AppError('CONFLICT', { message: `A subject may hold at most ${MAX_KEYS_PER_SUBJECT} keys; revoke one first.`, meta: { reason: 'too_many_keys' } });
+      throw new AppError('CONFLICT', {
+        message: `A subject may hold at most ${MAX_KEYS_PER_SUBJECT} keys; revoke one first.`,
+        meta: { reason: 'too_many_keys' },
+      });
     }
     const now = deps.clock.now();
     const [row] = await tx
@@ -166,7 +185,12 @@ export async function updateApiKey(deps: D, instanceId: string, id: string, inpu
 }
 
 /** Marks the rows revoked and emits `apiKey.revoked` for each; the caller's transaction holds it all. */
-export async function markRevoked(d: Pick<Deps, 'db' | 'clock'>, instanceId: string, where: SQL, reason: string | null): Promise<ApiKeyRow[]> {
+export async function markRevoked(
+  d: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  where: SQL,
+  reason: string | null,
+): Promise<ApiKeyRow[]> {
   const now = d.clock.now();
   const rows = await d.db
     .update(apiKeys)

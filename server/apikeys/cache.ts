@@ -15,4 +15,5 @@ export const apiKeyCache = (deps: Pick<Deps, 'caches'>) =>
   deps.caches.get<typeof apiKeys.$inferSelect | null>(API_KEY_CACHE, API_KEY_CACHE_TTL_MS, API_KEY_CACHE_SIZE);
 
 /** Every node forgets the key: at once here and, with REDIS_URL, in milliseconds elsewhere (else within the TTL). */
-export const forgetApiKey = (deps: Pick<Deps, 'cacheInvalidation'>, digest: string) => deps.cacheInvalidation.invalidate(API_KEY_CACHE, digest);
+export const forgetApiKey = (deps: Pick<Deps, 'cacheInvalidation'>, digest: string) =>
+  deps.cacheInvalidation.invalidate(API_KEY_CACHE, digest);

@@ -36,7 +36,12 @@ describe('dashboard API keys', () => {
 
     const revoked = await owner.b.dash('POST', `${base}/${created.body.id}/revoke`, { body: { revocation_reason: 'rotated' } });
     expect(revoked.body).toMatchObject({ revoked: true, revocation_reason: 'rotated' });
-    expectError(await h.call('POST', '/v1/api_keys/verify', { key: secretKey, body: { secret: created.body.secret } }), 404, 'API_KEY_INVALID', { reason: 'revoked' });
+    expectError(
+      await h.call('POST', '/v1/api_keys/verify', { key: secretKey, body: { secret: created.body.secret } }),
+      404,
+      'API_KEY_INVALID',
+      { reason: 'revoked' },
+    );
     const log = await h.call('GET', `/v1/audit_logs?action=api_key.revoked&target=${created.body.id}`, { key: secretKey });
     expect(log.body.data[0]).toMatchObject({ actor_kind: 'operator', actor: expect.stringMatching(/^operator:user_/) });
   });

@@ -27,7 +27,15 @@ describe('a signed-in user’s own keys', () => {
     const since = h.clock.now();
     const created = await b.call('POST', '/v1/me/api_keys', { body: { name: 'Laptop', description: 'CLI', expires_in_seconds: 86400 } });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    expect(created.body).toMatchObject({ subject: userId, name: 'Laptop', description: 'CLI', scopes: [], claims: null, created_by: userId, secret: expect.stringMatching(/^ak_/) });
+    expect(created.body).toMatchObject({
+      subject: userId,
+      name: 'Laptop',
+      description: 'CLI',
+      scopes: [],
+      claims: null,
+      created_by: userId,
+      secret: expect.stringMatching(/^ak_/),
+    });
     expect((await eventsSince(h, i.instanceId, since)).map((e) => e.type)).toEqual(['apiKey.created']);
     const log = await bapi('GET', `/v1/audit_logs?action=api_key.created&target=${created.body.id}`);
     expect(log.body.data[0]).toMatchObject({ actor: `session:${sessionId}`, actor_kind: 'user' });
@@ -45,11 +53,23 @@ describe('a signed-in user’s own keys', () => {
 
   it('lets users choose neither scopes nor claims, and bounds what they send', async () => {
     const { b } = await signedInClient(h, i, await newUser('bounded'));
-    expectError(await b.call('POST', '/v1/me/api_keys', { body: { name: 'x', scopes: ['admin'] } }), 422, 'VALIDATION_FAILED', { param: 'scopes', reason: 'unknown_field' });
-    expectError(await b.call('POST', '/v1/me/api_keys', { body: { name: 'x', claims: { role: 'admin' } } }), 422, 'VALIDATION_FAILED', { param: 'claims', reason: 'unknown_field' });
-    expectError(await b.call('POST', '/v1/me/api_keys', { body: { name: 'x', subject: 'org_x' } }), 422, 'VALIDATION_FAILED', { param: 'subject', reason: 'unknown_field' });
+    expectError(await b.call('POST', '/v1/me/api_keys', { body: { name: 'x', scopes: ['admin'] } }), 422, 'VALIDATION_FAILED', {
+      param: 'scopes',
+      reason: 'unknown_field',
+    });
+    expectError(await b.call('POST', '/v1/me/api_keys', { body: { name: 'x', claims: { role: 'admin' } } }), 422, 'VALIDATION_FAILED', {
+      param: 'claims',
+      reason: 'unknown_field',
+    });
+    expectError(await b.call('POST', '/v1/me/api_keys', { body: { name: 'x', subject: 'org_x' } }), 422, 'VALIDATION_FAILED', {
+      param: 'subject',
+      reason: 'unknown_field',
+    });
     expectError(await b.call('POST', '/v1/me/api_keys', { body: {} }), 422, 'VALIDATION_FAILED', { param: 'name', reason: 'required' });
-    expectError(await b.call('POST', '/v1/me/api_keys', { body: { name: 'x', expires_in_seconds: 10 } }), 422, 'VALIDATION_FAILED', { param: 'expires_in_seconds', reason: 'too_small' });
+    expectError(await b.call('POST', '/v1/me/api_keys', { body: { name: 'x', expires_in_seconds: 10 } }), 422, 'VALIDATION_FAILED', {
+      param: 'expires_in_seconds',
+      reason: 'too_small',
+    });
   });
 
   it('cannot see or revoke another user’s key; signed out, nothing', async () => {
@@ -92,7 +112,9 @@ describe('an organization’s keys', () => {
     const created = await admin.call('POST', `/v1/organizations/${org.id}/api_keys`, { body: { name: 'Build server' } });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body).toMatchObject({ subject: org.id, created_by: adminId, secret: expect.stringMatching(/^ak_/) });
-    expect((await admin.call('GET', `/v1/organizations/${org.slug}/api_keys`)).body.data.map((k: { id: string }) => k.id)).toEqual([created.body.id]);
+    expect((await admin.call('GET', `/v1/organizations/${org.slug}/api_keys`)).body.data.map((k: { id: string }) => k.id)).toEqual([
+      created.body.id,
+    ]);
     expect((await verify(created.body.secret)).body.subject).toBe(org.id);
     const revoked = await admin.call('POST', `/v1/organizations/${org.id}/api_keys/${created.body.id}/revoke`, { body: {} });
     expect(revoked.body.revoked).toBe(true);
@@ -103,7 +125,9 @@ describe('an organization’s keys', () => {
     const a = await team();
     const b = await team();
     expectError(await a.member.call('GET', `/v1/organizations/${a.org.id}/api_keys`), 403, 'FORBIDDEN', { reason: 'missing_permission' });
-    expectError(await a.member.call('POST', `/v1/organizations/${a.org.id}/api_keys`, { body: { name: 'x' } }), 403, 'FORBIDDEN', { reason: 'missing_permission' });
+    expectError(await a.member.call('POST', `/v1/organizations/${a.org.id}/api_keys`, { body: { name: 'x' } }), 403, 'FORBIDDEN', {
+      reason: 'missing_permission',
+    });
     const bKey = (await b.admin.call('POST', `/v1/organizations/${b.org.id}/api_keys`, { body: { name: 'B' } })).body;
     const userKey = (await bapi('POST', '/v1/api_keys', { subject: a.adminId, name: 'personal' })).body;
     expectError(await a.admin.call('POST', `/v1/organizations/${a.org.id}/api_keys/${bKey.id}/revoke`, { body: {} }), 404, 'NOT_FOUND');

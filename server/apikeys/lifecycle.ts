@@ -18,7 +18,13 @@ export async function revokeKeysOfSubject(d: Pick<Deps, 'db' | 'clock'>, instanc
   const rows = await markRevoked(d, instanceId, eq(apiKeys.subject, subject), reason);
   await auditTrail.exit(async () => {
     for (const row of rows) {
-      await audit(d, { instanceId, actor: 'system', action: 'api_key.revoked', target: row.id, details: { subject, name: row.name, revocation_reason: reason } });
+      await audit(d, {
+        instanceId,
+        actor: 'system',
+        action: 'api_key.revoked',
+        target: row.id,
+        details: { subject, name: row.name, revocation_reason: reason },
+      });
     }
   });
   return rows.length;

@@ -12,12 +12,23 @@ const name = z.string().trim().min(1).max(256);
 const description = z.string().trim().max(1024).nullable();
 /** The customer's own scopes: opaque to us, but bounded and free of whitespace. */
 const scopes = z
-  .array(z.string().min(1).max(128).regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces'))
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces'),
+  )
   .max(100);
 /** Copied into every verify answer: bounded like metadata (8 KiB as JSON, 10 levels). */
 const claims = metadataInput.nullable();
 /** From one minute to ten years; absent or null: the key never expires. */
-const expiresInSeconds = z.number().int().min(60).max(10 * 365 * 24 * 3600).nullable();
+const expiresInSeconds = z
+  .number()
+  .int()
+  .min(60)
+  .max(10 * 365 * 24 * 3600)
+  .nullable();
 const revocationReason = z.string().trim().max(512).nullable();
 
 export const createApiKeyBody = z.strictObject({

@@ -13,7 +13,11 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Exported for its EXPLAIN test (sessions/query-plans.test.ts). */
 export const byDigest = prepared((db) =>
-  db.select().from(apiKeys).where(eq(apiKeys.digest, sql.placeholder('digest'))).prepare('api_key_by_digest'),
+  db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.digest, sql.placeholder('digest')))
+    .prepare('api_key_by_digest'),
 );
 
 const invalid = (reason: Extract<Reason, 'unknown' | 'revoked' | 'expired'>) =>

@@ -31,9 +31,18 @@ describe('GET /v1/audit_logs', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ has_more: false, next_cursor: null });
     const [revoked, impersonation, userCreated, keyCreated] = res.body.data;
-    expect(Object.keys(impersonation).sort()).toEqual(
-      ['action', 'actor', 'actor_kind', 'created_at', 'details', 'id', 'ip', 'object', 'target', 'user_agent'],
-    );
+    expect(Object.keys(impersonation).sort()).toEqual([
+      'action',
+      'actor',
+      'actor_kind',
+      'created_at',
+      'details',
+      'id',
+      'ip',
+      'object',
+      'target',
+      'user_agent',
+    ]);
     expect(impersonation).toEqual({
       object: 'audit_log',
       id: expect.stringMatching(/^aud_[0-9A-HJKMNP-TV-Z]{26}$/),

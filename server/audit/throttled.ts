@@ -16,7 +16,11 @@ export const THROTTLED_AUDIT_MAX_PER_INTERVAL = 100;
  * interval: a flood of refusals leaves a trace without flooding the log. Outside any
  * transaction (a refusal changes nothing); a failure to write is logged, never thrown.
  */
-export async function auditThrottled(deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'logger'>, key: string, entry: AuditEntry): Promise<void> {
+export async function auditThrottled(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'logger'>,
+  key: string,
+  entry: AuditEntry,
+): Promise<void> {
   const seen = deps.caches.get<true>('audit_throttle', THROTTLED_AUDIT_INTERVAL_MS);
   const now = deps.clock.now();
   if (seen.get(key, now)) return;
@@ -28,5 +32,7 @@ export async function auditThrottled(deps: Pick<Deps, 'db' | 'clock' | 'caches' 
   if (!bucket) buckets.set(bucketKey, (bucket = { written: 0 }), now);
   if (bucket.written >= THROTTLED_AUDIT_MAX_PER_INTERVAL) return;
   bucket.written += 1;
-  await audit(deps, entry).catch((err: unknown) => deps.logger.warn({ err, action: entry.action }, 'could not write a throttled audit entry'));
+  await audit(deps, entry).catch((err: unknown) =>
+    deps.logger.warn({ err, action: entry.action }, 'could not write a throttled audit entry'),
+  );
 }

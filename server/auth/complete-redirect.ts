@@ -8,7 +8,12 @@ import { isAllowedRedirect } from '../instances/settings';
  * left to do (a second factor, a transfer to sign-up) lands on `redirect_url`. It must be an
  * allowed redirect URL of the instance, as `redirect_url` must. Null when none is given.
  */
-export function completeRedirectUrl(instance: InstanceContext, redirectUrl: string | null, completeUrl: string | undefined, reason: Reason): string | null {
+export function completeRedirectUrl(
+  instance: InstanceContext,
+  redirectUrl: string | null,
+  completeUrl: string | undefined,
+  reason: Reason,
+): string | null {
   if (completeUrl === undefined) return null;
   let absolute: string | null = null;
   try {
@@ -17,7 +22,11 @@ export function completeRedirectUrl(instance: InstanceContext, redirectUrl: stri
     absolute = null;
   }
   if (!absolute || !isAllowedRedirect(instance.settings, instance.fapiUrl, absolute)) {
-    throw validationError('action_complete_redirect_url', reason, 'action_complete_redirect_url is not one of the instance’s allowed redirect URLs.');
+    throw validationError(
+      'action_complete_redirect_url',
+      reason,
+      'action_complete_redirect_url is not one of the instance’s allowed redirect URLs.',
+    );
   }
   return absolute;
 }

@@ -6,7 +6,14 @@ import { ltiLaunches, startFakePlatform, type FakePlatform } from '../testing/lt
 import { makeSamlIdp, samlIdpFor, type SamlIdpForConnection } from '../testing/saml-idp';
 import { browseUntil, openOidcIdp, type OidcIdp } from '../testing/social-idps';
 import { WAYS, type WayKind } from './complete-sign-in';
-import { passkeyOptionsOf, registerPasskeyOverFapi, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
+import {
+  passkeyOptionsOf,
+  registerPasskeyOverFapi,
+  signInWithPasskey,
+  softAuthenticator,
+  TEST_ORIGIN,
+  type SoftAuthenticator,
+} from '../testing/passkey-authenticator';
 
 /**
  * Every rule of the ending of a sign-in (complete-sign-in.ts) against every way in, over HTTP
@@ -63,7 +70,15 @@ interface World {
   person(opts?: { way?: WayName; ssoAddress?: boolean }): Promise<Person>;
 }
 const callbackOf = (t: TestInstance) => `http://localhost:3000/fapi/${t.instanceId}/v1/oauth_callback`;
-const ALL_METHODS = { password: true, email_code: true, username: true, phone_code: true, email_link: true, email_link_same_browser: false, passkey: true };
+const ALL_METHODS = {
+  password: true,
+  email_code: true,
+  username: true,
+  phone_code: true,
+  email_link: true,
+  email_link_same_browser: false,
+  passkey: true,
+};
 const bapi = (i: TestInstance, method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
 
 /** An organization with `domain` verified, and an active connection of `provider` serving it. */
@@ -115,7 +130,15 @@ async function world(settings: Parameters<typeof instanceWith>[1] = {}): Promise
       const k = ++n;
       const ssoDomain = opts.way === 'oidc_sso' ? OIDC_DOMAIN : opts.way === 'saml' || opts.ssoAddress ? SAML_DOMAIN : null;
       const ssoEmail = ssoDomain ? `person${k}@${ssoDomain}` : null;
-      const p = { email: `person${k}@example.com`, username: `person${k}`, phone: `+1555010${String(k).padStart(4, '0')}`, sub: `sub-${k}`, ssoEmail, ssoSub: `sso-${k}`, ltiSub: `lti-${k}` };
+      const p = {
+        email: `person${k}@example.com`,
+        username: `person${k}`,
+        phone: `+1555010${String(k).padStart(4, '0')}`,
+        sub: `sub-${k}`,
+        ssoEmail,
+        ssoSub: `sso-${k}`,
+        ltiSub: `lti-${k}`,
+      };
       let id: string;
       if (opts.way === 'lti') {
         // Made by the platform (JIT), with its one address; then a username and a password of their own.
@@ -127,7 +150,12 @@ async function world(settings: Parameters<typeof instanceWith>[1] = {}): Promise
         expect(patched.status, JSON.stringify(patched.body)).toBe(200);
         if (ssoEmail) p.email = ssoEmail;
       } else {
-        const res = await bapi(i, 'POST', '/v1/users', { email_address: ssoEmail ? [p.email, ssoEmail] : [p.email], username: p.username, phone_number: [p.phone], password: PASSWORD });
+        const res = await bapi(i, 'POST', '/v1/users', {
+          email_address: ssoEmail ? [p.email, ssoEmail] : [p.email],
+          username: p.username,
+          phone_number: [p.phone],
+          password: PASSWORD,
+        });
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         id = res.body.id;
       }
@@ -159,8 +187,10 @@ const createAttempt = async (b: FapiTestClient, identifier: string) => {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.response.id as string;
 };
-const prepare = (b: FapiTestClient, id: string, strategy: string) => b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy } });
-const attempt = (b: FapiTestClient, id: string, body: Record<string, string>) => b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body });
+const prepare = (b: FapiTestClient, id: string, strategy: string) =>
+  b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy } });
+const attempt = (b: FapiTestClient, id: string, body: Record<string, string>) =>
+  b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body });
 
 /** A refusal shown as an HTML page (SSO, LTI): its reason, as an outcome whose code is the reason in capitals (USER_BANNED). */
 async function pageRefusal(res: Response): Promise<Outcome> {
@@ -171,9 +201,14 @@ async function pageRefusal(res: Response): Promise<Outcome> {
 
 /** The browser starts enterprise SSO for its address: the attempt and the IdP URL it is sent to (and the flow cookie it keeps). */
 async function startSso(b: FapiTestClient, email: string) {
-  const started = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: email, redirect_url: APP } });
+  const started = await b.call('POST', '/v1/client/sign_ins', {
+    body: { strategy: 'enterprise_sso', identifier: email, redirect_url: APP },
+  });
   expect(started.status, JSON.stringify(started.body)).toBe(200);
-  return { id: started.body.response.id as string, idpUrl: started.body.response.first_factor_verification.external_verification_redirect_url as string };
+  return {
+    id: started.body.response.id as string,
+    idpUrl: started.body.response.first_factor_verification.external_verification_redirect_url as string,
+  };
 }
 
 /** The answer of an SSO callback: the attempt as the browser then reads it, or the refusal page. */
@@ -258,7 +293,9 @@ const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 's
   },
   // The platform's page posts the launch from the LMS: the browser sends its state cookie and the client's (SameSite=None inside the LMS).
   lti: async (w, b, p) => {
-    const res = await w.lti.launchAs({ sub: p.ltiSub, email: p.email }, (a) => [b.cookieHeader(), a.stateCookie].filter(Boolean).join('; '));
+    const res = await w.lti.launchAs({ sub: p.ltiSub, email: p.email }, (a) =>
+      [b.cookieHeader(), a.stateCookie].filter(Boolean).join('; '),
+    );
     b.keepCookies(res.headers);
     if (res.status !== 303) return pageRefusal(res);
     return b.call('GET', '/v1/client');
@@ -286,7 +323,22 @@ const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 's
 };
 
 /** The ways as the rules below address them: every kind of WAYS, and both codes. */
-const WAY_NAMES = ['password', 'email_code', 'phone_code', 'link', 'reset', 'ticket', 'impersonation', 'social', 'saml', 'oidc_sso', 'lti', 'sign_up', 'phone_sign_up', 'passkey'] as const;
+const WAY_NAMES = [
+  'password',
+  'email_code',
+  'phone_code',
+  'link',
+  'reset',
+  'ticket',
+  'impersonation',
+  'social',
+  'saml',
+  'oidc_sso',
+  'lti',
+  'sign_up',
+  'phone_sign_up',
+  'passkey',
+] as const;
 type WayName = (typeof WAY_NAMES)[number];
 const kindOfName = (w: WayName): WayKind =>
   w === 'email_code' || w === 'phone_code' ? 'code' : w === 'saml' || w === 'oidc_sso' ? 'sso' : w === 'phone_sign_up' ? 'sign_up' : w;
@@ -329,48 +381,118 @@ const NO_FACTOR: Skip = { skip: 'a sign-up makes a new user, who has no factor y
  */
 const EXPECTED = {
   banned: {
-    password: { refused: 'USER_BANNED' }, email_code: { refused: 'USER_BANNED' }, phone_code: { refused: 'USER_BANNED' }, link: { refused: 'LINK_FAILED' },
-    reset: { refused: 'USER_BANNED' }, ticket: { refused: 'USER_BANNED' }, impersonation: { refused: 'USER_BANNED' }, social: { refused: 'USER_BANNED' },
-    saml: { refused: 'USER_BANNED' }, oidc_sso: { refused: 'USER_BANNED' }, lti: { refused: 'USER_BANNED' }, passkey: { refused: 'USER_BANNED' },
-    sign_up: NEW_USER, phone_sign_up: NEW_USER,
+    password: { refused: 'USER_BANNED' },
+    email_code: { refused: 'USER_BANNED' },
+    phone_code: { refused: 'USER_BANNED' },
+    link: { refused: 'LINK_FAILED' },
+    reset: { refused: 'USER_BANNED' },
+    ticket: { refused: 'USER_BANNED' },
+    impersonation: { refused: 'USER_BANNED' },
+    social: { refused: 'USER_BANNED' },
+    saml: { refused: 'USER_BANNED' },
+    oidc_sso: { refused: 'USER_BANNED' },
+    lti: { refused: 'USER_BANNED' },
+    passkey: { refused: 'USER_BANNED' },
+    sign_up: NEW_USER,
+    phone_sign_up: NEW_USER,
   },
   locked: {
-    password: { refused: 'USER_LOCKED' }, email_code: { refused: 'USER_LOCKED' }, phone_code: { refused: 'USER_LOCKED' }, link: { refused: 'LINK_FAILED' },
-    reset: { refused: 'USER_LOCKED' }, ticket: { refused: 'USER_LOCKED' }, impersonation: 'signed_in', social: { refused: 'USER_LOCKED' },
-    saml: { refused: 'USER_LOCKED' }, oidc_sso: { refused: 'USER_LOCKED' }, lti: { refused: 'USER_LOCKED' }, passkey: { refused: 'USER_LOCKED' },
-    sign_up: NEW_USER, phone_sign_up: NEW_USER,
+    password: { refused: 'USER_LOCKED' },
+    email_code: { refused: 'USER_LOCKED' },
+    phone_code: { refused: 'USER_LOCKED' },
+    link: { refused: 'LINK_FAILED' },
+    reset: { refused: 'USER_LOCKED' },
+    ticket: { refused: 'USER_LOCKED' },
+    impersonation: 'signed_in',
+    social: { refused: 'USER_LOCKED' },
+    saml: { refused: 'USER_LOCKED' },
+    oidc_sso: { refused: 'USER_LOCKED' },
+    lti: { refused: 'USER_LOCKED' },
+    passkey: { refused: 'USER_LOCKED' },
+    sign_up: NEW_USER,
+    phone_sign_up: NEW_USER,
   },
   lockout: {
-    password: { refused: 'USER_LOCKED' }, email_code: 'signed_in', phone_code: 'signed_in', link: 'signed_in',
-    reset: 'signed_in', ticket: 'signed_in', impersonation: 'signed_in', social: 'signed_in',
-    saml: 'signed_in', oidc_sso: 'signed_in', lti: 'signed_in', passkey: 'signed_in',
-    sign_up: NEW_USER, phone_sign_up: NEW_USER,
+    password: { refused: 'USER_LOCKED' },
+    email_code: 'signed_in',
+    phone_code: 'signed_in',
+    link: 'signed_in',
+    reset: 'signed_in',
+    ticket: 'signed_in',
+    impersonation: 'signed_in',
+    social: 'signed_in',
+    saml: 'signed_in',
+    oidc_sso: 'signed_in',
+    lti: 'signed_in',
+    passkey: 'signed_in',
+    sign_up: NEW_USER,
+    phone_sign_up: NEW_USER,
   },
   // A passkey with user verification is two factors by itself; a launch has no sign-in attempt of the browser's.
   totp: {
-    password: 'needs_second_factor', email_code: 'needs_second_factor', phone_code: 'needs_second_factor', link: 'needs_second_factor',
-    reset: 'needs_second_factor', ticket: 'needs_second_factor', impersonation: 'active', social: 'needs_second_factor',
-    saml: 'needs_second_factor', oidc_sso: 'needs_second_factor', lti: 'pending', passkey: 'active',
-    sign_up: NO_FACTOR, phone_sign_up: NO_FACTOR,
+    password: 'needs_second_factor',
+    email_code: 'needs_second_factor',
+    phone_code: 'needs_second_factor',
+    link: 'needs_second_factor',
+    reset: 'needs_second_factor',
+    ticket: 'needs_second_factor',
+    impersonation: 'active',
+    social: 'needs_second_factor',
+    saml: 'needs_second_factor',
+    oidc_sso: 'needs_second_factor',
+    lti: 'pending',
+    passkey: 'active',
+    sign_up: NO_FACTOR,
+    phone_sign_up: NO_FACTOR,
   },
   // Whoever signs in with a passkey has one, and under mfa_required it is their second factor.
   mfa_required: {
-    password: 'setup_mfa', email_code: 'setup_mfa', phone_code: 'setup_mfa', link: 'setup_mfa',
-    reset: 'setup_mfa', ticket: 'setup_mfa', impersonation: 'active', social: 'setup_mfa',
-    saml: 'setup_mfa', oidc_sso: 'setup_mfa', lti: 'setup_mfa', passkey: 'active',
-    sign_up: 'setup_mfa', phone_sign_up: 'setup_mfa',
+    password: 'setup_mfa',
+    email_code: 'setup_mfa',
+    phone_code: 'setup_mfa',
+    link: 'setup_mfa',
+    reset: 'setup_mfa',
+    ticket: 'setup_mfa',
+    impersonation: 'active',
+    social: 'setup_mfa',
+    saml: 'setup_mfa',
+    oidc_sso: 'setup_mfa',
+    lti: 'setup_mfa',
+    passkey: 'active',
+    sign_up: 'setup_mfa',
+    phone_sign_up: 'setup_mfa',
   },
   sso_only: {
-    password: { refused: 'sso_required' }, email_code: { refused: 'sso_required' }, phone_code: { refused: 'sso_required' }, link: { refused: 'LINK_FAILED' },
-    reset: { refused: 'sso_required' }, ticket: 'signed_in', impersonation: 'signed_in', social: { refused: 'sso_required', page: true },
-    saml: 'signed_in', oidc_sso: 'signed_in', lti: 'signed_in', passkey: { refused: 'sso_required' },
-    sign_up: NEW_USER, phone_sign_up: NEW_USER,
+    password: { refused: 'sso_required' },
+    email_code: { refused: 'sso_required' },
+    phone_code: { refused: 'sso_required' },
+    link: { refused: 'LINK_FAILED' },
+    reset: { refused: 'sso_required' },
+    ticket: 'signed_in',
+    impersonation: 'signed_in',
+    social: { refused: 'sso_required', page: true },
+    saml: 'signed_in',
+    oidc_sso: 'signed_in',
+    lti: 'signed_in',
+    passkey: { refused: 'sso_required' },
+    sign_up: NEW_USER,
+    phone_sign_up: NEW_USER,
   },
   rotation: {
-    password: 'rotated', email_code: 'rotated', phone_code: 'rotated', link: 'rotated',
-    reset: 'rotated', ticket: 'rotated', impersonation: 'rotated', social: 'rotated',
-    saml: 'rotated', oidc_sso: 'rotated', lti: 'rotated', passkey: 'rotated',
-    sign_up: 'rotated', phone_sign_up: 'rotated',
+    password: 'rotated',
+    email_code: 'rotated',
+    phone_code: 'rotated',
+    link: 'rotated',
+    reset: 'rotated',
+    ticket: 'rotated',
+    impersonation: 'rotated',
+    social: 'rotated',
+    saml: 'rotated',
+    oidc_sso: 'rotated',
+    lti: 'rotated',
+    passkey: 'rotated',
+    sign_up: 'rotated',
+    phone_sign_up: 'rotated',
   },
 } as const satisfies {
   banned: Record<WayName, Refused | Skip>;
@@ -408,8 +530,10 @@ function eachWay<R extends Rule>(rule: R, title: string, run: (way: WayName, exp
 /** A refusal as its way answers it, and nobody signed in. */
 async function expectRefused(out: Outcome, expected: Refused, w: World, b: FapiTestClient) {
   // The social callback answers a page naming the reason; the FAPI an error body.
-  if (expected.page) expect(out, JSON.stringify(out.body)).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: expected.refused } }] } });
-  else if (expected.refused === 'sso_required') expect(out.body.errors?.[0], JSON.stringify(out.body)).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'sso_required' } });
+  if (expected.page)
+    expect(out, JSON.stringify(out.body)).toMatchObject({ status: 403, body: { errors: [{ meta: { reason: expected.refused } }] } });
+  else if (expected.refused === 'sso_required')
+    expect(out.body.errors?.[0], JSON.stringify(out.body)).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'sso_required' } });
   else expect(code(out), JSON.stringify(out.body)).toBe(expected.refused);
   expect(await sessionOf(w, b)).toBeNull();
 }
@@ -432,11 +556,28 @@ beforeAll(async () => {
   mfa = await world({ mfa_required: true });
   lockout = await world();
   enforcing = await world();
-  expect((await bapi(lockout.i, 'PATCH', '/v1/attack_protection', { user_lockout: { max_attempts: 3, window_minutes: 10, lockout_minutes: 15 } })).status).toBe(200);
+  expect(
+    (
+      await bapi(lockout.i, 'PATCH', '/v1/attack_protection', {
+        user_lockout: { max_attempts: 3, window_minutes: 10, lockout_minutes: 15 },
+      })
+    ).status,
+  ).toBe(200);
   // The provider is made once every instance's callback is known; it reads accounts as people are made.
-  idp.serve({ clientId: 'latchkey', clientSecret: IDP_SECRET, redirectUris: [...worlds.map(callbackOf), ...[plain, mfa, lockout, enforcing].map((w) => w.oidcCallback)] });
+  idp.serve({
+    clientId: 'latchkey',
+    clientSecret: IDP_SECRET,
+    redirectUris: [...worlds.map(callbackOf), ...[plain, mfa, lockout, enforcing].map((w) => w.oidcCallback)],
+  });
   for (const i of worlds) {
-    const provider = await bapi(i, 'POST', '/v1/social_providers', { kind: 'oidc', name: 'acme', display_name: 'Acme ID', issuer: idp.issuer, client_id: 'latchkey', client_secret: IDP_SECRET });
+    const provider = await bapi(i, 'POST', '/v1/social_providers', {
+      kind: 'oidc',
+      name: 'acme',
+      display_name: 'Acme ID',
+      issuer: idp.issuer,
+      client_id: 'latchkey',
+      client_secret: IDP_SECRET,
+    });
     expect(provider.status, JSON.stringify(provider.body)).toBe(201);
   }
 });
@@ -459,7 +600,8 @@ eachWay('locked', 'an operator’s lock refuses every way but impersonation', as
 
 eachWay('lockout', 'a timed lockout (an attacker’s wrong passwords) stops the password only', async (way, expected) => {
   const p = await lockout.person({ way });
-  for (let k = 0; k < 3; k++) await browserOf(h, lockout.i).call('POST', '/v1/client/sign_ins', { body: { identifier: p.email, password: `guess ${k}` } });
+  for (let k = 0; k < 3; k++)
+    await browserOf(h, lockout.i).call('POST', '/v1/client/sign_ins', { body: { identifier: p.email, password: `guess ${k}` } });
   expect((await bapi(lockout.i, 'GET', `/v1/users/${p.id}`)).body.locked).toBe(true);
   const b = browserOf(h, lockout.i);
   const out = await DRIVERS[way](lockout, b, p);
@@ -467,38 +609,50 @@ eachWay('lockout', 'a timed lockout (an attacker’s wrong passwords) stops the 
   else await expectRefused(out, expected, lockout, b);
 });
 
-eachWay('totp', 'a user with TOTP is asked for it: the session starts pending (impersonation and a passkey excepted)', async (way, expected) => {
-  const p = await plain.person({ way });
-  await enrollTotp(h, plain.i.instanceId, p.id);
-  const b = browserOf(h, plain.i);
-  const out = await DRIVERS[way](plain, b, p);
-  expect(out.status, JSON.stringify(out.body)).toBe(200);
-  const session = await sessionOf(plain, b);
-  expect(session?.status).toBe(expected === 'active' ? 'active' : 'pending');
-  if (expected === 'needs_second_factor') {
-    expect(out.body.response.status).toBe('needs_second_factor');
-    expect(out.body.response.supported_second_factors).toContainEqual({ strategy: 'totp' });
-  }
-});
+eachWay(
+  'totp',
+  'a user with TOTP is asked for it: the session starts pending (impersonation and a passkey excepted)',
+  async (way, expected) => {
+    const p = await plain.person({ way });
+    await enrollTotp(h, plain.i.instanceId, p.id);
+    const b = browserOf(h, plain.i);
+    const out = await DRIVERS[way](plain, b, p);
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    const session = await sessionOf(plain, b);
+    expect(session?.status).toBe(expected === 'active' ? 'active' : 'pending');
+    if (expected === 'needs_second_factor') {
+      expect(out.body.response.status).toBe('needs_second_factor');
+      expect(out.body.response.supported_second_factors).toContainEqual({ strategy: 'totp' });
+    }
+  },
+);
 
-eachWay('mfa_required', 'mfa_required: a user without a factor gets a pending session with setup_mfa (impersonation and a passkey excepted)', async (way, expected) => {
-  const p = isSignUp(way) ? (null as unknown as Person) : await mfa.person({ way });
-  const b = browserOf(h, mfa.i);
-  const out = await DRIVERS[way](mfa, b, p);
-  expect(out.status, JSON.stringify(out.body)).toBe(200);
-  const client = (await b.call('GET', '/v1/client')).body;
-  if (expected === 'active') expect(client.sessions[0]).toMatchObject({ status: 'active' });
-  else expect(client.sessions[0]).toMatchObject({ status: 'pending', tasks: [{ key: 'setup_mfa' }] });
-});
+eachWay(
+  'mfa_required',
+  'mfa_required: a user without a factor gets a pending session with setup_mfa (impersonation and a passkey excepted)',
+  async (way, expected) => {
+    const p = isSignUp(way) ? (null as unknown as Person) : await mfa.person({ way });
+    const b = browserOf(h, mfa.i);
+    const out = await DRIVERS[way](mfa, b, p);
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    const client = (await b.call('GET', '/v1/client')).body;
+    if (expected === 'active') expect(client.sessions[0]).toMatchObject({ status: 'active' });
+    else expect(client.sessions[0]).toMatchObject({ status: 'pending', tasks: [{ key: 'setup_mfa' }] });
+  },
+);
 
-eachWay('sso_only', 'SSO only belongs to the user: password, code, passkey and social ways are refused whatever identifier was typed', async (way, expected) => {
-  const p = await plain.person({ way, ssoAddress: true });
-  const b = browserOf(h, plain.i);
-  const out = await DRIVERS[way](plain, b, p);
-  if (expected !== 'signed_in') return expectRefused(out, expected, plain, b);
-  expect(out.status, JSON.stringify(out.body)).toBe(200);
-  expect(await sessionOf(plain, b)).not.toBeNull();
-});
+eachWay(
+  'sso_only',
+  'SSO only belongs to the user: password, code, passkey and social ways are refused whatever identifier was typed',
+  async (way, expected) => {
+    const p = await plain.person({ way, ssoAddress: true });
+    const b = browserOf(h, plain.i);
+    const out = await DRIVERS[way](plain, b, p);
+    if (expected !== 'signed_in') return expectRefused(out, expected, plain, b);
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    expect(await sessionOf(plain, b)).not.toBeNull();
+  },
+);
 
 eachWay('rotation', 'the client token is rotated at sign-in: the token held before no longer names the client', async (way) => {
   const p = isSignUp(way) ? (null as unknown as Person) : await plain.person({ way });
@@ -608,10 +762,21 @@ describe('the answer is bound to the browser that asked (ways that leave the bro
     const id = started.body.response.id as string;
     const other = await victimOf(plain);
     // To the attempt it answers: not the other browser's (404); to the other browser's own attempt: another challenge.
-    expect((await other.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } })).status).toBe(404);
+    expect(
+      (
+        await other.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+          body: { strategy: 'passkey', public_key_credential: answer },
+        })
+      ).status,
+    ).toBe(404);
     const own = await other.call('POST', '/v1/client/sign_ins', { body: { strategy: 'passkey' } });
-    const swapped = await other.call('POST', `/v1/client/sign_ins/${own.body.response.id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } });
-    expect(swapped).toMatchObject({ status: 422, body: { errors: [{ code: 'PASSKEY_INVALID', meta: { reason: 'verification_failed' } }] } });
+    const swapped = await other.call('POST', `/v1/client/sign_ins/${own.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'passkey', public_key_credential: answer },
+    });
+    expect(swapped).toMatchObject({
+      status: 422,
+      body: { errors: [{ code: 'PASSKEY_INVALID', meta: { reason: 'verification_failed' } }] },
+    });
     expect(await sessionOf(plain, other)).toBeNull();
     expect(await sessionOf(plain, asked)).toBeNull();
   });
@@ -639,7 +804,10 @@ describe('SSO asks the second factor like every way in (the samlify IdP, the OID
       const b = browserOf(h, plain.i);
       const out = await DRIVERS[way](plain, b, p);
       expect(out.status, JSON.stringify(out.body)).toBe(200);
-      expect(out.body.response).toMatchObject({ status: 'needs_second_factor', supported_second_factors: expect.arrayContaining([{ strategy: 'totp' }]) });
+      expect(out.body.response).toMatchObject({
+        status: 'needs_second_factor',
+        supported_second_factors: expect.arrayContaining([{ strategy: 'totp' }]),
+      });
       expect((await sessionOf(plain, b))?.status).toBe('pending');
       const done = await b.call('POST', `/v1/client/sign_ins/${out.body.response.id}/attempt_second_factor`, {
         body: { strategy: 'totp', code: totp.generate({ timestamp: h.clock.now() }) },
@@ -672,7 +840,9 @@ describe('SSO asks the second factor like every way in (the samlify IdP, the OID
       const b = browserOf(h, mfa.i);
       const out = await DRIVERS[way](mfa, b, p);
       expect(out.status, JSON.stringify(out.body)).toBe(200);
-      expect((await b.call('GET', '/v1/client')).body.sessions).toMatchObject([{ status: 'pending', user_id: p.id, tasks: [{ key: 'setup_mfa' }] }]);
+      expect((await b.call('GET', '/v1/client')).body.sessions).toMatchObject([
+        { status: 'pending', user_id: p.id, tasks: [{ key: 'setup_mfa' }] },
+      ]);
     });
   }
 });

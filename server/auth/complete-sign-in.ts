@@ -49,7 +49,8 @@ type D = Deps;
 type SignInRow = typeof signInAttempts.$inferSelect;
 type SessionRow = typeof sessions.$inferSelect;
 
-export type WayKind = 'password' | 'code' | 'link' | 'reset' | 'ticket' | 'impersonation' | 'social' | 'sso' | 'lti' | 'sign_up' | 'passkey';
+export type WayKind =
+  'password' | 'code' | 'link' | 'reset' | 'ticket' | 'impersonation' | 'social' | 'sso' | 'lti' | 'sign_up' | 'passkey';
 
 export interface WayRules {
   /** A timed lockout (failed guesses on the account) stops it. */
@@ -66,7 +67,14 @@ export interface WayRules {
   mfaRequired: boolean;
 }
 
-const guessed: WayRules = { stoppedByLockout: true, stoppedByOperatorLock: true, refusedWhenSsoOnly: true, asksSecondFactor: true, riskStepUp: true, mfaRequired: true };
+const guessed: WayRules = {
+  stoppedByLockout: true,
+  stoppedByOperatorLock: true,
+  refusedWhenSsoOnly: true,
+  asksSecondFactor: true,
+  riskStepUp: true,
+  mfaRequired: true,
+};
 const proved: WayRules = { ...guessed, stoppedByLockout: false, riskStepUp: false };
 const federated: WayRules = { ...proved, refusedWhenSsoOnly: false };
 
@@ -97,7 +105,14 @@ export const WAYS: Record<WayKind, WayRules> = {
    */
   sign_up: { ...federated, refusedWhenSsoOnly: true },
   /** An operator acting as the user: audited, limited within the session (users/impersonation), never asks the user's factors. */
-  impersonation: { stoppedByLockout: false, stoppedByOperatorLock: false, refusedWhenSsoOnly: false, asksSecondFactor: false, riskStepUp: false, mfaRequired: false },
+  impersonation: {
+    stoppedByLockout: false,
+    stoppedByOperatorLock: false,
+    refusedWhenSsoOnly: false,
+    asksSecondFactor: false,
+    riskStepUp: false,
+    mfaRequired: false,
+  },
 };
 
 export type WayIn =
@@ -207,12 +222,19 @@ export async function mustUseSso(d: Pick<D, 'db' | 'clock' | 'caches'>, instance
   const rows = await d.db
     .select({ email: emailAddresses.emailAddress })
     .from(emailAddresses)
-    .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId), eq(emailAddresses.verificationStatus, 'verified')));
+    .where(
+      and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId), eq(emailAddresses.verificationStatus, 'verified')),
+    );
   return rows.some((r) => domains.has(emailDomain(r.email)));
 }
 
 /** Refuses the sign-in when a rule of the way forbids it for this user (ban, locks, SSO only). */
-async function refuseIfBarred(d: D, instance: InstanceContext, rules: WayRules, user: NonNullable<Awaited<ReturnType<typeof userForSignIn>>>) {
+async function refuseIfBarred(
+  d: D,
+  instance: InstanceContext,
+  rules: WayRules,
+  user: NonNullable<Awaited<ReturnType<typeof userForSignIn>>>,
+) {
   if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
   if (rules.stoppedByOperatorLock) assertUserRowNotLocked(d, instance, user, { timed: rules.stoppedByLockout });
   if (rules.refusedWhenSsoOnly && (await mustUseSso(d, instance.id, user.id))) throw ssoRequired('This account');
@@ -231,23 +253,36 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
 
   let clientId = input.client?.id ?? null;
   let newClientToken: string | null = null;
-  if (!clientId) ({ client: { id: clientId }, token: newClientToken } = await createClient(d, instance.id));
+  if (!clientId)
+    ({
+      client: { id: clientId },
+      token: newClientToken,
+    } = await createClient(d, instance.id));
   const origin: SignInOrigin = { clientId, ip: input.auditCtx.ip, userAgent: input.auditCtx.userAgent };
   // TOTP is asked whenever the user has it; a passkey where the instance asks for a second factor.
   const passkeyFactor = instance.settings.sign_in_methods.passkey && user.passkey;
   const enrolled = user.secondFactor || passkeyFactor;
-  const secondFactor = rules.asksSecondFactor && !input.idpEnforcesMfa && (user.secondFactor || (instance.settings.mfa_required && passkeyFactor));
+  const secondFactor =
+    rules.asksSecondFactor && !input.idpEnforcesMfa && (user.secondFactor || (instance.settings.mfa_required && passkeyFactor));
   const risk = rules.riskStepUp ? await riskOf(d, instance, user.id, origin) : [];
   const stepUpTo = risk.length > 0 && !secondFactor ? await stepUpAddress(d, user.id) : null;
   const needsSecondFactor = secondFactor || stepUpTo !== null;
-  const status =
-    needsSecondFactor || (rules.mfaRequired && instance.settings.mfa_required && !enrolled) ? 'pending' : 'active';
+  const status = needsSecondFactor || (rules.mfaRequired && instance.settings.mfa_required && !enrolled) ? 'pending' : 'active';
 
   // The session, the client, the attempt and the sign-in's records: one statement (db/together.ts).
   const created = newSessionParts(
     d,
     instance,
-    { userId: user.id, clientId, status, actor: input.actor ?? null, activity: input.auditCtx, lti: input.lti, lastActiveOrganizationId: input.lastActiveOrganizationId, signInWay: input.way },
+    {
+      userId: user.id,
+      clientId,
+      status,
+      actor: input.actor ?? null,
+      activity: input.auditCtx,
+      lti: input.lti,
+      lastActiveOrganizationId: input.lastActiveOrganizationId,
+      signInWay: input.way,
+    },
     input.auditCtx,
   );
   const session = created.session;
@@ -264,8 +299,14 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
     updatedAt: d.clock.now(),
   };
   const moved = input.attempt ? movedAttemptPart(input.attempt, fields) : null;
-  const completed = needsSecondFactor || input.way === 'impersonation' ? null : signInCompletedPart(d, instance, { userId: user.id, riskReasons }, origin);
-  const answers = await writeTogether(d.db, [...created.parts, active.part, ...(moved ? [moved.part] : []), ...(completed ? [completed] : [])]);
+  const completed =
+    needsSecondFactor || input.way === 'impersonation' ? null : signInCompletedPart(d, instance, { userId: user.id, riskReasons }, origin);
+  const answers = await writeTogether(d.db, [
+    ...created.parts,
+    active.part,
+    ...(moved ? [moved.part] : []),
+    ...(completed ? [completed] : []),
+  ]);
   const { client, token: rotatedToken } = active.result(answers[created.parts.length]!);
   // A way without an attempt records one when a second factor is due.
   const attempt = moved
@@ -282,14 +323,22 @@ export async function completeSignIn(d: D, instance: InstanceContext, input: Sig
       target: user.id,
       ip: input.auditCtx.ip,
       userAgent: input.auditCtx.userAgent,
-      details: { sign_in_attempt_id: attempt?.id ?? null, reasons: risk, second_factor: stepUpTo ? 'email_code' : 'totp', session_id: session.id },
+      details: {
+        sign_in_attempt_id: attempt?.id ?? null,
+        reasons: risk,
+        second_factor: stepUpTo ? 'email_code' : 'totp',
+        session_id: session.id,
+      },
     });
   }
   return { attempt, sessionId: session.id, status, session, client, clientToken: newClientToken ?? rotatedToken };
 }
 
 /** The attempt moves on (complete or needs_second_factor); one that changed meanwhile is CONFLICT (and the transaction rolls back). */
-function movedAttemptPart(a: SignInRow, fields: Pick<SignInRow, 'status' | 'userId' | 'firstFactorStrategy' | 'sessionId' | 'riskReasons' | 'stepUpAddress' | 'updatedAt'>) {
+function movedAttemptPart(
+  a: SignInRow,
+  fields: Pick<SignInRow, 'status' | 'userId' | 'firstFactorStrategy' | 'sessionId' | 'riskReasons' | 'stepUpAddress' | 'updatedAt'>,
+) {
   const part: Part = {
     returning: {
       attempt: sql`update ${signInAttempts}
@@ -313,7 +362,10 @@ export async function recordSignInAttempt(
   d: Pick<D, 'db' | 'clock'>,
   row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier' | 'userId'> & Partial<SignInRow>,
 ): Promise<SignInRow> {
-  const [recorded] = await d.db.insert(signInAttempts).values({ ...attemptDefaults(d), ...row }).returning();
+  const [recorded] = await d.db
+    .insert(signInAttempts)
+    .values({ ...attemptDefaults(d), ...row })
+    .returning();
   return recorded!;
 }
 
@@ -326,7 +378,10 @@ const attemptDefaults = (d: Pick<D, 'clock'>) => {
  * recordSignInAttempt's write for an attempt waiting for its first factor, to send with
  * others (db/together.ts), `returning *`: the user may be a subquery of the same statement.
  */
-export function newAttemptWrite(d: Pick<D, 'clock'>, row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier'> & { userId: SQL }): SQL {
+export function newAttemptWrite(
+  d: Pick<D, 'clock'>,
+  row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier'> & { userId: SQL },
+): SQL {
   const a = attemptDefaults(d);
   return sql`insert into ${signInAttempts} (id, instance_id, client_id, identifier, user_id, status, abandon_at, created_at, updated_at)
              values (${a.id}, ${row.instanceId}, ${row.clientId}, ${row.identifier}, ${row.userId}, ${a.status}, ${a.abandonAt}, ${a.createdAt}, ${a.updatedAt})
@@ -335,7 +390,10 @@ export function newAttemptWrite(d: Pick<D, 'clock'>, row: Pick<SignInRow, 'insta
 
 async function identifierOf(d: D, user: { id: string; primaryEmailAddressId: string | null }) {
   if (!user.primaryEmailAddressId) return user.id;
-  const [row] = await d.db.select({ email: emailAddresses.emailAddress }).from(emailAddresses).where(eq(emailAddresses.id, user.primaryEmailAddressId));
+  const [row] = await d.db
+    .select({ email: emailAddresses.emailAddress })
+    .from(emailAddresses)
+    .where(eq(emailAddresses.id, user.primaryEmailAddressId));
   return row?.email ?? user.id;
 }
 
@@ -344,12 +402,22 @@ async function identifierOf(d: D, user: { id: string; primaryEmailAddressId: str
  * last sign-in, a fresh lockout count, the client and network remembered, and the
  * new-device notice when risk-based MFA found it new.
  */
-export async function signInCompleted(d: D, instance: InstanceContext, a: { userId: string; riskReasons: string[] | null }, origin: SignInOrigin) {
+export async function signInCompleted(
+  d: D,
+  instance: InstanceContext,
+  a: { userId: string; riskReasons: string[] | null },
+  origin: SignInOrigin,
+) {
   await writeTogether(d.db, [signInCompletedPart(d, instance, a, origin)]);
 }
 
 /** signInCompleted as a part of a statement of several writes (db/together.ts). */
-function signInCompletedPart(d: D, instance: InstanceContext, a: { userId: string; riskReasons: string[] | null }, origin: SignInOrigin): Part {
+function signInCompletedPart(
+  d: D,
+  instance: InstanceContext,
+  a: { userId: string; riskReasons: string[] | null },
+  origin: SignInOrigin,
+): Part {
   return {
     writes: [
       sql`update ${users} set last_sign_in_at = ${d.clock.now()} where id = ${a.userId}`,

@@ -33,7 +33,8 @@ describe('verification codes through a mail transport', () => {
   it('answers before the slow send finishes, then delivers the code; the email row follows', async () => {
     const b = browserOf(h, A);
     const address = 'smtp-user@example.com';
-    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address, password: 'a long passphrase' } })).body.response.id;
+    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address, password: 'a long passphrase' } })).body
+      .response.id;
     const prepared = await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } });
     expect(prepared.status).toBe(200);
     expect(sent).toHaveLength(0);

@@ -60,7 +60,15 @@ describe('GET /v1/environment', () => {
   });
 
   it('offers phone sign-up when phone codes are on and anyone may sign up (the rule the sign-up enforces)', async () => {
-    const methods = { password: true, email_code: true, username: true, phone_code: true, email_link: false, email_link_same_browser: false, passkey: false };
+    const methods = {
+      password: true,
+      email_code: true,
+      username: true,
+      phone_code: true,
+      email_link: false,
+      email_link_same_browser: false,
+      passkey: false,
+    };
     const cases: [Partial<InstanceSettings>, string[]][] = [
       [{ sign_in_methods: methods }, ['email_address', 'phone_number']],
       [{ sign_in_methods: { ...methods, phone_code: false } }, ['email_address']],
@@ -107,7 +115,11 @@ describe('GET /v1/environment', () => {
   it('refuses another instance’s publishable key and unknown instances', async () => {
     const a = await instanceWith(h);
     const other = await instanceWith(h);
-    expectError(await fapiClient(h, a.instanceId, { publishableKey: other.publishableKey }).call('GET', '/v1/environment'), 400, 'PUBLISHABLE_KEY_INVALID');
+    expectError(
+      await fapiClient(h, a.instanceId, { publishableKey: other.publishableKey }).call('GET', '/v1/environment'),
+      400,
+      'PUBLISHABLE_KEY_INVALID',
+    );
     expectError(await fapiClient(h, 'ins_01ARZ3NDEKTSV4RRFFQ69G5FAV').call('GET', '/v1/environment'), 404, 'NOT_FOUND');
   });
 });
@@ -135,7 +147,7 @@ describe('GET /v1/environment: the hosted pages’ language and copy', () => {
     expect(await localeOf(german, '/v1/environment', 'es')).toBe('de');
     expect(await localeOf(german, '/v1/environment', 'fr')).toBe('fr');
     expect(await localeOf(german, '/v1/environment?locale=en', 'fr')).toBe('en');
-    expect((await instanceWith(h, { default_locale: 'es' }).then((i) => localeOf(browserOf(h, i), '/v1/environment')))).toBe('en');
+    expect(await instanceWith(h, { default_locale: 'es' }).then((i) => localeOf(browserOf(h, i), '/v1/environment'))).toBe('en');
   });
 
   it('prefers the signed-in user’s locale to Accept-Language, after ?locale=', async () => {

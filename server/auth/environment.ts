@@ -65,7 +65,11 @@ export const environmentSchema = z
   .meta({ id: 'Environment' });
 
 /** The locale of the user of the client's active session, if any. */
-async function signedInUserLocale(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, client: ClientRow | null): Promise<string | null> {
+async function signedInUserLocale(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instance: InstanceContext,
+  client: ClientRow | null,
+): Promise<string | null> {
   if (!client) return null;
   const { session } = await clientView(deps, instance, client);
   if (!session || session.status !== 'active') return null;

@@ -41,7 +41,11 @@ export function newFlowNonce(): { nonce: string; digest: string } {
 
 /** The nonce presented matches the flow's digest (constant time); a missing one never does. */
 export const nonceMatches = (presented: string | null | undefined, digest: string | null) =>
-  typeof presented === 'string' && presented.length > 0 && presented.length <= 256 && digest !== null && constantTimeEqual(sha256Hex(presented), digest);
+  typeof presented === 'string' &&
+  presented.length > 0 &&
+  presented.length <= 256 &&
+  digest !== null &&
+  constantTimeEqual(sha256Hex(presented), digest);
 
 /** The flow cookie of `flowId` came back from the browser with the nonce the flow was bound to. */
 export function browserHoldsFlow(cookieHeader: string | undefined, flowId: string, digest: string | null): boolean {
@@ -54,11 +58,17 @@ export function browserHoldsFlow(cookieHeader: string | undefined, flowId: strin
 export const codeChallengeInput = z
   .string()
   .regex(/^[A-Za-z0-9_-]{43}$/, { message: 'must be BASE64URL(SHA-256(code_verifier)), 43 characters (PKCE S256).' })
-  .meta({ description: 'Native apps (no cookies), oauth_<provider> and enterprise_sso: BASE64URL(SHA-256(code_verifier)); the app claims the sign-in with the verifier.' });
-export const codeVerifierInput = z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/, { message: 'must be the PKCE code_verifier: 43–128 characters of A–Z a–z 0–9 . _ ~ -' });
+  .meta({
+    description:
+      'Native apps (no cookies), oauth_<provider> and enterprise_sso: BASE64URL(SHA-256(code_verifier)); the app claims the sign-in with the verifier.',
+  });
+export const codeVerifierInput = z
+  .string()
+  .regex(/^[A-Za-z0-9._~-]{43,128}$/, { message: 'must be the PKCE code_verifier: 43–128 characters of A–Z a–z 0–9 . _ ~ -' });
 
 export const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-export const verifierMatches = (verifier: string, challenge: string | null) => challenge !== null && constantTimeEqual(challengeOf(verifier), challenge);
+export const verifierMatches = (verifier: string, challenge: string | null) =>
+  challenge !== null && constantTimeEqual(challengeOf(verifier), challenge);
 
 /** How a flow starting now is bound: the caller's mode decides, and a native start must bring its challenge. */
 export type FlowBinding = { kind: 'browser'; nonce: string; digest: string } | { kind: 'native'; challenge: string };
@@ -66,7 +76,11 @@ export type FlowBinding = { kind: 'browser'; nonce: string; digest: string } | {
 export function bindingFor(mode: 'web' | 'native', codeChallenge: string | undefined): FlowBinding {
   if (mode === 'native') {
     if (!codeChallenge) {
-      throw validationError('code_challenge', 'required', 'A native app binds the sign-in to itself: send code_challenge (PKCE S256) and claim the sign-in with its code_verifier.');
+      throw validationError(
+        'code_challenge',
+        'required',
+        'A native app binds the sign-in to itself: send code_challenge (PKCE S256) and claim the sign-in with its code_verifier.',
+      );
     }
     return { kind: 'native', challenge: codeChallenge };
   }
@@ -80,7 +94,8 @@ export const bindingColumns = (b: FlowBinding) =>
 /** A claim that does not hold: one answer whatever failed, so nothing is learned by trying. */
 export const claimRefused = () =>
   new AppError('FORBIDDEN', {
-    message: 'This sign-in cannot be claimed: the claim_nonce or code_verifier is wrong, or it was already claimed or expired. Start again.',
+    message:
+      'This sign-in cannot be claimed: the claim_nonce or code_verifier is wrong, or it was already claimed or expired. Start again.',
     meta: { reason: 'claim_invalid' },
   });
 
@@ -92,7 +107,8 @@ export function setFlowCookie(
   ttlMs: number,
   opts: { crossSitePost: boolean },
 ) {
-  if (binding.kind === 'browser') auth.setCookie(flowCookieName(flowId), binding.nonce, Math.ceil(ttlMs / 1000), { sameSiteNone: opts.crossSitePost });
+  if (binding.kind === 'browser')
+    auth.setCookie(flowCookieName(flowId), binding.nonce, Math.ceil(ttlMs / 1000), { sameSiteNone: opts.crossSitePost });
 }
 
 /** Where a native flow's browser goes once the IdP answered: the redirect_url with the one-time claim nonce. */

@@ -19,5 +19,10 @@ export async function purgeAuthAttempts(deps: Pick<Deps, 'db' | 'clock'>) {
     .where(lt(verificationCodes.createdAt, now - Math.max(SIGN_IN_TTL_MS, SIGN_UP_TTL_MS)))
     .returning({ id: verificationCodes.id });
   const challenges = await purgeExpiredChallenges(deps);
-  return { sign_in_attempts: signIns.length, sign_up_attempts: signUps.length, verification_codes: codes.length, passkey_challenges: challenges };
+  return {
+    sign_in_attempts: signIns.length,
+    sign_up_attempts: signUps.length,
+    verification_codes: codes.length,
+    passkey_challenges: challenges,
+  };
 }

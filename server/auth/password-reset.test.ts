@@ -12,7 +12,10 @@ const NEW = 'a brand new passphrase';
 
 async function newUser() {
   const email = `reset${++n}@example.com`;
-  const res = await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [email], password: OLD, username: `reset_user_${n}` } });
+  const res = await h.call('POST', '/v1/users', {
+    key: A.secret,
+    body: { email_address: [email], password: OLD, username: `reset_user_${n}` },
+  });
   return { id: res.body.id as string, email, username: res.body.username as string };
 }
 
@@ -33,7 +36,9 @@ describe('password reset by email code', () => {
 
     const b = browserOf(h, A);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;
-    const prepared = await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });
+    const prepared = await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, {
+      body: { strategy: 'reset_password_email_code' },
+    });
     expect(prepared.status).toBe(200);
     expect(prepared.body.response.first_factor_verification).toMatchObject({ strategy: 'reset_password_email_code', status: 'unverified' });
     const [mail] = await h.outbox(u.email);
@@ -41,7 +46,9 @@ describe('password reset by email code', () => {
 
     // A reset code is not a sign-in code, and a reset step before the code is refused.
     expect((await b.call('POST', `/v1/client/sign_ins/${id}/reset_password`, { body: { password: NEW } })).status).toBe(409);
-    const asSignIn = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'email_code', code: mail!.data.code } });
+    const asSignIn = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+      body: { strategy: 'email_code', code: mail!.data.code },
+    });
     expect(asSignIn.body.errors[0]).toMatchObject({ code: 'CODE_EXPIRED', meta: { reason: 'not_prepared' } });
 
     const verified = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
@@ -51,7 +58,11 @@ describe('password reset by email code', () => {
     expect(verified.body.response).toMatchObject({ status: 'needs_new_password', created_session_id: null });
     expect(verified.body.client.session).toBeNull();
 
-    for (const [password, reason] of [['short', 'too_short'], [u.email.toUpperCase(), 'matches_identifier'], [u.username, 'matches_identifier']] as const) {
+    for (const [password, reason] of [
+      ['short', 'too_short'],
+      [u.email.toUpperCase(), 'matches_identifier'],
+      [u.username, 'matches_identifier'],
+    ] as const) {
       const bad = await b.call('POST', `/v1/client/sign_ins/${id}/reset_password`, { body: { password } });
       expect(bad.status).toBe(422);
       expect(bad.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'password', reason } });
@@ -84,7 +95,10 @@ describe('password reset by email code', () => {
     const id = (await app.call('POST', '/v1/client/sign_ins', { form: { identifier: u.username } })).body.response.id;
     await app.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { form: { strategy: 'reset_password_email_code' } });
     const code = await codeSentTo(h, u.email, 'password_reset_code');
-    expect((await app.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { form: { strategy: 'reset_password_email_code', code } })).status).toBe(200);
+    expect(
+      (await app.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { form: { strategy: 'reset_password_email_code', code } }))
+        .status,
+    ).toBe(200);
     const done = await app.call('POST', `/v1/client/sign_ins/${id}/reset_password`, { form: { password: NEW } });
     expect(done.status).toBe(200);
     expect(done.headers.get('authorization')).toMatch(/^Bearer ct_/);
@@ -97,11 +111,15 @@ describe('password reset by email code', () => {
     const b = browserOf(h, A);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;
     await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });
-    await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'reset_password_email_code', code: await codeSentTo(h, u.email) } });
+    await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+      body: { strategy: 'reset_password_email_code', code: await codeSentTo(h, u.email) },
+    });
     const reset = await b.call('POST', `/v1/client/sign_ins/${id}/reset_password`, { body: { password: NEW } });
     expect(reset.body.response.status).toBe('needs_second_factor');
     expect(reset.body.client.session.status).toBe('pending');
-    const done = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'totp', code: totp.generate({ timestamp: h.clock.now() }) } });
+    const done = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: totp.generate({ timestamp: h.clock.now() }) },
+    });
     expect(done.body.response.status).toBe('complete');
   });
 
@@ -112,12 +130,18 @@ describe('password reset by email code', () => {
     const ub = browserOf(h, A);
     const kid = (await kb.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;
     const uid = (await ub.call('POST', '/v1/client/sign_ins', { body: { identifier: unknown } })).body.response.id;
-    const kp = await kb.call('POST', `/v1/client/sign_ins/${kid}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });
-    const up = await ub.call('POST', `/v1/client/sign_ins/${uid}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });
+    const kp = await kb.call('POST', `/v1/client/sign_ins/${kid}/prepare_first_factor`, {
+      body: { strategy: 'reset_password_email_code' },
+    });
+    const up = await ub.call('POST', `/v1/client/sign_ins/${uid}/prepare_first_factor`, {
+      body: { strategy: 'reset_password_email_code' },
+    });
     expect(up.status).toBe(kp.status);
     expect(up.body.response.first_factor_verification).toMatchObject({ status: 'unverified', strategy: 'reset_password_email_code' });
     expect(await h.outbox(unknown)).toEqual([]);
-    const ua = await ub.call('POST', `/v1/client/sign_ins/${uid}/attempt_first_factor`, { body: { strategy: 'reset_password_email_code', code: '123456' } });
+    const ua = await ub.call('POST', `/v1/client/sign_ins/${uid}/attempt_first_factor`, {
+      body: { strategy: 'reset_password_email_code', code: '123456' },
+    });
     expect(ua.body.errors[0].code).toBe('CODE_INCORRECT');
   });
 
@@ -126,7 +150,9 @@ describe('password reset by email code', () => {
     const b = browserOf(h, A);
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;
     await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });
-    await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'reset_password_email_code', code: await codeSentTo(h, u.email) } });
+    await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+      body: { strategy: 'reset_password_email_code', code: await codeSentTo(h, u.email) },
+    });
     await h.call('POST', `/v1/users/${u.id}/ban`, { key: A.secret });
     const [before] = await h.runtime.deps.db.select().from(users).where(eq(users.id, u.id));
     const res = await b.call('POST', `/v1/client/sign_ins/${id}/reset_password`, { body: { password: NEW } });

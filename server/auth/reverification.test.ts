@@ -19,7 +19,8 @@ const MINUTES = 60_000;
 const PASSWORD = 'correct horse battery staple 42';
 let seq = 0;
 let A: TestInstance;
-const instanceA = async () => (A ??= await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: true, passkey: true, phone_code: true } }));
+const instanceA = async () =>
+  (A ??= await instanceWith(h, { sign_in_methods: { password: true, email_code: true, username: true, passkey: true, phone_code: true } }));
 
 /** The routes guarded by reverification, as docs/frontend-api.md lists them. */
 const GUARDED = [
@@ -37,7 +38,8 @@ const GUARDED = [
   'DELETE /v1/me/passkeys/:id',
 ];
 
-const user = (i: TestInstance, opts: { totp?: boolean; staleBy?: number } = {}) => staleSignedInUser(h, i, `rvn-${++seq}@example.com`, PASSWORD, opts);
+const user = (i: TestInstance, opts: { totp?: boolean; staleBy?: number } = {}) =>
+  staleSignedInUser(h, i, `rvn-${++seq}@example.com`, PASSWORD, opts);
 
 const verify = (b: FapiTestClient, sessionId: string, step = '', body: Record<string, unknown> = {}) =>
   b.call('POST', `/v1/client/sessions/${sessionId}/verify${step ? `/${step}` : ''}`, { body });
@@ -52,7 +54,9 @@ function expectReverificationRequired(res: { status: number; body: { errors: unk
 
 describe('the guarded routes', () => {
   it('are exactly the documented ones, each guarded in the route table', () => {
-    const guarded = fapiRoutes.filter((r) => (r.guard as { reverification?: unknown }).reverification).map((r) => `${r.method} ${r.path.slice(FAPI_PREFIX.length)}`);
+    const guarded = fapiRoutes
+      .filter((r) => (r.guard as { reverification?: unknown }).reverification)
+      .map((r) => `${r.method} ${r.path.slice(FAPI_PREFIX.length)}`);
     expect(guarded.sort()).toEqual([...GUARDED].sort());
   });
 
@@ -82,7 +86,9 @@ describe('the guarded routes', () => {
     const { b, email, userId } = await user(i, { staleBy: 0 });
     expect((await b.call('POST', '/v1/me/email_addresses', { body: { email_address: `more-${seq}@example.com` } })).status).toBe(201);
     expect((await b.call('POST', '/v1/me/change_password/prepare')).status).toBe(200);
-    const changed = await b.call('POST', '/v1/me/change_password', { body: { code: await codeSentTo(h, email), new_password: 'another long passphrase', sign_out_of_other_sessions: false } });
+    const changed = await b.call('POST', '/v1/me/change_password', {
+      body: { code: await codeSentTo(h, email), new_password: 'another long passphrase', sign_out_of_other_sessions: false },
+    });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect((await b.call('DELETE', '/v1/me')).status).toBe(200);
     expect((await h.call('GET', `/v1/users/${userId}`, { key: i.secret })).status).toBe(404);
@@ -91,11 +97,15 @@ describe('the guarded routes', () => {
   it('the current password proves a password change by itself; without it (a code) the session must be fresh', async () => {
     const i = await instanceA();
     const { b, email } = await user(i);
-    const withCurrent = await b.call('POST', '/v1/me/change_password', { body: { current_password: PASSWORD, new_password: 'a second long passphrase', sign_out_of_other_sessions: false } });
+    const withCurrent = await b.call('POST', '/v1/me/change_password', {
+      body: { current_password: PASSWORD, new_password: 'a second long passphrase', sign_out_of_other_sessions: false },
+    });
     expect(withCurrent.status, JSON.stringify(withCurrent.body)).toBe(200);
     expect((await b.call('POST', '/v1/me/change_password/prepare')).status).toBe(200);
     const code = await codeSentTo(h, email);
-    expectReverificationRequired(await b.call('POST', '/v1/me/change_password', { body: { code, new_password: 'a third long passphrase' } }));
+    expectReverificationRequired(
+      await b.call('POST', '/v1/me/change_password', { body: { code, new_password: 'a third long passphrase' } }),
+    );
   });
 });
 
@@ -129,7 +139,10 @@ describe('verifying the session again', () => {
     const i = await instanceA();
     const { b, sessionId, totp } = await user(i, { totp: true });
     const started = await verify(b, sessionId, '', { level: 'second_factor' });
-    expect(started.body).toMatchObject({ status: 'needs_second_factor', supported_second_factors: [{ strategy: 'totp' }, { strategy: 'backup_code' }] });
+    expect(started.body).toMatchObject({
+      status: 'needs_second_factor',
+      supported_second_factors: [{ strategy: 'totp' }, { strategy: 'backup_code' }],
+    });
     expect((await verify(b, sessionId, 'attempt_first_factor', { strategy: 'password', password: PASSWORD })).status).toBe(409);
     const byBackup = await verify(b, sessionId, 'attempt_second_factor', { strategy: 'backup_code', code: totp!.backupCodes[0] });
     expect(byBackup.body.status).toBe('complete');
@@ -138,7 +151,9 @@ describe('verifying the session again', () => {
     h.clock.advance(11 * MINUTES);
     expectReverificationRequired(await b.call('DELETE', '/v1/me/totp'));
     await verify(b, sessionId, '', { level: 'second_factor' });
-    expect((await verify(b, sessionId, 'attempt_second_factor', { strategy: 'totp', code: totpCode(h, totp!.secret) })).body.status).toBe('complete');
+    expect((await verify(b, sessionId, 'attempt_second_factor', { strategy: 'totp', code: totpCode(h, totp!.secret) })).body.status).toBe(
+      'complete',
+    );
     expect((await b.call('DELETE', '/v1/me/totp')).status).toBe(200);
   });
 
@@ -156,7 +171,10 @@ describe('verifying the session again', () => {
     expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
     const options = JSON.parse(prepared.body.first_factor_verification.nonce);
     expect(options.allowCredentials).toEqual([expect.objectContaining({ id: passkey.credential_id })]);
-    const done = await verify(b, sessionId, 'attempt_first_factor', { strategy: 'passkey', public_key_credential: authn.assert(options, TEST_ORIGIN) });
+    const done = await verify(b, sessionId, 'attempt_first_factor', {
+      strategy: 'passkey',
+      public_key_credential: authn.assert(options, TEST_ORIGIN),
+    });
     expect(done.body).toMatchObject({ status: 'complete', factor_verification_age: [0, 0] });
     expect((await b.call('DELETE', `/v1/me/passkeys/${passkey.id}`)).status).toBe(200);
     expect(totp).not.toBeNull();
@@ -193,7 +211,14 @@ describe('the instance’s window (reverification_window_minutes)', () => {
     const long = await user(i, { staleBy: 30 });
     expect((await long.b.call('DELETE', '/v1/me')).status).toBe(200);
     // A change of the settings may shorten or lengthen it, never turn it off.
-    for (const [value, ok] of [[0, false], [-1, false], [null, false], [1, true], [1440, true], [1441, false]] as const) {
+    for (const [value, ok] of [
+      [0, false],
+      [-1, false],
+      [null, false],
+      [1, true],
+      [1440, true],
+      [1441, false],
+    ] as const) {
       expect(settingsPatchSchema.safeParse({ reverification_window_minutes: value }).success, String(value)).toBe(ok);
     }
   });

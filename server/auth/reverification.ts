@@ -15,7 +15,13 @@ import { checkCode, latestCode, VERIFICATION_CODE_TTL_MS, verificationView } fro
 import { sendCode } from '../verification/send-code';
 import { REASONS } from './reasons';
 import { REASONS as USER_REASONS } from '../users/reasons';
-import { meetsRequirement, reverificationRequired, factorVerificationAge, type ReverificationRequirement, type VerificationLevel } from '../sessions/factor-verification';
+import {
+  meetsRequirement,
+  reverificationRequired,
+  factorVerificationAge,
+  type ReverificationRequirement,
+  type VerificationLevel,
+} from '../sessions/factor-verification';
 import { settleOverdue } from '../sessions/sessions';
 import { updateSessions } from '../sessions/session-state';
 import { hasPasskey } from '../passkeys/passkeys';
@@ -52,9 +58,20 @@ export const REVERIFICATION_TTL_MS = VERIFICATION_CODE_TTL_MS;
  * factors were proved within the requirement, else 403 REVERIFICATION_REQUIRED. A personal
  * access token has no session to verify: refused the same way.
  */
-export async function assertReverified(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, me: { userId: string; sessionId: string | null }, r: ReverificationRequirement) {
-  const [row] = me.sessionId ? await deps.db.select().from(sessions).where(and(eq(sessions.id, me.sessionId), eq(sessions.instanceId, instance.id))) : [];
-  if (!row || !meetsRequirement(factorVerificationAge(row, await hasSecondFactor(deps.db, me.userId), deps.clock.now()), r)) throw reverificationRequired(r);
+export async function assertReverified(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instance: InstanceContext,
+  me: { userId: string; sessionId: string | null },
+  r: ReverificationRequirement,
+) {
+  const [row] = me.sessionId
+    ? await deps.db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.id, me.sessionId), eq(sessions.instanceId, instance.id)))
+    : [];
+  if (!row || !meetsRequirement(factorVerificationAge(row, await hasSecondFactor(deps.db, me.userId), deps.clock.now()), r))
+    throw reverificationRequired(r);
 }
 
 /** A live, active session of this client that is not an impersonation: the one a verification is about (404 for another client's). */
@@ -69,9 +86,16 @@ async function verifiableSession(deps: D, instance: InstanceContext, clientId: s
   if (dead) throw dead;
   // A session pending on its setup_mfa task may verify (enrolling is guarded); one awaiting its second factor may not.
   if (row.status === 'pending' && (await hasSecondFactor(deps.db, row.userId))) {
-    throw new AppError('FORBIDDEN', { message: 'This session is pending: complete its tasks first.', meta: { reason: USER_REASONS.session_pending, session_id: row.id } });
+    throw new AppError('FORBIDDEN', {
+      message: 'This session is pending: complete its tasks first.',
+      meta: { reason: USER_REASONS.session_pending, session_id: row.id },
+    });
   }
-  if (row.actor) throw new AppError('FORBIDDEN', { message: 'An impersonation session cannot be verified again.', meta: { reason: USER_REASONS.impersonation } });
+  if (row.actor)
+    throw new AppError('FORBIDDEN', {
+      message: 'An impersonation session cannot be verified again.',
+      meta: { reason: USER_REASONS.impersonation },
+    });
   return row;
 }
 
@@ -79,9 +103,16 @@ async function verifiableSession(deps: D, instance: InstanceContext, clientId: s
 function inProgress(deps: Pick<Deps, 'clock'>, row: SessionRow, statuses: SessionReverification['status'][]): SessionReverification {
   const v = row.reverification;
   if (!v || v.started_at + REVERIFICATION_TTL_MS <= deps.clock.now()) {
-    throw new AppError('CONFLICT', { message: 'Start a verification of this session first (POST …/verify).', meta: { reason: REASONS.reverification_not_started } });
+    throw new AppError('CONFLICT', {
+      message: 'Start a verification of this session first (POST …/verify).',
+      meta: { reason: REASONS.reverification_not_started },
+    });
   }
-  if (!statuses.includes(v.status)) throw new AppError('CONFLICT', { message: `This verification is ${v.status}, not ${statuses.join(' or ')}.`, meta: { status: v.status } });
+  if (!statuses.includes(v.status))
+    throw new AppError('CONFLICT', {
+      message: `This verification is ${v.status}, not ${statuses.join(' or ')}.`,
+      meta: { status: v.status },
+    });
   return v;
 }
 
@@ -89,11 +120,21 @@ function inProgress(deps: Pick<Deps, 'clock'>, row: SessionRow, statuses: Sessio
 async function factorsOf(deps: D, instance: InstanceContext, userId: string) {
   const user = await getUser(deps, instance.id, userId);
   const passkey = instance.settings.sign_in_methods.passkey && (await hasPasskey(deps, userId));
-  const first: { strategy: 'password' | 'email_code' | 'passkey'; email_address_id?: string; safe_identifier?: string; primary?: boolean }[] = [];
+  const first: {
+    strategy: 'password' | 'email_code' | 'passkey';
+    email_address_id?: string;
+    safe_identifier?: string;
+    primary?: boolean;
+  }[] = [];
   if (user.password_enabled) first.push({ strategy: 'password' });
   for (const e of user.email_addresses) {
     if (e.verification?.status !== 'verified') continue;
-    first.push({ strategy: 'email_code', email_address_id: e.id, safe_identifier: maskEmail(e.email_address), primary: e.id === user.primary_email_address_id });
+    first.push({
+      strategy: 'email_code',
+      email_address_id: e.id,
+      safe_identifier: maskEmail(e.email_address),
+      primary: e.id === user.primary_email_address_id,
+    });
   }
   if (passkey) first.push({ strategy: 'passkey' });
   const mfa = await mfaStatus(deps, userId);
@@ -123,11 +164,23 @@ async function verificationAnswer(deps: D, instance: InstanceContext, row: Sessi
       ? null
       : v.first_factor_strategy === 'email_code'
         ? verificationView('email_code', code, now, firstDone)
-        : { object: 'verification' as const, status: firstDone ? ('verified' as const) : ('unverified' as const), strategy: v.first_factor_strategy, attempts: null, expire_at: null };
+        : {
+            object: 'verification' as const,
+            status: firstDone ? ('verified' as const) : ('unverified' as const),
+            strategy: v.first_factor_strategy,
+            attempts: null,
+            expire_at: null,
+          };
   const second =
     v.second_factor_strategy === null
       ? null
-      : { object: 'verification' as const, status: v.status === 'complete' ? ('verified' as const) : ('unverified' as const), strategy: v.second_factor_strategy, attempts: null, expire_at: null };
+      : {
+          object: 'verification' as const,
+          status: v.status === 'complete' ? ('verified' as const) : ('unverified' as const),
+          strategy: v.second_factor_strategy,
+          attempts: null,
+          expire_at: null,
+        };
   return {
     object: 'session_verification' as const,
     id: `sv_${row.id}`,
@@ -150,10 +203,22 @@ async function saveVerification(deps: D, row: SessionRow, set: Partial<typeof se
 }
 
 /** Starts (or restarts) a verification of the session for `level`. */
-export async function startSessionVerification(deps: D, instance: InstanceContext, clientId: string | null, sessionId: string, level: VerificationLevel) {
+export async function startSessionVerification(
+  deps: D,
+  instance: InstanceContext,
+  clientId: string | null,
+  sessionId: string,
+  level: VerificationLevel,
+) {
   const row = await verifiableSession(deps, instance, clientId, sessionId);
   const withSecond = await hasSecondFactor(deps.db, row.userId);
-  const v: SessionReverification = { level, status: nextStatus(level, withSecond, false), started_at: deps.clock.now(), first_factor_strategy: null, second_factor_strategy: null };
+  const v: SessionReverification = {
+    level,
+    status: nextStatus(level, withSecond, false),
+    started_at: deps.clock.now(),
+    first_factor_strategy: null,
+    second_factor_strategy: null,
+  };
   return verificationAnswer(deps, instance, await saveVerification(deps, row, { reverification: v }));
 }
 
@@ -161,7 +226,14 @@ export async function startSessionVerification(deps: D, instance: InstanceContex
 async function withPasskeyOptions(deps: D, instance: InstanceContext, rp: RelyingParty, row: SessionRow, step: 'first' | 'second') {
   const { options, expiresAt } = await assertionOptions(deps, instance, rp, ceremonyOf(row), 'reverification');
   const answer = await verificationAnswer(deps, instance, row);
-  const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'passkey', attempts: null, expire_at: expiresAt, nonce: JSON.stringify(options) };
+  const verification = {
+    object: 'verification' as const,
+    status: 'unverified' as const,
+    strategy: 'passkey',
+    attempts: null,
+    expire_at: expiresAt,
+    nonce: JSON.stringify(options),
+  };
   return { ...answer, [step === 'first' ? 'first_factor_verification' : 'second_factor_verification']: verification };
 }
 
@@ -184,16 +256,32 @@ export async function prepareFirstFactorVerification(
   const row = await verifiableSession(deps, instance, clientId, sessionId);
   const v = inProgress(deps, row, ['needs_first_factor']);
   const factors = await factorsOf(deps, instance, row.userId);
-  if (!factors.first.some((f) => f.strategy === input.strategy)) throw unsupported('strategy', factors.first.map((f) => f.strategy));
+  if (!factors.first.some((f) => f.strategy === input.strategy))
+    throw unsupported(
+      'strategy',
+      factors.first.map((f) => f.strategy),
+    );
   if (input.strategy === 'email_code') {
     const offered = factors.first.filter((f) => f.strategy === 'email_code');
-    const to = input.email_address_id ? offered.find((f) => f.email_address_id === input.email_address_id) : (offered.find((f) => f.primary) ?? offered[0]);
+    const to = input.email_address_id
+      ? offered.find((f) => f.email_address_id === input.email_address_id)
+      : (offered.find((f) => f.primary) ?? offered[0]);
     if (!to) throw validationError('email_address_id', 'not_found', 'email_address_id is not one of your verified addresses.');
     const address = factors.emails.find((e) => e.id === to.email_address_id)!.email_address;
-    await sendCode(deps, { instanceId: instance.id, attemptId: row.id, purpose: 'reauthentication', address, to: address, userId: row.userId, acceptLanguage: request.acceptLanguage });
+    await sendCode(deps, {
+      instanceId: instance.id,
+      attemptId: row.id,
+      purpose: 'reauthentication',
+      address,
+      to: address,
+      userId: row.userId,
+      acceptLanguage: request.acceptLanguage,
+    });
   }
   const saved = await saveVerification(deps, row, { reverification: { ...v, first_factor_strategy: input.strategy } });
-  return input.strategy === 'passkey' ? withPasskeyOptions(deps, instance, request.rp, saved, 'first') : verificationAnswer(deps, instance, saved);
+  return input.strategy === 'passkey'
+    ? withPasskeyOptions(deps, instance, request.rp, saved, 'first')
+    : verificationAnswer(deps, instance, saved);
 }
 
 /** The account a reverification's wrong guesses count against. */
@@ -202,7 +290,11 @@ const lockTargetOf = (row: SessionRow) => ({ userId: row.userId, identifier: row
 const passwordIncorrect = () => new AppError('CREDENTIALS_INVALID', { message: 'The password is incorrect.', meta: { param: 'password' } });
 
 const unsupported = (param: string, offered: string[]) =>
-  validationError(param, 'invalid_value', offered.length ? `This verification takes ${offered.join(' or ')}.` : 'This account has no factor for this step.');
+  validationError(
+    param,
+    'invalid_value',
+    offered.length ? `This verification takes ${offered.join(' or ')}.` : 'This account has no factor for this step.',
+  );
 
 /** A passkey's answer, with the relying party the request came by. */
 export interface PasskeyAnswer {
@@ -234,12 +326,21 @@ export async function attemptFirstFactorVerification(
     await checkGuessedPassword(deps, instance, stored, input.password, lockTargetOf(row), auditCtx, passwordIncorrect);
   } else {
     // A wrong code is committed (its try counts) before it is answered.
-    const check = await deps.db.transaction((tx) => checkCode({ ...deps, db: tx }, { attemptId: row.id, purpose: 'reauthentication', code: input.code }));
+    const check = await deps.db.transaction((tx) =>
+      checkCode({ ...deps, db: tx }, { attemptId: row.id, purpose: 'reauthentication', code: input.code }),
+    );
     if (!check.ok) throw check.error;
   }
   const withSecond = await hasSecondFactor(deps.db, row.userId);
   const status = nextStatus(v.level, withSecond, true);
-  return factorProved(deps, instance, row, { ...v, status, first_factor_strategy: input.strategy }, { firstFactorVerifiedAt: deps.clock.now() }, auditCtx);
+  return factorProved(
+    deps,
+    instance,
+    row,
+    { ...v, status, first_factor_strategy: input.strategy },
+    { firstFactorVerifiedAt: deps.clock.now() },
+    auditCtx,
+  );
 }
 
 /** Prepares a second factor: TOTP and backup codes need nothing sent (only the strategy is checked); a passkey answers the assertion options. */
@@ -254,7 +355,11 @@ export async function prepareSecondFactorVerification(
   const row = await verifiableSession(deps, instance, clientId, sessionId);
   const v = inProgress(deps, row, ['needs_second_factor']);
   const factors = await factorsOf(deps, instance, row.userId);
-  if (!factors.second.some((f) => f.strategy === strategy)) throw unsupported('strategy', factors.second.map((f) => f.strategy));
+  if (!factors.second.some((f) => f.strategy === strategy))
+    throw unsupported(
+      'strategy',
+      factors.second.map((f) => f.strategy),
+    );
   const saved = await saveVerification(deps, row, { reverification: { ...v, second_factor_strategy: strategy } });
   return strategy === 'passkey' ? withPasskeyOptions(deps, instance, rp, saved, 'second') : verificationAnswer(deps, instance, saved);
 }
@@ -279,7 +384,14 @@ export async function attemptSecondFactorVerification(
   if (!(await verifySecondFactor(deps, instance.id, row.userId, input.strategy, input.code))) {
     throw (await recordFailedAttempt(deps, instance, lockTargetOf(row), auditCtx)) ?? invalidCode();
   }
-  return factorProved(deps, instance, row, { ...v, status: 'complete', second_factor_strategy: input.strategy }, { secondFactorVerifiedAt: deps.clock.now() }, auditCtx);
+  return factorProved(
+    deps,
+    instance,
+    row,
+    { ...v, status: 'complete', second_factor_strategy: input.strategy },
+    { secondFactorVerifiedAt: deps.clock.now() },
+    auditCtx,
+  );
 }
 
 /**
@@ -287,13 +399,31 @@ export async function attemptSecondFactorVerification(
  * user verification, the counter): two factors at once, so the verification is complete
  * whichever step it was at.
  */
-async function passkeyProved(deps: D, instance: InstanceContext, row: SessionRow, v: SessionReverification, input: PasskeyAnswer, auditCtx: AuditContext) {
+async function passkeyProved(
+  deps: D,
+  instance: InstanceContext,
+  row: SessionRow,
+  v: SessionReverification,
+  input: PasskeyAnswer,
+  auditCtx: AuditContext,
+) {
   const factors = await factorsOf(deps, instance, row.userId);
-  if (!factors.first.some((f) => f.strategy === 'passkey')) throw unsupported('strategy', (v.status === 'needs_first_factor' ? factors.first : factors.second).map((f) => f.strategy));
+  if (!factors.first.some((f) => f.strategy === 'passkey'))
+    throw unsupported(
+      'strategy',
+      (v.status === 'needs_first_factor' ? factors.first : factors.second).map((f) => f.strategy),
+    );
   await verifyAssertion(deps, instance, input.rp, ceremonyOf(row), 'reverification', input.credential, auditCtx);
   const now = deps.clock.now();
   const strategies = { first_factor_strategy: v.first_factor_strategy ?? 'passkey', second_factor_strategy: 'passkey' };
-  return factorProved(deps, instance, row, { ...v, ...strategies, status: 'complete' }, { firstFactorVerifiedAt: now, secondFactorVerifiedAt: now }, auditCtx);
+  return factorProved(
+    deps,
+    instance,
+    row,
+    { ...v, ...strategies, status: 'complete' },
+    { firstFactorVerifiedAt: now, secondFactorVerifiedAt: now },
+    auditCtx,
+  );
 }
 
 /** Records a proved factor on the session, and audits it (`session.reverified`), in one transaction. */
@@ -312,7 +442,13 @@ async function factorProved(
     const second = times.secondFactorVerifiedAt !== undefined;
     const factor = first && second ? 'multi_factor' : second ? 'second_factor' : 'first_factor';
     const strategy = second ? v.second_factor_strategy : v.first_factor_strategy;
-    await audit(d, { instanceId: instance.id, ...auditCtx, action: 'session.reverified', target: row.id, details: { level: v.level, factor, strategy, status: v.status } });
+    await audit(d, {
+      instanceId: instance.id,
+      ...auditCtx,
+      action: 'session.reverified',
+      target: row.id,
+      details: { level: v.level, factor, strategy, status: v.status },
+    });
     return saved;
   });
   return verificationAnswer(deps, instance, next);

@@ -59,7 +59,10 @@ describe('sign-in with a password', () => {
     const done = await attempt(b, id, { strategy: 'password', password: PASSWORD });
     expect(done.status).toBe(200);
     const sessionId = done.body.response.created_session_id;
-    expect(done.body.response).toMatchObject({ status: 'complete', first_factor_verification: { status: 'verified', strategy: 'password' } });
+    expect(done.body.response).toMatchObject({
+      status: 'complete',
+      first_factor_verification: { status: 'verified', strategy: 'password' },
+    });
     expect(done.body.client).toMatchObject({ id: started.body.client.id, session: { id: sessionId, user_id: u.id, status: 'active' } });
     expect(done.setCookie).toContain(b.token!);
     const [row] = await h.runtime.deps.db.select().from(users).where(eq(users.id, u.id));
@@ -76,7 +79,10 @@ describe('sign-in with a password', () => {
     const b = browserOf(h, A);
     const res = await b.call('POST', '/v1/client/sign_ins', { form: { identifier: 'Form_User', password: PASSWORD } });
     expect(res.status).toBe(200);
-    expect(res.body.response).toMatchObject({ status: 'complete', supported_first_factors: [{ strategy: 'password' }, { safe_identifier: null }, { safe_identifier: null }] });
+    expect(res.body.response).toMatchObject({
+      status: 'complete',
+      supported_first_factors: [{ strategy: 'password' }, { safe_identifier: null }, { safe_identifier: null }],
+    });
   });
 
   it('works as a native app: bearer token, no cookie', async () => {
@@ -85,7 +91,9 @@ describe('sign-in with a password', () => {
     const started = await app.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } });
     expect(started.headers.get('authorization')).toMatch(/^Bearer ct_/);
     expect(started.setCookie).toBeNull();
-    const done = await app.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, { body: { strategy: 'password', password: PASSWORD } });
+    const done = await app.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'password', password: PASSWORD },
+    });
     expect(done.status).toBe(200);
     expect(done.setCookie).toBeNull();
     const boot = await app.call('GET', '/v1/client');
@@ -95,27 +103,37 @@ describe('sign-in with a password', () => {
   it('re-hashes an imported bcrypt digest to argon2id on a successful sign-in', async () => {
     const email = `imported${++n}@example.com`;
     const digest = bcrypt.hashSync('imported password', 4);
-    const created = await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [email], password_digest: digest, password_hasher: 'bcrypt' } });
+    const created = await h.call('POST', '/v1/users', {
+      key: A.secret,
+      body: { email_address: [email], password_digest: digest, password_hasher: 'bcrypt' },
+    });
     const b = browserOf(h, A);
-    const res = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: email, strategy: 'password', password: 'imported password' } });
+    const res = await b.call('POST', '/v1/client/sign_ins', {
+      body: { identifier: email, strategy: 'password', password: 'imported password' },
+    });
     expect(res.status).toBe(200);
     const [row] = await h.runtime.deps.db.select().from(users).where(eq(users.id, created.body.id));
     expect(row!.passwordHasher).toBe('argon2id');
     expect(row!.passwordDigest).toMatch(/^\$argon2id\$/);
     // And the new digest verifies the same password.
-    expect((await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: 'imported password' } })).status).toBe(200);
+    expect(
+      (await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: 'imported password' } })).status,
+    ).toBe(200);
   });
 
-  it('hashes new passwords at OWASP\'s argon2id baseline (m=19 MiB, t=2, p=1) by default', async () => {
+  it("hashes new passwords at OWASP's argon2id baseline (m=19 MiB, t=2, p=1) by default", async () => {
     const u = await newUser();
     const [row] = await h.runtime.deps.db.select().from(users).where(eq(users.id, u.id));
     expect(row!.passwordDigest).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
   });
 
-  it('re-hashes an argon2id digest made at another cost (the argon2 package\'s old defaults) to the configured cost on sign-in', async () => {
+  it("re-hashes an argon2id digest made at another cost (the argon2 package's old defaults) to the configured cost on sign-in", async () => {
     const email = `costly${++n}@example.com`;
     const digest = await argon2.hash('old cost password', { type: argon2.argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4 });
-    const created = await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [email], password_digest: digest, password_hasher: 'argon2id' } });
+    const created = await h.call('POST', '/v1/users', {
+      key: A.secret,
+      body: { email_address: [email], password_digest: digest, password_hasher: 'argon2id' },
+    });
     expect(created.status).toBe(200);
     const wrong = await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: 'not it at all' } });
     expect(wrong.status).toBe(422);
@@ -151,11 +169,15 @@ describe('sign-in with a password', () => {
     expect(none.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'identifier', reason: 'required' } });
     const bad = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'x@example.com', strategy: 'web3_metamask_signature' } });
     expect(bad.body.errors[0]).toMatchObject({ meta: { param: 'strategy' } });
-    expect(bad.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso, saml, passkey.');
+    expect(bad.body.errors[0].message).toBe(
+      'strategy: unsupported; supported strategies: password, ticket, enterprise_sso, saml, passkey.',
+    );
     const id = (await start(b, 'x@example.com')).body.response.id;
     const factor = await attempt(b, id, { strategy: 'phone_code', code: '1' });
     expect(factor.body.errors[0]).toMatchObject({ meta: { param: 'strategy' } });
-    expect((await attempt(b, id, { strategy: 'password' })).body.errors[0]).toMatchObject({ meta: { param: 'password', reason: 'required' } });
+    expect((await attempt(b, id, { strategy: 'password' })).body.errors[0]).toMatchObject({
+      meta: { param: 'password', reason: 'required' },
+    });
   });
 
   it('keeps a sign-in attempt to the client that made it', async () => {
@@ -183,7 +205,10 @@ describe('sign-in with an email code', () => {
     expect(wrong.body.errors[0]).toMatchObject({ code: 'CODE_INCORRECT', meta: { remaining_attempts: 4 } });
     const done = await attempt(b, id, { strategy: 'email_code', code });
     expect(done.status).toBe(200);
-    expect(done.body.response).toMatchObject({ status: 'complete', first_factor_verification: { strategy: 'email_code', status: 'verified' } });
+    expect(done.body.response).toMatchObject({
+      status: 'complete',
+      first_factor_verification: { strategy: 'email_code', status: 'verified' },
+    });
     expect(done.body.client.session).toMatchObject({ user_id: u.id, status: 'active' });
   });
 
@@ -191,8 +216,12 @@ describe('sign-in with an email code', () => {
     const u = await newUser({ username: 'coded_user' });
     const app = nativeOf(h, A);
     const id = (await app.call('POST', '/v1/client/sign_ins', { body: { identifier: 'coded_user' } })).body.response.id;
-    expect((await app.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { form: { strategy: 'email_code' } })).status).toBe(200);
-    const done = await app.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { form: { strategy: 'email_code', code: await codeSentTo(h, u.email) } });
+    expect((await app.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { form: { strategy: 'email_code' } })).status).toBe(
+      200,
+    );
+    const done = await app.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+      form: { strategy: 'email_code', code: await codeSentTo(h, u.email) },
+    });
     expect(done.status).toBe(200);
     expect(done.body.client.session).toMatchObject({ user_id: u.id });
   });
@@ -204,7 +233,10 @@ describe('sign-in with an email code', () => {
     await prepare(b, id, 'email_code');
     const code = await codeSentTo(h, u.email);
     h.clock.advance(600_001);
-    expect((await attempt(b, id, { strategy: 'email_code', code })).body.errors[0]).toMatchObject({ code: 'CODE_EXPIRED', meta: { reason: 'expired' } });
+    expect((await attempt(b, id, { strategy: 'email_code', code })).body.errors[0]).toMatchObject({
+      code: 'CODE_EXPIRED',
+      meta: { reason: 'expired' },
+    });
     await prepare(b, id, 'email_code');
     const fresh = await codeSentTo(h, u.email);
     const wrong = fresh === '123123' ? '321321' : '123123';
@@ -300,7 +332,11 @@ describe('second factor', () => {
       body: { strategy: 'totp', code: u.totp.generate({ timestamp: h.clock.now() }) },
     });
     expect(done.status).toBe(200);
-    expect(done.body.response).toMatchObject({ status: 'complete', created_session_id: sessionId, second_factor_verification: { strategy: 'totp', status: 'verified' } });
+    expect(done.body.response).toMatchObject({
+      status: 'complete',
+      created_session_id: sessionId,
+      second_factor_verification: { strategy: 'totp', status: 'verified' },
+    });
     expect(done.body.client.session).toMatchObject({ id: sessionId, status: 'active' });
     const [row] = await h.runtime.deps.db.select().from(users).where(eq(users.id, u.id));
     expect(row!.lastSignInAt).toBe(h.clock.now());
@@ -311,12 +347,16 @@ describe('second factor', () => {
     const app = nativeOf(h, A);
     const first = await app.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, password: PASSWORD } });
     const id = first.body.response.id;
-    const done = await app.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { form: { strategy: 'backup_code', code: u.backupCodes[0]! } });
+    const done = await app.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, {
+      form: { strategy: 'backup_code', code: u.backupCodes[0]! },
+    });
     expect(done.status).toBe(200);
     expect(done.body.client.session).toMatchObject({ status: 'active' });
     const again = nativeOf(h, A);
     const id2 = (await again.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, password: PASSWORD } })).body.response.id;
-    const reused = await again.call('POST', `/v1/client/sign_ins/${id2}/attempt_second_factor`, { body: { strategy: 'backup_code', code: u.backupCodes[0]! } });
+    const reused = await again.call('POST', `/v1/client/sign_ins/${id2}/attempt_second_factor`, {
+      body: { strategy: 'backup_code', code: u.backupCodes[0]! },
+    });
     expect(reused.body.errors[0].code).toBe('CODE_INCORRECT');
   });
 
@@ -327,7 +367,9 @@ describe('second factor', () => {
     const id = first.body.response.id;
     const sessionId = first.body.response.created_session_id;
     for (let i = 0; i < 4; i++) {
-      expect((await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'totp', code: '000000' } })).status).toBe(422);
+      expect(
+        (await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'totp', code: '000000' } })).status,
+      ).toBe(422);
     }
     const fifth = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'totp', code: '000000' } });
     expect(fifth.status).toBe(429);
@@ -353,9 +395,14 @@ describe('sign-in per-IP limits', () => {
 
   it('allows 3 factor attempts per IP per 10 s, then 429 RATE_LIMITED with Retry-After; other IPs unaffected', async () => {
     const b = browserOf(hp, P);
-    const id = (await b.call('POST', '/v1/client/sign_ins', { headers: { 'x-forwarded-for': '192.0.2.1' }, body: { identifier: 'who@example.com' } })).body.response.id;
+    const id = (
+      await b.call('POST', '/v1/client/sign_ins', { headers: { 'x-forwarded-for': '192.0.2.1' }, body: { identifier: 'who@example.com' } })
+    ).body.response.id;
     const tryPassword = (ip: string) =>
-      b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { headers: { 'x-forwarded-for': ip }, body: { strategy: 'password', password: 'guess guess' } });
+      b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+        headers: { 'x-forwarded-for': ip },
+        body: { strategy: 'password', password: 'guess guess' },
+      });
     for (let i = 0; i < 3; i++) expect((await tryPassword('192.0.2.2')).status).toBe(422);
     const limited = await tryPassword('192.0.2.2');
     expect(limited.status).toBe(429);
@@ -369,7 +416,10 @@ describe('sign-in per-IP limits', () => {
   it('counts a password sent with the create call against the attempt budget too', async () => {
     const b = browserOf(hp, P);
     const create = () =>
-      b.call('POST', '/v1/client/sign_ins', { headers: { 'x-forwarded-for': '192.0.2.60' }, body: { identifier: 'who@example.com', password: 'guess guess' } });
+      b.call('POST', '/v1/client/sign_ins', {
+        headers: { 'x-forwarded-for': '192.0.2.60' },
+        body: { identifier: 'who@example.com', password: 'guess guess' },
+      });
     for (let i = 0; i < 3; i++) expect((await create()).body.errors[0].code).toBe('CREDENTIALS_INVALID');
     const limited = await create();
     expect(limited.status).toBe(429);
@@ -379,7 +429,8 @@ describe('sign-in per-IP limits', () => {
 
   it('limits sign-in creation per IP (5 / 10 s) for identifiers as for tickets', async () => {
     const b = browserOf(hp, P);
-    const create = () => b.call('POST', '/v1/client/sign_ins', { headers: { 'x-forwarded-for': '192.0.2.50' }, body: { identifier: 'who@example.com' } });
+    const create = () =>
+      b.call('POST', '/v1/client/sign_ins', { headers: { 'x-forwarded-for': '192.0.2.50' }, body: { identifier: 'who@example.com' } });
     for (let i = 0; i < 5; i++) expect((await create()).status).toBe(200);
     expect((await create()).body.errors[0].code).toBe('RATE_LIMITED');
   });

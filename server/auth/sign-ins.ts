@@ -97,23 +97,31 @@ export const identifiersOf = (methods: SignInMethods) => [
 function assertStrategyAllowed(instance: InstanceContext, a: Pick<SignInRow, 'identifier'>, strategy: FirstFactorStrategy) {
   const methods = instance.settings.sign_in_methods;
   // An attempt started without an identifier (a username-less passkey) takes nothing else.
-  if (isPasskeyOnly(a) && strategy !== 'passkey') throw validationError('strategy', 'strategy_not_allowed', 'This sign-in was started for a passkey; send its answer (strategy passkey).');
+  if (isPasskeyOnly(a) && strategy !== 'passkey')
+    throw validationError(
+      'strategy',
+      'strategy_not_allowed',
+      'This sign-in was started for a passkey; send its answer (strategy passkey).',
+    );
   const allowed =
     strategy === 'passkey'
       ? methods.passkey
       : strategy === 'email_code'
-      ? methods.email_code
-      : strategy === 'email_link'
-        ? methods.email_link
-        : strategy === 'phone_code'
-          ? methods.phone_code && isPhone(a.identifier)
-          : methods.password;
+        ? methods.email_code
+        : strategy === 'email_link'
+          ? methods.email_link
+          : strategy === 'phone_code'
+            ? methods.phone_code && isPhone(a.identifier)
+            : methods.password;
   if (!allowed) throw validationError('strategy', 'strategy_not_allowed', `This application does not accept ${strategy} sign-ins here.`);
 }
 
 export const SECOND_FACTORS = [{ strategy: 'totp' as const }, { strategy: 'backup_code' as const }];
 /** The second factors an instance may ask for: TOTP and backup codes, and passkeys when they are on. */
-export const secondFactorsOfInstance = (methods: SignInMethods) => [...SECOND_FACTORS.map((f) => f.strategy), ...(methods.passkey ? ['passkey' as const] : [])];
+export const secondFactorsOfInstance = (methods: SignInMethods) => [
+  ...SECOND_FACTORS.map((f) => f.strategy),
+  ...(methods.passkey ? ['passkey' as const] : []),
+];
 /** A second factor of sign-in: the user's TOTP, backup code or passkey, or an email code when risk-based MFA steps up a user without TOTP. */
 export type SignInSecondFactor = SecondFactorStrategy | 'email_code' | 'passkey';
 
@@ -121,7 +129,11 @@ export type SignInSecondFactor = SecondFactorStrategy | 'email_code' | 'passkey'
  * The second factors an attempt takes: the email code of a step-up, else the user's own —
  * TOTP and backup codes when they have TOTP, a passkey when they have one and passkeys are on.
  */
-async function secondFactorsOf(deps: Pick<Deps, 'db'>, a: SignInRow, methods: SignInMethods): Promise<{ strategy: SignInSecondFactor; safe_identifier?: string }[]> {
+async function secondFactorsOf(
+  deps: Pick<Deps, 'db'>,
+  a: SignInRow,
+  methods: SignInMethods,
+): Promise<{ strategy: SignInSecondFactor; safe_identifier?: string }[]> {
   if (a.stepUpAddress) return [{ strategy: 'email_code', safe_identifier: maskEmail(a.stepUpAddress) }];
   if (!a.userId) return SECOND_FACTORS;
   const [totp, passkey] = await Promise.all([hasSecondFactor(deps.db, a.userId), methods.passkey ? hasPasskey(deps, a.userId) : false]);
@@ -142,7 +154,6 @@ function userIdOf(instanceId: string, identifier: string): SQL {
   return sql`(select ${users.id} from ${users} where ${users.instanceId} = ${instanceId} and ${users.usernameKey} = ${key})`;
 }
 
-
 export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
   const now = deps.clock.now();
   let first = null;
@@ -156,7 +167,8 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow,
     first = latest ? verificationView(strategyOf[latest.purpose] ?? 'reset_password_email_code', latest, now) : null;
     // A social sign-in that found no user, waiting for the client's sign-up to take it over.
     const transfer = first ? null : await transferableStrategy(deps, a);
-    if (transfer) first = { object: 'verification' as const, status: 'transferable' as const, strategy: transfer, attempts: 0, expire_at: null };
+    if (transfer)
+      first = { object: 'verification' as const, status: 'transferable' as const, strategy: transfer, attempts: 0, expire_at: null };
   }
   return {
     object: 'sign_in_attempt' as const,
@@ -169,7 +181,13 @@ export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow,
     step_up_reasons: a.riskReasons,
     first_factor_verification: first,
     second_factor_verification: a.secondFactorStrategy
-      ? { object: 'verification' as const, status: 'verified' as const, strategy: a.secondFactorStrategy, attempts: a.secondFactorFailures, expire_at: null }
+      ? {
+          object: 'verification' as const,
+          status: 'verified' as const,
+          strategy: a.secondFactorStrategy,
+          attempts: a.secondFactorFailures,
+          expire_at: null,
+        }
       : null,
     created_session_id: a.sessionId,
     abandon_at: a.abandonAt as number | null,
@@ -193,7 +211,11 @@ export async function createSignIn(
   const methods = instance.settings.sign_in_methods;
   const allowed = isEmail(identifier) || (isPhone(identifier) ? methods.phone_code : methods.username);
   if (!allowed) {
-    throw validationError('identifier', 'identifier_not_allowed', methods.phone_code ? 'Sign in with your email address or phone number.' : 'Sign in with your email address.');
+    throw validationError(
+      'identifier',
+      'identifier_not_allowed',
+      methods.phone_code ? 'Sign in with your email address or phone number.' : 'Sign in with your email address.',
+    );
   }
   const userId = userIdOf(instance.id, identifier);
   const fresh = client ? null : newClient(deps, instance.id);
@@ -219,13 +241,19 @@ export async function createSignIn(
 
 /** Starts a username-less passkey sign-in: an attempt without an identifier (the passkey will name the user). */
 export async function createPasskeySignIn(deps: D, instance: InstanceContext, client: ClientRow | null) {
-  if (!instance.settings.sign_in_methods.passkey) throw validationError('strategy', 'strategy_not_allowed', 'This application does not accept passkey sign-ins.');
+  if (!instance.settings.sign_in_methods.passkey)
+    throw validationError('strategy', 'strategy_not_allowed', 'This application does not accept passkey sign-ins.');
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     let newClientToken: string | null = null;
     let c = client;
     if (!c) ({ client: c, token: newClientToken } = await createClient(d, instance.id));
-    const attempt = await recordSignInAttempt(d, { instanceId: instance.id, clientId: c.id, identifier: PASSKEY_ONLY_IDENTIFIER, userId: null });
+    const attempt = await recordSignInAttempt(d, {
+      instanceId: instance.id,
+      clientId: c.id,
+      identifier: PASSKEY_ONLY_IDENTIFIER,
+      userId: null,
+    });
     return { attempt, client: c, newClientToken };
   });
 }
@@ -248,7 +276,8 @@ export async function loadSignIn(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
     .select()
     .from(signInAttempts)
     .where(and(eq(signInAttempts.id, id), eq(signInAttempts.instanceId, instance.id), eq(signInAttempts.clientId, client.id)));
-  if (!row || row.status === 'abandoned' || (row.status !== 'complete' && row.abandonAt <= deps.clock.now())) throw notFound('sign-in attempt');
+  if (!row || row.status === 'abandoned' || (row.status !== 'complete' && row.abandonAt <= deps.clock.now()))
+    throw notFound('sign-in attempt');
   return row;
 }
 
@@ -269,7 +298,13 @@ async function codeRecipient(db: Db, instanceId: string, a: SignInRow): Promise<
     const [row] = await db
       .select({ email: emailAddresses.emailAddress })
       .from(emailAddresses)
-      .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, a.identifier.toLowerCase()), eq(emailAddresses.userId, a.userId)));
+      .where(
+        and(
+          eq(emailAddresses.instanceId, instanceId),
+          eq(emailAddresses.emailKey, a.identifier.toLowerCase()),
+          eq(emailAddresses.userId, a.userId),
+        ),
+      );
     return { address: a.identifier, to: row?.email ?? null };
   }
   if (a.userId) {
@@ -300,7 +335,15 @@ export async function prepareFirstFactor(
   // A lockout slows password guessing only: codes and links prove the mailbox or phone, and stay open to the owner.
   if (strategy === 'phone_code') {
     // The number itself: a code to a number nobody has verified is issued and counted, not sent.
-    await sendSmsCode(deps, { instanceId: instance.id, attemptId: a.id, purpose: 'sign_in_phone', phone: a.identifier, userId: a.userId, param: 'identifier', acceptLanguage: opts.acceptLanguage });
+    await sendSmsCode(deps, {
+      instanceId: instance.id,
+      attemptId: a.id,
+      purpose: 'sign_in_phone',
+      phone: a.identifier,
+      userId: a.userId,
+      param: 'identifier',
+      acceptLanguage: opts.acceptLanguage,
+    });
     return a;
   }
   await assertPasswordAllowed(deps, instance.id, a.identifier);
@@ -325,7 +368,14 @@ export async function prepareFirstFactor(
  * moves on); whoever clicked gets nothing but the outcome, unless it is that browser (`clickedBy`,
  * the clicking browser's client).
  */
-export function redeemSignInLink(deps: D, instance: InstanceContext, attemptId: string, secret: string, clickedBy: string | null, auditCtx: AuditContext): Promise<LinkRedemption> {
+export function redeemSignInLink(
+  deps: D,
+  instance: InstanceContext,
+  attemptId: string,
+  secret: string,
+  clickedBy: string | null,
+  auditCtx: AuditContext,
+): Promise<LinkRedemption> {
   return redeemLink(deps, instance, {
     load: async () => {
       const [a] = await deps.db
@@ -403,7 +453,9 @@ export async function attemptFirstFactor(
   if (input.strategy === 'passkey') {
     // Verified (and its challenge spent) before the transaction: a refusal keeps nothing.
     const proved = await verifyAssertion(deps, instance, input.rp, a, 'sign_in', input.credential, auditCtx);
-    return deps.db.transaction((tx) => completeFirstFactor({ ...deps, db: tx }, instance, { ...a, userId: proved.userId }, 'passkey', auditCtx, { presentedClient: true }));
+    return deps.db.transaction((tx) =>
+      completeFirstFactor({ ...deps, db: tx }, instance, { ...a, userId: proved.userId }, 'passkey', auditCtx, { presentedClient: true }),
+    );
   }
   if (input.strategy === 'password') {
     // The lock and the digest in one read, before the costly hash.
@@ -413,7 +465,8 @@ export async function attemptFirstFactor(
     await assertPasswordAllowed(deps, instance.id, a.identifier);
     const known = await checkGuessedPassword(deps, instance, stored, input.password, a, auditCtx, credentialsInvalid);
     // An imported digest becomes argon2id, and one made at another cost takes the configured one, at the first successful sign-in.
-    const rehash = known && deps.passwords.needsRehash(known.hasher as PasswordHasher, known.digest) ? await deps.passwords.hash(input.password) : null;
+    const rehash =
+      known && deps.passwords.needsRehash(known.hasher as PasswordHasher, known.digest) ? await deps.passwords.hash(input.password) : null;
     return deps.db.transaction(async (tx) => {
       const d = { ...deps, db: tx };
       if (rehash) {
@@ -432,7 +485,11 @@ export async function attemptFirstFactor(
     const purpose = reset ? 'reset_password' : input.strategy === 'phone_code' ? 'sign_in_phone' : 'sign_in';
     const check = await checkCode(d, { attemptId: a.id, purpose, code: input.code, accept: a.userId !== null });
     if (!check.ok) return check;
-    if (!reset) return { ok: true as const, step: await completeFirstFactor(d, instance, a, input.strategy as 'email_code' | 'phone_code', auditCtx, { presentedClient: true }) };
+    if (!reset)
+      return {
+        ok: true as const,
+        step: await completeFirstFactor(d, instance, a, input.strategy as 'email_code' | 'phone_code', auditCtx, { presentedClient: true }),
+      };
     // The code proves the mailbox; the banned check waits for the new password's step.
     const [next] = await tx
       .update(signInAttempts)
@@ -459,7 +516,11 @@ export async function resetPassword(deps: D, instance: InstanceContext, a: SignI
   const digest = await deps.passwords.hash(password);
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const user = await bumpSessionsVersion(d, instance.id, a.userId!, { passwordDigest: digest, passwordHasher: 'argon2id', updatedAt: deps.clock.now() });
+    const user = await bumpSessionsVersion(d, instance.id, a.userId!, {
+      passwordDigest: digest,
+      passwordHasher: 'argon2id',
+      updatedAt: deps.clock.now(),
+    });
     if (!user) throw credentialsInvalid();
     if (user.banned) throw new AppError('USER_BANNED', { message: 'This user is banned and cannot sign in.' });
     const revoked = await revokeLiveSessions(d, instance.id, a.userId!);
@@ -488,7 +549,9 @@ export async function attemptSecondFactor(
   deps: D,
   instance: InstanceContext,
   a: SignInRow,
-  input: { strategy: Exclude<SignInSecondFactor, 'passkey'>; code: string } | { strategy: 'passkey'; credential: AuthenticationResponseJSON; rp: RelyingParty },
+  input:
+    | { strategy: Exclude<SignInSecondFactor, 'passkey'>; code: string }
+    | { strategy: 'passkey'; credential: AuthenticationResponseJSON; rp: RelyingParty },
   auditCtx: AuditContext,
 ): Promise<SignInStep> {
   assertStatus(a, 'needs_second_factor');
@@ -500,7 +563,10 @@ export async function attemptSecondFactor(
     await verifyAssertion(deps, instance, input.rp, a, 'second_factor', input.credential, auditCtx);
     ok = true;
   } else {
-    ok = input.strategy === 'email_code' ? await checkStepUpCode(deps, a, input.code) : await verifySecondFactor(deps, instance.id, a.userId!, input.strategy, input.code);
+    ok =
+      input.strategy === 'email_code'
+        ? await checkStepUpCode(deps, a, input.code)
+        : await verifySecondFactor(deps, instance.id, a.userId!, input.strategy, input.code);
   }
   const now = deps.clock.now();
   if (!ok) {
@@ -512,9 +578,10 @@ export async function attemptSecondFactor(
         .set({ secondFactorFailures: failures, status: exhausted ? 'abandoned' : a.status, updatedAt: now })
         .where(eq(signInAttempts.id, a.id));
       if (exhausted && a.sessionId) {
-        await applySessionAction({ ...deps, db: tx }, instance.id, a.sessionId, 'revoke', { ...auditCtx, actor: 'system:second_factor_attempts' }).catch(
-          () => undefined,
-        );
+        await applySessionAction({ ...deps, db: tx }, instance.id, a.sessionId, 'revoke', {
+          ...auditCtx,
+          actor: 'system:second_factor_attempts',
+        }).catch(() => undefined);
       }
     });
     const locked = await recordFailedAttempt(deps, instance, a, auditCtx);

@@ -58,9 +58,17 @@ describe('sign-up by email code', () => {
     const done = await b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code } });
     expect(done.status).toBe(200);
     const { created_user_id: userId, created_session_id: sessionId } = done.body.response;
-    expect(done.body.response).toMatchObject({ status: 'complete', unverified_fields: [], verifications: { email_address: { status: 'verified' } } });
+    expect(done.body.response).toMatchObject({
+      status: 'complete',
+      unverified_fields: [],
+      verifications: { email_address: { status: 'verified' } },
+    });
     expect(userId).toMatch(/^user_/);
-    expect(done.body.client).toMatchObject({ id: created.body.client.id, last_active_session_id: sessionId, session: { id: sessionId, user_id: userId, status: 'active' } });
+    expect(done.body.client).toMatchObject({
+      id: created.body.client.id,
+      last_active_session_id: sessionId,
+      session: { id: sessionId, user_id: userId, status: 'active' },
+    });
     expect(done.setCookie).toContain(b.token!);
 
     const boot = await b.call('GET', '/v1/client');
@@ -86,12 +94,16 @@ describe('sign-up by email code', () => {
   it('works as a native app with form-encoded bodies: token in the Authorization header, then as a bearer', async () => {
     const app = nativeOf(h, A);
     const address = email('native');
-    const created = await app.call('POST', '/v1/client/sign_ups', { form: { email_address: address, password: 'a long passphrase', username: 'native_user' } });
+    const created = await app.call('POST', '/v1/client/sign_ups', {
+      form: { email_address: address, password: 'a long passphrase', username: 'native_user' },
+    });
     expect(created.status).toBe(200);
     expect(created.setCookie).toBeNull();
     expect(created.headers.get('authorization')).toMatch(/^Bearer ct_/);
     const id = created.body.response.id;
-    expect((await app.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { form: { strategy: 'email_code' } })).status).toBe(200);
+    expect((await app.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { form: { strategy: 'email_code' } })).status).toBe(
+      200,
+    );
     const done = await app.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { form: { code: await codeSentTo(h, address) } });
     expect(done.status).toBe(200);
     expect(done.setCookie).toBeNull();
@@ -105,7 +117,9 @@ describe('sign-up by email code', () => {
     const created = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email(), password: 'a long passphrase' } });
     const id = created.body.response.id;
     const other = browserOf(h, A);
-    expect((await other.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } })).status).toBe(404);
+    expect((await other.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } })).status).toBe(
+      404,
+    );
     await other.call('POST', '/v1/client/sign_ups', { body: { email_address: email(), password: 'a long passphrase' } });
     expect((await other.call('GET', `/v1/client/sign_ups/${id}`)).status).toBe(404);
     expect((await b.call('GET', `/v1/client/sign_ups/${id}`)).status).toBe(200);
@@ -114,7 +128,8 @@ describe('sign-up by email code', () => {
   it('answers CODE_EXPIRED after 10 minutes, and before any code was prepared', async () => {
     const b = browserOf(h, A);
     const address = email();
-    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address, password: 'a long passphrase' } })).body.response.id;
+    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address, password: 'a long passphrase' } })).body
+      .response.id;
     const early = await b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code: '123456' } });
     expect(early.status).toBe(422);
     expect(early.body.errors[0]).toMatchObject({ code: 'CODE_EXPIRED', meta: { reason: 'not_prepared' } });
@@ -131,7 +146,8 @@ describe('sign-up by email code', () => {
   it('locks a code after 5 wrong tries (TOO_MANY_ATTEMPTS, even for the right code); a new code works', async () => {
     const b = browserOf(h, A);
     const address = email();
-    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address, password: 'a long passphrase' } })).body.response.id;
+    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address, password: 'a long passphrase' } })).body
+      .response.id;
     await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } });
     const code = await codeSentTo(h, address);
     const wrong = code === '999999' ? '888888' : '999999';
@@ -158,7 +174,8 @@ describe('sign-up by email code', () => {
   it('caps code reissue per address at 1 / 30 s and 5 / hour with TOO_MANY_ATTEMPTS (not RATE_LIMITED)', async () => {
     const b = browserOf(h, A);
     const address = email();
-    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address, password: 'a long passphrase' } })).body.response.id;
+    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address, password: 'a long passphrase' } })).body
+      .response.id;
     const prepare = () => b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } });
     expect((await prepare()).status).toBe(200);
     const soon = await prepare();
@@ -179,8 +196,12 @@ describe('sign-up by email code', () => {
     // Another address is not affected.
     const other = browserOf(h, A);
     const otherAddress = email();
-    const otherId = (await other.call('POST', '/v1/client/sign_ups', { body: { email_address: otherAddress, password: 'a long passphrase' } })).body.response.id;
-    expect((await other.call('POST', `/v1/client/sign_ups/${otherId}/prepare_verification`, { body: { strategy: 'email_code' } })).status).toBe(200);
+    const otherId = (
+      await other.call('POST', '/v1/client/sign_ups', { body: { email_address: otherAddress, password: 'a long passphrase' } })
+    ).body.response.id;
+    expect(
+      (await other.call('POST', `/v1/client/sign_ups/${otherId}/prepare_verification`, { body: { strategy: 'email_code' } })).status,
+    ).toBe(200);
     h.clock.advance(3_600_000);
     expect((await prepare()).status).toBe(200);
   });
@@ -189,19 +210,27 @@ describe('sign-up by email code', () => {
     const address = email();
     await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [address], username: 'taken_name' } });
     const b = browserOf(h, A);
-    const res = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: address.toUpperCase(), password: 'a long passphrase' } });
+    const res = await b.call('POST', '/v1/client/sign_ups', {
+      body: { email_address: address.toUpperCase(), password: 'a long passphrase' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'email_address', reason: 'taken' } });
-    const named = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email(), username: 'Taken_Name', password: 'a long passphrase' } });
+    const named = await b.call('POST', '/v1/client/sign_ups', {
+      body: { email_address: email(), username: 'Taken_Name', password: 'a long passphrase' },
+    });
     expect(named.body.errors[0]).toMatchObject({ meta: { param: 'username', reason: 'taken' } });
   });
 
   it('answers every field problem at once: one 422 entry per field, the first as before', async () => {
     const address = email();
     await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [address], username: 'all_at_once' } });
-    const res = await browserOf(h, A).call('POST', '/v1/client/sign_ups', { body: { email_address: address, username: 'All_At_Once', password: 'short' } });
+    const res = await browserOf(h, A).call('POST', '/v1/client/sign_ups', {
+      body: { email_address: address, username: 'All_At_Once', password: 'short' },
+    });
     expect(res.status).toBe(422);
-    expect(res.body.errors.map((e: { code: string; meta: { param: string; reason: string } }) => [e.code, e.meta.param, e.meta.reason])).toEqual([
+    expect(
+      res.body.errors.map((e: { code: string; meta: { param: string; reason: string } }) => [e.code, e.meta.param, e.meta.reason]),
+    ).toEqual([
       ['VALIDATION_FAILED', 'password', 'too_short'],
       ['VALIDATION_FAILED', 'email_address', 'taken'],
       ['VALIDATION_FAILED', 'username', 'taken'],
@@ -230,9 +259,12 @@ describe('sign-up by email code', () => {
     const b = browserOf(h, A);
     const bad = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: 'not-an-email', password: 'a long passphrase' } });
     expect(bad.body.errors[0]).toMatchObject({ meta: { param: 'email_address' } });
-    const unknown = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email(), password: 'a long passphrase', admin: true } });
+    const unknown = await b.call('POST', '/v1/client/sign_ups', {
+      body: { email_address: email(), password: 'a long passphrase', admin: true },
+    });
     expect(unknown.body.errors[0]).toMatchObject({ meta: { param: 'admin', reason: 'unknown_field' } });
-    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email(), password: 'a long passphrase' } })).body.response.id;
+    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email(), password: 'a long passphrase' } })).body
+      .response.id;
     const strategy = await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'phone_code' } });
     expect(strategy.status).toBe(422);
     expect(strategy.body.errors[0]).toMatchObject({ meta: { param: 'strategy' } });
@@ -246,7 +278,9 @@ describe('sign-up by email code', () => {
     expect(noUser.body.errors[0]).toMatchObject({ meta: { param: 'username', reason: 'required' } });
     const noName = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email(), username: 'someone' } });
     expect(noName.body.errors[0]).toMatchObject({ meta: { param: 'first_name', reason: 'required' } });
-    const ok = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email(), username: 'someone', first_name: 'A', last_name: 'B' } });
+    const ok = await b.call('POST', '/v1/client/sign_ups', {
+      body: { email_address: email(), username: 'someone', first_name: 'A', last_name: 'B' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.response).toMatchObject({
       password_enabled: false,
@@ -273,7 +307,9 @@ describe('sign-up modes', () => {
 
   it('waitlist: sign-up is refused with a clear error', async () => {
     const W = await instanceWith(h, { sign_up_mode: 'waitlist' });
-    const res = await browserOf(h, W).call('POST', '/v1/client/sign_ups', { body: { email_address: email(), password: 'a long passphrase' } });
+    const res = await browserOf(h, W).call('POST', '/v1/client/sign_ups', {
+      body: { email_address: email(), password: 'a long passphrase' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.errors[0]).toMatchObject({ code: 'SIGN_UP_NOT_ALLOWED', meta: { reason: 'waitlist' } });
     expect(res.body.errors[0].message).toMatch(/waitlist/);
@@ -289,7 +325,10 @@ describe('sign-up per-IP limits', () => {
   it('allows 5 sign-up creations per IP per 10 s, then 429 RATE_LIMITED with Retry-After and meta.retry_after', async () => {
     const b = browserOf(hp, P);
     const create = (ip: string) =>
-      b.call('POST', '/v1/client/sign_ups', { headers: { 'x-forwarded-for': ip }, body: { email_address: email(), password: 'a long passphrase' } });
+      b.call('POST', '/v1/client/sign_ups', {
+        headers: { 'x-forwarded-for': ip },
+        body: { email_address: email(), password: 'a long passphrase' },
+      });
     for (let i = 0; i < 5; i++) expect((await create('198.51.100.1')).status).toBe(200);
     const limited = await create('198.51.100.1');
     expect(limited.status).toBe(429);
@@ -304,20 +343,35 @@ describe('sign-up per-IP limits', () => {
     const b = browserOf(hp, P);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await b.call('POST', '/v1/client/sign_ups', { headers: { 'x-forwarded-for': `198.51.101.${i}` }, body: { email_address: email(), password: 'a long passphrase' } });
+      const res = await b.call('POST', '/v1/client/sign_ups', {
+        headers: { 'x-forwarded-for': `198.51.101.${i}` },
+        body: { email_address: email(), password: 'a long passphrase' },
+      });
       ids.push(res.body.response.id);
     }
     for (let i = 0; i < 5; i++) {
-      const res = await b.call('POST', `/v1/client/sign_ups/${ids[i]}/prepare_verification`, { headers: { 'x-forwarded-for': ip }, body: { strategy: 'email_code' } });
+      const res = await b.call('POST', `/v1/client/sign_ups/${ids[i]}/prepare_verification`, {
+        headers: { 'x-forwarded-for': ip },
+        body: { strategy: 'email_code' },
+      });
       expect(res.status).toBe(200);
     }
-    const sixth = await b.call('POST', `/v1/client/sign_ups/${ids[0]}/prepare_verification`, { headers: { 'x-forwarded-for': ip }, body: { strategy: 'email_code' } });
+    const sixth = await b.call('POST', `/v1/client/sign_ups/${ids[0]}/prepare_verification`, {
+      headers: { 'x-forwarded-for': ip },
+      body: { strategy: 'email_code' },
+    });
     expect(sixth.body.errors[0].code).toBe('RATE_LIMITED');
     for (let i = 0; i < 3; i++) {
-      const res = await b.call('POST', `/v1/client/sign_ups/${ids[0]}/attempt_verification`, { headers: { 'x-forwarded-for': ip }, body: { code: '000000' } });
+      const res = await b.call('POST', `/v1/client/sign_ups/${ids[0]}/attempt_verification`, {
+        headers: { 'x-forwarded-for': ip },
+        body: { code: '000000' },
+      });
       expect(res.status).not.toBe(429);
     }
-    const fourth = await b.call('POST', `/v1/client/sign_ups/${ids[0]}/attempt_verification`, { headers: { 'x-forwarded-for': ip }, body: { code: '000000' } });
+    const fourth = await b.call('POST', `/v1/client/sign_ups/${ids[0]}/attempt_verification`, {
+      headers: { 'x-forwarded-for': ip },
+      body: { code: '000000' },
+    });
     expect(fourth.status).toBe(429);
     expect(fourth.body.errors[0].code).toBe('RATE_LIMITED');
   });
@@ -325,7 +379,10 @@ describe('sign-up per-IP limits', () => {
   it('ignores X-Forwarded-For without TRUST_PROXY', async () => {
     const b = browserOf(h, A);
     for (let i = 0; i < 7; i++) {
-      const res = await b.call('POST', '/v1/client/sign_ups', { headers: { 'x-forwarded-for': '198.51.100.77' }, body: { email_address: email(), password: 'a long passphrase' } });
+      const res = await b.call('POST', '/v1/client/sign_ups', {
+        headers: { 'x-forwarded-for': '198.51.100.77' },
+        body: { email_address: email(), password: 'a long passphrase' },
+      });
       expect(res.status).toBe(200);
     }
   });

@@ -76,7 +76,12 @@ export function isAllowListed(allowlist: readonly string[], email: string): bool
  * instance invitation. Waitlist mode, `creating` the sign-up: the waitlist invitation's ticket if
  * any (needed then); later steps need the invitation still standing.
  */
-export async function checkSignUpMode(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instance: InstanceContext, email: string, creating?: { ticket?: string }) {
+export async function checkSignUpMode(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instance: InstanceContext,
+  email: string,
+  creating?: { ticket?: string },
+) {
   await assertPasswordAllowed(deps, instance.id, email);
   const mode = instance.settings.sign_up_mode;
   const ticket = creating ? (creating.ticket ?? null) : undefined;
@@ -133,7 +138,8 @@ async function assertPhoneFree(db: Db, instanceId: string, phone: string) {
  * A phone sign-up needs the instance to take phone numbers (as phone sign-in does) and
  * public sign-up: the allow-list, invitations and the waitlist name email addresses.
  */
-export const phoneSignUpOpen = (s: Pick<InstanceSettings, 'sign_in_methods' | 'sign_up_mode'>) => s.sign_in_methods.phone_code && s.sign_up_mode === 'public';
+export const phoneSignUpOpen = (s: Pick<InstanceSettings, 'sign_in_methods' | 'sign_up_mode'>) =>
+  s.sign_in_methods.phone_code && s.sign_up_mode === 'public';
 
 /** The identifiers a sign-up may name (the environment advertises them to sign-up forms). */
 export const signUpIdentifiers = (s: Pick<InstanceSettings, 'sign_in_methods' | 'sign_up_mode'>): ('email_address' | 'phone_number')[] =>
@@ -142,7 +148,11 @@ export const signUpIdentifiers = (s: Pick<InstanceSettings, 'sign_in_methods' | 
 /** Why a phone sign-up is refused (see phoneSignUpOpen). */
 function checkPhoneSignUp(instance: InstanceContext) {
   if (!instance.settings.sign_in_methods.phone_code) {
-    throw validationError('phone_number', 'identifier_not_allowed', 'This application does not take phone numbers: sign up with an email address.');
+    throw validationError(
+      'phone_number',
+      'identifier_not_allowed',
+      'This application does not take phone numbers: sign up with an email address.',
+    );
   }
   const mode = instance.settings.sign_up_mode;
   if (mode !== 'public') {
@@ -154,8 +164,11 @@ function checkPhoneSignUp(instance: InstanceContext) {
 }
 
 /** The attempt's own checks of its identifier: the sign-up mode for an email address, phone rules for a number. */
-const checkIdentifier = (deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instance: InstanceContext, a: Pick<SignUpRow, 'emailAddress' | 'phoneNumber'>) =>
-  a.phoneNumber !== null ? checkPhoneSignUp(instance) : checkSignUpMode(deps, instance, a.emailAddress!);
+const checkIdentifier = (
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instance: InstanceContext,
+  a: Pick<SignUpRow, 'emailAddress' | 'phoneNumber'>,
+) => (a.phoneNumber !== null ? checkPhoneSignUp(instance) : checkSignUpMode(deps, instance, a.emailAddress!));
 
 async function assertUsernameFree(db: Db, instanceId: string, username: string | undefined) {
   if (!username) return;
@@ -217,7 +230,10 @@ export async function createSignUp(
     await checkSignUpMode(deps, instance, input.email_address!, { ticket: waitlistTicket });
   }
   // Only for the invited address, only through its own pending invitation's token.
-  const invited = isOrganizationInvitationToken(input.ticket) && phone === null && (await pendingInvitationFor(deps, instance.id, input.ticket, input.email_address!));
+  const invited =
+    isOrganizationInvitationToken(input.ticket) &&
+    phone === null &&
+    (await pendingInvitationFor(deps, instance.id, input.ticket, input.email_address!));
   if (isOrganizationInvitationToken(input.ticket) && !invited) {
     throw validationError('ticket', 'invitation_invalid', 'This invitation is not for this email address, or is no longer pending.');
   }
@@ -230,7 +246,9 @@ export async function createSignUp(
     required('username', s.username_required && input.username === undefined),
     required('first_name', s.name_required && !input.first_name),
     required('last_name', s.name_required && !input.last_name),
-    () => input.password !== undefined && checkNewPassword(deps, instance, input.password, [input.email_address ?? phone ?? undefined, input.username]),
+    () =>
+      input.password !== undefined &&
+      checkNewPassword(deps, instance, input.password, [input.email_address ?? phone ?? undefined, input.username]),
     () => assertMetadata('unsafe_metadata', input.unsafe_metadata ?? {}),
     () => (phone !== null ? assertPhoneFree(deps.db, instance.id, phone) : assertEmailFree(deps.db, instance.id, input.email_address!)),
     () => assertUsernameFree(deps.db, instance.id, input.username),
@@ -291,7 +309,11 @@ function assertStrategy(attempt: SignUpRow, strategy: SignUpStrategy | undefined
   const own = attempt.phoneNumber !== null ? 'phone_code' : 'email_code';
   if (strategy === 'email_link' && own === 'email_code') return;
   if (strategy !== undefined && strategy !== own) {
-    throw validationError('strategy', 'invalid_value', `This sign-up verifies its ${own === 'phone_code' ? 'phone number with phone_code' : 'email address with email_code'}.`);
+    throw validationError(
+      'strategy',
+      'invalid_value',
+      `This sign-up verifies its ${own === 'phone_code' ? 'phone number with phone_code' : 'email address with email_code'}.`,
+    );
   }
 }
 
@@ -306,7 +328,13 @@ export async function prepareSignUpVerification(
   deps: Deps,
   instance: InstanceContext,
   attempt: SignUpRow,
-  opts: { acceptLanguage?: string | null; strategy?: SignUpStrategy; redirectUrl?: string; ip?: string | null; userAgent?: string | null } = {},
+  opts: {
+    acceptLanguage?: string | null;
+    strategy?: SignUpStrategy;
+    redirectUrl?: string;
+    ip?: string | null;
+    userAgent?: string | null;
+  } = {},
 ) {
   assertOpen(attempt);
   assertStrategy(attempt, opts.strategy);
@@ -374,11 +402,23 @@ async function finishSignUp(
     await completeWaitlistEntry(d, instance.id, attempt.emailAddress!, user.id);
     await acceptInvitations(d.db, instance.id, attempt.emailAddress!, d.clock.now());
   }
-  const end = await completeSignIn(d, instance, { way: 'sign_up', userId: user.id, client: { id: attempt.clientId }, presentedClient, auditCtx });
+  const end = await completeSignIn(d, instance, {
+    way: 'sign_up',
+    userId: user.id,
+    client: { id: attempt.clientId },
+    presentedClient,
+    auditCtx,
+  });
   const now = d.clock.now();
   const [done] = await d.db
     .update(signUpAttempts)
-    .set({ status: 'complete', ...(byPhone ? { phoneVerifiedAt: now } : { emailVerifiedAt: now }), createdUserId: user.id, createdSessionId: end.sessionId, updatedAt: now })
+    .set({
+      status: 'complete',
+      ...(byPhone ? { phoneVerifiedAt: now } : { emailVerifiedAt: now }),
+      createdUserId: user.id,
+      createdSessionId: end.sessionId,
+      updatedAt: now,
+    })
     .where(and(eq(signUpAttempts.id, attempt.id), eq(signUpAttempts.status, 'missing_requirements')))
     .returning();
   if (!done) throw new AppError('CONFLICT', { message: 'This sign-up attempt changed meanwhile.', meta: { status: 'complete' } });
@@ -395,7 +435,8 @@ export async function attemptSignUpVerification(
   strategy?: SignUpStrategy,
 ): Promise<{ attempt: SignUpRow; client: ClientRow; clientToken: string | null }> {
   assertOpen(attempt);
-  if (strategy === 'email_link') throw validationError('strategy', 'invalid_value', 'An email link is verified by opening it, not by sending its code.');
+  if (strategy === 'email_link')
+    throw validationError('strategy', 'invalid_value', 'An email link is verified by opening it, not by sending its code.');
   assertStrategy(attempt, strategy);
   await checkIdentifier(deps, instance, attempt);
   const byPhone = attempt.phoneNumber !== null;
@@ -415,7 +456,14 @@ export async function attemptSignUpVerification(
  * the browser that made it, whose tab (polling the attempt) moves on; the browser that opened
  * the link gets nothing but the outcome, unless it is that browser.
  */
-export function redeemSignUpLink(deps: Deps, instance: InstanceContext, attemptId: string, secret: string, clickedBy: string | null, auditCtx: AuditContext): Promise<LinkRedemption> {
+export function redeemSignUpLink(
+  deps: Deps,
+  instance: InstanceContext,
+  attemptId: string,
+  secret: string,
+  clickedBy: string | null,
+  auditCtx: AuditContext,
+): Promise<LinkRedemption> {
   return redeemLink(deps, instance, {
     load: async () => {
       const [a] = await deps.db

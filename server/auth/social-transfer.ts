@@ -40,7 +40,9 @@ export async function transferableStrategy(deps: D, attempt: { id: string; insta
   if (attempt.userId !== null || attempt.status !== 'needs_first_factor') return null;
   const row = await transferableFlow(deps, attempt.instanceId, { attemptId: attempt.id });
   if (!row) return null;
-  const [provider] = await deps.db.select({ name: socialProviders.name }).from(socialProviders).where(eq(socialProviders.id, row.flow.providerId));
+  const [provider] = await deps.db
+    .select({ name: socialProviders.name })
+    .from(socialProviders)
+    .where(eq(socialProviders.id, row.flow.providerId));
   return provider ? strategyOf(provider.name) : null;
 }
-

@@ -32,7 +32,8 @@ export async function signInWithTicket(
       actor: ticket.actor,
       auditCtx,
     }).catch((err: unknown) => {
-      if (isAppError(err) && err.code === 'CREDENTIALS_INVALID') throw ticketInvalid('invalid', 'The user of this ticket no longer exists.');
+      if (isAppError(err) && err.code === 'CREDENTIALS_INVALID')
+        throw ticketInvalid('invalid', 'The user of this ticket no longer exists.');
       throw err;
     });
     await audit(d, {
@@ -40,7 +41,12 @@ export async function signInWithTicket(
       ...auditCtx,
       action: ticketRedeemedAction(ticket.kind),
       target: ticket.id,
-      details: { user_id: ticket.userId, session_id: end.sessionId, client_id: end.client.id, ...(ticket.actor ? { actor: ticket.actor } : {}) },
+      details: {
+        user_id: ticket.userId,
+        session_id: end.sessionId,
+        client_id: end.client.id,
+        ...(ticket.actor ? { actor: ticket.actor } : {}),
+      },
     });
     return { ...end, actor: ticket.actor };
   });

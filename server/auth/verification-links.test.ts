@@ -30,29 +30,47 @@ describe('sign-up by email link', () => {
     const I = await instanceWith(h, { allowed_origins: [APP], sign_in_methods: LINKS });
     const email = `links${++n}@example.com`;
     const b = browserOf(h, I);
-    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: PASSWORD } })).body.response.id as string;
-    const prepare = (body: Record<string, unknown>, headers: Record<string, string> = {}) => b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body, headers });
+    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: PASSWORD } })).body.response
+      .id as string;
+    const prepare = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body, headers });
 
     expectError(await prepare({ strategy: 'email_link' }), 422, 'VALIDATION_FAILED', { param: 'redirect_url', reason: 'required' });
-    expectError(await prepare({ strategy: 'email_link', redirect_url: 'https://evil.example.net/x' }), 422, 'VALIDATION_FAILED', { param: 'redirect_url', reason: 'redirect_url_not_allowed' });
+    expectError(await prepare({ strategy: 'email_link', redirect_url: 'https://evil.example.net/x' }), 422, 'VALIDATION_FAILED', {
+      param: 'redirect_url',
+      reason: 'redirect_url_not_allowed',
+    });
     expect(await h.outbox(email)).toEqual([]);
 
     const prepared = await prepare({ strategy: 'email_link', redirect_url: `${APP}/verified` }, { 'accept-language': 'fr' });
     expect(prepared.status).toBe(200);
     expect(prepared.body.response.verifications.email_address).toMatchObject({ strategy: 'email_link', status: 'unverified' });
     const { mail, link } = await linkSentTo(email);
-    expect(mail).toMatchObject({ template: 'verification_link', locale: 'fr', subject: expect.stringContaining('Vérifiez votre adresse e-mail') });
+    expect(mail).toMatchObject({
+      template: 'verification_link',
+      locale: 'fr',
+      subject: expect.stringContaining('Vérifiez votre adresse e-mail'),
+    });
     expect(link.pathname).toBe(`/fapi/${I.instanceId}/v1/verify`);
     const secret = link.searchParams.get('token')!.split('.')[1]!;
 
     // A code is no way through while the link is the verification asked for.
-    expectError(await b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code: '123456' } }), 422, 'CODE_EXPIRED', { reason: 'not_prepared' });
+    expectError(await b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code: '123456' } }), 422, 'CODE_EXPIRED', {
+      reason: 'not_prepared',
+    });
 
     // The secret belongs to this sign-up only: under another sign-up's id (with a link of its own pending) it fails.
     const other = browserOf(h, I);
-    const otherId = (await other.call('POST', '/v1/client/sign_ups', { body: { email_address: `links${++n}@example.com`, password: PASSWORD } })).body.response.id as string;
-    await other.call('POST', `/v1/client/sign_ups/${otherId}/prepare_verification`, { body: { strategy: 'email_link', redirect_url: `${APP}/verified` } });
-    const borrowed = await h.request('GET', `${link.pathname}?token=${otherId}.${secret}&redirect_url=${encodeURIComponent(`${APP}/verified`)}`);
+    const otherId = (
+      await other.call('POST', '/v1/client/sign_ups', { body: { email_address: `links${++n}@example.com`, password: PASSWORD } })
+    ).body.response.id as string;
+    await other.call('POST', `/v1/client/sign_ups/${otherId}/prepare_verification`, {
+      body: { strategy: 'email_link', redirect_url: `${APP}/verified` },
+    });
+    const borrowed = await h.request(
+      'GET',
+      `${link.pathname}?token=${otherId}.${secret}&redirect_url=${encodeURIComponent(`${APP}/verified`)}`,
+    );
     expect(borrowed.headers.get('location')).toBe(`${APP}/verified?__clerk_status=failed`);
 
     // Opened in another browser (no cookie of ours): that browser gets no session and no cookie.
@@ -66,10 +84,16 @@ describe('sign-up by email link', () => {
     const sessionId = landed.searchParams.get('__clerk_created_session')!;
 
     const polled = (await b.call('GET', `/v1/client/sign_ups/${id}`)).body.response;
-    expect(polled).toMatchObject({ status: 'complete', created_session_id: sessionId, verifications: { email_address: { strategy: 'email_link', status: 'verified' } } });
+    expect(polled).toMatchObject({
+      status: 'complete',
+      created_session_id: sessionId,
+      verifications: { email_address: { strategy: 'email_link', status: 'verified' } },
+    });
     expect((await b.call('GET', '/v1/client')).body.last_active_session_id).toBe(sessionId);
     const user = await h.call('GET', `/v1/users/${polled.created_user_id}`, { key: I.secret });
-    expect(user.body.email_addresses).toMatchObject([{ email_address: email, verification: { status: 'verified', strategy: 'email_link' } }]);
+    expect(user.body.email_addresses).toMatchObject([
+      { email_address: email, verification: { status: 'verified', strategy: 'email_link' } },
+    ]);
 
     const again = await h.request('GET', `${link.pathname}${link.search}`);
     expect(new URL(again.headers.get('location')!).searchParams.get('__clerk_status')).toBe('expired');
@@ -81,22 +105,33 @@ describe('sign-up by email link', () => {
   it('is refused when the instance sends no links; a new code supersedes a link, and a link past 10 minutes is expired', async () => {
     const off = await instanceWith(h, { allowed_origins: [APP], sign_in_methods: { ...LINKS, email_link: false } });
     const ob = browserOf(h, off);
-    const offId = (await ob.call('POST', '/v1/client/sign_ups', { body: { email_address: `links${++n}@example.com`, password: PASSWORD } })).body.response.id as string;
-    expectError(await ob.call('POST', `/v1/client/sign_ups/${offId}/prepare_verification`, { body: { strategy: 'email_link', redirect_url: `${APP}/v` } }), 422, 'VALIDATION_FAILED', {
-      param: 'strategy',
-      reason: 'strategy_not_allowed',
-    });
+    const offId = (await ob.call('POST', '/v1/client/sign_ups', { body: { email_address: `links${++n}@example.com`, password: PASSWORD } }))
+      .body.response.id as string;
+    expectError(
+      await ob.call('POST', `/v1/client/sign_ups/${offId}/prepare_verification`, {
+        body: { strategy: 'email_link', redirect_url: `${APP}/v` },
+      }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'strategy',
+        reason: 'strategy_not_allowed',
+      },
+    );
 
     const I = await instanceWith(h, { allowed_origins: [APP], sign_in_methods: LINKS });
     const email = `links${++n}@example.com`;
     const b = browserOf(h, I);
-    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: PASSWORD } })).body.response.id as string;
+    const id = (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: PASSWORD } })).body.response
+      .id as string;
     await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_link', redirect_url: `${APP}/v` } });
     const { link: first } = await linkSentTo(email);
     h.clock.advance(31_000);
     await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } });
     const code = await codeSentTo(h, email);
-    expect(new URL((await h.request('GET', `${first.pathname}${first.search}`)).headers.get('location')!).searchParams.get('__clerk_status')).toBe('expired');
+    expect(
+      new URL((await h.request('GET', `${first.pathname}${first.search}`)).headers.get('location')!).searchParams.get('__clerk_status'),
+    ).toBe('expired');
 
     h.clock.advance(31_000);
     await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_link', redirect_url: `${APP}/v` } });
@@ -104,7 +139,9 @@ describe('sign-up by email link', () => {
     expectError(await b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code } }), 422, 'CODE_EXPIRED');
     h.clock.advance(10 * 60_000 + 1);
     expect((await b.call('GET', `/v1/client/sign_ups/${id}`)).body.response.verifications.email_address.status).toBe('expired');
-    expect(new URL((await h.request('GET', `${late.pathname}${late.search}`)).headers.get('location')!).searchParams.get('__clerk_status')).toBe('expired');
+    expect(
+      new URL((await h.request('GET', `${late.pathname}${late.search}`)).headers.get('location')!).searchParams.get('__clerk_status'),
+    ).toBe('expired');
     expect((await b.call('GET', `/v1/client/sign_ups/${id}`)).body.response.status).toBe('missing_requirements');
   });
 });
@@ -117,16 +154,34 @@ describe('an added address verified by email link', () => {
     const { b } = await signedInClient(h, I, userId);
     const second = `second${n}@example.com`;
     const id = (await b.call('POST', '/v1/me/email_addresses', { body: { email_address: second } })).body.id as string;
-    expect((await b.call('GET', `/v1/me/email_addresses/${id}`)).body).toMatchObject({ object: 'email_address', id, email_address: second, verification: { status: 'unverified' } });
+    expect((await b.call('GET', `/v1/me/email_addresses/${id}`)).body).toMatchObject({
+      object: 'email_address',
+      id,
+      email_address: second,
+      verification: { status: 'unverified' },
+    });
 
     // Another account's address is not found.
     const stranger = await createTestUser(h, I, { email_address: [`stranger${n}@example.com`], password: PASSWORD });
     const { b: sb } = await signedInClient(h, I, stranger);
     expectError(await sb.call('GET', `/v1/me/email_addresses/${id}`), 404, 'NOT_FOUND');
-    expectError(await sb.call('POST', `/v1/me/email_addresses/${id}/prepare_verification`, { body: { strategy: 'email_link', redirect_url: `${APP}/v` } }), 404, 'NOT_FOUND');
+    expectError(
+      await sb.call('POST', `/v1/me/email_addresses/${id}/prepare_verification`, {
+        body: { strategy: 'email_link', redirect_url: `${APP}/v` },
+      }),
+      404,
+      'NOT_FOUND',
+    );
 
-    expectError(await b.call('POST', `/v1/me/email_addresses/${id}/prepare_verification`, { body: { strategy: 'email_link' } }), 422, 'VALIDATION_FAILED', { param: 'redirect_url', reason: 'required' });
-    const prepared = await b.call('POST', `/v1/me/email_addresses/${id}/prepare_verification`, { body: { strategy: 'email_link', redirect_url: `${APP}/profile` } });
+    expectError(
+      await b.call('POST', `/v1/me/email_addresses/${id}/prepare_verification`, { body: { strategy: 'email_link' } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'redirect_url', reason: 'required' },
+    );
+    const prepared = await b.call('POST', `/v1/me/email_addresses/${id}/prepare_verification`, {
+      body: { strategy: 'email_link', redirect_url: `${APP}/profile` },
+    });
     expect(prepared.body.verification).toMatchObject({ strategy: 'email_link', status: 'unverified' });
     const { mail, link } = await linkSentTo(second);
     expect(mail.template).toBe('verification_link');
@@ -140,6 +195,8 @@ describe('an added address verified by email link', () => {
       .from(auditLogs)
       .where(and(eq(auditLogs.instanceId, I.instanceId), eq(auditLogs.action, 'user.email_address_verified')));
     expect(audited).toMatchObject([{ target: userId, details: { email_address_id: id, strategy: 'email_link' } }]);
-    expect(new URL((await h.request('GET', `${link.pathname}${link.search}`)).headers.get('location')!).searchParams.get('__clerk_status')).toBe('expired');
+    expect(
+      new URL((await h.request('GET', `${link.pathname}${link.search}`)).headers.get('location')!).searchParams.get('__clerk_status'),
+    ).toBe('expired');
   });
 });

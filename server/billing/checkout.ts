@@ -14,7 +14,10 @@ type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'config' | 'dns' | 'logger'>;
 function processorFailed(deps: D, instanceId: string, err: unknown): never {
   if (err instanceof AppError) throw err;
   deps.logger.warn({ instance_id: instanceId, err: err instanceof Error ? err.message : String(err) }, 'billing processor request failed');
-  throw new AppError('CONFLICT', { message: 'The payment processor refused the request or could not be reached.', meta: { reason: 'processor_error' } });
+  throw new AppError('CONFLICT', {
+    message: 'The payment processor refused the request or could not be reached.',
+    meta: { reason: 'processor_error' },
+  });
 }
 
 /** The processor customer of the subject's latest subscription, if any. */
@@ -22,7 +25,13 @@ async function customerOf(deps: Pick<Deps, 'db'>, instanceId: string, subject: s
   const [row] = await deps.db
     .select({ customer: billingSubscriptions.processorCustomerId })
     .from(billingSubscriptions)
-    .where(and(eq(billingSubscriptions.instanceId, instanceId), eq(billingSubscriptions.subject, subject), isNotNull(billingSubscriptions.processorCustomerId)))
+    .where(
+      and(
+        eq(billingSubscriptions.instanceId, instanceId),
+        eq(billingSubscriptions.subject, subject),
+        isNotNull(billingSubscriptions.processorCustomerId),
+      ),
+    )
     .orderBy(desc(billingSubscriptions.id))
     .limit(1);
   return row?.customer ?? null;
@@ -59,7 +68,10 @@ export async function startCheckout(
   const plan = await findPlan(deps.db, instance.id, input.plan);
   if (!plan) throw notFound('plan');
   if (plan.payer !== who.payer) {
-    throw new AppError('CONFLICT', { message: `This plan is for ${plan.payer === 'user' ? 'users' : 'organizations'}.`, meta: { reason: 'wrong_payer' } });
+    throw new AppError('CONFLICT', {
+      message: `This plan is for ${plan.payer === 'user' ? 'users' : 'organizations'}.`,
+      meta: { reason: 'wrong_payer' },
+    });
   }
   const price = plan.prices.find((p) => !input.interval || p.interval === input.interval);
   if (!price) throw new AppError('CONFLICT', { message: 'This plan has no price for that interval.', meta: { reason: 'no_price' } });
@@ -77,15 +89,24 @@ export async function startCheckout(
       cancelUrl: input.cancel_url,
     })
     .catch((err) => processorFailed(deps, instance.id, err));
-  await audit(deps, { instanceId: instance.id, ...ctx, action: 'billing.checkout_started', target: who.subject, details: { plan: plan.key, processor_session: session.id } });
+  await audit(deps, {
+    instanceId: instance.id,
+    ...ctx,
+    action: 'billing.checkout_started',
+    target: who.subject,
+    details: { plan: plan.key, processor_session: session.id },
+  });
   return { object: 'checkout_session' as const, id: session.id, url: session.url };
 }
 
 /** A link to the processor's billing portal for the subject's customer (409 no_subscription before the first one). */
 export async function openPortal(deps: D, instance: InstanceContext, subject: string, returnUrl: string) {
   const customerId = await customerOf(deps, instance.id, subject);
-  if (!customerId) throw new AppError('CONFLICT', { message: 'There is no subscription to manage yet.', meta: { reason: 'no_subscription' } });
+  if (!customerId)
+    throw new AppError('CONFLICT', { message: 'There is no subscription to manage yet.', meta: { reason: 'no_subscription' } });
   const { processor, connection } = await requireConnection(deps, instance);
-  const portal = await processor.createPortal(connection, { customerId, returnUrl }).catch((err) => processorFailed(deps, instance.id, err));
+  const portal = await processor
+    .createPortal(connection, { customerId, returnUrl })
+    .catch((err) => processorFailed(deps, instance.id, err));
   return { object: 'billing_portal_session' as const, url: portal.url };
 }

@@ -23,11 +23,15 @@ afterAll(() => h.close());
 
 describe('dashboard billing', () => {
   it('an admin sets the processor and creates a plan; audit names the operator; secrets stay write-only', async () => {
-    const set = await owner.b.dash('PATCH', `${base}/billing/settings`, { body: { secret_key: 'sk_test_console123', webhook_signing_secret: 'whsec_console' } });
+    const set = await owner.b.dash('PATCH', `${base}/billing/settings`, {
+      body: { secret_key: 'sk_test_console123', webhook_signing_secret: 'whsec_console' },
+    });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body).toMatchObject({ secret_key_set: true, webhook_signing_secret_set: true });
     expect(JSON.stringify(set.body)).not.toContain('sk_test_console123');
-    const plan = await owner.b.dash('POST', `${base}/billing/plans`, { body: { key: 'team', name: 'Team', payer: 'organization', features: ['sso'] } });
+    const plan = await owner.b.dash('POST', `${base}/billing/plans`, {
+      body: { key: 'team', name: 'Team', payer: 'organization', features: ['sso'] },
+    });
     expect(plan.status, JSON.stringify(plan.body)).toBe(200);
     expect((await h.call('GET', '/v1/billing/plans/team', { key: secretKey })).body).toEqual(plan.body);
     const log = await h.call('GET', `/v1/audit_logs?action=plan.created&target=${plan.body.id}`, { key: secretKey });
@@ -38,7 +42,11 @@ describe('dashboard billing', () => {
   it('a viewer reads but cannot change settings or plans', async () => {
     expect((await viewer.dash('GET', `${base}/billing/plans`)).status).toBe(200);
     expect((await viewer.dash('GET', `${base}/billing/settings`)).body).toMatchObject({ object: 'billing_settings' });
-    expectError(await viewer.dash('PATCH', `${base}/billing/settings`, { body: { secret_key: null } }), 403, 'FORBIDDEN', { reason: 'role_required' });
-    expectError(await viewer.dash('POST', `${base}/billing/plans`, { body: { key: 'x', name: 'x', payer: 'user' } }), 403, 'FORBIDDEN', { reason: 'role_required' });
+    expectError(await viewer.dash('PATCH', `${base}/billing/settings`, { body: { secret_key: null } }), 403, 'FORBIDDEN', {
+      reason: 'role_required',
+    });
+    expectError(await viewer.dash('POST', `${base}/billing/plans`, { body: { key: 'x', name: 'x', payer: 'user' } }), 403, 'FORBIDDEN', {
+      reason: 'role_required',
+    });
   });
 });

@@ -53,7 +53,8 @@ export function billingEndpointsFor<Auth>(instanceOf: (auth: Auth) => Instance) 
       handle: ({ deps, auth, params, actor }) => deletePlan(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
     getSettings: endpoint<Auth>({
-      summary: 'The payment processor settings: whether each secret is set (never the secret), the API base and the webhook URL to give the processor',
+      summary:
+        'The payment processor settings: whether each secret is set (never the secret), the API base and the webhook URL to give the processor',
       response: billingSettingsSchema,
       handle: ({ deps, auth }) => getBillingSettings(deps, instanceOf(auth).id),
     }),

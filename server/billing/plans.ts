@@ -55,11 +55,15 @@ export async function createPlan(deps: D, instanceId: string, input: CreatePlanI
           updatedAt: now,
         })
         .returning();
-      await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'plan.created', target: row!.id, details: { key: row!.key } });
+      await audit(
+        { db: tx, clock: deps.clock },
+        { instanceId, ...ctx, action: 'plan.created', target: row!.id, details: { key: row!.key } },
+      );
       return planView(row!);
     });
   } catch (err) {
-    if (uniqueViolation(err)) throw new AppError('CONFLICT', { message: `A plan with key "${input.key}" exists.`, meta: { param: 'key', reason: 'taken' } });
+    if (uniqueViolation(err))
+      throw new AppError('CONFLICT', { message: `A plan with key "${input.key}" exists.`, meta: { param: 'key', reason: 'taken' } });
     throw err;
   }
 }
@@ -67,7 +71,10 @@ export async function createPlan(deps: D, instanceId: string, input: CreatePlanI
 /** A plan by id or key. */
 export async function findPlan(db: Db, instanceId: string, idOrKey: string): Promise<PlanRow | null> {
   const match = isId('plan', idOrKey) ? eq(billingPlans.id, idOrKey) : eq(billingPlans.key, idOrKey);
-  const [row] = await db.select().from(billingPlans).where(and(eq(billingPlans.instanceId, instanceId), match));
+  const [row] = await db
+    .select()
+    .from(billingPlans)
+    .where(and(eq(billingPlans.instanceId, instanceId), match));
   return row ?? null;
 }
 
@@ -79,7 +86,11 @@ async function loadPlan(db: Db, instanceId: string, id: string) {
 
 export const getPlan = async (deps: Pick<Deps, 'db'>, instanceId: string, id: string) => planView(await loadPlan(deps.db, instanceId, id));
 
-export async function listPlans(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string; payer?: 'user' | 'organization' }) {
+export async function listPlans(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  q: { limit: number; starting_after?: string; payer?: 'user' | 'organization' },
+) {
   const filters: (SQL | undefined)[] = [eq(billingPlans.instanceId, instanceId)];
   if (q.payer) filters.push(eq(billingPlans.payer, q.payer));
   return cursorList(q, newestFirst(billingPlans.id), tableRows(deps.db, billingPlans, ...filters), planView);
@@ -100,7 +111,10 @@ export async function updatePlan(
     if (input.prices !== undefined) patch.prices = input.prices;
     if (input.features !== undefined) patch.features = uniq(input.features);
     const [row] = await tx.update(billingPlans).set(patch).where(eq(billingPlans.id, current.id)).returning();
-    await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'plan.updated', target: row!.id, details: { fields: Object.keys(input).sort() } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      { instanceId, ...ctx, action: 'plan.updated', target: row!.id, details: { fields: Object.keys(input).sort() } },
+    );
     return planView(row!);
   });
 }
@@ -110,16 +124,28 @@ export async function deletePlan(deps: D, instanceId: string, id: string, ctx: A
   return deps.db.transaction(async (tx) => {
     const current = await loadPlan(tx, instanceId, id);
     await tx.delete(billingPlans).where(eq(billingPlans.id, current.id));
-    await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'plan.deleted', target: current.id, details: { key: current.key } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      { instanceId, ...ctx, action: 'plan.deleted', target: current.id, details: { key: current.key } },
+    );
     return { object: 'plan' as const, id: current.id, deleted: true };
   });
 }
 
 /** The plan a processor price belongs to, else the one our checkout named in the subscription's metadata. */
-export async function planForPrice(db: Db, instanceId: string, priceId: string | null, planIdHint: string | undefined): Promise<PlanRow | null> {
+export async function planForPrice(
+  db: Db,
+  instanceId: string,
+  priceId: string | null,
+  planIdHint: string | undefined,
+): Promise<PlanRow | null> {
   if (priceId) {
     const contains = sql`${billingPlans.prices} @> ${JSON.stringify([{ processor_price_id: priceId }])}::jsonb`;
-    const [row] = await db.select().from(billingPlans).where(and(eq(billingPlans.instanceId, instanceId), contains)).limit(1);
+    const [row] = await db
+      .select()
+      .from(billingPlans)
+      .where(and(eq(billingPlans.instanceId, instanceId), contains))
+      .limit(1);
     if (row) return row;
   }
   if (planIdHint && isId('plan', planIdHint)) return findPlan(db, instanceId, planIdHint);

@@ -1,12 +1,20 @@
 import { z } from 'zod';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 
-const key = z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9_:-]*$/, 'lowercase letters, digits, _ : and -');
+const key = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9_:-]*$/, 'lowercase letters, digits, _ : and -');
 const name = z.string().trim().min(1).max(256);
 const description = z.string().trim().max(1024).nullable();
 const features = z.array(key).max(100);
 const price = z.strictObject({
-  processor_price_id: z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/, 'printable ASCII without spaces'),
+  processor_price_id: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7E]+$/, 'printable ASCII without spaces'),
   amount: z.number().int().min(0).max(1e10),
   currency: z.string().regex(/^[a-z]{3}$/, 'an ISO 4217 code in lowercase'),
   interval: z.enum(['month', 'year']),
@@ -40,7 +48,9 @@ export const planSchema = z
     name: z.string(),
     description: z.string().nullable(),
     payer: z.enum(['user', 'organization']),
-    prices: z.array(z.object({ processor_price_id: z.string(), amount: z.number().int(), currency: z.string(), interval: z.enum(['month', 'year']) })),
+    prices: z.array(
+      z.object({ processor_price_id: z.string(), amount: z.number().int(), currency: z.string(), interval: z.enum(['month', 'year']) }),
+    ),
     features: z.array(z.string()),
     created_at: z.number().int(),
     updated_at: z.number().int(),
@@ -63,7 +73,10 @@ export const updateBillingSettingsBody = z.strictObject({
     .regex(/^whsec_[A-Za-z0-9+/=_-]+$/, 'a Stripe webhook signing secret (whsec_…)')
     .nullable()
     .optional(),
-  api_base_url: z.string().max(2048).nullable().optional().meta({ description: 'The processor API base; null: the processor’s own. For tests and proxies; a private or non-https one is refused like a webhook target (422 invalid_url).' }),
+  api_base_url: z.string().max(2048).nullable().optional().meta({
+    description:
+      'The processor API base; null: the processor’s own. For tests and proxies; a private or non-https one is refused like a webhook target (422 invalid_url).',
+  }),
 });
 
 export const billingSettingsSchema = z

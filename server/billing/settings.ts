@@ -72,7 +72,16 @@ export async function updateBillingSettings(
       .values({ instanceId: instance.id, processor: 'stripe', ...patch })
       .onConflictDoUpdate({ target: billingSettings.instanceId, set: patch })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, { instanceId: instance.id, ...ctx, action: 'billing_settings.updated', target: instance.id, details: { fields: Object.keys(input).sort() } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: instance.id,
+        ...ctx,
+        action: 'billing_settings.updated',
+        target: instance.id,
+        details: { fields: Object.keys(input).sort() },
+      },
+    );
     return settingsView(deps.config.PUBLIC_URL, instance.id, row);
   });
 }
@@ -95,17 +104,28 @@ export async function processorSetup(
   return {
     processor,
     connection: row.secretKeyEncrypted
-      ? { secretKey: deps.cipher.decrypt(row.secretKeyEncrypted), apiBaseUrl: row.apiBaseUrl, policy: targetPolicy(deps.config, instance.environment), ...outboundNetwork(deps) }
+      ? {
+          secretKey: deps.cipher.decrypt(row.secretKeyEncrypted),
+          apiBaseUrl: row.apiBaseUrl,
+          policy: targetPolicy(deps.config, instance.environment),
+          ...outboundNetwork(deps),
+        }
       : null,
     webhookSecret: row.webhookSecretEncrypted ? deps.cipher.decrypt(row.webhookSecretEncrypted) : null,
   };
 }
 
 /** The connection to the processor's API, or 409 not_configured. */
-export async function requireConnection(deps: Pick<Deps, 'db' | 'cipher' | 'config' | 'dns' | 'testTrustedCas'>, instance: Pick<InstanceContext, 'id' | 'environment'>) {
+export async function requireConnection(
+  deps: Pick<Deps, 'db' | 'cipher' | 'config' | 'dns' | 'testTrustedCas'>,
+  instance: Pick<InstanceContext, 'id' | 'environment'>,
+) {
   const setup = await processorSetup(deps, instance);
   if (!setup?.connection) {
-    throw new AppError('CONFLICT', { message: 'Billing is not configured for this instance: set its processor secret key first.', meta: { reason: 'not_configured' } });
+    throw new AppError('CONFLICT', {
+      message: 'Billing is not configured for this instance: set its processor secret key first.',
+      meta: { reason: 'not_configured' },
+    });
   }
   return { processor: setup.processor, connection: setup.connection };
 }

@@ -10,7 +10,13 @@ const TOLERANCE_S = 300;
 
 /** fetch for the Stripe SDK, through the SSRF guard (the API base is the customer's to set). */
 function stripeFetch(conn: ProcessorConnection): typeof fetch {
-  const fetcher = guardedFetch({ policy: conn.policy, resolve: conn.resolve, testTrustedCas: conn.testTrustedCas, timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES });
+  const fetcher = guardedFetch({
+    policy: conn.policy,
+    resolve: conn.resolve,
+    testTrustedCas: conn.testTrustedCas,
+    timeoutMs: TIMEOUT_MS,
+    maxResponseBytes: MAX_RESPONSE_BYTES,
+  });
   return ((input: string | URL | Request, init?: RequestInit) =>
     fetcher(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, {
       method: init?.method ?? 'GET',
@@ -26,7 +32,13 @@ function client(conn: ProcessorConnection): Stripe {
     maxNetworkRetries: 0,
     timeout: TIMEOUT_MS,
     telemetry: false,
-    ...(base ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol === 'https:' ? 'https' : 'http' } : {}),
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === 'https:' ? 443 : 80),
+          protocol: base.protocol === 'https:' ? 'https' : 'http',
+        }
+      : {}),
   });
 }
 
@@ -41,7 +53,9 @@ function snapshotOf(sub: Record<string, unknown>): SubscriptionSnapshot {
   const first = items[0] ?? {};
   const price = first.price as { id?: string } | string | undefined;
   const customer = sub.customer as string | { id?: string } | null | undefined;
-  const metadata = Object.fromEntries(Object.entries((sub.metadata as Record<string, unknown>) ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+  const metadata = Object.fromEntries(
+    Object.entries((sub.metadata as Record<string, unknown>) ?? {}).filter(([, v]) => typeof v === 'string'),
+  ) as Record<string, string>;
   return {
     processorSubscriptionId: String(sub.id),
     processorCustomerId: typeof customer === 'string' ? customer : (customer?.id ?? null),
@@ -80,7 +94,8 @@ export const stripeProcessor: BillingProcessor = {
     return {
       id: event.id,
       createdAt: event.created * 1000,
-      change: kind && object?.object === 'subscription' && typeof object.id === 'string' ? { kind, subscription: snapshotOf(object) } : null,
+      change:
+        kind && object?.object === 'subscription' && typeof object.id === 'string' ? { kind, subscription: snapshotOf(object) } : null,
     };
   },
 

@@ -48,18 +48,32 @@ const withPlans = (db: Db) =>
 
 const viewOf = (r: { s: SubscriptionRow; p: PlanRef | { id: null } }) => subscriptionView(r.s, r.p && r.p.id ? (r.p as PlanRef) : null);
 
-export async function listSubscriptions(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string; subject?: string; status?: string }) {
+export async function listSubscriptions(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  q: { limit: number; starting_after?: string; subject?: string; status?: string },
+) {
   const filters: (SQL | undefined)[] = [eq(billingSubscriptions.instanceId, instanceId)];
   if (q.subject) filters.push(eq(billingSubscriptions.subject, q.subject));
   if (q.status) filters.push(eq(billingSubscriptions.status, q.status));
-  const rows = (k: Keyset) => withPlans(deps.db).where(and(...filters, k.after)).orderBy(k.orderBy).limit(k.limit);
+  const rows = (k: Keyset) =>
+    withPlans(deps.db)
+      .where(and(...filters, k.after))
+      .orderBy(k.orderBy)
+      .limit(k.limit);
   return cursorList(q, newestFirst(billingSubscriptions.id), rows, viewOf, (r) => r.s.id);
 }
 
 /** The subject's subscription that counts now: the newest entitled one, else the newest undeleted one. */
 export async function currentSubscription(db: Db, instanceId: string, subject: string): Promise<SubscriptionView | null> {
   const rows = await withPlans(db)
-    .where(and(eq(billingSubscriptions.instanceId, instanceId), eq(billingSubscriptions.subject, subject), isNull(billingSubscriptions.deletedAt)))
+    .where(
+      and(
+        eq(billingSubscriptions.instanceId, instanceId),
+        eq(billingSubscriptions.subject, subject),
+        isNull(billingSubscriptions.deletedAt),
+      ),
+    )
     .orderBy(desc(billingSubscriptions.id))
     .limit(20);
   const entitled = rows.find((r) => (ENTITLED_STATUSES as readonly string[]).includes(r.s.status));
@@ -69,11 +83,17 @@ export async function currentSubscription(db: Db, instanceId: string, subject: s
 
 async function subjectExists(db: Db, instanceId: string, subject: string) {
   if (isId('user', subject)) {
-    const [u] = await db.select({ id: users.id }).from(users).where(and(eq(users.id, subject), eq(users.instanceId, instanceId)));
+    const [u] = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, subject), eq(users.instanceId, instanceId)));
     return Boolean(u);
   }
   if (isId('org', subject)) {
-    const [o] = await db.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.id, subject), eq(organizations.instanceId, instanceId)));
+    const [o] = await db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(eq(organizations.id, subject), eq(organizations.instanceId, instanceId)));
     return Boolean(o);
   }
   return false;
@@ -101,7 +121,10 @@ export async function receiveProcessorWebhook(
     event = setup.processor.parseWebhook(raw.body, raw.header, setup.webhookSecret, deps.clock.now());
   } catch (err) {
     if (err instanceof SignatureInvalid) {
-      throw new AppError('MALFORMED_REQUEST', { message: 'The webhook signature is invalid or too old.', meta: { reason: 'signature_invalid' } });
+      throw new AppError('MALFORMED_REQUEST', {
+        message: 'The webhook signature is invalid or too old.',
+        meta: { reason: 'signature_invalid' },
+      });
     }
     throw err;
   }
@@ -113,7 +136,14 @@ export async function receiveProcessorWebhook(
       .onConflictDoNothing()
       .returning({ id: billingProcessorEvents.eventId });
     if (fresh.length === 0 || !event.change) return { received: true as const, applied: false };
-    const applied = await applyChange({ db: tx, clock: deps.clock }, instanceId, processorName, event.createdAt, event.change.kind, event.change.subscription);
+    const applied = await applyChange(
+      { db: tx, clock: deps.clock },
+      instanceId,
+      processorName,
+      event.createdAt,
+      event.change.kind,
+      event.change.subscription,
+    );
     return { received: true as const, applied };
   });
 }
@@ -161,11 +191,21 @@ async function applyChange(
   };
   let row: SubscriptionRow;
   if (current) {
-    [row] = (await db.update(billingSubscriptions).set(fields).where(eq(billingSubscriptions.id, current.id)).returning()) as [SubscriptionRow];
+    [row] = (await db.update(billingSubscriptions).set(fields).where(eq(billingSubscriptions.id, current.id)).returning()) as [
+      SubscriptionRow,
+    ];
   } else {
     [row] = (await db
       .insert(billingSubscriptions)
-      .values({ id: newId('sub'), instanceId, subject, processor, processorSubscriptionId: snap.processorSubscriptionId, createdAt: now, ...fields })
+      .values({
+        id: newId('sub'),
+        instanceId,
+        subject,
+        processor,
+        processorSubscriptionId: snap.processorSubscriptionId,
+        createdAt: now,
+        ...fields,
+      })
       .returning()) as [SubscriptionRow];
   }
   // A deletion seen before its creation leaves a tombstone only: there is nothing the customer knew of to delete.
@@ -197,7 +237,12 @@ const entitledPlans = prepared((db) =>
  * and `fea` "u:<feature>,…,o:<feature>,…" for the user and the active organization, read
  * afresh at every signing. Absent when neither has an entitled subscription.
  */
-export async function billingClaims(db: Db, instanceId: string, userId: string, orgId: string | null): Promise<{ pla?: string; fea?: string }> {
+export async function billingClaims(
+  db: Db,
+  instanceId: string,
+  userId: string,
+  orgId: string | null,
+): Promise<{ pla?: string; fea?: string }> {
   return claimsOfPlans(await entitledPlans(db).execute({ instanceId, userId, orgId: orgId ?? '' }), userId, orgId);
 }
 
@@ -216,7 +261,10 @@ export const entitledPlansJson = (instanceId: SQL | Placeholder | string, userId
   select coalesce(json_agg(json_build_object('subject', bs.subject, 'key', bp.key, 'features', bp.features) order by bs.id desc), '[]'::json)
     from ${billingSubscriptions} bs join ${billingPlans} bp on bp.id = bs.plan_id
    where bs.instance_id = ${instanceId} and (bs.subject = ${userId} or bs.subject = coalesce(${orgId}, ''))
-     and bs.deleted_at is null and bs.status in (${sql.join(ENTITLED_STATUSES.map((s) => sql`${s}`), sql`, `)}))`;
+     and bs.deleted_at is null and bs.status in (${sql.join(
+       ENTITLED_STATUSES.map((s) => sql`${s}`),
+       sql`, `,
+     )}))`;
 
 /** The pla/fea claims of entitled plans (newest subscription first) for a user and their active organization. */
 export function claimsOfPlans(rows: readonly EntitledPlan[], userId: string, orgId: string | null): { pla?: string; fea?: string } {

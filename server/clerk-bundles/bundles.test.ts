@@ -98,7 +98,10 @@ describe('Clerk’s browser bundles under the fapi_url', () => {
 
   it('are at the URLs Clerk’s SDKs build from the proxy URL, and at a custom domain’s root', async () => {
     const proxyUrl = `http://localhost:3000/fapi/${i.instanceId}`;
-    for (const url of [clerkJSScriptUrl({ publishableKey: i.publishableKey, proxyUrl }), clerkUIScriptUrl({ publishableKey: i.publishableKey, proxyUrl })]) {
+    for (const url of [
+      clerkJSScriptUrl({ publishableKey: i.publishableKey, proxyUrl }),
+      clerkUIScriptUrl({ publishableKey: i.publishableKey, proxyUrl }),
+    ]) {
       expect(url.startsWith(`https://localhost:3000/fapi/${i.instanceId}/npm/@clerk/`)).toBe(true);
       expect((await h.request('GET', new URL(url).pathname)).status, url).toBe(200);
     }
@@ -117,6 +120,8 @@ describe('version matching', () => {
   it('takes the exact version, its major, its major.minor and latest, nothing else', () => {
     expect(matchVersion('6.40.0', '6.40.0')).toBe('exact');
     expect(['6', '6.40', 'latest'].map((s) => matchVersion(s, '6.40.0'))).toEqual(['range', 'range', 'range']);
-    expect(['5', '6.4', '6.40.1', '60', '6.400', '^6', '6.x', 'beta', ''].map((s) => matchVersion(s, '6.40.0'))).toEqual(Array(9).fill(null));
+    expect(['5', '6.4', '6.40.1', '60', '6.400', '^6', '6.x', 'beta', ''].map((s) => matchVersion(s, '6.40.0'))).toEqual(
+      Array(9).fill(null),
+    );
   });
 });

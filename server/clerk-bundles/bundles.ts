@@ -41,7 +41,8 @@ async function readInstalled(name: string): Promise<InstalledPackage> {
   // Both packages' main entry lives in dist/; their package.json is not exported.
   const dist = path.dirname(requireFromRoot.resolve(name));
   const pkg = JSON.parse(await readFile(path.join(dist, '..', 'package.json'), 'utf8')) as { name: string; version: string };
-  if (pkg.name !== name || path.basename(dist) !== 'dist') throw new Error(`${name} is not installed as expected (found ${pkg.name} at ${dist})`);
+  if (pkg.name !== name || path.basename(dist) !== 'dist')
+    throw new Error(`${name} is not installed as expected (found ${pkg.name} at ${dist})`);
   const entries = await readdir(dist, { withFileTypes: true });
   const files = new Set(entries.filter((e) => e.isFile() && path.extname(e.name) in CONTENT_TYPES).map((e) => e.name));
   return { version: pkg.version, dist, files };

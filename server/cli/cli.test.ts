@@ -15,12 +15,28 @@ describe('CLI commands', () => {
     const instance = JSON.parse(created.stdout);
     expect(Object.keys(instance).sort()).toEqual(['fapi_url', 'instance_id', 'publishable_key']);
     expect(instance.publishable_key).toMatch(/^pk_live_/);
-    expect(Buffer.from(instance.publishable_key.slice(8), 'base64url').toString()).toBe(`${instance.fapi_url.replace(/^https?:\/\//, '')}$`);
+    expect(Buffer.from(instance.publishable_key.slice(8), 'base64url').toString()).toBe(
+      `${instance.fapi_url.replace(/^https?:\/\//, '')}$`,
+    );
 
-    const key = await runCommand(h.runtime.deps, ['keys', 'create', '--instance', instance.instance_id, '--scopes', 'users:read,users:write', '--name', 'svc', '--json']);
+    const key = await runCommand(h.runtime.deps, [
+      'keys',
+      'create',
+      '--instance',
+      instance.instance_id,
+      '--scopes',
+      'users:read,users:write',
+      '--name',
+      'svc',
+      '--json',
+    ]);
     expect(key.exitCode).toBe(0);
     const parsed = JSON.parse(key.stdout);
-    expect(parsed).toEqual({ id: expect.stringMatching(/^key_/), secret: expect.stringMatching(/^sk_live_/), scopes: ['users:read', 'users:write'] });
+    expect(parsed).toEqual({
+      id: expect.stringMatching(/^key_/),
+      secret: expect.stringMatching(/^sk_live_/),
+      scopes: ['users:read', 'users:write'],
+    });
     expect((await h.call('GET', '/v1/users', { key: parsed.secret })).status).toBe(200);
 
     const revoked = await runCommand(h.runtime.deps, ['keys', 'revoke', parsed.id]);
@@ -49,7 +65,9 @@ describe('CLI commands', () => {
     expect(out).toEqual({ object: 'signing_key_rotation', current: next, next: expect.stringMatching(/^kid_/), retired: current });
     expect(await jwks()).toEqual([next, out.next, current]);
     const audited = await h.call('GET', `/v1/audit_logs?action=signing_key.rotated`, { key: secret });
-    expect(audited.body.data).toEqual([expect.objectContaining({ actor: 'cli', target: next, details: { retired: current, next: out.next } })]);
+    expect(audited.body.data).toEqual([
+      expect.objectContaining({ actor: 'cli', target: next, details: { retired: current, next: out.next } }),
+    ]);
 
     const text = await runCommand(h.runtime.deps, ['keys', 'rotate-signing', '--instance', instanceId]);
     expect(text.exitCode).toBe(0);

@@ -73,7 +73,8 @@ export function argvForServer(argv: string[], io: Required<Pick<CliIo, 'env' | '
   const [group, action, ...rest] = argv;
   const { values, positionals } = parse(rest, IMPORT_OPTIONS);
   const out = [group!, action!, ...rest.map((a) => (positionals.includes(a) ? path.resolve(io.cwd, a) : a))];
-  if (values['from-api'] && values['clerk-secret-key'] === undefined && io.env.CLERK_SECRET_KEY) out.push('--clerk-secret-key', io.env.CLERK_SECRET_KEY);
+  if (values['from-api'] && values['clerk-secret-key'] === undefined && io.env.CLERK_SECRET_KEY)
+    out.push('--clerk-secret-key', io.env.CLERK_SECRET_KEY);
   return out;
 }
 
@@ -95,7 +96,15 @@ function required(values: Values, name: string): string {
 }
 
 const table = (rows: Record<string, unknown>[]) =>
-  rows.length === 0 ? '(none)' : rows.map((r) => Object.values(r).map((v) => (v === null ? '-' : String(v))).join('  ')).join('\n');
+  rows.length === 0
+    ? '(none)'
+    : rows
+        .map((r) =>
+          Object.values(r)
+            .map((v) => (v === null ? '-' : String(v)))
+            .join('  '),
+        )
+        .join('\n');
 
 /** Every CLI command, over explicit deps: the CLI runs them directly, or through a running server. */
 export async function runCommand(deps: Deps, argv: string[], io: CliIo = {}): Promise<CliResult> {
@@ -105,45 +114,83 @@ export async function runCommand(deps: Deps, argv: string[], io: CliIo = {}): Pr
   try {
     if (group === 'migrate') return ok('Migrations are applied.');
     if (group === 'instance' && action === 'create') {
-      const { values } = parse(rest, { name: { type: 'string' }, env: { type: 'string' }, account: { type: 'string' }, json: { type: 'boolean' } });
+      const { values } = parse(rest, {
+        name: { type: 'string' },
+        env: { type: 'string' },
+        account: { type: 'string' },
+        json: { type: 'boolean' },
+      });
       const env = optionalString(values, 'env') ?? 'test';
       if (env !== 'test' && env !== 'live') throw new UsageError('--env must be test or live.');
       const accountId = optionalString(values, 'account') ?? (await defaultAccount(deps)).id;
       const instance = await createInstance(deps, { accountId, name: required(values, 'name'), environment: env });
       const out = { instance_id: instance.id, publishable_key: instance.publishableKey, fapi_url: instance.fapiUrl };
-      return ok(values.json ? JSON.stringify(out) : `Created ${env} instance ${instance.id}\n  publishable key: ${out.publishable_key}\n  FAPI URL:        ${out.fapi_url}`);
+      return ok(
+        values.json
+          ? JSON.stringify(out)
+          : `Created ${env} instance ${instance.id}\n  publishable key: ${out.publishable_key}\n  FAPI URL:        ${out.fapi_url}`,
+      );
     }
     if (group === 'instance' && action === 'list') {
       const { values } = parse(rest, { json: { type: 'boolean' } });
       const rows = (await deps.db.select().from(instances).where(isNull(instances.deletedAt)).orderBy(instances.id)).map(instanceView);
-      return ok(values.json ? JSON.stringify(rows) : table(rows.map((r) => ({ id: r.instance_id, env: r.environment, name: r.name, pk: r.publishable_key }))));
+      return ok(
+        values.json
+          ? JSON.stringify(rows)
+          : table(rows.map((r) => ({ id: r.instance_id, env: r.environment, name: r.name, pk: r.publishable_key }))),
+      );
     }
     if (group === 'instance' && action === 'domain') {
-      const { values, positionals } = parse(rest, { instance: { type: 'string' }, set: { type: 'string' }, clear: { type: 'boolean' }, json: { type: 'boolean' } });
+      const { values, positionals } = parse(rest, {
+        instance: { type: 'string' },
+        set: { type: 'string' },
+        clear: { type: 'boolean' },
+        json: { type: 'boolean' },
+      });
       const domain = optionalString(values, 'set');
-      if (positionals.length > 0 || (domain === undefined) === !values.clear) throw new UsageError('instance domain takes --set DOMAIN or --clear.');
+      if (positionals.length > 0 || (domain === undefined) === !values.clear)
+        throw new UsageError('instance domain takes --set DOMAIN or --clear.');
       const parsed = customDomainInput.safeParse(domain ?? null);
       if (!parsed.success) return fail(`Error: --set ${parsed.error.issues[0]!.message}`);
       const instanceId = required(values, 'instance');
       await updateInstanceSettings(deps, instanceId, { custom_domain: parsed.data }, { actor });
       const out = instanceView(await getInstance(deps, instanceId));
-      return ok(values.json ? JSON.stringify(out) : `${out.instance_id}\n  custom domain:   ${out.custom_domain ?? '-'}\n  publishable key: ${out.publishable_key}\n  FAPI URL:        ${out.fapi_url}`);
+      return ok(
+        values.json
+          ? JSON.stringify(out)
+          : `${out.instance_id}\n  custom domain:   ${out.custom_domain ?? '-'}\n  publishable key: ${out.publishable_key}\n  FAPI URL:        ${out.fapi_url}`,
+      );
     }
     if (group === 'keys' && action === 'create') {
-      const { values } = parse(rest, { instance: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } });
-      const key = await createSecretKey(deps, {
-        instanceId: required(values, 'instance'),
-        scopes: required(values, 'scopes'),
-        name: optionalString(values, 'name'),
-      }, systemContext(actor));
+      const { values } = parse(rest, {
+        instance: { type: 'string' },
+        scopes: { type: 'string' },
+        name: { type: 'string' },
+        json: { type: 'boolean' },
+      });
+      const key = await createSecretKey(
+        deps,
+        {
+          instanceId: required(values, 'instance'),
+          scopes: required(values, 'scopes'),
+          name: optionalString(values, 'name'),
+        },
+        systemContext(actor),
+      );
       const out = { id: key.id, secret: key.secret, scopes: key.scopes };
-      return ok(values.json ? JSON.stringify(out) : `Created key ${key.id} (${key.scopes.join(',')})\n  secret (shown once): ${key.secret}`);
+      return ok(
+        values.json ? JSON.stringify(out) : `Created key ${key.id} (${key.scopes.join(',')})\n  secret (shown once): ${key.secret}`,
+      );
     }
     if (group === 'keys' && action === 'list') {
       const { values } = parse(rest, { instance: { type: 'string' }, json: { type: 'boolean' } });
       const instance = await getInstance(deps, required(values, 'instance'));
       const keys = await listSecretKeys(deps, instance.id);
-      return ok(values.json ? JSON.stringify(keys) : table(keys.map((k) => ({ id: k.id, name: k.name, hint: `${k.hint}…`, scopes: k.scopes.join(','), revoked_at: k.revoked_at }))));
+      return ok(
+        values.json
+          ? JSON.stringify(keys)
+          : table(keys.map((k) => ({ id: k.id, name: k.name, hint: `${k.hint}…`, scopes: k.scopes.join(','), revoked_at: k.revoked_at }))),
+      );
     }
     if (group === 'keys' && action === 'revoke') {
       const { positionals, values } = parse(rest, { json: { type: 'boolean' } });
@@ -163,7 +210,10 @@ export async function runCommand(deps: Deps, argv: string[], io: CliIo = {}): Pr
       );
     }
     if (group === 'setup-link') {
-      const { values, positionals } = parse([action, ...rest].filter((a): a is string => a !== undefined), { json: { type: 'boolean' } });
+      const { values, positionals } = parse(
+        [action, ...rest].filter((a): a is string => a !== undefined),
+        { json: { type: 'boolean' } },
+      );
       if (positionals.length > 0) throw new UsageError('setup-link takes no positional arguments.');
       await ensurePlatformInstance(deps);
       const { url } = await issueSetupLink(deps, actor);
@@ -175,7 +225,8 @@ export async function runCommand(deps: Deps, argv: string[], io: CliIo = {}): Pr
       const fromApi = values['from-api'] === true;
       if (positionals.length === 0 && !fromApi) throw new UsageError('import clerk needs an export FILE, --from-api, or both.');
       const secretKey = optionalString(values, 'clerk-secret-key') ?? io.env?.CLERK_SECRET_KEY;
-      if (fromApi && !secretKey) throw new UsageError('--from-api needs a Clerk secret key: set CLERK_SECRET_KEY or pass --clerk-secret-key.');
+      if (fromApi && !secretKey)
+        throw new UsageError('--from-api needs a Clerk secret key: set CLERK_SECRET_KEY or pass --clerk-secret-key.');
       const fileName = positionals[0];
       let file: { name: string; text: string } | undefined;
       if (fileName !== undefined) {
@@ -203,7 +254,8 @@ export async function runCommand(deps: Deps, argv: string[], io: CliIo = {}): Pr
   } catch (e) {
     if (e instanceof UsageError) return fail(`${e.message}\n\n${USAGE}`, 2);
     if (isAppError(e)) return fail(`Error: ${e.message}${e.meta.param ? ` (${String(e.meta.param)})` : ''}`);
-    if (e instanceof ExportFormatError || e instanceof ClerkApiError) return fail(`${progressLines.map((l) => `${l}\n`).join('')}Error: ${e.message}`);
+    if (e instanceof ExportFormatError || e instanceof ClerkApiError)
+      return fail(`${progressLines.map((l) => `${l}\n`).join('')}Error: ${e.message}`);
     throw e;
   }
 }

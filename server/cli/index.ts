@@ -56,7 +56,11 @@ async function main(argv: string[]): Promise<number> {
       throw e;
     }
     try {
-      result = await runCommand(runtime.deps, argv, { progress: (line) => process.stderr.write(`${line}\n`), env: process.env, cwd: process.cwd() });
+      result = await runCommand(runtime.deps, argv, {
+        progress: (line) => process.stderr.write(`${line}\n`),
+        env: process.env,
+        cwd: process.cwd(),
+      });
     } finally {
       await runtime.close();
     }

@@ -40,8 +40,7 @@ export function createCipher(key: Buffer): Cipher {
   };
 }
 
-export const decodeKey = (value: string) =>
-  /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+export const decodeKey = (value: string) => (/^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64'));
 
 /**
  * ENCRYPTION_KEY when set. Otherwise, with the embedded store, a key generated on first
@@ -51,7 +50,9 @@ export const decodeKey = (value: string) =>
 export function loadEncryptionKey(config: Config, logger: Logger): Buffer {
   if (config.ENCRYPTION_KEY) return decodeKey(config.ENCRYPTION_KEY);
   if (config.DATABASE_URL) {
-    throw new Error('ENCRYPTION_KEY is required with DATABASE_URL: every node must encrypt with the same key. Generate one with `openssl rand -hex 32`.');
+    throw new Error(
+      'ENCRYPTION_KEY is required with DATABASE_URL: every node must encrypt with the same key. Generate one with `openssl rand -hex 32`.',
+    );
   }
   const file = path.join(config.DATA_DIR, 'encryption.key');
   if (!existsSync(file)) {

@@ -22,7 +22,8 @@ export interface RefreshTokenKind {
 export const newRefreshToken = (kind: RefreshTokenKind) => generateSecret(kind.prefix);
 
 /** The token `token` rotates into: the same for every refresh of it. */
-export const successorOf = (cipher: Pick<Cipher, 'mac'>, kind: RefreshTokenKind, token: string) => `${kind.prefix}${cipher.mac(kind.macPurpose, token)}`;
+export const successorOf = (cipher: Pick<Cipher, 'mac'>, kind: RefreshTokenKind, token: string) =>
+  `${kind.prefix}${cipher.mac(kind.macPurpose, token)}`;
 
 /** A presented token still current, rotated within the grace window, or reused after it. */
 export type RotationState = 'current' | 'grace' | 'reused';

@@ -10,7 +10,9 @@
 export class DatabaseBusyError extends Error {
   readonly code = 'LATCHKEY_DATABASE_BUSY';
   constructor(readonly why: 'queue_full' | 'wait_timeout') {
-    super(why === 'queue_full' ? 'every database connection is busy and the wait queue is full' : 'no database connection became free in time');
+    super(
+      why === 'queue_full' ? 'every database connection is busy and the wait queue is full' : 'no database connection became free in time',
+    );
     this.name = 'DatabaseBusyError';
   }
 }

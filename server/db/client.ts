@@ -63,7 +63,13 @@ export const reconnectDelay = (failures: number) => Math.min(0.05 * failures, 0.
 export function openPostgres(url: string, opts: PostgresOptions = {}): Database {
   const max = opts.max ?? 10;
   const open = (n: number) =>
-    postgres(url, { max: n, connect_timeout: opts.connectTimeout ?? 5, backoff: reconnectDelay, onnotice: () => {}, connection: { application_name: 'latchkey' } });
+    postgres(url, {
+      max: n,
+      connect_timeout: opts.connectTimeout ?? 5,
+      backoff: reconnectDelay,
+      onnotice: () => {},
+      connection: { application_name: 'latchkey' },
+    });
   let client = open(max);
   // LISTEN keeps a connection of its own, outside the pool (which a driver fault replaces).
   const listener = open(1);
@@ -75,7 +81,15 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Database 
   const statements = new StatementCache(opts.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS);
   // postgres.js queues without bound when every connection is busy: the admission bounds it.
   const admission = new Admission(max, opts.queue ?? 100, opts.queueTimeoutMs ?? 5000);
-  const db = withAfterCommit(drizzlePostgres(withStatementCache(withAdmission(() => client, admission), statements), { schema }) as unknown as Db);
+  const db = withAfterCommit(
+    drizzlePostgres(
+      withStatementCache(
+        withAdmission(() => client, admission),
+        statements,
+      ),
+      { schema },
+    ) as unknown as Db,
+  );
   return {
     db,
     kind: 'postgres',
@@ -112,7 +126,11 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Database 
 export async function openPglite(dataDir: string | null, opts: { loadDataDir?: Blob } = {}): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // pg_trgm: the trigram indexes of user search (the migrations create the extension).
-  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}), extensions: { pg_trgm } });
+  const client = await PGlite.create({
+    ...(dataDir ? { dataDir } : {}),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    extensions: { pg_trgm },
+  });
   const db = withAfterCommit(drizzlePglite(client, { schema }) as unknown as Db);
   return {
     db,

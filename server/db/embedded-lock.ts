@@ -37,7 +37,10 @@ export function readLiveLock(dataDir: string): EmbeddedLock | null {
 }
 
 export class DataDirInUseError extends Error {
-  constructor(dataDir: string, readonly lock: EmbeddedLock) {
+  constructor(
+    dataDir: string,
+    readonly lock: EmbeddedLock,
+  ) {
     super(
       `The embedded database in ${dataDir} is in use by process ${lock.pid}. ` +
         'Stop that process first, or set DATABASE_URL to use PostgreSQL, which many processes can share.',

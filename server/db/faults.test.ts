@@ -61,7 +61,11 @@ describe('what a client sees when the database fails', () => {
     const shared = await createHarness();
     const i = await shared.createInstance();
     // A second node of the same database with one connection, waits of 200 ms at most.
-    const one = openPostgres(process.env.DATABASE_URL!.replace(/\/[^/]*$/, `/${await dbName(shared)}`), { max: 1, queue: 5, queueTimeoutMs: 200 });
+    const one = openPostgres(process.env.DATABASE_URL!.replace(/\/[^/]*$/, `/${await dbName(shared)}`), {
+      max: 1,
+      queue: 5,
+      queueTimeoutMs: 200,
+    });
     const h = await createHarness({ database: one });
     try {
       let release!: () => void;

@@ -13,8 +13,16 @@ import type { Db } from './client';
 export async function insertRows<T extends PgTable>(db: Db, table: T, rows: T['$inferInsert'][]): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.entries(getTableColumns(table)).filter(([key]) => key in rows[0]!);
-  const names = sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql`, `);
-  const types = sql.join(columns.map(([, c]) => sql`${sql.identifier(c.name)} ${sql.raw(c.getSQLType())}`), sql`, `);
-  const json = JSON.stringify(rows.map((r) => Object.fromEntries(columns.map(([key, c]) => [c.name, (r as Record<string, unknown>)[key] ?? null]))));
+  const names = sql.join(
+    columns.map(([, c]) => sql.identifier(c.name)),
+    sql`, `,
+  );
+  const types = sql.join(
+    columns.map(([, c]) => sql`${sql.identifier(c.name)} ${sql.raw(c.getSQLType())}`),
+    sql`, `,
+  );
+  const json = JSON.stringify(
+    rows.map((r) => Object.fromEntries(columns.map(([key, c]) => [c.name, (r as Record<string, unknown>)[key] ?? null]))),
+  );
   await db.execute(sql`insert into ${table} (${names}) select ${names} from jsonb_to_recordset(${json}::jsonb) as r(${types})`);
 }

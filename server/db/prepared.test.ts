@@ -49,7 +49,7 @@ describe('the Drizzle internals db/prepared.ts relies on', () => {
       builds += 1;
       return sql`select ${sql.placeholder('a')}::int + ${sql.placeholder('b')}::int as n`;
     });
-    const run = async (a: number, b: number) => ((await stmt(database.db).execute({ a, b })) as { rows?: { n: number }[] } | { n: number }[]);
+    const run = async (a: number, b: number) => (await stmt(database.db).execute({ a, b })) as { rows?: { n: number }[] } | { n: number }[];
     const rowsOf = (r: Awaited<ReturnType<typeof run>>) => (Array.isArray(r) ? r : (r.rows ?? []));
     expect(rowsOf(await run(1, 2))).toEqual([{ n: 3 }]);
     expect(rowsOf(await run(40, 2))).toEqual([{ n: 42 }]);

@@ -16,7 +16,12 @@ export function prepared<S>(build: (db: Db) => S): (db: Db) => S {
 
 interface DbInternals {
   session: {
-    prepareQuery(query: Query, fields: undefined, name: string, arrayMode: boolean): { execute(values?: Record<string, unknown>): Promise<unknown> };
+    prepareQuery(
+      query: Query,
+      fields: undefined,
+      name: string,
+      arrayMode: boolean,
+    ): { execute(values?: Record<string, unknown>): Promise<unknown> };
   };
   dialect: { sqlToQuery(query: SQL): Query };
 }

@@ -65,7 +65,8 @@ describe.skipIf(!pg.available)('prepared statements on PostgreSQL', () => {
     await lookup(database, 'ins_c');
     expect((await preparedTexts(database)).filter((t) => t.includes(lookupText))).toHaveLength(1);
 
-    const inTx = (id: string) => database.db.transaction((tx) => tx.select({ name: instances.name }).from(instances).where(eq(instances.id, id)));
+    const inTx = (id: string) =>
+      database.db.transaction((tx) => tx.select({ name: instances.name }).from(instances).where(eq(instances.id, id)));
     await inTx('ins_a');
     await inTx('ins_b');
     expect((await preparedTexts(database)).filter((t) => t.startsWith('select "name" from "instances"'))).toHaveLength(1);

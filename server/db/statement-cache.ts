@@ -52,7 +52,11 @@ type Options = { prepare?: boolean } & Record<string, unknown>;
 export function withStatementCache(client: Sql, cache: StatementCache): Sql {
   const unsafe = (text: string, params?: unknown[], opts?: Options) => {
     cache.sent++;
-    return client.unsafe(text, params as never, params?.length && !opts?.prepare && cache.shouldPrepare(text) ? { ...opts, prepare: true } : opts);
+    return client.unsafe(
+      text,
+      params as never,
+      params?.length && !opts?.prepare && cache.shouldPrepare(text) ? { ...opts, prepare: true } : opts,
+    );
   };
   const methods = client as unknown as Record<string | symbol, unknown>;
   const scoped =

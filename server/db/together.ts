@@ -43,7 +43,9 @@ export async function writeTogether(db: Db, parts: Part[]): Promise<Record<strin
   let row: Record<string, unknown> = {};
   if (ctes.length > 0 || answers.length > 0) {
     const select = answers.length ? sql.join(answers, sql`, `) : sql`1 as one`;
-    [row = {}] = rowsOf<Record<string, unknown>>(await db.execute(ctes.length ? sql`with ${sql.join(ctes, sql`, `)} select ${select}` : sql`select ${select}`));
+    [row = {}] = rowsOf<Record<string, unknown>>(
+      await db.execute(ctes.length ? sql`with ${sql.join(ctes, sql`, `)} select ${select}` : sql`select ${select}`),
+    );
   }
   const out = parts.map((p, i) => {
     const mine: Record<string, unknown> = {};

@@ -7,7 +7,13 @@ import { AppError, notFound, validationError } from '../http/errors';
 import { enforceLimit } from '../limits/rate-limit';
 import type { InstanceSettings } from '../instances/settings';
 import { localeCandidates } from '../instances/locales';
-import { deleteLocalization, findLocalization, listLocalizations, saveLocalization, type LocalizationView } from '../localization/overrides';
+import {
+  deleteLocalization,
+  findLocalization,
+  listLocalizations,
+  saveLocalization,
+  type LocalizationView,
+} from '../localization/overrides';
 import type { AuditContext } from '../http/actor';
 import { builtInEmailFor, resolveEmailTemplate } from '../localization/resolve';
 import { contentInvalid } from '../localization/validate';
@@ -48,16 +54,32 @@ export async function listEmailTemplates(deps: Pick<Deps, 'db'>, instanceId: str
   const all = await listLocalizations(deps, instanceId, { kind: 'email' });
   return {
     object: 'list' as const,
-    data: (Object.keys(EMAIL_TEMPLATES) as EmailTemplateName[]).map((name) => summary(name, all.filter((o) => o.resource === `email.${name}`))),
+    data: (Object.keys(EMAIL_TEMPLATES) as EmailTemplateName[]).map((name) =>
+      summary(
+        name,
+        all.filter((o) => o.resource === `email.${name}`),
+      ),
+    ),
     has_more: false,
   };
 }
 
 /** One template in one locale: its base copy there, the override (if any), and what a reader of that locale gets. */
-export async function getEmailTemplate(deps: Pick<Deps, 'db'>, instanceId: string, settings: InstanceSettings, name: EmailTemplateName, locale: string) {
+export async function getEmailTemplate(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  settings: InstanceSettings,
+  name: EmailTemplateName,
+  locale: string,
+) {
   const overrides = await listLocalizations(deps, instanceId, { resource: `email.${name}` });
   const base = builtInEmailFor(name, localeCandidates({ userLocale: locale }));
-  const effective = await resolveEmailTemplate(deps, instanceId, name, localeCandidates({ userLocale: locale, instanceDefault: settings.default_locale }));
+  const effective = await resolveEmailTemplate(
+    deps,
+    instanceId,
+    name,
+    localeCandidates({ userLocale: locale, instanceDefault: settings.default_locale }),
+  );
   return {
     ...summary(name, overrides),
     locale,
@@ -83,12 +105,23 @@ export async function saveEmailTemplate(
   return saveLocalization(
     deps,
     instanceId,
-    { locale: input.locale, resource: `email.${name}`, content: { subject: input.subject, mjml: input.mjml, text: input.text ?? null }, enabled: input.enabled },
+    {
+      locale: input.locale,
+      resource: `email.${name}`,
+      content: { subject: input.subject, mjml: input.mjml, text: input.text ?? null },
+      enabled: input.enabled,
+    },
     ctx,
   );
 }
 
-export async function deleteEmailTemplateOverride(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, name: EmailTemplateName, locale: string, ctx: AuditContext) {
+export async function deleteEmailTemplateOverride(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  name: EmailTemplateName,
+  locale: string,
+  ctx: AuditContext,
+) {
   const row = await findLocalization(deps, instanceId, `email.${name}`, locale);
   if (!row) throw notFound('email template override');
   return deleteLocalization(deps, instanceId, row.id, ctx);
@@ -106,11 +139,24 @@ export interface DraftInput {
  * The template a preview or test send renders: the draft when one is given (validated
  * like a save), else what a reader of `locale` gets now.
  */
-async function draftOrEffective(deps: Pick<Deps, 'db'>, instanceId: string, settings: InstanceSettings, name: EmailTemplateName, input: DraftInput) {
+async function draftOrEffective(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  settings: InstanceSettings,
+  name: EmailTemplateName,
+  input: DraftInput,
+) {
   const def = EMAIL_TEMPLATES[name];
   const isDraft = input.subject !== undefined || input.mjml !== undefined || input.text !== undefined;
   if (!isDraft) {
-    const t = (await resolveEmailTemplate(deps, instanceId, name, localeCandidates({ userLocale: input.locale, instanceDefault: settings.default_locale }))).template;
+    const t = (
+      await resolveEmailTemplate(
+        deps,
+        instanceId,
+        name,
+        localeCandidates({ userLocale: input.locale, instanceDefault: settings.default_locale }),
+      )
+    ).template;
     return { locale: t.locale, parts: { subject: t.subject, mjml: t.mjml, text: t.text ?? null } };
   }
   if (input.subject === undefined) throw validationError('subject', 'required', 'subject is required with a draft.');
@@ -137,13 +183,20 @@ const badData = (err: unknown) => {
 };
 
 /** Renders a draft (or the current template) with sample or given values. Sends and writes nothing. */
-export async function previewEmailTemplate(deps: Pick<Deps, 'db' | 'config'>, instance: { id: string; name: string; settings: InstanceSettings }, name: EmailTemplateName, input: DraftInput) {
+export async function previewEmailTemplate(
+  deps: Pick<Deps, 'db' | 'config'>,
+  instance: { id: string; name: string; settings: InstanceSettings },
+  name: EmailTemplateName,
+  input: DraftInput,
+) {
   const { locale, parts } = await draftOrEffective(deps, instance.id, instance.settings, name, input);
   const info = await instanceInfo(deps, instance.id);
   const data = dataFor(name, info.name, info.branding, input.data);
-  const rendered = await renderTemplate({ name, locale, variables: EMAIL_TEMPLATES[name].variables, ...parts }, data).catch((e: unknown) => {
-    throw badData(e);
-  });
+  const rendered = await renderTemplate({ name, locale, variables: EMAIL_TEMPLATES[name].variables, ...parts }, data).catch(
+    (e: unknown) => {
+      throw badData(e);
+    },
+  );
   return { object: 'email_preview' as const, template: name, locale, ...rendered };
 }
 
@@ -161,19 +214,33 @@ export interface TestRecipient {
  */
 export async function testSendEmailTemplate(
   deps: Deps,
-  args: { instance: { id: string; name: string; settings: InstanceSettings }; operator: TestRecipient; name: EmailTemplateName; input: DraftInput },
+  args: {
+    instance: { id: string; name: string; settings: InstanceSettings };
+    operator: TestRecipient;
+    name: EmailTemplateName;
+    input: DraftInput;
+  },
 ) {
   const { instance, operator, name, input } = args;
   const verified = operator.email_addresses.filter((e) => e.verification?.status === 'verified');
   const to = verified.find((e) => e.id === operator.primary_email_address_id) ?? verified[0];
   if (!to) {
-    throw new AppError('CONFLICT', { message: 'Verify your own email address first: test emails go only there.', meta: { reason: 'no_verified_email_address' } });
+    throw new AppError('CONFLICT', {
+      message: 'Verify your own email address first: test emails go only there.',
+      meta: { reason: 'no_verified_email_address' },
+    });
   }
   const { locale, parts } = await draftOrEffective(deps, instance.id, instance.settings, name, input);
   const info = await instanceInfo(deps, instance.id);
   const data = dataFor(name, info.name, info.branding, input.data);
   await enforceLimit(deps, 'dashboard', TEST_SEND_LIMIT, operator.id);
-  return sendEmail(deps, { instanceId: instance.id, to: to.email_address, template: name, data: data as never, content: { ...parts, locale } }).catch((e: unknown) => {
+  return sendEmail(deps, {
+    instanceId: instance.id,
+    to: to.email_address,
+    template: name,
+    data: data as never,
+    content: { ...parts, locale },
+  }).catch((e: unknown) => {
     throw badData(e);
   });
 }

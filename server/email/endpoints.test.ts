@@ -28,10 +28,22 @@ beforeAll(async () => {
   await send('cy@example.com', 'verification_code', 'user_c');
   await sendEmail(d, { instanceId: live.instanceId, to: 'ada@example.com', template: 'verification_code', data: { code: '999999' } });
   sms = [
-    await sendSms(d, { instanceId: test.instanceId, to: '+14155550100', template: 'verification_code', data: { code: '111111' }, userId: 'user_a' }),
+    await sendSms(d, {
+      instanceId: test.instanceId,
+      to: '+14155550100',
+      template: 'verification_code',
+      data: { code: '111111' },
+      userId: 'user_a',
+    }),
     await sendSms(d, { instanceId: test.instanceId, to: '+14155550199', template: 'verification_code', data: { code: '222222' } }),
   ];
-  liveSms = await sendSms(d, { instanceId: live.instanceId, to: '+14155550100', template: 'verification_code', data: { code: '999999' }, userId: 'user_l' });
+  liveSms = await sendSms(d, {
+    instanceId: live.instanceId,
+    to: '+14155550100',
+    template: 'verification_code',
+    data: { code: '999999' },
+    userId: 'user_l',
+  });
 });
 
 const get = (path: string, key = test.secret) => h.call('GET', path, { key });
@@ -88,7 +100,11 @@ describe('GET /v1/emails', () => {
     for (const path of ['/v1/emails', `/v1/emails/${sent[0]!.id}`]) {
       const res = await get(path, live.secret);
       expect(res.status).toBe(403);
-      expect(res.body.errors[0]).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/only be read on test instances/), meta: { reason: 'live_instance' } });
+      expect(res.body.errors[0]).toMatchObject({
+        code: 'FORBIDDEN',
+        message: expect.stringMatching(/only be read on test instances/),
+        meta: { reason: 'live_instance' },
+      });
       expect(JSON.stringify(res.body)).not.toContain('999999');
     }
   });
@@ -125,7 +141,14 @@ describe('GET /v1/sms', () => {
     const list = await get('/v1/sms', live.secret);
     expect(list.status).toBe(200);
     expect(list.body).toEqual({ data: [redacted], has_more: false, next_cursor: null });
-    expect(list.body.data[0]).toMatchObject({ status: 'delivered', delivered_by: 'outbox', to: '+14155550100', template: 'verification_code', attempts: 1, user_id: 'user_l' });
+    expect(list.body.data[0]).toMatchObject({
+      status: 'delivered',
+      delivered_by: 'outbox',
+      to: '+14155550100',
+      template: 'verification_code',
+      attempts: 1,
+      user_id: 'user_l',
+    });
     const one = await get(`/v1/sms/${liveSms.id}`, live.secret);
     expect(one).toMatchObject({ status: 200, body: redacted });
     expect(ids((await get('/v1/sms?user_id=user_l', live.secret)).body)).toEqual([liveSms.id]);

@@ -41,11 +41,18 @@ export const smsSchema = z
     from: z.string().nullable(),
     template: z.string(),
     locale: z.string(),
-    body: z.string().nullable().meta({ description: 'The text sent; null on a live instance, where it carries a one-time code (body_redacted).' }),
+    body: z
+      .string()
+      .nullable()
+      .meta({ description: 'The text sent; null on a live instance, where it carries a one-time code (body_redacted).' }),
     /** The template variables it was rendered with; empty when the body is withheld. */
     data: z.record(z.string(), z.unknown()),
-    body_redacted: z.boolean().meta({ description: 'True on a live instance: the body and data are withheld, the delivery fields are not.' }),
-    status: z.enum(SMS_STATUSES).meta({ description: 'queued (not yet accepted by the provider; retried), sent, delivered, undelivered or failed' }),
+    body_redacted: z
+      .boolean()
+      .meta({ description: 'True on a live instance: the body and data are withheld, the delivery fields are not.' }),
+    status: z
+      .enum(SMS_STATUSES)
+      .meta({ description: 'queued (not yet accepted by the provider; retried), sent, delivered, undelivered or failed' }),
     delivered_by: z.enum(['outbox', 'twilio']),
     error: z.string().nullable(),
     /** The provider's error code (Twilio's 21211, 30003…) or ours (http_503, timeout). */
@@ -99,7 +106,8 @@ export function messageEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
       handle: async ({ deps, auth, params }) => getEmail(deps, outbox(auth, 'Emails'), params.id),
     }),
     listSms: endpoint<Auth, never, z.output<typeof listSmsQuery>>({
-      summary: 'List sent SMS with their delivery status, newest first; filter by to, user_id, template. On a live instance the body and data are withheld (body_redacted)',
+      summary:
+        'List sent SMS with their delivery status, newest first; filter by to, user_id, template. On a live instance the body and data are withheld (body_redacted)',
       query: listSmsQuery,
       response: cursorPageSchema(smsSchema),
       handle: async ({ deps, auth, query }) => listSms(deps, instanceOf(auth).id, query, redactionOf(auth)),

@@ -36,7 +36,11 @@ class FakeMailer implements Mailer {
 const { lines: logLines, sink } = logSink();
 
 const SMTP_PASSWORD = 'Sup3r-s3cret-pw';
-const h = sharedHarness({ env: { LOG_LEVEL: 'debug', SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:1` }, logDestination: sink, mailer: null });
+const h = sharedHarness({
+  env: { LOG_LEVEL: 'debug', SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:1` },
+  logDestination: sink,
+  mailer: null,
+});
 let instanceId: string;
 beforeAll(async () => {
   ({ instanceId } = await h.createInstance());
@@ -51,12 +55,23 @@ let n = 0;
 const address = () => `person${++n}@example.com`;
 const emailRow = async (id: string) => (await deps().db.select().from(emails).where(eq(emails.id, id)))[0]!;
 const eventsFor = async (type: string) =>
-  (await deps().db.select().from(events).where(and(eq(events.instanceId, instanceId), eq(events.type, type)))).map((e) => e.data);
+  (
+    await deps()
+      .db.select()
+      .from(events)
+      .where(and(eq(events.instanceId, instanceId), eq(events.type, type)))
+  ).map((e) => e.data);
 
 describe('sendEmail', () => {
   it('keeps the email in the dev outbox without SMTP, and emits email.created with the full email', async () => {
     const to = address();
-    const email = await sendEmail(deps(), { instanceId, to, template: 'verification_code', data: { code: '424242', expires_in_minutes: 10 }, userId: 'user_x' });
+    const email = await sendEmail(deps(), {
+      instanceId,
+      to,
+      template: 'verification_code',
+      data: { code: '424242', expires_in_minutes: 10 },
+      userId: 'user_x',
+    });
     expect(email).toMatchObject({
       object: 'email',
       id: expect.stringMatching(/^email_[0-9A-HJKMNP-TV-Z]{26}$/),
@@ -82,7 +97,9 @@ describe('sendEmail', () => {
   it('writes the email and its event in one transaction: neither without the other', async () => {
     const to = address();
     failEvents.on = true;
-    await expect(sendEmail(deps(), { instanceId, to, template: 'verification_code', data: { code: '111111' } })).rejects.toThrow('event store unavailable');
+    await expect(sendEmail(deps(), { instanceId, to, template: 'verification_code', data: { code: '111111' } })).rejects.toThrow(
+      'event store unavailable',
+    );
     failEvents.on = false;
     expect(await h.outbox(to)).toEqual([]);
 
@@ -90,7 +107,10 @@ describe('sendEmail', () => {
     await deps()
       .db.transaction(async (tx) => {
         const email = await sendEmail({ ...deps(), db: tx }, { instanceId, to, template: 'verification_code', data: { code: '222222' } });
-        const written = await tx.select().from(events).where(and(eq(events.type, 'email.created'), sql`${events.data}->>'id' = ${email.id}`));
+        const written = await tx
+          .select()
+          .from(events)
+          .where(and(eq(events.type, 'email.created'), sql`${events.data}->>'id' = ${email.id}`));
         expect(written.map((e) => e.data)).toEqual([email]);
         expect((await tx.select().from(emails).where(eq(emails.id, email.id))).length).toBe(1);
         throw new Error('rollback');
@@ -102,11 +122,28 @@ describe('sendEmail', () => {
 
   it('uses the caller’s app name and locale fallback, and refuses a bad address', async () => {
     const to = address();
-    const email = await sendEmail(deps(), { instanceId, to, template: 'invitation', data: { url: 'https://app.test/i', inviter_name: 'Ada', app_name: 'Orbit' }, locale: 'de-AT' });
+    const email = await sendEmail(deps(), {
+      instanceId,
+      to,
+      template: 'invitation',
+      data: { url: 'https://app.test/i', inviter_name: 'Ada', app_name: 'Orbit' },
+      locale: 'de-AT',
+    });
     expect(email).toMatchObject({ locale: 'de', subject: 'Ada hat Sie zu Orbit eingeladen' });
-    const english = await sendEmail(deps(), { instanceId, to, template: 'invitation', data: { url: 'https://app.test/i', app_name: 'Orbit' }, locale: 'es-MX' });
+    const english = await sendEmail(deps(), {
+      instanceId,
+      to,
+      template: 'invitation',
+      data: { url: 'https://app.test/i', app_name: 'Orbit' },
+      locale: 'es-MX',
+    });
     expect(english).toMatchObject({ locale: 'en', subject: 'You’re invited to Orbit' });
-    const err = await sendEmail(deps(), { instanceId, to: 'not an address\r\nBcc: x@y.z', template: 'verification_code', data: { code: '1' } }).catch((e: unknown) => e);
+    const err = await sendEmail(deps(), {
+      instanceId,
+      to: 'not an address\r\nBcc: x@y.z',
+      template: 'verification_code',
+      data: { code: '1' },
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'to', reason: 'invalid' } });
   });
@@ -134,7 +171,10 @@ describe('sendEmail', () => {
   it('marks a failed send failed, without secrets in the error or the logs, and retries it later', async () => {
     const mailer = new FakeMailer();
     h.runtime.deps.mailer = mailer;
-    const err = Object.assign(new Error(`Invalid login for mailer:${SMTP_PASSWORD} (token sk_test_abcdefghijklmnop)`), { code: 'EAUTH', responseCode: 535 });
+    const err = Object.assign(new Error(`Invalid login for mailer:${SMTP_PASSWORD} (token sk_test_abcdefghijklmnop)`), {
+      code: 'EAUTH',
+      responseCode: 535,
+    });
     mailer.failWith = err;
     logLines.length = 0;
     const to = address();
@@ -227,7 +267,13 @@ describe('sendEmail', () => {
 
 describe('sendSms', () => {
   it('records the SMS in the dev outbox and emits sms.created in the same transaction', async () => {
-    const sms = await sendSms(deps(), { instanceId, to: '+14155550100', template: 'verification_code', data: { code: '654321' }, userId: 'user_y' });
+    const sms = await sendSms(deps(), {
+      instanceId,
+      to: '+14155550100',
+      template: 'verification_code',
+      data: { code: '654321' },
+      userId: 'user_y',
+    });
     expect(sms).toEqual({
       object: 'sms',
       id: expect.stringMatching(/^sms_[0-9A-HJKMNP-TV-Z]{26}$/),
@@ -259,10 +305,12 @@ describe('sendSms', () => {
   });
 
   it('refuses a number that is not E.164', async () => {
-    await expect(sendSms(deps(), { instanceId, to: '555-0100', template: 'verification_code', data: { code: '1' } })).rejects.toMatchObject({
-      code: 'VALIDATION_FAILED',
-      meta: { param: 'to' },
-    });
+    await expect(sendSms(deps(), { instanceId, to: '555-0100', template: 'verification_code', data: { code: '1' } })).rejects.toMatchObject(
+      {
+        code: 'VALIDATION_FAILED',
+        meta: { param: 'to' },
+      },
+    );
   });
 });
 

@@ -87,17 +87,26 @@ export async function candidatesFor(
 ) {
   let userLocale = input.locale;
   if (userLocale === undefined && input.userId) {
-    const [u] = await deps.db.select({ locale: users.locale }).from(users).where(and(eq(users.id, input.userId), eq(users.instanceId, input.instanceId)));
+    const [u] = await deps.db
+      .select({ locale: users.locale })
+      .from(users)
+      .where(and(eq(users.id, input.userId), eq(users.instanceId, input.instanceId)));
     userLocale = u?.locale ?? null;
   }
   return localeCandidates({ userLocale, acceptLanguage: input.acceptLanguage, instanceDefault: defaultLocale });
 }
 
 /** The instance's name and branding fill what the caller left out (`app_name`, `logo_url`, `support_email`). */
-export function withBranding(data: object, instance: { name: string; branding: { logo_url: string; support_email: string } }): TemplateData {
+export function withBranding(
+  data: object,
+  instance: { name: string; branding: { logo_url: string; support_email: string } },
+): TemplateData {
   const d = data as TemplateData;
   const fill: TemplateData = { app_name: instance.name, ...instance.branding };
-  return { ...Object.fromEntries(Object.entries(fill).filter(([k]) => d[k] === undefined || d[k] === null || d[k] === '')), ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined && v !== null && v !== '')) };
+  return {
+    ...Object.fromEntries(Object.entries(fill).filter(([k]) => d[k] === undefined || d[k] === null || d[k] === '')),
+    ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined && v !== null && v !== '')),
+  };
 }
 
 /**
@@ -131,7 +140,10 @@ export async function sendEmail<N extends EmailTemplateName>(deps: MailDeps, inp
     } catch (err) {
       // Overrides are validated when saved; should one still fail, the built-in copy goes out.
       if (resolved.source !== 'override' || !(err instanceof TemplateInvalidError)) throw err;
-      deps.logger.warn({ template: template.name, locale: template.locale, localization_id: resolved.localizationId, err: err.message }, 'email template override failed; sent the built-in copy');
+      deps.logger.warn(
+        { template: template.name, locale: template.locale, localization_id: resolved.localizationId, err: err.message },
+        'email template override failed; sent the built-in copy',
+      );
       template = builtInEmailFor(input.template, candidates);
       rendered = await renderTemplate(template, data);
     }

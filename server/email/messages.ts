@@ -79,7 +79,10 @@ export async function listEmails(deps: Pick<Deps, 'db'>, instanceId: string, q: 
 }
 
 export async function getEmail(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<EmailView> {
-  const [row] = await deps.db.select().from(emails).where(and(eq(emails.id, id), eq(emails.instanceId, instanceId)));
+  const [row] = await deps.db
+    .select()
+    .from(emails)
+    .where(and(eq(emails.id, id), eq(emails.instanceId, instanceId)));
   if (!row) throw notFound('email');
   return emailView(row);
 }
@@ -94,7 +97,10 @@ export async function listSms(deps: Pick<Deps, 'db'>, instanceId: string, q: Mes
 }
 
 export async function getSms(deps: Pick<Deps, 'db'>, instanceId: string, id: string, opts: { redact?: boolean } = {}): Promise<SmsView> {
-  const [row] = await deps.db.select().from(smsMessages).where(and(eq(smsMessages.id, id), eq(smsMessages.instanceId, instanceId)));
+  const [row] = await deps.db
+    .select()
+    .from(smsMessages)
+    .where(and(eq(smsMessages.id, id), eq(smsMessages.instanceId, instanceId)));
   if (!row) throw notFound('sms');
   return smsView(row, opts);
 }

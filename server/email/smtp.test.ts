@@ -91,7 +91,12 @@ function parseMessage(raw: string) {
 
 describe('SMTP delivery through a real server', () => {
   it('sends the rendered email: subject, recipient, sender and a text part with the code', async () => {
-    const email = await sendEmail(h.runtime.deps, { instanceId, to: 'ada@example.com', template: 'verification_code', data: { code: '482913', expires_in_minutes: 10 } });
+    const email = await sendEmail(h.runtime.deps, {
+      instanceId,
+      to: 'ada@example.com',
+      template: 'verification_code',
+      data: { code: '482913', expires_in_minutes: 10 },
+    });
     expect(email).toMatchObject({ status: 'delivered', delivered_by: 'smtp', attempts: 1, from: 'Acme Auth <auth@acme.test>' });
     expect(received).toHaveLength(1);
     const msg = received[0]!;
@@ -109,7 +114,12 @@ describe('SMTP delivery through a real server', () => {
 
   it('marks a refused send failed with the server’s answer, then delivers it on retry', async () => {
     control.rejectRcpt = 1;
-    const email = await sendEmail(h.runtime.deps, { instanceId, to: 'bob@example.com', template: 'sign_in_link', data: { url: 'https://app.test/verify?t=1' } });
+    const email = await sendEmail(h.runtime.deps, {
+      instanceId,
+      to: 'bob@example.com',
+      template: 'sign_in_link',
+      data: { url: 'https://app.test/verify?t=1' },
+    });
     expect(email).toMatchObject({ status: 'failed', delivered_by: 'smtp', attempts: 1 });
     expect(email.error).toMatch(/451/);
     expect(received).toHaveLength(0);

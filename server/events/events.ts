@@ -31,12 +31,26 @@ export async function emitEvent(
 }
 
 /** emitEvent for many changes of one type in one transaction (an import's batch), in the order given. */
-export async function emitEvents(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, type: Exclude<EventType, 'webhook.test'>, data: Record<string, unknown>[]) {
-  await insertManyAndFanOut(deps.db, { instanceId, type, createdAt: deps.clock.now() }, data.map((d) => ({ id: newId('evt'), data: d })));
+export async function emitEvents(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  type: Exclude<EventType, 'webhook.test'>,
+  data: Record<string, unknown>[],
+) {
+  await insertManyAndFanOut(
+    deps.db,
+    { instanceId, type, createdAt: deps.clock.now() },
+    data.map((d) => ({ id: newId('evt'), data: d })),
+  );
 }
 
 /** emitEvent as a part of a statement of several writes (db/together.ts); `id` is the event's. */
-export function eventPart(deps: Pick<Deps, 'clock'>, instanceId: string, type: Exclude<EventType, 'webhook.test'>, data: Record<string, unknown>): Part & { id: string } {
+export function eventPart(
+  deps: Pick<Deps, 'clock'>,
+  instanceId: string,
+  type: Exclude<EventType, 'webhook.test'>,
+  data: Record<string, unknown>,
+): Part & { id: string } {
   const id = newId('evt');
   return { id, ...fanOutPart({ id, instanceId, type, createdAt: deps.clock.now(), data }) };
 }

@@ -34,7 +34,11 @@ export interface EventRef {
  */
 export async function insertAndFanOut(db: Db, event: EventRef & { data: Record<string, unknown> }): Promise<number> {
   const found = rowsOf<{ id: string }>(await db.execute(sql`with inserted as (${eventInsert(event)}) ${subscribers(event)}`));
-  return queueMessages(db, event, found.map((r) => r.id));
+  return queueMessages(
+    db,
+    event,
+    found.map((r) => r.id),
+  );
 }
 
 /**
@@ -53,9 +57,17 @@ export function fanOutPart(event: EventRef & { data: Record<string, unknown> }):
  * Many events of one type at once (an import's batch): one insert of the events, one query
  * for their subscribers, one insert of the messages.
  */
-export async function insertManyAndFanOut(db: Db, head: Omit<EventRef, 'id'>, list: { id: string; data: Record<string, unknown> }[]): Promise<void> {
+export async function insertManyAndFanOut(
+  db: Db,
+  head: Omit<EventRef, 'id'>,
+  list: { id: string; data: Record<string, unknown> }[],
+): Promise<void> {
   if (list.length === 0) return;
-  await insertRows(db, events, list.map((e) => ({ ...head, id: e.id, data: e.data })));
+  await insertRows(
+    db,
+    events,
+    list.map((e) => ({ ...head, id: e.id, data: e.data })),
+  );
   const endpointIds = rowsOf<{ id: string }>(await db.execute(subscribers(head))).map((r) => r.id);
   if (endpointIds.length === 0) return;
   await db.insert(webhookMessages).values(

@@ -88,4 +88,5 @@ export const scimTokenActor = (tokenId: string, request: RequestOrigin) => actor
 /** An LTI platform whose id_token was verified (server/lti): `lti:<platform id>`. */
 /** An organization's IT admin in the admin portal, by the link that opened the session: `portal:<link id>`. */
 export const portalActor = (linkId: string, request: RequestOrigin) => actorOf('portal', linkId, `portal:${linkId}`, request);
-export const ltiPlatformContext = (platformId: string, request: RequestOrigin): AuditContext => auditContextOf(actorOf('lti_platform', platformId, `lti:${platformId}`, request));
+export const ltiPlatformContext = (platformId: string, request: RequestOrigin): AuditContext =>
+  auditContextOf(actorOf('lti_platform', platformId, `lti:${platformId}`, request));

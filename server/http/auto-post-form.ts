@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { htmlPage } from './endpoint';
 
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Hidden inputs carrying `fields` in a form. */
 export const hiddenInputs = (fields: Record<string, string>) =>
@@ -18,7 +19,12 @@ const SUBMIT_HASH = `'sha256-${createHash('sha256').update(SUBMIT).digest('base6
  * only that one script runs (by hash). `formActionOrigin` pins where the form may go; leave it out
  * when the post is followed by redirects to other sites (Chromium applies form-action to them).
  */
-export function autoPost(action: string, fields: Record<string, string>, noscriptButton: string, policy: { inlineStyles?: boolean; formActionOrigin?: string } = {}) {
+export function autoPost(
+  action: string,
+  fields: Record<string, string>,
+  noscriptButton: string,
+  policy: { inlineStyles?: boolean; formActionOrigin?: string } = {},
+) {
   const markup = `<form method="post" action="${escapeHtml(action)}">${hiddenInputs(fields)}<noscript>${noscriptButton}</noscript></form><script>${SUBMIT}</script>`;
   const csp = [
     "default-src 'none'",

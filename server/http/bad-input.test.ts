@@ -25,7 +25,15 @@ describe('bad input on BAPI', () => {
     }
     expectError(await postRaw('{bad', 'application/json; charset=utf-8'), 400, 'MALFORMED_REQUEST');
     // PATCH and action routes read bodies the same way.
-    expectError(await h.call('PATCH', '/v1/users/user_01J0000000000000000000000Z', { key, raw: '{', headers: { 'content-type': 'application/json' } }), 400, 'MALFORMED_REQUEST');
+    expectError(
+      await h.call('PATCH', '/v1/users/user_01J0000000000000000000000Z', {
+        key,
+        raw: '{',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'MALFORMED_REQUEST',
+    );
     expect(await userCount()).toBe(0);
   });
 
@@ -86,10 +94,15 @@ describe('bad input on BAPI', () => {
       param: 'username',
     });
     expect(e.meta.reason).toBe('invalid_type');
-    expectError(await h.call('POST', '/v1/users', { key, body: { username: 'typed', skip_password_checks: 'yes' } }), 422, 'VALIDATION_FAILED', {
-      param: 'skip_password_checks',
-      reason: 'invalid_type',
-    });
+    expectError(
+      await h.call('POST', '/v1/users', { key, body: { username: 'typed', skip_password_checks: 'yes' } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'skip_password_checks',
+        reason: 'invalid_type',
+      },
+    );
     expectError(await h.call('POST', '/v1/users', { key, body: { username: null } }), 422, 'VALIDATION_FAILED', { param: 'username' });
   });
 
@@ -144,19 +157,32 @@ describe('bad input on BAPI', () => {
   });
 
   it('NUL characters and invalid Unicode are refused: 422 in a body or query, 404 in a path', async () => {
-    expectError(await h.call('POST', '/v1/users', { key, body: { username: 'nul_first', first_name: 'A\u0000B' } }), 422, 'VALIDATION_FAILED', {
-      param: 'first_name',
-      reason: 'invalid_characters',
-    });
-    expectError(await h.call('POST', '/v1/users', { key, body: { username: 'nul_meta', public_metadata: { a: { b: ['ok', '\u0000'] } } } }), 422, 'VALIDATION_FAILED', {
-      param: 'public_metadata.a.b.1',
-      reason: 'invalid_characters',
-    });
+    expectError(
+      await h.call('POST', '/v1/users', { key, body: { username: 'nul_first', first_name: 'A\u0000B' } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'first_name',
+        reason: 'invalid_characters',
+      },
+    );
+    expectError(
+      await h.call('POST', '/v1/users', { key, body: { username: 'nul_meta', public_metadata: { a: { b: ['ok', '\u0000'] } } } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'public_metadata.a.b.1',
+        reason: 'invalid_characters',
+      },
+    );
     expectError(await h.call('POST', '/v1/users', { key, body: { username: 'sur_name', last_name: '\uDC00' } }), 422, 'VALIDATION_FAILED', {
       param: 'last_name',
       reason: 'invalid_characters',
     });
-    expectError(await h.call('GET', '/v1/users?query=a%00b', { key }), 422, 'VALIDATION_FAILED', { param: 'query', reason: 'invalid_characters' });
+    expectError(await h.call('GET', '/v1/users?query=a%00b', { key }), 422, 'VALIDATION_FAILED', {
+      param: 'query',
+      reason: 'invalid_characters',
+    });
     expectError(await h.call('GET', '/v1/users?starting_after=%00', { key }), 422, 'VALIDATION_FAILED', { param: 'starting_after' });
     expectError(await h.call('GET', '/v1/users/user_01J0000000000000000000000Z%00', { key }), 404, 'NOT_FOUND');
     expectError(await h.call('POST', '/v1/users/%00/ban', { key }), 404, 'NOT_FOUND');
@@ -195,8 +221,22 @@ describe('bad input on BAPI', () => {
       ['POST', '/v1/users', { body: { username: 'lone_sur', first_name: 'x\uD800y' } }],
       ['POST', '/v1/users', { body: { username: 'lone_sur_meta', unsafe_metadata: { k: '\uDFFF' } } }],
       ['POST', '/v1/users', { body: { username: 'emoji_ok', first_name: '😀 Zoë' } }],
-      ['POST', '/v1/users', { raw: '{"username":"deep","public_metadata":' + '['.repeat(200_000) + ']'.repeat(200_000) + '}', headers: { 'content-type': 'application/json' } }],
-      ['POST', '/v1/users', { raw: '{"username":"deep2","public_metadata":{"a":' + '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000) + '}}', headers: { 'content-type': 'application/json' } }],
+      [
+        'POST',
+        '/v1/users',
+        {
+          raw: '{"username":"deep","public_metadata":' + '['.repeat(200_000) + ']'.repeat(200_000) + '}',
+          headers: { 'content-type': 'application/json' },
+        },
+      ],
+      [
+        'POST',
+        '/v1/users',
+        {
+          raw: '{"username":"deep2","public_metadata":{"a":' + '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000) + '}}',
+          headers: { 'content-type': 'application/json' },
+        },
+      ],
       ['POST', '/v1/users', { raw: '['.repeat(300_000) + ']'.repeat(300_000), headers: { 'content-type': 'application/json' } }],
     ];
     for (const [method, path, opts] of odd) {
@@ -216,7 +256,8 @@ describe('bad input on BAPI', () => {
     };
     const before = await userCount();
     let n = 0;
-    const json = (inner: number[]) => Buffer.concat([Buffer.from(`{"username":"utf8_${n++}","first_name":"Zo`), Buffer.from(inner), Buffer.from('"}')]);
+    const json = (inner: number[]) =>
+      Buffer.concat([Buffer.from(`{"username":"utf8_${n++}","first_name":"Zo`), Buffer.from(inner), Buffer.from('"}')]);
     const bad = [
       [0xff], // never valid
       [0xc3], // truncated two-byte sequence
@@ -240,20 +281,37 @@ describe('bad input on BAPI', () => {
     expect(await userCount()).toBe(before);
 
     // Valid multi-byte text still goes through, and a leading byte order mark is dropped (RFC 8259 §8.1).
-    const ok = await send('/v1/users', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"username":"utf8_ok","first_name":"Zoë 😀"}')]), {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-    });
+    const ok = await send(
+      '/v1/users',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"username":"utf8_ok","first_name":"Zoë 😀"}')]),
+      {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+      },
+    );
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ username: 'utf8_ok', first_name: 'Zoë 😀' });
 
     // FAPI also reads form posts: raw bytes and percent-escapes must both be UTF-8.
     const { instanceId, publishableKey } = await h.createInstance();
-    const fapiHeaders = { 'x-publishable-key': publishableKey, origin: 'http://localhost:3000', 'content-type': 'application/x-www-form-urlencoded' };
-    for (const form of [Buffer.from('email_address=f%40example.com&first_name=%FF'), Buffer.concat([Buffer.from('email_address=f%40example.com&first_name='), Buffer.from([0xe9])])]) {
-      expectError(await send(`/fapi/${instanceId}/v1/client/sign_ups`, form, fapiHeaders), 400, 'MALFORMED_REQUEST', { reason: 'invalid_utf8' });
+    const fapiHeaders = {
+      'x-publishable-key': publishableKey,
+      origin: 'http://localhost:3000',
+      'content-type': 'application/x-www-form-urlencoded',
+    };
+    for (const form of [
+      Buffer.from('email_address=f%40example.com&first_name=%FF'),
+      Buffer.concat([Buffer.from('email_address=f%40example.com&first_name='), Buffer.from([0xe9])]),
+    ]) {
+      expectError(await send(`/fapi/${instanceId}/v1/client/sign_ups`, form, fapiHeaders), 400, 'MALFORMED_REQUEST', {
+        reason: 'invalid_utf8',
+      });
     }
-    const signUp = await send(`/fapi/${instanceId}/v1/client/sign_ups`, Buffer.from('email_address=f%40example.com&password=Quiet-Lantern-Orbit-7319&first_name=Zo%C3%AB+A%zz'), fapiHeaders);
+    const signUp = await send(
+      `/fapi/${instanceId}/v1/client/sign_ups`,
+      Buffer.from('email_address=f%40example.com&password=Quiet-Lantern-Orbit-7319&first_name=Zo%C3%AB+A%zz'),
+      fapiHeaders,
+    );
     expect(signUp.status, JSON.stringify(signUp.body)).toBe(200);
     expect(JSON.stringify(signUp.body)).toContain('Zoë A%zz');
   });

@@ -41,8 +41,7 @@ export async function bodyWithinLimit(req: Request): Promise<Uint8Array<ArrayBuf
   return Buffer.concat(chunks);
 }
 
-export const tooLarge = () =>
-  new AppError('PAYLOAD_TOO_LARGE', { message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
+export const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', { message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
 
 export type BodyMedia = 'json' | 'form' | 'scim' | 'multipart';
 
@@ -89,7 +88,10 @@ export function formFields(raw: string, strict: boolean): Record<string, string>
     const name = percentDecode(eq === -1 ? pair : pair.slice(0, eq));
     const value = percentDecode(eq === -1 ? '' : pair.slice(eq + 1));
     if (strict && Object.hasOwn(out, name)) {
-      throw new AppError('MALFORMED_REQUEST', { message: `The parameter ${name} is repeated.`, meta: { param: name, reason: 'repeated_parameter' } });
+      throw new AppError('MALFORMED_REQUEST', {
+        message: `The parameter ${name} is repeated.`,
+        meta: { param: name, reason: 'repeated_parameter' },
+      });
     }
     out[name] = value;
   }
@@ -130,7 +132,10 @@ async function multipartFields(bytes: Uint8Array, contentType: string): Promise<
     if (typeof value === 'string') out[name] = value;
     else if (name === 'file') {
       const type = value.type.split(';')[0]!.trim().toLowerCase();
-      Object.assign(out, { data: Buffer.from(await value.arrayBuffer()).toString('base64'), ...(type && type !== 'application/octet-stream' ? { content_type: type } : {}) });
+      Object.assign(out, {
+        data: Buffer.from(await value.arrayBuffer()).toString('base64'),
+        ...(type && type !== 'application/octet-stream' ? { content_type: type } : {}),
+      });
     } else out[name] = null;
   }
   return out;
@@ -151,7 +156,8 @@ export async function parseBody(c: Context, media: readonly BodyMedia[], opts: {
   const incoming = (c.env as { incoming?: { complete?: boolean } } | undefined)?.incoming;
   if (incoming && incoming.complete === false) throw unreadable();
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (media.includes('multipart') && type === MEDIA_TYPES.multipart) return { raw: '', value: await multipartFields(bytes, c.req.header('content-type')!) };
+  if (media.includes('multipart') && type === MEDIA_TYPES.multipart)
+    return { raw: '', value: await multipartFields(bytes, c.req.header('content-type')!) };
   const json = type === 'application/json' || type.endsWith('+json');
   const form = media.includes('form') && type === MEDIA_TYPES.form;
   // Another media type is refused below, unless the body is blank: decode that leniently.

@@ -32,7 +32,11 @@ describe('cursorList', () => {
 
   it('walks oldest first with the caller’s filters, and a page exactly full has no next', async () => {
     const odd = tableRows(database.db, items, eq(items.kind, 'odd'));
-    expect(await cursorList({ limit: 4 }, oldestFirst(items.id), odd, view)).toEqual({ data: ['i01', 'i03', 'i05', 'i07'], has_more: false, next_cursor: null });
+    expect(await cursorList({ limit: 4 }, oldestFirst(items.id), odd, view)).toEqual({
+      data: ['i01', 'i03', 'i05', 'i07'],
+      has_more: false,
+      next_cursor: null,
+    });
     expect(await cursorList({ limit: 2, starting_after: 'i01' }, oldestFirst(items.id), odd, view)).toEqual({
       data: ['i03', 'i05'],
       has_more: true,
@@ -42,8 +46,19 @@ describe('cursorList', () => {
 
   it('takes a query of its own and names the cursor of a joined row', async () => {
     const joined = (k: Keyset) =>
-      database.db.select({ item: items, upper: sql<string>`upper(${items.id})` }).from(items).where(k.after).orderBy(k.orderBy).limit(k.limit);
-    const page = await cursorList({ limit: 2 }, newestFirst(items.id), joined, (r) => r.upper, (r) => r.item.id);
+      database.db
+        .select({ item: items, upper: sql<string>`upper(${items.id})` })
+        .from(items)
+        .where(k.after)
+        .orderBy(k.orderBy)
+        .limit(k.limit);
+    const page = await cursorList(
+      { limit: 2 },
+      newestFirst(items.id),
+      joined,
+      (r) => r.upper,
+      (r) => r.item.id,
+    );
     expect(page).toEqual({ data: ['I07', 'I06'], has_more: true, next_cursor: 'i06' });
   });
 });
@@ -56,6 +71,10 @@ describe('lightList', () => {
       data: ['i04', 'i05', 'i06', 'i07'],
       has_more: false,
     });
-    expect(await lightList({ limit: 2 }, oldestFirst(items.id), rows, view)).toEqual({ object: 'list', data: ['i01', 'i02'], has_more: true });
+    expect(await lightList({ limit: 2 }, oldestFirst(items.id), rows, view)).toEqual({
+      object: 'list',
+      data: ['i01', 'i02'],
+      has_more: true,
+    });
   });
 });

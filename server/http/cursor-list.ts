@@ -41,7 +41,12 @@ export function keyset(order: ListOrder, page: PageInput): Keyset {
 export const tableRows =
   <T extends PgTable>(db: Db, table: T, ...where: (SQL | undefined)[]) =>
   (k: Keyset): Promise<T['$inferSelect'][]> =>
-    db.select().from(table as PgTable).where(and(...where, k.after)).orderBy(k.orderBy).limit(k.limit) as Promise<T['$inferSelect'][]>;
+    db
+      .select()
+      .from(table as PgTable)
+      .where(and(...where, k.after))
+      .orderBy(k.orderBy)
+      .limit(k.limit) as Promise<T['$inferSelect'][]>;
 
 /** A page of rows read with `limit + 1`: the rows shown and whether another page follows. */
 function pageOf<R>(rows: R[], limit: number) {

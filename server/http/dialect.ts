@@ -205,11 +205,20 @@ async function once<S, Auth>(d: Dialect<S, Auth>, req: Request, renamed: Renamed
 }
 
 /** One route call per value of the line's repeated form field (its guard, limits and audit each time). */
-async function fanOut<S, Auth>(d: Dialect<S, Auth>, req: Request, renamed: Renamed<S, Auth>, each: { field: string; max: number }, dispatch: Dispatch) {
+async function fanOut<S, Auth>(
+  d: Dialect<S, Auth>,
+  req: Request,
+  renamed: Renamed<S, Auth>,
+  each: { field: string; max: number },
+  dispatch: Dispatch,
+) {
   const form = new URLSearchParams(new TextDecoder().decode(renamed.body));
   const values = form.getAll(each.field);
   if (values.length === 0 || values.length > each.max) {
-    return refuse(d, validationError(each.field, values.length ? 'too_long' : 'required', `Send 1 to ${each.max} values of ${each.field}.`));
+    return refuse(
+      d,
+      validationError(each.field, values.length ? 'too_long' : 'required', `Send 1 to ${each.max} values of ${each.field}.`),
+    );
   }
   const answers: unknown[] = [];
   let last: Exchange<S> | null = null;
@@ -225,14 +234,18 @@ async function fanOut<S, Auth>(d: Dialect<S, Auth>, req: Request, renamed: Renam
     last = exchange;
   }
   // The answer's headers (CORS, no-store…) are the last call's.
-  return reshaped(d, renamed.line, { ...last!, response: new Response(JSON.stringify(answers), { status: 200, headers: last!.response.headers }) });
+  return reshaped(d, renamed.line, {
+    ...last!,
+    response: new Response(JSON.stringify(answers), { status: 200, headers: last!.response.headers }),
+  });
 }
 
 async function reshaped<S, Auth>(d: Dialect<S, Auth>, line: DialectLine<S, Auth> | null, x: Exchange<S>): Promise<Response> {
   const res = x.response;
   const headers = new Headers(res.headers);
   d.headers?.(headers, x);
-  if (!(res.headers.get('content-type') ?? '').includes('json') || res.status === 204) return new Response(res.body, { status: res.status, headers });
+  if (!(res.headers.get('content-type') ?? '').includes('json') || res.status === 204)
+    return new Response(res.body, { status: res.status, headers });
   const text = await res.text();
   let body: unknown;
   try {
@@ -250,7 +263,8 @@ async function reshaped<S, Auth>(d: Dialect<S, Auth>, line: DialectLine<S, Auth>
 /** How many items a page of the walk reads (the lists' largest page). */
 const WALK_PAGE = 100;
 
-const isPage = (v: unknown): v is { data: { id?: unknown }[]; has_more?: unknown; next_cursor?: unknown } => isJsonObject(v) && Array.isArray(v.data);
+const isPage = (v: unknown): v is { data: { id?: unknown }[]; has_more?: unknown; next_cursor?: unknown } =>
+  isJsonObject(v) && Array.isArray(v.data);
 
 /**
  * The endpoint as a dialect request has it run: refused with the dialect's own reason, the

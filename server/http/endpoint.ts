@@ -89,7 +89,8 @@ export interface Endpoint<Auth = unknown, B = unknown, Q = unknown, P extends st
  * surface's (an endpoint that needs a signed-in user does not fit a route whose guard
  * resolves none), and every path parameter it reads must be among the path's (`P`).
  */
-export type MountableEndpoint<Auth, P extends string = string> = Omit<Endpoint<Auth, any, any>, 'handle'> & { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type MountableEndpoint<Auth, P extends string = string> = Omit<Endpoint<Auth, any, any>, 'handle'> & {
   handle: (ctx: EndpointContext<Auth, never, never, P>) => Promise<unknown>;
 };
 
@@ -112,12 +113,14 @@ const RESULT = Symbol('result');
 type Tagged = SpecialResult & { [RESULT]: true };
 const tag = (r: SpecialResult): Tagged => Object.assign(r, { [RESULT]: true as const });
 
-export const redirect = (location: string, status: 302 | 303 = 302, headers?: Record<string, string>) => tag({ kind: 'redirect', location, status, headers });
+export const redirect = (location: string, status: 302 | 303 = 302, headers?: Record<string, string>) =>
+  tag({ kind: 'redirect', location, status, headers });
 export const htmlPage = (html: string, status = 200, headers?: Record<string, string>) =>
   tag({ kind: 'text', text: html, contentType: 'text/html; charset=utf-8', status, headers });
 export const textResult = (text: string, contentType: string, status = 200) => tag({ kind: 'text', text, contentType, status });
 export const noContent = (headers?: Record<string, string>) => tag({ kind: 'empty', status: 204, headers });
-export const jsonResult = (value: unknown, status: number, headers?: Record<string, string>) => tag({ kind: 'json', value, status, headers });
+export const jsonResult = (value: unknown, status: number, headers?: Record<string, string>) =>
+  tag({ kind: 'json', value, status, headers });
 /** A binary body (an image) with its type and headers; 304 answers carry no bytes. */
 export const bytesResult = (bytes: Uint8Array, contentType: string, headers?: Record<string, string>, status = 200) =>
   tag({ kind: 'bytes', bytes, contentType, status, headers });

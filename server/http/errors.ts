@@ -151,7 +151,12 @@ export async function allValidationProblems(checks: Array<() => unknown>): Promi
     }
   }
   const [first, ...more] = problems;
-  if (first) throw new AppError('VALIDATION_FAILED', { message: first.message, meta: first.meta, more: [...first.more, ...more.flatMap((p) => p.entries())] });
+  if (first)
+    throw new AppError('VALIDATION_FAILED', {
+      message: first.message,
+      meta: first.meta,
+      more: [...first.more, ...more.flatMap((p) => p.entries())],
+    });
 }
 
 export function validationError(param: string, reason: Reason, message?: string): AppError {
@@ -161,5 +166,4 @@ export function validationError(param: string, reason: Reason, message?: string)
   });
 }
 
-export const notFound = (what = 'resource') =>
-  new AppError('NOT_FOUND', { message: `No ${what} was found with that id.` });
+export const notFound = (what = 'resource') => new AppError('NOT_FOUND', { message: `No ${what} was found with that id.` });

@@ -26,7 +26,12 @@ async function fresh() {
     return res.body.data as { id: string; username: string | null; email_addresses: { email_address: string }[] }[];
   };
   const eventCount = async (type: string) =>
-    (await h.runtime.deps.db.select().from(events).where(and(eq(events.instanceId, inst.instanceId), eq(events.type, type)))).length;
+    (
+      await h.runtime.deps.db
+        .select()
+        .from(events)
+        .where(and(eq(events.instanceId, inst.instanceId), eq(events.type, type)))
+    ).length;
   return { ...inst, post, listUsers, eventCount };
 }
 
@@ -210,11 +215,13 @@ describe('Idempotency-Key on BAPI POST', () => {
     const t = await fresh();
     let refused = 0;
     for (const bad of ['', 'a'.repeat(256), 'has space', 'ünïcode']) {
-      const res = await h.call('POST', '/v1/users', {
-        key: t.secret,
-        body: { username: 'bad_key_user' },
-        headers: { 'idempotency-key': bad },
-      }).catch((e: unknown) => e as Error);
+      const res = await h
+        .call('POST', '/v1/users', {
+          key: t.secret,
+          body: { username: 'bad_key_user' },
+          headers: { 'idempotency-key': bad },
+        })
+        .catch((e: unknown) => e as Error);
       if (res instanceof Error) continue; // a header value the Fetch API itself refuses to send
       expectError(res, 422, 'VALIDATION_FAILED', { param: 'Idempotency-Key' });
       refused++;
@@ -227,8 +234,16 @@ describe('Idempotency-Key on BAPI POST', () => {
     const t = await fresh();
     const user = await t.post({ username: 'patch_me' });
     const key = uniq('patch');
-    const a = await h.call('PATCH', `/v1/users/${user.body.id}`, { key: t.secret, body: { first_name: 'A' }, headers: { 'idempotency-key': key } });
-    const b = await h.call('PATCH', `/v1/users/${user.body.id}`, { key: t.secret, body: { first_name: 'B' }, headers: { 'idempotency-key': key } });
+    const a = await h.call('PATCH', `/v1/users/${user.body.id}`, {
+      key: t.secret,
+      body: { first_name: 'A' },
+      headers: { 'idempotency-key': key },
+    });
+    const b = await h.call('PATCH', `/v1/users/${user.body.id}`, {
+      key: t.secret,
+      body: { first_name: 'B' },
+      headers: { 'idempotency-key': key },
+    });
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
     expect(b.body.first_name).toBe('B');

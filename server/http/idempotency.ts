@@ -47,7 +47,11 @@ export async function runIdempotent(
     const [existing] = await tx.select().from(idempotencyRecords).where(where);
     if (existing && existing.createdAt > now - IDEMPOTENCY_TTL_MS) {
       if (existing.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_MISMATCH');
-      return { status: existing.status, body: deps.cipher.decrypt(existing.body), headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' } };
+      return {
+        status: existing.status,
+        body: deps.cipher.decrypt(existing.body),
+        headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
+      };
     }
     let response: StoredResponse;
     try {
@@ -63,7 +67,10 @@ export async function runIdempotent(
     // Encrypted: a stored response may hold a secret shown once (a minted refresh token, a ticket).
     const record = { fingerprint, status: response.status, body: deps.cipher.encrypt(response.body), createdAt: now };
     if (existing) await tx.update(idempotencyRecords).set(record).where(where);
-    else await tx.insert(idempotencyRecords).values({ instanceId: args.instanceId, credentialId: args.credentialId, key: args.key, ...record });
+    else
+      await tx
+        .insert(idempotencyRecords)
+        .values({ instanceId: args.instanceId, credentialId: args.credentialId, key: args.key, ...record });
     return response;
   });
   if ('refused' in outcome) throw outcome.refused;
@@ -71,7 +78,5 @@ export async function runIdempotent(
 }
 
 export async function purgeIdempotencyRecords(deps: Pick<Deps, 'db' | 'clock'>) {
-  await deps.db
-    .delete(idempotencyRecords)
-    .where(sql`${idempotencyRecords.createdAt} < ${deps.clock.now() - IDEMPOTENCY_TTL_MS}`);
+  await deps.db.delete(idempotencyRecords).where(sql`${idempotencyRecords.createdAt} < ${deps.clock.now() - IDEMPOTENCY_TTL_MS}`);
 }

@@ -16,7 +16,11 @@ export function sniffImage(bytes: Buffer): ImageType | null {
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
-  const head = bytes.subarray(0, 1024).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const head = bytes
+    .subarray(0, 1024)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/i.test(head)) return 'image/svg+xml';
   return null;
 }
@@ -24,7 +28,8 @@ export function sniffImage(bytes: Buffer): ImageType | null {
 /** What a user uploads (a profile image, an organization's logo): under the request body's 1 MiB once base64-encoded. */
 export const USER_UPLOAD_MAX_BYTES = 512 * 1024;
 /** How an upload route takes a user's image (its summary says it). */
-export const USER_UPLOAD = 'PNG, JPEG, WebP or SVG, at most 512 KiB, its bytes checked against the type: JSON {content_type?, data: base64} or multipart/form-data with a `file` part';
+export const USER_UPLOAD =
+  'PNG, JPEG, WebP or SVG, at most 512 KiB, its bytes checked against the type: JSON {content_type?, data: base64} or multipart/form-data with a `file` part';
 
 /** `{content_type, data: base64}`; without content_type the bytes say what they are. */
 export const imageUploadSchema = (maxBytes: number, types: readonly ImageType[] = IMAGE_TYPES) =>
@@ -45,7 +50,11 @@ export function acceptImage(input: ImageUpload, maxBytes: number, label: string,
   const actual = sniffImage(bytes);
   if (!actual || !types.includes(actual) || (input.content_type && actual !== input.content_type)) {
     const expected = input.content_type ?? types.join(', ');
-    throw validationError('data', 'type_mismatch', actual ? `The image is ${actual}, not ${expected}.` : `The image is not one of ${types.join(', ')}.`);
+    throw validationError(
+      'data',
+      'type_mismatch',
+      actual ? `The image is ${actual}, not ${expected}.` : `The image is not one of ${types.join(', ')}.`,
+    );
   }
   const version = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
   return { bytes, contentType: actual, version };
@@ -70,5 +79,12 @@ export function versionedImage(row: { version: string } | undefined, version: st
 }
 
 /** The answer at a stored image's URL (`versionedImage`'s outcome): its bytes, or 304 without them. */
-export const storedImageResult = ({ notModified, row, headers }: { notModified: boolean; row: { bytes: Uint8Array; contentType: string }; headers: Record<string, string> }) =>
-  bytesResult(notModified ? new Uint8Array(0) : row.bytes, row.contentType, headers, notModified ? 304 : 200);
+export const storedImageResult = ({
+  notModified,
+  row,
+  headers,
+}: {
+  notModified: boolean;
+  row: { bytes: Uint8Array; contentType: string };
+  headers: Record<string, string>;
+}) => bytesResult(notModified ? new Uint8Array(0) : row.bytes, row.contentType, headers, notModified ? 304 : 200);

@@ -31,7 +31,11 @@ describe('request logs', () => {
     await h.request('GET', `/v1/users?query=${encodeURIComponent(secret)}`, { key: secret });
     await h.request('GET', '/v1/users', { headers: { authorization: `Bearer ${secret}x` } });
     await h.request('GET', '/v1/users', { headers: { authorization: `Basic ${secret}` } });
-    await h.request('POST', '/v1/users', { key: secret, raw: `{"email_address": "${secret}"`, headers: { 'content-type': 'application/json' } });
+    await h.request('POST', '/v1/users', {
+      key: secret,
+      raw: `{"email_address": "${secret}"`,
+      headers: { 'content-type': 'application/json' },
+    });
     // Even a log call made by our own code with a secret in it is scrubbed.
     h.runtime.deps.logger.error({ err: new Error(`boom ${secret}`), detail: { token: 'abc', note: secret } }, `failed for ${secret}`);
     const all = lines.join('\n');

@@ -91,7 +91,8 @@ describe('PATCH /v1/me', () => {
   it('cannot grow unsafe_metadata past 8 KiB patch by patch: the crossing patch is 422 and nothing changes', async () => {
     const userId = await createTestUser(h, A, { email_address: [email()] });
     const { b } = await signedInClient(h, A, userId);
-    for (const key of ['a', 'b']) expect((await b.call('PATCH', '/v1/me', { body: { unsafe_metadata: chunk(key, 3000) } })).status).toBe(200);
+    for (const key of ['a', 'b'])
+      expect((await b.call('PATCH', '/v1/me', { body: { unsafe_metadata: chunk(key, 3000) } })).status).toBe(200);
     const before = (await eventsOf(h, A.instanceId, 'user.updated')).length;
     const res = await b.call('PATCH', '/v1/me', { body: { first_name: 'Eve', unsafe_metadata: chunk('c', 3000) } });
     const e = expectError(res, 422, 'VALIDATION_FAILED', { param: 'unsafe_metadata', reason: 'too_large' });
@@ -113,8 +114,14 @@ describe('BAPI users', () => {
       const ok = await bapi('POST', '/v1/users', { email_address: [email()], [param]: nest(10) });
       expect(ok.status, JSON.stringify(ok.body)).toBe(200);
       expect(ok.body[param]).toEqual(nest(10));
-      expectError(await bapi('POST', '/v1/users', { email_address: [email()], [param]: nest(11) }), 422, 'VALIDATION_FAILED', { param, reason: 'too_deep' });
-      expectError(await bapi('POST', '/v1/users', { email_address: [email()], [param]: chunk('x', 9000) }), 422, 'VALIDATION_FAILED', { param, reason: 'too_large' });
+      expectError(await bapi('POST', '/v1/users', { email_address: [email()], [param]: nest(11) }), 422, 'VALIDATION_FAILED', {
+        param,
+        reason: 'too_deep',
+      });
+      expectError(await bapi('POST', '/v1/users', { email_address: [email()], [param]: chunk('x', 9000) }), 422, 'VALIDATION_FAILED', {
+        param,
+        reason: 'too_large',
+      });
     }
   });
 
@@ -123,19 +130,33 @@ describe('BAPI users', () => {
     const res = await bapi('PATCH', `/v1/users/${id}`, { private_metadata: chunk('b', 5000) });
     expectError(res, 422, 'VALIDATION_FAILED', { param: 'private_metadata', reason: 'too_large' });
     expect(Object.keys((await bapi('GET', `/v1/users/${id}`)).body.private_metadata)).toEqual(['a']);
-    expectError(await bapi('PATCH', `/v1/users/${id}`, { public_metadata: nest(11) }), 422, 'VALIDATION_FAILED', { param: 'public_metadata', reason: 'too_deep' });
+    expectError(await bapi('PATCH', `/v1/users/${id}`, { public_metadata: nest(11) }), 422, 'VALIDATION_FAILED', {
+      param: 'public_metadata',
+      reason: 'too_deep',
+    });
   });
 
   it('refuses any body nested deeper than the input limit, naming the field, before a schema sees it', async () => {
-    const res = await h.call('POST', '/v1/users', { key: A.secret, raw: `{"email_address":${deepArrayText(200_000)}}`, headers: { 'content-type': 'application/json' } });
+    const res = await h.call('POST', '/v1/users', {
+      key: A.secret,
+      raw: `{"email_address":${deepArrayText(200_000)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(res, 422, 'VALIDATION_FAILED', { param: 'email_address', reason: 'too_deep' });
   });
 });
 
 describe('organizations, memberships and invitations (BAPI)', () => {
   it('bounds organization metadata on create and after the merge on update', async () => {
-    expectError(await bapi('POST', '/v1/organizations', { name: 'Deep', public_metadata: nest(11) }), 422, 'VALIDATION_FAILED', { param: 'public_metadata', reason: 'too_deep' });
-    const created = await bapi('POST', '/v1/organizations', { name: 'Acme', public_metadata: nest(10), private_metadata: chunk('a', 5000) });
+    expectError(await bapi('POST', '/v1/organizations', { name: 'Deep', public_metadata: nest(11) }), 422, 'VALIDATION_FAILED', {
+      param: 'public_metadata',
+      reason: 'too_deep',
+    });
+    const created = await bapi('POST', '/v1/organizations', {
+      name: 'Acme',
+      public_metadata: nest(10),
+      private_metadata: chunk('a', 5000),
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const org = created.body.id as string;
     const res = await bapi('PATCH', `/v1/organizations/${org}`, { name: 'Renamed', private_metadata: chunk('b', 5000) });
@@ -143,29 +164,52 @@ describe('organizations, memberships and invitations (BAPI)', () => {
     const after = (await bapi('GET', `/v1/organizations/${org}`)).body;
     expect(after.name).toBe('Acme');
     expect(Object.keys(after.private_metadata)).toEqual(['a']);
-    expectError(await bapi('PATCH', `/v1/organizations/${org}`, { public_metadata: nest(11) }), 422, 'VALIDATION_FAILED', { param: 'public_metadata', reason: 'too_deep' });
+    expectError(await bapi('PATCH', `/v1/organizations/${org}`, { public_metadata: nest(11) }), 422, 'VALIDATION_FAILED', {
+      param: 'public_metadata',
+      reason: 'too_deep',
+    });
   });
 
   it('bounds membership metadata on create and after the merge on update', async () => {
     const org = (await bapi('POST', '/v1/organizations', { name: 'Members' })).body.id as string;
     const userId = await createTestUser(h, A, { email_address: [email()] });
-    const deep = await bapi('POST', `/v1/organizations/${org}/memberships`, { user_id: userId, role: 'org:member', public_metadata: nest(11) });
+    const deep = await bapi('POST', `/v1/organizations/${org}/memberships`, {
+      user_id: userId,
+      role: 'org:member',
+      public_metadata: nest(11),
+    });
     expectError(deep, 422, 'VALIDATION_FAILED', { param: 'public_metadata', reason: 'too_deep' });
-    const added = await bapi('POST', `/v1/organizations/${org}/memberships`, { user_id: userId, role: 'org:member', public_metadata: nest(10) });
+    const added = await bapi('POST', `/v1/organizations/${org}/memberships`, {
+      user_id: userId,
+      role: 'org:member',
+      public_metadata: nest(10),
+    });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     expect((await bapi('PATCH', `/v1/organizations/${org}/memberships/${userId}`, { public_metadata: chunk('a', 5000) })).status).toBe(200);
     const res = await bapi('PATCH', `/v1/organizations/${org}/memberships/${userId}`, { public_metadata: chunk('b', 5000) });
     expectError(res, 422, 'VALIDATION_FAILED', { param: 'public_metadata', reason: 'too_large' });
-    const list = (await bapi('GET', `/v1/organizations/${org}/memberships`)).body.data as { public_user_data: { user_id: string }; public_metadata: object }[];
+    const list = (await bapi('GET', `/v1/organizations/${org}/memberships`)).body.data as {
+      public_user_data: { user_id: string };
+      public_metadata: object;
+    }[];
     expect(Object.keys(list.find((m) => m.public_user_data.user_id === userId)!.public_metadata).sort()).toEqual(['a', 'k']);
-    expectError(await bapi('PATCH', `/v1/organizations/${org}/memberships/${userId}`, { private_metadata: nest(11) }), 422, 'VALIDATION_FAILED', { param: 'private_metadata', reason: 'too_deep' });
+    expectError(
+      await bapi('PATCH', `/v1/organizations/${org}/memberships/${userId}`, { private_metadata: nest(11) }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'private_metadata', reason: 'too_deep' },
+    );
   });
 
   it('bounds invitation metadata', async () => {
     const org = (await bapi('POST', '/v1/organizations', { name: 'Invites' })).body.id as string;
-    const invite = (body: Record<string, unknown>) => bapi('POST', `/v1/organizations/${org}/invitations`, { email_address: email(), notify: false, ...body });
+    const invite = (body: Record<string, unknown>) =>
+      bapi('POST', `/v1/organizations/${org}/invitations`, { email_address: email(), notify: false, ...body });
     expectError(await invite({ private_metadata: nest(11) }), 422, 'VALIDATION_FAILED', { param: 'private_metadata', reason: 'too_deep' });
-    expectError(await invite({ public_metadata: chunk('x', 9000) }), 422, 'VALIDATION_FAILED', { param: 'public_metadata', reason: 'too_large' });
+    expectError(await invite({ public_metadata: chunk('x', 9000) }), 422, 'VALIDATION_FAILED', {
+      param: 'public_metadata',
+      reason: 'too_large',
+    });
     expect((await invite({ public_metadata: nest(10) })).status).toBe(200);
   });
 });

@@ -48,8 +48,7 @@ type Def = { type: string; checks?: { _zod: { def: { check: string; tx?: (v: str
 const defOf = (schema: unknown) => (schema as { _zod: { def: Def } })._zod.def;
 
 /** Whether a zod string trims its input before its length checks. */
-const trims = (def: Def) =>
-  (def.checks ?? []).some((c) => c._zod.def.check === 'overwrite' && c._zod.def.tx?.(' a ') === 'a');
+const trims = (def: Def) => (def.checks ?? []).some((c) => c._zod.def.check === 'overwrite' && c._zod.def.tx?.(' a ') === 'a');
 
 const isEmpty = (v: unknown) => typeof v === 'object' && v !== null && Object.keys(v).length === 0;
 
@@ -77,7 +76,8 @@ function tightenInput(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }) {
   }
   // Free JSON values (metadata) hold only storable strings too, at any depth.
   if (def.type === 'unknown') json.$ref = '#/components/schemas/StorableJson';
-  if (json.type === 'object' && isEmpty(json.additionalProperties)) json.additionalProperties = { $ref: '#/components/schemas/StorableJson' };
+  if (json.type === 'object' && isEmpty(json.additionalProperties))
+    json.additionalProperties = { $ref: '#/components/schemas/StorableJson' };
   if (json.type === 'object' && json.additionalProperties !== false) json.propertyNames = { type: 'string', pattern: STORABLE_PATTERN };
   if (json.type !== 'string' || json.enum !== undefined || json.const !== undefined) return;
   const blankRefused = def.type === 'string' && trims(def) && typeof json.minLength === 'number' && json.minLength >= 1;
@@ -148,7 +148,10 @@ export function buildOpenApi<G>(opts: {
   /** The credential of secured operations (default the BAPI's secret key). */
   security?: { name: string; scheme: JsonSchema };
 }) {
-  const security = opts.security ?? { name: 'secretKey', scheme: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_…' } };
+  const security = opts.security ?? {
+    name: 'secretKey',
+    scheme: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_…' },
+  };
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Record<string, JsonSchema> = { Error: errorSchema, StorableJson: storableJson };
   const toSchema = converter(schemas);
@@ -187,7 +190,10 @@ export function buildOpenApi<G>(opts: {
       // Without a body the server reads `{}`: the body is required when `{}` is not valid.
       const required = !ep.body.safeParse({}).success || schema.anyOf !== undefined || schema.oneOf !== undefined;
       const upload = { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } };
-      operation.requestBody = { required, content: { 'application/json': { schema }, ...(ep.multipart ? { 'multipart/form-data': { schema: upload } } : {}) } };
+      operation.requestBody = {
+        required,
+        content: { 'application/json': { schema }, ...(ep.multipart ? { 'multipart/form-data': { schema: upload } } : {}) },
+      };
     }
     (paths[path] ??= {})[r.method.toLowerCase()] = operation;
   }

@@ -23,9 +23,13 @@ function bodyText(body: unknown): string {
  * SSRF guard (guardedRequest: URL and resolved addresses checked, connection pinned, no
  * redirects followed, bounded time and size).
  */
-export function guardedFetch(
-  opts: { policy: TargetPolicy; resolve: DnsResolver; testTrustedCas?: OutboundRequest['testTrustedCas']; timeoutMs?: number; maxResponseBytes?: number },
-): GuardedFetch {
+export function guardedFetch(opts: {
+  policy: TargetPolicy;
+  resolve: DnsResolver;
+  testTrustedCas?: OutboundRequest['testTrustedCas'];
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+}): GuardedFetch {
   return async (url, init = {}) => {
     const headers: Record<string, string> = {};
     if (init.headers instanceof Headers) init.headers.forEach((v, k) => (headers[k] = v));

@@ -48,7 +48,17 @@ async function tlsServer(names: string[], by: TestCa = ca) {
 const loopback = { allowPrivate: true, requireHttps: false };
 const toLoopback = async () => [{ address: '127.0.0.1', family: 4 as const }];
 const get = (url: string, extra: { headers?: Record<string, string>; testTrustedCas?: string[] } = {}) =>
-  guardedRequest({ url, method: 'GET', headers: extra.headers ?? {}, body: '', timeoutMs: 5000, maxResponseBytes: 4096, policy: loopback, resolve: toLoopback, testTrustedCas: extra.testTrustedCas ?? [ca.certPem] });
+  guardedRequest({
+    url,
+    method: 'GET',
+    headers: extra.headers ?? {},
+    body: '',
+    timeoutMs: 5000,
+    maxResponseBytes: 4096,
+    policy: loopback,
+    resolve: toLoopback,
+    testTrustedCas: extra.testTrustedCas ?? [ca.certPem],
+  });
 
 describe('guardedRequest over TLS', () => {
   it('connects to the pinned address, asks for the URL’s name in SNI and checks the certificate against it', async () => {
@@ -75,7 +85,16 @@ describe('guardedRequest over TLS', () => {
     const stranger = await tlsServer(['hooks.example'], otherCa);
     await expect(get(`https://hooks.example:${stranger.port}/`)).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
     const s = await tlsServer(['hooks.example']);
-    const systemRoots = guardedRequest({ url: `https://hooks.example:${s.port}/`, method: 'GET', headers: {}, body: '', timeoutMs: 5000, maxResponseBytes: 4096, policy: loopback, resolve: toLoopback });
+    const systemRoots = guardedRequest({
+      url: `https://hooks.example:${s.port}/`,
+      method: 'GET',
+      headers: {},
+      body: '',
+      timeoutMs: 5000,
+      maxResponseBytes: 4096,
+      policy: loopback,
+      resolve: toLoopback,
+    });
     await expect(systemRoots).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
     expect([...stranger.received, ...s.received]).toEqual([]);
   });
@@ -97,7 +116,9 @@ describe('guardedRequest over TLS', () => {
     const res = await get(`https://hooks.example:${s.port}/`);
     expect(res).toMatchObject({ status: 302, headers: { location: `http://127.0.0.1:${privatePort}/admin` } });
     // Libraries given the guarded fetch (openid-client, the Stripe SDK) see the 302 itself, whatever `redirect` says.
-    const viaFetch = await guardedFetch({ policy: loopback, resolve: toLoopback, testTrustedCas: [ca.certPem] })(`https://hooks.example:${s.port}/`);
+    const viaFetch = await guardedFetch({ policy: loopback, resolve: toLoopback, testTrustedCas: [ca.certPem] })(
+      `https://hooks.example:${s.port}/`,
+    );
     expect(viaFetch.status).toBe(302);
     expect(privateHits).toBe(0);
   });
@@ -167,7 +188,15 @@ describe('OIDC discovery over https', () => {
     s.reply = (req, res) => {
       if (req.path !== '/.well-known/openid-configuration') return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'] }));
+      res.end(
+        JSON.stringify({
+          issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `${issuer}/token`,
+          jwks_uri: `${issuer}/jwks`,
+          response_types_supported: ['code'],
+        }),
+      );
     };
     const org = (await bapi('POST', '/v1/organizations', { name: 'Lovelace Ltd' })).body;
     const domain = (await bapi('POST', `/v1/organizations/${org.id}/domains`, { name: 'lovelace.test' })).body;
@@ -183,7 +212,9 @@ describe('OIDC discovery over https', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
 
     const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
-    const start = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'ada@lovelace.test', redirect_url: 'http://localhost:3000/done' } });
+    const start = await b.call('POST', '/v1/client/sign_ins', {
+      body: { strategy: 'enterprise_sso', identifier: 'ada@lovelace.test', redirect_url: 'http://localhost:3000/done' },
+    });
     expect(start.status, JSON.stringify(start.body)).toBe(200);
     const authUrl = new URL(start.body.response.first_factor_verification.external_verification_redirect_url);
     expect(authUrl.origin + authUrl.pathname).toBe(`${issuer}/authorize`);
@@ -197,7 +228,9 @@ describe('breached-password range API over https', () => {
     const sha1 = createHash('sha1').update(password).digest('hex').toUpperCase();
     const s = await tlsServer(['range.example']);
     s.reply = (_req, res) => res.end(`0000000000000000000000000000000000A:0\r\n${sha1.slice(5)}:42\r\n`);
-    const patched = await bapi('PATCH', '/v1/attack_protection', { breached_passwords: { enabled: true, range_api_url: `https://range.example:${s.port}/range` } });
+    const patched = await bapi('PATCH', '/v1/attack_protection', {
+      breached_passwords: { enabled: true, range_api_url: `https://range.example:${s.port}/range` },
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     h.clock.advance(10_000); // past the instance cache
     const created = await bapi('POST', '/v1/users', { email_address: ['breached.tls@example.com'], password });

@@ -26,7 +26,9 @@ const allow = { allowPrivate: true, requireHttps: false };
 describe('guardedRequest', () => {
   it('gives up after the timeout', async () => {
     const started = Date.now();
-    await expect(guardedRequest({ ...base, url: `http://127.0.0.1:${port}/hang`, timeoutMs: 200, policy: allow })).rejects.toBeInstanceOf(OutboundTimeout);
+    await expect(guardedRequest({ ...base, url: `http://127.0.0.1:${port}/hang`, timeoutMs: 200, policy: allow })).rejects.toBeInstanceOf(
+      OutboundTimeout,
+    );
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
@@ -37,7 +39,12 @@ describe('guardedRequest', () => {
 
   it('refuses before connecting when the name resolves to a private address', async () => {
     await expect(
-      guardedRequest({ ...base, url: `http://hooks.example:${port}/`, timeoutMs: 5000, policy: { allowPrivate: false, requireHttps: false } }),
+      guardedRequest({
+        ...base,
+        url: `http://hooks.example:${port}/`,
+        timeoutMs: 5000,
+        policy: { allowPrivate: false, requireHttps: false },
+      }),
     ).rejects.toBeInstanceOf(TargetRefused);
   });
 });

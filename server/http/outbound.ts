@@ -26,7 +26,11 @@ export const ALLOW_PRIVATE_SETTING = 'ALLOW_PRIVATE_TARGETS=1';
  * once the server runs with ALLOW_PRIVATE_TARGETS=1, named in the message and in
  * `meta.enable_with`; a live instance never may.
  */
-export function refusalError(param: string, refusal: { reason: Exclude<TargetRefusal, 'unresolvable'>; message: string }, environment: 'test' | 'live'): AppError {
+export function refusalError(
+  param: string,
+  refusal: { reason: Exclude<TargetRefusal, 'unresolvable'>; message: string },
+  environment: 'test' | 'live',
+): AppError {
   if (refusal.reason !== 'private_address' || environment !== 'test') return validationError(param, refusal.reason, refusal.message);
   return new AppError('VALIDATION_FAILED', {
     message: `${refusal.message} Test instances may use one when the server runs with ${ALLOW_PRIVATE_SETTING}.`,
@@ -95,7 +99,11 @@ export async function guardedRequest(req: OutboundRequest): Promise<OutboundResp
         let size = 0;
         const finish = () => {
           clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, req.maxResponseBytes).toString('utf8') });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).subarray(0, req.maxResponseBytes).toString('utf8'),
+          });
         };
         res.on('data', (chunk: Buffer) => {
           if (size < req.maxResponseBytes) chunks.push(chunk);

@@ -171,9 +171,7 @@ describe('stable under concurrent inserts and deletes', () => {
       expect(new Set(seen).size).toBe(seen.length);
       // Every user that existed throughout is seen, in order.
       const survivors = expectedOrder.filter((id) => !deleted.has(id));
-      expect(seen.filter((id) => initial.includes(id))).toEqual(
-        expectedOrder.filter((id) => seen.includes(id)),
-      );
+      expect(seen.filter((id) => initial.includes(id))).toEqual(expectedOrder.filter((id) => seen.includes(id)));
       for (const id of survivors) expect(seen).toContain(id);
       // A user deleted before its page was read is not shown.
       expect(deletedAhead.size).toBeGreaterThan(5);

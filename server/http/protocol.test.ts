@@ -20,21 +20,33 @@ const noAuth = endpoint<null, { grant_type: string; scope?: string }>({
   handle: async () => jsonResult({ access_token: 'x' }, 200, { 'cache-control': 'no-store' }),
 });
 const throws = (e: () => AppError) =>
-  endpoint<null>({ summary: 'throws', response: z.unknown(), audit: { unaudited: 'test' }, handle: async () => { throw e(); } });
+  endpoint<null>({
+    summary: 'throws',
+    response: z.unknown(),
+    audit: { unaudited: 'test' },
+    handle: async () => {
+      throw e();
+    },
+  });
 
 /** Built on first use: the harness exists only once beforeAll ran. */
 function surface(protocol: Protocol, routes: [Method, string, Guard, RouteEntry<Guard, null>['endpoint']][]) {
   let app: ReturnType<typeof build> | undefined;
-  const build = () => buildSurface<Guard, null>(h.runtime.deps, {
-    name: `test-${protocol.name}`,
-    protocol,
-    routes: routes.map(([method, path, guard, ep]) => ({ method, path, guard, endpoint: ep })),
-    authenticate: async (c, r) => {
-      if (r.guard.bearer && !c.req.header('authorization')) throw new AppError('UNAUTHENTICATED', { message: 'Send a bearer token.' });
-      return null;
-    },
-    actorOf: (_auth, request) => anonymousActor(request),
-  }, ROUTER_GUARDS);
+  const build = () =>
+    buildSurface<Guard, null>(
+      h.runtime.deps,
+      {
+        name: `test-${protocol.name}`,
+        protocol,
+        routes: routes.map(([method, path, guard, ep]) => ({ method, path, guard, endpoint: ep })),
+        authenticate: async (c, r) => {
+          if (r.guard.bearer && !c.req.header('authorization')) throw new AppError('UNAUTHENTICATED', { message: 'Send a bearer token.' });
+          return null;
+        },
+        actorOf: (_auth, request) => anonymousActor(request),
+      },
+      ROUTER_GUARDS,
+    );
   return (method: string, path: string, init: RequestInit = {}) => (app ??= build()).request(path, { method, ...init });
 }
 
@@ -82,7 +94,17 @@ describe('SCIM protocol', () => {
   const call = surface(scimProtocol, [
     ['GET', '/Users/:id', {}, throws(() => new AppError('NOT_FOUND', { message: 'No such user.' }))],
     ['POST', '/Users', {}, throws(() => new AppError('CONFLICT', { message: 'userName is taken.' }))],
-    ['PATCH', '/Users/:id', {}, endpoint<null, { op: string }>({ summary: 'patch', body: z.strictObject({ op: z.string() }), response: z.unknown(), handle: async () => ({}) })],
+    [
+      'PATCH',
+      '/Users/:id',
+      {},
+      endpoint<null, { op: string }>({
+        summary: 'patch',
+        body: z.strictObject({ op: z.string() }),
+        response: z.unknown(),
+        handle: async () => ({}),
+      }),
+    ],
   ]);
 
   it('renders errors in the SCIM Error schema, status as a string, with scimType where RFC 7644 names one', async () => {
@@ -102,8 +124,19 @@ describe('SCIM protocol', () => {
 });
 
 describe('HTML protocol and special results', () => {
-  const page = endpoint<null>({ summary: 'page', response: z.unknown(), audit: { unaudited: 'test' }, handle: async () => htmlPage('<p>hi</p>') });
-  const go = endpoint<null, { id_token: string; state: string }>({ summary: 'go', body: z.strictObject({ id_token: z.string(), state: z.string() }), response: z.unknown(), audit: { unaudited: 'test' }, handle: async () => redirect('https://app.example/after', 303) });
+  const page = endpoint<null>({
+    summary: 'page',
+    response: z.unknown(),
+    audit: { unaudited: 'test' },
+    handle: async () => htmlPage('<p>hi</p>'),
+  });
+  const go = endpoint<null, { id_token: string; state: string }>({
+    summary: 'go',
+    body: z.strictObject({ id_token: z.string(), state: z.string() }),
+    response: z.unknown(),
+    audit: { unaudited: 'test' },
+    handle: async () => redirect('https://app.example/after', 303),
+  });
   const none = endpoint<null>({ summary: 'none', response: z.unknown(), audit: { unaudited: 'test' }, handle: async () => noContent() });
   const html = surface(htmlProtocol, [
     ['POST', '/launch', {}, go],

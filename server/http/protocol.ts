@@ -38,11 +38,16 @@ export const RETRY_AFTER_SECONDS: Record<'unavailable' | 'busy', number> = { una
 /** The answer to a database fault: 503 with Retry-After while it lasts, 409 for a row removed meanwhile. */
 export function databaseFaultError(fault: DatabaseFault, cause?: unknown): AppError {
   if (fault === 'removed_meanwhile') {
-    return new AppError('CONFLICT', { message: 'A resource this request refers to was removed meanwhile.', meta: { reason: 'removed_meanwhile' }, cause });
+    return new AppError('CONFLICT', {
+      message: 'A resource this request refers to was removed meanwhile.',
+      meta: { reason: 'removed_meanwhile' },
+      cause,
+    });
   }
   const retryAfter = RETRY_AFTER_SECONDS[fault];
   return new AppError('SERVICE_UNAVAILABLE', {
-    message: fault === 'busy' ? 'The database is busy; retry after the given delay.' : 'The database is unavailable; retry after the given delay.',
+    message:
+      fault === 'busy' ? 'The database is busy; retry after the given delay.' : 'The database is unavailable; retry after the given delay.',
     meta: { reason: fault === 'busy' ? 'database_busy' : 'database_unavailable', retry_after: retryAfter },
     headers: { 'retry-after': String(retryAfter) },
     cause,
@@ -86,7 +91,11 @@ const OAUTH_ERRORS: Partial<Record<ErrorCode, { error: string; status?: number }
 const quoted = (s: string) => s.replace(/["\\]/g, "'");
 
 /** RFC 6749 §4.1.2.1 / §5.2: an error_description is printable ASCII without `"` and `\\` (typographic quotes become `'`). */
-export const oauthDescription = (s: string) => s.replace(/[\u2018\u2019]/g, "'").replace(/[\u201C\u201D"\\]/g, "'").replace(/[^\x20-\x7E]/g, '');
+export const oauthDescription = (s: string) =>
+  s
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201C\u201D"\\]/g, "'")
+    .replace(/[^\x20-\x7E]/g, '');
 
 /**
  * OAuth 2.0 / OIDC (RFC 6749 §5.2, RFC 6750 §3): `{error, error_description}`, never
@@ -163,7 +172,10 @@ export const htmlProtocol: Protocol = {
   strictForm: true,
   contentType: 'application/json; charset=utf-8',
   renderError: (err, c) => {
-    const res = c.html(errorPage('Sign-in could not be completed', `${err.message} (${err.code}, ${c.get('requestId')})`), err.status as 400);
+    const res = c.html(
+      errorPage('Sign-in could not be completed', `${err.message} (${err.code}, ${c.get('requestId')})`),
+      err.status as 400,
+    );
     return withHeaders(res, err);
   },
 };

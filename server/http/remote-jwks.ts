@@ -47,7 +47,8 @@ export function checkJwksUri(config: Deps['config'], environment: Environment, r
   }
 }
 
-export const forgetRemoteJwks = (deps: Pick<Deps, 'caches'>, cache: string, ownerId: string) => deps.caches.get(cache, JWKS_TTL_MS).delete(ownerId);
+export const forgetRemoteJwks = (deps: Pick<Deps, 'caches'>, cache: string, ownerId: string) =>
+  deps.caches.get(cache, JWKS_TTL_MS).delete(ownerId);
 
 /** A JWKS document's keys (objects only); throws on anything else. */
 export function parseJwks(body: string): JSONWebKeySet {

@@ -44,9 +44,16 @@ export function requestContext(deps: Deps, surface: string): MiddlewareHandler<S
 }
 
 /** Your own proxies by default: loopback, private and link-local ranges (TRUSTED_PROXIES replaces them). */
-const DEFAULT_TRUSTED_PROXIES: Cidr[] = ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '::1/128', 'fc00::/7', 'fe80::/10'].map(
-  (c) => parseCidr(c)!,
-);
+const DEFAULT_TRUSTED_PROXIES: Cidr[] = [
+  '127.0.0.0/8',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '169.254.0.0/16',
+  '::1/128',
+  'fc00::/7',
+  'fe80::/10',
+].map((c) => parseCidr(c)!);
 
 type ProxyConfig = Pick<Config, 'TRUST_PROXY' | 'TRUSTED_PROXIES'>;
 
@@ -72,7 +79,10 @@ const clientIps = new WeakMap<Context, string | null>();
 function clientIpOf(c: Context, config: ProxyConfig): string | null {
   const peer = normalizeIp(socketAddress(c) ?? '');
   if (!config.TRUST_PROXY) return peer;
-  const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+  const hops = (c.req.header('x-forwarded-for') ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
   const trusted = config.TRUSTED_PROXIES ?? DEFAULT_TRUSTED_PROXIES;
   let client: string | null = null;
   for (let i = hops.length - 1; i >= 0; i--) {

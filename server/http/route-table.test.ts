@@ -9,13 +9,31 @@ const PUBLIC = 'public' as const;
 interface AuthUnder extends GuardAuth {
   readonly auth: this['guard'] extends typeof PUBLIC ? Auth | null : Auth;
 }
-const needsAuth = endpoint<Auth>({ summary: 'x', response: z.string(), audit: { unaudited: 'test' }, handle: async ({ auth }) => auth.who });
-const takesNone = endpoint<Auth | null>({ summary: 'y', response: z.string().nullable(), audit: { unaudited: 'test' }, handle: async ({ auth }) => auth?.who ?? null });
+const needsAuth = endpoint<Auth>({
+  summary: 'x',
+  response: z.string(),
+  audit: { unaudited: 'test' },
+  handle: async ({ auth }) => auth.who,
+});
+const takesNone = endpoint<Auth | null>({
+  summary: 'y',
+  response: z.string().nullable(),
+  audit: { unaudited: 'test' },
+  handle: async ({ auth }) => auth?.who ?? null,
+});
 
 describe('routeTable', () => {
   it('builds one entry a line: the path under the prefix, the guard as the surface reads it', () => {
-    const route = routeTable<Guard, Auth | null, string | Guard, AuthUnder, '/v9'>({ prefix: '/v9', guard: (g) => (typeof g === 'string' ? { scope: g } : g) });
-    expect(route('GET', '/things', 'things:read', needsAuth)).toEqual({ method: 'GET', path: '/v9/things', guard: { scope: 'things:read' }, endpoint: needsAuth });
+    const route = routeTable<Guard, Auth | null, string | Guard, AuthUnder, '/v9'>({
+      prefix: '/v9',
+      guard: (g) => (typeof g === 'string' ? { scope: g } : g),
+    });
+    expect(route('GET', '/things', 'things:read', needsAuth)).toEqual({
+      method: 'GET',
+      path: '/v9/things',
+      guard: { scope: 'things:read' },
+      endpoint: needsAuth,
+    });
     expect(route('POST', '/things', { scope: 'things:write' }, needsAuth).guard).toEqual({ scope: 'things:write' });
     expect(route('GET', '/open', PUBLIC, takesNone).path).toBe('/v9/open');
     // Compile-time (tsc runs over tests): a public route's handler must accept no auth.

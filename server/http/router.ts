@@ -121,7 +121,11 @@ function render(protocol: Protocol, endpoint: Pick<Endpoint, 'status' | 'respons
     case 'json':
       return { status: r.status, body: JSON.stringify(r.value), headers: { 'content-type': protocol.contentType, ...r.headers } };
     case 'bytes':
-      return { status: r.status, body: r.bytes, headers: { 'content-type': r.contentType, 'content-length': String(r.bytes.byteLength), ...r.headers } };
+      return {
+        status: r.status,
+        body: r.bytes,
+        headers: { 'content-type': r.contentType, 'content-length': String(r.bytes.byteLength), ...r.headers },
+      };
     case 'stream':
       return { status: 200, body: r.stream, headers: { 'content-type': r.contentType, ...r.headers } };
   }
@@ -149,7 +153,11 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
   const { protocol } = surface;
   const app = new Hono<SurfaceEnv>();
   // First: a dialect's request is translated and served again, logged once as the route that served it.
-  if (surface.dialect) app.use('*', surface.dialect((req, env) => app.fetch(req, env)));
+  if (surface.dialect)
+    app.use(
+      '*',
+      surface.dialect((req, env) => app.fetch(req, env)),
+    );
   app.use('*', requestContext(deps, surface.name));
   app.onError((err, c) => protocol.renderError(toAppError(deps, err, c), c));
 
@@ -163,7 +171,11 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       if (instanceId) await guards.networkAcl(deps, surface.name, instanceId, request);
       const auth = await surface.authenticate(c, route);
       const params = pathParams(c, endpoint);
-      const media = [...protocol.media, ...(endpoint.multipart ? (['multipart'] as const) : []), ...(endpoint.form ? (['form'] as const) : [])];
+      const media = [
+        ...protocol.media,
+        ...(endpoint.multipart ? (['multipart'] as const) : []),
+        ...(endpoint.form ? (['form'] as const) : []),
+      ];
       const parsed = hasBody ? await parseBody(c, media, { strictForm: protocol.strictForm }) : { raw: '', value: undefined };
       const body = hasBody ? validate(endpoint.body ?? EMPTY_BODY, parsed.value, 'body') : undefined;
       // No query string and no schema: nothing to check, and EMPTY_QUERY would answer {}.
@@ -202,7 +214,11 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       };
       const out = surface.around ? await surface.around({ c, route, auth, rawBody: parsed.raw, deps, run }) : await run(deps);
       if (out.status === 204 || out.status === 304 || out.body === '') return c.body(null, out.status as 200, out.headers);
-      return c.body(typeof out.body === 'string' || out.body instanceof ReadableStream ? out.body : new Uint8Array(out.body), out.status as 200, out.headers);
+      return c.body(
+        typeof out.body === 'string' || out.body instanceof ReadableStream ? out.body : new Uint8Array(out.body),
+        out.status as 200,
+        out.headers,
+      );
     });
   }
 
@@ -212,7 +228,11 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
     if (allowed.length > 0) {
       const allow = [...new Set(allowed)].join(', ');
       return protocol.renderError(
-        new AppError('METHOD_NOT_ALLOWED', { message: `${c.req.method} is not allowed here; use ${allow}.`, headers: { allow }, meta: { allowed } }),
+        new AppError('METHOD_NOT_ALLOWED', {
+          message: `${c.req.method} is not allowed here; use ${allow}.`,
+          headers: { allow },
+          meta: { allowed },
+        }),
         c,
       );
     }

@@ -29,7 +29,12 @@ function entry(issue: z.core.$ZodIssue, root: string, input: unknown): ErrorEntr
   return [{ code: 'VALIDATION_FAILED', message, meta: { param, reason, ...bounds(issue) } }];
 }
 
-const BOUND_NAMES: Record<string, [min: string, max: string]> = { string: ['min_length', 'max_length'], array: ['min_items', 'max_items'], set: ['min_items', 'max_items'], number: ['minimum', 'maximum'] };
+const BOUND_NAMES: Record<string, [min: string, max: string]> = {
+  string: ['min_length', 'max_length'],
+  array: ['min_items', 'max_items'],
+  set: ['min_items', 'max_items'],
+  number: ['minimum', 'maximum'],
+};
 
 /** The bound a too_small/too_big value missed, so a client can say it in its own words: `min_length: 8`. */
 function bounds(issue: z.core.$ZodIssue): Record<string, number> {

@@ -57,7 +57,10 @@ export function clerkApi(baseUrl: string, secretKey: string, fetchImpl: typeof f
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await fetchImpl(url, { headers: { authorization: `Bearer ${secretKey}`, accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+        res = await fetchImpl(url, {
+          headers: { authorization: `Bearer ${secretKey}`, accept: 'application/json' },
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
       } catch (e) {
         if (attempt < RETRIES) continue;
         throw new ClerkApiError(`Clerk's API could not be reached at ${url.origin}: ${(e as Error).message}`);
@@ -68,10 +71,15 @@ export function clerkApi(baseUrl: string, secretKey: string, fetchImpl: typeof f
         await new Promise((r) => setTimeout(r, wait * 1000));
         continue;
       }
-      if (res.status === 401 || res.status === 403) throw new ClerkApiError(`Clerk's API refused the secret key (${res.status} on GET ${url.pathname}).`);
+      if (res.status === 401 || res.status === 403)
+        throw new ClerkApiError(`Clerk's API refused the secret key (${res.status} on GET ${url.pathname}).`);
       if (!res.ok) throw new ClerkApiError(`Clerk's API answered ${res.status} to GET ${url.pathname}.`);
       const body: unknown = await res.json().catch(() => null);
-      const data = Array.isArray(body) ? body : body && typeof body === 'object' && Array.isArray((body as { data?: unknown }).data) ? (body as { data: unknown[] }).data : null;
+      const data = Array.isArray(body)
+        ? body
+        : body && typeof body === 'object' && Array.isArray((body as { data?: unknown }).data)
+          ? (body as { data: unknown[] }).data
+          : null;
       if (!data) throw new ClerkApiError(`Clerk's API answered GET ${url.pathname} with something other than a list.`);
       return data;
     }

@@ -111,7 +111,8 @@ function readCsv(text: string, parseCsv: typeof import('csv-parse/sync').parse):
     throw new ExportFormatError(`The CSV file could not be read: ${(e as Error).message}`);
   }
   const first = records[0]?.record;
-  if (first && !('id' in first)) throw new ExportFormatError(`The CSV file has no id column (expected Clerk's columns: ${CSV_COLUMNS.join(', ')}).`);
+  if (first && !('id' in first))
+    throw new ExportFormatError(`The CSV file has no id column (expected Clerk's columns: ${CSV_COLUMNS.join(', ')}).`);
   const users = records.map(({ record: r, info }) => {
     const lower = (s: string) => s.toLowerCase();
     const digest = orNull(r.password_digest);
@@ -121,14 +122,18 @@ function readCsv(text: string, parseCsv: typeof import('csv-parse/sync').parse):
       firstName: orNull(r.first_name),
       lastName: orNull(r.last_name),
       username: orNull(r.username),
-      emails: identifiers(orNull(r.primary_email_address), many(r.verified_email_addresses), many(r.unverified_email_addresses), lower).map((e) => ({
-        address: e.value,
-        verified: e.verified,
-      })),
-      phones: identifiers(orNull(r.primary_phone_number), many(r.verified_phone_numbers), many(r.unverified_phone_numbers), (s) => s).map((p) => ({
-        number: p.value,
-        verified: p.verified,
-      })),
+      emails: identifiers(orNull(r.primary_email_address), many(r.verified_email_addresses), many(r.unverified_email_addresses), lower).map(
+        (e) => ({
+          address: e.value,
+          verified: e.verified,
+        }),
+      ),
+      phones: identifiers(orNull(r.primary_phone_number), many(r.verified_phone_numbers), many(r.unverified_phone_numbers), (s) => s).map(
+        (p) => ({
+          number: p.value,
+          verified: p.verified,
+        }),
+      ),
       password: digest ? { digest, hasher: (r.password_hasher ?? '').trim() } : null,
       totpSecret: orNull(r.totp_secret),
       createdAt: null,
@@ -174,8 +179,14 @@ function readJson(text: string): ReadExport {
       firstName: str(u.first_name),
       lastName: str(u.last_name),
       username: str(u.username),
-      emails: jsonIdentifiers(u.email_addresses, 'email_address', u.primary_email_address_id).map((e) => ({ address: e.value, verified: e.verified })),
-      phones: jsonIdentifiers(u.phone_numbers, 'phone_number', u.primary_phone_number_id).map((p) => ({ number: p.value, verified: p.verified })),
+      emails: jsonIdentifiers(u.email_addresses, 'email_address', u.primary_email_address_id).map((e) => ({
+        address: e.value,
+        verified: e.verified,
+      })),
+      phones: jsonIdentifiers(u.phone_numbers, 'phone_number', u.primary_phone_number_id).map((p) => ({
+        number: p.value,
+        verified: p.verified,
+      })),
       password: digest ? { digest, hasher: str(u.password_hasher) ?? '' } : null,
       totpSecret: str(u.totp_secret),
       externalId: str(u.external_id),
@@ -183,7 +194,12 @@ function readJson(text: string): ReadExport {
       privateMetadata: metadata(u.private_metadata),
       unsafeMetadata: metadata(u.unsafe_metadata),
       banned: u.banned === true,
-      lockedForSeconds: u.locked === true ? (typeof u.lockout_expires_in_seconds === 'number' ? Math.max(0, u.lockout_expires_in_seconds) : null) : undefined,
+      lockedForSeconds:
+        u.locked === true
+          ? typeof u.lockout_expires_in_seconds === 'number'
+            ? Math.max(0, u.lockout_expires_in_seconds)
+            : null
+          : undefined,
       createdAt: millis(u.created_at),
       lastSignInAt: millis(u.last_sign_in_at),
     });

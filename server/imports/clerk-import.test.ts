@@ -42,7 +42,13 @@ describe('import clerk', () => {
     const dry = await cli([...importArgs(), '--dry-run']);
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, format: 'csv' });
-    expect(usersOf(dry.stdout)).toEqual({ read: SIZE + exported.bad.length, created: SIZE, updated: 0, unchanged: 0, skipped: exported.bad.length });
+    expect(usersOf(dry.stdout)).toEqual({
+      read: SIZE + exported.bad.length,
+      created: SIZE,
+      updated: 0,
+      unchanged: 0,
+      skipped: exported.bad.length,
+    });
     expect((await h.call('GET', `/v1/users/${exported.users[0]!.id}`, { key: A.secret })).status).toBe(404);
     expect((await h.call('GET', '/v1/users?limit=1', { key: A.secret })).body.data).toEqual([]);
   });
@@ -61,19 +67,43 @@ describe('import clerk', () => {
     const res = await cli(importArgs());
     expect(res.exitCode, res.stderr).toBe(0);
     const report = JSON.parse(res.stdout);
-    expect(report.users).toEqual({ read: SIZE + exported.bad.length, created: SIZE - 300, updated: 0, unchanged: 300, skipped: exported.bad.length });
+    expect(report.users).toEqual({
+      read: SIZE + exported.bad.length,
+      created: SIZE - 300,
+      updated: 0,
+      unchanged: 300,
+      skipped: exported.bad.length,
+    });
     for (const b of exported.bad) {
-      expect(report.skipped, `line ${b.line}`).toContainEqual(expect.objectContaining({ where: `line ${b.line}`, reason: expect.stringMatching(b.reason) }));
+      expect(report.skipped, `line ${b.line}`).toContainEqual(
+        expect.objectContaining({ where: `line ${b.line}`, reason: expect.stringMatching(b.reason) }),
+      );
     }
     expect(report.skipped).toHaveLength(exported.bad.length);
-    expect(progress.at(-1)).toMatch(new RegExp(`^users: ${SIZE + exported.bad.length - 1}/${SIZE + exported.bad.length - 1} \\(${SIZE - 300} created, 0 updated, 300 unchanged, ${exported.bad.length - 1} skipped\\)`));
+    expect(progress.at(-1)).toMatch(
+      new RegExp(
+        `^users: ${SIZE + exported.bad.length - 1}/${SIZE + exported.bad.length - 1} \\(${SIZE - 300} created, 0 updated, 300 unchanged, ${exported.bad.length - 1} skipped\\)`,
+      ),
+    );
     expect(progress.length).toBeGreaterThan(1);
 
     const u = exported.users[0]!;
     const user = await h.call('GET', `/v1/users/${u.id}`, { key: A.secret });
     expect(user.status).toBe(200);
-    expect(user.body).toMatchObject({ id: u.id, first_name: 'Ada', last_name: 'Last0', username: expect.stringMatching(/^user0_/), password_enabled: true, two_factor_enabled: true });
-    const emails = Object.fromEntries(user.body.email_addresses.map((e: { email_address: string; verification: { status: string } }) => [e.email_address, e.verification.status]));
+    expect(user.body).toMatchObject({
+      id: u.id,
+      first_name: 'Ada',
+      last_name: 'Last0',
+      username: expect.stringMatching(/^user0_/),
+      password_enabled: true,
+      two_factor_enabled: true,
+    });
+    const emails = Object.fromEntries(
+      user.body.email_addresses.map((e: { email_address: string; verification: { status: string } }) => [
+        e.email_address,
+        e.verification.status,
+      ]),
+    );
     const [local, domain] = u.email.split('@') as [string, string];
     expect(emails).toEqual({
       [u.email]: 'verified',
@@ -82,11 +112,14 @@ describe('import clerk', () => {
     });
     expect(domain).toBe('example.com');
     expect(user.body.email_addresses.find((e: { id: string }) => e.id === user.body.primary_email_address_id).email_address).toBe(u.email);
-    expect(user.body.phone_numbers).toEqual([expect.objectContaining({ phone_number: '+14151000000', verification: expect.objectContaining({ status: 'verified' }) })]);
+    expect(user.body.phone_numbers).toEqual([
+      expect.objectContaining({ phone_number: '+14151000000', verification: expect.objectContaining({ status: 'verified' }) }),
+    ]);
     // Quoted cells: a comma, a line break; each of Clerk's separators split the second address off.
     expect((await h.call('GET', `/v1/users/${exported.users[1]!.id}`, { key: A.secret })).body.first_name).toBe('Grace, Jr.');
     expect((await h.call('GET', `/v1/users/${exported.users[2]!.id}`, { key: A.secret })).body.first_name).toBe('Line\nBreak');
-    for (const i of [1, 2]) expect((await h.call('GET', `/v1/users/${exported.users[i]!.id}`, { key: A.secret })).body.email_addresses).toHaveLength(2);
+    for (const i of [1, 2])
+      expect((await h.call('GET', `/v1/users/${exported.users[i]!.id}`, { key: A.secret })).body.email_addresses).toHaveLength(2);
     // A session for the Clerk id, its token's sub, and the token verified.
     const session = await h.call('POST', '/v1/sessions', { key: A.secret, body: { user_id: u.id } });
     expect(session.status).toBe(200);
@@ -95,18 +128,26 @@ describe('import clerk', () => {
     const verified = await h.call('POST', '/v1/sessions/verify', { key: A.secret, body: { token: token.body.jwt } });
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
 
-    const events = rowsOf<{ n: number }>(await h.runtime.deps.db.execute(sql`select count(*)::int as n from events where instance_id = ${A.instanceId} and type = 'user.created'`));
+    const events = rowsOf<{ n: number }>(
+      await h.runtime.deps.db.execute(
+        sql`select count(*)::int as n from events where instance_id = ${A.instanceId} and type = 'user.created'`,
+      ),
+    );
     expect(Number(events[0]!.n)).toBe(SIZE);
   });
 
   it('an imported user signs in with the old password, which is then re-hashed to argon2id', async () => {
     const u = exported.users[1]!;
-    const res = await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, strategy: 'password', password: u.password } });
+    const res = await browserOf(h, A).call('POST', '/v1/client/sign_ins', {
+      body: { identifier: u.email, strategy: 'password', password: u.password },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.response.status).toBe('complete');
     const [row] = await h.runtime.deps.db.select().from(users).where(eq(users.id, u.id));
     expect(row!.passwordHasher).toBe('argon2id');
-    expect((await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, password: 'not the password' } })).status).toBe(422);
+    expect(
+      (await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, password: 'not the password' } })).status,
+    ).toBe(422);
   });
 
   it('an imported TOTP secret is the user’s second factor', async () => {
@@ -114,9 +155,13 @@ describe('import clerk', () => {
     const b = browserOf(h, A);
     const first = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, password: u.password } });
     expect(first.body.response.status).toBe('needs_second_factor');
-    const wrong = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: '000000' } });
+    const wrong = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: '000000' },
+    });
     expect(wrong.status).toBe(422);
-    const done = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: totpCode(h, u.totpSecret!) } });
+    const done = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: totpCode(h, u.totpSecret!) },
+    });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.response.status).toBe('complete');
   });
@@ -125,7 +170,9 @@ describe('import clerk', () => {
     const before = await h.runtime.deps.db.select({ digest: users.passwordDigest }).from(users).where(eq(users.id, exported.users[1]!.id));
     const res = await cli(importArgs());
     expect(usersOf(res.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: SIZE, skipped: exported.bad.length });
-    expect(await h.runtime.deps.db.select({ digest: users.passwordDigest }).from(users).where(eq(users.id, exported.users[1]!.id))).toEqual(before);
+    expect(await h.runtime.deps.db.select({ digest: users.passwordDigest }).from(users).where(eq(users.id, exported.users[1]!.id))).toEqual(
+      before,
+    );
   });
 
   it('reads the JSON export: metadata, bans, created dates, verification, external ids; a changed user is updated', async () => {
@@ -139,8 +186,18 @@ describe('import clerk', () => {
       username: null,
       primary_email_address_id: 'idn_b',
       email_addresses: [
-        { id: 'idn_a', object: 'email_address', email_address: `other.${id}@example.com`, verification: { status: 'unverified', strategy: 'email_code' } },
-        { id: 'idn_b', object: 'email_address', email_address: `json.${id}@example.com`, verification: { status: 'verified', strategy: 'email_code' } },
+        {
+          id: 'idn_a',
+          object: 'email_address',
+          email_address: `other.${id}@example.com`,
+          verification: { status: 'unverified', strategy: 'email_code' },
+        },
+        {
+          id: 'idn_b',
+          object: 'email_address',
+          email_address: `json.${id}@example.com`,
+          verification: { status: 'verified', strategy: 'email_code' },
+        },
       ],
       phone_numbers: [],
       public_metadata: { plan: 'pro' },
@@ -155,7 +212,11 @@ describe('import clerk', () => {
     const file = path.join(dir, 'users.json');
     writeFileSync(file, JSON.stringify([clerkUser(), { id: 'user_bad' }]));
     const res = await cli(importArgs(file));
-    expect(JSON.parse(res.stdout)).toMatchObject({ format: 'json', users: { created: 1, skipped: 1 }, skipped: [{ where: 'entry 2', id: 'user_bad' }] });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      format: 'json',
+      users: { created: 1, skipped: 1 },
+      skipped: [{ where: 'entry 2', id: 'user_bad' }],
+    });
     const user = (await h.call('GET', `/v1/users/${id}`, { key: A.secret })).body;
     expect(user).toMatchObject({
       external_id: 'crm-42',
@@ -167,21 +228,48 @@ describe('import clerk', () => {
       last_sign_in_at: 1_700_000_000_000,
       password_enabled: false,
     });
-    expect(user.email_addresses.find((e: { id: string }) => e.id === user.primary_email_address_id).email_address).toBe(`json.${id}@example.com`);
-    expect(user.email_addresses.map((e: { verification: { status: string } }) => e.verification.status).sort()).toEqual(['unverified', 'verified']);
+    expect(user.email_addresses.find((e: { id: string }) => e.id === user.primary_email_address_id).email_address).toBe(
+      `json.${id}@example.com`,
+    );
+    expect(user.email_addresses.map((e: { verification: { status: string } }) => e.verification.status).sort()).toEqual([
+      'unverified',
+      'verified',
+    ]);
 
     // A .txt name: the content says JSON. The user changed in Clerk since: the import follows.
     const renamed = path.join(dir, 'export.txt');
     writeFileSync(renamed, JSON.stringify({ data: [clerkUser({ first_name: 'Renamed', banned: false, public_metadata: {} })] }));
     const again = await cli(importArgs(renamed));
     expect(usersOf(again.stdout)).toMatchObject({ created: 0, updated: 1 });
-    expect((await h.call('GET', `/v1/users/${id}`, { key: A.secret })).body).toMatchObject({ first_name: 'Renamed', banned: false, public_metadata: {} });
+    expect((await h.call('GET', `/v1/users/${id}`, { key: A.secret })).body).toMatchObject({
+      first_name: 'Renamed',
+      banned: false,
+      public_metadata: {},
+    });
   });
 
   describe('organizations from Clerk’s Backend API', () => {
     const orgs = [
-      { object: 'organization', id: clerkOrgId(), name: 'Acme', slug: 'acme', public_metadata: { plan: 'pro' }, private_metadata: {}, max_allowed_memberships: 0, created_at: 1_600_000_000_000 },
-      { object: 'organization', id: clerkOrgId(), name: 'Globex', slug: 'globex', public_metadata: {}, private_metadata: { tier: 2 }, max_allowed_memberships: 500, created_at: 1_600_000_001_000 },
+      {
+        object: 'organization',
+        id: clerkOrgId(),
+        name: 'Acme',
+        slug: 'acme',
+        public_metadata: { plan: 'pro' },
+        private_metadata: {},
+        max_allowed_memberships: 0,
+        created_at: 1_600_000_000_000,
+      },
+      {
+        object: 'organization',
+        id: clerkOrgId(),
+        name: 'Globex',
+        slug: 'globex',
+        public_metadata: {},
+        private_metadata: { tier: 2 },
+        max_allowed_memberships: 500,
+        created_at: 1_600_000_001_000,
+      },
       { object: 'organization', id: 'org_bad', name: 'Bad', slug: 'bad', created_at: 1 },
     ];
     const member = (userId: string, role: string, roleName: string, permissions: string[] = []) => ({
@@ -210,11 +298,14 @@ describe('import clerk', () => {
     beforeAll(async () => {
       clerk = await listen((req, res) => {
         const url = new URL(req.url!, 'http://x');
-        if (req.headers.authorization !== `Bearer ${SECRET}`) return res.writeHead(401, { 'content-type': 'application/json' }).end('{"errors":[{"code":"authentication_invalid"}]}');
+        if (req.headers.authorization !== `Bearer ${SECRET}`)
+          return res.writeHead(401, { 'content-type': 'application/json' }).end('{"errors":[{"code":"authentication_invalid"}]}');
         const page = <T>(list: T[]) => {
           const limit = Number(url.searchParams.get('limit') ?? 10);
           const offset = Number(url.searchParams.get('offset') ?? 0);
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: list.slice(offset, offset + limit), total_count: list.length }));
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ data: list.slice(offset, offset + limit), total_count: list.length }));
         };
         if (url.pathname === '/v1/organizations') return page(orgs);
         const m = /^\/v1\/organizations\/([^/]+)\/memberships$/.exec(url.pathname);
@@ -235,7 +326,11 @@ describe('import clerk', () => {
 
     it('a dry run writes nothing', async () => {
       const dry = await cli([...args(), '--dry-run'], { CLERK_SECRET_KEY: SECRET });
-      expect(JSON.parse(dry.stdout)).toMatchObject({ organizations: { created: 2 }, memberships: { created: 152 }, roles_created: ['org:editor'] });
+      expect(JSON.parse(dry.stdout)).toMatchObject({
+        organizations: { created: 2 },
+        memberships: { created: 152 },
+        roles_created: ['org:editor'],
+      });
       expect((await h.call('GET', `/v1/organizations/${orgs[0]!.id}`, { key: A.secret })).status).toBe(404);
     });
 
@@ -244,20 +339,40 @@ describe('import clerk', () => {
       expect(res.exitCode, res.stderr).toBe(0);
       expect(res.stdout + res.stderr).not.toContain(SECRET);
       const report = JSON.parse(res.stdout);
-      expect(report).toMatchObject({ organizations: { created: 2, updated: 0, unchanged: 0 }, memberships: { created: 152, updated: 0, unchanged: 0 }, roles_created: ['org:editor'] });
+      expect(report).toMatchObject({
+        organizations: { created: 2, updated: 0, unchanged: 0 },
+        memberships: { created: 152, updated: 0, unchanged: 0 },
+        roles_created: ['org:editor'],
+      });
       expect(report.skipped).toHaveLength(2);
-      expect(report.skipped).toContainEqual(expect.objectContaining({ where: 'organization org_bad', reason: expect.stringMatching(/not a Clerk organization id/) }));
-      expect(report.skipped).toContainEqual(expect.objectContaining({ id: notImported, reason: expect.stringMatching(/not in this instance/) }));
+      expect(report.skipped).toContainEqual(
+        expect.objectContaining({ where: 'organization org_bad', reason: expect.stringMatching(/not a Clerk organization id/) }),
+      );
+      expect(report.skipped).toContainEqual(
+        expect.objectContaining({ id: notImported, reason: expect.stringMatching(/not in this instance/) }),
+      );
 
       const acme = await h.call('GET', `/v1/organizations/${orgs[0]!.id}`, { key: A.secret });
       expect(acme.status).toBe(200);
-      expect(acme.body).toMatchObject({ id: orgs[0]!.id, slug: 'acme', public_metadata: { plan: 'pro' }, created_at: 1_600_000_000_000, members_count: 2 });
+      expect(acme.body).toMatchObject({
+        id: orgs[0]!.id,
+        slug: 'acme',
+        public_metadata: { plan: 'pro' },
+        created_at: 1_600_000_000_000,
+        members_count: 2,
+      });
       const list = await h.call('GET', `/v1/organizations/${orgs[0]!.id}/memberships`, { key: A.secret });
-      const roles = Object.fromEntries(list.body.data.map((m: { public_user_data: { user_id: string }; role: string }) => [m.public_user_data.user_id, m.role]));
+      const roles = Object.fromEntries(
+        list.body.data.map((m: { public_user_data: { user_id: string }; role: string }) => [m.public_user_data.user_id, m.role]),
+      );
       expect(roles).toEqual({ [exported.users[0]!.id]: 'org:admin', [exported.users[1]!.id]: 'org:editor' });
       const editor = (await h.call('GET', '/v1/roles', { key: A.secret })).body.data.find((r: { key: string }) => r.key === 'org:editor');
       expect(editor).toMatchObject({ name: 'Editor', permissions: ['org:posts:edit', 'org:sys_memberships:read'] });
-      expect((await h.call('GET', `/v1/organizations/${orgs[1]!.id}`, { key: A.secret })).body).toMatchObject({ private_metadata: { tier: 2 }, max_allowed_memberships: 500, members_count: 150 });
+      expect((await h.call('GET', `/v1/organizations/${orgs[1]!.id}`, { key: A.secret })).body).toMatchObject({
+        private_metadata: { tier: 2 },
+        max_allowed_memberships: 500,
+        members_count: 150,
+      });
       expect((await h.call('GET', `/v1/users/${exported.users[0]!.id}/organization_memberships`, { key: A.secret })).body.data).toEqual([
         expect.objectContaining({ role: 'org:admin', organization: expect.objectContaining({ id: orgs[0]!.id }) }),
       ]);
@@ -265,7 +380,11 @@ describe('import clerk', () => {
 
     it('run again, changes nothing; a changed role is updated', async () => {
       const again = await cli(args(), { CLERK_SECRET_KEY: SECRET });
-      expect(JSON.parse(again.stdout)).toMatchObject({ organizations: { created: 0, updated: 0, unchanged: 2 }, memberships: { created: 0, updated: 0, unchanged: 152 }, roles_created: [] });
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        organizations: { created: 0, updated: 0, unchanged: 2 },
+        memberships: { created: 0, updated: 0, unchanged: 152 },
+        roles_created: [],
+      });
       memberships[orgs[0]!.id]![1]!.role = 'org:admin';
       const changed = await cli(args(), { CLERK_SECRET_KEY: SECRET });
       expect(JSON.parse(changed.stdout)).toMatchObject({ memberships: { created: 0, updated: 1, unchanged: 151 } });
@@ -278,7 +397,9 @@ describe('import clerk, as an operator runs it: a child process against a databa
   const adminUrl = process.env.DATABASE_URL;
   const dbName = `latchkey_clerk_import_${randomBytes(6).toString('hex')}`;
   const dataDir = path.join(dir, 'data');
-  const target: Record<string, string> = adminUrl ? { DATABASE_URL: databaseUrl(adminUrl, dbName) } : { DATA_DIR: dataDir, DATABASE_URL: '' };
+  const target: Record<string, string> = adminUrl
+    ? { DATABASE_URL: databaseUrl(adminUrl, dbName) }
+    : { DATA_DIR: dataDir, DATABASE_URL: '' };
   const child = cliProcess({ ...target, ENCRYPTION_KEY: encryptionKey });
   const small = generateClerkCsv(20);
   let database: Database | undefined;
@@ -314,7 +435,9 @@ describe('import clerk, as an operator runs it: a child process against a databa
     const first = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, password: u.password } });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.response.status).toBe('needs_second_factor');
-    const done = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: totpCode(h, u.totpSecret!) } });
+    const done = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: totpCode(h, u.totpSecret!) },
+    });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.response).toMatchObject({ status: 'complete', created_session_id: expect.stringMatching(/^sess_/) });
   }, 120_000);

@@ -36,9 +36,13 @@ export interface ClerkImportReport {
   skipped: { where: string; id: string; reason: string }[];
 }
 
-const tally = (s: { created: number; updated: number; unchanged: number }) => `${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged`;
+const tally = (s: { created: number; updated: number; unchanged: number }) =>
+  `${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged`;
 
-export async function runClerkImport(deps: Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>, req: ClerkImportRequest): Promise<ClerkImportReport> {
+export async function runClerkImport(
+  deps: Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>,
+  req: ClerkImportRequest,
+): Promise<ClerkImportReport> {
   const instance = await getInstance(deps, req.instanceId);
   const exported = req.file ? await readClerkExport(req.file.text, req.file.name) : null;
   let users: UserImportSummary = { created: 0, updated: 0, unchanged: 0, skipped: [] };
@@ -48,7 +52,9 @@ export async function runClerkImport(deps: Pick<Deps, 'db' | 'clock' | 'cipher' 
       dryRun: req.dryRun,
       events: req.events,
       onProgress: (done, total, s) =>
-        req.progress?.(`users: ${done}/${total} (${tally(s)}, ${s.skipped.length} skipped) ${((Date.now() - started) / 1000).toFixed(1)} s`),
+        req.progress?.(
+          `users: ${done}/${total} (${tally(s)}, ${s.skipped.length} skipped) ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        ),
     });
   }
   const orgs = req.fromApi
@@ -84,7 +90,12 @@ export async function runClerkImport(deps: Pick<Deps, 'db' | 'clock' | 'cipher' 
       actor: req.audit.actor,
       actorKind: req.audit.actorKind,
       action: 'clerk_import.completed',
-      details: { ...counts, skipped: skipped.length, file: req.file?.name ?? null, from_api: req.fromApi ? new URL(req.fromApi.url).origin : null },
+      details: {
+        ...counts,
+        skipped: skipped.length,
+        file: req.file?.name ?? null,
+        from_api: req.fromApi ? new URL(req.fromApi.url).origin : null,
+      },
     });
   }
   return report;
@@ -92,7 +103,9 @@ export async function runClerkImport(deps: Pick<Deps, 'db' | 'clock' | 'cipher' 
 
 /** The report as the CLI prints it without --json. */
 export function reportText(r: ClerkImportReport): string {
-  const lines = [`Clerk import into ${r.instance_id}${r.dry_run ? ' (dry run: nothing was written; the counts say what a run would do)' : ''}`];
+  const lines = [
+    `Clerk import into ${r.instance_id}${r.dry_run ? ' (dry run: nothing was written; the counts say what a run would do)' : ''}`,
+  ];
   if (r.format) lines.push(`  users:         ${r.users.read} read, ${tally(r.users)}, ${r.users.skipped} skipped`);
   if (r.organizations) lines.push(`  organizations: ${tally(r.organizations)}`);
   if (r.memberships) lines.push(`  memberships:   ${tally(r.memberships)}`);

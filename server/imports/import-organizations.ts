@@ -67,7 +67,12 @@ function organizationRow(instanceId: string, o: ClerkOrganization, now: number):
   };
 }
 
-export async function importOrganizations(deps: D, instanceId: string, api: ClerkApi, opts: OrganizationImportOptions): Promise<OrganizationImportSummary> {
+export async function importOrganizations(
+  deps: D,
+  instanceId: string,
+  api: ClerkApi,
+  opts: OrganizationImportOptions,
+): Promise<OrganizationImportSummary> {
   const summary: OrganizationImportSummary = {
     organizations: { created: 0, updated: 0, unchanged: 0 },
     memberships: { created: 0, updated: 0, unchanged: 0 },
@@ -75,7 +80,9 @@ export async function importOrganizations(deps: D, instanceId: string, api: Cler
     skipped: [],
   };
   await ensureBuiltIns(deps, instanceId);
-  const knownRoles = new Set((await deps.db.select({ key: roles.key }).from(roles).where(eq(roles.instanceId, instanceId))).map((r) => r.key));
+  const knownRoles = new Set(
+    (await deps.db.select({ key: roles.key }).from(roles).where(eq(roles.instanceId, instanceId))).map((r) => r.key),
+  );
   let seen = 0;
   for await (const o of api.organizations()) {
     seen++;
@@ -97,7 +104,14 @@ export async function importOrganizations(deps: D, instanceId: string, api: Cler
 }
 
 /** Creates the role keys members hold that the instance lacks, with the permissions those members hold. */
-async function ensureRoles(deps: D, instanceId: string, members: ClerkMembership[], known: Set<string>, summary: OrganizationImportSummary, opts: OrganizationImportOptions) {
+async function ensureRoles(
+  deps: D,
+  instanceId: string,
+  members: ClerkMembership[],
+  known: Set<string>,
+  summary: OrganizationImportSummary,
+  opts: OrganizationImportOptions,
+) {
   for (const m of members) {
     if (typeof m.role !== 'string' || !ROLE_KEY_RE.test(m.role) || known.has(m.role)) continue;
     known.add(m.role);
@@ -105,11 +119,24 @@ async function ensureRoles(deps: D, instanceId: string, members: ClerkMembership
     if (opts.dryRun) continue;
     const wanted = (m.permissions ?? []).filter((p) => typeof p === 'string' && PERMISSION_KEY_RE.test(p));
     const existing = new Set(
-      wanted.length ? (await deps.db.select({ key: permissions.key }).from(permissions).where(and(eq(permissions.instanceId, instanceId), inArray(permissions.key, wanted)))).map((p) => p.key) : [],
+      wanted.length
+        ? (
+            await deps.db
+              .select({ key: permissions.key })
+              .from(permissions)
+              .where(and(eq(permissions.instanceId, instanceId), inArray(permissions.key, wanted)))
+          ).map((p) => p.key)
+        : [],
     );
-    for (const key of wanted) if (!existing.has(key) && !key.startsWith('org:sys_')) await createPermission(deps, instanceId, { key, name: key }, opts.audit);
+    for (const key of wanted)
+      if (!existing.has(key) && !key.startsWith('org:sys_')) await createPermission(deps, instanceId, { key, name: key }, opts.audit);
     const granted = wanted.filter((k) => existing.has(k) || !k.startsWith('org:sys_'));
-    await createRole(deps, instanceId, { key: m.role, name: (m.role_name ?? '').trim().slice(0, 256) || m.role, permissions: granted }, opts.audit);
+    await createRole(
+      deps,
+      instanceId,
+      { key: m.role, name: (m.role_name ?? '').trim().slice(0, 256) || m.role, permissions: granted },
+      opts.audit,
+    );
   }
 }
 
@@ -128,7 +155,10 @@ async function writeOrganization(
   const dryRunDone = new Error('dry run');
   try {
     await deps.db.transaction(async (tx) => {
-      const [elsewhere] = await tx.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.id, row.id), ne(organizations.instanceId, instanceId)));
+      const [elsewhere] = await tx
+        .select({ id: organizations.id })
+        .from(organizations)
+        .where(and(eq(organizations.id, row.id), ne(organizations.instanceId, instanceId)));
       if (elsewhere) throw new Skipping('the id belongs to an organization of another instance');
       const [slugHolder] = await tx
         .select({ id: organizations.id })
@@ -137,27 +167,46 @@ async function writeOrganization(
       if (slugHolder) throw new Skipping(`slug ${row.slug} belongs to ${slugHolder.id}`);
       const [stored] = await tx.select().from(organizations).where(eq(organizations.id, row.id)).for('update');
       const creator = typeof o.created_by === 'string' ? o.created_by : null;
-      const [creatorRow] = creator ? await tx.select({ id: users.id }).from(users).where(and(eq(users.id, creator), eq(users.instanceId, instanceId))) : [];
+      const [creatorRow] = creator
+        ? await tx
+            .select({ id: users.id })
+            .from(users)
+            .where(and(eq(users.id, creator), eq(users.instanceId, instanceId)))
+        : [];
       let outcome: ImportOutcome = 'unchanged';
       if (!stored) {
         await tx.insert(organizations).values({ ...row, createdBy: creatorRow?.id ?? null });
         outcome = 'created';
       } else {
         const patch: Partial<OrgRow> = {};
-        for (const k of ['name', 'slug', 'publicMetadata', 'privateMetadata', 'maxAllowedMemberships'] as const) if (!sameJson(stored[k], row[k])) Object.assign(patch, { [k]: row[k] });
+        for (const k of ['name', 'slug', 'publicMetadata', 'privateMetadata', 'maxAllowedMemberships'] as const)
+          if (!sameJson(stored[k], row[k])) Object.assign(patch, { [k]: row[k] });
         if (Object.keys(patch).length) {
-          await tx.update(organizations).set({ ...patch, updatedAt: row.updatedAt }).where(eq(organizations.id, row.id));
+          await tx
+            .update(organizations)
+            .set({ ...patch, updatedAt: row.updatedAt })
+            .where(eq(organizations.id, row.id));
           outcome = 'updated';
         }
       }
       counts.organizations[outcome]++;
 
       const byUser = new Map<string, MembershipRow>(
-        (await tx.select().from(organizationMemberships).where(eq(organizationMemberships.organizationId, row.id))).map((m) => [m.userId, m]),
+        (await tx.select().from(organizationMemberships).where(eq(organizationMemberships.organizationId, row.id))).map((m) => [
+          m.userId,
+          m,
+        ]),
       );
       const userIds = members.map((m) => m.public_user_data?.user_id).filter((id): id is string => typeof id === 'string');
       const present = new Set(
-        userIds.length ? (await tx.select({ id: users.id }).from(users).where(and(eq(users.instanceId, instanceId), inArray(users.id, userIds)))).map((u) => u.id) : [],
+        userIds.length
+          ? (
+              await tx
+                .select({ id: users.id })
+                .from(users)
+                .where(and(eq(users.instanceId, instanceId), inArray(users.id, userIds)))
+            ).map((u) => u.id)
+          : [],
       );
       const changed: { userId: string; created: boolean }[] = [];
       for (const m of members) {
@@ -181,11 +230,28 @@ async function writeOrganization(
         const existing = byUser.get(userId);
         if (!existing) {
           const createdAt = typeof m.created_at === 'number' && m.created_at > 0 ? m.created_at : now;
-          await tx.insert(organizationMemberships).values({ id: newId('orgmem'), instanceId, organizationId: row.id, userId, role: m.role, publicMetadata, privateMetadata, createdAt, updatedAt: now });
+          await tx.insert(organizationMemberships).values({
+            id: newId('orgmem'),
+            instanceId,
+            organizationId: row.id,
+            userId,
+            role: m.role,
+            publicMetadata,
+            privateMetadata,
+            createdAt,
+            updatedAt: now,
+          });
           changed.push({ userId, created: true });
           counts.memberships.created++;
-        } else if (existing.role !== m.role || !sameJson(existing.publicMetadata, publicMetadata) || !sameJson(existing.privateMetadata, privateMetadata)) {
-          await tx.update(organizationMemberships).set({ role: m.role, publicMetadata, privateMetadata, updatedAt: now }).where(eq(organizationMemberships.id, existing.id));
+        } else if (
+          existing.role !== m.role ||
+          !sameJson(existing.publicMetadata, publicMetadata) ||
+          !sameJson(existing.privateMetadata, privateMetadata)
+        ) {
+          await tx
+            .update(organizationMemberships)
+            .set({ role: m.role, publicMetadata, privateMetadata, updatedAt: now })
+            .where(eq(organizationMemberships.id, existing.id));
           changed.push({ userId, created: false });
           counts.memberships.updated++;
         } else counts.memberships.unchanged++;
@@ -195,10 +261,22 @@ async function writeOrganization(
         const d = { db: tx, clock: deps.clock };
         const joined = await membershipsWithUsers(tx, instanceId, { organizationId: row.id });
         const [fresh] = await tx.select().from(organizations).where(eq(organizations.id, row.id));
-        if (outcome !== 'unchanged') await emitEvent(d, instanceId, outcome === 'created' ? 'organization.created' : 'organization.updated', organizationView(fresh!, joined.length));
+        if (outcome !== 'unchanged')
+          await emitEvent(
+            d,
+            instanceId,
+            outcome === 'created' ? 'organization.created' : 'organization.updated',
+            organizationView(fresh!, joined.length),
+          );
         for (const c of changed) {
           const m = joined.find((j) => j.membership.userId === c.userId);
-          if (m) await emitEvent(d, instanceId, c.created ? 'organizationMembership.created' : 'organizationMembership.updated', membershipView(m));
+          if (m)
+            await emitEvent(
+              d,
+              instanceId,
+              c.created ? 'organizationMembership.created' : 'organizationMembership.updated',
+              membershipView(m),
+            );
         }
       }
     });
@@ -206,7 +284,8 @@ async function writeOrganization(
     if (e instanceof Skipping) return e.message;
     if (e !== dryRunDone) throw e;
   }
-  for (const group of ['organizations', 'memberships'] as const) for (const k of ['created', 'updated', 'unchanged'] as const) summary[group][k] += counts[group][k];
+  for (const group of ['organizations', 'memberships'] as const)
+    for (const k of ['created', 'updated', 'unchanged'] as const) summary[group][k] += counts[group][k];
   summary.skipped.push(...skipped);
   return null;
 }

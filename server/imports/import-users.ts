@@ -91,7 +91,9 @@ function check(u: ExportedUser): Checked {
   if (u.password) {
     const hasher = CLERK_HASHERS[u.password.hasher];
     if (!hasher) {
-      throw new Skip(`password_hasher ${u.password.hasher || '(empty)'} is not supported (supported: ${Object.keys(CLERK_HASHERS).join(', ')})`);
+      throw new Skip(
+        `password_hasher ${u.password.hasher || '(empty)'} is not supported (supported: ${Object.keys(CLERK_HASHERS).join(', ')})`,
+      );
     }
     const problem = digestProblem(hasher, u.password.digest);
     if (problem === 'invalid') throw new Skip(`password_digest is not a valid ${u.password.hasher} digest`);
@@ -99,7 +101,8 @@ function check(u: ExportedUser): Checked {
     password = { digest: u.password.digest, hasher };
   }
   const totpSecret = u.totpSecret ? u.totpSecret.toUpperCase().replace(/[\s=-]/g, '') : null;
-  if (totpSecret !== null && !TOTP_SECRET_RE.test(totpSecret)) throw new Skip('totp_secret is not a base32 secret of at least 16 characters');
+  if (totpSecret !== null && !TOTP_SECRET_RE.test(totpSecret))
+    throw new Skip('totp_secret is not a base32 secret of at least 16 characters');
   return {
     source: u,
     emails: u.emails.map((e) => ({ address: e.address.trim(), key: e.address.trim().toLowerCase(), verified: e.verified })),
@@ -142,18 +145,50 @@ function storedUsers(db: Db, instanceId: string, ids: string[]) {
 /** Identifiers and ids of the batch that belong to someone else: by key, whose. */
 async function heldElsewhere(db: Db, instanceId: string, batch: Checked[]) {
   const held = new Map<string, string>();
-  for (const r of await db.select({ id: users.id }).from(users).where(and(inArray(users.id, batch.map((c) => c.source.id)), ne(users.instanceId, instanceId)))) {
+  for (const r of await db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(
+        inArray(
+          users.id,
+          batch.map((c) => c.source.id),
+        ),
+        ne(users.instanceId, instanceId),
+      ),
+    )) {
     held.set(`id:${r.id}`, 'another instance');
   }
   /** Who holds each of `keys` in a unique column of the instance. */
   const holders = async (kind: string, keys: string[], key: AnyPgColumn, owner: AnyPgColumn, instance: AnyPgColumn) => {
     if (keys.length === 0) return;
-    const rows = await db.select({ key, owner }).from(key.table).where(and(eq(instance, instanceId), inArray(key, keys)));
+    const rows = await db
+      .select({ key, owner })
+      .from(key.table)
+      .where(and(eq(instance, instanceId), inArray(key, keys)));
     for (const r of rows as { key: string; owner: string }[]) held.set(`${kind}:${r.key}`, r.owner);
   };
-  await holders('email', batch.flatMap((c) => c.emails.map((e) => e.key)), emailAddresses.emailKey, emailAddresses.userId, emailAddresses.instanceId);
-  await holders('phone', batch.flatMap((c) => c.phones.map((p) => p.number)), phoneNumbers.phoneNumber, phoneNumbers.userId, phoneNumbers.instanceId);
-  await holders('username', batch.flatMap((c) => (c.source.username ? [c.source.username.toLowerCase()] : [])), users.usernameKey, users.id, users.instanceId);
+  await holders(
+    'email',
+    batch.flatMap((c) => c.emails.map((e) => e.key)),
+    emailAddresses.emailKey,
+    emailAddresses.userId,
+    emailAddresses.instanceId,
+  );
+  await holders(
+    'phone',
+    batch.flatMap((c) => c.phones.map((p) => p.number)),
+    phoneNumbers.phoneNumber,
+    phoneNumbers.userId,
+    phoneNumbers.instanceId,
+  );
+  await holders(
+    'username',
+    batch.flatMap((c) => (c.source.username ? [c.source.username.toLowerCase()] : [])),
+    users.usernameKey,
+    users.id,
+    users.instanceId,
+  );
   return held;
 }
 
@@ -180,7 +215,13 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
  * the export says so), never removed. A password or TOTP factor is kept once it is Latchkey's
  * own: a digest re-hashed at a sign-in here, a factor confirmed here.
  */
-function plan(deps: D, instanceId: string, c: Checked, stored: Stored | undefined, storedTotp: { secret: string; status: string } | undefined): Plan {
+function plan(
+  deps: D,
+  instanceId: string,
+  c: Checked,
+  stored: Stored | undefined,
+  storedTotp: { secret: string; status: string } | undefined,
+): Plan {
   const now = deps.clock.now();
   const u = c.source;
   const identifierRow = (verified: boolean) => ({
@@ -196,14 +237,29 @@ function plan(deps: D, instanceId: string, c: Checked, stored: Stored | undefine
   const newEmails = c.emails
     .filter((e) => !knownEmails.has(e.key))
     .map((e) => ({ id: newId('idn'), emailAddress: e.address, emailKey: e.key, ...identifierRow(e.verified) }));
-  const newPhones = c.phones.filter((p) => !knownPhones.has(p.number)).map((p) => ({ id: newId('idn'), phoneNumber: p.number, ...identifierRow(p.verified) }));
-  const verifyEmails = c.emails.filter((e) => e.verified && knownEmails.get(e.key)?.verificationStatus === 'unverified').map((e) => knownEmails.get(e.key)!.id);
-  const verifyPhones = c.phones.filter((p) => p.verified && knownPhones.get(p.number)?.verificationStatus === 'unverified').map((p) => knownPhones.get(p.number)!.id);
+  const newPhones = c.phones
+    .filter((p) => !knownPhones.has(p.number))
+    .map((p) => ({ id: newId('idn'), phoneNumber: p.number, ...identifierRow(p.verified) }));
+  const verifyEmails = c.emails
+    .filter((e) => e.verified && knownEmails.get(e.key)?.verificationStatus === 'unverified')
+    .map((e) => knownEmails.get(e.key)!.id);
+  const verifyPhones = c.phones
+    .filter((p) => p.verified && knownPhones.get(p.number)?.verificationStatus === 'unverified')
+    .map((p) => knownPhones.get(p.number)!.id);
 
-  const firstVerified = <T extends { id: string; verificationStatus: string }>(rows: T[]) => rows.find((r) => r.verificationStatus === 'verified')?.id ?? null;
+  const firstVerified = <T extends { id: string; verificationStatus: string }>(rows: T[]) =>
+    rows.find((r) => r.verificationStatus === 'verified')?.id ?? null;
   const totp =
     c.totpSecret && storedTotp?.status !== 'verified'
-      ? { userId: u.id, instanceId, secretEncrypted: deps.cipher.encrypt(c.totpSecret), status: 'verified' as const, createdAt: now, updatedAt: now, verifiedAt: now }
+      ? {
+          userId: u.id,
+          instanceId,
+          secretEncrypted: deps.cipher.encrypt(c.totpSecret),
+          status: 'verified' as const,
+          createdAt: now,
+          updatedAt: now,
+          verifiedAt: now,
+        }
       : undefined;
 
   if (!stored) {
@@ -252,22 +308,35 @@ function plan(deps: D, instanceId: string, c: Checked, stored: Stored | undefine
     patch.passwordHasher = c.password.hasher;
   }
   if (!stored.primaryEmailAddressId) {
-    const verified = [...stored.emailAddresses.filter((e) => verifyEmails.includes(e.id)), ...newEmails.filter((e) => e.verificationStatus === 'verified')];
+    const verified = [
+      ...stored.emailAddresses.filter((e) => verifyEmails.includes(e.id)),
+      ...newEmails.filter((e) => e.verificationStatus === 'verified'),
+    ];
     if (verified[0]) patch.primaryEmailAddressId = verified[0].id;
   }
   if (!stored.primaryPhoneNumberId) {
-    const verified = [...stored.phoneNumbers.filter((p) => verifyPhones.includes(p.id)), ...newPhones.filter((p) => p.verificationStatus === 'verified')];
+    const verified = [
+      ...stored.phoneNumbers.filter((p) => verifyPhones.includes(p.id)),
+      ...newPhones.filter((p) => p.verificationStatus === 'verified'),
+    ];
     if (verified[0]) patch.primaryPhoneNumberId = verified[0].id;
   }
-  const changed = Object.keys(patch).length > 0 || newEmails.length > 0 || newPhones.length > 0 || verifyEmails.length > 0 || verifyPhones.length > 0 || totp !== undefined;
+  const changed =
+    Object.keys(patch).length > 0 ||
+    newEmails.length > 0 ||
+    newPhones.length > 0 ||
+    verifyEmails.length > 0 ||
+    verifyPhones.length > 0 ||
+    totp !== undefined;
   if (changed) patch.updatedAt = now;
   return { checked: c, outcome: changed ? 'updated' : 'unchanged', patch, newEmails, verifyEmails, newPhones, verifyPhones, totp };
 }
 
 /** The user as its event carries it, from the rows the plan writes (no read back). */
 function viewOf(p: Plan, stored: Stored | undefined, hasTotp: boolean, now: number) {
-  const verified = (ids: string[]) => (row: { id: string; verificationStatus: 'verified' | 'unverified'; verificationStrategy: string | null }) =>
-    ids.includes(row.id) ? { ...row, verificationStatus: 'verified' as const, verificationStrategy: 'admin' } : row;
+  const verified =
+    (ids: string[]) => (row: { id: string; verificationStatus: 'verified' | 'unverified'; verificationStrategy: string | null }) =>
+      ids.includes(row.id) ? { ...row, verificationStatus: 'verified' as const, verificationStrategy: 'admin' } : row;
   const base = stored ?? (p.user as Stored);
   const row = {
     ...base,
@@ -285,31 +354,69 @@ async function write(deps: D, instanceId: string, plans: Plan[], opts: UserImpor
   if (toWrite.length === 0) return;
   await deps.db.transaction(async (tx) => {
     const created = toWrite.filter((p) => p.user);
-    await insertRows(tx, users, created.map((p) => p.user!));
-    await insertRows(tx, emailAddresses, toWrite.flatMap((p) => p.newEmails));
-    await insertRows(tx, phoneNumbers, toWrite.flatMap((p) => p.newPhones));
+    await insertRows(
+      tx,
+      users,
+      created.map((p) => p.user!),
+    );
+    await insertRows(
+      tx,
+      emailAddresses,
+      toWrite.flatMap((p) => p.newEmails),
+    );
+    await insertRows(
+      tx,
+      phoneNumbers,
+      toWrite.flatMap((p) => p.newPhones),
+    );
     const verifyEmails = toWrite.flatMap((p) => p.verifyEmails);
     const verifyPhones = toWrite.flatMap((p) => p.verifyPhones);
     if (verifyEmails.length) {
-      await tx.update(emailAddresses).set({ verificationStatus: 'verified', verificationStrategy: 'admin', updatedAt: now }).where(inArray(emailAddresses.id, verifyEmails));
+      await tx
+        .update(emailAddresses)
+        .set({ verificationStatus: 'verified', verificationStrategy: 'admin', updatedAt: now })
+        .where(inArray(emailAddresses.id, verifyEmails));
     }
     if (verifyPhones.length) {
-      await tx.update(phoneNumbers).set({ verificationStatus: 'verified', verificationStrategy: 'admin', updatedAt: now }).where(inArray(phoneNumbers.id, verifyPhones));
+      await tx
+        .update(phoneNumbers)
+        .set({ verificationStatus: 'verified', verificationStrategy: 'admin', updatedAt: now })
+        .where(inArray(phoneNumbers.id, verifyPhones));
     }
     // Primary ids point at identifiers inserted just above.
-    for (const p of toWrite) if (p.patch && Object.keys(p.patch).length) await tx.update(users).set(p.patch).where(eq(users.id, p.checked.source.id));
+    for (const p of toWrite)
+      if (p.patch && Object.keys(p.patch).length) await tx.update(users).set(p.patch).where(eq(users.id, p.checked.source.id));
     const factors = toWrite.flatMap((p) => (p.totp ? [p.totp] : []));
     if (factors.length) {
       await tx
         .insert(totpFactors)
         .values(factors)
-        .onConflictDoUpdate({ target: totpFactors.userId, set: { secretEncrypted: sqlExcluded('secret_encrypted'), status: 'verified', lastUsedStep: null, updatedAt: now, verifiedAt: now } });
+        .onConflictDoUpdate({
+          target: totpFactors.userId,
+          set: {
+            secretEncrypted: sqlExcluded('secret_encrypted'),
+            status: 'verified',
+            lastUsedStep: null,
+            updatedAt: now,
+            verifiedAt: now,
+          },
+        });
     }
     if (created.length) await countMetric({ db: tx, clock: deps.clock }, instanceId, 'users_created', created.length);
     if (opts.events) {
       const d = { db: tx, clock: deps.clock };
-      await emitEvents(d, instanceId, 'user.created', created.map((p) => p.view!));
-      await emitEvents(d, instanceId, 'user.updated', toWrite.filter((p) => !p.user).map((p) => p.view!));
+      await emitEvents(
+        d,
+        instanceId,
+        'user.created',
+        created.map((p) => p.view!),
+      );
+      await emitEvents(
+        d,
+        instanceId,
+        'user.updated',
+        toWrite.filter((p) => !p.user).map((p) => p.view!),
+      );
     }
   });
 }
@@ -335,7 +442,12 @@ function failure(err: unknown): string {
 }
 
 /** Imports the users in batches; answers what happened to each. */
-export async function importUsers(deps: D, instanceId: string, exported: ExportedUser[], opts: UserImportOptions): Promise<UserImportSummary> {
+export async function importUsers(
+  deps: D,
+  instanceId: string,
+  exported: ExportedUser[],
+  opts: UserImportOptions,
+): Promise<UserImportSummary> {
   const summary: UserImportSummary = { created: 0, updated: 0, unchanged: 0, skipped: [] };
   const skip = (u: ExportedUser, reason: string) => summary.skipped.push({ where: u.where, id: u.id, reason });
   const claims = new Claims();
@@ -358,7 +470,10 @@ export async function importUsers(deps: D, instanceId: string, exported: Exporte
       ? await Promise.all([
           storedUsers(deps.db, instanceId, ids),
           heldElsewhere(deps.db, instanceId, batch),
-          deps.db.select().from(totpFactors).where(and(eq(totpFactors.instanceId, instanceId), inArray(totpFactors.userId, ids))),
+          deps.db
+            .select()
+            .from(totpFactors)
+            .where(and(eq(totpFactors.instanceId, instanceId), inArray(totpFactors.userId, ids))),
         ])
       : [[], new Map<string, string>(), []];
     const storedById = new Map(stored.map((s) => [s.id, s]));

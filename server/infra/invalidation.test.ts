@@ -44,13 +44,18 @@ describe.skipIf(!pg.available)('cache invalidation over PostgreSQL LISTEN/NOTIFY
     expect(b.caches.get<string>('settings', 60_000).get('ins_b', now)).toBe('kept');
   });
 
-  it('several entries in one message (invalidateMany), past one NOTIFY payload\'s worth of keys', async () => {
+  it("several entries in one message (invalidateMany), past one NOTIFY payload's worth of keys", async () => {
     const now = Date.now();
     const [a, b] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
     const keys = Array.from({ length: 250 }, (_, n) => `sess_${String(n).padStart(26, '0')}`);
     for (const k of [...keys, 'sess_kept']) b.caches.get<string>('session-state', 60_000).set(k, 'live', now);
     a.inv.invalidateMany('session-state', keys);
-    await expect.poll(() => keys.filter((k) => b.caches.get<string>('session-state', 60_000).get(k, now) !== undefined).length, { timeout: 1000, interval: 20 }).toBe(0);
+    await expect
+      .poll(() => keys.filter((k) => b.caches.get<string>('session-state', 60_000).get(k, now) !== undefined).length, {
+        timeout: 1000,
+        interval: 20,
+      })
+      .toBe(0);
     expect(b.caches.get<string>('session-state', 60_000).get('sess_kept', now)).toBe('live');
   });
 

@@ -44,7 +44,12 @@ export function createCacheInvalidation(
   };
   if (!publisher || !redisUrl) {
     if (database?.kind !== 'postgres' || !database.listen) {
-      return { invalidate: drop, invalidateMany: (cache, keys) => keys.forEach((k) => drop(cache, k)), ready: Promise.resolve(), close() {} };
+      return {
+        invalidate: drop,
+        invalidateMany: (cache, keys) => keys.forEach((k) => drop(cache, k)),
+        ready: Promise.resolve(),
+        close() {},
+      };
     }
     return pgInvalidation(database as Required<Pick<Database, 'db' | 'listen'>>, drop, onMessage, logger);
   }
@@ -58,7 +63,9 @@ export function createCacheInvalidation(
     (err: unknown) => logger.warn({ err }, 'could not subscribe to cache invalidations'),
   );
   const publish = (message: object) =>
-    publisher.publish(INVALIDATION_CHANNEL, JSON.stringify(message)).catch((err: unknown) => logger.warn({ err }, 'could not publish a cache invalidation'));
+    publisher
+      .publish(INVALIDATION_CHANNEL, JSON.stringify(message))
+      .catch((err: unknown) => logger.warn({ err }, 'could not publish a cache invalidation'));
   return {
     invalidate(cache, key) {
       drop(cache, key);

@@ -30,7 +30,13 @@ function parseV6(s: string): bigint {
     text = before.endsWith(':') ? `${before}:` : before;
   }
   const [head, rest] = text.includes('::') ? text.split('::') : [text, undefined];
-  const groups = (g: string | undefined) => (g ? g.split(':').filter((x) => x !== '').map((x) => BigInt(parseInt(x, 16))) : []);
+  const groups = (g: string | undefined) =>
+    g
+      ? g
+          .split(':')
+          .filter((x) => x !== '')
+          .map((x) => BigInt(parseInt(x, 16)))
+      : [];
   const left = groups(head);
   const right = [...groups(rest), ...tail];
   const fill = rest === undefined ? [] : new Array<bigint>(8 - left.length - right.length).fill(0n);
@@ -59,7 +65,7 @@ function formatIp(family: 4 | 6, value: bigint): string {
   const groups = [...Array(8).keys()].map((i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn));
   // RFC 5952: the longest run (≥ 2) of zero groups becomes `::`.
   let best = { at: -1, len: 0 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

@@ -153,7 +153,9 @@ export class RedisLimiterStore implements LimiterStore {
     try {
       const [admitted, count, retryAfterMs] = await Promise.race([
         run.call(this.redis, `${this.prefix}${key}`, now, windowMs, limit, member),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('redis did not answer in time')), this.opts.timeoutMs ?? 250))),
+        new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error('redis did not answer in time')), this.opts.timeoutMs ?? 250)),
+        ),
       ]);
       this.degradedSince = 0;
       return { allowed: admitted === 1, count, retryAfterMs };

@@ -53,7 +53,9 @@ export function describeDeliveryError(err: unknown, smtpUrl?: string): string {
     }
   }
   const code = typeof e?.code === 'string' ? e.code : typeof e?.responseCode === 'number' ? String(e.responseCode) : null;
-  const text = scrub(`${code && !message.startsWith(code) ? `${code}: ` : ''}${message}`).replace(/\s+/g, ' ').trim();
+  const text = scrub(`${code && !message.startsWith(code) ? `${code}: ` : ''}${message}`)
+    .replace(/\s+/g, ' ')
+    .trim();
   return text.length > 500 ? `${text.slice(0, 499)}…` : text;
 }
 

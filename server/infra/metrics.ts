@@ -43,8 +43,22 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       counter.inc(now - seen[key]);
       seen[key] = now;
     };
-    new Counter({ name: 'latchkey_database_statements_total', help: 'Statements sent to PostgreSQL', registers: [registry], collect() { grow(this, 'statements'); } });
-    new Counter({ name: 'latchkey_database_refused_total', help: 'Database operations shed with 503 database_busy (wait queue full or wait too long)', registers: [registry], collect() { grow(this, 'refused'); } });
+    new Counter({
+      name: 'latchkey_database_statements_total',
+      help: 'Statements sent to PostgreSQL',
+      registers: [registry],
+      collect() {
+        grow(this, 'statements');
+      },
+    });
+    new Counter({
+      name: 'latchkey_database_refused_total',
+      help: 'Database operations shed with 503 database_busy (wait queue full or wait too long)',
+      registers: [registry],
+      collect() {
+        grow(this, 'refused');
+      },
+    });
     new Gauge({
       name: 'latchkey_database_operations',
       help: 'Database operations holding a connection (running) or waiting for one (waiting)',

@@ -58,4 +58,5 @@ export function serializeError(err: Error, depth = 0): Record<string, unknown> {
   return out;
 }
 
-const SENSITIVE_FIELD = /^(authorization|cookie|set-cookie|password|password_digest|secret|token|code|refresh_token|jwt|x-publishable-key)$/i;
+const SENSITIVE_FIELD =
+  /^(authorization|cookie|set-cookie|password|password_digest|secret|token|code|refresh_token|jwt|x-publishable-key)$/i;

@@ -131,10 +131,14 @@ export interface TargetPolicy {
   requireHttps: boolean;
 }
 
-export type TargetRefusal = 'invalid_url' | 'scheme_not_allowed' | 'https_required' | 'credentials_not_allowed' | 'private_address' | 'unresolvable';
+export type TargetRefusal =
+  'invalid_url' | 'scheme_not_allowed' | 'https_required' | 'credentials_not_allowed' | 'private_address' | 'unresolvable';
 
 export class TargetRefused extends Error {
-  constructor(readonly reason: TargetRefusal, message: string) {
+  constructor(
+    readonly reason: TargetRefusal,
+    message: string,
+  ) {
     super(message);
     this.name = 'TargetRefused';
   }
@@ -150,7 +154,8 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
   } catch {
     throw new TargetRefused('invalid_url', 'The URL is not valid.');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TargetRefused('scheme_not_allowed', 'Only http and https URLs are allowed.');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new TargetRefused('scheme_not_allowed', 'Only http and https URLs are allowed.');
   if (policy.requireHttps && u.protocol !== 'https:') throw new TargetRefused('https_required', 'Live instances need an https URL.');
   if (u.username || u.password) throw new TargetRefused('credentials_not_allowed', 'The URL must not carry credentials.');
   if (policy.allowPrivate) return u;

@@ -7,7 +7,10 @@ export class TtlCache<V> {
   /** Deletes older than this were forgotten: a fill begun before it is refused. */
   private floor = 0;
 
-  constructor(private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
 
   get(key: string, now: number): V | undefined {
     const e = this.entries.get(key);

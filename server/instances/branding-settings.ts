@@ -19,7 +19,10 @@ export const brandingSettingsSchema = z.strictObject({
     .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #4f46e5')
     .transform((v) => v.toLowerCase())
     .pipe(z.string()) // names the output a string in the generated API types
-    .refine((v) => contrastWithWhite(v) >= 4.5, { message: 'white text on this colour is below WCAG AA contrast (4.5:1); pick a darker colour', params: { reason: 'low_contrast' } })
+    .refine((v) => contrastWithWhite(v) >= 4.5, {
+      message: 'white text on this colour is below WCAG AA contrast (4.5:1); pick a darker colour',
+      params: { reason: 'low_contrast' },
+    })
     .nullable(),
   support_email: z.email({ message: 'must be an email address' }).max(320).nullable(),
 });

@@ -27,19 +27,53 @@ const environment = async () => (await h.call('GET', `/fapi/${instanceId}/v1/env
 
 describe('instance branding', () => {
   it('sets the primary colour (WCAG AA against white) and the support address', async () => {
-    expectError(await owner.b.dash('PATCH', `${base}/settings`, { body: { branding: { primary_color: '#ffff00', support_email: null } } }), 422, 'VALIDATION_FAILED', { reason: 'low_contrast' });
-    expectError(await owner.b.dash('PATCH', `${base}/settings`, { body: { branding: { primary_color: 'blue', support_email: null } } }), 422, 'VALIDATION_FAILED');
-    const ok = await owner.b.dash('PATCH', `${base}/settings`, { body: { branding: { primary_color: '#0F766E', support_email: 'help@acme.test' } } });
+    expectError(
+      await owner.b.dash('PATCH', `${base}/settings`, { body: { branding: { primary_color: '#ffff00', support_email: null } } }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'low_contrast' },
+    );
+    expectError(
+      await owner.b.dash('PATCH', `${base}/settings`, { body: { branding: { primary_color: 'blue', support_email: null } } }),
+      422,
+      'VALIDATION_FAILED',
+    );
+    const ok = await owner.b.dash('PATCH', `${base}/settings`, {
+      body: { branding: { primary_color: '#0F766E', support_email: 'help@acme.test' } },
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect(await environment()).toEqual({ application_name: 'Acme Shop', logo_url: null, primary_color: '#0f766e', support_email: 'help@acme.test' });
+    expect(await environment()).toEqual({
+      application_name: 'Acme Shop',
+      logo_url: null,
+      primary_color: '#0f766e',
+      support_email: 'help@acme.test',
+    });
   });
 
   it('uploads a logo checked by its bytes and serves it with immutable caching', async () => {
-    expectError(await owner.b.dash('PUT', `${base}/branding/logo`, { body: { content_type: 'image/png', data: JPEG_HEAD } }), 422, 'VALIDATION_FAILED', { reason: 'type_mismatch' });
-    expectError(await owner.b.dash('PUT', `${base}/branding/logo`, { body: { content_type: 'image/png', data: Buffer.from('<script>alert(1)</script>').toString('base64') } }), 422, 'VALIDATION_FAILED', { reason: 'type_mismatch' });
+    expectError(
+      await owner.b.dash('PUT', `${base}/branding/logo`, { body: { content_type: 'image/png', data: JPEG_HEAD } }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'type_mismatch' },
+    );
+    expectError(
+      await owner.b.dash('PUT', `${base}/branding/logo`, {
+        body: { content_type: 'image/png', data: Buffer.from('<script>alert(1)</script>').toString('base64') },
+      }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'type_mismatch' },
+    );
     const big = Buffer.concat([Buffer.from(PNG, 'base64'), Buffer.alloc(600 * 1024)]).toString('base64');
-    expect((await owner.b.dash('PUT', `${base}/branding/logo`, { body: { content_type: 'image/png', data: big } })).status).toBeGreaterThanOrEqual(413);
-    expectError(await owner.b.dash('PUT', `${base}/branding/logo`, { body: { content_type: 'image/gif', data: PNG } }), 422, 'VALIDATION_FAILED');
+    expect(
+      (await owner.b.dash('PUT', `${base}/branding/logo`, { body: { content_type: 'image/png', data: big } })).status,
+    ).toBeGreaterThanOrEqual(413);
+    expectError(
+      await owner.b.dash('PUT', `${base}/branding/logo`, { body: { content_type: 'image/gif', data: PNG } }),
+      422,
+      'VALIDATION_FAILED',
+    );
 
     const put = await owner.b.dash('PUT', `${base}/branding/logo`, { body: { content_type: 'image/png', data: PNG } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
@@ -52,14 +86,21 @@ describe('instance branding', () => {
     expect(image.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(image.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.from(await image.arrayBuffer()).equals(Buffer.from(PNG, 'base64'))).toBe(true);
-    const again = await h.request('GET', `/fapi/${instanceId}/v1/branding/logo/${put.body.version}`, { headers: { 'if-none-match': image.headers.get('etag')! } });
+    const again = await h.request('GET', `/fapi/${instanceId}/v1/branding/logo/${put.body.version}`, {
+      headers: { 'if-none-match': image.headers.get('etag')! },
+    });
     expect(again.status).toBe(304);
     expect((await h.request('GET', `/fapi/${instanceId}/v1/branding/logo/0000000000000000`)).status).toBe(404);
     expect((await owner.b.dash('GET', `${base}/branding`)).body.logo_url).toBe(logo_url);
   });
 
   it('brands every email: name, logo and support address', async () => {
-    const email = await sendEmail(h.runtime.deps, { instanceId, to: 'ann@example.com', template: 'verification_code', data: { code: '654321' } });
+    const email = await sendEmail(h.runtime.deps, {
+      instanceId,
+      to: 'ann@example.com',
+      template: 'verification_code',
+      data: { code: '654321' },
+    });
     expect(email.subject).toBe('654321 is your Acme Shop verification code');
     expect(email.html).toContain((await environment()).logo_url);
     expect(email.html).toContain('help@acme.test');
@@ -82,7 +123,12 @@ describe('instance branding', () => {
     expect(patched.body).toMatchObject({ application_name: 'Acme Store', primary_color: '#0f766e', support_email: 'help@acme.test' });
     expect(await environment()).toMatchObject({ application_name: 'Acme Store', primary_color: '#0f766e' });
 
-    const email = await sendEmail(h.runtime.deps, { instanceId, to: 'ann@example.com', template: 'verification_code', data: { code: '123456' } });
+    const email = await sendEmail(h.runtime.deps, {
+      instanceId,
+      to: 'ann@example.com',
+      template: 'verification_code',
+      data: { code: '123456' },
+    });
     expect(email.subject).toBe('123456 is your Acme Store verification code');
     const sms = await sendSms(h.runtime.deps, { instanceId, to: '+14155550100', template: 'verification_code', data: { code: '123456' } });
     expect(sms.body).toContain('Acme Store');

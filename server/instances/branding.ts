@@ -27,12 +27,18 @@ export async function setLogo(deps: Pick<Deps, 'db' | 'clock'>, instanceId: stri
 }
 
 export async function deleteLogo(deps: Pick<Deps, 'db'>, instanceId: string) {
-  const gone = await deps.db.delete(instanceLogos).where(eq(instanceLogos.instanceId, instanceId)).returning({ version: instanceLogos.version });
+  const gone = await deps.db
+    .delete(instanceLogos)
+    .where(eq(instanceLogos.instanceId, instanceId))
+    .returning({ version: instanceLogos.version });
   if (gone.length === 0) throw notFound('logo');
 }
 
 async function logoVersion(deps: Pick<Deps, 'db'>, instanceId: string): Promise<string | null> {
-  const [row] = await deps.db.select({ version: instanceLogos.version }).from(instanceLogos).where(eq(instanceLogos.instanceId, instanceId));
+  const [row] = await deps.db
+    .select({ version: instanceLogos.version })
+    .from(instanceLogos)
+    .where(eq(instanceLogos.instanceId, instanceId));
   return row?.version ?? null;
 }
 

@@ -10,14 +10,48 @@ import { z } from 'zod';
  * Built-in claims are never overridden, and a template cannot name them.
  */
 export const SHORTCODE_FIELDS = {
-  user: ['id', 'external_id', 'first_name', 'last_name', 'full_name', 'username', 'primary_email_address', 'email_verified', 'public_metadata', 'unsafe_metadata', 'created_at'],
+  user: [
+    'id',
+    'external_id',
+    'first_name',
+    'last_name',
+    'full_name',
+    'username',
+    'primary_email_address',
+    'email_verified',
+    'public_metadata',
+    'unsafe_metadata',
+    'created_at',
+  ],
   org: ['id', 'name', 'slug', 'image_url', 'has_image', 'role', 'public_metadata'],
   org_membership: ['permissions', 'public_metadata'],
 } as const satisfies Record<string, readonly string[]>;
 type Scope = keyof typeof SHORTCODE_FIELDS;
-const isShortcode = (scope: string, field: string) => Object.hasOwn(SHORTCODE_FIELDS, scope) && (SHORTCODE_FIELDS[scope as Scope] as readonly string[]).includes(field);
+const isShortcode = (scope: string, field: string) =>
+  Object.hasOwn(SHORTCODE_FIELDS, scope) && (SHORTCODE_FIELDS[scope as Scope] as readonly string[]).includes(field);
 
-export const RESERVED_CLAIMS: ReadonlySet<string> = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'sv', 'sts', 'azp', 'act', 'org_id', 'org_role', 'org_slug', 'org_permissions', 'pla', 'fea', 'lti', 'fva']);
+export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'nbf',
+  'iat',
+  'jti',
+  'sid',
+  'sv',
+  'sts',
+  'azp',
+  'act',
+  'org_id',
+  'org_role',
+  'org_slug',
+  'org_permissions',
+  'pla',
+  'fea',
+  'lti',
+  'fva',
+]);
 /** Built-in claims of a session token that a template token does not carry, so its template may set them (as Clerk's). */
 const TEMPLATE_SETTABLE = new Set([
   // The service the token is for.
@@ -89,17 +123,33 @@ const KNOWN_SHORTCODES = Object.entries(SHORTCODE_FIELDS)
   .join(', ');
 
 /** A template: a JSON object of at most 4 KiB, 3 levels, known shortcodes, none of the `reserved` claim names. */
-export const claimsTemplateSchemaFor = (reserved: ReadonlySet<string>) => z.record(z.string().min(1).max(64), z.unknown()).superRefine((v, ctx) => {
-  if (JSON.stringify(v).length > TEMPLATE_MAX_BYTES) {
-    ctx.addIssue({ code: 'custom', message: `the template must be at most ${TEMPLATE_MAX_BYTES} bytes`, params: { reason: 'too_large' } });
-    return;
-  }
-  if (depth(v) > 3) ctx.addIssue({ code: 'custom', message: 'the template nests at most 3 levels', params: { reason: 'too_deep' } });
-  const taken = Object.keys(v).filter((k) => reserved.has(k));
-  if (taken.length) ctx.addIssue({ code: 'custom', message: `${taken.join(', ')} cannot be set: built-in claims`, path: [taken[0]!], params: { reason: 'reserved_claim' } });
-  const unknown = shortcodes(v).find((s) => !isShortcode(s.scope, s.field));
-  if (unknown) ctx.addIssue({ code: 'custom', message: `unknown shortcode ${unknown.raw}; use ${KNOWN_SHORTCODES}`, params: { reason: 'unknown_shortcode' } });
-});
+export const claimsTemplateSchemaFor = (reserved: ReadonlySet<string>) =>
+  z.record(z.string().min(1).max(64), z.unknown()).superRefine((v, ctx) => {
+    if (JSON.stringify(v).length > TEMPLATE_MAX_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `the template must be at most ${TEMPLATE_MAX_BYTES} bytes`,
+        params: { reason: 'too_large' },
+      });
+      return;
+    }
+    if (depth(v) > 3) ctx.addIssue({ code: 'custom', message: 'the template nests at most 3 levels', params: { reason: 'too_deep' } });
+    const taken = Object.keys(v).filter((k) => reserved.has(k));
+    if (taken.length)
+      ctx.addIssue({
+        code: 'custom',
+        message: `${taken.join(', ')} cannot be set: built-in claims`,
+        path: [taken[0]!],
+        params: { reason: 'reserved_claim' },
+      });
+    const unknown = shortcodes(v).find((s) => !isShortcode(s.scope, s.field));
+    if (unknown)
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown shortcode ${unknown.raw}; use ${KNOWN_SHORTCODES}`,
+        params: { reason: 'unknown_shortcode' },
+      });
+  });
 /** The session token template (`session_token_claims`). */
 export const claimsTemplateSchema = claimsTemplateSchemaFor(RESERVED_CLAIMS);
 export type ClaimsTemplate = z.output<typeof claimsTemplateSchema>;
@@ -185,7 +235,15 @@ function render(v: unknown, subject: ClaimsSubject): unknown {
  * they would weigh more than RENDERED_MAX_BYTES (large metadata): the token then goes without
  * them rather than fail.
  */
-export function renderClaims(template: ClaimsTemplate, subject: ClaimsSubject, reserved: ReadonlySet<string> = RESERVED_CLAIMS): Record<string, unknown> | null {
-  const claims = Object.fromEntries(Object.entries(template).filter(([k]) => !reserved.has(k)).map(([k, v]) => [k, render(v, subject)]));
+export function renderClaims(
+  template: ClaimsTemplate,
+  subject: ClaimsSubject,
+  reserved: ReadonlySet<string> = RESERVED_CLAIMS,
+): Record<string, unknown> | null {
+  const claims = Object.fromEntries(
+    Object.entries(template)
+      .filter(([k]) => !reserved.has(k))
+      .map(([k, v]) => [k, render(v, subject)]),
+  );
   return JSON.stringify(claims).length > RENDERED_MAX_BYTES ? null : claims;
 }

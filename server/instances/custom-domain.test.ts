@@ -40,7 +40,20 @@ afterAll(() => h.close());
 
 describe('custom_domain in the settings API', () => {
   it('refuses anything but a lowercase hostname, naming the param', async () => {
-    for (const bad of ['Auth.Shop.Example', 'https://auth.shop.example', 'auth.shop.example:443', 'auth.shop.example/sign-in', 'auth.shop.example.', '10.0.0.1', 'localhost', '-a.example', 'a..example', `${'a'.repeat(64)}.example`, '', 42]) {
+    for (const bad of [
+      'Auth.Shop.Example',
+      'https://auth.shop.example',
+      'auth.shop.example:443',
+      'auth.shop.example/sign-in',
+      'auth.shop.example.',
+      '10.0.0.1',
+      'localhost',
+      '-a.example',
+      'a..example',
+      `${'a'.repeat(64)}.example`,
+      '',
+      42,
+    ]) {
       const res = await setDomain(shop.id, bad);
       expect(res.status, String(bad)).toBe(422);
       expect(res.body.errors[0].meta).toMatchObject({ param: 'custom_domain' });
@@ -101,7 +114,9 @@ describe('requests on the custom domain', () => {
     expect(jwks.status).toBe(200);
     expect(jwks.body).toEqual((await h.call('GET', `/fapi/${shop.id}/.well-known/jwks.json`)).body);
     // Host matching ignores case, the port and a trailing dot.
-    expect((await h.call('GET', '/v1/environment', { headers: { host: 'AUTH.shop.example.:443' } })).body.instance.fapi_url).toBe(`https://${DOMAIN}`);
+    expect((await h.call('GET', '/v1/environment', { headers: { host: 'AUTH.shop.example.:443' } })).body.instance.fapi_url).toBe(
+      `https://${DOMAIN}`,
+    );
     // Another instance's key is refused there.
     const foreign = await onDomain('GET', '/v1/client', { headers: { 'x-publishable-key': other.publishableKey } });
     expect(foreign.status).toBe(400);
@@ -121,7 +136,9 @@ describe('requests on the custom domain', () => {
 
   it('signs up at the root: the cookie is at Path=/ and Secure, tokens carry iss = https://<domain>', async () => {
     const b = fapiClient(h, shop.id, { publishableKey: domainKey, host: DOMAIN });
-    const started = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: 'ann@shop.example', password: 'correct horse battery' } });
+    const started = await b.call('POST', '/v1/client/sign_ups', {
+      body: { email_address: 'ann@shop.example', password: 'correct horse battery' },
+    });
     expect(started.setCookie).toMatch(/^__client=ct_[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure; Max-Age=\d+$/);
     const { sessionId } = await signUp(h, b, { email_address: 'bob@shop.example', password: 'correct horse battery' });
     const token = await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`);
@@ -182,7 +199,11 @@ describe('clearing and moving the domain', () => {
     expect(res.status).toBe(200);
     expect(res.body.custom_domain).toBeNull();
     const got = await dash('GET', `/instances/${shop.id}`);
-    expect(got.body).toMatchObject({ custom_domain: null, fapi_url: `http://localhost:3000/fapi/${shop.id}`, publishable_key: shop.pathKey });
+    expect(got.body).toMatchObject({
+      custom_domain: null,
+      fapi_url: `http://localhost:3000/fapi/${shop.id}`,
+      publishable_key: shop.pathKey,
+    });
     // A token minted before the change names the old issuer: refused until it expires anyway.
     const stale = await h.call('POST', '/v1/sessions/verify', { key: shop.secret, body: { token: mintedOnDomain } });
     expect(stale.body.errors[0].code).toBe('TOKEN_INVALID');
@@ -194,7 +215,10 @@ describe('clearing and moving the domain', () => {
 
   it('other nodes see a change within the host cache TTL', async () => {
     // A change made elsewhere (another node) goes straight to the database.
-    await h.runtime.deps.db.update(instances).set({ customDomain: null, fapiUrl: `http://localhost:3000/fapi/${other.id}` }).where(eq(instances.id, other.id));
+    await h.runtime.deps.db
+      .update(instances)
+      .set({ customDomain: null, fapiUrl: `http://localhost:3000/fapi/${other.id}` })
+      .where(eq(instances.id, other.id));
     h.clock.advance(HOST_CACHE_TTL_MS + 1);
     expect((await onDomain('GET', '/v1/environment')).status).toBe(404);
   });
@@ -207,7 +231,9 @@ describe('the CLI', () => {
     const set = await cli('--instance', shop.id, '--set', 'login.shop.example', '--json');
     expect(set.exitCode).toBe(0);
     expect(JSON.parse(set.stdout)).toMatchObject({ custom_domain: 'login.shop.example', fapi_url: 'https://login.shop.example' });
-    expect((await h.call('GET', '/v1/environment', { headers: { host: 'login.shop.example' } })).body.instance.fapi_url).toBe('https://login.shop.example');
+    expect((await h.call('GET', '/v1/environment', { headers: { host: 'login.shop.example' } })).body.instance.fapi_url).toBe(
+      'https://login.shop.example',
+    );
     expect((await cli('--instance', other.id, '--set', 'login.shop.example')).stderr).toContain('custom_domain');
     expect((await cli('--instance', other.id, '--set', 'Login.Shop.Example')).exitCode).toBe(1);
     expect((await cli('--instance', other.id)).exitCode).toBe(2);

@@ -66,9 +66,17 @@ export async function claimCustomDomain(
   const instanceId = instance.id;
   if (domain !== null) {
     // The console signs in through the platform instance at PUBLIC_URL (its cookie is at `/` there).
-    if (instance.kind === 'platform') throw new AppError('FORBIDDEN', { message: "The console's own instance cannot have a custom domain.", meta: { param: 'custom_domain' } });
+    if (instance.kind === 'platform')
+      throw new AppError('FORBIDDEN', {
+        message: "The console's own instance cannot have a custom domain.",
+        meta: { param: 'custom_domain' },
+      });
     if (domain === publicHost(deps.config)) {
-      throw validationError('custom_domain', REASONS.public_url_host, 'custom_domain must not be the host of PUBLIC_URL, which serves the console and the backend API.');
+      throw validationError(
+        'custom_domain',
+        REASONS.public_url_host,
+        'custom_domain must not be the host of PUBLIC_URL, which serves the console and the backend API.',
+      );
     }
     const [taken] = await deps.db
       .select({ id: instances.id })
@@ -89,7 +97,9 @@ const domainInUse = (domain: string) =>
 /** A unique violation on the custom domain (or the publishable key derived from it) when two claims race. */
 export function asDomainConflict(err: unknown, domain: string | null): unknown {
   const constraint = uniqueViolation(err);
-  return domain !== null && (constraint === 'instances_custom_domain_uq' || constraint === 'instances_publishable_key_uq') ? domainInUse(domain) : err;
+  return domain !== null && (constraint === 'instances_custom_domain_uq' || constraint === 'instances_publishable_key_uq')
+    ? domainInUse(domain)
+    : err;
 }
 
 /** Forgets the cached host lookups of these domains on this node (others within HOST_CACHE_TTL_MS). */
@@ -138,7 +148,10 @@ export function requestHostname(header: (name: string) => string | null | undefi
  * Hono's `c.env` — never a header a client could send.
  */
 const ENV_KEY = 'latchkeyCustomDomain';
-export const withCustomDomain = (env: unknown, domain: string): Record<string, unknown> => ({ ...((env as object | undefined) ?? {}), [ENV_KEY]: domain });
+export const withCustomDomain = (env: unknown, domain: string): Record<string, unknown> => ({
+  ...((env as object | undefined) ?? {}),
+  [ENV_KEY]: domain,
+});
 const customDomainOf = (env: unknown): string | null => {
   const v = (env as Record<string, unknown> | undefined)?.[ENV_KEY];
   return typeof v === 'string' ? v : null;
@@ -149,7 +162,11 @@ const customDomainOf = (env: unknown): string | null => {
  * path under PUBLIC_URL. Cookies and the instance's own origin follow it, so both
  * addresses work in a browser; tokens always carry the instance's one fapi_url as `iss`.
  */
-export function servedFapiUrl(env: unknown, config: Pick<Config, 'PUBLIC_URL'>, instance: { id: string; fapiUrl: string; customDomain?: string | null }): string {
+export function servedFapiUrl(
+  env: unknown,
+  config: Pick<Config, 'PUBLIC_URL'>,
+  instance: { id: string; fapiUrl: string; customDomain?: string | null },
+): string {
   if (!instance.customDomain) return instance.fapiUrl;
   return customDomainOf(env) === instance.customDomain ? instance.fapiUrl : pathFapiUrl(config, instance.id);
 }

@@ -77,7 +77,10 @@ export async function createInstance(
 
 /** A live instance (a deleted one is 404 NOT_FOUND, as an unknown one). */
 export async function getInstance(deps: Pick<Deps, 'db'>, id: string, lock?: ParentLock): Promise<Instance> {
-  const q = deps.db.select().from(instances).where(and(eq(instances.id, id), isNull(instances.deletedAt)));
+  const q = deps.db
+    .select()
+    .from(instances)
+    .where(and(eq(instances.id, id), isNull(instances.deletedAt)));
   const [row] = lock ? await q.for(lock) : await q;
   if (!row) throw notFound('instance');
   return row;
@@ -111,7 +114,10 @@ export async function deleteInstance(deps: Pick<Deps, 'db' | 'clock' | 'caches' 
     .set({ revokedAt: sql`coalesce(${secretKeys.revokedAt}, ${now})` })
     .where(eq(secretKeys.instanceId, id))
     .returning({ digest: secretKeys.digest });
-  await deps.db.update(scimTokens).set({ revokedAt: now }).where(and(eq(scimTokens.instanceId, id), isNull(scimTokens.revokedAt)));
+  await deps.db
+    .update(scimTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(scimTokens.instanceId, id), isNull(scimTokens.revokedAt)));
   for (const key of keys) deps.cacheInvalidation.invalidate(SECRET_KEY_CACHE, key.digest);
   deps.cacheInvalidation.invalidate(INSTANCE_CACHE, id);
   forgetHosts(deps, current.customDomain);
@@ -144,7 +150,10 @@ const INSTANCE_CACHE = 'instance';
 const INSTANCE_CACHE_TTL_MS = 5_000;
 
 /** The instance as hot paths need it (issuer, settings), cached for a few seconds. */
-export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'> & Partial<Pick<Deps, 'logger'>>, id: string): Promise<InstanceContext> {
+export async function instanceContext(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'> & Partial<Pick<Deps, 'logger'>>,
+  id: string,
+): Promise<InstanceContext> {
   const cache = deps.caches.get<InstanceContext>(INSTANCE_CACHE, INSTANCE_CACHE_TTL_MS);
   const now = deps.clock.now();
   const hit = cache.get(id, now);
@@ -158,7 +167,10 @@ export async function instanceContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'
     publishableKey: row.publishableKey,
     customDomain: row.customDomain,
     settings: instanceSettings(row.settings, (invalid) =>
-      deps.logger?.warn({ instance_id: row.id, invalid_settings: invalid }, 'Stored instance settings failed validation: those fields use their defaults, the others are kept'),
+      deps.logger?.warn(
+        { instance_id: row.id, invalid_settings: invalid },
+        'Stored instance settings failed validation: those fields use their defaults, the others are kept',
+      ),
     ),
   };
   cache.set(id, ctx, now);
@@ -187,7 +199,9 @@ export async function updateInstanceSettings(
   patch:
     | SettingsPatch
     | Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>
-    | ((current: InstanceSettings) => (Omit<SettingsPatch, 'custom_domain'> & Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>) | null),
+    | ((
+        current: InstanceSettings,
+      ) => (Omit<SettingsPatch, 'custom_domain'> & Partial<Pick<InstanceSettings, 'attack_protection' | 'risk_based_mfa'>>) | null),
   auditCtx: { actor: string; actorKind?: ActorKind; ip?: string | null; userAgent?: string | null },
   /** The audit action; protection settings have their own. */
   action = 'instance.settings_updated',
@@ -219,16 +233,19 @@ export async function updateInstanceSettings(
         changes.custom_domain = { from: current.customDomain, to: customDomain };
       }
       const [updated] = await tx.update(instances).set(columns).where(eq(instances.id, instanceId)).returning();
-      await audit({ db: tx, clock: deps.clock }, {
-        instanceId,
-        actor: auditCtx.actor,
-        actorKind: auditCtx.actorKind,
-        action,
-        target: instanceId,
-        ip: auditCtx.ip,
-        userAgent: auditCtx.userAgent,
-        details: { changes },
-      });
+      await audit(
+        { db: tx, clock: deps.clock },
+        {
+          instanceId,
+          actor: auditCtx.actor,
+          actorKind: auditCtx.actorKind,
+          action,
+          target: instanceId,
+          ip: auditCtx.ip,
+          userAgent: auditCtx.userAgent,
+          details: { changes },
+        },
+      );
       return updated!;
     })
     .catch((err: unknown) => {

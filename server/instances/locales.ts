@@ -9,9 +9,51 @@ export const DEFAULT_LOCALE = 'en';
  * one of these, optionally with a region (`fr-CA`) or a script (`zh-Hant`).
  */
 export const SUPPORTED_LANGUAGES = [
-  'ar', 'bg', 'bn', 'ca', 'cs', 'da', 'de', 'el', 'en', 'es', 'et', 'fa', 'fi', 'fr', 'he', 'hi', 'hr', 'hu',
-  'id', 'is', 'it', 'ja', 'ko', 'lt', 'lv', 'ms', 'nb', 'nl', 'nn', 'no', 'pl', 'pt', 'ro', 'ru', 'sk', 'sl',
-  'sr', 'sv', 'sw', 'th', 'tr', 'uk', 'ur', 'vi', 'zh',
+  'ar',
+  'bg',
+  'bn',
+  'ca',
+  'cs',
+  'da',
+  'de',
+  'el',
+  'en',
+  'es',
+  'et',
+  'fa',
+  'fi',
+  'fr',
+  'he',
+  'hi',
+  'hr',
+  'hu',
+  'id',
+  'is',
+  'it',
+  'ja',
+  'ko',
+  'lt',
+  'lv',
+  'ms',
+  'nb',
+  'nl',
+  'nn',
+  'no',
+  'pl',
+  'pt',
+  'ro',
+  'ru',
+  'sk',
+  'sl',
+  'sr',
+  'sv',
+  'sw',
+  'th',
+  'tr',
+  'uk',
+  'ur',
+  'vi',
+  'zh',
 ] as const;
 const LANGUAGES = new Set<string>(SUPPORTED_LANGUAGES);
 
@@ -37,7 +79,11 @@ export const localeInput = z
   .transform((v, ctx) => {
     const locale = normalizeLocale(v);
     if (!locale) {
-      ctx.addIssue({ code: 'custom', message: 'must be a supported locale such as en, fr, de or fr-CA', params: { reason: 'unsupported_locale' } });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a supported locale such as en, fr, de or fr-CA',
+        params: { reason: 'unsupported_locale' },
+      });
       return z.NEVER;
     }
     return locale;

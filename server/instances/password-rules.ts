@@ -58,4 +58,12 @@ export const signInMethodsSchema = z
     params: { reason: 'no_first_factor' },
   });
 export type SignInMethods = z.output<typeof signInMethodsSchema>;
-export const DEFAULT_SIGN_IN_METHODS: SignInMethods = { password: true, email_code: true, username: true, phone_code: false, email_link: false, email_link_same_browser: false, passkey: false };
+export const DEFAULT_SIGN_IN_METHODS: SignInMethods = {
+  password: true,
+  email_code: true,
+  username: true,
+  phone_code: false,
+  email_link: false,
+  email_link_same_browser: false,
+  passkey: false,
+};

@@ -71,7 +71,10 @@ export async function issueSetupLink(deps: D, actor: string): Promise<{ url: str
   const token = generateSecret(SETUP_TOKEN_PREFIX);
   const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
-    await tx.update(setupTokens).set({ revokedAt: now }).where(and(isNull(setupTokens.usedAt), isNull(setupTokens.revokedAt)));
+    await tx
+      .update(setupTokens)
+      .set({ revokedAt: now })
+      .where(and(isNull(setupTokens.usedAt), isNull(setupTokens.revokedAt)));
     const id = newId('setup');
     await tx.insert(setupTokens).values({ id, digest: sha256Hex(token), createdAt: now });
     await audit({ db: tx, clock: deps.clock }, { instanceId: null, actor, action: 'console.setup_link_issued', target: id });

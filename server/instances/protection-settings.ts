@@ -60,8 +60,13 @@ export const attackProtectionPatch = z.strictObject({
       range_api_url: z
         .string()
         .max(2048)
-        .refine((v) => isHttpUrl(v, { bare: true }), { message: 'must be an absolute http(s) URL without credentials, query or fragment', params: { reason: 'invalid_url' } })
-        .meta({ description: 'The range API’s base URL: http(s), no credentials, query or fragment (422 invalid_url otherwise); null: none.' })
+        .refine((v) => isHttpUrl(v, { bare: true }), {
+          message: 'must be an absolute http(s) URL without credentials, query or fragment',
+          params: { reason: 'invalid_url' },
+        })
+        .meta({
+          description: 'The range API’s base URL: http(s), no credentials, query or fragment (422 invalid_url otherwise); null: none.',
+        })
         .nullable()
         .optional(),
     })

@@ -19,7 +19,15 @@ describe('redirect allowlist', () => {
   });
 
   it('refuses other origins, other paths, other schemes and garbage', () => {
-    for (const url of ['https://app.acme.com/elsewhere', 'https://app.acme.com/afterwards', 'https://evil.example/after', 'http://app.acme.com/after', 'javascript:alert(1)', '//evil.example', 'not a url']) {
+    for (const url of [
+      'https://app.acme.com/elsewhere',
+      'https://app.acme.com/afterwards',
+      'https://evil.example/after',
+      'http://app.acme.com/after',
+      'javascript:alert(1)',
+      '//evil.example',
+      'not a url',
+    ]) {
       expect(isAllowedRedirect(settings, FAPI, url), url).toBe(false);
     }
   });
@@ -55,20 +63,38 @@ describe('stored settings that fail validation', () => {
       session_lifetime_seconds: 7 * 86400,
       sign_in_methods: { password: true, email_code: false, username: false },
       password_policy: { min_length: 12, require_uppercase: true, require_digit: false },
-      attack_protection: { user_lockout: { enabled: true, max_attempts: 3, window_minutes: 10, lockout_minutes: 60 }, breached_passwords: { enabled: false } },
+      attack_protection: {
+        user_lockout: { enabled: true, max_attempts: 3, window_minutes: 10, lockout_minutes: 60 },
+        breached_passwords: { enabled: false },
+      },
     });
-    expect(invalid.map((f) => f.path).sort()).toEqual(['attack_protection.user_lockout.lockout_minutes', 'password_policy.require_digit', 'session_lifetime_seconds']);
+    expect(invalid.map((f) => f.path).sort()).toEqual([
+      'attack_protection.user_lockout.lockout_minutes',
+      'password_policy.require_digit',
+      'session_lifetime_seconds',
+    ]);
     expect(JSON.stringify(invalid)).not.toMatch(/a week|99999999|"yes"/);
   });
 
   it('drops unknown fields of a strict object, and falls back whole when a rule across fields fails', () => {
     const invalid: InvalidSetting[] = [];
     const s = instanceSettings(
-      { branding: { application_name: 'Acme', primary_color: '#112233', extra: 1 }, sign_in_methods: { password: false, email_code: false, username: true, phone_code: false, email_link: false } },
+      {
+        branding: { application_name: 'Acme', primary_color: '#112233', extra: 1 },
+        sign_in_methods: { password: false, email_code: false, username: true, phone_code: false, email_link: false },
+      },
       (fields) => invalid.push(...fields),
     );
     expect(s.branding).toEqual({ application_name: 'Acme', primary_color: '#112233', support_email: null });
-    expect(s.sign_in_methods).toEqual({ password: true, email_code: true, username: true, phone_code: false, email_link: false, email_link_same_browser: false, passkey: false });
+    expect(s.sign_in_methods).toEqual({
+      password: true,
+      email_code: true,
+      username: true,
+      phone_code: false,
+      email_link: false,
+      email_link_same_browser: false,
+      passkey: false,
+    });
     expect(invalid).toEqual([
       { path: 'branding.support_email', message: 'missing' },
       { path: 'branding.extra', message: 'unknown field, dropped' },

@@ -10,9 +10,20 @@ import { httpUrl, isHttpUrl } from '../http/url';
 /** Per-instance settings with their defaults; stored as JSON on the instance. */
 export const instanceSettingsSchema = z.object({
   /** Maximum session lifetime (drives `expire_at`). */
-  session_lifetime_seconds: z.number().int().min(300).max(10 * 365 * 86400).default(7 * 86400),
+  session_lifetime_seconds: z
+    .number()
+    .int()
+    .min(300)
+    .max(10 * 365 * 86400)
+    .default(7 * 86400),
   /** Inactivity timeout (drives `abandon_at`); null disables it. */
-  session_inactivity_timeout_seconds: z.number().int().min(300).max(365 * 86400).nullable().default(null),
+  session_inactivity_timeout_seconds: z
+    .number()
+    .int()
+    .min(300)
+    .max(365 * 86400)
+    .nullable()
+    .default(null),
   /** Lifetime of session JWTs. */
   session_token_lifetime_seconds: z.number().int().min(30).max(3600).default(60),
   /** New sessions of users without a second factor start pending with the `setup_mfa` task. */
@@ -131,7 +142,8 @@ function salvage(schema: z.ZodType, value: unknown, fallback: unknown, path: str
       rebuilt[key] = salvage(field, value[key], own, [...path, key], invalid);
     }
     for (const issue of parsed.error.issues) {
-      if (issue.code === 'unrecognized_keys' && issue.path.length === 0) for (const key of issue.keys) report([...path, key], 'unknown field, dropped');
+      if (issue.code === 'unrecognized_keys' && issue.path.length === 0)
+        for (const key of issue.keys) report([...path, key], 'unknown field, dropped');
     }
     const whole = inner.safeParse(rebuilt);
     if (whole.success) return whole.data;
@@ -191,11 +203,21 @@ export const settingsPatchSchema = z.strictObject({
   mfa_required: field('mfa_required'),
   reverification_window_minutes: field('reverification_window_minutes'),
   allowed_origins: z
-    .array(z.string().max(2048).refine(isOrigin, { message: 'must be an origin such as https://app.example.com', params: { reason: 'invalid_origin' } }))
+    .array(
+      z
+        .string()
+        .max(2048)
+        .refine(isOrigin, { message: 'must be an origin such as https://app.example.com', params: { reason: 'invalid_origin' } }),
+    )
     .max(100)
     .optional(),
   redirect_urls: z
-    .array(z.string().max(2048).refine((v) => isHttpUrl(v), { message: 'must be an absolute http(s) URL', params: { reason: 'invalid_url' } }))
+    .array(
+      z
+        .string()
+        .max(2048)
+        .refine((v) => isHttpUrl(v), { message: 'must be an absolute http(s) URL', params: { reason: 'invalid_url' } }),
+    )
     .max(100)
     .optional(),
   username_required: field('username_required'),

@@ -52,11 +52,20 @@ const pendingFilter = (instanceId: string, emailKey: string, now: number): SQL =
     or(isNull(invitations.expiresAt), gt(invitations.expiresAt, now)),
   )!;
 
-export async function createInstanceInvitation(deps: D, instanceId: string, input: CreateInstanceInvitationInput, ctx: AuditContext): Promise<InstanceInvitationView> {
+export async function createInstanceInvitation(
+  deps: D,
+  instanceId: string,
+  input: CreateInstanceInvitationInput,
+  ctx: AuditContext,
+): Promise<InstanceInvitationView> {
   const now = deps.clock.now();
   const emailKey = input.email_address.toLowerCase();
   return deps.db.transaction(async (tx) => {
-    const [existing] = await tx.select().from(invitations).where(pendingFilter(instanceId, emailKey, now)).limit(1);
+    const [existing] = await tx
+      .select()
+      .from(invitations)
+      .where(pendingFilter(instanceId, emailKey, now))
+      .limit(1);
     if (existing && !input.ignore_existing) {
       throw new AppError('CONFLICT', {
         message: 'A pending invitation already exists for this email address.',
@@ -98,13 +107,24 @@ export async function listInstanceInvitations(
   return cursorList(q, newestFirst(invitations.id), rows, (r) => instanceInvitationView(r, now));
 }
 
-export async function revokeInstanceInvitation(deps: D, instanceId: string, id: string, ctx: AuditContext): Promise<InstanceInvitationView> {
+export async function revokeInstanceInvitation(
+  deps: D,
+  instanceId: string,
+  id: string,
+  ctx: AuditContext,
+): Promise<InstanceInvitationView> {
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
-    const [row] = await tx.select().from(invitations).where(and(eq(invitations.id, id), eq(invitations.instanceId, instanceId))).limit(1);
+    const [row] = await tx
+      .select()
+      .from(invitations)
+      .where(and(eq(invitations.id, id), eq(invitations.instanceId, instanceId)))
+      .limit(1);
     if (!row) throw notFound('invitation');
     if (instanceInvitationView(row, now).status !== 'pending') {
-      throw new AppError('CONFLICT', { message: `The invitation is ${instanceInvitationView(row, now).status}; only a pending one can be revoked.` });
+      throw new AppError('CONFLICT', {
+        message: `The invitation is ${instanceInvitationView(row, now).status}; only a pending one can be revoked.`,
+      });
     }
     const [updated] = await tx.update(invitations).set({ status: 'revoked', updatedAt: now }).where(eq(invitations.id, id)).returning();
     await audit({ db: tx, clock: deps.clock }, { instanceId, ...auditFields(ctx), action: 'invitation.revoked', target: id });
@@ -114,7 +134,11 @@ export async function revokeInstanceInvitation(deps: D, instanceId: string, id: 
 
 /** Whether an address holds a pending, unexpired invitation (restricted sign-up). */
 export async function hasPendingInvitation(db: Db, instanceId: string, email: string, now: number): Promise<boolean> {
-  const [row] = await db.select({ id: invitations.id }).from(invitations).where(pendingFilter(instanceId, email.toLowerCase(), now)).limit(1);
+  const [row] = await db
+    .select({ id: invitations.id })
+    .from(invitations)
+    .where(pendingFilter(instanceId, email.toLowerCase(), now))
+    .limit(1);
   return row !== undefined;
 }
 

@@ -19,10 +19,7 @@ export async function createSecretKey(
 ) {
   const parsed = parseScopes(input.scopes);
   if ('invalid' in parsed) throw validationError('scopes', 'invalid', `Unknown scope "${parsed.invalid}".`);
-  const [instance] = await deps.db
-    .select({ environment: instances.environment })
-    .from(instances)
-    .where(eq(instances.id, input.instanceId));
+  const [instance] = await deps.db.select({ environment: instances.environment }).from(instances).where(eq(instances.id, input.instanceId));
   if (!instance) throw notFound('instance');
   const secret = generateSecret(`sk_${instance.environment}_`);
   const id = newId('key');
@@ -39,13 +36,16 @@ export async function createSecretKey(
         createdAt: deps.clock.now(),
       })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId: input.instanceId,
-      ...auditCtx,
-      action: 'secret_key.created',
-      target: id,
-      details: { scopes: parsed.scopes, name: created!.name },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: input.instanceId,
+        ...auditCtx,
+        action: 'secret_key.created',
+        target: id,
+        details: { scopes: parsed.scopes, name: created!.name },
+      },
+    );
     return created!;
   });
   return { id: row.id, name: row.name, secret, scopes: row.scopes, created_at: row.createdAt };
@@ -62,12 +62,15 @@ export async function revokeSecretKey(deps: Pick<Deps, 'db' | 'clock' | 'cacheIn
       .where(eq(secretKeys.id, keyId))
       .returning();
     if (!updated) throw notFound('secret key');
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId: updated.instanceId,
-      ...auditCtx,
-      action: 'secret_key.revoked',
-      target: keyId,
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: updated.instanceId,
+        ...auditCtx,
+        action: 'secret_key.revoked',
+        target: keyId,
+      },
+    );
     return updated;
   });
   // Refused at once on every node (Redis pub/sub or PostgreSQL NOTIFY), not after the cache's second.

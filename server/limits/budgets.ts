@@ -51,7 +51,8 @@ export const BUDGETS = {
     rule: 'federation',
     windowMs: 10_000,
     per: 'ip',
-    description: 'Cross-site sign-in steps per client IP: LTI login and launch, SSO ACS and callbacks, social sign-in callbacks (generous: a school or office shares one address)',
+    description:
+      'Cross-site sign-in steps per client IP: LTI login and launch, SSO ACS and callbacks, social sign-in callbacks (generous: a school or office shares one address)',
     defaultLimit: () => 50,
   },
   // End users choose the addresses and the organization's name, so its mail is theirs to aim: a

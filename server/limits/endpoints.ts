@@ -3,7 +3,16 @@ import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { createNetworkAcl, deleteNetworkAcl, getNetworkAcl, listNetworkAcls, updateNetworkAcl } from './network-acls';
 import { getRateLimitPolicy, updateRateLimitPolicy, type PolicyInstance } from './policy';
-import { aclListSchema, aclSchema, createAclBody, deletedAclSchema, listAclsQuery, patchPolicyBody, policySchema, updateAclBody } from './schemas';
+import {
+  aclListSchema,
+  aclSchema,
+  createAclBody,
+  deletedAclSchema,
+  listAclsQuery,
+  patchPolicyBody,
+  policySchema,
+  updateAclBody,
+} from './schemas';
 
 /**
  * The rate-limit policy and network ACL endpoints of one surface (BAPI, dashboard): the

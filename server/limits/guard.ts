@@ -17,7 +17,10 @@ export async function enforceNetworkAcl(deps: Deps, surface: string, instanceId:
   if (verdict.allowed) return;
   deps.metrics.aclDenials.inc({ surface, instance: instanceId, rule: verdict.rule ?? verdict.reason });
   await auditDenial(deps, surface, instanceId, request, verdict.rule, verdict.reason);
-  throw new AppError('IP_DENIED', { message: 'Requests from this address are not allowed by this application’s network rules.', meta: { reason: verdict.reason } });
+  throw new AppError('IP_DENIED', {
+    message: 'Requests from this address are not allowed by this application’s network rules.',
+    meta: { reason: verdict.reason },
+  });
 }
 
 function auditDenial(deps: Deps, surface: string, instanceId: string, request: RequestOrigin, rule: string | null, reason: string) {

@@ -35,7 +35,10 @@ const addRule = async (h: TestHarness, i: Instance, body: Record<string, unknown
   return res.body as { id: string; cidr: string };
 };
 const ruleAudits = (h: TestHarness, i: Instance) =>
-  h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.instanceId, i.instanceId), eq(auditLogs.action, 'network_acl.denied')));
+  h.runtime.deps.db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.instanceId, i.instanceId), eq(auditLogs.action, 'network_acl.denied')));
 
 describe('/v1/network_acls CRUD', () => {
   let I: Instance;
@@ -49,7 +52,13 @@ describe('/v1/network_acls CRUD', () => {
       body: { action: 'deny', cidr: '2001:DB8:ABCD:12::7/48', surfaces: ['fapi', 'bapi', 'fapi'], description: 'abuse' },
     });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ object: 'network_acl', action: 'deny', cidr: '2001:db8:abcd::/48', surfaces: ['bapi', 'fapi'], description: 'abuse' });
+    expect(created.body).toMatchObject({
+      object: 'network_acl',
+      action: 'deny',
+      cidr: '2001:db8:abcd::/48',
+      surfaces: ['bapi', 'fapi'],
+      description: 'abuse',
+    });
     expect(created.body.id).toMatch(/^acl_[0-9A-Z]{26}$/);
     const id = created.body.id;
     expect((await direct.call('GET', `/v1/network_acls/${id}`, { key: I.secret })).body).toEqual(created.body);
@@ -61,9 +70,16 @@ describe('/v1/network_acls CRUD', () => {
     const page2 = await direct.call('GET', `/v1/network_acls?limit=1&starting_after=${page1.body.next_cursor}`, { key: I.secret });
     expect(page2.body).toMatchObject({ data: [{ id }], has_more: false, next_cursor: null });
 
-    const updated = await direct.call('PATCH', `/v1/network_acls/${id}`, { key: I.secret, body: { surfaces: ['fapi'], description: 'still abuse' } });
+    const updated = await direct.call('PATCH', `/v1/network_acls/${id}`, {
+      key: I.secret,
+      body: { surfaces: ['fapi'], description: 'still abuse' },
+    });
     expect(updated.body).toMatchObject({ id, surfaces: ['fapi'], description: 'still abuse', cidr: '2001:db8:abcd::/48' });
-    expect((await direct.call('DELETE', `/v1/network_acls/${id}`, { key: I.secret })).body).toEqual({ object: 'network_acl', id, deleted: true });
+    expect((await direct.call('DELETE', `/v1/network_acls/${id}`, { key: I.secret })).body).toEqual({
+      object: 'network_acl',
+      id,
+      deleted: true,
+    });
     expect((await direct.call('GET', `/v1/network_acls/${id}`, { key: I.secret })).status).toBe(404);
     await direct.call('DELETE', `/v1/network_acls/${second.id}`, { key: I.secret });
 
@@ -75,12 +91,18 @@ describe('/v1/network_acls CRUD', () => {
     const badCidr = await direct.call('POST', '/v1/network_acls', { key: I.secret, body: { action: 'deny', cidr: '10.0.0.0/33' } });
     expect(badCidr.status).toBe(422);
     expect(badCidr.body.errors[0].meta).toMatchObject({ param: 'cidr', reason: 'invalid_cidr' });
-    const badSurface = await direct.call('POST', '/v1/network_acls', { key: I.secret, body: { action: 'deny', cidr: '10.0.0.0/8', surfaces: ['dashboard'] } });
+    const badSurface = await direct.call('POST', '/v1/network_acls', {
+      key: I.secret,
+      body: { action: 'deny', cidr: '10.0.0.0/8', surfaces: ['dashboard'] },
+    });
     expect(badSurface.status).toBe(422);
     expect(badSurface.body.errors[0].meta.param).toBe('surfaces.0');
     const badAction = await direct.call('POST', '/v1/network_acls', { key: I.secret, body: { action: 'block', cidr: '10.0.0.0/8' } });
     expect(badAction.body.errors[0].meta).toMatchObject({ param: 'action', reason: 'invalid_value' });
-    const noSurfaces = await direct.call('POST', '/v1/network_acls', { key: I.secret, body: { action: 'deny', cidr: '10.0.0.0/8', surfaces: [] } });
+    const noSurfaces = await direct.call('POST', '/v1/network_acls', {
+      key: I.secret,
+      body: { action: 'deny', cidr: '10.0.0.0/8', surfaces: [] },
+    });
     expect(noSurfaces.status).toBe(422);
 
     const rule = await addRule(direct, I, { action: 'deny', cidr: '192.0.2.0/24', surfaces: ['fapi'] });
@@ -111,8 +133,13 @@ describe('the network ACL guard', () => {
   it('the OpenID Provider (token, discovery) is a surface of its own: its deny rules refuse there and nowhere else', async () => {
     const I = await direct.createInstance();
     await addRule(direct, I, { action: 'deny', cidr: '198.51.100.0/24', surfaces: ['oidc'] });
-    const discovery = (remoteAddress: string) => direct.call('GET', `/fapi/${I.instanceId}/.well-known/openid-configuration`, { remoteAddress });
-    const token = await direct.call('POST', `/fapi/${I.instanceId}/oauth2/token`, { remoteAddress: '198.51.100.7', raw: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const discovery = (remoteAddress: string) =>
+      direct.call('GET', `/fapi/${I.instanceId}/.well-known/openid-configuration`, { remoteAddress });
+    const token = await direct.call('POST', `/fapi/${I.instanceId}/oauth2/token`, {
+      remoteAddress: '198.51.100.7',
+      raw: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(token.status).toBe(403);
     expect((await discovery('198.51.100.7')).status).toBe(403);
     expect((await discovery('198.51.101.7')).status).toBe(200);
@@ -125,7 +152,8 @@ describe('the network ACL guard', () => {
     const fapiPath = (path: string) => `/fapi/${instanceId}${path}`;
     const calls = {
       // An unknown connection, a login without its parameters: what an allowed address gets is never a 403.
-      sso: (remoteAddress: string) => direct.request('GET', fapiPath('/sso/saml/ssoc_00000000000000000000000000/metadata'), { remoteAddress }),
+      sso: (remoteAddress: string) =>
+        direct.request('GET', fapiPath('/sso/saml/ssoc_00000000000000000000000000/metadata'), { remoteAddress }),
       lti: (remoteAddress: string) => direct.request('GET', fapiPath('/lti/login'), { remoteAddress }),
       scim: (remoteAddress: string) => direct.request('GET', '/scim/v2/Users', { key: token, remoteAddress }),
     };
@@ -156,7 +184,13 @@ describe('the network ACL guard', () => {
     expect(created.body.surfaces).toEqual(['bapi', 'fapi', 'oidc', 'sso', 'lti', 'scim']);
     expect((await direct.request('GET', '/scim/v2/Users', { key: token, remoteAddress: '203.0.113.9' })).status).toBe(403);
     expect((await direct.request('GET', `/fapi/${instanceId}/lti/login`, { remoteAddress: '203.0.113.9' })).status).toBe(403);
-    expect((await direct.request('GET', `/fapi/${instanceId}/sso/saml/ssoc_00000000000000000000000000/metadata`, { remoteAddress: '203.0.113.9' })).status).toBe(403);
+    expect(
+      (
+        await direct.request('GET', `/fapi/${instanceId}/sso/saml/ssoc_00000000000000000000000000/metadata`, {
+          remoteAddress: '203.0.113.9',
+        })
+      ).status,
+    ).toBe(403);
     // SCIM discovery names no instance: no instance's rule applies to it.
     expect((await direct.request('GET', '/scim/v2/ServiceProviderConfig', { remoteAddress: '203.0.113.9' })).status).toBe(200);
   });
@@ -170,7 +204,12 @@ describe('the network ACL guard', () => {
     expect(outside.body.errors[0]).toMatchObject({ code: 'IP_DENIED', meta: { reason: 'not_in_allow_list' } });
     expect((await bapiUsers(direct, I, { remoteAddress: '203.0.113.1' })).status).toBe(403);
     // Managing rules goes through the BAPI too: from inside the allowed block.
-    const deny = await addRule(direct, I, { action: 'deny', cidr: '2001:db8:abcd:1::/64', surfaces: ['bapi'] }, { remoteAddress: '2001:db8:abcd:2::5' });
+    const deny = await addRule(
+      direct,
+      I,
+      { action: 'deny', cidr: '2001:db8:abcd:1::/64', surfaces: ['bapi'] },
+      { remoteAddress: '2001:db8:abcd:2::5' },
+    );
     const denied = await bapiUsers(direct, I, { remoteAddress: '2001:db8:abcd:1::5' });
     expect(denied.body.errors[0].meta.reason).toBe('denied_by_rule');
     expect((await bapiUsers(direct, I, { remoteAddress: '2001:db8:abcd:2::5' })).status).toBe(200);
@@ -230,7 +269,13 @@ describe('the network ACL guard', () => {
     for (let i = 0; i < 3; i++) await bapiUsers(direct, I, { remoteAddress: '192.0.2.10', headers: { 'user-agent': 'stuffer/1' } });
     const entries = await ruleAudits(direct, I);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ actor: 'anonymous', target: rule.id, ip: '192.0.2.10', userAgent: 'stuffer/1', details: { surface: 'bapi', reason: 'denied_by_rule' } });
+    expect(entries[0]).toMatchObject({
+      actor: 'anonymous',
+      target: rule.id,
+      ip: '192.0.2.10',
+      userAgent: 'stuffer/1',
+      details: { surface: 'bapi', reason: 'denied_by_rule' },
+    });
     await bapiUsers(direct, I, { remoteAddress: '192.0.2.11' });
     expect(await ruleAudits(direct, I)).toHaveLength(2);
     direct.clock.advance(DENIAL_AUDIT_INTERVAL_MS);
@@ -258,14 +303,24 @@ describe('the network ACL guard', () => {
 
   it('never applies to the dashboard API: an operator cannot lock themselves out', async () => {
     const owner = await claimedConsole(direct);
-    const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Locked', environment: 'test' } });
+    const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, {
+      body: { name: 'Locked', environment: 'test' },
+    });
     const base = `/accounts/${owner.accountId}/instances/${instance.body.id}/network_acls`;
     const created = await owner.b.dash('POST', base, { body: { action: 'allow', cidr: '192.0.2.1/32', description: 'office only' } });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ object: 'network_acl', action: 'allow', cidr: '192.0.2.1/32', surfaces: ['bapi', 'fapi', 'oidc', 'sso', 'lti', 'scim'] });
+    expect(created.body).toMatchObject({
+      object: 'network_acl',
+      action: 'allow',
+      cidr: '192.0.2.1/32',
+      surfaces: ['bapi', 'fapi', 'oidc', 'sso', 'lti', 'scim'],
+    });
     await owner.b.dash('POST', base, { body: { action: 'deny', cidr: '0.0.0.0/0' } });
     // The dashboard answers any address; its list shows both rules.
-    const listed = await direct.call('GET', `/v1/dashboard${base}`, { remoteAddress: '203.0.113.200', headers: { cookie: `__console_client=${owner.b.cookie}` } });
+    const listed = await direct.call('GET', `/v1/dashboard${base}`, {
+      remoteAddress: '203.0.113.200',
+      headers: { cookie: `__console_client=${owner.b.cookie}` },
+    });
     expect(listed.status).toBe(200);
     expect(listed.body.data).toHaveLength(2);
   });

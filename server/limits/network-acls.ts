@@ -35,7 +35,12 @@ export const networkAclView = (r: AclRow) => ({
 /** The canonical block (host bits cleared), or 422 invalid_cidr. */
 function canonicalCidr(text: string): string {
   const cidr = parseCidr(text);
-  if (!cidr) throw validationError('cidr', REASONS.invalid_cidr, 'cidr must be an IPv4 or IPv6 address or CIDR block, such as 203.0.113.0/24 or 2001:db8::/32.');
+  if (!cidr)
+    throw validationError(
+      'cidr',
+      REASONS.invalid_cidr,
+      'cidr must be an IPv4 or IPv6 address or CIDR block, such as 203.0.113.0/24 or 2001:db8::/32.',
+    );
   return formatCidr(cidr);
 }
 const canonicalSurfaces = (s: readonly AclSurface[]) => ACL_SURFACES.filter((x) => s.includes(x));
@@ -70,7 +75,8 @@ async function compiledRules(deps: D, instanceId: string): Promise<Compiled> {
   return compiled;
 }
 
-export type AclVerdict = { allowed: true } | { allowed: false; rule: string | null; reason: typeof REASONS.denied_by_rule | typeof REASONS.not_in_allow_list };
+export type AclVerdict =
+  { allowed: true } | { allowed: false; rule: string | null; reason: typeof REASONS.denied_by_rule | typeof REASONS.not_in_allow_list };
 
 /**
  * Deny beats allow; once a surface has an allow rule, only the addresses it allows pass.
@@ -89,7 +95,10 @@ export async function evaluateNetworkAcl(deps: D, instanceId: string, surface: s
 }
 
 export async function loadNetworkAcl(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<AclRow> {
-  const [row] = await deps.db.select().from(networkAcls).where(and(eq(networkAcls.id, id), eq(networkAcls.instanceId, instanceId)));
+  const [row] = await deps.db
+    .select()
+    .from(networkAcls)
+    .where(and(eq(networkAcls.id, id), eq(networkAcls.instanceId, instanceId)));
   if (!row) throw notFound('network ACL rule');
   return row;
 }
@@ -125,7 +134,16 @@ export async function createNetworkAcl(deps: D, instanceId: string, input: Creat
         updatedAt: now,
       })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, { ...ctx, instanceId, action: 'network_acl.created', target: created!.id, details: { action: input.action, cidr, surfaces: created!.surfaces } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        ...ctx,
+        instanceId,
+        action: 'network_acl.created',
+        target: created!.id,
+        details: { action: input.action, cidr, surfaces: created!.surfaces },
+      },
+    );
     return created!;
   });
   deps.cacheInvalidation.invalidate(ACL_CACHE, instanceId);
@@ -137,7 +155,12 @@ export async function getNetworkAcl(deps: Pick<Deps, 'db'>, instanceId: string, 
 }
 
 export async function listNetworkAcls(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string }) {
-  return cursorList(q, newestFirst(networkAcls.id), tableRows(deps.db, networkAcls, eq(networkAcls.instanceId, instanceId)), networkAclView);
+  return cursorList(
+    q,
+    newestFirst(networkAcls.id),
+    tableRows(deps.db, networkAcls, eq(networkAcls.instanceId, instanceId)),
+    networkAclView,
+  );
 }
 
 export type UpdateNetworkAclInput = Partial<CreateNetworkAclInput>;
@@ -164,7 +187,10 @@ export async function updateNetworkAcl(deps: D, instanceId: string, id: string, 
         instanceId,
         action: 'network_acl.updated',
         target: id,
-        details: { before: { action: before.action, cidr: before.cidr, surfaces: before.surfaces }, after: { action: updated!.action, cidr: updated!.cidr, surfaces: updated!.surfaces } },
+        details: {
+          before: { action: before.action, cidr: before.cidr, surfaces: before.surfaces },
+          after: { action: updated!.action, cidr: updated!.cidr, surfaces: updated!.surfaces },
+        },
       },
     );
     return updated!;
@@ -177,7 +203,16 @@ export async function deleteNetworkAcl(deps: D, instanceId: string, id: string, 
   await deps.db.transaction(async (tx) => {
     const row = await loadNetworkAcl({ db: tx }, instanceId, id);
     await tx.delete(networkAcls).where(eq(networkAcls.id, id));
-    await audit({ db: tx, clock: deps.clock }, { ...ctx, instanceId, action: 'network_acl.deleted', target: id, details: { action: row.action, cidr: row.cidr, surfaces: row.surfaces } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        ...ctx,
+        instanceId,
+        action: 'network_acl.deleted',
+        target: id,
+        details: { action: row.action, cidr: row.cidr, surfaces: row.surfaces },
+      },
+    );
   });
   deps.cacheInvalidation.invalidate(ACL_CACHE, instanceId);
   return { object: 'network_acl' as const, id, deleted: true as const };

@@ -39,7 +39,14 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
       verification_sends_per_ip: expect.objectContaining({ limit: 5, default: 5, min: 1, max: 5, window_seconds: 10, per: 'ip' }),
       federation_per_ip: expect.objectContaining({ limit: 50, default: 50, min: 1, max: 50, window_seconds: 10, per: 'ip' }),
       invitations_per_user: expect.objectContaining({ limit: 20, default: 20, min: 1, max: 20, window_seconds: 3600, per: 'user' }),
-      invitations_per_organization: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 86_400, per: 'organization' }),
+      invitations_per_organization: expect.objectContaining({
+        limit: 100,
+        default: 100,
+        min: 1,
+        max: 100,
+        window_seconds: 86_400,
+        per: 'organization',
+      }),
       sms_per_number: expect.objectContaining({ limit: 10, default: 10, min: 1, max: 10, window_seconds: 3600, per: 'phone_number' }),
       sms_per_country: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 3600, per: 'country_code' }),
       bapi_per_key: expect.objectContaining({ limit: 100, default: 100, min: 1, max: 100, window_seconds: 10, per: 'key' }),
@@ -53,10 +60,16 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
   it('may only tighten: above the default or below 1 is 422 naming the budget and its bounds', async () => {
     const above = await h.call('PATCH', '/v1/rate_limit_policy', { key: A.secret, body: { sign_in_per_ip: 6 } });
     expect(above.status).toBe(422);
-    expect(above.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'sign_in_per_ip', reason: 'too_big', min: 1, max: 5 } });
+    expect(above.body.errors[0]).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      meta: { param: 'sign_in_per_ip', reason: 'too_big', min: 1, max: 5 },
+    });
     const zero = await h.call('PATCH', '/v1/rate_limit_policy', { key: A.secret, body: { bapi_per_key: 0 } });
     expect(zero.status).toBe(422);
-    expect(zero.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'bapi_per_key', reason: 'too_small', min: 1, max: 100 } });
+    expect(zero.body.errors[0]).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      meta: { param: 'bapi_per_key', reason: 'too_small', min: 1, max: 100 },
+    });
     const unknown = await h.call('PATCH', '/v1/rate_limit_policy', { key: A.secret, body: { everything: 1 } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0].meta).toMatchObject({ param: 'everything', reason: 'unknown_field' });
@@ -74,14 +87,21 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0]).toMatchObject({ code: 'SCOPE_MISSING', meta: { required_scope: 'rate_limit:write' } });
     const other = await h.createKey(A.instanceId, 'users:read');
-    expect((await h.call('GET', '/v1/rate_limit_policy', { key: other.secret })).body.errors[0].meta.required_scope).toBe('rate_limit:read');
+    expect((await h.call('GET', '/v1/rate_limit_policy', { key: other.secret })).body.errors[0].meta.required_scope).toBe(
+      'rate_limit:read',
+    );
   });
 
   it('cross-site sign-in steps (LTI, SSO, social callbacks) share one per-IP budget', async () => {
     const I = await h.createInstance();
     expect((await h.call('PATCH', '/v1/rate_limit_policy', { key: I.secret, body: { federation_per_ip: 2 } })).status).toBe(200);
     const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
-    const lti = (ip: string) => h.request('GET', `/fapi/${I.instanceId}/lti/login?iss=https://lms.example.com&login_hint=x&target_link_uri=https://app.example.com`, from(ip));
+    const lti = (ip: string) =>
+      h.request(
+        'GET',
+        `/fapi/${I.instanceId}/lti/login?iss=https://lms.example.com&login_hint=x&target_link_uri=https://app.example.com`,
+        from(ip),
+      );
     const sso = (ip: string) => h.request('GET', `/fapi/${I.instanceId}/sso/oidc/ssoc_unknown/callback?state=x&code=y`, from(ip));
     const social = (ip: string) => h.request('GET', `/fapi/${I.instanceId}/v1/oauth_callback?state=x&code=y`, from(ip));
     // Unknown platform, connection and flow: refused, but each counted first.
@@ -114,7 +134,11 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
       .from(auditLogs)
       .where(and(eq(auditLogs.instanceId, I.instanceId), eq(auditLogs.action, 'rate_limit.exceeded')));
     expect(exceeded).toHaveLength(1);
-    expect(exceeded[0]).toMatchObject({ actor: 'anonymous', ip: '198.51.100.20', details: { surface: 'fapi', budget: 'sign_in_per_ip', limit: 2, window_seconds: 10 } });
+    expect(exceeded[0]).toMatchObject({
+      actor: 'anonymous',
+      ip: '198.51.100.20',
+      details: { surface: 'fapi', budget: 'sign_in_per_ip', limit: 2, window_seconds: 10 },
+    });
     const metrics = await (await h.request('GET', '/metrics')).text();
     expect(metrics).toContain(`latchkey_rate_limit_rejections_total{surface="fapi",limit="fapi_sign_in",instance="${I.instanceId}"} 2`);
 
@@ -163,7 +187,9 @@ describe('GET/PATCH /v1/rate_limit_policy', () => {
 
   it('the console reads and tightens the same policy', async () => {
     const owner = await claimedConsole(h);
-    const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Limits', environment: 'test' } });
+    const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, {
+      body: { name: 'Limits', environment: 'test' },
+    });
     const base = `/accounts/${owner.accountId}/instances/${instance.body.id}/rate_limit_policy`;
     expect((await owner.b.dash('GET', base)).body.budgets.attempts_per_ip.limit).toBe(3);
     const patched = await owner.b.dash('PATCH', base, { body: { attempts_per_ip: 2 } });

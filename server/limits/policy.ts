@@ -144,7 +144,10 @@ export async function enforceBudget(
   subject: string,
   scope: Omit<LimitScope, 'instanceId'>,
 ) {
-  await enforceLimit(deps, surface, await budgetRule(deps, instance, name), `${instance.id}:${subject}`, { ...scope, instanceId: instance.id });
+  await enforceLimit(deps, surface, await budgetRule(deps, instance, name), `${instance.id}:${subject}`, {
+    ...scope,
+    instanceId: instance.id,
+  });
 }
 
 /**
@@ -154,5 +157,8 @@ export async function enforceBudget(
 export async function enforceIpBudget(deps: LimitDeps, c: Context, surface: string, instance: PolicyInstance, name: BudgetName) {
   const ip = clientIp(c, deps.config);
   if (!ip) return;
-  await enforceBudget(deps, surface, instance, name, ip, { actor: 'anonymous', request: { ip, userAgent: c.req.header('user-agent') ?? null } });
+  await enforceBudget(deps, surface, instance, name, ip, {
+    actor: 'anonymous',
+    request: { ip, userAgent: c.req.header('user-agent') ?? null },
+  });
 }

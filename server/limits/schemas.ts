@@ -5,7 +5,8 @@ import { BUDGET_NAMES, BUDGET_SUBJECTS, BUDGETS, type BudgetName } from './budge
 import { ACL_SURFACES } from './network-acls';
 
 const budgetValue = z.number().int().nullable();
-const BOUNDS = 'Hits per window: at least 1 (422 too_small) and at most the default (422 too_big), meta.min and meta.max naming both bounds; null restores the default.';
+const BOUNDS =
+  'Hits per window: at least 1 (422 too_small) and at most the default (422 too_big), meta.min and meta.max naming both bounds; null restores the default.';
 
 const budgetFields = Object.fromEntries(
   BUDGET_NAMES.map((n) => [n, budgetValue.optional().meta({ description: `${BUDGETS[n].description}. ${BOUNDS}` })]),
@@ -16,7 +17,10 @@ const budgetFields = Object.fromEntries(
  * depend on the instance (BAPI's default differs on live ones), so the domain checks them.
  */
 export const patchPolicyBody = z
-  .strictObject({ ...budgetFields, budgets: z.strictObject(budgetFields).optional().meta({ description: 'The same budgets, nested as GET shows them.' }) })
+  .strictObject({
+    ...budgetFields,
+    budgets: z.strictObject(budgetFields).optional().meta({ description: 'The same budgets, nested as GET shows them.' }),
+  })
   .transform(({ budgets, ...top }) => ({ ...budgets, ...top }));
 
 const budgetSchema = z.object({
@@ -37,8 +41,14 @@ export const policySchema = z
   })
   .meta({ id: 'RateLimitPolicy' });
 
-const cidr = z.string().trim().min(1).max(64).meta({ description: 'An IPv4 or IPv6 address or CIDR block such as 203.0.113.0/24 or 2001:db8::/32 (422 invalid_cidr otherwise); stored with host bits cleared.' });
-const surfaces = z.array(z.enum(ACL_SURFACES)).min(1).max(ACL_SURFACES.length * 2);
+const cidr = z.string().trim().min(1).max(64).meta({
+  description:
+    'An IPv4 or IPv6 address or CIDR block such as 203.0.113.0/24 or 2001:db8::/32 (422 invalid_cidr otherwise); stored with host bits cleared.',
+});
+const surfaces = z
+  .array(z.enum(ACL_SURFACES))
+  .min(1)
+  .max(ACL_SURFACES.length * 2);
 const description = z.string().max(512);
 
 export const createAclBody = z.strictObject({

@@ -27,11 +27,23 @@ const freePort = () =>
 async function startApi(): Promise<string> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { DATABASE_URL: dbUrl, REDIS_URL, ENCRYPTION_KEY, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, LOG_LEVEL: 'silent', WEBHOOK_WORKER: '0' };
+  const env = {
+    DATABASE_URL: dbUrl,
+    REDIS_URL,
+    ENCRYPTION_KEY,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: base,
+    LOG_LEVEL: 'silent',
+    WEBHOOK_WORKER: '0',
+  };
   const child = pg.spawn('server/main/api.ts', env);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return base;
     if (Date.now() > deadline || child.exitCode !== null) throw new Error('an API process did not start');
     await new Promise((r) => setTimeout(r, 200));

@@ -27,7 +27,8 @@ export interface CatalogResource {
 const emailResource = (name: EmailTemplateName): CatalogResource => {
   const def = EMAIL_TEMPLATES[name];
   const base: CatalogResource['base'] = {};
-  for (const [locale, copy] of Object.entries(def.locales)) base[locale] = { subject: copy.subject, mjml: copy.mjml, text: copy.text ?? null };
+  for (const [locale, copy] of Object.entries(def.locales))
+    base[locale] = { subject: copy.subject, mjml: copy.mjml, text: copy.text ?? null };
   return { key: `email.${name}`, kind: 'email', description: def.description, variables: def.variables, base };
 };
 
@@ -45,7 +46,8 @@ function flatten(value: unknown, prefix: string, out: Map<string, string>) {
   if (typeof value === 'string') out.set(prefix, value);
   else if (value && typeof value === 'object' && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) {
-      if (/^[A-Za-z0-9_-]{1,64}$/.test(k) && k !== '__proto__' && k !== 'constructor' && k !== 'prototype') flatten(v, prefix ? `${prefix}.${k}` : k, out);
+      if (/^[A-Za-z0-9_-]{1,64}$/.test(k) && k !== '__proto__' && k !== 'constructor' && k !== 'prototype')
+        flatten(v, prefix ? `${prefix}.${k}` : k, out);
     }
   }
 }
@@ -81,7 +83,13 @@ function hostedResources(dir: string): CatalogResource[] {
       if (text !== undefined) base[locale] = { text };
     }
     const reference = english.get(key) ?? Object.values(base).map((b) => (b as { text: string }).text)[0] ?? '';
-    const variables = [...messageArguments(reference)].map((name) => ({ name, type: 'string' as const, required: false, description: `The {${name}} argument of the message`, sample: name }));
+    const variables = [...messageArguments(reference)].map((name) => ({
+      name,
+      type: 'string' as const,
+      required: false,
+      description: `The {${name}} argument of the message`,
+      sample: name,
+    }));
     return { key: `hosted.${key}`, kind: 'hosted' as const, description: `Hosted pages: ${key}`, variables, base };
   });
 }

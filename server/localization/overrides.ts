@@ -13,7 +13,6 @@ type D = Pick<Deps, 'db' | 'clock'>;
 export type LocalizationRow = typeof localizations.$inferSelect;
 type RevisionRow = typeof localizationRevisions.$inferSelect;
 
-
 export const resourceKindOf = (resource: string): ResourceKind => resource.slice(0, resource.indexOf('.')) as ResourceKind;
 
 export const localizationView = (r: LocalizationRow) => ({
@@ -47,7 +46,12 @@ const auditAction = (resource: string, change: 'updated' | 'deleted' | 'restored
 
 export function resourceOrThrow(key: string, opts: { messagesDir?: string } = {}): CatalogResource {
   const resource = findResource(key, opts);
-  if (!resource) throw validationError('resource', 'unknown_resource', `No localizable resource is named ${JSON.stringify(key)}; see the catalog of GET /localizations.`);
+  if (!resource)
+    throw validationError(
+      'resource',
+      'unknown_resource',
+      `No localizable resource is named ${JSON.stringify(key)}; see the catalog of GET /localizations.`,
+    );
   return resource;
 }
 
@@ -63,12 +67,19 @@ export async function listLocalizations(deps: Pick<Deps, 'db'>, instanceId: stri
   if (f.locale) filters.push(eq(localizations.locale, f.locale));
   if (f.resource) filters.push(eq(localizations.resource, f.resource));
   if (f.kind) filters.push(like(localizations.resource, `${f.kind}.%`));
-  const rows = await deps.db.select().from(localizations).where(and(...filters)).orderBy(localizations.resource, localizations.locale);
+  const rows = await deps.db
+    .select()
+    .from(localizations)
+    .where(and(...filters))
+    .orderBy(localizations.resource, localizations.locale);
   return rows.map(localizationView);
 }
 
 export async function getLocalization(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<LocalizationRow> {
-  const [row] = await deps.db.select().from(localizations).where(and(eq(localizations.id, id), eq(localizations.instanceId, instanceId)));
+  const [row] = await deps.db
+    .select()
+    .from(localizations)
+    .where(and(eq(localizations.id, id), eq(localizations.instanceId, instanceId)));
   if (!row) throw notFound('localization');
   return row;
 }
@@ -121,7 +132,17 @@ export async function saveLocalization(
     const enabled = input.enabled ?? existing?.enabled ?? true;
     const [row] = await tx
       .insert(localizations)
-      .values({ id: newId('loc'), instanceId, locale: input.locale, resource: resource.key, content, enabled, updatedBy: ctx.actor, createdAt: now, updatedAt: now })
+      .values({
+        id: newId('loc'),
+        instanceId,
+        locale: input.locale,
+        resource: resource.key,
+        content,
+        enabled,
+        updatedBy: ctx.actor,
+        createdAt: now,
+        updatedAt: now,
+      })
       .onConflictDoUpdate({
         target: [localizations.instanceId, localizations.resource, localizations.locale],
         set: { content, enabled, updatedBy: ctx.actor, updatedAt: now },
@@ -142,7 +163,14 @@ export async function saveLocalization(
 }
 
 /** Edits an override's content or enabled flag (content validated as on create). */
-export async function updateLocalization(deps: D, instanceId: string, id: string, patch: { content?: unknown; enabled?: boolean }, ctx: AuditContext, opts: { messagesDir?: string } = {}) {
+export async function updateLocalization(
+  deps: D,
+  instanceId: string,
+  id: string,
+  patch: { content?: unknown; enabled?: boolean },
+  ctx: AuditContext,
+  opts: { messagesDir?: string } = {},
+) {
   const row = await getLocalization(deps, instanceId, id);
   const out = await saveLocalization(
     deps,
@@ -157,23 +185,33 @@ export async function updateLocalization(deps: D, instanceId: string, id: string
 /** Removes an override: the base copy renders again. Its revisions stay, to restore. */
 export async function deleteLocalization(deps: D, instanceId: string, id: string, ctx: AuditContext) {
   return deps.db.transaction(async (tx) => {
-    const [row] = await tx.delete(localizations).where(and(eq(localizations.id, id), eq(localizations.instanceId, instanceId))).returning();
+    const [row] = await tx
+      .delete(localizations)
+      .where(and(eq(localizations.id, id), eq(localizations.instanceId, instanceId)))
+      .returning();
     if (!row) throw notFound('localization');
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      actor: ctx.actor,
-      action: auditAction(row.resource, 'deleted'),
-      target: row.id,
-      ip: ctx.ip,
-      userAgent: ctx.userAgent,
-      details: { resource: row.resource, locale: row.locale },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        actor: ctx.actor,
+        action: auditAction(row.resource, 'deleted'),
+        target: row.id,
+        ip: ctx.ip,
+        userAgent: ctx.userAgent,
+        details: { resource: row.resource, locale: row.locale },
+      },
+    );
     return row;
   });
 }
 
 /** The saved versions of a resource's override in a locale, newest first. */
-export async function listRevisions(deps: Pick<Deps, 'db'>, instanceId: string, q: { resource: string; locale: string; limit: number; starting_after?: string }) {
+export async function listRevisions(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  q: { resource: string; locale: string; limit: number; starting_after?: string },
+) {
   const filters: SQL[] = [
     eq(localizationRevisions.instanceId, instanceId),
     eq(localizationRevisions.resource, q.resource),

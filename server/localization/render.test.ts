@@ -63,7 +63,11 @@ beforeEach(() => clearTemplateCache());
 describe('renderTemplate', () => {
   it('substitutes variables, escaping HTML in the HTML part only', async () => {
     const out = await renderTemplate(
-      template({ subject: '{{code}} for {{app_name}}', mjml: doc('<mj-text>Hello {{app_name}}, code {{code}}</mj-text>'), text: 'Code {{code}} for {{app_name}}' }),
+      template({
+        subject: '{{code}} for {{app_name}}',
+        mjml: doc('<mj-text>Hello {{app_name}}, code {{code}}</mj-text>'),
+        text: 'Code {{code}} for {{app_name}}',
+      }),
       { code: '<b>1&2</b>', app_name: `O'Brien "Ltd" <script>` },
     );
     expect(out.html).toContain('Hello O&#x27;Brien &quot;Ltd&quot; &lt;script&gt;, code &lt;b&gt;1&amp;2&lt;/b&gt;');
@@ -94,10 +98,13 @@ describe('renderTemplate', () => {
   });
 
   it('derives the text body from the HTML when the template has none', async () => {
-    const out = await renderTemplate(template({ text: null, mjml: doc('<mj-text>Your code: {{code}}</mj-text>\n<mj-button href="{{url}}">Open</mj-button>') }), {
-      code: '4242',
-      url: 'https://example.com/a?b=1&c=2',
-    });
+    const out = await renderTemplate(
+      template({ text: null, mjml: doc('<mj-text>Your code: {{code}}</mj-text>\n<mj-button href="{{url}}">Open</mj-button>') }),
+      {
+        code: '4242',
+        url: 'https://example.com/a?b=1&c=2',
+      },
+    );
     expect(out.text).toContain('Your code: 4242');
     expect(out.text).toContain('Open (https://example.com/a?b=1&c=2)');
     expect(out.text).not.toMatch(/<|&amp;/);
@@ -130,7 +137,9 @@ describe('renderTemplate', () => {
 
 describe('validateTemplate', () => {
   it('accepts a valid template', async () => {
-    expect(await validate({ subject: '{{code}} for {{app_name}}', text: '{{#if minutes}}{{minutes}}{{else}}soon{{/if}} {{code}}' })).toEqual([]);
+    expect(
+      await validate({ subject: '{{code}} for {{app_name}}', text: '{{#if minutes}}{{minutes}}{{else}}soon{{/if}} {{code}}' }),
+    ).toEqual([]);
   });
 
   it('reports an unknown variable at its line and column, with a suggestion', async () => {
@@ -154,7 +163,13 @@ describe('validateTemplate', () => {
   it('reports a required variable that an #if can hide, at its use', async () => {
     const problems = await validate({ text: 'Hi\n{{#if minutes}}{{code}}{{/if}}' });
     expect(problems).toEqual([
-      { part: 'text', kind: 'missing_required_variable', line: 2, column: 16, message: expect.stringContaining('must not depend on an #if') },
+      {
+        part: 'text',
+        kind: 'missing_required_variable',
+        line: 2,
+        column: 16,
+        message: expect.stringContaining('must not depend on an #if'),
+      },
     ]);
     expect(await validate({ text: '{{#if minutes}}{{code}}{{else}}{{code}}{{/if}}' })).toEqual([]);
   });
@@ -238,7 +253,10 @@ describe('validateTemplate', () => {
     expect(await validate({ text: '{{code}} {{#> layout}}x{{/layout}}' })).toEqual([
       expect.objectContaining({ part: 'text', kind: 'syntax_error', message: 'Partials ({{> name}}) are not supported.' }),
     ]);
-    expect((await validate({ text: '{{code}} {{* inline}}' }))[0]).toMatchObject({ kind: 'syntax_error', message: expect.stringMatching(/not supported/) });
+    expect((await validate({ text: '{{code}} {{* inline}}' }))[0]).toMatchObject({
+      kind: 'syntax_error',
+      message: expect.stringMatching(/not supported/),
+    });
     await expect(renderTemplate(template({ text: '{{code}}{{> footer}}' }), { code: '1' })).rejects.toBeInstanceOf(TemplateInvalidError);
   });
 
@@ -256,7 +274,9 @@ describe('validateTemplate', () => {
       ['unknown_variable', 8],
       ['unknown_variable', 9],
     ]);
-    await expect(renderTemplate(template({ text: '{{code}}{{constructor.constructor}}' }), { code: '1' })).rejects.toBeInstanceOf(TemplateInvalidError);
+    await expect(renderTemplate(template({ text: '{{code}}{{constructor.constructor}}' }), { code: '1' })).rejects.toBeInstanceOf(
+      TemplateInvalidError,
+    );
   });
 
   it('keeps data to the schema, on an object without a prototype', () => {
@@ -283,7 +303,11 @@ describe('validateTemplate', () => {
 
   it('limits the size of each part', async () => {
     const problems = await validateTemplate(
-      { subject: 'x'.repeat(TEMPLATE_LIMITS.subject + 1), mjml: doc(`<mj-text>{{code}}${'x'.repeat(TEMPLATE_LIMITS.mjml)}</mj-text>`), text: `{{code}}${'x'.repeat(TEMPLATE_LIMITS.text)}` },
+      {
+        subject: 'x'.repeat(TEMPLATE_LIMITS.subject + 1),
+        mjml: doc(`<mj-text>{{code}}${'x'.repeat(TEMPLATE_LIMITS.mjml)}</mj-text>`),
+        text: `{{code}}${'x'.repeat(TEMPLATE_LIMITS.text)}`,
+      },
       schema,
     );
     expect(problems.map((p) => [p.part, p.kind])).toEqual([
@@ -297,9 +321,9 @@ describe('validateTemplate', () => {
   });
 
   it('refuses a schema with a name objects inherit', async () => {
-    await expect(validateTemplate({ text: 'x' }, [{ name: 'constructor', type: 'string', required: false, description: '', sample: '' }])).rejects.toThrow(
-      /Invalid template variable name/,
-    );
+    await expect(
+      validateTemplate({ text: 'x' }, [{ name: 'constructor', type: 'string', required: false, description: '', sample: '' }]),
+    ).rejects.toThrow(/Invalid template variable name/);
   });
 });
 
@@ -314,7 +338,9 @@ describe('built-in templates', () => {
     }
     expect(out.subject).not.toMatch(/\{\{|\s{2}/);
     // A clean product look without remote resources but the instance's own logo: no other image, no web fonts.
-    expect(out.html.replace(/<img src="https:\/\/example\.com\/logo\.png"[^>]*>/g, '')).not.toMatch(/<img|fonts\.googleapis|@import|url\(/i);
+    expect(out.html.replace(/<img src="https:\/\/example\.com\/logo\.png"[^>]*>/g, '')).not.toMatch(
+      /<img|fonts\.googleapis|@import|url\(/i,
+    );
     expect(out.html).toContain('Acme');
   });
 
@@ -339,14 +365,24 @@ describe('built-in templates', () => {
   it('declares every variable fully', () => {
     for (const def of Object.values(EMAIL_TEMPLATES)) {
       for (const v of def.variables) {
-        expect(v).toEqual({ name: expect.stringMatching(/^[a-z_]+$/), type: expect.any(String), required: expect.any(Boolean), description: expect.any(String), sample: expect.anything() });
+        expect(v).toEqual({
+          name: expect.stringMatching(/^[a-z_]+$/),
+          type: expect.any(String),
+          required: expect.any(Boolean),
+          description: expect.any(String),
+          sample: expect.anything(),
+        });
       }
     }
     expect(EMAIL_TEMPLATES.verification_code.variables.filter((v) => v.required).map((v) => v.name)).toEqual(['code']);
   });
 
   it('shows the verification code big and monospaced', async () => {
-    const out = await renderTemplate(builtInEmailTemplate('verification_code'), { code: '987654', app_name: 'Acme', expires_in_minutes: 10 });
+    const out = await renderTemplate(builtInEmailTemplate('verification_code'), {
+      code: '987654',
+      app_name: 'Acme',
+      expires_in_minutes: 10,
+    });
     expect(out.subject).toBe('987654 is your Acme verification code');
     expect(out.html).toMatch(/font-family:ui-monospace[^"]*font-size:32px[^>]*>987654</);
     expect(out.text).toContain('The code expires in 10 minutes.');
@@ -374,8 +410,10 @@ describe('built-in templates', () => {
 
 describe('htmlToText', () => {
   it('keeps text and links, drops markup and styles', () => {
-    expect(htmlToText('<html><head><style>p{}</style></head><body><p>Hi &amp; <b>bye</b></p><a href="https://x.test/">link</a><br/>end</body></html>')).toBe(
-      'Hi & bye\nlink (https://x.test/)\nend\n',
-    );
+    expect(
+      htmlToText(
+        '<html><head><style>p{}</style></head><body><p>Hi &amp; <b>bye</b></p><a href="https://x.test/">link</a><br/>end</body></html>',
+      ),
+    ).toBe('Hi & bye\nlink (https://x.test/)\nend\n');
   });
 });

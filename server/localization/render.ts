@@ -52,12 +52,7 @@ export interface SmsTemplate {
 export type TemplatePart = 'subject' | 'mjml' | 'text';
 
 export type TemplateProblemKind =
-  | 'unknown_variable'
-  | 'missing_required_variable'
-  | 'unknown_helper'
-  | 'mjml_error'
-  | 'syntax_error'
-  | 'too_large';
+  'unknown_variable' | 'missing_required_variable' | 'unknown_helper' | 'mjml_error' | 'syntax_error' | 'too_large';
 
 export interface TemplateProblem {
   part: TemplatePart;
@@ -163,8 +158,7 @@ export function templateContext(schema: TemplateSchema, data: TemplateData, temp
   return ctx;
 }
 
-export const sampleData = (schema: TemplateSchema): TemplateData =>
-  Object.fromEntries(schema.map((v) => [v.name, v.sample]));
+export const sampleData = (schema: TemplateSchema): TemplateData => Object.fromEntries(schema.map((v) => [v.name, v.sample]));
 
 // ---------------------------------------------------------------------------------------
 // Validation
@@ -174,7 +168,12 @@ type Node = hbs.AST.Node;
 type Statement = hbs.AST.Statement;
 type Expression = hbs.AST.Expression;
 
-const problemAt = (part: TemplatePart, kind: TemplateProblemKind, message: string, loc?: hbs.AST.SourceLocation | null): TemplateProblem => ({
+const problemAt = (
+  part: TemplatePart,
+  kind: TemplateProblemKind,
+  message: string,
+  loc?: hbs.AST.SourceLocation | null,
+): TemplateProblem => ({
   part,
   kind,
   message,
@@ -201,7 +200,13 @@ function parseProblem(part: TemplatePart, err: unknown): TemplateProblem {
   const e = err as { message?: string; lineNumber?: number; column?: number };
   const raw = String(e.message ?? err);
   if (typeof e.lineNumber === 'number') {
-    return { part, kind: 'syntax_error', message: `Syntax error: ${raw.replace(/ - \d+:\d+$/, '')}.`, line: e.lineNumber, column: (e.column ?? 0) + 1 };
+    return {
+      part,
+      kind: 'syntax_error',
+      message: `Syntax error: ${raw.replace(/ - \d+:\d+$/, '')}.`,
+      line: e.lineNumber,
+      column: (e.column ?? 0) + 1,
+    };
   }
   const loc = (hb as unknown as { Parser?: { lexer?: { yylloc?: { first_line?: number; first_column?: number } } } }).Parser?.lexer?.yylloc;
   const line = loc?.first_line ?? Number(/on line (\d+)/.exec(raw)?.[1] ?? 1);
@@ -251,9 +256,13 @@ function checkAst(part: TemplatePart, ast: AST, schema: TemplateSchema): Templat
 
   const checkPath = (p: hbs.AST.PathExpression) => {
     if (p.data) {
-      problems.push(problemAt(part, 'unknown_variable', `"@${p.parts.join('.')}": data variables are not available; use a variable by name.`, p.loc));
+      problems.push(
+        problemAt(part, 'unknown_variable', `"@${p.parts.join('.')}": data variables are not available; use a variable by name.`, p.loc),
+      );
     } else if (p.depth > 0 || p.original.startsWith('../')) {
-      problems.push(problemAt(part, 'unknown_variable', `"${p.original}": parent scopes are not available; use the variable by name.`, p.loc));
+      problems.push(
+        problemAt(part, 'unknown_variable', `"${p.original}": parent scopes are not available; use the variable by name.`, p.loc),
+      );
     } else if (p.parts.length === 0) {
       problems.push(problemAt(part, 'unknown_variable', `"${p.original}" is not a variable; use a variable by name.`, p.loc));
     } else if (!declared.has(p.parts[0]!)) {
@@ -279,15 +288,22 @@ function checkAst(part: TemplatePart, ast: AST, schema: TemplateSchema): Templat
           break;
         case 'MustacheStatement': {
           const m = node as hbs.AST.MustacheStatement;
-          const name = m.path.type === 'PathExpression' ? (m.path as hbs.AST.PathExpression).original : String((m.path as hbs.AST.Literal & { original?: unknown }).original ?? '');
+          const name =
+            m.path.type === 'PathExpression'
+              ? (m.path as hbs.AST.PathExpression).original
+              : String((m.path as hbs.AST.Literal & { original?: unknown }).original ?? '');
           if (m.params.length || m.hash) {
-            const hint = (HELPERS as readonly string[]).includes(name) ? ` Use it as a block: {{#${name} variable}}…{{/${name}}}.` : ' The only helpers are #if and #unless, as blocks.';
+            const hint = (HELPERS as readonly string[]).includes(name)
+              ? ` Use it as a block: {{#${name} variable}}…{{/${name}}}.`
+              : ' The only helpers are #if and #unless, as blocks.';
             problems.push(problemAt(part, 'unknown_helper', `Unknown helper "${name}".${hint}`, m.loc));
             break;
           }
           checkExpression(m.path, 'An output');
           if (!m.escaped && part === 'mjml') {
-            problems.push(problemAt(part, 'syntax_error', `{{{${name}}}} would insert raw HTML; use {{${name}}}, which is escaped.`, m.loc));
+            problems.push(
+              problemAt(part, 'syntax_error', `{{{${name}}}} would insert raw HTML; use {{${name}}}, which is escaped.`, m.loc),
+            );
           }
           break;
         }
@@ -295,7 +311,9 @@ function checkAst(part: TemplatePart, ast: AST, schema: TemplateSchema): Templat
           const b = node as hbs.AST.BlockStatement;
           const name = b.path.type === 'PathExpression' ? (b.path as hbs.AST.PathExpression).original : '';
           if (!(HELPERS as readonly string[]).includes(name)) {
-            problems.push(problemAt(part, 'unknown_helper', `Unknown block helper "#${name}". The only blocks are #if and #unless.`, b.loc));
+            problems.push(
+              problemAt(part, 'unknown_helper', `Unknown block helper "#${name}". The only blocks are #if and #unless.`, b.loc),
+            );
           } else if (b.params.length !== 1 || b.hash || b.program?.blockParams?.length) {
             problems.push(problemAt(part, 'syntax_error', `#${name} takes exactly one variable: {{#${name} variable}}.`, b.loc));
           } else {
@@ -325,7 +343,8 @@ function checkAst(part: TemplatePart, ast: AST, schema: TemplateSchema): Templat
 /** Where a variable is printed: `always` when no #if/#unless can hide it. */
 function usage(nodes: Statement[], name: string): { always: boolean; first: hbs.AST.SourceLocation | null } {
   let first: hbs.AST.SourceLocation | null = null;
-  const isVar = (e: Expression) => e.type === 'PathExpression' && (e as hbs.AST.PathExpression).parts.length === 1 && (e as hbs.AST.PathExpression).parts[0] === name;
+  const isVar = (e: Expression) =>
+    e.type === 'PathExpression' && (e as hbs.AST.PathExpression).parts.length === 1 && (e as hbs.AST.PathExpression).parts[0] === name;
   const walk = (list: Statement[]): boolean => {
     let always = false;
     for (const node of list) {
@@ -389,7 +408,13 @@ async function compileMjml(source: string): Promise<{ html: string } | { problem
   const include = /<mj-include\b/.exec(source);
   if (include) {
     const before = source.slice(0, include.index).split('\n');
-    problems.push({ part: 'mjml', kind: 'mjml_error', line: before.length, column: before.at(-1)!.length + 1, message: 'mj-include is not supported: a template is one document.' });
+    problems.push({
+      part: 'mjml',
+      kind: 'mjml_error',
+      line: before.length,
+      column: before.at(-1)!.length + 1,
+      message: 'mj-include is not supported: a template is one document.',
+    });
     return { problems };
   }
   try {
@@ -400,7 +425,13 @@ async function compileMjml(source: string): Promise<{ html: string } | { problem
     if (Array.isArray(issues) && issues.length) {
       for (const i of issues) {
         const line = typeof i.line === 'number' && i.line > 0 ? i.line : 1;
-        problems.push({ part: 'mjml', kind: 'mjml_error', line, column: mjmlColumn(source, line, i.tagName), message: String(i.message ?? 'Invalid MJML').trim() });
+        problems.push({
+          part: 'mjml',
+          kind: 'mjml_error',
+          line,
+          column: mjmlColumn(source, line, i.tagName),
+          message: String(i.message ?? 'Invalid MJML').trim(),
+        });
       }
     } else {
       problems.push({ part: 'mjml', kind: 'mjml_error', line: 1, column: 1, message: String((err as Error)?.message ?? err).trim() });
@@ -461,7 +492,11 @@ type PartsInput = { subject?: string | null; mjml?: string | null; text?: string
 async function analyze(parts: PartsInput, schema: TemplateSchema, opts: { sms?: boolean } = {}): Promise<Analysis> {
   assertValidSchema(schema);
   const problems: TemplateProblem[] = [];
-  const limits: Record<TemplatePart, number> = { subject: TEMPLATE_LIMITS.subject, mjml: TEMPLATE_LIMITS.mjml, text: opts.sms ? TEMPLATE_LIMITS.sms : TEMPLATE_LIMITS.text };
+  const limits: Record<TemplatePart, number> = {
+    subject: TEMPLATE_LIMITS.subject,
+    mjml: TEMPLATE_LIMITS.mjml,
+    text: opts.sms ? TEMPLATE_LIMITS.sms : TEMPLATE_LIMITS.text,
+  };
   const asts: Partial<Record<TemplatePart, AST>> = {};
   const order: TemplatePart[] = ['subject', 'mjml', 'text'];
   for (const part of order) {
@@ -492,7 +527,13 @@ async function analyze(parts: PartsInput, schema: TemplateSchema, opts: { sms?: 
         html = out.html;
         const again = parse('mjml', html);
         if ('problem' in again) {
-          problems.push({ part: 'mjml', kind: 'mjml_error', line: 1, column: 1, message: `The expressions do not survive MJML compilation: ${again.problem.message}` });
+          problems.push({
+            part: 'mjml',
+            kind: 'mjml_error',
+            line: 1,
+            column: 1,
+            message: `The expressions do not survive MJML compilation: ${again.problem.message}`,
+          });
           html = undefined;
         }
       }
@@ -516,7 +557,13 @@ async function analyze(parts: PartsInput, schema: TemplateSchema, opts: { sms?: 
       try {
         fn(ctx, RUNTIME_OPTIONS);
       } catch (err) {
-        problems.push({ part, kind: 'syntax_error', line: 1, column: 1, message: `The template fails to render: ${(err as Error).message}` });
+        problems.push({
+          part,
+          kind: 'syntax_error',
+          line: 1,
+          column: 1,
+          message: `The template fails to render: ${(err as Error).message}`,
+        });
       }
     }
   }
@@ -548,7 +595,9 @@ const CACHE_MAX = 500;
 const cache = new Map<string, Promise<CompiledEmail>>();
 
 function cacheKey(kind: string, parts: PartsInput, schema: TemplateSchema): string {
-  return createHash('sha256').update(JSON.stringify([kind, parts.subject ?? null, parts.mjml ?? null, parts.text ?? null, schema])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([kind, parts.subject ?? null, parts.mjml ?? null, parts.text ?? null, schema]))
+    .digest('hex');
 }
 
 function compiledFor(kind: 'email' | 'sms', name: string, parts: PartsInput, schema: TemplateSchema): Promise<CompiledEmail> {
@@ -593,7 +642,11 @@ export async function renderTemplate(template: EmailTemplate, data: TemplateData
 export async function renderSms(template: SmsTemplate, data: TemplateData): Promise<{ body: string }> {
   const compiled = await compiledFor('sms', template.name, { text: template.body }, template.variables);
   const ctx = templateContext(template.variables, data, template.name);
-  return { body: compiled.text!(ctx, RUNTIME_OPTIONS).replace(/[ \t]+\n/g, '\n').trim() };
+  return {
+    body: compiled.text!(ctx, RUNTIME_OPTIONS)
+      .replace(/[ \t]+\n/g, '\n')
+      .trim(),
+  };
 }
 
 /** Forgets compiled templates (tests). */
@@ -604,9 +657,25 @@ export function clearTemplateCache() {
 // ---------------------------------------------------------------------------------------
 // Text
 
-const tidyText = (s: string) => s.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim() + '\n';
+const tidyText = (s: string) =>
+  s
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim() + '\n';
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'", '#x27': "'", '#x3D': '=', '#x60': '`', '#x2F': '/' };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  '#39': "'",
+  '#x27': "'",
+  '#x3D': '=',
+  '#x60': '`',
+  '#x2F': '/',
+};
 
 function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
@@ -633,7 +702,11 @@ export function htmlToText(html: string): string {
     .replace(/<\/(p|div|tr|h[1-6]|li|table)>/gi, '\n')
     .replace(/<[^>]+>/g, '')
     .split('\n')
-    .map((l) => decodeEntities(l).replace(/[ \t\u00a0]+/g, ' ').trim())
+    .map((l) =>
+      decodeEntities(l)
+        .replace(/[ \t\u00a0]+/g, ' ')
+        .trim(),
+    )
     .join('\n');
   return tidyText(text);
 }

@@ -40,7 +40,14 @@ describe('locales', () => {
   });
 
   it('orders candidates: user, Accept-Language, instance default, English', () => {
-    expect(localeCandidates({ userLocale: 'fr-CA', acceptLanguage: 'de, es;q=0.5', instanceDefault: 'it' })).toEqual(['fr-ca', 'fr', 'de', 'es', 'it', 'en']);
+    expect(localeCandidates({ userLocale: 'fr-CA', acceptLanguage: 'de, es;q=0.5', instanceDefault: 'it' })).toEqual([
+      'fr-ca',
+      'fr',
+      'de',
+      'es',
+      'it',
+      'en',
+    ]);
     expect(localeCandidates({})).toEqual(['en']);
   });
 });
@@ -70,7 +77,10 @@ describe('the mailer resolves the locale', () => {
   });
 
   it('uses the locale of the user it is sent to', async () => {
-    const created = await h.call('POST', '/v1/users', { key: (await h.createKey(instanceId, 'users:write')).secret, body: { email_address: ['louise@example.com'], locale: 'fr-FR' } });
+    const created = await h.call('POST', '/v1/users', {
+      key: (await h.createKey(instanceId, 'users:write')).secret,
+      body: { email_address: ['louise@example.com'], locale: 'fr-FR' },
+    });
     expect(created.body.locale).toBe('fr-FR');
     expect(await send({ userId: created.body.id, acceptLanguage: 'de' })).toMatchObject({ locale: 'fr' });
   });
@@ -79,7 +89,10 @@ describe('the mailer resolves the locale', () => {
     await h.runtime.deps.db.update(localizations).set({ enabled: false }).where(eq(localizations.instanceId, instanceId));
     expect(await send({ locale: 'fr' })).toMatchObject({ locale: 'fr', subject: '42 est votre code de vérification Test' });
     // A row written around the validator (say, by hand in SQL) still cannot stop delivery.
-    await h.runtime.deps.db.update(localizations).set({ enabled: true, content: { subject: '{{nope}}', mjml: '<mjml>', text: null } }).where(eq(localizations.instanceId, instanceId));
+    await h.runtime.deps.db
+      .update(localizations)
+      .set({ enabled: true, content: { subject: '{{nope}}', mjml: '<mjml>', text: null } })
+      .where(eq(localizations.instanceId, instanceId));
     expect(await send({ locale: 'fr' })).toMatchObject({ locale: 'fr', subject: '42 est votre code de vérification Test' });
   });
 });
@@ -112,7 +125,10 @@ describe('end users', () => {
     h.clock.advance(31_000);
     const other = browserOf(h, i);
     const signIn = await other.call('POST', '/v1/client/sign_ins', { body: { identifier: 'dieter@example.com' } });
-    await other.call('POST', `/v1/client/sign_ins/${signIn.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' }, headers: { 'accept-language': 'fr' } });
+    await other.call('POST', `/v1/client/sign_ins/${signIn.body.response.id}/prepare_first_factor`, {
+      body: { strategy: 'email_code' },
+      headers: { 'accept-language': 'fr' },
+    });
     expect((await h.outbox('dieter@example.com')).map((m) => m.locale)).toEqual(['de', 'de']);
   });
 
@@ -160,15 +176,26 @@ describe('hosted-page copy', () => {
 
   it('validates overrides as ICU messages with the base copy’s arguments', async () => {
     const { instanceId } = await instanceWith(h);
-    const save = (text: string, locale = 'fr') => saveLocalization(h.runtime.deps, instanceId, { locale, resource: 'hosted.signIn.title', content: { text } }, ctx, { messagesDir: dir });
-    await expect(save('Bonjour {name}')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', meta: { part: 'text', reason: 'unknown_variable', line: 1, column: 10 } });
+    const save = (text: string, locale = 'fr') =>
+      saveLocalization(h.runtime.deps, instanceId, { locale, resource: 'hosted.signIn.title', content: { text } }, ctx, {
+        messagesDir: dir,
+      });
+    await expect(save('Bonjour {name}')).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      meta: { part: 'text', reason: 'unknown_variable', line: 1, column: 10 },
+    });
     await expect(save('Bonjour {appName')).rejects.toMatchObject({ meta: { reason: 'syntax_error' } });
     await save('Bienvenue sur {appName}');
     await save('Bienvenue au Québec sur {appName}', 'fr-CA');
     expect(await resolveHostedCopy(h.runtime.deps.db, instanceId, 'fr')).toEqual({ 'signIn.title': 'Bienvenue sur {appName}' });
-    expect(await resolveHostedCopy(h.runtime.deps.db, instanceId, 'fr-CA')).toEqual({ 'signIn.title': 'Bienvenue au Québec sur {appName}' });
+    expect(await resolveHostedCopy(h.runtime.deps.db, instanceId, 'fr-CA')).toEqual({
+      'signIn.title': 'Bienvenue au Québec sur {appName}',
+    });
     expect(await resolveHostedCopy(h.runtime.deps.db, instanceId, 'de')).toEqual({});
-    const merged = mergeHostedMessages({ signIn: { title: 'Connexion à {appName}', other: 'x' } }, { 'signIn.title': 'Bienvenue', '__proto__.polluted': 'x' });
+    const merged = mergeHostedMessages(
+      { signIn: { title: 'Connexion à {appName}', other: 'x' } },
+      { 'signIn.title': 'Bienvenue', '__proto__.polluted': 'x' },
+    );
     expect(merged).toEqual({ signIn: { title: 'Bienvenue', other: 'x' } });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

@@ -37,12 +37,18 @@ function pick<T>(
   for (const c of [...candidates, 'en']) {
     const row = overrides.get(c);
     if (row) return { template: fromOverride(row), source: 'override', localizationId: row.id };
-    if (Object.prototype.hasOwnProperty.call(builtInLocales, c)) return { template: fromBuiltIn(c), source: 'built_in', localizationId: null };
+    if (Object.prototype.hasOwnProperty.call(builtInLocales, c))
+      return { template: fromBuiltIn(c), source: 'built_in', localizationId: null };
   }
   return { template: fromBuiltIn('en'), source: 'built_in', localizationId: null };
 }
 
-export async function resolveEmailTemplate(deps: Pick<Deps, 'db'>, instanceId: string, name: EmailTemplateName, candidates: string[]): Promise<Resolved<EmailTemplate>> {
+export async function resolveEmailTemplate(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  name: EmailTemplateName,
+  candidates: string[],
+): Promise<Resolved<EmailTemplate>> {
   const def = EMAIL_TEMPLATES[name];
   return pick(
     candidates,
@@ -56,7 +62,12 @@ export async function resolveEmailTemplate(deps: Pick<Deps, 'db'>, instanceId: s
   );
 }
 
-export async function resolveSmsTemplate(deps: Pick<Deps, 'db'>, instanceId: string, name: SmsTemplateName, candidates: string[]): Promise<Resolved<SmsTemplate>> {
+export async function resolveSmsTemplate(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  name: SmsTemplateName,
+  candidates: string[],
+): Promise<Resolved<SmsTemplate>> {
   const def = SMS_TEMPLATES[name];
   return pick(
     candidates,
@@ -94,9 +105,21 @@ export { mergeHostedMessages } from '../../i18n/merge';
 
 /** The built-in copy alone, for the first candidate locale that has one. */
 export function builtInEmailFor(name: EmailTemplateName, candidates: string[]): EmailTemplate {
-  return pick(candidates, new Map(), EMAIL_TEMPLATES[name].locales, () => builtInEmailTemplate(name), (l) => builtInEmailTemplate(name, l)).template;
+  return pick(
+    candidates,
+    new Map(),
+    EMAIL_TEMPLATES[name].locales,
+    () => builtInEmailTemplate(name),
+    (l) => builtInEmailTemplate(name, l),
+  ).template;
 }
 
 export function builtInSmsFor(name: SmsTemplateName, candidates: string[]): SmsTemplate {
-  return pick(candidates, new Map(), SMS_TEMPLATES[name].locales, () => builtInSmsTemplate(name), (l) => builtInSmsTemplate(name, l)).template;
+  return pick(
+    candidates,
+    new Map(),
+    SMS_TEMPLATES[name].locales,
+    () => builtInSmsTemplate(name),
+    (l) => builtInSmsTemplate(name, l),
+  ).template;
 }

@@ -30,7 +30,11 @@ export function contentInvalid(problems: ContentProblem[]): AppError {
 const emailContent = z.strictObject({
   subject: z.string().max(TEMPLATE_LIMITS.subject * 2),
   mjml: z.string().max(TEMPLATE_LIMITS.mjml * 2),
-  text: z.string().max(TEMPLATE_LIMITS.text * 2).nullable().optional(),
+  text: z
+    .string()
+    .max(TEMPLATE_LIMITS.text * 2)
+    .nullable()
+    .optional(),
 });
 const smsContent = z.strictObject({ body: z.string().max(TEMPLATE_LIMITS.sms * 2) });
 const hostedContent = z.strictObject({ text: z.string().max(HOSTED_TEXT_MAX * 2) });
@@ -41,7 +45,11 @@ function shape<T>(schema: z.ZodType<T>, value: unknown, kind: string): T {
   const issue = parsed.error.issues.find((i) => i.code === 'unrecognized_keys') ?? parsed.error.issues[0]!;
   const at = issue.path.length ? `content.${issue.path.join('.')}` : 'content';
   const param = issue.code === 'unrecognized_keys' ? `content.${issue.keys[0]}` : at;
-  throw validationError(param, issue.code === 'unrecognized_keys' ? 'unknown_field' : 'invalid', `${param}: ${issue.message} (the content of ${kind} copy)`);
+  throw validationError(
+    param,
+    issue.code === 'unrecognized_keys' ? 'unknown_field' : 'invalid',
+    `${param}: ${issue.message} (the content of ${kind} copy)`,
+  );
 }
 
 function lineColumn(source: string, offset: number) {
@@ -71,16 +79,28 @@ export async function checkContent(resource: CatalogResource, value: unknown): P
   const c = shape(hostedContent, value, 'a hosted-page message');
   const problems: ContentProblem[] = [];
   if (c.text.length > HOSTED_TEXT_MAX) {
-    problems.push({ part: 'text', kind: 'too_large', line: 1, column: 1, message: `The text is ${c.text.length} characters; the limit is ${HOSTED_TEXT_MAX}.` });
+    problems.push({
+      part: 'text',
+      kind: 'too_large',
+      line: 1,
+      column: 1,
+      message: `The text is ${c.text.length} characters; the limit is ${HOSTED_TEXT_MAX}.`,
+    });
   } else {
     const parsed = parseIcu(c.text);
-    if (parsed.error) problems.push({ part: 'text', kind: 'syntax_error', ...lineColumn(c.text, parsed.error.offset), message: parsed.error.message });
+    if (parsed.error)
+      problems.push({ part: 'text', kind: 'syntax_error', ...lineColumn(c.text, parsed.error.offset), message: parsed.error.message });
     const known = new Set(resource.variables.map((v) => v.name));
     for (const name of parsed.args) {
       if (known.has(name)) continue;
       const at = c.text.search(new RegExp(`\\{\\s*${name}\\b`));
       const available = known.size ? [...known].map((n) => `{${n}}`).join(', ') : 'none';
-      problems.push({ part: 'text', kind: 'unknown_variable', ...lineColumn(c.text, at + 2), message: `Unknown argument "${name}". Available: ${available}.` });
+      problems.push({
+        part: 'text',
+        kind: 'unknown_variable',
+        ...lineColumn(c.text, at + 2),
+        message: `Unknown argument "${name}". Available: ${available}.`,
+      });
     }
   }
   if (problems.length) throw contentInvalid(problems);

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { createPlatform, deletePlatform, getPlatform, listPlatforms, updatePlatform, type LtiInstance } from './platforms';
-import { createPlatformBody, deletedPlatformSchema, listPlatformsQuery, platformListSchema, platformSchema, updatePlatformBody } from './schemas';
+import {
+  createPlatformBody,
+  deletedPlatformSchema,
+  listPlatformsQuery,
+  platformListSchema,
+  platformSchema,
+  updatePlatformBody,
+} from './schemas';
 
 /** The platform registrations of one surface (BAPI, dashboard): the same bodies and answers; only the caller's instance differs. */
 export function ltiPlatformsFor<Auth>(instanceOf: (auth: Auth) => LtiInstance) {
@@ -41,4 +48,3 @@ export function ltiPlatformsFor<Auth>(instanceOf: (auth: Auth) => LtiInstance) {
     }),
   };
 }
-

@@ -10,8 +10,16 @@ const CACHE = 'lti-jwks';
 export const forgetJwks = (deps: Pick<Deps, 'caches'>, platformId: string) => forgetRemoteJwks(deps, CACHE, platformId);
 
 const unavailable = (message: string) =>
-  new AppError('LTI_LAUNCH_INVALID', { message: message.replace('The key set', 'The platform’s key set'), meta: { reason: REASONS.jwks_unavailable } });
+  new AppError('LTI_LAUNCH_INVALID', {
+    message: message.replace('The key set', 'The platform’s key set'),
+    meta: { reason: REASONS.jwks_unavailable },
+  });
 
 export async function platformKeys(deps: RemoteJwksDeps, platform: { id: string; jwksUri: string }, environment: Environment, kid: string) {
-  return remoteKeys(deps, { cache: CACHE, id: platform.id, jwksUri: platform.jwksUri, userAgent: 'Latchkey LTI', unavailable }, environment, kid);
+  return remoteKeys(
+    deps,
+    { cache: CACHE, id: platform.id, jwksUri: platform.jwksUri, userAgent: 'Latchkey LTI', unavailable },
+    environment,
+    kid,
+  );
 }

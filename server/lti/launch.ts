@@ -61,7 +61,13 @@ export interface LoginResult {
  * Login initiation: finds the registration, checks the target_link_uri, stores a fresh state
  * and nonce and answers where to send the browser (the platform's authorization endpoint).
  */
-export async function initiateLogin(deps: D, instance: InstanceContext, p: LoginParams, servedFapiUrl: string, ctx: AuditContext): Promise<LoginResult> {
+export async function initiateLogin(
+  deps: D,
+  instance: InstanceContext,
+  p: LoginParams,
+  servedFapiUrl: string,
+  ctx: AuditContext,
+): Promise<LoginResult> {
   const { platform, ambiguous } = await findPlatformForLogin(deps.db, instance.id, p.iss, p.client_id);
   if (!platform) {
     const err = ambiguous
@@ -131,8 +137,10 @@ function classifyJoseError(e: unknown): AppError {
     if (e.claim === 'nbf' || e.claim === 'iat') return refuse(REASONS.token_not_yet_valid, 'The id_token is not valid yet, or too old.');
     return refuse(REASONS.id_token_malformed, `The id_token's ${e.claim} claim is not valid.`);
   }
-  if (e instanceof joseErrors.JWKSNoMatchingKey) return refuse(REASONS.key_unknown, 'The id_token is signed with a key the platform does not publish.');
-  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return refuse(REASONS.signature_invalid, 'The id_token’s signature does not verify.');
+  if (e instanceof joseErrors.JWKSNoMatchingKey)
+    return refuse(REASONS.key_unknown, 'The id_token is signed with a key the platform does not publish.');
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed)
+    return refuse(REASONS.signature_invalid, 'The id_token’s signature does not verify.');
   return refuse(REASONS.signature_invalid, 'The id_token could not be verified.');
 }
 
@@ -150,14 +158,23 @@ interface VerifiedLaunch {
  * names the platform; the token's signature (platform JWKS), iss, aud/azp, exp/iat, the
  * nonce issued with that state, then the LTI claims against the registration.
  */
-async function verifyLaunch(deps: D, instance: InstanceContext, idToken: string, state: string): Promise<{ platform: PlatformRow | null; result: VerifiedLaunch | AppError }> {
+async function verifyLaunch(
+  deps: D,
+  instance: InstanceContext,
+  idToken: string,
+  state: string,
+): Promise<{ platform: PlatformRow | null; result: VerifiedLaunch | AppError }> {
   const now = deps.clock.now();
   const stateDigest = sha256Hex(state);
   const [row] = await deps.db
     .select()
     .from(ltiLaunchStates)
     .where(and(eq(ltiLaunchStates.stateDigest, stateDigest), eq(ltiLaunchStates.instanceId, instance.id)));
-  if (!row || row.expiresAt <= now) return { platform: null, result: refuse(REASONS.state_invalid, 'The state is unknown or has expired; start the launch again from the platform.') };
+  if (!row || row.expiresAt <= now)
+    return {
+      platform: null,
+      result: refuse(REASONS.state_invalid, 'The state is unknown or has expired; start the launch again from the platform.'),
+    };
   const platform = await loadPlatform(deps.db, instance.id, row.platformId);
   const fail = (e: AppError) => ({ platform, result: e });
   if (row.usedAt !== null) return fail(refuse(REASONS.nonce_replayed, 'This launch was already used; its state and nonce are single use.'));
@@ -199,7 +216,8 @@ async function verifyLaunch(deps: D, instance: InstanceContext, idToken: string,
   const parsed = launchClaims.safeParse(payload);
   if (!parsed.success) return fail(refuse(REASONS.id_token_malformed, 'The id_token lacks sub or nonce, or they are malformed.'));
   const claims = { ...payload, ...parsed.data };
-  if (!constantTimeEqual(claims.nonce, row.nonce)) return fail(refuse(REASONS.nonce_invalid, 'The id_token’s nonce is not the one issued for this state.'));
+  if (!constantTimeEqual(claims.nonce, row.nonce))
+    return fail(refuse(REASONS.nonce_invalid, 'The id_token’s nonce is not the one issued for this state.'));
 
   const deploymentId = payload[LTI_CLAIMS.deploymentId];
   if (typeof deploymentId !== 'string' || !platform.deploymentIds.includes(deploymentId)) {
@@ -217,7 +235,14 @@ async function verifyLaunch(deps: D, instance: InstanceContext, idToken: string,
   }
   return {
     platform,
-    result: { platform, stateDigest, claims, deploymentId, targetLinkUri, resourceLink: { id: link.data.id, title: link.data.title ?? null } },
+    result: {
+      platform,
+      stateDigest,
+      claims,
+      deploymentId,
+      targetLinkUri,
+      resourceLink: { id: link.data.id, title: link.data.title ?? null },
+    },
   };
 }
 
@@ -250,13 +275,17 @@ async function launchUser(d: D, instance: InstanceContext, v: VerifiedLaunch, ct
     .select({ userId: ltiIdentities.userId, banned: users.banned })
     .from(ltiIdentities)
     .innerJoin(users, eq(users.id, ltiIdentities.userId))
-    .where(and(eq(ltiIdentities.instanceId, instance.id), eq(ltiIdentities.issuer, platform.issuer), eq(ltiIdentities.subject, claims.sub)));
+    .where(
+      and(eq(ltiIdentities.instanceId, instance.id), eq(ltiIdentities.issuer, platform.issuer), eq(ltiIdentities.subject, claims.sub)),
+    );
   if (known) {
     if (known.banned) throw refuse(REASONS.user_banned, 'This user is banned and cannot sign in.');
     await d.db
       .update(ltiIdentities)
       .set({ roles, picture, platformId: platform.id, updatedAt: now })
-      .where(and(eq(ltiIdentities.instanceId, instance.id), eq(ltiIdentities.issuer, platform.issuer), eq(ltiIdentities.subject, claims.sub)));
+      .where(
+        and(eq(ltiIdentities.instanceId, instance.id), eq(ltiIdentities.issuer, platform.issuer), eq(ltiIdentities.subject, claims.sub)),
+      );
     return { userId: known.userId, created: false, emailSkipped: false };
   }
   // Names and the address come from the platform: each is kept only if it passes our own rules.
@@ -316,7 +345,12 @@ export async function completeLaunch(
   const { platform, result } = await verifyLaunch(deps, instance, input.idToken, input.state);
   // A browser that kept the state cookie must present the state it was given; one whose iframe blocks cookies relies on the stored state alone.
   const cookieMismatch = input.stateCookie !== undefined && !constantTimeEqual(input.stateCookie, input.state);
-  const refusal = result instanceof AppError ? result : cookieMismatch ? refuse(REASONS.state_invalid, 'The state does not belong to this browser.') : null;
+  const refusal =
+    result instanceof AppError
+      ? result
+      : cookieMismatch
+        ? refuse(REASONS.state_invalid, 'The state does not belong to this browser.')
+        : null;
   if (refusal || result instanceof AppError) {
     const err = refusal ?? (result as AppError);
     await recordFailure(deps, instance.id, platform, err, ctx, 'lti.launch_failed');

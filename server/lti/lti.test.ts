@@ -66,13 +66,19 @@ describe('platform registrations (BAPI lti:read|write)', () => {
     expect(created.body.id).toMatch(/^ltip_/);
     const list = await h.call('GET', '/v1/lti_platforms?limit=1', { key: inst.secret });
     expect(list.body).toMatchObject({ has_more: true, data: [{ id: created.body.id }] });
-    const patched = await h.call('PATCH', `/v1/lti_platforms/${created.body.id}`, { key: inst.secret, body: { deployment_ids: ['d-2', 'd-2', 'd-3'] } });
+    const patched = await h.call('PATCH', `/v1/lti_platforms/${created.body.id}`, {
+      key: inst.secret,
+      body: { deployment_ids: ['d-2', 'd-2', 'd-3'] },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.deployment_ids).toEqual(['d-2', 'd-3']);
     const deleted = await h.call('DELETE', `/v1/lti_platforms/${created.body.id}`, { key: inst.secret });
     expect(deleted.body).toEqual({ object: 'lti_platform', id: created.body.id, deleted: true });
     expect((await h.call('GET', `/v1/lti_platforms/${created.body.id}`, { key: inst.secret })).status).toBe(404);
-    const [entry] = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'lti_platform.created'), eq(auditLogs.target, created.body.id)));
+    const [entry] = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'lti_platform.created'), eq(auditLogs.target, created.body.id)));
     expect(entry?.actor).toBe(`key:${inst.keyId}`);
   });
 
@@ -80,10 +86,16 @@ describe('platform registrations (BAPI lti:read|write)', () => {
     const dup = await h.call('POST', '/v1/lti_platforms', { key: inst.secret, body: registration(platform) });
     expect(dup.status).toBe(422);
     expect(dup.body.errors[0].meta).toMatchObject({ param: 'client_id', reason: 'taken' });
-    const bad = await h.call('POST', '/v1/lti_platforms', { key: inst.secret, body: registration(platform, { client_id: 'x', jwks_uri: 'ftp://x/jwks' }) });
+    const bad = await h.call('POST', '/v1/lti_platforms', {
+      key: inst.secret,
+      body: registration(platform, { client_id: 'x', jwks_uri: 'ftp://x/jwks' }),
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].meta).toMatchObject({ param: 'jwks_uri', reason: 'invalid_url' });
-    const empty = await h.call('POST', '/v1/lti_platforms', { key: inst.secret, body: registration(platform, { client_id: 'y', deployment_ids: [] }) });
+    const empty = await h.call('POST', '/v1/lti_platforms', {
+      key: inst.secret,
+      body: registration(platform, { client_id: 'y', deployment_ids: [] }),
+    });
     expect(empty.status).toBe(422);
   });
 
@@ -133,7 +145,12 @@ describe('login initiation', () => {
 
   it('accepts the form-post variant, and finds the platform by iss alone when it has one registration', async () => {
     const res = await h.request('POST', `${fapi()}/lti/login`, {
-      raw: new URLSearchParams({ iss: platform.issuer, login_hint: 'lh-2', target_link_uri: TARGET, lti_deployment_id: platform.deploymentId }).toString(),
+      raw: new URLSearchParams({
+        iss: platform.issuer,
+        login_hint: 'lh-2',
+        target_link_uri: TARGET,
+        lti_deployment_id: platform.deploymentId,
+      }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: platform.issuer },
     });
     expect(res.status).toBe(302);
@@ -173,7 +190,9 @@ describe('launch', () => {
     expect(set.find((c) => c.startsWith('lti_state_'))).toContain('Max-Age=0');
 
     // The browser (inside the iframe) is signed in on the FAPI.
-    const boot = await h.call('GET', `${fapi()}/v1/client`, { headers: { cookie: cookiePair(client), 'x-publishable-key': inst.publishableKey } });
+    const boot = await h.call('GET', `${fapi()}/v1/client`, {
+      headers: { cookie: cookiePair(client), 'x-publishable-key': inst.publishableKey },
+    });
     const session = boot.body.session;
     expect(session).toMatchObject({ status: 'active' });
     const lti = {
@@ -197,7 +216,11 @@ describe('launch', () => {
 
     // The user was made just in time from the claims.
     const user = await h.call('GET', `/v1/users/${session.user_id}`, { key: inst.secret });
-    expect(user.body).toMatchObject({ first_name: 'Lee', last_name: 'Learner', email_addresses: [{ email_address: 'learner@school.example' }] });
+    expect(user.body).toMatchObject({
+      first_name: 'Lee',
+      last_name: 'Learner',
+      email_addresses: [{ email_address: 'learner@school.example' }],
+    });
 
     // Events and audit.
     const db = h.runtime.deps.db;
@@ -205,9 +228,17 @@ describe('launch', () => {
       .filter((e) => (e.data as { id?: string }).id === session.user_id || (e.data as { id?: string }).id === session.id)
       .map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['user.created', 'session.created']));
-    const [entry] = await db.select().from(auditLogs).where(and(eq(auditLogs.action, 'lti.launch'), eq(auditLogs.target, platformId)));
+    const [entry] = await db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'lti.launch'), eq(auditLogs.target, platformId)));
     expect(entry).toMatchObject({ actor: `lti:${platformId}`, actorKind: 'lti_platform' });
-    expect(entry!.details).toMatchObject({ user_id: session.user_id, session_id: session.id, user_created: true, resource_link_id: 'link-42' });
+    expect(entry!.details).toMatchObject({
+      user_id: session.user_id,
+      session_id: session.id,
+      user_created: true,
+      resource_link_id: 'link-42',
+    });
 
     // The same learner launching again is the same user; the JWKS comes from the cache.
     const fetches = platform.jwksFetches;
@@ -248,7 +279,13 @@ describe('bad launches (the certification guide’s list): each a 400 page namin
       const before = await counts();
       const res = await launch(form ? form({ id_token: idToken, state }) : { id_token: idToken, state });
       expect(await counts()).toEqual(before);
-      return { status: res.status, type: res.headers.get('content-type'), location: res.headers.get('location'), cookies: cookiesOf(res), text: await res.text() };
+      return {
+        status: res.status,
+        type: res.headers.get('content-type'),
+        location: res.headers.get('location'),
+        cookies: cookiesOf(res),
+        text: await res.text(),
+      };
     } finally {
       platform.claims = STANDARD;
       platform.signing = {};
@@ -271,7 +308,11 @@ describe('bad launches (the certification guide’s list): each a 400 page namin
     ['wrong message type', 'message_type_unsupported', { claims: (c) => ({ ...c, [`${LTI}/message_type`]: 'LtiDeepLinkingRequest' }) }],
     ['wrong version', 'version_unsupported', { claims: (c) => ({ ...c, [`${LTI}/version`]: '1.1.0' }) }],
     ['missing resource link', 'resource_link_missing', { claims: (c) => ({ ...c, [`${LTI}/resource_link`]: undefined }) }],
-    ['target_link_uri not registered', 'target_link_uri_not_allowed', { claims: (c) => ({ ...c, [`${LTI}/target_link_uri`]: 'https://evil.example/' }) }],
+    [
+      'target_link_uri not registered',
+      'target_link_uri_not_allowed',
+      { claims: (c) => ({ ...c, [`${LTI}/target_link_uri`]: 'https://evil.example/' }) },
+    ],
   ];
 
   it.each(cases)('%s → %s', async (_name, reason, shape, form) => {
@@ -305,7 +346,10 @@ describe('bad launches (the certification guide’s list): each a 400 page namin
     h.clock.advance(11_000);
     await badLaunch({ signing: { kid: 'rotated-away' } });
     expect(platform.jwksFetches).toBe(fetches + 1);
-    const failures = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'lti.launch_failed'), eq(auditLogs.target, platformId)));
+    const failures = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'lti.launch_failed'), eq(auditLogs.target, platformId)));
     expect(failures.length).toBeGreaterThan(5);
     expect(failures[0]).toMatchObject({ actor: `lti:${platformId}`, actorKind: 'lti_platform' });
     expect(new Set(failures.map((f) => (f.details as { reason: string }).reason))).toContain('signature_invalid');
@@ -322,7 +366,13 @@ describe('organizations from course contexts (when the registration asks for it)
   });
 
   async function launchAs(sub: string, roles: string[]) {
-    platform.claims = (c) => ({ ...c, sub, email: `${sub}@school.example`, [`${LTI}/roles`]: roles, [`${LTI}/context`]: { id: 'course-99', title: 'Chemistry 201' } });
+    platform.claims = (c) => ({
+      ...c,
+      sub,
+      email: `${sub}@school.example`,
+      [`${LTI}/roles`]: roles,
+      [`${LTI}/context`]: { id: 'course-99', title: 'Chemistry 201' },
+    });
     try {
       const { idToken, state } = await authorize();
       const res = await launch({ id_token: idToken, state });
@@ -366,7 +416,9 @@ describe('the learner', () => {
       const res = await launch({ id_token: idToken, state });
       expect(res.status).toBe(303);
       const client = cookiePair(cookiesOf(res).find((c) => c.startsWith('__client='))!);
-      const session = (await h.call('GET', `${fapi()}/v1/client`, { headers: { cookie: client, 'x-publishable-key': inst.publishableKey } })).body.session;
+      const session = (
+        await h.call('GET', `${fapi()}/v1/client`, { headers: { cookie: client, 'x-publishable-key': inst.publishableKey } })
+      ).body.session;
       const user = await h.call('GET', `/v1/users/${session.user_id}`, { key: inst.secret });
       expect(user.body).toMatchObject({ first_name: 'Lee', email_addresses: [] });
     } finally {

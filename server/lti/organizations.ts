@@ -43,11 +43,20 @@ export async function joinContextOrganization(
   let [mapped] = await d.db.select({ organizationId: ltiContextOrganizations.organizationId }).from(ltiContextOrganizations).where(key);
   if (!mapped) {
     const name = (input.context.title || input.context.label || input.context.id).slice(0, 256);
-    const org = await createOrganization(d, instance.id, { name, private_metadata: { lti: { issuer: input.issuer, context_id: input.context.id } } });
+    const org = await createOrganization(d, instance.id, {
+      name,
+      private_metadata: { lti: { issuer: input.issuer, context_id: input.context.id } },
+    });
     // A concurrent first launch of the same course may have mapped it meanwhile: the first mapping wins.
     await d.db
       .insert(ltiContextOrganizations)
-      .values({ instanceId: instance.id, issuer: input.issuer, contextId: input.context.id, organizationId: org.id, createdAt: d.clock.now() })
+      .values({
+        instanceId: instance.id,
+        issuer: input.issuer,
+        contextId: input.context.id,
+        organizationId: org.id,
+        createdAt: d.clock.now(),
+      })
       .onConflictDoNothing();
     [mapped] = await d.db.select({ organizationId: ltiContextOrganizations.organizationId }).from(ltiContextOrganizations).where(key);
   }

@@ -69,7 +69,10 @@ function rethrowTaken(err: unknown): never {
 }
 
 export async function loadPlatform(db: Db, instanceId: string, id: string): Promise<PlatformRow> {
-  const [row] = await db.select().from(ltiPlatforms).where(and(eq(ltiPlatforms.id, id), eq(ltiPlatforms.instanceId, instanceId)));
+  const [row] = await db
+    .select()
+    .from(ltiPlatforms)
+    .where(and(eq(ltiPlatforms.id, id), eq(ltiPlatforms.instanceId, instanceId)));
   if (!row) throw notFound('LTI platform');
   return row;
 }
@@ -93,7 +96,16 @@ export async function createPlatform(deps: D, instance: LtiInstance, input: Crea
   return deps.db
     .transaction(async (tx) => {
       const [row] = await tx.insert(ltiPlatforms).values(values).returning();
-      await audit({ db: tx, clock: deps.clock }, { instanceId: instance.id, ...ctx, action: 'lti_platform.created', target: row!.id, details: { issuer: row!.issuer, client_id: row!.clientId } });
+      await audit(
+        { db: tx, clock: deps.clock },
+        {
+          instanceId: instance.id,
+          ...ctx,
+          action: 'lti_platform.created',
+          target: row!.id,
+          details: { issuer: row!.issuer, client_id: row!.clientId },
+        },
+      );
       return platformView(row!, instance.fapiUrl);
     })
     .catch(rethrowTaken);
@@ -104,22 +116,29 @@ export async function getPlatform(deps: Pick<Deps, 'db'>, instance: LtiInstance,
 }
 
 export async function listPlatforms(deps: Pick<Deps, 'db'>, instance: LtiInstance, q: { limit: number; starting_after?: string }) {
-  return cursorList(q, newestFirst(ltiPlatforms.id), tableRows(deps.db, ltiPlatforms, eq(ltiPlatforms.instanceId, instance.id)), (r) => platformView(r, instance.fapiUrl));
+  return cursorList(q, newestFirst(ltiPlatforms.id), tableRows(deps.db, ltiPlatforms, eq(ltiPlatforms.instanceId, instance.id)), (r) =>
+    platformView(r, instance.fapiUrl),
+  );
 }
 
 /** The issuer and client_id name the registration and stay; everything else may change. */
 export async function updatePlatform(deps: D, instance: LtiInstance, id: string, input: UpdatePlatformInput, ctx: AuditContext) {
   const patch: Partial<typeof ltiPlatforms.$inferInsert> = { updatedAt: deps.clock.now() };
   if (input.name !== undefined) patch.name = input.name;
-  if (input.authorization_endpoint !== undefined) patch.authorizationEndpoint = browserUrl('authorization_endpoint', input.authorization_endpoint);
+  if (input.authorization_endpoint !== undefined)
+    patch.authorizationEndpoint = browserUrl('authorization_endpoint', input.authorization_endpoint);
   if (input.jwks_uri !== undefined) patch.jwksUri = jwksUrl(deps, instance, input.jwks_uri);
   if (input.deployment_ids !== undefined) patch.deploymentIds = unique(input.deployment_ids);
-  if (input.target_link_uris !== undefined) patch.targetLinkUris = unique(input.target_link_uris.map((u) => browserUrl('target_link_uris', u)));
+  if (input.target_link_uris !== undefined)
+    patch.targetLinkUris = unique(input.target_link_uris.map((u) => browserUrl('target_link_uris', u)));
   if (input.organizations_from_contexts !== undefined) patch.organizationsFromContexts = input.organizations_from_contexts;
   return deps.db.transaction(async (tx) => {
     await loadPlatform(tx, instance.id, id);
     const [row] = await tx.update(ltiPlatforms).set(patch).where(eq(ltiPlatforms.id, id)).returning();
-    await audit({ db: tx, clock: deps.clock }, { instanceId: instance.id, ...ctx, action: 'lti_platform.updated', target: id, details: { fields: Object.keys(input).sort() } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      { instanceId: instance.id, ...ctx, action: 'lti_platform.updated', target: id, details: { fields: Object.keys(input).sort() } },
+    );
     forgetJwks(deps, id);
     return platformView(row!, instance.fapiUrl);
   });
@@ -144,7 +163,13 @@ export async function findPlatformForLogin(db: Db, instanceId: string, issuer: s
   const rows = await db
     .select()
     .from(ltiPlatforms)
-    .where(and(eq(ltiPlatforms.instanceId, instanceId), eq(ltiPlatforms.issuer, issuer), clientId !== undefined ? eq(ltiPlatforms.clientId, clientId) : undefined))
+    .where(
+      and(
+        eq(ltiPlatforms.instanceId, instanceId),
+        eq(ltiPlatforms.issuer, issuer),
+        clientId !== undefined ? eq(ltiPlatforms.clientId, clientId) : undefined,
+      ),
+    )
     .limit(2);
   return { platform: rows.length === 1 ? rows[0]! : null, ambiguous: rows.length > 1 };
 }

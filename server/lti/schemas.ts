@@ -8,14 +8,19 @@ const identifier = z.string().trim().min(1).max(255);
 const platformFields = {
   name,
   /** The platform's `iss`: usually its https origin (e.g. https://canvas.instructure.com). */
-  issuer: url.meta({ description: 'The platform issuer (the `iss` of its id_tokens), exactly as it sends it.', examples: ['https://canvas.instructure.com'] }),
+  issuer: url.meta({
+    description: 'The platform issuer (the `iss` of its id_tokens), exactly as it sends it.',
+    examples: ['https://canvas.instructure.com'],
+  }),
   client_id: identifier.meta({ description: 'The client_id the platform gave this tool; (issuer, client_id) is unique.' }),
   authorization_endpoint: url.meta({
-    description: 'The platform’s OIDC authorization endpoint: an absolute http(s) URL without credentials or fragment (422 invalid_url otherwise).',
+    description:
+      'The platform’s OIDC authorization endpoint: an absolute http(s) URL without credentials or fragment (422 invalid_url otherwise).',
     examples: ['https://sso.canvaslms.com/api/lti/authorize_redirect'],
   }),
   jwks_uri: url.meta({
-    description: 'The platform’s public key set; fetched through the SSRF guard: https and a public address on live instances (422 invalid_url otherwise).',
+    description:
+      'The platform’s public key set; fetched through the SSRF guard: https and a public address on live instances (422 invalid_url otherwise).',
     examples: ['https://sso.canvaslms.com/api/lti/security/jwks'],
   }),
   deployment_ids: z.array(identifier).min(1).max(100).meta({ description: 'The deployment_id allowlist.' }),
@@ -29,10 +34,10 @@ const platformFields = {
     .min(1)
     .max(50)
     .meta({ description: 'Where a launch may land; matched exactly.' }),
-  organizations_from_contexts: z
-    .boolean()
-    .default(false)
-    .meta({ description: 'Each course context of a launch maps to an organization (made on first use) that the learner joins: instructors and administrators as org:admin, others with the default role.' }),
+  organizations_from_contexts: z.boolean().default(false).meta({
+    description:
+      'Each course context of a launch maps to an organization (made on first use) that the learner joins: instructors and administrators as org:admin, others with the default role.',
+  }),
 };
 
 export const createPlatformBody = z.strictObject(platformFields);

@@ -92,15 +92,18 @@ export async function boot(): Promise<Booted | null> {
   const housekeeper = role.ordinal === 0;
 
   if (housekeeper) {
-    const housekeeping = setInterval(() => {
-      purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));
-      purgeAuthAttempts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'sign-in/sign-up attempt purge failed'));
-      purgeWebhookMessages(deps).catch((err: unknown) => deps.logger.warn({ err }, 'webhook message purge failed'));
-      purgeLockoutState(deps).catch((err: unknown) => deps.logger.warn({ err }, 'lockout state purge failed'));
-      purgeOAuthArtifacts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'OAuth code and token purge failed'));
-      purgeSocialFlows(deps).catch((err: unknown) => deps.logger.warn({ err }, 'social sign-in flow purge failed'));
-      purgeSsoRequests(deps).catch((err: unknown) => deps.logger.warn({ err }, 'SSO request purge failed'));
-    }, 60 * 60 * 1000);
+    const housekeeping = setInterval(
+      () => {
+        purgeIdempotencyRecords(deps).catch((err: unknown) => deps.logger.warn({ err }, 'idempotency purge failed'));
+        purgeAuthAttempts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'sign-in/sign-up attempt purge failed'));
+        purgeWebhookMessages(deps).catch((err: unknown) => deps.logger.warn({ err }, 'webhook message purge failed'));
+        purgeLockoutState(deps).catch((err: unknown) => deps.logger.warn({ err }, 'lockout state purge failed'));
+        purgeOAuthArtifacts(deps).catch((err: unknown) => deps.logger.warn({ err }, 'OAuth code and token purge failed'));
+        purgeSocialFlows(deps).catch((err: unknown) => deps.logger.warn({ err }, 'social sign-in flow purge failed'));
+        purgeSsoRequests(deps).catch((err: unknown) => deps.logger.warn({ err }, 'SSO request purge failed'));
+      },
+      60 * 60 * 1000,
+    );
     housekeeping.unref();
     // Overdue sessions move to expired / abandoned; reads settle them too, this keeps lists and counts honest.
     const sweep = setInterval(() => {
@@ -119,7 +122,10 @@ export async function boot(): Promise<Booted | null> {
     setInterval(() => checkStuckSms(deps).catch((err: unknown) => deps.logger.warn({ err }, 'SMS status check failed')), 60 * 1000).unref();
   }
 
-  const worker: WebhookWorker | null = housekeeper && config.WEBHOOK_WORKER ? await startWebhookWorker(deps, runtime.database, { leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000 }) : null;
+  const worker: WebhookWorker | null =
+    housekeeper && config.WEBHOOK_WORKER
+      ? await startWebhookWorker(deps, runtime.database, { leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000 })
+      : null;
 
   const servers = new Set<Server>();
   let closing = false;
@@ -127,12 +133,16 @@ export async function boot(): Promise<Booted | null> {
     if (closing) return;
     closing = true;
     const bound = config.SHUTDOWN_TIMEOUT * 1000;
-    deps.logger.info({ signal, ordinal: role.ordinal, timeout_s: config.SHUTDOWN_TIMEOUT }, 'shutting down: no new connections, finishing requests in flight');
+    deps.logger.info(
+      { signal, ordinal: role.ordinal, timeout_s: config.SHUTDOWN_TIMEOUT },
+      'shutting down: no new connections, finishing requests in flight',
+    );
     const drained = Promise.all([...servers].map((s) => drainServer(s, bound)));
     // Deliveries in flight are acknowledged (or their claims released) before the database closes.
     Promise.all([drained, worker?.stop(bound)])
       .then(([inTime]) => {
-        if (!inTime.every(Boolean)) deps.logger.warn({ timeout_s: config.SHUTDOWN_TIMEOUT }, 'requests still in flight at the shutdown bound were cut');
+        if (!inTime.every(Boolean))
+          deps.logger.warn({ timeout_s: config.SHUTDOWN_TIMEOUT }, 'requests still in flight at the shutdown bound were cut');
       })
       .then(() => runtime.close())
       .catch((err: unknown) => deps.logger.error({ err }, 'shutdown failed'))

@@ -40,7 +40,9 @@ function send(request: string | Buffer): Promise<RawResponse> {
       const raw = Buffer.concat(chunks).toString('utf8');
       const [head = '', ...rest] = raw.split('\r\n\r\n');
       const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n'), raw });
     });
     socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
@@ -99,7 +101,9 @@ describe('requests refused by the HTTP parser', () => {
     const list = await h.call('GET', '/v1/users', { key: secret });
     expect(list.body.data).toEqual([]);
     // The handler, left waiting for the rest of the body, ends as a 400 too, not a 500.
-    await expect.poll(() => lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.method === 'POST'), { timeout: 5_000 }).toMatchObject({ status: 400 });
+    await expect
+      .poll(() => lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.method === 'POST'), { timeout: 5_000 })
+      .toMatchObject({ status: 400 });
     expect(lines.join('\n')).not.toContain('unhandled error');
   });
 
@@ -115,7 +119,8 @@ describe('requests refused by the HTTP parser', () => {
 
   it('pipelined after a good request, the refusal comes after the answer to it', async () => {
     const res = await send(
-      'GET /v1/users HTTP/1.1\r\nHost: localhost\r\n\r\n' + `GET /v1/users?query=${'a'.repeat(20 * 1024)} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+      'GET /v1/users HTTP/1.1\r\nHost: localhost\r\n\r\n' +
+        `GET /v1/users?query=${'a'.repeat(20 * 1024)} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
     );
     expect(res.status).toBe(401);
     const second = res.raw.indexOf('HTTP/1.1 431 ');

@@ -33,7 +33,15 @@ const freePort = () =>
     srv.on('error', reject);
   });
 
-const common = { DATABASE_URL: dbUrl, REDIS_URL, ENCRYPTION_KEY, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', SHUTDOWN_TIMEOUT: '5', BAPI_RATE_LIMIT: '100000' };
+const common = {
+  DATABASE_URL: dbUrl,
+  REDIS_URL,
+  ENCRYPTION_KEY,
+  LOG_LEVEL: 'silent',
+  ALLOW_PRIVATE_WEBHOOK_TARGETS: '1',
+  SHUTDOWN_TIMEOUT: '5',
+  BAPI_RATE_LIMIT: '100000',
+};
 
 async function startApi(env: Record<string, string>): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
@@ -41,7 +49,10 @@ async function startApi(env: Record<string, string>): Promise<{ base: string; ch
   const child = pg.spawn('server/main/api.ts', { ...common, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, ...env });
   const deadline = Date.now() + 90_000;
   for (;;) {
-    const up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return { base, child };
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`an API process did not start (exit ${child.exitCode})`);
     await new Promise((r) => setTimeout(r, 200));
@@ -61,7 +72,10 @@ describe.skipIf(!pg.available)('two API nodes and a worker on PostgreSQL and Red
   beforeAll(async () => {
     await pg.create();
     // Both nodes migrate the empty database at once (one of them through its cluster primary).
-    [A, B] = await Promise.all([startApi({ WEB_CONCURRENCY: '2', WEBHOOK_WORKER: '0' }), startApi({ WEB_CONCURRENCY: '1', WEBHOOK_WORKER: '1' })]);
+    [A, B] = await Promise.all([
+      startApi({ WEB_CONCURRENCY: '2', WEBHOOK_WORKER: '0' }),
+      startApi({ WEB_CONCURRENCY: '1', WEBHOOK_WORKER: '1' }),
+    ]);
     pg.spawn('server/main/worker.ts', common);
     runtime = await createRuntime(loadConfig(common));
     await runtime.deps.cacheInvalidation.ready;
@@ -95,7 +109,9 @@ describe.skipIf(!pg.available)('two API nodes and a worker on PostgreSQL and Red
       await sql.end();
     }
     // Its HTTP workers run the same script (other children, such as tsx's esbuild service, do not).
-    const children = execFileSync('pgrep', ['-P', String(A.child.pid), '-f', 'server/main/api.ts'], { encoding: 'utf8' }).trim().split('\n');
+    const children = execFileSync('pgrep', ['-P', String(A.child.pid), '-f', 'server/main/api.ts'], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(children).toHaveLength(2);
   });
 
@@ -104,13 +120,16 @@ describe.skipIf(!pg.available)('two API nodes and a worker on PostgreSQL and Red
     for (const n of [A, B]) expect((await bapi(n.base, 'GET', '/v1/rate_limit_policy')).status).toBe(200);
     const patched = await bapi(A.base, 'PATCH', '/v1/rate_limit_policy', { bapi_per_key: 500 });
     expect(patched.status).toBe(200);
-    const limitOn = async (base: string) => ((await (await bapi(base, 'GET', '/v1/rate_limit_policy')).json()) as { budgets: { bapi_per_key: { limit: number } } }).budgets.bapi_per_key.limit;
+    const limitOn = async (base: string) =>
+      ((await (await bapi(base, 'GET', '/v1/rate_limit_policy')).json()) as { budgets: { bapi_per_key: { limit: number } } }).budgets
+        .bapi_per_key.limit;
     await expect.poll(() => limitOn(B.base), { timeout: 1000, interval: 50 }).toBe(500);
   });
 
   // The invalidation arrives in milliseconds; the bound leaves room for a loaded CI machine.
   it('a signing-key rotation on one node is published by the other at once (within 5 s)', async () => {
-    const kids = async (base: string) => ((await (await bapi(base, 'GET', '/v1/jwks')).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort();
+    const kids = async (base: string) =>
+      ((await (await bapi(base, 'GET', '/v1/jwks')).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort();
     const before = await kids(B.base);
     expect(await kids(A.base)).toEqual(before);
     expect((await bapi(A.base, 'POST', '/v1/jwks/rotate', {})).status).toBe(200);
@@ -125,14 +144,21 @@ describe.skipIf(!pg.available)('two API nodes and a worker on PostgreSQL and Red
     const revokedAt = Date.now();
     await revokeSecretKey(runtime.deps, other.id, systemContext('test'));
     for (const n of [A, B]) {
-      await expect.poll(async () => (await bapi(n.base, 'GET', '/v1/users', undefined, other.secret)).status, { timeout: 1000, interval: 20 }).toBe(401);
+      await expect
+        .poll(async () => (await bapi(n.base, 'GET', '/v1/users', undefined, other.secret)).status, { timeout: 1000, interval: 20 })
+        .toBe(401);
     }
     expect(Date.now() - revokedAt).toBeLessThan(1500);
   });
 
   it('webhooks with two workers (node B and the worker process): every event delivered, none twice', async () => {
     rx.reply = (req, res) => setTimeout(() => answer(200)(req, res), 10);
-    await createEndpoint(runtime.deps, { id: instance.id, environment: 'test' }, { url: `${rx.url}/multi`, event_types: ['user.created'] }, { actor: 'test' });
+    await createEndpoint(
+      runtime.deps,
+      { id: instance.id, environment: 'test' },
+      { url: `${rx.url}/multi`, event_types: ['user.created'] },
+      { actor: 'test' },
+    );
     const count = 30;
     for (let i = 0; i < count; i++) {
       const res = await bapi(i % 2 ? A.base : B.base, 'POST', '/v1/users', { email_address: [`multi${i}@example.com`] });

@@ -59,28 +59,30 @@ startConsole().catch((err: unknown) => {
   log.error({ err }, 'the console could not start; the API keeps serving');
 });
 
-const server = serve(createHttpServer(async (req, res) => {
-  const pathname = (req.url ?? '/').split('?')[0]!;
-  const header = (name: string) => {
-    const v = req.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  // Only this server names the custom-domain instance to Next.js (proxy.ts rewrites by it).
-  delete req.headers[CUSTOM_DOMAIN_INSTANCE_HEADER];
-  const destination = await destinationOf(runtime.deps, header, pathname).catch((err: unknown) => {
-    log.error({ err }, 'custom domain lookup failed');
-    return null;
-  });
-  if (!destination) {
-    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
-    return void res.end('The service is not ready.\n');
-  }
-  if (destination.to === 'api') return void apiListener(req, res);
-  if (destination.customDomainInstance) req.headers[CUSTOM_DOMAIN_INSTANCE_HEADER] = destination.customDomainInstance;
-  if (nextHandler) return void nextHandler(req, res);
-  res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '10' });
-  res.end(nextFailed ? 'The console failed to start; see the server log.\n' : 'The console is starting. Refresh in a moment.\n');
-}, log));
+const server = serve(
+  createHttpServer(async (req, res) => {
+    const pathname = (req.url ?? '/').split('?')[0]!;
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    // Only this server names the custom-domain instance to Next.js (proxy.ts rewrites by it).
+    delete req.headers[CUSTOM_DOMAIN_INSTANCE_HEADER];
+    const destination = await destinationOf(runtime.deps, header, pathname).catch((err: unknown) => {
+      log.error({ err }, 'custom domain lookup failed');
+      return null;
+    });
+    if (!destination) {
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
+      return void res.end('The service is not ready.\n');
+    }
+    if (destination.to === 'api') return void apiListener(req, res);
+    if (destination.customDomainInstance) req.headers[CUSTOM_DOMAIN_INSTANCE_HEADER] = destination.customDomainInstance;
+    if (nextHandler) return void nextHandler(req, res);
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '10' });
+    res.end(nextFailed ? 'The console failed to start; see the server log.\n' : 'The console is starting. Refresh in a moment.\n');
+  }, log),
+);
 server.listen(config.PORT, config.HOST, () => {
   log.info({ port: config.PORT, url: config.PUBLIC_URL, ordinal }, 'Latchkey listening');
 });

@@ -36,7 +36,13 @@ describe('BAPI /v1/oauth_applications', () => {
   });
 
   it('accepts https redirect URIs and http only on loopback hosts', async () => {
-    for (const uri of ['http://example.com/cb', 'ftp://example.com/cb', 'https://example.com/cb#frag', 'not a url', 'https://u:p@example.com/cb']) {
+    for (const uri of [
+      'http://example.com/cb',
+      'ftp://example.com/cb',
+      'https://example.com/cb#frag',
+      'not a url',
+      'https://u:p@example.com/cb',
+    ]) {
       const res = await create({ name: 'Bad', redirect_uris: [uri] });
       expect(res.status, uri).toBe(422);
       expect(res.body.errors[0].meta).toMatchObject({ param: 'redirect_uris', reason: 'redirect_uri_not_allowed' });
@@ -62,7 +68,10 @@ describe('BAPI /v1/oauth_applications', () => {
 
   it('updates, rotates (audited) and deletes', async () => {
     const app = (await create({ name: 'Old', redirect_uris: ['https://a.example.com/cb'] })).body;
-    const patched = await h.call('PATCH', `/v1/oauth_applications/${app.id}`, { key, body: { name: 'New', consent_screen_enabled: false, scopes: ['openid', 'offline_access'] } });
+    const patched = await h.call('PATCH', `/v1/oauth_applications/${app.id}`, {
+      key,
+      body: { name: 'New', consent_screen_enabled: false, scopes: ['openid', 'offline_access'] },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'New', consent_screen_enabled: false, scopes: ['openid', 'offline_access'] });
     expect((await h.call('PATCH', `/v1/oauth_applications/${app.id}`, { key, body: { public: true } })).status).toBe(422);
@@ -87,7 +96,11 @@ describe('BAPI /v1/oauth_applications', () => {
     expect((await token(app.client_secret)).status).toBe(401);
     expect((await token(rotated.body.client_secret)).status).toBe(200);
 
-    expect((await h.call('DELETE', `/v1/oauth_applications/${app.id}`, { key })).body).toEqual({ object: 'oauth_application', id: app.id, deleted: true });
+    expect((await h.call('DELETE', `/v1/oauth_applications/${app.id}`, { key })).body).toEqual({
+      object: 'oauth_application',
+      id: app.id,
+      deleted: true,
+    });
     expect((await h.call('GET', `/v1/oauth_applications/${app.id}`, { key })).status).toBe(404);
     expect((await token(rotated.body.client_secret)).status).toBe(401);
   });

@@ -77,10 +77,15 @@ export function checkRedirectUri(param: string, raw: string): string {
   }
   const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
   if (url.protocol !== 'https:' && !loopbackHttp) {
-    throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI uses https, or http on a loopback host (localhost, 127.0.0.1, [::1]).');
+    throw validationError(
+      param,
+      REASONS.redirect_uri_not_allowed,
+      'A redirect URI uses https, or http on a loopback host (localhost, 127.0.0.1, [::1]).',
+    );
   }
   if (url.hash || raw.includes('#')) throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI has no fragment.');
-  if (url.username || url.password) throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI carries no credentials.');
+  if (url.username || url.password)
+    throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI carries no credentials.');
   return raw;
 }
 
@@ -111,7 +116,8 @@ export async function loadApplication(db: Db, instanceId: string, id: string): P
 async function clientKeys(deps: C, instanceId: string, input: Partial<Pick<ApplicationInput, 'jwks_uri' | 'jwks'>>) {
   const patch: Partial<typeof oauthApplications.$inferInsert> = {};
   if (input.jwks_uri !== undefined) {
-    patch.jwksUri = input.jwks_uri === null ? null : checkJwksUri(deps.config, (await instanceContext(deps, instanceId)).environment, input.jwks_uri);
+    patch.jwksUri =
+      input.jwks_uri === null ? null : checkJwksUri(deps.config, (await instanceContext(deps, instanceId)).environment, input.jwks_uri);
   }
   if (input.jwks !== undefined) patch.jwks = input.jwks;
   return patch;
@@ -150,28 +156,43 @@ export async function getApplication(deps: Pick<Deps, 'db'>, instanceId: string,
 }
 
 export async function listApplications(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string }) {
-  return cursorList(q, newestFirst(oauthApplications.id), tableRows(deps.db, oauthApplications, eq(oauthApplications.instanceId, instanceId)), applicationView);
+  return cursorList(
+    q,
+    newestFirst(oauthApplications.id),
+    tableRows(deps.db, oauthApplications, eq(oauthApplications.instanceId, instanceId)),
+    applicationView,
+  );
 }
 
 /** `public` is fixed at creation: turning a confidential client public would leave it a secret it must no longer use. */
-export async function updateApplication(deps: W, instanceId: string, id: string, input: Partial<Omit<ApplicationInput, 'public'>>, ctx: AuditContext) {
+export async function updateApplication(
+  deps: W,
+  instanceId: string,
+  id: string,
+  input: Partial<Omit<ApplicationInput, 'public'>>,
+  ctx: AuditContext,
+) {
   const patch: Partial<typeof oauthApplications.$inferInsert> = { updatedAt: deps.clock.now() };
   if (input.name !== undefined) patch.name = input.name;
   if (input.redirect_uris !== undefined) patch.redirectUris = checkUris('redirect_uris', input.redirect_uris);
-  if (input.post_logout_redirect_uris !== undefined) patch.postLogoutRedirectUris = checkUris('post_logout_redirect_uris', input.post_logout_redirect_uris);
+  if (input.post_logout_redirect_uris !== undefined)
+    patch.postLogoutRedirectUris = checkUris('post_logout_redirect_uris', input.post_logout_redirect_uris);
   if (input.scopes !== undefined) patch.scopes = [...new Set(input.scopes)];
   if (input.consent_screen_enabled !== undefined) patch.consentScreenEnabled = input.consent_screen_enabled;
   Object.assign(patch, await clientKeys(deps, instanceId, input));
   return deps.db.transaction(async (tx) => {
     await loadApplication(tx, instanceId, id);
     const [row] = await tx.update(oauthApplications).set(patch).where(eq(oauthApplications.id, id)).returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      ...ctx,
-      action: 'oauth_application.updated',
-      target: id,
-      details: { fields: Object.keys(input).sort() },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        ...ctx,
+        action: 'oauth_application.updated',
+        target: id,
+        details: { fields: Object.keys(input).sort() },
+      },
+    );
     forgetApplication(deps, instanceId, id);
     return applicationView(row!);
   });

@@ -28,7 +28,10 @@ function firstFactorAmr(way: string | null): string[] {
   }
 }
 
-export function authenticationOf(session: { signInWay: string | null; secondFactorVerifiedAt: number | null }): Pick<OAuthAuthorizationContext, 'acr' | 'amr'> {
+export function authenticationOf(session: {
+  signInWay: string | null;
+  secondFactorVerifiedAt: number | null;
+}): Pick<OAuthAuthorizationContext, 'acr' | 'amr'> {
   const amr = firstFactorAmr(session.signInWay);
   if (session.secondFactorVerifiedAt !== null) amr.push('otp', 'mfa');
   const unique = [...new Set(amr)];

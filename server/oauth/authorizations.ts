@@ -18,7 +18,14 @@ export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 export async function createAuthorization(
   db: Db,
   now: number,
-  a: { instanceId: string; applicationId: string; userId: string; scope: string; authTime: number; context: OAuthAuthorizationContext | null },
+  a: {
+    instanceId: string;
+    applicationId: string;
+    userId: string;
+    scope: string;
+    authTime: number;
+    context: OAuthAuthorizationContext | null;
+  },
 ) {
   const [row] = await db
     .insert(oauthAuthorizations)
@@ -57,7 +64,11 @@ export async function revokeAuthorizations(db: Db, now: number, ids: string[]) {
  * The authorization of an access token (by its jti) still in force, with what it carries
  * (`context`: null for client_credentials): null when the token or its authorization was revoked.
  */
-export async function accessTokenAuthorization(deps: Pick<Deps, 'db'>, instanceId: string, jti: string): Promise<{ context: OAuthAuthorizationContext | null } | null> {
+export async function accessTokenAuthorization(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  jti: string,
+): Promise<{ context: OAuthAuthorizationContext | null } | null> {
   const [revoked] = await deps.db.select({ jti: oauthRevokedTokens.jti }).from(oauthRevokedTokens).where(eq(oauthRevokedTokens.jti, jti));
   if (revoked) return null;
   const authorizationId = authorizationOfJti(jti);
@@ -70,7 +81,8 @@ export async function accessTokenAuthorization(deps: Pick<Deps, 'db'>, instanceI
 }
 
 /** Whether an access token (by its jti) is still in force: neither revoked itself nor its authorization. */
-export const accessTokenInForce = async (deps: Pick<Deps, 'db'>, instanceId: string, jti: string) => (await accessTokenAuthorization(deps, instanceId, jti)) !== null;
+export const accessTokenInForce = async (deps: Pick<Deps, 'db'>, instanceId: string, jti: string) =>
+  (await accessTokenAuthorization(deps, instanceId, jti)) !== null;
 
 /** RFC 7009 for an access token: remembered as revoked until it would have expired. */
 export async function revokeAccessToken(deps: D, instanceId: string, jti: string, expiresAtMs: number) {

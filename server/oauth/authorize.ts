@@ -32,8 +32,25 @@ const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 const CHALLENGE_RE = /^[A-Za-z0-9._~-]{43,128}$/;
 /** The request parameters carried from the authorize request to sign-in and consent, and back. */
 const CARRIED = [
-  'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age',
-  'ui_locales', 'claims_locales', 'login_hint', 'id_token_hint', 'acr_values', 'claims', 'display', 'response_mode', 'auth_after',
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+  'max_age',
+  'ui_locales',
+  'claims_locales',
+  'login_hint',
+  'id_token_hint',
+  'acr_values',
+  'claims',
+  'display',
+  'response_mode',
+  'auth_after',
 ] as const;
 const RESPONSE_MODES = new Set(['query', 'form_post']);
 type Carried = (typeof CARRIED)[number];
@@ -88,7 +105,11 @@ async function identifyClient(deps: D, instance: InstanceContext, sent: Authoriz
   if (!app) throw new PageError('The client_id is not an application of this instance.');
   let params = sent;
   if (sent.request_uri !== undefined) {
-    throw new EarlyRedirectError(redirectUriOf(app, sent), 'request_uri_not_supported', 'request_uri is not supported; send the request object by value (request).');
+    throw new EarlyRedirectError(
+      redirectUriOf(app, sent),
+      'request_uri_not_supported',
+      'request_uri is not supported; send the request object by value (request).',
+    );
   }
   if (sent.request !== undefined) {
     try {
@@ -148,7 +169,12 @@ function signAuthAfter(deps: Pick<Deps, 'cipher'>, req: ValidRequest, at: number
   return `${at}.${deps.cipher.mac(AUTH_AFTER_PURPOSE, `${at}.${requestBinding(req.app, req.redirectUri, req.params)}`)}`;
 }
 
-function reauthentication(deps: Pick<Deps, 'cipher'>, app: ApplicationRow, redirectUri: string, carried: Partial<Record<Carried, string>>): Reauthentication {
+function reauthentication(
+  deps: Pick<Deps, 'cipher'>,
+  app: ApplicationRow,
+  redirectUri: string,
+  carried: Partial<Record<Carried, string>>,
+): Reauthentication {
   const sent = carried.auth_after;
   if (sent === undefined) return { kind: 'absent' };
   const match = /^(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(sent);
@@ -177,14 +203,17 @@ function validate(deps: Pick<Deps, 'cipher'>, app: ApplicationRow, redirectUri: 
     if (method !== 'S256') throw new RedirectError('invalid_request', 'code_challenge_method must be S256 (plain is not supported).');
     if (challenge === null || !CHALLENGE_RE.test(challenge)) throw new RedirectError('invalid_request', 'code_challenge is malformed.');
   }
-  if (app.public && challenge === null) throw new RedirectError('invalid_request', 'A public client must use PKCE (code_challenge with S256).');
+  if (app.public && challenge === null)
+    throw new RedirectError('invalid_request', 'A public client must use PKCE (code_challenge with S256).');
   const prompts = new Set(parseScope(carried.prompt));
   if ([...prompts].some((p) => !PROMPTS.has(p)) || (prompts.has('none') && prompts.size > 1)) {
     throw new RedirectError('invalid_request', 'prompt is none, or any of login, consent, select_account.');
   }
   const maxAge = carried.max_age === undefined ? null : Number(carried.max_age);
-  if (maxAge !== null && (!Number.isSafeInteger(maxAge) || maxAge < 0)) throw new RedirectError('invalid_request', 'max_age is a number of seconds.');
-  if (carried.response_mode !== undefined && !RESPONSE_MODES.has(carried.response_mode)) throw new RedirectError('invalid_request', 'response_mode is query or form_post.');
+  if (maxAge !== null && (!Number.isSafeInteger(maxAge) || maxAge < 0))
+    throw new RedirectError('invalid_request', 'max_age is a number of seconds.');
+  if (carried.response_mode !== undefined && !RESPONSE_MODES.has(carried.response_mode))
+    throw new RedirectError('invalid_request', 'response_mode is query or form_post.');
   let claims: OAuthAuthorizationContext['claims'];
   try {
     claims = parseClaimsRequest(carried.claims);
@@ -211,7 +240,12 @@ function validate(deps: Pick<Deps, 'cipher'>, app: ApplicationRow, redirectUri: 
  * The answer at the redirect_uri, with `iss` (RFC 9207): in its query, or posted by the
  * browser (response_mode=form_post, OAuth 2.0 Form Post Response Mode).
  */
-function respond(l: PageLocale, instance: InstanceContext, to: { redirectUri: string; formPost: boolean; status: 302 | 303 }, values: Record<string, string | null>) {
+function respond(
+  l: PageLocale,
+  instance: InstanceContext,
+  to: { redirectUri: string; formPost: boolean; status: 302 | 303 },
+  values: Record<string, string | null>,
+) {
   const answer: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) if (v !== null) answer[k] = k === 'error_description' ? oauthDescription(v) : v;
   answer.iss = instance.fapiUrl;
@@ -236,7 +270,9 @@ async function signedIn(deps: D, auth: OidcAuth) {
     .select({ createdAt: sessions.createdAt, signInWay: sessions.signInWay, secondFactorVerifiedAt: sessions.secondFactorVerifiedAt })
     .from(sessions)
     .where(eq(sessions.id, me.sessionId));
-  return row ? { userId: me.userId, sessionId: me.sessionId, authTime: row.createdAt, impersonatedBy: me.actor, ...authenticationOf(row) } : null;
+  return row
+    ? { userId: me.userId, sessionId: me.sessionId, authTime: row.createdAt, impersonatedBy: me.actor, ...authenticationOf(row) }
+    : null;
 }
 
 /** The hosted sign-in, coming back to this authorize request (with a signed `auth_after` when a fresh sign-in is needed). */
@@ -275,16 +311,19 @@ async function recordConsent(deps: D, instance: InstanceContext, req: ValidReque
       .values({ id: newId('ogr'), instanceId: instance.id, applicationId: req.app.id, userId, scopes, createdAt: now, updatedAt: now })
       .onConflictDoUpdate({ target: [oauthGrants.applicationId, oauthGrants.userId], set: { scopes, updatedAt: now } })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId: instance.id,
-      actor: actor.ref,
-      actorKind: actor.kind,
-      action: 'oauth_grant.created',
-      target: row!.id,
-      ip: actor.ip,
-      userAgent: actor.userAgent,
-      details: { application_id: req.app.id, user_id: userId, scopes: req.scopes },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: instance.id,
+        actor: actor.ref,
+        actorKind: actor.kind,
+        action: 'oauth_grant.created',
+        target: row!.id,
+        ip: actor.ip,
+        userAgent: actor.userAgent,
+        details: { application_id: req.app.id, user_id: userId, scopes: req.scopes },
+      },
+    );
   });
 }
 
@@ -344,7 +383,8 @@ export async function authorize(deps: D, input: AuthorizeInput) {
   try {
     client = await identifyClient(deps, instance, input.params);
   } catch (e) {
-    if (e instanceof PageError) return htmlPage(providerErrorPage(locale(), e.message, request.requestId), 400, { 'cache-control': 'no-store' });
+    if (e instanceof PageError)
+      return htmlPage(providerErrorPage(locale(), e.message, request.requestId), 400, { 'cache-control': 'no-store' });
     if (e instanceof EarlyRedirectError) {
       const to = { redirectUri: e.redirectUri, formPost: formPost(input.params), status } as const;
       return respond(locale(), instance, to, { error: e.error, error_description: e.description, state: stateOf(input.params) });
@@ -373,7 +413,8 @@ export async function authorize(deps: D, input: AuthorizeInput) {
     // An operator acting as the user must not hand a third-party app tokens in the user's name.
     if (user.impersonatedBy) return fail('access_denied', 'An impersonation session cannot authorize applications.');
     const { authAfter } = req;
-    const stale = req.prompts.has('login') || authAfter.kind !== 'absent' || (req.maxAge !== null && user.authTime < now - req.maxAge * 1000);
+    const stale =
+      req.prompts.has('login') || authAfter.kind !== 'absent' || (req.maxAge !== null && user.authTime < now - req.maxAge * 1000);
     if (stale && !(authAfter.kind === 'verified' && user.authTime >= authAfter.at)) {
       // Sent to sign in again already, and came back with the old session: the RP hears it.
       if (authAfter.kind === 'verified' || req.prompts.has('none')) return fail('login_required', 'A fresh sign-in is required.');

@@ -17,7 +17,8 @@ function namesOf(member: unknown, where: string): string[] {
   if (typeof member !== 'object' || Array.isArray(member)) throw new ClaimsRequestError(`claims.${where} is an object.`);
   const out: string[] = [];
   for (const [name, ask] of Object.entries(member as Record<string, unknown>)) {
-    if (ask !== null && (typeof ask !== 'object' || Array.isArray(ask))) throw new ClaimsRequestError(`claims.${where}.${name} is null or an object.`);
+    if (ask !== null && (typeof ask !== 'object' || Array.isArray(ask)))
+      throw new ClaimsRequestError(`claims.${where}.${name} is null or an object.`);
     if (USER_CLAIMS.has(name)) out.push(name);
   }
   return out;

@@ -63,7 +63,8 @@ async function activeUser(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, 
 }
 
 /** The claim names the scopes release (OIDC Core §5.4), and those the `claims` parameter asked for this destination. */
-export const releasedClaimNames = (scopes: readonly string[], asked: readonly string[] = []) => new Set([...scopes.flatMap((s) => SCOPE_CLAIMS[s] ?? []), ...asked]);
+export const releasedClaimNames = (scopes: readonly string[], asked: readonly string[] = []) =>
+  new Set([...scopes.flatMap((s) => SCOPE_CLAIMS[s] ?? []), ...asked]);
 
 /**
  * The user claims of an ID token issued with an access token. OIDC Core §5.4 puts the scopes'

@@ -22,7 +22,8 @@ interface PresentedCredentials {
 
 function presented(authorization: string | undefined, body: { client_id?: string; client_secret?: string }): PresentedCredentials {
   const basic = authorization !== undefined ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization) : null;
-  if (authorization !== undefined && !basic) throw oauthError('invalid_client', 'Client authentication uses HTTP Basic or the request body.', 401);
+  if (authorization !== undefined && !basic)
+    throw oauthError('invalid_client', 'Client authentication uses HTTP Basic or the request body.', 401);
   if (basic) {
     if (body.client_secret !== undefined) throw oauthError('invalid_request', 'Use one client authentication method, not two.');
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
@@ -36,11 +37,21 @@ function presented(authorization: string | undefined, body: { client_id?: string
     } catch {
       throw oauthError('invalid_client', 'Basic credentials are not form-encoded.', 401);
     }
-    if (body.client_id !== undefined && body.client_id !== clientId) throw oauthError('invalid_request', 'client_id differs from the authenticated client.');
+    if (body.client_id !== undefined && body.client_id !== clientId)
+      throw oauthError('invalid_request', 'client_id differs from the authenticated client.');
     return { method: 'client_secret_basic', clientId, secret };
   }
-  if (body.client_id === undefined) throw oauthError('invalid_client', 'Authenticate the client (client_secret_basic, client_secret_post, or client_id for a public client).', 401);
-  return { method: body.client_secret === undefined ? 'none' : 'client_secret_post', clientId: body.client_id, secret: body.client_secret ?? null };
+  if (body.client_id === undefined)
+    throw oauthError(
+      'invalid_client',
+      'Authenticate the client (client_secret_basic, client_secret_post, or client_id for a public client).',
+      401,
+    );
+  return {
+    method: body.client_secret === undefined ? 'none' : 'client_secret_post',
+    clientId: body.client_id,
+    secret: body.client_secret ?? null,
+  };
 }
 
 /**

@@ -1,7 +1,14 @@
 import type { z } from 'zod';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
-import { createApplication, deleteApplication, getApplication, listApplications, rotateApplicationSecret, updateApplication } from './applications';
+import {
+  createApplication,
+  deleteApplication,
+  getApplication,
+  listApplications,
+  rotateApplicationSecret,
+  updateApplication,
+} from './applications';
 import {
   applicationListSchema,
   applicationSchema,

@@ -56,16 +56,29 @@ export async function revokeUserGrant(deps: D, instanceId: string, userId: strin
     const live = await tx
       .select({ id: oauthAuthorizations.id })
       .from(oauthAuthorizations)
-      .where(and(eq(oauthAuthorizations.applicationId, grant.applicationId), eq(oauthAuthorizations.userId, userId), isNull(oauthAuthorizations.revokedAt)));
+      .where(
+        and(
+          eq(oauthAuthorizations.applicationId, grant.applicationId),
+          eq(oauthAuthorizations.userId, userId),
+          isNull(oauthAuthorizations.revokedAt),
+        ),
+      );
     const now = deps.clock.now();
-    await revokeAuthorizations(tx, now, live.map((r) => r.id));
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      ...ctx,
-      action: 'oauth_grant.revoked',
-      target: grant.id,
-      details: { application_id: grant.applicationId, user_id: userId, authorizations_revoked: live.length },
-    });
+    await revokeAuthorizations(
+      tx,
+      now,
+      live.map((r) => r.id),
+    );
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        ...ctx,
+        action: 'oauth_grant.revoked',
+        target: grant.id,
+        details: { application_id: grant.applicationId, user_id: userId, authorizations_revoked: live.length },
+      },
+    );
     return { object: 'oauth_grant' as const, id: grant.id, deleted: true as const };
   });
 }

@@ -12,8 +12,17 @@ export const CODE_RETENTION_MS = 24 * 3600 * 1000;
  */
 export async function purgeOAuthArtifacts(deps: Pick<Deps, 'db' | 'clock'>) {
   const now = deps.clock.now();
-  const codes = await deps.db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, now - CODE_RETENTION_MS)).returning({ digest: oauthCodes.digest });
-  const refresh = await deps.db.delete(oauthRefreshTokens).where(lt(oauthRefreshTokens.expiresAt, now)).returning({ digest: oauthRefreshTokens.digest });
-  const revoked = await deps.db.delete(oauthRevokedTokens).where(lt(oauthRevokedTokens.expiresAt, now)).returning({ jti: oauthRevokedTokens.jti });
+  const codes = await deps.db
+    .delete(oauthCodes)
+    .where(lt(oauthCodes.expiresAt, now - CODE_RETENTION_MS))
+    .returning({ digest: oauthCodes.digest });
+  const refresh = await deps.db
+    .delete(oauthRefreshTokens)
+    .where(lt(oauthRefreshTokens.expiresAt, now))
+    .returning({ digest: oauthRefreshTokens.digest });
+  const revoked = await deps.db
+    .delete(oauthRevokedTokens)
+    .where(lt(oauthRevokedTokens.expiresAt, now))
+    .returning({ jti: oauthRevokedTokens.jti });
   return { codes: codes.length, refresh_tokens: refresh.length, revoked_access_tokens: revoked.length };
 }

@@ -10,7 +10,6 @@ import { autoPost, escapeHtml, hiddenInputs } from '../http/auto-post-form';
  */
 type Copy = (typeof CATALOGS)['en']['oauth'];
 
-
 const fill = (template: string, values: Record<string, string>) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
 
 export interface PageLocale {
@@ -19,9 +18,20 @@ export interface PageLocale {
 }
 
 /** The page language: OIDC `ui_locales` (space-separated), the hosted pages' cookie, the user's, Accept-Language, the instance default. */
-export function pageLocale(p: { uiLocales?: string | null; cookie?: string | null; userLocale?: string | null; acceptLanguage?: string | null; instanceDefault?: string | null }): PageLocale {
+export function pageLocale(p: {
+  uiLocales?: string | null;
+  cookie?: string | null;
+  userLocale?: string | null;
+  acceptLanguage?: string | null;
+  instanceDefault?: string | null;
+}): PageLocale {
   const explicit = p.uiLocales?.split(' ').find(Boolean) ?? p.cookie ?? null;
-  const { locale } = hostedLocale({ explicit, userLocale: p.userLocale, acceptLanguage: p.acceptLanguage, instanceDefault: p.instanceDefault });
+  const { locale } = hostedLocale({
+    explicit,
+    userLocale: p.userLocale,
+    acceptLanguage: p.acceptLanguage,
+    instanceDefault: p.instanceDefault,
+  });
   return { locale, copy: CATALOGS[locale].oauth };
 }
 
@@ -32,9 +42,15 @@ function layout(locale: Locale, title: string, body: string): string {
   return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
-export function consentPage(l: PageLocale, a: { action: string; appName: string; user: string; scopes: string[]; params: Record<string, string> }): string {
+export function consentPage(
+  l: PageLocale,
+  a: { action: string; appName: string; user: string; scopes: string[]; params: Record<string, string> },
+): string {
   const { copy } = l;
-  const scopeText = (s: string) => (s in copy.consent.scopes && s !== 'other' ? copy.consent.scopes[s as keyof Copy['consent']['scopes']] : fill(copy.consent.scopes.other, { scope: s }));
+  const scopeText = (s: string) =>
+    s in copy.consent.scopes && s !== 'other'
+      ? copy.consent.scopes[s as keyof Copy['consent']['scopes']]
+      : fill(copy.consent.scopes.other, { scope: s });
   const items = a.scopes.map((s) => `<li>${escapeHtml(scopeText(s))}</li>`).join('');
   const body =
     `<p><small>${escapeHtml(fill(copy.consent.signedInAs, { user: a.user }))}</small></p>` +

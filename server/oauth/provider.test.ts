@@ -17,7 +17,12 @@ beforeAll(async () => {
   h = await createHarness();
   inst = await instanceWith(h);
   browser = browserOf(h, inst);
-  ({ userId } = await signUp(h, browser, { email_address: 'ada@example.com', password: 'correct horse battery staple', first_name: 'Ada', last_name: 'Lovelace' }));
+  ({ userId } = await signUp(h, browser, {
+    email_address: 'ada@example.com',
+    password: 'correct horse battery staple',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+  }));
 });
 afterAll(() => h.close());
 
@@ -68,7 +73,10 @@ describe('impersonation', () => {
     const app = await createOAuthApp(h, inst, { scopes: ['openid', 'profile', 'email'] });
     const config = await relyingParty(h, inst, app);
     const flow = await startCodeFlow(config, { scope: 'openid email' });
-    const actor = await h.call('POST', '/v1/actor_tokens', { key: inst.secret, body: { user_id: userId, actor: { sub: 'support_agent' } } });
+    const actor = await h.call('POST', '/v1/actor_tokens', {
+      key: inst.secret,
+      body: { user_id: userId, actor: { sub: 'support_agent' } },
+    });
     expect(actor.status, JSON.stringify(actor.body)).toBe(200);
     const agent = browserOf(h, inst);
     expect((await agent.signInWithTicket(actor.body.token)).status).toBe(200);
@@ -147,7 +155,14 @@ describe('authorization code with PKCE', () => {
     expect(typeof payload.jti).toBe('string');
 
     const info = await client.fetchUserInfo(config, tokens.access_token, userId);
-    expect(info).toMatchObject({ sub: userId, email: 'ada@example.com', email_verified: true, given_name: 'Ada', family_name: 'Lovelace', name: 'Ada Lovelace' });
+    expect(info).toMatchObject({
+      sub: userId,
+      email: 'ada@example.com',
+      email_verified: true,
+      given_name: 'Ada',
+      family_name: 'Lovelace',
+      name: 'Ada Lovelace',
+    });
 
     // Refresh rotates. A concurrent refresh (within the 10 s grace window) gets the same
     // successor; after it, the rotated token presented again revokes the whole grant.
@@ -173,7 +188,11 @@ describe('authorization code with PKCE', () => {
     const config = await relyingParty(h, inst, app);
     const flow = await startCodeFlow(config);
     const callback = await authorizeAs(browser, flow.url, 'expect-none');
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
     expect(tokens.claims()!.sub).toBe(userId);
     expect(tokens.refresh_token).toBeUndefined();
   });
@@ -183,7 +202,11 @@ describe('authorization code with PKCE', () => {
     const config = await relyingParty(h, inst, app);
     const flow = await startCodeFlow(config, { scope: 'openid offline_access' });
     const callback = await authorizeAs(browser, flow.url, 'expect-none');
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
     expect(tokens.refresh_token).toMatch(/^ort_/);
   });
 
@@ -193,15 +216,27 @@ describe('authorization code with PKCE', () => {
     const flow = await startCodeFlow(config);
     const callback = await authorizeAs(browser, flow.url, 'expect-none');
     await expect(
-      client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: client.randomPKCECodeVerifier(), expectedState: flow.state, expectedNonce: flow.nonce }),
+      client.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: client.randomPKCECodeVerifier(),
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+      }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
 
     const second = await startCodeFlow(config);
     const cb = await authorizeAs(browser, second.url, 'expect-none');
-    const tokens = await client.authorizationCodeGrant(config, cb, { pkceCodeVerifier: second.verifier, expectedState: second.state, expectedNonce: second.nonce });
+    const tokens = await client.authorizationCodeGrant(config, cb, {
+      pkceCodeVerifier: second.verifier,
+      expectedState: second.state,
+      expectedNonce: second.nonce,
+    });
     expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
     await expect(
-      client.authorizationCodeGrant(config, cb, { pkceCodeVerifier: second.verifier, expectedState: second.state, expectedNonce: second.nonce }),
+      client.authorizationCodeGrant(config, cb, {
+        pkceCodeVerifier: second.verifier,
+        expectedState: second.state,
+        expectedNonce: second.nonce,
+      }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
     expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
   });
@@ -213,7 +248,11 @@ describe('authorization code with PKCE', () => {
     const callback = await authorizeAs(browser, flow.url, 'expect-none');
     h.clock.advance(61_000);
     await expect(
-      client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce }),
+      client.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: flow.verifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+      }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -236,20 +275,33 @@ describe('consents', () => {
     const config = await relyingParty(h, inst, app);
     const flow = await startCodeFlow(config, { scope: 'openid offline_access' });
     const callback = await authorizeAs(b, flow.url, 'allow');
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
 
     const grants = await b.call('GET', '/v1/me/oauth_grants');
     expect(grants.status).toBe(200);
     expect(grants.body.data).toHaveLength(1);
-    expect(grants.body.data[0]).toMatchObject({ application: { client_id: app.client_id, name: 'Revocable' }, scopes: ['openid', 'offline_access'] });
+    expect(grants.body.data[0]).toMatchObject({
+      application: { client_id: app.client_id, name: 'Revocable' },
+      scopes: ['openid', 'offline_access'],
+    });
     const grantId = grants.body.data[0].id;
-    const given = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'oauth_grant.created'), eq(auditLogs.target, grantId)));
+    const given = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'oauth_grant.created'), eq(auditLogs.target, grantId)));
     expect(given).toHaveLength(1);
 
     const revoked = await b.call('DELETE', `/v1/me/oauth_grants/${grantId}`);
     expect(revoked.status).toBe(200);
     expect((await b.call('GET', '/v1/me/oauth_grants')).body.data).toHaveLength(0);
-    const withdrawn = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'oauth_grant.revoked'), eq(auditLogs.target, grantId)));
+    const withdrawn = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'oauth_grant.revoked'), eq(auditLogs.target, grantId)));
     expect(withdrawn).toHaveLength(1);
     expect(withdrawn[0]!.actor).toMatch(/^session:/);
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
@@ -278,7 +330,13 @@ describe('consents', () => {
     const config = await relyingParty(h, inst, app);
     const flow = await startCodeFlow(config);
     const form = consentForm(await (await browserGet(h, browser, flow.url)).text());
-    const res = await browserPost(h, browser, `/fapi/${inst.instanceId}/oauth2/consent`, { ...form, decision: 'allow' }, 'https://evil.example');
+    const res = await browserPost(
+      h,
+      browser,
+      `/fapi/${inst.instanceId}/oauth2/consent`,
+      { ...form, decision: 'allow' },
+      'https://evil.example',
+    );
     expect(res.status).toBe(403);
     expect(res.headers.get('location')).toBeNull();
   });
@@ -356,7 +414,9 @@ describe('authorization errors', () => {
 
     // Signing in again (the hosted page's password step) satisfies it: a code comes back.
     const b = browserOf(h, inst);
-    const signedIn = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@example.com', strategy: 'password', password: 'correct horse battery staple' } });
+    const signedIn = await b.call('POST', '/v1/client/sign_ins', {
+      body: { identifier: 'ada@example.com', strategy: 'password', password: 'correct horse battery staple' },
+    });
     expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
     const fresh = await authorizeAs(b, back, 'expect-none');
     expect(fresh.searchParams.get('code')).toMatch(/^oac_/);
@@ -404,7 +464,9 @@ describe('auth_after is the provider’s own', () => {
     // On its own request, a sign-in after it satisfies it.
     h.clock.advance(1000);
     const b = browserOf(h, inst);
-    const signedIn = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@example.com', strategy: 'password', password: 'correct horse battery staple' } });
+    const signedIn = await b.call('POST', '/v1/client/sign_ins', {
+      body: { identifier: 'ada@example.com', strategy: 'password', password: 'correct horse battery staple' },
+    });
     expect(signedIn.status).toBe(200);
     const res = await browserGet(h, b, back);
     expect(new URL(res.headers.get('location')!).searchParams.get('code')).toMatch(/^oac_/);
@@ -423,7 +485,12 @@ describe('max_age and introspection of refresh tokens', () => {
 
     const fresh = await startCodeFlow(config, { max_age: '86400', scope: 'openid offline_access' });
     const callback = await authorizeAs(browser, fresh.url, 'expect-none');
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: fresh.verifier, expectedState: fresh.state, expectedNonce: fresh.nonce, maxAge: 86400 });
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: fresh.verifier,
+      expectedState: fresh.state,
+      expectedNonce: fresh.nonce,
+      maxAge: 86400,
+    });
     const [session] = (await browser.call('GET', '/v1/client')).body.sessions;
     expect(tokens.claims()!.auth_time).toBe(Math.floor(session.created_at / 1000));
 
@@ -494,7 +561,10 @@ describe('client credentials and client authentication', () => {
     const app = await createOAuthApp(h, inst);
     const basic = `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`;
     const post = (raw: string) =>
-      h.request('POST', `/fapi/${inst.instanceId}/oauth2/token`, { headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, raw });
+      h.request('POST', `/fapi/${inst.instanceId}/oauth2/token`, {
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        raw,
+      });
     const unsupported = await post('grant_type=password&username=a&password=b');
     expect(unsupported.status).toBe(400);
     expect((await unsupported.json()).error).toBe('unsupported_grant_type');
@@ -510,10 +580,16 @@ describe('revocation, userinfo errors and logout', () => {
     const config = await relyingParty(h, inst, app);
     const flow = await startCodeFlow(config);
     const callback = await authorizeAs(browser, flow.url, 'expect-none');
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
     await client.tokenRevocation(config, tokens.access_token);
     expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
-    const res = await h.request('GET', `/fapi/${inst.instanceId}/oauth2/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const res = await h.request('GET', `/fapi/${inst.instanceId}/oauth2/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // An expired token is inactive too.
@@ -531,16 +607,31 @@ describe('revocation, userinfo errors and logout', () => {
   it('ends the session and returns to a registered post_logout_redirect_uri with state', async () => {
     const b = browserOf(h, inst);
     await signUp(h, b, { email_address: 'grace@example.com', password: 'correct horse battery staple' });
-    const app = await createOAuthApp(h, inst, { consent_screen_enabled: false, post_logout_redirect_uris: ['https://rp.example.com/signed-out'] });
+    const app = await createOAuthApp(h, inst, {
+      consent_screen_enabled: false,
+      post_logout_redirect_uris: ['https://rp.example.com/signed-out'],
+    });
     const config = await relyingParty(h, inst, app);
     const flow = await startCodeFlow(config);
     const callback = await authorizeAs(b, flow.url, 'expect-none');
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
 
-    const unregistered = client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example.com/', state: 'x' });
+    const unregistered = client.buildEndSessionUrl(config, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: 'https://evil.example.com/',
+      state: 'x',
+    });
     expect((await browserGet(h, b, unregistered)).status).toBe(400);
 
-    const url = client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://rp.example.com/signed-out', state: 'bye' });
+    const url = client.buildEndSessionUrl(config, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: 'https://rp.example.com/signed-out',
+      state: 'bye',
+    });
     const res = await browserGet(h, b, url);
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('https://rp.example.com/signed-out?state=bye');

@@ -18,7 +18,8 @@ export class RequestObjectError extends Error {}
 
 function decodePayload(segment: string): JWTPayload {
   const json = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as unknown;
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new RequestObjectError('The request object’s payload is not a JSON object.');
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new RequestObjectError('The request object’s payload is not a JSON object.');
   return json as JWTPayload;
 }
 
@@ -46,7 +47,13 @@ async function verified(deps: RemoteJwksDeps, instance: InstanceContext, app: Ap
     : app.jwksUri
       ? await remoteKeys(
           deps,
-          { cache: 'oauth-client-jwks', id: app.id, jwksUri: app.jwksUri, userAgent: 'Latchkey OpenID Provider', unavailable: (m) => new RequestObjectError(m) },
+          {
+            cache: 'oauth-client-jwks',
+            id: app.id,
+            jwksUri: app.jwksUri,
+            userAgent: 'Latchkey OpenID Provider',
+            unavailable: (m) => new RequestObjectError(m),
+          },
           instance.environment,
           header.kid,
         )
@@ -72,12 +79,17 @@ export async function mergeRequestObject(
   if (typeof jwt !== 'string' || jwt.length > MAX_REQUEST_OBJECT) throw new RequestObjectError('request is one JWT of at most 16 KiB.');
   const payload = await verified(deps, instance, app, jwt);
   if (payload.iss !== undefined && payload.iss !== app.id) throw new RequestObjectError('The request object’s iss is not the client_id.');
-  if (payload.client_id !== undefined && payload.client_id !== app.id) throw new RequestObjectError('The request object’s client_id differs from the request’s.');
+  if (payload.client_id !== undefined && payload.client_id !== app.id)
+    throw new RequestObjectError('The request object’s client_id differs from the request’s.');
   if (payload.aud !== undefined) {
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!aud.includes(instance.fapiUrl)) throw new RequestObjectError('The request object’s aud is not this issuer.');
   }
-  if (typeof payload.response_type === 'string' && typeof params.response_type === 'string' && payload.response_type !== params.response_type) {
+  if (
+    typeof payload.response_type === 'string' &&
+    typeof params.response_type === 'string' &&
+    payload.response_type !== params.response_type
+  ) {
     throw new RequestObjectError('The request object’s response_type differs from the request’s.');
   }
   const { request: _request, ...merged } = params;

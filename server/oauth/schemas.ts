@@ -3,7 +3,8 @@ import { cursorPageSchema, pageQuery } from '../http/pagination';
 import { OIDC_SCOPES, SCOPE_TOKEN_RE } from './scopes';
 
 const uri = z.string().trim().min(1).max(2048).meta({
-  description: 'An absolute https URL, or http on a loopback host (RFC 8252), without fragment or credentials; matched exactly (422 redirect_uri_not_allowed otherwise).',
+  description:
+    'An absolute https URL, or http on a loopback host (RFC 8252), without fragment or credentials; matched exactly (422 redirect_uri_not_allowed otherwise).',
 });
 const uris = z.array(uri).max(20);
 const scopes = z
@@ -16,12 +17,15 @@ const scopes = z
   .max(50);
 const name = z.string().trim().min(1).max(256);
 const jwksUri = z.string().trim().min(1).max(2048).nullable().meta({
-  description: 'Where the client publishes its public keys (for RS256 request objects); fetched through the SSRF guard: https and a public address on live instances (422 invalid_url otherwise).',
+  description:
+    'Where the client publishes its public keys (for RS256 request objects); fetched through the SSRF guard: https and a public address on live instances (422 invalid_url otherwise).',
 });
 const jwks = z
   .object({ keys: z.array(z.record(z.string(), z.unknown())).min(1).max(10) })
   .nullable()
-  .meta({ description: 'The client’s public keys as a JSON Web Key Set (for RS256 request objects); used instead of jwks_uri when both are set.' });
+  .meta({
+    description: 'The client’s public keys as a JSON Web Key Set (for RS256 request objects); used instead of jwks_uri when both are set.',
+  });
 
 export const createApplicationBody = z.strictObject({
   name,

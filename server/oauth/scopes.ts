@@ -3,7 +3,22 @@ export const OIDC_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'o
 /** The claims each OIDC scope releases (OpenID Connect Core §5.4), from the user's data (oauth/claims.ts). */
 export const SCOPE_CLAIMS: Record<string, readonly string[]> = {
   openid: ['sub'],
-  profile: ['name', 'family_name', 'given_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture', 'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at'],
+  profile: [
+    'name',
+    'family_name',
+    'given_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'updated_at',
+  ],
   email: ['email', 'email_verified'],
   address: ['address'],
   phone: ['phone_number', 'phone_number_verified'],

@@ -62,7 +62,15 @@ async function userTokens(
   deps: D,
   instance: InstanceContext,
   app: ApplicationRow,
-  a: { authorizationId: string; userId: string; scope: string; authTime: number; nonce: string | null; refreshToken: string | null; context: OAuthAuthorizationContext | null },
+  a: {
+    authorizationId: string;
+    userId: string;
+    scope: string;
+    authTime: number;
+    nonce: string | null;
+    refreshToken: string | null;
+    context: OAuthAuthorizationContext | null;
+  },
 ): Promise<TokenResponse> {
   const scopes = parseScope(a.scope);
   const access = await signAccessToken(deps, instance, {
@@ -76,7 +84,14 @@ async function userTokens(
   if (scopes.includes('openid')) {
     const claims = await userClaims(deps, instance.id, a.userId, idTokenClaimNames(scopes, a.context));
     if (!claims) throw oauthError('invalid_grant', 'The user of this grant no longer exists or is banned.');
-    out.id_token = await signIdToken(deps, instance, { clientId: app.id, userId: a.userId, authTime: a.authTime, nonce: a.nonce, claims, authentication: a.context });
+    out.id_token = await signIdToken(deps, instance, {
+      clientId: app.id,
+      userId: a.userId,
+      authTime: a.authTime,
+      nonce: a.nonce,
+      claims,
+      authentication: a.context,
+    });
   }
   if (a.refreshToken) out.refresh_token = a.refreshToken;
   return out;
@@ -99,7 +114,8 @@ async function exchangeCode(deps: D, instance: InstanceContext, app: Application
   if (row.expiresAt <= now) throw oauthError('invalid_grant', 'The authorization code has expired.');
   if (body.redirect_uri !== row.redirectUri) throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request’s.');
   if (row.codeChallenge !== null) {
-    if (!body.code_verifier || !pkceMatches(body.code_verifier, row.codeChallenge)) throw oauthError('invalid_grant', 'The PKCE code_verifier does not match.');
+    if (!body.code_verifier || !pkceMatches(body.code_verifier, row.codeChallenge))
+      throw oauthError('invalid_grant', 'The PKCE code_verifier does not match.');
   } else if (body.code_verifier !== undefined) {
     throw oauthError('invalid_grant', 'This code was issued without a code_challenge.');
   }
@@ -124,7 +140,14 @@ async function exchangeCode(deps: D, instance: InstanceContext, app: Application
     const refreshToken = parseScope(row.scope).includes('offline_access') ? await issueRefreshToken(tx, now, authorization.id) : null;
     return { authorizationId: authorization.id, refreshToken };
   });
-  return userTokens(deps, instance, app, { ...issued, userId: row.userId, scope: row.scope, authTime: row.authTime, nonce: row.nonce, context: row.context });
+  return userTokens(deps, instance, app, {
+    ...issued,
+    userId: row.userId,
+    scope: row.scope,
+    authTime: row.authTime,
+    nonce: row.nonce,
+    context: row.context,
+  });
 }
 
 /**

@@ -56,7 +56,14 @@ export async function signAccessToken(
 export async function signIdToken(
   deps: D,
   instance: InstanceContext,
-  t: { clientId: string; userId: string; authTime: number; nonce: string | null; claims: Record<string, unknown>; authentication: { acr: string; amr: string[]; sid: string | null } | null },
+  t: {
+    clientId: string;
+    userId: string;
+    authTime: number;
+    nonce: string | null;
+    claims: Record<string, unknown>;
+    authentication: { acr: string; amr: string[]; sid: string | null } | null;
+  },
 ): Promise<string> {
   const signer = await currentSigner(deps, instance.id);
   const now = seconds(deps.clock.now());
@@ -75,7 +82,12 @@ export async function signIdToken(
 }
 
 /** The claims of a JWT signed by one of the instance's published keys, or null (any failure, expiry included unless allowed). */
-async function verifyOwnJwt(deps: D, instance: InstanceContext, token: string, opts: { typ: string; audience?: string; allowExpired?: boolean }) {
+async function verifyOwnJwt(
+  deps: D,
+  instance: InstanceContext,
+  token: string,
+  opts: { typ: string; audience?: string; allowExpired?: boolean },
+) {
   let kid: string | undefined;
   let typ: string | undefined;
   try {
@@ -106,7 +118,8 @@ async function verifyOwnJwt(deps: D, instance: InstanceContext, token: string, o
 /** A well-formed, unexpired access token of this instance (revocation is checked by the caller). */
 export async function verifyAccessToken(deps: D, instance: InstanceContext, token: string): Promise<AccessTokenClaims | null> {
   const payload = await verifyOwnJwt(deps, instance, token, { typ: ACCESS_TOKEN_TYP, audience: instance.fapiUrl });
-  if (!payload || typeof payload.client_id !== 'string' || typeof payload.scope !== 'string' || typeof payload.jti !== 'string') return null;
+  if (!payload || typeof payload.client_id !== 'string' || typeof payload.scope !== 'string' || typeof payload.jti !== 'string')
+    return null;
   if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
   return payload as AccessTokenClaims;
 }

@@ -34,7 +34,8 @@ export interface AuditRequest {
 }
 
 /** Someone not signed in yet, through the console's request (claiming setup, accepting an invitation). */
-const anonymousContext = (request: AuditRequest) => auditContextOf(anonymousActor({ ip: request.ip ?? null, userAgent: request.userAgent ?? null }));
+const anonymousContext = (request: AuditRequest) =>
+  auditContextOf(anonymousActor({ ip: request.ip ?? null, userAgent: request.userAgent ?? null }));
 /** An operator acting through the console's request. */
 const operatorContext = (userId: string, request: AuditRequest) =>
   auditContextOf(operatorActor(userId, { ip: request.ip ?? null, userAgent: request.userAgent ?? null }));
@@ -95,7 +96,12 @@ export async function listMembers(deps: Pick<Deps, 'db' | 'clock'>, platformId: 
 /** Signs a platform user in on a new console client; answers the client token for the `__console_client` cookie. */
 async function signInOperator(deps: D, platform: InstanceContext, userId: string, request: AuditRequest) {
   const { client, token } = await createClient(deps, platform.id);
-  const { session } = await createSession(deps, platform, { userId, clientId: client.id, activity: request }, operatorContext(userId, request));
+  const { session } = await createSession(
+    deps,
+    platform,
+    { userId, clientId: client.id, activity: request },
+    operatorContext(userId, request),
+  );
   await setActiveSession(deps, client.id, session.id);
   return { clientToken: token, sessionId: session.id };
 }
@@ -125,16 +131,28 @@ export async function completeSetup(
     const d = { ...deps, db: tx };
     const setupId = await consumeSetupToken(d, input.token);
     if (await operatorByEmail(d, platform.id, input.email_address)) {
-      throw new AppError('CONFLICT', { message: 'An operator with this email address exists; sign in instead.', meta: { param: 'email_address' } });
+      throw new AppError('CONFLICT', {
+        message: 'An operator with this email address exists; sign in instead.',
+        meta: { param: 'email_address' },
+      });
     }
-    const user = await createUser(d, platform.id, {
-      email_address: [input.email_address],
-      password: input.password,
-      first_name: input.first_name,
-      last_name: input.last_name,
-    }, { audit: anonymousContext(request) });
+    const user = await createUser(
+      d,
+      platform.id,
+      {
+        email_address: [input.email_address],
+        password: input.password,
+        first_name: input.first_name,
+        last_name: input.last_name,
+      },
+      { audit: anonymousContext(request) },
+    );
     const candidate = await defaultAccount(d);
-    const [member] = await tx.select({ id: accountMemberships.id }).from(accountMemberships).where(eq(accountMemberships.accountId, candidate.id)).limit(1);
+    const [member] = await tx
+      .select({ id: accountMemberships.id })
+      .from(accountMemberships)
+      .where(eq(accountMemberships.accountId, candidate.id))
+      .limit(1);
     let account = candidate;
     if (member) account = await createAccount(d, input.account_name ?? 'My account');
     else if (input.account_name) {
@@ -142,7 +160,13 @@ export async function completeSetup(
       account = renamed!;
     }
     await addOperatorMembership(d, account.id, user.id, 'owner');
-    await audit(d, { instanceId: null, ...operatorContext(user.id, request), action: 'console.setup_completed', target: account.id, details: { setup_token_id: setupId, user_id: user.id } });
+    await audit(d, {
+      instanceId: null,
+      ...operatorContext(user.id, request),
+      action: 'console.setup_completed',
+      target: account.id,
+      details: { setup_token_id: setupId, user_id: user.id },
+    });
     const signedIn = await signInOperator(d, platform, user.id, request);
     return { user, account: account!, ...signedIn };
   });
@@ -170,11 +194,21 @@ export const operatorInvitationView = (r: typeof accountInvitations.$inferSelect
 export async function createOperatorInvitation(
   deps: Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>,
   platform: InstanceContext,
-  input: { accountId: string; emailAddress: string; role: OperatorRole; inviterId: string; inviterRole: OperatorRole; inviterName: string | null },
+  input: {
+    accountId: string;
+    emailAddress: string;
+    role: OperatorRole;
+    inviterId: string;
+    inviterRole: OperatorRole;
+    inviterName: string | null;
+  },
   request: AuditRequest,
 ) {
   if (!roleAtLeast(input.inviterRole, input.role)) {
-    throw new AppError('FORBIDDEN', { message: `An ${input.inviterRole} cannot invite an ${input.role}.`, meta: { reason: 'role_too_high' } });
+    throw new AppError('FORBIDDEN', {
+      message: `An ${input.inviterRole} cannot invite an ${input.role}.`,
+      meta: { reason: 'role_too_high' },
+    });
   }
   const token = generateSecret(OPERATOR_INVITATION_TOKEN_PREFIX);
   const now = deps.clock.now();
@@ -183,7 +217,13 @@ export async function createOperatorInvitation(
     await tx
       .update(accountInvitations)
       .set({ status: 'revoked', updatedAt: now })
-      .where(and(eq(accountInvitations.accountId, input.accountId), eq(sql`lower(${accountInvitations.emailAddress})`, input.emailAddress.toLowerCase()), eq(accountInvitations.status, 'pending')));
+      .where(
+        and(
+          eq(accountInvitations.accountId, input.accountId),
+          eq(sql`lower(${accountInvitations.emailAddress})`, input.emailAddress.toLowerCase()),
+          eq(accountInvitations.status, 'pending'),
+        ),
+      );
     const [created] = await tx
       .insert(accountInvitations)
       .values({
@@ -199,13 +239,16 @@ export async function createOperatorInvitation(
         updatedAt: now,
       })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId: null,
-      ...operatorContext(input.inviterId, request),
-      action: 'account_invitation.created',
-      target: created!.id,
-      details: { account_id: input.accountId, email_address: input.emailAddress, role: input.role },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: null,
+        ...operatorContext(input.inviterId, request),
+        action: 'account_invitation.created',
+        target: created!.id,
+        details: { account_id: input.accountId, email_address: input.emailAddress, role: input.role },
+      },
+    );
     return created!;
   });
   const url = `${deps.config.PUBLIC_URL}/accept-invitation?token=${encodeURIComponent(token)}`;
@@ -240,7 +283,10 @@ export async function acceptOperatorInvitation(
   input: { token: string; operatorId: string | null; password?: string; first_name?: string; last_name?: string },
   request: AuditRequest,
 ) {
-  const invalid = new AppError('FORBIDDEN', { message: 'This invitation is invalid, expired or already used.', meta: { reason: 'invitation_invalid' } });
+  const invalid = new AppError('FORBIDDEN', {
+    message: 'This invitation is invalid, expired or already used.',
+    meta: { reason: 'invitation_invalid' },
+  });
   if (!INVITATION_TOKEN_RE.test(input.token)) throw invalid;
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
@@ -248,28 +294,51 @@ export async function acceptOperatorInvitation(
     const [inv] = await tx
       .update(accountInvitations)
       .set({ status: 'accepted', updatedAt: now })
-      .where(and(eq(accountInvitations.digest, sha256Hex(input.token)), eq(accountInvitations.status, 'pending'), gt(accountInvitations.expiresAt, now)))
+      .where(
+        and(
+          eq(accountInvitations.digest, sha256Hex(input.token)),
+          eq(accountInvitations.status, 'pending'),
+          gt(accountInvitations.expiresAt, now),
+        ),
+      )
       .returning();
     if (!inv) throw invalid;
     let userId = input.operatorId;
     let signedIn: { clientToken: string; sessionId: string } | null = null;
     if (userId) {
       const user = await getUser(d, platform.id, userId);
-      const holds = user.email_addresses.some((e) => e.email_address.toLowerCase() === inv.emailAddress.toLowerCase() && e.verification?.status === 'verified');
+      const holds = user.email_addresses.some(
+        (e) => e.email_address.toLowerCase() === inv.emailAddress.toLowerCase() && e.verification?.status === 'verified',
+      );
       if (!holds) {
-        throw new AppError('FORBIDDEN', { message: `This invitation is for ${inv.emailAddress}; sign in with that address.`, meta: { reason: 'email_mismatch' } });
+        throw new AppError('FORBIDDEN', {
+          message: `This invitation is for ${inv.emailAddress}; sign in with that address.`,
+          meta: { reason: 'email_mismatch' },
+        });
       }
     } else {
-      if (!input.password) throw new AppError('VALIDATION_FAILED', { message: 'password is required to create your operator account.', meta: { param: 'password', reason: 'required' } });
+      if (!input.password)
+        throw new AppError('VALIDATION_FAILED', {
+          message: 'password is required to create your operator account.',
+          meta: { param: 'password', reason: 'required' },
+        });
       if (await operatorByEmail(d, platform.id, inv.emailAddress)) {
-        throw new AppError('CONFLICT', { message: 'An operator with this email address exists; sign in, then accept.', meta: { reason: 'sign_in_required' } });
+        throw new AppError('CONFLICT', {
+          message: 'An operator with this email address exists; sign in, then accept.',
+          meta: { reason: 'sign_in_required' },
+        });
       }
-      const user = await createUser(d, platform.id, {
-        email_address: [inv.emailAddress],
-        password: input.password,
-        first_name: input.first_name,
-        last_name: input.last_name,
-      }, { verificationStrategy: 'invitation', audit: anonymousContext(request) });
+      const user = await createUser(
+        d,
+        platform.id,
+        {
+          email_address: [inv.emailAddress],
+          password: input.password,
+          first_name: input.first_name,
+          last_name: input.last_name,
+        },
+        { verificationStrategy: 'invitation', audit: anonymousContext(request) },
+      );
       userId = user.id;
       signedIn = await signInOperator(d, platform, userId, request);
     }
@@ -301,13 +370,20 @@ export async function accountInstance(deps: Pick<Deps, 'db'>, accountId: string,
   const [row] = await deps.db
     .select()
     .from(instances)
-    .where(and(eq(instances.id, instanceId), eq(instances.accountId, accountId), eq(instances.kind, 'customer'), isNull(instances.deletedAt)));
+    .where(
+      and(eq(instances.id, instanceId), eq(instances.accountId, accountId), eq(instances.kind, 'customer'), isNull(instances.deletedAt)),
+    );
   if (!row) throw notFound('instance');
   return row;
 }
 
 /** Revokes a pending invitation of this account (a used or revoked one: 409 CONFLICT). */
-export async function revokeOperatorInvitation(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, invitationId: string, auditCtx: AuditContext) {
+export async function revokeOperatorInvitation(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  accountId: string,
+  invitationId: string,
+  auditCtx: AuditContext,
+) {
   return deps.db.transaction(async (tx) => {
     const where = and(eq(accountInvitations.id, invitationId), eq(accountInvitations.accountId, accountId));
     const [current] = await tx.select().from(accountInvitations).where(where).for('update');
@@ -316,7 +392,10 @@ export async function revokeOperatorInvitation(deps: Pick<Deps, 'db' | 'clock'>,
       throw new AppError('CONFLICT', { message: `This invitation is ${current.status} already.`, meta: { status: current.status } });
     }
     const [row] = await tx.update(accountInvitations).set({ status: 'revoked', updatedAt: deps.clock.now() }).where(where).returning();
-    await audit({ db: tx, clock: deps.clock }, { instanceId: null, ...auditCtx, action: 'account_invitation.revoked', target: invitationId, details: { account_id: accountId } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      { instanceId: null, ...auditCtx, action: 'account_invitation.revoked', target: invitationId, details: { account_id: accountId } },
+    );
     return operatorInvitationView(row!);
   });
 }
@@ -344,11 +423,27 @@ export async function changeMembership(
     const d = { db: tx, clock: deps.clock };
     if (role === null) {
       await tx.delete(accountMemberships).where(eq(accountMemberships.id, membershipId));
-      await audit(d, { instanceId: null, ...auditCtx, action: 'account_membership.removed', target: membershipId, details: { account_id: accountId, user_id: current.userId } });
+      await audit(d, {
+        instanceId: null,
+        ...auditCtx,
+        action: 'account_membership.removed',
+        target: membershipId,
+        details: { account_id: accountId, user_id: current.userId },
+      });
       return null;
     }
-    const [row] = await tx.update(accountMemberships).set({ role, updatedAt: deps.clock.now() }).where(eq(accountMemberships.id, membershipId)).returning();
-    await audit(d, { instanceId: null, ...auditCtx, action: 'account_membership.updated', target: membershipId, details: { account_id: accountId, user_id: current.userId, role } });
+    const [row] = await tx
+      .update(accountMemberships)
+      .set({ role, updatedAt: deps.clock.now() })
+      .where(eq(accountMemberships.id, membershipId))
+      .returning();
+    await audit(d, {
+      instanceId: null,
+      ...auditCtx,
+      action: 'account_membership.updated',
+      target: membershipId,
+      details: { account_id: accountId, user_id: current.userId, role },
+    });
     return row!;
   });
 }

@@ -35,7 +35,9 @@ describe('dashboard: organizations', () => {
     expectError(added, 422, 'VALIDATION_FAILED', { param: 'user_id' });
     const inv = await owner.b.dash('POST', `${orgPath}/invitations`, { body: { email_address: 'zed@acme.io', role: 'org:admin' } });
     expect(inv.status, JSON.stringify(inv.body)).toBe(200);
-    const dom = await owner.b.dash('POST', `${orgPath}/domains`, { body: { name: 'acme.io', verified: true, enrollment_mode: 'automatic_invitation' } });
+    const dom = await owner.b.dash('POST', `${orgPath}/domains`, {
+      body: { name: 'acme.io', verified: true, enrollment_mode: 'automatic_invitation' },
+    });
     expect(dom.body.verification).toMatchObject({ status: 'verified', strategy: 'admin' });
 
     expect((await viewer.dash('GET', `${orgPath}/memberships`)).body).toEqual({ object: 'list', data: [], has_more: false });
@@ -55,9 +57,10 @@ describe('dashboard: organizations', () => {
     }
 
     expect((await owner.b.dash('POST', `${orgPath}/invitations/${inv.body.id}/revoke`)).body.status).toBe('revoked');
-    expect((await owner.b.dash('PATCH', `${orgPath}/domains/${dom.body.id}`, { body: { enrollment_mode: 'manual_invitation' } })).body.enrollment_mode).toBe(
-      'manual_invitation',
-    );
+    expect(
+      (await owner.b.dash('PATCH', `${orgPath}/domains/${dom.body.id}`, { body: { enrollment_mode: 'manual_invitation' } })).body
+        .enrollment_mode,
+    ).toBe('manual_invitation');
     const deleted = await owner.b.dash('DELETE', orgPath);
     expect(deleted.body).toMatchObject({ id: org.body.id, deleted: true });
     expectError(await owner.b.dash('GET', orgPath), 404, 'NOT_FOUND');
@@ -66,27 +69,42 @@ describe('dashboard: organizations', () => {
   it('edits roles and permissions per instance', async () => {
     const perm = await owner.b.dash('POST', `${base}/permissions`, { body: { key: 'org:reports:read', name: 'Reports' } });
     expect(perm.status, JSON.stringify(perm.body)).toBe(200);
-    const role = await owner.b.dash('POST', `${base}/roles`, { body: { key: 'org:analyst', name: 'Analyst', permissions: ['org:reports:read'] } });
+    const role = await owner.b.dash('POST', `${base}/roles`, {
+      body: { key: 'org:analyst', name: 'Analyst', permissions: ['org:reports:read'] },
+    });
     expect(role.body).toMatchObject({ key: 'org:analyst', permissions: ['org:reports:read'] });
     const roles = await viewer.dash('GET', `${base}/roles`);
     expect(roles.body.data.map((r: { key: string }) => r.key).sort()).toEqual(['org:admin', 'org:analyst', 'org:member']);
     const renamed = await owner.b.dash('PATCH', `${base}/roles/${role.body.id}`, { body: { name: 'Analysts', permissions: [] } });
     expect(renamed.body).toMatchObject({ name: 'Analysts', permissions: [] });
-    expect((await owner.b.dash('PATCH', `${base}/permissions/${perm.body.id}`, { body: { name: 'See reports' } })).body.name).toBe('See reports');
+    expect((await owner.b.dash('PATCH', `${base}/permissions/${perm.body.id}`, { body: { name: 'See reports' } })).body.name).toBe(
+      'See reports',
+    );
     expect((await owner.b.dash('DELETE', `${base}/roles/${role.body.id}`)).body.deleted).toBe(true);
     expect((await owner.b.dash('DELETE', `${base}/permissions/${perm.body.id}`)).body.deleted).toBe(true);
     const audit = await owner.b.dash('GET', `${base}/audit_logs?target=${role.body.id}`);
-    expect(audit.body.data.map((a: { action: string; actor: string }) => a.action).sort()).toEqual(['role.created', 'role.deleted', 'role.updated']);
+    expect(audit.body.data.map((a: { action: string; actor: string }) => a.action).sort()).toEqual([
+      'role.created',
+      'role.deleted',
+      'role.updated',
+    ]);
     expect(audit.body.data[0].actor).toMatch(/^operator:user_/);
   });
 
   it('changes the organization settings through the settings PATCH; an unknown role is refused', async () => {
-    const ok = await owner.b.dash('PATCH', `${base}/settings`, { body: { organization_default_role: 'org:admin', organization_max_allowed_memberships: 10 } });
+    const ok = await owner.b.dash('PATCH', `${base}/settings`, {
+      body: { organization_default_role: 'org:admin', organization_max_allowed_memberships: 10 },
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body).toMatchObject({ organization_default_role: 'org:admin', organization_max_allowed_memberships: 10 });
-    expectError(await owner.b.dash('PATCH', `${base}/settings`, { body: { organization_creator_role: 'org:ghost' } }), 422, 'VALIDATION_FAILED', {
-      param: 'organization_creator_role',
-    });
+    expectError(
+      await owner.b.dash('PATCH', `${base}/settings`, { body: { organization_creator_role: 'org:ghost' } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'organization_creator_role',
+      },
+    );
   });
 
   it('writes exactly one audit entry per change, naming the operator', async () => {
@@ -103,22 +121,32 @@ describe('dashboard: organizations', () => {
     };
     const by = { actor: `operator:${owner.operator.id}`, actor_kind: 'operator' };
 
-    const { body: org, entries: created } = await entriesOf(() => owner.b.dash('POST', `${base}/organizations`, { body: { name: 'Audited' } }));
+    const { body: org, entries: created } = await entriesOf(() =>
+      owner.b.dash('POST', `${base}/organizations`, { body: { name: 'Audited' } }),
+    );
     expect(created).toEqual([{ action: 'organization.created', target: org.id, ...by }]);
     const orgPath = `${base}/organizations/${org.id}`;
     expect((await entriesOf(() => owner.b.dash('PATCH', orgPath, { body: { name: 'Renamed' } }))).entries).toEqual([
       { action: 'organization.updated', target: org.id, ...by },
     ]);
-    const { body: mem, entries: added } = await entriesOf(() => owner.b.dash('POST', `${orgPath}/memberships`, { body: { user_id: user.body.id } }));
+    const { body: mem, entries: added } = await entriesOf(() =>
+      owner.b.dash('POST', `${orgPath}/memberships`, { body: { user_id: user.body.id } }),
+    );
     expect(added).toEqual([{ action: 'organization_membership.created', target: mem.id, ...by }]);
-    const { body: inv, entries: invited } = await entriesOf(() => owner.b.dash('POST', `${orgPath}/invitations`, { body: { email_address: 'inv@audited.io' } }));
+    const { body: inv, entries: invited } = await entriesOf(() =>
+      owner.b.dash('POST', `${orgPath}/invitations`, { body: { email_address: 'inv@audited.io' } }),
+    );
     expect(invited).toEqual([{ action: 'organization_invitation.created', target: inv.id, ...by }]);
-    const { body: dom, entries: domAdded } = await entriesOf(() => owner.b.dash('POST', `${orgPath}/domains`, { body: { name: 'audited.io' } }));
+    const { body: dom, entries: domAdded } = await entriesOf(() =>
+      owner.b.dash('POST', `${orgPath}/domains`, { body: { name: 'audited.io' } }),
+    );
     expect(domAdded).toEqual([{ action: 'organization_domain.created', target: dom.id, ...by }]);
     expect((await entriesOf(() => owner.b.dash('DELETE', `${orgPath}/domains/${dom.id}`))).entries).toEqual([
       { action: 'organization_domain.deleted', target: dom.id, ...by },
     ]);
-    expect((await entriesOf(() => owner.b.dash('DELETE', orgPath))).entries).toEqual([{ action: 'organization.deleted', target: org.id, ...by }]);
+    expect((await entriesOf(() => owner.b.dash('DELETE', orgPath))).entries).toEqual([
+      { action: 'organization.deleted', target: org.id, ...by },
+    ]);
   });
 });
 
@@ -137,7 +165,9 @@ describe('dashboard: checking a domain’s DNS now', () => {
     const dom = await owner.b.dash('POST', `${orgPath}/domains`, { body: { name: 'dnsco.example.com' } });
     expect(dom.body.verification.status).toBe('unverified');
     const check = `${orgPath}/domains/${dom.body.id}/attempt_verification`;
-    expectError(await owner.b.dash('POST', check, { body: { strategy: 'dns_record' } }), 422, 'VALIDATION_FAILED', { reason: 'txt_record_not_found' });
+    expectError(await owner.b.dash('POST', check, { body: { strategy: 'dns_record' } }), 422, 'VALIDATION_FAILED', {
+      reason: 'txt_record_not_found',
+    });
     expectError(await viewer.dash('POST', check, { body: { strategy: 'dns_record' } }), 403, 'FORBIDDEN');
     records.set(dom.body.txt_record.name, [[dom.body.txt_record.value]]);
     const verified = await owner.b.dash('POST', check, { body: { strategy: 'dns_record' } });

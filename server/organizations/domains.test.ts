@@ -35,12 +35,21 @@ describe('organization domains', () => {
       name,
       enrollment_mode: 'manual_invitation',
       verification: { status: 'unverified', strategy: null },
-      txt_record: { type: 'TXT', name: `_latchkey-verification.${name}`, value: expect.stringMatching(/^latchkey-verification=[0-9a-f]{32}$/) },
+      txt_record: {
+        type: 'TXT',
+        name: `_latchkey-verification.${name}`,
+        value: expect.stringMatching(/^latchkey-verification=[0-9a-f]{32}$/),
+      },
     });
     expect(events.map((e) => e.type)).toEqual(['organizationDomain.created']);
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/domains`, { name }), 409, 'CONFLICT', { reason: 'duplicate_domain', param: 'name' });
+    expectError(await bapi('POST', `/v1/organizations/${org.id}/domains`, { name }), 409, 'CONFLICT', {
+      reason: 'duplicate_domain',
+      param: 'name',
+    });
     for (const pub of ['gmail.com', 'Outlook.com', 'proton.me']) {
-      expectError(await bapi('POST', `/v1/organizations/${org.id}/domains`, { name: pub }), 422, 'VALIDATION_FAILED', { reason: 'public_email_domain' });
+      expectError(await bapi('POST', `/v1/organizations/${org.id}/domains`, { name: pub }), 422, 'VALIDATION_FAILED', {
+        reason: 'public_email_domain',
+      });
     }
     expectError(await bapi('POST', `/v1/organizations/${org.id}/domains`, { name: 'not a domain' }), 422, 'VALIDATION_FAILED');
 
@@ -48,7 +57,9 @@ describe('organization domains', () => {
     expect(listed).toMatchObject({ object: 'list', has_more: false });
     expect(listed.data.map((d: { id: string }) => d.id)).toEqual([dom.id]);
 
-    const { result: upd, events: e2 } = await eventTypes(() => ok('PATCH', `/v1/organizations/${org.id}/domains/${dom.id}`, { enrollment_mode: 'automatic_suggestion' }));
+    const { result: upd, events: e2 } = await eventTypes(() =>
+      ok('PATCH', `/v1/organizations/${org.id}/domains/${dom.id}`, { enrollment_mode: 'automatic_suggestion' }),
+    );
     expect(upd.enrollment_mode).toBe('automatic_suggestion');
     expect(e2.map((e) => e.type)).toEqual(['organizationDomain.updated']);
 
@@ -62,15 +73,26 @@ describe('organization domains', () => {
     const name = uniqDomain();
     const dom = await ok('POST', `/v1/organizations/${org.id}/domains`, { name });
     const base = `/v1/organizations/${org.id}/domains/${dom.id}`;
-    expectError(await bapi('POST', `${base}/prepare_verification`, { strategy: 'email_code', affiliation_email_address: 'it@elsewhere.com' }), 422, 'VALIDATION_FAILED', {
-      reason: 'wrong_domain',
-    });
+    expectError(
+      await bapi('POST', `${base}/prepare_verification`, { strategy: 'email_code', affiliation_email_address: 'it@elsewhere.com' }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        reason: 'wrong_domain',
+      },
+    );
     const address = `it@${name}`;
     const prepared = await ok('POST', `${base}/prepare_verification`, { strategy: 'email_code', affiliation_email_address: address });
     expect(prepared.affiliation_email_address).toBe(address);
     const code = await codeSentTo(h, address);
-    expectError(await bapi('POST', `${base}/attempt_verification`, { strategy: 'email_code', code: code === '000000' ? '111111' : '000000' }), 422, 'CODE_INCORRECT');
-    const { result: verified, events } = await eventTypes(() => ok('POST', `${base}/attempt_verification`, { strategy: 'email_code', code }));
+    expectError(
+      await bapi('POST', `${base}/attempt_verification`, { strategy: 'email_code', code: code === '000000' ? '111111' : '000000' }),
+      422,
+      'CODE_INCORRECT',
+    );
+    const { result: verified, events } = await eventTypes(() =>
+      ok('POST', `${base}/attempt_verification`, { strategy: 'email_code', code }),
+    );
     expect(verified.verification).toMatchObject({ status: 'verified', strategy: 'email_code', verified_at: expect.any(Number) });
     expect(events.map((e) => e.type)).toEqual(['organizationDomain.updated']);
   });
@@ -81,7 +103,9 @@ describe('organization domains', () => {
     const dom = await ok('POST', `/v1/organizations/${org.id}/domains`, { name });
     const base = `/v1/organizations/${org.id}/domains/${dom.id}`;
     expect((await ok('POST', `${base}/prepare_verification`, { strategy: 'dns_record' })).txt_record.value).toBe(dom.txt_record.value);
-    expectError(await bapi('POST', `${base}/attempt_verification`, { strategy: 'dns_record' }), 422, 'VALIDATION_FAILED', { reason: 'txt_record_not_found' });
+    expectError(await bapi('POST', `${base}/attempt_verification`, { strategy: 'dns_record' }), 422, 'VALIDATION_FAILED', {
+      reason: 'txt_record_not_found',
+    });
     // Long values come in chunks.
     txt.set(dom.txt_record.name, [['v=spf1 -all'], [dom.txt_record.value.slice(0, 10), dom.txt_record.value.slice(10)]]);
     const verified = await ok('POST', `${base}/attempt_verification`, { strategy: 'dns_record' });
@@ -89,9 +113,13 @@ describe('organization domains', () => {
 
     const rival = await newOrg();
     const rivalDom = await ok('POST', `/v1/organizations/${rival.id}/domains`, { name });
-    expectError(await bapi('PATCH', `/v1/organizations/${rival.id}/domains/${rivalDom.id}`, { verified: true }), 409, 'CONFLICT', { reason: 'domain_taken' });
+    expectError(await bapi('PATCH', `/v1/organizations/${rival.id}/domains/${rivalDom.id}`, { verified: true }), 409, 'CONFLICT', {
+      reason: 'domain_taken',
+    });
     const third = await newOrg();
-    expectError(await bapi('POST', `/v1/organizations/${third.id}/domains`, { name, verified: true }), 409, 'CONFLICT', { reason: 'domain_taken' });
+    expectError(await bapi('POST', `/v1/organizations/${third.id}/domains`, { name, verified: true }), 409, 'CONFLICT', {
+      reason: 'domain_taken',
+    });
   });
 });
 
@@ -125,31 +153,64 @@ describe('domain enrollment of new users', () => {
     expect(types).not.toContain('organizationInvitation.created');
     const sugg = (await b.call('GET', '/v1/me/organization_suggestions')).body;
     expect(sugg).toMatchObject({ object: 'list', has_more: false });
-    expect(sugg.data).toEqual([expect.objectContaining({ object: 'organization_suggestion', status: 'pending', public_organization_data: expect.objectContaining({ id: org.id }) })]);
+    expect(sugg.data).toEqual([
+      expect.objectContaining({
+        object: 'organization_suggestion',
+        status: 'pending',
+        public_organization_data: expect.objectContaining({ id: org.id }),
+      }),
+    ]);
     // Accepting asks the organization's admins: a membership request, no membership yet.
     const { result: acc, events } = await eventTypes(() => b.call('POST', `/v1/me/organization_suggestions/${sugg.data[0].id}/accept`));
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
     expect(acc.body).toMatchObject({ object: 'organization_suggestion', id: sugg.data[0].id, status: 'accepted' });
     expect(events).toEqual([]);
     const requests = await ok('GET', `/v1/organizations/${org.id}/membership_requests`);
-    expect(requests.data).toEqual([expect.objectContaining({ object: 'organization_membership_request', organization_id: org.id, status: 'pending', public_user_data: expect.objectContaining({ user_id: userId }) })]);
-    const { result: letIn, events: joined } = await eventTypes(() => ok('POST', `/v1/organizations/${org.id}/membership_requests/${requests.data[0].id}/accept`));
+    expect(requests.data).toEqual([
+      expect.objectContaining({
+        object: 'organization_membership_request',
+        organization_id: org.id,
+        status: 'pending',
+        public_user_data: expect.objectContaining({ user_id: userId }),
+      }),
+    ]);
+    const { result: letIn, events: joined } = await eventTypes(() =>
+      ok('POST', `/v1/organizations/${org.id}/membership_requests/${requests.data[0].id}/accept`),
+    );
     expect(letIn).toMatchObject({ id: requests.data[0].id, status: 'accepted' });
     expect(joined.map((e) => e.type)).toEqual(['organizationMembership.created']);
-    expect((await b.call('GET', '/v1/me/organization_memberships')).body.data).toEqual([expect.objectContaining({ organization: expect.objectContaining({ id: org.id }) })]);
-    expectError(await h.call('POST', `/v1/organizations/${org.id}/membership_requests/${requests.data[0].id}/reject`, { key: i.secret }), 409, 'CONFLICT');
+    expect((await b.call('GET', '/v1/me/organization_memberships')).body.data).toEqual([
+      expect.objectContaining({ organization: expect.objectContaining({ id: org.id }) }),
+    ]);
+    expectError(
+      await h.call('POST', `/v1/organizations/${org.id}/membership_requests/${requests.data[0].id}/reject`, { key: i.secret }),
+      409,
+      'CONFLICT',
+    );
     expect((await ok('GET', `/v1/organizations/${org.id}/membership_requests`)).data).toEqual([]);
-    expect((await ok('GET', `/v1/organizations/${org.id}/membership_requests?status=accepted`)).data).toEqual([expect.objectContaining({ id: requests.data[0].id, status: 'accepted' })]);
+    expect((await ok('GET', `/v1/organizations/${org.id}/membership_requests?status=accepted`)).data).toEqual([
+      expect.objectContaining({ id: requests.data[0].id, status: 'accepted' }),
+    ]);
     // Another organization's path never reaches the request.
     const other = await newOrg();
-    expectError(await h.call('POST', `/v1/organizations/${other.id}/membership_requests/${requests.data[0].id}/accept`, { key: i.secret }), 404, 'NOT_FOUND');
+    expectError(
+      await h.call('POST', `/v1/organizations/${other.id}/membership_requests/${requests.data[0].id}/accept`, { key: i.secret }),
+      404,
+      'NOT_FOUND',
+    );
     // `revoked` is Clerk's name for rejected (none here); an unknown status is refused.
     expect((await ok('GET', `/v1/organizations/${org.id}/membership_requests?status=revoked`)).data).toEqual([]);
-    expectError(await h.call('GET', `/v1/organizations/${org.id}/membership_requests?status=gone`, { key: i.secret }), 422, 'VALIDATION_FAILED');
+    expectError(
+      await h.call('GET', `/v1/organizations/${org.id}/membership_requests?status=gone`, { key: i.secret }),
+      422,
+      'VALIDATION_FAILED',
+    );
     expect((await b.call('GET', '/v1/me/organization_suggestions')).body.data).toEqual([]);
     // The accepted suggestion is listed when asked for by its status (alone, or with pending).
     for (const q of ['status=accepted', 'status=pending,accepted', 'status=pending&status=accepted']) {
-      expect((await b.call('GET', `/v1/me/organization_suggestions?${q}`)).body.data).toEqual([expect.objectContaining({ id: sugg.data[0].id, status: 'accepted' })]);
+      expect((await b.call('GET', `/v1/me/organization_suggestions?${q}`)).body.data).toEqual([
+        expect.objectContaining({ id: sugg.data[0].id, status: 'accepted' }),
+      ]);
     }
     expectError(await b.call('GET', '/v1/me/organization_suggestions?status=rejected'), 422, 'VALIDATION_FAILED');
     expectError(await b.call('POST', `/v1/me/organization_suggestions/${sugg.data[0].id}/accept`), 409, 'CONFLICT');
@@ -181,8 +242,13 @@ describe('FAPI domain management', () => {
     const added = await b.call('POST', `/v1/organizations/${org.id}/domains`, { body: { name } });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     const base = `/v1/organizations/${org.id}/domains/${added.body.id}`;
-    expect((await b.call('POST', `${base}/prepare_verification`, { body: { strategy: 'email_code', affiliation_email_address: `me@${name}` } })).status).toBe(200);
-    const verified = await b.call('POST', `${base}/attempt_verification`, { body: { strategy: 'email_code', code: await codeSentTo(h, `me@${name}`) } });
+    expect(
+      (await b.call('POST', `${base}/prepare_verification`, { body: { strategy: 'email_code', affiliation_email_address: `me@${name}` } }))
+        .status,
+    ).toBe(200);
+    const verified = await b.call('POST', `${base}/attempt_verification`, {
+      body: { strategy: 'email_code', code: await codeSentTo(h, `me@${name}`) },
+    });
     expect(verified.body.verification.status).toBe('verified');
     expect((await b.call('GET', `/v1/organizations/${org.id}/domains`)).body.data).toHaveLength(1);
     const moded = await b.call('PATCH', base, { body: { enrollment_mode: 'automatic_suggestion' } });

@@ -32,7 +32,13 @@ async function loadDomain(db: Db, instanceId: string, organizationId: string, id
   const [row] = await db
     .select()
     .from(organizationDomains)
-    .where(and(eq(organizationDomains.instanceId, instanceId), eq(organizationDomains.organizationId, organizationId), eq(organizationDomains.id, id)));
+    .where(
+      and(
+        eq(organizationDomains.instanceId, instanceId),
+        eq(organizationDomains.organizationId, organizationId),
+        eq(organizationDomains.id, id),
+      ),
+    );
   if (!row) throw notFound('domain');
   return row;
 }
@@ -50,7 +56,8 @@ async function assertNotVerifiedElsewhere(db: Db, instanceId: string, d: Pick<Do
         ne(organizationDomains.organizationId, d.organizationId),
       ),
     );
-  if (other) throw new AppError('CONFLICT', { message: 'Another organization has already verified this domain.', meta: { reason: 'domain_taken' } });
+  if (other)
+    throw new AppError('CONFLICT', { message: 'Another organization has already verified this domain.', meta: { reason: 'domain_taken' } });
 }
 
 export async function createDomain(
@@ -88,7 +95,10 @@ export async function createDomain(
     })
     .catch((err: unknown) => {
       if (uniqueViolation(err) === 'organization_domains_uq') {
-        throw new AppError('CONFLICT', { message: 'This organization already has that domain.', meta: { reason: 'duplicate_domain', param: 'name' } });
+        throw new AppError('CONFLICT', {
+          message: 'This organization already has that domain.',
+          meta: { reason: 'duplicate_domain', param: 'name' },
+        });
       }
       throw err;
     });
@@ -99,9 +109,19 @@ export async function getDomain(deps: Pick<Deps, 'db'>, instanceId: string, orgI
   return domainView(await loadDomain(deps.db, instanceId, org.id, id));
 }
 
-export async function listDomains(deps: Pick<Deps, 'db'>, instanceId: string, orgIdOrSlug: string, q: { limit: number; starting_after?: string }) {
+export async function listDomains(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  orgIdOrSlug: string,
+  q: { limit: number; starting_after?: string },
+) {
   const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
-  return lightList(q, oldestFirst(organizationDomains.id), tableRows(deps.db, organizationDomains, eq(organizationDomains.organizationId, org.id)), domainView);
+  return lightList(
+    q,
+    oldestFirst(organizationDomains.id),
+    tableRows(deps.db, organizationDomains, eq(organizationDomains.organizationId, org.id)),
+    domainView,
+  );
 }
 
 async function saveDomain(d: D, instanceId: string, id: string, patch: Partial<DomainRow>) {
@@ -115,10 +135,20 @@ async function saveDomain(d: D, instanceId: string, id: string, patch: Partial<D
   return view;
 }
 
-const verifiedBy = (strategy: string, now: number): Partial<DomainRow> => ({ verificationStatus: 'verified', verificationStrategy: strategy, verifiedAt: now });
+const verifiedBy = (strategy: string, now: number): Partial<DomainRow> => ({
+  verificationStatus: 'verified',
+  verificationStrategy: strategy,
+  verifiedAt: now,
+});
 
 /** Changes the enrollment mode, or (BAPI) marks the domain verified or unverified by the operator. organizationDomain.updated. */
-export async function updateDomain(deps: D, instanceId: string, orgIdOrSlug: string, id: string, input: { enrollment_mode?: EnrollmentMode; verified?: boolean }) {
+export async function updateDomain(
+  deps: D,
+  instanceId: string,
+  orgIdOrSlug: string,
+  id: string,
+  input: { enrollment_mode?: EnrollmentMode; verified?: boolean },
+) {
   return deps.db.transaction(async (tx) => {
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug);
     const current = await loadDomain(tx, instanceId, org.id, id);
@@ -189,7 +219,8 @@ async function txtValues(deps: Pick<Deps, 'txtResolver'>, name: string): Promise
 
 /** Why the TXT record did not verify, in words an IT admin can act on. */
 function txtFailure(name: string, found: { values: string[]; error: string | null }): string {
-  if (found.error === null && found.values.length > 0) return `The TXT records at ${name} do not hold the expected value (found ${found.values.length}); check the value was copied whole.`;
+  if (found.error === null && found.values.length > 0)
+    return `The TXT records at ${name} do not hold the expected value (found ${found.values.length}); check the value was copied whole.`;
   if (found.error === null || found.error === 'ENOTFOUND' || found.error === 'ENODATA') {
     return `No TXT record ${name} with the expected value was found. No TXT record exists there yet; DNS changes can take a while to show.`;
   }
@@ -209,7 +240,8 @@ export async function attemptDomainVerification(
   if (current.verificationStatus === 'verified') return domainView(current);
   if (input.strategy === 'dns_record') {
     const found = await txtValues(deps, txtRecordName(current.name));
-    if (!found.values.includes(current.txtRecordValue)) throw validationError('strategy', 'txt_record_not_found', txtFailure(txtRecordName(current.name), found));
+    if (!found.values.includes(current.txtRecordValue))
+      throw validationError('strategy', 'txt_record_not_found', txtFailure(txtRecordName(current.name), found));
     return deps.db.transaction(async (tx) => {
       await assertNotVerifiedElsewhere(tx, instanceId, current);
       return saveDomain({ db: tx, clock: deps.clock }, instanceId, id, verifiedBy('dns_record', deps.clock.now()));

@@ -3,11 +3,24 @@ import type { Deps } from '../deps';
 import { auditContextOf } from '../http/actor';
 import { endpoint } from '../http/endpoint';
 import { cursorPageSchema, lightListSchema } from '../http/pagination';
-import { attemptDomainVerification, createDomain, deleteDomain, getDomain, listDomains, prepareDomainVerification, updateDomain } from './domains';
+import {
+  attemptDomainVerification,
+  createDomain,
+  deleteDomain,
+  getDomain,
+  listDomains,
+  prepareDomainVerification,
+  updateDomain,
+} from './domains';
 import type { OrganizationInvitationView } from './invitation-view';
 import { USER_UPLOAD, type ImageUpload } from '../http/images';
 import { deleteOrganizationLogo, organizationLogoUploadSchema, setOrganizationLogo } from './logo';
-import { acceptMembershipRequest, listMembershipRequests, rejectMembershipRequest, type MembershipRequestStatus } from './membership-requests';
+import {
+  acceptMembershipRequest,
+  listMembershipRequests,
+  rejectMembershipRequest,
+  type MembershipRequestStatus,
+} from './membership-requests';
 import { createInvitations, getInvitation, listOrganizationInvitations, revokeOrganizationInvitation } from './invitations';
 import {
   addMembership,
@@ -113,13 +126,19 @@ export function serverAudience<Auth>(instanceOf: (auth: Auth) => string): Organi
     bodies: {
       updateOrganization: updateOrganizationBody,
       createMembership: createMembershipBody,
-      updateMembership: updateMembershipBody,       createInvitation: createInvitationBody,
+      updateMembership: updateMembershipBody,
+      createInvitation: createInvitationBody,
       createDomain: createDomainBody,
       updateDomain: updateDomainBody,
       // Clerk's backend SDK names who uploaded the logo: accepted, not kept (the audit log has the caller).
       setLogo: organizationLogoUploadSchema.extend({ uploader_user_id: z.string().max(64).optional() }),
     },
-    queries: { light: z.strictObject(lightQuery), memberships: listMembershipsQuery, invitations: listInvitationsQuery, membershipRequests: listMembershipRequestsQuery },
+    queries: {
+      light: z.strictObject(lightQuery),
+      memberships: listMembershipsQuery,
+      invitations: listInvitationsQuery,
+      membershipRequests: listMembershipRequestsQuery,
+    },
   };
 }
 
@@ -296,7 +315,8 @@ export function organizationEndpointsFor<Auth>(audience: OrganizationAudience<Au
       query: queries.none,
       response: schemas.invitation,
       audit: { action: 'organization_invitation.revoked' },
-      handle: async ({ deps, auth, params }) => show.invitation(await revokeOrganizationInvitation(deps, instanceOf(auth), params.id, params.invitation_id)),
+      handle: async ({ deps, auth, params }) =>
+        show.invitation(await revokeOrganizationInvitation(deps, instanceOf(auth), params.id, params.invitation_id)),
     }),
 
     ...domainEndpointsFor(audience),
@@ -346,7 +366,13 @@ function catalogEndpointsFor<Auth, C, U>(
   instanceOf: (auth: Auth) => string,
   noun: 'role' | 'permission',
   { schema, createBody, updateBody }: { schema: z.ZodType; createBody: z.ZodType<C>; updateBody: z.ZodType<U> },
-  domain: { list: CatalogOp<[LightQuery]>; get: CatalogOp<[string]>; create: CatalogOp<[C, AuditCtx]>; update: CatalogOp<[string, U, AuditCtx]>; delete: CatalogOp<[string, AuditCtx]> },
+  domain: {
+    list: CatalogOp<[LightQuery]>;
+    get: CatalogOp<[string]>;
+    create: CatalogOp<[C, AuditCtx]>;
+    update: CatalogOp<[string, U, AuditCtx]>;
+    delete: CatalogOp<[string, AuditCtx]>;
+  },
   summaries: { list: string; create: string; update: string; delete: string },
 ) {
   return {
@@ -390,20 +416,30 @@ function catalogEndpointsFor<Auth, C, U>(
  * Path parameters: `id` the organization (or role, permission, user), `invitation_id`.
  */
 export function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) => string) {
-  const roles = catalogEndpointsFor(instanceOf, 'role', { schema: roleSchema, createBody: createRoleBody, updateBody: updateRoleBody },
-    { list: listRoles, get: getRole, create: createRole, update: updateRole, delete: deleteRole }, {
+  const roles = catalogEndpointsFor(
+    instanceOf,
+    'role',
+    { schema: roleSchema, createBody: createRoleBody, updateBody: updateRoleBody },
+    { list: listRoles, get: getRole, create: createRole, update: updateRole, delete: deleteRole },
+    {
       list: 'The instance’s roles (light envelope); org:admin and org:member are built in',
       create: 'Create a role: a named set of permission keys',
       update: 'Rename a role or replace its permissions (its key never changes)',
       delete: 'Delete a custom role nobody holds',
-    });
-  const permissions = catalogEndpointsFor(instanceOf, 'permission', { schema: permissionSchema, createBody: createPermissionBody, updateBody: updatePermissionBody },
-    { list: listPermissions, get: getPermission, create: createPermission, update: updatePermission, delete: deletePermission }, {
+    },
+  );
+  const permissions = catalogEndpointsFor(
+    instanceOf,
+    'permission',
+    { schema: permissionSchema, createBody: createPermissionBody, updateBody: updatePermissionBody },
+    { list: listPermissions, get: getPermission, create: createPermission, update: updatePermission, delete: deletePermission },
+    {
       list: 'The instance’s permissions, system and custom (light envelope)',
       create: 'Create a custom permission org:<feature>:<action>',
       update: 'Rename a custom permission',
       delete: 'Delete a custom permission (it leaves every role holding it)',
-    });
+    },
+  );
   return {
     ...organizationEndpointsFor(serverAudience(instanceOf)),
     createOrganization: endpoint<Auth, Out<typeof createOrganizationBody>>({
@@ -442,8 +478,15 @@ export function serverOrganizationEndpointsFor<Auth>(instanceOf: (auth: Auth) =>
       handle: ({ deps, auth, params }) => getInvitation(deps, instanceOf(auth), params.id, params.invitation_id),
     }),
 
-    listRoles: roles.list, createRole: roles.create, getRole: roles.get, updateRole: roles.update, deleteRole: roles.delete,
-    listPermissions: permissions.list, createPermission: permissions.create, getPermission: permissions.get,
-    updatePermission: permissions.update, deletePermission: permissions.delete,
+    listRoles: roles.list,
+    createRole: roles.create,
+    getRole: roles.get,
+    updateRole: roles.update,
+    deleteRole: roles.delete,
+    listPermissions: permissions.list,
+    createPermission: permissions.create,
+    getPermission: permissions.get,
+    updatePermission: permissions.update,
+    deletePermission: permissions.delete,
   };
 }

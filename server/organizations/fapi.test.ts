@@ -58,7 +58,9 @@ describe('FAPI organizations', () => {
     expect(mine.body.data[0]).not.toHaveProperty('private_metadata');
 
     await setSettings(h, i.instanceId, { organization_creation_enabled: false });
-    expectError(await b.call('POST', '/v1/organizations', { body: { name: 'No' } }), 403, 'FORBIDDEN', { reason: 'organization_creation_disabled' });
+    expectError(await b.call('POST', '/v1/organizations', { body: { name: 'No' } }), 403, 'FORBIDDEN', {
+      reason: 'organization_creation_disabled',
+    });
     await setSettings(h, i.instanceId, { organization_creation_enabled: true, organizations_enabled: false });
     expectError(await b.call('GET', '/v1/me/organization_memberships'), 403, 'FORBIDDEN', { reason: 'organizations_disabled' });
     await setSettings(h, i.instanceId, { organizations_enabled: true });
@@ -106,19 +108,32 @@ describe('FAPI organizations', () => {
     expect(revoked.result.body.status).toBe('revoked');
     expect(revoked.types).toEqual(['organizationInvitation.revoked']);
 
-    const promoted = await eventTypes(() => admin.b.call('PATCH', `/v1/organizations/${org.id}/memberships/${memberId}`, { body: { role: 'org:admin' } }));
+    const promoted = await eventTypes(() =>
+      admin.b.call('PATCH', `/v1/organizations/${org.id}/memberships/${memberId}`, { body: { role: 'org:admin' } }),
+    );
     expect(promoted.result.body.role).toBe('org:admin');
     expect(promoted.types).toEqual(['organizationMembership.updated']);
     // A custom role with a custom permission is honoured too.
     await bapiOk('POST', '/v1/permissions', { key: 'org:reports:read', name: 'Reports' });
-    await bapiOk('POST', '/v1/roles', { key: 'org:auditor', name: 'Auditor', permissions: ['org:reports:read', 'org:sys_memberships:manage'] });
-    expect((await admin.b.call('PATCH', `/v1/organizations/${org.id}/memberships/${memberId}`, { body: { role: 'org:auditor' } })).status).toBe(200);
+    await bapiOk('POST', '/v1/roles', {
+      key: 'org:auditor',
+      name: 'Auditor',
+      permissions: ['org:reports:read', 'org:sys_memberships:manage'],
+    });
+    expect(
+      (await admin.b.call('PATCH', `/v1/organizations/${org.id}/memberships/${memberId}`, { body: { role: 'org:auditor' } })).status,
+    ).toBe(200);
     expect((await member.b.call('GET', `/v1/organizations/${org.id}/invitations`)).status).toBe(200);
     // Holding org:sys_memberships:manage counts as an admin for the last-admin rule: back to a plain member first.
     await bapiOk('PATCH', `/v1/organizations/${org.id}/memberships/${memberId}`, { role: 'org:member' });
 
     // The last admin cannot demote or remove themselves, nor leave.
-    expectError(await admin.b.call('PATCH', `/v1/organizations/${org.id}/memberships/${adminId}`, { body: { role: 'org:member' } }), 409, 'CONFLICT', { reason: 'last_admin' });
+    expectError(
+      await admin.b.call('PATCH', `/v1/organizations/${org.id}/memberships/${adminId}`, { body: { role: 'org:member' } }),
+      409,
+      'CONFLICT',
+      { reason: 'last_admin' },
+    );
     expectError(await admin.b.call('DELETE', `/v1/me/organization_memberships/${org.id}`), 409, 'CONFLICT', { reason: 'last_admin' });
 
     const removed = await eventTypes(() => admin.b.call('DELETE', `/v1/organizations/${org.id}/memberships/${memberId}`));
@@ -133,12 +148,21 @@ describe('FAPI organizations', () => {
   it('adds a user of the instance directly (POST …/memberships) for a member holding org:sys_memberships:manage only', async () => {
     const { org, adminId, member } = await team();
     const newcomer = await newUser('newcomer');
-    expectError(await member.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer } }), 403, 'FORBIDDEN', { reason: 'missing_permission' });
+    expectError(await member.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer } }), 403, 'FORBIDDEN', {
+      reason: 'missing_permission',
+    });
     const admin = await signedInClient(h, i, adminId);
 
-    const { result: added, types } = await eventTypes(() => admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer, role: 'org:admin' } }));
+    const { result: added, types } = await eventTypes(() =>
+      admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer, role: 'org:admin' } }),
+    );
     expect(added.status, JSON.stringify(added.body)).toBe(200);
-    expect(added.body).toMatchObject({ object: 'organization_membership', role: 'org:admin', public_user_data: { user_id: newcomer }, organization: { id: org.id } });
+    expect(added.body).toMatchObject({
+      object: 'organization_membership',
+      role: 'org:admin',
+      public_user_data: { user_id: newcomer },
+      organization: { id: org.id },
+    });
     expect(added.body).not.toHaveProperty('private_metadata');
     expect(types).toEqual(['organizationMembership.created']);
     const log = await bapiOk('GET', `/v1/audit_logs?action=organization_membership.created&target=${added.body.id}`);
@@ -146,20 +170,47 @@ describe('FAPI organizations', () => {
 
     // Without a role: the instance's default one.
     const plain = await newUser('plain');
-    expect((await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: plain } })).body.role).toBe('org:member');
+    expect((await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: plain } })).body.role).toBe(
+      'org:member',
+    );
 
-    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer } }), 409, 'CONFLICT', { reason: 'already_member', param: 'user_id' });
-    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: await newUser(), role: 'org:nobody' } }), 422, 'VALIDATION_FAILED', { param: 'role' });
+    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: newcomer } }), 409, 'CONFLICT', {
+      reason: 'already_member',
+      param: 'user_id',
+    });
+    expectError(
+      await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: await newUser(), role: 'org:nobody' } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'role' },
+    );
     // Metadata is the server's: the FAPI body takes none.
-    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: await newUser(), public_metadata: { a: 1 } } }), 422, 'VALIDATION_FAILED', { param: 'public_metadata' });
+    expectError(
+      await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, {
+        body: { user_id: await newUser(), public_metadata: { a: 1 } },
+      }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'public_metadata' },
+    );
     // A user of another instance is no user here.
     const other = await h.createInstance();
     const stranger = await createTestUser(h, other, { email_address: uniqEmail('stranger') });
-    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: stranger } }), 422, 'VALIDATION_FAILED', { param: 'user_id', reason: 'not_found' });
+    expectError(
+      await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: stranger } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'user_id', reason: 'not_found' },
+    );
 
     // The organization's cap holds.
     await bapiOk('PATCH', `/v1/organizations/${org.id}`, { max_allowed_memberships: 4 });
-    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: await newUser() } }), 403, 'FORBIDDEN', { reason: 'membership_limit' });
+    expectError(
+      await admin.b.call('POST', `/v1/organizations/${org.id}/memberships`, { body: { user_id: await newUser() } }),
+      403,
+      'FORBIDDEN',
+      { reason: 'membership_limit' },
+    );
     expect((await bapiOk('GET', `/v1/organizations/${org.id}/memberships`)).data).toHaveLength(4);
   });
 
@@ -167,9 +218,22 @@ describe('FAPI organizations', () => {
     const { org, member, admin } = await team();
     const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
     const upload = { data: PNG.toString('base64') };
-    expectError(await member.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: upload }), 403, 'FORBIDDEN', { reason: 'missing_permission' });
-    expectError(await admin.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: { data: Buffer.from('<html></html>').toString('base64') } }), 422, 'VALIDATION_FAILED', { reason: 'type_mismatch' });
-    expect((await admin.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: { data: Buffer.concat([PNG, Buffer.alloc(600 * 1024)]).toString('base64') } })).status).toBeGreaterThanOrEqual(413);
+    expectError(await member.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: upload }), 403, 'FORBIDDEN', {
+      reason: 'missing_permission',
+    });
+    expectError(
+      await admin.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: { data: Buffer.from('<html></html>').toString('base64') } }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'type_mismatch' },
+    );
+    expect(
+      (
+        await admin.b.call('POST', `/v1/organizations/${org.id}/logo`, {
+          body: { data: Buffer.concat([PNG, Buffer.alloc(600 * 1024)]).toString('base64') },
+        })
+      ).status,
+    ).toBeGreaterThanOrEqual(413);
 
     const { result: set, types } = await eventTypes(() => admin.b.call('POST', `/v1/organizations/${org.id}/logo`, { body: upload }));
     expect(set.status, JSON.stringify(set.body)).toBe(200);
@@ -208,7 +272,13 @@ describe('FAPI organizations', () => {
     expect(touched.status, JSON.stringify(touched.body)).toBe(200);
     expect(touched.body.response.last_active_organization_id).toBe(org.id);
     const claims = await token();
-    expect(claims).toMatchObject({ sub: memberId, org_id: org.id, org_slug: org.slug, org_role: 'org:member', org_permissions: ['org:sys_memberships:read'] });
+    expect(claims).toMatchObject({
+      sub: memberId,
+      org_id: org.id,
+      org_slug: org.slug,
+      org_role: 'org:member',
+      org_permissions: ['org:sys_memberships:read'],
+    });
     expect((await bapiOk('GET', `/v1/sessions/${member.sessionId}`)).last_active_organization_id).toBe(org.id);
 
     // A role change shows at the next token.
@@ -243,7 +313,8 @@ describe('FAPI organizations', () => {
     const org = await bapiOk('POST', '/v1/organizations', { name: `R ${++seq}`, created_by: u });
     const minted = await bapiOk('POST', '/v1/sessions', { user_id: u });
     await h.runtime.deps.db.update(sessions).set({ lastActiveOrganizationId: org.id }).where(eq(sessions.id, minted.id));
-    const fapiRefresh = (rt: string) => h.call('POST', `/fapi/${i.instanceId}/v1/sessions/${minted.id}/refresh`, { body: { refresh_token: rt } });
+    const fapiRefresh = (rt: string) =>
+      h.call('POST', `/fapi/${i.instanceId}/v1/sessions/${minted.id}/refresh`, { body: { refresh_token: rt } });
     const first = await fapiRefresh(minted.refresh_token);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(decodeJwt(first.body.jwt)).toMatchObject({ org_id: org.id, org_role: 'org:admin' });
@@ -260,8 +331,16 @@ describe('FAPI invitations', () => {
   it('an invited address signs up, sees the invitation and accepts it: the membership is created', async () => {
     const org = await bapiOk('POST', '/v1/organizations', { name: `Inv ${++seq}` });
     const email = uniqEmail('newcomer');
-    const { result: inv, types } = await eventTypes(() => bapiOk('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email, role: 'org:admin' }));
-    expect(inv).toMatchObject({ object: 'organization_invitation', id: expect.stringMatching(/^orginv_/), status: 'pending', role: 'org:admin', email_address: email });
+    const { result: inv, types } = await eventTypes(() =>
+      bapiOk('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email, role: 'org:admin' }),
+    );
+    expect(inv).toMatchObject({
+      object: 'organization_invitation',
+      id: expect.stringMatching(/^orginv_/),
+      status: 'pending',
+      role: 'org:admin',
+      email_address: email,
+    });
     expect(types).toEqual(['organizationInvitation.created', 'email.created']);
     const mail = (await h.outbox(email))[0]!;
     expect(mail.template).toBe('organization_invitation');
@@ -279,7 +358,9 @@ describe('FAPI invitations', () => {
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
     expect(acc.body).toMatchObject({ invitation: { status: 'accepted' }, membership: { role: 'org:admin', organization: { id: org.id } } });
     expect(accTypes).toEqual(['organizationMembership.created', 'organizationInvitation.accepted']);
-    expectError(await b.call('POST', `/v1/me/organization_invitations/${inv.id}/accept`), 409, 'CONFLICT', { reason: 'invitation_accepted' });
+    expectError(await b.call('POST', `/v1/me/organization_invitations/${inv.id}/accept`), 409, 'CONFLICT', {
+      reason: 'invitation_accepted',
+    });
     expect((await bapiOk('GET', `/v1/organizations/${org.id}/invitations?status=accepted`)).data).toHaveLength(1);
   });
 
@@ -308,11 +389,15 @@ describe('FAPI invitations', () => {
     expect((await bapiOk('GET', `/v1/organizations/${org.id}/invitations?status=expired`)).data).toHaveLength(1);
     const { b } = await signedInClient(h, i, userId);
     expect((await b.call('GET', '/v1/me/organization_invitations')).body.data).toEqual([]);
-    expectError(await b.call('POST', `/v1/me/organization_invitations/${inv.id}/accept`), 409, 'CONFLICT', { reason: 'invitation_expired' });
+    expectError(await b.call('POST', `/v1/me/organization_invitations/${inv.id}/accept`), 409, 'CONFLICT', {
+      reason: 'invitation_expired',
+    });
     expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations/${inv.id}/revoke`), 409, 'CONFLICT');
 
     const again = await bapiOk('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email });
     await bapiOk('POST', `/v1/organizations/${org.id}/invitations/${again.id}/revoke`);
-    expectError(await b.call('POST', `/v1/me/organization_invitations/${again.id}/accept`), 409, 'CONFLICT', { reason: 'invitation_revoked' });
+    expectError(await b.call('POST', `/v1/me/organization_invitations/${again.id}/accept`), 409, 'CONFLICT', {
+      reason: 'invitation_revoked',
+    });
   });
 });

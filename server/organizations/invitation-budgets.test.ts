@@ -22,7 +22,8 @@ async function setUp(h: TestHarness) {
     const id = await createTestUser(h, i, { email_address: [address(tag)] });
     return { id, b: (await signedInClient(h, i, id)).b };
   };
-  const organization = async (adminId: string) => bapi.ok('POST', '/v1/organizations', { name: `Org ${++seq}`, created_by: adminId }) as Promise<{ id: string }>;
+  const organization = async (adminId: string) =>
+    bapi.ok('POST', '/v1/organizations', { name: `Org ${++seq}`, created_by: adminId }) as Promise<{ id: string }>;
   return { i, bapi, member, organization };
 }
 
@@ -30,7 +31,10 @@ const invite = (b: Awaited<ReturnType<Awaited<ReturnType<typeof setUp>>['member'
   b.call('POST', `/v1/organizations/${orgId}/invitations`, { body: { email_address: email } });
 
 const invitationsTo = async (i: TestInstance, email: string) =>
-  h.runtime.deps.db.select().from(organizationInvitations).where(and(eq(organizationInvitations.instanceId, i.instanceId), eq(organizationInvitations.emailKey, email)));
+  h.runtime.deps.db
+    .select()
+    .from(organizationInvitations)
+    .where(and(eq(organizationInvitations.instanceId, i.instanceId), eq(organizationInvitations.emailKey, email)));
 
 describe('organization invitation budgets', () => {
   it('a user sends at most 20 invitations an hour over all their organizations; the 21st is 429 and creates nothing', async () => {
@@ -54,12 +58,21 @@ describe('organization invitation budgets', () => {
     expectError(await invite(sender.b, third.id, refused), 429, 'RATE_LIMITED');
 
     // Audited like every budget, under the sender's session.
-    const [entry] = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.instanceId, i.instanceId), eq(auditLogs.action, 'rate_limit.exceeded')));
-    expect(entry).toMatchObject({ actor: expect.stringMatching(/^session:sess_/), details: { surface: 'fapi', budget: 'invitations_per_user', limit: 20, window_seconds: 3600 } });
+    const [entry] = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.instanceId, i.instanceId), eq(auditLogs.action, 'rate_limit.exceeded')));
+    expect(entry).toMatchObject({
+      actor: expect.stringMatching(/^session:sess_/),
+      details: { surface: 'fapi', budget: 'invitations_per_user', limit: 20, window_seconds: 3600 },
+    });
 
     // Another member of the same organization has their own budget.
     const colleague = await member('colleague');
-    await h.call('POST', `/v1/organizations/${first.id}/memberships`, { key: i.secret, body: { user_id: colleague.id, role: 'org:admin' } });
+    await h.call('POST', `/v1/organizations/${first.id}/memberships`, {
+      key: i.secret,
+      body: { user_id: colleague.id, role: 'org:admin' },
+    });
     expect((await invite(colleague.b, first.id, address('target'))).status).toBe(200);
 
     // An hour later the sender may send again.
@@ -71,9 +84,17 @@ describe('organization invitation budgets', () => {
   it('an organization’s members share its budget (tightened by the policy), which the BAPI does not spend', async () => {
     const { i, bapi, member, organization } = await setUp(h);
     const policy = await bapi.ok('PATCH', '/v1/rate_limit_policy', { invitations_per_organization: 3 });
-    expect(policy.budgets.invitations_per_organization).toMatchObject({ limit: 3, default: 100, window_seconds: 86_400, per: 'organization' });
+    expect(policy.budgets.invitations_per_organization).toMatchObject({
+      limit: 3,
+      default: 100,
+      window_seconds: 86_400,
+      per: 'organization',
+    });
     expect(policy.budgets.invitations_per_user).toMatchObject({ limit: 20, default: 20, window_seconds: 3600, per: 'user' });
-    expectError(await bapi.call('PATCH', '/v1/rate_limit_policy', { invitations_per_user: 21 }), 422, 'VALIDATION_FAILED', { param: 'invitations_per_user', reason: 'too_big' });
+    expectError(await bapi.call('PATCH', '/v1/rate_limit_policy', { invitations_per_user: 21 }), 422, 'VALIDATION_FAILED', {
+      param: 'invitations_per_user',
+      reason: 'too_big',
+    });
 
     const alice = await member('alice');
     const bob = await member('bob');
@@ -91,7 +112,10 @@ describe('organization invitation budgets', () => {
 
     // The app's server invites for the organization whatever its members spent, one by one or in bulk.
     expect((await bapi.call('POST', `/v1/organizations/${org.id}/invitations`, { email_address: address('server') })).status).toBe(200);
-    const bulk = await bapi.call('POST', `/v1/organizations/${org.id}/invitations/bulk`, [{ email_address: address('bulk') }, { email_address: address('bulk') }]);
+    const bulk = await bapi.call('POST', `/v1/organizations/${org.id}/invitations/bulk`, [
+      { email_address: address('bulk') },
+      { email_address: address('bulk') },
+    ]);
     expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
   });
 

@@ -16,7 +16,11 @@ const { ok: bapiOk } = bapiWith(h, i);
 async function invite(email: string) {
   const inviter = await createTestUser(h, i, { email_address: uniqEmail('inviter'), first_name: 'Grace', last_name: 'Hopper' });
   const org = await bapiOk('POST', '/v1/organizations', { name: `Navy ${++seq}`, created_by: inviter });
-  const inv = await bapiOk('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email, role: 'org:admin', inviter_user_id: inviter });
+  const inv = await bapiOk('POST', `/v1/organizations/${org.id}/invitations`, {
+    email_address: email,
+    role: 'org:admin',
+    inviter_user_id: inviter,
+  });
   const token = new URL(String((await h.outbox(email))[0]!.data.url)).searchParams.get('invitation_token')!;
   return { org, inv, token };
 }
@@ -48,13 +52,21 @@ describe('signing up through an organization invitation (ticket = invitation_tok
     const email = uniqEmail('invitee');
     const { org, token } = await invite(email);
     const b = browserOf(h, i);
-    const res = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: 'a long enough passphrase', ticket: token } });
+    const res = await b.call('POST', '/v1/client/sign_ups', {
+      body: { email_address: email, password: 'a long enough passphrase', ticket: token },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.response).toMatchObject({ status: 'complete', unverified_fields: [], created_session_id: expect.stringMatching(/^sess_/) });
+    expect(res.body.response).toMatchObject({
+      status: 'complete',
+      unverified_fields: [],
+      created_session_id: expect.stringMatching(/^sess_/),
+    });
     expect((await h.outbox(email)).map((m) => m.template)).toEqual(['organization_invitation']);
     const userId = res.body.response.created_user_id as string;
     const user = await bapiOk('GET', `/v1/users/${userId}`);
-    expect(user.email_addresses).toEqual([expect.objectContaining({ email_address: email, verification: { status: 'verified', strategy: 'ticket' } })]);
+    expect(user.email_addresses).toEqual([
+      expect.objectContaining({ email_address: email, verification: { status: 'verified', strategy: 'ticket' } }),
+    ]);
 
     const accepted = await b.call('POST', '/v1/me/organization_invitations/accept', { body: { token } });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
@@ -66,17 +78,36 @@ describe('signing up through an organization invitation (ticket = invitation_tok
     const { org, inv, token } = await invite(email);
     const b = browserOf(h, i);
     const otherAddress = uniqEmail('thief');
-    expectError(await b.call('POST', '/v1/client/sign_ups', { body: { email_address: otherAddress, password: 'a long enough passphrase', ticket: token } }), 422, 'VALIDATION_FAILED', {
-      param: 'ticket',
-      reason: 'invitation_invalid',
-    });
-    expectError(await browserOf(h, other).call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: 'a long enough passphrase', ticket: token } }), 422, 'VALIDATION_FAILED', {
-      reason: 'invitation_invalid',
-    });
+    expectError(
+      await b.call('POST', '/v1/client/sign_ups', {
+        body: { email_address: otherAddress, password: 'a long enough passphrase', ticket: token },
+      }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'ticket',
+        reason: 'invitation_invalid',
+      },
+    );
+    expectError(
+      await browserOf(h, other).call('POST', '/v1/client/sign_ups', {
+        body: { email_address: email, password: 'a long enough passphrase', ticket: token },
+      }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        reason: 'invitation_invalid',
+      },
+    );
     await bapiOk('POST', `/v1/organizations/${org.id}/invitations/${inv.id}/revoke`);
-    expectError(await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: 'a long enough passphrase', ticket: token } }), 422, 'VALIDATION_FAILED', {
-      reason: 'invitation_invalid',
-    });
+    expectError(
+      await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: 'a long enough passphrase', ticket: token } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        reason: 'invitation_invalid',
+      },
+    );
     expect((await bapiOk('GET', `/v1/users?email_address=${encodeURIComponent(email)}`)).data ?? []).toEqual([]);
     expect((await bapiOk('GET', `/v1/users?email_address=${encodeURIComponent(otherAddress)}`)).data ?? []).toEqual([]);
   });
@@ -84,7 +115,9 @@ describe('signing up through an organization invitation (ticket = invitation_tok
   it('a sign-up without the ticket still verifies the address by code', async () => {
     const email = uniqEmail('plain');
     await invite(email);
-    const res = await browserOf(h, i).call('POST', '/v1/client/sign_ups', { body: { email_address: email, password: 'a long enough passphrase' } });
+    const res = await browserOf(h, i).call('POST', '/v1/client/sign_ups', {
+      body: { email_address: email, password: 'a long enough passphrase' },
+    });
     expect(res.body.response).toMatchObject({ status: 'missing_requirements', unverified_fields: ['email_address'] });
   });
 });

@@ -47,7 +47,12 @@ describe('BAPI invitations', () => {
     expect(token).toMatch(/^oit_[A-Za-z0-9_-]{43}$/);
     expect(JSON.stringify(inv)).not.toContain(token);
     const evts = await h.runtime.deps.db.select().from(events).where(eq(events.instanceId, i.instanceId));
-    expect(evts.filter((e) => e.type.startsWith('organization')).map((e) => JSON.stringify(e.data)).join()).not.toContain(token);
+    expect(
+      evts
+        .filter((e) => e.type.startsWith('organization'))
+        .map((e) => JSON.stringify(e.data))
+        .join(),
+    ).not.toContain(token);
     const [row] = await h.runtime.deps.db.select().from(organizationInvitations).where(eq(organizationInvitations.id, inv.id));
     expect(row!.tokenDigest).toBe(sha256Hex(token));
     expect((await eventsSince(h, i.instanceId, since)).map((e) => e.type)).toEqual(['organizationInvitation.created', 'email.created']);
@@ -62,15 +67,31 @@ describe('BAPI invitations', () => {
     const org = await newOrg();
     const to = email('dup');
     await ok('POST', `/v1/organizations/${org.id}/invitations`, { email_address: to });
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: to.toUpperCase() }), 409, 'CONFLICT', { reason: 'duplicate_invitation', param: 'email_address' });
+    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: to.toUpperCase() }), 409, 'CONFLICT', {
+      reason: 'duplicate_invitation',
+      param: 'email_address',
+    });
     const memberEmail = email('member');
     const userId = await createTestUser(h, i, { email_address: memberEmail });
     await ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: userId });
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: memberEmail }), 409, 'CONFLICT', { reason: 'already_member', param: 'email_address' });
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email(), role: 'org:ghost' }), 422, 'VALIDATION_FAILED', { param: 'role' });
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email(), redirect_url: 'https://evil.example/x' }), 422, 'VALIDATION_FAILED', {
-      reason: 'not_allowed',
+    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: memberEmail }), 409, 'CONFLICT', {
+      reason: 'already_member',
+      param: 'email_address',
     });
+    expectError(
+      await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email(), role: 'org:ghost' }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'role' },
+    );
+    expectError(
+      await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email(), redirect_url: 'https://evil.example/x' }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        reason: 'not_allowed',
+      },
+    );
     expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations`, { email_address: 'nope' }), 422, 'VALIDATION_FAILED');
   });
 
@@ -78,7 +99,10 @@ describe('BAPI invitations', () => {
     const org = await newOrg();
     const [a, b] = [email('a'), email('b')];
     const since = nextInstant(h);
-    const bulk = await ok('POST', `/v1/organizations/${org.id}/invitations/bulk`, [{ email_address: a }, { email_address: b, role: 'org:admin' }]);
+    const bulk = await ok('POST', `/v1/organizations/${org.id}/invitations/bulk`, [
+      { email_address: a },
+      { email_address: b, role: 'org:admin' },
+    ]);
     expect(bulk).toMatchObject({ object: 'list', has_more: false });
     expect(bulk.data.map((x: { email_address: string; role: string }) => [x.email_address, x.role])).toEqual([
       [a, 'org:member'],
@@ -92,7 +116,11 @@ describe('BAPI invitations', () => {
     ]);
     // One bad entry: nothing is created.
     const c = email('c');
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations/bulk`, [{ email_address: c }, { email_address: a }]), 409, 'CONFLICT');
+    expectError(
+      await bapi('POST', `/v1/organizations/${org.id}/invitations/bulk`, [{ email_address: c }, { email_address: a }]),
+      409,
+      'CONFLICT',
+    );
     expect(await h.outbox(c)).toEqual([]);
     expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations/bulk`, []), 422, 'VALIDATION_FAILED');
 
@@ -100,10 +128,18 @@ describe('BAPI invitations', () => {
     expect(Object.keys(list).sort()).toEqual(['data', 'has_more', 'object']);
     expect(list.data).toHaveLength(2);
     await ok('POST', `/v1/organizations/${org.id}/invitations/${list.data[0].id}/revoke`);
-    expect((await ok('GET', `/v1/organizations/${org.id}/invitations?status=pending`)).data.map((x: { email_address: string }) => x.email_address)).toEqual([b]);
+    expect(
+      (await ok('GET', `/v1/organizations/${org.id}/invitations?status=pending`)).data.map(
+        (x: { email_address: string }) => x.email_address,
+      ),
+    ).toEqual([b]);
     expect((await ok('GET', `/v1/organizations/${org.id}/invitations?status=revoked`)).data).toHaveLength(1);
     expect((await ok('GET', `/v1/organizations/${org.id}/invitations?limit=1`)).has_more).toBe(true);
     expectError(await bapi('GET', `/v1/organizations/${org.id}/invitations/${list.data[0].id}`, undefined, other.secret), 404, 'NOT_FOUND');
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/invitations/${list.data[0].id}/revoke`, undefined, other.secret), 404, 'NOT_FOUND');
+    expectError(
+      await bapi('POST', `/v1/organizations/${org.id}/invitations/${list.data[0].id}/revoke`, undefined, other.secret),
+      404,
+      'NOT_FOUND',
+    );
   });
 });

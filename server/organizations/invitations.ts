@@ -57,7 +57,13 @@ async function isMemberByEmail(db: Db, instanceId: string, organizationId: strin
     .select({ id: organizationMemberships.id })
     .from(organizationMemberships)
     .innerJoin(emailAddresses, eq(emailAddresses.userId, organizationMemberships.userId))
-    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, emailKey)))
+    .where(
+      and(
+        eq(organizationMemberships.organizationId, organizationId),
+        eq(emailAddresses.instanceId, instanceId),
+        eq(emailAddresses.emailKey, emailKey),
+      ),
+    )
     .limit(1);
   return Boolean(row);
 }
@@ -66,7 +72,13 @@ async function pendingCount(db: Db, organizationId: string, now: number) {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(organizationInvitations)
-    .where(and(eq(organizationInvitations.organizationId, organizationId), eq(organizationInvitations.status, 'pending'), gt(organizationInvitations.expiresAt, now)));
+    .where(
+      and(
+        eq(organizationInvitations.organizationId, organizationId),
+        eq(organizationInvitations.status, 'pending'),
+        gt(organizationInvitations.expiresAt, now),
+      ),
+    );
   return Number(row?.n ?? 0);
 }
 
@@ -89,7 +101,10 @@ async function createInvitationInTx(
   await assertRole(deps.db, instanceId, role);
   const now = deps.clock.now();
   if (await isMemberByEmail(deps.db, instanceId, org.id, emailKey)) {
-    throw new AppError('CONFLICT', { message: `${input.email_address} is already a member of this organization.`, meta: { reason: 'already_member', email_address: input.email_address, param: 'email_address' } });
+    throw new AppError('CONFLICT', {
+      message: `${input.email_address} is already a member of this organization.`,
+      meta: { reason: 'already_member', email_address: input.email_address, param: 'email_address' },
+    });
   }
   const [dup] = await deps.db
     .select({ id: organizationInvitations.id })
@@ -103,7 +118,10 @@ async function createInvitationInTx(
       ),
     );
   if (dup) {
-    throw new AppError('CONFLICT', { message: `${input.email_address} already has a pending invitation.`, meta: { reason: 'duplicate_invitation', email_address: input.email_address, param: 'email_address' } });
+    throw new AppError('CONFLICT', {
+      message: `${input.email_address} already has a pending invitation.`,
+      meta: { reason: 'duplicate_invitation', email_address: input.email_address, param: 'email_address' },
+    });
   }
   await assertSeatAvailable(deps.db, org, await pendingCount(deps.db, org.id, now));
   const token = generateSecret(ORGANIZATION_INVITATION_TOKEN_PREFIX);
@@ -152,12 +170,21 @@ async function inviterName(db: Db, instanceId: string, userId: string) {
 }
 
 /** Creates invitations in one transaction (all or none); each with its event and email. */
-export async function createInvitations(deps: MailDeps, instanceId: string, orgIdOrSlug: string, inputs: CreateOrganizationInvitationInput[]): Promise<OrganizationInvitationView[]> {
+export async function createInvitations(
+  deps: MailDeps,
+  instanceId: string,
+  orgIdOrSlug: string,
+  inputs: CreateOrganizationInvitationInput[],
+): Promise<OrganizationInvitationView[]> {
   await ensureBuiltIns(deps, instanceId);
   const instance = await instanceContext(deps, instanceId);
   inputs.forEach((input, i) => {
     if (input.redirect_url !== undefined && !isAllowedRedirect(instance.settings, instance.fapiUrl, input.redirect_url)) {
-      throw validationError(inputs.length > 1 ? `${i}.redirect_url` : 'redirect_url', 'not_allowed', 'redirect_url is not among the instance’s redirect URLs.');
+      throw validationError(
+        inputs.length > 1 ? `${i}.redirect_url` : 'redirect_url',
+        'not_allowed',
+        'redirect_url is not among the instance’s redirect URLs.',
+      );
     }
   });
   const seen = new Set<string>();
@@ -170,11 +197,20 @@ export async function createInvitations(deps: MailDeps, instanceId: string, orgI
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
     const out: { view: OrganizationInvitationView; email: EmailView | null }[] = [];
     for (const input of inputs) {
-      out.push(await createInvitationInTx({ ...deps, db: tx }, instanceId, org, input, { defaultRole: instance.settings.organization_default_role, fapiUrl: instance.fapiUrl }));
+      out.push(
+        await createInvitationInTx({ ...deps, db: tx }, instanceId, org, input, {
+          defaultRole: instance.settings.organization_default_role,
+          fapiUrl: instance.fapiUrl,
+        }),
+      );
     }
     return out;
   });
-  deliverAfterCommit(deps, results.map((r) => r.email), 'invitation');
+  deliverAfterCommit(
+    deps,
+    results.map((r) => r.email),
+    'invitation',
+  );
   return results.map((r) => r.view);
 }
 
@@ -182,7 +218,13 @@ async function loadInvitation(db: Db, instanceId: string, organizationId: string
   const [row] = await db
     .select()
     .from(organizationInvitations)
-    .where(and(eq(organizationInvitations.instanceId, instanceId), eq(organizationInvitations.organizationId, organizationId), eq(organizationInvitations.id, id)));
+    .where(
+      and(
+        eq(organizationInvitations.instanceId, instanceId),
+        eq(organizationInvitations.organizationId, organizationId),
+        eq(organizationInvitations.id, id),
+      ),
+    );
   if (!row) throw notFound('invitation');
   return row;
 }
@@ -204,7 +246,11 @@ export async function revokeOrganizationInvitation(deps: D, instanceId: string, 
     const inv = await loadInvitation(tx, instanceId, org.id, id);
     const now = deps.clock.now();
     if (invitationStatus(inv, now) !== 'pending') throw notPending(inv, now);
-    const [row] = await tx.update(organizationInvitations).set({ status: 'revoked', updatedAt: now }).where(eq(organizationInvitations.id, id)).returning();
+    const [row] = await tx
+      .update(organizationInvitations)
+      .set({ status: 'revoked', updatedAt: now })
+      .where(eq(organizationInvitations.id, id))
+      .returning();
     const view = organizationInvitationView(row!, orgLike(org), now);
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'organizationInvitation.revoked', view);
     return view;
@@ -238,7 +284,8 @@ export async function listOrganizationInvitations(
 }
 
 /** Whether a sign-up ticket is an organization invitation's token (else a waitlist ticket). */
-export const isOrganizationInvitationToken = (ticket: string | undefined): ticket is string => ticket?.startsWith(ORGANIZATION_INVITATION_TOKEN_PREFIX) ?? false;
+export const isOrganizationInvitationToken = (ticket: string | undefined): ticket is string =>
+  ticket?.startsWith(ORGANIZATION_INVITATION_TOKEN_PREFIX) ?? false;
 
 /** The invitation a link's token names, in this instance (any status), with its organization. */
 async function invitationByToken(db: Db, instanceId: string, token: string) {
@@ -265,9 +312,15 @@ export async function previewInvitation(deps: D, instanceId: string, token: stri
   const found = await invitationByToken(deps.db, instanceId, token);
   if (!found) throw notFound('invitation');
   const { inv, org } = found;
-  const [role] = await deps.db.select({ name: roles.name }).from(roles).where(and(eq(roles.instanceId, instanceId), eq(roles.key, inv.role)));
+  const [role] = await deps.db
+    .select({ name: roles.name })
+    .from(roles)
+    .where(and(eq(roles.instanceId, instanceId), eq(roles.key, inv.role)));
   const [inviter] = inv.inviterUserId
-    ? await deps.db.select({ first: users.firstName, last: users.lastName }).from(users).where(and(eq(users.id, inv.inviterUserId), eq(users.instanceId, instanceId)))
+    ? await deps.db
+        .select({ first: users.firstName, last: users.lastName })
+        .from(users)
+        .where(and(eq(users.id, inv.inviterUserId), eq(users.instanceId, instanceId)))
     : [];
   return {
     object: 'organization_invitation_preview' as const,
@@ -285,7 +338,9 @@ async function verifiedEmailKeys(db: Db, instanceId: string, userId: string) {
   const rows = await db
     .select({ key: emailAddresses.emailKey })
     .from(emailAddresses)
-    .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId), eq(emailAddresses.verificationStatus, 'verified')));
+    .where(
+      and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.userId, userId), eq(emailAddresses.verificationStatus, 'verified')),
+    );
   return rows.map((r) => r.key);
 }
 
@@ -298,10 +353,20 @@ export async function listUserInvitations(deps: Pick<Deps, 'db' | 'clock'>, inst
     .select({ inv: organizationInvitations, org: organizations })
     .from(organizationInvitations)
     .innerJoin(organizations, eq(organizations.id, organizationInvitations.organizationId))
-    .where(and(eq(organizationInvitations.instanceId, instanceId), inArray(organizationInvitations.emailKey, keys), statusFilter(['pending'], now)))
+    .where(
+      and(
+        eq(organizationInvitations.instanceId, instanceId),
+        inArray(organizationInvitations.emailKey, keys),
+        statusFilter(['pending'], now),
+      ),
+    )
     .orderBy(asc(organizationInvitations.id))
     .limit(101);
-  return { object: 'list' as const, data: rows.slice(0, 100).map((r) => organizationInvitationView(r.inv, orgLike(r.org), now)), has_more: rows.length > 100 };
+  return {
+    object: 'list' as const,
+    data: rows.slice(0, 100).map((r) => organizationInvitationView(r.inv, orgLike(r.org), now)),
+    has_more: rows.length > 100,
+  };
 }
 
 /**
@@ -314,7 +379,10 @@ export async function acceptOrganizationInvitation(deps: D, instanceId: string, 
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock };
     const where = 'id' in by ? eq(organizationInvitations.id, by.id) : eq(organizationInvitations.tokenDigest, sha256Hex(by.token));
-    const [found] = await tx.select().from(organizationInvitations).where(and(eq(organizationInvitations.instanceId, instanceId), where));
+    const [found] = await tx
+      .select()
+      .from(organizationInvitations)
+      .where(and(eq(organizationInvitations.instanceId, instanceId), where));
     const keys = await verifiedEmailKeys(tx, instanceId, userId);
     if (!found || !keys.includes(found.emailKey)) throw notFound('invitation');
     const org = await loadOrganization(tx, instanceId, found.organizationId, { lock: true });
@@ -322,7 +390,11 @@ export async function acceptOrganizationInvitation(deps: D, instanceId: string, 
     const now = deps.clock.now();
     if (invitationStatus(inv!, now) !== 'pending') throw notPending(inv!, now);
     const membership = await addMembershipInTx(d, instanceId, org, { userId, role: inv!.role });
-    const [row] = await tx.update(organizationInvitations).set({ status: 'accepted', updatedAt: now }).where(eq(organizationInvitations.id, inv!.id)).returning();
+    const [row] = await tx
+      .update(organizationInvitations)
+      .set({ status: 'accepted', updatedAt: now })
+      .where(eq(organizationInvitations.id, inv!.id))
+      .returning();
     const view = organizationInvitationView(row!, orgLike(org), now);
     await emitEvent(d, instanceId, 'organizationInvitation.accepted', view);
     return { invitation: view, membership };
@@ -340,7 +412,13 @@ export async function createEnrollmentInvitation(d: D, instanceId: string, org: 
   const [dup] = await d.db
     .select({ id: organizationInvitations.id })
     .from(organizationInvitations)
-    .where(and(eq(organizationInvitations.organizationId, org.id), eq(organizationInvitations.emailKey, emailKey), statusFilter(['pending'], now)));
+    .where(
+      and(
+        eq(organizationInvitations.organizationId, org.id),
+        eq(organizationInvitations.emailKey, emailKey),
+        statusFilter(['pending'], now),
+      ),
+    );
   if (dup) return null;
   const [row] = await d.db
     .insert(organizationInvitations)

@@ -37,14 +37,23 @@ export async function setOrganizationLogo(deps: D, instanceId: string, idOrSlug:
 export async function deleteOrganizationLogo(deps: D, instanceId: string, idOrSlug: string) {
   return deps.db.transaction(async (tx) => {
     const org = await loadOrganization(tx, instanceId, idOrSlug, { lock: true });
-    const gone = await tx.delete(organizationLogos).where(eq(organizationLogos.organizationId, org.id)).returning({ version: organizationLogos.version });
+    const gone = await tx
+      .delete(organizationLogos)
+      .where(eq(organizationLogos.organizationId, org.id))
+      .returning({ version: organizationLogos.version });
     if (gone.length === 0) throw notFound('logo');
     return updateOrganization({ db: tx, clock: deps.clock }, instanceId, org.id, { image_url: null });
   });
 }
 
 /** The image for `GET {fapi_url}/v1/organization_logos/:id/:version`: public, like the URL it is at. */
-export async function organizationLogoImage(deps: Pick<Deps, 'db'>, instanceId: string, organizationId: string, version: string, ifNoneMatch: string | undefined) {
+export async function organizationLogoImage(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  organizationId: string,
+  version: string,
+  ifNoneMatch: string | undefined,
+) {
   const [row] = await deps.db
     .select()
     .from(organizationLogos)

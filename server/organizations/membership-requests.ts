@@ -42,7 +42,13 @@ const joined = (db: D['db']) =>
   db
     .select({
       request: organizationMembershipRequests,
-      user: { id: users.id, firstName: users.firstName, lastName: users.lastName, username: users.username, email: emailAddresses.emailAddress },
+      user: {
+        id: users.id,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        username: users.username,
+        email: emailAddresses.emailAddress,
+      },
     })
     .from(organizationMembershipRequests)
     .innerJoin(users, eq(users.id, organizationMembershipRequests.userId))
@@ -54,7 +60,10 @@ export async function requestMembershipInTx(d: D, instanceId: string, organizati
   await d.db
     .insert(organizationMembershipRequests)
     .values({ id: newId('orgmemreq'), instanceId, organizationId, userId, status: 'pending', createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: [organizationMembershipRequests.organizationId, organizationMembershipRequests.userId], set: { status: 'pending', updatedAt: now } });
+    .onConflictDoUpdate({
+      target: [organizationMembershipRequests.organizationId, organizationMembershipRequests.userId],
+      set: { status: 'pending', updatedAt: now },
+    });
 }
 
 /** An organization's requests, oldest first (light envelope), `status` pending unless told. */
@@ -70,7 +79,13 @@ export async function listMembershipRequests(
     oldestFirst(organizationMembershipRequests.id),
     (k) =>
       joined(deps.db)
-        .where(and(eq(organizationMembershipRequests.organizationId, org.id), eq(organizationMembershipRequests.status, q.status ?? 'pending'), k.after))
+        .where(
+          and(
+            eq(organizationMembershipRequests.organizationId, org.id),
+            eq(organizationMembershipRequests.status, q.status ?? 'pending'),
+            k.after,
+          ),
+        )
         .orderBy(k.orderBy)
         .limit(k.limit),
     membershipRequestView,
@@ -80,18 +95,30 @@ export async function listMembershipRequests(
 /** A pending request of the organization, locked for its answer; another organization's (or instance's) is 404, an answered one 409. */
 async function pendingRequest(d: D, instanceId: string, organizationId: string, id: string) {
   const [row] = await joined(d.db)
-    .where(and(eq(organizationMembershipRequests.id, id), eq(organizationMembershipRequests.instanceId, instanceId), eq(organizationMembershipRequests.organizationId, organizationId)))
+    .where(
+      and(
+        eq(organizationMembershipRequests.id, id),
+        eq(organizationMembershipRequests.instanceId, instanceId),
+        eq(organizationMembershipRequests.organizationId, organizationId),
+      ),
+    )
     .for('update', { of: organizationMembershipRequests });
   if (!row) throw notFound('membership_request');
   if (row.request.status !== 'pending') {
-    throw new AppError('CONFLICT', { message: `This membership request was already ${row.request.status}.`, meta: { reason: 'membership_request_answered' } });
+    throw new AppError('CONFLICT', {
+      message: `This membership request was already ${row.request.status}.`,
+      meta: { reason: 'membership_request_answered' },
+    });
   }
   return row;
 }
 
 async function answer(d: D, row: RequestJoined, status: 'accepted' | 'rejected') {
   const now = d.clock.now();
-  await d.db.update(organizationMembershipRequests).set({ status, updatedAt: now }).where(eq(organizationMembershipRequests.id, row.request.id));
+  await d.db
+    .update(organizationMembershipRequests)
+    .set({ status, updatedAt: now })
+    .where(eq(organizationMembershipRequests.id, row.request.id));
   return membershipRequestView({ ...row, request: { ...row.request, status, updatedAt: now } });
 }
 
@@ -114,7 +141,12 @@ export async function acceptMembershipRequest(
 }
 
 /** Turns the request down: the user stays out (a later suggestion of the same organization can ask again). */
-export async function rejectMembershipRequest(deps: D, instanceId: string, orgIdOrSlug: string, id: string): Promise<MembershipRequestView> {
+export async function rejectMembershipRequest(
+  deps: D,
+  instanceId: string,
+  orgIdOrSlug: string,
+  id: string,
+): Promise<MembershipRequestView> {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock };
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug);

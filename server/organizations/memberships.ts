@@ -76,7 +76,13 @@ export async function membershipsWithUsers(
       membership: organizationMemberships,
       organization: organizations,
       membersCount: membersCountColumn,
-      user: { id: users.id, firstName: users.firstName, lastName: users.lastName, username: users.username, email: emailAddresses.emailAddress },
+      user: {
+        id: users.id,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        username: users.username,
+        email: emailAddresses.emailAddress,
+      },
       roleName: roles.name,
       permissions: roles.permissions,
     })
@@ -108,7 +114,13 @@ async function assertNotLastAdmin(db: Db, instanceId: string, m: MembershipRow, 
   const [other] = await db
     .select({ id: organizationMemberships.id })
     .from(organizationMemberships)
-    .where(and(eq(organizationMemberships.organizationId, m.organizationId), ne(organizationMemberships.id, m.id), inArray(organizationMemberships.role, adminRoles)))
+    .where(
+      and(
+        eq(organizationMemberships.organizationId, m.organizationId),
+        ne(organizationMemberships.id, m.id),
+        inArray(organizationMemberships.role, adminRoles),
+      ),
+    )
     .limit(1);
   if (!other) {
     throw new AppError('CONFLICT', {
@@ -141,16 +153,28 @@ export async function addMembershipInTx(
   d: D,
   instanceId: string,
   org: OrganizationRow,
-  input: { userId: string; role: string; roleParam?: string; publicMetadata?: Record<string, unknown>; privateMetadata?: Record<string, unknown> },
+  input: {
+    userId: string;
+    role: string;
+    roleParam?: string;
+    publicMetadata?: Record<string, unknown>;
+    privateMetadata?: Record<string, unknown>;
+  },
 ): Promise<MembershipView> {
   assertMetadata('public_metadata', input.publicMetadata ?? {});
   assertMetadata('private_metadata', input.privateMetadata ?? {});
   await d.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, org.id)).for('no key update');
-  const [user] = await d.db.select({ id: users.id }).from(users).where(and(eq(users.id, input.userId), eq(users.instanceId, instanceId)));
+  const [user] = await d.db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, input.userId), eq(users.instanceId, instanceId)));
   if (!user) throw validationError('user_id', 'not_found', 'No user was found with that user_id.');
   await assertRole(d.db, instanceId, input.role, input.roleParam ?? 'role');
   if (await membershipOf(d.db, instanceId, org.id, input.userId)) {
-    throw new AppError('CONFLICT', { message: 'This user is already a member of the organization.', meta: { reason: 'already_member', param: 'user_id' } });
+    throw new AppError('CONFLICT', {
+      message: 'This user is already a member of the organization.',
+      meta: { reason: 'already_member', param: 'user_id' },
+    });
   }
   await assertSeatAvailable(d.db, org);
   const now = d.clock.now();
@@ -175,12 +199,22 @@ export async function addMembershipInTx(
  * `force` skips the last-admin rule (the organization or the user is being deleted).
  * The user's sessions that had the organization active drop it.
  */
-export async function removeMembershipInTx(d: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, org: OrganizationRow, userId: string, opts: { force?: boolean } = {}) {
+export async function removeMembershipInTx(
+  d: D & Pick<Deps, 'cacheInvalidation'>,
+  instanceId: string,
+  org: OrganizationRow,
+  userId: string,
+  opts: { force?: boolean } = {},
+) {
   const m = await membershipOf(d.db, instanceId, org.id, userId);
   if (!m) throw notFound('membership');
   if (!opts.force) await assertNotLastAdmin(d.db, instanceId, m.membership, null);
   await d.db.delete(organizationMemberships).where(eq(organizationMemberships.id, m.membership.id));
-  await updateSessions(d, { lastActiveOrganizationId: null }, and(eq(sessions.userId, userId), eq(sessions.lastActiveOrganizationId, org.id)));
+  await updateSessions(
+    d,
+    { lastActiveOrganizationId: null },
+    and(eq(sessions.userId, userId), eq(sessions.lastActiveOrganizationId, org.id)),
+  );
   const view = { ...membershipView({ ...m, membersCount: m.membersCount - 1 }), deleted: true as const };
   await emitEvent(d, instanceId, 'organizationMembership.deleted', view);
   return view;
@@ -204,7 +238,11 @@ export async function addMembership(
       publicMetadata: input.public_metadata,
       privateMetadata: input.private_metadata,
     });
-    await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.created', view.id, { organization_id: org.id, user_id: input.user_id, role });
+    await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.created', view.id, {
+      organization_id: org.id,
+      user_id: input.user_id,
+      role,
+    });
     return view;
   });
 }
@@ -234,8 +272,10 @@ export async function updateMembership(
         to: input.role,
       });
     }
-    if (input.public_metadata) patch.publicMetadata = mergeMetadataChecked('public_metadata', m.membership.publicMetadata, input.public_metadata);
-    if (input.private_metadata) patch.privateMetadata = mergeMetadataChecked('private_metadata', m.membership.privateMetadata, input.private_metadata);
+    if (input.public_metadata)
+      patch.publicMetadata = mergeMetadataChecked('public_metadata', m.membership.publicMetadata, input.public_metadata);
+    if (input.private_metadata)
+      patch.privateMetadata = mergeMetadataChecked('private_metadata', m.membership.privateMetadata, input.private_metadata);
     await tx.update(organizationMemberships).set(patch).where(eq(organizationMemberships.id, m.membership.id));
     const view = membershipView((await membershipOf(tx, instanceId, org.id, userId))!);
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'organizationMembership.updated', view);
@@ -243,12 +283,22 @@ export async function updateMembership(
   });
 }
 
-export async function removeMembership(deps: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, orgIdOrSlug: string, userId: string, auditCtx: OrgAuditContext) {
+export async function removeMembership(
+  deps: D & Pick<Deps, 'cacheInvalidation'>,
+  instanceId: string,
+  orgIdOrSlug: string,
+  userId: string,
+  auditCtx: OrgAuditContext,
+) {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock, cacheInvalidation: deps.cacheInvalidation };
     const org = await loadOrganization(tx, instanceId, orgIdOrSlug, { lock: true });
     const view = await removeMembershipInTx(d, instanceId, org, userId);
-    await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.deleted', view.id, { organization_id: org.id, user_id: userId, role: view.role });
+    await auditOrgChange(d, instanceId, auditCtx, 'organization_membership.deleted', view.id, {
+      organization_id: org.id,
+      user_id: userId,
+      role: view.role,
+    });
     return view;
   });
 }
@@ -275,8 +325,16 @@ export async function listOrganizationMemberships(
 }
 
 /** A user's memberships across organizations, newest first (cursor envelope). */
-export async function listUserMemberships(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, q: { limit: number; starting_after?: string }) {
-  const [user] = await deps.db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+export async function listUserMemberships(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  userId: string,
+  q: { limit: number; starting_after?: string },
+) {
+  const [user] = await deps.db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
   if (!user) throw notFound('user');
   const rows = (page: Keyset) => membershipsWithUsers(deps.db, instanceId, { userId, page });
   return cursorList(q, newestFirst(organizationMemberships.id), rows, membershipView, (r) => r.membership.id);

@@ -45,8 +45,16 @@ export function publicOrganizationView(o: OrganizationView) {
  * changes serialise on it): `true` is FOR NO KEY UPDATE, `'update'` FOR UPDATE for a slug
  * change or the deletion (server/db/row-locks.ts).
  */
-export async function loadOrganization(db: Db, instanceId: string, idOrSlug: string, opts: { lock?: boolean | ParentLock } = {}): Promise<OrganizationRow> {
-  const where = and(eq(organizations.instanceId, instanceId), isId('org', idOrSlug) ? eq(organizations.id, idOrSlug) : eq(organizations.slug, idOrSlug.toLowerCase()));
+export async function loadOrganization(
+  db: Db,
+  instanceId: string,
+  idOrSlug: string,
+  opts: { lock?: boolean | ParentLock } = {},
+): Promise<OrganizationRow> {
+  const where = and(
+    eq(organizations.instanceId, instanceId),
+    isId('org', idOrSlug) ? eq(organizations.id, idOrSlug) : eq(organizations.slug, idOrSlug.toLowerCase()),
+  );
   const q = db.select().from(organizations).where(where);
   // NO KEY UPDATE unless asked: it serialises membership changes without conflicting with the KEY
   // SHARE lock a concurrent insert of a row referencing the organization holds.

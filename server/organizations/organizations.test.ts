@@ -17,7 +17,9 @@ const eventsOf = <T>(fn: () => Promise<T>, instanceId = i.instanceId) => eventsD
 describe('organizations', () => {
   it('creates, gets by id or slug, updates and lists; each with its event', async () => {
     const creator = await newUser('creator');
-    const { result: org, events } = await eventsOf(() => ok('POST', '/v1/organizations', { name: 'Acme Corp', created_by: creator, public_metadata: { tier: 'gold' } }));
+    const { result: org, events } = await eventsOf(() =>
+      ok('POST', '/v1/organizations', { name: 'Acme Corp', created_by: creator, public_metadata: { tier: 'gold' } }),
+    );
     expect(org).toMatchObject({
       object: 'organization',
       id: expect.stringMatching(/^org_[0-9A-HJKMNP-TV-Z]{26}$/),
@@ -39,10 +41,17 @@ describe('organizations', () => {
     // The same name again gets a slug with a suffix; an explicit taken slug is 422.
     const second = await ok('POST', '/v1/organizations', { name: 'Acme Corp' });
     expect(second.slug).toMatch(/^acme-corp-[a-z0-9]{6}$/);
-    expectError(await call('POST', '/v1/organizations', { name: 'X', slug: 'acme-corp' }), 422, 'VALIDATION_FAILED', { param: 'slug', reason: 'taken' });
+    expectError(await call('POST', '/v1/organizations', { name: 'X', slug: 'acme-corp' }), 422, 'VALIDATION_FAILED', {
+      param: 'slug',
+      reason: 'taken',
+    });
 
     const { result: updated, events: upd } = await eventsOf(() =>
-      ok('PATCH', `/v1/organizations/${org.id}`, { name: 'Acme Inc', public_metadata: { tier: null, region: { eu: true } }, private_metadata: { crm: 'c1' } }),
+      ok('PATCH', `/v1/organizations/${org.id}`, {
+        name: 'Acme Inc',
+        public_metadata: { tier: null, region: { eu: true } },
+        private_metadata: { crm: 'c1' },
+      }),
     );
     expect(updated).toMatchObject({ name: 'Acme Inc', public_metadata: { region: { eu: true } }, private_metadata: { crm: 'c1' } });
     expect(updated.public_metadata).not.toHaveProperty('tier');
@@ -62,7 +71,9 @@ describe('organizations', () => {
   it('validates input and answers 404 for another instance’s ids', async () => {
     expectError(await call('POST', '/v1/organizations', {}), 422, 'VALIDATION_FAILED');
     expectError(await call('POST', '/v1/organizations', { name: 'A', slug: 'Bad Slug!' }), 422, 'VALIDATION_FAILED');
-    expectError(await call('POST', '/v1/organizations', { name: 'A', created_by: 'user_nope' }), 422, 'VALIDATION_FAILED', { param: 'created_by' });
+    expectError(await call('POST', '/v1/organizations', { name: 'A', created_by: 'user_nope' }), 422, 'VALIDATION_FAILED', {
+      param: 'created_by',
+    });
     const org = await ok('POST', '/v1/organizations', { name: uniq('mine') });
     expectError(await call('GET', `/v1/organizations/${org.id}`, undefined, other.secret), 404, 'NOT_FOUND');
     expectError(await call('PATCH', `/v1/organizations/${org.id}`, { name: 'x' }, other.secret), 404, 'NOT_FOUND');
@@ -73,9 +84,13 @@ describe('organizations', () => {
   it('requires the organizations scopes', async () => {
     const reader = await h.createKey(i.instanceId, 'organizations:read');
     expect((await call('GET', '/v1/organizations', undefined, reader.secret)).status).toBe(200);
-    expectError(await call('POST', '/v1/organizations', { name: 'x' }, reader.secret), 403, 'SCOPE_MISSING', { required_scope: 'organizations:write' });
+    expectError(await call('POST', '/v1/organizations', { name: 'x' }, reader.secret), 403, 'SCOPE_MISSING', {
+      required_scope: 'organizations:write',
+    });
     const users = await h.createKey(i.instanceId, 'users:write');
-    expectError(await call('GET', '/v1/organizations', undefined, users.secret), 403, 'SCOPE_MISSING', { required_scope: 'organizations:read' });
+    expectError(await call('GET', '/v1/organizations', undefined, users.secret), 403, 'SCOPE_MISSING', {
+      required_scope: 'organizations:read',
+    });
     expectError(await call('GET', '/v1/roles', undefined, users.secret), 403, 'SCOPE_MISSING', { required_scope: 'roles:read' });
   });
 });
@@ -84,7 +99,9 @@ describe('memberships', () => {
   it('adds, changes the role of, lists and removes members; each with its event', async () => {
     const org = await ok('POST', '/v1/organizations', { name: uniq('team') });
     const [a, b] = [await newUser('a'), await newUser('b')];
-    const { result: added, events } = await eventsOf(() => ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: a, role: 'org:admin' }));
+    const { result: added, events } = await eventsOf(() =>
+      ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: a, role: 'org:admin' }),
+    );
     expect(added).toMatchObject({
       object: 'organization_membership',
       id: expect.stringMatching(/^orgmem_/),
@@ -100,9 +117,16 @@ describe('memberships', () => {
     const plain = await ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: b });
     expect(plain.role).toBe('org:member');
     expect(plain.permissions).toEqual(['org:sys_memberships:read']);
-    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: b }), 409, 'CONFLICT', { reason: 'already_member', param: 'user_id' });
-    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: a, role: 'org:nope' }), 422, 'VALIDATION_FAILED', { param: 'role' });
-    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: 'user_x' }), 422, 'VALIDATION_FAILED', { param: 'user_id' });
+    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: b }), 409, 'CONFLICT', {
+      reason: 'already_member',
+      param: 'user_id',
+    });
+    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: a, role: 'org:nope' }), 422, 'VALIDATION_FAILED', {
+      param: 'role',
+    });
+    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: 'user_x' }), 422, 'VALIDATION_FAILED', {
+      param: 'user_id',
+    });
 
     const list = await ok('GET', `/v1/organizations/${org.id}/memberships`);
     expect(list).toMatchObject({ object: 'list', has_more: false });
@@ -141,17 +165,22 @@ describe('memberships', () => {
     for (const u of [await newUser('c1'), await newUser('c2')]) await ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: u });
     const empty = await ok('POST', '/v1/organizations', { name: uniq('empty') });
     expect((await ok('GET', `/v1/organizations/${org.id}`)).members_count).toBe(2);
-    const counts = (list: { data: { id: string; members_count: number }[] }) => Object.fromEntries(list.data.map((o) => [o.id, o.members_count]));
+    const counts = (list: { data: { id: string; members_count: number }[] }) =>
+      Object.fromEntries(list.data.map((o) => [o.id, o.members_count]));
     expect(counts(await ok('GET', '/v1/organizations?limit=100'))).toMatchObject({ [org.id]: 2, [empty.id]: 0 });
     expect(counts(await ok('GET', `/v1/organizations?query=${org.slug}&include_members_count=true`))).toEqual({ [org.id]: 2 });
-    expectError(await call('GET', '/v1/organizations?include_members_count=yes'), 422, 'VALIDATION_FAILED', { param: 'include_members_count' });
+    expectError(await call('GET', '/v1/organizations?include_members_count=yes'), 422, 'VALIDATION_FAILED', {
+      param: 'include_members_count',
+    });
   });
 
   it('keeps the last admin: it cannot be removed or demoted', async () => {
     const admin = await newUser('admin');
     const org = await ok('POST', '/v1/organizations', { name: uniq('solo'), created_by: admin });
     expectError(await call('DELETE', `/v1/organizations/${org.id}/memberships/${admin}`), 409, 'CONFLICT', { reason: 'last_admin' });
-    expectError(await call('PATCH', `/v1/organizations/${org.id}/memberships/${admin}`, { role: 'org:member' }), 409, 'CONFLICT', { reason: 'last_admin' });
+    expectError(await call('PATCH', `/v1/organizations/${org.id}/memberships/${admin}`, { role: 'org:member' }), 409, 'CONFLICT', {
+      reason: 'last_admin',
+    });
     // With a second admin, the first may go.
     const second = await newUser('second');
     await ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: second, role: 'org:admin' });
@@ -163,9 +192,16 @@ describe('memberships', () => {
   it('enforces the membership cap, from the organization or the instance default', async () => {
     const org = await ok('POST', '/v1/organizations', { name: uniq('small'), max_allowed_memberships: 1 });
     await ok('POST', `/v1/organizations/${org.id}/memberships`, { user_id: await newUser() });
-    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: await newUser() }), 403, 'FORBIDDEN', { reason: 'membership_limit' });
+    expectError(await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: await newUser() }), 403, 'FORBIDDEN', {
+      reason: 'membership_limit',
+    });
     // An invitation would need a seat too.
-    expectError(await call('POST', `/v1/organizations/${org.id}/invitations`, { email_address: `${uniq('inv')}@example.com` }), 403, 'FORBIDDEN', { reason: 'membership_limit' });
+    expectError(
+      await call('POST', `/v1/organizations/${org.id}/invitations`, { email_address: `${uniq('inv')}@example.com` }),
+      403,
+      'FORBIDDEN',
+      { reason: 'membership_limit' },
+    );
     await ok('PATCH', `/v1/organizations/${org.id}`, { max_allowed_memberships: 2 });
     expect((await call('POST', `/v1/organizations/${org.id}/memberships`, { user_id: await newUser() })).status).toBe(200);
 
@@ -197,7 +233,9 @@ describe('cascades', () => {
     expectError(await call('GET', `/v1/organizations/${org.id}`), 404, 'NOT_FOUND');
     expect((await ok('GET', `/v1/users/${a}/organization_memberships`)).data).toEqual([]);
     const audited = await ok('GET', `/v1/audit_logs?action=organization.deleted&target=${org.id}`);
-    expect(audited.data).toEqual([expect.objectContaining({ action: 'organization.deleted', target: org.id, actor: expect.stringMatching(/key_/) })]);
+    expect(audited.data).toEqual([
+      expect.objectContaining({ action: 'organization.deleted', target: org.id, actor: expect.stringMatching(/key_/) }),
+    ]);
   });
 
   it('deleting a user removes their memberships with events, even as the last admin', async () => {
@@ -218,9 +256,16 @@ describe('roles and permissions', () => {
     expect(roles).toMatchObject({ object: 'list', has_more: false });
     const admin = roles.data.find((r: { key: string }) => r.key === 'org:admin');
     expect(admin).toMatchObject({ object: 'role', id: expect.stringMatching(/^role_/), is_system: true });
-    expect(admin.permissions).toEqual(
-      ['org:sys_api_keys:manage', 'org:sys_domains:manage', 'org:sys_domains:read', 'org:sys_memberships:manage', 'org:sys_memberships:read', 'org:sys_portal:manage', 'org:sys_profile:delete', 'org:sys_profile:manage'],
-    );
+    expect(admin.permissions).toEqual([
+      'org:sys_api_keys:manage',
+      'org:sys_domains:manage',
+      'org:sys_domains:read',
+      'org:sys_memberships:manage',
+      'org:sys_memberships:read',
+      'org:sys_portal:manage',
+      'org:sys_profile:delete',
+      'org:sys_profile:manage',
+    ]);
     expect(roles.data.find((r: { key: string }) => r.key === 'org:member').permissions).toEqual(['org:sys_memberships:read']);
     const perms = await ok('GET', '/v1/permissions');
     expect(perms.data.map((p: { key: string }) => p.key)).toContain('org:sys_profile:delete');
@@ -228,12 +273,18 @@ describe('roles and permissions', () => {
   });
 
   it('creates, updates and deletes custom permissions and roles, each with its event', async () => {
-    const { result: perm, events: e1 } = await eventsOf(() => ok('POST', '/v1/permissions', { key: 'org:invoices:read', name: 'Read invoices' }));
+    const { result: perm, events: e1 } = await eventsOf(() =>
+      ok('POST', '/v1/permissions', { key: 'org:invoices:read', name: 'Read invoices' }),
+    );
     expect(perm).toMatchObject({ object: 'permission', key: 'org:invoices:read', type: 'user' });
     expect(e1.map((e) => e.type)).toEqual(['permission.created']);
-    expectError(await call('POST', '/v1/permissions', { key: 'org:invoices:read', name: 'again' }), 422, 'VALIDATION_FAILED', { reason: 'taken' });
+    expectError(await call('POST', '/v1/permissions', { key: 'org:invoices:read', name: 'again' }), 422, 'VALIDATION_FAILED', {
+      reason: 'taken',
+    });
     expectError(await call('POST', '/v1/permissions', { key: 'invoices', name: 'bad' }), 422, 'VALIDATION_FAILED');
-    expectError(await call('POST', '/v1/permissions', { key: 'org:sys_x:read', name: 'reserved' }), 422, 'VALIDATION_FAILED', { reason: 'reserved' });
+    expectError(await call('POST', '/v1/permissions', { key: 'org:sys_x:read', name: 'reserved' }), 422, 'VALIDATION_FAILED', {
+      reason: 'reserved',
+    });
 
     const { events: e2 } = await eventsOf(() => ok('PATCH', `/v1/permissions/${perm.id}`, { name: 'See invoices' }));
     expect(e2.map((e) => e.type)).toEqual(['permission.updated']);
@@ -241,9 +292,16 @@ describe('roles and permissions', () => {
     const { result: role, events: e3 } = await eventsOf(() =>
       ok('POST', '/v1/roles', { key: 'org:billing', name: 'Billing', permissions: ['org:invoices:read', 'org:sys_memberships:read'] }),
     );
-    expect(role).toMatchObject({ object: 'role', key: 'org:billing', is_system: false, permissions: ['org:invoices:read', 'org:sys_memberships:read'] });
+    expect(role).toMatchObject({
+      object: 'role',
+      key: 'org:billing',
+      is_system: false,
+      permissions: ['org:invoices:read', 'org:sys_memberships:read'],
+    });
     expect(e3.map((e) => e.type)).toEqual(['role.created']);
-    expectError(await call('POST', '/v1/roles', { key: 'org:x', name: 'X', permissions: ['org:nope:read'] }), 422, 'VALIDATION_FAILED', { reason: 'unknown_permission' });
+    expectError(await call('POST', '/v1/roles', { key: 'org:x', name: 'X', permissions: ['org:nope:read'] }), 422, 'VALIDATION_FAILED', {
+      reason: 'unknown_permission',
+    });
 
     const { result: renamed, events: e4 } = await eventsOf(() => ok('PATCH', `/v1/roles/${role.id}`, { name: 'Finance' }));
     expect(renamed).toMatchObject({ name: 'Finance', key: 'org:billing' });
@@ -296,7 +354,9 @@ describe('audit', () => {
     const { result: org, entries: created } = await entriesOf(() => ok('POST', '/v1/organizations', { name: uniq('audited') }));
     expect(created).toEqual([{ action: 'organization.created', target: org.id, ...by }]);
     const path = `/v1/organizations/${org.id}`;
-    expect((await entriesOf(() => ok('PATCH', path, { name: 'Renamed' }))).entries).toEqual([{ action: 'organization.updated', target: org.id, ...by }]);
+    expect((await entriesOf(() => ok('PATCH', path, { name: 'Renamed' }))).entries).toEqual([
+      { action: 'organization.updated', target: org.id, ...by },
+    ]);
     const { result: mem, entries: added } = await entriesOf(() => ok('POST', `${path}/memberships`, { user_id: u }));
     expect(added).toEqual([{ action: 'organization_membership.created', target: mem.id, ...by }]);
     expect((await entriesOf(() => ok('PATCH', `${path}/memberships/${u}`, { role: 'org:admin' }))).entries).toEqual([
@@ -305,11 +365,15 @@ describe('audit', () => {
     expect((await entriesOf(() => ok('PATCH', `${path}/memberships/${u}`, { public_metadata: { a: 1 } }))).entries).toEqual([
       { action: 'organization_membership.updated', target: mem.id, ...by },
     ]);
-    const { result: inv, entries: invited } = await entriesOf(() => ok('POST', `${path}/invitations`, { email_address: `${uniq('inv')}@example.com` }));
+    const { result: inv, entries: invited } = await entriesOf(() =>
+      ok('POST', `${path}/invitations`, { email_address: `${uniq('inv')}@example.com` }),
+    );
     expect(invited).toEqual([{ action: 'organization_invitation.created', target: inv.id, ...by }]);
     const { result: dom, entries: domAdded } = await entriesOf(() => ok('POST', `${path}/domains`, { name: `${uniq('a')}.example.org` }));
     expect(domAdded).toEqual([{ action: 'organization_domain.created', target: dom.id, ...by }]);
-    expect((await entriesOf(() => ok('DELETE', `${path}/domains/${dom.id}`))).entries).toEqual([{ action: 'organization_domain.deleted', target: dom.id, ...by }]);
+    expect((await entriesOf(() => ok('DELETE', `${path}/domains/${dom.id}`))).entries).toEqual([
+      { action: 'organization_domain.deleted', target: dom.id, ...by },
+    ]);
     expect((await entriesOf(() => ok('DELETE', path))).entries).toEqual([{ action: 'organization.deleted', target: org.id, ...by }]);
     // A refused change writes nothing.
     expect((await entriesOf(() => call('DELETE', path))).entries).toEqual([]);

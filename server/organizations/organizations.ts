@@ -4,14 +4,7 @@ import { and, eq, exists, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { uniqueViolation } from '../db/errors';
-import {
-  organizationDomains,
-  organizationInvitations,
-  organizationMemberships,
-  organizations,
-  sessions,
-  users,
-} from '../db/schema';
+import { organizationDomains, organizationInvitations, organizationMemberships, organizations, sessions, users } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { revokeKeysOfSubject } from '../apikeys/lifecycle';
 import { validationError } from '../http/errors';
@@ -63,7 +56,10 @@ const rethrowSlugTaken = (err: unknown): never => {
 };
 
 async function slugTaken(db: Db, instanceId: string, slug: string) {
-  const [row] = await db.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.instanceId, instanceId), eq(organizations.slug, slug)));
+  const [row] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(and(eq(organizations.instanceId, instanceId), eq(organizations.slug, slug)));
   return Boolean(row);
 }
 
@@ -101,7 +97,10 @@ export async function createOrganization(deps: D, instanceId: string, input: Cre
     .transaction(async (tx) => {
       const d = { db: tx, clock: deps.clock };
       if (input.created_by !== undefined) {
-        const [u] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, input.created_by), eq(users.instanceId, instanceId)));
+        const [u] = await tx
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.id, input.created_by), eq(users.instanceId, instanceId)));
         if (!u) throw validationError('created_by', 'not_found', 'No user was found with that created_by.');
       }
       const now = deps.clock.now();
@@ -123,7 +122,11 @@ export async function createOrganization(deps: D, instanceId: string, input: Cre
         .returning();
       await emitEvent(d, instanceId, 'organization.created', organizationView(row!, 0));
       if (input.created_by !== undefined) {
-        await addMembershipInTx(d, instanceId, row!, { userId: input.created_by, role: settings.organization_creator_role, roleParam: 'created_by' });
+        await addMembershipInTx(d, instanceId, row!, {
+          userId: input.created_by,
+          role: settings.organization_creator_role,
+          roleParam: 'created_by',
+        });
       }
       return organizationViewOf(tx, row!);
     })
@@ -140,7 +143,12 @@ export interface UpdateOrganizationInput {
 }
 
 /** Metadata is deep-merged (a null value deletes its key); organization.updated. */
-export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, idOrSlug: string, input: UpdateOrganizationInput) {
+export async function updateOrganization(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  idOrSlug: string,
+  input: UpdateOrganizationInput,
+) {
   return deps.db
     .transaction(async (tx) => {
       // A new slug (a unique column) takes FOR UPDATE: asked first, not as an upgrade (server/db/row-locks.ts).
@@ -153,8 +161,10 @@ export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
       }
       if (input.image_url !== undefined) patch.imageUrl = input.image_url;
       if (input.max_allowed_memberships !== undefined) patch.maxAllowedMemberships = input.max_allowed_memberships;
-      if (input.public_metadata) patch.publicMetadata = mergeMetadataChecked('public_metadata', current.publicMetadata, input.public_metadata);
-      if (input.private_metadata) patch.privateMetadata = mergeMetadataChecked('private_metadata', current.privateMetadata, input.private_metadata);
+      if (input.public_metadata)
+        patch.publicMetadata = mergeMetadataChecked('public_metadata', current.publicMetadata, input.public_metadata);
+      if (input.private_metadata)
+        patch.privateMetadata = mergeMetadataChecked('private_metadata', current.privateMetadata, input.private_metadata);
       const [row] = await tx.update(organizations).set(patch).where(eq(organizations.id, current.id)).returning();
       const view = await organizationViewOf(tx, row!);
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'organization.updated', view);
@@ -169,7 +179,12 @@ export async function updateOrganization(deps: Pick<Deps, 'db' | 'clock'>, insta
  * (organizationInvitation.revoked), each domain removed (organizationDomain.deleted),
  * then organization.deleted. Sessions that had it active drop it.
  */
-export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, instanceId: string, idOrSlug: string, auditCtx: OrgAuditContext) {
+export async function deleteOrganization(
+  deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>,
+  instanceId: string,
+  idOrSlug: string,
+  auditCtx: OrgAuditContext,
+) {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock, cacheInvalidation: deps.cacheInvalidation };
     // The deletion takes FOR UPDATE: asked first, not as an upgrade of NO KEY UPDATE (server/db/row-locks.ts).
@@ -183,16 +198,25 @@ export async function deleteOrganization(deps: Pick<Deps, 'db' | 'clock' | 'cach
       .set({ status: 'revoked', updatedAt: now })
       .where(and(eq(organizationInvitations.organizationId, org.id), eq(organizationInvitations.status, 'pending')))
       .returning();
-    for (const inv of pending) await emitEvent(d, instanceId, 'organizationInvitation.revoked', organizationInvitationView(inv, before, now));
+    for (const inv of pending)
+      await emitEvent(d, instanceId, 'organizationInvitation.revoked', organizationInvitationView(inv, before, now));
     const domains = await tx.delete(organizationDomains).where(eq(organizationDomains.organizationId, org.id)).returning();
     for (const dom of domains) await emitEvent(d, instanceId, 'organizationDomain.deleted', { ...domainView(dom), deleted: true });
-    await updateSessions(d, { lastActiveOrganizationId: null }, and(eq(sessions.instanceId, instanceId), eq(sessions.lastActiveOrganizationId, org.id)));
+    await updateSessions(
+      d,
+      { lastActiveOrganizationId: null },
+      and(eq(sessions.instanceId, instanceId), eq(sessions.lastActiveOrganizationId, org.id)),
+    );
     await revokeKeysOfSubject(d, instanceId, org.id, 'organization_deleted');
     await tx.delete(organizations).where(eq(organizations.id, org.id));
     // Its SSO connections go with it (foreign key cascade).
     forgetSsoDomains(deps, instanceId);
     await emitEvent(d, instanceId, 'organization.deleted', { ...before, members_count: 0, deleted: true });
-    await auditOrgChange(d, instanceId, auditCtx, 'organization.deleted', org.id, { name: org.name, slug: org.slug, members_count: before.members_count });
+    await auditOrgChange(d, instanceId, auditCtx, 'organization.deleted', org.id, {
+      name: org.name,
+      slug: org.slug,
+      members_count: before.members_count,
+    });
     return { object: 'organization' as const, id: org.id, slug: org.slug, deleted: true as const };
   });
 }
@@ -218,6 +242,17 @@ export async function listOrganizations(
     );
   }
   const rows = (k: Keyset) =>
-    deps.db.select({ org: organizations, count: membersCountColumn }).from(organizations).where(and(...filters, k.after)).orderBy(k.orderBy).limit(k.limit);
-  return cursorList(q, newestFirst(organizations.id), rows, (r) => organizationView(r.org, Number(r.count)), (r) => r.org.id);
+    deps.db
+      .select({ org: organizations, count: membersCountColumn })
+      .from(organizations)
+      .where(and(...filters, k.after))
+      .orderBy(k.orderBy)
+      .limit(k.limit);
+  return cursorList(
+    q,
+    newestFirst(organizations.id),
+    rows,
+    (r) => organizationView(r.org, Number(r.count)),
+    (r) => r.org.id,
+  );
 }

@@ -20,14 +20,22 @@ import { auditOrgChange, type OrgAuditContext } from './audit';
  * get them too.
  */
 export const SYSTEM_PERMISSIONS = [
-  { key: 'org:sys_profile:manage', name: 'Manage organization', description: 'Update the organization’s name, slug, image and public metadata.' },
+  {
+    key: 'org:sys_profile:manage',
+    name: 'Manage organization',
+    description: 'Update the organization’s name, slug, image and public metadata.',
+  },
   { key: 'org:sys_profile:delete', name: 'Delete organization', description: 'Delete the organization.' },
   { key: 'org:sys_memberships:read', name: 'Read members', description: 'See the members of the organization.' },
   { key: 'org:sys_memberships:manage', name: 'Manage members', description: 'Invite, remove and change the role of members.' },
   { key: 'org:sys_domains:read', name: 'Read domains', description: 'See the organization’s domains.' },
   { key: 'org:sys_domains:manage', name: 'Manage domains', description: 'Add, verify and remove the organization’s domains.' },
   { key: 'org:sys_api_keys:manage', name: 'Manage API keys', description: 'List, create and revoke the organization’s API keys.' },
-  { key: 'org:sys_portal:manage', name: 'Open the admin portal', description: 'Get admin portal links to set up the organization’s SSO, directory sync and domains.' },
+  {
+    key: 'org:sys_portal:manage',
+    name: 'Open the admin portal',
+    description: 'Get admin portal links to set up the organization’s SSO, directory sync and domains.',
+  },
 ] as const;
 export type SystemPermission = (typeof SYSTEM_PERMISSIONS)[number]['key'];
 
@@ -88,16 +96,27 @@ export async function ensureBuiltIns(deps: Pick<Deps, 'db' | 'clock' | 'caches'>
 
 /** A role key that must exist in the instance (422 naming `param` otherwise). */
 export async function assertRole(db: Db, instanceId: string, key: string, param = 'role'): Promise<RoleRow> {
-  const [row] = await db.select().from(roles).where(and(eq(roles.instanceId, instanceId), eq(roles.key, key)));
+  const [row] = await db
+    .select()
+    .from(roles)
+    .where(and(eq(roles.instanceId, instanceId), eq(roles.key, key)));
   if (!row) throw validationError(param, 'unknown_role', `${param} names no role of this instance.`);
   return row;
 }
 
 /** The key of a role named by its id (`role_…`) or its key, as Clerk's `…_role_id` fields do; 422 `unknown_role` naming `param` when the instance has none. */
-export async function roleKeyByIdOrKey(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, ref: string, param: string): Promise<string> {
+export async function roleKeyByIdOrKey(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  ref: string,
+  param: string,
+): Promise<string> {
   await ensureBuiltIns(deps, instanceId);
   if (!isId('role', ref)) return (await assertRole(deps.db, instanceId, ref, param)).key;
-  const [row] = await deps.db.select({ key: roles.key }).from(roles).where(and(eq(roles.instanceId, instanceId), eq(roles.id, ref)));
+  const [row] = await deps.db
+    .select({ key: roles.key })
+    .from(roles)
+    .where(and(eq(roles.instanceId, instanceId), eq(roles.id, ref)));
   if (!row) throw validationError(param, 'unknown_role', `${param} names no role of this instance.`);
   return row.key;
 }
@@ -114,12 +133,19 @@ export async function rolesGranting(db: Db, instanceId: string, permission: stri
 // --- Permissions ---
 
 async function loadPermission(db: Db, instanceId: string, id: string) {
-  const [row] = await db.select().from(permissions).where(and(eq(permissions.instanceId, instanceId), eq(permissions.id, id)));
+  const [row] = await db
+    .select()
+    .from(permissions)
+    .where(and(eq(permissions.instanceId, instanceId), eq(permissions.id, id)));
   if (!row) throw notFound('permission');
   return row;
 }
 
-export async function listPermissions(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, q: { limit: number; starting_after?: string }) {
+export async function listPermissions(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  q: { limit: number; starting_after?: string },
+) {
   await ensureBuiltIns(deps, instanceId);
   return lightList(q, oldestFirst(permissions.id), tableRows(deps.db, permissions, eq(permissions.instanceId, instanceId)), permissionView);
 }
@@ -129,10 +155,12 @@ export async function getPermission(deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
   return permissionView(await loadPermission(deps.db, instanceId, id));
 }
 
-const takenKey = (what: string) => (err: unknown): never => {
-  if (uniqueViolation(err)) throw validationError('key', 'taken', `A ${what} with that key already exists.`);
-  throw err;
-};
+const takenKey =
+  (what: string) =>
+  (err: unknown): never => {
+    if (uniqueViolation(err)) throw validationError('key', 'taken', `A ${what} with that key already exists.`);
+    throw err;
+  };
 
 export async function createPermission(
   deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
@@ -141,13 +169,22 @@ export async function createPermission(
   auditCtx: OrgAuditContext,
 ) {
   await ensureBuiltIns(deps, instanceId);
-  if (input.key.startsWith('org:sys_')) throw validationError('key', 'reserved', 'Keys starting with org:sys_ are reserved for system permissions.');
+  if (input.key.startsWith('org:sys_'))
+    throw validationError('key', 'reserved', 'Keys starting with org:sys_ are reserved for system permissions.');
   const now = deps.clock.now();
   return deps.db
     .transaction(async (tx) => {
       const [row] = await tx
         .insert(permissions)
-        .values({ id: newId('perm'), instanceId, key: input.key, name: input.name, description: input.description ?? '', createdAt: now, updatedAt: now })
+        .values({
+          id: newId('perm'),
+          instanceId,
+          key: input.key,
+          name: input.name,
+          description: input.description ?? '',
+          createdAt: now,
+          updatedAt: now,
+        })
         .returning();
       const view = permissionView(row!);
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'permission.created', view);
@@ -160,7 +197,13 @@ export async function createPermission(
 const systemRefused = (what: 'role' | 'permission') =>
   new AppError('FORBIDDEN', { message: `System ${what}s cannot be changed or deleted.`, meta: { reason: `system_${what}` } });
 
-export async function updatePermission(deps: D, instanceId: string, id: string, input: { name?: string; description?: string }, auditCtx: OrgAuditContext) {
+export async function updatePermission(
+  deps: D,
+  instanceId: string,
+  id: string,
+  input: { name?: string; description?: string },
+  auditCtx: OrgAuditContext,
+) {
   return deps.db.transaction(async (tx) => {
     const current = await loadPermission(tx, instanceId, id);
     if (current.system) throw systemRefused('permission');
@@ -204,7 +247,10 @@ export async function deletePermission(deps: D, instanceId: string, id: string, 
 // --- Roles ---
 
 async function loadRole(db: Db, instanceId: string, id: string) {
-  const [row] = await db.select().from(roles).where(and(eq(roles.instanceId, instanceId), eq(roles.id, id)));
+  const [row] = await db
+    .select()
+    .from(roles)
+    .where(and(eq(roles.instanceId, instanceId), eq(roles.id, id)));
   if (!row) throw notFound('role');
   return row;
 }
@@ -220,7 +266,11 @@ async function assertPermissionsExist(db: Db, instanceId: string, keys: string[]
   if (missing) throw validationError('permissions', 'unknown_permission', `${missing} is not a permission of this instance.`);
 }
 
-export async function listRoles(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, q: { limit: number; starting_after?: string }) {
+export async function listRoles(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  q: { limit: number; starting_after?: string },
+) {
   await ensureBuiltIns(deps, instanceId);
   return lightList(q, oldestFirst(roles.id), tableRows(deps.db, roles, eq(roles.instanceId, instanceId)), roleView);
 }
@@ -244,11 +294,23 @@ export async function createRole(
       await assertPermissionsExist(tx, instanceId, keys);
       const [row] = await tx
         .insert(roles)
-        .values({ id: newId('role'), instanceId, key: input.key, name: input.name, description: input.description ?? '', permissions: keys, createdAt: now, updatedAt: now })
+        .values({
+          id: newId('role'),
+          instanceId,
+          key: input.key,
+          name: input.name,
+          description: input.description ?? '',
+          permissions: keys,
+          createdAt: now,
+          updatedAt: now,
+        })
         .returning();
       const view = roleView(row!);
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'role.created', view);
-      await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'role.created', view.id, { key: view.key, permissions: view.permissions });
+      await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'role.created', view.id, {
+        key: view.key,
+        permissions: view.permissions,
+      });
       return view;
     })
     .catch(takenKey('role'));
@@ -275,12 +337,21 @@ export async function updateRole(
     }
     const [row] = await tx
       .update(roles)
-      .set({ name: input.name ?? current.name, description: input.description ?? current.description, permissions: keys, updatedAt: deps.clock.now() })
+      .set({
+        name: input.name ?? current.name,
+        description: input.description ?? current.description,
+        permissions: keys,
+        updatedAt: deps.clock.now(),
+      })
       .where(eq(roles.id, id))
       .returning();
     const view = roleView(row!);
     await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'role.updated', view);
-    await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'role.updated', id, { key: view.key, from: [...current.permissions].sort(), to: view.permissions });
+    await auditOrgChange({ db: tx, clock: deps.clock }, instanceId, auditCtx, 'role.updated', id, {
+      key: view.key,
+      from: [...current.permissions].sort(),
+      to: view.permissions,
+    });
     return view;
   });
 }
@@ -298,7 +369,13 @@ export async function deleteRole(deps: D, instanceId: string, id: string, auditC
     const [invited] = await tx
       .select({ id: organizationInvitations.id })
       .from(organizationInvitations)
-      .where(and(eq(organizationInvitations.instanceId, instanceId), eq(organizationInvitations.role, current.key), eq(organizationInvitations.status, 'pending')))
+      .where(
+        and(
+          eq(organizationInvitations.instanceId, instanceId),
+          eq(organizationInvitations.role, current.key),
+          eq(organizationInvitations.status, 'pending'),
+        ),
+      )
       .limit(1);
     const [instance] = await tx.select({ settings: instances.settings }).from(instances).where(eq(instances.id, instanceId));
     const settings = instanceSettings(instance?.settings);
@@ -317,11 +394,7 @@ export async function deleteRole(deps: D, instanceId: string, id: string, auditC
 }
 
 /** The role keys a settings change names must be roles of the instance (422 naming the setting). */
-export async function assertSettingsRoles(
-  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
-  instanceId: string,
-  patch: Record<string, unknown>,
-) {
+export async function assertSettingsRoles(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, patch: Record<string, unknown>) {
   const named = (['organization_default_role', 'organization_creator_role'] as const).filter((k) => typeof patch[k] === 'string');
   if (named.length === 0) return;
   await ensureBuiltIns(deps, instanceId);

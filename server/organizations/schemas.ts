@@ -87,7 +87,8 @@ export const organizationSchema = z
 
 export const publicOrganizationSchema = organizationSchema.omit({ private_metadata: true }).meta({ id: 'PublicOrganization' });
 
-export const deletedSchema = (object: string) => z.object({ object: z.literal(object), id: z.string(), deleted: z.literal(true) }).passthrough();
+export const deletedSchema = (object: string) =>
+  z.object({ object: z.literal(object), id: z.string(), deleted: z.literal(true) }).passthrough();
 
 export const createMembershipBody = z.strictObject({
   user_id: userId,
@@ -192,7 +193,13 @@ export const invitationSchema = z
     email_address: z.string(),
     role: z.string(),
     organization_id: z.string(),
-    public_organization_data: z.object({ id: z.string(), name: z.string(), slug: z.string(), image_url: z.string().nullable(), has_image: z.boolean() }),
+    public_organization_data: z.object({
+      id: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      image_url: z.string().nullable(),
+      has_image: z.boolean(),
+    }),
     status: z.enum(INVITATION_STATUS),
     redirect_url: z.string().nullable(),
     public_metadata: z.record(z.string(), z.unknown()),

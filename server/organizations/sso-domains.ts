@@ -39,7 +39,11 @@ export async function activeSsoDomains(deps: Pick<Deps, 'db' | 'clock' | 'caches
 }
 
 /** Whether an active connection serves the email address's domain (activeConnectionForEmail, cached). */
-export async function hasActiveConnectionForEmail(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, email: string): Promise<boolean> {
+export async function hasActiveConnectionForEmail(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  email: string,
+): Promise<boolean> {
   const domain = domainOf(email);
   if (!domain) return false;
   return (await activeSsoDomains(deps, instanceId)).has(domain);

@@ -13,7 +13,13 @@ export const suggestionView = (s: SuggestionRow, organization: ReturnType<typeof
   object: 'organization_suggestion' as const,
   id: s.id,
   status: s.status,
-  public_organization_data: { id: organization.id, name: organization.name, slug: organization.slug, image_url: organization.image_url, has_image: organization.has_image },
+  public_organization_data: {
+    id: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    image_url: organization.image_url,
+    has_image: organization.has_image,
+  },
   created_at: s.createdAt,
   updated_at: s.updatedAt,
 });
@@ -21,12 +27,23 @@ export const suggestionView = (s: SuggestionRow, organization: ReturnType<typeof
 export type SuggestionStatus = SuggestionRow['status'];
 
 /** The user's suggestions in these statuses (pending unless told: the accepted ones are requests to join awaiting an admin). */
-export async function listUserSuggestions(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, statuses: readonly SuggestionStatus[] = ['pending']) {
+export async function listUserSuggestions(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  userId: string,
+  statuses: readonly SuggestionStatus[] = ['pending'],
+) {
   const rows = await deps.db
     .select({ s: organizationSuggestions, org: organizations })
     .from(organizationSuggestions)
     .innerJoin(organizations, eq(organizations.id, organizationSuggestions.organizationId))
-    .where(and(eq(organizationSuggestions.instanceId, instanceId), eq(organizationSuggestions.userId, userId), inArray(organizationSuggestions.status, [...statuses])))
+    .where(
+      and(
+        eq(organizationSuggestions.instanceId, instanceId),
+        eq(organizationSuggestions.userId, userId),
+        inArray(organizationSuggestions.status, [...statuses]),
+      ),
+    )
     .orderBy(asc(organizationSuggestions.id))
     .limit(101);
   const data = [];
@@ -44,10 +61,17 @@ export async function acceptSuggestion(deps: Pick<Deps, 'db' | 'clock'>, instanc
     const [s] = await tx
       .select()
       .from(organizationSuggestions)
-      .where(and(eq(organizationSuggestions.id, id), eq(organizationSuggestions.instanceId, instanceId), eq(organizationSuggestions.userId, userId)))
+      .where(
+        and(
+          eq(organizationSuggestions.id, id),
+          eq(organizationSuggestions.instanceId, instanceId),
+          eq(organizationSuggestions.userId, userId),
+        ),
+      )
       .for('update');
     if (!s) throw notFound('suggestion');
-    if (s.status !== 'pending') throw new AppError('CONFLICT', { message: 'This suggestion was already accepted.', meta: { reason: 'suggestion_accepted' } });
+    if (s.status !== 'pending')
+      throw new AppError('CONFLICT', { message: 'This suggestion was already accepted.', meta: { reason: 'suggestion_accepted' } });
     const org = await loadOrganization(tx, instanceId, s.organizationId);
     await requestMembershipInTx({ db: tx, clock: deps.clock }, instanceId, org.id, userId);
     const now = deps.clock.now();

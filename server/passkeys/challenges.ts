@@ -36,10 +36,19 @@ export const challengeInvalid = () =>
   });
 
 /** Takes (deletes) the live challenge of the subject; throws challenge_invalid when there is none or it expired. */
-export async function takeChallenge(d: D, c: { subject: string; purpose: PasskeyChallengePurpose; instanceId: string; rpId: string }): Promise<ChallengeRow> {
+export async function takeChallenge(
+  d: D,
+  c: { subject: string; purpose: PasskeyChallengePurpose; instanceId: string; rpId: string },
+): Promise<ChallengeRow> {
   const [row] = await d.db
     .delete(passkeyChallenges)
-    .where(and(eq(passkeyChallenges.subject, c.subject), eq(passkeyChallenges.purpose, c.purpose), eq(passkeyChallenges.instanceId, c.instanceId)))
+    .where(
+      and(
+        eq(passkeyChallenges.subject, c.subject),
+        eq(passkeyChallenges.purpose, c.purpose),
+        eq(passkeyChallenges.instanceId, c.instanceId),
+      ),
+    )
     .returning();
   if (!row || row.expiresAt <= d.clock.now() || row.rpId !== c.rpId) throw challengeInvalid();
   return row;
@@ -47,6 +56,9 @@ export async function takeChallenge(d: D, c: { subject: string; purpose: Passkey
 
 /** Housekeeping: drops challenges past their time. */
 export async function purgeExpiredChallenges(d: D): Promise<number> {
-  const gone = await d.db.delete(passkeyChallenges).where(lt(passkeyChallenges.expiresAt, d.clock.now())).returning({ subject: passkeyChallenges.subject });
+  const gone = await d.db
+    .delete(passkeyChallenges)
+    .where(lt(passkeyChallenges.expiresAt, d.clock.now()))
+    .returning({ subject: passkeyChallenges.subject });
   return gone.length;
 }

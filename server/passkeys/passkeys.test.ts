@@ -4,7 +4,14 @@ import type { FapiTestClient } from '../testing/fapi-client';
 import { fapiClient } from '../testing/fapi-client';
 import { sharedHarness } from '../testing/harness';
 import { claimedConsole } from '../testing/console-client';
-import { passkeyOptionsOf, registerPasskeyOverFapi, signInWithPasskey, softAuthenticator, TEST_ORIGIN, type SoftAuthenticator } from '../testing/passkey-authenticator';
+import {
+  passkeyOptionsOf,
+  registerPasskeyOverFapi,
+  signInWithPasskey,
+  softAuthenticator,
+  TEST_ORIGIN,
+  type SoftAuthenticator,
+} from '../testing/passkey-authenticator';
 import { CHALLENGE_TTL_MS } from './challenges';
 import { advanceCounter, OUT_OF_ORDER_WINDOW } from './sign-in';
 import { passkeys } from '../db/schema';
@@ -54,7 +61,11 @@ describe('the setting', () => {
     const off = await instanceWith(h);
     const b = browserOf(h, off);
     await signUp(h, b, { email_address: `off${++n}@example.com`, password: PASSWORD });
-    for (const [method, path] of [['POST', '/v1/me/passkeys/prepare_registration'], ['GET', '/v1/me/passkeys'], ['DELETE', '/v1/me/passkeys/passkey_x']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/me/passkeys/prepare_registration'],
+      ['GET', '/v1/me/passkeys'],
+      ['DELETE', '/v1/me/passkeys/passkey_x'],
+    ] as const) {
       const res = await b.call(method, path);
       expect(res.status, path).toBe(403);
       expect(errorOf(res)).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'passkeys_disabled' } });
@@ -74,7 +85,9 @@ describe('the setting', () => {
   it('is switched on and off through the instance settings (dashboard)', async () => {
     const i = await consoleInstance();
     expect((await dash('GET', `/instances/${i.instanceId}`)).body.settings.sign_in_methods.passkey).toBe(false);
-    const patched = await dash('PATCH', `/instances/${i.instanceId}/settings`, { sign_in_methods: { ...PASSKEYS_ON, phone_code: false, email_link: false } });
+    const patched = await dash('PATCH', `/instances/${i.instanceId}/settings`, {
+      sign_in_methods: { ...PASSKEYS_ON, phone_code: false, email_link: false },
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect(patched.body.sign_in_methods.passkey).toBe(true);
     h.clock.advance(6_000); // past the instance cache
@@ -127,12 +140,21 @@ describe('registration (FAPI /v1/me/passkeys)', () => {
     expect(list.body).toMatchObject({ object: 'list', has_more: false, data: [{ id: created.body.id, name: 'Laptop' }] });
     // The authenticator that holds one is not asked again.
     const again = await u.b.call('POST', '/v1/me/passkeys/prepare_registration');
-    expect(again.body.options.excludeCredentials).toEqual([{ id: created.body.credential_id, type: 'public-key', transports: ['internal'] }]);
+    expect(again.body.options.excludeCredentials).toEqual([
+      { id: created.body.credential_id, type: 'public-key', transports: ['internal'] },
+    ]);
   });
 
   it('spends the challenge once: a replayed answer, an expired challenge or none at all is challenge_invalid', async () => {
     const u = await signedInUser();
-    const none = await u.b.call('POST', '/v1/me/passkeys', { body: { public_key_credential: u.authn.register({ challenge: 'AAAA', rp: { id: 'localhost', name: 'x' }, user: { id: 'dXNlcg', name: 'u' } }, TEST_ORIGIN).response } });
+    const none = await u.b.call('POST', '/v1/me/passkeys', {
+      body: {
+        public_key_credential: u.authn.register(
+          { challenge: 'AAAA', rp: { id: 'localhost', name: 'x' }, user: { id: 'dXNlcg', name: 'u' } },
+          TEST_ORIGIN,
+        ).response,
+      },
+    });
     expect(none.status).toBe(422);
     expect(errorOf(none)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'challenge_invalid' } });
 
@@ -144,7 +166,9 @@ describe('registration (FAPI /v1/me/passkeys)', () => {
 
     const late = await u.b.call('POST', '/v1/me/passkeys/prepare_registration');
     h.clock.advance(CHALLENGE_TTL_MS + 1);
-    const expired = await u.b.call('POST', '/v1/me/passkeys', { body: { public_key_credential: u.authn.register(late.body.options, TEST_ORIGIN).response } });
+    const expired = await u.b.call('POST', '/v1/me/passkeys', {
+      body: { public_key_credential: u.authn.register(late.body.options, TEST_ORIGIN).response },
+    });
     expect(errorOf(expired)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'challenge_invalid' } });
     expect((await u.b.call('GET', '/v1/me/passkeys')).body.data).toHaveLength(1);
   });
@@ -170,14 +194,21 @@ describe('registration (FAPI /v1/me/passkeys)', () => {
     const other = browserOf(h, A);
     const ticket = (await bapi(A, 'POST', '/v1/sign_in_tokens', { user_id: u.userId })).body.token;
     expect((await other.signInWithTicket(ticket)).status).toBe(200);
-    const stolen = await other.call('POST', '/v1/me/passkeys', { body: { public_key_credential: u.authn.register(prepared.body.options, TEST_ORIGIN).response } });
+    const stolen = await other.call('POST', '/v1/me/passkeys', {
+      body: { public_key_credential: u.authn.register(prepared.body.options, TEST_ORIGIN).response },
+    });
     expect(errorOf(stolen)).toMatchObject({ meta: { reason: 'challenge_invalid' } });
     expect((await u.b.call('GET', '/v1/me/passkeys')).body.data).toEqual([]);
   });
 
   it('refuses malformed answers with a 422 naming the field, never a 500', async () => {
     const u = await signedInUser();
-    for (const body of [{}, { public_key_credential: 'not json' }, { public_key_credential: { id: 'x', type: 'public-key' } }, { public_key_credential: { id: '!!', rawId: '!!', type: 'public-key', response: {} } }]) {
+    for (const body of [
+      {},
+      { public_key_credential: 'not json' },
+      { public_key_credential: { id: 'x', type: 'public-key' } },
+      { public_key_credential: { id: '!!', rawId: '!!', type: 'public-key', response: {} } },
+    ]) {
       const res = await u.b.call('POST', '/v1/me/passkeys', { body });
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(errorOf(res)).toMatchObject({ code: 'VALIDATION_FAILED' });
@@ -200,7 +231,11 @@ describe('registration (FAPI /v1/me/passkeys)', () => {
     expect(deleted.body).toEqual({ object: 'passkey', id: pk.id, deleted: true });
     expect(events.map((e) => e.type)).toEqual(['passkey.deleted']);
     const log = await bapi(A, 'GET', `/v1/audit_logs?target=${pk.id}`);
-    expect(log.body.data.map((e: { action: string }) => e.action).sort()).toEqual(['passkey.created', 'passkey.deleted', 'passkey.renamed']);
+    expect(log.body.data.map((e: { action: string }) => e.action).sort()).toEqual([
+      'passkey.created',
+      'passkey.deleted',
+      'passkey.renamed',
+    ]);
     expect((await u.b.call('GET', '/v1/me/passkeys')).body.data).toEqual([]);
     // The deleted passkey signs in no more.
     const out = await signInWithPasskey(browserOf(h, A), u.authn);
@@ -214,7 +249,8 @@ async function userWithPasskey(i = A) {
   const passkey = await registerPasskeyOverFapi(u.b, u.authn);
   return { ...u, passkey };
 }
-const sessionOf = async (b: FapiTestClient) => (await b.call('GET', '/v1/client')).body.sessions[0] as { id: string; status: string; user_id: string } | undefined;
+const sessionOf = async (b: FapiTestClient) =>
+  (await b.call('GET', '/v1/client')).body.sessions[0] as { id: string; status: string; user_id: string } | undefined;
 
 describe('sign-in with a passkey (first factor)', () => {
   it('username-less: the attempt has no identifier and offers any credential; the passkey names the user and signs in', async () => {
@@ -231,7 +267,9 @@ describe('sign-in with a passkey (first factor)', () => {
     const options = passkeyOptionsOf(started);
     expect(options).toMatchObject({ rpId: 'localhost', allowCredentials: [], userVerification: 'required' });
     // The attempt takes nothing but a passkey.
-    const password = await b.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, { body: { strategy: 'password', password: PASSWORD } });
+    const password = await b.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'password', password: PASSWORD },
+    });
     expect(errorOf(password)).toMatchObject({ meta: { reason: 'strategy_not_allowed' } });
 
     const before = b.token;
@@ -239,7 +277,10 @@ describe('sign-in with a passkey (first factor)', () => {
       body: { strategy: 'passkey', public_key_credential: u.authn.assert(options, TEST_ORIGIN) },
     });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
-    expect(done.body.response).toMatchObject({ status: 'complete', first_factor_verification: { strategy: 'passkey', status: 'verified' } });
+    expect(done.body.response).toMatchObject({
+      status: 'complete',
+      first_factor_verification: { strategy: 'passkey', status: 'verified' },
+    });
     expect(b.token).not.toBe(before);
     expect(await sessionOf(b)).toMatchObject({ status: 'active', user_id: u.userId });
     const listed = (await b.call('GET', '/v1/me/passkeys')).body.data[0];
@@ -269,7 +310,9 @@ describe('sign-in with a passkey (first factor)', () => {
       for (let k = 0; k < 2; k++) {
         const c = browserOf(h, A);
         const attempt = await c.call('POST', '/v1/client/sign_ins', { body: { identifier } });
-        const p = await c.call('POST', `/v1/client/sign_ins/${attempt.body.response.id}/prepare_first_factor`, { body: { strategy: 'passkey' } });
+        const p = await c.call('POST', `/v1/client/sign_ins/${attempt.body.response.id}/prepare_first_factor`, {
+          body: { strategy: 'passkey' },
+        });
         expect(p.status).toBe(200);
         shapes.push(passkeyOptionsOf(p).allowCredentials);
       }
@@ -286,7 +329,10 @@ describe('sign-in with a passkey (first factor)', () => {
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } })).body.response.id;
     const prepared = await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'passkey' } });
     const res = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
-      body: { strategy: 'passkey', public_key_credential: other.authn.assert({ ...passkeyOptionsOf(prepared), allowCredentials: [] }, TEST_ORIGIN) },
+      body: {
+        strategy: 'passkey',
+        public_key_credential: other.authn.assert({ ...passkeyOptionsOf(prepared), allowCredentials: [] }, TEST_ORIGIN),
+      },
     });
     expect(errorOf(res)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'unknown_credential' } });
     expect(await sessionOf(b)).toBeUndefined();
@@ -300,16 +346,32 @@ describe('sign-in with a passkey (first factor)', () => {
     const answer = u.authn.assert(passkeyOptionsOf(started), TEST_ORIGIN);
     // Another browser: the attempt is not its own (404); the answer on its own attempt does not verify.
     const attacker = browserOf(h, A);
-    expect((await attacker.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } })).status).toBe(404);
+    expect(
+      (
+        await attacker.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+          body: { strategy: 'passkey', public_key_credential: answer },
+        })
+      ).status,
+    ).toBe(404);
     const own = await attacker.call('POST', '/v1/client/sign_ins', { body: { strategy: 'passkey' } });
-    const swapped = await attacker.call('POST', `/v1/client/sign_ins/${own.body.response.id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } });
+    const swapped = await attacker.call('POST', `/v1/client/sign_ins/${own.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'passkey', public_key_credential: answer },
+    });
     expect(errorOf(swapped)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'verification_failed' } });
     expect(await sessionOf(attacker)).toBeUndefined();
 
-    expect((await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } })).status).toBe(200);
+    expect(
+      (
+        await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+          body: { strategy: 'passkey', public_key_credential: answer },
+        })
+      ).status,
+    ).toBe(200);
     const replay = browserOf(h, A);
     const second = await replay.call('POST', '/v1/client/sign_ins', { body: { strategy: 'passkey' } });
-    const replayed = await replay.call('POST', `/v1/client/sign_ins/${second.body.response.id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } });
+    const replayed = await replay.call('POST', `/v1/client/sign_ins/${second.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'passkey', public_key_credential: answer },
+    });
     expect(errorOf(replayed)).toMatchObject({ code: 'PASSKEY_INVALID' });
 
     const slow = browserOf(h, A);
@@ -328,7 +390,9 @@ describe('sign-in with a passkey (first factor)', () => {
     const genuine = u.authn.credentials[0]!;
     const cloned = u.authn.clone({ ...genuine, signCount: 0 });
     const b = browserOf(h, A);
-    const { result: out, events } = await eventsDuring(h, A.instanceId, () => signInWithPasskey(b, u.authn, { credential: cloned, signCount: 2 }));
+    const { result: out, events } = await eventsDuring(h, A.instanceId, () =>
+      signInWithPasskey(b, u.authn, { credential: cloned, signCount: 2 }),
+    );
     expect(out.status).toBe(422);
     expect(errorOf(out)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'sign_count_regressed' } });
     expect(await sessionOf(b)).toBeUndefined();
@@ -339,14 +403,19 @@ describe('sign-in with a passkey (first factor)', () => {
     expect(log.body.data[0].details).toMatchObject({ user_id: u.userId, stored: 2, presented: 2, disabled: true });
 
     // The clone again with a counter ahead, and the genuine authenticator: neither signs in.
-    for (const [who, credential, signCount] of [['clone', cloned, 50], ['genuine', genuine, 3]] as const) {
+    for (const [who, credential, signCount] of [
+      ['clone', cloned, 50],
+      ['genuine', genuine, 3],
+    ] as const) {
       const again = browserOf(h, A);
       const refused = await signInWithPasskey(again, u.authn, { credential, signCount });
       expect(errorOf(refused), who).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'passkey_disabled' } });
       expect(await sessionOf(again)).toBeUndefined();
     }
     // The user sees it disabled; the console too; deleted, the same authenticator registers anew and signs in.
-    expect((await u.b.call('GET', '/v1/me/passkeys')).body.data).toEqual([expect.objectContaining({ id: u.passkey.id, status: 'disabled', disabled_reason: 'sign_count_regressed' })]);
+    expect((await u.b.call('GET', '/v1/me/passkeys')).body.data).toEqual([
+      expect.objectContaining({ id: u.passkey.id, status: 'disabled', disabled_reason: 'sign_count_regressed' }),
+    ]);
     expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({ status: 'disabled' });
     expect((await u.b.call('DELETE', `/v1/me/passkeys/${u.passkey.id}`)).status).toBe(200);
     u.authn.credentials.length = 0;
@@ -364,7 +433,9 @@ describe('sign-in with a passkey (first factor)', () => {
     const answer1 = u.authn.assert(passkeyOptionsOf(started1), TEST_ORIGIN);
     const answer2 = u.authn.assert(passkeyOptionsOf(started2), TEST_ORIGIN);
     const attempt = (b: FapiTestClient, started: typeof started1, answer: unknown) =>
-      b.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: answer } });
+      b.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, {
+        body: { strategy: 'passkey', public_key_credential: answer },
+      });
     expect((await attempt(tab2, started2, answer2)).status).toBe(200);
     const { result: late, events } = await eventsDuring(h, A.instanceId, () => attempt(tab1, started1, answer1));
     expect(late.status).toBe(422);
@@ -382,7 +453,10 @@ describe('sign-in with a passkey (first factor)', () => {
       const stored = u.authn.credentials[0]!.signCount;
       const out = await signInWithPasskey(browserOf(h, A), u.authn, { signCount: stored - behind });
       expect(errorOf(out), `behind ${behind}`).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'sign_count_regressed' } });
-      expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({ status: 'disabled', disabled_reason: 'sign_count_regressed' });
+      expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({
+        status: 'disabled',
+        disabled_reason: 'sign_count_regressed',
+      });
     }
   });
 
@@ -393,7 +467,10 @@ describe('sign-in with a passkey (first factor)', () => {
     h.clock.advance(1000);
     const out = await signInWithPasskey(browserOf(h, A), u.authn, { signCount: stored - 2 });
     expect(errorOf(out)).toMatchObject({ code: 'PASSKEY_INVALID', meta: { reason: 'sign_count_regressed' } });
-    expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({ status: 'disabled', disabled_reason: 'sign_count_regressed' });
+    expect((await bapi(A, 'GET', `/v1/users/${u.userId}/passkeys`)).body.data[0]).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'sign_count_regressed',
+    });
   });
 
   it('moves the counter from what is stored at that moment, not from what was read: two genuine answers read together both count', async () => {
@@ -447,13 +524,18 @@ describe('sign-in with a passkey (first factor)', () => {
     const prepared = await b.call('POST', '/v1/me/passkeys/prepare_registration');
     expect(prepared.body.options.rp.id).toBe(domain);
     const origin = `https://${domain}`;
-    expect((await b.call('POST', '/v1/me/passkeys', { body: { public_key_credential: authn.register(prepared.body.options, origin).response } })).status).toBe(200);
+    expect(
+      (await b.call('POST', '/v1/me/passkeys', { body: { public_key_credential: authn.register(prepared.body.options, origin).response } }))
+        .status,
+    ).toBe(200);
     const c = fapiClient(h, i.instanceId, { host: domain, publishableKey: i.publishableKey });
     const out = await signInWithPasskey(c, authn, { origin });
     expect(out.status, JSON.stringify(out.body)).toBe(200);
     expect(await sessionOf(c)).toMatchObject({ user_id: userId });
     // The same answer from PUBLIC_URL's origin is not this relying party's.
-    const wrong = await signInWithPasskey(fapiClient(h, i.instanceId, { host: domain, publishableKey: i.publishableKey }), authn, { origin: TEST_ORIGIN });
+    const wrong = await signInWithPasskey(fapiClient(h, i.instanceId, { host: domain, publishableKey: i.publishableKey }), authn, {
+      origin: TEST_ORIGIN,
+    });
     expect(errorOf(wrong)).toMatchObject({ meta: { reason: 'verification_failed' } });
   });
 });
@@ -464,13 +546,18 @@ describe('a passkey as the second factor', () => {
     await enrollTotp(h, A.instanceId, u.userId);
     const b = browserOf(h, A);
     const first = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email, password: PASSWORD } });
-    expect(first.body.response).toMatchObject({ status: 'needs_second_factor', supported_second_factors: [{ strategy: 'totp' }, { strategy: 'backup_code' }, { strategy: 'passkey' }] });
+    expect(first.body.response).toMatchObject({
+      status: 'needs_second_factor',
+      supported_second_factors: [{ strategy: 'totp' }, { strategy: 'backup_code' }, { strategy: 'passkey' }],
+    });
     const id = first.body.response.id;
     const prepared = await b.call('POST', `/v1/client/sign_ins/${id}/prepare_second_factor`, { body: { strategy: 'passkey' } });
     expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
     const options = passkeyOptionsOf(prepared, 'second');
     expect(options.allowCredentials).toEqual([{ id: u.passkey.credential_id, type: 'public-key', transports: ['internal'] }]);
-    const done = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'passkey', public_key_credential: u.authn.assert(options, TEST_ORIGIN) } });
+    const done = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, {
+      body: { strategy: 'passkey', public_key_credential: u.authn.assert(options, TEST_ORIGIN) },
+    });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.response).toMatchObject({ status: 'complete', second_factor_verification: { strategy: 'passkey' } });
     expect(await sessionOf(b)).toMatchObject({ status: 'active', user_id: u.userId });
@@ -493,9 +580,13 @@ describe('a passkey as the second factor', () => {
     // Pending on its second factor, the session may not register a passkey of its own.
     const sneaky = await c.call('POST', '/v1/me/passkeys/prepare_registration');
     expect(errorOf(sneaky)).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'session_pending' } });
-    const totp = await c.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: '123456' } });
+    const totp = await c.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: '123456' },
+    });
     expect(errorOf(totp)).toMatchObject({ meta: { param: 'strategy' } });
-    const prepared = await c.call('POST', `/v1/client/sign_ins/${first.body.response.id}/prepare_second_factor`, { body: { strategy: 'passkey' } });
+    const prepared = await c.call('POST', `/v1/client/sign_ins/${first.body.response.id}/prepare_second_factor`, {
+      body: { strategy: 'passkey' },
+    });
     const done = await c.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
       body: { strategy: 'passkey', public_key_credential: authn.assert(passkeyOptionsOf(prepared, 'second'), TEST_ORIGIN) },
     });
@@ -523,7 +614,9 @@ describe('BAPI and the console', () => {
     const refused = await h.call('DELETE', `/v1/users/${u.userId}/passkeys/${u.passkey.id}`, { key: reader.secret });
     expect(refused.body.errors[0]).toMatchObject({ code: 'SCOPE_MISSING', meta: { required_scope: 'users:write' } });
 
-    const { result: deleted, events } = await eventsDuring(h, A.instanceId, () => bapi(A, 'DELETE', `/v1/users/${u.userId}/passkeys/${u.passkey.id}`));
+    const { result: deleted, events } = await eventsDuring(h, A.instanceId, () =>
+      bapi(A, 'DELETE', `/v1/users/${u.userId}/passkeys/${u.passkey.id}`),
+    );
     expect(deleted.body).toEqual({ object: 'passkey', id: u.passkey.id, deleted: true });
     expect(events.map((e) => e.type)).toEqual(['passkey.deleted']);
     const log = await bapi(A, 'GET', `/v1/audit_logs?target=${u.passkey.id}&action=passkey.deleted`);

@@ -96,7 +96,10 @@ export async function listPasskeys(d: Pick<D, 'db'>, instanceId: string, userId:
 
 /** A user's passkeys as a light list; 404 for a user of another instance. */
 export async function listUserPasskeys(d: Pick<D, 'db'>, instanceId: string, userId: string) {
-  const [user] = await d.db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  const [user] = await d.db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
   if (!user) throw notFound('user');
   return { object: 'list' as const, data: await listPasskeys(d, instanceId, userId), has_more: false };
 }
@@ -110,7 +113,13 @@ export async function registrationOptions(d: D, instance: InstanceContext, rp: R
   assertPasskeysOn(instance);
   await assertMayRegister(d, instance, me);
   const [user] = await d.db
-    .select({ id: users.id, username: users.username, firstName: users.firstName, lastName: users.lastName, email: emailAddresses.emailAddress })
+    .select({
+      id: users.id,
+      username: users.username,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      email: emailAddresses.emailAddress,
+    })
     .from(users)
     .leftJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
     .where(and(eq(users.id, me.userId), eq(users.instanceId, instance.id)));
@@ -123,7 +132,13 @@ export async function registrationOptions(d: D, instance: InstanceContext, rp: R
   const [inst] = await d.db.select({ name: instances.name }).from(instances).where(eq(instances.id, instance.id));
   const userName = user.email ?? user.username ?? user.id;
   const displayName = [user.firstName, user.lastName].filter(Boolean).join(' ') || userName;
-  const { challenge, expiresAt } = await issueChallenge(d, { subject: me.sessionId, purpose: 'registration', instanceId: instance.id, userId: me.userId, rpId: rp.id });
+  const { challenge, expiresAt } = await issueChallenge(d, {
+    subject: me.sessionId,
+    purpose: 'registration',
+    instanceId: instance.id,
+    userId: me.userId,
+    rpId: rp.id,
+  });
   const options = await generateRegistrationOptions({
     rpName: inst ? applicationName(inst.name, instance.settings) : 'Latchkey',
     rpID: rp.id,
@@ -142,7 +157,10 @@ export async function registrationOptions(d: D, instance: InstanceContext, rp: R
 }
 
 const tooMany = () =>
-  new AppError('CONFLICT', { message: `A user holds at most ${MAX_PASSKEYS_PER_USER} passkeys; delete one first.`, meta: { reason: 'too_many_passkeys' } });
+  new AppError('CONFLICT', {
+    message: `A user holds at most ${MAX_PASSKEYS_PER_USER} passkeys; delete one first.`,
+    meta: { reason: 'too_many_passkeys' },
+  });
 
 const verificationFailed = (cause: unknown) =>
   new AppError('PASSKEY_INVALID', {
@@ -210,12 +228,19 @@ export async function registerPasskey(
       .returning()
       .then((r) => r[0]!)
       .catch((err: unknown) => {
-        if (uniqueViolation(err)) throw new AppError('CONFLICT', { message: 'This passkey is already registered.', meta: { reason: 'credential_exists' } });
+        if (uniqueViolation(err))
+          throw new AppError('CONFLICT', { message: 'This passkey is already registered.', meta: { reason: 'credential_exists' } });
         throw err;
       });
     const view = passkeyView(row);
     await emitEvent(dt, instance.id, 'passkey.created', view);
-    await audit(dt, { ...auditCtx, instanceId: instance.id, action: 'passkey.created', target: row.id, details: { user_id: me.userId, aaguid: row.aaguid, rp_id: row.rpId } });
+    await audit(dt, {
+      ...auditCtx,
+      instanceId: instance.id,
+      action: 'passkey.created',
+      target: row.id,
+      details: { user_id: me.userId, aaguid: row.aaguid, rp_id: row.rpId },
+    });
     await activateSetupMfaSession(dt, instance, me, auditCtx);
     return view;
   });
@@ -227,11 +252,17 @@ export async function registerPasskey(
  * risk step-up) must not get a passkey, which would sign in past that factor next time.
  */
 async function assertMayRegister(d: D, instance: InstanceContext, me: { userId: string; sessionId: string }) {
-  const [s] = await d.db.select({ status: sessions.status }).from(sessions).where(and(eq(sessions.id, me.sessionId), eq(sessions.userId, me.userId)));
+  const [s] = await d.db
+    .select({ status: sessions.status })
+    .from(sessions)
+    .where(and(eq(sessions.id, me.sessionId), eq(sessions.userId, me.userId)));
   if (s?.status === 'active') return;
   const [tasks] = await sessionTasksFor(d.db, instance, [{ userId: me.userId, status: s?.status ?? 'ended' }]);
   if (!tasks?.some((t) => t.key === 'setup_mfa')) {
-    throw new AppError('FORBIDDEN', { message: 'This session is pending its second factor: complete the sign-in first.', meta: { reason: 'session_pending' } });
+    throw new AppError('FORBIDDEN', {
+      message: 'This session is pending its second factor: complete the sign-in first.',
+      meta: { reason: 'session_pending' },
+    });
   }
 }
 

@@ -7,7 +7,12 @@ import { PASSKEY_NAME_MAX } from './passkeys';
  * gives them: base64url fields, bounded. Sent as an object, or as its JSON in a string (as
  * Clerk's clients send `public_key_credential`).
  */
-const b64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+={0,2}$/, { message: 'must be base64url' });
+const b64url = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]+={0,2}$/, { message: 'must be base64url' });
 const credentialBase = {
   id: b64url(1400),
   rawId: b64url(1400),
@@ -51,10 +56,15 @@ const objectOrJson = <T extends z.ZodType>(shape: T) =>
 
 export const assertionInput = objectOrJson(assertionShape)
   .transform((v) => v as unknown as AuthenticationResponseJSON)
-  .meta({ description: 'The passkey’s answer (AuthenticationResponseJSON: what @simplewebauthn/browser’s startAuthentication resolves to), or its JSON' });
+  .meta({
+    description:
+      'The passkey’s answer (AuthenticationResponseJSON: what @simplewebauthn/browser’s startAuthentication resolves to), or its JSON',
+  });
 export const attestationInput = objectOrJson(attestationShape)
   .transform((v) => v as unknown as RegistrationResponseJSON)
-  .meta({ description: 'The new passkey (RegistrationResponseJSON: what @simplewebauthn/browser’s startRegistration resolves to), or its JSON' });
+  .meta({
+    description: 'The new passkey (RegistrationResponseJSON: what @simplewebauthn/browser’s startRegistration resolves to), or its JSON',
+  });
 
 export const passkeyName = z.string().trim().min(1).max(PASSKEY_NAME_MAX);
 
@@ -71,7 +81,9 @@ export const passkeySchema = z
     backed_up: z.boolean(),
     rp_id: z.string(),
     last_used_at: z.number().int().nullable(),
-    status: z.enum(['active', 'disabled']).meta({ description: '`disabled` once its counter went backwards (a cloned authenticator): it signs no one in' }),
+    status: z
+      .enum(['active', 'disabled'])
+      .meta({ description: '`disabled` once its counter went backwards (a cloned authenticator): it signs no one in' }),
     disabled_reason: z.enum(['sign_count_regressed']).nullable(),
     disabled_at: z.number().int().nullable(),
     created_at: z.number().int(),

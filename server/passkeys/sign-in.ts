@@ -52,15 +52,29 @@ export async function assertionOptions(d: D, instance: InstanceContext, rp: Rely
     ? await d.db
         .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
         .from(passkeys)
-        .where(and(eq(passkeys.userId, a.userId), eq(passkeys.instanceId, instance.id), eq(passkeys.rpId, rp.id), isNull(passkeys.disabledAt)))
+        .where(
+          and(eq(passkeys.userId, a.userId), eq(passkeys.instanceId, instance.id), eq(passkeys.rpId, rp.id), isNull(passkeys.disabledAt)),
+        )
     : [];
   const allowCredentials = isPasskeyOnly(a)
     ? []
     : own.length > 0
       ? own.map((p) => ({ id: p.credentialId, transports: p.transports }))
       : [{ id: d.cipher.mac('passkey-decoy', `${instance.id}:${a.identifier.toLowerCase()}`).slice(0, 22) }];
-  const { challenge, expiresAt } = await issueChallenge(d, { subject: a.id, purpose, instanceId: instance.id, userId: a.userId, rpId: rp.id });
-  const options = await generateAuthenticationOptions({ rpID: rp.id, allowCredentials, challenge: Buffer.from(challenge, 'base64url'), timeout: CHALLENGE_TTL_MS, userVerification: 'required' });
+  const { challenge, expiresAt } = await issueChallenge(d, {
+    subject: a.id,
+    purpose,
+    instanceId: instance.id,
+    userId: a.userId,
+    rpId: rp.id,
+  });
+  const options = await generateAuthenticationOptions({
+    rpID: rp.id,
+    allowCredentials,
+    challenge: Buffer.from(challenge, 'base64url'),
+    timeout: CHALLENGE_TTL_MS,
+    userVerification: 'required',
+  });
   return { options, expiresAt };
 }
 
@@ -99,7 +113,12 @@ export async function verifyAssertion(
       expectedOrigin: rp.origins,
       expectedRPID: rp.id,
       // The counter is checked below, where a regression is told apart and audited.
-      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: 0, transports: passkey.transports as never },
+      credential: {
+        id: passkey.credentialId,
+        publicKey: Buffer.from(passkey.publicKey, 'base64url'),
+        counter: 0,
+        transports: passkey.transports as never,
+      },
       requireUserVerification: true,
     });
   } catch (err) {
@@ -112,11 +131,15 @@ export async function verifyAssertion(
   if (!verified.verified) throw new AppError('PASSKEY_INVALID', { meta: { reason: 'verification_failed' } });
   const { newCounter, credentialBackedUp } = verified.authenticationInfo;
   if (!(await advanceCounter(d, passkey, newCounter, credentialBackedUp))) {
-    const [now] = await d.db.select({ signCount: passkeys.signCount, disabledAt: passkeys.disabledAt, lastUsedAt: passkeys.lastUsedAt }).from(passkeys).where(eq(passkeys.id, passkey.id));
+    const [now] = await d.db
+      .select({ signCount: passkeys.signCount, disabledAt: passkeys.disabledAt, lastUsedAt: passkeys.lastUsedAt })
+      .from(passkeys)
+      .where(eq(passkeys.id, passkey.id));
     if (now?.disabledAt != null) throw disabled();
     if (now && arrivedLate(now, challenge.createdAt, newCounter)) {
       throw new AppError('PASSKEY_INVALID', {
-        message: 'A later answer of this passkey arrived first (two sign-ins at once?): this one is refused, the passkey stays usable. Try again.',
+        message:
+          'A later answer of this passkey arrived first (two sign-ins at once?): this one is refused, the passkey stays usable. Try again.',
         meta: { reason: REASONS.sign_count_late },
       });
     }
@@ -162,7 +185,13 @@ export async function advanceCounter(d: D, p: PasskeyRow, presented: number, bac
   const [moved] = await d.db
     .update(passkeys)
     .set({ signCount: presented, backedUp, lastUsedAt: now, updatedAt: now })
-    .where(and(eq(passkeys.id, p.id), isNull(passkeys.disabledAt), presented === 0 ? eq(passkeys.signCount, 0) : lt(passkeys.signCount, presented)))
+    .where(
+      and(
+        eq(passkeys.id, p.id),
+        isNull(passkeys.disabledAt),
+        presented === 0 ? eq(passkeys.signCount, 0) : lt(passkeys.signCount, presented),
+      ),
+    )
     .returning({ id: passkeys.id });
   return moved !== undefined;
 }

@@ -13,7 +13,9 @@ beforeAll(async () => {
   owner = await claimedConsole(h);
   ({ base, secret } = await consoleInstance(owner));
   const other = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Other' } })).body;
-  otherSecret = (await owner.b.dash('POST', `/accounts/${owner.accountId}/instances/${other.id}/keys`, { body: { name: 'x', scopes: ['*'] } })).body.secret;
+  otherSecret = (
+    await owner.b.dash('POST', `/accounts/${owner.accountId}/instances/${other.id}/keys`, { body: { name: 'x', scopes: ['*'] } })
+  ).body.secret;
 });
 afterAll(() => h.close());
 
@@ -21,14 +23,31 @@ const people = (refs: string[]) => owner.b.dash('GET', `${base}/people?refs=${en
 
 describe('dashboard: people, not ids', () => {
   it('names users, their sessions, the account’s operators, organizations and keys; leaves out what is not the instance’s', async () => {
-    const ada = (await h.call('POST', '/v1/users', { key: secret, body: { email_address: ['ada@example.com'], first_name: 'Ada', last_name: 'Lovelace' } })).body.id;
+    const ada = (
+      await h.call('POST', '/v1/users', {
+        key: secret,
+        body: { email_address: ['ada@example.com'], first_name: 'Ada', last_name: 'Lovelace' },
+      })
+    ).body.id;
     const bob = (await h.call('POST', '/v1/users', { key: secret, body: { email_address: ['bob@example.com'] } })).body.id;
     const session = (await h.call('POST', '/v1/sessions', { key: secret, body: { user_id: ada } })).body.id;
     const org = (await h.call('POST', '/v1/organizations', { key: secret, body: { name: 'Northwind' } })).body.id;
-    const elsewhere = (await h.call('POST', '/v1/users', { key: otherSecret, body: { email_address: ['eve@example.com'], first_name: 'Eve' } })).body.id;
+    const elsewhere = (
+      await h.call('POST', '/v1/users', { key: otherSecret, body: { email_address: ['eve@example.com'], first_name: 'Eve' } })
+    ).body.id;
     const keyId = (await owner.b.dash('GET', `${base}/keys`)).body.data[0].id as string;
 
-    const res = await people([ada, `session:${session}`, `operator:${owner.operator.id}`, org, `key:${keyId}`, bob, elsewhere, 'cli', 'user_nobody']);
+    const res = await people([
+      ada,
+      `session:${session}`,
+      `operator:${owner.operator.id}`,
+      org,
+      `key:${keyId}`,
+      bob,
+      elsewhere,
+      'cli',
+      'user_nobody',
+    ]);
     expect(res.status).toBe(200);
     const byRef = Object.fromEntries(res.body.data.map((p: { ref: string }) => [p.ref, p]));
     expect(byRef[ada]).toMatchObject({ kind: 'user', id: ada, name: 'Ada Lovelace', email: 'ada@example.com' });
@@ -38,7 +57,9 @@ describe('dashboard: people, not ids', () => {
     expect(byRef[org]).toMatchObject({ kind: 'organization', name: 'Northwind', email: null });
     expect(byRef[`key:${keyId}`]).toMatchObject({ kind: 'secret_key', name: 'backend' });
     // Another instance's user, a system actor and an unknown id are not named.
-    expect(Object.keys(byRef).sort()).toEqual([ada, bob, org, `key:${keyId}`, `operator:${owner.operator.id}`, `session:${session}`].sort());
+    expect(Object.keys(byRef).sort()).toEqual(
+      [ada, bob, org, `key:${keyId}`, `operator:${owner.operator.id}`, `session:${session}`].sort(),
+    );
   });
 
   it('bounds the refs and needs an operator of the account', async () => {

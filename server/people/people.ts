@@ -47,7 +47,13 @@ const fullName = (u: { firstName: string | null; lastName: string | null; userna
 async function usersById(db: Deps['db'], ids: string[], instanceId: string | null) {
   if (ids.length === 0) return new Map<string, { name: string | null; email: string | null }>();
   const rows = await db
-    .select({ id: users.id, firstName: users.firstName, lastName: users.lastName, username: users.username, email: emailAddresses.emailAddress })
+    .select({
+      id: users.id,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      username: users.username,
+      email: emailAddresses.emailAddress,
+    })
     .from(users)
     .leftJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
     .where(instanceId ? and(inArray(users.id, ids), eq(users.instanceId, instanceId)) : inArray(users.id, ids));
@@ -80,7 +86,11 @@ export async function resolvePeople(deps: Pick<Deps, 'db'>, instanceId: string, 
         .innerJoin(instances, eq(instances.accountId, accountMemberships.accountId))
         .where(and(eq(instances.id, instanceId), inArray(accountMemberships.userId, operatorIds)))
     : [];
-  const operators = await usersById(db, operatorRows.map((r) => r.userId), null);
+  const operators = await usersById(
+    db,
+    operatorRows.map((r) => r.userId),
+    null,
+  );
 
   const orgRows = idsOf('organization').length
     ? await db

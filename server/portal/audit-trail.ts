@@ -13,7 +13,8 @@ import { cursorList, keyset, newestFirst, tableRows } from '../http/cursor-list'
  */
 function ofOrganization(instanceId: string, organizationId: string): SQL {
   const owned = (table: string) => sql`select id from ${sql.identifier(table)} where organization_id = ${organizationId}`;
-  const actors = (table: string, prefix: string) => sql`select ${prefix} || id from ${sql.identifier(table)} where organization_id = ${organizationId}`;
+  const actors = (table: string, prefix: string) =>
+    sql`select ${prefix} || id from ${sql.identifier(table)} where organization_id = ${organizationId}`;
   return and(
     eq(auditLogs.instanceId, instanceId),
     or(
@@ -57,7 +58,12 @@ const EXPORT_PAGE = 500;
 export const EXPORT_MAX_ROWS = 50_000;
 
 /** The same entries as CSV (newest first), read page by page as the body is written. */
-export function exportOrganizationAuditLogs(deps: Pick<Deps, 'db'>, instanceId: string, organizationId: string, q: Omit<TrailQuery, 'limit' | 'starting_after'>) {
+export function exportOrganizationAuditLogs(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  organizationId: string,
+  q: Omit<TrailQuery, 'limit' | 'starting_after'>,
+) {
   const encoder = new TextEncoder();
   let after: string | undefined;
   let written = 0;

@@ -50,7 +50,13 @@ export interface PortalLinkInput {
 }
 
 /** Mints a link; audited `portal_link.created` (never the token). */
-export async function createPortalLink(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, orgIdOrSlug: string, input: PortalLinkInput, auditCtx: AuditContext) {
+export async function createPortalLink(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  orgIdOrSlug: string,
+  input: PortalLinkInput,
+  auditCtx: AuditContext,
+) {
   const instance = await instanceContext(deps, instanceId);
   const returnUrl = allowedUrl(instance, 'return_url', input.return_url);
   const successUrl = allowedUrl(instance, 'success_url', input.success_url);
@@ -83,7 +89,14 @@ export async function createPortalLink(deps: Pick<Deps, 'db' | 'clock' | 'caches
     userAgent: auditCtx.userAgent,
     details: { organization_id: org.id, intent: input.intent },
   });
-  return { object: 'portal_link' as const, id: row.id, organization_id: org.id, intent: row.intent, link: portalLinkUrl(instance.fapiUrl, token), expires_at: row.expiresAt };
+  return {
+    object: 'portal_link' as const,
+    id: row.id,
+    organization_id: org.id,
+    intent: row.intent,
+    link: portalLinkUrl(instance.fapiUrl, token),
+    expires_at: row.expiresAt,
+  };
 }
 
 /** What a portal page knows of its session. */
@@ -97,13 +110,19 @@ export const portalSessionView = (row: LinkRow, org: { id: string; name: string;
   expires_at: row.sessionExpiresAt!,
 });
 
-const linkRefused = (reason: 'link_invalid' | 'link_used' | 'link_expired', message: string) => new AppError('FORBIDDEN', { message, meta: { reason: REASONS[reason] } });
+const linkRefused = (reason: 'link_invalid' | 'link_used' | 'link_expired', message: string) =>
+  new AppError('FORBIDDEN', { message, meta: { reason: REASONS[reason] } });
 
 /**
  * Spends a link: one transaction marks it used and binds a new session token to it. A link
  * already used, expired, unknown or of another instance never opens a session.
  */
-export async function openPortalLink(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, token: string, request: { ip: string | null; userAgent: string | null }) {
+export async function openPortalLink(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  token: string,
+  request: { ip: string | null; userAgent: string | null },
+) {
   if (!LINK_TOKEN_RE.test(token)) throw linkRefused('link_invalid', 'This portal link is not valid. Ask for a new one.');
   const now = deps.clock.now();
   const sessionToken = generateSecret(SESSION_TOKEN_PREFIX);
@@ -121,33 +140,50 @@ export async function openPortalLink(deps: Pick<Deps, 'db' | 'clock'>, instanceI
       .set({ usedAt: now, sessionDigest: sha256Hex(sessionToken), sessionExpiresAt: now + SESSION_TTL_MS })
       .where(eq(portalLinks.id, row.id))
       .returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      actor: `portal:${row.id}`,
-      actorKind: 'portal',
-      action: 'portal_session.opened',
-      target: row.organizationId,
-      ip: request.ip,
-      userAgent: request.userAgent,
-      details: { organization_id: row.organizationId, intent: row.intent },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        actor: `portal:${row.id}`,
+        actorKind: 'portal',
+        action: 'portal_session.opened',
+        target: row.organizationId,
+        ip: request.ip,
+        userAgent: request.userAgent,
+        details: { organization_id: row.organizationId, intent: row.intent },
+      },
+    );
     return { link: opened!, sessionToken };
   });
 }
 
 /** The live portal session of a cookie's token (its expiry slid forward), or a 401 naming why. */
-export async function resolvePortalSession(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, token: string | undefined): Promise<LinkRow> {
+export async function resolvePortalSession(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  token: string | undefined,
+): Promise<LinkRow> {
   if (!token || !SESSION_TOKEN_RE.test(token)) {
-    throw new AppError('UNAUTHENTICATED', { message: 'No portal session: open the portal link again.', meta: { reason: REASONS.session_missing } });
+    throw new AppError('UNAUTHENTICATED', {
+      message: 'No portal session: open the portal link again.',
+      meta: { reason: REASONS.session_missing },
+    });
   }
   const now = deps.clock.now();
   const [row] = await deps.db
     .select()
     .from(portalLinks)
     .where(and(eq(portalLinks.sessionDigest, sha256Hex(token)), eq(portalLinks.instanceId, instanceId)));
-  if (!row) throw new AppError('UNAUTHENTICATED', { message: 'No portal session: open the portal link again.', meta: { reason: REASONS.session_missing } });
+  if (!row)
+    throw new AppError('UNAUTHENTICATED', {
+      message: 'No portal session: open the portal link again.',
+      meta: { reason: REASONS.session_missing },
+    });
   if ((row.sessionExpiresAt ?? 0) <= now) {
-    throw new AppError('UNAUTHENTICATED', { message: 'The portal session has ended after an hour without use. Ask for a new link.', meta: { reason: REASONS.session_expired } });
+    throw new AppError('UNAUTHENTICATED', {
+      message: 'The portal session has ended after an hour without use. Ask for a new link.',
+      meta: { reason: REASONS.session_expired },
+    });
   }
   const slid = now + SESSION_TTL_MS;
   if (slid - row.sessionExpiresAt! >= SLIDE_RESOLUTION_MS) {
@@ -162,8 +198,5 @@ export async function resolvePortalSession(deps: Pick<Deps, 'db' | 'clock'>, ins
 
 /** Ends a portal session (the admin is done); the link stays spent. */
 export async function endPortalSession(deps: Pick<Deps, 'db' | 'clock'>, linkId: string) {
-  await deps.db
-    .update(portalLinks)
-    .set({ sessionDigest: null, sessionExpiresAt: deps.clock.now() })
-    .where(eq(portalLinks.id, linkId));
+  await deps.db.update(portalLinks).set({ sessionDigest: null, sessionExpiresAt: deps.clock.now() }).where(eq(portalLinks.id, linkId));
 }

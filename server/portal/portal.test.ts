@@ -50,7 +50,11 @@ function portalBrowser(origin = PUBLIC) {
       cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
     }
   };
-  const cookie = () => [...cookies].filter(([, v]) => v !== '').map(([k, v]) => `${k}=${v}`).join('; ');
+  const cookie = () =>
+    [...cookies]
+      .filter(([, v]) => v !== '')
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
   return {
     cookies,
     async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -78,18 +82,32 @@ describe('portal links', () => {
   it('BAPI mints a single-use link of 5 minutes in the fragment of {fapi_url}/portal/open; only allowed return/success URLs', async () => {
     const org = await newOrg();
     const now = h.clock.now();
-    const l = await link(org.id, 'sso', { return_url: `${PUBLIC}/fapi/${i.instanceId}/back`, success_url: `${PUBLIC}/fapi/${i.instanceId}/done` });
+    const l = await link(org.id, 'sso', {
+      return_url: `${PUBLIC}/fapi/${i.instanceId}/back`,
+      success_url: `${PUBLIC}/fapi/${i.instanceId}/done`,
+    });
     expect(l).toMatchObject({ object: 'portal_link', id: expect.stringMatching(/^ptl_/), organization_id: org.id, intent: 'sso' });
     expect(l.link).toMatch(new RegExp(`^${PUBLIC}/fapi/${i.instanceId}/portal/open#portal_[\\w-]{43}$`));
     expect(l.expires_at).toBe(now + 5 * 60_000);
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/portal_links`, { intent: 'sso', return_url: 'https://evil.example/' }), 422, 'VALIDATION_FAILED', {
-      param: 'return_url',
-      reason: 'redirect_url_not_allowed',
+    expectError(
+      await bapi('POST', `/v1/organizations/${org.id}/portal_links`, { intent: 'sso', return_url: 'https://evil.example/' }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'return_url',
+        reason: 'redirect_url_not_allowed',
+      },
+    );
+    expectError(await bapi('POST', `/v1/organizations/${org.id}/portal_links`, { intent: 'everything' }), 422, 'VALIDATION_FAILED', {
+      param: 'intent',
     });
-    expectError(await bapi('POST', `/v1/organizations/${org.id}/portal_links`, { intent: 'everything' }), 422, 'VALIDATION_FAILED', { param: 'intent' });
     expectError(await bapi('POST', '/v1/organizations/org_01JZZZZZZZZZZZZZZZZZZZZZZZ/portal_links', { intent: 'sso' }), 404, 'NOT_FOUND');
     const reader = await h.createKey(i.instanceId, 'organizations:read');
-    expectError(await h.call('POST', `/v1/organizations/${org.id}/portal_links`, { key: reader.secret, body: { intent: 'sso' } }), 403, 'SCOPE_MISSING');
+    expectError(
+      await h.call('POST', `/v1/organizations/${org.id}/portal_links`, { key: reader.secret, body: { intent: 'sso' } }),
+      403,
+      'SCOPE_MISSING',
+    );
     const entry = (await bapi('GET', `/v1/audit_logs?action=portal_link.created&target=${l.id}`)).body.data[0];
     expect(entry).toMatchObject({ actor: expect.stringMatching(/^key:/), details: { organization_id: org.id, intent: 'sso' } });
     // Only the digest is stored.
@@ -102,8 +120,16 @@ describe('portal links', () => {
     const b = portalBrowser();
     const res = await b.open(l.link);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toMatchObject({ object: 'portal_session', id: l.id, intent: 'domain_verification', organization: { id: org.id }, expires_at: h.clock.now() + 3_600_000 });
-    expect(res.headers.getSetCookie().find((c) => c.startsWith('__portal='))).toMatch(new RegExp(`^__portal=portals_[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; SameSite=Lax; Max-Age=3600$`));
+    expect(res.body).toMatchObject({
+      object: 'portal_session',
+      id: l.id,
+      intent: 'domain_verification',
+      organization: { id: org.id },
+      expires_at: h.clock.now() + 3_600_000,
+    });
+    expect(res.headers.getSetCookie().find((c) => c.startsWith('__portal='))).toMatch(
+      new RegExp(`^__portal=portals_[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; SameSite=Lax; Max-Age=3600$`),
+    );
     expect((await b.call('GET', '/v1/portal/session')).status).toBe(200);
 
     // The same link again, from another browser: refused, no session.
@@ -115,7 +141,9 @@ describe('portal links', () => {
     const late = await link(org.id, 'sso');
     h.clock.advance(5 * 60_000 + 1);
     expectError(await portalBrowser().open(late.link), 403, 'FORBIDDEN', { reason: 'link_expired' });
-    expectError(await portalBrowser().call('POST', '/v1/portal/session', { token: `portal_${'x'.repeat(43)}` }), 403, 'FORBIDDEN', { reason: 'link_invalid' });
+    expectError(await portalBrowser().call('POST', '/v1/portal/session', { token: `portal_${'x'.repeat(43)}` }), 403, 'FORBIDDEN', {
+      reason: 'link_invalid',
+    });
 
     // Sliding: used after 55 minutes, it lives on past the first hour; then an hour idle ends it.
     h.clock.advance(50 * 60_000);
@@ -154,7 +182,11 @@ describe('a portal session', () => {
     expectError(await b.call('GET', '/v1/portal/directory'), 403, 'FORBIDDEN', { reason: 'intent_not_allowed' });
     expectError(await b.call('GET', '/v1/portal/audit_logs'), 403, 'FORBIDDEN', { reason: 'intent_not_allowed' });
     // CSRF: another site's form, or no Origin at all.
-    expectError(await b.call('POST', '/v1/portal/domains', { name: `x${++seq}.test` }, { origin: 'https://evil.example' }), 403, 'ORIGIN_NOT_ALLOWED');
+    expectError(
+      await b.call('POST', '/v1/portal/domains', { name: `x${++seq}.test` }, { origin: 'https://evil.example' }),
+      403,
+      'ORIGIN_NOT_ALLOWED',
+    );
     const list = await b.call('GET', '/v1/portal/domains');
     expect(list.body.data).toEqual([]);
   });
@@ -173,11 +205,15 @@ describe('a portal session', () => {
     const wrong = await b.call('POST', `/v1/portal/domains/${domain.id}/verify`);
     expect(wrong.body.errors[0].message).toContain('do not hold the expected value');
     txt.set(domain.txt_record.name, [[domain.txt_record.value]]);
-    const { result: verified, events } = await eventsDuring(h, i.instanceId, () => b.call('POST', `/v1/portal/domains/${domain.id}/verify`));
+    const { result: verified, events } = await eventsDuring(h, i.instanceId, () =>
+      b.call('POST', `/v1/portal/domains/${domain.id}/verify`),
+    );
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
     expect(verified.body.verification).toMatchObject({ status: 'verified', strategy: 'dns_record' });
     expect(events.map((e) => e.type)).toEqual(['organizationDomain.updated']);
-    const entries = (await bapi('GET', `/v1/audit_logs?actor=portal:${l.id}`)).body.data.map((e: { action: string; actor_kind: string }) => [e.action, e.actor_kind]);
+    const entries = (await bapi('GET', `/v1/audit_logs?actor=portal:${l.id}`)).body.data.map(
+      (e: { action: string; actor_kind: string }) => [e.action, e.actor_kind],
+    );
     expect(entries).toEqual(
       expect.arrayContaining([
         ['organization_domain.created', 'portal'],
@@ -196,11 +232,30 @@ describe('a portal session', () => {
     const idp = makeSamlIdp({ entityId: `https://idp.${domainName}/saml`, ssoUrl: `https://idp.${domainName}/sso` });
     const other = makeSamlIdp({ entityId: `https://idp.${domainName}/saml`, ssoUrl: `https://idp.${domainName}/sso`, key: 'other' });
     // The BAPI's validation: an unverified domain, bad metadata, an active flag are refused.
-    expectError(await b.call('POST', '/v1/portal/sso_connections', { provider: 'saml', name: 'x', domains: ['nope.test'] }), 422, 'VALIDATION_FAILED', { reason: 'domain_not_verified' });
-    expectError(await b.call('POST', '/v1/portal/sso_connections', { provider: 'saml', name: 'x', domains: [domainName], saml: { idp_metadata_xml: '<x/>' } }), 422, 'VALIDATION_FAILED', {
-      reason: 'metadata_invalid',
-    });
-    expectError(await b.call('POST', '/v1/portal/sso_connections', { provider: 'saml', name: 'x', domains: [domainName], active: true }), 422, 'VALIDATION_FAILED');
+    expectError(
+      await b.call('POST', '/v1/portal/sso_connections', { provider: 'saml', name: 'x', domains: ['nope.test'] }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'domain_not_verified' },
+    );
+    expectError(
+      await b.call('POST', '/v1/portal/sso_connections', {
+        provider: 'saml',
+        name: 'x',
+        domains: [domainName],
+        saml: { idp_metadata_xml: '<x/>' },
+      }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        reason: 'metadata_invalid',
+      },
+    );
+    expectError(
+      await b.call('POST', '/v1/portal/sso_connections', { provider: 'saml', name: 'x', domains: [domainName], active: true }),
+      422,
+      'VALIDATION_FAILED',
+    );
     const created = await b.call('POST', '/v1/portal/sso_connections', {
       provider: 'saml',
       name: 'Okta',
@@ -213,12 +268,23 @@ describe('a portal session', () => {
     expect(conn).toMatchObject({ organization_id: org.id, active: false, saml: { idp_entity_id: `https://idp.${domainName}/saml` } });
     expectError(await b.call('POST', `/v1/portal/sso_connections/${conn.id}/activate`), 409, 'CONFLICT', { reason: 'test_required' });
 
-    const saml = await samlIdpFor(h, i.instanceId, conn, { idp, entityId: `https://idp.${domainName}/saml`, origin: `https://idp.${domainName}` });
+    const saml = await samlIdpFor(h, i.instanceId, conn, {
+      idp,
+      entityId: `https://idp.${domainName}/saml`,
+      origin: `https://idp.${domainName}`,
+    });
     const runTest = async (respond: (requestId: string) => Promise<string>) => {
       const started = await b.call('POST', `/v1/portal/sso_connections/${conn.id}/tests`);
       expect(started.status, JSON.stringify(started.body)).toBe(201);
-      expect(started.body).toMatchObject({ object: 'sso_connection_test', status: 'pending', url: expect.stringContaining(`https://idp.${domainName}/sso?`) });
-      const flow = [...b.cookies].filter(([k]) => k.startsWith('__flow_')).map(([k, v]) => `${k}=${v}`).join('; ');
+      expect(started.body).toMatchObject({
+        object: 'sso_connection_test',
+        status: 'pending',
+        url: expect.stringContaining(`https://idp.${domainName}/sso?`),
+      });
+      const flow = [...b.cookies]
+        .filter(([k]) => k.startsWith('__flow_'))
+        .map(([k, v]) => `${k}=${v}`)
+        .join('; ');
       const res = await h.request('POST', `${fapiPath()}/sso/saml/${conn.id}/acs`, {
         raw: new URLSearchParams({ SAMLResponse: await respond(await saml.requestIdOf(started.body.url)) }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `https://idp.${domainName}`, cookie: flow },
@@ -230,17 +296,28 @@ describe('a portal session', () => {
     const attributes = { firstName: ['Ada'], lastName: ['Lovelace'], groups: ['admins'] };
     const forged = await runTest((id) => saml.response(id, { email: `ada@${domainName}`, signer: other, attributes }));
     expect(forged).toMatchObject({ status: 'failed', reason: 'invalid_signature', result: { detail: 'certificate_mismatch' } });
-    const wrongAudience = await runTest((id) => saml.response(id, { email: `ada@${domainName}`, over: { Audience: 'https://elsewhere' }, attributes }));
+    const wrongAudience = await runTest((id) =>
+      saml.response(id, { email: `ada@${domainName}`, over: { Audience: 'https://elsewhere' }, attributes }),
+    );
     expect(wrongAudience).toMatchObject({ status: 'failed', reason: 'wrong_audience' });
     const good = await runTest((id) => saml.response(id, { email: `ada@${domainName}`, attributes }));
     expect(good).toMatchObject({
       status: 'succeeded',
-      result: { subject: `ada@${domainName}`, email: `ada@${domainName}`, first_name: 'Ada', last_name: 'Lovelace', groups: ['admins'], mapping: { email_domain: domainName, domain_allowed: true, role: 'org:admin' } },
+      result: {
+        subject: `ada@${domainName}`,
+        email: `ada@${domainName}`,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        groups: ['admins'],
+        mapping: { email_domain: domainName, domain_allowed: true, role: 'org:admin' },
+      },
     });
     // Nobody signed in or was created by the tests.
     expect((await bapi('GET', `/v1/users?email_address=ada@${domainName}`)).body.data ?? []).toHaveLength(0);
 
-    const { result: activated, events } = await eventsDuring(h, i.instanceId, () => b.call('POST', `/v1/portal/sso_connections/${conn.id}/activate`));
+    const { result: activated, events } = await eventsDuring(h, i.instanceId, () =>
+      b.call('POST', `/v1/portal/sso_connections/${conn.id}/activate`),
+    );
     expect(activated.status, JSON.stringify(activated.body)).toBe(200);
     expect(activated.body.active).toBe(true);
     expect(events.map((e) => e.type)).toEqual(['ssoConnection.updated']);
@@ -261,16 +338,36 @@ describe('a portal session', () => {
     const made = await b.call('POST', '/v1/portal/directory/tokens', { name: 'Okta' });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body.token).toMatch(/^scim_/);
-    const scim = scimCaller(() => h, () => made.body.token);
-    const user = await scim('POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: `ann${++seq}@dsync.test`, name: { givenName: 'Ann', familyName: 'Lee' } });
+    const scim = scimCaller(
+      () => h,
+      () => made.body.token,
+    );
+    const user = await scim('POST', '/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: `ann${++seq}@dsync.test`,
+      name: { givenName: 'Ann', familyName: 'Lee' },
+    });
     expect(user.status, JSON.stringify(user.body)).toBe(201);
     const status = await b.call('GET', '/v1/portal/directory');
-    expect(status.body).toMatchObject({ object: 'directory', scim_base_url: `${PUBLIC}/scim/v2`, users_count: 1, groups_count: 0, last_request_at: expect.any(Number) });
+    expect(status.body).toMatchObject({
+      object: 'directory',
+      scim_base_url: `${PUBLIC}/scim/v2`,
+      users_count: 1,
+      groups_count: 0,
+      last_request_at: expect.any(Number),
+    });
     expect(JSON.stringify(status.body)).not.toContain(made.body.token);
     const rotated = await b.call('POST', `/v1/portal/directory/tokens/${made.body.id}/rotate`);
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
     expect((await scim('GET', '/Users')).status).toBe(401);
-    expect((await scimCaller(() => h, () => rotated.body.token)('GET', '/Users')).status).toBe(200);
+    expect(
+      (
+        await scimCaller(
+          () => h,
+          () => rotated.body.token,
+        )('GET', '/Users')
+      ).status,
+    ).toBe(200);
   });
 
   it('audit logs: the organization’s own trail, filtered by actor and date, exported as CSV', async () => {
@@ -284,12 +381,19 @@ describe('a portal session', () => {
     expect(list.status, JSON.stringify(list.body)).toBe(200);
     const actions = list.body.data.map((e: { action: string }) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['organization_domain.created', 'portal_session.opened']));
-    expect(list.body.data.every((e: { target: string | null; details: { organization_id?: string } }) => e.details.organization_id !== other.id && e.target !== other.id)).toBe(true);
+    expect(
+      list.body.data.every(
+        (e: { target: string | null; details: { organization_id?: string } }) =>
+          e.details.organization_id !== other.id && e.target !== other.id,
+      ),
+    ).toBe(true);
     const byActor = await b.call('GET', `/v1/portal/audit_logs?actor=portal:${l.id}`);
     expect(byActor.body.data.every((e: { actor: string }) => e.actor === `portal:${l.id}`)).toBe(true);
     const future = await b.call('GET', `/v1/portal/audit_logs?since=${h.clock.now() + 60_000}`);
     expect(future.body.data).toEqual([]);
-    const csv = await h.request('GET', `${fapiPath()}/v1/portal/audit_logs/export?actor=portal:${l.id}`, { headers: { cookie: `__portal=${b.cookies.get('__portal')}` } });
+    const csv = await h.request('GET', `${fapiPath()}/v1/portal/audit_logs/export?actor=portal:${l.id}`, {
+      headers: { cookie: `__portal=${b.cookies.get('__portal')}` },
+    });
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const lines = (await csv.text()).trim().split('\r\n');
     expect(lines[0]).toBe('id,created_at,actor,actor_kind,action,target,ip,user_agent,details');

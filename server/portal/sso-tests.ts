@@ -23,7 +23,8 @@ import { REASONS } from './reasons';
  */
 type TestRow = typeof ssoConnectionTests.$inferSelect;
 
-export const testResultPath = (connectionId: string, testId: string) => `/portal/sso/test?connection=${encodeURIComponent(connectionId)}&id=${encodeURIComponent(testId)}`;
+export const testResultPath = (connectionId: string, testId: string) =>
+  `/portal/sso/test?connection=${encodeURIComponent(connectionId)}&id=${encodeURIComponent(testId)}`;
 
 export function testView(t: TestRow) {
   return {
@@ -52,14 +53,24 @@ export type TestResult = {
 };
 
 /** Starts a test: an SSO request bound to this browser (its flow cookie), and the test waiting for its answer. */
-export async function startConnectionTest(deps: Deps, instance: InstanceContext, organizationId: string, connectionId: string, portalLinkId: string, binding: FlowBinding) {
+export async function startConnectionTest(
+  deps: Deps,
+  instance: InstanceContext,
+  organizationId: string,
+  connectionId: string,
+  portalLinkId: string,
+  binding: FlowBinding,
+) {
   const c = await loadConnection(deps, instance.id, connectionId, organizationId);
   let started: { url: string; requestId: string };
   try {
     started = await startSso(deps, instance, c, { signInAttemptId: null, clientId: null, redirectUrl: null, binding });
   } catch (err) {
     if (err instanceof SsoRefused || (err instanceof Error && !isAppError(err))) {
-      throw new AppError('CONFLICT', { message: `The identity provider could not be reached: ${err.message}`, meta: { reason: REASONS.test_pending } });
+      throw new AppError('CONFLICT', {
+        message: `The identity provider could not be reached: ${err.message}`,
+        meta: { reason: REASONS.test_pending },
+      });
     }
     throw err;
   }
@@ -84,12 +95,24 @@ export async function startConnectionTest(deps: Deps, instance: InstanceContext,
   return { ...testView(row!), url: started.url, request_id: started.requestId };
 }
 
-export async function getConnectionTest(deps: Pick<Deps, 'db'>, instanceId: string, organizationId: string, connectionId: string, testId: string) {
+export async function getConnectionTest(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  organizationId: string,
+  connectionId: string,
+  testId: string,
+) {
   await loadConnection(deps, instanceId, connectionId, organizationId);
   const [row] = await deps.db
     .select()
     .from(ssoConnectionTests)
-    .where(and(eq(ssoConnectionTests.id, testId), eq(ssoConnectionTests.connectionId, connectionId), eq(ssoConnectionTests.instanceId, instanceId)));
+    .where(
+      and(
+        eq(ssoConnectionTests.id, testId),
+        eq(ssoConnectionTests.connectionId, connectionId),
+        eq(ssoConnectionTests.instanceId, instanceId),
+      ),
+    );
   if (!row) throw notFound('connection test');
   return testView(row);
 }
@@ -108,7 +131,10 @@ export function claimedInResponseTo(samlResponse: string): string | null {
   try {
     const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
     if (/<!DOCTYPE/i.test(xml)) return null;
-    return new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml').documentElement?.getAttribute('InResponseTo') || null;
+    return (
+      new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml').documentElement?.getAttribute('InResponseTo') ||
+      null
+    );
   } catch {
     return null;
   }
@@ -169,8 +195,14 @@ export async function completeConnectionTest(
     outcome = { status: 'failed', reason: err.reason, message: err.message.slice(0, 1000), result: detail ? { detail } : null };
   }
   await deps.db.transaction(async (tx) => {
-    await tx.update(ssoRequests).set({ consumedAt: now }).where(and(eq(ssoRequests.id, test.requestId), isNull(ssoRequests.consumedAt)));
-    await tx.update(ssoConnectionTests).set({ ...outcome, completedAt: now }).where(eq(ssoConnectionTests.id, test.id));
+    await tx
+      .update(ssoRequests)
+      .set({ consumedAt: now })
+      .where(and(eq(ssoRequests.id, test.requestId), isNull(ssoRequests.consumedAt)));
+    await tx
+      .update(ssoConnectionTests)
+      .set({ ...outcome, completedAt: now })
+      .where(eq(ssoConnectionTests.id, test.id));
   });
   return `${instance.fapiUrl}${testResultPath(test.connectionId, test.id)}`;
 }

@@ -4,7 +4,12 @@ import { endpoint } from '../http/endpoint';
 import { userSchema } from '../users/schemas';
 import { lockUser, unlockUser } from './lockout';
 import { getAttackProtection, getRiskBasedMfa, updateAttackProtection, updateRiskBasedMfa } from './policy';
-import { attackProtectionPatch, attackProtectionViewSchema, riskBasedMfaPatch, riskBasedMfaViewSchema } from '../instances/protection-settings';
+import {
+  attackProtectionPatch,
+  attackProtectionViewSchema,
+  riskBasedMfaPatch,
+  riskBasedMfaViewSchema,
+} from '../instances/protection-settings';
 
 /** The attack protection and risk-based MFA endpoints of one surface (BAPI, dashboard); only the caller's instance differs. */
 export function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
@@ -34,7 +39,8 @@ export function protectionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: s
       handle: ({ deps, auth, body, actor }) => updateRiskBasedMfa(deps, instanceOf(auth).id, body, auditContextOf(actor)),
     }),
     lockUser: endpoint<Auth, never, never, 'id'>({
-      summary: 'Lock a user until unlocked: every sign-in step answers 403 USER_LOCKED, even with lockout protection off (a no-op when so locked)',
+      summary:
+        'Lock a user until unlocked: every sign-in step answers 403 USER_LOCKED, even with lockout protection off (a no-op when so locked)',
       response: userSchema,
       audit: { action: 'user.locked' },
       handle: ({ deps, auth, params }) => lockUser(deps, instanceOf(auth).id, params.id),

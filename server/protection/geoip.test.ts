@@ -16,7 +16,14 @@ describe('openGeoIpDatabase', () => {
   it('answers the country of IPv4 and IPv6 addresses, null for the rest', () => {
     const db = openGeoIpDatabase(file);
     expect(db.databaseType).toBe('Latchkey-Test-Country');
-    expect(['203.0.113.9', '198.51.100.200', '2001:db8::1', '8.8.8.8', '2606:4700::1', 'not-an-ip'].map(db.lookup)).toEqual(['FR', 'DE', 'JP', null, null, null]);
+    expect(['203.0.113.9', '198.51.100.200', '2001:db8::1', '8.8.8.8', '2606:4700::1', 'not-an-ip'].map(db.lookup)).toEqual([
+      'FR',
+      'DE',
+      'JP',
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('refuses a file that is not a MaxMind database, naming the variable', () => {

@@ -20,7 +20,9 @@ export function openGeoIpDatabase(path: string): GeoIpDatabase {
   try {
     reader = new Reader<CountryResponse>(readFileSync(path));
   } catch (err) {
-    throw new ConfigError(`Invalid configuration:\n  GEOIP_DATABASE: ${path} cannot be read as a MaxMind database (${(err as Error).message})`);
+    throw new ConfigError(
+      `Invalid configuration:\n  GEOIP_DATABASE: ${path} cannot be read as a MaxMind database (${(err as Error).message})`,
+    );
   }
   const lookup: GeoIpLookup = (ip) => {
     try {

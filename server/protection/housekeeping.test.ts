@@ -8,11 +8,15 @@ let A: TestInstance;
 beforeAll(async () => {
   h = await createHarness();
   A = await h.createInstance();
-  await h.call('PATCH', '/v1/attack_protection', { key: A.secret, body: { user_lockout: { max_attempts: 3, window_minutes: 1440, lockout_minutes: 30 } } });
+  await h.call('PATCH', '/v1/attack_protection', {
+    key: A.secret,
+    body: { user_lockout: { max_attempts: 3, window_minutes: 1440, lockout_minutes: 30 } },
+  });
 });
 afterAll(() => h.close());
 
-const guess = (identifier: string) => browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier, password: 'a wrong passphrase' } });
+const guess = (identifier: string) =>
+  browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier, password: 'a wrong passphrase' } });
 
 describe('purgeLockoutState', () => {
   it('drops failures older than a day and lockouts that ran out, and nothing younger', async () => {

@@ -16,7 +16,10 @@ const MINUTE = 60_000;
 beforeAll(async () => {
   h = await createHarness();
   A = await h.createInstance();
-  const res = await h.call('PATCH', '/v1/attack_protection', { key: A.secret, body: { user_lockout: { max_attempts: 3, window_minutes: 10, lockout_minutes: 15 } } });
+  const res = await h.call('PATCH', '/v1/attack_protection', {
+    key: A.secret,
+    body: { user_lockout: { max_attempts: 3, window_minutes: 10, lockout_minutes: 15 } },
+  });
   expect(res.status).toBe(200);
 });
 afterAll(() => h.close());
@@ -60,7 +63,10 @@ describe('user lockout on the FAPI', () => {
     expect(user.body).toMatchObject({ locked: true, locked_until: until });
     const events = await eventsSince(h, A.instanceId, since);
     expect(events.filter((e) => e.type === 'user.updated').map((e) => e.data)).toEqual([user.body]);
-    const [entry] = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'user.locked'), eq(auditLogs.target, u.id)));
+    const [entry] = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'user.locked'), eq(auditLogs.target, u.id)));
     expect(entry).toMatchObject({ actor: 'system:attack_protection', details: { failed_attempts: 3, locked_until: until } });
     const metrics = await (await h.request('GET', '/metrics')).text();
     expect(metrics).toContain(`latchkey_attack_protection_total{instance="${A.instanceId}",rule="user_lockout"}`);
@@ -95,13 +101,16 @@ describe('user lockout on the FAPI', () => {
     const started = await signIn(b, u.email, PASSWORD);
     expect(started.body.response.status).toBe('needs_second_factor');
     const id = started.body.response.id;
-    const second = (code: string) => b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'totp', code } });
+    const second = (code: string) =>
+      b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'totp', code } });
     expect((await second('000000')).body.errors[0].code).toBe('CODE_INCORRECT');
     // Wrong email codes are limited by the code's own tries; they never lock the account.
     const other = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } });
     await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
     for (let i = 0; i < 3; i++) {
-      const code = await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/attempt_first_factor`, { body: { strategy: 'email_code', code: '000000' } });
+      const code = await b.call('POST', `/v1/client/sign_ins/${other.body.response.id}/attempt_first_factor`, {
+        body: { strategy: 'email_code', code: '000000' },
+      });
       expect(code.body.errors[0].code).toBe('CODE_INCORRECT');
     }
     expect((await second('111111')).body.errors[0].code).toBe('CODE_INCORRECT');
@@ -122,16 +131,22 @@ describe('user lockout on the FAPI', () => {
     expect(byCode.status).toBe(200);
     await owner.call('POST', `/v1/client/sign_ins/${byCode.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
     const code = (await h.outbox(u.email))[0]!.data.code as string;
-    const done = await owner.call('POST', `/v1/client/sign_ins/${byCode.body.response.id}/attempt_first_factor`, { body: { strategy: 'email_code', code } });
+    const done = await owner.call('POST', `/v1/client/sign_ins/${byCode.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'email_code', code },
+    });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.response.status).toBe('complete');
     // The password reset is open too, and completing it ends the lockout (a new code may go to the address 30 s on).
     h.clock.advance(31_000);
     const reset = browserOf(h, A);
     const r = await reset.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } });
-    await reset.call('POST', `/v1/client/sign_ins/${r.body.response.id}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });
+    await reset.call('POST', `/v1/client/sign_ins/${r.body.response.id}/prepare_first_factor`, {
+      body: { strategy: 'reset_password_email_code' },
+    });
     const resetCode = (await h.outbox(u.email))[0]!.data.code as string;
-    const verified = await reset.call('POST', `/v1/client/sign_ins/${r.body.response.id}/attempt_first_factor`, { body: { strategy: 'reset_password_email_code', code: resetCode } });
+    const verified = await reset.call('POST', `/v1/client/sign_ins/${r.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'reset_password_email_code', code: resetCode },
+    });
     expect(verified.body.response.status).toBe('needs_new_password');
     const newPassword = 'an entirely new passphrase';
     const set = await reset.call('POST', `/v1/client/sign_ins/${r.body.response.id}/reset_password`, { body: { password: newPassword } });
@@ -147,7 +162,9 @@ describe('user lockout on the FAPI', () => {
     const a = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } });
     await b.call('POST', `/v1/client/sign_ins/${a.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
     const code = (await h.outbox(u.email))[0]!.data.code as string;
-    const done = await b.call('POST', `/v1/client/sign_ins/${a.body.response.id}/attempt_first_factor`, { body: { strategy: 'email_code', code } });
+    const done = await b.call('POST', `/v1/client/sign_ins/${a.body.response.id}/attempt_first_factor`, {
+      body: { strategy: 'email_code', code },
+    });
     expect(done.status).toBe(403);
     expect(done.body.errors[0]).toMatchObject({ code: 'USER_LOCKED', meta: { expires_at: null } });
     await h.call('POST', `/v1/users/${u.id}/unlock`, { key: A.secret });
@@ -164,10 +181,18 @@ describe('user lockout on the FAPI', () => {
     }
     real.push(await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: u.email } }));
     fake.push(await browserOf(h, A).call('POST', '/v1/client/sign_ins', { body: { identifier: nobody } }));
-    expect(real.map((r) => r.body.errors?.[0]?.code ?? r.status)).toEqual(['CREDENTIALS_INVALID', 'CREDENTIALS_INVALID', 'USER_LOCKED', 'USER_LOCKED', 200]);
+    expect(real.map((r) => r.body.errors?.[0]?.code ?? r.status)).toEqual([
+      'CREDENTIALS_INVALID',
+      'CREDENTIALS_INVALID',
+      'USER_LOCKED',
+      'USER_LOCKED',
+      200,
+    ]);
     expect(fake.map(shape)).toEqual(real.map(shape));
     h.clock.advance(15 * MINUTE);
-    expect(shape(await signIn(browserOf(h, A), nobody, 'wrong guess again'))).toEqual(shape(await signIn(browserOf(h, A), u.email, 'wrong guess again')));
+    expect(shape(await signIn(browserOf(h, A), nobody, 'wrong guess again'))).toEqual(
+      shape(await signIn(browserOf(h, A), u.email, 'wrong guess again')),
+    );
   });
 
   it('locks nothing when lockout is off', async () => {
@@ -175,7 +200,8 @@ describe('user lockout on the FAPI', () => {
     await h.call('PATCH', '/v1/attack_protection', { key: B.secret, body: { user_lockout: { enabled: false, max_attempts: 3 } } });
     const email = `person${++n}@example.com`;
     await h.call('POST', '/v1/users', { key: B.secret, body: { email_address: [email], password: PASSWORD } });
-    for (let i = 0; i < 5; i++) expect((await signIn(browserOf(h, B), email, `wrong guess ${i}`)).body.errors[0].code).toBe('CREDENTIALS_INVALID');
+    for (let i = 0; i < 5; i++)
+      expect((await signIn(browserOf(h, B), email, `wrong guess ${i}`)).body.errors[0].code).toBe('CREDENTIALS_INVALID');
     expect((await signIn(browserOf(h, B), email, PASSWORD)).status).toBe(200);
   });
 });
@@ -191,7 +217,10 @@ describe('POST /v1/users/:id/unlock', () => {
     expect(unlocked.status).toBe(200);
     expect(unlocked.body).toMatchObject({ id: u.id, locked: false, locked_until: null });
     expect((await eventsSince(h, A.instanceId, since)).map((e) => [e.type, e.data.id])).toEqual([['user.updated', u.id]]);
-    const [entry] = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'user.unlocked'), eq(auditLogs.target, u.id)));
+    const [entry] = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'user.unlocked'), eq(auditLogs.target, u.id)));
     expect(entry).toMatchObject({ actor: `key:${A.keyId}` });
     expect((await signIn(browserOf(h, A), u.email, PASSWORD)).status).toBe(200);
 

@@ -87,7 +87,12 @@ export async function assertNotLocked(
 }
 
 /** assertNotLocked for a user row the caller read already (its lock columns among others). */
-export function assertUserRowNotLocked(deps: Pick<Deps, 'clock'>, instance: InstanceContext, row: UserLockColumns, opts: { timed?: boolean } = {}): void {
+export function assertUserRowNotLocked(
+  deps: Pick<Deps, 'clock'>,
+  instance: InstanceContext,
+  row: UserLockColumns,
+  opts: { timed?: boolean } = {},
+): void {
   refuseLock(instance, userLockEnd(row, deps.clock.now()), opts);
 }
 
@@ -116,7 +121,10 @@ export async function recordFailedAttempt(deps: D, instance: InstanceContext, t:
   const locked = await deps.db.transaction(async (tx) => {
     await tx.insert(signInFailures).values({ id: newId('sif'), instanceId: instance.id, subject, createdAt: now });
     await tx.delete(signInFailures).where(and(mine, lt(signInFailures.createdAt, now - policy.window_minutes * MINUTE)));
-    const [{ count } = { count: 0 }] = await tx.select({ count: sql<number>`count(*)::int` }).from(signInFailures).where(mine);
+    const [{ count } = { count: 0 }] = await tx
+      .select({ count: sql<number>`count(*)::int` })
+      .from(signInFailures)
+      .where(mine);
     if (count < policy.max_attempts) return false;
     await tx.delete(signInFailures).where(mine);
     const d = { db: tx, clock: deps.clock };
@@ -125,7 +133,10 @@ export async function recordFailedAttempt(deps: D, instance: InstanceContext, t:
         .insert(identifierLockouts)
         .values({ instanceId: instance.id, subject, lockedUntil: until })
         .onConflictDoUpdate({ target: [identifierLockouts.instanceId, identifierLockouts.subject], set: { lockedUntil: until } });
-      await audit(d, { ...lockAudit(instance, ctx, 'sign_in.identifier_locked', t.identifier), details: { failed_attempts: count, locked_until: until } });
+      await audit(d, {
+        ...lockAudit(instance, ctx, 'sign_in.identifier_locked', t.identifier),
+        details: { failed_attempts: count, locked_until: until },
+      });
       return true;
     }
     // Only the request that locks it announces it (two racing failures lock once).

@@ -43,6 +43,12 @@ export async function updateAttackProtection(deps: D, instanceId: string, patch:
 /** Merges the patch into the stored settings; audited as risk_based_mfa.updated. */
 export async function updateRiskBasedMfa(deps: D & Pick<Deps, 'geoip'>, instanceId: string, patch: RiskBasedMfaPatch, ctx: AuditContext) {
   const current = (await storedSettings(deps, instanceId)).risk_based_mfa;
-  const saved = await updateInstanceSettings(deps, instanceId, { risk_based_mfa: { ...current, ...defined(patch) } }, ctx, 'risk_based_mfa.updated');
+  const saved = await updateInstanceSettings(
+    deps,
+    instanceId,
+    { risk_based_mfa: { ...current, ...defined(patch) } },
+    ctx,
+    'risk_based_mfa.updated',
+  );
   return riskBasedMfaView(deps, saved.risk_based_mfa);
 }

@@ -40,7 +40,10 @@ async function newUser(i: TestInstance = A) {
 /** A password sign-in from `ip`; the clock moves past the per-IP and per-address budgets first. */
 async function signIn(b: FapiTestClient, email: string, ip: string) {
   h.clock.advance(31_000);
-  const res = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: PASSWORD }, headers: { 'x-forwarded-for': ip, 'user-agent': FIREFOX } });
+  const res = await b.call('POST', '/v1/client/sign_ins', {
+    body: { identifier: email, password: PASSWORD },
+    headers: { 'x-forwarded-for': ip, 'user-agent': FIREFOX },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res;
 }
@@ -55,7 +58,10 @@ async function stepUp(b: FapiTestClient, email: string, id: string, ip: string) 
 }
 
 const stepUpsOf = (userId: string) =>
-  h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'sign_in.step_up'), eq(auditLogs.target, userId)));
+  h.runtime.deps.db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.action, 'sign_in.step_up'), eq(auditLogs.target, userId)));
 
 describe('risk-based MFA', () => {
   it('steps up a sign-in from a new device and network by email code; session.pending, then active; the new-device email', async () => {
@@ -73,22 +79,35 @@ describe('risk-based MFA', () => {
     expect(first.body.client.sessions).toEqual([expect.objectContaining({ id: sessionId, status: 'pending' })]);
     expect((await eventsSince(h, A.instanceId, since)).map((e) => e.type)).toEqual(['session.created', 'session.pending']);
     expect(await stepUpsOf(u.id)).toEqual([
-      expect.objectContaining({ actor: 'system:risk_based_mfa', ip: '203.0.113.7', details: expect.objectContaining({ reasons: ['new_device', 'new_network'], second_factor: 'email_code' }) }),
+      expect.objectContaining({
+        actor: 'system:risk_based_mfa',
+        ip: '203.0.113.7',
+        details: expect.objectContaining({ reasons: ['new_device', 'new_network'], second_factor: 'email_code' }),
+      }),
     ]);
     // Nothing is emailed before the user asks; TOTP is not what this sign-in takes.
     expect(await h.outbox(u.email)).toEqual([]);
-    const totp = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: '123456' } });
+    const totp = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: '123456' },
+    });
     expect(totp.status).toBe(422);
     expect(totp.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'strategy', reason: 'invalid_value' } });
 
-    const wrong = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/prepare_second_factor`, { body: { strategy: 'email_code' } });
+    const wrong = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/prepare_second_factor`, {
+      body: { strategy: 'email_code' },
+    });
     expect(wrong.status).toBe(200);
-    const bad = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, { body: { strategy: 'email_code', code: '000000' } });
+    const bad = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
+      body: { strategy: 'email_code', code: '000000' },
+    });
     expect(bad.body.errors[0]).toMatchObject({ code: 'CODE_INCORRECT', meta: { remaining_attempts: 4 } });
     h.clock.advance(31_000);
     const done = await stepUp(b, u.email, first.body.response.id, '203.0.113.7');
     expect(done.status).toBe(200);
-    expect(done.body.response).toMatchObject({ status: 'complete', second_factor_verification: { strategy: 'email_code', status: 'verified' } });
+    expect(done.body.response).toMatchObject({
+      status: 'complete',
+      second_factor_verification: { strategy: 'email_code', status: 'verified' },
+    });
     expect(done.body.client.sessions).toEqual([expect.objectContaining({ id: sessionId, status: 'active' })]);
     const [notice] = (await h.outbox(u.email)).filter((m) => m.template === 'new_device_sign_in');
     expect(notice!.data).toMatchObject({ device: 'Firefox on macOS', ip: '203.0.113.7' });
@@ -120,7 +139,10 @@ describe('risk-based MFA', () => {
     expect(first.body.response.step_up_reasons).toEqual(['new_device', 'new_network']);
     await stepUp(b, u.email, first.body.response.id, '2001:db8:1:2::5');
     expect((await signIn(b, u.email, '2001:db8:1:ffff::9')).body.response.status).toBe('complete');
-    expect((await signIn(b, u.email, '2001:db8:2::1')).body.response).toMatchObject({ status: 'needs_second_factor', step_up_reasons: ['new_network'] });
+    expect((await signIn(b, u.email, '2001:db8:2::1')).body.response).toMatchObject({
+      status: 'needs_second_factor',
+      step_up_reasons: ['new_network'],
+    });
     expect([networkOf('2001:db8:1:2::5'), networkOf('::ffff:203.0.113.7'), networkOf('203.0.113.7'), networkOf('nonsense')]).toEqual([
       '2001:0db8:0001::/48',
       '203.0.113.0/24',
@@ -139,9 +161,13 @@ describe('risk-based MFA', () => {
       step_up_reasons: ['new_device', 'new_network'],
       supported_second_factors: [{ strategy: 'totp' }, { strategy: 'backup_code' }],
     });
-    const email = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/prepare_second_factor`, { body: { strategy: 'email_code' } });
+    const email = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/prepare_second_factor`, {
+      body: { strategy: 'email_code' },
+    });
     expect(email.status).toBe(422);
-    const done = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: totpCode(h, secret) } });
+    const done = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: totpCode(h, secret) },
+    });
     expect(done.body.response.status).toBe('complete');
     expect(await stepUpsOf(u.id)).toEqual([expect.objectContaining({ details: expect.objectContaining({ second_factor: 'totp' }) })]);
   });

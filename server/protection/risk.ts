@@ -23,11 +23,11 @@ export interface SignInOrigin {
   userAgent?: string | null;
 }
 
-
-
 /** The client, network and country of a sign-in, as known_devices rows name them. */
 function markersOf(deps: Pick<Deps, 'geoip'>, origin: SignInOrigin): { kind: KnownDeviceKind; value: string; reason: RiskReason }[] {
-  const out: { kind: KnownDeviceKind; value: string; reason: RiskReason }[] = [{ kind: 'client', value: origin.clientId, reason: 'new_device' }];
+  const out: { kind: KnownDeviceKind; value: string; reason: RiskReason }[] = [
+    { kind: 'client', value: origin.clientId, reason: 'new_device' },
+  ];
   const network = origin.ip ? networkOf(origin.ip) : null;
   if (network) out.push({ kind: 'network', value: network, reason: 'new_network' });
   const country = origin.ip && deps.geoip ? deps.geoip(origin.ip) : null;
@@ -47,14 +47,26 @@ export async function riskOf(
   const known = await deps.db
     .select({ kind: knownDevices.kind, value: knownDevices.value })
     .from(knownDevices)
-    .where(and(eq(knownDevices.userId, userId), or(...markers.map((m): SQL => and(eq(knownDevices.kind, m.kind), eq(knownDevices.value, m.value))!))));
+    .where(
+      and(
+        eq(knownDevices.userId, userId),
+        or(...markers.map((m): SQL => and(eq(knownDevices.kind, m.kind), eq(knownDevices.value, m.value))!)),
+      ),
+    );
   return markers.filter((m) => !known.some((k) => k.kind === m.kind && k.value === m.value)).map((m) => m.reason);
 }
 
 /** Remembers where a completed sign-in (or sign-up) came from: the write, to send with others (db/together.ts). */
-export function rememberOriginWrite(deps: Pick<Deps, 'clock' | 'geoip'>, instance: InstanceContext, userId: string, origin: SignInOrigin): SQL {
+export function rememberOriginWrite(
+  deps: Pick<Deps, 'clock' | 'geoip'>,
+  instance: InstanceContext,
+  userId: string,
+  origin: SignInOrigin,
+): SQL {
   const now = deps.clock.now();
-  const rows = markersOf(deps, origin).map((m) => sql`(${newId('kdev')}, ${instance.id}, ${userId}, ${m.kind}, ${m.value}, ${now}, ${now})`);
+  const rows = markersOf(deps, origin).map(
+    (m) => sql`(${newId('kdev')}, ${instance.id}, ${userId}, ${m.kind}, ${m.value}, ${now}, ${now})`,
+  );
   return sql`insert into ${knownDevices} (id, instance_id, user_id, kind, value, first_seen_at, last_seen_at) values ${sql.join(rows, sql`, `)}
              on conflict (user_id, kind, value) do update set last_seen_at = excluded.last_seen_at`;
 }
@@ -91,4 +103,3 @@ export async function sendNewDeviceEmail(deps: Deps, instance: InstanceContext, 
     userId,
   });
 }
-

@@ -23,14 +23,20 @@ const DEFAULTS = {
 };
 
 const auditOf = (action: string) =>
-  h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.instanceId, A.instanceId), eq(auditLogs.action, action)));
+  h.runtime.deps.db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.instanceId, A.instanceId), eq(auditLogs.action, action)));
 
 describe('GET/PATCH /v1/attack_protection', () => {
   it('shows the defaults, then merges a partial change and audits it', async () => {
     expect(await h.call('GET', '/v1/attack_protection', { key: A.secret })).toMatchObject({ status: 200, body: DEFAULTS });
     const patched = await h.call('PATCH', '/v1/attack_protection', {
       key: A.secret,
-      body: { user_lockout: { max_attempts: 5, lockout_minutes: 15 }, breached_passwords: { range_api_url: 'https://api.pwnedpasswords.com/range' } },
+      body: {
+        user_lockout: { max_attempts: 5, lockout_minutes: 15 },
+        breached_passwords: { range_api_url: 'https://api.pwnedpasswords.com/range' },
+      },
     });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({
@@ -40,7 +46,10 @@ describe('GET/PATCH /v1/attack_protection', () => {
     });
     expect((await h.call('GET', '/v1/attack_protection', { key: A.secret })).body).toEqual(patched.body);
     // A later change keeps the earlier one.
-    const off = await h.call('PATCH', '/v1/attack_protection', { key: A.secret, body: { breached_passwords: { enabled: false, range_api_url: null } } });
+    const off = await h.call('PATCH', '/v1/attack_protection', {
+      key: A.secret,
+      body: { breached_passwords: { enabled: false, range_api_url: null } },
+    });
     expect(off.body).toMatchObject({ user_lockout: { max_attempts: 5 }, breached_passwords: { enabled: false, range_api_url: null } });
     const entries = await auditOf('attack_protection.updated');
     expect(entries).toHaveLength(2);
@@ -99,7 +108,9 @@ describe('dashboard API', () => {
 
   beforeAll(async () => {
     owner = await claimedConsole(h);
-    const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Guarded', environment: 'test' } });
+    const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, {
+      body: { name: 'Guarded', environment: 'test' },
+    });
     base = `/accounts/${owner.accountId}/instances/${instance.body.id}`;
     viewer = await invitedViewer(h, owner);
   });
@@ -125,13 +136,25 @@ describe('a change on one node', () => {
   it('is in force on another node (its own caches, the same database) within 5 seconds', async () => {
     const node2 = await createRuntime(h.runtime.deps.config, { database: h.runtime.database, clock: h.clock });
     const handler = createApiHandler(node2);
-    const onNode2 = { ...h, request: (method: string, path: string, o: { headers?: Record<string, string>; body?: unknown } = {}) =>
-      handler(new Request(`http://localhost:3000${path}`, { method, headers: { 'content-type': 'application/json', ...o.headers }, body: o.body === undefined ? undefined : JSON.stringify(o.body) })) } as TestHarness;
+    const onNode2 = {
+      ...h,
+      request: (method: string, path: string, o: { headers?: Record<string, string>; body?: unknown } = {}) =>
+        handler(
+          new Request(`http://localhost:3000${path}`, {
+            method,
+            headers: { 'content-type': 'application/json', ...o.headers },
+            body: o.body === undefined ? undefined : JSON.stringify(o.body),
+          }),
+        ),
+    } as TestHarness;
     try {
       const I = await h.createInstance();
       await h.call('PATCH', '/v1/attack_protection', { key: I.secret, body: { user_lockout: { enabled: false, max_attempts: 3 } } });
       await h.call('POST', '/v1/users', { key: I.secret, body: { email_address: ['node@example.com'], password: 'a long passphrase' } });
-      const guess = () => fapiClient(onNode2, I.instanceId, { publishableKey: I.publishableKey }).call('POST', '/v1/client/sign_ins', { body: { identifier: 'node@example.com', password: 'a wrong passphrase' } });
+      const guess = () =>
+        fapiClient(onNode2, I.instanceId, { publishableKey: I.publishableKey }).call('POST', '/v1/client/sign_ins', {
+          body: { identifier: 'node@example.com', password: 'a wrong passphrase' },
+        });
       for (let i = 0; i < 3; i++) expect((await guess()).body.errors[0].code).toBe('CREDENTIALS_INVALID'); // node 2 has cached "off"
       await h.call('PATCH', '/v1/attack_protection', { key: I.secret, body: { user_lockout: { enabled: true } } });
       h.clock.advance(5_000);

@@ -54,8 +54,15 @@ const organizationOf = async (deps: Pick<Deps, 'db'>, instanceId: string, idOrSl
 export async function listDirectoryGroups(deps: Pick<Deps, 'db'>, instanceId: string, q: ListQ) {
   const orgId = await organizationOf(deps, instanceId, q.organization_id);
   const scope = orgId ? eq(scimGroups.organizationId, orgId) : eq(scimGroups.instanceId, instanceId);
-  const rows = (k: Keyset) => deps.db.select({ g: scimGroups, membersCount }).from(scimGroups).where(and(scope, k.after)).orderBy(k.orderBy).limit(k.limit);
-  return cursorList(q, oldestFirst(scimGroups.id), rows, (r) => directoryGroupView({ ...r.g, membersCount: Number(r.membersCount) }), (r) => r.g.id);
+  const rows = (k: Keyset) =>
+    deps.db.select({ g: scimGroups, membersCount }).from(scimGroups).where(and(scope, k.after)).orderBy(k.orderBy).limit(k.limit);
+  return cursorList(
+    q,
+    oldestFirst(scimGroups.id),
+    rows,
+    (r) => directoryGroupView({ ...r.g, membersCount: Number(r.membersCount) }),
+    (r) => r.g.id,
+  );
 }
 
 /** Users of an organization's directory (or of every directory of the instance), oldest first (cursor envelope on the user id). */
@@ -84,16 +91,33 @@ export async function setGroupRole(
     const [group] = await tx
       .select()
       .from(scimGroups)
-      .where(and(eq(scimGroups.id, groupId), eq(scimGroups.instanceId, instanceId), organizationId ? eq(scimGroups.organizationId, organizationId) : undefined))
+      .where(
+        and(
+          eq(scimGroups.id, groupId),
+          eq(scimGroups.instanceId, instanceId),
+          organizationId ? eq(scimGroups.organizationId, organizationId) : undefined,
+        ),
+      )
       .for('update');
     if (!group) throw notFound('SCIM group');
     if (role !== null) await assertRole(tx, instanceId, role);
     if (group.role !== role) {
       await tx.update(scimGroups).set({ role, updatedAt: deps.clock.now() }).where(eq(scimGroups.id, group.id));
-      await auditOrgChange(d, instanceId, audit, 'scim_group.role_mapped', group.id, { organization_id: group.organizationId, from: group.role, to: role });
-      const members = await tx.select({ userId: scimGroupMembers.userId }).from(scimGroupMembers).where(eq(scimGroupMembers.groupId, group.id));
+      await auditOrgChange(d, instanceId, audit, 'scim_group.role_mapped', group.id, {
+        organization_id: group.organizationId,
+        from: group.role,
+        to: role,
+      });
+      const members = await tx
+        .select({ userId: scimGroupMembers.userId })
+        .from(scimGroupMembers)
+        .where(eq(scimGroupMembers.groupId, group.id));
       const dir = { instanceId, organizationId: group.organizationId, baseUrl: '', audit, ifMatch: null };
-      await syncMappedRoles(d, dir, members.map((m) => m.userId));
+      await syncMappedRoles(
+        d,
+        dir,
+        members.map((m) => m.userId),
+      );
     }
     const [row] = await tx.select({ g: scimGroups, membersCount }).from(scimGroups).where(eq(scimGroups.id, group.id));
     return directoryGroupView({ ...row!.g, membersCount: Number(row!.membersCount) });

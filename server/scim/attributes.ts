@@ -8,13 +8,24 @@ type Json = Record<string, unknown>;
 const attributeList = z
   .string()
   .max(2048)
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 
 /** Query parameters of GET on a single resource (RFC 7644 §3.9). */
 export const projectionQuery = z.object({ attributes: attributeList.optional(), excludedAttributes: attributeList.optional() });
 export type Projection = z.output<typeof projectionQuery>;
 
-const intParam = z.union([z.number(), z.string().regex(/^-?\d{1,9}$/, 'must be an integer').transform(Number)]);
+const intParam = z.union([
+  z.number(),
+  z
+    .string()
+    .regex(/^-?\d{1,9}$/, 'must be an integer')
+    .transform(Number),
+]);
 
 /** Query parameters of a list (RFC 7644 §3.4.2): 1-based `startIndex`, `count` clamped to MAX_RESULTS. */
 export const listQuery = projectionQuery.extend({
@@ -114,14 +125,30 @@ function drop(resource: Json, names: Name[], extensions: readonly string[]): Jso
  * or `excludedAttributes` to a resource's representation.
  */
 export function project(resource: Json, p: Projection, extensions: readonly string[]): Json {
-  if (p.attributes?.length) return pick(resource, p.attributes.map((a) => parseName(a, extensions)), extensions);
-  if (p.excludedAttributes?.length) return drop(resource, p.excludedAttributes.map((a) => parseName(a, extensions)), extensions);
+  if (p.attributes?.length)
+    return pick(
+      resource,
+      p.attributes.map((a) => parseName(a, extensions)),
+      extensions,
+    );
+  if (p.excludedAttributes?.length)
+    return drop(
+      resource,
+      p.excludedAttributes.map((a) => parseName(a, extensions)),
+      extensions,
+    );
   return resource;
 }
 
 /** Whether a projection returns this top-level attribute (members of large groups are only read when they are). */
 export function returns(p: Projection, attr: string, extensions: readonly string[] = []): boolean {
-  if (p.attributes?.length) return wants(p.attributes.map((a) => parseName(a, extensions)), attr, extensions);
-  if (p.excludedAttributes?.length) return !p.excludedAttributes.map((a) => parseName(a, extensions)).some((n) => !n.uri && n.attr === attr.toLowerCase() && !n.sub);
+  if (p.attributes?.length)
+    return wants(
+      p.attributes.map((a) => parseName(a, extensions)),
+      attr,
+      extensions,
+    );
+  if (p.excludedAttributes?.length)
+    return !p.excludedAttributes.map((a) => parseName(a, extensions)).some((n) => !n.uri && n.attr === attr.toLowerCase() && !n.sub);
   return true;
 }

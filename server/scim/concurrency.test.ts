@@ -21,7 +21,12 @@ raceTest('creates 40 users at once, 10 in flight: every one 201 and a member, no
     Array.from({ length: 10 }, async () => {
       while (next < total) {
         const n = ++next;
-        const res = await dir.scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: `burst${n}@burst.example.com`, name: { givenName: `Burst${n}`, familyName: 'Co' }, active: true });
+        const res = await dir.scim('POST', '/Users', {
+          schemas: [USER_SCHEMA],
+          userName: `burst${n}@burst.example.com`,
+          name: { givenName: `Burst${n}`, familyName: 'Co' },
+          active: true,
+        });
         statuses.push(res.status);
       }
     }),

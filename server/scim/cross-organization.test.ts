@@ -15,7 +15,10 @@ let instanceId: string;
 let acme: string;
 let token: string;
 let globex: string;
-const scim = scimCaller(() => h, () => token);
+const scim = scimCaller(
+  () => h,
+  () => token,
+);
 const bapi = (method: string, path: string, body?: unknown) => h.call(method, path, { key, ...(body === undefined ? {} : { body }) });
 
 beforeAll(async () => {
@@ -32,11 +35,16 @@ async function existingUser(address: string, orgs: string[], role = 'org:member'
   const user = (await bapi('POST', '/v1/users', { email_address: [address], first_name: 'Own', last_name: 'Name' })).body;
   for (const org of orgs) expect((await bapi('POST', `/v1/organizations/${org}/memberships`, { user_id: user.id, role })).status).toBe(200);
   const session = (await bapi('POST', '/v1/sessions', { user_id: user.id })).body;
-  return { id: user.id as string, sessionsVersion: user.sessions_version as number, session: session as { id: string; refresh_token: string } };
+  return {
+    id: user.id as string,
+    sessionsVersion: user.sessions_version as number,
+    session: session as { id: string; refresh_token: string },
+  };
 }
 
 /** The user's session still refreshes (nothing revoked it). */
-const refresh = (s: { id: string; refresh_token: string }) => bapi('POST', `/v1/sessions/${s.id}/refresh`, { refresh_token: s.refresh_token });
+const refresh = (s: { id: string; refresh_token: string }) =>
+  bapi('POST', `/v1/sessions/${s.id}/refresh`, { refresh_token: s.refresh_token });
 
 /** What Okta sends to create a user. */
 const oktaUser = (userName: string, givenName = 'Mallory', active = true) => ({
@@ -49,7 +57,12 @@ const oktaUser = (userName: string, givenName = 'Mallory', active = true) => ({
   active,
 });
 const deactivation = { schemas: [PATCH_SCHEMA], Operations: [{ op: 'replace', value: { active: false } }] };
-const UNIQUENESS = { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '409', scimType: 'uniqueness', detail: expect.any(String) };
+const UNIQUENESS = {
+  schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+  status: '409',
+  scimType: 'uniqueness',
+  detail: expect.any(String),
+};
 const byUserName = (userName: string) => scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`);
 
 describe('another organization’s people are out of a directory’s reach', () => {
@@ -131,6 +144,10 @@ describe('the users a directory owns', () => {
     expect(off.body.active).toBe(false);
     expect(await memberAccess(h.runtime.deps.db, instanceId, acme, frank.id)).toBeNull();
     expect((await refresh(frank.session)).status).toBe(200);
-    expect((await bapi('GET', `/v1/users/${frank.id}`)).body).toMatchObject({ first_name: 'Frank', banned: false, sessions_version: frank.sessionsVersion });
+    expect((await bapi('GET', `/v1/users/${frank.id}`)).body).toMatchObject({
+      first_name: 'Frank',
+      banned: false,
+      sessions_version: frank.sessionsVersion,
+    });
   });
 });

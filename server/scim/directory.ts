@@ -25,4 +25,5 @@ export function checkIfMatch(dir: Directory, version: number) {
 
 export const isoTime = (ms: number) => new Date(ms).toISOString();
 
-export const scimNotFound = (what: 'User' | 'Group') => new AppError('NOT_FOUND', { message: `No ${what} with that id in this directory.` });
+export const scimNotFound = (what: 'User' | 'Group') =>
+  new AppError('NOT_FOUND', { message: `No ${what} with that id in this directory.` });

@@ -30,7 +30,12 @@ interface AttrDef {
   referenceTypes?: string[];
 }
 
-const attr = (name: string, type: AttrType, description: string, o: Partial<Omit<AttrDef, 'name' | 'type' | 'description'>> = {}): AttrDef => ({
+const attr = (
+  name: string,
+  type: AttrType,
+  description: string,
+  o: Partial<Omit<AttrDef, 'name' | 'type' | 'description'>> = {},
+): AttrDef => ({
   name,
   type,
   multiValued: false,
@@ -68,7 +73,10 @@ const ENTERPRISE_ATTRIBUTES: AttrDef[] = [
   attr('employeeNumber', 'string', 'Employee number.'),
   attr('department', 'string', 'Department.'),
   attr('manager', 'complex', 'The user’s manager.', {
-    subAttributes: [attr('value', 'string', 'The manager’s id.'), attr('displayName', 'string', 'The manager’s name.', { mutability: 'readOnly' })],
+    subAttributes: [
+      attr('value', 'string', 'The manager’s id.'),
+      attr('displayName', 'string', 'The manager’s name.', { mutability: 'readOnly' }),
+    ],
   }),
 ];
 
@@ -91,7 +99,12 @@ const GROUP_ATTRIBUTES: AttrDef[] = [
 const SCHEMAS = [
   { id: USER_SCHEMA, name: 'User', description: 'A user of the organization', attributes: USER_ATTRIBUTES },
   { id: ENTERPRISE_SCHEMA, name: 'EnterpriseUser', description: 'Enterprise user attributes', attributes: ENTERPRISE_ATTRIBUTES },
-  { id: GROUP_SCHEMA, name: 'Group', description: 'A group of the organization; it may map to an organization role', attributes: GROUP_ATTRIBUTES },
+  {
+    id: GROUP_SCHEMA,
+    name: 'Group',
+    description: 'A group of the organization; it may map to an organization role',
+    attributes: GROUP_ATTRIBUTES,
+  },
 ];
 
 const meta = (base: string, resourceType: string, path: string) => ({ resourceType, location: `${base}/${path}` });

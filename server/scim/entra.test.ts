@@ -17,7 +17,10 @@ let instanceId: string;
 let orgId: string;
 let token: string;
 
-const scim = scimCaller(() => h, () => token);
+const scim = scimCaller(
+  () => h,
+  () => token,
+);
 const patch = (path: string, Operations: unknown[]) => scim('PATCH', path, { schemas: [PATCH_SCHEMA], Operations });
 const q = (filter: string) => encodeURIComponent(filter);
 
@@ -96,13 +99,32 @@ describe('Entra: users', () => {
   });
 
   it('refuses malformed PATCH bodies with SCIM errors', async () => {
-    expect((await patch(`/Users/${id}`, [{ op: 'Frobnicate', path: 'active', value: true }])).body).toMatchObject({ status: '400', scimType: 'invalidValue' });
+    expect((await patch(`/Users/${id}`, [{ op: 'Frobnicate', path: 'active', value: true }])).body).toMatchObject({
+      status: '400',
+      scimType: 'invalidValue',
+    });
     expect((await patch(`/Users/${id}`, [{ op: 'Remove' }])).body).toMatchObject({ status: '400', scimType: 'noTarget' });
-    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'emails[type eq', value: 'x' }])).body).toMatchObject({ status: '400', scimType: 'invalidPath' });
-    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'id', value: 'user_x' }])).body).toMatchObject({ status: '400', scimType: 'mutability' });
-    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'active', value: 'maybe' }])).body).toMatchObject({ status: '400', scimType: 'invalidValue' });
-    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'userName', value: 'not-an-email' }])).body).toMatchObject({ status: '400', scimType: 'invalidValue' });
-    const bad = await h.call('PATCH', `/scim/v2/Users/${id}`, { key: token, raw: '{"Operations":', headers: { 'content-type': 'application/scim+json' } });
+    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'emails[type eq', value: 'x' }])).body).toMatchObject({
+      status: '400',
+      scimType: 'invalidPath',
+    });
+    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'id', value: 'user_x' }])).body).toMatchObject({
+      status: '400',
+      scimType: 'mutability',
+    });
+    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'active', value: 'maybe' }])).body).toMatchObject({
+      status: '400',
+      scimType: 'invalidValue',
+    });
+    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'userName', value: 'not-an-email' }])).body).toMatchObject({
+      status: '400',
+      scimType: 'invalidValue',
+    });
+    const bad = await h.call('PATCH', `/scim/v2/Users/${id}`, {
+      key: token,
+      raw: '{"Operations":',
+      headers: { 'content-type': 'application/scim+json' },
+    });
     expect(bad.body).toMatchObject({ status: '400', scimType: 'invalidSyntax' });
     const badFilter = await scim('GET', `/Users?filter=${q('userName eq')}`);
     expect(badFilter.body).toMatchObject({ status: '400', scimType: 'invalidFilter' });
@@ -141,12 +163,16 @@ describe('Entra: groups', () => {
   });
 
   it('adds members and removes them by value', async () => {
-    const added = await patch(`/Groups/${groupId}`, [{ op: 'Add', path: 'members', value: members.map((m) => ({ $ref: null, value: m })) }]);
+    const added = await patch(`/Groups/${groupId}`, [
+      { op: 'Add', path: 'members', value: members.map((m) => ({ $ref: null, value: m })) },
+    ]);
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     expect(added.body.members.map((m: { value: string }) => m.value).sort()).toEqual([...members].sort());
     const removed = await patch(`/Groups/${groupId}`, [{ op: 'Remove', path: 'members', value: [{ $ref: null, value: members[0] }] }]);
     expect(removed.body.members.map((m: { value: string }) => m.value)).toEqual([members[1]]);
-    const renamed = await patch(`/Groups/${groupId}`, [{ op: 'Replace', path: 'displayName', value: '1879db59-3bdf-4490-ad68-ab880a269474updatedDisplayName' }]);
+    const renamed = await patch(`/Groups/${groupId}`, [
+      { op: 'Replace', path: 'displayName', value: '1879db59-3bdf-4490-ad68-ab880a269474updatedDisplayName' },
+    ]);
     expect(renamed.body.displayName).toBe('1879db59-3bdf-4490-ad68-ab880a269474updatedDisplayName');
   });
 });
@@ -155,7 +181,9 @@ describe('deactivation', () => {
   it('a deactivated user’s session refresh fails at once; a linked user keeps its account', async () => {
     // A user of the instance before the directory knew it, also in another organization: the
     // directory links it because the address is at a domain Contoso verified.
-    expect((await h.call('POST', `/v1/organizations/${orgId}/domains`, { key, body: { name: 'contoso.com', verified: true } })).status).toBe(200);
+    expect(
+      (await h.call('POST', `/v1/organizations/${orgId}/domains`, { key, body: { name: 'contoso.com', verified: true } })).status,
+    ).toBe(200);
     const user = (await h.call('POST', '/v1/users', { key, body: { email_address: ['linked@contoso.com'], first_name: 'Lin' } })).body;
     const other = (await h.call('POST', '/v1/organizations', { key, body: { name: 'Elsewhere' } })).body.id;
     await h.call('POST', `/v1/organizations/${other}/memberships`, { key, body: { user_id: user.id } });
@@ -170,7 +198,10 @@ describe('deactivation', () => {
 
     const off = await patch(`/Users/${user.id}`, [{ op: 'replace', value: { active: false } }]);
     expect(off.body.active).toBe(false);
-    const refused = await h.call('POST', `/v1/sessions/${session.id}/refresh`, { key, body: { refresh_token: refreshed.body.refresh_token } });
+    const refused = await h.call('POST', `/v1/sessions/${session.id}/refresh`, {
+      key,
+      body: { refresh_token: refreshed.body.refresh_token },
+    });
     expect(refused.status).toBe(401);
     expect(refused.body.errors[0].code).toBe('SESSION_REVOKED');
     const after = (await h.call('GET', `/v1/users/${user.id}`, { key })).body;
@@ -207,15 +238,22 @@ describe('group → role mapping', () => {
     const alice = (await scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: 'alice@contoso.com' })).body.id;
     // Bob stays an admin: the last-admin rule would keep Alice's role otherwise.
     const bob = (await scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: 'bob@contoso.com' })).body.id;
-    const admins = (await scim('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'Admins', members: [{ value: alice }, { value: bob }] })).body.id;
+    const admins = (
+      await scim('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'Admins', members: [{ value: alice }, { value: bob }] })
+    ).body.id;
     const staff = (await scim('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'Staff', members: [{ value: alice }] })).body.id;
     const roleOf = async () =>
-      (await h.call('GET', `/v1/users/${alice}/organization_memberships`, { key })).body.data.find((m: { organization: { id: string } }) => m.organization.id === orgId).role;
+      (await h.call('GET', `/v1/users/${alice}/organization_memberships`, { key })).body.data.find(
+        (m: { organization: { id: string } }) => m.organization.id === orgId,
+      ).role;
     expect(await roleOf()).toBe('org:member');
 
     const groups = await h.call('GET', `/v1/scim_groups?organization_id=${orgId}`, { key });
     expect(groups.body.data.map((g: { display_name: string; members_count: number }) => [g.display_name, g.members_count])).toEqual(
-      expect.arrayContaining([['Admins', 2], ['Staff', 1]]),
+      expect.arrayContaining([
+        ['Admins', 2],
+        ['Staff', 1],
+      ]),
     );
     const mapped = await h.call('PATCH', `/v1/scim_groups/${admins}`, { key, body: { role: 'org:admin' } });
     expect(mapped.status, JSON.stringify(mapped.body)).toBe(200);
@@ -224,9 +262,12 @@ describe('group → role mapping', () => {
     expect(await roleOf()).toBe('org:admin');
 
     const updates = async () =>
-      (await h.runtime.deps.db.select().from(events).where(and(eq(events.instanceId, instanceId), eq(events.type, 'organizationMembership.updated')))).filter(
-        (e) => (e.data as { public_user_data: { user_id: string } }).public_user_data.user_id === alice,
-      ).length;
+      (
+        await h.runtime.deps.db
+          .select()
+          .from(events)
+          .where(and(eq(events.instanceId, instanceId), eq(events.type, 'organizationMembership.updated')))
+      ).filter((e) => (e.data as { public_user_data: { user_id: string } }).public_user_data.user_id === alice).length;
     const before = await updates();
     await patch(`/Groups/${admins}`, [{ op: 'remove', path: `members[value eq "${alice}"]` }]);
     expect(await roleOf()).toBe('org:member');

@@ -1,7 +1,8 @@
 import { AppError, type ErrorCode } from '../http/errors';
 
 /** RFC 7644 §3.12 `scimType` values this surface answers. */
-export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers';
+export type ScimType =
+  'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers';
 
 /** An error the SCIM protocol renders with this `scimType` (VALIDATION_FAILED renders as 400). */
 export const scimError = (code: ErrorCode, scimType: ScimType | null, detail: string) =>

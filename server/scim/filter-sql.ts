@@ -35,15 +35,24 @@ function compareString(spec: Extract<ScalarSpec, { kind: 'string' }>, op: Compar
   const col = spec.caseExact ? sql`${spec.expr}` : sql`lower(${spec.expr})`;
   const v = spec.caseExact ? value : value.toLowerCase();
   switch (op) {
-    case 'eq': return eq(col, v);
-    case 'ne': return or(isNull(spec.expr), ne(col, v))!;
-    case 'co': return like(col, `%${escapeLike(v)}%`);
-    case 'sw': return like(col, `${escapeLike(v)}%`);
-    case 'ew': return like(col, `%${escapeLike(v)}`);
-    case 'gt': return gt(col, v);
-    case 'ge': return gte(col, v);
-    case 'lt': return lt(col, v);
-    case 'le': return lte(col, v);
+    case 'eq':
+      return eq(col, v);
+    case 'ne':
+      return or(isNull(spec.expr), ne(col, v))!;
+    case 'co':
+      return like(col, `%${escapeLike(v)}%`);
+    case 'sw':
+      return like(col, `${escapeLike(v)}%`);
+    case 'ew':
+      return like(col, `%${escapeLike(v)}`);
+    case 'gt':
+      return gt(col, v);
+    case 'ge':
+      return gte(col, v);
+    case 'lt':
+      return lt(col, v);
+    case 'le':
+      return lte(col, v);
   }
 }
 
@@ -70,13 +79,20 @@ function compareScalar(spec: ScalarSpec, path: AttrPath, op: CompareOp, value: C
       const ms = typeof value === 'string' ? Date.parse(value) : NaN;
       if (Number.isNaN(ms)) throw invalidFilter(`${pathText(path)} compares with a date-time such as "2026-01-31T12:00:00Z".`);
       switch (op) {
-        case 'eq': return eq(expr, ms);
-        case 'ne': return ne(expr, ms);
-        case 'gt': return gt(expr, ms);
-        case 'ge': return gte(expr, ms);
-        case 'lt': return lt(expr, ms);
-        case 'le': return lte(expr, ms);
-        default: throw invalidFilter(`${op} does not apply to the date-time ${pathText(path)}.`);
+        case 'eq':
+          return eq(expr, ms);
+        case 'ne':
+          return ne(expr, ms);
+        case 'gt':
+          return gt(expr, ms);
+        case 'ge':
+          return gte(expr, ms);
+        case 'lt':
+          return lt(expr, ms);
+        case 'le':
+          return lte(expr, ms);
+        default:
+          throw invalidFilter(`${op} does not apply to the date-time ${pathText(path)}.`);
       }
     }
   }
@@ -100,14 +116,20 @@ function subOf(multi: MultiSpec, path: AttrPath, sub: string): ScalarSpec {
 }
 
 /** Inside `emails[…]`, attribute names are the sub-attributes of `emails`. */
-const elementResolver = (multi: MultiSpec): AttrResolver => (p) => (p.sub || p.uri ? null : (multi.subs[p.attr] ?? null));
+const elementResolver =
+  (multi: MultiSpec): AttrResolver =>
+  (p) =>
+    p.sub || p.uri ? null : (multi.subs[p.attr] ?? null);
 
 /** The SQL of a parsed filter: every value is a bound parameter. */
 export function filterToSql(filter: Filter, resolver: AttrResolver): SQL {
   switch (filter.op) {
-    case 'and': return and(filterToSql(filter.left, resolver), filterToSql(filter.right, resolver))!;
-    case 'or': return or(filterToSql(filter.left, resolver), filterToSql(filter.right, resolver))!;
-    case 'not': return not(filterToSql(filter.filter, resolver));
+    case 'and':
+      return and(filterToSql(filter.left, resolver), filterToSql(filter.right, resolver))!;
+    case 'or':
+      return or(filterToSql(filter.left, resolver), filterToSql(filter.right, resolver))!;
+    case 'not':
+      return not(filterToSql(filter.filter, resolver));
     case 'valuePath': {
       const spec = resolve(resolver, filter.path);
       if (spec.kind !== 'multi') throw invalidFilter(`"${filter.path.attr}" is not multi-valued.`);

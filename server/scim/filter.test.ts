@@ -15,7 +15,10 @@ describe('the filter parser (RFC 7644 §3.4.2.2)', () => {
     ['USERNAME EQ "bjensen"', cmp('username', 'eq', 'bjensen')],
     ['name.familyName co "O\'Malley"', cmp('name', 'co', "O'Malley", 'familyname')],
     ['userName sw "J"', cmp('username', 'sw', 'J')],
-    ['urn:ietf:params:scim:schemas:core:2.0:User:userName sw "J"', { op: 'sw', path: { uri: 'urn:ietf:params:scim:schemas:core:2.0:user', attr: 'username' }, value: 'J' }],
+    [
+      'urn:ietf:params:scim:schemas:core:2.0:User:userName sw "J"',
+      { op: 'sw', path: { uri: 'urn:ietf:params:scim:schemas:core:2.0:user', attr: 'username' }, value: 'J' },
+    ],
     ['title pr', { op: 'pr', path: { attr: 'title' } }],
     ['meta.lastModified gt "2011-05-13T04:42:34Z"', cmp('meta', 'gt', '2011-05-13T04:42:34Z', 'lastmodified')],
     ['meta.lastModified ge "2011-05-13T04:42:34Z"', cmp('meta', 'ge', '2011-05-13T04:42:34Z', 'lastmodified')],
@@ -30,10 +33,7 @@ describe('the filter parser (RFC 7644 §3.4.2.2)', () => {
       'title pr and userType eq "Employee"',
       { op: 'and', left: { op: 'pr', path: { attr: 'title' } }, right: cmp('usertype', 'eq', 'Employee') },
     ],
-    [
-      'title pr or userType eq "Intern"',
-      { op: 'or', left: { op: 'pr', path: { attr: 'title' } }, right: cmp('usertype', 'eq', 'Intern') },
-    ],
+    ['title pr or userType eq "Intern"', { op: 'or', left: { op: 'pr', path: { attr: 'title' } }, right: cmp('usertype', 'eq', 'Intern') }],
     // "and" binds tighter than "or".
     [
       'a eq "1" or b eq "2" and c eq "3"',

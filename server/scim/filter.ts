@@ -36,11 +36,7 @@ export type Filter =
 export const MAX_FILTER_LENGTH = 4096;
 const MAX_DEPTH = 32;
 
-type Token =
-  | { t: 'word'; v: string }
-  | { t: 'string'; v: string }
-  | { t: 'number'; v: number }
-  | { t: '(' | ')' | '[' | ']' };
+type Token = { t: 'word'; v: string } | { t: 'string'; v: string } | { t: 'number'; v: number } | { t: '(' | ')' | '[' | ']' };
 
 const invalidFilter = (detail: string) => scimError('VALIDATION_FAILED', 'invalidFilter', `Invalid filter: ${detail}`);
 
@@ -92,7 +88,8 @@ export function parseAttrPath(text: string): AttrPath {
     rest = text.slice(cut + 1);
   }
   const parts = rest.split('.');
-  if (parts.length > 2 || parts.some((p) => !/^[A-Za-z][A-Za-z0-9_$-]*$/.test(p))) throw invalidFilter(`"${text}" is not an attribute path.`);
+  if (parts.length > 2 || parts.some((p) => !/^[A-Za-z][A-Za-z0-9_$-]*$/.test(p)))
+    throw invalidFilter(`"${text}" is not an attribute path.`);
   return { ...(uri ? { uri } : {}), attr: parts[0]!.toLowerCase(), ...(parts[1] ? { sub: parts[1].toLowerCase() } : {}) };
 }
 
@@ -171,7 +168,11 @@ class Parser {
         }
         if (!subOp || !(COMPARE_OPS as readonly string[]).includes(subOp)) throw invalidFilter(`expected an operator after "${next.v}".`);
         this.pos++;
-        return { op: 'valuePath', path, filter: { op: 'and', left: inner, right: { op: subOp as CompareOp, path: sub, value: this.compValue() } } };
+        return {
+          op: 'valuePath',
+          path,
+          filter: { op: 'and', left: inner, right: { op: subOp as CompareOp, path: sub, value: this.compValue() } },
+        };
       }
       return { op: 'valuePath', path, filter: inner };
     }
@@ -200,7 +201,8 @@ class Parser {
 }
 
 export function parseFilter(text: string): Filter {
-  if (text.length > MAX_FILTER_LENGTH) throw scimError('VALIDATION_FAILED', 'invalidFilter', `A filter is at most ${MAX_FILTER_LENGTH} characters.`);
+  if (text.length > MAX_FILTER_LENGTH)
+    throw scimError('VALIDATION_FAILED', 'invalidFilter', `A filter is at most ${MAX_FILTER_LENGTH} characters.`);
   if (text.trim() === '') throw invalidFilter('empty.');
   return new Parser(tokenize(text)).parse();
 }
@@ -220,26 +222,42 @@ const compareScalar = (op: CompareOp, actual: unknown, expected: CompValue, case
     const a = caseExact ? actual : actual.toLowerCase();
     const e = caseExact ? expected : expected.toLowerCase();
     switch (op) {
-      case 'eq': return a === e;
-      case 'ne': return a !== e;
-      case 'co': return a.includes(e);
-      case 'sw': return a.startsWith(e);
-      case 'ew': return a.endsWith(e);
-      case 'gt': return a > e;
-      case 'ge': return a >= e;
-      case 'lt': return a < e;
-      case 'le': return a <= e;
+      case 'eq':
+        return a === e;
+      case 'ne':
+        return a !== e;
+      case 'co':
+        return a.includes(e);
+      case 'sw':
+        return a.startsWith(e);
+      case 'ew':
+        return a.endsWith(e);
+      case 'gt':
+        return a > e;
+      case 'ge':
+        return a >= e;
+      case 'lt':
+        return a < e;
+      case 'le':
+        return a <= e;
     }
   }
   if (typeof actual === 'number' && typeof expected === 'number') {
     switch (op) {
-      case 'eq': return actual === expected;
-      case 'ne': return actual !== expected;
-      case 'gt': return actual > expected;
-      case 'ge': return actual >= expected;
-      case 'lt': return actual < expected;
-      case 'le': return actual <= expected;
-      default: throw invalidFilter(`${op} does not apply to numbers.`);
+      case 'eq':
+        return actual === expected;
+      case 'ne':
+        return actual !== expected;
+      case 'gt':
+        return actual > expected;
+      case 'ge':
+        return actual >= expected;
+      case 'lt':
+        return actual < expected;
+      case 'le':
+        return actual <= expected;
+      default:
+        throw invalidFilter(`${op} does not apply to numbers.`);
     }
   }
   if (typeof actual === 'boolean' && typeof expected === 'boolean') {
@@ -257,9 +275,12 @@ const compareScalar = (op: CompareOp, actual: unknown, expected: CompValue, case
  */
 export function matches(filter: Filter, element: unknown, caseExact: ReadonlySet<string> = new Set()): boolean {
   switch (filter.op) {
-    case 'and': return matches(filter.left, element, caseExact) && matches(filter.right, element, caseExact);
-    case 'or': return matches(filter.left, element, caseExact) || matches(filter.right, element, caseExact);
-    case 'not': return !matches(filter.filter, element, caseExact);
+    case 'and':
+      return matches(filter.left, element, caseExact) && matches(filter.right, element, caseExact);
+    case 'or':
+      return matches(filter.left, element, caseExact) || matches(filter.right, element, caseExact);
+    case 'not':
+      return !matches(filter.filter, element, caseExact);
     case 'valuePath': {
       const list = getCaseless(element, filter.path.attr);
       return Array.isArray(list) && list.some((e) => matches(filter.filter, e, caseExact));
@@ -271,7 +292,10 @@ export function matches(filter: Filter, element: unknown, caseExact: ReadonlySet
     default: {
       const v = valueAt(element, filter.path);
       const exact = caseExact.has(filter.path.sub ?? filter.path.attr);
-      if (Array.isArray(v)) return v.some((item) => compareScalar(filter.op as CompareOp, typeof item === 'object' ? getCaseless(item, 'value') : item, filter.value, exact));
+      if (Array.isArray(v))
+        return v.some((item) =>
+          compareScalar(filter.op as CompareOp, typeof item === 'object' ? getCaseless(item, 'value') : item, filter.value, exact),
+        );
       return compareScalar(filter.op, v, filter.value, exact);
     }
   }

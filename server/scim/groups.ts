@@ -43,7 +43,10 @@ export function groupResource(g: GroupRow, members: Member[] | null, dir: Pick<D
 }
 
 async function findGroup(db: Db, dir: Directory, id: string, lock = false): Promise<GroupRow> {
-  const q = db.select().from(scimGroups).where(and(eq(scimGroups.organizationId, dir.organizationId), eq(scimGroups.id, id)));
+  const q = db
+    .select()
+    .from(scimGroups)
+    .where(and(eq(scimGroups.organizationId, dir.organizationId), eq(scimGroups.id, id)));
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw scimNotFound('Group');
   return row;
@@ -79,10 +82,27 @@ const groupAttributes = tableResolver(GROUP_SCHEMA.toLowerCase(), {
 
 /** GET /Groups. Members are read only when the answer includes them (`excludedAttributes=members` skips them). */
 export async function listScimGroups(deps: Pick<Deps, 'db'>, dir: Directory, q: ListQuery) {
-  const where = and(eq(scimGroups.organizationId, dir.organizationId), q.filter ? filterToSql(parseFilter(q.filter), groupAttributes) : undefined);
+  const where = and(
+    eq(scimGroups.organizationId, dir.organizationId),
+    q.filter ? filterToSql(parseFilter(q.filter), groupAttributes) : undefined,
+  );
   const [total] = await deps.db.select({ n: count() }).from(scimGroups).where(where);
-  const rows = q.count === 0 ? [] : await deps.db.select().from(scimGroups).where(where).orderBy(asc(scimGroups.id)).limit(q.count).offset(q.startIndex - 1);
-  const members = returns(q, 'members') ? await membersOf(deps.db, rows.map((r) => r.id)) : null;
+  const rows =
+    q.count === 0
+      ? []
+      : await deps.db
+          .select()
+          .from(scimGroups)
+          .where(where)
+          .orderBy(asc(scimGroups.id))
+          .limit(q.count)
+          .offset(q.startIndex - 1);
+  const members = returns(q, 'members')
+    ? await membersOf(
+        deps.db,
+        rows.map((r) => r.id),
+      )
+    : null;
   return listResponse(
     rows.map((g) => project(groupResource(g, members?.get(g.id) ?? null, dir), q, [])),
     Number(total?.n ?? 0),
@@ -113,7 +133,8 @@ function parseGroupInput(body: unknown): GroupInput {
   }
   const members = getCaseless(body, 'members') ?? [];
   if (!Array.isArray(members)) throw invalidValue('members must be an array.');
-  if (members.length > MAX_MEMBERS) throw scimError('VALIDATION_FAILED', 'tooMany', `A request names at most ${MAX_MEMBERS} members; add more with PATCH.`);
+  if (members.length > MAX_MEMBERS)
+    throw scimError('VALIDATION_FAILED', 'tooMany', `A request names at most ${MAX_MEMBERS} members; add more with PATCH.`);
   const ids = members.map((m, i) => {
     const value = getCaseless(m, 'value');
     if (typeof value !== 'string' || !value || value.length > 64) throw invalidValue(`members[${i}].value must be a user id.`);
@@ -126,14 +147,22 @@ async function assertDisplayNameFree(db: Db, dir: Directory, name: string, excep
   const [taken] = await db
     .select({ id: scimGroups.id })
     .from(scimGroups)
-    .where(and(eq(scimGroups.organizationId, dir.organizationId), eq(scimGroups.displayNameKey, name.toLowerCase()), exceptId ? ne(scimGroups.id, exceptId) : undefined));
+    .where(
+      and(
+        eq(scimGroups.organizationId, dir.organizationId),
+        eq(scimGroups.displayNameKey, name.toLowerCase()),
+        exceptId ? ne(scimGroups.id, exceptId) : undefined,
+      ),
+    );
   if (taken) throw scimError('CONFLICT', 'uniqueness', `A group named ${name} already exists in this directory.`);
 }
 
 /** Adds and removes members; members of a mapped group get (or lose) its role. */
 async function setMembers(deps: Deps, dir: Directory, group: GroupRow, next: string[]) {
   const current = new Set(
-    (await deps.db.select({ userId: scimGroupMembers.userId }).from(scimGroupMembers).where(eq(scimGroupMembers.groupId, group.id))).map((r) => r.userId),
+    (await deps.db.select({ userId: scimGroupMembers.userId }).from(scimGroupMembers).where(eq(scimGroupMembers.groupId, group.id))).map(
+      (r) => r.userId,
+    ),
   );
   const wanted = new Set(next);
   const added = next.filter((id) => !current.has(id));
@@ -143,9 +172,12 @@ async function setMembers(deps: Deps, dir: Directory, group: GroupRow, next: str
   for (let i = 0; i < added.length; i += 1000) {
     await deps.db
       .insert(scimGroupMembers)
-      .values(added.slice(i, i + 1000).map((userId) => ({ groupId: group.id, userId, organizationId: dir.organizationId, createdAt: now })));
+      .values(
+        added.slice(i, i + 1000).map((userId) => ({ groupId: group.id, userId, organizationId: dir.organizationId, createdAt: now })),
+      );
   }
-  if (removed.length) await deps.db.delete(scimGroupMembers).where(and(eq(scimGroupMembers.groupId, group.id), inArray(scimGroupMembers.userId, removed)));
+  if (removed.length)
+    await deps.db.delete(scimGroupMembers).where(and(eq(scimGroupMembers.groupId, group.id), inArray(scimGroupMembers.userId, removed)));
   if (group.role) await syncMappedRoles(deps, dir, [...added, ...removed]);
   return added.length + removed.length > 0;
 }
@@ -214,7 +246,9 @@ export async function deleteScimGroup(deps: Deps, dir: Directory, id: string) {
   await deps.db.transaction(async (tx) => {
     const group = await findGroup(tx, dir, id, true);
     checkIfMatch(dir, group.version);
-    const members = (await tx.select({ userId: scimGroupMembers.userId }).from(scimGroupMembers).where(eq(scimGroupMembers.groupId, group.id))).map((r) => r.userId);
+    const members = (
+      await tx.select({ userId: scimGroupMembers.userId }).from(scimGroupMembers).where(eq(scimGroupMembers.groupId, group.id))
+    ).map((r) => r.userId);
     await tx.delete(scimGroups).where(eq(scimGroups.id, group.id));
     if (group.role) await syncMappedRoles({ ...deps, db: tx }, dir, members);
   });

@@ -11,7 +11,10 @@ let h: TestHarness;
 let key: string;
 let orgId: string;
 let token: string;
-const scim = scimCaller(() => h, () => token);
+const scim = scimCaller(
+  () => h,
+  () => token,
+);
 
 beforeAll(async () => {
   h = await createHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
@@ -69,7 +72,11 @@ describe('Okta SCIM 2.0 spec test', () => {
 
   it('…and it is a Latchkey user and a member of the token’s organization', async () => {
     const user = await h.call('GET', `/v1/users/${userId}`, { key });
-    expect(user.body).toMatchObject({ first_name: 'Runscope300', last_name: 'Tester', email_addresses: [{ email_address: 'Runscope300Test@atko.com' }] });
+    expect(user.body).toMatchObject({
+      first_name: 'Runscope300',
+      last_name: 'Tester',
+      email_addresses: [{ email_address: 'Runscope300Test@atko.com' }],
+    });
     const members = await h.call('GET', `/v1/organizations/${orgId}/memberships`, { key });
     expect(members.body.data.map((m: { public_user_data: { user_id: string } }) => m.public_user_data.user_id)).toEqual([userId]);
     const events = await h.call('GET', '/v1/events', { key });
@@ -120,7 +127,10 @@ describe('Okta SCIM 2.0 spec test', () => {
     expect(res.body.active).toBe(false);
     // Created by this directory and in no other organization: banned.
     expect((await h.call('GET', `/v1/users/${userId}`, { key })).body.banned).toBe(true);
-    const reactivated = await scim('PATCH', `/Users/${userId}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: 'replace', value: { active: true } }] });
+    const reactivated = await scim('PATCH', `/Users/${userId}`, {
+      schemas: [PATCH_SCHEMA],
+      Operations: [{ op: 'replace', value: { active: true } }],
+    });
     expect(reactivated.body.active).toBe(true);
     expect((await h.call('GET', `/v1/users/${userId}`, { key })).body.banned).toBe(false);
   });
@@ -133,7 +143,11 @@ describe('Okta SCIM 2.0 spec test', () => {
 
   it('paginates with startIndex (1-based) and a clamped count', async () => {
     for (const n of [1, 2, 3]) {
-      const res = await scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: `page${n}@atko.com`, name: { givenName: `P${n}`, familyName: 'Page' } });
+      const res = await scim('POST', '/Users', {
+        schemas: [USER_SCHEMA],
+        userName: `page${n}@atko.com`,
+        name: { givenName: `P${n}`, familyName: 'Page' },
+      });
       expect(res.status).toBe(201);
     }
     const page = await scim('GET', '/Users?startIndex=2&count=2');
@@ -155,11 +169,19 @@ describe('Okta SCIM 2.0 spec test', () => {
     const res = await scim('POST', '/Users', {
       schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
       userName: 'ent@atko.com',
-      [ENTERPRISE_SCHEMA]: { employeeNumber: '701984', department: 'Tour Operations', manager: { value: userId, displayName: 'Another Tester' } },
+      [ENTERPRISE_SCHEMA]: {
+        employeeNumber: '701984',
+        department: 'Tour Operations',
+        manager: { value: userId, displayName: 'Another Tester' },
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body.schemas).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA]);
-    expect(res.body[ENTERPRISE_SCHEMA]).toEqual({ employeeNumber: '701984', department: 'Tour Operations', manager: { value: userId, displayName: 'Another Tester' } });
+    expect(res.body[ENTERPRISE_SCHEMA]).toEqual({
+      employeeNumber: '701984',
+      department: 'Tour Operations',
+      manager: { value: userId, displayName: 'Another Tester' },
+    });
     const found = await scim('GET', `/Users?filter=${encodeURIComponent(`${ENTERPRISE_SCHEMA}:department eq "tour operations"`)}`);
     expect(found.body.Resources.map((r: { userName: string }) => r.userName)).toEqual(['ent@atko.com']);
   });
@@ -175,10 +197,18 @@ describe('Okta group push', () => {
   });
 
   it('creates a group with a member, finds it by displayName, renames it', async () => {
-    const created = await scim('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'Engineering', members: [{ value: members[0], display: 'x' }] });
+    const created = await scim('POST', '/Groups', {
+      schemas: [GROUP_SCHEMA],
+      displayName: 'Engineering',
+      members: [{ value: members[0], display: 'x' }],
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     groupId = created.body.id;
-    expect(created.body).toMatchObject({ displayName: 'Engineering', members: [{ value: members[0] }], meta: { resourceType: 'Group', version: 'W/"1"' } });
+    expect(created.body).toMatchObject({
+      displayName: 'Engineering',
+      members: [{ value: members[0] }],
+      meta: { resourceType: 'Group', version: 'W/"1"' },
+    });
     expect(created.headers.get('location')).toBe(`http://localhost:3000/scim/v2/Groups/${groupId}`);
 
     const dup = await scim('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: 'engineering' });
@@ -188,7 +218,10 @@ describe('Okta group push', () => {
     const found = await scim('GET', `/Groups?filter=${encodeURIComponent('displayName eq "Engineering"')}`);
     expect(found.body.Resources.map((g: { id: string }) => g.id)).toEqual([groupId]);
 
-    const renamed = await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: 'replace', value: { id: groupId, displayName: 'Eng' } }] });
+    const renamed = await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_SCHEMA],
+      Operations: [{ op: 'replace', value: { id: groupId, displayName: 'Eng' } }],
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.displayName).toBe('Eng');
   });
@@ -196,7 +229,16 @@ describe('Okta group push', () => {
   it('adds and removes members with PATCH (Okta’s shapes)', async () => {
     const added = await scim('PATCH', `/Groups/${groupId}`, {
       schemas: [PATCH_SCHEMA],
-      Operations: [{ op: 'add', path: 'members', value: [{ value: members[1], display: 'b' }, { value: members[2], display: 'c' }] }],
+      Operations: [
+        {
+          op: 'add',
+          path: 'members',
+          value: [
+            { value: members[1], display: 'b' },
+            { value: members[2], display: 'c' },
+          ],
+        },
+      ],
     });
     expect(added.body.members.map((m: { value: string }) => m.value).sort()).toEqual([...members].sort());
     const removed = await scim('PATCH', `/Groups/${groupId}`, {
@@ -204,15 +246,25 @@ describe('Okta group push', () => {
       Operations: [{ op: 'remove', path: `members[value eq "${members[0]}"]` }],
     });
     expect(removed.body.members.map((m: { value: string }) => m.value).sort()).toEqual([members[1], members[2]].sort());
-    const byMember = await scim('GET', `/Groups?filter=${encodeURIComponent(`members.value eq "${members[1]}"`)}&excludedAttributes=members`);
+    const byMember = await scim(
+      'GET',
+      `/Groups?filter=${encodeURIComponent(`members.value eq "${members[1]}"`)}&excludedAttributes=members`,
+    );
     expect(byMember.body.Resources).toEqual([expect.objectContaining({ id: groupId, displayName: 'Eng' })]);
     expect(byMember.body.Resources[0]).not.toHaveProperty('members');
-    const replaced = await scim('PUT', `/Groups/${groupId}`, { schemas: [GROUP_SCHEMA], displayName: 'Eng', members: [{ value: members[0] }] });
+    const replaced = await scim('PUT', `/Groups/${groupId}`, {
+      schemas: [GROUP_SCHEMA],
+      displayName: 'Eng',
+      members: [{ value: members[0] }],
+    });
     expect(replaced.body.members.map((m: { value: string }) => m.value)).toEqual([members[0]]);
   });
 
   it('refuses a member that is not a user of this directory', async () => {
-    const res = await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: 'add', path: 'members', value: [{ value: 'user_nope' }] }] });
+    const res = await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_SCHEMA],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: 'user_nope' }] }],
+    });
     expect(res.status).toBe(400);
     expect(res.body.scimType).toBe('invalidValue');
   });

@@ -14,7 +14,9 @@ export const patchBody = z.preprocess(
   (body) => {
     const folded = foldKeys(body, ['schemas', 'Operations']);
     const operations = (folded as { Operations?: unknown } | null)?.Operations;
-    return Array.isArray(operations) ? { ...(folded as object), Operations: operations.map((o) => foldKeys(o, ['op', 'path', 'value'])) } : folded;
+    return Array.isArray(operations)
+      ? { ...(folded as object), Operations: operations.map((o) => foldKeys(o, ['op', 'path', 'value'])) }
+      : folded;
   },
   z.looseObject({
     schemas: z.array(z.string()).optional(),
@@ -200,7 +202,8 @@ function applyOne(resource: Json, op: 'add' | 'replace' | 'remove', path: string
 
 function applyOperation(resource: Json, operation: Operation, shape: PatchShape) {
   const op = operation.op.toLowerCase();
-  if (op !== 'add' && op !== 'replace' && op !== 'remove') throw invalidValue(`Unknown PATCH op "${operation.op}": use add, replace or remove.`);
+  if (op !== 'add' && op !== 'replace' && op !== 'remove')
+    throw invalidValue(`Unknown PATCH op "${operation.op}": use add, replace or remove.`);
   if (operation.path !== undefined && operation.path.trim() !== '') {
     if (op !== 'remove' && operation.value === undefined) throw invalidValue(`The ${op} of "${operation.path}" needs a value.`);
     applyOne(resource, op, operation.path.trim(), operation.value, shape);

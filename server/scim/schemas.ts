@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 
 const organizationId = z.string().min(1).max(64);
-const roleKey = z.string().max(64).regex(/^org:[a-z0-9_]{1,64}$/, 'must look like org:<name>');
+const roleKey = z
+  .string()
+  .max(64)
+  .regex(/^org:[a-z0-9_]{1,64}$/, 'must look like org:<name>');
 
 export const createScimTokenBody = z.strictObject({ organization_id: organizationId, name: z.string().trim().min(1).max(256) });
 export const listScimTokensQuery = z.strictObject({ ...pageQuery, organization_id: organizationId.optional() });

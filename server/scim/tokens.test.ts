@@ -38,10 +38,16 @@ describe('SCIM tokens on the backend API', () => {
     const [row] = await h.runtime.deps.db.select().from(scimTokens).where(eq(scimTokens.id, res.body.id));
     expect(row!.digest).toBe(sha256Hex(res.body.token));
     expect(JSON.stringify(row)).not.toContain(res.body.token);
-    const [event] = await h.runtime.deps.db.select().from(events).where(and(eq(events.instanceId, instanceId), eq(events.type, 'scimToken.created')));
+    const [event] = await h.runtime.deps.db
+      .select()
+      .from(events)
+      .where(and(eq(events.instanceId, instanceId), eq(events.type, 'scimToken.created')));
     expect(event!.data).toMatchObject({ id: res.body.id, object: 'scim_token' });
     expect(JSON.stringify(event!.data)).not.toContain(res.body.token);
-    const [audit] = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.instanceId, instanceId), eq(auditLogs.action, 'scim_token.created')));
+    const [audit] = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.instanceId, instanceId), eq(auditLogs.action, 'scim_token.created')));
     expect(audit).toMatchObject({ target: res.body.id, actorKind: 'secret_key' });
 
     const listed = await h.call('GET', `/v1/scim_tokens?organization_id=${orgId}`, { key });
@@ -51,12 +57,19 @@ describe('SCIM tokens on the backend API', () => {
   });
 
   it('validates input and scopes', async () => {
-    expectError(await h.call('POST', '/v1/scim_tokens', { key, body: { organization_id: orgId } }), 422, 'VALIDATION_FAILED', { param: 'name' });
+    expectError(await h.call('POST', '/v1/scim_tokens', { key, body: { organization_id: orgId } }), 422, 'VALIDATION_FAILED', {
+      param: 'name',
+    });
     expectError(await h.call('POST', '/v1/scim_tokens', { key, body: { organization_id: 'org_nope', name: 'x' } }), 404, 'NOT_FOUND');
     const reader = await h.createKey(instanceId, 'scim_tokens:read');
-    expectError(await h.call('POST', '/v1/scim_tokens', { key: reader.secret, body: { organization_id: orgId, name: 'x' } }), 403, 'SCOPE_MISSING', {
-      required_scope: 'scim_tokens:write',
-    });
+    expectError(
+      await h.call('POST', '/v1/scim_tokens', { key: reader.secret, body: { organization_id: orgId, name: 'x' } }),
+      403,
+      'SCOPE_MISSING',
+      {
+        required_scope: 'scim_tokens:write',
+      },
+    );
     expect((await h.call('GET', '/v1/scim_tokens', { key: reader.secret })).status).toBe(200);
     const other = await h.createInstance();
     expectError(await h.call('GET', `/v1/scim_tokens?organization_id=${orgId}`, { key: other.secret }), 404, 'NOT_FOUND');
@@ -72,10 +85,18 @@ describe('SCIM tokens on the backend API', () => {
     expect(revoked.body).toMatchObject({ id: created.id, revoked_at: expect.any(Number) });
     const again = await h.call('POST', `/v1/scim_tokens/${created.id}/revoke`, { key });
     expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
-    const revokedEvents = await h.runtime.deps.db.select().from(events).where(and(eq(events.instanceId, instanceId), eq(events.type, 'scimToken.revoked')));
+    const revokedEvents = await h.runtime.deps.db
+      .select()
+      .from(events)
+      .where(and(eq(events.instanceId, instanceId), eq(events.type, 'scimToken.revoked')));
     expect(revokedEvents).toHaveLength(1);
 
-    const attempts: Record<string, string>[] = [{}, { authorization: `Bearer ${created.token}` }, { authorization: 'Bearer scim_unknownunknownunknownunknown' }, { authorization: `Bearer ${key}` }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${created.token}` },
+      { authorization: 'Bearer scim_unknownunknownunknownunknown' },
+      { authorization: `Bearer ${key}` },
+    ];
     for (const headers of attempts) {
       const res = await h.call('GET', '/scim/v2/Users', { headers });
       expect(res.status).toBe(401);
@@ -122,7 +143,9 @@ describe('discovery', () => {
       ['User', '/Users'],
       ['Group', '/Groups'],
     ]);
-    expect((await h.call('GET', '/scim/v2/ResourceTypes/User')).body.schemaExtensions).toEqual([{ schema: ENTERPRISE_SCHEMA, required: false }]);
+    expect((await h.call('GET', '/scim/v2/ResourceTypes/User')).body.schemaExtensions).toEqual([
+      { schema: ENTERPRISE_SCHEMA, required: false },
+    ]);
     const schemas = await h.call('GET', '/scim/v2/Schemas');
     expect(schemas.body.Resources.map((s: { id: string }) => s.id)).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA, GROUP_SCHEMA]);
     const user = await h.call('GET', `/scim/v2/Schemas/${USER_SCHEMA}`);
@@ -144,7 +167,11 @@ describe('the console’s directory section (dashboard API)', () => {
     expect(created.body.token).toMatch(/^scim_/);
     const token = created.body.token as string;
 
-    const user = await h.call('POST', '/scim/v2/Users', { key: token, raw: JSON.stringify({ schemas: [USER_SCHEMA], userName: 'dana@acme.io' }), headers: { 'content-type': 'application/scim+json' } });
+    const user = await h.call('POST', '/scim/v2/Users', {
+      key: token,
+      raw: JSON.stringify({ schemas: [USER_SCHEMA], userName: 'dana@acme.io' }),
+      headers: { 'content-type': 'application/scim+json' },
+    });
     expect(user.status).toBe(201);
     const group = await h.call('POST', '/scim/v2/Groups', {
       key: token,
@@ -156,9 +183,13 @@ describe('the console’s directory section (dashboard API)', () => {
     expect(tokens.body.data).toEqual([expect.objectContaining({ id: created.body.id, last_used_at: expect.any(Number) })]);
     expect(tokens.body.data[0]).not.toHaveProperty('token');
     const users = await owner.b.dash('GET', `${orgPath}/scim_users`);
-    expect(users.body.data).toEqual([expect.objectContaining({ user_id: user.body.id, user_name: 'dana@acme.io', active: true, created_by_directory: true })]);
+    expect(users.body.data).toEqual([
+      expect.objectContaining({ user_id: user.body.id, user_name: 'dana@acme.io', active: true, created_by_directory: true }),
+    ]);
     const groups = await owner.b.dash('GET', `${orgPath}/scim_groups`);
-    expect(groups.body.data).toEqual([expect.objectContaining({ id: group.body.id, display_name: 'Admins', role: null, members_count: 1 })]);
+    expect(groups.body.data).toEqual([
+      expect.objectContaining({ id: group.body.id, display_name: 'Admins', role: null, members_count: 1 }),
+    ]);
     const mapped = await owner.b.dash('PATCH', `${orgPath}/scim_groups/${group.body.id}`, { body: { role: 'org:admin' } });
     expect(mapped.body.role).toBe('org:admin');
     const member = await owner.b.dash('GET', `${orgPath}/memberships`);

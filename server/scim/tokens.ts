@@ -33,7 +33,14 @@ export async function createScimToken(deps: D, instanceId: string, input: { orga
   const token = generateSecret(SCIM_TOKEN_PREFIX);
   const [row] = await deps.db
     .insert(scimTokens)
-    .values({ id: newId('scimtok'), instanceId, organizationId: org.id, name: input.name, digest: sha256Hex(token), createdAt: deps.clock.now() })
+    .values({
+      id: newId('scimtok'),
+      instanceId,
+      organizationId: org.id,
+      name: input.name,
+      digest: sha256Hex(token),
+      createdAt: deps.clock.now(),
+    })
     .returning();
   const view = scimTokenView(row!);
   await emitEvent(deps, instanceId, 'scimToken.created', view);
@@ -59,7 +66,13 @@ export async function revokeScimToken(deps: D, instanceId: string, id: string, o
   const [current] = await deps.db
     .select()
     .from(scimTokens)
-    .where(and(eq(scimTokens.id, id), eq(scimTokens.instanceId, instanceId), organizationId ? eq(scimTokens.organizationId, organizationId) : undefined))
+    .where(
+      and(
+        eq(scimTokens.id, id),
+        eq(scimTokens.instanceId, instanceId),
+        organizationId ? eq(scimTokens.organizationId, organizationId) : undefined,
+      ),
+    )
     .for('update');
   if (!current) throw notFound('SCIM token');
   if (current.revokedAt !== null) return scimTokenView(current);
@@ -79,7 +92,13 @@ const SECRET_RE = /^scim_[A-Za-z0-9_-]{20,100}$/;
 
 const tokenByDigest = prepared((db) =>
   db
-    .select({ id: scimTokens.id, digest: scimTokens.digest, instanceId: scimTokens.instanceId, organizationId: scimTokens.organizationId, lastUsedAt: scimTokens.lastUsedAt })
+    .select({
+      id: scimTokens.id,
+      digest: scimTokens.digest,
+      instanceId: scimTokens.instanceId,
+      organizationId: scimTokens.organizationId,
+      lastUsedAt: scimTokens.lastUsedAt,
+    })
     .from(scimTokens)
     .innerJoin(organizations, eq(organizations.id, scimTokens.organizationId))
     .where(and(eq(scimTokens.digest, sql.placeholder('digest')), isNull(scimTokens.revokedAt)))

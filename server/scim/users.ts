@@ -84,7 +84,12 @@ export async function getScimUser(deps: Pick<Deps, 'db'>, dir: Directory, id: st
 
 // --- Filters ---
 
-const str = (expr: AnyPgColumn | SQL, caseExact = false, key?: AnyPgColumn): AttrSpec => ({ kind: 'string', expr, caseExact, ...(key ? { key } : {}) });
+const str = (expr: AnyPgColumn | SQL, caseExact = false, key?: AnyPgColumn): AttrSpec => ({
+  kind: 'string',
+  expr,
+  caseExact,
+  ...(key ? { key } : {}),
+});
 
 const emailsSpec: AttrSpec = {
   kind: 'multi',
@@ -119,9 +124,18 @@ const userAttributes = tableResolver(USER_SCHEMA.toLowerCase(), {
 
 /** GET /Users: filtered, 1-based `startIndex`, `count` per page, oldest first. */
 export async function listScimUsers(deps: Pick<Deps, 'db'>, dir: Directory, q: ListQuery) {
-  const where = and(eq(scimUsers.organizationId, dir.organizationId), q.filter ? filterToSql(parseFilter(q.filter), userAttributes) : undefined);
+  const where = and(
+    eq(scimUsers.organizationId, dir.organizationId),
+    q.filter ? filterToSql(parseFilter(q.filter), userAttributes) : undefined,
+  );
   const [total] = await deps.db.select({ n: count() }).from(scimUsers).innerJoin(users, eq(users.id, scimUsers.userId)).where(where);
-  const rows = q.count === 0 ? [] : await usersQuery(deps.db, where).orderBy(asc(scimUsers.userId)).limit(q.count).offset(q.startIndex - 1);
+  const rows =
+    q.count === 0
+      ? []
+      : await usersQuery(deps.db, where)
+          .orderBy(asc(scimUsers.userId))
+          .limit(q.count)
+          .offset(q.startIndex - 1);
   return listResponse(
     rows.map((r) => project(userResource(toRow(r), dir), q, EXTENSIONS)),
     Number(total?.n ?? 0),
@@ -164,7 +178,9 @@ async function userByVerifiedEmail(db: Db, instanceId: string, email: string) {
 /** 409 for an address at a domain another organization verified: not this directory's to hand out. */
 async function assertNotAnotherOrganizations(db: Db, dir: Directory, address: string) {
   if (await verifiedByAnotherOrganization(db, dir, address)) {
-    throw uniqueness(`${emailDomain(address)} is verified by another organization of this instance; this directory cannot create addresses there.`);
+    throw uniqueness(
+      `${emailDomain(address)} is verified by another organization of this instance; this directory cannot create addresses there.`,
+    );
   }
 }
 
@@ -207,7 +223,8 @@ async function setMembershipStatus(deps: D, dir: Directory, userId: string, stat
 /** The member joins with the role its mapped groups give (the instance's default role when none). */
 async function ensureMembership(deps: D, dir: Directory, userId: string) {
   if (await membershipRow(deps.db, dir, userId)) return;
-  const role = (await mappedRoleFor(deps.db, dir, userId)) ?? (await instanceContext(deps, dir.instanceId)).settings.organization_default_role;
+  const role =
+    (await mappedRoleFor(deps.db, dir, userId)) ?? (await instanceContext(deps, dir.instanceId)).settings.organization_default_role;
   await addMembership(deps, dir.instanceId, dir.organizationId, { user_id: userId, role }, dir.audit);
 }
 
@@ -276,25 +293,48 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
       userId = created.id;
     } else {
       if (!(await atOwnVerifiedDomain(tx, dir, input.userName))) {
-        throw uniqueness(`${input.userName} belongs to an existing user; this directory links existing users only at its organization’s verified domains.`);
+        throw uniqueness(
+          `${input.userName} belongs to an existing user; this directory links existing users only at its organization’s verified domains.`,
+        );
       }
-      const [linked] = await tx.select({ id: scimUsers.userId }).from(scimUsers).where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
+      const [linked] = await tx
+        .select({ id: scimUsers.userId })
+        .from(scimUsers)
+        .where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
       if (linked) throw uniqueness(`The user holding ${input.userName} is already in this directory under another userName.`);
       // A linked user keeps the names it has unless the directory gives some.
       if (input.givenName || input.familyName) {
-        await updateUser(d, dir.instanceId, userId, { ...(input.givenName ? { first_name: input.givenName } : {}), ...(input.familyName ? { last_name: input.familyName } : {}) }, dir.audit);
+        await updateUser(
+          d,
+          dir.instanceId,
+          userId,
+          { ...(input.givenName ? { first_name: input.givenName } : {}), ...(input.familyName ? { last_name: input.familyName } : {}) },
+          dir.audit,
+        );
       }
     }
     const now = deps.clock.now();
     await tx
       .insert(scimUsers)
-      .values({ organizationId: dir.organizationId, userId, instanceId: dir.instanceId, ...directoryColumns(input), createdUser, createdAt: now, updatedAt: now })
+      .values({
+        organizationId: dir.organizationId,
+        userId,
+        instanceId: dir.instanceId,
+        ...directoryColumns(input),
+        createdUser,
+        createdAt: now,
+        updatedAt: now,
+      })
       .catch(asUniqueness);
     await ensureMembership(d, dir, userId);
     if (!input.active) {
       // Created, or linked at a verified domain: owned either way.
       const banned = await deactivate(d, dir, { userId, createdUser }, true);
-      if (banned) await tx.update(scimUsers).set({ bannedByDirectory: true }).where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
+      if (banned)
+        await tx
+          .update(scimUsers)
+          .set({ bannedByDirectory: true })
+          .where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
     }
     return findScimUser(tx, dir, userId);
   });
@@ -320,7 +360,11 @@ async function updateNames(
  */
 async function changeUserName(deps: D, dir: Directory, row: ScimUserRow, userName: string) {
   if (!row.createdUser) {
-    throw scimError('VALIDATION_FAILED', 'mutability', 'userName is the email address of a user this directory linked rather than created; it cannot be changed here.');
+    throw scimError(
+      'VALIDATION_FAILED',
+      'mutability',
+      'userName is the email address of a user this directory linked rather than created; it cannot be changed here.',
+    );
   }
   const key = userName.toLowerCase();
   const holder = await userByVerifiedEmail(deps.db, dir.instanceId, userName);
@@ -331,7 +375,17 @@ async function changeUserName(deps: D, dir: Directory, row: ScimUserRow, userNam
     const id = newId('idn');
     await deps.db
       .insert(emailAddresses)
-      .values({ id, instanceId: dir.instanceId, userId: row.userId, emailAddress: userName, emailKey: key, verificationStatus: 'verified', verificationStrategy: 'scim', createdAt: now, updatedAt: now })
+      .values({
+        id,
+        instanceId: dir.instanceId,
+        userId: row.userId,
+        emailAddress: userName,
+        emailKey: key,
+        verificationStatus: 'verified',
+        verificationStrategy: 'scim',
+        createdAt: now,
+        updatedAt: now,
+      })
       .catch(asUniqueness);
     await updateUser(deps, dir.instanceId, row.userId, { primary_email_address_id: id }, dir.audit);
   }
@@ -355,7 +409,9 @@ export async function replaceScimUser(deps: D, dir: Directory, id: string, body:
     // A user the directory does not own keeps its own names; the rest of the resource still applies.
     const renamed = owned && (await updateNames(d, dir, row.userId, input, row));
     const stored = directoryColumns(input);
-    const directoryChanged = (Object.keys(stored) as (keyof typeof stored)[]).some((k) => JSON.stringify(stored[k]) !== JSON.stringify(row[k]));
+    const directoryChanged = (Object.keys(stored) as (keyof typeof stored)[]).some(
+      (k) => JSON.stringify(stored[k]) !== JSON.stringify(row[k]),
+    );
     if (!directoryChanged && !renamed) return row;
     let bannedByDirectory = row.bannedByDirectory;
     if (row.active && !input.active) bannedByDirectory = await deactivate(d, dir, row, owned);
@@ -398,9 +454,14 @@ export async function deleteScimUser(deps: D, dir: Directory, id: string) {
     if (await membershipRow(tx, dir, row.userId)) {
       // The directory is the source of truth for its members: the last-admin rule does not hold it back.
       const view = await removeMembershipInTx(d, dir.instanceId, org, row.userId, { force: true });
-      await auditOrgChange(d, dir.instanceId, dir.audit, 'organization_membership.deleted', view.id, { organization_id: org.id, user_id: row.userId });
+      await auditOrgChange(d, dir.instanceId, dir.audit, 'organization_membership.deleted', view.id, {
+        organization_id: org.id,
+        user_id: row.userId,
+      });
     }
-    await tx.delete(scimGroupMembers).where(and(eq(scimGroupMembers.organizationId, dir.organizationId), eq(scimGroupMembers.userId, row.userId)));
+    await tx
+      .delete(scimGroupMembers)
+      .where(and(eq(scimGroupMembers.organizationId, dir.organizationId), eq(scimGroupMembers.userId, row.userId)));
     await tx.delete(scimUsers).where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, row.userId)));
     if (row.createdUser && (await otherMemberships(tx, dir, row.userId)) === 0) {
       await deleteUser(d, dir.instanceId, row.userId);

@@ -33,7 +33,14 @@ describe('the latest activity of a session', () => {
   it('records the device and IP of a FAPI sign-in, shown on BAPI, /v1/me/sessions and session.created', async () => {
     const u = await newUser();
     const { b, sessionId } = await signInFrom(u.email, MAC_CHROME, '203.0.113.7');
-    const expected = { ip_address: '203.0.113.7', browser_name: 'Chrome', browser_version: '131', device_type: 'desktop', os_name: 'macOS', is_mobile: false };
+    const expected = {
+      ip_address: '203.0.113.7',
+      browser_name: 'Chrome',
+      browser_version: '131',
+      device_type: 'desktop',
+      os_name: 'macOS',
+      is_mobile: false,
+    };
 
     const bapi = await h.call('GET', `/v1/sessions/${sessionId}`, { key: A.secret });
     expect(bapi.status).toBe(200);
@@ -74,7 +81,12 @@ describe('the latest activity of a session', () => {
       body: {},
     });
     expect(touched.status).toBe(200);
-    expect(touched.body.response.latest_activity).toMatchObject({ ip_address: '198.51.100.9', browser_name: 'Safari', os_name: 'iOS', is_mobile: true });
+    expect(touched.body.response.latest_activity).toMatchObject({
+      ip_address: '198.51.100.9',
+      browser_name: 'Safari',
+      os_name: 'iOS',
+      is_mobile: true,
+    });
     // No User-Agent nor forwarded IP (an in-process request has no socket address): kept.
     const blank = await b.call('POST', `/v1/client/sessions/${sessionId}/touch`, { body: {} });
     expect(blank.status).toBe(200);
@@ -83,7 +95,11 @@ describe('the latest activity of a session', () => {
 
   it('is null for a headless session minted on BAPI', async () => {
     const u = await newUser();
-    const minted = await h.call('POST', '/v1/sessions', { key: A.secret, headers: { 'user-agent': MAC_CHROME, 'x-forwarded-for': '203.0.113.7' }, body: { user_id: u.id } });
+    const minted = await h.call('POST', '/v1/sessions', {
+      key: A.secret,
+      headers: { 'user-agent': MAC_CHROME, 'x-forwarded-for': '203.0.113.7' },
+      body: { user_id: u.id },
+    });
     expect(minted.status).toBe(200);
     expect(minted.body.latest_activity).toBeNull();
     expect((await h.call('GET', `/v1/sessions/${minted.body.id}`, { key: A.secret })).body.latest_activity).toBeNull();
@@ -95,6 +111,11 @@ describe('activityColumns', () => {
     const cols = activityColumns({ ip: null, userAgent: `${'x'.repeat(600)}` });
     expect(cols.userAgent).toHaveLength(USER_AGENT_MAX);
     expect(cols).toMatchObject({ ipAddress: null, browserName: null, osName: null, deviceType: 'unknown', isMobile: false });
-    expect(activityColumns({ ip: '192.0.2.1', userAgent: null })).toMatchObject({ ipAddress: '192.0.2.1', userAgent: null, deviceType: null, isMobile: null });
+    expect(activityColumns({ ip: '192.0.2.1', userAgent: null })).toMatchObject({
+      ipAddress: '192.0.2.1',
+      userAgent: null,
+      deviceType: null,
+      isMobile: null,
+    });
   });
 });

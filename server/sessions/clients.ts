@@ -46,9 +46,7 @@ const CLIENT_TOKEN_RE = /^ct_[A-Za-z0-9_-]{43}$/;
 export const clientExpiresAt = (instance: InstanceContext, c: Pick<ClientRow, 'updatedAt'>) =>
   c.updatedAt + instance.settings.session_lifetime_seconds * 1000;
 
-export type ClientLookup =
-  | { client: ClientRow; reason: null }
-  | { client: null; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+export type ClientLookup = { client: ClientRow; reason: null } | { client: null; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
 /** The client a presented token names in this instance, or why there is none. */
 export async function findClient(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, token: string): Promise<ClientLookup> {
@@ -74,7 +72,15 @@ export async function createClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId:
 export function newClient(deps: Pick<Deps, 'clock'>, instanceId: string) {
   const token = generateSecret(CLIENT_TOKEN_PREFIX);
   const now = deps.clock.now();
-  const client: ClientRow = { id: newId('client'), instanceId, tokenDigest: sha256Hex(token), lastActiveSessionId: null, createdAt: now, updatedAt: now, revokedAt: null };
+  const client: ClientRow = {
+    id: newId('client'),
+    instanceId,
+    tokenDigest: sha256Hex(token),
+    lastActiveSessionId: null,
+    createdAt: now,
+    updatedAt: now,
+    revokedAt: null,
+  };
   const write = sql`insert into ${clients} (id, instance_id, token_digest, created_at, updated_at) values (${client.id}, ${instanceId}, ${client.tokenDigest}, ${now}, ${now})`;
   return { client, token, write };
 }
@@ -153,7 +159,13 @@ export async function clientView(
  * moves last_active_at and the inactivity deadline, as a refresh does. `azp`: the browser
  * origin that asked, when allowed.
  */
-export async function clientSessionToken(deps: D, instance: InstanceContext, clientId: string, sessionId: string, azp: string | null = null) {
+export async function clientSessionToken(
+  deps: D,
+  instance: InstanceContext,
+  clientId: string,
+  sessionId: string,
+  azp: string | null = null,
+) {
   const { session, sessionsVersion, withSecondFactor } = await liveClientSession(deps, instance, clientId, sessionId);
   const token = await signSessionJwt(deps, instance, { ...session, sessionsVersion, azp, withSecondFactor });
   return { object: 'token' as const, jwt: token.jwt };
@@ -194,7 +206,12 @@ export async function liveClientSession(deps: D, instance: InstanceContext, clie
  * Signs a client out everywhere: ends each of its live sessions (session.ended) and
  * revokes the client, so its token is refused from now on.
  */
-export async function revokeClient(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, instanceId: string, clientId: string, auditCtx: AuditContext) {
+export async function revokeClient(
+  deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>,
+  instanceId: string,
+  clientId: string,
+  auditCtx: AuditContext,
+) {
   await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     const live = await liveSessions(tx, instanceId, { clientId });

@@ -52,7 +52,9 @@ export function sessionEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: stri
       summary: 'Exchange a refresh token for a session JWT and the next refresh token',
       body: refreshBody,
       response: sessionTokensSchema,
-      audit: { unaudited: 'the token refresh hot path; rotation is kept on the refresh token, and reuse revokes the session with its own entry' },
+      audit: {
+        unaudited: 'the token refresh hot path; rotation is kept on the refresh token, and reuse revokes the session with its own entry',
+      },
       handle: async ({ deps, auth, params, body }) =>
         refreshSession(deps, await instanceContext(deps, instanceOf(auth).id), params.id, body.refresh_token),
     }),

@@ -57,7 +57,8 @@ const firstFactorAt = (s: FactorTimes) => s.firstFactorVerifiedAt ?? s.createdAt
  * never proved; an impersonation proved neither.
  */
 export function factorVerificationAge(s: FactorTimes, withSecondFactor: boolean, now: number): [number, number] {
-  const age = (at: number | null) => (s.actor || at === null ? NEVER_PROVED : Math.min(NEVER_PROVED, Math.max(0, Math.floor((now - at) / MINUTE))));
+  const age = (at: number | null) =>
+    s.actor || at === null ? NEVER_PROVED : Math.min(NEVER_PROVED, Math.max(0, Math.floor((now - at) / MINUTE)));
   return [age(firstFactorAt(s)), withSecondFactor ? age(s.secondFactorVerifiedAt) : -1];
 }
 
@@ -88,4 +89,6 @@ export async function hasSecondFactor(db: Db, userId: string): Promise<boolean> 
 
 /** hasSecondFactor as a column of a query on users: `select({ …, secondFactor: secondFactorOf(users.id) })`. */
 export const secondFactorOf = (userId: AnyPgColumn | SQL) =>
-  sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${userId} and ${totpFactors.status} = 'verified')`.mapWith(Boolean);
+  sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${userId} and ${totpFactors.status} = 'verified')`.mapWith(
+    Boolean,
+  );

@@ -30,7 +30,9 @@ async function tokenOf(b: FapiTestClient, sessionId: string) {
 /** What `has({ reverification })` answers for each of Clerk's levels, and for the first factor within 10 minutes. */
 async function passes(b: FapiTestClient, sessionId: string) {
   const claims = await tokenOf(b, sessionId);
-  const has = createCheckAuthorization({ userId: claims.sub, factorVerificationAge: claims.fva } as Parameters<typeof createCheckAuthorization>[0]);
+  const has = createCheckAuthorization({ userId: claims.sub, factorVerificationAge: claims.fva } as Parameters<
+    typeof createCheckAuthorization
+  >[0]);
   const out: Record<string, boolean> = {};
   for (const level of LEVELS) out[level] = has({ reverification: level });
   out.first_factor = has({ reverification: { level: 'first_factor', afterMinutes: 10 } });
@@ -46,7 +48,9 @@ async function signInWithTotp(userId: string, secret: string) {
   const email = (await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body.email_addresses[0].email_address;
   const first = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: email, password: PASSWORD } });
   expect(first.body.response.status).toBe('needs_second_factor');
-  const second = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: totpCode(h, secret) } });
+  const second = await b.call('POST', `/v1/client/sign_ins/${first.body.response.id}/attempt_second_factor`, {
+    body: { strategy: 'totp', code: totpCode(h, secret) },
+  });
   expect(second.body.response.status).toBe('complete');
   return { b, sessionId: second.body.response.created_session_id as string };
 }
@@ -56,7 +60,14 @@ describe('fva as Clerk’s has() reads it', () => {
     const { b, sessionId } = await signedInClient(h, A, await newUser());
     expect(await passes(b, sessionId)).toEqual({ fva: [0, -1], ...ALL_PASS });
     h.clock.advance(11 * MINUTES);
-    expect(await passes(b, sessionId)).toEqual({ fva: [11, -1], strict_mfa: false, strict: false, moderate: true, lax: true, first_factor: false });
+    expect(await passes(b, sessionId)).toEqual({
+      fva: [11, -1],
+      strict_mfa: false,
+      strict: false,
+      moderate: true,
+      lax: true,
+      first_factor: false,
+    });
   });
 
   it('a TOTP user who proved it at sign-in: both ages; strict_mfa passes', async () => {
@@ -89,7 +100,10 @@ describe('fva as Clerk’s has() reads it', () => {
     h.clock.advance(30_000);
     const refused = await b.call('POST', '/v1/me/backup_codes', { body: { code: totpCode(h, started.body.secret) } });
     expect(refused.status).toBe(403);
-    expect(refused.body.errors[0]).toMatchObject({ code: 'REVERIFICATION_REQUIRED', meta: { session_verification: { level: 'second_factor', after_minutes: 10 } } });
+    expect(refused.body.errors[0]).toMatchObject({
+      code: 'REVERIFICATION_REQUIRED',
+      meta: { session_verification: { level: 'second_factor', after_minutes: 10 } },
+    });
   });
 
   it('an impersonation session satisfies no level, the first factor’s included, with or without the user’s TOTP', async () => {

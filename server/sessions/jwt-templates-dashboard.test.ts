@@ -17,13 +17,18 @@ afterAll(() => h.close());
 
 describe('dashboard: JWT templates', () => {
   it('an admin creates, lists, edits and deletes templates; the operator is audited; bad claims are 422', async () => {
-    const created = await owner.b.dash('POST', base, { body: { name: 'hasura', claims: { 'https://hasura.io/jwt/claims': { 'x-hasura-user-id': '{{user.id}}' } }, lifetime: 300 } });
+    const created = await owner.b.dash('POST', base, {
+      body: { name: 'hasura', claims: { 'https://hasura.io/jwt/claims': { 'x-hasura-user-id': '{{user.id}}' } }, lifetime: 300 },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body).toMatchObject({ object: 'jwt_template', name: 'hasura', lifetime: 300, allowed_clock_skew: 5 });
     const one = `${base}/${created.body.id}`;
     expect((await owner.b.dash('GET', base)).body.data.map((t: { id: string }) => t.id)).toEqual([created.body.id]);
     expect((await owner.b.dash('PATCH', one, { body: { allowed_clock_skew: 0 } })).body.allowed_clock_skew).toBe(0);
-    const [entry] = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'jwt_template.updated'), eq(auditLogs.target, created.body.id)));
+    const [entry] = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'jwt_template.updated'), eq(auditLogs.target, created.body.id)));
     expect(entry).toMatchObject({ actorKind: 'operator', details: { fields: ['allowed_clock_skew'] } });
 
     const reserved = await owner.b.dash('POST', base, { body: { name: 'bad', claims: { exp: 1 } } });

@@ -11,7 +11,13 @@ import type { AuditContext } from '../http/actor';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import { AppError, notFound, validationError } from '../http/errors';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
-import { claimsTemplateSchemaFor, JWT_TEMPLATE_RESERVED_CLAIMS, renderClaims, RENDERED_MAX_BYTES, usesOrgShortcodes } from '../instances/claims-template';
+import {
+  claimsTemplateSchemaFor,
+  JWT_TEMPLATE_RESERVED_CLAIMS,
+  renderClaims,
+  RENDERED_MAX_BYTES,
+  usesOrgShortcodes,
+} from '../instances/claims-template';
 import type { InstanceContext } from '../instances/instances';
 import { currentSigner } from '../signing/signing-keys';
 import { liveClientSession } from './clients';
@@ -44,8 +50,18 @@ export const CLOCK_SKEW_DEFAULT = 5;
 export const MAX_TEMPLATES = 100;
 
 const nameSchema = z.string().regex(JWT_TEMPLATE_NAME, 'use 1 to 64 letters, digits, _ or -');
-const lifetimeSchema = z.number().int().min(LIFETIME_MIN).max(LIFETIME_MAX).meta({ description: `Seconds a token lives (${LIFETIME_MIN}–${LIFETIME_MAX}, default ${LIFETIME_DEFAULT})` });
-const skewSchema = z.number().int().min(0).max(CLOCK_SKEW_MAX).meta({ description: `Seconds nbf is set before iat (0–${CLOCK_SKEW_MAX}, default ${CLOCK_SKEW_DEFAULT})` });
+const lifetimeSchema = z
+  .number()
+  .int()
+  .min(LIFETIME_MIN)
+  .max(LIFETIME_MAX)
+  .meta({ description: `Seconds a token lives (${LIFETIME_MIN}–${LIFETIME_MAX}, default ${LIFETIME_DEFAULT})` });
+const skewSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(CLOCK_SKEW_MAX)
+  .meta({ description: `Seconds nbf is set before iat (0–${CLOCK_SKEW_MAX}, default ${CLOCK_SKEW_DEFAULT})` });
 export const jwtTemplateClaimsSchema = claimsTemplateSchemaFor(JWT_TEMPLATE_RESERVED_CLAIMS).meta({
   description:
     'The claims: a JSON object of at most 4 KiB and 3 levels (422 too_large, 422 too_deep), claim names of 1 to 64 characters (422 invalid_key), none of the built-in claims but aud and org_id, org_role, org_slug, org_permissions (422 reserved_claim); a string may be or contain {{user.<field>}}, {{org.<field>}} or {{org_membership.<field>}} shortcodes (the active organization’s; 422 unknown_shortcode for an unknown one).',
@@ -96,7 +112,9 @@ export const templateTokenSchema = z.object({ object: z.literal('token'), jwt: z
  * the token's lifetime, bounded as a template's; never past the session's end.
  */
 export const mintTokenBody = z.strictObject({
-  expires_in_seconds: lifetimeSchema.nullish().meta({ description: `Seconds the token lives (${LIFETIME_MIN}–${LIFETIME_MAX}; default: the template's lifetime, or the instance's session token lifetime), never past the session's end` }),
+  expires_in_seconds: lifetimeSchema.nullish().meta({
+    description: `Seconds the token lives (${LIFETIME_MIN}–${LIFETIME_MAX}; default: the template's lifetime, or the instance's session token lifetime), never past the session's end`,
+  }),
 });
 
 export const jwtTemplateView = (r: JwtTemplateRow) => ({
@@ -115,12 +133,16 @@ export const jwtTemplateView = (r: JwtTemplateRow) => ({
 type D = Pick<Deps, 'db' | 'clock'>;
 
 function rethrowTaken(err: unknown): never {
-  if (uniqueViolation(err) === 'jwt_templates_instance_name_uq') throw validationError('name', 'taken', 'A JWT template with this name already exists.');
+  if (uniqueViolation(err) === 'jwt_templates_instance_name_uq')
+    throw validationError('name', 'taken', 'A JWT template with this name already exists.');
   throw err;
 }
 
 async function loadTemplate(db: Db, instanceId: string, id: string): Promise<JwtTemplateRow> {
-  const [row] = await db.select().from(jwtTemplates).where(and(eq(jwtTemplates.id, id), eq(jwtTemplates.instanceId, instanceId)));
+  const [row] = await db
+    .select()
+    .from(jwtTemplates)
+    .where(and(eq(jwtTemplates.id, id), eq(jwtTemplates.instanceId, instanceId)));
   if (!row) throw notFound('JWT template');
   return row;
 }
@@ -130,7 +152,8 @@ export async function createJwtTemplate(deps: D, instanceId: string, input: Crea
   return deps.db
     .transaction(async (tx) => {
       const [held] = await tx.select({ n: count() }).from(jwtTemplates).where(eq(jwtTemplates.instanceId, instanceId));
-      if ((held?.n ?? 0) >= MAX_TEMPLATES) throw validationError('name', 'too_large', `An instance holds at most ${MAX_TEMPLATES} JWT templates.`);
+      if ((held?.n ?? 0) >= MAX_TEMPLATES)
+        throw validationError('name', 'too_large', `An instance holds at most ${MAX_TEMPLATES} JWT templates.`);
       const [row] = await tx
         .insert(jwtTemplates)
         .values({
@@ -144,7 +167,10 @@ export async function createJwtTemplate(deps: D, instanceId: string, input: Crea
           updatedAt: now,
         })
         .returning();
-      await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'jwt_template.created', target: row!.id, details: { name: row!.name } });
+      await audit(
+        { db: tx, clock: deps.clock },
+        { instanceId, ...ctx, action: 'jwt_template.created', target: row!.id, details: { name: row!.name } },
+      );
       return jwtTemplateView(row!);
     })
     .catch(rethrowTaken);
@@ -155,7 +181,12 @@ export async function getJwtTemplate(deps: Pick<Deps, 'db'>, instanceId: string,
 }
 
 export async function listJwtTemplates(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string }) {
-  return cursorList(q, newestFirst(jwtTemplates.id), tableRows(deps.db, jwtTemplates, eq(jwtTemplates.instanceId, instanceId)), jwtTemplateView);
+  return cursorList(
+    q,
+    newestFirst(jwtTemplates.id),
+    tableRows(deps.db, jwtTemplates, eq(jwtTemplates.instanceId, instanceId)),
+    jwtTemplateView,
+  );
 }
 
 /** A field absent stays; `lifetime` or `allowed_clock_skew` null goes back to its default. */
@@ -169,7 +200,10 @@ export async function updateJwtTemplate(deps: D, instanceId: string, id: string,
     .transaction(async (tx) => {
       await loadTemplate(tx, instanceId, id);
       const [row] = await tx.update(jwtTemplates).set(patch).where(eq(jwtTemplates.id, id)).returning();
-      await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'jwt_template.updated', target: id, details: { fields: Object.keys(input).sort() } });
+      await audit(
+        { db: tx, clock: deps.clock },
+        { instanceId, ...ctx, action: 'jwt_template.updated', target: id, details: { fields: Object.keys(input).sort() } },
+      );
       return jwtTemplateView(row!);
     })
     .catch(rethrowTaken);
@@ -179,14 +213,20 @@ export async function deleteJwtTemplate(deps: D, instanceId: string, id: string,
   return deps.db.transaction(async (tx) => {
     const row = await loadTemplate(tx, instanceId, id);
     await tx.delete(jwtTemplates).where(eq(jwtTemplates.id, id));
-    await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'jwt_template.deleted', target: id, details: { name: row.name } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      { instanceId, ...ctx, action: 'jwt_template.deleted', target: id, details: { name: row.name } },
+    );
     return { object: 'jwt_template' as const, id, deleted: true as const };
   });
 }
 
 async function templateNamed(db: Db, instanceId: string, name: string): Promise<JwtTemplateRow> {
   const [row] = JWT_TEMPLATE_NAME.test(name)
-    ? await db.select().from(jwtTemplates).where(and(eq(jwtTemplates.instanceId, instanceId), eq(jwtTemplates.name, name)))
+    ? await db
+        .select()
+        .from(jwtTemplates)
+        .where(and(eq(jwtTemplates.instanceId, instanceId), eq(jwtTemplates.name, name)))
     : [];
   if (!row) throw new AppError('NOT_FOUND', { message: `No JWT template named ${name.slice(0, 64)} exists.`, meta: { param: 'template' } });
   return row;
@@ -209,14 +249,21 @@ export async function signTemplateJwt(
   const org = orgId && usesOrgShortcodes(template.claims) ? await claimsOrg(deps.db, instance.id, orgId, s.userId) : null;
   const custom = renderClaims(template.claims, { user, org }, JWT_TEMPLATE_RESERVED_CLAIMS);
   // A token without the claims its consumer expects is worse than none (the session token, in a cookie, goes without them instead).
-  if (!custom) throw validationError('template', 'too_large', `The template's claims for this user weigh more than ${RENDERED_MAX_BYTES} bytes.`);
+  if (!custom)
+    throw validationError('template', 'too_large', `The template's claims for this user weigh more than ${RENDERED_MAX_BYTES} bytes.`);
   const claims: Record<string, unknown> = { ...custom };
   if (azp) claims.azp = azp;
   if (s.actor) claims.act = { sub: s.actor.sub };
   const signer = await currentSigner(deps, instance.id);
   const now = Math.floor(deps.clock.now() / 1000);
   const exp = Math.max(now, Math.min(now + lifetime, Math.floor(s.expireAt / 1000)));
-  return signWithSessionKey(signer, instance, claims, { sub: s.userId, iat: now, nbf: now - template.allowedClockSkew, exp, jti: randomBytes(10).toString('hex') });
+  return signWithSessionKey(signer, instance, claims, {
+    sub: s.userId,
+    iat: now,
+    nbf: now - template.allowedClockSkew,
+    exp,
+    jti: randomBytes(10).toString('hex'),
+  });
 }
 
 /** FAPI: a template token for a session of this client (the session token's checks, server/sessions/clients.ts). */
@@ -234,7 +281,13 @@ export async function clientTemplateToken(
 }
 
 /** BAPI: a template token for a live session of the instance (the session token's checks, server/sessions/sessions.ts); `lifetime` instead of the template's. */
-export async function sessionTemplateToken(deps: MintDeps & Pick<Deps, 'cacheInvalidation'>, instance: InstanceContext, sessionId: string, templateName: string, lifetime?: number) {
+export async function sessionTemplateToken(
+  deps: MintDeps & Pick<Deps, 'cacheInvalidation'>,
+  instance: InstanceContext,
+  sessionId: string,
+  templateName: string,
+  lifetime?: number,
+) {
   const { session } = await liveSession(deps, instance.id, sessionId);
   const template = await templateNamed(deps.db, instance.id, templateName);
   return { object: 'token' as const, jwt: await signTemplateJwt(deps, instance, template, session, null, lifetime) };

@@ -21,7 +21,12 @@ describe('the signed-in user’s sessions across devices', () => {
     expect(res.status).toBe(200);
     expect(res.body.object).toBe('list');
     expect(ids(res.body.data)).toEqual([phone.sessionId, laptop.sessionId]);
-    expect(res.body.data.find((s: { id: string }) => s.id === laptop.sessionId)).toMatchObject({ current: true, this_client: true, user_id: userId, status: 'active' });
+    expect(res.body.data.find((s: { id: string }) => s.id === laptop.sessionId)).toMatchObject({
+      current: true,
+      this_client: true,
+      user_id: userId,
+      status: 'active',
+    });
     expect(res.body.data.find((s: { id: string }) => s.id === phone.sessionId)).toMatchObject({ current: false, this_client: false });
     expect(ids(res.body.data)).not.toContain(stranger.sessionId);
   });
@@ -64,7 +69,9 @@ describe('the signed-in user’s sessions across devices', () => {
     const minted = await b.call('POST', '/v1/client/me/api_tokens', { body: { name: 'cli', scopes: ['me:read', 'me:write'] } });
     const token = minted.body.token as string;
     const withToken = { headers: { authorization: `Bearer ${token}` } };
-    expectError(await h.call('GET', `/fapi/${A.instanceId}/v1/me/sessions`, withToken), 403, 'FORBIDDEN', { reason: 'personal_access_token' });
+    expectError(await h.call('GET', `/fapi/${A.instanceId}/v1/me/sessions`, withToken), 403, 'FORBIDDEN', {
+      reason: 'personal_access_token',
+    });
     expectError(await h.call('POST', `/fapi/${A.instanceId}/v1/me/sessions/revoke_others`, withToken), 403, 'FORBIDDEN');
     expectError(await h.call('GET', `/fapi/${A.instanceId}/v1/me/sessions`), 401, 'UNAUTHENTICATED');
     expectError(await b.call('POST', '/v1/me/sessions/revoke_others', { origin: 'https://evil.example' }), 403, 'ORIGIN_NOT_ALLOWED');

@@ -26,16 +26,18 @@ type D = Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>;
 /** The signed-in user and the session they call with (users/me.ts's Me); null for a personal access token. */
 type Me = { userId: string; sessionId: string | null };
 
-export const meSessionSchema = sessionSchema
-  .extend({ current: z.boolean(), this_client: z.boolean() })
-  .meta({ id: 'MeSession' });
+export const meSessionSchema = sessionSchema.extend({ current: z.boolean(), this_client: z.boolean() }).meta({ id: 'MeSession' });
 export const meSessionList = z.object({ object: z.literal('list'), data: z.array(meSessionSchema), has_more: z.boolean() });
 
 export async function listMySessions(deps: D, instanceId: string, me: Me, clientId: string | null) {
   const rows = await liveSessions(deps.db, instanceId, { userId: me.userId }, { now: deps.clock.now() });
   return {
     object: 'list' as const,
-    data: rows.map((r) => ({ ...sessionView(r), current: r.id === me.sessionId, this_client: clientId !== null && r.clientId === clientId })),
+    data: rows.map((r) => ({
+      ...sessionView(r),
+      current: r.id === me.sessionId,
+      this_client: clientId !== null && r.clientId === clientId,
+    })),
     has_more: false,
   };
 }

@@ -48,7 +48,12 @@ export async function orgClaims(db: Db, instanceId: string, organizationId: stri
  */
 export async function claimsOrg(db: Db, instanceId: string, organizationId: string, userId: string): Promise<ClaimsOrg | null> {
   const [row] = await db
-    .select({ org: organizations, role: organizationMemberships.role, membershipMetadata: organizationMemberships.publicMetadata, permissions: roles.permissions })
+    .select({
+      org: organizations,
+      role: organizationMemberships.role,
+      membershipMetadata: organizationMemberships.publicMetadata,
+      permissions: roles.permissions,
+    })
     .from(organizationMemberships)
     .innerJoin(organizations, eq(organizations.id, organizationMemberships.organizationId))
     .leftJoin(roles, and(eq(roles.instanceId, organizationMemberships.instanceId), eq(roles.key, organizationMemberships.role)))
@@ -67,4 +72,9 @@ export async function claimsOrg(db: Db, instanceId: string, organizationId: stri
 }
 
 /** The session token's organization claims of an organization read for a template (the same as orgClaims answers). */
-export const orgClaimsOf = (o: ClaimsOrg): OrgClaims => ({ org_id: o.id, org_slug: o.slug, org_role: o.role, org_permissions: o.permissions });
+export const orgClaimsOf = (o: ClaimsOrg): OrgClaims => ({
+  org_id: o.id,
+  org_slug: o.slug,
+  org_role: o.role,
+  org_permissions: o.permissions,
+});

@@ -20,9 +20,11 @@ const DAY = 86_400_000;
 const errorOf = (body: { errors: { code: string }[] }) => body.errors[0]!;
 
 const mint = (k = key) => mintNewUserSession(h, k);
-const refresh = (id: string, token: string, k = key) => h.call('POST', `/v1/sessions/${id}/refresh`, { key: k, body: { refresh_token: token } });
+const refresh = (id: string, token: string, k = key) =>
+  h.call('POST', `/v1/sessions/${id}/refresh`, { key: k, body: { refresh_token: token } });
 const getSession = async (id: string, k = key) => (await h.call('GET', `/v1/sessions/${id}`, { key: k })).body;
-const eventsFor = async (instance: string, type: string, sessionId: string) => (await eventsOf(h, instance, type)).filter((e) => e.data.id === sessionId);
+const eventsFor = async (instance: string, type: string, sessionId: string) =>
+  (await eventsOf(h, instance, type)).filter((e) => e.data.id === sessionId);
 const jwks = (k = key) =>
   createRemoteJWKSet(new URL('http://localhost:3000/v1/jwks'), {
     [customFetch]: (url: string) => h.request('GET', new URL(url).pathname, { key: k }),

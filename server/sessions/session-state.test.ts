@@ -32,7 +32,8 @@ const WRITES = [
  * which moves activity columns only (never status) and drops the session from this node's
  * cache right after (forgetSessionHere) — nothing another node must learn at once.
  */
-const ACTIVITY_ONLY = /update \$\{sessions\} set last_active_at = \$\{(v\.)?now\}, abandon_at = \$\{abandonAt\}, updated_at = \$\{(v\.)?now\}/;
+const ACTIVITY_ONLY =
+  /update \$\{sessions\} set last_active_at = \$\{(v\.)?now\}, abandon_at = \$\{abandonAt\}, updated_at = \$\{(v\.)?now\}/;
 
 describe('session state has one writer', () => {
   it('every UPDATE of sessions and every sessions_version bump goes through session-state.ts', () => {
@@ -51,7 +52,10 @@ describe('session state has one writer', () => {
 
   it('the activity-only refresh statements drop the session from the cache and set no status', () => {
     const src = readFileSync(path.join(SERVER, 'sessions', 'sessions.ts'), 'utf8');
-    const statements = src.split('deps.db.execute(sql`').slice(1).map((s) => s.slice(0, s.indexOf('`)')));
+    const statements = src
+      .split('deps.db.execute(sql`')
+      .slice(1)
+      .map((s) => s.slice(0, s.indexOf('`)')));
     const touching = statements.filter((s) => ACTIVITY_ONLY.test(s));
     expect(touching.length).toBeGreaterThan(0);
     for (const s of touching) expect(s).not.toMatch(/\bstatus\s*=/);
@@ -101,7 +105,11 @@ afterAll(async () => {
 });
 
 async function verifyOn(node: 1 | 2, token: string) {
-  const init = { method: 'POST', headers: { authorization: `Bearer ${i.secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ token }) };
+  const init = {
+    method: 'POST',
+    headers: { authorization: `Bearer ${i.secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  };
   if (node === 1) return h.call('POST', '/v1/sessions/verify', { key: i.secret, body: { token } });
   const res = await node2(new Request('http://localhost:3000/v1/sessions/verify', init));
   return { status: res.status, body: await res.json() };
@@ -161,7 +169,11 @@ describe('authoritative verification from the per-node cache', () => {
       async (s) => {
         const other = await signedInClient(h, i, s.userId);
         const res = await other.b.call('POST', '/v1/me/change_password', {
-          body: { current_password: 'a long enough passphrase 42', new_password: 'another long passphrase 43', sign_out_of_other_sessions: true },
+          body: {
+            current_password: 'a long enough passphrase 42',
+            new_password: 'another long passphrase 43',
+            sign_out_of_other_sessions: true,
+          },
         });
         expect(res.status, JSON.stringify(res.body)).toBe(200);
       },
@@ -179,7 +191,8 @@ describe('authoritative verification from the per-node cache', () => {
   it('a reused refresh token revokes the session everywhere', async () => {
     const userId = await newUser();
     const minted = (await bapi('POST', '/v1/sessions', { user_id: userId })).body;
-    const refresh = (token: string) => h.call('POST', `/fapi/${i.instanceId}/v1/sessions/${minted.id}/refresh`, { body: { refresh_token: token } });
+    const refresh = (token: string) =>
+      h.call('POST', `/fapi/${i.instanceId}/v1/sessions/${minted.id}/refresh`, { body: { refresh_token: token } });
     expect((await refresh(minted.refresh_token)).status).toBe(200);
     h.clock.advance(11_000); // past the grace window; the jwt (60 s) is still good
     for (const node of [1, 2] as const) expect((await verifyOn(node, minted.jwt)).status).toBe(200);

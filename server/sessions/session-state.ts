@@ -76,7 +76,10 @@ export async function bumpSessionsVersion(
     .select({ id: sessions.id })
     .from(sessions)
     .where(and(eq(sessions.userId, userId), inArray(sessions.status, ['active', 'pending'])));
-  invalidateSessions(deps, live.map((s) => s.id));
+  invalidateSessions(
+    deps,
+    live.map((s) => s.id),
+  );
   return user;
 }
 

@@ -24,8 +24,18 @@ const jwks = (k = key) =>
   });
 
 const CONTRACT_FIELDS = [
-  'abandon_at', 'created_at', 'expire_at', 'id', 'impersonated_by', 'last_active_at',
-  'last_active_organization_id', 'latest_activity', 'lti', 'object', 'status', 'user_id',
+  'abandon_at',
+  'created_at',
+  'expire_at',
+  'id',
+  'impersonated_by',
+  'last_active_at',
+  'last_active_organization_id',
+  'latest_activity',
+  'lti',
+  'object',
+  'status',
+  'user_id',
 ];
 const DAY = 86_400_000;
 
@@ -53,7 +63,10 @@ describe('sessions smoke', () => {
     expect(verified.status).toBe(200);
     expect(verified.body.id).toBe(minted.body.id);
 
-    const refreshed = await h.call('POST', `/v1/sessions/${minted.body.id}/refresh`, { key, body: { refresh_token: minted.body.refresh_token } });
+    const refreshed = await h.call('POST', `/v1/sessions/${minted.body.id}/refresh`, {
+      key,
+      body: { refresh_token: minted.body.refresh_token },
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.refresh_token).not.toBe(minted.body.refresh_token);
 
@@ -106,7 +119,9 @@ describe('POST /v1/sessions (mint)', () => {
     expect(JSON.stringify(stored)).not.toContain(res.body.refresh_token);
     // A plain mint is not an impersonation: the router's session.created entry only.
     expect((await auditOf(instanceId, 'impersonation.session_created')).filter((a) => a.target === res.body.id)).toEqual([]);
-    expect((await auditOf(instanceId, 'session.created')).filter((a) => a.target === res.body.id)).toMatchObject([{ actor: `key:${keyId}`, actorKind: 'secret_key' }]);
+    expect((await auditOf(instanceId, 'session.created')).filter((a) => a.target === res.body.id)).toMatchObject([
+      { actor: `key:${keyId}`, actorKind: 'secret_key' },
+    ]);
   });
 
   it('refuses a banned user with 403 USER_BANNED and creates nothing', async () => {
@@ -252,8 +267,13 @@ describe('GET /v1/sessions and /v1/sessions/:id', () => {
     // Nor can the other instance revoke or refresh it.
     const revoke = await h.call('POST', `/v1/sessions/${minted.id}/revoke`, { key: other.secret });
     expect(revoke.status).toBe(404);
-    expect(strip(revoke.body)).toEqual(strip((await h.call('POST', '/v1/sessions/sess_01JAAAAAAAAAAAAAAAAAAAAAAA/revoke', { key: other.secret })).body));
-    const refresh = await h.call('POST', `/v1/sessions/${minted.id}/refresh`, { key: other.secret, body: { refresh_token: minted.refresh_token } });
+    expect(strip(revoke.body)).toEqual(
+      strip((await h.call('POST', '/v1/sessions/sess_01JAAAAAAAAAAAAAAAAAAAAAAA/revoke', { key: other.secret })).body),
+    );
+    const refresh = await h.call('POST', `/v1/sessions/${minted.id}/refresh`, {
+      key: other.secret,
+      body: { refresh_token: minted.refresh_token },
+    });
     expect(errorOf(refresh.body).code).toBe('REFRESH_TOKEN_INVALID');
     expect((await h.call('GET', `/v1/sessions/${minted.id}`, { key })).body.status).toBe('active');
   });
@@ -295,7 +315,12 @@ describe('POST /v1/sessions/:id/revoke', () => {
   it('a refused action says what was refused in plain words', async () => {
     const s = (await mint(await newUser())).body;
     await h.call('POST', `/v1/sessions/${s.id}/revoke`, { key });
-    for (const [action, words] of [['pend', 'made pending'], ['abandon', 'abandoned'], ['activate', 'activated'], ['end', 'ended']] as const) {
+    for (const [action, words] of [
+      ['pend', 'made pending'],
+      ['abandon', 'abandoned'],
+      ['activate', 'activated'],
+      ['end', 'ended'],
+    ] as const) {
       await expect(applySessionAction(h.runtime.deps, instanceId, s.id, action, systemContext('test'))).rejects.toMatchObject({
         code: 'CONFLICT',
         message: `A revoked session cannot be ${words}.`,

@@ -22,7 +22,14 @@ import { secondFactorOf } from './factor-verification';
 import { countWrite } from '../analytics/metrics';
 import { afterCommit } from '../db/after-commit';
 import { entitledPlansJson, type EntitledPlan } from '../billing/subscriptions';
-import { bumpSessionsVersion, cachedSessionState, forgetSessionHere, loadSessionState, updateSessions, type SessionWriter } from './session-state';
+import {
+  bumpSessionsVersion,
+  cachedSessionState,
+  forgetSessionHere,
+  loadSessionState,
+  updateSessions,
+  type SessionWriter,
+} from './session-state';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches' | 'cacheInvalidation'>;
 /** Creating a session changes no cached state: nothing to invalidate. */
@@ -67,7 +74,10 @@ export function timesFor(instance: InstanceContext, now: number, createdAt = now
 }
 
 async function loadSession(db: Db, instanceId: string, id: string): Promise<SessionRow> {
-  const [row] = await db.select().from(sessions).where(and(eq(sessions.id, id), eq(sessions.instanceId, instanceId)));
+  const [row] = await db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.id, id), eq(sessions.instanceId, instanceId)));
   if (!row) throw notFound('session');
   return row;
 }
@@ -86,7 +96,8 @@ async function sessionUser(db: Db, instanceId: string, userId: string) {
     // flight is waited for here, and the user it removed is a 422 not_found, not a foreign-key error.
     .for('key share');
   if (!user) throw validationError('user_id', 'not_found', 'No user was found with that user_id.');
-  if (user.banned) throw new AppError('USER_BANNED', { message: 'Sessions cannot be created for a banned user.', meta: { user_id: userId } });
+  if (user.banned)
+    throw new AppError('USER_BANNED', { message: 'Sessions cannot be created for a banned user.', meta: { user_id: userId } });
   return user;
 }
 
@@ -165,7 +176,16 @@ export function newSessionParts(deps: Pick<Deps, 'clock'>, instance: InstanceCon
   if (actor) {
     parts.push({
       after: (db) =>
-        audit({ db, clock: deps.clock }, { instanceId: instance.id, ...auditCtx, action: 'impersonation.session_created', target: row.id, details: { user_id: row.userId, actor } }),
+        audit(
+          { db, clock: deps.clock },
+          {
+            instanceId: instance.id,
+            ...auditCtx,
+            action: 'impersonation.session_created',
+            target: row.id,
+            details: { user_id: row.userId, actor },
+          },
+        ),
     });
   }
   return { session: row, refreshToken, parts };
@@ -193,14 +213,25 @@ export async function createSession(
 }
 
 /** Headless minting: the session, a JWT and a refresh token, with no redeem step. */
-export async function mintSession(deps: CreateD, instance: InstanceContext, input: { userId: string; actor?: SessionActor | null }, auditCtx: AuditContext) {
+export async function mintSession(
+  deps: CreateD,
+  instance: InstanceContext,
+  input: { userId: string; actor?: SessionActor | null },
+  auditCtx: AuditContext,
+) {
   const created = await createSession(deps, instance, input, auditCtx);
   const token = await signSessionJwt(deps, instance, { ...created.session, sessionsVersion: created.sessionsVersion });
   return { ...sessionView(created.session), jwt: token.jwt, refresh_token: created.refreshToken, expires_in: token.expires_in };
 }
 
 const PAST: Record<SessionAction, string> = {
-  activate: 'activated', pend: 'made pending', end: 'ended', revoke: 'revoked', remove: 'removed', expire: 'expired', abandon: 'abandoned',
+  activate: 'activated',
+  pend: 'made pending',
+  end: 'ended',
+  revoke: 'revoked',
+  remove: 'removed',
+  expire: 'expired',
+  abandon: 'abandoned',
 };
 
 /**
@@ -243,13 +274,16 @@ export async function revokeUserSessions(deps: SessionWriter, instanceId: string
     const user = await bumpSessionsVersion({ ...deps, db: tx }, instanceId, userId);
     if (!user) throw notFound('user');
     const revoked = await revokeLiveSessions({ ...deps, db: tx }, instanceId, userId);
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      ...auditCtx,
-      action: 'session.revoked_all',
-      target: userId,
-      details: { count: revoked.length, sessions_version: user.sessionsVersion },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        ...auditCtx,
+        action: 'session.revoked_all',
+        target: userId,
+        details: { count: revoked.length, sessions_version: user.sessionsVersion },
+      },
+    );
     return { object: 'list' as const, data: revoked.map(sessionView), has_more: false, sessions_version: user.sessionsVersion };
   });
 }
@@ -348,14 +382,28 @@ function rotationSql(v: {
 /** rotationStatement with its values in place (the EXPLAIN test's form). */
 export function rotationStatement(instance: InstanceContext, sessionId: string, digest: string, successorDigest: string, now: number): SQL {
   const inactivity = instance.settings.session_inactivity_timeout_seconds;
-  return rotationSql({ instanceId: instance.id, sessionId, digest, successorDigest, now, idleCap: inactivity === null ? null : now + inactivity * 1000 });
+  return rotationSql({
+    instanceId: instance.id,
+    sessionId,
+    digest,
+    successorDigest,
+    now,
+    idleCap: inactivity === null ? null : now + inactivity * 1000,
+  });
 }
 
 /** The two forms of the rotation (with and without an inactivity timeout), prepared once per handle. */
 const rotationWith = (idle: boolean) => {
   const p = sql.placeholder;
   return preparedSql(idle ? 'refresh_rotate_idle' : 'refresh_rotate', () =>
-    rotationSql({ instanceId: p('instanceId'), sessionId: p('sessionId'), digest: p('digest'), successorDigest: p('successorDigest'), now: p('now'), idleCap: idle ? p('idleCap') : null }),
+    rotationSql({
+      instanceId: p('instanceId'),
+      sessionId: p('sessionId'),
+      digest: p('digest'),
+      successorDigest: p('successorDigest'),
+      now: p('now'),
+      idleCap: idle ? p('idleCap') : null,
+    }),
   );
 };
 const rotations = { idle: rotationWith(true), always: rotationWith(false) };

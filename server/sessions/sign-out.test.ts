@@ -136,7 +136,9 @@ describe('web and native modes', () => {
     });
     expect(end.status).toBe(200);
     // `?_is_native=1` without a token: native mode, no cookie.
-    const fresh = await h.call('GET', `/fapi/${A.instanceId}/v1/client?_is_native=1`, { headers: { 'x-publishable-key': A.publishableKey } });
+    const fresh = await h.call('GET', `/fapi/${A.instanceId}/v1/client?_is_native=1`, {
+      headers: { 'x-publishable-key': A.publishableKey },
+    });
     expect(fresh.headers.get('set-cookie')).toBeNull();
     // Another instance's client token is a signed-out visitor there.
     const foreign = await h.call('GET', `/fapi/${B.instanceId}/v1/client`, {

@@ -51,7 +51,14 @@ export async function freshClient(deps: D, clientId: string) {
   return row!;
 }
 
-export async function endClientSession(deps: D, instance: InstanceContext, client: ClientRow, id: string, action: 'end' | 'remove', auditCtx: AuditContext) {
+export async function endClientSession(
+  deps: D,
+  instance: InstanceContext,
+  client: ClientRow,
+  id: string,
+  action: 'end' | 'remove',
+  auditCtx: AuditContext,
+) {
   const row = await sessionOfClient(deps, instance, client.id, id);
   // An overdue one is settled first: it ends as expired or abandoned, and can still be removed.
   if (isLive(row.status)) await settleOverdue(deps, row);
@@ -59,7 +66,13 @@ export async function endClientSession(deps: D, instance: InstanceContext, clien
 }
 
 /** Ends every live session of the client (only `userId`'s when given), each with session.ended; the client stays. */
-export async function endAllClientSessions(deps: D, instance: InstanceContext, client: ClientRow, auditCtx: AuditContext, only?: { userId: string }) {
+export async function endAllClientSessions(
+  deps: D,
+  instance: InstanceContext,
+  client: ClientRow,
+  auditCtx: AuditContext,
+  only?: { userId: string },
+) {
   const ended = new Set<string>();
   for (const s of await liveSessions(deps.db, instance.id, { clientId: client.id })) {
     if (only && s.userId !== only.userId) continue;
@@ -93,7 +106,10 @@ export async function touchClientSession(
   const dead = await settleOverdue(deps, row);
   if (dead) throw dead;
   if (activeOrganizationId && !instance.settings.organizations_enabled) {
-    throw new AppError('FORBIDDEN', { message: 'Organizations are turned off for this application.', meta: { reason: 'organizations_disabled' } });
+    throw new AppError('FORBIDDEN', {
+      message: 'Organizations are turned off for this application.',
+      meta: { reason: 'organizations_disabled' },
+    });
   }
   if (activeOrganizationId && !(await orgClaims(deps.db, instance.id, activeOrganizationId, row.userId))) throw notFound('organization');
   const now = deps.clock.now();

@@ -22,8 +22,12 @@ const actorToken = (body: Record<string, unknown> = {}, key = A.secret) =>
 const signInToken = (body: Record<string, unknown> = {}, key = A.secret) =>
   h.call('POST', '/v1/sign_in_tokens', { key, body: { user_id: userA, ...body } });
 const auditRows = (target: string) =>
-  h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.instanceId, A.instanceId), eq(auditLogs.target, target)));
-const expectTicketInvalid = (res: { status: number; body: any }, reason: string) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  h.runtime.deps.db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.instanceId, A.instanceId), eq(auditLogs.target, target)));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const expectTicketInvalid = (res: { status: number; body: any }, reason: string) => {
   expect(res.status).toBe(422);
   expect(res.body.errors[0]).toMatchObject({ code: 'TICKET_INVALID', meta: { reason } });
 };
@@ -82,7 +86,11 @@ describe('actor tokens', () => {
 
   raceTest('two racing redemptions: exactly one wins', async () => {
     const { token, id } = (await actorToken()).body;
-    const results = await Promise.all([browser().signInWithTicket(token), browser().signInWithTicket(token), browser().signInWithTicket(token)]);
+    const results = await Promise.all([
+      browser().signInWithTicket(token),
+      browser().signInWithTicket(token),
+      browser().signInWithTicket(token),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 422, 422]);
     for (const r of results.filter((x) => x.status === 422)) expectTicketInvalid(r, 'used');
     const redeemed = (await auditRows(id)).filter((r) => r.action === 'impersonation.actor_token_redeemed');
@@ -154,7 +162,12 @@ describe('sign-in tokens', () => {
   it('default to 30 days and redeem for an ordinary session', async () => {
     const created = await signInToken();
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ object: 'sign_in_token', user_id: userA, status: 'pending', expires_at: h.clock.now() + 30 * 86400 * 1000 });
+    expect(created.body).toMatchObject({
+      object: 'sign_in_token',
+      user_id: userA,
+      status: 'pending',
+      expires_at: h.clock.now() + 30 * 86400 * 1000,
+    });
     expect(created.body.id).toMatch(/^sit_/);
     expect(created.body).not.toHaveProperty('actor');
     const res = await browser().signInWithTicket(created.body.token);
@@ -211,7 +224,10 @@ describe('redemption', () => {
     const { token } = (await signInToken()).body;
     const res = await browser().signInWithTicket(token);
     const sid = res.body.response.created_session_id;
-    const rows = await h.runtime.deps.db.select().from(events).where(and(eq(events.instanceId, A.instanceId), eq(events.type, 'session.created')));
+    const rows = await h.runtime.deps.db
+      .select()
+      .from(events)
+      .where(and(eq(events.instanceId, A.instanceId), eq(events.type, 'session.created')));
     expect(rows.some((e) => (e.data as { id: string }).id === sid)).toBe(true);
   });
 });

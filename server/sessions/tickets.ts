@@ -74,15 +74,18 @@ export async function createTicket(
         updatedAt: now,
       })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      actor: auditCtx.actor,
-      action: AUDIT_ACTION[input.kind].created,
-      target: row!.id,
-      ip: auditCtx.ip,
-      userAgent: auditCtx.userAgent,
-      details: { user_id: user.id, ...(row!.actor ? { actor: row!.actor } : {}), expires_at: row!.expiresAt },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        actor: auditCtx.actor,
+        action: AUDIT_ACTION[input.kind].created,
+        target: row!.id,
+        ip: auditCtx.ip,
+        userAgent: auditCtx.userAgent,
+        details: { user_id: user.id, ...(row!.actor ? { actor: row!.actor } : {}), expires_at: row!.expiresAt },
+      },
+    );
     return { ...ticketView(row!), token };
   });
 }
@@ -101,18 +104,24 @@ export async function revokeTicket(
     if (!current) throw notFound(kind.replaceAll('_', ' '));
     if (current.status === 'revoked') return ticketView(current);
     if (current.status === 'accepted') {
-      throw new AppError('CONFLICT', { message: 'This ticket was already redeemed; revoke the session instead.', meta: { status: 'accepted' } });
+      throw new AppError('CONFLICT', {
+        message: 'This ticket was already redeemed; revoke the session instead.',
+        meta: { status: 'accepted' },
+      });
     }
     const [row] = await tx.update(tickets).set({ status: 'revoked', updatedAt: deps.clock.now() }).where(where).returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      actor: auditCtx.actor,
-      action: AUDIT_ACTION[kind].revoked,
-      target: id,
-      ip: auditCtx.ip,
-      userAgent: auditCtx.userAgent,
-      details: { user_id: row!.userId },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        actor: auditCtx.actor,
+        action: AUDIT_ACTION[kind].revoked,
+        target: id,
+        ip: auditCtx.ip,
+        userAgent: auditCtx.userAgent,
+        details: { user_id: row!.userId },
+      },
+    );
     return ticketView(row!);
   });
 }

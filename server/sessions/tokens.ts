@@ -62,7 +62,12 @@ export async function signSessionJwt(
   const exp = Math.min(now + (s.lifetime ?? instance.settings.session_token_lifetime_seconds), Math.floor(s.expireAt / 1000));
   const lifetime = Math.max(0, exp - now);
   const withSecondFactor = s.withSecondFactor ?? (await hasSecondFactor(deps.db, s.userId));
-  const claims: Record<string, unknown> = { sid: s.id, sv: s.sessionsVersion, sts: s.status, fva: factorVerificationAge(s, withSecondFactor, deps.clock.now()) };
+  const claims: Record<string, unknown> = {
+    sid: s.id,
+    sv: s.sessionsVersion,
+    sts: s.status,
+    fva: factorVerificationAge(s, withSecondFactor, deps.clock.now()),
+  };
   if (s.azp) claims.azp = s.azp;
   if (s.actor) claims.act = { sub: s.actor.sub };
   if (s.lti) claims.lti = s.lti;
@@ -71,7 +76,9 @@ export async function signSessionJwt(
   // A template that reads the organization ({{org.…}}) gets it with the built-in claims, in one query.
   const readsOrg = activeOrgId !== null && usesOrgShortcodes(template);
   const orgContext = readsOrg ? await claimsOrg(deps.db, instance.id, activeOrgId, s.userId) : null;
-  const org = readsOrg ? orgContext && orgClaimsOf(orgContext) : activeOrgId && (await orgClaims(deps.db, instance.id, activeOrgId, s.userId));
+  const org = readsOrg
+    ? orgContext && orgClaimsOf(orgContext)
+    : activeOrgId && (await orgClaims(deps.db, instance.id, activeOrgId, s.userId));
   if (org) Object.assign(claims, org);
   const orgId = org ? org.org_id : null;
   // Plans read with the session (refresh) cover its organization; the org claim may be absent (not a member): then only the user's count.
@@ -177,7 +184,13 @@ function decodeCompactJws(token: string): CompactJws {
 function checkRs256({ signingInput, signature, header, payload }: CompactJws, key: KeyObject, issuer: string, now: number): SessionClaims {
   if (header.alg !== ALG || 'crit' in header || 'b64' in header) throw new AppError('TOKEN_INVALID');
   if (!verifyRsa('sha256', Buffer.from(signingInput), key, Buffer.from(signature, 'base64url'))) throw new AppError('TOKEN_INVALID');
-  if (payload.iss !== issuer || typeof payload.sub !== 'string' || payload.sid === undefined || !isNumber(payload.iat) || !isNumber(payload.exp)) {
+  if (
+    payload.iss !== issuer ||
+    typeof payload.sub !== 'string' ||
+    payload.sid === undefined ||
+    !isNumber(payload.iat) ||
+    !isNumber(payload.exp)
+  ) {
     throw new AppError('TOKEN_INVALID');
   }
   if (payload.nbf !== undefined && (!isNumber(payload.nbf) || payload.nbf > now)) throw new AppError('TOKEN_INVALID');

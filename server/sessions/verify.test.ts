@@ -99,9 +99,7 @@ describe('POST /v1/sessions/verify', () => {
     const s = await mint();
     const { payload } = { payload: JSON.parse(Buffer.from(s.jwt.split('.')[1]!, 'base64url').toString()) };
     const { privateKey, publicKey } = await generateKeyPair('RS256');
-    const forged = await new SignJWT(payload)
-      .setProtectedHeader({ alg: 'RS256', kid: 'kid_01JAAAAAAAAAAAAAAAAAAAAAAA' })
-      .sign(privateKey);
+    const forged = await new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'kid_01JAAAAAAAAAAAAAAAAAAAAAAA' }).sign(privateKey);
     const res = await verify(forged);
     expect(res.status).toBe(401);
     expect(errorOf(res.body).code).toBe('TOKEN_UNKNOWN_KEY');
@@ -113,7 +111,11 @@ describe('POST /v1/sessions/verify', () => {
   });
 
   it('a valid jwt of an ended, revoked or removed session: SESSION_ENDED / SESSION_REVOKED / SESSION_REMOVED', async () => {
-    for (const [action, code] of [['end', 'SESSION_ENDED'], ['revoke', 'SESSION_REVOKED'], ['remove', 'SESSION_REMOVED']] as const) {
+    for (const [action, code] of [
+      ['end', 'SESSION_ENDED'],
+      ['revoke', 'SESSION_REVOKED'],
+      ['remove', 'SESSION_REMOVED'],
+    ] as const) {
       const s = await mint();
       await applySessionAction(h.runtime.deps, instanceId, s.id, action, systemContext('test'));
       const res = await verify(s.jwt);

@@ -28,7 +28,7 @@ const verify = (key: string, token: string) => h.call('POST', '/v1/sessions/veri
 describe('signRs256Jws', () => {
   it('gives the bytes jose’s SignJWT gives for the same header and claims, and they verify', async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048 });
-    const claims = { sid: 'sess_1', sv: 2, sts: 'active', org_permissions: ['a', 'b'], meta: { 'é': 'ü' } };
+    const claims = { sid: 'sess_1', sv: 2, sts: 'active', org_permissions: ['a', 'b'], meta: { é: 'ü' } };
     const byJose = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: 'kid_1', typ: 'JWT' })
       .setIssuer('https://issuer.example')
@@ -135,7 +135,12 @@ describe('rotation', () => {
     // Rotation over BAPI.
     const rotated = await h.call('POST', '/v1/jwks/rotate', { key });
     expect(rotated.status).toBe(200);
-    expect(rotated.body).toEqual({ object: 'signing_key_rotation', current: next0, next: expect.stringMatching(/^kid_/), retired: current0 });
+    expect(rotated.body).toEqual({
+      object: 'signing_key_rotation',
+      current: next0,
+      next: expect.stringMatching(/^kid_/),
+      retired: current0,
+    });
     const next1 = rotated.body.next as string;
     expect(await kidsOf(key)).toEqual([next0, next1, current0]);
     const [entry] = await h.runtime.deps.db
@@ -154,7 +159,9 @@ describe('rotation', () => {
     expect((await verify(key, before.jwt)).status).toBe(200);
     expect((await verify(key, after.jwt)).status).toBe(200);
     const at = new Date(h.clock.now());
-    await expect(jwtVerify(before.jwt, remoteJwks(key), { currentDate: at })).resolves.toMatchObject({ protectedHeader: { kid: current0 } });
+    await expect(jwtVerify(before.jwt, remoteJwks(key), { currentDate: at })).resolves.toMatchObject({
+      protectedHeader: { kid: current0 },
+    });
     await expect(jwtVerify(after.jwt, remoteJwks(key), { currentDate: at })).resolves.toMatchObject({ protectedHeader: { kid: next0 } });
 
     // Within the retention period the retired key stays published.
@@ -176,9 +183,7 @@ describe('rotation', () => {
     const stale = await verify(key, before.jwt);
     expect(stale.status).toBe(401);
     expect(errorOf(stale.body).code).toBe('TOKEN_UNKNOWN_KEY');
-    await expect(
-      jwtVerify(before.jwt, remoteJwks(key), { currentDate: at }),
-    ).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
+    await expect(jwtVerify(before.jwt, remoteJwks(key), { currentDate: at })).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
 
     // The session itself is fine: a fresh token from a refresh verifies.
     const fresh = await h.call('POST', `/v1/sessions/${before.id}/refresh`, { key, body: { refresh_token: refreshed.body.refresh_token } });

@@ -39,7 +39,11 @@ const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toS
  * the thread pool costs more than it saves on a core the event loop shares). The same bytes as
  * jose's SignJWT for the same header and payload.
  */
-export function signRs256Jws(key: CryptoKey, header: { alg: typeof ALG; kid: string; typ: string }, payload: Record<string, unknown>): string {
+export function signRs256Jws(
+  key: CryptoKey,
+  header: { alg: typeof ALG; kid: string; typ: string },
+  payload: Record<string, unknown>,
+): string {
   const signingInput = `${base64urlJson(header)}.${base64urlJson(payload)}`;
   return `${signingInput}.${signRsa('sha256', Buffer.from(signingInput), keyObjectOf(key)).toString('base64url')}`;
 }
@@ -102,13 +106,16 @@ export async function rotateSigningKeys(deps: D & Pick<Deps, 'cacheInvalidation'
     await tx
       .delete(signingKeys)
       .where(and(eq(signingKeys.instanceId, instanceId), eq(signingKeys.state, 'retired'), lt(signingKeys.removeAfter, now)));
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      ...auditCtx,
-      action: 'signing_key.rotated',
-      target: promoted!.id,
-      details: { retired: retired?.id ?? null, next: next.id },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        ...auditCtx,
+        action: 'signing_key.rotated',
+        target: promoted!.id,
+        details: { retired: retired?.id ?? null, next: next.id },
+      },
+    );
     return { current: promoted!.id, next: next.id, retired: retired?.id ?? null };
   });
   // Every node signs with the new key and publishes it at once (not after its cache's TTL).
@@ -139,10 +146,7 @@ function selectPublished(deps: D, instanceId: string, now: number) {
     .select({ state: signingKeys.state, publicJwk: signingKeys.publicJwk })
     .from(signingKeys)
     .where(
-      and(
-        eq(signingKeys.instanceId, instanceId),
-        or(inArray(signingKeys.state, ['current', 'next']), gt(signingKeys.removeAfter, now)),
-      ),
+      and(eq(signingKeys.instanceId, instanceId), or(inArray(signingKeys.state, ['current', 'next']), gt(signingKeys.removeAfter, now))),
     );
 }
 

@@ -28,7 +28,13 @@ afterAll(async () => {
 describe('dashboard SMS settings', () => {
   it('an admin configures Twilio and sends a test; the audit names the operator; the token stays write-only', async () => {
     const set = await owner.b.dash('PATCH', `${base}/sms_settings`, {
-      body: { account_id: ACCOUNT.sid, auth_token: ACCOUNT.authToken, messaging_service_id: `MG${'d4'.repeat(16)}`, api_base_url: fake.url, allowed_country_codes: ['44'] },
+      body: {
+        account_id: ACCOUNT.sid,
+        auth_token: ACCOUNT.authToken,
+        messaging_service_id: `MG${'d4'.repeat(16)}`,
+        api_base_url: fake.url,
+        allowed_country_codes: ['44'],
+      },
     });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body).toMatchObject({ configured: true, auth_token_set: true, allowed_country_codes: ['44'] });
@@ -40,16 +46,25 @@ describe('dashboard SMS settings', () => {
     const message = fake.messages.at(-1)!;
     expect(message.form).toMatchObject({ To: '+447700900001', MessagingServiceSid: `MG${'d4'.repeat(16)}` });
     expect(message.form.From).toBeUndefined();
-    expect((await owner.b.dash('GET', `${base}/sms/${sent.body.id}`)).body).toMatchObject({ status: 'sent', provider_message_id: message.sid });
+    expect((await owner.b.dash('GET', `${base}/sms/${sent.body.id}`)).body).toMatchObject({
+      status: 'sent',
+      provider_message_id: message.sid,
+    });
 
-    expectError(await owner.b.dash('POST', `${base}/sms_settings/test_send`, { body: { to: '+14155550123' } }), 422, 'VALIDATION_FAILED', { reason: 'country_not_allowed' });
+    expectError(await owner.b.dash('POST', `${base}/sms_settings/test_send`, { body: { to: '+14155550123' } }), 422, 'VALIDATION_FAILED', {
+      reason: 'country_not_allowed',
+    });
     const log = await owner.b.dash('GET', `${base}/audit_logs?action=sms.test_sent`);
     expect(log.body.data[0]).toMatchObject({ actor_kind: 'operator', details: { to: '+447700900001' } });
   });
 
   it('a viewer reads the settings but cannot change them or send', async () => {
     expect((await viewer.dash('GET', `${base}/sms_settings`)).body).toMatchObject({ object: 'sms_settings', auth_token_set: true });
-    expectError(await viewer.dash('PATCH', `${base}/sms_settings`, { body: { auth_token: null } }), 403, 'FORBIDDEN', { reason: 'role_required' });
-    expectError(await viewer.dash('POST', `${base}/sms_settings/test_send`, { body: { to: '+447700900002' } }), 403, 'FORBIDDEN', { reason: 'role_required' });
+    expectError(await viewer.dash('PATCH', `${base}/sms_settings`, { body: { auth_token: null } }), 403, 'FORBIDDEN', {
+      reason: 'role_required',
+    });
+    expectError(await viewer.dash('POST', `${base}/sms_settings/test_send`, { body: { to: '+447700900002' } }), 403, 'FORBIDDEN', {
+      reason: 'role_required',
+    });
   });
 });

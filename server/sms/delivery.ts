@@ -74,20 +74,36 @@ async function attemptDelivery(deps: SmsDeps, row: SmsRow): Promise<SmsView | nu
 type Outcome = Pick<SmsRow, 'status' | 'error' | 'errorCode' | 'nextAttemptAt'> & Partial<Pick<SmsRow, 'providerMessageId'>>;
 
 async function sendClaimed(deps: SmsDeps, claimed: SmsRow): Promise<Outcome> {
-  const [instance] = await deps.db.select({ id: instances.id, environment: instances.environment }).from(instances).where(eq(instances.id, claimed.instanceId));
+  const [instance] = await deps.db
+    .select({ id: instances.id, environment: instances.environment })
+    .from(instances)
+    .where(eq(instances.id, claimed.instanceId));
   const setup = instance ? await smsProviderSetup(deps, instance) : null;
   if (!setup) {
     deps.logger.warn({ sms_id: claimed.id }, 'SMS not sent: the instance has no SMS provider any more');
-    return { status: 'failed', error: 'No SMS provider is configured for this instance any more.', errorCode: REASONS.not_configured, nextAttemptAt: null };
+    return {
+      status: 'failed',
+      error: 'No SMS provider is configured for this instance any more.',
+      errorCode: REASONS.not_configured,
+      nextAttemptAt: null,
+    };
   }
   try {
-    const accepted = await setup.provider.send(setup.connection, { to: claimed.to, body: claimed.body, statusCallbackUrl: setup.statusCallbackUrl(claimed.id) });
+    const accepted = await setup.provider.send(setup.connection, {
+      to: claimed.to,
+      body: claimed.body,
+      statusCallbackUrl: setup.statusCallbackUrl(claimed.id),
+    });
     deps.logger.debug({ sms_id: claimed.id, attempts: claimed.attempts, status: accepted.status }, 'SMS accepted by the provider');
     return { status: accepted.status, providerMessageId: accepted.providerMessageId, error: null, errorCode: null, nextAttemptAt: null };
   } catch (err) {
-    const failure = err instanceof SmsSendError ? err : new SmsSendError(err instanceof Error ? err.message : String(err), 'internal_error', true);
+    const failure =
+      err instanceof SmsSendError ? err : new SmsSendError(err instanceof Error ? err.message : String(err), 'internal_error', true);
     const delay = failure.retryable ? SMS_RETRY_DELAYS_MS[claimed.attempts - 1] : undefined;
-    deps.logger.warn({ sms_id: claimed.id, attempts: claimed.attempts, error_code: failure.code, retry: delay !== undefined }, 'SMS delivery failed');
+    deps.logger.warn(
+      { sms_id: claimed.id, attempts: claimed.attempts, error_code: failure.code, retry: delay !== undefined },
+      'SMS delivery failed',
+    );
     return delay === undefined
       ? { status: 'failed', error: failure.message, errorCode: failure.code, nextAttemptAt: null }
       : { status: 'queued', error: failure.message, errorCode: failure.code, nextAttemptAt: deps.clock.now() + delay };
@@ -136,7 +152,8 @@ export async function receiveStatusCallback(
   rawBody: string,
   header: (name: string) => string | undefined,
 ) {
-  const refused = () => new AppError('FORBIDDEN', { message: 'The status callback’s signature does not verify.', meta: { reason: REASONS.signature_invalid } });
+  const refused = () =>
+    new AppError('FORBIDDEN', { message: 'The status callback’s signature does not verify.', meta: { reason: REASONS.signature_invalid } });
   const provider = PROVIDERS[providerName];
   const settings = provider ? await loadSmsSettings(deps, instanceId) : undefined;
   if (!provider || !settings?.authTokenEncrypted || settings.provider !== provider.name) throw refused();
@@ -162,7 +179,13 @@ export async function receiveStatusCallback(
  * message id if it had none and the error (or clearing an earlier attempt's); counted and,
  * when not delivered, logged. Null when it changed nothing (already as far or further).
  */
-async function applyStatusReport(deps: SmsDeps, providerName: string, instanceId: string, named: SQL, report: ProviderStatusReport): Promise<SmsRow | null> {
+async function applyStatusReport(
+  deps: SmsDeps,
+  providerName: string,
+  instanceId: string,
+  named: SQL,
+  report: ProviderStatusReport,
+): Promise<SmsRow | null> {
   const behind = (Object.keys(RANK) as SmsStatus[]).filter((s) => RANK[s] < RANK[report.status]);
   if (!behind.length) return null;
   const [updated] = await deps.db
@@ -226,7 +249,11 @@ export async function checkStuckSms(deps: SmsDeps, opts: { limit?: number } = {}
       }
     }
     if (moved) result.moved++;
-    else await deps.db.update(smsMessages).set({ updatedAt: now }).where(and(eq(smsMessages.id, sms.id), eq(smsMessages.status, 'sent')));
+    else
+      await deps.db
+        .update(smsMessages)
+        .set({ updatedAt: now })
+        .where(and(eq(smsMessages.id, sms.id), eq(smsMessages.status, 'sent')));
   }
   return result;
 }

@@ -71,5 +71,10 @@ export interface SmsProvider {
    * Verifies a status callback (its signature over `url` and the form fields, with the
    * account's auth token) and reads it; throws CallbackSignatureInvalid.
    */
-  parseCallback(input: { url: string; form: Record<string, string>; header(name: string): string | undefined; authToken: string }): ProviderStatusReport;
+  parseCallback(input: {
+    url: string;
+    form: Record<string, string>;
+    header(name: string): string | undefined;
+    authToken: string;
+  }): ProviderStatusReport;
 }

@@ -38,7 +38,12 @@ export async function assertCountryAllowed(deps: Pick<Deps, 'db'>, instanceId: s
  */
 export async function spendSmsBudgets(deps: PumpingDeps, instance: PolicyInstance, phone: string, who: SmsRequester = SYSTEM) {
   const code = callingCodeOf(phone) ?? 'unknown';
-  const spend = async (budget: BudgetName, subject: string, reason: typeof REASONS.number_limit | typeof REASONS.country_limit, message: string) => {
+  const spend = async (
+    budget: BudgetName,
+    subject: string,
+    reason: typeof REASONS.number_limit | typeof REASONS.country_limit,
+    message: string,
+  ) => {
     try {
       await enforceBudget(deps, 'sms', instance, budget, subject, who);
     } catch (err) {
@@ -46,6 +51,16 @@ export async function spendSmsBudgets(deps: PumpingDeps, instance: PolicyInstanc
       throw new AppError('RATE_LIMITED', { message, meta: { ...err.meta, reason }, headers: err.headers });
     }
   };
-  await spend('sms_per_number', `tel:${phone}`, REASONS.number_limit, 'Too many text messages were sent to this phone number; try again later.');
-  await spend('sms_per_country', `cc:${code}`, REASONS.country_limit, `Too many text messages were sent to +${code} numbers; try again later.`);
+  await spend(
+    'sms_per_number',
+    `tel:${phone}`,
+    REASONS.number_limit,
+    'Too many text messages were sent to this phone number; try again later.',
+  );
+  await spend(
+    'sms_per_country',
+    `cc:${code}`,
+    REASONS.country_limit,
+    `Too many text messages were sent to +${code} numbers; try again later.`,
+  );
 }

@@ -15,7 +15,13 @@ export const updateSmsSettingsBody = z.strictObject({
     .regex(/^AC[0-9a-fA-F]{32}$/, 'a Twilio Account SID (AC followed by 32 hex digits)')
     .nullable()
     .optional(),
-  auth_token: z.string().min(1).max(255).nullable().optional().meta({ description: 'Write-only: encrypted at rest, answered only as auth_token_set.' }),
+  auth_token: z
+    .string()
+    .min(1)
+    .max(255)
+    .nullable()
+    .optional()
+    .meta({ description: 'Write-only: encrypted at rest, answered only as auth_token_set.' }),
   from_number: phoneNumber.nullable().optional().meta({ description: 'The sender (E.164); or set messaging_service_id.' }),
   messaging_service_id: z
     .string()
@@ -23,8 +29,14 @@ export const updateSmsSettingsBody = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: 'A Twilio messaging service, which picks the sender; used instead of from_number when set.' }),
-  api_base_url: z.string().max(2048).nullable().optional().meta({ description: 'The provider API base; null: the provider’s own. For tests and proxies; a private or non-https one is refused like a webhook target (422 invalid_url).' }),
-  allowed_country_codes: z.array(callingCode).max(250).optional().meta({ description: 'Country calling codes SMS may go to (`1`, `44`); empty: every country. A code not in use is refused (422 invalid_country_code).' }),
+  api_base_url: z.string().max(2048).nullable().optional().meta({
+    description:
+      'The provider API base; null: the provider’s own. For tests and proxies; a private or non-https one is refused like a webhook target (422 invalid_url).',
+  }),
+  allowed_country_codes: z.array(callingCode).max(250).optional().meta({
+    description:
+      'Country calling codes SMS may go to (`1`, `44`); empty: every country. A code not in use is refused (422 invalid_country_code).',
+  }),
 });
 
 export const smsSettingsSchema = z
@@ -44,4 +56,3 @@ export const smsSettingsSchema = z
   .meta({ id: 'SmsSettings' });
 
 export const testSendBody = z.strictObject({ to: phoneNumber });
-

@@ -29,7 +29,10 @@ export interface SendSmsInput<N extends SmsTemplateName = SmsTemplateName> {
  * it is written `queued`: hand it over after the commit (deliverSmsAfterCommit), or the
  * retry sweep sends it within seconds.
  */
-export async function sendSms<N extends SmsTemplateName>(deps: Pick<Deps, 'db' | 'clock' | 'logger' | 'config'>, input: SendSmsInput<N>): Promise<SmsView> {
+export async function sendSms<N extends SmsTemplateName>(
+  deps: Pick<Deps, 'db' | 'clock' | 'logger' | 'config'>,
+  input: SendSmsInput<N>,
+): Promise<SmsView> {
   const to = phoneNumber.safeParse(input.to);
   if (!to.success) throw validationError('to', 'invalid', 'The recipient must be an E.164 phone number such as +14155550100.');
   const instance = await instanceInfo(deps, input.instanceId);

@@ -64,7 +64,12 @@ export interface SmsSettingsInput {
  * in the answer, the audit log or a log line); the API base passes the SSRF guard's policy
  * of the instance (https and public addresses on live instances), as billing's does.
  */
-export async function updateSmsSettings(deps: Pick<Deps, 'db' | 'clock' | 'cipher' | 'config'>, instance: Instance, input: SmsSettingsInput, ctx: AuditContext) {
+export async function updateSmsSettings(
+  deps: Pick<Deps, 'db' | 'clock' | 'cipher' | 'config'>,
+  instance: Instance,
+  input: SmsSettingsInput,
+  ctx: AuditContext,
+) {
   if (input.api_base_url) {
     try {
       checkTargetUrl(input.api_base_url, targetPolicy(deps.config, instance.environment));
@@ -91,7 +96,16 @@ export async function updateSmsSettings(deps: Pick<Deps, 'db' | 'clock' | 'ciphe
       .values({ instanceId: instance.id, provider: 'twilio', ...patch })
       .onConflictDoUpdate({ target: smsSettings.instanceId, set: patch })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, { instanceId: instance.id, ...ctx, action: 'sms_settings.updated', target: instance.id, details: { fields: Object.keys(input).sort() } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: instance.id,
+        ...ctx,
+        action: 'sms_settings.updated',
+        target: instance.id,
+        details: { fields: Object.keys(input).sort() },
+      },
+    );
     return settingsView(deps.config.PUBLIC_URL, instance.id, row);
   });
 }

@@ -14,7 +14,12 @@ import { requireSmsProvider } from './settings';
  * the provider's error). The pumping protection applies as to any SMS; 409 not_configured
  * without a provider. Audited with the number, never a credential.
  */
-export async function sendTestSms(deps: Deps, instance: Pick<InstanceContext, 'id' | 'environment'>, to: string, ctx: AuditContext): Promise<SmsView> {
+export async function sendTestSms(
+  deps: Deps,
+  instance: Pick<InstanceContext, 'id' | 'environment'>,
+  to: string,
+  ctx: AuditContext,
+): Promise<SmsView> {
   await requireSmsProvider(deps, instance);
   await assertCountryAllowed(deps, instance.id, to, 'to');
   await spendSmsBudgets(deps, instance, to, { actor: ctx.actor, request: { ip: ctx.ip, userAgent: ctx.userAgent } });

@@ -48,7 +48,12 @@ function parseJson(body: string): Record<string, unknown> {
 }
 
 /** One call of Twilio's REST API under `/2010-04-01/Accounts/{AccountSid}`, HTTP Basic with the account and its auth token; its JSON, or an SmsSendError. */
-async function twilioCall(conn: SmsConnection, method: 'GET' | 'POST', path: string, form?: URLSearchParams): Promise<Record<string, unknown>> {
+async function twilioCall(
+  conn: SmsConnection,
+  method: 'GET' | 'POST',
+  path: string,
+  form?: URLSearchParams,
+): Promise<Record<string, unknown>> {
   const base = (conn.apiBaseUrl ?? TWILIO_API_BASE).replace(/\/+$/, '');
   let res;
   try {

@@ -17,7 +17,12 @@ const CONFIG_TTL_MS = 10 * 60_000;
  * instances; test instances may reach loopback with ALLOW_PRIVATE_WEBHOOK_TARGETS=1.
  */
 export const providerFetch = (deps: Pick<Deps, 'config' | 'dns' | 'testTrustedCas'>, instance: Pick<InstanceContext, 'environment'>) =>
-  guardedFetch({ policy: targetPolicy(deps.config, instance.environment), ...outboundNetwork(deps), timeoutMs: 10_000, maxResponseBytes: 512 * 1024 });
+  guardedFetch({
+    policy: targetPolicy(deps.config, instance.environment),
+    ...outboundNetwork(deps),
+    timeoutMs: 10_000,
+    maxResponseBytes: 512 * 1024,
+  });
 
 /** openid-client's configuration of a provider: discovered (OIDC) with endpoint overrides applied, or built (GitHub). */
 export async function providerConfig(deps: D, instance: Pick<InstanceContext, 'environment'>, p: ProviderRow): Promise<oidc.Configuration> {

@@ -31,7 +31,9 @@ describe('dashboard social providers', () => {
     expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([created.body.id]);
     expect((await h.call('GET', '/v1/social_providers', { key: secretKey })).body.data[0].id).toBe(created.body.id);
 
-    const patched = await owner.b.dash('PATCH', `${base}/${created.body.id}`, { body: { display_name: 'GitHub Enterprise', enabled: false } });
+    const patched = await owner.b.dash('PATCH', `${base}/${created.body.id}`, {
+      body: { display_name: 'GitHub Enterprise', enabled: false },
+    });
     expect(patched.body).toMatchObject({ display_name: 'GitHub Enterprise', enabled: false });
     const log = await h.call('GET', `/v1/audit_logs?action=social_provider.updated&target=${created.body.id}`, { key: secretKey });
     expect(log.body.data[0].actor).toMatch(/^operator:/);

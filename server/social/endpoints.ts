@@ -17,7 +17,8 @@ export function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pic
       handle: ({ deps, auth }) => listProviders(deps, instanceOf(auth)),
     }),
     create: endpoint<Auth, z.output<typeof createProviderBody>>({
-      summary: 'Add a social provider: a google, microsoft, github, linkedin, gitlab or slack preset, or any OIDC issuer (kind oidc); client_secret is write-only',
+      summary:
+        'Add a social provider: a google, microsoft, github, linkedin, gitlab or slack preset, or any OIDC issuer (kind oidc); client_secret is write-only',
       audit: { action: 'social_provider.created', recordedBy: 'domain' },
       body: createProviderBody,
       response: providerSchema,

@@ -13,7 +13,16 @@ import { createClient, type ClientRow } from '../sessions/clients';
 import { completeFirstFactor, type SignInStep } from '../auth/sign-ins';
 import { recordSignInAttempt } from '../auth/complete-sign-in';
 import { completeRedirectUrl } from '../auth/complete-redirect';
-import { bindingColumns, browserHoldsFlow, claimRefused, newFlowNonce, nonceMatches, verifierMatches, withClaimNonce, type FlowBinding } from '../auth/flow-binding';
+import {
+  bindingColumns,
+  browserHoldsFlow,
+  claimRefused,
+  newFlowNonce,
+  nonceMatches,
+  verifierMatches,
+  withClaimNonce,
+  type FlowBinding,
+} from '../auth/flow-binding';
 import { checkSignUpMode } from '../auth/sign-ups';
 import { createUser } from '../users/users';
 import { providerConfig, providerFetch } from './client';
@@ -46,7 +55,8 @@ export interface Identity {
   lastName: string | null;
 }
 
-const refused = (reason: keyof typeof REASONS, message: string) => new AppError('FORBIDDEN', { message, meta: { reason: REASONS[reason] } });
+const refused = (reason: keyof typeof REASONS, message: string) =>
+  new AppError('FORBIDDEN', { message, meta: { reason: REASONS[reason] } });
 
 /** Starts a flow: the provider's authorization URL the browser goes to, and the sign-in attempt id it will complete. */
 export async function startSocialFlow(
@@ -65,13 +75,27 @@ export async function startSocialFlow(
 ) {
   const name = OAUTH_STRATEGY_RE.exec(input.strategy)?.[1];
   const provider = name ? await findEnabledProvider(deps, instance.id, name) : null;
-  if (!provider) throw validationError('strategy', REASONS.unknown_provider, `${input.strategy} names no enabled social provider of this instance.`);
+  if (!provider)
+    throw validationError('strategy', REASONS.unknown_provider, `${input.strategy} names no enabled social provider of this instance.`);
   if (!isAllowedRedirect(instance.settings, instance.fapiUrl, input.redirect_url)) {
-    throw validationError('redirect_url', INSTANCE_REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed redirect URLs.');
+    throw validationError(
+      'redirect_url',
+      INSTANCE_REASONS.redirect_url_not_allowed,
+      'redirect_url is not one of the instance’s allowed redirect URLs.',
+    );
   }
-  const completeUrl = completeRedirectUrl(instance, input.redirect_url, input.complete_redirect_url, INSTANCE_REASONS.redirect_url_not_allowed);
+  const completeUrl = completeRedirectUrl(
+    instance,
+    input.redirect_url,
+    input.complete_redirect_url,
+    INSTANCE_REASONS.redirect_url_not_allowed,
+  );
   const config = await providerConfig(deps, instance, provider).catch((err: unknown) => {
-    throw new AppError('SERVICE_UNAVAILABLE', { message: 'The social provider could not be reached.', cause: err, meta: { reason: REASONS.provider_error } });
+    throw new AppError('SERVICE_UNAVAILABLE', {
+      message: 'The social provider could not be reached.',
+      cause: err,
+      meta: { reason: REASONS.provider_error },
+    });
   });
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
@@ -129,7 +153,10 @@ async function githubIdentity(deps: D, instance: InstanceContext, p: ProviderRow
   if (typeof user.id !== 'number' && typeof user.id !== 'string') throw refused('provider_error', 'GitHub did not name the user.');
   const emails = (await get('/user/emails')) as { email?: unknown; primary?: unknown; verified?: unknown }[];
   const list = Array.isArray(emails) ? emails.filter((e) => typeof e.email === 'string') : [];
-  const chosen = list.find((e) => e.primary === true && e.verified === true) ?? list.find((e) => e.verified === true) ?? list.find((e) => e.primary === true);
+  const chosen =
+    list.find((e) => e.primary === true && e.verified === true) ??
+    list.find((e) => e.verified === true) ??
+    list.find((e) => e.primary === true);
   const [first, ...rest] = typeof user.name === 'string' ? user.name.trim().split(/\s+/) : [];
   return {
     subject: String(user.id),
@@ -142,7 +169,14 @@ async function githubIdentity(deps: D, instance: InstanceContext, p: ProviderRow
 
 const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v.slice(0, 256) : null);
 
-async function exchange(deps: D, instance: InstanceContext, p: ProviderRow, flow: FlowRow, state: string, query: string): Promise<Identity> {
+async function exchange(
+  deps: D,
+  instance: InstanceContext,
+  p: ProviderRow,
+  flow: FlowRow,
+  state: string,
+  query: string,
+): Promise<Identity> {
   const config = await providerConfig(deps, instance, p);
   const isOidc = p.kind !== 'github';
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
@@ -156,7 +190,12 @@ async function exchange(deps: D, instance: InstanceContext, p: ProviderRow, flow
     const message = err instanceof Error ? err.message : String(err);
     // openid-client names the failing claim (nonce, iss, aud…) down its chain of causes.
     let claim: unknown;
-    for (let e = err as { cause?: unknown; claim?: unknown } | undefined, n = 0; e && n < 5 && claim === undefined; e = e.cause as typeof e, n++) claim = e.claim;
+    for (
+      let e = err as { cause?: unknown; claim?: unknown } | undefined, n = 0;
+      e && n < 5 && claim === undefined;
+      e = e.cause as typeof e, n++
+    )
+      claim = e.claim;
     const which = typeof claim === 'string' ? ` (${claim.slice(0, 32)})` : '';
     throw refused('token_invalid', `The provider’s answer could not be verified: ${message.slice(0, 200)}${which}`);
   }
@@ -180,14 +219,30 @@ async function exchange(deps: D, instance: InstanceContext, p: ProviderRow, flow
  * The user this identity signs in: linked, linked now by verified email, or created — or,
  * for a flow that transfers new users to a sign-up, null (nobody created yet).
  */
-async function resolveUser(d: D, instance: InstanceContext, p: ProviderRow, id: Identity, auditCtx: AuditContext, newUser: 'create' | 'transfer') {
+async function resolveUser(
+  d: D,
+  instance: InstanceContext,
+  p: ProviderRow,
+  id: Identity,
+  auditCtx: AuditContext,
+  newUser: 'create' | 'transfer',
+) {
   const now = d.clock.now();
   const [linked] = await d.db
     .select()
     .from(externalAccounts)
-    .where(and(eq(externalAccounts.instanceId, instance.id), eq(externalAccounts.provider, p.name), eq(externalAccounts.providerUserId, id.subject)));
+    .where(
+      and(
+        eq(externalAccounts.instanceId, instance.id),
+        eq(externalAccounts.provider, p.name),
+        eq(externalAccounts.providerUserId, id.subject),
+      ),
+    );
   if (linked) {
-    await d.db.update(externalAccounts).set({ email: id.email, emailVerified: id.emailVerified, updatedAt: now }).where(eq(externalAccounts.id, linked.id));
+    await d.db
+      .update(externalAccounts)
+      .set({ email: id.email, emailVerified: id.emailVerified, updatedAt: now })
+      .where(eq(externalAccounts.id, linked.id));
     return { userId: linked.userId, outcome: 'existing' as const };
   }
   if (!id.email) throw refused('email_missing', 'The provider did not share an email address.');
@@ -195,9 +250,11 @@ async function resolveUser(d: D, instance: InstanceContext, p: ProviderRow, id: 
     .select()
     .from(emailAddresses)
     .where(and(eq(emailAddresses.instanceId, instance.id), eq(emailAddresses.emailKey, id.email.toLowerCase())));
-  if (!id.emailVerified) throw refused('email_not_verified', 'The provider has not verified this email address, so it cannot sign in here.');
+  if (!id.emailVerified)
+    throw refused('email_not_verified', 'The provider has not verified this email address, so it cannot sign in here.');
   if (address) {
-    if (address.verificationStatus !== 'verified') throw refused('email_not_verified', 'This email address is not verified on the account it belongs to.');
+    if (address.verificationStatus !== 'verified')
+      throw refused('email_not_verified', 'This email address is not verified on the account it belongs to.');
     await linkAccount(d, instance, p, id, address.userId);
     return { userId: address.userId, outcome: 'linked' as const };
   }
@@ -211,7 +268,11 @@ async function createUserOf(d: D, instance: InstanceContext, p: ProviderRow, id:
   const user = await createUser(
     d,
     instance.id,
-    { email_address: [id.email!], ...(id.firstName ? { first_name: id.firstName } : {}), ...(id.lastName ? { last_name: id.lastName } : {}) },
+    {
+      email_address: [id.email!],
+      ...(id.firstName ? { first_name: id.firstName } : {}),
+      ...(id.lastName ? { last_name: id.lastName } : {}),
+    },
     { verificationStrategy: strategyOf(p.name), audit: auditCtx },
   );
   await linkAccount(d, instance, p, id, user.id);
@@ -269,11 +330,13 @@ export async function completeSocialFlow(
       .where(and(eq(socialFlows.instanceId, instance.id), eq(socialFlows.stateDigest, sha256Hex(query.state)), isNull(socialFlows.usedAt)))
       .returning();
     seen.flow = flow;
-    if (!flow || flow.expiresAt <= deps.clock.now()) throw refused('state_invalid', 'This sign-in link is unknown, expired or already used; start again.');
+    if (!flow || flow.expiresAt <= deps.clock.now())
+      throw refused('state_invalid', 'This sign-in link is unknown, expired or already used; start again.');
     if (flow.codeChallenge === null && !browserHoldsFlow(browser.cookieHeader, flow.id, flow.bindingDigest)) {
       throw refused('flow_binding_mismatch', 'This sign-in was started in another browser (or its cookie is gone); start again here.');
     }
-    if (browser.client && browser.client.id !== flow.clientId) throw refused('client_mismatch', 'This sign-in was started in another browser; start again here.');
+    if (browser.client && browser.client.id !== flow.clientId)
+      throw refused('client_mismatch', 'This sign-in was started in another browser; start again here.');
     const provider = await enabledProvider(deps, flow);
     seen.provider = provider;
     if (query.error) throw refused('provider_error', `The provider refused the sign-in (${query.error.slice(0, 64)}).`);
@@ -286,7 +349,10 @@ export async function completeSocialFlow(
         .where(eq(socialFlows.id, flow.id));
       return { kind: 'awaiting_claim' as const, redirectUrl: withClaimNonce(flow.redirectUrl, claim.nonce) };
     }
-    return { kind: 'signed_in' as const, ...(await finishSocialFlow(deps, instance, flow, provider, identity, auditCtx, browser.client?.id === flow.clientId)) };
+    return {
+      kind: 'signed_in' as const,
+      ...(await finishSocialFlow(deps, instance, flow, provider, identity, auditCtx, browser.client?.id === flow.clientId)),
+    };
   });
 }
 
@@ -332,7 +398,10 @@ export async function claimSocialSignIn(
 }
 
 async function enabledProvider(deps: Pick<D, 'db'>, flow: FlowRow) {
-  const [provider] = await deps.db.select().from(socialProviders).where(and(eq(socialProviders.id, flow.providerId), eq(socialProviders.enabled, true)));
+  const [provider] = await deps.db
+    .select()
+    .from(socialProviders)
+    .where(and(eq(socialProviders.id, flow.providerId), eq(socialProviders.enabled, true)));
   if (!provider) throw refused('state_invalid', 'This social provider is no longer enabled.');
   return provider;
 }
@@ -363,7 +432,10 @@ async function finishSocialFlow(
       userId: resolved?.userId ?? null,
     });
     if (!resolved) {
-      await tx.update(socialFlows).set({ identityEncrypted: deps.cipher.encrypt(JSON.stringify(identity)) }).where(eq(socialFlows.id, f.id));
+      await tx
+        .update(socialFlows)
+        .set({ identityEncrypted: deps.cipher.encrypt(JSON.stringify(identity)) })
+        .where(eq(socialFlows.id, f.id));
       await auditSocialSignIn(d, instance, auditCtx, f, p, null, 'transferable', attempt);
       return { step: { attempt, client: null } as SignInStep, redirectUrl: f.redirectUrl, outcome: 'transferable' as const };
     }
@@ -374,9 +446,19 @@ async function finishSocialFlow(
 }
 
 /** A complete sign-in lands on the flow's complete URL when it has one; anything left to do (a second factor, a transfer) on redirect_url. */
-const landingOf = (f: FlowRow, step: SignInStep) => (step.attempt.status === 'complete' && f.completeRedirectUrl ? f.completeRedirectUrl : f.redirectUrl);
+const landingOf = (f: FlowRow, step: SignInStep) =>
+  step.attempt.status === 'complete' && f.completeRedirectUrl ? f.completeRedirectUrl : f.redirectUrl;
 
-async function auditSocialSignIn(d: D, instance: InstanceContext, auditCtx: AuditContext, f: FlowRow, p: ProviderRow, userId: string | null, outcome: string, attempt: SignInStep['attempt']) {
+async function auditSocialSignIn(
+  d: D,
+  instance: InstanceContext,
+  auditCtx: AuditContext,
+  f: FlowRow,
+  p: ProviderRow,
+  userId: string | null,
+  outcome: string,
+  attempt: SignInStep['attempt'],
+) {
   await audit(d, {
     instanceId: instance.id,
     actor: auditCtx.actor,
@@ -385,7 +467,14 @@ async function auditSocialSignIn(d: D, instance: InstanceContext, auditCtx: Audi
     target: userId ?? f.signInId,
     ip: auditCtx.ip,
     userAgent: auditCtx.userAgent,
-    details: { provider: p.name, outcome, purpose: f.purpose, sign_in_attempt_id: f.signInId, session_id: attempt.sessionId, status: attempt.status },
+    details: {
+      provider: p.name,
+      outcome,
+      purpose: f.purpose,
+      sign_in_attempt_id: f.signInId,
+      session_id: attempt.sessionId,
+      status: attempt.status,
+    },
   });
 }
 
@@ -414,7 +503,11 @@ export async function transferSocialSignIn(deps: D, instance: InstanceContext, c
       seen.provider = provider;
       const identity = JSON.parse(deps.cipher.decrypt(found.flow.identityEncrypted!)) as Identity;
       const userId = await createUserOf(d, instance, provider, identity, auditCtx);
-      const [attempt] = await tx.update(signInAttempts).set({ userId, updatedAt: deps.clock.now() }).where(eq(signInAttempts.id, found.attempt.id)).returning();
+      const [attempt] = await tx
+        .update(signInAttempts)
+        .set({ userId, updatedAt: deps.clock.now() })
+        .where(eq(signInAttempts.id, found.attempt.id))
+        .returning();
       // The transfer is the client's own request: its token is rotated.
       const step = await completeFirstFactor(d, instance, attempt!, strategyOf(provider.name), auditCtx, { presentedClient: true });
       await auditSocialSignIn(d, instance, auditCtx, found.flow, provider, userId, 'created', step.attempt);
@@ -424,7 +517,13 @@ export async function transferSocialSignIn(deps: D, instance: InstanceContext, c
 }
 
 /** Runs a step of the flow; a failure is audited (social.sign_in_failed, with its reason) and thrown on. */
-async function auditedFailure<T>(deps: D, instance: InstanceContext, auditCtx: AuditContext, seen: { flow?: FlowRow; provider?: ProviderRow }, run: () => Promise<T>): Promise<T> {
+async function auditedFailure<T>(
+  deps: D,
+  instance: InstanceContext,
+  auditCtx: AuditContext,
+  seen: { flow?: FlowRow; provider?: ProviderRow },
+  run: () => Promise<T>,
+): Promise<T> {
   try {
     return await run();
   } catch (err) {

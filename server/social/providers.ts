@@ -71,7 +71,15 @@ export const providerView = (instance: Pick<InstanceContext, 'fapiUrl'>, r: Prov
 });
 
 /** The configuration as the audit log keeps it: no secret. */
-const auditDetails = (r: ProviderRow) => ({ name: r.name, kind: r.kind, client_id: r.clientId, issuer: r.issuer, endpoints: r.endpoints, scopes: r.scopes, enabled: r.enabled });
+const auditDetails = (r: ProviderRow) => ({
+  name: r.name,
+  kind: r.kind,
+  client_id: r.clientId,
+  issuer: r.issuer,
+  endpoints: r.endpoints,
+  scopes: r.scopes,
+  enabled: r.enabled,
+});
 
 function issuerOf(kind: SocialProviderKind, issuer: string | undefined | null, tenantId: string | undefined): string | null {
   if (issuer) return issuer.replace(/\/+$/, '');
@@ -86,17 +94,28 @@ function checkComplete(kind: SocialProviderKind, issuer: string | null, endpoint
     }
     return;
   }
-  if (!issuer) throw validationError('issuer', 'required', kind === 'microsoft' ? 'issuer or tenant_id is required for Microsoft.' : 'issuer is required.');
+  if (!issuer)
+    throw validationError(
+      'issuer',
+      'required',
+      kind === 'microsoft' ? 'issuer or tenant_id is required for Microsoft.' : 'issuer is required.',
+    );
 }
 
-
 export async function listProviders(deps: Pick<Deps, 'db'>, instance: Pick<InstanceContext, 'id' | 'fapiUrl'>) {
-  const rows = await deps.db.select().from(socialProviders).where(eq(socialProviders.instanceId, instance.id)).orderBy(asc(socialProviders.id));
+  const rows = await deps.db
+    .select()
+    .from(socialProviders)
+    .where(eq(socialProviders.instanceId, instance.id))
+    .orderBy(asc(socialProviders.id));
   return { object: 'list' as const, data: rows.map((r) => providerView(instance, r)), has_more: false };
 }
 
 async function loadProvider(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<ProviderRow> {
-  const [row] = await deps.db.select().from(socialProviders).where(and(eq(socialProviders.id, id), eq(socialProviders.instanceId, instanceId)));
+  const [row] = await deps.db
+    .select()
+    .from(socialProviders)
+    .where(and(eq(socialProviders.id, id), eq(socialProviders.instanceId, instanceId)));
   if (!row) throw notFound('social provider');
   return row;
 }
@@ -140,9 +159,14 @@ export async function createProvider(
   const scopes = input.scopes ?? preset?.scopes ?? ['openid', 'email', 'profile'];
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
-    const [{ n }] = (await tx.select({ n: count() }).from(socialProviders).where(eq(socialProviders.instanceId, instance.id))) as [{ n: number }];
+    const [{ n }] = (await tx.select({ n: count() }).from(socialProviders).where(eq(socialProviders.instanceId, instance.id))) as [
+      { n: number },
+    ];
     if (n >= MAX_PROVIDERS_PER_INSTANCE) {
-      throw new AppError('CONFLICT', { message: `An instance has at most ${MAX_PROVIDERS_PER_INSTANCE} social providers.`, meta: { reason: REASONS.too_many_providers } });
+      throw new AppError('CONFLICT', {
+        message: `An instance has at most ${MAX_PROVIDERS_PER_INSTANCE} social providers.`,
+        meta: { reason: REASONS.too_many_providers },
+      });
     }
     const [row] = await tx
       .insert(socialProviders)
@@ -165,7 +189,10 @@ export async function createProvider(
       .catch((err: unknown) => {
         throw uniqueViolation(err) ? taken() : err;
       });
-    await audit({ db: tx, clock: deps.clock }, { instanceId: instance.id, ...actorOf(auditCtx), action: 'social_provider.created', target: row!.id, details: auditDetails(row!) });
+    await audit(
+      { db: tx, clock: deps.clock },
+      { instanceId: instance.id, ...actorOf(auditCtx), action: 'social_provider.created', target: row!.id, details: auditDetails(row!) },
+    );
     return providerView(instance, row!);
   });
 }
@@ -181,7 +208,8 @@ export async function updateProvider(
 ) {
   return deps.db.transaction(async (tx) => {
     const current = await loadProvider({ db: tx }, instance.id, id);
-    const issuer = input.issuer !== undefined || input.tenant_id !== undefined ? issuerOf(current.kind, input.issuer, input.tenant_id) : current.issuer;
+    const issuer =
+      input.issuer !== undefined || input.tenant_id !== undefined ? issuerOf(current.kind, input.issuer, input.tenant_id) : current.issuer;
     const endpoints = input.endpoints ? ({ ...current.endpoints, ...input.endpoints } as Record<string, string>) : current.endpoints;
     checkComplete(current.kind, issuer, endpoints);
     const [row] = await tx
@@ -201,13 +229,16 @@ export async function updateProvider(
     // Another issuer (or GitHub host) has other subjects: the old links must not sign anyone in.
     const moved = row!.issuer !== current.issuer || row!.endpoints.api_base_url !== current.endpoints.api_base_url;
     if (moved) await forgetLinks(tx, instance.id, current.name);
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId: instance.id,
-      ...actorOf(auditCtx),
-      action: 'social_provider.updated',
-      target: row!.id,
-      details: { ...auditDetails(row!), client_secret_changed: input.client_secret !== undefined },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: instance.id,
+        ...actorOf(auditCtx),
+        action: 'social_provider.updated',
+        target: row!.id,
+        details: { ...auditDetails(row!), client_secret_changed: input.client_secret !== undefined },
+      },
+    );
     return providerView(instance, row!);
   });
 }
@@ -217,7 +248,16 @@ export async function deleteProvider(deps: D, instance: Pick<InstanceContext, 'i
     const current = await loadProvider({ db: tx }, instance.id, id);
     await tx.delete(socialProviders).where(eq(socialProviders.id, current.id));
     await forgetLinks(tx, instance.id, current.name);
-    await audit({ db: tx, clock: deps.clock }, { instanceId: instance.id, ...actorOf(auditCtx), action: 'social_provider.deleted', target: current.id, details: auditDetails(current) });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: instance.id,
+        ...actorOf(auditCtx),
+        action: 'social_provider.deleted',
+        target: current.id,
+        details: auditDetails(current),
+      },
+    );
     return { object: 'social_provider' as const, id: current.id, deleted: true as const };
   });
 }

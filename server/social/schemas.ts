@@ -12,7 +12,12 @@ const url = z
   .max(2048)
   .refine((v) => isHttpUrl(v), { message: 'must be an absolute http(s) URL', params: { reason: 'invalid_url' } })
   .meta({ description: 'An absolute http(s) URL (422 invalid_url otherwise).' });
-const scope = z.string().trim().min(1).max(128).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/);
+const scope = z
+  .string()
+  .trim()
+  .min(1)
+  .max(128)
+  .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/);
 
 export const endpointsInput = z
   .strictObject({
@@ -23,13 +28,24 @@ export const endpointsInput = z
     /** GitHub: where /user and /user/emails are read (https://api.github.com; GitHub Enterprise or a test double otherwise). */
     api_base_url: url.optional(),
   })
-  .meta({ description: 'Endpoint overrides: GitHub (authorization, token, API base; all three needed, 422 required) or an OIDC preset pointed elsewhere (over its discovery document).' });
+  .meta({
+    description:
+      'Endpoint overrides: GitHub (authorization, token, API base; all three needed, 422 required) or an OIDC preset pointed elsewhere (over its discovery document).',
+  });
 
 const common = {
   client_id: z.string().trim().min(1).max(512),
   display_name: z.string().trim().min(1).max(64).optional(),
-  issuer: url.optional().meta({ description: 'OIDC issuer (discovery at /.well-known/openid-configuration). Required for kind oidc and for microsoft without tenant_id (422 required); overrides a Google or Microsoft preset. An absolute http(s) URL (422 invalid_url otherwise).' }),
-  tenant_id: z.string().trim().regex(/^[A-Za-z0-9.-]{1,128}$/).optional().meta({ description: 'Microsoft: the directory (tenant) id; the issuer is https://login.microsoftonline.com/<tenant_id>/v2.0.' }),
+  issuer: url.optional().meta({
+    description:
+      'OIDC issuer (discovery at /.well-known/openid-configuration). Required for kind oidc and for microsoft without tenant_id (422 required); overrides a Google or Microsoft preset. An absolute http(s) URL (422 invalid_url otherwise).',
+  }),
+  tenant_id: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9.-]{1,128}$/)
+    .optional()
+    .meta({ description: 'Microsoft: the directory (tenant) id; the issuer is https://login.microsoftonline.com/<tenant_id>/v2.0.' }),
   endpoints: endpointsInput.optional(),
   scopes: z.array(scope).min(1).max(20).optional(),
   enabled: z.boolean().optional(),
@@ -37,7 +53,10 @@ const common = {
 
 export const createProviderBody = z.strictObject({
   kind: z.enum(SOCIAL_PROVIDER_KINDS),
-  name: z.string().trim().regex(PROVIDER_NAME_RE).optional().meta({ description: 'Slug of the strategy oauth_<name>, unique in the instance (422 taken); the kind for a preset (google, microsoft, github, linkedin, gitlab, slack) unless given; required for oidc (422 required).' }),
+  name: z.string().trim().regex(PROVIDER_NAME_RE).optional().meta({
+    description:
+      'Slug of the strategy oauth_<name>, unique in the instance (422 taken); the kind for a preset (google, microsoft, github, linkedin, gitlab, slack) unless given; required for oidc (422 required).',
+  }),
   ...common,
   client_secret: z.string().min(1).max(2048).meta({ description: 'Write-only: encrypted at rest, never returned.' }),
 });
@@ -72,4 +91,3 @@ export const providerSchema = z
 
 export const providerListSchema = z.object({ object: z.literal('list'), data: z.array(providerSchema), has_more: z.boolean() });
 export const deletedProviderSchema = z.object({ object: z.literal('social_provider'), id: z.string(), deleted: z.literal(true) });
-

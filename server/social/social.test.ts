@@ -24,7 +24,18 @@ beforeAll(async () => {
   idp.accounts.set('dave', { email: 'dave@example.com', email_verified: false });
   gh = await startFakeGitHub({ clientId: 'gh-client', clientSecret: 'gh-secret' });
   const create = (body: Record<string, unknown>) => h.call('POST', '/v1/social_providers', { key: i.secret, body });
-  expect((await create({ kind: 'oidc', name: 'acme', display_name: 'Acme ID', issuer: idp.issuer, client_id: 'latchkey', client_secret: 'idp-secret' })).status).toBe(201);
+  expect(
+    (
+      await create({
+        kind: 'oidc',
+        name: 'acme',
+        display_name: 'Acme ID',
+        issuer: idp.issuer,
+        client_id: 'latchkey',
+        client_secret: 'idp-secret',
+      })
+    ).status,
+  ).toBe(201);
   // A preset pointed at the test provider instead of accounts.google.com.
   expect((await create({ kind: 'google', issuer: idp.issuer, client_id: 'latchkey', client_secret: 'idp-secret' })).status).toBe(201);
   expect((await create({ kind: 'github', endpoints: gh.endpoints, client_id: 'gh-client', client_secret: 'gh-secret' })).status).toBe(201);
@@ -78,7 +89,11 @@ describe('social providers over BAPI', () => {
     expect(list.status).toBe(200);
     expect(list.body.data.map((p: { strategy: string }) => p.strategy)).toEqual(['oauth_acme', 'oauth_google', 'oauth_github']);
     expect(JSON.stringify(list.body)).not.toContain('idp-secret');
-    expect(list.body.data[0]).toMatchObject({ client_secret_set: true, callback_url: callbackOf(i), scopes: ['openid', 'email', 'profile'] });
+    expect(list.body.data[0]).toMatchObject({
+      client_secret_set: true,
+      callback_url: callbackOf(i),
+      scopes: ['openid', 'email', 'profile'],
+    });
     const rows = await h.runtime.deps.db.select().from(socialProviders).where(eq(socialProviders.instanceId, i.instanceId));
     for (const r of rows) {
       expect(r.clientSecretEncrypted).not.toContain('secret');
@@ -98,20 +113,44 @@ describe('social providers over BAPI', () => {
   it('validates: an OIDC provider needs an issuer and a name, names are unique, URLs are URLs', async () => {
     const t = await h.createInstance();
     const post = (body: Record<string, unknown>) => h.call('POST', '/v1/social_providers', { key: t.secret, body });
-    expect((await post({ kind: 'oidc', name: 'x', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({ param: 'issuer', reason: 'required' });
-    expect((await post({ kind: 'oidc', issuer: 'https://id.example.com', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({ param: 'name', reason: 'required' });
-    expect((await post({ kind: 'microsoft', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({ param: 'issuer', reason: 'required' });
-    expect((await post({ kind: 'oidc', name: 'x', issuer: 'ftp://x', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({ param: 'issuer', reason: 'invalid_url' });
+    expect((await post({ kind: 'oidc', name: 'x', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({
+      param: 'issuer',
+      reason: 'required',
+    });
+    expect(
+      (await post({ kind: 'oidc', issuer: 'https://id.example.com', client_id: 'a', client_secret: 'b' })).body.errors[0].meta,
+    ).toEqual({ param: 'name', reason: 'required' });
+    expect((await post({ kind: 'microsoft', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({
+      param: 'issuer',
+      reason: 'required',
+    });
+    expect((await post({ kind: 'oidc', name: 'x', issuer: 'ftp://x', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({
+      param: 'issuer',
+      reason: 'invalid_url',
+    });
     expect((await post({ kind: 'google', client_id: 'a' })).status).toBe(422);
     const ms = await post({ kind: 'microsoft', tenant_id: 'contoso-tenant', client_id: 'a', client_secret: 'b' });
     expect(ms.status).toBe(201);
     expect(ms.body.issuer).toBe('https://login.microsoftonline.com/contoso-tenant/v2.0');
-    expect((await post({ kind: 'microsoft', tenant_id: 'other', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({ param: 'name', reason: 'taken' });
-    const patched = await h.call('PATCH', `/v1/social_providers/${ms.body.id}`, { key: t.secret, body: { enabled: false, client_secret: 'new' } });
+    expect((await post({ kind: 'microsoft', tenant_id: 'other', client_id: 'a', client_secret: 'b' })).body.errors[0].meta).toEqual({
+      param: 'name',
+      reason: 'taken',
+    });
+    const patched = await h.call('PATCH', `/v1/social_providers/${ms.body.id}`, {
+      key: t.secret,
+      body: { enabled: false, client_secret: 'new' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.enabled).toBe(false);
-    expect((await lastAuditOf(t.instanceId, 'social_provider.updated'))?.details).toMatchObject({ client_secret_changed: true, enabled: false });
-    expect((await h.call('DELETE', `/v1/social_providers/${ms.body.id}`, { key: t.secret })).body).toEqual({ object: 'social_provider', id: ms.body.id, deleted: true });
+    expect((await lastAuditOf(t.instanceId, 'social_provider.updated'))?.details).toMatchObject({
+      client_secret_changed: true,
+      enabled: false,
+    });
+    expect((await h.call('DELETE', `/v1/social_providers/${ms.body.id}`, { key: t.secret })).body).toEqual({
+      object: 'social_provider',
+      id: ms.body.id,
+      deleted: true,
+    });
     expect((await h.call('GET', `/v1/social_providers/${ms.body.id}`, { key: t.secret })).status).toBe(404);
   });
 
@@ -149,11 +188,17 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
     expect(session.status).toBe('active');
     const user = (await h.call('GET', `/v1/users/${session.user_id}`, { key: i.secret })).body;
     expect(user).toMatchObject({ first_name: 'Alice', last_name: 'Liddell' });
-    expect(user.email_addresses[0]).toMatchObject({ email_address: 'alice@example.com', verification: { status: 'verified', strategy: 'oauth_acme' } });
+    expect(user.email_addresses[0]).toMatchObject({
+      email_address: 'alice@example.com',
+      verification: { status: 'verified', strategy: 'oauth_acme' },
+    });
     const [account] = await h.runtime.deps.db.select().from(externalAccounts).where(eq(externalAccounts.userId, user.id));
     expect(account).toMatchObject({ provider: 'acme', providerUserId: 'alice', email: 'alice@example.com', emailVerified: true });
     // The attempt announced at the start is the completed sign-in.
-    expect((await b.call('GET', `/v1/client/sign_ins/${id}`)).body.response).toMatchObject({ status: 'complete', first_factor_verification: { strategy: 'oauth_acme' } });
+    expect((await b.call('GET', `/v1/client/sign_ins/${id}`)).body.response).toMatchObject({
+      status: 'complete',
+      first_factor_verification: { strategy: 'oauth_acme' },
+    });
     expect((await lastAudit('social.sign_in'))?.details).toMatchObject({ provider: 'acme', outcome: 'created' });
 
     const again = browserOf(h, i);
@@ -177,12 +222,21 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
 
   it('forgets the links of a provider moved to another issuer', async () => {
     const t = await h.createInstance();
-    const p = await h.call('POST', '/v1/social_providers', { key: t.secret, body: { kind: 'oidc', name: 'x', issuer: idp.issuer, client_id: 'latchkey', client_secret: 's' } });
+    const p = await h.call('POST', '/v1/social_providers', {
+      key: t.secret,
+      body: { kind: 'oidc', name: 'x', issuer: idp.issuer, client_id: 'latchkey', client_secret: 's' },
+    });
     const u = await h.call('POST', '/v1/users', { key: t.secret, body: { email_address: ['linked@example.com'] } });
     const now = h.clock.now();
-    await h.runtime.deps.db
-      .insert(externalAccounts)
-      .values({ id: 'eac_01J00000000000000000000000', instanceId: t.instanceId, userId: u.body.id, provider: 'x', providerUserId: 's1', createdAt: now, updatedAt: now });
+    await h.runtime.deps.db.insert(externalAccounts).values({
+      id: 'eac_01J00000000000000000000000',
+      instanceId: t.instanceId,
+      userId: u.body.id,
+      provider: 'x',
+      providerUserId: 's1',
+      createdAt: now,
+      updatedAt: now,
+    });
     await h.call('PATCH', `/v1/social_providers/${p.body.id}`, { key: t.secret, body: { display_name: 'Same issuer' } });
     expect(await h.runtime.deps.db.select().from(externalAccounts).where(eq(externalAccounts.instanceId, t.instanceId))).toHaveLength(1);
     await h.call('PATCH', `/v1/social_providers/${p.body.id}`, { key: t.secret, body: { issuer: 'https://other.example.com' } });
@@ -261,7 +315,9 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
     const b = browserOf(h, i);
     const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme', redirect_url: APP } });
     const flowCookie = res.headers.getSetCookie().find((c) => c.startsWith('__flow_'));
-    expect(flowCookie).toMatch(new RegExp(`^__flow_socf_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; SameSite=Lax; Max-Age=600$`));
+    expect(flowCookie).toMatch(
+      new RegExp(`^__flow_socf_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; SameSite=Lax; Max-Age=600$`),
+    );
     // The client cookie is set beside it.
     expect(res.headers.getSetCookie().some((c) => c.startsWith('__client=ct_'))).toBe(true);
   });
@@ -281,7 +337,10 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
     const id = res.body.response.id as string;
     idp.loginAs = 'hank';
     // The system browser comes back with no cookie of ours: it is sent on to the app with a claim nonce.
-    const back = await callback(null, (await browseUntil(res.body.response.first_factor_verification.external_verification_redirect_url, callbackOf(i))).search);
+    const back = await callback(
+      null,
+      (await browseUntil(res.body.response.first_factor_verification.external_verification_redirect_url, callbackOf(i))).search,
+    );
     expect(back.status).toBe(303);
     const landing = new URL(back.headers.get('location')!);
     expect(landing.origin + landing.pathname).toBe(APP);
@@ -289,7 +348,9 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
     expect((await app.call('GET', '/v1/client')).body.sessions).toEqual([]);
 
     const claim = (c: FapiTestClient, body: Record<string, string>) => c.call('POST', `/v1/client/sign_ins/${id}/claim`, { body });
-    expect((await claim(app, { claim_nonce: nonce, code_verifier: randomBytes(32).toString('base64url') })).body.errors[0].meta).toEqual({ reason: 'claim_invalid' });
+    expect((await claim(app, { claim_nonce: nonce, code_verifier: randomBytes(32).toString('base64url') })).body.errors[0].meta).toEqual({
+      reason: 'claim_invalid',
+    });
     expect((await claim(app, { claim_nonce: 'wrong', code_verifier: verifier })).status).toBe(403);
     const done = await claim(app, { claim_nonce: nonce, code_verifier: verifier });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
@@ -314,7 +375,12 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
 
   it('refuses an ID token whose nonce is not the flow’s', async () => {
     const b = browserOf(h, i);
-    const { res } = await socialSignIn(b, 'oauth_acme', () => (idp.loginAs = 'alice'), (u) => u.searchParams.set('nonce', 'another-nonce'));
+    const { res } = await socialSignIn(
+      b,
+      'oauth_acme',
+      () => (idp.loginAs = 'alice'),
+      (u) => u.searchParams.set('nonce', 'another-nonce'),
+    );
     expect(res.status).toBe(403);
     const failed = await lastAudit('social.sign_in_failed');
     expect(failed?.details).toMatchObject({ reason: 'token_invalid' });
@@ -331,7 +397,9 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
     expect(res.status).toBe(303);
     expect((await b.call('GET', '/v1/client')).body.sessions[0]).toMatchObject({ user_id: erin.body.id, status: 'pending' });
     expect((await b.call('GET', `/v1/client/sign_ins/${id}`)).body.response.status).toBe('needs_second_factor');
-    const done = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, { body: { strategy: 'totp', code: totp.generate({ timestamp: h.clock.now() }) } });
+    const done = await b.call('POST', `/v1/client/sign_ins/${id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: totp.generate({ timestamp: h.clock.now() }) },
+    });
     expect(done.body.response.status).toBe('complete');
     expect((await b.call('GET', '/v1/client')).body.sessions[0].status).toBe('active');
   });
@@ -344,7 +412,9 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
     });
     expect(made.status).toBe(201);
     const b = browserOf(h, live);
-    const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme', redirect_url: `http://localhost:3000/fapi/${live.instanceId}/profile` } });
+    const res = await b.call('POST', '/v1/client/sign_ins', {
+      body: { strategy: 'oauth_acme', redirect_url: `http://localhost:3000/fapi/${live.instanceId}/profile` },
+    });
     expect(res.status).toBe(503);
     expect(res.body.errors[0].meta).toEqual({ reason: 'provider_error' });
   });
@@ -354,7 +424,9 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
     const unknown = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_nope', redirect_url: APP } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0].meta).toEqual({ param: 'strategy', reason: 'unknown_provider' });
-    const elsewhere = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme', redirect_url: 'https://evil.example.net/' } });
+    const elsewhere = await b.call('POST', '/v1/client/sign_ins', {
+      body: { strategy: 'oauth_acme', redirect_url: 'https://evil.example.net/' },
+    });
     expect(elsewhere.body.errors[0].meta).toEqual({ param: 'redirect_url', reason: 'redirect_url_not_allowed' });
     const missing = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme' } });
     expect(missing.body.errors[0].meta).toEqual({ param: 'redirect_url', reason: 'required' });
@@ -363,7 +435,12 @@ describe('social sign-in with an OIDC provider (oidc-provider on loopback)', () 
 
 describe('social sign-in with GitHub (OAuth 2.0 and its API, faked on loopback)', () => {
   it('signs up through oauth_github with the primary verified address', async () => {
-    gh.loginAs = { id: 4242, login: 'octo', name: 'Octo Cat', emails: [{ email: 'octo@users.example.com', primary: true, verified: true }] };
+    gh.loginAs = {
+      id: 4242,
+      login: 'octo',
+      name: 'Octo Cat',
+      emails: [{ email: 'octo@users.example.com', primary: true, verified: true }],
+    };
     const b = browserOf(h, i);
     const started = await start(b, 'oauth_github', 'sign_ups');
     const back = await browseUntil(started.url, callbackOf(i));

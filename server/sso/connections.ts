@@ -73,7 +73,6 @@ export function connectionView(c: ConnectionRow, fapiUrl: string, now = Date.now
   };
 }
 
-
 const METADATA_MAX_BYTES = 256 * 1024;
 
 /** Fetches an IdP metadata document through the SSRF guard. */
@@ -103,7 +102,13 @@ async function fetchMetadata(deps: D, instanceId: string, url: string): Promise<
  * Turning request signing on makes the connection's SP key the first time (`current`: the
  * stored row on update).
  */
-async function samlColumns(deps: D, instanceId: string, input: NonNullable<CreateConnectionInput['saml']>, sp: { entityId: string }, current?: ConnectionRow) {
+async function samlColumns(
+  deps: D,
+  instanceId: string,
+  input: NonNullable<CreateConnectionInput['saml']>,
+  sp: { entityId: string },
+  current?: ConnectionRow,
+) {
   const out: Partial<ConnectionRow> = {};
   if (input.sign_authn_requests !== undefined) out.signAuthnRequests = input.sign_authn_requests;
   if (input.sign_authn_requests && !current?.spSigningKeyEncrypted) {
@@ -121,7 +126,8 @@ async function samlColumns(deps: D, instanceId: string, input: NonNullable<Creat
   if (input.name_id_format !== undefined) out.nameIdFormat = input.name_id_format;
   if (input.allow_idp_initiated !== undefined) out.allowIdpInitiated = input.allow_idp_initiated;
   if (input.idp_metadata_url !== undefined) out.idpMetadataUrl = input.idp_metadata_url;
-  const xml = input.idp_metadata_xml ?? (input.idp_metadata_url ? await fetchMetadata(deps, instanceId, input.idp_metadata_url) : undefined);
+  const xml =
+    input.idp_metadata_xml ?? (input.idp_metadata_url ? await fetchMetadata(deps, instanceId, input.idp_metadata_url) : undefined);
   if (xml !== undefined) {
     const md = parseIdpMetadata(xml, input.idp_entity_id);
     Object.assign(out, { idpEntityId: md.entityId, idpSsoUrl: md.ssoUrl, idpSsoBinding: md.ssoBinding, idpCertificates: md.certificates });
@@ -130,10 +136,16 @@ async function samlColumns(deps: D, instanceId: string, input: NonNullable<Creat
 }
 
 /** A SAML connection can only be active with an entity id, an SSO URL and a certificate; an OIDC one with a client. */
-function assertUsable(row: Pick<ConnectionRow, 'provider' | 'active' | 'idpEntityId' | 'idpSsoUrl' | 'idpCertificates' | 'oidcIssuer' | 'oidcClientId'>) {
+function assertUsable(
+  row: Pick<ConnectionRow, 'provider' | 'active' | 'idpEntityId' | 'idpSsoUrl' | 'idpCertificates' | 'oidcIssuer' | 'oidcClientId'>,
+) {
   if (!row.active) return;
   if (row.provider === 'saml' && (!row.idpEntityId || !row.idpSsoUrl || row.idpCertificates.length === 0)) {
-    throw validationError('active', 'invalid_value', 'An active SAML connection needs the IdP entity id, SSO URL and signing certificate (or its metadata).');
+    throw validationError(
+      'active',
+      'invalid_value',
+      'An active SAML connection needs the IdP entity id, SSO URL and signing certificate (or its metadata).',
+    );
   }
   if (row.provider === 'oidc' && (!row.oidcIssuer || !row.oidcClientId)) {
     throw validationError('active', 'invalid_value', 'An active OIDC connection needs the issuer and client id.');
@@ -155,11 +167,19 @@ async function assertDomains(deps: Pick<Deps, 'db'>, instanceId: string, organiz
     .where(and(eq(ssoConnections.instanceId, instanceId), exceptId ? ne(ssoConnections.id, exceptId) : undefined));
   const taken = domains.find((d) => others.some((o) => o.domains.includes(d)));
   if (taken) {
-    throw new AppError('CONFLICT', { message: `${taken} already belongs to another SSO connection.`, meta: { reason: 'domain_taken', param: 'domains' } });
+    throw new AppError('CONFLICT', {
+      message: `${taken} already belongs to another SSO connection.`,
+      meta: { reason: 'domain_taken', param: 'domains' },
+    });
   }
 }
 
-async function assertRoles(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, defaultRole: string | null | undefined, mapping: Record<string, string> | undefined) {
+async function assertRoles(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
+  instanceId: string,
+  defaultRole: string | null | undefined,
+  mapping: Record<string, string> | undefined,
+) {
   if (!defaultRole && !mapping) return;
   await ensureBuiltIns(deps, instanceId);
   if (defaultRole) await assertRole(deps.db, instanceId, defaultRole, 'default_role');
@@ -223,7 +243,13 @@ export async function loadConnection(deps: Pick<Deps, 'db'>, instanceId: string,
   const q = deps.db
     .select()
     .from(ssoConnections)
-    .where(and(eq(ssoConnections.id, id), eq(ssoConnections.instanceId, instanceId), organizationId ? eq(ssoConnections.organizationId, organizationId) : undefined));
+    .where(
+      and(
+        eq(ssoConnections.id, id),
+        eq(ssoConnections.instanceId, instanceId),
+        organizationId ? eq(ssoConnections.organizationId, organizationId) : undefined,
+      ),
+    );
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw notFound('SSO connection');
   return row;
@@ -243,7 +269,9 @@ export async function listConnections(
   const instance = await instanceContext(deps, instanceId);
   const orgId = q.organization_id ? (await loadOrganization(deps.db, instanceId, q.organization_id)).id : undefined;
   const where = [eq(ssoConnections.instanceId, instanceId), orgId ? eq(ssoConnections.organizationId, orgId) : undefined];
-  return cursorList(q, newestFirst(ssoConnections.id), tableRows(deps.db, ssoConnections, ...where), (r) => connectionView(r, instance.fapiUrl));
+  return cursorList(q, newestFirst(ssoConnections.id), tableRows(deps.db, ssoConnections, ...where), (r) =>
+    connectionView(r, instance.fapiUrl),
+  );
 }
 
 /** Updates a connection; ssoConnection.updated. A new client secret replaces the old one. */
@@ -284,7 +312,12 @@ export async function updateConnection(deps: D, instanceId: string, id: string, 
 }
 
 /** Deletes a connection and the SSO identities linked through it (users stay); ssoConnection.deleted. */
-export async function deleteConnection(deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>, instanceId: string, id: string, organizationId?: string) {
+export async function deleteConnection(
+  deps: Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>,
+  instanceId: string,
+  id: string,
+  organizationId?: string,
+) {
   const instance = await instanceContext(deps, instanceId);
   const current = await loadConnection(deps, instanceId, id, organizationId);
   await deps.db.delete(ssoConnections).where(eq(ssoConnections.id, current.id));
@@ -301,7 +334,13 @@ export async function activeConnectionForEmail(deps: Pick<Deps, 'db'>, instanceI
   const [row] = await deps.db
     .select()
     .from(ssoConnections)
-    .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true), sql`${ssoConnections.domains} @> ${JSON.stringify([domain])}::jsonb`))
+    .where(
+      and(
+        eq(ssoConnections.instanceId, instanceId),
+        eq(ssoConnections.active, true),
+        sql`${ssoConnections.domains} @> ${JSON.stringify([domain])}::jsonb`,
+      ),
+    )
     .limit(1);
   return row ?? null;
 }

@@ -4,7 +4,16 @@ import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
 import { newId } from '../db/ids';
-import { emailAddresses, organizationMemberships, roles, signInAttempts, ssoAccounts, ssoAssertionIds, ssoRequests, users } from '../db/schema';
+import {
+  emailAddresses,
+  organizationMemberships,
+  roles,
+  signInAttempts,
+  ssoAccounts,
+  ssoAssertionIds,
+  ssoRequests,
+  users,
+} from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError, isAppError, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -61,7 +70,13 @@ export async function startSso(
   deps: Deps,
   instance: InstanceContext,
   c: ConnectionRow,
-  input: { signInAttemptId: string | null; clientId: string | null; redirectUrl: string | null; completeRedirectUrl?: string | null; binding: FlowBinding },
+  input: {
+    signInAttemptId: string | null;
+    clientId: string | null;
+    redirectUrl: string | null;
+    completeRedirectUrl?: string | null;
+    binding: FlowBinding;
+  },
 ): Promise<{ url: string; requestId: string }> {
   const now = deps.clock.now();
   const row = {
@@ -101,7 +116,12 @@ export function assertBrowserBound(request: RequestRow, cookieHeader: string | u
 }
 
 /** The waiting request of a handle (SAML InResponseTo or OIDC state), or of its id; null when unknown, used or expired. */
-export async function pendingRequest(deps: Pick<Deps, 'db' | 'clock'>, c: ConnectionRow, handle: string, by: 'handle' | 'id' = 'handle'): Promise<RequestRow | null> {
+export async function pendingRequest(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  c: ConnectionRow,
+  handle: string,
+  by: 'handle' | 'id' = 'handle',
+): Promise<RequestRow | null> {
   const [row] = await deps.db
     .select()
     .from(ssoRequests)
@@ -115,7 +135,8 @@ export function acceptedEmail(c: Pick<ConnectionRow, 'domains'>, identity: Pick<
   const email = identity.email?.trim().toLowerCase() ?? null;
   if (!email || !email.includes('@')) throw new SsoRefused('no_email', 'The identity provider sent no email address.');
   if (!identity.emailVerified) throw new SsoRefused('email_not_verified', 'The identity provider did not verify the email address.');
-  if (!c.domains.includes(emailDomain(email))) throw new SsoRefused('email_domain_mismatch', 'The email address is not of a domain of this connection.');
+  if (!c.domains.includes(emailDomain(email)))
+    throw new SsoRefused('email_domain_mismatch', 'The email address is not of a domain of this connection.');
   return email;
 }
 
@@ -164,14 +185,23 @@ export async function completeSso(
     }
     const ctx = { ...auditCtx, actor: `sso:${c.id}` };
     const now = deps.clock.now();
-    const [account] = await tx.select().from(ssoAccounts).where(and(eq(ssoAccounts.connectionId, c.id), eq(ssoAccounts.subject, identity.subject)));
+    const [account] = await tx
+      .select()
+      .from(ssoAccounts)
+      .where(and(eq(ssoAccounts.connectionId, c.id), eq(ssoAccounts.subject, identity.subject)));
     let userId = account?.userId ?? null;
     let linked: 'existing' | 'linked' | 'created' = 'existing';
     if (!userId) {
       const [byEmail] = await tx
         .select({ userId: emailAddresses.userId })
         .from(emailAddresses)
-        .where(and(eq(emailAddresses.instanceId, instance.id), eq(emailAddresses.emailKey, email), eq(emailAddresses.verificationStatus, 'verified')));
+        .where(
+          and(
+            eq(emailAddresses.instanceId, instance.id),
+            eq(emailAddresses.emailKey, email),
+            eq(emailAddresses.verificationStatus, 'verified'),
+          ),
+        );
       if (byEmail) {
         userId = byEmail.userId;
         linked = 'linked';
@@ -197,9 +227,15 @@ export async function completeSso(
         createdAt: now,
       });
     } else {
-      await tx.update(ssoAccounts).set({ emailAddress: email, attributes: identity.attributes, lastSignInAt: now }).where(eq(ssoAccounts.id, account!.id));
+      await tx
+        .update(ssoAccounts)
+        .set({ emailAddress: email, attributes: identity.attributes, lastSignInAt: now })
+        .where(eq(ssoAccounts.id, account!.id));
     }
-    const [user] = await tx.select().from(users).where(and(eq(users.id, userId), eq(users.instanceId, instance.id)));
+    const [user] = await tx
+      .select()
+      .from(users)
+      .where(and(eq(users.id, userId), eq(users.instanceId, instance.id)));
     if (!user) throw new SsoRefused('user_banned', 'The linked user no longer exists.');
     // Profile sync: the IdP is the source of truth for the names it sends.
     const names = {
@@ -249,12 +285,22 @@ export async function completeSso(
       target: userId,
       ip: auditCtx.ip,
       userAgent: auditCtx.userAgent,
-      details: { connection_id: c.id, provider: c.provider, subject: identity.subject, user: linked, role, session_id: session.id, session_status: end.status, idp_initiated: request === null },
+      details: {
+        connection_id: c.id,
+        provider: c.provider,
+        subject: identity.subject,
+        user: linked,
+        role,
+        session_id: session.id,
+        session_status: end.status,
+        idp_initiated: request === null,
+      },
     });
     return { userId, sessionId: session.id, newClientToken, complete: end.attempt?.status === 'complete' };
   });
   // Signed in completely: the complete URL when the start gave one; a second factor still due: redirect_url.
-  const landing = outcome.complete && request?.completeRedirectUrl ? request.completeRedirectUrl : (request?.redirectUrl ?? instance.fapiUrl);
+  const landing =
+    outcome.complete && request?.completeRedirectUrl ? request.completeRedirectUrl : (request?.redirectUrl ?? instance.fapiUrl);
   return { userId: outcome.userId, sessionId: outcome.sessionId, newClientToken: outcome.newClientToken, redirectUrl: landing };
 }
 
@@ -262,7 +308,12 @@ export async function completeSso(
  * A request bound to a native app: the IdP's verified answer waits, encrypted, for the app's
  * claim (claimSsoSignIn). Answers where to send the browser: redirect_url with the claim nonce.
  */
-export async function awaitSsoClaim(deps: Pick<Deps, 'db' | 'cipher' | 'clock'>, instance: InstanceContext, request: RequestRow, identity: SsoIdentity): Promise<string> {
+export async function awaitSsoClaim(
+  deps: Pick<Deps, 'db' | 'cipher' | 'clock'>,
+  instance: InstanceContext,
+  request: RequestRow,
+  identity: SsoIdentity,
+): Promise<string> {
   const claim = newFlowNonce();
   const parked = await deps.db
     .update(ssoRequests)
@@ -290,7 +341,9 @@ export async function claimSsoSignIn(
   const [request] = await deps.db
     .select()
     .from(ssoRequests)
-    .where(and(eq(ssoRequests.instanceId, instance.id), eq(ssoRequests.signInAttemptId, signInAttemptId), eq(ssoRequests.clientId, clientId)))
+    .where(
+      and(eq(ssoRequests.instanceId, instance.id), eq(ssoRequests.signInAttemptId, signInAttemptId), eq(ssoRequests.clientId, clientId)),
+    )
     .orderBy(desc(ssoRequests.createdAt))
     .limit(1);
   if (!request) return null;
@@ -315,7 +368,10 @@ export async function claimSsoSignIn(
 
 /** The sign-in attempt an SP-initiated request completes, while it still waits for its first factor. */
 async function waitingAttempt(d: Pick<Deps, 'db'>, id: string) {
-  const [row] = await d.db.select().from(signInAttempts).where(and(eq(signInAttempts.id, id), eq(signInAttempts.status, 'needs_first_factor')));
+  const [row] = await d.db
+    .select()
+    .from(signInAttempts)
+    .where(and(eq(signInAttempts.id, id), eq(signInAttempts.status, 'needs_first_factor')));
   return row ?? null;
 }
 
@@ -326,12 +382,21 @@ async function waitingAttempt(d: Pick<Deps, 'db'>, id: string) {
 export async function purgeSsoRequests(deps: Pick<Deps, 'db' | 'clock'>) {
   const now = deps.clock.now();
   const requests = await deps.db.delete(ssoRequests).where(lt(ssoRequests.expiresAt, now)).returning({ id: ssoRequests.id });
-  const assertions = await deps.db.delete(ssoAssertionIds).where(lt(ssoAssertionIds.expiresAt, now)).returning({ id: ssoAssertionIds.assertionId });
+  const assertions = await deps.db
+    .delete(ssoAssertionIds)
+    .where(lt(ssoAssertionIds.expiresAt, now))
+    .returning({ id: ssoAssertionIds.assertionId });
   return { sso_requests: requests.length, sso_assertion_ids: assertions.length };
 }
 
 /** Every refused SSO sign-in is audited with its reason (outside the refused transaction). */
-export async function auditSsoFailure(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, connectionId: string, err: unknown, auditCtx: AuditContext) {
+export async function auditSsoFailure(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  connectionId: string,
+  err: unknown,
+  auditCtx: AuditContext,
+) {
   const reason = err instanceof SsoRefused ? err.reason : isAppError(err) ? err.code.toLowerCase() : 'internal_error';
   await audit(deps, {
     instanceId,
@@ -350,18 +415,32 @@ export async function auditSsoFailure(deps: Pick<Deps, 'db' | 'clock'>, instance
 export async function startEnterpriseSignIn(
   deps: Deps,
   instance: InstanceContext,
-  input: { identifier: string; signInAttemptId: string; clientId: string; redirectUrl: string | undefined; completeRedirectUrl?: string; binding: FlowBinding },
+  input: {
+    identifier: string;
+    signInAttemptId: string;
+    clientId: string;
+    redirectUrl: string | undefined;
+    completeRedirectUrl?: string;
+    binding: FlowBinding;
+  },
 ): Promise<{ url: string; requestId: string; crossSitePost: boolean }> {
   const redirectUrl = checkRedirectUrl(instance, input.redirectUrl);
   const completeUrl = completeRedirectUrl(instance, redirectUrl, input.completeRedirectUrl, 'invalid_value');
   const c = await activeConnectionForEmail(deps, instance.id, input.identifier);
   if (!c) throw validationError('identifier', 'no_connection', 'No active SSO connection serves this email address’s domain.');
   try {
-    const started = await startSso(deps, instance, c, { signInAttemptId: input.signInAttemptId, clientId: input.clientId, redirectUrl, completeRedirectUrl: completeUrl, binding: input.binding });
+    const started = await startSso(deps, instance, c, {
+      signInAttemptId: input.signInAttemptId,
+      clientId: input.clientId,
+      redirectUrl,
+      completeRedirectUrl: completeUrl,
+      binding: input.binding,
+    });
     // SAML's HTTP-POST binding comes back by a cross-site POST from the IdP.
     return { ...started, crossSitePost: c.provider === 'saml' };
   } catch (err) {
-    if (err instanceof SsoRefused) throw new AppError('SERVICE_UNAVAILABLE', { message: 'The identity provider could not be reached; try again later.' });
+    if (err instanceof SsoRefused)
+      throw new AppError('SERVICE_UNAVAILABLE', { message: 'The identity provider could not be reached; try again later.' });
     throw err;
   }
 }

@@ -13,13 +13,22 @@ function identityOf(c: ConnectionRow, attributes: Record<string, unknown>, fallb
   // The mapped attribute when it holds an address, else the NameID / `sub` when that does.
   const email = read.first(names('email'), isAddress) ?? (fallbackEmail && isAddress(fallbackEmail) ? fallbackEmail : null);
   const groups = read.all(names('groups'));
-  const stored = { email: clip(email, 320), first_name: clip(read.first(names('first_name'))), last_name: clip(read.first(names('last_name'))), groups: groups.slice(0, MAX_GROUPS_STORED) };
+  const stored = {
+    email: clip(email, 320),
+    first_name: clip(read.first(names('first_name'))),
+    last_name: clip(read.first(names('last_name'))),
+    groups: groups.slice(0, MAX_GROUPS_STORED),
+  };
   return { email: stored.email, firstName: stored.first_name, lastName: stored.last_name, groups, attributes: stored };
 }
 
 export function samlIdentity(c: ConnectionRow, profile: Profile): SsoIdentity {
   const nameId = profile.nameID ?? '';
-  const identity = identityOf(c, { ...(profile.attributes as Record<string, unknown> | undefined), ...(profile as Record<string, unknown>) }, nameId);
+  const identity = identityOf(
+    c,
+    { ...(profile.attributes as Record<string, unknown> | undefined), ...(profile as Record<string, unknown>) },
+    nameId,
+  );
   // A transient NameID changes on every sign-in: the identity is the address, so rows do not pile up.
   const subject = profile.nameIDFormat === TRANSIENT && identity.email ? `transient:${identity.email.toLowerCase()}` : nameId;
   return { subject: subject.slice(0, 512), emailVerified: true, ...identity };

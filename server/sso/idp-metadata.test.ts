@@ -25,17 +25,56 @@ function refusal(run: () => unknown): string {
 
 describe('IdP metadata as identity providers publish it', () => {
   it.each([
-    ['okta.xml', 'http://www.okta.com/exk1fcia6d6EMsf331t8', 'redirect', 'https://acme.okta.com/app/acme_latchkey_1/exk1fcia6d6EMsf331t8/sso/saml', [IDP_CERT]],
-    ['entra.xml', 'https://sts.windows.net/9188040d-6c67-4c5b-b112-36a304b66dad/', 'redirect', 'https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/saml2', [IDP_CERT, OTHER_CERT]],
+    [
+      'okta.xml',
+      'http://www.okta.com/exk1fcia6d6EMsf331t8',
+      'redirect',
+      'https://acme.okta.com/app/acme_latchkey_1/exk1fcia6d6EMsf331t8/sso/saml',
+      [IDP_CERT],
+    ],
+    [
+      'entra.xml',
+      'https://sts.windows.net/9188040d-6c67-4c5b-b112-36a304b66dad/',
+      'redirect',
+      'https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/saml2',
+      [IDP_CERT, OTHER_CERT],
+    ],
     ['adfs.xml', 'http://adfs.acme.test/adfs/services/trust', 'redirect', 'https://adfs.acme.test/adfs/ls/', [IDP_CERT]],
-    ['google.xml', 'https://accounts.google.com/o/saml2?idpid=C01abcd23', 'post', 'https://accounts.google.com/o/saml2/idp?idpid=C01abcd23', [IDP_CERT]],
-    ['onelogin.xml', 'https://app.onelogin.com/saml/metadata/5f1d2c3b-aaaa-bbbb-cccc-0123456789ab', 'post', 'https://acme.onelogin.com/trust/saml2/http-post/sso/5f1d2c3b-aaaa-bbbb-cccc-0123456789ab', [IDP_CERT]],
-    ['testshib.xml', 'https://idp.testshib.org/idp/shibboleth', 'redirect', 'https://idp.testshib.org/idp/profile/SAML2/Redirect/SSO', [IDP_CERT]],
-    ['keycloak.xml', 'https://keycloak.acme.test/realms/acme', 'redirect', 'https://keycloak.acme.test/realms/acme/protocol/saml', [IDP_CERT]],
+    [
+      'google.xml',
+      'https://accounts.google.com/o/saml2?idpid=C01abcd23',
+      'post',
+      'https://accounts.google.com/o/saml2/idp?idpid=C01abcd23',
+      [IDP_CERT],
+    ],
+    [
+      'onelogin.xml',
+      'https://app.onelogin.com/saml/metadata/5f1d2c3b-aaaa-bbbb-cccc-0123456789ab',
+      'post',
+      'https://acme.onelogin.com/trust/saml2/http-post/sso/5f1d2c3b-aaaa-bbbb-cccc-0123456789ab',
+      [IDP_CERT],
+    ],
+    [
+      'testshib.xml',
+      'https://idp.testshib.org/idp/shibboleth',
+      'redirect',
+      'https://idp.testshib.org/idp/profile/SAML2/Redirect/SSO',
+      [IDP_CERT],
+    ],
+    [
+      'keycloak.xml',
+      'https://keycloak.acme.test/realms/acme',
+      'redirect',
+      'https://keycloak.acme.test/realms/acme/protocol/saml',
+      [IDP_CERT],
+    ],
     ['pingfederate.xml', 'https://sso.acme.test:9031', 'redirect', 'https://sso.acme.test:9031/idp/SSO.saml2', [IDP_CERT]],
-  ])('%s: entity id, SSO URL and binding, every signing certificate (encryption-only keys left out)', (file, entityId, binding, ssoUrl, certificates) => {
-    expect(parseIdpMetadata(fixture(file))).toEqual({ entityId, ssoBinding: binding, ssoUrl, certificates });
-  });
+  ])(
+    '%s: entity id, SSO URL and binding, every signing certificate (encryption-only keys left out)',
+    (file, entityId, binding, ssoUrl, certificates) => {
+      expect(parseIdpMetadata(fixture(file))).toEqual({ entityId, ssoBinding: binding, ssoUrl, certificates });
+    },
+  );
 
   it('a federation aggregate with several IdPs: one is picked by entity id, none without it', () => {
     const xml = fixture('shibboleth-federation.xml');
@@ -59,9 +98,15 @@ describe('IdP metadata as identity providers publish it', () => {
   it('refuses what is not IdP metadata', () => {
     expect(refusal(() => parseIdpMetadata('<nope/>'))).toMatch(/is not an EntityDescriptor or EntitiesDescriptor/);
     expect(refusal(() => parseIdpMetadata('<!DOCTYPE x [<!ENTITY a "b">]><x/>'))).toMatch(/DOCTYPE/);
-    const soapOnly = fixture('onelogin.xml').replace(/<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"[^>]*\/>/, '');
+    const soapOnly = fixture('onelogin.xml').replace(
+      /<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"[^>]*\/>/,
+      '',
+    );
     expect(refusal(() => parseIdpMetadata(soapOnly))).toMatch(/names no HTTP-Redirect or HTTP-POST SingleSignOnService/);
-    const spOnly = fixture('testshib.xml').replace(/<EntityDescriptor entityID="https:\/\/idp.testshib.org[\s\S]*?<\/EntityDescriptor>/, '');
+    const spOnly = fixture('testshib.xml').replace(
+      /<EntityDescriptor entityID="https:\/\/idp.testshib.org[\s\S]*?<\/EntityDescriptor>/,
+      '',
+    );
     expect(refusal(() => parseIdpMetadata(spOnly))).toMatch(/has no IDPSSODescriptor/);
   });
 

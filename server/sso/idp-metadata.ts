@@ -39,9 +39,9 @@ export function parseIdpMetadata(xml: string, entityId?: string): IdpMetadata {
   if (!root || root.namespaceURI !== MD || (root.localName !== 'EntityDescriptor' && root.localName !== 'EntitiesDescriptor')) {
     throw bad('is not an EntityDescriptor or EntitiesDescriptor');
   }
-  const entities = (root.localName === 'EntityDescriptor' ? [root] : Array.from(root.getElementsByTagNameNS(MD, 'EntityDescriptor'))).filter(
-    (e) => e.getElementsByTagNameNS(MD, 'IDPSSODescriptor').length > 0 && e.getAttribute('entityID'),
-  );
+  const entities = (
+    root.localName === 'EntityDescriptor' ? [root] : Array.from(root.getElementsByTagNameNS(MD, 'EntityDescriptor'))
+  ).filter((e) => e.getElementsByTagNameNS(MD, 'IDPSSODescriptor').length > 0 && e.getAttribute('entityID'));
   if (entities.length === 0) throw bad('has no IDPSSODescriptor with an entityID');
   const entity = entityId ? entities.find((e) => e.getAttribute('entityID') === entityId) : entities.length === 1 ? entities[0] : undefined;
   if (!entity) {
@@ -51,7 +51,8 @@ export function parseIdpMetadata(xml: string, entityId?: string): IdpMetadata {
   }
   const idp = entity.getElementsByTagNameNS(MD, 'IDPSSODescriptor')[0]!;
   const services = Array.from(idp.getElementsByTagNameNS(MD, 'SingleSignOnService'));
-  const serviceOf = (binding: SsoBinding) => services.find((s) => s.getAttribute('Binding') === BINDINGS[binding])?.getAttribute('Location');
+  const serviceOf = (binding: SsoBinding) =>
+    services.find((s) => s.getAttribute('Binding') === BINDINGS[binding])?.getAttribute('Location');
   const ssoBinding: SsoBinding | undefined = serviceOf('redirect') ? 'redirect' : serviceOf('post') ? 'post' : undefined;
   if (!ssoBinding) throw bad('names no HTTP-Redirect or HTTP-POST SingleSignOnService');
   const certificates = Array.from(idp.getElementsByTagNameNS(MD, 'KeyDescriptor'))
@@ -80,7 +81,11 @@ function parse(certificate: string): X509Certificate | null {
 /** Refuses (422 metadata_invalid at `param`) a certificate that is not a readable X.509 certificate; an expired one is kept. */
 export function assertReadableCertificate(certificate: string, param: string, index: number): void {
   if (!parse(certificate)) {
-    throw validationError(param, 'metadata_invalid', `Signing certificate ${index + 1} is not a readable X.509 certificate (truncated or not base64 DER / PEM).`);
+    throw validationError(
+      param,
+      'metadata_invalid',
+      `Signing certificate ${index + 1} is not a readable X.509 certificate (truncated or not base64 DER / PEM).`,
+    );
   }
 }
 

@@ -19,7 +19,8 @@ let connectionId: string;
 
 beforeAll(async () => {
   idp = await openOidcIdp();
-  for (const id of ['grace', 'linus', 'ken']) idp.accounts.set(id, { email: `${id}@hopper.test`, email_verified: true, given_name: 'Grace', family_name: 'Hopper' });
+  for (const id of ['grace', 'linus', 'ken'])
+    idp.accounts.set(id, { email: `${id}@hopper.test`, email_verified: true, given_name: 'Grace', family_name: 'Hopper' });
   const org = (await bapi('POST', '/v1/organizations', { name: 'Hopper Inc' })).body;
   const domain = (await bapi('POST', `/v1/organizations/${org.id}/domains`, { name: 'hopper.test' })).body;
   await bapi('PATCH', `/v1/organizations/${org.id}/domains/${domain.id}`, { verified: true });
@@ -56,9 +57,15 @@ const arrive = async (callback: URL, b?: FapiTestClient) => {
 };
 
 async function startSso(b: FapiTestClient, identifier: string, extra: Record<string, unknown> = {}) {
-  const start = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier, redirect_url: 'http://localhost:3000/done', ...extra } });
+  const start = await b.call('POST', '/v1/client/sign_ins', {
+    body: { strategy: 'enterprise_sso', identifier, redirect_url: 'http://localhost:3000/done', ...extra },
+  });
   expect(start.status, JSON.stringify(start.body)).toBe(200);
-  return { id: start.body.response.id as string, authUrl: new URL(start.body.response.first_factor_verification.external_verification_redirect_url), setCookie: start.headers.getSetCookie() };
+  return {
+    id: start.body.response.id as string,
+    authUrl: new URL(start.body.response.first_factor_verification.external_verification_redirect_url),
+    setCookie: start.headers.getSetCookie(),
+  };
 }
 
 async function lastFailure() {
@@ -72,7 +79,9 @@ describe('OIDC connection', () => {
     const { authUrl, setCookie } = await startSso(b, 'grace@hopper.test');
     // The flow is bound to this browser: a cookie it sends back at the callback (a top-level GET, so SameSite=Lax).
     const flowCookie = setCookie.find((c) => c.startsWith('__flow_ssor_'));
-    expect(flowCookie).toMatch(new RegExp(`^__flow_ssor_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; SameSite=Lax; Max-Age=600$`));
+    expect(flowCookie).toMatch(
+      new RegExp(`^__flow_ssor_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; SameSite=Lax; Max-Age=600$`),
+    );
     expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authUrl.searchParams.get('nonce')).toBeTruthy();
     const callback = new URL(await browseIdp(authUrl.href, 'grace'));
@@ -95,7 +104,10 @@ describe('OIDC connection', () => {
     // The code cannot be redeemed twice.
     expect((await arrive(callback, b)).status).toBe(403);
     const failures = (await bapi('GET', `/v1/audit_logs?action=sso.sign_in_failed&target=${connectionId}`)).body.data;
-    expect(failures.map((f: { details: { reason: string } }) => f.details.reason)).toEqual(['in_response_to_mismatch', 'in_response_to_mismatch']);
+    expect(failures.map((f: { details: { reason: string } }) => f.details.reason)).toEqual([
+      'in_response_to_mismatch',
+      'in_response_to_mismatch',
+    ]);
   });
 
   it('an IdP URL sent to someone else signs nobody in: their browser is refused and nothing is created', async () => {
@@ -122,7 +134,9 @@ describe('OIDC connection', () => {
 
   it('a native app (no cookies) binds by its code challenge: the browser comes back with a claim nonce, the app claims with its verifier', async () => {
     const app = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: true });
-    const refused = await app.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'ken@hopper.test', redirect_url: 'http://localhost:3000/done' } });
+    const refused = await app.call('POST', '/v1/client/sign_ins', {
+      body: { strategy: 'enterprise_sso', identifier: 'ken@hopper.test', redirect_url: 'http://localhost:3000/done' },
+    });
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0].meta).toEqual({ param: 'code_challenge', reason: 'required' });
 
@@ -141,27 +155,37 @@ describe('OIDC connection', () => {
 
     // Without the verifier (an attacker holding only the nonce) or the nonce (only the verifier), nothing.
     const other = randomBytes(32).toString('base64url');
-    for (const body of [{ claim_nonce: nonce, code_verifier: other }, { claim_nonce: 'x'.repeat(43), code_verifier: verifier }]) {
+    for (const body of [
+      { claim_nonce: nonce, code_verifier: other },
+      { claim_nonce: 'x'.repeat(43), code_verifier: verifier },
+    ]) {
       const res = await app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body });
       expect(res.status).toBe(403);
       expect(res.body.errors[0].meta).toEqual({ reason: 'claim_invalid' });
     }
     const stranger = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: true });
     await stranger.call('POST', '/v1/client/sign_ins', { body: { identifier: 'nobody@else.test' } });
-    expect((await stranger.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier: verifier } })).status).toBe(403);
+    expect(
+      (await stranger.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier: verifier } })).status,
+    ).toBe(403);
 
     const claimed = await app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier: verifier } });
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
     expect(claimed.body.response).toMatchObject({ status: 'complete', created_session_id: expect.stringMatching(/^sess_/) });
     expect((await app.call('GET', '/v1/client')).body.sessions).toHaveLength(1);
     // Single use.
-    expect((await app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier: verifier } })).status).toBe(403);
+    expect(
+      (await app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier: verifier } })).status,
+    ).toBe(403);
   });
 
   it('updates and deletes the connection: events without the secret, audited, secret replaced encrypted', async () => {
     h.clock.advance(1);
     const since = h.clock.now();
-    const updated = await bapi('PATCH', `/v1/sso_connections/${connectionId}`, { name: 'Renamed', oidc: { client_secret: 'another-long-client-secret-value' } });
+    const updated = await bapi('PATCH', `/v1/sso_connections/${connectionId}`, {
+      name: 'Renamed',
+      oidc: { client_secret: 'another-long-client-secret-value' },
+    });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.body).toMatchObject({ name: 'Renamed', oidc: { client_secret_set: true } });
     const { ssoConnections } = await import('../db/schema');

@@ -11,18 +11,29 @@ type D = Pick<Deps, 'config' | 'dns' | 'testTrustedCas' | 'cipher'>;
 
 /** openid-client's fetch, through the SSRF guard (discovery, JWKS and token requests go to a user-supplied issuer). */
 const issuerFetch = (deps: D, instance: InstanceContext) =>
-  guardedFetch({ policy: targetPolicy(deps.config, instance.environment), ...outboundNetwork(deps), timeoutMs: 10_000, maxResponseBytes: 1024 * 1024 }) as client.CustomFetch;
+  guardedFetch({
+    policy: targetPolicy(deps.config, instance.environment),
+    ...outboundNetwork(deps),
+    timeoutMs: 10_000,
+    maxResponseBytes: 1024 * 1024,
+  }) as client.CustomFetch;
 
 /** The connection's relying-party configuration, from the issuer's discovery document. */
 export async function oidcConfig(deps: D, instance: InstanceContext, c: ConnectionRow): Promise<client.Configuration> {
   const secret = c.oidcClientSecretEncrypted ? deps.cipher.decrypt(c.oidcClientSecretEncrypted) : undefined;
   const fetcher = issuerFetch(deps, instance);
   try {
-    const config = await client.discovery(new URL(c.oidcIssuer!), c.oidcClientId!, secret, secret ? client.ClientSecretPost(secret) : client.None(), {
-      [client.customFetch]: fetcher,
-      // Test instances may use an http issuer (a local IdP); live ones need https (the SSRF policy says so too).
-      execute: instance.environment === 'test' ? [client.allowInsecureRequests] : [],
-    });
+    const config = await client.discovery(
+      new URL(c.oidcIssuer!),
+      c.oidcClientId!,
+      secret,
+      secret ? client.ClientSecretPost(secret) : client.None(),
+      {
+        [client.customFetch]: fetcher,
+        // Test instances may use an http issuer (a local IdP); live ones need https (the SSRF policy says so too).
+        execute: instance.environment === 'test' ? [client.allowInsecureRequests] : [],
+      },
+    );
     config[client.customFetch] = fetcher;
     return config;
   } catch (err) {

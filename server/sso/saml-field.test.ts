@@ -17,7 +17,9 @@ const h = sharedHarness();
 const i = sharedInstance(h);
 const bapi = (method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
 
-const DOMAINS = ['okta', 'entra', 'adfs', 'google', 'onelogin', 'testshib', 'keycloak', 'ping', 'fed', 'policy'].map((d) => `${d}.field.test`);
+const DOMAINS = ['okta', 'entra', 'adfs', 'google', 'onelogin', 'testshib', 'keycloak', 'ping', 'fed', 'policy'].map(
+  (d) => `${d}.field.test`,
+);
 let orgId: string;
 
 beforeAll(async () => {
@@ -30,7 +32,15 @@ beforeAll(async () => {
 });
 
 const create = (domain: string, saml: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  bapi('POST', '/v1/sso_connections', { organization_id: orgId, provider: 'saml', name: domain, domains: [`${domain}.field.test`], active: true, saml, ...extra });
+  bapi('POST', '/v1/sso_connections', {
+    organization_id: orgId,
+    provider: 'saml',
+    name: domain,
+    domains: [`${domain}.field.test`],
+    active: true,
+    saml,
+    ...extra,
+  });
 
 describe('connections from each IdP metadata shape', () => {
   it.each([
@@ -54,13 +64,20 @@ describe('connections from each IdP metadata shape', () => {
       param: 'saml.idp_metadata_xml',
       reason: 'metadata_invalid',
     });
-    const res = await create('fed', { idp_metadata_xml: fixture('shibboleth-federation.xml'), idp_entity_id: 'https://idp.south.example.edu/idp/shibboleth' });
+    const res = await create('fed', {
+      idp_metadata_xml: fixture('shibboleth-federation.xml'),
+      idp_entity_id: 'https://idp.south.example.edu/idp/shibboleth',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.saml.idp_sso_url).toBe('https://idp.south.example.edu/idp/profile/SAML2/Redirect/SSO');
   });
 
   it('an unreadable certificate given by hand is refused at creation, not at the first sign-in', async () => {
-    const res = await create('policy', { idp_entity_id: 'https://idp.policy.test', idp_sso_url: 'https://idp.policy.test/sso', idp_certificates: ['A'.repeat(200)] });
+    const res = await create('policy', {
+      idp_entity_id: 'https://idp.policy.test',
+      idp_sso_url: 'https://idp.policy.test/sso',
+      idp_certificates: ['A'.repeat(200)],
+    });
     expectError(res, 422, 'VALIDATION_FAILED', { param: 'saml.idp_certificates', reason: 'metadata_invalid' });
   });
 });
@@ -76,7 +93,9 @@ describe('an IdP that offers only HTTP-POST (Google Workspace)', () => {
     const google = await samlIdpFor(h, i.instanceId, created.body, { idp, entityId: GOOGLE, origin: 'https://accounts.google.com' });
 
     const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
-    const started = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'ada@google.field.test', redirect_url: 'http://localhost:3000/after' } });
+    const started = await b.call('POST', '/v1/client/sign_ins', {
+      body: { strategy: 'enterprise_sso', identifier: 'ada@google.field.test', redirect_url: 'http://localhost:3000/after' },
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     const url = new URL(started.body.response.first_factor_verification.external_verification_redirect_url);
     expect(url.pathname).toMatch(new RegExp(`^/fapi/${i.instanceId}/sso/saml/${created.body.id}/requests/ssor_`));
@@ -102,14 +121,18 @@ describe('NameIDPolicy', () => {
     const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
     const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: email } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const request = new URL(res.body.response.first_factor_verification.external_verification_redirect_url).searchParams.get('SAMLRequest')!;
+    const request = new URL(res.body.response.first_factor_verification.external_verification_redirect_url).searchParams.get(
+      'SAMLRequest',
+    )!;
     const xml = inflateRawSync(Buffer.from(request, 'base64')).toString('utf8');
     expect(connectionId).toBeTruthy();
     return /<samlp:NameIDPolicy[^>]*Format="([^"]+)"/.exec(xml)?.[1] ?? (xml.includes('NameIDPolicy') ? 'without format' : null);
   };
 
   it('asks for unspecified by default (AD FS and Shibboleth answer it without a rule), for what the connection names, or for no format', async () => {
-    const adfs = (await bapi('GET', `/v1/sso_connections?organization_id=${orgId}`)).body.data.find((c: { name: string }) => c.name === 'adfs');
+    const adfs = (await bapi('GET', `/v1/sso_connections?organization_id=${orgId}`)).body.data.find(
+      (c: { name: string }) => c.name === 'adfs',
+    );
     expect(await policyOf(adfs.id, 'ada@adfs.field.test')).toBe('urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified');
     for (const [format, urn] of [
       ['email_address', 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'],
@@ -129,11 +152,23 @@ describe('responses shaped like each IdP’s: names, email and roles with the de
     (await bapi('GET', `/v1/sso_connections?organization_id=${orgId}&limit=100`)).body.data.find((c: { name: string }) => c.name === name);
 
   /** Signs `nameId` in through connection `name` with IdP `entityId` sending `attributes`; answers the user and their role. */
-  async function signIn(name: string, entityId: string, nameId: string, attributes: Record<string, string[]>, over: Record<string, string> = {}) {
+  async function signIn(
+    name: string,
+    entityId: string,
+    nameId: string,
+    attributes: Record<string, string[]>,
+    over: Record<string, string> = {},
+  ) {
     const conn = await connectionNamed(name);
-    const idp = await samlIdpFor(h, i.instanceId, conn, { idp: makeSamlIdp({ entityId, ssoUrl: conn.saml.idp_sso_url }), entityId, origin: new URL(conn.saml.idp_sso_url).origin });
+    const idp = await samlIdpFor(h, i.instanceId, conn, {
+      idp: makeSamlIdp({ entityId, ssoUrl: conn.saml.idp_sso_url }),
+      entityId,
+      origin: new URL(conn.saml.idp_sso_url).origin,
+    });
     const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
-    const started = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: `someone@${name}.field.test`, redirect_url: 'http://localhost:3000/after' } });
+    const started = await b.call('POST', '/v1/client/sign_ins', {
+      body: { strategy: 'enterprise_sso', identifier: `someone@${name}.field.test`, redirect_url: 'http://localhost:3000/after' },
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     const requestId = await idp.requestIdOf(started.body.response.first_factor_verification.external_verification_redirect_url);
     const res = await idp.postAcs(await idp.response(requestId, { email: nameId, attributes, over }), b);
@@ -141,7 +176,9 @@ describe('responses shaped like each IdP’s: names, email and roles with the de
     const client = await b.call('GET', '/v1/client');
     const userId = client.body.sessions[0].user?.id ?? client.body.sessions[0].user_id;
     const user = (await bapi('GET', `/v1/users/${userId}`)).body;
-    const membership = (await bapi('GET', `/v1/organizations/${orgId}/memberships?limit=100`)).body.data.find((m: { public_user_data: { user_id: string } }) => m.public_user_data.user_id === userId);
+    const membership = (await bapi('GET', `/v1/organizations/${orgId}/memberships?limit=100`)).body.data.find(
+      (m: { public_user_data: { user_id: string } }) => m.public_user_data.user_id === userId,
+    );
     return { user, role: membership?.role as string, conn };
   }
 
@@ -153,10 +190,19 @@ describe('responses shaped like each IdP’s: names, email and roles with the de
   });
 
   it('AD FS: upn for the email, the role claim for groups, a transient NameID that does not pile up identities', async () => {
-    const attributes = { [`${CLAIMS}/upn`]: ['ada@adfs.field.test'], [`${CLAIMS}/givenname`]: ['Ada'], [`${CLAIMS}/surname`]: ['Lovelace'], 'http://schemas.microsoft.com/ws/2008/06/identity/claims/role': ['Admins'] };
+    const attributes = {
+      [`${CLAIMS}/upn`]: ['ada@adfs.field.test'],
+      [`${CLAIMS}/givenname`]: ['Ada'],
+      [`${CLAIMS}/surname`]: ['Lovelace'],
+      'http://schemas.microsoft.com/ws/2008/06/identity/claims/role': ['Admins'],
+    };
     const transient = { NameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient' };
     const first = await signIn('adfs', 'http://adfs.acme.test/adfs/services/trust', `_${crypto.randomUUID()}`, attributes, transient);
-    expect(first.user).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace', email_addresses: [{ email_address: 'ada@adfs.field.test' }] });
+    expect(first.user).toMatchObject({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email_addresses: [{ email_address: 'ada@adfs.field.test' }],
+    });
     expect(first.role).toBe('org:admin');
     const again = await signIn('adfs', 'http://adfs.acme.test/adfs/services/trust', `_${crypto.randomUUID()}`, attributes, transient);
     expect(again.user.id).toBe(first.user.id);
@@ -166,21 +212,41 @@ describe('responses shaped like each IdP’s: names, email and roles with the de
   });
 
   it('Shibboleth: the X.500 and eduPerson OIDs, a NameID that is not an address', async () => {
-    const { user, role } = await signIn('testshib', 'https://idp.testshib.org/idp/shibboleth', 'AAdzZWNyZXQxqR0', {
-      'urn:oid:0.9.2342.19200300.100.1.3': ['grace@testshib.field.test'],
-      'urn:oid:2.5.4.42': ['Grace'],
-      'urn:oid:2.5.4.4': ['Hopper'],
-      'urn:oid:1.3.6.1.4.1.5923.1.5.1.1': ['Admins'],
-    }, { NameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' });
-    expect(user).toMatchObject({ first_name: 'Grace', last_name: 'Hopper', email_addresses: [{ email_address: 'grace@testshib.field.test' }] });
+    const { user, role } = await signIn(
+      'testshib',
+      'https://idp.testshib.org/idp/shibboleth',
+      'AAdzZWNyZXQxqR0',
+      {
+        'urn:oid:0.9.2342.19200300.100.1.3': ['grace@testshib.field.test'],
+        'urn:oid:2.5.4.42': ['Grace'],
+        'urn:oid:2.5.4.4': ['Hopper'],
+        'urn:oid:1.3.6.1.4.1.5923.1.5.1.1': ['Admins'],
+      },
+      { NameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' },
+    );
+    expect(user).toMatchObject({
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email_addresses: [{ email_address: 'grace@testshib.field.test' }],
+    });
     expect(role).toBe('org:admin');
   });
 
   it('Keycloak: its Role attribute; OneLogin-style and mixed-case names are found without case', async () => {
-    const kc = await signIn('keycloak', 'https://keycloak.acme.test/realms/acme', 'kc-user-1', { EMAIL: ['kay@keycloak.field.test'], FirstName: ['Kay'], lastname: ['Sparck'], Role: ['Admins'] });
+    const kc = await signIn('keycloak', 'https://keycloak.acme.test/realms/acme', 'kc-user-1', {
+      EMAIL: ['kay@keycloak.field.test'],
+      FirstName: ['Kay'],
+      lastname: ['Sparck'],
+      Role: ['Admins'],
+    });
     expect(kc.user).toMatchObject({ first_name: 'Kay', last_name: 'Sparck' });
     expect(kc.role).toBe('org:admin');
-    const ol = await signIn('okta', 'http://www.okta.com/exk1fcia6d6EMsf331t8', 'ol-user-1', { 'User.email': ['lin@okta.field.test'], 'User.FirstName': ['Lin'], 'User.LastName': ['Ma'], group: ['Staff'] });
+    const ol = await signIn('okta', 'http://www.okta.com/exk1fcia6d6EMsf331t8', 'ol-user-1', {
+      'User.email': ['lin@okta.field.test'],
+      'User.FirstName': ['Lin'],
+      'User.LastName': ['Ma'],
+      group: ['Staff'],
+    });
     expect(ol.user).toMatchObject({ first_name: 'Lin', last_name: 'Ma', email_addresses: [{ email_address: 'lin@okta.field.test' }] });
   });
 

@@ -51,16 +51,28 @@ beforeAll(async () => {
 /** A browser starting enterprise SSO: the IdP URL and the AuthnRequest id it carries. */
 async function startSignIn(email = 'ada@acme.test') {
   const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
-  const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: email, redirect_url: 'http://localhost:3000/after' } });
+  const res = await b.call('POST', '/v1/client/sign_ins', {
+    body: { strategy: 'enterprise_sso', identifier: email, redirect_url: 'http://localhost:3000/after' },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const url = new URL(res.body.response.first_factor_verification.external_verification_redirect_url);
   expect(url.origin + url.pathname).toBe('https://idp.acme.test/sso');
-  return { b, requestId: await acme.requestIdOf(url.href), attemptId: res.body.response.id as string, setCookie: res.headers.getSetCookie() };
+  return {
+    b,
+    requestId: await acme.requestIdOf(url.href),
+    attemptId: res.body.response.id as string,
+    setCookie: res.headers.getSetCookie(),
+  };
 }
 
 /** A signed SAMLResponse (base64) from `signer` for Ada (names and groups), with any template value overridden. */
 const samlResponse = (requestId: string, over: Record<string, string> = {}, signer = idp, email = 'ada@acme.test') =>
-  acme.response(requestId, { over, signer, email, attributes: { firstName: ['Ada'], lastName: ['Lovelace'], groups: ['admins', 'staff'] } });
+  acme.response(requestId, {
+    over,
+    signer,
+    email,
+    attributes: { firstName: ['Ada'], lastName: ['Lovelace'], groups: ['admins', 'staff'] },
+  });
 
 /** A cross-site form post from the IdP by the browser `from` (its SameSite=None flow cookie only), or a stranger's. */
 const postAcs = (samlResponseB64: string, from?: FapiTestClient) => acme.postAcs(samlResponseB64, from);
@@ -98,14 +110,26 @@ describe('connections', () => {
 
   it('refuses an unverified domain, a domain already taken, and an incomplete active connection', async () => {
     const base = { organization_id: orgId, provider: 'saml', name: 'x' };
-    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['other.test'] }), 422, 'VALIDATION_FAILED', { param: 'domains', reason: 'domain_not_verified' });
-    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme.test'] }), 409, 'CONFLICT', { reason: 'domain_taken' });
+    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['other.test'] }), 422, 'VALIDATION_FAILED', {
+      param: 'domains',
+      reason: 'domain_not_verified',
+    });
+    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme.test'] }), 409, 'CONFLICT', {
+      reason: 'domain_taken',
+    });
     const domain = await bapi('POST', `/v1/organizations/${orgId}/domains`, { name: 'acme2.test' });
     await bapi('PATCH', `/v1/organizations/${orgId}/domains/${domain.body.id}`, { verified: true });
-    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme2.test'], saml: { idp_metadata_xml: '<nope/>' } }), 422, 'VALIDATION_FAILED', {
-      reason: 'metadata_invalid',
+    expectError(
+      await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme2.test'], saml: { idp_metadata_xml: '<nope/>' } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        reason: 'metadata_invalid',
+      },
+    );
+    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme2.test'], active: true }), 422, 'VALIDATION_FAILED', {
+      param: 'active',
     });
-    expectError(await bapi('POST', '/v1/sso_connections', { ...base, domains: ['acme2.test'], active: true }), 422, 'VALIDATION_FAILED', { param: 'active' });
   });
 
   it('needs the sso_connections scope', async () => {
@@ -118,7 +142,9 @@ describe('SP-initiated sign-in', () => {
   it('lands signed in: JIT user, membership with the group-mapped role, session on the client, redirect_url', async () => {
     const { b, requestId, setCookie } = await startSignIn();
     // The IdP posts from its own site: the flow cookie must be SameSite=None; Secure to come back.
-    expect(setCookie.find((c) => c.startsWith('__flow_'))).toMatch(new RegExp(`^__flow_ssor_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; Secure; SameSite=None; Max-Age=600$`));
+    expect(setCookie.find((c) => c.startsWith('__flow_'))).toMatch(
+      new RegExp(`^__flow_ssor_\\w+=[\\w-]{43}; Path=/fapi/${i.instanceId}; HttpOnly; Secure; SameSite=None; Max-Age=600$`),
+    );
     const res = await postAcs(await samlResponse(requestId), b);
     expect(res.status, await res.clone().text()).toBe(303);
     expect(res.headers.get('location')).toBe('http://localhost:3000/after');
@@ -145,11 +171,14 @@ describe('SP-initiated sign-in', () => {
     const res = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test', password: 'correct horse battery' } });
     expectError(res, 403, 'FORBIDDEN', { reason: 'sso_required' });
     const created = await b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test' } });
-    const code = await b.call('POST', `/v1/client/sign_ins/${created.body.response.id}/prepare_first_factor`, { body: { strategy: 'email_code' } });
+    const code = await b.call('POST', `/v1/client/sign_ins/${created.body.response.id}/prepare_first_factor`, {
+      body: { strategy: 'email_code' },
+    });
     expectError(code, 403, 'FORBIDDEN', { reason: 'sso_required' });
 
     // Deactivating the connection lets passwords in at once (the per-node cache is dropped), reactivating stops them again.
-    const signIn = () => b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test', password: 'correct horse battery' } });
+    const signIn = () =>
+      b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test', password: 'correct horse battery' } });
     expect((await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { active: false })).status).toBe(200);
     expectError(await signIn(), 422, 'CREDENTIALS_INVALID');
     expect((await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { active: true })).status).toBe(200);
@@ -188,7 +217,7 @@ describe('refusals', () => {
     await expectRefused(await postAcs(await samlResponse(requestId, { Audience: 'https://evil.example/sp' })), 'wrong_audience');
   });
 
-  it('a response signed by the connection\'s key that names another issuer', async () => {
+  it("a response signed by the connection's key that names another issuer", async () => {
     const { requestId } = await startSignIn();
     await expectRefused(await postAcs(await samlResponse(requestId, { Issuer: 'https://evil.example/saml' })), 'wrong_issuer');
   });
@@ -207,7 +236,14 @@ describe('refusals', () => {
     const { requestId } = await startSignIn();
     const past = new Date(Date.now() - 10 * 60_000).toISOString();
     const old = new Date(Date.now() - 20 * 60_000).toISOString();
-    const res = await postAcs(await samlResponse(requestId, { IssueInstant: old, ConditionsNotBefore: old, ConditionsNotOnOrAfter: past, SubjectConfirmationDataNotOnOrAfter: past }));
+    const res = await postAcs(
+      await samlResponse(requestId, {
+        IssueInstant: old,
+        ConditionsNotBefore: old,
+        ConditionsNotOnOrAfter: past,
+        SubjectConfirmationDataNotOnOrAfter: past,
+      }),
+    );
     await expectRefused(res, 'expired');
   });
 
@@ -250,10 +286,15 @@ describe('refusals', () => {
     const verifier = randomBytes(32).toString('base64url');
     const code_challenge = createHash('sha256').update(verifier).digest('base64url');
     const start = async () => {
-      const res = await app.call('POST', '/v1/client/sign_ins', { body: { strategy: 'enterprise_sso', identifier: 'grace@acme.test', redirect_url: 'http://localhost:3000/after', code_challenge } });
+      const res = await app.call('POST', '/v1/client/sign_ins', {
+        body: { strategy: 'enterprise_sso', identifier: 'grace@acme.test', redirect_url: 'http://localhost:3000/after', code_challenge },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.headers.get('set-cookie')).toBeNull();
-      return { id: res.body.response.id as string, requestId: await acme.requestIdOf(res.body.response.first_factor_verification.external_verification_redirect_url) };
+      return {
+        id: res.body.response.id as string,
+        requestId: await acme.requestIdOf(res.body.response.first_factor_verification.external_verification_redirect_url),
+      };
     };
     // The system browser posts the response without any cookie of ours: it is sent on with a claim nonce, nobody signed in yet.
     const first = await start();
@@ -261,7 +302,8 @@ describe('refusals', () => {
     expect(posted.status, await posted.clone().text()).toBe(303);
     const nonce = new URL(posted.headers.get('location')!).searchParams.get('claim_nonce')!;
     expect((await app.call('GET', '/v1/client')).body.sessions).toEqual([]);
-    const claim = (id: string, code_verifier: string) => app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier } });
+    const claim = (id: string, code_verifier: string) =>
+      app.call('POST', `/v1/client/sign_ins/${id}/claim`, { body: { claim_nonce: nonce, code_verifier } });
     expectError(await claim(first.id, randomBytes(32).toString('base64url')), 403, 'FORBIDDEN', { reason: 'claim_invalid' });
     const done = await claim(first.id, verifier);
     expect(done.status, JSON.stringify(done.body)).toBe(200);
@@ -274,7 +316,12 @@ describe('refusals', () => {
     const late = new URL(parked.headers.get('location')!).searchParams.get('claim_nonce')!;
     h.clock.advance(SSO_REQUEST_TTL_MS + 1);
     expect((await purgeSsoRequests(h.runtime.deps)).sso_requests).toBeGreaterThanOrEqual(1);
-    expectError(await app.call('POST', `/v1/client/sign_ins/${second.id}/claim`, { body: { claim_nonce: late, code_verifier: verifier } }), 403, 'FORBIDDEN', { reason: 'claim_invalid' });
+    expectError(
+      await app.call('POST', `/v1/client/sign_ins/${second.id}/claim`, { body: { claim_nonce: late, code_verifier: verifier } }),
+      403,
+      'FORBIDDEN',
+      { reason: 'claim_invalid' },
+    );
   });
 
   it('IdP-initiated (when allowed) signs in a new client of the browser that posts, never a client that started a flow', async () => {
@@ -297,8 +344,14 @@ describe('refusals', () => {
     const { requestId } = await startSignIn();
     const genuine = decode(await samlResponse(requestId, {}, idp, 'ada@acme.test'));
     // XSW: a forged response for someone else that carries the genuine signed response inside it.
-    const forged = decode(await samlResponse(requestId, {}, idp, 'mallory@acme.test')).replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
-    const wrapped = forged.replace(/(<saml:Issuer>[^<]*<\/saml:Issuer>)/, `$1<samlp:Extensions>${genuine.replace(/^<\?xml[^>]*>/, '')}</samlp:Extensions>`);
+    const forged = decode(await samlResponse(requestId, {}, idp, 'mallory@acme.test')).replace(
+      /<ds:Signature[\s\S]*?<\/ds:Signature>/g,
+      '',
+    );
+    const wrapped = forged.replace(
+      /(<saml:Issuer>[^<]*<\/saml:Issuer>)/,
+      `$1<samlp:Extensions>${genuine.replace(/^<\?xml[^>]*>/, '')}</samlp:Extensions>`,
+    );
     await expectRefused(await postAcs(encode(wrapped)), 'invalid_signature');
     expect((await bapi('GET', '/v1/users?email_address=mallory@acme.test')).body.data).toEqual([]);
   });
@@ -324,26 +377,39 @@ describe('signed AuthnRequests', () => {
     expect(url.searchParams.get('SigAlg')).toBe('http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
     expect(url.searchParams.get('Signature')).toBeTruthy();
     const query = Object.fromEntries(url.searchParams);
-    const octetString = url.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
+    const octetString = url.search
+      .slice(1)
+      .split('&')
+      .filter((p) => !p.startsWith('Signature='))
+      .join('&');
     const { extract } = await strictIdp.parseLoginRequest(signingSp, 'redirect', { query, octetString });
     expect(extract.request?.id).toMatch(/^_/);
 
     const tampered = new URL(url);
     tampered.searchParams.set('RelayState', 'somewhere-else');
-    const tamperedOctets = tampered.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
-    await expect(strictIdp.parseLoginRequest(signingSp, 'redirect', { query: Object.fromEntries(tampered.searchParams), octetString: tamperedOctets })).rejects.toBeTruthy();
+    const tamperedOctets = tampered.search
+      .slice(1)
+      .split('&')
+      .filter((p) => !p.startsWith('Signature='))
+      .join('&');
+    await expect(
+      strictIdp.parseLoginRequest(signingSp, 'redirect', { query: Object.fromEntries(tampered.searchParams), octetString: tamperedOctets }),
+    ).rejects.toBeTruthy();
 
     // Off again: unsigned requests, the metadata says so.
     const off = await bapi('PATCH', `/v1/sso_connections/${conn.id}`, { saml: { sign_authn_requests: false } });
     expect(off.body.saml).toMatchObject({ sign_authn_requests: false, sp_signing_certificate: null });
-    expect(await (await h.request('GET', `/fapi/${i.instanceId}/sso/saml/${conn.id}/metadata`)).text()).toContain('AuthnRequestsSigned="false"');
+    expect(await (await h.request('GET', `/fapi/${i.instanceId}/sso/saml/${conn.id}/metadata`)).text()).toContain(
+      'AuthnRequestsSigned="false"',
+    );
   });
 });
 
 describe('organization deleted', () => {
   it('its connections go with it: a password for its domain is no longer refused for SSO', async () => {
     const b = fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
-    const signIn = () => b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test', password: 'correct horse battery' } });
+    const signIn = () =>
+      b.call('POST', '/v1/client/sign_ins', { body: { identifier: 'ada@acme.test', password: 'correct horse battery' } });
     expectError(await signIn(), 403, 'FORBIDDEN', { reason: 'sso_required' });
     expect((await bapi('DELETE', `/v1/organizations/${orgId}`)).status).toBe(200);
     expectError(await signIn(), 422, 'CREDENTIALS_INVALID');

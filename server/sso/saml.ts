@@ -32,7 +32,12 @@ function requestStore(deps: Pick<Deps, 'db' | 'clock'>, connectionId: string): C
         .select({ createdAt: ssoRequests.createdAt })
         .from(ssoRequests)
         .where(
-          and(eq(ssoRequests.connectionId, connectionId), eq(ssoRequests.handle, key), isNull(ssoRequests.consumedAt), gt(ssoRequests.expiresAt, deps.clock.now())),
+          and(
+            eq(ssoRequests.connectionId, connectionId),
+            eq(ssoRequests.handle, key),
+            isNull(ssoRequests.consumedAt),
+            gt(ssoRequests.expiresAt, deps.clock.now()),
+          ),
         );
       return row ? new Date(row.createdAt).toISOString() : null;
     },
@@ -52,7 +57,9 @@ type SamlDeps = Pick<Deps, 'db' | 'clock' | 'cipher'>;
 
 /** The connection's SP signing key, when its AuthnRequests go out signed. */
 const signingOptions = (deps: SamlDeps, c: ConnectionRow) =>
-  c.signAuthnRequests && c.spSigningKeyEncrypted ? { privateKey: deps.cipher.decrypt(c.spSigningKeyEncrypted), signatureAlgorithm: 'sha256' as const } : {};
+  c.signAuthnRequests && c.spSigningKeyEncrypted
+    ? { privateKey: deps.cipher.decrypt(c.spSigningKeyEncrypted), signatureAlgorithm: 'sha256' as const }
+    : {};
 
 export function samlFor(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, requestId?: string) {
   const sp = spUrls(fapiUrl, c.id);
@@ -85,13 +92,22 @@ export function samlFor(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, reque
  * signing certificate in a KeyDescriptor use="signing".
  */
 export const spMetadata = (deps: SamlDeps, c: ConnectionRow, fapiUrl: string) =>
-  samlFor(deps, c, fapiUrl).generateServiceProviderMetadata(null, c.signAuthnRequests && c.spSigningCertificate ? c.spSigningCertificate : null);
+  samlFor(deps, c, fapiUrl).generateServiceProviderMetadata(
+    null,
+    c.signAuthnRequests && c.spSigningCertificate ? c.spSigningCertificate : null,
+  );
 
 /**
  * Where the browser goes to reach the IdP: the AuthnRequest in the redirect's query, or —
  * for an HTTP-POST-only IdP — our page that posts it (samlRequestForm).
  */
-export async function authnRequestUrl(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, handle: string, requestRowId: string): Promise<string> {
+export async function authnRequestUrl(
+  deps: SamlDeps,
+  c: ConnectionRow,
+  fapiUrl: string,
+  handle: string,
+  requestRowId: string,
+): Promise<string> {
   if (c.idpSsoBinding === 'post') return `${fapiUrl}/sso/saml/${c.id}/requests/${requestRowId}`;
   return samlFor(deps, c, fapiUrl, handle).getAuthorizeUrlAsync('', undefined, {});
 }
@@ -103,7 +119,10 @@ export async function authnRequestFields(deps: SamlDeps, c: ConnectionRow, fapiU
 }
 
 export class SsoRefused extends Error {
-  constructor(readonly reason: SsoReason, message: string) {
+  constructor(
+    readonly reason: SsoReason,
+    message: string,
+  ) {
     super(message);
     this.name = 'SsoRefused';
   }
@@ -125,12 +144,13 @@ export async function validateSamlResponse(deps: SamlDeps, c: ConnectionRow, fap
     throw new SsoRefused(reasonOf(err), `The SAML response was refused: ${(err as Error).message}`);
   }
   if (!profile) throw new SsoRefused('no_assertion', 'The SAML response carries no assertion.');
-  const responseXml = profile.getSamlResponseXml?.() ?? "";
+  const responseXml = profile.getSamlResponseXml?.() ?? '';
   const responseRoot = new DOMParser().parseFromString(responseXml, 'text/xml').documentElement;
   const destination = attr(responseRoot, 'Destination');
-  if (destination !== null && destination !== sp.acsUrl) throw new SsoRefused('wrong_destination', 'The SAML response is addressed to another Destination.');
+  if (destination !== null && destination !== sp.acsUrl)
+    throw new SsoRefused('wrong_destination', 'The SAML response is addressed to another Destination.');
   // The verified assertion (node-saml returns the signed element, or the signed response's only assertion).
-  const assertion = new DOMParser().parseFromString(profile.getAssertionXml?.() ?? "", 'text/xml').documentElement;
+  const assertion = new DOMParser().parseFromString(profile.getAssertionXml?.() ?? '', 'text/xml').documentElement;
   // node-saml checks idpIssuer only on logout messages: the response's Issuer (optional) and the
   // signed assertion's (required) must both name the connection's IdP.
   const issuerOf = (el: Element | null | undefined) => {
@@ -140,9 +160,11 @@ export async function validateSamlResponse(deps: SamlDeps, c: ConnectionRow, fap
   const responseIssuer = issuerOf(responseRoot);
   const assertionIssuer = issuerOf(assertion);
   if (!c.idpEntityId || assertionIssuer !== c.idpEntityId || (responseIssuer !== null && responseIssuer !== c.idpEntityId)) {
-    throw new SsoRefused('wrong_issuer', 'The SAML response names another Issuer than the connection\'s identity provider.');
+    throw new SsoRefused('wrong_issuer', "The SAML response names another Issuer than the connection's identity provider.");
   }
-  const confirmations = Array.from(assertion?.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:assertion', 'SubjectConfirmationData') ?? []);
+  const confirmations = Array.from(
+    assertion?.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:assertion', 'SubjectConfirmationData') ?? [],
+  );
   if (confirmations.length === 0 || confirmations.some((d) => attr(d, 'Recipient') !== sp.acsUrl)) {
     throw new SsoRefused('wrong_recipient', 'The SAML assertion is meant for another Recipient.');
   }
@@ -150,7 +172,9 @@ export async function validateSamlResponse(deps: SamlDeps, c: ConnectionRow, fap
   if (!assertionId) throw new SsoRefused('no_assertion', 'The SAML assertion has no ID.');
   const notOnOrAfter = confirmations.map((d) => Date.parse(attr(d, 'NotOnOrAfter') ?? '')).find((t) => Number.isFinite(t));
   const now = deps.clock.now();
-  await deps.db.delete(ssoAssertionIds).where(and(eq(ssoAssertionIds.connectionId, c.id), lt(ssoAssertionIds.expiresAt, now - SAML_CLOCK_SKEW_MS)));
+  await deps.db
+    .delete(ssoAssertionIds)
+    .where(and(eq(ssoAssertionIds.connectionId, c.id), lt(ssoAssertionIds.expiresAt, now - SAML_CLOCK_SKEW_MS)));
   const stored = await deps.db
     .insert(ssoAssertionIds)
     .values({ connectionId: c.id, assertionId, expiresAt: (notOnOrAfter ?? now + SSO_REQUEST_TTL_MS) + SAML_CLOCK_SKEW_MS })

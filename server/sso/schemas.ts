@@ -36,7 +36,10 @@ export const samlInput = z.strictObject({
   idp_sso_binding: z.enum(['redirect', 'post']).optional(),
   name_id_format: z
     .enum(SAML_NAME_ID_FORMATS)
-    .meta({ description: 'The NameIDPolicy of the AuthnRequests: unspecified (default: the IdP sends its configured format), email_address, persistent, transient, or none (a NameIDPolicy without Format: the IdP’s default).' })
+    .meta({
+      description:
+        'The NameIDPolicy of the AuthnRequests: unspecified (default: the IdP sends its configured format), email_address, persistent, transient, or none (a NameIDPolicy without Format: the IdP’s default).',
+    })
     .optional(),
   /** The IdP's metadata document: entity id, SSO URL and certificates are read from it. */
   idp_metadata_xml: z
@@ -67,11 +70,10 @@ export const oidcInput = z.strictObject({
 
 const common = {
   name: z.string().trim().min(1).max(256),
-  domains: z
-    .array(domainName)
-    .min(1)
-    .max(50)
-    .meta({ description: 'Verified domains of the organization (422 domain_not_verified otherwise), each in one connection of the instance only (409 domain_taken).' }),
+  domains: z.array(domainName).min(1).max(50).meta({
+    description:
+      'Verified domains of the organization (422 domain_not_verified otherwise), each in one connection of the instance only (409 domain_taken).',
+  }),
   active: z.boolean().meta({
     description:
       'Active connections serve sign-ins; one needs its IdP entity id, SSO URL and certificate (SAML) or issuer and client id (OIDC), and the settings of its own provider only (422 invalid_value otherwise).',
@@ -81,7 +83,8 @@ const common = {
   role_mapping: z.record(z.string().min(1).max(256), roleKey).refine((r) => Object.keys(r).length <= 100, 'at most 100 entries'),
   default_role: roleKey.nullable(),
   idp_preset: z.enum(SSO_IDP_PRESETS).meta({
-    description: 'The identity provider (okta, entra, adfs, google, onelogin, jumpcloud, shibboleth, keycloak, ping, auth0, generic): its attribute names are read first.',
+    description:
+      'The identity provider (okta, entra, adfs, google, onelogin, jumpcloud, shibboleth, keycloak, ping, auth0, generic): its attribute names are read first.',
   }),
   idp_enforces_mfa: z.boolean().meta({
     description:
@@ -91,24 +94,27 @@ const common = {
 
 /** The fields of a new connection, before the cross-field rules (createConnectionRules). */
 export const createConnectionFields = z.strictObject({
-    organization_id: z.string().min(1).max(64),
-    provider: z.enum(['saml', 'oidc']),
-    ...common,
-    active: common.active.optional(),
-    attribute_mapping: common.attribute_mapping.optional(),
-    role_mapping: common.role_mapping.optional(),
-    default_role: common.default_role.optional(),
-    idp_enforces_mfa: common.idp_enforces_mfa.optional(),
-    idp_preset: common.idp_preset.optional(),
-    saml: samlInput.optional(),
-    oidc: oidcInput.meta({ description: 'Required for provider oidc (422 required otherwise).' }).optional(),
+  organization_id: z.string().min(1).max(64),
+  provider: z.enum(['saml', 'oidc']),
+  ...common,
+  active: common.active.optional(),
+  attribute_mapping: common.attribute_mapping.optional(),
+  role_mapping: common.role_mapping.optional(),
+  default_role: common.default_role.optional(),
+  idp_enforces_mfa: common.idp_enforces_mfa.optional(),
+  idp_preset: common.idp_preset.optional(),
+  saml: samlInput.optional(),
+  oidc: oidcInput.meta({ description: 'Required for provider oidc (422 required otherwise).' }).optional(),
 });
 
 /** A provider's own settings only, and OIDC's required (every surface that creates connections). */
 export function createConnectionRules(v: { provider: 'saml' | 'oidc'; saml?: unknown; oidc?: unknown }, ctx: z.RefinementCtx) {
-  if (v.provider === 'saml' && v.oidc) ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'is for OIDC connections', params: { reason: 'invalid_value' } });
-  if (v.provider === 'oidc' && v.saml) ctx.addIssue({ code: 'custom', path: ['saml'], message: 'is for SAML connections', params: { reason: 'invalid_value' } });
-  if (v.provider === 'oidc' && !v.oidc) ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'is required', params: { reason: 'required' } });
+  if (v.provider === 'saml' && v.oidc)
+    ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'is for OIDC connections', params: { reason: 'invalid_value' } });
+  if (v.provider === 'oidc' && v.saml)
+    ctx.addIssue({ code: 'custom', path: ['saml'], message: 'is for SAML connections', params: { reason: 'invalid_value' } });
+  if (v.provider === 'oidc' && !v.oidc)
+    ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'is required', params: { reason: 'required' } });
 }
 
 export const createConnectionBody = createConnectionFields.superRefine(createConnectionRules);
@@ -139,7 +145,12 @@ export const connectionSchema = z
     provider: z.enum(['saml', 'oidc']),
     domains: z.array(z.string()),
     active: z.boolean(),
-    attribute_mapping: z.object({ email: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional(), groups: z.string().optional() }),
+    attribute_mapping: z.object({
+      email: z.string().optional(),
+      first_name: z.string().optional(),
+      last_name: z.string().optional(),
+      groups: z.string().optional(),
+    }),
     role_mapping: z.record(z.string(), z.string()),
     default_role: z.string().nullable(),
     idp_enforces_mfa: z.boolean(),
@@ -152,7 +163,13 @@ export const connectionSchema = z
         idp_certificates: z.array(z.string()),
         /** One per readable certificate, in order: an expired one stays (an IdP may still sign with it) and says so. */
         idp_certificate_details: z.array(
-          z.object({ subject: z.string(), fingerprint_sha256: z.string(), not_before: z.number().int(), not_after: z.number().int(), expired: z.boolean() }),
+          z.object({
+            subject: z.string(),
+            fingerprint_sha256: z.string(),
+            not_before: z.number().int(),
+            not_after: z.number().int(),
+            expired: z.boolean(),
+          }),
         ),
         name_id_format: z.enum(SAML_NAME_ID_FORMATS),
         idp_metadata_url: z.string().nullable(),

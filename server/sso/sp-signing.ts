@@ -7,7 +7,10 @@ const ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: 
 const TEN_YEARS_MS = 10 * 365 * 86_400_000;
 
 const pem = (label: string, der: ArrayBuffer) =>
-  `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`;
+  `-----BEGIN ${label}-----\n${Buffer.from(der)
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END ${label}-----\n`;
 
 /**
  * A service provider signing key for one SAML connection: RSA 2048 (made off the event loop by
@@ -17,7 +20,9 @@ const pem = (label: string, der: ArrayBuffer) =>
 export async function generateSpSigningKey(entityId: string, now: number): Promise<{ privateKeyPem: string; certificatePem: string }> {
   const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     name: `CN=${new URL(entityId).host}, O=Latchkey SAML SP`,
     notBefore: new Date(now - 60_000),
     notAfter: new Date(now + TEN_YEARS_MS),
@@ -25,5 +30,8 @@ export async function generateSpSigningKey(entityId: string, now: number): Promi
     keys,
     extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
   });
-  return { privateKeyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), certificatePem: certificate.toString('pem') };
+  return {
+    privateKeyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
+    certificatePem: certificate.toString('pem'),
+  };
 }

@@ -13,12 +13,27 @@ export async function connectionsOfUser(deps: Pick<Deps, 'db'>, instanceId: stri
   const memberOf = deps.db
     .select({ id: organizationMemberships.organizationId })
     .from(organizationMemberships)
-    .where(and(eq(organizationMemberships.userId, userId), eq(organizationMemberships.instanceId, instanceId), eq(organizationMemberships.status, 'active')));
-  const signedInThrough = deps.db.select({ id: ssoAccounts.connectionId }).from(ssoAccounts).where(and(eq(ssoAccounts.userId, userId), eq(ssoAccounts.instanceId, instanceId)));
+    .where(
+      and(
+        eq(organizationMemberships.userId, userId),
+        eq(organizationMemberships.instanceId, instanceId),
+        eq(organizationMemberships.status, 'active'),
+      ),
+    );
+  const signedInThrough = deps.db
+    .select({ id: ssoAccounts.connectionId })
+    .from(ssoAccounts)
+    .where(and(eq(ssoAccounts.userId, userId), eq(ssoAccounts.instanceId, instanceId)));
   return deps.db
     .select()
     .from(ssoConnections)
-    .where(and(eq(ssoConnections.instanceId, instanceId), eq(ssoConnections.active, true), or(inArray(ssoConnections.organizationId, memberOf), inArray(ssoConnections.id, signedInThrough))))
+    .where(
+      and(
+        eq(ssoConnections.instanceId, instanceId),
+        eq(ssoConnections.active, true),
+        or(inArray(ssoConnections.organizationId, memberOf), inArray(ssoConnections.id, signedInThrough)),
+      ),
+    )
     .orderBy(asc(ssoConnections.createdAt), asc(ssoConnections.id))
     .limit(MAX_USER_CONNECTIONS);
 }

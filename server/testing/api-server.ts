@@ -11,7 +11,10 @@ import { createHarness, deferredHarness, notOpenYet, type HarnessOptions, type T
  * refuses an IP address as its relying party id, Clerk's key parser a host without a dot);
  * browsers resolve every `*.localhost` to the loopback and count it a secure context.
  */
-export async function listen(handler: RequestListener, host: LoopbackName = '127.0.0.1'): Promise<{ server: Server; port: number; url: string; close(): Promise<void> }> {
+export async function listen(
+  handler: RequestListener,
+  host: LoopbackName = '127.0.0.1',
+): Promise<{ server: Server; port: number; url: string; close(): Promise<void> }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -39,7 +42,9 @@ export interface ApiServer {
  * an SDK's own fetch, a browser. The harness's in-process calls (`h.call`) still work beside it.
  * `beforeRequest` sees each request first (e.g. to give each browser context its own address).
  */
-export async function startApiServer(o: HarnessOptions & { beforeRequest?: (req: IncomingMessage) => void; host?: LoopbackName } = {}): Promise<ApiServer> {
+export async function startApiServer(
+  o: HarnessOptions & { beforeRequest?: (req: IncomingMessage) => void; host?: LoopbackName } = {},
+): Promise<ApiServer> {
   // The address is PUBLIC_URL, known once listening: requests wait for the harness behind it.
   let api: RequestListener = (_req, res) => res.writeHead(503).end();
   const server = await listen((req, res) => {

@@ -21,7 +21,8 @@ export async function instanceWith(h: TestHarness, settings: Partial<z.input<typ
 }
 
 export const browserOf = (h: TestHarness, i: TestInstance) => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey });
-export const nativeOf = (h: TestHarness, i: TestInstance) => fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: true });
+export const nativeOf = (h: TestHarness, i: TestInstance) =>
+  fapiClient(h, i.instanceId, { publishableKey: i.publishableKey, native: true });
 
 /** The code of the newest email to `to`, from the dev outbox. */
 export async function codeSentTo(h: TestHarness, to: string, template?: string): Promise<string> {
@@ -62,7 +63,14 @@ export async function enrollTotp(h: TestHarness, instanceId: string, userId: str
   const instance = await instanceContext(h.runtime.deps, instanceId);
   const { secret } = await beginTotpEnrollment(h.runtime.deps, instance, userId);
   const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
-  const confirmed = await confirmTotp(h.runtime.deps, instance, userId, totp.generate({ timestamp: h.clock.now() }), null, systemContext('test'));
+  const confirmed = await confirmTotp(
+    h.runtime.deps,
+    instance,
+    userId,
+    totp.generate({ timestamp: h.clock.now() }),
+    null,
+    systemContext('test'),
+  );
   h.clock.advance(30_000);
   return { secret, totp, backupCodes: confirmed.backup_codes };
 }
@@ -88,7 +96,13 @@ export async function signUp(
  * sign-in token (and its TOTP step), then left `staleBy` minutes (default 11): past the default
  * reverification window, the session's factors are no longer fresh.
  */
-export async function staleSignedInUser(h: TestHarness, i: TestInstance, email: string, password: string, opts: { totp?: boolean; staleBy?: number } = {}) {
+export async function staleSignedInUser(
+  h: TestHarness,
+  i: TestInstance,
+  email: string,
+  password: string,
+  opts: { totp?: boolean; staleBy?: number } = {},
+) {
   const userId = (await h.call('POST', '/v1/users', { key: i.secret, body: { email_address: [email], password } })).body.id as string;
   const totp = opts.totp ? await enrollTotp(h, i.instanceId, userId) : null;
   const b = browserOf(h, i);
@@ -96,7 +110,9 @@ export async function staleSignedInUser(h: TestHarness, i: TestInstance, email: 
   const res = await b.signInWithTicket(ticket);
   let sessionId = res.body.response.created_session_id as string | null;
   if (totp) {
-    const second = await b.call('POST', `/v1/client/sign_ins/${res.body.response.id}/attempt_second_factor`, { body: { strategy: 'totp', code: totp.totp.generate({ timestamp: h.clock.now() }) } });
+    const second = await b.call('POST', `/v1/client/sign_ins/${res.body.response.id}/attempt_second_factor`, {
+      body: { strategy: 'totp', code: totp.totp.generate({ timestamp: h.clock.now() }) },
+    });
     if (second.body.response?.status !== 'complete') throw new Error(`second factor: ${JSON.stringify(second.body)}`);
     sessionId = second.body.response.created_session_id;
   }

@@ -66,10 +66,16 @@ export function generateClerkCsv(size: number, tag = randomBytes(3).toString('he
   }
   const badRows: { row: string[] | string; reason: RegExp }[] = [
     { row: ['usr_notclerk', 'Bad', 'Id', '', `badid.${tag}@example.com`, '', '', '', '', '', '', '', ''], reason: /not a Clerk user id/ },
-    { row: [clerkUserId(), 'Fire', 'Base', '', `firebase.${tag}@example.com`, '', '', '', '', '', '', 'c2FsdA==', 'scrypt_firebase'], reason: /scrypt_firebase is not supported/ },
+    {
+      row: [clerkUserId(), 'Fire', 'Base', '', `firebase.${tag}@example.com`, '', '', '', '', '', '', 'c2FsdA==', 'scrypt_firebase'],
+      reason: /scrypt_firebase is not supported/,
+    },
     { row: [clerkUserId(), 'Not', 'Mail', '', 'not-an-email', '', '', '', '', '', '', '', ''], reason: /valid email/ },
     { row: [clerkUserId(), 'Same', 'Mail', '', `u0.${tag}@example.com`, '', '', '', '', '', '', '', ''], reason: /same id, email address/ },
-    { row: [clerkUserId(), 'Costly', 'Hash', '', `costly.${tag}@example.com`, '', '', '', '', '', '', `$2b$14$${'a'.repeat(53)}`, 'bcrypt'], reason: /costs more/ },
+    {
+      row: [clerkUserId(), 'Costly', 'Hash', '', `costly.${tag}@example.com`, '', '', '', '', '', '', `$2b$14$${'a'.repeat(53)}`, 'bcrypt'],
+      reason: /costs more/,
+    },
     { row: `${clerkUserId()},too,few,columns`, reason: /column|record/i },
   ];
   const bad: GeneratedExport['bad'] = [];

@@ -57,7 +57,11 @@ export type ConsoleBrowser = ReturnType<typeof consoleBrowser>;
 export async function consoleSetupToken(h: TestHarness) {
   const url = await bootstrapConsole(h.runtime.deps);
   const platform = (await findPlatformInstance(h.runtime.deps))!;
-  return { token: url ? new URL(url).searchParams.get('token') : null, url, platform: { id: platform.id, publishableKey: platform.publishableKey } };
+  return {
+    token: url ? new URL(url).searchParams.get('token') : null,
+    url,
+    platform: { id: platform.id, publishableKey: platform.publishableKey },
+  };
 }
 
 /** A claimed console: the first operator (owner), signed in, and their account. */

@@ -40,7 +40,9 @@ export async function freePort(): Promise<number> {
 
 // ---------------------------------------------------------------- PostgreSQL
 
-const PG_BIN = ['/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/17/bin'].find((d) => existsSync(path.join(d, 'initdb')));
+const PG_BIN = ['/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/17/bin'].find((d) =>
+  existsSync(path.join(d, 'initdb')),
+);
 const asRoot = process.getuid?.() === 0;
 
 /** Runs a PostgreSQL program (as the `postgres` user when we are root: initdb refuses root). */
@@ -105,7 +107,8 @@ export async function postgresPrimary(opts: { synchronousStandby?: string } = {}
   const dir = ownedTempDir('latchkey-pg-');
   const data = path.join(dir, 'data');
   pgRun(['initdb', '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']);
-  if (opts.synchronousStandby) appendFileSync(data + '/postgresql.conf', `\nsynchronous_standby_names = '${opts.synchronousStandby}'\nsynchronous_commit = on\n`);
+  if (opts.synchronousStandby)
+    appendFileSync(data + '/postgresql.conf', `\nsynchronous_standby_names = '${opts.synchronousStandby}'\nsynchronous_commit = on\n`);
   const server = postgresServer(dir, data, await freePort());
   server.start();
   return server;
@@ -118,7 +121,10 @@ export async function postgresStandby(primary: PostgresServer, name = 'standby')
   pgRun(['pg_basebackup', '-D', data, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-X', 'stream', '-R']);
   // After the line -R wrote: the standby's name, which synchronous_standby_names refers to.
   // Promoted, it has no standby of its own: a synchronous_standby_names copied from the primary would hold every commit.
-  appendFileSync(data + '/postgresql.auto.conf', `\nprimary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}'\nsynchronous_standby_names = ''\n`);
+  appendFileSync(
+    data + '/postgresql.auto.conf',
+    `\nprimary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}'\nsynchronous_standby_names = ''\n`,
+  );
   const server = postgresServer(dir, data, await freePort());
   server.start();
   return server;
@@ -127,7 +133,8 @@ export async function postgresStandby(primary: PostgresServer, name = 'standby')
 // ---------------------------------------------------------------- processes
 
 const live = new Set<ChildProcess>();
-export const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
+export const exited = (c: ChildProcess) =>
+  new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
 
 /** Kills a child's whole process group (a node's cluster workers with it). */
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL') {
@@ -200,10 +207,21 @@ export async function startNode(name: string, script: string, env: Record<string
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const api = script.endsWith('api.ts');
-  const logLevel: Record<string, string> = !api && ['error', 'warn', 'silent', 'fatal'].includes(env.LOG_LEVEL ?? '') ? { LOG_LEVEL: 'info' } : {};
-  const p = startProcess(process.execPath, ['--import', 'tsx', script], { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, ...env, ...logLevel });
+  const logLevel: Record<string, string> =
+    !api && ['error', 'warn', 'silent', 'fatal'].includes(env.LOG_LEVEL ?? '') ? { LOG_LEVEL: 'info' } : {};
+  const p = startProcess(process.execPath, ['--import', 'tsx', script], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: base,
+    ...env,
+    ...logLevel,
+  });
   const ready = api
-    ? () => fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)
+    ? () =>
+        fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+          (r) => r.ok,
+          () => false,
+        )
     : async () => p.output().includes('webhook worker started');
   const deadline = Date.now() + 120_000;
   while (!(await ready())) {
@@ -270,7 +288,9 @@ export const mixedStep: Step = async (node, ctx, samples, t0) => {
     samples.push({ at: Date.now() - t0, node: node.name, op, status: r.status, ms: r.ms, retryAfter: r.retryAfter });
   switch (n % 3) {
     case 0: {
-      const r = await call(node.base, 'POST', '/v1/users', ctx.secret, { email_address: [`f${n}.${randomBytes(3).toString('hex')}@faults.example.com`] });
+      const r = await call(node.base, 'POST', '/v1/users', ctx.secret, {
+        email_address: [`f${n}.${randomBytes(3).toString('hex')}@faults.example.com`],
+      });
       record('create user', r);
       if (r.status === 200 && typeof r.json?.id === 'string') {
         ctx.acked.set(r.json.id, ctx.scenario);
@@ -287,7 +307,8 @@ export const mixedStep: Step = async (node, ctx, samples, t0) => {
       const id = ctx.userIds[n % ctx.userIds.length]!;
       const minted = await call(node.base, 'POST', '/v1/sessions', ctx.secret, { user_id: id });
       record('mint session', minted);
-      if (minted.status === 200) record('verify', await call(node.base, 'POST', '/v1/sessions/verify', ctx.secret, { token: minted.json?.jwt }));
+      if (minted.status === 200)
+        record('verify', await call(node.base, 'POST', '/v1/sessions/verify', ctx.secret, { token: minted.json?.jwt }));
     }
   }
 };
@@ -300,7 +321,14 @@ export const readStep: Step = async (node, ctx, samples, t0) => {
 };
 
 /** `clients` loops, each stepping on the nodes in turn, until `stop` resolves; a failed step pauses its client 50 ms (a client's backoff). */
-export async function load(nodes: () => Node[], ctx: LoadContext, clients: number, stop: Promise<unknown>, t0: number, step: Step = mixedStep) {
+export async function load(
+  nodes: () => Node[],
+  ctx: LoadContext,
+  clients: number,
+  stop: Promise<unknown>,
+  t0: number,
+  step: Step = mixedStep,
+) {
   const samples: Sample[] = [];
   let done = false;
   void stop.then(() => (done = true));

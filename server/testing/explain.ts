@@ -21,5 +21,8 @@ export function explain(db: Db, text: string): Promise<string> {
 export function explainQuery(db: Db, query: Query, values: Record<string, unknown> = {}): Promise<string> {
   const literal = (v: unknown) => `'${String(v).replace(/'/g, "''")}'`;
   const valueOf = (p: unknown) => (p instanceof Placeholder ? values[p.name] : p);
-  return explain(db, query.sql.replace(/\$(\d+)/g, (_, n: string) => literal(valueOf(query.params[Number(n) - 1]))));
+  return explain(
+    db,
+    query.sql.replace(/\$(\d+)/g, (_, n: string) => literal(valueOf(query.params[Number(n) - 1]))),
+  );
 }

@@ -47,12 +47,21 @@ export async function startFakeTwilio(account: { sid: string; authToken: string 
       const read = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\/([^/]+)\.json$/.exec(req.url ?? '');
       if (req.method === 'GET' && read) {
         const found = messages.find((m) => m.sid === read[2]);
-        if (basicAuth !== `${account.sid}:${account.authToken}` || read[1] !== account.sid) return answer(401, { code: 20003, message: 'Authenticate', status: 401 });
+        if (basicAuth !== `${account.sid}:${account.authToken}` || read[1] !== account.sid)
+          return answer(401, { code: 20003, message: 'Authenticate', status: 401 });
         if (!found) return answer(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
-        return answer(200, { sid: found.sid, account_sid: account.sid, to: found.form.To, status: found.status, error_code: found.errorCode ?? null, error_message: found.errorCode ? 'Unreachable destination handset' : null });
+        return answer(200, {
+          sid: found.sid,
+          account_sid: account.sid,
+          to: found.form.To,
+          status: found.status,
+          error_code: found.errorCode ?? null,
+          error_message: found.errorCode ? 'Unreachable destination handset' : null,
+        });
       }
       const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(req.url ?? '');
-      if (req.method !== 'POST' || !match) return answer(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+      if (req.method !== 'POST' || !match)
+        return answer(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
       const fail = state.failNext.shift();
       if (fail === 'hang') {
         requests.push({ path: req.url ?? '', basicAuth, status: 0 });
@@ -68,7 +77,17 @@ export async function startFakeTwilio(account: { sid: string; authToken: string 
       const sid = `SM${(++state.seq).toString(16).padStart(32, '0')}`;
       const message: FakeTwilioMessage = { sid, accountSid: match[1]!, basicAuth, form, status: 'queued' };
       messages.push(message);
-      const accepted = () => answer(201, { sid, account_sid: match[1], to: form.To, from: form.From ?? null, body: form.Body, status: 'queued', error_code: null, error_message: null });
+      const accepted = () =>
+        answer(201, {
+          sid,
+          account_sid: match[1],
+          to: form.To,
+          from: form.From ?? null,
+          body: form.Body,
+          status: 'queued',
+          error_code: null,
+          error_message: null,
+        });
       if (!state.beforeAnswer) return accepted();
       state.beforeAnswer(message).then(accepted, () => answer(500, { code: 20500, message: 'Internal server error', status: 500 }));
     });
@@ -81,7 +100,16 @@ export async function startFakeTwilio(account: { sid: string; authToken: string 
     const message = messages.find((m) => m.sid === sid);
     if (!message) throw new Error(`No message ${sid}`);
     const url = message.form.StatusCallback!;
-    const form: Record<string, string> = { AccountSid: account.sid, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, To: message.form.To!, ApiVersion: '2010-04-01', ...extra };
+    const form: Record<string, string> = {
+      AccountSid: account.sid,
+      MessageSid: sid,
+      SmsSid: sid,
+      MessageStatus: status,
+      SmsStatus: status,
+      To: message.form.To!,
+      ApiVersion: '2010-04-01',
+      ...extra,
+    };
     return { url, form, body: new URLSearchParams(form).toString(), signature: twilioSignature(account.authToken, url, form) };
   }
 

@@ -65,7 +65,12 @@ export function fapiClient(
     }
     const sep = path.includes('?') ? '&' : '?';
     const url = `${opts.host ? '' : `/fapi/${instanceId}`}${path}${native && state.token === null ? `${sep}_is_native=1` : ''}`;
-    const res = await h.request(method, url, { headers, body: o.body, raw, ...(o.remoteAddress ? { remoteAddress: o.remoteAddress } : {}) });
+    const res = await h.request(method, url, {
+      headers,
+      body: o.body,
+      raw,
+      ...(o.remoteAddress ? { remoteAddress: o.remoteAddress } : {}),
+    });
     const setCookie = res.headers.get('set-cookie');
     if (!native) keepCookies(res.headers);
     const issued = res.headers.get('authorization');

@@ -40,7 +40,10 @@ export function bapiWith(h: TestHarness, i: TestInstance) {
 
 /** A user's stored password digest and its hasher, straight from the database. */
 export async function storedPassword(h: TestHarness, userId: string) {
-  const [row] = await h.runtime.deps.db.select({ digest: users.passwordDigest, hasher: users.passwordHasher }).from(users).where(eq(users.id, userId));
+  const [row] = await h.runtime.deps.db
+    .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
+    .from(users)
+    .where(eq(users.id, userId));
   return row!;
 }
 
@@ -93,8 +96,14 @@ export const totpCode = (h: TestHarness, secret: string, offsetSteps = 0) =>
  * with the password when the user has no second factor, else with a TOTP code of `totpSecret`
  * (the clock moves one 30 s step first: codes are single use per step).
  */
-export async function reverify(h: TestHarness, b: ReturnType<typeof fapiClient>, sessionId: string, proof: { password?: string; totpSecret?: string }) {
-  const verify = (step: string, body: Record<string, unknown>) => b.call('POST', `/v1/client/sessions/${sessionId}/verify${step}`, { body });
+export async function reverify(
+  h: TestHarness,
+  b: ReturnType<typeof fapiClient>,
+  sessionId: string,
+  proof: { password?: string; totpSecret?: string },
+) {
+  const verify = (step: string, body: Record<string, unknown>) =>
+    b.call('POST', `/v1/client/sessions/${sessionId}/verify${step}`, { body });
   let v = await verify('', { level: 'second_factor' });
   if (v.body.status === 'needs_first_factor') v = await verify('/attempt_first_factor', { strategy: 'password', password: proof.password });
   if (v.body.status === 'needs_second_factor') {

@@ -52,7 +52,9 @@ export async function startFakePlatform(opts: { clientId?: string; deploymentId?
         .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
         .join('');
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<form method="post" action="${url.searchParams.get('redirect_uri')}">${inputs}</form><script>document.forms[0].submit()</script>`);
+      res.end(
+        `<form method="post" action="${url.searchParams.get('redirect_uri')}">${inputs}</form><script>document.forms[0].submit()</script>`,
+      );
       return;
     }
     res.writeHead(404);
@@ -127,7 +129,13 @@ export function ltiLaunches(h: TestHarness, instanceId: string, platform: FakePl
   const fapi = `/fapi/${instanceId}`;
   /** The platform starts a launch: GET {fapi_url}/lti/login. */
   function login(params: Record<string, string> = {}, cookie?: string) {
-    const q = new URLSearchParams({ iss: platform.issuer, login_hint: 'lh-1', target_link_uri: targetLinkUri, client_id: platform.clientId, ...params });
+    const q = new URLSearchParams({
+      iss: platform.issuer,
+      login_hint: 'lh-1',
+      target_link_uri: targetLinkUri,
+      client_id: platform.clientId,
+      ...params,
+    });
     return h.request('GET', `${fapi}/lti/login?${q}`, cookie ? { headers: { cookie } } : {});
   }
   /** Login, then the platform's authorization answer: the form it posts back. */

@@ -49,7 +49,10 @@ export function buildCountryMmdb(networks: Record<string, string>): Buffer {
     const [net, len] = cidr.split('/');
     const v4 = isIPv4(net!);
     const bytes = parseIpBytes(net!)!;
-    const bits = [...(v4 ? new Array<number>(96).fill(0) : []), ...[...bytes].flatMap((b) => [7, 6, 5, 4, 3, 2, 1, 0].map((i) => (b >> i) & 1))];
+    const bits = [
+      ...(v4 ? new Array<number>(96).fill(0) : []),
+      ...[...bytes].flatMap((b) => [7, 6, 5, 4, 3, 2, 1, 0].map((i) => (b >> i) & 1)),
+    ];
     const prefix = (v4 ? 96 : 0) + Number(len);
     if (!offsets.has(iso)) {
       const encoded = encode({ country: { iso_code: iso } });

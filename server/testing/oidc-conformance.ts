@@ -23,7 +23,13 @@ export interface Op {
   instance: TestInstance;
   /** The issuer, `{PUBLIC_URL}/fapi/<instance>`, a real socket's address. */
   issuer: string;
-  discovery: Record<string, unknown> & { authorization_endpoint: string; token_endpoint: string; userinfo_endpoint: string; jwks_uri: string; end_session_endpoint: string };
+  discovery: Record<string, unknown> & {
+    authorization_endpoint: string;
+    token_endpoint: string;
+    userinfo_endpoint: string;
+    jwks_uri: string;
+    end_session_endpoint: string;
+  };
   /** The suite's static client (client_secret_basic / _post) and a second one. */
   client: StaticClient;
   client2: StaticClient;
@@ -42,7 +48,11 @@ export async function startOp(): Promise<Op> {
   const server = await startApiServer({
     beforeRequest: (req: IncomingMessage) => {
       const n = /ConformanceVisitor\/(\d+)/.exec(req.headers['user-agent'] ?? '')?.[1];
-      if (n) Object.defineProperty(req.socket, 'remoteAddress', { value: `10.78.${Math.floor(Number(n) / 250)}.${(Number(n) % 250) + 1}`, configurable: true });
+      if (n)
+        Object.defineProperty(req.socket, 'remoteAddress', {
+          value: `10.78.${Math.floor(Number(n) / 250)}.${(Number(n) % 250) + 1}`,
+          configurable: true,
+        });
     },
   });
   const { h } = server;
@@ -84,7 +94,14 @@ export async function startOp(): Promise<Op> {
       gender: 'female',
       birthdate: '1906-12-09',
       zoneinfo: 'America/New_York',
-      address: { formatted: '1 Navy Way\nArlington, VA 22202\nUS', street_address: '1 Navy Way', locality: 'Arlington', region: 'VA', postal_code: '22202', country: 'US' },
+      address: {
+        formatted: '1 Navy Way\nArlington, VA 22202\nUS',
+        street_address: '1 Navy Way',
+        locality: 'Arlington',
+        region: 'VA',
+        postal_code: '22202',
+        country: 'US',
+      },
     },
   });
   const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Op['discovery'];
@@ -166,10 +183,15 @@ export class Browser {
   /** The user signs in through the FAPI, as the hosted sign-in page does (a new session on this browser's client). */
   async signIn() {
     const fapi = this.op.issuer;
-    const res = await this.request('POST', `${fapi}/v1/client/sign_ins`, { identifier: this.signInAs.email, strategy: 'password', password: this.signInAs.password }, {
-      origin: new URL(fapi).origin,
-      'x-publishable-key': this.op.instance.publishableKey,
-    });
+    const res = await this.request(
+      'POST',
+      `${fapi}/v1/client/sign_ins`,
+      { identifier: this.signInAs.email, strategy: 'password', password: this.signInAs.password },
+      {
+        origin: new URL(fapi).origin,
+        'x-publishable-key': this.op.instance.publishableKey,
+      },
+    );
     const body = (await res.json()) as { response: { status: string } };
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.response.status).toBe('complete');
@@ -182,11 +204,14 @@ export class Browser {
    */
   async authorize(url: string, opts: { form?: Record<string, string>; consent?: 'allow' | 'deny' } = {}): Promise<Callback | ErrorPage> {
     const signIns: URL[] = [];
-    let res = opts.form ? await this.request('POST', url, opts.form, { origin: 'https://rp.conformance.test' }) : await this.request('GET', url);
+    let res = opts.form
+      ? await this.request('POST', url, opts.form, { origin: 'https://rp.conformance.test' })
+      : await this.request('GET', url);
     for (let hops = 0; hops < 10; hops++) {
       if (res.status === 302 || res.status === 303) {
         const location = new URL(res.headers.get('location')!);
-        if (location.href.startsWith(REDIRECT_URI)) return { kind: 'callback', params: Object.fromEntries(location.searchParams), via: 'query', signIns };
+        if (location.href.startsWith(REDIRECT_URI))
+          return { kind: 'callback', params: Object.fromEntries(location.searchParams), via: 'query', signIns };
         if (location.pathname.endsWith('/sign-in')) {
           signIns.push(location);
           await this.signIn();
@@ -201,7 +226,12 @@ export class Browser {
       const form = parseForm(html);
       if (form.action.startsWith(REDIRECT_URI)) return { kind: 'callback', params: form.fields, via: 'form_post', signIns };
       if (form.action.endsWith('/oauth2/consent')) {
-        res = await this.request('POST', form.action, { ...form.fields, decision: opts.consent ?? 'allow' }, { origin: new URL(this.op.issuer).origin });
+        res = await this.request(
+          'POST',
+          form.action,
+          { ...form.fields, decision: opts.consent ?? 'allow' },
+          { origin: new URL(this.op.issuer).origin },
+        );
         continue;
       }
       throw new Error(`unexpected page: ${html.slice(0, 300)}`);
@@ -212,7 +242,13 @@ export class Browser {
 
 /** The form of one of the provider's pages: its action and hidden fields. */
 export function parseForm(html: string) {
-  const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const unescape = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   const action = /<form method="post" action="([^"]+)"/.exec(html);
   if (!action) throw new Error(`no form: ${html.slice(0, 300)}`);
   const fields: Record<string, string> = {};
@@ -273,7 +309,11 @@ export interface TokenResponse {
 }
 
 /** The token endpoint with client_secret_basic (default) or client_secret_post. */
-export async function callToken(op: Op, body: Record<string, string>, opts: { auth?: 'client_secret_basic' | 'client_secret_post'; client?: StaticClient } = {}) {
+export async function callToken(
+  op: Op,
+  body: Record<string, string>,
+  opts: { auth?: 'client_secret_basic' | 'client_secret_post'; client?: StaticClient } = {},
+) {
   const c = opts.client ?? op.client;
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   const form = { ...body };
@@ -315,7 +355,11 @@ export async function serverJwks(op: Op, fresh = false): Promise<JSONWebKeySet> 
  * ValidateIdToken, ValidateIdTokenNonce, ValidateIdTokenACRClaimAgainstRequest,
  * ValidateIdTokenSignature(UsingKid), CheckForSubjectInIdToken: the suite's ID token checks.
  */
-export async function validateIdToken(op: Op, idToken: string | undefined, expected: { nonce?: string; client?: StaticClient; maxAgeRequested?: boolean; acrRequested?: string[] }) {
+export async function validateIdToken(
+  op: Op,
+  idToken: string | undefined,
+  expected: { nonce?: string; client?: StaticClient; maxAgeRequested?: boolean; acrRequested?: string[] },
+) {
   expect(idToken, 'an id_token').toEqual(expect.any(String));
   const header = decodeProtectedHeader(idToken!);
   expect(header.alg).toBe('RS256');
@@ -323,7 +367,11 @@ export async function validateIdToken(op: Op, idToken: string | undefined, expec
   const keys = await serverJwks(op, true);
   expect(keys.keys.filter((k) => k.kid === header.kid)).toHaveLength(1);
   const c = expected.client ?? op.client;
-  const { payload } = await jwtVerify(idToken!, createLocalJWKSet(keys), { issuer: op.issuer, audience: c.client_id, currentDate: new Date(op.server.h.clock.now()) });
+  const { payload } = await jwtVerify(idToken!, createLocalJWKSet(keys), {
+    issuer: op.issuer,
+    audience: c.client_id,
+    currentDate: new Date(op.server.h.clock.now()),
+  });
   expect(payload.sub).toEqual(expect.any(String));
   expect(payload.sub!.length).toBeLessThanOrEqual(255);
   expect(typeof payload.iat).toBe('number');
@@ -341,7 +389,8 @@ export async function validateIdToken(op: Op, idToken: string | undefined, expec
   if (payload.auth_time !== undefined) expect(payload.auth_time as number).toBeLessThanOrEqual(now + 300);
   if (payload.acr !== undefined) expect(typeof payload.acr).toBe('string');
   if (expected.acrRequested) expect(expected.acrRequested).toContain(payload.acr);
-  if (payload.amr !== undefined) expect(Array.isArray(payload.amr) && (payload.amr as unknown[]).every((v) => typeof v === 'string')).toBe(true);
+  if (payload.amr !== undefined)
+    expect(Array.isArray(payload.amr) && (payload.amr as unknown[]).every((v) => typeof v === 'string')).toBe(true);
   return payload;
 }
 
@@ -353,7 +402,11 @@ export async function callUserInfo(op: Op, accessToken: string, how: 'get' | 'po
       ? await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } })
       : how === 'post-header'
         ? await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } })
-        : await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams({ access_token: accessToken }).toString() });
+        : await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+            body: new URLSearchParams({ access_token: accessToken }).toString(),
+          });
   expect(res.status, await res.clone().text()).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   return (await res.json()) as Record<string, unknown>;
@@ -362,7 +415,22 @@ export async function callUserInfo(op: Op, accessToken: string, how: 'get' | 'po
 /** pyoidc's scope → standard claims table the suite checks the UserInfo answer against (VerifyScopesReturnedInUserInfoClaims). */
 const SCOPE_STANDARD_CLAIMS: Record<string, string[]> = {
   openid: ['sub'],
-  profile: ['name', 'given_name', 'family_name', 'middle_name', 'nickname', 'profile', 'picture', 'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at', 'preferred_username'],
+  profile: [
+    'name',
+    'given_name',
+    'family_name',
+    'middle_name',
+    'nickname',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'updated_at',
+    'preferred_username',
+  ],
   email: ['email', 'email_verified'],
   address: ['address'],
   phone: ['phone_number', 'phone_number_verified'],
@@ -377,7 +445,23 @@ const SCOPE_STANDARD_CLAIMS: Record<string, string[]> = {
 export function validateUserInfo(userinfo: Record<string, unknown>, idToken: JWTPayload | null, scope: string) {
   expect(userinfo.sub).toEqual(expect.any(String));
   if (idToken) expect(userinfo.sub).toBe(idToken.sub);
-  const strings = ['name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture', 'website', 'email', 'gender', 'birthdate', 'zoneinfo', 'locale', 'phone_number'];
+  const strings = [
+    'name',
+    'given_name',
+    'family_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'email',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'phone_number',
+  ];
   for (const k of strings) if (k in userinfo) expect(typeof userinfo[k], k).toBe('string');
   for (const k of ['email_verified', 'phone_number_verified']) if (k in userinfo) expect(typeof userinfo[k], k).toBe('boolean');
   if ('updated_at' in userinfo) expect(Number.isInteger(userinfo.updated_at)).toBe(true);
@@ -391,13 +475,27 @@ export function validateUserInfo(userinfo: Record<string, unknown>, idToken: JWT
 }
 
 /** The full code flow of oidcc-server and its kin: authorize, callback checks, token, ID token; returns what the rest of a module needs. */
-export async function codeFlow(op: Op, browser: Browser, extra: Record<string, string | undefined> = {}, opts: { tokenAuth?: 'client_secret_basic' | 'client_secret_post'; form?: boolean; client?: StaticClient; verifier?: string } = {}) {
+export async function codeFlow(
+  op: Op,
+  browser: Browser,
+  extra: Record<string, string | undefined> = {},
+  opts: { tokenAuth?: 'client_secret_basic' | 'client_secret_post'; form?: boolean; client?: StaticClient; verifier?: string } = {},
+) {
   const req = authorizationRequest(op, extra, opts.client);
-  const answer = opts.form ? await browser.authorize(op.discovery.authorization_endpoint, { form: req.params }) : await browser.authorize(req.url);
+  const answer = opts.form
+    ? await browser.authorize(op.discovery.authorization_endpoint, { form: req.params })
+    : await browser.authorize(req.url);
   const code = expectCode(op, answer, req.params.state);
   if (req.params.response_mode === 'form_post') expect((answer as Callback).via).toBe('form_post');
   else expect((answer as Callback).via).toBe('query');
-  const tokens = await exchangeCode(op, code, opts.verifier ? { code_verifier: opts.verifier } : {}, { auth: opts.tokenAuth, client: opts.client });
-  const idToken = await validateIdToken(op, tokens.id_token, { nonce: req.params.nonce, client: opts.client, maxAgeRequested: req.params.max_age !== undefined });
+  const tokens = await exchangeCode(op, code, opts.verifier ? { code_verifier: opts.verifier } : {}, {
+    auth: opts.tokenAuth,
+    client: opts.client,
+  });
+  const idToken = await validateIdToken(op, tokens.id_token, {
+    nonce: req.params.nonce,
+    client: opts.client,
+    maxAgeRequested: req.params.max_age !== undefined,
+  });
   return { req, answer: answer as Callback, code, tokens, idToken };
 }

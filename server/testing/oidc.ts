@@ -29,7 +29,12 @@ export async function createOAuthApp(h: TestHarness, i: TestInstance, body: Reco
 }
 
 /** openid-client's configuration for an app, discovered from the provider, with its non-repudiation checks on. */
-export async function relyingParty(h: TestHarness, i: TestInstance, app: { client_id: string; client_secret: string | null }, auth?: client.ClientAuth) {
+export async function relyingParty(
+  h: TestHarness,
+  i: TestInstance,
+  app: { client_id: string; client_secret: string | null },
+  auth?: client.ClientAuth,
+) {
   const clientAuth = auth ?? (app.client_secret ? client.ClientSecretBasic(app.client_secret) : client.None());
   const config = await client.discovery(new URL(fapiUrlOf(i)), app.client_id, undefined, clientAuth, {
     [client.customFetch]: harnessFetch(h),
@@ -48,7 +53,13 @@ export async function browserGet(h: TestHarness, b: FapiTestClient | null, url: 
 }
 
 /** Posts a form of the provider's page as the browser (same origin), e.g. the consent decision. */
-export async function browserPost(h: TestHarness, b: FapiTestClient | null, path: string, form: Record<string, string>, origin = 'http://localhost:3000') {
+export async function browserPost(
+  h: TestHarness,
+  b: FapiTestClient | null,
+  path: string,
+  form: Record<string, string>,
+  origin = 'http://localhost:3000',
+) {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', origin };
   if (b?.token) headers.cookie = `__client=${b.token}`;
   return h.request('POST', path, { headers, raw: new URLSearchParams(form).toString() });
@@ -57,7 +68,13 @@ export async function browserPost(h: TestHarness, b: FapiTestClient | null, path
 /** The hidden fields of the consent page's form. */
 export function consentForm(html: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const unescape = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[unescape(m[1]!)] = unescape(m[2]!);
   return out;
 }

@@ -62,7 +62,8 @@ export function softAuthenticator(opts: { aaguid?: Buffer; synced?: boolean } = 
     );
   }
 
-  const flags = (extra: number, o: { userVerified?: boolean }) => UP | (o.userVerified === false ? 0 : UV) | (opts.synced ? BE | BS : 0) | extra;
+  const flags = (extra: number, o: { userVerified?: boolean }) =>
+    UP | (o.userVerified === false ? 0 : UV) | (opts.synced ? BE | BS : 0) | extra;
 
   return {
     credentials,
@@ -73,11 +74,19 @@ export function softAuthenticator(opts: { aaguid?: Buffer; synced?: boolean } = 
       const id = randomBytes(16);
       const credential: SoftCredential = { id, privateKey, publicKey, rpId, userHandle: options.user.id, signCount: 0 };
       credentials.push(credential);
-      const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }));
+      const clientDataJSON = Buffer.from(
+        JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }),
+      );
       const idLength = Buffer.alloc(2);
       idLength.writeUInt16BE(id.length);
       const authData = Buffer.concat([sha256(rpId), Buffer.from([flags(AT, o)]), u32(0), aaguid, idLength, id, coseKey(publicKey)]);
-      const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
+      const attestationObject = isoCBOR.encode(
+        new Map<string, unknown>([
+          ['fmt', 'none'],
+          ['attStmt', new Map()],
+          ['authData', authData],
+        ]) as never,
+      );
       return {
         credential,
         response: {
@@ -98,7 +107,14 @@ export function softAuthenticator(opts: { aaguid?: Buffer; synced?: boolean } = 
     assert(
       options: RequestOptions,
       origin: string,
-      o: { credential?: SoftCredential; signCount?: number; userVerified?: boolean; rpId?: string; challenge?: string; withoutUserHandle?: boolean } = {},
+      o: {
+        credential?: SoftCredential;
+        signCount?: number;
+        userVerified?: boolean;
+        rpId?: string;
+        challenge?: string;
+        withoutUserHandle?: boolean;
+      } = {},
     ) {
       const rpId = o.rpId ?? options.rpId ?? new URL(origin).hostname;
       const allowed = options.allowCredentials?.map((c) => c.id) ?? [];
@@ -106,7 +122,9 @@ export function softAuthenticator(opts: { aaguid?: Buffer; synced?: boolean } = 
         o.credential ?? credentials.find((c) => c.rpId === rpId && (allowed.length === 0 || allowed.includes(b64url(c.id))));
       if (!credential) throw new Error('no credential of this authenticator is allowed');
       credential.signCount = o.signCount ?? credential.signCount + 1;
-      const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: o.challenge ?? options.challenge, origin, crossOrigin: false }));
+      const clientDataJSON = Buffer.from(
+        JSON.stringify({ type: 'webauthn.get', challenge: o.challenge ?? options.challenge, origin, crossOrigin: false }),
+      );
       const authData = Buffer.concat([sha256(rpId), Buffer.from([flags(0, o)]), u32(credential.signCount)]);
       const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), credential.privateKey);
       return {
@@ -145,19 +163,28 @@ export async function registerPasskeyOverFapi(b: FapiCaller, authenticator: Soft
   const prepared = await b.call('POST', '/v1/me/passkeys/prepare_registration');
   if (prepared.status !== 200) throw new Error(`prepare_registration: ${JSON.stringify(prepared.body)}`);
   const { response } = authenticator.register(prepared.body.options, o.origin ?? TEST_ORIGIN);
-  const created = await b.call('POST', '/v1/me/passkeys', { body: { public_key_credential: response, ...(o.name ? { name: o.name } : {}) } });
+  const created = await b.call('POST', '/v1/me/passkeys', {
+    body: { public_key_credential: response, ...(o.name ? { name: o.name } : {}) },
+  });
   if (created.status !== 200) throw new Error(`register: ${JSON.stringify(created.body)}`);
   return created.body as { id: string; credential_id: string };
 }
 
 /** The WebAuthn request options a sign-in answer carries (first or second factor). */
-export const passkeyOptionsOf = (answer: { body: any }, factor: 'first' | 'second' = 'first') => // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const passkeyOptionsOf = (answer: { body: any }, factor: 'first' | 'second' = 'first') =>
   JSON.parse(answer.body.response[factor === 'first' ? 'first_factor_verification' : 'second_factor_verification'].nonce) as RequestOptions;
 
 /** A username-less passkey sign-in on `b`: the attempt's options answered by `authenticator`; answers the last response. */
-export async function signInWithPasskey(b: FapiCaller, authenticator: SoftAuthenticator, o: Parameters<SoftAuthenticator['assert']>[2] & { origin?: string } = {}) {
+export async function signInWithPasskey(
+  b: FapiCaller,
+  authenticator: SoftAuthenticator,
+  o: Parameters<SoftAuthenticator['assert']>[2] & { origin?: string } = {},
+) {
   const started = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'passkey' } });
   if (started.status !== 200) return started;
   const credential = authenticator.assert(passkeyOptionsOf(started), o.origin ?? TEST_ORIGIN, o);
-  return b.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, { body: { strategy: 'passkey', public_key_credential: credential } });
+  return b.call('POST', `/v1/client/sign_ins/${started.body.response.id}/attempt_first_factor`, {
+    body: { strategy: 'passkey', public_key_credential: credential },
+  });
 }

@@ -16,7 +16,10 @@ export async function processDatabase(name: string) {
   const asAdmin = asAdminOf.bind(null, adminUrl);
   // On a PostgreSQL run, the migrated template of the global setup: the servers find nothing to migrate.
   const template = process.env.DATABASE_URL ? inject('postgresTemplate') : null;
-  const reachable = await asAdmin((admin) => admin`select 1`, 3).then(() => true, () => false);
+  const reachable = await asAdmin((admin) => admin`select 1`, 3).then(
+    () => true,
+    () => false,
+  );
   const available = required(`PostgreSQL at ${adminUrl}`, reachable, `the ${name} tests`);
   const children: ChildProcess[] = [];
   return {
@@ -26,7 +29,10 @@ export async function processDatabase(name: string) {
     create: () => asAdmin((admin) => admin.unsafe(`create database ${dbName}${template ? ` template ${template}` : ''}`)),
     /** Starts `script` with node --import tsx (not the tsx CLI: it runs the script in a grandchild a kill would not reach). */
     spawn(script: string, env: Record<string, string>): ChildProcess {
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', script], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       children.push(child);
       return child;
     },

@@ -14,7 +14,12 @@ export function expectNoDuplicateRoutes(table: TableRoute[]) {
  * The surface an app really serves, one line per route: method, path padded to `pathWidth`,
  * then what the table says of it (`describe`), or NOT IN TABLE. What the reviewed snapshots hold.
  */
-export function servedSurface<E extends Env, R extends TableRoute>(app: Hono<E>, table: R[], pathWidth: number, describe: (entry: R) => string | undefined) {
+export function servedSurface<E extends Env, R extends TableRoute>(
+  app: Hono<E>,
+  table: R[],
+  pathWidth: number,
+  describe: (entry: R) => string | undefined,
+) {
   return inspectRoutes(app)
     .filter((r) => !r.isMiddleware)
     .map((r) => {

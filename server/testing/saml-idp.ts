@@ -54,7 +54,12 @@ export interface ResponseOptions {
  * The IdP `idp` (entity `entityId`, origin `origin`) facing one connection of one instance:
  * its SP is read from the connection's metadata over HTTP.
  */
-export async function samlIdpFor(h: TestHarness, instanceId: string, conn: SamlConnection, idp: { idp: SamlIdp; entityId: string; origin: string }) {
+export async function samlIdpFor(
+  h: TestHarness,
+  instanceId: string,
+  conn: SamlConnection,
+  idp: { idp: SamlIdp; entityId: string; origin: string },
+) {
   const metadata = await h.request('GET', `/fapi/${instanceId}/sso/saml/${conn.id}/metadata`);
   if (metadata.status !== 200) throw new Error(`SP metadata answered ${metadata.status}`);
   const sp: Sp = samlify.ServiceProvider({ metadata: await metadata.text() });
@@ -100,10 +105,16 @@ export async function samlIdpFor(h: TestHarness, instanceId: string, conn: SamlC
       .map(([k, v]) => attribute(k, v))
       .join('')}</saml:AttributeStatement>`;
     const signer = o.signer ?? idp.idp;
-    const { context } = (await signer.createLoginResponse(sp, { extract: { request: { id: requestId } } }, 'post', { email: o.email }, (template: string) => ({
-      id: values.ID!,
-      context: template.replace(/\{(\w+)\}/g, (_m, k: string) => (k === 'AttributeStatement' ? attributes : escapeXml(values[k] ?? ''))),
-    }))) as { context: string };
+    const { context } = (await signer.createLoginResponse(
+      sp,
+      { extract: { request: { id: requestId } } },
+      'post',
+      { email: o.email },
+      (template: string) => ({
+        id: values.ID!,
+        context: template.replace(/\{(\w+)\}/g, (_m, k: string) => (k === 'AttributeStatement' ? attributes : escapeXml(values[k] ?? ''))),
+      }),
+    )) as { context: string };
     return context;
   }
 

@@ -36,24 +36,98 @@ export type JsonSchema = Record<string, unknown> & {
 };
 
 const KNOWN = new Set([
-  '$ref', 'type', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not', 'properties', 'required',
-  'additionalProperties', 'propertyNames', 'dependentRequired', 'items', 'minItems', 'maxItems',
-  'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'minProperties', 'maxProperties',
-  'if', 'then', 'default', 'description', 'title', 'examples', 'id', 'readOnly', 'writeOnly', 'deprecated',
+  '$ref',
+  'type',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'dependentRequired',
+  'items',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'minProperties',
+  'maxProperties',
+  'if',
+  'then',
+  'default',
+  'description',
+  'title',
+  'examples',
+  'id',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
   // Annotations only (JSON Schema 2020-12 §8): nothing to check.
-  'contentEncoding', 'contentMediaType',
+  'contentEncoding',
+  'contentMediaType',
 ]);
 
 /** Strings a careless or hostile client could send; each is used wherever the schema allows it. */
 const STRING_POOL = [
-  'abc', ' ', '   ', ' padded ', 'x y', 'a\u0000b', '\u0000', 'ABC', 'Émile', '日本語', '😀', 'a',
-  'ab', 'abc.def-1_2', 'org:member', 'org:admin', 'org:sys_probe', 'org:probe', 'org:probe:read',
-  'org:sys_memberships:read', 'org:sys_probe:read', 'example.com', 'sub.example.org', 'EXAMPLE.COM',
-  'user@example.com', 'a.b+c@sub.example.org', ' user@example.com ', 'not-an-email',
-  'https://example.com/hook', 'http://example.com/a?b=c', 'https://localhost/x', 'http://127.0.0.1/',
-  'http://10.0.0.1/', 'ftp://example.com/', 'javascript:alert(1)', '+14155550100', '+4930123456',
-  'en', 'fr-CA', 'de', 'xx', 'zz-ZZ', '*', 'user.created', 'session.created', 'argon2id', 'bcrypt',
-  '-created_at', 'created_at', '0', '123456',
+  'abc',
+  ' ',
+  '   ',
+  ' padded ',
+  'x y',
+  'a\u0000b',
+  '\u0000',
+  'ABC',
+  'Émile',
+  '日本語',
+  '😀',
+  'a',
+  'ab',
+  'abc.def-1_2',
+  'org:member',
+  'org:admin',
+  'org:sys_probe',
+  'org:probe',
+  'org:probe:read',
+  'org:sys_memberships:read',
+  'org:sys_probe:read',
+  'example.com',
+  'sub.example.org',
+  'EXAMPLE.COM',
+  'user@example.com',
+  'a.b+c@sub.example.org',
+  ' user@example.com ',
+  'not-an-email',
+  'https://example.com/hook',
+  'http://example.com/a?b=c',
+  'https://localhost/x',
+  'http://127.0.0.1/',
+  'http://10.0.0.1/',
+  'ftp://example.com/',
+  'javascript:alert(1)',
+  '+14155550100',
+  '+4930123456',
+  'en',
+  'fr-CA',
+  'de',
+  'xx',
+  'zz-ZZ',
+  '*',
+  'user.created',
+  'session.created',
+  'argon2id',
+  'bcrypt',
+  '-created_at',
+  'created_at',
+  '0',
+  '123456',
 ];
 
 /** Calls `f` for every string the pool and the schema's own lengths suggest. */
@@ -142,14 +216,22 @@ export function isValid(schema: JsonSchema | boolean, value: unknown, components
 
 function hasType(t: string, v: unknown): boolean {
   switch (t) {
-    case 'string': return typeof v === 'string';
-    case 'integer': return Number.isInteger(v);
-    case 'number': return typeof v === 'number';
-    case 'boolean': return typeof v === 'boolean';
-    case 'null': return v === null;
-    case 'array': return Array.isArray(v);
-    case 'object': return v !== null && typeof v === 'object' && !Array.isArray(v);
-    default: throw new Error(`unknown type ${t}`);
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'null':
+      return v === null;
+    case 'array':
+      return Array.isArray(v);
+    case 'object':
+      return v !== null && typeof v === 'object' && !Array.isArray(v);
+    default:
+      throw new Error(`unknown type ${t}`);
   }
 }
 

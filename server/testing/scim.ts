@@ -27,10 +27,19 @@ export function sharedDirectory(h: TestHarness, organizationName: string, tokenN
   });
   const d = () => created ?? notOpenYet();
   return {
-    get key() { return d().key; },
-    get instanceId() { return d().instanceId; },
-    get orgId() { return d().orgId; },
-    scim: scimCaller(() => h, () => d().token),
+    get key() {
+      return d().key;
+    },
+    get instanceId() {
+      return d().instanceId;
+    },
+    get orgId() {
+      return d().orgId;
+    },
+    scim: scimCaller(
+      () => h,
+      () => d().token,
+    ),
   };
 }
 

@@ -20,7 +20,12 @@ export interface IdpAccount {
 interface OidcProvider {
   callback(): http.RequestListener;
   interactionDetails(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ params: Record<string, unknown> }>;
-  interactionFinished(req: http.IncomingMessage, res: http.ServerResponse, result: Record<string, unknown>, opts: Record<string, unknown>): Promise<void>;
+  interactionFinished(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    result: Record<string, unknown>,
+    opts: Record<string, unknown>,
+  ): Promise<void>;
   Grant: new (init: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
 }
 
@@ -124,7 +129,8 @@ export async function startFakeGitHub(opts: { clientId: string; clientSecret: st
     };
     if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') {
       const q = url.searchParams;
-      if (q.get('client_id') !== opts.clientId || q.get('code_challenge_method') !== 'S256' || !state.loginAs) return json(400, { error: 'bad_request' });
+      if (q.get('client_id') !== opts.clientId || q.get('code_challenge_method') !== 'S256' || !state.loginAs)
+        return json(400, { error: 'bad_request' });
       const code = randomBytes(8).toString('hex');
       codes.set(code, { challenge: q.get('code_challenge')!, user: state.loginAs, redirectUri: q.get('redirect_uri')! });
       const back = new URL(q.get('redirect_uri')!);
@@ -140,9 +146,13 @@ export async function startFakeGitHub(opts: { clientId: string; clientSecret: st
         const f = new URLSearchParams(raw);
         const entry = codes.get(f.get('code') ?? '');
         codes.delete(f.get('code') ?? '');
-        const challenge = createHash('sha256').update(f.get('code_verifier') ?? '').digest('base64url');
-        if (f.get('client_id') !== opts.clientId || f.get('client_secret') !== opts.clientSecret) return json(401, { error: 'invalid_client' });
-        if (!entry || entry.challenge !== challenge || entry.redirectUri !== f.get('redirect_uri')) return json(400, { error: 'invalid_grant' });
+        const challenge = createHash('sha256')
+          .update(f.get('code_verifier') ?? '')
+          .digest('base64url');
+        if (f.get('client_id') !== opts.clientId || f.get('client_secret') !== opts.clientSecret)
+          return json(401, { error: 'invalid_client' });
+        if (!entry || entry.challenge !== challenge || entry.redirectUri !== f.get('redirect_uri'))
+          return json(400, { error: 'invalid_grant' });
         const token = `gho_${randomBytes(12).toString('hex')}`;
         tokens.set(token, entry.user);
         json(200, { access_token: token, token_type: 'bearer', scope: 'read:user,user:email' });
@@ -158,7 +168,11 @@ export async function startFakeGitHub(opts: { clientId: string; clientSecret: st
   const base = await listen(server);
   return {
     base,
-    endpoints: { authorization_endpoint: `${base}/login/oauth/authorize`, token_endpoint: `${base}/login/oauth/access_token`, api_base_url: `${base}/api` },
+    endpoints: {
+      authorization_endpoint: `${base}/login/oauth/authorize`,
+      token_endpoint: `${base}/login/oauth/access_token`,
+      api_base_url: `${base}/api`,
+    },
     set loginAs(user: FakeGitHubUser) {
       state.loginAs = user;
     },

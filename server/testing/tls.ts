@@ -16,8 +16,15 @@ x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY_MS = 86_400_000;
 
-const serial = () => Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
-const pem = (label: string, der: ArrayBuffer) => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`;
+const serial = () =>
+  Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
+const pem = (label: string, der: ArrayBuffer) =>
+  `-----BEGIN ${label}-----\n${Buffer.from(der)
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END ${label}-----\n`;
 const keyPair = async () => (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
 
 export interface LeafCertificate {
@@ -65,7 +72,9 @@ export async function createTestCa(name = 'Latchkey Test CA'): Promise<TestCa> {
           new x509.BasicConstraintsExtension(false, undefined, true),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
           new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-          new x509.SubjectAlternativeNameExtension(names.map((n) => (/^[\d.]+$|:/.test(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n }))),
+          new x509.SubjectAlternativeNameExtension(
+            names.map((n) => (/^[\d.]+$|:/.test(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n })),
+          ),
           await x509.AuthorityKeyIdentifierExtension.create(ca),
         ],
       });

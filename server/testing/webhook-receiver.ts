@@ -21,10 +21,12 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export const answer = (status: number, body = '', headers: Record<string, string> = {}): Reply => (_req, res) => {
-  res.writeHead(status, headers);
-  res.end(body);
-};
+export const answer =
+  (status: number, body = '', headers: Record<string, string> = {}): Reply =>
+  (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const waiters: ((r: ReceivedWebhook) => void)[] = [];
@@ -43,7 +45,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const got: ReceivedWebhook = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      const got: ReceivedWebhook = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now(),
+      };
       receiver.received.push(got);
       waiters.splice(0).forEach((w) => w(got));
       receiver.reply(got, res);

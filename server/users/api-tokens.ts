@@ -31,7 +31,8 @@ export const apiTokenView = (r: Row, now: number) => ({
   id: r.id,
   name: r.name,
   scopes: r.scopes,
-  status: r.revokedAt !== null ? ('revoked' as const) : r.expiresAt !== null && r.expiresAt <= now ? ('expired' as const) : ('active' as const),
+  status:
+    r.revokedAt !== null ? ('revoked' as const) : r.expiresAt !== null && r.expiresAt <= now ? ('expired' as const) : ('active' as const),
   expires_at: r.expiresAt,
   last_used_at: r.lastUsedAt,
   revoked_at: r.revokedAt,
@@ -52,7 +53,10 @@ export async function createApiToken(
       .from(apiTokens)
       .where(and(eq(apiTokens.userId, input.userId), isNull(apiTokens.revokedAt)));
     if (Number(count?.n ?? 0) >= MAX_TOKENS_PER_USER) {
-      throw new AppError('CONFLICT', { message: `A user may hold at most ${MAX_TOKENS_PER_USER} tokens; revoke one first.`, meta: { reason: 'too_many_tokens' } });
+      throw new AppError('CONFLICT', {
+        message: `A user may hold at most ${MAX_TOKENS_PER_USER} tokens; revoke one first.`,
+        meta: { reason: 'too_many_tokens' },
+      });
     }
     const token = generateSecret(UAT_PREFIX);
     const now = deps.clock.now();
@@ -70,15 +74,18 @@ export async function createApiToken(
         createdAt: now,
       })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      actor: auditCtx.actor,
-      action: 'api_token.created',
-      target: row!.id,
-      ip: auditCtx.ip,
-      userAgent: auditCtx.userAgent,
-      details: { user_id: input.userId, scopes: row!.scopes },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        actor: auditCtx.actor,
+        action: 'api_token.created',
+        target: row!.id,
+        ip: auditCtx.ip,
+        userAgent: auditCtx.userAgent,
+        details: { user_id: input.userId, scopes: row!.scopes },
+      },
+    );
     return { ...apiTokenView(row!, now), token };
   });
 }
@@ -94,7 +101,13 @@ export async function listApiTokens(deps: Pick<Deps, 'db' | 'clock'>, instanceId
 }
 
 /** Revokes one of the user's tokens; revoking a revoked one is a no-op. Another user's is 404. */
-export async function revokeApiToken(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string, id: string, auditCtx: AuditContext) {
+export async function revokeApiToken(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  userId: string,
+  id: string,
+  auditCtx: AuditContext,
+) {
   return deps.db.transaction(async (tx) => {
     const where = and(eq(apiTokens.id, id), eq(apiTokens.instanceId, instanceId), eq(apiTokens.userId, userId));
     const [current] = await tx.select().from(apiTokens).where(where);
@@ -102,15 +115,18 @@ export async function revokeApiToken(deps: Pick<Deps, 'db' | 'clock'>, instanceI
     const now = deps.clock.now();
     if (current.revokedAt !== null) return apiTokenView(current, now);
     const [row] = await tx.update(apiTokens).set({ revokedAt: now }).where(where).returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      actor: auditCtx.actor,
-      action: 'api_token.revoked',
-      target: id,
-      ip: auditCtx.ip,
-      userAgent: auditCtx.userAgent,
-      details: { user_id: userId },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        actor: auditCtx.actor,
+        action: 'api_token.revoked',
+        target: id,
+        ip: auditCtx.ip,
+        userAgent: auditCtx.userAgent,
+        details: { user_id: userId },
+      },
+    );
     return apiTokenView(row!, now);
   });
 }

@@ -71,7 +71,9 @@ describe('the offline dictionary', () => {
     const update = await h.call('PATCH', `/v1/users/${created.body.id}`, { key: A.secret, body: { password: 'letmein123' } });
     expect(update.status).toBe(422);
     expect(update.body.errors[0]).toMatchObject(compromised);
-    expect((await h.call('PATCH', `/v1/users/${created.body.id}`, { key: A.secret, body: { password: 'a fresh long passphrase' } })).status).toBe(200);
+    expect(
+      (await h.call('PATCH', `/v1/users/${created.body.id}`, { key: A.secret, body: { password: 'a fresh long passphrase' } })).status,
+    ).toBe(200);
   });
 
   it('refuses them as the new password of a reset', async () => {
@@ -81,7 +83,10 @@ describe('the offline dictionary', () => {
     const id = (await b.call('POST', '/v1/client/sign_ins', { body: { identifier: email } })).body.response.id;
     await b.call('POST', `/v1/client/sign_ins/${id}/prepare_first_factor`, { body: { strategy: 'reset_password_email_code' } });
     const code = await codeSentTo(h, email, 'password_reset_code');
-    expect((await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'reset_password_email_code', code } })).status).toBe(200);
+    expect(
+      (await b.call('POST', `/v1/client/sign_ins/${id}/attempt_first_factor`, { body: { strategy: 'reset_password_email_code', code } }))
+        .status,
+    ).toBe(200);
     const refused = await b.call('POST', `/v1/client/sign_ins/${id}/reset_password`, { body: { password: 'football1' } });
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0]).toMatchObject(compromised);
@@ -101,7 +106,10 @@ describe('the range API', () => {
   let R: TestInstance;
   beforeAll(async () => {
     R = await h.createInstance();
-    const res = await h.call('PATCH', '/v1/attack_protection', { key: R.secret, body: { breached_passwords: { range_api_url: rangeUrl } } });
+    const res = await h.call('PATCH', '/v1/attack_protection', {
+      key: R.secret,
+      body: { breached_passwords: { range_api_url: rangeUrl } },
+    });
     expect(res.status).toBe(200);
   });
 

@@ -15,7 +15,9 @@ let common: Promise<Set<string>> | null = null;
 
 /** Loaded once, on first use (about 50 000 entries). */
 function commonPasswords(): Promise<Set<string>> {
-  common ??= import('@zxcvbn-ts/language-common').then(({ dictionary }) => new Set(dictionary['passwords-common'].map((p) => p.toLowerCase())));
+  common ??= import('@zxcvbn-ts/language-common').then(
+    ({ dictionary }) => new Set(dictionary['passwords-common'].map((p) => p.toLowerCase())),
+  );
   return common;
 }
 
@@ -46,7 +48,10 @@ async function listedByRangeApi(deps: D, instance: InstanceContext, url: string,
       return hash?.toUpperCase() === suffix && Number(count) > 0;
     });
   } catch (err) {
-    deps.logger.warn({ err: err instanceof Error ? err.message : String(err), instance_id: instance.id }, 'breached-password range API unavailable; offline check only');
+    deps.logger.warn(
+      { err: err instanceof Error ? err.message : String(err), instance_id: instance.id },
+      'breached-password range API unavailable; offline check only',
+    );
     return false;
   }
 }
@@ -60,5 +65,9 @@ export async function rejectCompromisedPassword(deps: D, instance: InstanceConte
     (policy.range_api_url !== null && (await listedByRangeApi(deps, instance, policy.range_api_url, password)));
   if (!compromised) return;
   deps.metrics.protection.inc({ instance: instance.id, rule: 'password_compromised' });
-  throw validationError('password', 'password_compromised', 'This password has appeared in a data breach or is too common; choose another.');
+  throw validationError(
+    'password',
+    'password_compromised',
+    'This password has appeared in a data breach or is too common; choose another.',
+  );
 }

@@ -32,7 +32,10 @@ export async function listConnectedAccounts(deps: Pick<Deps, 'db'>, instanceId: 
   const social = await deps.db
     .select({ account: externalAccounts, displayName: socialProviders.displayName })
     .from(externalAccounts)
-    .leftJoin(socialProviders, and(eq(socialProviders.instanceId, externalAccounts.instanceId), eq(socialProviders.name, externalAccounts.provider)))
+    .leftJoin(
+      socialProviders,
+      and(eq(socialProviders.instanceId, externalAccounts.instanceId), eq(socialProviders.name, externalAccounts.provider)),
+    )
     .where(and(eq(externalAccounts.instanceId, instanceId), eq(externalAccounts.userId, userId)))
     .orderBy(desc(externalAccounts.createdAt));
   const enterprise = await deps.db
@@ -76,7 +79,12 @@ export async function disconnectSocialAccount(deps: Pick<Deps, 'db' | 'clock'>, 
       .where(and(eq(externalAccounts.id, id), eq(externalAccounts.instanceId, instanceId), eq(externalAccounts.userId, userId)))
       .returning({ id: externalAccounts.id });
     if (!removed) throw notFound('connected_account');
-    await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.updated', await getUser({ db: tx, clock: deps.clock }, instanceId, userId));
+    await emitEvent(
+      { db: tx, clock: deps.clock },
+      instanceId,
+      'user.updated',
+      await getUser({ db: tx, clock: deps.clock }, instanceId, userId),
+    );
     return { object: 'connected_account' as const, id: removed.id, deleted: true as const };
   });
 }

@@ -18,13 +18,19 @@ type Instance = Pick<InstanceContext, 'settings' | 'fapiUrl'>;
 export function isAllowedAppUrl(instance: Instance, url: string): boolean {
   const origin = originOf(url);
   if (!origin) return false;
-  return instance.settings.allowed_origins.some((o) => originOf(o) === origin) || isAllowedRedirect(instance.settings, instance.fapiUrl, url);
+  return (
+    instance.settings.allowed_origins.some((o) => originOf(o) === origin) || isAllowedRedirect(instance.settings, instance.fapiUrl, url)
+  );
 }
 
 /** The `redirect_url` a link is asked with, refused (422 redirect_url_not_allowed) when it is no page of the app. */
 export function assertAppUrl(instance: Instance, url: string | undefined): void {
   if (url !== undefined && !isAllowedAppUrl(instance, url)) {
-    throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed origins or redirect URLs.');
+    throw validationError(
+      'redirect_url',
+      REASONS.redirect_url_not_allowed,
+      'redirect_url is not one of the instance’s allowed origins or redirect URLs.',
+    );
   }
 }
 
@@ -33,8 +39,10 @@ export function assertAppUrl(instance: Instance, url: string | undefined): void 
  * must send links, and the page it lands on is required and must be the app's (Clerk's contract).
  */
 export function assertLinkAsked(instance: Instance, redirectUrl: string | undefined): asserts redirectUrl is string {
-  if (!instance.settings.sign_in_methods.email_link) throw validationError('strategy', 'strategy_not_allowed', 'This application does not send email links.');
-  if (!redirectUrl) throw validationError('redirect_url', 'required', 'An email link needs redirect_url: the app’s page it lands on once opened.');
+  if (!instance.settings.sign_in_methods.email_link)
+    throw validationError('strategy', 'strategy_not_allowed', 'This application does not send email links.');
+  if (!redirectUrl)
+    throw validationError('redirect_url', 'required', 'An email link needs redirect_url: the app’s page it lands on once opened.');
   assertAppUrl(instance, redirectUrl);
 }
 
@@ -85,7 +93,11 @@ export async function redeemLink<F>(
   instance: Pick<InstanceContext, 'settings'>,
   o: { load: () => Promise<{ flow: F; sameBrowser: boolean } | null>; redeem: (d: Deps, flow: F) => Promise<Redeemed> },
 ): Promise<LinkRedemption> {
-  const done = (status: LinkOutcome, clientToken: string | null = null, sessionId: string | null = null) => ({ status, clientToken, sessionId });
+  const done = (status: LinkOutcome, clientToken: string | null = null, sessionId: string | null = null) => ({
+    status,
+    clientToken,
+    sessionId,
+  });
   const refused = (err: unknown) => {
     if (err instanceof AppError) return done('failed');
     throw err;
@@ -106,7 +118,11 @@ export async function redeemLink<F>(
 }
 
 /** Where the browser that opened a link goes: the app's page (still allowed) with Clerk's parameters, else the hosted page. */
-export function afterLinkUrl(instance: Instance, outcome: { status: LinkOutcome; sessionId?: string | null }, redirectUrl: string | undefined): string {
+export function afterLinkUrl(
+  instance: Instance,
+  outcome: { status: LinkOutcome; sessionId?: string | null },
+  redirectUrl: string | undefined,
+): string {
   if (!redirectUrl || !isAllowedAppUrl(instance, redirectUrl)) return `${instance.fapiUrl}/sign-in/link-verified?status=${outcome.status}`;
   const url = new URL(redirectUrl);
   url.searchParams.set('__clerk_status', outcome.status);

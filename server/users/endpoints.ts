@@ -4,7 +4,15 @@ import type { Deps } from '../deps';
 import { endpoint } from '../http/endpoint';
 import { instanceContext } from '../instances/instances';
 import { rejectCompromisedPassword } from './breached-passwords';
-import { createUserBody, deletedUserSchema, listUsersQuery, updateUserBody, userListSchema, userSchema, type UpdateUserInput } from './schemas';
+import {
+  createUserBody,
+  deletedUserSchema,
+  listUsersQuery,
+  updateUserBody,
+  userListSchema,
+  userSchema,
+  type UpdateUserInput,
+} from './schemas';
 import { createUser, deleteUser, getUser, listUsers, setBanned, updateUser } from './users';
 import { removeAllMfa } from './mfa';
 import { sessionListSchema, userSessionsQuery } from '../sessions/schemas';
@@ -22,7 +30,10 @@ export async function rejectCompromised(deps: Deps, instanceId: string, body: { 
  * The user endpoints of one surface: `instanceOf` names the instance the caller acts on,
  * `updateBody` what a PATCH may change. `params.id` is the user.
  */
-export function userEndpointsFor<Auth>(instanceOf: (auth: Auth) => { id: string }, updateBody: z.ZodType<UpdateUserInput> = updateUserBody) {
+export function userEndpointsFor<Auth>(
+  instanceOf: (auth: Auth) => { id: string },
+  updateBody: z.ZodType<UpdateUserInput> = updateUserBody,
+) {
   return {
     create: endpoint<Auth, z.output<typeof createUserBody>>({
       summary: 'Create a user',

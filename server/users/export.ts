@@ -40,8 +40,21 @@ const line = (cells: string[]) => `${cells.join(',')}\r\n`;
  * The filtered user list as CSV, written page by page as the client reads it (keyset
  * pagination, one page in memory at a time). The export itself is audited (`users.exported`).
  */
-export async function exportUsersCsv(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, q: Omit<ListUsersInput, 'limit' | 'starting_after'>, ctx: AuditContext) {
-  await audit(deps, { instanceId, actor: ctx.actor, actorKind: ctx.actorKind, action: 'users.exported', ip: ctx.ip, userAgent: ctx.userAgent, details: { filters: q } });
+export async function exportUsersCsv(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  q: Omit<ListUsersInput, 'limit' | 'starting_after'>,
+  ctx: AuditContext,
+) {
+  await audit(deps, {
+    instanceId,
+    actor: ctx.actor,
+    actorKind: ctx.actorKind,
+    action: 'users.exported',
+    ip: ctx.ip,
+    userAgent: ctx.userAgent,
+    details: { filters: q },
+  });
   const encoder = new TextEncoder();
   let cursor: string | undefined;
   let started = false;
@@ -55,7 +68,8 @@ export async function exportUsersCsv(deps: Pick<Deps, 'db' | 'clock'>, instanceI
       }
       if (done) return controller.close();
       const page = await listUsers(deps, instanceId, { ...q, limit: PAGE, starting_after: cursor });
-      if (page.data.length) controller.enqueue(encoder.encode(page.data.map((u) => line(COLUMNS.map(([, get]) => csvCell(get(u))))).join('')));
+      if (page.data.length)
+        controller.enqueue(encoder.encode(page.data.map((u) => line(COLUMNS.map(([, get]) => csvCell(get(u))))).join('')));
       cursor = page.data.at(-1)?.id;
       if (!page.has_more) done = true;
     },

@@ -16,7 +16,11 @@ export interface ImpersonationRule {
 }
 
 /** The refusal of `rule` for `me`; `sentFields` null before the body is read (rules naming fields wait for it). */
-export function refuseImpersonation(rule: ImpersonationRule | undefined, me: Pick<Me, 'actor'> | undefined, sentFields: readonly string[] | null) {
+export function refuseImpersonation(
+  rule: ImpersonationRule | undefined,
+  me: Pick<Me, 'actor'> | undefined,
+  sentFields: readonly string[] | null,
+) {
   if (!rule || !me?.actor) return;
   if (rule.whenBodyHas && !(sentFields && rule.whenBodyHas.some((f) => sentFields.includes(f)))) return;
   throw new AppError('FORBIDDEN', { message: `An impersonation session cannot ${rule.refused}.`, meta: { reason: REASONS.impersonation } });

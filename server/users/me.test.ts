@@ -36,7 +36,13 @@ describe('GET and PATCH /v1/me', () => {
     const { userId, b } = await signedInUser();
     const res = await b.call('GET', '/v1/me');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: 'user', id: userId, first_name: 'Ada', public_metadata: { plan: 'pro' }, unsafe_metadata: { theme: 'dark' } });
+    expect(res.body).toMatchObject({
+      object: 'user',
+      id: userId,
+      first_name: 'Ada',
+      public_metadata: { plan: 'pro' },
+      unsafe_metadata: { theme: 'dark' },
+    });
     expect(res.body).not.toHaveProperty('private_metadata');
     expect(JSON.stringify(res.body)).not.toContain('vip');
   });
@@ -52,7 +58,12 @@ describe('GET and PATCH /v1/me', () => {
     const updated = (await eventsOf(h, A.instanceId, 'user.updated')).filter((e) => e.data.id === userId);
     expect(updated).toHaveLength(1);
 
-    for (const body of [{ public_metadata: { plan: 'free' } }, { private_metadata: { a: 1 } }, { password: 'new password 123' }, { banned: true }]) {
+    for (const body of [
+      { public_metadata: { plan: 'free' } },
+      { private_metadata: { a: 1 } },
+      { password: 'new password 123' },
+      { banned: true },
+    ]) {
       const refused = await b.call('PATCH', '/v1/me', { body });
       expect(refused.status, JSON.stringify(body)).toBe(422);
     }
@@ -114,7 +125,10 @@ describe('personal access tokens', () => {
     const token = (await mint(b, ['me:read', 'me:write'])).body.token;
     const anon = fapiClient(h, A.instanceId, { publishableKey: A.publishableKey });
     expect((await mint(anon, ['me:read'])).status).toBe(401);
-    const viaToken = await h.call('POST', `/fapi/${A.instanceId}/v1/client/me/api_tokens`, { ...withBearer(token), body: { name: 'x', scopes: ['me:read'] } });
+    const viaToken = await h.call('POST', `/fapi/${A.instanceId}/v1/client/me/api_tokens`, {
+      ...withBearer(token),
+      body: { name: 'x', scopes: ['me:read'] },
+    });
     expect(viaToken.status).toBe(403);
     expect(viaToken.body.errors[0].meta.reason).toBe('personal_access_token');
     expect((await h.call('GET', `/fapi/${A.instanceId}/v1/client/me/api_tokens`, withBearer(token))).status).toBe(403);
@@ -156,7 +170,9 @@ describe('personal access tokens', () => {
     // write implies read.
     expect((await h.call('GET', me(), withBearer(write))).status).toBe(200);
     // A bearer write is not cookie-authenticated: no Origin needed, a foreign one is not refused.
-    expect((await h.call('PATCH', me(), { ...withBearer(write, { origin: 'https://evil.example' }), body: { last_name: 'X' } })).status).toBe(200);
+    expect(
+      (await h.call('PATCH', me(), { ...withBearer(write, { origin: 'https://evil.example' }), body: { last_name: 'X' } })).status,
+    ).toBe(200);
     // last_used_at is recorded.
     const list = (await b.call('GET', '/v1/client/me/api_tokens')).body.data;
     expect(list.find((t: { scopes: string[] }) => t.scopes[0] === 'me:read').last_used_at).toBe(h.clock.now());
@@ -166,8 +182,12 @@ describe('personal access tokens', () => {
     const { userId, b, sessionId } = await signedInUser();
     const token = (await mint(b, ['me:read', 'me:write'])).body.token;
     expect((await h.call('POST', `/fapi/${A.instanceId}/v1/me/totp`, withBearer(token))).status).toBe(403);
-    expect((await h.call('POST', `/fapi/${A.instanceId}/v1/me/backup_codes`, { ...withBearer(token), body: { code: '123456' } })).status).toBe(403);
-    const client = await h.call('GET', `/fapi/${A.instanceId}/v1/client`, { headers: { 'x-publishable-key': A.publishableKey, authorization: `Bearer ${token}` } });
+    expect(
+      (await h.call('POST', `/fapi/${A.instanceId}/v1/me/backup_codes`, { ...withBearer(token), body: { code: '123456' } })).status,
+    ).toBe(403);
+    const client = await h.call('GET', `/fapi/${A.instanceId}/v1/client`, {
+      headers: { 'x-publishable-key': A.publishableKey, authorization: `Bearer ${token}` },
+    });
     expect(client.status).toBe(200);
     expect(client.body.session).toBeNull();
     expect((await h.call('POST', `/fapi/${A.instanceId}/v1/client/sessions/${sessionId}/tokens`, withBearer(token))).status).toBe(401);

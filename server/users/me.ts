@@ -76,7 +76,10 @@ export async function resolveMe(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalida
     if (!row) throw new AppError('UNAUTHENTICATED', { message: 'Sign in first: this device has no live session.' });
   }
   if (row.status === 'pending' && !opts.allowPending) {
-    throw new AppError('FORBIDDEN', { message: 'This session is pending: complete its tasks first.', meta: { reason: 'session_pending', session_id: row.id } });
+    throw new AppError('FORBIDDEN', {
+      message: 'This session is pending: complete its tasks first.',
+      meta: { reason: 'session_pending', session_id: row.id },
+    });
   }
   return { userId: row.userId, sessionId: row.id, via: 'session', actor: row.actor?.sub ?? null };
 }

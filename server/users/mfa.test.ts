@@ -13,7 +13,8 @@ const A = sharedInstance(h);
 const B = sharedInstance(h);
 
 let n = 0;
-const newUser = (i = A, extra: Record<string, unknown> = {}) => createTestUser(h, i, { email_address: [`mfa${++n}@example.com`], ...extra });
+const newUser = (i = A, extra: Record<string, unknown> = {}) =>
+  createTestUser(h, i, { email_address: [`mfa${++n}@example.com`], ...extra });
 
 /** A new user, signed in on a fresh browser. */
 const signedInUser = async () => {
@@ -21,7 +22,8 @@ const signedInUser = async () => {
   return { userId, ...(await signedInClient(h, A, userId)) };
 };
 /** Enrolling proves nothing: the session proves the new factor before a guarded MFA change. */
-const reverifyWithTotp = (b: ReturnType<typeof fapiClient>, sessionId: string, secret: string) => reverify(h, b, sessionId, { totpSecret: secret });
+const reverifyWithTotp = (b: ReturnType<typeof fapiClient>, sessionId: string, secret: string) =>
+  reverify(h, b, sessionId, { totpSecret: secret });
 /** Enrolls TOTP from a signed-in browser; answers the secret and the backup codes. */
 async function enroll(b: ReturnType<typeof fapiClient>) {
   const started = await b.call('POST', '/v1/me/totp');
@@ -54,7 +56,9 @@ describe('TOTP enrollment', () => {
     expect(h.runtime.deps.cipher.decrypt(row!.secretEncrypted)).toBe(started.body.secret);
     expect(await hasSecondFactor(h.runtime.deps.db, userId)).toBe(false);
 
-    const wrong = await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: '000000' === totpCode(h, started.body.secret) ? '111111' : '000000' } });
+    const wrong = await b.call('POST', '/v1/me/totp/attempt_verification', {
+      body: { code: '000000' === totpCode(h, started.body.secret) ? '111111' : '000000' },
+    });
     expect(wrong.status).toBe(422);
     expect(wrong.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'code', reason: 'incorrect_code' } });
 
@@ -85,7 +89,9 @@ describe('TOTP enrollment', () => {
     expect((await b.call('POST', '/v1/me/totp')).status).toBe(403);
     await reverifyWithTotp(b, sessionId, started.body.secret);
     expect((await b.call('POST', '/v1/me/totp')).status).toBe(409);
-    expect((await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: totpCode(h, started.body.secret, 1) } })).status).toBe(409);
+    expect((await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: totpCode(h, started.body.secret, 1) } })).status).toBe(
+      409,
+    );
   });
 
   it('refuses confirmation before enrollment, without a session, and with a personal access token', async () => {
@@ -127,7 +133,8 @@ describe('verifySecondFactor', () => {
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'totp', totpCode(h, secret, 2))).toBe(false);
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'totp', totpCode(h, secret, -2))).toBe(false);
     // Garbage never matches; another instance's id does not find the user.
-    for (const bad of ['', 'abcdef', '1234567', '12345']) expect(await verifySecondFactor(deps, A.instanceId, userId, 'totp', bad)).toBe(false);
+    for (const bad of ['', 'abcdef', '1234567', '12345'])
+      expect(await verifySecondFactor(deps, A.instanceId, userId, 'totp', bad)).toBe(false);
     expect(await verifySecondFactor(deps, B.instanceId, userId, 'totp', totpCode(h, secret))).toBe(false);
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'totp', ` ${totpCode(h, secret)} `)).toBe(true);
   });
@@ -139,7 +146,9 @@ describe('verifySecondFactor', () => {
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', codes[0]!)).toBe(true);
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', codes[0]!)).toBe(false);
     const c1 = codes[1]!;
-    expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', `${c1.slice(0, 5).toUpperCase()}-${c1.slice(5)}`)).toBe(true);
+    expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', `${c1.slice(0, 5).toUpperCase()}-${c1.slice(5)}`)).toBe(
+      true,
+    );
     expect(await verifySecondFactor(deps, A.instanceId, userId, 'backup_code', 'not-a-code')).toBe(false);
     expect(await verifySecondFactor(deps, B.instanceId, userId, 'backup_code', codes[2]!)).toBe(false);
 
@@ -212,7 +221,8 @@ describe('disabling TOTP', () => {
     const { b } = await signedInClient(h, A, await newUser());
     await b.call('POST', '/v1/me/totp');
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: '000001' } })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: '000001' } })).status);
     expect(statuses.slice(0, 5).every((s) => s === 422)).toBe(true);
     const last = await b.call('POST', '/v1/me/totp/attempt_verification', { body: { code: '000001' } });
     expect(last.status).toBe(429);

@@ -157,9 +157,15 @@ export const invalidCode = () => mfaError('incorrect_code', 'The code is incorre
 /** The state of a user's MFA, as the me-surface shows it. */
 export async function mfaStatus(deps: Pick<Deps, 'db'>, userId: string) {
   const factor = await factorOf(deps.db, userId);
-  const remaining = factor?.status === 'verified'
-    ? (await deps.db.select({ d: backupCodes.digest }).from(backupCodes).where(and(eq(backupCodes.userId, userId), isNull(backupCodes.usedAt)))).length
-    : 0;
+  const remaining =
+    factor?.status === 'verified'
+      ? (
+          await deps.db
+            .select({ d: backupCodes.digest })
+            .from(backupCodes)
+            .where(and(eq(backupCodes.userId, userId), isNull(backupCodes.usedAt)))
+        ).length
+      : 0;
   return {
     object: 'mfa' as const,
     totp_enabled: factor?.status === 'verified',
@@ -180,7 +186,10 @@ export async function beginTotpEnrollment(deps: D, instance: InstanceContext, us
   if (!user) throw notFound('user');
   const existing = await factorOf(deps.db, userId);
   if (existing?.status === 'verified') {
-    throw new AppError('CONFLICT', { message: 'TOTP is already enabled; disable it before enrolling again.', meta: { reason: 'totp_enabled' } });
+    throw new AppError('CONFLICT', {
+      message: 'TOTP is already enabled; disable it before enrolling again.',
+      meta: { reason: 'totp_enabled' },
+    });
   }
   const [inst] = await deps.db.select({ name: instances.name }).from(instances).where(eq(instances.id, instance.id));
   const issuer = inst ? applicationName(inst.name, instance.settings) : 'Latchkey';
@@ -189,7 +198,13 @@ export async function beginTotpEnrollment(deps: D, instance: InstanceContext, us
     : undefined;
   const secret = new Secret({ size: 20 }).base32;
   const now = deps.clock.now();
-  const values = { secretEncrypted: deps.cipher.encrypt(secret), status: 'pending' as const, lastUsedStep: null, updatedAt: now, verifiedAt: null };
+  const values = {
+    secretEncrypted: deps.cipher.encrypt(secret),
+    status: 'pending' as const,
+    lastUsedStep: null,
+    updatedAt: now,
+    verifiedAt: null,
+  };
   await deps.db
     .insert(totpFactors)
     .values({ userId, instanceId: instance.id, createdAt: now, ...values })
@@ -211,13 +226,22 @@ async function replaceBackupCodes(deps: D, userId: string): Promise<string[]> {
  * are made (answered once). When `sessionId` names a pending session of this user
  * waiting on `setup_mfa`, it is activated in the same transaction.
  */
-export async function confirmTotp(deps: D, instance: InstanceContext, userId: string, code: string, sessionId: string | null, auditCtx: AuditContext) {
+export async function confirmTotp(
+  deps: D,
+  instance: InstanceContext,
+  userId: string,
+  code: string,
+  sessionId: string | null,
+  auditCtx: AuditContext,
+) {
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
     // Locked: of two racing confirmations one makes the backup codes, the other sees it done.
     const factor = await factorOf(tx, userId, true);
-    if (!factor) throw new AppError('CONFLICT', { message: 'Start TOTP enrollment first (POST /v1/me/totp).', meta: { reason: 'not_enrolled' } });
-    if (factor.status === 'verified') throw new AppError('CONFLICT', { message: 'TOTP is already enabled.', meta: { reason: 'totp_enabled' } });
+    if (!factor)
+      throw new AppError('CONFLICT', { message: 'Start TOTP enrollment first (POST /v1/me/totp).', meta: { reason: 'not_enrolled' } });
+    if (factor.status === 'verified')
+      throw new AppError('CONFLICT', { message: 'TOTP is already enabled.', meta: { reason: 'totp_enabled' } });
     if (!(await acceptTotp(d, userId, code.trim(), true))) throw invalidCode();
     const now = deps.clock.now();
     await tx.update(totpFactors).set({ status: 'verified', verifiedAt: now, updatedAt: now }).where(eq(totpFactors.userId, userId));
@@ -228,7 +252,8 @@ export async function confirmTotp(deps: D, instance: InstanceContext, userId: st
         .select({ status: sessions.status })
         .from(sessions)
         .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), eq(sessions.instanceId, instance.id)));
-      if (s?.status === 'pending' && instance.settings.mfa_required) await applySessionAction(d, instance.id, sessionId, 'activate', auditCtx);
+      if (s?.status === 'pending' && instance.settings.mfa_required)
+        await applySessionAction(d, instance.id, sessionId, 'activate', auditCtx);
     }
     return { object: 'totp' as const, verified: true, backup_codes: codes };
   });
@@ -257,24 +282,24 @@ export async function regenerateBackupCodes(deps: D, instanceId: string, userId:
  * Disables TOTP (and drops the backup codes) after re-verification: a current TOTP code,
  * the user's password, or a reverified session. Refused with 403 while the instance requires MFA.
  */
-export async function disableTotp(
-  deps: D & Pick<Deps, 'passwords'>,
-  instance: InstanceContext,
-  userId: string,
-  proof: MfaProof,
-) {
+export async function disableTotp(deps: D & Pick<Deps, 'passwords'>, instance: InstanceContext, userId: string, proof: MfaProof) {
   if (instance.settings.mfa_required) {
     throw new AppError('FORBIDDEN', { message: 'This instance requires MFA: it cannot be disabled.', meta: { reason: 'mfa_required' } });
   }
   return deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    if ((await factorOf(tx, userId, true))?.status !== 'verified') throw new AppError('CONFLICT', { message: 'TOTP is not enabled.', meta: { reason: 'not_enrolled' } });
+    if ((await factorOf(tx, userId, true))?.status !== 'verified')
+      throw new AppError('CONFLICT', { message: 'TOTP is not enabled.', meta: { reason: 'not_enrolled' } });
     let ok = 'reverified' in proof;
     if ('code' in proof) ok = await verifySecondFactor(d, instance.id, userId, 'totp', proof.code);
     else if ('password' in proof) {
       const [u] = await tx.select({ digest: users.passwordDigest, hasher: users.passwordHasher }).from(users).where(eq(users.id, userId));
       ok = !!u?.digest && !!u.hasher && (await deps.passwords.verify(proof.password, u.digest, u.hasher as PasswordHasher));
-      if (!ok) throw new AppError('VALIDATION_FAILED', { message: 'The password is incorrect.', meta: { param: 'password', reason: 'incorrect_password' } });
+      if (!ok)
+        throw new AppError('VALIDATION_FAILED', {
+          message: 'The password is incorrect.',
+          meta: { param: 'password', reason: 'incorrect_password' },
+        });
     }
     if (!ok) throw invalidCode();
     await tx.delete(backupCodes).where(eq(backupCodes.userId, userId));
@@ -317,5 +342,9 @@ export async function recordSecondFactor(deps: Pick<Deps, 'db' | 'clock' | 'cach
 
 /** The user no longer has a second factor: no session of theirs counts one as proved (their `fva` says -1 again). */
 async function forgetSecondFactors(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>, userId: string) {
-  await updateSessions(deps, { secondFactorVerifiedAt: null }, and(eq(sessions.userId, userId), isNotNull(sessions.secondFactorVerifiedAt)));
+  await updateSessions(
+    deps,
+    { secondFactorVerifiedAt: null },
+    and(eq(sessions.userId, userId), isNotNull(sessions.secondFactorVerifiedAt)),
+  );
 }

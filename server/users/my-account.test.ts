@@ -20,20 +20,31 @@ describe('own email addresses on the FAPI', () => {
   it('adds an address unverified, verifies it with the emailed code, makes it primary and removes the old one', async () => {
     const { b, userId, email } = await signedInUser();
     const address = `second${n}@example.com`;
-    const { result: added, events } = await eventsDuring(h, A.instanceId, () => b.call('POST', '/v1/me/email_addresses', { body: { email_address: address } }));
+    const { result: added, events } = await eventsDuring(h, A.instanceId, () =>
+      b.call('POST', '/v1/me/email_addresses', { body: { email_address: address } }),
+    );
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ object: 'email_address', email_address: address, verification: { status: 'unverified' } });
     expect(events.map((e) => e.type)).toEqual(['user.updated']);
     const id = added.body.id as string;
 
     // Unverified: it cannot become primary yet.
-    expectError(await b.call('PATCH', '/v1/me', { body: { primary_email_address_id: id } }), 422, 'VALIDATION_FAILED', { param: 'primary_email_address_id', reason: 'unverified' });
+    expectError(await b.call('PATCH', '/v1/me', { body: { primary_email_address_id: id } }), 422, 'VALIDATION_FAILED', {
+      param: 'primary_email_address_id',
+      reason: 'unverified',
+    });
 
     const prepared = await b.call('POST', `/v1/me/email_addresses/${id}/prepare_verification`, { body: { strategy: 'email_code' } });
     expect(prepared.status).toBe(200);
     expect(prepared.body.verification).toMatchObject({ object: 'verification', strategy: 'email_code', status: 'unverified' });
     const code = await codeSentTo(h, address);
-    expectError(await b.call('POST', `/v1/me/email_addresses/${id}/attempt_verification`, { body: { code: code === '000000' ? '111111' : '000000' } }), 422, 'CODE_INCORRECT');
+    expectError(
+      await b.call('POST', `/v1/me/email_addresses/${id}/attempt_verification`, {
+        body: { code: code === '000000' ? '111111' : '000000' },
+      }),
+      422,
+      'CODE_INCORRECT',
+    );
     const verified = await b.call('POST', `/v1/me/email_addresses/${id}/attempt_verification`, { body: { code } });
     expect(verified.status).toBe(200);
     expect(verified.body.verification).toMatchObject({ status: 'verified', strategy: 'email_code' });
@@ -53,13 +64,23 @@ describe('own email addresses on the FAPI', () => {
   it('refuses an address someone holds, another user’s address id, and a second code for a verified one', async () => {
     const { b, email } = await signedInUser();
     const other = await signedInUser();
-    expectError(await b.call('POST', '/v1/me/email_addresses', { body: { email_address: other.email.toUpperCase() } }), 422, 'VALIDATION_FAILED', { param: 'email_address', reason: 'taken' });
-    expectError(await b.call('POST', '/v1/me/email_addresses', { body: { email_address: 'not an address' } }), 422, 'VALIDATION_FAILED', { param: 'email_address' });
+    expectError(
+      await b.call('POST', '/v1/me/email_addresses', { body: { email_address: other.email.toUpperCase() } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'email_address', reason: 'taken' },
+    );
+    expectError(await b.call('POST', '/v1/me/email_addresses', { body: { email_address: 'not an address' } }), 422, 'VALIDATION_FAILED', {
+      param: 'email_address',
+    });
     const theirs = (await other.b.call('GET', '/v1/me')).body.email_addresses[0].id as string;
     expectError(await b.call('DELETE', `/v1/me/email_addresses/${theirs}`), 404, 'NOT_FOUND');
     expectError(await b.call('POST', `/v1/me/email_addresses/${theirs}/prepare_verification`, { body: {} }), 404, 'NOT_FOUND');
-    const mine = (await b.call('GET', '/v1/me')).body.email_addresses.find((e: { email_address: string }) => e.email_address === email).id as string;
-    expectError(await b.call('POST', `/v1/me/email_addresses/${mine}/prepare_verification`, { body: {} }), 409, 'CONFLICT', { reason: 'already_verified' });
+    const mine = (await b.call('GET', '/v1/me')).body.email_addresses.find((e: { email_address: string }) => e.email_address === email)
+      .id as string;
+    expectError(await b.call('POST', `/v1/me/email_addresses/${mine}/prepare_verification`, { body: {} }), 409, 'CONFLICT', {
+      reason: 'already_verified',
+    });
   });
 
   it('needs a signed-in session', async () => {
@@ -76,16 +97,30 @@ describe('POST /v1/me/change_password', () => {
     const before = await storedPassword(h, userId);
 
     expectError(
-      await b.call('POST', '/v1/me/change_password', { body: { current_password: 'not it at all', new_password: 'a brand new passphrase 2' } }),
+      await b.call('POST', '/v1/me/change_password', {
+        body: { current_password: 'not it at all', new_password: 'a brand new passphrase 2' },
+      }),
       422,
       'VALIDATION_FAILED',
       { param: 'current_password', reason: 'incorrect_password' },
     );
-    expectError(await b.call('POST', '/v1/me/change_password', { body: { new_password: 'a brand new passphrase 2' } }), 422, 'VALIDATION_FAILED', { param: 'current_password', reason: 'required' });
-    expectError(await b.call('POST', '/v1/me/change_password', { body: { current_password: 'an old passphrase 1', new_password: 'short' } }), 422, 'VALIDATION_FAILED', { param: 'password', reason: 'too_short' });
+    expectError(
+      await b.call('POST', '/v1/me/change_password', { body: { new_password: 'a brand new passphrase 2' } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'current_password', reason: 'required' },
+    );
+    expectError(
+      await b.call('POST', '/v1/me/change_password', { body: { current_password: 'an old passphrase 1', new_password: 'short' } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'password', reason: 'too_short' },
+    );
     expect((await storedPassword(h, userId)).digest).toBe(before.digest);
 
-    const changed = await b.call('POST', '/v1/me/change_password', { body: { current_password: 'an old passphrase 1', new_password: 'a brand new passphrase 2' } });
+    const changed = await b.call('POST', '/v1/me/change_password', {
+      body: { current_password: 'an old passphrase 1', new_password: 'a brand new passphrase 2' },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ id: userId, password_enabled: true });
     expect((await storedPassword(h, userId)).digest).not.toBe(before.digest);
@@ -102,16 +137,27 @@ describe('POST /v1/me/change_password', () => {
 
   it('with a code emailed to the primary address, also for an account without a password', async () => {
     const { b, userId, email } = await signedInUser(A, {});
-    expectError(await b.call('POST', '/v1/me/change_password', { body: { new_password: 'a first passphrase 3' } }), 422, 'VALIDATION_FAILED', { param: 'code', reason: 'required' });
+    expectError(
+      await b.call('POST', '/v1/me/change_password', { body: { new_password: 'a first passphrase 3' } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'code', reason: 'required' },
+    );
     const sent = await b.call('POST', '/v1/me/change_password/prepare', { body: {} });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ object: 'verification', strategy: 'email_code' });
     const code = await codeSentTo(h, email);
-    const changed = await b.call('POST', '/v1/me/change_password', { body: { code, new_password: 'a first passphrase 3', sign_out_of_other_sessions: false } });
+    const changed = await b.call('POST', '/v1/me/change_password', {
+      body: { code, new_password: 'a first passphrase 3', sign_out_of_other_sessions: false },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.password_enabled).toBe(true);
     // The code is spent.
-    expectError(await b.call('POST', '/v1/me/change_password', { body: { code, new_password: 'another passphrase 4' } }), 422, 'CODE_EXPIRED');
+    expectError(
+      await b.call('POST', '/v1/me/change_password', { body: { code, new_password: 'another passphrase 4' } }),
+      422,
+      'CODE_EXPIRED',
+    );
     expect((await storedPassword(h, userId)).digest).toBeTruthy();
   });
 });
@@ -142,14 +188,31 @@ describe('connected accounts', () => {
     // The row a social sign-in leaves behind when it links the account by verified email.
     const now = h.clock.now();
     const link = (id: string, user: string) =>
-      h.runtime.deps.db.insert(externalAccounts).values({ id, instanceId: A.instanceId, userId: user, provider: 'acme', providerUserId: `sub-${id}`, email, emailVerified: true, createdAt: now, updatedAt: now });
+      h.runtime.deps.db.insert(externalAccounts).values({
+        id,
+        instanceId: A.instanceId,
+        userId: user,
+        provider: 'acme',
+        providerUserId: `sub-${id}`,
+        email,
+        emailVerified: true,
+        createdAt: now,
+        updatedAt: now,
+      });
     await link(`eac_mine${n}`, userId);
     await link(`eac_theirs${n}`, other.userId);
 
     const listed = await b.call('GET', '/v1/me/connected_accounts');
     expect(listed.status).toBe(200);
     expect(listed.body.data).toEqual([
-      expect.objectContaining({ object: 'connected_account', id: `eac_mine${n}`, kind: 'oauth', strategy: 'oauth_acme', email_address: email, removable: true }),
+      expect.objectContaining({
+        object: 'connected_account',
+        id: `eac_mine${n}`,
+        kind: 'oauth',
+        strategy: 'oauth_acme',
+        email_address: email,
+        removable: true,
+      }),
     ]);
     expectError(await b.call('DELETE', `/v1/me/connected_accounts/eac_theirs${n}`), 404, 'NOT_FOUND');
     const { result, events } = await eventsDuring(h, A.instanceId, () => b.call('DELETE', `/v1/me/connected_accounts/eac_mine${n}`));
@@ -168,8 +231,13 @@ describe('own phone numbers on the FAPI', () => {
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ object: 'phone_number', phone_number: phone, verification: { status: 'unverified' } });
     const id = added.body.id as string;
-    expectError(await b.call('POST', '/v1/me/phone_numbers', { body: { phone_number: '0123' } }), 422, 'VALIDATION_FAILED', { param: 'phone_number' });
-    expectError(await b.call('PATCH', '/v1/me', { body: { primary_phone_number_id: id } }), 422, 'VALIDATION_FAILED', { param: 'primary_phone_number_id', reason: 'unverified' });
+    expectError(await b.call('POST', '/v1/me/phone_numbers', { body: { phone_number: '0123' } }), 422, 'VALIDATION_FAILED', {
+      param: 'phone_number',
+    });
+    expectError(await b.call('PATCH', '/v1/me', { body: { primary_phone_number_id: id } }), 422, 'VALIDATION_FAILED', {
+      param: 'primary_phone_number_id',
+      reason: 'unverified',
+    });
 
     const prepared = await b.call('POST', `/v1/me/phone_numbers/${id}/prepare_verification`, { body: { strategy: 'phone_code' } });
     expect(prepared.status).toBe(200);
@@ -180,6 +248,8 @@ describe('own phone numbers on the FAPI', () => {
     expect(verified.body.verification).toMatchObject({ status: 'verified', strategy: 'phone_code' });
     expect((await b.call('PATCH', '/v1/me', { body: { primary_phone_number_id: id } })).body.primary_phone_number_id).toBe(id);
     expectError(await b.call('DELETE', `/v1/me/phone_numbers/${id}`), 409, 'CONFLICT', { reason: 'primary_identifier' });
-    expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body.phone_numbers).toMatchObject([{ id, verification: { status: 'verified' } }]);
+    expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body.phone_numbers).toMatchObject([
+      { id, verification: { status: 'verified' } },
+    ]);
   });
 });

@@ -76,7 +76,10 @@ const EMAIL: IdentifierKind = {
     });
   },
   async markVerified(db, id, strategy, now) {
-    await db.update(emailAddresses).set({ verificationStatus: 'verified', verificationStrategy: strategy, updatedAt: now }).where(eq(emailAddresses.id, id));
+    await db
+      .update(emailAddresses)
+      .set({ verificationStatus: 'verified', verificationStrategy: strategy, updatedAt: now })
+      .where(eq(emailAddresses.id, id));
   },
   async remove(db, id) {
     await db.delete(emailAddresses).where(eq(emailAddresses.id, id));
@@ -87,7 +90,15 @@ const EMAIL: IdentifierKind = {
   },
   strategy: 'email_code',
   send: (deps, instanceId, userId, row, acceptLanguage) =>
-    sendCode(deps, { instanceId, attemptId: row.id, purpose: 'email_verification', address: row.value, to: row.value, userId, acceptLanguage }),
+    sendCode(deps, {
+      instanceId,
+      attemptId: row.id,
+      purpose: 'email_verification',
+      address: row.value,
+      to: row.value,
+      userId,
+      acceptLanguage,
+    }),
 };
 
 const PHONE: IdentifierKind = {
@@ -116,7 +127,10 @@ const PHONE: IdentifierKind = {
     });
   },
   async markVerified(db, id, strategy, now) {
-    await db.update(phoneNumbers).set({ verificationStatus: 'verified', verificationStrategy: strategy, updatedAt: now }).where(eq(phoneNumbers.id, id));
+    await db
+      .update(phoneNumbers)
+      .set({ verificationStatus: 'verified', verificationStrategy: strategy, updatedAt: now })
+      .where(eq(phoneNumbers.id, id));
   },
   async remove(db, id) {
     await db.delete(phoneNumbers).where(eq(phoneNumbers.id, id));
@@ -157,7 +171,10 @@ export async function addMyIdentifier(deps: D, instanceId: string, userId: strin
   return deps.db
     .transaction(async (tx) => {
       if ((await kind.count(tx, userId)) >= MAX_IDENTIFIERS) {
-        throw new AppError('CONFLICT', { message: `An account holds at most ${MAX_IDENTIFIERS} of these.`, meta: { reason: 'too_many_identifiers' } });
+        throw new AppError('CONFLICT', {
+          message: `An account holds at most ${MAX_IDENTIFIERS} of these.`,
+          meta: { reason: 'too_many_identifiers' },
+        });
       }
       await assertIdentifiersFree(tx, instanceId, kind === EMAIL ? { emails: [value] } : { phones: [value] });
       const id = newId('idn');
@@ -203,11 +220,20 @@ export async function prepareMyVerification(
         ...emailLink(deps, instance, row.id, link),
       })
     : await kind.send(deps, instance.id, userId, row, acceptLanguage);
-  return { ...identifierView(await getUser(deps, instance.id, userId), kind, id), verification: verificationView(link ? 'email_link' : kind.strategy, code, deps.clock.now())! };
+  return {
+    ...identifierView(await getUser(deps, instance.id, userId), kind, id),
+    verification: verificationView(link ? 'email_link' : kind.strategy, code, deps.clock.now())!,
+  };
 }
 
 /** One of the signed-in user's identifiers, as the user resource shows it. */
-export async function getMyIdentifier(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string, kindName: IdentifierKindName, id: string) {
+export async function getMyIdentifier(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  userId: string,
+  kindName: IdentifierKindName,
+  id: string,
+) {
   const kind = IDENTIFIER_KINDS[kindName];
   await mine(kind, deps.db, instanceId, userId, id);
   return identifierView(await getUser(deps, instanceId, userId), kind, id);
@@ -219,7 +245,14 @@ async function holdsSessionOf(deps: Pick<Deps, 'db' | 'clock'>, clientId: string
   const [s] = await deps.db
     .select({ id: sessions.id })
     .from(sessions)
-    .where(and(eq(sessions.clientId, clientId), eq(sessions.userId, userId), inArray(sessions.status, ['active', 'pending']), gt(sessions.expireAt, deps.clock.now())))
+    .where(
+      and(
+        eq(sessions.clientId, clientId),
+        eq(sessions.userId, userId),
+        inArray(sessions.status, ['active', 'pending']),
+        gt(sessions.expireAt, deps.clock.now()),
+      ),
+    )
     .limit(1);
   return s !== undefined;
 }
@@ -231,11 +264,23 @@ async function holdsSessionOf(deps: Pick<Deps, 'db' | 'clock'>, clientId: string
  * opened, and nobody is signed in. Under `email_link_same_browser` the opener must be a browser
  * signed in to the account.
  */
-export function redeemAddressLink(deps: D, instance: InstanceContext, addressId: string, secret: string, clickedBy: string | null, auditCtx: AuditContext): Promise<LinkRedemption> {
+export function redeemAddressLink(
+  deps: D,
+  instance: InstanceContext,
+  addressId: string,
+  secret: string,
+  clickedBy: string | null,
+  auditCtx: AuditContext,
+): Promise<LinkRedemption> {
   return redeemLink(deps, instance, {
     load: async () => {
       const [row] = await deps.db
-        .select({ id: emailAddresses.id, userId: emailAddresses.userId, value: emailAddresses.emailAddress, status: emailAddresses.verificationStatus })
+        .select({
+          id: emailAddresses.id,
+          userId: emailAddresses.userId,
+          value: emailAddresses.emailAddress,
+          status: emailAddresses.verificationStatus,
+        })
         .from(emailAddresses)
         .where(and(eq(emailAddresses.id, addressId), eq(emailAddresses.instanceId, instance.id)));
       if (!row || row.status === 'verified') return null;
@@ -248,14 +293,30 @@ export function redeemAddressLink(deps: D, instance: InstanceContext, addressId:
       await enrollUserByEmailDomain(d, instance.id, row.userId, [row.value]);
       await emitUserUpdated(d, instance.id, row.userId);
       const { actor, actorKind, ip, userAgent } = auditCtx;
-      await audit(d, { instanceId: instance.id, actor, actorKind, action: 'user.email_address_verified', target: row.userId, ip, userAgent, details: { email_address_id: row.id, strategy: 'email_link' } });
+      await audit(d, {
+        instanceId: instance.id,
+        actor,
+        actorKind,
+        action: 'user.email_address_verified',
+        target: row.userId,
+        ip,
+        userAgent,
+        details: { email_address_id: row.id, strategy: 'email_link' },
+      });
       return { ok: true, clientToken: null, sessionId: null };
     },
   });
 }
 
 /** Verifies the identifier with its code; a verified email address then counts for organization domain enrollment. */
-export async function attemptMyVerification(deps: D, instanceId: string, userId: string, kindName: IdentifierKindName, id: string, code: string) {
+export async function attemptMyVerification(
+  deps: D,
+  instanceId: string,
+  userId: string,
+  kindName: IdentifierKindName,
+  id: string,
+  code: string,
+) {
   const kind = IDENTIFIER_KINDS[kindName];
   const outcome = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
@@ -279,7 +340,10 @@ export async function removeMyIdentifier(deps: D, instanceId: string, userId: st
   return deps.db.transaction(async (tx) => {
     const row = await mine(kind, tx, instanceId, userId, id);
     if ((await kind.primaryOf(tx, userId)) === row.id) {
-      throw new AppError('CONFLICT', { message: 'The primary one cannot be removed; make another one primary first.', meta: { reason: 'primary_identifier' } });
+      throw new AppError('CONFLICT', {
+        message: 'The primary one cannot be removed; make another one primary first.',
+        meta: { reason: 'primary_identifier' },
+      });
     }
     await kind.remove(tx, row.id);
     await emitUserUpdated({ db: tx, clock: deps.clock }, instanceId, userId);
@@ -288,7 +352,13 @@ export async function removeMyIdentifier(deps: D, instanceId: string, userId: st
 }
 
 /** Only a verified identifier of the user's may become primary (it is where codes go). */
-export async function assertVerifiedIdentifier(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, kindName: IdentifierKindName, id: string) {
+export async function assertVerifiedIdentifier(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  userId: string,
+  kindName: IdentifierKindName,
+  id: string,
+) {
   const param = kindName === 'email_address' ? 'primary_email_address_id' : 'primary_phone_number_id';
   const row = await IDENTIFIER_KINDS[kindName].find(deps.db, instanceId, userId, id);
   if (!row) throw validationError(param, 'not_found', `${param} is not one of yours.`);
@@ -300,7 +370,10 @@ export async function prepareReauthentication(deps: D, instance: InstanceContext
   const user = await getUser(deps, instance.id, userId);
   const primary = user.email_addresses.find((e) => e.id === user.primary_email_address_id);
   if (!primary) {
-    throw new AppError('CONFLICT', { message: 'This account has no primary email address to send a code to.', meta: { reason: 'no_primary_email' } });
+    throw new AppError('CONFLICT', {
+      message: 'This account has no primary email address to send a code to.',
+      meta: { reason: 'no_primary_email' },
+    });
   }
   const code = await sendCode(deps, {
     instanceId: instance.id,
@@ -328,25 +401,40 @@ export interface PasswordChange {
  * transaction: the router's would hold a database connection through the hashing.
  */
 export async function changeMyPassword(deps: D, instance: InstanceContext, me: Me, input: PasswordChange, auditCtx: AuditContext) {
-  const [stored] = await deps.db.select({ digest: users.passwordDigest, hasher: users.passwordHasher }).from(users).where(eq(users.id, me.userId));
+  const [stored] = await deps.db
+    .select({ digest: users.passwordDigest, hasher: users.passwordHasher })
+    .from(users)
+    .where(eq(users.id, me.userId));
   if (input.current_password !== undefined) {
     const known = stored?.digest && stored.hasher ? { digest: stored.digest, hasher: stored.hasher } : null;
     if (!(await checkPassword(deps, input.current_password, known))) {
       throw validationError('current_password', 'incorrect_password', 'The current password is incorrect.');
     }
   } else if (input.code !== undefined) {
-    const check = await deps.db.transaction((tx) => checkCode({ ...deps, db: tx }, { attemptId: me.userId, purpose: 'reauthentication', code: input.code! }));
+    const check = await deps.db.transaction((tx) =>
+      checkCode({ ...deps, db: tx }, { attemptId: me.userId, purpose: 'reauthentication', code: input.code! }),
+    );
     if (!check.ok) throw check.error;
   } else {
-    throw validationError(stored?.digest ? 'current_password' : 'code', 'required', stored?.digest ? 'Send current_password, or a code.' : 'Send the code emailed to your primary address.');
+    throw validationError(
+      stored?.digest ? 'current_password' : 'code',
+      'required',
+      stored?.digest ? 'Send current_password, or a code.' : 'Send the code emailed to your primary address.',
+    );
   }
   const user = await getUser(deps, instance.id, me.userId);
   await checkNewPassword(deps, instance, input.new_password, [...user.email_addresses.map((e) => e.email_address), user.username]);
   const digest = await deps.passwords.hash(input.new_password);
   const view = await deps.db.transaction(async (tx) => {
-    await tx.update(users).set({ passwordDigest: digest, passwordHasher: 'argon2id', updatedAt: deps.clock.now() }).where(eq(users.id, me.userId));
+    await tx
+      .update(users)
+      .set({ passwordDigest: digest, passwordHasher: 'argon2id', updatedAt: deps.clock.now() })
+      .where(eq(users.id, me.userId));
     const { actor, actorKind, ip, userAgent } = auditCtx;
-    await audit({ db: tx, clock: deps.clock }, { instanceId: instance.id, actor, actorKind, action: 'user.password_changed', target: me.userId, ip, userAgent });
+    await audit(
+      { db: tx, clock: deps.clock },
+      { instanceId: instance.id, actor, actorKind, action: 'user.password_changed', target: me.userId, ip, userAgent },
+    );
     return emitUserUpdated({ db: tx, clock: deps.clock }, instance.id, me.userId);
   });
   if (input.sign_out_of_other_sessions) await revokeMyOtherSessions(deps, instance.id, me, auditCtx);
@@ -356,7 +444,10 @@ export async function changeMyPassword(deps: D, instance: InstanceContext, me: M
 /** Deletes the signed-in user's account, when the instance lets users do so. */
 export async function deleteMyAccount(deps: D, instance: InstanceContext, me: Me) {
   if (!instance.settings.delete_self_enabled) {
-    throw new AppError('FORBIDDEN', { message: 'This application does not let users delete their own account.', meta: { reason: 'delete_self_disabled' } });
+    throw new AppError('FORBIDDEN', {
+      message: 'This application does not let users delete their own account.',
+      meta: { reason: 'delete_self_disabled' },
+    });
   }
   return deleteUser(deps, instance.id, me.userId);
 }

@@ -40,7 +40,11 @@ describe('dashboard: a user’s email addresses and phone numbers', () => {
     const u = await newUser();
     const added = await owner.b.dash('POST', `${u.path}/email_addresses`, { body: { email_address: 'second@example.com' } });
     expect(added.status, JSON.stringify(added.body)).toBe(201);
-    expect(added.body).toMatchObject({ object: 'email_address', email_address: 'second@example.com', verification: { status: 'unverified' } });
+    expect(added.body).toMatchObject({
+      object: 'email_address',
+      email_address: 'second@example.com',
+      verification: { status: 'unverified' },
+    });
 
     // Only a verified address may become primary.
     const early = await owner.b.dash('PATCH', u.path, { body: { primary_email_address_id: added.body.id } });
@@ -63,7 +67,9 @@ describe('dashboard: a user’s email addresses and phone numbers', () => {
     const first = primary.body.email_addresses.find((e: { id: string }) => e.id !== added.body.id).id;
     const removed = await owner.b.dash('DELETE', `${u.path}/email_addresses/${first}`);
     expect(removed.body).toEqual({ object: 'email_address', id: first, deleted: true });
-    expect((await owner.b.dash('GET', u.path)).body.email_addresses.map((e: { email_address: string }) => e.email_address)).toEqual(['second@example.com']);
+    expect((await owner.b.dash('GET', u.path)).body.email_addresses.map((e: { email_address: string }) => e.email_address)).toEqual([
+      'second@example.com',
+    ]);
 
     for (const action of ['user.email_address_added', 'user.email_address_verified', 'user.email_address_removed']) {
       expect((await audited(action, u.id))[0]?.actor, action).toBe(`operator:${owner.operator.id}`);
@@ -86,7 +92,7 @@ describe('dashboard: a user’s email addresses and phone numbers', () => {
     expect(bad.body.errors[0].meta.param).toBe('email_address');
     const second = await owner.b.dash('POST', `${other.path}/phone_numbers`, { body: { phone_number: '+14155550124' } });
     expect((await owner.b.dash('DELETE', `${other.path}/phone_numbers/${second.body.id}`)).status).toBe(200);
-    expect((await audited('user.phone_number_removed', other.id))).toHaveLength(1);
+    expect(await audited('user.phone_number_removed', other.id)).toHaveLength(1);
   });
 
   it('another user’s identifier, or another instance’s user, is 404', async () => {
@@ -96,7 +102,9 @@ describe('dashboard: a user’s email addresses and phone numbers', () => {
     expect((await owner.b.dash('POST', `${b.path}/email_addresses/${aUser.email_addresses[0].id}/verify`)).status).toBe(404);
     expect((await owner.b.dash('DELETE', `${b.path}/email_addresses/${aUser.email_addresses[0].id}`)).status).toBe(404);
     const elsewhere = await consoleInstance(owner, 'Elsewhere');
-    expect((await owner.b.dash('POST', `${elsewhere.base}/users/${a.id}/email_addresses`, { body: { email_address: 'x@example.com' } })).status).toBe(404);
+    expect(
+      (await owner.b.dash('POST', `${elsewhere.base}/users/${a.id}/email_addresses`, { body: { email_address: 'x@example.com' } })).status,
+    ).toBe(404);
     expect((await owner.b.dash('GET', `${elsewhere.base}/users/${a.id}/api_tokens`)).status).toBe(404);
   });
 });
@@ -109,14 +117,18 @@ describe('dashboard: password, second factor, lock', () => {
     const weak = await owner.b.dash('PUT', `${u.path}/password`, { body: { password: 'password' } });
     expect(weak.status).toBe(422);
     expect(weak.body.errors[0].meta).toMatchObject({ param: 'password', reason: 'password_compromised' });
-    expect((await owner.b.dash('PUT', `${u.path}/password`, { body: { password: u.email } })).body.errors[0].meta.reason).toBe('matches_identifier');
+    expect((await owner.b.dash('PUT', `${u.path}/password`, { body: { password: u.email } })).body.errors[0].meta.reason).toBe(
+      'matches_identifier',
+    );
 
     const kept = await owner.b.dash('PUT', `${u.path}/password`, { body: { password: 'another long passphrase' } });
     expect(kept.status, JSON.stringify(kept.body)).toBe(200);
     expect((await owner.b.dash('GET', `${u.path}/sessions`)).body.data[0].status).toBe('active');
     expect((await signIn(u.email, PASSWORD)).status).toBe(422);
 
-    const out = await owner.b.dash('PUT', `${u.path}/password`, { body: { password: 'a third long passphrase', sign_out_of_all_sessions: true } });
+    const out = await owner.b.dash('PUT', `${u.path}/password`, {
+      body: { password: 'a third long passphrase', sign_out_of_all_sessions: true },
+    });
     expect(out.status).toBe(200);
     expect(out.body.sessions_version).toBe(kept.body.sessions_version + 1);
     expect((await owner.b.dash('GET', `${u.path}/sessions`)).body.data[0].status).toBe('revoked');
@@ -175,7 +187,12 @@ describe('dashboard: a user’s organizations and personal access tokens', () =>
   it('lists unrevoked tokens (never a secret) and revokes one, audited', async () => {
     const u = await newUser();
     const session = (await h.call('POST', '/v1/sessions', { key: inst.secret, body: { user_id: u.id } })).body.id as string;
-    const made = await createApiToken(h.runtime.deps, inst.id, { userId: u.id, sessionId: session, name: 'CLI', scopes: ['me:read'] }, systemContext('test'));
+    const made = await createApiToken(
+      h.runtime.deps,
+      inst.id,
+      { userId: u.id, sessionId: session, name: 'CLI', scopes: ['me:read'] },
+      systemContext('test'),
+    );
     const list = await viewer.dash('GET', `${u.path}/api_tokens`);
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ object: 'list', has_more: false, data: [{ id: made.id, name: 'CLI', status: 'active' }] });

@@ -6,7 +6,15 @@ import { AppError } from '../http/errors';
 import type { AuditContext } from '../http/actor';
 import { enrollUserByEmailDomain } from '../organizations/domains';
 import { revokeUserSessions } from '../sessions/sessions';
-import { emitUserUpdated, identifierView, IDENTIFIER_KINDS, MAX_IDENTIFIERS, mine, removeMyIdentifier, type IdentifierKindName } from './my-account';
+import {
+  emitUserUpdated,
+  identifierView,
+  IDENTIFIER_KINDS,
+  MAX_IDENTIFIERS,
+  mine,
+  removeMyIdentifier,
+  type IdentifierKindName,
+} from './my-account';
 import { assertIdentifiersFree, getUser, rethrowTaken, updateUser } from './users';
 
 /**
@@ -22,7 +30,10 @@ const PRIMARY = { email_address: users.primaryEmailAddressId, phone_number: user
 /** A verified identifier becomes primary when the user has none of its kind (so codes have somewhere to go). */
 async function primaryWhenNone(d: D, instanceId: string, userId: string, kindName: IdentifierKindName, id: string) {
   const column = PRIMARY[kindName];
-  const [row] = await d.db.select({ primary: column }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  const [row] = await d.db
+    .select({ primary: column })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
   if (row && row.primary === null) {
     await d.db
       .update(users)
@@ -36,16 +47,30 @@ async function primaryWhenNone(d: D, instanceId: string, userId: string, kindNam
  * code from the hosted profile) or, with `verified`, verified now (and primary when the user
  * has none). 422 `taken` when anyone holds it, 409 `too_many_identifiers` past the cap.
  */
-export async function addUserIdentifier(deps: D, instanceId: string, userId: string, kindName: IdentifierKindName, value: string, verified: boolean) {
+export async function addUserIdentifier(
+  deps: D,
+  instanceId: string,
+  userId: string,
+  kindName: IdentifierKindName,
+  value: string,
+  verified: boolean,
+) {
   const kind = IDENTIFIER_KINDS[kindName];
   return deps.db
     .transaction(async (tx) => {
       const d = { db: tx, clock: deps.clock };
       // Locks the user row: two racing adds count each other against the cap (NO KEY UPDATE: server/db/row-locks.ts).
-      const [user] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.instanceId, instanceId))).for('no key update');
+      const [user] = await tx
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)))
+        .for('no key update');
       if (!user) await getUser(d, instanceId, userId); // 404, as for any missing user
       if ((await kind.count(tx, userId)) >= MAX_IDENTIFIERS) {
-        throw new AppError('CONFLICT', { message: `A user holds at most ${MAX_IDENTIFIERS} of these.`, meta: { reason: 'too_many_identifiers' } });
+        throw new AppError('CONFLICT', {
+          message: `A user holds at most ${MAX_IDENTIFIERS} of these.`,
+          meta: { reason: 'too_many_identifiers' },
+        });
       }
       await assertIdentifiersFree(tx, instanceId, kindName === 'email_address' ? { emails: [value] } : { phones: [value] });
       const id = newId('idn');
@@ -92,8 +117,20 @@ export interface OperatorPassword {
  * with `sign_out_of_all_sessions` every live session is revoked and sessions_version bumped
  * (audited `session.revoked_all`).
  */
-export async function setUserPassword(deps: Pick<Deps, 'db' | 'clock' | 'passwords' | 'cacheInvalidation'>, instanceId: string, userId: string, input: OperatorPassword, auditCtx: AuditContext) {
-  const view = await updateUser(deps, instanceId, userId, { password: input.password, skip_password_checks: input.skip_password_checks }, auditCtx);
+export async function setUserPassword(
+  deps: Pick<Deps, 'db' | 'clock' | 'passwords' | 'cacheInvalidation'>,
+  instanceId: string,
+  userId: string,
+  input: OperatorPassword,
+  auditCtx: AuditContext,
+) {
+  const view = await updateUser(
+    deps,
+    instanceId,
+    userId,
+    { password: input.password, skip_password_checks: input.skip_password_checks },
+    auditCtx,
+  );
   if (!input.sign_out_of_all_sessions) return view;
   await revokeUserSessions(deps, instanceId, userId, auditCtx);
   return getUser(deps, instanceId, userId);

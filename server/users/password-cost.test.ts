@@ -10,7 +10,7 @@ import { storedPassword } from '../testing/fapi-helpers';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 
 describe('argon2id cost as configuration', () => {
-  it('defaults to OWASP\'s baseline and reads PASSWORD_ARGON2_*; out-of-range values name the variable', () => {
+  it("defaults to OWASP's baseline and reads PASSWORD_ARGON2_*; out-of-range values name the variable", () => {
     const d = loadConfig({});
     expect([d.PASSWORD_ARGON2_MEMORY_KIB, d.PASSWORD_ARGON2_TIME, d.PASSWORD_ARGON2_PARALLELISM]).toEqual([19456, 2, 1]);
     const c = loadConfig({ PASSWORD_ARGON2_MEMORY_KIB: '47104', PASSWORD_ARGON2_TIME: '1', PASSWORD_ARGON2_PARALLELISM: '2' });
@@ -46,12 +46,14 @@ describe('a stored digest of another cost is rehashed at the next successful sig
 
   it('to the configured cost; a wrong password leaves it as it is', async () => {
     const email = 'rehash@example.com';
-    const userId = (await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [email], password: PASSWORD } })).body.id as string;
+    const userId = (await h.call('POST', '/v1/users', { key: A.secret, body: { email_address: [email], password: PASSWORD } })).body
+      .id as string;
     // As a digest made before the cost was configuration: argon2's defaults (m=64 MiB, t=3, p=4).
     const old = await argon2.hash(PASSWORD, { type: argon2.argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4 });
     await h.runtime.deps.db.update(users).set({ passwordDigest: old, passwordHasher: 'argon2id' }).where(eq(users.id, userId));
     const b = browserOf(h, A);
-    const signIn = (password: string) => b.call('POST', '/v1/client/sign_ins', { body: { identifier: email, strategy: 'password', password } });
+    const signIn = (password: string) =>
+      b.call('POST', '/v1/client/sign_ins', { body: { identifier: email, strategy: 'password', password } });
 
     expect((await signIn('not the passphrase')).status).toBe(422);
     expect((await storedPassword(h, userId)).digest).toBe(old);

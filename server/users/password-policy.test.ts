@@ -12,7 +12,8 @@ describe('the instance password policy', () => {
     const I = await instanceWith(h, { password_policy: policy });
     const b = browserOf(h, I);
     expect((await b.call('GET', '/v1/environment')).body.user_settings.password_settings).toEqual(policy);
-    const signUp = (password: string) => b.call('POST', '/v1/client/sign_ups', { body: { email_address: `pp${++n}@example.com`, password } });
+    const signUp = (password: string) =>
+      b.call('POST', '/v1/client/sign_ups', { body: { email_address: `pp${++n}@example.com`, password } });
 
     const short = await signUp('Ab1!short');
     expectError(short, 422, 'VALIDATION_FAILED', { param: 'password', reason: 'too_short', min_length: 12 });
@@ -25,7 +26,12 @@ describe('the instance password policy', () => {
 
   it('is 8 characters and nothing more by default', async () => {
     const b = browserOf(h, await instanceWith(h));
-    expect((await b.call('GET', '/v1/environment')).body.user_settings.password_settings).toMatchObject({ min_length: 8, require_symbol: false });
-    expect((await b.call('POST', '/v1/client/sign_ups', { body: { email_address: `pp${++n}@example.com`, password: 'plainpassword' } })).status).toBe(200);
+    expect((await b.call('GET', '/v1/environment')).body.user_settings.password_settings).toMatchObject({
+      min_length: 8,
+      require_symbol: false,
+    });
+    expect(
+      (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: `pp${++n}@example.com`, password: 'plainpassword' } })).status,
+    ).toBe(200);
   });
 });

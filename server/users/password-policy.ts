@@ -12,7 +12,11 @@ import { CHARACTER_RULES, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '.
  * meta.param `password` and meta.reason `too_short`, `too_long`, `missing_uppercase`,
  * `missing_lowercase`, `missing_digit`, `missing_symbol` or `matches_identifier`.
  */
-export function checkPasswordPolicy(password: string, identifiers: (string | null | undefined)[], policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY) {
+export function checkPasswordPolicy(
+  password: string,
+  identifiers: (string | null | undefined)[],
+  policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY,
+) {
   const length = [...password].length;
   const min = Math.max(PASSWORD_MIN_LENGTH, policy.min_length);
   if (length < min) {

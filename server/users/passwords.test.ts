@@ -13,7 +13,8 @@ import type { PasswordPool } from './password-pool';
 
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 /** Through the runtime's password pool, as sign-in does. */
-const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) => h.runtime.deps.passwords.verify(password, digest, hasher);
+const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) =>
+  h.runtime.deps.passwords.verify(password, digest, hasher);
 let key: string;
 beforeAll(async () => {
   ({ secret: key } = await h.createInstance());
@@ -26,7 +27,13 @@ const PASSWORD = 'imported Passw0rd!';
 const WRONG = 'imported Passw0rd?';
 
 /** Werkzeug's generate_password_hash(method="scrypt"): `scrypt:N:r:p$salt$hex(64-byte key)`. */
-function werkzeugScrypt(password: string, salt = randomBytes(12).toString('base64url').replace(/[-_]/g, 'x').slice(0, 16), n = 32768, r = 8, p = 1) {
+function werkzeugScrypt(
+  password: string,
+  salt = randomBytes(12).toString('base64url').replace(/[-_]/g, 'x').slice(0, 16),
+  n = 32768,
+  r = 8,
+  p = 1,
+) {
   const key = scryptSync(password, salt, 64, { N: n, r, p, maxmem: 256 * n * r });
   return `scrypt:${n}:${r}:${p}$${salt}$${key.toString('hex')}`;
 }
@@ -201,7 +208,10 @@ describe('importing password digests', () => {
         const after = await h.call('GET', '/v1/users?limit=100', { key });
         expect(after.body.data.length).toBe(before.body.data.length);
 
-        const patched = await h.call('PATCH', `/v1/users/${created.body.id}`, { key, body: { password_digest: digest, password_hasher: hasher } });
+        const patched = await h.call('PATCH', `/v1/users/${created.body.id}`, {
+          key,
+          body: { password_digest: digest, password_hasher: hasher },
+        });
         expectError(patched, 422, 'VALIDATION_FAILED', { param: 'password_digest', reason: 'cost_too_high' });
       }
       expect(await stored(created.body.id)).toEqual({ digest: null, hasher: null });
@@ -234,14 +244,20 @@ describe('importing password digests', () => {
     const created = await h.call('POST', '/v1/users', { key, body: { email_address: uniqueEmail('patchimp') } });
     expect(created.body.password_enabled).toBe(false);
     const digest = djangoPbkdf2(PASSWORD, 'pepper', 2000);
-    const res = await h.call('PATCH', `/v1/users/${created.body.id}`, { key, body: { password_digest: digest, password_hasher: 'pbkdf2_sha256' } });
+    const res = await h.call('PATCH', `/v1/users/${created.body.id}`, {
+      key,
+      body: { password_digest: digest, password_hasher: 'pbkdf2_sha256' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.password_enabled).toBe(true);
     const row = await stored(created.body.id);
     expect(row).toEqual({ digest, hasher: 'pbkdf2_sha256' });
     expect(await verifyPassword(PASSWORD, row.digest!, 'pbkdf2_sha256')).toBe(true);
 
-    const bad = await h.call('PATCH', `/v1/users/${created.body.id}`, { key, body: { password_digest: 'nope', password_hasher: 'scrypt' } });
+    const bad = await h.call('PATCH', `/v1/users/${created.body.id}`, {
+      key,
+      body: { password_digest: 'nope', password_hasher: 'scrypt' },
+    });
     expectError(bad, 422, 'VALIDATION_FAILED', { param: 'password_digest' });
     expect(await stored(created.body.id)).toEqual({ digest, hasher: 'pbkdf2_sha256' });
   });
@@ -281,7 +297,10 @@ describe('a full password queue sheds load', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the queue is full, then signs in', async () => {
     const email = uniqueEmail('busy');
     const digest = await bcrypt.hash(PASSWORD, 8);
-    const created = await hb.call('POST', '/v1/users', { key: app.secret, body: { email_address: email, password_digest: digest, password_hasher: 'bcrypt' } });
+    const created = await hb.call('POST', '/v1/users', {
+      key: app.secret,
+      body: { email_address: email, password_digest: digest, password_hasher: 'bcrypt' },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
 
     const pool = hb.runtime.deps.passwords as PasswordPool;
@@ -324,7 +343,10 @@ describe('a full password queue sheds load', () => {
     const release = await pool.acquire();
     const waiter = pool.acquire();
     try {
-      const res = await hb.call('POST', '/v1/users', { key: app.secret, body: { email_address: uniqueEmail('busyset'), password: PASSWORD } });
+      const res = await hb.call('POST', '/v1/users', {
+        key: app.secret,
+        body: { email_address: uniqueEmail('busyset'), password: PASSWORD },
+      });
       expectError(res, 503, 'SERVICE_UNAVAILABLE', { reason: 'busy' });
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     } finally {

@@ -33,7 +33,10 @@ describe('profile images', () => {
     expect(set.body.private_metadata).toBeUndefined();
     const url = new URL(set.body.image_url);
     expect(url.pathname).toMatch(new RegExp(`^/fapi/${A.instanceId}/v1/users/${userId}/profile_image/[0-9a-f]{16}$`));
-    expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body).toMatchObject({ has_image: true, image_url: set.body.image_url });
+    expect((await h.call('GET', `/v1/users/${userId}`, { key: A.secret })).body).toMatchObject({
+      has_image: true,
+      image_url: set.body.image_url,
+    });
     const updated = (await eventsOf(h, A.instanceId, 'user.updated')).filter((e) => e.data.id === userId);
     expect(updated.some((e) => e.data.has_image === true)).toBe(true);
 
@@ -69,9 +72,19 @@ describe('profile images', () => {
 
   it('refuses what is not the image it claims, too big, or from another site', async () => {
     const { b } = await signedInUser();
-    expectError(await b.call('POST', '/v1/me/profile_image', { body: { content_type: 'image/png', data: JPEG.toString('base64') } }), 422, 'VALIDATION_FAILED', { reason: 'type_mismatch' });
+    expectError(
+      await b.call('POST', '/v1/me/profile_image', { body: { content_type: 'image/png', data: JPEG.toString('base64') } }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'type_mismatch' },
+    );
     const html = await multipart(new Blob(['<html><script>alert(1)</script></html>'], { type: 'image/png' }));
-    expectError(await b.call('POST', '/v1/me/profile_image', { raw: html.raw, headers: { 'content-type': html.type } }), 422, 'VALIDATION_FAILED', { reason: 'type_mismatch' });
+    expectError(
+      await b.call('POST', '/v1/me/profile_image', { raw: html.raw, headers: { 'content-type': html.type } }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'type_mismatch' },
+    );
     expectError(await b.call('POST', '/v1/me/profile_image', { body: { data: '' } }), 422, 'VALIDATION_FAILED');
     const big = Buffer.concat([PNG, Buffer.alloc(600 * 1024)]).toString('base64');
     expect((await b.call('POST', '/v1/me/profile_image', { body: { data: big } })).status).toBeGreaterThanOrEqual(413);
@@ -84,7 +97,12 @@ describe('profile images', () => {
     const set = await h.call('POST', `/v1/users/${userId}/profile_image`, { key: A.secret, body: { data: PNG.toString('base64') } });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body.has_image).toBe(true);
-    expect((await h.call('POST', `/v1/users/${userId}/profile_image`, { key: B.secret, body: { data: PNG.toString('base64') } })).status).toBe(404);
-    expect((await h.call('DELETE', `/v1/users/${userId}/profile_image`, { key: A.secret })).body).toMatchObject({ has_image: false, image_url: '' });
+    expect(
+      (await h.call('POST', `/v1/users/${userId}/profile_image`, { key: B.secret, body: { data: PNG.toString('base64') } })).status,
+    ).toBe(404);
+    expect((await h.call('DELETE', `/v1/users/${userId}/profile_image`, { key: A.secret })).body).toMatchObject({
+      has_image: false,
+      image_url: '',
+    });
   });
 });

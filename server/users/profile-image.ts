@@ -22,7 +22,10 @@ const imageUrl = (deps: Pick<Deps, 'config'>, instanceId: string, userId: string
   `${pathFapiUrl(deps.config, instanceId)}/v1/users/${userId}/profile_image/${version}`;
 
 async function setImageUrl(deps: D, instanceId: string, userId: string, url: string | null) {
-  await deps.db.update(users).set({ imageUrl: url, updatedAt: deps.clock.now() }).where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
+  await deps.db
+    .update(users)
+    .set({ imageUrl: url, updatedAt: deps.clock.now() })
+    .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
   const view = await getUser(deps, instanceId, userId);
   await emitEvent({ db: deps.db, clock: deps.clock }, instanceId, 'user.updated', view);
   return view;
@@ -49,7 +52,13 @@ export async function deleteProfileImage(deps: D, instanceId: string, userId: st
 }
 
 /** The image for `GET {fapi_url}/v1/users/:id/profile_image/:version`: public, like the URL it is at. */
-export async function profileImage(deps: Pick<Deps, 'db'>, instanceId: string, userId: string, version: string, ifNoneMatch: string | undefined) {
+export async function profileImage(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  userId: string,
+  version: string,
+  ifNoneMatch: string | undefined,
+) {
   const [row] = await deps.db
     .select()
     .from(userImages)

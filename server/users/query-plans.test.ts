@@ -19,7 +19,12 @@ beforeAll(async () => {
   instanceId = i.instanceId;
   let template = '';
   for (let n = 0; n < 5; n++) {
-    template = await createTestUser(h, i, { email_address: [`plan${n}@example.com`], phone_number: [`+1555010${n}00`], first_name: `Plan${n}`, username: `plan_${n}` });
+    template = await createTestUser(h, i, {
+      email_address: [`plan${n}@example.com`],
+      phone_number: [`+1555010${n}00`],
+      first_name: `Plan${n}`,
+      username: `plan_${n}`,
+    });
   }
   // Thousands of users, so the planner weighs the indexes as it would on a real instance.
   const db = h.runtime.deps.db;
@@ -30,16 +35,37 @@ beforeAll(async () => {
           `from ${table} t, generate_series(1, ${BULK}) g where t.${key} = '${template}'`,
       ),
     );
-  await copies('users', 'id', `jsonb_build_object('id', 'user_bulk' || g, 'username', 'bulk' || g, 'username_key', 'bulk' || g, 'external_id', 'ext_bulk' || g, 'first_name', 'Bulk' || g, 'last_name', 'Person' || g)`);
-  await copies('email_addresses', 'user_id', `jsonb_build_object('id', 'idn_bulk' || g, 'user_id', 'user_bulk' || g, 'email_address', 'bulk' || g || '@example.org', 'email_key', 'bulk' || g || '@example.org')`);
-  await copies('phone_numbers', 'user_id', `jsonb_build_object('id', 'idn_pbulk' || g, 'user_id', 'user_bulk' || g, 'phone_number', '+1666' || lpad(g::text, 7, '0'))`);
+  await copies(
+    'users',
+    'id',
+    `jsonb_build_object('id', 'user_bulk' || g, 'username', 'bulk' || g, 'username_key', 'bulk' || g, 'external_id', 'ext_bulk' || g, 'first_name', 'Bulk' || g, 'last_name', 'Person' || g)`,
+  );
+  await copies(
+    'email_addresses',
+    'user_id',
+    `jsonb_build_object('id', 'idn_bulk' || g, 'user_id', 'user_bulk' || g, 'email_address', 'bulk' || g || '@example.org', 'email_key', 'bulk' || g || '@example.org')`,
+  );
+  await copies(
+    'phone_numbers',
+    'user_id',
+    `jsonb_build_object('id', 'idn_pbulk' || g, 'user_id', 'user_bulk' || g, 'phone_number', '+1666' || lpad(g::text, 7, '0'))`,
+  );
   for (const table of ['users', 'email_addresses', 'phone_numbers']) await db.execute(sql.raw(`analyze ${table}`));
 }, 60_000);
 const BULK = 3000;
 
 function planOf(q: Parameters<typeof userFilters>[2]): Promise<string> {
   const db = h.runtime.deps.db;
-  return explainQuery(db, db.select({ id: users.id }).from(users).where(and(...userFilters(db, instanceId, q))).orderBy(desc(users.id)).limit(21).toSQL());
+  return explainQuery(
+    db,
+    db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(...userFilters(db, instanceId, q)))
+      .orderBy(desc(users.id))
+      .limit(21)
+      .toSQL(),
+  );
 }
 const explain = (text: string) => explainRaw(h.runtime.deps.db, text);
 
@@ -57,7 +83,14 @@ describe('indexes for the user list filters (EXPLAIN)', () => {
   it('query: one union of bounded prefix ranges, each on its own index, no sequential scan', async () => {
     const plan = await planOf({ query: 'plan3' });
     expect(plan).not.toMatch(/Seq Scan/);
-    for (const index of ['users_search_first_idx', 'users_search_last_idx', 'users_search_username_idx', 'users_search_external_idx', 'email_addresses_search_idx', 'email_addresses_domain_idx']) {
+    for (const index of [
+      'users_search_first_idx',
+      'users_search_last_idx',
+      'users_search_username_idx',
+      'users_search_external_idx',
+      'email_addresses_search_idx',
+      'email_addresses_domain_idx',
+    ]) {
       expect(plan).toContain(index);
     }
     // Every field is cut at its first matches (SEARCH_CANDIDATES), so a one-letter query on a big instance stays bounded.
@@ -75,14 +108,21 @@ describe('indexes for the user list filters (EXPLAIN)', () => {
     expect(await planOf({ locked: true })).toMatch(/users_locked_idx/);
     const created = await explain(`select id from users where instance_id = '${instanceId}' and created_at >= 1 and created_at < 2`);
     expect(created).toMatch(/users_created_at_idx/);
-    const active = await explain(`select id from users where instance_id = '${instanceId}' and last_sign_in_at >= 1 and last_sign_in_at < 2`);
+    const active = await explain(
+      `select id from users where instance_id = '${instanceId}' and last_sign_in_at >= 1 and last_sign_in_at < 2`,
+    );
     expect(active).toMatch(/users_last_sign_in_idx/);
     for (const q of [{ has_mfa: true }, { email_verified: false }, { created_after: 1 }]) expect(await planOf(q)).not.toMatch(/Seq Scan/);
   });
   it('the search still finds by each field', async () => {
     const ids = async (query: string) => {
       const db = h.runtime.deps.db;
-      return (await db.select({ id: users.id }).from(users).where(and(...userFilters(db, instanceId, { query })))).length;
+      return (
+        await db
+          .select({ id: users.id })
+          .from(users)
+          .where(and(...userFilters(db, instanceId, { query })))
+      ).length;
     };
     expect(await ids('plan3@example')).toBe(1);
     expect(await ids('plan3@example.com')).toBe(1);

@@ -8,8 +8,7 @@ import { DIGEST_FORMATS, PASSWORD_HASHERS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LEN
 /** PATCH metadata: merged into the stored object; a `null` value deletes its key. Bounded like any metadata. */
 const metadataPatch = metadataInput;
 
-const oneOrMany = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item).max(10));
+const oneOrMany = <T extends z.ZodType>(item: T) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item).max(10));
 
 export const username = z
   .string()
@@ -18,23 +17,15 @@ export const username = z
   .regex(/^[A-Za-z0-9_.-]+$/, 'may contain only letters, digits, "_", "." and "-"');
 
 const name = z.string().trim().max(256);
-const password = z
-  .string()
-  .min(PASSWORD_MIN_LENGTH)
-  .max(PASSWORD_MAX_LENGTH)
-  .meta({
-    description:
-      'Unless skip_password_checks is true, must not equal one of the user’s identifiers (case-insensitive), nor be a common or breached password when attack protection checks for them (422 password_compromised otherwise).',
-  });
+const password = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH).meta({
+  description:
+    'Unless skip_password_checks is true, must not equal one of the user’s identifiers (case-insensitive), nor be a common or breached password when attack protection checks for them (422 password_compromised otherwise).',
+});
 
-const passwordDigest = z
-  .string()
-  .min(1)
-  .max(1024)
-  .meta({
-    description:
-      'A digest in the format of password_hasher (argon2 PHC string, bcrypt $2b$…, scrypt:N:r:p$salt$hex, pbkdf2_sha256$iterations$salt$hash) with cost parameters within the import limits (422 invalid otherwise).',
-  });
+const passwordDigest = z.string().min(1).max(1024).meta({
+  description:
+    'A digest in the format of password_hasher (argon2 PHC string, bcrypt $2b$…, scrypt:N:r:p$salt$hex, pbkdf2_sha256$iterations$salt$hash) with cost parameters within the import limits (422 invalid otherwise).',
+});
 
 /** What the password rules say in JSON Schema: a digest comes with its hasher, and never with a password. */
 const passwordRules = {
@@ -95,10 +86,7 @@ export const updateUserBody = z
   .superRefine(checkPasswordInputs)
   .meta(passwordRules);
 
-function checkPasswordInputs(
-  v: { password?: string; password_digest?: string; password_hasher?: string },
-  ctx: z.RefinementCtx,
-) {
+function checkPasswordInputs(v: { password?: string; password_digest?: string; password_hasher?: string }, ctx: z.RefinementCtx) {
   if (v.password !== undefined && v.password_digest !== undefined) {
     ctx.addIssue({
       code: 'custom',
@@ -149,9 +137,7 @@ export const listUsersQuery = z.strictObject({
   order_by: z.enum(USER_ORDERS).optional(),
 });
 
-const verification = z
-  .object({ status: z.enum(['verified', 'unverified']), strategy: z.string().nullable() })
-  .nullable();
+const verification = z.object({ status: z.enum(['verified', 'unverified']), strategy: z.string().nullable() }).nullable();
 
 export const emailAddressSchema = z
   .object({

@@ -38,7 +38,15 @@ export function userSearch(instanceId: string, query: string, scope?: (userId: S
   const words = q.split(/\s+/);
   if (words.length > 1) {
     const [first, ...rest] = words;
-    parts.push(field('users', 'id', 'lower(t.first_name)', prefixPattern(first!), sql` and lower(t.last_name) like ${prefixPattern(rest.join(' '))}`));
+    parts.push(
+      field(
+        'users',
+        'id',
+        'lower(t.first_name)',
+        prefixPattern(first!),
+        sql` and lower(t.last_name) like ${prefixPattern(rest.join(' '))}`,
+      ),
+    );
   }
   const digits = q.replace(/[\s().-]/g, '');
   if (/^\+?\d{3,}$/.test(digits)) {

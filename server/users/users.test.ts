@@ -10,7 +10,8 @@ import { raceTest } from '../testing/races';
 // Many requests per key below; the default test-instance budget (100 / 10 s) is not under test here.
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 /** Through the runtime's password pool, as sign-in does. */
-const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) => h.runtime.deps.passwords.verify(password, digest, hasher);
+const verifyPassword = (password: string, digest: string, hasher: PasswordHasher) =>
+  h.runtime.deps.passwords.verify(password, digest, hasher);
 let key: string;
 let instanceId: string;
 beforeAll(async () => {
@@ -37,7 +38,10 @@ async function eventsOf(instance: string, type?: string) {
 
 describe('POST /v1/users', () => {
   it('creates and fetches a user', async () => {
-    const created = await h.call('POST', '/v1/users', { key, body: { email_address: ['Ada@Example.com'], first_name: 'Ada', password: 'correct horse battery' } });
+    const created = await h.call('POST', '/v1/users', {
+      key,
+      body: { email_address: ['Ada@Example.com'], first_name: 'Ada', password: 'correct horse battery' },
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ object: 'user', first_name: 'Ada', password_enabled: true });
     const got = await h.call('GET', `/v1/users/${created.body.id}`, { key });
@@ -280,7 +284,12 @@ describe('POST /v1/users', () => {
     raceTest('two concurrent creates with the same username: one user, the other a clear 422', async () => {
       const results = await Promise.all([create({ username: 'racer_name' }), create({ username: 'RACER_NAME' })]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 422]);
-      expectError(results.find((r) => r.status === 422)!, 422, 'VALIDATION_FAILED', { param: 'username', reason: 'taken' });
+      expectError(
+        results.find((r) => r.status === 422)!,
+        422,
+        'VALIDATION_FAILED',
+        { param: 'username', reason: 'taken' },
+      );
     });
   });
 });
@@ -333,7 +342,10 @@ describe('PATCH /v1/users/:id', () => {
   it('updates names and username; a null clears a name', async () => {
     const user = await createOk({ email_address: uniqueEmail('patch'), first_name: 'Old', last_name: 'Name', username: 'old_username' });
     h.clock.advance(1000);
-    const res = await h.call('PATCH', `/v1/users/${user.id}`, { key, body: { first_name: 'New', last_name: null, username: 'New_Username' } });
+    const res = await h.call('PATCH', `/v1/users/${user.id}`, {
+      key,
+      body: { first_name: 'New', last_name: null, username: 'New_Username' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: user.id, first_name: 'New', last_name: null, username: 'New_Username' });
     expect(res.body.updated_at).toBe(user.updated_at + 1000);
@@ -496,9 +508,26 @@ describe('GET /v1/users', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       ids[name] = res.body.id;
     };
-    await make('ada', { email_address: 'Ada.Lovelace@Example.com', first_name: 'Ada', last_name: 'Lovelace', username: 'ada_l', external_id: 'ext-ada' });
-    await make('alan', { email_address: 'alan@turing.org', first_name: 'Alan', last_name: 'Turing', username: 'aturing', external_id: 'ext-alan' });
-    await make('grace', { email_address: ['grace@navy.mil', 'g.hopper@example.com'], first_name: 'Grace', last_name: 'Hopper', external_id: 'ext-grace' });
+    await make('ada', {
+      email_address: 'Ada.Lovelace@Example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      username: 'ada_l',
+      external_id: 'ext-ada',
+    });
+    await make('alan', {
+      email_address: 'alan@turing.org',
+      first_name: 'Alan',
+      last_name: 'Turing',
+      username: 'aturing',
+      external_id: 'ext-alan',
+    });
+    await make('grace', {
+      email_address: ['grace@navy.mil', 'g.hopper@example.com'],
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      external_id: 'ext-grace',
+    });
     await make('linus', { username: 'Torvalds', first_name: 'Linus' });
     await make('percent', { email_address: 'odd.char_name@example.com', first_name: '100%' });
   });
@@ -636,7 +665,10 @@ describe('events', () => {
 
   it('writes user.created, user.updated, user.banned, user.unbanned and user.deleted with the full user', async () => {
     const t0 = h.clock.now();
-    const created = await h.call('POST', '/v1/users', { key: k, body: { email_address: 'evt@example.com', first_name: 'Eve', password: 'eve is a long password' } });
+    const created = await h.call('POST', '/v1/users', {
+      key: k,
+      body: { email_address: 'evt@example.com', first_name: 'Eve', password: 'eve is a long password' },
+    });
     expect(created.status).toBe(200);
     const id = created.body.id;
 
@@ -652,7 +684,11 @@ describe('events', () => {
     expect(updated.status).toBe(200);
     const u = await onlyEvent('user.updated', id);
     expect(u.data).toEqual(updated.body);
-    expect(u.data).toMatchObject({ last_name: 'Adams', public_metadata: { a: 1 }, email_addresses: [expect.objectContaining({ email_address: 'evt@example.com' })] });
+    expect(u.data).toMatchObject({
+      last_name: 'Adams',
+      public_metadata: { a: 1 },
+      email_addresses: [expect.objectContaining({ email_address: 'evt@example.com' })],
+    });
     expect(u.createdAt).toBe(t0 + 1000);
 
     h.clock.advance(1000);
@@ -689,7 +725,10 @@ describe('events', () => {
     const other = await h.call('POST', '/v1/users', { key: k, body: { username: 'other_evt' } });
     const patched = await h.call('PATCH', `/v1/users/${other.body.id}`, { key: k, body: { username: 'dup_evt' } });
     expect(patched.status).toBe(422);
-    const badPrimary = await h.call('PATCH', `/v1/users/${other.body.id}`, { key: k, body: { primary_email_address_id: first.body.email_addresses[0].id } });
+    const badPrimary = await h.call('PATCH', `/v1/users/${other.body.id}`, {
+      key: k,
+      body: { primary_email_address_id: first.body.email_addresses[0].id },
+    });
     expect(badPrimary.status).toBe(422);
 
     const after = await eventsOf(inst);

@@ -102,7 +102,9 @@ const withIdentifiers = { emailAddresses: true, phoneNumbers: true } as const;
 /** `two_factor_enabled`: an indexed EXISTS beside each user. */
 const twoFactorExtra = (u: { id: typeof users.id }) => ({
   // Spelled out: the relational query would alias a referenced table's columns to "users".
-  twoFactorEnabled: sql<boolean>`exists (select 1 from totp_factors tf where tf.user_id = ${u.id} and tf.status = 'verified')`.as('two_factor_enabled'),
+  twoFactorEnabled: sql<boolean>`exists (select 1 from totp_factors tf where tf.user_id = ${u.id} and tf.status = 'verified')`.as(
+    'two_factor_enabled',
+  ),
 });
 
 const getUserStatement = prepared((db) =>
@@ -179,7 +181,10 @@ export async function assertIdentifiersFree(
       .where(
         and(
           eq(emailAddresses.instanceId, instanceId),
-          inArray(emailAddresses.emailKey, ids.emails.map((e) => e.toLowerCase())),
+          inArray(
+            emailAddresses.emailKey,
+            ids.emails.map((e) => e.toLowerCase()),
+          ),
           notSelf(emailAddresses.userId),
         ),
       )
@@ -304,18 +309,50 @@ export async function createUser(
  * than in the router because a password is hashed first, outside any transaction: hashing
  * inside one would hold a database connection (the embedded store's only one) for its length.
  */
-function auditUserChange(d: Pick<Deps, 'db' | 'clock'>, instanceId: string, ctx: AuditContext, action: string, userId: string, details?: Record<string, unknown>) {
-  return audit(d, { instanceId, actor: ctx.actor, actorKind: ctx.actorKind, action, target: userId, ip: ctx.ip, userAgent: ctx.userAgent, details });
+function auditUserChange(
+  d: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  ctx: AuditContext,
+  action: string,
+  userId: string,
+  details?: Record<string, unknown>,
+) {
+  return audit(d, {
+    instanceId,
+    actor: ctx.actor,
+    actorKind: ctx.actorKind,
+    action,
+    target: userId,
+    ip: ctx.ip,
+    userAgent: ctx.userAgent,
+    details,
+  });
 }
 
-export async function updateUser(deps: D, instanceId: string, id: string, input: UpdateUserInput, auditCtx: AuditContext): Promise<UserView> {
+export async function updateUser(
+  deps: D,
+  instanceId: string,
+  id: string,
+  input: UpdateUserInput,
+  auditCtx: AuditContext,
+): Promise<UserView> {
   const password = await passwordColumns(deps, input);
   return deps.db
     .transaction(async (tx) => {
       // Metadata is read, merged and written back: the row lock makes the bound hold against the stored value.
       // A new username (a unique column) takes FOR UPDATE anyway: asked first, not as an upgrade (server/db/row-locks.ts).
-      const lock: ParentLock | null = input.username !== undefined ? 'update' : input.public_metadata || input.private_metadata || input.unsafe_metadata ? 'no key update' : null;
-      if (lock) await tx.select({ id: users.id }).from(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId))).for(lock);
+      const lock: ParentLock | null =
+        input.username !== undefined
+          ? 'update'
+          : input.public_metadata || input.private_metadata || input.unsafe_metadata
+            ? 'no key update'
+            : null;
+      if (lock)
+        await tx
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.id, id), eq(users.instanceId, instanceId)))
+          .for(lock);
       const current = await loadUser(tx, instanceId, id);
       const patch: Partial<typeof users.$inferInsert> = { updatedAt: deps.clock.now() };
       if (input.first_name !== undefined) patch.firstName = input.first_name;
@@ -330,9 +367,14 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
       if (input.primary_email_address_id !== undefined) {
         const email = current.emailAddresses.find((e) => e.id === input.primary_email_address_id);
         if (!email) {
-          throw validationError('primary_email_address_id', 'not_found', 'primary_email_address_id is not one of this user’s email addresses.');
+          throw validationError(
+            'primary_email_address_id',
+            'not_found',
+            'primary_email_address_id is not one of this user’s email addresses.',
+          );
         }
-        if (email.verificationStatus !== 'verified') throw validationError('primary_email_address_id', 'unverified', 'Only a verified email address can be primary.');
+        if (email.verificationStatus !== 'verified')
+          throw validationError('primary_email_address_id', 'unverified', 'Only a verified email address can be primary.');
         patch.primaryEmailAddressId = input.primary_email_address_id;
       }
       if (input.primary_phone_number_id !== undefined) {
@@ -340,7 +382,8 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
         if (!phone) {
           throw validationError('primary_phone_number_id', 'not_found', 'primary_phone_number_id is not one of this user’s phone numbers.');
         }
-        if (phone.verificationStatus !== 'verified') throw validationError('primary_phone_number_id', 'unverified', 'Only a verified phone number can be primary.');
+        if (phone.verificationStatus !== 'verified')
+          throw validationError('primary_phone_number_id', 'unverified', 'Only a verified phone number can be primary.');
         patch.primaryPhoneNumberId = input.primary_phone_number_id;
       }
       if (password) {
@@ -351,9 +394,12 @@ export async function updateUser(deps: D, instanceId: string, id: string, input:
         ]);
         Object.assign(patch, password);
       }
-      if (input.public_metadata) patch.publicMetadata = mergeMetadataChecked('public_metadata', current.publicMetadata, input.public_metadata);
-      if (input.private_metadata) patch.privateMetadata = mergeMetadataChecked('private_metadata', current.privateMetadata, input.private_metadata);
-      if (input.unsafe_metadata) patch.unsafeMetadata = mergeMetadataChecked('unsafe_metadata', current.unsafeMetadata, input.unsafe_metadata);
+      if (input.public_metadata)
+        patch.publicMetadata = mergeMetadataChecked('public_metadata', current.publicMetadata, input.public_metadata);
+      if (input.private_metadata)
+        patch.privateMetadata = mergeMetadataChecked('private_metadata', current.privateMetadata, input.private_metadata);
+      if (input.unsafe_metadata)
+        patch.unsafeMetadata = mergeMetadataChecked('unsafe_metadata', current.unsafeMetadata, input.unsafe_metadata);
       await tx.update(users).set(patch).where(eq(users.id, id));
       const view = userView(await loadUser(tx, instanceId, id), deps.clock.now());
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.updated', view);
@@ -368,7 +414,11 @@ export async function deleteUser(deps: D & Pick<Deps, 'cacheInvalidation'>, inst
   return deps.db.transaction(async (tx) => {
     // The deletion's FOR UPDATE, first: later it would wait on a sign-in's KEY SHARE while holding
     // the organizations' locks that sign-in may queue for (server/db/row-locks.ts).
-    await tx.select({ id: users.id }).from(users).where(and(eq(users.id, id), eq(users.instanceId, instanceId))).for('update');
+    await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, id), eq(users.instanceId, instanceId)))
+      .for('update');
     const current = userView(await loadUser(tx, instanceId, id), deps.clock.now());
     await removeUserMemberships({ ...deps, db: tx }, instanceId, id);
     await revokeLiveSessions({ ...deps, db: tx }, instanceId, id);
@@ -383,7 +433,12 @@ export async function deleteUser(deps: D & Pick<Deps, 'cacheInvalidation'>, inst
  * Ban or unban; a no-op (and no event) when the user is already in that state. A ban
  * revokes the user's live sessions.
  */
-export async function setBanned(deps: D & Pick<Deps, 'cacheInvalidation'>, instanceId: string, id: string, banned: boolean): Promise<UserView> {
+export async function setBanned(
+  deps: D & Pick<Deps, 'cacheInvalidation'>,
+  instanceId: string,
+  id: string,
+  banned: boolean,
+): Promise<UserView> {
   return deps.db.transaction(async (tx) => {
     const current = await loadUser(tx, instanceId, id);
     if (current.banned === banned) return userView(current, deps.clock.now());
@@ -395,7 +450,6 @@ export async function setBanned(deps: D & Pick<Deps, 'cacheInvalidation'>, insta
     return view;
   });
 }
-
 
 /** The unfiltered page, the common case, prepared once per order and cursor shape. */
 function preparePlainPage(db: Db, ascending: boolean, withCursor: boolean) {
@@ -427,7 +481,13 @@ const plainPage = (db: Db, ascending: boolean, withCursor: boolean) =>
 export function userFilters(db: Db, instanceId: string, q: UserFilterInput): (SQL | undefined)[] {
   const filters: (SQL | undefined)[] = [eq(users.instanceId, instanceId)];
   if (q.external_id) filters.push(inArray(users.externalId, q.external_id));
-  if (q.username) filters.push(inArray(users.usernameKey, q.username.map((u) => u.toLowerCase())));
+  if (q.username)
+    filters.push(
+      inArray(
+        users.usernameKey,
+        q.username.map((u) => u.toLowerCase()),
+      ),
+    );
   if (q.email_address) {
     const keys = q.email_address.map((e) => e.toLowerCase());
     // By the instance too, so the (instance_id, email_key) index finds the addresses.
@@ -470,12 +530,19 @@ export async function listUsers(deps: Pick<Deps, 'db' | 'clock'>, instanceId: st
   const order = ascending ? oldestFirst(users.id) : newestFirst(users.id);
   if (!hasFilters(filterInput)) {
     // The same keyset, in the statement prepared for this order and cursor shape.
-    const plain = (k: Keyset) => plainPage(deps.db, ascending, Boolean(q.starting_after)).execute({ instanceId, cursor: q.starting_after, limit: k.limit });
+    const plain = (k: Keyset) =>
+      plainPage(deps.db, ascending, Boolean(q.starting_after)).execute({ instanceId, cursor: q.starting_after, limit: k.limit });
     return cursorList(q, order, plain, view);
   }
   const filters = userFilters(deps.db, instanceId, q);
   const rows = (k: Keyset) =>
-    deps.db.query.users.findMany({ where: and(...filters, k.after), orderBy: k.orderBy, limit: k.limit, with: withIdentifiers, extras: twoFactorExtra });
+    deps.db.query.users.findMany({
+      where: and(...filters, k.after),
+      orderBy: k.orderBy,
+      limit: k.limit,
+      with: withIdentifiers,
+      extras: twoFactorExtra,
+    });
   return cursorList(q, order, rows, view);
 }
 
@@ -497,7 +564,12 @@ async function listUsersSorted(
       .from(users)
       .where(and(eq(users.id, q.starting_after), eq(users.instanceId, instanceId)));
     const key = cursor && sql`cast(${cursor.key} as ${sort.type})`;
-    if (key) filters.push(sort.ascending ? sql`(${sort.key}, ${users.id}) > (${key}, ${q.starting_after})` : sql`(${sort.key}, ${users.id}) < (${key}, ${q.starting_after})`);
+    if (key)
+      filters.push(
+        sort.ascending
+          ? sql`(${sort.key}, ${users.id}) > (${key}, ${q.starting_after})`
+          : sql`(${sort.key}, ${users.id}) < (${key}, ${q.starting_after})`,
+      );
   }
   // The keyset is (sort key, id), built above from the cursor user's key: only the page size comes from k.
   const rows = (k: Keyset) =>

@@ -20,7 +20,11 @@ const check = (attemptId: string, code: string, accept?: boolean) =>
 
 describe('verification codes', () => {
   raceTest('hold the reissue cap under concurrency: of simultaneous issues to one address, one wins', async () => {
-    const results = await Promise.allSettled([issue('sia_a', 'race@example.com'), issue('sia_b', 'RACE@example.com'), issue('sia_c', 'race@example.com')]);
+    const results = await Promise.allSettled([
+      issue('sia_a', 'race@example.com'),
+      issue('sia_b', 'RACE@example.com'),
+      issue('sia_c', 'race@example.com'),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) {
       if (r.status === 'rejected') expect(isAppError(r.reason) && r.reason.code).toBe('TOO_MANY_ATTEMPTS');

@@ -110,11 +110,20 @@ export async function issueCode(
 }
 
 /** The latest code of an attempt for a purpose (or either way of its verification: a code or a link), if any. */
-export async function latestCode(deps: Pick<Deps, 'db'>, attemptId: string, purpose: VerificationPurpose | readonly VerificationPurpose[]): Promise<CodeRow | null> {
+export async function latestCode(
+  deps: Pick<Deps, 'db'>,
+  attemptId: string,
+  purpose: VerificationPurpose | readonly VerificationPurpose[],
+): Promise<CodeRow | null> {
   const [row] = await deps.db
     .select()
     .from(verificationCodes)
-    .where(and(eq(verificationCodes.attemptId, attemptId), typeof purpose === 'string' ? eq(verificationCodes.purpose, purpose) : inArray(verificationCodes.purpose, purpose)))
+    .where(
+      and(
+        eq(verificationCodes.attemptId, attemptId),
+        typeof purpose === 'string' ? eq(verificationCodes.purpose, purpose) : inArray(verificationCodes.purpose, purpose),
+      ),
+    )
     .orderBy(desc(verificationCodes.createdAt), desc(verificationCodes.id))
     .limit(1);
   return row ?? null;
@@ -141,7 +150,10 @@ export async function checkCode(
     .limit(1)
     .for('update');
   if (!row || row.status === 'superseded' || row.status === 'verified') {
-    return { ok: false, error: new AppError('CODE_EXPIRED', { message: 'No code is pending; request one first.', meta: { reason: 'not_prepared' } }) };
+    return {
+      ok: false,
+      error: new AppError('CODE_EXPIRED', { message: 'No code is pending; request one first.', meta: { reason: 'not_prepared' } }),
+    };
   }
   if (row.status === 'locked') return { ok: false, error: attemptsExhausted() };
   if (row.expiresAt <= now) return { ok: false, error: new AppError('CODE_EXPIRED', { meta: { reason: 'expired' } }) };
@@ -179,9 +191,22 @@ const attemptsExhausted = () =>
 
 /** The `verification` object of an attempt, as Clerk shows it. */
 export function verificationView(strategy: string, row: CodeRow | null, now: number, verified = false) {
-  if (verified) return { object: 'verification' as const, status: 'verified' as const, strategy, attempts: row?.failedAttempts ?? 0, expire_at: row?.expiresAt ?? null };
+  if (verified)
+    return {
+      object: 'verification' as const,
+      status: 'verified' as const,
+      strategy,
+      attempts: row?.failedAttempts ?? 0,
+      expire_at: row?.expiresAt ?? null,
+    };
   if (!row) return null;
   const status =
-    row.status === 'verified' ? 'verified' : row.status === 'locked' ? 'failed' : row.status === 'superseded' || row.expiresAt <= now ? 'expired' : 'unverified';
+    row.status === 'verified'
+      ? 'verified'
+      : row.status === 'locked'
+        ? 'failed'
+        : row.status === 'superseded' || row.expiresAt <= now
+          ? 'expired'
+          : 'unverified';
   return { object: 'verification' as const, status, strategy, attempts: row.failedAttempts, expire_at: row.expiresAt };
 }

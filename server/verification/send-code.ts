@@ -61,8 +61,15 @@ export async function sendCode(
     const data = input.linkUrl ? { url: input.linkUrl(code), expires_in_minutes, ...input.requested } : { code, expires_in_minutes };
     if (!input.to) {
       // The same lookups and render as a real send, so the answer takes as long.
-      const { template } = await resolveEmailTemplate(d, input.instanceId, TEMPLATE[input.purpose], localeCandidates({ acceptLanguage: input.acceptLanguage }));
-      await renderTemplate(template, { ...data, app_name: 'Latchkey' }).catch(() => renderTemplate(builtInEmailTemplate(TEMPLATE[input.purpose]), data));
+      const { template } = await resolveEmailTemplate(
+        d,
+        input.instanceId,
+        TEMPLATE[input.purpose],
+        localeCandidates({ acceptLanguage: input.acceptLanguage }),
+      );
+      await renderTemplate(template, { ...data, app_name: 'Latchkey' }).catch(() =>
+        renderTemplate(builtInEmailTemplate(TEMPLATE[input.purpose]), data),
+      );
       return { email: null, row };
     }
     const email = await sendEmail(d, {
@@ -78,7 +85,9 @@ export async function sendCode(
   });
   if (email && email.status === 'queued') {
     // After the commit, off the request's path; a failure is retried by the mail sweep.
-    deliverEmail(deps, email.id).catch((err: unknown) => deps.logger.warn({ err, email_id: email.id }, 'verification code delivery failed'));
+    deliverEmail(deps, email.id).catch((err: unknown) =>
+      deps.logger.warn({ err, email_id: email.id }, 'verification code delivery failed'),
+    );
   }
   return row;
 }
@@ -108,12 +117,20 @@ export async function sendSmsCode(
   },
 ) {
   await assertCountryAllowed(deps, input.instanceId, input.phone, input.param ?? 'phone_number');
-  const [instance] = await deps.db.select({ id: instances.id, environment: instances.environment }).from(instances).where(eq(instances.id, input.instanceId));
+  const [instance] = await deps.db
+    .select({ id: instances.id, environment: instances.environment })
+    .from(instances)
+    .where(eq(instances.id, input.instanceId));
   // Before the transaction: the budgets read the policy and audit a refusal on their own connection.
   await spendSmsBudgets(deps, instance!, input.phone);
   const { row, sms } = await deps.db.transaction(async (tx) => {
     const d = { ...deps, db: tx };
-    const { code, row } = await issueCode(d, { instanceId: input.instanceId, attemptId: input.attemptId, purpose: input.purpose, address: input.phone });
+    const { code, row } = await issueCode(d, {
+      instanceId: input.instanceId,
+      attemptId: input.attemptId,
+      purpose: input.purpose,
+      address: input.phone,
+    });
     if (!(input.send ?? input.userId !== null)) return { row, sms: null };
     const sms = await sendSms(d, {
       instanceId: input.instanceId,

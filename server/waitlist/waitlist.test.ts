@@ -55,10 +55,20 @@ describe('the waitlist from join to completed sign-up', () => {
 
     // Not invited yet: sign-up is closed to this address.
     const b = browserOf(h, W);
-    expectError(await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED', { reason: 'waitlist' });
+    expectError(
+      await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+      { reason: 'waitlist' },
+    );
 
     const invited = await eventsDuring(h, W.instanceId, () => bapi.ok('POST', `/v1/waitlist_entries/${entry.id}/invite`, {}));
-    expect(invited.result).toMatchObject({ id: entry.id, status: 'invited', invited_at: h.clock.now(), invitation_expires_at: h.clock.now() + 30 * 86_400_000 });
+    expect(invited.result).toMatchObject({
+      id: entry.id,
+      status: 'invited',
+      invited_at: h.clock.now(),
+      invitation_expires_at: h.clock.now() + 30 * 86_400_000,
+    });
     expect(invited.events.map((e) => e.type)).toEqual(['waitlistEntry.updated', 'email.created']);
     expect(invited.events[0]!.data).toEqual(invited.result);
     const { url, ticket } = await ticketSentTo(email);
@@ -69,16 +79,33 @@ describe('the waitlist from join to completed sign-up', () => {
     expect(JSON.stringify(row)).not.toContain(ticket);
 
     // The ticket is this address's only, and a sign-up without it stays closed.
-    expectError(await b.call('POST', '/v1/client/sign_ups', { body: { email_address: 'someone.else@example.com', ticket }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED', { reason: 'waitlist' });
-    expectError(await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED', { reason: 'waitlist' });
-    expectError(await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: 'tkt_forged' }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED', { reason: 'waitlist' });
+    expectError(
+      await b.call('POST', '/v1/client/sign_ups', { body: { email_address: 'someone.else@example.com', ticket }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+      { reason: 'waitlist' },
+    );
+    expectError(
+      await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+      { reason: 'waitlist' },
+    );
+    expectError(
+      await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: 'tkt_forged' }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+      { reason: 'waitlist' },
+    );
 
     const created = await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket }, headers: freshIp() });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const id = created.body.response.id;
     expect((await b.call('POST', `/v1/client/sign_ups/${id}/prepare_verification`, { body: { strategy: 'email_code' } })).status).toBe(200);
     const code = await codeSentTo(h, email);
-    const done = await eventsDuring(h, W.instanceId, () => b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code }, headers: freshIp() }));
+    const done = await eventsDuring(h, W.instanceId, () =>
+      b.call('POST', `/v1/client/sign_ups/${id}/attempt_verification`, { body: { code }, headers: freshIp() }),
+    );
     expect(done.result.status, JSON.stringify(done.result.body)).toBe(200);
     const userId = done.result.body.response.created_user_id;
     expect(userId).toMatch(/^user_/);
@@ -89,7 +116,11 @@ describe('the waitlist from join to completed sign-up', () => {
     expect(done.events.find((e) => e.type === 'waitlistEntry.updated')!.data).toEqual(completed);
 
     // Done: the ticket does not sign anyone up again, and a completed entry is not invited or rejected.
-    expectError(await browserOf(h, W).call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED');
+    expectError(
+      await browserOf(h, W).call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+    );
     expectError(await bapi.call('POST', `/v1/waitlist_entries/${entry.id}/invite`, {}), 409, 'CONFLICT', { reason: 'completed' });
     expectError(await bapi.call('POST', `/v1/waitlist_entries/${entry.id}/reject`, {}), 409, 'CONFLICT', { reason: 'completed' });
   });
@@ -139,12 +170,23 @@ describe('the waitlist from join to completed sign-up', () => {
 
 describe('BAPI /v1/waitlist_entries', () => {
   it('adds an entry (422 on a bad address, 409 when listed), with its event', async () => {
-    const added = await eventsDuring(h, W.instanceId, () => bapi.ok('POST', '/v1/waitlist_entries', { email_address: 'added@example.com' }));
+    const added = await eventsDuring(h, W.instanceId, () =>
+      bapi.ok('POST', '/v1/waitlist_entries', { email_address: 'added@example.com' }),
+    );
     expect(added.result).toMatchObject({ object: 'waitlist_entry', email_address: 'added@example.com', status: 'pending' });
     expect(added.events).toEqual([{ type: 'waitlistEntry.created', data: added.result }]);
-    expectError(await bapi.call('POST', '/v1/waitlist_entries', { email_address: 'ADDED@example.com' }), 409, 'CONFLICT', { reason: 'already_on_waitlist' });
-    expectError(await bapi.call('POST', '/v1/waitlist_entries', { email_address: 'nope' }), 422, 'VALIDATION_FAILED', { param: 'email_address' });
-    expectError(await bapi.call('POST', '/v1/waitlist_entries', { email_address: 'x@example.com', status: 'invited' }), 422, 'VALIDATION_FAILED', { reason: 'unknown_field' });
+    expectError(await bapi.call('POST', '/v1/waitlist_entries', { email_address: 'ADDED@example.com' }), 409, 'CONFLICT', {
+      reason: 'already_on_waitlist',
+    });
+    expectError(await bapi.call('POST', '/v1/waitlist_entries', { email_address: 'nope' }), 422, 'VALIDATION_FAILED', {
+      param: 'email_address',
+    });
+    expectError(
+      await bapi.call('POST', '/v1/waitlist_entries', { email_address: 'x@example.com', status: 'invited' }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'unknown_field' },
+    );
   });
 
   it('rejects (ticket stops working, again: no change), re-invites with a new ticket (the old one stops working)', async () => {
@@ -156,7 +198,12 @@ describe('BAPI /v1/waitlist_entries', () => {
     expect(rejected.result).toMatchObject({ status: 'rejected', invitation_expires_at: null });
     expect(rejected.events).toEqual([{ type: 'waitlistEntry.updated', data: rejected.result }]);
     const b = browserOf(h, W);
-    expectError(await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: first }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED', { reason: 'waitlist' });
+    expectError(
+      await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: first }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+      { reason: 'waitlist' },
+    );
     const again = await eventsDuring(h, W.instanceId, () => bapi.ok('POST', `/v1/waitlist_entries/${id}/reject`, {}));
     expect(again.events).toEqual([]);
 
@@ -166,12 +213,24 @@ describe('BAPI /v1/waitlist_entries', () => {
     expect(second).not.toBe(first);
     await bapi.ok('POST', `/v1/waitlist_entries/${id}/invite`, { expires_in_days: 1 });
     const { ticket: third } = await ticketSentTo(email);
-    expectError(await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: second }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED');
-    expect((await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: third }, headers: freshIp() })).status).toBe(200);
+    expectError(
+      await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: second }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+    );
+    expect(
+      (await b.call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: third }, headers: freshIp() })).status,
+    ).toBe(200);
     // Past its expiry the ticket signs nobody up.
     h.clock.advance(86_400_000 + 1);
-    expectError(await browserOf(h, W).call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: third }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED');
-    expectError(await bapi.call('POST', `/v1/waitlist_entries/${id}/invite`, { expires_in_days: 91 }), 422, 'VALIDATION_FAILED', { param: 'expires_in_days' });
+    expectError(
+      await browserOf(h, W).call('POST', '/v1/client/sign_ups', { body: { email_address: email, ticket: third }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+    );
+    expectError(await bapi.call('POST', `/v1/waitlist_entries/${id}/invite`, { expires_in_days: 91 }), 422, 'VALIDATION_FAILED', {
+      param: 'expires_in_days',
+    });
   });
 
   it('a sign-up started with a ticket is refused at verification once the entry is rejected meanwhile', async () => {
@@ -186,7 +245,12 @@ describe('BAPI /v1/waitlist_entries', () => {
     await b.call('POST', `/v1/client/sign_ups/${attempt}/prepare_verification`, { body: { strategy: 'email_code' } });
     const code = await codeSentTo(h, email);
     await bapi.ok('POST', `/v1/waitlist_entries/${id}/reject`, {});
-    expectError(await b.call('POST', `/v1/client/sign_ups/${attempt}/attempt_verification`, { body: { code }, headers: freshIp() }), 403, 'SIGN_UP_NOT_ALLOWED', { reason: 'waitlist' });
+    expectError(
+      await b.call('POST', `/v1/client/sign_ups/${attempt}/attempt_verification`, { body: { code }, headers: freshIp() }),
+      403,
+      'SIGN_UP_NOT_ALLOWED',
+      { reason: 'waitlist' },
+    );
     expect((await bapi.ok('GET', `/v1/users?email_address=${encodeURIComponent(email)}`)).data ?? []).toEqual([]);
   });
 
@@ -236,10 +300,18 @@ describe('BAPI /v1/waitlist_entries', () => {
     const stranger = (await h.createKey(W.instanceId, 'users:write')).secret;
     expect((await bapi.call('GET', '/v1/waitlist_entries', undefined, reader)).status).toBe(200);
     expect((await bapi.call('GET', `/v1/waitlist_entries/${id}`, undefined, reader)).status).toBe(200);
-    expectError(await bapi.call('POST', `/v1/waitlist_entries/${id}/invite`, {}, reader), 403, 'SCOPE_MISSING', { required_scope: 'waitlist:write' });
-    expectError(await bapi.call('POST', `/v1/waitlist_entries/${id}/reject`, {}, reader), 403, 'SCOPE_MISSING', { required_scope: 'waitlist:write' });
-    expectError(await bapi.call('POST', '/v1/waitlist_entries', { email_address: 'x@example.com' }, reader), 403, 'SCOPE_MISSING', { required_scope: 'waitlist:write' });
-    expectError(await bapi.call('GET', '/v1/waitlist_entries', undefined, stranger), 403, 'SCOPE_MISSING', { required_scope: 'waitlist:read' });
+    expectError(await bapi.call('POST', `/v1/waitlist_entries/${id}/invite`, {}, reader), 403, 'SCOPE_MISSING', {
+      required_scope: 'waitlist:write',
+    });
+    expectError(await bapi.call('POST', `/v1/waitlist_entries/${id}/reject`, {}, reader), 403, 'SCOPE_MISSING', {
+      required_scope: 'waitlist:write',
+    });
+    expectError(await bapi.call('POST', '/v1/waitlist_entries', { email_address: 'x@example.com' }, reader), 403, 'SCOPE_MISSING', {
+      required_scope: 'waitlist:write',
+    });
+    expectError(await bapi.call('GET', '/v1/waitlist_entries', undefined, stranger), 403, 'SCOPE_MISSING', {
+      required_scope: 'waitlist:read',
+    });
     expect((await bapi.call('GET', '/v1/waitlist_entries', undefined, 'sk_test_nope')).status).toBe(401);
 
     const other = await instanceWith(h, { sign_up_mode: 'waitlist' });
@@ -268,7 +340,9 @@ describe('dashboard waitlist', () => {
 
   beforeAll(async () => {
     owner = await claimedConsole(h);
-    const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, { body: { name: 'Waitlisted', environment: 'test' } });
+    const instance = await owner.b.dash('POST', `/accounts/${owner.accountId}/instances`, {
+      body: { name: 'Waitlisted', environment: 'test' },
+    });
     const instancePath = `/accounts/${owner.accountId}/instances/${instance.body.id}`;
     base = `${instancePath}/waitlist_entries`;
     secretKey = (await owner.b.dash('POST', `${instancePath}/keys`, { body: { scopes: '*' } })).body.secret;
@@ -278,21 +352,29 @@ describe('dashboard waitlist', () => {
 
   it('an admin invites several entries at once (all or none); each gets its email; audit names the operator', async () => {
     const ids: string[] = [];
-    for (const n of [1, 2, 3]) ids.push((await h.call('POST', '/v1/waitlist_entries', { key: secretKey, body: { email_address: `bulk${n}@example.com` } })).body.id);
+    for (const n of [1, 2, 3])
+      ids.push((await h.call('POST', '/v1/waitlist_entries', { key: secretKey, body: { email_address: `bulk${n}@example.com` } })).body.id);
     const listed = await owner.b.dash('GET', `${base}?status=pending`);
     expect(listed.body.data).toHaveLength(3);
 
     const bulk = await owner.b.dash('POST', `${base}/invite`, { body: { ids: [ids[0], ids[2]] } });
     expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
     expect(bulk.body).toMatchObject({ object: 'list', has_more: false });
-    expect(bulk.body.data.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([[ids[0], 'invited'], [ids[2], 'invited']]);
+    expect(bulk.body.data.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([
+      [ids[0], 'invited'],
+      [ids[2], 'invited'],
+    ]);
     expect((await ticketSentTo('bulk1@example.com')).ticket).toMatch(/^tkt_/);
     expect((await ticketSentTo('bulk3@example.com')).ticket).toMatch(/^tkt_/);
     const log = await h.call('GET', `/v1/audit_logs?action=waitlist_entry.invited&target=${ids[0]}`, { key: secretKey });
     expect(log.body.data[0]).toMatchObject({ actor_kind: 'operator' });
 
     // One unknown id fails the lot: nothing changes.
-    expectError(await owner.b.dash('POST', `${base}/invite`, { body: { ids: [ids[1], 'wle_01J0000000000000000000000Z'] } }), 404, 'NOT_FOUND');
+    expectError(
+      await owner.b.dash('POST', `${base}/invite`, { body: { ids: [ids[1], 'wle_01J0000000000000000000000Z'] } }),
+      404,
+      'NOT_FOUND',
+    );
     expect((await owner.b.dash('GET', `${base}/${ids[1]}`)).body.status).toBe('pending');
     expectError(await owner.b.dash('POST', `${base}/invite`, { body: { ids: [] } }), 422, 'VALIDATION_FAILED', { param: 'ids' });
   });
@@ -301,7 +383,9 @@ describe('dashboard waitlist', () => {
     const { id } = (await h.call('POST', '/v1/waitlist_entries', { key: secretKey, body: { email_address: 'viewed@example.com' } })).body;
     expect((await viewer.dash('GET', base)).status).toBe(200);
     expect((await viewer.dash('GET', `${base}/${id}`)).body).toMatchObject({ id, status: 'pending' });
-    expectError(await viewer.dash('POST', base, { body: { email_address: 'v@example.com' } }), 403, 'FORBIDDEN', { reason: 'role_required' });
+    expectError(await viewer.dash('POST', base, { body: { email_address: 'v@example.com' } }), 403, 'FORBIDDEN', {
+      reason: 'role_required',
+    });
     expectError(await viewer.dash('POST', `${base}/${id}/invite`, { body: {} }), 403, 'FORBIDDEN', { reason: 'role_required' });
     expectError(await viewer.dash('POST', `${base}/${id}/reject`, { body: {} }), 403, 'FORBIDDEN', { reason: 'role_required' });
     expectError(await viewer.dash('POST', `${base}/invite`, { body: { ids: [id] } }), 403, 'FORBIDDEN', { reason: 'role_required' });

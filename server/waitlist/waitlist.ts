@@ -47,7 +47,11 @@ export const waitlistEntryView = (r: WaitlistEntryRow) => ({
  * What the FAPI answers whoever joins: the same for a new address and for one already on the
  * list (whatever its status) or already a user's, so joining says nothing about other people.
  */
-export const publicWaitlistEntryView = (emailAddress: string) => ({ object: 'waitlist_entry' as const, email_address: emailAddress, status: 'pending' as const });
+export const publicWaitlistEntryView = (emailAddress: string) => ({
+  object: 'waitlist_entry' as const,
+  email_address: emailAddress,
+  status: 'pending' as const,
+});
 
 const entryAudit = (d: Pick<Deps, 'db' | 'clock'>, instanceId: string, ctx: AuditContext, action: string, row: WaitlistEntryRow) =>
   audit(d, { instanceId, ...ctx, action, target: row.id, details: { email_address: row.emailAddress, status: row.status } });
@@ -66,7 +70,15 @@ async function insertEntry(d: Pick<Deps, 'db' | 'clock'>, instanceId: string, em
   const now = d.clock.now();
   const [row] = await d.db
     .insert(waitlistEntries)
-    .values({ id: newId('wle'), instanceId, emailAddress, emailKey: emailAddress.toLowerCase(), status: 'pending', createdAt: now, updatedAt: now })
+    .values({
+      id: newId('wle'),
+      instanceId,
+      emailAddress,
+      emailKey: emailAddress.toLowerCase(),
+      status: 'pending',
+      createdAt: now,
+      updatedAt: now,
+    })
     .onConflictDoNothing({ target: [waitlistEntries.instanceId, waitlistEntries.emailKey] })
     .returning();
   if (row) await emitEvent(d, instanceId, 'waitlistEntry.created', waitlistEntryView(row));
@@ -92,7 +104,12 @@ export async function joinWaitlist(deps: Pick<Deps, 'db' | 'clock'>, instance: I
 }
 
 /** BAPI and console: adds an address (pending); one already listed is 409. */
-export async function createWaitlistEntry(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, input: { email_address: string }, ctx: AuditContext) {
+export async function createWaitlistEntry(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  input: { email_address: string },
+  ctx: AuditContext,
+) {
   return deps.db.transaction(async (tx) => {
     const d = { db: tx, clock: deps.clock };
     const row = await insertEntry(d, instanceId, input.email_address);
@@ -108,7 +125,10 @@ export async function createWaitlistEntry(deps: Pick<Deps, 'db' | 'clock'>, inst
 }
 
 async function loadEntry(db: Db, instanceId: string, id: string, lock = false) {
-  const q = db.select().from(waitlistEntries).where(and(eq(waitlistEntries.id, id), eq(waitlistEntries.instanceId, instanceId)));
+  const q = db
+    .select()
+    .from(waitlistEntries)
+    .where(and(eq(waitlistEntries.id, id), eq(waitlistEntries.instanceId, instanceId)));
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw notFound('waitlist entry');
   return row;
@@ -136,7 +156,10 @@ export async function listWaitlistEntries(deps: Pick<Deps, 'db'>, instanceId: st
 
 function assertNotCompleted(row: WaitlistEntryRow, doing: string) {
   if (row.status === 'completed') {
-    throw new AppError('CONFLICT', { message: `This person already signed up; there is nothing to ${doing}.`, meta: { reason: 'completed', status: row.status } });
+    throw new AppError('CONFLICT', {
+      message: `This person already signed up; there is nothing to ${doing}.`,
+      meta: { reason: 'completed', status: row.status },
+    });
   }
 }
 
@@ -155,10 +178,19 @@ export const signUpTicketUrl = (fapiUrl: string, ticket: string) => `${fapiUrl}/
  * Invites one entry inside the caller's transaction: a fresh ticket (an earlier one stops
  * working), status invited, the invitation email, waitlistEntry.updated.
  */
-async function inviteInTx(deps: MailDeps, instance: Pick<InstanceContext, 'id' | 'fapiUrl'>, row: WaitlistEntryRow, input: InviteInput, ctx: AuditContext) {
+async function inviteInTx(
+  deps: MailDeps,
+  instance: Pick<InstanceContext, 'id' | 'fapiUrl'>,
+  row: WaitlistEntryRow,
+  input: InviteInput,
+  ctx: AuditContext,
+) {
   assertNotCompleted(row, 'invite');
   if (await isUserAddress(deps.db, instance.id, row.emailKey)) {
-    throw new AppError('CONFLICT', { message: `${row.emailAddress} already belongs to a user.`, meta: { reason: 'already_user', id: row.id } });
+    throw new AppError('CONFLICT', {
+      message: `${row.emailAddress} already belongs to a user.`,
+      meta: { reason: 'already_user', id: row.id },
+    });
   }
   const ticket = generateSecret(TICKET_PREFIX);
   const now = deps.clock.now();
@@ -186,7 +218,13 @@ async function inviteInTx(deps: MailDeps, instance: Pick<InstanceContext, 'id' |
 }
 
 /** Invites an entry (again: a new ticket); a completed one is 409. */
-export async function inviteWaitlistEntry(deps: MailDeps, instance: Pick<InstanceContext, 'id' | 'fapiUrl'>, id: string, input: InviteInput, ctx: AuditContext) {
+export async function inviteWaitlistEntry(
+  deps: MailDeps,
+  instance: Pick<InstanceContext, 'id' | 'fapiUrl'>,
+  id: string,
+  input: InviteInput,
+  ctx: AuditContext,
+) {
   const { view, email } = await deps.db.transaction(async (tx) => {
     const row = await loadEntry(tx, instance.id, id, true);
     return inviteInTx({ ...deps, db: tx }, instance, row, input, ctx);
@@ -222,7 +260,11 @@ export async function inviteWaitlistEntries(
     }
     return out;
   });
-  deliverAfterCommit(deps, results.map((r) => r.email), 'waitlist invitation');
+  deliverAfterCommit(
+    deps,
+    results.map((r) => r.email),
+    'waitlist invitation',
+  );
   return { object: 'list' as const, data: results.map((r) => r.view), has_more: false };
 }
 
@@ -256,7 +298,10 @@ export async function waitlistAdmits(deps: Pick<Deps, 'db' | 'clock'>, instanceI
     gt(waitlistEntries.ticketExpiresAt, deps.clock.now()),
   ];
   if (ticket !== undefined) filters.push(eq(waitlistEntries.ticketDigest, sha256Hex(ticket)));
-  const [row] = await deps.db.select({ id: waitlistEntries.id }).from(waitlistEntries).where(and(...filters));
+  const [row] = await deps.db
+    .select({ id: waitlistEntries.id })
+    .from(waitlistEntries)
+    .where(and(...filters));
   return Boolean(row);
 }
 
@@ -266,7 +311,13 @@ export async function completeWaitlistEntry(d: Pick<Deps, 'db' | 'clock'>, insta
   const [done] = await d.db
     .update(waitlistEntries)
     .set({ status: 'completed', userId, ticketDigest: null, updatedAt: now })
-    .where(and(eq(waitlistEntries.instanceId, instanceId), eq(waitlistEntries.emailKey, emailAddress.toLowerCase()), eq(waitlistEntries.status, 'invited')))
+    .where(
+      and(
+        eq(waitlistEntries.instanceId, instanceId),
+        eq(waitlistEntries.emailKey, emailAddress.toLowerCase()),
+        eq(waitlistEntries.status, 'invited'),
+      ),
+    )
     .returning();
   if (done) await emitEvent(d, instanceId, 'waitlistEntry.updated', waitlistEntryView(done));
 }

@@ -25,12 +25,17 @@ afterAll(() => rx.close());
 
 describe('test events of the types an endpoint subscribes to', () => {
   it('sends an example of a subscribed type to this endpoint only; the log shows the payload sent and the answer received', async () => {
-    const mine = await owner.b.dash('POST', base, { body: { url: `${rx.url}/examples`, event_types: ['organization.created', 'user.created'] } });
+    const mine = await owner.b.dash('POST', base, {
+      body: { url: `${rx.url}/examples`, event_types: ['organization.created', 'user.created'] },
+    });
     const other = await owner.b.dash('POST', base, { body: { url: `${rx.url}/everything`, event_types: ['*'] } });
     expect(other.status).toBe(200);
     const sent = await owner.b.dash('POST', `${base}/${mine.body.id}/test`, { body: { event_type: 'organization.created' } });
     expect(sent.status, JSON.stringify(sent.body)).toBe(202);
-    expect(sent.body).toMatchObject({ event_type: 'organization.created', payload: { object: 'event', type: 'organization.created', data: { object: 'organization', id: 'org_example' } } });
+    expect(sent.body).toMatchObject({
+      event_type: 'organization.created',
+      payload: { object: 'event', type: 'organization.created', data: { object: 'organization', id: 'org_example' } },
+    });
     const before = rx.received.length;
     await runWebhookWorkerOnce(h.runtime.deps);
     const got = rx.received.slice(before);
@@ -43,8 +48,18 @@ describe('test events of the types an endpoint subscribes to', () => {
       payload: { type: 'organization.created', data: { id: 'org_example' } },
       attempts: [expect.objectContaining({ status_code: 200, response: expect.any(String) })],
     });
-    expectError(await owner.b.dash('POST', `${base}/${mine.body.id}/test`, { body: { event_type: 'session.created' } }), 422, 'VALIDATION_FAILED', { param: 'event_type', reason: 'not_subscribed' });
-    expectError(await owner.b.dash('POST', `${base}/${mine.body.id}/test`, { body: { event_type: 'webhook.test' } }), 422, 'VALIDATION_FAILED', { param: 'event_type' });
+    expectError(
+      await owner.b.dash('POST', `${base}/${mine.body.id}/test`, { body: { event_type: 'session.created' } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'event_type', reason: 'not_subscribed' },
+    );
+    expectError(
+      await owner.b.dash('POST', `${base}/${mine.body.id}/test`, { body: { event_type: 'webhook.test' } }),
+      422,
+      'VALIDATION_FAILED',
+      { param: 'event_type' },
+    );
     expect((await owner.b.dash('POST', `${base}/${other.body.id}/test`, { body: { event_type: 'session.created' } })).status).toBe(202);
     // The next file's tests start from an instance without endpoints.
     for (const id of [mine.body.id, other.body.id]) await owner.b.dash('DELETE', `${base}/${id}`);
@@ -67,7 +82,11 @@ describe('dashboard webhook endpoints', () => {
     await runWebhookWorkerOnce(h.runtime.deps);
     expect(verifyDelivery(secret, rx.received.at(-1)!)).toMatchObject({ type: 'webhook.test' });
     const log = await owner.b.dash('GET', `${base}/${endpointId}/deliveries`);
-    expect(log.body.data[0]).toMatchObject({ event_type: 'webhook.test', status: 'succeeded', attempts: [expect.objectContaining({ status_code: 200 })] });
+    expect(log.body.data[0]).toMatchObject({
+      event_type: 'webhook.test',
+      status: 'succeeded',
+      attempts: [expect.objectContaining({ status_code: 200 })],
+    });
     const retried = await owner.b.dash('POST', `${base}/${endpointId}/deliveries/${log.body.data[0].id}/retry`);
     expect(retried.status).toBe(202);
     const revealed = await owner.b.dash('GET', `${base}/${endpointId}/secret`);
@@ -108,6 +127,10 @@ describe('dashboard webhook endpoints', () => {
     const noOrigin = await owner.b.dash('POST', base, { body: { url: rx.url }, origin: null });
     expect(noOrigin.status).toBe(403);
     expect(noOrigin.body.errors[0].code).toBe('ORIGIN_NOT_ALLOWED');
-    expect((await owner.b.dash('DELETE', `${base}/${endpointId}`)).body).toEqual({ object: 'webhook_endpoint', id: endpointId, deleted: true });
+    expect((await owner.b.dash('DELETE', `${base}/${endpointId}`)).body).toEqual({
+      object: 'webhook_endpoint',
+      id: endpointId,
+      deleted: true,
+    });
   });
 });

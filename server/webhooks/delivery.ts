@@ -23,7 +23,11 @@ export const DEFAULT_LEASE_MS = 60_000;
  * workers off the same rows; the lease (locked_until) keeps them off after the claim
  * commits, and lets another worker take the message over if this one dies.
  */
-export async function claimDueMessages(deps: Pick<Deps, 'db' | 'clock' | 'metrics'>, limit: number, leaseMs = DEFAULT_LEASE_MS): Promise<MessageRow[]> {
+export async function claimDueMessages(
+  deps: Pick<Deps, 'db' | 'clock' | 'metrics'>,
+  limit: number,
+  leaseMs = DEFAULT_LEASE_MS,
+): Promise<MessageRow[]> {
   const now = deps.clock.now();
   // The claim before this one, if any: set means it lapsed or was given back unfinished.
   const due = deps.db
@@ -82,7 +86,13 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : null;
 }
 
-async function post(deps: DeliveryDeps, url: string, environment: 'test' | 'live', headers: Record<string, string>, body: string): Promise<AttemptResult> {
+async function post(
+  deps: DeliveryDeps,
+  url: string,
+  environment: 'test' | 'live',
+  headers: Record<string, string>,
+  body: string,
+): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
@@ -128,7 +138,12 @@ export async function loadDeliveries(deps: Pick<Deps, 'db'>, claimed: MessageRow
     .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
     .leftJoin(instances, eq(instances.id, webhookMessages.instanceId))
     .leftJoin(events, eq(events.id, webhookMessages.eventId))
-    .where(inArray(webhookMessages.id, claimed.map((m) => m.id)));
+    .where(
+      inArray(
+        webhookMessages.id,
+        claimed.map((m) => m.id),
+      ),
+    );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return claimed.map((msg) => {
     const r = byId.get(msg.id);
@@ -156,15 +171,21 @@ export async function deliverMessage(deps: DeliveryDeps, d: ClaimedDelivery): Pr
     timestamp: String(timestamp),
     signature: signatureHeader(signingSecrets(deps, endpoint, deps.clock.now()), msg.id, timestamp, body),
   };
-  const result = await post(deps, endpoint.url, environment, {
-    'content-type': 'application/json',
-    'user-agent': 'Latchkey-Webhooks/1',
-    'webhook-id': signed.id,
-    'webhook-timestamp': signed.timestamp,
-    'webhook-signature': signed.signature,
-    // The same values under Svix's names, for receivers that verify with Svix or Clerk's verifyWebhook.
-    ...(endpoint.svixHeaders ? { 'svix-id': signed.id, 'svix-timestamp': signed.timestamp, 'svix-signature': signed.signature } : {}),
-  }, body);
+  const result = await post(
+    deps,
+    endpoint.url,
+    environment,
+    {
+      'content-type': 'application/json',
+      'user-agent': 'Latchkey-Webhooks/1',
+      'webhook-id': signed.id,
+      'webhook-timestamp': signed.timestamp,
+      'webhook-signature': signed.signature,
+      // The same values under Svix's names, for receivers that verify with Svix or Clerk's verifyWebhook.
+      ...(endpoint.svixHeaders ? { 'svix-id': signed.id, 'svix-timestamp': signed.timestamp, 'svix-signature': signed.signature } : {}),
+    },
+    body,
+  );
   const outcome = await acknowledgeWhileClaimed(deps, msg, endpoint, result);
   deps.metrics.webhookDeliveries.inc({ outcome });
   deps.logger.debug({ message_id: msg.id, endpoint_id: endpoint.id, status: result.statusCode, outcome }, 'webhook attempt');
@@ -198,7 +219,13 @@ const ACK_MARGIN_MS = 1000;
  * statement. A worker whose lease expired and was overtaken records its attempt but moves
  * nothing. The same `attemptId` again (a retry whose first try committed unseen) records nothing.
  */
-async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: EndpointRow, r: AttemptResult, attemptId: string): Promise<Outcome> {
+async function acknowledge(
+  deps: DeliveryDeps,
+  msg: MessageRow,
+  endpoint: EndpointRow,
+  r: AttemptResult,
+  attemptId: string,
+): Promise<Outcome> {
   const now = deps.clock.now();
   const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
   const gone = r.statusCode === 410;
@@ -241,6 +268,9 @@ async function acknowledge(deps: DeliveryDeps, msg: MessageRow, endpoint: Endpoi
 
 /** Messages waiting to be delivered, for the queue-depth gauge. */
 export async function pendingMessageCount(deps: Pick<Deps, 'db'>): Promise<number> {
-  const [row] = await deps.db.select({ n: sql<number>`count(*)::int` }).from(webhookMessages).where(eq(webhookMessages.status, 'pending'));
+  const [row] = await deps.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(webhookMessages)
+    .where(eq(webhookMessages.status, 'pending'));
   return Number(row?.n ?? 0);
 }

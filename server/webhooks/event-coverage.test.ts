@@ -38,7 +38,9 @@ describe('event coverage', () => {
     });
     expect(types(created)).toEqual(['user.created']);
     expect(created[0]!.data).toMatchObject({ object: 'user', id: userId });
-    expect(types(await eventsOf(() => h.call('PATCH', `/v1/users/${userId}`, { key, body: { first_name: 'Cover' } })))).toEqual(['user.updated']);
+    expect(types(await eventsOf(() => h.call('PATCH', `/v1/users/${userId}`, { key, body: { first_name: 'Cover' } })))).toEqual([
+      'user.updated',
+    ]);
 
     let sessionId = '';
     const minted = await eventsOf(async () => {
@@ -59,6 +61,14 @@ describe('event coverage', () => {
     expect(deleted[1]!.data).toMatchObject({ id: userId, deleted: true });
 
     const emitted = (await h.call('GET', '/v1/events', { key })).body.data.map((t: { type: string }) => t.type);
-    expect(emitted).toEqual(['session.created', 'session.revoked', 'user.banned', 'user.created', 'user.deleted', 'user.unbanned', 'user.updated']);
+    expect(emitted).toEqual([
+      'session.created',
+      'session.revoked',
+      'user.banned',
+      'user.created',
+      'user.deleted',
+      'user.unbanned',
+      'user.updated',
+    ]);
   });
 });

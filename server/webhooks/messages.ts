@@ -45,7 +45,10 @@ export const messageView = (m: MessageRow, attempts: AttemptRow[], event: EventR
 /** The events of messages, by id. */
 async function eventsOf(deps: Pick<Deps, 'db'>, rows: MessageRow[]) {
   if (rows.length === 0) return new Map<string, EventRow>();
-  const found = await deps.db.select().from(events).where(inArray(events.id, [...new Set(rows.map((r) => r.eventId))]));
+  const found = await deps.db
+    .select()
+    .from(events)
+    .where(inArray(events.id, [...new Set(rows.map((r) => r.eventId))]));
   return new Map(found.map((e) => [e.id, e]));
 }
 
@@ -54,7 +57,12 @@ async function withAttempts(deps: Pick<Deps, 'db'>, rows: MessageRow[]) {
   const attempts = await deps.db
     .select()
     .from(webhookAttempts)
-    .where(inArray(webhookAttempts.messageId, rows.map((r) => r.id)))
+    .where(
+      inArray(
+        webhookAttempts.messageId,
+        rows.map((r) => r.id),
+      ),
+    )
     .orderBy(asc(webhookAttempts.id));
   const byMessage = new Map<string, AttemptRow[]>();
   for (const a of attempts) byMessage.set(a.messageId, [...(byMessage.get(a.messageId) ?? []), a]);
@@ -69,13 +77,24 @@ export async function listDeliveries(
   q: { limit: number; starting_after?: string; status?: WebhookMessageStatus },
 ) {
   await loadEndpoint(deps.db, instanceId, endpointId);
-  const messages = tableRows(deps.db, webhookMessages, eq(webhookMessages.endpointId, endpointId), q.status ? eq(webhookMessages.status, q.status) : undefined);
+  const messages = tableRows(
+    deps.db,
+    webhookMessages,
+    eq(webhookMessages.endpointId, endpointId),
+    q.status ? eq(webhookMessages.status, q.status) : undefined,
+  );
   const withTheirAttempts = async (k: Keyset) => {
     const rows = await messages(k);
     const [attempts, sent] = await Promise.all([withAttempts(deps, rows), eventsOf(deps, rows)]);
     return rows.map((m) => ({ m, attempts: attempts.get(m.id) ?? [], event: sent.get(m.eventId) ?? null }));
   };
-  return cursorList(q, newestFirst(webhookMessages.id), withTheirAttempts, (r) => messageView(r.m, r.attempts, r.event), (r) => r.m.id);
+  return cursorList(
+    q,
+    newestFirst(webhookMessages.id),
+    withTheirAttempts,
+    (r) => messageView(r.m, r.attempts, r.event),
+    (r) => r.m.id,
+  );
 }
 
 async function getMessage(deps: Pick<Deps, 'db'>, id: string) {
@@ -85,12 +104,21 @@ async function getMessage(deps: Pick<Deps, 'db'>, id: string) {
 
 function assertEnabled(endpoint: { disabled: boolean }) {
   if (endpoint.disabled) {
-    throw new AppError('CONFLICT', { message: 'The endpoint is disabled; enable it before redelivering.', meta: { reason: 'endpoint_disabled' } });
+    throw new AppError('CONFLICT', {
+      message: 'The endpoint is disabled; enable it before redelivering.',
+      meta: { reason: 'endpoint_disabled' },
+    });
   }
 }
 
 /** Queues a message again now, with a fresh retry schedule (its webhook-id stays the same). */
-export async function retryMessage(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, endpointId: string, messageId: string, ctx: ActorContext) {
+export async function retryMessage(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  endpointId: string,
+  messageId: string,
+  ctx: ActorContext,
+) {
   const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
     assertEnabled(await loadEndpoint(tx, instanceId, endpointId));
@@ -128,13 +156,16 @@ export async function recoverFailed(
         ),
       )
       .returning({ id: webhookMessages.id });
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId,
-      ...ctx,
-      action: 'webhook_endpoint.recovered',
-      target: endpointId,
-      details: { since: range.since, until: range.until ?? null, count: requeued.length },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId,
+        ...ctx,
+        action: 'webhook_endpoint.recovered',
+        target: endpointId,
+        details: { since: range.since, until: range.until ?? null, count: requeued.length },
+      },
+    );
     return { object: 'webhook_recovery' as const, endpoint_id: endpointId, requeued: requeued.length };
   });
 }
@@ -144,11 +175,17 @@ export async function recoverFailed(
  * endpoint as its data), or `eventType` with example data (./examples.ts), which the
  * endpoint must subscribe to.
  */
-export async function sendTestEvent(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, endpointId: string, eventType?: Exclude<EventType, 'webhook.test'>) {
+export async function sendTestEvent(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  endpointId: string,
+  eventType?: Exclude<EventType, 'webhook.test'>,
+) {
   const eventId = await deps.db.transaction(async (tx) => {
     const endpoint = await loadEndpoint(tx, instanceId, endpointId);
     assertEnabled(endpoint);
-    if (!eventType) return emitEvent({ db: tx, clock: deps.clock }, instanceId, 'webhook.test', endpointView(endpoint), { onlyEndpointId: endpointId });
+    if (!eventType)
+      return emitEvent({ db: tx, clock: deps.clock }, instanceId, 'webhook.test', endpointView(endpoint), { onlyEndpointId: endpointId });
     if (!endpoint.eventTypes.includes('*') && !endpoint.eventTypes.includes(eventType)) {
       throw validationError('event_type', 'not_subscribed', `This endpoint does not subscribe to ${eventType}.`);
     }

@@ -3,21 +3,22 @@ import { WEBHOOK_MESSAGE_STATUSES } from '../db/schema';
 import { EVENT_TYPES, type EventType } from '../events/types';
 import { cursorPageSchema, pageQuery } from '../http/pagination';
 
-const url = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2048)
-  .meta({
-    // What the document can say of the target checks; see checkTargetUrl.
-    pattern: '^https?://[^\\s/?#@]+(?:[/?#][^\\s]*)?$',
-    description:
-      'An absolute http(s) URL without credentials (https on live instances: 422 https_required) whose host is not private, loopback or link-local, by address or by name (422 private_address).',
-  });
+const url = z.string().trim().min(1).max(2048).meta({
+  // What the document can say of the target checks; see checkTargetUrl.
+  pattern: '^https?://[^\\s/?#@]+(?:[/?#][^\\s]*)?$',
+  description:
+    'An absolute http(s) URL without credentials (https on live instances: 422 https_required) whose host is not private, loopback or link-local, by address or by name (422 private_address).',
+});
 const description = z.string().max(512);
 /** Checked against the event catalog by the domain (422 unknown_event_type naming the type). */
 const eventTypes = z
-  .array(z.string().min(1).max(128).meta({ enum: ['*', ...EVENT_TYPES] }))
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(128)
+      .meta({ enum: ['*', ...EVENT_TYPES] }),
+  )
   .min(1)
   .max(100);
 
@@ -89,7 +90,14 @@ export const messageSchema = z
     attempts: z.array(attemptSchema),
     /** What each attempt POSTed: the event envelope; null once the event is gone. */
     payload: z
-      .object({ object: z.literal('event'), id: z.string(), type: z.string(), timestamp: z.number().int(), instance_id: z.string(), data: z.record(z.string(), z.unknown()) })
+      .object({
+        object: z.literal('event'),
+        id: z.string(),
+        type: z.string(),
+        timestamp: z.number().int(),
+        instance_id: z.string(),
+        data: z.record(z.string(), z.unknown()),
+      })
       .nullable(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
@@ -119,4 +127,8 @@ export const endpointListSchema = cursorPageSchema(endpointSchema);
 export const messageListSchema = cursorPageSchema(messageSchema);
 
 /** A test event: webhook.test without `event_type`, else an example of that type. */
-export const testEventBody = z.strictObject({ event_type: z.enum(EVENT_TYPES.filter((t) => t !== 'webhook.test') as [Exclude<EventType, 'webhook.test'>, ...Exclude<EventType, 'webhook.test'>[]]).optional() });
+export const testEventBody = z.strictObject({
+  event_type: z
+    .enum(EVENT_TYPES.filter((t) => t !== 'webhook.test') as [Exclude<EventType, 'webhook.test'>, ...Exclude<EventType, 'webhook.test'>[]])
+    .optional(),
+});

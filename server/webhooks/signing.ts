@@ -12,6 +12,11 @@ export const generateWebhookSecret = () => `${PREFIX}${randomBytes(32).toString(
 export function signatureHeader(secrets: string[], msgId: string, timestampSeconds: number, body: string): string {
   const content = `${msgId}.${timestampSeconds}.${body}`;
   return secrets
-    .map((s) => `v1,${createHmac('sha256', Buffer.from(s.slice(PREFIX.length), 'base64')).update(content).digest('base64')}`)
+    .map(
+      (s) =>
+        `v1,${createHmac('sha256', Buffer.from(s.slice(PREFIX.length), 'base64'))
+          .update(content)
+          .digest('base64')}`,
+    )
     .join(' ');
 }

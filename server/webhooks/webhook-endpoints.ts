@@ -60,7 +60,8 @@ async function checkUrl(deps: D, instance: WebhookInstance, raw: string): Promis
     });
     return url.toString();
   } catch (e) {
-    if (e instanceof TargetRefused && e.reason !== 'unresolvable') throw refusalError('url', { reason: e.reason, message: e.message }, instance.environment);
+    if (e instanceof TargetRefused && e.reason !== 'unresolvable')
+      throw refusalError('url', { reason: e.reason, message: e.message }, instance.environment);
     throw e;
   }
 }
@@ -104,7 +105,10 @@ export async function createEndpoint(deps: D, instance: WebhookInstance, input: 
         updatedAt: now,
       })
       .returning();
-    await audit({ db: tx, clock: deps.clock }, { instanceId: instance.id, ...ctx, action: 'webhook_endpoint.created', target: row!.id, details: { url } });
+    await audit(
+      { db: tx, clock: deps.clock },
+      { instanceId: instance.id, ...ctx, action: 'webhook_endpoint.created', target: row!.id, details: { url } },
+    );
     return { ...endpointView(row!), secret };
   });
 }
@@ -114,7 +118,12 @@ export async function getEndpoint(deps: Pick<Deps, 'db'>, instanceId: string, id
 }
 
 export async function listEndpoints(deps: Pick<Deps, 'db'>, instanceId: string, q: { limit: number; starting_after?: string }) {
-  return cursorList(q, newestFirst(webhookEndpoints.id), tableRows(deps.db, webhookEndpoints, eq(webhookEndpoints.instanceId, instanceId)), endpointView);
+  return cursorList(
+    q,
+    newestFirst(webhookEndpoints.id),
+    tableRows(deps.db, webhookEndpoints, eq(webhookEndpoints.instanceId, instanceId)),
+    endpointView,
+  );
 }
 
 export interface UpdateEndpointInput {
@@ -139,13 +148,16 @@ export async function updateEndpoint(deps: D, instance: WebhookInstance, id: str
   return deps.db.transaction(async (tx) => {
     await loadEndpoint(tx, instance.id, id);
     const [row] = await tx.update(webhookEndpoints).set(patch).where(eq(webhookEndpoints.id, id)).returning();
-    await audit({ db: tx, clock: deps.clock }, {
-      instanceId: instance.id,
-      ...ctx,
-      action: 'webhook_endpoint.updated',
-      target: id,
-      details: { fields: Object.keys(input).sort() },
-    });
+    await audit(
+      { db: tx, clock: deps.clock },
+      {
+        instanceId: instance.id,
+        ...ctx,
+        action: 'webhook_endpoint.updated',
+        target: id,
+        details: { fields: Object.keys(input).sort() },
+      },
+    );
     return endpointView(row!);
   });
 }
@@ -186,7 +198,12 @@ export async function rotateSecret(deps: Pick<Deps, 'db' | 'clock' | 'cipher'>, 
     const previousExpiresAt = now + PREVIOUS_SECRET_TTL_MS;
     await tx
       .update(webhookEndpoints)
-      .set({ secretEnc: deps.cipher.encrypt(secret), previousSecretEnc: row.secretEnc, previousSecretExpiresAt: previousExpiresAt, updatedAt: now })
+      .set({
+        secretEnc: deps.cipher.encrypt(secret),
+        previousSecretEnc: row.secretEnc,
+        previousSecretExpiresAt: previousExpiresAt,
+        updatedAt: now,
+      })
       .where(eq(webhookEndpoints.id, id));
     await audit({ db: tx, clock: deps.clock }, { instanceId, ...ctx, action: 'webhook_endpoint.secret_rotated', target: id });
     return secretView(secret, previousExpiresAt);

@@ -51,7 +51,12 @@ const disable = (id: string) => h.call('PATCH', `/v1/webhook_endpoints/${id}`, {
 describe('webhook endpoints', () => {
   it('creates an endpoint with a whsec_ secret shown at creation and by the reveal route only', async () => {
     const created = await createEndpoint({ description: 'billing', event_types: ['user.created', 'user.deleted', 'user.created'] });
-    expect(created).toMatchObject({ object: 'webhook_endpoint', description: 'billing', event_types: ['user.created', 'user.deleted'], disabled: false });
+    expect(created).toMatchObject({
+      object: 'webhook_endpoint',
+      description: 'billing',
+      event_types: ['user.created', 'user.deleted'],
+      disabled: false,
+    });
     expect(created.id).toMatch(/^whep_[0-9A-Z]{26}$/);
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const got = await h.call('GET', `/v1/webhook_endpoints/${created.id}`, { key });
@@ -61,7 +66,10 @@ describe('webhook endpoints', () => {
     expect(JSON.stringify(listed.body)).not.toContain(created.secret);
     const revealed = await h.call('GET', `/v1/webhook_endpoints/${created.id}/secret`, { key });
     expect(revealed.body).toEqual({ object: 'webhook_endpoint_secret', secret: created.secret, previous_secret_expires_at: null });
-    const [entry] = await deps().db.select().from(auditLogs).where(and(eq(auditLogs.target, created.id), eq(auditLogs.action, 'webhook_endpoint.secret_revealed')));
+    const [entry] = await deps()
+      .db.select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.target, created.id), eq(auditLogs.action, 'webhook_endpoint.secret_revealed')));
     expect(entry).toBeDefined();
     await disable(created.id);
   });
@@ -69,28 +77,45 @@ describe('webhook endpoints', () => {
   it('defaults to every event type, updates and deletes', async () => {
     const created = await createEndpoint();
     expect(created).toMatchObject({ event_types: ['*'] });
-    const patched = await h.call('PATCH', `/v1/webhook_endpoints/${created.id}`, { key, body: { event_types: ['session.created'], description: 'sessions', disabled: true } });
-    expect(patched.body).toMatchObject({ event_types: ['session.created'], description: 'sessions', disabled: true, disabled_reason: null });
+    const patched = await h.call('PATCH', `/v1/webhook_endpoints/${created.id}`, {
+      key,
+      body: { event_types: ['session.created'], description: 'sessions', disabled: true },
+    });
+    expect(patched.body).toMatchObject({
+      event_types: ['session.created'],
+      description: 'sessions',
+      disabled: true,
+      disabled_reason: null,
+    });
     const deleted = await h.call('DELETE', `/v1/webhook_endpoints/${created.id}`, { key });
     expect(deleted.body).toEqual({ object: 'webhook_endpoint', id: created.id, deleted: true });
     expectError(await h.call('GET', `/v1/webhook_endpoints/${created.id}`, { key }), 404, 'NOT_FOUND');
   });
 
   it('refuses unknown event types and bad bodies with 422', async () => {
-    const bad = await h.call('POST', '/v1/webhook_endpoints', { key, body: { url: rx.url, event_types: ['user.created', 'user.exploded'] } });
+    const bad = await h.call('POST', '/v1/webhook_endpoints', {
+      key,
+      body: { url: rx.url, event_types: ['user.created', 'user.exploded'] },
+    });
     expectError(bad, 422, 'VALIDATION_FAILED', { param: 'event_types', reason: 'unknown_event_type' });
     expect(bad.body.errors[0].message).toContain('user.exploded');
     expectError(await h.call('POST', '/v1/webhook_endpoints', { key, body: { url: rx.url, event_types: [] } }), 422, 'VALIDATION_FAILED');
     expectError(await h.call('POST', '/v1/webhook_endpoints', { key, body: { event_types: ['*'] } }), 422, 'VALIDATION_FAILED');
     expectError(await h.call('POST', '/v1/webhook_endpoints', { key, body: { url: rx.url, colour: 'red' } }), 422, 'VALIDATION_FAILED');
-    expectError(await h.call('PATCH', '/v1/webhook_endpoints/whep_01JAAAAAAAAAAAAAAAAAAAAAAA', { key, body: { event_types: ['nope'] } }), 422, 'VALIDATION_FAILED');
+    expectError(
+      await h.call('PATCH', '/v1/webhook_endpoints/whep_01JAAAAAAAAAAAAAAAAAAAAAAA', { key, body: { event_types: ['nope'] } }),
+      422,
+      'VALIDATION_FAILED',
+    );
   });
 
   it('needs webhooks scopes; another instance’s endpoint is a 404', async () => {
     const reader = await h.createKey(instanceId, 'webhooks:read');
     const created = await createEndpoint();
     expect((await h.call('GET', `/v1/webhook_endpoints/${created.id}`, { key: reader.secret })).status).toBe(200);
-    expectError(await h.call('POST', '/v1/webhook_endpoints', { key: reader.secret, body: { url: rx.url } }), 403, 'SCOPE_MISSING', { required_scope: 'webhooks:write' });
+    expectError(await h.call('POST', '/v1/webhook_endpoints', { key: reader.secret, body: { url: rx.url } }), 403, 'SCOPE_MISSING', {
+      required_scope: 'webhooks:write',
+    });
     expectError(await h.call('GET', `/v1/webhook_endpoints/${created.id}/secret`, { key: reader.secret }), 403, 'SCOPE_MISSING');
     const other = await h.createInstance();
     for (const [method, path] of [
@@ -128,8 +153,16 @@ describe('delivery', () => {
     // So does another secret.
     expect(() => verifyDelivery(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, got)).toThrow();
     const [msg] = await deliveries(ep.id);
-    expect(msg).toMatchObject({ id: got.headers['webhook-id'], event_type: 'user.created', status: 'succeeded', attempt_count: 1, next_attempt_at: null });
-    expect(msg.attempts).toEqual([expect.objectContaining({ status_code: 200, response: 'ok', error: null, duration_ms: expect.any(Number) })]);
+    expect(msg).toMatchObject({
+      id: got.headers['webhook-id'],
+      event_type: 'user.created',
+      status: 'succeeded',
+      attempt_count: 1,
+      next_attempt_at: null,
+    });
+    expect(msg.attempts).toEqual([
+      expect.objectContaining({ status_code: 200, response: 'ok', error: null, duration_ms: expect.any(Number) }),
+    ]);
     await disable(ep.id);
   });
 
@@ -249,7 +282,9 @@ describe('delivery', () => {
     expect(await deliveries(ep.id)).toHaveLength(1);
     // Retry and recover are refused while it is disabled.
     const msgId = (await deliveries(ep.id))[0].id;
-    expectError(await h.call('POST', `/v1/webhook_endpoints/${ep.id}/deliveries/${msgId}/retry`, { key }), 409, 'CONFLICT', { reason: 'endpoint_disabled' });
+    expectError(await h.call('POST', `/v1/webhook_endpoints/${ep.id}/deliveries/${msgId}/retry`, { key }), 409, 'CONFLICT', {
+      reason: 'endpoint_disabled',
+    });
     // Enabling it clears the reason; recovery delivers the failed message.
     const enabled = await h.call('PATCH', `/v1/webhook_endpoints/${ep.id}`, { key, body: { disabled: false } });
     expect(enabled.body).toMatchObject({ disabled: false, disabled_reason: null });
@@ -288,11 +323,17 @@ describe('delivery', () => {
     h.clock.advance(3 * 24 * 3_600_000);
     await createUser();
     await work();
-    expect((await h.call('GET', `/v1/webhook_endpoints/${ep.id}`, { key })).body).toMatchObject({ disabled: false, failing_since: expect.any(Number) });
+    expect((await h.call('GET', `/v1/webhook_endpoints/${ep.id}`, { key })).body).toMatchObject({
+      disabled: false,
+      failing_since: expect.any(Number),
+    });
     h.clock.advance(2 * 24 * 3_600_000);
     await createUser();
     await work();
-    expect((await h.call('GET', `/v1/webhook_endpoints/${ep.id}`, { key })).body).toMatchObject({ disabled: true, disabled_reason: 'failing' });
+    expect((await h.call('GET', `/v1/webhook_endpoints/${ep.id}`, { key })).body).toMatchObject({
+      disabled: true,
+      disabled_reason: 'failing',
+    });
     // Its other pending messages fail without another request.
     const before = rx.received.length;
     h.clock.advance(24 * 3_600_000);
@@ -350,7 +391,11 @@ describe('delivery', () => {
     rx.reply = answer(200);
     const res = await h.call('POST', `/v1/webhook_endpoints/${ep.id}/recover`, { key, body: { since } });
     expect(res.body.requeued).toBe(1);
-    expectError(await h.call('POST', `/v1/webhook_endpoints/${ep.id}/recover`, { key, body: { since: 10, until: 5 } }), 422, 'VALIDATION_FAILED');
+    expectError(
+      await h.call('POST', `/v1/webhook_endpoints/${ep.id}/recover`, { key, body: { since: 10, until: 5 } }),
+      422,
+      'VALIDATION_FAILED',
+    );
     expectError(await h.call('POST', `/v1/webhook_endpoints/${ep.id}/recover`, { key, body: {} }), 422, 'VALIDATION_FAILED');
     await work();
     const statuses = (await deliveries(ep.id)).map((m) => m.status);
@@ -365,12 +410,18 @@ describe('delivery', () => {
     const page1 = await h.call('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=2`, { key });
     expect(page1.body).toMatchObject({ has_more: true });
     expect(page1.body.data).toHaveLength(2);
-    const page2 = await h.call('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=2&starting_after=${page1.body.next_cursor}`, { key });
+    const page2 = await h.call('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=2&starting_after=${page1.body.next_cursor}`, {
+      key,
+    });
     expect(page2.body).toMatchObject({ has_more: false, next_cursor: null });
     expect(page2.body.data).toHaveLength(1);
     expect((await h.call('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?status=failed`, { key })).body.data).toEqual([]);
     expectError(await h.call('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?status=lost`, { key }), 422, 'VALIDATION_FAILED');
-    expectError(await h.call('POST', `/v1/webhook_endpoints/${ep.id}/deliveries/msg_01JAAAAAAAAAAAAAAAAAAAAAAA/retry`, { key }), 404, 'NOT_FOUND');
+    expectError(
+      await h.call('POST', `/v1/webhook_endpoints/${ep.id}/deliveries/msg_01JAAAAAAAAAAAAAAAAAAAAAAA/retry`, { key }),
+      404,
+      'NOT_FOUND',
+    );
     await disable(ep.id);
   });
 
@@ -389,7 +440,8 @@ describe('delivery', () => {
   });
 
   it('counts a message claimed again after its claim lapsed or was given back unfinished (a possible duplicate), and no other', async () => {
-    const redeliveries = async () => (await deps().metrics.registry.getSingleMetric('latchkey_webhook_redeliveries_total')!.get()).values[0]?.value ?? 0;
+    const redeliveries = async () =>
+      (await deps().metrics.registry.getSingleMetric('latchkey_webhook_redeliveries_total')!.get()).values[0]?.value ?? 0;
     const ep = await createEndpoint({ event_types: ['user.created'] });
     const before = await redeliveries();
     for (let i = 0; i < 3; i++) await createUser();
@@ -463,7 +515,10 @@ describe('test event', () => {
     expect(res.body).toMatchObject({ object: 'webhook_message', endpoint_id: target.id, event_type: 'webhook.test', status: 'pending' });
     expect(await work()).toBe(1);
     expect(rx.received).toHaveLength(1);
-    expect(verifyDelivery(target.secret, rx.received[0]!)).toMatchObject({ type: 'webhook.test', data: { object: 'webhook_endpoint', id: target.id } });
+    expect(verifyDelivery(target.secret, rx.received[0]!)).toMatchObject({
+      type: 'webhook.test',
+      data: { object: 'webhook_endpoint', id: target.id },
+    });
     expect(await deliveries(everything.id)).toEqual([]);
     const types = (await h.call('GET', '/v1/events', { key })).body.data.map((t: { type: string }) => t.type);
     expect(types).toContain('webhook.test');
@@ -477,13 +532,18 @@ describe('test event', () => {
 
 describe('SSRF guard', () => {
   /** No ALLOW_PRIVATE_WEBHOOK_TARGETS. */
-  const strict = sharedHarness({ dns: async (host) => (dnsTable[host] ? [{ address: dnsTable[host]!, family: isIP(dnsTable[host]!) === 6 ? 6 : 4 }] : []) });
+  const strict = sharedHarness({
+    dns: async (host) => (dnsTable[host] ? [{ address: dnsTable[host]!, family: isIP(dnsTable[host]!) === 6 ? 6 : 4 }] : []),
+  });
 
   it('refuses private targets on a test instance without the flag and any on a live one', async () => {
     {
       const t = await strict.createInstance();
       const refused = async (url: string, reason: string, k = t.secret) =>
-        expectError(await strict.call('POST', '/v1/webhook_endpoints', { key: k, body: { url } }), 422, 'VALIDATION_FAILED', { param: 'url', reason });
+        expectError(await strict.call('POST', '/v1/webhook_endpoints', { key: k, body: { url } }), 422, 'VALIDATION_FAILED', {
+          param: 'url',
+          reason,
+        });
       for (const url of [
         'http://127.0.0.1:8080/',
         'http://localhost/',
@@ -512,39 +572,70 @@ describe('SSRF guard', () => {
       await refused('file:///etc/passwd', 'scheme_not_allowed');
       await refused('not a url', 'invalid_url');
       await refused('http://user:pass@public.test/', 'credentials_not_allowed');
-      expect((await strict.call('POST', '/v1/webhook_endpoints', { key: t.secret, body: { url: 'http://public.test/hook' } })).status).toBe(200);
+      expect((await strict.call('POST', '/v1/webhook_endpoints', { key: t.secret, body: { url: 'http://public.test/hook' } })).status).toBe(
+        200,
+      );
       const live = await strict.createInstance({ environment: 'live' });
       await refused('http://public.test/hook', 'https_required', live.secret);
-      expect((await strict.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://public.test/hook' } })).status).toBe(200);
+      expect(
+        (await strict.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://public.test/hook' } })).status,
+      ).toBe(200);
     }
   });
 
   it('ALLOW_PRIVATE_WEBHOOK_TARGETS never applies to live instances', async () => {
     const live = await h.createInstance({ environment: 'live' });
-    expectError(await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://127.0.0.1/' } }), 422, 'VALIDATION_FAILED', { reason: 'private_address' });
-    expectError(await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://evil.test/' } }), 422, 'VALIDATION_FAILED', { reason: 'private_address' });
+    expectError(
+      await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://127.0.0.1/' } }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'private_address' },
+    );
+    expectError(
+      await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://evil.test/' } }),
+      422,
+      'VALIDATION_FAILED',
+      { reason: 'private_address' },
+    );
     const refused = await h.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://127.0.0.1/' } });
     expect(refused.body.errors[0].message).not.toContain('ALLOW_PRIVATE_TARGETS');
     expect(refused.body.errors[0].meta).toEqual({ param: 'url', reason: 'private_address' });
   });
 
   /** IPv6 spellings that carry 127.0.0.1 (compatible, NAT64 local-use, SIIT, 6to4, Teredo client) or reach it (IPv4-mapped). */
-  const loopbackInIpv6 = ['::127.0.0.1', '64:ff9b:1::7f00:1', '::ffff:0:7f00:1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '::ffff:127.0.0.1'];
+  const loopbackInIpv6 = [
+    '::127.0.0.1',
+    '64:ff9b:1::7f00:1',
+    '::ffff:0:7f00:1',
+    '2002:7f00:1::',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '::ffff:127.0.0.1',
+  ];
 
   it('refuses IPv6 targets that embed a private IPv4 address, on a live instance', async () => {
     const live = await strict.createInstance({ environment: 'live' });
     for (const ip of loopbackInIpv6) {
-      expectError(await strict.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: `https://[${ip}]/` } }), 422, 'VALIDATION_FAILED', {
-        param: 'url',
-        reason: 'private_address',
-      });
+      expectError(
+        await strict.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: `https://[${ip}]/` } }),
+        422,
+        'VALIDATION_FAILED',
+        {
+          param: 'url',
+          reason: 'private_address',
+        },
+      );
     }
     dnsTable['v6loop.test'] = '64:ff9b::a9fe:a9fe'; // NAT64 well-known prefix carrying 169.254.169.254
     try {
-      expectError(await strict.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://v6loop.test/' } }), 422, 'VALIDATION_FAILED', {
-        param: 'url',
-        reason: 'private_address',
-      });
+      expectError(
+        await strict.call('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://v6loop.test/' } }),
+        422,
+        'VALIDATION_FAILED',
+        {
+          param: 'url',
+          reason: 'private_address',
+        },
+      );
     } finally {
       delete dnsTable['v6loop.test'];
     }
@@ -556,7 +647,10 @@ describe('SSRF guard', () => {
       const t = await strict.createInstance();
       const port = new URL(rx.url).port;
       dnsTable['rebind6.test'] = '93.184.216.34';
-      const ep = await strict.call('POST', '/v1/webhook_endpoints', { key: t.secret, body: { url: `http://rebind6.test:${port}/hook`, event_types: ['user.created'] } });
+      const ep = await strict.call('POST', '/v1/webhook_endpoints', {
+        key: t.secret,
+        body: { url: `http://rebind6.test:${port}/hook`, event_types: ['user.created'] },
+      });
       expect(ep.status).toBe(200);
       for (const [i, ip] of loopbackInIpv6.entries()) {
         dnsTable['rebind6.test'] = ip;
@@ -580,7 +674,10 @@ describe('SSRF guard', () => {
       const t = await strict.createInstance();
       const port = new URL(rx.url).port;
       dnsTable['rebind.test'] = '93.184.216.34';
-      const ep = await strict.call('POST', '/v1/webhook_endpoints', { key: t.secret, body: { url: `http://rebind.test:${port}/hook`, event_types: ['user.created'] } });
+      const ep = await strict.call('POST', '/v1/webhook_endpoints', {
+        key: t.secret,
+        body: { url: `http://rebind.test:${port}/hook`, event_types: ['user.created'] },
+      });
       expect(ep.status).toBe(200);
       dnsTable['rebind.test'] = '127.0.0.1';
       await strict.call('POST', '/v1/users', { key: t.secret, body: { email_address: ['rebind@example.com'] } });

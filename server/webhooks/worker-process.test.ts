@@ -23,7 +23,8 @@ let rx: WebhookReceiver;
 let instance: { id: string; environment: 'test' | 'live' };
 const clock = new TestClock();
 
-const startWorker = () => pg.spawn('server/main/worker.ts', { DATABASE_URL: dbUrl, ENCRYPTION_KEY, ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', LOG_LEVEL: 'silent' });
+const startWorker = () =>
+  pg.spawn('server/main/worker.ts', { DATABASE_URL: dbUrl, ENCRYPTION_KEY, ALLOW_PRIVATE_WEBHOOK_TARGETS: '1', LOG_LEVEL: 'silent' });
 
 async function waitFor(check: () => boolean | Promise<boolean>, ms: number, what: string) {
   const deadline = Date.now() + ms;
@@ -89,7 +90,8 @@ describe.skipIf(!pg.available)('webhook worker processes (PostgreSQL)', () => {
     clock.advance(Date.now() - clock.now());
     const workers = [startWorker(), startWorker()];
     const count = 40;
-    for (let i = 0; i < count; i++) await createUser(runtime.deps, instance.id, { email_address: [`pair${i}@example.com`] }, { audit: systemContext('test') });
+    for (let i = 0; i < count; i++)
+      await createUser(runtime.deps, instance.id, { email_address: [`pair${i}@example.com`] }, { audit: systemContext('test') });
     const pair = () => rx.received.filter((r) => r.path === '/pair');
     await waitFor(() => pair().length >= count, 30_000, `${count} deliveries`);
     await new Promise((r) => setTimeout(r, 500));

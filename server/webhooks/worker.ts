@@ -48,7 +48,11 @@ export interface WebhookWorker {
  * The delivery loop: woken by the fan-out's NOTIFY when a transaction with new messages
  * commits (any process on the same database), and by a poll for retries that fall due.
  */
-export async function startWebhookWorker(deps: DeliveryDeps, database: Pick<Database, 'listen'>, opts: WorkerOptions = {}): Promise<WebhookWorker> {
+export async function startWebhookWorker(
+  deps: DeliveryDeps,
+  database: Pick<Database, 'listen'>,
+  opts: WorkerOptions = {},
+): Promise<WebhookWorker> {
   const pollMs = opts.pollMs ?? 1000;
   let stopping = false;
   let wakeUp: (() => void) | null = null;
@@ -89,7 +93,9 @@ export async function startWebhookWorker(deps: DeliveryDeps, database: Pick<Data
       let timer: NodeJS.Timeout | undefined;
       const finished = await Promise.race([
         loop.then(() => true),
-        Number.isFinite(timeoutMs) ? new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))) : new Promise<boolean>(() => {}),
+        Number.isFinite(timeoutMs)
+          ? new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))
+          : new Promise<boolean>(() => {}),
       ]);
       clearTimeout(timer);
       if (!finished) {

@@ -39,7 +39,13 @@ const problemLines = StateField.define<DecorationSet>({
 
 // Colours are CSS variables (app/globals.css) so the editor follows the light or dark theme.
 const theme = EditorView.theme({
-  '&': { fontSize: '13px', border: '1px solid var(--code-border)', borderRadius: '6px', backgroundColor: 'var(--code-bg)', color: 'var(--code-fg)' },
+  '&': {
+    fontSize: '13px',
+    border: '1px solid var(--code-border)',
+    borderRadius: '6px',
+    backgroundColor: 'var(--code-bg)',
+    color: 'var(--code-fg)',
+  },
   '&.cm-focused': { outline: '2px solid rgb(99 102 241)', outlineOffset: '1px' },
   '.cm-content': { caretColor: 'var(--code-caret)' },
   '.cm-cursor, .cm-dropCursor': { borderLeftColor: 'var(--code-caret)' },
@@ -77,7 +83,10 @@ type Props = {
 };
 
 /** A CodeMirror 6 editor with line numbers, highlighting and the validator's problems marked at their lines. */
-export const CodeEditor = forwardRef<CodeEditorHandle, Props>(function CodeEditor({ value, onChange, language, problems = [], label, readOnly = false, onFocus }, ref) {
+export const CodeEditor = forwardRef<CodeEditorHandle, Props>(function CodeEditor(
+  { value, onChange, language, problems = [], label, readOnly = false, onFocus },
+  ref,
+) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const callbacks = useRef({ onChange, onFocus });

@@ -2,9 +2,33 @@
 
 import { useLocale, useTranslations } from 'next-intl';
 import { useMemo, useState } from 'react';
-import { Alert, Badge, Button, Card, CardBody, Checkbox, Field, Input, PageHeader, Select, Skeleton, Textarea, cn, focusRing } from '@/components/ui';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  CardBody,
+  Checkbox,
+  Field,
+  Input,
+  PageHeader,
+  Select,
+  Skeleton,
+  Textarea,
+  cn,
+  focusRing,
+} from '@/components/ui';
 import { api } from '@/lib/console/paths';
-import { callTemplates, localeName, ProblemsError, type CatalogResource, type Localization, type LocalizationContent, type LocalizationList, type Problem } from '@/lib/console/templates';
+import {
+  callTemplates,
+  localeName,
+  ProblemsError,
+  type CatalogResource,
+  type Localization,
+  type LocalizationContent,
+  type LocalizationList,
+  type Problem,
+} from '@/lib/console/templates';
 import { useDashboard } from '@/lib/console/use-dashboard';
 import { useInvalidate } from '@/lib/query/use-resource';
 import { useErrorMessage } from '@/lib/use-error-message';
@@ -55,7 +79,9 @@ export function Localizations() {
                   value={locale}
                   onChange={(e) => pick({ locale: e.target.value })}
                   options={data.catalog.supported_languages}
-                  optionLabel={(l) => `${localeName(l, uiLocale)} (${l})${data.catalog.built_in_locales.includes(l) ? ` · ${t('builtIn')}` : ''}`}
+                  optionLabel={(l) =>
+                    `${localeName(l, uiLocale)} (${l})${data.catalog.built_in_locales.includes(l) ? ` · ${t('builtIn')}` : ''}`
+                  }
                 />
               )}
             </Field>
@@ -68,7 +94,9 @@ export function Localizations() {
                   {(['email', 'sms', 'hosted'] as const).map((kind) => (
                     <optgroup key={kind} label={t(`kinds.${kind}`)}>
                       {data.catalog.resources
-                        .filter((r) => r.kind === kind && (r.key === resourceKey || r.key.toLowerCase().includes(search.trim().toLowerCase())))
+                        .filter(
+                          (r) => r.kind === kind && (r.key === resourceKey || r.key.toLowerCase().includes(search.trim().toLowerCase())),
+                        )
                         .map((r) => (
                           <option key={r.key} value={r.key}>
                             {r.key}
@@ -156,7 +184,8 @@ function OverrideForm({
   const [busy, setBusy] = useState(false);
 
   const content = useMemo((): LocalizationContent => {
-    if (resource.kind === 'email') return { subject: values.subject ?? '', mjml: values.mjml ?? '', text: values.text?.trim() ? values.text : null };
+    if (resource.kind === 'email')
+      return { subject: values.subject ?? '', mjml: values.mjml ?? '', text: values.text?.trim() ? values.text : null };
     if (resource.kind === 'sms') return { body: values.body ?? '' };
     return { text: values.text ?? '' };
   }, [values, resource.kind]);
@@ -189,7 +218,13 @@ function OverrideForm({
             <div key={f} className="flex flex-col gap-1">
               <span className="text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{t(`fields.${f}`)}</span>
               {/* Focusable, so a keyboard can scroll a long text (WCAG 2.1.1). */}
-              <pre tabIndex={0} className={cn('max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800', focusRing)}>
+              <pre
+                tabIndex={0}
+                className={cn(
+                  'max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800',
+                  focusRing,
+                )}
+              >
                 {baseCopy[f] ?? '—'}
               </pre>
             </div>
@@ -207,9 +242,19 @@ function OverrideForm({
           {fields.map((f) => {
             const mine = problems.filter((p) => p.part === f || (f === 'body' && p.part === 'body'));
             return (
-              <Field key={f} label={t(`fields.${f}`)} error={mine.map((p) => `${p.line}:${p.column} ${p.message}`).join(' · ') || undefined}>
+              <Field
+                key={f}
+                label={t(`fields.${f}`)}
+                error={mine.map((p) => `${p.line}:${p.column} ${p.message}`).join(' · ') || undefined}
+              >
                 {(p) => (
-                  <Textarea {...p} rows={f === 'mjml' ? 14 : f === 'subject' ? 2 : 5} value={values[f] ?? ''} readOnly={!canWrite} onChange={(e) => setValues((v) => ({ ...v, [f]: e.target.value }))} />
+                  <Textarea
+                    {...p}
+                    rows={f === 'mjml' ? 14 : f === 'subject' ? 2 : 5}
+                    value={values[f] ?? ''}
+                    readOnly={!canWrite}
+                    onChange={(e) => setValues((v) => ({ ...v, [f]: e.target.value }))}
+                  />
                 )}
               </Field>
             );

@@ -44,9 +44,13 @@ export function TemplateEditor({ name }: { name: string }) {
   const instance = useInstance();
   const base = `${api.instance(account.id, instance.id)}/email_templates/${encodeURIComponent(name)}`;
   const defaultLocale = (instance.settings as { default_locale?: string }).default_locale ?? 'en';
-  const [locale, setLocale] = useState(() => new URLSearchParams(typeof window === 'undefined' ? '' : window.location.search).get('locale') ?? defaultLocale);
+  const [locale, setLocale] = useState(
+    () => new URLSearchParams(typeof window === 'undefined' ? '' : window.location.search).get('locale') ?? defaultLocale,
+  );
   const detail = useDashboard<EmailTemplateDetail>(`${base}?locale=${encodeURIComponent(locale)}`);
-  const revisions = useDashboard<InstanceResponse<'GET /email_templates/{template}/revisions'>>(`${base}/revisions?locale=${encodeURIComponent(locale)}&limit=20`);
+  const revisions = useDashboard<InstanceResponse<'GET /email_templates/{template}/revisions'>>(
+    `${base}/revisions?locale=${encodeURIComponent(locale)}&limit=20`,
+  );
   // Kept here: the editor below starts afresh after each save, and the message must outlive it.
   const [notice, setNotice] = useState<Notice | null>(null);
 
@@ -79,7 +83,12 @@ export function TemplateEditor({ name }: { name: string }) {
             <Badge tone={detail.data.override ? (detail.data.override.enabled ? 'indigo' : 'amber') : STATE_TONE.built_in}>
               {detail.data.override ? t(detail.data.override.enabled ? 'states.overridden' : 'states.disabled') : t('states.built_in')}
             </Badge>
-            <span className="text-zinc-500 dark:text-zinc-400">{t('editor.effective', { source: t(`editor.source.${detail.data.effective.source}`), locale: localeName(detail.data.effective.locale, uiLocale) })}</span>
+            <span className="text-zinc-500 dark:text-zinc-400">
+              {t('editor.effective', {
+                source: t(`editor.source.${detail.data.effective.source}`),
+                locale: localeName(detail.data.effective.locale, uiLocale),
+              })}
+            </span>
           </p>
         )}
       </div>
@@ -201,18 +210,36 @@ function EditorBody({
   }
 
   const save = async () => {
-    if (await run('save', async () => void (await callTemplates('PUT', baseUrl, { locale: detail.locale, ...bodyOf(draft) })), t('editor.saved'))) onSaved();
+    if (
+      await run(
+        'save',
+        async () => void (await callTemplates('PUT', baseUrl, { locale: detail.locale, ...bodyOf(draft) })),
+        t('editor.saved'),
+      )
+    )
+      onSaved();
   };
   const reset = async () => {
-    if (await run('reset', async () => void (await callTemplates('DELETE', `${baseUrl}?locale=${encodeURIComponent(detail.locale)}`)), t('editor.resetDone'))) onSaved();
+    if (
+      await run(
+        'reset',
+        async () => void (await callTemplates('DELETE', `${baseUrl}?locale=${encodeURIComponent(detail.locale)}`)),
+        t('editor.resetDone'),
+      )
+    )
+      onSaved();
   };
   const testSend = () =>
     run('test', async () => {
-      const email = await callTemplates<InstanceResponse<'POST /email_templates/{template}/test_send'>>('POST', `${baseUrl}/test_send`, { locale: detail.locale, ...bodyOf(draft) });
+      const email = await callTemplates<InstanceResponse<'POST /email_templates/{template}/test_send'>>('POST', `${baseUrl}/test_send`, {
+        locale: detail.locale,
+        ...bodyOf(draft),
+      });
       return t('editor.testSent', { to: email.to });
     });
   const restore = async (r: Revision) => {
-    if (await run(r.id, async () => void (await callTemplates('POST', `${baseUrl}/revisions/${r.id}/restore`)), t('editor.restored'))) onSaved();
+    if (await run(r.id, async () => void (await callTemplates('POST', `${baseUrl}/revisions/${r.id}/restore`)), t('editor.restored')))
+      onSaved();
   };
 
   const allProblems = useMemo(() => [...problems].sort((a, b) => a.part.localeCompare(b.part) || a.line - b.line), [problems]);
@@ -234,24 +261,48 @@ function EditorBody({
                   value={draft.subject}
                   readOnly={!canWrite}
                   onFocus={() => (focused.current = 'subject')}
-                  onSelect={(e) => (subjectCursor.current = { start: e.currentTarget.selectionStart ?? 0, end: e.currentTarget.selectionEnd ?? 0 })}
+                  onSelect={(e) =>
+                    (subjectCursor.current = { start: e.currentTarget.selectionStart ?? 0, end: e.currentTarget.selectionEnd ?? 0 })
+                  }
                   onChange={(e) => set('subject')(e.target.value)}
                   className="font-mono"
                 />
               )}
             </Field>
             <PartEditor label={t('editor.mjml')} problems={problemsOf('mjml')}>
-              <CodeEditor ref={mjmlRef} label={t('editor.mjml')} language="html" value={draft.mjml} onChange={set('mjml')} problems={problemsOf('mjml')} readOnly={!canWrite} onFocus={() => (focused.current = 'mjml')} />
+              <CodeEditor
+                ref={mjmlRef}
+                label={t('editor.mjml')}
+                language="html"
+                value={draft.mjml}
+                onChange={set('mjml')}
+                problems={problemsOf('mjml')}
+                readOnly={!canWrite}
+                onFocus={() => (focused.current = 'mjml')}
+              />
             </PartEditor>
             <PartEditor label={t('editor.text')} hint={t('editor.textHint')} problems={problemsOf('text')}>
-              <CodeEditor ref={textRef} label={t('editor.text')} language="text" value={draft.text} onChange={set('text')} problems={problemsOf('text')} readOnly={!canWrite} onFocus={() => (focused.current = 'text')} />
+              <CodeEditor
+                ref={textRef}
+                label={t('editor.text')}
+                language="text"
+                value={draft.text}
+                onChange={set('text')}
+                problems={problemsOf('text')}
+                readOnly={!canWrite}
+                onFocus={() => (focused.current = 'text')}
+              />
             </PartEditor>
             {allProblems.length > 0 && (
               <Alert tone="error" title={t('editor.problemsTitle', { count: allProblems.length })}>
                 <ul className="flex flex-col gap-1" aria-label={t('editor.problemsTitle', { count: allProblems.length })}>
                   {allProblems.map((p, i) => (
                     <li key={i}>
-                      <button type="button" className={cn('text-left underline-offset-2 hover:underline', focusRing)} onClick={() => goTo(p)}>
+                      <button
+                        type="button"
+                        className={cn('text-left underline-offset-2 hover:underline', focusRing)}
+                        onClick={() => goTo(p)}
+                      >
                         {t('editor.problemAt', { part: t(`editor.parts.${p.part}`), line: p.line, column: p.column })}: {p.message}
                       </button>
                     </li>
@@ -288,13 +339,19 @@ function EditorBody({
               {detail.variables.map((v) => (
                 <li key={v.name} className="flex items-start justify-between gap-3 text-sm">
                   <span className="min-w-0">
-                    <code className="font-mono text-xs">{`{{${v.name}}}`}</code> {v.required && <Badge tone="red">{t('editor.required')}</Badge>}
+                    <code className="font-mono text-xs">{`{{${v.name}}}`}</code>{' '}
+                    {v.required && <Badge tone="red">{t('editor.required')}</Badge>}
                     <span className="block text-xs text-zinc-500 dark:text-zinc-400">
                       {v.description} — {t('editor.sample', { sample: String(v.sample) })}
                     </span>
                   </span>
                   {canWrite && (
-                    <Button size="sm" variant="secondary" onClick={() => insert(v.name)} aria-label={t('editor.insertLabel', { name: v.name })}>
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      onClick={() => insert(v.name)}
+                      aria-label={t('editor.insertLabel', { name: v.name })}
+                    >
                       {t('editor.insert')}
                     </Button>
                   )}
@@ -311,7 +368,17 @@ function EditorBody({
               <h2 className="text-sm font-semibold">{t('editor.preview')}</h2>
               <div role="group" aria-label={t('editor.width')} className="flex gap-1 rounded-lg bg-zinc-100 p-1 dark:bg-zinc-900">
                 {(Object.keys(WIDTHS) as (keyof typeof WIDTHS)[]).map((w) => (
-                  <button key={w} type="button" aria-pressed={width === w} onClick={() => setWidth(w)} className={cn('rounded-md px-3 py-1 text-xs font-medium', focusRing, width === w ? 'bg-white shadow-sm dark:bg-zinc-800' : 'text-zinc-600')}>
+                  <button
+                    key={w}
+                    type="button"
+                    aria-pressed={width === w}
+                    onClick={() => setWidth(w)}
+                    className={cn(
+                      'rounded-md px-3 py-1 text-xs font-medium',
+                      focusRing,
+                      width === w ? 'bg-white shadow-sm dark:bg-zinc-800' : 'text-zinc-600',
+                    )}
+                  >
                     {t(`editor.widths.${w}`)}
                   </button>
                 ))}
@@ -325,11 +392,19 @@ function EditorBody({
                 </p>
                 <div className="flex justify-center overflow-x-auto rounded-md bg-zinc-100 p-2 dark:bg-zinc-900">
                   {/* No scripts, no same-origin: the draft cannot reach the console. */}
-                  <iframe title={t('editor.previewFrame')} sandbox="" srcDoc={preview.html} style={{ width: WIDTHS[width] }} className="h-[36rem] max-w-full rounded bg-white" />
+                  <iframe
+                    title={t('editor.previewFrame')}
+                    sandbox=""
+                    srcDoc={preview.html}
+                    style={{ width: WIDTHS[width] }}
+                    className="h-[36rem] max-w-full rounded bg-white"
+                  />
                 </div>
                 <details>
                   <summary className="cursor-pointer text-sm text-zinc-600">{t('editor.textPreview')}</summary>
-                  <pre className="mt-2 max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">{preview.text}</pre>
+                  <pre className="mt-2 max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800">
+                    {preview.text}
+                  </pre>
                 </details>
               </>
             ) : (

@@ -11,7 +11,11 @@ import { useInstance } from '../instance-context';
 import { InlineError } from '../states';
 import type { InstanceResponse } from '@/lib/console/types';
 
-export const STATE_TONE: Record<TemplateState, 'neutral' | 'indigo' | 'amber'> = { built_in: 'neutral', overridden: 'indigo', disabled: 'amber' };
+export const STATE_TONE: Record<TemplateState, 'neutral' | 'indigo' | 'amber'> = {
+  built_in: 'neutral',
+  overridden: 'indigo',
+  disabled: 'amber',
+};
 
 /** `…/templates`: every email template with its state and its overrides per language. */
 export function TemplatesList() {
@@ -27,7 +31,10 @@ export function TemplatesList() {
         title={t('list.title')}
         description={t('list.description')}
         actions={
-          <Link href={pages.instance(account.id, instance.id, 'localizations')} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+          <Link
+            href={pages.instance(account.id, instance.id, 'localizations')}
+            className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+          >
             {t('list.localizationsLink')}
           </Link>
         }
@@ -62,7 +69,10 @@ export function TemplatesList() {
                 : list.data.data.map((tpl) => (
                     <Tr key={tpl.name}>
                       <Td>
-                        <Link href={`${pages.instance(account.id, instance.id, 'templates')}/${tpl.name}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                        <Link
+                          href={`${pages.instance(account.id, instance.id, 'templates')}/${tpl.name}`}
+                          className="font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+                        >
                           {t(`names.${tpl.name}`)}
                         </Link>
                         <p className="text-xs text-zinc-500 dark:text-zinc-400">{tpl.description}</p>

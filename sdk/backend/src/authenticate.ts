@@ -69,7 +69,13 @@ export interface MiddlewareOptions extends AuthenticateOptions {
 }
 
 const unauthorized = (state: RequestState) => ({
-  errors: [{ code: state.status === 'handshake' ? 'SESSION_TOKEN_STALE' : 'UNAUTHENTICATED', message: 'Sign in required.', meta: { reason: 'reason' in state ? state.reason : undefined } }],
+  errors: [
+    {
+      code: state.status === 'handshake' ? 'SESSION_TOKEN_STALE' : 'UNAUTHENTICATED',
+      message: 'Sign in required.',
+      meta: { reason: 'reason' in state ? state.reason : undefined },
+    },
+  ],
 });
 
 /** Express / Connect / Node `http` middleware: puts the state on `req.auth`. */

@@ -1,6 +1,18 @@
 import { withDefaults } from './options.js';
 import { LatchkeyApiError, LatchkeyNetworkError, type ApiErrorEntry } from './errors.js';
-import type { ApiKey, BapiOperations, BapiPath, Organization, OrganizationInvitation, OrganizationMembership, Permission, Role, Session, User, WebhookEndpoint } from './generated/bapi.js';
+import type {
+  ApiKey,
+  BapiOperations,
+  BapiPath,
+  Organization,
+  OrganizationInvitation,
+  OrganizationMembership,
+  Permission,
+  Role,
+  Session,
+  User,
+  WebhookEndpoint,
+} from './generated/bapi.js';
 
 /** Request body and response of an operation, by `'METHOD /v1/path/{param}'`. */
 export type BapiBody<K extends keyof BapiOperations> = BapiOperations[K]['body'];
@@ -169,19 +181,24 @@ export function createBapiClient(opts: BapiClientOptions) {
       get: (id: string) => request<Session>('GET', `/v1/sessions/${enc(id)}`),
       revoke: (id: string) => request<Session>('POST', `/v1/sessions/${enc(id)}/revoke`),
       /** Authoritative check of a session token, revocation included (one API call). */
-      verify: (body: BapiBody<'POST /v1/sessions/verify'>) => request<BapiResponse<'POST /v1/sessions/verify'>>('POST', '/v1/sessions/verify', { body }),
+      verify: (body: BapiBody<'POST /v1/sessions/verify'>) =>
+        request<BapiResponse<'POST /v1/sessions/verify'>>('POST', '/v1/sessions/verify', { body }),
     },
     organizations: {
       ...crud<Organization, BapiBody<'POST /v1/organizations'>, BapiBody<'PATCH /v1/organizations/{id}'>>('/v1/organizations'),
       memberships: (orgId: string) => request<Page<OrganizationMembership>>('GET', `/v1/organizations/${enc(orgId)}/memberships`),
-      addMember: (orgId: string, body: { user_id: string; role?: string }) => request<unknown>('POST', `/v1/organizations/${enc(orgId)}/memberships`, { body }),
+      addMember: (orgId: string, body: { user_id: string; role?: string }) =>
+        request<unknown>('POST', `/v1/organizations/${enc(orgId)}/memberships`, { body }),
       invitations: (orgId: string) => request<Page<OrganizationInvitation>>('GET', `/v1/organizations/${enc(orgId)}/invitations`),
-      invite: (orgId: string, body: Record<string, unknown>) => request<unknown>('POST', `/v1/organizations/${enc(orgId)}/invitations`, { body }),
+      invite: (orgId: string, body: Record<string, unknown>) =>
+        request<unknown>('POST', `/v1/organizations/${enc(orgId)}/invitations`, { body }),
     },
     roles: crud<Role, BapiBody<'POST /v1/roles'>, BapiBody<'PATCH /v1/roles/{id}'>>('/v1/roles'),
     permissions: crud<Permission, BapiBody<'POST /v1/permissions'>, BapiBody<'PATCH /v1/permissions/{id}'>>('/v1/permissions'),
     webhookEndpoints: {
-      ...crud<WebhookEndpoint, BapiBody<'POST /v1/webhook_endpoints'>, BapiBody<'PATCH /v1/webhook_endpoints/{id}'>>('/v1/webhook_endpoints'),
+      ...crud<WebhookEndpoint, BapiBody<'POST /v1/webhook_endpoints'>, BapiBody<'PATCH /v1/webhook_endpoints/{id}'>>(
+        '/v1/webhook_endpoints',
+      ),
       /** Creates an endpoint; the answer carries its signing `secret` (whsec_…), shown this once. */
       create: (body: BapiBody<'POST /v1/webhook_endpoints'>, r?: { idempotencyKey?: string }) =>
         request<BapiResponse<'POST /v1/webhook_endpoints'>>('POST', '/v1/webhook_endpoints', { body, ...r }),
@@ -192,7 +209,8 @@ export function createBapiClient(opts: BapiClientOptions) {
       get: (id: string) => request<ApiKey>('GET', `/v1/api_keys/${enc(id)}`),
       create: (body: BapiBody<'POST /v1/api_keys'>) => request<BapiResponse<'POST /v1/api_keys'>>('POST', '/v1/api_keys', { body }),
       revoke: (id: string) => request<ApiKey>('POST', `/v1/api_keys/${enc(id)}/revoke`),
-      verify: (body: BapiBody<'POST /v1/api_keys/verify'>) => request<BapiResponse<'POST /v1/api_keys/verify'>>('POST', '/v1/api_keys/verify', { body }),
+      verify: (body: BapiBody<'POST /v1/api_keys/verify'>) =>
+        request<BapiResponse<'POST /v1/api_keys/verify'>>('POST', '/v1/api_keys/verify', { body }),
     },
     actorTokens: { create: (body: Record<string, unknown>) => request<unknown>('POST', '/v1/actor_tokens', { body }) },
     signInTokens: { create: (body: Record<string, unknown>) => request<unknown>('POST', '/v1/sign_in_tokens', { body }) },

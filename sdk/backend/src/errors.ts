@@ -1,13 +1,6 @@
 /** Why a session token was refused: one class per reason, all `instanceof TokenVerificationError`. */
 export type TokenErrorReason =
-  | 'malformed'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'wrong_issuer'
-  | 'wrong_party'
-  | 'unknown_key'
-  | 'signature'
-  | 'jwks_unavailable';
+  'malformed' | 'expired' | 'not_yet_valid' | 'wrong_issuer' | 'wrong_party' | 'unknown_key' | 'signature' | 'jwks_unavailable';
 
 export class TokenVerificationError extends Error {
   constructor(

@@ -139,7 +139,10 @@ export class JwksCache {
     this.fetchCount.value++;
     let text: string;
     try {
-      const res = await this.o.fetch(this.o.jwksUrl, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.o.timeoutMs) });
+      const res = await this.o.fetch(this.o.jwksUrl, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
       if (!res.ok) throw new Error(`JWKS endpoint answered ${res.status}`);
       text = await res.text();
     } catch (e) {
@@ -190,7 +193,8 @@ async function importKeys(body: unknown, native = nodeCrypto()): Promise<Map<str
   if (!Array.isArray(list)) throw new Error('not a JWK set');
   const keys = new Map<string, VerifyKey>();
   for (const jwk of list as Jwk[]) {
-    if (jwk.kty !== 'RSA' || !jwk.kid || typeof jwk.n !== 'string' || (jwk.alg && jwk.alg !== 'RS256') || (jwk.use && jwk.use !== 'sig')) continue;
+    if (jwk.kty !== 'RSA' || !jwk.kid || typeof jwk.n !== 'string' || (jwk.alg && jwk.alg !== 'RS256') || (jwk.use && jwk.use !== 'sig'))
+      continue;
     keys.set(jwk.kid, await importKey(jwk, native));
   }
   return keys;

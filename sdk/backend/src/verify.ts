@@ -100,7 +100,8 @@ export function createTokenVerifier(opts: VerifyOptions): TokenVerifier {
     } catch {
       throw new TokenMalformedError();
     }
-    if (typeof header !== 'object' || header === null || header.alg !== 'RS256' || typeof payload !== 'object' || payload === null) throw new TokenMalformedError();
+    if (typeof header !== 'object' || header === null || header.alg !== 'RS256' || typeof payload !== 'object' || payload === null)
+      throw new TokenMalformedError();
     if (payload.iss !== issuer) throw new TokenIssuerError(typeof payload.iss === 'string' ? payload.iss : undefined);
     const kid = typeof header.kid === 'string' ? header.kid : undefined;
     const key = jwks.peek(kid) ?? (await jwks.getKey(kid));
@@ -148,8 +149,18 @@ export function perConfiguration<O extends VerifyOptions, V>(build: (opts: O) =>
   const made = new Map<string, V>();
   return (opts: O): V => {
     if (opts.fetch || opts.now || opts.sharedCache) return build(opts);
-    const jwks = Object.entries(opts.jwks ?? {}).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
-    const key = JSON.stringify([opts.issuer, opts.publishableKey, opts.authorizedParties, opts.clockSkew, opts.jwksUrl, jwks, ...extra(opts)]);
+    const jwks = Object.entries(opts.jwks ?? {})
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    const key = JSON.stringify([
+      opts.issuer,
+      opts.publishableKey,
+      opts.authorizedParties,
+      opts.clockSkew,
+      opts.jwksUrl,
+      jwks,
+      ...extra(opts),
+    ]);
     let v = made.get(key);
     if (!v) {
       v = build(opts);

@@ -1,6 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, createBapiClient, LatchkeyApiError, LatchkeyNetworkError, verifyWebhook, WebhookVerificationError } from '../src/index';
+import {
+  backoffDelay,
+  createBapiClient,
+  LatchkeyApiError,
+  LatchkeyNetworkError,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../src/index';
 
 /** A fake API answering from a script of responses, recording each request. */
 function scripted(...answers: (() => Response)[]) {
@@ -15,7 +22,10 @@ function scripted(...answers: (() => Response)[]) {
 }
 
 const rateLimited = (retryAfter: string) => () =>
-  Response.json({ errors: [{ code: 'RATE_LIMITED', message: 'Slow down', meta: { retry_after: Number(retryAfter) } }], trace_id: 'tr_1' }, { status: 429, headers: { 'retry-after': retryAfter } });
+  Response.json(
+    { errors: [{ code: 'RATE_LIMITED', message: 'Slow down', meta: { retry_after: Number(retryAfter) } }], trace_id: 'tr_1' },
+    { status: 429, headers: { 'retry-after': retryAfter } },
+  );
 
 function client(fetch: typeof globalThis.fetch, sleeps: number[] = [], extra = {}) {
   return createBapiClient({
@@ -53,7 +63,9 @@ describe('the BAPI client', () => {
       () => Response.json({ errors: [{ code: 'INTERNAL', message: 'boom', meta: {} }], trace_id: 'tr_9' }, { status: 500 }),
       () => Response.json({ errors: [{ code: 'INTERNAL', message: 'boom', meta: {} }], trace_id: 'tr_9' }, { status: 500 }),
     );
-    const err = await client(api.fetch, sleeps).users.get('user_1').catch((e: unknown) => e);
+    const err = await client(api.fetch, sleeps)
+      .users.get('user_1')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LatchkeyApiError);
     expect(err).toMatchObject({ status: 500, code: 'INTERNAL', traceId: 'tr_9' });
     expect(api.seen).toHaveLength(4);
@@ -63,9 +75,15 @@ describe('the BAPI client', () => {
 
   it('does not retry a client error, and reports code, status, meta and trace id', async () => {
     const api = scripted(() =>
-      Response.json({ errors: [{ code: 'SCOPE_MISSING', message: 'needs users:read', meta: { required_scope: 'users:read' } }], trace_id: 'tr_2' }, { status: 403 }),
+      Response.json(
+        { errors: [{ code: 'SCOPE_MISSING', message: 'needs users:read', meta: { required_scope: 'users:read' } }], trace_id: 'tr_2' },
+        { status: 403 },
+      ),
     );
-    const err = (await client(api.fetch).users.list().firstPage().catch((e: unknown) => e)) as LatchkeyApiError;
+    const err = (await client(api.fetch)
+      .users.list()
+      .firstPage()
+      .catch((e: unknown) => e)) as LatchkeyApiError;
     expect(err).toBeInstanceOf(LatchkeyApiError);
     expect([err.status, err.code, err.meta, err.traceId]).toEqual([403, 'SCOPE_MISSING', { required_scope: 'users:read' }, 'tr_2']);
     expect(api.seen).toHaveLength(1);
@@ -73,7 +91,9 @@ describe('the BAPI client', () => {
 
   it('gives up at once on a Retry-After beyond its cap, and on network errors after the retries', async () => {
     const api = scripted(rateLimited('3600'));
-    const err = (await client(api.fetch).users.get('user_1').catch((e: unknown) => e)) as LatchkeyApiError;
+    const err = (await client(api.fetch)
+      .users.get('user_1')
+      .catch((e: unknown) => e)) as LatchkeyApiError;
     expect([err.code, err.retryAfter]).toEqual(['RATE_LIMITED', 3600]);
     const down = scripted(...Array.from({ length: 4 }, () => () => Promise.reject(new TypeError('ECONNREFUSED')) as never));
     await expect(client(down.fetch).users.get('user_1')).rejects.toBeInstanceOf(LatchkeyNetworkError);
@@ -110,7 +130,11 @@ describe('verifyWebhook', () => {
   const body = JSON.stringify({ type: 'user.created', data: { object: 'user', id: 'user_1' } });
   const signed = (at = new Date()) => {
     const id = 'msg_1';
-    return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) };
+    return {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(id, at, body),
+    };
   };
 
   it('answers the event of a correctly signed delivery (Request or raw body + headers)', async () => {
@@ -120,9 +144,13 @@ describe('verifyWebhook', () => {
   });
 
   it('refuses a tampered body, a wrong secret and an old delivery', async () => {
-    await expect(verifyWebhook({ body: body.replace('user_1', 'user_2'), headers: signed() }, secret)).rejects.toBeInstanceOf(WebhookVerificationError);
+    await expect(verifyWebhook({ body: body.replace('user_1', 'user_2'), headers: signed() }, secret)).rejects.toBeInstanceOf(
+      WebhookVerificationError,
+    );
     const other = `whsec_${Buffer.from('ffffffffffffffffffffffffffffffff').toString('base64')}`;
     await expect(verifyWebhook({ body, headers: signed() }, other)).rejects.toBeInstanceOf(WebhookVerificationError);
-    await expect(verifyWebhook({ body, headers: signed(new Date(Date.now() - 3600_000)) }, secret)).rejects.toBeInstanceOf(WebhookVerificationError);
+    await expect(verifyWebhook({ body, headers: signed(new Date(Date.now() - 3600_000)) }, secret)).rejects.toBeInstanceOf(
+      WebhookVerificationError,
+    );
   });
 });

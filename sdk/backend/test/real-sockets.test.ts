@@ -169,14 +169,25 @@ describe('requests and their states', () => {
   it('authenticateRequest: bearer header, __session cookie, nothing, and a stale cookie', async () => {
     const { userId, jwt } = await sessionJwt();
     const publishableKey = api.publishableKey;
-    const bearer = await authenticateRequest(new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }), { publishableKey });
+    const bearer = await authenticateRequest(new Request('https://app.example.com/api', { headers: { authorization: `Bearer ${jwt}` } }), {
+      publishableKey,
+    });
     expect(bearer).toMatchObject({ status: 'signed-in', source: 'header', auth: { userId } });
-    expect(await authenticateRequest({ headers: { cookie: `theme=dark; __session=${jwt}` } }, { publishableKey })).toMatchObject({ status: 'signed-in', source: 'cookie' });
+    expect(await authenticateRequest({ headers: { cookie: `theme=dark; __session=${jwt}` } }, { publishableKey })).toMatchObject({
+      status: 'signed-in',
+      source: 'cookie',
+    });
     expect(await authenticateRequest({ headers: {} }, { publishableKey })).toMatchObject({ status: 'signed-out', reason: 'no-token' });
     // A day later (the clock given, the transport the default one).
     const later = () => Date.now() + 24 * 3600_000;
-    expect(await authenticateRequest({ headers: { cookie: `__session=${jwt}` } }, { publishableKey, now: later })).toMatchObject({ status: 'handshake', reason: 'expired' });
-    expect(await authenticateRequest({ headers: { authorization: `Bearer ${jwt}` } }, { publishableKey, now: later })).toMatchObject({ status: 'signed-out', reason: 'expired' });
+    expect(await authenticateRequest({ headers: { cookie: `__session=${jwt}` } }, { publishableKey, now: later })).toMatchObject({
+      status: 'handshake',
+      reason: 'expired',
+    });
+    expect(await authenticateRequest({ headers: { authorization: `Bearer ${jwt}` } }, { publishableKey, now: later })).toMatchObject({
+      status: 'signed-out',
+      reason: 'expired',
+    });
   });
 
   it('Next.js middleware: a signed-in request passes, a signed-out page visit goes to sign-in, a signed-out API call gets 401', async () => {
@@ -187,7 +198,9 @@ describe('requests and their states', () => {
     expect(await mw(new Request('https://app.example.com/dashboard', { headers: { cookie: `__session=${jwt}` } }))).toBeUndefined();
     const redirect = await mw(new Request('https://app.example.com/dashboard'));
     expect(redirect?.status).toBe(307);
-    expect(redirect?.headers.get('location')).toBe('https://accounts.example.com/sign-in?redirect_url=https%3A%2F%2Fapp.example.com%2Fdashboard');
+    expect(redirect?.headers.get('location')).toBe(
+      'https://accounts.example.com/sign-in?redirect_url=https%3A%2F%2Fapp.example.com%2Fdashboard',
+    );
     const refused = await mw(new Request('https://app.example.com/api/x'));
     expect(refused?.status).toBe(401);
     expect(await refused?.json()).toMatchObject({ errors: [{ code: 'UNAUTHENTICATED' }] });
@@ -222,7 +235,12 @@ describe('the backend API client through a misbehaving network', () => {
   it('retries a lost answer, a 429 with Retry-After, a 503 and a closed socket with one Idempotency-Key: one user is created', async () => {
     const client = createBapiClient({ secretKey: api.secretKey, apiUrl: proxy.url, timeoutMs: 1_500, baseDelayMs: 20, maxRetries: 4 });
     proxy.seen.length = 0;
-    proxy.fail({ kind: 'drop' }, { kind: 'status', status: 429, headers: { 'retry-after': '1' } }, { kind: 'status', status: 503 }, { kind: 'close' });
+    proxy.fail(
+      { kind: 'drop' },
+      { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+      { kind: 'status', status: 503 },
+      { kind: 'close' },
+    );
     const email = 'retried@example.com';
     const user = await client.users.create({ email_address: [email] });
     const attempts = proxy.seen.filter((r) => r.method === 'POST' && r.path === '/v1/users');
@@ -239,7 +257,10 @@ describe('the backend API client through a misbehaving network', () => {
   it('gives up after its retries with the last answer, or a network error when the port refuses', async () => {
     const client = createBapiClient({ secretKey: api.secretKey, apiUrl: proxy.url, baseDelayMs: 10, maxRetries: 2 });
     proxy.fail(...Array.from({ length: 3 }, () => ({ kind: 'status', status: 503, headers: { 'retry-after': '0' } }) as const));
-    const err = await client.users.list().firstPage().catch((e: unknown) => e);
+    const err = await client.users
+      .list()
+      .firstPage()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LatchkeyApiError);
     expect(err).toMatchObject({ status: 503, retryAfter: 0 });
 

@@ -60,7 +60,15 @@ describe('verifyToken', () => {
     const server = jwksServer([k1]);
     const v = createTokenVerifier({ issuer: ISSUER, fetch: server.fetch });
     const auth = await v.verify(
-      await sign(k1, { act: { sub: 'user_admin' }, org_id: 'org_1', org_slug: 'acme', org_role: 'org:admin', org_permissions: ['org:sys_profile:manage'], pla: 'pro', fea: ['sso', 'audit'] }),
+      await sign(k1, {
+        act: { sub: 'user_admin' },
+        org_id: 'org_1',
+        org_slug: 'acme',
+        org_role: 'org:admin',
+        org_permissions: ['org:sys_profile:manage'],
+        pla: 'pro',
+        fea: ['sso', 'audit'],
+      }),
     );
     expect(auth).toMatchObject({
       userId: 'user_1',
@@ -79,7 +87,13 @@ describe('verifyToken', () => {
   it('names why a token is refused, with one error class per reason', async () => {
     const server = jwksServer([k1]);
     const c = clock();
-    const v = createTokenVerifier({ issuer: ISSUER, fetch: server.fetch, authorizedParties: ['https://app.example.com'], clockSkew: 5, now: c.now });
+    const v = createTokenVerifier({
+      issuer: ISSUER,
+      fetch: server.fetch,
+      authorizedParties: ['https://app.example.com'],
+      clockSkew: 5,
+      now: c.now,
+    });
     const now = Math.floor(c.t / 1000);
     await expect(v.verify(await sign(k1, {}, { exp: now - 10 }))).rejects.toBeInstanceOf(TokenExpiredError);
     await expect(v.verify(await sign(k1, {}, { nbf: now + 60, exp: now + 120 }))).rejects.toBeInstanceOf(TokenNotYetValidError);
@@ -89,7 +103,10 @@ describe('verifyToken', () => {
     // Signed by another key under k1's kid: the signature does not check.
     await expect(v.verify(await sign(k1, {}, { key: k2.privateKey }))).rejects.toBeInstanceOf(TokenSignatureError);
     const [h, , s] = (await sign(k1)).split('.');
-    const forged = `${h}.${btoa(JSON.stringify({ iss: ISSUER, sub: 'user_2', sid: 's', exp: now + 60, iat: now })).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')}.${s}`;
+    const forged = `${h}.${btoa(JSON.stringify({ iss: ISSUER, sub: 'user_2', sid: 's', exp: now + 60, iat: now }))
+      .replace(/=+$/, '')
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')}.${s}`;
     await expect(v.verify(forged)).rejects.toBeInstanceOf(TokenSignatureError);
     await expect(v.verify('not.a.jwt')).rejects.toBeInstanceOf(TokenMalformedError);
     await expect(v.verify('abc')).rejects.toBeInstanceOf(TokenMalformedError);
@@ -113,7 +130,9 @@ describe('verifyToken', () => {
   it('derives the issuer from a publishable key', () => {
     const pk = `pk_test_${Buffer.from('auth.example.com/fapi/ins_1$').toString('base64url')}`;
     expect(fapiUrlFromPublishableKey(pk)).toBe('https://auth.example.com/fapi/ins_1');
-    expect(createTokenVerifier({ publishableKey: `pk_live_${Buffer.from('localhost:3000/fapi/ins_1$').toString('base64url')}` }).issuer).toBe('http://localhost:3000/fapi/ins_1');
+    expect(
+      createTokenVerifier({ publishableKey: `pk_live_${Buffer.from('localhost:3000/fapi/ins_1$').toString('base64url')}` }).issuer,
+    ).toBe('http://localhost:3000/fapi/ins_1');
     expect(() => fapiUrlFromPublishableKey('pk_test_nope')).toThrow();
   });
 });
@@ -158,7 +177,13 @@ describe('the JWKS cache', () => {
   it('serves the stale key set while the endpoint is down (stale-if-error), up to its bound', async () => {
     const server = jwksServer([k1]);
     const c = clock();
-    const v = createTokenVerifier({ issuer: ISSUER, fetch: server.fetch, now: c.now, clockSkew: 10 ** 9, jwks: { ttlMs: 60_000, maxStaleMs: 3_600_000 } });
+    const v = createTokenVerifier({
+      issuer: ISSUER,
+      fetch: server.fetch,
+      now: c.now,
+      clockSkew: 10 ** 9,
+      jwks: { ttlMs: 60_000, maxStaleMs: 3_600_000 },
+    });
     const token = await sign(k1);
     await v.verify(token);
     server.down = true;

@@ -154,19 +154,39 @@ export class Latchkey {
     /** Identifier + password in one call; a second factor, when required, follows with attemptSecondFactor. */
     password: (identifier: string, password: string) => this.signIn.create({ strategy: 'password', identifier, password }),
     prepareFirstFactor: (id: string, body: Body<'POST /v1/client/sign_ins/{id}/prepare_first_factor'>) =>
-      this.step<Res<'POST /v1/client/sign_ins/{id}/prepare_first_factor'>>('POST', `/v1/client/sign_ins/${encodeURIComponent(id)}/prepare_first_factor`, body),
+      this.step<Res<'POST /v1/client/sign_ins/{id}/prepare_first_factor'>>(
+        'POST',
+        `/v1/client/sign_ins/${encodeURIComponent(id)}/prepare_first_factor`,
+        body,
+      ),
     attemptFirstFactor: (id: string, body: Body<'POST /v1/client/sign_ins/{id}/attempt_first_factor'>) =>
-      this.step<Res<'POST /v1/client/sign_ins/{id}/attempt_first_factor'>>('POST', `/v1/client/sign_ins/${encodeURIComponent(id)}/attempt_first_factor`, body),
+      this.step<Res<'POST /v1/client/sign_ins/{id}/attempt_first_factor'>>(
+        'POST',
+        `/v1/client/sign_ins/${encodeURIComponent(id)}/attempt_first_factor`,
+        body,
+      ),
     attemptSecondFactor: (id: string, body: Body<'POST /v1/client/sign_ins/{id}/attempt_second_factor'>) =>
-      this.step<Res<'POST /v1/client/sign_ins/{id}/attempt_second_factor'>>('POST', `/v1/client/sign_ins/${encodeURIComponent(id)}/attempt_second_factor`, body),
+      this.step<Res<'POST /v1/client/sign_ins/{id}/attempt_second_factor'>>(
+        'POST',
+        `/v1/client/sign_ins/${encodeURIComponent(id)}/attempt_second_factor`,
+        body,
+      ),
   };
 
   readonly signUp = {
     create: (body: Body<'POST /v1/client/sign_ups'>) => this.step<Res<'POST /v1/client/sign_ups'>>('POST', '/v1/client/sign_ups', body),
     prepareVerification: (id: string, body: Body<'POST /v1/client/sign_ups/{id}/prepare_verification'>) =>
-      this.step<Res<'POST /v1/client/sign_ups/{id}/prepare_verification'>>('POST', `/v1/client/sign_ups/${encodeURIComponent(id)}/prepare_verification`, body),
+      this.step<Res<'POST /v1/client/sign_ups/{id}/prepare_verification'>>(
+        'POST',
+        `/v1/client/sign_ups/${encodeURIComponent(id)}/prepare_verification`,
+        body,
+      ),
     attemptVerification: (id: string, body: Body<'POST /v1/client/sign_ups/{id}/attempt_verification'>) =>
-      this.step<Res<'POST /v1/client/sign_ups/{id}/attempt_verification'>>('POST', `/v1/client/sign_ups/${encodeURIComponent(id)}/attempt_verification`, body),
+      this.step<Res<'POST /v1/client/sign_ups/{id}/attempt_verification'>>(
+        'POST',
+        `/v1/client/sign_ups/${encodeURIComponent(id)}/attempt_verification`,
+        body,
+      ),
   };
 
   /** Signs this device out (every session of the client). */
@@ -218,7 +238,10 @@ export class Latchkey {
         if (shared) return shared;
       }
       this.tokenRequests++;
-      const { jwt } = await this.call<Res<'POST /v1/client/sessions/{id}/tokens'>>('POST', `/v1/client/sessions/${encodeURIComponent(sessionId)}/tokens`);
+      const { jwt } = await this.call<Res<'POST /v1/client/sessions/{id}/tokens'>>(
+        'POST',
+        `/v1/client/sessions/${encodeURIComponent(sessionId)}/tokens`,
+      );
       this.storeToken(sessionId, jwt);
       this.channel?.postMessage({ type: 'token', sessionId, jwt });
       return jwt;

@@ -45,7 +45,11 @@ export function useUser() {
   useEffect(() => {
     let live = true;
     if (!session) setUser(null);
-    else lk.getUser().then((u) => live && setUser(u), () => live && setUser(null));
+    else
+      lk.getUser().then(
+        (u) => live && setUser(u),
+        () => live && setUser(null),
+      );
     return () => {
       live = false;
     };

@@ -7,7 +7,15 @@ const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
 const jwtFor = (exp: number, n: number) => `${b64({ alg: 'RS256' })}.${b64({ sub: 'user_1', sid: 'sess_1', exp, n })}.sig`;
 
 const session = (status = 'active') => ({ object: 'session', id: 'sess_1', user_id: 'user_1', status, tasks: [] });
-const client = (signedIn: boolean) => ({ object: 'client', id: 'cli_1', sessions: signedIn ? [session()] : [], last_active_session_id: signedIn ? 'sess_1' : null, session: signedIn ? session() : null, created_at: 1, updated_at: 1 });
+const client = (signedIn: boolean) => ({
+  object: 'client',
+  id: 'cli_1',
+  sessions: signedIn ? [session()] : [],
+  last_active_session_id: signedIn ? 'sess_1' : null,
+  session: signedIn ? session() : null,
+  created_at: 1,
+  updated_at: 1,
+});
 
 /** A fake FAPI: signed in, minting a token of 60 s per request (after `delayMs`), counting them. */
 function fakeFapi(clock: { t: number }, o: { delayMs?: number; signedIn?: boolean } = {}) {
@@ -43,7 +51,14 @@ describe('@latchkey/browser', () => {
   it('caches the session JWT and renews it shortly before it expires', async () => {
     const clock = { t: Date.now() };
     const api = fakeFapi(clock);
-    const lk = new Latchkey({ publishableKey: PK, fetch: api.fetch, locks: null, channel: null, now: () => clock.t, refreshLeewaySeconds: 10 });
+    const lk = new Latchkey({
+      publishableKey: PK,
+      fetch: api.fetch,
+      locks: null,
+      channel: null,
+      now: () => clock.t,
+      refreshLeewaySeconds: 10,
+    });
     await lk.load();
     const first = await lk.getToken();
     expect(await lk.getToken()).toBe(first);
@@ -91,7 +106,9 @@ describe('@latchkey/browser', () => {
 
   it('builds hosted page URLs with the way back', () => {
     const lk = new Latchkey({ publishableKey: PK, locks: null, channel: null });
-    expect(lk.buildSignInUrl({ redirectUrl: 'https://app.example.com/after' })).toBe('https://auth.example.com/fapi/ins_1/sign-in?redirect_url=https%3A%2F%2Fapp.example.com%2Fafter');
+    expect(lk.buildSignInUrl({ redirectUrl: 'https://app.example.com/after' })).toBe(
+      'https://auth.example.com/fapi/ins_1/sign-in?redirect_url=https%3A%2F%2Fapp.example.com%2Fafter',
+    );
     expect(lk.buildSignUpUrl({ redirectUrl: 'https://app.example.com/' })).toContain('/fapi/ins_1/sign-up?redirect_url=');
   });
 
@@ -104,7 +121,13 @@ describe('@latchkey/browser', () => {
       stored.push(`${String(input).includes('_is_native=1') ? 'native-flag' : 'bearer'}:${auth ?? ''}`);
       return res;
     }) as typeof globalThis.fetch;
-    const lk = new Latchkey({ publishableKey: PK, fetch, locks: null, channel: null, tokenStorage: { get: () => token, set: (t) => void (token = t) } });
+    const lk = new Latchkey({
+      publishableKey: PK,
+      fetch,
+      locks: null,
+      channel: null,
+      tokenStorage: { get: () => token, set: (t) => void (token = t) },
+    });
     await lk.load();
     expect(token).toBe('ct_1');
     await lk.load();

@@ -26,7 +26,13 @@ let origin = '';
 const tokenRequests: string[] = [];
 
 beforeAll(async () => {
-  const bundle = await build({ entryPoints: [join(__dirname, '../src/index.ts')], bundle: true, format: 'esm', write: false, target: 'es2022' });
+  const bundle = await build({
+    entryPoints: [join(__dirname, '../src/index.ts')],
+    bundle: true,
+    format: 'esm',
+    write: false,
+    target: 'es2022',
+  });
   const sdk = bundle.outputFiles[0]!.text;
   server = createServer(async (req, res) => {
     if (req.url?.startsWith('/examples/web-page/')) {
@@ -82,7 +88,13 @@ async function openTab(context: Awaited<ReturnType<Browser['newContext']>>, coor
   return page;
 }
 
-type Lk = { lk: { signUp: Record<string, (...a: unknown[]) => Promise<{ response: { id: string } }>>; getToken(): Promise<string>; isSignedIn: boolean } };
+type Lk = {
+  lk: {
+    signUp: Record<string, (...a: unknown[]) => Promise<{ response: { id: string } }>>;
+    getToken(): Promise<string>;
+    isSignedIn: boolean;
+  };
+};
 
 describe.skipIf(!hasChromium)('two tabs in Chromium', () => {
   it('one token request serves both tabs', async () => {
@@ -96,11 +108,16 @@ describe.skipIf(!hasChromium)('two tabs in Chromium', () => {
       return created.response.id;
     }, email);
     const code = await codeSentTo(h, email);
-    expect(await tab1.evaluate(async ([signUpId, c]) => {
-      const { lk } = window as unknown as Lk;
-      await lk.signUp.attemptVerification!(signUpId, { code: c });
-      return lk.isSignedIn;
-    }, [id, code] as const)).toBe(true);
+    expect(
+      await tab1.evaluate(
+        async ([signUpId, c]) => {
+          const { lk } = window as unknown as Lk;
+          await lk.signUp.attemptVerification!(signUpId, { code: c });
+          return lk.isSignedIn;
+        },
+        [id, code] as const,
+      ),
+    ).toBe(true);
 
     const tab2 = await openTab(context);
     expect(await tab2.evaluate(() => (window as unknown as Lk).lk.isSignedIn)).toBe(true);
@@ -136,17 +153,31 @@ describe.skipIf(!hasChromium)('the web page example in Chromium', () => {
     await page.goto(example);
     await expect.poll(() => page.textContent('#status')).toBe('Signed out');
     const email = 'web-page-example@example.com';
-    const id = await page.evaluate(async ({ fapiUrl, pk, e }) => {
-      const post = (path: string, body: unknown) =>
-        fetch(`${fapiUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-publishable-key': pk }, body: JSON.stringify(body) }).then((r) => r.json());
-      const created = await post('/v1/client/sign_ups', { email_address: e, password: 'correct horse battery staple 42' });
-      await post(`/v1/client/sign_ups/${created.response.id}/prepare_verification`, { strategy: 'email_code' });
-      return created.response.id as string;
-    }, { fapiUrl: fapi, pk: i.publishableKey, e: email });
+    const id = await page.evaluate(
+      async ({ fapiUrl, pk, e }) => {
+        const post = (path: string, body: unknown) =>
+          fetch(`${fapiUrl}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-publishable-key': pk },
+            body: JSON.stringify(body),
+          }).then((r) => r.json());
+        const created = await post('/v1/client/sign_ups', { email_address: e, password: 'correct horse battery staple 42' });
+        await post(`/v1/client/sign_ups/${created.response.id}/prepare_verification`, { strategy: 'email_code' });
+        return created.response.id as string;
+      },
+      { fapiUrl: fapi, pk: i.publishableKey, e: email },
+    );
     const code = await codeSentTo(h, email);
-    await page.evaluate(async ({ fapiUrl, pk, signUpId, c }) => {
-      await fetch(`${fapiUrl}/v1/client/sign_ups/${signUpId}/attempt_verification`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-publishable-key': pk }, body: JSON.stringify({ code: c }) });
-    }, { fapiUrl: fapi, pk: i.publishableKey, signUpId: id, c: code });
+    await page.evaluate(
+      async ({ fapiUrl, pk, signUpId, c }) => {
+        await fetch(`${fapiUrl}/v1/client/sign_ups/${signUpId}/attempt_verification`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-publishable-key': pk },
+          body: JSON.stringify({ code: c }),
+        });
+      },
+      { fapiUrl: fapi, pk: i.publishableKey, signUpId: id, c: code },
+    );
     await page.reload();
     await expect.poll(() => page.textContent('#status')).toMatch(/^Signed in \(session sess_/);
     expect(await page.isVisible('#call-api')).toBe(true);

@@ -10,7 +10,10 @@ export function memoryLocks(): LockManagerLike {
       held.set(name, (held.get(name) ?? 0) + 1);
       const hold = () => cb({ name }).finally(() => held.set(name, held.get(name)! - 1));
       const run = (tails.get(name) ?? Promise.resolve()).then(hold, hold);
-      tails.set(name, run.catch(() => undefined));
+      tails.set(
+        name,
+        run.catch(() => undefined),
+      );
       return run;
     },
   };

@@ -17,7 +17,9 @@ afterAll(() => api?.stop());
 /** The newest verification code sent to `email`, from the dev outbox (as the user reads their mail). */
 async function codeSentTo(email: string): Promise<string> {
   for (let i = 0; i < 50; i++) {
-    const r = await fetch(`${api.url}/v1/emails?to=${encodeURIComponent(email)}&template=verification_code`, { headers: { authorization: `Bearer ${api.secretKey}` } });
+    const r = await fetch(`${api.url}/v1/emails?to=${encodeURIComponent(email)}&template=verification_code`, {
+      headers: { authorization: `Bearer ${api.secretKey}` },
+    });
     const code = ((await r.json()) as { data: { data: { code?: string } }[] }).data[0]?.data.code;
     if (code) return code;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -27,7 +29,12 @@ async function codeSentTo(email: string): Promise<string> {
 
 const nativeClient = () => {
   let stored: string | null = null;
-  const lk = new Latchkey({ publishableKey: api.publishableKey, locks: null, channel: null, tokenStorage: { get: () => stored, set: (t) => void (stored = t) } });
+  const lk = new Latchkey({
+    publishableKey: api.publishableKey,
+    locks: null,
+    channel: null,
+    tokenStorage: { get: () => stored, set: (t) => void (stored = t) },
+  });
   return { lk, stored: () => stored };
 };
 

@@ -5,10 +5,23 @@ import { LatchkeyProvider, SignedIn, SignedOut, useSession } from '../src/react'
 
 const PK = `pk_test_${Buffer.from('auth.example.com/fapi/ins_1$').toString('base64url')}`;
 const session = { object: 'session', id: 'sess_1', user_id: 'user_1', status: 'active', tasks: [] };
-const clientOf = (signedIn: boolean) => ({ object: 'client', id: 'cli_1', sessions: [], last_active_session_id: null, session: signedIn ? session : null, created_at: 1, updated_at: 1 });
+const clientOf = (signedIn: boolean) => ({
+  object: 'client',
+  id: 'cli_1',
+  sessions: [],
+  last_active_session_id: null,
+  session: signedIn ? session : null,
+  created_at: 1,
+  updated_at: 1,
+});
 
 async function loaded(signedIn: boolean) {
-  const lk = new Latchkey({ publishableKey: PK, locks: null, channel: null, fetch: (async () => Response.json(clientOf(signedIn))) as typeof fetch });
+  const lk = new Latchkey({
+    publishableKey: PK,
+    locks: null,
+    channel: null,
+    fetch: (async () => Response.json(clientOf(signedIn))) as typeof fetch,
+  });
   await lk.load();
   return lk;
 }
@@ -38,7 +51,12 @@ describe('React bindings', () => {
   });
 
   it('renders nothing before the client has booted', () => {
-    const lk = new Latchkey({ publishableKey: PK, locks: null, channel: null, fetch: (async () => Response.json(clientOf(true))) as typeof fetch });
+    const lk = new Latchkey({
+      publishableKey: PK,
+      locks: null,
+      channel: null,
+      fetch: (async () => Response.json(clientOf(true))) as typeof fetch,
+    });
     expect(page(lk)).toBe('');
   });
 });

@@ -60,7 +60,10 @@ describe('the Express API example', () => {
     const user = await bapi.users.create({ email_address: [email], password });
 
     let stored: string | null = null;
-    const latchkey = new Latchkey({ publishableKey: api.publishableKey, tokenStorage: { get: () => stored, set: (t) => void (stored = t) } });
+    const latchkey = new Latchkey({
+      publishableKey: api.publishableKey,
+      tokenStorage: { get: () => stored, set: (t) => void (stored = t) },
+    });
     try {
       await latchkey.load();
       await latchkey.signIn.password(email, password);
@@ -68,7 +71,10 @@ describe('the Express API example', () => {
       const jwt = await latchkey.getToken();
 
       const me = await fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${jwt}` } });
-      expect([me.status, await me.json()]).toEqual([200, { userId: user.id, sessionId: latchkey.session!.id, organization: null, impersonatedBy: null }]);
+      expect([me.status, await me.json()]).toEqual([
+        200,
+        { userId: user.id, sessionId: latchkey.session!.id, organization: null, impersonatedBy: null },
+      ]);
       const profile = await fetch(`${base}/api/me/profile`, { headers: { cookie: `__session=${jwt}` } });
       expect(await profile.json()).toMatchObject({ object: 'user', id: user.id });
       expect((await fetch(`${base}/api/me`)).status).toBe(401);

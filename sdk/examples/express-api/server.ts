@@ -19,7 +19,11 @@ import { createBapiClient, latchkeyExpress, verifyWebhook, type RequestState } f
 export function createApp(env: Record<string, string | undefined> = process.env) {
   const publishableKey = env.LATCHKEY_PUBLISHABLE_KEY!;
   const latchkey = createBapiClient({ secretKey: env.LATCHKEY_SECRET_KEY!, apiUrl: env.LATCHKEY_API_URL ?? 'http://localhost:3000' });
-  const requireAuth = latchkeyExpress({ publishableKey, requireAuth: true, authorizedParties: env.APP_ORIGIN ? [env.APP_ORIGIN] : undefined });
+  const requireAuth = latchkeyExpress({
+    publishableKey,
+    requireAuth: true,
+    authorizedParties: env.APP_ORIGIN ? [env.APP_ORIGIN] : undefined,
+  });
   type Authed = express.Request & { auth: RequestState & { status: 'signed-in' } };
 
   const app = express();

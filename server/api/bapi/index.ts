@@ -292,21 +292,29 @@ export function bapiOpenApi(publicUrl: string) {
 }
 
 export function createBapi(deps: Deps) {
-  return buildSurface<BapiGuard, BapiAuth | null>(deps, {
-    name: 'bapi',
-    routes: bapiRoutes,
-    protocol: jsonProtocol(),
-    // Clerk's dialect, only for requests carrying the Clerk-API-Version header (bapiClerkLines above).
-    dialect: dialectLayer(bapiClerkDialect(bapiClerkLines, bapiRoutes)),
-    instanceOf: (c) => bapiInstanceId(deps, c),
-    authenticate: (c, r) => authenticateSecretKey(deps, c, r.guard),
-    actorOf: (auth, request) => (auth ? secretKeyActor(auth.keyId, request) : anonymousActor(request)),
-    authorize: (auth, r, { body }) => authorizeSecretKey(auth, r.guard, body),
-    // Every BAPI POST honours Idempotency-Key; a record replays only to the key that made it.
-    around: ({ c, route: r, auth, rawBody, deps: d, run }) => {
-      const key = c.req.header('idempotency-key');
-      if (r.method !== 'POST' || key === undefined || !auth) return run(d);
-      return runIdempotent(d, { instanceId: auth.instance.id, credentialId: auth.keyId, key, method: r.method, path: c.req.path, rawBody }, run);
+  return buildSurface<BapiGuard, BapiAuth | null>(
+    deps,
+    {
+      name: 'bapi',
+      routes: bapiRoutes,
+      protocol: jsonProtocol(),
+      // Clerk's dialect, only for requests carrying the Clerk-API-Version header (bapiClerkLines above).
+      dialect: dialectLayer(bapiClerkDialect(bapiClerkLines, bapiRoutes)),
+      instanceOf: (c) => bapiInstanceId(deps, c),
+      authenticate: (c, r) => authenticateSecretKey(deps, c, r.guard),
+      actorOf: (auth, request) => (auth ? secretKeyActor(auth.keyId, request) : anonymousActor(request)),
+      authorize: (auth, r, { body }) => authorizeSecretKey(auth, r.guard, body),
+      // Every BAPI POST honours Idempotency-Key; a record replays only to the key that made it.
+      around: ({ c, route: r, auth, rawBody, deps: d, run }) => {
+        const key = c.req.header('idempotency-key');
+        if (r.method !== 'POST' || key === undefined || !auth) return run(d);
+        return runIdempotent(
+          d,
+          { instanceId: auth.instance.id, credentialId: auth.keyId, key, method: r.method, path: c.req.path, rawBody },
+          run,
+        );
+      },
     },
-  }, ROUTER_GUARDS);
+    ROUTER_GUARDS,
+  );
 }

@@ -34,7 +34,9 @@ const STATE_REASONS = new Set([
 ]);
 
 const PUBLIC_IP = '93.184.215.14';
-const h = sharedHarness({ dns: async (host) => (host.endsWith('example.com') || host.endsWith('example.org') ? [{ address: PUBLIC_IP, family: 4 }] : []) });
+const h = sharedHarness({
+  dns: async (host) => (host.endsWith('example.com') || host.endsWith('example.org') ? [{ address: PUBLIC_IP, family: 4 }] : []),
+});
 let key: string;
 let doc: Document;
 /** Seeded ids by the path segment before the parameter. */
@@ -76,14 +78,25 @@ beforeAll(async () => {
   });
   const jwtTemplate = await post('/v1/jwt_templates', { name: 'supabase', claims: { aud: 'authenticated' } });
   const waitlistEntry = await post('/v1/waitlist_entries', { email_address: 'waiting@example.com' });
-  const socialProvider = await post('/v1/social_providers', { kind: 'oidc', name: 'seed', issuer: 'https://id.example.com', client_id: 'seed', client_secret: 'seed' });
+  const socialProvider = await post('/v1/social_providers', {
+    kind: 'oidc',
+    name: 'seed',
+    issuer: 'https://id.example.com',
+    client_id: 'seed',
+    client_secret: 'seed',
+  });
   const deliveries = await h.call('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`, { key });
   const emails = await h.call('GET', '/v1/emails', { key });
   const scimToken = await post('/v1/scim_tokens', { organization_id: org.id, name: 'Seed' });
   const scimGroup = await h.call('POST', '/scim/v2/Groups', { key: scimToken.token, body: { displayName: 'Seed' } });
   const ssoDomain = await post(`/v1/organizations/${org.id}/domains`, { name: 'sso.seed.example.com' });
   await h.call('PATCH', `/v1/organizations/${org.id}/domains/${ssoDomain.id}`, { key, body: { verified: true } });
-  const ssoConnection = await post('/v1/sso_connections', { organization_id: org.id, provider: 'saml', name: 'Seed', domains: ['sso.seed.example.com'] });
+  const ssoConnection = await post('/v1/sso_connections', {
+    organization_id: org.id,
+    provider: 'saml',
+    name: 'Seed',
+    domains: ['sso.seed.example.com'],
+  });
   Object.assign(seeds, {
     users: user.id,
     organizations: org.id,
@@ -142,15 +155,18 @@ describe('the BAPI OpenAPI document', () => {
     const problems: string[] = [];
     for (const { method, path, op } of operations()) {
       for (const p of op.parameters.filter((x) => x.in === 'path')) {
-        if (!p.required || typeof p.schema.pattern !== 'string') problems.push(`${method} ${path}: path parameter ${p.name} has no pattern`);
-        else if (!isValid(p.schema, seedFor(path, p.name), doc.components.schemas)) problems.push(`${method} ${path}: a real ${p.name} does not match ${p.schema.pattern}`);
+        if (!p.required || typeof p.schema.pattern !== 'string')
+          problems.push(`${method} ${path}: path parameter ${p.name} has no pattern`);
+        else if (!isValid(p.schema, seedFor(path, p.name), doc.components.schemas))
+          problems.push(`${method} ${path}: a real ${p.name} does not match ${p.schema.pattern}`);
       }
       const body = bodySchema(op);
       if (!body) continue;
       const members = body.oneOf ?? (body.type === 'array' ? [body.items!] : [body]);
       // A processor's event is the processor's shape, not ours to make strict.
       const foreign = path.startsWith('/v1/billing/webhooks/') || path.startsWith('/v1/sms_callbacks/');
-      for (const m of members) if (m.additionalProperties !== false && !foreign) problems.push(`${method} ${path}: body allows unknown fields`);
+      for (const m of members)
+        if (m.additionalProperties !== false && !foreign) problems.push(`${method} ${path}: body allows unknown fields`);
     }
     expect(problems).toEqual([]);
   });
@@ -192,7 +208,9 @@ describe('the BAPI OpenAPI document', () => {
           (res.status === 422 && !STATE_REASONS.has(reason!) && !documented(op, reason));
         if (refused) {
           failing.add(name);
-          failures.push(`${name}${queryString(r.query)} ${JSON.stringify(r.body)} -> ${res.status} ${first?.code} ${JSON.stringify(first?.meta)} ${first?.message}`);
+          failures.push(
+            `${name}${queryString(r.query)} ${JSON.stringify(r.body)} -> ${res.status} ${first?.code} ${JSON.stringify(first?.meta)} ${first?.message}`,
+          );
         }
       }
     }

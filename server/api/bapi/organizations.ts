@@ -6,4 +6,7 @@ import { portalLinkEndpointFor } from '../../portal/endpoints';
 export const bapiOrganizations = serverOrganizationEndpointsFor<BapiAuth>((auth) => auth.instance.id);
 
 /** BAPI: an admin portal link for the path's organization (issue 49). */
-export const bapiPortalLink = portalLinkEndpointFor<BapiAuth>((auth) => auth.instance.id, (_auth, params) => params.id);
+export const bapiPortalLink = portalLinkEndpointFor<BapiAuth>(
+  (auth) => auth.instance.id,
+  (_auth, params) => params.id,
+);

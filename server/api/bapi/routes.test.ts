@@ -7,7 +7,11 @@ import { bapiRoutes, createBapi } from './index';
 
 /** Routes that answer without a key; anything else must name its scope. */
 /** Stripe's webhook and Twilio's status callback are public: their signatures are the credential. */
-const PUBLIC_ROUTES = ['GET /v1/openapi.json', 'POST /v1/billing/webhooks/stripe/:instance_id', 'POST /v1/sms_callbacks/twilio/:instance_id'];
+const PUBLIC_ROUTES = [
+  'GET /v1/openapi.json',
+  'POST /v1/billing/webhooks/stripe/:instance_id',
+  'POST /v1/sms_callbacks/twilio/:instance_id',
+];
 /** Routes any valid key may call, without a scope or a rate limit. */
 const ANY_KEY_ROUTES = ['GET /v1/jwks'];
 

@@ -6,7 +6,6 @@ import { actorSchema } from '../../sessions/schemas';
 import { createTicket, revokeTicket, type TicketKind } from '../../sessions/tickets';
 import { sessionEndpointsFor } from '../../sessions/endpoints';
 
-
 /** BAPI endpoints of actor tokens (impersonation:write) and sign-in tokens (sign_in_tokens:write). */
 
 const HOUR = 3600;

@@ -56,7 +56,9 @@ export function checkConsoleOrigin(c: Context, publicUrl: string) {
   const origin = requestOrigin(c);
   if (origin && origin === new URL(publicUrl).origin) return;
   throw new AppError('ORIGIN_NOT_ALLOWED', {
-    message: origin ? `Requests from ${origin} are not allowed on the dashboard API.` : 'A dashboard write must send the console’s Origin header.',
+    message: origin
+      ? `Requests from ${origin} are not allowed on the dashboard API.`
+      : 'A dashboard write must send the console’s Origin header.',
     meta: { origin },
   });
 }
@@ -115,7 +117,10 @@ export async function authenticateConsole(deps: Deps, c: Context, guard: Console
     auth.instance = { ...(await instanceContext(deps, row.id)), row };
   }
   if (!roleAtLeast(role, guard.role)) {
-    throw new AppError('FORBIDDEN', { message: `This needs the ${guard.role} role in the account.`, meta: { reason: 'role_required', required_role: guard.role, role } });
+    throw new AppError('FORBIDDEN', {
+      message: `This needs the ${guard.role} role in the account.`,
+      meta: { reason: 'role_required', required_role: guard.role, role },
+    });
   }
   return auth;
 }

@@ -81,12 +81,16 @@ describe('first-run setup', () => {
   it('sets the console cookie at Path=/, HttpOnly, SameSite=Lax', async () => {
     const { token } = { token: (await issueSetupLink(h.runtime.deps, 'test')).token };
     const b = consoleBrowser(h, platform);
-    const res = await b.dash('POST', '/setup', { body: { token, email_address: 'second-owner@example.com', password: 'another passphrase' } });
+    const res = await b.dash('POST', '/setup', {
+      body: { token, email_address: 'second-owner@example.com', password: 'another passphrase' },
+    });
     expect(res.status).toBe(201);
     expect(res.setCookie).toMatch(/^__console_client=ct_[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     // The default account is claimed already: this owner gets a new one.
     expect(res.body.accounts[0].id).not.toBe(owner.accountId);
-    const reused = await consoleBrowser(h, platform).dash('POST', '/setup', { body: { token, email_address: 'x@example.com', password: 'another passphrase' } });
+    const reused = await consoleBrowser(h, platform).dash('POST', '/setup', {
+      body: { token, email_address: 'x@example.com', password: 'another passphrase' },
+    });
     expect(reused.status).toBe(403);
   });
 
@@ -96,14 +100,24 @@ describe('first-run setup', () => {
     const { url } = JSON.parse(out.stdout) as { url: string };
     const token = new URL(url).searchParams.get('token');
     const b = consoleBrowser(h, platform);
-    expect((await b.dash('POST', '/setup', { body: { token, email_address: 'recovered@example.com', password: 'recovery passphrase' } })).status).toBe(201);
-    expect((await b.dash('POST', '/setup', { body: { token, email_address: 'again@example.com', password: 'recovery passphrase' } })).status).toBe(403);
+    expect(
+      (await b.dash('POST', '/setup', { body: { token, email_address: 'recovered@example.com', password: 'recovery passphrase' } })).status,
+    ).toBe(201);
+    expect(
+      (await b.dash('POST', '/setup', { body: { token, email_address: 'again@example.com', password: 'recovery passphrase' } })).status,
+    ).toBe(403);
   });
 
   it('GET /console tells the console the platform instance to sign in with', async () => {
     const res = await consoleBrowser(h, platform).dash('GET', '/console');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ object: 'console', platform_instance_id: platform.id, publishable_key: platform.publishableKey, fapi_url: `http://localhost:3000/fapi/${platform.id}`, signed_in: false });
+    expect(res.body).toEqual({
+      object: 'console',
+      platform_instance_id: platform.id,
+      publishable_key: platform.publishableKey,
+      fapi_url: `http://localhost:3000/fapi/${platform.id}`,
+      signed_in: false,
+    });
   });
 });
 
@@ -142,7 +156,9 @@ describe('console session', () => {
 
   it('nobody signs up to the platform instance on its FAPI', async () => {
     const b = consoleBrowser(h, platform);
-    const res = await b.fapi('POST', '/v1/client/sign_ups', { body: { email_address: 'intruder@example.com', password: 'a long passphrase' } });
+    const res = await b.fapi('POST', '/v1/client/sign_ups', {
+      body: { email_address: 'intruder@example.com', password: 'a long passphrase' },
+    });
     expect(res.status).toBe(403);
   });
 });
@@ -155,7 +171,13 @@ describe('instances, settings and keys', () => {
     const created = await owner.b.dash('POST', base(), { body: { name: 'Production', environment: 'live' } });
     expect(created.status).toBe(201);
     liveId = created.body.id;
-    expect(created.body).toMatchObject({ object: 'instance', account_id: owner.accountId, name: 'Production', environment: 'live', fapi_url: `http://localhost:3000/fapi/${liveId}` });
+    expect(created.body).toMatchObject({
+      object: 'instance',
+      account_id: owner.accountId,
+      name: 'Production',
+      environment: 'live',
+      fapi_url: `http://localhost:3000/fapi/${liveId}`,
+    });
     expect(created.body.publishable_key).toMatch(/^pk_live_/);
     const got = await owner.b.dash('GET', `${base()}/${liveId}`);
     expect(got.status).toBe(200);
@@ -178,11 +200,22 @@ describe('instances, settings and keys', () => {
       },
     });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ sign_up_mode: 'restricted', session_lifetime_seconds: 86400, mfa_required: true, redirect_urls: ['https://app.acme.com/after'] });
+    expect(ok.body).toMatchObject({
+      sign_up_mode: 'restricted',
+      session_lifetime_seconds: 86400,
+      mfa_required: true,
+      redirect_urls: ['https://app.acme.com/after'],
+    });
     // A later patch keeps the other fields.
     const again = await owner.b.dash('PATCH', url, { body: { mfa_required: false } });
     expect(again.body).toMatchObject({ sign_up_mode: 'restricted', mfa_required: false, allowed_origins: ['https://app.acme.com'] });
-    for (const bad of [{ allowed_origins: ['https://app.acme.com/path'] }, { session_lifetime_seconds: 5 }, { sign_up_mode: 'open' }, { redirect_urls: ['javascript:alert(1)'] }, { nope: 1 }]) {
+    for (const bad of [
+      { allowed_origins: ['https://app.acme.com/path'] },
+      { session_lifetime_seconds: 5 },
+      { sign_up_mode: 'open' },
+      { redirect_urls: ['javascript:alert(1)'] },
+      { nope: 1 },
+    ]) {
       const res = await owner.b.dash('PATCH', url, { body: bad });
       expect(res.status, JSON.stringify(bad)).toBe(422);
     }
@@ -316,7 +349,12 @@ describe('users, sessions, impersonation, audit log, outbox', () => {
   it('impersonates: an actor token naming the operator, redeemable on the FAPI, audited', async () => {
     const res = await owner.b.dash('POST', `${inst()}/users/${userId}/impersonate`, { body: {} });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ object: 'actor_token', user_id: userId, actor: { sub: `operator:${owner.operator.id}` }, status: 'pending' });
+    expect(res.body).toMatchObject({
+      object: 'actor_token',
+      user_id: userId,
+      actor: { sub: `operator:${owner.operator.id}` },
+      status: 'pending',
+    });
     expect(res.body.token).toMatch(/^tkt_/);
     const [entry] = await auditOf(dev.instance.id, 'impersonation.actor_token_created');
     expect(entry).toMatchObject({ actor: `operator:${owner.operator.id}`, target: res.body.id });
@@ -342,7 +380,12 @@ describe('users, sessions, impersonation, audit log, outbox', () => {
   });
 
   it('shows the email and SMS outbox of test instances, and a live instance’s SMS without their text', async () => {
-    await sendEmail(h.runtime.deps, { instanceId: dev.instance.id, to: 'ann@acme.com', template: 'verification_code', data: { code: '123456' } });
+    await sendEmail(h.runtime.deps, {
+      instanceId: dev.instance.id,
+      to: 'ann@acme.com',
+      template: 'verification_code',
+      data: { code: '123456' },
+    });
     const list = await owner.b.dash('GET', `${inst()}/emails?to=ann@acme.com`);
     expect(list.status).toBe(200);
     expect(list.body.data[0]).toMatchObject({ object: 'email', to: 'ann@acme.com', template: 'verification_code' });
@@ -350,11 +393,18 @@ describe('users, sessions, impersonation, audit log, outbox', () => {
     const one = await owner.b.dash('GET', `${inst()}/emails/${list.body.data[0].id}`);
     expect(one.body.id).toBe(list.body.data[0].id);
     expect((await owner.b.dash('GET', `${inst()}/sms`)).status).toBe(200);
-    const live = (await owner.b.dash('GET', `/accounts/${owner.accountId}/instances`)).body.data.find((i: { environment: string }) => i.environment === 'live');
+    const live = (await owner.b.dash('GET', `/accounts/${owner.accountId}/instances`)).body.data.find(
+      (i: { environment: string }) => i.environment === 'live',
+    );
     const refused = await owner.b.dash('GET', `/accounts/${owner.accountId}/instances/${live.id}/emails`);
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0].meta.reason).toBe('live_instance');
-    const text = await sendSms(h.runtime.deps, { instanceId: live.id, to: '+14155550142', template: 'verification_code', data: { code: '424242' } });
+    const text = await sendSms(h.runtime.deps, {
+      instanceId: live.id,
+      to: '+14155550142',
+      template: 'verification_code',
+      data: { code: '424242' },
+    });
     const texts = await owner.b.dash('GET', `/accounts/${owner.accountId}/instances/${live.id}/sms`);
     expect(texts.status).toBe(200);
     expect(texts.body.data).toEqual([{ ...text, body: null, data: {}, body_redacted: true }]);
@@ -377,7 +427,9 @@ describe('invitations and roles', () => {
   let viewerAccountId: string;
 
   it('invites an operator by email; accepting creates and signs them in; the token works once', async () => {
-    const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'vera@example.com', role: 'viewer' } });
+    const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, {
+      body: { email_address: 'vera@example.com', role: 'viewer' },
+    });
     expect(inv.status).toBe(201);
     expect(inv.body).toMatchObject({ object: 'account_invitation', email_address: 'vera@example.com', role: 'viewer', status: 'pending' });
     const [mail] = await h.outbox('vera@example.com');
@@ -393,11 +445,15 @@ describe('invitations and roles', () => {
 
     viewer = consoleBrowser(h, platform);
     expect((await viewer.dash('POST', '/invitations/accept', { body: { token } })).status).toBe(422);
-    const accepted = await viewer.dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase', first_name: 'Vera' } });
+    const accepted = await viewer.dash('POST', '/invitations/accept', {
+      body: { token, password: 'viewer passphrase', first_name: 'Vera' },
+    });
     expect(accepted.status).toBe(200);
     expect(accepted.body.accounts).toEqual([expect.objectContaining({ id: owner.accountId, role: 'viewer' })]);
     expect(viewer.cookie).toMatch(/^ct_/);
-    expect((await consoleBrowser(h, platform).dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } })).status).toBe(403);
+    expect(
+      (await consoleBrowser(h, platform).dash('POST', '/invitations/accept', { body: { token, password: 'viewer passphrase' } })).status,
+    ).toBe(403);
     const members = await owner.b.dash('GET', `/accounts/${owner.accountId}/members`);
     expect(members.body.data.map((m: { email_address: string; role: string }) => [m.email_address, m.role])).toEqual([
       ['owner@example.com', 'owner'],
@@ -410,7 +466,9 @@ describe('invitations and roles', () => {
   it('a signed-in operator accepts with the invited address only', async () => {
     const other = await owner.b.dash('POST', '/accounts', { body: { name: 'Side project' } });
     expect(other.status).toBe(201);
-    await owner.b.dash('POST', `/accounts/${other.body.id}/invitations`, { body: { email_address: 'someone-else@example.com', role: 'admin' } });
+    await owner.b.dash('POST', `/accounts/${other.body.id}/invitations`, {
+      body: { email_address: 'someone-else@example.com', role: 'admin' },
+    });
     const [mail] = await h.outbox('someone-else@example.com');
     const token = new URL(String(mail!.data.url)).searchParams.get('token')!;
     const res = await viewer.dash('POST', '/invitations/accept', { body: { token } });
@@ -419,7 +477,9 @@ describe('invitations and roles', () => {
   });
 
   it('an invitation never lowers a role already held', async () => {
-    await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'owner@example.com', role: 'viewer' } });
+    await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, {
+      body: { email_address: 'owner@example.com', role: 'viewer' },
+    });
     const token = new URL(String((await h.outbox('owner@example.com'))[0]!.data.url)).searchParams.get('token')!;
     const res = await owner.b.dash('POST', '/invitations/accept', { body: { token } });
     expect(res.status).toBe(200);
@@ -444,29 +504,43 @@ describe('invitations and roles', () => {
   });
 
   it('an admin cannot invite an owner', async () => {
-    const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'adam@example.com', role: 'admin' } });
+    const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, {
+      body: { email_address: 'adam@example.com', role: 'admin' },
+    });
     const token = new URL(String((await h.outbox('adam@example.com'))[0]!.data.url)).searchParams.get('token')!;
     admin = consoleBrowser(h, platform);
     expect((await admin.dash('POST', '/invitations/accept', { body: { token, password: 'admin passphrase' } })).status).toBe(200);
     expect(inv.status).toBe(201);
-    const res = await admin.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'o2@example.com', role: 'owner' } });
+    const res = await admin.dash('POST', `/accounts/${owner.accountId}/invitations`, {
+      body: { email_address: 'o2@example.com', role: 'owner' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.errors[0].meta.reason).toBe('role_too_high');
-    expect((await admin.dash('PATCH', `/accounts/${owner.accountId}/instances/${dev.instance.id}/settings`, { body: { mfa_required: false } })).status).toBe(200);
+    expect(
+      (await admin.dash('PATCH', `/accounts/${owner.accountId}/instances/${dev.instance.id}/settings`, { body: { mfa_required: false } }))
+        .status,
+    ).toBe(200);
   });
 
   it('revokes a pending invitation; its link stops working', async () => {
-    const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, { body: { email_address: 'revoke-me@example.com' } });
+    const inv = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations`, {
+      body: { email_address: 'revoke-me@example.com' },
+    });
     expect(inv.body.role).toBe('viewer');
     const token = new URL(String((await h.outbox('revoke-me@example.com'))[0]!.data.url)).searchParams.get('token')!;
     const revoked = await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations/${inv.body.id}/revoke`);
     expect(revoked.body.status).toBe('revoked');
     expect((await owner.b.dash('POST', `/accounts/${owner.accountId}/invitations/${inv.body.id}/revoke`)).status).toBe(409);
-    expect((await consoleBrowser(h, platform).dash('POST', '/invitations/accept', { body: { token, password: 'some passphrase' } })).status).toBe(403);
+    expect(
+      (await consoleBrowser(h, platform).dash('POST', '/invitations/accept', { body: { token, password: 'some passphrase' } })).status,
+    ).toBe(403);
   });
 
   it('owners change roles and remove members; an account keeps an owner', async () => {
-    const members = (await owner.b.dash('GET', `/accounts/${owner.accountId}/members`)).body.data as { id: string; email_address: string }[];
+    const members = (await owner.b.dash('GET', `/accounts/${owner.accountId}/members`)).body.data as {
+      id: string;
+      email_address: string;
+    }[];
     const id = (email: string) => members.find((m) => m.email_address === email)!.id;
     const url = (email: string) => `/accounts/${owner.accountId}/members/${id(email)}`;
     expect((await admin.dash('PATCH', url('vera@example.com'), { body: { role: 'admin' } })).status).toBe(403);
@@ -512,7 +586,11 @@ describe('invitations and roles', () => {
       expect(res.status, String(origin)).toBe(403);
       expect(res.body.errors[0].code).toBe('ORIGIN_NOT_ALLOWED');
     }
-    const viaReferer = await owner.b.dash('POST', url, { body: { name: 'via referer' }, origin: null, headers: { referer: 'http://localhost:3000/instances' } });
+    const viaReferer = await owner.b.dash('POST', url, {
+      body: { name: 'via referer' },
+      origin: null,
+      headers: { referer: 'http://localhost:3000/instances' },
+    });
     expect(viaReferer.status).toBe(201);
     // Reads need no Origin.
     expect((await owner.b.dash('GET', url, { origin: null })).status).toBe(200);

@@ -39,7 +39,9 @@ const ACCOUNT = '/accounts/:accountId';
 const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
 const ORG = `${INSTANCE}/organizations/:id`;
 
-const route = routeTable<ConsoleGuard, ConsoleAuth, ConsoleGuard, SameAuth<ConsoleAuth>, typeof DASHBOARD_PREFIX>({ prefix: DASHBOARD_PREFIX });
+const route = routeTable<ConsoleGuard, ConsoleAuth, ConsoleGuard, SameAuth<ConsoleAuth>, typeof DASHBOARD_PREFIX>({
+  prefix: DASHBOARD_PREFIX,
+});
 
 /**
  * One route a line: method, path under /v1/dashboard, guard, endpoint. Guards
@@ -239,13 +241,17 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
 ];
 
 export function createDashboard(deps: Deps) {
-  return buildSurface<ConsoleGuard, ConsoleAuth>(deps, {
-    name: 'dashboard',
-    routes: dashboardRoutes,
-    protocol: jsonProtocol(),
-    authenticate: (c, r) => authenticateConsole(deps, c, r.guard),
-    actorOf: (auth, request) => (auth.operatorId ? operatorActor(auth.operatorId, request) : anonymousActor(request)),
-  }, ROUTER_GUARDS);
+  return buildSurface<ConsoleGuard, ConsoleAuth>(
+    deps,
+    {
+      name: 'dashboard',
+      routes: dashboardRoutes,
+      protocol: jsonProtocol(),
+      authenticate: (c, r) => authenticateConsole(deps, c, r.guard),
+      actorOf: (auth, request) => (auth.operatorId ? operatorActor(auth.operatorId, request) : anonymousActor(request)),
+    },
+    ROUTER_GUARDS,
+  );
 }
 
 /** The dashboard API's OpenAPI document (not served; the SDK type generator reads it). */

@@ -31,7 +31,8 @@ export const patchBrandingEndpoint = endpoint<ConsoleAuth, z.output<ReturnType<t
 });
 
 export const putLogoEndpoint = endpoint<ConsoleAuth, z.output<typeof logoUploadSchema>>({
-  summary: 'Upload the logo: {content_type: image/png|jpeg|webp|svg+xml, data: base64}, at most 512 KiB, its bytes checked against the type',
+  summary:
+    'Upload the logo: {content_type: image/png|jpeg|webp|svg+xml, data: base64}, at most 512 KiB, its bytes checked against the type',
   audit: { action: 'branding.logo_updated' },
   body: logoUploadSchema,
   response: z.object({ version: z.string(), content_type: z.string(), size: z.number().int() }),

@@ -22,8 +22,13 @@ beforeAll(async () => {
 });
 
 const db = () => h.runtime.deps.db;
-const auditOf = (action: string) => db().select().from(auditLogs).where(and(eq(auditLogs.instanceId, instanceId), eq(auditLogs.action, action)));
-const count = async (table: typeof emails | typeof localizations | typeof localizationRevisions | typeof events) => (await db().select().from(table)).length;
+const auditOf = (action: string) =>
+  db()
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.instanceId, instanceId), eq(auditLogs.action, action)));
+const count = async (table: typeof emails | typeof localizations | typeof localizationRevisions | typeof events) =>
+  (await db().select().from(table)).length;
 
 /** A French verification-code email: the layout with `{{code}}` (or without, when told). */
 const frenchMjml = (body = '<mj-text mj-class="code">{{code}}</mj-text>') =>
@@ -51,10 +56,17 @@ describe('GET /email_templates', () => {
   it('shows one template in a locale with its base copy and what readers get', async () => {
     const res = await owner.b.dash('GET', `${base}/email_templates/verification_code?locale=de`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ locale: 'de', override: null, base: { locale: 'de' }, effective: { source: 'built_in', locale: 'de' } });
+    expect(res.body).toMatchObject({
+      locale: 'de',
+      override: null,
+      base: { locale: 'de' },
+      effective: { source: 'built_in', locale: 'de' },
+    });
     expect(res.body.base.subject).toBe('{{code}} ist Ihr {{app_name}}-Bestätigungscode');
     expectError(await owner.b.dash('GET', `${base}/email_templates/nope`), 404, 'NOT_FOUND');
-    expectError(await owner.b.dash('GET', `${base}/email_templates/verification_code?locale=xx-YY-ZZ`), 422, 'VALIDATION_FAILED', { param: 'locale' });
+    expectError(await owner.b.dash('GET', `${base}/email_templates/verification_code?locale=xx-YY-ZZ`), 422, 'VALIDATION_FAILED', {
+      param: 'locale',
+    });
   });
 });
 
@@ -89,17 +101,26 @@ describe('PUT /email_templates/:template', () => {
       expect.objectContaining({ part: 'mjml', reason: 'mjml_error', line: expect.any(Number) }),
       { param: 'text', part: 'text', reason: 'unknown_helper', line: 2, column: 1 },
     ]);
-    const blinkLine = frenchMjml('<mj-text>{{code}}</mj-text>\n<mj-blink>x</mj-blink>').split('\n').findIndex((l) => l.includes('mj-blink')) + 1;
+    const blinkLine =
+      frenchMjml('<mj-text>{{code}}</mj-text>\n<mj-blink>x</mj-blink>')
+        .split('\n')
+        .findIndex((l) => l.includes('mj-blink')) + 1;
     expect(problems[1].line).toBe(blinkLine);
     expect(res.body.errors[0].message).toMatch(/Did you mean \{\{code\}\}/);
   });
 
   it('refuses a template that would throw at send time, and sizes over the limit', async () => {
-    const partial = await owner.b.dash('PUT', `${base}/email_templates/verification_code`, { body: { ...frenchDraft, text: '{{code}} {{> footer}}' } });
+    const partial = await owner.b.dash('PUT', `${base}/email_templates/verification_code`, {
+      body: { ...frenchDraft, text: '{{code}} {{> footer}}' },
+    });
     expectError(partial, 422, 'VALIDATION_FAILED', { part: 'text', reason: 'syntax_error' });
-    const proto = await owner.b.dash('PUT', `${base}/email_templates/verification_code`, { body: { ...frenchDraft, text: '{{code}} {{constructor.constructor}}' } });
+    const proto = await owner.b.dash('PUT', `${base}/email_templates/verification_code`, {
+      body: { ...frenchDraft, text: '{{code}} {{constructor.constructor}}' },
+    });
     expectError(proto, 422, 'VALIDATION_FAILED', { part: 'text', reason: 'unknown_variable' });
-    const big = await owner.b.dash('PUT', `${base}/email_templates/verification_code`, { body: { ...frenchDraft, subject: `{{code}}${'x'.repeat(1_000)}` } });
+    const big = await owner.b.dash('PUT', `${base}/email_templates/verification_code`, {
+      body: { ...frenchDraft, subject: `{{code}}${'x'.repeat(1_000)}` },
+    });
     expectError(big, 422, 'VALIDATION_FAILED', { part: 'subject', reason: 'too_large' });
     const unknownField = await owner.b.dash('PUT', `${base}/email_templates/verification_code`, { body: { ...frenchDraft, partials: {} } });
     expectError(unknownField, 422, 'VALIDATION_FAILED', { param: 'partials', reason: 'unknown_field' });
@@ -112,7 +133,14 @@ describe('PUT /email_templates/:template', () => {
       name: 'verification_code',
       state: 'overridden',
       locale: 'fr',
-      override: { object: 'localization', id: expect.stringMatching(/^loc_/), locale: 'fr', resource: 'email.verification_code', kind: 'email', enabled: true },
+      override: {
+        object: 'localization',
+        id: expect.stringMatching(/^loc_/),
+        locale: 'fr',
+        resource: 'email.verification_code',
+        kind: 'email',
+        enabled: true,
+      },
       effective: { source: 'override', locale: 'fr', subject: frenchDraft.subject },
     });
     expect(res.body.override.content).toEqual({ subject: frenchDraft.subject, mjml: frenchDraft.mjml, text: frenchDraft.text });
@@ -120,10 +148,21 @@ describe('PUT /email_templates/:template', () => {
     // English readers are not affected.
     expect((await owner.b.dash('GET', `${base}/email_templates/verification_code?locale=en`)).body.effective.source).toBe('built_in');
     const [entry] = await auditOf('email_template.updated');
-    expect(entry).toMatchObject({ actor: `operator:${owner.operator.id}`, target: res.body.override.id, details: { resource: 'email.verification_code', locale: 'fr' } });
+    expect(entry).toMatchObject({
+      actor: `operator:${owner.operator.id}`,
+      target: res.body.override.id,
+      details: { resource: 'email.verification_code', locale: 'fr' },
+    });
     const revisions = await owner.b.dash('GET', `${base}/email_templates/verification_code/revisions?locale=fr`);
     expect(revisions.body).toMatchObject({ has_more: false, next_cursor: null });
-    expect(revisions.body.data).toEqual([expect.objectContaining({ object: 'localization_revision', id: expect.stringMatching(/^locrev_/), locale: 'fr', content: res.body.override.content })]);
+    expect(revisions.body.data).toEqual([
+      expect.objectContaining({
+        object: 'localization_revision',
+        id: expect.stringMatching(/^locrev_/),
+        locale: 'fr',
+        content: res.body.override.content,
+      }),
+    ]);
   });
 
   it('applies to the instance default locale when none is given', async () => {
@@ -143,7 +182,12 @@ describe('POST /email_templates/:template/preview', () => {
     const draft = { ...frenchDraft, subject: 'Aperçu {{code}} pour {{app_name}}' };
     const res = await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: draft });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: 'email_preview', template: 'verification_code', locale: 'fr', subject: 'Aperçu 123456 pour Development' });
+    expect(res.body).toMatchObject({
+      object: 'email_preview',
+      template: 'verification_code',
+      locale: 'fr',
+      subject: 'Aperçu 123456 pour Development',
+    });
     expect(res.body.html).toContain('Bonjour de l’équipe Development');
     expect(res.body.html).toContain('123456');
     expect(res.body.text).toBe('Votre code : 123456\n');
@@ -151,22 +195,41 @@ describe('POST /email_templates/:template/preview', () => {
   });
 
   it('uses the values given, and without a draft renders what readers of the locale get', async () => {
-    const res = await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { locale: 'fr', data: { code: '999111', app_name: 'Orbit' } } });
+    const res = await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, {
+      body: { locale: 'fr', data: { code: '999111', app_name: 'Orbit' } },
+    });
     expect(res.body).toMatchObject({ locale: 'fr', subject: 'Votre code : 999111' });
     const de = await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { locale: 'de-AT' } });
     expect(de.body).toMatchObject({ locale: 'de', subject: '123456 ist Ihr Development-Bestätigungscode' });
-    expectError(await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { data: { nope: 'x' } } }), 422, 'VALIDATION_FAILED', {
-      param: 'data.nope',
-      reason: 'unknown_variable',
+    expectError(
+      await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { data: { nope: 'x' } } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'data.nope',
+        reason: 'unknown_variable',
+      },
+    );
+    expectError(
+      await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { data: { expires_in_minutes: 'ten' } } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'data',
+      },
+    );
+    expectError(
+      await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { subject: 'x {{code}}' } }),
+      422,
+      'VALIDATION_FAILED',
+      {
+        param: 'mjml',
+        reason: 'required',
+      },
+    );
+    const invalid = await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, {
+      body: { ...frenchDraft, mjml: frenchMjml('<mj-text>sans code</mj-text>') },
     });
-    expectError(await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { data: { expires_in_minutes: 'ten' } } }), 422, 'VALIDATION_FAILED', {
-      param: 'data',
-    });
-    expectError(await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { subject: 'x {{code}}' } }), 422, 'VALIDATION_FAILED', {
-      param: 'mjml',
-      reason: 'required',
-    });
-    const invalid = await owner.b.dash('POST', `${base}/email_templates/verification_code/preview`, { body: { ...frenchDraft, mjml: frenchMjml('<mj-text>sans code</mj-text>') } });
     expectError(invalid, 422, 'VALIDATION_FAILED', { part: 'mjml', reason: 'missing_required_variable' });
   });
 
@@ -183,18 +246,32 @@ describe('POST /email_templates/:template/preview', () => {
 
 describe('POST /email_templates/:template/test_send', () => {
   it('sends to the operator’s own verified address, records the email and emits email.created', async () => {
-    const res = await owner.b.dash('POST', `${base}/email_templates/verification_code/test_send`, { body: { ...frenchDraft, subject: 'Test {{code}}' } });
+    const res = await owner.b.dash('POST', `${base}/email_templates/verification_code/test_send`, {
+      body: { ...frenchDraft, subject: 'Test {{code}}' },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ object: 'email', to: 'owner@example.com', template: 'verification_code', locale: 'fr', subject: 'Test 123456', status: 'delivered' });
+    expect(res.body).toMatchObject({
+      object: 'email',
+      to: 'owner@example.com',
+      template: 'verification_code',
+      locale: 'fr',
+      subject: 'Test 123456',
+      status: 'delivered',
+    });
     const [inOutbox] = await h.outbox('owner@example.com');
     expect(inOutbox).toEqual(res.body);
-    const created = await db().select().from(events).where(and(eq(events.instanceId, instanceId), eq(events.type, 'email.created')));
+    const created = await db()
+      .select()
+      .from(events)
+      .where(and(eq(events.instanceId, instanceId), eq(events.type, 'email.created')));
     expect(created.map((e) => (e.data as { id: string }).id)).toContain(res.body.id);
   });
 
   it('refuses any recipient field', async () => {
     for (const field of ['to', 'cc', 'bcc', 'recipient', 'email_address']) {
-      const res = await owner.b.dash('POST', `${base}/email_templates/verification_code/test_send`, { body: { [field]: 'victim@example.com' } });
+      const res = await owner.b.dash('POST', `${base}/email_templates/verification_code/test_send`, {
+        body: { [field]: 'victim@example.com' },
+      });
       expectError(res, 422, 'VALIDATION_FAILED', { param: field, reason: 'recipient_not_allowed' });
     }
     expect(await h.outbox('victim@example.com')).toEqual([]);
@@ -229,7 +306,11 @@ describe('revisions and DELETE', () => {
     expect((await auditOf('email_template.restored'))[0]).toMatchObject({ details: { revision_id: first.id, locale: 'fr' } });
     // A revision of another template is not found under this one.
     expectError(await owner.b.dash('POST', `${base}/email_templates/sign_in_link/revisions/${first.id}/restore`), 404, 'NOT_FOUND');
-    expectError(await owner.b.dash('POST', `${base}/email_templates/verification_code/revisions/locrev_01ARZ3NDEKTSV4RRFFQ69G5FAV/restore`), 404, 'NOT_FOUND');
+    expectError(
+      await owner.b.dash('POST', `${base}/email_templates/verification_code/revisions/locrev_01ARZ3NDEKTSV4RRFFQ69G5FAV/restore`),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('DELETE drops the override: the built-in applies again; audited; revisions stay', async () => {
@@ -239,7 +320,13 @@ describe('revisions and DELETE', () => {
     expect((await auditOf('email_template.deleted')).length).toBe(1);
     expectError(await owner.b.dash('DELETE', `${base}/email_templates/verification_code?locale=fr`), 404, 'NOT_FOUND');
     expect((await owner.b.dash('GET', `${base}/email_templates/verification_code/revisions?locale=fr`)).body.data.length).toBe(3);
-    const sent = await sendEmail(h.runtime.deps, { instanceId, to: 'after-delete@example.com', template: 'verification_code', data: { code: '1' }, locale: 'fr' });
+    const sent = await sendEmail(h.runtime.deps, {
+      instanceId,
+      to: 'after-delete@example.com',
+      template: 'verification_code',
+      data: { code: '1' },
+      locale: 'fr',
+    });
     expect(sent.subject).toBe('1 est votre code de vérification Development');
   });
 });
@@ -260,29 +347,57 @@ describe('localizations', () => {
   });
 
   it('creates or replaces an SMS override, validated like the base template', async () => {
-    const bad = await owner.b.dash('POST', `${base}/localizations`, { body: { locale: 'fr', resource: 'sms.verification_code', content: { body: 'Bonjour {{app_name}}' } } });
+    const bad = await owner.b.dash('POST', `${base}/localizations`, {
+      body: { locale: 'fr', resource: 'sms.verification_code', content: { body: 'Bonjour {{app_name}}' } },
+    });
     expectError(bad, 422, 'VALIDATION_FAILED', { part: 'body', reason: 'missing_required_variable' });
-    const created = await owner.b.dash('POST', `${base}/localizations`, { body: { locale: 'fr-CA', resource: 'sms.verification_code', content: { body: 'Code {{code}} pour {{app_name}}' } } });
+    const created = await owner.b.dash('POST', `${base}/localizations`, {
+      body: { locale: 'fr-CA', resource: 'sms.verification_code', content: { body: 'Code {{code}} pour {{app_name}}' } },
+    });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ object: 'localization', locale: 'fr-CA', resource: 'sms.verification_code', kind: 'sms', enabled: true, content: { body: 'Code {{code}} pour {{app_name}}' } });
-    const replaced = await owner.b.dash('POST', `${base}/localizations`, { body: { locale: 'fr-ca', resource: 'sms.verification_code', content: { body: 'Code : {{code}}' } } });
+    expect(created.body).toMatchObject({
+      object: 'localization',
+      locale: 'fr-CA',
+      resource: 'sms.verification_code',
+      kind: 'sms',
+      enabled: true,
+      content: { body: 'Code {{code}} pour {{app_name}}' },
+    });
+    const replaced = await owner.b.dash('POST', `${base}/localizations`, {
+      body: { locale: 'fr-ca', resource: 'sms.verification_code', content: { body: 'Code : {{code}}' } },
+    });
     expect(replaced.body).toMatchObject({ id: created.body.id, locale: 'fr-CA', content: { body: 'Code : {{code}}' } });
     expect((await auditOf('localization.updated')).length).toBe(2);
 
-    const sms = await import('../../sms/send').then((m) => m.sendSms(h.runtime.deps, { instanceId, to: '+14155550123', template: 'verification_code', data: { code: '777' }, locale: 'fr-CA' }));
+    const sms = await import('../../sms/send').then((m) =>
+      m.sendSms(h.runtime.deps, { instanceId, to: '+14155550123', template: 'verification_code', data: { code: '777' }, locale: 'fr-CA' }),
+    );
     expect(sms).toMatchObject({ locale: 'fr-CA', body: 'Code : 777' });
   });
 
   it('refuses unknown resources, locales, fields and content shapes', async () => {
     const cases: [unknown, Record<string, unknown>][] = [
-      [{ locale: 'fr', resource: 'email.nope', content: {} }, { param: 'resource', reason: 'unknown_resource' }],
-      [{ locale: 'fr', resource: 'hosted.nope.missing', content: { text: 'x' } }, { param: 'resource', reason: 'unknown_resource' }],
-      [{ locale: 'klingon', resource: 'sms.verification_code', content: { body: '{{code}}' } }, { param: 'locale', reason: 'unsupported_locale' }],
-      [{ locale: 'fr', resource: 'sms.verification_code', content: { text: '{{code}}' } }, { param: 'content.text', reason: 'unknown_field' }],
+      [
+        { locale: 'fr', resource: 'email.nope', content: {} },
+        { param: 'resource', reason: 'unknown_resource' },
+      ],
+      [
+        { locale: 'fr', resource: 'hosted.nope.missing', content: { text: 'x' } },
+        { param: 'resource', reason: 'unknown_resource' },
+      ],
+      [
+        { locale: 'klingon', resource: 'sms.verification_code', content: { body: '{{code}}' } },
+        { param: 'locale', reason: 'unsupported_locale' },
+      ],
+      [
+        { locale: 'fr', resource: 'sms.verification_code', content: { text: '{{code}}' } },
+        { param: 'content.text', reason: 'unknown_field' },
+      ],
       [{ locale: 'fr', resource: 'email.verification_code', content: { subject: 'x' } }, { param: 'content.mjml' }],
       [{ locale: 'fr', resource: '../etc', content: {} }, { param: 'resource' }],
     ];
-    for (const [body, meta] of cases) expectError(await owner.b.dash('POST', `${base}/localizations`, { body }), 422, 'VALIDATION_FAILED', meta);
+    for (const [body, meta] of cases)
+      expectError(await owner.b.dash('POST', `${base}/localizations`, { body }), 422, 'VALIDATION_FAILED', meta);
   });
 
   it('PATCH disables and edits; DELETE removes; the base copy renders again', async () => {
@@ -290,21 +405,46 @@ describe('localizations', () => {
     const disabled = await owner.b.dash('PATCH', `${base}/localizations/${row.id}`, { body: { enabled: false } });
     expect(disabled.body).toMatchObject({ id: row.id, enabled: false, content: row.content });
     const { sendSms } = await import('../../sms/send');
-    expect((await sendSms(h.runtime.deps, { instanceId, to: '+14155550124', template: 'verification_code', data: { code: '5' }, locale: 'fr-CA' })).body).toMatch(/^5 est votre code/);
-    const edited = await owner.b.dash('PATCH', `${base}/localizations/${row.id}`, { body: { enabled: true, content: { body: 'Nouveau {{code}}' } } });
+    expect(
+      (
+        await sendSms(h.runtime.deps, {
+          instanceId,
+          to: '+14155550124',
+          template: 'verification_code',
+          data: { code: '5' },
+          locale: 'fr-CA',
+        })
+      ).body,
+    ).toMatch(/^5 est votre code/);
+    const edited = await owner.b.dash('PATCH', `${base}/localizations/${row.id}`, {
+      body: { enabled: true, content: { body: 'Nouveau {{code}}' } },
+    });
     expect(edited.body).toMatchObject({ enabled: true, content: { body: 'Nouveau {{code}}' } });
-    expectError(await owner.b.dash('PATCH', `${base}/localizations/${row.id}`, { body: { content: { body: 'sans code' } } }), 422, 'VALIDATION_FAILED', { part: 'body' });
+    expectError(
+      await owner.b.dash('PATCH', `${base}/localizations/${row.id}`, { body: { content: { body: 'sans code' } } }),
+      422,
+      'VALIDATION_FAILED',
+      { part: 'body' },
+    );
     expectError(await owner.b.dash('PATCH', `${base}/localizations/${row.id}`, { body: {} }), 422, 'VALIDATION_FAILED');
     const deleted = await owner.b.dash('DELETE', `${base}/localizations/${row.id}`);
     expect(deleted.body).toEqual({ object: 'localization', id: row.id, deleted: true });
     expect((await auditOf('localization.deleted')).length).toBe(1);
     expectError(await owner.b.dash('DELETE', `${base}/localizations/${row.id}`), 404, 'NOT_FOUND');
-    expectError(await owner.b.dash('PATCH', `${base}/localizations/loc_01ARZ3NDEKTSV4RRFFQ69G5FAV`, { body: { enabled: true } }), 404, 'NOT_FOUND');
+    expectError(
+      await owner.b.dash('PATCH', `${base}/localizations/loc_01ARZ3NDEKTSV4RRFFQ69G5FAV`, { body: { enabled: true } }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('an email override via POST /localizations is the same row PUT /email_templates writes', async () => {
     const created = await owner.b.dash('POST', `${base}/localizations`, {
-      body: { locale: 'de', resource: 'email.password_reset_code', content: { subject: 'Code {{code}}', mjml: EMAIL_TEMPLATES.password_reset_code.locales.de.mjml } },
+      body: {
+        locale: 'de',
+        resource: 'email.password_reset_code',
+        content: { subject: 'Code {{code}}', mjml: EMAIL_TEMPLATES.password_reset_code.locales.de.mjml },
+      },
     });
     expect(created.status).toBe(200);
     const tpl = await owner.b.dash('GET', `${base}/email_templates/password_reset_code?locale=de`);
@@ -335,7 +475,12 @@ describe('authorization', () => {
     ['PATCH', `${b}/localizations/loc_01ARZ3NDEKTSV4RRFFQ69G5FAV`, { enabled: false }],
     ['DELETE', `${b}/localizations/loc_01ARZ3NDEKTSV4RRFFQ69G5FAV`, undefined],
   ];
-  const reads = (b: string) => [`${b}/email_templates`, `${b}/email_templates/verification_code`, `${b}/email_templates/verification_code/revisions`, `${b}/localizations`];
+  const reads = (b: string) => [
+    `${b}/email_templates`,
+    `${b}/email_templates/verification_code`,
+    `${b}/email_templates/verification_code/revisions`,
+    `${b}/localizations`,
+  ];
 
   it('viewers read but cannot write (403)', async () => {
     for (const path of reads(base)) expect((await viewer.dash('GET', path)).status, path).toBe(200);

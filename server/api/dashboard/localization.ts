@@ -99,7 +99,14 @@ const templateDetailSchema = templateSummarySchema
   })
   .meta({ id: 'EmailTemplate' });
 
-const previewSchema = z.object({ object: z.literal('email_preview'), template: z.string(), locale: z.string(), subject: z.string(), html: z.string(), text: z.string() });
+const previewSchema = z.object({
+  object: z.literal('email_preview'),
+  template: z.string(),
+  locale: z.string(),
+  subject: z.string(),
+  html: z.string(),
+  text: z.string(),
+});
 
 const catalogSchema = z.object({
   built_in_locales: z.array(z.string()),
@@ -121,7 +128,10 @@ const dataValues = z.record(z.string().max(64), z.union([z.string().max(4096), z
 // A test goes to the operator's own address: any recipient field is refused by name.
 const noRecipient = z
   .unknown()
-  .refine((v) => v === undefined, { message: 'the recipient cannot be chosen: a test email goes to your own verified address', params: { reason: 'recipient_not_allowed' } })
+  .refine((v) => v === undefined, {
+    message: 'the recipient cannot be chosen: a test email goes to your own verified address',
+    params: { reason: 'recipient_not_allowed' },
+  })
   .optional();
 
 const draftFields = {
@@ -150,7 +160,9 @@ const putTemplateBody = z.strictObject({
 });
 
 const RESOURCE_RE = /^(email|sms|hosted)\.[A-Za-z0-9_.-]{1,200}$/;
-const resourceInput = z.string().regex(RESOURCE_RE, 'must be a resource key such as email.verification_code, sms.verification_code or hosted.<message key>');
+const resourceInput = z
+  .string()
+  .regex(RESOURCE_RE, 'must be a resource key such as email.verification_code, sms.verification_code or hosted.<message key>');
 
 const createLocalizationBody = z.strictObject({
   locale: localeInput,
@@ -188,7 +200,8 @@ export const getEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output<ty
 });
 
 export const putEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof putTemplateBody>, never, 'template'>({
-  summary: 'Override an email template in a locale (default: the instance’s); validated as the mailer compiles it (422 lists each problem with its part, line and column); the saved version joins the revision history; audited',
+  summary:
+    'Override an email template in a locale (default: the instance’s); validated as the mailer compiles it (422 lists each problem with its part, line and column); the saved version joins the revision history; audited',
   audit: { action: 'email_template.updated', target: 'template' },
   body: putTemplateBody,
   response: templateDetailSchema,
@@ -216,7 +229,8 @@ export const deleteEmailTemplateEndpoint = endpoint<ConsoleAuth, never, z.output
 });
 
 export const previewEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof previewBody>, never, 'template'>({
-  summary: 'Render an unsaved draft (or, without one, the current template) to subject, HTML and text with sample or given values; sends and writes nothing',
+  summary:
+    'Render an unsaved draft (or, without one, the current template) to subject, HTML and text with sample or given values; sends and writes nothing',
   audit: { unaudited: 'a read sent as POST: compiles a draft, stores and sends nothing' },
   body: previewBody,
   response: previewSchema,
@@ -225,7 +239,8 @@ export const previewEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeo
 });
 
 export const testSendEmailTemplateEndpoint = endpoint<ConsoleAuth, z.output<typeof testSendBody>, never, 'template'>({
-  summary: 'Send a draft (or the current template) to your own verified address — the recipient cannot be chosen; 5 a minute per operator; recorded as an email (email.created)',
+  summary:
+    'Send a draft (or the current template) to your own verified address — the recipient cannot be chosen; 5 a minute per operator; recorded as an email (email.created)',
   audit: { action: 'email_template.test_sent', target: 'template' },
   body: testSendBody,
   response: emailSchema,
@@ -246,7 +261,11 @@ export const listEmailTemplateRevisionsEndpoint = endpoint<ConsoleAuth, never, z
   query: revisionsQuery,
   response: cursorPageSchema(revisionSchema),
   handle: ({ deps, auth, params, query }) =>
-    listRevisions(deps, routeInstance(auth).id, { ...query, resource: `email.${templateName(params.template)}`, locale: localeOr(auth, query.locale) }),
+    listRevisions(deps, routeInstance(auth).id, {
+      ...query,
+      resource: `email.${templateName(params.template)}`,
+      locale: localeOr(auth, query.locale),
+    }),
 });
 
 export const restoreEmailTemplateRevisionEndpoint = endpoint<ConsoleAuth, never, never, 'revisionId' | 'template'>({
@@ -264,7 +283,8 @@ export const restoreEmailTemplateRevisionEndpoint = endpoint<ConsoleAuth, never,
 // ── Localizations ────────────────────────────────────────────────────────────────────
 
 export const listLocalizationsEndpoint = endpoint<ConsoleAuth, never, z.output<typeof listLocalizationsQuery>>({
-  summary: 'Localization overrides (filter by locale, kind, resource) and the resource catalog: every email, SMS and hosted-page key with its base copy per built-in language and its variables',
+  summary:
+    'Localization overrides (filter by locale, kind, resource) and the resource catalog: every email, SMS and hosted-page key with its base copy per built-in language and its variables',
   query: listLocalizationsQuery,
   response: lightListSchema(localizationSchema).extend({ catalog: catalogSchema }),
   handle: async ({ deps, auth, query }) => ({
@@ -276,11 +296,13 @@ export const listLocalizationsEndpoint = endpoint<ConsoleAuth, never, z.output<t
 });
 
 export const createLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof createLocalizationBody>>({
-  summary: 'Create or replace the override of a resource in a locale; content validated like the base template (email: subject, mjml, text; sms: body; hosted: text); audited',
+  summary:
+    'Create or replace the override of a resource in a locale; content validated like the base template (email: subject, mjml, text; sms: body; hosted: text); audited',
   audit: { action: 'localization.created' },
   body: createLocalizationBody,
   response: localizationSchema,
-  handle: async ({ deps, auth, actor, body }) => (await saveLocalization(deps, routeInstance(auth).id, body, auditContextOf(actor))).localization,
+  handle: async ({ deps, auth, actor, body }) =>
+    (await saveLocalization(deps, routeInstance(auth).id, body, auditContextOf(actor))).localization,
 });
 
 export const updateLocalizationEndpoint = endpoint<ConsoleAuth, z.output<typeof patchLocalizationBody>, never, 'localizationId'>({

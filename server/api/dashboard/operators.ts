@@ -7,7 +7,17 @@ import { auditContextOf } from '../../http/actor';
 import { endpoint } from '../../http/endpoint';
 import { AppError, notFound } from '../../http/errors';
 import { lightListSchema } from '../../http/pagination';
-import { createAccount, createInstance, deleteInstance, instanceView, renameAccount, renameInstance, settingsView, updateInstanceSettings, type Instance } from '../../instances/instances';
+import {
+  createAccount,
+  createInstance,
+  deleteInstance,
+  instanceView,
+  renameAccount,
+  renameInstance,
+  settingsView,
+  updateInstanceSettings,
+  type Instance,
+} from '../../instances/instances';
 import { instanceSettingsSchema, settingsPatchSchema } from '../../instances/settings';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../../keys/secret-keys';
 import { ACTOR_TOKEN_TTL, actorTokenSchema } from '../bapi/sessions';
@@ -76,7 +86,13 @@ const setupBody = z.strictObject({
   account_name: name.optional(),
 });
 
-const accountSchema = z.object({ object: z.literal('account'), id: z.string(), name: z.string(), role: z.enum(OPERATOR_ROLES), created_at: z.number().int() });
+const accountSchema = z.object({
+  object: z.literal('account'),
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(OPERATOR_ROLES),
+  created_at: z.number().int(),
+});
 const operatorSchema = userSchema.omit({ private_metadata: true });
 const meSchema = z.object({ object: z.literal('operator'), user: operatorSchema, accounts: z.array(accountSchema) });
 
@@ -210,7 +226,8 @@ export const listInvitationsEndpoint = endpoint<ConsoleAuth>({
 });
 
 export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof inviteBody>>({
-  summary: 'Invite an operator by email (template `invitation`); the answer carries the accept link once; an inviter grants at most their own role',
+  summary:
+    'Invite an operator by email (template `invitation`); the answer carries the accept link once; an inviter grants at most their own role',
   audit: { action: 'account_invitation.created' },
   body: inviteBody,
   response: invitationSchema.extend({ url: z.string().describe('The accept link, in this answer only (it carries the token)') }),
@@ -220,14 +237,19 @@ export const createInvitationEndpoint = endpoint<ConsoleAuth, z.output<typeof in
     const account = accountOf(auth);
     const me = await getUser(deps, auth.platform.id, id);
     const inviterName = [me.first_name, me.last_name].filter(Boolean).join(' ') || null;
-    return createOperatorInvitation(deps, auth.platform, {
-      accountId: account.id,
-      emailAddress: body.email_address,
-      role: body.role,
-      inviterId: id,
-      inviterRole: account.role,
-      inviterName,
-    }, auth.request);
+    return createOperatorInvitation(
+      deps,
+      auth.platform,
+      {
+        accountId: account.id,
+        emailAddress: body.email_address,
+        role: body.role,
+        inviterId: id,
+        inviterRole: account.role,
+        inviterName,
+      },
+      auth.request,
+    );
   },
 });
 
@@ -313,7 +335,13 @@ export const createInstanceEndpoint = endpoint<ConsoleAuth, z.output<typeof crea
     return deps.db.transaction(async (tx) => {
       const d = { ...deps, db: tx };
       const row = await createInstance(d, { accountId, name: body.name, environment: body.environment });
-      await audit(d, { instanceId: row.id, action: 'instance.created', target: row.id, details: { account_id: accountId, environment: row.environment }, ...auditContextOf(actor) });
+      await audit(d, {
+        instanceId: row.id,
+        action: 'instance.created',
+        target: row.id,
+        details: { account_id: accountId, environment: row.environment },
+        ...auditContextOf(actor),
+      });
       return instanceDetail(row);
     });
   },
@@ -372,7 +400,11 @@ const createKeyBody = z.strictObject({
 export const listKeysEndpoint = endpoint<ConsoleAuth>({
   summary: 'Secret keys of an instance (a hint only; the secret is never shown again)',
   response: lightListSchema(secretKeySchema),
-  handle: async ({ deps, auth }) => ({ object: 'list' as const, data: (await listSecretKeys(deps, routeInstance(auth).id)).sort((a, b) => (a.id < b.id ? -1 : 1)), has_more: false }),
+  handle: async ({ deps, auth }) => ({
+    object: 'list' as const,
+    data: (await listSecretKeys(deps, routeInstance(auth).id)).sort((a, b) => (a.id < b.id ? -1 : 1)),
+    has_more: false,
+  }),
 });
 
 export const createKeyEndpoint = endpoint<ConsoleAuth, z.output<typeof createKeyBody>>({
@@ -381,7 +413,8 @@ export const createKeyEndpoint = endpoint<ConsoleAuth, z.output<typeof createKey
   body: createKeyBody,
   response: z.object({ id: z.string(), name: z.string(), secret: z.string(), scopes: z.array(z.string()), created_at: z.number().int() }),
   status: 201,
-  handle: ({ deps, auth, actor, body }) => createSecretKey(deps, { instanceId: routeInstance(auth).id, scopes: body.scopes, name: body.name }, auditContextOf(actor)),
+  handle: ({ deps, auth, actor, body }) =>
+    createSecretKey(deps, { instanceId: routeInstance(auth).id, scopes: body.scopes, name: body.name }, auditContextOf(actor)),
 });
 
 export const revokeKeyEndpoint = endpoint<ConsoleAuth, never, never, 'keyId'>({

@@ -6,4 +6,7 @@ import { portalLinkEndpointFor } from '../../portal/endpoints';
 export const dashboardOrganizations = serverOrganizationEndpointsFor<ConsoleAuth>((auth) => routeInstance(auth).id);
 
 /** Dashboard: an admin portal link the operator sends to the organization's IT admin (issue 49). */
-export const dashboardPortalLink = portalLinkEndpointFor<ConsoleAuth>((auth) => routeInstance(auth).id, (_auth, params) => params.id);
+export const dashboardPortalLink = portalLinkEndpointFor<ConsoleAuth>(
+  (auth) => routeInstance(auth).id,
+  (_auth, params) => params.id,
+);

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint';
 import { routeInstance, type ConsoleAuth } from './authenticate';
 import { listDirectoryGroups, listDirectoryUsers } from '../../scim/admin';
-import { createdScimTokenSchema, createScimTokenBody, directoryGroupList, directoryUserList, orgPageQuery, scimTokenList } from '../../scim/schemas';
+import {
+  createdScimTokenSchema,
+  createScimTokenBody,
+  directoryGroupList,
+  directoryUserList,
+  orgPageQuery,
+  scimTokenList,
+} from '../../scim/schemas';
 import { createScimToken, listScimTokens } from '../../scim/tokens';
 import { revoke, mapGroup } from '../../scim/endpoints';
 

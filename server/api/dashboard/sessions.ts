@@ -9,7 +9,6 @@ import { claimsTemplateSchema, renderClaims, type ClaimsTemplate, type ClaimsUse
 import { claimsUser } from '../../sessions/tokens';
 import { sessionEndpointsFor } from '../../sessions/endpoints';
 
-
 /** Who a preview renders for when the instance has no user yet. */
 const SAMPLE_USER: ClaimsUser = {
   id: 'user_2example0000000000000000',
@@ -37,7 +36,12 @@ async function previewUser(deps: Pick<Deps, 'db'>, instanceId: string, userId: s
     if (!user) throw notFound('user');
     return user;
   }
-  const [newest] = await deps.db.select({ id: users.id }).from(users).where(eq(users.instanceId, instanceId)).orderBy(desc(users.id)).limit(1);
+  const [newest] = await deps.db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.instanceId, instanceId))
+    .orderBy(desc(users.id))
+    .limit(1);
   return (newest && (await claimsUser(deps.db, instanceId, newest.id))) ?? SAMPLE_USER;
 }
 
@@ -54,12 +58,21 @@ export const previewSessionTokenEndpoint = endpoint<ConsoleAuth, z.output<typeof
   summary: 'Preview the session JWT payload a template gives a user (nothing is saved or signed)',
   audit: { unaudited: 'read-only preview' },
   body: previewBody,
-  response: z.object({ object: z.literal('session_token_preview'), user_id: z.string(), payload: z.record(z.string(), z.unknown()), omitted: z.boolean() }),
+  response: z.object({
+    object: z.literal('session_token_preview'),
+    user_id: z.string(),
+    payload: z.record(z.string(), z.unknown()),
+    omitted: z.boolean(),
+  }),
   handle: async ({ deps, auth, body }) => {
     const instance = routeInstance(auth);
     const user = await previewUser(deps, instance.id, body.user_id);
     const template = body.template ?? instance.settings.session_token_claims;
-    return { object: 'session_token_preview' as const, user_id: user.id, ...previewPayload(deps, instance.fapiUrl, instance.settings.session_token_lifetime_seconds, template, user) };
+    return {
+      object: 'session_token_preview' as const,
+      user_id: user.id,
+      ...previewPayload(deps, instance.fapiUrl, instance.settings.session_token_lifetime_seconds, template, user),
+    };
   },
 });
 

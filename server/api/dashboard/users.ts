@@ -54,8 +54,15 @@ export const exportUsersEndpoint = endpoint<ConsoleAuth, never, z.output<typeof 
 });
 
 /** An operator's add: the address or number, verified at once when `verified` (default false: the user verifies it). */
-function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.ZodType<string>, schema: z.ZodType, what: { one: string; many: string }) {
-  const addBody = z.strictObject({ [kind]: value, verified: z.boolean().optional() } as Record<K, z.ZodType<string>> & { verified: z.ZodOptional<z.ZodBoolean> });
+function identifierEndpoints<K extends IdentifierKindName>(
+  kind: K,
+  value: z.ZodType<string>,
+  schema: z.ZodType,
+  what: { one: string; many: string },
+) {
+  const addBody = z.strictObject({ [kind]: value, verified: z.boolean().optional() } as Record<K, z.ZodType<string>> & {
+    verified: z.ZodOptional<z.ZodBoolean>;
+  });
   type AddBody = Record<K, string> & { verified?: boolean };
   const idParam = (kind === 'email_address' ? 'email_address_id' : 'phone_number_id') as `${K}_id`;
   return {
@@ -65,7 +72,8 @@ function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.Zod
       body: addBody as unknown as z.ZodType<AddBody>,
       status: 201,
       response: schema,
-      handle: ({ deps, auth, params, body }) => addUserIdentifier(deps, routeInstance(auth).id, params.id, kind, body[kind], body.verified ?? false),
+      handle: ({ deps, auth, params, body }) =>
+        addUserIdentifier(deps, routeInstance(auth).id, params.id, kind, body[kind], body.verified ?? false),
     }),
     verify: endpoint<ConsoleAuth, never, never, 'id' | `${K}_id`>({
       summary: `Mark one of a user’s ${what.many} verified (strategy admin); a verified one is left as it is`,
@@ -91,7 +99,10 @@ const setPasswordBody = z.strictObject({
 
 /** Dashboard only: what the console's user page changes beyond the user PATCH. `params.id` is the user. */
 export const dashboardUserAccount = {
-  emailAddresses: identifierEndpoints('email_address', emailAddress, emailAddressSchema, { one: 'an email address', many: 'email addresses' }),
+  emailAddresses: identifierEndpoints('email_address', emailAddress, emailAddressSchema, {
+    one: 'an email address',
+    many: 'email addresses',
+  }),
   phoneNumbers: identifierEndpoints('phone_number', phoneNumber, phoneNumberSchema, { one: 'a phone number', many: 'phone numbers' }),
   setPassword: endpoint<ConsoleAuth, z.output<typeof setPasswordBody>, never, 'id'>({
     summary: 'Set or reset a user’s password (checked like the BAPI’s unless skip_password_checks), optionally signing them out everywhere',
@@ -116,7 +127,8 @@ export const dashboardUserAccount = {
     summary: 'Revoke one of a user’s personal access tokens (a revoked one is a no-op)',
     response: apiTokenSchema,
     audit: { action: 'api_token.revoked', recordedBy: 'domain' },
-    handle: ({ deps, auth, params, actor }) => revokeApiToken(deps, routeInstance(auth).id, params.id, params.token_id, auditContextOf(actor)),
+    handle: ({ deps, auth, params, actor }) =>
+      revokeApiToken(deps, routeInstance(auth).id, params.id, params.token_id, auditContextOf(actor)),
   }),
 };
 

@@ -47,4 +47,8 @@ function selfServiceEndpoints<Auth extends SignedInAuth, K extends string>(whose
 }
 
 export const myApiKeys = selfServiceEndpoints('the signed-in user’s', 'id', (auth: SignedInAuth) => auth.me.userId);
-export const organizationApiKeys = selfServiceEndpoints('the organization’s (org:sys_api_keys:manage)', 'key_id', (auth: OrgMemberAuth) => auth.org.organization.id);
+export const organizationApiKeys = selfServiceEndpoints(
+  'the organization’s (org:sys_api_keys:manage)',
+  'key_id',
+  (auth: OrgMemberAuth) => auth.org.organization.id,
+);

@@ -37,7 +37,15 @@ import {
   signInView,
   type SignInStep,
 } from '../../auth/sign-ins';
-import { attemptSignUpVerification, createSignUp, loadSignUp, prepareSignUpVerification, redeemSignUpLink, signUpView, type SignUpStrategy } from '../../auth/sign-ups';
+import {
+  attemptSignUpVerification,
+  createSignUp,
+  loadSignUp,
+  prepareSignUpVerification,
+  redeemSignUpLink,
+  signUpView,
+  type SignUpStrategy,
+} from '../../auth/sign-ups';
 import { OAUTH_STRATEGY_RE } from '../../social/schemas';
 import { startSocialSignIn, startSocialSignUp, transferSignUp } from './social';
 
@@ -54,10 +62,11 @@ const codeInput = z.string().trim().min(1).max(64);
 const name = z.string().trim().max(256);
 
 const strategyError = (supported: string[]) => (iss: { code?: string; input?: unknown }) =>
-  iss.input === undefined ? `required; supported strategies: ${supported.join(', ')}.` : `unsupported; supported strategies: ${supported.join(', ')}.`;
+  iss.input === undefined
+    ? `required; supported strategies: ${supported.join(', ')}.`
+    : `unsupported; supported strategies: ${supported.join(', ')}.`;
 
-const strategyOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: strategyError([...values]) });
+const strategyOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: strategyError([...values]) });
 
 // ---------------------------------------------------------------------------------------
 // Schemas
@@ -105,7 +114,11 @@ export const signUpAttemptSchema = z
     optional_fields: z.array(z.string()),
     missing_fields: z.array(z.string()),
     unverified_fields: z.array(z.string()),
-    verifications: z.object({ email_address: verificationSchema, phone_number: verificationSchema.optional(), external_account: verificationSchema.optional() }),
+    verifications: z.object({
+      email_address: verificationSchema,
+      phone_number: verificationSchema.optional(),
+      external_account: verificationSchema.optional(),
+    }),
     /** Null for a sign-up through a social provider (the provider tells the address), or by phone number. */
     email_address: z.string().nullable(),
     /** A phone sign-up's number; absent or null otherwise. */
@@ -133,19 +146,23 @@ const strategyOrOauth = (values: readonly string[]) =>
     .max(64)
     .superRefine((v, ctx) => {
       if (!values.includes(v) && !OAUTH_STRATEGY_RE.test(v)) {
-        ctx.addIssue({ code: 'custom', message: `unsupported; supported strategies: ${values.join(', ')}.`, params: { reason: 'invalid_value' } });
+        ctx.addIssue({
+          code: 'custom',
+          message: `unsupported; supported strategies: ${values.join(', ')}.`,
+          params: { reason: 'invalid_value' },
+        });
       }
     })
     .meta({ description: `${values.join(', ')} or oauth_<provider> (a social provider of the instance; then redirect_url is required).` });
 
-const redirectUrl = z.string().max(2048).meta({ description: 'oauth_<provider>, enterprise_sso: where the browser lands once signed in at the provider or IdP (an allowed redirect URL of the instance); email_link: the app’s page the link lands on once opened, with __clerk_status (an allowed origin or redirect URL).' });
-const completeRedirectUrl = z
-  .string()
-  .max(2048)
-  .meta({
-    description:
-      'oauth_<provider>, enterprise_sso (Clerk’s name): where the browser lands when the sign-in completed at once; redirect_url then serves only a sign-in with more to do (a second factor, a transfer). Relative to redirect_url; an allowed redirect URL.',
-  });
+const redirectUrl = z.string().max(2048).meta({
+  description:
+    'oauth_<provider>, enterprise_sso: where the browser lands once signed in at the provider or IdP (an allowed redirect URL of the instance); email_link: the app’s page the link lands on once opened, with __clerk_status (an allowed origin or redirect URL).',
+});
+const completeRedirectUrl = z.string().max(2048).meta({
+  description:
+    'oauth_<provider>, enterprise_sso (Clerk’s name): where the browser lands when the sign-in completed at once; redirect_url then serves only a sign-in with more to do (a second factor, a transfer). Relative to redirect_url; an allowed redirect URL.',
+});
 const isOauth = (strategy: string | undefined) => strategy !== undefined && OAUTH_STRATEGY_RE.test(strategy);
 
 export const createSignInBody = z
@@ -157,13 +174,10 @@ export const createSignInBody = z
     ticket: z.string().min(1).max(512).optional(),
     redirect_url: redirectUrl.optional(),
     action_complete_redirect_url: completeRedirectUrl.optional(),
-    new_user: z
-      .enum(['create', 'transfer'])
-      .optional()
-      .meta({
-        description:
-          'oauth_<provider>: a provider account with no user here is signed up at once (`create`, the default) or leaves the sign-in `transferable` for this client’s sign-up with `transfer: true` (`transfer`, Clerk’s flow).',
-      }),
+    new_user: z.enum(['create', 'transfer']).optional().meta({
+      description:
+        'oauth_<provider>: a provider account with no user here is signed up at once (`create`, the default) or leaves the sign-in `transferable` for this client’s sign-up with `transfer: true` (`transfer`, Clerk’s flow).',
+    }),
     code_challenge: codeChallengeInput.optional(),
   })
   .superRefine((v, ctx) => {
@@ -191,7 +205,8 @@ const prepareFirstFactorBody = z
     code_challenge: codeChallengeInput.optional(),
   })
   .superRefine((v, ctx) => {
-    if (v.strategy === 'enterprise_sso' && v.redirect_url === undefined) ctx.addIssue({ code: 'custom', path: ['redirect_url'], message: 'is required', params: { reason: 'required' } });
+    if (v.strategy === 'enterprise_sso' && v.redirect_url === undefined)
+      ctx.addIssue({ code: 'custom', path: ['redirect_url'], message: 'is required', params: { reason: 'required' } });
   });
 const attemptFirstFactorBody = z.discriminatedUnion(
   'strategy',
@@ -205,7 +220,9 @@ const attemptFirstFactorBody = z.discriminatedUnion(
   {
     error: (iss) =>
       iss.code === 'invalid_union'
-        ? strategyError(['password', 'email_code', 'phone_code', 'reset_password_email_code', 'passkey'])({ input: (iss.input as { strategy?: unknown } | undefined)?.strategy })
+        ? strategyError(['password', 'email_code', 'phone_code', 'reset_password_email_code', 'passkey'])({
+            input: (iss.input as { strategy?: unknown } | undefined)?.strategy,
+          })
         : undefined,
   },
 );
@@ -216,43 +233,53 @@ const attemptSecondFactorBody = z.union([
 ]);
 const resetPasswordBody = z.strictObject({ password: passwordInput });
 
-export const createSignUpBody = z.strictObject({
-  /** oauth_<provider>: sign up through a social provider (then redirect_url is required and no other field applies). */
-  strategy: strategyOrOauth([]).optional(),
-  redirect_url: redirectUrl.optional(),
-  action_complete_redirect_url: completeRedirectUrl.optional(),
-  /** Clerk's transfer: this client's social sign-in that found no user (`transferable`) becomes this sign-up; no other field applies. */
-  transfer: z.boolean().optional(),
-  code_challenge: codeChallengeInput.optional(),
-  email_address: emailAddress.optional(),
-  /** A phone sign-up (instead of email_address): verified by an SMS code (`phone_code`). */
-  phone_number: phoneNumber.optional(),
-  password: passwordInput.optional(),
-  username: username.optional(),
-  first_name: name.optional(),
-  last_name: name.optional(),
-  unsafe_metadata: metadataInput.optional(),
-  /** The user's language (emails, SMS, hosted pages); else the request's Accept-Language. */
-  locale: localeInput.optional(),
-  /**
-   * The sign-up ticket of a waitlist invitation (the link's `ticket`, required in waitlist mode), or
-   * an organization invitation's `invitation_token` (`oit_…`): then the invited address is
-   * verified by the link and the sign-up completes at once (no code).
-   */
-  ticket: z.string().min(1).max(512).optional(),
-}).superRefine((v, ctx) => {
-  const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
-  if (v.transfer) return;
-  if (isOauth(v.strategy)) {
-    if (v.redirect_url === undefined) need('redirect_url');
-  } else if (v.email_address !== undefined && v.phone_number !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['phone_number'], message: 'sign up with an email address or a phone number, not both', params: { reason: 'invalid' } });
-  } else if (v.email_address === undefined && v.phone_number === undefined) need('email_address');
-});
+export const createSignUpBody = z
+  .strictObject({
+    /** oauth_<provider>: sign up through a social provider (then redirect_url is required and no other field applies). */
+    strategy: strategyOrOauth([]).optional(),
+    redirect_url: redirectUrl.optional(),
+    action_complete_redirect_url: completeRedirectUrl.optional(),
+    /** Clerk's transfer: this client's social sign-in that found no user (`transferable`) becomes this sign-up; no other field applies. */
+    transfer: z.boolean().optional(),
+    code_challenge: codeChallengeInput.optional(),
+    email_address: emailAddress.optional(),
+    /** A phone sign-up (instead of email_address): verified by an SMS code (`phone_code`). */
+    phone_number: phoneNumber.optional(),
+    password: passwordInput.optional(),
+    username: username.optional(),
+    first_name: name.optional(),
+    last_name: name.optional(),
+    unsafe_metadata: metadataInput.optional(),
+    /** The user's language (emails, SMS, hosted pages); else the request's Accept-Language. */
+    locale: localeInput.optional(),
+    /**
+     * The sign-up ticket of a waitlist invitation (the link's `ticket`, required in waitlist mode), or
+     * an organization invitation's `invitation_token` (`oit_…`): then the invited address is
+     * verified by the link and the sign-up completes at once (no code).
+     */
+    ticket: z.string().min(1).max(512).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const need = (param: string) => ctx.addIssue({ code: 'custom', path: [param], message: 'is required', params: { reason: 'required' } });
+    if (v.transfer) return;
+    if (isOauth(v.strategy)) {
+      if (v.redirect_url === undefined) need('redirect_url');
+    } else if (v.email_address !== undefined && v.phone_number !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['phone_number'],
+        message: 'sign up with an email address or a phone number, not both',
+        params: { reason: 'invalid' },
+      });
+    } else if (v.email_address === undefined && v.phone_number === undefined) need('email_address');
+  });
 const prepareVerificationBody = z.strictObject({
   strategy: strategyOf(['email_code', 'email_link', 'phone_code']),
   /** email_link: the app's page the link lands on once opened (required then). */
-  redirect_url: z.string().max(2048).optional().meta({ description: 'email_link: the app’s page the link lands on once opened, with __clerk_status (an allowed origin or redirect URL; required).' }),
+  redirect_url: z.string().max(2048).optional().meta({
+    description:
+      'email_link: the app’s page the link lands on once opened, with __clerk_status (an allowed origin or redirect URL; required).',
+  }),
 });
 const attemptVerificationBody = z.strictObject({ strategy: strategyOf(['email_code', 'phone_code']).optional(), code: codeInput });
 
@@ -284,7 +311,11 @@ function renewClientToken(auth: FapiAuth, step: { client: ClientRow | null; clie
 async function spendAttemptBudget(deps: Deps, auth: FapiAuth, request: RequestInfo) {
   if (!request.ip) return;
   const rule = await budgetRule(deps, auth.instance, FAPI_BUDGETS.attempt);
-  await enforceLimit(deps, 'fapi', rule, `${auth.instance.id}:${request.ip}`, { instanceId: auth.instance.id, actor: 'anonymous', request });
+  await enforceLimit(deps, 'fapi', rule, `${auth.instance.id}:${request.ip}`, {
+    instanceId: auth.instance.id,
+    actor: 'anonymous',
+    request,
+  });
 }
 
 /** A sign-in step on an attempt of this client: run it, renew the client token if it signed in, answer. */
@@ -298,7 +329,14 @@ const AUTH_FLOW = { unaudited: 'authentication flow: attempts are kept on the si
 function signInStepEndpoint<I>(
   summary: string,
   body: z.ZodType<I>,
-  step: (deps: Deps, instance: FapiAuth['instance'], attempt: Awaited<ReturnType<typeof loadSignIn>>, input: I, audit: ReturnType<typeof auditCtxOf>, auth: FapiAuth) => Promise<SignInStep>,
+  step: (
+    deps: Deps,
+    instance: FapiAuth['instance'],
+    attempt: Awaited<ReturnType<typeof loadSignIn>>,
+    input: I,
+    audit: ReturnType<typeof auditCtxOf>,
+    auth: FapiAuth,
+  ) => Promise<SignInStep>,
 ) {
   return endpoint<FapiAuth, I, never, 'id'>({
     summary,
@@ -322,11 +360,33 @@ function withPasskeyRp<I extends { strategy: string }>(input: I, auth: FapiAuth)
 }
 
 /** A sign-in answer whose first or second factor verification carries the passkey options just prepared. */
-async function passkeyOptionsAnswer(deps: Deps, auth: FapiAuth, attempt: Awaited<ReturnType<typeof loadSignIn>>, factor: 'first' | 'second', client: ClientRow | null = null) {
-  const { options, expiresAt } = await assertionOptions(deps, auth.instance, relyingPartyOf(auth.instance, auth.servedUrl), attempt, factor === 'first' ? 'sign_in' : 'second_factor');
+async function passkeyOptionsAnswer(
+  deps: Deps,
+  auth: FapiAuth,
+  attempt: Awaited<ReturnType<typeof loadSignIn>>,
+  factor: 'first' | 'second',
+  client: ClientRow | null = null,
+) {
+  const { options, expiresAt } = await assertionOptions(
+    deps,
+    auth.instance,
+    relyingPartyOf(auth.instance, auth.servedUrl),
+    attempt,
+    factor === 'first' ? 'sign_in' : 'second_factor',
+  );
   const answer = await signInAnswer(deps, auth, { attempt, client });
-  const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'passkey', attempts: 0, expire_at: expiresAt, nonce: JSON.stringify(options) };
-  return { ...answer, response: { ...answer.response, [factor === 'first' ? 'first_factor_verification' : 'second_factor_verification']: verification } };
+  const verification = {
+    object: 'verification' as const,
+    status: 'unverified' as const,
+    strategy: 'passkey',
+    attempts: 0,
+    expire_at: expiresAt,
+    nonce: JSON.stringify(options),
+  };
+  return {
+    ...answer,
+    response: { ...answer.response, [factor === 'first' ? 'first_factor_verification' : 'second_factor_verification']: verification },
+  };
 }
 
 /** An enterprise sign-in started at the IdP of the attempt's identifier: the answer names where to send the browser, and sets the flow cookie. */
@@ -346,8 +406,17 @@ async function startSsoAnswer(
   });
   setFlowCookie(auth, requestId, input.binding, SSO_REQUEST_TTL_MS, { crossSitePost });
   const answer = await signInAnswer(deps, auth, at);
-  const verification = { object: 'verification' as const, status: 'unverified' as const, strategy: 'enterprise_sso', attempts: 0, expire_at: null };
-  return { ...answer, response: { ...answer.response, first_factor_verification: { ...verification, external_verification_redirect_url: url } } };
+  const verification = {
+    object: 'verification' as const,
+    status: 'unverified' as const,
+    strategy: 'enterprise_sso',
+    attempts: 0,
+    expire_at: null,
+  };
+  return {
+    ...answer,
+    response: { ...answer.response, first_factor_verification: { ...verification, external_verification_redirect_url: url } },
+  };
 }
 
 /** `newClient`: the client was made by this request, so its one live session is the step's (no read). */
@@ -370,7 +439,13 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   response: signInResponse,
   handle: async ({ deps, auth, body, request }) => {
     if (isOauth(body.strategy)) {
-      return startSocialSignIn(deps, auth, body.strategy!, { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url, newUser: body.new_user }, body.code_challenge);
+      return startSocialSignIn(
+        deps,
+        auth,
+        body.strategy!,
+        { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url, newUser: body.new_user },
+        body.code_challenge,
+      );
     }
     if (body.strategy === 'ticket') {
       const end = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
@@ -387,7 +462,13 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
           supported_first_factors: [],
           supported_second_factors: null,
           step_up_reasons: null,
-          first_factor_verification: { object: 'verification' as const, status: 'verified' as const, strategy: 'ticket', attempts: 0, expire_at: null },
+          first_factor_verification: {
+            object: 'verification' as const,
+            status: 'verified' as const,
+            strategy: 'ticket',
+            attempts: 0,
+            expire_at: null,
+          },
           second_factor_verification: null,
           created_session_id: end.sessionId,
           abandon_at: null,
@@ -412,14 +493,25 @@ export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSig
     auth.issueClientToken(token);
     auth.client = created.client;
     auth.clientToken = token;
-    if (ssoBinding) return startSsoAnswer(deps, auth, created, { binding: ssoBinding, redirectUrl: body.redirect_url, completeRedirectUrl: body.action_complete_redirect_url });
+    if (ssoBinding)
+      return startSsoAnswer(deps, auth, created, {
+        binding: ssoBinding,
+        redirectUrl: body.redirect_url,
+        completeRedirectUrl: body.action_complete_redirect_url,
+      });
     if (body.strategy === 'passkey') {
       await assertPasskeyStep(deps, auth.instance, created.attempt, 'first');
       return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
     }
     if (body.password !== undefined) {
       // attemptFirstFactor refuses a locked account before hashing.
-      const step = await attemptFirstFactor(deps, auth.instance, created.attempt, { strategy: 'password', password: body.password, stored: created.stored }, auditCtxOf(auth, request));
+      const step = await attemptFirstFactor(
+        deps,
+        auth.instance,
+        created.attempt,
+        { strategy: 'password', password: body.password, stored: created.stored },
+        auditCtxOf(auth, request),
+      );
       renewClientToken(auth, step);
       return signInAnswer(deps, auth, step, { newClient: created.newClientToken !== null });
     }
@@ -450,9 +542,19 @@ export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof pre
     }
     if (body.strategy === 'enterprise_sso') {
       const binding = bindingFor(auth.mode, body.code_challenge);
-      return startSsoAnswer(deps, auth, { attempt, client: null }, { binding, redirectUrl: body.redirect_url, completeRedirectUrl: body.action_complete_redirect_url });
+      return startSsoAnswer(
+        deps,
+        auth,
+        { attempt, client: null },
+        { binding, redirectUrl: body.redirect_url, completeRedirectUrl: body.action_complete_redirect_url },
+      );
     }
-    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage, ip: request.ip, userAgent: request.userAgent, redirectUrl: body.redirect_url });
+    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, {
+      acceptLanguage: request.acceptLanguage,
+      ip: request.ip,
+      userAgent: request.userAgent,
+      redirectUrl: body.redirect_url,
+    });
     return signInAnswer(deps, auth, { attempt, client: null });
   },
 });
@@ -485,7 +587,10 @@ export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string; red
       ? await LINK_REDEEMERS.find((r) => token.id.startsWith(r.prefix))!.redeem(deps, auth.instance, token.id, token.secret, clickedBy, ctx)
       : { status: 'failed' as const, clientToken: null, sessionId: null };
     if (outcome.clientToken) auth.issueClientToken(outcome.clientToken);
-    return redirect(afterLinkUrl(auth.instance, outcome, query.redirect_url), 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    return redirect(afterLinkUrl(auth.instance, outcome, query.redirect_url), 303, {
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    });
   },
 });
 
@@ -504,7 +609,14 @@ export const claimSignInEndpoint = endpoint<FapiAuth, z.output<typeof claimBody>
   body: claimBody,
   response: signInResponse,
   handle: async ({ deps, auth, params, body, request }) => {
-    const step = await claimSignIn(deps, auth.instance, auth.client, params.id, { claimNonce: body.claim_nonce, codeVerifier: body.code_verifier }, auditCtxOf(auth, request));
+    const step = await claimSignIn(
+      deps,
+      auth.instance,
+      auth.client,
+      params.id,
+      { claimNonce: body.claim_nonce, codeVerifier: body.code_verifier },
+      auditCtxOf(auth, request),
+    );
     renewClientToken(auth, step);
     return signInAnswer(deps, auth, step);
   },
@@ -548,7 +660,14 @@ export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSig
   response: signUpResponse,
   handle: async ({ deps, auth, body, request }) => {
     if (body.transfer) return transferSignUp(deps, auth, auditCtxOf(auth, request));
-    if (isOauth(body.strategy)) return startSocialSignUp(deps, auth, body.strategy!, { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url }, body.code_challenge);
+    if (isOauth(body.strategy))
+      return startSocialSignUp(
+        deps,
+        auth,
+        body.strategy!,
+        { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url },
+        body.code_challenge,
+      );
     const created = await createSignUp(deps, auth.instance, body, auth.client, auditCtxOf(auth, request));
     auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
     return {
@@ -593,7 +712,14 @@ export const attemptVerificationEndpoint = endpoint<FapiAuth, z.output<typeof at
   response: signUpResponse,
   handle: async ({ deps, auth, params, body, request }) => {
     const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
-    const done = await attemptSignUpVerification(deps, auth.instance, attempt, body.code, auditCtxOf(auth, request), body.strategy as SignUpStrategy | undefined);
+    const done = await attemptSignUpVerification(
+      deps,
+      auth.instance,
+      attempt,
+      body.code,
+      auditCtxOf(auth, request),
+      body.strategy as SignUpStrategy | undefined,
+    );
     renewClientToken(auth, done);
     return { response: await signUpView(deps, auth.instance, done.attempt), client: await clientView(deps, auth.instance, done.client) };
   },
@@ -627,5 +753,10 @@ export const getEnvironmentEndpoint = endpoint<FapiAuth, never, z.output<typeof 
   query: environmentQuery,
   response: environmentSchema,
   handle: ({ deps, auth, query, request }) =>
-    environmentView(deps, auth.instance, { redirectUrl: query.redirect_url, locale: query.locale, acceptLanguage: request.acceptLanguage, client: auth.client }),
+    environmentView(deps, auth.instance, {
+      redirectUrl: query.redirect_url,
+      locale: query.locale,
+      acceptLanguage: request.acceptLanguage,
+      client: auth.client,
+    }),
 });

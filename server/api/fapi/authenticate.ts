@@ -118,12 +118,16 @@ export function fapiActor(auth: FapiAuth, request: RequestOrigin): Actor {
 async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth: MeAuth) {
   if (!guard.user) return;
   if (guard.user.organizations && !auth.instance.settings.organizations_enabled) {
-    throw new AppError('FORBIDDEN', { message: 'Organizations are turned off for this application.', meta: { reason: REASONS.organizations_disabled } });
+    throw new AppError('FORBIDDEN', {
+      message: 'Organizations are turned off for this application.',
+      meta: { reason: REASONS.organizations_disabled },
+    });
   }
   const sessionId = c.req.query('session_id');
   const me = await resolveMe(deps, auth, { sessionId, tokenScope: guard.user.tokenScope, allowPending: guard.user.allowPending });
   refuseImpersonation(guard.impersonation, me, null);
-  if (guard.reverification && !guard.reverification.unlessBodyHas) await assertReverified(deps, auth.instance, me, requirementOf(auth.instance.settings));
+  if (guard.reverification && !guard.reverification.unlessBodyHas)
+    await assertReverified(deps, auth.instance, me, requirementOf(auth.instance.settings));
   Object.assign(auth, { me });
   if (!guard.org) return;
   const orgIdOrSlug = c.req.param('id') ?? '';
@@ -161,7 +165,8 @@ export async function authorizeFapi(deps: Pick<Deps, 'db' | 'clock'>, guard: Fap
   const me = (auth as Partial<SignedInAuth>).me;
   refuseImpersonation(guard.impersonation, me, sent);
   const selfProved = guard.reverification?.unlessBodyHas;
-  if (me && selfProved && !selfProved.some((f) => sent.includes(f))) await assertReverified(deps, auth.instance, me, requirementOf(auth.instance.settings));
+  if (me && selfProved && !selfProved.some((f) => sent.includes(f)))
+    await assertReverified(deps, auth.instance, me, requirementOf(auth.instance.settings));
 }
 
 /** The per-IP budget of each guard's `limit` (server/limits/budgets.ts; the instance's policy may tighten it). */
@@ -184,7 +189,11 @@ const MAX_KEY_LENGTH = 512;
  * PUBLIC_URL). `crossSite`: the cookie must travel inside a third-party iframe (the LTI
  * flow): SameSite=None; Secure; Partitioned (CHIPS), always Secure as SameSite=None requires.
  */
-export function cookieAttributes(instance: Pick<InstanceContext, 'kind'>, servedUrl: string, opts: { crossSite?: boolean; path?: string } = {}): string {
+export function cookieAttributes(
+  instance: Pick<InstanceContext, 'kind'>,
+  servedUrl: string,
+  opts: { crossSite?: boolean; path?: string } = {},
+): string {
   const url = new URL(servedUrl);
   const path = opts.path ?? clientCookieSpec({ kind: instance.kind, fapiUrl: servedUrl }).path;
   if (opts.crossSite) return `Path=${path}; HttpOnly; Secure; SameSite=None; Partitioned`;
@@ -193,14 +202,20 @@ export function cookieAttributes(instance: Pick<InstanceContext, 'kind'>, served
 }
 
 /** `__client` at the fapi_url path; the platform instance's is `__console_client` at `/` (sessions/clients.ts). */
-export const clientCookie = (instance: InstanceContext, token: string, maxAgeSeconds: number, servedUrl = instance.fapiUrl, opts: { crossSite?: boolean } = {}) =>
-  `${clientCookieSpec(instance).name}=${token}; ${cookieAttributes(instance, servedUrl, opts)}; Max-Age=${maxAgeSeconds}`;
+export const clientCookie = (
+  instance: InstanceContext,
+  token: string,
+  maxAgeSeconds: number,
+  servedUrl = instance.fapiUrl,
+  opts: { crossSite?: boolean } = {},
+) => `${clientCookieSpec(instance).name}=${token}; ${cookieAttributes(instance, servedUrl, opts)}; Max-Age=${maxAgeSeconds}`;
 export const clearedClientCookie = (instance: InstanceContext, servedUrl = instance.fapiUrl) =>
   `${clientCookieSpec(instance).name}=; ${cookieAttributes(instance, servedUrl)}; Max-Age=0`;
 
 /** The instance's publishable key, and the one derived from its path under PUBLIC_URL, which stays valid after a custom domain is set. */
 const acceptsPublishableKey = (deps: Deps, instance: InstanceContext, key: string) =>
-  key === instance.publishableKey || (!!instance.customDomain && key === publishableKeyFor(instance.environment, pathFapiUrl(deps.config, instance.id)));
+  key === instance.publishableKey ||
+  (!!instance.customDomain && key === publishableKeyFor(instance.environment, pathFapiUrl(deps.config, instance.id)));
 
 function checkPublishableKey(deps: Deps, c: Context, instance: InstanceContext, required: boolean) {
   const sent = [c.req.header('x-publishable-key'), ...(c.req.queries('publishable_key') ?? [])].filter((k) => k !== undefined);
@@ -288,7 +303,11 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
 async function resolveClient(deps: Deps, c: Context, auth: FapiAuth, authorization: string | undefined, mode: 'web' | 'native') {
   const { instance } = auth;
   const presented =
-    authorization !== undefined ? (bearerToken(authorization) ?? '') : mode === 'web' ? getCookie(c, clientCookieSpec(instance).name) : undefined;
+    authorization !== undefined
+      ? (bearerToken(authorization) ?? '')
+      : mode === 'web'
+        ? getCookie(c, clientCookieSpec(instance).name)
+        : undefined;
   if (presented === undefined) return;
   const found = await findClient(deps, instance, presented);
   if (found.client) {

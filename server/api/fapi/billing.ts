@@ -48,4 +48,8 @@ function billingEndpointsFor<Auth extends SignedInAuth>(whose: string, payer: 'u
 }
 
 export const myBilling = billingEndpointsFor<SignedInAuth>('the signed-in user’s', 'user', (auth) => auth.me.userId);
-export const organizationBilling = billingEndpointsFor<OrgMemberAuth>('the organization’s', 'organization', (auth) => auth.org.organization.id);
+export const organizationBilling = billingEndpointsFor<OrgMemberAuth>(
+  'the organization’s',
+  'organization',
+  (auth) => auth.org.organization.id,
+);

@@ -128,10 +128,16 @@ describe('GET /v1/client', () => {
 describe('web clients', () => {
   it('a ticket sign-in sets the client cookie; GET /v1/client then shows the session', async () => {
     const { b, sessionId, res } = await signedIn();
-    expect(res.setCookie).toMatch(new RegExp(`^__client=ct_[A-Za-z0-9_-]{43}; Path=/fapi/${A.instanceId}; HttpOnly; SameSite=Lax; Max-Age=604800$`));
+    expect(res.setCookie).toMatch(
+      new RegExp(`^__client=ct_[A-Za-z0-9_-]{43}; Path=/fapi/${A.instanceId}; HttpOnly; SameSite=Lax; Max-Age=604800$`),
+    );
     expect(res.body.response).toMatchObject({ object: 'sign_in_attempt', status: 'complete', created_session_id: sessionId });
     expect(res.body.response.id).toMatch(/^sia_/);
-    expect(res.body.client).toMatchObject({ object: 'client', last_active_session_id: sessionId, session: { id: sessionId, user_id: userA, status: 'active' } });
+    expect(res.body.client).toMatchObject({
+      object: 'client',
+      last_active_session_id: sessionId,
+      session: { id: sessionId, user_id: userA, status: 'active' },
+    });
     expect(res.headers.get('authorization')).toBeNull();
 
     const boot = await b.call('GET', '/v1/client');
@@ -183,8 +189,12 @@ describe('web clients', () => {
       expect(res.status).toBe(422);
       expect(res.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param } });
     }
-    const res = await browser().call('POST', '/v1/client/sign_ins', { body: { strategy: 'web3_metamask_signature', identifier: 'a@example.com' } });
-    expect(res.body.errors[0].message).toBe('strategy: unsupported; supported strategies: password, ticket, enterprise_sso, saml, passkey.');
+    const res = await browser().call('POST', '/v1/client/sign_ins', {
+      body: { strategy: 'web3_metamask_signature', identifier: 'a@example.com' },
+    });
+    expect(res.body.errors[0].message).toBe(
+      'strategy: unsupported; supported strategies: password, ticket, enterprise_sso, saml, passkey.',
+    );
   });
 
   it('shows a revoked session no more, but keeps the client', async () => {
@@ -235,7 +245,9 @@ describe('native clients', () => {
 
   it('a garbage bearer token is a signed-out visitor, never 401, and sets no cookie', async () => {
     for (const authorization of ['Bearer garbage', 'Basic abc', `Bearer ct_${'y'.repeat(43)}`]) {
-      const res = await h.call('GET', `/fapi/${A.instanceId}/v1/client`, { headers: { authorization, 'x-publishable-key': A.publishableKey } });
+      const res = await h.call('GET', `/fapi/${A.instanceId}/v1/client`, {
+        headers: { authorization, 'x-publishable-key': A.publishableKey },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject(SIGNED_OUT);
       expect(res.headers.get('set-cookie')).toBeNull();
@@ -291,7 +303,12 @@ describe('POST /v1/client/sessions/:id/tokens', () => {
   it('mints a jwt with sts=pending for a pending session of the client', async () => {
     const { b, res } = await signedIn();
     const instance = await instanceContext(h.runtime.deps, A.instanceId);
-    const { session } = await createSession(h.runtime.deps, instance, { userId: userA, clientId: res.body.client.id, status: 'pending' }, systemContext('test'));
+    const { session } = await createSession(
+      h.runtime.deps,
+      instance,
+      { userId: userA, clientId: res.body.client.id, status: 'pending' },
+      systemContext('test'),
+    );
     const token = await b.call('POST', `/v1/client/sessions/${session.id}/tokens`);
     expect(token.status).toBe(200);
     expect(decodeJwt(token.body.jwt)).toMatchObject({ sid: session.id, sts: 'pending' });
@@ -301,7 +318,9 @@ describe('POST /v1/client/sessions/:id/tokens', () => {
 describe('POST /v1/sessions/:id/refresh (FAPI)', () => {
   it('exchanges the refresh token, the credential, for a jwt and its successor', async () => {
     const minted = (await h.call('POST', '/v1/sessions', { key: A.secret, body: { user_id: userA } })).body;
-    const res = await h.call('POST', `/fapi/${A.instanceId}/v1/sessions/${minted.id}/refresh`, { body: { refresh_token: minted.refresh_token } });
+    const res = await h.call('POST', `/fapi/${A.instanceId}/v1/sessions/${minted.id}/refresh`, {
+      body: { refresh_token: minted.refresh_token },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ expires_in: 60 });
     expect(res.body.refresh_token).toMatch(/^rt_/);
@@ -313,7 +332,9 @@ describe('POST /v1/sessions/:id/refresh (FAPI)', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.body.errors[0].code).toBe('REFRESH_TOKEN_INVALID');
     // The successor on another instance's FAPI: not found there.
-    const cross = await h.call('POST', `/fapi/${B.instanceId}/v1/sessions/${minted.id}/refresh`, { body: { refresh_token: res.body.refresh_token } });
+    const cross = await h.call('POST', `/fapi/${B.instanceId}/v1/sessions/${minted.id}/refresh`, {
+      body: { refresh_token: res.body.refresh_token },
+    });
     expect(cross.status).toBe(401);
     expect(cross.body.errors[0].code).toBe('REFRESH_TOKEN_INVALID');
     const missing = await h.call('POST', `/fapi/${A.instanceId}/v1/sessions/${minted.id}/refresh`, { body: {} });
@@ -387,7 +408,10 @@ describe('sign-in rate limit', () => {
 
   it('allows 5 sign-in attempts per IP per 10 s, then 429 with Retry-After', async () => {
     const attempt = (ip: string) =>
-      hp.call('POST', `/fapi/${P.instanceId}/v1/client/sign_ins`, { headers: { 'x-forwarded-for': ip }, body: { strategy: 'ticket', ticket: 'tkt_x' } });
+      hp.call('POST', `/fapi/${P.instanceId}/v1/client/sign_ins`, {
+        headers: { 'x-forwarded-for': ip },
+        body: { strategy: 'ticket', ticket: 'tkt_x' },
+      });
     for (let i = 0; i < 5; i++) expect((await attempt('203.0.113.7')).status).toBe(422);
     const limited = await attempt('203.0.113.7');
     expect(limited.status).toBe(429);

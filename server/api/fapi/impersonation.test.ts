@@ -88,8 +88,13 @@ describe('every /v1/me route is classified for impersonation sessions', () => {
       if (asAgent.status === 401 || asUser.status === 401) wrong.push(`${label(r)}: not signed in (${asAgent.status}, ${asUser.status})`);
       if (isImpersonationRefusal(asUser)) wrong.push(`${label(r)}: refuses the user’s own session`);
       const refused = isImpersonationRefusal(asAgent);
-      if (ALLOWED.has(label(r)) === refused) wrong.push(`${label(r)}: ${refused ? 'refused' : 'not refused'} under impersonation (${asAgent.status})`);
-      else if (refused) expect(asAgent.body.errors[0]).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/^An impersonation session cannot /) });
+      if (ALLOWED.has(label(r)) === refused)
+        wrong.push(`${label(r)}: ${refused ? 'refused' : 'not refused'} under impersonation (${asAgent.status})`);
+      else if (refused)
+        expect(asAgent.body.errors[0]).toMatchObject({
+          code: 'FORBIDDEN',
+          message: expect.stringMatching(/^An impersonation session cannot /),
+        });
     }
     expect(wrong).toEqual([]);
   });
@@ -102,7 +107,13 @@ describe('every /v1/me route is classified for impersonation sessions', () => {
     // The answer is GET /v1/me's: the hosted profile keeps its impersonation banner after saving.
     expect(named.body).toMatchObject({ first_name: 'Seen', unsafe_metadata: { theme: 'dark' }, impersonator: { ref: 'support_agent' } });
     const primary = named.body.primary_email_address_id as string;
-    for (const body of [{ username: `agent${n}` }, { username: null }, { primary_email_address_id: primary }, { primary_phone_number_id: 'idn_00000000000000000000000000' }, { first_name: 'x', username: `agent${n}` }]) {
+    for (const body of [
+      { username: `agent${n}` },
+      { username: null },
+      { primary_email_address_id: primary },
+      { primary_phone_number_id: 'idn_00000000000000000000000000' },
+      { first_name: 'x', username: `agent${n}` },
+    ]) {
       const res = await agent.call('PATCH', '/v1/me', { body });
       expect(isImpersonationRefusal(res), JSON.stringify(body)).toBe(true);
     }
@@ -135,7 +146,8 @@ describe('every line of the Clerk dialect is classified as the route it is', () 
       const [asAgent, asUser] = [await clerkProbe(agent, line), await clerkProbe(own, line)];
       if (isImpersonationRefusal(asUser)) wrong.push(`${label(line)}: refuses the user’s own session`);
       const refused = isImpersonationRefusal(asAgent);
-      if (refused !== (route.guard.impersonation !== undefined)) wrong.push(`${label(line)} (${label(to)}): ${refused ? 'refused' : 'not refused'} under impersonation (${asAgent.status})`);
+      if (refused !== (route.guard.impersonation !== undefined))
+        wrong.push(`${label(line)} (${label(to)}): ${refused ? 'refused' : 'not refused'} under impersonation (${asAgent.status})`);
     }
     expect(wrong).toEqual([]);
   });
@@ -155,16 +167,28 @@ describe('the issue’s story: impersonation leaves no way in', () => {
     const primaryId = seen.body.primary_email_address_id as string;
 
     // ...but adds no address it controls: not added, nor (for one the user holds) prepared or attempted.
-    expect(isImpersonationRefusal(await agent.call('POST', '/v1/me/email_addresses', { body: { email_address: agentAddress } }))).toBe(true);
-    expect(isImpersonationRefusal(await agent.call('POST', `/v1/me/email_addresses/${primaryId}/prepare_verification`, { body: { strategy: 'email_code' } }))).toBe(true);
-    expect(isImpersonationRefusal(await agent.call('POST', `/v1/me/email_addresses/${primaryId}/attempt_verification`, { body: { code: '123456' } }))).toBe(true);
+    expect(isImpersonationRefusal(await agent.call('POST', '/v1/me/email_addresses', { body: { email_address: agentAddress } }))).toBe(
+      true,
+    );
+    expect(
+      isImpersonationRefusal(
+        await agent.call('POST', `/v1/me/email_addresses/${primaryId}/prepare_verification`, { body: { strategy: 'email_code' } }),
+      ),
+    ).toBe(true);
+    expect(
+      isImpersonationRefusal(
+        await agent.call('POST', `/v1/me/email_addresses/${primaryId}/attempt_verification`, { body: { code: '123456' } }),
+      ),
+    ).toBe(true);
     expect(isImpersonationRefusal(await agent.call('DELETE', `/v1/me/email_addresses/${primaryId}`))).toBe(true);
     expect(isImpersonationRefusal(await agent.call('POST', '/v1/me/phone_numbers', { body: { phone_number: '+15555550123' } }))).toBe(true);
     // No second factor of its own, no ending of the user's other sessions, no lasting credential.
     expect(isImpersonationRefusal(await agent.call('POST', '/v1/me/totp'))).toBe(true);
     expect(isImpersonationRefusal(await agent.call('POST', '/v1/me/sessions/revoke_others'))).toBe(true);
     expect(isImpersonationRefusal(await agent.call('POST', `/v1/me/sessions/${victim.sessionId}/revoke`))).toBe(true);
-    expect(isImpersonationRefusal(await agent.call('POST', '/v1/client/me/api_tokens', { body: { name: 'cli', scopes: ['me:read'] } }))).toBe(true);
+    expect(
+      isImpersonationRefusal(await agent.call('POST', '/v1/client/me/api_tokens', { body: { name: 'cli', scopes: ['me:read'] } })),
+    ).toBe(true);
     expect(await h.outbox(agentAddress)).toEqual([]);
 
     // The user's own account is as it was: one address, no TOTP, their session alive.

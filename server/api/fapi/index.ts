@@ -237,57 +237,74 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
  */
 export const fapiClerkLines: FapiClerkLine[] = [
   // clerk-js "touches" the environment at start; it reads the answer as GET's.
-  clerkLine('GET',    '/v1/environment',                  { reshape: answer.environment }),
-  clerkLine('PATCH',  '/v1/environment',                  { to: 'GET', reshape: answer.environment }),
+  clerkLine('GET', '/v1/environment', { reshape: answer.environment }),
+  clerkLine('PATCH', '/v1/environment', { to: 'GET', reshape: answer.environment }),
   // Clerk never signs a user up from a sign-in: a provider account without a user leaves the
   // sign-in `transferable`, and clerk-js's handleRedirectCallback transfers it to a sign-up.
-  clerkLine('POST',   '/v1/client/sign_ins',              { fields: { new_user: 'transfer' } }),
-  clerkLine('POST',   '/v1/client/sessions/:id/tokens',   { reshape: answer.asIs }),
-  clerkLine('POST',   '/v1/client/sessions/:id/tokens/:template', { reshape: answer.asIs }),
-  clerkLine('POST',   '/v1/dev_browser',                  { reshape: answer.asIs }),
-  clerkLine('GET',    '/v1/client/handshake',             { reshape: answer.asIs }),
-  clerkLine('POST',   '/v1/me/profile_image',             { reshape: answer.image }),
-  clerkLine('DELETE', '/v1/me/profile_image',             { reshape: answer.image }),
+  clerkLine('POST', '/v1/client/sign_ins', { fields: { new_user: 'transfer' } }),
+  clerkLine('POST', '/v1/client/sessions/:id/tokens', { reshape: answer.asIs }),
+  clerkLine('POST', '/v1/client/sessions/:id/tokens/:template', { reshape: answer.asIs }),
+  clerkLine('POST', '/v1/dev_browser', { reshape: answer.asIs }),
+  clerkLine('GET', '/v1/client/handshake', { reshape: answer.asIs }),
+  clerkLine('POST', '/v1/me/profile_image', { reshape: answer.image }),
+  clerkLine('DELETE', '/v1/me/profile_image', { reshape: answer.image }),
   // The account's sessions on every device (the profile's "Active devices").
-  clerkLine('GET',    '/v1/me/sessions',                  { reshape: answer.sessions }),
-  clerkLine('GET',    '/v1/me/sessions/active',           { to: 'GET /v1/me/sessions', reshape: answer.sessions }),
-  clerkLine('GET',    '/v1/me/enterprise_connections',    { reshape: answer.bareList }),
+  clerkLine('GET', '/v1/me/sessions', { reshape: answer.sessions }),
+  clerkLine('GET', '/v1/me/sessions/active', { to: 'GET /v1/me/sessions', reshape: answer.sessions }),
+  clerkLine('GET', '/v1/me/enterprise_connections', { reshape: answer.bareList }),
   // `user.createPasskey()`: Clerk creates an unverified passkey carrying the creation options,
   // then verifies it with the browser's credential. Latchkey's registration is the session's
   // (one at a time), so the id in the second path names nothing the route needs.
-  clerkLine('POST',   '/v1/me/passkeys',                  { to: 'POST /v1/me/passkeys/prepare_registration' }),
-  clerkLine('POST',   '/v1/me/passkeys/:id/attempt_verification', { to: 'POST /v1/me/passkeys' }),
+  clerkLine('POST', '/v1/me/passkeys', { to: 'POST /v1/me/passkeys/prepare_registration' }),
+  clerkLine('POST', '/v1/me/passkeys/:id/attempt_verification', { to: 'POST /v1/me/passkeys' }),
   // `organization.setLogo` uploads with a PUT; Latchkey's uploads are POSTs (as `/v1/me/profile_image`).
-  clerkLine('PUT',    '/v1/organizations/:id/logo',       { to: 'POST' }),
+  clerkLine('PUT', '/v1/organizations/:id/logo', { to: 'POST' }),
   // Clerk's invitation screen: each address through the organization's invitation route in turn.
-  clerkLine('POST',   '/v1/organizations/:id/invitations/bulk', { to: 'POST /v1/organizations/:id/invitations', each: { field: 'email_address', max: 50 }, reshape: answer.each }),
+  clerkLine('POST', '/v1/organizations/:id/invitations/bulk', {
+    to: 'POST /v1/organizations/:id/invitations',
+    each: { field: 'email_address', max: 50 },
+    reshape: answer.each,
+  }),
   // Organization domains: Clerk names the email-code verification "affiliation" and changes the
   // enrollment mode with a POST of its own.
-  clerkLine('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_affiliation_verification', {
-    to: 'POST /v1/organizations/:id/domains/:domain_id/prepare_verification', fields: { strategy: 'email_code' } }),
-  clerkLine('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_affiliation_verification', {
-    to: 'POST /v1/organizations/:id/domains/:domain_id/attempt_verification', fields: { strategy: 'email_code' } }),
-  clerkLine('POST',   '/v1/organizations/:id/domains/:domain_id/update_enrollment_mode', { to: 'PATCH /v1/organizations/:id/domains/:domain_id' }),
+  clerkLine('POST', '/v1/organizations/:id/domains/:domain_id/prepare_affiliation_verification', {
+    to: 'POST /v1/organizations/:id/domains/:domain_id/prepare_verification',
+    fields: { strategy: 'email_code' },
+  }),
+  clerkLine('POST', '/v1/organizations/:id/domains/:domain_id/attempt_affiliation_verification', {
+    to: 'POST /v1/organizations/:id/domains/:domain_id/attempt_verification',
+    fields: { strategy: 'email_code' },
+  }),
+  clerkLine('POST', '/v1/organizations/:id/domains/:domain_id/update_enrollment_mode', {
+    to: 'PATCH /v1/organizations/:id/domains/:domain_id',
+  }),
 ];
 
 export function createFapi(deps: Deps) {
-  const surface = buildSurface<FapiGuard, MeAuth>(deps, {
-    name: 'fapi',
-    routes: fapiRoutes,
-    protocol: jsonProtocol(['json', 'form']),
-    actorOf: (auth, request) => fapiActor(auth, request),
-    instanceOf: async (c) => fapiInstanceId(c),
-    authenticate: (c, r) => authenticateFapi(deps, c, r.guard),
-    authorize: (auth, r, input) => authorizeFapi(deps, r.guard, auth, input.body),
-    around: async ({ route: r, deps: d, run }) => {
-      const out = await run(d);
-      return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;
+  const surface = buildSurface<FapiGuard, MeAuth>(
+    deps,
+    {
+      name: 'fapi',
+      routes: fapiRoutes,
+      protocol: jsonProtocol(['json', 'form']),
+      actorOf: (auth, request) => fapiActor(auth, request),
+      instanceOf: async (c) => fapiInstanceId(c),
+      authenticate: (c, r) => authenticateFapi(deps, c, r.guard),
+      authorize: (auth, r, input) => authorizeFapi(deps, r.guard, auth, input.body),
+      around: async ({ route: r, deps: d, run }) => {
+        const out = await run(d);
+        return r.guard.cache ? { ...out, headers: { 'cache-control': r.guard.cache } } : out;
+      },
     },
-  }, ROUTER_GUARDS);
+    ROUTER_GUARDS,
+  );
   // Clerk's browser client speaks its own dialect of this API (server/api/fapi/clerk): translated, then served here again.
   // CORS for the instance's allowed origins, preflights included, on the FAPI only.
   const app: Hono = new Hono()
-    .use(`${FAPI_PREFIX}/*`, dialectLayer(fapiClerkDialect(deps, fapiClerkLines, fapiRoutes))((req, env) => app.fetch(req, env)))
+    .use(
+      `${FAPI_PREFIX}/*`,
+      dialectLayer(fapiClerkDialect(deps, fapiClerkLines, fapiRoutes))((req, env) => app.fetch(req, env)),
+    )
     .use(`${FAPI_PREFIX}/*`, fapiCors(deps))
     .route('/', surface);
   // Unmatched paths get the surface's own JSON 404/405.
@@ -303,6 +320,14 @@ export function fapiOpenApi(publicUrl: string) {
     serverUrl: `${publicUrl}/fapi/{instance_id}`,
     routes: fapiRoutes,
     describeGuard: (g) => ({ security: g !== PK_CLIENT }),
-    security: { name: 'client', scheme: { type: 'apiKey', in: 'cookie', name: '__client', description: 'The client cookie (web) or `Authorization: Bearer ct_…` (native)' } },
+    security: {
+      name: 'client',
+      scheme: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: '__client',
+        description: 'The client cookie (web) or `Authorization: Bearer ct_…` (native)',
+      },
+    },
   });
 }

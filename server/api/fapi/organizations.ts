@@ -12,12 +12,7 @@ import { organizationEndpointsFor } from '../../organizations/endpoints';
 import { portalLinkEndpointFor } from '../../portal/endpoints';
 import { publicInvitationView } from '../../organizations/invitation-view';
 import { acceptOrganizationInvitation, listUserInvitations, previewInvitation } from '../../organizations/invitations';
-import {
-  membershipsWithUsers,
-  membershipView,
-  publicMembershipView,
-  removeMembership,
-} from '../../organizations/memberships';
+import { membershipsWithUsers, membershipView, publicMembershipView, removeMembership } from '../../organizations/memberships';
 import { publicOrganizationView } from '../../organizations/organization-view';
 import { createOrganization } from '../../organizations/organizations';
 import {
@@ -54,7 +49,11 @@ export const listMyMembershipsEndpoint = endpoint<SignedInAuth, never, MeQuery>(
   handle: async ({ deps, auth }) => {
     const { me } = auth;
     const rows = await membershipsWithUsers(deps.db, auth.instance.id, { userId: me.userId, limit: 501 });
-    return { object: 'list' as const, data: rows.slice(0, 500).map((r) => publicMembershipView(membershipView(r))), has_more: rows.length > 500 };
+    return {
+      object: 'list' as const,
+      data: rows.slice(0, 500).map((r) => publicMembershipView(membershipView(r))),
+      has_more: rows.length > 500,
+    };
   },
 });
 
@@ -64,8 +63,14 @@ export const leaveOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>
   query: meQuery,
   response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
   handle: async ({ deps, auth, actor }) => {
-    const { me, org: { organization: org } } = auth;
-    return { ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId, auditContextOf(actor))), deleted: true as const };
+    const {
+      me,
+      org: { organization: org },
+    } = auth;
+    return {
+      ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId, auditContextOf(actor))),
+      deleted: true as const,
+    };
   },
 });
 
@@ -80,7 +85,10 @@ export const createOrganizationEndpoint = endpoint<SignedInAuth, z.output<typeof
   handle: async ({ deps, auth, body }) => {
     const { me } = auth;
     if (!auth.instance.settings.organization_creation_enabled) {
-      throw new AppError('FORBIDDEN', { message: 'Users cannot create organizations in this application.', meta: { reason: REASONS.organization_creation_disabled } });
+      throw new AppError('FORBIDDEN', {
+        message: 'Users cannot create organizations in this application.',
+        meta: { reason: REASONS.organization_creation_disabled },
+      });
     }
     return publicOrganizationView(await createOrganization(deps, auth.instance.id, { ...body, created_by: me.userId }));
   },
@@ -88,7 +96,11 @@ export const createOrganizationEndpoint = endpoint<SignedInAuth, z.output<typeof
 
 const roleBody = z.strictObject({ role: z.string().min(1).max(64) });
 const inviteBody = z.strictObject({
-  email_address: z.string().trim().max(320).pipe(z.email({ message: 'must be a valid email address' })),
+  email_address: z
+    .string()
+    .trim()
+    .max(320)
+    .pipe(z.email({ message: 'must be a valid email address' })),
   role: z.string().min(1).max(64).optional(),
   redirect_url: z.string().max(2048).optional(),
 });
@@ -135,7 +147,11 @@ export const listMyInvitationsEndpoint = endpoint<SignedInAuth, never, MeQuery>(
   },
 });
 
-const acceptedSchema = z.object({ object: z.literal('organization_invitation_acceptance'), invitation: publicInvitationSchema, membership: publicMembershipSchema });
+const acceptedSchema = z.object({
+  object: z.literal('organization_invitation_acceptance'),
+  invitation: publicInvitationSchema,
+  membership: publicMembershipSchema,
+});
 const accepted = (r: Awaited<ReturnType<typeof acceptOrganizationInvitation>>) => ({
   object: 'organization_invitation_acceptance' as const,
   invitation: publicInvitationView(r.invitation),
@@ -178,7 +194,8 @@ const invitationPreviewSchema = z.object({
 });
 
 export const previewInvitationEndpoint = endpoint<FapiAuth, z.output<typeof tokenBody>>({
-  summary: 'What an accept link’s invitation_token invites to, before signing in: the organization, the inviter, the role and the invited address',
+  summary:
+    'What an accept link’s invitation_token invites to, before signing in: the organization, the inviter, the role and the invited address',
   audit: { unaudited: 'a read sent as POST, so the token stays out of URLs and logs' },
   body: tokenBody,
   response: invitationPreviewSchema,
@@ -204,7 +221,8 @@ const suggestionsQuery = meQuery.extend({
 });
 
 export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, z.output<typeof suggestionsQuery>>({
-  summary: 'Organizations suggested to the user by their verified email domain; status pending (default) or accepted (asked to join), comma-separated for both',
+  summary:
+    'Organizations suggested to the user by their verified email domain; status pending (default) or accepted (asked to join), comma-separated for both',
   query: suggestionsQuery,
   response: lightListSchema(suggestionSchema),
   handle: async ({ deps, auth, query }) => {
@@ -214,7 +232,8 @@ export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, z.output<
 });
 
 export const acceptMySuggestionEndpoint = endpoint<SignedInAuth, never, MeQuery, 'id'>({
-  summary: 'Ask to join a suggested organization: a membership request its admins accept (the user then joins with the default role) or reject',
+  summary:
+    'Ask to join a suggested organization: a membership request its admins accept (the user then joins with the default role) or reject',
   audit: { action: 'organization_suggestion.accepted' },
   query: meQuery,
   response: suggestionSchema,
@@ -230,4 +249,7 @@ export const organizationLogoEndpoint = endpoint<FapiAuth, never, never, 'id' | 
 });
 
 /** FAPI: a member holding org:sys_portal:manage asks for an admin portal link of their organization ("Set up SSO" in the app). */
-export const portalLinkEndpoint = portalLinkEndpointFor<OrgMemberAuth>((auth) => auth.instance.id, (auth) => auth.org.organization.id);
+export const portalLinkEndpoint = portalLinkEndpointFor<OrgMemberAuth>(
+  (auth) => auth.instance.id,
+  (auth) => auth.org.organization.id,
+);

@@ -73,7 +73,11 @@ describe('CSRF: cookie-authenticated writes check Origin', () => {
 describe('CORS on the FAPI', () => {
   it('echoes an allowed origin with credentials and answers preflights', async () => {
     const pre = await h.request('OPTIONS', fapi('/v1/client/sign_ins'), {
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
@@ -81,7 +85,9 @@ describe('CORS on the FAPI', () => {
     expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
     expect(pre.headers.get('access-control-allow-headers')).toContain('content-type');
 
-    const get = await h.request('GET', fapi('/v1/client'), { headers: { origin: 'https://app.example.com', 'x-publishable-key': A.publishableKey } });
+    const get = await h.request('GET', fapi('/v1/client'), {
+      headers: { origin: 'https://app.example.com', 'x-publishable-key': A.publishableKey },
+    });
     expect(get.status).toBe(200);
     expect(get.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(get.headers.get('access-control-allow-credentials')).toBe('true');
@@ -94,9 +100,13 @@ describe('CORS on the FAPI', () => {
   });
 
   it('gives a foreign origin no CORS headers', async () => {
-    const pre = await h.request('OPTIONS', fapi('/v1/client'), { headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' } });
+    const pre = await h.request('OPTIONS', fapi('/v1/client'), {
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' },
+    });
     expect(pre.headers.get('access-control-allow-origin')).toBeNull();
-    const get = await h.request('GET', fapi('/v1/client'), { headers: { origin: 'https://evil.example', 'x-publishable-key': A.publishableKey } });
+    const get = await h.request('GET', fapi('/v1/client'), {
+      headers: { origin: 'https://evil.example', 'x-publishable-key': A.publishableKey },
+    });
     expect(get.headers.get('access-control-allow-origin')).toBeNull();
   });
 

@@ -3,9 +3,23 @@ import { auditContextOf } from '../../http/actor';
 import { endpoint } from '../../http/endpoint';
 import type { SignedInAuth } from './authenticate';
 import { meQuery, type MeQuery } from './users';
-import { assertPasskeysOn, deletePasskey, listUserPasskeys, registerPasskey, registrationOptions, renamePasskey } from '../../passkeys/passkeys';
+import {
+  assertPasskeysOn,
+  deletePasskey,
+  listUserPasskeys,
+  registerPasskey,
+  registrationOptions,
+  renamePasskey,
+} from '../../passkeys/passkeys';
 import { relyingPartyOf } from '../../passkeys/relying-party';
-import { attestationInput, deletedPasskeySchema, passkeyListSchema, passkeyName, passkeySchema, registrationSchema } from '../../passkeys/schemas';
+import {
+  attestationInput,
+  deletedPasskeySchema,
+  passkeyListSchema,
+  passkeyName,
+  passkeySchema,
+  registrationSchema,
+} from '../../passkeys/schemas';
 
 /** Passkey endpoints: the signed-in user's own (FAPI /v1/me/passkeys), and a user's on the BAPI and the console. */
 
@@ -15,20 +29,29 @@ const renameBody = z.strictObject({ name: passkeyName });
 const sessionOf = (auth: SignedInAuth) => ({ userId: auth.me.userId, sessionId: auth.me.sessionId! });
 export const myPasskeys = {
   prepare: endpoint<SignedInAuth, Record<string, never>, MeQuery>({
-    summary: 'Start registering a passkey: the WebAuthn creation options (for startRegistration), with a challenge bound to this session for 5 minutes',
+    summary:
+      'Start registering a passkey: the WebAuthn creation options (for startRegistration), with a challenge bound to this session for 5 minutes',
     audit: { unaudited: 'hands out a challenge; the registration it allows is audited (passkey.created)' },
     query: meQuery,
     response: registrationSchema,
     handle: ({ deps, auth }) => registrationOptions(deps, auth.instance, relyingPartyOf(auth.instance, auth.servedUrl), sessionOf(auth)),
   }),
   create: endpoint<SignedInAuth, z.output<typeof registerBody>, MeQuery>({
-    summary: 'Finish registering a passkey: the browser’s answer (public_key_credential) verified against this session’s challenge; emits passkey.created',
+    summary:
+      'Finish registering a passkey: the browser’s answer (public_key_credential) verified against this session’s challenge; emits passkey.created',
     audit: { action: 'passkey.created', recordedBy: 'domain' },
     body: registerBody,
     query: meQuery,
     response: passkeySchema,
     handle: ({ deps, auth, body, actor }) =>
-      registerPasskey(deps, auth.instance, relyingPartyOf(auth.instance, auth.servedUrl), sessionOf(auth), { credential: body.public_key_credential, name: body.name }, auditContextOf(actor)),
+      registerPasskey(
+        deps,
+        auth.instance,
+        relyingPartyOf(auth.instance, auth.servedUrl),
+        sessionOf(auth),
+        { credential: body.public_key_credential, name: body.name },
+        auditContextOf(actor),
+      ),
   }),
   list: endpoint<SignedInAuth, never, MeQuery>({
     summary: 'The signed-in user’s passkeys (light list)',

@@ -15,7 +15,9 @@ describe('typed route tables', () => {
     // @ts-expect-error -- BapiAuth is not the FAPI's auth
     fapiRoute('GET', '/v1/y', { key: 'optional', client: true, user: {} }, bapiUsers.get);
     // With the guard that resolves the user, it compiles.
-    expect(fapiRoute('GET', '/v1/me', { key: 'optional', client: true, user: { tokenScope: 'me:read' } }, getMeEndpoint).path).toContain('/v1/me');
+    expect(fapiRoute('GET', '/v1/me', { key: 'optional', client: true, user: { tokenScope: 'me:read' } }, getMeEndpoint).path).toContain(
+      '/v1/me',
+    );
     expect(bapiRoutes.length).toBeGreaterThan(0);
   });
 
@@ -29,6 +31,8 @@ describe('typed route tables', () => {
     fapiRoute('POST', '/v1/organizations/:id/api_keys/revoke', ORG, organizationApiKeys.revoke);
     // The same guards on the paths naming them compile.
     expect(fapiRoute('POST', '/v1/me/api_keys/:id/revoke', ME, myApiKeys.revoke).path).toMatch(/\/:id\/revoke$/);
-    expect(fapiRoute('POST', '/v1/organizations/:id/api_keys/:key_id/revoke', ORG, organizationApiKeys.revoke).path).toMatch(/:key_id\/revoke$/);
+    expect(fapiRoute('POST', '/v1/organizations/:id/api_keys/:key_id/revoke', ORG, organizationApiKeys.revoke).path).toMatch(
+      /:key_id\/revoke$/,
+    );
   });
 });

@@ -9,7 +9,9 @@ const h = sharedHarness();
 describe('FAPI route table', () => {
   it('has no duplicate method and path, all under the fapi_url and its surface prefixes', () => {
     expectNoDuplicateRoutes(fapiRoutes);
-    const prefixes = SURFACES.find((s) => s.name === 'fapi')!.prefixes.map((p) => p.slice(1)).join('|');
+    const prefixes = SURFACES.find((s) => s.name === 'fapi')!
+      .prefixes.map((p) => p.slice(1))
+      .join('|');
     for (const r of fapiRoutes) expect(r.path).toMatch(new RegExp(`^/fapi/:instanceId/(${prefixes})/`));
   });
 

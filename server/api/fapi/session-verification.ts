@@ -57,7 +57,10 @@ export const sessionVerificationSchema = z
   .meta({ id: 'SessionVerification' });
 
 const startBody = z.strictObject({ level: z.enum(VERIFICATION_LEVELS) });
-const prepareFirstBody = z.strictObject({ strategy: z.enum(['email_code', 'password', 'passkey']), email_address_id: z.string().min(1).max(64).optional() });
+const prepareFirstBody = z.strictObject({
+  strategy: z.enum(['email_code', 'password', 'passkey']),
+  email_address_id: z.string().min(1).max(64).optional(),
+});
 const passkeyBody = z.strictObject({ strategy: z.literal('passkey'), public_key_credential: assertionInput });
 const code = z.string().trim().min(1).max(64);
 const attemptFirstBody = z.discriminatedUnion('strategy', [
@@ -72,13 +75,18 @@ const attemptSecondBody = z.discriminatedUnion('strategy', [z.strictObject({ str
 /** A passkey's answer goes with the relying party the request came by (server/passkeys/relying-party.ts). */
 const withRp = <I extends { strategy: string }>(input: I, auth: FapiAuth) =>
   'public_key_credential' in input
-    ? { strategy: 'passkey' as const, credential: input.public_key_credential as AuthenticationResponseJSON, rp: relyingPartyOf(auth.instance, auth.servedUrl) }
+    ? {
+        strategy: 'passkey' as const,
+        credential: input.public_key_credential as AuthenticationResponseJSON,
+        rp: relyingPartyOf(auth.instance, auth.servedUrl),
+      }
     : (input as Exclude<I, { public_key_credential: unknown }>);
 
 const STEP = { unaudited: 'starts or prepares a verification of the session; a proved factor is audited as session.reverified' };
 
 export const startVerificationEndpoint = endpoint<FapiAuth, z.output<typeof startBody>, never, 'id'>({
-  summary: 'Start verifying a session of this client again, for a level: first_factor, second_factor (the first for a user without one) or multi_factor',
+  summary:
+    'Start verifying a session of this client again, for a level: first_factor, second_factor (the first for a user without one) or multi_factor',
   audit: STEP,
   body: startBody,
   response: sessionVerificationSchema,
@@ -86,12 +94,16 @@ export const startVerificationEndpoint = endpoint<FapiAuth, z.output<typeof star
 });
 
 export const prepareFirstFactorVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareFirstBody>, never, 'id'>({
-  summary: 'Prepare the first factor of a session verification: email_code sends a code to a verified address (email_address_id, default the primary one); passkey answers the assertion options as nonce',
+  summary:
+    'Prepare the first factor of a session verification: email_code sends a code to a verified address (email_address_id, default the primary one); passkey answers the assertion options as nonce',
   audit: STEP,
   body: prepareFirstBody,
   response: sessionVerificationSchema,
   handle: ({ deps, auth, params, body, request }) =>
-    prepareFirstFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, body, { acceptLanguage: request.acceptLanguage, rp: relyingPartyOf(auth.instance, auth.servedUrl) }),
+    prepareFirstFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, body, {
+      acceptLanguage: request.acceptLanguage,
+      rp: relyingPartyOf(auth.instance, auth.servedUrl),
+    }),
 });
 
 export const attemptFirstFactorVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptFirstBody>, never, 'id'>({
@@ -99,15 +111,25 @@ export const attemptFirstFactorVerificationEndpoint = endpoint<FapiAuth, z.outpu
   audit: { action: 'session.reverified', recordedBy: 'domain' },
   body: attemptFirstBody,
   response: sessionVerificationSchema,
-  handle: ({ deps, auth, params, body, actor }) => attemptFirstFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, withRp(body, auth), auditContextOf(actor)),
+  handle: ({ deps, auth, params, body, actor }) =>
+    attemptFirstFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, withRp(body, auth), auditContextOf(actor)),
 });
 
 export const prepareSecondFactorVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondBody>, never, 'id'>({
-  summary: 'Prepare the second factor of a session verification (totp, backup_code: nothing is sent; passkey: the assertion options as nonce)',
+  summary:
+    'Prepare the second factor of a session verification (totp, backup_code: nothing is sent; passkey: the assertion options as nonce)',
   audit: STEP,
   body: prepareSecondBody,
   response: sessionVerificationSchema,
-  handle: ({ deps, auth, params, body }) => prepareSecondFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, body.strategy, relyingPartyOf(auth.instance, auth.servedUrl)),
+  handle: ({ deps, auth, params, body }) =>
+    prepareSecondFactorVerification(
+      deps,
+      auth.instance,
+      auth.client?.id ?? null,
+      params.id,
+      body.strategy,
+      relyingPartyOf(auth.instance, auth.servedUrl),
+    ),
 });
 
 export const attemptSecondFactorVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptSecondBody>, never, 'id'>({
@@ -115,5 +137,6 @@ export const attemptSecondFactorVerificationEndpoint = endpoint<FapiAuth, z.outp
   audit: { action: 'session.reverified', recordedBy: 'domain' },
   body: attemptSecondBody,
   response: sessionVerificationSchema,
-  handle: ({ deps, auth, params, body, actor }) => attemptSecondFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, withRp(body, auth), auditContextOf(actor)),
+  handle: ({ deps, auth, params, body, actor }) =>
+    attemptSecondFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, withRp(body, auth), auditContextOf(actor)),
 });

@@ -39,15 +39,22 @@ export const oauthCallbackEndpoint = endpoint<FapiAuth, never, z.output<typeof c
     const rawQuery = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]).toString();
     try {
       const browser = { client: auth.client, cookieHeader: raw.header('cookie') };
-      const done = await completeSocialFlow(deps, auth.instance, browser, query, rawQuery, { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent });
-      if (done.kind === 'awaiting_claim') return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+      const done = await completeSocialFlow(deps, auth.instance, browser, query, rawQuery, {
+        ...auditContextOf(actor),
+        ip: request.ip,
+        userAgent: request.userAgent,
+      });
+      if (done.kind === 'awaiting_claim')
+        return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
       const token = done.step.clientToken ?? auth.clientToken;
       if (token) auth.issueClientToken(token);
       return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store' });
     } catch (err) {
       if (!isAppError(err)) throw err;
       const reason = typeof err.meta.reason === 'string' ? err.meta.reason : err.code;
-      return htmlPage(errorPage('Sign-in could not be completed', `${err.message} (${reason})`), err.status, { 'cache-control': 'no-store' });
+      return htmlPage(errorPage('Sign-in could not be completed', `${err.message} (${reason})`), err.status, {
+        'cache-control': 'no-store',
+      });
     }
   },
 });
@@ -65,7 +72,14 @@ interface SocialStart {
   newUser?: 'create' | 'transfer';
 }
 
-async function start(deps: Deps, auth: FapiAuth, strategy: string, o: SocialStart, purpose: 'sign_in' | 'sign_up', codeChallenge: string | undefined) {
+async function start(
+  deps: Deps,
+  auth: FapiAuth,
+  strategy: string,
+  o: SocialStart,
+  purpose: 'sign_in' | 'sign_up',
+  codeChallenge: string | undefined,
+) {
   const binding = bindingFor(auth.mode, codeChallenge);
   const started = await startSocialFlow(deps, auth.instance, auth.client, {
     strategy,
@@ -160,7 +174,16 @@ export async function transferSignUp(deps: Deps, auth: FapiAuth, auditCtx: Audit
     auth.clientToken = step.clientToken;
   }
   const attempt = step.attempt;
-  const verified = { object: 'verification' as const, status: 'verified' as const, strategy: attempt.firstFactorStrategy ?? 'oauth', attempts: 0, expire_at: null };
+  const verified = {
+    object: 'verification' as const,
+    status: 'verified' as const,
+    strategy: attempt.firstFactorStrategy ?? 'oauth',
+    attempts: 0,
+    expire_at: null,
+  };
   const response = socialSignUp(attempt.id, attempt.createdAt, { userId, sessionId: attempt.sessionId });
-  return { response: { ...response, verifications: { email_address: null, external_account: verified } }, client: await clientView(deps, auth.instance, step.client ?? auth.client) };
+  return {
+    response: { ...response, verifications: { email_address: null, external_account: verified } },
+    client: await clientView(deps, auth.instance, step.client ?? auth.client),
+  };
 }

@@ -72,16 +72,26 @@ const mfaProofOf = (b: { code?: string; password?: string }): MfaProof =>
 
 const scopesInput = z.preprocess(
   (v) => (typeof v === 'string' ? v.split(/[\s,]+/).filter(Boolean) : v),
-  z.array(z.enum(ME_SCOPES)).min(1).max(ME_SCOPES.length * 2),
+  z
+    .array(z.enum(ME_SCOPES))
+    .min(1)
+    .max(ME_SCOPES.length * 2),
 );
 
 export const createApiTokenBody = z.strictObject({
   name: z.string().trim().min(1).max(128),
   scopes: scopesInput,
-  expires_in_seconds: z.coerce.number().int().min(60).max(365 * 86400).optional(),
+  expires_in_seconds: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(365 * 86400)
+    .optional(),
 });
 
-const meWithImpersonatorSchema = meSchema.extend({ impersonator: z.object({ ref: z.string(), name: z.string().nullable(), email: z.string().nullable() }).nullable() });
+const meWithImpersonatorSchema = meSchema.extend({
+  impersonator: z.object({ ref: z.string(), name: z.string().nullable(), email: z.string().nullable() }).nullable(),
+});
 
 /** The user as /v1/me answers it, with who impersonates them in an impersonation session (so the banner stays after an update). */
 async function meWithImpersonator(deps: Deps, auth: SignedInAuth) {
@@ -92,22 +102,26 @@ async function meWithImpersonator(deps: Deps, auth: SignedInAuth) {
 }
 
 export const getMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'The signed-in user (no private metadata); in an impersonation session, who impersonates (an operator by name). A session, or a uat_ token with me:read',
+  summary:
+    'The signed-in user (no private metadata); in an impersonation session, who impersonates (an operator by name). A session, or a uat_ token with me:read',
   query: meQuery,
   response: meWithImpersonatorSchema,
   handle: ({ deps, auth }) => meWithImpersonator(deps, auth),
 });
 
 export const updateMeEndpoint = endpoint<SignedInAuth, z.output<typeof updateMeBody>, MeQuery>({
-  summary: 'Update the signed-in user: names, username, unsafe_metadata (merged); answers as GET /v1/me. A session, or a uat_ token with me:write',
+  summary:
+    'Update the signed-in user: names, username, unsafe_metadata (merged); answers as GET /v1/me. A session, or a uat_ token with me:write',
   audit: { action: 'user.updated' },
   body: updateMeBody,
   query: meQuery,
   response: meWithImpersonatorSchema,
   handle: async ({ deps, auth, actor, body }) => {
     const { me } = auth;
-    if (body.primary_email_address_id !== undefined) await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'email_address', body.primary_email_address_id);
-    if (body.primary_phone_number_id !== undefined) await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'phone_number', body.primary_phone_number_id);
+    if (body.primary_email_address_id !== undefined)
+      await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'email_address', body.primary_email_address_id);
+    if (body.primary_phone_number_id !== undefined)
+      await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'phone_number', body.primary_phone_number_id);
     await updateUser(deps, auth.instance.id, me.userId, body, auditContextOf(actor));
     return meWithImpersonator(deps, auth);
   },
@@ -153,7 +167,8 @@ export const deleteTotpEndpoint = endpoint<SignedInAuth, z.output<typeof disable
 });
 
 export const regenerateBackupCodesEndpoint = endpoint<SignedInAuth, z.output<typeof optionalCodeBody>, MeQuery>({
-  summary: 'New backup codes (the old ones stop working), for a session verified within the instance’s reverification window; answered once',
+  summary:
+    'New backup codes (the old ones stop working), for a session verified within the instance’s reverification window; answered once',
   audit: { action: 'mfa.backup_codes_regenerated' },
   body: optionalCodeBody,
   query: meQuery,
@@ -215,7 +230,12 @@ const verificationSchema = z.object({
 });
 
 /** Add, verify (prepare + attempt) and remove: the same four endpoints for email addresses and phone numbers. */
-function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.ZodType<string>, schema: z.ZodType, what: { one: string; many: string }) {
+function identifierEndpoints<K extends IdentifierKindName>(
+  kind: K,
+  value: z.ZodType<string>,
+  schema: z.ZodType,
+  what: { one: string; many: string },
+) {
   const channel = kind === 'email_address' ? 'email' : 'SMS';
   const prepareBody: z.ZodType<{ strategy?: string; redirect_url?: string }> =
     kind === 'email_address'
@@ -279,8 +299,14 @@ function identifierEndpoints<K extends IdentifierKindName>(kind: K, value: z.Zod
   };
 }
 
-export const myEmailAddresses = identifierEndpoints('email_address', emailAddress, emailAddressSchema, { one: 'an email address', many: 'email addresses' });
-export const myPhoneNumbers = identifierEndpoints('phone_number', phoneNumber, phoneNumberSchema, { one: 'a phone number', many: 'phone numbers' });
+export const myEmailAddresses = identifierEndpoints('email_address', emailAddress, emailAddressSchema, {
+  one: 'an email address',
+  many: 'email addresses',
+});
+export const myPhoneNumbers = identifierEndpoints('phone_number', phoneNumber, phoneNumberSchema, {
+  one: 'a phone number',
+  many: 'phone numbers',
+});
 
 export const prepareReauthenticationEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
   summary: 'Email a code to the signed-in user’s primary address, to change the password without the current one',
@@ -308,7 +334,8 @@ const changePasswordBody = z
   });
 
 export const changePasswordEndpoint = endpoint<SignedInAuth, z.output<typeof changePasswordBody>, MeQuery>({
-  summary: 'Change the signed-in user’s password, proved by the current password or a code from change_password/prepare; other sessions end unless sign_out_of_other_sessions is false',
+  summary:
+    'Change the signed-in user’s password, proved by the current password or a code from change_password/prepare; other sessions end unless sign_out_of_other_sessions is false',
   audit: { action: 'user.password_changed', recordedBy: 'domain' },
   body: changePasswordBody,
   query: meQuery,
@@ -333,7 +360,11 @@ export const listConnectedAccountsEndpoint = endpoint<SignedInAuth, never, MeQue
   summary: 'The signed-in user’s connected accounts: social providers and enterprise SSO identities',
   query: meQuery,
   response: z.object({ object: z.literal('list'), data: z.array(connectedAccountSchema), has_more: z.boolean() }),
-  handle: async ({ deps, auth }) => ({ object: 'list' as const, data: await listConnectedAccounts(deps, auth.instance.id, auth.me.userId), has_more: false }),
+  handle: async ({ deps, auth }) => ({
+    object: 'list' as const,
+    data: await listConnectedAccounts(deps, auth.instance.id, auth.me.userId),
+    has_more: false,
+  }),
 });
 
 export const disconnectAccountEndpoint = endpoint<SignedInAuth, never, MeQuery, 'id'>({

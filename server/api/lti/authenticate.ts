@@ -45,11 +45,17 @@ export async function authenticateLti(deps: Deps, c: Context): Promise<LtiAuth> 
     servedUrl,
     cookie: (name) => getCookie(c, name),
     setCookie(name, value, maxAge) {
-      c.header('set-cookie', `${name}=${value}; ${cookieAttributes(instance, servedUrl, { crossSite: true, path: ltiPath })}; Max-Age=${maxAge}`, { append: true });
+      c.header(
+        'set-cookie',
+        `${name}=${value}; ${cookieAttributes(instance, servedUrl, { crossSite: true, path: ltiPath })}; Max-Age=${maxAge}`,
+        { append: true },
+      );
     },
     clientToken: () => getCookie(c, clientCookieSpec(instance).name),
     issueClientToken(token) {
-      c.header('set-cookie', clientCookie(instance, token, instance.settings.session_lifetime_seconds, servedUrl, { crossSite: true }), { append: true });
+      c.header('set-cookie', clientCookie(instance, token, instance.settings.session_lifetime_seconds, servedUrl, { crossSite: true }), {
+        append: true,
+      });
     },
   };
 }

@@ -27,12 +27,16 @@ export const ltiRoutes: RouteEntry<LtiGuard, LtiAuth>[] = [
 ];
 
 export function createLti(deps: Deps) {
-  return buildSurface<LtiGuard, LtiAuth>(deps, {
-    name: 'lti',
-    routes: ltiRoutes,
-    protocol: ltiProtocol,
-    instanceOf: async (c) => fapiInstanceId(c),
-    authenticate: (c) => authenticateLti(deps, c),
-    actorOf: ltiActor,
-  }, ROUTER_GUARDS);
+  return buildSurface<LtiGuard, LtiAuth>(
+    deps,
+    {
+      name: 'lti',
+      routes: ltiRoutes,
+      protocol: ltiProtocol,
+      instanceOf: async (c) => fapiInstanceId(c),
+      authenticate: (c) => authenticateLti(deps, c),
+      actorOf: ltiActor,
+    },
+    ROUTER_GUARDS,
+  );
 }

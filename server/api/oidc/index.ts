@@ -43,18 +43,22 @@ export const oidcRoutes: RouteEntry<OidcGuard, OidcAuth>[] = [
 ];
 
 export function createOidc(deps: Deps) {
-  const surface = buildSurface<OidcGuard, OidcAuth>(deps, {
-    name: 'oidc',
-    routes: oidcRoutes,
-    protocol: oauthProtocol,
-    instanceOf: async (c) => fapiInstanceId(c),
-    authenticate: (c, r) => authenticateOidc(deps, c, r.guard),
-    actorOf: (auth, request) => oidcActor(auth, request),
-    around: async ({ route: r, deps: d, run }) => {
-      const out = await run(d);
-      return r.guard.cache && out.status === 200 ? { ...out, headers: { ...out.headers, 'cache-control': r.guard.cache } } : out;
+  const surface = buildSurface<OidcGuard, OidcAuth>(
+    deps,
+    {
+      name: 'oidc',
+      routes: oidcRoutes,
+      protocol: oauthProtocol,
+      instanceOf: async (c) => fapiInstanceId(c),
+      authenticate: (c, r) => authenticateOidc(deps, c, r.guard),
+      actorOf: (auth, request) => oidcActor(auth, request),
+      around: async ({ route: r, deps: d, run }) => {
+        const out = await run(d);
+        return r.guard.cache && out.status === 200 ? { ...out, headers: { ...out.headers, 'cache-control': r.guard.cache } } : out;
+      },
     },
-  }, ROUTER_GUARDS);
+    ROUTER_GUARDS,
+  );
   // Browser apps (SPAs) call discovery, token, userinfo and revocation from the instance's allowed origins.
   const app = new Hono().use(`${FAPI_BASE}/*`, fapiCors(deps)).route('/', surface);
   app.notFound((c) => surface.fetch(c.req.raw, c.env));

@@ -125,7 +125,8 @@ async function userinfo(deps: D, auth: OidcAuth, formToken?: string) {
   const header = bearerToken(auth.authorization);
   if (header && formToken) throw oauthError('invalid_request', 'Send the access token once: in the Authorization header or the form body.');
   const token = header ?? formToken;
-  if (!token) throw oauthError('invalid_request', 'Send the access token as Authorization: Bearer (or access_token in a POST form body).', 401);
+  if (!token)
+    throw oauthError('invalid_request', 'Send the access token as Authorization: Bearer (or access_token in a POST form body).', 401);
   const claims = await verifyAccessToken(deps, auth.instance, token);
   const authorization = claims ? await accessTokenAuthorization(deps, auth.instance.id, claims.jti) : null;
   if (!claims || !authorization) throw oauthError('invalid_token', 'The access token is invalid, expired or revoked.', 401);
@@ -275,15 +276,31 @@ type EndSessionParams = z.output<typeof endSessionParams>;
  * valid id_token_hint the user confirms first (a page with a form), so that a foreign page
  * cannot sign anyone out with a link.
  */
-async function endSession(deps: D, ctx: { auth: OidcAuth; params: EndSessionParams; request: { acceptLanguage: string | null; requestId: string }; actor: Parameters<typeof auditContextOf>[0]; posted: boolean }) {
+async function endSession(
+  deps: D,
+  ctx: {
+    auth: OidcAuth;
+    params: EndSessionParams;
+    request: { acceptLanguage: string | null; requestId: string };
+    actor: Parameters<typeof auditContextOf>[0];
+    posted: boolean;
+  },
+) {
   const { auth, params, request } = ctx;
   const { instance } = auth;
-  const l = pageLocale({ uiLocales: params.ui_locales, cookie: auth.cookie(LOCALE_COOKIE), acceptLanguage: request.acceptLanguage, instanceDefault: instance.settings.default_locale ?? null });
+  const l = pageLocale({
+    uiLocales: params.ui_locales,
+    cookie: auth.cookie(LOCALE_COOKIE),
+    acceptLanguage: request.acceptLanguage,
+    instanceDefault: instance.settings.default_locale ?? null,
+  });
   // Framing is refused by the surface's security headers (server/http/security-headers.ts).
   const page = (html: string, status = 200) => htmlPage(html, status, NO_STORE);
   const hint = params.id_token_hint ? await verifyIdTokenHint(deps, instance, params.id_token_hint) : null;
-  if (params.id_token_hint && !hint) return page(providerErrorPage(l, 'The id_token_hint is not a valid ID token of this provider.', request.requestId), 400);
-  if (hint && params.client_id && params.client_id !== hint.clientId) return page(providerErrorPage(l, 'client_id differs from the id_token_hint’s audience.', request.requestId), 400);
+  if (params.id_token_hint && !hint)
+    return page(providerErrorPage(l, 'The id_token_hint is not a valid ID token of this provider.', request.requestId), 400);
+  if (hint && params.client_id && params.client_id !== hint.clientId)
+    return page(providerErrorPage(l, 'client_id differs from the id_token_hint’s audience.', request.requestId), 400);
   const clientId = hint?.clientId ?? params.client_id;
   let target: string | null = null;
   if (params.post_logout_redirect_uri !== undefined) {
@@ -301,7 +318,8 @@ async function endSession(deps: D, ctx: { auth: OidcAuth; params: EndSessionPara
     return page(logoutConfirmPage(l, `${instance.fapiUrl}/oauth2/end_session`, kept));
   }
   // Every session of this browser ends (with a hint, every session of that user: another user signed in since stays).
-  if (auth.client) await endAllClientSessions(deps, instance, auth.client, auditContextOf(ctx.actor), hint ? { userId: hint.sub } : undefined);
+  if (auth.client)
+    await endAllClientSessions(deps, instance, auth.client, auditContextOf(ctx.actor), hint ? { userId: hint.sub } : undefined);
   return target ? redirect(target, ctx.posted ? 303 : 302, NO_STORE) : page(loggedOutPage(l));
 }
 

@@ -16,7 +16,6 @@ import { constantTimeEqual } from '../../crypto/secrets';
 /** Who may call: anyone, the holder of METRICS_TOKEN (when set), or the CLI of this embedded-store server. */
 type OpsGuard = 'public' | 'metrics' | 'cli';
 
-
 function opsEndpoints(database: Database) {
   return {
     health: endpoint<null>({
@@ -59,24 +58,28 @@ function opsEndpoints(database: Database) {
 export function createOps(deps: Deps, database: Database, lock: EmbeddedLock | null) {
   const ops = opsEndpoints(database);
   const route = routeTable<OpsGuard, null>();
-  return buildSurface<OpsGuard, null>(deps, {
-    name: 'ops',
-    protocol: jsonProtocol(),
-    routes: [
-      route('GET', '/healthz', 'public', ops.health),
-      route('GET', '/readyz', 'public', ops.ready),
-      route('GET', '/metrics', 'metrics', ops.metrics),
-      route('POST', '/internal/cli', 'cli', ops.cli),
-    ],
-    authenticate: async (c, r) => {
-      const token = r.guard === 'metrics' ? deps.config.METRICS_TOKEN : r.guard === 'cli' ? lock?.token : null;
-      if (r.guard === 'cli' && !token) throw new AppError('NOT_FOUND');
-      if (token && !constantTimeEqual(bearerToken(c.req.header('authorization')) ?? '', token)) {
-        if (r.guard === 'cli') throw new AppError('NOT_FOUND');
-        throw new AppError('UNAUTHENTICATED', { message: 'Send the metrics token as "Authorization: Bearer <METRICS_TOKEN>".' });
-      }
-      return null;
+  return buildSurface<OpsGuard, null>(
+    deps,
+    {
+      name: 'ops',
+      protocol: jsonProtocol(),
+      routes: [
+        route('GET', '/healthz', 'public', ops.health),
+        route('GET', '/readyz', 'public', ops.ready),
+        route('GET', '/metrics', 'metrics', ops.metrics),
+        route('POST', '/internal/cli', 'cli', ops.cli),
+      ],
+      authenticate: async (c, r) => {
+        const token = r.guard === 'metrics' ? deps.config.METRICS_TOKEN : r.guard === 'cli' ? lock?.token : null;
+        if (r.guard === 'cli' && !token) throw new AppError('NOT_FOUND');
+        if (token && !constantTimeEqual(bearerToken(c.req.header('authorization')) ?? '', token)) {
+          if (r.guard === 'cli') throw new AppError('NOT_FOUND');
+          throw new AppError('UNAUTHENTICATED', { message: 'Send the metrics token as "Authorization: Bearer <METRICS_TOKEN>".' });
+        }
+        return null;
+      },
+      actorOf: (_auth, request) => anonymousActor(request),
     },
-    actorOf: (_auth, request) => anonymousActor(request),
-  }, ROUTER_GUARDS);
+    ROUTER_GUARDS,
+  );
 }

@@ -50,7 +50,9 @@ function checkPortalOrigin(c: Context, servedUrl: string) {
   const origin = requestOrigin(c);
   if (origin && origin === new URL(servedUrl).origin) return;
   throw new AppError('ORIGIN_NOT_ALLOWED', {
-    message: origin ? `Requests from ${origin} are not allowed on the admin portal.` : 'A portal change must send the portal’s Origin header.',
+    message: origin
+      ? `Requests from ${origin} are not allowed on the admin portal.`
+      : 'A portal change must send the portal’s Origin header.',
     meta: { origin },
   });
 }
@@ -63,7 +65,9 @@ export async function authenticatePortal(deps: Deps, c: Context, guard: PortalGu
   const servedUrl = servedFapiUrl(c.env, deps.config, instance);
   checkPortalOrigin(c, servedUrl);
   const setCookie: PortalAuth['setCookie'] = (name, value, maxAgeSeconds, opts = {}) => {
-    const attributes = opts.sameSiteNone ? `Path=${cookiePath(servedUrl)}; HttpOnly; Secure; SameSite=None` : cookieAttributes(instance, servedUrl, { path: cookiePath(servedUrl) });
+    const attributes = opts.sameSiteNone
+      ? `Path=${cookiePath(servedUrl)}; HttpOnly; Secure; SameSite=None`
+      : cookieAttributes(instance, servedUrl, { path: cookiePath(servedUrl) });
     c.header('set-cookie', `${name}=${value}; ${attributes}; Max-Age=${maxAgeSeconds}`, { append: true });
   };
   if ('open' in guard) {
@@ -73,7 +77,10 @@ export async function authenticatePortal(deps: Deps, c: Context, guard: PortalGu
   }
   const link = await resolvePortalSession(deps, instance.id, getCookie(c, PORTAL_COOKIE));
   if (guard.intents !== 'any' && !guard.intents.includes(link.intent)) {
-    throw new AppError('FORBIDDEN', { message: `This portal session is for ${link.intent}; it cannot do this.`, meta: { reason: REASONS.intent_not_allowed } });
+    throw new AppError('FORBIDDEN', {
+      message: `This portal session is for ${link.intent}; it cannot do this.`,
+      meta: { reason: REASONS.intent_not_allowed },
+    });
   }
   return { instance, servedUrl, link, setCookie };
 }

@@ -50,7 +50,8 @@ async function sessionOf(deps: Parameters<typeof getOrganization>[0], auth: Port
 // --- The session -------------------------------------------------------------------------
 
 export const openPortalSessionEndpoint = endpoint<PortalAuth, { token: string }>({
-  summary: 'Open a portal link: spends it (single use, 5 minutes) and starts the portal session of this browser (the __portal cookie, one hour, sliding)',
+  summary:
+    'Open a portal link: spends it (single use, 5 minutes) and starts the portal session of this browser (the __portal cookie, one hour, sliding)',
   audit: { action: 'portal_session.opened', recordedBy: 'domain' },
   body: z.strictObject({ token: z.string().min(1).max(128) }),
   response: sessionSchema,
@@ -99,7 +100,8 @@ export const portalDomains = {
     summary: 'Verify a domain: a DNS lookup of its TXT record through the deployment’s resolver (422 txt_record_not_found with the cause)',
     audit: { action: 'organization_domain.verified', target: 'domain_id' },
     response: domainSchema,
-    handle: ({ deps, auth, params }) => attemptDomainVerification(deps, instanceOf(auth), orgOf(auth), params.domain_id, { strategy: 'dns_record' }),
+    handle: ({ deps, auth, params }) =>
+      attemptDomainVerification(deps, instanceOf(auth), orgOf(auth), params.domain_id, { strategy: 'dns_record' }),
   }),
   delete: endpoint<S, never, never, 'domain_id'>({
     summary: 'Remove a domain',
@@ -138,7 +140,8 @@ export const portalSso = {
     handle: ({ deps, auth }) => listConnections(deps, instanceOf(auth), { organization_id: orgOf(auth), limit: 100 }),
   }),
   create: endpoint<S, Out<typeof portalConnectionBody>>({
-    summary: 'Add an SSO connection (inactive until a successful test): SAML from metadata XML, a metadata URL (SSRF guard) or fields; or OIDC',
+    summary:
+      'Add an SSO connection (inactive until a successful test): SAML from metadata XML, a metadata URL (SSRF guard) or fields; or OIDC',
     audit: { action: 'sso_connection.created', details: connectionChange },
     body: portalConnectionBody,
     response: connectionSchema,
@@ -171,7 +174,8 @@ export const portalSso = {
     handle: async ({ deps, auth, params }) => {
       const binding = bindingFor('web', undefined);
       const test = await startConnectionTest(deps, auth.instance, orgOf(auth), params.connection_id, auth.link.id, binding);
-      if (binding.kind === 'browser') auth.setCookie(flowCookieName(test.request_id), binding.nonce, Math.ceil(SSO_REQUEST_TTL_MS / 1000), { sameSiteNone: true });
+      if (binding.kind === 'browser')
+        auth.setCookie(flowCookieName(test.request_id), binding.nonce, Math.ceil(SSO_REQUEST_TTL_MS / 1000), { sameSiteNone: true });
       return test;
     },
   }),
@@ -222,7 +226,10 @@ export const portalDirectory = {
     handle: async ({ deps, auth }) => {
       const orgId = orgOf(auth);
       const tokens = await listScimTokens(deps, instanceOf(auth), { organization_id: orgId, limit: 100 });
-      const [last] = await deps.db.select({ at: max(scimTokens.lastUsedAt) }).from(scimTokens).where(eq(scimTokens.organizationId, orgId));
+      const [last] = await deps.db
+        .select({ at: max(scimTokens.lastUsedAt) })
+        .from(scimTokens)
+        .where(eq(scimTokens.organizationId, orgId));
       const [users] = await deps.db.select({ n: count() }).from(scimUsers).where(eq(scimUsers.organizationId, orgId));
       const [groups] = await deps.db.select({ n: count() }).from(scimGroups).where(eq(scimGroups.organizationId, orgId));
       return {
@@ -252,7 +259,9 @@ export const portalDirectory = {
       const [current] = await deps.db
         .select({ revokedAt: scimTokens.revokedAt })
         .from(scimTokens)
-        .where(and(eq(scimTokens.id, params.token_id), eq(scimTokens.organizationId, orgOf(auth)), eq(scimTokens.instanceId, instanceOf(auth))));
+        .where(
+          and(eq(scimTokens.id, params.token_id), eq(scimTokens.organizationId, orgOf(auth)), eq(scimTokens.instanceId, instanceOf(auth))),
+        );
       if (current?.revokedAt) throw validationError('token_id', 'invalid_value', 'This token is already revoked; create a new one.');
       const old = await revokeScimToken(deps, instanceOf(auth), params.token_id, orgOf(auth));
       return createScimToken(deps, instanceOf(auth), { organization_id: orgOf(auth), name: old.name });
@@ -274,7 +283,8 @@ export const portalDirectory = {
     audit: { action: 'scim_group.role_mapped', target: 'group_id', recordedBy: 'domain' },
     body: setGroupRoleBody,
     response: directoryGroupSchema,
-    handle: ({ deps, auth, actor, params, body }) => setGroupRole(deps, instanceOf(auth), params.group_id, body.role, auditContextOf(actor), orgOf(auth)),
+    handle: ({ deps, auth, actor, params, body }) =>
+      setGroupRole(deps, instanceOf(auth), params.group_id, body.role, auditContextOf(actor), orgOf(auth)),
   }),
 };
 
@@ -288,7 +298,8 @@ const trailQuery = z.strictObject({
 });
 const exportQuery = trailQuery.omit({ limit: true, starting_after: true });
 const checkRange = (q: { since?: number; until?: number }) => {
-  if (q.since !== undefined && q.until !== undefined && q.until <= q.since) throw validationError('until', 'before_since', 'until must be later than since.');
+  if (q.since !== undefined && q.until !== undefined && q.until <= q.since)
+    throw validationError('until', 'before_since', 'until must be later than since.');
 };
 
 export const portalAuditLogs = {

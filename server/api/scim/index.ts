@@ -94,13 +94,17 @@ async function authenticateScim(deps: Deps, c: Context, guard: ScimGuard): Promi
 }
 
 export function createScim(deps: Deps) {
-  return buildSurface<ScimGuard, ScimAuth | null>(deps, {
-    name: 'scim',
-    routes: scimRoutes,
-    protocol: scimProtocol,
-    // Discovery is public and names no instance; every other route, its token's.
-    instanceOf: async (c, r) => (r.guard === 'token' ? (await scimCaller(deps, c)).instanceId : null),
-    authenticate: (c, r) => authenticateScim(deps, c, r.guard),
-    actorOf: (auth, request) => (auth ? scimTokenActor(auth.tokenId, request) : anonymousActor(request)),
-  }, ROUTER_GUARDS);
+  return buildSurface<ScimGuard, ScimAuth | null>(
+    deps,
+    {
+      name: 'scim',
+      routes: scimRoutes,
+      protocol: scimProtocol,
+      // Discovery is public and names no instance; every other route, its token's.
+      instanceOf: async (c, r) => (r.guard === 'token' ? (await scimCaller(deps, c)).instanceId : null),
+      authenticate: (c, r) => authenticateScim(deps, c, r.guard),
+      actorOf: (auth, request) => (auth ? scimTokenActor(auth.tokenId, request) : anonymousActor(request)),
+    },
+    ROUTER_GUARDS,
+  );
 }

@@ -4,7 +4,13 @@ import { createHarness, type TestHarness } from '../../testing/harness';
 import { createScim, scimRoutes } from './index';
 
 /** Discovery only: RFC 7644 §4 lets a client read it before it has a token. */
-const PUBLIC_ROUTES = ['GET /scim/v2/ServiceProviderConfig', 'GET /scim/v2/ResourceTypes', 'GET /scim/v2/ResourceTypes/:id', 'GET /scim/v2/Schemas', 'GET /scim/v2/Schemas/:id'];
+const PUBLIC_ROUTES = [
+  'GET /scim/v2/ServiceProviderConfig',
+  'GET /scim/v2/ResourceTypes',
+  'GET /scim/v2/ResourceTypes/:id',
+  'GET /scim/v2/Schemas',
+  'GET /scim/v2/Schemas/:id',
+];
 
 let h: TestHarness;
 beforeAll(async () => {
@@ -27,7 +33,10 @@ describe('SCIM route table', () => {
   it('matches the reviewed snapshot of the surface', () => {
     const routes = inspectRoutes(createScim(h.runtime.deps))
       .filter((r) => !r.isMiddleware)
-      .map((r) => `${r.method.padEnd(6)} ${r.path.padEnd(34)} ${scimRoutes.find((e) => e.method === r.method && e.path === r.path)?.guard ?? 'NOT IN TABLE'}`);
+      .map(
+        (r) =>
+          `${r.method.padEnd(6)} ${r.path.padEnd(34)} ${scimRoutes.find((e) => e.method === r.method && e.path === r.path)?.guard ?? 'NOT IN TABLE'}`,
+      );
     expect(routes).toMatchSnapshot();
   });
 });

@@ -8,7 +8,16 @@ import { listResponse, resourceTypes, schemaResources, serviceProviderConfig } f
 import { createScimGroup, deleteScimGroup, getScimGroup, listScimGroups, patchScimGroup, replaceScimGroup } from '../../scim/groups';
 import { patchBody, type PatchBody } from '../../scim/patch';
 import { resourceBody } from '../../scim/user-input';
-import { createScimUser, deleteScimUser, getScimUser, listScimUsers, patchScimUser, projectUser, replaceScimUser, userResource } from '../../scim/users';
+import {
+  createScimUser,
+  deleteScimUser,
+  getScimUser,
+  listScimUsers,
+  patchScimUser,
+  projectUser,
+  replaceScimUser,
+  userResource,
+} from '../../scim/users';
 
 /** The caller of the SCIM surface: the organization its token names (null on the public discovery routes). */
 export interface ScimAuth {
@@ -39,7 +48,8 @@ const withVersion = (value: Record<string, unknown>, version: number, status = 2
 function readWithVersion(auth: ScimAuth, value: Record<string, unknown>, version: number) {
   const etag = etagOf(version);
   const tags = (auth.ifNoneMatch ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
-  if (tags.includes('*') || tags.includes(etag.replace(/^W\//, ''))) return bytesResult(new Uint8Array(0), 'application/scim+json', { etag }, 304);
+  if (tags.includes('*') || tags.includes(etag.replace(/^W\//, '')))
+    return bytesResult(new Uint8Array(0), 'application/scim+json', { etag }, 304);
   return withVersion(value, version);
 }
 

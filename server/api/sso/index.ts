@@ -34,18 +34,22 @@ export const ssoRoutes: RouteEntry<SsoGuard, SsoAuth>[] = [
 ];
 
 export function createSso(deps: Deps) {
-  return buildSurface<SsoGuard, SsoAuth>(deps, {
-    name: 'sso',
-    routes: ssoRoutes,
-    protocol: htmlProtocol,
-    instanceOf: async (c) => fapiInstanceId(c),
-    authenticate: async (c) => {
-      const id = fapiInstanceId(c);
-      if (!id) throw notFound('instance');
-      const instance = await instanceContext(deps, id);
-      await enforceIpBudget(deps, c, 'sso', instance, 'federation_per_ip');
-      return { instance, servedUrl: servedFapiUrl(c.env, deps.config, instance) };
+  return buildSurface<SsoGuard, SsoAuth>(
+    deps,
+    {
+      name: 'sso',
+      routes: ssoRoutes,
+      protocol: htmlProtocol,
+      instanceOf: async (c) => fapiInstanceId(c),
+      authenticate: async (c) => {
+        const id = fapiInstanceId(c);
+        if (!id) throw notFound('instance');
+        const instance = await instanceContext(deps, id);
+        await enforceIpBudget(deps, c, 'sso', instance, 'federation_per_ip');
+        return { instance, servedUrl: servedFapiUrl(c.env, deps.config, instance) };
+      },
+      actorOf: (_auth, request) => anonymousActor(request),
     },
-    actorOf: (_auth, request) => anonymousActor(request),
-  }, ROUTER_GUARDS);
+    ROUTER_GUARDS,
+  );
 }

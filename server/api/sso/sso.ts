@@ -30,7 +30,13 @@ async function activeConnection(deps: Deps, auth: SsoAuth, id: string, provider:
 }
 
 /** Runs a callback; a refusal is audited with its reason and answered as an error page (FORBIDDEN). */
-async function refusedIsAudited<T>(deps: Deps, auth: SsoAuth, connectionId: string, request: RequestInfo, run: () => Promise<T>): Promise<T> {
+async function refusedIsAudited<T>(
+  deps: Deps,
+  auth: SsoAuth,
+  connectionId: string,
+  request: RequestInfo,
+  run: () => Promise<T>,
+): Promise<T> {
   try {
     return await run();
   } catch (err) {
@@ -44,13 +50,30 @@ async function refusedIsAudited<T>(deps: Deps, auth: SsoAuth, connectionId: stri
 const isNotFound = (err: unknown) => err instanceof AppError && err.code === 'NOT_FOUND';
 function finish(auth: SsoAuth, done: { redirectUrl: string; newClientToken: string | null }) {
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
-  if (done.newClientToken) headers['set-cookie'] = clientCookie(auth.instance, done.newClientToken, auth.instance.settings.session_lifetime_seconds, auth.servedUrl);
+  if (done.newClientToken)
+    headers['set-cookie'] = clientCookie(
+      auth.instance,
+      done.newClientToken,
+      auth.instance.settings.session_lifetime_seconds,
+      auth.servedUrl,
+    );
   return redirect(done.redirectUrl, 303, headers);
 }
 
 /** A verified answer: signs in the browser it is bound to, or — bound to a native app — waits for the app's claim. */
-async function answer(deps: Deps, auth: SsoAuth, c: ConnectionRow, pending: Awaited<ReturnType<typeof pendingRequest>>, identity: SsoIdentity, request: RequestInfo) {
-  if (pending?.codeChallenge) return redirect(await awaitSsoClaim(deps, auth.instance, pending, identity), 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+async function answer(
+  deps: Deps,
+  auth: SsoAuth,
+  c: ConnectionRow,
+  pending: Awaited<ReturnType<typeof pendingRequest>>,
+  identity: SsoIdentity,
+  request: RequestInfo,
+) {
+  if (pending?.codeChallenge)
+    return redirect(await awaitSsoClaim(deps, auth.instance, pending, identity), 303, {
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    });
   return finish(auth, await completeSso(deps, auth.instance, c, pending, identity, auditCtxOf(request)));
 }
 
@@ -100,7 +123,13 @@ export const ssoSurface = {
   samlAcs: endpoint<SsoAuth, { SAMLResponse: string; RelayState?: string }, never, 'connection_id'>({
     summary: 'The assertion consumer service (HTTP-POST binding): a signed response signs the user in and redirects to redirect_url',
     audit: SIGN_IN_AUDIT,
-    body: z.object({ SAMLResponse: z.string().min(1).max(512 * 1024), RelayState: z.string().max(1024).optional() }),
+    body: z.object({
+      SAMLResponse: z
+        .string()
+        .min(1)
+        .max(512 * 1024),
+      RelayState: z.string().max(1024).optional(),
+    }),
     response: z.unknown(),
     handle: async ({ deps, auth, params, body, request, raw }) => {
       const testing = await portalTest(deps, auth, params.connection_id, claimedInResponseTo(body.SAMLResponse), raw.header('cookie'));
@@ -111,7 +140,8 @@ export const ssoSurface = {
           testing.test,
           async (c) => {
             const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
-            if (inResponseTo !== testing.pending.handle) throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers another request.');
+            if (inResponseTo !== testing.pending.handle)
+              throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers another request.');
             return samlIdentity(c, profile);
           },
           body.SAMLResponse,
@@ -123,7 +153,8 @@ export const ssoSurface = {
         const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
         const pending = inResponseTo ? await pendingRequest(deps, c, inResponseTo) : null;
         if (inResponseTo && !pending) throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers no request of ours.');
-        if (!inResponseTo && !c.allowIdpInitiated) throw new SsoRefused('idp_initiated_disabled', 'IdP-initiated sign-in is not enabled for this connection.');
+        if (!inResponseTo && !c.allowIdpInitiated)
+          throw new SsoRefused('idp_initiated_disabled', 'IdP-initiated sign-in is not enabled for this connection.');
         // IdP-initiated (no request): completeSso signs in a new client of the browser that posts, never a client of ours.
         if (pending) assertBrowserBound(pending, raw.header('cookie'));
         return answer(deps, auth, c, pending, samlIdentity(c, profile), request);

@@ -20,7 +20,9 @@ export const instances = pgTable(
     publishableKey: text('publishable_key').notNull(),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     /** `platform`: the built-in instance whose users are the console's operators (one per deployment). */
-    kind: text('kind', { enum: ['customer', 'platform'] }).notNull().default('customer'),
+    kind: text('kind', { enum: ['customer', 'platform'] })
+      .notNull()
+      .default('customer'),
     /** The host the instance's FAPI, hosted pages and OIDC answer on at the root (fapi_url `https://<custom_domain>`); null: `{PUBLIC_URL}/fapi/<id>`. */
     customDomain: text('custom_domain'),
     createdAt: millis('created_at').notNull(),

@@ -21,6 +21,9 @@ export const jwtTemplates = pgTable(
     allowedClockSkew: integer('allowed_clock_skew').notNull(),
     ...timestamps(),
   },
-  (t) => [uniqueIndex('jwt_templates_instance_name_uq').on(t.instanceId, t.name), index('jwt_templates_instance_idx').on(t.instanceId, t.id)],
+  (t) => [
+    uniqueIndex('jwt_templates_instance_name_uq').on(t.instanceId, t.name),
+    index('jwt_templates_instance_idx').on(t.instanceId, t.id),
+  ],
 );
 export type JwtTemplateRow = typeof jwtTemplates.$inferSelect;

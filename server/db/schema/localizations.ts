@@ -5,10 +5,7 @@ import { millis, timestamps } from './columns';
  * The content of an override, by the kind of its resource: an email's parts, an SMS
  * body, or one hosted-page message.
  */
-export type LocalizationContent =
-  | { subject: string; mjml: string; text: string | null }
-  | { body: string }
-  | { text: string };
+export type LocalizationContent = { subject: string; mjml: string; text: string | null } | { body: string } | { text: string };
 
 /**
  * Localization overrides: per instance, locale and resource key (`email.<template>`,
@@ -28,7 +25,10 @@ export const localizations = pgTable(
     updatedBy: text('updated_by'),
     ...timestamps(),
   },
-  (t) => [uniqueIndex('localizations_uq').on(t.instanceId, t.resource, t.locale), index('localizations_instance_idx').on(t.instanceId, t.locale)],
+  (t) => [
+    uniqueIndex('localizations_uq').on(t.instanceId, t.resource, t.locale),
+    index('localizations_instance_idx').on(t.instanceId, t.locale),
+  ],
 );
 
 /**

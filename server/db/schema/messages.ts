@@ -34,7 +34,9 @@ export const emails = pgTable(
   },
   (t) => [
     index('emails_instance_idx').on(t.instanceId, t.id),
-    index('emails_pending_idx').on(t.status, t.updatedAt).where(sql`${t.status} <> 'delivered'`),
+    index('emails_pending_idx')
+      .on(t.status, t.updatedAt)
+      .where(sql`${t.status} <> 'delivered'`),
   ],
 );
 
@@ -78,7 +80,9 @@ export const smsMessages = pgTable(
   },
   (t) => [
     index('sms_messages_instance_idx').on(t.instanceId, t.id),
-    index('sms_messages_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'queued'`),
+    index('sms_messages_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} = 'queued'`),
     index('sms_messages_provider_idx').on(t.providerMessageId),
   ],
 );

@@ -95,8 +95,8 @@ export const oauthCodes = pgTable('oauth_codes', {
     .notNull()
     .references(() => oauthApplications.id, { onDelete: 'cascade' }),
   userId: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
   redirectUri: text('redirect_uri').notNull(),
   scope: text('scope').notNull(),
   nonce: text('nonce'),

@@ -50,7 +50,9 @@ export const organizationMemberships = pgTable(
     /** A role key, e.g. `org:admin`. */
     role: text('role').notNull(),
     /** `suspended`: deactivated by the organization's directory (SCIM); it grants nothing until restored. */
-    status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'suspended'] })
+      .notNull()
+      .default('active'),
     publicMetadata: jsonb('public_metadata').$type<Metadata>().notNull().default({}),
     privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
     ...timestamps(),
@@ -136,7 +138,10 @@ export const organizationSuggestions = pgTable(
     status: text('status', { enum: ['pending', 'accepted'] }).notNull(),
     ...timestamps(),
   },
-  (t) => [uniqueIndex('organization_suggestions_uq').on(t.organizationId, t.userId), index('organization_suggestions_user_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('organization_suggestions_uq').on(t.organizationId, t.userId),
+    index('organization_suggestions_user_idx').on(t.userId),
+  ],
 );
 
 /**
@@ -157,7 +162,10 @@ export const organizationMembershipRequests = pgTable(
     status: text('status', { enum: ['pending', 'accepted', 'rejected'] }).notNull(),
     ...timestamps(),
   },
-  (t) => [uniqueIndex('organization_membership_requests_uq').on(t.organizationId, t.userId), index('organization_membership_requests_user_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('organization_membership_requests_uq').on(t.organizationId, t.userId),
+    index('organization_membership_requests_user_idx').on(t.userId),
+  ],
 );
 
 /** `org:<feature>:<action>`; system ones (`org:sys_…`) are built in per instance. */

@@ -65,5 +65,8 @@ export const ssoConnectionTests = pgTable(
     createdAt: millis('created_at').notNull(),
     completedAt: millis('completed_at'),
   },
-  (t) => [index('sso_connection_tests_connection_idx').on(t.connectionId, t.id), uniqueIndex('sso_connection_tests_request_uq').on(t.requestId)],
+  (t) => [
+    index('sso_connection_tests_connection_idx').on(t.connectionId, t.id),
+    uniqueIndex('sso_connection_tests_request_uq').on(t.requestId),
+  ],
 );

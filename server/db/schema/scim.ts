@@ -85,7 +85,10 @@ export const scimGroups = pgTable(
     version: integer('version').notNull().default(1),
     ...timestamps(),
   },
-  (t) => [uniqueIndex('scim_groups_display_name_uq').on(t.organizationId, t.displayNameKey), index('scim_groups_org_idx').on(t.organizationId, t.id)],
+  (t) => [
+    uniqueIndex('scim_groups_display_name_uq').on(t.organizationId, t.displayNameKey),
+    index('scim_groups_org_idx').on(t.organizationId, t.id),
+  ],
 );
 
 export const scimGroupMembers = pgTable(

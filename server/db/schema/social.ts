@@ -80,7 +80,9 @@ export const socialFlows = pgTable(
      * (Clerk's flow) leaves the sign-in `transferable`, the identity kept (encrypted) until the
      * same client's sign-up with `transfer: true` creates the user.
      */
-    newUser: text('new_user', { enum: ['create', 'transfer'] }).notNull().default('create'),
+    newUser: text('new_user', { enum: ['create', 'transfer'] })
+      .notNull()
+      .default('create'),
     ...flowBindingColumns(),
     expiresAt: millis('expires_at').notNull(),
     usedAt: millis('used_at'),

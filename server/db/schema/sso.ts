@@ -9,7 +9,19 @@ export type SsoProvider = (typeof SSO_PROVIDERS)[number];
 export const SAML_NAME_ID_FORMATS = ['unspecified', 'email_address', 'persistent', 'transient', 'none'] as const;
 export type SamlNameIdFormat = (typeof SAML_NAME_ID_FORMATS)[number];
 /** IdP presets: each brings its own attribute names first and its setup steps (idp_preset in server/sso/schemas.ts). */
-export const SSO_IDP_PRESETS = ['generic', 'okta', 'entra', 'adfs', 'google', 'onelogin', 'jumpcloud', 'shibboleth', 'keycloak', 'ping', 'auth0'] as const;
+export const SSO_IDP_PRESETS = [
+  'generic',
+  'okta',
+  'entra',
+  'adfs',
+  'google',
+  'onelogin',
+  'jumpcloud',
+  'shibboleth',
+  'keycloak',
+  'ping',
+  'auth0',
+] as const;
 export type SsoIdpPreset = (typeof SSO_IDP_PRESETS)[number];
 
 /** How IdP attributes (SAML attribute names, OIDC claim names) map onto the user. */
@@ -47,7 +59,9 @@ export const ssoConnections = pgTable(
     idpEntityId: text('idp_entity_id'),
     idpSsoUrl: text('idp_sso_url'),
     /** How the AuthnRequest reaches idp_sso_url: a redirect, or an auto-submitting form for HTTP-POST-only IdPs. */
-    idpSsoBinding: text('idp_sso_binding', { enum: ['redirect', 'post'] }).notNull().default('redirect'),
+    idpSsoBinding: text('idp_sso_binding', { enum: ['redirect', 'post'] })
+      .notNull()
+      .default('redirect'),
     nameIdFormat: text('name_id_format', { enum: SAML_NAME_ID_FORMATS }).notNull().default('unspecified'),
     idpPreset: text('idp_preset', { enum: SSO_IDP_PRESETS }).notNull().default('generic'),
     /** PEM or base64 DER certificates the IdP signs with. */

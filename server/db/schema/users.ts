@@ -42,8 +42,12 @@ export const users = pgTable(
     // The console's user list: date ranges, the banned and locked filters, sort by last sign-in or name.
     index('users_created_at_idx').on(t.instanceId, t.createdAt),
     index('users_last_sign_in_idx').on(t.instanceId, t.lastSignInAt),
-    index('users_banned_idx').on(t.instanceId, t.id).where(sql`${t.banned}`),
-    index('users_locked_idx').on(t.instanceId, t.id).where(sql`${t.locked}`),
+    index('users_banned_idx')
+      .on(t.instanceId, t.id)
+      .where(sql`${t.banned}`),
+    index('users_locked_idx')
+      .on(t.instanceId, t.id)
+      .where(sql`${t.locked}`),
     index('users_sort_name_idx').on(
       t.instanceId,
       sql`lower(coalesce(${t.firstName}, '') || ' ' || coalesce(${t.lastName}, '') || ' ' || coalesce(${t.username}, ''))`,

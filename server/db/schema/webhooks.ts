@@ -59,7 +59,9 @@ export const webhookMessages = pgTable(
   },
   (t) => [
     index('webhook_messages_endpoint_idx').on(t.endpointId, t.id),
-    index('webhook_messages_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_messages_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
 

@@ -129,7 +129,12 @@ describe.each([
   it('oidcc-prompt-none-not-logged-in', async () => {
     const req = authorizationRequest(op, { ...m, prompt: 'none' });
     const answer = await new Browser(op).authorize(req.url);
-    expectCallbackError(op, answer, req.params.state, ['login_required', 'interaction_required', 'consent_required', 'account_selection_required']);
+    expectCallbackError(op, answer, req.params.state, [
+      'login_required',
+      'interaction_required',
+      'consent_required',
+      'account_selection_required',
+    ]);
     expect((answer as Callback).signIns).toHaveLength(0);
   });
 
@@ -253,7 +258,12 @@ describe.each([
     });
     // The query carries only what Core §6.1 requires beside the request object.
     const url = new URL(op.discovery.authorization_endpoint);
-    url.search = new URLSearchParams({ client_id: op.client.client_id, response_type: 'code', scope: 'openid', request: object }).toString();
+    url.search = new URLSearchParams({
+      client_id: op.client.client_id,
+      response_type: 'code',
+      scope: 'openid',
+      request: object,
+    }).toString();
     const answer = await new Browser(op).authorize(url.toString());
     const code = expectCode(op, answer, state);
     if (mode) expect((answer as Callback).via).toBe('form_post');
@@ -275,10 +285,24 @@ describe.each([
   it('oidcc-ensure-request-object-with-redirect-uri', async () => {
     const state = random();
     const nonce = random();
-    const object = unsignedRequestObject({ client_id: op.client.client_id, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT_URI, state, nonce, ...(mode ? { response_mode: mode } : {}) });
+    const object = unsignedRequestObject({
+      client_id: op.client.client_id,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: REDIRECT_URI,
+      state,
+      nonce,
+      ...(mode ? { response_mode: mode } : {}),
+    });
     const url = new URL(op.discovery.authorization_endpoint);
     // The query's redirect_uri is not registered: the request object's supersedes it.
-    url.search = new URLSearchParams({ client_id: op.client.client_id, response_type: 'code', scope: 'openid', redirect_uri: 'https://rp.conformance.test/wrong', request: object }).toString();
+    url.search = new URLSearchParams({
+      client_id: op.client.client_id,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: 'https://rp.conformance.test/wrong',
+      request: object,
+    }).toString();
     const answer = await new Browser(op).authorize(url.toString());
     const code = expectCode(op, answer, state);
     await validateIdToken(op, (await exchangeCode(op, code)).id_token, { nonce });
@@ -302,7 +326,12 @@ describe.each([
 
   it('oidcc-ensure-request-with-valid-pkce-succeeds', async () => {
     const verifier = random(32);
-    const { idToken } = await codeFlow(op, new Browser(op), { ...m, code_challenge: s256(verifier), code_challenge_method: 'S256' }, { verifier });
+    const { idToken } = await codeFlow(
+      op,
+      new Browser(op),
+      { ...m, code_challenge: s256(verifier), code_challenge_method: 'S256' },
+      { verifier },
+    );
     expect(idToken.sub).toBe(op.user.id);
   });
 });
@@ -320,17 +349,40 @@ describe('request objects signed with RS256 (OIDC Core §6.1; the Dynamic OP pla
     expect((await res.json()).jwks.keys[0].kid).toBe('rp-1');
 
     const sign = async (key: CryptoKey, claims: Record<string, unknown>) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'rp-1' }).setIssuer(op.client2.client_id).setAudience(op.issuer).setIssuedAt(Math.floor(op.server.h.clock.now() / 1000)).sign(key);
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', kid: 'rp-1' })
+        .setIssuer(op.client2.client_id)
+        .setAudience(op.issuer)
+        .setIssuedAt(Math.floor(op.server.h.clock.now() / 1000))
+        .sign(key);
     const state = random();
     const nonce = random();
-    const object = await sign(privateKey, { client_id: op.client2.client_id, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT_URI, state, nonce });
+    const object = await sign(privateKey, {
+      client_id: op.client2.client_id,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: REDIRECT_URI,
+      state,
+      nonce,
+    });
     const url = new URL(op.discovery.authorization_endpoint);
-    url.search = new URLSearchParams({ client_id: op.client2.client_id, response_type: 'code', scope: 'openid', request: object }).toString();
+    url.search = new URLSearchParams({
+      client_id: op.client2.client_id,
+      response_type: 'code',
+      scope: 'openid',
+      request: object,
+    }).toString();
     const code = expectCode(op, await new Browser(op).authorize(url.toString()), state);
     await validateIdToken(op, (await exchangeCode(op, code, {}, { client: op.client2 })).id_token, { nonce, client: op.client2 });
 
     const other = await generateKeyPair('RS256');
-    const forged = await sign(other.privateKey, { client_id: op.client2.client_id, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT_URI, state });
+    const forged = await sign(other.privateKey, {
+      client_id: op.client2.client_id,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: REDIRECT_URI,
+      state,
+    });
     url.searchParams.set('request', forged);
     expectCallbackError(op, await new Browser(op).authorize(url.toString()), undefined, ['invalid_request_object']);
   });

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizationRequest, Browser, codeFlow, expectCallbackError, POST_LOGOUT_REDIRECT_URI, random, startOp, type Op } from '../../testing/oidc-conformance';
+import {
+  authorizationRequest,
+  Browser,
+  codeFlow,
+  expectCallbackError,
+  POST_LOGOUT_REDIRECT_URI,
+  random,
+  startOp,
+  type Op,
+} from '../../testing/oidc-conformance';
 
 /**
  * The Config OP plan (oidcc-config-certification-test-plan: oidcc-discovery-endpoint-verification)
@@ -26,7 +35,15 @@ describe('Config OP', () => {
     expect(d.response_types_supported).toContain('code');
     expect(d.subject_types_supported).toEqual(expect.arrayContaining(['public']));
     expect(d.id_token_signing_alg_values_supported).toContain('RS256');
-    for (const k of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'end_session_endpoint', 'revocation_endpoint', 'introspection_endpoint'] as const) {
+    for (const k of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'userinfo_endpoint',
+      'jwks_uri',
+      'end_session_endpoint',
+      'revocation_endpoint',
+      'introspection_endpoint',
+    ] as const) {
       expect(String(d[k]).startsWith(`${op.issuer}/`), k).toBe(true);
     }
     const jwks = await (await fetch(d.jwks_uri)).json();
@@ -58,7 +75,9 @@ async function logoutThen(b: Browser, params: (idToken: string) => Record<string
     const html = await res.text();
     const action = /<form method="post" action="([^"]+)"/.exec(html);
     if (action) {
-      const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]));
+      const fields = Object.fromEntries(
+        [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
+      );
       res = await b.request('POST', action[1]!.replace(/&amp;/g, '&'), fields, { origin: new URL(op.issuer).origin });
     } else {
       return { first, res, html };
@@ -84,7 +103,11 @@ describe('RP-Initiated Logout OP', () => {
     // A second session on the same browser (prompt=login signs in again).
     await codeFlow(op, b, { prompt: 'login' });
     const state = random(96);
-    const { res } = await logoutThen(b, (idToken) => ({ id_token_hint: idToken, post_logout_redirect_uri: POST_LOGOUT_REDIRECT_URI, state }));
+    const { res } = await logoutThen(b, (idToken) => ({
+      id_token_hint: idToken,
+      post_logout_redirect_uri: POST_LOGOUT_REDIRECT_URI,
+      state,
+    }));
     expect(res.status).toBe(302);
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe(POST_LOGOUT_REDIRECT_URI);
@@ -94,7 +117,11 @@ describe('RP-Initiated Logout OP', () => {
 
   it('oidcc-rp-initiated-logout-bad-post-logout-redirect-uri', async () => {
     const b = new Browser(op);
-    const { res } = await logoutThen(b, (idToken) => ({ id_token_hint: idToken, post_logout_redirect_uri: 'https://rp.conformance.test/not-registered', state: random() }));
+    const { res } = await logoutThen(b, (idToken) => ({
+      id_token_hint: idToken,
+      post_logout_redirect_uri: 'https://rp.conformance.test/not-registered',
+      state: random(),
+    }));
     // Never a redirect to an unregistered URI: an error page.
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
@@ -106,7 +133,11 @@ describe('RP-Initiated Logout OP', () => {
       const [h, p, s] = idToken.split('.');
       const sig = Buffer.from(s!, 'base64url');
       sig[0] = sig[0]! ^ 0xff;
-      return { id_token_hint: `${h}.${p}.${sig.toString('base64url')}`, post_logout_redirect_uri: POST_LOGOUT_REDIRECT_URI, state: random() };
+      return {
+        id_token_hint: `${h}.${p}.${sig.toString('base64url')}`,
+        post_logout_redirect_uri: POST_LOGOUT_REDIRECT_URI,
+        state: random(),
+      };
     });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
@@ -115,7 +146,11 @@ describe('RP-Initiated Logout OP', () => {
   it('oidcc-rp-initiated-logout-no-id-token-hint', async () => {
     const b = new Browser(op);
     const state = random();
-    const { res } = await logoutThen(b, () => ({ client_id: op.client.client_id, post_logout_redirect_uri: POST_LOGOUT_REDIRECT_URI, state }));
+    const { res } = await logoutThen(b, () => ({
+      client_id: op.client.client_id,
+      post_logout_redirect_uri: POST_LOGOUT_REDIRECT_URI,
+      state,
+    }));
     // The user confirmed; then back to the RP with its state.
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);

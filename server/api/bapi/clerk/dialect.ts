@@ -107,7 +107,8 @@ function shapeError(body: unknown): unknown {
 function offsetOf(raw: string | null): number | AppError {
   if (raw === null) return 0;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > MAX_SCAN) return validationError('offset', 'invalid', `offset must be an integer from 0 to ${MAX_SCAN}.`);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_SCAN)
+    return validationError('offset', 'invalid', `offset must be an integer from 0 to ${MAX_SCAN}.`);
   return n;
 }
 
@@ -117,7 +118,15 @@ function listPage(line: BapiClerkLine | null, params: URLSearchParams): Pick<Tra
   const offset = offsetOf(params.get('offset'));
   if (offset instanceof AppError) return { refusal: offset };
   const orderBy = params.get('order_by') ?? undefined;
-  return { list: { offset, limit: null, paginated: params.get('paginated') === 'true' || !line.list.bare, max: MAX_SCAN, ...(orderBy ? { orderBy } : {}) } satisfies ListPage };
+  return {
+    list: {
+      offset,
+      limit: null,
+      paginated: params.get('paginated') === 'true' || !line.list.bare,
+      max: MAX_SCAN,
+      ...(orderBy ? { orderBy } : {}),
+    } satisfies ListPage,
+  };
 }
 
 /** A JSON body without IGNORED_BODY_FIELDS and the line's `takes` (returned as `taken`); any other body as it came. */
@@ -137,7 +146,10 @@ function withoutClerkFields(text: string, takes: readonly string[]): { text: str
   return { text: JSON.stringify(body), taken };
 }
 
-export const bapiClerkDialect = (lines: readonly BapiClerkLine[], routes: Dialect<State, BapiAuth>['routes']): Dialect<State, BapiAuth> => ({
+export const bapiClerkDialect = (
+  lines: readonly BapiClerkLine[],
+  routes: Dialect<State, BapiAuth>['routes'],
+): Dialect<State, BapiAuth> => ({
   lines,
   routes,
   selects: (req) => req.headers.has(CLERK_API_VERSION_HEADER),
@@ -152,7 +164,8 @@ export const bapiClerkDialect = (lines: readonly BapiClerkLine[], routes: Dialec
       }
       return { request: new Request(url, { method: 'GET', headers }), state: {}, ...listPage(line, params) };
     }
-    if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return { request: new Request(url, { method: req.method, headers, body }), state: {} };
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/json'))
+      return { request: new Request(url, { method: req.method, headers, body }), state: {} };
     const { text, taken } = withoutClerkFields(Buffer.from(body).toString('utf8'), line?.takes ?? []);
     headers.delete('content-length');
     return { request: new Request(url, { method: req.method, headers, body: text }), state: {}, taken };
@@ -169,7 +182,11 @@ export const bapiClerkDialect = (lines: readonly BapiClerkLine[], routes: Dialec
  */
 export const REFRESH_FIELDS = ['expired_token', 'request_origin', 'request_originating_ip', 'request_headers', 'format'] as const;
 
-export async function checkExpiredToken(ctx: EndpointContext<BapiAuth, unknown, unknown>, taken: Json, handle: () => Promise<unknown>): Promise<unknown> {
+export async function checkExpiredToken(
+  ctx: EndpointContext<BapiAuth, unknown, unknown>,
+  taken: Json,
+  handle: () => Promise<unknown>,
+): Promise<unknown> {
   const expired = taken.expired_token;
   if (expired !== undefined) {
     if (typeof expired !== 'string' || expired.length > 8192) throw new AppError('TOKEN_INVALID');
@@ -179,7 +196,8 @@ export async function checkExpiredToken(ctx: EndpointContext<BapiAuth, unknown, 
     });
     // Authentic (signature and issuer checked above): its session must be this one.
     const claims: unknown = JSON.parse(Buffer.from(expired.split('.')[1] ?? '', 'base64url').toString('utf8'));
-    if (!isJsonObject(claims) || claims.sid !== ctx.params.id) throw new AppError('TOKEN_INVALID', { message: 'expired_token is not a token of this session.' });
+    if (!isJsonObject(claims) || claims.sid !== ctx.params.id)
+      throw new AppError('TOKEN_INVALID', { message: 'expired_token is not a token of this session.' });
   }
   return handle();
 }

@@ -26,7 +26,10 @@ export const countUsersEndpoint = endpoint<BapiAuth, never, z.output<typeof user
   summary: 'Count users matching the list filters',
   query: userFilters,
   response: z.object({ object: z.literal('total_count'), total_count: z.number().int() }),
-  handle: async ({ deps, auth, query }) => ({ object: 'total_count' as const, total_count: await countUsers(deps, auth.instance.id, query) }),
+  handle: async ({ deps, auth, query }) => ({
+    object: 'total_count' as const,
+    total_count: await countUsers(deps, auth.instance.id, query),
+  }),
 });
 
 /** PATCH /v1/users/:id/metadata: the metadata fields of PATCH /v1/users/:id (deep-merged; null deletes a key). */
@@ -56,7 +59,12 @@ export const sessionTokenEndpoint = endpoint<BapiAuth, MintTokenBody, never, 'id
   response: templateTokenSchema,
   audit: { unaudited: 'mints a short-lived token of an existing session, like a refresh' },
   handle: async ({ deps, auth, params, body }) => {
-    const { jwt } = await sessionToken(deps, await instanceContext(deps, auth.instance.id), params.id, body?.expires_in_seconds ?? undefined);
+    const { jwt } = await sessionToken(
+      deps,
+      await instanceContext(deps, auth.instance.id),
+      params.id,
+      body?.expires_in_seconds ?? undefined,
+    );
     return { object: 'token' as const, jwt };
   },
 });
@@ -68,7 +76,13 @@ export const sessionTemplateTokenEndpoint = endpoint<BapiAuth, MintTokenBody, ne
   response: templateTokenSchema,
   audit: { unaudited: 'mints a short-lived token of an existing session, like the session token' },
   handle: async ({ deps, auth, params, body }) =>
-    sessionTemplateToken(deps, await instanceContext(deps, auth.instance.id), params.id, params.template, body?.expires_in_seconds ?? undefined),
+    sessionTemplateToken(
+      deps,
+      await instanceContext(deps, auth.instance.id),
+      params.id,
+      params.template,
+      body?.expires_in_seconds ?? undefined,
+    ),
 });
 
 /** POST /v1/sessions/:id/verify `{token}`: POST /v1/sessions/verify, also checking the token is this session's. */

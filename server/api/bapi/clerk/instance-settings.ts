@@ -48,13 +48,18 @@ const fixed = (k: Fixed) =>
     .boolean()
     .nullable()
     .optional()
-    .refine((v) => v === undefined || v === null || v === FIXED[k], { message: `must be ${FIXED[k]}: ${WHY[k]}.`, params: { reason: 'unsupported' } })
+    .refine((v) => v === undefined || v === null || v === FIXED[k], {
+      message: `must be ${FIXED[k]}: ${WHY[k]}.`,
+      params: { reason: 'unsupported' },
+    })
     .meta({ description: `Only ${FIXED[k]} (422 unsupported otherwise): ${WHY[k]}.` });
 
 const roleRef = z.string().min(1).max(64).nullable().optional();
 
 export const clerkInstancePatch = z.strictObject({
-  allowed_origins: settingsPatchSchema.shape.allowed_origins.meta({ description: 'Browser origins such as https://app.example.com, replacing the list (422 invalid_origin otherwise)' }),
+  allowed_origins: settingsPatchSchema.shape.allowed_origins.meta({
+    description: 'Browser origins such as https://app.example.com, replacing the list (422 invalid_origin otherwise)',
+  }),
   hibp: z.boolean().nullable().optional(),
   support_email: brandingSettingsSchema.shape.support_email.optional(),
   test_mode: fixed('test_mode'),
@@ -146,7 +151,14 @@ export async function updateClerkInstance(deps: D, instanceId: string, patch: Cl
     (current) => ({
       ...(allowed_origins ? { allowed_origins } : {}),
       ...(support_email !== undefined ? { branding: { support_email } } : {}),
-      ...(present(hibp) ? { attack_protection: { ...current.attack_protection, breached_passwords: { ...current.attack_protection.breached_passwords, enabled: hibp } } } : {}),
+      ...(present(hibp)
+        ? {
+            attack_protection: {
+              ...current.attack_protection,
+              breached_passwords: { ...current.attack_protection.breached_passwords, enabled: hibp },
+            },
+          }
+        : {}),
     }),
     ctx,
   );
@@ -168,9 +180,18 @@ export async function updateClerkRestrictions(deps: D, instanceId: string, patch
 }
 
 /** `PATCH /v1/instance/organization_settings`: organizations on the FAPI, the membership cap, the creator's and new members' roles. */
-export async function updateClerkOrganizationSettings(deps: D, instanceId: string, patch: ClerkOrganizationSettingsPatch, ctx: AuditContext) {
-  const creator = present(patch.creator_role_id) ? await roleKeyByIdOrKey(deps, instanceId, patch.creator_role_id, 'creator_role_id') : undefined;
-  const member = present(patch.domains_default_role_id) ? await roleKeyByIdOrKey(deps, instanceId, patch.domains_default_role_id, 'domains_default_role_id') : undefined;
+export async function updateClerkOrganizationSettings(
+  deps: D,
+  instanceId: string,
+  patch: ClerkOrganizationSettingsPatch,
+  ctx: AuditContext,
+) {
+  const creator = present(patch.creator_role_id)
+    ? await roleKeyByIdOrKey(deps, instanceId, patch.creator_role_id, 'creator_role_id')
+    : undefined;
+  const member = present(patch.domains_default_role_id)
+    ? await roleKeyByIdOrKey(deps, instanceId, patch.domains_default_role_id, 'domains_default_role_id')
+    : undefined;
   const change = {
     ...(present(patch.enabled) ? { organizations_enabled: patch.enabled } : {}),
     ...(present(patch.max_allowed_memberships) ? { organization_max_allowed_memberships: patch.max_allowed_memberships } : {}),

@@ -17,7 +17,10 @@ const clerk = (secretKey = inst.secret) => createClerkClient({ secretKey, apiUrl
 /** What Latchkey stored, read fresh from the instance row. */
 const settings = async () => instanceSettings((await getInstance(h.runtime.deps, inst.instanceId)).settings);
 const audited = async () =>
-  (await h.call('GET', '/v1/audit_logs?action=instance.settings_updated&limit=100', { key: inst.secret })).body.data as { actor: string; details: { changes: Record<string, unknown> } }[];
+  (await h.call('GET', '/v1/audit_logs?action=instance.settings_updated&limit=100', { key: inst.secret })).body.data as {
+    actor: string;
+    details: { changes: Record<string, unknown> };
+  }[];
 
 async function sdkError(p: Promise<unknown>) {
   const err = await p.then(
@@ -33,7 +36,14 @@ describe('@clerk/backend: instance', () => {
     const c = clerk();
     const before = await c.instance.get();
     expect(before).toMatchObject({ id: inst.instanceId, environmentType: 'development', allowedOrigins: [] });
-    await expect(c.instance.update({ allowedOrigins: ['https://app.example.com', 'http://localhost:5173'], hibp: false, supportEmail: 'help@example.com', testMode: false })).resolves.toBeUndefined();
+    await expect(
+      c.instance.update({
+        allowedOrigins: ['https://app.example.com', 'http://localhost:5173'],
+        hibp: false,
+        supportEmail: 'help@example.com',
+        testMode: false,
+      }),
+    ).resolves.toBeUndefined();
     expect((await c.instance.get()).allowedOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
     const s = await settings();
     expect([s.allowed_origins, s.attack_protection.breached_passwords.enabled, s.branding.support_email]).toEqual([
@@ -43,29 +53,59 @@ describe('@clerk/backend: instance', () => {
     ]);
     // The lockout settings beside the breach check are kept; Latchkey's own read says the same.
     expect(s.attack_protection.user_lockout.enabled).toBe(true);
-    expect((await h.call('GET', '/v1/instance', { key: inst.secret })).body).toMatchObject({ hibp: false, support_email: 'help@example.com', test_mode: false });
+    expect((await h.call('GET', '/v1/instance', { key: inst.secret })).body).toMatchObject({
+      hibp: false,
+      support_email: 'help@example.com',
+      test_mode: false,
+    });
     const [entry] = await audited();
-    expect(entry).toMatchObject({ actor: `key:${inst.keyId}`, details: { changes: { allowed_origins: ['https://app.example.com', 'http://localhost:5173'] } } });
+    expect(entry).toMatchObject({
+      actor: `key:${inst.keyId}`,
+      details: { changes: { allowed_origins: ['https://app.example.com', 'http://localhost:5173'] } },
+    });
 
     await c.instance.update({ hibp: true, supportEmail: null });
-    expect([(await settings()).attack_protection.breached_passwords.enabled, (await settings()).branding.support_email]).toEqual([true, null]);
+    expect([(await settings()).attack_protection.breached_passwords.enabled, (await settings()).branding.support_email]).toEqual([
+      true,
+      null,
+    ]);
   });
 
   it('refuses what Latchkey cannot do or store, naming the field, and changes nothing', async () => {
     const c = clerk();
     const before = await settings();
-    expect(await sdkError(c.instance.update({ testMode: true }))).toMatchObject({ status: 422, code: 'VALIDATION_FAILED', param: 'test_mode', message: expect.stringContaining('no test mode') });
-    expect(await sdkError(c.instance.update({ enhancedEmailDeliverability: true }))).toMatchObject({ status: 422, param: 'enhanced_email_deliverability' });
-    expect(await sdkError(c.instance.update({ allowedOrigins: ['https://app.example.com/path'] }))).toMatchObject({ status: 422, code: 'VALIDATION_FAILED' });
+    expect(await sdkError(c.instance.update({ testMode: true }))).toMatchObject({
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      param: 'test_mode',
+      message: expect.stringContaining('no test mode'),
+    });
+    expect(await sdkError(c.instance.update({ enhancedEmailDeliverability: true }))).toMatchObject({
+      status: 422,
+      param: 'enhanced_email_deliverability',
+    });
+    expect(await sdkError(c.instance.update({ allowedOrigins: ['https://app.example.com/path'] }))).toMatchObject({
+      status: 422,
+      code: 'VALIDATION_FAILED',
+    });
     expect(await sdkError(c.instance.update({ supportEmail: 'not an address' }))).toMatchObject({ status: 422, param: 'support_email' });
-    expect(await sdkError(c.instance.update({ developmentOrigin: 'http://localhost:3000' }))).toMatchObject({ status: 422, param: 'development_origin' });
+    expect(await sdkError(c.instance.update({ developmentOrigin: 'http://localhost:3000' }))).toMatchObject({
+      status: 422,
+      param: 'development_origin',
+    });
     expect(await settings()).toEqual(before);
   });
 
   it('updateRestrictions: the allowlist is restricted sign-up; the blocks Latchkey lacks are refused', async () => {
     const c = clerk();
     const on = await c.instance.updateRestrictions({ allowlist: true });
-    expect(on).toEqual({ allowlist: true, blocklist: false, blockEmailSubaddresses: false, blockDisposableEmailDomains: false, ignoreDotsForGmailAddresses: false });
+    expect(on).toEqual({
+      allowlist: true,
+      blocklist: false,
+      blockEmailSubaddresses: false,
+      blockDisposableEmailDomains: false,
+      ignoreDotsForGmailAddresses: false,
+    });
     expect((await settings()).sign_up_mode).toBe('restricted');
     expect((await c.instance.updateRestrictions({ allowlist: false, blocklist: false })).allowlist).toBe(false);
     expect((await settings()).sign_up_mode).toBe('public');
@@ -96,21 +136,50 @@ describe('@clerk/backend: instance', () => {
       slugDisabled: false,
       domainsEnrollmentModes: ['manual_invitation', 'automatic_invitation', 'automatic_suggestion'],
     });
-    const viewer = (await h.call('POST', '/v1/roles', { key: inst.secret, body: { key: 'org:viewer', name: 'Viewer' } })).body as { id: string };
-    const updated = await c.instance.updateOrganizationSettings({ maxAllowedMemberships: 5, domainsDefaultRoleId: viewer.id, creatorRoleId: 'org:admin', enabled: false });
+    const viewer = (await h.call('POST', '/v1/roles', { key: inst.secret, body: { key: 'org:viewer', name: 'Viewer' } })).body as {
+      id: string;
+    };
+    const updated = await c.instance.updateOrganizationSettings({
+      maxAllowedMemberships: 5,
+      domainsDefaultRoleId: viewer.id,
+      creatorRoleId: 'org:admin',
+      enabled: false,
+    });
     expect(updated).toMatchObject({ enabled: false, maxAllowedMemberships: 5, domainsDefaultRole: 'org:viewer', creatorRole: 'org:admin' });
     const s = await settings();
-    expect([s.organizations_enabled, s.organization_max_allowed_memberships, s.organization_default_role]).toEqual([false, 5, 'org:viewer']);
+    expect([s.organizations_enabled, s.organization_max_allowed_memberships, s.organization_default_role]).toEqual([
+      false,
+      5,
+      'org:viewer',
+    ]);
     expect(await c.instance.getOrganizationSettings()).toMatchObject({ enabled: false, maxAllowedMemberships: 5 });
     // New organizations take the cap.
     expect((await c.organizations.createOrganization({ name: 'Capped' })).maxAllowedMemberships).toBe(5);
 
-    expect(await sdkError(c.instance.updateOrganizationSettings({ creatorRoleId: 'role_01J0000000000000000000000' }))).toMatchObject({ status: 422, param: 'creator_role_id' });
-    expect(await sdkError(c.instance.updateOrganizationSettings({ domainsDefaultRoleId: 'org:nobody' }))).toMatchObject({ status: 422, param: 'domains_default_role_id' });
-    expect(await sdkError(c.instance.updateOrganizationSettings({ adminDeleteEnabled: false }))).toMatchObject({ status: 422, param: 'admin_delete_enabled' });
-    expect(await sdkError(c.instance.updateOrganizationSettings({ domainsEnabled: false }))).toMatchObject({ status: 422, param: 'domains_enabled' });
-    expect(await sdkError(c.instance.updateOrganizationSettings({ domainsEnrollmentModes: ['automatic_invitation'] }))).toMatchObject({ status: 422, param: 'domains_enrollment_modes' });
-    expect(await sdkError(c.instance.updateOrganizationSettings({ maxAllowedMemberships: -1 }))).toMatchObject({ status: 422, param: 'max_allowed_memberships' });
+    expect(await sdkError(c.instance.updateOrganizationSettings({ creatorRoleId: 'role_01J0000000000000000000000' }))).toMatchObject({
+      status: 422,
+      param: 'creator_role_id',
+    });
+    expect(await sdkError(c.instance.updateOrganizationSettings({ domainsDefaultRoleId: 'org:nobody' }))).toMatchObject({
+      status: 422,
+      param: 'domains_default_role_id',
+    });
+    expect(await sdkError(c.instance.updateOrganizationSettings({ adminDeleteEnabled: false }))).toMatchObject({
+      status: 422,
+      param: 'admin_delete_enabled',
+    });
+    expect(await sdkError(c.instance.updateOrganizationSettings({ domainsEnabled: false }))).toMatchObject({
+      status: 422,
+      param: 'domains_enabled',
+    });
+    expect(await sdkError(c.instance.updateOrganizationSettings({ domainsEnrollmentModes: ['automatic_invitation'] }))).toMatchObject({
+      status: 422,
+      param: 'domains_enrollment_modes',
+    });
+    expect(await sdkError(c.instance.updateOrganizationSettings({ maxAllowedMemberships: -1 }))).toMatchObject({
+      status: 422,
+      param: 'max_allowed_memberships',
+    });
     await c.instance.updateOrganizationSettings({ enabled: true, maxAllowedMemberships: 0, domainsDefaultRoleId: 'org:member' });
     expect((await settings()).organization_default_role).toBe('org:member');
   });

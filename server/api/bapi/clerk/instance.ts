@@ -20,8 +20,11 @@ import type { BapiAuth } from '../authenticate';
 const SETTINGS_AUDIT = { action: 'instance.settings_updated', recordedBy: 'domain' } as const;
 
 export const getClerkInstanceEndpoint = endpoint<BapiAuth>({
-  summary: 'The instance in Clerk’s shape: id, environment_type (development, production), allowed_origins; also hibp, support_email and test_mode as PATCH takes them',
-  response: z.object({ object: z.literal('instance'), id: z.string(), environment_type: z.string(), allowed_origins: z.array(z.string()) }).loose(),
+  summary:
+    'The instance in Clerk’s shape: id, environment_type (development, production), allowed_origins; also hibp, support_email and test_mode as PATCH takes them',
+  response: z
+    .object({ object: z.literal('instance'), id: z.string(), environment_type: z.string(), allowed_origins: z.array(z.string()) })
+    .loose(),
   handle: ({ deps, auth }) => getClerkInstance(deps, auth.instance.id),
 });
 
@@ -39,7 +42,8 @@ export const updateClerkInstanceEndpoint = endpoint<BapiAuth, ClerkInstancePatch
 });
 
 export const updateClerkRestrictionsEndpoint = endpoint<BapiAuth, ClerkRestrictionsPatch>({
-  summary: 'Clerk’s `instance.updateRestrictions`: allowlist turns restricted sign-up on or off; blocklist, subaddress, disposable-domain and Gmail-dot blocking only false (422 unsupported otherwise)',
+  summary:
+    'Clerk’s `instance.updateRestrictions`: allowlist turns restricted sign-up on or off; blocklist, subaddress, disposable-domain and Gmail-dot blocking only false (422 unsupported otherwise)',
   body: clerkRestrictionsPatch,
   response: z.object({ object: z.literal('instance_restrictions') }).loose(),
   audit: SETTINGS_AUDIT,

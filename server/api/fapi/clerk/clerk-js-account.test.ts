@@ -6,7 +6,19 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser, totpCode } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { apiError, CHROMIUM, clerkState, codeEmailedTo, hasChromiumBinary, createActiveOrganization, inPage, signIn, signedInClerkUser, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import {
+  apiError,
+  CHROMIUM,
+  clerkState,
+  codeEmailedTo,
+  hasChromiumBinary,
+  createActiveOrganization,
+  inPage,
+  signIn,
+  signedInClerkUser,
+  startClerkBrowserHarness,
+  type ClerkBrowserHarness,
+} from '../../../testing/clerk-browser';
 
 /**
  * The account half of `@clerk/clerk-js` 6.x (its browser bundle from npm, unchanged, in
@@ -71,11 +83,22 @@ describe.skipIf(!hasChromium)('organizations through clerk-js', () => {
         const seen = { total: mine.total_count, org: inv?.publicOrganizationData.name, status: inv?.status };
         const accepted = await inv.accept();
         await clerk.user.reload();
-        return { seen, accepted: accepted.status, memberships: clerk.user.organizationMemberships.map((m: { organization: { id: string }; role: string }) => [m.organization.id, m.role]) };
+        return {
+          seen,
+          accepted: accepted.status,
+          memberships: clerk.user.organizationMemberships.map((m: { organization: { id: string }; role: string }) => [
+            m.organization.id,
+            m.role,
+          ]),
+        };
       },
       null,
     );
-    expect(joined).toEqual({ seen: { total: 1, org: 'Invitations Inc', status: 'pending' }, accepted: 'accepted', memberships: [[orgId, 'org:member']] });
+    expect(joined).toEqual({
+      seen: { total: 1, org: 'Invitations Inc', status: 'pending' },
+      accepted: 'accepted',
+      memberships: [[orgId, 'org:member']],
+    });
     await admin.context.close();
     await invitee.context.close();
   }, 90_000);
@@ -96,14 +119,21 @@ describe.skipIf(!hasChromium)('organizations through clerk-js', () => {
         const second = await org.getMemberships({ pageSize: 1, initialPage: 2 });
         return {
           total: all.total_count,
-          roles: all.data.map((m: { publicUserData: { identifier: string }; role: string }) => [m.publicUserData.identifier, m.role]).sort(),
+          roles: all.data
+            .map((m: { publicUserData: { identifier: string }; role: string }) => [m.publicUserData.identifier, m.role])
+            .sort(),
           page2: { total: second.total_count, size: second.data.length },
         };
       },
       null,
     );
     expect(lists.total).toBe(2);
-    expect(lists.roles).toEqual([[admin.address, 'org:admin'], [member.address, 'org:member']].sort());
+    expect(lists.roles).toEqual(
+      [
+        [admin.address, 'org:admin'],
+        [member.address, 'org:member'],
+      ].sort(),
+    );
     expect(lists.page2).toEqual({ total: 2, size: 1 });
 
     const promoted = await inPage(
@@ -116,10 +146,14 @@ describe.skipIf(!hasChromium)('organizations through clerk-js', () => {
       member.userId,
     );
     expect(promoted).toBe('org:admin');
-    const memberRole = await inPage(member.page, async (clerk) => {
-      await clerk.user.reload();
-      return clerk.user.organizationMemberships.map((m: { role: string }) => m.role);
-    }, null);
+    const memberRole = await inPage(
+      member.page,
+      async (clerk) => {
+        await clerk.user.reload();
+        return clerk.user.organizationMemberships.map((m: { role: string }) => m.role);
+      },
+      null,
+    );
     expect(memberRole).toEqual(['org:admin']);
 
     const after = await inPage(
@@ -147,14 +181,30 @@ describe.skipIf(!hasChromium)('organizations through clerk-js', () => {
         const d = await clerk.organization.createDomain(domain);
         await d.prepareAffiliationVerification({ affiliationEmailAddress: `it@${domain}` });
         const list = await clerk.organization.getDomains();
-        return { id: d.id, name: d.name, status: d.verification?.status, listed: list.data.map((x: { name: string }) => x.name), total: list.total_count };
+        return {
+          id: d.id,
+          name: d.name,
+          status: d.verification?.status,
+          listed: list.data.map((x: { name: string }) => x.name),
+          total: list.total_count,
+        };
       },
       { domain },
     );
-    expect(created).toMatchObject({ id: expect.stringMatching(/^orgdmn_|^dmn_|^od_/), name: domain, status: 'unverified', listed: [domain], total: 1 });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^orgdmn_|^dmn_|^od_/),
+      name: domain,
+      status: 'unverified',
+      listed: [domain],
+      total: 1,
+    });
 
     const code = await codeEmailedTo(x, `it@${domain}`);
-    const wrong = await apiError(admin.page, async (clerk) => (await clerk.organization.getDomains()).data[0].attemptAffiliationVerification({ code: '000000' }), null);
+    const wrong = await apiError(
+      admin.page,
+      async (clerk) => (await clerk.organization.getDomains()).data[0].attemptAffiliationVerification({ code: '000000' }),
+      null,
+    );
     expect(wrong).toMatchObject({ codes: ['form_code_incorrect'] });
     const verified = await inPage(
       admin.page,
@@ -204,14 +254,27 @@ describe.skipIf(!hasChromium)('the user through clerk-js', () => {
   it('updatePassword: a wrong current password is form_password_incorrect; then only the new password signs in', async () => {
     const { context, page, address } = await signedIn('pwd');
     const NEW = 'another horse battery staple 43';
-    const wrong = await apiError(page, (clerk, p: string) => clerk.user.updatePassword({ currentPassword: 'not it at all', newPassword: p }), NEW);
+    const wrong = await apiError(
+      page,
+      (clerk, p: string) => clerk.user.updatePassword({ currentPassword: 'not it at all', newPassword: p }),
+      NEW,
+    );
     expect(wrong).toMatchObject({ codes: ['form_password_incorrect'] });
-    await inPage(page, async (clerk, p) => clerk.user.updatePassword({ currentPassword: 'correct horse battery staple 42', newPassword: p, signOutOfOtherSessions: false }), NEW);
+    await inPage(
+      page,
+      async (clerk, p) =>
+        clerk.user.updatePassword({ currentPassword: 'correct horse battery staple 42', newPassword: p, signOutOfOtherSessions: false }),
+      NEW,
+    );
     // This browser stays signed in.
     expect((await clerkState(page)).email).toBe(address);
 
     const other = await x.openApp();
-    const old = await apiError(other.page, (clerk, { a, p }: { a: string; p: string }) => clerk.client.signIn.create({ identifier: a, password: p }), { a: address, p: PASSWORD });
+    const old = await apiError(
+      other.page,
+      (clerk, { a, p }: { a: string; p: string }) => clerk.client.signIn.create({ identifier: a, password: p }),
+      { a: address, p: PASSWORD },
+    );
     expect(old).toMatchObject({ codes: ['form_password_incorrect'] });
     await signIn(other.page, address, NEW);
     expect((await clerkState(other.page)).email).toBe(address);
@@ -245,13 +308,20 @@ describe.skipIf(!hasChromium)('the user through clerk-js', () => {
 describe.skipIf(!hasChromium)('sessions and tokens through clerk-js', () => {
   it('two tabs, two accounts: each tab acts for its own session (_clerk_session_id); a session of another client is not found', async () => {
     const [a, b] = [email('tabs-a'), email('tabs-b')];
-    const ids = [await createTestUser(x.h, x.inst, { email_address: [a], password: PASSWORD }), await createTestUser(x.h, x.inst, { email_address: [b], password: PASSWORD })];
+    const ids = [
+      await createTestUser(x.h, x.inst, { email_address: [a], password: PASSWORD }),
+      await createTestUser(x.h, x.inst, { email_address: [b], password: PASSWORD }),
+    ];
     const { context, page } = await x.openApp();
     await signIn(page, a, PASSWORD);
     await signIn(page, b, PASSWORD);
     const sessions = (await clerkState(page)).sessions;
     const sessionOf = async (p: Page, userId: string) =>
-      inPage(p, async (clerk, userId) => clerk.client.sessions.find((s: { user: { id: string } }) => s.user.id === userId).id as string, userId);
+      inPage(
+        p,
+        async (clerk, userId) => clerk.client.sessions.find((s: { user: { id: string } }) => s.user.id === userId).id as string,
+        userId,
+      );
     // Tab 1 acts as A; a second tab of the same browser then makes B the client's last active session.
     await inPage(page, async (clerk, s) => clerk.setActive({ session: s }), await sessionOf(page, ids[0]!));
     const tab2 = await context.newPage();
@@ -261,10 +331,14 @@ describe.skipIf(!hasChromium)('sessions and tokens through clerk-js', () => {
     await inPage(tab2, async (clerk, s) => clerk.setActive({ session: s }), await sessionOf(tab2, ids[1]!));
 
     // Tab 1 updates its user: A, not the client's last active one.
-    const named = await inPage(page, async (clerk) => {
-      const u = await clerk.user.update({ firstName: 'Tab-one' });
-      return { id: u.id as string, first: u.firstName as string };
-    }, null);
+    const named = await inPage(
+      page,
+      async (clerk) => {
+        const u = await clerk.user.update({ firstName: 'Tab-one' });
+        return { id: u.id as string, first: u.firstName as string };
+      },
+      null,
+    );
     expect(named).toEqual({ id: ids[0], first: 'Tab-one' });
     const backend = createClerkClient({ secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
     expect((await backend.users.getUser(ids[0]!)).firstName).toBe('Tab-one');
@@ -275,7 +349,12 @@ describe.skipIf(!hasChromium)('sessions and tokens through clerk-js', () => {
     const stranger = await signedIn('tabs-stranger');
     const strangerSession = (await clerkState(stranger.page)).sessionId!;
     const status = await page.evaluate(
-      async ({ fapi, sid }) => (await fetch(`${fapi}/v1/me?__clerk_api_version=2026-08-20&_clerk_js_version=6.40.0&_clerk_session_id=${sid}`, { credentials: 'include' })).status,
+      async ({ fapi, sid }) =>
+        (
+          await fetch(`${fapi}/v1/me?__clerk_api_version=2026-08-20&_clerk_js_version=6.40.0&_clerk_session_id=${sid}`, {
+            credentials: 'include',
+          })
+        ).status,
       { fapi: x.fapiUrl, sid: strangerSession },
     );
     expect(status).toBe(404);
@@ -285,15 +364,28 @@ describe.skipIf(!hasChromium)('sessions and tokens through clerk-js', () => {
 
   it('getToken({ template }): the named JWT template’s claims, verified by verifyToken; an unknown name is 404 naming it (Clerk’s error shape)', async () => {
     const { context, page, userId, address } = await signedIn('tpl');
-    const created = await x.h.call('POST', '/v1/jwt_templates', { key: x.inst.secret, body: { name: 'convex', claims: { aud: 'convex', email: '{{user.primary_email_address}}', tier: 'gold' }, lifetime: 120 } });
+    const created = await x.h.call('POST', '/v1/jwt_templates', {
+      key: x.inst.secret,
+      body: { name: 'convex', claims: { aud: 'convex', email: '{{user.primary_email_address}}', tier: 'gold' }, lifetime: 120 },
+    });
     expect(created.status).toBe(200);
     const jwt = await inPage(page, async (clerk) => clerk.session.getToken({ template: 'convex', skipCache: true }), null);
-    const claims = await verifyToken(jwt, { secretKey: x.inst.secret, apiUrl: x.apiUrl, apiVersion: 'v1', authorizedParties: [x.appOrigin] });
+    const claims = await verifyToken(jwt, {
+      secretKey: x.inst.secret,
+      apiUrl: x.apiUrl,
+      apiVersion: 'v1',
+      authorizedParties: [x.appOrigin],
+    });
     expect(claims).toMatchObject({ sub: userId, aud: 'convex', email: address, tier: 'gold', azp: x.appOrigin });
     expect(claims.exp - claims.iat).toBe(120);
     expect(claims).not.toHaveProperty('sid');
     const err = await apiError(page, (clerk) => clerk.session.getToken({ template: 'supabase', skipCache: true }), null);
-    expect(err).toMatchObject({ status: 404, codes: ['resource_not_found'], params: ['template'], long: expect.stringContaining('supabase') });
+    expect(err).toMatchObject({
+      status: 404,
+      codes: ['resource_not_found'],
+      params: ['template'],
+      long: expect.stringContaining('supabase'),
+    });
     await context.close();
   }, 60_000);
 });
@@ -302,11 +394,19 @@ describe.skipIf(!hasChromium)('sessions and tokens through clerk-js', () => {
 describe.skipIf(!hasChromium)('TOTP enrollment through clerk-js', () => {
   it('createTOTP, verifyTOTP with a current code: backup codes once, totpEnabled; the next sign-in asks for the second factor', async () => {
     const { context, page, address } = await signedIn('totp-enroll');
-    const created = await inPage(page, async (clerk) => {
-      const t = await clerk.user.createTOTP();
-      return { secret: t.secret as string, uri: t.uri as string, verified: t.verified as boolean };
-    }, null);
-    expect(created).toMatchObject({ secret: expect.stringMatching(/^[A-Z2-7]+=*$/), uri: expect.stringMatching(/^otpauth:\/\/totp\//), verified: false });
+    const created = await inPage(
+      page,
+      async (clerk) => {
+        const t = await clerk.user.createTOTP();
+        return { secret: t.secret as string, uri: t.uri as string, verified: t.verified as boolean };
+      },
+      null,
+    );
+    expect(created).toMatchObject({
+      secret: expect.stringMatching(/^[A-Z2-7]+=*$/),
+      uri: expect.stringMatching(/^otpauth:\/\/totp\//),
+      verified: false,
+    });
     const wrong = await apiError(page, (clerk) => clerk.user.verifyTOTP({ code: '000000' }), null);
     expect(wrong).toMatchObject({ codes: ['form_code_incorrect'] });
     const verified = await inPage(
@@ -314,14 +414,23 @@ describe.skipIf(!hasChromium)('TOTP enrollment through clerk-js', () => {
       async (clerk, code) => {
         const t = await clerk.user.verifyTOTP({ code });
         await clerk.user.reload();
-        return { verified: t.verified as boolean, backupCodes: (t.backupCodes as string[]).length, totp: clerk.user.totpEnabled as boolean, twoFactor: clerk.user.twoFactorEnabled as boolean };
+        return {
+          verified: t.verified as boolean,
+          backupCodes: (t.backupCodes as string[]).length,
+          totp: clerk.user.totpEnabled as boolean,
+          twoFactor: clerk.user.twoFactorEnabled as boolean,
+        };
       },
       totpCode(x.h, created.secret),
     );
     expect(verified).toEqual({ verified: true, backupCodes: 10, totp: true, twoFactor: true });
 
     const other = await x.openApp();
-    const status = await inPage(other.page, async (clerk, { a, p }) => (await clerk.client.signIn.create({ identifier: a, password: p })).status as string, { a: address, p: PASSWORD });
+    const status = await inPage(
+      other.page,
+      async (clerk, { a, p }) => (await clerk.client.signIn.create({ identifier: a, password: p })).status as string,
+      { a: address, p: PASSWORD },
+    );
     expect(status).toBe('needs_second_factor');
     await other.context.close();
     await context.close();
@@ -334,16 +443,31 @@ describe.skipIf(!hasChromium)('TOTP enrollment through clerk-js', () => {
     // Signed in (and enrolled) 20 minutes ago, as far as the session knows.
     const sessionId = (await clerkState(page)).sessionId!;
     const longAgo = x.h.clock.now() - 20 * 60_000;
-    await x.h.runtime.deps.db.update(sessions).set({ firstFactorVerifiedAt: longAgo, secondFactorVerifiedAt: longAgo }).where(eq(sessions.id, sessionId));
+    await x.h.runtime.deps.db
+      .update(sessions)
+      .set({ firstFactorVerifiedAt: longAgo, secondFactorVerifiedAt: longAgo })
+      .where(eq(sessions.id, sessionId));
 
     const refused = await apiError(page, (clerk) => clerk.user.createBackupCode(), null);
     expect(refused).toMatchObject({ status: 403, codes: ['session_reverification_required'] });
-    const started = await inPage(page, async (clerk) => {
-      const v = await clerk.session.startVerification({ level: 'second_factor' });
-      return { status: v.status as string, level: v.level as string, second: v.supportedSecondFactors.map((f: { strategy: string }) => f.strategy) as string[] };
-    }, null);
+    const started = await inPage(
+      page,
+      async (clerk) => {
+        const v = await clerk.session.startVerification({ level: 'second_factor' });
+        return {
+          status: v.status as string,
+          level: v.level as string,
+          second: v.supportedSecondFactors.map((f: { strategy: string }) => f.strategy) as string[],
+        };
+      },
+      null,
+    );
     expect(started).toEqual({ status: 'needs_second_factor', level: 'second_factor', second: ['totp', 'backup_code'] });
-    const wrong = await apiError(page, (clerk) => clerk.session.attemptSecondFactorVerification({ strategy: 'totp', code: '000000' }), null);
+    const wrong = await apiError(
+      page,
+      (clerk) => clerk.session.attemptSecondFactorVerification({ strategy: 'totp', code: '000000' }),
+      null,
+    );
     expect(wrong).toMatchObject({ status: 422, codes: ['form_code_incorrect'] });
     // The next step's code: the enrollment's was this step's (a code is accepted once).
     const done = await inPage(
@@ -360,17 +484,29 @@ describe.skipIf(!hasChromium)('TOTP enrollment through clerk-js', () => {
     expect(codes).toBe(10);
     const jwt = await inPage(page, async (clerk) => clerk.session.getToken({ skipCache: true }) as Promise<string>, null);
     expect(decodeJwt(jwt).fva).toEqual([20, 0]);
-    const backend = createClerkClient({ secretKey: x.inst.secret, publishableKey: x.inst.publishableKey, apiUrl: x.apiUrl, apiVersion: 'v1', telemetry: { disabled: true } });
-    const state = await backend.authenticateRequest(new Request(`${x.appOrigin}/app/x`, { headers: { authorization: `Bearer ${jwt}` } }), { clockSkewInMs: 300_000 });
+    const backend = createClerkClient({
+      secretKey: x.inst.secret,
+      publishableKey: x.inst.publishableKey,
+      apiUrl: x.apiUrl,
+      apiVersion: 'v1',
+      telemetry: { disabled: true },
+    });
+    const state = await backend.authenticateRequest(new Request(`${x.appOrigin}/app/x`, { headers: { authorization: `Bearer ${jwt}` } }), {
+      clockSkewInMs: 300_000,
+    });
     const auth = state.toAuth();
     expect(auth?.userId).toBe(userId);
     expect((auth as { has(p: object): boolean }).has({ reverification: 'strict' })).toBe(true);
 
-    const after = await inPage(page, async (clerk) => {
-      await clerk.user.disableTOTP();
-      await clerk.user.reload();
-      return clerk.user.totpEnabled as boolean;
-    }, null);
+    const after = await inPage(
+      page,
+      async (clerk) => {
+        await clerk.user.disableTOTP();
+        await clerk.user.reload();
+        return clerk.user.totpEnabled as boolean;
+      },
+      null,
+    );
     expect(after).toBe(false);
     await context.close();
   }, 60_000);

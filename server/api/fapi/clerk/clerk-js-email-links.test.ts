@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIGN_IN_METHODS } from '../../../instances/password-rules';
 import { createTestUser, setSettings } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { apiError, CHROMIUM, clerkState, hasChromiumBinary, inPage, loadClerk, signedInClerkUser, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import {
+  apiError,
+  CHROMIUM,
+  clerkState,
+  hasChromiumBinary,
+  inPage,
+  loadClerk,
+  signedInClerkUser,
+  startClerkBrowserHarness,
+  type ClerkBrowserHarness,
+} from '../../../testing/clerk-browser';
 
 /**
  * Email links through `@clerk/clerk-js` 6.x (its browser bundle from npm, unchanged, in
@@ -44,13 +54,14 @@ const startLinkSignIn = (page: Page, identifier: string, redirectUrl: string) =>
       const factor = (si.supportedFirstFactors as { strategy: string; emailAddressId: string }[]).find((f) => f.strategy === 'email_link');
       const { startEmailLinkFlow, cancelEmailLinkFlow } = si.createEmailLinkFlow();
       (window as unknown as { __cancelLinkFlow: () => void }).__cancelLinkFlow = cancelEmailLinkFlow;
-      (window as unknown as { __linkFlow: Promise<unknown> }).__linkFlow = startEmailLinkFlow({ emailAddressId: factor!.emailAddressId, redirectUrl }).then(
-        (done: { status: string; createdSessionId: string; firstFactorVerification: { status: string } }) => ({
-          status: done.status,
-          verification: done.firstFactorVerification.status,
-          createdSessionId: done.createdSessionId,
-        }),
-      );
+      (window as unknown as { __linkFlow: Promise<unknown> }).__linkFlow = startEmailLinkFlow({
+        emailAddressId: factor!.emailAddressId,
+        redirectUrl,
+      }).then((done: { status: string; createdSessionId: string; firstFactorVerification: { status: string } }) => ({
+        status: done.status,
+        verification: done.firstFactorVerification.status,
+        createdSessionId: done.createdSessionId,
+      }));
       return factor!.emailAddressId;
     },
     { identifier, redirectUrl },
@@ -65,7 +76,11 @@ const startLinkSignUp = (page: Page, emailAddress: string, redirectUrl: string) 
       const { startEmailLinkFlow, cancelEmailLinkFlow } = su.createEmailLinkFlow();
       (window as unknown as { __cancelLinkFlow: () => void }).__cancelLinkFlow = cancelEmailLinkFlow;
       (window as unknown as { __linkFlow: Promise<unknown> }).__linkFlow = startEmailLinkFlow({ redirectUrl }).then(
-        (done: { status: string; createdSessionId: string | null; verifications: { emailAddress: { status: string; strategy: string } } }) => ({
+        (done: {
+          status: string;
+          createdSessionId: string | null;
+          verifications: { emailAddress: { status: string; strategy: string } };
+        }) => ({
           status: done.status,
           verification: done.verifications.emailAddress.status,
           strategy: done.verifications.emailAddress.strategy,
@@ -78,7 +93,8 @@ const startLinkSignUp = (page: Page, emailAddress: string, redirectUrl: string) 
   );
 
 /** The outcome of the page's email link flow, without acting on it. */
-const linkFlowOutcome = (page: Page) => inPage(page, async () => (window as unknown as { __linkFlow: Promise<Record<string, unknown>> }).__linkFlow, null);
+const linkFlowOutcome = (page: Page) =>
+  inPage(page, async () => (window as unknown as { __linkFlow: Promise<Record<string, unknown>> }).__linkFlow, null);
 
 /** What clerk.handleEmailLinkVerification does on the page a link landed on: another device's verification, or Clerk's EmailLinkError code. */
 const handleLanding = (page: Page) =>
@@ -102,7 +118,8 @@ const finishLinkSignIn = (page: Page) =>
   inPage(
     page,
     async (clerk) => {
-      const done = (await (window as unknown as { __linkFlow: Promise<{ status: string; verification: string; createdSessionId: string }> }).__linkFlow)!;
+      const done = (await (window as unknown as { __linkFlow: Promise<{ status: string; verification: string; createdSessionId: string }> })
+        .__linkFlow)!;
       await clerk.setActive({ session: done.createdSessionId });
       return { ...done, userId: clerk.user?.id as string };
     },
@@ -133,7 +150,12 @@ describe.skipIf(!hasChromium)('email links through clerk-js', () => {
     expect(sessionId).toMatch(/^sess_/);
 
     // The asking browser's polling sees the verification; its session is the one the link named.
-    expect(await finishLinkSignIn(asker.page)).toEqual({ status: 'complete', verification: 'verified', createdSessionId: sessionId, userId });
+    expect(await finishLinkSignIn(asker.page)).toEqual({
+      status: 'complete',
+      verification: 'verified',
+      createdSessionId: sessionId,
+      userId,
+    });
     expect(await clerkState(asker.page)).toMatchObject({ userId, sessionId });
 
     // The opener got no session: clerk-js there tells the link was verified on another device.
@@ -198,7 +220,11 @@ describe.skipIf(!hasChromium)('email links through clerk-js', () => {
       async (clerk, identifier: string) => {
         const si = await clerk.client.signIn.create({ identifier });
         const factor = si.supportedFirstFactors.find((f: { strategy: string }) => f.strategy === 'email_link');
-        await si.prepareFirstFactor({ strategy: 'email_link', emailAddressId: factor.emailAddressId, redirectUrl: 'https://evil.example.net/catch' });
+        await si.prepareFirstFactor({
+          strategy: 'email_link',
+          emailAddressId: factor.emailAddressId,
+          redirectUrl: 'https://evil.example.net/catch',
+        });
       },
       address,
     );
@@ -216,7 +242,10 @@ describe.skipIf(!hasChromium)('sign-up and address verification by email link th
     const signUpId = await startLinkSignUp(asker.page, address, redirectUrl);
 
     const link = await emailedLink(address);
-    expect((await x.h.outbox(address))[0]).toMatchObject({ template: 'verification_link', subject: expect.stringContaining('Verify your email address') });
+    expect((await x.h.outbox(address))[0]).toMatchObject({
+      template: 'verification_link',
+      subject: expect.stringContaining('Verify your email address'),
+    });
     expect(new URL(link).pathname).toBe(`/fapi/${x.inst.instanceId}/v1/verify`);
     expect(new URL(link).searchParams.get('token')).toMatch(new RegExp(`^${signUpId}\\.`));
 
@@ -237,7 +266,9 @@ describe.skipIf(!hasChromium)('sign-up and address verification by email link th
     expect(done).toMatchObject({ status: 'complete', verification: 'verified', strategy: 'email_link', createdSessionId: sessionId });
     expect(await clerkState(asker.page)).toMatchObject({ userId: done.userId, email: address, sessionId });
     const user = await x.h.call('GET', `/v1/users/${done.userId}`, { key: x.inst.secret });
-    expect(user.body.email_addresses).toMatchObject([{ email_address: address, verification: { status: 'verified', strategy: 'email_link' } }]);
+    expect(user.body.email_addresses).toMatchObject([
+      { email_address: address, verification: { status: 'verified', strategy: 'email_link' } },
+    ]);
 
     // The opener has no session: clerk-js there says the link was verified on another device.
     expect(await handleLanding(opener.page)).toEqual({ otherDevice: true });
@@ -291,7 +322,11 @@ describe.skipIf(!hasChromium)('sign-up and address verification by email link th
         const added = await clerk.user.createEmailAddress({ email: second });
         const { startEmailLinkFlow } = added.createEmailLinkFlow();
         (window as unknown as { __linkFlow: Promise<unknown> }).__linkFlow = startEmailLinkFlow({ redirectUrl }).then(
-          (done: { id: string; verification: { status: string; strategy: string } }) => ({ id: done.id, status: done.verification.status, strategy: done.verification.strategy }),
+          (done: { id: string; verification: { status: string; strategy: string } }) => ({
+            id: done.id,
+            status: done.verification.status,
+            strategy: done.verification.strategy,
+          }),
         );
         return added.id as string;
       },
@@ -309,7 +344,10 @@ describe.skipIf(!hasChromium)('sign-up and address verification by email link th
       owner.page,
       async (clerk) => {
         await clerk.user.reload();
-        return clerk.user.emailAddresses.map((e: { emailAddress: string; verification: { status: string } }) => [e.emailAddress, e.verification.status]);
+        return clerk.user.emailAddresses.map((e: { emailAddress: string; verification: { status: string } }) => [
+          e.emailAddress,
+          e.verification.status,
+        ]);
       },
       null,
     );
@@ -331,7 +369,9 @@ describe.skipIf(!hasChromium)('sign-up and address verification by email link th
         async (clerk, { second, redirectUrl }) => {
           const added = await clerk.user.createEmailAddress({ email: second });
           const { startEmailLinkFlow } = added.createEmailLinkFlow();
-          (window as unknown as { __linkFlow: Promise<unknown> }).__linkFlow = startEmailLinkFlow({ redirectUrl }).then((done: { verification: { status: string } }) => done.verification.status);
+          (window as unknown as { __linkFlow: Promise<unknown> }).__linkFlow = startEmailLinkFlow({ redirectUrl }).then(
+            (done: { verification: { status: string } }) => done.verification.status,
+          );
         },
         { second, redirectUrl: `${x.appOrigin}/verified` },
       );
@@ -339,7 +379,9 @@ describe.skipIf(!hasChromium)('sign-up and address verification by email link th
       const elsewhere = await openElsewhere(link);
       expect(elsewhere.landed.searchParams.get('__clerk_status')).toBe('client_mismatch');
       const user = await x.h.call('GET', `/v1/users/${owner.userId}`, { key: x.inst.secret });
-      expect(user.body.email_addresses.find((e: { email_address: string }) => e.email_address === second).verification.status).toBe('unverified');
+      expect(user.body.email_addresses.find((e: { email_address: string }) => e.email_address === second).verification.status).toBe(
+        'unverified',
+      );
 
       const tab = await owner.context.newPage();
       await tab.goto(link);
@@ -374,11 +416,14 @@ describe.skipIf(!hasChromium)('sign-up and address verification by email link th
     const link = await emailedLink(address);
     x.h.clock.advance(11 * 60_000);
     // clerk-js's polling ends on Clerk's `expired`, with no session.
-    expect(await linkFlowOutcome(asker.page)).toMatchObject({ status: 'missing_requirements', verification: 'expired', createdSessionId: null });
+    expect(await linkFlowOutcome(asker.page)).toMatchObject({
+      status: 'missing_requirements',
+      verification: 'expired',
+      createdSessionId: null,
+    });
     const opener = await openElsewhere(link);
     expect(opener.landed.searchParams.get('__clerk_status')).toBe('expired');
     expect(await handleLanding(opener.page)).toEqual({ error: 'expired' });
     for (const c of [off.context, asker.context, opener.context]) await c.close();
   }, 120_000);
 });
-

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { required } from '../../../testing/requirements';
-import { CHROMIUM, createActiveOrganization, hasChromiumBinary, inPage, signedInClerkUser, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import {
+  CHROMIUM,
+  createActiveOrganization,
+  hasChromiumBinary,
+  inPage,
+  signedInClerkUser,
+  startClerkBrowserHarness,
+  type ClerkBrowserHarness,
+} from '../../../testing/clerk-browser';
 
 /**
  * `user.getEnterpriseConnections()` through `@clerk/clerk-js` 6.x (its browser bundle from npm,
@@ -33,7 +41,9 @@ async function connection(orgId: string, name: string, o: { active: boolean; pro
     name,
     domains: [domainName],
     active: o.active,
-    ...(o.provider === 'oidc' ? { oidc: { issuer: 'https://idp.example.com', client_id: 'latchkey', client_secret: 'an IdP client secret' } } : {}),
+    ...(o.provider === 'oidc'
+      ? { oidc: { issuer: 'https://idp.example.com', client_id: 'latchkey', client_secret: 'an IdP client secret' } }
+      : {}),
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { id: created.body.id as string, domain: domainName };

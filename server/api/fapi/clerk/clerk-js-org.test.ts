@@ -2,7 +2,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bapiWith, createTestUser } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { apiError, CHROMIUM, hasChromiumBinary, createActiveOrganization, inPage, signedInClerkUser, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import {
+  apiError,
+  CHROMIUM,
+  hasChromiumBinary,
+  createActiveOrganization,
+  inPage,
+  signedInClerkUser,
+  startClerkBrowserHarness,
+  type ClerkBrowserHarness,
+} from '../../../testing/clerk-browser';
 
 /**
  * An organization's admin work through `@clerk/clerk-js` 6.x (its browser bundle from npm,
@@ -52,7 +61,13 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
       async (clerk, userId) => {
         const m = await clerk.organization.addMember({ userId, role: 'org:member' });
         const list = await clerk.organization.getMemberships();
-        return { id: m.id as string, role: m.role as string, userId: m.publicUserData?.userId as string, org: m.organization?.id as string, total: list.total_count as number };
+        return {
+          id: m.id as string,
+          role: m.role as string,
+          userId: m.publicUserData?.userId as string,
+          org: m.organization?.id as string,
+          total: list.total_count as number,
+        };
       },
       member.userId,
     );
@@ -60,15 +75,27 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
     // The member sees it on their next reload.
     expect(await activate(member.page, orgId)).toBe(orgId);
 
-    const again = await apiError(admin.page, (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:member' }), member.userId);
+    const again = await apiError(
+      admin.page,
+      (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:member' }),
+      member.userId,
+    );
     expect(again).toMatchObject({ status: 409, codes: ['already_a_member_in_organization'], params: ['user_id'] });
-    const badRole = await apiError(admin.page, (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:overlord' }), later);
+    const badRole = await apiError(
+      admin.page,
+      (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:overlord' }),
+      later,
+    );
     expect(badRole).toMatchObject({ status: 422, params: ['role'] });
     const nobody = await apiError(admin.page, (clerk) => clerk.organization.addMember({ userId: 'user_nobody', role: 'org:member' }), null);
     expect(nobody).toMatchObject({ status: 422, params: ['user_id'] });
 
     // A plain member (org:member: no org:sys_memberships:manage) may not add anyone.
-    const refused = await apiError(member.page, (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:member' }), later);
+    const refused = await apiError(
+      member.page,
+      (clerk, userId: string) => clerk.organization.addMember({ userId, role: 'org:member' }),
+      later,
+    );
     expect(refused).toMatchObject({ status: 403, codes: ['not_allowed_access'] });
     expect(await inPage(admin.page, async (clerk) => (await clerk.organization.getMemberships()).total_count as number, null)).toBe(2);
     await admin.context.close();
@@ -85,7 +112,14 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
       async (clerk, name) => {
         const created = await clerk.organization.createDomain(name);
         const d = await clerk.organization.getDomain({ domainId: created.id });
-        return { id: d.id as string, created: created.id as string, name: d.name as string, org: d.organizationId as string, status: d.verification?.status as string, mode: d.enrollmentMode as string };
+        return {
+          id: d.id as string,
+          created: created.id as string,
+          name: d.name as string,
+          org: d.organizationId as string,
+          status: d.verification?.status as string,
+          mode: d.enrollmentMode as string,
+        };
       },
       name,
     );
@@ -112,7 +146,12 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
         const before = clerk.organization.imageUrl as string;
         const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
         const org = await clerk.organization.setLogo({ file: new Blob([bytes], { type: 'image/png' }) });
-        return { before, returned: org.imageUrl as string, hasImage: org.hasImage as boolean, active: clerk.organization.imageUrl as string };
+        return {
+          before,
+          returned: org.imageUrl as string,
+          hasImage: org.hasImage as boolean,
+          active: clerk.organization.imageUrl as string,
+        };
       },
       PNG,
     );
@@ -130,15 +169,28 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
     await inPage(admin.page, async (clerk, userId) => clerk.organization.addMember({ userId, role: 'org:member' }), member.userId);
     expect(await activate(member.page, orgId)).toBe(orgId);
     expect(await inPage(member.page, async (clerk) => clerk.organization.imageUrl as string, null)).toBe(seen.returned);
-    const refused = await apiError(member.page, async (clerk) => clerk.organization.setLogo({ file: new Blob(['<svg xmlns="http://www.w3.org/2000/svg"/>'], { type: 'image/svg+xml' }) }), null);
+    const refused = await apiError(
+      member.page,
+      async (clerk) =>
+        clerk.organization.setLogo({ file: new Blob(['<svg xmlns="http://www.w3.org/2000/svg"/>'], { type: 'image/svg+xml' }) }),
+      null,
+    );
     expect(refused).toMatchObject({ status: 403, codes: ['not_allowed_access'] });
-    const notAnImage = await apiError(admin.page, async (clerk) => clerk.organization.setLogo({ file: new Blob(['<html></html>'], { type: 'image/png' }) }), null);
+    const notAnImage = await apiError(
+      admin.page,
+      async (clerk) => clerk.organization.setLogo({ file: new Blob(['<html></html>'], { type: 'image/png' }) }),
+      null,
+    );
     expect(notAnImage).toMatchObject({ status: 422, codes: ['form_param_format_invalid'] });
 
-    const removed = await inPage(admin.page, async (clerk) => {
-      const org = await clerk.organization.setLogo({ file: null });
-      return { hasImage: org.hasImage as boolean, imageUrl: org.imageUrl as string, active: clerk.organization.imageUrl as string };
-    }, null);
+    const removed = await inPage(
+      admin.page,
+      async (clerk) => {
+        const org = await clerk.organization.setLogo({ file: null });
+        return { hasImage: org.hasImage as boolean, imageUrl: org.imageUrl as string, active: clerk.organization.imageUrl as string };
+      },
+      null,
+    );
     expect(removed).toEqual({ hasImage: false, imageUrl: '', active: '' });
     expect((await fetch(seen.returned)).status).toBe(404);
     await admin.context.close();
@@ -156,49 +208,105 @@ describe.skipIf(!hasChromium)('an organization’s admin through clerk-js', () =
     // Two users of the domain: each is offered the organization and asks to join.
     const ask = async (tag: string) => {
       const u = await signedInClerkUser(x, `${tag}-${++seq}@${domain}`, PASSWORD);
-      const asked = await inPage(u.page, async (clerk) => {
-        const list = await clerk.user.getOrganizationSuggestions();
-        const s = await list.data[0].accept();
-        return { total: list.total_count as number, org: list.data[0].publicOrganizationData.id as string, status: s.status as string, memberships: clerk.user.organizationMemberships.length as number };
-      }, null);
+      const asked = await inPage(
+        u.page,
+        async (clerk) => {
+          const list = await clerk.user.getOrganizationSuggestions();
+          const s = await list.data[0].accept();
+          return {
+            total: list.total_count as number,
+            org: list.data[0].publicOrganizationData.id as string,
+            status: s.status as string,
+            memberships: clerk.user.organizationMemberships.length as number,
+          };
+        },
+        null,
+      );
       expect(asked).toEqual({ total: 1, org: orgId, status: 'accepted', memberships: 0 });
       // The accepted suggestion is no longer pending; asked for with its status (one or several), it is listed.
-      const byStatus = await inPage(u.page, async (clerk) => {
-        const statuses = async (status?: string | string[]) => (await clerk.user.getOrganizationSuggestions(status ? { status } : undefined)).data.map((s: { status: string }) => s.status);
-        return { plain: await statuses(), accepted: await statuses('accepted'), both: await statuses(['pending', 'accepted']) };
-      }, null);
+      const byStatus = await inPage(
+        u.page,
+        async (clerk) => {
+          const statuses = async (status?: string | string[]) =>
+            (await clerk.user.getOrganizationSuggestions(status ? { status } : undefined)).data.map((s: { status: string }) => s.status);
+          return { plain: await statuses(), accepted: await statuses('accepted'), both: await statuses(['pending', 'accepted']) };
+        },
+        null,
+      );
       expect(byStatus).toEqual({ plain: [], accepted: ['accepted'], both: ['accepted'] });
       return u;
     };
     const welcome = await ask('welcome');
     const turnedDown = await ask('turned-down');
 
-    const listed = await inPage(admin.page, async (clerk) => {
-      const list = await clerk.organization.getMembershipRequests();
-      return { total: list.total_count as number, users: list.data.map((r: { publicUserData: { userId: string }; status: string; organizationId: string }) => [r.publicUserData.userId, r.status, r.organizationId]) };
-    }, null);
-    expect(listed).toEqual({ total: 2, users: [[welcome.userId, 'pending', orgId], [turnedDown.userId, 'pending', orgId]] });
+    const listed = await inPage(
+      admin.page,
+      async (clerk) => {
+        const list = await clerk.organization.getMembershipRequests();
+        return {
+          total: list.total_count as number,
+          users: list.data.map((r: { publicUserData: { userId: string }; status: string; organizationId: string }) => [
+            r.publicUserData.userId,
+            r.status,
+            r.organizationId,
+          ]),
+        };
+      },
+      null,
+    );
+    expect(listed).toEqual({
+      total: 2,
+      users: [
+        [welcome.userId, 'pending', orgId],
+        [turnedDown.userId, 'pending', orgId],
+      ],
+    });
 
-    const answered = await inPage(admin.page, async (clerk, { welcome, turnedDown }) => {
-      const list = await clerk.organization.getMembershipRequests();
-      const byUser = (id: string) => list.data.find((r: { publicUserData: { userId: string } }) => r.publicUserData.userId === id);
-      const accepted = await byUser(welcome).accept();
-      const rejected = await byUser(turnedDown).reject();
-      const after = await clerk.organization.getMembershipRequests();
-      const members = await clerk.organization.getMemberships();
-      return { accepted: accepted.status as string, rejected: rejected.status as string, left: after.total_count as number, members: members.total_count as number };
-    }, { welcome: welcome.userId, turnedDown: turnedDown.userId });
+    const answered = await inPage(
+      admin.page,
+      async (clerk, { welcome, turnedDown }) => {
+        const list = await clerk.organization.getMembershipRequests();
+        const byUser = (id: string) => list.data.find((r: { publicUserData: { userId: string } }) => r.publicUserData.userId === id);
+        const accepted = await byUser(welcome).accept();
+        const rejected = await byUser(turnedDown).reject();
+        const after = await clerk.organization.getMembershipRequests();
+        const members = await clerk.organization.getMemberships();
+        return {
+          accepted: accepted.status as string,
+          rejected: rejected.status as string,
+          left: after.total_count as number,
+          members: members.total_count as number,
+        };
+      },
+      { welcome: welcome.userId, turnedDown: turnedDown.userId },
+    );
     expect(answered).toEqual({ accepted: 'accepted', rejected: 'revoked', left: 0, members: 2 });
     // Clerk's status filter: `revoked` (Latchkey's rejected) and `accepted` list the answered requests.
-    const answeredLists = await inPage(admin.page, async (clerk) => {
-      const users = async (status: string) => (await clerk.organization.getMembershipRequests({ status })).data.map((r: { publicUserData: { userId: string }; status: string }) => [r.publicUserData.userId, r.status]);
-      return { revoked: await users('revoked'), accepted: await users('accepted') };
-    }, null);
+    const answeredLists = await inPage(
+      admin.page,
+      async (clerk) => {
+        const users = async (status: string) =>
+          (await clerk.organization.getMembershipRequests({ status })).data.map(
+            (r: { publicUserData: { userId: string }; status: string }) => [r.publicUserData.userId, r.status],
+          );
+        return { revoked: await users('revoked'), accepted: await users('accepted') };
+      },
+      null,
+    );
     expect(answeredLists).toEqual({ revoked: [[turnedDown.userId, 'revoked']], accepted: [[welcome.userId, 'accepted']] });
 
     // The accepted user is a member on their next reload; the rejected one is not.
     expect(await activate(welcome.page, orgId)).toBe(orgId);
-    expect(await inPage(turnedDown.page, async (clerk) => { await clerk.user.reload(); return clerk.user.organizationMemberships.length as number; }, null)).toBe(0);
+    expect(
+      await inPage(
+        turnedDown.page,
+        async (clerk) => {
+          await clerk.user.reload();
+          return clerk.user.organizationMemberships.length as number;
+        },
+        null,
+      ),
+    ).toBe(0);
 
     // A plain member (no org:sys_memberships:manage) may not list or answer requests.
     const refused = await apiError(welcome.page, (clerk) => clerk.organization.getMembershipRequests(), null);

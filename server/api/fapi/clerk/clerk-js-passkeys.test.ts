@@ -2,7 +2,17 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIGN_IN_METHODS } from '../../../instances/password-rules';
 import { required } from '../../../testing/requirements';
-import { apiError, CHROMIUM, clerkState, hasChromiumBinary, inPage, loadClerk, signedInClerkUser, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import {
+  apiError,
+  CHROMIUM,
+  clerkState,
+  hasChromiumBinary,
+  inPage,
+  loadClerk,
+  signedInClerkUser,
+  startClerkBrowserHarness,
+  type ClerkBrowserHarness,
+} from '../../../testing/clerk-browser';
 
 /**
  * Passkeys through `@clerk/clerk-js` 6.x (its browser bundle from npm, unchanged, in Chromium
@@ -15,7 +25,11 @@ const hasChromium = required(`Chromium at ${CHROMIUM}`, hasChromiumBinary(), 'th
 
 let x: ClerkBrowserHarness;
 beforeAll(async () => {
-  if (hasChromium) x = await startClerkBrowserHarness({ host: 'latchkey.localhost', settings: { name_required: false, sign_in_methods: { ...DEFAULT_SIGN_IN_METHODS, passkey: true } } });
+  if (hasChromium)
+    x = await startClerkBrowserHarness({
+      host: 'latchkey.localhost',
+      settings: { name_required: false, sign_in_methods: { ...DEFAULT_SIGN_IN_METHODS, passkey: true } },
+    });
 }, 120_000);
 afterAll(async () => {
   await x?.close();
@@ -30,7 +44,14 @@ async function virtualAuthenticator(page: Page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials };
 }
@@ -51,7 +72,9 @@ describe.skipIf(!hasChromium)('passkeys through clerk-js', () => {
     const authenticator = await virtualAuthenticator(page);
 
     // The environment tells clerk-js passkeys are on.
-    expect(await inPage(page, async (clerk) => clerk.__internal_environment.userSettings.attributes.passkey.enabled as boolean, null)).toBe(true);
+    expect(await inPage(page, async (clerk) => clerk.__internal_environment.userSettings.attributes.passkey.enabled as boolean, null)).toBe(
+      true,
+    );
 
     const created = await inPage(
       page,
@@ -63,7 +86,10 @@ describe.skipIf(!hasChromium)('passkeys through clerk-js', () => {
     );
     expect(created).toEqual({ id: expect.stringMatching(/^passkey_(?!registration)/), name: 'Passkey', status: 'verified' });
     // What clerk-js sent: an empty create, then the credential to the created passkey's verification.
-    const sent = () => x.calls.filter((c) => c.url.pathname.includes('/v1/me/passkeys')).map((c) => `${c.method} ${c.url.pathname.split('/v1/')[1]} ${c.status}`);
+    const sent = () =>
+      x.calls
+        .filter((c) => c.url.pathname.includes('/v1/me/passkeys'))
+        .map((c) => `${c.method} ${c.url.pathname.split('/v1/')[1]} ${c.status}`);
     await expect.poll(sent).toEqual(['POST me/passkeys 200', 'POST me/passkeys/passkey_registration/attempt_verification 200']);
     const [credential] = await authenticator.credentials();
     expect(credential).toMatchObject({ isResidentCredential: true, rpId: 'latchkey.localhost' });

@@ -7,7 +7,15 @@ import { enrollTotp } from '../../../testing/auth-flows';
 import { required } from '../../../testing/requirements';
 import { makeSamlIdp, samlIdpFor, type SamlIdpForConnection } from '../../../testing/saml-idp';
 import { openOidcIdp, startFakeGitHub, type OidcIdp } from '../../../testing/social-idps';
-import { CHROMIUM, clerkState, hasChromiumBinary, inPage, loadClerk, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import {
+  CHROMIUM,
+  clerkState,
+  hasChromiumBinary,
+  inPage,
+  loadClerk,
+  startClerkBrowserHarness,
+  type ClerkBrowserHarness,
+} from '../../../testing/clerk-browser';
 
 /**
  * Social and enterprise SSO redirects started from `@clerk/clerk-js` 6.x (its browser bundle,
@@ -34,7 +42,14 @@ async function ssoConnection(domain: string, provider: 'saml' | 'oidc', config: 
   const org = await bapi.ok('POST', '/v1/organizations', { name: `Corp ${provider}` });
   const d = await bapi.ok('POST', `/v1/organizations/${org.id}/domains`, { name: domain });
   await bapi.ok('PATCH', `/v1/organizations/${org.id}/domains/${d.id}`, { verified: true });
-  const conn = await bapi.call('POST', '/v1/sso_connections', { organization_id: org.id, provider, name: `Corp ${provider}`, domains: [domain], active: true, [provider]: config });
+  const conn = await bapi.call('POST', '/v1/sso_connections', {
+    organization_id: org.id,
+    provider,
+    name: `Corp ${provider}`,
+    domains: [domain],
+    active: true,
+    [provider]: config,
+  });
   expect(conn.status, JSON.stringify(conn.body)).toBe(201);
   return { org: org.id as string, conn: conn.body };
 }
@@ -48,9 +63,11 @@ async function startSamlIdp() {
       const idpUrl = `${saml.url}${url.pathname}${url.search}`;
       const requestId = await state.forConnection!.requestIdOf(idpUrl);
       const response = await state.forConnection!.response(requestId, { email: state.email });
-      res.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<form method="post" action="${state.acs}"><input type="hidden" name="SAMLResponse" value="${response}"></form><script>document.forms[0].submit()</script>`,
-      );
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<form method="post" action="${state.acs}"><input type="hidden" name="SAMLResponse" value="${response}"></form><script>document.forms[0].submit()</script>`,
+        );
     })().catch((e: unknown) => res.writeHead(500).end(String(e)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,18 +81,34 @@ beforeAll(async () => {
   await setSettings(x.h, x.inst.instanceId, { redirect_urls: [`${x.appOrigin}/`] });
 
   gh = await startFakeGitHub({ clientId: 'gh-client', clientSecret: 'gh-secret' });
-  const provider = (body: Record<string, unknown>) => bapi.call('POST', '/v1/social_providers', body).then((res) => expect(res.status, JSON.stringify(res.body)).toBe(201));
+  const provider = (body: Record<string, unknown>) =>
+    bapi.call('POST', '/v1/social_providers', body).then((res) => expect(res.status, JSON.stringify(res.body)).toBe(201));
   await provider({ kind: 'github', client_id: 'gh-client', client_secret: 'gh-secret', endpoints: gh.endpoints });
 
   idp = await openOidcIdp();
-  await provider({ kind: 'oidc', name: 'custom_acme', display_name: 'Acme ID', issuer: idp.issuer, client_id: 'latchkey', client_secret: 'idp-secret' });
+  await provider({
+    kind: 'oidc',
+    name: 'custom_acme',
+    display_name: 'Acme ID',
+    issuer: idp.issuer,
+    client_id: 'latchkey',
+    client_secret: 'idp-secret',
+  });
   const oidcSso = await ssoConnection(OIDC_DOMAIN, 'oidc', { issuer: idp.issuer, client_id: 'latchkey', client_secret: 'idp-secret' });
-  idp.serve({ clientId: 'latchkey', clientSecret: 'idp-secret', redirectUris: [`${x.fapiUrl}/v1/oauth_callback`, oidcSso.conn.oidc.redirect_uri] });
+  idp.serve({
+    clientId: 'latchkey',
+    clientSecret: 'idp-secret',
+    redirectUris: [`${x.fapiUrl}/v1/oauth_callback`, oidcSso.conn.oidc.redirect_uri],
+  });
 
   saml = await startSamlIdp();
   const samlIdp = makeSamlIdp({ entityId: `${saml.url}/metadata`, ssoUrl: `${saml.url}/sso` });
   const samlSso = await ssoConnection(SAML_DOMAIN, 'saml', { idp_metadata_xml: samlIdp.getMetadata() });
-  saml.forConnection = await samlIdpFor(x.h, x.inst.instanceId, samlSso.conn, { idp: samlIdp, entityId: `${saml.url}/metadata`, origin: saml.url });
+  saml.forConnection = await samlIdpFor(x.h, x.inst.instanceId, samlSso.conn, {
+    idp: samlIdp,
+    entityId: `${saml.url}/metadata`,
+    origin: saml.url,
+  });
   saml.acs = samlSso.conn.saml.sp_acs_url;
 }, 120_000);
 afterAll(async () => {
@@ -130,13 +163,24 @@ describe.skipIf(!hasChromium)('social and SSO redirects started from clerk-js', 
     gh.loginAs = { id: 4200 + seq, login: `gh${seq}`, name: 'Grace Hopper', emails: [{ email, primary: true, verified: true }] };
     const { context, page } = await x.openApp();
     await redirectFlow(page, 'signIn', { strategy: 'oauth_github', ...urls() }, /\/sso-callback/);
-    expect(await inPage(page, async (clerk) => ({ status: clerk.client.signIn.status, user: clerk.user?.id ?? null }), null)).toEqual({ status: 'needs_second_factor', user: null });
-    await inPage(page, async (clerk, secondFactorUrl) => clerk.handleRedirectCallback({ secondFactorUrl }), `${x.appOrigin}/factor-two`).catch(() => undefined);
+    expect(await inPage(page, async (clerk) => ({ status: clerk.client.signIn.status, user: clerk.user?.id ?? null }), null)).toEqual({
+      status: 'needs_second_factor',
+      user: null,
+    });
+    await inPage(
+      page,
+      async (clerk, secondFactorUrl) => clerk.handleRedirectCallback({ secondFactorUrl }),
+      `${x.appOrigin}/factor-two`,
+    ).catch(() => undefined);
     await page.waitForURL(/\/factor-two/, { timeout: 30_000 });
     await loadClerk(page);
     const wrong = await inPage(
       page,
-      async (clerk) => clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code: '000000' }).then(() => null, (e: { errors?: { code: string }[] }) => e.errors?.[0]?.code),
+      async (clerk) =>
+        clerk.client.signIn.attemptSecondFactor({ strategy: 'totp', code: '000000' }).then(
+          () => null,
+          (e: { errors?: { code: string }[] }) => e.errors?.[0]?.code,
+        ),
       null,
     );
     expect(wrong).toBe('form_code_incorrect');
@@ -161,7 +205,16 @@ describe.skipIf(!hasChromium)('social and SSO redirects started from clerk-js', 
     idp.loginAs = sub;
     const { context, page } = await x.openApp();
     await redirectFlow(page, 'signIn', { strategy: 'oauth_custom_acme', ...urls() }, /\/sso-callback/);
-    const pending = await inPage(page, async (clerk) => ({ status: clerk.client.signIn.status, ffv: clerk.client.signIn.firstFactorVerification.status, code: clerk.client.signIn.firstFactorVerification.error?.code, user: clerk.user?.id ?? null }), null);
+    const pending = await inPage(
+      page,
+      async (clerk) => ({
+        status: clerk.client.signIn.status,
+        ffv: clerk.client.signIn.firstFactorVerification.status,
+        code: clerk.client.signIn.firstFactorVerification.error?.code,
+        user: clerk.user?.id ?? null,
+      }),
+      null,
+    );
     expect(pending).toEqual({ status: 'needs_identifier', ffv: 'transferable', code: 'external_account_not_found', user: null });
     await handleCallback(page).catch(() => undefined);
     await page.waitForURL(/\/after-callback$/, { timeout: 30_000 });
@@ -171,7 +224,15 @@ describe.skipIf(!hasChromium)('social and SSO redirects started from clerk-js', 
     const user = await bapiWith(x.h, x.inst).ok('GET', `/v1/users/${state.userId}`);
     expect(user).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace' });
     // The transfer is spent: again answers that nothing waits.
-    const again = await inPage(page, async (clerk) => clerk.client.signUp.create({ transfer: true }).then(() => null, (e: { errors?: { meta?: { paramName?: string } }[] }) => e.errors?.[0]?.meta?.paramName), null);
+    const again = await inPage(
+      page,
+      async (clerk) =>
+        clerk.client.signUp.create({ transfer: true }).then(
+          () => null,
+          (e: { errors?: { meta?: { paramName?: string } }[] }) => e.errors?.[0]?.meta?.paramName,
+        ),
+      null,
+    );
     expect(again).toBe('transfer');
     await context.close();
   }, 90_000);
@@ -187,7 +248,10 @@ describe.skipIf(!hasChromium)('social and SSO redirects started from clerk-js', 
       callback = (await route.fetch({ maxRedirects: 0 })).headers().location ?? '';
       await route.abort();
     });
-    void inPage(victim.page, async (clerk, params) => clerk.client.signIn.authenticateWithRedirect(params), { strategy: 'oauth_github', ...urls() }).catch(() => undefined);
+    void inPage(victim.page, async (clerk, params) => clerk.client.signIn.authenticateWithRedirect(params), {
+      strategy: 'oauth_github',
+      ...urls(),
+    }).catch(() => undefined);
     await expect.poll(() => callback, { timeout: 30_000 }).toContain('code=');
 
     const attacker = await x.openApp();
@@ -222,7 +286,11 @@ describe.skipIf(!hasChromium)('social and SSO redirects started from clerk-js', 
     idp.loginAs = sub;
     const { context, page } = await x.openApp();
     await redirectFlow(page, 'signIn', { strategy: 'enterprise_sso', identifier: email, ...urls() }, /\/done$/);
-    const state = await inPage(page, async (clerk) => ({ email: clerk.user?.primaryEmailAddress?.emailAddress, orgs: clerk.user?.organizationMemberships?.length }), null);
+    const state = await inPage(
+      page,
+      async (clerk) => ({ email: clerk.user?.primaryEmailAddress?.emailAddress, orgs: clerk.user?.organizationMemberships?.length }),
+      null,
+    );
     expect(state).toEqual({ email, orgs: 1 });
     await context.close();
   }, 90_000);

@@ -3,7 +3,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser, totpCode } from '../../../testing/fapi-helpers';
 import { required } from '../../../testing/requirements';
-import { CHROMIUM, clerkState, codeEmailedTo, hasChromiumBinary, inPage, signIn, startClerkBrowserHarness, type ClerkBrowserHarness } from '../../../testing/clerk-browser';
+import {
+  CHROMIUM,
+  clerkState,
+  codeEmailedTo,
+  hasChromiumBinary,
+  inPage,
+  signIn,
+  startClerkBrowserHarness,
+  type ClerkBrowserHarness,
+} from '../../../testing/clerk-browser';
 
 /**
  * Clerk's prebuilt components (`@clerk/ui` 1.34's browser bundle, passed to `Clerk.load({ ui })`)
@@ -38,7 +47,11 @@ const activeOrganization = (page: Page) =>
     async (clerk) => {
       const token = (await clerk.session.getToken({ skipCache: true })) as string;
       const claims = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { org_id?: string };
-      return { name: (clerk.organization?.name as string | undefined) ?? null, id: (clerk.organization?.id as string | undefined) ?? null, tokenOrg: claims.org_id ?? null };
+      return {
+        name: (clerk.organization?.name as string | undefined) ?? null,
+        id: (clerk.organization?.id as string | undefined) ?? null,
+        tokenOrg: claims.org_id ?? null,
+      };
     },
     null,
   );
@@ -173,14 +186,22 @@ describe.skipIf(!hasChromium)('Clerk’s prebuilt UI: the user profile', () => {
     expect(shown.length).toBeGreaterThanOrEqual(10);
     await page.getByRole('button', { name: 'Finish' }).click();
     await page.getByText('Authenticator application').first().waitFor({ timeout: 15_000 });
-    const mfa = await inPage(page, async (clerk) => {
-      const u = await clerk.user.reload();
-      return { totp: u.totpEnabled as boolean, backupCodes: u.backupCodeEnabled as boolean, twoFactor: u.twoFactorEnabled as boolean };
-    }, null);
+    const mfa = await inPage(
+      page,
+      async (clerk) => {
+        const u = await clerk.user.reload();
+        return { totp: u.totpEnabled as boolean, backupCodes: u.backupCodeEnabled as boolean, twoFactor: u.twoFactorEnabled as boolean };
+      },
+      null,
+    );
     expect(mfa).toEqual({ totp: true, backupCodes: true, twoFactor: true });
     // The next sign-in asks for the second factor.
     const next = await x.openApp();
-    const status = await inPage(next.page, async (clerk, { a, p }) => (await clerk.client.signIn.create({ identifier: a, password: p })).status as string, { a: address, p: NEW });
+    const status = await inPage(
+      next.page,
+      async (clerk, { a, p }) => (await clerk.client.signIn.create({ identifier: a, password: p })).status as string,
+      { a: address, p: NEW },
+    );
     expect(status).toBe('needs_second_factor');
     await next.context.close();
     await context.close();

@@ -18,7 +18,13 @@ async function signInInProgress(deps: D, instance: InstanceContext, client: Clie
   const [row] = await deps.db
     .select()
     .from(signInAttempts)
-    .where(and(eq(signInAttempts.clientId, client.id), eq(signInAttempts.instanceId, instance.id), gt(signInAttempts.abandonAt, deps.clock.now())))
+    .where(
+      and(
+        eq(signInAttempts.clientId, client.id),
+        eq(signInAttempts.instanceId, instance.id),
+        gt(signInAttempts.abandonAt, deps.clock.now()),
+      ),
+    )
     .orderBy(desc(signInAttempts.id))
     .limit(1);
   if (!row || row.status === 'complete' || row.status === 'abandoned') return null;
@@ -30,7 +36,13 @@ async function signUpInProgress(deps: D, instance: InstanceContext, client: Clie
   const [row] = await deps.db
     .select()
     .from(signUpAttempts)
-    .where(and(eq(signUpAttempts.clientId, client.id), eq(signUpAttempts.instanceId, instance.id), gt(signUpAttempts.abandonAt, deps.clock.now())))
+    .where(
+      and(
+        eq(signUpAttempts.clientId, client.id),
+        eq(signUpAttempts.instanceId, instance.id),
+        gt(signUpAttempts.abandonAt, deps.clock.now()),
+      ),
+    )
     .orderBy(desc(signUpAttempts.id))
     .limit(1);
   if (!row || row.status !== 'missing_requirements') return null;
@@ -77,7 +89,10 @@ export async function clerkClient(deps: D, instance: InstanceContext, client: Cl
   for (const s of live) {
     if (!users.has(s.user_id)) users.set(s.user_id, await userWithMemberships(deps, instance, s.user_id));
   }
-  const ages = await factorAges(deps, live.map((s) => s.id));
+  const ages = await factorAges(
+    deps,
+    live.map((s) => s.id),
+  );
   return {
     object: 'client' as const,
     id: client.id,

@@ -82,7 +82,9 @@ export const clerkAnswers = {
   environment: (answer, x) => clerkEnvironment(environmentSchema.parse(answer), x.state.instance),
   /** The account's sessions as Clerk's bare array, each with its latest activity. */
   sessions: (answer, x) =>
-    isList(answer) ? answer.data.map((s) => (isJsonObject(s) ? { ...s, actor: s.impersonated_by ? { sub: s.impersonated_by } : null } : s)) : envelope(answer, x),
+    isList(answer)
+      ? answer.data.map((s) => (isJsonObject(s) ? { ...s, actor: s.impersonated_by ? { sub: s.impersonated_by } : null } : s))
+      : envelope(answer, x),
   /** A list Clerk answers as a bare array in its envelope. */
   bareList: (answer, x) => (isList(answer) ? { response: answer.data.map(clerkResource), client: null } : envelope(answer, x)),
   /** A user's profile image, as Clerk's image resource (`user.setProfileImage` answers one). */
@@ -94,7 +96,11 @@ export const clerkAnswers = {
   each: async (answer, x) => ({ response: Array.isArray(answer) ? answer.map(clerkResource) : [], client: await clientAfter(x) }),
 } satisfies Record<string, Reshape<ClerkFapiState>>;
 
-export function fapiClerkDialect(deps: Deps, lines: readonly FapiClerkLine[], routes: Dialect<ClerkFapiState, MeAuth>['routes']): Dialect<ClerkFapiState, MeAuth> {
+export function fapiClerkDialect(
+  deps: Deps,
+  lines: readonly FapiClerkLine[],
+  routes: Dialect<ClerkFapiState, MeAuth>['routes'],
+): Dialect<ClerkFapiState, MeAuth> {
   return {
     lines,
     routes,

@@ -26,7 +26,8 @@ const userConnectionSchema = z
   .meta({ id: 'UserEnterpriseConnection' });
 
 export const myEnterpriseConnectionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'The signed-in user’s active SSO connections: those of their organizations and those they signed in through (names and domains, never IdP settings)',
+  summary:
+    'The signed-in user’s active SSO connections: those of their organizations and those they signed in through (names and domains, never IdP settings)',
   query: meQuery,
   response: lightListSchema(userConnectionSchema),
   handle: async ({ deps, auth }) => {

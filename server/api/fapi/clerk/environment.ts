@@ -32,7 +32,15 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
   const social = Object.fromEntries(
     us.social.map((p) => [
       p.strategy,
-      { enabled: true, required: false, authenticatable: true, block_email_subaddresses: false, strategy: p.strategy, name: p.display_name, logo_url: null },
+      {
+        enabled: true,
+        required: false,
+        authenticatable: true,
+        block_email_subaddresses: false,
+        strategy: p.strategy,
+        name: p.display_name,
+        logo_url: null,
+      },
     ]),
   );
   const production = instance.environment === 'live';
@@ -115,8 +123,15 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
         last_name: attribute(required.has('last_name') || optional.has('last_name'), { required: required.has('last_name') }),
         password: attribute(true, { required: required.has('password') }),
         authenticator_app: attribute(us.second_factors.includes('totp'), { used_for_second_factor: true, second_factors: ['totp'] }),
-        backup_code: attribute(us.second_factors.includes('backup_code'), { used_for_second_factor: true, second_factors: ['backup_code'] }),
-        passkey: attribute(firstFactors.has('passkey'), { used_for_first_factor: true, first_factors: ['passkey'], verifications: ['passkey'] }),
+        backup_code: attribute(us.second_factors.includes('backup_code'), {
+          used_for_second_factor: true,
+          second_factors: ['backup_code'],
+        }),
+        passkey: attribute(firstFactors.has('passkey'), {
+          used_for_first_factor: true,
+          first_factors: ['passkey'],
+          verifications: ['passkey'],
+        }),
       },
       actions: { delete_self: us.actions.delete_self, create_organization: s.organizations_enabled },
       social,
@@ -153,11 +168,17 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
       max_allowed_memberships: 0,
       force_organization_selection: false,
       actions: { admin_delete: true },
-      domains: { enabled: true, enrollment_modes: ['manual_invitation', 'automatic_invitation', 'automatic_suggestion'], default_role: 'org:member' },
+      domains: {
+        enabled: true,
+        enrollment_modes: ['manual_invitation', 'automatic_invitation', 'automatic_suggestion'],
+        default_role: 'org:member',
+      },
       slug: { disabled: false },
       organization_creation_defaults: { enabled: false },
     },
-    commerce_settings: { billing: { user: { enabled: false, has_paid_plans: false }, organization: { enabled: false, has_paid_plans: false } } },
+    commerce_settings: {
+      billing: { user: { enabled: false, has_paid_plans: false }, organization: { enabled: false, has_paid_plans: false } },
+    },
     api_keys_settings: { user_api_keys_enabled: false, orgs_api_keys_enabled: false },
     maintenance_mode: false,
     client_debug_mode: false,

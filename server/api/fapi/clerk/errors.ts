@@ -57,7 +57,8 @@ function clerkError(e: Json): Json {
   const param = typeof meta.param === 'string' ? meta.param : PARAMS[code];
   const reason = typeof meta.reason === 'string' ? meta.reason : undefined;
   const clerkCode =
-    (reason && REASON_CODES[reason]) ?? (code === 'VALIDATION_FAILED' ? validationCode(param, reason) : (CODES[code] ?? code.toLowerCase()));
+    (reason && REASON_CODES[reason]) ??
+    (code === 'VALIDATION_FAILED' ? validationCode(param, reason) : (CODES[code] ?? code.toLowerCase()));
   const message = typeof e.message === 'string' ? e.message : code;
   return {
     code: clerkCode,

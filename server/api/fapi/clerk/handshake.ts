@@ -84,17 +84,25 @@ export const handshakeEndpoint = endpoint<FapiAuth, never, z.output<typeof hands
     } catch {
       throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not a URL.');
     }
-    if (!isAllowedAppUrl(instance, target.href)) throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not one of the instance’s allowed origins or redirect URLs.');
+    if (!isAllowedAppUrl(instance, target.href))
+      throw validationError(
+        'redirect_url',
+        REASONS.redirect_url_not_allowed,
+        'redirect_url is not one of the instance’s allowed origins or redirect URLs.',
+      );
 
     const secure = target.protocol === 'https:';
     const suffix = query.suffixed_cookies === 'true' ? await cookieSuffix(instance.publishableKey) : null;
     const names = (base: string) => (suffix ? [base, `${base}_${suffix}`] : [base]);
     const { jwt, uat } = await sessionCookies(deps, instance, auth.client, target.origin);
     const directives = [
-      ...(jwt ? cookieDirectives(names('__session'), jwt, 60 * 60 * 24 * 7, 'Lax', secure) : cookieDirectives(names('__session'), '', 0, 'Lax', secure)),
+      ...(jwt
+        ? cookieDirectives(names('__session'), jwt, 60 * 60 * 24 * 7, 'Lax', secure)
+        : cookieDirectives(names('__session'), '', 0, 'Lax', secure)),
       ...cookieDirectives(names('__client_uat'), String(uat), 60 * 60 * 24 * 365, 'Strict', secure),
     ];
-    if (instance.environment === 'test') directives.push(...cookieDirectives(names('__clerk_db_jwt'), await clientTokenOf(deps, auth), 60 * 60 * 24 * 365, 'Lax', secure));
+    if (instance.environment === 'test')
+      directives.push(...cookieDirectives(names('__clerk_db_jwt'), await clientTokenOf(deps, auth), 60 * 60 * 24 * 365, 'Lax', secure));
 
     const signer = await currentSigner(deps, instance.id);
     const now = Math.floor(deps.clock.now() / 1000);

@@ -61,7 +61,10 @@ function bodyShape(route: Renamed<ClerkFapiState, MeAuth>['route']): Record<stri
 /** A form value as the field's schema takes it: `true`/`false` and numbers typed when the text is refused. */
 function typed(field: z.ZodType | undefined, value: string): unknown {
   if (!field || field.safeParse(value).success) return value;
-  for (const v of [value === 'true' ? true : value === 'false' ? false : undefined, value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined]) {
+  for (const v of [
+    value === 'true' ? true : value === 'false' ? false : undefined,
+    value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined,
+  ]) {
     if (v !== undefined && field.safeParse(v).success) return v;
   }
   return value;
@@ -74,21 +77,36 @@ function clerkPage(q: URLSearchParams) {
     const n = v === null ? fallback : Number(v);
     return Number.isInteger(n) && n >= 0 ? Math.min(n, max) : fallback;
   };
-  return { limit: Math.max(1, int(q.get('limit'), DEFAULT_LIMIT, MAX_LIMIT)), offset: int(q.get('offset'), 0, MAX_OFFSET), paginated: true, max: MAX_WALK };
+  return {
+    limit: Math.max(1, int(q.get('limit'), DEFAULT_LIMIT, MAX_LIMIT)),
+    offset: int(q.get('offset'), 0, MAX_OFFSET),
+    paginated: true,
+    max: MAX_WALK,
+  };
 }
 
 /** The form as the route's JSON body: the fields it takes, typed, and the line's fixed fields. */
-function formBody(raw: Uint8Array, fields: Record<string, z.ZodType>, method: Method, fixed: Readonly<Record<string, string>> | undefined): string {
+function formBody(
+  raw: Uint8Array,
+  fields: Record<string, z.ZodType>,
+  method: Method,
+  fixed: Readonly<Record<string, string>> | undefined,
+): string {
   const form = new URLSearchParams(new TextDecoder().decode(raw));
   const json: Record<string, unknown> = {};
   // Clerk's forms send an untouched optional field as empty ("username="): not given. An
   // update (PATCH) keeps it, where empty clears the field, and so does a field that reads
   // empty as none (`active_organization_id=`: the personal account).
-  for (const [k, v] of form.entries()) if (k in fields && (v !== '' || method === 'PATCH' || emptyIsNone(fields[k]))) json[k] = typed(fields[k], v);
+  for (const [k, v] of form.entries())
+    if (k in fields && (v !== '' || method === 'PATCH' || emptyIsNone(fields[k]))) json[k] = typed(fields[k], v);
   return JSON.stringify({ ...json, ...fixed });
 }
 
-export async function translateClerkRequest(deps: Deps, req: Request, to: Renamed<ClerkFapiState, MeAuth>): Promise<Translated<ClerkFapiState>> {
+export async function translateClerkRequest(
+  deps: Deps,
+  req: Request,
+  to: Renamed<ClerkFapiState, MeAuth>,
+): Promise<Translated<ClerkFapiState>> {
   const { url, method, route, line } = to;
   const instance = await instanceContext(deps, /^\/fapi\/([^/]+)/.exec(url.pathname)?.[1] ?? '').catch(() => null);
   const q = url.searchParams;
@@ -111,7 +129,8 @@ export async function translateClerkRequest(deps: Deps, req: Request, to: Rename
   if (instance && !headers.has('x-publishable-key')) headers.set('x-publishable-key', instance.publishableKey);
   // The FAPI's own cookie wins: a dev-browser token the app kept may be one a sign-in has since rotated.
   const cookies = headers.get('cookie') ?? '';
-  if (devBrowser && !/(?:^|;\s*)__client=/.test(cookies)) headers.set('cookie', cookies ? `${cookies}; __client=${devBrowser}` : `__client=${devBrowser}`);
+  if (devBrowser && !/(?:^|;\s*)__client=/.test(cookies))
+    headers.set('cookie', cookies ? `${cookies}; __client=${devBrowser}` : `__client=${devBrowser}`);
 
   let body: string | Uint8Array<ArrayBuffer> | undefined;
   if (method !== 'GET' && req.method !== 'GET') {

@@ -22,7 +22,8 @@ const user = (opts: { totp?: boolean } = {}) => staleSignedInUser(h, A, `rv-${++
 
 const verify = (b: FapiTestClient, sessionId: string, step = '', body: Record<string, unknown> = {}) =>
   b.call('POST', `/v1/client/sessions/${sessionId}/verify${step ? `/${step}` : ''}`, { body });
-const fva = async (b: FapiTestClient, sessionId: string) => decodeJwt((await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`)).body.jwt).fva;
+const fva = async (b: FapiTestClient, sessionId: string) =>
+  decodeJwt((await b.call('POST', `/v1/client/sessions/${sessionId}/tokens`)).body.jwt).fva;
 
 describe('the session token’s fva claim', () => {
   it('is [minutes since the first factor, -1] after a sign-in without a second factor, and ages with the clock', async () => {
@@ -48,7 +49,9 @@ describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () =
       meta: { reason: 'reverification_required', session_verification: { level: 'second_factor', after_minutes: 10 } },
     });
     // A current TOTP code in the body is no longer enough: the session itself must be fresh.
-    expect((await b.call('POST', '/v1/me/backup_codes', { body: { code: totp!.totp.generate({ timestamp: h.clock.now() }) } })).status).toBe(403);
+    expect(
+      (await b.call('POST', '/v1/me/backup_codes', { body: { code: totp!.totp.generate({ timestamp: h.clock.now() }) } })).status,
+    ).toBe(403);
 
     const started = await verify(b, sessionId, '', { level: 'second_factor' });
     expect(started.status).toBe(200);
@@ -64,12 +67,24 @@ describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () =
     const wrong = await verify(b, sessionId, 'attempt_second_factor', { strategy: 'totp', code: '000000' });
     expect(wrong.status).toBe(422);
     expect(wrong.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', meta: { param: 'code', reason: 'incorrect_code' } });
-    const done = await verify(b, sessionId, 'attempt_second_factor', { strategy: 'totp', code: totp!.totp.generate({ timestamp: h.clock.now() }) });
+    const done = await verify(b, sessionId, 'attempt_second_factor', {
+      strategy: 'totp',
+      code: totp!.totp.generate({ timestamp: h.clock.now() }),
+    });
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ status: 'complete', second_factor_verification: { status: 'verified', strategy: 'totp' }, factor_verification_age: [11, 0] });
+    expect(done.body).toMatchObject({
+      status: 'complete',
+      second_factor_verification: { status: 'verified', strategy: 'totp' },
+      factor_verification_age: [11, 0],
+    });
     expect(await fva(b, sessionId)).toEqual([11, 0]);
-    const audited = await h.runtime.deps.db.select().from(auditLogs).where(and(eq(auditLogs.action, 'session.reverified'), eq(auditLogs.target, sessionId)));
-    expect(audited.map((a) => a.details)).toEqual([{ level: 'second_factor', factor: 'second_factor', strategy: 'totp', status: 'complete' }]);
+    const audited = await h.runtime.deps.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, 'session.reverified'), eq(auditLogs.target, sessionId)));
+    expect(audited.map((a) => a.details)).toEqual([
+      { level: 'second_factor', factor: 'second_factor', strategy: 'totp', status: 'complete' },
+    ]);
 
     const codes = await b.call('POST', '/v1/me/backup_codes');
     expect(codes.status).toBe(200);
@@ -94,7 +109,10 @@ describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () =
     const started = await verify(b, sessionId, '', { level: 'second_factor' });
     expect(started.body).toMatchObject({
       status: 'needs_first_factor',
-      supported_first_factors: [{ strategy: 'password' }, { strategy: 'email_code', primary: true, safe_identifier: expect.stringMatching(/^r\*+@example\.com$/) }],
+      supported_first_factors: [
+        { strategy: 'password' },
+        { strategy: 'email_code', primary: true, safe_identifier: expect.stringMatching(/^r\*+@example\.com$/) },
+      ],
       supported_second_factors: null,
     });
     const wrong = await verify(b, sessionId, 'attempt_first_factor', { strategy: 'password', password: 'not the password' });
@@ -106,7 +124,11 @@ describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () =
     const badCode = await verify(b, sessionId, 'attempt_first_factor', { strategy: 'email_code', code: '000000' });
     expect(badCode.body.errors[0].code).toBe('CODE_INCORRECT');
     const done = await verify(b, sessionId, 'attempt_first_factor', { strategy: 'email_code', code: await codeSentTo(h, email) });
-    expect(done.body).toMatchObject({ status: 'complete', first_factor_verification: { status: 'verified', strategy: 'email_code' }, factor_verification_age: [0, -1] });
+    expect(done.body).toMatchObject({
+      status: 'complete',
+      first_factor_verification: { status: 'verified', strategy: 'email_code' },
+      factor_verification_age: [0, -1],
+    });
 
     const deleted = await b.call('DELETE', '/v1/me');
     expect(deleted.status).toBe(200);
@@ -118,7 +140,10 @@ describe('routes guarded by reverification (Clerk’s strict: 10 minutes)', () =
     expect((await verify(b, sessionId, '', { level: 'multi_factor' })).body.status).toBe('needs_first_factor');
     const first = await verify(b, sessionId, 'attempt_first_factor', { strategy: 'password', password: PASSWORD });
     expect(first.body.status).toBe('needs_second_factor');
-    const second = await verify(b, sessionId, 'attempt_second_factor', { strategy: 'totp', code: totp!.totp.generate({ timestamp: h.clock.now() }) });
+    const second = await verify(b, sessionId, 'attempt_second_factor', {
+      strategy: 'totp',
+      code: totp!.totp.generate({ timestamp: h.clock.now() }),
+    });
     expect(second.body).toMatchObject({ status: 'complete', factor_verification_age: [0, 0] });
   });
 });
@@ -152,14 +177,17 @@ describe('session verification: 4xx', () => {
     expect(outOfTurn.status).toBe(409);
     expect(outOfTurn.body.errors[0].meta.status).toBe('needs_second_factor');
     h.clock.advance(10 * MINUTES);
-    expect((await verify(fresh.b, fresh.sessionId, 'attempt_second_factor', { strategy: 'totp', code: '123456' })).body.errors[0].meta.reason).toBe('reverification_not_started');
+    expect(
+      (await verify(fresh.b, fresh.sessionId, 'attempt_second_factor', { strategy: 'totp', code: '123456' })).body.errors[0].meta.reason,
+    ).toBe('reverification_not_started');
   });
 
   it('code attempts are limited per user: the sixth in a minute is 429', async () => {
     const u = await user({ totp: true });
     await verify(u.b, u.sessionId, '', { level: 'second_factor' });
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await verify(u.b, u.sessionId, 'attempt_second_factor', { strategy: 'totp', code: '000000' })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await verify(u.b, u.sessionId, 'attempt_second_factor', { strategy: 'totp', code: '000000' })).status);
     expect(statuses).toEqual([422, 422, 422, 422, 422, 429]);
   });
 });
@@ -170,7 +198,10 @@ describe('the Clerk dialect', () => {
     const { b, sessionId, totp } = await user({ totp: true });
     const refused = await b.call('POST', `/v1/me/backup_codes?${CLERK}&_clerk_session_id=${sessionId}`, { form: {} });
     expect(refused.status).toBe(403);
-    expect(refused.body.errors[0]).toMatchObject({ code: 'session_reverification_required', meta: { session_verification: { level: 'second_factor', after_minutes: 10 } } });
+    expect(refused.body.errors[0]).toMatchObject({
+      code: 'session_reverification_required',
+      meta: { session_verification: { level: 'second_factor', after_minutes: 10 } },
+    });
 
     const started = await b.call('POST', `/v1/client/sessions/${sessionId}/verify?${CLERK}`, { form: { level: 'second_factor' } });
     expect(started.status).toBe(200);
@@ -181,7 +212,9 @@ describe('the Clerk dialect', () => {
       session: { object: 'session', id: sessionId, factor_verification_age: [11, 11] },
       supported_second_factors: [{ strategy: 'totp' }, { strategy: 'backup_code' }],
     });
-    const wrong = await b.call('POST', `/v1/client/sessions/${sessionId}/verify/attempt_second_factor?${CLERK}`, { form: { strategy: 'totp', code: '000000' } });
+    const wrong = await b.call('POST', `/v1/client/sessions/${sessionId}/verify/attempt_second_factor?${CLERK}`, {
+      form: { strategy: 'totp', code: '000000' },
+    });
     expect(wrong.body.errors[0].code).toBe('form_code_incorrect');
     const done = await b.call('POST', `/v1/client/sessions/${sessionId}/verify/attempt_second_factor?${CLERK}`, {
       form: { strategy: 'totp', code: totp!.totp.generate({ timestamp: h.clock.now() }) },

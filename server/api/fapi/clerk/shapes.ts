@@ -51,7 +51,16 @@ export const clerkPasskey = (p: Json) => ({
   id: p.id,
   name: p.name ?? null,
   last_used_at: p.last_used_at ?? null,
-  verification: { object: 'verification', status: 'verified', strategy: 'passkey', attempts: null, expire_at: null, nonce: null, message: null, error: null },
+  verification: {
+    object: 'verification',
+    status: 'verified',
+    strategy: 'passkey',
+    attempts: null,
+    expire_at: null,
+    nonce: null,
+    message: null,
+    error: null,
+  },
   created_at: p.created_at,
   updated_at: p.updated_at,
 });
@@ -67,7 +76,16 @@ export const clerkPendingPasskey = (r: Json) => ({
   id: PENDING_PASSKEY_ID,
   name: null,
   last_used_at: null,
-  verification: { object: 'verification', status: 'unverified', strategy: 'passkey', attempts: null, expire_at: r.expire_at ?? null, nonce: JSON.stringify(r.options), message: null, error: null },
+  verification: {
+    object: 'verification',
+    status: 'unverified',
+    strategy: 'passkey',
+    attempts: null,
+    expire_at: r.expire_at ?? null,
+    nonce: JSON.stringify(r.options),
+    message: null,
+    error: null,
+  },
   // Issued a challenge's lifetime before it expires.
   created_at: Number(r.expire_at) - CHALLENGE_TTL_MS,
   updated_at: Number(r.expire_at) - CHALLENGE_TTL_MS,
@@ -91,7 +109,12 @@ const clerkPublicUserData = (u: Json) => {
 const TASK_KEYS: Record<string, string> = { setup_mfa: 'setup-mfa' };
 
 /** A session of the client → Clerk's session, with its user (clerk.user comes from here). */
-export function clerkSession(s: Json, user: Json | null, lastActiveToken: string | null = null, factorVerificationAge: [number, number] | null = null) {
+export function clerkSession(
+  s: Json,
+  user: Json | null,
+  lastActiveToken: string | null = null,
+  factorVerificationAge: [number, number] | null = null,
+) {
   const tasks = arr(s.tasks).map((t) => ({ key: TASK_KEYS[String(t.key)] ?? t.key }));
   return {
     object: 'session',
@@ -121,7 +144,10 @@ const verification = (v: unknown) =>
         attempts: v.attempts ?? null,
         expire_at: v.expire_at ?? null,
         // A social sign-in that found no user: Clerk names why, and clerk-js transfers it to a sign-up.
-        error: v.status === 'transferable' ? { code: 'external_account_not_found', message: 'The External Account was not found.', long_message: null, meta: {} } : null,
+        error:
+          v.status === 'transferable'
+            ? { code: 'external_account_not_found', message: 'The External Account was not found.', long_message: null, meta: {} }
+            : null,
         verified_at_client: null,
         external_verification_redirect_url: v.external_verification_redirect_url ?? null,
         // A passkey step's WebAuthn options, as JSON (clerk-js parses it into the browser's call).
@@ -132,7 +158,13 @@ const verification = (v: unknown) =>
 
 /** Clerk's identifier kind of a sign-in's identifier. */
 const identifierKind = (identifier: unknown) =>
-  typeof identifier !== 'string' ? null : identifier.includes('@') ? 'email_address' : identifier.startsWith('+') ? 'phone_number' : 'username';
+  typeof identifier !== 'string'
+    ? null
+    : identifier.includes('@')
+      ? 'email_address'
+      : identifier.startsWith('+')
+        ? 'phone_number'
+        : 'username';
 
 /**
  * A sign-in attempt → Clerk's sign_in. `userEmailId`: the id of the address a code goes to
@@ -142,7 +174,8 @@ export function clerkSignIn(a: Json, userEmailId: string | null = null) {
   const factor = (f: Json) => {
     const strategy = String(f.strategy);
     const out: Json = { strategy, safe_identifier: f.safe_identifier ?? null, primary: true };
-    if (strategy === 'email_code' || strategy === 'email_link' || strategy === 'reset_password_email_code') out.email_address_id = userEmailId ?? `idn_${a.id}`;
+    if (strategy === 'email_code' || strategy === 'email_link' || strategy === 'reset_password_email_code')
+      out.email_address_id = userEmailId ?? `idn_${a.id}`;
     return out;
   };
   const transferable = isObject(a.first_factor_verification) && a.first_factor_verification.status === 'transferable';
@@ -178,7 +211,14 @@ export function clerkSignUp(a: Json) {
     missing_fields: a.missing_fields ?? [],
     unverified_fields: a.unverified_fields ?? [],
     verifications: {
-      email_address: email ? { ...email, status: email.status ?? 'unverified', next_action: email.status === 'verified' ? '' : 'needs_attempt', supported_strategies: ['email_code'] } : null,
+      email_address: email
+        ? {
+            ...email,
+            status: email.status ?? 'unverified',
+            next_action: email.status === 'verified' ? '' : 'needs_attempt',
+            supported_strategies: ['email_code'],
+          }
+        : null,
       phone_number: null,
       web3_wallet: null,
       external_account: verification(v.external_account),
@@ -223,7 +263,11 @@ export function clerkOrganization(o: Json) {
 /** A membership → Clerk's, with its organization (clerk.organization is the active one's). */
 export function clerkMembership(m: Json) {
   const { private_metadata: _hidden, ...membership } = m;
-  return { ...membership, object: 'organization_membership', organization: isObject(m.organization) ? clerkOrganization(m.organization) : null };
+  return {
+    ...membership,
+    object: 'organization_membership',
+    organization: isObject(m.organization) ? clerkOrganization(m.organization) : null,
+  };
 }
 
 /** An invitation to an organization (an admin's list, or the invitee's own). */
@@ -232,7 +276,13 @@ export const clerkInvitation = (i: Json) => ({ ...i, role_name: i.role_name ?? n
 /** A domain: Clerk calls its email-code verification the "affiliation" one. */
 export function clerkDomain(d: Json) {
   const v = isObject(d.verification) ? d.verification : {};
-  const verification = { status: v.status ?? 'unverified', strategy: v.strategy ?? null, attempts: null, expire_at: null, verified_at: v.verified_at ?? null };
+  const verification = {
+    status: v.status ?? 'unverified',
+    strategy: v.strategy ?? null,
+    attempts: null,
+    expire_at: null,
+    verified_at: v.verified_at ?? null,
+  };
   return { ...d, verification, affiliation_verification: verification, total_pending_invitations: 0, total_pending_suggestions: 0 };
 }
 
