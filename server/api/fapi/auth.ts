@@ -428,137 +428,6 @@ async function signInAnswer(deps: Deps, auth: FapiAuth, step: SignInStep, opts: 
   };
 }
 
-// ---------------------------------------------------------------------------------------
-// Sign-in
-
-export const createSignInEndpoint = endpoint<FapiAuth, z.output<typeof createSignInBody>>({
-  summary:
-    'Start a sign-in: with an identifier (email address or username; optionally its password at once), or redeem a ticket (strategy ticket)',
-  audit: AUTH_FLOW,
-  body: createSignInBody,
-  response: signInResponse,
-  handle: async ({ deps, auth, body, request }) => {
-    if (isOauth(body.strategy)) {
-      return startSocialSignIn(
-        deps,
-        auth,
-        body.strategy!,
-        { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url, newUser: body.new_user },
-        body.code_challenge,
-      );
-    }
-    if (body.strategy === 'ticket') {
-      const end = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
-      auth.issueClientToken(end.clientToken ?? auth.clientToken!);
-      if (end.attempt) return signInAnswer(deps, auth, { attempt: end.attempt, client: end.client });
-      const now = deps.clock.now();
-      return {
-        response: {
-          object: 'sign_in_attempt' as const,
-          id: newId('sia'),
-          status: 'complete' as const,
-          identifier: null,
-          supported_identifiers: [],
-          supported_first_factors: [],
-          supported_second_factors: null,
-          step_up_reasons: null,
-          first_factor_verification: {
-            object: 'verification' as const,
-            status: 'verified' as const,
-            strategy: 'ticket',
-            attempts: 0,
-            expire_at: null,
-          },
-          second_factor_verification: null,
-          created_session_id: end.sessionId,
-          abandon_at: null,
-          created_at: now,
-          updated_at: now,
-        },
-        client: await clientView(deps, auth.instance, end.client),
-      };
-    }
-    if (body.strategy === 'passkey' && body.identifier === undefined) {
-      const created = await createPasskeySignIn(deps, auth.instance, auth.client);
-      const token = created.newClientToken ?? auth.clientToken!;
-      auth.issueClientToken(token);
-      auth.client = created.client;
-      auth.clientToken = token;
-      return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
-    }
-    if (body.password !== undefined) await spendAttemptBudget(deps, auth, request);
-    const ssoBinding = body.strategy === 'enterprise_sso' || body.strategy === 'saml' ? bindingFor(auth.mode, body.code_challenge) : null;
-    const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client, { withPassword: body.password !== undefined });
-    const token = created.newClientToken ?? auth.clientToken!;
-    auth.issueClientToken(token);
-    auth.client = created.client;
-    auth.clientToken = token;
-    if (ssoBinding)
-      return startSsoAnswer(deps, auth, created, {
-        binding: ssoBinding,
-        redirectUrl: body.redirect_url,
-        completeRedirectUrl: body.action_complete_redirect_url,
-      });
-    if (body.strategy === 'passkey') {
-      await assertPasskeyStep(deps, auth.instance, created.attempt, 'first');
-      return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
-    }
-    if (body.password !== undefined) {
-      // attemptFirstFactor refuses a locked account before hashing.
-      const step = await attemptFirstFactor(
-        deps,
-        auth.instance,
-        created.attempt,
-        { strategy: 'password', password: body.password, stored: created.stored },
-        auditCtxOf(auth, request),
-      );
-      renewClientToken(auth, step);
-      return signInAnswer(deps, auth, step, { newClient: created.newClientToken !== null });
-    }
-    // No lock check here: a lockout stops password guesses, never the codes that prove the mailbox.
-    return signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
-  },
-});
-
-export const getSignInEndpoint = endpoint<FapiAuth, never, never, 'id'>({
-  summary: 'This client’s sign-in attempt',
-  response: signInResponse,
-  handle: async ({ deps, auth, params }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
-    return signInAnswer(deps, auth, { attempt, client: null });
-  },
-});
-
-export const prepareFirstFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareFirstFactorBody>, never, 'id'>({
-  summary: 'Send the email code of email_code or reset_password_email_code (1 per 30 s and 5 per hour per address)',
-  audit: AUTH_FLOW,
-  body: prepareFirstFactorBody,
-  response: signInResponse,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
-    if (body.strategy === 'passkey') {
-      await assertPasskeyStep(deps, auth.instance, attempt, 'first');
-      return passkeyOptionsAnswer(deps, auth, attempt, 'first');
-    }
-    if (body.strategy === 'enterprise_sso') {
-      const binding = bindingFor(auth.mode, body.code_challenge);
-      return startSsoAnswer(
-        deps,
-        auth,
-        { attempt, client: null },
-        { binding, redirectUrl: body.redirect_url, completeRedirectUrl: body.action_complete_redirect_url },
-      );
-    }
-    await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, {
-      acceptLanguage: request.acceptLanguage,
-      ip: request.ip,
-      userAgent: request.userAgent,
-      redirectUrl: body.redirect_url,
-    });
-    return signInAnswer(deps, auth, { attempt, client: null });
-  },
-});
-
 /** Whose link a token is, by the id it carries: a sign-up's, an address's (added to an account), else a sign-in's. */
 const LINK_REDEEMERS = [
   { prefix: 'sua_', redeem: redeemSignUpLink },
@@ -566,164 +435,7 @@ const LINK_REDEEMERS = [
   { prefix: '', redeem: redeemSignInLink },
 ] as const;
 
-/**
- * An emailed link lands here (`email_link`): the sign-in or sign-up of the browser that asked
- * completes (its tab, polling the attempt, moves on), or the address added to an account is
- * verified; whoever clicked is sent to the app's `redirect_url` with Clerk's `__clerk_status`
- * (`verified`, `expired`, `failed`, or `client_mismatch` when the instance wants the link opened
- * in the browser that asked and this is another), else to the hosted page that says so.
- */
-export const verifyLinkEndpoint = endpoint<FapiAuth, never, { token: string; redirect_url?: string }>({
-  summary:
-    'An emailed link (email_link): completes the sign-in or sign-up of the browser that asked, or verifies the address it was sent to, then 303 to the app’s redirect_url (__clerk_status, __clerk_created_session) or {fapi_url}/sign-in/link-verified?status=…',
-  audit: AUTH_FLOW,
-  query: z.object({ token: z.string().max(256), redirect_url: z.string().max(2048).optional() }),
-  response: z.unknown(),
-  handle: async ({ deps, auth, query, actor, request }) => {
-    const token = splitLinkToken(query.token);
-    const ctx = { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent };
-    const clickedBy = auth.client?.id ?? null;
-    const outcome = token
-      ? await LINK_REDEEMERS.find((r) => token.id.startsWith(r.prefix))!.redeem(deps, auth.instance, token.id, token.secret, clickedBy, ctx)
-      : { status: 'failed' as const, clientToken: null, sessionId: null };
-    if (outcome.clientToken) auth.issueClientToken(outcome.clientToken);
-    return redirect(afterLinkUrl(auth.instance, outcome, query.redirect_url), 303, {
-      'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
-    });
-  },
-});
-
-export const attemptFirstFactorEndpoint = signInStepEndpoint(
-  'Attempt a first factor: password, email_code, phone_code, reset_password_email_code, or passkey (public_key_credential)',
-  attemptFirstFactorBody,
-  (deps, instance, attempt, input, audit, auth) => attemptFirstFactor(deps, instance, attempt, withPasskeyRp(input, auth), audit),
-);
-
 const claimBody = z.strictObject({ claim_nonce: z.string().min(1).max(256), code_verifier: codeVerifierInput });
-
-export const claimSignInEndpoint = endpoint<FapiAuth, z.output<typeof claimBody>, never, 'id'>({
-  summary:
-    'Native apps: claim the oauth_<provider> or enterprise_sso sign-in this attempt started, with the claim_nonce the browser came back with (on redirect_url) and the code_verifier of the start’s code_challenge',
-  audit: AUTH_FLOW,
-  body: claimBody,
-  response: signInResponse,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const step = await claimSignIn(
-      deps,
-      auth.instance,
-      auth.client,
-      params.id,
-      { claimNonce: body.claim_nonce, codeVerifier: body.code_verifier },
-      auditCtxOf(auth, request),
-    );
-    renewClientToken(auth, step);
-    return signInAnswer(deps, auth, step);
-  },
-});
-
-export const prepareSecondFactorEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>, never, 'id'>({
-  summary: 'Prepare a second factor: email_code (a risk-based step-up) sends the code; totp and backup_code need nothing sent',
-  audit: AUTH_FLOW,
-  body: prepareSecondFactorBody,
-  response: signInResponse,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
-    if (body.strategy === 'passkey') {
-      await assertPasskeyStep(deps, auth.instance, attempt, 'second');
-      return passkeyOptionsAnswer(deps, auth, attempt, 'second');
-    }
-    await prepareSecondFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage });
-    return signInAnswer(deps, auth, { attempt, client: null });
-  },
-});
-
-export const attemptSecondFactorEndpoint = signInStepEndpoint(
-  'Attempt a second factor (totp, backup_code or email_code with code; passkey with public_key_credential); success activates the pending session',
-  attemptSecondFactorBody,
-  (deps, instance, attempt, input, audit, auth) => attemptSecondFactor(deps, instance, attempt, withPasskeyRp(input, auth), audit),
-);
-
-export const resetPasswordEndpoint = signInStepEndpoint(
-  'Set a new password after a verified reset code; revokes the user’s other sessions and signs in',
-  resetPasswordBody,
-  (deps, instance, attempt, input, audit) => resetPassword(deps, instance, attempt, input.password, audit),
-);
-
-// ---------------------------------------------------------------------------------------
-// Sign-up
-
-export const createSignUpEndpoint = endpoint<FapiAuth, z.output<typeof createSignUpBody>>({
-  summary: 'Start a sign-up (fields per the instance settings and sign-up mode); then prepare and attempt the email code',
-  audit: AUTH_FLOW,
-  body: createSignUpBody,
-  response: signUpResponse,
-  handle: async ({ deps, auth, body, request }) => {
-    if (body.transfer) return transferSignUp(deps, auth, auditCtxOf(auth, request));
-    if (isOauth(body.strategy))
-      return startSocialSignUp(
-        deps,
-        auth,
-        body.strategy!,
-        { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url },
-        body.code_challenge,
-      );
-    const created = await createSignUp(deps, auth.instance, body, auth.client, auditCtxOf(auth, request));
-    auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
-    return {
-      response: await signUpView(deps, auth.instance, created.attempt),
-      client: await clientView(deps, auth.instance, created.client),
-    };
-  },
-});
-
-export const getSignUpEndpoint = endpoint<FapiAuth, never, never, 'id'>({
-  summary: 'This client’s sign-up attempt',
-  response: signUpResponse,
-  handle: async ({ deps, auth, params }) => {
-    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
-    return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
-  },
-});
-
-export const prepareVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareVerificationBody>, never, 'id'>({
-  summary:
-    'Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address); email_link emails a link that completes the sign-up of this browser once opened',
-  audit: AUTH_FLOW,
-  body: prepareVerificationBody,
-  response: signUpResponse,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
-    await prepareSignUpVerification(deps, auth.instance, attempt, {
-      acceptLanguage: request.acceptLanguage,
-      strategy: body.strategy as SignUpStrategy,
-      redirectUrl: body.redirect_url,
-      ip: request.ip,
-      userAgent: request.userAgent,
-    });
-    return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
-  },
-});
-
-export const attemptVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptVerificationBody>, never, 'id'>({
-  summary: 'Check the email code; success creates the user and a session on the client',
-  audit: AUTH_FLOW,
-  body: attemptVerificationBody,
-  response: signUpResponse,
-  handle: async ({ deps, auth, params, body, request }) => {
-    const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
-    const done = await attemptSignUpVerification(
-      deps,
-      auth.instance,
-      attempt,
-      body.code,
-      auditCtxOf(auth, request),
-      body.strategy as SignUpStrategy | undefined,
-    );
-    renewClientToken(auth, done);
-    return { response: await signUpView(deps, auth.instance, done.attempt), client: await clientView(deps, auth.instance, done.client) };
-  },
-});
 
 /**
  * `GET {fapi_url}/v1/environment`: what a sign-in UI (the hosted pages, an SDK) needs to
@@ -747,16 +459,307 @@ const environmentQuery = z.object({
   locale: z.string().max(64).optional(),
 });
 
-export const getEnvironmentEndpoint = endpoint<FapiAuth, never, z.output<typeof environmentQuery>>({
-  summary:
-    'What a sign-in UI needs: the instance’s name and keys, sign-up mode and fields, factors, the hosted pages’ language and copy overrides; with redirect_url, whether it is allowed',
-  query: environmentQuery,
-  response: environmentSchema,
-  handle: ({ deps, auth, query, request }) =>
-    environmentView(deps, auth.instance, {
-      redirectUrl: query.redirect_url,
-      locale: query.locale,
-      acceptLanguage: request.acceptLanguage,
-      client: auth.client,
-    }),
-});
+export const signIns = {
+  // ---------------------------------------------------------------------------------------
+  // Sign-in
+  create: endpoint<FapiAuth, z.output<typeof createSignInBody>>({
+    summary:
+      'Start a sign-in: with an identifier (email address or username; optionally its password at once), or redeem a ticket (strategy ticket)',
+    audit: AUTH_FLOW,
+    body: createSignInBody,
+    response: signInResponse,
+    handle: async ({ deps, auth, body, request }) => {
+      if (isOauth(body.strategy)) {
+        return startSocialSignIn(
+          deps,
+          auth,
+          body.strategy!,
+          { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url, newUser: body.new_user },
+          body.code_challenge,
+        );
+      }
+      if (body.strategy === 'ticket') {
+        const end = await signInWithTicket(deps, auth.instance, { ticket: body.ticket!, client: auth.client }, request);
+        auth.issueClientToken(end.clientToken ?? auth.clientToken!);
+        if (end.attempt) return signInAnswer(deps, auth, { attempt: end.attempt, client: end.client });
+        const now = deps.clock.now();
+        return {
+          response: {
+            object: 'sign_in_attempt' as const,
+            id: newId('sia'),
+            status: 'complete' as const,
+            identifier: null,
+            supported_identifiers: [],
+            supported_first_factors: [],
+            supported_second_factors: null,
+            step_up_reasons: null,
+            first_factor_verification: {
+              object: 'verification' as const,
+              status: 'verified' as const,
+              strategy: 'ticket',
+              attempts: 0,
+              expire_at: null,
+            },
+            second_factor_verification: null,
+            created_session_id: end.sessionId,
+            abandon_at: null,
+            created_at: now,
+            updated_at: now,
+          },
+          client: await clientView(deps, auth.instance, end.client),
+        };
+      }
+      if (body.strategy === 'passkey' && body.identifier === undefined) {
+        const created = await createPasskeySignIn(deps, auth.instance, auth.client);
+        const token = created.newClientToken ?? auth.clientToken!;
+        auth.issueClientToken(token);
+        auth.client = created.client;
+        auth.clientToken = token;
+        return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
+      }
+      if (body.password !== undefined) await spendAttemptBudget(deps, auth, request);
+      const ssoBinding = body.strategy === 'enterprise_sso' || body.strategy === 'saml' ? bindingFor(auth.mode, body.code_challenge) : null;
+      const created = await createSignIn(deps, auth.instance, body.identifier!, auth.client, { withPassword: body.password !== undefined });
+      const token = created.newClientToken ?? auth.clientToken!;
+      auth.issueClientToken(token);
+      auth.client = created.client;
+      auth.clientToken = token;
+      if (ssoBinding)
+        return startSsoAnswer(deps, auth, created, {
+          binding: ssoBinding,
+          redirectUrl: body.redirect_url,
+          completeRedirectUrl: body.action_complete_redirect_url,
+        });
+      if (body.strategy === 'passkey') {
+        await assertPasskeyStep(deps, auth.instance, created.attempt, 'first');
+        return passkeyOptionsAnswer(deps, auth, created.attempt, 'first', created.client);
+      }
+      if (body.password !== undefined) {
+        // attemptFirstFactor refuses a locked account before hashing.
+        const step = await attemptFirstFactor(
+          deps,
+          auth.instance,
+          created.attempt,
+          { strategy: 'password', password: body.password, stored: created.stored },
+          auditCtxOf(auth, request),
+        );
+        renewClientToken(auth, step);
+        return signInAnswer(deps, auth, step, { newClient: created.newClientToken !== null });
+      }
+      // No lock check here: a lockout stops password guesses, never the codes that prove the mailbox.
+      return signInAnswer(deps, auth, { attempt: created.attempt, client: created.client });
+    },
+  }),
+  get: endpoint<FapiAuth, never, never, 'id'>({
+    summary: 'This client’s sign-in attempt',
+    response: signInResponse,
+    handle: async ({ deps, auth, params }) => {
+      const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
+      return signInAnswer(deps, auth, { attempt, client: null });
+    },
+  }),
+  prepareFirstFactor: endpoint<FapiAuth, z.output<typeof prepareFirstFactorBody>, never, 'id'>({
+    summary: 'Send the email code of email_code or reset_password_email_code (1 per 30 s and 5 per hour per address)',
+    audit: AUTH_FLOW,
+    body: prepareFirstFactorBody,
+    response: signInResponse,
+    handle: async ({ deps, auth, params, body, request }) => {
+      const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
+      if (body.strategy === 'passkey') {
+        await assertPasskeyStep(deps, auth.instance, attempt, 'first');
+        return passkeyOptionsAnswer(deps, auth, attempt, 'first');
+      }
+      if (body.strategy === 'enterprise_sso') {
+        const binding = bindingFor(auth.mode, body.code_challenge);
+        return startSsoAnswer(
+          deps,
+          auth,
+          { attempt, client: null },
+          { binding, redirectUrl: body.redirect_url, completeRedirectUrl: body.action_complete_redirect_url },
+        );
+      }
+      await prepareFirstFactor(deps, auth.instance, attempt, body.strategy, {
+        acceptLanguage: request.acceptLanguage,
+        ip: request.ip,
+        userAgent: request.userAgent,
+        redirectUrl: body.redirect_url,
+      });
+      return signInAnswer(deps, auth, { attempt, client: null });
+    },
+  }),
+  attemptFirstFactor: signInStepEndpoint(
+    'Attempt a first factor: password, email_code, phone_code, reset_password_email_code, or passkey (public_key_credential)',
+    attemptFirstFactorBody,
+    (deps, instance, attempt, input, audit, auth) => attemptFirstFactor(deps, instance, attempt, withPasskeyRp(input, auth), audit),
+  ),
+  claim: endpoint<FapiAuth, z.output<typeof claimBody>, never, 'id'>({
+    summary:
+      'Native apps: claim the oauth_<provider> or enterprise_sso sign-in this attempt started, with the claim_nonce the browser came back with (on redirect_url) and the code_verifier of the start’s code_challenge',
+    audit: AUTH_FLOW,
+    body: claimBody,
+    response: signInResponse,
+    handle: async ({ deps, auth, params, body, request }) => {
+      const step = await claimSignIn(
+        deps,
+        auth.instance,
+        auth.client,
+        params.id,
+        { claimNonce: body.claim_nonce, codeVerifier: body.code_verifier },
+        auditCtxOf(auth, request),
+      );
+      renewClientToken(auth, step);
+      return signInAnswer(deps, auth, step);
+    },
+  }),
+  prepareSecondFactor: endpoint<FapiAuth, z.output<typeof prepareSecondFactorBody>, never, 'id'>({
+    summary: 'Prepare a second factor: email_code (a risk-based step-up) sends the code; totp and backup_code need nothing sent',
+    audit: AUTH_FLOW,
+    body: prepareSecondFactorBody,
+    response: signInResponse,
+    handle: async ({ deps, auth, params, body, request }) => {
+      const attempt = await loadSignIn(deps, auth.instance, auth.client, params.id);
+      if (body.strategy === 'passkey') {
+        await assertPasskeyStep(deps, auth.instance, attempt, 'second');
+        return passkeyOptionsAnswer(deps, auth, attempt, 'second');
+      }
+      await prepareSecondFactor(deps, auth.instance, attempt, body.strategy, { acceptLanguage: request.acceptLanguage });
+      return signInAnswer(deps, auth, { attempt, client: null });
+    },
+  }),
+  attemptSecondFactor: signInStepEndpoint(
+    'Attempt a second factor (totp, backup_code or email_code with code; passkey with public_key_credential); success activates the pending session',
+    attemptSecondFactorBody,
+    (deps, instance, attempt, input, audit, auth) => attemptSecondFactor(deps, instance, attempt, withPasskeyRp(input, auth), audit),
+  ),
+  resetPassword: signInStepEndpoint(
+    'Set a new password after a verified reset code; revokes the user’s other sessions and signs in',
+    resetPasswordBody,
+    (deps, instance, attempt, input, audit) => resetPassword(deps, instance, attempt, input.password, audit),
+  ),
+};
+
+export const verificationLinks = {
+  /**
+   * An emailed link lands here (`email_link`): the sign-in or sign-up of the browser that asked
+   * completes (its tab, polling the attempt, moves on), or the address added to an account is
+   * verified; whoever clicked is sent to the app's `redirect_url` with Clerk's `__clerk_status`
+   * (`verified`, `expired`, `failed`, or `client_mismatch` when the instance wants the link opened
+   * in the browser that asked and this is another), else to the hosted page that says so.
+   */
+  verify: endpoint<FapiAuth, never, { token: string; redirect_url?: string }>({
+    summary:
+      'An emailed link (email_link): completes the sign-in or sign-up of the browser that asked, or verifies the address it was sent to, then 303 to the app’s redirect_url (__clerk_status, __clerk_created_session) or {fapi_url}/sign-in/link-verified?status=…',
+    audit: AUTH_FLOW,
+    query: z.object({ token: z.string().max(256), redirect_url: z.string().max(2048).optional() }),
+    response: z.unknown(),
+    handle: async ({ deps, auth, query, actor, request }) => {
+      const token = splitLinkToken(query.token);
+      const ctx = { ...auditContextOf(actor), ip: request.ip, userAgent: request.userAgent };
+      const clickedBy = auth.client?.id ?? null;
+      const outcome = token
+        ? await LINK_REDEEMERS.find((r) => token.id.startsWith(r.prefix))!.redeem(
+            deps,
+            auth.instance,
+            token.id,
+            token.secret,
+            clickedBy,
+            ctx,
+          )
+        : { status: 'failed' as const, clientToken: null, sessionId: null };
+      if (outcome.clientToken) auth.issueClientToken(outcome.clientToken);
+      return redirect(afterLinkUrl(auth.instance, outcome, query.redirect_url), 303, {
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      });
+    },
+  }),
+};
+
+export const signUps = {
+  // ---------------------------------------------------------------------------------------
+  // Sign-up
+  create: endpoint<FapiAuth, z.output<typeof createSignUpBody>>({
+    summary: 'Start a sign-up (fields per the instance settings and sign-up mode); then prepare and attempt the email code',
+    audit: AUTH_FLOW,
+    body: createSignUpBody,
+    response: signUpResponse,
+    handle: async ({ deps, auth, body, request }) => {
+      if (body.transfer) return transferSignUp(deps, auth, auditCtxOf(auth, request));
+      if (isOauth(body.strategy))
+        return startSocialSignUp(
+          deps,
+          auth,
+          body.strategy!,
+          { redirectUrl: body.redirect_url!, completeRedirectUrl: body.action_complete_redirect_url },
+          body.code_challenge,
+        );
+      const created = await createSignUp(deps, auth.instance, body, auth.client, auditCtxOf(auth, request));
+      auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
+      return {
+        response: await signUpView(deps, auth.instance, created.attempt),
+        client: await clientView(deps, auth.instance, created.client),
+      };
+    },
+  }),
+  get: endpoint<FapiAuth, never, never, 'id'>({
+    summary: 'This client’s sign-up attempt',
+    response: signUpResponse,
+    handle: async ({ deps, auth, params }) => {
+      const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
+      return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
+    },
+  }),
+  prepareVerification: endpoint<FapiAuth, z.output<typeof prepareVerificationBody>, never, 'id'>({
+    summary:
+      'Email a 6-digit code to the sign-up’s address, or text it to its phone number (1 per 30 s and 5 per hour per address); email_link emails a link that completes the sign-up of this browser once opened',
+    audit: AUTH_FLOW,
+    body: prepareVerificationBody,
+    response: signUpResponse,
+    handle: async ({ deps, auth, params, body, request }) => {
+      const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
+      await prepareSignUpVerification(deps, auth.instance, attempt, {
+        acceptLanguage: request.acceptLanguage,
+        strategy: body.strategy as SignUpStrategy,
+        redirectUrl: body.redirect_url,
+        ip: request.ip,
+        userAgent: request.userAgent,
+      });
+      return { response: await signUpView(deps, auth.instance, attempt), client: await clientView(deps, auth.instance, auth.client) };
+    },
+  }),
+  attemptVerification: endpoint<FapiAuth, z.output<typeof attemptVerificationBody>, never, 'id'>({
+    summary: 'Check the email code; success creates the user and a session on the client',
+    audit: AUTH_FLOW,
+    body: attemptVerificationBody,
+    response: signUpResponse,
+    handle: async ({ deps, auth, params, body, request }) => {
+      const attempt = await loadSignUp(deps, auth.instance, auth.client, params.id);
+      const done = await attemptSignUpVerification(
+        deps,
+        auth.instance,
+        attempt,
+        body.code,
+        auditCtxOf(auth, request),
+        body.strategy as SignUpStrategy | undefined,
+      );
+      renewClientToken(auth, done);
+      return { response: await signUpView(deps, auth.instance, done.attempt), client: await clientView(deps, auth.instance, done.client) };
+    },
+  }),
+};
+
+export const environment = {
+  get: endpoint<FapiAuth, never, z.output<typeof environmentQuery>>({
+    summary:
+      'What a sign-in UI needs: the instance’s name and keys, sign-up mode and fields, factors, the hosted pages’ language and copy overrides; with redirect_url, whether it is allowed',
+    query: environmentQuery,
+    response: environmentSchema,
+    handle: ({ deps, auth, query, request }) =>
+      environmentView(deps, auth.instance, {
+        redirectUrl: query.redirect_url,
+        locale: query.locale,
+        acceptLanguage: request.acceptLanguage,
+        client: auth.client,
+      }),
+  }),
+};

@@ -9,7 +9,7 @@ import * as sessions from './sessions';
 import * as me from './users';
 import { myApiKeys, organizationApiKeys as orgApiKeys } from './apikeys';
 import { myBilling, organizationBilling as orgBilling } from './billing';
-import { logoImageEndpoint } from './instances';
+import { brandingLogo } from './instances';
 import {
   authenticateFapi,
   authorizeFapi,
@@ -22,8 +22,8 @@ import {
 } from './authenticate';
 import { fapiCors } from './origin';
 import * as oauthGrants from './oauth';
-import { joinWaitlistEndpoint } from './waitlist';
-import { oauthCallbackEndpoint } from './social';
+import { waitlist } from './waitlist';
+import { oauthCallbacks } from './social';
 import { routeTable, type GuardAuth } from '../../http/route-table';
 import { myPasskeys } from './passkeys';
 import { Hono } from 'hono';
@@ -31,8 +31,8 @@ import { buildOpenApi } from '../../http/openapi';
 import { clerkAnswers as answer, fapiClerkLine as clerkLine, fapiClerkDialect, type FapiClerkLine } from './clerk/dialect';
 import { dialectLayer } from '../../http/dialect';
 import * as clerkDev from './clerk/handshake';
-import { templateTokenEndpoint } from './clerk/tokens';
-import { clerkBundleEndpoint } from './clerk/bundles';
+import { templateTokens } from './clerk/tokens';
+import { clerkBundles } from './clerk/bundles';
 import * as clerkOrgs from './clerk/organizations';
 import * as clerkEnterprise from './clerk/enterprise-connections';
 import * as sessionVerify from './session-verification';
@@ -105,43 +105,43 @@ const PASSWORD_CHANGE = { ...ME, reverification: { unlessBodyHas: ['current_pass
 // One route a line, its columns aligned: the formatter leaves the table as written.
 // prettier-ignore
 export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
-  fapiRoute('GET',    '/v1/environment',                  CLIENT,        auth.getEnvironmentEndpoint),
-  fapiRoute('GET',    '/v1/branding/logo/:version',       PUBLIC,        logoImageEndpoint),
-  fapiRoute('GET',    '/v1/users/:id/profile_image/:version', PUBLIC,    me.profileImageEndpoint),
-  fapiRoute('GET',    '/v1/organization_logos/:id/:version', PUBLIC,     orgs.organizationLogoEndpoint),
+  fapiRoute('GET',    '/v1/environment',                  CLIENT,        auth.environment.get),
+  fapiRoute('GET',    '/v1/branding/logo/:version',       PUBLIC,        brandingLogo.get),
+  fapiRoute('GET',    '/v1/users/:id/profile_image/:version', PUBLIC,    me.profileImages.get),
+  fapiRoute('GET',    '/v1/organization_logos/:id/:version', PUBLIC,     orgs.organizationLogos.get),
   // Clerk's browser bundles, where @clerk/nextjs and @clerk/clerk-react load them from (server/clerk-bundles).
-  fapiRoute('GET',    '/npm/@clerk/:package/dist/:file',  PUBLIC,        clerkBundleEndpoint),
-  fapiRoute('GET',    '/v1/client',                       PK_CLIENT,     sessions.getClientEndpoint),
-  fapiRoute('DELETE', '/v1/client',                       CLIENT,        sessions.deleteClientEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.createSignInEndpoint),
-  fapiRoute('GET',    '/v1/client/sign_ins/:id',                            CLIENT,  auth.getSignInEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_first_factor',       SEND,    auth.prepareFirstFactorEndpoint),
-  fapiRoute('GET',    '/v1/verify',                                         LINK,    auth.verifyLinkEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_first_factor',       ATTEMPT, auth.attemptFirstFactorEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ins/:id/claim',                      ATTEMPT, auth.claimSignInEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_second_factor',      CLIENT,  auth.prepareSecondFactorEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_second_factor',      ATTEMPT, auth.attemptSecondFactorEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ins/:id/reset_password',             ATTEMPT, auth.resetPasswordEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ups',                                SIGN_UP, auth.createSignUpEndpoint),
-  fapiRoute('GET',    '/v1/client/sign_ups/:id',                            CLIENT,  auth.getSignUpEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ups/:id/prepare_verification',       SEND,    auth.prepareVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sign_ups/:id/attempt_verification',       ATTEMPT, auth.attemptVerificationEndpoint),
-  fapiRoute('POST',   '/v1/waitlist',                                       WAITLIST, joinWaitlistEndpoint),
-  fapiRoute('POST',   '/v1/organization_invitations/preview',               PUBLIC,   orgs.previewInvitationEndpoint),
-  fapiRoute('GET',    '/v1/oauth_callback',                                 CALLBACK, oauthCallbackEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.createSessionTokenEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        sessions.endSessionEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        sessions.removeSessionEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/touch',    CLIENT,        sessions.touchSessionEndpoint),
-  fapiRoute('DELETE', '/v1/client/sessions',              CLIENT,        sessions.endAllSessionsEndpoint),
-  fapiRoute('POST',   '/v1/client/me/api_tokens',         notImpersonated(ME, 'mint personal access tokens'),        me.createApiTokenEndpoint),
-  fapiRoute('GET',    '/v1/client/me/api_tokens',         ME,        me.listApiTokensEndpoint),
-  fapiRoute('POST',   '/v1/client/me/api_tokens/:id/revoke', notImpersonated(ME, 'revoke personal access tokens'),     me.revokeApiTokenEndpoint),
-  fapiRoute('GET',    '/v1/me',                           ME_READ,        me.getMeEndpoint),
-  fapiRoute('PATCH',  '/v1/me',                           ME_PATCH,        me.updateMeEndpoint),
-  fapiRoute('DELETE', '/v1/me',                           notImpersonated(REVERIFIED, 'delete the account'),        me.deleteMeEndpoint),
-  fapiRoute('POST',   '/v1/me/profile_image',             ME_WRITE,        me.setMyProfileImageEndpoint),
-  fapiRoute('DELETE', '/v1/me/profile_image',             ME_WRITE,        me.deleteMyProfileImageEndpoint),
+  fapiRoute('GET',    '/npm/@clerk/:package/dist/:file',  PUBLIC,        clerkBundles.get),
+  fapiRoute('GET',    '/v1/client',                       PK_CLIENT,     sessions.client.get),
+  fapiRoute('DELETE', '/v1/client',                       CLIENT,        sessions.client.delete),
+  fapiRoute('POST',   '/v1/client/sign_ins',                                SIGN_IN, auth.signIns.create),
+  fapiRoute('GET',    '/v1/client/sign_ins/:id',                            CLIENT,  auth.signIns.get),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_first_factor',       SEND,    auth.signIns.prepareFirstFactor),
+  fapiRoute('GET',    '/v1/verify',                                         LINK,    auth.verificationLinks.verify),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_first_factor',       ATTEMPT, auth.signIns.attemptFirstFactor),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/claim',                      ATTEMPT, auth.signIns.claim),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/prepare_second_factor',      CLIENT,  auth.signIns.prepareSecondFactor),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/attempt_second_factor',      ATTEMPT, auth.signIns.attemptSecondFactor),
+  fapiRoute('POST',   '/v1/client/sign_ins/:id/reset_password',             ATTEMPT, auth.signIns.resetPassword),
+  fapiRoute('POST',   '/v1/client/sign_ups',                                SIGN_UP, auth.signUps.create),
+  fapiRoute('GET',    '/v1/client/sign_ups/:id',                            CLIENT,  auth.signUps.get),
+  fapiRoute('POST',   '/v1/client/sign_ups/:id/prepare_verification',       SEND,    auth.signUps.prepareVerification),
+  fapiRoute('POST',   '/v1/client/sign_ups/:id/attempt_verification',       ATTEMPT, auth.signUps.attemptVerification),
+  fapiRoute('POST',   '/v1/waitlist',                                       WAITLIST, waitlist.join),
+  fapiRoute('POST',   '/v1/organization_invitations/preview',               PUBLIC,   orgs.invitationTokens.preview),
+  fapiRoute('GET',    '/v1/oauth_callback',                                 CALLBACK, oauthCallbacks.complete),
+  fapiRoute('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.clientSessions.createToken),
+  fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        sessions.clientSessions.end),
+  fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        sessions.clientSessions.remove),
+  fapiRoute('POST',   '/v1/client/sessions/:id/touch',    CLIENT,        sessions.clientSessions.touch),
+  fapiRoute('DELETE', '/v1/client/sessions',              CLIENT,        sessions.clientSessions.endAll),
+  fapiRoute('POST',   '/v1/client/me/api_tokens',         notImpersonated(ME, 'mint personal access tokens'),        me.myApiTokens.create),
+  fapiRoute('GET',    '/v1/client/me/api_tokens',         ME,        me.myApiTokens.list),
+  fapiRoute('POST',   '/v1/client/me/api_tokens/:id/revoke', notImpersonated(ME, 'revoke personal access tokens'),     me.myApiTokens.revoke),
+  fapiRoute('GET',    '/v1/me',                           ME_READ,        me.me.get),
+  fapiRoute('PATCH',  '/v1/me',                           ME_PATCH,        me.me.update),
+  fapiRoute('DELETE', '/v1/me',                           notImpersonated(REVERIFIED, 'delete the account'),        me.me.delete),
+  fapiRoute('POST',   '/v1/me/profile_image',             ME_WRITE,        me.myProfileImage.set),
+  fapiRoute('DELETE', '/v1/me/profile_image',             ME_WRITE,        me.myProfileImage.delete),
   fapiRoute('POST',   '/v1/me/email_addresses',           notImpersonated(REVERIFIED),        me.myEmailAddresses.add),
   fapiRoute('GET',    '/v1/me/email_addresses/:id',       ME_READ,        me.myEmailAddresses.get),
   fapiRoute('POST',   '/v1/me/email_addresses/:id/prepare_verification', notImpersonated(ME_SEND), me.myEmailAddresses.prepare),
@@ -152,33 +152,33 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/me/phone_numbers/:id/prepare_verification', notImpersonated(ME_SEND), me.myPhoneNumbers.prepare),
   fapiRoute('POST',   '/v1/me/phone_numbers/:id/attempt_verification', notImpersonated(ME), me.myPhoneNumbers.attempt),
   fapiRoute('DELETE', '/v1/me/phone_numbers/:id',         notImpersonated(REVERIFIED),        me.myPhoneNumbers.remove),
-  fapiRoute('POST',   '/v1/me/change_password/prepare',   notImpersonated(ME_SEND, 'change the password'),        me.prepareReauthenticationEndpoint),
-  fapiRoute('GET',    '/v1/me/connected_accounts',        ME,        me.listConnectedAccountsEndpoint),
-  fapiRoute('DELETE', '/v1/me/connected_accounts/:id',    notImpersonated(ME),        me.disconnectAccountEndpoint),
-  fapiRoute('GET',    '/v1/me/enterprise_connections',    ME,        clerkEnterprise.myEnterpriseConnectionsEndpoint),
-  fapiRoute('POST',   '/v1/me/change_password',           notImpersonated(PASSWORD_CHANGE, 'change the password'),        me.changePasswordEndpoint),
-  fapiRoute('POST',   '/v1/me/totp',                      notImpersonated(REVERIFIED_PENDING),        me.createTotpEndpoint),
-  fapiRoute('POST',   '/v1/me/totp/attempt_verification', notImpersonated(ME_PENDING),        me.confirmTotpEndpoint),
-  fapiRoute('DELETE', '/v1/me/totp',                      notImpersonated(REVERIFIED),        me.deleteTotpEndpoint),
-  fapiRoute('POST',   '/v1/me/backup_codes',              notImpersonated(REVERIFIED),        me.regenerateBackupCodesEndpoint),
+  fapiRoute('POST',   '/v1/me/change_password/prepare',   notImpersonated(ME_SEND, 'change the password'),        me.myPassword.prepareReauthentication),
+  fapiRoute('GET',    '/v1/me/connected_accounts',        ME,        me.myConnectedAccounts.list),
+  fapiRoute('DELETE', '/v1/me/connected_accounts/:id',    notImpersonated(ME),        me.myConnectedAccounts.disconnect),
+  fapiRoute('GET',    '/v1/me/enterprise_connections',    ME,        clerkEnterprise.myEnterpriseConnections.list),
+  fapiRoute('POST',   '/v1/me/change_password',           notImpersonated(PASSWORD_CHANGE, 'change the password'),        me.myPassword.change),
+  fapiRoute('POST',   '/v1/me/totp',                      notImpersonated(REVERIFIED_PENDING),        me.myTotp.create),
+  fapiRoute('POST',   '/v1/me/totp/attempt_verification', notImpersonated(ME_PENDING),        me.myTotp.confirm),
+  fapiRoute('DELETE', '/v1/me/totp',                      notImpersonated(REVERIFIED),        me.myTotp.delete),
+  fapiRoute('POST',   '/v1/me/backup_codes',              notImpersonated(REVERIFIED),        me.myBackupCodes.regenerate),
   fapiRoute('GET',    '/v1/me/passkeys',                  ME,        myPasskeys.list),
   fapiRoute('POST',   '/v1/me/passkeys/prepare_registration', notImpersonated(REVERIFIED_PENDING), myPasskeys.prepare),
   fapiRoute('POST',   '/v1/me/passkeys',                  notImpersonated(REVERIFIED_PENDING),        myPasskeys.create),
   fapiRoute('PATCH',  '/v1/me/passkeys/:id',              notImpersonated(ME),        myPasskeys.rename),
   fapiRoute('DELETE', '/v1/me/passkeys/:id',              notImpersonated(REVERIFIED),        myPasskeys.remove),
-  fapiRoute('GET',    '/v1/me/sessions',                  ME,        sessions.listMySessionsEndpoint),
-  fapiRoute('POST',   '/v1/me/sessions/revoke_others',    notImpersonated(ME, 'end the account’s sessions'),        sessions.revokeMyOtherSessionsEndpoint),
-  fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       notImpersonated(ME, 'end the account’s sessions'),        sessions.revokeMySessionEndpoint),
-  fapiRoute('GET',    '/v1/me/oauth_grants',              ME,        oauthGrants.listMyGrantsEndpoint),
-  fapiRoute('DELETE', '/v1/me/oauth_grants/:id',          notImpersonated(ME, 'revoke what applications were granted'),        oauthGrants.revokeMyGrantEndpoint),
-  fapiRoute('GET',    '/v1/me/organization_memberships',                     ORG_USER, orgs.listMyMembershipsEndpoint),
-  fapiRoute('DELETE', '/v1/me/organization_memberships/:id',                 org('member'), orgs.leaveOrganizationEndpoint),
-  fapiRoute('GET',    '/v1/me/organization_invitations',                     ORG_USER, orgs.listMyInvitationsEndpoint),
-  fapiRoute('POST',   '/v1/me/organization_invitations/accept',              ORG_USER, orgs.acceptInvitationByTokenEndpoint),
-  fapiRoute('POST',   '/v1/me/organization_invitations/:id/accept',          ORG_USER, orgs.acceptMyInvitationEndpoint),
-  fapiRoute('GET',    '/v1/me/organization_suggestions',                     ORG_USER, orgs.listMySuggestionsEndpoint),
-  fapiRoute('POST',   '/v1/me/organization_suggestions/:id/accept',          ORG_USER, orgs.acceptMySuggestionEndpoint),
-  fapiRoute('POST',   '/v1/organizations',                                   ORG_USER, orgs.createOrganizationEndpoint),
+  fapiRoute('GET',    '/v1/me/sessions',                  ME,        sessions.mySessions.list),
+  fapiRoute('POST',   '/v1/me/sessions/revoke_others',    notImpersonated(ME, 'end the account’s sessions'),        sessions.mySessions.revokeOthers),
+  fapiRoute('POST',   '/v1/me/sessions/:id/revoke',       notImpersonated(ME, 'end the account’s sessions'),        sessions.mySessions.revoke),
+  fapiRoute('GET',    '/v1/me/oauth_grants',              ME,        oauthGrants.myGrants.list),
+  fapiRoute('DELETE', '/v1/me/oauth_grants/:id',          notImpersonated(ME, 'revoke what applications were granted'),        oauthGrants.myGrants.revoke),
+  fapiRoute('GET',    '/v1/me/organization_memberships',                     ORG_USER, orgs.myMemberships.list),
+  fapiRoute('DELETE', '/v1/me/organization_memberships/:id',                 org('member'), orgs.myMemberships.leave),
+  fapiRoute('GET',    '/v1/me/organization_invitations',                     ORG_USER, orgs.myInvitations.list),
+  fapiRoute('POST',   '/v1/me/organization_invitations/accept',              ORG_USER, orgs.myInvitations.acceptByToken),
+  fapiRoute('POST',   '/v1/me/organization_invitations/:id/accept',          ORG_USER, orgs.myInvitations.accept),
+  fapiRoute('GET',    '/v1/me/organization_suggestions',                     ORG_USER, orgs.mySuggestions.list),
+  fapiRoute('POST',   '/v1/me/organization_suggestions/:id/accept',          ORG_USER, orgs.mySuggestions.accept),
+  fapiRoute('POST',   '/v1/organizations',                                   ORG_USER, orgs.myOrganizations.create),
   fapiRoute('GET',    '/v1/organizations/:id',                               org('member'), member.getOrganization),
   fapiRoute('PATCH',  '/v1/organizations/:id',                               org('org:sys_profile:manage'), member.updateOrganization),
   fapiRoute('DELETE', '/v1/organizations/:id',                               org('org:sys_profile:delete'), member.deleteOrganization),
@@ -201,7 +201,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('DELETE', '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), member.deleteDomain),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), member.prepareDomainVerification),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), member.attemptDomainVerification),
-  fapiRoute('POST',   '/v1/organizations/:id/portal_links',                  notImpersonated(org('org:sys_portal:manage'), 'open the admin portal'), orgs.portalLinkEndpoint),
+  fapiRoute('POST',   '/v1/organizations/:id/portal_links',                  notImpersonated(org('org:sys_portal:manage'), 'open the admin portal'), orgs.portalLinks.create),
   fapiRoute('GET',    '/v1/me/api_keys',                  ME,        myApiKeys.list),
   fapiRoute('POST',   '/v1/me/api_keys',                  notImpersonated(ME, 'mint API keys'),        myApiKeys.create),
   fapiRoute('POST',   '/v1/me/api_keys/:id/revoke',       notImpersonated(ME, 'revoke API keys'),        myApiKeys.revoke),
@@ -214,18 +214,18 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/organizations/:id/billing',                       org('member'), orgBilling.status),
   fapiRoute('POST',   '/v1/organizations/:id/billing/checkout',              notImpersonated(org('org:sys_memberships:manage'), 'start a checkout'), orgBilling.checkout),
   fapiRoute('POST',   '/v1/organizations/:id/billing/portal',                notImpersonated(org('org:sys_memberships:manage'), 'open the billing portal'), orgBilling.portal),
-  fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.refreshSessionEndpoint),
+  fapiRoute('POST',   '/v1/sessions/:id/refresh',         PUBLIC,        sessions.clientSessions.refresh),
   // Clerk's development-instance contract (server/api/fapi/clerk/handshake.ts): @clerk/backend's handshake, clerk-js's dev browser.
-  fapiRoute('POST',   '/v1/dev_browser',                  CLIENT,        clerkDev.devBrowserEndpoint),
-  fapiRoute('GET',    '/v1/client/handshake',             CLIENT,        clerkDev.handshakeEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/tokens/:template', CLIENT, templateTokenEndpoint),
-  fapiRoute('GET',    '/v1/organizations/:id/roles',                         org('org:sys_memberships:read'), clerkOrgs.organizationRolesEndpoint),
+  fapiRoute('POST',   '/v1/dev_browser',                  CLIENT,        clerkDev.devBrowser.create),
+  fapiRoute('GET',    '/v1/client/handshake',             CLIENT,        clerkDev.handshake.get),
+  fapiRoute('POST',   '/v1/client/sessions/:id/tokens/:template', CLIENT, templateTokens.create),
+  fapiRoute('GET',    '/v1/organizations/:id/roles',                         org('org:sys_memberships:read'), clerkOrgs.organizationRoles.list),
   // Reverification (server/auth/reverification.ts): a session of this client verified again, for the REVERIFIED routes.
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify',                       CLIENT,  sessionVerify.startVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_first_factor',  SEND,    sessionVerify.prepareFirstFactorVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_first_factor',  ATTEMPT, sessionVerify.attemptFirstFactorVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_second_factor', CLIENT,  sessionVerify.prepareSecondFactorVerificationEndpoint),
-  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_second_factor', ATTEMPT, sessionVerify.attemptSecondFactorVerificationEndpoint),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify',                       CLIENT,  sessionVerify.sessionVerifications.start),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_first_factor',  SEND,    sessionVerify.sessionVerifications.prepareFirstFactor),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_first_factor',  ATTEMPT, sessionVerify.sessionVerifications.attemptFirstFactor),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/prepare_second_factor', CLIENT,  sessionVerify.sessionVerifications.prepareSecondFactor),
+  fapiRoute('POST',   '/v1/client/sessions/:id/verify/attempt_second_factor', ATTEMPT, sessionVerify.sessionVerifications.attemptSecondFactor),
 ];
 
 /**

@@ -42,57 +42,7 @@ import { acceptSuggestion, listUserSuggestions } from '../../organizations/sugge
 
 const membershipList = lightListSchema(publicMembershipSchema);
 
-export const listMyMembershipsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'The signed-in user’s organization memberships (light envelope)',
-  query: meQuery,
-  response: membershipList,
-  handle: async ({ deps, auth }) => {
-    const { me } = auth;
-    const rows = await membershipsWithUsers(deps.db, auth.instance.id, { userId: me.userId, limit: 501 });
-    return {
-      object: 'list' as const,
-      data: rows.slice(0, 500).map((r) => publicMembershipView(membershipView(r))),
-      has_more: rows.length > 500,
-    };
-  },
-});
-
-export const leaveOrganizationEndpoint = endpoint<OrgMemberAuth, never, MeQuery>({
-  summary: 'Leave an organization (the last admin cannot)',
-  audit: { action: 'organization_membership.deleted' },
-  query: meQuery,
-  response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
-  handle: async ({ deps, auth, actor }) => {
-    const {
-      me,
-      org: { organization: org },
-    } = auth;
-    return {
-      ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId, auditContextOf(actor))),
-      deleted: true as const,
-    };
-  },
-});
-
 const createOrgBody = z.strictObject({ name: z.string().trim().min(1).max(256), slug: slug.optional() });
-
-export const createOrganizationEndpoint = endpoint<SignedInAuth, z.output<typeof createOrgBody>, MeQuery>({
-  summary: 'Create an organization, joining it with the creator role (when the instance allows it)',
-  audit: { action: 'organization.created' },
-  body: createOrgBody,
-  query: meQuery,
-  response: publicOrganizationSchema,
-  handle: async ({ deps, auth, body }) => {
-    const { me } = auth;
-    if (!auth.instance.settings.organization_creation_enabled) {
-      throw new AppError('FORBIDDEN', {
-        message: 'Users cannot create organizations in this application.',
-        meta: { reason: REASONS.organization_creation_disabled },
-      });
-    }
-    return publicOrganizationView(await createOrganization(deps, auth.instance.id, { ...body, created_by: me.userId }));
-  },
-});
 
 const roleBody = z.strictObject({ role: z.string().min(1).max(64) });
 const inviteBody = z.strictObject({
@@ -136,17 +86,6 @@ export const memberOrganizations = organizationEndpointsFor<OrgMemberAuth>({
 
 const invitationList = lightListSchema(publicInvitationSchema);
 
-export const listMyInvitationsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'Pending invitations to the signed-in user’s verified email addresses',
-  query: meQuery,
-  response: invitationList,
-  handle: async ({ deps, auth }) => {
-    const { me } = auth;
-    const list = await listUserInvitations(deps, auth.instance.id, me.userId);
-    return { ...list, data: list.data.map(publicInvitationView) };
-  },
-});
-
 const acceptedSchema = z.object({
   object: z.literal('organization_invitation_acceptance'),
   invitation: publicInvitationSchema,
@@ -158,30 +97,7 @@ const accepted = (r: Awaited<ReturnType<typeof acceptOrganizationInvitation>>) =
   membership: publicMembershipView(r.membership),
 });
 
-export const acceptMyInvitationEndpoint = endpoint<SignedInAuth, never, MeQuery, 'id'>({
-  summary: 'Accept an invitation to one of the user’s verified addresses: the user joins with its role',
-  audit: { action: 'organization_invitation.accepted' },
-  query: meQuery,
-  response: acceptedSchema,
-  handle: async ({ deps, auth, params }) => {
-    const { me } = auth;
-    return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { id: params.id }));
-  },
-});
-
 const tokenBody = z.strictObject({ token: z.string().min(1).max(128) });
-
-export const acceptInvitationByTokenEndpoint = endpoint<SignedInAuth, z.output<typeof tokenBody>, MeQuery>({
-  summary: 'Accept the invitation of an accept link’s invitation_token (the user must hold the invited address, verified)',
-  audit: { action: 'organization_invitation.accepted' },
-  body: tokenBody,
-  query: meQuery,
-  response: acceptedSchema,
-  handle: async ({ deps, auth, body }) => {
-    const { me } = auth;
-    return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { token: body.token }));
-  },
-});
 
 const invitationPreviewSchema = z.object({
   object: z.literal('organization_invitation_preview'),
@@ -191,15 +107,6 @@ const invitationPreviewSchema = z.object({
   role: z.object({ key: z.string(), name: z.string() }),
   inviter_name: z.string().nullable(),
   expires_at: z.number().int(),
-});
-
-export const previewInvitationEndpoint = endpoint<FapiAuth, z.output<typeof tokenBody>>({
-  summary:
-    'What an accept link’s invitation_token invites to, before signing in: the organization, the inviter, the role and the invited address',
-  audit: { unaudited: 'a read sent as POST, so the token stays out of URLs and logs' },
-  body: tokenBody,
-  response: invitationPreviewSchema,
-  handle: ({ deps, auth, body }) => previewInvitation(deps, auth.instance.id, body.token),
 });
 
 const suggestionSchema = z.object({
@@ -220,36 +127,139 @@ const suggestionsQuery = meQuery.extend({
     .optional(),
 });
 
-export const listMySuggestionsEndpoint = endpoint<SignedInAuth, never, z.output<typeof suggestionsQuery>>({
-  summary:
-    'Organizations suggested to the user by their verified email domain; status pending (default) or accepted (asked to join), comma-separated for both',
-  query: suggestionsQuery,
-  response: lightListSchema(suggestionSchema),
-  handle: async ({ deps, auth, query }) => {
-    const { me } = auth;
-    return listUserSuggestions(deps, auth.instance.id, me.userId, query.status);
-  },
-});
+export const myMemberships = {
+  list: endpoint<SignedInAuth, never, MeQuery>({
+    summary: 'The signed-in user’s organization memberships (light envelope)',
+    query: meQuery,
+    response: membershipList,
+    handle: async ({ deps, auth }) => {
+      const { me } = auth;
+      const rows = await membershipsWithUsers(deps.db, auth.instance.id, { userId: me.userId, limit: 501 });
+      return {
+        object: 'list' as const,
+        data: rows.slice(0, 500).map((r) => publicMembershipView(membershipView(r))),
+        has_more: rows.length > 500,
+      };
+    },
+  }),
+  leave: endpoint<OrgMemberAuth, never, MeQuery>({
+    summary: 'Leave an organization (the last admin cannot)',
+    audit: { action: 'organization_membership.deleted' },
+    query: meQuery,
+    response: publicMembershipSchema.extend({ deleted: z.literal(true) }),
+    handle: async ({ deps, auth, actor }) => {
+      const {
+        me,
+        org: { organization: org },
+      } = auth;
+      return {
+        ...publicMembershipView(await removeMembership(deps, auth.instance.id, org.id, me.userId, auditContextOf(actor))),
+        deleted: true as const,
+      };
+    },
+  }),
+};
 
-export const acceptMySuggestionEndpoint = endpoint<SignedInAuth, never, MeQuery, 'id'>({
-  summary:
-    'Ask to join a suggested organization: a membership request its admins accept (the user then joins with the default role) or reject',
-  audit: { action: 'organization_suggestion.accepted' },
-  query: meQuery,
-  response: suggestionSchema,
-  handle: async ({ deps, auth, params }) => acceptSuggestion(deps, auth.instance.id, auth.me.userId, params.id),
-});
+export const myOrganizations = {
+  create: endpoint<SignedInAuth, z.output<typeof createOrgBody>, MeQuery>({
+    summary: 'Create an organization, joining it with the creator role (when the instance allows it)',
+    audit: { action: 'organization.created' },
+    body: createOrgBody,
+    query: meQuery,
+    response: publicOrganizationSchema,
+    handle: async ({ deps, auth, body }) => {
+      const { me } = auth;
+      if (!auth.instance.settings.organization_creation_enabled) {
+        throw new AppError('FORBIDDEN', {
+          message: 'Users cannot create organizations in this application.',
+          meta: { reason: REASONS.organization_creation_disabled },
+        });
+      }
+      return publicOrganizationView(await createOrganization(deps, auth.instance.id, { ...body, created_by: me.userId }));
+    },
+  }),
+};
 
-/** FAPI, public: an organization's logo at its version (immutable caching, ETag, 304), as the organization's `image_url` says. */
-export const organizationLogoEndpoint = endpoint<FapiAuth, never, never, 'id' | 'version'>({
-  summary: 'An organization’s logo (the URL names its version: cached for a year); 304 on a matching If-None-Match',
-  response: z.unknown(),
-  handle: async ({ deps, auth, params, raw }) =>
-    storedImageResult(await organizationLogoImage(deps, auth.instance.id, params.id, params.version, raw.header('if-none-match'))),
-});
+export const myInvitations = {
+  list: endpoint<SignedInAuth, never, MeQuery>({
+    summary: 'Pending invitations to the signed-in user’s verified email addresses',
+    query: meQuery,
+    response: invitationList,
+    handle: async ({ deps, auth }) => {
+      const { me } = auth;
+      const list = await listUserInvitations(deps, auth.instance.id, me.userId);
+      return { ...list, data: list.data.map(publicInvitationView) };
+    },
+  }),
+  accept: endpoint<SignedInAuth, never, MeQuery, 'id'>({
+    summary: 'Accept an invitation to one of the user’s verified addresses: the user joins with its role',
+    audit: { action: 'organization_invitation.accepted' },
+    query: meQuery,
+    response: acceptedSchema,
+    handle: async ({ deps, auth, params }) => {
+      const { me } = auth;
+      return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { id: params.id }));
+    },
+  }),
+  acceptByToken: endpoint<SignedInAuth, z.output<typeof tokenBody>, MeQuery>({
+    summary: 'Accept the invitation of an accept link’s invitation_token (the user must hold the invited address, verified)',
+    audit: { action: 'organization_invitation.accepted' },
+    body: tokenBody,
+    query: meQuery,
+    response: acceptedSchema,
+    handle: async ({ deps, auth, body }) => {
+      const { me } = auth;
+      return accepted(await acceptOrganizationInvitation(deps, auth.instance.id, me.userId, { token: body.token }));
+    },
+  }),
+};
 
-/** FAPI: a member holding org:sys_portal:manage asks for an admin portal link of their organization ("Set up SSO" in the app). */
-export const portalLinkEndpoint = portalLinkEndpointFor<OrgMemberAuth>(
-  (auth) => auth.instance.id,
-  (auth) => auth.org.organization.id,
-);
+export const invitationTokens = {
+  preview: endpoint<FapiAuth, z.output<typeof tokenBody>>({
+    summary:
+      'What an accept link’s invitation_token invites to, before signing in: the organization, the inviter, the role and the invited address',
+    audit: { unaudited: 'a read sent as POST, so the token stays out of URLs and logs' },
+    body: tokenBody,
+    response: invitationPreviewSchema,
+    handle: ({ deps, auth, body }) => previewInvitation(deps, auth.instance.id, body.token),
+  }),
+};
+
+export const mySuggestions = {
+  list: endpoint<SignedInAuth, never, z.output<typeof suggestionsQuery>>({
+    summary:
+      'Organizations suggested to the user by their verified email domain; status pending (default) or accepted (asked to join), comma-separated for both',
+    query: suggestionsQuery,
+    response: lightListSchema(suggestionSchema),
+    handle: async ({ deps, auth, query }) => {
+      const { me } = auth;
+      return listUserSuggestions(deps, auth.instance.id, me.userId, query.status);
+    },
+  }),
+  accept: endpoint<SignedInAuth, never, MeQuery, 'id'>({
+    summary:
+      'Ask to join a suggested organization: a membership request its admins accept (the user then joins with the default role) or reject',
+    audit: { action: 'organization_suggestion.accepted' },
+    query: meQuery,
+    response: suggestionSchema,
+    handle: async ({ deps, auth, params }) => acceptSuggestion(deps, auth.instance.id, auth.me.userId, params.id),
+  }),
+};
+
+export const organizationLogos = {
+  /** FAPI, public: an organization's logo at its version (immutable caching, ETag, 304), as the organization's `image_url` says. */
+  get: endpoint<FapiAuth, never, never, 'id' | 'version'>({
+    summary: 'An organization’s logo (the URL names its version: cached for a year); 304 on a matching If-None-Match',
+    response: z.unknown(),
+    handle: async ({ deps, auth, params, raw }) =>
+      storedImageResult(await organizationLogoImage(deps, auth.instance.id, params.id, params.version, raw.header('if-none-match'))),
+  }),
+};
+
+export const portalLinks = {
+  /** FAPI: a member holding org:sys_portal:manage asks for an admin portal link of their organization ("Set up SSO" in the app). */
+  create: portalLinkEndpointFor<OrgMemberAuth>(
+    (auth) => auth.instance.id,
+    (auth) => auth.org.organization.id,
+  ),
+};

@@ -84,59 +84,57 @@ const withRp = <I extends { strategy: string }>(input: I, auth: FapiAuth) =>
 
 const STEP = { unaudited: 'starts or prepares a verification of the session; a proved factor is audited as session.reverified' };
 
-export const startVerificationEndpoint = endpoint<FapiAuth, z.output<typeof startBody>, never, 'id'>({
-  summary:
-    'Start verifying a session of this client again, for a level: first_factor, second_factor (the first for a user without one) or multi_factor',
-  audit: STEP,
-  body: startBody,
-  response: sessionVerificationSchema,
-  handle: ({ deps, auth, params, body }) => startSessionVerification(deps, auth.instance, auth.client?.id ?? null, params.id, body.level),
-});
-
-export const prepareFirstFactorVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareFirstBody>, never, 'id'>({
-  summary:
-    'Prepare the first factor of a session verification: email_code sends a code to a verified address (email_address_id, default the primary one); passkey answers the assertion options as nonce',
-  audit: STEP,
-  body: prepareFirstBody,
-  response: sessionVerificationSchema,
-  handle: ({ deps, auth, params, body, request }) =>
-    prepareFirstFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, body, {
-      acceptLanguage: request.acceptLanguage,
-      rp: relyingPartyOf(auth.instance, auth.servedUrl),
-    }),
-});
-
-export const attemptFirstFactorVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptFirstBody>, never, 'id'>({
-  summary: 'Prove the first factor of a session verification: the password, the emailed code, or a passkey (both factors at once)',
-  audit: { action: 'session.reverified', recordedBy: 'domain' },
-  body: attemptFirstBody,
-  response: sessionVerificationSchema,
-  handle: ({ deps, auth, params, body, actor }) =>
-    attemptFirstFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, withRp(body, auth), auditContextOf(actor)),
-});
-
-export const prepareSecondFactorVerificationEndpoint = endpoint<FapiAuth, z.output<typeof prepareSecondBody>, never, 'id'>({
-  summary:
-    'Prepare the second factor of a session verification (totp, backup_code: nothing is sent; passkey: the assertion options as nonce)',
-  audit: STEP,
-  body: prepareSecondBody,
-  response: sessionVerificationSchema,
-  handle: ({ deps, auth, params, body }) =>
-    prepareSecondFactorVerification(
-      deps,
-      auth.instance,
-      auth.client?.id ?? null,
-      params.id,
-      body.strategy,
-      relyingPartyOf(auth.instance, auth.servedUrl),
-    ),
-});
-
-export const attemptSecondFactorVerificationEndpoint = endpoint<FapiAuth, z.output<typeof attemptSecondBody>, never, 'id'>({
-  summary: 'Prove the second factor of a session verification: a current TOTP code, an unused backup code, or a passkey',
-  audit: { action: 'session.reverified', recordedBy: 'domain' },
-  body: attemptSecondBody,
-  response: sessionVerificationSchema,
-  handle: ({ deps, auth, params, body, actor }) =>
-    attemptSecondFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, withRp(body, auth), auditContextOf(actor)),
-});
+export const sessionVerifications = {
+  start: endpoint<FapiAuth, z.output<typeof startBody>, never, 'id'>({
+    summary:
+      'Start verifying a session of this client again, for a level: first_factor, second_factor (the first for a user without one) or multi_factor',
+    audit: STEP,
+    body: startBody,
+    response: sessionVerificationSchema,
+    handle: ({ deps, auth, params, body }) => startSessionVerification(deps, auth.instance, auth.client?.id ?? null, params.id, body.level),
+  }),
+  prepareFirstFactor: endpoint<FapiAuth, z.output<typeof prepareFirstBody>, never, 'id'>({
+    summary:
+      'Prepare the first factor of a session verification: email_code sends a code to a verified address (email_address_id, default the primary one); passkey answers the assertion options as nonce',
+    audit: STEP,
+    body: prepareFirstBody,
+    response: sessionVerificationSchema,
+    handle: ({ deps, auth, params, body, request }) =>
+      prepareFirstFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, body, {
+        acceptLanguage: request.acceptLanguage,
+        rp: relyingPartyOf(auth.instance, auth.servedUrl),
+      }),
+  }),
+  attemptFirstFactor: endpoint<FapiAuth, z.output<typeof attemptFirstBody>, never, 'id'>({
+    summary: 'Prove the first factor of a session verification: the password, the emailed code, or a passkey (both factors at once)',
+    audit: { action: 'session.reverified', recordedBy: 'domain' },
+    body: attemptFirstBody,
+    response: sessionVerificationSchema,
+    handle: ({ deps, auth, params, body, actor }) =>
+      attemptFirstFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, withRp(body, auth), auditContextOf(actor)),
+  }),
+  prepareSecondFactor: endpoint<FapiAuth, z.output<typeof prepareSecondBody>, never, 'id'>({
+    summary:
+      'Prepare the second factor of a session verification (totp, backup_code: nothing is sent; passkey: the assertion options as nonce)',
+    audit: STEP,
+    body: prepareSecondBody,
+    response: sessionVerificationSchema,
+    handle: ({ deps, auth, params, body }) =>
+      prepareSecondFactorVerification(
+        deps,
+        auth.instance,
+        auth.client?.id ?? null,
+        params.id,
+        body.strategy,
+        relyingPartyOf(auth.instance, auth.servedUrl),
+      ),
+  }),
+  attemptSecondFactor: endpoint<FapiAuth, z.output<typeof attemptSecondBody>, never, 'id'>({
+    summary: 'Prove the second factor of a session verification: a current TOTP code, an unused backup code, or a passkey',
+    audit: { action: 'session.reverified', recordedBy: 'domain' },
+    body: attemptSecondBody,
+    response: sessionVerificationSchema,
+    handle: ({ deps, auth, params, body, actor }) =>
+      attemptSecondFactorVerification(deps, auth.instance, auth.client?.id ?? null, params.id, withRp(body, auth), auditContextOf(actor)),
+  }),
+};

@@ -25,41 +25,6 @@ const callbackQuery = z.object({
 });
 
 /**
- * The provider's redirect back. Success: 303 to the flow's redirect_url with the client's
- * session active (or pending on a second factor: the sign-in attempt id the flow announced
- * then answers GET /v1/client/sign_ins/:id as needs_second_factor). Failure: an HTML page
- * naming the reason; every outcome is in the audit log.
- */
-export const oauthCallbackEndpoint = endpoint<FapiAuth, never, z.output<typeof callbackQuery>>({
-  summary: 'Social sign-in callback: the provider redirects here (register {fapi_url}/v1/oauth_callback at the provider)',
-  audit: { action: 'social.sign_in', recordedBy: 'domain' },
-  query: callbackQuery,
-  response: z.unknown(),
-  handle: async ({ deps, auth, query, actor, request, raw }) => {
-    const rawQuery = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]).toString();
-    try {
-      const browser = { client: auth.client, cookieHeader: raw.header('cookie') };
-      const done = await completeSocialFlow(deps, auth.instance, browser, query, rawQuery, {
-        ...auditContextOf(actor),
-        ip: request.ip,
-        userAgent: request.userAgent,
-      });
-      if (done.kind === 'awaiting_claim')
-        return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-      const token = done.step.clientToken ?? auth.clientToken;
-      if (token) auth.issueClientToken(token);
-      return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store' });
-    } catch (err) {
-      if (!isAppError(err)) throw err;
-      const reason = typeof err.meta.reason === 'string' ? err.meta.reason : err.code;
-      return htmlPage(errorPage('Sign-in could not be completed', `${err.message} (${reason})`), err.status, {
-        'cache-control': 'no-store',
-      });
-    }
-  },
-});
-
-/**
  * FAPI side of social sign-in: `strategy: "oauth_<name>"` on sign-in or sign-up creation
  * answers the provider's authorization URL (`first_factor_verification.
  * external_verification_redirect_url`); the provider sends the browser back to
@@ -187,3 +152,40 @@ export async function transferSignUp(deps: Deps, auth: FapiAuth, auditCtx: Audit
     client: await clientView(deps, auth.instance, step.client ?? auth.client),
   };
 }
+
+export const oauthCallbacks = {
+  /**
+   * The provider's redirect back. Success: 303 to the flow's redirect_url with the client's
+   * session active (or pending on a second factor: the sign-in attempt id the flow announced
+   * then answers GET /v1/client/sign_ins/:id as needs_second_factor). Failure: an HTML page
+   * naming the reason; every outcome is in the audit log.
+   */
+  complete: endpoint<FapiAuth, never, z.output<typeof callbackQuery>>({
+    summary: 'Social sign-in callback: the provider redirects here (register {fapi_url}/v1/oauth_callback at the provider)',
+    audit: { action: 'social.sign_in', recordedBy: 'domain' },
+    query: callbackQuery,
+    response: z.unknown(),
+    handle: async ({ deps, auth, query, actor, request, raw }) => {
+      const rawQuery = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]).toString();
+      try {
+        const browser = { client: auth.client, cookieHeader: raw.header('cookie') };
+        const done = await completeSocialFlow(deps, auth.instance, browser, query, rawQuery, {
+          ...auditContextOf(actor),
+          ip: request.ip,
+          userAgent: request.userAgent,
+        });
+        if (done.kind === 'awaiting_claim')
+          return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+        const token = done.step.clientToken ?? auth.clientToken;
+        if (token) auth.issueClientToken(token);
+        return redirect(done.redirectUrl, 303, { 'cache-control': 'no-store' });
+      } catch (err) {
+        if (!isAppError(err)) throw err;
+        const reason = typeof err.meta.reason === 'string' ? err.meta.reason : err.code;
+        return htmlPage(errorPage('Sign-in could not be completed', `${err.message} (${reason})`), err.status, {
+          'cache-control': 'no-store',
+        });
+      }
+    },
+  }),
+};

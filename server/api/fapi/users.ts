@@ -101,123 +101,7 @@ async function meWithImpersonator(deps: Deps, auth: SignedInAuth) {
   return { ...(await meView(deps, auth.instance.id, me.userId)), impersonator };
 }
 
-export const getMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary:
-    'The signed-in user (no private metadata); in an impersonation session, who impersonates (an operator by name). A session, or a uat_ token with me:read',
-  query: meQuery,
-  response: meWithImpersonatorSchema,
-  handle: ({ deps, auth }) => meWithImpersonator(deps, auth),
-});
-
-export const updateMeEndpoint = endpoint<SignedInAuth, z.output<typeof updateMeBody>, MeQuery>({
-  summary:
-    'Update the signed-in user: names, username, unsafe_metadata (merged); answers as GET /v1/me. A session, or a uat_ token with me:write',
-  audit: { action: 'user.updated' },
-  body: updateMeBody,
-  query: meQuery,
-  response: meWithImpersonatorSchema,
-  handle: async ({ deps, auth, actor, body }) => {
-    const { me } = auth;
-    if (body.primary_email_address_id !== undefined)
-      await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'email_address', body.primary_email_address_id);
-    if (body.primary_phone_number_id !== undefined)
-      await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'phone_number', body.primary_phone_number_id);
-    await updateUser(deps, auth.instance.id, me.userId, body, auditContextOf(actor));
-    return meWithImpersonator(deps, auth);
-  },
-});
-
 const totpEnrollmentSchema = z.object({ object: z.literal('totp'), secret: z.string(), uri: z.string(), verified: z.literal(false) });
-
-export const createTotpEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
-  summary: 'Start TOTP enrollment: a new secret and its otpauth:// URI (a pending session with the setup_mfa task may call it)',
-  audit: { action: 'mfa.totp_enrollment_started' },
-  query: meQuery,
-  response: totpEnrollmentSchema,
-  handle: async ({ deps, auth }) => {
-    const { me } = auth;
-    return beginTotpEnrollment(deps, auth.instance, me.userId);
-  },
-});
-
-export const confirmTotpEndpoint = endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
-  summary: 'Confirm TOTP enrollment with a current code; answers the 10 backup codes once and activates a setup_mfa-pending session',
-  audit: { action: 'mfa.totp_enabled' },
-  body: codeBody,
-  query: meQuery,
-  response: z.object({ object: z.literal('totp'), verified: z.literal(true), backup_codes: z.array(z.string()) }),
-  handle: async ({ deps, auth, actor, body }) => {
-    const { me } = auth;
-    await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    return confirmTotp(deps, auth.instance, me.userId, body.code, me.sessionId, auditContextOf(actor));
-  },
-});
-
-export const deleteTotpEndpoint = endpoint<SignedInAuth, z.output<typeof disableBody>, MeQuery>({
-  summary: 'Disable TOTP and drop the backup codes, for a session verified within the instance’s reverification window',
-  audit: { action: 'mfa.totp_disabled' },
-  body: disableBody,
-  query: meQuery,
-  response: z.object({ object: z.literal('totp'), deleted: z.literal(true) }),
-  handle: async ({ deps, auth, body }) => {
-    const { me } = auth;
-    await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    return disableTotp(deps, auth.instance, me.userId, mfaProofOf(body));
-  },
-});
-
-export const regenerateBackupCodesEndpoint = endpoint<SignedInAuth, z.output<typeof optionalCodeBody>, MeQuery>({
-  summary:
-    'New backup codes (the old ones stop working), for a session verified within the instance’s reverification window; answered once',
-  audit: { action: 'mfa.backup_codes_regenerated' },
-  body: optionalCodeBody,
-  query: meQuery,
-  response: z.object({ object: z.literal('backup_codes'), backup_codes: z.array(z.string()) }),
-  handle: async ({ deps, auth, body }) => {
-    const { me } = auth;
-    await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    return regenerateBackupCodes(deps, auth.instance.id, me.userId, body.code !== undefined ? { code: body.code } : { reverified: true });
-  },
-});
-
-export const createApiTokenEndpoint = endpoint<SignedInAuth, z.output<typeof createApiTokenBody>, MeQuery>({
-  summary: 'Mint a personal access token (uat_) for the signed-in user; session only, never another token; the secret is shown once',
-  audit: { action: 'api_token.created' },
-  body: createApiTokenBody,
-  query: meQuery,
-  status: 201,
-  response: apiTokenSchema.extend({ token: z.string() }),
-  handle: async ({ deps, auth, body, actor }) => {
-    const { me } = auth;
-    return createApiToken(
-      deps,
-      auth.instance.id,
-      { userId: me.userId, sessionId: me.sessionId!, name: body.name, scopes: body.scopes, expiresInSeconds: body.expires_in_seconds },
-      auditContextOf(actor),
-    );
-  },
-});
-
-export const listApiTokensEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'The signed-in user’s unrevoked personal access tokens (no secrets)',
-  query: meQuery,
-  response: apiTokenListSchema,
-  handle: async ({ deps, auth }) => {
-    const { me } = auth;
-    return listApiTokens(deps, auth.instance.id, me.userId);
-  },
-});
-
-export const revokeApiTokenEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery, 'id'>({
-  summary: 'Revoke one of the signed-in user’s personal access tokens',
-  audit: { action: 'api_token.revoked' },
-  query: meQuery,
-  response: apiTokenSchema,
-  handle: async ({ deps, auth, params, actor }) => {
-    const { me } = auth;
-    return revokeApiToken(deps, auth.instance.id, me.userId, params.id, auditContextOf(actor));
-  },
-});
 
 // --- Own email addresses, password and account (the hosted profile) ---
 
@@ -308,17 +192,6 @@ export const myPhoneNumbers = identifierEndpoints('phone_number', phoneNumber, p
   many: 'phone numbers',
 });
 
-export const prepareReauthenticationEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
-  summary: 'Email a code to the signed-in user’s primary address, to change the password without the current one',
-  audit: { unaudited: 'sends a code; the password change is audited' },
-  body: z.strictObject({}),
-  query: meQuery,
-  response: verificationSchema,
-  handle: ({ deps, auth, request }) => {
-    return prepareReauthentication(deps, auth.instance, auth.me.userId, request.acceptLanguage);
-  },
-});
-
 const changePasswordBody = z
   .strictObject({
     current_password: z.string().min(1).max(256).optional(),
@@ -333,77 +206,211 @@ const changePasswordBody = z
     params: { reason: 'conflict' },
   });
 
-export const changePasswordEndpoint = endpoint<SignedInAuth, z.output<typeof changePasswordBody>, MeQuery>({
-  summary:
-    'Change the signed-in user’s password, proved by the current password or a code from change_password/prepare; other sessions end unless sign_out_of_other_sessions is false',
-  audit: { action: 'user.password_changed', recordedBy: 'domain' },
-  body: changePasswordBody,
-  query: meQuery,
-  response: meSchema,
-  handle: async ({ deps, auth, body, actor }) => {
-    const { me } = auth;
-    await limitMfaAttempts(deps, auth.instance.id, me.userId);
-    await changeMyPassword(deps, auth.instance, me, body, auditContextOf(actor));
-    return meView(deps, auth.instance.id, me.userId);
-  },
-});
-
-export const deleteMeEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'Delete the signed-in user’s account, when the instance allows it (user_settings.actions.delete_self)',
-  audit: { action: 'user.deleted' },
-  query: meQuery,
-  response: z.object({ object: z.literal('user'), id: z.string(), deleted: z.literal(true) }),
-  handle: ({ deps, auth }) => deleteMyAccount(deps, auth.instance, auth.me),
-});
-
-export const listConnectedAccountsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary: 'The signed-in user’s connected accounts: social providers and enterprise SSO identities',
-  query: meQuery,
-  response: z.object({ object: z.literal('list'), data: z.array(connectedAccountSchema), has_more: z.boolean() }),
-  handle: async ({ deps, auth }) => ({
-    object: 'list' as const,
-    data: await listConnectedAccounts(deps, auth.instance.id, auth.me.userId),
-    has_more: false,
+export const me = {
+  get: endpoint<SignedInAuth, never, MeQuery>({
+    summary:
+      'The signed-in user (no private metadata); in an impersonation session, who impersonates (an operator by name). A session, or a uat_ token with me:read',
+    query: meQuery,
+    response: meWithImpersonatorSchema,
+    handle: ({ deps, auth }) => meWithImpersonator(deps, auth),
   }),
-});
+  update: endpoint<SignedInAuth, z.output<typeof updateMeBody>, MeQuery>({
+    summary:
+      'Update the signed-in user: names, username, unsafe_metadata (merged); answers as GET /v1/me. A session, or a uat_ token with me:write',
+    audit: { action: 'user.updated' },
+    body: updateMeBody,
+    query: meQuery,
+    response: meWithImpersonatorSchema,
+    handle: async ({ deps, auth, actor, body }) => {
+      const { me } = auth;
+      if (body.primary_email_address_id !== undefined)
+        await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'email_address', body.primary_email_address_id);
+      if (body.primary_phone_number_id !== undefined)
+        await assertVerifiedIdentifier(deps, auth.instance.id, me.userId, 'phone_number', body.primary_phone_number_id);
+      await updateUser(deps, auth.instance.id, me.userId, body, auditContextOf(actor));
+      return meWithImpersonator(deps, auth);
+    },
+  }),
+  delete: endpoint<SignedInAuth, never, MeQuery>({
+    summary: 'Delete the signed-in user’s account, when the instance allows it (user_settings.actions.delete_self)',
+    audit: { action: 'user.deleted' },
+    query: meQuery,
+    response: z.object({ object: z.literal('user'), id: z.string(), deleted: z.literal(true) }),
+    handle: ({ deps, auth }) => deleteMyAccount(deps, auth.instance, auth.me),
+  }),
+};
 
-export const disconnectAccountEndpoint = endpoint<SignedInAuth, never, MeQuery, 'id'>({
-  summary: 'Disconnect one of the signed-in user’s social accounts (enterprise SSO identities belong to the organization: 404)',
-  audit: { action: 'user.external_account_removed' },
-  query: meQuery,
-  response: z.object({ object: z.literal('connected_account'), id: z.string(), deleted: z.literal(true) }),
-  handle: ({ deps, auth, params }) => disconnectSocialAccount(deps, auth.instance.id, auth.me.userId, params.id),
-});
+export const myTotp = {
+  create: endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+    summary: 'Start TOTP enrollment: a new secret and its otpauth:// URI (a pending session with the setup_mfa task may call it)',
+    audit: { action: 'mfa.totp_enrollment_started' },
+    query: meQuery,
+    response: totpEnrollmentSchema,
+    handle: async ({ deps, auth }) => {
+      const { me } = auth;
+      return beginTotpEnrollment(deps, auth.instance, me.userId);
+    },
+  }),
+  confirm: endpoint<SignedInAuth, z.output<typeof codeBody>, MeQuery>({
+    summary: 'Confirm TOTP enrollment with a current code; answers the 10 backup codes once and activates a setup_mfa-pending session',
+    audit: { action: 'mfa.totp_enabled' },
+    body: codeBody,
+    query: meQuery,
+    response: z.object({ object: z.literal('totp'), verified: z.literal(true), backup_codes: z.array(z.string()) }),
+    handle: async ({ deps, auth, actor, body }) => {
+      const { me } = auth;
+      await limitMfaAttempts(deps, auth.instance.id, me.userId);
+      return confirmTotp(deps, auth.instance, me.userId, body.code, me.sessionId, auditContextOf(actor));
+    },
+  }),
+  delete: endpoint<SignedInAuth, z.output<typeof disableBody>, MeQuery>({
+    summary: 'Disable TOTP and drop the backup codes, for a session verified within the instance’s reverification window',
+    audit: { action: 'mfa.totp_disabled' },
+    body: disableBody,
+    query: meQuery,
+    response: z.object({ object: z.literal('totp'), deleted: z.literal(true) }),
+    handle: async ({ deps, auth, body }) => {
+      const { me } = auth;
+      await limitMfaAttempts(deps, auth.instance.id, me.userId);
+      return disableTotp(deps, auth.instance, me.userId, mfaProofOf(body));
+    },
+  }),
+};
 
-export const setMyProfileImageEndpoint = endpoint<SignedInAuth, ImageUpload, MeQuery>({
-  summary: `Set the signed-in user’s profile image (${USER_UPLOAD})`,
-  multipart: true,
-  body: profileImageUploadSchema,
-  query: meQuery,
-  response: meSchema,
-  audit: { action: 'user.profile_image_updated' },
-  handle: async ({ deps, auth, body }) => {
-    await setProfileImage(deps, auth.instance.id, auth.me.userId, body);
-    return meView(deps, auth.instance.id, auth.me.userId);
-  },
-});
+export const myBackupCodes = {
+  regenerate: endpoint<SignedInAuth, z.output<typeof optionalCodeBody>, MeQuery>({
+    summary:
+      'New backup codes (the old ones stop working), for a session verified within the instance’s reverification window; answered once',
+    audit: { action: 'mfa.backup_codes_regenerated' },
+    body: optionalCodeBody,
+    query: meQuery,
+    response: z.object({ object: z.literal('backup_codes'), backup_codes: z.array(z.string()) }),
+    handle: async ({ deps, auth, body }) => {
+      const { me } = auth;
+      await limitMfaAttempts(deps, auth.instance.id, me.userId);
+      return regenerateBackupCodes(deps, auth.instance.id, me.userId, body.code !== undefined ? { code: body.code } : { reverified: true });
+    },
+  }),
+};
 
-export const deleteMyProfileImageEndpoint = endpoint<SignedInAuth, Record<string, never>, MeQuery>({
-  summary: 'Remove the signed-in user’s profile image',
-  query: meQuery,
-  response: meSchema,
-  audit: { action: 'user.profile_image_deleted' },
-  handle: async ({ deps, auth }) => {
-    await deleteProfileImage(deps, auth.instance.id, auth.me.userId);
-    return meView(deps, auth.instance.id, auth.me.userId);
-  },
-});
+export const myApiTokens = {
+  create: endpoint<SignedInAuth, z.output<typeof createApiTokenBody>, MeQuery>({
+    summary: 'Mint a personal access token (uat_) for the signed-in user; session only, never another token; the secret is shown once',
+    audit: { action: 'api_token.created' },
+    body: createApiTokenBody,
+    query: meQuery,
+    status: 201,
+    response: apiTokenSchema.extend({ token: z.string() }),
+    handle: async ({ deps, auth, body, actor }) => {
+      const { me } = auth;
+      return createApiToken(
+        deps,
+        auth.instance.id,
+        { userId: me.userId, sessionId: me.sessionId!, name: body.name, scopes: body.scopes, expiresInSeconds: body.expires_in_seconds },
+        auditContextOf(actor),
+      );
+    },
+  }),
+  list: endpoint<SignedInAuth, never, MeQuery>({
+    summary: 'The signed-in user’s unrevoked personal access tokens (no secrets)',
+    query: meQuery,
+    response: apiTokenListSchema,
+    handle: async ({ deps, auth }) => {
+      const { me } = auth;
+      return listApiTokens(deps, auth.instance.id, me.userId);
+    },
+  }),
+  revoke: endpoint<SignedInAuth, Record<string, never>, MeQuery, 'id'>({
+    summary: 'Revoke one of the signed-in user’s personal access tokens',
+    audit: { action: 'api_token.revoked' },
+    query: meQuery,
+    response: apiTokenSchema,
+    handle: async ({ deps, auth, params, actor }) => {
+      const { me } = auth;
+      return revokeApiToken(deps, auth.instance.id, me.userId, params.id, auditContextOf(actor));
+    },
+  }),
+};
 
-/** FAPI, public: a user's profile image at its version (immutable caching, ETag, 304), as the user's `image_url` says. */
-export const profileImageEndpoint = endpoint<FapiAuth, never, never, 'id' | 'version'>({
-  summary: 'A user’s profile image (the URL names its version: cached for a year); 304 on a matching If-None-Match',
-  response: userSchema.shape.image_url,
-  handle: async ({ deps, auth, params, raw }) => {
-    return storedImageResult(await profileImage(deps, auth.instance.id, params.id, params.version, raw.header('if-none-match')));
-  },
-});
+export const myPassword = {
+  prepareReauthentication: endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+    summary: 'Email a code to the signed-in user’s primary address, to change the password without the current one',
+    audit: { unaudited: 'sends a code; the password change is audited' },
+    body: z.strictObject({}),
+    query: meQuery,
+    response: verificationSchema,
+    handle: ({ deps, auth, request }) => {
+      return prepareReauthentication(deps, auth.instance, auth.me.userId, request.acceptLanguage);
+    },
+  }),
+  change: endpoint<SignedInAuth, z.output<typeof changePasswordBody>, MeQuery>({
+    summary:
+      'Change the signed-in user’s password, proved by the current password or a code from change_password/prepare; other sessions end unless sign_out_of_other_sessions is false',
+    audit: { action: 'user.password_changed', recordedBy: 'domain' },
+    body: changePasswordBody,
+    query: meQuery,
+    response: meSchema,
+    handle: async ({ deps, auth, body, actor }) => {
+      const { me } = auth;
+      await limitMfaAttempts(deps, auth.instance.id, me.userId);
+      await changeMyPassword(deps, auth.instance, me, body, auditContextOf(actor));
+      return meView(deps, auth.instance.id, me.userId);
+    },
+  }),
+};
+
+export const myConnectedAccounts = {
+  list: endpoint<SignedInAuth, never, MeQuery>({
+    summary: 'The signed-in user’s connected accounts: social providers and enterprise SSO identities',
+    query: meQuery,
+    response: z.object({ object: z.literal('list'), data: z.array(connectedAccountSchema), has_more: z.boolean() }),
+    handle: async ({ deps, auth }) => ({
+      object: 'list' as const,
+      data: await listConnectedAccounts(deps, auth.instance.id, auth.me.userId),
+      has_more: false,
+    }),
+  }),
+  disconnect: endpoint<SignedInAuth, never, MeQuery, 'id'>({
+    summary: 'Disconnect one of the signed-in user’s social accounts (enterprise SSO identities belong to the organization: 404)',
+    audit: { action: 'user.external_account_removed' },
+    query: meQuery,
+    response: z.object({ object: z.literal('connected_account'), id: z.string(), deleted: z.literal(true) }),
+    handle: ({ deps, auth, params }) => disconnectSocialAccount(deps, auth.instance.id, auth.me.userId, params.id),
+  }),
+};
+
+export const myProfileImage = {
+  set: endpoint<SignedInAuth, ImageUpload, MeQuery>({
+    summary: `Set the signed-in user’s profile image (${USER_UPLOAD})`,
+    multipart: true,
+    body: profileImageUploadSchema,
+    query: meQuery,
+    response: meSchema,
+    audit: { action: 'user.profile_image_updated' },
+    handle: async ({ deps, auth, body }) => {
+      await setProfileImage(deps, auth.instance.id, auth.me.userId, body);
+      return meView(deps, auth.instance.id, auth.me.userId);
+    },
+  }),
+  delete: endpoint<SignedInAuth, Record<string, never>, MeQuery>({
+    summary: 'Remove the signed-in user’s profile image',
+    query: meQuery,
+    response: meSchema,
+    audit: { action: 'user.profile_image_deleted' },
+    handle: async ({ deps, auth }) => {
+      await deleteProfileImage(deps, auth.instance.id, auth.me.userId);
+      return meView(deps, auth.instance.id, auth.me.userId);
+    },
+  }),
+};
+
+export const profileImages = {
+  /** FAPI, public: a user's profile image at its version (immutable caching, ETag, 304), as the user's `image_url` says. */
+  get: endpoint<FapiAuth, never, never, 'id' | 'version'>({
+    summary: 'A user’s profile image (the URL names its version: cached for a year); 304 on a matching If-None-Match',
+    response: userSchema.shape.image_url,
+    handle: async ({ deps, auth, params, raw }) => {
+      return storedImageResult(await profileImage(deps, auth.instance.id, params.id, params.version, raw.header('if-none-match')));
+    },
+  }),
+};

@@ -25,27 +25,29 @@ const userConnectionSchema = z
   })
   .meta({ id: 'UserEnterpriseConnection' });
 
-export const myEnterpriseConnectionsEndpoint = endpoint<SignedInAuth, never, MeQuery>({
-  summary:
-    'The signed-in user’s active SSO connections: those of their organizations and those they signed in through (names and domains, never IdP settings)',
-  query: meQuery,
-  response: lightListSchema(userConnectionSchema),
-  handle: async ({ deps, auth }) => {
-    const rows = await connectionsOfUser(deps, auth.instance.id, auth.me.userId);
-    return {
-      object: 'list' as const,
-      data: rows.map((c) => ({
-        object: 'enterprise_connection' as const,
-        id: c.id,
-        name: c.name,
-        provider: c.provider,
-        active: c.active,
-        domains: c.domains,
-        organization_id: c.organizationId,
-        created_at: c.createdAt,
-        updated_at: c.updatedAt,
-      })),
-      has_more: false,
-    };
-  },
-});
+export const myEnterpriseConnections = {
+  list: endpoint<SignedInAuth, never, MeQuery>({
+    summary:
+      'The signed-in user’s active SSO connections: those of their organizations and those they signed in through (names and domains, never IdP settings)',
+    query: meQuery,
+    response: lightListSchema(userConnectionSchema),
+    handle: async ({ deps, auth }) => {
+      const rows = await connectionsOfUser(deps, auth.instance.id, auth.me.userId);
+      return {
+        object: 'list' as const,
+        data: rows.map((c) => ({
+          object: 'enterprise_connection' as const,
+          id: c.id,
+          name: c.name,
+          provider: c.provider,
+          active: c.active,
+          domains: c.domains,
+          organization_id: c.organizationId,
+          created_at: c.createdAt,
+          updated_at: c.updatedAt,
+        })),
+        has_more: false,
+      };
+    },
+  }),
+};

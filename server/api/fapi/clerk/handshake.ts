@@ -30,16 +30,6 @@ import type { Deps } from '../../../deps';
 
 const HANDSHAKE_TTL_S = 60;
 
-export const devBrowserEndpoint = endpoint<FapiAuth>({
-  summary: 'Clerk development instances: a dev-browser token for this browser’s client (test instances only)',
-  audit: { unaudited: 'hands out the token of a new or existing client; signs nobody in' },
-  response: z.object({ object: z.literal('dev_browser'), id: z.string() }),
-  handle: async ({ deps, auth }) => {
-    if (auth.instance.environment !== 'test') throw new AppError('NOT_FOUND', { message: 'Dev browsers exist on test instances only.' });
-    return { object: 'dev_browser' as const, id: await clientTokenOf(deps, auth) };
-  },
-});
-
 /** The token of the request's client; a new client (its cookie set) when there is none. */
 async function clientTokenOf(deps: Pick<Deps, 'db' | 'clock'>, auth: FapiAuth): Promise<string> {
   if (auth.client && auth.clientToken) return auth.clientToken;
@@ -71,54 +61,68 @@ async function sessionCookies(deps: Deps, instance: InstanceContext, client: Cli
   return { jwt, uat: Math.floor(client.updatedAt / 1000) };
 }
 
-export const handshakeEndpoint = endpoint<FapiAuth, never, z.output<typeof handshakeQuery>>({
-  summary: 'Clerk’s handshake for @clerk/backend: back to redirect_url with the cookies the app should hold, signed',
-  audit: { unaudited: 'mints a short-lived token of the browser’s active session, like a token request' },
-  query: handshakeQuery,
-  response: z.unknown(),
-  handle: async ({ deps, auth, query }) => {
-    const { instance } = auth;
-    let target: URL;
-    try {
-      target = new URL(query.redirect_url);
-    } catch {
-      throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not a URL.');
-    }
-    if (!isAllowedAppUrl(instance, target.href))
-      throw validationError(
-        'redirect_url',
-        REASONS.redirect_url_not_allowed,
-        'redirect_url is not one of the instance’s allowed origins or redirect URLs.',
-      );
-
-    const secure = target.protocol === 'https:';
-    const suffix = query.suffixed_cookies === 'true' ? await cookieSuffix(instance.publishableKey) : null;
-    const names = (base: string) => (suffix ? [base, `${base}_${suffix}`] : [base]);
-    const { jwt, uat } = await sessionCookies(deps, instance, auth.client, target.origin);
-    const directives = [
-      ...(jwt
-        ? cookieDirectives(names('__session'), jwt, 60 * 60 * 24 * 7, 'Lax', secure)
-        : cookieDirectives(names('__session'), '', 0, 'Lax', secure)),
-      ...cookieDirectives(names('__client_uat'), String(uat), 60 * 60 * 24 * 365, 'Strict', secure),
-    ];
-    if (instance.environment === 'test')
-      directives.push(...cookieDirectives(names('__clerk_db_jwt'), await clientTokenOf(deps, auth), 60 * 60 * 24 * 365, 'Lax', secure));
-
-    const signer = await currentSigner(deps, instance.id);
-    const now = Math.floor(deps.clock.now() / 1000);
-    const token = await new SignJWT({ handshake: directives })
-      .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
-      .setIssuer(instance.fapiUrl)
-      .setIssuedAt(now)
-      .setExpirationTime(now + HANDSHAKE_TTL_S)
-      .sign(signer.key);
-    target.searchParams.set('__clerk_handshake', token);
-    return redirect(target.href, 302, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-  },
-});
-
 /** Clerk's cookie suffix: the first 8 characters of base64url(SHA-1(publishable key)). */
 async function cookieSuffix(publishableKey: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-1', new TextEncoder().encode(publishableKey));
   return Buffer.from(digest).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').substring(0, 8);
 }
+
+export const devBrowser = {
+  create: endpoint<FapiAuth>({
+    summary: 'Clerk development instances: a dev-browser token for this browser’s client (test instances only)',
+    audit: { unaudited: 'hands out the token of a new or existing client; signs nobody in' },
+    response: z.object({ object: z.literal('dev_browser'), id: z.string() }),
+    handle: async ({ deps, auth }) => {
+      if (auth.instance.environment !== 'test') throw new AppError('NOT_FOUND', { message: 'Dev browsers exist on test instances only.' });
+      return { object: 'dev_browser' as const, id: await clientTokenOf(deps, auth) };
+    },
+  }),
+};
+
+export const handshake = {
+  get: endpoint<FapiAuth, never, z.output<typeof handshakeQuery>>({
+    summary: 'Clerk’s handshake for @clerk/backend: back to redirect_url with the cookies the app should hold, signed',
+    audit: { unaudited: 'mints a short-lived token of the browser’s active session, like a token request' },
+    query: handshakeQuery,
+    response: z.unknown(),
+    handle: async ({ deps, auth, query }) => {
+      const { instance } = auth;
+      let target: URL;
+      try {
+        target = new URL(query.redirect_url);
+      } catch {
+        throw validationError('redirect_url', REASONS.redirect_url_not_allowed, 'redirect_url is not a URL.');
+      }
+      if (!isAllowedAppUrl(instance, target.href))
+        throw validationError(
+          'redirect_url',
+          REASONS.redirect_url_not_allowed,
+          'redirect_url is not one of the instance’s allowed origins or redirect URLs.',
+        );
+
+      const secure = target.protocol === 'https:';
+      const suffix = query.suffixed_cookies === 'true' ? await cookieSuffix(instance.publishableKey) : null;
+      const names = (base: string) => (suffix ? [base, `${base}_${suffix}`] : [base]);
+      const { jwt, uat } = await sessionCookies(deps, instance, auth.client, target.origin);
+      const directives = [
+        ...(jwt
+          ? cookieDirectives(names('__session'), jwt, 60 * 60 * 24 * 7, 'Lax', secure)
+          : cookieDirectives(names('__session'), '', 0, 'Lax', secure)),
+        ...cookieDirectives(names('__client_uat'), String(uat), 60 * 60 * 24 * 365, 'Strict', secure),
+      ];
+      if (instance.environment === 'test')
+        directives.push(...cookieDirectives(names('__clerk_db_jwt'), await clientTokenOf(deps, auth), 60 * 60 * 24 * 365, 'Lax', secure));
+
+      const signer = await currentSigner(deps, instance.id);
+      const now = Math.floor(deps.clock.now() / 1000);
+      const token = await new SignJWT({ handshake: directives })
+        .setProtectedHeader({ alg: ALG, kid: signer.kid, typ: 'JWT' })
+        .setIssuer(instance.fapiUrl)
+        .setIssuedAt(now)
+        .setExpirationTime(now + HANDSHAKE_TTL_S)
+        .sign(signer.key);
+      target.searchParams.set('__clerk_handshake', token);
+      return redirect(target.href, 302, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    },
+  }),
+};
