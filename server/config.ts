@@ -64,6 +64,8 @@ const configSchema = z.object({
   SCIM_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
   /** Requests per 10 s to {fapi_url}/oauth2/token, per IP and per client (defaults 300 and 1000). */
   OAUTH_TOKEN_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
+  /** Seconds a device waits between polls of the token endpoint in the device flow (RFC 8628 interval; default 5). */
+  OAUTH_DEVICE_POLL_INTERVAL: optional(z.coerce.number().int().min(1).max(60)),
   /** smtp://user:pass@host:587 or smtps://…:465; unset keeps every email in the dev outbox. */
   SMTP_URL: optional(
     z.string().refine(isSmtpUrl, { message: 'must be an smtp:// or smtps:// URL such as smtp://user:pass@smtp.example.com:587' }),

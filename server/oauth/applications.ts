@@ -58,6 +58,7 @@ export const applicationView = (r: ApplicationRow) => ({
   public: r.public,
   scopes: r.scopes,
   consent_screen_enabled: r.consentScreenEnabled,
+  device_flow_enabled: r.deviceFlowEnabled,
   jwks_uri: r.jwksUri,
   jwks: r.jwks,
   created_at: r.createdAt,
@@ -98,6 +99,7 @@ export interface ApplicationInput {
   public: boolean;
   scopes: string[];
   consent_screen_enabled: boolean;
+  device_flow_enabled: boolean;
   jwks_uri: string | null;
   jwks: { keys: Record<string, unknown>[] } | null;
 }
@@ -139,6 +141,7 @@ export async function createApplication(deps: C, instanceId: string, input: Appl
         public: input.public,
         scopes: [...new Set(input.scopes)],
         consentScreenEnabled: input.consent_screen_enabled,
+        deviceFlowEnabled: input.device_flow_enabled,
         secretDigest: secret ? sha256Hex(secret) : null,
         jwksUri: keys.jwksUri ?? null,
         jwks: keys.jwks ?? null,
@@ -179,6 +182,7 @@ export async function updateApplication(
     patch.postLogoutRedirectUris = checkUris('post_logout_redirect_uris', input.post_logout_redirect_uris);
   if (input.scopes !== undefined) patch.scopes = [...new Set(input.scopes)];
   if (input.consent_screen_enabled !== undefined) patch.consentScreenEnabled = input.consent_screen_enabled;
+  if (input.device_flow_enabled !== undefined) patch.deviceFlowEnabled = input.device_flow_enabled;
   Object.assign(patch, await clientKeys(deps, instanceId, input));
   return deps.db.transaction(async (tx) => {
     await loadApplication(tx, instanceId, id);

@@ -259,7 +259,7 @@ function respond(
 }
 
 /** The browser's signed-in user: its active session (not pending), with when it signed in. */
-async function signedIn(deps: D, auth: OidcAuth) {
+export async function signedIn(deps: D, auth: OidcAuth) {
   if (!auth.client) return null;
   const me = await resolveMe(deps, { instance: auth.instance, client: auth.client, bearer: null }, {}).catch((e: unknown) => {
     if (isAppError(e)) return null;
@@ -301,7 +301,13 @@ async function grantedScopes(deps: D, appId: string, userId: string): Promise<st
 }
 
 /** Remembers the user's consent (the union with what they granted before) and audits it. */
-async function recordConsent(deps: D, instance: InstanceContext, req: ValidRequest, userId: string, actor: Actor) {
+export async function recordConsent(
+  deps: D,
+  instance: InstanceContext,
+  req: { app: ApplicationRow; scopes: string[] },
+  userId: string,
+  actor: Actor,
+) {
   const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
     const before = await grantedScopes({ ...deps, db: tx }, req.app.id, userId);
@@ -347,7 +353,7 @@ async function issueCode(deps: D, instance: InstanceContext, req: ValidRequest, 
   return code;
 }
 
-async function displayName(deps: D, instanceId: string, userId: string) {
+export async function displayName(deps: D, instanceId: string, userId: string) {
   const u = await getUser(deps, instanceId, userId);
   const email = u.email_addresses.find((e) => e.id === u.primary_email_address_id)?.email_address;
   return email ?? u.username ?? ([u.first_name, u.last_name].filter(Boolean).join(' ') || u.id);

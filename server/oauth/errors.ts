@@ -16,7 +16,10 @@ export type OAuthErrorCode =
   | 'consent_required'
   | 'invalid_request_object'
   | 'request_uri_not_supported'
-  | 'server_error';
+  | 'server_error'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token';
 
 const CODE_FOR_STATUS: Record<number, ErrorCode> = { 400: 'MALFORMED_REQUEST', 401: 'INVALID_KEY', 403: 'FORBIDDEN' };
 

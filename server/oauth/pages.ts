@@ -36,10 +36,19 @@ export function pageLocale(p: {
 }
 
 const STYLE =
-  'body{font-family:system-ui,sans-serif;background:#f6f7f9;margin:0;display:flex;justify-content:center}main{background:#fff;margin:48px 16px;padding:32px;border-radius:12px;max-width:420px;width:100%;box-shadow:0 1px 3px #0002}h1{font-size:1.25rem}ul{padding-left:1.2rem}.actions{display:flex;gap:8px;margin-top:24px}button{flex:1;padding:10px;border-radius:8px;border:1px solid #ccc;background:#fff;font-size:1rem;cursor:pointer}button[value=allow],button.primary{background:#111;color:#fff;border-color:#111}small{color:#666}';
+  'body{font-family:system-ui,sans-serif;background:#f6f7f9;margin:0;display:flex;justify-content:center}main{background:#fff;margin:48px 16px;padding:32px;border-radius:12px;max-width:420px;width:100%;box-shadow:0 1px 3px #0002}h1{font-size:1.25rem}ul{padding-left:1.2rem}.actions{display:flex;gap:8px;margin-top:24px}button{flex:1;padding:10px;border-radius:8px;border:1px solid #ccc;background:#fff;font-size:1rem;cursor:pointer}button[value=allow],button.primary{background:#111;color:#fff;border-color:#111}small{color:#666}input[name=user_code]{font-size:1.5rem;letter-spacing:.15em;width:100%;box-sizing:border-box;padding:8px}';
 
 function layout(locale: Locale, title: string, body: string): string {
   return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+}
+
+/** What each scope lets the app do, as list items. */
+function scopeItems(copy: Copy, scopes: string[]) {
+  const scopeText = (s: string) =>
+    s in copy.consent.scopes && s !== 'other'
+      ? copy.consent.scopes[s as keyof Copy['consent']['scopes']]
+      : fill(copy.consent.scopes.other, { scope: s });
+  return scopes.map((s) => `<li>${escapeHtml(scopeText(s))}</li>`).join('');
 }
 
 export function consentPage(
@@ -47,11 +56,7 @@ export function consentPage(
   a: { action: string; appName: string; user: string; scopes: string[]; params: Record<string, string> },
 ): string {
   const { copy } = l;
-  const scopeText = (s: string) =>
-    s in copy.consent.scopes && s !== 'other'
-      ? copy.consent.scopes[s as keyof Copy['consent']['scopes']]
-      : fill(copy.consent.scopes.other, { scope: s });
-  const items = a.scopes.map((s) => `<li>${escapeHtml(scopeText(s))}</li>`).join('');
+  const items = scopeItems(copy, a.scopes);
   const body =
     `<p><small>${escapeHtml(fill(copy.consent.signedInAs, { user: a.user }))}</small></p>` +
     `<p>${escapeHtml(fill(copy.consent.intro, { app: a.appName }))}</p><ul>${items}</ul>` +
@@ -83,3 +88,30 @@ export function formPostPage(l: PageLocale, redirectUri: string, values: Record<
   const { markup, headers } = autoPost(redirectUri, values, button, { inlineStyles: true, formActionOrigin: new URL(redirectUri).origin });
   return { html: layout(l.locale, l.copy.formPost.title, markup), headers };
 }
+
+/** The device flow's verification page (RFC 8628 §3.3): the user types the code their device shows. */
+export function deviceEntryPage(l: PageLocale, a: { action: string; userCode?: string; message?: 'invalid' | 'tooMany' }) {
+  const { device } = l.copy;
+  const body =
+    (a.message ? `<p role="alert">${escapeHtml(device[a.message])}</p>` : `<p>${escapeHtml(device.intro)}</p>`) +
+    `<form method="post" action="${escapeHtml(a.action)}"><p><label>${escapeHtml(device.label)}<br>` +
+    `<input name="user_code" value="${escapeHtml(a.userCode ?? '')}" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="20" required autofocus></label></p>` +
+    `<div class="actions"><button class="primary" type="submit">${escapeHtml(device.submit)}</button></div></form>`;
+  return layout(l.locale, device.title, body);
+}
+
+/** The app, the scopes and the code the user is about to approve (RFC 8628 §5.4: they check it matches the device's). */
+export function deviceConfirmPage(l: PageLocale, a: { action: string; appName: string; user: string; scopes: string[]; userCode: string }) {
+  const { copy } = l;
+  const body =
+    `<p><small>${escapeHtml(fill(copy.consent.signedInAs, { user: a.user }))}</small></p>` +
+    `<p>${escapeHtml(fill(copy.device.confirmIntro, { app: a.appName }))}</p><ul>${scopeItems(copy, a.scopes)}</ul>` +
+    `<p><strong>${escapeHtml(fill(copy.device.codeShown, { code: a.userCode }))}</strong></p>` +
+    `<form method="post" action="${escapeHtml(a.action)}">${hiddenInputs({ user_code: a.userCode })}<div class="actions">` +
+    `<button type="submit" name="decision" value="deny">${escapeHtml(copy.device.deny)}</button>` +
+    `<button type="submit" name="decision" value="allow">${escapeHtml(copy.device.allow)}</button></div></form>`;
+  return layout(l.locale, fill(copy.device.confirmTitle, { app: a.appName }), body);
+}
+
+export const deviceDonePage = (l: PageLocale, outcome: 'approved' | 'denied' | 'unavailable') =>
+  layout(l.locale, l.copy.device.title, `<p role="status">${escapeHtml(l.copy.device[outcome])}</p>`);

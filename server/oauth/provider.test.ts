@@ -57,7 +57,12 @@ describe('discovery', () => {
     expect(m.response_types_supported).toEqual(['code']);
     expect(m.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
     expect(m.authorization_response_iss_parameter_supported).toBe(true);
-    expect(m.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
+    expect(m.grant_types_supported).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ]);
 
     const rfc8414 = await h.call('GET', `/fapi/${inst.instanceId}/.well-known/oauth-authorization-server`);
     expect(rfc8414.status).toBe(200);

@@ -27,6 +27,11 @@ const jwks = z
     description: 'The client’s public keys as a JSON Web Key Set (for RS256 request objects); used instead of jwks_uri when both are set.',
   });
 
+const deviceFlow = z.boolean().meta({
+  description:
+    'Whether the app may use the Device Authorization Grant (RFC 8628, for CLIs and TVs) at {fapi_url}/oauth2/device_authorization.',
+});
+
 export const createApplicationBody = z.strictObject({
   name,
   redirect_uris: uris.default([]),
@@ -34,6 +39,7 @@ export const createApplicationBody = z.strictObject({
   public: z.boolean().default(false),
   scopes: scopes.default(['openid', 'profile', 'email']),
   consent_screen_enabled: z.boolean().default(true),
+  device_flow_enabled: deviceFlow.default(false),
   jwks_uri: jwksUri.default(null),
   jwks: jwks.default(null),
 });
@@ -44,6 +50,7 @@ export const updateApplicationBody = z.strictObject({
   post_logout_redirect_uris: uris.optional(),
   scopes: scopes.optional(),
   consent_screen_enabled: z.boolean().optional(),
+  device_flow_enabled: deviceFlow.optional(),
   jwks_uri: jwksUri.optional(),
   jwks: jwks.optional(),
 });
@@ -62,6 +69,7 @@ export const applicationSchema = z
     public: z.boolean(),
     scopes: z.array(z.string()),
     consent_screen_enabled: z.boolean(),
+    device_flow_enabled: z.boolean(),
     jwks_uri: z.string().nullable(),
     jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
     created_at: z.number().int(),

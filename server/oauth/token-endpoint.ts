@@ -16,6 +16,7 @@ import { oauthError } from './errors';
 import { tokenLimits, type OidcAuth } from './oidc-caller';
 import { parseScope, USER_SCOPES } from './scopes';
 import { signAccessToken, signIdToken } from './tokens';
+import { pollDeviceCode } from './device';
 
 type D = Deps;
 const param = z.string().max(4096).optional();
@@ -30,6 +31,7 @@ export const tokenBody = z.object({
   scope: param,
   client_id: param,
   client_secret: param,
+  device_code: param,
 });
 type TokenBody = z.output<typeof tokenBody>;
 
@@ -209,10 +211,19 @@ async function clientCredentials(deps: D, instance: InstanceContext, app: Applic
   return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope };
 }
 
+/** RFC 8628 §3.4: the device polls with its device_code until the user answered on the verification page. */
+async function deviceCode(deps: D, instance: InstanceContext, app: ApplicationRow, body: TokenBody): Promise<TokenResponse> {
+  const issued = await pollDeviceCode(deps, instance, app, require(body, 'device_code'));
+  return userTokens(deps, instance, app, { ...issued, nonce: null });
+}
+
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
 const GRANTS = {
   authorization_code: exchangeCode,
   refresh_token: refresh,
   client_credentials: clientCredentials,
+  [DEVICE_CODE_GRANT]: deviceCode,
 } as const;
 export const GRANT_TYPES = Object.keys(GRANTS);
 
@@ -226,7 +237,7 @@ async function token(deps: D, auth: OidcAuth, body: TokenBody, request: RequestI
 }
 
 export const tokenEndpoint = endpoint<OidcAuth, TokenBody>({
-  summary: 'OAuth 2.0 token endpoint: authorization_code (PKCE), refresh_token, client_credentials',
+  summary: 'OAuth 2.0 token endpoint: authorization_code (PKCE), refresh_token, client_credentials, device_code (RFC 8628)',
   // The tokens are their own record; failed client authentications are audited by the domain.
   audit: { unaudited: 'token issuance; client authentication failures are audited by the domain' },
   body: tokenBody,

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { expect } from 'vitest';
 import { startApiServer, type ApiServer } from './api-server';
-import type { TestInstance } from './harness';
+import type { HarnessOptions, TestInstance } from './harness';
 
 /**
  * The OpenID Foundation conformance suite's OP tests, played as the suite plays them: an RP
@@ -43,9 +43,10 @@ export interface StaticClient {
 }
 
 /** Starts the API on a real socket with one instance, the suite's two clients and a user with every standard claim. */
-export async function startOp(): Promise<Op> {
+export async function startOp(o: HarnessOptions = {}): Promise<Op> {
   // Each browser is its own visitor (per-IP limits), told by its user agent's tag, as in clerk-browser.ts.
   const server = await startApiServer({
+    ...o,
     beforeRequest: (req: IncomingMessage) => {
       const n = /ConformanceVisitor\/(\d+)/.exec(req.headers['user-agent'] ?? '')?.[1];
       if (n)

@@ -23,6 +23,10 @@ import { CLAIMS_SUPPORTED, OIDC_SCOPES, parseScope } from '../../oauth/scopes';
 import { ACR_VALUES } from '../../oauth/authentication';
 import { REQUEST_OBJECT_ALGS } from '../../oauth/request-object';
 import { GRANT_TYPES } from '../../oauth/token-endpoint';
+import { startDeviceAuthorization } from '../../oauth/device';
+import { deviceVerification } from '../../oauth/device-page';
+import { enforceLimit } from '../../limits/rate-limit';
+import { tokenLimits } from '../../oauth/oidc-caller';
 import { ACCESS_TOKEN_TYP, verifyAccessToken, verifyIdTokenHint } from '../../oauth/tokens';
 import { bearerToken } from '../../http/request-context';
 
@@ -40,6 +44,7 @@ export function providerMetadata(instance: InstanceContext) {
     revocation_endpoint: `${issuer}/oauth2/revoke`,
     introspection_endpoint: `${issuer}/oauth2/introspect`,
     end_session_endpoint: `${issuer}/oauth2/end_session`,
+    device_authorization_endpoint: `${issuer}/oauth2/device_authorization`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],
@@ -336,4 +341,52 @@ export const oidcEndSessionPostEndpoint = endpoint<OidcAuth, EndSessionParams>({
   body: endSessionParams,
   response: htmlResponse,
   handle: ({ deps, auth, body, request, actor }) => endSession(deps, { auth, params: body, request, actor, posted: true }),
+});
+
+const deviceAuthorizationBody = z.object({
+  client_id: z.string().max(4096).optional(),
+  client_secret: z.string().max(4096).optional(),
+  scope: z.string().max(4096).optional(),
+});
+
+/** RFC 8628 §3.2's answer. */
+const deviceAuthorizationResponse = z.object({
+  device_code: z.string(),
+  user_code: z.string(),
+  verification_uri: z.string(),
+  verification_uri_complete: z.string(),
+  expires_in: z.number().int(),
+  interval: z.number().int(),
+});
+
+export const deviceAuthorizationEndpoint = endpoint<OidcAuth, z.output<typeof deviceAuthorizationBody>>({
+  summary: 'Device Authorization Grant (RFC 8628 §3.1): a device_code to poll with and a user_code for the verification page',
+  audit: { unaudited: 'a pending request; the user’s answer on the verification page is audited by the domain' },
+  body: deviceAuthorizationBody,
+  response: deviceAuthorizationResponse,
+  handle: async ({ deps, auth, body, request }) => {
+    const { app } = await authenticateClient(deps, auth.instance.id, auth.authorization, body, request);
+    await enforceLimit(deps, 'oidc', tokenLimits(deps).perClient, `${auth.instance.id}:${app.id}`);
+    return jsonResult(await startDeviceAuthorization(deps, auth.instance, app, body.scope), 200, NO_STORE);
+  },
+});
+
+const deviceQuery = z.object({ user_code: z.string().max(64).optional() });
+const deviceBody = z.object({ user_code: z.string().max(64).optional(), decision: z.string().max(16).optional() });
+
+export const deviceVerificationEndpoint = endpoint<OidcAuth, never, z.output<typeof deviceQuery>>({
+  summary: 'The device flow’s verification page (RFC 8628 §3.3): sign in, enter the code (or confirm the one in the link)',
+  query: deviceQuery,
+  response: htmlResponse,
+  handle: ({ deps, auth, query, request, actor }) =>
+    deviceVerification(deps, { auth, request, actor, userCode: query.user_code, method: 'GET' }),
+});
+
+export const deviceVerificationPostEndpoint = endpoint<OidcAuth, z.output<typeof deviceBody>>({
+  summary: 'The verification page’s forms: a code entered (the app and scopes to confirm), or the user’s answer (allow or deny)',
+  audit: { action: 'oauth_device.approved', recordedBy: 'domain' },
+  body: deviceBody,
+  response: htmlResponse,
+  handle: ({ deps, auth, body, request, actor }) =>
+    deviceVerification(deps, { auth, request, actor, userCode: body.user_code, decision: body.decision, method: 'POST' }),
 });

@@ -1,4 +1,4 @@
-import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { millis, timestamps } from './columns';
 import { instanceRef } from './instances';
 import { users } from './users';
@@ -37,6 +37,8 @@ export const oauthApplications = pgTable(
     /** The client's public keys (OIDC Core §6.1 signed request objects): a JWKS URL, fetched through the SSRF guard, or the set itself. */
     jwksUri: text('jwks_uri'),
     jwks: jsonb('jwks').$type<{ keys: Record<string, unknown>[] }>(),
+    /** Whether the app may use the Device Authorization Grant (RFC 8628): CLIs and TVs, public clients included. */
+    deviceFlowEnabled: boolean('device_flow_enabled').notNull().default(false),
     ...timestamps(),
   },
   (t) => [index('oauth_applications_instance_idx').on(t.instanceId, t.id)],
@@ -130,3 +132,34 @@ export const oauthRevokedTokens = pgTable('oauth_revoked_tokens', {
   instanceId: text('instance_id').notNull(),
   expiresAt: millis('expires_at').notNull(),
 });
+
+/**
+ * A Device Authorization Grant request (RFC 8628): the device_code (kept as its SHA-256 digest)
+ * the device polls with, and the short user_code (its digest too) the user enters on the
+ * verification page. `status` moves from pending to approved or denied once, and to used
+ * when the device collects its tokens.
+ */
+export const oauthDeviceCodes = pgTable(
+  'oauth_device_codes',
+  {
+    digest: text('digest').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    applicationId: text('application_id')
+      .notNull()
+      .references(() => oauthApplications.id, { onDelete: 'cascade' }),
+    userCodeDigest: text('user_code_digest').notNull(),
+    scope: text('scope').notNull(),
+    status: text('status').$type<'pending' | 'approved' | 'denied' | 'used'>().notNull(),
+    /** Seconds the device waits between polls; raised by 5 on each poll that came too soon (slow_down). */
+    interval: integer('interval').notNull(),
+    lastPolledAt: millis('last_polled_at'),
+    /** Set on approval: who approved, when they signed in, how. */
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    authTime: millis('auth_time'),
+    context: jsonb('context').$type<OAuthAuthorizationContext>(),
+    authorizationId: text('authorization_id'),
+    createdAt: millis('created_at').notNull(),
+    expiresAt: millis('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('oauth_device_codes_user_code_uq').on(t.instanceId, t.userCodeDigest)],
+);

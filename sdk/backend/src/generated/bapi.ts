@@ -373,6 +373,7 @@ export type OAuthApplication = {
   public: boolean;
   scopes: Array<string>;
   consent_screen_enabled: boolean;
+  device_flow_enabled: boolean;
   jwks_uri: string | null;
   jwks: ({
     keys: Array<{
@@ -1983,6 +1984,7 @@ export interface BapiOperations {
       public: boolean;
       scopes: Array<string>;
       consent_screen_enabled: boolean;
+      device_flow_enabled: boolean;
       jwks_uri: string | null;
       jwks: ({
         keys: Array<{
@@ -2000,6 +2002,7 @@ export interface BapiOperations {
       public?: boolean;
       scopes?: Array<string>;
       consent_screen_enabled?: boolean;
+      device_flow_enabled?: boolean;
       jwks_uri?: (string) | (null);
       jwks?: ({
         keys: Array<{
@@ -2034,6 +2037,7 @@ export interface BapiOperations {
       post_logout_redirect_uris?: Array<string>;
       scopes?: Array<string>;
       consent_screen_enabled?: boolean;
+      device_flow_enabled?: boolean;
       jwks_uri?: (string) | (null);
       jwks?: ({
         keys: Array<{
@@ -2065,6 +2069,7 @@ export interface BapiOperations {
       public: boolean;
       scopes: Array<string>;
       consent_screen_enabled: boolean;
+      device_flow_enabled: boolean;
       jwks_uri: string | null;
       jwks: ({
         keys: Array<{

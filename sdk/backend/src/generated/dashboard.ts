@@ -390,6 +390,7 @@ export type OAuthApplication = {
   public: boolean;
   scopes: Array<string>;
   consent_screen_enabled: boolean;
+  device_flow_enabled: boolean;
   jwks_uri: string | null;
   jwks: ({
     keys: Array<{
@@ -2509,6 +2510,7 @@ export interface DashboardOperations {
       public: boolean;
       scopes: Array<string>;
       consent_screen_enabled: boolean;
+      device_flow_enabled: boolean;
       jwks_uri: string | null;
       jwks: ({
         keys: Array<{
@@ -2526,6 +2528,7 @@ export interface DashboardOperations {
       public?: boolean;
       scopes?: Array<string>;
       consent_screen_enabled?: boolean;
+      device_flow_enabled?: boolean;
       jwks_uri?: (string) | (null);
       jwks?: ({
         keys: Array<{
@@ -2550,6 +2553,7 @@ export interface DashboardOperations {
       post_logout_redirect_uris?: Array<string>;
       scopes?: Array<string>;
       consent_screen_enabled?: boolean;
+      device_flow_enabled?: boolean;
       jwks_uri?: (string) | (null);
       jwks?: ({
         keys: Array<{
@@ -2581,6 +2585,7 @@ export interface DashboardOperations {
       public: boolean;
       scopes: Array<string>;
       consent_screen_enabled: boolean;
+      device_flow_enabled: boolean;
       jwks_uri: string | null;
       jwks: ({
         keys: Array<{
