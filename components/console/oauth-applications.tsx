@@ -143,17 +143,30 @@ export function OAuthApplications() {
   );
 }
 
+/** The key set as typed: empty is none; text that is not JSON goes as typed, so the API's 422 names the field. */
+function parseJwks(text: string): unknown {
+  if (!text.trim()) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** Mounted on opening, so its state starts from `app` (null: a new application). */
 function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; onClose(): void; onSaved(a: WithSecret): void }) {
   const t = useTranslations('oauth.console');
   const base = useInstanceApi('oauth_applications');
-  const form = useFormError(['name', 'redirect_uris', 'post_logout_redirect_uris', 'scopes']);
+  const form = useFormError(['name', 'redirect_uris', 'post_logout_redirect_uris', 'scopes', 'jwks_uri', 'jwks']);
   const [name, setName] = useState(app?.name ?? '');
   const [redirects, setRedirects] = useState(app?.redirect_uris.join('\n') ?? '');
   const [logouts, setLogouts] = useState(app?.post_logout_redirect_uris.join('\n') ?? '');
   const [scopes, setScopes] = useState(app?.scopes.join(' ') ?? 'openid profile email');
   const [isPublic, setPublic] = useState(false);
   const [consent, setConsent] = useState(app?.consent_screen_enabled ?? true);
+  const [deviceFlow, setDeviceFlow] = useState(app?.device_flow_enabled ?? false);
+  const [jwksUri, setJwksUri] = useState(app?.jwks_uri ?? '');
+  const [jwks, setJwks] = useState(app?.jwks ? JSON.stringify(app.jwks, null, 2) : '');
 
   const submit = form.handleSubmit(async () => {
     const body = {
@@ -162,6 +175,9 @@ function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; on
       post_logout_redirect_uris: lines(logouts),
       scopes: scopes.split(/\s+/).filter(Boolean),
       consent_screen_enabled: consent,
+      device_flow_enabled: deviceFlow,
+      jwks_uri: jwksUri.trim() || null,
+      jwks: parseJwks(jwks),
     };
     onSaved(
       app
@@ -202,6 +218,15 @@ function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; on
       </Field>
       {!app && <Checkbox label={t('publicLabel')} checked={isPublic} onChange={(e) => setPublic(e.target.checked)} />}
       <Checkbox label={t('consentLabel')} checked={consent} onChange={(e) => setConsent(e.target.checked)} />
+      <Checkbox label={t('deviceFlowLabel')} checked={deviceFlow} onChange={(e) => setDeviceFlow(e.target.checked)} />
+      <Field label={t('jwksUri')} hint={t('jwksUriHint')} error={form.fieldError('jwks_uri')}>
+        {(p) => (
+          <Input {...p} value={jwksUri} onChange={(e) => setJwksUri(e.target.value)} placeholder="https://app.example.com/jwks.json" />
+        )}
+      </Field>
+      <Field label={t('jwks')} hint={t('jwksHint')} error={form.fieldError('jwks')}>
+        {(p) => <Textarea {...p} value={jwks} onChange={(e) => setJwks(e.target.value)} rows={4} placeholder='{"keys":[…]}' />}
+      </Field>
     </FormDialog>
   );
 }
