@@ -74,6 +74,7 @@
  *   BENCH_CPU_PROF     a directory: run the api/start servers with --cpu-prof writing there
  *   BENCH_GROWTH_MAX   the largest user count of the growth table (default 1000000)
  *   BENCH_GROWTH_SESSIONS  fresh sessions seeded per growth step for the refresh column (default 20000)
+ *   BENCH_GROWTH_MEMBERS   members of the organization of the member rows, after the last growth step (default 100000; 0: none)
  *   BENCH_SOAK_SECONDS mixed-load seconds of the RSS check (default 600)
  */
 import { buildIsCurrent } from '../server/main/build-stamp';
@@ -95,7 +96,7 @@ import {
   measurePasswords,
   measureSoak,
   type ClusterBenchResult,
-  type GrowthRow,
+  type GrowthResult,
   type PasswordBenchResult,
   type SoakResult,
 } from './scale';
@@ -134,6 +135,7 @@ const WEBHOOK_BIG_BACKLOG = Number(env.BENCH_WEBHOOK_BIG_BACKLOG ?? 0);
 const SCIM_USERS = Number(env.BENCH_SCIM_USERS ?? 10_000);
 const GROWTH_MAX = Number(env.BENCH_GROWTH_MAX ?? 1_000_000);
 const GROWTH_SESSIONS = Number(env.BENCH_GROWTH_SESSIONS ?? 20_000);
+const GROWTH_MEMBERS = Number(env.BENCH_GROWTH_MEMBERS ?? 100_000);
 const SOAK_SECONDS = Number(env.BENCH_SOAK_SECONDS ?? 600);
 /** Keycloak's sizing guide: 120 refreshes/s per vCPU; Latchkey aims at 5× that on one core. */
 const KEYCLOAK_PER_VCPU = 120;
@@ -951,7 +953,7 @@ async function main() {
       return null;
     });
   }
-  let growth: GrowthRow[] | null = null;
+  let growth: GrowthResult | null = null;
   if (!ONLY || ONLY.has('growth')) {
     log(`measuring growth up to ${GROWTH_MAX} users`);
     growth = await measureGrowth(helpers, {
@@ -961,6 +963,7 @@ async function main() {
       databaseUrl: DATABASE_URL,
       max: GROWTH_MAX,
       sessionsPerStep: GROWTH_SESSIONS,
+      members: GROWTH_MEMBERS,
     }).catch((err: unknown) => {
       log(`  ! growth: ${String(err)}`);
       return null;
@@ -1210,18 +1213,35 @@ async function main() {
         ),
     );
   }
-  if (growth?.length) {
+  if (growth?.steps.length) {
     out.push(
       `\nGrowth: one npm run api process (CPU 0); users and sessions seeded by SQL; refresh = fresh sessions of random users, query = GET /v1/users?query=<one address>&limit=10.\n\n` +
         table(
           ['users', 'refresh/s', 'refresh p99 ms', 'query/s', 'query p99 ms', 'seed s'],
-          growth.map((g) => [
+          growth.steps.map((g) => [
             String(g.users),
             g.refreshPerSecond.toFixed(0),
             g.refreshP99.toFixed(1),
             g.queryPerSecond.toFixed(0),
             g.queryP99.toFixed(1),
             g.seedSeconds.toFixed(1),
+          ]),
+          1,
+        ),
+    );
+  }
+  if (growth?.members.length) {
+    const m = growth.members[0]!;
+    out.push(
+      `\nMembers: GET /v1/organizations/:id/memberships on the growth row's process, an organization of ${m.members} members among ${m.users} users (memberships seeded by SQL). Aim: ≥ 300 req/s, p99 ≤ 100 ms.\n\n` +
+        table(
+          ['request', 'req/s', 'p99 ms', 'shown', 'aim'],
+          growth.members.map((r) => [
+            r.request,
+            r.perSecond.toFixed(0),
+            r.p99.toFixed(1),
+            String(r.found),
+            r.perSecond >= 300 && r.p99 <= 100 ? 'met' : 'NOT met',
           ]),
           1,
         ),

@@ -276,16 +276,86 @@ export interface GrowthRow {
   queryP99: number;
 }
 
+/** One request of the member rows: an organization of `members` members in an instance of `users` users. */
+export interface MemberRow {
+  members: number;
+  users: number;
+  request: string;
+  perSecond: number;
+  p99: number;
+  /** Members the request's first page showed (a search's check). */
+  found: number;
+}
+
+export interface GrowthResult {
+  steps: GrowthRow[];
+  members: MemberRow[];
+}
+
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/**
+ * The member rows: after the last growth step, an organization whose members are the first
+ * `count` growth users (memberships seeded by SQL), and its member list and member search
+ * (`GET /v1/organizations/:id/memberships`, as the console and Clerk's SDKs call it) under load.
+ */
+async function measureMembers(
+  h: Helpers,
+  db: postgres.Sql,
+  base: string,
+  i: Awaited<ReturnType<typeof newInstance>>,
+  users: number,
+  opts: { seconds: number; connections: number; count: number },
+): Promise<MemberRow[]> {
+  const count = Math.min(opts.count, users);
+  const org = (await json(`${base}/v1/organizations`, 'POST', i.auth, { name: 'Members bench', created_by: 'user_grow00000001' })) as {
+    id: string;
+  };
+  const t0 = Date.now();
+  await db`
+    insert into organization_memberships (id, instance_id, organization_id, user_id, role, created_at, updated_at)
+    select 'orgmem_grow' || lpad(n::text, 8, '0'), ${i.id}, ${org.id}, 'user_grow' || lpad(n::text, 8, '0'), 'org:member',
+           (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
+      from generate_series(2, ${count}::int) n`;
+  await db`analyze organization_memberships`;
+  h.log(`  members: ${count} memberships seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const target = Math.max(1, Math.floor(count / 2));
+  const requests: [string, string][] = [
+    ['list, first page (limit=20)', `limit=20`],
+    ['list, a page deep in (starting_after)', `limit=20&starting_after=orgmem_grow${String(target).padStart(8, '0')}`],
+    ['search: an exact address', `limit=20&query=g${target}@growth.example.com`],
+    ['search: a prefix of a name', `limit=20&query=grow${target}`],
+    ['search: the shared domain', `limit=20&query=growth.example`],
+  ];
+  const rows: MemberRow[] = [];
+  for (const [request, qs] of requests) {
+    const url = `${base}/v1/organizations/${org.id}/memberships?${qs}`;
+    const r = await cannon({ url, connections: opts.connections, duration: opts.seconds, headers: i.auth });
+    const check = await json(url, 'GET', i.auth);
+    rows.push({ members: count, users, request, perSecond: okPerSecond(r), p99: r.latency.p99, found: (check.data as unknown[]).length });
+    h.log(`  members ${count}: ${request} ${rows.at(-1)!.perSecond.toFixed(0)}/s, p99 ${r.latency.p99} ms, ${rows.at(-1)!.found} shown`);
+  }
+  return rows;
+}
 
 export async function measureGrowth(
   h: Helpers,
-  opts: { port: number; seconds: number; connections: number; databaseUrl: string; max: number; sessionsPerStep: number },
-): Promise<GrowthRow[]> {
+  opts: {
+    port: number;
+    seconds: number;
+    connections: number;
+    databaseUrl: string;
+    max: number;
+    sessionsPerStep: number;
+    /** Members of the member rows' organization (0: no member rows). */
+    members: number;
+  },
+): Promise<GrowthResult> {
   const sizes = [1_000, 10_000, 100_000, 1_000_000].filter((n) => n <= opts.max);
   const db = postgres(opts.databaseUrl, { max: 2, onnotice: () => {} });
   const server = h.startServer('growth', API[0], [...API[1]], opts.port, { WEB_CONCURRENCY: '1', WEBHOOK_WORKER: '0' }, 0);
   const rows: GrowthRow[] = [];
+  let members: MemberRow[] = [];
   try {
     await h.waitFor(server, '/readyz', 120_000);
     const base = `http://127.0.0.1:${opts.port}`;
@@ -368,11 +438,12 @@ export async function measureGrowth(
         `growth ${size}: refresh ${rows.at(-1)!.refreshPerSecond.toFixed(0)}/s, query ${rows.at(-1)!.queryPerSecond.toFixed(0)}/s (seeded in ${seedSeconds.toFixed(1)} s)`,
       );
     }
+    if (opts.members > 0 && have > 0) members = await measureMembers(h, db, base, i, have, { ...opts, count: opts.members });
   } finally {
     await h.stop(server.child);
     await db.end({ timeout: 2 });
   }
-  return rows;
+  return { steps: rows, members };
 }
 
 // ---------------------------------------------------------------- soak

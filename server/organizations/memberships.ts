@@ -12,6 +12,7 @@ import { loadOrganization, membersCountColumn, organizationView, type Organizati
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
 import { updateSessions } from '../sessions/session-state';
+import { userSearch } from '../db/user-search';
 
 type MembershipRow = typeof organizationMemberships.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock'>;
@@ -60,22 +61,41 @@ export function publicMembershipView(m: MembershipView) {
   return { ...rest, organization: org };
 }
 
-/** Memberships with their user, organization and role, in one query. */
-export async function membershipsWithUsers(
-  db: Db,
-  instanceId: string,
-  q: { organizationId?: string; userId?: string; roles?: string[]; limit?: number; page?: Keyset },
-): Promise<MembershipJoined[]> {
+interface MembershipFilter {
+  organizationId?: string;
+  userId?: string;
+  roles?: string[];
+  /** Members a person searching for this means (as GET /v1/users?query=: prefixes of names, addresses, usernames, phones); with organizationId only. */
+  query?: string;
+  limit?: number;
+  page?: Keyset;
+}
+
+/**
+ * The statement of membershipsWithUsers, unexecuted (query-plans.test.ts explains it). With one
+ * organization its member count is one uncorrelated subquery (PostgreSQL runs it once), not a
+ * count per row; a member search is the users' bounded index ranges (userSearch), each range
+ * narrowed to the organization's members inside its bound.
+ */
+export function membershipsStatement(db: Db, instanceId: string, q: Omit<MembershipFilter, 'limit' | 'page'>, page?: Keyset) {
   const filters: (SQL | undefined)[] = [eq(organizationMemberships.instanceId, instanceId)];
-  if (q.organizationId) filters.push(eq(organizationMemberships.organizationId, q.organizationId));
+  const orgId = q.organizationId;
+  if (orgId) filters.push(eq(organizationMemberships.organizationId, orgId));
   if (q.userId) filters.push(eq(organizationMemberships.userId, q.userId));
   if (q.roles) filters.push(inArray(organizationMemberships.role, q.roles));
-  if (q.page?.after) filters.push(q.page.after);
-  const query = db
+  if (q.query && orgId) {
+    const members = (userId: SQL) =>
+      sql`exists (select 1 from organization_memberships s where s.organization_id = ${orgId} and s.user_id = ${userId})`;
+    filters.push(sql`${organizationMemberships.userId} = any(array(${userSearch(instanceId, q.query, members)}))`);
+  }
+  if (page?.after) filters.push(page.after);
+  return db
     .select({
       membership: organizationMemberships,
       organization: organizations,
-      membersCount: membersCountColumn,
+      membersCount: orgId
+        ? sql<number>`(select count(*)::int from ${organizationMemberships} c where c.organization_id = ${orgId})`
+        : membersCountColumn,
       user: {
         id: users.id,
         firstName: users.firstName,
@@ -92,7 +112,12 @@ export async function membershipsWithUsers(
     .leftJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
     .leftJoin(roles, and(eq(roles.instanceId, organizationMemberships.instanceId), eq(roles.key, organizationMemberships.role)))
     .where(and(...filters))
-    .orderBy(q.page?.orderBy ?? asc(organizationMemberships.id));
+    .orderBy(page?.orderBy ?? asc(organizationMemberships.id));
+}
+
+/** Memberships with their user, organization and role, in one query. */
+export async function membershipsWithUsers(db: Db, instanceId: string, q: MembershipFilter): Promise<MembershipJoined[]> {
+  const query = membershipsStatement(db, instanceId, q, q.page);
   const limit = q.page?.limit ?? q.limit;
   const rows = limit !== undefined ? await query.limit(limit) : await query;
   return rows.map((r) => ({ ...r, membersCount: Number(r.membersCount) }));
@@ -317,10 +342,10 @@ export async function listOrganizationMemberships(
   deps: Pick<Deps, 'db'>,
   instanceId: string,
   orgIdOrSlug: string,
-  q: { limit: number; starting_after?: string; role?: string[] },
+  q: { limit: number; starting_after?: string; role?: string[]; query?: string },
 ) {
   const org = await loadOrganization(deps.db, instanceId, orgIdOrSlug);
-  const rows = (page: Keyset) => membershipsWithUsers(deps.db, instanceId, { organizationId: org.id, roles: q.role, page });
+  const rows = (page: Keyset) => membershipsWithUsers(deps.db, instanceId, { organizationId: org.id, roles: q.role, query: q.query, page });
   return lightList(q, oldestFirst(organizationMemberships.id), rows, membershipView);
 }
 

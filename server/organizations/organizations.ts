@@ -1,5 +1,5 @@
 import { forgetSsoDomains } from './sso-domains';
-import { containsPattern } from '../http/like';
+import { containsPattern } from '../db/like';
 import { and, eq, exists, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';

@@ -103,7 +103,12 @@ export const updateMembershipBody = z.strictObject({
   private_metadata: metadata.optional(),
 });
 
-export const listMembershipsQuery = z.strictObject({ ...lightQuery, role: oneOrMany(roleKey).optional() });
+export const listMembershipsQuery = z.strictObject({
+  ...lightQuery,
+  role: oneOrMany(roleKey).optional(),
+  /** Members whose name, username, email address or phone number starts with it (as GET /v1/users?query=). */
+  query: z.string().trim().min(1).max(256).optional(),
+});
 export const userMembershipsQuery = z.strictObject({ ...pageQuery });
 
 /** The public part of a member (or requester) that every member may see. */

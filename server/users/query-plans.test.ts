@@ -5,7 +5,7 @@ import { sharedHarness } from '../testing/harness';
 import { createTestUser } from '../testing/fapi-helpers';
 import { explain as explainRaw, explainQuery } from '../testing/explain';
 import { userFilters } from './users';
-import { SEARCH_CANDIDATES } from './search';
+import { SEARCH_CANDIDATES } from '../db/user-search';
 
 /**
  * The hot user queries have an index for every filter GET /v1/users offers, and the planner

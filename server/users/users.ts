@@ -1,5 +1,5 @@
 import type { ParentLock } from '../db/row-locks';
-import { userSearch } from './search';
+import { userSearch } from '../db/user-search';
 import { and, asc, desc, eq, gt, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';

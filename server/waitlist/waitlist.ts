@@ -9,7 +9,7 @@ import { deliverAfterCommit, sendEmail } from '../email/mailer';
 import { emitEvent } from '../events/events';
 import type { AuditContext } from '../http/actor';
 import { AppError, notFound } from '../http/errors';
-import { containsPattern } from '../http/like';
+import { containsPattern } from '../db/like';
 import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 import type { InstanceContext } from '../instances/instances';
 import { TICKET_PREFIX } from '../sessions/tickets';

@@ -60,6 +60,8 @@ export const organizationMemberships = pgTable(
   (t) => [
     uniqueIndex('organization_memberships_uq').on(t.organizationId, t.userId),
     index('organization_memberships_user_idx').on(t.userId, t.id),
+    /** The member list, oldest first, one organization at a time (keyset on the membership id). */
+    index('organization_memberships_org_idx').on(t.organizationId, t.id),
   ],
 );
 

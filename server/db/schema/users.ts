@@ -53,7 +53,7 @@ export const users = pgTable(
       sql`lower(coalesce(${t.firstName}, '') || ' ' || coalesce(${t.lastName}, '') || ' ' || coalesce(${t.username}, ''))`,
       t.id,
     ),
-    // GET /v1/users?query= (server/users/search.ts): prefix ranges, lower-cased in the C collation.
+    // GET /v1/users?query= (server/db/user-search.ts): prefix ranges, lower-cased in the C collation.
     index('users_search_first_idx').on(t.instanceId, sql`(lower(${t.firstName}) collate "C")`),
     index('users_search_last_idx').on(t.instanceId, sql`(lower(${t.lastName}) collate "C")`),
     index('users_search_username_idx').on(t.instanceId, sql`(${t.usernameKey} collate "C")`),

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { prefixPattern, containsPattern } from '../http/like';
+import { prefixPattern, containsPattern } from './like';
 
 /**
  * Most rows one field of a search contributes: a query as short as one letter matches a
