@@ -28,7 +28,7 @@ import type { SocialProvider } from '@/lib/generated/dashboard';
 import type { InstanceResponse } from '@/lib/console/types';
 
 /** The dashboard API's social provider (server/social/schemas.ts); the client secret is never returned. */
-const KINDS = ['google', 'microsoft', 'github', 'linkedin', 'gitlab', 'slack', 'oidc'] as const;
+const KINDS = ['google', 'microsoft', 'github', 'apple', 'facebook', 'linkedin', 'discord', 'gitlab', 'slack', 'oidc'] as const;
 
 /** `…/social`: the instance's social sign-in providers (buttons on the hosted pages). */
 export function SocialProviders() {

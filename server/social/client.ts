@@ -5,6 +5,7 @@ import { guardedFetch } from '../http/outbound-fetch';
 import type { InstanceContext } from '../instances/instances';
 import { targetPolicy } from '../http/outbound';
 import type { ProviderRow } from './providers';
+import { OAUTH2_KINDS } from '../db/schema';
 
 type D = Pick<Deps, 'config' | 'dns' | 'testTrustedCas' | 'cipher' | 'caches' | 'clock'>;
 
@@ -24,7 +25,7 @@ export const providerFetch = (deps: Pick<Deps, 'config' | 'dns' | 'testTrustedCa
     maxResponseBytes: 512 * 1024,
   });
 
-/** openid-client's configuration of a provider: discovered (OIDC) with endpoint overrides applied, or built (GitHub). */
+/** openid-client's configuration of a provider: discovered (OIDC) with endpoint overrides applied, or built (GitHub, Facebook, Discord). */
 export async function providerConfig(deps: D, instance: Pick<InstanceContext, 'environment'>, p: ProviderRow): Promise<oidc.Configuration> {
   const cache = deps.caches.get<oidc.Configuration>('social_clients', CONFIG_TTL_MS, 1000);
   const key = `${p.id}:${p.updatedAt}`;
@@ -37,7 +38,7 @@ export async function providerConfig(deps: D, instance: Pick<InstanceContext, 'e
   const insecure = instance.environment === 'test';
   const overrides = Object.fromEntries(Object.entries(p.endpoints).filter(([k]) => k !== 'api_base_url'));
   let config: oidc.Configuration;
-  if (p.kind === 'github') {
+  if (OAUTH2_KINDS.includes(p.kind)) {
     const issuer = new URL(p.endpoints.authorization_endpoint!).origin;
     config = new oidc.Configuration({ issuer, ...overrides }, p.clientId, { client_secret: secret }, auth);
   } else {

@@ -18,7 +18,7 @@ export function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pic
     }),
     create: endpoint<Auth, z.output<typeof createProviderBody>>({
       summary:
-        'Add a social provider: a google, microsoft, github, linkedin, gitlab or slack preset, or any OIDC issuer (kind oidc); client_secret is write-only',
+        'Add a social provider: a google, microsoft, github, apple, facebook, linkedin, discord, gitlab or slack preset, or any OIDC issuer (kind oidc); client_secret is write-only',
       audit: { action: 'social_provider.created', recordedBy: 'domain' },
       body: createProviderBody,
       response: providerSchema,

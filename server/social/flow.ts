@@ -2,7 +2,7 @@ import { and, eq, isNotNull, isNull, lt } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { emailAddresses, externalAccounts, signInAttempts, socialFlows, socialProviders } from '../db/schema';
+import { emailAddresses, externalAccounts, OAUTH2_KINDS, signInAttempts, socialFlows, socialProviders } from '../db/schema';
 import { newId } from '../db/ids';
 import { sha256Hex } from '../crypto/secrets';
 import type { AuditContext } from '../http/actor';
@@ -100,9 +100,11 @@ export async function startSocialFlow(
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const verifier = oidc.randomPKCECodeVerifier();
-  const isOidc = provider.kind !== 'github';
+  const isOidc = !OAUTH2_KINDS.includes(provider.kind);
   const url = oidc.buildAuthorizationUrl(config, {
     response_type: 'code',
+    // Apple posts its answer back when the email or name is asked for.
+    ...(provider.kind === 'apple' ? { response_mode: 'form_post' } : {}),
     redirect_uri: callbackUrl(instance),
     scope: provider.scopes.join(' '),
     state,
@@ -167,6 +169,40 @@ async function githubIdentity(deps: D, instance: InstanceContext, p: ProviderRow
   };
 }
 
+/**
+ * Facebook and Discord (OAuth 2.0): the person from their API. Discord says whether the address is verified; Facebook
+ * answers only a confirmed address (its `email` field is absent otherwise), so it counts as verified.
+ */
+async function oauth2Identity(deps: D, instance: InstanceContext, p: ProviderRow, accessToken: string): Promise<Identity> {
+  const fetchFn = providerFetch(deps, instance);
+  const base = p.endpoints.api_base_url!.replace(/\/+$/, '');
+  const path = p.kind === 'discord' ? '/users/@me' : '/me?fields=id,email,first_name,last_name';
+  const res = await fetchFn(`${base}${path}`, {
+    method: 'GET',
+    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', 'user-agent': 'Latchkey' },
+  });
+  if (res.status !== 200) throw refused('provider_error', `${p.displayName} answered ${res.status} to ${path.split('?')[0]}.`);
+  const me = (await res.json()) as Record<string, unknown>;
+  if (typeof me.id !== 'string' && typeof me.id !== 'number') throw refused('provider_error', `${p.displayName} did not name the user.`);
+  if (p.kind === 'discord') {
+    const [first, ...rest] = typeof me.global_name === 'string' ? me.global_name.trim().split(/\s+/) : [];
+    return {
+      subject: String(me.id),
+      email: str(me.email),
+      emailVerified: me.verified === true,
+      firstName: first || str(me.username),
+      lastName: rest.join(' ') || null,
+    };
+  }
+  return {
+    subject: String(me.id),
+    email: str(me.email),
+    emailVerified: typeof me.email === 'string',
+    firstName: str(me.first_name),
+    lastName: str(me.last_name),
+  };
+}
+
 const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v.slice(0, 256) : null);
 
 async function exchange(
@@ -178,7 +214,7 @@ async function exchange(
   query: string,
 ): Promise<Identity> {
   const config = await providerConfig(deps, instance, p);
-  const isOidc = p.kind !== 'github';
+  const isOidc = !OAUTH2_KINDS.includes(p.kind);
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
   try {
     tokens = await oidc.authorizationCodeGrant(config, new URL(`${callbackUrl(instance)}?${query}`), {
@@ -199,7 +235,8 @@ async function exchange(
     const which = typeof claim === 'string' ? ` (${claim.slice(0, 32)})` : '';
     throw refused('token_invalid', `The provider’s answer could not be verified: ${message.slice(0, 200)}${which}`);
   }
-  if (!isOidc) return githubIdentity(deps, instance, p, tokens.access_token);
+  if (p.kind === 'github') return githubIdentity(deps, instance, p, tokens.access_token);
+  if (!isOidc) return oauth2Identity(deps, instance, p, tokens.access_token);
   const claims = tokens.claims()!;
   let info: Record<string, unknown> = claims;
   if (typeof claims.email !== 'string' && tokens.access_token) {
@@ -209,7 +246,11 @@ async function exchange(
     subject: claims.sub,
     email: str(info.email),
     // Entra ID sends no email_verified; its optional claim xms_edov says the domain owner verified the address.
-    emailVerified: info.email_verified === true || (p.kind === 'microsoft' && [true, 1, '1', 'true'].includes(info.xms_edov as never)),
+    emailVerified:
+      info.email_verified === true ||
+      // Apple sends email_verified as the string "true".
+      (p.kind === 'apple' && info.email_verified === 'true') ||
+      (p.kind === 'microsoft' && [true, 1, '1', 'true'].includes(info.xms_edov as never)),
     firstName: str(info.given_name),
     lastName: str(info.family_name),
   };

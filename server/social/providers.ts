@@ -1,7 +1,7 @@
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
-import { externalAccounts, socialProviders, type SocialProviderKind } from '../db/schema';
+import { externalAccounts, OAUTH2_KINDS, socialProviders, type SocialProviderKind } from '../db/schema';
 import { newId } from '../db/ids';
 import { uniqueViolation } from '../db/errors';
 import type { AuditContext } from '../http/actor';
@@ -13,7 +13,8 @@ import type { createProviderBody, updateProviderBody } from './schemas';
 import { strategyOf } from '../auth/social-transfer';
 
 /**
- * Social sign-in providers of an instance: presets (Google, Microsoft, GitHub, LinkedIn, GitLab, Slack) and any
+ * Social sign-in providers of an instance: presets (Google, Microsoft, GitHub, Apple, Facebook, LinkedIn, Discord, GitLab,
+ * Slack) and any
  * OIDC issuer. The client secret is encrypted with ENCRYPTION_KEY and never leaves the
  * server; changes are audited with their actor (never with the secret).
  */
@@ -41,6 +42,30 @@ export const PRESETS: Record<Exclude<SocialProviderKind, 'oidc'>, Preset> = {
       authorization_endpoint: 'https://github.com/login/oauth/authorize',
       token_endpoint: 'https://github.com/login/oauth/access_token',
       api_base_url: 'https://api.github.com',
+    },
+  },
+  // Sign in with Apple: OpenID Connect whose answer is posted back (response_mode form_post, as Apple requires when
+  // asking for the email); the client secret is the ES256 JWT the operator signs with their Apple key.
+  apple: { displayName: 'Apple', issuer: 'https://appleid.apple.com', scopes: ['openid', 'email', 'name'], endpoints: {} },
+  // Facebook Login and Discord are OAuth 2.0: the person is read from their API, like GitHub.
+  facebook: {
+    displayName: 'Facebook',
+    issuer: null,
+    scopes: ['email', 'public_profile'],
+    endpoints: {
+      authorization_endpoint: 'https://www.facebook.com/v21.0/dialog/oauth',
+      token_endpoint: 'https://graph.facebook.com/v21.0/oauth/access_token',
+      api_base_url: 'https://graph.facebook.com/v21.0',
+    },
+  },
+  discord: {
+    displayName: 'Discord',
+    issuer: null,
+    scopes: ['identify', 'email'],
+    endpoints: {
+      authorization_endpoint: 'https://discord.com/oauth2/authorize',
+      token_endpoint: 'https://discord.com/api/oauth2/token',
+      api_base_url: 'https://discord.com/api',
     },
   },
   // OpenID Connect providers: their issuer's discovery document names the rest.
@@ -84,13 +109,17 @@ const auditDetails = (r: ProviderRow) => ({
 function issuerOf(kind: SocialProviderKind, issuer: string | undefined | null, tenantId: string | undefined): string | null {
   if (issuer) return issuer.replace(/\/+$/, '');
   if (kind === 'microsoft' && tenantId) return `https://login.microsoftonline.com/${tenantId}/v2.0`;
-  return kind === 'oidc' || kind === 'github' ? null : PRESETS[kind].issuer;
+  return kind === 'oidc' || OAUTH2_KINDS.includes(kind) ? null : PRESETS[kind].issuer;
 }
 
 function checkComplete(kind: SocialProviderKind, issuer: string | null, endpoints: Record<string, string>) {
-  if (kind === 'github') {
+  if (OAUTH2_KINDS.includes(kind)) {
     if (!endpoints.authorization_endpoint || !endpoints.token_endpoint || !endpoints.api_base_url) {
-      throw validationError('endpoints', 'required', 'GitHub needs authorization_endpoint, token_endpoint and api_base_url.');
+      throw validationError(
+        'endpoints',
+        'required',
+        `${PRESETS[kind as 'github'].displayName} needs authorization_endpoint, token_endpoint and api_base_url.`,
+      );
     }
     return;
   }

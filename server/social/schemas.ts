@@ -55,7 +55,7 @@ export const createProviderBody = z.strictObject({
   kind: z.enum(SOCIAL_PROVIDER_KINDS),
   name: z.string().trim().regex(PROVIDER_NAME_RE).optional().meta({
     description:
-      'Slug of the strategy oauth_<name>, unique in the instance (422 taken); the kind for a preset (google, microsoft, github, linkedin, gitlab, slack) unless given; required for oidc (422 required).',
+      'Slug of the strategy oauth_<name>, unique in the instance (422 taken); the kind for a preset (google, microsoft, github, apple, facebook, linkedin, discord, gitlab, slack) unless given; required for oidc (422 required).',
   }),
   ...common,
   client_secret: z.string().min(1).max(2048).meta({ description: 'Write-only: encrypted at rest, never returned.' }),

@@ -5,7 +5,7 @@ import { auditLogs, externalAccounts, socialProviders } from '../db/schema';
 import { browserOf, enrollTotp, eventsDuring, instanceWith, nativeOf, type TestInstance } from '../testing/auth-flows';
 import type { FapiTestClient } from '../testing/fapi-client';
 import { sharedHarness } from '../testing/harness';
-import { browseUntil, startFakeGitHub, startOidcIdp } from '../testing/social-idps';
+import { browseUntil, browseUntilFormPost, startFakeGitHub, startOidcIdp } from '../testing/social-idps';
 import { FLOW_TTL_MS, purgeSocialFlows } from './flow';
 
 const h = sharedHarness({ env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
@@ -462,5 +462,110 @@ describe('social sign-in with GitHub (OAuth 2.0 and its API, faked on loopback)'
     const res = await callback(b, back.search);
     expect(res.status).toBe(403);
     expect((await lastAudit('social.sign_in_failed'))?.details).toMatchObject({ reason: 'email_not_verified', provider: 'github' });
+  });
+});
+
+describe('social sign-in with Discord and Facebook (OAuth 2.0 presets, their APIs faked on loopback)', () => {
+  let t: TestInstance;
+  beforeAll(async () => {
+    t = await instanceWith(h, { redirect_urls: ['https://app.example.com/'] });
+    for (const kind of ['discord', 'facebook']) {
+      const res = await h.call('POST', '/v1/social_providers', {
+        key: t.secret,
+        body: { kind, endpoints: gh.endpoints, client_id: 'gh-client', client_secret: 'gh-secret' },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toMatchObject({ kind, strategy: `oauth_${kind}` });
+    }
+  });
+
+  it.each(['discord', 'facebook'])('signs up through oauth_%s with the verified address and the name', async (kind) => {
+    const id = kind === 'discord' ? 5150 : 6160;
+    gh.loginAs = {
+      id,
+      login: `${kind}er`,
+      name: 'Dee Cord',
+      emails: [{ email: `${kind}@users.example.com`, primary: true, verified: true }],
+    };
+    const b = browserOf(h, t);
+    const res = await b.call('POST', '/v1/client/sign_ups', { body: { strategy: `oauth_${kind}`, redirect_url: APP } });
+    const url = res.body.response.verifications.external_account.external_verification_redirect_url as string;
+    const back = await browseUntil(url, `http://localhost:3000/fapi/${t.instanceId}/v1/oauth_callback`);
+    const cookie = b.cookieHeader();
+    const done = await h.request('GET', `/fapi/${t.instanceId}/v1/oauth_callback${back.search}`, { headers: cookie ? { cookie } : {} });
+    expect(done.status).toBe(303);
+    b.keepCookies(done.headers);
+    const session = (await b.call('GET', '/v1/client')).body.sessions[0];
+    const user = (await h.call('GET', `/v1/users/${session.user_id}`, { key: t.secret })).body;
+    expect(user).toMatchObject({ first_name: 'Dee', last_name: 'Cord' });
+    expect(user.email_addresses[0].email_address).toBe(`${kind}@users.example.com`);
+    const [account] = await h.runtime.deps.db.select().from(externalAccounts).where(eq(externalAccounts.userId, user.id));
+    expect(account).toMatchObject({ provider: kind, providerUserId: String(id), emailVerified: true });
+  });
+
+  it('refuses a Discord account whose address Discord has not verified', async () => {
+    gh.loginAs = {
+      id: 7170,
+      login: 'unverified',
+      name: 'Un Verified',
+      emails: [{ email: 'unv@example.com', primary: true, verified: false }],
+    };
+    const b = browserOf(h, t);
+    const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_discord', redirect_url: APP } });
+    const back = await browseUntil(
+      res.body.response.first_factor_verification.external_verification_redirect_url,
+      `http://localhost:3000/fapi/${t.instanceId}/v1/oauth_callback`,
+    );
+    const cookie = b.cookieHeader();
+    const done = await h.request('GET', `/fapi/${t.instanceId}/v1/oauth_callback${back.search}`, { headers: cookie ? { cookie } : {} });
+    expect(done.status).toBe(403);
+  });
+});
+
+describe('Sign in with Apple (OpenID Connect, the answer posted back)', () => {
+  it('asks for form_post; the posted answer is sent on to the GET callback, which signs in with the browser’s cookies', async () => {
+    const created = await h.call('POST', '/v1/social_providers', {
+      key: i.secret,
+      // The preset pointed at the test provider (which knows no `name` scope).
+      body: {
+        kind: 'apple',
+        issuer: idp.issuer,
+        scopes: ['openid', 'email', 'profile'],
+        client_id: 'latchkey',
+        client_secret: 'idp-secret',
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ kind: 'apple', strategy: 'oauth_apple', display_name: 'Apple' });
+    expect(
+      (
+        await h.call('POST', '/v1/social_providers', {
+          key: (await h.createInstance()).secret,
+          body: { kind: 'apple', client_id: 'a', client_secret: 'b' },
+        })
+      ).body,
+    ).toMatchObject({ issuer: 'https://appleid.apple.com', scopes: ['openid', 'email', 'name'] });
+    idp.loginAs = 'alice';
+    const b = browserOf(h, i);
+    const res = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_apple', redirect_url: APP } });
+    const url = new URL(res.body.response.first_factor_verification.external_verification_redirect_url);
+    expect(url.searchParams.get('response_mode')).toBe('form_post');
+    const fields = await browseUntilFormPost(url.href, callbackOf(i));
+    expect(fields.get('code')).toBeTruthy();
+    // Posted from Apple's site: the browser's SameSite=Lax cookies stay home.
+    const posted = await h.request('POST', `/fapi/${i.instanceId}/v1/oauth_callback`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://appleid.apple.com' },
+      raw: fields.toString(),
+    });
+    expect(posted.status, await posted.clone().text()).toBe(303);
+    const onward = new URL(posted.headers.get('location')!);
+    expect(onward.href.startsWith(callbackOf(i))).toBe(true);
+    const done = await callback(b, onward.search);
+    expect(done.status, await done.clone().text()).toBe(303);
+    expect(done.headers.get('location')).toBe(APP);
+    const session = (await b.call('GET', '/v1/client')).body.sessions[0];
+    const user = (await h.call('GET', `/v1/users/${session.user_id}`, { key: i.secret })).body;
+    expect(user.email_addresses[0].email_address).toBe('alice@example.com');
+    await h.call('DELETE', `/v1/social_providers/${created.body.id}`, { key: i.secret });
   });
 });

@@ -163,6 +163,24 @@ export async function startFakeGitHub(opts: { clientId: string; clientSecret: st
     if (!user) return json(401, { message: 'Bad credentials' });
     if (url.pathname === '/api/user') return json(200, { id: user.id, login: user.login, name: user.name });
     if (url.pathname === '/api/user/emails') return json(200, user.emails);
+    // The same person as Discord (/users/@me) and Facebook's Graph API (/me) answer them.
+    const primary = user.emails.find((e) => e.primary);
+    const [first, ...rest] = user.name.split(' ');
+    if (url.pathname === '/api/users/@me')
+      return json(200, {
+        id: String(user.id),
+        username: user.login,
+        global_name: user.name,
+        email: primary?.email,
+        verified: primary?.verified,
+      });
+    if (url.pathname === '/api/me')
+      return json(200, {
+        id: String(user.id),
+        first_name: first,
+        last_name: rest.join(' '),
+        ...(primary?.verified ? { email: primary.email } : {}),
+      });
     json(404, { message: 'Not Found' });
   });
   const base = await listen(server);
@@ -178,6 +196,35 @@ export async function startFakeGitHub(opts: { clientId: string; clientSecret: st
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Like browseUntil, for a provider that posts its answer back (response_mode form_post): the
+ * fields of the auto-submitting form aimed at `stopAt`.
+ */
+export async function browseUntilFormPost(start: string, stopAt: string): Promise<URLSearchParams> {
+  const jar = new Map<string, string>();
+  let url = start;
+  for (let i = 0; i < 20; i++) {
+    const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const eq = pair!.indexOf('=');
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+    const location = res.headers.get('location');
+    if (location) {
+      url = new URL(location, url).href;
+      continue;
+    }
+    const html = await res.text();
+    if (!html.includes(`action="${stopAt}"`))
+      throw new Error(`The provider answered ${res.status} without a form to ${stopAt}: ${html.slice(0, 500)}`);
+    const fields = new URLSearchParams();
+    for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) fields.set(m[1]!, m[2]!);
+    return fields;
+  }
+  throw new Error('Too many redirects at the provider.');
 }
 
 /**

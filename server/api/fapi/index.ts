@@ -59,6 +59,8 @@ const LINK = { key: 'optional', client: true, limit: 'verification' } as const s
 /** Joining the waitlist: anonymous, spending the per-IP sign-up budget. */
 const WAITLIST = { key: 'optional', client: false, limit: 'sign_up' } as const satisfies FapiGuard;
 const CALLBACK = { key: 'optional', client: true, limit: 'federation' } as const satisfies FapiGuard;
+/** A provider's answer posted from its own site (form_post): no client, no cookie read; it is sent on to the GET callback. */
+const POSTED_BACK = { key: 'optional', client: false, limit: 'federation' } as const satisfies FapiGuard;
 const PUBLIC = { key: 'optional', client: false } as const satisfies FapiGuard;
 /** A signed-in user (a live session; `uat_` tokens only where a me-scope is named). */
 const ME = { ...CLIENT, user: {} } as const satisfies FapiGuard;
@@ -129,6 +131,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/waitlist',                                       WAITLIST, waitlist.join),
   fapiRoute('POST',   '/v1/organization_invitations/preview',               PUBLIC,   orgs.invitationTokens.preview),
   fapiRoute('GET',    '/v1/oauth_callback',                                 CALLBACK, oauthCallbacks.complete),
+  fapiRoute('POST',   '/v1/oauth_callback',                                 POSTED_BACK, oauthCallbacks.postedBack),
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.clientSessions.createToken),
   fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        sessions.clientSessions.end),
   fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        sessions.clientSessions.remove),

@@ -24,6 +24,9 @@ const callbackQuery = z.object({
   hd: z.string().max(256).optional(),
 });
 
+/** Apple's form_post answer: the same parameters posted back (plus `user`, its JSON naming the person on the first sign-in). */
+const callbackForm = callbackQuery.extend({ user: z.string().max(4096).optional() });
+
 /**
  * FAPI side of social sign-in: `strategy: "oauth_<name>"` on sign-in or sign-up creation
  * answers the provider's authorization URL (`first_factor_verification.
@@ -186,6 +189,25 @@ export const oauthCallbacks = {
           'cache-control': 'no-store',
         });
       }
+    },
+  }),
+  /**
+   * The answer posted back from the provider's site (response_mode form_post, Sign in with Apple): a cross-site POST
+   * carries none of the browser's SameSite=Lax cookies, so it is sent on to the GET callback (303, a top-level GET that
+   * does carry them), which checks the flow as for any provider. Nothing is read or changed here.
+   */
+  postedBack: endpoint<FapiAuth, z.output<typeof callbackForm>>({
+    summary: 'Social sign-in callback, posted back (response_mode form_post: Sign in with Apple): 303 to the GET callback',
+    body: callbackForm,
+    form: true,
+    response: z.unknown(),
+    handle: async ({ auth, body }) => {
+      const { user: _user, ...query } = body;
+      const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]);
+      return redirect(`${auth.servedUrl}/v1/oauth_callback?${params}`, 303, {
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      });
     },
   }),
 };

@@ -3,8 +3,21 @@ import { flowBindingColumns, millis, timestamps } from './columns';
 import { instanceRef } from './instances';
 import { users } from './users';
 
-export const SOCIAL_PROVIDER_KINDS = ['google', 'microsoft', 'github', 'linkedin', 'gitlab', 'slack', 'oidc'] as const;
+export const SOCIAL_PROVIDER_KINDS = [
+  'google',
+  'microsoft',
+  'github',
+  'apple',
+  'facebook',
+  'linkedin',
+  'discord',
+  'gitlab',
+  'slack',
+  'oidc',
+] as const;
 export type SocialProviderKind = (typeof SOCIAL_PROVIDER_KINDS)[number];
+/** Plain OAuth 2.0 presets: who signed in is read from the provider's API (`api_base_url`), not from an ID token. */
+export const OAUTH2_KINDS: readonly SocialProviderKind[] = ['github', 'facebook', 'discord'];
 
 /**
  * A social sign-in provider of an instance (`socp_`): a Google, Microsoft or GitHub preset

@@ -731,7 +731,7 @@ export type SocialProvider = {
   id: string;
   name: string;
   strategy: string;
-  kind: "google" | "microsoft" | "github" | "linkedin" | "gitlab" | "slack" | "oidc";
+  kind: "google" | "microsoft" | "github" | "apple" | "facebook" | "linkedin" | "discord" | "gitlab" | "slack" | "oidc";
   display_name: string;
   client_id: string;
   client_secret_set: boolean;
@@ -3247,11 +3247,11 @@ export interface DashboardOperations {
     body: never;
     query: never;
   };
-  /** Add a social provider: a google, microsoft, github, linkedin, gitlab or slack preset, or any OIDC issuer (kind oidc); client_secret is write-only */
+  /** Add a social provider: a google, microsoft, github, apple, facebook, linkedin, discord, gitlab or slack preset, or any OIDC issuer (kind oidc); client_secret is write-only */
   "POST /accounts/{accountId}/instances/{instanceId}/social_providers": {
     response: SocialProvider;
     body: {
-      kind: "google" | "microsoft" | "github" | "linkedin" | "gitlab" | "slack" | "oidc";
+      kind: "google" | "microsoft" | "github" | "apple" | "facebook" | "linkedin" | "discord" | "gitlab" | "slack" | "oidc";
       name?: string;
       client_id: string;
       display_name?: string;

@@ -863,6 +863,24 @@ export interface FapiOperations {
     body: never;
     query: { state?: string; code?: string; error?: string; error_description?: string; iss?: string; scope?: string; session_state?: string; authuser?: string; prompt?: string; hd?: string };
   };
+  /** Social sign-in callback, posted back (response_mode form_post: Sign in with Apple): 303 to the GET callback */
+  "POST /v1/oauth_callback": {
+    response: unknown;
+    body: {
+      state?: string;
+      code?: string;
+      error?: string;
+      error_description?: string;
+      iss?: string;
+      scope?: string;
+      session_state?: string;
+      authuser?: string;
+      prompt?: string;
+      hd?: string;
+      user?: string;
+    };
+    query: never;
+  };
   /** A fresh session JWT for a live session of this client */
   "POST /v1/client/sessions/{id}/tokens": {
     response: {
