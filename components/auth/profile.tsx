@@ -32,6 +32,7 @@ import { CreateOwnSecretDialog, OwnSecretsSection } from './own-secrets-section'
 import { BillingSection } from './billing-section';
 import { ConnectedAccountsSection, DeleteAccountSection, IdentifiersSection, PasswordSection } from './account-sections';
 import { ProfilePhoto } from './profile-photo';
+import { OrganizationSwitcher } from './organizations';
 import { appName, needsMfaSetup, useEndSession, useHosted } from './hosted-context';
 import { SectionError, useFapi, useList, useMeChanged } from './hosted-list';
 import { HostedPage, InstanceMark, LoadError, LockIcon } from './shell';
@@ -112,6 +113,7 @@ function ProfileHeader() {
         <h1 className="text-2xl font-semibold tracking-tight">{t('title')}</h1>
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t('subtitle')}</p>
       </div>
+      {env && session?.status === 'active' && <OrganizationSwitcher />}
       {error && <Alert tone="error">{error}</Alert>}
     </header>
   );

@@ -48,8 +48,13 @@ export const environmentSchema = z
       mfa_required: z.boolean(),
       /** Enabled social providers: a button each on the hosted sign-in and sign-up pages. */
       social: z.array(z.object({ strategy: z.string(), name: z.string(), display_name: z.string(), kind: z.string() })),
-      /** What users may do to their own account (`delete_self`: `DELETE /v1/me`). */
-      actions: z.object({ delete_self: z.boolean() }),
+      /**
+       * What users may do to their own account (`delete_self`: `DELETE /v1/me`) and whether they
+       * may create organizations (`create_organization`: `POST /v1/organizations`).
+       */
+      actions: z.object({ delete_self: z.boolean(), create_organization: z.boolean() }),
+      /** Whether organizations are on for end users (the `/v1/me/organization_…` and `/v1/organizations/…` routes answer). */
+      organizations: z.object({ enabled: z.boolean() }),
       /** The password policy, for the hints of password fields. */
       password_settings: passwordPolicySchema,
     }),
@@ -130,7 +135,8 @@ export async function environmentView(deps: Pick<Deps, 'db' | 'clock'>, instance
       second_factors: secondFactorsOfInstance(s.sign_in_methods),
       mfa_required: s.mfa_required,
       social: await enabledSocialProviders(deps, instance.id),
-      actions: { delete_self: s.delete_self_enabled },
+      actions: { delete_self: s.delete_self_enabled, create_organization: s.organizations_enabled && s.organization_creation_enabled },
+      organizations: { enabled: s.organizations_enabled },
       password_settings: s.password_policy,
     },
     branding: await brandingView(deps, instance, row.name),

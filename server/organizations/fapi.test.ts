@@ -57,12 +57,20 @@ describe('FAPI organizations', () => {
     expect(mine.body.data[0]).toMatchObject({ role: 'org:admin', organization: { id: created.body.id } });
     expect(mine.body.data[0]).not.toHaveProperty('private_metadata');
 
+    // The environment says what the hosted pages offer: the switcher and "Create an organization".
+    const offers = async () => {
+      const env = (await b.call('GET', '/v1/environment')).body;
+      return { enabled: env.user_settings.organizations.enabled, create: env.user_settings.actions.create_organization };
+    };
+    expect(await offers()).toEqual({ enabled: true, create: true });
     await setSettings(h, i.instanceId, { organization_creation_enabled: false });
     expectError(await b.call('POST', '/v1/organizations', { body: { name: 'No' } }), 403, 'FORBIDDEN', {
       reason: 'organization_creation_disabled',
     });
+    expect(await offers()).toEqual({ enabled: true, create: false });
     await setSettings(h, i.instanceId, { organization_creation_enabled: true, organizations_enabled: false });
     expectError(await b.call('GET', '/v1/me/organization_memberships'), 403, 'FORBIDDEN', { reason: 'organizations_disabled' });
+    expect(await offers()).toEqual({ enabled: false, create: false });
     await setSettings(h, i.instanceId, { organizations_enabled: true });
 
     // The creator's role comes from the settings.

@@ -165,7 +165,7 @@ describe('POST /v1/me/change_password', () => {
 describe('DELETE /v1/me', () => {
   it('deletes the account when the instance allows it (the default), and says so in the environment', async () => {
     const { b, userId } = await signedInUser();
-    expect((await b.call('GET', '/v1/environment')).body.user_settings.actions).toEqual({ delete_self: true });
+    expect((await b.call('GET', '/v1/environment')).body.user_settings.actions).toEqual({ delete_self: true, create_organization: true });
     const { result, events } = await eventsDuring(h, A.instanceId, () => b.call('DELETE', '/v1/me'));
     expect(result.body).toEqual({ object: 'user', id: userId, deleted: true });
     expect(events.map((e) => e.type)).toContain('user.deleted');
@@ -175,7 +175,7 @@ describe('DELETE /v1/me', () => {
   it('is refused when delete_self_enabled is off', async () => {
     const I = await instanceWith(h, { delete_self_enabled: false });
     const { b, userId } = await signedInUser(I);
-    expect((await b.call('GET', '/v1/environment')).body.user_settings.actions).toEqual({ delete_self: false });
+    expect((await b.call('GET', '/v1/environment')).body.user_settings.actions).toEqual({ delete_self: false, create_organization: true });
     expectError(await b.call('DELETE', '/v1/me'), 403, 'FORBIDDEN', { reason: 'delete_self_disabled' });
     expect((await h.call('GET', `/v1/users/${userId}`, { key: I.secret })).status).toBe(200);
   });

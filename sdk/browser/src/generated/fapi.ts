@@ -45,6 +45,10 @@ export type Environment = {
     }>;
     actions: {
       delete_self: boolean;
+      create_organization: boolean;
+    };
+    organizations: {
+      enabled: boolean;
     };
     password_settings: {
       min_length: number;
