@@ -49,10 +49,12 @@ const attr = (
 });
 
 const USER_ATTRIBUTES: AttrDef[] = [
-  attr('userName', 'string', 'The user’s primary email address in Latchkey; unique in the organization’s directory, case-insensitively.', {
-    required: true,
-    uniqueness: 'server',
-  }),
+  attr(
+    'userName',
+    'string',
+    'Any identifier, unique in the organization’s directory case-insensitively. An email address becomes the user’s address; a login (3–64 letters, digits, "_", "." or "-") becomes the username of a user the directory creates, unless another user holds it.',
+    { required: true, uniqueness: 'server' },
+  ),
   attr('name', 'complex', 'The user’s name.', {
     subAttributes: [attr('givenName', 'string', 'Given name (first_name).'), attr('familyName', 'string', 'Family name (last_name).')],
   }),
@@ -67,6 +69,35 @@ const USER_ATTRIBUTES: AttrDef[] = [
       attr('display', 'string', 'Display text.'),
     ],
   }),
+  attr(
+    'phoneNumbers',
+    'complex',
+    'Phone numbers, returned as given; an E.164 number becomes an unverified number of a user the directory created.',
+    {
+      multiValued: true,
+      subAttributes: [
+        attr('value', 'string', 'The number.'),
+        attr('type', 'string', 'work, mobile, fax, home or other.'),
+        attr('primary', 'boolean', 'The primary number.'),
+        attr('display', 'string', 'Display text.'),
+      ],
+    },
+  ),
+  attr('addresses', 'complex', 'Physical mailing addresses, stored and returned as given.', {
+    multiValued: true,
+    subAttributes: [
+      attr('formatted', 'string', 'The full address.'),
+      attr('streetAddress', 'string', 'Street.'),
+      attr('locality', 'string', 'City or locality.'),
+      attr('region', 'string', 'State or region.'),
+      attr('postalCode', 'string', 'Postal code.'),
+      attr('country', 'string', 'Country (ISO 3166-1 alpha-2).'),
+      attr('type', 'string', 'work, home or other.'),
+      attr('primary', 'boolean', 'The primary address.'),
+    ],
+  }),
+  attr('title', 'string', 'Job title.'),
+  attr('preferredLanguage', 'string', 'Preferred language (en-US); the user’s locale follows it when Latchkey supports the language.'),
 ];
 
 const ENTERPRISE_ATTRIBUTES: AttrDef[] = [

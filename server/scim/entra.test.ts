@@ -116,7 +116,7 @@ describe('Entra: users', () => {
       status: '400',
       scimType: 'invalidValue',
     });
-    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'userName', value: 'not-an-email' }])).body).toMatchObject({
+    expect((await patch(`/Users/${id}`, [{ op: 'Replace', path: 'userName', value: 42 }])).body).toMatchObject({
       status: '400',
       scimType: 'invalidValue',
     });

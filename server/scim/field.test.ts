@@ -5,7 +5,8 @@ import { PATCH_SCHEMA, USER_SCHEMA } from './discovery';
 
 /**
  * Requests as directories in the field send them beyond their documented main shapes:
- * Entra's email matching filter, conditional reads, PatchOp attribute names in any case.
+ * Entra's email matching filter, conditional reads, PatchOp attribute names in any case,
+ * userNames that are logins rather than addresses (OneLogin, JumpCloud, Entra's validator).
  */
 const h = sharedHarness();
 const dir = sharedDirectory(h, 'Fieldwork', 'Field');
@@ -57,5 +58,65 @@ describe('SCIM as directories send it', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.active).toBe(false);
+  });
+
+  it('a userName that is not an address is the username; the address comes from emails, primary first', async () => {
+    const created = await dir.scim('POST', '/Users', {
+      schemas: [USER_SCHEMA],
+      userName: 'jdoe',
+      emails: [
+        { value: 'jdoe@home.test', type: 'home' },
+        { value: 'jdoe@fieldwork.test', type: 'work', primary: true },
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.userName).toBe('jdoe');
+    const id = created.body.id;
+    const user = await h.call('GET', `/v1/users/${id}`, { key: dir.key });
+    expect(user.body.username).toBe('jdoe');
+    expect(user.body.email_addresses.map((e: { email_address: string }) => e.email_address)).toEqual(['jdoe@fieldwork.test']);
+    // Unique in the directory, case-insensitively; found by `userName eq` in any case.
+    expect((await dir.scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: 'JDOE' })).body).toMatchObject({
+      status: '409',
+      scimType: 'uniqueness',
+    });
+    const found = await dir.scim('GET', `/Users?filter=${q('userName eq "JDoe"')}`);
+    expect(found.body.Resources.map((r: { id: string }) => r.id)).toEqual([id]);
+    // A new login renames the username; a new primary address replaces the old one.
+    const renamed = await dir.scim('PATCH', `/Users/${id}`, {
+      schemas: [PATCH_SCHEMA],
+      Operations: [
+        { op: 'replace', path: 'userName', value: 'john.doe' },
+        { op: 'replace', path: 'emails[type eq "work"].value', value: 'john.doe@fieldwork.test' },
+      ],
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    const after = await h.call('GET', `/v1/users/${id}`, { key: dir.key });
+    expect(after.body.username).toBe('john.doe');
+    expect(after.body.email_addresses.map((e: { email_address: string }) => e.email_address)).toEqual(['john.doe@fieldwork.test']);
+  });
+
+  it('Microsoft’s "userName":"someone" without emails: a user with that username only; no way to sign in is 400', async () => {
+    const created = await dir.scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: 'someone', active: true });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const user = await h.call('GET', `/v1/users/${created.body.id}`, { key: dir.key });
+    expect(user.body).toMatchObject({ username: 'someone', email_addresses: [] });
+    expect((await dir.scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: 'Some One' })).body).toMatchObject({
+      status: '400',
+      scimType: 'invalidValue',
+    });
+  });
+
+  it('a login another user of the instance holds as username: the user is created without one, with its address', async () => {
+    expect((await h.call('POST', '/v1/users', { key: dir.key, body: { username: 'taken_login' } })).status).toBe(200);
+    const created = await dir.scim('POST', '/Users', {
+      schemas: [USER_SCHEMA],
+      userName: 'taken_login',
+      emails: [{ value: 'taken@fieldwork.test', primary: true }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.userName).toBe('taken_login');
+    const user = await h.call('GET', `/v1/users/${created.body.id}`, { key: dir.key });
+    expect(user.body).toMatchObject({ username: null, email_addresses: [{ email_address: 'taken@fieldwork.test' }] });
   });
 });

@@ -149,7 +149,17 @@ describe('discovery', () => {
     const schemas = await h.call('GET', '/scim/v2/Schemas');
     expect(schemas.body.Resources.map((s: { id: string }) => s.id)).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA, GROUP_SCHEMA]);
     const user = await h.call('GET', `/scim/v2/Schemas/${USER_SCHEMA}`);
-    expect(user.body.attributes.map((a: { name: string }) => a.name)).toEqual(['userName', 'name', 'displayName', 'active', 'emails']);
+    expect(user.body.attributes.map((a: { name: string }) => a.name)).toEqual([
+      'userName',
+      'name',
+      'displayName',
+      'active',
+      'emails',
+      'phoneNumbers',
+      'addresses',
+      'title',
+      'preferredLanguage',
+    ]);
     expect((await h.call('GET', '/scim/v2/Schemas/urn:nope')).body).toMatchObject({ status: '404' });
     expect((await h.call('POST', '/scim/v2/ServiceProviderConfig')).body).toMatchObject({ status: '405' });
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ScimEmail, ScimEnterprise } from '../db/schema';
+import type { ScimAddress, ScimEmail, ScimEnterprise, ScimPhone } from '../db/schema';
 import { emailAddress } from '../email/addresses';
 import { ENTERPRISE_SCHEMA } from './discovery';
 import { invalidValue } from './errors';
@@ -7,18 +7,27 @@ import { getCaseless } from './filter';
 
 /** A User as a directory sends it (POST, PUT, or the result of a PATCH), read case-insensitively. */
 export interface ScimUserInput {
+  /** Any identifier (RFC 7643 §4.1.1): an address, or a login such as `jdoe` or `CONTOSO\\jdoe`. */
   userName: string;
+  /** userName, when it is an email address. */
+  userNameAddress: string | null;
   externalId: string | null;
   givenName: string | null;
   familyName: string | null;
   displayName: string | null;
   emails: ScimEmail[];
+  phoneNumbers: ScimPhone[];
+  addresses: ScimAddress[];
+  title: string | null;
+  preferredLanguage: string | null;
   active: boolean;
   enterprise: ScimEnterprise;
 }
 
 const MAX_TEXT = 256;
 const MAX_EMAILS = 20;
+const MAX_ADDRESSES = 10;
+const ADDRESS_PARTS = ['formatted', 'streetAddress', 'locality', 'region', 'postalCode', 'country', 'type'] as const;
 
 function text(obj: unknown, name: string, label = name): string | null {
   const v = getCaseless(obj, name.toLowerCase());
@@ -37,18 +46,36 @@ export function scimBoolean(v: unknown, label: string): boolean | undefined {
   throw invalidValue(`${label} must be true or false.`);
 }
 
-function emailList(v: unknown): ScimEmail[] {
+/** `emails` and `phoneNumbers`: value, type, primary, display. */
+function valueList(v: unknown, label: 'emails' | 'phoneNumbers'): ScimEmail[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw invalidValue('emails must be an array.');
-  if (v.length > MAX_EMAILS) throw invalidValue(`emails holds at most ${MAX_EMAILS} addresses.`);
+  if (!Array.isArray(v)) throw invalidValue(`${label} must be an array.`);
+  if (v.length > MAX_EMAILS) throw invalidValue(`${label} holds at most ${MAX_EMAILS} values.`);
   return v.map((e, i) => {
-    if (typeof e !== 'object' || e === null) throw invalidValue(`emails[${i}] must be an object.`);
-    const value = text(e, 'value', `emails[${i}].value`);
-    if (!value) throw invalidValue(`emails[${i}].value is required.`);
-    const type = text(e, 'type', `emails[${i}].type`);
-    const display = text(e, 'display', `emails[${i}].display`);
-    const primary = scimBoolean(getCaseless(e, 'primary'), `emails[${i}].primary`);
+    if (typeof e !== 'object' || e === null) throw invalidValue(`${label}[${i}] must be an object.`);
+    const value = text(e, 'value', `${label}[${i}].value`);
+    if (!value) throw invalidValue(`${label}[${i}].value is required.`);
+    const type = text(e, 'type', `${label}[${i}].type`);
+    const display = text(e, 'display', `${label}[${i}].display`);
+    const primary = scimBoolean(getCaseless(e, 'primary'), `${label}[${i}].primary`);
     return { value, ...(type ? { type } : {}), ...(primary !== undefined ? { primary } : {}), ...(display ? { display } : {}) };
+  });
+}
+
+function addressList(v: unknown): ScimAddress[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalidValue('addresses must be an array.');
+  if (v.length > MAX_ADDRESSES) throw invalidValue(`addresses holds at most ${MAX_ADDRESSES} addresses.`);
+  return v.map((a, i) => {
+    if (typeof a !== 'object' || a === null) throw invalidValue(`addresses[${i}] must be an object.`);
+    const out: ScimAddress = {};
+    for (const part of ADDRESS_PARTS) {
+      const t = text(a, part, `addresses[${i}].${part}`);
+      if (t) out[part] = t;
+    }
+    const primary = scimBoolean(getCaseless(a, 'primary'), `addresses[${i}].primary`);
+    if (primary !== undefined) out.primary = primary;
+    return out;
   });
 }
 
@@ -75,19 +102,23 @@ function enterpriseOf(resource: unknown): ScimEnterprise {
 /** Validates a User representation; problems are 400 invalidValue naming the attribute. */
 export function parseUserInput(resource: unknown): ScimUserInput {
   if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) throw invalidValue('The body must be a User object.');
-  const userNameRaw = getCaseless(resource, 'username');
-  if (typeof userNameRaw !== 'string' || userNameRaw.trim() === '') throw invalidValue('userName is required.');
-  const parsedName = emailAddress.safeParse(userNameRaw);
-  if (!parsedName.success) throw invalidValue('userName must be the user’s email address.');
+  const userName = text(resource, 'userName');
+  if (!userName) throw invalidValue('userName is required.');
+  const asAddress = emailAddress.safeParse(userName);
   const name = getCaseless(resource, 'name');
   if (name !== undefined && name !== null && typeof name !== 'object') throw invalidValue('name must be an object.');
   return {
-    userName: parsedName.data,
+    userName: asAddress.success ? asAddress.data : userName,
+    userNameAddress: asAddress.success ? asAddress.data : null,
     externalId: text(resource, 'externalId'),
     givenName: text(name, 'givenName', 'name.givenName'),
     familyName: text(name, 'familyName', 'name.familyName'),
     displayName: text(resource, 'displayName'),
-    emails: emailList(getCaseless(resource, 'emails')),
+    emails: valueList(getCaseless(resource, 'emails'), 'emails'),
+    phoneNumbers: valueList(getCaseless(resource, 'phonenumbers'), 'phoneNumbers'),
+    addresses: addressList(getCaseless(resource, 'addresses')),
+    title: text(resource, 'title'),
+    preferredLanguage: text(resource, 'preferredLanguage'),
     active: scimBoolean(getCaseless(resource, 'active'), 'active') ?? true,
     enterprise: enterpriseOf(resource),
   };

@@ -4,7 +4,19 @@ import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { uniqueViolation } from '../db/errors';
 import { newId } from '../db/ids';
-import { emailAddresses, organizationMemberships, scimGroupMembers, scimUsers, users } from '../db/schema';
+import {
+  emailAddresses,
+  organizationMemberships,
+  phoneNumbers,
+  scimGroupMembers,
+  scimUsers,
+  users,
+  type ScimEmail,
+  type ScimPhone,
+} from '../db/schema';
+import { emailAddress, phoneNumber as phoneNumberRule } from '../email/addresses';
+import { normalizeLocale } from '../instances/locales';
+import { username as usernameRule } from '../users/schemas';
 import { emitEvent } from '../events/events';
 import { isAppError } from '../http/errors';
 import { instanceContext } from '../instances/instances';
@@ -25,23 +37,26 @@ import { applyPatch, type PatchBody, type PatchShape } from './patch';
 import { mappedRoleFor } from './roles';
 import { parseUserInput, type ScimUserInput } from './user-input';
 
-type ScimUserRow = typeof scimUsers.$inferSelect & { firstName: string | null; lastName: string | null };
+type Joined = { firstName: string | null; lastName: string | null; username: string | null; locale: string | null };
+type ScimUserRow = typeof scimUsers.$inferSelect & Joined;
 
 const EXTENSIONS = [ENTERPRISE_SCHEMA] as const;
 
 /** The directory's user with the Latchkey user's names. */
 function usersQuery(db: Db, where: SQL | undefined) {
   return db
-    .select({ row: scimUsers, firstName: users.firstName, lastName: users.lastName })
+    .select({ row: scimUsers, firstName: users.firstName, lastName: users.lastName, username: users.username, locale: users.locale })
     .from(scimUsers)
     .innerJoin(users, eq(users.id, scimUsers.userId))
     .where(where);
 }
 
-const toRow = (r: { row: typeof scimUsers.$inferSelect; firstName: string | null; lastName: string | null }): ScimUserRow => ({
+const toRow = (r: { row: typeof scimUsers.$inferSelect } & Joined): ScimUserRow => ({
   ...r.row,
   firstName: r.firstName,
   lastName: r.lastName,
+  username: r.username,
+  locale: r.locale,
 });
 
 async function findScimUser(db: Db, dir: Directory, userId: string, lock = false): Promise<ScimUserRow> {
@@ -67,6 +82,10 @@ export function userResource(r: ScimUserRow, dir: Pick<Directory, 'baseUrl'>) {
     name,
     ...(r.displayName ? { displayName: r.displayName } : {}),
     emails: r.emails,
+    ...(r.phoneNumbers.length ? { phoneNumbers: r.phoneNumbers } : {}),
+    ...(r.addresses.length ? { addresses: r.addresses } : {}),
+    ...(r.title ? { title: r.title } : {}),
+    ...(r.preferredLanguage ? { preferredLanguage: r.preferredLanguage } : {}),
     active: r.active,
     ...(enterprise ? { [ENTERPRISE_SCHEMA]: r.enterprise } : {}),
     meta: {
@@ -102,6 +121,16 @@ const emailsSpec: AttrSpec = {
   exists: (where) => sql`exists (select 1 from jsonb_array_elements(${scimUsers.emails}) as e(v) where ${where ?? sql`true`})`,
 };
 
+const phonesSpec: AttrSpec = {
+  kind: 'multi',
+  subs: {
+    value: { kind: 'string', expr: sql`(p.v->>'value')`, caseExact: false },
+    type: { kind: 'string', expr: sql`(p.v->>'type')`, caseExact: false },
+    primary: { kind: 'boolean', expr: sql`((p.v->>'primary')::boolean)` },
+  },
+  exists: (where) => sql`exists (select 1 from jsonb_array_elements(${scimUsers.phoneNumbers}) as p(v) where ${where ?? sql`true`})`,
+};
+
 const userAttributes = tableResolver(USER_SCHEMA.toLowerCase(), {
   [USER_SCHEMA.toLowerCase()]: {
     id: str(scimUsers.userId, true),
@@ -112,6 +141,9 @@ const userAttributes = tableResolver(USER_SCHEMA.toLowerCase(), {
     'name.givenname': str(users.firstName),
     'name.familyname': str(users.lastName),
     emails: emailsSpec,
+    phonenumbers: phonesSpec,
+    title: str(scimUsers.title),
+    preferredlanguage: str(scimUsers.preferredLanguage),
     'meta.created': { kind: 'datetime', expr: scimUsers.createdAt },
     'meta.lastmodified': { kind: 'datetime', expr: scimUsers.updatedAt },
   },
@@ -256,18 +288,85 @@ const directoryColumns = (input: ScimUserInput) => ({
   externalId: input.externalId,
   displayName: input.displayName,
   emails: input.emails,
+  phoneNumbers: input.phoneNumbers,
+  addresses: input.addresses,
+  title: input.title,
+  preferredLanguage: input.preferredLanguage,
   enterprise: input.enterprise,
   active: input.active,
 });
 
 /**
- * POST /Users. A user of the instance holding userName as a verified address is linked when
- * that address is at one of the organization's verified domains, else 409 uniqueness and
- * nothing changes (a directory never reaches another organization's people). Without such a
- * user, a Latchkey user is created (user.created), unless another organization verified the
- * address's domain (409 uniqueness). Either way it becomes a member of the token's
- * organization (organizationMembership.created). 409 uniqueness for a userName already in
- * this directory.
+ * The address the Latchkey user holds for this directory: userName when it is one, else
+ * the primary address of `emails`, else its first that is an address.
+ */
+function principalAddress(userNameAddress: string | null, emails: ScimEmail[]): string | null {
+  if (userNameAddress) return userNameAddress;
+  for (const e of [...emails.filter((e) => e.primary), ...emails.filter((e) => !e.primary)]) {
+    const parsed = emailAddress.safeParse(e.value);
+    if (parsed.success) return parsed.data;
+  }
+  return null;
+}
+
+const addressOf = (userName: string) => emailAddress.safeParse(userName).data ?? null;
+const storedPrincipal = (row: ScimUserRow) => principalAddress(addressOf(row.userName), row.emails);
+
+/** userName as the Latchkey username: a login (not an address) that fits the username rules. */
+function usernameOf(userName: string): string | null {
+  if (addressOf(userName)) return null;
+  return usernameRule.safeParse(userName).success ? userName : null;
+}
+
+/** The username when no other user of the instance holds it (usernames are instance-wide; userNames per directory). */
+async function freeUsername(db: Db, instanceId: string, name: string | null, exceptUserId?: string): Promise<string | null> {
+  if (!name) return null;
+  const [holder] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.instanceId, instanceId), eq(users.usernameKey, name.toLowerCase())));
+  return holder && holder.id !== exceptUserId ? null : name;
+}
+
+/**
+ * The directory's phone numbers that read as E.164 (spaces, dashes, dots and parentheses
+ * dropped) become unverified numbers of a user the directory created: a directory proves
+ * nothing about phones, so a number signs in only once its user verifies it. A number
+ * another user of the instance holds is left out; none is removed.
+ */
+async function addUnverifiedPhones(deps: Pick<D, 'db' | 'clock'>, dir: Directory, userId: string, phones: ScimPhone[]) {
+  const now = deps.clock.now();
+  const numbers = [...new Set(phones.map((p) => p.value.replace(/[\s().-]/g, '')))].filter((n) => phoneNumberRule.safeParse(n).success);
+  if (numbers.length === 0) return;
+  await deps.db
+    .insert(phoneNumbers)
+    .values(
+      numbers.map((phoneNumber) => ({
+        id: newId('idn'),
+        instanceId: dir.instanceId,
+        userId,
+        phoneNumber,
+        verificationStatus: 'unverified' as const,
+        verificationStrategy: 'scim',
+        createdAt: now,
+        updatedAt: now,
+      })),
+    )
+    .onConflictDoNothing();
+}
+
+/**
+ * POST /Users. userName is any identifier (RFC 7643 §4.1.1). The user's address is userName
+ * when it is one, else the primary address in `emails`. A user of the instance holding that
+ * address verified is linked when the address is at one of the organization's verified
+ * domains, else 409 uniqueness and nothing changes (a directory never reaches another
+ * organization's people). Without such a user, a Latchkey user is created (user.created)
+ * with that address (verified by the directory), userName as its username when userName is a
+ * login that fits the username rules and no other user holds it, preferredLanguage as its
+ * locale, and phoneNumbers unverified; 409 uniqueness when another organization verified the
+ * address's domain, 400 when the user would have neither an address nor a username. Either
+ * way it becomes a member of the token's organization (organizationMembership.created). 409
+ * uniqueness for a userName already in this directory.
  */
 export async function createScimUser(deps: D, dir: Directory, body: unknown) {
   const input = parseUserInput(body);
@@ -276,32 +375,46 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
     // No organization lock here (the membership takes it, until commit): concurrent creates
     // run in parallel up to it, and the unique indexes settle a race on the same userName.
     await assertUserNameFree(tx, dir, input.userName);
-    let userId = await userByVerifiedEmail(tx, dir.instanceId, input.userName);
+    const principal = principalAddress(input.userNameAddress, input.emails);
+    let userId = principal ? await userByVerifiedEmail(tx, dir.instanceId, principal) : null;
     const createdUser = userId === null;
     if (userId === null) {
-      await assertNotAnotherOrganizations(tx, dir, input.userName);
+      if (principal) await assertNotAnotherOrganizations(tx, dir, principal);
+      const wanted = usernameOf(input.userName);
+      const username = await freeUsername(tx, dir.instanceId, wanted);
+      if (!principal && !username) {
+        throw wanted
+          ? uniqueness(`The username ${wanted} belongs to another user of this instance, and emails holds no address for this user.`)
+          : invalidValue(
+              'This user would have no way to sign in: give an email address in userName or emails, or a userName of 3 to 64 letters, digits, "_", "." or "-".',
+            );
+      }
+      const locale = normalizeLocale(input.preferredLanguage);
       const created = await createUser(
         d,
         dir.instanceId,
         {
-          email_address: [input.userName],
+          email_address: principal ? [principal] : [],
+          ...(username ? { username } : {}),
           ...(input.givenName ? { first_name: input.givenName } : {}),
           ...(input.familyName ? { last_name: input.familyName } : {}),
+          ...(locale ? { locale } : {}),
         },
         { verificationStrategy: 'scim', audit: dir.audit },
       ).catch(asUniqueness);
       userId = created.id;
+      await addUnverifiedPhones(d, dir, userId, input.phoneNumbers);
     } else {
-      if (!(await atOwnVerifiedDomain(tx, dir, input.userName))) {
+      if (!(await atOwnVerifiedDomain(tx, dir, principal!))) {
         throw uniqueness(
-          `${input.userName} belongs to an existing user; this directory links existing users only at its organization’s verified domains.`,
+          `${principal} belongs to an existing user; this directory links existing users only at its organization’s verified domains.`,
         );
       }
       const [linked] = await tx
         .select({ id: scimUsers.userId })
         .from(scimUsers)
         .where(and(eq(scimUsers.organizationId, dir.organizationId), eq(scimUsers.userId, userId)));
-      if (linked) throw uniqueness(`The user holding ${input.userName} is already in this directory under another userName.`);
+      if (linked) throw uniqueness(`The user holding ${principal} is already in this directory under another userName.`);
       // A linked user keeps the names it has unless the directory gives some.
       if (input.givenName || input.familyName) {
         await updateUser(
@@ -340,37 +453,34 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
   });
 }
 
-/** The Latchkey user's names follow the directory's (an owned user's only); user.updated only when one changes. */
-async function updateNames(
-  deps: D,
-  dir: Directory,
-  userId: string,
-  input: ScimUserInput,
-  current: { firstName: string | null; lastName: string | null },
-) {
-  if (input.givenName === current.firstName && input.familyName === current.lastName) return false;
-  await updateUser(deps, dir.instanceId, userId, { first_name: input.givenName, last_name: input.familyName }, dir.audit);
+/**
+ * The Latchkey user's names, and its locale when preferredLanguage changes to a supported
+ * language, follow the directory's (an owned user's only); user.updated only when one changes.
+ */
+async function updateProfile(deps: D, dir: Directory, input: ScimUserInput, row: ScimUserRow) {
+  const patch: { first_name?: string | null; last_name?: string | null; locale?: string } = {};
+  if (input.givenName !== row.firstName || input.familyName !== row.lastName) {
+    patch.first_name = input.givenName;
+    patch.last_name = input.familyName;
+  }
+  const locale = input.preferredLanguage !== row.preferredLanguage ? normalizeLocale(input.preferredLanguage) : null;
+  if (locale && locale !== row.locale) patch.locale = locale;
+  if (Object.keys(patch).length === 0) return false;
+  await updateUser(deps, dir.instanceId, row.userId, patch, dir.audit);
   return true;
 }
 
 /**
- * A new userName for a user this directory created: the new address (verified by the
- * directory) becomes the primary one and the old one goes. A linked user's address belongs
- * to the user, not to this directory: 400 mutability.
+ * A new address for a user this directory created (from userName, or from emails when
+ * userName is a login): the new address (verified by the directory) becomes the primary one
+ * and the old one goes.
  */
-async function changeUserName(deps: D, dir: Directory, row: ScimUserRow, userName: string) {
-  if (!row.createdUser) {
-    throw scimError(
-      'VALIDATION_FAILED',
-      'mutability',
-      'userName is the email address of a user this directory linked rather than created; it cannot be changed here.',
-    );
-  }
-  const key = userName.toLowerCase();
-  const holder = await userByVerifiedEmail(deps.db, dir.instanceId, userName);
-  if (holder && holder !== row.userId) throw uniqueness(`${userName} belongs to another user of this instance.`);
+async function changeAddress(deps: D, dir: Directory, row: ScimUserRow, before: string | null, address: string) {
+  const key = address.toLowerCase();
+  const holder = await userByVerifiedEmail(deps.db, dir.instanceId, address);
+  if (holder && holder !== row.userId) throw uniqueness(`${address} belongs to another user of this instance.`);
   if (!holder) {
-    await assertNotAnotherOrganizations(deps.db, dir, userName);
+    await assertNotAnotherOrganizations(deps.db, dir, address);
     const now = deps.clock.now();
     const id = newId('idn');
     await deps.db
@@ -379,7 +489,7 @@ async function changeUserName(deps: D, dir: Directory, row: ScimUserRow, userNam
         id,
         instanceId: dir.instanceId,
         userId: row.userId,
-        emailAddress: userName,
+        emailAddress: address,
         emailKey: key,
         verificationStatus: 'verified',
         verificationStrategy: 'scim',
@@ -389,9 +499,26 @@ async function changeUserName(deps: D, dir: Directory, row: ScimUserRow, userNam
       .catch(asUniqueness);
     await updateUser(deps, dir.instanceId, row.userId, { primary_email_address_id: id }, dir.audit);
   }
-  await deps.db
-    .delete(emailAddresses)
-    .where(and(eq(emailAddresses.userId, row.userId), eq(emailAddresses.emailKey, row.userNameKey), ne(emailAddresses.emailKey, key)));
+  if (before)
+    await deps.db
+      .delete(emailAddresses)
+      .where(
+        and(eq(emailAddresses.userId, row.userId), eq(emailAddresses.emailKey, before.toLowerCase()), ne(emailAddresses.emailKey, key)),
+      );
+}
+
+/**
+ * A user this directory created keeps userName as its username while it is a login: a new
+ * login replaces it (left out when another user holds it and the user has an address to sign
+ * in with). A username the user or an admin changed since is theirs and stays.
+ */
+async function followUsername(deps: D, dir: Directory, row: ScimUserRow, userName: string, hasAddress: boolean) {
+  const managed = row.username === null || row.username === usernameOf(row.userName);
+  if (!managed) return false;
+  const next = await freeUsername(deps.db, dir.instanceId, usernameOf(userName), row.userId);
+  if (next === row.username || (next === null && !hasAddress)) return false;
+  await updateUser(deps, dir.instanceId, row.userId, { username: next }, dir.audit);
+  return true;
 }
 
 /** PUT /Users/:id (and the result of a PATCH): the representation replaces the stored one. */
@@ -401,18 +528,31 @@ export async function replaceScimUser(deps: D, dir: Directory, id: string, body:
     const d = { ...deps, db: tx };
     const row = await findScimUser(tx, dir, id, true);
     checkIfMatch(dir, row.version);
-    if (input.userName !== row.userName) {
-      await assertUserNameFree(tx, dir, input.userName, row.userId);
-      if (input.userName.toLowerCase() !== row.userNameKey) await changeUserName(d, dir, row, input.userName);
+    const userNameChanged = input.userName.toLowerCase() !== row.userNameKey;
+    if (input.userName !== row.userName) await assertUserNameFree(tx, dir, input.userName, row.userId);
+    let changed = false;
+    if (row.createdUser) {
+      const before = storedPrincipal(row);
+      const after = principalAddress(input.userNameAddress, input.emails);
+      if (after && after.toLowerCase() !== before?.toLowerCase()) await changeAddress(d, dir, row, before, after);
+      if (userNameChanged) changed = await followUsername(d, dir, row, input.userName, (after ?? before) !== null);
+    } else if (userNameChanged && addressOf(row.userName)) {
+      throw scimError(
+        'VALIDATION_FAILED',
+        'mutability',
+        'userName is the email address of a user this directory linked rather than created; it cannot be changed here.',
+      );
     }
     const owned = await ownsUser(tx, dir, row);
     // A user the directory does not own keeps its own names; the rest of the resource still applies.
-    const renamed = owned && (await updateNames(d, dir, row.userId, input, row));
+    if (owned && (await updateProfile(d, dir, input, row))) changed = true;
+    if (row.createdUser && JSON.stringify(input.phoneNumbers) !== JSON.stringify(row.phoneNumbers))
+      await addUnverifiedPhones(d, dir, row.userId, input.phoneNumbers);
     const stored = directoryColumns(input);
     const directoryChanged = (Object.keys(stored) as (keyof typeof stored)[]).some(
       (k) => JSON.stringify(stored[k]) !== JSON.stringify(row[k]),
     );
-    if (!directoryChanged && !renamed) return row;
+    if (!directoryChanged && !changed) return row;
     let bannedByDirectory = row.bannedByDirectory;
     if (row.active && !input.active) bannedByDirectory = await deactivate(d, dir, row, owned);
     if (!row.active && input.active) {
@@ -420,7 +560,7 @@ export async function replaceScimUser(deps: D, dir: Directory, id: string, body:
       bannedByDirectory = false;
     }
     // Directory-only attributes changed: the user's webhook consumers still hear of it.
-    if (!renamed) await updateUser(d, dir.instanceId, row.userId, {}, dir.audit);
+    if (!changed) await updateUser(d, dir.instanceId, row.userId, {}, dir.audit);
     await tx
       .update(scimUsers)
       .set({ ...stored, bannedByDirectory, version: sql`${scimUsers.version} + 1`, updatedAt: deps.clock.now() })
@@ -429,7 +569,7 @@ export async function replaceScimUser(deps: D, dir: Directory, id: string, body:
   });
 }
 
-const USER_SHAPE: PatchShape = { multiValued: new Set(['emails']), extensions: EXTENSIONS, core: USER_SCHEMA };
+const USER_SHAPE: PatchShape = { multiValued: new Set(['emails', 'phonenumbers', 'addresses']), extensions: EXTENSIONS, core: USER_SCHEMA };
 
 /** PATCH /Users/:id: the operations are applied to the current representation, which then replaces it. */
 export async function patchScimUser(deps: D, dir: Directory, id: string, body: PatchBody) {

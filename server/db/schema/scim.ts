@@ -32,6 +32,19 @@ export interface ScimEmail {
   primary?: boolean;
   display?: string;
 }
+/** A phone number as the directory sent it (not verified: a directory proves nothing about phones). */
+export type ScimPhone = ScimEmail;
+/** RFC 7643 §4.1.2 addresses. */
+export interface ScimAddress {
+  formatted?: string;
+  streetAddress?: string;
+  locality?: string;
+  region?: string;
+  postalCode?: string;
+  country?: string;
+  type?: string;
+  primary?: boolean;
+}
 
 /**
  * A Latchkey user as one organization's directory sees it: the SCIM id is the user id;
@@ -53,6 +66,11 @@ export const scimUsers = pgTable(
     externalId: text('external_id'),
     displayName: text('display_name'),
     emails: jsonb('emails').$type<ScimEmail[]>().notNull().default([]),
+    phoneNumbers: jsonb('phone_numbers').$type<ScimPhone[]>().notNull().default([]),
+    addresses: jsonb('addresses').$type<ScimAddress[]>().notNull().default([]),
+    title: text('title'),
+    /** As sent (`en-US`); the user's locale follows it when Latchkey supports the language. */
+    preferredLanguage: text('preferred_language'),
     enterprise: jsonb('enterprise').$type<ScimEnterprise>().notNull().default({}),
     active: boolean('active').notNull().default(true),
     /** The directory created this Latchkey user (rather than linking an existing one). */
