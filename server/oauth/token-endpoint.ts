@@ -236,11 +236,13 @@ async function token(deps: D, auth: OidcAuth, body: TokenBody, request: RequestI
   return jsonResult(await grant(deps, auth.instance, app, body), 200, NO_STORE);
 }
 
-export const tokenEndpoint = endpoint<OidcAuth, TokenBody>({
-  summary: 'OAuth 2.0 token endpoint: authorization_code (PKCE), refresh_token, client_credentials, device_code (RFC 8628)',
-  // The tokens are their own record; failed client authentications are audited by the domain.
-  audit: { unaudited: 'token issuance; client authentication failures are audited by the domain' },
-  body: tokenBody,
-  response: oauthTokenResponseSchema,
-  handle: ({ deps, auth, body, request }) => token(deps, auth, body, request),
-});
+export const tokenGrants = {
+  issue: endpoint<OidcAuth, TokenBody>({
+    summary: 'OAuth 2.0 token endpoint: authorization_code (PKCE), refresh_token, client_credentials, device_code (RFC 8628)',
+    // The tokens are their own record; failed client authentications are audited by the domain.
+    audit: { unaudited: 'token issuance; client authentication failures are audited by the domain' },
+    body: tokenBody,
+    response: oauthTokenResponseSchema,
+    handle: ({ deps, auth, body, request }) => token(deps, auth, body, request),
+  }),
+};

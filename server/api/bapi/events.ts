@@ -12,12 +12,14 @@ const emittedTypeSchema = z.object({
   last_emitted_at: z.number().int(),
 });
 
-export const listEmittedEventTypesEndpoint = endpoint<BapiAuth>({
-  summary: 'Event types this instance has emitted, with counts and first/last times',
-  response: lightListSchema(emittedTypeSchema),
-  handle: async ({ deps, auth }) => ({
-    object: 'list',
-    data: await emittedEventTypes(deps, auth.instance.id),
-    has_more: false,
+export const eventTypes = {
+  list: endpoint<BapiAuth>({
+    summary: 'Event types this instance has emitted, with counts and first/last times',
+    response: lightListSchema(emittedTypeSchema),
+    handle: async ({ deps, auth }) => ({
+      object: 'list',
+      data: await emittedEventTypes(deps, auth.instance.id),
+      has_more: false,
+    }),
   }),
-});
+};

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../../deps';
 import { bapiAuditLogs as auditLogs } from './audit';
 import { bapiMessages as messages } from './email';
-import { listEmittedEventTypesEndpoint } from './events';
+import { eventTypes } from './events';
 import { endpoint } from '../../http/endpoint';
 import { runIdempotent } from '../../http/idempotency';
 import { buildOpenApi } from '../../http/openapi';
@@ -33,7 +33,7 @@ import { bapiSso as sso } from './sso';
 import { bapiClerkDialect, bapiClerkLine as clerkLine, checkExpiredToken, REFRESH_FIELDS, type BapiClerkLine } from './clerk/dialect';
 import { dialectLayer } from '../../http/dialect';
 import * as clerk from './clerk/endpoints';
-import * as clerkInstance from './clerk/instance';
+import { clerkInstance } from './clerk/instance';
 import { bapiInvitations as invitations } from './invitations';
 import { bapiAllowlist as allowlist } from './allowlist';
 import { bapiJwtTemplates as jwtTemplates } from './jwt-templates';
@@ -70,15 +70,15 @@ const openApiEndpoint = endpoint<BapiAuth | null>({
 // prettier-ignore
 export const bapiRoutes: BapiRoute[] = [
   route('GET',    '/v1/openapi.json',             NO_KEY,            openApiEndpoint),
-  route('GET',    '/v1/jwks',                     ANY_KEY,           signing.jwksEndpoint),
-  route('POST',   '/v1/jwks/rotate',              'jwks:write',      signing.rotateSigningKeysEndpoint),
+  route('GET',    '/v1/jwks',                     ANY_KEY,           signing.jwks.get),
+  route('POST',   '/v1/jwks/rotate',              'jwks:write',      signing.jwks.rotate),
 
   route('POST',   '/v1/users',                    'users:write',     users.create),
   route('GET',    '/v1/users',                    'users:read',      users.list),
-  route('GET',    '/v1/users/count',              'users:read',      clerk.countUsersEndpoint),
+  route('GET',    '/v1/users/count',              'users:read',      clerk.clerkUsers.count),
   route('GET',    '/v1/users/:id',                'users:read',      users.get),
   route('PATCH',  '/v1/users/:id',                'users:write',     users.update),
-  route('PATCH',  '/v1/users/:id/metadata',       'users:write',     clerk.updateUserMetadataEndpoint),
+  route('PATCH',  '/v1/users/:id/metadata',       'users:write',     clerk.clerkUsers.updateMetadata),
   route('DELETE', '/v1/users/:id',                'users:write',     users.delete),
   route('POST',   '/v1/users/:id/ban',            'users:write',     users.ban),
   route('POST',   '/v1/users/:id/unban',          'users:write',     users.unban),
@@ -96,9 +96,9 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/sessions/verify',          'sessions:read',   sessions.verify),
   route('GET',    '/v1/sessions/:id',             'sessions:read',   sessions.get),
   route('POST',   '/v1/sessions/:id/revoke',      'sessions:write',  sessions.revoke),
-  route('POST',   '/v1/sessions/:id/verify',      'sessions:read',   clerk.verifySessionByIdEndpoint),
-  route('POST',   '/v1/sessions/:id/tokens',      'sessions:write',  clerk.sessionTokenEndpoint),
-  route('POST',   '/v1/sessions/:id/tokens/:template', 'sessions:write', clerk.sessionTemplateTokenEndpoint),
+  route('POST',   '/v1/sessions/:id/verify',      'sessions:read',   clerk.clerkSessions.verify),
+  route('POST',   '/v1/sessions/:id/tokens',      'sessions:write',  clerk.clerkSessions.createToken),
+  route('POST',   '/v1/sessions/:id/tokens/:template', 'sessions:write', clerk.clerkSessions.createTemplateToken),
   route('GET',    '/v1/jwt_templates',            'jwt_templates:read',  jwtTemplates.list),
   route('POST',   '/v1/jwt_templates',            'jwt_templates:write', jwtTemplates.create),
   route('GET',    '/v1/jwt_templates/:id',        'jwt_templates:read',  jwtTemplates.get),
@@ -109,25 +109,25 @@ export const bapiRoutes: BapiRoute[] = [
   route('POST',   '/v1/invitations',              'invitations:write', invitations.create),
   route('GET',    '/v1/invitations',              'invitations:read',  invitations.list),
   route('POST',   '/v1/invitations/:id/revoke',   'invitations:write', invitations.revoke),
-  route('GET',    '/v1/instance',                 'instance:read',     clerkInstance.getClerkInstanceEndpoint),
-  route('PATCH',  '/v1/instance',                 'instance:write',    clerkInstance.updateClerkInstanceEndpoint),
-  route('PATCH',  '/v1/instance/restrictions',    'instance:write',    clerkInstance.updateClerkRestrictionsEndpoint),
-  route('GET',    '/v1/instance/organization_settings', 'instance:read',  clerkInstance.getClerkOrganizationSettingsEndpoint),
-  route('PATCH',  '/v1/instance/organization_settings', 'instance:write', clerkInstance.updateClerkOrganizationSettingsEndpoint),
+  route('GET',    '/v1/instance',                 'instance:read',     clerkInstance.get),
+  route('PATCH',  '/v1/instance',                 'instance:write',    clerkInstance.update),
+  route('PATCH',  '/v1/instance/restrictions',    'instance:write',    clerkInstance.updateRestrictions),
+  route('GET',    '/v1/instance/organization_settings', 'instance:read',  clerkInstance.getOrganizationSettings),
+  route('PATCH',  '/v1/instance/organization_settings', 'instance:write', clerkInstance.updateOrganizationSettings),
   route('GET',    '/v1/allowlist_identifiers',    'allowlist:read',    allowlist.list),
   route('POST',   '/v1/allowlist_identifiers',    'allowlist:write',   allowlist.create),
   route('DELETE', '/v1/allowlist_identifiers/:id','allowlist:write',   allowlist.delete),
 
-  route('POST',   '/v1/actor_tokens',             'impersonation:write',  tickets.createActorTokenEndpoint),
-  route('POST',   '/v1/actor_tokens/:id/revoke',  'impersonation:write',  tickets.revokeActorTokenEndpoint),
-  route('POST',   '/v1/sign_in_tokens',           'sign_in_tokens:write', tickets.createSignInTokenEndpoint),
-  route('POST',   '/v1/sign_in_tokens/:id/revoke','sign_in_tokens:write', tickets.revokeSignInTokenEndpoint),
+  route('POST',   '/v1/actor_tokens',             'impersonation:write',  tickets.actorTokens.create),
+  route('POST',   '/v1/actor_tokens/:id/revoke',  'impersonation:write',  tickets.actorTokens.revoke),
+  route('POST',   '/v1/sign_in_tokens',           'sign_in_tokens:write', tickets.signInTokens.create),
+  route('POST',   '/v1/sign_in_tokens/:id/revoke','sign_in_tokens:write', tickets.signInTokens.revoke),
 
   route('POST',   '/v1/organizations',                                   'organizations:write', orgs.createOrganization),
   route('GET',    '/v1/organizations',                                   'organizations:read',  orgs.listOrganizations),
   route('GET',    '/v1/organizations/:id',                               'organizations:read',  orgs.getOrganization),
   route('PATCH',  '/v1/organizations/:id',                               'organizations:write', orgs.updateOrganization),
-  route('PATCH',  '/v1/organizations/:id/metadata',                      'organizations:write', clerk.updateOrganizationMetadataEndpoint),
+  route('PATCH',  '/v1/organizations/:id/metadata',                      'organizations:write', clerk.clerkOrganizations.updateMetadata),
   route('DELETE', '/v1/organizations/:id',                               'organizations:write', orgs.deleteOrganization),
   route('PUT',    '/v1/organizations/:id/logo',                          'organizations:write', orgs.setLogo),
   route('DELETE', '/v1/organizations/:id/logo',                          'organizations:write', orgs.deleteLogo),
@@ -163,7 +163,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('PATCH',  '/v1/permissions/:id',          'roles:write',     orgs.updatePermission),
   route('DELETE', '/v1/permissions/:id',          'roles:write',     orgs.deletePermission),
 
-  route('GET',    '/v1/events',                   'events:read',     listEmittedEventTypesEndpoint),
+  route('GET',    '/v1/events',                   'events:read',     eventTypes.list),
 
   route('POST',   '/v1/webhook_endpoints',                  'webhooks:write', webhooks.create),
   route('GET',    '/v1/webhook_endpoints',                  'webhooks:read',  webhooks.list),

@@ -40,34 +40,6 @@ export const createSignInTokenBody = z.strictObject({
   expires_in_seconds: ttl(SIGN_IN_TOKEN_TTL),
 });
 
-export const createActorTokenEndpoint = endpoint<BapiAuth, z.output<typeof createActorTokenBody>>({
-  summary: 'Create an actor token: a one-time ticket a FAPI sign-in redeems for an impersonation session',
-  audit: { action: 'impersonation.actor_token_created' },
-  body: createActorTokenBody,
-  response: actorTokenSchema.extend(withToken),
-  handle: ({ deps, auth, body, actor }) =>
-    createTicket(
-      deps,
-      auth.instance.id,
-      { kind: 'actor_token', userId: body.user_id, actor: body.actor, expiresInSeconds: body.expires_in_seconds },
-      auditContextOf(actor),
-    ),
-});
-
-export const createSignInTokenEndpoint = endpoint<BapiAuth, z.output<typeof createSignInTokenBody>>({
-  summary: 'Create a sign-in token: a one-time ticket a FAPI sign-in redeems for a session',
-  audit: { action: 'sign_in_token.created' },
-  body: createSignInTokenBody,
-  response: signInTokenSchema.extend(withToken),
-  handle: ({ deps, auth, body, actor }) =>
-    createTicket(
-      deps,
-      auth.instance.id,
-      { kind: 'sign_in_token', userId: body.user_id, expiresInSeconds: body.expires_in_seconds },
-      auditContextOf(actor),
-    ),
-});
-
 const revokeEndpoint = (kind: TicketKind, schema: z.ZodType) =>
   endpoint<BapiAuth, never, never, 'id'>({
     summary: `Revoke a pending ${kind.replaceAll('_', ' ')} (a redeemed one is 409)`,
@@ -76,7 +48,38 @@ const revokeEndpoint = (kind: TicketKind, schema: z.ZodType) =>
     handle: ({ deps, auth, params, actor }) => revokeTicket(deps, auth.instance.id, kind, params.id, auditContextOf(actor)),
   });
 
-export const revokeActorTokenEndpoint = revokeEndpoint('actor_token', actorTokenSchema);
-export const revokeSignInTokenEndpoint = revokeEndpoint('sign_in_token', signInTokenSchema);
-
 export const bapiSessions = sessionEndpointsFor<BapiAuth>((auth) => auth.instance);
+
+export const actorTokens = {
+  create: endpoint<BapiAuth, z.output<typeof createActorTokenBody>>({
+    summary: 'Create an actor token: a one-time ticket a FAPI sign-in redeems for an impersonation session',
+    audit: { action: 'impersonation.actor_token_created' },
+    body: createActorTokenBody,
+    response: actorTokenSchema.extend(withToken),
+    handle: ({ deps, auth, body, actor }) =>
+      createTicket(
+        deps,
+        auth.instance.id,
+        { kind: 'actor_token', userId: body.user_id, actor: body.actor, expiresInSeconds: body.expires_in_seconds },
+        auditContextOf(actor),
+      ),
+  }),
+  revoke: revokeEndpoint('actor_token', actorTokenSchema),
+};
+
+export const signInTokens = {
+  create: endpoint<BapiAuth, z.output<typeof createSignInTokenBody>>({
+    summary: 'Create a sign-in token: a one-time ticket a FAPI sign-in redeems for a session',
+    audit: { action: 'sign_in_token.created' },
+    body: createSignInTokenBody,
+    response: signInTokenSchema.extend(withToken),
+    handle: ({ deps, auth, body, actor }) =>
+      createTicket(
+        deps,
+        auth.instance.id,
+        { kind: 'sign_in_token', userId: body.user_id, expiresInSeconds: body.expires_in_seconds },
+        auditContextOf(actor),
+      ),
+  }),
+  revoke: revokeEndpoint('sign_in_token', signInTokenSchema),
+};

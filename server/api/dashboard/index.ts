@@ -12,19 +12,19 @@ import { dashboardWebhooks as webhooks } from './webhooks';
 import { dashboardOauthApplications as oauthApps } from './oauth';
 import { dashboardOrganizations as orgs, dashboardPortalLink } from './organizations';
 import { dashboardAuditLogs as auditLogs } from './audit';
-import { listPeopleEndpoint } from './people';
-import * as branding from './instances';
-import { previewSessionTokenEndpoint } from './sessions';
+import { people } from './people';
+import { branding } from './instances';
+import { sessionTokens } from './sessions';
 import { dashboardMessages as messages } from './email';
 import { dashboardSessions as sessions } from './sessions';
-import { dashboardUserAccount as account, dashboardUsers as users, exportUsersEndpoint } from './users';
+import { dashboardUserAccount as account, dashboardUsers as users, userExport } from './users';
 import { dashboardProfileImage } from './users';
 import { dashboardLimits as limits } from './limits';
 import { dashboardSocialProviders as social } from './social';
 import { dashboardScim as scim } from './scim';
 import { dashboardProtection as protection } from './protection';
 import { dashboardApiKeys as apiKeys } from './apikeys';
-import { instanceMetricsEndpoint } from './analytics';
+import { metrics } from './analytics';
 import { dashboardBilling as billing } from './billing';
 import { dashboardSms as sms } from './sms';
 import { dashboardLtiPlatforms as ltiPlatforms } from './lti';
@@ -52,45 +52,45 @@ const route = routeTable<ConsoleGuard, ConsoleAuth, ConsoleGuard, SameAuth<Conso
 // One route a line, its columns aligned: the formatter leaves the table as written.
 // prettier-ignore
 export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
-  route('GET',    '/console',                                    PUBLIC,   dash.consoleInfoEndpoint),
-  route('POST',   '/setup',                                      PUBLIC,   dash.setupEndpoint),
-  route('POST',   '/invitations/accept',                         PUBLIC,   dash.acceptInvitationEndpoint),
+  route('GET',    '/console',                                    PUBLIC,   dash.operatorConsole.info),
+  route('POST',   '/setup',                                      PUBLIC,   dash.operatorConsole.setup),
+  route('POST',   '/invitations/accept',                         PUBLIC,   dash.operatorConsole.acceptInvitation),
 
-  route('GET',    '/me',                                         OPERATOR, dash.meEndpoint),
-  route('POST',   '/accounts',                                   OPERATOR, dash.createAccountEndpoint),
-  route('GET',    `${ACCOUNT}`,                                  VIEWER,   dash.getAccountEndpoint),
-  route('PATCH',  `${ACCOUNT}`,                                  OWNER,    dash.updateAccountEndpoint),
-  route('GET',    `${ACCOUNT}/members`,                          VIEWER,   dash.listMembersEndpoint),
-  route('PATCH',  `${ACCOUNT}/members/:membershipId`,            OWNER,    dash.updateMemberEndpoint),
-  route('DELETE', `${ACCOUNT}/members/:membershipId`,            OWNER,    dash.removeMemberEndpoint),
-  route('GET',    `${ACCOUNT}/invitations`,                      ADMIN,    dash.listInvitationsEndpoint),
-  route('POST',   `${ACCOUNT}/invitations`,                      ADMIN,    dash.createInvitationEndpoint),
-  route('POST',   `${ACCOUNT}/invitations/:invitationId/revoke`, ADMIN,    dash.revokeInvitationEndpoint),
+  route('GET',    '/me',                                         OPERATOR, dash.operatorConsole.getMe),
+  route('POST',   '/accounts',                                   OPERATOR, dash.consoleAccounts.create),
+  route('GET',    `${ACCOUNT}`,                                  VIEWER,   dash.consoleAccounts.get),
+  route('PATCH',  `${ACCOUNT}`,                                  OWNER,    dash.consoleAccounts.update),
+  route('GET',    `${ACCOUNT}/members`,                          VIEWER,   dash.accountMembers.list),
+  route('PATCH',  `${ACCOUNT}/members/:membershipId`,            OWNER,    dash.accountMembers.update),
+  route('DELETE', `${ACCOUNT}/members/:membershipId`,            OWNER,    dash.accountMembers.remove),
+  route('GET',    `${ACCOUNT}/invitations`,                      ADMIN,    dash.accountInvitations.list),
+  route('POST',   `${ACCOUNT}/invitations`,                      ADMIN,    dash.accountInvitations.create),
+  route('POST',   `${ACCOUNT}/invitations/:invitationId/revoke`, ADMIN,    dash.accountInvitations.revoke),
 
-  route('GET',    `${ACCOUNT}/instances`,                        VIEWER,   dash.listInstancesEndpoint),
-  route('POST',   `${ACCOUNT}/instances`,                        ADMIN,    dash.createInstanceEndpoint),
-  route('GET',    `${INSTANCE}`,                                 VIEWER,   dash.getInstanceEndpoint),
-  route('PATCH',  `${INSTANCE}`,                                 ADMIN,    dash.updateInstanceEndpoint),
-  route('DELETE', `${INSTANCE}`,                                 OWNER,    dash.deleteInstanceEndpoint),
-  route('GET',    `${INSTANCE}/metrics`,                         VIEWER,   instanceMetricsEndpoint),
-  route('PATCH',  `${INSTANCE}/settings`,                        ADMIN,    dash.updateSettingsEndpoint),
-  route('GET',    `${INSTANCE}/branding`,                        VIEWER,   branding.getBrandingEndpoint),
-  route('PATCH',  `${INSTANCE}/branding`,                        ADMIN,    branding.patchBrandingEndpoint),
-  route('PUT',    `${INSTANCE}/branding/logo`,                   ADMIN,    branding.putLogoEndpoint),
-  route('DELETE', `${INSTANCE}/branding/logo`,                   ADMIN,    branding.deleteLogoEndpoint),
-  route('POST',   `${INSTANCE}/session_token/preview`,           ADMIN,    previewSessionTokenEndpoint),
+  route('GET',    `${ACCOUNT}/instances`,                        VIEWER,   dash.consoleInstances.list),
+  route('POST',   `${ACCOUNT}/instances`,                        ADMIN,    dash.consoleInstances.create),
+  route('GET',    `${INSTANCE}`,                                 VIEWER,   dash.consoleInstances.get),
+  route('PATCH',  `${INSTANCE}`,                                 ADMIN,    dash.consoleInstances.update),
+  route('DELETE', `${INSTANCE}`,                                 OWNER,    dash.consoleInstances.delete),
+  route('GET',    `${INSTANCE}/metrics`,                         VIEWER,   metrics.get),
+  route('PATCH',  `${INSTANCE}/settings`,                        ADMIN,    dash.consoleInstances.updateSettings),
+  route('GET',    `${INSTANCE}/branding`,                        VIEWER,   branding.get),
+  route('PATCH',  `${INSTANCE}/branding`,                        ADMIN,    branding.update),
+  route('PUT',    `${INSTANCE}/branding/logo`,                   ADMIN,    branding.setLogo),
+  route('DELETE', `${INSTANCE}/branding/logo`,                   ADMIN,    branding.deleteLogo),
+  route('POST',   `${INSTANCE}/session_token/preview`,           ADMIN,    sessionTokens.preview),
   route('GET',    `${INSTANCE}/jwt_templates`,                   VIEWER,   jwtTemplates.list),
   route('POST',   `${INSTANCE}/jwt_templates`,                   ADMIN,    jwtTemplates.create),
   route('GET',    `${INSTANCE}/jwt_templates/:id`,               VIEWER,   jwtTemplates.get),
   route('PATCH',  `${INSTANCE}/jwt_templates/:id`,               ADMIN,    jwtTemplates.update),
   route('DELETE', `${INSTANCE}/jwt_templates/:id`,               ADMIN,    jwtTemplates.delete),
-  route('GET',    `${INSTANCE}/keys`,                            VIEWER,   dash.listKeysEndpoint),
-  route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.createKeyEndpoint),
-  route('POST',   `${INSTANCE}/keys/:keyId/revoke`,              ADMIN,    dash.revokeKeyEndpoint),
+  route('GET',    `${INSTANCE}/keys`,                            VIEWER,   dash.instanceKeys.list),
+  route('POST',   `${INSTANCE}/keys`,                            ADMIN,    dash.instanceKeys.create),
+  route('POST',   `${INSTANCE}/keys/:keyId/revoke`,              ADMIN,    dash.instanceKeys.revoke),
 
   route('GET',    `${INSTANCE}/users`,                           VIEWER,   users.list),
   route('POST',   `${INSTANCE}/users`,                           ADMIN,    users.create),
-  route('GET',    `${INSTANCE}/users/export.csv`,                ADMIN,    exportUsersEndpoint),
+  route('GET',    `${INSTANCE}/users/export.csv`,                ADMIN,    userExport.download),
   route('GET',    `${INSTANCE}/users/:id`,                       VIEWER,   users.get),
   route('PATCH',  `${INSTANCE}/users/:id`,                       ADMIN,    users.update),
   route('DELETE', `${INSTANCE}/users/:id`,                       ADMIN,    users.delete),
@@ -113,13 +113,13 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('GET',    `${INSTANCE}/users/:id/organization_memberships`, VIEWER, orgs.listUserMemberships),
   route('GET',    `${INSTANCE}/users/:id/api_tokens`,            VIEWER,   account.listApiTokens),
   route('POST',   `${INSTANCE}/users/:id/api_tokens/:token_id/revoke`, ADMIN, account.revokeApiToken),
-  route('POST',   `${INSTANCE}/users/:id/impersonate`,           ADMIN,    dash.impersonateEndpoint),
+  route('POST',   `${INSTANCE}/users/:id/impersonate`,           ADMIN,    dash.impersonation.start),
   route('GET',    `${INSTANCE}/users/:id/sessions`,              VIEWER,   users.listSessions),
   route('POST',   `${INSTANCE}/users/:id/sessions/revoke`,       ADMIN,    sessions.revokeOfUser),
   route('POST',   `${INSTANCE}/sessions/:id/revoke`,             ADMIN,    sessions.revoke),
 
   route('GET',    `${INSTANCE}/audit_logs`,                      VIEWER,   auditLogs.list),
-  route('GET',    `${INSTANCE}/people`,                          VIEWER,   listPeopleEndpoint),
+  route('GET',    `${INSTANCE}/people`,                          VIEWER,   people.list),
   route('GET',    `${INSTANCE}/emails`,                          VIEWER,   messages.listEmails),
   route('GET',    `${INSTANCE}/emails/:id`,                      VIEWER,   messages.getEmail),
   route('GET',    `${INSTANCE}/sms`,                             VIEWER,   messages.listSms),
@@ -128,18 +128,18 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('PATCH',  `${INSTANCE}/sms_settings`,                    ADMIN,    sms.updateSettings),
   route('POST',   `${INSTANCE}/sms_settings/test_send`,          ADMIN,    sms.testSend),
 
-  route('GET',    `${INSTANCE}/email_templates`,                 VIEWER,   l10n.listEmailTemplatesEndpoint),
-  route('GET',    `${INSTANCE}/email_templates/:template`,       VIEWER,   l10n.getEmailTemplateEndpoint),
-  route('PUT',    `${INSTANCE}/email_templates/:template`,       ADMIN,    l10n.putEmailTemplateEndpoint),
-  route('DELETE', `${INSTANCE}/email_templates/:template`,       ADMIN,    l10n.deleteEmailTemplateEndpoint),
-  route('POST',   `${INSTANCE}/email_templates/:template/preview`,   ADMIN, l10n.previewEmailTemplateEndpoint),
-  route('POST',   `${INSTANCE}/email_templates/:template/test_send`, ADMIN, l10n.testSendEmailTemplateEndpoint),
-  route('GET',    `${INSTANCE}/email_templates/:template/revisions`, VIEWER, l10n.listEmailTemplateRevisionsEndpoint),
-  route('POST',   `${INSTANCE}/email_templates/:template/revisions/:revisionId/restore`, ADMIN, l10n.restoreEmailTemplateRevisionEndpoint),
-  route('GET',    `${INSTANCE}/localizations`,                   VIEWER,   l10n.listLocalizationsEndpoint),
-  route('POST',   `${INSTANCE}/localizations`,                   ADMIN,    l10n.createLocalizationEndpoint),
-  route('PATCH',  `${INSTANCE}/localizations/:localizationId`,   ADMIN,    l10n.updateLocalizationEndpoint),
-  route('DELETE', `${INSTANCE}/localizations/:localizationId`,   ADMIN,    l10n.deleteLocalizationEndpoint),
+  route('GET',    `${INSTANCE}/email_templates`,                 VIEWER,   l10n.emailTemplates.list),
+  route('GET',    `${INSTANCE}/email_templates/:template`,       VIEWER,   l10n.emailTemplates.get),
+  route('PUT',    `${INSTANCE}/email_templates/:template`,       ADMIN,    l10n.emailTemplates.put),
+  route('DELETE', `${INSTANCE}/email_templates/:template`,       ADMIN,    l10n.emailTemplates.delete),
+  route('POST',   `${INSTANCE}/email_templates/:template/preview`,   ADMIN, l10n.emailTemplates.preview),
+  route('POST',   `${INSTANCE}/email_templates/:template/test_send`, ADMIN, l10n.emailTemplates.testSend),
+  route('GET',    `${INSTANCE}/email_templates/:template/revisions`, VIEWER, l10n.emailTemplates.listRevisions),
+  route('POST',   `${INSTANCE}/email_templates/:template/revisions/:revisionId/restore`, ADMIN, l10n.emailTemplates.restoreRevision),
+  route('GET',    `${INSTANCE}/localizations`,                   VIEWER,   l10n.localizations.list),
+  route('POST',   `${INSTANCE}/localizations`,                   ADMIN,    l10n.localizations.create),
+  route('PATCH',  `${INSTANCE}/localizations/:localizationId`,   ADMIN,    l10n.localizations.update),
+  route('DELETE', `${INSTANCE}/localizations/:localizationId`,   ADMIN,    l10n.localizations.delete),
 
   route('GET',    `${INSTANCE}/webhook_endpoints`,                      VIEWER, webhooks.list),
   route('POST',   `${INSTANCE}/webhook_endpoints`,                      ADMIN,  webhooks.create),

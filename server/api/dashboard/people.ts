@@ -17,14 +17,16 @@ const peopleQuery = z.strictObject({
     .pipe(z.array(z.string().max(256)).max(MAX_REFS, { message: `at most ${MAX_REFS} refs` })),
 });
 
-export const listPeopleEndpoint = endpoint<ConsoleAuth, never, z.output<typeof peopleQuery>>({
-  summary:
-    'Names and emails of the users, sessions, operators, organizations and secret keys these ids or actor refs name (what the console shows instead of ids); unknown refs are left out',
-  query: peopleQuery,
-  response: z.object({ object: z.literal('list'), data: z.array(personSchema), has_more: z.literal(false) }),
-  handle: async ({ deps, auth, query }) => ({
-    object: 'list' as const,
-    data: await resolvePeople(deps, routeInstance(auth).id, query.refs),
-    has_more: false as const,
+export const people = {
+  list: endpoint<ConsoleAuth, never, z.output<typeof peopleQuery>>({
+    summary:
+      'Names and emails of the users, sessions, operators, organizations and secret keys these ids or actor refs name (what the console shows instead of ids); unknown refs are left out',
+    query: peopleQuery,
+    response: z.object({ object: z.literal('list'), data: z.array(personSchema), has_more: z.literal(false) }),
+    handle: async ({ deps, auth, query }) => ({
+      object: 'list' as const,
+      data: await resolvePeople(deps, routeInstance(auth).id, query.refs),
+      has_more: false as const,
+    }),
   }),
-});
+};

@@ -54,26 +54,28 @@ export function previewPayload(deps: Pick<Deps, 'clock'>, fapiUrl: string, lifet
   return { payload: { ...(custom ?? {}), ...builtIn }, omitted: custom === null };
 }
 
-export const previewSessionTokenEndpoint = endpoint<ConsoleAuth, z.output<typeof previewBody>>({
-  summary: 'Preview the session JWT payload a template gives a user (nothing is saved or signed)',
-  audit: { unaudited: 'read-only preview' },
-  body: previewBody,
-  response: z.object({
-    object: z.literal('session_token_preview'),
-    user_id: z.string(),
-    payload: z.record(z.string(), z.unknown()),
-    omitted: z.boolean(),
-  }),
-  handle: async ({ deps, auth, body }) => {
-    const instance = routeInstance(auth);
-    const user = await previewUser(deps, instance.id, body.user_id);
-    const template = body.template ?? instance.settings.session_token_claims;
-    return {
-      object: 'session_token_preview' as const,
-      user_id: user.id,
-      ...previewPayload(deps, instance.fapiUrl, instance.settings.session_token_lifetime_seconds, template, user),
-    };
-  },
-});
-
 export const dashboardSessions = sessionEndpointsFor<ConsoleAuth>(routeInstance);
+
+export const sessionTokens = {
+  preview: endpoint<ConsoleAuth, z.output<typeof previewBody>>({
+    summary: 'Preview the session JWT payload a template gives a user (nothing is saved or signed)',
+    audit: { unaudited: 'read-only preview' },
+    body: previewBody,
+    response: z.object({
+      object: z.literal('session_token_preview'),
+      user_id: z.string(),
+      payload: z.record(z.string(), z.unknown()),
+      omitted: z.boolean(),
+    }),
+    handle: async ({ deps, auth, body }) => {
+      const instance = routeInstance(auth);
+      const user = await previewUser(deps, instance.id, body.user_id);
+      const template = body.template ?? instance.settings.session_token_claims;
+      return {
+        object: 'session_token_preview' as const,
+        user_id: user.id,
+        ...previewPayload(deps, instance.fapiUrl, instance.settings.session_token_lifetime_seconds, template, user),
+      };
+    },
+  }),
+};

@@ -37,21 +37,6 @@ const consoleUpdateUserBody = z.strictObject({
 export const dashboardUsers = userEndpointsFor<ConsoleAuth>(routeInstance, consoleUpdateUserBody);
 const { limit: _limit, starting_after: _after, ...exportFilters } = listUsersQuery.shape;
 const exportUsersQuery = z.strictObject(exportFilters);
-/** Dashboard: the filtered user list as a streamed CSV file (admins; the export is audited). */
-export const exportUsersEndpoint = endpoint<ConsoleAuth, never, z.output<typeof exportUsersQuery>>({
-  summary: 'Export the users matching the list filters as CSV, streamed page by page (in the list order)',
-  audit: { action: 'users.exported', recordedBy: 'domain' },
-  query: exportUsersQuery,
-  response: z.unknown(),
-  handle: async ({ deps, auth, query, actor }) => {
-    const instance = routeInstance(auth);
-    const stream = await exportUsersCsv(deps, instance.id, query, auditContextOf(actor));
-    return streamResult(stream, 'text/csv; charset=utf-8', {
-      'content-disposition': `attachment; filename="users-${instance.id}.csv"`,
-      'cache-control': 'no-store',
-    });
-  },
-});
 
 /** An operator's add: the address or number, verified at once when `verified` (default false: the user verifies it). */
 function identifierEndpoints<K extends IdentifierKindName>(
@@ -133,3 +118,21 @@ export const dashboardUserAccount = {
 };
 
 export const dashboardProfileImage = profileImageEndpointsFor<ConsoleAuth>(routeInstance);
+
+export const userExport = {
+  /** Dashboard: the filtered user list as a streamed CSV file (admins; the export is audited). */
+  download: endpoint<ConsoleAuth, never, z.output<typeof exportUsersQuery>>({
+    summary: 'Export the users matching the list filters as CSV, streamed page by page (in the list order)',
+    audit: { action: 'users.exported', recordedBy: 'domain' },
+    query: exportUsersQuery,
+    response: z.unknown(),
+    handle: async ({ deps, auth, query, actor }) => {
+      const instance = routeInstance(auth);
+      const stream = await exportUsersCsv(deps, instance.id, query, auditContextOf(actor));
+      return streamResult(stream, 'text/csv; charset=utf-8', {
+        'content-disposition': `attachment; filename="users-${instance.id}.csv"`,
+        'cache-control': 'no-store',
+      });
+    },
+  }),
+};

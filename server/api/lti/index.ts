@@ -21,9 +21,9 @@ const route = routeTable<LtiGuard, LtiAuth, LtiGuard, SameAuth<LtiAuth>, typeof 
 // One route a line, its columns aligned: the formatter leaves the table as written.
 // prettier-ignore
 export const ltiRoutes: RouteEntry<LtiGuard, LtiAuth>[] = [
-  route('GET',  '/lti/login',  PUBLIC, lti.loginGetEndpoint),
-  route('POST', '/lti/login',  PUBLIC, lti.loginPostEndpoint),
-  route('POST', '/lti/launch', PUBLIC, lti.launchEndpoint),
+  route('GET',  '/lti/login',  PUBLIC, lti.ltiTool.login),
+  route('POST', '/lti/login',  PUBLIC, lti.ltiTool.loginPost),
+  route('POST', '/lti/launch', PUBLIC, lti.ltiTool.launch),
 ];
 
 export function createLti(deps: Deps) {

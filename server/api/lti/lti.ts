@@ -18,39 +18,39 @@ async function startLogin(
   return redirect(location, 302);
 }
 
-export const loginGetEndpoint = endpoint<LtiAuth, never, LoginParams>({
-  summary: LOGIN_SUMMARY,
-  query: loginParams,
-  response: noJson,
-  handle: (ctx) => startLogin(ctx, ctx.query),
-});
-
-export const loginPostEndpoint = endpoint<LtiAuth, LoginParams>({
-  summary: `${LOGIN_SUMMARY} (form post)`,
-  body: loginParams,
-  audit: {
-    unaudited: 'a login initiation only stores the state its launch consumes; the launch is audited (a refused login is, by the domain)',
-  },
-  response: noJson,
-  handle: (ctx) => startLogin(ctx, ctx.body),
-});
-
-export const launchEndpoint = endpoint<LtiAuth, z.output<typeof launchParams>>({
-  summary:
-    'LTI launch: verifies the platform’s id_token, signs the learner in (JIT user, session with the launch context) and lands on target_link_uri',
-  audit: { action: 'lti.launch', recordedBy: 'domain' },
-  body: launchParams,
-  response: noJson,
-  handle: async ({ deps, auth, body, actor }) => {
-    const cookieName = stateCookieName(body.state);
-    const result = await completeLaunch(
-      deps,
-      auth.instance,
-      { idToken: body.id_token, state: body.state, stateCookie: auth.cookie(cookieName), clientToken: auth.clientToken() },
-      auditContextOf(actor),
-    );
-    auth.setCookie(cookieName, '', 0);
-    auth.issueClientToken(result.clientToken);
-    return redirect(result.location, 303);
-  },
-});
+export const ltiTool = {
+  login: endpoint<LtiAuth, never, LoginParams>({
+    summary: LOGIN_SUMMARY,
+    query: loginParams,
+    response: noJson,
+    handle: (ctx) => startLogin(ctx, ctx.query),
+  }),
+  loginPost: endpoint<LtiAuth, LoginParams>({
+    summary: `${LOGIN_SUMMARY} (form post)`,
+    body: loginParams,
+    audit: {
+      unaudited: 'a login initiation only stores the state its launch consumes; the launch is audited (a refused login is, by the domain)',
+    },
+    response: noJson,
+    handle: (ctx) => startLogin(ctx, ctx.body),
+  }),
+  launch: endpoint<LtiAuth, z.output<typeof launchParams>>({
+    summary:
+      'LTI launch: verifies the platform’s id_token, signs the learner in (JIT user, session with the launch context) and lands on target_link_uri',
+    audit: { action: 'lti.launch', recordedBy: 'domain' },
+    body: launchParams,
+    response: noJson,
+    handle: async ({ deps, auth, body, actor }) => {
+      const cookieName = stateCookieName(body.state);
+      const result = await completeLaunch(
+        deps,
+        auth.instance,
+        { idToken: body.id_token, state: body.state, stateCookie: auth.cookie(cookieName), clientToken: auth.clientToken() },
+        auditContextOf(actor),
+      );
+      auth.setCookie(cookieName, '', 0);
+      auth.issueClientToken(result.clientToken);
+      return redirect(result.location, 303);
+    },
+  }),
+};

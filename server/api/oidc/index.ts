@@ -7,7 +7,7 @@ import { type OidcAuth, type OidcGuard } from '../../oauth/oidc-caller';
 import { authenticateOidc, oidcActor } from './authenticate';
 import * as oidc from './oauth';
 import { routeTable, type SameAuth } from '../../http/route-table';
-import { tokenEndpoint } from '../../oauth/token-endpoint';
+import { tokenGrants } from '../../oauth/token-endpoint';
 import { fapiInstanceId } from '../fapi/authenticate';
 import { fapiCors } from '../fapi/origin';
 import { FAPI_PREFIX as FAPI_BASE } from '../fapi';
@@ -27,22 +27,22 @@ const BEARER: OidcGuard = { kind: 'bearer' };
 // One route a line, its columns aligned: the formatter leaves the table as written.
 // prettier-ignore
 export const oidcRoutes: RouteEntry<OidcGuard, OidcAuth>[] = [
-  route('GET',    '/.well-known/openid-configuration',        PUBLIC,  oidc.openidConfigurationEndpoint),
-  route('GET',    '/.well-known/oauth-authorization-server',  PUBLIC,  oidc.authorizationServerMetadataEndpoint),
-  route('GET',    '/.well-known/jwks.json',                   PUBLIC,  oidc.oidcJwksEndpoint),
-  route('GET',    '/oauth2/authorize',                        BROWSER, oidc.authorizeEndpoint),
-  route('POST',   '/oauth2/authorize',                        RP_POST, oidc.authorizePostEndpoint),
-  route('POST',   '/oauth2/consent',                          BROWSER, oidc.consentEndpoint),
-  route('POST',   '/oauth2/token',                            CLIENT,  tokenEndpoint),
-  route('POST',   '/oauth2/device_authorization',             CLIENT,  oidc.deviceAuthorizationEndpoint),
-  route('GET',    '/oauth2/device',                           BROWSER, oidc.deviceVerificationEndpoint),
-  route('POST',   '/oauth2/device',                           BROWSER, oidc.deviceVerificationPostEndpoint),
-  route('GET',    '/oauth2/userinfo',                         BEARER,  oidc.userinfoEndpoint),
-  route('POST',   '/oauth2/userinfo',                         BEARER,  oidc.userinfoPostEndpoint),
-  route('POST',   '/oauth2/revoke',                           CLIENT,  oidc.revokeEndpoint),
-  route('POST',   '/oauth2/introspect',                       CLIENT,  oidc.introspectEndpoint),
-  route('GET',    '/oauth2/end_session',                      BROWSER, oidc.oidcEndSessionEndpoint),
-  route('POST',   '/oauth2/end_session',                      BROWSER, oidc.oidcEndSessionPostEndpoint),
+  route('GET',    '/.well-known/openid-configuration',        PUBLIC,  oidc.discovery.getOpenidConfiguration),
+  route('GET',    '/.well-known/oauth-authorization-server',  PUBLIC,  oidc.discovery.getAuthorizationServerMetadata),
+  route('GET',    '/.well-known/jwks.json',                   PUBLIC,  oidc.discovery.getJwks),
+  route('GET',    '/oauth2/authorize',                        BROWSER, oidc.authorizationRequests.authorize),
+  route('POST',   '/oauth2/authorize',                        RP_POST, oidc.authorizationRequests.authorizePost),
+  route('POST',   '/oauth2/consent',                          BROWSER, oidc.authorizationRequests.consent),
+  route('POST',   '/oauth2/token',                            CLIENT,  tokenGrants.issue),
+  route('POST',   '/oauth2/device_authorization',             CLIENT,  oidc.deviceAuthorizations.create),
+  route('GET',    '/oauth2/device',                           BROWSER, oidc.deviceAuthorizations.verify),
+  route('POST',   '/oauth2/device',                           BROWSER, oidc.deviceAuthorizations.verifyPost),
+  route('GET',    '/oauth2/userinfo',                         BEARER,  oidc.userinfoRequests.get),
+  route('POST',   '/oauth2/userinfo',                         BEARER,  oidc.userinfoRequests.post),
+  route('POST',   '/oauth2/revoke',                           CLIENT,  oidc.oauthTokens.revoke),
+  route('POST',   '/oauth2/introspect',                       CLIENT,  oidc.oauthTokens.introspect),
+  route('GET',    '/oauth2/end_session',                      BROWSER, oidc.endSessionRequests.end),
+  route('POST',   '/oauth2/end_session',                      BROWSER, oidc.endSessionRequests.endPost),
 ];
 
 export function createOidc(deps: Deps) {

@@ -70,56 +70,9 @@ export function providerMetadata(instance: InstanceContext) {
 
 const metadataSchema = z.record(z.string(), z.unknown());
 
-export const openidConfigurationEndpoint = endpoint<OidcAuth>({
-  summary: 'OpenID Provider metadata (OpenID Connect Discovery 1.0)',
-  response: metadataSchema,
-  handle: async ({ auth }) => providerMetadata(auth.instance),
-});
-
-export const authorizationServerMetadataEndpoint = endpoint<OidcAuth>({
-  summary: 'OAuth 2.0 Authorization Server Metadata (RFC 8414)',
-  response: metadataSchema,
-  handle: async ({ auth }) => providerMetadata(auth.instance),
-});
-
-export const oidcJwksEndpoint = endpoint<OidcAuth>({
-  summary: 'The instance’s public signing keys (JWKS)',
-  response: jwksSchema,
-  handle: async ({ deps, auth }) => ({ keys: await publishedKeys(deps, auth.instance.id) }),
-});
-
 const htmlResponse = z.unknown();
 
-export const authorizeEndpoint = endpoint<OidcAuth, never, z.output<typeof authorizeParams>>({
-  summary: 'Authorization endpoint (code flow with PKCE): a redirect to the client, the hosted sign-in, or the consent page',
-  query: authorizeParams,
-  response: htmlResponse,
-  handle: ({ deps, auth, query, request, actor }) => authorize(deps, { auth, params: query, request, actor }),
-});
-
-/** OIDC Core §3.1.2.1: the same request as a form post (from the relying party's page, so from another origin). */
-export const authorizePostEndpoint = endpoint<OidcAuth, z.output<typeof authorizeParams>>({
-  summary: 'Authorization endpoint by form post (OIDC Core §3.1.2.1): the same answers as GET',
-  audit: { unaudited: 'an authorization request sent as POST; a consent it records is audited by the domain' },
-  body: authorizeParams,
-  response: htmlResponse,
-  handle: ({ deps, auth, body, request, actor }) => authorize(deps, { auth, params: body, request, actor }),
-});
-
 const consentBody = authorizeParams;
-
-export const consentEndpoint = endpoint<OidcAuth, z.output<typeof consentBody>>({
-  summary: 'The consent page’s answer: allow (remembers the grant, issues a code) or deny (access_denied)',
-  audit: { action: 'oauth_grant.created', recordedBy: 'domain' },
-  body: consentBody,
-  response: htmlResponse,
-  handle: ({ deps, auth, body, request, actor }) => {
-    const { decision, ...params } = body;
-    const answer = decision === 'allow' || decision === 'deny' ? decision : undefined;
-    if (!answer) throw oauthError('invalid_request', 'decision is allow or deny.');
-    return authorize(deps, { auth, params, request, actor, decision: answer });
-  },
-});
 
 /**
  * RFC 6750: the access token from the Authorization header (§2.1) or, on POST, a form body's
@@ -150,21 +103,7 @@ async function userinfo(deps: D, auth: OidcAuth, formToken?: string) {
 
 const userinfoSchema = z.record(z.string(), z.unknown());
 
-export const userinfoEndpoint = endpoint<OidcAuth>({
-  summary: 'UserInfo (OIDC Core §5.3): the claims of the access token’s scopes',
-  response: userinfoSchema,
-  handle: ({ deps, auth }) => userinfo(deps, auth),
-});
-
 const userinfoForm = z.object({ access_token: z.string().min(1).max(8192).optional() });
-
-export const userinfoPostEndpoint = endpoint<OidcAuth, z.output<typeof userinfoForm>>({
-  summary: 'UserInfo by POST (OIDC Core §5.3.1): the token in the Authorization header or the form body (RFC 6750 §2.2)',
-  audit: { unaudited: 'a read sent as POST' },
-  body: userinfoForm,
-  response: userinfoSchema,
-  handle: ({ deps, auth, body }) => userinfo(deps, auth, body.access_token),
-});
 
 const tokenParam = z.object({
   token: z.string().max(8192).optional(),
@@ -183,27 +122,6 @@ async function findRefreshToken(deps: D, instanceId: string, token: string) {
   return row ?? null;
 }
 
-/** RFC 7009: always 200; a token of another client, or an unknown one, is left alone. */
-export const revokeEndpoint = endpoint<OidcAuth, z.output<typeof tokenParam>>({
-  summary: 'Token revocation (RFC 7009): a refresh token revokes its whole grant, an access token itself',
-  audit: { unaudited: 'the revocation is recorded on the token; client authentication failures are audited by the domain' },
-  body: tokenParam,
-  response: z.unknown(),
-  handle: async ({ deps, auth, body, request }) => {
-    const { app } = await authenticateClient(deps, auth.instance.id, auth.authorization, body, request);
-    if (!body.token) throw oauthError('invalid_request', 'token is required.');
-    const now = deps.clock.now();
-    const access = await verifyAccessToken(deps, auth.instance, body.token);
-    if (access) {
-      if (access.client_id === app.id) await revokeAccessToken(deps, auth.instance.id, access.jti, access.exp * 1000);
-    } else {
-      const refresh = await findRefreshToken(deps, auth.instance.id, body.token);
-      if (refresh && refresh.authorization.applicationId === app.id) await revokeAuthorizations(deps.db, now, [refresh.authorization.id]);
-    }
-    return jsonResult({}, 200, NO_STORE);
-  },
-});
-
 const introspectionSchema = z.object({
   active: z.boolean(),
   scope: z.string().optional(),
@@ -215,54 +133,6 @@ const introspectionSchema = z.object({
   aud: z.union([z.string(), z.array(z.string())]).optional(),
   jti: z.string().optional(),
   token_type: z.string().optional(),
-});
-
-/**
- * RFC 7662, for confidential clients of the instance (resource servers): access tokens of
- * any app of the instance, refresh tokens only of the caller. Revoked or expired: `{active:false}`.
- */
-export const introspectEndpoint = endpoint<OidcAuth, z.output<typeof tokenParam>>({
-  summary: 'Token introspection (RFC 7662)',
-  audit: { unaudited: 'a read sent as POST' },
-  body: tokenParam,
-  response: introspectionSchema,
-  handle: async ({ deps, auth, body, request }) => {
-    const { app } = await authenticateClient(deps, auth.instance.id, auth.authorization, body, request);
-    if (app.public) throw oauthError('unauthorized_client', 'A public client cannot introspect tokens.', 401);
-    if (!body.token) throw oauthError('invalid_request', 'token is required.');
-    const inactive = jsonResult({ active: false }, 200, NO_STORE);
-    const access = await verifyAccessToken(deps, auth.instance, body.token);
-    if (access) {
-      if (!(await accessTokenInForce(deps, auth.instance.id, access.jti))) return inactive;
-      const { client_id, scope, sub, exp, iat, iss, aud, jti } = access;
-      return jsonResult({ active: true, client_id, scope, sub, exp, iat, iss, aud, jti, token_type: ACCESS_TOKEN_TYP }, 200, NO_STORE);
-    }
-    const refresh = await findRefreshToken(deps, auth.instance.id, body.token);
-    const now = deps.clock.now();
-    if (
-      !refresh ||
-      refresh.authorization.applicationId !== app.id ||
-      refresh.authorization.revokedAt !== null ||
-      refresh.token.rotatedAt !== null ||
-      refresh.token.expiresAt <= now
-    ) {
-      return inactive;
-    }
-    return jsonResult(
-      {
-        active: true,
-        client_id: app.id,
-        scope: refresh.authorization.scope,
-        sub: refresh.authorization.userId,
-        exp: Math.floor(refresh.token.expiresAt / 1000),
-        iat: Math.floor(refresh.token.createdAt / 1000),
-        iss: auth.instance.fapiUrl,
-        token_type: 'refresh_token',
-      },
-      200,
-      NO_STORE,
-    );
-  },
 });
 
 const endSessionParams = z.object({
@@ -328,21 +198,6 @@ async function endSession(
   return target ? redirect(target, ctx.posted ? 303 : 302, NO_STORE) : page(loggedOutPage(l));
 }
 
-export const oidcEndSessionEndpoint = endpoint<OidcAuth, never, EndSessionParams>({
-  summary: 'RP-initiated logout (OpenID RP-Initiated Logout 1.0)',
-  query: endSessionParams,
-  response: htmlResponse,
-  handle: ({ deps, auth, query, request, actor }) => endSession(deps, { auth, params: query, request, actor, posted: false }),
-});
-
-export const oidcEndSessionPostEndpoint = endpoint<OidcAuth, EndSessionParams>({
-  summary: 'RP-initiated logout by form post (also the confirmation page’s answer)',
-  audit: { unaudited: 'ending the session is audited by the sessions domain' },
-  body: endSessionParams,
-  response: htmlResponse,
-  handle: ({ deps, auth, body, request, actor }) => endSession(deps, { auth, params: body, request, actor, posted: true }),
-});
-
 const deviceAuthorizationBody = z.object({
   client_id: z.string().max(4096).optional(),
   client_secret: z.string().max(4096).optional(),
@@ -359,34 +214,182 @@ const deviceAuthorizationResponse = z.object({
   interval: z.number().int(),
 });
 
-export const deviceAuthorizationEndpoint = endpoint<OidcAuth, z.output<typeof deviceAuthorizationBody>>({
-  summary: 'Device Authorization Grant (RFC 8628 §3.1): a device_code to poll with and a user_code for the verification page',
-  audit: { unaudited: 'a pending request; the user’s answer on the verification page is audited by the domain' },
-  body: deviceAuthorizationBody,
-  response: deviceAuthorizationResponse,
-  handle: async ({ deps, auth, body, request }) => {
-    const { app } = await authenticateClient(deps, auth.instance.id, auth.authorization, body, request);
-    await enforceLimit(deps, 'oidc', tokenLimits(deps).perClient, `${auth.instance.id}:${app.id}`);
-    return jsonResult(await startDeviceAuthorization(deps, auth.instance, app, body.scope), 200, NO_STORE);
-  },
-});
-
 const deviceQuery = z.object({ user_code: z.string().max(64).optional() });
 const deviceBody = z.object({ user_code: z.string().max(64).optional(), decision: z.string().max(16).optional() });
 
-export const deviceVerificationEndpoint = endpoint<OidcAuth, never, z.output<typeof deviceQuery>>({
-  summary: 'The device flow’s verification page (RFC 8628 §3.3): sign in, enter the code (or confirm the one in the link)',
-  query: deviceQuery,
-  response: htmlResponse,
-  handle: ({ deps, auth, query, request, actor }) =>
-    deviceVerification(deps, { auth, request, actor, userCode: query.user_code, method: 'GET' }),
-});
+export const discovery = {
+  getOpenidConfiguration: endpoint<OidcAuth>({
+    summary: 'OpenID Provider metadata (OpenID Connect Discovery 1.0)',
+    response: metadataSchema,
+    handle: async ({ auth }) => providerMetadata(auth.instance),
+  }),
+  getAuthorizationServerMetadata: endpoint<OidcAuth>({
+    summary: 'OAuth 2.0 Authorization Server Metadata (RFC 8414)',
+    response: metadataSchema,
+    handle: async ({ auth }) => providerMetadata(auth.instance),
+  }),
+  getJwks: endpoint<OidcAuth>({
+    summary: 'The instance’s public signing keys (JWKS)',
+    response: jwksSchema,
+    handle: async ({ deps, auth }) => ({ keys: await publishedKeys(deps, auth.instance.id) }),
+  }),
+};
 
-export const deviceVerificationPostEndpoint = endpoint<OidcAuth, z.output<typeof deviceBody>>({
-  summary: 'The verification page’s forms: a code entered (the app and scopes to confirm), or the user’s answer (allow or deny)',
-  audit: { action: 'oauth_device.approved', recordedBy: 'domain' },
-  body: deviceBody,
-  response: htmlResponse,
-  handle: ({ deps, auth, body, request, actor }) =>
-    deviceVerification(deps, { auth, request, actor, userCode: body.user_code, decision: body.decision, method: 'POST' }),
-});
+export const authorizationRequests = {
+  authorize: endpoint<OidcAuth, never, z.output<typeof authorizeParams>>({
+    summary: 'Authorization endpoint (code flow with PKCE): a redirect to the client, the hosted sign-in, or the consent page',
+    query: authorizeParams,
+    response: htmlResponse,
+    handle: ({ deps, auth, query, request, actor }) => authorize(deps, { auth, params: query, request, actor }),
+  }),
+  /** OIDC Core §3.1.2.1: the same request as a form post (from the relying party's page, so from another origin). */
+  authorizePost: endpoint<OidcAuth, z.output<typeof authorizeParams>>({
+    summary: 'Authorization endpoint by form post (OIDC Core §3.1.2.1): the same answers as GET',
+    audit: { unaudited: 'an authorization request sent as POST; a consent it records is audited by the domain' },
+    body: authorizeParams,
+    response: htmlResponse,
+    handle: ({ deps, auth, body, request, actor }) => authorize(deps, { auth, params: body, request, actor }),
+  }),
+  consent: endpoint<OidcAuth, z.output<typeof consentBody>>({
+    summary: 'The consent page’s answer: allow (remembers the grant, issues a code) or deny (access_denied)',
+    audit: { action: 'oauth_grant.created', recordedBy: 'domain' },
+    body: consentBody,
+    response: htmlResponse,
+    handle: ({ deps, auth, body, request, actor }) => {
+      const { decision, ...params } = body;
+      const answer = decision === 'allow' || decision === 'deny' ? decision : undefined;
+      if (!answer) throw oauthError('invalid_request', 'decision is allow or deny.');
+      return authorize(deps, { auth, params, request, actor, decision: answer });
+    },
+  }),
+};
+
+export const userinfoRequests = {
+  get: endpoint<OidcAuth>({
+    summary: 'UserInfo (OIDC Core §5.3): the claims of the access token’s scopes',
+    response: userinfoSchema,
+    handle: ({ deps, auth }) => userinfo(deps, auth),
+  }),
+  post: endpoint<OidcAuth, z.output<typeof userinfoForm>>({
+    summary: 'UserInfo by POST (OIDC Core §5.3.1): the token in the Authorization header or the form body (RFC 6750 §2.2)',
+    audit: { unaudited: 'a read sent as POST' },
+    body: userinfoForm,
+    response: userinfoSchema,
+    handle: ({ deps, auth, body }) => userinfo(deps, auth, body.access_token),
+  }),
+};
+
+export const oauthTokens = {
+  /** RFC 7009: always 200; a token of another client, or an unknown one, is left alone. */
+  revoke: endpoint<OidcAuth, z.output<typeof tokenParam>>({
+    summary: 'Token revocation (RFC 7009): a refresh token revokes its whole grant, an access token itself',
+    audit: { unaudited: 'the revocation is recorded on the token; client authentication failures are audited by the domain' },
+    body: tokenParam,
+    response: z.unknown(),
+    handle: async ({ deps, auth, body, request }) => {
+      const { app } = await authenticateClient(deps, auth.instance.id, auth.authorization, body, request);
+      if (!body.token) throw oauthError('invalid_request', 'token is required.');
+      const now = deps.clock.now();
+      const access = await verifyAccessToken(deps, auth.instance, body.token);
+      if (access) {
+        if (access.client_id === app.id) await revokeAccessToken(deps, auth.instance.id, access.jti, access.exp * 1000);
+      } else {
+        const refresh = await findRefreshToken(deps, auth.instance.id, body.token);
+        if (refresh && refresh.authorization.applicationId === app.id) await revokeAuthorizations(deps.db, now, [refresh.authorization.id]);
+      }
+      return jsonResult({}, 200, NO_STORE);
+    },
+  }),
+  /**
+   * RFC 7662, for confidential clients of the instance (resource servers): access tokens of
+   * any app of the instance, refresh tokens only of the caller. Revoked or expired: `{active:false}`.
+   */
+  introspect: endpoint<OidcAuth, z.output<typeof tokenParam>>({
+    summary: 'Token introspection (RFC 7662)',
+    audit: { unaudited: 'a read sent as POST' },
+    body: tokenParam,
+    response: introspectionSchema,
+    handle: async ({ deps, auth, body, request }) => {
+      const { app } = await authenticateClient(deps, auth.instance.id, auth.authorization, body, request);
+      if (app.public) throw oauthError('unauthorized_client', 'A public client cannot introspect tokens.', 401);
+      if (!body.token) throw oauthError('invalid_request', 'token is required.');
+      const inactive = jsonResult({ active: false }, 200, NO_STORE);
+      const access = await verifyAccessToken(deps, auth.instance, body.token);
+      if (access) {
+        if (!(await accessTokenInForce(deps, auth.instance.id, access.jti))) return inactive;
+        const { client_id, scope, sub, exp, iat, iss, aud, jti } = access;
+        return jsonResult({ active: true, client_id, scope, sub, exp, iat, iss, aud, jti, token_type: ACCESS_TOKEN_TYP }, 200, NO_STORE);
+      }
+      const refresh = await findRefreshToken(deps, auth.instance.id, body.token);
+      const now = deps.clock.now();
+      if (
+        !refresh ||
+        refresh.authorization.applicationId !== app.id ||
+        refresh.authorization.revokedAt !== null ||
+        refresh.token.rotatedAt !== null ||
+        refresh.token.expiresAt <= now
+      ) {
+        return inactive;
+      }
+      return jsonResult(
+        {
+          active: true,
+          client_id: app.id,
+          scope: refresh.authorization.scope,
+          sub: refresh.authorization.userId,
+          exp: Math.floor(refresh.token.expiresAt / 1000),
+          iat: Math.floor(refresh.token.createdAt / 1000),
+          iss: auth.instance.fapiUrl,
+          token_type: 'refresh_token',
+        },
+        200,
+        NO_STORE,
+      );
+    },
+  }),
+};
+
+export const deviceAuthorizations = {
+  create: endpoint<OidcAuth, z.output<typeof deviceAuthorizationBody>>({
+    summary: 'Device Authorization Grant (RFC 8628 §3.1): a device_code to poll with and a user_code for the verification page',
+    audit: { unaudited: 'a pending request; the user’s answer on the verification page is audited by the domain' },
+    body: deviceAuthorizationBody,
+    response: deviceAuthorizationResponse,
+    handle: async ({ deps, auth, body, request }) => {
+      const { app } = await authenticateClient(deps, auth.instance.id, auth.authorization, body, request);
+      await enforceLimit(deps, 'oidc', tokenLimits(deps).perClient, `${auth.instance.id}:${app.id}`);
+      return jsonResult(await startDeviceAuthorization(deps, auth.instance, app, body.scope), 200, NO_STORE);
+    },
+  }),
+  verify: endpoint<OidcAuth, never, z.output<typeof deviceQuery>>({
+    summary: 'The device flow’s verification page (RFC 8628 §3.3): sign in, enter the code (or confirm the one in the link)',
+    query: deviceQuery,
+    response: htmlResponse,
+    handle: ({ deps, auth, query, request, actor }) =>
+      deviceVerification(deps, { auth, request, actor, userCode: query.user_code, method: 'GET' }),
+  }),
+  verifyPost: endpoint<OidcAuth, z.output<typeof deviceBody>>({
+    summary: 'The verification page’s forms: a code entered (the app and scopes to confirm), or the user’s answer (allow or deny)',
+    audit: { action: 'oauth_device.approved', recordedBy: 'domain' },
+    body: deviceBody,
+    response: htmlResponse,
+    handle: ({ deps, auth, body, request, actor }) =>
+      deviceVerification(deps, { auth, request, actor, userCode: body.user_code, decision: body.decision, method: 'POST' }),
+  }),
+};
+
+export const endSessionRequests = {
+  end: endpoint<OidcAuth, never, EndSessionParams>({
+    summary: 'RP-initiated logout (OpenID RP-Initiated Logout 1.0)',
+    query: endSessionParams,
+    response: htmlResponse,
+    handle: ({ deps, auth, query, request, actor }) => endSession(deps, { auth, params: query, request, actor, posted: false }),
+  }),
+  endPost: endpoint<OidcAuth, EndSessionParams>({
+    summary: 'RP-initiated logout by form post (also the confirmation page’s answer)',
+    audit: { unaudited: 'ending the session is audited by the sessions domain' },
+    body: endSessionParams,
+    response: htmlResponse,
+    handle: ({ deps, auth, body, request, actor }) => endSession(deps, { auth, params: body, request, actor, posted: true }),
+  }),
+};

@@ -28,14 +28,14 @@ const AUDIT = { intents: ['audit_logs'] } as const;
  * the portal pages, authenticated by the `__portal` cookie; writes need the fapi_url's Origin.
  */
 export const portalRoutes: RouteEntry<PortalGuard, PortalAuth>[] = [
-  route('POST', '/v1/portal/session', OPEN, portal.openPortalSessionEndpoint),
-  route('GET', '/v1/portal/session', ANY, portal.getPortalSessionEndpoint),
-  route('DELETE', '/v1/portal/session', ANY, portal.endPortalSessionEndpoint),
+  route('POST', '/v1/portal/session', OPEN, portal.portalSessions.open),
+  route('GET', '/v1/portal/session', ANY, portal.portalSessions.get),
+  route('DELETE', '/v1/portal/session', ANY, portal.portalSessions.end),
   route('GET', '/v1/portal/domains', DOMAINS, portal.portalDomains.list),
   route('POST', '/v1/portal/domains', DOMAINS, portal.portalDomains.create),
   route('POST', '/v1/portal/domains/:domain_id/verify', DOMAINS, portal.portalDomains.verify),
   route('DELETE', '/v1/portal/domains/:domain_id', DOMAINS, portal.portalDomains.delete),
-  route('GET', '/v1/portal/roles', ROLES, portal.listPortalRolesEndpoint),
+  route('GET', '/v1/portal/roles', ROLES, portal.portalRoles.list),
   route('GET', '/v1/portal/sso_connections', SSO, portal.portalSso.list),
   route('POST', '/v1/portal/sso_connections', SSO, portal.portalSso.create),
   route('GET', '/v1/portal/sso_connections/:connection_id', SSO, portal.portalSso.get),

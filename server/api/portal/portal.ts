@@ -47,39 +47,6 @@ async function sessionOf(deps: Parameters<typeof getOrganization>[0], auth: Port
   return portalSessionView(link, { id: org.id, name: org.name, image_url: org.image_url });
 }
 
-// --- The session -------------------------------------------------------------------------
-
-export const openPortalSessionEndpoint = endpoint<PortalAuth, { token: string }>({
-  summary:
-    'Open a portal link: spends it (single use, 5 minutes) and starts the portal session of this browser (the __portal cookie, one hour, sliding)',
-  audit: { action: 'portal_session.opened', recordedBy: 'domain' },
-  body: z.strictObject({ token: z.string().min(1).max(128) }),
-  response: sessionSchema,
-  status: 201,
-  handle: async ({ deps, auth, body, request }) => {
-    const { link, sessionToken } = await openPortalLink(deps, auth.instance.id, body.token, request);
-    const view = await sessionOf(deps, auth, link);
-    return jsonResult(view, 201, { 'set-cookie': portalCookie(auth.instance, auth.servedUrl, sessionToken, SESSION_TTL_MS / 1000) });
-  },
-});
-
-export const getPortalSessionEndpoint = endpoint<S>({
-  summary: 'The portal session: its organization, intent, return and success URLs and expiry',
-  response: sessionSchema,
-  handle: ({ deps, auth }) => sessionOf(deps, auth, auth.link),
-});
-
-export const endPortalSessionEndpoint = endpoint<S>({
-  summary: 'End the portal session (the admin is done); answers it one last time, with its success_url',
-  audit: { action: 'portal_session.ended' },
-  response: sessionSchema,
-  handle: async ({ deps, auth }) => {
-    const view = await sessionOf(deps, auth, auth.link);
-    await endPortalSession(deps, auth.link.id);
-    return jsonResult(view, 200, { 'set-cookie': portalCookie(auth.instance, auth.servedUrl, '', 0) });
-  },
-});
-
 // --- Domains -----------------------------------------------------------------------------
 
 export const portalDomains = {
@@ -197,12 +164,6 @@ export const portalSso = {
     handle: ({ deps, auth, params }) => updateConnection(deps, instanceOf(auth), params.connection_id, { active: false }, orgOf(auth)),
   }),
 };
-
-export const listPortalRolesEndpoint = endpoint<S>({
-  summary: 'The organization roles IdP groups can map to',
-  response: lightListSchema(roleSchema),
-  handle: ({ deps, auth }) => listRoles(deps, instanceOf(auth), { limit: 100 }),
-});
 
 // --- Directory sync ----------------------------------------------------------------------
 
@@ -322,5 +283,45 @@ export const portalAuditLogs = {
         'content-disposition': `attachment; filename="audit-${orgOf(auth)}.csv"`,
       });
     },
+  }),
+};
+
+export const portalSessions = {
+  // --- The session -------------------------------------------------------------------------
+  open: endpoint<PortalAuth, { token: string }>({
+    summary:
+      'Open a portal link: spends it (single use, 5 minutes) and starts the portal session of this browser (the __portal cookie, one hour, sliding)',
+    audit: { action: 'portal_session.opened', recordedBy: 'domain' },
+    body: z.strictObject({ token: z.string().min(1).max(128) }),
+    response: sessionSchema,
+    status: 201,
+    handle: async ({ deps, auth, body, request }) => {
+      const { link, sessionToken } = await openPortalLink(deps, auth.instance.id, body.token, request);
+      const view = await sessionOf(deps, auth, link);
+      return jsonResult(view, 201, { 'set-cookie': portalCookie(auth.instance, auth.servedUrl, sessionToken, SESSION_TTL_MS / 1000) });
+    },
+  }),
+  get: endpoint<S>({
+    summary: 'The portal session: its organization, intent, return and success URLs and expiry',
+    response: sessionSchema,
+    handle: ({ deps, auth }) => sessionOf(deps, auth, auth.link),
+  }),
+  end: endpoint<S>({
+    summary: 'End the portal session (the admin is done); answers it one last time, with its success_url',
+    audit: { action: 'portal_session.ended' },
+    response: sessionSchema,
+    handle: async ({ deps, auth }) => {
+      const view = await sessionOf(deps, auth, auth.link);
+      await endPortalSession(deps, auth.link.id);
+      return jsonResult(view, 200, { 'set-cookie': portalCookie(auth.instance, auth.servedUrl, '', 0) });
+    },
+  }),
+};
+
+export const portalRoles = {
+  list: endpoint<S>({
+    summary: 'The organization roles IdP groups can map to',
+    response: lightListSchema(roleSchema),
+    handle: ({ deps, auth }) => listRoles(deps, instanceOf(auth), { limit: 100 }),
   }),
 };

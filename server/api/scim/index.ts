@@ -29,25 +29,25 @@ const route = routeTable<ScimGuard, ScimAuth | null, ScimGuard, ScimAuthUnder, t
 // One route a line, its columns aligned: the formatter leaves the table as written.
 // prettier-ignore
 export const scimRoutes: ScimRoute[] = [
-  route('GET',    '/ServiceProviderConfig', 'public', scim.serviceProviderConfigEndpoint),
-  route('GET',    '/ResourceTypes',         'public', scim.resourceTypesEndpoint),
-  route('GET',    '/ResourceTypes/:id',     'public', scim.resourceTypeEndpoint),
-  route('GET',    '/Schemas',               'public', scim.schemasEndpoint),
-  route('GET',    '/Schemas/:id',           'public', scim.schemaEndpoint),
+  route('GET',    '/ServiceProviderConfig', 'public', scim.scimDiscovery.getServiceProviderConfig),
+  route('GET',    '/ResourceTypes',         'public', scim.scimDiscovery.listResourceTypes),
+  route('GET',    '/ResourceTypes/:id',     'public', scim.scimDiscovery.getResourceType),
+  route('GET',    '/Schemas',               'public', scim.scimDiscovery.listSchemas),
+  route('GET',    '/Schemas/:id',           'public', scim.scimDiscovery.getSchema),
 
-  route('GET',    '/Users',                 'token',  scim.listUsersEndpoint),
-  route('POST',   '/Users',                 'token',  scim.createUserEndpoint),
-  route('GET',    '/Users/:id',             'token',  scim.getUserEndpoint),
-  route('PUT',    '/Users/:id',             'token',  scim.replaceUserEndpoint),
-  route('PATCH',  '/Users/:id',             'token',  scim.patchUserEndpoint),
-  route('DELETE', '/Users/:id',             'token',  scim.deleteUserEndpoint),
+  route('GET',    '/Users',                 'token',  scim.scimUsers.list),
+  route('POST',   '/Users',                 'token',  scim.scimUsers.create),
+  route('GET',    '/Users/:id',             'token',  scim.scimUsers.get),
+  route('PUT',    '/Users/:id',             'token',  scim.scimUsers.replace),
+  route('PATCH',  '/Users/:id',             'token',  scim.scimUsers.patch),
+  route('DELETE', '/Users/:id',             'token',  scim.scimUsers.delete),
 
-  route('GET',    '/Groups',                'token',  scim.listGroupsEndpoint),
-  route('POST',   '/Groups',                'token',  scim.createGroupEndpoint),
-  route('GET',    '/Groups/:id',            'token',  scim.getGroupEndpoint),
-  route('PUT',    '/Groups/:id',            'token',  scim.replaceGroupEndpoint),
-  route('PATCH',  '/Groups/:id',            'token',  scim.patchGroupEndpoint),
-  route('DELETE', '/Groups/:id',            'token',  scim.deleteGroupEndpoint),
+  route('GET',    '/Groups',                'token',  scim.scimGroups.list),
+  route('POST',   '/Groups',                'token',  scim.scimGroups.create),
+  route('GET',    '/Groups/:id',            'token',  scim.scimGroups.get),
+  route('PUT',    '/Groups/:id',            'token',  scim.scimGroups.replace),
+  route('PATCH',  '/Groups/:id',            'token',  scim.scimGroups.patch),
+  route('DELETE', '/Groups/:id',            'token',  scim.scimGroups.delete),
 ];
 
 export const SCIM_WINDOW_MS = 10_000;

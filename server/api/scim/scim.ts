@@ -55,183 +55,172 @@ function readWithVersion(auth: ScimAuth, value: Record<string, unknown>, version
 
 const baseOf = (auth: ScimAuth | null, publicUrl: string) => auth?.baseUrl ?? `${publicUrl}/scim/v2`;
 
-// --- Discovery (public: RFC 7644 §4 lets clients read them before authenticating) ---
+export const scimDiscovery = {
+  // --- Discovery (public: RFC 7644 §4 lets clients read them before authenticating) ---
+  getServiceProviderConfig: endpoint<ScimAuth | null>({
+    summary: 'SCIM features this service provider supports',
+    response: resource,
+    handle: async ({ deps, auth }) => serviceProviderConfig(baseOf(auth, deps.config.PUBLIC_URL)),
+  }),
+  listResourceTypes: endpoint<ScimAuth | null>({
+    summary: 'SCIM resource types: User (with the enterprise extension) and Group',
+    response: resource,
+    handle: async ({ deps, auth }) => {
+      const list = resourceTypes(baseOf(auth, deps.config.PUBLIC_URL));
+      return listResponse(list, list.length, 1);
+    },
+  }),
+  getResourceType: endpoint<ScimAuth | null, never, never, 'id'>({
+    summary: 'One SCIM resource type',
+    response: resource,
+    handle: async ({ deps, auth, params }) => {
+      const found = resourceTypes(baseOf(auth, deps.config.PUBLIC_URL)).find((r) => r.id === params.id);
+      if (!found) throw new AppError('NOT_FOUND', { message: `No resource type ${params.id}.` });
+      return found;
+    },
+  }),
+  listSchemas: endpoint<ScimAuth | null>({
+    summary: 'SCIM schemas: exactly the attributes supported',
+    response: resource,
+    handle: async ({ deps, auth }) => {
+      const list = schemaResources(baseOf(auth, deps.config.PUBLIC_URL));
+      return listResponse(list, list.length, 1);
+    },
+  }),
+  getSchema: endpoint<ScimAuth | null, never, never, 'id'>({
+    summary: 'One SCIM schema',
+    response: resource,
+    handle: async ({ deps, auth, params }) => {
+      const found = schemaResources(baseOf(auth, deps.config.PUBLIC_URL)).find((s) => s.id.toLowerCase() === params.id.toLowerCase());
+      if (!found) throw new AppError('NOT_FOUND', { message: `No schema ${params.id}.` });
+      return found;
+    },
+  }),
+};
 
-export const serviceProviderConfigEndpoint = endpoint<ScimAuth | null>({
-  summary: 'SCIM features this service provider supports',
-  response: resource,
-  handle: async ({ deps, auth }) => serviceProviderConfig(baseOf(auth, deps.config.PUBLIC_URL)),
-});
+export const scimUsers = {
+  // --- Users ---
+  list: endpoint<ScimAuth, never, ListQuery>({
+    summary: 'List the directory’s users: filter, startIndex (1-based), count, attributes, excludedAttributes',
+    query: listQuery,
+    response: resource,
+    handle: ({ deps, auth, actor, query }) => listScimUsers(deps, dirOf(auth, actor), query),
+  }),
+  create: endpoint<ScimAuth, Body>({
+    summary: 'Provision a user: link the instance’s user holding userName verified, or create one; it joins the organization',
+    audit: { action: 'scim_user.created' },
+    body: resourceBody,
+    response: resource,
+    status: 201,
+    handle: async ({ deps, auth, actor, body }) => {
+      const dir = dirOf(auth, actor);
+      const row = await createScimUser(deps, dir, body);
+      const r = userResource(row, dir);
+      return withVersion(r, row.version, 201, r.meta.location);
+    },
+  }),
+  get: endpoint<ScimAuth, never, Projection, 'id'>({
+    summary: 'Get a user of the directory',
+    query: projectionQuery,
+    response: resource,
+    handle: async ({ deps, auth, actor, params, query }) => {
+      const dir = dirOf(auth, actor);
+      const row = await getScimUser(deps, dir, params.id);
+      return readWithVersion(auth, projectUser(row, dir, query), row.version);
+    },
+  }),
+  replace: endpoint<ScimAuth, Body, never, 'id'>({
+    summary: 'Replace a user (PUT); If-Match is honoured',
+    audit: { action: 'scim_user.replaced' },
+    body: resourceBody,
+    response: resource,
+    handle: async ({ deps, auth, actor, params, body }) => {
+      const dir = dirOf(auth, actor);
+      const row = await replaceScimUser(deps, dir, params.id, body);
+      return withVersion(userResource(row, dir), row.version);
+    },
+  }),
+  patch: endpoint<ScimAuth, PatchBody, never, 'id'>({
+    summary: 'Patch a user (add/replace/remove, Okta and Entra shapes); If-Match is honoured',
+    audit: { action: 'scim_user.patched' },
+    body: patchBody,
+    response: resource,
+    handle: async ({ deps, auth, actor, params, body }) => {
+      const dir = dirOf(auth, actor);
+      const row = await patchScimUser(deps, dir, params.id, body);
+      return withVersion(userResource(row, dir), row.version);
+    },
+  }),
+  delete: endpoint<ScimAuth, never, never, 'id'>({
+    summary: 'Deprovision a user: the membership goes; a user the directory created that belongs nowhere else is deleted',
+    audit: { action: 'scim_user.deleted' },
+    response: resource,
+    status: 204,
+    handle: async ({ deps, auth, actor, params }) => {
+      await deleteScimUser(deps, dirOf(auth, actor), params.id);
+      return noContent();
+    },
+  }),
+};
 
-export const resourceTypesEndpoint = endpoint<ScimAuth | null>({
-  summary: 'SCIM resource types: User (with the enterprise extension) and Group',
-  response: resource,
-  handle: async ({ deps, auth }) => {
-    const list = resourceTypes(baseOf(auth, deps.config.PUBLIC_URL));
-    return listResponse(list, list.length, 1);
-  },
-});
-
-export const resourceTypeEndpoint = endpoint<ScimAuth | null, never, never, 'id'>({
-  summary: 'One SCIM resource type',
-  response: resource,
-  handle: async ({ deps, auth, params }) => {
-    const found = resourceTypes(baseOf(auth, deps.config.PUBLIC_URL)).find((r) => r.id === params.id);
-    if (!found) throw new AppError('NOT_FOUND', { message: `No resource type ${params.id}.` });
-    return found;
-  },
-});
-
-export const schemasEndpoint = endpoint<ScimAuth | null>({
-  summary: 'SCIM schemas: exactly the attributes supported',
-  response: resource,
-  handle: async ({ deps, auth }) => {
-    const list = schemaResources(baseOf(auth, deps.config.PUBLIC_URL));
-    return listResponse(list, list.length, 1);
-  },
-});
-
-export const schemaEndpoint = endpoint<ScimAuth | null, never, never, 'id'>({
-  summary: 'One SCIM schema',
-  response: resource,
-  handle: async ({ deps, auth, params }) => {
-    const found = schemaResources(baseOf(auth, deps.config.PUBLIC_URL)).find((s) => s.id.toLowerCase() === params.id.toLowerCase());
-    if (!found) throw new AppError('NOT_FOUND', { message: `No schema ${params.id}.` });
-    return found;
-  },
-});
-
-// --- Users ---
-
-export const listUsersEndpoint = endpoint<ScimAuth, never, ListQuery>({
-  summary: 'List the directory’s users: filter, startIndex (1-based), count, attributes, excludedAttributes',
-  query: listQuery,
-  response: resource,
-  handle: ({ deps, auth, actor, query }) => listScimUsers(deps, dirOf(auth, actor), query),
-});
-
-export const createUserEndpoint = endpoint<ScimAuth, Body>({
-  summary: 'Provision a user: link the instance’s user holding userName verified, or create one; it joins the organization',
-  audit: { action: 'scim_user.created' },
-  body: resourceBody,
-  response: resource,
-  status: 201,
-  handle: async ({ deps, auth, actor, body }) => {
-    const dir = dirOf(auth, actor);
-    const row = await createScimUser(deps, dir, body);
-    const r = userResource(row, dir);
-    return withVersion(r, row.version, 201, r.meta.location);
-  },
-});
-
-export const getUserEndpoint = endpoint<ScimAuth, never, Projection, 'id'>({
-  summary: 'Get a user of the directory',
-  query: projectionQuery,
-  response: resource,
-  handle: async ({ deps, auth, actor, params, query }) => {
-    const dir = dirOf(auth, actor);
-    const row = await getScimUser(deps, dir, params.id);
-    return readWithVersion(auth, projectUser(row, dir, query), row.version);
-  },
-});
-
-export const replaceUserEndpoint = endpoint<ScimAuth, Body, never, 'id'>({
-  summary: 'Replace a user (PUT); If-Match is honoured',
-  audit: { action: 'scim_user.replaced' },
-  body: resourceBody,
-  response: resource,
-  handle: async ({ deps, auth, actor, params, body }) => {
-    const dir = dirOf(auth, actor);
-    const row = await replaceScimUser(deps, dir, params.id, body);
-    return withVersion(userResource(row, dir), row.version);
-  },
-});
-
-export const patchUserEndpoint = endpoint<ScimAuth, PatchBody, never, 'id'>({
-  summary: 'Patch a user (add/replace/remove, Okta and Entra shapes); If-Match is honoured',
-  audit: { action: 'scim_user.patched' },
-  body: patchBody,
-  response: resource,
-  handle: async ({ deps, auth, actor, params, body }) => {
-    const dir = dirOf(auth, actor);
-    const row = await patchScimUser(deps, dir, params.id, body);
-    return withVersion(userResource(row, dir), row.version);
-  },
-});
-
-export const deleteUserEndpoint = endpoint<ScimAuth, never, never, 'id'>({
-  summary: 'Deprovision a user: the membership goes; a user the directory created that belongs nowhere else is deleted',
-  audit: { action: 'scim_user.deleted' },
-  response: resource,
-  status: 204,
-  handle: async ({ deps, auth, actor, params }) => {
-    await deleteScimUser(deps, dirOf(auth, actor), params.id);
-    return noContent();
-  },
-});
-
-// --- Groups ---
-
-export const listGroupsEndpoint = endpoint<ScimAuth, never, ListQuery>({
-  summary: 'List the directory’s groups: filter, startIndex, count, attributes, excludedAttributes',
-  query: listQuery,
-  response: resource,
-  handle: ({ deps, auth, actor, query }) => listScimGroups(deps, dirOf(auth, actor), query),
-});
-
-export const createGroupEndpoint = endpoint<ScimAuth, Body>({
-  summary: 'Create a group with its members',
-  audit: { action: 'scim_group.created' },
-  body: resourceBody,
-  response: resource,
-  status: 201,
-  handle: async ({ deps, auth, actor, body }) => {
-    const dir = dirOf(auth, actor);
-    const { group, resource: r } = await createScimGroup(deps, dir, body);
-    return withVersion(r, group.version, 201, `${dir.baseUrl}/Groups/${group.id}`);
-  },
-});
-
-export const getGroupEndpoint = endpoint<ScimAuth, never, Projection, 'id'>({
-  summary: 'Get a group (excludedAttributes=members skips its members)',
-  query: projectionQuery,
-  response: resource,
-  handle: async ({ deps, auth, actor, params, query }) => {
-    const { group, resource: r } = await getScimGroup(deps, dirOf(auth, actor), params.id, query);
-    return readWithVersion(auth, r, group.version);
-  },
-});
-
-export const replaceGroupEndpoint = endpoint<ScimAuth, Body, never, 'id'>({
-  summary: 'Replace a group and its members (PUT); If-Match is honoured',
-  audit: { action: 'scim_group.replaced' },
-  body: resourceBody,
-  response: resource,
-  handle: async ({ deps, auth, actor, params, body }) => {
-    const { group, resource: r } = await replaceScimGroup(deps, dirOf(auth, actor), params.id, body);
-    return withVersion(r, group.version);
-  },
-});
-
-export const patchGroupEndpoint = endpoint<ScimAuth, PatchBody, Projection, 'id'>({
-  summary: 'Patch a group: add members, remove them by filter or value, replace them, rename',
-  audit: { action: 'scim_group.patched' },
-  body: patchBody,
-  query: projectionQuery,
-  response: resource,
-  handle: async ({ deps, auth, actor, params, body, query }) => {
-    const { group, resource: r } = await patchScimGroup(deps, dirOf(auth, actor), params.id, body, query);
-    return withVersion(r, group.version);
-  },
-});
-
-export const deleteGroupEndpoint = endpoint<ScimAuth, never, never, 'id'>({
-  summary: 'Delete a group; members of a mapped group lose its role',
-  audit: { action: 'scim_group.deleted' },
-  response: resource,
-  status: 204,
-  handle: async ({ deps, auth, actor, params }) => {
-    await deleteScimGroup(deps, dirOf(auth, actor), params.id);
-    return noContent();
-  },
-});
+export const scimGroups = {
+  // --- Groups ---
+  list: endpoint<ScimAuth, never, ListQuery>({
+    summary: 'List the directory’s groups: filter, startIndex, count, attributes, excludedAttributes',
+    query: listQuery,
+    response: resource,
+    handle: ({ deps, auth, actor, query }) => listScimGroups(deps, dirOf(auth, actor), query),
+  }),
+  create: endpoint<ScimAuth, Body>({
+    summary: 'Create a group with its members',
+    audit: { action: 'scim_group.created' },
+    body: resourceBody,
+    response: resource,
+    status: 201,
+    handle: async ({ deps, auth, actor, body }) => {
+      const dir = dirOf(auth, actor);
+      const { group, resource: r } = await createScimGroup(deps, dir, body);
+      return withVersion(r, group.version, 201, `${dir.baseUrl}/Groups/${group.id}`);
+    },
+  }),
+  get: endpoint<ScimAuth, never, Projection, 'id'>({
+    summary: 'Get a group (excludedAttributes=members skips its members)',
+    query: projectionQuery,
+    response: resource,
+    handle: async ({ deps, auth, actor, params, query }) => {
+      const { group, resource: r } = await getScimGroup(deps, dirOf(auth, actor), params.id, query);
+      return readWithVersion(auth, r, group.version);
+    },
+  }),
+  replace: endpoint<ScimAuth, Body, never, 'id'>({
+    summary: 'Replace a group and its members (PUT); If-Match is honoured',
+    audit: { action: 'scim_group.replaced' },
+    body: resourceBody,
+    response: resource,
+    handle: async ({ deps, auth, actor, params, body }) => {
+      const { group, resource: r } = await replaceScimGroup(deps, dirOf(auth, actor), params.id, body);
+      return withVersion(r, group.version);
+    },
+  }),
+  patch: endpoint<ScimAuth, PatchBody, Projection, 'id'>({
+    summary: 'Patch a group: add members, remove them by filter or value, replace them, rename',
+    audit: { action: 'scim_group.patched' },
+    body: patchBody,
+    query: projectionQuery,
+    response: resource,
+    handle: async ({ deps, auth, actor, params, body, query }) => {
+      const { group, resource: r } = await patchScimGroup(deps, dirOf(auth, actor), params.id, body, query);
+      return withVersion(r, group.version);
+    },
+  }),
+  delete: endpoint<ScimAuth, never, never, 'id'>({
+    summary: 'Delete a group; members of a mapped group lose its role',
+    audit: { action: 'scim_group.deleted' },
+    response: resource,
+    status: 204,
+    handle: async ({ deps, auth, actor, params }) => {
+      await deleteScimGroup(deps, dirOf(auth, actor), params.id);
+      return noContent();
+    },
+  }),
+};

@@ -21,73 +21,11 @@ import { metadataInput } from '../../../http/metadata';
 
 const userFilters = listUsersQuery.pick({ email_address: true, external_id: true, username: true, query: true });
 
-/** GET /v1/users/count: `{object: 'total_count', total_count}` for the list's filters. */
-export const countUsersEndpoint = endpoint<BapiAuth, never, z.output<typeof userFilters>>({
-  summary: 'Count users matching the list filters',
-  query: userFilters,
-  response: z.object({ object: z.literal('total_count'), total_count: z.number().int() }),
-  handle: async ({ deps, auth, query }) => ({
-    object: 'total_count' as const,
-    total_count: await countUsers(deps, auth.instance.id, query),
-  }),
-});
-
-/** PATCH /v1/users/:id/metadata: the metadata fields of PATCH /v1/users/:id (deep-merged; null deletes a key). */
-export const updateUserMetadataEndpoint = {
-  ...bapiUsers.update,
-  summary: 'Update a user’s metadata (deep-merged; null deletes a key)',
-  body: z.strictObject({
-    public_metadata: metadataInput.optional(),
-    private_metadata: metadataInput.optional(),
-    unsafe_metadata: metadataInput.optional(),
-  }),
-};
-
-/** PATCH /v1/organizations/:id/metadata: the metadata fields of PATCH /v1/organizations/:id. */
-export const updateOrganizationMetadataEndpoint = {
-  ...bapiOrganizations.updateOrganization,
-  summary: 'Update an organization’s metadata (deep-merged; null deletes a key)',
-  body: updateOrganizationBody.pick({ public_metadata: true, private_metadata: true }),
-};
-
 type MintTokenBody = z.output<typeof mintTokenBody> | undefined;
-
-/** POST /v1/sessions/:id/tokens `{expires_in_seconds?}`: a fresh session JWT of a live session. */
-export const sessionTokenEndpoint = endpoint<BapiAuth, MintTokenBody, never, 'id'>({
-  summary: 'Get a fresh session JWT for a live session',
-  body: mintTokenBody,
-  response: templateTokenSchema,
-  audit: { unaudited: 'mints a short-lived token of an existing session, like a refresh' },
-  handle: async ({ deps, auth, params, body }) => {
-    const { jwt } = await sessionToken(
-      deps,
-      await instanceContext(deps, auth.instance.id),
-      params.id,
-      body?.expires_in_seconds ?? undefined,
-    );
-    return { object: 'token' as const, jwt };
-  },
-});
-
-/** POST /v1/sessions/:id/tokens/:template `{expires_in_seconds?}`: a JWT from the named template (server/sessions/jwt-templates.ts) for a live session. */
-export const sessionTemplateTokenEndpoint = endpoint<BapiAuth, MintTokenBody, never, 'id' | 'template'>({
-  summary: 'Get a JWT from a named JWT template for a live session (unknown template: 404)',
-  body: mintTokenBody,
-  response: templateTokenSchema,
-  audit: { unaudited: 'mints a short-lived token of an existing session, like the session token' },
-  handle: async ({ deps, auth, params, body }) =>
-    sessionTemplateToken(
-      deps,
-      await instanceContext(deps, auth.instance.id),
-      params.id,
-      params.template,
-      body?.expires_in_seconds ?? undefined,
-    ),
-});
 
 /** POST /v1/sessions/:id/verify `{token}`: POST /v1/sessions/verify, also checking the token is this session's. */
 type Verify = Parameters<typeof bapiSessions.verify.handle>[0];
-export const verifySessionByIdEndpoint: Endpoint<BapiAuth, Verify['body'], Verify['query'], 'id'> = {
+const verifySessionById: Endpoint<BapiAuth, Verify['body'], Verify['query'], 'id'> = {
   ...bapiSessions.verify,
   summary: 'Verify a session JWT of this session, including revocation',
   handle: async (ctx) => {
@@ -95,4 +33,71 @@ export const verifySessionByIdEndpoint: Endpoint<BapiAuth, Verify['body'], Verif
     if (session.id !== ctx.params.id) throw new AppError('NOT_FOUND', { message: 'The token is not one of this session.' });
     return session;
   },
+};
+
+export const clerkUsers = {
+  /** GET /v1/users/count: `{object: 'total_count', total_count}` for the list's filters. */
+  count: endpoint<BapiAuth, never, z.output<typeof userFilters>>({
+    summary: 'Count users matching the list filters',
+    query: userFilters,
+    response: z.object({ object: z.literal('total_count'), total_count: z.number().int() }),
+    handle: async ({ deps, auth, query }) => ({
+      object: 'total_count' as const,
+      total_count: await countUsers(deps, auth.instance.id, query),
+    }),
+  }),
+  /** PATCH /v1/users/:id/metadata: the metadata fields of PATCH /v1/users/:id (deep-merged; null deletes a key). */
+  updateMetadata: {
+    ...bapiUsers.update,
+    summary: 'Update a user’s metadata (deep-merged; null deletes a key)',
+    body: z.strictObject({
+      public_metadata: metadataInput.optional(),
+      private_metadata: metadataInput.optional(),
+      unsafe_metadata: metadataInput.optional(),
+    }),
+  },
+};
+
+export const clerkOrganizations = {
+  /** PATCH /v1/organizations/:id/metadata: the metadata fields of PATCH /v1/organizations/:id. */
+  updateMetadata: {
+    ...bapiOrganizations.updateOrganization,
+    summary: 'Update an organization’s metadata (deep-merged; null deletes a key)',
+    body: updateOrganizationBody.pick({ public_metadata: true, private_metadata: true }),
+  },
+};
+
+export const clerkSessions = {
+  /** POST /v1/sessions/:id/tokens `{expires_in_seconds?}`: a fresh session JWT of a live session. */
+  createToken: endpoint<BapiAuth, MintTokenBody, never, 'id'>({
+    summary: 'Get a fresh session JWT for a live session',
+    body: mintTokenBody,
+    response: templateTokenSchema,
+    audit: { unaudited: 'mints a short-lived token of an existing session, like a refresh' },
+    handle: async ({ deps, auth, params, body }) => {
+      const { jwt } = await sessionToken(
+        deps,
+        await instanceContext(deps, auth.instance.id),
+        params.id,
+        body?.expires_in_seconds ?? undefined,
+      );
+      return { object: 'token' as const, jwt };
+    },
+  }),
+  /** POST /v1/sessions/:id/tokens/:template `{expires_in_seconds?}`: a JWT from the named template (server/sessions/jwt-templates.ts) for a live session. */
+  createTemplateToken: endpoint<BapiAuth, MintTokenBody, never, 'id' | 'template'>({
+    summary: 'Get a JWT from a named JWT template for a live session (unknown template: 404)',
+    body: mintTokenBody,
+    response: templateTokenSchema,
+    audit: { unaudited: 'mints a short-lived token of an existing session, like the session token' },
+    handle: async ({ deps, auth, params, body }) =>
+      sessionTemplateToken(
+        deps,
+        await instanceContext(deps, auth.instance.id),
+        params.id,
+        params.template,
+        body?.expires_in_seconds ?? undefined,
+      ),
+  }),
+  verify: verifySessionById,
 };
