@@ -157,7 +157,7 @@ function parseJwks(text: string): unknown {
 function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; onClose(): void; onSaved(a: WithSecret): void }) {
   const t = useTranslations('oauth.console');
   const base = useInstanceApi('oauth_applications');
-  const form = useFormError(['name', 'redirect_uris', 'post_logout_redirect_uris', 'scopes', 'jwks_uri', 'jwks']);
+  const form = useFormError(['name', 'redirect_uris', 'post_logout_redirect_uris', 'backchannel_logout_uri', 'scopes', 'jwks_uri', 'jwks']);
   const [name, setName] = useState(app?.name ?? '');
   const [redirects, setRedirects] = useState(app?.redirect_uris.join('\n') ?? '');
   const [logouts, setLogouts] = useState(app?.post_logout_redirect_uris.join('\n') ?? '');
@@ -167,6 +167,7 @@ function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; on
   const [deviceFlow, setDeviceFlow] = useState(app?.device_flow_enabled ?? false);
   const [jwksUri, setJwksUri] = useState(app?.jwks_uri ?? '');
   const [jwks, setJwks] = useState(app?.jwks ? JSON.stringify(app.jwks, null, 2) : '');
+  const [backchannel, setBackchannel] = useState(app?.backchannel_logout_uri ?? '');
 
   const submit = form.handleSubmit(async () => {
     const body = {
@@ -178,6 +179,7 @@ function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; on
       device_flow_enabled: deviceFlow,
       jwks_uri: jwksUri.trim() || null,
       jwks: parseJwks(jwks),
+      backchannel_logout_uri: backchannel.trim() || null,
     };
     onSaved(
       app
@@ -212,6 +214,16 @@ function AppDialog({ app, onClose, onSaved }: { app: OAuthApplication | null; on
       </Field>
       <Field label={t('postLogoutRedirectUris')} error={form.fieldError('post_logout_redirect_uris')}>
         {(p) => <Textarea {...p} value={logouts} onChange={(e) => setLogouts(e.target.value)} rows={2} />}
+      </Field>
+      <Field label={t('backchannelLogoutUri')} hint={t('backchannelLogoutUriHint')} error={form.fieldError('backchannel_logout_uri')}>
+        {(p) => (
+          <Input
+            {...p}
+            value={backchannel}
+            onChange={(e) => setBackchannel(e.target.value)}
+            placeholder="https://app.example.com/backchannel-logout"
+          />
+        )}
       </Field>
       <Field label={t('scopes')} hint={t('scopesHint')} error={form.fieldError('scopes')}>
         {(p) => <Input {...p} value={scopes} onChange={(e) => setScopes(e.target.value)} />}

@@ -63,6 +63,8 @@ export const ID_PREFIXES = [
   'inv',
   'passkey',
   'jtmp',
+  'obl',
+  'oiat',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -61,6 +61,8 @@ export const applicationView = (r: ApplicationRow) => ({
   device_flow_enabled: r.deviceFlowEnabled,
   jwks_uri: r.jwksUri,
   jwks: r.jwks,
+  backchannel_logout_uri: r.backchannelLogoutUri,
+  backchannel_logout_session_required: r.backchannelLogoutSessionRequired,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
@@ -102,6 +104,8 @@ export interface ApplicationInput {
   device_flow_enabled: boolean;
   jwks_uri: string | null;
   jwks: { keys: Record<string, unknown>[] } | null;
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: boolean;
 }
 
 export async function loadApplication(db: Db, instanceId: string, id: string): Promise<ApplicationRow> {
@@ -113,18 +117,35 @@ export async function loadApplication(db: Db, instanceId: string, id: string): P
   return row;
 }
 
-/** Creates an app; a confidential one's `client_secret` is in this answer only. */
-/** The client's keys: a jwks_uri the instance may fetch, or a key set (which is used when both are set). */
-async function clientKeys(deps: C, instanceId: string, input: Partial<Pick<ApplicationInput, 'jwks_uri' | 'jwks'>>) {
+/**
+ * A backchannel_logout_uri (Back-Channel Logout 1.0 §2.2): absolute, no fragment, and a target the
+ * instance's outbound policy allows (the SSRF guard checks it again at each delivery).
+ */
+async function checkLogoutUri(deps: C, instanceId: string, raw: string): Promise<string> {
+  if (raw.includes('#')) throw validationError('backchannel_logout_uri', 'invalid_url', 'A backchannel_logout_uri has no fragment.');
+  return checkJwksUri(deps.config, (await instanceContext(deps, instanceId)).environment, raw, 'backchannel_logout_uri');
+}
+
+/** The client's keys and back-channel logout URL: a jwks_uri the instance may fetch, or a key set (which is used when both are set). */
+async function clientKeys(
+  deps: C,
+  instanceId: string,
+  input: Partial<Pick<ApplicationInput, 'jwks_uri' | 'jwks' | 'backchannel_logout_uri'>>,
+) {
   const patch: Partial<typeof oauthApplications.$inferInsert> = {};
   if (input.jwks_uri !== undefined) {
     patch.jwksUri =
       input.jwks_uri === null ? null : checkJwksUri(deps.config, (await instanceContext(deps, instanceId)).environment, input.jwks_uri);
   }
   if (input.jwks !== undefined) patch.jwks = input.jwks;
+  if (input.backchannel_logout_uri !== undefined) {
+    patch.backchannelLogoutUri =
+      input.backchannel_logout_uri === null ? null : await checkLogoutUri(deps, instanceId, input.backchannel_logout_uri);
+  }
   return patch;
 }
 
+/** Creates an app; a confidential one's `client_secret` is in this answer only. */
 export async function createApplication(deps: C, instanceId: string, input: ApplicationInput, ctx: AuditContext) {
   const secret = input.public ? null : generateSecret(CLIENT_SECRET_PREFIX);
   const keys = await clientKeys(deps, instanceId, input);
@@ -145,6 +166,8 @@ export async function createApplication(deps: C, instanceId: string, input: Appl
         secretDigest: secret ? sha256Hex(secret) : null,
         jwksUri: keys.jwksUri ?? null,
         jwks: keys.jwks ?? null,
+        backchannelLogoutUri: keys.backchannelLogoutUri ?? null,
+        backchannelLogoutSessionRequired: input.backchannel_logout_session_required,
         createdAt: now,
         updatedAt: now,
       })
@@ -183,6 +206,8 @@ export async function updateApplication(
   if (input.scopes !== undefined) patch.scopes = [...new Set(input.scopes)];
   if (input.consent_screen_enabled !== undefined) patch.consentScreenEnabled = input.consent_screen_enabled;
   if (input.device_flow_enabled !== undefined) patch.deviceFlowEnabled = input.device_flow_enabled;
+  if (input.backchannel_logout_session_required !== undefined)
+    patch.backchannelLogoutSessionRequired = input.backchannel_logout_session_required;
   Object.assign(patch, await clientKeys(deps, instanceId, input));
   return deps.db.transaction(async (tx) => {
     await loadApplication(tx, instanceId, id);

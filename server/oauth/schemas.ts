@@ -32,6 +32,14 @@ const deviceFlow = z.boolean().meta({
     'Whether the app may use the Device Authorization Grant (RFC 8628, for CLIs and TVs) at {fapi_url}/oauth2/device_authorization.',
 });
 
+const backchannelLogoutUri = z.string().trim().min(1).max(2048).nullable().meta({
+  description:
+    'OpenID Back-Channel Logout 1.0: where a signed logout_token is POSTed when a session that signed into the app ends; https and a public address on live instances (422 invalid_url otherwise).',
+});
+const backchannelLogoutSessionRequired = z.boolean().meta({
+  description: 'The app needs the `sid` claim in logout tokens (Latchkey always sends it).',
+});
+
 export const createApplicationBody = z.strictObject({
   name,
   redirect_uris: uris.default([]),
@@ -42,6 +50,8 @@ export const createApplicationBody = z.strictObject({
   device_flow_enabled: deviceFlow.default(false),
   jwks_uri: jwksUri.default(null),
   jwks: jwks.default(null),
+  backchannel_logout_uri: backchannelLogoutUri.default(null),
+  backchannel_logout_session_required: backchannelLogoutSessionRequired.default(false),
 });
 
 export const updateApplicationBody = z.strictObject({
@@ -53,6 +63,8 @@ export const updateApplicationBody = z.strictObject({
   device_flow_enabled: deviceFlow.optional(),
   jwks_uri: jwksUri.optional(),
   jwks: jwks.optional(),
+  backchannel_logout_uri: backchannelLogoutUri.optional(),
+  backchannel_logout_session_required: backchannelLogoutSessionRequired.optional(),
 });
 
 export const listApplicationsQuery = z.object(pageQuery);
@@ -72,6 +84,8 @@ export const applicationSchema = z
     device_flow_enabled: z.boolean(),
     jwks_uri: z.string().nullable(),
     jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
+    backchannel_logout_uri: z.string().nullable(),
+    backchannel_logout_session_required: z.boolean(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })

@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { afterCommit, inTransaction } from '../db/after-commit';
 import { prepared } from '../db/prepared';
 import { sessions, users } from '../db/schema';
+import { ENDING_STATUSES, queueBackchannelLogouts } from '../oauth/backchannel-queue';
 
 /**
  * Session state as authoritative verification reads it, cached per node, and the ONE place
@@ -50,6 +51,8 @@ export async function updateSessions(
 ): Promise<SessionRow[]> {
   const rows = await deps.db.update(sessions).set(set).where(where).returning();
   const ids = rows.map((r) => r.id);
+  // A session that ends signs its relying parties out too (OpenID Back-Channel Logout), queued with the change.
+  if (set.status !== undefined && ENDING_STATUSES.has(set.status)) await queueBackchannelLogouts(deps, ids);
   const caches = deps.caches;
   if (opts.activityOnly && caches) afterCommit(() => ids.forEach((id) => forgetSessionHere({ caches }, id)));
   else invalidateSessions(deps, ids);

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client';
 import { claimDueMessages, DEFAULT_LEASE_MS, deliverMessage, loadDeliveries, releaseClaims, type DeliveryDeps } from './delivery';
 import { WEBHOOK_CHANNEL } from '../events/webhook-fanout';
+import { runBackchannelLogoutsOnce, type LogoutDeliveryDeps } from '../oauth/backchannel-logout';
 
 export interface WorkerOptions {
   /** Messages claimed (and delivered concurrently) per round. */
@@ -47,9 +48,10 @@ export interface WebhookWorker {
 /**
  * The delivery loop: woken by the fan-out's NOTIFY when a transaction with new messages
  * commits (any process on the same database), and by a poll for retries that fall due.
+ * It delivers the OpenID Provider's back-channel logouts too (oauth/backchannel-logout.ts).
  */
 export async function startWebhookWorker(
-  deps: DeliveryDeps,
+  deps: DeliveryDeps & LogoutDeliveryDeps,
   database: Pick<Database, 'listen'>,
   opts: WorkerOptions = {},
 ): Promise<WebhookWorker> {
@@ -73,6 +75,11 @@ export async function startWebhookWorker(
         await runWebhookWorkerOnce(deps, opts, { held, stopping: () => stopping });
       } catch (err) {
         deps.logger.error({ err }, 'webhook worker round failed');
+      }
+      try {
+        await runBackchannelLogoutsOnce(deps, { batchSize: opts.batchSize, stopping: () => stopping });
+      } catch (err) {
+        deps.logger.error({ err }, 'back-channel logout round failed');
       }
       if (stopping || pendingWake) continue;
       await new Promise<void>((resolve) => {

@@ -65,6 +65,8 @@ export function providerMetadata(instance: InstanceContext) {
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
     request_uri_parameter_supported: false,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
   };
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { millis, timestamps } from './columns';
 import { instanceRef } from './instances';
@@ -39,6 +40,11 @@ export const oauthApplications = pgTable(
     jwks: jsonb('jwks').$type<{ keys: Record<string, unknown>[] }>(),
     /** Whether the app may use the Device Authorization Grant (RFC 8628): CLIs and TVs, public clients included. */
     deviceFlowEnabled: boolean('device_flow_enabled').notNull().default(false),
+    /** OpenID Back-Channel Logout 1.0: where a logout_token is posted when a session the app had ends. */
+    backchannelLogoutUri: text('backchannel_logout_uri'),
+    backchannelLogoutSessionRequired: boolean('backchannel_logout_session_required').notNull().default(false),
+    /** Registered through Dynamic Client Registration (RFC 7591): its registration access token's digest (RFC 7592). */
+    registrationTokenDigest: text('registration_token_digest'),
     ...timestamps(),
   },
   (t) => [index('oauth_applications_instance_idx').on(t.instanceId, t.id)],
@@ -86,7 +92,11 @@ export const oauthAuthorizations = pgTable(
     createdAt: millis('created_at').notNull(),
     revokedAt: millis('revoked_at'),
   },
-  (t) => [index('oauth_authorizations_user_idx').on(t.applicationId, t.userId)],
+  (t) => [
+    index('oauth_authorizations_user_idx').on(t.applicationId, t.userId),
+    // Back-channel logout finds the apps a session signed into by the session id (context.sid).
+    index('oauth_authorizations_sid_idx').on(sql`(${t.context}->>'sid')`),
+  ],
 );
 
 /** Authorization codes: single use, short-lived, stored as their SHA-256 digest. */
@@ -162,4 +172,56 @@ export const oauthDeviceCodes = pgTable(
     expiresAt: millis('expires_at').notNull(),
   },
   (t) => [uniqueIndex('oauth_device_codes_user_code_uq').on(t.instanceId, t.userCodeDigest)],
+);
+
+/**
+ * A back-channel logout to deliver (`obl_`, OpenID Back-Channel Logout 1.0): one per application
+ * and ended session, queued in the transaction that ended the session, delivered by the
+ * webhook worker with retries (the same outbox pattern as webhook messages).
+ */
+export const oauthLogoutDeliveries = pgTable(
+  'oauth_logout_deliveries',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    applicationId: text('application_id')
+      .notNull()
+      .references(() => oauthApplications.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id').notNull(),
+    /** The logout token's `sub` (kept without a reference: the user may be deleted before delivery). */
+    userId: text('user_id').notNull(),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: millis('next_attempt_at'),
+    lockedUntil: millis('locked_until'),
+    lastError: text('last_error'),
+    createdAt: millis('created_at').notNull(),
+    updatedAt: millis('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('oauth_logout_deliveries_app_session_uq').on(t.applicationId, t.sessionId),
+    index('oauth_logout_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+  ],
+);
+
+/**
+ * An initial access token (`oiat_`, RFC 7591 §3): lets its bearer register OAuth applications at
+ * `POST /oauth2/register`. Created by an operator, kept as its SHA-256 digest, shown once.
+ */
+export const oauthInitialAccessTokens = pgTable(
+  'oauth_initial_access_tokens',
+  {
+    id: text('id').primaryKey(),
+    instanceId: instanceRef('cascade'),
+    name: text('name').notNull(),
+    digest: text('digest').notNull(),
+    expiresAt: millis('expires_at'),
+    revokedAt: millis('revoked_at'),
+    lastUsedAt: millis('last_used_at'),
+    createdAt: millis('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('oauth_initial_access_tokens_digest_uq').on(t.digest),
+    index('oauth_initial_access_tokens_instance_idx').on(t.instanceId, t.id),
+  ],
 );

@@ -380,6 +380,8 @@ export type OAuthApplication = {
       [key: string]: unknown;
     }>;
   }) | (null);
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: boolean;
   created_at: number;
   updated_at: number;
 };
@@ -1531,7 +1533,7 @@ export interface BapiOperations {
       has_more: boolean;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; role?: Array<string> };
+    query: { limit?: number; starting_after?: string; role?: Array<string>; query?: string };
   };
   /** Change a member’s role or metadata (the last admin cannot be demoted) */
   "PATCH /v1/organizations/{id}/memberships/{user_id}": {
@@ -1991,6 +1993,8 @@ export interface BapiOperations {
           [key: string]: unknown;
         }>;
       }) | (null);
+      backchannel_logout_uri: string | null;
+      backchannel_logout_session_required: boolean;
       created_at: number;
       updated_at: number;
       client_secret: string | null;
@@ -2009,6 +2013,8 @@ export interface BapiOperations {
           [key: string]: StorableJson;
         }>;
       }) | (null);
+      backchannel_logout_uri?: (string) | (null);
+      backchannel_logout_session_required?: boolean;
     };
     query: never;
   };
@@ -2044,6 +2050,8 @@ export interface BapiOperations {
           [key: string]: StorableJson;
         }>;
       }) | (null);
+      backchannel_logout_uri?: (string) | (null);
+      backchannel_logout_session_required?: boolean;
     };
     query: never;
   };
@@ -2076,6 +2084,8 @@ export interface BapiOperations {
           [key: string]: unknown;
         }>;
       }) | (null);
+      backchannel_logout_uri: string | null;
+      backchannel_logout_session_required: boolean;
       created_at: number;
       updated_at: number;
       client_secret: string | null;

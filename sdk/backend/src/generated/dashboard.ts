@@ -397,6 +397,8 @@ export type OAuthApplication = {
       [key: string]: unknown;
     }>;
   }) | (null);
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: boolean;
   created_at: number;
   updated_at: number;
 };
@@ -2517,6 +2519,8 @@ export interface DashboardOperations {
           [key: string]: unknown;
         }>;
       }) | (null);
+      backchannel_logout_uri: string | null;
+      backchannel_logout_session_required: boolean;
       created_at: number;
       updated_at: number;
       client_secret: string | null;
@@ -2535,6 +2539,8 @@ export interface DashboardOperations {
           [key: string]: StorableJson;
         }>;
       }) | (null);
+      backchannel_logout_uri?: (string) | (null);
+      backchannel_logout_session_required?: boolean;
     };
     query: never;
   };
@@ -2560,6 +2566,8 @@ export interface DashboardOperations {
           [key: string]: StorableJson;
         }>;
       }) | (null);
+      backchannel_logout_uri?: (string) | (null);
+      backchannel_logout_session_required?: boolean;
     };
     query: never;
   };
@@ -2592,6 +2600,8 @@ export interface DashboardOperations {
           [key: string]: unknown;
         }>;
       }) | (null);
+      backchannel_logout_uri: string | null;
+      backchannel_logout_session_required: boolean;
       created_at: number;
       updated_at: number;
       client_secret: string | null;
@@ -2723,7 +2733,7 @@ export interface DashboardOperations {
       has_more: boolean;
     };
     body: never;
-    query: { limit?: number; starting_after?: string; role?: Array<string> };
+    query: { limit?: number; starting_after?: string; role?: Array<string>; query?: string };
   };
   /** Add a user of the instance to an organization directly (default role from the instance settings) */
   "POST /accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships": {

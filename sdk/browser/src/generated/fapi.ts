@@ -1576,7 +1576,7 @@ export interface FapiOperations {
       has_more: boolean;
     };
     body: never;
-    query: { session_id?: string; publishable_key?: string; _is_native?: string; limit?: number; starting_after?: string; role?: Array<string> };
+    query: { session_id?: string; publishable_key?: string; _is_native?: string; limit?: number; starting_after?: string; role?: Array<string>; query?: string };
   };
   /** Add a user of the instance to an organization directly (default role from the instance settings) */
   "POST /v1/organizations/{id}/memberships": {

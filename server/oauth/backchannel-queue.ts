@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm';
+import type { Deps } from '../deps';
+import { newId } from '../db/ids';
+import { rowsOf } from '../db/rows';
+import { oauthApplications, oauthAuthorizations, oauthLogoutDeliveries } from '../db/schema';
+import { WEBHOOK_CHANNEL } from '../events/webhook-fanout';
+
+/** Session statuses that end a session: the relying parties it signed into hear of it (Back-Channel Logout 1.0). */
+export const ENDING_STATUSES: ReadonlySet<string> = new Set(['ended', 'revoked', 'removed', 'expired', 'abandoned']);
+
+/**
+ * Queues one back-channel logout per application with a `backchannel_logout_uri` that an
+ * ended session signed into (an authorization carrying the session's id as `sid`), in the
+ * caller's transaction: the session's end and its logouts commit together. A session ended
+ * twice (ended, then removed) is queued once. The webhook worker delivers them.
+ */
+export async function queueBackchannelLogouts(deps: Pick<Deps, 'db' | 'clock'>, sessionIds: readonly string[]): Promise<number> {
+  if (sessionIds.length === 0) return 0;
+  const found = rowsOf<{ instance_id: string; application_id: string; sid: string; user_id: string }>(
+    await deps.db.execute(sql`
+      select distinct a.instance_id, a.application_id, a.context->>'sid' as sid, a.user_id
+      from ${oauthAuthorizations} a join ${oauthApplications} p on p.id = a.application_id
+      where a.context->>'sid' in (${sql.join(
+        sessionIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}) and p.backchannel_logout_uri is not null`),
+  );
+  if (found.length === 0) return 0;
+  const now = deps.clock.now();
+  const queued = await deps.db
+    .insert(oauthLogoutDeliveries)
+    .values(
+      found.map((r) => ({
+        id: newId('obl'),
+        instanceId: r.instance_id,
+        applicationId: r.application_id,
+        sessionId: r.sid,
+        userId: r.user_id,
+        status: 'pending' as const,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    )
+    .onConflictDoNothing()
+    .returning({ id: oauthLogoutDeliveries.id });
+  // Wakes the worker when the transaction commits (dropped if it rolls back).
+  if (queued.length > 0) await deps.db.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
+  return queued.length;
+}
