@@ -49,6 +49,8 @@ export interface Surface<Guard, Auth> {
   authenticate(c: Context<SurfaceEnv>, route: RouteEntry<Guard, Auth>): Promise<Auth>;
   /** The actor of an authenticated request. */
   actorOf(auth: Auth, request: RequestInfo): Actor;
+  /** Runs once the answer is rendered, an error's too (c.res): e.g. SCIM counts a directory's failed requests. */
+  answered?(c: Context<SurfaceEnv>): Promise<void>;
   /** Checks that depend on the validated input (an extra scope for some bodies); runs before any replay. */
   authorize?(auth: Auth, route: RouteEntry<Guard, Auth>, input: RouteInput): void | Promise<void>;
   /**
@@ -160,6 +162,12 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
     );
   app.use('*', requestContext(deps, surface.name));
   app.onError((err, c) => protocol.renderError(toAppError(deps, err, c), c));
+  const { answered } = surface;
+  if (answered)
+    app.use('*', async (c, next) => {
+      await next();
+      await answered(c);
+    });
 
   for (const route of surface.routes) {
     const { endpoint } = route;

@@ -16,6 +16,10 @@ export function domainView(d: DomainRow) {
       status: d.verificationStatus,
       strategy: d.verificationStrategy,
       verified_at: d.verifiedAt,
+      /** The last check (a DNS lookup), failed or not; null before the first. */
+      last_checked_at: d.lastCheckedAt,
+      /** Why the last check failed; null before any and once one succeeds. */
+      error: d.verificationError,
     },
     affiliation_email_address: d.affiliationEmailAddress,
     txt_record: { type: 'TXT' as const, name: txtRecordName(d.name), value: d.txtRecordValue },

@@ -103,13 +103,20 @@ describe('organization domains', () => {
     const dom = await ok('POST', `/v1/organizations/${org.id}/domains`, { name });
     const base = `/v1/organizations/${org.id}/domains/${dom.id}`;
     expect((await ok('POST', `${base}/prepare_verification`, { strategy: 'dns_record' })).txt_record.value).toBe(dom.txt_record.value);
-    expectError(await bapi('POST', `${base}/attempt_verification`, { strategy: 'dns_record' }), 422, 'VALIDATION_FAILED', {
-      reason: 'txt_record_not_found',
+    const failed = await bapi('POST', `${base}/attempt_verification`, { strategy: 'dns_record' });
+    expectError(failed, 422, 'VALIDATION_FAILED', { reason: 'txt_record_not_found' });
+    // The failed check is kept: when, and why.
+    const checkedAt = h.clock.now();
+    expect((await ok('GET', base)).verification).toMatchObject({
+      status: 'unverified',
+      last_checked_at: checkedAt,
+      error: failed.body.errors[0].message,
     });
     // Long values come in chunks.
     txt.set(dom.txt_record.name, [['v=spf1 -all'], [dom.txt_record.value.slice(0, 10), dom.txt_record.value.slice(10)]]);
     const verified = await ok('POST', `${base}/attempt_verification`, { strategy: 'dns_record' });
-    expect(verified.verification).toMatchObject({ status: 'verified', strategy: 'dns_record' });
+    expect(verified.verification).toMatchObject({ status: 'verified', strategy: 'dns_record', error: null });
+    expect(verified.verification.last_checked_at).toBeGreaterThanOrEqual(checkedAt);
 
     const rival = await newOrg();
     const rivalDom = await ok('POST', `/v1/organizations/${rival.id}/domains`, { name });

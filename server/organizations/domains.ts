@@ -240,11 +240,23 @@ export async function attemptDomainVerification(
   if (current.verificationStatus === 'verified') return domainView(current);
   if (input.strategy === 'dns_record') {
     const found = await txtValues(deps, txtRecordName(current.name));
-    if (!found.values.includes(current.txtRecordValue))
-      throw validationError('strategy', 'txt_record_not_found', txtFailure(txtRecordName(current.name), found));
+    const checkedAt = deps.clock.now();
+    if (!found.values.includes(current.txtRecordValue)) {
+      // The failed check is kept (when, and why) so the portal and the console show it later; no event: nothing changed.
+      const reason = txtFailure(txtRecordName(current.name), found);
+      await deps.db
+        .update(organizationDomains)
+        .set({ lastCheckedAt: checkedAt, verificationError: reason })
+        .where(eq(organizationDomains.id, id));
+      throw validationError('strategy', 'txt_record_not_found', reason);
+    }
     return deps.db.transaction(async (tx) => {
       await assertNotVerifiedElsewhere(tx, instanceId, current);
-      return saveDomain({ db: tx, clock: deps.clock }, instanceId, id, verifiedBy('dns_record', deps.clock.now()));
+      return saveDomain({ db: tx, clock: deps.clock }, instanceId, id, {
+        ...verifiedBy('dns_record', checkedAt),
+        lastCheckedAt: checkedAt,
+        verificationError: null,
+      });
     });
   }
   const outcome = await deps.db.transaction(async (tx) => {

@@ -258,6 +258,8 @@ export const domainSchema = z
       status: z.enum(['unverified', 'verified']),
       strategy: z.string().nullable(),
       verified_at: z.number().int().nullable(),
+      last_checked_at: z.number().int().nullable(),
+      error: z.string().nullable(),
     }),
     affiliation_email_address: z.string().nullable(),
     txt_record: z.object({ type: z.literal('TXT'), name: z.string(), value: z.string() }),

@@ -204,6 +204,13 @@ describe('a portal session', () => {
     txt.set(domain.txt_record.name, [['something-else']]);
     const wrong = await b.call('POST', `/v1/portal/domains/${domain.id}/verify`);
     expect(wrong.body.errors[0].message).toContain('do not hold the expected value');
+    // The failed check stays on the domain, for the page reloaded later.
+    const listed = (await b.call('GET', '/v1/portal/domains')).body.data.find((x: { id: string }) => x.id === domain.id);
+    expect(listed.verification).toMatchObject({
+      status: 'unverified',
+      last_checked_at: h.clock.now(),
+      error: wrong.body.errors[0].message,
+    });
     txt.set(domain.txt_record.name, [[domain.txt_record.value]]);
     const { result: verified, events } = await eventsDuring(h, i.instanceId, () =>
       b.call('POST', `/v1/portal/domains/${domain.id}/verify`),
@@ -357,6 +364,17 @@ describe('a portal session', () => {
       last_request_at: expect.any(Number),
     });
     expect(JSON.stringify(status.body)).not.toContain(made.body.token);
+    expect(status.body).toMatchObject({ errors_count: 0, last_error: null });
+    // A request the directory got wrong: counted, and kept as the last error without its body.
+    const bad = await scim('POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], name: { givenName: 'Secret' } });
+    expect(bad.status, JSON.stringify(bad.body)).toBe(400);
+    await scim('GET', '/Users/nope');
+    const failing = (await b.call('GET', '/v1/portal/directory')).body;
+    expect(failing).toMatchObject({
+      errors_count: 2,
+      last_error: { method: 'GET', path: '/scim/v2/Users/nope', status: 404, at: expect.any(Number) },
+    });
+    expect(JSON.stringify(failing)).not.toContain('Secret');
     const rotated = await b.call('POST', `/v1/portal/directory/tokens/${made.body.id}/rotate`);
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
     expect((await scim('GET', '/Users')).status).toBe(401);

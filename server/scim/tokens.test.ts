@@ -205,8 +205,33 @@ describe('the console’s directory section (dashboard API)', () => {
     const member = await owner.b.dash('GET', `${orgPath}/memberships`);
     expect(member.body.data[0].role).toBe('org:admin');
 
+    // A failed request is counted and kept as the directory's last error (no body kept).
+    expect((await owner.b.dash('GET', `${orgPath}/scim_status`)).body).toMatchObject({ errors_count: 0, last_error: null });
+    const dup = await h.call('POST', '/scim/v2/Users', { key: token, body: { schemas: [USER_SCHEMA], userName: 'DANA@acme.io' } });
+    expect(dup.status, JSON.stringify(dup.body)).toBe(409);
+    const status = await owner.b.dash('GET', `${orgPath}/scim_status`);
+    expect(status.status, JSON.stringify(status.body)).toBe(200);
+    expect(status.body).toMatchObject({
+      object: 'directory',
+      users_count: 1,
+      groups_count: 1,
+      errors_count: 1,
+      last_error: {
+        at: h.clock.now(),
+        method: 'POST',
+        path: '/scim/v2/Users',
+        status: 409,
+        scim_type: 'uniqueness',
+        detail: dup.body.detail,
+      },
+    });
+
     const revoked = await owner.b.dash('POST', `${orgPath}/scim_tokens/${created.body.id}/revoke`);
     expect(revoked.body.revoked_at).toEqual(expect.any(Number));
     expect((await h.call('GET', '/scim/v2/Users', { key: token })).status).toBe(401);
+    // A request without a valid token names no directory: not counted.
+    expect((await owner.b.dash('GET', `${orgPath}/scim_status`)).body.errors_count).toBe(1);
+    // Another instance's organization is not this console's.
+    expectError(await owner.b.dash('GET', `${base}/organizations/org_nope/scim_status`), 404, 'NOT_FOUND');
   });
 });

@@ -183,6 +183,7 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('POST',   `${ORG}/domains/:domain_id/attempt_verification`, ADMIN, orgs.attemptDomainVerification),
   route('DELETE', `${ORG}/domains/:domain_id`,                   ADMIN,    orgs.deleteDomain),
   route('POST',   `${ORG}/portal_links`,                         ADMIN,    dashboardPortalLink),
+  route('GET',    `${ORG}/scim_status`,                          VIEWER,   scim.status),
   route('GET',    `${ORG}/scim_tokens`,                          VIEWER,   scim.listTokens),
   route('POST',   `${ORG}/scim_tokens`,                          ADMIN,    scim.createToken),
   route('POST',   `${ORG}/scim_tokens/:token_id/revoke`,         ADMIN,    scim.revokeToken),

@@ -12,6 +12,7 @@ import {
 } from '../../scim/schemas';
 import { createScimToken, listScimTokens } from '../../scim/tokens';
 import { revoke, mapGroup } from '../../scim/endpoints';
+import { directoryStatus, directoryStatusSchema } from '../../scim/directory-status';
 
 const consoleInstance = (auth: ConsoleAuth) => routeInstance(auth).id;
 /** Dashboard: the organization page's directory section (`:id` the organization). */
@@ -30,6 +31,11 @@ export const dashboardScim = {
     handle: ({ deps, auth, params, query }) => listScimTokens(deps, consoleInstance(auth), { ...query, organization_id: params.id }),
   }),
   revokeToken: revoke(consoleInstance, 'token_id'),
+  status: endpoint<ConsoleAuth, never, never, 'id'>({
+    summary: 'This organization’s directory status: last request, users and groups synced, failed requests and the last one',
+    response: directoryStatusSchema,
+    handle: ({ deps, auth, params }) => directoryStatus(deps, consoleInstance(auth), params.id),
+  }),
   listUsers: endpoint<ConsoleAuth, never, z.output<typeof orgPageQuery>, 'id'>({
     summary: 'The users this organization’s directory provisioned',
     query: orgPageQuery,

@@ -1,10 +1,11 @@
-import { and, count, eq, max } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { auditContextOf } from '../../http/actor';
 import { endpoint, jsonResult, streamResult } from '../../http/endpoint';
 import { cursorPageSchema, lightListSchema, pageQuery } from '../../http/pagination';
 import { validationError } from '../../http/errors';
-import { scimGroups, scimTokens, scimUsers } from '../../db/schema';
+import { scimTokens } from '../../db/schema';
+import { directoryStatus, directoryStatusSchema } from '../../scim/directory-status';
 import { auditLogSchema } from '../../audit/endpoints';
 import { bindingFor } from '../../auth/flow-binding';
 import { flowCookieName } from '../../auth/flow-binding';
@@ -18,7 +19,7 @@ import { getOrganization } from '../../organizations/organizations';
 import { listRoles } from '../../organizations/roles';
 import { listDirectoryGroups } from '../../scim/admin';
 import { createdScimTokenSchema, directoryGroupList, directoryGroupSchema, scimTokenSchema, setGroupRoleBody } from '../../scim/schemas';
-import { createScimToken, listScimTokens, revokeScimToken } from '../../scim/tokens';
+import { createScimToken, revokeScimToken } from '../../scim/tokens';
 import { setGroupRole } from '../../scim/admin';
 import { endPortalSession, openPortalLink, portalSessionView, SESSION_TTL_MS } from '../../portal/links';
 import { exportOrganizationAuditLogs, listOrganizationAuditLogs } from '../../portal/audit-trail';
@@ -167,41 +168,12 @@ export const portalSso = {
 
 // --- Directory sync ----------------------------------------------------------------------
 
-const directorySchema = z
-  .object({
-    object: z.literal('directory'),
-    /** The SCIM base URL the IdP is given. */
-    scim_base_url: z.string(),
-    tokens: z.array(scimTokenSchema),
-    /** The directory's last request (to the minute), null before the first. */
-    last_request_at: z.number().int().nullable(),
-    users_count: z.number().int(),
-    groups_count: z.number().int(),
-  })
-  .meta({ id: 'PortalDirectory' });
-
 export const portalDirectory = {
   status: endpoint<S>({
-    summary: 'The directory’s SCIM endpoint, tokens (never their secrets) and live status: last request, users and groups synced',
-    response: directorySchema,
-    handle: async ({ deps, auth }) => {
-      const orgId = orgOf(auth);
-      const tokens = await listScimTokens(deps, instanceOf(auth), { organization_id: orgId, limit: 100 });
-      const [last] = await deps.db
-        .select({ at: max(scimTokens.lastUsedAt) })
-        .from(scimTokens)
-        .where(eq(scimTokens.organizationId, orgId));
-      const [users] = await deps.db.select({ n: count() }).from(scimUsers).where(eq(scimUsers.organizationId, orgId));
-      const [groups] = await deps.db.select({ n: count() }).from(scimGroups).where(eq(scimGroups.organizationId, orgId));
-      return {
-        object: 'directory' as const,
-        scim_base_url: `${deps.config.PUBLIC_URL}/scim/v2`,
-        tokens: tokens.data,
-        last_request_at: last?.at ?? null,
-        users_count: Number(users?.n ?? 0),
-        groups_count: Number(groups?.n ?? 0),
-      };
-    },
+    summary:
+      'The directory’s SCIM endpoint, tokens (never their secrets) and live status: last request, users and groups synced, failed requests',
+    response: directoryStatusSchema,
+    handle: ({ deps, auth }) => directoryStatus(deps, instanceOf(auth), orgOf(auth)),
   }),
   createToken: endpoint<S, { name: string }>({
     summary: 'Create the directory’s SCIM token; the scim_… secret is in this answer only',

@@ -11,6 +11,7 @@ import * as scim from './scim';
 import type { ScimAuth } from './scim';
 import { routeTable, type GuardAuth } from '../../http/route-table';
 import { resolveScimToken, type ScimCaller } from '../../scim/tokens';
+import { recordDirectoryFailure } from '../../scim/directory-status';
 
 /** SCIM 2.0 (RFC 7644) under `{PUBLIC_URL}/scim/v2`; the bearer token names the organization. */
 export const SCIM_PREFIX = '/scim/v2';
@@ -93,6 +94,31 @@ async function authenticateScim(deps: Deps, c: Context, guard: ScimGuard): Promi
   };
 }
 
+/**
+ * A failed request of a directory (a valid token, an answer of 400 or more) is counted and kept as
+ * its last error for the portal and the console: the SCIM error's status, scimType and detail.
+ */
+async function noteFailure(deps: Deps, request: Request, res: Response) {
+  if (res.status < 400) return;
+  const caller = await callers.get(request)?.catch(() => null);
+  if (!caller) return;
+  try {
+    const body = (await res
+      .clone()
+      .json()
+      .catch(() => ({}))) as { scimType?: unknown; detail?: unknown };
+    await recordDirectoryFailure(deps, caller, {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: res.status,
+      scimType: typeof body.scimType === 'string' ? body.scimType : null,
+      detail: typeof body.detail === 'string' ? body.detail : res.statusText,
+    });
+  } catch (err) {
+    deps.logger.warn({ err, organizationId: caller.organizationId }, 'scim: could not record a failed request');
+  }
+}
+
 export function createScim(deps: Deps) {
   return buildSurface<ScimGuard, ScimAuth | null>(
     deps,
@@ -104,6 +130,7 @@ export function createScim(deps: Deps) {
       instanceOf: async (c, r) => (r.guard === 'token' ? (await scimCaller(deps, c)).instanceId : null),
       authenticate: (c, r) => authenticateScim(deps, c, r.guard),
       actorOf: (auth, request) => (auth ? scimTokenActor(auth.tokenId, request) : anonymousActor(request)),
+      answered: (c) => noteFailure(deps, c.req.raw, c.res),
     },
     ROUTER_GUARDS,
   );

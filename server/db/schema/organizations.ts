@@ -117,6 +117,10 @@ export const organizationDomains = pgTable(
     /** The value of the TXT record that proves control of the domain (not a secret: it is published). */
     txtRecordValue: text('txt_record_value').notNull(),
     verifiedAt: millis('verified_at'),
+    /** The last verification check (a DNS lookup), failed or not; null before the first. */
+    lastCheckedAt: millis('last_checked_at'),
+    /** Why the last check failed, in words an IT admin can act on; null once one succeeds. */
+    verificationError: text('verification_error'),
     ...timestamps(),
   },
   (t) => [

@@ -21,6 +21,24 @@ export const scimTokens = pgTable(
   (t) => [uniqueIndex('scim_tokens_digest_uq').on(t.digest), index('scim_tokens_org_idx').on(t.organizationId, t.id)],
 );
 
+/**
+ * A directory's failed SCIM requests (an answer of 400 or more to a request with a valid token): a
+ * count and the last one (method, path without its query, status, scimType and detail), never a body.
+ */
+export const scimDirectoryErrors = pgTable('scim_directory_errors', {
+  organizationId: text('organization_id')
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  instanceId: text('instance_id').notNull(),
+  errorsCount: integer('errors_count').notNull().default(0),
+  lastErrorAt: millis('last_error_at').notNull(),
+  lastMethod: text('last_method').notNull(),
+  lastPath: text('last_path').notNull(),
+  lastStatus: integer('last_status').notNull(),
+  lastScimType: text('last_scim_type'),
+  lastDetail: text('last_detail').notNull(),
+});
+
 export interface ScimEnterprise {
   employeeNumber?: string;
   department?: string;

@@ -468,6 +468,8 @@ export type OrganizationDomain = {
     status: "unverified" | "verified";
     strategy: string | null;
     verified_at: (number) | (null);
+    last_checked_at: (number) | (null);
+    error: string | null;
   };
   affiliation_email_address: string | null;
   txt_record: {
