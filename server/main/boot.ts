@@ -14,6 +14,7 @@ import { rollUpActivity } from '../analytics/metrics';
 import { retryQueuedEmails } from '../email/mailer';
 import { checkStuckSms, retryDueSms } from '../sms/delivery';
 import { purgeWebhookMessages } from '../webhooks/messages';
+import { deliveryRounds } from './delivery-rounds';
 import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker';
 import { drainServer, httpWorkerCount, processRole, superviseWorkers } from './cluster';
 
@@ -124,7 +125,7 @@ export async function boot(): Promise<Booted | null> {
 
   const worker: WebhookWorker | null =
     housekeeper && config.WEBHOOK_WORKER
-      ? await startWebhookWorker(deps, runtime.database, { leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000 })
+      ? await startWebhookWorker(deps, runtime.database, { leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000, rounds: deliveryRounds(deps) })
       : null;
 
   const servers = new Set<Server>();

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config';
 import { DataDirInUseError } from '../db/embedded-lock';
 import { createRuntime } from '../runtime';
+import { deliveryRounds } from './delivery-rounds';
 import { startWebhookWorker } from '../webhooks/worker';
 
 /**
@@ -33,7 +34,10 @@ try {
   throw e;
 }
 const { deps } = runtime;
-const worker = await startWebhookWorker(deps, runtime.database, { leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000 });
+const worker = await startWebhookWorker(deps, runtime.database, {
+  leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000,
+  rounds: deliveryRounds(deps),
+});
 deps.logger.info('webhook worker started');
 
 let closing = false;

@@ -10,7 +10,7 @@ import { DELIVERY_TIMEOUT_MS, RETRY_SCHEDULE_MS } from '../webhooks/policy';
 
 /**
  * OpenID Back-Channel Logout 1.0, the OP's side: the logout tokens queued when a session ended
- * (backchannel-queue.ts) are signed and POSTed (`logout_token=…`, form-encoded) to each
+ * (sessions/backchannel-queue.ts) are signed and POSTed (`logout_token=…`, form-encoded) to each
  * application's backchannel_logout_uri through the SSRF guard, by the webhook worker. A 2xx
  * answer delivers; anything else is retried on the webhooks' schedule, then the delivery fails.
  */

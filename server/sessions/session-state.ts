@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { afterCommit, inTransaction } from '../db/after-commit';
 import { prepared } from '../db/prepared';
 import { sessions, users } from '../db/schema';
-import { ENDING_STATUSES, queueBackchannelLogouts } from '../oauth/backchannel-queue';
+import { ENDING_STATUSES, queueBackchannelLogouts } from './backchannel-queue';
 
 /**
  * Session state as authoritative verification reads it, cached per node, and the ONE place

@@ -1,7 +1,6 @@
 import type { Database } from '../db/client';
 import { claimDueMessages, DEFAULT_LEASE_MS, deliverMessage, loadDeliveries, releaseClaims, type DeliveryDeps } from './delivery';
 import { WEBHOOK_CHANNEL } from '../events/webhook-fanout';
-import { runBackchannelLogoutsOnce, type LogoutDeliveryDeps } from '../oauth/backchannel-logout';
 
 export interface WorkerOptions {
   /** Messages claimed (and delivered concurrently) per round. */
@@ -9,6 +8,17 @@ export interface WorkerOptions {
   /** Longest wait between looks at the queue when nothing wakes the worker. */
   pollMs?: number;
   leaseMs?: number;
+  /**
+   * Other outbound queues the same loop drains after each webhook round, woken by the same
+   * NOTIFY (the OpenID Provider's back-channel logouts: composed by server/main/delivery-rounds.ts,
+   * since they live in a layer above this one).
+   */
+  rounds?: readonly DeliveryRound[];
+}
+
+export interface DeliveryRound {
+  name: string;
+  run(stopping: () => boolean): Promise<unknown>;
 }
 
 /** Claims due messages and delivers them until none is due; returns how many were attempted. */
@@ -48,10 +58,10 @@ export interface WebhookWorker {
 /**
  * The delivery loop: woken by the fan-out's NOTIFY when a transaction with new messages
  * commits (any process on the same database), and by a poll for retries that fall due.
- * It delivers the OpenID Provider's back-channel logouts too (oauth/backchannel-logout.ts).
+ * It drains `opts.rounds` too (the OpenID Provider's back-channel logouts).
  */
 export async function startWebhookWorker(
-  deps: DeliveryDeps & LogoutDeliveryDeps,
+  deps: DeliveryDeps,
   database: Pick<Database, 'listen'>,
   opts: WorkerOptions = {},
 ): Promise<WebhookWorker> {
@@ -76,10 +86,12 @@ export async function startWebhookWorker(
       } catch (err) {
         deps.logger.error({ err }, 'webhook worker round failed');
       }
-      try {
-        await runBackchannelLogoutsOnce(deps, { batchSize: opts.batchSize, stopping: () => stopping });
-      } catch (err) {
-        deps.logger.error({ err }, 'back-channel logout round failed');
+      for (const round of opts.rounds ?? []) {
+        try {
+          await round.run(() => stopping);
+        } catch (err) {
+          deps.logger.error({ err, round: round.name }, 'delivery round failed');
+        }
       }
       if (stopping || pendingWake) continue;
       await new Promise<void>((resolve) => {

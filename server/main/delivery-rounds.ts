@@ -1,0 +1,7 @@
+import { runBackchannelLogoutsOnce, type LogoutDeliveryDeps } from '../oauth/backchannel-logout';
+import type { DeliveryRound } from '../webhooks/worker';
+
+/** What the webhook worker's loop delivers besides webhooks: the OpenID Provider's back-channel logouts. */
+export const deliveryRounds = (deps: LogoutDeliveryDeps): DeliveryRound[] => [
+  { name: 'back-channel logout', run: (stopping) => runBackchannelLogoutsOnce(deps, { stopping }) },
+];
