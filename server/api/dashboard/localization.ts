@@ -274,7 +274,7 @@ export const emailTemplates = {
   }),
 };
 
-export const localizations = {
+export const localizationTexts = {
   // ── Localizations ────────────────────────────────────────────────────────────────────
   list: endpoint<ConsoleAuth, never, z.output<typeof listLocalizationsQuery>>({
     summary:

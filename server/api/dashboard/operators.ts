@@ -292,7 +292,7 @@ export const accountMembers = {
   }),
 };
 
-export const accountInvitations = {
+export const operatorInvitations = {
   list: endpoint<ConsoleAuth>({
     summary: 'Pending operator invitations of an account',
     response: lightListSchema(invitationSchema),

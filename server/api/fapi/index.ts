@@ -110,7 +110,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('GET',    '/v1/environment',                  CLIENT,        auth.environment.get),
   fapiRoute('GET',    '/v1/branding/logo/:version',       PUBLIC,        brandingLogo.get),
   fapiRoute('GET',    '/v1/users/:id/profile_image/:version', PUBLIC,    me.profileImages.get),
-  fapiRoute('GET',    '/v1/organization_logos/:id/:version', PUBLIC,     orgs.organizationLogos.get),
+  fapiRoute('GET',    '/v1/organization_logos/:id/:version', PUBLIC,     orgs.organizationLogo.get),
   // Clerk's browser bundles, where @clerk/nextjs and @clerk/clerk-react load them from (server/clerk-bundles).
   fapiRoute('GET',    '/npm/@clerk/:package/dist/:file',  PUBLIC,        clerkBundles.get),
   fapiRoute('GET',    '/v1/client',                       PK_CLIENT,     sessions.client.get),
@@ -204,7 +204,7 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('DELETE', '/v1/organizations/:id/domains/:domain_id',             org('org:sys_domains:manage'), member.deleteDomain),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/prepare_verification', org('org:sys_domains:manage'), member.prepareDomainVerification),
   fapiRoute('POST',   '/v1/organizations/:id/domains/:domain_id/attempt_verification', org('org:sys_domains:manage'), member.attemptDomainVerification),
-  fapiRoute('POST',   '/v1/organizations/:id/portal_links',                  notImpersonated(org('org:sys_portal:manage'), 'open the admin portal'), orgs.portalLinks.create),
+  fapiRoute('POST',   '/v1/organizations/:id/portal_links',                  notImpersonated(org('org:sys_portal:manage'), 'open the admin portal'), orgs.organizationPortalLinks.create),
   fapiRoute('GET',    '/v1/me/api_keys',                  ME,        myApiKeys.list),
   fapiRoute('POST',   '/v1/me/api_keys',                  notImpersonated(ME, 'mint API keys'),        myApiKeys.create),
   fapiRoute('POST',   '/v1/me/api_keys/:id/revoke',       notImpersonated(ME, 'revoke API keys'),        myApiKeys.revoke),

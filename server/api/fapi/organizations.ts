@@ -246,7 +246,7 @@ export const mySuggestions = {
   }),
 };
 
-export const organizationLogos = {
+export const organizationLogo = {
   /** FAPI, public: an organization's logo at its version (immutable caching, ETag, 304), as the organization's `image_url` says. */
   get: endpoint<FapiAuth, never, never, 'id' | 'version'>({
     summary: 'An organization’s logo (the URL names its version: cached for a year); 304 on a matching If-None-Match',
@@ -256,7 +256,7 @@ export const organizationLogos = {
   }),
 };
 
-export const portalLinks = {
+export const organizationPortalLinks = {
   /** FAPI: a member holding org:sys_portal:manage asks for an admin portal link of their organization ("Set up SSO" in the app). */
   create: portalLinkEndpointFor<OrgMemberAuth>(
     (auth) => auth.instance.id,

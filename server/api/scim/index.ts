@@ -36,19 +36,19 @@ export const scimRoutes: ScimRoute[] = [
   route('GET',    '/Schemas',               'public', scim.scimDiscovery.listSchemas),
   route('GET',    '/Schemas/:id',           'public', scim.scimDiscovery.getSchema),
 
-  route('GET',    '/Users',                 'token',  scim.scimUsers.list),
-  route('POST',   '/Users',                 'token',  scim.scimUsers.create),
-  route('GET',    '/Users/:id',             'token',  scim.scimUsers.get),
-  route('PUT',    '/Users/:id',             'token',  scim.scimUsers.replace),
-  route('PATCH',  '/Users/:id',             'token',  scim.scimUsers.patch),
-  route('DELETE', '/Users/:id',             'token',  scim.scimUsers.delete),
+  route('GET',    '/Users',                 'token',  scim.scimUserResources.list),
+  route('POST',   '/Users',                 'token',  scim.scimUserResources.create),
+  route('GET',    '/Users/:id',             'token',  scim.scimUserResources.get),
+  route('PUT',    '/Users/:id',             'token',  scim.scimUserResources.replace),
+  route('PATCH',  '/Users/:id',             'token',  scim.scimUserResources.patch),
+  route('DELETE', '/Users/:id',             'token',  scim.scimUserResources.delete),
 
-  route('GET',    '/Groups',                'token',  scim.scimGroups.list),
-  route('POST',   '/Groups',                'token',  scim.scimGroups.create),
-  route('GET',    '/Groups/:id',            'token',  scim.scimGroups.get),
-  route('PUT',    '/Groups/:id',            'token',  scim.scimGroups.replace),
-  route('PATCH',  '/Groups/:id',            'token',  scim.scimGroups.patch),
-  route('DELETE', '/Groups/:id',            'token',  scim.scimGroups.delete),
+  route('GET',    '/Groups',                'token',  scim.scimGroupResources.list),
+  route('POST',   '/Groups',                'token',  scim.scimGroupResources.create),
+  route('GET',    '/Groups/:id',            'token',  scim.scimGroupResources.get),
+  route('PUT',    '/Groups/:id',            'token',  scim.scimGroupResources.replace),
+  route('PATCH',  '/Groups/:id',            'token',  scim.scimGroupResources.patch),
+  route('DELETE', '/Groups/:id',            'token',  scim.scimGroupResources.delete),
 ];
 
 export const SCIM_WINDOW_MS = 10_000;

@@ -98,7 +98,7 @@ export const scimDiscovery = {
   }),
 };
 
-export const scimUsers = {
+export const scimUserResources = {
   // --- Users ---
   list: endpoint<ScimAuth, never, ListQuery>({
     summary: 'List the directory’s users: filter, startIndex (1-based), count, attributes, excludedAttributes',
@@ -163,7 +163,7 @@ export const scimUsers = {
   }),
 };
 
-export const scimGroups = {
+export const scimGroupResources = {
   // --- Groups ---
   list: endpoint<ScimAuth, never, ListQuery>({
     summary: 'List the directory’s groups: filter, startIndex, count, attributes, excludedAttributes',
