@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type ChangeEvent, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import {
   Alert,
   AsyncContent,
@@ -18,10 +18,11 @@ import {
   Select,
   Skeleton,
 } from '@/components/ui';
-import { fileBase64, IMAGE_UPLOAD_MAX_BYTES, IMAGE_UPLOAD_TYPES } from '@/lib/file-base64';
+import { IMAGE_UPLOAD_TYPES } from '@/lib/file-base64';
 import type { FapiItem, OrganizationDomain, PublicOrganization, Role } from '@/lib/generated/fapi';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { appName, useHosted } from './hosted-context';
+import { useImageUpload } from './use-image-upload';
 import { SectionError, useFapi, useFapiInvalidate, useList } from './hosted-list';
 import { OrganizationAvatar, useMyMemberships, useSetActiveOrganization, type MyMembership } from './organizations';
 import { HostedPage, InstanceMark, LoadError, TextLink } from './shell';
@@ -223,34 +224,10 @@ function OrganizationLogo({
   onSaved(o: PublicOrganization): Promise<void>;
 }) {
   const t = useTranslations('hosted.organizations');
-  const { call } = useHosted();
-  const describe = useFapiError();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function run(change: () => Promise<PublicOrganization>) {
-    setError(null);
-    setBusy(true);
-    try {
-      await onSaved(await change());
-    } catch (err) {
-      setError(describe(err).message);
-    } finally {
-      setBusy(false);
-    }
-  }
-  async function upload(e: ChangeEvent<HTMLInputElement>) {
-    const file = e.target.files?.[0];
-    e.target.value = '';
-    if (!file) return;
-    if (!IMAGE_UPLOAD_TYPES.includes(file.type)) return setError(t('logoType'));
-    if (file.size > IMAGE_UPLOAD_MAX_BYTES) return setError(t('logoSize'));
-    await run(async () =>
-      call<PublicOrganization>(`/v1/organizations/${organization.id}/logo`, {
-        json: { content_type: file.type, data: await fileBase64(file) },
-      }),
-    );
-  }
+  const { error, busy, upload, remove } = useImageUpload<PublicOrganization>(`/v1/organizations/${organization.id}/logo`, onSaved, {
+    type: t('logoType'),
+    size: t('logoSize'),
+  });
 
   return (
     <section aria-label={t('logo')} className="flex flex-wrap items-center gap-4">
@@ -262,13 +239,7 @@ function OrganizationLogo({
             <input type="file" accept={IMAGE_UPLOAD_TYPES.join(',')} onChange={upload} disabled={busy} className="mt-1 block text-sm" />
           </label>
           {organization.has_image && (
-            <Button
-              size="sm"
-              variant="ghost"
-              className="self-start"
-              disabled={busy}
-              onClick={() => run(() => call<PublicOrganization>(`/v1/organizations/${organization.id}/logo`, { method: 'DELETE' }))}
-            >
+            <Button size="sm" variant="ghost" className="self-start" disabled={busy} onClick={remove}>
               {t('removeLogo')}
             </Button>
           )}

@@ -1,12 +1,10 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type ChangeEvent } from 'react';
 import { Button } from '@/components/ui';
-import { fileBase64, IMAGE_UPLOAD_MAX_BYTES, IMAGE_UPLOAD_TYPES } from '@/lib/file-base64';
+import { IMAGE_UPLOAD_TYPES } from '@/lib/file-base64';
 import type { Me } from '@/lib/fapi/types';
-import { useFapiError } from '@/lib/fapi/use-fapi-error';
-import { useHosted } from './hosted-context';
+import { useImageUpload } from './use-image-upload';
 
 /** The initials of the name; without one, the first letter of the username, else of the (primary) email address. */
 function initials(me: Me): string {
@@ -18,33 +16,10 @@ function initials(me: Me): string {
 /** The profile photo: shown (else the initials), uploaded (POST /v1/me/profile_image) or removed. */
 export function ProfilePhoto({ me, onSaved }: { me: Me; onSaved(me: Me): void }) {
   const t = useTranslations('hosted.profile');
-  const { call } = useHosted();
-  const describe = useFapiError();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function run(change: () => Promise<Me>) {
-    setError(null);
-    setBusy(true);
-    try {
-      onSaved(await change());
-    } catch (err) {
-      setError(describe(err).message);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function upload(e: ChangeEvent<HTMLInputElement>) {
-    const file = e.target.files?.[0];
-    e.target.value = '';
-    if (!file) return;
-    if (!IMAGE_UPLOAD_TYPES.includes(file.type)) return setError(t('photoType'));
-    if (file.size > IMAGE_UPLOAD_MAX_BYTES) return setError(t('photoSize'));
-    await run(async () =>
-      call<Me>('/v1/me/profile_image', { method: 'POST', json: { content_type: file.type, data: await fileBase64(file) } }),
-    );
-  }
+  const { error, busy, upload, remove } = useImageUpload<Me>('/v1/me/profile_image', onSaved, {
+    type: t('photoType'),
+    size: t('photoSize'),
+  });
 
   return (
     <section aria-label={t('photo')} className="flex flex-wrap items-center gap-4">
@@ -69,13 +44,7 @@ export function ProfilePhoto({ me, onSaved }: { me: Me; onSaved(me: Me): void })
         </label>
         <p className="text-xs text-zinc-600 dark:text-zinc-400">{t('photoHint')}</p>
         {me.has_image && (
-          <Button
-            size="sm"
-            variant="ghost"
-            className="self-start"
-            disabled={busy}
-            onClick={() => run(() => call<Me>('/v1/me/profile_image', { method: 'DELETE' }))}
-          >
+          <Button size="sm" variant="ghost" className="self-start" disabled={busy} onClick={remove}>
             {t('removePhoto')}
           </Button>
         )}
