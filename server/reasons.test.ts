@@ -54,7 +54,7 @@ describe('stable reasons', () => {
         .slice(1)
         .map((part) => {
           const domain = /^`(\w+)`/.exec(part)![1]!;
-          const rows = [...part.matchAll(/^\| `(\w+)` \| (.+?) \|/gm)].map((m) => ({
+          const rows = [...part.matchAll(/^\| `(\w+)` +\| (.+?) +\|/gm)].map((m) => ({
             reason: m[1]!,
             codes: [...m[2]!.matchAll(/`(\w+)`/g)].map((c) => c[1]!),
           }));

@@ -201,6 +201,7 @@ export const oauthCallbacks = {
     body: callbackForm,
     form: true,
     response: z.unknown(),
+    audit: { unaudited: 'changes nothing: a redirect to the GET callback, where the flow completes and is recorded' },
     handle: async ({ auth, body }) => {
       const { user: _user, ...query } = body;
       const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]);
