@@ -34,7 +34,7 @@ test('first run to a revoked end-user session', async ({ browser }) => {
 
   await test.step('the operator signs out and signs in through the platform instance', async () => {
     await consolePage.getByRole('button', { name: 'Sign out' }).first().click();
-    await expect(consolePage).toHaveURL(/\/fapi\/ins_[^/]+\/sign-in/);
+    await expect(consolePage).toHaveURL(/\/fapi\/ins_[^/]+\/sign-in/, { timeout: 30_000 });
     // The console's own sign-in stays Latchkey's (an instance's hosted pages carry its application name).
     await expect(consolePage).toHaveTitle('Sign in · Latchkey');
     await screenshot(consolePage, 'console-sign-in');
