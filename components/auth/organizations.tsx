@@ -127,7 +127,6 @@ export function OrganizationSwitcher() {
           aria-haspopup="true"
           aria-expanded={open}
           aria-controls={menuId}
-          aria-label={t('switcherLabel', { current: active?.name ?? t('personal') })}
           disabled={!list || busy}
           onClick={() => setOpen((o) => !o)}
           className={cn(
@@ -137,6 +136,7 @@ export function OrganizationSwitcher() {
         >
           {active ? <OrganizationAvatar organization={active} /> : null}
           {list ? <span className="truncate">{active?.name ?? t('personal')}</span> : <Skeleton className="h-4 w-28" />}
+          <span className="sr-only">{t('switcherLabel')}</span>
           <span aria-hidden className="text-zinc-500">
             ▾
           </span>
