@@ -60,6 +60,11 @@ describe('FAPI organizations', () => {
     // The environment says what the hosted pages offer: the switcher and "Create an organization".
     const offers = async () => {
       const env = (await b.call('GET', '/v1/environment')).body;
+      // Clerk's dialect of the same (clerk-js's OrganizationSwitcher reads both the environment's action and the user's flag).
+      const clerk = (await b.call('GET', '/v1/environment?__clerk_api_version=2025-11-10&_clerk_js_version=6.40.0')).body;
+      const me = (await b.call('GET', '/v1/me')).body;
+      expect(clerk.user_settings.actions.create_organization).toBe(env.user_settings.actions.create_organization);
+      expect(me.create_organization_enabled).toBe(env.user_settings.actions.create_organization);
       return { enabled: env.user_settings.organizations.enabled, create: env.user_settings.actions.create_organization };
     };
     expect(await offers()).toEqual({ enabled: true, create: true });

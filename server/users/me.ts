@@ -9,6 +9,7 @@ import { liveSessions } from '../sessions/live-sessions';
 import { authenticateApiToken, UAT_PREFIX, type MeScope } from './api-tokens';
 import { mfaStatus } from './mfa';
 import { getUser } from './users';
+import type { InstanceContext } from '../instances/instances';
 
 /**
  * Who "me" is on the FAPI me-surface. The FAPI surface adds the raw bearer of the
@@ -85,14 +86,18 @@ export async function resolveMe(deps: Pick<Deps, 'db' | 'clock' | 'cacheInvalida
 }
 
 /** The signed-in user as the me-surface shows them: never private_metadata. */
-export async function meView(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userId: string) {
-  const { private_metadata: _hidden, ...user } = await getUser(deps, instanceId, userId);
+export async function meView(deps: Pick<Deps, 'db' | 'clock'>, instance: Pick<InstanceContext, 'id' | 'settings'>, userId: string) {
+  const { private_metadata: _hidden, ...user } = await getUser(deps, instance.id, userId);
   const mfa = await mfaStatus(deps, userId);
+  const s = instance.settings;
   return {
     ...user,
     two_factor_enabled: mfa.totp_enabled,
     totp_enabled: mfa.totp_enabled,
     backup_code_enabled: mfa.backup_codes_remaining > 0,
+    /** What this user may do on their own, as the instance's settings allow it (Clerk's user carries the same two). */
+    create_organization_enabled: s.organizations_enabled && s.organization_creation_enabled,
+    delete_self_enabled: s.delete_self_enabled,
   };
 }
 

@@ -40,7 +40,12 @@ export type MeQuery = z.output<typeof meQuery>;
 
 export const meSchema = userSchema
   .omit({ private_metadata: true })
-  .extend({ totp_enabled: z.boolean(), backup_code_enabled: z.boolean() })
+  .extend({
+    totp_enabled: z.boolean(),
+    backup_code_enabled: z.boolean(),
+    create_organization_enabled: z.boolean(),
+    delete_self_enabled: z.boolean(),
+  })
   .meta({ id: 'Me' });
 
 const name = z.string().trim().max(256).nullable();
@@ -98,7 +103,7 @@ async function meWithImpersonator(deps: Deps, auth: SignedInAuth) {
   const { me } = auth;
   const [person] = me.actor ? await resolvePeople(deps, auth.instance.id, [me.actor]) : [];
   const impersonator = me.actor ? { ref: me.actor, name: person?.name ?? null, email: person?.email ?? null } : null;
-  return { ...(await meView(deps, auth.instance.id, me.userId)), impersonator };
+  return { ...(await meView(deps, auth.instance, me.userId)), impersonator };
 }
 
 const totpEnrollmentSchema = z.object({ object: z.literal('totp'), secret: z.string(), uri: z.string(), verified: z.literal(false) });
@@ -354,7 +359,7 @@ export const myPassword = {
       const { me } = auth;
       await limitMfaAttempts(deps, auth.instance.id, me.userId);
       await changeMyPassword(deps, auth.instance, me, body, auditContextOf(actor));
-      return meView(deps, auth.instance.id, me.userId);
+      return meView(deps, auth.instance, me.userId);
     },
   }),
 };
@@ -389,7 +394,7 @@ export const myProfileImage = {
     audit: { action: 'user.profile_image_updated' },
     handle: async ({ deps, auth, body }) => {
       await setProfileImage(deps, auth.instance.id, auth.me.userId, body);
-      return meView(deps, auth.instance.id, auth.me.userId);
+      return meView(deps, auth.instance, auth.me.userId);
     },
   }),
   delete: endpoint<SignedInAuth, Record<string, never>, MeQuery>({
@@ -399,7 +404,7 @@ export const myProfileImage = {
     audit: { action: 'user.profile_image_deleted' },
     handle: async ({ deps, auth }) => {
       await deleteProfileImage(deps, auth.instance.id, auth.me.userId);
-      return meView(deps, auth.instance.id, auth.me.userId);
+      return meView(deps, auth.instance, auth.me.userId);
     },
   }),
 };

@@ -311,6 +311,8 @@ export type Me = {
   updated_at: number;
   totp_enabled: boolean;
   backup_code_enabled: boolean;
+  create_organization_enabled: boolean;
+  delete_self_enabled: boolean;
 };
 
 export type ConnectedAccount = {
@@ -1004,6 +1006,8 @@ export interface FapiOperations {
       updated_at: number;
       totp_enabled: boolean;
       backup_code_enabled: boolean;
+      create_organization_enabled: boolean;
+      delete_self_enabled: boolean;
       impersonator: ({
         ref: string;
         name: string | null;
@@ -1046,6 +1050,8 @@ export interface FapiOperations {
       updated_at: number;
       totp_enabled: boolean;
       backup_code_enabled: boolean;
+      create_organization_enabled: boolean;
+      delete_self_enabled: boolean;
       impersonator: ({
         ref: string;
         name: string | null;

@@ -51,7 +51,7 @@ async function signUpInProgress(deps: D, instance: InstanceContext, client: Clie
 
 /** The user as `GET /v1/me` answers it, with the organizations they belong to and their passkeys (Clerk's user carries them). */
 async function userWithMemberships(deps: D, instance: InstanceContext, userId: string): Promise<Record<string, unknown>> {
-  const user = (await meView(deps, instance.id, userId)) as unknown as Record<string, unknown>;
+  const user = (await meView(deps, instance, userId)) as unknown as Record<string, unknown>;
   const rows = instance.settings.organizations_enabled ? await membershipsWithUsers(deps.db, instance.id, { userId, limit: 100 }) : [];
   const keys = instance.settings.sign_in_methods.passkey ? await listPasskeys(deps, instance.id, userId) : [];
   return { ...user, organization_memberships: rows.map(membershipView), passkeys: keys };

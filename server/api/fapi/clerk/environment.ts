@@ -133,7 +133,7 @@ export function clerkEnvironment(env: Environment, instance: InstanceContext) {
           verifications: ['passkey'],
         }),
       },
-      actions: { delete_self: us.actions.delete_self, create_organization: s.organizations_enabled },
+      actions: { delete_self: us.actions.delete_self, create_organization: us.actions.create_organization },
       social,
       enterprise_sso: { enabled: false },
       sign_in: { second_factor: { required: us.mfa_required } },
