@@ -102,6 +102,8 @@ describe('device authorization grant (RFC 8628)', () => {
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows[0])).not.toContain(started.device_code);
     expect(JSON.stringify(rows[0])).not.toContain(started.user_code.replace('-', ''));
+    // The user code (~35 bits) is kept as a keyed MAC: a plain hash of it could be reversed by trying every code.
+    expect(rows[0]!.userCodeDigest).not.toBe(sha256Hex(started.user_code.replace('-', '')));
 
     const polling = client.pollDeviceAuthorizationGrant(config, started);
     const b = new Browser(op);
@@ -129,6 +131,9 @@ describe('device authorization grant (RFC 8628)', () => {
 
     // Single use: the device_code issues its tokens once; the user code no longer names anything.
     expect((await poll(app, started.device_code)).body.error).toBe('invalid_grant');
+    // …and a replayed device_code revokes what it issued (it has leaked), as a replayed authorization code does.
+    await expect(client.fetchUserInfo(config, tokens.access_token, op.user.id)).rejects.toThrow();
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     const again = await b.request('POST', started.verification_uri, { user_code: started.user_code }, origin());
     expect(again.status).toBe(400);
     expect(await again.text()).toContain('not valid or has expired');

@@ -8,7 +8,7 @@ import type { Actor } from '../http/actor';
 import type { InstanceContext } from '../instances/instances';
 import { uniqueViolation } from '../db/errors';
 import type { ApplicationRow } from './applications';
-import { createAuthorization, issueRefreshToken } from './authorizations';
+import { createAuthorization, issueRefreshToken, revokeAuthorizations } from './authorizations';
 import { oauthError } from './errors';
 import { parseScope } from './scopes';
 
@@ -17,7 +17,7 @@ import { parseScope } from './scopes';
  * for a device_code and a user_code, shows the user the verification page's address and the
  * code, and polls the token endpoint until the user has approved or denied on a browser.
  */
-type D = Pick<Deps, 'db' | 'clock' | 'config'>;
+type D = Pick<Deps, 'db' | 'clock' | 'config' | 'cipher'>;
 
 /** How long the user has to enter the code (RFC 8628 §3.2 expires_in). */
 const DEVICE_CODE_TTL_MS = 10 * 60_000;
@@ -67,7 +67,7 @@ export async function startDeviceAuthorization(deps: D, instance: InstanceContex
         digest: sha256Hex(deviceCode),
         instanceId: instance.id,
         applicationId: app.id,
-        userCodeDigest: sha256Hex(userCode),
+        userCodeDigest: userCodeDigest(deps, instance.id, userCode),
         scope: scopes.join(' '),
         status: 'pending',
         interval,
@@ -93,15 +93,22 @@ export async function startDeviceAuthorization(deps: D, instance: InstanceContex
 
 type DeviceRequest = typeof oauthDeviceCodes.$inferSelect;
 
+/**
+ * A user code has about 35 bits: a plain hash at rest would give every pending code away to
+ * whoever reads a backup, so it is kept as a MAC under the deployment's key.
+ */
+const userCodeDigest = (deps: Pick<Deps, 'cipher'>, instanceId: string, userCode: string) =>
+  deps.cipher.mac('device-user-code', `${instanceId}:${userCode}`);
+
 /** The pending request a user code names, if it is live. */
-export async function pendingDeviceRequest(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, userCode: string) {
+export async function pendingDeviceRequest(deps: Pick<Deps, 'db' | 'clock' | 'cipher'>, instanceId: string, userCode: string) {
   const [row] = await deps.db
     .select()
     .from(oauthDeviceCodes)
     .where(
       and(
         eq(oauthDeviceCodes.instanceId, instanceId),
-        eq(oauthDeviceCodes.userCodeDigest, sha256Hex(userCode)),
+        eq(oauthDeviceCodes.userCodeDigest, userCodeDigest(deps, instanceId, userCode)),
         eq(oauthDeviceCodes.status, 'pending'),
         gt(oauthDeviceCodes.expiresAt, deps.clock.now()),
       ),
@@ -160,7 +167,11 @@ export async function pollDeviceCode(deps: D, instance: InstanceContext, app: Ap
     .from(oauthDeviceCodes)
     .where(and(eq(oauthDeviceCodes.digest, digest), eq(oauthDeviceCodes.instanceId, instance.id)));
   if (!row || row.applicationId !== app.id) throw oauthError('invalid_grant', 'The device_code is invalid.');
-  if (row.status === 'used') throw oauthError('invalid_grant', 'The device_code was already used.');
+  if (row.status === 'used') {
+    // A replayed device_code has leaked: what it issued is revoked, as for a replayed authorization code.
+    if (row.authorizationId) await revokeAuthorizations(deps.db, now, [row.authorizationId]);
+    throw oauthError('invalid_grant', 'The device_code was already used; the tokens it issued are revoked.');
+  }
   if (row.expiresAt <= now) throw oauthError('expired_token', 'The device_code has expired; start again.');
   const tooSoon = row.lastPolledAt !== null && now - row.lastPolledAt < row.interval * 1000;
   await deps.db
