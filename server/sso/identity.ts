@@ -22,13 +22,13 @@ function identityOf(c: ConnectionRow, attributes: Record<string, unknown>, fallb
   return { email: stored.email, firstName: stored.first_name, lastName: stored.last_name, groups, attributes: stored };
 }
 
-export function samlIdentity(c: ConnectionRow, profile: Profile): SsoIdentity {
+/** The user of a validated SAML response: its NameID, and the attributes read from its verified assertion (saml.ts). */
+export function samlIdentity(
+  c: ConnectionRow,
+  { profile, attributes }: { profile: Profile; attributes: Record<string, string[]> },
+): SsoIdentity {
   const nameId = profile.nameID ?? '';
-  const identity = identityOf(
-    c,
-    { ...(profile.attributes as Record<string, unknown> | undefined), ...(profile as Record<string, unknown>) },
-    nameId,
-  );
+  const identity = identityOf(c, attributes, nameId);
   // A transient NameID changes on every sign-in: the identity is the address, so rows do not pile up.
   const subject = profile.nameIDFormat === TRANSIENT && identity.email ? `transient:${identity.email.toLowerCase()}` : nameId;
   return { subject: subject.slice(0, 512), emailVerified: true, ...identity };

@@ -182,7 +182,42 @@ export async function validateSamlResponse(deps: SamlDeps, c: ConnectionRow, fap
     .returning();
   if (stored.length === 0) throw new SsoRefused('replayed', 'This SAML assertion was already used.');
   const inResponseTo = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : null;
-  return { profile, inResponseTo, assertionId };
+  return { profile, inResponseTo, assertionId, attributes: assertionAttributes(assertion) };
+}
+
+const SAML_ASSERTION_NS = 'urn:oasis:names:tc:SAML:2.0:assertion';
+const XSI_NS = 'http://www.w3.org/2001/XMLSchema-instance';
+const childrenNamed = (el: Element | null | undefined, localName: string): Element[] =>
+  el
+    ? (Array.from(el.childNodes).filter(
+        (n) => (n as Element).localName === localName && (n as Element).namespaceURI === SAML_ASSERTION_NS,
+      ) as Element[])
+    : [];
+
+/**
+ * The verified assertion's attributes by Name, every value kept: node-saml keeps one of several
+ * `Attribute` elements of the same Name, and Keycloak's role list writes one per role. An
+ * attribute's `FriendlyName` (Keycloak's X.500 mappers, Shibboleth) is an alias after every Name.
+ * Values that are elements (eduPersonTargetedID's NameID) or `xsi:nil` are left out.
+ */
+export function assertionAttributes(assertion: Element | null | undefined): Record<string, string[]> {
+  const byName: Record<string, string[]> = {};
+  const byFriendlyName: Record<string, string[]> = {};
+  for (const statement of childrenNamed(assertion, 'AttributeStatement')) {
+    for (const attribute of childrenNamed(statement, 'Attribute')) {
+      const values = childrenNamed(attribute, 'AttributeValue')
+        .filter((v) => v.getAttributeNS(XSI_NS, 'nil') !== 'true' && !Array.from(v.childNodes).some((n) => n.nodeType === 1))
+        .map((v) => (v.textContent ?? '').trim())
+        .filter((v) => v.length > 0);
+      const name = attribute.getAttribute('Name');
+      if (name) (byName[name] ??= []).push(...values);
+      const friendly = attribute.getAttribute('FriendlyName');
+      if (friendly) (byFriendlyName[friendly] ??= []).push(...values);
+    }
+  }
+  const names = new Set(Object.keys(byName).map((n) => n.toLowerCase()));
+  for (const [friendly, values] of Object.entries(byFriendlyName)) if (!names.has(friendly.toLowerCase())) byName[friendly] = values;
+  return byName;
 }
 
 function reasonOf(err: unknown): SsoReason {

@@ -139,10 +139,10 @@ export const ssoSurface = {
           auth.instance,
           testing.test,
           async (c) => {
-            const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
-            if (inResponseTo !== testing.pending.handle)
+            const validated = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
+            if (validated.inResponseTo !== testing.pending.handle)
               throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers another request.');
-            return samlIdentity(c, profile);
+            return samlIdentity(c, validated);
           },
           body.SAMLResponse,
         );
@@ -150,14 +150,15 @@ export const ssoSurface = {
       }
       return refusedIsAudited(deps, auth, params.connection_id, request, async () => {
         const c = await activeConnection(deps, auth, params.connection_id, 'saml');
-        const { profile, inResponseTo } = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
+        const validated = await validateSamlResponse(deps, c, auth.instance.fapiUrl, body.SAMLResponse);
+        const { inResponseTo } = validated;
         const pending = inResponseTo ? await pendingRequest(deps, c, inResponseTo) : null;
         if (inResponseTo && !pending) throw new SsoRefused('in_response_to_mismatch', 'The SAML response answers no request of ours.');
         if (!inResponseTo && !c.allowIdpInitiated)
           throw new SsoRefused('idp_initiated_disabled', 'IdP-initiated sign-in is not enabled for this connection.');
         // IdP-initiated (no request): completeSso signs in a new client of the browser that posts, never a client of ours.
         if (pending) assertBrowserBound(pending, raw.header('cookie'));
-        return answer(deps, auth, c, pending, samlIdentity(c, profile), request);
+        return answer(deps, auth, c, pending, samlIdentity(c, validated), request);
       });
     },
   }),
