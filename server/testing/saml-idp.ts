@@ -71,12 +71,17 @@ export async function samlIdpFor(
     return extract.request!.id as string;
   }
 
+  /** The AuthnRequest id of a SAMLRequest posted with the HTTP-POST binding (base64, not deflated). */
+  async function requestIdOfPosted(SAMLRequest: string): Promise<string> {
+    const { extract } = await idp.idp.parseLoginRequest(sp, 'post', { body: { SAMLRequest } });
+    return extract.request!.id as string;
+  }
+
   /** The AuthnRequest id of the auto-submitting form an HTTP-POST connection's request page answers. */
   async function requestIdOfForm(html: string): Promise<string> {
     const SAMLRequest = /name="SAMLRequest" value="([^"]+)"/.exec(html)?.[1];
     if (!SAMLRequest) throw new Error('no SAMLRequest in the form');
-    const { extract } = await idp.idp.parseLoginRequest(sp, 'post', { body: { SAMLRequest } });
-    return extract.request!.id as string;
+    return requestIdOfPosted(SAMLRequest);
   }
 
   /** A signed SAMLResponse (base64) answering `requestId` ('' for IdP-initiated), with any template value overridden. */
@@ -134,6 +139,6 @@ export async function samlIdpFor(
     return res;
   }
 
-  return { sp, requestIdOf, requestIdOfForm, response, postAcs };
+  return { sp, requestIdOf, requestIdOfPosted, requestIdOfForm, response, postAcs };
 }
 export type SamlIdpForConnection = Awaited<ReturnType<typeof samlIdpFor>>;
