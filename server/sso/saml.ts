@@ -200,7 +200,7 @@ const childrenNamed = (el: Element | null | undefined, localName: string): Eleme
  * attribute's `FriendlyName` (Keycloak's X.500 mappers, Shibboleth) is an alias after every Name.
  * Values that are elements (eduPersonTargetedID's NameID) or `xsi:nil` are left out.
  */
-export function assertionAttributes(assertion: Element | null | undefined): Record<string, string[]> {
+function assertionAttributes(assertion: Element | null | undefined): Record<string, string[]> {
   const byName: Record<string, string[]> = {};
   const byFriendlyName: Record<string, string[]> = {};
   for (const statement of childrenNamed(assertion, 'AttributeStatement')) {
