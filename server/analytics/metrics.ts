@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import { dailyMetricCounts, dailyMetrics, instanceLogos, secretKeys, sessions, users, webhookEndpoints, instances } from '../db/schema';
+import { dailyMetricCounts, dailyMetrics, sessions, users, instances } from '../db/schema';
+import { countUpsert, gettingStartedColumns } from './statements';
 
 const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
@@ -29,9 +30,7 @@ export async function count(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string
 
 /** count's write, to send with others (db/together.ts). */
 export const countWrite = (deps: Pick<Deps, 'clock'>, instanceId: string, metric: Counter, n = 1) =>
-  sql`insert into ${dailyMetricCounts} (instance_id, metric, day, shard, value)
-      values (${instanceId}, ${metric}, ${dayOf(deps.clock.now())}, ${randomInt(METRIC_SHARDS)}, ${n})
-      on conflict (instance_id, metric, day, shard) do update set value = ${dailyMetricCounts.value} + excluded.value`;
+  countUpsert(instanceId, metric, dayOf(deps.clock.now()), randomInt(METRIC_SHARDS), n);
 
 /**
  * Sets today's gauges of every instance from the users and sessions tables: users who were
@@ -108,24 +107,7 @@ export async function instanceMetrics(deps: Pick<Deps, 'db' | 'clock'>, instance
 
 /** What a new instance's operator has done of the first steps. */
 async function gettingStarted(deps: Pick<Deps, 'db'>, instanceId: string) {
-  const exists = (q: ReturnType<typeof sql>) => sql<boolean>`exists (${q})`;
-  const [row] = await deps.db
-    .select({
-      secret_key_used: exists(
-        sql`select 1 from ${secretKeys} where ${secretKeys.instanceId} = ${instanceId} and ${secretKeys.lastUsedAt} is not null`,
-      ),
-      first_user: exists(sql`select 1 from ${users} where ${users.instanceId} = ${instanceId}`),
-      first_sign_in: exists(sql`select 1 from ${sessions} where ${sessions.instanceId} = ${instanceId}`),
-      // A live instance beside this one in its account (the one real users will sign in to).
-      // (Qualified by hand: a single-table select writes its columns unqualified, which the subquery's alias would capture.)
-      production_instance: sql<boolean>`("instances"."environment" = 'live' or exists (select 1 from ${instances} as live where live.account_id = "instances"."account_id" and live.environment = 'live'))`,
-      webhook_endpoint: exists(sql`select 1 from ${webhookEndpoints} where ${webhookEndpoints.instanceId} = ${instanceId}`),
-      custom_domain: sql<boolean>`${instances.customDomain} is not null`,
-      // A logo, or any of the branding settings (application name, colour, support address).
-      branding: sql<boolean>`(exists (select 1 from ${instanceLogos} where ${instanceLogos.instanceId} = ${instanceId}) or jsonb_path_exists(${instances.settings}, '$.branding.* ? (@ != null)'))`,
-    })
-    .from(instances)
-    .where(eq(instances.id, instanceId));
+  const [row] = await deps.db.select(gettingStartedColumns(instanceId)).from(instances).where(eq(instances.id, instanceId));
   return {
     secret_key_used: !!row?.secret_key_used,
     first_user: !!row?.first_user,

@@ -1,9 +1,9 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import { ssoRequired } from '../organizations/sso-domains';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { newId } from '../db/ids';
-import { emailAddresses, signInAttempts, users, type LtiSessionContext, type sessions } from '../db/schema';
+import { emailAddresses, signInAttempts, type LtiSessionContext, type sessions } from '../db/schema';
 import type { AuditContext } from '../http/actor';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -15,8 +15,7 @@ import { rowFromJson, writeTogether, type Part } from '../db/together';
 import { rowsOf } from '../db/rows';
 import { activeSsoDomains } from '../organizations/sso-domains';
 import { emailDomain } from '../organizations/domains';
-import { secondFactorOf } from '../users/mfa';
-import { passkeyOfUser } from '../passkeys/passkeys';
+import { insertAttemptSql, lastSignInWrite, moveAttemptSql, userForSignInSql } from './statements';
 
 /**
  * The one ending of every way into a session. Each way (a password, a code, a link, a
@@ -181,7 +180,6 @@ const credentialsInvalid = () => new AppError('CREDENTIALS_INVALID', { meta: { p
 
 /** The user as every rule needs them, in one read. */
 async function userForSignIn(d: D, instanceId: string, userId: string) {
-  // Written out rather than built by Drizzle: a sign-in's one read, sent as often as sign-ins.
   const [row] = rowsOf<{
     id: string;
     banned: boolean;
@@ -191,16 +189,7 @@ async function userForSignIn(d: D, instanceId: string, userId: string) {
     primary_email_address_id: string | null;
     second_factor: boolean;
     passkey: boolean;
-  }>(
-    await d.db.execute(sql`
-      select ${users.id}, ${users.banned}, ${users.locked}, ${users.lockedUntil}, ${users.sessionsVersion}, ${users.primaryEmailAddressId},
-             ${secondFactorOf(users.id)} as second_factor, ${passkeyOfUser()} as passkey
-        from ${users} where ${users.id} = ${userId} and ${users.instanceId} = ${instanceId}
-      -- Locked before the session (a child row) is inserted: the sign-in writes the user row later
-      -- (last sign-in, lockout counters), and asking for that lock after taking KEY SHARE through
-      -- the session would deadlock behind a deletion or a username change (server/db/row-locks.ts).
-      for no key update`),
-  );
+  }>(await d.db.execute(userForSignInSql(instanceId, userId)));
   if (!row) return undefined;
   return {
     id: row.id,
@@ -341,10 +330,7 @@ function movedAttemptPart(
 ) {
   const part: Part = {
     returning: {
-      attempt: sql`update ${signInAttempts}
-                     set status = ${fields.status}, user_id = ${fields.userId}, first_factor_strategy = ${fields.firstFactorStrategy}, session_id = ${fields.sessionId},
-                         risk_reasons = ${fields.riskReasons ? JSON.stringify(fields.riskReasons) : null}::jsonb, step_up_address = ${fields.stepUpAddress}, updated_at = ${fields.updatedAt}
-                   where id = ${a.id} and status = ${a.status} returning *`,
+      attempt: moveAttemptSql(a, fields),
     },
   };
   const result = (answers: Record<string, unknown>) => {
@@ -383,9 +369,7 @@ export function newAttemptWrite(
   row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier'> & { userId: SQL },
 ): SQL {
   const a = attemptDefaults(d);
-  return sql`insert into ${signInAttempts} (id, instance_id, client_id, identifier, user_id, status, abandon_at, created_at, updated_at)
-             values (${a.id}, ${row.instanceId}, ${row.clientId}, ${row.identifier}, ${row.userId}, ${a.status}, ${a.abandonAt}, ${a.createdAt}, ${a.updatedAt})
-             returning *`;
+  return insertAttemptSql(a, row);
 }
 
 async function identifierOf(d: D, user: { id: string; primaryEmailAddressId: string | null }) {
@@ -420,7 +404,7 @@ function signInCompletedPart(
 ): Part {
   return {
     writes: [
-      sql`update ${users} set last_sign_in_at = ${d.clock.now()} where id = ${a.userId}`,
+      lastSignInWrite(a.userId, d.clock.now()),
       clearFailedAttemptsWrite(instance, a.userId),
       rememberOriginWrite(d, instance, a.userId, origin),
     ],

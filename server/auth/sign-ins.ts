@@ -1,10 +1,10 @@
 import { transferableStrategy } from './social-transfer';
 import type { AuditContext } from '../http/actor';
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
-import { emailAddresses, phoneNumbers, signInAttempts, users, type SignInStatus, type sessions } from '../db/schema';
+import { emailAddresses, signInAttempts, users, type SignInStatus, type sessions } from '../db/schema';
 import { emitEvent } from '../events/events';
 import { AppError, notFound, validationError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -22,6 +22,7 @@ import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
 import { maskEmail, type SignInOrigin } from '../protection/risk';
 import { checkGuessedPassword, storedPasswordOf, type StoredPassword } from './password-guess';
+import { storedPasswordSql, userIdByIdentifierSql } from './statements';
 import { completeSignIn, newAttemptWrite, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
 import { checkCode, latestCode, verificationView } from '../verification/codes';
 import { checkNewPassword } from '../users/password-policy';
@@ -143,15 +144,9 @@ async function secondFactorsOf(
 /** The user an identifier names in this instance: a scalar subquery (null for nobody). */
 function userIdOf(instanceId: string, identifier: string): SQL {
   const key = identifier.toLowerCase();
-  if (isEmail(identifier)) {
-    return sql`(select ${emailAddresses.userId} from ${emailAddresses} where ${emailAddresses.instanceId} = ${instanceId} and ${emailAddresses.emailKey} = ${key})`;
-  }
-  if (isPhone(identifier)) {
-    // Only a verified number signs in: anyone may have typed an unverified one into their profile.
-    return sql`(select ${phoneNumbers.userId} from ${phoneNumbers}
-                where ${phoneNumbers.instanceId} = ${instanceId} and ${phoneNumbers.phoneNumber} = ${identifier} and ${phoneNumbers.verificationStatus} = 'verified')`;
-  }
-  return sql`(select ${users.id} from ${users} where ${users.instanceId} = ${instanceId} and ${users.usernameKey} = ${key})`;
+  if (isEmail(identifier)) return userIdByIdentifierSql.email(instanceId, key);
+  if (isPhone(identifier)) return userIdByIdentifierSql.phone(instanceId, identifier);
+  return userIdByIdentifierSql.username(instanceId, key);
 }
 
 export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
@@ -220,9 +215,7 @@ export async function createSignIn(
   const userId = userIdOf(instance.id, identifier);
   const fresh = client ? null : newClient(deps, instance.id);
   const c = client ?? fresh!.client;
-  const stored = sql`(select to_json(x) from (
-      select ${users.passwordDigest} as digest, ${users.passwordHasher} as hasher, ${users.locked} as locked, ${users.lockedUntil} as "lockedUntil"
-        from ${users} where ${users.id} = ${userId} and ${users.instanceId} = ${instance.id}) x)`;
+  const stored = storedPasswordSql(instance.id, userId);
   const [answers] = await writeTogether(deps.db, [
     {
       writes: [fresh?.write ?? null],

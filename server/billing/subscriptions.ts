@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { isId, newId } from '../db/ids';
@@ -11,12 +11,10 @@ import { instanceContext } from '../instances/instances';
 import { planForPrice, type PlanRow } from './plans';
 import { SignatureInvalid, type SubscriptionSnapshot } from './processor';
 import { processorSetup } from './settings';
+import { ENTITLED_STATUSES } from './statements';
 
 type SubscriptionRow = typeof billingSubscriptions.$inferSelect;
 type PlanRef = Pick<PlanRow, 'id' | 'key' | 'name' | 'features'> | null;
-
-/** Statuses under which a subscription grants its plan's features. */
-export const ENTITLED_STATUSES = ['active', 'trialing', 'past_due'] as const;
 
 export const subscriptionView = (r: SubscriptionRow, plan: PlanRef) => ({
   object: 'subscription' as const,
@@ -252,19 +250,6 @@ export interface EntitledPlan {
   key: string;
   features: string[];
 }
-
-/**
- * The same rows as entitledPlans, as a SQL expression (a json array) for a statement that
- * already knows the user and organization: token refresh reads them in its one round trip.
- */
-export const entitledPlansJson = (instanceId: SQL | Placeholder | string, userId: SQL, orgId: SQL) => sql`(
-  select coalesce(json_agg(json_build_object('subject', bs.subject, 'key', bp.key, 'features', bp.features) order by bs.id desc), '[]'::json)
-    from ${billingSubscriptions} bs join ${billingPlans} bp on bp.id = bs.plan_id
-   where bs.instance_id = ${instanceId} and (bs.subject = ${userId} or bs.subject = coalesce(${orgId}, ''))
-     and bs.deleted_at is null and bs.status in (${sql.join(
-       ENTITLED_STATUSES.map((s) => sql`${s}`),
-       sql`, `,
-     )}))`;
 
 /** The pla/fea claims of entitled plans (newest subscription first) for a user and their active organization. */
 export function claimsOfPlans(rows: readonly EntitledPlan[], userId: string, orgId: string | null): { pla?: string; fea?: string } {

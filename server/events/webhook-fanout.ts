@@ -1,24 +1,10 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { rowsOf } from '../db/rows';
-import { events, webhookEndpoints, webhookMessages } from '../db/schema';
+import { events, webhookMessages } from '../db/schema';
 import { newId } from '../db/ids';
 import { fromJson, type Part } from '../db/together';
 import { insertRows } from '../db/insert-rows';
-
-/** Channel a committed fan-out notifies, so workers (in any process) wake at once instead of at their next poll. */
-export const WEBHOOK_CHANNEL = 'latchkey_webhooks';
-
-/** The enabled endpoints of the event's instance that subscribe to its type (or to `*`): their ids. */
-const subscribers = (event: Pick<EventRef, 'instanceId' | 'type'>) =>
-  sql`select ${webhookEndpoints.id} from ${webhookEndpoints}
-      where ${webhookEndpoints.instanceId} = ${event.instanceId} and ${webhookEndpoints.disabled} = false
-        and (${webhookEndpoints.eventTypes} @> '["*"]'::jsonb or ${webhookEndpoints.eventTypes} @> ${JSON.stringify([event.type])}::jsonb)`;
-
-/** The event's row written to the outbox. */
-const eventInsert = (event: EventRef & { data: Record<string, unknown> }) =>
-  sql`insert into ${events} (id, instance_id, type, data, created_at)
-      values (${event.id}, ${event.instanceId}, ${event.type}, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt})`;
+import { eventInsertSql, insertAnsweringSubscribersSql, subscribersJsonSql, subscribersSql, wakeWebhookWorkersSql } from './statements';
 
 export interface EventRef {
   id: string;
@@ -33,7 +19,7 @@ export interface EventRef {
  * caller's transaction.
  */
 export async function insertAndFanOut(db: Db, event: EventRef & { data: Record<string, unknown> }): Promise<number> {
-  const found = rowsOf<{ id: string }>(await db.execute(sql`with inserted as (${eventInsert(event)}) ${subscribers(event)}`));
+  const found = rowsOf<{ id: string }>(await db.execute(insertAnsweringSubscribersSql(event)));
   return queueMessages(
     db,
     event,
@@ -47,8 +33,8 @@ export async function insertAndFanOut(db: Db, event: EventRef & { data: Record<s
  */
 export function fanOutPart(event: EventRef & { data: Record<string, unknown> }): Part {
   return {
-    writes: [eventInsert(event)],
-    reads: { subscribers: sql`(select coalesce(json_agg(s.id), '[]'::json) from (${subscribers(event)}) s)` },
+    writes: [eventInsertSql(event)],
+    reads: { subscribers: subscribersJsonSql(event) },
     after: (db, answers) => queueMessages(db, event, fromJson<string[]>(answers.subscribers)),
   };
 }
@@ -68,7 +54,7 @@ export async function insertManyAndFanOut(
     events,
     list.map((e) => ({ ...head, id: e.id, data: e.data })),
   );
-  const endpointIds = rowsOf<{ id: string }>(await db.execute(subscribers(head))).map((r) => r.id);
+  const endpointIds = rowsOf<{ id: string }>(await db.execute(subscribersSql(head))).map((r) => r.id);
   if (endpointIds.length === 0) return;
   await db.insert(webhookMessages).values(
     list.flatMap((e) =>
@@ -85,7 +71,7 @@ export async function insertManyAndFanOut(
       })),
     ),
   );
-  await db.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
+  await db.execute(wakeWebhookWorkersSql());
 }
 
 /** One pending message per endpoint, written in the event's transaction. */
@@ -105,6 +91,6 @@ export async function queueMessages(db: Db, event: EventRef, endpointIds: string
     })),
   );
   // Delivered to listeners when the transaction commits, and dropped if it rolls back.
-  await db.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
+  await db.execute(wakeWebhookWorkersSql());
   return endpointIds.length;
 }

@@ -4,6 +4,7 @@ import { rowsOf } from '../db/rows';
 import { idempotencyRecords } from '../db/schema';
 import { AppError, isAppError } from './errors';
 import { sha256Hex } from '../crypto/secrets';
+import { idempotencyKeyLockSql } from './statements';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
@@ -35,9 +36,7 @@ export async function runIdempotent(
   const fingerprint = sha256Hex(`${args.method}\n${args.path}\n${args.rawBody}`);
   const now = deps.clock.now();
   const outcome = await deps.db.transaction(async (tx): Promise<StoredResponse | { refused: AppError }> => {
-    const lock = await tx.execute(
-      sql`select pg_try_advisory_xact_lock(hashtextextended(${`${args.instanceId}:${args.credentialId}:${args.key}`}, 0)) as locked`,
-    );
+    const lock = await tx.execute(idempotencyKeyLockSql(args.instanceId, args.credentialId, args.key));
     if (!rowsOf<{ locked: boolean }>(lock)[0]?.locked) throw new AppError('IDEMPOTENCY_KEY_IN_USE');
     const where = and(
       eq(idempotencyRecords.instanceId, args.instanceId),

@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import type { Database } from '../db/client';
 import type { Logger } from './logger';
 import type { CacheRegistry } from './ttl-cache';
+import { notifySql } from './statements';
 
 export const INVALIDATION_CHANNEL = 'latchkey:cache-invalidation';
 /** The PostgreSQL LISTEN/NOTIFY channel, when there is no Redis. */
@@ -98,7 +98,7 @@ function pgInvalidation(
   );
   const notify = (message: object) =>
     database.db
-      .execute(sql`select pg_notify(${PG_INVALIDATION_CHANNEL}, ${JSON.stringify(message)})`)
+      .execute(notifySql(PG_INVALIDATION_CHANNEL, message))
       .catch((err: unknown) => logger.warn({ err }, 'could not NOTIFY a cache invalidation'));
   return {
     invalidate(cache, key) {

@@ -8,7 +8,8 @@ import { newId } from '../db/ids';
 import { cursorList, lightList, newestFirst, oldestFirst, type Keyset } from '../http/cursor-list';
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
-import { loadOrganization, membersCountColumn, organizationView, type OrganizationRow } from './organization-view';
+import { loadOrganization, organizationView, type OrganizationRow } from './organization-view';
+import { isMemberSql, membersCountColumn, membersCountOf } from './statements';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
 import { updateSessions } from '../sessions/session-state';
@@ -84,18 +85,14 @@ export function membershipsStatement(db: Db, instanceId: string, q: Omit<Members
   if (q.userId) filters.push(eq(organizationMemberships.userId, q.userId));
   if (q.roles) filters.push(inArray(organizationMemberships.role, q.roles));
   if (q.query && orgId) {
-    const members = (userId: SQL) =>
-      sql`exists (select 1 from organization_memberships s where s.organization_id = ${orgId} and s.user_id = ${userId})`;
-    filters.push(sql`${organizationMemberships.userId} = any(array(${userSearch(instanceId, q.query, members)}))`);
+    filters.push(sql`${organizationMemberships.userId} = any(array(${userSearch(instanceId, q.query, isMemberSql(orgId))}))`);
   }
   if (page?.after) filters.push(page.after);
   return db
     .select({
       membership: organizationMemberships,
       organization: organizations,
-      membersCount: orgId
-        ? sql<number>`(select count(*)::int from ${organizationMemberships} c where c.organization_id = ${orgId})`
-        : membersCountColumn,
+      membersCount: orgId ? membersCountOf(orgId) : membersCountColumn,
       user: {
         id: users.id,
         firstName: users.firstName,

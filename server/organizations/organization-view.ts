@@ -1,19 +1,11 @@
 import type { ParentLock } from '../db/row-locks';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { organizationMemberships, organizations } from '../db/schema';
+import { organizations } from '../db/schema';
 import { notFound } from '../http/errors';
 import { isId } from '../db/ids';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
-
-/**
- * An organization's member count, as a column of a query that selects organizations. The
- * table is named whole (`${organizations}`), not through its column: Drizzle writes a column
- * of a single-table select unqualified, and a bare `"id"` inside the subquery is the
- * membership's own id (every count was 0).
- */
-export const membersCountColumn = sql<number>`(select count(*)::int from ${organizationMemberships} c where c.organization_id = ${organizations}.id)`;
 
 export function organizationView(o: OrganizationRow, membersCount: number) {
   return {

@@ -16,7 +16,8 @@ import { auditOrgChange, type OrgAuditContext } from './audit';
 import { domainView } from './domain-view';
 import { organizationInvitationView } from './invitation-view';
 import { addMembershipInTx, membershipsWithUsers, removeMembershipInTx } from './memberships';
-import { loadOrganization, membersCountColumn, organizationView, type OrganizationRow, type OrganizationView } from './organization-view';
+import { loadOrganization, organizationView, type OrganizationRow, type OrganizationView } from './organization-view';
+import { membersCountColumn } from './statements';
 import { ensureBuiltIns } from './roles';
 import { updateSessions } from '../sessions/session-state';
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from './webauthn';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -67,14 +67,6 @@ export const passkeyView = (p: PasskeyRow) => ({
   updated_at: p.updatedAt,
 });
 export type PasskeyView = ReturnType<typeof passkeyView>;
-
-/**
- * Whether the user has a passkey, as a column of a query `from(users)`. Spelled out: drizzle
- * renders a column of a one-table query unqualified, and a bare "id" inside the subquery
- * would be the passkey's own.
- */
-export const passkeyOfUser = () =>
-  sql<boolean>`exists (select 1 from passkeys pk where pk.user_id = "users"."id" and pk.disabled_at is null)`.mapWith(Boolean);
 
 export async function hasPasskey(d: Pick<D, 'db'>, userId: string): Promise<boolean> {
   const [row] = await d.db

@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { auditLogView } from '../audit/audit';
 import { auditLogs } from '../db/schema';
 import { cursorList, keyset, newestFirst, tableRows } from '../http/cursor-list';
+import { ownedActorsSql, ownedIdsSql } from './statements';
 
 /**
  * An organization's own audit trail: entries about the organization (its id as target or as
@@ -12,9 +13,8 @@ import { cursorList, keyset, newestFirst, tableRows } from '../http/cursor-list'
  * `portal:<link>`). Nothing of another organization or of the instance's settings.
  */
 function ofOrganization(instanceId: string, organizationId: string): SQL {
-  const owned = (table: string) => sql`select id from ${sql.identifier(table)} where organization_id = ${organizationId}`;
-  const actors = (table: string, prefix: string) =>
-    sql`select ${prefix} || id from ${sql.identifier(table)} where organization_id = ${organizationId}`;
+  const owned = (table: string) => ownedIdsSql(table, organizationId);
+  const actors = (table: string, prefix: string) => ownedActorsSql(table, prefix, organizationId);
   return and(
     eq(auditLogs.instanceId, instanceId),
     or(

@@ -8,6 +8,7 @@ import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
 import { getUser } from '../users/users';
 import { count as countMetric } from '../analytics/metrics';
+import { clearFailuresSql } from './statements';
 
 /**
  * User lockout (attack protection): N failed first- or second-factor attempts on one
@@ -167,7 +168,7 @@ const lockAudit = (instance: InstanceContext, ctx: AuditContext, action: string,
 /** A completed sign-in starts the count afresh: the write, to send with others (db/together.ts); null when lockout is off. */
 export function clearFailedAttemptsWrite(instance: InstanceContext, userId: string): SQL | null {
   if (!lockoutOf(instance).enabled) return null;
-  return sql`delete from ${signInFailures} where instance_id = ${instance.id} and subject = ${`user:${userId}`}`;
+  return clearFailuresSql(instance.id, userId);
 }
 
 /**

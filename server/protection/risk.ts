@@ -1,10 +1,11 @@
-import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, or, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { emailAddresses, knownDevices, users, type KnownDeviceKind } from '../db/schema';
 import { newId } from '../db/ids';
 import { sendEmail } from '../email/mailer';
 import type { InstanceContext } from '../instances/instances';
 import { describeDevice, networkOf } from '../sessions/user-agent';
+import { knownDevicesUpsertSql } from './statements';
 
 /**
  * Risk-based MFA: a password sign-in from a client, network (/24 of IPv4, /48 of IPv6)
@@ -64,11 +65,8 @@ export function rememberOriginWrite(
   origin: SignInOrigin,
 ): SQL {
   const now = deps.clock.now();
-  const rows = markersOf(deps, origin).map(
-    (m) => sql`(${newId('kdev')}, ${instance.id}, ${userId}, ${m.kind}, ${m.value}, ${now}, ${now})`,
-  );
-  return sql`insert into ${knownDevices} (id, instance_id, user_id, kind, value, first_seen_at, last_seen_at) values ${sql.join(rows, sql`, `)}
-             on conflict (user_id, kind, value) do update set last_seen_at = excluded.last_seen_at`;
+  const markers = markersOf(deps, origin).map((m) => ({ id: newId('kdev'), kind: m.kind, value: m.value }));
+  return knownDevicesUpsertSql(instance.id, userId, markers, now);
 }
 
 /** The verified address a step-up code goes to: the primary one when verified, else any verified one; null when none. */

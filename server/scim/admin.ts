@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { scimGroupMembers, scimGroups, scimUsers } from '../db/schema';
 import type { AuditContext } from '../http/actor';
@@ -8,6 +8,7 @@ import { auditOrgChange } from '../organizations/audit';
 import { loadOrganization } from '../organizations/organization-view';
 import { assertRole, ensureBuiltIns } from '../organizations/roles';
 import { syncMappedRoles } from './roles';
+import { groupMembersCount } from './statements';
 
 /**
  * An organization's directory as the backend API and the console see it: the users and
@@ -42,8 +43,6 @@ export const directoryUserView = (u: UserRow) => ({
   updated_at: u.updatedAt,
 });
 
-const membersCount = sql<number>`(select count(*)::int from scim_group_members m where m.group_id = ${scimGroups.id})`;
-
 type ListQ = { organization_id?: string; limit: number; starting_after?: string };
 
 /** The named organization's id (404 for another instance's), or null for every organization of the instance. */
@@ -55,7 +54,12 @@ export async function listDirectoryGroups(deps: Pick<Deps, 'db'>, instanceId: st
   const orgId = await organizationOf(deps, instanceId, q.organization_id);
   const scope = orgId ? eq(scimGroups.organizationId, orgId) : eq(scimGroups.instanceId, instanceId);
   const rows = (k: Keyset) =>
-    deps.db.select({ g: scimGroups, membersCount }).from(scimGroups).where(and(scope, k.after)).orderBy(k.orderBy).limit(k.limit);
+    deps.db
+      .select({ g: scimGroups, membersCount: groupMembersCount })
+      .from(scimGroups)
+      .where(and(scope, k.after))
+      .orderBy(k.orderBy)
+      .limit(k.limit);
   return cursorList(
     q,
     oldestFirst(scimGroups.id),
@@ -119,7 +123,7 @@ export async function setGroupRole(
         members.map((m) => m.userId),
       );
     }
-    const [row] = await tx.select({ g: scimGroups, membersCount }).from(scimGroups).where(eq(scimGroups.id, group.id));
+    const [row] = await tx.select({ g: scimGroups, membersCount: groupMembersCount }).from(scimGroups).where(eq(scimGroups.id, group.id));
     return directoryGroupView({ ...row!.g, membersCount: Number(row!.membersCount) });
   });
 }

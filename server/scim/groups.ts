@@ -9,6 +9,7 @@ import { GROUP_SCHEMA, listResponse } from './discovery';
 import { invalidValue, scimError } from './errors';
 import { getCaseless, parseFilter } from './filter';
 import { filterToSql, tableResolver } from './filter-sql';
+import { groupMembersSpec } from './statements';
 import { applyPatch, type PatchBody, type PatchShape } from './patch';
 import { syncMappedRoles } from './roles';
 import { assertDirectoryUsers } from './users';
@@ -70,11 +71,7 @@ const groupAttributes = tableResolver(GROUP_SCHEMA.toLowerCase(), {
     id: { kind: 'string', expr: scimGroups.id, caseExact: true },
     displayname: { kind: 'string', expr: scimGroups.displayName, caseExact: false, key: scimGroups.displayNameKey },
     externalid: { kind: 'string', expr: scimGroups.externalId, caseExact: true },
-    members: {
-      kind: 'multi',
-      subs: { value: { kind: 'string', expr: sql`gm.user_id`, caseExact: true } },
-      exists: (where) => sql`exists (select 1 from scim_group_members gm where gm.group_id = ${scimGroups.id} and ${where ?? sql`true`})`,
-    },
+    members: groupMembersSpec,
     'meta.created': { kind: 'datetime', expr: scimGroups.createdAt },
     'meta.lastmodified': { kind: 'datetime', expr: scimGroups.updatedAt },
   },

@@ -32,6 +32,7 @@ import { ENTERPRISE_SCHEMA, listResponse, USER_SCHEMA } from './discovery';
 import { invalidValue, scimError } from './errors';
 import { parseFilter } from './filter';
 import { filterToSql, tableResolver, type AttrSpec } from './filter-sql';
+import { emailsSpec, phonesSpec } from './statements';
 import { atOwnVerifiedDomain, ownsUser, verifiedByAnotherOrganization } from './ownership';
 import { applyPatch, type PatchBody, type PatchShape } from './patch';
 import { mappedRoleFor } from './roles';
@@ -109,27 +110,6 @@ const str = (expr: AnyPgColumn | SQL, caseExact = false, key?: AnyPgColumn): Att
   caseExact,
   ...(key ? { key } : {}),
 });
-
-const emailsSpec: AttrSpec = {
-  kind: 'multi',
-  subs: {
-    value: { kind: 'string', expr: sql`(e.v->>'value')`, caseExact: false },
-    type: { kind: 'string', expr: sql`(e.v->>'type')`, caseExact: false },
-    display: { kind: 'string', expr: sql`(e.v->>'display')`, caseExact: false },
-    primary: { kind: 'boolean', expr: sql`((e.v->>'primary')::boolean)` },
-  },
-  exists: (where) => sql`exists (select 1 from jsonb_array_elements(${scimUsers.emails}) as e(v) where ${where ?? sql`true`})`,
-};
-
-const phonesSpec: AttrSpec = {
-  kind: 'multi',
-  subs: {
-    value: { kind: 'string', expr: sql`(p.v->>'value')`, caseExact: false },
-    type: { kind: 'string', expr: sql`(p.v->>'type')`, caseExact: false },
-    primary: { kind: 'boolean', expr: sql`((p.v->>'primary')::boolean)` },
-  },
-  exists: (where) => sql`exists (select 1 from jsonb_array_elements(${scimUsers.phoneNumbers}) as p(v) where ${where ?? sql`true`})`,
-};
 
 const userAttributes = tableResolver(USER_SCHEMA.toLowerCase(), {
   [USER_SCHEMA.toLowerCase()]: {

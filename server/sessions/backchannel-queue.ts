@@ -1,9 +1,9 @@
-import { sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
-import { oauthApplications, oauthAuthorizations, oauthLogoutDeliveries } from '../db/schema';
-import { WEBHOOK_CHANNEL } from '../events/webhook-fanout';
+import { oauthLogoutDeliveries } from '../db/schema';
+import { wakeWebhookWorkersSql } from '../events/statements';
+import { backchannelTargetsSql } from './statements';
 
 /** Session statuses that end a session: the relying parties it signed into hear of it (Back-Channel Logout 1.0). */
 export const ENDING_STATUSES: ReadonlySet<string> = new Set(['ended', 'revoked', 'removed', 'expired', 'abandoned']);
@@ -17,13 +17,7 @@ export const ENDING_STATUSES: ReadonlySet<string> = new Set(['ended', 'revoked',
 export async function queueBackchannelLogouts(deps: Pick<Deps, 'db' | 'clock'>, sessionIds: readonly string[]): Promise<number> {
   if (sessionIds.length === 0) return 0;
   const found = rowsOf<{ instance_id: string; application_id: string; sid: string; user_id: string }>(
-    await deps.db.execute(sql`
-      select distinct a.instance_id, a.application_id, a.context->>'sid' as sid, a.user_id
-      from ${oauthAuthorizations} a join ${oauthApplications} p on p.id = a.application_id
-      where a.context->>'sid' in (${sql.join(
-        sessionIds.map((id) => sql`${id}`),
-        sql`, `,
-      )}) and p.backchannel_logout_uri is not null`),
+    await deps.db.execute(backchannelTargetsSql(sessionIds)),
   );
   if (found.length === 0) return 0;
   const now = deps.clock.now();
@@ -45,6 +39,6 @@ export async function queueBackchannelLogouts(deps: Pick<Deps, 'db' | 'clock'>, 
     .onConflictDoNothing()
     .returning({ id: oauthLogoutDeliveries.id });
   // Wakes the worker when the transaction commits (dropped if it rolls back).
-  if (queued.length > 0) await deps.db.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
+  if (queued.length > 0) await deps.db.execute(wakeWebhookWorkersSql());
   return queued.length;
 }

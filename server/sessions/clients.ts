@@ -1,5 +1,5 @@
 import type { AuditContext } from '../http/actor';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { rowFromJson, writeTogether, type Part } from '../db/together';
 import type { Deps } from '../deps';
 import { clients, sessions, users } from '../db/schema';
@@ -11,7 +11,7 @@ import { sessionTasksFor } from './session-tasks';
 import { applySessionAction, sessionView, settleOverdue, timesFor } from './sessions';
 import { updateSessions } from './session-state';
 import { signSessionJwt } from './tokens';
-import { secondFactorOf } from './factor-verification';
+import { activeSessionSql, clientInsertSql, secondFactorOf } from './statements';
 import { liveSessions } from './live-sessions';
 
 /**
@@ -81,7 +81,7 @@ export function newClient(deps: Pick<Deps, 'clock'>, instanceId: string) {
     updatedAt: now,
     revokedAt: null,
   };
-  const write = sql`insert into ${clients} (id, instance_id, token_digest, created_at, updated_at) values (${client.id}, ${instanceId}, ${client.tokenDigest}, ${now}, ${now})`;
+  const write = clientInsertSql(client, instanceId, now);
   return { client, token, write };
 }
 
@@ -106,9 +106,7 @@ export function activeSessionPart(deps: Pick<Deps, 'clock'>, clientId: string, s
   const token = opts.rotate ? generateSecret(CLIENT_TOKEN_PREFIX) : null;
   const part: Part = {
     returning: {
-      client: sql`update ${clients} set last_active_session_id = ${sessionId}, updated_at = ${deps.clock.now()},
-                    token_digest = coalesce(${token ? sha256Hex(token) : null}::text, token_digest)
-                  where id = ${clientId} returning *`,
+      client: activeSessionSql(clientId, sessionId, deps.clock.now(), token ? sha256Hex(token) : null),
     },
   };
   return { part, result: (answers: Record<string, unknown>) => ({ client: rowFromJson(clients, answers.client)!, token }) };

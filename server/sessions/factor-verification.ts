@@ -1,5 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { totpFactors } from '../db/schema';
 import { AppError } from '../http/errors';
@@ -86,9 +85,3 @@ export async function hasSecondFactor(db: Db, userId: string): Promise<boolean> 
     .where(and(eq(totpFactors.userId, userId), eq(totpFactors.status, 'verified')));
   return row !== undefined;
 }
-
-/** hasSecondFactor as a column of a query on users: `select({ …, secondFactor: secondFactorOf(users.id) })`. */
-export const secondFactorOf = (userId: AnyPgColumn | SQL) =>
-  sql<boolean>`exists (select 1 from ${totpFactors} where ${totpFactors.userId} = ${userId} and ${totpFactors.status} = 'verified')`.mapWith(
-    Boolean,
-  );

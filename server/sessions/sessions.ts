@@ -1,10 +1,10 @@
 import { joinTransaction } from '../db/join-transaction';
 import { systemContext, type AuditContext } from '../http/actor';
-import { and, eq, inArray, lt, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
-import { prepared, preparedSql } from '../db/prepared';
+import { prepared } from '../db/prepared';
 import { refreshTokens, sessions, users, type LtiSessionContext, type SessionStatus } from '../db/schema';
 import { emitEvent, eventPart } from '../events/events';
 import { writeTogether, type Part } from '../db/together';
@@ -18,10 +18,10 @@ import type { InstanceContext } from '../instances/instances';
 import { activityColumns, latestActivityView, type ClientActivity } from './activity';
 import { isLive, transition, type SessionAction } from './lifecycle';
 import { signSessionJwt, verifySessionJwt } from './tokens';
-import { secondFactorOf } from './factor-verification';
+import { refreshTokenInsertSql, rotateIfCurrentSql, rotationSql, rotations, sessionInsertSql } from './statements';
 import { countWrite } from '../analytics/metrics';
 import { afterCommit } from '../db/after-commit';
-import { entitledPlansJson, type EntitledPlan } from '../billing/subscriptions';
+import type { EntitledPlan } from '../billing/subscriptions';
 import {
   bumpSessionsVersion,
   cachedSessionState,
@@ -156,17 +156,11 @@ export function newSessionParts(deps: Pick<Deps, 'clock'>, instance: InstanceCon
     updatedAt: now,
   };
   const refreshToken = newRefreshToken(SESSION_REFRESH_TOKEN);
-  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
   const writes: Part = {
     writes: [
       countWrite(deps, instance.id, 'sign_ins'),
-      sql`insert into ${sessions} (id, instance_id, user_id, client_id, status, actor, last_active_organization_id, lti,
-            ip_address, user_agent, browser_name, browser_version, device_type, os_name, is_mobile,
-            last_active_at, expire_at, abandon_at, sign_in_way, created_at, updated_at)
-          values (${row.id}, ${row.instanceId}, ${row.userId}, ${row.clientId}, ${row.status}, ${json(row.actor)}::jsonb, ${row.lastActiveOrganizationId}, ${json(row.lti)}::jsonb,
-            ${row.ipAddress}, ${row.userAgent}, ${row.browserName}, ${row.browserVersion}, ${row.deviceType}, ${row.osName}, ${row.isMobile}::boolean,
-            ${now}, ${expireAt}, ${abandonAt}, ${row.signInWay}, ${now}, ${now})`,
-      sql`insert into ${refreshTokens} (digest, session_id, created_at) values (${sha256Hex(refreshToken)}, ${row.id}, ${now})`,
+      sessionInsertSql(row, now, expireAt, abandonAt),
+      refreshTokenInsertSql(sha256Hex(refreshToken), row.id, now),
     ],
   };
   const view = sessionView(row);
@@ -335,50 +329,6 @@ const refreshLookup = prepared((db) =>
     .prepare('refresh_lookup'),
 );
 
-type Param<T> = T | Placeholder;
-
-/**
- * The statement of the common refresh, in one round trip: when the token is current and its
- * session live and within its deadlines, rotate it, store the successor and mark activity;
- * answers what the jwt needs (no row otherwise). `idleCap` (now + the inactivity timeout) is
- * null when the instance has none. Apart so that a test can EXPLAIN it.
- */
-function rotationSql(v: {
-  instanceId: Param<string>;
-  sessionId: Param<string>;
-  digest: Param<string>;
-  successorDigest: Param<string>;
-  now: Param<number>;
-  idleCap: Param<number> | null;
-}): SQL {
-  const abandonAt = v.idleCap === null ? sql`expire_at` : sql`least(expire_at, ${v.idleCap}::bigint)`;
-  return sql`
-    with target as (
-      select s.id, s.user_id, s.status, s.actor, s.lti, s.expire_at, s.last_active_organization_id, u.sessions_version,
-             s.created_at, s.first_factor_verified_at, s.second_factor_verified_at, ${secondFactorOf(sql`s.user_id`)} as with_second_factor
-      from ${refreshTokens} t
-      join ${sessions} s on s.id = t.session_id
-      join ${users} u on u.id = s.user_id
-      where t.digest = ${v.digest} and t.rotated_at is null and s.id = ${v.sessionId} and s.instance_id = ${v.instanceId}
-        and s.status in ('active', 'pending') and s.expire_at > ${v.now} and s.abandon_at > ${v.now}
-    ), rotated as (
-      update ${refreshTokens} set rotated_at = ${v.now}
-      where digest = ${v.digest} and rotated_at is null and exists (select 1 from target)
-      returning session_id
-    ), successor as (
-      insert into ${refreshTokens} (digest, session_id, created_at)
-      select ${v.successorDigest}, session_id, ${v.now} from rotated
-      on conflict (digest) do nothing
-    ), touched as (
-      update ${sessions} set last_active_at = ${v.now}, abandon_at = ${abandonAt}, updated_at = ${v.now}
-      where id in (select session_id from rotated)
-    )
-    select id, user_id, status, actor, lti, expire_at, last_active_organization_id, sessions_version,
-           created_at, first_factor_verified_at, second_factor_verified_at, with_second_factor,
-           ${entitledPlansJson(v.instanceId, sql`target.user_id`, sql`target.last_active_organization_id`)} as plans
-      from target where exists (select 1 from rotated)`;
-}
-
 /** rotationStatement with its values in place (the EXPLAIN test's form). */
 export function rotationStatement(instance: InstanceContext, sessionId: string, digest: string, successorDigest: string, now: number): SQL {
   const inactivity = instance.settings.session_inactivity_timeout_seconds;
@@ -391,22 +341,6 @@ export function rotationStatement(instance: InstanceContext, sessionId: string, 
     idleCap: inactivity === null ? null : now + inactivity * 1000,
   });
 }
-
-/** The two forms of the rotation (with and without an inactivity timeout), prepared once per handle. */
-const rotationWith = (idle: boolean) => {
-  const p = sql.placeholder;
-  return preparedSql(idle ? 'refresh_rotate_idle' : 'refresh_rotate', () =>
-    rotationSql({
-      instanceId: p('instanceId'),
-      sessionId: p('sessionId'),
-      digest: p('digest'),
-      successorDigest: p('successorDigest'),
-      now: p('now'),
-      idleCap: idle ? p('idleCap') : null,
-    }),
-  );
-};
-const rotations = { idle: rotationWith(true), always: rotationWith(false) };
 
 /** The common refresh (rotationStatement), prepared: null to take the careful path. */
 async function rotateCurrentToken(deps: D, instance: InstanceContext, sessionId: string, digest: string, successorDigest: string) {
@@ -481,20 +415,7 @@ export async function refreshSession(deps: D, instance: InstanceContext, session
     const { abandonAt } = timesFor(instance, now, s.createdAt);
     // One statement: rotate (only if still current), store the successor, mark activity.
     // When a concurrent refresh rotated it first, nothing changes and its successor is the same.
-    await deps.db.execute(sql`
-      with rotated as (
-        update ${refreshTokens} set rotated_at = ${now}
-        where digest = ${digest} and rotated_at is null
-        returning session_id
-      ), successor as (
-        insert into ${refreshTokens} (digest, session_id, created_at)
-        select ${sha256Hex(successor)}, session_id, ${now} from rotated
-        on conflict (digest) do nothing
-      ), touched as (
-        update ${sessions} set last_active_at = ${now}, abandon_at = ${abandonAt}, updated_at = ${now}
-        where id in (select session_id from rotated)
-      )
-      select count(*)::int as n from rotated`);
+    await deps.db.execute(rotateIfCurrentSql({ digest, successorDigest: sha256Hex(successor), now, abandonAt }));
     afterCommit(() => forgetSessionHere(deps, s.id));
   } else if (state === 'reused') {
     await applySessionAction(deps, instance.id, s.id, 'revoke', systemContext('system:refresh_token_reuse')).catch(() => undefined);

@@ -1,11 +1,12 @@
 import { KeyObject, sign as signRsa } from 'node:crypto';
 import type { AuditContext } from '../http/actor';
-import { and, eq, inArray, lt, or, sql, gt } from 'drizzle-orm';
+import { and, eq, inArray, lt, or, gt } from 'drizzle-orm';
 import { exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { signingKeys } from '../db/schema';
 import { newId } from '../db/ids';
+import { signingKeysLockSql } from './statements';
 
 export const ALG = 'RS256';
 /**
@@ -65,8 +66,7 @@ async function generate(deps: D, instanceId: string, state: 'next' | 'current') 
 }
 
 /** Serialises key changes of one instance across nodes. */
-const lockInstance = (db: D['db'], instanceId: string) =>
-  db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`signing:${instanceId}`}, 0))`);
+const lockInstance = (db: D['db'], instanceId: string) => db.execute(signingKeysLockSql(instanceId));
 
 /** Makes sure the instance has a current and a next key. */
 export async function ensureSigningKeys(deps: D, instanceId: string): Promise<void> {

@@ -12,7 +12,8 @@ import { applicationName } from '../instances/branding-settings';
 import type { Reason } from '../http/errors';
 import { applySessionAction } from '../sessions/sessions';
 import { updateSessions } from '../sessions/session-state';
-import { hasSecondFactor, secondFactorOf } from '../sessions/factor-verification';
+import { hasSecondFactor } from '../sessions/factor-verification';
+import { secondFactorOf } from '../sessions/statements';
 import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from './users';
 

@@ -20,6 +20,7 @@ import { removeUserMemberships } from '../organizations/memberships';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { digestProblem, importLimitText, type PasswordHasher } from '../crypto/passwords';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
+import { hasVerifiedEmailSql, hasVerifiedTotpSql } from './statements';
 import { count as countMetric } from '../analytics/metrics';
 
 type UserFilterInput = Omit<ListUsersInput, 'limit' | 'starting_after' | 'order_by'>;
@@ -101,10 +102,7 @@ export function userView(u: UserRow, now: number): UserView {
 const withIdentifiers = { emailAddresses: true, phoneNumbers: true } as const;
 /** `two_factor_enabled`: an indexed EXISTS beside each user. */
 const twoFactorExtra = (u: { id: typeof users.id }) => ({
-  // Spelled out: the relational query would alias a referenced table's columns to "users".
-  twoFactorEnabled: sql<boolean>`exists (select 1 from totp_factors tf where tf.user_id = ${u.id} and tf.status = 'verified')`.as(
-    'two_factor_enabled',
-  ),
+  twoFactorEnabled: hasVerifiedTotpSql(u.id).as('two_factor_enabled'),
 });
 
 const getUserStatement = prepared((db) =>
@@ -509,11 +507,11 @@ export function userFilters(db: Db, instanceId: string, q: UserFilterInput): (SQ
   if (q.last_active_after !== undefined) filters.push(gte(users.lastSignInAt, q.last_active_after));
   if (q.last_active_before !== undefined) filters.push(lt(users.lastSignInAt, q.last_active_before));
   if (q.has_mfa !== undefined) {
-    const enrolled = sql`exists (select 1 from totp_factors tf where tf.user_id = ${users.id} and tf.status = 'verified')`;
+    const enrolled = hasVerifiedTotpSql(users.id);
     filters.push(q.has_mfa ? enrolled : sql`not ${enrolled}`);
   }
   if (q.email_verified !== undefined) {
-    const verified = sql`exists (select 1 from email_addresses ea where ea.user_id = ${users.id} and ea.verification_status = 'verified')`;
+    const verified = hasVerifiedEmailSql(users.id);
     filters.push(q.email_verified ? verified : sql`not ${verified}`);
   }
   return filters;

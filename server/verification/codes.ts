@@ -1,9 +1,10 @@
-import { and, count, desc, eq, gt, inArray, max, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, max } from 'drizzle-orm';
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Deps } from '../deps';
 import { verificationCodes, type VerificationPurpose } from '../db/schema';
 import { AppError } from '../http/errors';
 import { newId } from '../db/ids';
+import { addressCodesLockSql } from './statements';
 
 /**
  * One-time email codes of sign-up, sign-in and password reset.
@@ -51,7 +52,7 @@ export async function issueCode(
 ): Promise<{ code: string; row: CodeRow }> {
   const address = input.address.toLowerCase();
   const now = deps.clock.now();
-  await deps.db.execute(sql`select pg_advisory_xact_lock(hashtext(${`verification:${input.instanceId}:${address}`}))`);
+  await deps.db.execute(addressCodesLockSql(input.instanceId, address));
   for (const cap of REISSUE_CAPS) {
     const inWindow = and(
       eq(verificationCodes.instanceId, input.instanceId),

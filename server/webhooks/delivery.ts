@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
-import { events, instances, webhookAttempts, webhookEndpoints, webhookMessages } from '../db/schema';
+import { events, instances, webhookEndpoints, webhookMessages } from '../db/schema';
 import { eventEnvelope } from '../events/events';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
@@ -8,9 +8,10 @@ import { databaseFault } from '../db/errors';
 import { guardedRequest, outboundNetwork, OutboundTimeout, targetPolicy } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
 import { signingSecrets } from './webhook-endpoints';
-import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, MAX_RETRY_AFTER_MS, RESPONSE_KEEP_BYTES, RETRY_SCHEDULE_MS } from './policy';
+import { DELIVERY_TIMEOUT_MS, MAX_RETRY_AFTER_MS, RESPONSE_KEEP_BYTES, RETRY_SCHEDULE_MS } from './policy';
 import { signatureHeader } from './signing';
 import { count as countMetric } from '../analytics/metrics';
+import { attemptRecordedSql } from './statements';
 
 type MessageRow = typeof webhookMessages.$inferSelect;
 export type DeliveryDeps = Pick<Deps, 'db' | 'clock' | 'cipher' | 'config' | 'dns' | 'testTrustedCas' | 'logger' | 'metrics'>;
@@ -234,32 +235,18 @@ async function acknowledge(
   const outcome: Outcome = ok ? 'succeeded' : gone ? 'gone' : exhausted ? 'failed' : 'retrying';
   const status = outcome === 'retrying' ? 'pending' : ok ? 'succeeded' : 'failed';
   const nextAttemptAt = outcome === 'retrying' ? now + (r.retryAfterMs ?? RETRY_SCHEDULE_MS[round - 1]!) : null;
-  const streakStart = sql`coalesce(${webhookEndpoints.failingSince}, ${now}::bigint)`;
-  const endpointChange = ok
-    ? sql`failing_since = null`
-    : gone
-      ? sql`disabled = true, disabled_reason = 'gone', updated_at = ${now}::bigint`
-      : sql`failing_since = ${streakStart},
-            disabled = disabled or ${streakStart} <= ${now - DISABLE_AFTER_FAILING_MS}::bigint,
-            disabled_reason = case when ${streakStart} <= ${now - DISABLE_AFTER_FAILING_MS}::bigint then 'failing' else disabled_reason end`;
-  const result = await deps.db.execute(sql`
-    with moved as (
-      update ${webhookMessages}
-      set status = ${status}, attempts = ${msg.attempts + 1}::int, round_attempts = ${round}::int,
-          next_attempt_at = ${nextAttemptAt}::bigint, locked_until = null, updated_at = ${now}::bigint
-      where id = ${msg.id} and attempts = ${msg.attempts}::int
-      returning id
-    ), attempt as (
-      -- Not when the endpoint (and with it the message) was deleted meanwhile.
-      insert into ${webhookAttempts} (id, message_id, url, status_code, duration_ms, response, error, created_at)
-      select ${attemptId}, ${msg.id}, ${endpoint.url}, ${r.statusCode}::int, ${r.durationMs}::int, ${r.response}, ${r.error}, ${now}::bigint
-      where exists (select 1 from ${webhookMessages} where id = ${msg.id})
-      on conflict (id) do nothing
-    ), streak as (
-      update ${webhookEndpoints} set ${endpointChange}
-      where id = ${endpoint.id} and exists (select 1 from moved) ${ok ? sql`and failing_since is not null` : sql``}
-    )
-    select count(*)::int as moved from moved`);
+  const result = await deps.db.execute(
+    attemptRecordedSql({
+      message: msg,
+      endpoint,
+      attempt: { id: attemptId, statusCode: r.statusCode, durationMs: r.durationMs, response: r.response, error: r.error },
+      status,
+      round,
+      nextAttemptAt,
+      now,
+      endpointOutcome: ok ? 'ok' : gone ? 'gone' : 'failing',
+    }),
+  );
   const [row] = rowsOf<{ moved: number }>(result);
   if (Number(row?.moved ?? 0) === 0) return 'superseded';
   if (outcome !== 'retrying') await countMetric(deps, msg.instanceId, ok ? 'webhook_deliveries_succeeded' : 'webhook_deliveries_failed');

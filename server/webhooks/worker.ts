@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { claimDueMessages, DEFAULT_LEASE_MS, deliverMessage, loadDeliveries, releaseClaims, type DeliveryDeps } from './delivery';
-import { WEBHOOK_CHANNEL } from '../events/webhook-fanout';
+import { WEBHOOK_CHANNEL } from '../events/statements';
 
 export interface WorkerOptions {
   /** Messages claimed (and delivered concurrently) per round. */

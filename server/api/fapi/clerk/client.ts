@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, inArray } from 'drizzle-orm';
 import { sessions, signInAttempts, signUpAttempts } from '../../../db/schema';
-import { factorVerificationAge, secondFactorOf } from '../../../sessions/factor-verification';
+import { factorVerificationAge } from '../../../sessions/factor-verification';
+import { secondFactorOf } from '../../../sessions/statements';
 import type { Deps } from '../../../deps';
 import type { InstanceContext } from '../../../instances/instances';
 import { signInView } from '../../../auth/sign-ins';
