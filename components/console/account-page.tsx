@@ -27,6 +27,7 @@ import { useDates } from '@/lib/console/format';
 import { api, pages } from '@/lib/console/paths';
 import type { Instance, Invitation, Member, Role } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { CardList, CardTable } from './states';
@@ -182,6 +183,7 @@ function MembersCard() {
   const errorMessage = useErrorMessage();
   const { account, me, isOwner, reloadMe } = useConsole();
   const members = useDashboard<DashboardResponse<'GET /accounts/{accountId}/members'>>(`${api.account(account.id)}/members`);
+  const invalidate = useInvalidate();
   const [removing, setRemoving] = useState<Member | null>(null);
   const [rowError, setRowError] = useState<{ id: string; error: unknown } | null>(null);
   const [busyId, setBusyId] = useState<string | null>(null);
@@ -191,7 +193,7 @@ function MembersCard() {
     setRowError(null);
     try {
       await mutate('PATCH', `${api.account(account.id)}/members/${member.id}`, { role });
-      members.reload();
+      void invalidate(`${api.account(account.id)}/members`);
       if (member.user_id === me.user.id) reloadMe();
     } catch (error) {
       setRowError({ id: member.id, error });
@@ -266,7 +268,7 @@ function MembersCard() {
         onConfirm={async () => {
           if (!removing) return;
           await mutate('DELETE', `${api.account(account.id)}/members/${removing.id}`);
-          members.reload();
+          void invalidate(`${api.account(account.id)}/members`);
           if (removing.user_id === me.user.id) reloadMe();
         }}
       />
@@ -279,6 +281,7 @@ function InvitationsCard() {
   const dates = useDates();
   const { account, isOwner } = useConsole();
   const invitations = useDashboard<DashboardResponse<'GET /accounts/{accountId}/invitations'>>(`${api.account(account.id)}/invitations`);
+  const invalidate = useInvalidate();
   const form = useFormError(['email_address', 'role']);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
@@ -297,7 +300,7 @@ function InvitationsCard() {
       );
       setSent({ email, url });
       setEmail('');
-      invitations.reload();
+      void invalidate(`${api.account(account.id)}/invitations`);
     });
   }
 
@@ -380,7 +383,7 @@ function InvitationsCard() {
         onConfirm={async () => {
           if (!revoking) return;
           await mutate('POST', `${api.account(account.id)}/invitations/${revoking.id}/revoke`);
-          invitations.reload();
+          void invalidate(`${api.account(account.id)}/invitations`);
         }}
       />
     </Card>

@@ -25,6 +25,7 @@ import type { ApiKey, CreatedApiKey } from '@/lib/console/api-keys';
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
@@ -48,6 +49,7 @@ export function ApiKeysList() {
   const keys = useDashboard<InstanceResponse<'GET /api_keys'>>(
     `${base}${query({ subject, limit: PAGE_SIZE, starting_after: cursor.current })}`,
   );
+  const invalidate = useInvalidate();
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -123,7 +125,7 @@ export function ApiKeysList() {
           onCreated={(key) => {
             setCreating(false);
             setCreated(key);
-            keys.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -145,7 +147,7 @@ export function ApiKeysList() {
         onConfirm={async () => {
           if (!revoking) return;
           await mutate('POST', `${base}/${revoking.id}/revoke`, {});
-          keys.reload();
+          void invalidate(base);
         }}
       />
     </div>

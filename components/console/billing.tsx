@@ -25,6 +25,7 @@ import {
 import type { BillingSettings, Plan } from '@/lib/console/billing';
 import { api, query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { Pager, useCursorPages } from './pager';
@@ -45,6 +46,7 @@ export function BillingPage() {
   const plans = useDashboard<InstanceResponse<'GET /billing/plans'>>(
     `${base}/plans${query({ limit: PAGE_SIZE, starting_after: cursor.current })}`,
   );
+  const invalidate = useInvalidate();
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Plan | null>(null);
 
@@ -111,7 +113,7 @@ export function BillingPage() {
           onClose={() => setCreating(false)}
           onCreated={() => {
             setCreating(false);
-            plans.reload();
+            void invalidate(`${base}/plans`);
           }}
         />
       )}
@@ -124,7 +126,7 @@ export function BillingPage() {
         onConfirm={async () => {
           if (!deleting) return;
           await mutate('DELETE', `${base}/plans/${deleting.id}`);
-          plans.reload();
+          void invalidate(`${base}/plans`);
         }}
       />
     </div>
@@ -134,6 +136,7 @@ export function BillingPage() {
 function ProcessorSettings({ path, canWrite }: { path: string; canWrite: boolean }) {
   const t = useTranslations('billing.console');
   const settings = useDashboard<BillingSettings>(path);
+  const invalidate = useInvalidate();
   const form = useFormError(['secret_key', 'webhook_signing_secret', 'api_base_url']);
   const [secretKey, setSecretKey] = useState('');
   const [webhookSecret, setWebhookSecret] = useState('');
@@ -155,7 +158,7 @@ function ProcessorSettings({ path, canWrite }: { path: string; canWrite: boolean
       setSecretKey('');
       setWebhookSecret('');
       setSaved(true);
-      settings.reload();
+      void invalidate(path);
     });
   }
 

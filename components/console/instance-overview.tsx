@@ -26,6 +26,7 @@ import { api } from '@/lib/console/paths';
 import { SCOPE_RESOURCES } from '@/lib/console/scopes';
 import type { CreatedKey, InstanceResponse, SecretKey } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { AllOrSome, toggled } from './all-or-some';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
@@ -92,6 +93,7 @@ function SecretKeys({ onCreated }: { onCreated: (secret: string) => void }) {
   const instance = useInstance();
   const base = `${api.instance(account.id, instance.id)}/keys`;
   const keys = useDashboard<InstanceResponse<'GET /keys'>>(base);
+  const invalidate = useInvalidate();
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [revoking, setRevoking] = useState<SecretKey | null>(null);
@@ -151,7 +153,7 @@ function SecretKeys({ onCreated }: { onCreated: (secret: string) => void }) {
             setCreating(false);
             setCreated(key);
             onCreated(key.secret);
-            keys.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -173,7 +175,7 @@ function SecretKeys({ onCreated }: { onCreated: (secret: string) => void }) {
         onConfirm={async () => {
           if (!revoking) return;
           await mutate('POST', `${base}/${revoking.id}/revoke`);
-          keys.reload();
+          void invalidate(base);
         }}
       />
     </Card>

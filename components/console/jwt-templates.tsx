@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Button, Card, CardHeader, Field, FormDialog, Input, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import type { InstanceItem, InstanceResponse } from '@/lib/console/types';
 import { useConsole } from './console-context';
 import { useInstanceApi } from './instance-context';
@@ -26,6 +27,7 @@ export function JwtTemplates() {
   const base = useInstanceApi('jwt_templates');
   const cursor = useCursorPages([]);
   const list = useDashboard<InstanceResponse<'GET /jwt_templates'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const invalidate = useInvalidate();
   const [editing, setEditing] = useState<JwtTemplate | 'new' | null>(null);
   const [deleting, setDeleting] = useState<JwtTemplate | null>(null);
 
@@ -76,7 +78,7 @@ export function JwtTemplates() {
           onClose={() => setEditing(null)}
           onSaved={() => {
             setEditing(null);
-            list.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -84,7 +86,7 @@ export function JwtTemplates() {
         item={deleting}
         path={base}
         onClose={() => setDeleting(null)}
-        onDeleted={list.reload}
+        onDeleted={() => void invalidate(base)}
         title={t('deleteTitle')}
         description={t('deleteDescription', { name: deleting?.name ?? '' })}
         confirmLabel={t('delete')}

@@ -23,6 +23,7 @@ import {
 import { query } from '@/lib/console/paths';
 import { ACL_SURFACES, BUDGET_NAMES, type NetworkAcl, type RateLimitPolicy } from '@/lib/console/limits';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
 import { Pager, useCursorPages } from './pager';
@@ -57,6 +58,7 @@ function RateLimits() {
   const { canWrite } = useConsole();
   const path = `${useInstanceApi()}/rate_limit_policy`;
   const policy = useDashboard<RateLimitPolicy>(path);
+  const invalidate = useInvalidate();
   const form = useFormError(BUDGET_NAMES);
   const [values, setValues] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState(false);
@@ -71,7 +73,7 @@ function RateLimits() {
     void form.run(async () => {
       const body = Object.fromEntries(BUDGET_NAMES.map((n) => [n, values[n]?.trim() === '' ? null : Number(values[n])]));
       await mutate<RateLimitPolicy>('PATCH', path, body);
-      policy.reload();
+      void invalidate(path);
       setSaved(true);
     });
   }
@@ -139,6 +141,7 @@ function NetworkAcls() {
   const base = `${useInstanceApi()}/network_acls`;
   const cursor = useCursorPages([]);
   const list = useDashboard<InstanceResponse<'GET /network_acls'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const invalidate = useInvalidate();
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<NetworkAcl | null>(null);
 
@@ -190,7 +193,7 @@ function NetworkAcls() {
           onClose={() => setAdding(false)}
           onSaved={() => {
             setAdding(false);
-            list.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -198,7 +201,7 @@ function NetworkAcls() {
         item={deleting}
         path={base}
         onClose={() => setDeleting(null)}
-        onDeleted={list.reload}
+        onDeleted={() => void invalidate(base)}
         title={t('deleteTitle')}
         description={t('deleteDescription', { cidr: deleting?.cidr ?? '' })}
         confirmLabel={t('delete')}

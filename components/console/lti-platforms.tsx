@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Button, Card, Checkbox, Field, FormDialog, Input, PageHeader, Table, Td, Textarea, Thead, Tr } from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
 import { Pager, useCursorPages } from './pager';
@@ -25,6 +26,7 @@ export function LtiPlatforms() {
   const base = useInstanceApi('lti_platforms');
   const cursor = useCursorPages([]);
   const list = useDashboard<InstanceResponse<'GET /lti_platforms'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const invalidate = useInvalidate();
   const [editing, setEditing] = useState<LtiPlatform | 'new' | null>(null);
   const [deleting, setDeleting] = useState<LtiPlatform | null>(null);
 
@@ -77,7 +79,7 @@ export function LtiPlatforms() {
           onClose={() => setEditing(null)}
           onSaved={() => {
             setEditing(null);
-            list.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -85,7 +87,7 @@ export function LtiPlatforms() {
         item={deleting}
         path={base}
         onClose={() => setDeleting(null)}
-        onDeleted={list.reload}
+        onDeleted={() => void invalidate(base)}
         title={t('deleteTitle')}
         description={t('deleteDescription', { name: deleting?.name ?? '' })}
         confirmLabel={t('delete')}

@@ -22,6 +22,7 @@ import {
 } from '@/components/ui';
 import { query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
 import { Pager, useCursorPages } from './pager';
@@ -43,6 +44,7 @@ export function OAuthApplications() {
   const base = useInstanceApi('oauth_applications');
   const cursor = useCursorPages([]);
   const list = useDashboard<InstanceResponse<'GET /oauth_applications'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const invalidate = useInvalidate();
   const [editing, setEditing] = useState<OAuthApplication | 'new' | null>(null);
   const [deleting, setDeleting] = useState<OAuthApplication | null>(null);
   const [rotating, setRotating] = useState<OAuthApplication | null>(null);
@@ -106,7 +108,7 @@ export function OAuthApplications() {
           onSaved={(saved) => {
             setEditing(null);
             if (saved.client_secret) setSecret(saved.client_secret);
-            list.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -114,7 +116,7 @@ export function OAuthApplications() {
         item={deleting}
         path={base}
         onClose={() => setDeleting(null)}
-        onDeleted={list.reload}
+        onDeleted={() => void invalidate(base)}
         title={t('deleteTitle')}
         description={t('deleteDescription', { name: deleting?.name ?? '' })}
         confirmLabel={t('delete')}

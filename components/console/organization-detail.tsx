@@ -392,7 +392,7 @@ function Domains({ base }: { base: string }) {
   function checkDns(d: Domain) {
     void rowAction.act('row', async () => {
       await mutate('POST', `${base}/domains/${encodeURIComponent(d.id)}/attempt_verification`, { strategy: 'dns_record' });
-      domains.reload();
+      void invalidate(`${base}/domains`);
     });
   }
 

@@ -23,6 +23,7 @@ import {
 } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { CardList } from './states';
@@ -41,6 +42,7 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: Ro
   const dates = useDates();
   const { canWrite } = useConsole();
   const tokens = useDashboard<InstanceResponse<'GET /organizations/{id}/scim_tokens'>>(`${base}/scim_tokens?limit=100`);
+  const invalidate = useInvalidate();
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [revoking, setRevoking] = useState<ScimToken | null>(null);
@@ -103,7 +105,7 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: Ro
           onCreated={(token) => {
             setCreating(false);
             setCreated(token);
-            tokens.reload();
+            void invalidate(`${base}/scim_tokens`);
           }}
         />
       )}
@@ -129,7 +131,7 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: Ro
         confirmLabel={t('revoke')}
         onConfirm={async () => {
           if (revoking) await mutate('POST', `${base}/scim_tokens/${encodeURIComponent(revoking.id)}/revoke`);
-          tokens.reload();
+          void invalidate(`${base}/scim_tokens`);
         }}
       />
     </Card>
@@ -163,13 +165,14 @@ function Groups({ base, roles }: { base: string; roles: RoleChoice[] }) {
   const { canWrite } = useConsole();
   const errorMessage = useErrorMessage();
   const groups = useDashboard<InstanceResponse<'GET /organizations/{id}/scim_groups'>>(`${base}/scim_groups?limit=100`);
+  const invalidate = useInvalidate();
   const [error, setError] = useState<string | null>(null);
 
   async function map(g: ScimGroup, role: string) {
     setError(null);
     try {
       await mutate('PATCH', `${base}/scim_groups/${encodeURIComponent(g.id)}`, { role: role || null });
-      groups.reload();
+      void invalidate(`${base}/scim_groups`);
     } catch (e) {
       setError(errorMessage(e));
     }

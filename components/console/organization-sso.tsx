@@ -4,6 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { Badge, Button, Card, CardHeader, ConfirmDialog, Table, Td, Thead, Tr } from '@/components/ui';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { CardList } from './states';
 import { SsoConnectionDialog, type SsoConnection } from './sso-connection-dialog';
@@ -20,6 +21,7 @@ export function OrganizationSso({ base }: { base: string }) {
   const t = useTranslations('sso');
   const { canWrite } = useConsole();
   const list = useDashboard<InstanceResponse<'GET /organizations/{id}/sso_connections'>>(`${base}/sso_connections?limit=100`);
+  const invalidate = useInvalidate();
   const [deleting, setDeleting] = useState<Connection | null>(null);
   const [editing, setEditing] = useState<Connection | 'new' | null>(null);
   const path = (c: Connection) => `${base}/sso_connections/${encodeURIComponent(c.id)}`;
@@ -81,7 +83,7 @@ export function OrganizationSso({ base }: { base: string }) {
                         aria-describedby={`sso-${c.id}`}
                         onClick={async () => {
                           await mutate('PATCH', path(c), { active: !c.active });
-                          list.reload();
+                          void invalidate(`${base}/sso_connections`);
                         }}
                       >
                         {c.active ? t('deactivate') : t('activate')}
@@ -104,7 +106,7 @@ export function OrganizationSso({ base }: { base: string }) {
           onClose={() => setEditing(null)}
           onSaved={() => {
             setEditing(null);
-            list.reload();
+            void invalidate(`${base}/sso_connections`);
           }}
         />
       )}
@@ -116,7 +118,7 @@ export function OrganizationSso({ base }: { base: string }) {
         confirmLabel={t('delete')}
         onConfirm={async () => {
           if (deleting) await mutate('DELETE', path(deleting));
-          list.reload();
+          void invalidate(`${base}/sso_connections`);
         }}
       />
     </Card>

@@ -5,6 +5,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, AsyncContent, Button, Card, CardBody, CardHeader, Checkbox, Field, Input, PageHeader, Skeleton } from '@/components/ui';
 import { api } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { ErrorState } from './states';
@@ -49,6 +50,7 @@ export function ProtectionSettings() {
   const instance = useInstance();
   const base = api.instance(account.id, instance.id);
   const protection = useDashboard<AttackProtection>(`${base}/attack_protection`);
+  const invalidate = useInvalidate();
   const risk = useDashboard<RiskBasedMfa>(`${base}/risk_based_mfa`);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [saved, setSaved] = useState(false);
@@ -122,8 +124,8 @@ export function ProtectionSettings() {
             <ErrorState
               error={error}
               onRetry={() => {
-                protection.reload();
-                risk.reload();
+                void invalidate(`${base}/attack_protection`);
+                void invalidate(`${base}/risk_based_mfa`);
               }}
             />
           ) : undefined

@@ -19,6 +19,7 @@ import {
 } from '@/components/ui';
 import { orgApi, type OrgRole, type Permission } from '@/lib/console/organizations';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { CardTable } from './states';
@@ -33,6 +34,7 @@ export function RolesEditor() {
   const rolesPath = orgApi.roles(account.id, instance.id);
   const permissionsPath = orgApi.permissions(account.id, instance.id);
   const roles = useDashboard<InstanceResponse<'GET /roles'>>(`${rolesPath}?limit=500`);
+  const invalidate = useInvalidate();
   const permissions = useDashboard<InstanceResponse<'GET /permissions'>>(`${permissionsPath}?limit=500`);
   const [editing, setEditing] = useState<OrgRole | 'new' | null>(null);
   const [creatingPermission, setCreatingPermission] = useState(false);
@@ -138,13 +140,13 @@ export function RolesEditor() {
         permissions={permissions.data?.data ?? []}
         path={rolesPath}
         onClose={() => setEditing(null)}
-        onSaved={roles.reload}
+        onSaved={() => void invalidate(rolesPath)}
       />
       <PermissionDialog
         open={creatingPermission}
         path={permissionsPath}
         onClose={() => setCreatingPermission(false)}
-        onSaved={permissions.reload}
+        onSaved={() => void invalidate(permissionsPath)}
       />
       <ConfirmDialog
         open={deleting !== null}
@@ -155,8 +157,8 @@ export function RolesEditor() {
         onConfirm={async () => {
           if (!deleting) return;
           await mutate('DELETE', `${deleting.kind === 'role' ? rolesPath : permissionsPath}/${encodeURIComponent(deleting.id)}`);
-          roles.reload();
-          permissions.reload();
+          void invalidate(rolesPath);
+          void invalidate(permissionsPath);
         }}
       />
     </div>

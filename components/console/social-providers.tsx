@@ -19,6 +19,7 @@ import {
   Tr,
 } from '@/components/ui';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
 import { CardList } from './states';
@@ -37,6 +38,7 @@ export function SocialProviders() {
   const instance = useInstance();
   const base = useInstanceApi('social_providers');
   const list = useDashboard<InstanceResponse<'GET /social_providers'>>(base);
+  const invalidate = useInvalidate();
   const [editing, setEditing] = useState<SocialProvider | 'new' | null>(null);
   const [deleting, setDeleting] = useState<SocialProvider | null>(null);
 
@@ -94,7 +96,7 @@ export function SocialProviders() {
           onClose={() => setEditing(null)}
           onSaved={() => {
             setEditing(null);
-            list.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -102,7 +104,7 @@ export function SocialProviders() {
         item={deleting}
         path={base}
         onClose={() => setDeleting(null)}
-        onDeleted={list.reload}
+        onDeleted={() => void invalidate(base)}
         title={t('deleteTitle')}
         description={t('deleteConfirm', { name: deleting?.display_name ?? '' })}
         confirmLabel={t('delete')}

@@ -22,6 +22,7 @@ import {
 import { useDates } from '@/lib/console/format';
 import { api, query } from '@/lib/console/paths';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { WAITLIST_STATUSES, canInvite, canReject, type WaitlistEntry, type WaitlistStatus } from '@/lib/console/waitlist';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
@@ -52,6 +53,7 @@ export function WaitlistList() {
   const entries = useDashboard<InstanceResponse<'GET /waitlist_entries'>>(
     `${base}${query({ status, query: search, limit: PAGE_SIZE, starting_after: cursor.current })}`,
   );
+  const invalidate = useInvalidate();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [adding, setAdding] = useState(false);
   const [inviting, setInviting] = useState<string[] | null>(null);
@@ -64,9 +66,9 @@ export function WaitlistList() {
       else next.delete(id);
       return next;
     });
-  const reload = () => {
+  const afterWrite = () => {
     setSelected(new Set());
-    entries.reload();
+    void invalidate(base);
   };
 
   return (
@@ -172,7 +174,7 @@ export function WaitlistList() {
         onClose={() => setAdding(false)}
         onAdded={() => {
           setAdding(false);
-          reload();
+          afterWrite();
         }}
       />
       <ConfirmDialog
@@ -184,7 +186,7 @@ export function WaitlistList() {
         onConfirm={async () => {
           if (!inviting) return;
           await mutate('POST', `${base}/invite`, { ids: inviting });
-          reload();
+          afterWrite();
         }}
       />
       <ConfirmDialog
@@ -196,7 +198,7 @@ export function WaitlistList() {
         onConfirm={async () => {
           if (!rejecting) return;
           await mutate('POST', `${base}/${rejecting.id}/reject`, {});
-          reload();
+          afterWrite();
         }}
       />
     </div>

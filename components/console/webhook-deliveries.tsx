@@ -1,12 +1,13 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Badge, Button, EmptyState, Field, Input, Select, cn, focusRing } from '@/components/ui';
 import { useDates } from '@/lib/console/format';
 import { query } from '@/lib/console/paths';
 import type { WebhookMessage } from '@/lib/console/webhooks';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { Pager, useCursorPages } from './pager';
 import { InlineError, TableSkeleton } from './states';
@@ -18,7 +19,7 @@ type StatusFilter = '' | WebhookMessage['status'];
 const STATUS_TONE = { pending: 'amber', succeeded: 'green', failed: 'red' } as const;
 
 /** The delivery log of one endpoint: messages newest first, each with its attempts; retry one, or recover failed ones since a time. */
-export function WebhookDeliveries({ path, disabled, version }: { path: string; disabled: boolean; version: number }) {
+export function WebhookDeliveries({ path, disabled }: { path: string; disabled: boolean }) {
   const t = useTranslations('webhooks.deliveries');
   const { canWrite } = useConsole();
   const [status, setStatus] = useState<StatusFilter>('');
@@ -28,16 +29,14 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
   );
   const [openId, setOpenId] = useState<string | null>(null);
   const { busy: retrying, act, alert } = useActions();
-  const reload = log.reload;
-
-  useEffect(() => {
-    if (version > 0) reload();
-  }, [version, reload]);
+  const invalidate = useInvalidate();
+  /** The log changed (a retry, a recovery, a test sent from the endpoint's card): every page of it again. */
+  const changed = () => void invalidate(`${path}/deliveries`);
 
   const retry = (message: WebhookMessage) =>
     act(message.id, async () => {
       await mutate('POST', `${path}/deliveries/${message.id}/retry`);
-      reload();
+      changed();
       return t('retried');
     });
 
@@ -62,7 +61,7 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
               </Select>
             )}
           </Field>
-          <Button variant="secondary" onClick={reload} loading={log.loading}>
+          <Button variant="secondary" onClick={log.reload} loading={log.loading}>
             {t('refresh')}
           </Button>
         </div>
@@ -70,7 +69,7 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
       {alert}
       <div className="overflow-hidden rounded-md ring-1 ring-inset ring-zinc-200 dark:ring-zinc-800">
         {log.error ? (
-          <InlineError error={log.error} onRetry={reload} />
+          <InlineError error={log.error} onRetry={log.reload} />
         ) : !messages ? (
           <TableSkeleton columns={4} rows={3} />
         ) : messages.length === 0 ? (
@@ -92,7 +91,7 @@ export function WebhookDeliveries({ path, disabled, version }: { path: string; d
         )}
         <Pager state={cursor} page={log.data} loading={log.loading} />
       </div>
-      {canWrite && !disabled && <RecoverForm path={path} onRecovered={reload} />}
+      {canWrite && !disabled && <RecoverForm path={path} onRecovered={changed} />}
     </section>
   );
 }

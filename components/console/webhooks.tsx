@@ -50,6 +50,7 @@ export function Webhooks() {
   const base = useInstanceApi('webhook_endpoints');
   const cursor = useCursorPages([]);
   const list = useDashboard<InstanceResponse<'GET /webhook_endpoints'>>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const invalidate = useInvalidate();
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedWebhookEndpoint | null>(null);
@@ -112,7 +113,7 @@ export function Webhooks() {
           endpoint={selected}
           onDeleted={() => {
             setSelectedId(null);
-            list.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -123,7 +124,7 @@ export function Webhooks() {
             setCreating(false);
             setCreated(e as CreatedWebhookEndpoint);
             setSelectedId(e.id);
-            list.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -180,7 +181,6 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
   const [rotating, setRotating] = useState(false);
   const [shown, setShown] = useState<{ title: string; secret: string; warning?: string } | null>(null);
   const { busy, act, alert } = useActions<'test' | 'toggle' | 'reveal'>();
-  const [deliveriesVersion, setDeliveriesVersion] = useState(0);
   // A test: webhook.test, or an example of a type the endpoint subscribes to.
   const testTypes = ['webhook.test', ...(endpoint.event_types.includes('*') ? SUBSCRIBABLE : endpoint.event_types)];
   const [testType, setTestType] = useState('webhook.test');
@@ -208,7 +208,7 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
                 onClick={() =>
                   act('test', async () => {
                     await mutate('POST', `${path}/test`, testType === 'webhook.test' ? {} : { event_type: testType });
-                    setDeliveriesVersion((v) => v + 1);
+                    void invalidate(`${path}/deliveries`);
                     return t('testSent');
                   })
                 }
@@ -271,7 +271,7 @@ function EndpointDetail({ endpoint, onDeleted }: { endpoint: WebhookEndpoint; on
             </div>
           </section>
         )}
-        <WebhookDeliveries path={path} disabled={endpoint.disabled} version={deliveriesVersion} />
+        <WebhookDeliveries path={path} disabled={endpoint.disabled} />
       </CardBody>
       {editing && (
         <EndpointDialog

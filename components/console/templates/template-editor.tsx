@@ -19,6 +19,7 @@ import {
   type Revision,
 } from '@/lib/console/templates';
 import { useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { Breadcrumbs } from '../breadcrumbs';
 import { useConsole } from '../console-context';
@@ -48,6 +49,7 @@ export function TemplateEditor({ name }: { name: string }) {
     () => new URLSearchParams(typeof window === 'undefined' ? '' : window.location.search).get('locale') ?? defaultLocale,
   );
   const detail = useDashboard<EmailTemplateDetail>(`${base}?locale=${encodeURIComponent(locale)}`);
+  const invalidate = useInvalidate();
   const revisions = useDashboard<InstanceResponse<'GET /email_templates/{template}/revisions'>>(
     `${base}/revisions?locale=${encodeURIComponent(locale)}&limit=20`,
   );
@@ -99,8 +101,7 @@ export function TemplateEditor({ name }: { name: string }) {
           detail={detail.data}
           canWrite={canWrite}
           onSaved={() => {
-            detail.reload();
-            revisions.reload();
+            void invalidate(base);
           }}
           revisions={revisions.data?.data}
           notice={notice}
