@@ -9,6 +9,7 @@ import { fapiCaller, type FapiCall } from '@/lib/fapi/api';
 import type { Client, ClientSession, Environment } from '@/lib/fapi/types';
 import type { FapiResponse } from '@/lib/generated/fapi';
 import { useFapiError } from '@/lib/fapi/use-fapi-error';
+import { useInvalidate, useResource } from '@/lib/query/use-resource';
 import { CATALOGS } from '@/messages';
 
 /**
@@ -99,31 +100,27 @@ export function HostedProvider({ instanceId, base, children }: { instanceId: str
   const params = useSearchParams();
   const redirectUrl = params.get('redirect_url');
   const locale = params.get('locale');
-  const [env, setEnv] = useState<Environment | null>(null);
-  const [client, setClient] = useState<Client | null>(null);
-  const [loadError, setLoadError] = useState<unknown>(null);
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    let cancelled = false;
-    (async () => {
-      // The language: ?locale= (or the one picked earlier), else the signed-in user's, the
-      // browser's Accept-Language, the instance default, English — decided by the server.
-      const environment = await fapiCaller(base)<Environment>('/v1/environment', {
-        query: { redirect_url: redirectUrl ?? undefined, locale: locale ?? rememberedLocale() },
-      });
-      const loaded = await fapiCaller(base, environment.instance.publishable_key)<Client>('/v1/client');
-      if (cancelled) return;
-      setEnv(environment);
-      setClient(loaded);
-      setLoadError(null);
-    })().catch((e: unknown) => {
-      if (!cancelled) setLoadError(e);
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [base, redirectUrl, locale, attempt]);
+  // The language: ?locale= (or the one picked earlier), else the signed-in user's, the
+  // browser's Accept-Language, the instance default, English — decided by the server.
+  const envQuery = useMemo(() => ({ redirect_url: redirectUrl ?? undefined, locale: locale ?? rememberedLocale() }), [redirectUrl, locale]);
+  const envSearch = new URLSearchParams(Object.entries(envQuery).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+  const environment = useResource<Environment>(`${base}/v1/environment${envSearch ? `?${envSearch}` : ''}`, () =>
+    fapiCaller(base)<Environment>('/v1/environment', { query: envQuery }),
+  );
+  // The last environment loaded stays while another language's loads (the page keeps its form).
+  const [shownEnv, setShownEnv] = useState<Environment | null>(null);
+  if (environment.data && environment.data !== shownEnv) setShownEnv(environment.data);
+  const publishableKey = shownEnv?.instance.publishable_key;
+  const loadedClient = useResource<Client>(publishableKey ? `${base}/v1/client` : null, () =>
+    fapiCaller(base, publishableKey)<Client>('/v1/client'),
+  );
+  // Both or neither: a page never sees the environment without this browser's client.
+  const ready = shownEnv !== null && loadedClient.data !== undefined;
+  const env = ready ? shownEnv : null;
+  const client = ready ? loadedClient.data! : null;
+  const loadError = environment.error ?? loadedClient.error ?? null;
+  const setClient = loadedClient.setData;
+  const invalidate = useInvalidate();
 
   // Until the environment is loaded, the request's locale (proxy.ts) and the built-in
   // copy; then the environment's language and the operator's overrides. The pages show
@@ -172,8 +169,8 @@ export function HostedProvider({ instanceId, base, children }: { instanceId: str
       client,
       loadError,
       retryLoad: () => {
-        setLoadError(null);
-        setAttempt((a) => a + 1);
+        void invalidate(`${base}/v1/environment`);
+        void invalidate(`${base}/v1/client`, { exact: true });
       },
       setClient,
       call,
@@ -183,7 +180,7 @@ export function HostedProvider({ instanceId, base, children }: { instanceId: str
       afterAuth,
       goToDestination,
     }),
-    [instanceId, base, env, client, loadError, call, redirectUrl, locale, href, afterAuth, goToDestination],
+    [instanceId, base, env, client, loadError, setClient, invalidate, call, redirectUrl, locale, href, afterAuth, goToDestination],
   );
   return (
     <HostedContext.Provider value={value}>

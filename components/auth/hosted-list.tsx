@@ -10,14 +10,14 @@ import { useHosted } from './hosted-context';
  * A FAPI GET (`path` relative to the FAPI, `null`: nothing yet) through the shared cache
  * (lib/query): the answer, its error as copy (`message`), `reload`, `setData`; a write
  * elsewhere refreshes it with `useInvalidate()` on the FAPI path (`fapiPath`). `query`: a
- * module constant.
+ * module constant; `every`: a poll (see useResource).
  */
-export function useFapi<T>(path: string | null, query?: Record<string, string>) {
+export function useFapi<T>(path: string | null, query?: Record<string, string>, options?: { every?: number }) {
   const { call, base } = useHosted();
   const describe = useFapiError();
   const search = query ? new URLSearchParams(query).toString() : '';
   const url = path === null ? null : `${base}${path}${search ? `?${search}` : ''}`;
-  const resource = useResource<T>(url, () => call<T>(path!, query ? { query } : undefined));
+  const resource = useResource<T>(url, () => call<T>(path!, query ? { query } : undefined), options);
   return { ...resource, message: resource.error === undefined ? null : describe(resource.error).message };
 }
 

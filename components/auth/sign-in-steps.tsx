@@ -10,6 +10,7 @@ import { useFapiError } from '@/lib/fapi/use-fapi-error';
 import { CodeForm } from './code-form';
 import { CodeInput, IdentifierInput } from './fields';
 import { useHosted } from './hosted-context';
+import { useFapi } from './hosted-list';
 import { useSignInStep } from './sign-in';
 import { AuthCard, AuthForm, TextLink, WhenReady, Working, strong } from './shell';
 import { useFormErrors } from './use-form-errors';
@@ -82,21 +83,15 @@ function LinkWaiting({ flow }: { flow: FlowState }) {
   const step = useSignInStep();
   const describe = useFapiError();
   const [note, setNote] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  // Polled through the shared cache until the attempt moves on (a failed poll is tried again at the next).
+  const [moved, setMoved] = useState(false);
+  const { data: answer } = useFapi<SignInAnswer>(`/v1/client/sign_ins/${flow.id}`, undefined, moved ? {} : { every: 2000 });
   useEffect(() => {
-    let stopped = false;
-    const timer = setInterval(async () => {
-      const res = await call<SignInAnswer>(`/v1/client/sign_ins/${flow.id}`).catch(() => null);
-      if (!stopped && res && res.response.status !== 'needs_first_factor') {
-        stopped = true;
-        clearInterval(timer);
-        step(res, flow.identifier);
-      }
-    }, 2000);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [call, flow, step]);
+    if (moved || !answer || answer.response.status === 'needs_first_factor') return;
+    setMoved(true);
+    step(answer, flow.identifier);
+    // Once, when the answer moves on: `step` is a new function each render.
+  }, [answer, moved, flow]);
 
   async function resend() {
     setNote(null);
@@ -260,21 +255,19 @@ export function FactorTwoPage() {
  */
 export function SocialReturnPage() {
   const t = useTranslations('hosted.signIn');
-  const { call, href } = useHosted();
-  const describe = useFapiError();
+  const { href } = useHosted();
   const flow = useSignInFlow();
   const step = useSignInStep();
-  const [error, setError] = useState<string | null>(null);
+  const [incomplete, setIncomplete] = useState(false);
+  const { data: answer, message } = useFapi<SignInAnswer>(flow ? `/v1/client/sign_ins/${encodeURIComponent(flow.id)}` : null);
 
   useEffect(() => {
-    if (!flow) return;
-    call<SignInAnswer>(`/v1/client/sign_ins/${encodeURIComponent(flow.id)}`).then(
-      (res) =>
-        ['complete', 'needs_second_factor'].includes(res.response.status) ? step(res, flow.identifier) : setError(t('socialIncomplete')),
-      (e: unknown) => setError(describe(e).message),
-    );
-    // Once per arrival: `step` and `describe` are new functions each render.
-  }, [flow, call]);
+    if (!flow || !answer) return;
+    if (['complete', 'needs_second_factor'].includes(answer.response.status)) step(answer, flow.identifier);
+    else setIncomplete(true);
+    // Once per answer: `step` is a new function each render.
+  }, [flow, answer]);
+  const error = message ?? (incomplete ? t('socialIncomplete') : null);
 
   return (
     <AuthCard title={t('title')}>

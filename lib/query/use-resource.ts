@@ -21,15 +21,23 @@ export type Resource<T> = {
  * surface's credentials and error handling); the URL is the cache key (lib/query/keys.ts).
  * A component shows no answer (nor error) from before it asked for `url`: one mounting
  * later, a page opened again or a list going back a page shows its loading state until its
- * own fetch is back, never an older answer first (a form would start from it).
+ * own fetch is back, never an older answer first (a form would start from it). `every`: a
+ * poll (milliseconds), for a page waiting on something that happens elsewhere (an emailed
+ * link opened in another tab); nothing else polls.
  */
-export function useResource<T>(url: string | null, fetcher: () => Promise<T>): Resource<T> {
+export function useResource<T>(url: string | null, fetcher: () => Promise<T>, { every }: { every?: number } = {}): Resource<T> {
   const client = useQueryClient();
   const queryKey = useMemo(() => keyOf(url ?? ''), [url]);
   // When this component started showing `url`: answers from before are not shown.
   const [since, setSince] = useState(() => ({ url, at: Date.now() }));
   if (since.url !== url) setSince({ url, at: Date.now() });
-  const query = useQuery({ queryKey, queryFn: fetcher, enabled: url !== null });
+  const query = useQuery({
+    queryKey,
+    queryFn: fetcher,
+    enabled: url !== null,
+    refetchInterval: every ?? false,
+    refetchIntervalInBackground: every !== undefined,
+  });
   const fresh = (updatedAt: number) => url !== null && since.url === url && updatedAt >= since.at;
   const reload = useCallback(() => void client.refetchQueries({ queryKey, exact: true }), [client, queryKey]);
   const setData = useCallback(
