@@ -13,7 +13,6 @@ import type { Reason } from '../http/errors';
 import { applySessionAction } from '../sessions/sessions';
 import { updateSessions } from '../sessions/session-state';
 import { hasSecondFactor } from '../sessions/factor-verification';
-import { secondFactorOf } from '../sessions/statements';
 import type { PasswordHasher } from '../crypto/passwords';
 import { getUser } from './users';
 
@@ -75,7 +74,7 @@ async function factorOf(db: Db, userId: string, forUpdate = false) {
   return row ?? null;
 }
 
-export { hasSecondFactor, secondFactorOf };
+export { hasSecondFactor };
 
 /**
  * Checks a TOTP code against the user's factor and, when it matches, records its step in
