@@ -66,6 +66,7 @@ const configSchema = z.object({
   OAUTH_TOKEN_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
   /** Seconds a device waits between polls of the token endpoint in the device flow (RFC 8628 interval; default 5). */
   OAUTH_DEVICE_POLL_INTERVAL: optional(z.coerce.number().int().min(1).max(60)),
+  OAUTH_REGISTRATION_RATE_LIMIT: optional(z.coerce.number().int().min(1)),
   /** smtp://user:pass@host:587 or smtps://…:465; unset keeps every email in the dev outbox. */
   SMTP_URL: optional(
     z.string().refine(isSmtpUrl, { message: 'must be an smtp:// or smtps:// URL such as smtp://user:pass@smtp.example.com:587' }),

@@ -32,6 +32,7 @@ import { useFormError } from './use-form-error';
 import { lines } from '@/lib/console/lines';
 import type { InstanceResponse } from '@/lib/console/types';
 import type { OAuthApplication } from '@/lib/generated/dashboard';
+import { InitialAccessTokens, LogoutDeliveriesDialog } from './oauth-registration';
 
 /** The dashboard API's OAuth application (server/oauth/schemas.ts). */
 type WithSecret = InstanceResponse<'POST /oauth_applications'>;
@@ -49,6 +50,7 @@ export function OAuthApplications() {
   const [deleting, setDeleting] = useState<OAuthApplication | null>(null);
   const [rotating, setRotating] = useState<OAuthApplication | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
+  const [deliveriesOf, setDeliveriesOf] = useState<OAuthApplication | null>(null);
 
   return (
     <div className="flex flex-col gap-6">
@@ -73,7 +75,17 @@ export function OAuthApplications() {
               <tbody>
                 {items.map((a) => (
                   <Tr key={a.id}>
-                    <Td className="font-medium">{a.name}</Td>
+                    <Td className="font-medium">
+                      <div className="flex flex-wrap items-center gap-2">
+                        {a.name}
+                        {a.registered_dynamically && <Badge tone="neutral">{t('registeredDynamically')}</Badge>}
+                      </div>
+                      {a.backchannel_logout_uri && (
+                        <Button variant="ghost" size="sm" onClick={() => setDeliveriesOf(a)}>
+                          {t('logoutDeliveries')}
+                        </Button>
+                      )}
+                    </Td>
                     <Td className="font-mono text-xs">{a.client_id}</Td>
                     <Td>
                       <Badge tone={a.public ? 'amber' : 'indigo'}>{a.public ? t('public') : t('confidential')}</Badge>
@@ -101,6 +113,8 @@ export function OAuthApplications() {
         </CardList>
         <Pager state={cursor} page={list.data} loading={list.loading} />
       </Card>
+      <InitialAccessTokens />
+      <LogoutDeliveriesDialog app={deliveriesOf} onClose={() => setDeliveriesOf(null)} />
       {editing !== null && (
         <AppDialog
           app={editing === 'new' ? null : editing}

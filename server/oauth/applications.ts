@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
-import { oauthApplications } from '../db/schema';
+import { oauthApplications, oauthLogoutDeliveries } from '../db/schema';
 import { isId, newId } from '../db/ids';
 import { generateSecret, sha256Hex } from '../crypto/secrets';
 import type { AuditContext } from '../http/actor';
@@ -63,6 +63,7 @@ export const applicationView = (r: ApplicationRow) => ({
   jwks: r.jwks,
   backchannel_logout_uri: r.backchannelLogoutUri,
   backchannel_logout_session_required: r.backchannelLogoutSessionRequired,
+  registered_dynamically: r.registrationTokenDigest !== null,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
@@ -255,4 +256,39 @@ export async function rotateApplicationSecret(deps: W, instanceId: string, id: s
     forgetApplication(deps, instanceId, id);
     return { ...applicationView(updated!), client_secret: secret };
   });
+}
+
+const logoutDeliveryView = (r: typeof oauthLogoutDeliveries.$inferSelect) => ({
+  object: 'oauth_logout_delivery' as const,
+  id: r.id,
+  application_id: r.applicationId,
+  session_id: r.sessionId,
+  user_id: r.userId,
+  status: r.status,
+  attempts: r.attempts,
+  next_attempt_at: r.nextAttemptAt,
+  last_error: r.lastError,
+  created_at: r.createdAt,
+  /** When it was last attempted (or queued, before the first attempt). */
+  updated_at: r.updatedAt,
+});
+
+/** The app's back-channel logout deliveries, newest first: status, attempts, last error (Back-Channel Logout 1.0). */
+export async function listLogoutDeliveries(
+  deps: Pick<Deps, 'db'>,
+  instanceId: string,
+  id: string,
+  q: { limit: number; starting_after?: string },
+) {
+  await loadApplication(deps.db, instanceId, id);
+  return cursorList(
+    q,
+    newestFirst(oauthLogoutDeliveries.id),
+    tableRows(
+      deps.db,
+      oauthLogoutDeliveries,
+      and(eq(oauthLogoutDeliveries.instanceId, instanceId), eq(oauthLogoutDeliveries.applicationId, id))!,
+    ),
+    logoutDeliveryView,
+  );
 }

@@ -181,12 +181,24 @@ describe('delivery', () => {
     expect(await work()).toBe(1);
     let [d] = await deliveriesOf(app.client_id);
     expect(d).toMatchObject({ status: 'pending', attempts: 1, lastError: 'HTTP 503' });
+    // The operator sees the delivery, its attempts and its last error (the console's application page reads this).
+    const shown = () => h.call('GET', `/v1/oauth_applications/${app.client_id}/logout_deliveries`, { key: inst.secret });
+    expect((await shown()).body.data).toEqual([
+      expect.objectContaining({
+        object: 'oauth_logout_delivery',
+        status: 'pending',
+        attempts: 1,
+        last_error: 'HTTP 503',
+        user_id: d!.userId,
+      }),
+    ]);
     expect(await work()).toBe(0);
     rp.reply = answer(200);
     h.clock.advance(RETRY_SCHEDULE_MS[0]!);
     expect(await work()).toBe(1);
     [d] = await deliveriesOf(app.client_id);
     expect(d).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect((await shown()).body.data).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 2, last_error: null })]);
     expect(rp.received).toHaveLength(2);
     // Both attempts carried a valid token; a new jti each time.
     const tokens = await Promise.all(rp.received.map((r) => validateLogoutRequest(r, app.client_id)));

@@ -33,4 +33,41 @@ describe('dashboard: OAuth applications', () => {
     expect((await owner.b.dash('DELETE', app)).body.deleted).toBe(true);
     expect((await owner.b.dash('GET', app)).status).toBe(404);
   });
+
+  it('an admin creates an initial access token (shown once), lists it without its value, and revokes it; each is audited', async () => {
+    const iats = base.replace(/oauth_applications$/, 'oauth_initial_access_tokens');
+    const created = await owner.b.dash('POST', iats, { body: { name: 'Conformance suite', max_uses: 1, expires_in_seconds: 3600 } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({
+      object: 'oauth_initial_access_token',
+      name: 'Conformance suite',
+      max_uses: 1,
+      use_count: 0,
+      status: 'active',
+    });
+    expect(created.body.token).toMatch(/^iat_/);
+    expect(created.body.expires_at).toBe(created.body.created_at + 3_600_000);
+    const listed = await owner.b.dash('GET', iats);
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.data[0].token).toBeUndefined();
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
+    expect((await owner.b.dash('POST', iats, { body: { name: '', max_uses: 0 } })).status).toBe(422);
+    const revoked = await owner.b.dash('POST', `${iats}/${created.body.id}/revoke`);
+    expect(revoked.body).toMatchObject({ status: 'revoked', revoked_at: expect.any(Number) });
+    expect((await owner.b.dash('POST', `${iats}/${created.body.id}/revoke`)).status).toBe(409);
+    const entries = await h.runtime.deps.db.select().from(auditLogs).where(eq(auditLogs.target, created.body.id));
+    expect(entries.map((e) => [e.action, e.actorKind]).sort()).toEqual([
+      ['oauth_initial_access_token.created', 'operator'],
+      ['oauth_initial_access_token.revoked', 'operator'],
+    ]);
+    expect(JSON.stringify(entries)).not.toContain(created.body.token);
+  });
+
+  it('an application’s back-channel logout deliveries are listed (none yet)', async () => {
+    const created = await owner.b.dash('POST', base, { body: { name: 'Logout RP', redirect_uris: ['https://rp.example.com/cb'] } });
+    const res = await owner.b.dash('GET', `${base}/${created.body.id}/logout_deliveries`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ data: [], has_more: false });
+    expect((await owner.b.dash('GET', `${base}/oa_missing/logout_deliveries`)).status).toBe(404);
+  });
 });

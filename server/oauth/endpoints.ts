@@ -6,6 +6,7 @@ import {
   deleteApplication,
   getApplication,
   listApplications,
+  listLogoutDeliveries,
   rotateApplicationSecret,
   updateApplication,
 } from './applications';
@@ -16,8 +17,19 @@ import {
   createApplicationBody,
   deletedApplicationSchema,
   listApplicationsQuery,
+  logoutDeliveryListSchema,
   updateApplicationBody,
 } from './schemas';
+import {
+  createInitialAccessToken,
+  createInitialAccessTokenBody,
+  initialAccessTokenListSchema,
+  initialAccessTokenSchema,
+  initialAccessTokenWithSecretSchema,
+  listInitialAccessTokens,
+  listInitialAccessTokensQuery,
+  revokeInitialAccessToken,
+} from './initial-access-tokens';
 
 /** The OAuth applications of one surface (BAPI, dashboard): the same bodies and answers; only the caller's instance differs. */
 export function oauthApplicationsFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
@@ -59,6 +71,38 @@ export function oauthApplicationsFor<Auth>(instanceOf: (auth: Auth) => { id: str
       audit: { action: 'oauth_application.secret_rotated' },
       response: applicationWithSecretSchema,
       handle: ({ deps, auth, params, actor }) => rotateApplicationSecret(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
+    }),
+    logoutDeliveries: endpoint<Auth, never, z.output<typeof listApplicationsQuery>, 'id'>({
+      summary: 'The application’s back-channel logout deliveries, newest first: status, attempts, last error',
+      query: listApplicationsQuery,
+      response: logoutDeliveryListSchema,
+      handle: ({ deps, auth, params, query }) => listLogoutDeliveries(deps, instanceOf(auth).id, params.id, query),
+    }),
+  };
+}
+
+/** Initial access tokens (RFC 7591 §3) an operator hands out so that clients may register at {issuer}/oauth2/register. */
+export function oauthInitialAccessTokensFor<Auth>(instanceOf: (auth: Auth) => { id: string }) {
+  return {
+    create: endpoint<Auth, z.output<typeof createInitialAccessTokenBody>>({
+      summary: 'Create an initial access token for Dynamic Client Registration; its value is in this answer only',
+      audit: { action: 'oauth_initial_access_token.created', recordedBy: 'domain' },
+      body: createInitialAccessTokenBody,
+      response: initialAccessTokenWithSecretSchema,
+      status: 201,
+      handle: ({ deps, auth, body, actor }) => createInitialAccessToken(deps, instanceOf(auth).id, body, auditContextOf(actor)),
+    }),
+    list: endpoint<Auth, never, z.output<typeof listInitialAccessTokensQuery>>({
+      summary: 'List initial access tokens, newest first (cursor pagination)',
+      query: listInitialAccessTokensQuery,
+      response: initialAccessTokenListSchema,
+      handle: ({ deps, auth, query }) => listInitialAccessTokens(deps, instanceOf(auth).id, query),
+    }),
+    revoke: endpoint<Auth, never, never, 'id'>({
+      summary: 'Revoke an initial access token: registrations with it fail from now on',
+      audit: { action: 'oauth_initial_access_token.revoked', recordedBy: 'domain' },
+      response: initialAccessTokenSchema,
+      handle: ({ deps, auth, params, actor }) => revokeInitialAccessToken(deps, instanceOf(auth).id, params.id, auditContextOf(actor)),
     }),
   };
 }

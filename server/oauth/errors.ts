@@ -19,7 +19,10 @@ export type OAuthErrorCode =
   | 'server_error'
   | 'authorization_pending'
   | 'slow_down'
-  | 'expired_token';
+  | 'expired_token'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  | 'invalid_software_statement';
 
 const CODE_FOR_STATUS: Record<number, ErrorCode> = { 400: 'MALFORMED_REQUEST', 401: 'INVALID_KEY', 403: 'FORBIDDEN' };
 

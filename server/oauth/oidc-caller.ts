@@ -36,3 +36,10 @@ export const tokenLimits = (deps: Pick<Deps, 'config'>) => {
     perClient: { name: 'oauth_token_client', limit: configured ?? 1000, windowMs: 10_000 } satisfies LimitRule,
   };
 };
+
+/** Dynamic Client Registration's budget per caller IP: OAUTH_REGISTRATION_RATE_LIMIT registrations a minute (default 20). */
+export const registrationLimit = (deps: Pick<Deps, 'config'>): LimitRule => ({
+  name: 'oauth_registration_ip',
+  limit: deps.config.OAUTH_REGISTRATION_RATE_LIMIT ?? 20,
+  windowMs: 60_000,
+});

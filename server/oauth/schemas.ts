@@ -86,6 +86,8 @@ export const applicationSchema = z
     jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
     backchannel_logout_uri: z.string().nullable(),
     backchannel_logout_session_required: z.boolean(),
+    /** Registered by the client itself (RFC 7591, with an initial access token), not created by an operator. */
+    registered_dynamically: z.boolean(),
     created_at: z.number().int(),
     updated_at: z.number().int(),
   })
@@ -95,3 +97,20 @@ export const applicationSchema = z
 export const applicationWithSecretSchema = applicationSchema.extend({ client_secret: z.string().nullable() });
 export const applicationListSchema = cursorPageSchema(applicationSchema);
 export const deletedApplicationSchema = z.object({ object: z.literal('oauth_application'), id: z.string(), deleted: z.literal(true) });
+
+export const logoutDeliverySchema = z
+  .object({
+    object: z.literal('oauth_logout_delivery'),
+    id: z.string(),
+    application_id: z.string(),
+    session_id: z.string(),
+    user_id: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    attempts: z.number().int(),
+    next_attempt_at: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'OAuthLogoutDelivery' });
+export const logoutDeliveryListSchema = cursorPageSchema(logoutDeliverySchema);

@@ -183,6 +183,7 @@ export const bapiRoutes: BapiRoute[] = [
   route('PATCH',  '/v1/oauth_applications/:id',               'oauth_applications:write', oauthApps.update),
   route('DELETE', '/v1/oauth_applications/:id',               'oauth_applications:write', oauthApps.delete),
   route('POST',   '/v1/oauth_applications/:id/rotate_secret', 'oauth_applications:write', oauthApps.rotateSecret),
+  route('GET',    '/v1/oauth_applications/:id/logout_deliveries', 'oauth_applications:read', oauthApps.logoutDeliveries),
 
   route('POST',   '/v1/lti_platforms',                        'lti:write', ltiPlatforms.create),
   route('GET',    '/v1/lti_platforms',                        'lti:read',  ltiPlatforms.list),

@@ -9,7 +9,7 @@ import { ADMIN, authenticateConsole, OPERATOR, OWNER, PUBLIC, VIEWER, type Conso
 import * as dash from './operators';
 import * as l10n from './localization';
 import { dashboardWebhooks as webhooks } from './webhooks';
-import { dashboardOauthApplications as oauthApps } from './oauth';
+import { dashboardOauthApplications as oauthApps, dashboardOauthInitialAccessTokens as oauthIats } from './oauth';
 import { dashboardOrganizations as orgs, dashboardPortalLink } from './organizations';
 import { dashboardAuditLogs as auditLogs } from './audit';
 import { people } from './people';
@@ -159,6 +159,10 @@ export const dashboardRoutes: RouteEntry<ConsoleGuard, ConsoleAuth>[] = [
   route('PATCH',  `${INSTANCE}/oauth_applications/:id`,                 ADMIN,  oauthApps.update),
   route('DELETE', `${INSTANCE}/oauth_applications/:id`,                 ADMIN,  oauthApps.delete),
   route('POST',   `${INSTANCE}/oauth_applications/:id/rotate_secret`,   ADMIN,  oauthApps.rotateSecret),
+  route('GET',    `${INSTANCE}/oauth_applications/:id/logout_deliveries`, VIEWER, oauthApps.logoutDeliveries),
+  route('GET',    `${INSTANCE}/oauth_initial_access_tokens`,            VIEWER, oauthIats.list),
+  route('POST',   `${INSTANCE}/oauth_initial_access_tokens`,            ADMIN,  oauthIats.create),
+  route('POST',   `${INSTANCE}/oauth_initial_access_tokens/:id/revoke`, ADMIN,  oauthIats.revoke),
   route('GET',    `${INSTANCE}/lti_platforms`,                          VIEWER, ltiPlatforms.list),
   route('POST',   `${INSTANCE}/lti_platforms`,                          ADMIN,  ltiPlatforms.create),
   route('GET',    `${INSTANCE}/lti_platforms/:id`,                      VIEWER, ltiPlatforms.get),

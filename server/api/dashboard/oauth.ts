@@ -1,4 +1,5 @@
 import { routeInstance, type ConsoleAuth } from './authenticate';
-import { oauthApplicationsFor } from '../../oauth/endpoints';
+import { oauthApplicationsFor, oauthInitialAccessTokensFor } from '../../oauth/endpoints';
 
 export const dashboardOauthApplications = oauthApplicationsFor<ConsoleAuth>(routeInstance);
+export const dashboardOauthInitialAccessTokens = oauthInitialAccessTokensFor<ConsoleAuth>(routeInstance);

@@ -5,7 +5,7 @@ import { oauthAuthorizations, oauthRefreshTokens } from '../../db/schema';
 import { sha256Hex } from '../../crypto/secrets';
 import { auditContextOf } from '../../http/actor';
 import { AppError } from '../../http/errors';
-import { endpoint, htmlPage, jsonResult, redirect } from '../../http/endpoint';
+import { endpoint, htmlPage, jsonResult, noContent, redirect } from '../../http/endpoint';
 import type { InstanceContext } from '../../instances/instances';
 import { LOCALE_COOKIE } from '../../../i18n/locales';
 import { endAllClientSessions } from '../../sessions/sign-out';
@@ -29,6 +29,8 @@ import { enforceLimit } from '../../limits/rate-limit';
 import { tokenLimits } from '../../oauth/oidc-caller';
 import { ACCESS_TOKEN_TYP, verifyAccessToken, verifyIdTokenHint } from '../../oauth/tokens';
 import { bearerToken } from '../../http/request-context';
+import { deleteRegistration, readRegistration, registerClient, updateRegistration } from '../../oauth/registration';
+import { registrationLimit } from '../../oauth/oidc-caller';
 
 type D = Deps;
 const NO_STORE = { 'cache-control': 'no-store' };
@@ -45,6 +47,7 @@ export function providerMetadata(instance: InstanceContext) {
     introspection_endpoint: `${issuer}/oauth2/introspect`,
     end_session_endpoint: `${issuer}/oauth2/end_session`,
     device_authorization_endpoint: `${issuer}/oauth2/device_authorization`,
+    registration_endpoint: `${issuer}/oauth2/register`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],
@@ -393,5 +396,48 @@ export const endSessionRequests = {
     body: endSessionParams,
     response: htmlResponse,
     handle: ({ deps, auth, body, request, actor }) => endSession(deps, { auth, params: body, request, actor, posted: true }),
+  }),
+};
+
+/** RFC 7591 §3.2.1 / RFC 7592 §3: the client information (metadata, client_id, secrets once, where to manage it). */
+const clientInformationSchema = z.record(z.string(), z.unknown());
+const registrationBody = z.record(z.string(), z.unknown());
+const registrationToken = (auth: OidcAuth) => bearerToken(auth.authorization) ?? null;
+
+export const clientRegistrations = {
+  /** Rate-limited per caller's IP before the token is even looked at: registration writes an application. */
+  register: endpoint<OidcAuth, z.output<typeof registrationBody>>({
+    summary: 'Dynamic Client Registration (RFC 7591): an application from client metadata, with an initial access token (Bearer)',
+    audit: { action: 'oauth_application.registered', recordedBy: 'domain' },
+    body: registrationBody,
+    response: clientInformationSchema,
+    handle: async ({ deps, auth, body, request }) => {
+      if (request.ip) await enforceLimit(deps, 'oidc', registrationLimit(deps), `${auth.instance.id}:${request.ip}`);
+      return jsonResult(await registerClient(deps, auth.instance, registrationToken(auth), body, request), 201, NO_STORE);
+    },
+  }),
+  read: endpoint<OidcAuth, never, never, 'clientId'>({
+    summary: 'Client configuration (RFC 7592 §2.1): the registration, with the registration access token',
+    response: clientInformationSchema,
+    handle: async ({ deps, auth, params }) =>
+      jsonResult(await readRegistration(deps, auth.instance, params.clientId, registrationToken(auth)), 200, NO_STORE),
+  }),
+  update: endpoint<OidcAuth, z.output<typeof registrationBody>, never, 'clientId'>({
+    summary: 'Client update (RFC 7592 §2.2): the metadata replaced by the body’s',
+    audit: { action: 'oauth_application.updated', recordedBy: 'domain' },
+    body: registrationBody,
+    response: clientInformationSchema,
+    handle: async ({ deps, auth, params, body, request }) =>
+      jsonResult(await updateRegistration(deps, auth.instance, params.clientId, registrationToken(auth), body, request), 200, NO_STORE),
+  }),
+  delete: endpoint<OidcAuth, never, never, 'clientId'>({
+    summary: 'Client deletion (RFC 7592 §2.3): the application and its tokens go',
+    audit: { action: 'oauth_application.deleted', recordedBy: 'domain' },
+    response: z.unknown(),
+    status: 204,
+    handle: async ({ deps, auth, params, request }) => {
+      await deleteRegistration(deps, auth.instance, params.clientId, registrationToken(auth), request);
+      return noContent(NO_STORE);
+    },
   }),
 };

@@ -45,6 +45,8 @@ export const oauthApplications = pgTable(
     backchannelLogoutSessionRequired: boolean('backchannel_logout_session_required').notNull().default(false),
     /** Registered through Dynamic Client Registration (RFC 7591): its registration access token's digest (RFC 7592). */
     registrationTokenDigest: text('registration_token_digest'),
+    /** The client metadata it registered with (RFC 7591 §2: client_name, logo_uri, grant_types…), answered again by RFC 7592 reads. */
+    registrationMetadata: jsonb('registration_metadata').$type<Record<string, unknown>>(),
     ...timestamps(),
   },
   (t) => [index('oauth_applications_instance_idx').on(t.instanceId, t.id)],
@@ -216,6 +218,9 @@ export const oauthInitialAccessTokens = pgTable(
     name: text('name').notNull(),
     digest: text('digest').notNull(),
     expiresAt: millis('expires_at'),
+    /** How many registrations it allows (null: no limit until it expires or is revoked); 1 is single use. */
+    maxUses: integer('max_uses'),
+    useCount: integer('use_count').notNull().default(0),
     revokedAt: millis('revoked_at'),
     lastUsedAt: millis('last_used_at'),
     createdAt: millis('created_at').notNull(),

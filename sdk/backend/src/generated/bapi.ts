@@ -384,6 +384,21 @@ export type OAuthApplication = {
   }) | (null);
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: boolean;
+  registered_dynamically: boolean;
+  created_at: number;
+  updated_at: number;
+};
+
+export type OAuthLogoutDelivery = {
+  object: "oauth_logout_delivery";
+  id: string;
+  application_id: string;
+  session_id: string;
+  user_id: string;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  next_attempt_at: (number) | (null);
+  last_error: string | null;
   created_at: number;
   updated_at: number;
 };
@@ -1997,6 +2012,7 @@ export interface BapiOperations {
       }) | (null);
       backchannel_logout_uri: string | null;
       backchannel_logout_session_required: boolean;
+      registered_dynamically: boolean;
       created_at: number;
       updated_at: number;
       client_secret: string | null;
@@ -2088,12 +2104,23 @@ export interface BapiOperations {
       }) | (null);
       backchannel_logout_uri: string | null;
       backchannel_logout_session_required: boolean;
+      registered_dynamically: boolean;
       created_at: number;
       updated_at: number;
       client_secret: string | null;
     };
     body: never;
     query: never;
+  };
+  /** The application’s back-channel logout deliveries, newest first: status, attempts, last error */
+  "GET /v1/oauth_applications/{id}/logout_deliveries": {
+    response: {
+      data: Array<OAuthLogoutDelivery>;
+      has_more: boolean;
+      next_cursor: string | null;
+    };
+    body: never;
+    query: { limit?: number; starting_after?: string };
   };
   /** Register an LTI 1.3 platform (issuer, client_id, endpoints, deployment allowlist, target link URIs) */
   "POST /v1/lti_platforms": {
@@ -2806,4 +2833,4 @@ export interface BapiOperations {
   };
 }
 
-export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/jwt_templates" | "/v1/jwt_templates/{id}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/instance" | "/v1/instance/restrictions" | "/v1/instance/organization_settings" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/membership_requests" | "/v1/organizations/{id}/membership_requests/{request_id}/accept" | "/v1/organizations/{id}/membership_requests/{request_id}/reject" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/organizations/{id}/portal_links" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";
+export type BapiPath = "/v1/openapi.json" | "/v1/jwks" | "/v1/jwks/rotate" | "/v1/users" | "/v1/users/count" | "/v1/users/{id}" | "/v1/users/{id}/metadata" | "/v1/users/{id}/ban" | "/v1/users/{id}/unban" | "/v1/users/{id}/profile_image" | "/v1/users/{id}/mfa" | "/v1/users/{id}/passkeys" | "/v1/users/{id}/passkeys/{passkey_id}" | "/v1/users/{id}/sessions" | "/v1/users/{id}/organization_memberships" | "/v1/users/{id}/sessions/revoke" | "/v1/sessions" | "/v1/sessions/verify" | "/v1/sessions/{id}" | "/v1/sessions/{id}/revoke" | "/v1/sessions/{id}/verify" | "/v1/sessions/{id}/tokens" | "/v1/sessions/{id}/tokens/{template}" | "/v1/jwt_templates" | "/v1/jwt_templates/{id}" | "/v1/sessions/{id}/refresh" | "/v1/invitations" | "/v1/invitations/{id}/revoke" | "/v1/instance" | "/v1/instance/restrictions" | "/v1/instance/organization_settings" | "/v1/allowlist_identifiers" | "/v1/allowlist_identifiers/{id}" | "/v1/actor_tokens" | "/v1/actor_tokens/{id}/revoke" | "/v1/sign_in_tokens" | "/v1/sign_in_tokens/{id}/revoke" | "/v1/organizations" | "/v1/organizations/{id}" | "/v1/organizations/{id}/metadata" | "/v1/organizations/{id}/logo" | "/v1/organizations/{id}/memberships" | "/v1/organizations/{id}/memberships/{user_id}" | "/v1/organizations/{id}/invitations" | "/v1/organizations/{id}/invitations/bulk" | "/v1/organizations/{id}/invitations/{invitation_id}" | "/v1/organizations/{id}/invitations/{invitation_id}/revoke" | "/v1/organizations/{id}/membership_requests" | "/v1/organizations/{id}/membership_requests/{request_id}/accept" | "/v1/organizations/{id}/membership_requests/{request_id}/reject" | "/v1/organizations/{id}/domains" | "/v1/organizations/{id}/domains/{domain_id}" | "/v1/organizations/{id}/domains/{domain_id}/prepare_verification" | "/v1/organizations/{id}/domains/{domain_id}/attempt_verification" | "/v1/organizations/{id}/portal_links" | "/v1/roles" | "/v1/roles/{id}" | "/v1/permissions" | "/v1/permissions/{id}" | "/v1/events" | "/v1/webhook_endpoints" | "/v1/webhook_endpoints/{id}" | "/v1/webhook_endpoints/{id}/secret" | "/v1/webhook_endpoints/{id}/secret/rotate" | "/v1/webhook_endpoints/{id}/test" | "/v1/webhook_endpoints/{id}/deliveries" | "/v1/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/v1/webhook_endpoints/{id}/recover" | "/v1/oauth_applications" | "/v1/oauth_applications/{id}" | "/v1/oauth_applications/{id}/rotate_secret" | "/v1/oauth_applications/{id}/logout_deliveries" | "/v1/lti_platforms" | "/v1/lti_platforms/{id}" | "/v1/audit_logs" | "/v1/scim_tokens" | "/v1/scim_tokens/{id}/revoke" | "/v1/scim_users" | "/v1/scim_groups" | "/v1/scim_groups/{id}" | "/v1/sso_connections" | "/v1/sso_connections/{id}" | "/v1/emails" | "/v1/emails/{id}" | "/v1/sms" | "/v1/sms/{id}" | "/v1/sms_settings" | "/v1/sms_settings/test_send" | "/v1/sms_callbacks/twilio/{instance_id}" | "/v1/rate_limit_policy" | "/v1/network_acls" | "/v1/network_acls/{id}" | "/v1/attack_protection" | "/v1/risk_based_mfa" | "/v1/users/{id}/lock" | "/v1/users/{id}/unlock" | "/v1/social_providers" | "/v1/social_providers/{id}" | "/v1/api_keys" | "/v1/api_keys/verify" | "/v1/api_keys/{id}" | "/v1/api_keys/{id}/revoke" | "/v1/billing/plans" | "/v1/billing/plans/{id}" | "/v1/billing/settings" | "/v1/subscriptions" | "/v1/billing/webhooks/stripe/{instance_id}" | "/v1/waitlist_entries" | "/v1/waitlist_entries/{id}" | "/v1/waitlist_entries/{id}/invite" | "/v1/waitlist_entries/{id}/reject";

@@ -399,8 +399,36 @@ export type OAuthApplication = {
   }) | (null);
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: boolean;
+  registered_dynamically: boolean;
   created_at: number;
   updated_at: number;
+};
+
+export type OAuthLogoutDelivery = {
+  object: "oauth_logout_delivery";
+  id: string;
+  application_id: string;
+  session_id: string;
+  user_id: string;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  next_attempt_at: (number) | (null);
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type OAuthInitialAccessToken = {
+  object: "oauth_initial_access_token";
+  id: string;
+  name: string;
+  expires_at: (number) | (null);
+  max_uses: (number) | (null);
+  use_count: number;
+  last_used_at: (number) | (null);
+  revoked_at: (number) | (null);
+  status: "active" | "expired" | "used_up" | "revoked";
+  created_at: number;
 };
 
 export type LtiPlatform = {
@@ -2541,6 +2569,7 @@ export interface DashboardOperations {
       }) | (null);
       backchannel_logout_uri: string | null;
       backchannel_logout_session_required: boolean;
+      registered_dynamically: boolean;
       created_at: number;
       updated_at: number;
       client_secret: string | null;
@@ -2622,10 +2651,59 @@ export interface DashboardOperations {
       }) | (null);
       backchannel_logout_uri: string | null;
       backchannel_logout_session_required: boolean;
+      registered_dynamically: boolean;
       created_at: number;
       updated_at: number;
       client_secret: string | null;
     };
+    body: never;
+    query: never;
+  };
+  /** The application’s back-channel logout deliveries, newest first: status, attempts, last error */
+  "GET /accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/logout_deliveries": {
+    response: {
+      data: Array<OAuthLogoutDelivery>;
+      has_more: boolean;
+      next_cursor: string | null;
+    };
+    body: never;
+    query: { limit?: number; starting_after?: string };
+  };
+  /** List initial access tokens, newest first (cursor pagination) */
+  "GET /accounts/{accountId}/instances/{instanceId}/oauth_initial_access_tokens": {
+    response: {
+      data: Array<OAuthInitialAccessToken>;
+      has_more: boolean;
+      next_cursor: string | null;
+    };
+    body: never;
+    query: { limit?: number; starting_after?: string };
+  };
+  /** Create an initial access token for Dynamic Client Registration; its value is in this answer only */
+  "POST /accounts/{accountId}/instances/{instanceId}/oauth_initial_access_tokens": {
+    response: {
+      object: "oauth_initial_access_token";
+      id: string;
+      name: string;
+      expires_at: (number) | (null);
+      max_uses: (number) | (null);
+      use_count: number;
+      last_used_at: (number) | (null);
+      revoked_at: (number) | (null);
+      status: "active" | "expired" | "used_up" | "revoked";
+      created_at: number;
+      token: string;
+    };
+    body: {
+      name: string;
+      expires_in_seconds?: (number) | (null);
+      max_uses?: (number) | (null);
+    };
+    query: never;
+  };
+  /** Revoke an initial access token: registrations with it fail from now on */
+  "POST /accounts/{accountId}/instances/{instanceId}/oauth_initial_access_tokens/{id}/revoke": {
+    response: OAuthInitialAccessToken;
     body: never;
     query: never;
   };
@@ -3554,4 +3632,4 @@ export interface DashboardOperations {
   };
 }
 
-export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/jwt_templates" | "/accounts/{accountId}/instances/{instanceId}/jwt_templates/{id}" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys/{passkey_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms_settings" | "/accounts/{accountId}/instances/{instanceId}/sms_settings/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}/attempt_verification" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/portal_links" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_status" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";
+export type DashboardPath = "/console" | "/setup" | "/invitations/accept" | "/me" | "/accounts" | "/accounts/{accountId}" | "/accounts/{accountId}/members" | "/accounts/{accountId}/members/{membershipId}" | "/accounts/{accountId}/invitations" | "/accounts/{accountId}/invitations/{invitationId}/revoke" | "/accounts/{accountId}/instances" | "/accounts/{accountId}/instances/{instanceId}" | "/accounts/{accountId}/instances/{instanceId}/metrics" | "/accounts/{accountId}/instances/{instanceId}/settings" | "/accounts/{accountId}/instances/{instanceId}/branding" | "/accounts/{accountId}/instances/{instanceId}/branding/logo" | "/accounts/{accountId}/instances/{instanceId}/session_token/preview" | "/accounts/{accountId}/instances/{instanceId}/jwt_templates" | "/accounts/{accountId}/instances/{instanceId}/jwt_templates/{id}" | "/accounts/{accountId}/instances/{instanceId}/keys" | "/accounts/{accountId}/instances/{instanceId}/keys/{keyId}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users" | "/accounts/{accountId}/instances/{instanceId}/users/export.csv" | "/accounts/{accountId}/instances/{instanceId}/users/{id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/ban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unban" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/profile_image" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/lock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/unlock" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/password" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/mfa" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/passkeys/{passkey_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/email_addresses/{email_address_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}/verify" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/phone_numbers/{phone_number_id}" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/organization_memberships" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/api_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/impersonate" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions" | "/accounts/{accountId}/instances/{instanceId}/users/{id}/sessions/revoke" | "/accounts/{accountId}/instances/{instanceId}/sessions/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/audit_logs" | "/accounts/{accountId}/instances/{instanceId}/people" | "/accounts/{accountId}/instances/{instanceId}/emails" | "/accounts/{accountId}/instances/{instanceId}/emails/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms" | "/accounts/{accountId}/instances/{instanceId}/sms/{id}" | "/accounts/{accountId}/instances/{instanceId}/sms_settings" | "/accounts/{accountId}/instances/{instanceId}/sms_settings/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/preview" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/test_send" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions" | "/accounts/{accountId}/instances/{instanceId}/email_templates/{template}/revisions/{revisionId}/restore" | "/accounts/{accountId}/instances/{instanceId}/localizations" | "/accounts/{accountId}/instances/{instanceId}/localizations/{localizationId}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/secret/rotate" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/test" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/deliveries/{message_id}/retry" | "/accounts/{accountId}/instances/{instanceId}/webhook_endpoints/{id}/recover" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/rotate_secret" | "/accounts/{accountId}/instances/{instanceId}/oauth_applications/{id}/logout_deliveries" | "/accounts/{accountId}/instances/{instanceId}/oauth_initial_access_tokens" | "/accounts/{accountId}/instances/{instanceId}/oauth_initial_access_tokens/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms" | "/accounts/{accountId}/instances/{instanceId}/lti_platforms/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/memberships/{user_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/invitations/{invitation_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/domains/{domain_id}/attempt_verification" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/portal_links" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_status" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_tokens/{token_id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_users" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/scim_groups/{group_id}" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections" | "/accounts/{accountId}/instances/{instanceId}/organizations/{id}/sso_connections/{connection_id}" | "/accounts/{accountId}/instances/{instanceId}/roles" | "/accounts/{accountId}/instances/{instanceId}/roles/{id}" | "/accounts/{accountId}/instances/{instanceId}/permissions" | "/accounts/{accountId}/instances/{instanceId}/permissions/{id}" | "/accounts/{accountId}/instances/{instanceId}/rate_limit_policy" | "/accounts/{accountId}/instances/{instanceId}/network_acls" | "/accounts/{accountId}/instances/{instanceId}/network_acls/{id}" | "/accounts/{accountId}/instances/{instanceId}/attack_protection" | "/accounts/{accountId}/instances/{instanceId}/risk_based_mfa" | "/accounts/{accountId}/instances/{instanceId}/social_providers" | "/accounts/{accountId}/instances/{instanceId}/social_providers/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}" | "/accounts/{accountId}/instances/{instanceId}/api_keys/{id}/revoke" | "/accounts/{accountId}/instances/{instanceId}/billing/plans" | "/accounts/{accountId}/instances/{instanceId}/billing/plans/{id}" | "/accounts/{accountId}/instances/{instanceId}/billing/settings" | "/accounts/{accountId}/instances/{instanceId}/subscriptions" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/invite" | "/accounts/{accountId}/instances/{instanceId}/waitlist_entries/{id}/reject";
