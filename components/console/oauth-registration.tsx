@@ -22,6 +22,7 @@ import {
 import { query } from '@/lib/console/paths';
 import { useDates } from '@/lib/console/format';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import type { InstanceResponse } from '@/lib/console/types';
 import type { OAuthApplication } from '@/lib/generated/dashboard';
 import { useConsole } from './console-context';
@@ -48,6 +49,7 @@ export function InitialAccessTokens() {
   const base = useInstanceApi('oauth_initial_access_tokens');
   const cursor = useCursorPages([]);
   const list = useDashboard<TokenList>(`${base}${query({ limit: 20, starting_after: cursor.current })}`);
+  const invalidate = useInvalidate();
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<Token | null>(null);
   const [token, setToken] = useState<string | null>(null);
@@ -110,7 +112,7 @@ export function InitialAccessTokens() {
           onCreated={(created) => {
             setCreating(false);
             setToken(created.token);
-            list.reload();
+            void invalidate(base);
           }}
         />
       )}
@@ -122,7 +124,7 @@ export function InitialAccessTokens() {
         confirmLabel={t('revoke')}
         onConfirm={async () => {
           await mutate('POST', `${base}/${revoking!.id}/revoke`);
-          list.reload();
+          await invalidate(base);
         }}
       />
       <ShownOnceDialog
