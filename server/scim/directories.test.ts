@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharedHarness } from '../testing/harness';
 import { sharedDirectory } from '../testing/scim';
+import { eventsOf } from '../testing/fapi-helpers';
 import { USER_SCHEMA } from './discovery';
 
 /**
@@ -58,6 +59,14 @@ describe('directories as they send requests', () => {
       expect(user.body.phone_numbers.map((p: { phone_number: string }) => p.phone_number).sort()).toEqual([...f.expect.phones].sort());
       for (const p of user.body.phone_numbers) expect(p.verification.status).toBe('unverified');
       expect(user.body.primary_phone_number_id).toBeNull();
+      // A directory that sends numbers with the create: webhook consumers hear of them in user.created.
+      const createBody = f.steps.find((st) => st.method === 'POST' && st.path === '/Users')!.body as { phoneNumbers?: { value: string }[] };
+      if (createBody.phoneNumbers?.length) {
+        const created = (await eventsOf(h, dir.instanceId, 'user.created')).find((e) => e.data.id === ids.user)!;
+        const told = created.data as { phone_numbers: { phone_number: string }[] };
+        const sent = createBody.phoneNumbers.map((p) => p.value.replace(/[\s().-]/g, ''));
+        expect(told.phone_numbers.map((p) => p.phone_number).sort()).toEqual(f.expect.phones.filter((p) => sent.includes(p)).sort());
+      }
 
       const resource = await dir.scim('GET', `/Users/${ids.user}`);
       expect(resource.body).toMatchObject({ schemas: expect.arrayContaining([USER_SCHEMA]), title: f.expect.title, active: false });

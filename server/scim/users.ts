@@ -7,7 +7,6 @@ import { newId } from '../db/ids';
 import {
   emailAddresses,
   organizationMemberships,
-  phoneNumbers,
   scimGroupMembers,
   scimUsers,
   users,
@@ -25,7 +24,7 @@ import { addMembership, membershipsWithUsers, membershipView, removeMembershipIn
 import { emailDomain } from '../organizations/domains';
 import { loadOrganization } from '../organizations/organization-view';
 import { revokeUserSessions } from '../sessions/sessions';
-import { createUser, deleteUser, setBanned, updateUser } from '../users/users';
+import { createUser, deleteUser, insertUnverifiedPhones, setBanned, updateUser } from '../users/users';
 import { project, type ListQuery, type Projection } from './attributes';
 import { checkIfMatch, etagOf, isoTime, scimNotFound, type Directory } from './directory';
 import { ENTERPRISE_SCHEMA, listResponse, USER_SCHEMA } from './discovery';
@@ -310,30 +309,12 @@ async function freeUsername(db: Db, instanceId: string, name: string | null, exc
 
 /**
  * The directory's phone numbers that read as E.164 (spaces, dashes, dots and parentheses
- * dropped) become unverified numbers of a user the directory created: a directory proves
+ * dropped). They become unverified numbers of a user the directory created: a directory proves
  * nothing about phones, so a number signs in only once its user verifies it. A number
  * another user of the instance holds is left out; none is removed.
  */
-async function addUnverifiedPhones(deps: Pick<D, 'db' | 'clock'>, dir: Directory, userId: string, phones: ScimPhone[]) {
-  const now = deps.clock.now();
-  const numbers = [...new Set(phones.map((p) => p.value.replace(/[\s().-]/g, '')))].filter((n) => phoneNumberRule.safeParse(n).success);
-  if (numbers.length === 0) return;
-  await deps.db
-    .insert(phoneNumbers)
-    .values(
-      numbers.map((phoneNumber) => ({
-        id: newId('idn'),
-        instanceId: dir.instanceId,
-        userId,
-        phoneNumber,
-        verificationStatus: 'unverified' as const,
-        verificationStrategy: 'scim',
-        createdAt: now,
-        updatedAt: now,
-      })),
-    )
-    .onConflictDoNothing();
-}
+const directoryPhones = (phones: ScimPhone[]) =>
+  [...new Set(phones.map((p) => p.value.replace(/[\s().-]/g, '')))].filter((n) => phoneNumberRule.safeParse(n).success);
 
 /**
  * POST /Users. userName is any identifier (RFC 7643 §4.1.1). The user's address is userName
@@ -380,10 +361,9 @@ export async function createScimUser(deps: D, dir: Directory, body: unknown) {
           ...(input.familyName ? { last_name: input.familyName } : {}),
           ...(locale ? { locale } : {}),
         },
-        { verificationStrategy: 'scim', audit: dir.audit },
+        { verificationStrategy: 'scim', audit: dir.audit, unverifiedPhones: directoryPhones(input.phoneNumbers) },
       ).catch(asUniqueness);
       userId = created.id;
-      await addUnverifiedPhones(d, dir, userId, input.phoneNumbers);
     } else {
       if (!(await atOwnVerifiedDomain(tx, dir, principal!))) {
         throw uniqueness(
@@ -523,11 +503,17 @@ export async function replaceScimUser(deps: D, dir: Directory, id: string, body:
         'userName is the email address of a user this directory linked rather than created; it cannot be changed here.',
       );
     }
+    // New numbers before any user.updated below, so the event carries them.
+    if (row.createdUser && JSON.stringify(input.phoneNumbers) !== JSON.stringify(row.phoneNumbers))
+      await insertUnverifiedPhones(
+        d.db,
+        d.clock.now(),
+        { instanceId: dir.instanceId, userId: row.userId, strategy: 'scim' },
+        directoryPhones(input.phoneNumbers),
+      );
     const owned = await ownsUser(tx, dir, row);
     // A user the directory does not own keeps its own names; the rest of the resource still applies.
     if (owned && (await updateProfile(d, dir, input, row))) changed = true;
-    if (row.createdUser && JSON.stringify(input.phoneNumbers) !== JSON.stringify(row.phoneNumbers))
-      await addUnverifiedPhones(d, dir, row.userId, input.phoneNumbers);
     const stored = directoryColumns(input);
     const directoryChanged = (Object.keys(stored) as (keyof typeof stored)[]).some(
       (k) => JSON.stringify(stored[k]) !== JSON.stringify(row[k]),

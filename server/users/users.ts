@@ -235,6 +235,8 @@ export async function createUser(
     audit: AuditContext;
     /** The user signs in through an identity of another system (an LTI platform's iss + sub) and needs no identifier here. */
     externalIdentity?: boolean;
+    /** Numbers a source vouches nothing for (a SCIM directory's): stored unverified, in user.created; one another user holds is left out. */
+    unverifiedPhones?: string[];
   },
 ): Promise<UserView> {
   const emails = dedupe(input.email_address, (e) => e.toLowerCase());
@@ -293,6 +295,8 @@ export async function createUser(
       });
       if (emailRows.length) await tx.insert(emailAddresses).values(emailRows);
       if (phoneRows.length) await tx.insert(phoneNumbers).values(phoneRows);
+      const unverified = dedupe(opts.unverifiedPhones ?? []).filter((p) => !phones.includes(p));
+      await insertUnverifiedPhones(tx, now, { instanceId, userId, strategy: opts.verificationStrategy ?? 'admin' }, unverified);
       const view = userView(await loadUser(tx, instanceId, userId), now);
       await emitEvent({ db: tx, clock: deps.clock }, instanceId, 'user.created', view);
       await enrollUserByEmailDomain({ db: tx, clock: deps.clock }, instanceId, userId, emails);
@@ -300,6 +304,31 @@ export async function createUser(
       return view;
     })
     .catch(rethrowTaken);
+}
+
+/** Adds numbers to a user unverified (they sign in only once the user verifies them); one another user holds is left out. */
+export async function insertUnverifiedPhones(
+  db: Db,
+  now: number,
+  owner: { instanceId: string; userId: string; strategy: string },
+  numbers: string[],
+) {
+  if (numbers.length === 0) return;
+  await db
+    .insert(phoneNumbers)
+    .values(
+      numbers.map((phoneNumber) => ({
+        id: newId('idn'),
+        instanceId: owner.instanceId,
+        userId: owner.userId,
+        phoneNumber,
+        verificationStatus: 'unverified' as const,
+        verificationStrategy: owner.strategy,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    )
+    .onConflictDoNothing();
 }
 
 /**
