@@ -8,6 +8,8 @@ import { codeSentTo } from './auth-flows';
 import { createTestUser, setSettings } from './fapi-helpers';
 import { TestClock, type TestHarness, type TestInstance } from './harness';
 import type { InstanceSettings } from '../instances/settings';
+import { FAPI_PREFIX, fapiClerkLines, fapiRoutes } from '../api/fapi';
+import { meantRequest } from '../api/fapi/clerk/request';
 
 /**
  * Clerk's own browser client against Latchkey, as a migrating customer runs it: the API on a
@@ -38,6 +40,25 @@ export interface FapiCall {
   /** clerk-js's body (form-encoded), when it sent one. */
   body: string | null;
   response: string;
+  /** What serves it: the Clerk dialect line (`dialect GET /v1/me/sessions/active`) or the FAPI route (`GET /v1/client`) its method and path match; null for none. */
+  servedBy: string | null;
+}
+
+const pathPattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`);
+
+/**
+ * The line of the FAPI's Clerk dialect table (`fapiClerkLines`) or else the route of its route
+ * table (`fapiRoutes`) that a request clerk-js made to the fapi_url is served by, as clerk-js
+ * means it (a POST's `_method`, no trailing slash: `meantRequest`); null when neither has its
+ * method and path.
+ */
+export function servedBy(method: string, url: URL, fapiUrl: string): string | null {
+  const meant = meantRequest(new Request(url, { method }));
+  const path = meant.url.pathname.slice(new URL(fapiUrl).pathname.length) || '/';
+  const line = fapiClerkLines.find((l) => l.method === meant.method && pathPattern(l.path).test(path));
+  if (line) return `dialect ${line.method} ${line.path}`;
+  const route = fapiRoutes.find((r) => r.method === meant.method && pathPattern(r.path.slice(FAPI_PREFIX.length)).test(path));
+  return route ? `${route.method} ${route.path.slice(FAPI_PREFIX.length)}` : null;
 }
 
 export interface ClerkBrowserHarness {
@@ -47,7 +68,10 @@ export interface ClerkBrowserHarness {
   fapiUrl: string;
   appOrigin: string;
   browser: Browser;
-  /** Every FAPI request the browser made (newest last), for assertions and for reading what clerk-js sends. */
+  /**
+   * Every FAPI request the browser made (newest last), for assertions and for reading what
+   * clerk-js sends. `close()` fails when one matched no dialect line and no route (`servedBy`).
+   */
   calls: FapiCall[];
   /** The app's own server side: answers `/app/*` paths (default 404). */
   setAppHandler(handler: (req: Request) => Promise<Response> | Response): void;
@@ -153,9 +177,10 @@ export async function startClerkBrowserHarness(
       const req = r.request();
       const seen = pending.get(req.url() + req.method());
       if (!seen) return;
+      const served = servedBy(seen.method, seen.url, fapiUrl);
       void r.text().then(
-        (response) => calls.push({ ...seen, status: r.status(), response }),
-        () => calls.push({ ...seen, status: r.status(), response: '' }),
+        (response) => calls.push({ ...seen, status: r.status(), response, servedBy: served }),
+        () => calls.push({ ...seen, status: r.status(), response: '', servedBy: served }),
       );
     });
     if (process.env.CLERK_JS_LOG) {
@@ -192,6 +217,19 @@ export async function startClerkBrowserHarness(
       await browser.close();
       await app.close();
       await api.close();
+      // Every path clerk-js called is in the FAPI's tables: a route, or a line of the Clerk dialect.
+      const unserved = [
+        ...new Set(
+          calls
+            .filter((c) => c.servedBy === null)
+            .map((c) => `${c.method} ${c.url.pathname.slice(new URL(fapiUrl).pathname.length)}${c.url.search}`),
+        ),
+      ];
+      if (unserved.length > 0) {
+        throw new Error(
+          `clerk-js called paths that no FAPI route and no Clerk dialect line serve (server/api/fapi/index.ts):\n${unserved.join('\n')}`,
+        );
+      }
     },
   };
 }
