@@ -279,7 +279,7 @@ export function AuthForm({
   children,
 }: {
   onSubmit: (e: FormEvent) => void;
-  error: string | null;
+  error: string | null | undefined;
   submitLabel: ReactNode;
   busy: boolean;
   disabled?: boolean;
@@ -306,7 +306,7 @@ export function Working({
   onAction,
 }: {
   label: string;
-  error: string | null;
+  error: string | null | undefined;
   actionLabel: string;
   onAction: () => void;
 }) {
