@@ -118,5 +118,3 @@ export function useForm<D extends DescribedError>(fields: readonly string[], des
     setFormError,
   };
 }
-
-export type FormState<D extends DescribedError = DescribedError> = ReturnType<typeof useForm<D>>;
