@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, getTableColumns, isNull, lte, or } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { oauthApplications, oauthLogoutDeliveries } from '../db/schema';
+import { claimDue } from '../db/leased-queue';
 import { guardedRequest, outboundNetwork, OutboundTimeout, targetPolicy } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
 import { instanceContext, type InstanceContext } from '../instances/instances';
@@ -48,31 +49,6 @@ export async function signLogoutToken(
       sid: t.sessionId,
     },
   );
-}
-
-/** Claims due deliveries (FOR UPDATE SKIP LOCKED, then a lease), as the webhook messages are claimed. */
-async function claimDue(deps: Pick<Deps, 'db' | 'clock'>, limit: number): Promise<DeliveryRow[]> {
-  const now = deps.clock.now();
-  const due = deps.db
-    .select({ id: oauthLogoutDeliveries.id })
-    .from(oauthLogoutDeliveries)
-    .where(
-      and(
-        eq(oauthLogoutDeliveries.status, 'pending'),
-        lte(oauthLogoutDeliveries.nextAttemptAt, now),
-        or(isNull(oauthLogoutDeliveries.lockedUntil), lte(oauthLogoutDeliveries.lockedUntil, now)),
-      ),
-    )
-    .orderBy(oauthLogoutDeliveries.nextAttemptAt)
-    .limit(limit)
-    .for('update', { skipLocked: true })
-    .as('due');
-  return deps.db
-    .update(oauthLogoutDeliveries)
-    .set({ lockedUntil: now + LEASE_MS })
-    .from(due)
-    .where(eq(oauthLogoutDeliveries.id, due.id))
-    .returning(getTableColumns(oauthLogoutDeliveries));
 }
 
 async function attempt(deps: LogoutDeliveryDeps, d: DeliveryRow): Promise<{ ok: boolean; error: string | null; final: boolean }> {
@@ -127,7 +103,11 @@ export async function runBackchannelLogoutsOnce(deps: LogoutDeliveryDeps, opts: 
   let total = 0;
   for (;;) {
     if (opts.stopping?.()) return total;
-    const claimed = await claimDue(deps, opts.batchSize ?? 50);
+    const claimed = await claimDue(deps.db, oauthLogoutDeliveries, {
+      now: deps.clock.now(),
+      limit: opts.batchSize ?? 50,
+      leaseMs: LEASE_MS,
+    });
     if (claimed.length === 0) return total;
     const results = await Promise.allSettled(claimed.map((d) => deliver(deps, d)));
     // A failed record leaves the delivery leased: another round takes it when the lease lapses.

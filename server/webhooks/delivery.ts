@@ -1,9 +1,10 @@
-import { and, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { events, instances, webhookEndpoints, webhookMessages } from '../db/schema';
 import { eventEnvelope } from '../events/events';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
+import { claimDue, releaseLeases } from '../db/leased-queue';
 import { databaseFault } from '../db/errors';
 import { guardedRequest, outboundNetwork, OutboundTimeout, targetPolicy } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
@@ -19,55 +20,21 @@ export type DeliveryDeps = Pick<Deps, 'db' | 'clock' | 'cipher' | 'config' | 'dn
 /** How long a claim lasts: longer than a delivery can take, so only a dead worker's claim expires. */
 export const DEFAULT_LEASE_MS = 60_000;
 
-/**
- * Claims up to `limit` due messages for this worker. FOR UPDATE SKIP LOCKED keeps two
- * workers off the same rows; the lease (locked_until) keeps them off after the claim
- * commits, and lets another worker take the message over if this one dies.
- */
+/** Claims up to `limit` due messages for this worker (server/db/leased-queue.ts), counting the ones taken over as redeliveries. */
 export async function claimDueMessages(
   deps: Pick<Deps, 'db' | 'clock' | 'metrics'>,
   limit: number,
   leaseMs = DEFAULT_LEASE_MS,
 ): Promise<MessageRow[]> {
-  const now = deps.clock.now();
-  // The claim before this one, if any: set means it lapsed or was given back unfinished.
-  const due = deps.db
-    .select({ id: webhookMessages.id, earlierClaim: webhookMessages.lockedUntil })
-    .from(webhookMessages)
-    .where(
-      and(
-        eq(webhookMessages.status, 'pending'),
-        lte(webhookMessages.nextAttemptAt, now),
-        or(isNull(webhookMessages.lockedUntil), lte(webhookMessages.lockedUntil, now)),
-      ),
-    )
-    .orderBy(webhookMessages.nextAttemptAt)
-    .limit(limit)
-    .for('update', { skipLocked: true })
-    .as('due');
-  const claimed = await deps.db
-    .update(webhookMessages)
-    .set({ lockedUntil: now + leaseMs })
-    .from(due)
-    .where(eq(webhookMessages.id, due.id))
-    .returning({ ...getTableColumns(webhookMessages), reclaimed: sql<boolean>`${due.earlierClaim} is not null` });
+  const claimed = await claimDue(deps.db, webhookMessages, { now: deps.clock.now(), limit, leaseMs });
   const reclaimed = claimed.filter((m) => m.reclaimed).length;
   if (reclaimed) deps.metrics.webhookRedeliveries.inc(reclaimed);
   return claimed.map(({ reclaimed: _, ...m }) => m);
 }
 
-/**
- * Gives back the leases of claimed messages that are still pending (a worker stopping with
- * deliveries unfinished): another worker takes them at once instead of when the lease lapses
- * (a lease ending now, not none: the next claim counts them as redeliveries).
- */
-export async function releaseClaims(deps: Pick<Deps, 'db' | 'clock'>, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await deps.db
-    .update(webhookMessages)
-    .set({ lockedUntil: deps.clock.now() })
-    .where(and(inArray(webhookMessages.id, ids), eq(webhookMessages.status, 'pending')));
-}
+/** Gives back the leases of claimed messages still pending (a worker stopping with deliveries unfinished). */
+export const releaseClaims = (deps: Pick<Deps, 'db' | 'clock'>, ids: string[]) =>
+  releaseLeases(deps.db, webhookMessages, ids, deps.clock.now());
 
 export interface AttemptResult {
   statusCode: number | null;
