@@ -9,7 +9,7 @@ import { cursorList, lightList, newestFirst, oldestFirst, type Keyset } from '..
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { loadOrganization, organizationView, type OrganizationRow } from './organization-view';
-import { isMemberSql, membersCountColumn, membersCountOf } from './statements';
+import { isMemberSql } from './statements';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
 import { updateSessions } from '../sessions/session-state';
@@ -92,7 +92,7 @@ export function membershipsStatement(db: Db, instanceId: string, q: Omit<Members
     .select({
       membership: organizationMemberships,
       organization: organizations,
-      membersCount: orgId ? membersCountOf(orgId) : membersCountColumn,
+      membersCount: organizations.membersCount,
       user: {
         id: users.id,
         firstName: users.firstName,

@@ -17,18 +17,15 @@ import { domainView } from './domain-view';
 import { organizationInvitationView } from './invitation-view';
 import { addMembershipInTx, membershipsWithUsers, removeMembershipInTx } from './memberships';
 import { loadOrganization, organizationView, type OrganizationRow, type OrganizationView } from './organization-view';
-import { membersCountColumn } from './statements';
 import { ensureBuiltIns } from './roles';
 import { updateSessions } from '../sessions/session-state';
 
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
 
+/** The organization's members, as the triggers of migration 0052 keep them in its row (in the transaction of each change). */
 export async function membersCount(db: Db, organizationId: string): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(organizationMemberships)
-    .where(eq(organizationMemberships.organizationId, organizationId));
-  return Number(row?.n ?? 0);
+  const [row] = await db.select({ n: organizations.membersCount }).from(organizations).where(eq(organizations.id, organizationId));
+  return row?.n ?? 0;
 }
 
 export async function organizationViewOf(db: Db, row: OrganizationRow) {
@@ -244,7 +241,7 @@ export async function listOrganizations(
   }
   const rows = (k: Keyset) =>
     deps.db
-      .select({ org: organizations, count: membersCountColumn })
+      .select({ org: organizations })
       .from(organizations)
       .where(and(...filters, k.after))
       .orderBy(k.orderBy)
@@ -253,7 +250,7 @@ export async function listOrganizations(
     q,
     newestFirst(organizations.id),
     rows,
-    (r) => organizationView(r.org, Number(r.count)),
+    (r) => organizationView(r.org, r.org.membersCount),
     (r) => r.org.id,
   );
 }

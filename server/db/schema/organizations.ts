@@ -17,6 +17,11 @@ export const organizations = pgTable(
     privateMetadata: jsonb('private_metadata').$type<Metadata>().notNull().default({}),
     /** 0: no cap. */
     maxAllowedMemberships: integer('max_allowed_memberships').notNull().default(0),
+    /**
+     * Its memberships, kept by statement triggers on organization_memberships in the transaction of
+     * each change (migration 0052), so lists show members_count without counting a page's members.
+     */
+    membersCount: integer('members_count').notNull().default(0),
     createdBy: text('created_by'),
     ...timestamps(),
   },
