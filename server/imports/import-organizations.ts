@@ -42,8 +42,12 @@ type MembershipRow = typeof organizationMemberships.$inferSelect;
 const metadataOf = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** The organization's row as Clerk describes it, or why it cannot be one. */
-function organizationRow(instanceId: string, o: ClerkOrganization, now: number): Omit<OrgRow, 'createdBy' | 'imageUrl'> | string {
+/** The organization's row as Clerk describes it, or why it cannot be one (members_count is the triggers' own: migration 0051). */
+function organizationRow(
+  instanceId: string,
+  o: ClerkOrganization,
+  now: number,
+): Omit<OrgRow, 'createdBy' | 'imageUrl' | 'membersCount'> | string {
   if (typeof o.id !== 'string' || !isId('org', o.id)) return `${String(o.id)} is not a Clerk organization id`;
   const slug = slugInput.safeParse(o.slug);
   if (!slug.success) return `slug ${String(o.slug)} ${slug.error.issues[0]!.message}`;
