@@ -29,6 +29,9 @@
  *   cluster   GET /v1/users/:id on one process vs one HTTP worker per core (WEB_CONCURRENCY)
  *   growth    refresh and GET /v1/users?query= at 1k → 10k → 100k → 1M users (seeded by SQL)
  *   soak      BENCH_SOAK_SECONDS of mixed load on one process: RSS start, end and slope
+ *   console   the console's users, organizations and audit calls on one instance of BENCH_CONSOLE_USERS users,
+ *             BENCH_CONSOLE_ORGS organizations (the users their members) and BENCH_CONSOLE_AUDIT audit rows,
+ *             seeded by SQL (bench/scale.ts). Aim: p99 ≤ 300 ms each
  *
  * Endpoints: GET /v1/users/:id and GET /v1/users?limit=20 (next, start, api; vs the bare and
  * db ceilings), and on start and api the session hot paths (vs the jose ceilings):
@@ -76,6 +79,7 @@
  *   BENCH_GROWTH_SESSIONS  fresh sessions seeded per growth step for the refresh column (default 20000)
  *   BENCH_GROWTH_MEMBERS   members of the organization of the member rows, after the last growth step (default 100000; 0: none)
  *   BENCH_SOAK_SECONDS mixed-load seconds of the RSS check (default 600)
+ *   BENCH_CONSOLE_USERS, BENCH_CONSOLE_ORGS, BENCH_CONSOLE_AUDIT  the console row's instance (default 1000000, 100000, 10000000)
  */
 import { buildIsCurrent } from '../server/main/build-stamp';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -92,10 +96,12 @@ import type { SdkVerifyResult } from './sdk-verify';
 import { measureProtection, type ProtectionBenchResult } from './protection';
 import {
   measureCluster,
+  measureConsole,
   measureGrowth,
   measurePasswords,
   measureSoak,
   type ClusterBenchResult,
+  type ConsoleResult,
   type GrowthResult,
   type PasswordBenchResult,
   type SoakResult,
@@ -137,6 +143,11 @@ const GROWTH_MAX = Number(env.BENCH_GROWTH_MAX ?? 1_000_000);
 const GROWTH_SESSIONS = Number(env.BENCH_GROWTH_SESSIONS ?? 20_000);
 const GROWTH_MEMBERS = Number(env.BENCH_GROWTH_MEMBERS ?? 100_000);
 const SOAK_SECONDS = Number(env.BENCH_SOAK_SECONDS ?? 600);
+const CONSOLE_USERS = Number(env.BENCH_CONSOLE_USERS ?? 1_000_000);
+const CONSOLE_ORGS = Number(env.BENCH_CONSOLE_ORGS ?? 100_000);
+const CONSOLE_AUDIT = Number(env.BENCH_CONSOLE_AUDIT ?? 10_000_000);
+/** Issue #50 item 4: each console call answers within this. */
+const CONSOLE_P99_AIM_MS = 300;
 /** Keycloak's sizing guide: 120 refreshes/s per vCPU; Latchkey aims at 5× that on one core. */
 const KEYCLOAK_PER_VCPU = 120;
 const REFRESH_TARGET = 5 * KEYCLOAK_PER_VCPU;
@@ -977,6 +988,22 @@ async function main() {
       return null;
     });
   }
+  let consoleRow: ConsoleResult | null = null;
+  if (!ONLY || ONLY.has('console')) {
+    log(`console: ${CONSOLE_USERS} users, ${CONSOLE_ORGS} organizations, ${CONSOLE_AUDIT} audit rows`);
+    consoleRow = await measureConsole(helpers, {
+      port: PORT_BASE + 64,
+      seconds: DURATION / 2,
+      connections: CONNECTIONS,
+      databaseUrl: DATABASE_URL,
+      users: CONSOLE_USERS,
+      organizations: CONSOLE_ORGS,
+      auditRows: CONSOLE_AUDIT,
+    }).catch((err: unknown) => {
+      log(`  ! console: ${String(err)}`);
+      return null;
+    });
+  }
 
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
   const dbFor = (endpoint: string) => rows.find((r) => r.key === 'db' && r.endpoint === endpoint)?.requestsPerSecond ?? null;
@@ -1247,6 +1274,24 @@ async function main() {
         ),
     );
   }
+  if (consoleRow?.rows.length) {
+    out.push(
+      `\nConsole: one npm run api process; ${consoleRow.users} users, ${consoleRow.organizations} organizations (the users their members), ${consoleRow.auditRows} audit rows, seeded by SQL in ${consoleRow.seedSeconds.toFixed(0)} s; each call as the console page makes it (through BAPI, the same endpoint code). Aim: p99 ≤ ${CONSOLE_P99_AIM_MS} ms.\n\n` +
+        table(
+          ['page', 'call', 'req/s', 'p50 ms', 'p99 ms', 'shown', 'aim'],
+          consoleRow.rows.map((r) => [
+            r.page,
+            r.request,
+            r.perSecond.toFixed(0),
+            r.p50.toFixed(1),
+            r.p99.toFixed(1),
+            String(r.shown),
+            r.p99 <= CONSOLE_P99_AIM_MS ? 'met' : 'NOT met',
+          ]),
+          2,
+        ),
+    );
+  }
   if (soak) {
     out.push(
       `\nSoak: ${soak.seconds}s of mixed load (mint, verify, refresh, get, search, revoke) on one npm run api process, ${soak.operations} operations, ${soak.failures} failures.\n\n` +
@@ -1298,6 +1343,7 @@ async function main() {
     cluster,
     growth,
     soak,
+    console: consoleRow,
     faults,
   };
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);

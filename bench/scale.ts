@@ -446,6 +446,138 @@ export async function measureGrowth(
   return { steps: rows, members };
 }
 
+// ---------------------------------------------------------------- console
+
+/** One API call of a console page, on an instance of the console row's size. */
+export interface ConsoleRow {
+  page: string;
+  request: string;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  /** Items the call's page showed (its check). */
+  shown: number;
+}
+
+export interface ConsoleResult {
+  users: number;
+  organizations: number;
+  auditRows: number;
+  seedSeconds: number;
+  rows: ConsoleRow[];
+}
+
+/**
+ * The console row (issue #50 item 4): one instance with `users` users (one address each),
+ * `organizations` organizations whose memberships are those users spread evenly (members_count
+ * kept by migration 0051's triggers as the memberships are inserted), and `auditRows` audit log
+ * entries, all seeded by SQL in slices; then the calls the console's users, organizations and
+ * audit pages make (through BAPI: the same endpoint code as the dashboard routes, which need an
+ * operator session) under load. The overview's numbers (`…/metrics`) are daily aggregates rolled up
+ * in the background, not counted per call, and are not measured here.
+ */
+export async function measureConsole(
+  h: Helpers,
+  opts: {
+    port: number;
+    seconds: number;
+    connections: number;
+    databaseUrl: string;
+    users: number;
+    organizations: number;
+    auditRows: number;
+  },
+): Promise<ConsoleResult> {
+  const db = postgres(opts.databaseUrl, { max: 2, onnotice: () => {} });
+  const server = h.startServer('console', API[0], [...API[1]], opts.port, { WEB_CONCURRENCY: '1', WEBHOOK_WORKER: '0' }, 0);
+  const rows: ConsoleRow[] = [];
+  const { users, organizations, auditRows } = opts;
+  let seedSeconds = 0;
+  try {
+    await h.waitFor(server, '/readyz', 120_000);
+    const base = `http://127.0.0.1:${opts.port}`;
+    const i = await newInstance(h, 'Console');
+    const t0 = Date.now();
+    const slices = async (total: number, size: number, each: (from: number, to: number) => Promise<unknown>) => {
+      for (let from = 1; from <= total; from += size) await each(from, Math.min(total, from + size - 1));
+    };
+    await slices(users, 100_000, async (from, to) => {
+      await db`
+        insert into users (id, instance_id, first_name, last_name, primary_email_address_id, created_at, updated_at)
+        select 'user_cons' || lpad(n::text, 8, '0'), ${i.id}, 'Console' || n, 'Bench', 'idn_cons' || lpad(n::text, 8, '0'),
+               (extract(epoch from now()) * 1000)::bigint - n, (extract(epoch from now()) * 1000)::bigint - n
+          from generate_series(${from}::int, ${to}::int) n`;
+      await db`
+        insert into email_addresses (id, instance_id, user_id, email_address, email_key, verification_status, created_at, updated_at)
+        select 'idn_cons' || lpad(n::text, 8, '0'), ${i.id}, 'user_cons' || lpad(n::text, 8, '0'), 'c' || n || '@console.example.com',
+               'c' || n || '@console.example.com', 'verified', (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
+          from generate_series(${from}::int, ${to}::int) n`;
+    });
+    await slices(
+      organizations,
+      100_000,
+      (from, to) => db`
+      insert into organizations (id, instance_id, name, slug, created_at, updated_at)
+      select 'org_cons' || lpad(n::text, 8, '0'), ${i.id}, 'Console org ' || n, 'console-org-' || n, (extract(epoch from now()) * 1000)::bigint - n, (extract(epoch from now()) * 1000)::bigint - n
+        from generate_series(${from}::int, ${to}::int) n`,
+    );
+    if (organizations > 0)
+      await slices(
+        users,
+        100_000,
+        (from, to) => db`
+        insert into organization_memberships (id, instance_id, organization_id, user_id, role, created_at, updated_at)
+        select 'orgmem_cons' || lpad(n::text, 8, '0'), ${i.id}, 'org_cons' || lpad((1 + (n - 1) % ${organizations}::int)::text, 8, '0'),
+               'user_cons' || lpad(n::text, 8, '0'), 'org:member', (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
+          from generate_series(${from}::int, ${to}::int) n`,
+      );
+    const actions = ['user.created', 'session.created', 'organization.updated', 'user.updated', 'organization_membership.created'];
+    await slices(
+      auditRows,
+      1_000_000,
+      (from, to) => db`
+      insert into audit_logs (id, instance_id, actor, actor_kind, action, target, details, created_at)
+      select 'aud_cons' || lpad(n::text, 9, '0'), ${i.id}, 'system', 'system', (${actions}::text[])[1 + n % ${actions.length}::int],
+             'user_cons' || lpad((1 + n % greatest(${users}::int, 1))::text, 8, '0'), '{}'::jsonb, (extract(epoch from now()) * 1000)::bigint - n
+        from generate_series(${from}::int, ${to}::int) n`,
+    );
+    for (const table of ['users', 'email_addresses', 'organizations', 'organization_memberships', 'audit_logs'])
+      await db.unsafe(`analyze ${table}`);
+    seedSeconds = (Date.now() - t0) / 1000;
+    h.log(`  console: ${users} users, ${organizations} organizations, ${auditRows} audit rows seeded in ${seedSeconds.toFixed(1)} s`);
+
+    const deepUser = `user_cons${String(Math.max(1, Math.floor(users / 2))).padStart(8, '0')}`;
+    const deepOrg = `org_cons${String(Math.max(1, Math.floor(organizations / 2))).padStart(8, '0')}`;
+    const calls: [string, string, string][] = [
+      ['users', 'first page', '/v1/users?limit=20'],
+      ['users', 'a page deep in', `/v1/users?limit=20&starting_after=${deepUser}`],
+      ['users', 'search: an exact address', `/v1/users?limit=20&query=c${Math.max(1, Math.floor(users / 2))}@console.example.com`],
+      ['organizations', 'first page (members_count)', '/v1/organizations?limit=20'],
+      ['organizations', 'a page deep in', `/v1/organizations?limit=20&starting_after=${deepOrg}`],
+      ['audit', 'first page', '/v1/audit_logs?limit=25'],
+      ['audit', 'filtered by action', '/v1/audit_logs?limit=25&action=organization.updated'],
+    ];
+    for (const [page, request, path] of calls) {
+      const url = `${base}${path}`;
+      const r = await cannon({ url, connections: opts.connections, duration: opts.seconds, headers: i.auth });
+      const check = await json(url, 'GET', i.auth);
+      rows.push({
+        page,
+        request,
+        perSecond: okPerSecond(r),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        shown: (check.data as unknown[]).length,
+      });
+      h.log(`  console ${page}: ${request} ${rows.at(-1)!.perSecond.toFixed(0)}/s, p99 ${r.latency.p99} ms, ${rows.at(-1)!.shown} shown`);
+    }
+  } finally {
+    await h.stop(server.child);
+    await db.end({ timeout: 2 });
+  }
+  return { users, organizations, auditRows, seedSeconds, rows };
+}
+
 // ---------------------------------------------------------------- soak
 
 export interface SoakResult {
