@@ -559,6 +559,7 @@ export async function measureConsole(
     ];
     for (const [page, request, path] of calls) {
       const url = `${base}${path}`;
+      await cannon({ url, connections: opts.connections, duration: 1, headers: i.auth }); // warm-up (plans, caches), not counted
       const r = await cannon({ url, connections: opts.connections, duration: opts.seconds, headers: i.auth });
       const check = await json(url, 'GET', i.auth);
       rows.push({
