@@ -470,7 +470,7 @@ export interface ConsoleResult {
 /**
  * The console row (issue #50 item 4): one instance with `users` users (one address each),
  * `organizations` organizations whose memberships are those users spread evenly (members_count
- * kept by migration 0051's triggers as the memberships are inserted), and `auditRows` audit log
+ * kept by migration 0052's triggers as the memberships are inserted), and `auditRows` audit log
  * entries, all seeded by SQL in slices; then the calls the console's users, organizations and
  * audit pages make (through BAPI: the same endpoint code as the dashboard routes, which need an
  * operator session) under load. The overview's numbers (`…/metrics`) are daily aggregates rolled up

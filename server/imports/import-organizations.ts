@@ -42,7 +42,7 @@ type MembershipRow = typeof organizationMemberships.$inferSelect;
 const metadataOf = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** The organization's row as Clerk describes it, or why it cannot be one (members_count is the triggers' own: migration 0051). */
+/** The organization's row as Clerk describes it, or why it cannot be one (members_count is the triggers' own: migration 0052). */
 function organizationRow(
   instanceId: string,
   o: ClerkOrganization,
