@@ -71,7 +71,7 @@ beforeAll(async () => {
     `g % 2 = 1 and t.user_id = '${template}'`,
   );
   for (const table of ['users', 'email_addresses', 'organization_memberships']) await db.execute(sql.raw(`analyze ${table}`));
-}, 60_000);
+}, 120_000);
 
 function planOf(q: { query?: string }, after?: string) {
   const db = h.runtime.deps.db;
