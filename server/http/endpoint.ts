@@ -117,7 +117,8 @@ export const redirect = (location: string, status: 302 | 303 = 302, headers?: Re
   tag({ kind: 'redirect', location, status, headers });
 export const htmlPage = (html: string, status = 200, headers?: Record<string, string>) =>
   tag({ kind: 'text', text: html, contentType: 'text/html; charset=utf-8', status, headers });
-export const textResult = (text: string, contentType: string, status = 200) => tag({ kind: 'text', text, contentType, status });
+export const textResult = (text: string, contentType: string, status = 200, headers?: Record<string, string>) =>
+  tag({ kind: 'text', text, contentType, status, headers });
 export const noContent = (headers?: Record<string, string>) => tag({ kind: 'empty', status: 204, headers });
 export const jsonResult = (value: unknown, status: number, headers?: Record<string, string>) =>
   tag({ kind: 'json', value, status, headers });

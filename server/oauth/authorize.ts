@@ -106,7 +106,7 @@ async function identifyClient(deps: D, instance: InstanceContext, sent: Authoriz
   let params = sent;
   if (sent.request_uri !== undefined) {
     throw new EarlyRedirectError(
-      redirectUriOf(app, sent),
+      redirectUriOf(app, sent, true),
       'request_uri_not_supported',
       'request_uri is not supported; send the request object by value (request).',
     );
@@ -115,17 +115,24 @@ async function identifyClient(deps: D, instance: InstanceContext, sent: Authoriz
     try {
       params = await mergeRequestObject(deps, instance, app, sent);
     } catch (e) {
-      if (e instanceof RequestObjectError) throw new EarlyRedirectError(redirectUriOf(app, sent), 'invalid_request_object', e.message);
+      if (e instanceof RequestObjectError)
+        throw new EarlyRedirectError(redirectUriOf(app, sent, true), 'invalid_request_object', e.message);
       throw e;
     }
   }
   return { app, params, redirectUri: redirectUriOf(app, params) };
 }
 
-function redirectUriOf(app: ApplicationRow, params: AuthorizeParams) {
+/**
+ * The redirect_uri in force. OIDC Core §3.1.2.1 requires it in an OpenID request; plain OAuth 2.0
+ * may omit it when one is registered (RFC 6749 §3.1.2.3), as may an error about the request
+ * object answered before its own redirect_uri could be read (`forError`).
+ */
+function redirectUriOf(app: ApplicationRow, params: AuthorizeParams, forError = false) {
   const given = params.redirect_uri;
   if (Array.isArray(given)) throw new PageError('redirect_uri is repeated.');
-  const redirectUri = given ?? (app.redirectUris.length === 1 ? app.redirectUris[0]! : undefined);
+  const openid = typeof params.scope === 'string' && params.scope.split(' ').includes('openid');
+  const redirectUri = given ?? (app.redirectUris.length === 1 && (forError || !openid) ? app.redirectUris[0]! : undefined);
   if (redirectUri === undefined) throw new PageError('redirect_uri is required.');
   if (!app.redirectUris.includes(redirectUri)) throw new PageError('The redirect_uri is not registered for this application.');
   return redirectUri;
@@ -438,6 +445,7 @@ export async function authorize(deps: D, input: AuthorizeInput) {
             user: await displayName(deps, instance.id, user.userId),
             scopes: req.scopes,
             params: { ...req.params, redirect_uri: req.redirectUri },
+            ...registeredLinks(req.app.registrationMetadata),
           }),
           200,
           // Framing (clickjacking of the Allow button) is refused by the surface's security headers.
@@ -455,3 +463,9 @@ export async function authorize(deps: D, input: AuthorizeInput) {
 }
 
 const stateOf = (params: AuthorizeParams) => (typeof params.state === 'string' ? params.state : null);
+
+/** The policy and terms links a dynamically registered app gave (http(s) URLs, checked at registration). */
+function registeredLinks(meta: Record<string, unknown> | null): { policyUri?: string; tosUri?: string } {
+  const url = (v: unknown) => (typeof v === 'string' && /^https?:\/\//i.test(v) ? v : undefined);
+  return { policyUri: url(meta?.policy_uri), tosUri: url(meta?.tos_uri) };
+}

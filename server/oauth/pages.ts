@@ -53,13 +53,30 @@ function scopeItems(copy: Copy, scopes: string[]) {
 
 export function consentPage(
   l: PageLocale,
-  a: { action: string; appName: string; user: string; scopes: string[]; params: Record<string, string> },
+  a: {
+    action: string;
+    appName: string;
+    user: string;
+    scopes: string[];
+    params: Record<string, string>;
+    /** The app's privacy policy and terms (registered as policy_uri / tos_uri, RFC 7591 §2), linked for the user to read. */
+    policyUri?: string;
+    tosUri?: string;
+  },
 ): string {
   const { copy } = l;
   const items = scopeItems(copy, a.scopes);
+  const docs = [
+    a.policyUri
+      ? `<a href="${escapeHtml(a.policyUri)}" rel="noopener noreferrer" target="_blank">${escapeHtml(copy.consent.policy)}</a>`
+      : '',
+    a.tosUri ? `<a href="${escapeHtml(a.tosUri)}" rel="noopener noreferrer" target="_blank">${escapeHtml(copy.consent.terms)}</a>` : '',
+  ].filter(Boolean);
+  const links = docs.length ? `<p><small>${escapeHtml(fill(copy.consent.links, { app: a.appName }))} ${docs.join(' · ')}</small></p>` : '';
   const body =
     `<p><small>${escapeHtml(fill(copy.consent.signedInAs, { user: a.user }))}</small></p>` +
     `<p>${escapeHtml(fill(copy.consent.intro, { app: a.appName }))}</p><ul>${items}</ul>` +
+    links +
     `<form method="post" action="${escapeHtml(a.action)}">${hiddenInputs(a.params)}<div class="actions">` +
     `<button type="submit" name="decision" value="deny">${escapeHtml(copy.consent.deny)}</button>` +
     `<button type="submit" name="decision" value="allow">${escapeHtml(copy.consent.allow)}</button></div></form>` +

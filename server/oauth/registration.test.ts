@@ -228,7 +228,8 @@ describe('Dynamic Client Registration (RFC 7591)', () => {
       [{ redirect_uris: [REDIRECT_URI], logo_uri: 'javascript:alert(1)' }, 'invalid_client_metadata'],
       [{ redirect_uris: [REDIRECT_URI], client_name: 42 }, 'invalid_client_metadata'],
       [{ redirect_uris: [REDIRECT_URI], id_token_signed_response_alg: 'none' }, 'invalid_client_metadata'],
-      [{ redirect_uris: [REDIRECT_URI], userinfo_signed_response_alg: 'RS256' }, 'invalid_client_metadata'],
+      [{ redirect_uris: [REDIRECT_URI], userinfo_signed_response_alg: 'HS256' }, 'invalid_client_metadata'],
+      [{ redirect_uris: [REDIRECT_URI], userinfo_encrypted_response_alg: 'RSA-OAEP' }, 'invalid_client_metadata'],
       [{ redirect_uris: [REDIRECT_URI], subject_type: 'pairwise' }, 'invalid_client_metadata'],
     ];
     for (const [body, error] of cases) {

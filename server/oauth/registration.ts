@@ -38,12 +38,12 @@ const UNSUPPORTED_VALUES: Record<string, readonly string[]> = {
   id_token_signed_response_alg: ['RS256'],
   subject_type: ['public'],
   request_object_signing_alg: REQUEST_OBJECT_ALGS,
+  userinfo_signed_response_alg: ['RS256'],
 };
 /** Metadata asking for encryption or signatures the provider does not produce. */
 const UNSUPPORTED_FIELDS = [
   'id_token_encrypted_response_alg',
   'id_token_encrypted_response_enc',
-  'userinfo_signed_response_alg',
   'userinfo_encrypted_response_alg',
   'userinfo_encrypted_response_enc',
   'request_object_encryption_alg',
@@ -73,6 +73,8 @@ export interface ClientMetadata {
   subject_type: 'public';
   software_id?: string;
   software_version?: string;
+  /** RS256: UserInfo answers as a signed JWT (OIDC Core §5.3.2). */
+  userinfo_signed_response_alg?: 'RS256';
   [localized: string]: unknown;
 }
 
@@ -226,6 +228,7 @@ export async function parseClientMetadata(
   const softwareVersion = str(m, 'software_version', 256);
   if (softwareVersion) out.software_version = softwareVersion;
   if (m.request_object_signing_alg) out.request_object_signing_alg = m.request_object_signing_alg;
+  if (m.userinfo_signed_response_alg === 'RS256') out.userinfo_signed_response_alg = 'RS256';
   return out;
 }
 

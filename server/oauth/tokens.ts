@@ -81,6 +81,15 @@ export async function signIdToken(
   );
 }
 
+/**
+ * A UserInfo answer as a JWT (OIDC Core §5.3.2), for a client registered with
+ * `userinfo_signed_response_alg: RS256`: the claims with `iss` and `aud` added, signed as ID tokens are.
+ */
+export async function signUserinfo(deps: D, instance: InstanceContext, t: { clientId: string; claims: Record<string, unknown> }) {
+  const signer = await currentSigner(deps, instance.id);
+  return signRs256Jws(signer.key, { alg: ALG, kid: signer.kid, typ: 'JWT' }, { ...t.claims, iss: instance.fapiUrl, aud: t.clientId });
+}
+
 /** The claims of a JWT signed by one of the instance's published keys, or null (any failure, expiry included unless allowed). */
 async function verifyOwnJwt(
   deps: D,

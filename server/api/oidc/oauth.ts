@@ -5,7 +5,7 @@ import { oauthAuthorizations, oauthRefreshTokens } from '../../db/schema';
 import { sha256Hex } from '../../crypto/secrets';
 import { auditContextOf } from '../../http/actor';
 import { AppError } from '../../http/errors';
-import { endpoint, htmlPage, jsonResult, noContent, redirect } from '../../http/endpoint';
+import { endpoint, htmlPage, jsonResult, noContent, redirect, textResult } from '../../http/endpoint';
 import type { InstanceContext } from '../../instances/instances';
 import { LOCALE_COOKIE } from '../../../i18n/locales';
 import { endAllClientSessions } from '../../sessions/sign-out';
@@ -27,7 +27,7 @@ import { startDeviceAuthorization } from '../../oauth/device';
 import { deviceVerification } from '../../oauth/device-page';
 import { enforceLimit } from '../../limits/rate-limit';
 import { tokenLimits } from '../../oauth/oidc-caller';
-import { ACCESS_TOKEN_TYP, verifyAccessToken, verifyIdTokenHint } from '../../oauth/tokens';
+import { ACCESS_TOKEN_TYP, signUserinfo, verifyAccessToken, verifyIdTokenHint } from '../../oauth/tokens';
 import { bearerToken } from '../../http/request-context';
 import { deleteRegistration, readRegistration, registerClient, updateRegistration } from '../../oauth/registration';
 import { registrationLimit } from '../../oauth/oidc-caller';
@@ -54,6 +54,7 @@ export function providerMetadata(instance: InstanceContext) {
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
+    userinfo_signing_alg_values_supported: ['RS256'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -103,6 +104,10 @@ async function userinfo(deps: D, auth: OidcAuth, formToken?: string) {
   }
   const user = await userClaims(deps, auth.instance.id, claims.sub, releasedClaimNames(scopes, authorization.context?.claims?.userinfo));
   if (!user) throw oauthError('invalid_token', 'The user of this token no longer exists or is banned.', 401);
+  // A client registered with userinfo_signed_response_alg gets the answer as a signed JWT (OIDC Core §5.3.2).
+  const app = await findApplication(deps, auth.instance.id, claims.client_id);
+  if (app?.registrationMetadata?.userinfo_signed_response_alg === 'RS256')
+    return textResult(await signUserinfo(deps, auth.instance, { clientId: app.id, claims: user }), 'application/jwt', 200, NO_STORE);
   return jsonResult(user, 200, NO_STORE);
 }
 
