@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bapiRoutes } from '../bapi';
 import { fapiRoute } from './index';
-import { me } from './users';
+import { user as me } from './users';
 import { myApiKeys, organizationApiKeys } from './apikeys';
 import { bapiUsers } from '../bapi/users';
 

@@ -38,7 +38,7 @@ export const meQuery = z.object({
 
 export type MeQuery = z.output<typeof meQuery>;
 
-export const meSchema = userSchema
+const meSchema = userSchema
   .omit({ private_metadata: true })
   .extend({
     totp_enabled: z.boolean(),
@@ -211,7 +211,7 @@ const changePasswordBody = z
     params: { reason: 'conflict' },
   });
 
-export const me = {
+export const user = {
   get: endpoint<SignedInAuth, never, MeQuery>({
     summary:
       'The signed-in user (no private metadata); in an impersonation session, who impersonates (an operator by name). A session, or a uat_ token with me:read',
