@@ -38,7 +38,7 @@ type ValueOf<V extends TemplateVariable> = V['type'] extends 'number' ? number :
 type Vars<T extends { variables: readonly TemplateVariable[] }> = T['variables'][number];
 
 /** The data a template takes: its required variables, and the others optional. */
-export type TemplateDataOf<T extends { variables: readonly TemplateVariable[] }> = {
+type TemplateDataOf<T extends { variables: readonly TemplateVariable[] }> = {
   [V in Vars<T> as V['required'] extends true ? V['name'] : never]: ValueOf<V>;
 } & {
   [V in Vars<T> as V['required'] extends true ? never : V['name']]?: ValueOf<V> | null;

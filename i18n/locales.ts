@@ -1,7 +1,7 @@
 /** Languages with complete catalogs. The first is the fallback. */
 export const LOCALES = ['en', 'fr', 'de'] as const;
 export type Locale = (typeof LOCALES)[number];
-export const DEFAULT_LOCALE: Locale = 'en';
+const DEFAULT_LOCALE: Locale = 'en';
 
 /** Header the proxy sets from a `locale` query parameter (hosted pages). */
 export const LOCALE_HEADER = 'x-latchkey-locale';

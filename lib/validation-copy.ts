@@ -45,7 +45,7 @@ export const VALIDATION_KEYS = [
   'typeMismatch',
   'txtRecordNotFound',
 ] as const;
-export type ValidationKey = (typeof VALIDATION_KEYS)[number];
+type ValidationKey = (typeof VALIDATION_KEYS)[number];
 
 const num = (meta: Record<string, unknown>, key: string) => (typeof meta[key] === 'number' ? (meta[key] as number) : undefined);
 

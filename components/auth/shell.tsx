@@ -19,7 +19,7 @@ export function TextLink({ className, ...rest }: ComponentProps<typeof Link>) {
 }
 
 /** Switches the language, keeping every other parameter of the page (and remembering the choice). */
-export function LanguagePicker() {
+function LanguagePicker() {
   function pick(next: string) {
     rememberLocale(next);
     const url = new URL(window.location.href);
@@ -29,7 +29,7 @@ export function LanguagePicker() {
   return <LanguageSelect onChange={pick} className="text-xs text-zinc-600 hover:bg-white dark:text-zinc-300 dark:hover:bg-zinc-900" />;
 }
 
-export function HostedFooter() {
+function HostedFooter() {
   const t = useTranslations('hosted');
   const { env, loadError } = useHosted();
   return (
@@ -172,7 +172,7 @@ export function AuthCard({
 }
 
 /** Placeholder rows shaped like a form of `fields` inputs and its buttons (a divider between two). */
-export function FormSkeleton({ fields = 2, buttons = 1 }: { fields?: number; buttons?: 1 | 2 }) {
+function FormSkeleton({ fields = 2, buttons = 1 }: { fields?: number; buttons?: 1 | 2 }) {
   const t = useTranslations('common');
   return (
     <div className="flex flex-col gap-4" aria-busy>

@@ -9,7 +9,6 @@ import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import type { InstanceResponse, Person } from '@/lib/console/types';
 
-export type { Person };
 export type People = ReadonlyMap<string, Person>;
 
 /** Names the ids and actor refs a page shows (GET …/people), in one request per set of refs. */

@@ -11,7 +11,7 @@ import { useInstance } from './instance-context';
 
 const primaryEmail = (u: User) =>
   u.email_addresses.find((e) => e.id === u.primary_email_address_id)?.email_address ?? u.email_addresses[0]?.email_address ?? null;
-export const userLabel = (u: User) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.username || primaryEmail(u) || u.id;
+const userLabel = (u: User) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.username || primaryEmail(u) || u.id;
 
 /** Waits `ms` after the last change before answering the value. */
 function useDebounced<T>(value: T, ms: number): T {

@@ -92,7 +92,7 @@ export function PortalHome() {
 }
 
 /** The portal's header: the app's mark, the organization and intent, back and done. */
-export function PortalFrame({ session, children }: { session: PortalSession; children: ReactNode }) {
+function PortalFrame({ session, children }: { session: PortalSession; children: ReactNode }) {
   const t = useTranslations('portal.header');
   const { env } = useHosted();
   const { call } = usePortalCall();

@@ -7,7 +7,7 @@ import { ErrorLine, Section } from './portal';
 import { usePortalCall, usePortalError } from './portal-context';
 import { usePortalDomains } from './domains';
 
-export const IDPS = ['okta', 'entra', 'google', 'onelogin', 'jumpcloud', 'saml', 'oidc'] as const;
+const IDPS = ['okta', 'entra', 'google', 'onelogin', 'jumpcloud', 'saml', 'oidc'] as const;
 type Idp = (typeof IDPS)[number];
 
 type Connection = {

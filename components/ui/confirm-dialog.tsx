@@ -94,7 +94,7 @@ export function FormActions({ children }: { children: ReactNode }) {
 }
 
 /** "Cancel" and the submit button (`busy`: loading; `danger`: a destructive action) at the foot of a form. */
-export function CancelSubmit({
+function CancelSubmit({
   onCancel,
   submitLabel,
   busy,

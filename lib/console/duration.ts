@@ -1,5 +1,5 @@
 /** Durations edited in human units and sent to the API in seconds. */
-export const UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86400 } as const;
+const UNIT_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86400 } as const;
 export type DurationUnit = keyof typeof UNIT_SECONDS;
 export type Duration = { amount: string; unit: DurationUnit };
 

@@ -1,5 +1,5 @@
 /** One place for the dashboard API's base path and the console's page URLs. */
-export const DASHBOARD = '/v1/dashboard';
+const DASHBOARD = '/v1/dashboard';
 
 export const api = {
   console: `${DASHBOARD}/console`,

@@ -8,7 +8,7 @@ import type { InstanceItem, InstanceResponse } from './types';
 export type { EmailTemplate as EmailTemplateDetail, Localization } from '@/lib/generated/dashboard';
 export type LocalizationContent = Localization['content'];
 export type EmailContent = Extract<LocalizationContent, { mjml: string }>;
-export type EmailTemplateSummary = InstanceItem<'GET /email_templates'>;
+type EmailTemplateSummary = InstanceItem<'GET /email_templates'>;
 export type TemplateState = EmailTemplateSummary['state'];
 export type Revision = InstanceItem<'GET /email_templates/{template}/revisions'>;
 export type Preview = InstanceResponse<'POST /email_templates/{template}/preview'>;

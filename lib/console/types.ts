@@ -9,7 +9,7 @@ export type { Email, EmailAddress, Person, Session, Sms, User } from '@/lib/gene
 /** The path of the instance-scoped operations, which InstanceResponse and InstanceItem leave out. */
 type InstancePath = '/accounts/{accountId}/instances/{instanceId}';
 /** An instance-scoped operation by method and the path under the instance: `'GET /users'`. */
-export type InstanceOperation = keyof DashboardOperations extends infer K
+type InstanceOperation = keyof DashboardOperations extends infer K
   ? K extends `${infer M} ${InstancePath}${infer P}`
     ? `${M} ${P}`
     : never

@@ -13,7 +13,7 @@ function redirectWhenSignedOut(error: unknown): void {
 }
 
 /** The operator's session waits for a task (MFA to set up): 403 with meta.reason `session_pending`. */
-export function isSessionPending(error: unknown): boolean {
+function isSessionPending(error: unknown): boolean {
   return error instanceof ApiError && error.status === 403 && errorReason(error) === 'session_pending';
 }
 

@@ -15,14 +15,14 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 const normalize = (identifier: string) => identifier.trim().toLowerCase();
 
-export function allowlistIdentifierId(identifier: string): string {
+function allowlistIdentifierId(identifier: string): string {
   const digest = createHash('sha256').update(normalize(identifier)).digest();
   let out = '';
   for (let i = 0; i < 26; i++) out += CROCKFORD[digest[i]! % 32];
   return `alid_${out}`;
 }
 
-export function allowlistIdentifierView(instanceId: string, identifier: string, at: number) {
+function allowlistIdentifierView(instanceId: string, identifier: string, at: number) {
   return {
     object: 'allowlist_identifier' as const,
     id: allowlistIdentifierId(identifier),

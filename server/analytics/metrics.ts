@@ -18,7 +18,7 @@ export const COUNTERS = [
 /** Set for the current day by `rollUpActivity`. */
 export const GAUGES = ['total_users', 'daily_active_users', 'monthly_active_users', 'active_sessions'] as const;
 export type Counter = (typeof COUNTERS)[number];
-export type Gauge = (typeof GAUGES)[number];
+type Gauge = (typeof GAUGES)[number];
 
 /** Rows a counter's day is spread over (schema/analytics.ts says why). */
 export const METRIC_SHARDS = 16;

@@ -7,7 +7,7 @@ let handler: Promise<FetchHandler> | undefined;
  * The Next.js route handlers (`next dev`, serverless hosts) reach the same routers as
  * the custom server through this.
  */
-export async function handleApiRequest(req: Request): Promise<Response> {
+async function handleApiRequest(req: Request): Promise<Response> {
   handler ??= sharedRuntime().then(createApiHandler);
   return (await handler)(req);
 }

@@ -88,7 +88,7 @@ export const isApiPath = (pathname: string) => surfaceOf(pathname) !== null;
  * surfaces whose base is `fapi_url` (and hosted pages) answer under it; PUBLIC_URL's
  * surfaces (BAPI, dashboard, ops) and the console are not reachable on a custom domain.
  */
-export const customDomainPath = (instanceId: string, pathname: string) => `/fapi/${instanceId}${pathname === '/' ? '' : pathname}`;
+const customDomainPath = (instanceId: string, pathname: string) => `/fapi/${instanceId}${pathname === '/' ? '' : pathname}`;
 
 /**
  * Where `npm start` sends a request: to the API routers, or to Next.js — the console and

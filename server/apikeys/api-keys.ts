@@ -16,10 +16,10 @@ import { forgetApiKey } from './cache';
  * `ak_` secret is shown once and stored as SHA-256. Revoking is final; a subject deleted
  * or banned has its keys revoked in the same transaction (lifecycle.ts).
  */
-export const AK_PREFIX = 'ak_';
+const AK_PREFIX = 'ak_';
 export const AK_RE = /^ak_[A-Za-z0-9_-]{43}$/;
 /** Unrevoked keys one subject may hold. */
-export const MAX_KEYS_PER_SUBJECT = 100;
+const MAX_KEYS_PER_SUBJECT = 100;
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>;

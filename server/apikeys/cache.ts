@@ -7,7 +7,7 @@ import type { apiKeys } from '../db/schema';
  * one second regardless, the bound on staleness without Redis or should a message be lost
  * (the same bound as the secret-key cache).
  */
-export const API_KEY_CACHE_TTL_MS = 1000;
+const API_KEY_CACHE_TTL_MS = 1000;
 const API_KEY_CACHE_SIZE = 50_000;
 const API_KEY_CACHE = 'api-keys';
 

@@ -9,7 +9,7 @@ import { AK_RE, apiKeyView, matchesDigest, type ApiKeyRow } from './api-keys';
 import { apiKeyCache } from './cache';
 
 /** `last_used_at` is kept to the minute: each node writes a key's use at most once a minute. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Exported for its EXPLAIN test (sessions/query-plans.test.ts). */
 export const byDigest = prepared((db) =>

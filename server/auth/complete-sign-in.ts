@@ -114,7 +114,7 @@ export const WAYS: Record<WayKind, WayRules> = {
   },
 };
 
-export type WayIn =
+type WayIn =
   | 'password'
   | 'email_code'
   | 'phone_code'
@@ -128,7 +128,7 @@ export type WayIn =
   | 'sign_up'
   | 'passkey';
 
-export function wayKindOf(way: WayIn): WayKind {
+function wayKindOf(way: WayIn): WayKind {
   if (way.startsWith('oauth_')) return 'social';
   switch (way) {
     case 'email_code':
@@ -204,7 +204,7 @@ async function userForSignIn(d: D, instanceId: string, userId: string) {
 }
 
 /** Whether the user must sign in through SSO: one of their verified addresses is at a domain of an active connection. */
-export async function mustUseSso(d: Pick<D, 'db' | 'clock' | 'caches'>, instanceId: string, userId: string): Promise<boolean> {
+async function mustUseSso(d: Pick<D, 'db' | 'clock' | 'caches'>, instanceId: string, userId: string): Promise<boolean> {
   // The domains come from the per-node cache: an instance without SSO reads no addresses.
   const domains = await activeSsoDomains(d, instanceId);
   if (domains.size === 0) return false;

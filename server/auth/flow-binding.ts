@@ -30,7 +30,7 @@ import { AppError, validationError } from '../http/errors';
  * answer of the start itself sets the cookie; a caller that cannot hold cookies is native.
  */
 
-export const FLOW_COOKIE_PREFIX = '__flow_';
+const FLOW_COOKIE_PREFIX = '__flow_';
 export const flowCookieName = (flowId: string) => `${FLOW_COOKIE_PREFIX}${flowId}`;
 
 /** A random nonce for the browser's cookie (or the claim) and the digest the flow keeps. */
@@ -66,7 +66,7 @@ export const codeVerifierInput = z
   .string()
   .regex(/^[A-Za-z0-9._~-]{43,128}$/, { message: 'must be the PKCE code_verifier: 43–128 characters of A–Z a–z 0–9 . _ ~ -' });
 
-export const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 export const verifierMatches = (verifier: string, challenge: string | null) =>
   challenge !== null && constantTimeEqual(challengeOf(verifier), challenge);
 

@@ -51,7 +51,7 @@ type D = Deps;
 type SessionRow = typeof sessions.$inferSelect;
 
 /** A verification started and not finished within this long is over: start again. */
-export const REVERIFICATION_TTL_MS = VERIFICATION_CODE_TTL_MS;
+const REVERIFICATION_TTL_MS = VERIFICATION_CODE_TTL_MS;
 
 /**
  * The router's check of a guarded route (FapiGuard.reverification): the signed-in session's

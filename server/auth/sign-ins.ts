@@ -56,15 +56,15 @@ type D = Deps;
 export { SIGN_IN_TTL_MS };
 
 /** Wrong second-factor codes one attempt allows; then it is abandoned and its pending session revoked. */
-export const SECOND_FACTOR_MAX_FAILURES = 5;
+const SECOND_FACTOR_MAX_FAILURES = 5;
 
 export type FirstFactorStrategy = 'password' | 'email_code' | 'email_link' | 'phone_code' | 'reset_password_email_code' | 'passkey';
 const isEmail = (identifier: string) => identifier.includes('@');
 /** An E.164 number (`+` and digits): a phone number identifier. */
-export const isPhone = (identifier: string) => /^\+[1-9]\d{6,14}$/.test(identifier);
+const isPhone = (identifier: string) => /^\+[1-9]\d{6,14}$/.test(identifier);
 
 /** The first factors an identifier may use under the instance's sign-in methods. */
-export function firstFactorsFor(identifier: string, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
+function firstFactorsFor(identifier: string, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
   if (identifier === PASSKEY_ONLY_IDENTIFIER) return [{ strategy: 'passkey' as const }];
   const safe = isEmail(identifier) ? identifier : null;
   return [
@@ -117,7 +117,7 @@ function assertStrategyAllowed(instance: InstanceContext, a: Pick<SignInRow, 'id
   if (!allowed) throw validationError('strategy', 'strategy_not_allowed', `This application does not accept ${strategy} sign-ins here.`);
 }
 
-export const SECOND_FACTORS = [{ strategy: 'totp' as const }, { strategy: 'backup_code' as const }];
+const SECOND_FACTORS = [{ strategy: 'totp' as const }, { strategy: 'backup_code' as const }];
 /** The second factors an instance may ask for: TOTP and backup codes, and passkeys when they are on. */
 export const secondFactorsOfInstance = (methods: SignInMethods) => [
   ...SECOND_FACTORS.map((f) => f.strategy),

@@ -58,7 +58,7 @@ export interface SignUpInput {
   ticket?: string;
 }
 
-export function isAllowListed(allowlist: readonly string[], email: string): boolean {
+function isAllowListed(allowlist: readonly string[], email: string): boolean {
   const address = email.toLowerCase();
   const domain = address.slice(address.lastIndexOf('@') + 1);
   return allowlist.some((raw) => {
@@ -138,7 +138,7 @@ async function assertPhoneFree(db: Db, instanceId: string, phone: string) {
  * A phone sign-up needs the instance to take phone numbers (as phone sign-in does) and
  * public sign-up: the allow-list, invitations and the waitlist name email addresses.
  */
-export const phoneSignUpOpen = (s: Pick<InstanceSettings, 'sign_in_methods' | 'sign_up_mode'>) =>
+const phoneSignUpOpen = (s: Pick<InstanceSettings, 'sign_in_methods' | 'sign_up_mode'>) =>
   s.sign_in_methods.phone_code && s.sign_up_mode === 'public';
 
 /** The identifiers a sign-up may name (the environment advertises them to sign-up forms). */

@@ -12,7 +12,7 @@ import { uniqueViolation } from '../db/errors';
 export type PlanRow = typeof billingPlans.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock'>;
 
-export const planView = (r: PlanRow) => ({
+const planView = (r: PlanRow) => ({
   object: 'plan' as const,
   id: r.id,
   key: r.key,

@@ -91,7 +91,7 @@ export const billingSettingsSchema = z
   })
   .meta({ id: 'BillingSettings' });
 
-export const subscriptionSchema = z
+const subscriptionSchema = z
   .object({
     object: z.literal('subscription'),
     id: z.string(),

@@ -13,7 +13,7 @@ import { PROCESSORS } from './stripe';
 
 type SettingsRow = typeof billingSettings.$inferSelect;
 
-export const webhookUrlOf = (publicUrl: string, processor: string, instanceId: string) =>
+const webhookUrlOf = (publicUrl: string, processor: string, instanceId: string) =>
   `${publicUrl.replace(/\/+$/, '')}/v1/billing/webhooks/${processor}/${instanceId}`;
 
 const settingsView = (publicUrl: string, instanceId: string, r: SettingsRow | undefined) => ({

@@ -77,7 +77,7 @@ const KINDS: Record<string, 'created' | 'updated' | 'deleted'> = {
   'customer.subscription.deleted': 'deleted',
 };
 
-export const stripeProcessor: BillingProcessor = {
+const stripeProcessor: BillingProcessor = {
   name: 'stripe',
 
   parseWebhook(rawBody, header, signingSecret, nowMs): ProcessorEvent {

@@ -16,7 +16,7 @@ import { ENTITLED_STATUSES } from './statements';
 type SubscriptionRow = typeof billingSubscriptions.$inferSelect;
 type PlanRef = Pick<PlanRow, 'id' | 'key' | 'name' | 'features'> | null;
 
-export const subscriptionView = (r: SubscriptionRow, plan: PlanRef) => ({
+const subscriptionView = (r: SubscriptionRow, plan: PlanRef) => ({
   object: 'subscription' as const,
   id: r.id,
   subject: r.subject,

@@ -12,7 +12,7 @@ import { AppError } from '../http/errors';
  * its own exact version's folder (`…/@clerk/clerk-js@6.40.0/dist/<chunk>.js`), so those are
  * served too: any file directly in the package's `dist/` with a served type.
  */
-export const BUNDLE_PACKAGES = { 'clerk-js': '@clerk/clerk-js', ui: '@clerk/ui' } as const;
+const BUNDLE_PACKAGES = { 'clerk-js': '@clerk/clerk-js', ui: '@clerk/ui' } as const;
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'application/javascript; charset=utf-8',

@@ -21,7 +21,7 @@ export interface CliResult {
   stderr: string;
 }
 
-export const USAGE = `Usage: npm run cli -- <command>
+const USAGE = `Usage: npm run cli -- <command>
 
   migrate                                   apply database migrations
   instance create --name NAME [--env test|live] [--account ACCOUNT_ID] [--json]

@@ -40,7 +40,7 @@ export function createCipher(key: Buffer): Cipher {
   };
 }
 
-export const decodeKey = (value: string) => (/^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64'));
+const decodeKey = (value: string) => (/^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64'));
 
 /**
  * ENCRYPTION_KEY when set. Otherwise, with the embedded store, a key generated on first

@@ -34,7 +34,7 @@ const isPowerOfTwo = (n: number) => n >= 2 && Number.isInteger(Math.log2(n));
  * 0.30 s, scrypt N=2^16 r=8 p=1 0.18 s, pbkdf2_sha256 1M 0.24 s (1.2M, Django 6.0's
  * default, scales to ~0.28 s); under heavy load each maximum stayed within 1.6× of ours.
  */
-export const IMPORT_COST_LIMITS = {
+const IMPORT_COST_LIMITS = {
   bcryptRounds: 12,
   /** N·r·p; it also bounds scrypt's memory, 128·N·r bytes, to 64 MiB. */
   scryptWork: 2 ** 16 * 8,

@@ -15,7 +15,7 @@ import { StatementCache, withStatementCache } from './statement-cache';
 import { Admission, withAdmission } from './admission';
 import { onDriverFault } from './driver-guard';
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 /** A database handle or a transaction: domain functions accept either. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
@@ -34,9 +34,9 @@ export interface Database {
 }
 
 /** Distinct statement texts each connection may keep prepared (DATABASE_PREPARED_STATEMENTS). */
-export const DEFAULT_PREPARED_STATEMENTS = 1000;
+const DEFAULT_PREPARED_STATEMENTS = 1000;
 
-export const MIGRATIONS_DIR = path.resolve(process.cwd(), 'drizzle');
+const MIGRATIONS_DIR = path.resolve(process.cwd(), 'drizzle');
 const MIGRATION_LOCK = 7_301_994_211;
 
 export interface PostgresOptions {
@@ -58,7 +58,7 @@ export interface PostgresOptions {
  * request during an outage fails fast (503 with Retry-After: the client's retry is the
  * backoff) and the first one after it gets through.
  */
-export const reconnectDelay = (failures: number) => Math.min(0.05 * failures, 0.5);
+const reconnectDelay = (failures: number) => Math.min(0.05 * failures, 0.5);
 
 export function openPostgres(url: string, opts: PostgresOptions = {}): Database {
   const max = opts.max ?? 10;

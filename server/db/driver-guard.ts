@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
  * queries fail: 503 to their clients) and opens a new one, and the process goes on; any
  * other uncaught exception still ends it.
  */
-export function isDriverWriteAfterClose(err: unknown): boolean {
+function isDriverWriteAfterClose(err: unknown): boolean {
   return (
     err instanceof TypeError &&
     /reading 'write'/.test(err.message) &&

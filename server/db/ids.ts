@@ -92,7 +92,7 @@ const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Clerk's ids: the prefix and 27 base62 characters (`user_2NNEqL2nrIRdJ194ndJqAHwEfxC`). */
 const CLERK_ID_RE = /^[0-9A-Za-z]{27}$/;
 /** Users and organizations imported from Clerk keep their ids (server/imports): ours or Clerk's format. */
-export const IMPORTED_ID_PREFIXES = ['user', 'org'] as const satisfies readonly IdPrefix[];
+const IMPORTED_ID_PREFIXES = ['user', 'org'] as const satisfies readonly IdPrefix[];
 
 export function isId(prefix: IdPrefix, value: string): boolean {
   if (!value.startsWith(`${prefix}_`)) return false;

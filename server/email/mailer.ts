@@ -30,7 +30,7 @@ type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>;
 /** A failed email is tried again after these delays; after the last, it stays failed. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
 /** A queued email this old was never delivered (its process stopped): the sweep sends it. */
-export const STALE_QUEUED_MS = 60_000;
+const STALE_QUEUED_MS = 60_000;
 
 export interface SendEmailInput<N extends EmailTemplateName = EmailTemplateName> {
   instanceId: string;

@@ -65,7 +65,7 @@ const KIND_OF_PREFIX: Record<string, ActorKind> = {
 /** The kind an actor string names, for entries given only the string (`cli`, `ticket:…`, `system…` are the system's). */
 export const kindOfRef = (ref: string): ActorKind => KIND_OF_PREFIX[ref.split(':')[0]!] ?? 'system';
 
-export const actorOf = (kind: ActorKind, id: string | null, ref: string, request: RequestOrigin, userId?: string): Actor => ({
+const actorOf = (kind: ActorKind, id: string | null, ref: string, request: RequestOrigin, userId?: string): Actor => ({
   kind,
   id,
   ref,

@@ -9,7 +9,7 @@ export interface ParsedBody {
 }
 
 /** The body's bytes, refusing more than MAX_BODY_BYTES (413). */
-export async function readLimited(c: Context): Promise<Uint8Array> {
+async function readLimited(c: Context): Promise<Uint8Array> {
   const body = await bodyWithinLimit(c.req.raw);
   if (!body) throw tooLarge();
   return body;
@@ -62,7 +62,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  * meta.reason `invalid_utf8`) rather than stored as U+FFFD. A leading byte order mark
  * is dropped, as RFC 8259 allows and `Response.json()` does.
  */
-export function decodeUtf8(bytes: Uint8Array): string {
+function decodeUtf8(bytes: Uint8Array): string {
   try {
     return strictUtf8.decode(bytes);
   } catch {

@@ -135,7 +135,7 @@ export interface Dialect<S, Auth = unknown> {
 
 const pattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '([^/]+)')}/?$`);
 
-export const routeAt = <R extends RouteLike>(routes: readonly R[], method: string, path: string) =>
+const routeAt = <R extends RouteLike>(routes: readonly R[], method: string, path: string) =>
   routes.find((r) => r.method === method && pattern(r.path).test(path));
 
 /** The line of a method and path (under the prefix), with its `:name` values. */

@@ -55,7 +55,7 @@ export interface EndpointContext<Auth, B, Q, P extends string = string> {
  * `unaudited` names why a non-GET route changes nothing worth an entry (a read sent as POST,
  * a hot token path whose outcome is recorded on the session).
  */
-export type AuditSpec =
+type AuditSpec =
   | {
       action: string;
       target?: string;

@@ -8,11 +8,11 @@ import { AppError, validationError } from './errors';
  * database, served under a URL that names their version so that browsers cache them for ever.
  */
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml'] as const;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
 
 /** The image's own type, read from its first bytes (a declared type must match it). */
-export function sniffImage(bytes: Buffer): ImageType | null {
+function sniffImage(bytes: Buffer): ImageType | null {
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';

@@ -10,7 +10,7 @@ import { AppError } from './errors';
 
 export const METADATA_MAX_BYTES = 8 * 1024;
 /** The metadata object itself is level 1: `{"a":{"b":1}}` has depth 2. */
-export const METADATA_MAX_DEPTH = 10;
+const METADATA_MAX_DEPTH = 10;
 
 /** Stable `meta.reason` values of a metadata 422 (listed in docs/conventions.md). */
 export type MetadataProblem = 'too_deep' | 'too_large';
@@ -46,7 +46,7 @@ export function pathDeeperThan(value: unknown, limit: number): string[] | null {
   return null;
 }
 
-export const nestedDeeperThan = (value: unknown, limit: number) => pathDeeperThan(value, limit) !== null;
+const nestedDeeperThan = (value: unknown, limit: number) => pathDeeperThan(value, limit) !== null;
 
 /** UTF-8 bytes of the JSON serialisation; only called once the depth is known to be small. */
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');

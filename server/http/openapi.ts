@@ -7,9 +7,9 @@ type JsonSchema = Record<string, unknown>;
  * Strings the server stores: no U+0000 and no unpaired surrogate (see validate.ts, which
  * refuses them in every request field and metadata key). ECMA-262 with the `u` flag.
  */
-export const STORABLE_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
+const STORABLE_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
 /** The same, with at least one character that is not white space: a trimmed string that must not end up empty. */
-export const NON_BLANK_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*[^\\s\\u0000\\uD800-\\uDFFF][^\\u0000\\uD800-\\uDFFF]*$';
+const NON_BLANK_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*[^\\s\\u0000\\uD800-\\uDFFF][^\\u0000\\uD800-\\uDFFF]*$';
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 /** Users and organizations imported from Clerk keep Clerk's ids: 27 base62 characters after the prefix. */

@@ -2,7 +2,7 @@ import { guardedRequest, type OutboundRequest } from './outbound';
 import type { DnsResolver, TargetPolicy } from '../infra/ssrf';
 
 /** What a library's pluggable fetch passes (openid-client's `customFetch`, oauth4webapi's CustomFetchOptions). */
-export interface FetchOptions {
+interface FetchOptions {
   method?: string;
   headers?: Record<string, string> | Headers;
   body?: unknown;

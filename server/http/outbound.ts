@@ -18,7 +18,7 @@ export const targetPolicy = (config: Pick<Config, 'ALLOW_PRIVATE_TARGETS'>, envi
 });
 
 /** What lets a test instance reach loopback and private addresses (never a live one). */
-export const ALLOW_PRIVATE_SETTING = 'ALLOW_PRIVATE_TARGETS=1';
+const ALLOW_PRIVATE_SETTING = 'ALLOW_PRIVATE_TARGETS=1';
 
 /**
  * A refused target as a 422 on `param`, with the way forward when there is one: a test

@@ -33,10 +33,10 @@ export function toAppError(deps: Deps, err: unknown, c: Context<SurfaceEnv>): Ap
 }
 
 /** Seconds a client is asked to wait: a restart takes a few, a busy pool frees within one. */
-export const RETRY_AFTER_SECONDS: Record<'unavailable' | 'busy', number> = { unavailable: 2, busy: 1 };
+const RETRY_AFTER_SECONDS: Record<'unavailable' | 'busy', number> = { unavailable: 2, busy: 1 };
 
 /** The answer to a database fault: 503 with Retry-After while it lasts, 409 for a row removed meanwhile. */
-export function databaseFaultError(fault: DatabaseFault, cause?: unknown): AppError {
+function databaseFaultError(fault: DatabaseFault, cause?: unknown): AppError {
   if (fault === 'removed_meanwhile') {
     return new AppError('CONFLICT', {
       message: 'A resource this request refers to was removed meanwhile.',

@@ -51,7 +51,7 @@ export const forgetRemoteJwks = (deps: Pick<Deps, 'caches'>, cache: string, owne
   deps.caches.get(cache, JWKS_TTL_MS).delete(ownerId);
 
 /** A JWKS document's keys (objects only); throws on anything else. */
-export function parseJwks(body: string): JSONWebKeySet {
+function parseJwks(body: string): JSONWebKeySet {
   const parsed = JSON.parse(body) as unknown;
   const keys = (parsed as { keys?: unknown }).keys;
   if (!Array.isArray(keys)) throw new Error('no keys');

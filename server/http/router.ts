@@ -19,7 +19,7 @@ export interface RouteEntry<Guard, Auth> {
   endpoint: MountableEndpoint<Auth>;
 }
 
-export interface RouteInput {
+interface RouteInput {
   body: unknown;
   query: unknown;
   params: Record<string, string>;
@@ -68,7 +68,7 @@ export interface Surface<Guard, Auth> {
 }
 
 /** A serialised result, as stored for an idempotent replay. */
-export interface Rendered {
+interface Rendered {
   status: number;
   /** Bytes for a `bytes` result (an image), a stream for a `stream` one (an export); every other result is text. */
   body: string | Uint8Array | ReadableStream<Uint8Array>;

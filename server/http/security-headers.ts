@@ -13,7 +13,7 @@
  *   still set `no-referrer` themselves.
  * - A response that set one of these itself keeps its own (an image's sandboxing CSP).
  */
-export const SECURITY_HEADERS = {
+const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'strict-origin-when-cross-origin',
 } as const;

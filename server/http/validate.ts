@@ -80,7 +80,7 @@ function firstUnstorable(input: unknown): string[] | null {
 }
 
 /** No request input nests deeper than this (metadata allows 10 inside a body): nothing recursive downstream can overflow. */
-export const MAX_INPUT_DEPTH = 32;
+const MAX_INPUT_DEPTH = 32;
 
 /** 422 too_deep naming the top-level field (past array indexes) that holds the over-deep part. */
 function assertShallow(input: unknown, root: string) {

@@ -31,7 +31,7 @@ export interface ExportedUser {
 }
 
 /** A record of the file that could not be read as a user at all. */
-export interface UnreadableRecord {
+interface UnreadableRecord {
   where: string;
   reason: string;
 }
@@ -43,7 +43,7 @@ export interface ReadExport {
 }
 
 /** The Dashboard export's columns; `id` is the one that must be there. */
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'id',
   'first_name',
   'last_name',

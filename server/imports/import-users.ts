@@ -24,7 +24,7 @@ import type { ExportedUser } from './clerk-export';
 type D = Pick<Deps, 'db' | 'clock' | 'cipher'>;
 
 /** Clerk's `password_hasher` values Latchkey verifies, and as which of its hashers. */
-export const CLERK_HASHERS: Record<string, PasswordHasher> = {
+const CLERK_HASHERS: Record<string, PasswordHasher> = {
   bcrypt: 'bcrypt',
   argon2id: 'argon2id',
   argon2i: 'argon2i',

@@ -4,7 +4,7 @@ import type { Logger } from './logger';
 import type { CacheRegistry } from './ttl-cache';
 import { notifySql } from './statements';
 
-export const INVALIDATION_CHANNEL = 'latchkey:cache-invalidation';
+const INVALIDATION_CHANNEL = 'latchkey:cache-invalidation';
 /** The PostgreSQL LISTEN/NOTIFY channel, when there is no Redis. */
 export const PG_INVALIDATION_CHANNEL = 'latchkey_cache_invalidation';
 /** NOTIFY payloads stay under PostgreSQL's 8000 bytes: ids of ~30 characters, 100 a message. */

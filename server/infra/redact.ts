@@ -40,7 +40,7 @@ const UNLOGGED_ERROR_FIELD = new Set(['parameters', 'args']);
  * its other own fields (postgres' detail and constraint, an AppError's status and meta),
  * every string scrubbed of credentials.
  */
-export function serializeError(err: Error, depth = 0): Record<string, unknown> {
+function serializeError(err: Error, depth = 0): Record<string, unknown> {
   const e = err as Error & { code?: unknown; errors?: unknown };
   const out: Record<string, unknown> = {
     type: typeof e.name === 'string' && e.name ? e.name : (e.constructor?.name ?? 'Error'),

@@ -9,7 +9,7 @@ function luminance(hex: string): number {
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
 }
 /** White text on the colour, as the hosted pages' buttons draw it, must reach WCAG AA (4.5:1). */
-export const contrastWithWhite = (hex: string) => 1.05 / (luminance(hex) + 0.05);
+const contrastWithWhite = (hex: string) => 1.05 / (luminance(hex) + 0.05);
 
 export const brandingSettingsSchema = z.strictObject({
   /** The name end users see (hosted pages, emails, SMS, authenticator apps); null: the instance's name. */

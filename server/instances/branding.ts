@@ -15,7 +15,7 @@ import { z } from 'zod';
  * in `instance_logos` and served by the FAPI under a URL that changes with the image.
  */
 
-export const LOGO_MAX_BYTES = 512 * 1024;
+const LOGO_MAX_BYTES = 512 * 1024;
 export const logoUploadSchema = imageUploadSchema(LOGO_MAX_BYTES);
 
 /** Stores the logo after checking its size and that its bytes are the type it claims. */

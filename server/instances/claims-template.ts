@@ -9,7 +9,7 @@ import { z } from 'zod';
  * user's membership of it (null without one), as Clerk's do.
  * Built-in claims are never overridden, and a template cannot name them.
  */
-export const SHORTCODE_FIELDS = {
+const SHORTCODE_FIELDS = {
   user: [
     'id',
     'external_id',
@@ -30,7 +30,7 @@ type Scope = keyof typeof SHORTCODE_FIELDS;
 const isShortcode = (scope: string, field: string) =>
   Object.hasOwn(SHORTCODE_FIELDS, scope) && (SHORTCODE_FIELDS[scope as Scope] as readonly string[]).includes(field);
 
-export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
+const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
   'iss',
   'sub',
   'aud',
@@ -64,7 +64,7 @@ const TEMPLATE_SETTABLE = new Set([
 ]);
 /** What a named JWT template (server/sessions/jwt-templates.ts) cannot set: the session token's other built-in claims. */
 export const JWT_TEMPLATE_RESERVED_CLAIMS: ReadonlySet<string> = new Set([...RESERVED_CLAIMS].filter((c) => !TEMPLATE_SETTABLE.has(c)));
-export const TEMPLATE_MAX_BYTES = 4096;
+const TEMPLATE_MAX_BYTES = 4096;
 /** What the rendered claims may weigh (a session JWT travels in a cookie). */
 export const RENDERED_MAX_BYTES = 4096;
 

@@ -21,7 +21,7 @@ const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const HOSTNAME_RE = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$`);
 const MAX_HOSTNAME = 253;
 
-export const isCustomDomainName = (v: string) => v.length <= MAX_HOSTNAME && HOSTNAME_RE.test(v);
+const isCustomDomainName = (v: string) => v.length <= MAX_HOSTNAME && HOSTNAME_RE.test(v);
 
 /** `custom_domain` in a settings change: a lowercase hostname (no scheme, port or path), or null to clear it. */
 export const customDomainInput = z

@@ -19,7 +19,7 @@ import { createAccount, createInstance, instanceContext, type Instance, type Ins
  * allowlist): the first operator comes from the one-time setup link, the next ones from
  * invitations.
  */
-export const PLATFORM_SETTINGS = { sign_up_mode: 'restricted', allowlist: [] } as const;
+const PLATFORM_SETTINGS = { sign_up_mode: 'restricted', allowlist: [] } as const;
 
 type D = Pick<Deps, 'db' | 'clock' | 'config'>;
 
@@ -58,10 +58,10 @@ export async function platformContext(deps: Pick<Deps, 'db' | 'clock' | 'caches'
   return instanceContext(deps, id);
 }
 
-export const SETUP_TOKEN_PREFIX = 'setup_';
+const SETUP_TOKEN_PREFIX = 'setup_';
 const SETUP_TOKEN_RE = /^setup_[A-Za-z0-9_-]{43}$/;
 
-export const setupUrl = (publicUrl: string, token: string) => `${publicUrl}/setup?token=${encodeURIComponent(token)}`;
+const setupUrl = (publicUrl: string, token: string) => `${publicUrl}/setup?token=${encodeURIComponent(token)}`;
 
 /**
  * A new one-time setup link. Older unused links stop working: one link is valid at a

@@ -14,7 +14,7 @@ export const LOCKOUT_BOUNDS = {
 
 const bounded = (b: { min: number; max: number; default: number }) => z.number().int().min(b.min).max(b.max);
 
-export const userLockoutSchema = z.object({
+const userLockoutSchema = z.object({
   enabled: z.boolean().default(true),
   /** Failed attempts within the window that lock the account. */
   max_attempts: bounded(LOCKOUT_BOUNDS.max_attempts).default(LOCKOUT_BOUNDS.max_attempts.default),
@@ -23,7 +23,7 @@ export const userLockoutSchema = z.object({
   lockout_minutes: bounded(LOCKOUT_BOUNDS.lockout_minutes).default(LOCKOUT_BOUNDS.lockout_minutes.default),
 });
 
-export const breachedPasswordsSchema = z.object({
+const breachedPasswordsSchema = z.object({
   enabled: z.boolean().default(true),
   /** A k-anonymity range API (HIBP-style `GET {url}/{first 5 hex of SHA-1}`), asked besides the offline dictionary. */
   range_api_url: z.string().max(2048).nullable().default(null),

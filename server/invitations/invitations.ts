@@ -16,7 +16,7 @@ import { cursorList, newestFirst, tableRows } from '../http/cursor-list';
 type Row = typeof invitations.$inferSelect;
 export type InvitationStatus = (typeof INSTANCE_INVITATION_STATUSES)[number];
 
-export function instanceInvitationView(r: Row, now: number) {
+function instanceInvitationView(r: Row, now: number) {
   const status = r.status === 'pending' && r.expiresAt !== null && r.expiresAt <= now ? 'expired' : r.status;
   return {
     object: 'invitation' as const,

@@ -34,7 +34,7 @@ export const SCOPE_RESOURCES = [
   'instance',
 ] as const;
 
-export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
+type ScopeResource = (typeof SCOPE_RESOURCES)[number];
 export type Scope = `${ScopeResource}:${'read' | 'write'}`;
 
 const SCOPE_RE = new RegExp(`^(${SCOPE_RESOURCES.join('|')}):(read|write)$`);

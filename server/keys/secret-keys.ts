@@ -10,7 +10,7 @@ import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets'
 import { parseScopes } from './scopes';
 
 const SECRET_RE = /^sk_(test|live)_[A-Za-z0-9_-]{20,100}$/;
-export const isWellFormedSecret = (s: string) => SECRET_RE.test(s);
+const isWellFormedSecret = (s: string) => SECRET_RE.test(s);
 
 export async function createSecretKey(
   deps: Pick<Deps, 'db' | 'clock'>,
@@ -78,7 +78,7 @@ export async function revokeSecretKey(deps: Pick<Deps, 'db' | 'clock' | 'cacheIn
   return { id: row.id, revoked_at: row.revokedAt };
 }
 
-export const secretKeyView = (k: typeof secretKeys.$inferSelect) => ({
+const secretKeyView = (k: typeof secretKeys.$inferSelect) => ({
   id: k.id,
   name: k.name,
   hint: k.hint,

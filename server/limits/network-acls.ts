@@ -17,12 +17,12 @@ import { REASONS } from './reasons';
  */
 export const ACL_SURFACES = ['bapi', 'fapi', 'oidc', 'sso', 'lti', 'scim'] as const;
 export type AclSurface = (typeof ACL_SURFACES)[number];
-export const MAX_RULES_PER_INSTANCE = 200;
+const MAX_RULES_PER_INSTANCE = 200;
 
 type AclRow = typeof networkAcls.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation'>;
 
-export const networkAclView = (r: AclRow) => ({
+const networkAclView = (r: AclRow) => ({
   object: 'network_acl' as const,
   id: r.id,
   action: r.action,
@@ -46,7 +46,7 @@ function canonicalCidr(text: string): string {
 const canonicalSurfaces = (s: readonly AclSurface[]) => ACL_SURFACES.filter((x) => s.includes(x));
 
 /* Rules as the guard reads them, per node; a change is forgotten here at once and elsewhere within the TTL. */
-export const ACL_CACHE_TTL_MS = 4_000;
+const ACL_CACHE_TTL_MS = 4_000;
 interface CompiledRule {
   id: string;
   action: NetworkAclAction;
@@ -94,7 +94,7 @@ export async function evaluateNetworkAcl(deps: D, instanceId: string, surface: s
   return { allowed: true };
 }
 
-export async function loadNetworkAcl(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<AclRow> {
+async function loadNetworkAcl(deps: Pick<Deps, 'db'>, instanceId: string, id: string): Promise<AclRow> {
   const [row] = await deps.db
     .select()
     .from(networkAcls)

@@ -40,7 +40,7 @@ const smsResource = (name: SmsTemplateName): CatalogResource => {
 };
 
 /** Where the next-intl catalogs live; tests point it elsewhere. */
-export const MESSAGES_DIR = path.resolve(process.cwd(), 'messages');
+const MESSAGES_DIR = path.resolve(process.cwd(), 'messages');
 
 function flatten(value: unknown, prefix: string, out: Map<string, string>) {
   if (typeof value === 'string') out.set(prefix, value);

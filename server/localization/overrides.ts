@@ -13,7 +13,7 @@ type D = Pick<Deps, 'db' | 'clock'>;
 export type LocalizationRow = typeof localizations.$inferSelect;
 type RevisionRow = typeof localizationRevisions.$inferSelect;
 
-export const resourceKindOf = (resource: string): ResourceKind => resource.slice(0, resource.indexOf('.')) as ResourceKind;
+const resourceKindOf = (resource: string): ResourceKind => resource.slice(0, resource.indexOf('.')) as ResourceKind;
 
 export const localizationView = (r: LocalizationRow) => ({
   object: 'localization' as const,
@@ -29,7 +29,7 @@ export const localizationView = (r: LocalizationRow) => ({
 });
 export type LocalizationView = ReturnType<typeof localizationView>;
 
-export const revisionView = (r: RevisionRow) => ({
+const revisionView = (r: RevisionRow) => ({
   object: 'localization_revision' as const,
   id: r.id,
   locale: r.locale,
@@ -44,7 +44,7 @@ export const revisionView = (r: RevisionRow) => ({
 const auditAction = (resource: string, change: 'updated' | 'deleted' | 'restored') =>
   `${resourceKindOf(resource) === 'email' ? 'email_template' : 'localization'}.${change}`;
 
-export function resourceOrThrow(key: string, opts: { messagesDir?: string } = {}): CatalogResource {
+function resourceOrThrow(key: string, opts: { messagesDir?: string } = {}): CatalogResource {
   const resource = findResource(key, opts);
   if (!resource)
     throw validationError(

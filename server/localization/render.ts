@@ -13,7 +13,7 @@ import { isHttpUrl } from '../http/url';
  * `#if`/`#unless`, no prototype access, and HTML escaping in the HTML part only.
  */
 
-export type VariableType = 'string' | 'number' | 'url';
+type VariableType = 'string' | 'number' | 'url';
 
 export interface TemplateVariable {
   /** `[a-z][a-z0-9_]*`, never a name an object inherits (`constructor`, …). */
@@ -49,9 +49,9 @@ export interface SmsTemplate {
   variables: TemplateSchema;
 }
 
-export type TemplatePart = 'subject' | 'mjml' | 'text';
+type TemplatePart = 'subject' | 'mjml' | 'text';
 
-export type TemplateProblemKind =
+type TemplateProblemKind =
   'unknown_variable' | 'missing_required_variable' | 'unknown_helper' | 'mjml_error' | 'syntax_error' | 'too_large';
 
 export interface TemplateProblem {
@@ -120,7 +120,7 @@ type Delegate = Handlebars.TemplateDelegate<Record<string, unknown>>;
 const NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Throws on a malformed schema: schemas are code (built-ins) or checked input (issue 7). */
-export function assertValidSchema(schema: TemplateSchema) {
+function assertValidSchema(schema: TemplateSchema) {
   const seen = new Set<string>();
   for (const v of schema) {
     if (!NAME_RE.test(v.name) || v.name in Object.prototype || seen.has(v.name)) {

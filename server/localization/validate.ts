@@ -11,7 +11,7 @@ export interface ContentProblem extends Omit<TemplateProblem, 'part'> {
 }
 
 /** Characters of a hosted-page message override. */
-export const HOSTED_TEXT_MAX = 2_000;
+const HOSTED_TEXT_MAX = 2_000;
 
 /**
  * 422 VALIDATION_FAILED with one error entry per problem; each entry's meta carries the

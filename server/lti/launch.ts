@@ -30,12 +30,12 @@ type Reason = (typeof REASONS)[keyof typeof REASONS];
 
 export const STATE_TTL_MS = 10 * 60_000;
 /** Clock skew allowed on exp, iat and nbf. */
-export const CLOCK_SKEW_SECONDS = 60;
+const CLOCK_SKEW_SECONDS = 60;
 /** An id_token issued longer ago than this is refused even if its exp is later. */
 const MAX_TOKEN_AGE_SECONDS = 60 * 60;
 
 const LTI = 'https://purl.imsglobal.org/spec/lti/claim';
-export const LTI_CLAIMS = {
+const LTI_CLAIMS = {
   messageType: `${LTI}/message_type`,
   version: `${LTI}/version`,
   deploymentId: `${LTI}/deployment_id`,
@@ -45,7 +45,7 @@ export const LTI_CLAIMS = {
   roles: `${LTI}/roles`,
 } as const;
 
-export const refuse = (reason: Reason, message: string) => new AppError('LTI_LAUNCH_INVALID', { message, meta: { reason } });
+const refuse = (reason: Reason, message: string) => new AppError('LTI_LAUNCH_INVALID', { message, meta: { reason } });
 
 const newSecret = () => randomBytes(32).toString('base64url');
 

@@ -25,7 +25,7 @@ const STAFF_ROLES = new Set([
 /** LTI 1.3 also allows the short names of context roles. */
 const SHORT_STAFF_ROLES = new Set(['Instructor', 'Administrator', 'ContentDeveloper']);
 
-export const isStaff = (roles: string[]) => roles.some((r) => STAFF_ROLES.has(r) || SHORT_STAFF_ROLES.has(r));
+const isStaff = (roles: string[]) => roles.some((r) => STAFF_ROLES.has(r) || SHORT_STAFF_ROLES.has(r));
 
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
 

@@ -23,10 +23,10 @@ export interface LtiInstance {
   fapiUrl: string;
 }
 
-export const loginUrlOf = (fapiUrl: string) => `${fapiUrl}/lti/login`;
+const loginUrlOf = (fapiUrl: string) => `${fapiUrl}/lti/login`;
 export const launchUrlOf = (fapiUrl: string) => `${fapiUrl}/lti/launch`;
 
-export const platformView = (r: PlatformRow, fapiUrl: string) => ({
+const platformView = (r: PlatformRow, fapiUrl: string) => ({
   object: 'lti_platform' as const,
   id: r.id,
   name: r.name,

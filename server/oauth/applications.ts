@@ -48,7 +48,7 @@ export const forgetApplication = (deps: Pick<Deps, 'cacheInvalidation'>, instanc
 export const CLIENT_SECRET_PREFIX = 'oas_';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export const applicationView = (r: ApplicationRow) => ({
+const applicationView = (r: ApplicationRow) => ({
   object: 'oauth_application' as const,
   id: r.id,
   client_id: r.id,
@@ -72,7 +72,7 @@ export const applicationView = (r: ApplicationRow) => ({
  * A redirect URI the provider will send codes to: absolute, no fragment, https — or http
  * on a loopback host, as RFC 8252 §7.3 allows native apps. Matched exactly at /authorize.
  */
-export function checkRedirectUri(param: string, raw: string): string {
+function checkRedirectUri(param: string, raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);

@@ -9,11 +9,11 @@ import { authorizationOfJti } from './tokens';
 
 type D = Pick<Deps, 'db' | 'clock'>;
 
-export const REFRESH_TOKEN_PREFIX = 'ort_';
+const REFRESH_TOKEN_PREFIX = 'ort_';
 /** The provider's refresh tokens (crypto/refresh-rotation.ts). */
 const OAUTH_REFRESH_TOKEN: RefreshTokenKind = { prefix: REFRESH_TOKEN_PREFIX, macPurpose: 'oauth-refresh-token' };
 /** A refresh token unused this long expires; each rotation starts a new one. */
-export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 
 export async function createAuthorization(
   db: Db,

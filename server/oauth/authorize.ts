@@ -26,8 +26,8 @@ import { verifyIdTokenHint } from './tokens';
 type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'cacheInvalidation' | 'cipher' | 'config' | 'dns' | 'testTrustedCas' | 'logger'>;
 
 /** Codes live a minute (RFC 6749 §4.1.2 recommends at most ten). */
-export const OAUTH_CODE_TTL_MS = 60_000;
-export const CODE_PREFIX = 'oac_';
+const OAUTH_CODE_TTL_MS = 60_000;
+const CODE_PREFIX = 'oac_';
 const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 const CHALLENGE_RE = /^[A-Za-z0-9._~-]{43,128}$/;
 /** The request parameters carried from the authorize request to sign-in and consent, and back. */

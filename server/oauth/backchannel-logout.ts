@@ -28,7 +28,7 @@ const RESPONSE_KEEP_BYTES = 1024;
 type DeliveryRow = typeof oauthLogoutDeliveries.$inferSelect;
 
 /** §2.4: iss, sub, aud, iat, exp, jti, events, sid — never a nonce; typ `logout+jwt` (§2.4, §4.1). */
-export async function signLogoutToken(
+async function signLogoutToken(
   deps: Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>,
   instance: InstanceContext,
   t: { clientId: string; userId: string; sessionId: string },

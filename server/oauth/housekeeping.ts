@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { oauthCodes, oauthDeviceCodes, oauthRefreshTokens, oauthRevokedTokens } from '../db/schema';
 
 /** Used codes are kept a day past their expiry, so that a late second use still revokes what the first issued. */
-export const CODE_RETENTION_MS = 24 * 3600 * 1000;
+const CODE_RETENTION_MS = 24 * 3600 * 1000;
 
 /**
  * Drops what the provider no longer needs: codes (and device codes) a day past expiry, refresh tokens past

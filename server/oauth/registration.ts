@@ -25,7 +25,7 @@ type D = Pick<Deps, 'db' | 'clock' | 'config' | 'caches'>;
 type W = D & Pick<Deps, 'cacheInvalidation'>;
 
 export const INITIAL_ACCESS_TOKEN_PREFIX = 'iat_';
-export const REGISTRATION_TOKEN_PREFIX = 'rat_';
+const REGISTRATION_TOKEN_PREFIX = 'rat_';
 
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** The grants a registered client may name (the token endpoint's). */
@@ -117,7 +117,7 @@ function webUrl(key: string, raw: string): string {
  * web client's https (or http on a loopback host, for development); a native client's also a
  * private-use scheme named after a domain (`com.example.app:/callback`).
  */
-export function checkRegisteredRedirectUri(raw: string, applicationType: 'web' | 'native', fail = badRedirect): string {
+function checkRegisteredRedirectUri(raw: string, applicationType: 'web' | 'native', fail = badRedirect): string {
   const url = parseUrl(raw);
   if (!url) throw fail(`${raw} is not an absolute URL.`);
   if (raw.includes('#')) throw fail('A redirect URI has no fragment.');
@@ -138,7 +138,7 @@ export function checkRegisteredRedirectUri(raw: string, applicationType: 'web' |
  * fields are ignored (RFC 7591 §2); a value the provider cannot honour is refused with
  * `invalid_client_metadata`, a bad redirect URI with `invalid_redirect_uri` (§3.2.2).
  */
-export async function parseClientMetadata(
+async function parseClientMetadata(
   deps: Pick<Deps, 'config'>,
   instance: Pick<InstanceContext, 'environment'>,
   input: unknown,
@@ -258,7 +258,7 @@ function columns(meta: ClientMetadata) {
   };
 }
 
-export const registrationClientUri = (instance: Pick<InstanceContext, 'fapiUrl'>, clientId: string) =>
+const registrationClientUri = (instance: Pick<InstanceContext, 'fapiUrl'>, clientId: string) =>
   `${instance.fapiUrl}/oauth2/register/${clientId}`;
 
 /** RFC 7591 §3.2.1 / RFC 7592 §3: the metadata, the client's identifiers and where to manage it. */

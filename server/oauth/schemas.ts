@@ -98,7 +98,7 @@ export const applicationWithSecretSchema = applicationSchema.extend({ client_sec
 export const applicationListSchema = cursorPageSchema(applicationSchema);
 export const deletedApplicationSchema = z.object({ object: z.literal('oauth_application'), id: z.string(), deleted: z.literal(true) });
 
-export const logoutDeliverySchema = z
+const logoutDeliverySchema = z
   .object({
     object: z.literal('oauth_logout_delivery'),
     id: z.string(),

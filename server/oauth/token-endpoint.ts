@@ -22,7 +22,7 @@ type D = Deps;
 const param = z.string().max(4096).optional();
 
 /** Every parameter of any grant; which are required depends on grant_type (RFC 6749 §4). Unknown ones are ignored. */
-export const tokenBody = z.object({
+const tokenBody = z.object({
   grant_type: param,
   code: param,
   redirect_uri: param,
@@ -35,7 +35,7 @@ export const tokenBody = z.object({
 });
 type TokenBody = z.output<typeof tokenBody>;
 
-export const oauthTokenResponseSchema = z.object({
+const oauthTokenResponseSchema = z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int(),
@@ -54,7 +54,7 @@ const require = (body: TokenBody, name: keyof TokenBody): string => {
 };
 
 /** RFC 7636 §4.6: BASE64URL(SHA256(verifier)) equals the challenge. */
-export function pkceMatches(verifier: string, challenge: string): boolean {
+function pkceMatches(verifier: string, challenge: string): boolean {
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
   return constantTimeEqual(createHash('sha256').update(verifier).digest('base64url'), challenge);
 }

@@ -7,8 +7,8 @@ import { ALG, currentSigner, publicKeyFor, signRs256Jws } from '../signing/signi
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
 /** Lifetimes (seconds). Both stay under the signing keys' retention after rotation (65 min). */
-export const ACCESS_TOKEN_TTL_S = 900;
-export const ID_TOKEN_TTL_S = 3600;
+const ACCESS_TOKEN_TTL_S = 900;
+const ID_TOKEN_TTL_S = 3600;
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -18,7 +18,7 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
  * then randomness — so introspection and userinfo find whether that authorization was
  * revoked without storing every token.
  */
-export const newJti = (authorizationId: string | null) => `${authorizationId ?? 'cc'}.${randomBytes(12).toString('base64url')}`;
+const newJti = (authorizationId: string | null) => `${authorizationId ?? 'cc'}.${randomBytes(12).toString('base64url')}`;
 export const authorizationOfJti = (jti: string): string | null => {
   const head = jti.split('.')[0]!;
   return head.startsWith('oaz_') ? head : null;

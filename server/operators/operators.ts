@@ -24,8 +24,8 @@ type D = Pick<Deps, 'db' | 'clock' | 'config' | 'cipher' | 'caches' | 'passwords
 const RANK: Record<OperatorRole, number> = { viewer: 0, admin: 1, owner: 2 };
 export const roleAtLeast = (held: OperatorRole, needed: OperatorRole) => RANK[held] >= RANK[needed];
 
-export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
-export const OPERATOR_INVITATION_TOKEN_PREFIX = 'inv_';
+const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+const OPERATOR_INVITATION_TOKEN_PREFIX = 'inv_';
 const INVITATION_TOKEN_RE = /^inv_[A-Za-z0-9_-]{43}$/;
 
 export interface AuditRequest {
@@ -172,7 +172,7 @@ export async function completeSetup(
   });
 }
 
-export const operatorInvitationView = (r: typeof accountInvitations.$inferSelect) => ({
+const operatorInvitationView = (r: typeof accountInvitations.$inferSelect) => ({
   object: 'account_invitation' as const,
   id: r.id,
   account_id: r.accountId,

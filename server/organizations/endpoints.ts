@@ -118,7 +118,7 @@ export interface OrganizationAudience<Auth> {
 
 const same = <T>(v: T) => v;
 
-export function serverAudience<Auth>(instanceOf: (auth: Auth) => string): OrganizationAudience<Auth> {
+function serverAudience<Auth>(instanceOf: (auth: Auth) => string): OrganizationAudience<Auth> {
   return {
     instanceOf,
     show: { organization: same, membership: same, invitation: same },

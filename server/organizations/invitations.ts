@@ -24,8 +24,8 @@ import { assertRole, ensureBuiltIns } from './roles';
  * they have no account), which creates the membership. Pending invitations expire
  * (default 30 days); statuses: pending, accepted, revoked, expired (derived).
  */
-export const ORGANIZATION_INVITATION_TOKEN_PREFIX = 'oit_';
-export const DEFAULT_ORGANIZATION_INVITATION_DAYS = 30;
+const ORGANIZATION_INVITATION_TOKEN_PREFIX = 'oit_';
+const DEFAULT_ORGANIZATION_INVITATION_DAYS = 30;
 
 type InvitationRow = typeof organizationInvitations.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock'>;

@@ -25,7 +25,7 @@ interface RequestJoined {
   user: Parameters<typeof publicUserData>[0];
 }
 
-export function membershipRequestView({ request: r, user: u }: RequestJoined) {
+function membershipRequestView({ request: r, user: u }: RequestJoined) {
   return {
     object: 'organization_membership_request' as const,
     id: r.id,

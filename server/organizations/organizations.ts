@@ -37,7 +37,7 @@ export async function getOrganization(deps: Pick<Deps, 'db'>, instanceId: string
 }
 
 /** `Acme Corp!` → `acme-corp`. */
-export function slugify(name: string): string {
+function slugify(name: string): string {
   const s = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

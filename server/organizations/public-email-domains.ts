@@ -1,5 +1,5 @@
 /** Domains anyone can get an address at: they say nothing about affiliation, so they cannot be added to an organization. */
-export const PUBLIC_EMAIL_DOMAINS = new Set([
+const PUBLIC_EMAIL_DOMAINS = new Set([
   'gmail.com',
   'googlemail.com',
   'yahoo.com',

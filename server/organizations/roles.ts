@@ -19,7 +19,7 @@ import { auditOrgChange, type OrgAuditContext } from './audit';
  * touches roles or organizations, so instances created before organizations existed
  * get them too.
  */
-export const SYSTEM_PERMISSIONS = [
+const SYSTEM_PERMISSIONS = [
   {
     key: 'org:sys_profile:manage',
     name: 'Manage organization',
@@ -40,7 +40,7 @@ export const SYSTEM_PERMISSIONS = [
 export type SystemPermission = (typeof SYSTEM_PERMISSIONS)[number]['key'];
 
 export const ADMIN_ROLE = 'org:admin';
-export const MEMBER_ROLE = 'org:member';
+const MEMBER_ROLE = 'org:member';
 /** Whoever holds this permission counts as an admin for the last-admin rule. */
 export const ADMIN_PERMISSION: SystemPermission = 'org:sys_memberships:manage';
 
@@ -56,7 +56,7 @@ type D = Pick<Deps, 'db' | 'clock'>;
 type RoleRow = typeof roles.$inferSelect;
 type PermissionRow = typeof permissions.$inferSelect;
 
-export const permissionView = (p: PermissionRow) => ({
+const permissionView = (p: PermissionRow) => ({
   object: 'permission' as const,
   id: p.id,
   key: p.key,
@@ -66,7 +66,7 @@ export const permissionView = (p: PermissionRow) => ({
   created_at: p.createdAt,
   updated_at: p.updatedAt,
 });
-export const roleView = (r: RoleRow) => ({
+const roleView = (r: RoleRow) => ({
   object: 'role' as const,
   id: r.id,
   key: r.key,

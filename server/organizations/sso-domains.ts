@@ -13,7 +13,7 @@ import { AppError } from '../http/errors';
 const SSO_DOMAINS_CACHE = 'sso_domains';
 const SSO_DOMAINS_TTL_MS = 60_000;
 
-export const domainsCacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<ReadonlySet<string>>(SSO_DOMAINS_CACHE, SSO_DOMAINS_TTL_MS);
+const domainsCacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<ReadonlySet<string>>(SSO_DOMAINS_CACHE, SSO_DOMAINS_TTL_MS);
 
 export const forgetSsoDomains = (deps: Pick<Deps, 'cacheInvalidation'>, instanceId: string) =>
   afterCommit(() => deps.cacheInvalidation.invalidate(SSO_DOMAINS_CACHE, instanceId));
@@ -39,7 +39,7 @@ export async function activeSsoDomains(deps: Pick<Deps, 'db' | 'clock' | 'caches
 }
 
 /** Whether an active connection serves the email address's domain (activeConnectionForEmail, cached). */
-export async function hasActiveConnectionForEmail(
+async function hasActiveConnectionForEmail(
   deps: Pick<Deps, 'db' | 'clock' | 'caches'>,
   instanceId: string,
   email: string,

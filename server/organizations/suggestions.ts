@@ -9,7 +9,7 @@ import { organizationViewOf } from './organizations';
 /** Offers to join, made by automatic_suggestion domains (domains.ts); the user accepts them on the FAPI. */
 type SuggestionRow = typeof organizationSuggestions.$inferSelect;
 
-export const suggestionView = (s: SuggestionRow, organization: ReturnType<typeof publicOrganizationView>) => ({
+const suggestionView = (s: SuggestionRow, organization: ReturnType<typeof publicOrganizationView>) => ({
   object: 'organization_suggestion' as const,
   id: s.id,
   status: s.status,

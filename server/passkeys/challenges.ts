@@ -29,7 +29,7 @@ export async function issueChallenge(
   return { challenge, expiresAt: values.expiresAt };
 }
 
-export const challengeInvalid = () =>
+const challengeInvalid = () =>
   new AppError('PASSKEY_INVALID', {
     message: 'No passkey challenge is pending here (it expired, was used, or was never asked for); ask for new options.',
     meta: { reason: 'challenge_invalid' },

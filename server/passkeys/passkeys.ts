@@ -34,7 +34,7 @@ import type { RelyingParty } from './relying-party';
 type D = Deps;
 export type PasskeyRow = typeof passkeys.$inferSelect;
 
-export const MAX_PASSKEYS_PER_USER = 25;
+const MAX_PASSKEYS_PER_USER = 25;
 export const PASSKEY_NAME_MAX = 64;
 
 export function assertPasskeysOn(instance: Pick<InstanceContext, 'settings'>) {

@@ -10,8 +10,8 @@ import { accountMemberships, emailAddresses, instances, organizations, secretKey
  * `key:<id>`). Only what belongs to the instance (or its account's operators) is named;
  * anything else is left out.
  */
-export const PERSON_KINDS = ['user', 'session', 'operator', 'organization', 'secret_key'] as const;
-export type PersonKind = (typeof PERSON_KINDS)[number];
+const PERSON_KINDS = ['user', 'session', 'operator', 'organization', 'secret_key'] as const;
+type PersonKind = (typeof PERSON_KINDS)[number];
 
 export const personSchema = z
   .object({

@@ -55,7 +55,7 @@ function csvCell(v: unknown): string {
 }
 const EXPORT_PAGE = 500;
 /** At most this many entries in one export; narrow the dates for more. */
-export const EXPORT_MAX_ROWS = 50_000;
+const EXPORT_MAX_ROWS = 50_000;
 
 /** The same entries as CSV (newest first), read page by page as the body is written. */
 export function exportOrganizationAuditLogs(

@@ -20,19 +20,19 @@ import { REASONS } from './reasons';
  * (openPortalLink): the link is spent and a portal session bound to that browser begins
  * (an HttpOnly cookie, one hour, refreshed while it is used). Only digests are kept.
  */
-export const LINK_TTL_MS = 5 * 60_000;
+const LINK_TTL_MS = 5 * 60_000;
 export const SESSION_TTL_MS = 60 * 60_000;
 /** A session's expiry moves forward at most once a minute (one write per minute of use). */
 const SLIDE_RESOLUTION_MS = 60_000;
-export const LINK_TOKEN_PREFIX = 'portal_';
-export const SESSION_TOKEN_PREFIX = 'portals_';
+const LINK_TOKEN_PREFIX = 'portal_';
+const SESSION_TOKEN_PREFIX = 'portals_';
 const LINK_TOKEN_RE = /^portal_[A-Za-z0-9_-]{43}$/;
 const SESSION_TOKEN_RE = /^portals_[A-Za-z0-9_-]{43}$/;
 
 type LinkRow = typeof portalLinks.$inferSelect;
 
 /** The portal page a link opens. */
-export const portalLinkUrl = (fapiUrl: string, token: string) => `${fapiUrl}/portal/open#${token}`;
+const portalLinkUrl = (fapiUrl: string, token: string) => `${fapiUrl}/portal/open#${token}`;
 
 /** return_url / success_url must be allowed redirect URLs of the instance (its fapi_url origin or its redirect_urls). */
 function allowedUrl(instance: InstanceContext, param: string, url: string | undefined): string | null {

@@ -23,10 +23,10 @@ import { REASONS } from './reasons';
  */
 type TestRow = typeof ssoConnectionTests.$inferSelect;
 
-export const testResultPath = (connectionId: string, testId: string) =>
+const testResultPath = (connectionId: string, testId: string) =>
   `/portal/sso/test?connection=${encodeURIComponent(connectionId)}&id=${encodeURIComponent(testId)}`;
 
-export function testView(t: TestRow) {
+function testView(t: TestRow) {
   return {
     object: 'sso_connection_test' as const,
     id: t.id,
@@ -40,7 +40,7 @@ export function testView(t: TestRow) {
   };
 }
 
-export type TestResult = {
+type TestResult = {
   /** SAML NameID or OIDC `sub`. */
   subject: string;
   email: string | null;

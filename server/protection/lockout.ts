@@ -38,7 +38,7 @@ const subjectOf = (t: LockTarget) => (t.userId ? `user:${t.userId}` : `identifie
 const lockoutOf = (instance: InstanceContext) => instance.settings.attack_protection.user_lockout;
 const MINUTE = 60_000;
 
-export const userLocked = (until: number | null) =>
+const userLocked = (until: number | null) =>
   new AppError('USER_LOCKED', {
     message: 'This account is locked after too many failed attempts; try again later.',
     meta: { expires_at: until },

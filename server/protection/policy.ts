@@ -6,9 +6,9 @@ import type { AttackProtection, AttackProtectionPatch, RiskBasedMfa, RiskBasedMf
 
 type D = Pick<Deps, 'db' | 'clock' | 'caches' | 'config'>;
 
-export const attackProtectionView = (p: AttackProtection) => ({ object: 'attack_protection' as const, ...p });
+const attackProtectionView = (p: AttackProtection) => ({ object: 'attack_protection' as const, ...p });
 
-export const riskBasedMfaView = (deps: Pick<Deps, 'geoip'>, p: RiskBasedMfa) => ({
+const riskBasedMfaView = (deps: Pick<Deps, 'geoip'>, p: RiskBasedMfa) => ({
   object: 'risk_based_mfa' as const,
   enabled: p.enabled,
   geoip_enabled: deps.geoip !== undefined,

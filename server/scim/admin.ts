@@ -17,7 +17,7 @@ import { groupMembersCount } from './statements';
 type GroupRow = typeof scimGroups.$inferSelect;
 type UserRow = typeof scimUsers.$inferSelect;
 
-export const directoryGroupView = (g: GroupRow & { membersCount: number }) => ({
+const directoryGroupView = (g: GroupRow & { membersCount: number }) => ({
   object: 'scim_group' as const,
   id: g.id,
   organization_id: g.organizationId,
@@ -29,7 +29,7 @@ export const directoryGroupView = (g: GroupRow & { membersCount: number }) => ({
   updated_at: g.updatedAt,
 });
 
-export const directoryUserView = (u: UserRow) => ({
+const directoryUserView = (u: UserRow) => ({
   object: 'scim_user' as const,
   id: u.userId,
   user_id: u.userId,

@@ -6,7 +6,7 @@ import type { AttrPath, CompareOp, CompValue, Filter } from './filter';
 type Expr = AnyPgColumn | SQL;
 
 /** How one attribute is read in SQL. */
-export type ScalarSpec =
+type ScalarSpec =
   /** `key`: a stored lower-cased copy that `eq` uses when the attribute is not caseExact (indexed look-ups). */
   | { kind: 'string'; expr: Expr; caseExact: boolean; key?: AnyPgColumn }
   | { kind: 'boolean'; expr: Expr }
@@ -14,7 +14,7 @@ export type ScalarSpec =
   | { kind: 'datetime'; expr: Expr };
 
 /** A multi-valued attribute: its sub-attributes, and an EXISTS over its elements. */
-export interface MultiSpec {
+interface MultiSpec {
   kind: 'multi';
   subs: Record<string, ScalarSpec>;
   exists(where: SQL | undefined): SQL;

@@ -12,7 +12,7 @@ import { scimError } from './errors';
  *   compValue = false / null / true / number / string
  *   attrPath  = [URI ":"] ATTRNAME *1subAttr
  */
-export const COMPARE_OPS = ['eq', 'ne', 'co', 'sw', 'ew', 'gt', 'ge', 'lt', 'le'] as const;
+const COMPARE_OPS = ['eq', 'ne', 'co', 'sw', 'ew', 'gt', 'ge', 'lt', 'le'] as const;
 export type CompareOp = (typeof COMPARE_OPS)[number];
 export type CompValue = string | number | boolean | null;
 
@@ -79,7 +79,7 @@ function tokenize(text: string): Token[] {
 }
 
 /** `urn:…:User:userName`, `name.givenName`, `emails`: the URN prefix is everything up to the last colon. */
-export function parseAttrPath(text: string): AttrPath {
+function parseAttrPath(text: string): AttrPath {
   let rest = text;
   let uri: string | undefined;
   if (/^urn:/i.test(text)) {

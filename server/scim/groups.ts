@@ -24,7 +24,7 @@ const MAX_TEXT = 256;
 /** Members one request may name; larger groups are managed with PATCH add/remove. */
 const MAX_MEMBERS = 10_000;
 
-export function groupResource(g: GroupRow, members: Member[] | null, dir: Pick<Directory, 'baseUrl'>) {
+function groupResource(g: GroupRow, members: Member[] | null, dir: Pick<Directory, 'baseUrl'>) {
   return {
     schemas: [GROUP_SCHEMA],
     id: g.id,

@@ -45,7 +45,7 @@ export const directoryGroupSchema = z
   .meta({ id: 'ScimGroup' });
 export const directoryGroupList = cursorPageSchema(directoryGroupSchema);
 
-export const directoryUserSchema = z
+const directoryUserSchema = z
   .object({
     object: z.literal('scim_user'),
     id: z.string(),

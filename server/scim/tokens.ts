@@ -12,9 +12,9 @@ import { loadOrganization } from '../organizations/organization-view';
 type TokenRow = typeof scimTokens.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock'>;
 
-export const SCIM_TOKEN_PREFIX = 'scim_';
+const SCIM_TOKEN_PREFIX = 'scim_';
 
-export const scimTokenView = (t: TokenRow) => ({
+const scimTokenView = (t: TokenRow) => ({
   object: 'scim_token' as const,
   id: t.id,
   organization_id: t.organizationId,

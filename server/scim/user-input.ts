@@ -39,7 +39,7 @@ function text(obj: unknown, name: string, label = name): string | null {
 }
 
 /** Booleans, and Entra's strings for them ("True", "False"). */
-export function scimBoolean(v: unknown, label: string): boolean | undefined {
+function scimBoolean(v: unknown, label: string): boolean | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === 'true';

@@ -22,7 +22,7 @@ import { liveSessions } from './live-sessions';
 export type ClientRow = typeof clients.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches' | 'cacheInvalidation'>;
 
-export const CLIENT_TOKEN_PREFIX = 'ct_';
+const CLIENT_TOKEN_PREFIX = 'ct_';
 
 /**
  * The cookie a web client's token travels in. Instances use `__client` scoped to their
@@ -30,7 +30,7 @@ export const CLIENT_TOKEN_PREFIX = 'ct_';
  * `Path=/`, so the console session also reaches `/v1/dashboard/…` and never collides
  * with an instance's `__client`.
  */
-export const CUSTOMER_CLIENT_COOKIE = '__client';
+const CUSTOMER_CLIENT_COOKIE = '__client';
 export const CONSOLE_CLIENT_COOKIE = '__console_client';
 export function clientCookieSpec(instance: Pick<InstanceContext, 'kind' | 'fapiUrl'>): { name: string; path: string } {
   if (instance.kind === 'platform') return { name: CONSOLE_CLIENT_COOKIE, path: '/' };
@@ -43,7 +43,7 @@ const CLIENT_TOKEN_RE = /^ct_[A-Za-z0-9_-]{43}$/;
  * A client expires once it can no longer hold a live session: the instance's maximum
  * session lifetime after its last sign-in (`updated_at`). Its cookie lives as long.
  */
-export const clientExpiresAt = (instance: InstanceContext, c: Pick<ClientRow, 'updatedAt'>) =>
+const clientExpiresAt = (instance: InstanceContext, c: Pick<ClientRow, 'updatedAt'>) =>
   c.updatedAt + instance.settings.session_lifetime_seconds * 1000;
 
 export type ClientLookup = { client: ClientRow; reason: null } | { client: null; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };

@@ -22,7 +22,7 @@ export interface ReverificationRequirement {
 }
 
 /** Clerk's `strict`: a second factor (the first for a user without one) within 10 minutes. */
-export const STRICT: ReverificationRequirement = { level: 'second_factor', afterMinutes: 10 };
+const STRICT: ReverificationRequirement = { level: 'second_factor', afterMinutes: 10 };
 
 /** The requirement of the instance's sensitive actions: Clerk's strict level within the instance's window. */
 export const requirementOf = (settings: { reverification_window_minutes: number }): ReverificationRequirement => ({
@@ -37,7 +37,7 @@ const MINUTE = 60_000;
  * enrolling it), and of every factor of an impersonation session: no requirement accepts it.
  * A finite number, since Clerk's SDKs treat anything else as malformed.
  */
-export const NEVER_PROVED = 2 ** 31 - 1;
+const NEVER_PROVED = 2 ** 31 - 1;
 
 /** What the factor ages are computed from: a session row, or the columns a token's signer read. */
 export interface FactorTimes {

@@ -39,15 +39,15 @@ import { activeOrganizationId, claimsUser, signWithSessionKey } from './tokens';
  * Like Clerk's template tokens there is no `sid` (nor `sv`/`sts`): a template token is not a
  * session token, and Latchkey's session verification refuses it.
  */
-export const JWT_TEMPLATE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-export const LIFETIME_MIN = 30;
+const JWT_TEMPLATE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const LIFETIME_MIN = 30;
 /** An hour, as the session token's: a retired signing key stays published 65 minutes (server/signing/signing-keys.ts), so every token stays verifiable through a rotation. */
-export const LIFETIME_MAX = 3600;
-export const LIFETIME_DEFAULT = 60;
-export const CLOCK_SKEW_MAX = 30;
-export const CLOCK_SKEW_DEFAULT = 5;
+const LIFETIME_MAX = 3600;
+const LIFETIME_DEFAULT = 60;
+const CLOCK_SKEW_MAX = 30;
+const CLOCK_SKEW_DEFAULT = 5;
 /** Templates an instance may hold. */
-export const MAX_TEMPLATES = 100;
+const MAX_TEMPLATES = 100;
 
 const nameSchema = z.string().regex(JWT_TEMPLATE_NAME, 'use 1 to 64 letters, digits, _ or -');
 const lifetimeSchema = z
@@ -62,7 +62,7 @@ const skewSchema = z
   .min(0)
   .max(CLOCK_SKEW_MAX)
   .meta({ description: `Seconds nbf is set before iat (0–${CLOCK_SKEW_MAX}, default ${CLOCK_SKEW_DEFAULT})` });
-export const jwtTemplateClaimsSchema = claimsTemplateSchemaFor(JWT_TEMPLATE_RESERVED_CLAIMS).meta({
+const jwtTemplateClaimsSchema = claimsTemplateSchemaFor(JWT_TEMPLATE_RESERVED_CLAIMS).meta({
   description:
     'The claims: a JSON object of at most 4 KiB and 3 levels (422 too_large, 422 too_deep), claim names of 1 to 64 characters (422 invalid_key), none of the built-in claims but aud and org_id, org_role, org_slug, org_permissions (422 reserved_claim); a string may be or contain {{user.<field>}}, {{org.<field>}} or {{org_membership.<field>}} shortcodes (the active organization’s; 422 unknown_shortcode for an unknown one).',
 });
@@ -117,7 +117,7 @@ export const mintTokenBody = z.strictObject({
   }),
 });
 
-export const jwtTemplateView = (r: JwtTemplateRow) => ({
+const jwtTemplateView = (r: JwtTemplateRow) => ({
   object: 'jwt_template' as const,
   id: r.id,
   name: r.name,
@@ -235,7 +235,7 @@ async function templateNamed(db: Db, instanceId: string, name: string): Promise<
 type MintDeps = Pick<Deps, 'db' | 'clock' | 'cipher' | 'caches'>;
 
 /** Signs a token of a template for a (checked, live) session; `lifetime` (seconds) instead of the template's. */
-export async function signTemplateJwt(
+async function signTemplateJwt(
   deps: MintDeps,
   instance: InstanceContext,
   template: JwtTemplateRow,

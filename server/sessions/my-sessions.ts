@@ -26,7 +26,7 @@ type D = Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>;
 /** The signed-in user and the session they call with (users/me.ts's Me); null for a personal access token. */
 type Me = { userId: string; sessionId: string | null };
 
-export const meSessionSchema = sessionSchema.extend({ current: z.boolean(), this_client: z.boolean() }).meta({ id: 'MeSession' });
+const meSessionSchema = sessionSchema.extend({ current: z.boolean(), this_client: z.boolean() }).meta({ id: 'MeSession' });
 export const meSessionList = z.object({ object: z.literal('list'), data: z.array(meSessionSchema), has_more: z.boolean() });
 
 export async function listMySessions(deps: D, instanceId: string, me: Me, clientId: string | null) {

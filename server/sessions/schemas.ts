@@ -4,7 +4,7 @@ import { cursorPageSchema, lightListSchema, pageQuery } from '../http/pagination
 
 export const actorSchema = z.looseObject({ sub: z.string().min(1).max(256) });
 
-export const latestActivitySchema = z
+const latestActivitySchema = z
   .object({
     ip_address: z.string().nullable(),
     browser_name: z.string().nullable(),
@@ -15,7 +15,7 @@ export const latestActivitySchema = z
   })
   .meta({ id: 'SessionActivity' });
 
-export const ltiSessionContextSchema = z
+const ltiSessionContextSchema = z
   .object({
     platform_id: z.string(),
     issuer: z.string(),

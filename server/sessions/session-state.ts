@@ -15,8 +15,8 @@ import { ENDING_STATUSES, queueBackchannelLogouts } from './backchannel-queue';
  * revocation is seen at once on this node and within the bus's delay elsewhere; the TTL only
  * bounds a lost message.
  */
-export const SESSION_STATE_CACHE = 'session-state';
-export const SESSION_STATE_TTL_MS = 5_000;
+const SESSION_STATE_CACHE = 'session-state';
+const SESSION_STATE_TTL_MS = 5_000;
 const SESSION_STATE_MAX = 100_000;
 
 type SessionRow = typeof sessions.$inferSelect;
@@ -31,7 +31,7 @@ export type SessionWriter = Pick<Deps, 'db' | 'clock' | 'cacheInvalidation'>;
 const cacheOf = (deps: Pick<Deps, 'caches'>) => deps.caches.get<SessionState>(SESSION_STATE_CACHE, SESSION_STATE_TTL_MS, SESSION_STATE_MAX);
 
 /** Drops sessions from every node's cache once the current transaction has ended. */
-export function invalidateSessions(deps: Pick<Deps, 'cacheInvalidation'>, ids: readonly string[]) {
+function invalidateSessions(deps: Pick<Deps, 'cacheInvalidation'>, ids: readonly string[]) {
   if (ids.length === 0) return;
   const keys = [...new Set(ids)];
   afterCommit(() => deps.cacheInvalidation.invalidateMany(SESSION_STATE_CACHE, keys));

@@ -32,7 +32,7 @@ const AUDIT_ACTION = {
   sign_in_token: { created: 'sign_in_token.created', redeemed: 'sign_in_token.redeemed', revoked: 'sign_in_token.revoked' },
 } as const;
 
-export const ticketView = (t: TicketRow) => ({
+const ticketView = (t: TicketRow) => ({
   object: t.kind,
   id: t.id,
   user_id: t.userId,

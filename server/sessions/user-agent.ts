@@ -7,7 +7,7 @@ import { parseIpBytes } from '../infra/ssrf';
  * and Safari, so the more specific tokens are tried first.
  */
 
-export type DeviceType = 'desktop' | 'mobile' | 'tablet' | 'unknown';
+type DeviceType = 'desktop' | 'mobile' | 'tablet' | 'unknown';
 
 export interface ParsedUserAgent {
   browserName: string | null;

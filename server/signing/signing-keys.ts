@@ -69,7 +69,7 @@ async function generate(deps: D, instanceId: string, state: 'next' | 'current') 
 const lockInstance = (db: D['db'], instanceId: string) => db.execute(signingKeysLockSql(instanceId));
 
 /** Makes sure the instance has a current and a next key. */
-export async function ensureSigningKeys(deps: D, instanceId: string): Promise<void> {
+async function ensureSigningKeys(deps: D, instanceId: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     await lockInstance(tx, instanceId);
     const rows = await tx

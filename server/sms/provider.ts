@@ -17,14 +17,14 @@ export interface SmsConnection {
   testTrustedCas?: readonly string[];
 }
 
-export interface OutgoingSms {
+interface OutgoingSms {
   to: string;
   body: string;
   /** Where the provider reports delivery status changes. */
   statusCallbackUrl: string;
 }
 
-export interface ProviderAccepted {
+interface ProviderAccepted {
   providerMessageId: string;
   status: SmsStatus;
 }

@@ -4,7 +4,7 @@ import { guardedRequest, OutboundTimeout } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
 import { CallbackSignatureInvalid, SmsSendError, type SmsConnection, type SmsProvider } from './provider';
 
-export const TWILIO_API_BASE = 'https://api.twilio.com';
+const TWILIO_API_BASE = 'https://api.twilio.com';
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Twilio's message statuses (Messages resource, `status`) as ours. */
@@ -86,7 +86,7 @@ async function twilioCall(
 }
 
 /** The Messages API: `POST …/Messages.json` to send, `GET …/Messages/{MessageSid}.json` to read a status. */
-export const twilioProvider: SmsProvider = {
+const twilioProvider: SmsProvider = {
   name: 'twilio',
 
   async send(conn, message) {

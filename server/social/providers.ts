@@ -21,7 +21,7 @@ import { strategyOf } from '../auth/social-transfer';
 export type ProviderRow = typeof socialProviders.$inferSelect;
 type D = Pick<Deps, 'db' | 'clock' | 'cipher'>;
 
-export const MAX_PROVIDERS_PER_INSTANCE = 20;
+const MAX_PROVIDERS_PER_INSTANCE = 20;
 
 interface Preset {
   displayName: string;
@@ -30,7 +30,7 @@ interface Preset {
   endpoints: Record<string, string>;
 }
 
-export const PRESETS: Record<Exclude<SocialProviderKind, 'oidc'>, Preset> = {
+const PRESETS: Record<Exclude<SocialProviderKind, 'oidc'>, Preset> = {
   google: { displayName: 'Google', issuer: 'https://accounts.google.com', scopes: ['openid', 'email', 'profile'], endpoints: {} },
   // Microsoft's issuer names the tenant (the multi-tenant `common` document names `{tenantid}`): give tenant_id or issuer.
   microsoft: { displayName: 'Microsoft', issuer: null, scopes: ['openid', 'email', 'profile'], endpoints: {} },
@@ -77,7 +77,7 @@ export const PRESETS: Record<Exclude<SocialProviderKind, 'oidc'>, Preset> = {
 /** Where the provider sends the browser back: one callback per instance, on its fapi_url. */
 export const callbackUrl = (instance: Pick<InstanceContext, 'fapiUrl'>) => `${instance.fapiUrl}/v1/oauth_callback`;
 
-export const providerView = (instance: Pick<InstanceContext, 'fapiUrl'>, r: ProviderRow) => ({
+const providerView = (instance: Pick<InstanceContext, 'fapiUrl'>, r: ProviderRow) => ({
   object: 'social_provider' as const,
   id: r.id,
   name: r.name,

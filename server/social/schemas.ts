@@ -3,7 +3,7 @@ import { SOCIAL_PROVIDER_KINDS } from '../db/schema';
 import { isHttpUrl } from '../http/url';
 
 /** A provider's name is the slug of its FAPI strategy, `oauth_<name>`. */
-export const PROVIDER_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+const PROVIDER_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 export const OAUTH_STRATEGY_RE = /^oauth_([a-z0-9][a-z0-9_-]{0,39})$/;
 
 const url = z
@@ -19,7 +19,7 @@ const scope = z
   .max(128)
   .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/);
 
-export const endpointsInput = z
+const endpointsInput = z
   .strictObject({
     authorization_endpoint: url.optional(),
     token_endpoint: url.optional(),

@@ -25,7 +25,7 @@ export const DEFAULT_OIDC_SCOPES = 'openid email profile';
 export const oidcRedirectUri = (fapiUrl: string, connectionId: string) => `${fapiUrl}/sso/oidc/${connectionId}/callback`;
 
 /** The connection as every surface and event shows it: never the client secret. */
-export function connectionView(c: ConnectionRow, fapiUrl: string, now = Date.now()) {
+function connectionView(c: ConnectionRow, fapiUrl: string, now = Date.now()) {
   const sp = spUrls(fapiUrl, c.id);
   return {
     object: 'sso_connection' as const,

@@ -53,7 +53,7 @@ export interface SsoIdentity {
 }
 
 /** A redirect_url must be one the instance allows (its fapi_url origin or a configured redirect URL). */
-export function checkRedirectUrl(instance: InstanceContext, url: string | undefined): string | null {
+function checkRedirectUrl(instance: InstanceContext, url: string | undefined): string | null {
   if (url === undefined) return null;
   if (!isAllowedRedirect(instance.settings, instance.fapiUrl, url)) {
     throw validationError('redirect_url', 'invalid_value', 'redirect_url is not one of the instance’s allowed redirect URLs.');

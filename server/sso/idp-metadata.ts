@@ -8,7 +8,7 @@ const BINDINGS = {
   redirect: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
   post: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
 } as const;
-export type SsoBinding = keyof typeof BINDINGS;
+type SsoBinding = keyof typeof BINDINGS;
 
 /** More than any IdP publishes (two during a rollover, a few across a federation's keys). */
 export const MAX_IDP_CERTIFICATES = 16;

@@ -19,7 +19,7 @@ const issuerFetch = (deps: D, instance: InstanceContext) =>
   }) as client.CustomFetch;
 
 /** The connection's relying-party configuration, from the issuer's discovery document. */
-export async function oidcConfig(deps: D, instance: InstanceContext, c: ConnectionRow): Promise<client.Configuration> {
+async function oidcConfig(deps: D, instance: InstanceContext, c: ConnectionRow): Promise<client.Configuration> {
   const secret = c.oidcClientSecretEncrypted ? deps.cipher.decrypt(c.oidcClientSecretEncrypted) : undefined;
   const fetcher = issuerFetch(deps, instance);
   try {

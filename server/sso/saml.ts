@@ -9,7 +9,7 @@ import type { SsoReason } from './reasons';
 type ConnectionRow = typeof ssoConnections.$inferSelect;
 
 /** Small skew for the assertion's validity window. */
-export const SAML_CLOCK_SKEW_MS = 60_000;
+const SAML_CLOCK_SKEW_MS = 60_000;
 /** How long an AuthnRequest may wait for its answer. */
 export const SSO_REQUEST_TTL_MS = 10 * 60_000;
 
@@ -61,7 +61,7 @@ const signingOptions = (deps: SamlDeps, c: ConnectionRow) =>
     ? { privateKey: deps.cipher.decrypt(c.spSigningKeyEncrypted), signatureAlgorithm: 'sha256' as const }
     : {};
 
-export function samlFor(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, requestId?: string) {
+function samlFor(deps: SamlDeps, c: ConnectionRow, fapiUrl: string, requestId?: string) {
   const sp = spUrls(fapiUrl, c.id);
   return new SAML({
     ...signingOptions(deps, c),

@@ -19,7 +19,7 @@ const httpUrl = z
 const attrName = z.string().trim().min(1).max(256);
 const roleKey = z.string().trim().min(1).max(64);
 
-export const attributeMappingInput = z.strictObject({
+const attributeMappingInput = z.strictObject({
   email: attrName.optional(),
   first_name: attrName.optional(),
   last_name: attrName.optional(),
@@ -28,7 +28,7 @@ export const attributeMappingInput = z.strictObject({
 
 const certificate = z.string().trim().min(64).max(16_384);
 
-export const samlInput = z.strictObject({
+const samlInput = z.strictObject({
   idp_entity_id: z.string().trim().min(1).max(1024).optional(),
   idp_sso_url: httpUrl.optional(),
   idp_certificates: z.array(certificate).max(MAX_IDP_CERTIFICATES).optional(),
@@ -60,7 +60,7 @@ export const samlInput = z.strictObject({
   sign_authn_requests: z.boolean().optional(),
 });
 
-export const oidcInput = z.strictObject({
+const oidcInput = z.strictObject({
   issuer: httpUrl,
   client_id: z.string().trim().min(1).max(512),
   /** Write-only: stored encrypted, never shown. */

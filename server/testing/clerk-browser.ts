@@ -30,10 +30,10 @@ const CLERK_JS_DIST = join(ROOT, 'node_modules/@clerk/clerk-js/dist');
 const CLERK_UI_DIST = join(ROOT, 'node_modules/@clerk/ui/dist');
 
 /** clerk-js (like @clerk/backend) splits a key on `_` and decodes it with atob: a key whose base64url holds `-` or `_` is refused by Clerk's parser. */
-export const clerkParsesKey = (pk: string) =>
+const clerkParsesKey = (pk: string) =>
   /^pk_(test|live)_[A-Za-z0-9]+$/.test(pk) && Buffer.from(pk.split('_')[2]!, 'base64').toString().includes('.');
 
-export interface FapiCall {
+interface FapiCall {
   method: string;
   url: URL;
   status: number;

@@ -2,7 +2,7 @@ import { bootstrapConsole } from '../instances/bootstrap';
 import { findPlatformInstance } from '../instances/platform';
 import type { TestHarness } from './harness';
 
-export const CONSOLE_ORIGIN = 'http://localhost:3000';
+const CONSOLE_ORIGIN = 'http://localhost:3000';
 
 export interface ConsoleCallOptions {
   body?: unknown;

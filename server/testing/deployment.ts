@@ -260,7 +260,7 @@ export interface LoadContext {
 }
 
 /** Longest a load request waits for its answer: past it, it counts as hung (status 0). */
-export const HANG_MS = 30_000;
+const HANG_MS = 30_000;
 
 export async function call(base: string, method: string, pathname: string, secret: string, body?: unknown) {
   const started = performance.now();

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { twilioSignature } from '../sms/twilio';
 
-export interface FakeTwilioMessage {
+interface FakeTwilioMessage {
   sid: string;
   accountSid: string;
   /** The request's HTTP Basic credentials, decoded (`AccountSid:AuthToken`). */

@@ -30,7 +30,7 @@ export interface FakePlatform {
   close(): Promise<void>;
 }
 
-export const KID = 'platform-key-1';
+const KID = 'platform-key-1';
 const LTI = 'https://purl.imsglobal.org/spec/lti/claim';
 
 export async function startFakePlatform(opts: { clientId?: string; deploymentId?: string; targetLinkUri: string }): Promise<FakePlatform> {

@@ -300,7 +300,7 @@ export function expectCallbackError(op: Op, answer: Callback | ErrorPage, state:
   return cb;
 }
 
-export interface TokenResponse {
+interface TokenResponse {
   access_token: string;
   token_type: string;
   expires_in: number;
@@ -345,7 +345,7 @@ export async function exchangeCode(op: Op, code: string, extra: Record<string, s
 }
 
 let jwksCache: { issuer: string; set: JSONWebKeySet } | null = null;
-export async function serverJwks(op: Op, fresh = false): Promise<JSONWebKeySet> {
+async function serverJwks(op: Op, fresh = false): Promise<JSONWebKeySet> {
   if (!fresh && jwksCache?.issuer === op.issuer) return jwksCache.set;
   const set = (await (await fetch(op.discovery.jwks_uri)).json()) as JSONWebKeySet;
   jwksCache = { issuer: op.issuer, set };

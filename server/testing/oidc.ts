@@ -6,7 +6,7 @@ import type { TestInstance } from './auth-flows';
 /** Helpers for OpenID Provider tests: a real relying party (openid-client) talking to the in-process provider. */
 
 /** A fetch for openid-client that sends every request into the harness (the provider lives at http://localhost:3000). */
-export function harnessFetch(h: TestHarness): client.CustomFetch {
+function harnessFetch(h: TestHarness): client.CustomFetch {
   return async (url, options) => {
     const u = new URL(url);
     const headers: Record<string, string> = {};

@@ -1,6 +1,6 @@
 import { it } from 'vitest';
 
-export const RACES_NEED_POSTGRES =
+const RACES_NEED_POSTGRES =
   'a race of transactions proves nothing on PGlite (one transaction at a time): it runs on PostgreSQL (DATABASE_URL)';
 
 /**

@@ -13,8 +13,8 @@ import type { TestHarness } from './harness';
 samlify.setSchemaValidator({ validate: async () => 'skipped' });
 
 export const samlFixture = (name: string) => readFileSync(join(__dirname, '../sso/fixtures', name), 'utf8');
-export const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
-export const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
 export type SamlIdp = ReturnType<typeof samlify.IdentityProvider>;
 type Sp = ReturnType<typeof samlify.ServiceProvider>;

@@ -148,7 +148,7 @@ export interface ExampleOptions {
   components: Record<string, JsonSchema>;
 }
 
-export function deref(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
+function deref(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
   let s = schema;
   while (s.$ref) {
     const name = s.$ref.replace('#/components/schemas/', '');

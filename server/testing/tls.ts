@@ -83,7 +83,7 @@ export async function createTestCa(name = 'Latchkey Test CA'): Promise<TestCa> {
   };
 }
 
-export interface TlsRequest {
+interface TlsRequest {
   method: string;
   path: string;
   /** The name the client asked for in SNI (false when it sent none). */

@@ -18,15 +18,15 @@ export type MeScope = (typeof ME_SCOPES)[number];
 export const UAT_PREFIX = 'uat_';
 const UAT_RE = /^uat_[A-Za-z0-9_-]{43}$/;
 /** Live (unrevoked) tokens one user may hold. */
-export const MAX_TOKENS_PER_USER = 50;
+const MAX_TOKENS_PER_USER = 50;
 
 type Row = typeof apiTokens.$inferSelect;
 
 /** `me:write` implies `me:read`. */
-export const meGrants = (held: readonly string[], required: MeScope) =>
+const meGrants = (held: readonly string[], required: MeScope) =>
   held.includes(required) || (required === 'me:read' && held.includes('me:write'));
 
-export const apiTokenView = (r: Row, now: number) => ({
+const apiTokenView = (r: Row, now: number) => ({
   object: 'api_token' as const,
   id: r.id,
   name: r.name,

@@ -21,7 +21,7 @@ function commonPasswords(): Promise<Set<string>> {
   return common;
 }
 
-export const RANGE_API_TIMEOUT_MS = 1_500;
+const RANGE_API_TIMEOUT_MS = 1_500;
 const RANGE_API_MAX_BYTES = 512 * 1024;
 
 type D = Pick<Deps, 'config' | 'dns' | 'testTrustedCas' | 'logger' | 'metrics'>;

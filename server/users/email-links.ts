@@ -55,7 +55,7 @@ export const emailLink = (
 ) => ({ linkUrl: (secret: string) => emailLinkUrl(instance, flowId, secret, asked.redirectUrl), requested: describeRequest(deps, asked) });
 
 /** The link the email carries: the attempt's id and the secret, and the page to land on. */
-export function emailLinkUrl(instance: Instance, attemptId: string, secret: string, redirectUrl?: string): string {
+function emailLinkUrl(instance: Instance, attemptId: string, secret: string, redirectUrl?: string): string {
   const url = new URL(`${instance.fapiUrl}/v1/verify`);
   url.searchParams.set('token', `${attemptId}.${secret}`);
   if (redirectUrl) url.searchParams.set('redirect_url', redirectUrl);

@@ -102,7 +102,7 @@ export async function meView(deps: Pick<Deps, 'db' | 'clock'>, instance: Pick<In
 }
 
 /** TOTP and backup-code attempts on the me-surface, per user: 5 a minute (429 TOO_MANY_ATTEMPTS). */
-export const MFA_ATTEMPT_LIMIT: LimitRule = { name: 'fapi_mfa_attempt', limit: 5, windowMs: 60_000 };
+const MFA_ATTEMPT_LIMIT: LimitRule = { name: 'fapi_mfa_attempt', limit: 5, windowMs: 60_000 };
 
 export async function limitMfaAttempts(deps: Pick<Deps, 'limiter' | 'clock' | 'metrics'>, instanceId: string, userId: string) {
   const decision = await deps.limiter.check(MFA_ATTEMPT_LIMIT, `${instanceId}:${userId}`, deps.clock.now());

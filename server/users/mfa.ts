@@ -35,10 +35,10 @@ import { getUser } from './users';
 
 type D = Pick<Deps, 'db' | 'clock' | 'cipher' | 'cacheInvalidation'>;
 
-export const TOTP_PERIOD_SECONDS = 30;
-export const TOTP_DIGITS = 6;
-export const TOTP_WINDOW = 1;
-export const BACKUP_CODE_COUNT = 10;
+const TOTP_PERIOD_SECONDS = 30;
+const TOTP_DIGITS = 6;
+const TOTP_WINDOW = 1;
+const BACKUP_CODE_COUNT = 10;
 /** Lower-case letters and digits without look-alikes (0/o, 1/l/i). */
 const BACKUP_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 const BACKUP_CODE_LENGTH = 10;

@@ -12,7 +12,7 @@ import { CHARACTER_RULES, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '.
  * meta.param `password` and meta.reason `too_short`, `too_long`, `missing_uppercase`,
  * `missing_lowercase`, `missing_digit`, `missing_symbol` or `matches_identifier`.
  */
-export function checkPasswordPolicy(
+function checkPasswordPolicy(
   password: string,
   identifiers: (string | null | undefined)[],
   policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY,

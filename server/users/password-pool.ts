@@ -8,7 +8,7 @@ import { AppError } from '../http/errors';
 import { needsRehash, OWASP_ARGON2_COST, workerJob, type Argon2Cost, type PasswordHasher, type WorkerJob } from '../crypto/passwords';
 
 /** Resolved from the working directory, like the migrations: the same under tsx, Vitest and Next.js. */
-export const PASSWORD_WORKER_FILE = path.resolve(process.cwd(), 'server/users/password-worker.mjs');
+const PASSWORD_WORKER_FILE = path.resolve(process.cwd(), 'server/users/password-worker.mjs');
 
 export interface PasswordPoolOptions {
   /** Password jobs that run at once; default os.availableParallelism(). */

@@ -110,7 +110,7 @@ const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 const millis = z.coerce.number().int().min(0).max(8_640_000_000_000_000);
 
 /** Filters of a user list (and count, and CSV export). */
-export const userFilterQuery = {
+const userFilterQuery = {
   email_address: oneOrMany(z.string().max(320)).optional(),
   external_id: oneOrMany(z.string().max(256)).optional(),
   username: oneOrMany(z.string().max(64)).optional(),
@@ -129,7 +129,7 @@ export const userFilterQuery = {
   last_active_before: millis.optional(),
 };
 
-export const USER_ORDERS = ['-created_at', 'created_at', '-last_sign_in_at', 'last_sign_in_at', 'name', '-name'] as const;
+const USER_ORDERS = ['-created_at', 'created_at', '-last_sign_in_at', 'last_sign_in_at', 'name', '-name'] as const;
 
 export const listUsersQuery = z.strictObject({
   ...pageQuery,

@@ -18,7 +18,7 @@ import { addressCodesLockSql } from './statements';
  */
 export const VERIFICATION_CODE_TTL_MS = 10 * 60_000;
 export const CODE_MAX_FAILURES = 5;
-export const REISSUE_CAPS = [
+const REISSUE_CAPS = [
   { windowMs: 30_000, limit: 1 },
   { windowMs: 3_600_000, limit: 5 },
 ] as const;

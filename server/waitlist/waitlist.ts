@@ -20,16 +20,16 @@ import { TICKET_PREFIX } from '../sessions/tickets';
  * invited person who signs up with the ticket completes the entry. Every change emits
  * waitlistEntry.created / waitlistEntry.updated with the full entry, in its transaction.
  */
-export type WaitlistStatus = 'pending' | 'invited' | 'completed' | 'rejected';
+type WaitlistStatus = 'pending' | 'invited' | 'completed' | 'rejected';
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;
 type MailDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger' | 'mailer'>;
 
 /** An invitation is good for this many days unless the inviter says otherwise. */
-export const DEFAULT_WAITLIST_INVITATION_DAYS = 30;
+const DEFAULT_WAITLIST_INVITATION_DAYS = 30;
 /** Entries one bulk invite may name. */
 export const MAX_BULK_INVITE = 100;
 
-export const waitlistEntryView = (r: WaitlistEntryRow) => ({
+const waitlistEntryView = (r: WaitlistEntryRow) => ({
   object: 'waitlist_entry' as const,
   id: r.id,
   email_address: r.emailAddress,
@@ -47,7 +47,7 @@ export const waitlistEntryView = (r: WaitlistEntryRow) => ({
  * What the FAPI answers whoever joins: the same for a new address and for one already on the
  * list (whatever its status) or already a user's, so joining says nothing about other people.
  */
-export const publicWaitlistEntryView = (emailAddress: string) => ({
+const publicWaitlistEntryView = (emailAddress: string) => ({
   object: 'waitlist_entry' as const,
   email_address: emailAddress,
   status: 'pending' as const,
@@ -172,7 +172,7 @@ export interface InviteInput {
  * The invitation email's link: the hosted sign-up page with the ticket in the fragment (as
  * sign-in tickets are), which browsers never send to a server nor put in a Referer.
  */
-export const signUpTicketUrl = (fapiUrl: string, ticket: string) => `${fapiUrl}/sign-up#ticket=${ticket}`;
+const signUpTicketUrl = (fapiUrl: string, ticket: string) => `${fapiUrl}/sign-up#ticket=${ticket}`;
 
 /**
  * Invites one entry inside the caller's transaction: a fresh ticket (an earlier one stops

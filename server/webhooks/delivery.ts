@@ -36,7 +36,7 @@ export async function claimDueMessages(
 export const releaseClaims = (deps: Pick<Deps, 'db' | 'clock'>, ids: string[]) =>
   releaseLeases(deps.db, webhookMessages, ids, deps.clock.now());
 
-export interface AttemptResult {
+interface AttemptResult {
   statusCode: number | null;
   durationMs: number;
   response: string;
@@ -47,7 +47,7 @@ export interface AttemptResult {
 export type Outcome = 'succeeded' | 'retrying' | 'failed' | 'gone' | 'endpoint_disabled' | 'superseded';
 
 /** Retry-After as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now: number): number | null {
+function parseRetryAfter(value: string | string[] | undefined, now: number): number | null {
   const v = Array.isArray(value) ? value[0] : value;
   if (!v) return null;
   const ms = /^\d+$/.test(v.trim()) ? Number(v.trim()) * 1000 : Date.parse(v) - now;

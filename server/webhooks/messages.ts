@@ -13,7 +13,7 @@ type MessageRow = typeof webhookMessages.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
 type EventRow = typeof events.$inferSelect;
 
-export const attemptView = (a: AttemptRow) => ({
+const attemptView = (a: AttemptRow) => ({
   object: 'webhook_attempt' as const,
   id: a.id,
   url: a.url,
@@ -26,7 +26,7 @@ export const attemptView = (a: AttemptRow) => ({
 });
 
 /** `event`: what each attempt sent (the event's envelope); null once the event is gone. */
-export const messageView = (m: MessageRow, attempts: AttemptRow[], event: EventRow | null) => ({
+const messageView = (m: MessageRow, attempts: AttemptRow[], event: EventRow | null) => ({
   object: 'webhook_message' as const,
   id: m.id,
   endpoint_id: m.endpointId,

@@ -43,7 +43,7 @@ export const endpointView = (r: EndpointRow) => ({
 const KNOWN_TYPES = new Set<string>(EVENT_TYPES);
 
 /** `*` alone, or known event types (deduplicated, sorted); anything else is a 422 naming the type. */
-export function normaliseEventTypes(types: string[]): string[] {
+function normaliseEventTypes(types: string[]): string[] {
   if (types.includes('*')) return ['*'];
   const unknown = types.find((t) => !KNOWN_TYPES.has(t));
   if (unknown !== undefined) throw validationError('event_types', 'unknown_event_type', `${unknown} is not an event type.`);

@@ -9,7 +9,7 @@ import { Decoration, EditorView, drawSelection, highlightActiveLine, keymap, lin
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
 
 /** Lines with a problem, as the validator reported them (1-based). */
-export type EditorProblem = { line: number; column: number; message: string };
+type EditorProblem = { line: number; column: number; message: string };
 
 const setProblems = StateEffect.define<EditorProblem[]>();
 

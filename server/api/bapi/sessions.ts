@@ -11,7 +11,7 @@ import { sessionEndpointsFor } from '../../sessions/endpoints';
 const HOUR = 3600;
 const DAY = 24 * HOUR;
 export const ACTOR_TOKEN_TTL = { default: HOUR, max: 7 * DAY } as const;
-export const SIGN_IN_TOKEN_TTL = { default: 30 * DAY, max: 30 * DAY } as const;
+const SIGN_IN_TOKEN_TTL = { default: 30 * DAY, max: 30 * DAY } as const;
 
 const ticketFields = {
   id: z.string(),
@@ -24,7 +24,7 @@ const ticketFields = {
 export const actorTokenSchema = z
   .object({ object: z.literal('actor_token'), ...ticketFields, actor: actorSchema.nullable() })
   .meta({ id: 'ActorToken' });
-export const signInTokenSchema = z.object({ object: z.literal('sign_in_token'), ...ticketFields }).meta({ id: 'SignInToken' });
+const signInTokenSchema = z.object({ object: z.literal('sign_in_token'), ...ticketFields }).meta({ id: 'SignInToken' });
 /** The secret ticket, in the create response only. */
 const withToken = { token: z.string() };
 

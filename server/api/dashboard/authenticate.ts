@@ -51,7 +51,7 @@ export interface ConsoleAuth {
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export function checkConsoleOrigin(c: Context, publicUrl: string) {
+function checkConsoleOrigin(c: Context, publicUrl: string) {
   if (SAFE_METHODS.has(c.req.method)) return;
   const origin = requestOrigin(c);
   if (origin && origin === new URL(publicUrl).origin) return;
@@ -63,7 +63,7 @@ export function checkConsoleOrigin(c: Context, publicUrl: string) {
   });
 }
 
-export function consoleCookie(deps: Pick<Deps, 'config'>, platform: InstanceContext, token: string | null) {
+function consoleCookie(deps: Pick<Deps, 'config'>, platform: InstanceContext, token: string | null) {
   const url = new URL(deps.config.PUBLIC_URL);
   const secure = !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
   const { name, path } = clientCookieSpec(platform);

@@ -34,7 +34,7 @@ import { dashboardSso as sso } from './sso';
 import { dashboardPasskeys as passkeys } from './passkeys';
 
 /** The dashboard API: the console's data calls, under `{PUBLIC_URL}/v1/dashboard`. */
-export const DASHBOARD_PREFIX = '/v1/dashboard';
+const DASHBOARD_PREFIX = '/v1/dashboard';
 const ACCOUNT = '/accounts/:accountId';
 const INSTANCE = `${ACCOUNT}/instances/:instanceId`;
 const ORG = `${INSTANCE}/organizations/:id`;

@@ -51,7 +51,7 @@ const contentSchema = z.union([
   z.object({ text: z.string() }),
 ]);
 
-export const localizationSchema = z
+const localizationSchema = z
   .object({
     object: z.literal('localization'),
     id: z.string(),

@@ -46,7 +46,7 @@ async function previewUser(deps: Pick<Deps, 'db'>, instanceId: string, userId: s
 }
 
 /** The payload a session JWT would carry with a template (built-in claims as for a plain session). */
-export function previewPayload(deps: Pick<Deps, 'clock'>, fapiUrl: string, lifetime: number, template: ClaimsTemplate, user: ClaimsUser) {
+function previewPayload(deps: Pick<Deps, 'clock'>, fapiUrl: string, lifetime: number, template: ClaimsTemplate, user: ClaimsUser) {
   const now = Math.floor(deps.clock.now() / 1000);
   // Rendered as for a session on the personal account ({{org.…}} null).
   const custom = renderClaims(template, { user, org: null });

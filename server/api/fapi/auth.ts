@@ -85,7 +85,7 @@ const verificationSchema = z
   })
   .nullable();
 
-export const signInAttemptSchema = z
+const signInAttemptSchema = z
   .object({
     object: z.literal('sign_in_attempt'),
     id: z.string(),
@@ -105,7 +105,7 @@ export const signInAttemptSchema = z
   })
   .meta({ id: 'SignInAttempt' });
 
-export const signUpAttemptSchema = z
+const signUpAttemptSchema = z
   .object({
     object: z.literal('sign_up_attempt'),
     id: z.string(),

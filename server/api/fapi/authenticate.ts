@@ -148,7 +148,7 @@ async function resolveGuardedUser(deps: Deps, c: Context, guard: FapiGuard, auth
 }
 
 /** The budgets (server/limits/budgets.ts) of mail that end users aim: per sender and per organization. */
-export const SENDING_BUDGETS = {
+const SENDING_BUDGETS = {
   organization_invitation: { user: 'invitations_per_user', organization: 'invitations_per_organization' },
 } as const satisfies Record<string, { user: BudgetName; organization: BudgetName }>;
 

@@ -39,7 +39,7 @@ const verificationSchema = z
   })
   .nullable();
 
-export const sessionVerificationSchema = z
+const sessionVerificationSchema = z
   .object({
     object: z.literal('session_verification'),
     id: z.string(),

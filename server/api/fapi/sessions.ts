@@ -16,7 +16,7 @@ import { auditOf, freshClient, endClientSession, endAllClientSessions, touchClie
 /** FAPI endpoints of clients and sessions; mounted by server/api/fapi (sign-ins, tickets included, are in server/auth). */
 
 /** A session as the client lists it: with the tasks a pending one awaits (`setup_mfa`). */
-export const clientSessionSchema = sessionSchema
+const clientSessionSchema = sessionSchema
   .extend({ tasks: z.array(z.object({ key: z.enum(['setup_mfa']) })) })
   .meta({ id: 'ClientSession' });
 

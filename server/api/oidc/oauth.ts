@@ -36,7 +36,7 @@ type D = Deps;
 const NO_STORE = { 'cache-control': 'no-store' };
 
 /** Discovery (OIDC Discovery 1.0 §3, RFC 8414 §2): every URL under the issuer, which is the fapi_url as stored. */
-export function providerMetadata(instance: InstanceContext) {
+function providerMetadata(instance: InstanceContext) {
   const issuer = instance.fapiUrl;
   return {
     issuer,

@@ -23,7 +23,7 @@ import { cookieAttributes, fapiInstanceId } from '../fapi/authenticate';
  */
 export type PortalGuard = { open: true } | { intents: readonly PortalIntent[] | 'any' };
 
-export type PortalLink = typeof portalLinks.$inferSelect;
+type PortalLink = typeof portalLinks.$inferSelect;
 
 export interface PortalAuth {
   instance: InstanceContext;
@@ -38,7 +38,7 @@ export interface PortalSessionAuth extends PortalAuth {
   link: PortalLink;
 }
 
-export const PORTAL_COOKIE = '__portal';
+const PORTAL_COOKIE = '__portal';
 const cookiePath = (servedUrl: string) => new URL(servedUrl).pathname || '/';
 
 export function portalCookie(instance: InstanceContext, servedUrl: string, token: string, maxAgeSeconds: number) {

@@ -14,7 +14,7 @@ import { resolveScimToken, type ScimCaller } from '../../scim/tokens';
 import { recordDirectoryFailure } from '../../scim/directory-status';
 
 /** SCIM 2.0 (RFC 7644) under `{PUBLIC_URL}/scim/v2`; the bearer token names the organization. */
-export const SCIM_PREFIX = '/scim/v2';
+const SCIM_PREFIX = '/scim/v2';
 
 /** `public`: discovery, readable without a token; `token`: an organization's SCIM token, rate limited per token. */
 type ScimGuard = 'public' | 'token';
@@ -51,7 +51,7 @@ export const scimRoutes: ScimRoute[] = [
   route('DELETE', '/Groups/:id',            'token',  scim.scimGroupResources.delete),
 ];
 
-export const SCIM_WINDOW_MS = 10_000;
+const SCIM_WINDOW_MS = 10_000;
 const DEFAULT_SCIM_BUDGET = 600;
 
 /** 401 (SCIM error) for a missing, unknown or revoked token. */

@@ -19,7 +19,7 @@ import type { BapiAuth } from '../authenticate';
  *   strict); a list line answers Clerk's page of the list (`offset`, `total_count`);
  * - body fields that only steer Clerk's own behaviour are taken off every JSON body.
  */
-export const CLERK_API_VERSION_HEADER = 'clerk-api-version';
+const CLERK_API_VERSION_HEADER = 'clerk-api-version';
 
 /** Query parameters of Clerk's list mode. */
 const CLERK_LIST_PARAMS = ['offset', 'paginated', 'order_by', 'requesting_user_id', 'expired_token', 'request_origin'] as const;

@@ -95,7 +95,7 @@ export const clerkOrganizationSettingsPatch = z.strictObject({
 });
 export type ClerkOrganizationSettingsPatch = z.output<typeof clerkOrganizationSettingsPatch>;
 
-export const clerkInstanceView = (instance: Pick<InstanceContext, 'id' | 'environment'>, s: InstanceSettings) => ({
+const clerkInstanceView = (instance: Pick<InstanceContext, 'id' | 'environment'>, s: InstanceSettings) => ({
   object: 'instance' as const,
   id: instance.id,
   environment_type: instance.environment === 'live' ? 'production' : 'development',
@@ -106,7 +106,7 @@ export const clerkInstanceView = (instance: Pick<InstanceContext, 'id' | 'enviro
   test_mode: FIXED.test_mode,
 });
 
-export const clerkRestrictionsView = (s: InstanceSettings) => ({
+const clerkRestrictionsView = (s: InstanceSettings) => ({
   object: 'instance_restrictions' as const,
   allowlist: s.sign_up_mode === 'restricted',
   blocklist: FIXED.blocklist,
@@ -115,7 +115,7 @@ export const clerkRestrictionsView = (s: InstanceSettings) => ({
   ignore_dots_for_gmail_addresses: FIXED.ignore_dots_for_gmail_addresses,
 });
 
-export const clerkOrganizationSettingsView = (s: InstanceSettings) => ({
+const clerkOrganizationSettingsView = (s: InstanceSettings) => ({
   object: 'organization_settings' as const,
   enabled: s.organizations_enabled,
   max_allowed_memberships: s.organization_max_allowed_memberships,

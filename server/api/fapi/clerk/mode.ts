@@ -8,8 +8,8 @@ import type { InstanceContext } from '../../../instances/instances';
  * the FAPI, as `Clerk-API-Version` selects it on the BAPI; without it the FAPI is Latchkey's
  * own (a client sending only its SDK version, `_clerk_js_version`, included).
  */
-export const CLERK_JS_VERSION_PARAM = '_clerk_js_version';
-export const CLERK_API_VERSION_PARAM = '__clerk_api_version';
+const CLERK_JS_VERSION_PARAM = '_clerk_js_version';
+const CLERK_API_VERSION_PARAM = '__clerk_api_version';
 /** The dev-browser token of Clerk's development instances (query parameter, and cookie on the app's side). */
 export const DEV_BROWSER_PARAM = '__clerk_db_jwt';
 export const DEV_BROWSER_HEADER = 'Clerk-Db-Jwt';

@@ -19,7 +19,7 @@ const identification = (kind: 'email_address' | 'phone_number', e: Json) => ({
 });
 
 /** A user as `GET /v1/me` (or the BAPI) answers it → Clerk's user. */
-export function clerkUser(u: Json) {
+function clerkUser(u: Json) {
   return {
     ...u,
     object: 'user',
@@ -46,7 +46,7 @@ export function clerkUser(u: Json) {
 }
 
 /** A registered passkey → Clerk's: verified by its registration (clerk-js reads only its name and dates). */
-export const clerkPasskey = (p: Json) => ({
+const clerkPasskey = (p: Json) => ({
   object: 'passkey',
   id: p.id,
   name: p.name ?? null,
@@ -71,7 +71,7 @@ export const clerkPasskey = (p: Json) => ({
  * `attempt_verification`. The registration is the session's (one at a time), so its id names
  * no row.
  */
-export const clerkPendingPasskey = (r: Json) => ({
+const clerkPendingPasskey = (r: Json) => ({
   object: 'passkey',
   id: PENDING_PASSKEY_ID,
   name: null,
@@ -90,7 +90,7 @@ export const clerkPendingPasskey = (r: Json) => ({
   created_at: Number(r.expire_at) - CHALLENGE_TTL_MS,
   updated_at: Number(r.expire_at) - CHALLENGE_TTL_MS,
 });
-export const PENDING_PASSKEY_ID = 'passkey_registration';
+const PENDING_PASSKEY_ID = 'passkey_registration';
 
 /** The public part of a user that Clerk shows on session lists and account switchers. */
 const clerkPublicUserData = (u: Json) => {
@@ -246,7 +246,7 @@ export function clerkSignUp(a: Json) {
 }
 
 /** An organization → Clerk's (a member's view: never private metadata). */
-export function clerkOrganization(o: Json) {
+function clerkOrganization(o: Json) {
   const { private_metadata: _hidden, ...org } = o;
   return {
     ...org,
@@ -261,7 +261,7 @@ export function clerkOrganization(o: Json) {
 }
 
 /** A membership → Clerk's, with its organization (clerk.organization is the active one's). */
-export function clerkMembership(m: Json) {
+function clerkMembership(m: Json) {
   const { private_metadata: _hidden, ...membership } = m;
   return {
     ...membership,
@@ -271,10 +271,10 @@ export function clerkMembership(m: Json) {
 }
 
 /** An invitation to an organization (an admin's list, or the invitee's own). */
-export const clerkInvitation = (i: Json) => ({ ...i, role_name: i.role_name ?? null, public_metadata: i.public_metadata ?? {} });
+const clerkInvitation = (i: Json) => ({ ...i, role_name: i.role_name ?? null, public_metadata: i.public_metadata ?? {} });
 
 /** A domain: Clerk calls its email-code verification the "affiliation" one. */
-export function clerkDomain(d: Json) {
+function clerkDomain(d: Json) {
   const v = isObject(d.verification) ? d.verification : {};
   const verification = {
     status: v.status ?? 'unverified',
@@ -287,7 +287,7 @@ export function clerkDomain(d: Json) {
 }
 
 /** A role: Clerk lists its permissions as objects (Latchkey names them by key). */
-export const clerkRole = (r: Json) => ({
+const clerkRole = (r: Json) => ({
   ...r,
   permissions: (Array.isArray(r.permissions) ? r.permissions : []).map((key) => ({
     object: 'permission',
@@ -320,7 +320,7 @@ export function clerkSessionVerification(v: Json, session: unknown) {
 }
 
 /** A user's SSO connection → Clerk's enterprise connection (Clerk names providers `saml_custom`, `oidc_custom`). */
-export const clerkEnterpriseConnection = (c: Json) => ({
+const clerkEnterpriseConnection = (c: Json) => ({
   ...c,
   provider: `${String(c.provider)}_custom`,
   logo_public_url: null,
