@@ -7,6 +7,7 @@ import { eventsDuring } from '../testing/auth-flows';
 import { makeSamlIdp, samlIdpFor } from '../testing/saml-idp';
 import { scimCaller } from '../testing/scim';
 import { signedInClient } from '../testing/fapi-helpers';
+import { browseUntil, openOidcIdp } from '../testing/social-idps';
 
 /**
  * The admin portal (issue 49) over HTTP: links from the BAPI, the FAPI and the dashboard's
@@ -15,7 +16,8 @@ import { signedInClient } from '../testing/fapi-helpers';
  * (a DNS server on loopback); SAML set up, tested and activated; the directory's token;
  * the organization's audit trail.
  */
-const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
+// Private targets: the OIDC IdP of the Test connection runs on loopback (the SSRF guard refuses it otherwise).
+const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000', ALLOW_PRIVATE_WEBHOOK_TARGETS: '1' } });
 const i = sharedInstance(h);
 const bapi = (method: string, path: string, body?: unknown) => h.call(method, path, { key: i.secret, body });
 const PUBLIC = 'http://localhost:3000';
@@ -337,6 +339,111 @@ describe('a portal session', () => {
     expectError(await theirs.call('GET', `/v1/portal/sso_connections/${conn.id}`), 404, 'NOT_FOUND');
     expectError(await theirs.call('POST', `/v1/portal/sso_connections/${conn.id}/activate`), 404, 'NOT_FOUND');
     expectError(await theirs.call('POST', `/v1/portal/sso_connections/${conn.id}/tests`), 404, 'NOT_FOUND');
+  });
+
+  it('SSO with any OIDC IdP: Test connection is a real round trip; a wrong client secret or issuer fails with its reason; activated only after success', async () => {
+    const org = await newOrg();
+    const domainName = `oidc${++seq}.test`;
+    const d = (await bapi('POST', `/v1/organizations/${org.id}/domains`, { name: domainName })).body;
+    await bapi('PATCH', `/v1/organizations/${org.id}/domains/${d.id}`, { verified: true });
+    const idp = await openOidcIdp();
+    try {
+      idp.accounts.set('grace', { email: `grace@${domainName}`, email_verified: true, given_name: 'Grace', family_name: 'Hopper' });
+      idp.accounts.set('mallory', { email: 'mallory@elsewhere.test', email_verified: true, given_name: 'Mal', family_name: 'Lory' });
+      const SECRET = 'the-right-client-secret-of-the-portal-test';
+      const { b, link: l } = await opened(org.id, 'sso');
+      // Created with a mistyped secret, as an IT admin might.
+      const created = await b.call('POST', '/v1/portal/sso_connections', {
+        provider: 'oidc',
+        name: 'Corporate IdP',
+        domains: [domainName],
+        oidc: { issuer: idp.issuer, client_id: 'latchkey-portal', client_secret: 'a-mistyped-client-secret' },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const conn = created.body;
+      expect(conn).toMatchObject({ provider: 'oidc', active: false, oidc: { issuer: idp.issuer, client_secret_set: true } });
+      expect(JSON.stringify(conn)).not.toContain('mistyped');
+      idp.serve({ clientId: 'latchkey-portal', clientSecret: SECRET, redirectUris: [conn.oidc.redirect_uri] });
+      expectError(await b.call('POST', `/v1/portal/sso_connections/${conn.id}/activate`), 409, 'CONFLICT', { reason: 'test_required' });
+
+      /** Test connection: the new tab signs in at the IdP as `login` and comes back to our redirect URI with this browser's cookies. */
+      const runTest = async (login: string) => {
+        const started = await b.call('POST', `/v1/portal/sso_connections/${conn.id}/tests`);
+        expect(started.status, JSON.stringify(started.body)).toBe(201);
+        if (started.body.status !== 'pending') return started.body;
+        const auth = new URL(started.body.url);
+        expect(auth.origin + auth.pathname).toBe(`${idp.issuer}/auth`);
+        expect(auth.searchParams.get('redirect_uri')).toBe(conn.oidc.redirect_uri);
+        expect(auth.searchParams.get('code_challenge_method')).toBe('S256');
+        idp.loginAs = login;
+        const callback = await browseUntil(auth.href, PUBLIC);
+        expect(callback.pathname).toBe(`${fapiPath()}/sso/oidc/${conn.id}/callback`);
+        const flow = [...b.cookies]
+          .filter(([k, v]) => k.startsWith('__flow_') && v)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('; ');
+        const res = await h.request('GET', callback.pathname + callback.search, { headers: { cookie: flow } });
+        expect(res.status, await res.clone().text()).toBe(303);
+        expect(res.headers.get('location')).toBe(`${PUBLIC}${fapiPath()}/portal/sso/test?connection=${conn.id}&id=${started.body.id}`);
+        return (await b.call('GET', `/v1/portal/sso_connections/${conn.id}/tests/${started.body.id}`)).body;
+      };
+
+      // The IdP refuses the secret at its token endpoint: the reason says so, with the IdP's own error.
+      const wrongSecret = await runTest('grace');
+      expect(wrongSecret).toMatchObject({ status: 'failed', reason: 'oidc_callback_failed' });
+      expect(wrongSecret.message).toContain('invalid_client');
+      expectError(await b.call('POST', `/v1/portal/sso_connections/${conn.id}/activate`), 409, 'CONFLICT', { reason: 'test_required' });
+
+      const fixed = await b.call('PATCH', `/v1/portal/sso_connections/${conn.id}`, { oidc: { client_secret: SECRET } });
+      expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
+      // Someone of another domain: the IdP's answer is read and shown, but refused.
+      const stranger = await runTest('mallory');
+      expect(stranger).toMatchObject({
+        status: 'failed',
+        reason: 'email_domain_mismatch',
+        result: { email: 'mallory@elsewhere.test', mapping: { email_domain: 'elsewhere.test', domain_allowed: false } },
+      });
+      const good = await runTest('grace');
+      expect(good).toMatchObject({
+        status: 'succeeded',
+        reason: null,
+        result: {
+          subject: 'grace',
+          email: `grace@${domainName}`,
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          groups: [],
+          mapping: { email_domain: domainName, domain_allowed: true, role: 'org:member', mapped_groups: [] },
+        },
+      });
+
+      // A wrong issuer: its discovery fails when the test starts; the test says why, and the tab goes nowhere.
+      const moved = await b.call('PATCH', `/v1/portal/sso_connections/${conn.id}`, { oidc: { issuer: `${idp.issuer}/tenant-b` } });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      const wrongIssuer = await runTest('grace');
+      expect(wrongIssuer).toMatchObject({ status: 'failed', reason: 'discovery_failed' });
+      expect(wrongIssuer.url).toBeUndefined();
+      expect(wrongIssuer.message).toContain(`${idp.issuer}/tenant-b`);
+      // The earlier success was of other settings.
+      expectError(await b.call('POST', `/v1/portal/sso_connections/${conn.id}/activate`), 409, 'CONFLICT', { reason: 'test_required' });
+
+      await b.call('PATCH', `/v1/portal/sso_connections/${conn.id}`, { oidc: { issuer: idp.issuer } });
+      expect(await runTest('grace')).toMatchObject({ status: 'succeeded' });
+      // Nobody signed in or was created by the tests.
+      expect((await bapi('GET', `/v1/users?email_address=grace@${domainName}`)).body.data ?? []).toHaveLength(0);
+      const { result: activated, events } = await eventsDuring(h, i.instanceId, () =>
+        b.call('POST', `/v1/portal/sso_connections/${conn.id}/activate`),
+      );
+      expect(activated.status, JSON.stringify(activated.body)).toBe(200);
+      expect(activated.body.active).toBe(true);
+      expect(events.map((e) => e.type)).toEqual(['ssoConnection.updated']);
+      const actions = (await bapi('GET', `/v1/audit_logs?actor=portal:${l.id}`)).body.data.map((e: { action: string }) => e.action);
+      expect(actions).toEqual(
+        expect.arrayContaining(['sso_connection.created', 'sso_connection.test_started', 'sso_connection.activated']),
+      );
+    } finally {
+      await idp.close();
+    }
   });
 
   it('directory sync: the SCIM token shown once, live status, rotation revokes the old token', async () => {

@@ -66,7 +66,31 @@ export async function startConnectionTest(
   try {
     started = await startSso(deps, instance, c, { signInAttemptId: null, clientId: null, redirectUrl: null, binding });
   } catch (err) {
-    if (err instanceof SsoRefused || (err instanceof Error && !isAppError(err))) {
+    if (err instanceof SsoRefused) {
+      // The settings fail before the IdP is reached (an OIDC issuer whose discovery fails): a failed test with its exact reason,
+      // and no tab to open. No request is in flight: the test's own id stands in for it.
+      const now = deps.clock.now();
+      const id = newId('ssot');
+      const [row] = await deps.db
+        .insert(ssoConnectionTests)
+        .values({
+          id,
+          instanceId: instance.id,
+          connectionId: c.id,
+          portalLinkId,
+          requestId: id,
+          status: 'failed',
+          reason: err.reason,
+          message: err.message.slice(0, 1000),
+          result: null,
+          connectionVersion: c.updatedAt,
+          createdAt: now,
+          completedAt: now,
+        })
+        .returning();
+      return testView(row!);
+    }
+    if (err instanceof Error && !isAppError(err)) {
       throw new AppError('CONFLICT', {
         message: `The identity provider could not be reached: ${err.message}`,
         meta: { reason: REASONS.test_pending },

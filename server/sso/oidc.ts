@@ -18,6 +18,20 @@ const issuerFetch = (deps: D, instance: InstanceContext) =>
     maxResponseBytes: 1024 * 1024,
   }) as client.CustomFetch;
 
+/**
+ * What openid-client's error says an admin can act on: the IdP's own OAuth error
+ * (`invalid_client: …` for a wrong secret), an unexpected HTTP status, or its message.
+ */
+function oidcFailure(err: unknown): string {
+  const e = err as { message?: string; error?: unknown; error_description?: unknown; status?: unknown; cause?: unknown };
+  const text = (v: unknown) => String(v).replace(/\s+/g, ' ').slice(0, 200);
+  if (typeof e.error === 'string')
+    return `the identity provider answered ${text(e.error)}${e.error_description ? `: ${text(e.error_description)}` : ''}`;
+  const status = typeof e.status === 'number' ? e.status : (e.cause as { status?: unknown } | undefined)?.status;
+  const message = e.message ?? String(err);
+  return typeof status === 'number' ? `${message} (HTTP ${status})` : message;
+}
+
 /** The connection's relying-party configuration, from the issuer's discovery document. */
 async function oidcConfig(deps: D, instance: InstanceContext, c: ConnectionRow): Promise<client.Configuration> {
   const secret = c.oidcClientSecretEncrypted ? deps.cipher.decrypt(c.oidcClientSecretEncrypted) : undefined;
@@ -37,7 +51,8 @@ async function oidcConfig(deps: D, instance: InstanceContext, c: ConnectionRow):
     config[client.customFetch] = fetcher;
     return config;
   } catch (err) {
-    throw new SsoRefused('discovery_failed', `The OIDC issuer's discovery failed: ${(err as Error).message}`);
+    const at = `${c.oidcIssuer!.replace(/\/$/, '')}/.well-known/openid-configuration`;
+    throw new SsoRefused('discovery_failed', `The OIDC issuer's discovery (${at}) failed: ${oidcFailure(err)}`);
   }
 }
 
@@ -81,6 +96,6 @@ export async function oidcCallback(
     }
     return claims;
   } catch (err) {
-    throw new SsoRefused('oidc_callback_failed', `The OIDC callback was refused: ${(err as Error).message}`);
+    throw new SsoRefused('oidc_callback_failed', `The OIDC callback was refused: ${oidcFailure(err)}`);
   }
 }

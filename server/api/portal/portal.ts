@@ -135,14 +135,16 @@ export const portalSso = {
     handle: ({ deps, auth, params }) => deleteConnection(deps, instanceOf(auth), params.connection_id, orgOf(auth)),
   }),
   startTest: endpoint<S, never, never, 'connection_id'>({
-    summary: 'Test connection: a real sign-in round trip at the IdP in a new tab (url), bound to this browser; nobody is signed in',
+    summary:
+      'Test connection: a real sign-in round trip at the IdP in a new tab (url), bound to this browser; nobody is signed in. Settings failing before the IdP (an OIDC issuer’s discovery) answer the failed test, without url',
     audit: { action: 'sso_connection.test_started', target: 'connection_id' },
     response: testSchema,
     status: 201,
     handle: async ({ deps, auth, params }) => {
       const binding = bindingFor('web', undefined);
       const test = await startConnectionTest(deps, auth.instance, orgOf(auth), params.connection_id, auth.link.id, binding);
-      if (binding.kind === 'browser')
+      // A test that failed before reaching the IdP has no request in flight, and no flow cookie.
+      if (binding.kind === 'browser' && 'request_id' in test)
         auth.setCookie(flowCookieName(test.request_id), binding.nonce, Math.ceil(SSO_REQUEST_TTL_MS / 1000), { sameSiteNone: true });
       return test;
     },
