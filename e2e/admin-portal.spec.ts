@@ -45,6 +45,12 @@ test('admin portal: a link from the BAPI; the IT admin verifies the domain by DN
       const row = admin.getByRole('listitem', { name: domain });
       await row.getByRole('button', { name: portal.domains.verify }).click();
       await expect(row.getByText(portal.domains.status.failed)).toBeVisible();
+      // The lookup's own reason, and when it ran; both kept on the domain, so a reload still shows them.
+      await expect(row.getByTestId('domain-error')).toContainText('No TXT record');
+      await expect(row.getByText(portal.domains.lastChecked.replace(' {time}', ''))).toBeVisible();
+      await admin.reload();
+      await expect(row.getByText(portal.domains.status.failed)).toBeVisible({ timeout: 30_000 });
+      await expect(row.getByTestId('domain-error')).toContainText(`No TXT record _latchkey-verification.${domain}`);
       const name = (await row.getByLabel(portal.domains.recordName.replace('{domain}', domain)).textContent())!;
       const value = (await row.getByLabel(portal.domains.recordValue.replace('{domain}', domain)).textContent())!;
       publishTxt(name, value);
@@ -52,15 +58,25 @@ test('admin portal: a link from the BAPI; the IT admin verifies the domain by DN
       await expect(row.getByText(portal.domains.status.verified)).toBeVisible();
     });
 
-    await test.step('SAML: Okta picked, our values shown to copy, the IdP metadata pasted', async () => {
+    await test.step('SAML: Okta picked (its preset), our values shown to copy, the IdP metadata pasted, NameID as email', async () => {
       await admin.getByLabel(portal.sso.idp.okta).check();
       await admin.getByRole('button', { name: portal.sso.create }).click();
+      await expect(admin.getByText(portal.sso.instructions.okta)).toBeVisible();
       const metadataUrl = (await admin.getByLabel(portal.sso.metadataUrl, { exact: true }).textContent())!;
       await expect(admin.getByLabel(portal.sso.acsUrl)).toContainText('/sso/saml/ssoc_');
       idp.useSp(await (await fetch(sameOrigin(metadataUrl))).text());
       await admin.getByLabel(portal.sso.metadataXml).fill(idp.metadata);
+      await admin.getByLabel(portal.sso.nameIdFormat).selectOption('email_address');
       await admin.getByRole('button', { name: portal.sso.save }).click();
       await expect(admin.getByText(portal.sso.saved)).toBeVisible();
+      const [saved] = (
+        await bapi<{ data: Array<{ idp_preset: string; saml: { name_id_format: string } }> }>(
+          instance.secret,
+          'GET',
+          `/v1/sso_connections?organization_id=${org.id}`,
+        )
+      ).data;
+      expect(saved).toMatchObject({ idp_preset: 'okta', saml: { name_id_format: 'email_address' } });
       await expect(admin.getByRole('button', { name: portal.sso.activate })).toBeDisabled();
       await screenshot(admin, 'portal-sso');
     });
@@ -130,6 +146,20 @@ test('admin portal: directory sync set up from a link; an Okta-shaped SCIM reque
   await admin.getByRole('button', { name: portal.dsync.refresh }).click();
   await expect(admin.getByTestId('scim-users')).toHaveText('1');
   await expect(admin.getByText(portal.dsync.never)).toHaveCount(0);
+  await expect(admin.getByTestId('scim-errors')).toHaveText('0');
+
+  // A request the directory gets wrong (no userName): counted, and the last one shown with its status and reason.
+  const bad = await fetch(`${sameOrigin(baseUrl)}/Users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+    body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], name: { givenName: 'No', familyName: 'Username' } }),
+  });
+  expect(bad.status).toBe(400);
+  await admin.getByRole('button', { name: portal.dsync.refresh }).click();
+  await expect(admin.getByTestId('scim-errors')).toHaveText('1');
+  const lastError = admin.getByRole('group', { name: portal.dsync.lastError });
+  await expect(lastError).toContainText('POST /scim/v2/Users → 400');
+  await expect(lastError).toContainText(((await bad.json()) as { detail: string }).detail);
   await screenshot(admin, 'portal-dsync');
   const members = await bapi<{ data: Array<{ public_user_data: { identifier: string } }> }>(
     instance.secret,

@@ -372,6 +372,7 @@ function Invitations({ base, roles }: { base: string; roles: RoleChoice[] }) {
 
 function Domains({ base }: { base: string }) {
   const invalidate = useInvalidate();
+  const dates = useDates();
   const t = useTranslations('organizations.detail');
   const { canWrite } = useConsole();
   const domains = useDashboard<InstanceResponse<'GET /organizations/{id}/domains'>>(`${base}/domains?limit=500`);
@@ -388,11 +389,15 @@ function Domains({ base }: { base: string }) {
     });
   }
 
-  /** Looks the TXT record up now; found, the domain is verified (else the alert says it was not found). */
+  /** Looks the TXT record up now; found, the domain is verified (else the alert says it was not found, and the row keeps why). */
   function checkDns(d: Domain) {
     void rowAction.act('row', async () => {
-      await mutate('POST', `${base}/domains/${encodeURIComponent(d.id)}/attempt_verification`, { strategy: 'dns_record' });
-      void invalidate(`${base}/domains`);
+      try {
+        await mutate('POST', `${base}/domains/${encodeURIComponent(d.id)}/attempt_verification`, { strategy: 'dns_record' });
+      } finally {
+        // A failed check is kept on the domain (verification.last_checked_at and error): the row shows it.
+        void invalidate(`${base}/domains`);
+      }
     });
   }
 
@@ -474,6 +479,14 @@ function Domains({ base }: { base: string }) {
                       <p>{t('txtHint')}</p>
                       <CopyField label={t('txtName')} value={d.txt_record.name} />
                       <CopyField label={t('txtValue')} value={d.txt_record.value} />
+                      {d.verification.last_checked_at !== null && (
+                        <p>{t('lastChecked', { time: dates.relative(d.verification.last_checked_at) })}</p>
+                      )}
+                      {d.verification.error && (
+                        <p className="text-red-700 dark:text-red-300" data-testid="domain-check-error">
+                          {t('checkFailed', { reason: d.verification.error })}
+                        </p>
+                      )}
                     </div>
                   )}
                 </li>

@@ -59,6 +59,7 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: Ro
       <div className="px-5 pt-4">
         <CopyField label={t('endpoint')} value={endpoint} />
       </div>
+      <DirectoryStatus base={base} />
       <CardList
         data={tokens.data?.data}
         error={tokens.error}
@@ -135,6 +136,52 @@ export function OrganizationDirectory({ base, roles }: { base: string; roles: Ro
         }}
       />
     </Card>
+  );
+}
+
+/** The directory's live status (GET …/scim_status): users and groups synced, failed requests and the last one. */
+function DirectoryStatus({ base }: { base: string }) {
+  const t = useTranslations('directory');
+  const dates = useDates();
+  const status = useDashboard<InstanceResponse<'GET /organizations/{id}/scim_status'>>(`${base}/scim_status`);
+  const s = status.data;
+  if (!s) return null;
+  const last = s.last_error;
+  return (
+    <div className="flex flex-col gap-2 px-5 pt-4" role="region" aria-label={t('statusTitle')}>
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-sm sm:grid-cols-4">
+        <div>
+          <dt className="text-xs text-zinc-600 dark:text-zinc-400">{t('lastRequest')}</dt>
+          <dd>{s.last_request_at ? dates.relative(s.last_request_at) : t('never')}</dd>
+        </div>
+        <div>
+          <dt className="text-xs text-zinc-600 dark:text-zinc-400">{t('usersSynced')}</dt>
+          <dd>{s.users_count}</dd>
+        </div>
+        <div>
+          <dt className="text-xs text-zinc-600 dark:text-zinc-400">{t('groupsSynced')}</dt>
+          <dd>{s.groups_count}</dd>
+        </div>
+        <div>
+          <dt className="text-xs text-zinc-600 dark:text-zinc-400">{t('errorsCount')}</dt>
+          <dd data-testid="scim-errors-count">
+            {s.errors_count > 0 ? <Badge tone="red">{s.errors_count}</Badge> : <Badge tone="green">{s.errors_count}</Badge>}
+          </dd>
+        </div>
+      </dl>
+      {last && (
+        <div className="rounded-md bg-red-50 p-3 text-sm dark:bg-red-950/40" role="group" aria-label={t('lastError')}>
+          <p className="font-medium text-red-800 dark:text-red-200">
+            {t('lastError')} · {dates.relative(last.at)}
+          </p>
+          <p className="font-mono text-xs break-all text-zinc-700 dark:text-zinc-300">
+            {last.method} {last.path} → {last.status}
+            {last.scim_type ? ` (${last.scim_type})` : ''}
+          </p>
+          <p className="text-zinc-700 dark:text-zinc-300">{last.detail}</p>
+        </div>
+      )}
+    </div>
   );
 }
 

@@ -11,6 +11,11 @@ import type { SsoConnection } from '@/lib/generated/dashboard';
 export type { SsoConnection };
 
 const SOURCES = ['metadata_xml', 'metadata_url', 'manual'] as const;
+/** idp_preset: the IdP whose attribute names are read first (server/db/schema/sso.ts SSO_IDP_PRESETS). */
+const PRESETS = ['generic', 'okta', 'entra', 'adfs', 'google', 'onelogin', 'jumpcloud', 'shibboleth', 'keycloak', 'ping', 'auth0'] as const;
+type Preset = (typeof PRESETS)[number];
+const NAME_ID_FORMATS = ['unspecified', 'email_address', 'persistent', 'transient', 'none'] as const;
+type NameIdFormat = (typeof NAME_ID_FORMATS)[number];
 /** The organization id at the end of the organization's dashboard path (`…/organizations/<id>`). */
 const organizationOf = (base: string) => decodeURIComponent(base.slice(base.lastIndexOf('/') + 1));
 type Source = (typeof SOURCES)[number];
@@ -19,6 +24,8 @@ const FIELDS = [
   'provider',
   'domains',
   'active',
+  'idp_preset',
+  'saml.name_id_format',
   'saml.idp_metadata_xml',
   'saml.idp_metadata_url',
   'saml.idp_entity_id',
@@ -54,6 +61,8 @@ export function SsoConnectionDialog({
   const [name, setName] = useState(connection?.name ?? '');
   const [picked, setPicked] = useState<string[]>(connection?.domains ?? []);
   const [active, setActive] = useState(connection?.active ?? true);
+  const [preset, setPreset] = useState<Preset>(connection?.idp_preset ?? 'generic');
+  const [nameIdFormat, setNameIdFormat] = useState<NameIdFormat>(connection?.saml?.name_id_format ?? 'unspecified');
   const [source, setSource] = useState<Source>(connection ? 'manual' : 'metadata_xml');
   const [xml, setXml] = useState('');
   const [metadataUrl, setMetadataUrl] = useState(connection?.saml?.idp_metadata_url ?? '');
@@ -70,7 +79,11 @@ export function SsoConnectionDialog({
   const required = (f: string, v: string) => () => setLocal((l) => ({ ...l, [f]: v.trim() ? '' : t('required') }));
 
   function samlBody() {
-    const body: Record<string, unknown> = { allow_idp_initiated: idpInitiated, sign_authn_requests: signRequests };
+    const body: Record<string, unknown> = {
+      allow_idp_initiated: idpInitiated,
+      sign_authn_requests: signRequests,
+      name_id_format: nameIdFormat,
+    };
     if (source === 'metadata_xml' && xml.trim()) body.idp_metadata_xml = xml;
     if (source === 'metadata_url' && metadataUrl.trim()) body.idp_metadata_url = metadataUrl.trim();
     if (source === 'manual') {
@@ -88,7 +101,13 @@ export function SsoConnectionDialog({
     setLocal(problems);
     if (Object.keys(problems).length > 0) return;
     const oidc = { issuer: issuer.trim(), client_id: clientId.trim(), ...(clientSecret ? { client_secret: clientSecret } : {}) };
-    const body = { name: name.trim(), domains: picked, active, ...(provider === 'saml' ? { saml: samlBody() } : { oidc }) };
+    const body = {
+      name: name.trim(),
+      domains: picked,
+      active,
+      idp_preset: preset,
+      ...(provider === 'saml' ? { saml: samlBody() } : { oidc }),
+    };
     await mutate(
       connection ? 'PATCH' : 'POST',
       connection ? `${base}/sso_connections/${encodeURIComponent(connection.id)}` : `${base}/sso_connections`,
@@ -123,6 +142,17 @@ export function SsoConnectionDialog({
           )}
         </Field>
       )}
+      <Field label={t('idpPreset')} hint={t('idpPresetHint')} error={error('idp_preset')}>
+        {(p) => (
+          <Select
+            {...p}
+            value={preset}
+            onChange={(e) => setPreset(e.target.value as Preset)}
+            options={PRESETS}
+            optionLabel={(v) => t(`presets.${v}`)}
+          />
+        )}
+      </Field>
       <fieldset className="flex flex-col gap-2" aria-invalid={error('domains') ? true : undefined}>
         <legend className="mb-1 text-sm font-medium">{t('domains')}</legend>
         {verified.length === 0 ? (
@@ -205,6 +235,17 @@ export function SsoConnectionDialog({
               </Field>
             </>
           )}
+          <Field label={t('nameIdFormat')} hint={t('nameIdFormatHint')} error={error('saml.name_id_format')}>
+            {(p) => (
+              <Select
+                {...p}
+                value={nameIdFormat}
+                onChange={(e) => setNameIdFormat(e.target.value as NameIdFormat)}
+                options={NAME_ID_FORMATS}
+                optionLabel={(v) => t(`nameIdFormats.${v}`)}
+              />
+            )}
+          </Field>
           <Checkbox label={t('idpInitiated')} checked={idpInitiated} onChange={(e) => setIdpInitiated(e.target.checked)} />
           <Checkbox label={t('signRequests')} checked={signRequests} onChange={(e) => setSignRequests(e.target.checked)} />
         </>

@@ -8,7 +8,17 @@ import { usePortalCall, usePortalError, useWhen } from './portal-context';
 
 const DSYNC_IDPS = ['okta', 'entra', 'google', 'onelogin', 'jumpcloud'] as const;
 type Token = { id: string; name: string; created_at: number; last_used_at: number | null; revoked_at: number | null };
-type Directory = { scim_base_url: string; tokens: Token[]; last_request_at: number | null; users_count: number; groups_count: number };
+type DirectoryError = { at: number; method: string; path: string; status: number; scim_type: string | null; detail: string };
+type Directory = {
+  scim_base_url: string;
+  tokens: Token[];
+  last_request_at: number | null;
+  users_count: number;
+  groups_count: number;
+  /** Failed requests of the directory (a valid token, answered 400 or more) and the last one. */
+  errors_count: number;
+  last_error: DirectoryError | null;
+};
 type Group = { id: string; display_name: string; members_count: number; role: string | null };
 type Role = { key: string; name: string };
 
@@ -73,7 +83,9 @@ export function PortalDirectory() {
             >
               <span>
                 <span className="font-medium">{tok.name}</span>{' '}
-                <span className="text-zinc-500">{tok.last_used_at ? t('lastUsed', { time: when(tok.last_used_at) }) : t('neverUsed')}</span>
+                <span className="text-zinc-600 dark:text-zinc-400">
+                  {tok.last_used_at ? t('lastUsed', { time: when(tok.last_used_at) }) : t('neverUsed')}
+                </span>
               </span>
               <span className="flex gap-2">
                 <Button
@@ -125,13 +137,27 @@ export function PortalDirectory() {
         <div className="flex flex-col gap-2" role="region" aria-label={t('status')}>
           <h3 className="text-sm font-semibold">{t('status')}</h3>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-            <dt className="text-zinc-500">{t('lastRequest')}</dt>
+            <dt className="text-zinc-600 dark:text-zinc-400">{t('lastRequest')}</dt>
             <dd>{dir.last_request_at ? when(dir.last_request_at) : t('never')}</dd>
-            <dt className="text-zinc-500">{t('users')}</dt>
+            <dt className="text-zinc-600 dark:text-zinc-400">{t('users')}</dt>
             <dd data-testid="scim-users">{dir.users_count}</dd>
-            <dt className="text-zinc-500">{t('groups')}</dt>
+            <dt className="text-zinc-600 dark:text-zinc-400">{t('groups')}</dt>
             <dd>{dir.groups_count}</dd>
+            <dt className="text-zinc-600 dark:text-zinc-400">{t('errors')}</dt>
+            <dd data-testid="scim-errors">{dir.errors_count}</dd>
           </dl>
+          {dir.last_error && (
+            <div className="rounded-md p-3 text-sm ring-1 ring-red-200 dark:ring-red-900" role="group" aria-label={t('lastError')}>
+              <p className="font-medium">
+                {t('lastError')}: {when(dir.last_error.at)}
+              </p>
+              <p className="break-all font-mono text-xs">
+                {dir.last_error.method} {dir.last_error.path} → {dir.last_error.status}
+                {dir.last_error.scim_type ? ` (${dir.last_error.scim_type})` : ''}
+              </p>
+              <p className="text-red-700 dark:text-red-300">{dir.last_error.detail}</p>
+            </div>
+          )}
           <div>
             <Button size="sm" variant="ghost" onClick={() => void reload()}>
               {t('refresh')}

@@ -4,12 +4,19 @@ import { useTranslations } from 'next-intl';
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Badge, Button, Field, Input, ValueField } from '@/components/ui';
 import { ErrorLine, Section } from './portal';
-import { reasonOf, usePortalCall, usePortalError } from './portal-context';
+import { reasonOf, usePortalCall, usePortalError, useWhen } from './portal-context';
 
 export type PortalDomain = {
   id: string;
   name: string;
-  verification: { status: 'unverified' | 'verified'; strategy: string | null; verified_at: number | null };
+  verification: {
+    status: 'unverified' | 'verified';
+    strategy: string | null;
+    verified_at: number | null;
+    /** The last DNS check (kept when it failed) and why it failed; error is null once a check succeeds. */
+    last_checked_at: number | null;
+    error: string | null;
+  };
   txt_record: { type: 'TXT'; name: string; value: string };
 };
 
@@ -83,9 +90,12 @@ function DomainRow({ domain, onChange }: { domain: PortalDomain; onChange: () =>
   const t = useTranslations('portal.domains');
   const { call } = usePortalCall();
   const describe = usePortalError();
+  const when = useWhen();
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const verified = domain.verification.status === 'verified';
+  // The server's own words for the last failed check (no record yet, another value, the lookup failed), kept across reloads.
+  const lastError = domain.verification.error;
   async function verify() {
     setBusy(true);
     setFailure(null);
@@ -94,7 +104,9 @@ function DomainRow({ domain, onChange }: { domain: PortalDomain; onChange: () =>
       await onChange();
     } catch (err) {
       const reason = reasonOf(err);
-      setFailure(reason === 'txt_record_not_found' || reason === 'domain_taken' ? t(`reasons.${reason}`) : describe(err));
+      // txt_record_not_found: the domain answered again carries the cause (verification.error), shown below.
+      setFailure(reason === 'txt_record_not_found' ? null : reason === 'domain_taken' ? t(`reasons.${reason}`) : describe(err));
+      await onChange();
     } finally {
       setBusy(false);
     }
@@ -103,19 +115,29 @@ function DomainRow({ domain, onChange }: { domain: PortalDomain; onChange: () =>
     await call(`/domains/${domain.id}`, { method: 'DELETE' }).catch((err: unknown) => setFailure(describe(err)));
     await onChange();
   }
-  const status = verified ? 'verified' : failure ? 'failed' : 'pending';
+  const failed = Boolean(failure ?? lastError);
+  const status = verified ? 'verified' : failed ? 'failed' : 'pending';
   return (
     <li className="flex flex-col gap-3 rounded-lg p-4 ring-1 ring-zinc-200 dark:ring-zinc-800" aria-label={domain.name}>
       <div className="flex flex-wrap items-center justify-between gap-2">
         <span className="font-medium">{domain.name}</span>
-        <Badge tone={verified ? 'green' : failure ? 'red' : 'amber'}>{t(`status.${status}`)}</Badge>
+        <Badge tone={verified ? 'green' : failed ? 'red' : 'amber'}>{t(`status.${status}`)}</Badge>
       </div>
       {!verified && (
         <>
           <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('instructions')}</p>
           <ValueField label={t('recordName', { domain: domain.name })} value={domain.txt_record.name} wrap />
           <ValueField label={t('recordValue', { domain: domain.name })} value={domain.txt_record.value} wrap />
-          {failure && <p className="text-sm text-red-700 dark:text-red-300">{t('failed', { reason: failure })}</p>}
+          {domain.verification.last_checked_at !== null && (
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">
+              {t('lastChecked', { time: when(domain.verification.last_checked_at) })}
+            </p>
+          )}
+          {(failure ?? lastError) && (
+            <p className="text-sm text-red-700 dark:text-red-300" data-testid="domain-error">
+              {t('failed', { reason: failure ?? lastError ?? '' })}
+            </p>
+          )}
           <div className="flex flex-wrap gap-2">
             <Button onClick={verify} loading={busy}>
               {busy ? t('verifying') : t('verify')}

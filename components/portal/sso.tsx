@@ -2,13 +2,20 @@
 
 import { useTranslations } from 'next-intl';
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Checkbox, Field, Input, Textarea, ValueField } from '@/components/ui';
+import { Alert, Badge, Button, Checkbox, Field, Input, Select, Textarea, ValueField } from '@/components/ui';
 import { ErrorLine, Section } from './portal';
 import { usePortalCall, usePortalError } from './portal-context';
 import { usePortalDomains } from './domains';
 
 const IDPS = ['okta', 'entra', 'google', 'onelogin', 'jumpcloud', 'saml', 'oidc'] as const;
 type Idp = (typeof IDPS)[number];
+/** The other SAML providers with a preset of their own (idp_preset: attribute names read first); generic is any other. */
+const OTHER_SAML_PRESETS = ['adfs', 'shibboleth', 'keycloak', 'ping', 'auth0', 'generic'] as const;
+type OtherSamlPreset = (typeof OTHER_SAML_PRESETS)[number];
+const NAME_ID_FORMATS = ['unspecified', 'email_address', 'persistent', 'transient', 'none'] as const;
+type NameIdFormat = (typeof NAME_ID_FORMATS)[number];
+/** The preset a pick sets: the named IdPs their own, another SAML provider the one chosen, OIDC generic. */
+const presetOf = (idp: Idp, other: OtherSamlPreset) => (idp === 'saml' ? other : idp === 'oidc' ? 'generic' : idp);
 
 type Connection = {
   id: string;
@@ -16,7 +23,9 @@ type Connection = {
   provider: 'saml' | 'oidc';
   domains: string[];
   active: boolean;
+  idp_preset: string;
   saml: {
+    name_id_format: NameIdFormat;
     idp_entity_id: string | null;
     idp_sso_url: string | null;
     idp_certificates: string[];
@@ -72,6 +81,7 @@ function NewConnection({ domains, onCreated }: { domains: string[]; onCreated: (
   const { call } = usePortalCall();
   const describe = usePortalError();
   const [idp, setIdp] = useState<Idp | null>(null);
+  const [other, setOther] = useState<OtherSamlPreset>('generic');
   const [name, setName] = useState('');
   const [picked, setPicked] = useState<string[]>(domains);
   const [oidc, setOidc] = useState({ issuer: '', client_id: '', client_secret: '' });
@@ -87,8 +97,9 @@ function NewConnection({ domains, onCreated }: { domains: string[]; onCreated: (
       await call('/sso_connections', {
         json: {
           provider,
-          name: name || t(`idp.${idp}`),
+          name: name || (idp === 'saml' && other !== 'generic' ? t(`presets.${other}`) : t(`idp.${idp}`)),
           domains: picked,
+          idp_preset: presetOf(idp, other),
           ...(provider === 'oidc'
             ? {
                 oidc: {
@@ -100,7 +111,6 @@ function NewConnection({ domains, onCreated }: { domains: string[]; onCreated: (
             : {}),
         },
       });
-      window.localStorage.setItem('latchkey-portal-idp', idp);
       await onCreated();
     } catch (err) {
       setError(describe(err));
@@ -124,6 +134,19 @@ function NewConnection({ domains, onCreated }: { domains: string[]; onCreated: (
           ))}
         </div>
       </fieldset>
+      {idp === 'saml' && (
+        <Field label={t('samlVendor')} hint={t('presetHint')}>
+          {(p) => (
+            <Select
+              {...p}
+              value={other}
+              options={OTHER_SAML_PRESETS}
+              optionLabel={(v) => t(`presets.${v}`)}
+              onChange={(e) => setOther(e.target.value as OtherSamlPreset)}
+            />
+          )}
+        </Field>
+      )}
       {idp && (
         <>
           <Field label={t('name')}>
@@ -174,17 +197,18 @@ function NewConnection({ domains, onCreated }: { domains: string[]; onCreated: (
   );
 }
 
-function storedIdp(provider: 'saml' | 'oidc'): Idp {
-  const v = typeof window === 'undefined' ? null : window.localStorage.getItem('latchkey-portal-idp');
-  return v && (IDPS as readonly string[]).includes(v) ? (v as Idp) : provider === 'oidc' ? 'oidc' : 'saml';
+/** The IdP whose steps a connection shows: its preset's when the portal has them, else any SAML or OIDC provider's. */
+function idpOf(c: Connection): Idp {
+  return (IDPS as readonly string[]).includes(c.idp_preset) && c.idp_preset !== 'saml' && c.idp_preset !== 'oidc'
+    ? (c.idp_preset as Idp)
+    : c.provider;
 }
 
 function ConnectionCard({ connection: c, onChange }: { connection: Connection; onChange: () => Promise<void> }) {
   const t = useTranslations('portal.sso');
   const { call } = usePortalCall();
   const describe = usePortalError();
-  const [idp, setIdp] = useState<Idp>('saml');
-  useEffect(() => setIdp(storedIdp(c.provider)), [c.provider]);
+  const idp = idpOf(c);
   const [test, setTest] = useState<ConnectionTest | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
@@ -208,6 +232,11 @@ function ConnectionCard({ connection: c, onChange }: { connection: Connection; o
     try {
       const started = await call<ConnectionTest>(`/sso_connections/${c.id}/tests`, { method: 'POST' });
       setTest(started);
+      // Failed before reaching the IdP (an OIDC issuer whose discovery fails): the reason is shown here, no tab.
+      if (started.status !== 'pending' || !started.url) {
+        tab?.close();
+        return;
+      }
       if (tab) {
         tab.opener = null;
         tab.location.href = started.url!;
@@ -300,6 +329,7 @@ function IdpSettings({ connection: c, onSaved }: { connection: Connection; onSav
   const [issuer, setIssuer] = useState(c.oidc?.issuer ?? '');
   const [clientId, setClientId] = useState(c.oidc?.client_id ?? '');
   const [secret, setSecret] = useState('');
+  const [nameIdFormat, setNameIdFormat] = useState<NameIdFormat>(c.saml?.name_id_format ?? 'unspecified');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   async function save(e: FormEvent) {
@@ -310,11 +340,16 @@ function IdpSettings({ connection: c, onSaved }: { connection: Connection; onSav
       const body =
         c.provider === 'saml'
           ? {
-              saml: xml.trim()
-                ? { idp_metadata_xml: xml.trim() }
-                : url.trim()
-                  ? { idp_metadata_url: url.trim() }
-                  : { idp_entity_id: entityId.trim(), idp_sso_url: ssoUrl.trim(), idp_certificates: [cert.trim()] },
+              saml: {
+                name_id_format: nameIdFormat,
+                ...(xml.trim()
+                  ? { idp_metadata_xml: xml.trim() }
+                  : url.trim()
+                    ? { idp_metadata_url: url.trim() }
+                    : entityId.trim() || ssoUrl.trim() || cert.trim()
+                      ? { idp_entity_id: entityId.trim(), idp_sso_url: ssoUrl.trim(), idp_certificates: [cert.trim()] }
+                      : {}),
+              },
             }
           : { oidc: { issuer: issuer.trim(), client_id: clientId.trim(), ...(secret ? { client_secret: secret } : {}) } };
       await call(`/sso_connections/${c.id}`, { method: 'PATCH', json: body });
@@ -362,6 +397,17 @@ function IdpSettings({ connection: c, onSaved }: { connection: Connection; onSav
               </Field>
             </div>
           </details>
+          <Field label={t('nameIdFormat')} hint={t('nameIdFormatHint')}>
+            {(p) => (
+              <Select
+                {...p}
+                value={nameIdFormat}
+                options={NAME_ID_FORMATS}
+                optionLabel={(v) => t(`nameIdFormats.${v}`)}
+                onChange={(e) => setNameIdFormat(e.target.value as NameIdFormat)}
+              />
+            )}
+          </Field>
         </>
       ) : (
         <>
@@ -405,6 +451,7 @@ export function TestResultView({ test }: { test: ConnectionTest }) {
         {test.status === 'failed' && (
           <>
             <p>{reasonText}</p>
+            {test.message && <p className="mt-1 text-xs break-words">{test.message}</p>}
             <p className="mt-1 font-mono text-xs" data-reason={test.reason ?? ''}>
               {test.reason}
             </p>
@@ -413,15 +460,15 @@ export function TestResultView({ test }: { test: ConnectionTest }) {
       </Alert>
       {r?.subject !== undefined && (
         <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-          <dt className="text-zinc-500">{t('result.nameId')}</dt>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t('result.nameId')}</dt>
           <dd className="font-mono break-all">{r.subject}</dd>
-          <dt className="text-zinc-500">{t('result.email')}</dt>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t('result.email')}</dt>
           <dd className="break-all">{r.email ?? t('result.none')}</dd>
-          <dt className="text-zinc-500">{t('result.firstName')}</dt>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t('result.firstName')}</dt>
           <dd>{r.first_name ?? t('result.none')}</dd>
-          <dt className="text-zinc-500">{t('result.lastName')}</dt>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t('result.lastName')}</dt>
           <dd>{r.last_name ?? t('result.none')}</dd>
-          <dt className="text-zinc-500">{t('result.groups')}</dt>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t('result.groups')}</dt>
           <dd>{r.groups?.length ? r.groups.join(', ') : t('result.none')}</dd>
         </dl>
       )}
