@@ -345,7 +345,7 @@ export async function exchangeCode(op: Op, code: string, extra: Record<string, s
 }
 
 let jwksCache: { issuer: string; set: JSONWebKeySet } | null = null;
-async function serverJwks(op: Op, fresh = false): Promise<JSONWebKeySet> {
+export async function serverJwks(op: Op, fresh = false): Promise<JSONWebKeySet> {
   if (!fresh && jwksCache?.issuer === op.issuer) return jwksCache.set;
   const set = (await (await fetch(op.discovery.jwks_uri)).json()) as JSONWebKeySet;
   jwksCache = { issuer: op.issuer, set };
