@@ -4,6 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { Alert, Button, Card, CardBody, CardHeader, Field, Input } from '@/components/ui';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { fileBase64, IMAGE_UPLOAD_MAX_BYTES as LOGO_MAX_BYTES, IMAGE_UPLOAD_TYPES as LOGO_TYPES } from '@/lib/file-base64';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
@@ -35,6 +36,7 @@ export function BrandingSettings() {
   const instance = useInstance();
   const base = useInstanceApi();
   const branding = useDashboard<Branding>(`${base}/branding`);
+  const invalidate = useInvalidate();
   const settings = useSettingsPatch(['branding.application_name', 'branding.primary_color', 'branding.support_email', 'branding']);
   const { form, saved, setSaved } = settings;
   const initial = instance.settings.branding ?? { application_name: null, primary_color: null, support_email: null };
@@ -71,7 +73,7 @@ export function BrandingSettings() {
     setLogoBusy(true);
     try {
       await mutate('PUT', `${base}/branding/logo`, { content_type: file.type, data: await fileBase64(file) });
-      branding.reload();
+      void invalidate(`${base}/branding`);
     } catch (err) {
       setLogoError(errorMessage(err));
     } finally {
@@ -83,7 +85,7 @@ export function BrandingSettings() {
     setLogoError(null);
     try {
       await mutate('DELETE', `${base}/branding/logo`);
-      branding.reload();
+      void invalidate(`${base}/branding`);
     } catch (err) {
       setLogoError(errorMessage(err));
     }

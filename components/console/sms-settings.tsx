@@ -6,6 +6,7 @@ import { Alert, Badge, Button, Card, CardBody, CardHeader, Field, Input } from '
 import { api } from '@/lib/console/paths';
 import type { Sms, SmsSettings } from '@/lib/console/types';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
+import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
 import { useFormError } from './use-form-error';
@@ -25,24 +26,15 @@ export function SmsSettingsPage() {
   const settings = useDashboard<SmsSettings>(path);
   return (
     <>
-      <ProviderCard path={path} settings={settings.data} reload={settings.reload} canWrite={canWrite} />
+      <ProviderCard path={path} settings={settings.data} canWrite={canWrite} />
       {canWrite && settings.data?.configured && <TestSendCard path={`${path}/test_send`} />}
     </>
   );
 }
 
-function ProviderCard({
-  path,
-  settings,
-  reload,
-  canWrite,
-}: {
-  path: string;
-  settings: SmsSettings | undefined;
-  reload: () => void;
-  canWrite: boolean;
-}) {
+function ProviderCard({ path, settings, canWrite }: { path: string; settings: SmsSettings | undefined; canWrite: boolean }) {
   const t = useTranslations('console.smsSettings');
+  const invalidate = useInvalidate();
   const form = useFormError(['account_id', 'auth_token', 'from_number', 'messaging_service_id', 'api_base_url', 'allowed_country_codes']);
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [authToken, setAuthToken] = useState('');
@@ -66,7 +58,7 @@ function ProviderCard({
       setAuthToken('');
       setDraft({});
       setSaved(true);
-      reload();
+      void invalidate(path);
     });
   }
 
