@@ -27,6 +27,8 @@ const mocking = ['server', 'bench', 'i18n', 'messages', 'lib', 'sdk'].flatMap((d
 
 /** What every project shares (the global setup stays on the root, so it runs once). */
 const common = { pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000 } as const;
+/** The app's `@/…` imports (tsconfig.json's paths), for tests of components. */
+const resolve = { alias: [{ find: /^@\//, replacement: `${import.meta.dirname}/` }] };
 
 export default defineConfig({
   test: {
@@ -38,8 +40,8 @@ export default defineConfig({
     projects: [
       // A worker runs file after file without reloading the server's modules (seconds a file);
       // each file still opens its own database and harness.
-      { test: { ...common, name: 'shared', include, exclude: [...configDefaults.exclude, ...mocking], isolate: false } },
-      { test: { ...common, name: 'isolated', include: mocking, isolate: true } },
+      { resolve, test: { ...common, name: 'shared', include, exclude: [...configDefaults.exclude, ...mocking], isolate: false } },
+      { resolve, test: { ...common, name: 'isolated', include: mocking, isolate: true } },
     ],
   },
 });
